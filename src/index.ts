@@ -1,0 +1,8 @@
+/**
+ * toolwright: run GGUF language models locally, with tool calling for any model.
+ *
+ * @example
+ * import { loadModel } from "toolwright";
+ * const model = await loadModel("model.gguf");
+ */
+export type * from "./types.js";

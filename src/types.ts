@@ -1,0 +1,80 @@
+/**
+ * Shared OpenAI-shaped data types used across toolwright's layers (template rendering,
+ * analysis, parsing, chat). Kept in one place so every layer speaks the same shapes.
+ *
+ * @example
+ * const messages: ChatMessage[] = [
+ *   { role: "system", content: "You are terse." },
+ *   { role: "user", content: "Weather in Paris?" },
+ * ];
+ */
+
+/** A JSON value as produced by `JSON.parse`. */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+/** A JSON Schema document (draft 2020-12 / draft-07 subset), kept loose on purpose. */
+export type JsonSchema = boolean | { [key: string]: unknown };
+
+/** One call the assistant made, in OpenAI's shape. `arguments` is a JSON string. */
+export interface ToolCall {
+  id: string;
+  type: "function";
+  function: { name: string; arguments: string };
+}
+
+/** A part of multi-part content (OpenAI's `content: [{type: "text", text}]`). */
+export interface ContentPart {
+  type: "text";
+  text: string;
+}
+
+export interface SystemMessage {
+  role: "system" | "developer";
+  content: string | ContentPart[];
+}
+
+export interface UserMessage {
+  role: "user";
+  content: string | ContentPart[];
+}
+
+export interface AssistantMessage {
+  role: "assistant";
+  content: string | ContentPart[] | null;
+  /** Reasoning ("thinking") text, as OpenAI-compatible servers return it. */
+  reasoning_content?: string | null;
+  tool_calls?: ToolCall[];
+}
+
+export interface ToolMessage {
+  role: "tool";
+  content: string | ContentPart[];
+  tool_call_id?: string;
+  /** Some templates want the tool's name on its result. */
+  name?: string;
+}
+
+export type ChatMessage = SystemMessage | UserMessage | AssistantMessage | ToolMessage;
+
+/** A function the model may call, in OpenAI's `tools` shape. */
+export interface FunctionDefinition {
+  name: string;
+  description?: string;
+  /** JSON Schema of the arguments object. */
+  parameters?: JsonSchema;
+  strict?: boolean;
+}
+
+export interface ToolDefinition {
+  type: "function";
+  function: FunctionDefinition;
+}
+
+/** OpenAI's `tool_choice`. */
+export type ToolChoice = "auto" | "required" | "none" | { type: "function"; function: { name: string } };
+
+/** OpenAI's `response_format`. */
+export type ResponseFormat =
+  | { type: "text" }
+  | { type: "json_object"; schema?: JsonSchema }
+  | { type: "json_schema"; json_schema: { name?: string; schema: JsonSchema; strict?: boolean } };
