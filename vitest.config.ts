@@ -7,5 +7,6 @@ export default defineConfig({
     hookTimeout: 600_000,
     // Native model tests are CPU-heavy; on 2 cores more workers only thrash.
     maxWorkers: 2,
+    reporters: ["default", "./test/support/summary-reporter.ts"],
   },
 });
