@@ -1,0 +1,33 @@
+/**
+ * Errors raised while compiling or rendering a chat template.
+ *
+ * @example
+ * try { tpl.render({ messages }); } catch (e) {
+ *   if (e instanceof TemplateError) console.log("template refused:", e.message);
+ * }
+ */
+
+/** The template itself refused the input via `raise_exception(...)`; `message` is the template's own text. */
+export class TemplateError extends Error {
+  override name = "TemplateError";
+}
+
+/** The template source could not be compiled (lexer/parser error, unknown filter or test). */
+export class TemplateSyntaxError extends Error {
+  override name = "TemplateSyntaxError";
+}
+
+/**
+ * Rendering failed inside the engine the way Python Jinja2 would fail too (undefined attribute,
+ * type error, sandbox violation). `pythonType` names the matching Python exception class.
+ */
+export class TemplateRuntimeError extends Error {
+  override name = "TemplateRuntimeError";
+  constructor(
+    message: string,
+    /** e.g. "UndefinedError", "TypeError", "SecurityError", "ValueError". */
+    readonly pythonType: string,
+  ) {
+    super(message);
+  }
+}

@@ -1,0 +1,11 @@
+/**
+ * Chat-template rendering with Python Jinja2 parity, plus capability detection.
+ *
+ * @example
+ * import { ChatTemplate } from "./template/index.js";
+ * const tpl = new ChatTemplate(source);
+ * tpl.render({ messages: [{ role: "user", content: "Hi" }] });
+ */
+export { ChatTemplate } from "./chat-template.js";
+export { TemplateError, TemplateSyntaxError, TemplateRuntimeError } from "./errors.js";
+export type { RenderInput, TemplateCaps, ChatTemplateOptions } from "./types.js";
