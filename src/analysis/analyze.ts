@@ -1,0 +1,119 @@
+/**
+ * Entry point: runs every analysis phase on a chat template and returns the plain-data
+ * {@link TemplateAnalysis}. Results are cached per (source, BOS, EOS).
+ *
+ * @example
+ * import { analyzeTemplate } from "toolwright/analysis";
+ * const a = analyzeTemplate(source);
+ * console.log(a.tools.format.mode, a.reasoning.start, a.reasoning.end);
+ */
+import { fromBytes } from "./bytes.js";
+import { analyzeContent } from "./content.js";
+import { detectDedicatedHandler } from "./dedicated.js";
+import { collectPreservedTokens } from "./preserved.js";
+import { VariantRenderer } from "./render.js";
+import { analyzeReasoning } from "./reasoning.js";
+import { detectAssistantStart, detectUserStart } from "./roles.js";
+import { analyzeTools } from "./tools.js";
+import type { TemplateAnalysis } from "./types.js";
+import { applyWorkarounds } from "./workarounds.js";
+import { ChatTemplate } from "../template/index.js";
+
+export interface AnalyzeOptions {
+  /** Value of `bos_token` while rendering probes (default ""). */
+  bosToken?: string;
+  /** Value of `eos_token` while rendering probes (default ""). */
+  eosToken?: string;
+  /** An already-built template for `source` (saves parsing it again). */
+  template?: ChatTemplate;
+  /** Use and fill the per-source cache (default true). */
+  cache?: boolean;
+}
+
+const CACHE_LIMIT = 64;
+const cache = new Map<string, TemplateAnalysis>();
+
+/** Converts every string in a plain-data tree from byte strings to JS strings. */
+function decodeStrings<T>(value: T): T {
+  if (typeof value === "string") return fromBytes(value) as T;
+  if (Array.isArray(value)) return value.map((v) => decodeStrings(v)) as T;
+  if (value !== null && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = decodeStrings(v);
+    return out as T;
+  }
+  return value;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === "object") {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+function runAnalysis(source: string, template: ChatTemplate, bosToken: string, eosToken: string): TemplateAnalysis {
+  const caps = { ...template.caps };
+  const renderer = new VariantRenderer((context) => template.renderRaw(context), caps, bosToken, eosToken);
+
+  // Phases work on byte strings (see bytes.ts); everything is decoded before the workarounds,
+  // whose markers are ordinary strings.
+  const reasoning = analyzeReasoning(renderer, caps.supportsToolCalls);
+  const content = analyzeContent(renderer, reasoning);
+  const tools = analyzeTools(renderer, caps, reasoning);
+  const assistantStart = detectAssistantStart(renderer, reasoning);
+  const userStart = detectUserStart(renderer);
+  const preservedTokens = collectPreservedTokens(reasoning, content, tools);
+
+  const analysis: TemplateAnalysis = decodeStrings({
+    reasoning,
+    content,
+    tools,
+    caps,
+    userStart,
+    assistantStart,
+    preservedTokens,
+    additionalStops: [] as string[],
+    dedicatedHandler: detectDedicatedHandler(source),
+  });
+  applyWorkarounds(source, analysis);
+  return analysis;
+}
+
+/**
+ * Analyses a Jinja chat template by rendering probe conversations and diffing them.
+ * The returned object is frozen plain data (safe to share and to `JSON.stringify`).
+ * Throws TemplateSyntaxError when the source does not compile, TemplateAnalysisError when
+ * the renderings cannot be analysed.
+ *
+ * @example
+ * const analysis = analyzeTemplate(readFileSync("Qwen3.jinja", "utf8"));
+ * analysis.reasoning; // { mode: "TAG_BASED", start: "<think>\n", end: "</think>\n\n" }
+ */
+export function analyzeTemplate(source: string, options: AnalyzeOptions = {}): TemplateAnalysis {
+  if (typeof source !== "string") {
+    throw new TypeError(`analyzeTemplate: source must be a string, got ${source === null ? "null" : typeof source}`);
+  }
+  if (options === null || typeof options !== "object") {
+    throw new TypeError(`analyzeTemplate: options must be an object, got ${options === null ? "null" : typeof options}`);
+  }
+  const { bosToken = "", eosToken = "", template, cache: useCache = true } = options;
+  if (typeof bosToken !== "string") throw new TypeError(`analyzeTemplate: options.bosToken must be a string, got ${typeof bosToken}`);
+  if (typeof eosToken !== "string") throw new TypeError(`analyzeTemplate: options.eosToken must be a string, got ${typeof eosToken}`);
+  if (template !== undefined && !(template instanceof ChatTemplate)) {
+    throw new TypeError("analyzeTemplate: options.template must be a ChatTemplate");
+  }
+  const key = `${bosToken}\u0000${eosToken}\u0000${source}`;
+  if (useCache) {
+    const hit = cache.get(key);
+    if (hit) return hit;
+  }
+  const tpl = template ?? new ChatTemplate(source, { bosToken, eosToken });
+  const analysis = deepFreeze(runAnalysis(source, tpl, bosToken, eosToken));
+  if (useCache) {
+    if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
+    cache.set(key, analysis);
+  }
+  return analysis;
+}

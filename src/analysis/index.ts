@@ -1,0 +1,15 @@
+/**
+ * Differential chat-template analysis: how a model writes reasoning, content and tool calls,
+ * worked out by rendering its template with probe conversations and diffing the results.
+ *
+ * @example
+ * import { analyzeTemplate } from "./analysis/index.js";
+ * const { reasoning, tools } = analyzeTemplate(source);
+ */
+export { analyzeTemplate, type AnalyzeOptions } from "./analyze.js";
+export { TemplateAnalysisError } from "./errors.js";
+export { calculateDiffSplit, untilCommonPrefix, afterCommonSuffix, type DiffSplit } from "./diff.js";
+export { segmentizeMarkers, pruneWhitespaceSegments, type Segment, type SegmentType } from "./segments.js";
+export { detectDedicatedHandler } from "./dedicated.js";
+export { WORKAROUNDS, type Workaround } from "./workarounds.js";
+export type * from "./types.js";

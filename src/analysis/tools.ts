@@ -1,0 +1,36 @@
+/**
+ * Phase 3, tool calls: runs T1 (format), then for tag formats T2 (per-call markers, only
+ * with parallel calls), T3 (function markers), A1/A2 (tagged argument markers), T5
+ * (argument separator) and T7 (call ids).
+ *
+ * @example
+ * const tools = analyzeTools(renderer, caps, reasoning);
+ */
+import { extractArgumentNameMarkers, extractArgumentSeparator, extractArgumentValueMarkers } from "./arguments.js";
+import { extractCallIdMarkers } from "./call-id.js";
+import { extractFunctionMarkers } from "./function-markers.js";
+import { checkPerCallMarkers } from "./per-call.js";
+import type { VariantRenderer } from "./render.js";
+import { analyzeToolCalls } from "./tool-format.js";
+import { emptyToolsAnalysis } from "./tool-shapes.js";
+import type { ReasoningAnalysis, ToolsAnalysis } from "./types.js";
+import type { TemplateCaps } from "../template/types.js";
+
+/** Runs the tool phases; templates that do not render tool calls get an empty analysis. */
+export function analyzeTools(renderer: VariantRenderer, caps: TemplateCaps, reasoning: ReasoningAnalysis): ToolsAnalysis {
+  const out = emptyToolsAnalysis();
+  if (!caps.supportsToolCalls) return out;
+  analyzeToolCalls(renderer, reasoning, caps.supportsParallelToolCalls, out);
+  const mode = out.format.mode;
+  if (mode === "NONE" || mode === "JSON_NATIVE") return out;
+
+  if (caps.supportsParallelToolCalls) checkPerCallMarkers(renderer, out);
+  extractFunctionMarkers(renderer, out);
+  if (mode === "TAG_WITH_TAGGED") {
+    extractArgumentNameMarkers(renderer, out);
+    extractArgumentValueMarkers(renderer, out);
+  }
+  extractArgumentSeparator(renderer, out);
+  extractCallIdMarkers(renderer, out);
+  return out;
+}

@@ -1,0 +1,166 @@
+/**
+ * The result of analysing a chat template: plain, JSON-serialisable data describing how a
+ * model writes reasoning, content and tool calls. Parser and grammar generators read it.
+ * Field meanings follow llama.cpp's autoparser (seed document 004) so the two can be
+ * compared field by field; names are camelCase.
+ *
+ * @example
+ * const a: TemplateAnalysis = analyzeTemplate(source);
+ * if (a.tools.format.mode === "TAG_WITH_TAGGED") console.log(a.tools.arguments.namePrefix);
+ */
+import type { TemplateCaps } from "../template/types.js";
+
+/** How reasoning is delimited. */
+export type ReasoningMode =
+  /** No reasoning markers found. */
+  | "NONE"
+  /** `start` + reasoning + `end`; `start` may be empty (delimiter style) or sit in the prompt. */
+  | "TAG_BASED"
+  /** Reasoning is only rendered on turns that call tools. */
+  | "TOOLS_ONLY";
+
+/** How assistant content is wrapped. */
+export type ContentMode = "PLAIN" | "ALWAYS_WRAPPED" | "WRAPPED_WITH_REASONING";
+
+/** How tool calls are written. */
+export type ToolFormatMode =
+  /** No tool calls detected. */
+  | "NONE"
+  /** The whole call is JSON: `{"name": ..., "arguments": {...}}`. */
+  | "JSON_NATIVE"
+  /** Name in tags, arguments as one JSON object: `<function=X>{...}</function>`. */
+  | "TAG_WITH_JSON"
+  /** Name and each argument in tags: `<param=key>value</param>`. */
+  | "TAG_WITH_TAGGED";
+
+/** Where a call id is written in tag-based formats. */
+export type CallIdPosition = "NONE" | "PRE_FUNC_NAME" | "BETWEEN_FUNC_AND_ARGS" | "POST_ARGS";
+
+/**
+ * Templates whose format the generic analysis cannot capture; llama.cpp routes them to a
+ * hand-written handler (the analysis still runs and is reported, but callers should use the
+ * dedicated handler).
+ */
+export type DedicatedHandler =
+  | "ministral-3"
+  | "gpt-oss"
+  | "muse-glimmer"
+  | "functionary-v3.2"
+  | "kimi-k2"
+  | "kimi-k3"
+  | "ling-3"
+  | "cohere2-moe"
+  | "lfm2"
+  | "lfm2.5"
+  | "gigachat-v3"
+  | "minimax-m3"
+  | "deepseek-v3.2"
+  | "gemma4"
+  | "minicpm5"
+  | "qwen3-coder";
+
+export interface ReasoningAnalysis {
+  mode: ReasoningMode;
+  /** e.g. "<think>", "" when reasoning starts without a marker. */
+  start: string;
+  /** e.g. "</think>", "[BEGIN FINAL RESPONSE]". */
+  end: string;
+}
+
+export interface ContentAnalysis {
+  mode: ContentMode;
+  /** e.g. "<response>", "". */
+  start: string;
+  /** e.g. "</response>", "". */
+  end: string;
+  requiresNonNullContent: boolean;
+}
+
+export interface ToolFormatAnalysis {
+  mode: ToolFormatMode;
+  /** Opens the whole tool-call section, e.g. "<tool_call>", "[TOOL_CALLS]". */
+  sectionStart: string;
+  sectionEnd: string;
+  /** Opens each call when calls are individually wrapped. */
+  perCallStart: string;
+  perCallEnd: string;
+  /** JSON: the function name is the object key, `{"get_weather": {...}}`. */
+  funNameIsKey: boolean;
+  /** JSON: calls are wrapped in an array `[...]`. */
+  toolsArrayWrapped: boolean;
+  /** Arguments are rendered as Python dicts (single-quoted strings). toolwright addition. */
+  usesPythonDicts: boolean;
+  /** The model may also emit the OpenAI `{"type": "function", ...}` wrapper. */
+  openaiWrapperTrigger: boolean;
+  /** JSON: key of the nested function object ("function"). */
+  functionField: string;
+  /** JSON: key (dotted path) of the function name ("name"). */
+  nameField: string;
+  /** JSON: key (dotted path) of the arguments ("arguments"). */
+  argsField: string;
+  /** JSON: key of a string call id ("id"), "" when none. */
+  idField: string;
+  /** JSON: key of a generated call id, "" when none. */
+  genIdField: string;
+  /** JSON: order of the fields above as rendered. */
+  parameterOrder: string[];
+}
+
+export interface ToolFunctionAnalysis {
+  /** Before the function name, e.g. "<function=". */
+  namePrefix: string;
+  /** After the function name, e.g. ">". */
+  nameSuffix: string;
+  /** Marker between the name and the arguments, e.g. "<tool_sep>". */
+  argsSeparator: string;
+  /** Closes one call, e.g. "</function>". */
+  close: string;
+}
+
+export interface ToolArgumentsAnalysis {
+  /** Opens the argument block. */
+  start: string;
+  end: string;
+  /** Tagged arguments: before the argument name, e.g. "<param=". */
+  namePrefix: string;
+  nameSuffix: string;
+  /** Tagged arguments: before / after the value. */
+  valuePrefix: string;
+  valueSuffix: string;
+  /** Between two arguments. */
+  separator: string;
+  /** Accept whitespace between argument tags. */
+  tolerateIntertagWhitespace: boolean;
+}
+
+export interface ToolCallIdAnalysis {
+  position: CallIdPosition;
+  prefix: string;
+  suffix: string;
+}
+
+export interface ToolsAnalysis {
+  format: ToolFormatAnalysis;
+  function: ToolFunctionAnalysis;
+  arguments: ToolArgumentsAnalysis;
+  callId: ToolCallIdAnalysis;
+}
+
+/** Everything the analysis found out about one template. */
+export interface TemplateAnalysis {
+  reasoning: ReasoningAnalysis;
+  content: ContentAnalysis;
+  tools: ToolsAnalysis;
+  /** Capability flags detected from the template. */
+  caps: TemplateCaps;
+  /** Marker that opens a user turn, e.g. "<|im_start|>user". */
+  userStart: string;
+  /** Marker that opens an assistant turn, e.g. "<|im_start|>assistant". */
+  assistantStart: string;
+  /** Every non-empty marker, trimmed, once: tokens the tokenizer must keep whole. */
+  preservedTokens: string[];
+  /** Literal stop strings beyond the model's end-of-generation tokens. */
+  additionalStops: string[];
+  /** Set when llama.cpp would use a hand-written handler for this template. */
+  dedicatedHandler: DedicatedHandler | null;
+}
