@@ -116,14 +116,7 @@ async function parse(r: ChunkReader): Promise<GgufFileInfo> {
   const tensorCount = readCount(r, "tensor count");
   const kvCount = readCount(r, "metadata key/value count");
   // Smallest possible encodings: a key/value is 8 (key length) + 4 (type) + 1 bytes, a tensor info 24.
-  if (kvCount * 13 + tensorCount * 24 > r.remainingInFile) {
-    throw new GgufError(
-      "IMPLAUSIBLE",
-      path,
-      `header claims ${kvCount} metadata entries and ${tensorCount} tensors, more than the ${r.remainingInFile} remaining bytes can hold`,
-      8,
-    );
-  }
+  checkFits(r, kvCount * 13 + tensorCount * 24, `header claims ${kvCount} metadata entries and ${tensorCount} tensors`, 8);
 
   const metadata: GgufMetadata = new Map();
   for (let i = 0; i < kvCount; i++) {
@@ -192,11 +185,24 @@ function readU64(r: ChunkReader, what: string): number {
 }
 
 function readCount(r: ChunkReader, what: string): number {
-  const n = readU64(r, what);
-  if (n > r.remainingInFile) {
-    throw new GgufError("IMPLAUSIBLE", r.path, `${what} ${n} is larger than the ${r.remainingInFile} remaining bytes of the file`, r.offset - 8);
+  return readU64(r, what);
+}
+
+/** No real GGUF item is this large: a count implying more is corrupt, not merely cut short. */
+const PLAUSIBLE_BYTES = 2 ** 40;
+
+/**
+ * Throws unless `needed` bytes (the least a count or length implies) fit in the rest of the file:
+ * IMPLAUSIBLE when no real file could hold them (garbage counts), TRUNCATED otherwise.
+ * Checked before anything is allocated for the item.
+ */
+function checkFits(r: ChunkReader, needed: number, claim: string, at: number): void {
+  if (needed <= r.remainingInFile) return;
+  const need = claim.endsWith(" bytes") ? claim : `${claim}, needing at least ${needed} bytes`;
+  if (needed > PLAUSIBLE_BYTES) {
+    throw new GgufError("IMPLAUSIBLE", r.path, `${need}: implausible, the file is corrupt`, at);
   }
-  return n;
+  throw new GgufError("TRUNCATED", r.path, `file is truncated: ${need}, but only ${r.remainingInFile} remain`, at);
 }
 
 function valueType(r: ChunkReader, key: string): GgufValueType {
@@ -214,14 +220,7 @@ async function readString(r: ChunkReader, what: string): Promise<string> {
   const at = r.offset;
   const len = readU64(r, `length of ${what}`);
   if (r.available() < len) {
-    if (len > r.remainingInFile) {
-      throw new GgufError(
-        "TRUNCATED",
-        r.path,
-        `file is truncated: ${what} claims ${len} bytes but only ${r.remainingInFile} remain`,
-        at,
-      );
-    }
+    checkFits(r, len, `${what} claims ${len} bytes`, at);
     await r.fill(len, what);
   }
   const s = r.buffer.toString("utf8", r.pos, r.pos + len);
@@ -260,14 +259,7 @@ async function readArray(r: ChunkReader, key: string, depth: number): Promise<Gg
   const itemType = valueType(r, key);
   const at = r.offset;
   const count = readU64(r, `length of array "${key}"`);
-  if (count * MIN_ITEM_BYTES[itemType] > r.remainingInFile) {
-    throw new GgufError(
-      "IMPLAUSIBLE",
-      r.path,
-      `array "${key}" claims ${count} ${itemType} items, more than the ${r.remainingInFile} remaining bytes can hold`,
-      at,
-    );
-  }
+  checkFits(r, count * MIN_ITEM_BYTES[itemType], `array "${key}" claims ${count} ${itemType} items`, at);
   switch (itemType) {
     case "string": {
       // Token lists hold 100k+ short strings: decode straight from the buffer, awaiting only when

@@ -47,7 +47,7 @@ export interface WriteGgufOptions {
   tensors?: readonly GgufTensorSpec[];
   /** Data alignment (power of two). Default: `general.alignment` from the metadata, else 32. */
   alignment?: number;
-  /** Called after each tensor is written, with bytes written so far and the final file size. */
+  /** Called as tensor data is written (after each chunk), with bytes written so far and the final file size. */
   onProgress?: (written: number, total: number, tensorName: string) => void;
 }
 
@@ -102,12 +102,13 @@ export async function writeGguf(path: string, options: WriteGgufOptions): Promis
     await out.pad(dataStart - header.length);
     for (let i = 0; i < tensors.length; i++) {
       const t = tensors[i]!;
-      const written = await writeTensorData(out, t, layout.sizes[i]!);
+      const report = options.onProgress && (() => options.onProgress!(out.position, total, t.name));
+      const written = await writeTensorData(out, t, layout.sizes[i]!, report);
       if (written !== layout.sizes[i]) {
         throw new RangeError(`writeGguf: tensor "${t.name}" data is ${written} bytes, its shape and type need ${layout.sizes[i]}`);
       }
       await out.pad(alignUp(written, alignment) - written);
-      options.onProgress?.(out.position, total, t.name);
+      report?.();
     }
     await out.flush();
     ok = true;
@@ -169,7 +170,7 @@ function layoutTensors(tensors: readonly GgufTensorSpec[], alignment: number) {
   return { offsets, sizes, dataSize: offset };
 }
 
-async function writeTensorData(out: OutputStream, t: GgufTensorSpec, expected: number): Promise<number> {
+async function writeTensorData(out: OutputStream, t: GgufTensorSpec, expected: number, report?: () => void): Promise<number> {
   const data = t.data;
   if (typeof data === "function") {
     let written = 0;
@@ -180,6 +181,7 @@ async function writeTensorData(out: OutputStream, t: GgufTensorSpec, expected: n
         throw new RangeError(`writeGguf: tensor "${t.name}" data exceeds the ${expected} bytes its shape and type need`);
       }
       await out.write(bytes);
+      report?.();
     }
     return written;
   }
