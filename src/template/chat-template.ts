@@ -1,4 +1,4 @@
-import { compileTemplate, type CompiledTemplate, type RenderHooks } from "./engine.js";
+import { compileTemplate, type CompiledTemplate } from "./engine.js";
 import { detectCaps, type ProbeRunner } from "./caps.js";
 import { polyfillMessages } from "./polyfills.js";
 import type { ChatTemplateOptions, RenderInput, TemplateCaps } from "./types.js";
@@ -16,7 +16,6 @@ export class ChatTemplate {
   readonly #compiled: CompiledTemplate;
   readonly #bosToken: string;
   readonly #eosToken: string;
-  readonly #hooks: RenderHooks;
   #caps: TemplateCaps | undefined;
 
   constructor(source: string, options: ChatTemplateOptions = {}) {
@@ -33,8 +32,7 @@ export class ChatTemplate {
     this.source = source;
     this.#bosToken = bosToken;
     this.#eosToken = eosToken;
-    this.#hooks = { now };
-    this.#compiled = compileTemplate(source);
+    this.#compiled = compileTemplate(source, now);
   }
 
   /** Detected capabilities (computed on first access by rendering probe conversations). */
@@ -69,18 +67,19 @@ export class ChatTemplate {
   renderRaw(context: Record<string, unknown>): string {
     if (context === null || typeof context !== "object") throw new TypeError(`ChatTemplate.renderRaw: context must be an object, got ${context === null ? "null" : typeof context}`);
     const full = { bos_token: this.#bosToken, eos_token: this.#eosToken, ...context };
-    return this.#compiled.render(full, this.#hooks);
+    return this.#compiled.render(full);
   }
 
   #probeRunner(): ProbeRunner {
     return (context) => {
-      try {
-        const output = this.#compiled.render(context, this.#hooks);
-        const used = (v: unknown) => (typeof v === "string" ? output.includes(v) : true);
-        return { ok: true, output, used, readVar: () => false };
-      } catch {
-        return { ok: false, output: "", used: () => false, readVar: () => false };
-      }
+      const r = this.#compiled.renderTracked(context);
+      const resolve = (v: unknown): unknown => (v !== null && typeof v === "object" ? r.track.get(v) : v);
+      return {
+        ok: r.ok,
+        output: r.output,
+        used: (v, op) => r.stats.used(resolve(v), op),
+        readVar: (name) => r.stats.readsVar(name),
+      };
     };
   }
 }

@@ -1,0 +1,491 @@
+/**
+ * Renders a parsed template with Python Jinja2 semantics (as transformers configures it):
+ * Jinja2 scoping (loop bodies and macros get their own frames), Python values and operators,
+ * the immutable sandbox, Undefined rules, and transformers' globals.
+ *
+ * @example
+ * const out = new Evaluator(program, globals).render(fromJs(context) as PyDict);
+ */
+import {
+  LoopContext,
+  NO_OBJECT,
+  PyCallable,
+  PyError,
+  PyFloat,
+
+  PyMarkup,
+  PyNamespace,
+  PyTuple,
+  PyUndefined,
+  failUndefined,
+  isInt,
+  isStr,
+  numVal,
+  pyStr,
+  strVal,
+  truthy,
+  typeName,
+  type PyArgs,
+  type PyDict,
+  type PyKey,
+  type PyValue,
+} from "./py-values.js";
+import { binaryOp, concat, dictKey, iterate, pyCompare, pyContains, pyEquals, unaryOp } from "./py-ops.js";
+import { pyGetAttr, pyGetItem } from "./py-methods.js";
+import { callFilter, type FilterEnv } from "./jinja-filters.js";
+import { JINJA_TESTS } from "./jinja-tests.js";
+import type { IdentifierNode, Node, Program } from "./syntax.js";
+import type { UsageStats } from "./usage-stats.js";
+
+/** Signals from a block: keep going, or a `{% break %}` / `{% continue %}` unwinding to its loop. */
+const enum Flow {
+  Normal = 0,
+  Break = 1,
+  Continue = 2,
+}
+
+/** A variable frame. Jinja2 gives each loop iteration and each macro call a fresh one. */
+class Scope {
+  readonly vars = new Map<string, PyValue>();
+  constructor(
+    readonly parent: Scope | undefined,
+    /** Nesting depth of for-loops, for loop.depth. */
+    readonly loopDepth = 0,
+  ) {}
+  lookup(name: string): PyValue | undefined {
+    for (let s: Scope | undefined = this; s; s = s.parent) {
+      const v = s.vars.get(name);
+      if (v !== undefined) return v;
+    }
+    return undefined;
+  }
+}
+
+const CONSTANTS = new Map<string, PyValue>([
+  ["true", true],
+  ["false", false],
+  ["none", null],
+  ["True", true],
+  ["False", false],
+  ["None", null],
+]);
+
+const EMPTY_KWARGS: ReadonlyMap<string, PyValue> = new Map();
+
+/** Evaluates one render of a program. Not reentrant: make one per render. */
+export class Evaluator implements FilterEnv {
+  readonly #root: Scope;
+
+  constructor(
+    private readonly program: Program,
+    globals: Map<string, PyValue>,
+    private readonly stats?: UsageStats,
+  ) {
+    this.#root = new Scope(undefined);
+    for (const [k, v] of globals) this.#root.vars.set(k, v);
+  }
+
+  /** Renders with `context` layered over the globals (context wins, as in Jinja2's render()). */
+  render(context: PyDict): string {
+    for (const [k, v] of context) this.#root.vars.set(String(k), v);
+    const out: string[] = [];
+    this.#block(this.program.body, this.#root, out);
+    return out.join("");
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Statements
+
+  #block(nodes: Node[], scope: Scope, out: string[]): Flow {
+    for (const node of nodes) {
+      const flow = this.#statement(node, scope, out);
+      if (flow !== Flow.Normal) return flow;
+    }
+    return Flow.Normal;
+  }
+
+  #statement(node: Node, scope: Scope, out: string[]): Flow {
+    switch (node.type) {
+      case "StringLiteral":
+        out.push(node.value);
+        return Flow.Normal;
+      case "Comment":
+        return Flow.Normal;
+      case "If":
+        return this.#block(truthy(this.eval(node.test, scope)) ? node.body : node.alternate, scope, out);
+      case "For":
+        this.#for(node, scope, out);
+        return Flow.Normal;
+      case "Set":
+        this.#set(node, scope);
+        return Flow.Normal;
+      case "Macro":
+        scope.vars.set(node.name.value, this.#macro(node.name.value, node.args, node.body, scope));
+        return Flow.Normal;
+      case "Break":
+        return Flow.Break;
+      case "Continue":
+        return Flow.Continue;
+      case "CallStatement":
+        out.push(pyStr(this.#callBlock(node, scope)));
+        return Flow.Normal;
+      case "FilterStatement": {
+        const inner: string[] = [];
+        this.#block(node.body, scope, inner);
+        out.push(pyStr(this.#applyFilter(inner.join(""), node.filter, scope)));
+        return Flow.Normal;
+      }
+      default:
+        out.push(pyStr(this.eval(node, scope)));
+        return Flow.Normal;
+    }
+  }
+
+  #for(node: Extract<Node, { type: "For" }>, scope: Scope, out: string[]): void {
+    let iterableNode = node.iterable;
+    let filter: Node | undefined;
+    if (iterableNode.type === "SelectExpression") {
+      filter = iterableNode.test;
+      iterableNode = iterableNode.lhs;
+    }
+    const iterable = this.eval(iterableNode, scope);
+    this.stats?.mark(iterable, iterable instanceof Map ? "object_access" : "array_access");
+    let items = iterate(iterable);
+    const depth = scope.loopDepth;
+    if (filter) {
+      const test = filter;
+      items = items.filter((item) => {
+        const s = new Scope(scope, depth + 1);
+        this.#assign(node.loopvar, item, s);
+        return truthy(this.eval(test, s));
+      });
+    }
+    if (items.length === 0) {
+      this.#block(node.defaultBlock, scope, out);
+      return;
+    }
+    const loop = new LoopContext(items.length, depth);
+    for (let i = 0; i < items.length; i++) {
+      // Jinja2 starts every iteration from the enclosing frame: sets inside do not carry over.
+      const s = new Scope(scope, depth + 1);
+      loop.index0 = i;
+      loop.prev = i > 0 ? items[i - 1]! : new PyUndefined("previtem", NO_OBJECT, "there is no previous item");
+      loop.next = i + 1 < items.length ? items[i + 1]! : new PyUndefined("nextitem", NO_OBJECT, "there is no next item");
+      s.vars.set("loop", loop);
+      this.#assign(node.loopvar, items[i]!, s);
+      if (this.#block(node.body, s, out) === Flow.Break) break;
+    }
+  }
+
+  #assign(target: Node, value: PyValue, scope: Scope): void {
+    if (target.type === "Identifier") {
+      scope.vars.set(target.value, value);
+      return;
+    }
+    if (target.type === "TupleLiteral") {
+      const items = iterate(value);
+      const n = target.value.length;
+      if (items.length < n) throw new PyError("ValueError", `not enough values to unpack (expected ${n}, got ${items.length})`);
+      if (items.length > n) throw new PyError("ValueError", `too many values to unpack (expected ${n})`);
+      target.value.forEach((t, i) => this.#assign(t, items[i]!, scope));
+      return;
+    }
+    throw new PyError("TemplateSyntaxError", `cannot assign to ${target.type}`);
+  }
+
+  #set(node: Extract<Node, { type: "Set" }>, scope: Scope): void {
+    let value: PyValue;
+    if (node.value) value = this.eval(node.value, scope);
+    else {
+      const inner: string[] = [];
+      this.#block(node.body, scope, inner);
+      value = inner.join("");
+    }
+    const target = node.assignee;
+    if (target.type === "MemberExpression" && !target.computed && target.property.type === "Identifier") {
+      const obj = this.eval(target.object, scope);
+      if (!(obj instanceof PyNamespace)) {
+        throw new PyError("TemplateRuntimeError", "cannot assign attribute on non-namespace object");
+      }
+      obj.attrs.set(target.property.value, value);
+      return;
+    }
+    this.#assign(target, value, scope);
+  }
+
+  #macro(name: string, params: Node[], body: Node[], defScope: Scope): PyCallable {
+    const usesVarargs = mentions(body, "varargs");
+    const usesKwargs = mentions(body, "kwargs");
+    const usesCaller = mentions(body, "caller");
+    // Top-level macros read template variables as they are when called; nested ones close over their frame.
+    const parent = defScope;
+    const fn = (a: PyArgs): PyValue => {
+      const s = new Scope(parent, 0);
+      const kwargs = new Map(a.kwargs);
+      if (kwargs.has("caller")) {
+        if (usesCaller) s.vars.set("caller", kwargs.get("caller")!);
+        kwargs.delete("caller");
+      }
+      const pending: [string, Node][] = [];
+      params.forEach((p, i) => {
+        const pname = p.type === "Identifier" ? p.value : p.type === "KeywordArgumentExpression" ? p.key.value : "";
+        let v: PyValue | undefined = i < a.args.length ? a.args[i] : undefined;
+        if (v === undefined && kwargs.has(pname)) {
+          v = kwargs.get(pname)!;
+          kwargs.delete(pname);
+        }
+        if (v === undefined && p.type === "KeywordArgumentExpression") pending.push([pname, p.value]);
+        else s.vars.set(pname, v !== undefined ? v : new PyUndefined(pname, NO_OBJECT, `parameter ${JSON.stringify(pname)} was not provided`));
+      });
+      for (const [pname, dflt] of pending) s.vars.set(pname, this.eval(dflt, s));
+      if (a.args.length > params.length) {
+        if (!usesVarargs) throw new PyError("TypeError", `macro '${name}' takes not more than ${params.length} argument(s)`);
+      }
+      s.vars.set("varargs", new PyTuple(a.args.slice(params.length)));
+      if (kwargs.size > 0 && !usesKwargs) {
+        throw new PyError("TypeError", `macro '${name}' takes no keyword argument '${kwargs.keys().next().value}'`);
+      }
+      s.vars.set("kwargs", kwargs as PyDict);
+      const out: string[] = [];
+      this.#block(body, s, out);
+      return out.join("");
+    };
+    return new PyCallable(name, fn, `<Macro '${name}'>`);
+  }
+
+  #callBlock(node: Extract<Node, { type: "CallStatement" }>, scope: Scope): PyValue {
+    const caller = this.#macro("caller", node.callerArgs ?? [], node.body, scope);
+    const callee = this.eval(node.call.callee, scope);
+    const a = this.#args(node.call.args, scope);
+    a.kwargs.set("caller", caller);
+    return this.#invoke(callee, a);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Expressions
+
+  /** Evaluates an expression node to a Python value. */
+  eval(node: Node, scope: Scope): PyValue {
+    switch (node.type) {
+      case "StringLiteral":
+        return node.value;
+      case "IntegerLiteral":
+        return node.value;
+      case "FloatLiteral":
+        return new PyFloat(node.value);
+      case "Identifier":
+        return this.#identifier(node, scope);
+      case "ArrayLiteral":
+        return node.value.map((x) => this.eval(x, scope));
+      case "TupleLiteral":
+        return new PyTuple(node.value.map((x) => this.eval(x, scope)));
+      case "ObjectLiteral": {
+        const m: PyDict = new Map();
+        for (const [k, v] of node.value) m.set(dictKey(this.eval(k, scope)) as PyKey, this.eval(v, scope));
+        return m;
+      }
+      case "MemberExpression":
+        return this.#member(node, scope);
+      case "CallExpression":
+        return this.#invoke(this.eval(node.callee, scope), this.#args(node.args, scope));
+      case "UnaryExpression": {
+        const v = this.eval(node.argument, scope);
+        return node.operator.value === "not" ? !truthy(v) : unaryOp(node.operator.value, v);
+      }
+      case "BinaryExpression":
+        return this.#binary(node, scope);
+      case "FilterExpression":
+        return this.#applyFilter(this.eval(node.operand, scope), node.filter, scope);
+      case "TestExpression": {
+        const v = this.eval(node.operand, scope);
+        const r = this.callTest(node.test.value, v, []);
+        return node.negate ? !r : r;
+      }
+      case "Ternary":
+        return truthy(this.eval(node.condition, scope)) ? this.eval(node.trueExpr, scope) : this.eval(node.falseExpr, scope);
+      case "SelectExpression":
+        return truthy(this.eval(node.test, scope))
+          ? this.eval(node.lhs, scope)
+          : new PyUndefined(undefined, NO_OBJECT, "the inline if-expression evaluated to false and no else section was defined.");
+      default:
+        throw new PyError("TemplateSyntaxError", `unexpected ${node.type} in an expression`);
+    }
+  }
+
+  #identifier(node: IdentifierNode, scope: Scope): PyValue {
+    const c = CONSTANTS.get(node.value);
+    if (c !== undefined) return c;
+    const v = scope.lookup(node.value);
+    if (this.stats) this.stats.readVar(node.value, v);
+    return v === undefined ? new PyUndefined(node.value) : v;
+  }
+
+  #member(node: Extract<Node, { type: "MemberExpression" }>, scope: Scope): PyValue {
+    const obj = this.eval(node.object, scope);
+    const prop = node.property;
+    let result: PyValue;
+    if (!node.computed) {
+      if (prop.type === "IntegerLiteral") result = pyGetItem(obj, prop.value);
+      else result = pyGetAttr(obj, (prop as IdentifierNode).value);
+      this.stats?.access(obj, prop.type === "IntegerLiteral" ? prop.value : (prop as IdentifierNode).value, result);
+      return result;
+    }
+    if (prop.type === "SliceExpression") {
+      if (obj instanceof PyUndefined) failUndefined(obj);
+      this.stats?.access(obj, 0, obj);
+      return pySlice(
+        obj,
+        prop.start ? this.eval(prop.start, scope) : null,
+        prop.stop ? this.eval(prop.stop, scope) : null,
+        prop.step ? this.eval(prop.step, scope) : null,
+      );
+    }
+    const key = this.eval(prop, scope);
+    result = pyGetItem(obj, key);
+    this.stats?.access(obj, key, result);
+    return result;
+  }
+
+  #binary(node: Extract<Node, { type: "BinaryExpression" }>, scope: Scope): PyValue {
+    const op = node.operator.value;
+    const left = this.eval(node.left, scope);
+    if (op === "and") return truthy(left) ? this.eval(node.right, scope) : left;
+    if (op === "or") return truthy(left) ? left : this.eval(node.right, scope);
+    const right = this.eval(node.right, scope);
+    switch (op) {
+      case "==":
+        return pyEquals(left, right);
+      case "!=":
+        return !pyEquals(left, right);
+      case "<":
+        return pyCompare(left, right, op) < 0;
+      case ">":
+        return pyCompare(left, right, op) > 0;
+      case "<=":
+        return pyCompare(left, right, op) <= 0;
+      case ">=":
+        return pyCompare(left, right, op) >= 0;
+      case "in":
+        return pyContains(right, left);
+      case "not in":
+        return !pyContains(right, left);
+      case "~":
+        return concat(left, right);
+      default:
+        return binaryOp(op, left, right);
+    }
+  }
+
+  #args(nodes: Node[], scope: Scope): PyArgs {
+    const args: PyValue[] = [];
+    const kwargs = new Map<string, PyValue>();
+    for (const n of nodes) {
+      if (n.type === "KeywordArgumentExpression") kwargs.set(n.key.value, this.eval(n.value, scope));
+      else if (n.type === "SpreadExpression") args.push(...iterate(this.eval(n.argument, scope)));
+      else if (n.type === "KeywordSpreadExpression") {
+        const m = this.eval(n.argument, scope);
+        if (!(m instanceof Map)) throw new PyError("TypeError", `argument after ** must be a mapping, not ${typeName(m)}`);
+        for (const [k, v] of m) kwargs.set(String(k), v);
+      } else args.push(this.eval(n, scope));
+    }
+    return { args, kwargs };
+  }
+
+  #invoke(fn: PyValue, a: PyArgs): PyValue {
+    if (fn instanceof PyCallable) return fn.fn(a);
+    if (fn instanceof PyUndefined) failUndefined(fn);
+    throw new PyError("TypeError", `'${typeName(fn)}' object is not callable`);
+  }
+
+  #applyFilter(value: PyValue, filter: Node, scope: Scope): PyValue {
+    let name: string;
+    let a: PyArgs;
+    if (filter.type === "Identifier") {
+      name = filter.value;
+      a = { args: [], kwargs: EMPTY_KWARGS as Map<string, PyValue> };
+    } else if (filter.type === "CallExpression" && filter.callee.type === "Identifier") {
+      name = filter.callee.value;
+      a = this.#args(filter.args, scope);
+    } else {
+      throw new PyError("TemplateSyntaxError", `filter must be a name, got ${filter.type}`);
+    }
+    if (this.stats) {
+      if (name === "tojson" || name === "string") this.stats.markDeep(value);
+      else this.stats.mark(value, name);
+    }
+    return callFilter(this, name, value, a);
+  }
+
+  /** FilterEnv: runs a test by name (for `is`, select/reject). */
+  callTest(name: string, value: PyValue, args: PyValue[]): boolean {
+    const t = JINJA_TESTS.get(name);
+    if (!t) throw new PyError("TemplateRuntimeError", `No test named '${name}'.`);
+    this.stats?.mark(value, `test_is_${name}`);
+    return t(value, args);
+  }
+
+  /** FilterEnv: runs a filter by name (for map). */
+  callFilter(name: string, value: PyValue, args: PyArgs): PyValue {
+    return callFilter(this, name, value, args);
+  }
+}
+
+/** Python slicing of a list, tuple or str. */
+function pySlice(obj: PyValue, start: PyValue, stop: PyValue, step: PyValue): PyValue {
+  const seq = Array.isArray(obj) ? obj : obj instanceof PyTuple ? obj.items : isStr(obj) ? Array.from(strVal(obj)) : null;
+  if (seq === null) throw new PyError("TypeError", `'${typeName(obj)}' object is not subscriptable`);
+  const num = (v: PyValue, what: string): number | null => {
+    if (v === null || v instanceof PyUndefined) return null;
+    if (!isInt(v)) throw new PyError("TypeError", `slice indices must be integers or None or have an __index__ method (${what})`);
+    return numVal(v);
+  };
+  const len = seq.length;
+  const st = num(step, "step") ?? 1;
+  if (st === 0) throw new PyError("ValueError", "slice step cannot be zero");
+  const clamp = (v: number | null, dflt: number, lo: number, hi: number): number => {
+    if (v === null) return dflt;
+    const x = v < 0 ? v + len : v;
+    return Math.min(Math.max(x, lo), hi);
+  };
+  const out: PyValue[] = [];
+  if (st > 0) {
+    const b = clamp(num(start, "start"), 0, 0, len);
+    const e = clamp(num(stop, "stop"), len, 0, len);
+    for (let i = b; i < e; i += st) out.push(seq[i]!);
+  } else {
+    const b = clamp(num(start, "start"), len - 1, -1, len - 1);
+    const e = clamp(num(stop, "stop"), -1, -1, len - 1);
+    for (let i = b; i > e; i += st) out.push(seq[i]!);
+  }
+  if (Array.isArray(obj)) return out;
+  if (obj instanceof PyTuple) return new PyTuple(out);
+  const s = (out as string[]).join("");
+  return obj instanceof PyMarkup ? new PyMarkup(s) : s;
+}
+
+/** Whether a macro body reads `name` (Jinja2 only accepts extra args when it does). */
+function mentions(body: Node[], name: string): boolean {
+  let found = false;
+  const visit = (v: unknown): void => {
+    if (found || v === null || typeof v !== "object") return;
+    if (Array.isArray(v)) {
+      for (const x of v) visit(x);
+      return;
+    }
+    if (v instanceof Map) {
+      for (const [k, x] of v) {
+        visit(k);
+        visit(x);
+      }
+      return;
+    }
+    const n = v as { type?: unknown; value?: unknown };
+    if (n.type === "Identifier" && n.value === name) {
+      found = true;
+      return;
+    }
+    for (const child of Object.values(v)) visit(child);
+  };
+  visit(body);
+  return found;
+}

@@ -1,0 +1,103 @@
+/**
+ * Compiles template source with @huggingface/jinja's lexer and parser (set up like transformers:
+ * trim_blocks, lstrip_blocks, `{% generation %}` blocks rendered as their body), then checks the
+ * AST the way Jinja2's compiler does (unknown filters and tests are compile errors).
+ *
+ * @example
+ * const program = compileSource("{{ messages[0].content }}");
+ */
+import { parse, tokenize } from "@huggingface/jinja";
+import { TemplateSyntaxError } from "./errors.js";
+
+/** The parser's AST, typed structurally (the package does not export its node classes). */
+export type Node =
+  | { type: "Program"; body: Node[] }
+  | { type: "If"; test: Node; body: Node[]; alternate: Node[] }
+  | { type: "For"; loopvar: Node; iterable: Node; body: Node[]; defaultBlock: Node[] }
+  | { type: "Break" }
+  | { type: "Continue" }
+  | { type: "Set"; assignee: Node; value: Node | null; body: Node[] }
+  | { type: "Macro"; name: IdentifierNode; args: Node[]; body: Node[] }
+  | { type: "Comment"; value: string }
+  | { type: "MemberExpression"; object: Node; property: Node; computed: boolean }
+  | { type: "CallExpression"; callee: Node; args: Node[] }
+  | IdentifierNode
+  | { type: "IntegerLiteral"; value: number }
+  | { type: "FloatLiteral"; value: number }
+  | { type: "StringLiteral"; value: string }
+  | { type: "ArrayLiteral"; value: Node[] }
+  | { type: "TupleLiteral"; value: Node[] }
+  | { type: "ObjectLiteral"; value: Map<Node, Node> }
+  | { type: "BinaryExpression"; operator: { value: string }; left: Node; right: Node }
+  | { type: "FilterExpression"; operand: Node; filter: Node }
+  | { type: "FilterStatement"; filter: Node; body: Node[] }
+  | { type: "SelectExpression"; lhs: Node; test: Node }
+  | { type: "TestExpression"; operand: Node; negate: boolean; test: IdentifierNode }
+  | { type: "UnaryExpression"; operator: { value: string }; argument: Node }
+  | { type: "SliceExpression"; start?: Node; stop?: Node; step?: Node }
+  | { type: "KeywordArgumentExpression"; key: IdentifierNode; value: Node }
+  | { type: "SpreadExpression"; argument: Node }
+  | { type: "KeywordSpreadExpression"; argument: Node }
+  | { type: "CallStatement"; call: { type: "CallExpression"; callee: Node; args: Node[] }; callerArgs: Node[] | null; body: Node[] }
+  | { type: "Ternary"; condition: Node; trueExpr: Node; falseExpr: Node };
+
+export interface IdentifierNode {
+  type: "Identifier";
+  value: string;
+}
+
+export type Program = { type: "Program"; body: Node[] };
+
+/** Names the checker needs to know exist (filters/tests live in other modules). */
+export interface KnownNames {
+  hasFilter(name: string): boolean;
+  hasTest(name: string): boolean;
+}
+
+/** Tokenizes and parses `source`; throws TemplateSyntaxError naming what failed. */
+export function compileSource(source: string, known: KnownNames): Program {
+  let program: Program;
+  try {
+    const tokens = tokenize(source, { lstrip_blocks: true, trim_blocks: true });
+    program = parse(tokens) as unknown as Program;
+  } catch (e) {
+    throw new TemplateSyntaxError(`chat template failed to parse: ${(e as Error).message}`);
+  }
+  checkNames(program, known);
+  return program;
+}
+
+function filterName(node: Node): string {
+  if (node.type === "Identifier") return node.value;
+  if (node.type === "CallExpression" && node.callee.type === "Identifier") return node.callee.value;
+  throw new TemplateSyntaxError(`chat template has a filter that is not a name (${node.type})`);
+}
+
+/** Jinja2 rejects unknown filters and tests when compiling, before any rendering. */
+function checkNames(program: Program, known: KnownNames): void {
+  const visit = (v: unknown): void => {
+    if (Array.isArray(v)) {
+      for (const x of v) visit(x);
+      return;
+    }
+    if (v instanceof Map) {
+      for (const [k, x] of v) {
+        visit(k);
+        visit(x);
+      }
+      return;
+    }
+    if (v === null || typeof v !== "object" || typeof (v as { type?: unknown }).type !== "string") return;
+    const node = v as Node;
+    if (node.type === "FilterExpression" || node.type === "FilterStatement") {
+      const name = filterName(node.filter);
+      if (!known.hasFilter(name)) throw new TemplateSyntaxError(`No filter named '${name}'.`);
+    } else if (node.type === "TestExpression") {
+      if (!known.hasTest(node.test.value)) throw new TemplateSyntaxError(`No test named '${node.test.value}'.`);
+    }
+    for (const [key, child] of Object.entries(node)) {
+      if (key !== "type") visit(child);
+    }
+  };
+  visit(program.body);
+}

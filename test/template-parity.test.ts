@@ -1,0 +1,92 @@
+/**
+ * Byte-for-byte parity with Python Jinja2 (set up as transformers sets it up) on every llama.cpp
+ * test template x scenario. Goldens come from scripts/render-goldens.py.
+ */
+import { afterAll, describe, expect, test } from "vitest";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { ChatTemplate, TemplateError, TemplateRuntimeError, TemplateSyntaxError } from "../src/template/index.js";
+
+const GOLDENS = join(import.meta.dirname, "fixtures/template-goldens");
+const TEMPLATES = join(import.meta.dirname, "../deps/llama.cpp/models/templates");
+
+interface Golden {
+  template: string;
+  cases: Record<string, { output: string } | { error: { type: string; message: string } }>;
+}
+
+const { now, scenarios } = JSON.parse(readFileSync(join(GOLDENS, "_scenarios.json"), "utf8")) as {
+  now: string;
+  scenarios: Record<string, Record<string, unknown>>;
+};
+// The goldens' naive local clock, rebuilt in local time here.
+const [d, t] = now.split("T") as [string, string];
+const [y, mo, da] = d.split("-").map(Number) as [number, number, number];
+const [h, mi, s] = t.split(":").map(Number) as [number, number, number];
+const fixedNow = () => new Date(y, mo - 1, da, h, mi, s);
+
+const goldenFiles = readdirSync(GOLDENS)
+  .filter((f) => f.endsWith(".json") && !f.startsWith("_"))
+  .sort();
+
+type Outcome = { output: string } | { error: { type: string; message: string } };
+
+function renderCase(tpl: ChatTemplate | Error, context: Record<string, unknown>): Outcome {
+  try {
+    if (tpl instanceof Error) throw tpl;
+    return { output: tpl.renderRaw(structuredClone(context)) };
+  } catch (e) {
+    const type =
+      e instanceof TemplateError
+        ? "TemplateError"
+        : e instanceof TemplateRuntimeError
+          ? e.pythonType
+          : e instanceof TemplateSyntaxError
+            ? "TemplateSyntaxError"
+            : `JS:${(e as Error).name}`;
+    return { error: { type, message: (e as Error).message } };
+  }
+}
+
+/** Same output, or both raise; a template's own raise_exception must carry the same message. */
+function matches(golden: Outcome, ours: Outcome): boolean {
+  if ("output" in golden) return "output" in ours && ours.output === golden.output;
+  if (!("error" in ours)) return false;
+  if (golden.error.type === "TemplateError") {
+    return ours.error.type === "TemplateError" && ours.error.message === golden.error.message;
+  }
+  return ours.error.type !== "TemplateError";
+}
+
+let total = 0;
+let identical = 0;
+const failures: string[] = [];
+
+describe.skipIf(!existsSync(TEMPLATES))("template parity with Python Jinja2", () => {
+  afterAll(() => {
+    console.log(`template parity: ${identical}/${total} cases identical`);
+    if (failures.length) console.log(failures.join("\n"));
+  });
+
+  test.each(goldenFiles)("%s", (file) => {
+    const golden = JSON.parse(readFileSync(join(GOLDENS, file), "utf8")) as Golden;
+    const source = readFileSync(join(TEMPLATES, golden.template), "utf8");
+    let tpl: ChatTemplate | Error;
+    try {
+      tpl = new ChatTemplate(source, { now: fixedNow });
+    } catch (e) {
+      tpl = e as Error;
+    }
+    const mismatched: string[] = [];
+    for (const [scenario, expected] of Object.entries(golden.cases)) {
+      const ours = renderCase(tpl, scenarios[scenario]!);
+      total++;
+      if (matches(expected, ours)) identical++;
+      else {
+        mismatched.push(scenario);
+        failures.push(`  ${golden.template} / ${scenario}: ${JSON.stringify(ours).slice(0, 300)}`);
+      }
+    }
+    expect(mismatched).toEqual([]);
+  });
+});
