@@ -57,7 +57,7 @@ const char * kUsage =
     "  --reps N             repeat the measurement N times, report the median (default 1)\n"
     "  --gpu-layers N       layers to offload to a GPU backend (default 0)\n"
     "  --stop-at-eog        stop at an end-of-generation token (default: always generate n-gen)\n"
-    "  --print-text         include the generated text in the JSON\n"
+    "  --print-text         include prompt ids, generated ids and text in the JSON\n"
     "  --verbose            show llama.cpp's log\n";
 
 bool g_verbose = false;
@@ -318,7 +318,9 @@ int run(const Options & o) {
            prompt.size(), p_ms, prompt.size() * 1000.0 / p_ms,
            last.generated, g_ms, last.generated > 0 ? last.generated * 1000.0 / g_ms : 0.0);
     if (o.print_text) {
-        printf(",\"tokens\":[");
+        printf(",\"prompt_ids\":[");
+        for (size_t i = 0; i < prompt.size(); i++) printf("%s%d", i ? "," : "", prompt[i]);
+        printf("],\"tokens\":[");
         for (size_t i = 0; i < last.tokens.size(); i++) printf("%s%d", i ? "," : "", last.tokens[i]);
         printf("],\"text\":\"%s\"", json_escape(text).c_str());
     }

@@ -1,0 +1,281 @@
+#!/usr/bin/env node
+// npm run bench:runtime — toolwright's runtime against llama.cpp's own C++ loop.
+//
+// For each model (tiny and a ~0.5B Qwen2.5-shaped model, random weights, real tokenizer) and each
+// sampling mode, both engines run the same file, the same prompt token ids, threads, batch size and
+// sampler, and the table shows prompt-eval and generation tokens/s side by side with the ratio
+// toolwright / llama.cpp (1.00 = as fast as llama.cpp driven directly from C++).
+//
+// Needs: `npm run build:ts`, the native addon (`npm run build:native`) and the reference driver:
+//   flock /tmp/toolwright-build.lock cmake --build build --target toolwright-llama-loop -j 2
+import { execFile } from "node:child_process";
+import { existsSync, mkdirSync, renameSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { parseArgs, promisify } from "node:util";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const DRIVER = join(ROOT, "build", process.platform === "win32" ? "Release/toolwright-llama-loop.exe" : "toolwright-llama-loop");
+const MODELS_DIR = join(process.env.TOOLWRIGHT_LLAMA_DIR ?? join(ROOT, "deps", "llama.cpp"), "models");
+const CACHE = join(ROOT, ".cache", "bench-models");
+
+const HELP = `usage: npm run bench:runtime -- [options]
+
+  --sizes LIST        models to run: tiny,bench (default both)
+  --vocab NAME        tokenizer of the generated models (default qwen2: 152k tokens)
+  --model PATH        benchmark this GGUF instead of generated models
+  --sampling LIST     greedy,temp (default both; temp = temperature 0.8, top-k 40, top-p 0.95, seed 42)
+  --threads N         CPU threads for both engines (default min(4, cores))
+  --batch N           prompt batch size (default 512)
+  --prompt-tokens N   prompt length (default 256)
+  --n-gen N           tokens to generate (default 64)
+  --reps N            measurements per cell, median reported (default 3)
+  --no-toolwright     only run llama.cpp's loop
+  --json              also print every measurement as a JSON line
+`;
+
+const { values: opt } = (() => {
+  try {
+    return parseArgs({
+      options: {
+        sizes: { type: "string", default: "tiny,bench" },
+        vocab: { type: "string", default: "qwen2" },
+        model: { type: "string" },
+        sampling: { type: "string", default: "greedy,temp" },
+        threads: { type: "string", default: String(Math.min(4, availableParallelism())) },
+        batch: { type: "string", default: "512" },
+        "prompt-tokens": { type: "string", default: "256" },
+        "n-gen": { type: "string", default: "64" },
+        reps: { type: "string", default: "3" },
+        "no-toolwright": { type: "boolean", default: false },
+        json: { type: "boolean", default: false },
+        help: { type: "boolean", short: "h", default: false },
+      },
+    });
+  } catch (e) {
+    fail(`${e.message} (see --help)`);
+  }
+})();
+if (opt.help) {
+  process.stdout.write(HELP);
+  process.exit(0);
+}
+
+function fail(message) {
+  process.stderr.write(`bench:runtime: ${message}\n`);
+  process.exit(1);
+}
+
+function positive(name) {
+  const text = opt[name];
+  if (!/^\d+$/.test(text) || Number(text) < 1) fail(`--${name} must be a positive integer, got "${text}"`);
+  return Number(text);
+}
+
+const threads = positive("threads");
+const batch = positive("batch");
+const promptTokens = positive("prompt-tokens");
+const nGen = positive("n-gen");
+const reps = positive("reps");
+const samplings = opt.sampling.split(",");
+for (const s of samplings) if (s !== "greedy" && s !== "temp") fail(`--sampling takes greedy and/or temp, got "${s}"`);
+
+/** The same sampler on both sides. */
+const SAMPLING = {
+  greedy: { driverArgs: ["--greedy"], toolwright: { greedy: true } },
+  temp: {
+    driverArgs: ["--temp", "0.8", "--top-k", "40", "--top-p", "0.95", "--seed", "42"],
+    toolwright: { temperature: 0.8, topK: 40, topP: 0.95, minP: 0, seed: 42 },
+  },
+};
+
+// ---- models ---------------------------------------------------------------------------------
+
+async function benchModels() {
+  if (opt.model) {
+    if (!existsSync(opt.model)) fail(`--model ${opt.model} not found`);
+    return [{ label: opt.model.split(/[\\/]/).pop(), path: resolve(opt.model) }];
+  }
+  const lib = join(ROOT, "lib", "runtime", "gguf", "test-model.js");
+  if (!existsSync(lib)) fail(`${lib} is missing: run \`npm run build:ts\` first`);
+  const { createTestModel, TEST_MODEL_PRESETS } = await import(pathToFileURL(lib).href);
+  const vocabPath = join(MODELS_DIR, `ggml-vocab-${opt.vocab}.gguf`);
+  if (!existsSync(vocabPath)) fail(`vocabulary ${vocabPath} not found (node scripts/fetch-llama.mjs)`);
+  const models = [];
+  for (const size of opt.sizes.split(",")) {
+    if (!Object.hasOwn(TEST_MODEL_PRESETS, size)) fail(`--sizes takes ${Object.keys(TEST_MODEL_PRESETS).join(", ")}, got "${size}"`);
+    const path = join(CACHE, `${opt.vocab}-${size}-s1-v1.gguf`);
+    if (!existsSync(path)) {
+      mkdirSync(CACHE, { recursive: true });
+      const t0 = performance.now();
+      process.stderr.write(`generating ${path} ...`);
+      const tmp = `${path}.${process.pid}.tmp`;
+      await createTestModel({ vocabPath, size, seed: 1, outPath: tmp });
+      renameSync(tmp, path);
+      process.stderr.write(` ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
+    }
+    models.push({ label: `${size} (${opt.vocab})`, path });
+  }
+  return models;
+}
+
+// ---- llama.cpp: the reference C++ loop -------------------------------------------------------
+
+async function runDriver(model, sampling) {
+  if (!existsSync(DRIVER)) {
+    return { error: `${DRIVER} not built: flock /tmp/toolwright-build.lock cmake --build build --target toolwright-llama-loop -j 2` };
+  }
+  const args = [
+    "--model", model.path, "--prompt-tokens", String(promptTokens), "--n-gen", String(nGen), "--threads", String(threads),
+    "--batch", String(batch), "--reps", String(reps), "--print-text", ...SAMPLING[sampling].driverArgs,
+  ];
+  try {
+    const { stdout } = await promisify(execFile)(DRIVER, args, { maxBuffer: 64 << 20 });
+    return JSON.parse(stdout.trim().split("\n").pop());
+  } catch (e) {
+    const last = String(e.stdout ?? "").trim().split("\n").pop();
+    try {
+      return JSON.parse(last);
+    } catch {
+      return { error: e.message };
+    }
+  }
+}
+
+// ---- toolwright: the Node runtime ------------------------------------------------------------
+
+let toolwright;
+async function loadToolwright() {
+  if (toolwright !== undefined) return toolwright;
+  const index = join(ROOT, "lib", "index.js");
+  try {
+    const lib = await import(pathToFileURL(index).href);
+    toolwright = typeof lib.loadModel === "function" ? lib : { error: "lib/index.js does not export loadModel yet" };
+  } catch (e) {
+    toolwright = { error: `cannot import lib/index.js (${e.message}); run npm run build` };
+  }
+  return toolwright;
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const n = s.length;
+  return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+};
+
+/**
+ * Times generate() on the prompt ids the driver used. Prompt eval = start → first token (the prompt
+ * decode plus one sample); generation = first → last token, (n - 1) decode+sample steps: the same
+ * work the C++ loop times.
+ */
+async function runToolwright(model, sampling, promptIds) {
+  const lib = await loadToolwright();
+  if (lib.error) return { error: lib.error };
+  let m;
+  let ctx;
+  try {
+    const t0 = performance.now();
+    m = await lib.loadModel(model.path, { gpuLayers: 0 });
+    ctx = await m.createContext({
+      contextSize: Math.ceil((promptIds.length + nGen + 1) / 256) * 256,
+      threads,
+      batchSize: batch,
+    });
+    const loadMs = performance.now() - t0;
+    const once = async (tokens, maxTokens) => {
+      const started = performance.now();
+      let first = 0;
+      let last = 0;
+      let count = 0;
+      const ids = [];
+      const gen = ctx.generate({ tokens, maxTokens, sampling: SAMPLING[sampling].toolwright, reusePrefix: false });
+      for await (const t of gen) {
+        last = performance.now();
+        if (count === 0) first = last;
+        count++;
+        ids.push(t.token);
+      }
+      // A trailing end-of-generation token is counted in stats but may not be yielded.
+      const generated = gen.stats?.tokensGenerated ?? count;
+      return { promptMs: first - started, genMs: last - first, generated, ids, stopReason: gen.stopReason };
+    };
+    await once(promptIds.slice(0, 8), 1); // warm-up, as the driver does
+    const runs = [];
+    for (let i = 0; i < reps; i++) runs.push(await once(promptIds, nGen));
+    const promptMs = median(runs.map((r) => r.promptMs));
+    const genMs = median(runs.map((r) => r.genMs));
+    const generated = runs[runs.length - 1].generated;
+    return {
+      engine: "toolwright",
+      load_ms: loadMs,
+      prompt_tokens: promptIds.length,
+      prompt_ms: promptMs,
+      prompt_tps: (promptIds.length * 1000) / promptMs,
+      gen_tokens: generated,
+      gen_ms: genMs,
+      gen_tps: generated > 1 ? ((generated - 1) * 1000) / genMs : 0,
+      tokens: runs[runs.length - 1].ids,
+      stop_reason: runs[runs.length - 1].stopReason,
+    };
+  } catch (e) {
+    return { error: `${e.name}: ${e.message}` };
+  } finally {
+    await ctx?.dispose?.();
+    await m?.dispose?.();
+  }
+}
+
+// ---- table -------------------------------------------------------------------------------------
+
+const fmt = (x) => (typeof x === "number" && Number.isFinite(x) ? x.toFixed(x >= 100 ? 0 : 1) : "n/a");
+const ratio = (a, b) => (typeof a === "number" && typeof b === "number" && b > 0 ? (a / b).toFixed(2) : "n/a");
+
+const models = await benchModels();
+const rows = [];
+const notes = new Set();
+for (const model of models) {
+  for (const sampling of samplings) {
+    process.stderr.write(`running ${model.label}, ${sampling} ...\n`);
+    // The driver always runs: its prompt ids are what toolwright is given.
+    const ref = await runDriver(model, sampling);
+    if (ref.error) notes.add(`llama.cpp: ${ref.error}`);
+    let tw;
+    if (!opt["no-toolwright"]) {
+      if (!ref.prompt_ids) {
+        tw = { error: "needs the driver's prompt ids" };
+      } else {
+        tw = await runToolwright(model, sampling, ref.prompt_ids);
+      }
+      if (tw.error) notes.add(`toolwright: ${tw.error}`);
+      else if (ref.tokens && sampling === "greedy") {
+        const same = tw.tokens.length > 0 && tw.tokens.every((t, i) => t === ref.tokens[i]);
+        if (!same) notes.add(`${model.label}, greedy: toolwright's tokens differ from llama.cpp's (${tw.tokens.slice(0, 6)} vs ${ref.tokens.slice(0, 6)})`);
+      }
+    }
+    if (opt.json) {
+      for (const r of [ref, tw]) if (r) console.log(JSON.stringify({ model: model.label, sampling, ...r, prompt_ids: undefined, tokens: undefined, text: undefined }));
+    }
+    rows.push({ model: model.label, sampling, ref, tw });
+  }
+}
+
+const header = ["model", "sampling", "prompt tok/s llama.cpp", "toolwright", "ratio", "gen tok/s llama.cpp", "toolwright", "ratio"];
+const cell = (r, key) => (r === undefined ? "skipped" : r.error ? "error" : fmt(r[key]));
+const table = rows.map(({ model, sampling, ref, tw }) => [
+  model,
+  sampling,
+  cell(ref, "prompt_tps"),
+  cell(tw, "prompt_tps"),
+  ratio(tw?.prompt_tps, ref.prompt_tps),
+  cell(ref, "gen_tps"),
+  cell(tw, "gen_tps"),
+  ratio(tw?.gen_tps, ref.gen_tps),
+]);
+const widths = header.map((h, i) => Math.max(h.length, ...table.map((r) => r[i].length)));
+const line = (cells) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
+console.log(`\nruntime: ${threads} threads, batch ${batch}, ${promptTokens} prompt tokens, ${nGen} generated, median of ${reps}`);
+console.log(line(header));
+console.log(widths.map((w) => "-".repeat(w)).join("  "));
+for (const r of table) console.log(line(r));
+for (const note of notes) console.log(`note: ${note}`);
