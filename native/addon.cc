@@ -1,5 +1,47 @@
+// Registers the addon's classes and module functions; the classes live in their own files.
 #include <napi.h>
 
-Napi::Object Init(Napi::Env env, Napi::Object exports) { return exports; }
+#include "addon_data.h"
+#include "context.h"
+#include "grammar_slot.h"
+#include "llama.h"
+#include "log_capture.h"
+#include "model.h"
+#include "sampler.h"
 
-NODE_API_MODULE(toolwright, Init)
+namespace toolwright {
+namespace {
+
+Napi::Value SystemInfo(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("llamaVersion", llama_version());
+  out.Set("system", llama_print_system_info());
+  out.Set("supportsMmap", llama_supports_mmap());
+  out.Set("supportsGpuOffload", llama_supports_gpu_offload());
+  Napi::Array engines = Napi::Array::New(env);
+  uint32_t i = 0;
+  for (const std::string& name : GrammarEngineNames()) engines.Set(i++, name);
+  out.Set("grammarEngines", engines);
+  return out;
+}
+
+Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  InstallLogHandler();
+  llama_backend_init();
+  env.SetInstanceData(new AddonData());
+  Model::Init(env, exports);
+  Context::Init(env, exports);
+  Sampler::Init(env, exports);
+  exports.Set("systemInfo", Napi::Function::New(env, SystemInfo, "systemInfo"));
+  return exports;
+}
+
+}  // namespace
+}  // namespace toolwright
+
+static Napi::Object InitAddon(Napi::Env env, Napi::Object exports) {
+  return toolwright::Init(env, exports);
+}
+
+NODE_API_MODULE(toolwright, InitAddon)

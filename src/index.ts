@@ -6,3 +6,4 @@
  * const model = await loadModel("model.gguf");
  */
 export type * from "./types.js";
+export * from "./runtime/index.js";

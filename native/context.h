@@ -1,0 +1,75 @@
+// Context: a llama_context (KV cache + compute buffers) on one model, exposed to JS.
+//
+// Everything heavy runs on workers: creation, decode, and step (decode pending tokens, then
+// sample + grammar + accept natively, returning only the token id and its bytes; logits never
+// leave native memory). A context runs one worker at a time (busy flag); a ContextState is
+// shared with that worker so dispose() during a step frees it only when the step is done.
+#pragma once
+
+#include <napi.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "llama.h"
+#include "model.h"
+
+namespace toolwright {
+
+struct ContextState {
+  ModelPtr model;  // declared first: released after the context is freed
+  llama_context* ctx = nullptr;
+  llama_batch batch = {};
+  int32_t batch_capacity = 0;
+  uint32_t n_ctx = 0;
+  uint32_t n_batch = 0;
+  // Tokens in the KV cache (sequence 0), in order: what prefix reuse compares against.
+  std::vector<llama_token> tokens;
+  // Whether the logits of the last decoded token are available for sampling.
+  bool has_logits = false;
+  uint64_t evaluated_tokens = 0;
+  uint64_t sampled_tokens = 0;
+  std::atomic<bool> abort{false};
+  std::atomic<bool> busy{false};
+
+  ~ContextState();
+
+  // Evaluates `input` after `tokens` in batches; keeps the logits of the last one.
+  // On failure the cache is left exactly as the successfully decoded batches made it.
+  // Worker thread. Returns false with an error code and message.
+  bool Decode(const std::vector<llama_token>& input, std::string* code, std::string* error);
+};
+using ContextPtr = std::shared_ptr<ContextState>;
+
+class Context : public Napi::ObjectWrap<Context> {
+ public:
+  static void Init(Napi::Env env, Napi::Object exports);
+  static Napi::Object NewInstance(Napi::Env env, ContextPtr state);
+
+  explicit Context(const Napi::CallbackInfo& info);
+
+ private:
+  static Napi::Value Create(const Napi::CallbackInfo& info);
+  const ContextPtr& Live(Napi::Env env, const char* method) const;
+  // Live, and not running a worker.
+  const ContextPtr& Idle(Napi::Env env, const char* method) const;
+
+  Napi::Value Info(const Napi::CallbackInfo& info);
+  Napi::Value Decode(const Napi::CallbackInfo& info);
+  Napi::Value Step(const Napi::CallbackInfo& info);
+  Napi::Value Cancel(const Napi::CallbackInfo& info);
+  Napi::Value Clear(const Napi::CallbackInfo& info);
+  Napi::Value Truncate(const Napi::CallbackInfo& info);
+  Napi::Value Tokens(const Napi::CallbackInfo& info);
+  Napi::Value Size(const Napi::CallbackInfo& info);
+  Napi::Value Stats(const Napi::CallbackInfo& info);
+  Napi::Value Dispose(const Napi::CallbackInfo& info);
+  Napi::Value IsDisposed(const Napi::CallbackInfo& info);
+
+  ContextPtr state_;
+};
+
+}  // namespace toolwright

@@ -1,0 +1,82 @@
+// Base for every async operation of the addon: a Napi::AsyncWorker that settles a Promise.
+//
+// Rules it enforces: Run() executes on a libuv worker thread and never touches N-API (inputs
+// were copied into the worker by its constructor); any C++ exception thrown there becomes a
+// rejected Promise instead of crossing the thread boundary; the JS object that owns the native
+// resource is kept alive (ObjectReference) until the worker is done.
+#pragma once
+
+#include <napi.h>
+
+#include <exception>
+#include <string>
+#include <utility>
+
+namespace toolwright {
+
+// Error codes put on rejected errors (`err.code`), so TS can map them to error classes.
+namespace codes {
+inline constexpr const char* kAbort = "ABORT_ERR";
+inline constexpr const char* kInternal = "TOOLWRIGHT_INTERNAL";
+}  // namespace codes
+
+class PromiseWorker : public Napi::AsyncWorker {
+ public:
+  PromiseWorker(Napi::Env env, const char* resource_name, Napi::Object owner)
+      : Napi::AsyncWorker(env, resource_name), deferred_(Napi::Promise::Deferred::New(env)) {
+    if (!owner.IsEmpty()) owner_ = Napi::Persistent(owner);
+  }
+
+  Napi::Promise Promise() const { return deferred_.Promise(); }
+
+ protected:
+  // Worker thread. Call Fail() to reject; return normally to resolve with Result().
+  virtual void Run() = 0;
+  // Main thread, after a successful Run(): the value the Promise resolves with.
+  virtual Napi::Value Result(Napi::Env env) = 0;
+  // Main thread, before the Promise settles either way (e.g. to release a busy flag).
+  virtual void Settle() {}
+
+  void Fail(std::string code, std::string message) {
+    code_ = std::move(code);
+    SetError(message);
+  }
+  bool Failed() const { return !code_.empty(); }
+
+ private:
+  void Execute() final {
+    try {
+      Run();
+    } catch (const std::exception& e) {
+      Fail(codes::kInternal, std::string("internal error: ") + e.what());
+    } catch (...) {
+      Fail(codes::kInternal, "internal error: unknown C++ exception");
+    }
+  }
+
+  void OnOK() final {
+    Napi::Env env = Env();
+    Settle();
+    try {
+      deferred_.Resolve(Result(env));
+    } catch (const Napi::Error& e) {
+      deferred_.Reject(e.Value());
+    }
+  }
+
+  void OnError(const Napi::Error& e) final {
+    Napi::Env env = Env();
+    Settle();
+    Napi::Error error = Napi::Error::New(env, e.Message());
+    const std::string code = code_.empty() ? codes::kInternal : code_;
+    error.Set("code", Napi::String::New(env, code));
+    if (code == codes::kAbort) error.Set("name", Napi::String::New(env, "AbortError"));
+    deferred_.Reject(error.Value());
+  }
+
+  Napi::Promise::Deferred deferred_;
+  Napi::ObjectReference owner_;
+  std::string code_;
+};
+
+}  // namespace toolwright

@@ -1,0 +1,68 @@
+// Sampler: a llama.cpp sampler chain (penalties, top-k, top-p, min-p, temperature, then a
+// seeded draw or greedy) plus a grammar slot that holds any grammar llama_sampler.
+//
+// Sampling happens on the Context's worker thread inside Context.step(); the JS object only
+// configures. A SamplerState is shared with the worker that uses it, and marked busy while
+// it does, so one sampler is never used by two steps at once.
+#pragma once
+
+#include <napi.h>
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "llama.h"
+#include "model.h"
+
+namespace toolwright {
+
+struct SamplerState {
+  ModelPtr model;
+  llama_sampler* chain = nullptr;    // owned
+  llama_sampler* grammar = nullptr;  // owned; nullptr when no grammar is set
+  std::vector<llama_token_data> candidates;
+  std::atomic<bool> busy{false};
+
+  ~SamplerState();
+
+  // Picks the next token from the context's last logits and accepts it into the chain and
+  // the grammar. Returns LLAMA_TOKEN_NULL and sets *error on failure. Worker thread.
+  llama_token Sample(llama_context* ctx, std::string* error);
+
+  // Feeds a token to the grammar and the chain (e.g. a forced token). Worker thread.
+  void Accept(llama_token token);
+
+ private:
+  bool FillCandidates(llama_context* ctx, std::string* error);
+};
+using SamplerPtr = std::shared_ptr<SamplerState>;
+
+class Sampler : public Napi::ObjectWrap<Sampler> {
+ public:
+  static void Init(Napi::Env env, Napi::Object exports);
+  // The live state of a JS Sampler, or throws a TypeError naming `what`.
+  static SamplerPtr FromValue(Napi::Env env, const Napi::Value& value, const char* method,
+                           const char* what);
+
+  explicit Sampler(const Napi::CallbackInfo& info);
+
+  // C++ entry point for other engines: replaces the grammar slot (takes ownership; nullptr
+  // clears it). Main thread, while the sampler is not in use.
+  void SetGrammarSampler(Napi::Env env, llama_sampler* grammar);
+
+ private:
+  const SamplerPtr& Live(Napi::Env env, const char* method) const;
+
+  Napi::Value SetGrammar(const Napi::CallbackInfo& info);
+  Napi::Value Reset(const Napi::CallbackInfo& info);
+  Napi::Value Accept(const Napi::CallbackInfo& info);
+  Napi::Value Describe(const Napi::CallbackInfo& info);
+  Napi::Value Dispose(const Napi::CallbackInfo& info);
+  Napi::Value IsDisposed(const Napi::CallbackInfo& info);
+
+  SamplerPtr state_;
+};
+
+}  // namespace toolwright

@@ -1,0 +1,66 @@
+#include "vocab_ops.h"
+
+#include <climits>
+
+namespace toolwright {
+
+bool TokenizeText(const llama_vocab* vocab, const std::string& text, bool add_special,
+                  bool parse_special, std::vector<llama_token>* out, std::string* error) {
+  if (text.size() >= static_cast<size_t>(INT32_MAX)) {
+    *error = "text is too long to tokenize (" + std::to_string(text.size()) + " bytes)";
+    return false;
+  }
+  // A token covers at least one byte, plus room for BOS/EOS.
+  out->resize(text.size() + 4);
+  int32_t n = llama_tokenize(vocab, text.data(), static_cast<int32_t>(text.size()), out->data(),
+                             static_cast<int32_t>(out->size()), add_special, parse_special);
+  if (n < 0 && n != INT32_MIN) {
+    out->resize(static_cast<size_t>(-static_cast<int64_t>(n)));
+    n = llama_tokenize(vocab, text.data(), static_cast<int32_t>(text.size()), out->data(),
+                       static_cast<int32_t>(out->size()), add_special, parse_special);
+  }
+  if (n < 0) {
+    *error = "llama_tokenize failed (returned " + std::to_string(n) + ")";
+    out->clear();
+    return false;
+  }
+  out->resize(static_cast<size_t>(n));
+  return true;
+}
+
+bool DetokenizeTokens(const llama_vocab* vocab, const std::vector<llama_token>& tokens,
+                      bool remove_special, bool unparse_special, std::string* out,
+                      std::string* error) {
+  if (tokens.size() >= static_cast<size_t>(INT32_MAX)) {
+    *error = "too many tokens to detokenize";
+    return false;
+  }
+  const int32_t n_tokens = static_cast<int32_t>(tokens.size());
+  out->resize(tokens.size() * 8 + 16);
+  int32_t n = llama_detokenize(vocab, tokens.data(), n_tokens, out->data(),
+                               static_cast<int32_t>(out->size()), remove_special, unparse_special);
+  if (n < 0 && n != INT32_MIN) {
+    out->resize(static_cast<size_t>(-static_cast<int64_t>(n)));
+    n = llama_detokenize(vocab, tokens.data(), n_tokens, out->data(),
+                         static_cast<int32_t>(out->size()), remove_special, unparse_special);
+  }
+  if (n < 0) {
+    *error = "llama_detokenize failed (returned " + std::to_string(n) + ")";
+    out->clear();
+    return false;
+  }
+  out->resize(static_cast<size_t>(n));
+  return true;
+}
+
+std::string TokenPiece(const llama_vocab* vocab, llama_token token) {
+  char small[64];
+  int32_t n = llama_token_to_piece(vocab, token, small, sizeof(small), 0, true);
+  if (n >= 0) return std::string(small, static_cast<size_t>(n));
+  std::string piece(static_cast<size_t>(-static_cast<int64_t>(n)), '\0');
+  n = llama_token_to_piece(vocab, token, piece.data(), static_cast<int32_t>(piece.size()), 0, true);
+  piece.resize(n < 0 ? 0 : static_cast<size_t>(n));
+  return piece;
+}
+
+}  // namespace toolwright

@@ -1,0 +1,284 @@
+/**
+ * Loads the native addon and describes its interface.
+ *
+ * Search order: `TOOLWRIGHT_ADDON` (an explicit path), then the prebuilt binary for this platform
+ * (`prebuilds/<platform>-<arch>/*.node`, prebuildify's layout), then a local build
+ * (`build/Release/toolwright.node`). When nothing loads, ONE error lists every place tried, why
+ * each failed, and how to build the addon.
+ */
+import { existsSync, readdirSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** Package root: this file is src/runtime/binding.ts, compiled to lib/runtime/binding.js. */
+const PACKAGE_ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+/** Options of `Model.load` (validated and defaulted by the TypeScript layer). */
+export interface NativeLoadOptions {
+  vocabOnly?: boolean;
+  /** -1: all layers. */
+  gpuLayers?: number;
+  useMmap?: boolean;
+}
+
+/** `Model.info()` of the native module. */
+export interface NativeModelInfo {
+  path: string;
+  description: string;
+  vocabOnly: boolean;
+  vocabSize: number;
+  /** llama_vocab_type: 1 SPM, 2 BPE, 3 WPM, 4 UGM, 5 RWKV, 6 PLaMo-2. */
+  vocabType: number;
+  trainContextSize: number;
+  embeddingSize: number;
+  layerCount: number;
+  sizeBytes: number;
+  parameterCount: number;
+  hasEncoder: boolean;
+  hasDecoder: boolean;
+  isRecurrent: boolean;
+}
+
+/** Special token ids (-1 when the vocabulary has none) and the BOS/EOS/SEP insertion flags. */
+export interface NativeSpecialTokens {
+  bos: number;
+  eos: number;
+  eot: number;
+  sep: number;
+  nl: number;
+  pad: number;
+  mask: number;
+  fimPre: number;
+  fimSuf: number;
+  fimMid: number;
+  fimPad: number;
+  fimRep: number;
+  fimSep: number;
+  decoderStart: number;
+  addBos: boolean;
+  addEos: boolean;
+  addSep: boolean;
+  /** Every end-of-generation token. */
+  eog: number[];
+}
+
+export interface NativeTokenizeOptions {
+  addSpecial?: boolean;
+  parseSpecial?: boolean;
+}
+
+export interface NativeDetokenizeOptions {
+  removeSpecial?: boolean;
+  unparseSpecial?: boolean;
+}
+
+/** Token ids as the addon accepts them. */
+export type NativeTokens = Int32Array | Uint32Array | readonly number[];
+
+export interface NativeVocabulary {
+  /** All token pieces, concatenated. */
+  bytes: Buffer;
+  /** vocabSize + 1 offsets into `bytes`: token i is bytes[offsets[i], offsets[i+1]). */
+  offsets: Uint32Array;
+  /** llama_token_attr bit flags per token. */
+  attributes: Uint32Array;
+}
+
+export interface NativeModel {
+  info(): NativeModelInfo;
+  metadata(): Record<string, string>;
+  chatTemplate(name?: string | null): string | null;
+  specialTokens(): NativeSpecialTokens;
+  tokenPiece(token: number): Buffer;
+  tokenAttributes(token: number): number;
+  isEog(token: number): boolean;
+  vocabulary(): Promise<NativeVocabulary>;
+  tokenize(text: string, options?: NativeTokenizeOptions): Int32Array;
+  tokenizeAsync(text: string, options?: NativeTokenizeOptions): Promise<Int32Array>;
+  detokenize(tokens: NativeTokens, options?: NativeDetokenizeOptions): Buffer;
+  detokenizeAsync(tokens: NativeTokens, options?: NativeDetokenizeOptions): Promise<Buffer>;
+  dispose(): void;
+  readonly disposed: boolean;
+}
+
+export interface NativeModelClass {
+  load(
+    path: string,
+    options: NativeLoadOptions,
+    onProgress?: (progress: number) => void,
+  ): { promise: Promise<NativeModel>; cancel(): void };
+}
+
+export interface NativeContextOptions {
+  contextSize?: number;
+  batchSize?: number;
+  ubatchSize?: number;
+  threads?: number;
+  threadsBatch?: number;
+}
+
+export interface NativeContextInfo {
+  contextSize: number;
+  batchSize: number;
+  ubatchSize: number;
+  threads: number;
+  threadsBatch: number;
+}
+
+/** One generation step's result: the sampled token, its bytes, whether it ends generation. */
+export interface NativeStepResult {
+  token: number;
+  bytes: Buffer;
+  eog: boolean;
+}
+
+export interface NativeContext {
+  info(): NativeContextInfo;
+  /** Resolves with the number of tokens in the KV cache afterwards. */
+  decode(tokens: NativeTokens): Promise<number>;
+  /** Decodes `pending` (if any), then samples, applies the grammar and accepts, natively. */
+  step(sampler: NativeSampler, pending?: NativeTokens | number | null): Promise<NativeStepResult>;
+  /** Makes the running decode stop early (it rejects with code ABORT_ERR). */
+  cancel(): void;
+  clear(): void;
+  truncate(keep: number): boolean;
+  tokens(): Int32Array;
+  readonly size: number;
+  stats(): { evaluatedTokens: number; sampledTokens: number };
+  dispose(): void;
+  readonly disposed: boolean;
+}
+
+export interface NativeContextClass {
+  create(model: NativeModel, options: NativeContextOptions): Promise<NativeContext>;
+}
+
+export interface NativeSamplerOptions {
+  temperature?: number;
+  topK?: number;
+  topP?: number;
+  minP?: number;
+  repeatPenalty?: number;
+  presencePenalty?: number;
+  frequencyPenalty?: number;
+  penaltyLastN?: number;
+  seed?: number;
+  greedy?: boolean;
+}
+
+export interface NativeGrammarSpec {
+  /** "llama" (llama.cpp's GBNF sampler) or another registered engine. */
+  engine?: string;
+  gbnf: string;
+  root?: string;
+  lazy?: boolean;
+  triggerPatterns?: string[];
+  triggerTokens?: NativeTokens;
+}
+
+export interface NativeSampler {
+  setGrammar(grammar: NativeGrammarSpec | null): void;
+  reset(): void;
+  accept(tokens: NativeTokens | number): void;
+  describe(): { chain: string[]; grammar: string | null };
+  dispose(): void;
+  readonly disposed: boolean;
+}
+
+export interface NativeSamplerClass {
+  new (model: NativeModel, options: NativeSamplerOptions): NativeSampler;
+}
+
+export interface NativeSystemInfo {
+  llamaVersion: string;
+  system: string;
+  supportsMmap: boolean;
+  supportsGpuOffload: boolean;
+  grammarEngines: string[];
+}
+
+/** The native module's exports. */
+export interface NativeBinding {
+  Model: NativeModelClass;
+  Context: NativeContextClass;
+  Sampler: NativeSamplerClass;
+  systemInfo(): NativeSystemInfo;
+}
+
+/** Where the addon was looked for, and why each candidate failed. */
+interface Attempt {
+  path: string;
+  error: string;
+}
+
+/** Thrown when no addon binary could be loaded. */
+export class NativeAddonError extends Error {
+  override name = "NativeAddonError";
+  readonly code = "TOOLWRIGHT_NO_ADDON";
+  constructor(
+    message: string,
+    readonly attempts: readonly Attempt[],
+  ) {
+    super(message);
+  }
+}
+
+let cached: NativeBinding | undefined;
+
+/** Candidate addon files, in the order they are tried. */
+export function addonCandidates(root = PACKAGE_ROOT): string[] {
+  const out: string[] = [];
+  const explicit = process.env.TOOLWRIGHT_ADDON;
+  if (explicit) out.push(explicit);
+  const prebuildDir = join(root, "prebuilds", `${process.platform}-${process.arch}`);
+  if (existsSync(prebuildDir)) {
+    const files = readdirSync(prebuildDir).filter((f) => f.endsWith(".node"));
+    // Plain CPU builds first; GPU variants are picked with TOOLWRIGHT_ADDON.
+    files.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+    for (const f of files) out.push(join(prebuildDir, f));
+  } else {
+    out.push(join(prebuildDir, "toolwright.node"));
+  }
+  out.push(join(root, "build", "Release", "toolwright.node"));
+  return out;
+}
+
+function rank(file: string): number {
+  if (/cuda|vulkan|metal/i.test(file)) return 1;
+  return 0;
+}
+
+/**
+ * Returns the native module, loading it on first use.
+ *
+ * @throws {NativeAddonError} listing every location tried and how to build the addon.
+ * @example
+ * const native = loadNative();
+ * console.log(native.systemInfo().system);
+ */
+export function loadNative(): NativeBinding {
+  if (cached) return cached;
+  const require = createRequire(import.meta.url);
+  const attempts: Attempt[] = [];
+  for (const path of addonCandidates()) {
+    if (!existsSync(path)) {
+      attempts.push({ path, error: "not found" });
+      continue;
+    }
+    try {
+      cached = require(path) as NativeBinding;
+      return cached;
+    } catch (err) {
+      attempts.push({ path, error: err instanceof Error ? err.message.split("\n")[0]! : String(err) });
+    }
+  }
+  const lines = attempts.map((a) => `  - ${a.path}: ${a.error}`).join("\n");
+  throw new NativeAddonError(
+    `toolwright: the native addon could not be loaded. Tried:\n${lines}\n` +
+      `Build it with \`npm run build:native\` (needs CMake and a C++17 compiler; ` +
+      `TOOLWRIGHT_CUDA=1 / TOOLWRIGHT_METAL=1 select a GPU backend), ` +
+      `or reinstall the package to get a prebuilt binary for ${process.platform}-${process.arch}.`,
+    attempts,
+  );
+}

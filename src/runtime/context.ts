@@ -1,0 +1,251 @@
+/**
+ * `Context`: a KV cache on a model, and the place where text is generated.
+ */
+import { availableParallelism } from "node:os";
+import { loadNative, type NativeContext, type NativeGrammarSpec, type NativeSampler, type NativeSamplerOptions } from "./binding.js";
+import { errorCode } from "./errors.js";
+import { type GenerateOptions, Generation, type GenerationHost, type GenerationStats, planGeneration } from "./generation.js";
+import type { Model } from "./model.js";
+import { checkObject, checkTokens, optInteger } from "./validate.js";
+
+/** Options of {@link Model.createContext}. */
+export interface ContextOptions {
+  /** Tokens the KV cache holds (rounded up to a multiple of 256). Default min(4096, the model's training context). */
+  contextSize?: number;
+  /** Most prompt tokens evaluated per native call. Default 512. */
+  batchSize?: number;
+  /** CPU threads for generation. Default min(availableParallelism(), 8). */
+  threads?: number;
+  /** CPU threads for prompt evaluation. Default `threads`. */
+  threadsBatch?: number;
+}
+
+/** Cumulative token counts of a context (all generations on it). */
+export interface ContextStats {
+  /** Prompt tokens evaluated (not counting reused prefixes). */
+  promptTokensEvaluated: number;
+  /** Prompt tokens found already in the cache and not evaluated again. */
+  promptTokensReused: number;
+  /** Tokens sampled. */
+  tokensGenerated: number;
+  /** Every token the native context evaluated (prompts and generated tokens). */
+  evaluatedTokens: number;
+}
+
+const registry = new FinalizationRegistry<NativeContext>((native) => native.dispose());
+
+/**
+ * A generation context: the model's KV cache for one conversation. One generation runs on a
+ * context at a time; create several contexts to generate in parallel.
+ *
+ * @example
+ * await using context = await model.createContext({ contextSize: 2048 });
+ * const text = await context.generate({ prompt: "The capital of France is", maxTokens: 8 }).text();
+ */
+export class Context {
+  /** The model this context runs. */
+  readonly model: Model;
+  /** KV cache size in tokens. */
+  readonly contextSize: number;
+  /** Prompt batch size. */
+  readonly batchSize: number;
+  /** Generation threads. */
+  readonly threads: number;
+
+  #native: NativeContext | undefined;
+  #generating = false;
+  readonly #stats = { promptTokensEvaluated: 0, promptTokensReused: 0, tokensGenerated: 0 };
+  readonly #host: GenerationHost;
+
+  /** @internal Use {@link Model.createContext}. */
+  static async create(model: Model, options: ContextOptions = {}): Promise<Context> {
+    const o = checkObject(options, "createContext: options");
+    const threads = optInteger(o.threads, "createContext: options.threads", 1, 1024) ?? Math.max(1, Math.min(availableParallelism(), 8));
+    const native = await loadNative().Context.create(model.native, {
+      ...defined("contextSize", optInteger(o.contextSize, "createContext: options.contextSize", 1, 1 << 24)),
+      ...defined("batchSize", optInteger(o.batchSize, "createContext: options.batchSize", 1, 1 << 20)),
+      threads,
+      threadsBatch: optInteger(o.threadsBatch, "createContext: options.threadsBatch", 1, 1024) ?? threads,
+    });
+    return new Context(model, native);
+  }
+
+  private constructor(model: Model, native: NativeContext) {
+    this.model = model;
+    this.#native = native;
+    const info = native.info();
+    this.contextSize = info.contextSize;
+    this.batchSize = info.batchSize;
+    this.threads = info.threads;
+    registry.register(this, native, this);
+    const self = this;
+    this.#host = {
+      contextSize: info.contextSize,
+      vocabSize: model.vocabSize,
+      native: () => self.native,
+      tokenizePrompt: (text, addSpecial) => model.tokenizeAsync(text, { addSpecial, parseSpecial: true }),
+      createSampler: (sampling: NativeSamplerOptions, grammar: NativeGrammarSpec | undefined): NativeSampler => {
+        const sampler = new (loadNative().Sampler)(model.native, sampling);
+        if (grammar) {
+          try {
+            sampler.setGrammar(grammar);
+          } catch (err) {
+            sampler.dispose();
+            throw err;
+          }
+        }
+        return sampler;
+      },
+      acquire: () => {
+        self.native; // throws when disposed
+        if (self.#generating) {
+          throw Object.assign(new Error("Context.generate: another generation is running on this context; finish it first or create another context"), {
+            code: "TOOLWRIGHT_CONTEXT_BUSY",
+          });
+        }
+        self.#generating = true;
+      },
+      release: (stats: GenerationStats) => {
+        self.#generating = false;
+        self.#stats.promptTokensEvaluated += stats.promptTokensEvaluated;
+        self.#stats.promptTokensReused += stats.promptTokensReused;
+        self.#stats.tokensGenerated += stats.tokensGenerated;
+      },
+    };
+  }
+
+  /** @internal The live native handle. */
+  get native(): NativeContext {
+    if (!this.#native) throw new Error("Context is disposed");
+    return this.#native;
+  }
+
+  /** Whether {@link Context.dispose} was called. */
+  get disposed(): boolean {
+    return this.#native === undefined;
+  }
+
+  /**
+   * Number of tokens in the KV cache.
+   *
+   * @example
+   * console.log(`${context.size} / ${context.contextSize} tokens used`);
+   */
+  get size(): number {
+    return this.native.size;
+  }
+
+  /**
+   * Cumulative token counts, e.g. to check that a follow-up prompt reused the cached prefix.
+   *
+   * @example
+   * const before = context.stats.promptTokensEvaluated;
+   * await context.generate({ prompt: samePromptPlusMore, maxTokens: 1 }).text();
+   * console.log(context.stats.promptTokensEvaluated - before); // only the new tokens
+   */
+  get stats(): ContextStats {
+    return { ...this.#stats, evaluatedTokens: this.native.stats().evaluatedTokens };
+  }
+
+  /**
+   * The tokens in the KV cache, in order (a copy).
+   *
+   * @example
+   * const cached = context.cachedTokens();
+   */
+  cachedTokens(): Int32Array {
+    return this.native.tokens();
+  }
+
+  /**
+   * Generates tokens. Options are checked now; the work starts when the result is iterated.
+   *
+   * @example
+   * const generation = context.generate({
+   *   prompt: "List three colors:",
+   *   maxTokens: 64,
+   *   stop: ["\n\n"],
+   *   sampling: { temperature: 0.7, seed: 1 },
+   *   signal: AbortSignal.timeout(10_000),
+   * });
+   * for await (const { text } of generation) process.stdout.write(text);
+   * console.log(generation.stopReason);
+   */
+  generate(options: GenerateOptions): Generation {
+    this.native;
+    return new Generation(this.#host, planGeneration(options, this.model.vocabSize));
+  }
+
+  /**
+   * Appends tokens to the KV cache (evaluates them) without sampling.
+   *
+   * @example
+   * await context.decode(model.tokenize(systemPrompt));
+   */
+  async decode(tokens: ArrayLike<number>): Promise<void> {
+    const ids = checkTokens(tokens, "Context.decode: tokens", this.model.vocabSize);
+    if (this.#generating) throw Object.assign(new Error("Context.decode: a generation is running on this context"), { code: "TOOLWRIGHT_CONTEXT_BUSY" });
+    try {
+      await this.native.decode(ids);
+    } catch (err) {
+      if (errorCode(err) === "TOOLWRIGHT_CONTEXT_FULL") throw Object.assign(new RangeError((err as Error).message), { code: "TOOLWRIGHT_CONTEXT_FULL" });
+      throw err;
+    }
+  }
+
+  /**
+   * Empties the KV cache.
+   *
+   * @example
+   * context.clear();
+   */
+  clear(): void {
+    this.native.clear();
+  }
+
+  /**
+   * Keeps the first `keep` cached tokens and drops the rest. Returns false (and changes nothing)
+   * when the model cannot drop part of a sequence (recurrent models).
+   *
+   * @example
+   * context.truncate(systemPromptLength);
+   */
+  truncate(keep: number): boolean {
+    const n = optInteger(keep, "Context.truncate: keep", 0, 2 ** 31 - 1);
+    if (n === undefined) throw new TypeError("Context.truncate: keep is required");
+    return this.native.truncate(n);
+  }
+
+  /**
+   * Frees the KV cache. Idempotent; a step still running finishes first (natively).
+   *
+   * @example
+   * context.dispose();
+   */
+  dispose(): void {
+    if (!this.#native) return;
+    registry.unregister(this);
+    this.#native.dispose();
+    this.#native = undefined;
+    this.model.forgetContext(this);
+  }
+
+  /**
+   * `await using context = await model.createContext()` disposes it at the end of the scope.
+   *
+   * @example
+   * { await using context = await model.createContext(); }
+   */
+  async [Symbol.asyncDispose](): Promise<void> {
+    this.dispose();
+  }
+
+  /** Same as {@link Context.dispose}, for `using`. */
+  [Symbol.dispose](): void {
+    this.dispose();
+  }
+}
+
+function defined<K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> {
+  return value === undefined ? {} : ({ [key]: value } as Record<K, V>);
+}

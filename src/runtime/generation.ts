@@ -1,0 +1,250 @@
+/**
+ * `Context.generate()`: the token loop. Each step is ONE native call (decode the pending token,
+ * sample, apply the grammar, accept), so logits never cross into JS; this file only turns token
+ * bytes into UTF-8-safe text, applies stop strings, and decides when to stop.
+ */
+import type { NativeContext, NativeGrammarSpec, NativeSamplerOptions } from "./binding.js";
+import type { Context } from "./context.js";
+import { errorCode } from "./errors.js";
+import { type GrammarOptions, type SamplingOptions, toNativeGrammar, toNativeSampling } from "./sampling.js";
+import { StopStringFilter } from "./stop-strings.js";
+import { checkObject, checkString, checkTokens, optBoolean, optInteger, optSignal, optStringArray } from "./validate.js";
+
+/** Why a generation ended. */
+export type StopReason =
+  /** The model produced an end-of-generation token. */
+  | "eog"
+  /** A stop string appeared (it is not part of the text). */
+  | "stop"
+  /** `maxTokens` tokens were generated. */
+  | "maxTokens"
+  /** The signal aborted; the context stays usable. */
+  | "abort"
+  /** The context has no room for another token. */
+  | "contextFull";
+
+/** Options of {@link Context.generate}: give `prompt` or `tokens`. */
+export interface GenerateOptions {
+  /** Prompt text, tokenized with the model's tokenizer (special-token text is parsed). */
+  prompt?: string;
+  /** Prompt as token ids (instead of `prompt`). */
+  tokens?: ArrayLike<number>;
+  /** Add BOS/EOS to `prompt` as the model asks. Default true (set false when a chat template already wrote BOS). */
+  addSpecial?: boolean;
+  /** Most tokens to generate. Default: until the context is full. */
+  maxTokens?: number;
+  /** The text ends before the first of these strings. */
+  stop?: string[];
+  sampling?: SamplingOptions;
+  grammar?: GrammarOptions;
+  /** Aborting ends the generation cleanly (stopReason "abort"). */
+  signal?: AbortSignal;
+  /** Reuse the cached prefix shared with the previous prompt (default true). */
+  reusePrefix?: boolean;
+}
+
+/** One generated token and the text it completes. */
+export interface GeneratedToken {
+  token: number;
+  /**
+   * New text, always whole UTF-8 characters: a character split over tokens arrives with the token
+   * that completes it, and text that may start a stop string is held back until it cannot. An
+   * end-of-generation token is only yielded when it releases held-back text.
+   */
+  text: string;
+}
+
+/** Token counts of one generation. */
+export interface GenerationStats {
+  /** Tokens in the prompt. */
+  promptTokens: number;
+  /** Prompt tokens already in the cache from before (prefix reuse). */
+  promptTokensReused: number;
+  /** Prompt tokens that were evaluated. */
+  promptTokensEvaluated: number;
+  /** Tokens sampled (including a final end-of-generation token). */
+  tokensGenerated: number;
+}
+
+/** What generate() needs from its Context (kept small to avoid a circular import of the class). */
+export interface GenerationHost {
+  readonly contextSize: number;
+  readonly vocabSize: number;
+  native(): NativeContext;
+  tokenizePrompt(text: string, addSpecial: boolean): Promise<Int32Array>;
+  createSampler(options: NativeSamplerOptions, grammar: NativeGrammarSpec | undefined): import("./binding.js").NativeSampler;
+  acquire(): void;
+  release(stats: GenerationStats): void;
+}
+
+interface Plan {
+  prompt: string | undefined;
+  tokens: Int32Array | undefined;
+  addSpecial: boolean;
+  maxTokens: number;
+  stop: string[];
+  sampling: NativeSamplerOptions;
+  grammar: NativeGrammarSpec | undefined;
+  signal: AbortSignal | undefined;
+  reusePrefix: boolean;
+}
+
+/** Validates generate()'s options up front, so mistakes throw at the call. */
+export function planGeneration(options: unknown, vocabSize: number): Plan {
+  const o = checkObject(options, "generate: options");
+  if (o.prompt === undefined && o.tokens === undefined) throw new TypeError("generate: options.prompt or options.tokens is required");
+  if (o.prompt !== undefined && o.tokens !== undefined) throw new TypeError("generate: give options.prompt or options.tokens, not both");
+  const prompt = o.prompt === undefined ? undefined : checkString(o.prompt, "generate: options.prompt");
+  const tokens = o.tokens === undefined ? undefined : checkTokens(o.tokens, "generate: options.tokens", vocabSize);
+  const stop = optStringArray(o.stop, "generate: options.stop") ?? [];
+  stop.forEach((s, i) => {
+    if (s === "") throw new RangeError(`generate: options.stop[${i}] must not be empty`);
+  });
+  return {
+    prompt,
+    tokens: tokens ? Int32Array.from(tokens) : undefined,
+    addSpecial: optBoolean(o.addSpecial, "generate: options.addSpecial") ?? true,
+    maxTokens: optInteger(o.maxTokens, "generate: options.maxTokens", 0, 2 ** 31 - 1) ?? Number.POSITIVE_INFINITY,
+    stop,
+    sampling: toNativeSampling(o.sampling, vocabSize),
+    grammar: o.grammar === undefined ? undefined : toNativeGrammar(o.grammar, vocabSize),
+    signal: optSignal(o.signal, "generate: options.signal"),
+    reusePrefix: optBoolean(o.reusePrefix, "generate: options.reusePrefix") ?? true,
+  };
+}
+
+/**
+ * A running generation: iterate it for tokens, or await {@link Generation.text}. It can be
+ * consumed once; `stopReason` and `stats` are filled in as it runs.
+ *
+ * @example
+ * const generation = context.generate({ prompt: "Hi", maxTokens: 32 });
+ * for await (const { text } of generation) process.stdout.write(text);
+ * console.log(generation.stopReason, generation.stats.tokensGenerated);
+ */
+export class Generation implements AsyncIterable<GeneratedToken> {
+  /** Why it ended; undefined while running. */
+  stopReason: StopReason | undefined;
+  readonly stats: GenerationStats = { promptTokens: 0, promptTokensReused: 0, promptTokensEvaluated: 0, tokensGenerated: 0 };
+  readonly #host: GenerationHost;
+  readonly #plan: Plan;
+  #consumed = false;
+
+  /** @internal Use {@link Context.generate}. */
+  constructor(host: GenerationHost, plan: Plan) {
+    this.#host = host;
+    this.#plan = plan;
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<GeneratedToken> {
+    if (this.#consumed) throw new Error("Generation: a generation can be iterated only once");
+    this.#consumed = true;
+    return this.#run();
+  }
+
+  /**
+   * Runs the generation to the end and returns all of its text.
+   *
+   * @example
+   * const text = await context.generate({ prompt: "2+2=", maxTokens: 4 }).text();
+   */
+  async text(): Promise<string> {
+    let out = "";
+    for await (const chunk of this) out += chunk.text;
+    return out;
+  }
+
+  async *#run(): AsyncGenerator<GeneratedToken, void, undefined> {
+    const host = this.#host;
+    const plan = this.#plan;
+    host.acquire();
+    const ctx = host.native();
+    const sampler = host.createSampler(plan.sampling, plan.grammar);
+    const onAbort = () => ctx.cancel();
+    plan.signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      if (plan.signal?.aborted) {
+        this.stopReason = "abort";
+        return;
+      }
+      const prompt = plan.tokens ?? (await host.tokenizePrompt(plan.prompt ?? "", plan.addSpecial));
+      if (prompt.length === 0) throw new RangeError("generate: the prompt is empty (no tokens)");
+      if (prompt.length > host.contextSize) {
+        throw new RangeError(`generate: the prompt has ${prompt.length} tokens, more than the context size ${host.contextSize}`);
+      }
+      let pending: Int32Array | number = this.#reusePrefix(ctx, prompt);
+      const decoder = new TextDecoder("utf-8");
+      const stops = new StopStringFilter(plan.stop);
+      if (plan.maxTokens === 0) {
+        // Prefill only: evaluate the prompt so a later generation reuses it.
+        try {
+          if (pending.length > 0) await ctx.decode(pending);
+        } catch (err) {
+          if (errorCode(err) !== "ABORT_ERR") throw err;
+          this.stopReason = "abort";
+          return;
+        }
+      }
+      let full = false;
+      while (this.stats.tokensGenerated < plan.maxTokens && !full) {
+        if (plan.signal?.aborted) {
+          this.stopReason = "abort";
+          return;
+        }
+        let step;
+        try {
+          step = await ctx.step(sampler, pending);
+        } catch (err) {
+          if (errorCode(err) === "ABORT_ERR") {
+            this.stopReason = "abort";
+            return;
+          }
+          throw err;
+        }
+        pending = step.token;
+        this.stats.tokensGenerated++;
+        if (step.eog) {
+          this.stopReason = "eog";
+          const rest = decoder.decode() + stops.flush();
+          if (rest) yield { token: step.token, text: rest };
+          return;
+        }
+        // The next step must decode this token: without room for it, this one is the last.
+        full = ctx.size + 1 > host.contextSize;
+        const last = full || this.stats.tokensGenerated >= plan.maxTokens;
+        const { text, stopped } = stops.push(decoder.decode(step.bytes, { stream: !last }));
+        if (stopped) {
+          this.stopReason = "stop";
+          yield { token: step.token, text };
+          return;
+        }
+        yield { token: step.token, text: last ? text + stops.flush() : text };
+      }
+      this.stopReason = full ? "contextFull" : "maxTokens";
+    } finally {
+      plan.signal?.removeEventListener("abort", onAbort);
+      sampler.dispose();
+      host.release(this.stats);
+      if (this.stopReason === undefined && plan.signal?.aborted) this.stopReason = "abort";
+    }
+  }
+
+  /** Drops the cached tokens that differ from the prompt; returns what still needs decoding. */
+  #reusePrefix(ctx: NativeContext, prompt: Int32Array): Int32Array {
+    let keep = 0;
+    if (this.#plan.reusePrefix) {
+      const cached = ctx.tokens();
+      const limit = Math.min(cached.length, prompt.length - 1); // the last prompt token must be decoded for logits
+      while (keep < limit && cached[keep] === prompt[keep]) keep++;
+    }
+    if (keep === 0) ctx.clear();
+    else if (!ctx.truncate(keep)) {
+      ctx.clear(); // recurrent models cannot drop a partial sequence
+      keep = 0;
+    }
+    this.stats.promptTokens = prompt.length;
+    this.stats.promptTokensReused = keep;
+    this.stats.promptTokensEvaluated = prompt.length - keep;
+    return prompt.subarray(keep);
+  }
+}

@@ -1,0 +1,20 @@
+/**
+ * The runtime: load GGUF models, tokenize, and generate with llama.cpp's kernels.
+ *
+ * @example
+ * import { loadModel } from "toolwright";
+ * await using model = await loadModel("model.gguf");
+ * await using context = await model.createContext();
+ * console.log(await context.generate({ prompt: "Hello", maxTokens: 16 }).text());
+ */
+export { loadModel, Model, TokenAttribute } from "./model.js";
+export type { LoadModelOptions, TokenizeOptions, DetokenizeOptions, SpecialTokens, TokenKind, ModelInfo, Vocabulary } from "./model.js";
+export { Context } from "./context.js";
+export type { ContextOptions, ContextStats } from "./context.js";
+export { Generation } from "./generation.js";
+export type { GenerateOptions, GeneratedToken, GenerationStats, StopReason } from "./generation.js";
+export type { SamplingOptions, GrammarOptions } from "./sampling.js";
+export { StopStringFilter } from "./stop-strings.js";
+export { AbortError, ModelLoadError } from "./errors.js";
+export { loadNative, NativeAddonError } from "./binding.js";
+export type { NativeBinding } from "./binding.js";

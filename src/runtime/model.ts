@@ -1,0 +1,469 @@
+/**
+ * `loadModel()` and the `Model` class: a GGUF model's metadata, vocabulary and tokenizer, and the
+ * factory of generation contexts.
+ */
+import { loadNative, type NativeModel, type NativeSpecialTokens } from "./binding.js";
+import { Context, type ContextOptions } from "./context.js";
+import { AbortError, ModelLoadError, errorCode } from "./errors.js";
+import { checkObject, checkString, checkTokens, describe, optBoolean, optFunction, optInteger, optSignal } from "./validate.js";
+
+/** Options of {@link loadModel}. */
+export interface LoadModelOptions {
+  /** Called with the load progress in [0, 1]: non-decreasing, and 1 last (before the promise resolves). */
+  onProgress?: (progress: number) => void;
+  /** Aborting rejects the load with an {@link AbortError} and frees whatever was loaded. */
+  signal?: AbortSignal;
+  /** Load only the tokenizer and metadata (no weights): for tokenization, not generation. */
+  vocabOnly?: boolean;
+  /** Layers to offload to the GPU: a count, or "max" (the default) for all. Ignored on CPU builds. */
+  gpuLayers?: number | "max";
+  /** Memory-map the file (default: llama.cpp's choice, normally yes). */
+  useMmap?: boolean;
+}
+
+/** Options of {@link Model.tokenize}. */
+export interface TokenizeOptions {
+  /** Add BOS/EOS as the model's metadata asks (default true). */
+  addSpecial?: boolean;
+  /** Turn special-token text such as `<|im_start|>` into the special token (default true). */
+  parseSpecial?: boolean;
+}
+
+/** Options of {@link Model.detokenize}. */
+export interface DetokenizeOptions {
+  /** Drop the BOS/EOS the tokenizer adds (default false). */
+  removeSpecial?: boolean;
+  /** Render special tokens as their text (default true). */
+  unparseSpecial?: boolean;
+}
+
+/** Special token ids; -1 when the vocabulary has no such token. */
+export interface SpecialTokens {
+  bos: number;
+  eos: number;
+  /** End of turn. */
+  eot: number;
+  sep: number;
+  /** Newline. */
+  nl: number;
+  pad: number;
+  mask: number;
+  fimPre: number;
+  fimSuf: number;
+  fimMid: number;
+  fimPad: number;
+  fimRep: number;
+  fimSep: number;
+  /** First decoder token of encoder-decoder models. */
+  decoderStart: number;
+  /** Whether tokenizing with addSpecial puts BOS first / EOS last / SEP. */
+  addBos: boolean;
+  addEos: boolean;
+  addSep: boolean;
+  /** Every end-of-generation token (EOS, EOT, `<|im_end|>`, ...). */
+  eog: readonly number[];
+}
+
+/** Token attribute bit flags (llama_token_attr). */
+export const TokenAttribute = {
+  undefined: 0,
+  unknown: 1 << 0,
+  unused: 1 << 1,
+  normal: 1 << 2,
+  control: 1 << 3,
+  userDefined: 1 << 4,
+  byte: 1 << 5,
+  normalized: 1 << 6,
+  lstrip: 1 << 7,
+  rstrip: 1 << 8,
+  singleWord: 1 << 9,
+} as const;
+
+/** The main kind of a token, from its attributes. */
+export type TokenKind = "normal" | "control" | "user-defined" | "byte" | "unknown" | "unused" | "undefined";
+
+/** Facts about the loaded model. */
+export interface ModelInfo {
+  description: string;
+  /** 1 SPM, 2 BPE, 3 WPM, 4 UGM, 5 RWKV, 6 PLaMo-2. */
+  vocabType: number;
+  trainContextSize: number;
+  embeddingSize: number;
+  layerCount: number;
+  sizeBytes: number;
+  parameterCount: number;
+  hasEncoder: boolean;
+  isRecurrent: boolean;
+}
+
+/** Every token's bytes and attributes, in flat arrays. */
+export interface Vocabulary {
+  /** All pieces concatenated. */
+  bytes: Uint8Array;
+  /** Token i is bytes.subarray(offsets[i], offsets[i + 1]). */
+  offsets: Uint32Array;
+  /** {@link TokenAttribute} flags per token. */
+  attributes: Uint32Array;
+}
+
+const registry = new FinalizationRegistry<NativeModel>((native) => native.dispose());
+
+/**
+ * Loads a GGUF model file on a worker thread.
+ *
+ * @throws {ModelLoadError} naming the path and the reason (missing file, directory, not GGUF, malformed).
+ * @throws {AbortError} when `signal` aborts first.
+ * @example
+ * const model = await loadModel("qwen2.5-0.5b-instruct-q8_0.gguf", {
+ *   onProgress: (p) => console.log(`${Math.round(p * 100)}%`),
+ * });
+ * console.log(model.chatTemplate);
+ */
+export async function loadModel(path: string, options: LoadModelOptions = {}): Promise<Model> {
+  checkString(path, "loadModel: path");
+  if (path === "") throw new RangeError("loadModel: path must not be empty");
+  const opts = checkObject(options, "loadModel: options");
+  const onProgress = optFunction<(progress: number) => void>(opts.onProgress, "loadModel: options.onProgress");
+  const signal = optSignal(opts.signal, "loadModel: options.signal");
+  const vocabOnly = optBoolean(opts.vocabOnly, "loadModel: options.vocabOnly") ?? false;
+  const useMmap = optBoolean(opts.useMmap, "loadModel: options.useMmap");
+  let gpuLayers = -1;
+  if (opts.gpuLayers !== undefined && opts.gpuLayers !== "max") {
+    if (typeof opts.gpuLayers !== "number") {
+      throw new TypeError(`loadModel: options.gpuLayers must be a number or "max", got ${describe(opts.gpuLayers)}`);
+    }
+    gpuLayers = optInteger(opts.gpuLayers, "loadModel: options.gpuLayers", 0, 2 ** 31 - 1)!;
+  }
+  if (signal?.aborted) throw new AbortError(`loadModel: loading "${path}" was aborted`, { cause: signal.reason });
+
+  const native = loadNative();
+  // Progress arrives through a thread-safe queue and may trail the result: keep it monotonic and
+  // drop anything after the final 1.
+  let last = -1;
+  let done = false;
+  const report = (p: number) => {
+    if (done || !onProgress || !(p > last)) return;
+    last = Math.min(1, p);
+    try {
+      onProgress(last);
+    } catch (err) {
+      queueMicrotask(() => {
+        throw err;
+      });
+    }
+  };
+  const task = native.Model.load(path, { vocabOnly, gpuLayers, ...(useMmap === undefined ? {} : { useMmap }) }, onProgress ? report : undefined);
+  const onAbort = () => task.cancel();
+  signal?.addEventListener("abort", onAbort, { once: true });
+  let handle: NativeModel;
+  try {
+    handle = await task.promise;
+  } catch (err) {
+    done = true;
+    const code = errorCode(err) ?? "TOOLWRIGHT_LOAD_FAILED";
+    const message = err instanceof Error ? err.message : String(err);
+    if (code === "ABORT_ERR") throw new AbortError(message, { cause: signal?.reason });
+    throw new ModelLoadError(message, code, path);
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+  }
+  // Loaded, but the abort came in after llama.cpp's last progress check.
+  if (signal?.aborted) {
+    done = true;
+    handle.dispose();
+    throw new AbortError(`Cannot load model "${path}": the load was aborted`, { cause: signal.reason });
+  }
+  report(1);
+  done = true;
+  return new Model(handle, path);
+}
+
+/**
+ * A loaded model. Create generation contexts with {@link Model.createContext}; free the weights
+ * with {@link Model.dispose} (or `await using`).
+ *
+ * @example
+ * await using model = await loadModel("model.gguf");
+ * const tokens = model.tokenize("Hello");
+ * console.log(model.detokenize(tokens));
+ */
+export class Model {
+  /** The file this model was loaded from. */
+  readonly path: string;
+  /** Loaded with `vocabOnly` (tokenizer only, cannot generate). */
+  readonly vocabOnly: boolean;
+  /** Number of tokens in the vocabulary. */
+  readonly vocabSize: number;
+  /** Special tokens and BOS/EOS flags. */
+  readonly specialTokens: Readonly<SpecialTokens>;
+  /** Architecture facts. */
+  readonly info: Readonly<ModelInfo>;
+
+  #native: NativeModel | undefined;
+  #metadata: Readonly<Record<string, string>> | undefined;
+  #eog: Set<number>;
+  /** Weak, so a forgotten context can still be garbage-collected (and freed by its registry). */
+  readonly #contexts = new Set<WeakRef<Context>>();
+
+  /** @internal Use {@link loadModel}. */
+  constructor(native: NativeModel, path: string) {
+    this.#native = native;
+    this.path = path;
+    const info = native.info();
+    this.vocabOnly = info.vocabOnly;
+    this.vocabSize = info.vocabSize;
+    const special: NativeSpecialTokens = native.specialTokens();
+    this.specialTokens = Object.freeze({ ...special, eog: Object.freeze([...special.eog]) });
+    this.#eog = new Set(special.eog);
+    this.info = Object.freeze({
+      description: info.description,
+      vocabType: info.vocabType,
+      trainContextSize: info.trainContextSize,
+      embeddingSize: info.embeddingSize,
+      layerCount: info.layerCount,
+      sizeBytes: info.sizeBytes,
+      parameterCount: info.parameterCount,
+      hasEncoder: info.hasEncoder,
+      isRecurrent: info.isRecurrent,
+    });
+    registry.register(this, native, this);
+  }
+
+  /** @internal The live native handle. */
+  get native(): NativeModel {
+    if (!this.#native) throw new Error(`Model "${this.path}" is disposed`);
+    return this.#native;
+  }
+
+  /** Whether {@link Model.dispose} was called. */
+  get disposed(): boolean {
+    return this.#native === undefined;
+  }
+
+  /**
+   * The GGUF metadata: every scalar key as a string (arrays such as the token list are left out;
+   * read them with the GGUF reader).
+   *
+   * @example
+   * console.log(model.metadata["general.architecture"]); // "llama"
+   */
+  get metadata(): Readonly<Record<string, string>> {
+    this.#metadata ??= Object.freeze(this.native.metadata());
+    return this.#metadata;
+  }
+
+  /**
+   * The Jinja chat template (`tokenizer.chat_template`), or null when the file has none.
+   *
+   * @example
+   * if (model.chatTemplate === null) console.log("no chat template");
+   */
+  get chatTemplate(): string | null {
+    return this.native.chatTemplate(null);
+  }
+
+  /**
+   * A named chat template (`tokenizer.chat_template.<name>`, e.g. "tool_use"), or null.
+   *
+   * @example
+   * const toolTemplate = model.namedChatTemplate("tool_use") ?? model.chatTemplate;
+   */
+  namedChatTemplate(name: string): string | null {
+    checkString(name, "Model.namedChatTemplate: name");
+    return this.native.chatTemplate(name);
+  }
+
+  /**
+   * The bytes a token stands for (special tokens rendered as their text).
+   *
+   * @example
+   * new TextDecoder().decode(model.tokenBytes(model.specialTokens.eos)); // "</s>"
+   */
+  tokenBytes(token: number): Uint8Array {
+    this.#checkToken(token, "Model.tokenBytes: token");
+    return this.native.tokenPiece(token);
+  }
+
+  /**
+   * The {@link TokenAttribute} flags of a token.
+   *
+   * @example
+   * const isControl = (model.tokenAttributes(id) & TokenAttribute.control) !== 0;
+   */
+  tokenAttributes(token: number): number {
+    this.#checkToken(token, "Model.tokenAttributes: token");
+    return this.native.tokenAttributes(token);
+  }
+
+  /**
+   * The main kind of a token: "control", "user-defined", "byte", "normal", ...
+   *
+   * @example
+   * model.tokenKind(model.specialTokens.bos); // "control"
+   */
+  tokenKind(token: number): TokenKind {
+    const a = this.tokenAttributes(token);
+    if (a & TokenAttribute.control) return "control";
+    if (a & TokenAttribute.userDefined) return "user-defined";
+    if (a & TokenAttribute.byte) return "byte";
+    if (a & TokenAttribute.normal) return "normal";
+    if (a & TokenAttribute.unknown) return "unknown";
+    if (a & TokenAttribute.unused) return "unused";
+    return "undefined";
+  }
+
+  /**
+   * Whether a token ends generation (EOS, EOT, `<|im_end|>`, ...).
+   *
+   * @example
+   * model.isEndOfGeneration(model.specialTokens.eos); // true
+   */
+  isEndOfGeneration(token: number): boolean {
+    this.#checkToken(token, "Model.isEndOfGeneration: token");
+    return this.#eog.has(token);
+  }
+
+  /**
+   * Every token's bytes and attributes in flat arrays, built on a worker thread.
+   *
+   * @example
+   * const { bytes, offsets } = await model.vocabulary();
+   * const piece = bytes.subarray(offsets[42], offsets[43]);
+   */
+  async vocabulary(): Promise<Vocabulary> {
+    return this.native.vocabulary();
+  }
+
+  /**
+   * Tokenizes text on the calling thread. Meant for short strings (it blocks for about a
+   * microsecond per byte); use {@link Model.tokenizeAsync} for long inputs.
+   *
+   * @example
+   * model.tokenize("<|im_start|>user", { addSpecial: false }); // Int32Array [151644, 872]
+   */
+  tokenize(text: string, options: TokenizeOptions = {}): Int32Array {
+    checkString(text, "Model.tokenize: text");
+    return this.native.tokenize(text, tokenizeOptions(options, "Model.tokenize"));
+  }
+
+  /**
+   * Tokenizes text on a worker thread (any length; the event loop keeps running).
+   *
+   * @example
+   * const tokens = await model.tokenizeAsync(longDocument);
+   */
+  async tokenizeAsync(text: string, options: TokenizeOptions = {}): Promise<Int32Array> {
+    checkString(text, "Model.tokenizeAsync: text");
+    return this.native.tokenizeAsync(text, tokenizeOptions(options, "Model.tokenizeAsync"));
+  }
+
+  /**
+   * Turns tokens back into text (invalid UTF-8, e.g. half a character, becomes U+FFFD).
+   * On the calling thread: for short inputs; see {@link Model.detokenizeAsync}.
+   *
+   * @example
+   * model.detokenize(model.tokenize("héllo 🎉", { addSpecial: false })); // "héllo 🎉"
+   */
+  detokenize(tokens: ArrayLike<number>, options: DetokenizeOptions = {}): string {
+    const ids = checkTokens(tokens, "Model.detokenize: tokens", this.vocabSize);
+    return this.native.detokenize(ids, detokenizeOptions(options, "Model.detokenize")).toString("utf8");
+  }
+
+  /**
+   * The raw bytes of {@link Model.detokenize}, without UTF-8 decoding.
+   *
+   * @example
+   * const bytes = model.detokenizeBytes([id]);
+   */
+  detokenizeBytes(tokens: ArrayLike<number>, options: DetokenizeOptions = {}): Uint8Array {
+    const ids = checkTokens(tokens, "Model.detokenizeBytes: tokens", this.vocabSize);
+    return this.native.detokenize(ids, detokenizeOptions(options, "Model.detokenizeBytes"));
+  }
+
+  /**
+   * Detokenizes on a worker thread.
+   *
+   * @example
+   * const text = await model.detokenizeAsync(manyTokens);
+   */
+  async detokenizeAsync(tokens: ArrayLike<number>, options: DetokenizeOptions = {}): Promise<string> {
+    const ids = checkTokens(tokens, "Model.detokenizeAsync: tokens", this.vocabSize);
+    const bytes = await this.native.detokenizeAsync(ids, detokenizeOptions(options, "Model.detokenizeAsync"));
+    return bytes.toString("utf8");
+  }
+
+  /**
+   * Creates a generation context (KV cache) on a worker thread.
+   *
+   * @example
+   * await using context = await model.createContext({ contextSize: 4096 });
+   * for await (const { text } of context.generate({ prompt: "Once upon a time" })) process.stdout.write(text);
+   */
+  async createContext(options: ContextOptions = {}): Promise<Context> {
+    if (this.vocabOnly) throw new RangeError(`Model.createContext: "${this.path}" was loaded with vocabOnly: it cannot generate`);
+    const context = await Context.create(this, options);
+    this.#contexts.add(new WeakRef(context));
+    return context;
+  }
+
+  /** @internal Called by a context's dispose. */
+  forgetContext(context: Context): void {
+    for (const ref of this.#contexts) {
+      const live = ref.deref();
+      if (live === undefined || live === context) this.#contexts.delete(ref);
+    }
+  }
+
+  /**
+   * Frees the model and every context created from it. Idempotent. Work still running on a
+   * worker thread keeps the native memory alive until it finishes.
+   *
+   * @example
+   * model.dispose();
+   */
+  dispose(): void {
+    if (!this.#native) return;
+    for (const ref of [...this.#contexts]) ref.deref()?.dispose();
+    this.#contexts.clear();
+    registry.unregister(this);
+    this.#native.dispose();
+    this.#native = undefined;
+  }
+
+  /**
+   * `await using model = await loadModel(...)` disposes the model at the end of the scope.
+   *
+   * @example
+   * { await using model = await loadModel(path); }
+   */
+  async [Symbol.asyncDispose](): Promise<void> {
+    this.dispose();
+  }
+
+  /** Same as {@link Model.dispose}, for `using`. */
+  [Symbol.dispose](): void {
+    this.dispose();
+  }
+
+  #checkToken(token: unknown, name: string): void {
+    if (typeof token !== "number" || !Number.isInteger(token) || token < 0 || token >= this.vocabSize) {
+      throw new RangeError(`${name} must be a token id in [0, ${this.vocabSize}), got ${describe(token)}`);
+    }
+  }
+}
+
+function tokenizeOptions(options: unknown, method: string): { addSpecial: boolean; parseSpecial: boolean } {
+  const o = checkObject(options, `${method}: options`);
+  return {
+    addSpecial: optBoolean(o.addSpecial, `${method}: options.addSpecial`) ?? true,
+    parseSpecial: optBoolean(o.parseSpecial, `${method}: options.parseSpecial`) ?? true,
+  };
+}
+
+function detokenizeOptions(options: unknown, method: string): { removeSpecial: boolean; unparseSpecial: boolean } {
+  const o = checkObject(options, `${method}: options`);
+  return {
+    removeSpecial: optBoolean(o.removeSpecial, `${method}: options.removeSpecial`) ?? false,
+    unparseSpecial: optBoolean(o.unparseSpecial, `${method}: options.unparseSpecial`) ?? true,
+  };
+}

@@ -1,0 +1,101 @@
+/**
+ * Sampling and grammar options of `Context.generate`, validated and turned into the native
+ * sampler's configuration.
+ */
+import type { NativeGrammarSpec, NativeSamplerOptions } from "./binding.js";
+import { checkObject, checkString, checkTokens, optBoolean, optInteger, optNumber, optStringArray } from "./validate.js";
+
+/**
+ * How the next token is picked. The chain runs penalties, top-k, top-p, min-p, temperature, then a
+ * seeded random draw (or greedy).
+ *
+ * @example
+ * context.generate({ prompt, sampling: { temperature: 0.7, topP: 0.9, seed: 42 } });
+ */
+export interface SamplingOptions {
+  /** 0 means greedy. Default 0.8. */
+  temperature?: number;
+  /** Keep the k most likely tokens; 0 disables. Default 40. */
+  topK?: number;
+  /** Nucleus sampling; 1 disables. Default 0.95. */
+  topP?: number;
+  /** Drop tokens less likely than minP × the top one; 0 disables. Default 0.05. */
+  minP?: number;
+  /** Divide the logits of recent tokens by this (1 disables). Default 1. */
+  repeatPenalty?: number;
+  /** Subtract from the logits of tokens seen recently (0 disables). Default 0. */
+  presencePenalty?: number;
+  /** Subtract this × the count of each recent token (0 disables). Default 0. */
+  frequencyPenalty?: number;
+  /** How many recent tokens the penalties look at. Default 64. */
+  penaltyLastN?: number;
+  /** Seed of the random draw (0 … 2^32-2); the same seed and prompt give the same output. Default random. */
+  seed?: number;
+  /** Always pick the most likely token. Default false. */
+  greedy?: boolean;
+}
+
+/**
+ * A GBNF grammar that constrains the output. With `lazy`, the grammar only applies once a trigger
+ * pattern (regex, matched on the output from its start; the grammar sees the text from the first
+ * capture group) or a trigger token appears.
+ *
+ * @example
+ * context.generate({ prompt, grammar: { gbnf: 'root ::= "yes" | "no"' } });
+ */
+export interface GrammarOptions {
+  gbnf: string;
+  /** Start rule. Default "root". */
+  root?: string;
+  lazy?: { patterns?: string[]; tokens?: number[] };
+  /** Grammar engine: "llama" (llama.cpp's, the default) or another registered one. */
+  engine?: string;
+}
+
+export function toNativeSampling(value: unknown, vocabSize: number): NativeSamplerOptions {
+  const o = checkObject(value, "generate: options.sampling");
+  const name = (key: string) => `generate: options.sampling.${key}`;
+  const out: NativeSamplerOptions = {};
+  const set = <K extends keyof NativeSamplerOptions>(key: K, v: NativeSamplerOptions[K] | undefined) => {
+    if (v !== undefined) out[key] = v;
+  };
+  set("temperature", optNumber(o.temperature, name("temperature"), 0, 1e6));
+  set("topK", optInteger(o.topK, name("topK"), 0, vocabSize));
+  set("topP", optNumber(o.topP, name("topP"), 0, 1));
+  set("minP", optNumber(o.minP, name("minP"), 0, 1));
+  set("repeatPenalty", optNumber(o.repeatPenalty, name("repeatPenalty"), 1e-6, 1e6));
+  set("presencePenalty", optNumber(o.presencePenalty, name("presencePenalty"), -1e6, 1e6));
+  set("frequencyPenalty", optNumber(o.frequencyPenalty, name("frequencyPenalty"), -1e6, 1e6));
+  set("penaltyLastN", optInteger(o.penaltyLastN, name("penaltyLastN"), 0, 1 << 20));
+  set("seed", optInteger(o.seed, name("seed"), 0, 0xfffffffe));
+  set("greedy", optBoolean(o.greedy, name("greedy")));
+  for (const key of Object.keys(o)) {
+    if (!SAMPLING_KEYS.has(key)) throw new TypeError(`generate: options.sampling has an unknown key "${key}"`);
+  }
+  return out;
+}
+
+const SAMPLING_KEYS = new Set([
+  "temperature", "topK", "topP", "minP", "repeatPenalty", "presencePenalty", "frequencyPenalty", "penaltyLastN", "seed", "greedy",
+]);
+
+export function toNativeGrammar(value: unknown, vocabSize: number): NativeGrammarSpec {
+  const o = checkObject(value, "generate: options.grammar");
+  const gbnf = checkString(o.gbnf, "generate: options.grammar.gbnf");
+  if (gbnf.trim() === "") throw new RangeError("generate: options.grammar.gbnf must not be empty");
+  const spec: NativeGrammarSpec = { gbnf };
+  if (o.root !== undefined) spec.root = checkString(o.root, "generate: options.grammar.root");
+  if (o.engine !== undefined) spec.engine = checkString(o.engine, "generate: options.grammar.engine");
+  if (o.lazy !== undefined) {
+    const lazy = checkObject(o.lazy, "generate: options.grammar.lazy");
+    const patterns = optStringArray(lazy.patterns, "generate: options.grammar.lazy.patterns") ?? [];
+    const tokens = lazy.tokens === undefined ? new Int32Array(0) : checkTokens(lazy.tokens, "generate: options.grammar.lazy.tokens", vocabSize);
+    if (patterns.length === 0 && tokens.length === 0) {
+      throw new RangeError("generate: options.grammar.lazy needs at least one pattern or token");
+    }
+    spec.lazy = true;
+    spec.triggerPatterns = patterns;
+    spec.triggerTokens = tokens;
+  }
+  return spec;
+}

@@ -1,0 +1,59 @@
+/**
+ * Stop strings over streamed text: emits text as soon as it cannot be the start of a stop
+ * string, holds back a suffix that might be, and cuts the stream before the first stop string,
+ * also when it spans several tokens.
+ */
+
+/**
+ * @example
+ * const filter = new StopStringFilter(["</answer>"]);
+ * filter.push("42</ans"); // { text: "42", stopped: false }
+ * filter.push("wer>!");   // { text: "", stopped: true }
+ */
+export class StopStringFilter {
+  readonly #stops: readonly string[];
+  #held = "";
+
+  constructor(stops: readonly string[]) {
+    this.#stops = stops.filter((s) => s.length > 0);
+  }
+
+  /** Feeds text. `text` is what may be emitted now; `stopped` means a stop string was reached. */
+  push(chunk: string): { text: string; stopped: boolean } {
+    const buffer = this.#held + chunk;
+    if (this.#stops.length === 0) return { text: buffer, stopped: false };
+    let cut = -1;
+    for (const stop of this.#stops) {
+      const at = buffer.indexOf(stop);
+      if (at !== -1 && (cut === -1 || at < cut)) cut = at;
+    }
+    if (cut !== -1) {
+      this.#held = "";
+      return { text: buffer.slice(0, cut), stopped: true };
+    }
+    const keep = this.#partialMatchLength(buffer);
+    this.#held = buffer.slice(buffer.length - keep);
+    return { text: buffer.slice(0, buffer.length - keep), stopped: false };
+  }
+
+  /** Releases the held-back text (at the end of the stream). */
+  flush(): string {
+    const held = this.#held;
+    this.#held = "";
+    return held;
+  }
+
+  /** Length of the longest suffix of `buffer` that is a proper prefix of a stop string. */
+  #partialMatchLength(buffer: string): number {
+    let best = 0;
+    for (const stop of this.#stops) {
+      for (let k = Math.min(stop.length - 1, buffer.length); k > best; k--) {
+        if (buffer.endsWith(stop.slice(0, k))) {
+          best = k;
+          break;
+        }
+      }
+    }
+    return best;
+  }
+}

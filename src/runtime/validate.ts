@@ -1,0 +1,98 @@
+/**
+ * Argument checks for the public runtime API: each throws a TypeError or RangeError that names
+ * the option and shows what was given.
+ */
+
+/** Short description of a value for error messages. */
+export function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  switch (typeof value) {
+    case "string":
+      return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+    case "number":
+    case "bigint":
+    case "boolean":
+      return String(value);
+    case "undefined":
+      return "undefined";
+    case "function":
+      return "a function";
+    default:
+      return typeof value === "object" ? "an object" : typeof value;
+  }
+}
+
+export function checkObject(value: unknown, name: string): Record<string, unknown> {
+  if (value === undefined) return {};
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new TypeError(`${name} must be an object, got ${describe(value)}`);
+  }
+  return value as Record<string, unknown>;
+}
+
+export function checkString(value: unknown, name: string): string {
+  if (typeof value !== "string") throw new TypeError(`${name} must be a string, got ${describe(value)}`);
+  return value;
+}
+
+export function optBoolean(value: unknown, name: string): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "boolean") throw new TypeError(`${name} must be a boolean, got ${describe(value)}`);
+  return value;
+}
+
+export function optFunction<T extends (...args: never[]) => unknown>(value: unknown, name: string): T | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "function") throw new TypeError(`${name} must be a function, got ${describe(value)}`);
+  return value as T;
+}
+
+export function optInteger(value: unknown, name: string, min: number, max: number): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "number") throw new TypeError(`${name} must be an integer, got ${describe(value)}`);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new RangeError(`${name} must be an integer in [${min}, ${max}], got ${describe(value)}`);
+  }
+  return value;
+}
+
+export function optNumber(value: unknown, name: string, min: number, max: number): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "number") throw new TypeError(`${name} must be a number, got ${describe(value)}`);
+  if (!(value >= min && value <= max)) {
+    throw new RangeError(`${name} must be a number in [${min}, ${max}], got ${describe(value)}`);
+  }
+  return value;
+}
+
+export function optSignal(value: unknown, name: string): AbortSignal | undefined {
+  if (value === undefined) return undefined;
+  if (!(value instanceof AbortSignal)) throw new TypeError(`${name} must be an AbortSignal, got ${describe(value)}`);
+  return value;
+}
+
+export function optStringArray(value: unknown, name: string): string[] | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value)) throw new TypeError(`${name} must be an array of strings, got ${describe(value)}`);
+  value.forEach((item, i) => {
+    if (typeof item !== "string") throw new TypeError(`${name}[${i}] must be a string, got ${describe(item)}`);
+  });
+  return value as string[];
+}
+
+/** Token ids: integers in [0, vocabSize). Returns an Int32Array (copied when needed). */
+export function checkTokens(value: unknown, name: string, vocabSize: number): Int32Array {
+  let tokens: Int32Array;
+  if (value instanceof Int32Array) tokens = value;
+  else if (value instanceof Uint32Array || Array.isArray(value)) tokens = Int32Array.from(value as ArrayLike<number>);
+  else throw new TypeError(`${name} must be an array of token ids or an Int32Array, got ${describe(value)}`);
+  const source = value as ArrayLike<unknown>;
+  for (let i = 0; i < source.length; i++) {
+    const t = source[i];
+    if (typeof t !== "number" || !Number.isInteger(t) || t < 0 || t >= vocabSize) {
+      throw new RangeError(`${name}[${i}] must be a token id in [0, ${vocabSize}), got ${describe(t)}`);
+    }
+  }
+  return tokens;
+}
