@@ -1,0 +1,278 @@
+#include "grammar.h"
+
+#include <algorithm>
+#include <map>
+
+namespace toolwright::grammar {
+
+bool CharClass::matches_partial(uint32_t value, int n_remain) const {
+  // Invalid sequence, or a 7-bit char spread over two bytes (overlong): nothing matches.
+  if (n_remain < 0 || (n_remain == 1 && value < 2)) return false;
+  uint32_t low = value << (n_remain * 6);
+  const uint32_t high = low | ((1u << (n_remain * 6)) - 1);
+  if (low == 0) {
+    if (n_remain == 2) low = 1u << 11;
+    else if (n_remain == 3) low = 1u << 16;
+  }
+  if (any) return true;
+  for (const auto & [lo, hi] : items) {
+    if (lo <= high && low <= hi) return !negated;
+  }
+  return negated;
+}
+
+namespace {
+
+std::vector<std::pair<uint32_t, uint32_t>> merge_intervals(std::vector<std::pair<uint32_t, uint32_t>> v) {
+  std::sort(v.begin(), v.end());
+  std::vector<std::pair<uint32_t, uint32_t>> out;
+  for (const auto & iv : v) {
+    if (!out.empty() && (out.back().second == UINT32_MAX || iv.first <= out.back().second + 1)) {
+      out.back().second = std::max(out.back().second, iv.second);
+    } else {
+      out.push_back(iv);
+    }
+  }
+  return out;
+}
+
+std::vector<std::pair<uint32_t, uint32_t>> complement(const std::vector<std::pair<uint32_t, uint32_t>> & v) {
+  std::vector<std::pair<uint32_t, uint32_t>> out;
+  uint64_t next = 0;
+  for (const auto & [lo, hi] : v) {
+    if (lo > next) out.emplace_back(static_cast<uint32_t>(next), lo - 1);
+    next = static_cast<uint64_t>(hi) + 1;
+  }
+  if (next <= UINT32_MAX) out.emplace_back(static_cast<uint32_t>(next), UINT32_MAX);
+  return out;
+}
+
+CharClass make_class(bool negated, bool any, std::vector<std::pair<uint32_t, uint32_t>> items) {
+  CharClass c;
+  c.negated = negated;
+  c.any = any;
+  c.items = std::move(items);
+  if (any) {
+    c.accepts = {{0, UINT32_MAX}};
+  } else {
+    std::vector<std::pair<uint32_t, uint32_t>> valid;
+    for (const auto & iv : c.items) {
+      if (iv.first <= iv.second) valid.push_back(iv);
+    }
+    c.accepts = merge_intervals(std::move(valid));
+    if (negated) c.accepts = complement(c.accepts);
+  }
+  for (const auto & [lo, hi] : c.accepts) {
+    for (uint64_t cp = lo; cp <= hi && cp < 128; cp++) c.ascii[cp >> 6] |= 1ull << (cp & 63);
+  }
+  return c;
+}
+
+// Finds a cycle in the "can start with" graph restricted to `include`: rule A -> rule B when
+// B can be reached at the start of one of A's alternatives, skipping only nullable rules.
+bool find_left_cycle(const std::vector<Rule> & rules, const std::vector<bool> & nullable,
+                     const std::vector<bool> & include, std::vector<uint32_t> & cycle) {
+  const size_t n = rules.size();
+  std::vector<std::vector<uint32_t>> edges(n);
+  for (size_t r = 0; r < n; r++) {
+    if (!include[r]) continue;
+    bool at_start = true;
+    for (const Elem & e : rules[r]) {
+      if (e.type == ElemType::End || e.type == ElemType::Alt) {
+        at_start = true;
+      } else if (!at_start) {
+        continue;
+      } else if (e.type == ElemType::RuleRef) {
+        edges[r].push_back(e.value);
+        if (!nullable[e.value]) at_start = false;
+      } else {
+        at_start = false;
+      }
+    }
+  }
+  std::vector<uint8_t> color(n, 0);  // 0 new, 1 on the DFS path, 2 done
+  std::vector<std::pair<uint32_t, size_t>> path;
+  for (size_t start = 0; start < n; start++) {
+    if (!include[start] || color[start]) continue;
+    path.push_back({static_cast<uint32_t>(start), 0});
+    color[start] = 1;
+    while (!path.empty()) {
+      auto & [node, next] = path.back();
+      if (next == edges[node].size()) {
+        color[node] = 2;
+        path.pop_back();
+        continue;
+      }
+      const uint32_t to = edges[node][next++];
+      if (color[to] == 1) {
+        size_t i = 0;
+        while (path[i].first != to) i++;
+        for (; i < path.size(); i++) cycle.push_back(path[i].first);
+        cycle.push_back(to);
+        return true;
+      }
+      if (color[to] == 0) {
+        color[to] = 1;
+        path.push_back({to, 0});
+      }
+    }
+  }
+  return false;
+}
+
+// llama.cpp counts a rule as possibly empty only when one alternative is literally empty.
+std::vector<bool> literally_empty(const std::vector<Rule> & rules) {
+  std::vector<bool> out(rules.size(), false);
+  for (size_t r = 0; r < rules.size(); r++) {
+    bool at_start = true;
+    for (const Elem & e : rules[r]) {
+      if (e.type == ElemType::End || e.type == ElemType::Alt) {
+        if (at_start) out[r] = true;
+        at_start = true;
+      } else {
+        at_start = false;
+      }
+    }
+  }
+  return out;
+}
+
+// Rules that can derive the empty string.
+std::vector<bool> derives_empty(const std::vector<Rule> & rules) {
+  std::vector<bool> out(rules.size(), false);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t r = 0; r < rules.size(); r++) {
+      if (out[r]) continue;
+      bool alt_ok = true;
+      for (const Elem & e : rules[r]) {
+        if (e.type == ElemType::End || e.type == ElemType::Alt) {
+          if (alt_ok) {
+            out[r] = true;
+            changed = true;
+            break;
+          }
+          alt_ok = true;
+        } else if (e.type != ElemType::RuleRef || !out[e.value]) {
+          alt_ok = false;
+        }
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<bool> reachable_from(const std::vector<Rule> & rules, uint32_t root) {
+  std::vector<bool> seen(rules.size(), false);
+  std::vector<uint32_t> todo{root};
+  seen[root] = true;
+  while (!todo.empty()) {
+    const uint32_t r = todo.back();
+    todo.pop_back();
+    for (const Elem & e : rules[r]) {
+      if (e.type == ElemType::RuleRef && !seen[e.value]) {
+        seen[e.value] = true;
+        todo.push_back(e.value);
+      }
+    }
+  }
+  return seen;
+}
+
+std::string cycle_text(const std::vector<uint32_t> & cycle, const std::vector<std::string> & names) {
+  std::string s;
+  for (size_t i = 0; i < cycle.size(); i++) s += (i ? " -> " : "") + names[cycle[i]];
+  return s;
+}
+
+}  // namespace
+
+std::shared_ptr<const Grammar> Grammar::compile(std::string_view gbnf, std::string_view root,
+                                                const CompileOptions & options, GrammarError & err) {
+  ParsedGrammar parsed;
+  if (!parse_gbnf(gbnf, options.resolve_token, parsed, err)) return nullptr;
+  const std::string text(gbnf.data(), std::min(gbnf.size(), gbnf.find('\0')));
+  auto fail = [&](std::string message, std::string rule, size_t offset) {
+    err = GrammarError{};
+    err.message = std::move(message);
+    err.rule = std::move(rule);
+    if (offset != UINT32_MAX) offset_to_line_col(text, offset, err.line, err.column);
+    return nullptr;
+  };
+
+  auto & rules = parsed.rules;
+  if (rules.empty()) return fail("grammar has no rules", "", UINT32_MAX);
+  const size_t n_symbols = parsed.names.size();
+  if (rules.size() < n_symbols) rules.resize(n_symbols);
+  for (size_t id = 0; id < n_symbols; id++) {
+    if (rules[id].empty()) {
+      return fail("undefined rule '" + parsed.names[id] + "'", parsed.names[id], parsed.first_ref_offset[id]);
+    }
+  }
+  const auto root_it = parsed.symbol_ids.find(std::string(root));
+  if (root_it == parsed.symbol_ids.end()) {
+    return fail("grammar has no rule named '" + std::string(root) + "'", std::string(root), UINT32_MAX);
+  }
+  const uint32_t root_id = root_it->second;
+
+  // llama.cpp rejects left recursion found with its notion of "empty" on every rule; a left
+  // cycle through rules that only derive empty would make it loop forever, so reachable ones
+  // are rejected too.
+  std::vector<uint32_t> cycle;
+  if (find_left_cycle(rules, literally_empty(rules), std::vector<bool>(rules.size(), true), cycle) ||
+      find_left_cycle(rules, derives_empty(rules), reachable_from(rules, root_id), cycle)) {
+    return fail("left recursion: " + cycle_text(cycle, parsed.names), parsed.names[cycle[0]], UINT32_MAX);
+  }
+
+  auto g = std::make_shared<Grammar>();
+  g->root_rule = root_id;
+  g->rule_names = parsed.names;
+  for (const Rule & r : rules) {
+    g->rule_start.push_back(static_cast<uint32_t>(g->elems.size()));
+    g->elems.insert(g->elems.end(), r.begin(), r.end());
+  }
+  g->alt_starts.resize(rules.size());
+  for (size_t r = 0; r < rules.size(); r++) {
+    uint32_t p = g->rule_start[r];
+    g->alt_starts[r].push_back(p);
+    for (; g->elems[p].type != ElemType::End; p++) {
+      if (g->elems[p].type == ElemType::Alt) g->alt_starts[r].push_back(p + 1);
+    }
+  }
+
+  const size_t n = g->elems.size();
+  g->class_at.assign(n, kNoClass);
+  g->after_class.assign(n, 0);
+  std::map<std::tuple<bool, bool, std::vector<std::pair<uint32_t, uint32_t>>>, uint32_t> class_ids;
+  for (uint32_t p = 0; p < n; p++) {
+    const ElemType t = g->elems[p].type;
+    if (t != ElemType::Char && t != ElemType::CharNot && t != ElemType::CharAny) continue;
+    std::vector<std::pair<uint32_t, uint32_t>> items;
+    bool any = false;
+    uint32_t q = p;
+    do {
+      if (g->elems[q + 1].type == ElemType::CharRngUpper) {
+        items.emplace_back(g->elems[q].value, g->elems[q + 1].value);
+        q += 2;
+      } else if (g->elems[q].type == ElemType::CharAny) {
+        any = true;
+        q += 1;
+      } else {
+        items.emplace_back(g->elems[q].value, g->elems[q].value);
+        q += 1;
+      }
+    } while (g->elems[q].type == ElemType::CharAlt);
+    g->after_class[p] = q;
+    const bool negated = t == ElemType::CharNot;
+    auto key = std::make_tuple(negated, any, items);
+    auto it = class_ids.find(key);
+    if (it == class_ids.end()) {
+      it = class_ids.emplace(std::move(key), static_cast<uint32_t>(g->classes.size())).first;
+      g->classes.push_back(make_class(negated, any, std::move(items)));
+    }
+    g->class_at[p] = it->second;
+  }
+  return g;
+}
+
+}  // namespace toolwright::grammar

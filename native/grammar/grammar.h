@@ -1,0 +1,79 @@
+// A compiled GBNF grammar: the rules flattened into one element array, every character
+// class precompiled for fast code-point tests, and the checks llama.cpp makes (undefined
+// rules, left recursion, root present). Immutable once built; share it between matchers.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gbnf_parser.h"
+
+namespace toolwright::grammar {
+
+// One terminal character class (a literal char is a one-item class).
+struct CharClass {
+  bool negated = false;
+  bool any = false;  // '.'
+  // Items as written ([lo, hi], lo may exceed hi): used for partial UTF-8 tests, which
+  // llama.cpp evaluates item by item.
+  std::vector<std::pair<uint32_t, uint32_t>> items;
+  // Sorted, disjoint, inclusive intervals of code points the class accepts (negation applied).
+  std::vector<std::pair<uint32_t, uint32_t>> accepts;
+  uint64_t ascii[2] = {0, 0};  // accepts, for code points < 128
+
+  bool matches(uint32_t cp) const {
+    if (cp < 128) return (ascii[cp >> 6] >> (cp & 63)) & 1;
+    size_t lo = 0, hi = accepts.size();
+    while (lo < hi) {
+      const size_t mid = (lo + hi) / 2;
+      if (accepts[mid].second < cp) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < accepts.size() && accepts[lo].first <= cp;
+  }
+
+  // Could a character whose UTF-8 encoding is still missing `n_remain` continuation bytes
+  // (bits so far: `value`) satisfy this class? Same answer as llama.cpp's partial test.
+  bool matches_partial(uint32_t value, int n_remain) const;
+};
+
+struct CompileOptions {
+  TokenResolver resolve_token;  // for `<text>` token references; may be empty
+};
+
+class Grammar {
+ public:
+  // Parses and checks `gbnf`; `root` names the start rule. Returns nullptr and fills `err`
+  // (message, line, column, rule) when the grammar is invalid.
+  static std::shared_ptr<const Grammar> compile(std::string_view gbnf, std::string_view root,
+                                                const CompileOptions & options, GrammarError & err);
+
+  std::vector<Elem> elems;                      // all rules, each ending with End
+  std::vector<uint32_t> rule_start;             // rule id -> first element
+  std::vector<std::vector<uint32_t>> alt_starts;  // rule id -> first element of each alternative
+  std::vector<std::string> rule_names;
+  std::vector<uint32_t> class_at;     // element -> class id, for Char/CharNot/CharAny starts
+  std::vector<uint32_t> after_class;  // element -> element after its class
+  std::vector<CharClass> classes;
+  uint32_t root_rule = 0;
+
+  static constexpr uint32_t kNoClass = UINT32_MAX;
+
+  bool is_end_of_alt(uint32_t pos) const {
+    const ElemType t = elems[pos].type;
+    return t == ElemType::End || t == ElemType::Alt;
+  }
+  bool is_token_elem(uint32_t pos) const {
+    const ElemType t = elems[pos].type;
+    return t == ElemType::Token || t == ElemType::TokenNot;
+  }
+  bool token_elem_matches(uint32_t pos, int32_t token) const {
+    const bool eq = elems[pos].value == static_cast<uint32_t>(token);
+    return elems[pos].type == ElemType::Token ? eq : !eq;
+  }
+};
+
+}  // namespace toolwright::grammar

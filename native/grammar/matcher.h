@@ -1,0 +1,87 @@
+// One generation's grammar state: masks, token acceptance, rollback and lazy activation.
+// Behaves like llama.cpp's grammar sampler for the same grammar and vocabulary (same masks,
+// same accepted sequences), only faster. Not thread-safe; use one matcher per sequence.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "grammar.h"
+#include "mask.h"
+#include "npda.h"
+#include "trigger.h"
+#include "vocab.h"
+
+namespace toolwright::grammar {
+
+class Matcher {
+ public:
+  // Throws std::regex_error if a trigger pattern is malformed.
+  Matcher(std::shared_ptr<const Grammar> grammar, std::shared_ptr<const Vocab> vocab, LazyOptions lazy = {});
+  Matcher(const Matcher & other);  // independent copy (same grammar/vocab, same position)
+  Matcher & operator=(const Matcher &) = delete;
+
+  const Vocab & vocab() const { return *vocab_; }
+  size_t mask_words() const { return vocab_->n_words(); }
+
+  // Fills `bits` (mask_words() words): bit `id` set when token `id` may be sampled next.
+  // Before a lazy grammar is triggered every token is allowed.
+  void fill_mask(uint64_t * bits);
+  // Advances past `token`. Returns false (state unchanged) when the grammar cannot continue
+  // with it; an end-of-generation token is accepted only when the grammar can end.
+  bool accept(int32_t token);
+  // Advances past raw text (UTF-8 may be split across calls). Token references in the
+  // grammar never match text. Returns false (state unchanged) when the text does not fit.
+  bool accept_bytes(std::string_view bytes);
+  // Undoes the last `n` successful accept()/accept_bytes() calls; false if fewer were made.
+  bool rollback(size_t n);
+  // May generation end here? (True before a lazy grammar is triggered.)
+  bool is_accepting() const;
+  // False while a lazy grammar waits for its trigger.
+  bool is_active() const { return !awaiting_; }
+  // Back to the start (and, for a lazy grammar, waiting for the trigger again).
+  void reset();
+  size_t n_accepted() const { return history_.size(); }
+
+  // Exact single-token check (slow path, for tests).
+  bool token_allowed(int32_t token);
+  const MaskEngine::Stats & stats() const { return masks_->stats(); }
+
+ private:
+  struct Snapshot {
+    uint32_t state;
+    PartialUtf8 partial;
+    bool awaiting;
+    size_t buffer_len, positions_len;
+  };
+  struct BufferedToken {
+    int32_t token;
+    size_t begin, end;
+  };
+
+  std::shared_ptr<const Grammar> grammar_;
+  std::shared_ptr<const Vocab> vocab_;
+  LazyOptions lazy_;
+  TriggerWatcher watcher_;
+  std::unique_ptr<Npda> npda_;
+  std::unique_ptr<MaskEngine> masks_;
+  uint32_t state_;
+  PartialUtf8 partial_;
+  bool awaiting_;
+  std::string buffer_;  // text generated while waiting for the trigger
+  std::vector<BufferedToken> positions_;
+  std::vector<Snapshot> history_;
+  std::vector<uint32_t> cps_;
+
+  Snapshot snapshot() const { return Snapshot{state_, partial_, awaiting_, buffer_.size(), positions_.size()}; }
+  void restore(const Snapshot & s);
+  // llama.cpp's per-token advance on (state, partial); false if nothing survives.
+  bool advance(uint32_t & state, PartialUtf8 & partial, int32_t token, std::string_view piece);
+  bool accept_waiting(int32_t token);
+  void maybe_compact();
+};
+
+}  // namespace toolwright::grammar

@@ -1,0 +1,255 @@
+#include "npda.h"
+
+#include <algorithm>
+
+namespace toolwright::grammar {
+
+namespace {
+
+uint64_t hash_list(const uint32_t * v, size_t n) {
+  uint64_t h = 0x9E3779B97F4A7C15ULL ^ n;
+  for (size_t i = 0; i < n; i++) h = FlatMap64::mix(h ^ (v[i] + 0x632BE59BD9B4E019ULL * (i + 1)));
+  return h;
+}
+
+}  // namespace
+
+Npda::Npda(std::shared_ptr<const Grammar> grammar) : grammar_(std::move(grammar)) {
+  node_pos_.push_back(kNone);  // node 0: the empty stack
+  node_parent_.push_back(kNone);
+  closure_of_.push_back(kUnset);
+  succ_of_.push_back(kUnset);
+}
+
+uint32_t Npda::push(uint32_t parent, uint32_t pos) {
+  const uint64_t key = (static_cast<uint64_t>(pos) << 32) | parent;
+  const auto id = static_cast<uint32_t>(node_pos_.size());
+  const uint32_t got = node_index_.insert(key, id);
+  if (got == id) {
+    node_pos_.push_back(pos);
+    node_parent_.push_back(parent);
+    closure_of_.push_back(kUnset);
+    succ_of_.push_back(kUnset);
+  }
+  return got;
+}
+
+uint32_t Npda::intern(std::vector<uint32_t> & v) {
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  if (v.empty()) return kDead;
+  const uint64_t h = hash_list(v.data(), v.size());
+  const uint32_t head = state_index_.find(h);
+  for (uint32_t s = head; s != FlatMap64::kMissing; s = states_[s].hash_next) {
+    const State & st = states_[s];
+    if (st.len == v.size() && std::equal(v.begin(), v.end(), pool_.begin() + st.off)) return s;
+  }
+  State st{};
+  st.off = static_cast<uint32_t>(pool_.size());
+  st.len = static_cast<uint32_t>(v.size());
+  st.hash_next = head;
+  st.partition = kNone;
+  const Grammar & g = *grammar_;
+  for (uint32_t node : v) {
+    if (node == kEmptyStack) st.accepting = true;
+    else if (g.is_token_elem(node_pos_[node])) st.token_tops = true;
+    else st.char_tops = true;
+  }
+  pool_.insert(pool_.end(), v.begin(), v.end());
+  const auto id = static_cast<uint32_t>(states_.size());
+  states_.push_back(st);
+  state_index_.assign(h, id);
+  return id;
+}
+
+// Expands rule references on top of `node` until every stack is topped by a terminal (or is
+// empty): one stack per way the grammar can continue.
+uint32_t Npda::closure(uint32_t node) {
+  if (closure_of_[node] != kUnset) return closure_of_[node];
+  const Grammar & g = *grammar_;
+  todo_.clear();
+  seen_.clear();
+  out_.clear();
+  todo_.push_back(node);
+  while (!todo_.empty()) {
+    const uint32_t n = todo_.back();
+    todo_.pop_back();
+    if (std::find(seen_.begin(), seen_.end(), n) != seen_.end()) continue;
+    seen_.push_back(n);
+    if (n == kEmptyStack) {
+      out_.push_back(n);
+      continue;
+    }
+    const uint32_t pos = node_pos_[n];
+    if (g.elems[pos].type != ElemType::RuleRef) {
+      out_.push_back(n);
+      continue;
+    }
+    const uint32_t parent = node_parent_[n];
+    const uint32_t cont = g.is_end_of_alt(pos + 1) ? parent : push(parent, pos + 1);
+    for (uint32_t alt : g.alt_starts[g.elems[pos].value]) {
+      todo_.push_back(g.is_end_of_alt(alt) ? cont : push(cont, alt));
+    }
+  }
+  const uint32_t s = intern(out_);
+  closure_of_[node] = s;
+  return s;
+}
+
+uint32_t Npda::successor(uint32_t node) {
+  if (succ_of_[node] != kUnset) return succ_of_[node];
+  const Grammar & g = *grammar_;
+  const uint32_t pos = node_pos_[node];
+  const uint32_t next = g.is_token_elem(pos) ? pos + 1 : g.after_class[pos];
+  const uint32_t parent = node_parent_[node];
+  const uint32_t s = closure(g.is_end_of_alt(next) ? parent : push(parent, next));
+  succ_of_[node] = s;
+  return s;
+}
+
+uint32_t Npda::initial() {
+  if (initial_ != kUnset) return initial_;
+  const Grammar & g = *grammar_;
+  std::vector<uint32_t> all;
+  for (uint32_t alt : g.alt_starts[g.root_rule]) {
+    const uint32_t s = closure(g.is_end_of_alt(alt) ? kEmptyStack : push(kEmptyStack, alt));
+    all.insert(all.end(), stacks(s), stacks(s) + n_stacks(s));
+  }
+  initial_ = intern(all);
+  return initial_;
+}
+
+uint32_t Npda::merge(uint32_t a, uint32_t b) {
+  if (a == kDead) return b;
+  if (b == kDead || a == b) return a;
+  merge_buf_.assign(stacks(a), stacks(a) + n_stacks(a));
+  merge_buf_.insert(merge_buf_.end(), stacks(b), stacks(b) + n_stacks(b));
+  return intern(merge_buf_);
+}
+
+uint32_t Npda::step_token(uint32_t state, int32_t token) {
+  if (!has_token_tops(state)) return kDead;
+  const Grammar & g = *grammar_;
+  std::vector<uint32_t> all;
+  for (uint32_t i = 0; i < n_stacks(state); i++) {
+    const uint32_t node = stacks(state)[i];
+    if (node == kEmptyStack || !g.is_token_elem(node_pos_[node])) continue;
+    if (!g.token_elem_matches(node_pos_[node], token)) continue;
+    const uint32_t s = successor(node);
+    all.insert(all.end(), stacks(s), stacks(s) + n_stacks(s));
+  }
+  return intern(all);
+}
+
+uint32_t Npda::char_tops_only(uint32_t state) {
+  if (state == kDead || !states_[state].char_tops) return kDead;
+  if (!states_[state].accepting && !states_[state].token_tops) return state;
+  const Grammar & g = *grammar_;
+  std::vector<uint32_t> keep;
+  for (uint32_t i = 0; i < n_stacks(state); i++) {
+    const uint32_t node = stacks(state)[i];
+    if (node != kEmptyStack && !g.is_token_elem(node_pos_[node])) keep.push_back(node);
+  }
+  return intern(keep);
+}
+
+bool Npda::matches_partial(uint32_t state, PartialUtf8 partial) const {
+  if (state == kDead) return false;
+  const Grammar & g = *grammar_;
+  for (uint32_t i = 0; i < n_stacks(state); i++) {
+    const uint32_t node = stacks(state)[i];
+    if (node == kEmptyStack) continue;
+    const uint32_t cls = g.class_at[node_pos_[node]];
+    if (cls != Grammar::kNoClass && g.classes[cls].matches_partial(partial.value, partial.n_remain)) return true;
+  }
+  return false;
+}
+
+void Npda::build_partition(uint32_t state) {
+  const Grammar & g = *grammar_;
+  Partition p;
+  p.breaks.push_back(0);
+  for (uint32_t i = 0; i < n_stacks(state); i++) {
+    const uint32_t node = stacks(state)[i];
+    if (node == kEmptyStack) continue;
+    const uint32_t cls = g.class_at[node_pos_[node]];
+    if (cls == Grammar::kNoClass) continue;
+    for (const auto & [lo, hi] : g.classes[cls].accepts) {
+      p.breaks.push_back(lo);
+      if (hi != UINT32_MAX) p.breaks.push_back(hi + 1);
+    }
+  }
+  std::sort(p.breaks.begin(), p.breaks.end());
+  p.breaks.erase(std::unique(p.breaks.begin(), p.breaks.end()), p.breaks.end());
+  p.succ.assign(p.breaks.size(), kUnset);
+  for (uint32_t cp = 0; cp < 128; cp++) p.ascii[cp] = static_cast<uint16_t>(segment_of(p, cp));
+  states_[state].partition = static_cast<uint32_t>(partitions_.size());
+  partitions_.push_back(std::move(p));
+}
+
+uint32_t Npda::segment_of(const Partition & p, uint32_t cp) {
+  return static_cast<uint32_t>(std::upper_bound(p.breaks.begin(), p.breaks.end(), cp) - p.breaks.begin()) - 1;
+}
+
+uint32_t Npda::compute_step(uint32_t state, uint32_t seg) {
+  const Grammar & g = *grammar_;
+  const uint32_t rep = partitions_[states_[state].partition].breaks[seg];
+  uint32_t single = kDead;
+  std::vector<uint32_t> all;
+  bool many = false;
+  for (uint32_t i = 0; i < n_stacks(state); i++) {
+    const uint32_t node = stacks(state)[i];
+    if (node == kEmptyStack) continue;
+    const uint32_t cls = g.class_at[node_pos_[node]];
+    if (cls == Grammar::kNoClass || !g.classes[cls].matches(rep)) continue;
+    const uint32_t s = successor(node);
+    if (single == kDead) {
+      single = s;
+    } else if (s != single) {
+      if (!many) {
+        all.assign(stacks(single), stacks(single) + n_stacks(single));
+        many = true;
+      }
+      all.insert(all.end(), stacks(s), stacks(s) + n_stacks(s));
+    }
+  }
+  return many ? intern(all) : single;
+}
+
+size_t Npda::memory_bytes() const {
+  size_t b = node_pos_.capacity() * 16 + node_index_.memory_bytes() + states_.capacity() * sizeof(State) +
+             pool_.capacity() * 4 + state_index_.memory_bytes();
+  // Approximate partitions (a few segments each) so this stays O(1).
+  return b + partitions_.size() * (sizeof(Partition) + 64);
+}
+
+void Npda::compact(std::vector<uint32_t *> live) {
+  // Copy out the live states as explicit stacks (bottom-first element lists).
+  std::vector<std::vector<std::vector<uint32_t>>> saved;
+  for (uint32_t * s : live) {
+    std::vector<std::vector<uint32_t>> st;
+    if (*s != kDead) {
+      for (uint32_t i = 0; i < n_stacks(*s); i++) {
+        std::vector<uint32_t> elems;
+        for (uint32_t n = stacks(*s)[i]; n != kEmptyStack; n = node_parent_[n]) elems.push_back(node_pos_[n]);
+        std::reverse(elems.begin(), elems.end());
+        st.push_back(std::move(elems));
+      }
+    }
+    saved.push_back(std::move(st));
+  }
+  Npda fresh(grammar_);
+  for (size_t k = 0; k < live.size(); k++) {
+    if (*live[k] == kDead) continue;
+    std::vector<uint32_t> nodes;
+    for (const auto & elems : saved[k]) {
+      uint32_t n = kEmptyStack;
+      for (uint32_t pos : elems) n = fresh.push(n, pos);
+      nodes.push_back(n);
+    }
+    *live[k] = fresh.intern(nodes);
+  }
+  *this = std::move(fresh);
+}
+
+}  // namespace toolwright::grammar

@@ -1,0 +1,107 @@
+// The grammar's pushdown automaton, run as a lazily built DFA over code points.
+//
+// A stack is a node in a shared tree (top element + parent), interned so equal stacks are one
+// id. A parser state is the sorted set of stacks llama.cpp would hold (each positioned on a
+// terminal, or empty when the grammar is complete), also interned. Transitions are memoised:
+// each state keeps a partition of the code-point space into intervals on which the same
+// stacks match, and the successor state per interval. So after warm-up a character step is a
+// table lookup, and repeated grammar positions share everything.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "flat_map.h"
+#include "grammar.h"
+#include "utf8.h"
+
+namespace toolwright::grammar {
+
+class Npda {
+ public:
+  static constexpr uint32_t kDead = UINT32_MAX;  // "no stack survives"
+  static constexpr uint32_t kEmptyStack = 0;     // the stack of a completed grammar
+
+  explicit Npda(std::shared_ptr<const Grammar> grammar);
+
+  const Grammar & grammar() const { return *grammar_; }
+
+  // State before any input.
+  uint32_t initial();
+  // State after code point `cp` (kDead if no stack accepts it). Stacks topped by a token
+  // element or empty do not take characters.
+  uint32_t step(uint32_t state, uint32_t cp) {
+    if (state == kDead) return kDead;
+    State & s = states_[state];
+    if (s.partition == kNone) build_partition(state);
+    Partition & p = partitions_[states_[state].partition];
+    const uint32_t seg = cp < 128 ? p.ascii[cp] : segment_of(p, cp);
+    uint32_t next = p.succ[seg];
+    if (next == kUnset) next = p.succ[seg] = compute_step(state, seg);
+    return next;
+  }
+  // Stacks topped by <[id]>/!<[id]> that accept `token`, advanced past it.
+  uint32_t step_token(uint32_t state, int32_t token);
+  // The state restricted to stacks topped by a character class (kDead if none).
+  uint32_t char_tops_only(uint32_t state);
+  // Union of two states (either may be kDead).
+  uint32_t merge(uint32_t a, uint32_t b);
+
+  bool accepting(uint32_t state) const { return state != kDead && states_[state].accepting; }
+  bool has_token_tops(uint32_t state) const { return state != kDead && states_[state].token_tops; }
+  // Does some class-topped stack accept a character that starts with this partial sequence?
+  bool matches_partial(uint32_t state, PartialUtf8 partial) const;
+
+  const uint32_t * stacks(uint32_t state) const { return &pool_[states_[state].off]; }
+  uint32_t n_stacks(uint32_t state) const { return states_[state].len; }
+  uint32_t stack_top(uint32_t stack) const { return node_pos_[stack]; }
+  uint32_t stack_parent(uint32_t stack) const { return node_parent_[stack]; }
+
+  size_t n_states() const { return states_.size(); }
+  size_t n_nodes() const { return node_pos_.size(); }
+  size_t memory_bytes() const;
+
+  // Drops every state and node except those reachable from `live` (whose ids are rewritten in
+  // place); all memoised transitions are forgotten. Bounds memory in long generations.
+  void compact(std::vector<uint32_t *> live);
+
+ private:
+  static constexpr uint32_t kNone = UINT32_MAX;
+  static constexpr uint32_t kUnset = UINT32_MAX - 1;
+
+  struct State {
+    uint32_t off, len;
+    uint32_t hash_next;  // next state with the same hash
+    uint32_t partition;  // index into partitions_, or kNone
+    bool accepting, token_tops, char_tops;
+  };
+  struct Partition {
+    std::vector<uint32_t> breaks;  // segment j = [breaks[j], breaks[j+1])
+    std::vector<uint32_t> succ;    // per segment: successor state, kDead or kUnset
+    uint16_t ascii[128];           // code point < 128 -> segment
+  };
+
+  std::shared_ptr<const Grammar> grammar_;
+  std::vector<uint32_t> node_pos_, node_parent_;
+  std::vector<uint32_t> closure_of_;  // node -> state of its closure, or kUnset
+  std::vector<uint32_t> succ_of_;     // class-topped node -> state after matching, or kUnset
+  FlatMap64 node_index_;
+  std::vector<State> states_;
+  std::vector<uint32_t> pool_;
+  FlatMap64 state_index_;
+  std::vector<Partition> partitions_;
+  uint32_t initial_ = kUnset;
+  // scratch
+  std::vector<uint32_t> todo_, seen_, out_, merge_buf_;
+
+  uint32_t push(uint32_t parent, uint32_t pos);
+  uint32_t closure(uint32_t node);
+  uint32_t successor(uint32_t node);
+  uint32_t intern(std::vector<uint32_t> & stacks);  // sorts + dedups in place
+  void build_partition(uint32_t state);
+  uint32_t compute_step(uint32_t state, uint32_t seg);
+  static uint32_t segment_of(const Partition & p, uint32_t cp);
+};
+
+}  // namespace toolwright::grammar

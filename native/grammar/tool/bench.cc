@@ -1,0 +1,140 @@
+// Bench: the same grammars and token sequences through both engines, timing every mask.
+#include "bench.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <random>
+
+#include "llama_adapter.h"
+#include "llama_reference.h"
+#include "matcher.h"
+
+namespace toolwright::grammar::tool {
+
+namespace {
+
+struct Slow {
+  double us;
+  std::string name;
+  size_t step;
+};
+
+// A walk of up to `steps` tokens chosen by our engine (uniform over allowed, non-final tokens).
+std::vector<llama_token> random_walk(Matcher & m, const Vocab & v, int steps, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<uint64_t> bits(v.n_words());
+  std::vector<llama_token> out;
+  m.reset();
+  for (int i = 0; i < steps; i++) {
+    m.fill_mask(bits.data());
+    std::vector<int32_t> ids;
+    for (size_t w = 0; w < bits.size(); w++) {
+      for (uint64_t x = bits[w]; x; x &= x - 1) {
+        const auto id = static_cast<int32_t>(w * 64 + static_cast<size_t>(__builtin_ctzll(x)));
+        if (!v.is_eog(id)) ids.push_back(id);
+      }
+    }
+    if (ids.empty()) break;
+    const int32_t tok = ids[rng() % ids.size()];
+    if (!m.accept(tok)) break;
+    out.push_back(tok);
+  }
+  m.reset();
+  return out;
+}
+
+}  // namespace
+
+int run_bench(const LoadedVocab & lv, const std::string & vocab_name, const std::vector<GrammarCase> & cases,
+              const BenchOptions & opt) {
+  const Vocab & v = *lv.engine_vocab;
+  const double t_start = now_us();
+  std::vector<double> ours_mask, ours_accept, ours_compile, ref_mask, ref_compile;
+  std::vector<Slow> slow;
+  size_t n_cases = 0, n_skipped = 0, n_mismatch = 0, n_rejected_texts = 0;
+  std::vector<uint64_t> bits(v.n_words()), ref_bits;
+  CompileOptions copts;
+  copts.resolve_token = llama_token_resolver(lv.vocab);
+  for (const GrammarCase & c : cases) {
+    if (opt.max_seconds > 0 && (now_us() - t_start) / 1e6 > opt.max_seconds) break;
+    double t0 = now_us();
+    GrammarError err;
+    auto grammar = Grammar::compile(c.gbnf, opt.root, copts, err);
+    std::unique_ptr<Matcher> m;
+    if (grammar) m = std::make_unique<Matcher>(grammar, lv.engine_vocab);
+    const double compile_us = now_us() - t0;
+    std::unique_ptr<LlamaReference> ref;
+    double ref_compile_us = 0;
+    if (opt.reference) {
+      t0 = now_us();
+      ref = std::make_unique<LlamaReference>(lv.vocab, c.gbnf, opt.root);
+      ref_compile_us = now_us() - t0;
+    }
+    if (!grammar || (ref && !ref->ok())) {
+      n_skipped++;
+      continue;
+    }
+    n_cases++;
+    ours_compile.push_back(compile_us);
+    if (ref) ref_compile.push_back(ref_compile_us);
+
+    std::vector<std::vector<llama_token>> seqs;
+    for (size_t i = 0; i < c.texts.size() && static_cast<int>(i) < opt.texts_per_case; i++) {
+      seqs.push_back(tokenize(lv.vocab, c.texts[i]));
+    }
+    if (seqs.empty()) seqs.push_back(random_walk(*m, v, opt.walk_steps, opt.seed));
+
+    for (const auto & seq : seqs) {
+      m->reset();
+      if (ref) ref->reset();
+      for (size_t step = 0; step <= seq.size(); step++) {
+        t0 = now_us();
+        m->fill_mask(bits.data());
+        const double dt = now_us() - t0;
+        ours_mask.push_back(dt);
+        slow.push_back(Slow{dt, c.name, step});
+        if (ref) {
+          ref->prepare();
+          t0 = now_us();
+          ref->apply_only();
+          ref_mask.push_back(now_us() - t0);
+          ref->read_mask(ref_bits);
+          if (ref_bits != bits) n_mismatch++;
+        }
+        if (step == seq.size()) break;
+        const llama_token tok = seq[step];
+        if (!((bits[tok >> 6] >> (tok & 63)) & 1)) {
+          n_rejected_texts++;
+          break;
+        }
+        t0 = now_us();
+        const bool ok = m->accept(tok);
+        ours_accept.push_back(now_us() - t0);
+        if (ref) ref->accept(tok);
+        if (!ok) break;
+      }
+    }
+  }
+  std::sort(slow.begin(), slow.end(), [](const Slow & a, const Slow & b) { return a.us > b.us; });
+  std::string slowest = "[";
+  for (size_t i = 0; i < slow.size() && i < 8; i++) {
+    char buf[64];
+    snprintf(buf, sizeof buf, "{\"us\":%.1f,\"step\":%zu,\"grammar\":", slow[i].us, slow[i].step);
+    slowest += (i ? "," : "") + std::string(buf) + json_str(slow[i].name) + "}";
+  }
+  slowest += "]";
+  printf("{\"mode\":\"bench\",\"vocab\":%s,\"vocab_tokens\":%zu,\"vocab_build_ms\":%.1f,\"cases\":%zu,"
+         "\"skipped\":%zu,\"rejected_texts\":%zu,\"mismatched_masks\":%zu,"
+         "\"ours\":{\"mask_us\":%s,\"accept_us\":%s,\"compile_us\":%s,\"slowest\":%s}",
+         json_str(vocab_name).c_str(), v.size(), lv.build_ms, n_cases, n_skipped, n_rejected_texts, n_mismatch,
+         json_summary(summarize(ours_mask)).c_str(), json_summary(summarize(ours_accept)).c_str(),
+         json_summary(summarize(ours_compile)).c_str(), slowest.c_str());
+  if (opt.reference) {
+    printf(",\"llama\":{\"mask_us\":%s,\"compile_us\":%s}", json_summary(summarize(ref_mask)).c_str(),
+           json_summary(summarize(ref_compile)).c_str());
+  }
+  printf(",\"seconds\":%.2f}\n", (now_us() - t_start) / 1e6);
+  return n_mismatch == 0 ? 0 : 1;
+}
+
+}  // namespace toolwright::grammar::tool

@@ -1,0 +1,176 @@
+// Differential test: both engines walk the same token sequences; at every step their masks
+// must be identical, bit for bit, over the whole vocabulary.
+#include "diff.h"
+
+#include <cstdio>
+#include <random>
+
+#include "llama_adapter.h"
+#include "llama_reference.h"
+#include "matcher.h"
+
+namespace toolwright::grammar::tool {
+
+namespace {
+
+uint64_t name_hash(const std::string & s) {
+  uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ULL;
+  return h;
+}
+
+std::vector<int32_t> allowed_ids(const std::vector<uint64_t> & bits, size_t n) {
+  std::vector<int32_t> ids;
+  for (size_t w = 0; w < bits.size(); w++) {
+    for (uint64_t x = bits[w]; x; x &= x - 1) {
+      const size_t id = w * 64 + static_cast<size_t>(__builtin_ctzll(x));
+      if (id < n) ids.push_back(static_cast<int32_t>(id));
+    }
+  }
+  return ids;
+}
+
+// Mostly uniform over allowed tokens; sometimes a one-byte token or the end of generation, so
+// walks also close structures and finish.
+int32_t pick(const std::vector<int32_t> & ids, const Vocab & v, std::mt19937_64 & rng) {
+  std::uniform_real_distribution<double> u(0, 1);
+  const double r = u(rng);
+  if (r < 0.15) {
+    for (int32_t id : ids) {
+      if (v.is_eog(id)) return id;
+    }
+  }
+  if (r < 0.45) {
+    std::vector<int32_t> small;
+    for (int32_t id : ids) {
+      if (!v.is_eog(id) && v.piece(id).size() == 1) small.push_back(id);
+    }
+    if (!small.empty()) return small[rng() % small.size()];
+  }
+  std::vector<int32_t> non_eog;
+  for (int32_t id : ids) {
+    if (!v.is_eog(id)) non_eog.push_back(id);
+  }
+  if (non_eog.empty()) return ids[rng() % ids.size()];
+  return non_eog[rng() % non_eog.size()];
+}
+
+struct CaseResult {
+  size_t steps = 0;
+  bool diverged = false;
+  std::string detail;  // JSON object describing the divergence
+};
+
+std::string describe_divergence(const std::string & name, int walk, size_t step, const std::vector<uint64_t> & ours,
+                                const std::vector<uint64_t> & ref, const Vocab & v, const std::string & prefix) {
+  std::string tokens = "[";
+  int shown = 0;
+  for (size_t id = 0; id < v.size() && shown < 8; id++) {
+    const bool a = (ours[id >> 6] >> (id & 63)) & 1, b = (ref[id >> 6] >> (id & 63)) & 1;
+    if (a == b) continue;
+    if (shown++) tokens += ",";
+    tokens += "{\"id\":" + std::to_string(id) + ",\"bytes\":" + json_str(v.piece(static_cast<int32_t>(id))) +
+              ",\"allowed_by\":\"" + (a ? "ours" : "llama") + "\"}";
+    fprintf(stderr, "DIVERGENCE %s walk %d step %zu: token %zu %s allowed only by %s (text so far %s)\n",
+            name.c_str(), walk, step, id, json_str(v.piece(static_cast<int32_t>(id))).c_str(), a ? "ours" : "llama",
+            json_str(prefix).c_str());
+  }
+  tokens += "]";
+  return "{\"grammar\":" + json_str(name) + ",\"walk\":" + std::to_string(walk) + ",\"step\":" +
+         std::to_string(step) + ",\"prefix\":" + json_str(prefix) + ",\"tokens\":" + tokens + "}";
+}
+
+}  // namespace
+
+int run_diff(const LoadedVocab & lv, const std::vector<GrammarCase> & cases, const DiffOptions & opt) {
+  const Vocab & v = *lv.engine_vocab;
+  const double t_start = now_us();
+  size_t n_grammars = 0, n_walks = 0, n_steps = 0, n_invalid_both = 0;
+  std::vector<std::string> divergences, validity, notes;
+  std::vector<uint64_t> ours_bits(v.n_words()), ref_bits;
+  CompileOptions copts;
+  copts.resolve_token = llama_token_resolver(lv.vocab);
+  for (const GrammarCase & c : cases) {
+    if (opt.max_seconds > 0 && (now_us() - t_start) / 1e6 > opt.max_seconds) {
+      notes.push_back("time budget reached before " + c.name);
+      break;
+    }
+    GrammarError err;
+    auto grammar = Grammar::compile(c.gbnf, opt.root, copts, err);
+    LlamaReference ref(lv.vocab, c.gbnf, opt.root);
+    if (!grammar || !ref.ok()) {
+      if (!grammar && !ref.ok()) {
+        n_invalid_both++;
+      } else {
+        const std::string why = grammar ? "llama rejected it, ours compiled it" : "ours rejected it: " + err.to_string();
+        validity.push_back("{\"grammar\":" + json_str(c.name) + ",\"detail\":" + json_str(why) + "}");
+        fprintf(stderr, "VALIDITY %s: %s\n", c.name.c_str(), why.c_str());
+      }
+      continue;
+    }
+    n_grammars++;
+    Matcher m(grammar, lv.engine_vocab);
+    std::mt19937_64 rng(opt.seed ^ name_hash(c.name));
+    const int n_text = static_cast<int>(c.texts.size());
+    bool diverged = false;
+    for (int w = 0; w < n_text + opt.walks && !diverged; w++) {
+      m.reset();
+      ref.reset();
+      n_walks++;
+      std::vector<llama_token> script;
+      if (w < n_text) script = tokenize(lv.vocab, c.texts[w]);
+      std::string prefix;
+      const size_t max_steps = w < n_text ? script.size() + 1 : static_cast<size_t>(opt.max_steps);
+      for (size_t step = 0; step < max_steps; step++) {
+        m.fill_mask(ours_bits.data());
+        ref.mask(ref_bits);
+        n_steps++;
+        if (ours_bits != ref_bits) {
+          divergences.push_back(describe_divergence(c.name, w, step, ours_bits, ref_bits, v, prefix));
+          diverged = true;
+          break;
+        }
+        const auto ids = allowed_ids(ours_bits, v.size());
+        if (ids.empty()) break;
+        int32_t tok;
+        if (w < n_text) {
+          if (step >= script.size()) break;
+          tok = script[step];
+          if (!((ours_bits[tok >> 6] >> (tok & 63)) & 1)) {
+            notes.push_back(c.name + ": text " + std::to_string(w) + " rejected by both at step " + std::to_string(step));
+            break;
+          }
+        } else {
+          tok = pick(ids, v, rng);
+        }
+        if (v.is_eog(tok)) break;
+        std::string ref_err;
+        const bool a = m.accept(tok), b = ref.accept(tok, &ref_err);
+        if (a != b) {
+          const std::string d = "{\"grammar\":" + json_str(c.name) + ",\"walk\":" + std::to_string(w) +
+                                ",\"step\":" + std::to_string(step) + ",\"accept_token\":" + std::to_string(tok) +
+                                ",\"accepted_by\":\"" + (a ? "ours" : "llama") + "\"}";
+          fprintf(stderr, "DIVERGENCE %s walk %d step %zu: accept(%d) differs\n", c.name.c_str(), w, step, tok);
+          divergences.push_back(d);
+          diverged = true;
+          break;
+        }
+        if (!a) break;
+        prefix += v.piece(tok);
+      }
+    }
+    if (opt.verbose) fprintf(stderr, "ok %s\n", c.name.c_str());
+  }
+  auto join = [](const std::vector<std::string> & xs, bool quote) {
+    std::string s = "[";
+    for (size_t i = 0; i < xs.size(); i++) s += (i ? "," : "") + (quote ? json_str(xs[i]) : xs[i]);
+    return s + "]";
+  };
+  printf("{\"mode\":\"diff\",\"vocab_tokens\":%zu,\"grammars\":%zu,\"invalid_both\":%zu,\"walks\":%zu,\"steps\":%zu,"
+         "\"seconds\":%.2f,\"divergences\":%s,\"validity_mismatches\":%s,\"notes\":%s}\n",
+         v.size(), n_grammars, n_invalid_both, n_walks, n_steps, (now_us() - t_start) / 1e6,
+         join(divergences, false).c_str(), join(validity, false).c_str(), join(notes, true).c_str());
+  return divergences.empty() && validity.empty() ? 0 : 1;
+}
+
+}  // namespace toolwright::grammar::tool

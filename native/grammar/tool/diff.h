@@ -1,0 +1,22 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common.h"
+
+namespace toolwright::grammar::tool {
+
+struct DiffOptions {
+  int walks = 4;          // random walks per grammar (after its texts)
+  int max_steps = 48;     // tokens per random walk
+  uint64_t seed = 1;
+  double max_seconds = 0;  // stop starting new grammars after this long (0: no limit)
+  std::string root = "root";
+  bool verbose = false;
+};
+
+// Prints one JSON summary line; returns 0 when every mask matched.
+int run_diff(const LoadedVocab & vocab, const std::vector<GrammarCase> & cases, const DiffOptions & options);
+
+}  // namespace toolwright::grammar::tool

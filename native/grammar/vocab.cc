@@ -1,0 +1,121 @@
+#include "vocab.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace toolwright::grammar {
+
+std::shared_ptr<const Vocab> Vocab::build(std::vector<std::string> pieces, const std::vector<int32_t> & eog) {
+  auto v = std::make_shared<Vocab>();
+  const size_t n = pieces.size();
+  v->pieces_ = std::move(pieces);
+  v->kinds_.assign(n, Kind::Regular);
+  v->cp_off_.assign(n, 0);
+  v->cp_len_.assign(n, 0);
+  v->tails_.assign(n, PartialUtf8{});
+  for (int32_t id : eog) {
+    if (id >= 0 && static_cast<size_t>(id) < n) v->kinds_[id] = Kind::Eog;
+  }
+  std::vector<uint32_t> cps;
+  for (size_t id = 0; id < n; id++) {
+    const std::string & p = v->pieces_[id];
+    if (!p.empty() && (static_cast<uint8_t>(p[0]) >> 6) == 2) v->continuation_.push_back(static_cast<int32_t>(id));
+    if (v->kinds_[id] == Kind::Eog) {
+      v->eog_.push_back(static_cast<int32_t>(id));
+      continue;
+    }
+    if (p.empty() || p[0] == '\0') {
+      v->kinds_[id] = Kind::Never;
+      continue;
+    }
+    const PartialUtf8 tail = decode_utf8(p, PartialUtf8{}, cps);
+    if (tail.n_remain < 0) {
+      v->kinds_[id] = Kind::Never;
+      continue;
+    }
+    // llama.cpp stops reading a token's code points at a NUL code point (from an overlong
+    // encoding); such tokens are rare and are checked one by one.
+    const auto nul = std::find(cps.begin(), cps.end(), 0u);
+    if (nul != cps.end()) {
+      v->kinds_[id] = Kind::Irregular;
+      v->irregular_.push_back(static_cast<int32_t>(id));
+      cps.erase(nul, cps.end());
+    }
+    v->cp_off_[id] = static_cast<uint32_t>(v->cp_pool_.size());
+    v->cp_len_[id] = static_cast<uint32_t>(cps.size());
+    v->tails_[id] = tail;
+    v->cp_pool_.insert(v->cp_pool_.end(), cps.begin(), cps.end());
+    v->max_cps_ = std::max(v->max_cps_, cps.size());
+  }
+  v->cp_pool_.push_back(0);  // so cps() of an empty token is a valid pointer
+
+  // Prefix tree over code points; a token ending in a partial sequence hangs off the node of
+  // its complete code points.
+  v->token_node_.assign(n, 0);
+  std::vector<int32_t> order;
+  for (size_t id = 0; id < n; id++) {
+    if (v->kinds_[id] == Kind::Regular) order.push_back(static_cast<int32_t>(id));
+  }
+  auto less = [&](int32_t a, int32_t b) {
+    const uint32_t * pa = v->cps(a);
+    const uint32_t * pb = v->cps(b);
+    const uint32_t la = v->cp_len_[a], lb = v->cp_len_[b];
+    if (std::lexicographical_compare(pa, pa + la, pb, pb + lb)) return true;
+    if (std::lexicographical_compare(pb, pb + lb, pa, pa + la)) return false;
+    const bool ta = v->tails_[a].n_remain > 0, tb = v->tails_[b].n_remain > 0;
+    if (ta != tb) return !ta;
+    return a < b;
+  };
+  std::sort(order.begin(), order.end(), less);
+
+  auto & nodes = v->nodes_;
+  nodes.push_back(Node{0, 0, 0, 0, 0, 0});
+  std::vector<uint32_t> path{0};
+  std::vector<uint32_t> path_cps;
+  auto close_top = [&] {
+    nodes[path.back()].end = static_cast<uint32_t>(nodes.size());
+    path.pop_back();
+    path_cps.pop_back();
+  };
+  for (int32_t id : order) {
+    const uint32_t * c = v->cps(id);
+    const uint32_t len = v->cp_len_[id];
+    size_t common = 0;
+    while (common < path_cps.size() && common < len && path_cps[common] == c[common]) common++;
+    while (path_cps.size() > common) close_top();
+    for (size_t i = common; i < len; i++) {
+      const auto t = static_cast<uint32_t>(v->tokens_.size());
+      const auto pt = static_cast<uint32_t>(v->partials_.size());
+      nodes.push_back(Node{c[i], 0, t, t, pt, pt});
+      path.push_back(static_cast<uint32_t>(nodes.size() - 1));
+      path_cps.push_back(c[i]);
+    }
+    v->token_node_[id] = path.back();
+    Node & node = nodes[path.back()];
+    if (v->tails_[id].n_remain > 0) {
+      v->partials_.push_back(PartialTail{id, v->tails_[id]});
+      node.part_own_end = static_cast<uint32_t>(v->partials_.size());
+    } else {
+      v->tokens_.push_back(id);
+      node.tok_own_end = static_cast<uint32_t>(v->tokens_.size());
+    }
+  }
+  while (!path_cps.empty()) close_top();
+  nodes[0].end = static_cast<uint32_t>(nodes.size());
+
+  v->below_root_bits_.assign(v->n_words(), 0);
+  for (int32_t id : order) {
+    if (v->cp_len_[id] > 0) v->below_root_bits_[id >> 6] |= 1ull << (id & 63);
+  }
+  return v;
+}
+
+size_t Vocab::memory_bytes() const {
+  size_t b = nodes_.capacity() * sizeof(Node) + tokens_.capacity() * 4 + partials_.capacity() * sizeof(PartialTail) +
+             cp_pool_.capacity() * 4 + cp_off_.capacity() * 8 + tails_.capacity() * sizeof(PartialUtf8) +
+             below_root_bits_.capacity() * 8 + token_node_.capacity() * 4 + kinds_.capacity();
+  for (const std::string & p : pieces_) b += p.capacity();
+  return b;
+}
+
+}  // namespace toolwright::grammar

@@ -1,0 +1,89 @@
+// A model vocabulary preprocessed once for masking: every token's text decoded to code points
+// (as llama.cpp's grammar decodes it) and the tokens laid out in a prefix tree so a shared
+// prefix is matched once for all the tokens that start with it. Immutable; share it between
+// every grammar and matcher of the model.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "utf8.h"
+
+namespace toolwright::grammar {
+
+class Vocab {
+ public:
+  // `pieces[id]` is the token's text as llama_token_to_piece(..., special=true) renders it;
+  // `eog` lists end-of-generation tokens (allowed exactly when the grammar can end).
+  static std::shared_ptr<const Vocab> build(std::vector<std::string> pieces, const std::vector<int32_t> & eog);
+
+  enum class Kind : uint8_t {
+    Regular,    // in the prefix tree
+    Eog,        // end of generation
+    Never,      // empty text, text starting with NUL, or invalid UTF-8: never allowed
+    Irregular,  // decodes to a NUL code point: checked on its own
+  };
+
+  // Prefix tree in preorder: the children of node n are n+1, nodes[n+1].end, ... up to
+  // nodes[n].end; a subtree's tokens are one contiguous range of `tokens` / `partials`.
+  struct Node {
+    uint32_t cp;          // code point on the edge into this node
+    uint32_t end;         // one past the last node of this subtree
+    uint32_t tok_begin;   // own complete tokens: tokens[tok_begin, tok_own_end)
+    uint32_t tok_own_end;
+    uint32_t part_begin;  // own tokens ending in a partial UTF-8 sequence
+    uint32_t part_own_end;
+  };
+  struct PartialTail {
+    int32_t token;
+    PartialUtf8 partial;
+  };
+
+  size_t size() const { return pieces_.size(); }
+  size_t n_words() const { return (pieces_.size() + 63) / 64; }
+  const std::string & piece(int32_t id) const { return pieces_[id]; }
+  Kind kind(int32_t id) const { return kinds_[id]; }
+  bool is_eog(int32_t id) const { return kinds_[id] == Kind::Eog; }
+
+  // Decoded code points of a token from a fresh start, up to (excluding) a NUL code point,
+  // and the partial sequence it ends in.
+  const uint32_t * cps(int32_t id) const { return &cp_pool_[cp_off_[id]]; }
+  uint32_t n_cps(int32_t id) const { return cp_len_[id]; }
+  PartialUtf8 tail(int32_t id) const { return tails_[id]; }
+
+  const std::vector<Node> & nodes() const { return nodes_; }  // nodes_[0] is the root
+  const std::vector<int32_t> & tokens() const { return tokens_; }
+  const std::vector<PartialTail> & partials() const { return partials_; }
+  // End of a subtree's token range (node index may be nodes().size()).
+  uint32_t tok_range_end(uint32_t node_end) const { return node_end < nodes_.size() ? nodes_[node_end].tok_begin : static_cast<uint32_t>(tokens_.size()); }
+  uint32_t part_range_end(uint32_t node_end) const { return node_end < nodes_.size() ? nodes_[node_end].part_begin : static_cast<uint32_t>(partials_.size()); }
+
+  const std::vector<int32_t> & eog_tokens() const { return eog_; }
+  const std::vector<int32_t> & irregular_tokens() const { return irregular_; }
+  // Tokens whose first byte is a UTF-8 continuation byte: the only ones that can follow a
+  // token that ended inside a multi-byte character.
+  const std::vector<int32_t> & continuation_tokens() const { return continuation_; }
+  // Bitset of the prefix-tree tokens with at least one complete code point.
+  const std::vector<uint64_t> & below_root_bits() const { return below_root_bits_; }
+  // Prefix-tree node a regular token ends at.
+  uint32_t token_node(int32_t id) const { return token_node_[id]; }
+  size_t max_token_cps() const { return max_cps_; }
+  size_t memory_bytes() const;
+
+ private:
+  std::vector<std::string> pieces_;
+  std::vector<Kind> kinds_;
+  std::vector<uint32_t> cp_pool_, cp_off_, cp_len_;
+  std::vector<PartialUtf8> tails_;
+  std::vector<Node> nodes_;
+  std::vector<int32_t> tokens_;
+  std::vector<PartialTail> partials_;
+  std::vector<int32_t> eog_, irregular_, continuation_;
+  std::vector<uint64_t> below_root_bits_;
+  std::vector<uint32_t> token_node_;
+  size_t max_cps_ = 0;
+};
+
+}  // namespace toolwright::grammar
