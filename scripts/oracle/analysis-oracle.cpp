@@ -2,6 +2,8 @@
 // toolwright's TypeScript analyser (src/analysis/) can be checked against it field by field.
 //
 //   analysis-oracle <template.jinja>...            one JSON object per line, one line per template
+//   analysis-oracle --time <template.jinja>...     per template: {"file", "parse_ms", "analysis_ms"}, the
+//                                                  reference column of scripts/bench/analysis.mjs
 //   analysis-oracle --render <template.jinja> <params.json>
 //                                                  renders the template the way the analyser does
 //                                                  (params: {messages, tools?, add_generation_prompt?,
@@ -16,6 +18,7 @@
 #include "chat.h"
 #include "json.h"
 
+#include <chrono>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -243,6 +246,33 @@ int render(const std::string & template_path, const std::string & params_path) {
     return 0;
 }
 
+double ms_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Times what a server pays per template: parsing it (with its capability probes) and analysing it.
+int time_templates(const std::vector<std::string> & paths) {
+    for (const auto & path : paths) {
+        std::string source = loaded_source(read_text_file(path));
+        auto        t0     = std::chrono::steady_clock::now();
+        common_chat_template tmpl(source, "", "");
+        double      parse_ms = ms_since(t0);
+        auto        t1       = std::chrono::steady_clock::now();
+        autoparser::autoparser analysis;
+        json out = json::object();
+        out["file"] = path;
+        out["parse_ms"] = parse_ms;
+        try {
+            analysis.analyze_template(tmpl);
+            out["analysis_ms"] = ms_since(t1);
+        } catch (const std::exception & e) {
+            out["error"] = e.what();
+        }
+        std::cout << out.dump_safe() << "\n";
+    }
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char ** argv) {
@@ -258,6 +288,9 @@ int main(int argc, char ** argv) {
                 return 2;
             }
             return render(args[1], args[2]);
+        }
+        if (args[0] == "--time") {
+            return time_templates(std::vector<std::string>(args.begin() + 1, args.end()));
         }
         for (const auto & path : args) {
             std::cout << describe_template(path).dump_safe() << "\n";

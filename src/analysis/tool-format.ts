@@ -22,6 +22,7 @@ import {
   USER_TURN,
   assistantWithCalls,
 } from "./probes.js";
+import { parsePythonLiteral } from "./python-literal.js";
 import type { VariantRenderer } from "./render.js";
 import { removeFirst } from "./tool-shapes.js";
 import type { ReasoningAnalysis, ToolsAnalysis } from "./types.js";
@@ -39,12 +40,15 @@ function substrSigned(text: string, pos: number, count: number): string {
 }
 
 function parseCallObject(text: string): Record<string, unknown> {
+  let parsed: unknown;
   try {
-    const parsed: unknown = JSON.parse(text);
-    if (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+    parsed = JSON.parse(text);
   } catch {
-    // reported below
+    // Improvement over llama.cpp (whose analysis fails here): templates that print the
+    // arguments without `tojson` render them as a Python dict.
+    parsed = parsePythonLiteral(text);
   }
+  if (isPlainObject(parsed)) return parsed;
   throw new TemplateAnalysisError(`rendered tool call is not a JSON object: ${JSON.stringify(text.slice(0, 200))}`);
 }
 
