@@ -175,4 +175,11 @@ describe.skipIf(!existsSync(driver))("llama.cpp runs the generated models", () =
     expect(result.gen_tokens).toBe(8);
     expect(result.tokens.every((t: number) => t >= 0 && t < result.n_vocab)).toBe(true);
   });
+
+  it.each(["llama-bpe", "qwen2", "llama-spm"])("tokenizes llama.cpp's %s vocab test cases exactly as expected", async (vocab) => {
+    const model = await ensureTestModel({ vocab });
+    const cases = `${vocabPath(vocab)}.inp`;
+    const { stdout } = await promisify(execFile)(driver, ["--model", model, "--tokenize-test", cases]);
+    expect(JSON.parse(stdout.trim())).toMatchObject({ tokenize_cases: 46, tokenize_failures: 0 });
+  });
 });

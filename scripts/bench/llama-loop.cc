@@ -40,6 +40,7 @@ struct Options {
     bool stop_at_eog = false;
     bool print_text = false;
     bool verbose = false;
+    std::string tokenize_test;   // llama.cpp vocab test file (.inp, with its .out beside it)
 };
 
 const char * kUsage =
@@ -58,7 +59,9 @@ const char * kUsage =
     "  --gpu-layers N       layers to offload to a GPU backend (default 0)\n"
     "  --stop-at-eog        stop at an end-of-generation token (default: always generate n-gen)\n"
     "  --print-text         include prompt ids, generated ids and text in the JSON\n"
-    "  --verbose            show llama.cpp's log\n";
+    "  --verbose            show llama.cpp's log\n"
+    "  --tokenize-test INP  instead of benchmarking, tokenize the cases of a llama.cpp vocab test file\n"
+    "                       (models/ggml-vocab-*.gguf.inp) and compare with the ids in its .out file\n";
 
 bool g_verbose = false;
 
@@ -110,6 +113,7 @@ Options parse_args(int argc, char ** argv) {
         else if (a == "--stop-at-eog") o.stop_at_eog = true;
         else if (a == "--print-text") o.print_text = true;
         else if (a == "--verbose") o.verbose = true;
+        else if (a == "--tokenize-test") o.tokenize_test = next();
         else throw std::runtime_error("unknown argument '" + a + "' (see --help)");
     }
     if (o.model.empty()) throw std::runtime_error("--model is required (see --help)");
@@ -253,6 +257,75 @@ double median(std::vector<double> v) {
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+std::string read_file(const std::string & path) {
+    FILE * f = fopen(path.c_str(), "rb");
+    if (!f) throw std::runtime_error("cannot open " + path);
+    std::string data;
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) data.append(buf, n);
+    fclose(f);
+    return data;
+}
+
+// The .inp file holds cases separated by "\n__ggml_vocab_test__\n"; line i of the .out file holds the
+// expected ids of case i, space separated (tokenized without BOS/EOS, special text not parsed).
+int tokenize_test(const Options & o, const llama_vocab * vocab) {
+    std::string inp = read_file(o.tokenize_test);
+    std::string out_path = o.tokenize_test;
+    if (out_path.size() > 4 && out_path.compare(out_path.size() - 4, 4, ".inp") == 0) out_path.replace(out_path.size() - 4, 4, ".out");
+    else out_path += ".out";
+    std::string out = read_file(out_path);
+
+    const std::string sep = "\n__ggml_vocab_test__\n";
+    std::vector<std::string> cases;
+    for (size_t pos = 0; pos < inp.size();) {
+        size_t next = inp.find(sep, pos);
+        if (next == std::string::npos) { cases.push_back(inp.substr(pos)); break; }
+        cases.push_back(inp.substr(pos, next - pos));
+        pos = next + sep.size();
+    }
+    std::vector<std::vector<llama_token>> expected;
+    for (size_t pos = 0; pos <= out.size();) {
+        size_t eol = out.find('\n', pos);
+        if (eol == std::string::npos) eol = out.size();
+        std::vector<llama_token> ids;
+        const char * p = out.c_str() + pos;
+        const char * end = out.c_str() + eol;
+        while (p < end) {
+            char * q = nullptr;
+            long v = strtol(p, &q, 10);
+            if (q == p) { p++; continue; }
+            ids.push_back(static_cast<llama_token>(v));
+            p = q;
+        }
+        expected.push_back(ids);
+        if (eol == out.size()) break;
+        pos = eol + 1;
+    }
+    if (expected.size() > cases.size() && expected.back().empty()) expected.pop_back();
+    if (expected.size() != cases.size()) {
+        throw std::runtime_error(o.tokenize_test + " has " + std::to_string(cases.size()) + " cases but " + out_path + " has " +
+                                 std::to_string(expected.size()) + " lines");
+    }
+    int failures = 0;
+    std::string first_failure;
+    for (size_t i = 0; i < cases.size(); i++) {
+        std::vector<llama_token> got;
+        // Unlike tokenize() above, the vocab tests do not parse special-token text.
+        int n = -llama_tokenize(vocab, cases[i].data(), static_cast<int32_t>(cases[i].size()), nullptr, 0, false, false);
+        got.assign(std::max(n, 0), 0);
+        if (n > 0) llama_tokenize(vocab, cases[i].data(), static_cast<int32_t>(cases[i].size()), got.data(), n, false, false);
+        if (got != expected[i]) {
+            if (failures == 0) first_failure = cases[i];
+            failures++;
+        }
+    }
+    printf("{\"engine\":\"llama.cpp\",\"model\":\"%s\",\"tokenize_cases\":%zu,\"tokenize_failures\":%d,\"first_failure\":\"%s\"}\n",
+           json_escape(o.model).c_str(), cases.size(), failures, json_escape(first_failure).c_str());
+    return failures == 0 ? 0 : 2;
+}
+
 int run(const Options & o) {
     g_verbose = o.verbose;
     llama_log_set(log_callback, nullptr);
@@ -264,6 +337,17 @@ int run(const Options & o) {
     llama_model * model = llama_model_load_from_file(o.model.c_str(), mp);
     if (!model) throw std::runtime_error("llama_model_load_from_file failed for " + o.model);
     const llama_vocab * vocab = llama_model_get_vocab(model);
+    if (!o.tokenize_test.empty()) {
+        int rc;
+        try {
+            rc = tokenize_test(o, vocab);
+        } catch (...) {
+            llama_model_free(model);
+            throw;
+        }
+        llama_model_free(model);
+        return rc;
+    }
 
     std::vector<llama_token> prompt = o.prompt.empty() ? synthetic_prompt(vocab, o.prompt_tokens) : tokenize(vocab, o.prompt, true);
     if (prompt.empty()) { llama_model_free(model); throw std::runtime_error("the prompt tokenized to nothing"); }
