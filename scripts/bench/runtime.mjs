@@ -148,14 +148,19 @@ async function runDriver(model, sampling) {
 let toolwright;
 async function loadToolwright() {
   if (toolwright !== undefined) return toolwright;
-  const index = join(ROOT, "lib", "index.js");
-  try {
-    const lib = await import(pathToFileURL(index).href);
-    toolwright = typeof lib.loadModel === "function" ? lib : { error: "lib/index.js does not export loadModel yet" };
-  } catch (e) {
-    toolwright = { error: `cannot import lib/index.js (${e.message}); run npm run build` };
+  // The package entry point; lib/runtime/index.js until the entry point re-exports the runtime.
+  const candidates = ["index.js", "runtime/index.js"];
+  const problems = [];
+  for (const file of candidates) {
+    try {
+      const lib = await import(pathToFileURL(join(ROOT, "lib", file)).href);
+      if (typeof lib.loadModel === "function") return (toolwright = lib);
+      problems.push(`lib/${file} does not export loadModel`);
+    } catch (e) {
+      problems.push(`cannot import lib/${file}: ${e.message.split("\n")[0]}`);
+    }
   }
-  return toolwright;
+  return (toolwright = { error: `${problems.join("; ")} (run npm run build)` });
 }
 
 const median = (xs) => {
