@@ -34,13 +34,23 @@ export interface EnsureTestModelOptions {
   seed?: number;
 }
 
-/** Path of a vocabulary GGUF given its short name (e.g. "qwen2") or a path. */
+/**
+ * Path of a vocabulary GGUF given its short name (e.g. "qwen2") or a path.
+ *
+ * @example
+ * vocabPath("qwen2"); // <repo>/deps/llama.cpp/models/ggml-vocab-qwen2.gguf
+ */
 export function vocabPath(vocab: string): string {
   if (vocab.endsWith(".gguf") || vocab.includes("/") || vocab.includes("\\")) return resolve(REPO_ROOT, vocab);
   return join(LLAMA_MODELS_DIR, `ggml-vocab-${vocab}.gguf`);
 }
 
-/** Path of a chat template given its file name in models/templates (".jinja" optional) or a path. */
+/**
+ * Path of a chat template given its file name in models/templates (".jinja" optional) or a path.
+ *
+ * @example
+ * templatePath("Qwen-Qwen3-0.6B"); // <repo>/deps/llama.cpp/models/templates/Qwen-Qwen3-0.6B.jinja
+ */
 export function templatePath(template: string): string {
   if (isAbsolute(template) || template.includes("/") || template.includes("\\")) return resolve(REPO_ROOT, template);
   return join(LLAMA_MODELS_DIR, "templates", template.endsWith(".jinja") ? template : `${template}.jinja`);

@@ -7,7 +7,12 @@ import { GgmlType } from "./ggml-types.js";
 const f32 = new Float32Array(1);
 const u32 = new Uint32Array(f32.buffer);
 
-/** IEEE half-precision bits of a float, rounding to nearest even (overflow gives ±inf). */
+/**
+ * IEEE half-precision bits of a float, rounding to nearest even (overflow gives ±inf).
+ *
+ * @example
+ * f32ToF16Bits(1); // 0x3c00
+ */
 export function f32ToF16Bits(x: number): number {
   f32[0] = x;
   const bits = u32[0]!;
@@ -35,7 +40,12 @@ export function f32ToF16Bits(x: number): number {
   return sign | half;
 }
 
-/** The float value of IEEE half-precision bits. */
+/**
+ * The float value of IEEE half-precision bits.
+ *
+ * @example
+ * f16BitsToF32(0x3c00); // 1
+ */
 export function f16BitsToF32(h: number): number {
   const sign = h & 0x8000 ? -1 : 1;
   const exp = (h >>> 10) & 0x1f;
@@ -45,7 +55,12 @@ export function f16BitsToF32(h: number): number {
   return sign * (1 + mant / 1024) * 2 ** (exp - 15);
 }
 
-/** bfloat16 bits of a float (the top half of its f32 bits, rounded to nearest even). */
+/**
+ * bfloat16 bits of a float (the top half of its f32 bits, rounded to nearest even).
+ *
+ * @example
+ * f32ToBf16Bits(1); // 0x3f80
+ */
 export function f32ToBf16Bits(x: number): number {
   f32[0] = x;
   const bits = u32[0]!;

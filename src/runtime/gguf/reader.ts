@@ -113,8 +113,8 @@ async function parse(r: ChunkReader): Promise<GgufFileInfo> {
     throw new GgufError("UNSUPPORTED_VERSION", path, `unsupported GGUF version ${version}${why}: only 2 and 3 are read`, 4);
   }
   r.pos += 4;
-  const tensorCount = readCount(r, "tensor count");
-  const kvCount = readCount(r, "metadata key/value count");
+  const tensorCount = readU64(r, "tensor count");
+  const kvCount = readU64(r, "metadata key/value count");
   // Smallest possible encodings: a key/value is 8 (key length) + 4 (type) + 1 bytes, a tensor info 24.
   checkFits(r, kvCount * 13 + tensorCount * 24, `header claims ${kvCount} metadata entries and ${tensorCount} tensors`, 8);
 
@@ -182,10 +182,6 @@ function readU64(r: ChunkReader, what: string): number {
   }
   r.pos += 8;
   return hi * 0x100000000 + lo;
-}
-
-function readCount(r: ChunkReader, what: string): number {
-  return readU64(r, what);
 }
 
 /** No real GGUF item is this large: a count implying more is corrupt, not merely cut short. */

@@ -36,9 +36,12 @@ export interface TestModelArch {
 }
 
 /**
- * Presets. "tiny" loads and runs in milliseconds even with a 152k vocabulary (~10 MB with qwen2).
+ * Presets (see {@link createTestModel}). "tiny" loads and runs in milliseconds even with a 152k vocabulary (~10 MB with qwen2).
  * "bench" has Qwen2.5-0.5B's shape (494M parameters with a 152k vocabulary, tied output) in Q8_0,
  * the format small models are commonly run in, so tokens/s are representative of real use.
+ *
+ * @example
+ * await createTestModel({ vocabPath, size: { ...TEST_MODEL_PRESETS.tiny, layers: 4 }, outPath });
  */
 export const TEST_MODEL_PRESETS = {
   tiny: { embeddingLength: 64, layers: 2, heads: 4, kvHeads: 2, feedForwardLength: 128, contextLength: 4096, tieOutput: true, weightType: "q8_0" },
