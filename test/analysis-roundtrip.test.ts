@@ -7,15 +7,16 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { analyzeTemplate, type ToolsAnalysis } from "../src/analysis/index.js";
 import { ChatTemplate } from "../src/template/index.js";
+import type { ToolDefinition } from "../src/types.js";
 import { TEMPLATES_DIR, loadOracleTable, oracleAnalysis } from "./helpers/analysis-oracle.js";
-import { IMPROVEMENTS } from "./helpers/analysis-improvements.js";
+import { IMPROVEMENTS } from "./helpers/analysis-differences.js";
 
 const NAME = "get_weather";
 const CALL_ID = "call12345"; // 9 alphanumerics: Mistral templates insist on that shape
 const ARG = "city";
 const VALUE = "Paris";
 
-const TOOLS = [
+const TOOLS: ToolDefinition[] = [
   {
     type: "function",
     function: {
@@ -30,17 +31,19 @@ const TOOLS = [
   },
 ];
 
+/** A conversation with one call, rendered the way a real prompt is (ChatTemplate.render). */
 function renderCall(source: string): string {
-  return new ChatTemplate(source).renderRaw({
+  return new ChatTemplate(source).render({
     messages: [
       { role: "user", content: "Weather in Paris?" },
       {
         role: "assistant",
         content: "",
-        tool_calls: [{ id: CALL_ID, type: "function", function: { name: NAME, arguments: { [ARG]: VALUE } } }],
+        tool_calls: [{ id: CALL_ID, type: "function", function: { name: NAME, arguments: JSON.stringify({ [ARG]: VALUE }) } }],
       },
     ],
     tools: TOOLS,
+    addGenerationPrompt: false,
   });
 }
 

@@ -33,14 +33,27 @@ export interface Comparison {
 /** Renders a full template context (the template's `renderRaw`). Throws when the template fails. */
 export type ContextRenderer = (context: Record<string, unknown>) => string;
 
-/** Content-shape conversion: templates that only take typed parts get `[{type:"text"}]`. */
+/**
+ * Probe messages get the same input conversions as a real prompt (ChatTemplate.render): typed
+ * content parts for templates that need them, and JSON-string arguments for templates that
+ * cannot read object arguments. (llama.cpp's analyser always passes objects; for such templates
+ * it analyses a rendering the model never sees in a real prompt.)
+ */
 function normalizeMessages(messages: readonly ProbeMessage[], caps: TemplateCaps): ProbeMessage[] {
   const onlyTyped = !caps.supportsStringContent && caps.supportsTypedContent;
-  // Probes only carry string content, so the string-only case needs no conversion.
-  if (!onlyTyped) return messages as ProbeMessage[];
-  return messages.map((m) =>
-    typeof m.content === "string" ? { ...m, content: [{ type: "text", text: m.content }] } : m,
-  );
+  const stringArgs = !caps.supportsObjectArguments;
+  if (!onlyTyped && !stringArgs) return messages as ProbeMessage[];
+  return messages.map((m) => {
+    const out: ProbeMessage = { ...m };
+    if (onlyTyped && typeof m.content === "string") out.content = [{ type: "text", text: m.content }];
+    if (stringArgs && Array.isArray(m.tool_calls)) {
+      out.tool_calls = (m.tool_calls as ProbeMessage[]).map((call) => {
+        const fn = call.function as ProbeMessage;
+        return { ...call, function: { ...fn, arguments: JSON.stringify(fn.arguments) } };
+      });
+    }
+    return out;
+  });
 }
 
 /** Renders and compares variants, remembering each rendering for the rest of the analysis. */
