@@ -1,10 +1,15 @@
 #include "grammar_slot.h"
 
+#include <cstdio>
 #include <exception>
 #include <map>
 #include <mutex>
 
 #include "log_capture.h"
+
+#ifndef _WIN32
+#include <unistd.h>
+#endif
 
 namespace toolwright {
 namespace {
@@ -16,10 +21,77 @@ std::mutex& RegistryMutex() {
 
 std::map<std::string, GrammarEngineFactory>& Registry();
 
-// llama.cpp's GBNF sampler. It reports parse errors only through its log.
+// llama.cpp's grammar parser prints its syntax errors straight to stderr (not to the log), so
+// they are caught in a temporary file for the duration of the call (POSIX; elsewhere the
+// message is only "failed to parse grammar"). A file, not a pipe: a long grammar echoed
+// back must not fill a pipe and block.
+class ScopedStderrCapture {
+ public:
+  ScopedStderrCapture() {
+#ifndef _WIN32
+    std::fflush(stderr);
+    file_ = std::tmpfile();
+    if (file_ == nullptr) return;
+    saved_ = dup(STDERR_FILENO);
+    if (saved_ < 0 || dup2(fileno(file_), STDERR_FILENO) < 0) Restore();
+#endif
+  }
+  ~ScopedStderrCapture() {
+    Restore();
+#ifndef _WIN32
+    if (file_ != nullptr) std::fclose(file_);
+#endif
+  }
+  ScopedStderrCapture(const ScopedStderrCapture&) = delete;
+  ScopedStderrCapture& operator=(const ScopedStderrCapture&) = delete;
+
+  // What was written to stderr so far (ends the capture).
+  std::string Take() {
+    std::string out;
+#ifndef _WIN32
+    if (file_ == nullptr) return out;
+    std::fflush(stderr);
+    Restore();
+    std::rewind(file_);
+    char buf[4096];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof(buf), file_)) > 0 && out.size() < (1 << 20)) out.append(buf, n);
+#endif
+    return out;
+  }
+
+ private:
+  void Restore() {
+#ifndef _WIN32
+    if (saved_ >= 0) {
+      std::fflush(stderr);
+      dup2(saved_, STDERR_FILENO);
+      close(saved_);
+      saved_ = -1;
+    }
+#endif
+  }
+#ifndef _WIN32
+  std::FILE* file_ = nullptr;
+  int saved_ = -1;
+#endif
+};
+
+// The "error parsing grammar: <why>" part of llama.cpp's stderr output.
+std::string ParseErrorFrom(const std::string& output) {
+  static const std::string kMarker = "error parsing grammar: ";
+  const size_t at = output.find(kMarker);
+  if (at == std::string::npos) return "";
+  const size_t start = at + kMarker.size();
+  const size_t end = output.find('\n', start);
+  return output.substr(start, end == std::string::npos ? std::string::npos : end - start);
+}
+
+// llama.cpp's GBNF sampler. It reports other errors only through its log.
 llama_sampler* CreateLlamaGrammar(const llama_vocab* vocab, const GrammarSpec& spec,
                                   std::string* error) {
   ScopedLogCapture capture;
+  ScopedStderrCapture stderr_capture;
   llama_sampler* sampler = nullptr;
   if (spec.lazy) {
     std::vector<const char*> patterns;
@@ -31,8 +103,9 @@ llama_sampler* CreateLlamaGrammar(const llama_vocab* vocab, const GrammarSpec& s
   } else {
     sampler = llama_sampler_init_grammar(vocab, spec.gbnf.c_str(), spec.root.c_str());
   }
+  const std::string syntax_error = ParseErrorFrom(stderr_capture.Take());
   if (sampler == nullptr) {
-    std::string reason = capture.Reason();
+    std::string reason = syntax_error.empty() ? capture.Reason() : syntax_error;
     *error = (reason.empty() ? std::string("the grammar could not be parsed") : reason) +
              (spec.lazy ? " (llama_sampler_init_grammar_lazy_patterns failed)"
                         : " (llama_sampler_init_grammar failed)");

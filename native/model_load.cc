@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "gguf_check.h"
 #include "llama.h"
 #include "log_capture.h"
 #include "model.h"
@@ -126,6 +127,13 @@ class LoadModelWorker : public PromiseWorker {
     if (!CheckModelFile(options_.path, &problem)) {
       Fail(problem.code, Where() + problem.reason);
       return;
+    }
+    if (!options_.vocab_only) {
+      std::string reason;
+      if (!CheckHyperparameters(options_.path, &reason)) {
+        Fail("TOOLWRIGHT_INVALID_GGUF", Where() + reason);
+        return;
+      }
     }
     llama_model_params params = llama_model_default_params();
     params.vocab_only = options_.vocab_only;

@@ -3,7 +3,7 @@
  * sample, apply the grammar, accept), so logits never cross into JS; this file only turns token
  * bytes into UTF-8-safe text, applies stop strings, and decides when to stop.
  */
-import type { NativeContext, NativeGrammarSpec, NativeSamplerOptions } from "./binding.js";
+import type { NativeContext, NativeGrammarSpec, NativeSampler, NativeSamplerOptions } from "./binding.js";
 import type { Context } from "./context.js";
 import { errorCode } from "./errors.js";
 import { type GrammarOptions, type SamplingOptions, toNativeGrammar, toNativeSampling } from "./sampling.js";
@@ -72,7 +72,7 @@ export interface GenerationHost {
   readonly vocabSize: number;
   native(): NativeContext;
   tokenizePrompt(text: string, addSpecial: boolean): Promise<Int32Array>;
-  createSampler(options: NativeSamplerOptions, grammar: NativeGrammarSpec | undefined): import("./binding.js").NativeSampler;
+  createSampler(options: NativeSamplerOptions, grammar: NativeGrammarSpec | undefined): NativeSampler;
   acquire(): void;
   release(stats: GenerationStats): void;
 }
@@ -158,11 +158,13 @@ export class Generation implements AsyncIterable<GeneratedToken> {
     const host = this.#host;
     const plan = this.#plan;
     host.acquire();
-    const ctx = host.native();
-    const sampler = host.createSampler(plan.sampling, plan.grammar);
-    const onAbort = () => ctx.cancel();
+    let sampler: NativeSampler | undefined;
+    let ctx: NativeContext | undefined;
+    const onAbort = () => ctx?.cancel();
     plan.signal?.addEventListener("abort", onAbort, { once: true });
     try {
+      ctx = host.native();
+      sampler = host.createSampler(plan.sampling, plan.grammar);
       if (plan.signal?.aborted) {
         this.stopReason = "abort";
         return;
@@ -223,7 +225,7 @@ export class Generation implements AsyncIterable<GeneratedToken> {
       this.stopReason = full ? "contextFull" : "maxTokens";
     } finally {
       plan.signal?.removeEventListener("abort", onAbort);
-      sampler.dispose();
+      sampler?.dispose();
       host.release(this.stats);
       if (this.stopReason === undefined && plan.signal?.aborted) this.stopReason = "abort";
     }
