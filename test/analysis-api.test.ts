@@ -4,6 +4,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { WORKAROUNDS, analyzeTemplate, detectDedicatedHandler } from "../src/analysis/index.js";
+import { VariantRenderer } from "../src/analysis/render.js";
+import { analyzeTools } from "../src/analysis/tools.js";
 import { ChatTemplate, TemplateSyntaxError } from "../src/template/index.js";
 import { TEMPLATES_DIR } from "./helpers/analysis-oracle.js";
 
@@ -114,10 +116,30 @@ describe("analyzeTemplate", () => {
   });
 
   it("reads JSON tool calls whose arguments render as a Python dict", () => {
-    // llama.cpp's analysis fails on this template (the call is not valid JSON).
-    const pythonArgs = CHATML_THINK_TOOLS.replace("{{ c.function.arguments | tojson }}", "{{ c.function.arguments }}");
-    const format = analyzeTemplate(pythonArgs, { cache: false }).tools.format;
-    expect(format).toMatchObject({ mode: "JSON_NATIVE", usesPythonDicts: true, nameField: "name", argsField: "arguments" });
+    // A template printing the arguments object itself (Jinja2 shows a Python dict), simulated by
+    // a render function: llama.cpp's analysis fails on such calls (they are not valid JSON).
+    const pyRepr = (v: unknown): string =>
+      typeof v === "string"
+        ? `'${v}'`
+        : `{${Object.entries(v as Record<string, unknown>).map(([k, x]) => `'${k}': ${pyRepr(x)}`).join(", ")}}`;
+    const render = (ctx: Record<string, unknown>): string =>
+      (ctx.messages as Record<string, unknown>[])
+        .map((m) => {
+          const calls = (m.tool_calls as { function: { name: string; arguments: unknown } }[] | undefined) ?? [];
+          const body = calls.map((c) => `<tool_call>{"name": "${c.function.name}", "arguments": ${pyRepr(c.function.arguments)}}</tool_call>`);
+          return `<|${String(m.role)}|>${String(m.content ?? "")}${body.join("")}<|end|>`;
+        })
+        .join("");
+    const caps = { ...new ChatTemplate("x").caps, supportsToolCalls: true, supportsParallelToolCalls: true, supportsObjectArguments: true };
+    const tools = analyzeTools(new VariantRenderer(render, caps, "", ""), caps, { mode: "NONE", start: "", end: "" });
+    expect(tools.format).toMatchObject({
+      mode: "JSON_NATIVE",
+      usesPythonDicts: true,
+      nameField: "name",
+      argsField: "arguments",
+      perCallStart: "<tool_call>",
+      perCallEnd: "</tool_call>",
+    });
   });
 
   it("reports no tools and no reasoning for a template that renders neither", () => {
