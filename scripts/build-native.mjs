@@ -1,0 +1,124 @@
+#!/usr/bin/env node
+// Builds the native addon: fetches llama.cpp (scripts/fetch-llama.mjs), then runs cmake-js on
+// the top-level CMakeLists.txt. Output: build/Release/toolwright.node.
+//
+//   node scripts/build-native.mjs [--out DIR] [--copy-to FILE] [--target NAME] [-- extra cmake-js args]
+//
+// Environment (1/ON turns an option on, 0/OFF off; unset keeps the build folder's setting):
+//   TOOLWRIGHT_CUDA=1       CUDA backend            (-DGGML_CUDA=ON)
+//   TOOLWRIGHT_METAL=1      Metal backend           (-DGGML_METAL=ON; on by default on Apple Silicon)
+//   TOOLWRIGHT_VULKAN=1     Vulkan backend          (-DGGML_VULKAN=ON)
+//   TOOLWRIGHT_PORTABLE=1   any AVX2 x86-64 CPU instead of this machine's (-DTOOLWRIGHT_PORTABLE=ON)
+//   TOOLWRIGHT_BUILD_BENCH=0  skip the llama.cpp reference driver used by bench:runtime
+//   TOOLWRIGHT_BUILD_JOBS=N parallel compile jobs (default: all cores)
+//   TOOLWRIGHT_LLAMA_DIR    use this llama.cpp checkout instead of fetching the pinned one
+// CCACHE_BASEDIR defaults to the repository root, so ccache hits across clones.
+import { spawnSync } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
+import { availableParallelism } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { fetchLlama } from "./fetch-llama.mjs";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+
+function log(message) {
+  process.stderr.write(`[toolwright:build-native] ${message}\n`);
+}
+
+function fail(message) {
+  log(`error: ${message}`);
+  process.exit(1);
+}
+
+/** CMake switches from environment variables. */
+const SWITCHES = [
+  ["TOOLWRIGHT_CUDA", "GGML_CUDA"],
+  ["TOOLWRIGHT_METAL", "GGML_METAL"],
+  ["TOOLWRIGHT_VULKAN", "GGML_VULKAN"],
+  ["TOOLWRIGHT_PORTABLE", "TOOLWRIGHT_PORTABLE"],
+  ["TOOLWRIGHT_BUILD_BENCH", "TOOLWRIGHT_BUILD_BENCH"],
+];
+
+export function cmakeDefines(env = process.env) {
+  const defines = [];
+  for (const [variable, option] of SWITCHES) {
+    const value = env[variable];
+    if (value === undefined || value === "") continue;
+    if (/^(1|on|true|yes)$/i.test(value)) defines.push(`--CD${option}=ON`);
+    else if (/^(0|off|false|no)$/i.test(value)) defines.push(`--CD${option}=OFF`);
+    else fail(`${variable} must be 1 or 0, got "${value}"`);
+  }
+  return defines;
+}
+
+function checkCmake() {
+  const probe = spawnSync("cmake", ["--version"], { encoding: "utf8" });
+  if (probe.error || probe.status !== 0) {
+    fail(
+      "CMake was not found. Building the addon needs CMake >= 3.18 and a C++17 compiler:\n" +
+        "  Debian/Ubuntu: sudo apt install cmake build-essential\n" +
+        "  macOS:         brew install cmake   (and Xcode command line tools)\n" +
+        "  Windows:       install Visual Studio 2022 with 'Desktop development with C++' (includes CMake)\n" +
+        "  anywhere:      pip install cmake",
+    );
+  }
+  return probe.stdout.split("\n")[0];
+}
+
+function main() {
+  const { values, positionals } = parseArgs({
+    options: {
+      out: { type: "string", default: "build" },
+      "copy-to": { type: "string" },
+      target: { type: "string" },
+    },
+    allowPositionals: true,
+  });
+  const out = resolve(ROOT, values.out);
+  log(checkCmake());
+  const llamaDir = fetchLlama();
+
+  const require = createRequire(import.meta.url);
+  let cmakeJs;
+  try {
+    cmakeJs = require.resolve("cmake-js/bin/cmake-js");
+  } catch {
+    fail("cmake-js is not installed: run `npm install` first");
+  }
+  const jobs = process.env.TOOLWRIGHT_BUILD_JOBS ?? String(availableParallelism());
+  if (!/^\d+$/.test(jobs) || Number(jobs) < 1) fail(`TOOLWRIGHT_BUILD_JOBS must be a positive integer, got "${jobs}"`);
+  const args = [cmakeJs, "build", "--out", out, "--parallel", jobs, ...cmakeDefines()];
+  if (values.target) args.push("--target", values.target);
+  args.push(...positionals);
+
+  const env = { ...process.env, TOOLWRIGHT_LLAMA_DIR: llamaDir };
+  env.CCACHE_BASEDIR ??= ROOT;
+  // Outside npm, cmake-js would download Node's headers; use the running Node's own when present.
+  const nodePrefix = resolve(dirname(process.execPath), "..");
+  if (!env.npm_config_nodedir && existsSync(join(nodePrefix, "include", "node", "node_api.h"))) {
+    env.npm_config_nodedir = nodePrefix;
+  }
+  log(`cmake-js ${args.slice(1).join(" ")}`);
+  const result = spawnSync(process.execPath, args, { cwd: ROOT, env, stdio: "inherit" });
+  if (result.error) fail(`could not run cmake-js: ${result.error.message}`);
+  if (result.status !== 0) {
+    fail(
+      `the native build failed (exit code ${result.status}). Check the compiler output above; ` +
+        `TOOLWRIGHT_BUILD_JOBS=1 gives a readable log, and a stale ${values.out}/ folder can be removed to start over.`,
+    );
+  }
+  const built = join(out, "Release", "toolwright.node");
+  if (!existsSync(built)) fail(`the build finished but ${built} is missing`);
+  if (values["copy-to"]) {
+    const target = resolve(ROOT, values["copy-to"]);
+    mkdirSync(dirname(target), { recursive: true });
+    copyFileSync(built, target);
+    log(`copied to ${target}`);
+  }
+  log(`built ${built}`);
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main();
