@@ -17,7 +17,7 @@ from datetime import datetime
 import jinja2
 from jinja2 import nodes
 from jinja2.ext import Extension
-from jinja2.sandbox import ImmutableSandboxedEnvironment
+from jinja2.sandbox import ImmutableSandboxedEnvironment, SandboxedEnvironment
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TEMPLATES_DIR = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "deps/llama.cpp/models/templates")
@@ -61,8 +61,8 @@ def strftime_now(fmt):
     return FIXED_NOW.strftime(fmt)
 
 
-def make_env():
-    env = ImmutableSandboxedEnvironment(
+def make_env(mutable=False):
+    env = (SandboxedEnvironment if mutable else ImmutableSandboxedEnvironment)(
         trim_blocks=True, lstrip_blocks=True, extensions=[AssistantTracker, jinja2.ext.loopcontrols]
     )
     env.filters["tojson"] = tojson
@@ -104,6 +104,31 @@ TIME_TOOL = {
     },
 }
 TOOLS = [WEATHER_TOOL, TIME_TOOL]
+
+# A tool with a richer schema: nested objects, arrays, enums, numbers, defaults, no description.
+SEARCH_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "search_docs",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "query": {"type": "string", "description": "Search terms"},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 50, "default": 10},
+                "score": {"type": "number"},
+                "exact": {"type": "boolean"},
+                "tags": {"type": "array", "items": {"type": "string"}},
+                "filters": {
+                    "type": "object",
+                    "properties": {"lang": {"type": "string", "enum": ["en", "fr"]}, "year": {"type": ["integer", "null"]}},
+                    "required": ["lang"],
+                },
+            },
+            "required": ["query"],
+        },
+    },
+}
+NO_PARAMS_TOOL = {"type": "function", "function": {"name": "ping", "description": "Check the service."}}
 
 
 def call(call_id, name, args, string_args):
@@ -225,6 +250,84 @@ SCENARIOS = {
             {"role": "user", "content": [{"type": "text", "text": "Describe "}, {"type": "text", "text": "Paris."}]},
         ]
     ),
+    "rich_tools": base(
+        [
+            {"role": "system", "content": "Use tools when useful."},
+            {"role": "user", "content": "Find recent docs about tokenizers."},
+            {
+                "role": "assistant",
+                "content": "Let me search.",
+                "tool_calls": [
+                    call(
+                        "call00001",
+                        "search_docs",
+                        {"query": "tokenizers", "limit": 5, "score": 0.5, "exact": False, "tags": ["nlp", "bpe"],
+                         "filters": {"lang": "en", "year": None}},
+                        False,
+                    ),
+                    call("call00002", "ping", {}, False),
+                ],
+            },
+            {"role": "tool", "tool_call_id": "call00001", "name": "search_docs", "content": '{"results": [{"title": "BPE", "score": 0.9}]}'},
+            {"role": "tool", "tool_call_id": "call00002", "name": "ping", "content": "pong"},
+        ],
+        tools=[SEARCH_TOOL, NO_PARAMS_TOOL],
+    ),
+    "history_with_tools": base(
+        [
+            {"role": "system", "content": "Be brief."},
+            {"role": "user", "content": "Weather in Oslo?"},
+            {"role": "assistant", "content": None, "tool_calls": [call("call00001", "get_weather", {"city": "Oslo"}, False)]},
+            {"role": "tool", "tool_call_id": "call00001", "name": "get_weather", "content": "rain"},
+            {"role": "assistant", "content": "It rains in Oslo."},
+            {"role": "user", "content": "And in Rome?"},
+            {"role": "assistant", "content": "", "reasoning_content": "Call again.", "tool_calls": [call("call00002", "get_weather", {"city": "Rome"}, False)]},
+            {"role": "tool", "tool_call_id": "call00002", "name": "get_weather", "content": "sun"},
+            {"role": "assistant", "content": "Sunny in Rome.", "reasoning_content": "Report it."},
+            {"role": "user", "content": "Thanks"},
+        ],
+        tools=TOOLS,
+        enable_thinking=True,
+    ),
+    "thinking_disabled_tools": base(
+        [
+            {"role": "user", "content": "What is the weather in Paris?"},
+            {"role": "assistant", "content": "", "tool_calls": [call("call00001", "get_weather", {"city": "Paris"}, False)]},
+            {"role": "tool", "tool_call_id": "call00001", "name": "get_weather", "content": "sunny"},
+        ],
+        tools=TOOLS,
+        enable_thinking=False,
+    ),
+    "think_tags_in_content": base(
+        [
+            {"role": "user", "content": "Hi"},
+            {"role": "assistant", "content": "<think>\nThe user greets.\n</think>\n\nHello!"},
+            {"role": "user", "content": "Bye"},
+        ]
+    ),
+    "last_assistant_reasoning": base(
+        [
+            {"role": "user", "content": "Compute 6*7."},
+            {"role": "assistant", "content": "42", "reasoning_content": "6*7 is 42."},
+        ],
+        add_generation_prompt=False,
+    ),
+    "developer_and_multi_system": base(
+        [
+            {"role": "system", "content": "First rule."},
+            {"role": "developer", "content": "Second rule."},
+            {"role": "user", "content": "Go."},
+        ]
+    ),
+    "empty_messages": base([]),
+    "extra_kwargs": base(
+        [{"role": "user", "content": "Plan a trip."}],
+        reasoning_effort="high",
+        builtin_tools=["browser", "python"],
+        custom_instructions="Answer in French.",
+        date_string="01 Feb 2025",
+        tools_in_user_message=False,
+    ),
     "unicode": base(
         [
             {"role": "user", "content": "Météo à Zürich? 東京 \"quoted\" 'single' \\ back\ttab"},
@@ -238,6 +341,97 @@ SCENARIOS = {
         tools=TOOLS,
     ),
 }
+
+
+# Small templates that pin down Python semantics the chat templates lean on (the gaps of a
+# JavaScript Jinja): printing objects, filters on odd inputs, dict/list/str methods, scoping.
+SNIPPET_CTX = {
+    "d": {"b": 1, "a": [1, "x", None, True, 1.5], "n": {"k": "v"}},
+    "l": [3, 1, 2],
+    "objs": [{"name": "b", "n": 2}, {"name": "A", "n": 1}, {"n": 3}],
+    "s": "  Hello, World  ",
+    "u": "Zürich 東京 \u00a0\u200b'\"\n",
+    "none": None,
+    "f": 2.5,
+    "msgs": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": None}],
+}
+SNIPPETS = [
+    "{{ d }}|{{ l }}|{{ none }}|{{ f }}|{{ true }}|{{ (1, 'a') }}|{{ (1, 2)[1:] }}",
+    "{{ d|string }}|{{ l|string }}|{{ d.n|string }}|{{ u|string }}|{{ [u] }}",
+    "{{ l|min }}|{{ l|max }}|{{ objs|min(attribute='n') }}|{{ []|min }}|{{ ['b', 'A']|min }}",
+    "{{ d.get('b') }}|{{ d.get('zz') }}|{{ d.get('zz', 'dflt') }}|{% for k, v in d.items() %}{{ k }}={{ v }};{% endfor %}",
+    "{{ d.keys()|list }}|{{ d.values()|list|length }}|{{ d|length }}|{{ d|list }}",
+    "{% set x = l.append(4) %}",
+    "{{ d.update({'c': 1}) }}",
+    "{{ '{} and {name}'.format(1, name='n') }}|{{ '{0:>5}|{1:.2f}|{2!r}'.format('a', 2.345, 'q') }}",
+    "{{ '%s-%d-%05.1f-%r'|format('a', 3, 2.25, 'q') }}|{{ '%(a)s'|format(a=1) }}|{{ 'x%sy' % 5 }}|{{ '%s %s' % ('a', 'b') }}",
+    "{% set m = {1: 'one', 'k': 'v'} %}{{ m[1] }}|{{ m }}|{{ 1 in m }}|{{ m|tojson }}",
+    "{{ missing|string }}|{{ missing|length }}|{{ missing|default('d') }}|{{ missing|trim }}|{{ missing|upper }}|{{ missing|list }}|{{ missing|join(',') }}",
+    "{{ missing|tojson }}",
+    "{{ missing.attr }}",
+    "{{ none|selectattr('x')|list }}|{{ objs|selectattr('name')|map(attribute='n')|list }}|{{ objs|rejectattr('name', 'equalto', 'b')|list|length }}",
+    "{{ objs|selectattr('name', 'defined')|map(attribute='name')|join(',') }}|{{ objs|map(attribute='name', default='?')|list }}",
+    "{{ objs|sort(attribute='name')|list }}",
+    "{{ objs|sort(attribute='n')|map(attribute='n')|list }}|{{ objs|sort(attribute='n', reverse=true)|first }}|{{ ['b', 'A', 'c']|sort }}|{{ ['b', 'A', 'c']|sort(case_sensitive=true) }}|{{ l|sort(reverse=true) }}",
+    "{{ d|dictsort }}|{% for k, v in {'b': 1, 'A': 2}|dictsort %}{{ k }}{% endfor %}",
+    "{{ d|tojson }}|{{ d|tojson(indent=2) }}|{{ u|tojson }}|{{ u|tojson(ensure_ascii=true) }}|{{ d|tojson(separators=(',', ':'), sort_keys=true) }}|{{ f|tojson }}|{{ (1, 2)|tojson }}",
+    "{{ s.strip() }}|{{ s|trim }}|{{ s.lstrip() }}|{{ s.rstrip() }}|{{ 'xxaxx'.strip('x') }}|{{ s.split(',') }}|{{ s.split() }}|{{ 'a,b,c'.split(',', 1) }}|{{ 'a,b,c'.rsplit(',', 1) }}",
+    "{{ 'Hello'.startswith('He') }}|{{ 'Hello'.endswith(('x', 'lo')) }}|{{ 'a-b'.replace('-', '+') }}|{{ 'hello world'.title() }}|{{ 'hello'.capitalize() }}|{{ 'ab'.upper() }}|{{ 'abc'.find('c') }}|{{ 'aXa'.count('a') }}",
+    "{{ 'abc'[1:] }}|{{ 'abc'[::-1] }}|{{ l[-1] }}|{{ l[1:] }}|{{ l[::2] }}|{{ l[5] }}|{{ 'abc'[10] }}|{{ (l|list)[:-1] }}",
+    "{{ 7 // 2 }}|{{ -7 // 2 }}|{{ -7 % 3 }}|{{ 7 / 2 }}|{{ 4 / 2 }}|{{ 2 ** 10 }}|{{ 0.1 + 0.2 }}|{{ 0.0000001 }}|{{ 10000000000000000.0 }}|{{ 3 * 'ab' }}|{{ [1] * 2 }}",
+    "{{ 'a' ~ 1 ~ none ~ missing }}|{{ 'a' + 'b' }}|{{ [1] + [2] }}|{{ 1 + 2.0 }}|{{ true + 1 }}",
+    "{{ 'x' + 1 }}",
+    "{{ 1 + 'x' }}",
+    "{{ 'a' in none }}",
+    "{{ none|length }}",
+    "{{ l < 'a' }}",
+    "{{ 1 == 1.0 }}|{{ [1, 2] == [1, 2] }}|{{ {'a': 1} == {'a': 1} }}|{{ missing == missing }}|{{ none == missing }}|{{ 'a' != 'b' }}|{{ (1, 2) == [1, 2] }}",
+    "{{ 1 is number }}|{{ true is number }}|{{ true is integer }}|{{ f is float }}|{{ d is mapping }}|{{ d is sequence }}|{{ 's' is sequence }}|{{ missing is sequence }}|{{ missing is iterable }}|{{ none is iterable }}|{{ l is iterable }}",
+    "{{ 'abc' is lower }}|{{ 'ABC' is upper }}|{{ 3 is odd }}|{{ 4 is even }}|{{ none is none }}|{{ missing is undefined }}|{{ d.b is defined }}|{{ d.zz is defined }}|{{ 'x' is string }}|{{ true is boolean }}|{{ raise_exception is callable }}",
+    "{% set x = 0 %}{% for i in range(3) %}{{ x }}{% set x = x + 1 %}{{ x }}|{% endfor %}{{ x }}",
+    "{% set ns = namespace(x=0, items=[]) %}{% for i in range(3) %}{% set ns.x = ns.x + i %}{% endfor %}{{ ns.x }}|{{ ns }}",
+    "{% for i in l if i > 1 %}{{ loop.index }}/{{ loop.length }}:{{ i }}{{ ',' if not loop.last }}{% else %}empty{% endfor %}|{% for i in [] %}x{% else %}empty{% endfor %}",
+    "{% for i in 'abc' %}{{ loop.cycle('o', 'e') }}{{ loop.previtem|default('^') }}{{ loop.nextitem|default('$') }}{{ loop.revindex0 }}{% endfor %}",
+    "{% for a, b in [[1, 2], [3, 4]] %}{{ a + b }}{% endfor %}|{% for k in d %}{{ k }}{% endfor %}|{% for c in 'hi' %}{{ c }}.{% endfor %}",
+    "{% for a, b in [[1]] %}{% endfor %}",
+    "{% macro m(a, b=2) %}{{ a }}{{ b }}{{ kwargs }}{{ varargs }}{% endmacro %}{{ m(1) }}|{{ m(1, 3) }}|{{ m(1, c=4) }}|{{ m(1, 2, 3) }}|{{ m }}",
+    "{% macro m(a) %}{{ a }}{% endmacro %}{{ m(1, c=3) }}",
+    "{% set y = 5 %}{% macro m() %}{{ y }}{{ z }}{% endmacro %}{% set y = 6 %}{% for z in [1] %}{{ m() }}{% endfor %}",
+    "{% macro outer() %}[{{ caller() }}]{% endmacro %}{% call outer() %}inside{% endcall %}|{% filter upper %}shout {{ 'it' }}{% endfilter %}",
+    "{% set t %}block {{ 1 + 1 }}{% endset %}{{ t }}|{% set a, b = 1, 2 %}{{ a }}{{ b }}|{% set c = 'x' if false %}{{ c }}|{{ c is defined }}",
+    "{{ 'x'|safe + '<b>' }}|{{ '<b>' + 'x'|safe }}|{{ ('x'|safe) ~ '<b>' }}|{{ '<a>'|e }}|{{ ('x'|safe + \"'\")|length }}|{{ ('x'|safe + \"'\") }}",
+    "{{ '  a\n\nb\n c'|indent }}|{{ 'a\nb'|indent(2, true) }}|{{ 'a\n\nb'|indent(width='> ', blank=true) }}|{{ 'x'|center(5) }}|{{ 'a b  c'|wordcount }}",
+    "{{ '42'|int }}|{{ '4.7'|int }}|{{ 'x'|int(7) }}|{{ 3.9|int }}|{{ '0x1A'|int(0, 16) }}|{{ '2.5'|float }}|{{ 'x'|float }}|{{ 2|float }}|{{ 2.675|round(2) }}|{{ 2.5|round }}|{{ 3.5|round }}|{{ -2.5|round }}|{{ 1.23|round(1, 'floor') }}|{{ -3|abs }}",
+    "{{ [1, 2, 2, 'A', 'a']|unique|list }}|{{ l|reverse|list }}|{{ 'abc'|reverse }}|{{ l|first }}|{{ l|last }}|{{ []|first }}|{{ l|sum }}|{{ objs|sum(attribute='n') }}|{{ l|join(', ') }}|{{ objs|join('/', attribute='n') }}",
+    "{{ range(3) }}|{{ range(1, 7, 2)|list }}|{{ range(3)|length }}|{{ dict(a=1, b=[2]) }}|{{ 'a b'.split(' ')|map('upper')|list }}|{{ l|map('string')|join }}|{{ l|select('odd')|list }}|{{ l|reject('even')|list }}",
+    "{{ msgs|selectattr('role', 'equalto', 'user')|list|length }}|{{ msgs[1].content is none }}|{{ msgs[1].content }}|{{ msgs|map(attribute='role')|join(',') }}|{{ msgs|last }}",
+    "{{ u }}|{{ u|upper }}|{{ u|length }}|{{ u[7] }}|{{ u.split() }}",
+    "{{ raise_exception('custom failure: ' ~ d.b) }}",
+    "{{ strftime_now('%Y-%m-%d %H:%M:%S %a %A %b %B %d %j %p %I') }}",
+    "{{ d|items|list }}|{{ missing|items|list }}",
+    "{{ 'x'|items|list }}",
+    "{{ (d|items)|list|length }}",
+    "{{ [1, 2]|tojson }}|{{ {'a': [1, {'b': none}], 'e': {}, 'f': []}|tojson(indent=4) }}|{{ {'z': 1, 'a': 2}|tojson(sort_keys=true) }}|{{ {'q': 'x\ty\u0001'}|tojson }}",
+    "{{ 'a' if l else 'b' }}|{{ l and 'yes' }}|{{ [] or 'empty' }}|{{ none or 0 or '' }}|{{ not l }}|{{ 'b' if 0 }}|",
+    "{{ l.index(2) }}|{{ l.count(3) }}|{{ d.copy() == d }}|{{ 'a.b.c'.split('.')[-1] }}|{{ '1,2'.split(',')|map('int')|sum }}",
+    "{% for i in range(5) %}{% if i == 1 %}{% continue %}{% endif %}{% if i == 3 %}{% break %}{% endif %}{{ i }}{% endfor %}",
+    "{{ d.b.c }}",
+    "{{ none.x }}|{{ none[0] }}|{{ d['zz'] }}|{{ l['x'] }}",
+    "{{ none.x.y }}",
+    "{{ missing() }}",
+    "{{ l.pop() }}",
+    "{{ l|nosuchfilter }}",
+    "{% if l is nosuchtest %}{% endif %}",
+    "{% if false %}{{ l|nosuchfilter }}{% endif %}ok|{{ l|nosuchfilter if false }}",
+    "{% if l %}{{ l|nosuchfilter }}{% endif %}",
+    "{% if true %}{% for i in l %}{{ i|nosuchfilter }}{% endfor %}{% endif %}",
+    "{{ l|map('nosuchfilter')|list }}",
+    "{{ l|select('nosuchtest')|list }}",
+]
+
+SNIPPETS_MUTABLE = [
+    "{% set x = l.append(4) %}{{ l }}|{% set y = l.pop(0) %}{{ y }}{{ l }}|{% set z = d.update({'c': 1}) %}{{ d|length }}",
+]
 
 
 def render_case(template, ctx):
@@ -272,6 +466,17 @@ def main():
         with open(os.path.join(OUT_DIR, stem + ".json"), "w", encoding="utf-8") as f:
             json.dump({"template": name, "cases": cases}, f, ensure_ascii=False, separators=(",", ":"))
             f.write("\n")
+    snippets = []
+    mutable_env = make_env(mutable=True)
+    for source, mutable in [(x, False) for x in SNIPPETS] + [(x, True) for x in SNIPPETS_MUTABLE]:
+        try:
+            case = render_case((mutable_env if mutable else env).from_string(source), json.loads(json.dumps(SNIPPET_CTX)))
+        except Exception as e:
+            case = {"error": {"type": type(e).__name__, "message": str(e)}}
+        snippets.append({"source": source, **({"allowMutation": True} if mutable else {}), **case})
+    with open(os.path.join(OUT_DIR, "_snippets.json"), "w", encoding="utf-8") as f:
+        json.dump({"now": FIXED_NOW.isoformat(), "context": SNIPPET_CTX, "snippets": snippets}, f, ensure_ascii=False, indent=1)
+        f.write("\n")
     total = len(names) * len(SCENARIOS)
     print(f"{len(names)} templates x {len(SCENARIOS)} scenarios = {total} cases, {errors} raise")
 

@@ -42,20 +42,16 @@ function renderCase(tpl: ChatTemplate | Error, context: Record<string, unknown>)
         : e instanceof TemplateRuntimeError
           ? e.pythonType
           : e instanceof TemplateSyntaxError
-            ? "TemplateSyntaxError"
+            ? e.pythonType
             : `JS:${(e as Error).name}`;
     return { error: { type, message: (e as Error).message } };
   }
 }
 
-/** Same output, or both raise; a template's own raise_exception must carry the same message. */
+/** Same output, or the same raise: same Python exception type and the same message. */
 function matches(golden: Outcome, ours: Outcome): boolean {
   if ("output" in golden) return "output" in ours && ours.output === golden.output;
-  if (!("error" in ours)) return false;
-  if (golden.error.type === "TemplateError") {
-    return ours.error.type === "TemplateError" && ours.error.message === golden.error.message;
-  }
-  return ours.error.type !== "TemplateError";
+  return "error" in ours && ours.error.type === golden.error.type && ours.error.message === golden.error.message;
 }
 
 let total = 0;

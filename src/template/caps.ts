@@ -8,6 +8,8 @@ export type ProbeRunner = (context: Record<string, unknown>) => {
   ok: boolean;
   output: string;
   used: (value: unknown, op?: string) => boolean;
+  /** Whether the template read `obj[key]` (directly, or by dumping/iterating the whole object). */
+  usedMember: (obj: object, key: string) => boolean;
   /** Whether the template looked up this context variable. */
   readVar: (name: string) => boolean;
 };
@@ -105,7 +107,7 @@ export function detectCaps(run: ProbeRunner): TemplateCaps {
   const ro = run(probeContext(msgs1, tools1));
   let objectArgsOk = false;
   if (ro.ok) {
-    if (!ro.used(tools1[0]!.function.name)) caps.supportsTools = false;
+    if (!ro.usedMember(tools1[0]!.function, "name")) caps.supportsTools = false;
     const calls = (msgs1[1] as { tool_calls: unknown[] }).tool_calls;
     if (!ro.used(calls)) {
       caps.supportsToolCalls = false;
@@ -122,7 +124,7 @@ export function detectCaps(run: ProbeRunner): TemplateCaps {
       caps.supportsToolCalls = false;
       caps.supportsTools = false;
     } else {
-      caps.supportsTools = rstr.used(tools2[0]!.function.name);
+      caps.supportsTools = rstr.usedMember(tools2[0]!.function, "name");
       const calls = (msgs2[1] as { tool_calls: unknown[] }).tool_calls;
       caps.supportsToolCalls = rstr.used(calls);
     }
@@ -167,7 +169,7 @@ export function detectCaps(run: ProbeRunner): TemplateCaps {
   // Reasoning effort and enable_thinking are read.
   const flags = { enable_thinking: true, reasoning_effort: "low", reasoning_strength: "low" };
   const re = run(probeContext([{ role: "user", content: "User message" }], [], flags));
-  caps.supportsReasoningEffort = re.readVar("reasoning_effort");
+  caps.supportsReasoningEffort = re.readVar("reasoning_effort") || re.readVar("reasoning_strength");
   caps.supportsEnableThinking = re.readVar("enable_thinking");
   return caps;
 }

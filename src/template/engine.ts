@@ -48,7 +48,7 @@ function wrapError(e: unknown): Error {
 }
 
 /** Parses `source` once; throws TemplateSyntaxError when it does not compile. */
-export function compileTemplate(source: string, now: () => Date): CompiledTemplate {
+export function compileTemplate(source: string, now: () => Date, allowMutation = false): CompiledTemplate {
   const program: Program = compileSource(source, {
     hasFilter,
     hasTest: (name) => JINJA_TESTS.has(name),
@@ -56,7 +56,7 @@ export function compileTemplate(source: string, now: () => Date): CompiledTempla
   const globals = makeGlobals(now);
   const run = (context: PyDict, stats?: UsageStats): string => {
     try {
-      return new Evaluator(program, globals, stats).render(context);
+      return new Evaluator(program, globals, stats, allowMutation).render(context);
     } catch (e) {
       throw wrapError(e);
     }

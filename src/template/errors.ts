@@ -15,6 +15,13 @@ export class TemplateError extends Error {
 /** The template source could not be compiled (lexer/parser error, unknown filter or test). */
 export class TemplateSyntaxError extends Error {
   override name = "TemplateSyntaxError";
+  constructor(
+    message: string,
+    /** The matching Python exception: "TemplateSyntaxError", or "TemplateAssertionError" for unknown filters/tests. */
+    readonly pythonType: string = "TemplateSyntaxError",
+  ) {
+    super(message);
+  }
 }
 
 /**

@@ -80,6 +80,8 @@ export class Evaluator implements FilterEnv {
     private readonly program: Program,
     globals: Map<string, PyValue>,
     private readonly stats?: UsageStats,
+    /** Allow list.append, dict.update, ... (off: transformers' immutable sandbox). */
+    private readonly mutable = false,
   ) {
     this.#root = new Scope(undefined);
     for (const [k, v] of globals) this.#root.vars.set(k, v);
@@ -149,7 +151,7 @@ export class Evaluator implements FilterEnv {
       iterableNode = iterableNode.lhs;
     }
     const iterable = this.eval(iterableNode, scope);
-    this.stats?.mark(iterable, iterable instanceof Map ? "object_access" : "array_access");
+    this.stats?.mark(iterable, iterable instanceof Map ? "iterated" : "array_access");
     let items = iterate(iterable);
     const depth = scope.loopDepth;
     if (filter) {
@@ -214,9 +216,7 @@ export class Evaluator implements FilterEnv {
   }
 
   #macro(name: string, params: Node[], body: Node[], defScope: Scope): PyCallable {
-    const usesVarargs = mentions(body, "varargs");
-    const usesKwargs = mentions(body, "kwargs");
-    const usesCaller = mentions(body, "caller");
+    const { usesVarargs, usesKwargs, usesCaller } = macroInfo(body);
     // Top-level macros read template variables as they are when called; nested ones close over their frame.
     const parent = defScope;
     const fn = (a: PyArgs): PyValue => {
@@ -287,6 +287,7 @@ export class Evaluator implements FilterEnv {
       case "MemberExpression":
         return this.#member(node, scope);
       case "CallExpression":
+        if (this.stats && node.callee.type === "MemberExpression") return this.#trackedMethodCall(node, scope);
         return this.#invoke(this.eval(node.callee, scope), this.#args(node.args, scope));
       case "UnaryExpression": {
         const v = this.eval(node.argument, scope);
@@ -325,8 +326,8 @@ export class Evaluator implements FilterEnv {
     const prop = node.property;
     let result: PyValue;
     if (!node.computed) {
-      if (prop.type === "IntegerLiteral") result = pyGetItem(obj, prop.value);
-      else result = pyGetAttr(obj, (prop as IdentifierNode).value);
+      if (prop.type === "IntegerLiteral") result = pyGetItem(obj, prop.value, this.mutable);
+      else result = pyGetAttr(obj, (prop as IdentifierNode).value, this.mutable);
       this.stats?.access(obj, prop.type === "IntegerLiteral" ? prop.value : (prop as IdentifierNode).value, result);
       return result;
     }
@@ -341,8 +342,21 @@ export class Evaluator implements FilterEnv {
       );
     }
     const key = this.eval(prop, scope);
-    result = pyGetItem(obj, key);
+    result = pyGetItem(obj, key, this.mutable);
     this.stats?.access(obj, key, result);
+    return result;
+  }
+
+  /** `obj.get(key)` reads `obj[key]` as far as usage stats go. */
+  #trackedMethodCall(node: Extract<Node, { type: "CallExpression" }>, scope: Scope): PyValue {
+    const member = node.callee as Extract<Node, { type: "MemberExpression" }>;
+    const obj = this.eval(member.object, scope);
+    const name = !member.computed && member.property.type === "Identifier" ? member.property.value : undefined;
+    const fn = name !== undefined ? pyGetAttr(obj, name, this.mutable) : pyGetItem(obj, this.eval(member.property, scope), this.mutable);
+    if (name !== undefined) this.stats!.access(obj, name, fn);
+    const a = this.#args(node.args, scope);
+    const result = this.#invoke(fn, a);
+    if (name === "get" && obj instanceof Map && a.args[0] !== undefined) this.stats!.access(obj, a.args[0], result);
     return result;
   }
 
@@ -417,16 +431,16 @@ export class Evaluator implements FilterEnv {
   }
 
   /** FilterEnv: runs a test by name (for `is`, select/reject). */
-  callTest(name: string, value: PyValue, args: PyValue[]): boolean {
+  callTest(name: string, value: PyValue, args: PyValue[], byName = false): boolean {
     const t = JINJA_TESTS.get(name);
-    if (!t) throw new PyError("TemplateRuntimeError", `No test named '${name}'.`);
+    if (!t) throw new PyError("TemplateRuntimeError", `No test named '${name}'${byName ? "" : " found"}.`);
     this.stats?.mark(value, `test_is_${name}`);
     return t(value, args);
   }
 
   /** FilterEnv: runs a filter by name (for map). */
   callFilter(name: string, value: PyValue, args: PyArgs): PyValue {
-    return callFilter(this, name, value, args);
+    return callFilter(this, name, value, args, true);
   }
 }
 
@@ -461,6 +475,23 @@ function pySlice(obj: PyValue, start: PyValue, stop: PyValue, step: PyValue): Py
   if (obj instanceof PyTuple) return new PyTuple(out);
   const s = (out as string[]).join("");
   return obj instanceof PyMarkup ? new PyMarkup(s) : s;
+}
+
+interface MacroInfo {
+  usesVarargs: boolean;
+  usesKwargs: boolean;
+  usesCaller: boolean;
+}
+const MACRO_INFO = new WeakMap<Node[], MacroInfo>();
+
+/** What special names a macro body reads, computed once per macro (the AST is shared by renders). */
+function macroInfo(body: Node[]): MacroInfo {
+  let info = MACRO_INFO.get(body);
+  if (!info) {
+    info = { usesVarargs: mentions(body, "varargs"), usesKwargs: mentions(body, "kwargs"), usesCaller: mentions(body, "caller") };
+    MACRO_INFO.set(body, info);
+  }
+  return info;
 }
 
 /** Whether a macro body reads `name` (Jinja2 only accepts extra args when it does). */

@@ -27,13 +27,14 @@ import {
   type PyValue,
 } from "./py-values.js";
 import { binaryOp, iterate, pyCompare, pyEquals, pyLen } from "./py-ops.js";
-import { jsonDumps, percentFormat } from "./py-format.js";
+import { jsonDumps, percentFormat, toFixedPy } from "./py-format.js";
 import { pyGetItem, pyAttribute, pySplitlines } from "./py-methods.js";
 import { FILTER_NAMES } from "./jinja-tests.js";
 
 /** What filters need from the environment: tests and filters by name (for select/map). */
 export interface FilterEnv {
-  callTest(name: string, value: PyValue, args: PyValue[]): boolean;
+  /** `byName`: the test was named in a string (select/reject), not written after `is`. */
+  callTest(name: string, value: PyValue, args: PyValue[], byName?: boolean): boolean;
   callFilter(name: string, value: PyValue, args: PyArgs): PyValue;
 }
 
@@ -119,12 +120,9 @@ function toInt(v: PyValue, dflt: PyValue, base: number): PyValue {
 }
 
 function pyRound(x: number, digits: number): number {
-  // Python rounds half to even on the exact binary value.
-  const m = 10 ** digits;
-  const y = x * m;
-  const r = Math.round(y);
-  const rounded = Math.abs(y % 1) === 0.5 ? 2 * Math.round(y / 2) : r;
-  return rounded / m;
+  // Python rounds half to even on the exact binary value; x * 10**digits would round first.
+  if (digits < 0) return Math.round(x / 10 ** -digits) * 10 ** -digits;
+  return Number(toFixedPy(x, digits));
 }
 
 function minMax(env: FilterEnv, value: PyValue, a: PyArgs, name: string, sign: number): PyValue {
@@ -155,7 +153,7 @@ function selectOrReject(env: FilterEnv, value: PyValue, a: PyArgs, lookupAttr: b
   let test: (v: PyValue) => boolean = truthy;
   if (args.length > 0) {
     const name = args.shift()!;
-    test = (v) => env.callTest(pyStr(name), v, args);
+    test = (v) => env.callTest(pyStr(name), v, args, true);
   }
   return new PyIterator(iterate(value).filter((item) => test(get(item)) === select));
 }
@@ -397,8 +395,9 @@ export function hasFilter(name: string): boolean {
 }
 
 /** Applies filter `name` to `value`. */
-export function callFilter(env: FilterEnv, name: string, value: PyValue, args: PyArgs): PyValue {
-  const f = FILTERS[name];
-  if (!f) throw new PyError("TemplateAssertionError", `No filter named '${name}'.`);
+export function callFilter(env: FilterEnv, name: string, value: PyValue, args: PyArgs, byName = false): PyValue {
+  const f = Object.hasOwn(FILTERS, name) ? FILTERS[name] : undefined;
+  // A filter written in the template fails "... found."; one named in a string (map) fails without it.
+  if (!f) throw new PyError("TemplateRuntimeError", `No filter named '${name}'${byName ? "" : " found"}.`);
   return f(env, value, args);
 }

@@ -36,6 +36,42 @@ interface Spec {
   type: string;
 }
 
+/** The exact decimal expansion of a finite double's magnitude (e.g. 2.675 → "2.67499999..."). */
+function exactDecimal(x: number): string {
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, Math.abs(x));
+  const bits = view.getBigUint64(0);
+  const expBits = Number((bits >> 52n) & 0x7ffn);
+  let mant = bits & ((1n << 52n) - 1n);
+  let e: number;
+  if (expBits === 0) e = -1074;
+  else {
+    mant |= 1n << 52n;
+    e = expBits - 1075;
+  }
+  if (e >= 0) return (mant << BigInt(e)).toString();
+  const digits = (mant * 5n ** BigInt(-e)).toString().padStart(-e + 1, "0");
+  return `${digits.slice(0, digits.length + e)}.${digits.slice(digits.length + e)}`;
+}
+
+/**
+ * `x` with `f` decimals, correctly rounded with ties to even on the exact binary value, as
+ * Python's `'%.*f'` and `round()` do (JS toFixed rounds exact ties up: 2.25 → "2.3", Python "2.2").
+ */
+export function toFixedPy(x: number, f: number): string {
+  if (!Number.isFinite(x)) return Number.isNaN(x) ? "nan" : x > 0 ? "inf" : "-inf";
+  const exact = exactDecimal(x);
+  const [intPart, fracPart = ""] = exact.split(".") as [string, string?];
+  let keep = intPart + fracPart.slice(0, f).padEnd(f, "0");
+  const rest = fracPart.slice(f);
+  const restTrim = rest.replace(/0+$/, "");
+  const up = restTrim > "5" || (restTrim === "5" && Number(keep[keep.length - 1]) % 2 === 1);
+  if (restTrim !== "" && up) keep = (BigInt(keep) + 1n).toString().padStart(keep.length, "0");
+  const i = keep.length - f;
+  const body = f > 0 ? `${keep.slice(0, i) || "0"}.${keep.slice(i)}` : keep;
+  return (x < 0 || Object.is(x, -0) ? "-" : "") + body.replace(/^0+(?=\d)/, "");
+}
+
 function pad(s: string, width: number, align: string, fill: string): string {
   if (s.length >= width) return s;
   const n = width - s.length;
@@ -68,7 +104,7 @@ function formatNumber(v: PyValue, spec: Spec): string {
     case "F":
     case "%": {
       const val = t === "%" ? ax * 100 : ax;
-      const fixed = val.toFixed(spec.precision ?? 6);
+      const fixed = toFixedPy(val, spec.precision ?? 6);
       const [i, f] = fixed.split(".") as [string, string | undefined];
       body = group(i, spec.grouping) + (f !== undefined ? "." + f : "") + (t === "%" ? "%" : "");
       break;

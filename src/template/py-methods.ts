@@ -28,6 +28,7 @@ import {
 } from "./py-values.js";
 import { dictKey, iterate, pyEquals } from "./py-ops.js";
 import { strFormat } from "./py-format.js";
+import { mutatingMethod } from "./py-mutating.js";
 
 const UNSAFE: Record<string, Set<string>> = {
   list: new Set(["append", "clear", "pop", "reverse", "insert", "sort", "extend", "remove"]),
@@ -54,32 +55,43 @@ function optStr(a: PyArgs, i: number, name: string, method: string): string | nu
   return strVal(v);
 }
 
-function escapeRe(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
 
 const PY_WS = " \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000";
 
+const WS_LEFT = new RegExp(`^[${PY_WS}]+`, "u");
+const WS_RIGHT = new RegExp(`[${PY_WS}]+$`, "u");
+const WS_RUN = new RegExp(`[${PY_WS}]+`, "u");
+const WS_ONLY = new RegExp(`^[${PY_WS}]+$`, "u");
+
 function stripChars(s: string, chars: string | null, left: boolean, right: boolean): string {
-  const set = chars === null ? `[${PY_WS}]` : chars === "" ? null : `[${escapeRe(chars)}]`;
-  if (set === null) return s;
-  let out = s;
-  if (left) out = out.replace(new RegExp(`^${set}+`, "u"), "");
-  if (right) out = out.replace(new RegExp(`${set}+$`, "u"), "");
-  return out;
+  if (chars === "") return s;
+  if (chars === null) {
+    let out = s;
+    if (left) out = out.replace(WS_LEFT, "");
+    if (right) out = out.replace(WS_RIGHT, "");
+    return out;
+  }
+  // Explicit chars: scan by code point instead of building a RegExp per call.
+  const set = new Set(Array.from(chars));
+  const cps = Array.from(s);
+  let b = 0;
+  let e = cps.length;
+  if (left) while (b < e && set.has(cps[b]!)) b++;
+  if (right) while (e > b && set.has(cps[e - 1]!)) e--;
+  return b === 0 && e === cps.length ? s : cps.slice(b, e).join("");
 }
 
 /** Python `str.split(sep=None, maxsplit=-1)`. */
 export function pySplit(s: string, sep: string | null, maxsplit: number): string[] {
   if (sep === null) {
     const out: string[] = [];
-    let rest = s.replace(new RegExp(`^[${PY_WS}]+`, "u"), "");
+    let rest = s.replace(WS_LEFT, "");
     while (rest !== "") {
       if (maxsplit >= 0 && out.length >= maxsplit) {
         out.push(rest);
         break;
       }
-      const m = new RegExp(`[${PY_WS}]+`, "u").exec(rest);
+      const m = WS_RUN.exec(rest);
       if (!m) {
         out.push(rest);
         break;
@@ -215,7 +227,7 @@ function strMethod(s: string, name: string, markup: boolean): ((a: PyArgs) => Py
     case "isalnum":
       return () => s.length > 0 && /^[\p{L}\p{N}]+$/u.test(s);
     case "isspace":
-      return () => s.length > 0 && new RegExp(`^[${PY_WS}]+$`, "u").test(s);
+      return () => s.length > 0 && WS_ONLY.test(s);
     case "isupper":
       return () => /\p{Lu}/u.test(s) && s === s.toUpperCase();
     case "islower":
@@ -323,7 +335,11 @@ function bound(obj: PyValue, name: string, fn: (a: PyArgs) => PyValue): PyCallab
 }
 
 /** Python `getattr(obj, name)` as the sandbox allows it; `undefined` when there is no such attribute. */
-export function pyAttribute(obj: PyValue, name: string): PyValue | undefined {
+export function pyAttribute(obj: PyValue, name: string, mutable = false): PyValue | undefined {
+  if (mutable) {
+    const m = mutatingMethod(obj, name);
+    if (m) return bound(obj, name, m);
+  }
   if (isStr(obj)) {
     const m = strMethod(strVal(obj), name, obj instanceof PyMarkup);
     return m && bound(obj, name, m);
@@ -389,7 +405,7 @@ function normIndex(i: number, len: number): number | undefined {
 }
 
 /** Jinja2 `environment.getitem(obj, key)`: `obj[key]`, falling back to the attribute, else Undefined. */
-export function pyGetItem(obj: PyValue, key: PyValue): PyValue {
+export function pyGetItem(obj: PyValue, key: PyValue, mutable = false): PyValue {
   if (obj instanceof PyUndefined) {
     throw new PyError(obj.exc, undefinedMessage(obj));
   }
@@ -409,18 +425,18 @@ export function pyGetItem(obj: PyValue, key: PyValue): PyValue {
     if (v !== undefined) return v;
   }
   if (isStr(key)) {
-    const a = pyAttribute(obj, strVal(key));
+    const a = pyAttribute(obj, strVal(key), mutable);
     if (a !== undefined) return a;
   }
   return new PyUndefined(isStr(key) ? strVal(key) : key, obj);
 }
 
 /** Jinja2 `environment.getattr(obj, name)`: the attribute first, then `obj[name]`, else Undefined. */
-export function pyGetAttr(obj: PyValue, name: string): PyValue {
+export function pyGetAttr(obj: PyValue, name: string, mutable = false): PyValue {
   if (obj instanceof PyUndefined) {
     throw new PyError(obj.exc, undefinedMessage(obj));
   }
-  const a = pyAttribute(obj, name);
+  const a = pyAttribute(obj, name, mutable);
   if (a !== undefined) return a;
   if (obj instanceof Map && obj.has(name)) return obj.get(name)!;
   return new PyUndefined(name, obj);

@@ -73,31 +73,61 @@ function filterName(node: Node): string {
   throw new TemplateSyntaxError(`chat template has a filter that is not a name (${node.type})`);
 }
 
-/** Jinja2 rejects unknown filters and tests when compiling, before any rendering. */
+/**
+ * Jinja2 rejects unknown filters and tests when compiling, except inside an `if` or a conditional
+ * expression (a "soft" frame), where the error waits until the filter actually runs. Loop, macro,
+ * block-set, filter and call bodies start hard frames again.
+ */
 function checkNames(program: Program, known: KnownNames): void {
-  const visit = (v: unknown): void => {
+  const check = (node: Node, soft: boolean): void => {
+    if (soft) return;
+    if (node.type === "FilterExpression" || node.type === "FilterStatement") {
+      const name = filterName(node.filter);
+      if (!known.hasFilter(name)) throw new TemplateSyntaxError(`No filter named '${name}'.`, "TemplateAssertionError");
+    } else if (node.type === "TestExpression" && !known.hasTest(node.test.value)) {
+      throw new TemplateSyntaxError(`No test named '${node.test.value}'.`, "TemplateAssertionError");
+    }
+  };
+  const visit = (v: unknown, soft: boolean): void => {
     if (Array.isArray(v)) {
-      for (const x of v) visit(x);
+      for (const x of v) visit(x, soft);
       return;
     }
     if (v instanceof Map) {
       for (const [k, x] of v) {
-        visit(k);
-        visit(x);
+        visit(k, soft);
+        visit(x, soft);
       }
       return;
     }
     if (v === null || typeof v !== "object" || typeof (v as { type?: unknown }).type !== "string") return;
     const node = v as Node;
-    if (node.type === "FilterExpression" || node.type === "FilterStatement") {
-      const name = filterName(node.filter);
-      if (!known.hasFilter(name)) throw new TemplateSyntaxError(`No filter named '${name}'.`);
-    } else if (node.type === "TestExpression") {
-      if (!known.hasTest(node.test.value)) throw new TemplateSyntaxError(`No test named '${node.test.value}'.`);
-    }
-    for (const [key, child] of Object.entries(node)) {
-      if (key !== "type") visit(child);
+    check(node, soft);
+    switch (node.type) {
+      case "If":
+        visit([node.test, node.body, node.alternate], true);
+        return;
+      case "Ternary":
+      case "SelectExpression":
+        for (const child of Object.values(node)) visit(child, true);
+        return;
+      case "For":
+        visit(node.iterable, soft);
+        visit(node.defaultBlock, soft);
+        visit(node.body, false);
+        return;
+      case "Macro":
+      case "CallStatement":
+      case "FilterStatement":
+      case "Set":
+        for (const [key, child] of Object.entries(node)) {
+          if (key === "body") visit(child, false);
+          else if (key !== "type") visit(child, soft);
+        }
+        return;
+      default:
+        for (const [key, child] of Object.entries(node)) if (key !== "type") visit(child, soft);
     }
   };
-  visit(program.body);
+  visit(program.body, false);
 }

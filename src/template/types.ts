@@ -58,4 +58,10 @@ export interface ChatTemplateOptions {
   eosToken?: string;
   /** Clock for `strftime_now` (default: the system clock). */
   now?: () => Date;
+  /**
+   * Let templates call list.append, dict.update and other mutating methods, which transformers'
+   * immutable sandbox refuses (default false: byte-identical to transformers). Some templates
+   * written for llama.cpp (Kimi-K2) need it to render tool calls at all.
+   */
+  allowMutation?: boolean;
 }

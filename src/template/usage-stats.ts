@@ -38,7 +38,7 @@ export class UsageStats {
 
   /** Marks `v` and everything inside it used (tojson / string dump the whole value). */
   markDeep(v: PyValue): void {
-    this.mark(v);
+    this.mark(v, "deep");
     if (Array.isArray(v)) for (const x of v) this.markDeep(x);
     else if (v instanceof PyTuple) for (const x of v.items) this.markDeep(x);
     else if (v instanceof Map) {
@@ -69,6 +69,13 @@ export class UsageStats {
     else if (v !== null && typeof v === "object") s = this.#objects.get(v);
     if (!s) return false;
     return op === undefined || s.has(op);
+  }
+
+  /** Whether `obj[key]` was read, or all of `obj` (dumped or iterated). */
+  usedMember(obj: unknown, key: string): boolean {
+    if (obj === null || typeof obj !== "object") return false;
+    const s = this.#objects.get(obj);
+    return !!s && (s.has(key) || s.has("deep") || s.has("items") || s.has("values") || s.has("iterated") || s.has("dictsort"));
   }
 
   /** Whether the template looked up variable `name`. */
