@@ -3,23 +3,27 @@
  *  A1 (tagged args): one argument named ARG_FIRST vs one named ARG_SECOND → the text around
  *     the name is the name prefix / suffix;
  *  A2 (tagged args): value "XXXX" vs "YYYY" → the markers around the value;
- *  T5: one argument vs two → what separates consecutive arguments.
- * (llama.cpp's T6, argument-block markers, only applies to JSON_NATIVE, which never reaches
- * the tag phases, so argument start/end stay empty here.)
+ *  T5: one argument vs two → what separates consecutive arguments;
+ *  T6: no arguments vs one → markers around the argument block. As in llama.cpp it only reads
+ *     JSON_NATIVE calls, and runs in the tag-format phase list, so it never changes a result;
+ *     it is kept so the phase list matches the reference.
  *
  * @example
  * extractArgumentNameMarkers(renderer, tools); // Qwen3-Coder: namePrefix "<parameter=", nameSuffix ">\n"
  */
 import { trimWhitespace } from "./bytes.js";
-import { untilCommonPrefix } from "./diff.js";
+import { afterCommonSuffix, untilCommonPrefix } from "./diff.js";
 import { any, end, findAnywhere, lit, many, marker, matchAt, not, seq, space, tag, tagText, until } from "./pattern.js";
 import {
   ARG_FIRST,
   ARG_SECOND,
+  CALL_ID_001,
   FIRST_CALL,
+  FIRST_CALL_NO_ARGS,
   FIRST_CALL_ONE_ARG,
   FIRST_CALL_ONE_ARG_OTHER_VALUE,
   FIRST_CALL_OTHER_ARG,
+  FUN_FIRST,
   PROBE_TOOLS,
   USER_TURN,
   assistantWithCalls,
@@ -102,4 +106,32 @@ export function extractArgumentSeparator(renderer: VariantRenderer, out: ToolsAn
   const cmp = compareCalls(renderer, FIRST_CALL_ONE_ARG, FIRST_CALL);
   if (!cmp || cmp.diff.right === "") return;
   out.arguments.separator = untilCommonPrefix(cmp.diff.right, ARG_FIRST, ARG_SECOND);
+}
+
+/** Cuts `text` after the first occurrence of `needle` (no-op when absent). */
+function afterFirst(text: string, needle: string): string {
+  const at = text.indexOf(needle);
+  return at < 0 ? text : text.slice(at + needle.length);
+}
+
+/** T6. */
+export function extractArgsMarkers(renderer: VariantRenderer, out: ToolsAnalysis): void {
+  const format = out.format;
+  if (format.mode !== "JSON_NATIVE") return;
+  const cmp = compareCalls(renderer, FIRST_CALL_NO_ARGS, FIRST_CALL_ONE_ARG);
+  if (!cmp) return;
+  const { diff } = cmp;
+  // The call's own markers may also occur earlier (e.g. in an example): use the nearest ones.
+  const opener = format.sectionStart || format.perCallStart;
+  const closer = format.sectionEnd || format.perCallEnd;
+  const openerAt = opener === "" ? 0 : Math.max(diff.prefix.lastIndexOf(opener), 0);
+  const closerAt = closer === "" ? diff.suffix.length : diff.suffix.indexOf(closer);
+  const beforeArgs = diff.prefix.slice(openerAt + opener.length);
+  const afterArgs = diff.suffix.slice(0, closerAt < 0 ? diff.suffix.length : closerAt);
+  let start = untilCommonPrefix(beforeArgs, "{}", '{"first":');
+  const end = afterCommonSuffix(afterArgs, "{}", '"XXXX"}');
+  if (start === "" && end === "") return;
+  start = afterFirst(afterFirst(start, FUN_FIRST), CALL_ID_001);
+  out.arguments.start = start;
+  out.arguments.end = end;
 }

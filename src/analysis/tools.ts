@@ -1,12 +1,17 @@
 /**
  * Phase 3, tool calls: runs T1 (format), then for tag formats T2 (per-call markers, only
  * with parallel calls), T3 (function markers), A1/A2 (tagged argument markers), T5
- * (argument separator) and T7 (call ids).
+ * (argument separator), T6 (argument block) and T7 (call ids).
  *
  * @example
  * const tools = analyzeTools(renderer, caps, reasoning);
  */
-import { extractArgumentNameMarkers, extractArgumentSeparator, extractArgumentValueMarkers } from "./arguments.js";
+import {
+  extractArgsMarkers,
+  extractArgumentNameMarkers,
+  extractArgumentSeparator,
+  extractArgumentValueMarkers,
+} from "./arguments.js";
 import { extractCallIdMarkers } from "./call-id.js";
 import { extractFunctionMarkers } from "./function-markers.js";
 import { checkPerCallMarkers } from "./per-call.js";
@@ -31,6 +36,7 @@ export function analyzeTools(renderer: VariantRenderer, caps: TemplateCaps, reas
     extractArgumentValueMarkers(renderer, out);
   }
   extractArgumentSeparator(renderer, out);
+  extractArgsMarkers(renderer, out);
   extractCallIdMarkers(renderer, out);
   return out;
 }
