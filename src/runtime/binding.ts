@@ -212,7 +212,12 @@ interface Attempt {
   error: string;
 }
 
-/** Thrown when no addon binary could be loaded. */
+/**
+ * Thrown when no addon binary could be loaded; `attempts` lists each path tried and why it failed.
+ *
+ * @example
+ * try { loadNative(); } catch (err) { if (err instanceof NativeAddonError) console.error(err.message); }
+ */
 export class NativeAddonError extends Error {
   override name = "NativeAddonError";
   readonly code = "TOOLWRIGHT_NO_ADDON";
@@ -226,7 +231,12 @@ export class NativeAddonError extends Error {
 
 let cached: NativeBinding | undefined;
 
-/** Candidate addon files, in the order they are tried. */
+/**
+ * Candidate addon files, in the order they are tried.
+ *
+ * @example
+ * console.log(addonCandidates());
+ */
 export function addonCandidates(root = PACKAGE_ROOT): string[] {
   const out: string[] = [];
   const explicit = process.env.TOOLWRIGHT_ADDON;

@@ -120,7 +120,12 @@ export class Context {
     return this.#native;
   }
 
-  /** Whether {@link Context.dispose} was called. */
+  /**
+   * Whether {@link Context.dispose} was called (directly or by disposing the model).
+   *
+   * @example
+   * if (!context.disposed) context.dispose();
+   */
   get disposed(): boolean {
     return this.#native === undefined;
   }
@@ -240,7 +245,12 @@ export class Context {
     this.dispose();
   }
 
-  /** Same as {@link Context.dispose}, for `using`. */
+  /**
+   * Same as {@link Context.dispose}, for `using`.
+   *
+   * @example
+   * { using context = await model.createContext(); }
+   */
   [Symbol.dispose](): void {
     this.dispose();
   }

@@ -235,7 +235,12 @@ export class Model {
     return this.#native;
   }
 
-  /** Whether {@link Model.dispose} was called. */
+  /**
+   * Whether {@link Model.dispose} was called.
+   *
+   * @example
+   * if (!model.disposed) model.dispose();
+   */
   get disposed(): boolean {
     return this.#native === undefined;
   }
@@ -402,6 +407,11 @@ export class Model {
   async createContext(options: ContextOptions = {}): Promise<Context> {
     if (this.vocabOnly) throw new RangeError(`Model.createContext: "${this.path}" was loaded with vocabOnly: it cannot generate`);
     const context = await Context.create(this, options);
+    if (this.disposed) {
+      // The model was disposed while the context was being created.
+      context.dispose();
+      throw new Error(`Model "${this.path}" was disposed while its context was being created`);
+    }
     this.#contexts.add(new WeakRef(context));
     return context;
   }
@@ -440,7 +450,12 @@ export class Model {
     this.dispose();
   }
 
-  /** Same as {@link Model.dispose}, for `using`. */
+  /**
+   * Same as {@link Model.dispose}, for `using`.
+   *
+   * @example
+   * { using model = await loadModel(path); }
+   */
   [Symbol.dispose](): void {
     this.dispose();
   }

@@ -5,6 +5,8 @@
  */
 
 /**
+ * Cuts a text stream before the first stop string.
+ *
  * @example
  * const filter = new StopStringFilter(["</answer>"]);
  * filter.push("42</ans"); // { text: "42", stopped: false }
@@ -18,7 +20,13 @@ export class StopStringFilter {
     this.#stops = stops.filter((s) => s.length > 0);
   }
 
-  /** Feeds text. `text` is what may be emitted now; `stopped` means a stop string was reached. */
+  /**
+   * Feeds text. `text` is what may be emitted now; `stopped` means a stop string was reached
+   * (and `text` ends right before it).
+   *
+   * @example
+   * const { text, stopped } = filter.push(chunk);
+   */
   push(chunk: string): { text: string; stopped: boolean } {
     const buffer = this.#held + chunk;
     if (this.#stops.length === 0) return { text: buffer, stopped: false };
@@ -36,7 +44,12 @@ export class StopStringFilter {
     return { text: buffer.slice(0, buffer.length - keep), stopped: false };
   }
 
-  /** Releases the held-back text (at the end of the stream). */
+  /**
+   * Releases the held-back text (at the end of the stream).
+   *
+   * @example
+   * const rest = filter.flush();
+   */
   flush(): string {
     const held = this.#held;
     this.#held = "";
