@@ -16,7 +16,7 @@ const table = loadOracleTable();
 const names = Object.keys(table.templates).sort();
 const source = (name: string) => readFileSync(join(TEMPLATES_DIR, name), "utf8");
 
-/** Oracle fields where the two analyses differ (toolwright-only fields are not compared). */
+/** Oracle fields (capabilities included) where the two analyses differ; toolwright-only fields are not compared. */
 function differingFields(name: string): string[] {
   const ours = flatten(analyzeTemplate(source(name)));
   const theirs = flatten(oracleAnalysis(table.templates[name]!));

@@ -4,8 +4,9 @@
 //    test/analysis-roundtrip.test.ts demonstrates each one on a real rendering.
 //  - RENDERER_LIMITATIONS: the template raises under Python Jinja2 semantics (what transformers
 //    and toolwright's renderer implement) on a probe that llama.cpp's more lenient Jinja engine
-//    renders, so toolwright cannot analyse that part; test/analysis-oracle.test.ts checks that
-//    the probe really raises, so an entry goes stale (and the test fails) once it renders.
+//    renders, so toolwright cannot analyse that part (nor detect the capability: the caps
+//    probes raise too); test/analysis-oracle.test.ts checks that the probe really raises, so an
+//    entry goes stale (and the test fails) once it renders.
 
 export interface Difference {
   /** Dotted TemplateAnalysis paths whose values differ from llama.cpp's. */
@@ -54,6 +55,10 @@ const SANDBOX_APPEND =
 export const RENDERER_LIMITATIONS: Record<string, Difference> = {
   "Kimi-K2-Instruct.jinja": {
     fields: [
+      "caps.supportsTools",
+      "caps.supportsToolCalls",
+      "caps.supportsParallelToolCalls",
+      "caps.supportsObjectArguments",
       "tools.format.mode",
       "tools.format.sectionStart",
       "tools.format.sectionEnd",
@@ -67,6 +72,10 @@ export const RENDERER_LIMITATIONS: Record<string, Difference> = {
   },
   "Kimi-K2-Thinking.jinja": {
     fields: [
+      "caps.supportsTools",
+      "caps.supportsToolCalls",
+      "caps.supportsParallelToolCalls",
+      "caps.supportsObjectArguments",
       "reasoning.mode",
       "reasoning.start",
       "reasoning.end",
@@ -84,6 +93,11 @@ export const RENDERER_LIMITATIONS: Record<string, Difference> = {
   },
   "fireworks-ai-llama-3-firefunction-v2.jinja": {
     fields: [
+      "caps.supportsStringContent",
+      "caps.supportsSystemRole",
+      "caps.supportsToolCalls",
+      "caps.supportsParallelToolCalls",
+      "caps.supportsObjectArguments",
       "tools.format.mode",
       "tools.format.sectionStart",
       "tools.format.toolsArrayWrapped",
@@ -96,6 +110,10 @@ export const RENDERER_LIMITATIONS: Record<string, Difference> = {
   },
   "llama-cpp-deepseek-r1.jinja": {
     fields: [
+      "caps.supportsTools",
+      "caps.supportsToolCalls",
+      "caps.supportsParallelToolCalls",
+      "caps.supportsObjectArguments",
       "tools.format.mode",
       "tools.format.sectionStart",
       "tools.format.sectionEnd",

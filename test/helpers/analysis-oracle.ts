@@ -50,11 +50,14 @@ export const CAPS_KEYS: Record<string, string> = {
   supports_reasoning_effort: "supportsReasoningEffort",
 };
 
-/** The oracle's analysis in toolwright's shape (fields llama.cpp has; caps excluded). */
+/** The oracle's analysis in toolwright's shape (the fields llama.cpp has). */
 export function oracleAnalysis(record: OracleRecord): Record<string, unknown> {
   const a = record.analysis;
   const { format: f, function: fn, arguments: ar, call_id: id } = a.tools;
+  const caps: Record<string, boolean> = {};
+  for (const [theirs, ours] of Object.entries(CAPS_KEYS)) caps[ours] = record.caps[theirs]!;
   return {
+    caps,
     reasoning: a.reasoning,
     content: {
       mode: a.content.mode,
