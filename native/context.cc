@@ -333,7 +333,7 @@ Napi::Value Context::Cancel(const Napi::CallbackInfo& info) {
 
 Napi::Value Context::Clear(const Napi::CallbackInfo& info) {
   const ContextPtr& s = Idle(info.Env(), "Context.clear");
-  llama_memory_clear(llama_get_memory(s->ctx), true);
+  llama_memory_clear(llama_get_memory(s->ctx), false);  // metadata only: zeroing a large cache costs ms
   s->tokens.clear();
   s->has_logits = false;
   return info.Env().Undefined();

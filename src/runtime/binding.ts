@@ -268,17 +268,29 @@ function rank(file: string): number {
  * console.log(native.systemInfo().system);
  */
 export function loadNative(): NativeBinding {
-  if (cached) return cached;
+  cached ??= loadAddonFrom(addonCandidates());
+  return cached;
+}
+
+/**
+ * Loads the first addon in `paths` that loads; otherwise throws one {@link NativeAddonError}
+ * listing every path and why it failed.
+ *
+ * @example
+ * const native = loadAddonFrom(["/opt/toolwright/toolwright.node"]);
+ */
+export function loadAddonFrom(paths: readonly string[]): NativeBinding {
   const require = createRequire(import.meta.url);
   const attempts: Attempt[] = [];
-  for (const path of addonCandidates()) {
+  for (const path of paths) {
     if (!existsSync(path)) {
       attempts.push({ path, error: "not found" });
       continue;
     }
     try {
-      cached = require(path) as NativeBinding;
-      return cached;
+      const binding = require(path) as Partial<NativeBinding>;
+      if (typeof binding.Model?.load !== "function") throw new Error("not a toolwright addon (no Model.load)");
+      return binding as NativeBinding;
     } catch (err) {
       attempts.push({ path, error: err instanceof Error ? err.message.split("\n")[0]! : String(err) });
     }
