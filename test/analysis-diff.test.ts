@@ -42,6 +42,28 @@ describe("segmentizeMarkers", () => {
     expect(segmentizeMarkers(input)).toEqual(expected);
   });
 
+  it("covers the input exactly, with well-formed markers (random strings)", () => {
+    const alphabet = ["<", ">", "[", "]", "a", " ", "\n", "|"];
+    let seed = 11;
+    const rand = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    for (let i = 0; i < 1000; i++) {
+      const text = Array.from({ length: rand(16) }, () => alphabet[rand(alphabet.length)]).join("");
+      const segs = segmentizeMarkers(text);
+      expect(segs.map((s) => s.value).join("")).toBe(text);
+      for (const seg of segs) {
+        expect(seg.value).not.toBe("");
+        if (seg.type === "marker") {
+          const closer = seg.value[0] === "<" ? ">" : "]";
+          expect(["<", "["]).toContain(seg.value[0]);
+          expect(seg.value.indexOf(closer)).toBe(seg.value.length - 1);
+        }
+      }
+    }
+  });
+
   it("prunes whitespace-only segments", () => {
     const segs = segmentizeMarkers("<tool_call>\n<function=f>\n  \n</function>\n");
     expect(pruneWhitespaceSegments(segs)).toEqual([M("<tool_call>"), M("<function=f>"), M("</function>")]);

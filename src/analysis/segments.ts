@@ -16,30 +16,29 @@ export interface Segment {
   value: string;
 }
 
-const CLOSER: Record<string, string> = { "<": ">", "[": "]" };
+const OPENER = /[<[]/g;
 
 /**
  * Splits `text` into markers and text. A marker runs from an opening `<` or `[` to the
  * first matching closer; openers inside a marker are plain characters; an unclosed marker
- * at the end is text.
+ * at the end is text (a segment of its own).
  */
 export function segmentizeMarkers(text: string): Segment[] {
   const segments: Segment[] = [];
   let segmentStart = 0;
-  let closer: string | undefined;
-  for (let pos = 0; pos < text.length; pos++) {
-    const ch = text[pos]!;
-    if (closer === undefined) {
-      const wanted = CLOSER[ch];
-      if (wanted === undefined) continue;
-      if (segmentStart < pos) segments.push({ type: "text", value: text.slice(segmentStart, pos) });
-      segmentStart = pos;
-      closer = wanted;
-    } else if (ch === closer) {
-      segments.push({ type: "marker", value: text.slice(segmentStart, pos + 1) });
-      segmentStart = pos + 1;
-      closer = undefined;
+  for (;;) {
+    OPENER.lastIndex = segmentStart;
+    const found = OPENER.exec(text);
+    if (found === null) break;
+    const open = found.index;
+    const close = text.indexOf(text[open] === "<" ? ">" : "]", open + 1);
+    if (open > segmentStart) segments.push({ type: "text", value: text.slice(segmentStart, open) });
+    if (close < 0) {
+      segmentStart = open;
+      break;
     }
+    segments.push({ type: "marker", value: text.slice(open, close + 1) });
+    segmentStart = close + 1;
   }
   if (segmentStart < text.length) segments.push({ type: "text", value: text.slice(segmentStart) });
   return segments;
