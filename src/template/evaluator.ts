@@ -34,7 +34,7 @@ import { binaryOp, concat, dictKey, iterate, pyCompare, pyContains, pyEquals, un
 import { pyGetAttr, pyGetItem } from "./py-methods.js";
 import { callFilter, type FilterEnv } from "./jinja-filters.js";
 import { JINJA_TESTS } from "./jinja-tests.js";
-import type { IdentifierNode, Node, Program } from "./syntax.js";
+import { NEGATED_TEST_FILTER, TEST_FILTER, type IdentifierNode, type Node, type Program } from "./syntax.js";
 import type { UsageStats } from "./usage-stats.js";
 
 /** Signals from a block: keep going, or a `{% break %}` / `{% continue %}` unwinding to its loop. */
@@ -422,6 +422,10 @@ export class Evaluator implements FilterEnv {
       a = this.#args(filter.args, scope);
     } else {
       throw new PyError("TemplateSyntaxError", `filter must be a name, got ${filter.type}`);
+    }
+    if (name === TEST_FILTER || name === NEGATED_TEST_FILTER) {
+      const r = this.callTest(pyStr(a.args[0] ?? ""), value, a.args.slice(1));
+      return name === TEST_FILTER ? r : !r;
     }
     if (this.stats) {
       if (name === "tojson" || name === "string") this.stats.markDeep(value);

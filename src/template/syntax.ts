@@ -8,6 +8,9 @@
  */
 import { parse, tokenize } from "@huggingface/jinja";
 import { TemplateSyntaxError } from "./errors.js";
+import { normalizeEscapes, rewriteTestArguments, NEGATED_TEST_FILTER, TEST_FILTER, type Token } from "./lexer-fixups.js";
+
+export { NEGATED_TEST_FILTER, TEST_FILTER };
 
 /** The parser's AST, typed structurally (the package does not export its node classes). */
 export type Node =
@@ -58,8 +61,8 @@ export interface KnownNames {
 export function compileSource(source: string, known: KnownNames): Program {
   let program: Program;
   try {
-    const tokens = tokenize(source, { lstrip_blocks: true, trim_blocks: true });
-    program = parse(tokens) as unknown as Program;
+    const tokens = tokenize(normalizeEscapes(source), { lstrip_blocks: true, trim_blocks: true }) as Token[];
+    program = parse(rewriteTestArguments(tokens) as Parameters<typeof parse>[0]) as unknown as Program;
   } catch (e) {
     throw new TemplateSyntaxError(`chat template failed to parse: ${(e as Error).message}`);
   }
@@ -83,7 +86,13 @@ function checkNames(program: Program, known: KnownNames): void {
     if (soft) return;
     if (node.type === "FilterExpression" || node.type === "FilterStatement") {
       const name = filterName(node.filter);
-      if (!known.hasFilter(name)) throw new TemplateSyntaxError(`No filter named '${name}'.`, "TemplateAssertionError");
+      if (name === TEST_FILTER || name === NEGATED_TEST_FILTER) {
+        const test = (node.filter as { args?: Node[] }).args?.[0];
+        const testName = test?.type === "StringLiteral" ? test.value : "";
+        if (!known.hasTest(testName)) throw new TemplateSyntaxError(`No test named '${testName}'.`, "TemplateAssertionError");
+      } else if (!known.hasFilter(name)) {
+        throw new TemplateSyntaxError(`No filter named '${name}'.`, "TemplateAssertionError");
+      }
     } else if (node.type === "TestExpression" && !known.hasTest(node.test.value)) {
       throw new TemplateSyntaxError(`No test named '${node.test.value}'.`, "TemplateAssertionError");
     }
