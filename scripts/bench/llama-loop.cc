@@ -4,6 +4,8 @@
 // sample and decode N tokens one at a time with a llama_sampler chain. It prints one JSON line
 // with prompt-eval and generation throughput (steady clock), so the Node runtime can be compared
 // with llama.cpp driven directly, on the same file, threads and sampling.
+// prompt_tps = prompt tokens / (prompt decode + first sample); gen_tps = (n_gen - 1) / (time from
+// the first to the last sampled token), i.e. per decode+sample step.
 //
 //   toolwright-llama-loop --model m.gguf --prompt-tokens 128 --n-gen 64 --threads 2 --batch 512
 //                         [--prompt TEXT] [--temp 0.8 --seed 42 [--top-k 40] [--top-p 0.95]]
@@ -221,16 +223,17 @@ RunResult run_once(llama_context * ctx, const llama_vocab * vocab, const std::ve
             }
             decode_or_throw(ctx, batch, "prompt");
         }
-        llama_synchronize(ctx);
-        r.prompt_ms = ms_since(t0);
-
-        t0 = Clock::now();
+        // Prompt time runs to the first sampled token (time to first token), generation time from
+        // there to the last sampled token: n_gen - 1 decode+sample steps. An embedding runtime sees
+        // exactly these two intervals, so both engines are timed on the same work.
         int pos = n_prompt;
-        for (int i = 0; i < o.n_gen; i++) {
-            llama_token t = llama_sampler_sample(smpl, ctx, -1);
+        llama_token t = llama_sampler_sample(smpl, ctx, -1);
+        r.prompt_ms = ms_since(t0);
+        t0 = Clock::now();
+        while (o.n_gen > 0) {
             r.tokens.push_back(t);
             r.generated++;
-            if (o.stop_at_eog && llama_vocab_is_eog(vocab, t)) break;
+            if (r.generated == o.n_gen || (o.stop_at_eog && llama_vocab_is_eog(vocab, t))) break;
             batch.n_tokens = 1;
             batch.token[0] = t;
             batch.pos[0] = pos++;
@@ -238,8 +241,8 @@ RunResult run_once(llama_context * ctx, const llama_vocab * vocab, const std::ve
             batch.seq_id[0][0] = 0;
             batch.logits[0] = true;
             decode_or_throw(ctx, batch, "generation");
+            t = llama_sampler_sample(smpl, ctx, -1);
         }
-        llama_synchronize(ctx);
         r.gen_ms = ms_since(t0);
     } catch (...) {
         llama_batch_free(batch);
@@ -400,7 +403,7 @@ int run(const Options & o) {
            static_cast<unsigned long long>(llama_model_n_params(model)), llama_vocab_n_tokens(vocab),
            o.threads, o.batch, llama_n_ctx(ctx), o.greedy ? "greedy" : "temp", o.reps, load_ms,
            prompt.size(), p_ms, prompt.size() * 1000.0 / p_ms,
-           last.generated, g_ms, last.generated > 0 ? last.generated * 1000.0 / g_ms : 0.0);
+           last.generated, g_ms, last.generated > 1 ? (last.generated - 1) * 1000.0 / g_ms : 0.0);
     if (o.print_text) {
         printf(",\"prompt_ids\":[");
         for (size_t i = 0; i < prompt.size(); i++) printf("%s%d", i ? "," : "", prompt[i]);

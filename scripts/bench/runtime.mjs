@@ -10,7 +10,7 @@
 //   flock /tmp/toolwright-build.lock cmake --build build --target toolwright-llama-loop -j 2
 import { execFile } from "node:child_process";
 import { existsSync, mkdirSync, renameSync } from "node:fs";
-import { availableParallelism } from "node:os";
+import { availableParallelism, loadavg } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs, promisify } from "node:util";
@@ -171,8 +171,8 @@ const median = (xs) => {
 
 /**
  * Times generate() on the prompt ids the driver used. Prompt eval = start → first token (the prompt
- * decode plus one sample); generation = first → last token, (n - 1) decode+sample steps: the same
- * work the C++ loop times.
+ * decode plus one sample); generation = first → last token, (n - 1) decode+sample steps: exactly
+ * the intervals the C++ loop times.
  */
 async function runToolwright(model, sampling, promptIds) {
   const lib = await loadToolwright();
@@ -201,9 +201,8 @@ async function runToolwright(model, sampling, promptIds) {
         count++;
         ids.push(t.token);
       }
-      // A trailing end-of-generation token is counted in stats but may not be yielded.
-      const generated = gen.stats?.tokensGenerated ?? count;
-      return { promptMs: first - started, genMs: last - first, generated, ids, stopReason: gen.stopReason };
+      // Rates use the yielded tokens, the ones the timestamps belong to.
+      return { promptMs: first - started, genMs: last - first, generated: count, ids, stopReason: gen.stopReason };
     };
     await once(promptIds.slice(0, 8), 1); // warm-up, as the driver does
     const runs = [];
@@ -283,4 +282,7 @@ console.log(`\nruntime: ${threads} threads, batch ${batch}, ${promptTokens} prom
 console.log(line(header));
 console.log(widths.map((w) => "-".repeat(w)).join("  "));
 for (const r of table) console.log(line(r));
+console.log("ratio = toolwright / llama.cpp (1.00 = as fast as llama.cpp's own C++ loop; higher is faster)");
+const [load] = loadavg();
+if (load > availableParallelism()) notes.add(`load average ${load.toFixed(1)} on ${availableParallelism()} cores: other processes compete, timings are noisy`);
 for (const note of notes) console.log(`note: ${note}`);
