@@ -164,6 +164,8 @@ export class Context {
 
   /**
    * Generates tokens. Options are checked now; the work starts when the result is iterated.
+   * The context is reserved until the iteration ends: run it to the end, `break` out of the
+   * loop, or abort through `signal`.
    *
    * @example
    * const generation = context.generate({

@@ -47,7 +47,8 @@ export interface GenerateOptions {
 export interface GeneratedToken {
   token: number;
   /**
-   * New text, always whole UTF-8 characters: a character split over tokens arrives with the token
+   * New text (special tokens other than end-of-generation are rendered as their text, e.g.
+   * `<|im_start|>`), always whole UTF-8 characters: a character split over tokens arrives with the token
    * that completes it, and text that may start a stop string is held back until it cannot. An
    * end-of-generation token is only yielded when it releases held-back text.
    */
