@@ -303,13 +303,14 @@ Napi::Value Model::Vocabulary(const Napi::CallbackInfo& info) {
   return promise;
 }
 
-// tokenize(text, addSpecial, parseSpecial)
+// tokenize(text, {addSpecial, parseSpecial}) -> Int32Array, on the calling thread (short texts)
 Napi::Value Model::Tokenize(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const ModelPtr& h = Live(env, "Model.tokenize");
   const std::string text = args::String(info, 0, "Model.tokenize", "text");
-  const bool add_special = args::OptBool(args::OptionalObject(info, 1, "Model.tokenize", "options"), "addSpecial", true, "Model.tokenize");
-  const bool parse_special = args::OptBool(args::OptionalObject(info, 1, "Model.tokenize", "options"), "parseSpecial", true, "Model.tokenize");
+  Napi::Object options = args::OptionalObject(info, 1, "Model.tokenize", "options");
+  const bool add_special = args::OptBool(options, "addSpecial", true, "Model.tokenize");
+  const bool parse_special = args::OptBool(options, "parseSpecial", true, "Model.tokenize");
   std::vector<llama_token> tokens;
   std::string error;
   if (!TokenizeText(h->vocab, text, add_special, parse_special, &tokens, &error)) {
