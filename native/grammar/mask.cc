@@ -9,6 +9,10 @@ namespace {
 
 // Masks kept per matcher before the cache is dropped and rebuilt.
 constexpr size_t kCacheBudgetBytes = 64u << 20;
+// A class slice replaces the walk only below nodes with at least this many descendants.
+constexpr uint32_t kSliceMinNodes = 256;
+// ... and only for classes of at least this many code points.
+constexpr uint64_t kSliceMinSpan = 16;
 
 inline void set_bit(uint64_t * bits, int32_t id) { bits[id >> 6] |= 1ull << (id & 63); }
 
@@ -20,6 +24,10 @@ void MaskEngine::clear_cache() {
   cache_slot_.clear();
   cache_.clear();
   cache_bytes_ = 0;
+  plan_of_.clear();
+  plans_.clear();
+  chain_pool_.clear();
+  uniform_of_.clear();
 }
 
 bool MaskEngine::token_allowed(uint32_t state, PartialUtf8 partial, int32_t token) {
@@ -32,11 +40,11 @@ bool MaskEngine::token_allowed(uint32_t state, PartialUtf8 partial, int32_t toke
   if (tail.n_remain < 0) return false;
   const auto nul = std::find(decode_buf_.begin(), decode_buf_.end(), 0u);
   const size_t len = static_cast<size_t>(nul - decode_buf_.begin());
+  const Grammar & g = npda_.grammar();
   uint32_t cur = state;
   for (size_t i = 0; i < len; i++) {
     // A stack topped by a token element decides by id alone while characters remain.
     if (npda_.has_token_tops(cur)) {
-      const Grammar & g = npda_.grammar();
       for (uint32_t k = 0; k < npda_.n_stacks(cur); k++) {
         const uint32_t node = npda_.stacks(cur)[k];
         if (node != Npda::kEmptyStack && g.is_token_elem(npda_.stack_top(node)) &&
@@ -57,6 +65,7 @@ void MaskEngine::fill(uint32_t state, PartialUtf8 partial, uint64_t * out) {
   const size_t words = v.n_words();
   stats_.masks++;
   if (partial.pending()) {
+    // Only tokens that continue the pending character can follow; check them one by one.
     std::memset(out, 0, words * 8);
     if (npda_.accepting(state)) {
       for (int32_t id : v.eog_tokens()) set_bit(out, id);
@@ -95,12 +104,247 @@ void MaskEngine::store(uint32_t state, const uint64_t * bits) {
       for (uint64_t x = bits[w]; x; x &= x - 1) c.ids.push_back(static_cast<int32_t>(w * 64 + __builtin_ctzll(x)));
     }
   }
-  const size_t bytes = c.dense ? words * 8 : count * 4;
-  if (cache_bytes_ + bytes > kCacheBudgetBytes) clear_cache();
+  const size_t bytes = (c.dense ? words * 8 : count * 4) + 64;
+  if (cache_bytes_ + bytes > kCacheBudgetBytes) {
+    cache_slot_.clear();
+    cache_.clear();
+    cache_bytes_ = 0;
+  }
   if (cache_slot_.size() <= state) cache_slot_.resize(state + 1, -1);
   cache_slot_[state] = static_cast<int32_t>(cache_.size());
   cache_.push_back(std::move(c));
-  cache_bytes_ += bytes + 64;
+  cache_bytes_ += bytes;
+}
+
+void MaskEngine::compute_fresh(uint32_t state, uint64_t * out) {
+  const Vocab & v = *vocab_;
+  std::memset(out, 0, v.n_words() * 8);
+  if (state == Npda::kDead) return;
+  if (npda_.accepting(state)) {
+    for (int32_t id : v.eog_tokens()) set_bit(out, id);
+  }
+  const auto & root = v.nodes()[0];
+  // Tokens with no complete code point (a lone lead byte) hang off the root.
+  for (uint32_t i = root.part_begin; i < root.part_own_end; i++) {
+    if (npda_.matches_partial(state, v.partials()[i].partial)) set_bit(out, v.partials()[i].token);
+  }
+  if (npda_.has_token_tops(state)) token_tops_below(state, 0, out);
+  work_.clear();
+  if (!try_slice(0, state, out)) expand(0, state, out);
+  while (!work_.empty()) {
+    const Item it = work_.back();
+    work_.pop_back();
+    expand(it.node, it.state, out);
+  }
+  for (int32_t id : v.irregular_tokens()) {
+    if (token_allowed(state, PartialUtf8{}, id)) set_bit(out, id);
+  }
+}
+
+// `node` was reached in `state`: take its own tokens, then queue (or slice) what lies below.
+void MaskEngine::enter(uint32_t node, uint32_t state, uint64_t * out) {
+  const Vocab & v = *vocab_;
+  const Vocab::Node & n = v.nodes()[node];
+  for (uint32_t i = n.tok_begin; i < n.tok_own_end; i++) set_bit(out, v.tokens()[i]);
+  for (uint32_t i = n.part_begin; i < n.part_own_end; i++) {
+    if (npda_.matches_partial(state, v.partials()[i].partial)) set_bit(out, v.partials()[i].token);
+  }
+  if (npda_.has_token_tops(state)) token_tops_below(state, node, out);
+  if (node + 1 >= n.end) return;
+  if (n.end - node >= kSliceMinNodes && try_slice(node, state, out)) return;
+  work_.push_back(Item{node, state});
+}
+
+// Steps `state` over each child edge of `node`; a wide node is visited segment by segment of
+// the state's code-point partition, so rejected ranges of children are skipped wholesale.
+void MaskEngine::expand(uint32_t node, uint32_t state, uint64_t * out) {
+  const Vocab & v = *vocab_;
+  const auto & nodes = v.nodes();
+  Npda::Partition & p = npda_.partition(state);
+  const Vocab::Node & n = nodes[node];
+  if (n.wide != Vocab::kNotWide) {
+    const Vocab::WideNode & w = v.wide_nodes()[n.wide];
+    const uint32_t * cps = v.wide_child_cps().data();
+    const uint32_t * kids = v.wide_child_nodes().data();
+    uint32_t i = w.begin;
+    while (i < w.end) {
+      const uint32_t cp = cps[i];
+      const uint32_t seg = cp < 128 ? p.ascii[cp] : Npda::segment_of(p, cp);
+      const uint32_t hi = p.seg_end(seg);
+      const auto j = static_cast<uint32_t>(std::upper_bound(cps + i, cps + w.end, hi) - cps);
+      stats_.nodes_visited++;
+      const uint32_t next = npda_.successor_in(p, state, seg);
+      if (next != Npda::kDead) {
+        for (uint32_t k = i; k < j; k++) enter(kids[k], next, out);
+      }
+      i = j;
+    }
+    return;
+  }
+  for (uint32_t c = node + 1; c < n.end; c = nodes[c].end) {
+    const uint32_t cp = nodes[c].cp;
+    stats_.nodes_visited++;
+    const uint32_t next = npda_.successor_in(p, state, cp < 128 ? p.ascii[cp] : Npda::segment_of(p, cp));
+    if (next != Npda::kDead) enter(c, next, out);
+  }
+}
+
+uint32_t MaskEngine::uniform_successor(uint32_t state, uint32_t set_id) {
+  const uint64_t key = (static_cast<uint64_t>(state) << 32) | set_id;
+  const uint32_t memo = uniform_of_.find(key);
+  if (memo != FlatMap64::kMissing) return memo;
+  const CodeSet & set = vocab_->slices().set(set_id);
+  Npda::Partition & p = npda_.partition(state);
+  uint32_t result = Npda::kUnset;
+  for (const auto & [lo, hi] : set.intervals) {
+    for (uint32_t j = Npda::segment_of(p, lo); j < p.breaks.size() && p.breaks[j] <= hi; j++) {
+      const uint32_t s = npda_.successor_in(p, state, j);
+      if (result == Npda::kUnset) {
+        result = s;
+      } else if (result != s) {
+        result = kNotUniform;
+        break;
+      }
+    }
+    if (result == kNotUniform) break;
+  }
+  if (result == Npda::kUnset) result = Npda::kDead;
+  uniform_of_.insert(key, result);
+  return result;
+}
+
+const MaskEngine::Plan & MaskEngine::plan(uint32_t state) {
+  const uint32_t memo = plan_of_.find(state);
+  if (memo != FlatMap64::kMissing) return plans_[memo];
+  Plan pl;
+  // The state's broadest class: the code points that all lead to one successor, picked by
+  // how many code points they cover.
+  Npda::Partition & p = npda_.partition(state);
+  std::vector<std::pair<uint32_t, uint64_t>> spans;  // successor -> code points
+  for (uint32_t j = 0; j < p.breaks.size(); j++) {
+    const uint32_t s = npda_.successor_in(p, state, j);
+    if (s == Npda::kDead) continue;
+    const uint64_t span = static_cast<uint64_t>(p.seg_end(j)) - p.breaks[j] + 1;
+    auto it = std::find_if(spans.begin(), spans.end(), [s](const auto & x) { return x.first == s; });
+    if (it == spans.end()) spans.emplace_back(s, span);
+    else it->second += span;
+  }
+  uint32_t best = Npda::kDead;
+  uint64_t best_span = 0;
+  for (const auto & [s, span] : spans) {
+    if (span > best_span) {
+      best = s;
+      best_span = span;
+    }
+  }
+  if (best_span >= kSliceMinSpan) {
+    std::vector<std::pair<uint32_t, uint32_t>> set;
+    for (uint32_t j = 0; j < p.breaks.size(); j++) {
+      if (p.succ[j] != best) continue;
+      if (!set.empty() && set.back().second != UINT32_MAX && set.back().second + 1 == p.breaks[j]) {
+        set.back().second = p.seg_end(j);
+      } else {
+        set.emplace_back(p.breaks[j], p.seg_end(j));
+      }
+    }
+    pl.set_id = vocab_->slices().intern(set);
+    // Follow the class: the state after 1, 2, ... characters of it must be the same whichever
+    // character was taken, and must not wait on a token element.
+    const auto cap = static_cast<uint32_t>(vocab_->max_token_cps());
+    pl.chain_begin = static_cast<uint32_t>(chain_pool_.size());
+    chain_pool_.push_back(state);
+    uint32_t cur = state;
+    pl.usable = true;
+    for (uint32_t d = 0;; d++) {
+      const uint32_t next = d == 0 ? best : uniform_successor(cur, pl.set_id);
+      if (next == kNotUniform || (next != Npda::kDead && npda_.has_token_tops(next))) {
+        pl.usable = false;
+        break;
+      }
+      if (next == Npda::kDead) {
+        pl.max_chars = d;
+        break;
+      }
+      if (next == cur) {
+        pl.max_chars = kUnbounded;
+        break;
+      }
+      chain_pool_.push_back(next);
+      cur = next;
+      if (d + 1 >= cap) {
+        pl.max_chars = d + 1;
+        break;
+      }
+    }
+    pl.chain_len = static_cast<uint32_t>(chain_pool_.size()) - pl.chain_begin;
+    if (!pl.usable) chain_pool_.resize(pl.chain_begin);
+  }
+  const auto idx = static_cast<uint32_t>(plans_.size());
+  plans_.push_back(pl);
+  plan_of_.insert(state, idx);
+  return plans_.back();
+}
+
+bool MaskEngine::try_slice(uint32_t node, uint32_t state, uint64_t * out) {
+  const Plan pl = plan(state);  // copy: plans_ may grow below
+  if (!pl.usable) return false;
+  const std::shared_ptr<const Slice> slice = vocab_->slices().get(pl.set_id, node);
+  if (!slice) return false;
+  stats_.slices_used++;
+  const Slice & s = *slice;
+  const uint32_t k = pl.max_chars;
+  auto chain_at = [&](uint32_t d) { return chain_pool_[pl.chain_begin + std::min(d, pl.chain_len - 1)]; };
+  // Tokens made only of the class, at most k characters long.
+  const size_t words = vocab_->n_words();
+  if (s.cum_rows > 0) {
+    const uint64_t * row;
+    uint32_t listed_from = 0, listed_to = 0;
+    if (k >= s.max_depth) {
+      row = s.all_bits.data();
+    } else if (k < s.cum_rows) {
+      row = &s.cum_bits[static_cast<size_t>(k) * words];
+    } else {
+      row = &s.cum_bits[static_cast<size_t>(s.cum_rows - 1) * words];
+      listed_from = s.depth_end[s.cum_rows - 1];
+      listed_to = s.depth_end[k];
+    }
+    for (size_t w = 0; w < words; w++) out[w] |= row[w];
+    for (uint32_t i = listed_from; i < listed_to; i++) set_bit(out, s.tokens[i]);
+  } else {
+    const uint32_t end = s.depth_end[std::min(k, s.max_depth)];
+    for (uint32_t i = 0; i < end; i++) set_bit(out, s.tokens[i]);
+  }
+  // Tokens that end inside a character after class characters.
+  uint32_t last_state = Npda::kDead;
+  PartialUtf8 last_partial{0, -2};
+  bool last_ok = false;
+  for (const Slice::Partial & sp : s.partials) {
+    if (sp.depth > k) break;
+    const uint32_t st = chain_at(sp.depth);
+    if (st != last_state || !(sp.partial == last_partial)) {
+      last_state = st;
+      last_partial = sp.partial;
+      last_ok = npda_.matches_partial(st, sp.partial);
+    }
+    if (last_ok) set_bit(out, sp.token);
+  }
+  // Exits: one step per (code point, depth) run, then the usual walk below each exit child.
+  for (const Slice::ExitGroup & g : s.groups) {
+    uint32_t from = Npda::kDead, next = Npda::kDead;
+    for (uint32_t r = g.run_begin; r < g.run_end; r++) {
+      const Slice::ExitRun & run = s.runs[r];
+      if (run.depth > k) break;
+      const uint32_t st = chain_at(run.depth);
+      if (st != from) {
+        from = st;
+        next = npda_.step(st, g.cp);
+      }
+      stats_.nodes_visited++;
+      if (next == Npda::kDead) continue;
+      for (uint32_t i = run.begin; i < run.end; i++) enter(s.exit_children[i], next, out);
+    }
+  }
+  return true;
 }
 
 // Stacks topped by a token element accept (by id alone) every token that still has code points
@@ -137,7 +381,7 @@ void MaskEngine::token_tops_below(uint32_t state, uint32_t node, uint64_t * out)
     if (below(id)) set_bit(out, id);
   }
   if (!not_any) return;
-  bool exclude = !all && below(only_not) && std::find(wanted.begin(), wanted.end(), only_not) == wanted.end();
+  const bool exclude = !all && below(only_not) && std::find(wanted.begin(), wanted.end(), only_not) == wanted.end();
   if (node == 0) {
     const auto & b = v.below_root_bits();
     for (size_t w = 0; w < b.size(); w++) out[w] |= b[w];
@@ -154,49 +398,6 @@ void MaskEngine::token_tops_below(uint32_t state, uint32_t node, uint64_t * out)
   for (uint32_t i = nodes[node].part_own_end; i < p_end; i++) {
     const int32_t id = v.partials()[i].token;
     if (!(exclude && id == only_not)) set_bit(out, id);
-  }
-}
-
-void MaskEngine::compute_fresh(uint32_t state, uint64_t * out) {
-  const Vocab & v = *vocab_;
-  std::memset(out, 0, v.n_words() * 8);
-  if (state == Npda::kDead) return;
-  if (npda_.accepting(state)) {
-    for (int32_t id : v.eog_tokens()) set_bit(out, id);
-  }
-  const auto & nodes = v.nodes();
-  const auto & toks = v.tokens();
-  const auto & parts = v.partials();
-  // Tokens with no complete code point (a lone lead byte) hang off the root.
-  for (uint32_t i = nodes[0].part_begin; i < nodes[0].part_own_end; i++) {
-    if (npda_.matches_partial(state, parts[i].partial)) set_bit(out, parts[i].token);
-  }
-  if (npda_.has_token_tops(state)) token_tops_below(state, 0, out);
-  frames_.clear();
-  frames_.push_back(Frame{0, state, 1});
-  uint64_t visited = 0;
-  while (!frames_.empty()) {
-    Frame & f = frames_.back();
-    if (f.child >= nodes[f.node].end) {
-      frames_.pop_back();
-      continue;
-    }
-    const uint32_t c = f.child;
-    const Vocab::Node & cn = nodes[c];
-    f.child = cn.end;
-    const uint32_t next = npda_.step(f.state, cn.cp);
-    visited++;
-    if (next == Npda::kDead) continue;
-    for (uint32_t i = cn.tok_begin; i < cn.tok_own_end; i++) set_bit(out, toks[i]);
-    for (uint32_t i = cn.part_begin; i < cn.part_own_end; i++) {
-      if (npda_.matches_partial(next, parts[i].partial)) set_bit(out, parts[i].token);
-    }
-    if (npda_.has_token_tops(next)) token_tops_below(next, c, out);
-    if (c + 1 < cn.end) frames_.push_back(Frame{c, next, c + 1});  // may reallocate: f is dead
-  }
-  stats_.nodes_visited += visited;
-  for (int32_t id : v.irregular_tokens()) {
-    if (token_allowed(state, PartialUtf8{}, id)) set_bit(out, id);
   }
 }
 

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <vector>
 
@@ -22,6 +23,7 @@ class Npda {
  public:
   static constexpr uint32_t kDead = UINT32_MAX;  // "no stack survives"
   static constexpr uint32_t kEmptyStack = 0;     // the stack of a completed grammar
+  static constexpr uint32_t kUnset = UINT32_MAX - 1;  // successor not computed yet
 
   explicit Npda(std::shared_ptr<const Grammar> grammar);
 
@@ -33,14 +35,30 @@ class Npda {
   // element or empty do not take characters.
   uint32_t step(uint32_t state, uint32_t cp) {
     if (state == kDead) return kDead;
-    State & s = states_[state];
-    if (s.partition == kNone) build_partition(state);
-    Partition & p = partitions_[states_[state].partition];
-    const uint32_t seg = cp < 128 ? p.ascii[cp] : segment_of(p, cp);
+    Partition & p = partition(state);
+    return successor_in(p, state, cp < 128 ? p.ascii[cp] : segment_of(p, cp));
+  }
+
+  // The code-point partition of a state: segment j = [breaks[j], breaks[j+1]) (the last one
+  // runs to UINT32_MAX); every code point of a segment leads to the same successor.
+  struct Partition {
+    std::vector<uint32_t> breaks;
+    std::vector<uint32_t> succ;  // per segment: successor state, kDead, or kUnset
+    uint16_t ascii[128];         // code point < 128 -> segment
+    uint32_t seg_end(uint32_t j) const { return j + 1 < breaks.size() ? breaks[j + 1] - 1 : UINT32_MAX; }
+  };
+  // Stable reference (partitions are never moved).
+  Partition & partition(uint32_t state) {
+    if (states_[state].partition == kNone) build_partition(state);
+    return partitions_[states_[state].partition];
+  }
+  uint32_t successor_in(Partition & p, uint32_t state, uint32_t seg) {
     uint32_t next = p.succ[seg];
     if (next == kUnset) next = p.succ[seg] = compute_step(state, seg);
     return next;
   }
+  static uint32_t segment_of(const Partition & p, uint32_t cp);
+
   // Stacks topped by <[id]>/!<[id]> that accept `token`, advanced past it.
   uint32_t step_token(uint32_t state, int32_t token);
   // The state restricted to stacks topped by a character class (kDead if none).
@@ -68,18 +86,12 @@ class Npda {
 
  private:
   static constexpr uint32_t kNone = UINT32_MAX;
-  static constexpr uint32_t kUnset = UINT32_MAX - 1;
 
   struct State {
     uint32_t off, len;
     uint32_t hash_next;  // next state with the same hash
     uint32_t partition;  // index into partitions_, or kNone
     bool accepting, token_tops, char_tops;
-  };
-  struct Partition {
-    std::vector<uint32_t> breaks;  // segment j = [breaks[j], breaks[j+1])
-    std::vector<uint32_t> succ;    // per segment: successor state, kDead or kUnset
-    uint16_t ascii[128];           // code point < 128 -> segment
   };
 
   std::shared_ptr<const Grammar> grammar_;
@@ -90,7 +102,7 @@ class Npda {
   std::vector<State> states_;
   std::vector<uint32_t> pool_;
   FlatMap64 state_index_;
-  std::vector<Partition> partitions_;
+  std::deque<Partition> partitions_;
   uint32_t initial_ = kUnset;
   // scratch
   std::vector<uint32_t> todo_, seen_, out_, merge_buf_;
@@ -101,7 +113,6 @@ class Npda {
   uint32_t intern(std::vector<uint32_t> & stacks);  // sorts + dedups in place
   void build_partition(uint32_t state);
   uint32_t compute_step(uint32_t state, uint32_t seg);
-  static uint32_t segment_of(const Partition & p, uint32_t cp);
 };
 
 }  // namespace toolwright::grammar

@@ -7,6 +7,7 @@ namespace toolwright::grammar {
 
 std::shared_ptr<const Vocab> Vocab::build(std::vector<std::string> pieces, const std::vector<int32_t> & eog) {
   auto v = std::make_shared<Vocab>();
+  v->slices_ = std::make_unique<SliceRegistry>(*v);
   const size_t n = pieces.size();
   v->pieces_ = std::move(pieces);
   v->kinds_.assign(n, Kind::Regular);
@@ -69,7 +70,7 @@ std::shared_ptr<const Vocab> Vocab::build(std::vector<std::string> pieces, const
   std::sort(order.begin(), order.end(), less);
 
   auto & nodes = v->nodes_;
-  nodes.push_back(Node{0, 0, 0, 0, 0, 0});
+  nodes.push_back(Node{0, 0, 0, 0, 0, 0, kNotWide});
   std::vector<uint32_t> path{0};
   std::vector<uint32_t> path_cps;
   auto close_top = [&] {
@@ -86,7 +87,7 @@ std::shared_ptr<const Vocab> Vocab::build(std::vector<std::string> pieces, const
     for (size_t i = common; i < len; i++) {
       const auto t = static_cast<uint32_t>(v->tokens_.size());
       const auto pt = static_cast<uint32_t>(v->partials_.size());
-      nodes.push_back(Node{c[i], 0, t, t, pt, pt});
+      nodes.push_back(Node{c[i], 0, t, t, pt, pt, kNotWide});
       path.push_back(static_cast<uint32_t>(nodes.size() - 1));
       path_cps.push_back(c[i]);
     }
@@ -103,6 +104,22 @@ std::shared_ptr<const Vocab> Vocab::build(std::vector<std::string> pieces, const
   while (!path_cps.empty()) close_top();
   nodes[0].end = static_cast<uint32_t>(nodes.size());
 
+  // Wide nodes: iterated by code-point range instead of child by child.
+  constexpr size_t kWideChildren = 24;
+  std::vector<uint32_t> kids;
+  for (uint32_t n = 0; n < nodes.size(); n++) {
+    kids.clear();
+    for (uint32_t c = n + 1; c < nodes[n].end; c = nodes[c].end) kids.push_back(c);
+    if (kids.size() < kWideChildren) continue;
+    nodes[n].wide = static_cast<uint32_t>(v->wide_nodes_.size());
+    v->wide_nodes_.push_back(WideNode{static_cast<uint32_t>(v->wide_child_nodes_.size()), 0});
+    for (uint32_t c : kids) {
+      v->wide_child_nodes_.push_back(c);
+      v->wide_child_cps_.push_back(nodes[c].cp);
+    }
+    v->wide_nodes_.back().end = static_cast<uint32_t>(v->wide_child_nodes_.size());
+  }
+
   v->below_root_bits_.assign(v->n_words(), 0);
   for (int32_t id : order) {
     if (v->cp_len_[id] > 0) v->below_root_bits_[id >> 6] |= 1ull << (id & 63);
@@ -113,7 +130,7 @@ std::shared_ptr<const Vocab> Vocab::build(std::vector<std::string> pieces, const
 size_t Vocab::memory_bytes() const {
   size_t b = nodes_.capacity() * sizeof(Node) + tokens_.capacity() * 4 + partials_.capacity() * sizeof(PartialTail) +
              cp_pool_.capacity() * 4 + cp_off_.capacity() * 8 + tails_.capacity() * sizeof(PartialUtf8) +
-             below_root_bits_.capacity() * 8 + token_node_.capacity() * 4 + kinds_.capacity();
+             below_root_bits_.capacity() * 8 + wide_child_nodes_.capacity() * 8 + wide_nodes_.capacity() * 8 + token_node_.capacity() * 4 + kinds_.capacity();
   for (const std::string & p : pieces_) b += p.capacity();
   return b;
 }

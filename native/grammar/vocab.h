@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "slice.h"
 #include "utf8.h"
 
 namespace toolwright::grammar {
@@ -35,6 +36,12 @@ class Vocab {
     uint32_t tok_own_end;
     uint32_t part_begin;  // own tokens ending in a partial UTF-8 sequence
     uint32_t part_own_end;
+    uint32_t wide;  // for a node with many children: index into wide_nodes(), else kNotWide
+  };
+  static constexpr uint32_t kNotWide = UINT32_MAX;
+  // Children of a wide node as parallel arrays sorted by code point, for range lookups.
+  struct WideNode {
+    uint32_t begin, end;  // into wide_child_nodes() / wide_child_cps()
   };
   struct PartialTail {
     int32_t token;
@@ -60,6 +67,10 @@ class Vocab {
   uint32_t tok_range_end(uint32_t node_end) const { return node_end < nodes_.size() ? nodes_[node_end].tok_begin : static_cast<uint32_t>(tokens_.size()); }
   uint32_t part_range_end(uint32_t node_end) const { return node_end < nodes_.size() ? nodes_[node_end].part_begin : static_cast<uint32_t>(partials_.size()); }
 
+  const std::vector<WideNode> & wide_nodes() const { return wide_nodes_; }
+  const std::vector<uint32_t> & wide_child_nodes() const { return wide_child_nodes_; }
+  const std::vector<uint32_t> & wide_child_cps() const { return wide_child_cps_; }
+
   const std::vector<int32_t> & eog_tokens() const { return eog_; }
   const std::vector<int32_t> & irregular_tokens() const { return irregular_; }
   // Tokens whose first byte is a UTF-8 continuation byte: the only ones that can follow a
@@ -70,6 +81,8 @@ class Vocab {
   // Prefix-tree node a regular token ends at.
   uint32_t token_node(int32_t id) const { return token_node_[id]; }
   size_t max_token_cps() const { return max_cps_; }
+  // Lazily built class slices of the prefix tree, shared by all users of this vocabulary.
+  SliceRegistry & slices() const { return *slices_; }
   size_t memory_bytes() const;
 
  private:
@@ -80,10 +93,13 @@ class Vocab {
   std::vector<Node> nodes_;
   std::vector<int32_t> tokens_;
   std::vector<PartialTail> partials_;
+  std::vector<WideNode> wide_nodes_;
+  std::vector<uint32_t> wide_child_nodes_, wide_child_cps_;
   std::vector<int32_t> eog_, irregular_, continuation_;
   std::vector<uint64_t> below_root_bits_;
   std::vector<uint32_t> token_node_;
   size_t max_cps_ = 0;
+  std::unique_ptr<SliceRegistry> slices_;
 };
 
 }  // namespace toolwright::grammar

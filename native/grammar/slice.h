@@ -1,0 +1,99 @@
+// Precomputed "class slices" of the vocabulary prefix tree.
+//
+// Inside a JSON string (or any broad character class repeated) nearly every token is allowed,
+// so walking the prefix tree would visit nearly all of it at every step. A slice for a code
+// point set L and a tree node n lists, once per vocabulary, what lies below n along edges in
+// L: the tokens made only of L characters (by length), the tokens that end in a partial UTF-8
+// sequence on such a path, and the "exits" (an edge leaving L, with the depth where it
+// leaves). A mask then takes all L-only tokens short enough in one bitset OR and checks only
+// the exits against the grammar. Built lazily, shared by every grammar on the vocabulary.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "utf8.h"
+
+namespace toolwright::grammar {
+
+class Vocab;
+
+// A set of code points as sorted disjoint inclusive intervals.
+struct CodeSet {
+  std::vector<std::pair<uint32_t, uint32_t>> intervals;
+  uint64_t ascii[2] = {0, 0};
+
+  bool contains(uint32_t cp) const {
+    if (cp < 128) return (ascii[cp >> 6] >> (cp & 63)) & 1;
+    size_t lo = 0, hi = intervals.size();
+    while (lo < hi) {
+      const size_t mid = (lo + hi) / 2;
+      if (intervals[mid].second < cp) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < intervals.size() && intervals[lo].first <= cp;
+  }
+};
+
+struct Slice {
+  uint32_t max_depth = 0;  // longest path below the node made of L edges
+  // Complete tokens wholly in L below the node, sorted by depth (code points below the node):
+  // depth d (1-based) is tokens[depth_end[d-1], depth_end[d]); depth_end[0] = 0.
+  std::vector<int32_t> tokens;
+  std::vector<uint32_t> depth_end;
+  // For slices with many tokens: row d (0..cum_rows-1) = bitset of tokens of depth <= d,
+  // and the bitset of all of them.
+  uint32_t cum_rows = 0;
+  std::vector<uint64_t> cum_bits;
+  std::vector<uint64_t> all_bits;
+
+  struct Partial {
+    uint32_t depth;
+    int32_t token;
+    PartialUtf8 partial;
+  };
+  std::vector<Partial> partials;  // sorted by depth, then partial sequence
+
+  // Exits grouped by code point, then by depth (code points of L consumed below the node
+  // before the exit edge): one grammar step decides a whole run.
+  struct ExitGroup {
+    uint32_t cp;
+    uint32_t run_begin, run_end;  // into runs
+  };
+  struct ExitRun {
+    uint32_t depth;
+    uint32_t begin, end;  // into exit_children
+  };
+  std::vector<ExitGroup> groups;  // sorted by code point
+  std::vector<ExitRun> runs;      // sorted by depth within a group
+  std::vector<uint32_t> exit_children;
+
+  size_t bytes() const;
+};
+
+class SliceRegistry {
+ public:
+  explicit SliceRegistry(const Vocab & vocab) : vocab_(vocab) {}
+
+  // Id of a code point set (intervals sorted, disjoint).
+  uint32_t intern(const std::vector<std::pair<uint32_t, uint32_t>> & intervals);
+  const CodeSet & set(uint32_t id);
+  // The slice of set `set_id` below `node`, built on first use; nullptr once the registry is
+  // over its memory budget.
+  std::shared_ptr<const Slice> get(uint32_t set_id, uint32_t node);
+
+ private:
+  const Vocab & vocab_;
+  std::mutex mu_;
+  std::map<std::vector<std::pair<uint32_t, uint32_t>>, uint32_t> set_ids_;
+  std::vector<std::unique_ptr<CodeSet>> sets_;
+  std::map<std::pair<uint32_t, uint32_t>, std::shared_ptr<const Slice>> slices_;
+  size_t bytes_ = 0;
+
+  std::shared_ptr<const Slice> build(const CodeSet & set, uint32_t node) const;
+};
+
+}  // namespace toolwright::grammar
