@@ -239,6 +239,34 @@ describe("pattern matcher", () => {
     expect(fromBytes(tagText(r, "c"))).toBe("é");
   });
 
+  it("findAnywhere finds the same first match as trying every suffix (start-character skipping is sound)", () => {
+    const patterns = [
+      seq(tag("pre", seq(marker, space)), lit("ab"), tag("post", seq(space, marker, space)), rest),
+      seq(choice(lit("{"), lit(":")), space, lit('"ab"')),
+      seq(lit("ab"), space, opt(tag("post", seq(marker, space)))),
+      seq(many(seq(not(marker), any)), tag("m", marker)),
+      seq(space, tag("x", lit("a")), end),
+      seq(opt(lit("[")), tag("t", until("]"))),
+    ];
+    const alphabet = ["<", ">", "[", "]", "a", "b", " ", "\n", "{", ":", '"'];
+    let seed = 5;
+    const rand = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const bruteForce = (p: (typeof patterns)[number], input: string) => {
+      for (let i = 0; i < input.length; i++) {
+        const r = matchAt(p, input.slice(i));
+        if (r.ok) return r;
+      }
+      return { ok: false, tags: {} };
+    };
+    for (let i = 0; i < 2000; i++) {
+      const input = Array.from({ length: 1 + rand(14) }, () => alphabet[rand(alphabet.length)]).join("");
+      for (const p of patterns) expect(findAnywhere(p, input)).toEqual(bruteForce(p, input));
+    }
+  });
+
   it("findAnywhere tries every start position", () => {
     expect(findAnywhere(tag("n", seq(lit("<"), until(">"), lit(">"))), "abc <x> <y>").tags.n).toBe("<x>");
     expect(findAnywhere(lit("zz"), "abc").ok).toBe(false);

@@ -169,11 +169,90 @@ export function matchAt(p: Pattern, input: string): MatchResult {
   return toResult(at !== FAIL, input, captures);
 }
 
+/** Characters a match can start with (null: any), and whether it can match the empty string. */
+interface FirstSet {
+  chars: ReadonlySet<string> | null;
+  nullable: boolean;
+}
+
+const WHITESPACE = new Set([" ", "\t", "\n", "\v", "\f", "\r"]);
+const firstSets = new WeakMap<Pattern, FirstSet>();
+
+function union(a: ReadonlySet<string> | null, b: ReadonlySet<string> | null): ReadonlySet<string> | null {
+  return a === null || b === null ? null : new Set([...a, ...b]);
+}
+
+/** An over-approximation of where `p` can start: used to skip hopeless start positions. */
+function firstSet(p: Pattern): FirstSet {
+  const cached = firstSets.get(p);
+  if (cached) return cached;
+  let result: FirstSet;
+  switch (p.type) {
+    case "literal":
+      result = p.text === "" ? { chars: new Set(), nullable: true } : { chars: new Set([p.text[0]!]), nullable: false };
+      break;
+    case "marker":
+      result = { chars: new Set(["<", "["]), nullable: false };
+      break;
+    case "space":
+      result = { chars: WHITESPACE, nullable: true };
+      break;
+    case "not":
+      // Consumes nothing: it only narrows what follows.
+      result = { chars: new Set(), nullable: true };
+      break;
+    case "any":
+    case "until":
+    case "end":
+      result = { chars: null, nullable: p.type !== "any" };
+      break;
+    case "tag":
+      result = firstSet(p.item);
+      break;
+    case "repeat": {
+      const item = firstSet(p.item);
+      result = { chars: item.chars, nullable: p.min === 0 || item.nullable };
+      break;
+    }
+    case "sequence": {
+      let chars: ReadonlySet<string> | null = new Set();
+      let nullable = true;
+      for (const item of p.items) {
+        const f = firstSet(item);
+        chars = union(chars, f.chars);
+        if (!f.nullable) {
+          nullable = false;
+          break;
+        }
+      }
+      result = { chars, nullable };
+      break;
+    }
+    case "choice": {
+      let chars: ReadonlySet<string> | null = new Set();
+      let nullable = false;
+      for (const option of p.options) {
+        const f = firstSet(option);
+        chars = union(chars, f.chars);
+        nullable ||= f.nullable;
+      }
+      result = { chars, nullable };
+      break;
+    }
+  }
+  firstSets.set(p, result);
+  return result;
+}
+
 /** Matches `p` at the first position of `input` where it succeeds. */
 export function findAnywhere(p: Pattern, input: string): MatchResult {
   if (input === "") return matchAt(p, input);
+  const first = firstSet(p);
+  const startChars = first.nullable ? null : first.chars;
+  const captures: Capture[] = [];
   for (let start = 0; start < input.length; start++) {
-    const captures: Capture[] = [];
+    if (startChars !== null && !startChars.has(input[start]!)) continue;
+    captures.length = 0;
     const at = run(p, input, start, captures);
     if (at !== FAIL) return toResult(true, input, captures);
   }

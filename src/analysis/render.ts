@@ -59,6 +59,7 @@ function normalizeMessages(messages: readonly ProbeMessage[], caps: TemplateCaps
 /** Renders and compares variants, remembering each rendering for the rest of the analysis. */
 export class VariantRenderer {
   private readonly cache = new Map<string, string | null>();
+  private readonly toolsIds = new Map<readonly Record<string, unknown>[], number>();
 
   constructor(
     private readonly renderContext: ContextRenderer,
@@ -69,7 +70,13 @@ export class VariantRenderer {
 
   /** Renders one variant to a byte string, or null when the template raised. */
   render(variant: Variant): string | null {
-    const key = JSON.stringify(variant);
+    // The tools array is a shared constant: key it by identity instead of serialising it.
+    const key = JSON.stringify([
+      variant.messages,
+      variant.tools ? this.toolsId(variant.tools) : 0,
+      variant.addGenerationPrompt ?? false,
+      variant.enableThinking ?? true,
+    ]);
     const cached = this.cache.get(key);
     if (cached !== undefined || this.cache.has(key)) return cached ?? null;
     const enableThinking = variant.enableThinking ?? true;
@@ -89,6 +96,15 @@ export class VariantRenderer {
     }
     this.cache.set(key, output);
     return output;
+  }
+
+  private toolsId(tools: readonly Record<string, unknown>[]): number {
+    let id = this.toolsIds.get(tools);
+    if (id === undefined) {
+      id = this.toolsIds.size + 1;
+      this.toolsIds.set(tools, id);
+    }
+    return id;
   }
 
   /** Renders `a` and `a` with `change` applied, and splits the two; null when either fails. */
