@@ -105,8 +105,9 @@ export const RENDERER_LIMITATIONS: Record<string, Difference> = {
       "preservedTokens",
     ],
     reason:
-      "The template reads an undefined variable `functions` in a way Python Jinja2 rejects (UndefinedError); " +
-      "llama.cpp's engine treats it as empty. Most probes raise.",
+      "The template concatenates a `functions` variable that the caller is expected to pass (not part of the " +
+      "chat-template context): Python Jinja2 raises UndefinedError, llama.cpp's engine treats it as empty. " +
+      "Most probes raise.",
   },
   "llama-cpp-deepseek-r1.jinja": {
     fields: [
