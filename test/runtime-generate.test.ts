@@ -97,6 +97,23 @@ ws     ::= " "?
     expect(text).not.toBe("x");
   });
 
+  test.each(["tokens", "patterns"] as const)("a lazy grammar takes over once its trigger (%s) appears", async (kind) => {
+    const sampling = { greedy: true };
+    const free = await collect(context.generate({ prompt: PROMPT, maxTokens: 6, sampling }));
+    const trigger = free[2]!;
+    expect(trigger.text.length).toBeGreaterThan(0);
+    const lazy =
+      kind === "tokens"
+        ? { tokens: [trigger.token] }
+        : { patterns: [`[\\s\\S]*?(${trigger.text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")})`] };
+    // Once triggered, the grammar is fed the output from the trigger on and forces " done".
+    const gbnf = `root ::= ${JSON.stringify(trigger.text)} " done"`;
+    const generation = context.generate({ prompt: PROMPT, maxTokens: 40, sampling, grammar: { gbnf, lazy } });
+    const text = await generation.text();
+    expect(text).toBe(`${free[0]!.text}${free[1]!.text}${trigger.text} done`);
+    expect(generation.stopReason).toBe("eog");
+  });
+
   test("an invalid grammar rejects with llama.cpp's reason", async () => {
     const generation = context.generate({ prompt: PROMPT, grammar: { gbnf: "root ::= missing-rule" } });
     const error = await generation.text().catch((e: unknown) => e);
