@@ -1,3 +1,11 @@
+/**
+ * Compiles a template once and renders it: plain renders for output, tracked renders (usage
+ * statistics of the inputs) for capability probes. Errors come out as the template/* error classes.
+ *
+ * @example
+ * const compiled = compileTemplate(source, () => new Date());
+ * compiled.render({ messages: [{ role: "user", content: "Hi" }] });
+ */
 import { compileSource, type Program } from "./syntax.js";
 import { Evaluator } from "./evaluator.js";
 import { makeGlobals } from "./globals.js";

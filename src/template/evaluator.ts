@@ -12,17 +12,11 @@ import {
   PyCallable,
   PyError,
   PyFloat,
-
-  PyMarkup,
   PyNamespace,
   PyTuple,
   PyUndefined,
   failUndefined,
-  isInt,
-  isStr,
-  numVal,
   pyStr,
-  strVal,
   truthy,
   typeName,
   type PyArgs,
@@ -30,11 +24,11 @@ import {
   type PyKey,
   type PyValue,
 } from "./py-values.js";
-import { binaryOp, concat, dictKey, iterate, pyCompare, pyContains, pyEquals, unaryOp } from "./py-ops.js";
+import { binaryOp, concat, dictKey, iterate, pyCompare, pyContains, pyEquals, pySlice, unaryOp } from "./py-ops.js";
 import { pyGetAttr, pyGetItem } from "./py-methods.js";
 import { callFilter, type FilterEnv } from "./jinja-filters.js";
 import { JINJA_TESTS } from "./jinja-tests.js";
-import { NEGATED_TEST_FILTER, TEST_FILTER, type IdentifierNode, type Node, type Program } from "./syntax.js";
+import { NEGATED_TEST_FILTER, TEST_FILTER, macroInfo, type IdentifierNode, type Node, type Program } from "./syntax.js";
 import type { UsageStats } from "./usage-stats.js";
 
 /** Signals from a block: keep going, or a `{% break %}` / `{% continue %}` unwinding to its loop. */
@@ -446,81 +440,4 @@ export class Evaluator implements FilterEnv {
   callFilter(name: string, value: PyValue, args: PyArgs): PyValue {
     return callFilter(this, name, value, args, true);
   }
-}
-
-/** Python slicing of a list, tuple or str. */
-function pySlice(obj: PyValue, start: PyValue, stop: PyValue, step: PyValue): PyValue {
-  const seq = Array.isArray(obj) ? obj : obj instanceof PyTuple ? obj.items : isStr(obj) ? Array.from(strVal(obj)) : null;
-  if (seq === null) throw new PyError("TypeError", `'${typeName(obj)}' object is not subscriptable`);
-  const num = (v: PyValue, what: string): number | null => {
-    if (v === null || v instanceof PyUndefined) return null;
-    if (!isInt(v)) throw new PyError("TypeError", `slice indices must be integers or None or have an __index__ method (${what})`);
-    return numVal(v);
-  };
-  const len = seq.length;
-  const st = num(step, "step") ?? 1;
-  if (st === 0) throw new PyError("ValueError", "slice step cannot be zero");
-  const clamp = (v: number | null, dflt: number, lo: number, hi: number): number => {
-    if (v === null) return dflt;
-    const x = v < 0 ? v + len : v;
-    return Math.min(Math.max(x, lo), hi);
-  };
-  const out: PyValue[] = [];
-  if (st > 0) {
-    const b = clamp(num(start, "start"), 0, 0, len);
-    const e = clamp(num(stop, "stop"), len, 0, len);
-    for (let i = b; i < e; i += st) out.push(seq[i]!);
-  } else {
-    const b = clamp(num(start, "start"), len - 1, -1, len - 1);
-    const e = clamp(num(stop, "stop"), -1, -1, len - 1);
-    for (let i = b; i > e; i += st) out.push(seq[i]!);
-  }
-  if (Array.isArray(obj)) return out;
-  if (obj instanceof PyTuple) return new PyTuple(out);
-  const s = (out as string[]).join("");
-  return obj instanceof PyMarkup ? new PyMarkup(s) : s;
-}
-
-interface MacroInfo {
-  usesVarargs: boolean;
-  usesKwargs: boolean;
-  usesCaller: boolean;
-}
-const MACRO_INFO = new WeakMap<Node[], MacroInfo>();
-
-/** What special names a macro body reads, computed once per macro (the AST is shared by renders). */
-function macroInfo(body: Node[]): MacroInfo {
-  let info = MACRO_INFO.get(body);
-  if (!info) {
-    info = { usesVarargs: mentions(body, "varargs"), usesKwargs: mentions(body, "kwargs"), usesCaller: mentions(body, "caller") };
-    MACRO_INFO.set(body, info);
-  }
-  return info;
-}
-
-/** Whether a macro body reads `name` (Jinja2 only accepts extra args when it does). */
-function mentions(body: Node[], name: string): boolean {
-  let found = false;
-  const visit = (v: unknown): void => {
-    if (found || v === null || typeof v !== "object") return;
-    if (Array.isArray(v)) {
-      for (const x of v) visit(x);
-      return;
-    }
-    if (v instanceof Map) {
-      for (const [k, x] of v) {
-        visit(k);
-        visit(x);
-      }
-      return;
-    }
-    const n = v as { type?: unknown; value?: unknown };
-    if (n.type === "Identifier" && n.value === name) {
-      found = true;
-      return;
-    }
-    for (const child of Object.values(v)) visit(child);
-  };
-  visit(body);
-  return found;
 }

@@ -125,7 +125,7 @@ function pyRound(x: number, digits: number): number {
   return Number(toFixedPy(x, digits));
 }
 
-function minMax(env: FilterEnv, value: PyValue, a: PyArgs, name: string, sign: number): PyValue {
+function minMax(value: PyValue, a: PyArgs, name: string, sign: number): PyValue {
   const [cs, attr] = bind(`do_${name}`, a, [["case_sensitive", false], ["attribute", null]]);
   const items = iterate(value);
   if (items.length === 0) return new PyUndefined(undefined, undefined, "No aggregated item, sequence was empty.");
@@ -281,8 +281,8 @@ const FILTERS: Record<string, Filter> = {
     const rest: PyArgs = { args: a.args.slice(1), kwargs: a.kwargs };
     return new PyIterator(items.map((x) => env.callFilter(name, x, rest)));
   },
-  max: (env, v, a) => minMax(env, v, a, "max", 1),
-  min: (env, v, a) => minMax(env, v, a, "min", -1),
+  max: (_e, v, a) => minMax(v, a, "max", 1),
+  min: (_e, v, a) => minMax(v, a, "min", -1),
   pprint: (_e, v) => pyRepr(v),
   reject: (env, v, a) => selectOrReject(env, v, a, false, false),
   rejectattr: (env, v, a) => selectOrReject(env, v, a, true, false),

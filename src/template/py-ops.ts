@@ -256,3 +256,36 @@ export function concat(a: PyValue, b: PyValue): string {
 export function isCallable(v: PyValue): boolean {
   return v instanceof PyCallable || v instanceof LoopContext;
 }
+
+/** Python slicing of a list, tuple or str. */
+export function pySlice(obj: PyValue, start: PyValue, stop: PyValue, step: PyValue): PyValue {
+  const seq = Array.isArray(obj) ? obj : obj instanceof PyTuple ? obj.items : isStr(obj) ? Array.from(strVal(obj)) : null;
+  if (seq === null) throw new PyError("TypeError", `'${typeName(obj)}' object is not subscriptable`);
+  const num = (v: PyValue, what: string): number | null => {
+    if (v === null || v instanceof PyUndefined) return null;
+    if (!isInt(v)) throw new PyError("TypeError", `slice indices must be integers or None or have an __index__ method (${what})`);
+    return numVal(v);
+  };
+  const len = seq.length;
+  const st = num(step, "step") ?? 1;
+  if (st === 0) throw new PyError("ValueError", "slice step cannot be zero");
+  const clamp = (v: number | null, dflt: number, lo: number, hi: number): number => {
+    if (v === null) return dflt;
+    const x = v < 0 ? v + len : v;
+    return Math.min(Math.max(x, lo), hi);
+  };
+  const out: PyValue[] = [];
+  if (st > 0) {
+    const b = clamp(num(start, "start"), 0, 0, len);
+    const e = clamp(num(stop, "stop"), len, 0, len);
+    for (let i = b; i < e; i += st) out.push(seq[i]!);
+  } else {
+    const b = clamp(num(start, "start"), len - 1, -1, len - 1);
+    const e = clamp(num(stop, "stop"), -1, -1, len - 1);
+    for (let i = b; i > e; i += st) out.push(seq[i]!);
+  }
+  if (Array.isArray(obj)) return out;
+  if (obj instanceof PyTuple) return new PyTuple(out);
+  const s = (out as string[]).join("");
+  return obj instanceof PyMarkup ? new PyMarkup(s) : s;
+}

@@ -140,3 +140,47 @@ function checkNames(program: Program, known: KnownNames): void {
   };
   visit(program.body, false);
 }
+
+export interface MacroInfo {
+  usesVarargs: boolean;
+  usesKwargs: boolean;
+  usesCaller: boolean;
+}
+const MACRO_INFO = new WeakMap<Node[], MacroInfo>();
+
+/** What special names a macro body reads, computed once per macro (the AST is shared by renders). */
+export function macroInfo(body: Node[]): MacroInfo {
+  let info = MACRO_INFO.get(body);
+  if (!info) {
+    info = { usesVarargs: mentions(body, "varargs"), usesKwargs: mentions(body, "kwargs"), usesCaller: mentions(body, "caller") };
+    MACRO_INFO.set(body, info);
+  }
+  return info;
+}
+
+/** Whether a macro body reads `name` (Jinja2 only accepts extra args when it does). */
+function mentions(body: Node[], name: string): boolean {
+  let found = false;
+  const visit = (v: unknown): void => {
+    if (found || v === null || typeof v !== "object") return;
+    if (Array.isArray(v)) {
+      for (const x of v) visit(x);
+      return;
+    }
+    if (v instanceof Map) {
+      for (const [k, x] of v) {
+        visit(k);
+        visit(x);
+      }
+      return;
+    }
+    const n = v as { type?: unknown; value?: unknown };
+    if (n.type === "Identifier" && n.value === name) {
+      found = true;
+      return;
+    }
+    for (const child of Object.values(v)) visit(child);
+  };
+  visit(body);
+  return found;
+}

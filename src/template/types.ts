@@ -50,7 +50,12 @@ export interface TemplateCaps {
   supportsEnableThinking: boolean;
 }
 
-/** Options for {@link ChatTemplate}. */
+/**
+ * Options for {@link ChatTemplate}.
+ *
+ * @example
+ * const options: ChatTemplateOptions = { bosToken: "<s>", eosToken: "</s>", now: () => new Date(2025, 0, 15) };
+ */
 export interface ChatTemplateOptions {
   /** Value of `bos_token` (default ""). */
   bosToken?: string;
