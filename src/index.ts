@@ -9,3 +9,5 @@ export type * from "./types.js";
 export * from "./runtime/index.js";
 export { ChatTemplate, TemplateError, TemplateRuntimeError, TemplateSyntaxError } from "./template/index.js";
 export type { ChatTemplateOptions, RenderInput, TemplateCaps } from "./template/index.js";
+export { analyzeTemplate, TemplateAnalysisError } from "./analysis/index.js";
+export type { TemplateAnalysis } from "./analysis/index.js";
