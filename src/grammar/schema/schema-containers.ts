@@ -1,0 +1,298 @@
+/**
+ * Grammars for arrays (prefix items, rest items, counts) and objects (declared properties in
+ * order, required ones enforced, extra properties by patternProperties / additionalProperties
+ * anywhere between them, keys kept disjoint so the grammar stays unambiguous).
+ */
+import { type GbnfExpr, EMPTY, alt, lit, opt, ref, rep, seq, star } from "../gbnf-ast.js";
+import type { RegexNode } from "../regex/regex-ast.js";
+import { RegexSyntaxError } from "../regex/regex-ast.js";
+import { parseRegex } from "../regex/regex-parse.js";
+import { pythonJsonString } from "../python-json.js";
+import type { JsonText } from "./json-text.js";
+import { childRuleName as sub } from "../gbnf-builder.js";
+import type { SchemaLocation } from "./schema-document.js";
+import type { RelaxationKind } from "./schema-error.js";
+import type { Norm } from "./schema-normalize.js";
+import { NOTHING, isNothing, stringLanguage } from "./string-language.js";
+
+/** What container generation needs from the converter. */
+export interface ContainerContext {
+  jt: JsonText;
+  /** Grammar for a value satisfying all of `locs` (an empty list: any value). */
+  visit(locs: readonly SchemaLocation[], hint: string): GbnfExpr;
+  /** Normalises the string constraints of `locs` (for propertyNames). */
+  stringConstraintsOf(locs: readonly SchemaLocation[]): { patterns: RegexNode[]; minLength: number; maxLength: number | null } | null;
+  relax(kind: RelaxationKind, pointer: string, keyword: string, detail?: string): void;
+  /** What a missing additionalProperties means. */
+  additionalDefault: boolean;
+}
+
+/** `item` named as a rule unless it already is a reference or a literal. */
+function named(ctx: ContainerContext, hint: string, e: GbnfExpr): GbnfExpr {
+  if (e.type === "ref" || e.type === "literal" || isNothing(e)) return e;
+  return ref(ctx.jt.builder.add(hint, e));
+}
+
+/**
+ * A JSON array satisfying the array keywords of `n`.
+ *
+ * @example
+ * arrayExpr(ctx, norm, "tags"); // "[" ws ( tags-item ("," ws tags-item){0,9} ws )? "]"
+ */
+export function arrayExpr(ctx: ContainerContext, n: Norm, hint: string): GbnfExpr {
+  const ws = ctx.jt.ws();
+  const min = n.minItems;
+  let max = n.maxItems;
+  if (max !== null && max > 2000) {
+    ctx.relax("repetitionCap", n.pointer, "maxItems");
+    max = null;
+  }
+  if (max !== null && max < min) return NOTHING;
+  const prefix = n.prefixItems.map((locs, i) => named(ctx, sub(hint, String(i)), ctx.visit(locs, sub(hint, String(i)))));
+  const rest = n.items === false ? null : named(ctx, sub(hint, "item"), ctx.visit(n.items, sub(hint, "item")));
+  const open = seq(lit("["), ws);
+  const close = lit("]");
+  if (max === 0) return seq(open, close);
+  // tail(i): the items from position i on, each preceded by a comma.
+  const comma = seq(lit(","), ws);
+  const tail = (i: number): GbnfExpr => {
+    const limit = max === null ? null : max - i;
+    if (limit !== null && limit <= 0) return EMPTY;
+    if (i < prefix.length) {
+      const p = prefix[i]!;
+      if (isNothing(p)) return i < min ? NOTHING : EMPTY;
+      const more = seq(comma, p, tail(i + 1));
+      return i < min ? more : opt(more);
+    }
+    if (rest === null || isNothing(rest)) return i < min ? NOTHING : EMPTY;
+    const need = Math.max(0, min - i);
+    return rep(seq(comma, rest), need, limit);
+  };
+  const first = prefix.length > 0 ? prefix[0]! : rest;
+  if (first === null || isNothing(first)) return min > 0 ? NOTHING : seq(open, close);
+  const body = seq(first, tail(1));
+  if (containsNothing(body)) return min > 0 ? NOTHING : seq(open, close);
+  return min > 0 ? seq(open, body, ws, close) : seq(open, opt(seq(body, ws)), close);
+}
+
+function containsNothing(e: GbnfExpr): boolean {
+  if (isNothing(e)) return true;
+  if (e.type === "sequence") return e.items.some(containsNothing);
+  if (e.type === "repeat") return e.min > 0 && containsNothing(e.item);
+  return false;
+}
+
+function compile(ctx: ContainerContext, source: string, pointer: string): { node: RegexNode; test: (k: string) => boolean } | null {
+  try {
+    const node = parseRegex(source);
+    let re: RegExp | null = null;
+    try {
+      re = new RegExp(source, "u");
+    } catch {
+      re = null;
+    }
+    return { node, test: (k) => (re ? re.test(k) : false) };
+  } catch (e) {
+    if (!(e instanceof RegexSyntaxError)) throw e;
+    ctx.relax("regexUnsupported", pointer, "patternProperties", e.message);
+    return null;
+  }
+}
+
+/**
+ * A JSON object satisfying the object keywords of `n`.
+ *
+ * @example
+ * objectExpr(ctx, norm, "root"); // "{" ws root-a-kv ("," ws root-b-kv)? ws "}"
+ */
+export function objectExpr(ctx: ContainerContext, n: Norm, hint: string): GbnfExpr {
+  const ws = ctx.jt.ws();
+  const patterns: { source: string; node: RegexNode; test: (k: string) => boolean; schemas: SchemaLocation[] }[] = [];
+  for (const scope of n.scopes) {
+    for (const p of scope.patterns) {
+      const c = compile(ctx, p.source, scope.pointer);
+      if (c) patterns.push({ source: p.source, ...c, schemas: p.schemas });
+    }
+  }
+  // Declared keys: `properties` in order, then required keys declared nowhere.
+  const keys = [...n.properties.keys()];
+  for (const k of n.required) if (!n.properties.has(k)) keys.push(k);
+  const names = new Set(keys);
+  const nameRules = keyNameConstraint(ctx, n);
+
+  const members: { kv: GbnfExpr; required: boolean }[] = [];
+  for (const key of keys) {
+    const required = n.required.has(key);
+    const locs: SchemaLocation[] = [...(n.properties.get(key) ?? [])];
+    let forbidden = n.forbidden.has(key) || (nameRules !== null && !nameRules.test(key));
+    // Every subschema that does not declare the key constrains it by its patterns or additionalProperties.
+    for (const scope of n.scopes) {
+      if (scope.keys.has(key)) continue;
+      const matching = scope.patterns.filter((p) => patterns.find((q) => q.source === p.source)?.test(key));
+      if (matching.length > 0) for (const m of matching) locs.push(...m.schemas);
+      else if (scope.additional) {
+        if (scope.additional.schema === false) forbidden = true;
+        else locs.push(scope.additional);
+      }
+    }
+    const value = forbidden ? NOTHING : ctx.visit(locs, sub(hint, String(key)));
+    if (isNothing(value)) {
+      if (required) return NOTHING;
+      continue;
+    }
+    members.push({ kv: named(ctx, sub(hint, `${key}-kv`), seq(lit(pythonJsonString(key)), lit(":"), ws, value)), required });
+  }
+
+  const extra = extraMember(ctx, n, patterns, names, nameRules, hint);
+  const requiredCount = members.filter((m) => m.required).length;
+  if (extra === null && members.length < n.minProperties) return NOTHING;
+  if (n.maxProperties !== null && requiredCount > n.maxProperties) return NOTHING;
+  // minProperties 1 is exact (the member list must not be empty); larger counts are not.
+  const needsCount =
+    (n.minProperties > Math.max(1, requiredCount)) ||
+    (n.maxProperties !== null && (extra !== null || members.length > n.maxProperties));
+  if (needsCount) ctx.relax("propertyCount", n.pointer, "minProperties/maxProperties");
+  const nonEmpty = n.minProperties >= 1;
+  const comma = seq(lit(","), ws);
+  const extras = extra === null ? EMPTY : star(seq(comma, extra));
+
+  if (members.length === 0) {
+    if (extra === null) return seq(lit("{"), ws, lit("}"));
+    const some = seq(extra, extras, ws);
+    return seq(lit("{"), ws, nonEmpty ? some : opt(some), lit("}"));
+  }
+  if (members.length > 1 && members.some((m) => !m.required)) ctx.relax("propertyOrder", n.pointer, "properties");
+  // rest(i): members i.. each preceded by a comma; first(i): members i.. where the first present one has none.
+  const restRules: (GbnfExpr | null)[] = new Array(members.length + 1).fill(null);
+  const rest = (i: number): GbnfExpr => {
+    if (i >= members.length) return EMPTY;
+    const cached = restRules[i];
+    if (cached) return cached;
+    const m = members[i]!;
+    const item = seq(comma, m.kv, extras);
+    const body = m.required ? seq(item, rest(i + 1)) : seq(opt(item), rest(i + 1));
+    const r = i + 1 < members.length ? ref(ctx.jt.builder.add(sub(hint, "rest"), body)) : body;
+    restRules[i] = r;
+    return r;
+  };
+  const first = (i: number): GbnfExpr | null => {
+    if (i >= members.length) return null;
+    const m = members[i]!;
+    const here = seq(m.kv, extras, rest(i + 1));
+    if (m.required) return here;
+    const later = first(i + 1);
+    return later === null ? here : alt(here, later);
+  };
+  const firstExpr = first(0)!;
+  const leading = extra === null ? null : seq(extra, extras, rest(0));
+  const body = leading === null ? firstExpr : alt(firstExpr, leading);
+  const anyRequired = nonEmpty || members.some((m) => m.required);
+  return anyRequired ? seq(lit("{"), ws, body, ws, lit("}")) : seq(lit("{"), ws, opt(seq(body, ws)), lit("}"));
+}
+
+interface NameRules {
+  patterns: RegexNode[];
+  minLength: number;
+  maxLength: number | null;
+  test(key: string): boolean;
+}
+
+/** Constraints from `propertyNames`, as string constraints plus a JS test for declared keys. */
+function keyNameConstraint(ctx: ContainerContext, n: Norm): NameRules | null {
+  if (n.propertyNames.length === 0) return null;
+  const c = ctx.stringConstraintsOf(n.propertyNames);
+  if (c === null) return null;
+  const sources: RegExp[] = [];
+  for (const loc of n.propertyNames) {
+    const p = (loc.schema as { pattern?: unknown } | null)?.pattern;
+    if (typeof p === "string") {
+      try {
+        sources.push(new RegExp(p, "u"));
+      } catch {
+        // Unsupported in JS: only the grammar constrains it.
+      }
+    }
+  }
+  return {
+    ...c,
+    test: (k) => {
+      const len = [...k].length;
+      return len >= c.minLength && (c.maxLength === null || len <= c.maxLength) && sources.every((r) => r.test(k));
+    },
+  };
+}
+
+/** The grammar of one extra `"key": value` (patternProperties or additionalProperties), or null if none allowed. */
+function extraMember(
+  ctx: ContainerContext,
+  n: Norm,
+  patterns: { source: string; node: RegexNode; schemas: SchemaLocation[] }[],
+  names: ReadonlySet<string>,
+  nameRules: NameRules | null,
+  hint: string,
+): GbnfExpr | null {
+  const ws = ctx.jt.ws();
+  const exclude = [...names];
+  const baseNamePatterns = nameRules?.patterns ?? [];
+  const alts: GbnfExpr[] = [];
+  const overlapped = patterns.length > 1;
+  if (overlapped) ctx.relax("overlappingPatterns", n.pointer, "patternProperties");
+  // Additional keys must satisfy every scope's additionalProperties; a scope without it allows anything.
+  const additional: SchemaLocation[] = [];
+  let additionalAllowed = true;
+  let anyExplicit = false;
+  for (const scope of n.scopes) {
+    if (scope.additional === null) continue;
+    anyExplicit = true;
+    if (scope.additional.schema === false) additionalAllowed = false;
+    else additional.push(scope.additional);
+  }
+  if (!anyExplicit && !ctx.additionalDefault && (names.size > 0 || patterns.length > 0)) additionalAllowed = false;
+  patterns.forEach((p, i) => {
+    const key = stringLanguage(
+      ctx.jt,
+      { patterns: [p.node, ...baseNamePatterns], minLength: nameRules?.minLength ?? 0, maxLength: nameRules?.maxLength ?? null, excludeWords: exclude },
+      sub(hint, `pk${i}`),
+    );
+    for (const r of key.relaxations) ctx.relax("regexFeature", n.pointer, "patternProperties", r);
+    if (isNothing(key.expr)) return;
+    const others = additionalScopesFor(n, p.source);
+    if (others === null) return;
+    const value = ctx.visit([...p.schemas, ...others], sub(hint, `pv${i}`));
+    if (isNothing(value)) return;
+    alts.push(seq(named(ctx, sub(hint, `pk${i}`), key.expr), lit(":"), ws, value));
+  });
+  if (additionalAllowed) {
+    const key = stringLanguage(
+      ctx.jt,
+      {
+        patterns: baseNamePatterns,
+        minLength: nameRules?.minLength ?? 0,
+        maxLength: nameRules?.maxLength ?? null,
+        excludeWords: exclude,
+        excludePatterns: patterns.map((p) => p.node),
+      },
+      sub(hint, "ak"),
+    );
+    for (const r of key.relaxations) ctx.relax("regexFeature", n.pointer, "additionalProperties", r);
+    const value = ctx.visit(additional, sub(hint, "av"));
+    if (!isNothing(key.expr) && !isNothing(value)) alts.push(seq(named(ctx, sub(hint, "ak"), key.expr), lit(":"), ws, value));
+  }
+  if (alts.length === 0) return null;
+  return named(ctx, sub(hint, "extra"), alt(...alts));
+}
+
+/**
+ * Scopes that do not list this pattern constrain its keys through their additionalProperties;
+ * null when one of them forbids additional keys.
+ */
+function additionalScopesFor(n: Norm, source: string): SchemaLocation[] | null {
+  const out: SchemaLocation[] = [];
+  for (const scope of n.scopes) {
+    if (scope.patterns.some((p) => p.source === source)) continue;
+    if (scope.additional === null) continue;
+    if (scope.additional.schema === false) return null;
+    out.push(scope.additional);
+  }
+  return out;
+}

@@ -1,0 +1,356 @@
+/**
+ * JSON Schema → GBNF. A schema (draft 4 to 2020-12) becomes rules in a {@link GbnfBuilder}:
+ * subschemas are normalised (allOf, `$ref` + siblings merged), anyOf/oneOf branches are
+ * expanded against their siblings, and each type gets its grammar. `$ref` targets get named
+ * rules, so recursive schemas become recursive rules.
+ *
+ * `additionalProperties` when absent: allowed (the JSON Schema default) unless the option
+ * `additionalProperties: false` is given, which forbids extra keys on objects that declare
+ * `properties` or `patternProperties` (llama.cpp's behaviour, tighter for generation).
+ * Whitespace: see `json-text.ts`. Approximations: see `schema-error.ts` (RELAXATIONS).
+ */
+import type { JsonSchema } from "../../types.js";
+import { type GbnfExpr, alt, ref } from "../gbnf-ast.js";
+import { GbnfBuilder, childRuleName } from "../gbnf-builder.js";
+import { type GbnfPrintOptions } from "../gbnf-print.js";
+import type { RegexNode } from "../regex/regex-ast.js";
+import { RegexSyntaxError } from "../regex/regex-ast.js";
+import { parseRegex } from "../regex/regex-parse.js";
+import { JsonText, type WhitespacePolicy } from "./json-text.js";
+import { arrayExpr, objectExpr } from "./schema-containers.js";
+import { SchemaDocument, type SchemaLocation } from "./schema-document.js";
+import { RELAXATIONS, type Relaxation, type RelaxationKind, SchemaError } from "./schema-error.js";
+import { ALL_TYPES, type Norm, type TypeName, cloneNorm, emptyNorm, isPureRef, jsonEqual, mergeInto } from "./schema-normalize.js";
+import { integerExpr, numberExpr, stringExpr } from "./schema-scalars.js";
+import { NOTHING, isNothing } from "./string-language.js";
+
+/** Options of {@link jsonSchemaToGbnf} and {@link SchemaConverter}. */
+export interface SchemaToGbnfOptions {
+  /** Whitespace allowed between JSON tokens (default "flexible"; see `json-text.ts`). */
+  whitespace?: WhitespacePolicy;
+  /** What an absent `additionalProperties` means on objects declaring properties (default true, as JSON Schema says). */
+  additionalProperties?: boolean;
+  /** Throw a {@link SchemaError} instead of applying any relaxation. */
+  strict?: boolean;
+  /** Called once per relaxation applied (see RELAXATIONS). */
+  onRelaxation?: (r: Relaxation) => void;
+}
+
+/** Most alternatives one schema may expand to through anyOf/oneOf combinations. */
+const MAX_EXPANSION = 64;
+
+const ANNOTATION_ONLY = (s: unknown): boolean =>
+  s === true ||
+  (s !== null && typeof s === "object" && !Array.isArray(s) && Object.keys(s).every((k) => ["title", "description", "$comment", "examples", "default", "$schema", "readOnly", "writeOnly", "deprecated"].includes(k)));
+
+/**
+ * Converts JSON Schemas into rules of a shared builder (several schemas may share one grammar,
+ * as tool-call grammars need).
+ *
+ * @example
+ * const b = new GbnfBuilder();
+ * const conv = new SchemaConverter(b);
+ * const rule = conv.convert({ type: "object", properties: { n: { type: "integer" } } }, "args");
+ * b.define("root", ref(rule));
+ * b.toString();
+ */
+export class SchemaConverter {
+  readonly jt: JsonText;
+  private doc: SchemaDocument | null = null;
+  private readonly ruleCache = new Map<string, string>();
+  private readonly pending = new Map<string, { recursive: boolean }>();
+  private readonly exprCache = new Map<string, GbnfExpr>();
+  private readonly inProgress = new Map<string, { name: string | null }>();
+  private readonly reported = new Set<string>();
+  private docCount = 0;
+
+  constructor(
+    readonly builder: GbnfBuilder,
+    private readonly options: SchemaToGbnfOptions = {},
+  ) {
+    const ws = options.whitespace ?? "flexible";
+    if (!["flexible", "single", "none"].includes(ws)) throw new RangeError(`whitespace must be "flexible", "single" or "none", got ${JSON.stringify(ws)}`);
+    this.jt = new JsonText(builder, ws);
+  }
+
+  get additionalDefault(): boolean {
+    return this.options.additionalProperties ?? true;
+  }
+
+  /**
+   * Adds the rules for `schema`; returns the name of the rule matching its instances.
+   * Throws {@link SchemaError} when the schema is malformed or matches nothing.
+   */
+  convert(schema: JsonSchema, name = "root"): string {
+    if (typeof schema !== "boolean" && (schema === null || typeof schema !== "object" || Array.isArray(schema))) {
+      throw new TypeError(`convert(schema): schema must be an object or a boolean, got ${schema === null ? "null" : typeof schema}`);
+    }
+    this.doc = new SchemaDocument(schema);
+    this.docCount++;
+    const e = this.ruleFor([this.doc.root], name);
+    if (isNothing(e)) throw new SchemaError("#", "(schema)", "no JSON value satisfies this schema");
+    return (e as { name: string }).name;
+  }
+
+  relax(kind: RelaxationKind, pointer: string, keyword: string, detail?: string): void {
+    if (this.options.strict) throw new SchemaError(pointer, keyword, `not expressible exactly: ${RELAXATIONS[kind]}${detail ? ` (${detail})` : ""}`);
+    const key = `${this.docCount}|${kind}|${pointer}|${keyword}|${detail ?? ""}`;
+    if (this.reported.has(key)) return;
+    this.reported.add(key);
+    this.options.onRelaxation?.({ kind, pointer, keyword, ...(detail !== undefined ? { detail } : {}) });
+  }
+
+  private get document(): SchemaDocument {
+    if (!this.doc) throw new Error("SchemaConverter: no document");
+    return this.doc;
+  }
+
+  /** Grammar for a value satisfying every schema in `locs`. */
+  visit(locs: readonly SchemaLocation[], hint: string): GbnfExpr {
+    const live = locs.filter((l) => !ANNOTATION_ONLY(l.schema));
+    if (live.length === 0) return this.jt.value();
+    if (live.length === 1 && isPureRef(live[0]!.schema)) {
+      const target = this.document.resolve((live[0]!.schema as { $ref: string }).$ref, live[0]!);
+      return this.ruleFor([target], refHint(target.pointer, hint));
+    }
+    const n = this.normalize(live);
+    return this.guarded(normKey(this.docCount, n), hint, () => this.generate(n, hint), n.pointer);
+  }
+
+  /**
+   * Generates inline, but if generation reaches the same constraint set again (recursion through
+   * allOf/anyOf/items), the set gets a named rule and the inner occurrence refers to it.
+   */
+  private guarded(key: string, hint: string, make: () => GbnfExpr, pointer: string): GbnfExpr {
+    const active = this.inProgress.get(key);
+    if (active) {
+      active.name ??= this.builder.reserve(hint);
+      return ref(active.name);
+    }
+    const done = this.exprCache.get(key);
+    if (done) return done;
+    const state: { name: string | null } = { name: null };
+    this.inProgress.set(key, state);
+    let e: GbnfExpr;
+    try {
+      e = make();
+    } finally {
+      this.inProgress.delete(key);
+    }
+    if (state.name !== null) {
+      if (isNothing(e)) throw new SchemaError(pointer, "$ref", "a recursive schema matches nothing");
+      this.builder.define(state.name, e);
+      e = ref(state.name);
+    }
+    this.exprCache.set(key, e);
+    return e;
+  }
+
+  /** A named rule for `locs` (reserved before generation, so recursion refers to it). */
+  private ruleFor(locs: readonly SchemaLocation[], hint: string): GbnfExpr {
+    if (locs.length === 1 && locs[0]!.schema === false) return NOTHING;
+    const key = `${this.docCount}|` + locs.map((l) => l.pointer).sort().join("|");
+    return this.reserveAndGenerate(key, hint, () => this.generate(this.normalize(locs), hint), locs[0]?.pointer ?? "#");
+  }
+
+  private reserveAndGenerate(key: string, hint: string, make: () => GbnfExpr, pointer: string): GbnfExpr {
+    const name = this.ruleCache.get(key);
+    if (name !== undefined) {
+      const p = this.pending.get(name);
+      if (p) p.recursive = true;
+      return ref(name);
+    }
+    const reserved = this.builder.reserve(hint);
+    this.ruleCache.set(key, reserved);
+    this.pending.set(reserved, { recursive: false });
+    const e = make();
+    const state = this.pending.get(reserved)!;
+    this.pending.delete(reserved);
+    if (isNothing(e)) {
+      if (state.recursive) throw new SchemaError(pointer, "$ref", "a recursive schema matches nothing");
+      this.ruleCache.delete(key);
+      this.builder.release(reserved);
+      return NOTHING;
+    }
+    this.builder.define(reserved, e);
+    return ref(reserved);
+  }
+
+  private normalize(locs: readonly SchemaLocation[]): Norm {
+    const n = emptyNorm(locs[0]?.pointer ?? "#");
+    const ctx = { doc: this.document, relax: this.relax.bind(this) };
+    for (const l of locs) mergeInto(ctx, n, l);
+    return n;
+  }
+
+  /** String constraints of `locs` (for propertyNames), or null when they are not only string keywords. */
+  stringConstraintsOf(locs: readonly SchemaLocation[]): { patterns: RegexNode[]; minLength: number; maxLength: number | null } | null {
+    const n = this.normalize(locs);
+    const patterns: RegexNode[] = [];
+    for (const p of n.patterns) {
+      try {
+        patterns.push(parseRegex(p.source));
+      } catch (e) {
+        if (!(e instanceof RegexSyntaxError)) throw e;
+        this.relax("regexUnsupported", p.pointer, "propertyNames", e.message);
+      }
+    }
+    if (n.enumValues !== null || n.anyOf.length > 0) this.relax("not", n.pointer, "propertyNames", "only length and pattern of propertyNames are enforced");
+    return { patterns, minLength: n.minLength, maxLength: n.maxLength };
+  }
+
+  private generate(n: Norm, hint: string): GbnfExpr {
+    if (n.never !== null) return NOTHING;
+    if (n.anyOf.length > 0) return this.expandAnyOf(n, hint);
+    if (n.enumValues !== null) return this.enumExpr(n);
+    const types = effectiveTypes(n);
+    if (types.length === ALL_TYPES.length - 1 && n.touched.size === 0 && n.notValues.length === 0) return this.jt.value();
+    const parts: GbnfExpr[] = [];
+    for (const t of types) {
+      const e = this.typeExpr(n, t, hint);
+      if (!isNothing(e)) parts.push(e);
+    }
+    return parts.length === 0 ? NOTHING : alt(...parts);
+  }
+
+  private typeExpr(n: Norm, t: TypeName, hint: string): GbnfExpr {
+    switch (t) {
+      case "null":
+        return this.jt.null();
+      case "boolean":
+        return this.jt.boolean();
+      case "string":
+        if (!n.touched.has("string") && n.notValues.length === 0) return this.jt.string();
+        return stringExpr(this, n, hint);
+      case "integer":
+        return n.touched.has("number") ? integerExpr(this, n, hint) : this.jt.integer();
+      case "number":
+        return n.touched.has("number") ? numberExpr(this, n, hint) : this.jt.number();
+      case "array":
+        return n.touched.has("array") ? arrayExpr(this, n, hint) : this.jt.array();
+      case "object":
+        return n.touched.has("object") ? objectExpr(this, n, hint) : this.jt.object();
+    }
+  }
+
+  private expandAnyOf(n: Norm, hint: string): GbnfExpr {
+    // The first group is always expanded; later ones only while the product stays small.
+    let combos = n.anyOf[0]!.length;
+    const kept = [n.anyOf[0]!];
+    for (const g of n.anyOf.slice(1)) {
+      if (combos * g.length > MAX_EXPANSION) {
+        this.relax("anyOfExpansion", g[0]!.pointer, "anyOf");
+        continue;
+      }
+      combos *= g.length;
+      kept.push(g);
+    }
+    const [first, ...rest] = kept;
+    const base = cloneNorm(n);
+    base.anyOf = rest;
+    const unconstrained = rest.length === 0 && isUnconstrained(base);
+    const ctx = { doc: this.document, relax: this.relax.bind(this) };
+    const parts: GbnfExpr[] = [];
+    first!.forEach((loc, i) => {
+      let e: GbnfExpr;
+      const branchHint = childRuleName(hint, String(i));
+      if (unconstrained) {
+        e = this.visit([loc], branchHint);
+      } else {
+        const branch = cloneNorm(base);
+        mergeInto(ctx, branch, loc);
+        // A branch can lead back to the same merged set (recursion through anyOf): name it first.
+        e = this.normRule(branch, branchHint);
+      }
+      if (!isNothing(e)) parts.push(e);
+    });
+    return parts.length === 0 ? NOTHING : alt(...parts);
+  }
+
+  /** A merged constraint set, guarded against recursion. */
+  private normRule(n: Norm, hint: string): GbnfExpr {
+    return this.guarded(normKey(this.docCount, n), hint, () => this.generate(n, hint), n.pointer);
+  }
+
+  private enumExpr(n: Norm): GbnfExpr {
+    const values = n.enumValues!.filter((v) => valueAllowed(n, v));
+    if (values.length === 0) return NOTHING;
+    if (values.some((v) => v !== null && typeof v === "object" && !Array.isArray(v) && Object.keys(v).length > 1)) {
+      this.relax("enumObjectOrder", n.pointer, "enum");
+    }
+    return alt(...values.map((v) => this.jt.literal(v)));
+  }
+}
+
+/** Identity of a merged constraint set: what was merged, plus the anyOf groups still open. */
+function normKey(doc: number, n: Norm): string {
+  return `${doc}|${[...n.merged].sort().join("|")}|${n.anyOf.map((g) => g.map((l) => l.pointer).join(",")).join(";")}`;
+}
+
+function effectiveTypes(n: Norm): TypeName[] {
+  const t = n.types ?? new Set(ALL_TYPES);
+  const out = [...t];
+  // number covers integer.
+  return t.has("number") ? out.filter((x) => x !== "integer") : out;
+}
+
+function isUnconstrained(n: Norm): boolean {
+  return n.types === null && n.enumValues === null && n.touched.size === 0 && n.notValues.length === 0 && n.required.size === 0 && n.forbidden.size === 0 && n.never === null;
+}
+
+/** A readable rule name for a `$ref` target: its definition name, without URL or package prefix. */
+function refHint(pointer: string, fallback: string): string {
+  const m = /\/(?:definitions|\$defs)\/([^/]+)$/.exec(pointer);
+  if (!m) return fallback;
+  let name = m[1]!.replace(/~1/g, "/").replace(/~0/g, "~");
+  name = name.slice(name.lastIndexOf("/") + 1);
+  const dotted = name.slice(name.lastIndexOf(".") + 1);
+  if (dotted.length >= 3) name = dotted;
+  return name.length > 40 ? name.slice(-40) : name;
+}
+
+function typeOf(v: unknown): TypeName {
+  if (v === null) return "null";
+  if (typeof v === "boolean") return "boolean";
+  if (typeof v === "number") return Number.isInteger(v) ? "integer" : "number";
+  if (typeof v === "string") return "string";
+  return Array.isArray(v) ? "array" : "object";
+}
+
+/** Whether an enum value passes the other scalar keywords (so it is not offered by the grammar for nothing). */
+function valueAllowed(n: Norm, v: unknown): boolean {
+  const t = typeOf(v);
+  if (n.types && !n.types.has(t) && !(t === "integer" && n.types.has("number"))) return false;
+  if (n.notValues.some((w) => jsonEqual(v, w))) return false;
+  if (typeof v === "string") {
+    const len = [...v].length;
+    if (len < n.minLength || (n.maxLength !== null && len > n.maxLength)) return false;
+    for (const p of n.patterns) {
+      try {
+        if (!new RegExp(p.source, "u").test(v)) return false;
+      } catch {
+        // Not a JS regex: keep the value.
+      }
+    }
+  }
+  if (typeof v === "number") {
+    if (n.minimum && (v < n.minimum.value || (n.minimum.strict && v === n.minimum.value))) return false;
+    if (n.maximum && (v > n.maximum.value || (n.maximum.strict && v === n.maximum.value))) return false;
+  }
+  return true;
+}
+
+/**
+ * Converts a JSON Schema into a complete GBNF grammar whose `root` matches its instances.
+ * Throws {@link SchemaError} (naming the JSON pointer and keyword) for schemas it cannot convert.
+ *
+ * @example
+ * jsonSchemaToGbnf({ type: "object", properties: { city: { type: "string" } }, required: ["city"] });
+ * // root ::= "{" ws root-city-kv ... "}"
+ */
+export function jsonSchemaToGbnf(schema: JsonSchema, options: SchemaToGbnfOptions & GbnfPrintOptions = {}): string {
+  const builder = new GbnfBuilder();
+  const name = new SchemaConverter(builder, options).convert(schema, "root");
+  if (name !== "root") builder.define("root", ref(name));
+  return builder.toString(options);
+}

@@ -1,0 +1,16 @@
+/**
+ * PEG combinators: one definition gives the parser for a model's output (complete or
+ * streaming) and the GBNF grammar that constrains its generation.
+ *
+ * @example
+ * import { PegArena, parsePeg, pegToGbnf } from "./peg/index.js";
+ * const p = new PegArena();
+ * const root = p.seq(p.capture("content", p.until("<call>")), p.end());
+ * parsePeg(p, root, "hi").status; // "success"
+ */
+export { PegArena } from "./peg-arena.js";
+export type { PegId, PegNode, RuleOptions, SchemaNodeOptions, TriggerSpec } from "./peg-nodes.js";
+export { PegLeftRecursionError, PegStreamParser, findPegNodes, parsePeg, pegText } from "./peg-parser.js";
+export type { PegParseResult, PegStatus, PegTreeNode } from "./peg-parser.js";
+export { pegToGbnf } from "./peg-gbnf.js";
+export type { GrammarTrigger, PegGbnf, PegGbnfOptions } from "./peg-gbnf.js";

@@ -1,0 +1,449 @@
+/**
+ * PEG parsing on complete and partial input, resumable over a growing stream.
+ *
+ * Partial input: every combinator that would need to look past the end of a non-final input
+ * answers "need more input" instead of succeeding or failing, and that answer propagates up
+ * (a choice never moves on to a later alternative while an earlier one still needs input), so
+ * a prefix never commits to a branch the full text could reject. The partial tree marks the
+ * tags/captures still open with `incomplete: true`.
+ *
+ * Streaming in linear time: results are memoised per (node, position) together with whether
+ * they looked at the end of the input. Input only grows, so a result that never touched the end
+ * stays valid forever; one that did is recomputed on the next feed, and the scanning nodes
+ * (`until`, `chars`, `space`, repetitions) resume from where they stopped instead of starting
+ * over. Each feed therefore re-evaluates only the nodes on the path to the end of the input and
+ * scans only the new characters: total parsing work over a stream is O(length + feeds × depth).
+ * (Building the returned tree copies the top-level node lists of open repetitions; the mapper
+ * should treat each returned tree as a fresh snapshot.)
+ */
+import { rangesContain } from "../grammar/char-set.js";
+import type { PegArena } from "./peg-arena.js";
+import type { PegId, PegNode } from "./peg-nodes.js";
+
+/** A node of the result tree. */
+export interface PegTreeNode {
+  /** `tag`: structural, with children; `capture`: a leaf holding text. */
+  readonly kind: "tag" | "capture";
+  readonly name: string;
+  /** Offsets into the input (UTF-16 code units); the text is `input.slice(start, end)`. */
+  readonly start: number;
+  readonly end: number;
+  /** True while the node's match is not finished (partial input). */
+  readonly incomplete: boolean;
+  readonly children: readonly PegTreeNode[];
+}
+
+/** `success`: the whole input matched; `need-more`: a prefix of a possible match; `fail`: no match. */
+export type PegStatus = "success" | "need-more" | "fail";
+
+/** The result of a parse. */
+export interface PegParseResult {
+  readonly status: PegStatus;
+  /** How far the input was recognised. */
+  readonly end: number;
+  /** Top-level tree nodes (tags and captures), in input order. */
+  readonly nodes: readonly PegTreeNode[];
+  readonly input: string;
+  /** On failure: the furthest offset any terminal reached before failing. */
+  readonly failAt: number;
+}
+
+const FAIL = 0;
+const OK = 1;
+const MORE = 2;
+type Status = typeof FAIL | typeof OK | typeof MORE;
+
+interface Outcome {
+  readonly s: Status;
+  readonly end: number;
+  readonly nodes: readonly PegTreeNode[];
+}
+
+interface Entry {
+  out: Outcome;
+  /** The evaluation looked at the end of the input. */
+  eof: boolean;
+  len: number;
+  final: boolean;
+  resume: unknown;
+}
+
+const NO_NODES: readonly PegTreeNode[] = [];
+const SPACE_RANGES = [
+  [9, 10],
+  [13, 13],
+  [32, 32],
+] as const;
+
+/** Thrown when a rule calls itself at the same position (left recursion). */
+export class PegLeftRecursionError extends Error {
+  constructor(rule: string, pos: number) {
+    super(`PEG rule ${JSON.stringify(rule)} is left-recursive (re-entered at offset ${pos})`);
+    this.name = "PegLeftRecursionError";
+  }
+}
+
+class Engine {
+  input = "";
+  final = false;
+  private readonly memo = new Map<number, Entry>();
+  private eof = false;
+  private resumeOut: unknown = undefined;
+  private readonly active = new Set<number>();
+  furthest = 0;
+  private readonly refTarget: Int32Array;
+
+  constructor(
+    private readonly arena: PegArena,
+    readonly root: PegId,
+  ) {
+    arena.validate();
+    this.refTarget = new Int32Array(arena.size).fill(-1);
+    for (let i = 0; i < arena.size; i++) {
+      const n = arena.node(i);
+      if (n.type === "ref") this.refTarget[i] = arena.ruleNode(n.name)!;
+    }
+  }
+
+  parse(): PegParseResult {
+    this.eof = false;
+    const out = this.eval(this.root, 0);
+    let status: PegStatus = out.s === OK ? "success" : out.s === MORE ? "need-more" : "fail";
+    if (out.s === OK && out.end < this.input.length) {
+      status = "fail";
+      this.furthest = Math.max(this.furthest, out.end);
+    }
+    return { status, end: out.end, nodes: out.nodes, input: this.input, failAt: this.furthest };
+  }
+
+  private eval(id: PegId, pos: number): Outcome {
+    const node = this.arena.node(id);
+    switch (node.type) {
+      case "literal":
+        return this.literal(node.text, pos);
+      case "any":
+        return this.any(pos);
+      case "eps":
+        return { s: OK, end: pos, nodes: NO_NODES };
+      case "end":
+        if (pos < this.input.length) return this.failAt(pos);
+        this.eof = true;
+        return { s: this.final ? OK : MORE, end: pos, nodes: NO_NODES };
+      case "ref":
+        return this.eval(this.refTarget[id]!, pos);
+      default:
+        return this.memoized(id, node, pos);
+    }
+  }
+
+  private memoized(id: PegId, node: PegNode, pos: number): Outcome {
+    const key = pos * this.arena.size + id;
+    const entry = this.memo.get(key);
+    let resume: unknown = undefined;
+    if (entry) {
+      if (!entry.eof) return entry.out;
+      if (entry.len === this.input.length && entry.final === this.final) {
+        this.eof = true;
+        return entry.out;
+      }
+      resume = entry.resume;
+    }
+    if (this.active.has(key)) throw new PegLeftRecursionError(node.type === "rule" ? node.name : node.type, pos);
+    this.active.add(key);
+    const outer = this.eof;
+    this.eof = false;
+    let out: Outcome;
+    try {
+      out = this.run(node, pos, resume);
+    } finally {
+      this.active.delete(key);
+    }
+    const resumable = node.type === "chars" || node.type === "until" || node.type === "repeat" || node.type === "space";
+    const touched = this.eof;
+    this.memo.set(key, { out, eof: touched, len: this.input.length, final: this.final, resume: resumable ? this.resumeOut : undefined });
+    this.eof = outer || touched;
+    return out;
+  }
+
+  private failAt(pos: number): Outcome {
+    if (pos > this.furthest) this.furthest = pos;
+    return { s: FAIL, end: pos, nodes: NO_NODES };
+  }
+
+  private atEnd(pos: number): Outcome {
+    this.eof = true;
+    return this.final ? this.failAt(pos) : { s: MORE, end: pos, nodes: NO_NODES };
+  }
+
+  private literal(text: string, pos: number): Outcome {
+    const input = this.input;
+    for (let i = 0; i < text.length; i++) {
+      if (pos + i >= input.length) return this.atEnd(input.length);
+      if (input.charCodeAt(pos + i) !== text.charCodeAt(i)) return this.failAt(pos + i);
+    }
+    return { s: OK, end: pos + text.length, nodes: NO_NODES };
+  }
+
+  private any(pos: number): Outcome {
+    if (pos >= this.input.length) return this.atEnd(pos);
+    const cp = this.input.codePointAt(pos)!;
+    return { s: OK, end: pos + (cp > 0xffff ? 2 : 1), nodes: NO_NODES };
+  }
+
+  private run(node: PegNode, pos: number, resume: unknown): Outcome {
+    switch (node.type) {
+      case "chars":
+        return this.chars(node.ranges, node.negated, node.min, node.max, pos, resume as CharsResume | undefined);
+      case "space":
+        return this.chars(SPACE_RANGES, false, 0, null, pos, resume as CharsResume | undefined);
+      case "until":
+        return this.until(node.delimiters, pos, resume as number | undefined);
+      case "rest":
+        this.eof = true;
+        return { s: this.final ? OK : MORE, end: this.input.length, nodes: NO_NODES };
+      case "sequence": {
+        let p = pos;
+        let nodes: PegTreeNode[] | null = null;
+        for (const item of node.items) {
+          const r = this.eval(item, p);
+          if (r.s === FAIL) return r;
+          if (r.nodes.length > 0) (nodes ??= []).push(...r.nodes);
+          p = r.end;
+          if (r.s === MORE) return { s: MORE, end: p, nodes: nodes ?? NO_NODES };
+        }
+        return { s: OK, end: p, nodes: nodes ?? NO_NODES };
+      }
+      case "choice":
+        for (const item of node.items) {
+          const r = this.eval(item, pos);
+          if (r.s !== FAIL) return r;
+        }
+        return { s: FAIL, end: pos, nodes: NO_NODES };
+      case "repeat":
+        return this.repeat(node.item, node.min, node.max, pos, resume as RepeatResume | undefined);
+      case "not": {
+        const r = this.eval(node.item, pos);
+        if (r.s === OK) return this.failAt(pos);
+        return { s: r.s === FAIL ? OK : MORE, end: pos, nodes: NO_NODES };
+      }
+      case "and": {
+        const r = this.eval(node.item, pos);
+        return { s: r.s, end: pos, nodes: NO_NODES };
+      }
+      case "rule":
+      case "json":
+      case "schema":
+        return this.eval(node.item, pos);
+      case "tag":
+      case "capture": {
+        const r = this.eval(node.item, pos);
+        if (r.s === FAIL) return r;
+        const tree: PegTreeNode = {
+          kind: node.type,
+          name: node.name,
+          start: pos,
+          end: r.end,
+          incomplete: r.s === MORE,
+          children: node.type === "tag" ? r.nodes : NO_NODES,
+        };
+        return { s: r.s, end: r.end, nodes: [tree] };
+      }
+      case "atomic": {
+        const r = this.eval(node.item, pos);
+        return r.s === MORE ? { s: MORE, end: pos, nodes: NO_NODES } : r;
+      }
+      case "literal":
+      case "any":
+      case "eps":
+      case "end":
+      case "ref":
+        throw new Error(`PEG engine: ${node.type} is evaluated without memoisation`);
+    }
+  }
+
+  private chars(ranges: readonly (readonly [number, number])[], negated: boolean, min: number, max: number | null, pos: number, resume: CharsResume | undefined): Outcome {
+    const input = this.input;
+    let p = resume?.p ?? pos;
+    let count = resume?.count ?? 0;
+    for (;;) {
+      if (max !== null && count >= max) break;
+      if (p >= input.length) {
+        this.eof = true;
+        this.resumeOut = { p, count } satisfies CharsResume;
+        if (!this.final) return { s: MORE, end: p, nodes: NO_NODES };
+        return count >= min ? { s: OK, end: p, nodes: NO_NODES } : this.failAt(p);
+      }
+      const cp = input.codePointAt(p)!;
+      if (rangesContain(ranges, cp) === negated) break;
+      p += cp > 0xffff ? 2 : 1;
+      count++;
+    }
+    this.resumeOut = undefined;
+    return count >= min ? { s: OK, end: p, nodes: NO_NODES } : this.failAt(p);
+  }
+
+  private until(delimiters: readonly string[], pos: number, resume: number | undefined): Outcome {
+    const input = this.input;
+    const from = resume ?? pos;
+    let found = -1;
+    for (const d of delimiters) {
+      const i = input.indexOf(d, from);
+      if (i >= 0 && (found < 0 || i < found)) found = i;
+    }
+    if (found >= 0) {
+      this.resumeOut = undefined;
+      return { s: OK, end: found, nodes: NO_NODES };
+    }
+    this.eof = true;
+    if (this.final) {
+      this.resumeOut = undefined;
+      return { s: OK, end: input.length, nodes: NO_NODES };
+    }
+    // A delimiter may be starting at the very end: stop the text before it.
+    const longest = Math.max(...delimiters.map((d) => d.length));
+    let end = input.length;
+    for (let i = Math.max(from, input.length - longest + 1); i < input.length; i++) {
+      const tail = input.slice(i);
+      if (delimiters.some((d) => d.startsWith(tail))) {
+        end = i;
+        break;
+      }
+    }
+    this.resumeOut = Math.max(pos, input.length - longest + 1);
+    return { s: MORE, end, nodes: NO_NODES };
+  }
+
+  private repeat(item: PegId, min: number, max: number | null, pos: number, resume: RepeatResume | undefined): Outcome {
+    // Completed iterations that did not look at the end of the input are kept across feeds.
+    const stable: RepeatResume = resume ? { count: resume.count, p: resume.p, nodes: resume.nodes } : { count: 0, p: pos, nodes: [] };
+    let count = stable.count;
+    let p = stable.p;
+    let nodes: PegTreeNode[] = stable.nodes;
+    let shared = true;
+    for (;;) {
+      if (max !== null && count >= max) break;
+      const outer = this.eof;
+      this.eof = false;
+      const r = this.eval(item, p);
+      const touched = this.eof;
+      this.eof = outer || touched;
+      if (r.s === FAIL) break;
+      if (r.s === MORE) {
+        this.resumeOut = stable;
+        return { s: MORE, end: r.end, nodes: r.nodes.length ? [...nodes, ...r.nodes] : nodes.slice() };
+      }
+      if (r.end === p) break; // no progress: stop rather than loop
+      count++;
+      p = r.end;
+      if (!touched && shared && nodes === stable.nodes) {
+        stable.nodes.push(...r.nodes);
+        stable.count = count;
+        stable.p = p;
+      } else {
+        if (shared) {
+          nodes = nodes.slice();
+          shared = false;
+        }
+        nodes.push(...r.nodes);
+      }
+    }
+    this.resumeOut = stable;
+    if (count < min) return this.failAt(p);
+    return { s: OK, end: p, nodes: shared ? nodes.slice() : nodes };
+  }
+}
+
+interface CharsResume {
+  p: number;
+  count: number;
+}
+
+interface RepeatResume {
+  count: number;
+  p: number;
+  nodes: PegTreeNode[];
+}
+
+/**
+ * Parses `input` with `root`. With `partial: true` the input is a prefix of a longer text:
+ * the status is "need-more" while it could still become a match.
+ *
+ * @example
+ * const r = parsePeg(arena, root, "Hello <call>{\"a\":", { partial: true });
+ * r.status; // "need-more"
+ */
+export function parsePeg(arena: PegArena, root: PegId, input: string, options: { partial?: boolean } = {}): PegParseResult {
+  if (typeof input !== "string") throw new TypeError(`parsePeg(input): input must be a string, got ${typeof input}`);
+  const e = new Engine(arena, root);
+  e.input = input;
+  e.final = !(options.partial ?? false);
+  return e.parse();
+}
+
+/**
+ * Incremental parsing of a growing text (e.g. model output as it streams). Each `feed` re-uses
+ * everything earlier feeds established; `finish` parses the text as complete.
+ *
+ * @example
+ * const s = new PegStreamParser(arena, root);
+ * s.feed("<think>hm"); // status "need-more", reasoning capture incomplete
+ * s.feed("</think>Hi");
+ * s.finish();          // status "success"
+ */
+export class PegStreamParser {
+  private readonly engine: Engine;
+  private done = false;
+
+  constructor(arena: PegArena, root: PegId) {
+    this.engine = new Engine(arena, root);
+  }
+
+  /** The text received so far. */
+  get text(): string {
+    return this.engine.input;
+  }
+
+  /** Appends text and parses what has arrived so far as a prefix. */
+  feed(chunk: string): PegParseResult {
+    if (typeof chunk !== "string") throw new TypeError(`feed(chunk): chunk must be a string, got ${typeof chunk}`);
+    if (this.done) throw new RangeError("feed(): the stream is already finished");
+    this.engine.input += chunk;
+    this.engine.final = false;
+    return this.engine.parse();
+  }
+
+  /** Parses the text received so far as the complete input. */
+  finish(): PegParseResult {
+    this.done = true;
+    this.engine.final = true;
+    return this.engine.parse();
+  }
+}
+
+/**
+ * The text of a tree node.
+ *
+ * @example
+ * pegText(result, result.nodes[0]!); // "Hello "
+ */
+export function pegText(result: PegParseResult, node: PegTreeNode): string {
+  return result.input.slice(node.start, node.end);
+}
+
+/**
+ * All nodes named `name` in a (sub)tree, depth first.
+ *
+ * @example
+ * findPegNodes(result.nodes, "tool_name").map((n) => pegText(result, n));
+ */
+export function findPegNodes(nodes: readonly PegTreeNode[], name: string): PegTreeNode[] {
+  const out: PegTreeNode[] = [];
+  const walk = (list: readonly PegTreeNode[]): void => {
+    for (const n of list) {
+      if (n.name === name) out.push(n);
+      walk(n.children);
+    }
+  };
+  walk(nodes);
+  return out;
+}
