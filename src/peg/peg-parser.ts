@@ -91,6 +91,8 @@ class Engine {
   private resumeOut: unknown = undefined;
   private readonly active = new Set<number>();
   furthest = 0;
+  /** Work counter: node evaluations plus characters scanned (for checking linearity). */
+  work = 0;
   private readonly refTarget: Int32Array;
 
   constructor(
@@ -150,6 +152,7 @@ class Engine {
     }
     if (this.active.has(key)) throw new PegLeftRecursionError(node.type === "rule" ? node.name : node.type, pos);
     this.active.add(key);
+    this.work++;
     const outer = this.eof;
     this.eof = false;
     let out: Outcome;
@@ -274,6 +277,7 @@ class Engine {
         return count >= min ? { s: OK, end: p, nodes: NO_NODES } : this.failAt(p);
       }
       const cp = input.codePointAt(p)!;
+      this.work++;
       if (rangesContain(ranges, cp) === negated) break;
       p += cp > 0xffff ? 2 : 1;
       count++;
@@ -285,6 +289,7 @@ class Engine {
   private until(delimiters: readonly string[], pos: number, resume: number | undefined): Outcome {
     const input = this.input;
     const from = resume ?? pos;
+    this.work += input.length - from;
     let found = -1;
     for (const d of delimiters) {
       const i = input.indexOf(d, from);
@@ -401,6 +406,11 @@ export class PegStreamParser {
   /** The text received so far. */
   get text(): string {
     return this.engine.input;
+  }
+
+  /** Parsing work done so far (evaluations plus characters scanned); grows linearly with the text. */
+  get work(): number {
+    return this.engine.work;
   }
 
   /** Appends text and parses what has arrived so far as a prefix. */

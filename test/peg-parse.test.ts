@@ -1,0 +1,173 @@
+import { describe, expect, test } from "vitest";
+import { PegArena, PegLeftRecursionError, PegStreamParser, findPegNodes, parsePeg, pegText } from "../src/peg/index.js";
+import type { PegParseResult } from "../src/peg/index.js";
+
+/** content until <tool_call>, then zero or more tool calls with a name and JSON arguments. */
+function toolGrammar() {
+  const p = new PegArena();
+  const call = p.rule(
+    "tool-call",
+    p.tag(
+      "tool_call",
+      p.seq(
+        p.literal("<tool_call>"),
+        p.space(),
+        p.literal('{"name": "'),
+        p.capture("tool_name", p.chars('a-zA-Z0-9_', 1)),
+        p.literal('", "arguments": '),
+        p.capture("tool_args", p.json()),
+        p.literal("}"),
+        p.space(),
+        p.literal("</tool_call>"),
+      ),
+    ),
+    { trigger: true },
+  );
+  const root = p.seq(p.capture("content", p.until("<tool_call>")), p.zeroOrMore(p.seq(call, p.space())), p.end());
+  return { p, root };
+}
+
+function summary(r: PegParseResult): string[] {
+  const out: string[] = [];
+  const walk = (nodes: PegParseResult["nodes"], depth: number) => {
+    for (const n of nodes) {
+      out.push(`${"  ".repeat(depth)}${n.name}${n.incomplete ? "*" : ""}=${JSON.stringify(pegText(r, n))}`);
+      walk(n.children, depth + 1);
+    }
+  };
+  walk(r.nodes, 0);
+  return out;
+}
+
+describe("PEG parse on complete input", () => {
+  const { p, root } = toolGrammar();
+  test.each([
+    ["plain text", "Hello there", "success", ['content="Hello there"']],
+    [
+      "text and a call",
+      'Sure.<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>',
+      "success",
+      ['content="Sure."', 'tool_call="<tool_call>{\\"name\\": \\"get_weather\\", \\"arguments\\": {\\"city\\": \\"Paris\\"}}</tool_call>"', '  tool_name="get_weather"', '  tool_args="{\\"city\\": \\"Paris\\"}"'],
+    ],
+    ["broken arguments", '<tool_call>{"name": "f", "arguments": {"a": }}</tool_call>', "fail", []],
+    ["trailing garbage after a call", '<tool_call>{"name": "f", "arguments": {}}</tool_call> x', "fail", []],
+  ])("%s", (_, input, status, tree) => {
+    const r = parsePeg(p, root, input);
+    expect(r.status).toBe(status);
+    if (status === "success") expect(summary(r)).toEqual(tree);
+  });
+
+  test("fail reports how far it got", () => {
+    const r = parsePeg(p, root, '<tool_call>{"name": "f", "arguments": {"a": }}</tool_call>');
+    expect(r.failAt).toBe('<tool_call>{"name": "f", "arguments": {"a": '.length);
+  });
+});
+
+describe("PEG parse on partial input", () => {
+  const { p, root } = toolGrammar();
+  test.each([
+    ["text so far", "Hello", ['content*="Hello"']],
+    ["a delimiter being typed is not content", "Hello <tool", ['content*="Hello "']],
+    ["inside the call", 'Hi<tool_call>{"name": "get_w', ['content="Hi"', 'tool_call*="<tool_call>{\\"name\\": \\"get_w"', '  tool_name*="get_w"']],
+    [
+      "arguments half written",
+      'Hi<tool_call>{"name": "f", "arguments": {"city": "Par',
+      ['content="Hi"', 'tool_call*="<tool_call>{\\"name\\": \\"f\\", \\"arguments\\": {\\"city\\": \\"Par"', '  tool_name="f"', '  tool_args*="{\\"city\\": \\"Par"'],
+    ],
+  ])("%s", (_, input, tree) => {
+    const r = parsePeg(p, root, input, { partial: true });
+    expect(r.status).toBe("need-more");
+    expect(summary(r)).toEqual(tree);
+  });
+
+  test("a number at the end is not complete yet", () => {
+    const q = new PegArena();
+    const root = q.seq(q.capture("n", q.json()), q.end());
+    const r = parsePeg(q, root, "3", { partial: true });
+    expect(r.status).toBe("need-more");
+    expect(r.nodes[0]!.incomplete).toBe(true);
+    expect(parsePeg(q, root, "3").status).toBe("success");
+  });
+
+  test("an impossible prefix fails at once", () => {
+    expect(parsePeg(p, root, '<tool_call>{"nome"', { partial: true }).status).toBe("fail");
+  });
+
+  test("ordered choice does not move past an alternative that still needs input", () => {
+    const q = new PegArena();
+    const root = q.choice(q.tag("long", q.literal("abc")), q.tag("short", q.literal("ab")));
+    // "ab" could still become "abc": the parser must not commit to "short".
+    const partial = parsePeg(q, root, "ab", { partial: true });
+    expect(partial.status).toBe("need-more");
+    expect(partial.nodes.map((n) => n.name)).toEqual(["long"]);
+    expect(parsePeg(q, root, "ab").nodes.map((n) => n.name)).toEqual(["short"]);
+  });
+
+  test("atomic hides a partial match", () => {
+    const q = new PegArena();
+    const root = q.atomic(q.capture("x", q.literal("hello")));
+    const r = parsePeg(q, root, "he", { partial: true });
+    expect(r.status).toBe("need-more");
+    expect(r.nodes).toEqual([]);
+  });
+
+  test("lookaheads", () => {
+    const q = new PegArena();
+    const word = q.capture("w", q.oneOrMore(q.seq(q.not(q.literal(" ")), q.any())));
+    const root = q.seq(q.and(q.chars("a-z", 1, 1)), word, q.end());
+    expect(parsePeg(q, root, "abc").status).toBe("success");
+    expect(parsePeg(q, root, "Abc").status).toBe("fail");
+    expect(parsePeg(q, root, "ab c").status).toBe("fail");
+  });
+
+  test("left recursion is reported, not a stack overflow", () => {
+    const q = new PegArena();
+    const e = q.rule("e", () => q.choice(q.seq(q.ref("e"), q.literal("+")), q.literal("1")));
+    expect(() => parsePeg(q, e, "1+")).toThrow(PegLeftRecursionError);
+  });
+});
+
+describe("PEG streaming", () => {
+  const { p, root } = toolGrammar();
+  const full = 'Let me check.<tool_call>{"name": "get_weather", "arguments": {"city": "Paris", "days": [1, 2.5e3]}}</tool_call>\n<tool_call>{"name": "now", "arguments": {}}</tool_call>';
+
+  test("feeding chunk by chunk ends where a one-shot parse ends", () => {
+    for (const size of [1, 3, 7]) {
+      const s = new PegStreamParser(p, root);
+      for (let i = 0; i < full.length; i += size) {
+        const r = s.feed(full.slice(i, i + size));
+        expect(r.status).toBe("need-more");
+      }
+      const end = s.finish();
+      expect(end.status).toBe("success");
+      expect(summary(end)).toEqual(summary(parsePeg(p, root, full)));
+    }
+  });
+
+  test("every intermediate tree agrees with a fresh partial parse", () => {
+    const s = new PegStreamParser(p, root);
+    for (let i = 0; i < full.length; i += 5) {
+      const r = s.feed(full.slice(i, i + 5));
+      expect(summary(r)).toEqual(summary(parsePeg(p, root, full.slice(0, i + 5), { partial: true })));
+    }
+  });
+
+  test("work over a stream grows linearly with its length", () => {
+    const work = (n: number): number => {
+      const s = new PegStreamParser(p, root);
+      const text = "word ".repeat(n / 5) + '<tool_call>{"name": "f", "arguments": {"xs": [' + "1, ".repeat(n / 3) + "2]}}</tool_call>";
+      for (let i = 0; i < text.length; i += 2) s.feed(text.slice(i, i + 2));
+      expect(s.finish().status).toBe("success");
+      return s.work / text.length;
+    };
+    const small = work(3000);
+    const large = work(30000);
+    // Quadratic work would make the per-character cost grow tenfold.
+    expect(large).toBeLessThan(small * 1.5);
+  });
+
+  test("finds nodes by name", () => {
+    const r = parsePeg(p, root, full);
+    expect(findPegNodes(r.nodes, "tool_name").map((n) => pegText(r, n))).toEqual(["get_weather", "now"]);
+  });
+});
