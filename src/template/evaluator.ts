@@ -21,10 +21,9 @@ import {
   typeName,
   type PyArgs,
   type PyDict,
-  type PyKey,
   type PyValue,
 } from "./py-values.js";
-import { binaryOp, concat, dictKey, iterate, pyCompare, pyContains, pyEquals, pySlice, unaryOp } from "./py-ops.js";
+import { binaryOp, concat, dictSet, iterate, pyCompare, pyContains, pyEquals, pySlice, unaryOp } from "./py-ops.js";
 import { pyGetAttr, pyGetItem } from "./py-methods.js";
 import { callFilter, type FilterEnv } from "./jinja-filters.js";
 import { JINJA_TESTS } from "./jinja-tests.js";
@@ -275,7 +274,7 @@ export class Evaluator implements FilterEnv {
         return new PyTuple(node.value.map((x) => this.eval(x, scope)));
       case "ObjectLiteral": {
         const m: PyDict = new Map();
-        for (const [k, v] of node.value) m.set(dictKey(this.eval(k, scope)) as PyKey, this.eval(v, scope));
+        for (const [k, v] of node.value) dictSet(m, this.eval(k, scope), this.eval(v, scope));
         return m;
       }
       case "MemberExpression":
@@ -326,14 +325,12 @@ export class Evaluator implements FilterEnv {
       return result;
     }
     if (prop.type === "SliceExpression") {
+      const start = prop.start ? this.eval(prop.start, scope) : null;
+      const stop = prop.stop ? this.eval(prop.stop, scope) : null;
+      const step = prop.step ? this.eval(prop.step, scope) : null;
       if (obj instanceof PyUndefined) failUndefined(obj);
       this.stats?.access(obj, 0, obj);
-      return pySlice(
-        obj,
-        prop.start ? this.eval(prop.start, scope) : null,
-        prop.stop ? this.eval(prop.stop, scope) : null,
-        prop.step ? this.eval(prop.step, scope) : null,
-      );
+      return pySlice(obj, start, stop, step);
     }
     const key = this.eval(prop, scope);
     result = pyGetItem(obj, key, this.mutable);

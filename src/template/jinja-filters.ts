@@ -12,6 +12,7 @@ import {
   PyMarkup,
   PyTuple,
   PyUndefined,
+  failUndefined,
   fromJs,
   htmlEscape,
   isInt,
@@ -186,6 +187,7 @@ const FILTERS: Record<string, Filter> = {
   },
   dictsort: (_e, v, a) => {
     const [cs, by, reverse] = bind("do_dictsort", a, [["case_sensitive", false], ["by", "key"], ["reverse", false]]);
+    if (v instanceof PyUndefined) failUndefined(v);
     if (!(v instanceof Map)) throw new PyError("AttributeError", `'${typeName(v)}' object has no attribute 'items'`);
     const pos = pyStr(by!) === "key" ? 0 : pyStr(by!) === "value" ? 1 : -1;
     if (pos < 0) throw new PyError("FilterArgumentError", 'You can only sort by either "key" or "value"');
@@ -229,6 +231,7 @@ const FILTERS: Record<string, Filter> = {
   },
   indent: (_e, v, a) => {
     const [width, first, blank] = bind("do_indent", a, [["width", 4], ["first", false], ["blank", false]]);
+    if (v instanceof PyUndefined) failUndefined(v); // Python: `s += "\n"` on Undefined
     const ind = isStr(width!) ? strVal(width) : " ".repeat(numVal(width as number));
     const s = pyStr(v) + "\n";
     let rv: string;
@@ -319,8 +322,8 @@ const FILTERS: Record<string, Filter> = {
     const items = iterate(v);
     const attrs = attr !== null && isStr(attr!) ? strVal(attr).split(",") : [attr!];
     const getters = attrs.map((x) => attrGetter(x, !truthy(cs!)));
-    const key = getters.length === 1 ? getters[0]! : (x: PyValue) => new PyTuple(getters.map((g) => g(x)));
-    return sortKeyed(items, key, truthy(reverse!));
+    // Jinja2 sorts by a list of attribute values, so equal (even Undefined) keys never get ordered.
+    return sortKeyed(items, (x) => getters.map((g) => g(x)), truthy(reverse!));
   },
   string: (_e, v) => (v instanceof PyMarkup ? v : pyStr(v)),
   striptags: (_e, v) => pyStr(v).replace(/<!--.*?-->|<[^>]*>/gs, "").replace(/\s+/g, " ").trim(),
@@ -359,10 +362,10 @@ const FILTERS: Record<string, Filter> = {
   },
   truncate: (_e, v, a) => {
     const [length, killwords, end, leeway] = bind("do_truncate", a, [["length", 255], ["killwords", false], ["end", "..."], ["leeway", 5]]);
-    const s = pyStr(v);
     const len = numVal(length as number);
+    if (pyLen(v) <= len + numVal(leeway as number)) return v;
+    const s = pyStr(v);
     const e = pyStr(end!);
-    if (s.length <= len + numVal(leeway as number)) return s;
     if (truthy(killwords!)) return s.slice(0, len - e.length) + e;
     const cut = s.slice(0, len - e.length);
     const i = cut.lastIndexOf(" ");

@@ -26,7 +26,7 @@ import {
   type PyDict,
   type PyValue,
 } from "./py-values.js";
-import { dictKey, iterate, pyEquals } from "./py-ops.js";
+import { dictGet, iterate, pyEquals } from "./py-ops.js";
 import { strFormat } from "./py-format.js";
 import { mutatingMethod } from "./py-mutating.js";
 
@@ -299,8 +299,8 @@ function dictMethod(d: PyDict, name: string): ((a: PyArgs) => PyValue) | undefin
       return (a) => {
         const k = a.args[0];
         if (k === undefined) throw new PyError("TypeError", "get expected at least 1 argument, got 0");
-        const key = dictKey(k);
-        return d.has(key as never) ? d.get(key as never)! : (a.args[1] ?? null);
+        const v = dictGet(d, k);
+        return v !== undefined ? v : (a.args[1] ?? null);
       };
     case "items":
       return () => Array.from(d.entries(), ([k, v]) => new PyTuple([k as PyValue, v]));
@@ -410,9 +410,8 @@ export function pyGetItem(obj: PyValue, key: PyValue, mutable = false): PyValue 
     throw new PyError(obj.exc, undefinedMessage(obj));
   }
   if (obj instanceof Map) {
-    const k = dictKey(key);
-    if (obj.has(k as never)) return obj.get(k as never)!;
-    if (typeof k === "boolean" && obj.has(k ? 1 : 0)) return obj.get(k ? 1 : 0)!;
+    const v = dictGet(obj, key);
+    if (v !== undefined) return v;
   } else if ((Array.isArray(obj) || obj instanceof PyTuple || isStr(obj)) && isInt(key)) {
     const seq = Array.isArray(obj) ? obj : obj instanceof PyTuple ? obj.items : Array.from(strVal(obj));
     const j = normIndex(numVal(key), seq.length);

@@ -6,8 +6,8 @@
  * @example
  * mutatingMethod([1], "append")!({ args: [2], kwargs: new Map() }); // list becomes [1, 2]
  */
-import { PyError, PyTuple, isInt, numVal, pyRepr, truthy, type PyArgs, type PyDict, type PyKey, type PyValue } from "./py-values.js";
-import { dictKey, iterate, pyCompare, pyEquals } from "./py-ops.js";
+import { PyError, PyTuple, isInt, numVal, pyRepr, truthy, type PyArgs, type PyDict, type PyValue } from "./py-values.js";
+import { dictGet, dictSet, findKey, iterate, pyCompare, pyEquals } from "./py-ops.js";
 
 type Method = (a: PyArgs) => PyValue;
 
@@ -58,14 +58,14 @@ function dictMethod(d: PyDict, name: string): Method | undefined {
       return () => (d.clear(), null);
     case "pop":
       return ({ args }) => {
-        const k = dictKey(args[0] ?? null) as PyKey;
-        if (d.has(k)) {
+        const k = findKey(d, args[0] ?? null);
+        if (k !== undefined) {
           const v = d.get(k)!;
           d.delete(k);
           return v;
         }
         if (args.length > 1) return args[1]!;
-        throw new PyError("KeyError", pyRepr(k));
+        throw new PyError("KeyError", pyRepr(args[0] ?? null));
       };
     case "popitem":
       return () => {
@@ -77,19 +77,20 @@ function dictMethod(d: PyDict, name: string): Method | undefined {
       };
     case "setdefault":
       return ({ args }) => {
-        const k = dictKey(args[0] ?? null) as PyKey;
-        if (!d.has(k)) d.set(k, args[1] ?? null);
-        return d.get(k)!;
+        const existing = dictGet(d, args[0] ?? null);
+        if (existing !== undefined) return existing;
+        dictSet(d, args[0] ?? null, args[1] ?? null);
+        return args[1] ?? null;
       };
     case "update":
       return ({ args, kwargs }) => {
         const src = args[0];
-        if (src instanceof Map) for (const [k, v] of src) d.set(k, v);
+        if (src instanceof Map) for (const [k, v] of src) dictSet(d, k, v);
         else if (src !== undefined) for (const pair of iterate(src)) {
           const [k, v] = iterate(pair);
-          d.set(dictKey(k ?? null) as PyKey, v ?? null);
+          dictSet(d, k ?? null, v ?? null);
         }
-        for (const [k, v] of kwargs) d.set(k, v);
+        for (const [k, v] of kwargs) dictSet(d, k, v);
         return null;
       };
   }

@@ -25,6 +25,7 @@ import {
   pyStr,
   strVal,
   typeName,
+  type PyDict,
   type PyKey,
   type PyValue,
 } from "./py-values.js";
@@ -40,7 +41,8 @@ export function pyEquals(a: PyValue, b: PyValue): boolean {
   if (a instanceof Map && b instanceof Map) {
     if (a.size !== b.size) return false;
     for (const [k, v] of a) {
-      if (!b.has(k) || !pyEquals(v, b.get(k)!)) return false;
+      const bv = dictGet(b, k);
+      if (bv === undefined || !pyEquals(v, bv)) return false;
     }
     return true;
   }
@@ -128,13 +130,7 @@ export function pyContains(haystack: PyValue, needle: PyValue): boolean {
     }
     return strVal(haystack).includes(strVal(needle));
   }
-  if (haystack instanceof Map) {
-    const key = dictKey(needle);
-    if (haystack.has(key as PyKey)) return true;
-    // 1 == 1.0 == True as dict keys.
-    if (isNumber(needle)) for (const k of haystack.keys()) if (isNumber(k) && numVal(k) === numVal(needle)) return true;
-    return false;
-  }
+  if (haystack instanceof Map) return findKey(haystack, needle) !== undefined;
   if (haystack instanceof PyUndefined) {
     if (haystack.exc !== "UndefinedError") failUndefined(haystack);
     return false;
@@ -150,11 +146,38 @@ export function pyContains(haystack: PyValue, needle: PyValue): boolean {
   throw new PyError("TypeError", `argument of type '${typeName(haystack)}' is not iterable`);
 }
 
-/** A value usable as a Map key for a Python dict lookup. */
-export function dictKey(v: PyValue): PyValue {
-  if (v instanceof PyMarkup) return v.value;
-  if (v instanceof PyFloat && Number.isInteger(v.value)) return v.value;
-  return v;
+/**
+ * The key under which `d` holds a key equal to `key` in Python's sense (1 == 1.0 == True, equal
+ * tuples), or undefined. Strings and None hit the Map directly; numbers and tuples may scan.
+ */
+export function findKey(d: PyDict, key: PyValue): PyKey | undefined {
+  const k = (key instanceof PyMarkup ? key.value : key) as PyKey;
+  if (d.has(k)) return k;
+  if (isNumber(k) || k instanceof PyTuple) {
+    for (const existing of d.keys()) {
+      if ((isNumber(existing) || existing instanceof PyTuple) && pyEquals(existing, k)) return existing;
+    }
+  }
+  return undefined;
+}
+
+/** Python `d[key]`, or undefined when absent. */
+export function dictGet(d: PyDict, key: PyValue): PyValue | undefined {
+  const k = findKey(d, key);
+  return k === undefined ? undefined : d.get(k);
+}
+
+/** Python `d[key] = value` (an equal existing key keeps its original form, as in Python). */
+export function dictSet(d: PyDict, key: PyValue, value: PyValue): void {
+  if (!isHashable(key)) throw new PyError("TypeError", `unhashable type: '${typeName(key)}'`);
+  const k = findKey(d, key);
+  d.set(k === undefined ? ((key instanceof PyMarkup ? key.value : key) as PyKey) : k, value);
+}
+
+function isHashable(v: PyValue): boolean {
+  if (v === null || typeof v !== "object") return true;
+  if (v instanceof PyTuple) return v.items.every(isHashable);
+  return v instanceof PyFloat || v instanceof PyMarkup;
 }
 
 function unsupported(op: string, a: PyValue, b: PyValue): never {
@@ -186,15 +209,16 @@ export function binaryOp(op: string, a: PyValue, b: PyValue): PyValue {
       case "*":
         return numberResult(x * y, float);
       case "/":
-        if (y === 0) throw new PyError("ZeroDivisionError", "division by zero");
+        if (y === 0) throw new PyError("ZeroDivisionError", float ? "float division by zero" : "division by zero");
         return new PyFloat(x / y);
       case "//":
-        if (y === 0) throw new PyError("ZeroDivisionError", "integer division or modulo by zero");
+        if (y === 0) throw new PyError("ZeroDivisionError", float ? "float floor division by zero" : "integer division or modulo by zero");
         return numberResult(Math.floor(x / y), float);
       case "%":
-        if (y === 0) throw new PyError("ZeroDivisionError", "integer modulo by zero");
+        if (y === 0) throw new PyError("ZeroDivisionError", float ? "float modulo" : "integer modulo by zero");
         return numberResult(pyMod(x, y), float);
       case "**":
+        if (x === 0 && y < 0) throw new PyError("ZeroDivisionError", "0.0 cannot be raised to a negative power");
         return numberResult(x ** y, float || (y < 0 && !float));
     }
   }

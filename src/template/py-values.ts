@@ -93,7 +93,7 @@ export class PyCallable {
 
 /** Python dict: a Map keeps insertion order and distinguishes 1 from "1" like Python. */
 export type PyDict = Map<PyKey, PyValue>;
-export type PyKey = string | number | boolean | null;
+export type PyKey = string | number | boolean | null | PyFloat | PyTuple;
 
 export type PyValue =
   | string

@@ -64,7 +64,11 @@ export function compileSource(source: string, known: KnownNames): Program {
     const tokens = tokenize(normalizeEscapes(source), { lstrip_blocks: true, trim_blocks: true }) as Token[];
     program = parse(rewriteTestArguments(tokens) as Parameters<typeof parse>[0]) as unknown as Program;
   } catch (e) {
-    throw new TemplateSyntaxError(`chat template failed to parse: ${(e as Error).message}`);
+    // The parser runs off the token list when a block or expression is left open.
+    const message = /reading 'type'|Unexpected end of input/.test((e as Error).message)
+      ? "unexpected end of template (a block, expression or string is not closed)"
+      : (e as Error).message;
+    throw new TemplateSyntaxError(`chat template failed to parse: ${message}`);
   }
   checkNames(program, known);
   return program;
