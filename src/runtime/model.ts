@@ -167,14 +167,14 @@ export async function loadModel(path: string, options: LoadModelOptions = {}): P
   } finally {
     signal?.removeEventListener("abort", onAbort);
   }
-  // Loaded, but the abort came in after llama.cpp's last progress check.
+  report(1);
+  done = true;
+  // Loaded, but the abort came after llama.cpp's last progress check (possibly from the
+  // final progress report just above).
   if (signal?.aborted) {
-    done = true;
     handle.dispose();
     throw new AbortError(`Cannot load model "${path}": the load was aborted`, { cause: signal.reason });
   }
-  report(1);
-  done = true;
   return new Model(handle, path);
 }
 
