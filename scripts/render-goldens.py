@@ -20,8 +20,8 @@ from jinja2.ext import Extension
 from jinja2.sandbox import ImmutableSandboxedEnvironment, SandboxedEnvironment
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TEMPLATES_DIR = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "deps/llama.cpp/models/templates")
-OUT_DIR = sys.argv[2] if len(sys.argv) > 2 else os.path.join(ROOT, "test/fixtures/template-goldens")
+TEMPLATES_DIR = os.path.join(ROOT, "deps/llama.cpp/models/templates")
+OUT_DIR = os.path.join(ROOT, "test/fixtures/template-goldens")
 
 # The fixed clock the goldens use; the TS test injects the same local time.
 FIXED_NOW = datetime(2025, 1, 15, 10, 30, 0)
@@ -455,6 +455,11 @@ def render_case(template, ctx):
 
 
 def main():
+    global TEMPLATES_DIR, OUT_DIR
+    if len(sys.argv) > 1:
+        TEMPLATES_DIR = sys.argv[1]
+    if len(sys.argv) > 2:
+        OUT_DIR = sys.argv[2]
     env = make_env()
     os.makedirs(OUT_DIR, exist_ok=True)
     with open(os.path.join(OUT_DIR, "_scenarios.json"), "w", encoding="utf-8") as f:

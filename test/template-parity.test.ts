@@ -86,3 +86,25 @@ describe.skipIf(!existsSync(TEMPLATES))("template parity with Python Jinja2", ()
     expect(mismatched).toEqual([]);
   });
 });
+
+// Optional random-conversation check: TEMPLATE_FUZZ=file from scripts/template-fuzz.py.
+const fuzzFile = process.env.TEMPLATE_FUZZ;
+describe.skipIf(!fuzzFile || !existsSync(TEMPLATES))("random conversations vs Python Jinja2", () => {
+  test("every case identical", () => {
+    const fuzz = JSON.parse(readFileSync(fuzzFile!, "utf8")) as {
+      contexts: Record<string, unknown>[];
+      cases: ({ template: string; context: number } & Outcome)[];
+    };
+    const cache = new Map<string, ChatTemplate>();
+    const bad: string[] = [];
+    for (const c of fuzz.cases) {
+      let tpl = cache.get(c.template);
+      if (!tpl) cache.set(c.template, (tpl = new ChatTemplate(readFileSync(join(TEMPLATES, c.template), "utf8"), { now: fixedNow })));
+      const ours = renderCase(tpl, fuzz.contexts[c.context]!);
+      if (!matches(c, ours)) bad.push(`${c.template} / context ${c.context}: ${JSON.stringify(ours).slice(0, 200)}`);
+    }
+    console.log(`random conversations: ${fuzz.cases.length - bad.length}/${fuzz.cases.length} identical`);
+    expect(bad).toEqual([]);
+  });
+});
+
