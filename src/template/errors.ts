@@ -7,12 +7,22 @@
  * }
  */
 
-/** The template itself refused the input via `raise_exception(...)`; `message` is the template's own text. */
+/**
+ * The template itself refused the input via `raise_exception(...)`; `message` is the template's own text.
+ *
+ * @example
+ * // gemma-2: new TemplateError("System role not supported")
+ */
 export class TemplateError extends Error {
   override name = "TemplateError";
 }
 
-/** The template source could not be compiled (lexer/parser error, unknown filter or test). */
+/**
+ * The template source could not be compiled (lexer/parser error, unknown filter or test).
+ *
+ * @example
+ * try { new ChatTemplate("{{ x|nosuch }}"); } catch (e) { (e as TemplateSyntaxError).pythonType; } // "TemplateAssertionError"
+ */
 export class TemplateSyntaxError extends Error {
   override name = "TemplateSyntaxError";
   constructor(
@@ -27,6 +37,9 @@ export class TemplateSyntaxError extends Error {
 /**
  * Rendering failed inside the engine the way Python Jinja2 would fail too (undefined attribute,
  * type error, sandbox violation). `pythonType` names the matching Python exception class.
+ *
+ * @example
+ * // "{{ 'a' + 1 }}" → TemplateRuntimeError('can only concatenate str (not "int") to str', "TypeError")
  */
 export class TemplateRuntimeError extends Error {
   override name = "TemplateRuntimeError";

@@ -57,8 +57,25 @@ export interface KnownNames {
   hasTest(name: string): boolean;
 }
 
-/** Tokenizes and parses `source`; throws TemplateSyntaxError naming what failed. */
+/** Recently compiled programs by source: the AST is never mutated, so instances can share it. */
+const PROGRAM_CACHE = new Map<string, Program>();
+const PROGRAM_CACHE_SIZE = 64;
+
+/** Tokenizes and parses `source` (or reuses a recent parse); throws TemplateSyntaxError naming what failed. */
 export function compileSource(source: string, known: KnownNames): Program {
+  const cached = PROGRAM_CACHE.get(source);
+  if (cached) {
+    PROGRAM_CACHE.delete(source); // re-insert as most recent
+    PROGRAM_CACHE.set(source, cached);
+    return cached;
+  }
+  const program = compileUncached(source, known);
+  PROGRAM_CACHE.set(source, program);
+  if (PROGRAM_CACHE.size > PROGRAM_CACHE_SIZE) PROGRAM_CACHE.delete(PROGRAM_CACHE.keys().next().value!);
+  return program;
+}
+
+function compileUncached(source: string, known: KnownNames): Program {
   let program: Program;
   try {
     const tokens = tokenize(normalizeEscapes(source), { lstrip_blocks: true, trim_blocks: true }) as Token[];
