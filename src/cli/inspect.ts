@@ -1,0 +1,173 @@
+/**
+ * `toolwright inspect <model.gguf> [--json] [--template]`: what a GGUF file holds — architecture,
+ * sizes, tensor types, chat template and tokenizer — read from its header only (the weights are
+ * never loaded, so inspecting a 70B model is instant).
+ *
+ * @example
+ * const code = await runInspect(["model.gguf", "--json"], { stdout: process.stdout, stderr: process.stderr });
+ */
+import { GgufError, readGguf } from "../runtime/gguf/index.js";
+import type { CliIo } from "./analyze.js";
+import { type ModelSummary, summarizeGguf } from "./model-summary.js";
+
+export const INSPECT_USAGE = `Usage: toolwright inspect <model.gguf> [--json | --template]
+
+Shows what a GGUF model file holds, from its header alone (no weights are loaded):
+architecture and sizes, tensor types (quantization), the chat template, and the
+tokenizer (vocabulary size, model, pre-tokenizer, special tokens).
+
+  --json        print everything as JSON (includes the whole chat template)
+  --template    print only the chat template, whole (e.g. to save it to a file)
+  -h, --help    show this help
+
+Exit codes: 0 ok, 1 the file cannot be read as GGUF (or has no chat template
+for --template), 2 usage error.
+`;
+
+/** Lines of the chat template shown in the summary. */
+const TEMPLATE_PREVIEW_LINES = 8;
+const TEMPLATE_PREVIEW_WIDTH = 100;
+
+/**
+ * Runs the command; resolves to the process exit code (0 ok, 1 unreadable file, 2 usage error).
+ *
+ * @example
+ * process.exitCode = await runInspect(["model.gguf"], process);
+ */
+export async function runInspect(argv: readonly string[], io: CliIo): Promise<number> {
+  let json = false;
+  let template = false;
+  const paths: string[] = [];
+  for (const arg of argv) {
+    if (arg === "-h" || arg === "--help") {
+      io.stdout.write(INSPECT_USAGE);
+      return 0;
+    }
+    if (arg === "--json") json = true;
+    else if (arg === "--template") template = true;
+    else if (arg.startsWith("-") && arg !== "-") {
+      io.stderr.write(`toolwright inspect: unknown option ${arg}\n\n${INSPECT_USAGE}`);
+      return 2;
+    } else paths.push(arg);
+  }
+  if (paths.length !== 1) {
+    io.stderr.write(`toolwright inspect: expected one model path, got ${paths.length}\n\n${INSPECT_USAGE}`);
+    return 2;
+  }
+  if (json && template) {
+    io.stderr.write(`toolwright inspect: --json and --template cannot be combined (--json includes the template)\n`);
+    return 2;
+  }
+  const path = paths[0]!;
+  let summary: ModelSummary;
+  try {
+    summary = summarizeGguf(await readGguf(path));
+  } catch (e) {
+    if (!(e instanceof GgufError)) throw e;
+    io.stderr.write(`toolwright inspect: ${e.message}\n`);
+    return 1;
+  }
+  if (template) {
+    if (summary.chatTemplate.source === null) {
+      io.stderr.write(`toolwright inspect: ${path}: the model has no chat template (no tokenizer.chat_template in its metadata)\n`);
+      return 1;
+    }
+    const source = summary.chatTemplate.source;
+    io.stdout.write(source.endsWith("\n") ? source : `${source}\n`);
+    return 0;
+  }
+  io.stdout.write(json ? `${JSON.stringify(summary, null, 2)}\n` : formatSummary(summary));
+  return 0;
+}
+
+/**
+ * The human-readable report of a {@link ModelSummary}.
+ *
+ * @example
+ * process.stdout.write(formatSummary(summarizeGguf(await readGguf("model.gguf"))));
+ */
+export function formatSummary(s: ModelSummary): string {
+  const out: string[] = [];
+  const row = (label: string, value: string, width = 16) => out.push(`  ${label.padEnd(Math.max(width, label.length + 2))}${value}`);
+
+  out.push(s.file.path);
+  row("file", `${formatBytes(s.file.sizeBytes)}, GGUF v${s.file.ggufVersion}, ${s.file.tensorCount} tensors, ${s.file.metadataCount} metadata keys`);
+  row("architecture", s.general.architecture ?? "(none: general.architecture is missing)");
+  if (s.general.name !== null) row("name", s.general.name);
+  if (s.general.sizeLabel !== null) row("size label", s.general.sizeLabel);
+  row("parameters", `${formatCount(s.tensors.parameterCount)} (${formatBytes(s.tensors.bytes)} of tensor data, ${s.tensors.bitsPerWeight.toFixed(2)} bits per weight)`);
+  if (s.general.fileType !== null) row("file type", `${s.general.fileType.name} (general.file_type ${s.general.fileType.id})`);
+  const types = Object.entries(s.tensors.types).map(([name, t]) => `${name} ×${t.count}`);
+  row("tensor types", types.length > 0 ? types.join(", ") : "(no tensors)");
+
+  const hyper = Object.entries(s.hyperparameters);
+  if (hyper.length > 0) {
+    out.push("", `Hyperparameters (${s.general.architecture}.*)`);
+    const width = Math.max(...hyper.map(([key]) => key.length)) + 2;
+    for (const [key, value] of hyper) row(key, JSON.stringify(value), width);
+  }
+
+  out.push("");
+  const t = s.chatTemplate;
+  if (t.source === null) {
+    out.push("Chat template: none (no tokenizer.chat_template)");
+  } else {
+    out.push(`Chat template (${t.length} characters, ${t.lines} lines; --template prints it whole)`);
+    const lines = t.source.split("\n");
+    for (const line of lines.slice(0, TEMPLATE_PREVIEW_LINES)) out.push(`  | ${clip(line)}`);
+    if (lines.length > TEMPLATE_PREVIEW_LINES) out.push(`  | … ${lines.length - TEMPLATE_PREVIEW_LINES} more lines`);
+  }
+  if (t.named.length > 0) out.push(`  named templates: ${t.named.join(", ")}`);
+
+  const v = s.vocabulary;
+  out.push("", "Vocabulary");
+  row("size", v.size === null ? "(no tokenizer.ggml.tokens)" : String(v.size));
+  row("model", v.model ?? "(none)");
+  row("pre-tokenizer", v.preTokenizer ?? "(none)");
+  if (v.merges !== null) row("merges", String(v.merges));
+  const typeCounts = Object.entries(v.tokenTypes).map(([name, n]) => `${name} ${n}`);
+  if (typeCounts.length > 0) row("token types", typeCounts.join(", "));
+  const flags = [["add BOS", v.addBos], ["add EOS", v.addEos], ["add SEP", v.addSep]] as const;
+  const shownFlags = flags.filter(([, f]) => f !== null).map(([name, f]) => `${name} ${f ? "yes" : "no"}`);
+  if (shownFlags.length > 0) row("adds", shownFlags.join(", "));
+  const specials = Object.entries(v.specialTokens);
+  if (specials.length > 0) {
+    out.push("  special tokens");
+    for (const [role, tok] of specials) row(`  ${role}`, `${tok.id} ${tok.text === null ? "(outside the vocabulary)" : JSON.stringify(tok.text)}`);
+  }
+  if (v.controlTokenSample.length > 0) {
+    const total = (v.tokenTypes.control ?? 0) + (v.tokenTypes["user-defined"] ?? 0) - v.placeholderTokens;
+    const more = total > v.controlTokenSample.length ? ` … ${total - v.controlTokenSample.length} more` : "";
+    out.push(`  control and user-defined tokens: ${v.controlTokenSample.map((x) => JSON.stringify(x)).join(" ")}${more}`);
+  }
+  if (v.placeholderTokens > 0) out.push(`  placeholder tokens (reserved, unused): ${v.placeholderTokens}`);
+
+  if (s.warnings.length > 0) {
+    out.push("", "Warnings");
+    for (const w of s.warnings) out.push(`  ${w}`);
+  }
+  return `${out.join("\n")}\n`;
+}
+
+function clip(line: string): string {
+  return line.length > TEMPLATE_PREVIEW_WIDTH ? `${line.slice(0, TEMPLATE_PREVIEW_WIDTH - 1)}…` : line;
+}
+
+function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  const units = ["KiB", "MiB", "GiB", "TiB"];
+  let value = n / 1024;
+  let i = 0;
+  while (value >= 1024 && i < units.length - 1) {
+    value /= 1024;
+    i++;
+  }
+  return `${value.toFixed(value < 10 ? 2 : 1)} ${units[i]}`;
+}
+
+function formatCount(n: number): string {
+  if (n < 1000) return String(n);
+  const units = [["B", 1e9], ["M", 1e6], ["K", 1e3]] as const;
+  for (const [unit, size] of units) if (n >= size) return `${(n / size).toFixed(n / size < 10 ? 2 : 1)} ${unit}`;
+  return String(n);
+}
