@@ -9,6 +9,7 @@
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { ANALYZE_USAGE, runAnalyze, type CliIo } from "./analyze.js";
+import { INSPECT_USAGE, runInspect } from "./inspect.js";
 
 interface Command {
   summary: string;
@@ -21,6 +22,11 @@ const COMMANDS: Record<string, Command> = {
     summary: "show how a model writes reasoning, content and tool calls",
     usage: ANALYZE_USAGE,
     run: runAnalyze,
+  },
+  inspect: {
+    summary: "show a GGUF model's metadata, chat template and tokenizer (no weights loaded)",
+    usage: INSPECT_USAGE,
+    run: runInspect,
   },
 };
 
