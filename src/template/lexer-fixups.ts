@@ -7,6 +7,7 @@
  * tokenize(normalizeEscapes("{{ '\\d+' }}"));
  */
 
+const NEEDS_REWRITE = /\\[^ntrbfv'"\\xu]/;
 const KNOWN_ESCAPES = new Set(["n", "t", "r", "b", "f", "v", "'", '"', "\\", "x", "u"]);
 
 function hexEscape(cp: number): string {
@@ -34,7 +35,8 @@ function rewriteEscape(s: string, i: number): [string, number] {
  * tracking braces the way the lexer does so `}}` inside a dict literal does not end the tag.
  */
 export function normalizeEscapes(src: string): string {
-  if (!src.includes("\\")) return src;
+  // Fast path: every backslash is followed by an escape the lexer already decodes like Python.
+  if (!NEEDS_REWRITE.test(src)) return src;
   let out = "";
   let i = 0;
   while (i < src.length) {
@@ -122,6 +124,10 @@ function skipGroup(tokens: Token[], i: number): number {
  * primary expression with its postfixes unless the next word is `else`, `or` or `and`.
  */
 export function rewriteTestArguments(tokens: Token[]): Token[] {
+  const hasTestArgs = tokens.some(
+    (t, i) => t.type === "Identifier" && t.value === "is" && ARG_START.has(tokens[i + (tokens[i + 1]?.value === "not" ? 3 : 2)]?.type ?? ""),
+  );
+  if (!hasTestArgs) return tokens;
   const out: Token[] = [];
   for (let i = 0; i < tokens.length; i++) {
     const tok = tokens[i]!;

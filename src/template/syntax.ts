@@ -139,7 +139,7 @@ function checkNames(program: Program, known: KnownNames): void {
         return;
       case "Ternary":
       case "SelectExpression":
-        for (const child of Object.values(node)) visit(child, true);
+        for (const key in node) visit((node as Record<string, unknown>)[key], true);
         return;
       case "For":
         visit(node.iterable, soft);
@@ -150,13 +150,14 @@ function checkNames(program: Program, known: KnownNames): void {
       case "CallStatement":
       case "FilterStatement":
       case "Set":
-        for (const [key, child] of Object.entries(node)) {
+        for (const key in node) {
+          const child = (node as Record<string, unknown>)[key];
           if (key === "body") visit(child, false);
           else if (key !== "type") visit(child, soft);
         }
         return;
       default:
-        for (const [key, child] of Object.entries(node)) if (key !== "type") visit(child, soft);
+        for (const key in node) if (key !== "type") visit((node as Record<string, unknown>)[key], soft);
     }
   };
   visit(program.body, false);
@@ -200,7 +201,7 @@ function mentions(body: Node[], name: string): boolean {
       found = true;
       return;
     }
-    for (const child of Object.values(v)) visit(child);
+    for (const key in v) visit((v as Record<string, unknown>)[key]);
   };
   visit(body);
   return found;
