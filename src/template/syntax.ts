@@ -59,7 +59,7 @@ export interface KnownNames {
 
 /** Recently compiled programs by source: the AST is never mutated, so instances can share it. */
 const PROGRAM_CACHE = new Map<string, Program>();
-const PROGRAM_CACHE_SIZE = 64;
+const PROGRAM_CACHE_SIZE = 128;
 
 /** Tokenizes and parses `source` (or reuses a recent parse); throws TemplateSyntaxError naming what failed. */
 export function compileSource(source: string, known: KnownNames): Program {
