@@ -4,9 +4,11 @@
 //
 //   TOOLWRIGHT_SKIP_BUILD=1   do nothing (e.g. only the TypeScript parts are needed)
 //   TOOLWRIGHT_FORCE_BUILD=1  build from source even when a prebuilt binary exists
-//   TOOLWRIGHT_CUDA=1 / TOOLWRIGHT_METAL=1 / TOOLWRIGHT_VULKAN=1 imply a source build
+//   TOOLWRIGHT_CUDA=1 / TOOLWRIGHT_METAL=1 / TOOLWRIGHT_VULKAN=1  use that backend's prebuild
+//                            (prebuilds/<platform>-<arch>-cuda/, ...) if it loads, else build it
+//   TOOLWRIGHT_PORTABLE=1    (for source builds) target any AVX2 CPU, as the prebuilds do
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -18,18 +20,57 @@ function log(message) {
   process.stderr.write(`[toolwright:install] ${message}\n`);
 }
 
-/** The first prebuilt binary for this platform that loads, or undefined. */
-function loadablePrebuild() {
-  const dir = join(ROOT, "prebuilds", `${process.platform}-${process.arch}`);
-  if (!existsSync(dir)) return undefined;
+/** Prebuild folder suffix ("" = the default build) that each GPU switch asks for. */
+const GPU_FOLDERS = { TOOLWRIGHT_CUDA: "-cuda", TOOLWRIGHT_VULKAN: "-vulkan", TOOLWRIGHT_METAL: process.platform === "darwin" ? "" : "-metal" };
+
+/**
+ * Why a portable x86-64 prebuild cannot run on this CPU (AVX2, FMA, F16C, BMI2 needed), or
+ * undefined. Only Linux exposes the CPU flags cheaply; src/runtime/binding.ts checks the same.
+ */
+function missingCpuFeatures() {
+  if (process.platform !== "linux" || process.arch !== "x64") return undefined;
+  let cpuinfo;
+  try {
+    cpuinfo = readFileSync("/proc/cpuinfo", "utf8");
+  } catch {
+    return undefined;
+  }
+  const flags = new Set(/^flags\s*:(.*)$/m.exec(cpuinfo)?.[1]?.trim().split(/\s+/) ?? []);
+  const missing = ["avx2", "fma", "f16c", "bmi2"].filter((f) => !flags.has(f));
+  return flags.size > 0 && missing.length > 0 ? `this CPU lacks ${missing.join(", ")}` : undefined;
+}
+
+/**
+ * The first prebuilt binary for this platform that loads, or undefined. `gpu` (a TOOLWRIGHT_*
+ * switch) limits the search to that backend's folder; otherwise GPU variants come first, as in
+ * the runtime loader.
+ */
+function loadablePrebuild(gpu) {
+  const base = `${process.platform}-${process.arch}`;
+  const prebuilds = join(ROOT, "prebuilds");
+  if (!existsSync(prebuilds)) return undefined;
+  const folders = gpu
+    ? [`${base}${GPU_FOLDERS[gpu]}`]
+    : readdirSync(prebuilds)
+        .filter((d) => d === base || d.startsWith(`${base}-`))
+        .sort((a, b) => Number(a === base) - Number(b === base) || a.localeCompare(b));
+  const unfit = missingCpuFeatures();
+  if (unfit) {
+    log(`not using the prebuilt binaries: ${unfit}, which they need`);
+    return undefined;
+  }
   const require = createRequire(import.meta.url);
-  for (const file of readdirSync(dir).filter((f) => f.endsWith(".node")).sort()) {
-    const path = join(dir, file);
-    try {
-      require(path);
-      return path;
-    } catch (err) {
-      log(`prebuilt ${path} does not load here (${String(err.message).split("\n")[0]})`);
+  for (const folder of folders) {
+    const dir = join(prebuilds, folder);
+    if (!existsSync(dir)) continue;
+    for (const file of readdirSync(dir).filter((f) => f.endsWith(".node")).sort()) {
+      const path = join(dir, file);
+      try {
+        require(path);
+        return path;
+      } catch (err) {
+        log(`prebuilt ${path} does not load here (${String(err.message).split("\n")[0]})`);
+      }
     }
   }
   return undefined;
@@ -41,15 +82,16 @@ function main() {
     return;
   }
   const gpu = ["TOOLWRIGHT_CUDA", "TOOLWRIGHT_METAL", "TOOLWRIGHT_VULKAN"].find((v) => truthy(process.env[v]));
-  if (!truthy(process.env.TOOLWRIGHT_FORCE_BUILD) && !gpu) {
-    const prebuilt = loadablePrebuild();
+  if (!truthy(process.env.TOOLWRIGHT_FORCE_BUILD)) {
+    const prebuilt = loadablePrebuild(gpu);
     if (prebuilt) {
-      log(`using the prebuilt addon ${prebuilt}`);
+      log(`using the prebuilt addon ${prebuilt}${gpu ? ` (${gpu} is set)` : ""}`);
       return;
     }
-    log(`no prebuilt addon for ${process.platform}-${process.arch}: building from source (this takes several minutes)`);
+    const which = gpu ? `${gpu.slice("TOOLWRIGHT_".length)} ` : "";
+    log(`no prebuilt ${which}addon for ${process.platform}-${process.arch} loads here: building from source (this takes several minutes)`);
   } else {
-    log(`building from source (${gpu ? `${gpu} is set` : "TOOLWRIGHT_FORCE_BUILD is set"})`);
+    log("building from source (TOOLWRIGHT_FORCE_BUILD is set)");
   }
   const result = spawnSync(process.execPath, [join(ROOT, "scripts", "build-native.mjs")], { cwd: ROOT, stdio: "inherit" });
   if (result.status !== 0) {

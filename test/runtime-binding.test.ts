@@ -8,7 +8,7 @@ import { addonCandidates, loadAddonFrom, NativeAddonError } from "../src/runtime
 const root = mkdtempSync(join(tmpdir(), "toolwright-binding-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-test("looks at TOOLWRIGHT_ADDON, then this platform's prebuilds (CPU first), then build/Release", () => {
+test("looks at TOOLWRIGHT_ADDON, then build/Release, then this platform's prebuilds (GPU first)", () => {
   const dir = join(root, "prebuilds", `${process.platform}-${process.arch}`);
   mkdirSync(dir, { recursive: true });
   for (const f of ["toolwright.cuda.node", "toolwright.node", "README.md"]) writeFileSync(join(dir, f), "");
@@ -17,9 +17,9 @@ test("looks at TOOLWRIGHT_ADDON, then this platform's prebuilds (CPU first), the
   try {
     expect(addonCandidates(root)).toEqual([
       "/explicit/addon.node",
-      join(dir, "toolwright.node"),
-      join(dir, "toolwright.cuda.node"),
       join(root, "build", "Release", "toolwright.node"),
+      join(dir, "toolwright.cuda.node"),
+      join(dir, "toolwright.node"),
     ]);
   } finally {
     if (saved === undefined) delete process.env.TOOLWRIGHT_ADDON;

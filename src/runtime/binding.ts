@@ -1,12 +1,16 @@
 /**
  * Loads the native addon and describes its interface.
  *
- * Search order: `TOOLWRIGHT_ADDON` (an explicit path), then the prebuilt binary for this platform
- * (`prebuilds/<platform>-<arch>/*.node`, prebuildify's layout), then a local build
- * (`build/Release/toolwright.node`). When nothing loads, ONE error lists every place tried, why
- * each failed, and how to build the addon.
+ * Search order: `TOOLWRIGHT_ADDON` (an explicit path), then a local build
+ * (`build/Release/toolwright.node`: it exists only because someone built it on purpose, e.g. the
+ * install script for a CUDA build or a CPU the prebuild does not fit; node-gyp-build prefers it
+ * too), then the prebuilt binaries for this platform: GPU variants first
+ * (`prebuilds/<platform>-<arch>-cuda/`, `-vulkan/`; they fail to load where their runtime
+ * libraries are missing), then the default build (`prebuilds/<platform>-<arch>/`).
+ * `TOOLWRIGHT_VARIANT=cpu|cuda|vulkan|...` puts that variant first. When nothing loads, ONE
+ * error lists every place tried, why each failed, and how to build the addon.
  */
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -241,22 +245,58 @@ export function addonCandidates(root = PACKAGE_ROOT): string[] {
   const out: string[] = [];
   const explicit = process.env.TOOLWRIGHT_ADDON;
   if (explicit) out.push(explicit);
-  const prebuildDir = join(root, "prebuilds", `${process.platform}-${process.arch}`);
-  if (existsSync(prebuildDir)) {
-    const files = readdirSync(prebuildDir).filter((f) => f.endsWith(".node"));
-    // Plain CPU builds first; GPU variants are picked with TOOLWRIGHT_ADDON.
-    files.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
-    for (const f of files) out.push(join(prebuildDir, f));
-  } else {
-    out.push(join(prebuildDir, "toolwright.node"));
-  }
   out.push(join(root, "build", "Release", "toolwright.node"));
+  for (const dir of prebuildDirs(root)) {
+    const files = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith(".node")) : [];
+    // Within one folder (prebuildify-tagged names) too, GPU builds first.
+    files.sort((a, b) => gpuFirst(a, b) || a.localeCompare(b));
+    for (const f of files) out.push(join(dir, f));
+    if (files.length === 0 && dir.endsWith(`${process.platform}-${process.arch}`)) out.push(join(dir, "toolwright.node"));
+  }
   return out;
 }
 
-function rank(file: string): number {
-  if (/cuda|vulkan|metal/i.test(file)) return 1;
-  return 0;
+/**
+ * This platform's prebuild folders in the order tried: `TOOLWRIGHT_VARIANT`'s first ("cpu" or
+ * "default" name the plain folder), then GPU variants, then the plain folder.
+ */
+function prebuildDirs(root: string): string[] {
+  const base = `${process.platform}-${process.arch}`;
+  const prebuilds = join(root, "prebuilds");
+  const variants = existsSync(prebuilds)
+    ? readdirSync(prebuilds).filter((d) => d.startsWith(`${base}-`)).map((d) => d.slice(base.length + 1))
+    : [];
+  let order = [...variants, ""].sort((a, b) => gpuFirst(a, b) || (a === "" ? -1 : b === "" ? 1 : a.localeCompare(b)));
+  const wanted = process.env.TOOLWRIGHT_VARIANT?.toLowerCase();
+  if (wanted) {
+    const first = wanted === "cpu" || wanted === "default" ? "" : wanted;
+    order = [first, ...order.filter((v) => v !== first)];
+  }
+  return order.map((v) => join(prebuilds, v ? `${base}-${v}` : base));
+}
+
+/** Sort order putting GPU builds (by file or folder name) before the others. */
+function gpuFirst(a: string, b: string): number {
+  const gpu = (name: string) => (/cuda|vulkan|rocm|hip/i.test(name) ? 0 : 1);
+  return gpu(a) - gpu(b);
+}
+
+/**
+ * Why a portable x86-64 prebuild cannot run on this CPU (it needs AVX2, FMA, F16C and BMI2), or
+ * undefined when it can or when this cannot be told (only Linux exposes the CPU flags cheaply).
+ */
+function missingCpuFeatures(path: string): string | undefined {
+  if (process.platform !== "linux" || process.arch !== "x64" || !/[\\/]prebuilds[\\/]/.test(path)) return undefined;
+  let cpuinfo: string;
+  try {
+    cpuinfo = readFileSync("/proc/cpuinfo", "utf8");
+  } catch {
+    return undefined;
+  }
+  const flags = new Set(/^flags\s*:(.*)$/m.exec(cpuinfo)?.[1]?.trim().split(/\s+/) ?? []);
+  if (flags.size === 0) return undefined;
+  const missing = ["avx2", "fma", "f16c", "bmi2"].filter((f) => !flags.has(f));
+  return missing.length > 0 ? `this CPU lacks ${missing.join(", ")}, which the prebuilt binary needs` : undefined;
 }
 
 /**
@@ -287,6 +327,11 @@ export function loadAddonFrom(paths: readonly string[]): NativeBinding {
       attempts.push({ path, error: "not found" });
       continue;
     }
+    const unfit = missingCpuFeatures(path);
+    if (unfit) {
+      attempts.push({ path, error: unfit });
+      continue;
+    }
     try {
       const binding = require(path) as Partial<NativeBinding>;
       if (typeof binding.Model?.load !== "function") throw new Error("not a toolwright addon (no Model.load)");
@@ -298,9 +343,11 @@ export function loadAddonFrom(paths: readonly string[]): NativeBinding {
   const lines = attempts.map((a) => `  - ${a.path}: ${a.error}`).join("\n");
   throw new NativeAddonError(
     `toolwright: the native addon could not be loaded. Tried:\n${lines}\n` +
-      `Build it with \`npm run build:native\` (needs CMake and a C++17 compiler; ` +
+      `Build it with \`npm run build:native\` in a clone, or \`npm rebuild toolwright\` with ` +
+      `TOOLWRIGHT_FORCE_BUILD=1 in an app (needs CMake and a C++17 compiler; ` +
       `TOOLWRIGHT_CUDA=1 / TOOLWRIGHT_METAL=1 select a GPU backend), ` +
-      `or reinstall the package to get a prebuilt binary for ${process.platform}-${process.arch}.`,
+      `or reinstall the package to get a prebuilt binary for ${process.platform}-${process.arch}. ` +
+      `See docs/install.md.`,
     attempts,
   );
 }
