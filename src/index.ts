@@ -11,3 +11,4 @@ export { ChatTemplate, TemplateError, TemplateRuntimeError, TemplateSyntaxError 
 export type { ChatTemplateOptions, RenderInput, TemplateCaps } from "./template/index.js";
 export { analyzeTemplate, TemplateAnalysisError } from "./analysis/index.js";
 export type { TemplateAnalysis } from "./analysis/index.js";
+export { readGguf, readGgufMetadata, GgufError, createTestModel } from "./runtime/gguf/index.js";
