@@ -161,6 +161,7 @@ class Parser {
     if (c === "\r") this.pos += this.peek(1) === "\n" ? 2 : 1;
     else if (c === "\n") this.pos++;
     else if (c !== undefined) this.fail(`expecting newline or end, found ${JSON.stringify(c)}`);
+    this.rule = null;
     this.skipSpace(true);
     // llama.cpp lets a later definition replace an earlier one; keep the same behaviour.
     this.rules.set(name, body);

@@ -168,7 +168,7 @@ export class JsonText {
     const parts: GbnfExpr[] = [];
     if (raw.length > 0) parts.push(cls(raw));
     const escaped = intersectRanges(ranges, ESCAPED_CHARS);
-    if (escaped.length === 3 && escaped[0]![1] === 0x1f) {
+    if (escaped.length === 3 && escaped[0]![0] === 0 && escaped[0]![1] === 0x1f) {
       // Every escapable character: one shared rule.
       parts.push(this.rule("esc", () => seq(lit("\\"), alt(chars('"\\bfnrt'), seq(lit("u00"), chars("01"), HEX)))));
       return alt(...parts);

@@ -25,6 +25,8 @@ export interface ContainerContext {
   relax(kind: RelaxationKind, pointer: string, keyword: string, detail?: string): void;
   /** What a missing additionalProperties means. */
   additionalDefault: boolean;
+  /** Whether declared properties must follow `properties` order. */
+  propertyOrder: "schema" | "any";
 }
 
 /** `item` named as a rule unless it already is a reference or a literal. */
@@ -161,6 +163,7 @@ export function objectExpr(ctx: ContainerContext, n: Norm, hint: string): GbnfEx
     const some = seq(extra, extras, ws);
     return seq(lit("{"), ws, nonEmpty ? some : opt(some), lit("}"));
   }
+  if (ctx.propertyOrder === "any" && members.length > 1) return anyOrderObject(ctx, n, members, extra, nonEmpty, hint);
   if (members.length > 1 && members.some((m) => !m.required)) ctx.relax("propertyOrder", n.pointer, "properties");
   // rest(i): members i.. each preceded by a comma; first(i): members i.. where the first present one has none.
   const restRules: (GbnfExpr | null)[] = new Array(members.length + 1).fill(null);
@@ -188,6 +191,62 @@ export function objectExpr(ctx: ContainerContext, n: Norm, hint: string): GbnfEx
   const body = leading === null ? firstExpr : alt(firstExpr, leading);
   const anyRequired = nonEmpty || members.some((m) => m.required);
   return anyRequired ? seq(lit("{"), ws, body, ws, lit("}")) : seq(lit("{"), ws, opt(seq(body, ws)), lit("}"));
+}
+
+/** Most required keys tracked as a set in any-order objects (2^n rules); beyond, they are counted. */
+const MAX_TRACKED_REQUIRED = 6;
+
+/**
+ * Members in any order. Required keys are tracked as the set seen so far (few keys) or by count
+ * (many keys: exact for objects without repeated keys, which is every parsed JSON object); optional
+ * and extra keys may appear anywhere. A repeated key is not prevented (RELAXATIONS.duplicateKeys).
+ */
+function anyOrderObject(
+  ctx: ContainerContext,
+  n: Norm,
+  members: { kv: GbnfExpr; required: boolean }[],
+  extra: GbnfExpr | null,
+  nonEmpty: boolean,
+  hint: string,
+): GbnfExpr {
+  const ws = ctx.jt.ws();
+  const comma = seq(lit(","), ws);
+  const req = members.filter((m) => m.required).map((m) => m.kv);
+  const optional = [...members.filter((m) => !m.required).map((m) => m.kv), ...(extra ? [extra] : [])];
+  const optKv = optional.length > 0 ? named(ctx, sub(hint, "opt"), alt(...optional)) : null;
+  ctx.relax("duplicateKeys", n.pointer, "properties");
+  const b = ctx.jt.builder;
+  const bySet = req.length <= MAX_TRACKED_REQUIRED;
+  const anyReq = !bySet && req.length > 0 ? named(ctx, sub(hint, "req"), alt(...req)) : null;
+  // State: the set (bitmask) of required keys seen, or how many were seen.
+  const full = bySet ? (1 << req.length) - 1 : req.length;
+  const successors = (s: number): [GbnfExpr, number][] => {
+    if (!bySet) return s < req.length ? [[anyReq!, s + 1]] : [];
+    const out: [GbnfExpr, number][] = [];
+    req.forEach((kv, k) => {
+      if (!(s & (1 << k))) out.push([kv, s | (1 << k)]);
+    });
+    return out;
+  };
+  const names = new Map<number, string>();
+  const state = (s: number): GbnfExpr => {
+    let name = names.get(s);
+    if (name === undefined) {
+      name = b.reserve(sub(hint, `any${s}`));
+      names.set(s, name);
+      const alts: GbnfExpr[] = [];
+      if (optKv) alts.push(seq(comma, optKv, ref(name)));
+      for (const [kv, next] of successors(s)) alts.push(seq(comma, kv, state(next)));
+      if (s === full) alts.push(EMPTY);
+      b.define(name, alt(...alts));
+    }
+    return ref(name);
+  };
+  const firsts: GbnfExpr[] = [];
+  if (optKv) firsts.push(seq(optKv, state(0)));
+  for (const [kv, next] of successors(0)) firsts.push(seq(kv, state(next)));
+  const body = alt(...firsts);
+  return req.length === 0 && !nonEmpty ? seq(lit("{"), ws, opt(seq(body, ws)), lit("}")) : seq(lit("{"), ws, body, ws, lit("}"));
 }
 
 interface NameRules {

@@ -44,8 +44,15 @@ export class SchemaDocument {
   /** Anchors by full URI (`base#name`). */
   private readonly anchors = new Map<string, SchemaLocation>();
   readonly root: SchemaLocation;
+  /**
+   * Drafts 3 to 7 ignore every keyword beside `$ref`; 2019-09 and later apply them too. A schema
+   * without `$schema` is read as the latest draft, as validators do.
+   */
+  readonly refOverridesSiblings: boolean;
 
   constructor(readonly schema: unknown) {
+    const declared = schema !== null && typeof schema === "object" ? (schema as { $schema?: unknown }).$schema : undefined;
+    this.refOverridesSiblings = typeof declared === "string" && /draft-0[3-7]\b/.test(declared);
     this.root = { schema, pointer: "#", base: DEFAULT_BASE };
     this.resources.set(DEFAULT_BASE, this.root);
     this.index(schema, "#", DEFAULT_BASE, true);

@@ -204,6 +204,7 @@ export function mergeInto(ctx: NormalizeContext, n: Norm, loc: SchemaLocation): 
 
   if (typeof o.$ref === "string") {
     mergeInto(ctx, n, ctx.doc.resolve(o.$ref, loc));
+    if (ctx.doc.refOverridesSiblings) return;
   } else if (o.$ref !== undefined) {
     throw new SchemaError(loc.pointer, "$ref", "must be a string");
   }

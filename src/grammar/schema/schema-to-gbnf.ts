@@ -30,6 +30,11 @@ export interface SchemaToGbnfOptions {
   whitespace?: WhitespacePolicy;
   /** What an absent `additionalProperties` means on objects declaring properties (default true, as JSON Schema says). */
   additionalProperties?: boolean;
+  /**
+   * "schema" (default): declared properties in `properties` order, as structured-output APIs do,
+   * which keeps generation deterministic and free of repeated keys. "any": any order.
+   */
+  propertyOrder?: "schema" | "any";
   /** Throw a {@link SchemaError} instead of applying any relaxation. */
   strict?: boolean;
   /** Called once per relaxation applied (see RELAXATIONS). */
@@ -70,11 +75,17 @@ export class SchemaConverter {
   ) {
     const ws = options.whitespace ?? "flexible";
     if (!["flexible", "single", "none"].includes(ws)) throw new RangeError(`whitespace must be "flexible", "single" or "none", got ${JSON.stringify(ws)}`);
+    const order = options.propertyOrder ?? "schema";
+    if (order !== "schema" && order !== "any") throw new RangeError(`propertyOrder must be "schema" or "any", got ${JSON.stringify(order)}`);
     this.jt = new JsonText(builder, ws);
   }
 
   get additionalDefault(): boolean {
     return this.options.additionalProperties ?? true;
+  }
+
+  get propertyOrder(): "schema" | "any" {
+    return this.options.propertyOrder ?? "schema";
   }
 
   /**
@@ -109,7 +120,9 @@ export class SchemaConverter {
   visit(locs: readonly SchemaLocation[], hint: string): GbnfExpr {
     const live = locs.filter((l) => !ANNOTATION_ONLY(l.schema));
     if (live.length === 0) return this.jt.value();
-    if (live.length === 1 && isPureRef(live[0]!.schema)) {
+    const only = live.length === 1 ? live[0]!.schema : null;
+    const refOnly = isPureRef(only) || (this.document.refOverridesSiblings && typeof (only as { $ref?: unknown } | null)?.$ref === "string");
+    if (refOnly) {
       const target = this.document.resolve((live[0]!.schema as { $ref: string }).$ref, live[0]!);
       return this.ruleFor([target], refHint(target.pointer, hint));
     }
