@@ -24,6 +24,8 @@ bool is_word(char c) {
 
 class Parser {
  public:
+  std::string current_rule;
+
   Parser(const char * base, const TokenResolver & resolve, ParsedGrammar & out)
       : base_(base), resolve_(resolve), out_(out) {}
 
@@ -31,8 +33,6 @@ class Parser {
     const char * pos = skip_space(base_, true);
     while (*pos) pos = parse_rule(pos);
   }
-
-  std::string current_rule;
 
  private:
   const char * base_;
@@ -60,6 +60,7 @@ class Parser {
     if (out_.names.size() <= next) {
       out_.names.resize(next + 1);
       out_.first_ref_offset.resize(next + 1, UINT32_MAX);
+      out_.first_ref_rule.resize(next + 1);
     }
     out_.names[next] = name;
     return next;
@@ -292,6 +293,7 @@ class Parser {
         const uint32_t ref = symbol_id(p, name_end - p);
         if (out_.first_ref_offset[ref] == UINT32_MAX) {
           out_.first_ref_offset[ref] = static_cast<uint32_t>(p - base_);
+          out_.first_ref_rule[ref] = current_rule;
         }
         p = skip_space(name_end, nested);
         last_start = rule.size();

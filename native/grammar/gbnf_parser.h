@@ -51,6 +51,7 @@ struct ParsedGrammar {
   std::map<std::string, uint32_t> symbol_ids;  // name -> id (synthesized names included)
   std::vector<std::string> names;             // id -> name
   std::vector<uint32_t> first_ref_offset;     // id -> byte offset of its first use, or UINT32_MAX
+  std::vector<std::string> first_ref_rule;    // id -> rule that first used it
 };
 
 // Parses `src` (read as a NUL-terminated string, like llama.cpp does). Returns false and fills

@@ -206,7 +206,7 @@ std::shared_ptr<const Grammar> Grammar::compile(std::string_view gbnf, std::stri
   if (rules.size() < n_symbols) rules.resize(n_symbols);
   for (size_t id = 0; id < n_symbols; id++) {
     if (rules[id].empty()) {
-      return fail("undefined rule '" + parsed.names[id] + "'", parsed.names[id], parsed.first_ref_offset[id]);
+      return fail("undefined rule '" + parsed.names[id] + "'", parsed.first_ref_rule[id], parsed.first_ref_offset[id]);
     }
   }
   const auto root_it = parsed.symbol_ids.find(std::string(root));

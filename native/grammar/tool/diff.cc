@@ -13,6 +13,12 @@ namespace toolwright::grammar::tool {
 
 namespace {
 
+uint64_t mask_hash(const std::vector<uint64_t> & bits) {
+  uint64_t h = 0x243F6A8885A308D3ULL;
+  for (uint64_t w : bits) h = (h ^ w) * 0x100000001B3ULL + (h >> 29);
+  return h;
+}
+
 uint64_t name_hash(const std::string & s) {
   uint64_t h = 1469598103934665603ULL;
   for (unsigned char c : s) h = (h ^ c) * 1099511628211ULL;
@@ -97,7 +103,8 @@ int run_diff(const LoadedVocab & lv, const std::vector<GrammarCase> & cases, con
     }
     GrammarError err;
     auto grammar = Grammar::compile(c.gbnf, opt.root, copts, err);
-    LlamaReference ref(lv.vocab, c.gbnf, opt.root);
+    const std::vector<llama_token> ref_tokens(opt.trigger_tokens.begin(), opt.trigger_tokens.end());
+    LlamaReference ref(lv.vocab, c.gbnf, opt.root, opt.trigger_patterns, ref_tokens);
     if (!grammar || !ref.ok()) {
       if (!grammar && !ref.ok()) {
         n_invalid_both++;
@@ -109,7 +116,11 @@ int run_diff(const LoadedVocab & lv, const std::vector<GrammarCase> & cases, con
       continue;
     }
     n_grammars++;
-    Matcher m(grammar, lv.engine_vocab);
+    LazyOptions lazy;
+    lazy.lazy = !opt.trigger_patterns.empty() || !opt.trigger_tokens.empty();
+    lazy.trigger_patterns = opt.trigger_patterns;
+    lazy.trigger_tokens = opt.trigger_tokens;
+    Matcher m(grammar, lv.engine_vocab, lazy);
     std::mt19937_64 rng(opt.seed ^ name_hash(c.name));
     const int n_text = static_cast<int>(c.texts.size());
     bool diverged = false;
@@ -120,6 +131,8 @@ int run_diff(const LoadedVocab & lv, const std::vector<GrammarCase> & cases, con
       std::vector<llama_token> script;
       if (w < n_text) script = tokenize(lv.vocab, c.texts[w]);
       std::string prefix;
+      std::vector<uint64_t> hashes;
+      std::vector<int32_t> taken;
       const size_t max_steps = w < n_text ? script.size() + 1 : static_cast<size_t>(opt.max_steps);
       for (size_t step = 0; step < max_steps; step++) {
         m.fill_mask(ours_bits.data());
@@ -130,6 +143,7 @@ int run_diff(const LoadedVocab & lv, const std::vector<GrammarCase> & cases, con
           diverged = true;
           break;
         }
+        hashes.push_back(mask_hash(ours_bits));
         const auto ids = allowed_ids(ours_bits, v.size());
         if (ids.empty()) break;
         int32_t tok;
@@ -157,6 +171,26 @@ int run_diff(const LoadedVocab & lv, const std::vector<GrammarCase> & cases, con
         }
         if (!a) break;
         prefix += v.piece(tok);
+        taken.push_back(tok);
+      }
+      // Undo a random number of tokens: the mask must be the one seen at that step.
+      for (int r = 0; r < opt.rollbacks && !diverged && !taken.empty(); r++) {
+        const size_t n = 1 + rng() % taken.size();
+        const size_t at = taken.size() - n;
+        if (!m.rollback(n)) {
+          divergences.push_back("{\"grammar\":" + json_str(c.name) + ",\"rollback\":" + std::to_string(n) + ",\"detail\":\"rollback refused\"}");
+          diverged = true;
+          break;
+        }
+        m.fill_mask(ours_bits.data());
+        if (mask_hash(ours_bits) != hashes[at]) {
+          fprintf(stderr, "DIVERGENCE %s walk %d: mask after rollback to step %zu differs\n", c.name.c_str(), w, at);
+          divergences.push_back("{\"grammar\":" + json_str(c.name) + ",\"walk\":" + std::to_string(w) +
+                                ",\"rollback_to_step\":" + std::to_string(at) + "}");
+          diverged = true;
+          break;
+        }
+        for (size_t i = at; i < taken.size(); i++) m.accept(taken[i]);
       }
     }
     if (opt.verbose) fprintf(stderr, "ok %s\n", c.name.c_str());

@@ -5,10 +5,19 @@
 
 namespace toolwright::grammar::tool {
 
-LlamaReference::LlamaReference(const llama_vocab * vocab, const std::string & gbnf, const std::string & root)
+LlamaReference::LlamaReference(const llama_vocab * vocab, const std::string & gbnf, const std::string & root,
+                               const std::vector<std::string> & trigger_patterns,
+                               const std::vector<llama_token> & trigger_tokens)
     : n_vocab_(llama_vocab_n_tokens(vocab)) {
   try {
-    smpl_ = llama_sampler_init_grammar(vocab, gbnf.c_str(), root.c_str());
+    if (trigger_patterns.empty() && trigger_tokens.empty()) {
+      smpl_ = llama_sampler_init_grammar(vocab, gbnf.c_str(), root.c_str());
+    } else {
+      std::vector<const char *> pats;
+      for (const std::string & p : trigger_patterns) pats.push_back(p.c_str());
+      smpl_ = llama_sampler_init_grammar_lazy_patterns(vocab, gbnf.c_str(), root.c_str(), pats.data(), pats.size(),
+                                                       trigger_tokens.data(), trigger_tokens.size());
+    }
   } catch (const std::exception &) {
     smpl_ = nullptr;
   }

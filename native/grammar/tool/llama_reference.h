@@ -12,7 +12,10 @@ namespace toolwright::grammar::tool {
 
 class LlamaReference {
  public:
-  LlamaReference(const llama_vocab * vocab, const std::string & gbnf, const std::string & root);
+  // Non-lazy unless trigger patterns or tokens are given (then llama's lazy sampler).
+  LlamaReference(const llama_vocab * vocab, const std::string & gbnf, const std::string & root,
+                 const std::vector<std::string> & trigger_patterns = {},
+                 const std::vector<llama_token> & trigger_tokens = {});
   ~LlamaReference();
   LlamaReference(const LlamaReference &) = delete;
   LlamaReference & operator=(const LlamaReference &) = delete;

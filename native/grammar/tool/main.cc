@@ -1,21 +1,27 @@
-// toolwright-grammar-tool: differential test and bench of our GBNF engine against llama.cpp's.
+// toolwright-grammar-tool: differential test, bench and inspection of our GBNF engine.
 //
-//   toolwright-grammar-tool diff  --vocab V.gguf [--walks N] [--steps N] [--seed S]
-//                                 [--max-seconds S] [--root NAME] [-v] PATH...
-//   toolwright-grammar-tool bench --vocab V.gguf [--no-reference] [--walk-steps N]
-//                                 [--texts N] [--max-seconds S] PATH...
+//   diff  --vocab V.gguf [--walks N] [--steps N] [--seed S] [--max-seconds S] [--root NAME]
+//         [--rollbacks N] [--trigger-pattern REGEX]... [--trigger-token ID]... [-v] PATH...
+//       Both engines walk the same token sequences; masks must match at every step.
+//   bench --vocab V.gguf [--no-reference] [--walk-steps N] [--texts N] [--max-seconds S] PATH...
+//       Per-mask, per-accept and compile times of both engines.
+//   check [--vocab V.gguf] [--root NAME] PATH...
+//       Compile only; report errors with line, column and rule.
+//   trace --vocab V.gguf --text TEXT [--bytes] [--rollback N] [--lazy] [--trigger-pattern P]...
+//         [--trigger-token ID]... [--trigger-word W]... [--reasoning-end S] GRAMMAR
+//       Step one text through a matcher and report every decision.
 //
 // PATH is a .gbnf file or a directory of them; X.gbnf may come with X.txt holding valid texts
-// (separated by a line with only the byte 0x1E). Output: one JSON object on stdout.
+// (separated by a line with only the byte 0x1E). Output: JSON on stdout.
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <string>
 #include <vector>
 
 #include "bench.h"
 #include "common.h"
 #include "diff.h"
+#include "inspect.h"
 #include "llama.h"
 
 using namespace toolwright::grammar::tool;
@@ -24,8 +30,9 @@ namespace {
 
 void quiet_log(ggml_log_level, const char *, void *) {}
 
-int usage(const char * why) {
-  fprintf(stderr, "toolwright-grammar-tool: %s\nusage: toolwright-grammar-tool diff|bench --vocab FILE.gguf [options] PATH...\n", why);
+int usage(const std::string & why) {
+  fprintf(stderr, "toolwright-grammar-tool: %s\nusage: toolwright-grammar-tool diff|bench|check|trace [options] PATH...\n",
+          why.c_str());
   return 2;
 }
 
@@ -34,46 +41,75 @@ int usage(const char * why) {
 int main(int argc, char ** argv) {
   if (argc < 2) return usage("missing mode");
   const std::string mode = argv[1];
-  if (mode != "diff" && mode != "bench") return usage(("unknown mode '" + mode + "'").c_str());
-  std::string vocab_path;
+  if (mode != "diff" && mode != "bench" && mode != "check" && mode != "trace") return usage("unknown mode '" + mode + "'");
+  std::string vocab_path, root = "root";
   std::vector<std::string> paths;
   DiffOptions d;
   BenchOptions b;
+  TraceOptions t;
   for (int i = 2; i < argc; i++) {
     const std::string a = argv[i];
-    auto value = [&](const char * name) -> const char * {
+    auto value = [&]() -> std::string {
       if (i + 1 >= argc) {
-        usage((std::string(name) + " needs a value").c_str());
+        usage(a + " needs a value");
         exit(2);
       }
       return argv[++i];
     };
-    if (a == "--vocab") vocab_path = value("--vocab");
-    else if (a == "--walks") d.walks = atoi(value("--walks"));
-    else if (a == "--steps") d.max_steps = atoi(value("--steps"));
-    else if (a == "--seed") d.seed = b.seed = strtoull(value("--seed"), nullptr, 10);
-    else if (a == "--max-seconds") d.max_seconds = b.max_seconds = atof(value("--max-seconds"));
-    else if (a == "--root") d.root = b.root = value("--root");
-    else if (a == "--walk-steps") b.walk_steps = atoi(value("--walk-steps"));
-    else if (a == "--texts") b.texts_per_case = atoi(value("--texts"));
+    if (a == "--vocab") vocab_path = value();
+    else if (a == "--walks") d.walks = atoi(value().c_str());
+    else if (a == "--steps") d.max_steps = atoi(value().c_str());
+    else if (a == "--seed") d.seed = b.seed = strtoull(value().c_str(), nullptr, 10);
+    else if (a == "--max-seconds") d.max_seconds = b.max_seconds = atof(value().c_str());
+    else if (a == "--root") root = value();
+    else if (a == "--rollbacks") d.rollbacks = atoi(value().c_str());
+    else if (a == "--trigger-pattern") {
+      const std::string p = value();
+      d.trigger_patterns.push_back(p);
+      t.lazy.trigger_patterns.push_back(p);
+    } else if (a == "--trigger-token") {
+      const int id = atoi(value().c_str());
+      d.trigger_tokens.push_back(id);
+      t.lazy.trigger_tokens.push_back(id);
+    } else if (a == "--trigger-word") t.lazy.trigger_words.push_back(value());
+    else if (a == "--reasoning-end") t.lazy.reasoning_end = value();
+    else if (a == "--lazy") t.lazy.lazy = true;
+    else if (a == "--text") t.text = value();
+    else if (a == "--bytes") t.bytes = true;
+    else if (a == "--rollback") t.rollback = atoi(value().c_str());
+    else if (a == "--walk-steps") b.walk_steps = atoi(value().c_str());
+    else if (a == "--texts") b.texts_per_case = atoi(value().c_str());
     else if (a == "--no-reference") b.reference = false;
     else if (a == "-v") d.verbose = true;
-    else if (!a.empty() && a[0] == '-') return usage(("unknown option " + a).c_str());
+    else if (!a.empty() && a[0] == '-') return usage("unknown option " + a);
     else paths.push_back(a);
   }
-  if (vocab_path.empty()) return usage("--vocab is required");
+  d.root = b.root = t.root = root;
+  // Any trigger makes the traced grammar lazy.
+  t.lazy.lazy = t.lazy.lazy || !t.lazy.trigger_patterns.empty() || !t.lazy.trigger_tokens.empty() ||
+                !t.lazy.trigger_words.empty() || !t.lazy.reasoning_end.empty();
   if (paths.empty()) return usage("no grammar files given");
+  if (vocab_path.empty() && mode != "check") return usage("--vocab is required");
 
   llama_log_set(quiet_log, nullptr);
   llama_backend_init();
   std::string error;
   const auto cases = load_cases(paths, &error);
-  if (!error.empty()) return usage(error.c_str());
+  if (!error.empty()) return usage(error);
   LoadedVocab lv;
-  if (!load_vocab(vocab_path, lv, &error)) return usage(error.c_str());
-  std::string name = vocab_path.substr(vocab_path.find_last_of('/') + 1);
-  const int rc = mode == "diff" ? run_diff(lv, cases, d) : run_bench(lv, name, cases, b);
-  llama_model_free(lv.model);
+  if (!vocab_path.empty() && !load_vocab(vocab_path, lv, &error)) return usage(error);
+  int rc = 0;
+  if (mode == "diff") {
+    rc = run_diff(lv, cases, d);
+  } else if (mode == "bench") {
+    rc = run_bench(lv, vocab_path.substr(vocab_path.find_last_of('/') + 1), cases, b);
+  } else if (mode == "check") {
+    rc = run_check(lv.vocab, cases, root);
+  } else {
+    if (cases.size() != 1) return usage("trace takes exactly one grammar");
+    rc = run_trace(lv, cases[0], t);
+  }
+  if (lv.model) llama_model_free(lv.model);
   llama_backend_free();
   return rc;
 }

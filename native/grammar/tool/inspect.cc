@@ -1,0 +1,81 @@
+// `check` (compile grammars, report errors) and `trace` (step one text through a matcher and
+// report every decision): plain views of the engine for tests.
+#include "inspect.h"
+
+#include <cstdio>
+
+#include "llama_adapter.h"
+#include "matcher.h"
+
+namespace toolwright::grammar::tool {
+
+int run_check(const llama_vocab * vocab, const std::vector<GrammarCase> & cases, const std::string & root) {
+  CompileOptions opts;
+  if (vocab) opts.resolve_token = llama_token_resolver(vocab);
+  std::string out = "[";
+  for (size_t i = 0; i < cases.size(); i++) {
+    GrammarError err;
+    const auto g = Grammar::compile(cases[i].gbnf, root, opts, err);
+    out += i ? "," : "";
+    out += "{\"file\":" + json_str(cases[i].name) + ",\"ok\":" + (g ? "true" : "false");
+    if (!g) {
+      out += ",\"error\":{\"message\":" + json_str(err.message) + ",\"rule\":" + json_str(err.rule) +
+             ",\"line\":" + std::to_string(err.line) + ",\"column\":" + std::to_string(err.column) +
+             ",\"text\":" + json_str(err.to_string()) + "}";
+    }
+    out += "}";
+  }
+  printf("%s]\n", out.c_str());
+  return 0;
+}
+
+int run_trace(const LoadedVocab & lv, const GrammarCase & c, const TraceOptions & opt) {
+  CompileOptions copts;
+  copts.resolve_token = llama_token_resolver(lv.vocab);
+  GrammarError err;
+  const auto g = Grammar::compile(c.gbnf, opt.root, copts, err);
+  if (!g) {
+    printf("{\"ok\":false,\"error\":%s}\n", json_str(err.to_string()).c_str());
+    return 1;
+  }
+  Matcher m(g, lv.engine_vocab, opt.lazy);
+  const Vocab & v = *lv.engine_vocab;
+  std::vector<uint64_t> bits(v.n_words());
+  // Special tokens in the text (e.g. "<|eot_id|>") become single tokens.
+  std::vector<llama_token> toks(opt.text.size() + 8);
+  const int32_t n = llama_tokenize(lv.vocab, opt.text.data(), static_cast<int32_t>(opt.text.size()), toks.data(),
+                                   static_cast<int32_t>(toks.size()), false, true);
+  toks.resize(n > 0 ? static_cast<size_t>(n) : 0);
+  std::string steps = "[";
+  for (size_t i = 0; i < toks.size(); i++) {
+    m.fill_mask(bits.data());
+    size_t n_allowed = 0;
+    for (uint64_t w : bits) n_allowed += static_cast<size_t>(__builtin_popcountll(w));
+    const llama_token t = toks[i];
+    const bool allowed = (bits[t >> 6] >> (t & 63)) & 1;
+    const bool accepted = opt.bytes ? m.accept_bytes(v.piece(t)) : m.accept(t);
+    steps += i ? "," : "";
+    steps += "{\"token\":" + std::to_string(t) + ",\"piece\":" + json_str(v.piece(t)) +
+             ",\"n_allowed\":" + std::to_string(n_allowed) + ",\"allowed\":" + (allowed ? "true" : "false") +
+             ",\"accepted\":" + (accepted ? "true" : "false") + ",\"active\":" + (m.is_active() ? "true" : "false") +
+             ",\"accepting\":" + (m.is_accepting() ? "true" : "false") + "}";
+  }
+  steps += "]";
+  m.fill_mask(bits.data());
+  bool eog_allowed = false;
+  for (int32_t id : v.eog_tokens()) eog_allowed = eog_allowed || ((bits[id >> 6] >> (id & 63)) & 1);
+  std::string rollback = "null";
+  if (opt.rollback > 0) {
+    const bool ok = m.rollback(static_cast<size_t>(opt.rollback));
+    rollback = std::string("{\"ok\":") + (ok ? "true" : "false") + ",\"n_accepted\":" + std::to_string(m.n_accepted()) +
+               ",\"active\":" + (m.is_active() ? "true" : "false") + ",\"accepting\":" +
+               (m.is_accepting() ? "true" : "false") + "}";
+  }
+  printf("{\"ok\":true,\"n_vocab\":%zu,\"steps\":%s,\"final\":{\"accepting\":%s,\"eog_allowed\":%s,\"n_accepted\":%zu},"
+         "\"rollback\":%s}\n",
+         v.size(), steps.c_str(), m.is_accepting() ? "true" : "false", eog_allowed ? "true" : "false", m.n_accepted(),
+         rollback.c_str());
+  return 0;
+}
+
+}  // namespace toolwright::grammar::tool

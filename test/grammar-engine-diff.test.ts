@@ -1,0 +1,62 @@
+// Differential test of our GBNF engine against llama.cpp's grammar sampler: both engines walk
+// the same token sequences (the fixtures' valid texts, then random walks) over real
+// vocabularies, and at every step their masks over the whole vocabulary must be identical.
+// Rollbacks are checked too (undoing n tokens must restore that step's mask).
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { type DiffResult, GBNF_FIXTURES, LLAMA_GRAMMARS, runGrammarTool, vocabPath } from "./helpers/grammar-tool.js";
+
+interface DiffCase {
+  name: string;
+  vocab: string;
+  paths: string[];
+  walks: number;
+  steps: number;
+  extra?: string[];
+  minGrammars: number;
+}
+
+const CASES: DiffCase[] = [
+  // Hand-written edge cases on the 128k Llama 3 vocabulary (byte-level BPE).
+  { name: "fixtures / llama-bpe", vocab: "llama-bpe", paths: [GBNF_FIXTURES], walks: 2, steps: 40, minGrammars: 11 },
+  // The same on Qwen2's 152k vocabulary; its special-token grammar must fail in both engines.
+  { name: "fixtures / qwen2", vocab: "qwen2", paths: [GBNF_FIXTURES], walks: 1, steps: 32, minGrammars: 10 },
+  // SentencePiece with byte-fallback tokens: multi-byte characters arrive one byte at a time.
+  { name: "fixtures / llama-spm", vocab: "llama-spm", paths: [GBNF_FIXTURES], walks: 4, steps: 60, minGrammars: 10 },
+  // llama.cpp's own example grammars as test material.
+  { name: "llama.cpp grammars / llama-bpe", vocab: "llama-bpe", paths: [LLAMA_GRAMMARS], walks: 1, steps: 24, minGrammars: 8 },
+  // Lazy grammars: nothing is masked until the trigger, then the text from the trigger on is fed.
+  {
+    name: "lazy trigger pattern / llama-bpe",
+    vocab: "llama-bpe",
+    paths: [join(GBNF_FIXTURES, "lazy")],
+    walks: 3,
+    steps: 50,
+    extra: ["--trigger-pattern", "[\\s\\S]*?(<tool_call>)[\\s\\S]*"],
+    minGrammars: 1,
+  },
+];
+
+describe("grammar engine vs llama.cpp: identical masks", () => {
+  it.each(CASES)("$name", async (c) => {
+    const args = ["diff", "--vocab", vocabPath(c.vocab), "--walks", String(c.walks), "--steps", String(c.steps),
+      "--seed", "7", ...(c.extra ?? []), ...c.paths];
+    const { code, result, stderr } = await runGrammarTool<DiffResult>(args);
+    expect(result.divergences, stderr).toEqual([]);
+    expect(result.validity_mismatches, stderr).toEqual([]);
+    expect(result.grammars).toBeGreaterThanOrEqual(c.minGrammars);
+    expect(result.steps).toBeGreaterThan(c.minGrammars * 10);
+    expect(code).toBe(0);
+  });
+
+  it("rejects exactly the grammars llama.cpp rejects", async () => {
+    const dir = join(GBNF_FIXTURES, "invalid");
+    const files = readdirSync(dir).filter((f) => f.endsWith(".gbnf"));
+    const { code, result } = await runGrammarTool<DiffResult>(["diff", "--vocab", vocabPath("llama-spm"), dir]);
+    expect(result.validity_mismatches).toEqual([]);
+    expect(result.invalid_both).toBe(files.length);
+    expect(result.grammars).toBe(0);
+    expect(code).toBe(0);
+  });
+});

@@ -1,0 +1,107 @@
+// Matcher behaviour beyond masks: lazy activation (trigger token, word, pattern, end of
+// reasoning), end of generation, raw-byte input, and rollback — traced step by step over a real
+// vocabulary with toolwright-grammar-tool's `trace` mode.
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { type TraceResult, runGrammarTool, vocabPath } from "./helpers/grammar-tool.js";
+
+const CALL_GRAMMAR = 'root ::= "{" [a-z]+ "}"\n';
+const dir = mkdtempSync(join(tmpdir(), "tw-gbnf-trace-"));
+const grammarFile = join(dir, "call.gbnf");
+writeFileSync(grammarFile, CALL_GRAMMAR);
+
+async function trace(text: string, extra: string[] = []): Promise<TraceResult> {
+  const { result } = await runGrammarTool<TraceResult>(["trace", "--vocab", vocabPath("llama-bpe"), "--text", text, ...extra, grammarFile]);
+  expect(result.ok, result.error).toBe(true);
+  return result;
+}
+
+/** Index of the first step whose text so far contains `marker`. */
+function stepReaching(result: TraceResult, marker: string): number {
+  let text = "";
+  return result.steps.findIndex((s) => (text += s.piece).includes(marker));
+}
+
+describe("grammar matcher", () => {
+  it("constrains from the first token when not lazy, and allows end of generation only when complete", async () => {
+    const r = await trace("{abc}");
+    expect(r.steps.every((s) => s.active && s.allowed && s.accepted)).toBe(true);
+    expect(r.steps[0]!.n_allowed).toBeLessThan(100);
+    expect(r.steps.slice(0, -1).every((s) => !s.accepting)).toBe(true);
+    expect(r.final).toEqual({ accepting: true, eog_allowed: true, n_accepted: r.steps.length });
+  });
+
+  it("refuses a token the grammar cannot take and keeps its state", async () => {
+    const r = await trace("{ab1}");
+    const bad = r.steps.findIndex((s) => !s.accepted);
+    expect(bad).toBeGreaterThan(0);
+    expect(r.steps[bad]!.allowed).toBe(false);
+    expect(r.final.n_accepted).toBe(r.steps.filter((s) => s.accepted).length);
+  });
+
+  it("waits for a trigger word, then feeds the text from the trigger on", async () => {
+    const text = "Sure, here it is: {weather}";
+    const r = await trace(text, ["--trigger-word", "{"]);
+    const trigger = stepReaching(r, "{");
+    expect(trigger).toBeGreaterThan(0);
+    for (const s of r.steps.slice(0, trigger)) {
+      expect(s).toMatchObject({ active: false, accepting: true, n_allowed: r.n_vocab });
+    }
+    expect(r.steps[trigger]!.active).toBe(true);
+    expect(r.steps.slice(trigger + 1).every((s) => s.allowed && s.n_allowed < r.n_vocab)).toBe(true);
+    expect(r.final.accepting).toBe(true);
+  });
+
+  it("activates on a trigger pattern from its first capture group", async () => {
+    const r = await trace("calling now {abc}", ["--trigger-pattern", "[\\s\\S]*?(\\{)[\\s\\S]*"]);
+    const trigger = stepReaching(r, "{");
+    expect(r.steps[trigger]!.active).toBe(true);
+    expect(r.steps[trigger - 1]!.active).toBe(false);
+    expect(r.final.accepting).toBe(true);
+  });
+
+  it("activates at the end of reasoning and feeds only what follows it", async () => {
+    const r = await trace("<think>I should call {x} maybe</think>{ok}", ["--reasoning-end", "</think>"]);
+    const end = stepReaching(r, "</think>");
+    expect(end).toBeGreaterThan(0);
+    // A "{x}" inside the reasoning does not start the grammar.
+    expect(r.steps.slice(0, end).every((s) => !s.active)).toBe(true);
+    expect(r.steps[end]!.active).toBe(true);
+    expect(r.steps.slice(end + 1).every((s) => s.allowed && s.accepted)).toBe(true);
+    expect(r.final.accepting).toBe(true);
+  });
+
+  it("activates on a trigger token and feeds the token itself", async () => {
+    const file = join(dir, "spaced.gbnf");
+    writeFileSync(file, 'root ::= " "? "{" [a-z]+ "}"\n');
+    const run = async (extra: string[]) =>
+      (await runGrammarTool<TraceResult>(["trace", "--vocab", vocabPath("llama-bpe"), "--text", "ok {abc}", ...extra, file])).result;
+    // Whatever token carries the "{" in this vocabulary becomes the trigger.
+    const probe = await run([]);
+    const brace = probe.steps.find((s) => s.piece.includes("{"))!;
+    const r = await run(["--trigger-token", String(brace.token)]);
+    const trigger = r.steps.findIndex((s) => s.token === brace.token);
+    expect(trigger).toBeGreaterThan(0);
+    expect(r.steps.slice(0, trigger).every((s) => !s.active && s.n_allowed === r.n_vocab)).toBe(true);
+    expect(r.steps[trigger]).toMatchObject({ active: true, accepted: true });
+    expect(r.steps.slice(trigger + 1).every((s) => s.allowed && s.accepted)).toBe(true);
+    expect(r.final.accepting).toBe(true);
+  });
+
+  it("accepts raw bytes, including characters split across calls", async () => {
+    const r = await trace("{abc}", ["--bytes"]);
+    expect(r.steps.every((s) => s.accepted)).toBe(true);
+    expect(r.final.accepting).toBe(true);
+  });
+
+  it("rolls back accepted tokens, across the activation point too", async () => {
+    const plain = await trace("{abc}", ["--rollback", "1"]);
+    expect(plain.rollback).toEqual({ ok: true, n_accepted: plain.steps.length - 1, active: true, accepting: false });
+    const lazy = await trace("go {abc}", ["--trigger-word", "{", "--rollback", "99"]);
+    expect(lazy.rollback?.ok).toBe(false);
+    const all = await trace("go {abc}", ["--trigger-word", "{", "--rollback", String(lazy.steps.length)]);
+    expect(all.rollback).toEqual({ ok: true, n_accepted: 0, active: false, accepting: true });
+  });
+});
