@@ -1,0 +1,145 @@
+/**
+ * Small building blocks shared by the chat parser builders: markers that tolerate the
+ * whitespace around them, JSON / Python-literal values, tool schemas.
+ */
+import type { PegArena, PegId } from "../peg/index.js";
+import type { JsonSchema, ToolDefinition } from "../types.js";
+
+/** What every builder gets: the arena and the request's tool settings. */
+export interface BuildContext {
+  p: PegArena;
+  /** The tools the model may call (already narrowed by a named tool_choice). */
+  tools: ToolDefinition[];
+  /** At least one call is required (tool_choice "required" or a named function). */
+  requireCalls: boolean;
+  parallel: boolean;
+  /** Arguments are written as Python literals (single quotes, True/None). */
+  pythonValues: boolean;
+  /** Tagged non-string values are written as Python literals (the template prints them with repr). */
+  pythonTaggedValues: boolean;
+}
+
+const WS = /^[ \t\r\n]$/;
+
+/** `text` without leading/trailing whitespace. */
+export function core(text: string): string {
+  return text.trim();
+}
+
+/**
+ * A marker whose surrounding whitespace is optional character by character (templates render
+ * "<tool_call>\n", models sometimes drop or double the newline; the core must match exactly).
+ * An all-whitespace marker becomes `space()`.
+ *
+ * @example
+ * marker(p, ">\n"); // ">" "\n"?
+ */
+export function marker(p: PegArena, text: string): PegId {
+  const c = core(text);
+  if (c === "") return text === "" ? p.eps() : p.space();
+  const lead = text.slice(0, text.indexOf(c));
+  const trail = text.slice(text.indexOf(c) + c.length);
+  const items: PegId[] = [];
+  for (const ch of lead) items.push(p.optional(p.literal(ch)));
+  items.push(p.literal(c));
+  for (const ch of trail) if (WS.test(ch)) items.push(p.optional(p.literal(ch)));
+  return p.seq(...items);
+}
+
+/**
+ * A marker inside which runs of digits match any number: call counters baked into markers by
+ * the analysis probes (`functions.NAME:0`, `index="1"`) then match the second call too.
+ */
+export function counterMarker(p: PegArena, text: string): PegId {
+  if (!/\d/.test(core(text))) return marker(p, text);
+  const c = core(text);
+  const lead = text.slice(0, text.indexOf(c));
+  const trail = text.slice(text.indexOf(c) + c.length);
+  const items: PegId[] = [];
+  for (const ch of lead) items.push(p.optional(p.literal(ch)));
+  for (const part of c.split(/(\d+)/)) {
+    if (part === "") continue;
+    items.push(/^\d+$/.test(part) ? p.chars("0-9", 1) : p.literal(part));
+  }
+  for (const ch of trail) items.push(p.optional(p.literal(ch)));
+  return p.seq(...items);
+}
+
+/** Lookahead: the next character does not continue an identifier (so `get` does not match `get_weather`). */
+export function identifierEnd(p: PegArena): PegId {
+  return p.not(p.chars("A-Za-z0-9_.\\-", 1, 1));
+}
+
+/** The arguments schema of a tool (an empty object schema when it declares none). */
+export function toolParameters(tool: ToolDefinition): JsonSchema {
+  const params = tool.function.parameters;
+  return params === undefined || params === null ? { type: "object", properties: {} } : params;
+}
+
+/** Properties of an object schema, in declaration order. */
+export function schemaProperties(schema: JsonSchema): [string, JsonSchema][] {
+  if (typeof schema !== "object" || schema === null) return [];
+  const props = (schema as { properties?: unknown }).properties;
+  if (props === null || typeof props !== "object" || Array.isArray(props)) return [];
+  return Object.entries(props as Record<string, JsonSchema>);
+}
+
+/**
+ * Whether a value of this schema may be a string, i.e. a tagged format writes it unquoted.
+ * Untyped values count as strings (templates render them with str()).
+ */
+export function mayBeString(schema: JsonSchema): boolean {
+  if (typeof schema !== "object" || schema === null) return true;
+  const s = schema as { type?: unknown; enum?: unknown; const?: unknown; anyOf?: unknown; oneOf?: unknown };
+  if (typeof s.type === "string") return s.type === "string";
+  if (Array.isArray(s.type)) return s.type.includes("string");
+  if (Array.isArray(s.enum)) return s.enum.some((v) => typeof v === "string");
+  if ("const" in s) return typeof s.const === "string";
+  for (const list of [s.anyOf, s.oneOf]) if (Array.isArray(list)) return list.some((x) => mayBeString(x as JsonSchema));
+  return true;
+}
+
+/** A quoted object key: `"key"`, or also `'key'` for Python literals. */
+export function quotedKey(ctx: BuildContext, key: string): PegId {
+  const { p } = ctx;
+  const json = p.literal(JSON.stringify(key));
+  return ctx.pythonValues ? p.choice(json, p.literal(`'${key.replace(/'/g, "\\'")}'`)) : json;
+}
+
+/** A quoted literal string value (a function name), either quote style for Python literals. */
+export function quotedName(ctx: BuildContext, name: string, capture: (inner: PegId) => PegId): PegId {
+  const { p } = ctx;
+  const dq = p.seq(p.literal('"'), capture(p.literal(name)), p.literal('"'));
+  if (!ctx.pythonValues) return dq;
+  return p.choice(dq, p.seq(p.literal("'"), capture(p.literal(name)), p.literal("'")));
+}
+
+/**
+ * A value parser for arguments. The parser takes JSON or Python literals (templates render
+ * values with Python's repr as often as with JSON); the grammar is the schema's JSON, unless the
+ * format writes Python literals, where it is the permissive literal grammar.
+ */
+export function argumentValue(ctx: BuildContext, schema: JsonSchema, name: string): PegId {
+  const { p } = ctx;
+  if (ctx.pythonValues) return pythonValue(p);
+  return p.schema(p.choice(p.json(), pythonValue(p)), schema, { name });
+}
+
+/** Python literals plus JSON: dicts, lists, either quote style, True/False/None. */
+export function pythonValue(p: PegArena): PegId {
+  const existing = p.ruleNode("py-value");
+  if (existing !== undefined) return p.ref("py-value");
+  return p.rule("py-value", () => {
+    const ws = p.space();
+    const str = (q: string): PegId =>
+      p.seq(p.literal(q), p.zeroOrMore(p.choice(p.chars(`^${q === '"' ? '"' : "'"}\\\\`, 1), p.seq(p.literal("\\"), p.any()))), p.literal(q));
+    const string = p.rule("py-string", p.choice(str('"'), str("'")));
+    const number = p.rule("py-number", p.seq(p.optional(p.chars("\\-+", 1, 1)), p.chars("0-9", 1), p.optional(p.seq(p.literal("."), p.chars("0-9", 0))), p.optional(p.seq(p.chars("eE", 1, 1), p.optional(p.chars("\\-+", 1, 1)), p.chars("0-9", 1)))));
+    const value = p.ref("py-value");
+    const member = p.seq(string, ws, p.literal(":"), ws, value);
+    const dict = p.seq(p.literal("{"), ws, p.optional(p.seq(member, p.zeroOrMore(p.seq(ws, p.literal(","), ws, member)), ws, p.optional(p.literal(",")), ws)), p.literal("}"));
+    const list = p.seq(p.literal("["), ws, p.optional(p.seq(value, p.zeroOrMore(p.seq(ws, p.literal(","), ws, value)), ws, p.optional(p.literal(",")), ws)), p.literal("]"));
+    const words = ["True", "False", "None", "true", "false", "null"].map((w) => p.literal(w));
+    return p.choice(dict, list, string, number, ...words);
+  });
+}

@@ -1,0 +1,127 @@
+/**
+ * Tool calls written entirely as JSON (JSON_NATIVE): `{"name": "f", "arguments": {...}}` with
+ * the fields in the template's order (flat, or nested under a dotted key), `{"f": {...}}`
+ * (name as key), optionally several in an array, optionally wrapped in section or per-call
+ * markers.
+ */
+import type { PegId } from "../peg/index.js";
+import type { JsonSchema } from "../types.js";
+import type { ToolFormatAnalysis } from "../analysis/index.js";
+import { type BuildContext, argumentValue, marker, quotedKey, quotedName, toolParameters } from "./build-helpers.js";
+import { NODE } from "./tree-names.js";
+
+/** `"key" : ` */
+function keyColon(ctx: BuildContext, key: string): PegId {
+  const { p } = ctx;
+  return p.seq(quotedKey(ctx, key), p.space(), p.literal(":"), p.space());
+}
+
+/** A string or numeric id value. */
+function idValue(ctx: BuildContext): PegId {
+  const { p } = ctx;
+  return p.choice(
+    p.seq(p.literal('"'), p.capture(NODE.toolId, p.chars('^"', 0)), p.literal('"')),
+    p.capture(NODE.toolId, p.chars("0-9", 1)),
+  );
+}
+
+/** Fields joined by `,`, optional ones with their separator. */
+function fields(ctx: BuildContext, parts: { node: PegId; optional: boolean }[]): PegId {
+  const { p } = ctx;
+  const sep = p.seq(p.space(), p.literal(","), p.space());
+  const items: PegId[] = [];
+  let first = true;
+  for (const part of parts) {
+    if (first) {
+      items.push(part.optional ? p.optional(p.seq(part.node, sep)) : part.node);
+      if (!part.optional) first = false;
+      continue;
+    }
+    items.push(part.optional ? p.optional(p.seq(sep, part.node)) : p.seq(sep, part.node));
+  }
+  return p.seq(...items);
+}
+
+/** One call of one function. */
+function callOf(ctx: BuildContext, f: ToolFormatAnalysis, name: string, schema: JsonSchema, index: number): PegId {
+  const { p } = ctx;
+  const args = p.capture(NODE.toolArgs, argumentValue(ctx, schema, `tool-${index}-args`));
+  const nameValue = p.atomic(quotedName(ctx, name, (inner) => p.capture(NODE.toolName, inner)));
+
+  if (f.funNameIsKey) {
+    const body = p.seq(p.literal("{"), p.space(), p.atomic(p.seq(quotedName(ctx, name, (inner) => p.capture(NODE.toolName, inner)), p.space(), p.literal(":"))), p.space(), args, p.space(), p.literal("}"));
+    return p.tag(NODE.tool, body);
+  }
+
+  const nameKey = f.nameField || "name";
+  const argsKey = f.argsField || "arguments";
+  const dotted = nameKey.includes(".") ? nameKey.slice(0, nameKey.indexOf(".")) : argsKey.includes(".") ? argsKey.slice(0, argsKey.indexOf(".")) : "";
+  const leaf = (k: string): string => (k.includes(".") ? k.slice(k.indexOf(".") + 1) : k);
+
+  const nameField = { key: nameKey, node: p.seq(keyColon(ctx, leaf(nameKey)), nameValue), optional: false };
+  const argsField = { key: argsKey, node: p.seq(keyColon(ctx, leaf(argsKey)), args), optional: false };
+  const idFields: { key: string; node: PegId; optional: boolean }[] = [];
+  if (f.idField) idFields.push({ key: f.idField, node: p.seq(keyColon(ctx, f.idField), idValue(ctx)), optional: true });
+  if (f.genIdField) idFields.push({ key: f.genIdField, node: p.seq(keyColon(ctx, f.genIdField), idValue(ctx)), optional: true });
+
+  const order = (k: string): number => {
+    const i = f.parameterOrder.indexOf(k);
+    return i < 0 ? f.parameterOrder.length : i;
+  };
+  let body: PegId;
+  if (dotted !== "") {
+    // {"function": {"name": ..., "arguments": ...}} with the ids beside "function".
+    const inner = p.seq(p.literal("{"), p.space(), fields(ctx, [nameField, argsField]), p.space(), p.literal("}"));
+    const outer = [{ key: dotted, node: p.seq(keyColon(ctx, dotted), inner), optional: false }, ...idFields].sort((a, b) => order(a.key) - order(b.key));
+    body = fields(ctx, outer);
+  } else {
+    const all = [nameField, argsField, ...idFields].sort((a, b) => order(a.key) - order(b.key));
+    body = fields(ctx, all);
+  }
+  // Models trained on OpenAI data sometimes add the wrapper's "type": "function".
+  const typeField = f.openaiWrapperTrigger ? p.optional(p.seq(keyColon(ctx, "type"), p.literal('"function"'), p.space(), p.literal(","), p.space())) : p.eps();
+  return p.tag(NODE.tool, p.seq(p.literal("{"), p.space(), typeField, body, p.space(), p.literal("}")));
+}
+
+/**
+ * The tool-call part for JSON_NATIVE formats (a trigger rule: it starts the lazy grammar).
+ * Returns the rule and the word or pattern that starts it.
+ */
+export function buildJsonTools(ctx: BuildContext, f: ToolFormatAnalysis): PegId {
+  const { p } = ctx;
+  const choices = ctx.tools.map((t, i) => p.rule(`tool-${i}`, callOf(ctx, f, t.function.name, toolParameters(t), i)));
+  const call = p.choice(...choices);
+  const more = (item: PegId): PegId => (ctx.parallel ? p.zeroOrMore(item) : p.eps());
+
+  let calls: PegId;
+  if (f.sectionStart === "" && f.perCallStart !== "") {
+    const one = p.seq(marker(p, f.perCallStart), p.space(), wrapArray(ctx, f, call, more), p.space(), marker(p, f.perCallEnd));
+    calls = p.seq(one, more(p.seq(p.space(), one)));
+  } else {
+    calls = p.seq(marker(p, f.sectionStart), p.space(), wrapArray(ctx, f, call, more), p.space(), marker(p, f.sectionEnd));
+  }
+  const start = f.sectionStart || f.perCallStart;
+  const trigger = start.trim() !== "" ? true : { pattern: markerlessTrigger(f) };
+  return p.rule("tool-calls", p.tag(NODE.toolSection, calls), { trigger });
+}
+
+/** Calls, comma separated, in `[...]` when the template wraps them in an array. */
+function wrapArray(ctx: BuildContext, f: ToolFormatAnalysis, call: PegId, more: (item: PegId) => PegId): PegId {
+  const { p } = ctx;
+  // Calls are separated by commas (or only by newlines, as MiniMax writes them).
+  const list = p.seq(call, more(p.seq(p.space(), p.optional(p.literal(",")), p.space(), call)));
+  return f.toolsArrayWrapped ? p.seq(p.literal("["), p.space(), list, p.space(), p.literal("]")) : list;
+}
+
+/** Without markers a call is recognised by how its JSON starts (at the start of the output). */
+function markerlessTrigger(f: ToolFormatAnalysis): string {
+  if (f.funNameIsKey) return '^\\s*(\\[?\\s*\\{\\s*")';
+  const first = f.parameterOrder[0] ?? (f.nameField || "name");
+  const key = first.includes(".") ? first.slice(0, first.indexOf(".")) : first;
+  const keys = f.openaiWrapperTrigger ? `(?:type|${escapeRegex(key)})` : escapeRegex(key);
+  return `^\\s*(${f.toolsArrayWrapped ? "\\[\\s*" : ""}\\{\\s*"${keys}")`;
+}
+
+function escapeRegex(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}

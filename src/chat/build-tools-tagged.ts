@@ -1,0 +1,126 @@
+/**
+ * Tool calls whose function name sits in markers: arguments as one JSON object
+ * (TAG_WITH_JSON, `<function=f>{...}</function>`) or one tagged value per argument
+ * (TAG_WITH_TAGGED, `<parameter=city>Paris</parameter>`: strings unquoted, other values JSON).
+ * Call ids are read where the analysis found them (before the name, between name and
+ * arguments, after the arguments).
+ */
+import type { PegId } from "../peg/index.js";
+import type { JsonSchema } from "../types.js";
+import type { ToolsAnalysis } from "../analysis/index.js";
+import { type BuildContext, argumentValue, pythonValue, core, counterMarker, identifierEnd, marker, mayBeString, schemaProperties, toolParameters } from "./build-helpers.js";
+import { NODE } from "./tree-names.js";
+
+/** The first marker that can end a call id: its suffix, else what follows it. */
+function idSection(ctx: BuildContext, t: ToolsAnalysis, after: string): PegId {
+  const { p } = ctx;
+  const { prefix, suffix } = t.callId;
+  const stop = core(suffix) || core(after) || "{";
+  const id = p.capture(NODE.toolId, p.until(stop));
+  // The per-call opener may already be the id's prefix (Solar: <|tool_call:begin|>ID<|tool_call:name|>).
+  const pre = prefix !== "" && core(prefix) !== core(t.format.perCallStart) ? marker(p, prefix) : p.eps();
+  return p.optional(p.seq(pre, id, suffix !== "" ? marker(p, suffix) : p.eps()));
+}
+
+/** Value markers for a JSON-typed argument: a prefix flagging strings says "false" instead. */
+function jsonValuePrefix(valuePrefix: string): string {
+  return valuePrefix.replace(/string="true"/, 'string="false"');
+}
+
+/** One tagged argument: name markers, value markers, the value. */
+function taggedArgument(ctx: BuildContext, t: ToolsAnalysis, toolIndex: number, name: string, schema: JsonSchema): PegId {
+  const { p } = ctx;
+  const a = t.arguments;
+  const open = p.atomic(p.seq(marker(p, a.namePrefix), p.capture(NODE.argName, p.literal(name)), marker(p, a.nameSuffix)));
+  const suffixCore = core(a.valueSuffix);
+  let value: PegId;
+  let prefix = a.valuePrefix;
+  if (mayBeString(schema)) {
+    // The value ends at the suffix; a newline the template puts before it is not part of it.
+    const lead = a.valueSuffix.slice(0, a.valueSuffix.indexOf(suffixCore));
+    const stops = suffixCore === "" ? [core(a.namePrefix) || core(t.function.close) || core(t.format.perCallEnd) || "\n"] : lead !== "" ? [lead + suffixCore, suffixCore] : [suffixCore];
+    value = p.capture(NODE.argString, p.schema(p.until(...stops.filter((s) => s !== "")), schema, { name: `tool-${toolIndex}-arg-${name}`, raw: true }));
+  } else {
+    value = p.capture(NODE.argJson, ctx.pythonTaggedValues ? pythonValue(p) : argumentValue(ctx, schema, `tool-${toolIndex}-arg-${name}`));
+    prefix = jsonValuePrefix(prefix);
+  }
+  const close = suffixCore === "" ? p.eps() : marker(p, a.valueSuffix);
+  return p.tag(NODE.toolArg, p.seq(open, prefix !== "" ? marker(p, prefix) : p.eps(), value, close));
+}
+
+/** The arguments of one function: a JSON object, or tagged arguments in any order. */
+function argumentsOf(ctx: BuildContext, t: ToolsAnalysis, toolIndex: number, schema: JsonSchema): PegId {
+  const { p } = ctx;
+  const a = t.arguments;
+  let args: PegId;
+  if (t.format.mode === "TAG_WITH_JSON") {
+    args = p.capture(NODE.toolArgs, argumentValue(ctx, schema, `tool-${toolIndex}-args`));
+  } else {
+    const props = schemaProperties(schema);
+    if (props.length === 0) args = p.eps();
+    else {
+      // Models write arguments in the order they choose: any order, each at most once in practice.
+      const one = p.choice(...props.map(([name, s]) => p.rule(`tool-${toolIndex}-arg-${name.replace(/[^A-Za-z0-9_-]/g, "_")}`, taggedArgument(ctx, t, toolIndex, name, s))));
+      args = p.seq(one, p.repeat(p.seq(p.space(), one), 0, props.length - 1));
+      if (!hasRequired(schema)) args = p.optional(args);
+    }
+  }
+  const start = a.start !== "" ? marker(p, a.start) : p.eps();
+  const end = a.end !== "" ? marker(p, a.end) : p.eps();
+  return p.seq(start, args, end);
+}
+
+function hasRequired(schema: JsonSchema): boolean {
+  const r = (schema as { required?: unknown }).required;
+  return Array.isArray(r) && r.length > 0;
+}
+
+/** One call of one function. */
+function callOf(ctx: BuildContext, t: ToolsAnalysis, name: string, schema: JsonSchema, index: number): PegId {
+  const { p } = ctx;
+  const fn = t.function;
+  const nameEnd = fn.nameSuffix.trim() === "" ? identifierEnd(p) : p.eps();
+  const openItems: PegId[] = [counterMarker(p, fn.namePrefix), p.capture(NODE.toolName, p.literal(name)), nameEnd, counterMarker(p, fn.nameSuffix)];
+  if (fn.argsSeparator !== "") openItems.push(p.space(), marker(p, fn.argsSeparator));
+  const open = p.atomic(p.seq(...openItems));
+  const items: PegId[] = [];
+  const pos = t.callId.position;
+  const argsStart = t.arguments.start || (t.format.mode === "TAG_WITH_JSON" ? "{" : t.arguments.namePrefix);
+  if (pos === "PRE_FUNC_NAME") items.push(idSection(ctx, t, fn.namePrefix), open);
+  else if (pos === "BETWEEN_FUNC_AND_ARGS") items.push(open, idSection(ctx, t, argsStart));
+  else items.push(open);
+  items.push(p.space(), argumentsOf(ctx, t, index, schema));
+  if (pos === "POST_ARGS") items.push(p.space(), idSection(ctx, t, fn.close || t.format.perCallEnd));
+  if (fn.close !== "") items.push(p.space(), marker(p, fn.close));
+  return p.tag(NODE.tool, p.seq(...items));
+}
+
+/** The tool-call part for tag-based formats (a trigger rule starting the lazy grammar). */
+export function buildTaggedTools(ctx: BuildContext, t: ToolsAnalysis): PegId {
+  const { p } = ctx;
+  const f = t.format;
+  const choices = ctx.tools.map((tool, i) => p.rule(`tool-${i}`, callOf(ctx, t, tool.function.name, toolParameters(tool), i)));
+  const call = p.choice(...choices);
+  const more = (item: PegId): PegId => (ctx.parallel ? p.zeroOrMore(item) : p.eps());
+  let calls: PegId;
+  if (f.perCallStart !== "") {
+    const one = p.seq(marker(p, f.perCallStart), p.space(), call, p.space(), f.perCallEnd !== "" ? marker(p, f.perCallEnd) : p.eps());
+    calls = p.seq(one, more(p.seq(p.space(), one)));
+    if (f.sectionStart !== "") calls = p.seq(marker(p, f.sectionStart), p.space(), calls, p.space(), marker(p, f.sectionEnd));
+  } else {
+    const list = p.seq(call, more(p.seq(p.space(), p.optional(p.literal(",")), p.space(), call)));
+    calls = p.seq(marker(p, f.sectionStart), p.space(), list, p.space(), marker(p, f.sectionEnd));
+  }
+  return p.rule("tool-calls", p.tag(NODE.toolSection, calls), { trigger: triggerOf(t) });
+}
+
+/** The word that starts a call section (section, per-call or function-name opener). */
+export function toolTriggerWord(t: ToolsAnalysis): string {
+  const f = t.format;
+  return core(f.sectionStart) || core(f.perCallStart) || (t.callId.position === "PRE_FUNC_NAME" ? core(t.callId.prefix) : "") || core(t.function.namePrefix.replace(/\d+/g, ""));
+}
+
+function triggerOf(t: ToolsAnalysis): true | { word: string } {
+  const word = toolTriggerWord(t);
+  return word === "" ? true : { word };
+}

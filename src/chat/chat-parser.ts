@@ -1,0 +1,163 @@
+/**
+ * Parsing model output into an OpenAI assistant message, whole or streamed.
+ *
+ * Streaming runs the PEG parser incrementally (each chunk re-examines only the unfinished tail)
+ * and maps each partial tree with the incremental mapper, so total work is linear in the output.
+ * What the partial parse of a prefix recognises is what gets emitted; the final message is the
+ * partial parse of the whole output, upgraded to the complete parse when that agrees with it.
+ * The result therefore depends only on the text, never on how it was chunked.
+ *
+ * Output that does not conform never throws: where the parse fails, what was recognised up to
+ * the failure is kept (calls closed, arguments completed to valid JSON) and the text from there
+ * on becomes content.
+ */
+import { PegStreamParser, parsePeg, type PegParseResult } from "../peg/index.js";
+import type { AssistantMessage } from "../types.js";
+import { randomCallId } from "./call-id.js";
+import { MessageMapper } from "./mapper.js";
+import type { ChatDelta, ChatParams, ChatParseOptions, ChatParserSpec } from "./types.js";
+
+function specOf(source: ChatParserSpec | ChatParams, where: string): ChatParserSpec {
+  if (source === null || typeof source !== "object") throw new TypeError(`${where}: expected ChatParams or a parser spec, got ${source === null ? "null" : typeof source}`);
+  const spec = "parser" in source ? source.parser : source;
+  if (!spec || typeof spec !== "object" || !("arena" in spec) || typeof spec.root !== "number") {
+    throw new TypeError(`${where}: expected ChatParams or a parser spec (with arena and root)`);
+  }
+  return spec;
+}
+
+function checkOptions(options: ChatParseOptions, where: string): (index: number) => string {
+  if (options === null || typeof options !== "object") throw new TypeError(`${where}: options must be an object, got ${options === null ? "null" : typeof options}`);
+  const gen = options.generateCallId;
+  if (gen !== undefined && typeof gen !== "function") throw new TypeError(`${where}: options.generateCallId must be a function, got ${typeof gen}`);
+  return gen ?? randomCallId;
+}
+
+/**
+ * Parses streamed model output: feed it chunks, get OpenAI-style deltas back. Concatenating the
+ * deltas gives exactly {@link ChatStreamParser.message}.
+ *
+ * @example
+ * const params = generateChatParams(analysis, template, { messages, tools });
+ * const stream = new ChatStreamParser(params);
+ * for await (const piece of tokens) for (const d of stream.feed(piece)) send(d);
+ * for (const d of stream.finish()) send(d);
+ * stream.message(); // { role: "assistant", content, reasoning_content?, tool_calls? }
+ */
+export class ChatStreamParser {
+  private readonly spec: ChatParserSpec;
+  private readonly engine: PegStreamParser;
+  private readonly mapper: MessageMapper;
+  private frozen = false;
+  private done = false;
+  private length = 0;
+
+  constructor(params: ChatParams | ChatParserSpec, options: ChatParseOptions = {}) {
+    this.spec = specOf(params, "ChatStreamParser");
+    const newId = checkOptions(options, "ChatStreamParser");
+    this.engine = new PegStreamParser(this.spec.arena, this.spec.root);
+    this.mapper = new MessageMapper(this.spec.mapping, newId, this.spec.prefix.length);
+    if (this.spec.prefix !== "") this.consume(this.spec.prefix);
+  }
+
+  /** The model output received so far (without the prompt prefix). */
+  get text(): string {
+    return this.engine.text.slice(this.spec.prefix.length);
+  }
+
+  /** Parsing work so far (see PegStreamParser.work): grows linearly with the output. */
+  get work(): number {
+    return this.engine.work;
+  }
+
+  /** Adds a chunk of output; returns the deltas it completes. */
+  feed(chunk: string): ChatDelta[] {
+    if (typeof chunk !== "string") throw new TypeError(`ChatStreamParser.feed(chunk): chunk must be a string, got ${typeof chunk}`);
+    if (this.done) throw new RangeError("ChatStreamParser.feed(): the stream is already finished");
+    if (chunk !== "") this.consume(chunk);
+    return this.mapper.drain();
+  }
+
+  /** Ends the output; returns the last deltas (closing what is still open). */
+  finish(): ChatDelta[] {
+    if (this.done) return [];
+    this.done = true;
+    if (!this.frozen) {
+      const result = this.engine.finish();
+      if (result.status !== "success" || !this.mapper.apply(result.nodes, result.input)) this.freeze();
+    }
+    this.mapper.finish();
+    return this.mapper.drain();
+  }
+
+  /** The message as parsed so far (complete after {@link finish}). */
+  message(): AssistantMessage {
+    return this.mapper.message();
+  }
+
+  private consume(chunk: string): void {
+    const start = this.length;
+    this.length += chunk.length;
+    if (this.frozen) {
+      this.mapper.appendContent(chunk, start);
+      return;
+    }
+    const result = this.engine.feed(chunk);
+    if (result.status === "fail") this.recover(result);
+    else if (!this.mapper.apply(result.nodes, result.input)) this.freeze();
+  }
+
+  /**
+   * The parse failed: map what the partial parse up to the failure recognised, then treat the
+   * rest as content. (The partial parse of that prefix is what a stream chunked there would
+   * have produced, so this does not depend on the chunking.)
+   */
+  private recover(failed: PegParseResult): void {
+    const input = this.engine.text;
+    const lowest = this.spec.prefix.length;
+    const at = Math.min(Math.max(failed.failAt, lowest), input.length);
+    let partial = parsePeg(this.spec.arena, this.spec.root, input.slice(0, at), { partial: true });
+    if (partial.status === "fail") {
+      // Find the longest prefix that still parses (a prefix of a parsable text parses too).
+      let lo = lowest;
+      let hi = at - 1;
+      let best: PegParseResult | null = null;
+      while (lo <= hi) {
+        const mid = (lo + hi) >> 1;
+        const r = parsePeg(this.spec.arena, this.spec.root, input.slice(0, mid), { partial: true });
+        if (r.status === "fail") hi = mid - 1;
+        else {
+          best = r;
+          lo = mid + 1;
+        }
+      }
+      partial = best ?? partial;
+    }
+    if (partial.status !== "fail") this.mapper.apply(partial.nodes, partial.input);
+    this.freeze();
+  }
+
+  /** Stops structured parsing: open calls are closed, the unparsed rest becomes content. */
+  private freeze(): void {
+    this.frozen = true;
+    this.mapper.closeStructures();
+    const input = this.engine.text;
+    const from = Math.max(this.mapper.cut, this.spec.prefix.length);
+    if (from < input.length) this.mapper.appendContent(input.slice(from), from);
+  }
+}
+
+/**
+ * Parses a complete model output (same result as streaming it in any chunks).
+ *
+ * @example
+ * parseChatOutput(params, '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>');
+ * // { role: "assistant", content: null, tool_calls: [{ id: "…", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } }] }
+ */
+export function parseChatOutput(params: ChatParams | ChatParserSpec, output: string, options: ChatParseOptions = {}): AssistantMessage {
+  if (typeof output !== "string") throw new TypeError(`parseChatOutput(output): output must be a string, got ${typeof output}`);
+  const parser = new ChatStreamParser(params, options);
+  parser.feed(output);
+  parser.finish();
+  return parser.message();
+}

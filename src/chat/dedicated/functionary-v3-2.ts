@@ -1,0 +1,55 @@
+/**
+ * Functionary v3.2: every message starts with a recipient line after ">>>" (the prompt ends
+ * with the first ">>>"):
+ *   all\nTEXT>>>get_weather\n{"city": "Paris"}>>>other\n{...}
+ * "all" addresses the user (content, only first); any other recipient is a function call with
+ * JSON arguments.
+ */
+import { PegArena, type PegId } from "../../peg/index.js";
+import { toolParameters } from "../build-helpers.js";
+import type { BuiltParser } from "../generic-parser.js";
+import type { NormalizedRequest } from "../request.js";
+import { NODE } from "../tree-names.js";
+import type { DedicatedBuild, DedicatedHandlerDef } from "./handler.js";
+
+const PREFIX = ">>>";
+
+function build(req: NormalizedRequest): DedicatedBuild {
+  const p = new PegArena();
+  const useTools = req.tools.length > 0 && req.toolChoice !== "none";
+  const contentToEnd = p.seq(p.literal("all\n"), p.capture(NODE.content, p.rest()));
+  let body: PegId;
+  if (!useTools) {
+    body = contentToEnd;
+  } else {
+    const calls = req.tools.map((t, i) =>
+      p.rule(
+        `tool-${i}`,
+        p.tag(NODE.tool, p.seq(p.atomic(p.seq(p.capture(NODE.toolName, p.literal(t.function.name)), p.literal("\n"))), p.capture(NODE.toolArgs, p.schema(p.json(), toolParameters(t), { name: `tool-${i}-args` })))),
+      ),
+    );
+    const call = p.choice(...calls);
+    const list = p.seq(call, req.parallel ? p.zeroOrMore(p.seq(p.space(), p.literal(PREFIX), call)) : p.eps());
+    // After content, the next ">>>" always starts a call; right after the prompt, a recipient line that is not "all".
+    const afterContent = p.rule("tool-calls-after-content", p.tag(NODE.toolSection, p.seq(p.literal(PREFIX), list)), { trigger: true });
+    const first = p.rule("tool-calls", p.tag(NODE.toolSection, list), { trigger: { pattern: "^((?!all\\n)[A-Za-z0-9_.\\-]+\\n)" } });
+    const contentThenCalls = p.seq(p.literal("all\n"), p.capture(NODE.content, p.until(PREFIX)), afterContent);
+    const options = req.toolChoice === "required" ? [contentThenCalls, first] : [contentThenCalls, contentToEnd, first];
+    body = p.seq(p.choice(...options), p.space(), p.end());
+  }
+  const root = p.seq(p.literal(PREFIX), body);
+  const built: BuiltParser = {
+    arena: p,
+    root,
+    body,
+    reasoningEnd: null,
+    constrained: useTools,
+    lazy: useTools && req.toolChoice === "auto",
+    mapping: { idAfterName: false, ignoreModelIds: false },
+    format: "functionary-v3.2",
+  };
+  return { built, prefix: PREFIX, state: "closed", preservedTokens: [">>>all"] };
+}
+
+/** The Functionary v3.2 handler. */
+export const functionaryV32: DedicatedHandlerDef = { name: "functionary-v3.2", build };

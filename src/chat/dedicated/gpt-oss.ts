@@ -1,0 +1,78 @@
+/**
+ * GPT-OSS (harmony format): the output is a series of messages on channels,
+ *   <|channel|>analysis<|message|>REASONING<|end|><|start|>assistant
+ *   <|channel|>commentary<|message|>PREAMBLE<|end|><|start|>assistant
+ * ending with either the answer or one tool call:
+ *   <|channel|>final<|message|>ANSWER
+ *   [<|channel|>commentary] to=functions.NAME[<|channel|>commentary] [<|constrain|>]json<|message|>ARGS
+ * The prompt ends with "<|start|>assistant", which the parser reads first.
+ */
+import type { ChatMessage } from "../../types.js";
+import { PegArena, type PegId } from "../../peg/index.js";
+import { toolParameters } from "../build-helpers.js";
+import type { BuiltParser } from "../generic-parser.js";
+import type { NormalizedRequest } from "../request.js";
+import { NODE } from "../tree-names.js";
+import type { DedicatedBuild, DedicatedHandlerDef } from "./handler.js";
+
+const START = "<|start|>assistant";
+const END = "<|end|>";
+
+function build(req: NormalizedRequest): DedicatedBuild {
+  const p = new PegArena();
+  const channel = (name: string): PegId => p.literal(`<|channel|>${name}`);
+  const text = (capture: string): PegId => p.capture(capture, p.until(END, "<|return|>", "<|call|>"));
+  // Models sometimes put a stray commentary channel (and recipient) before the real one.
+  const stray = p.optional(p.seq(channel("commentary"), p.optional(p.literal(" to=assistant"))));
+  const analysis = p.seq(stray, channel("analysis"), p.literal("<|message|>"), text(NODE.reasoning), p.literal(END));
+  const preamble = p.seq(channel("commentary"), p.literal("<|message|>"), text(NODE.content), p.literal(END));
+  const earlier = p.zeroOrMore(p.seq(p.choice(analysis, preamble), p.literal(START)));
+  const constraint = p.optional(p.seq(p.space(), p.optional(p.literal("<|constrain|>")), p.chars("A-Za-z0-9_\\-", 1)));
+
+  let last: PegId;
+  const useTools = req.tools.length > 0 && req.toolChoice !== "none" && req.jsonSchema === null;
+  if (req.jsonSchema !== null) {
+    const answer = p.capture(NODE.content, p.schema(p.json(), req.jsonSchema, { name: "response" }));
+    last = p.seq(stray, channel("final"), constraint, p.literal("<|message|>"), p.space(), answer, p.space());
+  } else {
+    const final = p.seq(stray, channel("final"), p.literal("<|message|>"), text(NODE.content));
+    if (useTools) {
+      const calls = req.tools.map((t, i) => {
+        // The recipient goes in the role header (" to=...<|channel|>commentary") or after the channel.
+        const header = p.atomic(p.seq(p.literal(" to=functions."), p.capture(NODE.toolName, p.literal(t.function.name)), p.choice(p.seq(p.literal("<|channel|>"), p.choice(p.literal("commentary"), p.literal("analysis")), constraint), constraint), p.literal("<|message|>")));
+        return p.rule(`tool-${i}`, p.tag(NODE.tool, p.seq(header, p.capture(NODE.toolArgs, p.schema(p.json(), toolParameters(t), { name: `tool-${i}-args` })))));
+      });
+      const call = p.rule("tool-call", p.tag(NODE.toolSection, p.choice(...calls)), { trigger: true });
+      const withChannel = p.seq(p.optional(p.seq(p.literal("<|channel|>"), p.choice(p.literal("commentary"), p.literal("analysis")))), call);
+      last = req.toolChoice === "required" ? withChannel : p.choice(withChannel, final);
+    } else {
+      last = final;
+    }
+  }
+  const body = p.seq(earlier, last, p.space(), p.end());
+  const root = p.seq(p.literal(START), body);
+  const built: BuiltParser = {
+    arena: p,
+    root,
+    body,
+    reasoningEnd: null,
+    constrained: req.jsonSchema !== null || useTools,
+    lazy: useTools && req.toolChoice === "auto",
+    mapping: { idAfterName: false, ignoreModelIds: false },
+    format: "gpt-oss",
+  };
+  return { built, prefix: START, state: "closed", preservedTokens: ["<|channel|>", "<|constrain|>", "<|message|>", "<|start|>", "<|end|>"] };
+}
+
+/** The template reads reasoning from `thinking`; a turn with calls renders them instead of content. */
+function adaptMessages(messages: ChatMessage[]): ChatMessage[] {
+  return messages.map((m) => {
+    if (m.role !== "assistant" || typeof m.reasoning_content !== "string") return m;
+    const out: Record<string, unknown> = { ...m, thinking: m.reasoning_content };
+    if (m.tool_calls && m.tool_calls.length > 0) delete out.content;
+    return out as unknown as ChatMessage;
+  });
+}
+
+/** The GPT-OSS handler. */
+export const gptOss: DedicatedHandlerDef = { name: "gpt-oss", adaptMessages, build };

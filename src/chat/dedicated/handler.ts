@@ -1,0 +1,27 @@
+/**
+ * What a dedicated handler provides: templates whose output format the generic analysis cannot
+ * describe get a hand-written parser definition (the grammar is still derived from it).
+ */
+import type { ChatMessage } from "../../types.js";
+import type { BuiltParser } from "../generic-parser.js";
+import type { ReasoningPrefixState } from "../prompt.js";
+import type { NormalizedRequest } from "../request.js";
+
+/** A dedicated handler's parser and what goes with it. */
+export interface DedicatedBuild {
+  built: BuiltParser;
+  /** Text of the prompt the parser reads before the output. */
+  prefix: string;
+  /** "closed": a strict grammar starts at `built.body`; "open": deferred past reasoning. */
+  state: ReasoningPrefixState;
+  preservedTokens: string[];
+  /** Also keep the analysis' preserved tokens. */
+  keepAnalysisTokens?: boolean;
+}
+
+export interface DedicatedHandlerDef {
+  readonly name: string;
+  /** Rewrites messages into what the template renders (e.g. reasoning into its own field). */
+  adaptMessages?(messages: ChatMessage[]): ChatMessage[];
+  build(req: NormalizedRequest, generationPrompt: string): DedicatedBuild;
+}

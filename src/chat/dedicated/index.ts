@@ -1,0 +1,27 @@
+/**
+ * Dedicated handlers by name (the analysis' `dedicatedHandler`); the other names the analysis
+ * may report are handled by the generic generator.
+ */
+import type { DedicatedHandler } from "../../analysis/index.js";
+import { functionaryV32 } from "./functionary-v3-2.js";
+import { gptOss } from "./gpt-oss.js";
+import type { DedicatedHandlerDef } from "./handler.js";
+import { ministral3 } from "./ministral-3.js";
+
+export type { DedicatedBuild, DedicatedHandlerDef } from "./handler.js";
+
+const HANDLERS: Partial<Record<DedicatedHandler, DedicatedHandlerDef>> = {
+  "gpt-oss": gptOss,
+  "functionary-v3.2": functionaryV32,
+  "ministral-3": ministral3,
+};
+
+/**
+ * The dedicated handler for an analysis' `dedicatedHandler`, or null to use the generic one.
+ *
+ * @example
+ * dedicatedHandler("gpt-oss")?.name; // "gpt-oss"
+ */
+export function dedicatedHandler(name: DedicatedHandler | null): DedicatedHandlerDef | null {
+  return name === null ? null : (HANDLERS[name] ?? null);
+}

@@ -1,0 +1,64 @@
+/**
+ * Ministral 3 / Magistral / Devstral: optional reasoning in [THINK]…[/THINK], content, then
+ * calls, each "[TOOL_CALLS]name[ARGS]{json}". The template renders reasoning only as a
+ * "thinking" content block, which is what the message adapter produces.
+ */
+import type { ChatMessage } from "../../types.js";
+import { PegArena, type PegId } from "../../peg/index.js";
+import { identifierEnd, toolParameters } from "../build-helpers.js";
+import type { BuiltParser } from "../generic-parser.js";
+import type { NormalizedRequest } from "../request.js";
+import { NODE } from "../tree-names.js";
+import type { DedicatedBuild, DedicatedHandlerDef } from "./handler.js";
+
+const THINK = "[THINK]";
+const END_THINK = "[/THINK]";
+const CALLS = "[TOOL_CALLS]";
+
+function build(req: NormalizedRequest): DedicatedBuild {
+  const p = new PegArena();
+  const reasoning = p.optional(p.seq(p.literal(THINK), p.capture(NODE.reasoning, p.until(END_THINK)), p.literal(END_THINK)));
+  const useTools = req.tools.length > 0 && req.toolChoice !== "none" && req.jsonSchema === null;
+  let body: PegId;
+  if (req.jsonSchema !== null) {
+    const answer = p.rule("response-format", p.capture(NODE.content, p.schema(p.json(), req.jsonSchema, { name: "response" })));
+    body = p.seq(p.space(), p.choice(p.seq(p.literal("```json"), p.space(), answer, p.space(), p.literal("```")), answer), p.space(), p.end());
+  } else if (useTools) {
+    const calls = req.tools.map((t, i) =>
+      p.rule(
+        `tool-${i}`,
+        p.tag(NODE.tool, p.seq(p.atomic(p.seq(p.capture(NODE.toolName, p.literal(t.function.name)), identifierEnd(p))), p.literal("[ARGS]"), p.capture(NODE.toolArgs, p.schema(p.json(), toolParameters(t), { name: `tool-${i}-args` })))),
+      ),
+    );
+    const one = p.seq(p.literal(CALLS), p.choice(...calls));
+    const section = p.rule("tool-calls", p.tag(NODE.toolSection, p.seq(one, req.parallel ? p.zeroOrMore(p.seq(p.space(), one)) : p.eps())), { trigger: true });
+    body = p.seq(p.optional(p.capture(NODE.content, p.until(CALLS))), req.toolChoice === "required" ? section : p.optional(section), p.space(), p.end());
+  } else {
+    body = p.capture(NODE.content, p.rest());
+  }
+  const root = p.seq(reasoning, body);
+  const built: BuiltParser = {
+    arena: p,
+    root,
+    body,
+    reasoningEnd: END_THINK,
+    constrained: req.jsonSchema !== null || useTools,
+    lazy: useTools && req.toolChoice === "auto",
+    mapping: { idAfterName: false, ignoreModelIds: false },
+    format: "ministral-3",
+  };
+  return { built, prefix: "", state: "none", preservedTokens: [THINK, END_THINK, CALLS, "[ARGS]"] };
+}
+
+/** Reasoning is rendered from a thinking block, which the template writes as [THINK]…[/THINK]. */
+function adaptMessages(messages: ChatMessage[]): ChatMessage[] {
+  return messages.map((m) => {
+    if (m.role !== "assistant" || typeof m.reasoning_content !== "string" || m.reasoning_content === "") return m;
+    const text = typeof m.content === "string" ? m.content : Array.isArray(m.content) ? m.content.map((c) => c.text).join("\n") : "";
+    const { reasoning_content, ...rest } = m;
+    return { ...rest, content: `${THINK}${reasoning_content}${END_THINK}${text}` };
+  });
+}
+
+/** The Ministral 3 handler. */
+export const ministral3: DedicatedHandlerDef = { name: "ministral-3", adaptMessages, build };

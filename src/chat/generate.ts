@@ -1,0 +1,108 @@
+/**
+ * generateChatParams: from a template analysis and a chat request, everything one generation
+ * needs: the prompt, the output parser (a PEG definition) and the GBNF grammar derived from that
+ * same definition, with its triggers.
+ *
+ *   - no tools and no JSON schema: no grammar;
+ *   - tool_choice auto: a lazy grammar covering the tool-call section, started by its marker;
+ *   - tool_choice required / named, response_format json_schema: a strict grammar; when the
+ *     prompt opens reasoning, it is deferred (lazy, triggered by the reasoning end marker) so
+ *     reasoning is never constrained.
+ */
+import type { TemplateAnalysis } from "../analysis/index.js";
+import { pegToGbnf } from "../peg/index.js";
+import { ChatTemplate } from "../template/index.js";
+import { core } from "./build-helpers.js";
+import { dedicatedHandler } from "./dedicated/index.js";
+import { type BuiltParser, buildGenericParser } from "./generic-parser.js";
+import { type ReasoningPrefixState, reasoningPrefix, renderPrompt } from "./prompt.js";
+import { normalizeRequest } from "./request.js";
+import { rendersPythonLiterals } from "./value-syntax.js";
+import type { ChatGrammarTrigger, ChatParams, ChatRequest } from "./types.js";
+
+interface GrammarResult {
+  grammar: string | null;
+  lazy: boolean;
+  triggers: ChatGrammarTrigger[];
+}
+
+const NO_GRAMMAR: GrammarResult = { grammar: null, lazy: false, triggers: [] };
+
+/** The grammar of a built parser, given where the prompt leaves reasoning. */
+function grammarOf(built: BuiltParser, state: ReasoningPrefixState): GrammarResult {
+  if (!built.constrained) return NO_GRAMMAR;
+  const p = built.arena;
+  if (built.lazy) {
+    try {
+      const g = pegToGbnf(p, built.root, { lazy: true });
+      return { grammar: g.grammar, lazy: true, triggers: g.triggers.map((t) => ({ ...t })) };
+    } catch (e) {
+      // No marker opens a call in this format: calls stay unconstrained under tool_choice auto.
+      if (e instanceof RangeError) return NO_GRAMMAR;
+      throw e;
+    }
+  }
+  if (state === "open" && built.reasoningEnd !== null) {
+    const end = built.reasoningEnd;
+    const after = p.rule("after-reasoning", p.seq(p.literal(end), p.space(), built.body), { trigger: { word: end } });
+    const g = pegToGbnf(p, after, { lazy: true });
+    return { grammar: g.grammar, lazy: true, triggers: g.triggers.map((t) => ({ ...t })) };
+  }
+  const g = pegToGbnf(p, state === "closed" ? built.body : built.root);
+  return { grammar: g.grammar, lazy: false, triggers: [] };
+}
+
+/**
+ * Derives prompt, parser and grammar for one chat request.
+ *
+ * @example
+ * const template = new ChatTemplate(source);
+ * const analysis = analyzeTemplate(source, { template });
+ * const params = generateChatParams(analysis, template, {
+ *   messages: [{ role: "user", content: "Weather in Paris?" }],
+ *   tools: [{ type: "function", function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } } } } }],
+ * });
+ * params.grammarLazy;     // true
+ * params.grammarTriggers; // [{ type: "word", value: "<tool_call>" }]
+ * parseChatOutput(params, '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>');
+ */
+export function generateChatParams(analysis: TemplateAnalysis, template: ChatTemplate, request: ChatRequest): ChatParams {
+  if (analysis === null || typeof analysis !== "object" || typeof analysis.reasoning !== "object" || typeof analysis.tools !== "object") {
+    throw new TypeError("generateChatParams: analysis must be a TemplateAnalysis (from analyzeTemplate)");
+  }
+  if (!(template instanceof ChatTemplate)) throw new TypeError("generateChatParams: template must be a ChatTemplate");
+  const req = normalizeRequest(request, template.caps);
+  const handler = dedicatedHandler(analysis.dedicatedHandler);
+
+  const messages = handler?.adaptMessages ? handler.adaptMessages(request.messages) : request.messages;
+  const { prompt, generationPrompt } = renderPrompt(template, request, messages);
+
+  let built: BuiltParser;
+  let prefix: string;
+  let state: ReasoningPrefixState;
+  let preservedTokens = [...analysis.preservedTokens];
+  if (handler) {
+    const h = handler.build(req, generationPrompt);
+    built = h.built;
+    prefix = h.prefix;
+    state = h.state;
+    preservedTokens = [...new Set([...h.preservedTokens, ...(h.keepAnalysisTokens ? preservedTokens : [])])];
+  } else {
+    const tagged = analysis.tools.format.mode === "TAG_WITH_TAGGED" && req.tools.length > 0;
+    built = buildGenericParser(analysis, req, { pythonTaggedValues: tagged && rendersPythonLiterals(template) });
+    ({ prefix, state } = reasoningPrefix(generationPrompt, analysis.reasoning));
+  }
+  const g = grammarOf(built, state);
+  return {
+    prompt,
+    generationPrompt,
+    parser: { arena: built.arena, root: built.root, prefix, mapping: built.mapping, format: built.format },
+    grammar: g.grammar,
+    grammarLazy: g.lazy,
+    grammarTriggers: g.triggers,
+    preservedTokens,
+    additionalStops: [...analysis.additionalStops],
+    thinkingForcedOpen: state === "open",
+    reasoningEnd: built.reasoningEnd === null ? null : core(built.reasoningEnd),
+  };
+}

@@ -1,0 +1,124 @@
+/**
+ * The universal parser generator: builds, from a template analysis and a request, the PEG
+ * definition that reads the model's output (reasoning, content, tool calls or a JSON answer).
+ * The GBNF grammar is derived from the same definition (see generate.ts).
+ *
+ * Shape: [reasoning block]? then one of
+ *   - JSON answer:  ("```json" JSON "```" | JSON)            (response_format json_schema)
+ *   - tool calls:   content-until-trigger? tool-section      (tool_choice auto/required/named)
+ *   - content:      the rest (or the wrapped content)
+ */
+import type { TemplateAnalysis } from "../analysis/index.js";
+import { PegArena, type PegId } from "../peg/index.js";
+import type { JsonSchema } from "../types.js";
+import { type BuildContext, core, marker } from "./build-helpers.js";
+import { buildJsonTools } from "./build-tools-json.js";
+import { buildTaggedTools, toolTriggerWord } from "./build-tools-tagged.js";
+import type { NormalizedRequest } from "./request.js";
+import { NODE } from "./tree-names.js";
+import type { ChatMappingOptions } from "./types.js";
+
+/** A parser definition and the pieces the grammar step needs. */
+export interface BuiltParser {
+  arena: PegArena;
+  /** Reads prefix + output. */
+  root: PegId;
+  /** What follows the reasoning (where a deferred grammar starts). */
+  body: PegId;
+  /** The reasoning block parser, or null when the format has none. */
+  reasoningEnd: string | null;
+  /** The output is constrained at all (tools or a JSON schema). */
+  constrained: boolean;
+  /** Calls are optional: the grammar is lazy, started by the tool-section trigger. */
+  lazy: boolean;
+  mapping: ChatMappingOptions;
+  format: string;
+}
+
+/** `start reasoning end`, optional. Reasoning text itself is never constrained (until-the-end-marker). */
+function reasoningBlock(p: PegArena, a: TemplateAnalysis): PegId | null {
+  const { mode, start, end } = a.reasoning;
+  if (mode === "NONE" || core(end) === "") return null;
+  const text = p.capture(NODE.reasoning, p.until(core(end)));
+  const block = core(start) !== "" ? p.seq(p.space(), marker(p, start), text, marker(p, end)) : p.seq(text, marker(p, end));
+  return p.optional(block);
+}
+
+/** `"```json" value "```"` or the bare value, as content. */
+function jsonAnswer(p: PegArena, schema: JsonSchema): PegId {
+  const value = p.rule("response-format", p.capture(NODE.content, p.schema(p.json(), schema, { name: "response" })));
+  return p.seq(p.space(), p.choice(p.seq(p.literal("```json"), p.space(), value, p.space(), p.literal("```")), value), p.space(), p.end());
+}
+
+/** Content only: the rest, or the wrapped content when the template wraps it. */
+function contentOnly(p: PegArena, a: TemplateAnalysis): PegId {
+  const { mode, start, end } = a.content;
+  if (mode === "PLAIN" || core(end) === "") return p.capture(NODE.content, p.rest());
+  // Models do not always write the opener (some prompts end with it): it is optional.
+  const opener = core(start) !== "" ? p.optional(marker(p, start)) : p.eps();
+  return p.seq(opener, p.capture(NODE.content, p.until(core(end))), p.optional(p.seq(marker(p, end), p.space(), p.end())));
+}
+
+/** Content (optional), then the tool-call section. */
+function withTools(ctx: BuildContext, a: TemplateAnalysis): PegId {
+  const { p } = ctx;
+  const t = a.tools;
+  const section = t.format.mode === "JSON_NATIVE" ? buildJsonTools(ctx, t.format) : buildTaggedTools(ctx, t);
+  const calls = ctx.requireCalls ? section : p.optional(section);
+  const trigger = t.format.mode === "JSON_NATIVE" ? core(t.format.sectionStart) || core(t.format.perCallStart) : toolTriggerWord(t);
+  const { mode, start, end } = a.content;
+  if (mode === "ALWAYS_WRAPPED" && core(start) !== "" && core(end) !== "") {
+    // Wrapped content (or plain text: models do not always wrap), up to the wrapper's end or a call.
+    const stops = trigger !== "" ? [core(end), trigger] : [core(end)];
+    const wrapped = p.seq(marker(p, start), p.capture(NODE.content, p.until(...stops)), p.optional(marker(p, end)));
+    const text = p.optional(p.choice(wrapped, p.capture(NODE.content, p.until(...stops))));
+    return p.seq(text, p.space(), calls, p.space(), p.end());
+  }
+  if (trigger === "") {
+    // No marker opens a call: it is recognised by its own start, else the output is content.
+    const callsOnly = p.seq(p.space(), section, p.space(), p.end());
+    return ctx.requireCalls ? callsOnly : p.choice(callsOnly, p.capture(NODE.content, p.rest()));
+  }
+  return p.seq(p.optional(p.capture(NODE.content, p.until(trigger))), calls, p.space(), p.end());
+}
+
+/**
+ * Builds the generic parser for a template analysis and a request.
+ *
+ * @example
+ * const built = buildGenericParser(analysis, normalizeRequest(request, analysis.caps));
+ * parsePeg(built.arena, built.root, "<think>\nhm\n</think>\n\nHi").status; // "success"
+ */
+export function buildGenericParser(a: TemplateAnalysis, req: NormalizedRequest, options: { pythonTaggedValues?: boolean } = {}): BuiltParser {
+  const p = new PegArena();
+  const ctx: BuildContext = {
+    p,
+    tools: req.tools,
+    requireCalls: req.toolChoice === "required",
+    parallel: req.parallel,
+    pythonValues: a.tools.format.usesPythonDicts,
+    pythonTaggedValues: a.tools.format.usesPythonDicts || (options.pythonTaggedValues ?? false),
+  };
+  const useTools = req.tools.length > 0 && req.toolChoice !== "none" && a.tools.format.mode !== "NONE";
+  let body: PegId;
+  if (req.jsonSchema !== null) body = jsonAnswer(p, req.jsonSchema);
+  else if (useTools) body = withTools(ctx, a);
+  else body = contentOnly(p, a);
+  const reasoning = reasoningBlock(p, a);
+  const root = reasoning === null ? body : p.seq(reasoning, body);
+  const f = a.tools.format;
+  const idAfterName =
+    a.tools.callId.position === "BETWEEN_FUNC_AND_ARGS" ||
+    a.tools.callId.position === "POST_ARGS" ||
+    (f.idField !== "" && f.parameterOrder.indexOf(f.idField) > f.parameterOrder.indexOf(f.nameField || "name"));
+  return {
+    arena: p,
+    root,
+    body,
+    reasoningEnd: reasoning === null ? null : core(a.reasoning.end),
+    constrained: req.jsonSchema !== null || useTools,
+    lazy: req.jsonSchema === null && useTools && req.toolChoice === "auto",
+    mapping: { idAfterName, ignoreModelIds: f.idField === "" && f.genIdField !== "" },
+    format: "generic",
+  };
+}

@@ -1,0 +1,28 @@
+/**
+ * The chat layer: from a template analysis and a chat request to prompt, output parser and
+ * grammar (generateChatParams), and from model output to an OpenAI assistant message, whole
+ * (parseChatOutput) or streamed as deltas (ChatStreamParser).
+ *
+ * @example
+ * import { generateChatParams, ChatStreamParser } from "./chat/index.js";
+ * const params = generateChatParams(analysis, template, { messages, tools });
+ * const stream = new ChatStreamParser(params);
+ * stream.feed("<tool_call>\n{\"name\": \"get_weather\", ");
+ */
+export { generateChatParams } from "./generate.js";
+export { ChatStreamParser, parseChatOutput } from "./chat-parser.js";
+export { accumulateDeltas } from "./deltas.js";
+export { prepareMessages } from "./messages.js";
+export { JsonNormalizer } from "./json-normalizer.js";
+export { randomCallId } from "./call-id.js";
+export { NODE as CHAT_NODE } from "./tree-names.js";
+export type {
+  ChatDelta,
+  ChatGrammarTrigger,
+  ChatMappingOptions,
+  ChatParams,
+  ChatParseOptions,
+  ChatParserSpec,
+  ChatRequest,
+  ToolCallDelta,
+} from "./types.js";

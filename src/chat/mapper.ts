@@ -1,0 +1,392 @@
+/**
+ * The mapper: parse trees → OpenAI assistant message, incrementally. It is fed the tree
+ * snapshots of a growing parse and walks each only from where the previous one left off
+ * (a cursor per tree depth), so streaming costs stay linear in the output. Every piece of
+ * output is emitted once, as a delta; the message is the sum of the deltas.
+ *
+ * Tool calls: nothing is emitted for a call until its name is known (arguments seen before are
+ * buffered); arguments are normalised to compact JSON as they stream (Python literals and
+ * quotes converted, tagged string values quoted and escaped), and whatever is still open when
+ * the output ends is closed (quotes, brackets, `null` for a missing value).
+ */
+import type { PegTreeNode } from "../peg/index.js";
+import type { AssistantMessage, ToolCall } from "../types.js";
+import { JsonNormalizer, escapeJsonStringContent } from "./json-normalizer.js";
+import { TextField } from "./text-field.js";
+import { NODE } from "./tree-names.js";
+import type { ChatDelta, ChatMappingOptions, ToolCallDelta } from "./types.js";
+
+/** One call being mapped. */
+interface CallState {
+  /** Index in the message once the name is known, else -1. */
+  index: number;
+  name: string | null;
+  id: string | null;
+  headerSent: boolean;
+  /** Arguments emitted (in deltas) so far. */
+  args: string;
+  /** Arguments produced before the call's first delta. */
+  buffer: string;
+  /** JSON arguments (`tool-args`). */
+  json: JsonNormalizer | null;
+  /** Number of tagged arguments started. */
+  tagged: number;
+  /** A tagged argument's name was written and its value has not started. */
+  awaitingValue: boolean;
+}
+
+/** The value of the tagged argument being read. */
+interface ValueState {
+  kind: "string" | "json";
+  opened: boolean;
+  norm: JsonNormalizer | null;
+}
+
+/** Cursor over one depth of the tree. */
+interface Level {
+  /** Children fully mapped. */
+  done: number;
+  /** The partially mapped child at index `done` (start offset, name), or start -1. */
+  openStart: number;
+  openName: string;
+  /** Input offset up to which the open capture's text was mapped. */
+  processedEnd: number;
+  /** The open child produced output (it must not disappear from later snapshots). */
+  emitted: boolean;
+}
+
+const CONSISTENT = true;
+
+/**
+ * Incremental tree → message mapper.
+ *
+ * @example
+ * const m = new MessageMapper({ idAfterName: false, ignoreModelIds: false }, () => "call_1");
+ * m.apply(result.nodes, result.input);
+ * m.finish();
+ * m.message(); // { role: "assistant", content: "...", tool_calls: [...] }
+ */
+export class MessageMapper {
+  private readonly levels: Level[] = [];
+  private readonly content = new TextField();
+  private readonly reasoning = new TextField();
+  private contentText = "";
+  private reasoningText = "";
+  private readonly calls: CallState[] = [];
+  private call: CallState | null = null;
+  private value: ValueState | null = null;
+  private deltas: ChatDelta[] = [];
+  private cutAt = 0;
+  private finished = false;
+
+  /**
+   * @param prefixLength Text before this offset came from the prompt (a parser prefix): it is
+   *   never part of the message, even where a capture covers it.
+   */
+  constructor(
+    private readonly mapping: ChatMappingOptions,
+    private readonly newId: (index: number) => string,
+    private readonly prefixLength = 0,
+  ) {}
+
+  /** Input offset after the last text the mapper used (where unparsed trailing text starts). */
+  get cut(): number {
+    return this.cutAt;
+  }
+
+  /**
+   * Maps a new snapshot. Returns false (and maps nothing) when the snapshot takes back
+   * something an earlier one produced: the parse went another way after output was emitted.
+   */
+  apply(nodes: readonly PegTreeNode[], input: string): boolean {
+    if (this.finished) throw new RangeError("MessageMapper.apply: the message is already finished");
+    if (this.verify(nodes, 0) !== CONSISTENT) return false;
+    this.walk(nodes, 0, input);
+    return true;
+  }
+
+  /** Appends raw text to the content (output the parser could not place). */
+  appendContent(text: string, start: number): void {
+    const out = this.content.push(text, start);
+    if (out !== "") this.emitText("content", out);
+  }
+
+  /** Closes the call and value still open (text fields stay open for more content). */
+  closeStructures(): void {
+    this.closeValue();
+    if (this.call) this.closeCall(this.call);
+    this.call = null;
+  }
+
+  /** Closes whatever is still open (calls, values, text fields). Idempotent. */
+  finish(): void {
+    if (this.finished) return;
+    this.closeStructures();
+    this.content.finish();
+    this.reasoning.finish();
+    this.finished = true;
+  }
+
+  /** Deltas produced since the last call. */
+  drain(): ChatDelta[] {
+    const out = this.deltas;
+    this.deltas = [];
+    return out;
+  }
+
+  /** The message as mapped so far. */
+  message(): AssistantMessage {
+    const toolCalls: ToolCall[] = this.calls
+      .filter((c) => c.headerSent)
+      .map((c) => ({ id: c.id ?? "", type: "function", function: { name: c.name ?? "", arguments: c.args } }));
+    const msg: AssistantMessage = { role: "assistant", content: this.contentText !== "" ? this.contentText : toolCalls.length > 0 ? null : "" };
+    if (this.reasoningText !== "") msg.reasoning_content = this.reasoningText;
+    if (toolCalls.length > 0) msg.tool_calls = toolCalls;
+    return msg;
+  }
+
+  // ---- cursor walk --------------------------------------------------------------------
+
+  private verify(nodes: readonly PegTreeNode[], depth: number): boolean {
+    const level = this.levels[depth];
+    if (!level || level.openStart < 0) return nodes.length >= (level?.done ?? 0) || !this.anyOutput();
+    const n = nodes[level.done];
+    if (!n || n.start !== level.openStart || n.name !== level.openName) return !level.emitted;
+    if (n.kind === "capture") return n.end >= level.processedEnd;
+    return this.verify(n.children, depth + 1);
+  }
+
+  private anyOutput(): boolean {
+    return this.contentText !== "" || this.reasoningText !== "" || this.calls.length > 0;
+  }
+
+  /** Maps `nodes` from the cursor on; returns whether anything in them produced output. */
+  private walk(nodes: readonly PegTreeNode[], depth: number, input: string): boolean {
+    let level = this.levels[depth];
+    if (!level) {
+      level = { done: 0, openStart: -1, openName: "", processedEnd: 0, emitted: false };
+      this.levels[depth] = level;
+    }
+    let produced = false;
+    for (let i = level.done; i < nodes.length; i++) {
+      const n = nodes[i]!;
+      const continuing = i === level.done && level.openStart === n.start && level.openName === n.name;
+      if (!continuing) {
+        // A partially mapped child that produced nothing may be replaced by another branch.
+        if (i === level.done && level.openStart >= 0) this.discardOpen(level);
+        this.levels.length = depth + 1;
+        level.openStart = n.start;
+        level.openName = n.name;
+        level.processedEnd = n.start;
+        level.emitted = false;
+        this.enter(n);
+      }
+      if (n.kind === "capture") {
+        if (n.end > level.processedEnd) {
+          this.captureText(n, input.slice(level.processedEnd, n.end), level.processedEnd);
+          level.processedEnd = n.end;
+          level.emitted = true;
+          if (n.end > this.cutAt) this.cutAt = n.end;
+        }
+      } else if (this.walk(n.children, depth + 1, input)) {
+        level.emitted = true;
+      }
+      if (level.emitted) produced = true;
+      if (n.incomplete) return produced;
+      this.exit(n, input);
+      if (n.kind === "tag" && n.end > this.cutAt) this.cutAt = n.end;
+      level.done = i + 1;
+      level.openStart = -1;
+      level.emitted = false;
+      this.levels.length = depth + 1;
+    }
+    return produced;
+  }
+
+  /** Forgets an open node that produced nothing and is gone from the new snapshot. */
+  private discardOpen(level: Level): void {
+    if (level.openName === NODE.tool && this.call && this.call.index < 0) this.call = null;
+    if (level.openName === NODE.toolArg) this.value = null;
+    level.openStart = -1;
+  }
+
+  private enter(n: PegTreeNode): void {
+    if (n.kind !== "tag") return;
+    if (n.name === NODE.tool) {
+      if (this.call) this.closeCall(this.call);
+      this.call = { index: -1, name: null, id: null, headerSent: false, args: "", buffer: "", json: null, tagged: 0, awaitingValue: false };
+    }
+  }
+
+  private captureText(n: PegTreeNode, text: string, start: number): void {
+    if (start < this.prefixLength) {
+      const skip = Math.min(text.length, this.prefixLength - start);
+      text = text.slice(skip);
+      start += skip;
+      if (text === "") return;
+    }
+    switch (n.name) {
+      case NODE.content: {
+        const out = this.content.push(text, start);
+        if (out !== "") this.emitText("content", out);
+        return;
+      }
+      case NODE.reasoning: {
+        const out = this.reasoning.push(text, start);
+        if (out !== "") this.emitText("reasoning_content", out);
+        return;
+      }
+      case NODE.toolArgs: {
+        const call = this.call;
+        if (!call) return;
+        call.json ??= new JsonNormalizer();
+        this.emitArgs(call, call.json.push(text));
+        return;
+      }
+      case NODE.argString: {
+        const call = this.call;
+        if (!call) return;
+        call.awaitingValue = false;
+        const v = (this.value ??= { kind: "string", opened: false, norm: null });
+        if (!v.opened) {
+          v.opened = true;
+          this.emitArgs(call, '"');
+        }
+        this.emitArgs(call, escapeJsonStringContent(text));
+        return;
+      }
+      case NODE.argJson: {
+        const call = this.call;
+        if (!call) return;
+        call.awaitingValue = false;
+        const v = (this.value ??= { kind: "json", opened: true, norm: new JsonNormalizer() });
+        this.emitArgs(call, v.norm!.push(text));
+        return;
+      }
+      default:
+        // Names and ids are read whole when they close.
+        return;
+    }
+  }
+
+  private exit(n: PegTreeNode, input: string): void {
+    const call = this.call;
+    const text = input.slice(n.start, n.end);
+    switch (n.name) {
+      case NODE.tool:
+        if (call) this.closeCall(call);
+        this.call = null;
+        return;
+      case NODE.toolName:
+        if (!call || call.name !== null) return;
+        call.name = text.trim();
+        call.index = this.calls.length;
+        this.calls.push(call);
+        if (!this.mapping.idAfterName || call.id !== null || this.mapping.ignoreModelIds) this.sendHeader(call);
+        return;
+      case NODE.toolId: {
+        if (!call || this.mapping.ignoreModelIds) return;
+        const id = text.trim().replace(/^["']|["']$/g, "");
+        if (call.id === null && id !== "") call.id = id;
+        if (call.index >= 0 && !call.headerSent) this.sendHeader(call);
+        return;
+      }
+      case NODE.toolArgs:
+        if (call?.json) this.emitArgs(call, call.json.close());
+        return;
+      case NODE.argName: {
+        if (!call) return;
+        this.closeValue();
+        this.emitArgs(call, `${call.tagged === 0 ? "{" : ","}${JSON.stringify(text.trim())}:`);
+        call.tagged++;
+        call.awaitingValue = true;
+        return;
+      }
+      case NODE.argString:
+      case NODE.argJson:
+        this.closeValue(n.name === NODE.argString ? "string" : "json");
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** Closes the tagged value being read (an empty one becomes "" or null). */
+  private closeValue(kind?: "string" | "json"): void {
+    const call = this.call;
+    const v = this.value;
+    this.value = null;
+    if (!call) return;
+    if (!v) {
+      if (kind === "string") this.emitArgs(call, '""');
+      else if (kind === "json") this.emitArgs(call, "null");
+      if (kind !== undefined) call.awaitingValue = false;
+      return;
+    }
+    if (v.kind === "string") this.emitArgs(call, v.opened ? '"' : '""');
+    else {
+      const tail = v.norm!.close();
+      this.emitArgs(call, v.norm!.hasValue ? tail : "null");
+    }
+  }
+
+  private closeCall(call: CallState): void {
+    if (call.index < 0) return; // never named: dropped
+    if (call.json) {
+      this.emitArgs(call, call.json.close());
+      if (!call.json.hasValue) this.emitArgs(call, "{}");
+    } else if (call.tagged > 0) {
+      if (this.value) this.closeValue();
+      if (call.awaitingValue) this.emitArgs(call, "null");
+      this.emitArgs(call, "}");
+    } else {
+      this.emitArgs(call, "{}");
+    }
+    if (!call.headerSent) this.sendHeader(call);
+    call.json = null;
+    call.tagged = -1;
+  }
+
+  // ---- output -------------------------------------------------------------------------
+
+  private sendHeader(call: CallState): void {
+    if (call.headerSent) return;
+    call.id ??= this.newId(call.index);
+    call.headerSent = true;
+    this.pushToolDelta({ index: call.index, id: call.id, type: "function", function: { name: call.name ?? "", arguments: "" } });
+    if (call.buffer !== "") {
+      const buffered = call.buffer;
+      call.buffer = "";
+      this.emitArgs(call, buffered);
+    }
+  }
+
+  private emitArgs(call: CallState, text: string): void {
+    if (text === "") return;
+    if (!call.headerSent) {
+      call.buffer += text;
+      return;
+    }
+    call.args += text;
+    this.pushToolDelta({ index: call.index, function: { arguments: text } });
+  }
+
+  private emitText(field: "content" | "reasoning_content", text: string): void {
+    if (field === "content") this.contentText += text;
+    else this.reasoningText += text;
+    const last = this.deltas[this.deltas.length - 1];
+    if (last && Object.keys(last).length === 1 && last[field] !== undefined) last[field] += text;
+    else this.deltas.push({ [field]: text });
+  }
+
+  private pushToolDelta(d: ToolCallDelta): void {
+    const last = this.deltas[this.deltas.length - 1];
+    const prev = last?.tool_calls?.[last.tool_calls.length - 1];
+    if (prev && prev.index === d.index && d.id === undefined && prev.function.arguments !== undefined) {
+      prev.function.arguments += d.function.arguments ?? "";
+      return;
+    }
+    if (last?.tool_calls && Object.keys(last).length === 1) last.tool_calls.push(d);
+    else this.deltas.push({ tool_calls: [d] });
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * Checks a chat request and resolves its options into what the builders use: the tools the
+ * model may call, whether a call is required, parallel calls, the JSON schema of the answer.
+ */
+import type { TemplateCaps } from "../template/index.js";
+import type { JsonSchema, ToolDefinition } from "../types.js";
+import type { ChatRequest } from "./types.js";
+
+/** A checked request with tool_choice and response_format resolved. */
+export interface NormalizedRequest {
+  /** The tools the model may call (only the named one for a named tool_choice). */
+  tools: ToolDefinition[];
+  /** "required" also stands for a named function. */
+  toolChoice: "auto" | "required" | "none";
+  parallel: boolean;
+  /** Schema the answer must match (response_format json_schema / json_object), else null. */
+  jsonSchema: JsonSchema | null;
+}
+
+function kind(v: unknown): string {
+  return v === null ? "null" : Array.isArray(v) ? "array" : typeof v;
+}
+
+function checkTools(tools: unknown): ToolDefinition[] {
+  if (tools === undefined || tools === null) return [];
+  if (!Array.isArray(tools)) throw new TypeError(`generateChatParams: request.tools must be an array, got ${kind(tools)}`);
+  const names = new Set<string>();
+  return tools.map((t: unknown, i) => {
+    const tool = t as ToolDefinition;
+    if (tool === null || typeof tool !== "object" || tool.type !== "function" || tool.function === null || typeof tool.function !== "object") {
+      throw new TypeError(`generateChatParams: request.tools[${i}] must be {type: "function", function: {...}}, got ${JSON.stringify(t)?.slice(0, 80)}`);
+    }
+    const name = tool.function.name;
+    if (typeof name !== "string" || name === "") throw new TypeError(`generateChatParams: request.tools[${i}].function.name must be a non-empty string, got ${kind(name)}`);
+    if (names.has(name)) throw new RangeError(`generateChatParams: request.tools has two functions named ${JSON.stringify(name)}`);
+    names.add(name);
+    const params = tool.function.parameters;
+    if (params !== undefined && params !== null && typeof params !== "object" && typeof params !== "boolean") {
+      throw new TypeError(`generateChatParams: request.tools[${i}].function.parameters must be a JSON Schema object, got ${kind(params)}`);
+    }
+    return tool;
+  });
+}
+
+function jsonSchemaOf(format: unknown): JsonSchema | null {
+  if (format === undefined || format === null) return null;
+  if (typeof format !== "object") throw new TypeError(`generateChatParams: request.responseFormat must be an object, got ${kind(format)}`);
+  const f = format as { type?: unknown; json_schema?: { schema?: unknown }; schema?: unknown };
+  switch (f.type) {
+    case "text":
+      return null;
+    case "json_object":
+      return (f.schema as JsonSchema | undefined) ?? { type: "object" };
+    case "json_schema": {
+      const schema = f.json_schema?.schema;
+      if (schema === undefined || (typeof schema !== "object" && typeof schema !== "boolean") || schema === null) {
+        throw new TypeError(`generateChatParams: request.responseFormat.json_schema.schema must be a JSON Schema, got ${kind(schema)}`);
+      }
+      return schema as JsonSchema;
+    }
+    default:
+      throw new RangeError(`generateChatParams: request.responseFormat.type must be "text", "json_object" or "json_schema", got ${JSON.stringify(f.type)}`);
+  }
+}
+
+/**
+ * Validates `request` and resolves tool_choice, parallel calls and the answer schema.
+ *
+ * @example
+ * normalizeRequest({ messages, tools, toolChoice: { type: "function", function: { name: "f" } } }, caps);
+ * // { tools: [f], toolChoice: "required", parallel: false, jsonSchema: null }
+ */
+export function normalizeRequest(request: ChatRequest, caps: TemplateCaps): NormalizedRequest {
+  if (request === null || typeof request !== "object") throw new TypeError(`generateChatParams: request must be an object, got ${kind(request)}`);
+  if (!Array.isArray(request.messages)) throw new TypeError(`generateChatParams: request.messages must be an array, got ${kind(request.messages)}`);
+  let tools = checkTools(request.tools);
+  const choice = request.toolChoice ?? "auto";
+  let toolChoice: NormalizedRequest["toolChoice"];
+  if (choice === "auto" || choice === "required" || choice === "none") toolChoice = choice;
+  else if (choice !== null && typeof choice === "object" && choice.type === "function" && typeof choice.function?.name === "string") {
+    const name = choice.function.name;
+    tools = tools.filter((t) => t.function.name === name);
+    if (tools.length === 0) throw new RangeError(`generateChatParams: request.toolChoice names ${JSON.stringify(name)}, which is not in request.tools`);
+    toolChoice = "required";
+  } else {
+    throw new TypeError(`generateChatParams: request.toolChoice must be "auto", "required", "none" or {type: "function", function: {name}}, got ${JSON.stringify(choice)}`);
+  }
+  if (tools.length === 0 && toolChoice === "required") throw new RangeError("generateChatParams: request.toolChoice requires a call but request.tools is empty");
+  const parallelRequested = request.parallelToolCalls;
+  if (parallelRequested !== undefined && typeof parallelRequested !== "boolean") {
+    throw new TypeError(`generateChatParams: request.parallelToolCalls must be a boolean, got ${kind(parallelRequested)}`);
+  }
+  const named = typeof choice === "object";
+  const parallel = !named && (parallelRequested ?? caps.supportsParallelToolCalls) && caps.supportsParallelToolCalls;
+  if (request.enableThinking !== undefined && typeof request.enableThinking !== "boolean") {
+    throw new TypeError(`generateChatParams: request.enableThinking must be a boolean, got ${kind(request.enableThinking)}`);
+  }
+  return { tools, toolChoice, parallel, jsonSchema: jsonSchemaOf(request.responseFormat) };
+}

@@ -1,0 +1,28 @@
+/**
+ * Names of the result-tree nodes a chat parser produces and the mapper reads. The parser
+ * generators and the dedicated handlers use only these, so one mapper serves every format.
+ */
+export const NODE = {
+  /** Capture: reasoning text. */
+  reasoning: "reasoning",
+  /** Capture: visible answer text. */
+  content: "content",
+  /** Tag: everything that belongs to one tool call. */
+  tool: "tool",
+  /** Tag: a whole tool-call section (its end is where recovered trailing text starts). */
+  toolSection: "tool-section",
+  /** Capture: the function name (complete when present: always inside an atomic). */
+  toolName: "tool-name",
+  /** Capture: a call id written by the model. */
+  toolId: "tool-id",
+  /** Capture: the arguments object as JSON or Python-literal text. */
+  toolArgs: "tool-args",
+  /** Tag: one tagged argument (name + value). */
+  toolArg: "tool-arg",
+  /** Capture: a tagged argument's name. */
+  argName: "arg-name",
+  /** Capture: a tagged argument's raw string value (unquoted). */
+  argString: "arg-string",
+  /** Capture: a tagged argument's JSON / Python-literal value. */
+  argJson: "arg-json",
+} as const;

@@ -1,0 +1,102 @@
+/**
+ * Shapes of the chat layer: what a chat request asks for, what {@link generateChatParams}
+ * derives from it (prompt, parser, grammar, triggers), and what parsing yields (an OpenAI
+ * assistant message, or streamed deltas of one).
+ */
+import type { PegArena, PegId } from "../peg/index.js";
+import type { ChatMessage, ResponseFormat, ToolChoice, ToolDefinition } from "../types.js";
+
+/** A chat request, in OpenAI's terms. */
+export interface ChatRequest {
+  messages: ChatMessage[];
+  tools?: ToolDefinition[];
+  /** Default "auto" (when tools are given). */
+  toolChoice?: ToolChoice;
+  /** Allow more than one call per turn (default true where the template supports it). */
+  parallelToolCalls?: boolean;
+  /** `json_schema` constrains the answer to JSON matching the schema. */
+  responseFormat?: ResponseFormat;
+  /** Sets the template's `enable_thinking` when given. */
+  enableThinking?: boolean;
+  /** Extra template variables (e.g. `reasoning_effort`). */
+  extraContext?: Record<string, unknown>;
+}
+
+/**
+ * What activates a lazy grammar: a word, a regex searched in the output (the grammar sees the
+ * output from the first capture group, or from the match when there is none), or a token text.
+ */
+export type ChatGrammarTrigger =
+  | { type: "word"; value: string }
+  | { type: "pattern"; value: string }
+  | { type: "token"; value: string };
+
+/** How the mapper turns the parse tree of one format into a message. */
+export interface ChatMappingOptions {
+  /** A call id written by the model comes after the function name: the call's first delta waits for it. */
+  idAfterName: boolean;
+  /** Ids written by the model are only template counters (e.g. "0"): generate real ones instead. */
+  ignoreModelIds: boolean;
+}
+
+/**
+ * The parser of one chat request: a PEG definition plus how to feed and map it. The parser
+ * reads `prefix + output` (the prefix is the part of the prompt the output continues, e.g. an
+ * opened `<think>`).
+ */
+export interface ChatParserSpec {
+  arena: PegArena;
+  /** Root of the parser (reads prefix + output). */
+  root: PegId;
+  /** Text of the prompt that the output continues; parsed before the output. */
+  prefix: string;
+  mapping: ChatMappingOptions;
+  /** Which builder made it: "generic" or a dedicated handler's name. */
+  format: string;
+}
+
+/** Everything needed to run one chat request: prompt, parser, grammar. Plain data apart from the arena. */
+export interface ChatParams {
+  /** The rendered prompt, ending with the generation prompt. */
+  prompt: string;
+  /** The generation prompt alone (what the template appends to open the assistant turn). */
+  generationPrompt: string;
+  parser: ChatParserSpec;
+  /** GBNF grammar from the parser definition, or null when output is unconstrained. */
+  grammar: string | null;
+  /** The grammar only applies from a trigger on (tool_choice auto, or deferred past reasoning). */
+  grammarLazy: boolean;
+  grammarTriggers: ChatGrammarTrigger[];
+  /** Tokens the tokenizer must keep whole (format markers). */
+  preservedTokens: string[];
+  /** Stop strings beyond the model's end-of-generation tokens. */
+  additionalStops: string[];
+  /**
+   * The prompt ends inside reasoning (e.g. with `<think>`): the output starts as reasoning, and
+   * a strict grammar is deferred until `reasoningEnd` (it is then lazy, triggered by that word).
+   */
+  thinkingForcedOpen: boolean;
+  /** The marker that ends reasoning (trimmed), or null when the format has none. */
+  reasoningEnd: string | null;
+}
+
+/** One streamed piece of a tool call, as in OpenAI's `delta.tool_calls`. */
+export interface ToolCallDelta {
+  index: number;
+  id?: string;
+  type?: "function";
+  function: { name?: string; arguments?: string };
+}
+
+/** One streamed delta of the assistant message, as in OpenAI's `choices[0].delta`. */
+export interface ChatDelta {
+  content?: string;
+  reasoning_content?: string;
+  tool_calls?: ToolCallDelta[];
+}
+
+/** Options of the chat parsers. */
+export interface ChatParseOptions {
+  /** Makes ids for calls the model wrote none for (default: 9 random letters and digits). */
+  generateCallId?: (index: number) => string;
+}

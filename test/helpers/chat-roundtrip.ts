@@ -1,0 +1,268 @@
+// Round-trip material for the chat parser tests: every template that renders tool calls, the
+// assistant turns to render through it, and the "generated part" of each (what a model would
+// have written after the prompt), obtained by rendering the conversation with and without the
+// final assistant turn.
+import { readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { analyzeTemplate, type TemplateAnalysis } from "../../src/analysis/index.js";
+import { prepareMessages } from "../../src/chat/index.js";
+import { ChatTemplate } from "../../src/template/index.js";
+import type { AssistantMessage, ChatMessage, ToolDefinition } from "../../src/types.js";
+import type { ChatParams } from "../../src/chat/index.js";
+import { TEMPLATES_DIR } from "./analysis-oracle.js";
+
+export const TOOLS: ToolDefinition[] = [
+  {
+    type: "function",
+    function: {
+      name: "get_weather",
+      description: "Current weather in a city",
+      parameters: {
+        type: "object",
+        properties: { city: { type: "string", description: "City name" }, days: { type: "integer", description: "Days ahead" } },
+        required: ["city"],
+      },
+    },
+  },
+  {
+    type: "function",
+    function: {
+      name: "record",
+      description: "Store values of every JSON type",
+      parameters: {
+        type: "object",
+        properties: {
+          text: { type: "string", description: "A string" },
+          count: { type: "number", description: "A number" },
+          flag: { type: "boolean", description: "A boolean" },
+          // additionalProperties / items spelled out: Command R+ renders parameter types from them.
+          meta: { type: "object", description: "An object", additionalProperties: {} },
+          items: { type: "array", description: "An array", items: {} },
+        },
+        required: ["text"],
+      },
+    },
+  },
+];
+
+const USER: ChatMessage = { role: "user", content: "What is the weather in Paris?" };
+const call = (id: string, name: string, args: Record<string, unknown>) => ({ id, type: "function" as const, function: { name, arguments: JSON.stringify(args) } });
+
+/** A scenario: the assistant turn rendered through the template and expected back. */
+export interface Scenario {
+  name: string;
+  message: AssistantMessage;
+  /** Needs a template that renders two calls in one turn. */
+  parallel?: boolean;
+  enableThinking?: boolean;
+  /** Ask for reasoning through reasoning_effort too (templates that read it). */
+  reasoningEffort?: boolean;
+}
+
+export const TRICKY_STRING = 'He said "hi" & it\'s fine\n\tnext line — 日本語 ✓ 😀 \\ back';
+
+export const SCENARIOS: Scenario[] = [
+  {
+    name: "reasoning and content",
+    message: { role: "assistant", content: "The answer is 4.", reasoning_content: "Two plus two is four." },
+    enableThinking: true,
+    reasoningEffort: true,
+  },
+  { name: "one call", message: { role: "assistant", content: "", tool_calls: [call("call12345", "get_weather", { city: "Paris" })] } },
+  {
+    name: "two parallel calls",
+    parallel: true,
+    message: { role: "assistant", content: "", tool_calls: [call("call12345", "get_weather", { city: "Paris" }), call("call67890", "get_weather", { city: "Tokyo", days: 3 })] },
+  },
+  {
+    name: "arguments of every type",
+    message: { role: "assistant", content: "", tool_calls: [call("call24680", "record", { text: "plain", count: 3.5, flag: true, meta: { k: [1, 2], z: null }, items: ["x", { y: 1 }] })] },
+  },
+  { name: "unicode, quotes, newlines", message: { role: "assistant", content: "", tool_calls: [call("call13579", "record", { text: TRICKY_STRING })] } },
+];
+
+/** A template with everything a round trip needs. */
+export interface TemplateCase {
+  name: string;
+  source: string;
+  template: ChatTemplate;
+  analysis: TemplateAnalysis;
+}
+
+/**
+ * Every template whose caps say it renders tool calls (a template that only renders them with
+ * list mutation allowed, as llama.cpp's engine does, is taken with mutation allowed).
+ */
+export function toolTemplates(): TemplateCase[] {
+  const out: TemplateCase[] = [];
+  for (const name of readdirSync(TEMPLATES_DIR).filter((f) => f.endsWith(".jinja")).sort()) {
+    const source = readFileSync(join(TEMPLATES_DIR, name), "utf8");
+    let template = new ChatTemplate(source);
+    if (!template.caps.supportsToolCalls) {
+      const mutable = new ChatTemplate(source, { allowMutation: true });
+      if (!mutable.caps.supportsToolCalls) continue;
+      template = mutable;
+    }
+    out.push({ name, source, template, analysis: analyzeTemplate(source, { template, cache: false }) });
+  }
+  return out;
+}
+
+function commonPrefix(a: string, b: string): number {
+  let i = 0;
+  while (i < a.length && i < b.length && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  return i;
+}
+
+/** The text a template writes after an assistant turn's content (its end-of-turn marker), trimmed. */
+function turnEnd(t: TemplateCase): string {
+  const sentinel = "ZQX_END_SENTINEL";
+  try {
+    const r = t.template.render({ messages: [USER, { role: "assistant", content: sentinel }], tools: TOOLS, addGenerationPrompt: false });
+    const at = r.lastIndexOf(sentinel);
+    return at < 0 ? "" : r.slice(at + sentinel.length).trim();
+  } catch {
+    return "";
+  }
+}
+
+/** Template variables a scenario sets. */
+export function extraContext(t: TemplateCase, s: Scenario): Record<string, unknown> | undefined {
+  return s.reasoningEffort && t.template.caps.supportsReasoningEffort ? { reasoning_effort: "high" } : undefined;
+}
+
+/** Every marker of the format (kept when stripping the end of a turn). */
+function formatMarkers(t: TemplateCase, params: ChatParams): string[] {
+  const a = t.analysis;
+  const tools = a.tools;
+  // Dedicated formats list their markers; generic ones have them in the analysis (its preserved
+  // tokens are not used: they also hold end-of-turn tokens some templates render).
+  if (params.parser.format !== "generic") return params.preservedTokens;
+  const all = [
+    a.reasoning.start,
+    a.reasoning.end,
+    a.content.start,
+    a.content.end,
+    tools.format.sectionStart,
+    tools.format.sectionEnd,
+    tools.format.perCallStart,
+    tools.format.perCallEnd,
+    tools.function.close,
+    tools.arguments.valueSuffix,
+  ];
+  return all.map((m) => m.trim()).filter((m) => m !== "");
+}
+
+const TRAILING_MARKER = /<[^<>\s"{}]*>$|\[[^[\]\s"{}]*\]$/;
+
+/**
+ * What the model would have generated for `message` after the prompt: the rendered turn minus
+ * the generation prompt, without what follows the model's end-of-generation token.
+ *
+ * Templates that need care:
+ *  - the history turn may differ from "generation prompt + output" (the prompt opens reasoning
+ *    the history does not show, or a marker is split): the output starts where the two part,
+ *    moved back to the start of a marker;
+ *  - the prompt forces reasoning open but the turn renders none: the model's output then first
+ *    closes the (empty) reasoning;
+ *  - after the end-of-turn token some templates render more (Command R7B opens a new turn,
+ *    DeepSeek R1 Distill repeats the assistant header): trailing markers that are not format
+ *    markers are dropped, as are the end-of-turn text and whitespace.
+ */
+export function generatedPart(t: TemplateCase, s: Scenario, params: ChatParams): { output: string } | { error: string } {
+  const messages = prepareMessages(t.analysis, [USER, s.message]);
+  let full: string;
+  try {
+    full = t.template.render({ messages, tools: TOOLS, addGenerationPrompt: false, enableThinking: s.enableThinking, extraContext: extraContext(t, s) });
+  } catch (e) {
+    return { error: (e as Error).message };
+  }
+  const prompt = params.prompt;
+  let at = commonPrefix(prompt, full);
+  if (at < prompt.length) {
+    const before = prompt.slice(0, at);
+    const open = Math.max(before.lastIndexOf("<"), before.lastIndexOf("["));
+    const close = Math.max(before.lastIndexOf(">"), before.lastIndexOf("]"));
+    if (open > close) at = open;
+  }
+  let output = full.slice(at);
+  // What the prompt already ends with is not generated again (Command R+ renders the turn
+  // header of a history turn where the prompt has it).
+  for (let k = Math.min(output.length, prompt.length); k > 0; k--) {
+    const overlap = output.slice(0, k);
+    if (/[<[]/.test(overlap) && prompt.endsWith(overlap)) {
+      output = output.slice(k);
+      break;
+    }
+  }
+  const end = params.reasoningEnd;
+  if (params.thinkingForcedOpen && end !== null && !output.includes(end)) output = end + output;
+  // The prompt already closed reasoning but the history turn renders the closing marker alone.
+  if (end !== null && params.parser.prefix.includes(end) && output.trimStart().startsWith(end)) output = output.trimStart().slice(end.length);
+  const keep = formatMarkers(t, params);
+  // The end-of-turn token: the first marker after a turn's content that the format does not use.
+  const tail = turnEnd(t);
+  const eot = (tail.match(/<[^<>\s"{}]*>|\[[^[\]\s"{}]*\]/g) ?? []).find((m) => !keep.some((k) => k.includes(m))) ?? (/[<[]/.test(tail) ? "" : tail);
+  const cutAt = eot === "" ? -1 : output.indexOf(eot);
+  if (cutAt >= 0) output = output.slice(0, cutAt);
+  for (let changed = true; changed; ) {
+    changed = false;
+    const trimmed = output.trimEnd();
+    if (trimmed !== output) {
+      output = trimmed;
+      changed = true;
+    }
+    if (tail !== "" && output.endsWith(tail) && !keep.includes(tail)) {
+      output = output.slice(0, output.length - tail.length);
+      changed = true;
+    }
+    const m = TRAILING_MARKER.exec(output);
+    if (m && !keep.some((k) => k.includes(m[0]))) {
+      output = output.slice(0, m.index);
+      changed = true;
+    }
+  }
+  return { output };
+}
+
+function parseArgs(s: string): unknown {
+  try {
+    return JSON.parse(s);
+  } catch {
+    return { __unparseable: s };
+  }
+}
+
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== typeof b || a === null || b === null || typeof a !== "object") return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a as object);
+  const kb = Object.keys(b as object);
+  return ka.length === kb.length && ka.every((k) => sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+}
+
+/**
+ * Differences between the message a scenario rendered and the one parsed back: texts compared
+ * trimmed, arguments as parsed JSON, ids only where the rendered output carries them, and
+ * reasoning only where the template rendered it.
+ */
+export function messageDifferences(expected: AssistantMessage, got: AssistantMessage, output: string): string[] {
+  const problems: string[] = [];
+  const text = (v: unknown): string => (typeof v === "string" ? v.trim() : "");
+  if (text(got.content) !== text(expected.content)) problems.push(`content ${JSON.stringify(got.content)} instead of ${JSON.stringify(expected.content)}`);
+  const wantReasoning = typeof expected.reasoning_content === "string" && output.includes(expected.reasoning_content) ? expected.reasoning_content : "";
+  if (text(got.reasoning_content) !== text(wantReasoning)) problems.push(`reasoning ${JSON.stringify(got.reasoning_content)} instead of ${JSON.stringify(wantReasoning)}`);
+  const want = expected.tool_calls ?? [];
+  const have = got.tool_calls ?? [];
+  if (have.length !== want.length) problems.push(`${have.length} calls instead of ${want.length}`);
+  want.forEach((w, i) => {
+    const h = have[i];
+    if (!h) return;
+    if (h.function.name !== w.function.name) problems.push(`call ${i}: name ${h.function.name} instead of ${w.function.name}`);
+    const args = parseArgs(h.function.arguments);
+    if (!sameJson(args, JSON.parse(w.function.arguments))) problems.push(`call ${i}: arguments ${h.function.arguments} instead of ${w.function.arguments}`);
+    if (output.includes(w.id) && h.id !== w.id) problems.push(`call ${i}: id ${h.id} instead of ${w.id}`);
+  });
+  return problems;
+}
