@@ -109,6 +109,7 @@ describe("numbers", () => {
     { name: "number exclusive range", schema: { type: "number", exclusiveMinimum: 0, exclusiveMaximum: 1 }, accept: ["0.5", "0.0001", "1e-05"], reject: ["0", "0.0", "1", "1.0"] },
     { name: "number minimum only: big exponents allowed", schema: { type: "number", minimum: 0 }, accept: ["0", "1e+16", "3.5"], reject: ["-0.1", "-1e5"] },
     { name: "integer multipleOf", schema: { type: "integer", multipleOf: 3 }, accept: ["0", "3", "12", "-9", "300"], reject: ["1", "10", "301"] },
+    { name: "integer multipleOf within bounds", schema: { type: "integer", multipleOf: 5, minimum: 3, maximum: 27 }, accept: ["5", "25"], reject: ["0", "30", "7"] },
     { name: "number multipleOf 0.01", schema: { type: "number", multipleOf: 0.01 }, accept: ["1", "1.5", "1.25", "1.250"], reject: ["1.255"] },
   ]);
 
@@ -178,6 +179,20 @@ describe("combinators and references", () => {
     },
     { name: "recursion through allOf in items", schema: { definitions: { t: { type: "array", items: { allOf: [{ $ref: "#/definitions/t" }] } } }, $ref: "#/definitions/t" }, accept: ["[[], [[]]]"], reject: ["[1]"] },
     { name: "not type", schema: { not: { type: ["string", "null"] } }, accept: ["1", "[]"], reject: ['"s"', "null"] },
+    {
+      name: "if/then/else on a discriminator",
+      schema: {
+        type: "object",
+        properties: { kind: { enum: ["a", "b"] }, x: {}, y: {} },
+        required: ["kind"],
+        if: { properties: { kind: { const: "a" } } },
+        then: { required: ["x"] },
+        else: { required: ["y"] },
+      },
+      accept: ['{"kind": "a", "x": 1}', '{"kind": "b", "y": 1}', '{"kind": "b", "x": 0, "y": 1}'],
+      reject: ['{"kind": "a", "y": 1}', '{"kind": "b", "x": 1}'],
+    },
+    { name: "if on a boolean flag", schema: { if: { properties: { on: { const: true } }, required: ["on"] }, then: { required: ["v"] } }, accept: ['{"on": true, "v": 1}', '{"on": false}', "{}", "3"], reject: ['{"on": true}'] },
     {
       name: "draft-07: keywords beside $ref are ignored",
       schema: { $schema: "http://json-schema.org/draft-07/schema#", definitions: { s: { type: "string" } }, $ref: "#/definitions/s", maxLength: 1 },

@@ -7,7 +7,12 @@
 import { type CompiledGbnf, El, compileGbnf } from "./gbnf-compile.js";
 import type { GbnfGrammar } from "./gbnf-parse.js";
 
-/** Thrown when matching needs more stacks or expansion steps than the configured limits. */
+/**
+ * Thrown when matching needs more stacks or expansion steps than the configured limits.
+ *
+ * @example
+ * new GbnfMatcher(grammar, { maxStacks: 100 }); // throws GbnfMatchLimitError on a very ambiguous grammar
+ */
 export class GbnfMatchLimitError extends Error {
   constructor(message: string) {
     super(message);

@@ -14,7 +14,12 @@ export interface GbnfGrammar {
   readonly rules: ReadonlyMap<string, GbnfExpr>;
 }
 
-/** A GBNF syntax or validity error, with the 1-based line/column where it was found and the rule being parsed. */
+/**
+ * A GBNF syntax or validity error, with the 1-based line/column where it was found and the rule being parsed.
+ *
+ * @example
+ * try { parseGbnf('root ::= "a'); } catch (e) { (e as GbnfSyntaxError).line; } // 1
+ */
 export class GbnfSyntaxError extends Error {
   constructor(
     message: string,

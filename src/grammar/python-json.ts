@@ -17,7 +17,12 @@ export type PyJson =
   /** A dict: entries in insertion order, keys unique (a repeated key keeps its first position, last value). */
   | { readonly kind: "object"; readonly entries: readonly (readonly [string, PyJson])[] };
 
-/** A JSON text that Python's `json.loads` would refuse. */
+/**
+ * A JSON text that Python's `json.loads` would refuse.
+ *
+ * @example
+ * try { parsePyJson("[1,]"); } catch (e) { (e as PyJsonSyntaxError).offset; } // 3
+ */
 export class PyJsonSyntaxError extends SyntaxError {
   constructor(
     message: string,

@@ -192,11 +192,11 @@ export class PegArena {
    * @example
    * p.schema(p.json(), { type: "object", properties: { city: { type: "string" } } }, { name: "args" });
    */
-  schema(item: PegId, schema: JsonSchema, options: SchemaNodeOptions = {}): PegId {
+  schema(item: PegId, schema: JsonSchema | object, options: SchemaNodeOptions = {}): PegId {
     if (typeof schema !== "boolean" && (schema === null || typeof schema !== "object" || Array.isArray(schema))) {
       throw new TypeError(`schema(): schema must be an object or a boolean, got ${schema === null ? "null" : typeof schema}`);
     }
-    return this.add({ type: "schema", item: this.check(item, "schema()"), schema, name: options.name ?? "schema", raw: options.raw ?? false });
+    return this.add({ type: "schema", item: this.check(item, "schema()"), schema: schema as JsonSchema, name: options.name ?? "schema", raw: options.raw ?? false });
   }
 
   /** A result-tree node named `name` holding the nodes produced inside `item`. */

@@ -75,7 +75,12 @@ const SPACE_RANGES = [
   [32, 32],
 ] as const;
 
-/** Thrown when a rule calls itself at the same position (left recursion). */
+/**
+ * Thrown when a rule calls itself at the same position (left recursion).
+ *
+ * @example
+ * p.rule("e", () => p.seq(p.ref("e"), p.literal("+"))); // parsing it throws PegLeftRecursionError
+ */
 export class PegLeftRecursionError extends Error {
   constructor(rule: string, pos: number) {
     super(`PEG rule ${JSON.stringify(rule)} is left-recursive (re-entered at offset ${pos})`);

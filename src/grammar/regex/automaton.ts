@@ -8,7 +8,12 @@
 import { type CodeRange, MAX_CODE_POINT } from "../char-set.js";
 import type { RegexNode } from "./regex-ast.js";
 
-/** Thrown when an automaton would exceed its state budget. */
+/**
+ * Thrown when an automaton would exceed its state budget.
+ *
+ * @example
+ * regexToDfa(parseRegex("(a|b)*a(a|b){20}"), { limit: 100 }); // throws AutomatonLimitError
+ */
 export class AutomatonLimitError extends Error {
   constructor(readonly limit: number) {
     super(`automaton exceeds ${limit} states`);
@@ -469,7 +474,12 @@ export function dfaLengthRange(d: Dfa): [number, number | null] | null {
   return [shortest ?? 0, cyclic ? null : l];
 }
 
-/** Transitions of a DFA state grouped by target, each group as code-point ranges. */
+/**
+ * Transitions of a DFA state grouped by target, each group as code-point ranges.
+ *
+ * @example
+ * transitionsByTarget([[97, 97, 1], [99, 99, 1], [98, 98, 2]]); // Map { 1 => [[97, 97], [99, 99]], 2 => [[98, 98]] }
+ */
 export function transitionsByTarget(edges: readonly (readonly [number, number, number])[]): Map<number, CodeRange[]> {
   const out = new Map<number, CodeRange[]>();
   for (const [lo, hi, to] of edges) {

@@ -26,7 +26,12 @@ export type RegexNode =
   /** `\1`, `\k<name>`, `(?P=name)`. */
   | { readonly type: "backref"; readonly group: number | string };
 
-/** A regex the parser could not read (bad syntax, or syntax we do not support). */
+/**
+ * A regex the parser could not read (bad syntax, or syntax we do not support).
+ *
+ * @example
+ * try { parseRegex("("); } catch (e) { (e as RegexSyntaxError).offset; } // 0
+ */
 export class RegexSyntaxError extends SyntaxError {
   constructor(
     message: string,

@@ -109,11 +109,19 @@ export function checkCoverageCase(c: CoverageCase, options: SchemaToGbnfOptions 
   if (falseRejects === 0 && falseAccepts === 0) return out(true, null, 0, 0, grammar.length);
   // Restrictions only ever reject; they cannot explain an accepted invalid instance.
   const supersets = [...relaxations].filter((k) => !RESTRICTIONS.has(k)).sort();
-  const reason = falseRejects > 0 ? "rejects a valid instance" : `accepts an invalid instance${supersets.length ? ` [${supersets.join(", ")}]` : ""}`;
+  let reason = falseRejects > 0 ? "rejects a valid instance" : `accepts an invalid instance${supersets.length ? ` [${supersets.join(", ")}]` : ""}`;
+  if (falseRejects > 0 && options.propertyOrder !== "any" && checkCoverageCase(c, { ...options, propertyOrder: "any" }).falseRejects === 0) {
+    reason = "rejects a valid instance: keys not in `properties` order (passes with propertyOrder any)";
+  }
   return out(false, reason, falseRejects, falseAccepts, grammar.length);
 }
 
-/** Pass rate and failure reasons grouped, most frequent first. */
+/**
+ * Pass rate and failure reasons grouped, most frequent first.
+ *
+ * @example
+ * const { passed, total, reasons } = summarizeCoverage(outcomes);
+ */
 export function summarizeCoverage(outcomes: readonly CoverageOutcome[]): { passed: number; total: number; reasons: [string, number][] } {
   const reasons = new Map<string, number>();
   for (const o of outcomes) if (!o.pass && o.reason) reasons.set(o.reason, (reasons.get(o.reason) ?? 0) + 1);

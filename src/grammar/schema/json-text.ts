@@ -51,7 +51,13 @@ const SHORT_ESCAPES: ReadonlyMap<number, string> = new Map([
   [0x0d, "r"],
 ]);
 
-/** Builds (once) and names the JSON primitive rules inside a {@link GbnfBuilder}. */
+/**
+ * Builds (once) and names the JSON primitive rules inside a {@link GbnfBuilder}.
+ *
+ * @example
+ * const jt = new JsonText(new GbnfBuilder(), "flexible");
+ * const e = seq(lit("["), jt.ws(), jt.value(), lit("]"));
+ */
 export class JsonText {
   private readonly cache = new Map<string, string>();
 
@@ -250,6 +256,9 @@ function numberLiteral(n: number): GbnfExpr {
 /**
  * `item{min,max}` within llama.cpp's limits: counts above 2000 are split into chunks, and a
  * max above 2000 becomes unbounded (llama.cpp would do the same; listed as a relaxation).
+ *
+ * @example
+ * repeatCapped(ref("char"), 0, 5000); // char*
  */
 export function repeatCapped(item: GbnfExpr, min: number, max: number | null): GbnfExpr {
   const LIMIT = 2000;

@@ -119,7 +119,8 @@ export function objectExpr(ctx: ContainerContext, n: Norm, hint: string): GbnfEx
   // Declared keys: `properties` in order, then required keys declared nowhere.
   const keys = [...n.properties.keys()];
   for (const k of n.required) if (!n.properties.has(k)) keys.push(k);
-  const names = new Set(keys);
+  // Extra keys may be none of the declared or forbidden ones.
+  const names = new Set([...keys, ...n.forbidden]);
   const nameRules = keyNameConstraint(ctx, n);
 
   const members: { kv: GbnfExpr; required: boolean }[] = [];

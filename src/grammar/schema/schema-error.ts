@@ -12,7 +12,7 @@
 export const RELAXATIONS = {
   oneOf: "oneOf is treated as anyOf: an instance matching several branches is accepted",
   not: "not is ignored, except not of a type, of const/enum strings, or of required keys",
-  ifThenElse: "if/then/else is ignored",
+  ifThenElse: "if/then/else is ignored unless `if` is a discriminator (properties with const/enum, required)",
   dependencies: "dependencies, dependentRequired and dependentSchemas are ignored",
   uniqueItems: "uniqueItems is ignored (a grammar cannot compare items)",
   contains: "contains, minContains and maxContains are ignored",

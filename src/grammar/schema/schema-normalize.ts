@@ -4,6 +4,7 @@
  * (property values, items) are not merged here: they stay as lists of locations and are
  * converted lazily, which is what lets recursive schemas terminate.
  */
+import { conditionalBranches } from "./schema-conditional.js";
 import type { SchemaDocument, SchemaLocation } from "./schema-document.js";
 import { type RelaxationKind, SchemaError } from "./schema-error.js";
 
@@ -245,7 +246,11 @@ export function mergeInto(ctx: NormalizeContext, n: Norm, loc: SchemaLocation): 
     n.anyOf.push(list.map((_, i) => at(key, i)));
   }
   if (o.not !== undefined) mergeNot(ctx, n, at("not"));
-  if (o.if !== undefined && (o.then !== undefined || o.else !== undefined)) ctx.relax("ifThenElse", loc.pointer, "if");
+  if (o.if !== undefined && (o.then !== undefined || o.else !== undefined)) {
+    const branches = conditionalBranches({ ...loc, base: ctx.doc.baseOf(loc) });
+    if (branches) n.anyOf.push(branches);
+    else ctx.relax("ifThenElse", loc.pointer, "if");
+  }
   for (const k of ["dependencies", "dependentRequired", "dependentSchemas"]) if (o[k] !== undefined) ctx.relax("dependencies", loc.pointer, k);
   if (o.uniqueItems === true) ctx.relax("uniqueItems", loc.pointer, "uniqueItems");
   if (o.contains !== undefined) ctx.relax("contains", loc.pointer, "contains");
@@ -405,12 +410,14 @@ function mergeNot(ctx: NormalizeContext, n: Norm, loc: SchemaLocation): void {
   }
   if (keys.length === 1 && keys[0] === "required" && Array.isArray(o.required) && o.required.length === 1) {
     n.forbidden.add(String(o.required[0]));
+    n.touched.add("object");
     return;
   }
   if (keys.length === 1 && keys[0] === "anyOf" && Array.isArray(o.anyOf)) {
     const all = o.anyOf.every((b) => b && typeof b === "object" && Object.keys(b).length === 1 && Array.isArray((b as { required?: unknown }).required) && (b as { required: unknown[] }).required.length === 1);
     if (all) {
       for (const b of o.anyOf as { required: string[] }[]) n.forbidden.add(String(b.required[0]));
+      n.touched.add("object");
       return;
     }
   }

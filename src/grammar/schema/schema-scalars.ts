@@ -142,6 +142,13 @@ export function integerExpr(ctx: ScalarContext, n: Norm, hint: string): GbnfExpr
   }
   if (k > 1) {
     if (lo === null && hi === null && k <= 1000) return seq(opt(lit("-")), multipleOfDigits(ctx, k, hint));
+    // A bounded range with few multiples: list them.
+    if (lo !== null && hi !== null && (hi - lo) / BigInt(k) <= 256n) {
+      const first = ((lo % BigInt(k)) + BigInt(k)) % BigInt(k) === 0n ? lo : lo + (BigInt(k) - (((lo % BigInt(k)) + BigInt(k)) % BigInt(k)));
+      const values: GbnfExpr[] = [];
+      for (let v = first; v <= hi; v += BigInt(k)) values.push(lit(v.toString()));
+      return values.length ? alt(...values) : NOTHING;
+    }
     ctx.relax("multipleOf", n.pointer, "multipleOf", `${k} with bounds`);
   }
   if (lo === null && hi === null) return ctx.jt.integer();

@@ -218,6 +218,9 @@ export class SchemaConverter {
     if (n.enumValues !== null) return this.enumExpr(n);
     const types = effectiveTypes(n);
     if (types.length === ALL_TYPES.length - 1 && n.touched.size === 0 && n.notValues.length === 0) return this.jt.value();
+    if (n.notValues.some((v) => typeof v === "number" || (v !== null && typeof v === "object"))) {
+      this.relax("not", n.pointer, "not", "excluded numbers, arrays and objects are not enforced");
+    }
     const parts: GbnfExpr[] = [];
     for (const t of types) {
       const e = this.typeExpr(n, t, hint);
@@ -229,9 +232,12 @@ export class SchemaConverter {
   private typeExpr(n: Norm, t: TypeName, hint: string): GbnfExpr {
     switch (t) {
       case "null":
-        return this.jt.null();
-      case "boolean":
-        return this.jt.boolean();
+        return n.notValues.includes(null) ? NOTHING : this.jt.null();
+      case "boolean": {
+        const values = [true, false].filter((b) => !n.notValues.includes(b));
+        if (values.length === 2) return this.jt.boolean();
+        return values.length === 1 ? this.jt.literal(values[0]) : NOTHING;
+      }
       case "string":
         if (!n.touched.has("string") && n.notValues.length === 0) return this.jt.string();
         return stringExpr(this, n, hint);
