@@ -3,7 +3,8 @@
 //   prebuilds/<platform>-<arch>[-<variant>]/toolwright.node
 // through prebuildify (N-API build, stripped), with cmake-js doing the actual build.
 //
-//   node scripts/prebuild.mjs [--variant cpu|metal|cuda|vulkan] [--build-dir build-prebuild] [--check-only]
+//   node scripts/prebuild.mjs [--variant cpu|metal|cuda|vulkan] [--build-dir build-prebuild]
+//                             [--cuda-archs "75-virtual;86-real"] [--max-glibc 2.28] [--check-only]
 //
 // prebuildify only knows how to call node-gyp, so it is given this very script as its
 // `nodeGyp` (a documented prebuildify option): called as `<this> rebuild --target=… --release`,
@@ -72,6 +73,41 @@ const NATIVE_FLAGS = /(^|\s)-m(arch|tune|cpu)=native\b/;
 /** x86 instruction-set flags beyond the AVX2 baseline. */
 const BEYOND_AVX2 = /(^|\s)-m(avx512\w*|avxvnni\w*|amx\w*)\b/;
 
+/** N-API functions Electron cannot provide: its V8 memory cage forbids memory from outside the heap. */
+const ELECTRON_FORBIDDEN = new Set(["napi_create_external_arraybuffer", "napi_create_external_buffer", "node_api_create_external_string_latin1", "node_api_create_external_string_utf16"]);
+/** Weak, unversioned imports every shared object has (toolchain hooks), not host APIs. */
+const TOOLCHAIN_WEAK = new Set(["__gmon_start__", "_ITM_deregisterTMCloneTable", "_ITM_registerTMCloneTable"]);
+
+/**
+ * What a Linux addon imports from its host process: every unversioned undefined symbol must be
+ * a Node-API function (napi_* / node_api_*), so the binary runs unchanged in any Node.js >= 20
+ * and in Electron; and none may be one Electron forbids. Returns `{ imports, problems }`, or
+ * undefined when objdump is unavailable.
+ */
+export function hostImportProblems(file) {
+  const dump = run("objdump", ["-T", file]);
+  return dump.ok ? hostImportProblemsInDump(dump.out) : undefined;
+}
+
+/** {@link hostImportProblems} on the text of `objdump -T`. */
+export function hostImportProblemsInDump(text) {
+  const imports = [];
+  for (const line of text.split("\n")) {
+    if (!line.includes("*UND*")) continue;
+    const fields = line.trim().split(/\s+/);
+    const name = fields.at(-1);
+    const version = fields.at(-2);
+    if (version === "Base" || version === "*UND*" || version === "0000000000000000") imports.push(name);
+  }
+  const problems = [];
+  for (const name of imports) {
+    if (TOOLCHAIN_WEAK.has(name)) continue;
+    if (!/^(napi_|node_api_)/.test(name)) problems.push(`imports ${name} from the host: not Node-API, so it breaks across Node.js/Electron versions`);
+    else if (ELECTRON_FORBIDDEN.has(name)) problems.push(`imports ${name}, which Electron's V8 memory cage does not allow`);
+  }
+  return { imports: imports.filter((n) => !TOOLCHAIN_WEAK.has(n)).sort(), problems };
+}
+
 function run(cmd, args) {
   const r = spawnSync(cmd, args, { encoding: "utf8", maxBuffer: 1 << 30 });
   if (r.error) return { ok: false, out: "", err: r.error.message };
@@ -80,12 +116,13 @@ function run(cmd, args) {
 
 /**
  * Checks a built prebuild; returns `{ ok, facts, problems }`.
- * - Linux: `ldd` lists only the C/C++ runtime (and the GPU runtime for GPU variants); reports
- *   the newest glibc symbol version it needs; on x86-64, `objdump` finds no AVX-512 register use.
+ * - Linux: `ldd` lists only the C/C++ runtime (and the GPU runtime for GPU variants); the newest
+ *   glibc symbol version it needs is reported (and must not exceed `maxGlibc`, e.g. "2.28");
+ *   on x86-64, `objdump` finds no AVX-512 register use.
  * - Everywhere: the build folder's compile_commands.json has no -march=native/-mcpu=native and
  *   no x86 flag beyond AVX2 (when the build folder is given and has one).
  */
-export function checkPrebuild(file, { variant = defaultVariant(), buildDir } = {}) {
+export function checkPrebuild(file, { variant = defaultVariant(), buildDir, maxGlibc } = {}) {
   const problems = [];
   const facts = { file: relative(ROOT, file), sizeBytes: statSync(file).size };
   if (process.platform === "linux") {
@@ -98,13 +135,28 @@ export function checkPrebuild(file, { variant = defaultVariant(), buildDir } = {
     facts.sharedLibraries = libs;
     const allowed = [...LINUX_ALLOWED_LIBS.base, ...(LINUX_ALLOWED_LIBS[variant] ?? [])];
     for (const lib of libs) if (!allowed.some((re) => re.test(lib))) problems.push(`unexpected shared library dependency: ${lib}`);
-    for (const line of ldd.out.split("\n")) if (/not found/.test(line)) problems.push(`unresolved dependency: ${line.trim()}`);
+    // A GPU runtime may be absent on the build machine (libcuda.so.1 comes with the driver).
+    const gpuLibs = LINUX_ALLOWED_LIBS[variant] ?? [];
+    for (const line of ldd.out.split("\n")) {
+      if (/not found/.test(line) && !gpuLibs.some((re) => re.test(line.trim()))) problems.push(`unresolved dependency: ${line.trim()}`);
+    }
     const symbols = run("objdump", ["-T", file]);
     if (symbols.ok) {
       const versions = [...symbols.out.matchAll(/GLIBC_(\d+)\.(\d+)(?:\.(\d+))?/g)].map((m) => [Number(m[1]), Number(m[2]), Number(m[3] ?? 0)]);
       versions.sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2]);
       const newest = versions.at(-1);
       if (newest) facts.newestGlibcSymbol = `GLIBC_${newest.filter((n, i) => i < 2 || n > 0).join(".")}`;
+      if (newest && maxGlibc) {
+        const [major, minor] = maxGlibc.split(".").map(Number);
+        if (newest[0] > major || (newest[0] === major && newest[1] > minor)) {
+          problems.push(`needs ${facts.newestGlibcSymbol}, newer than the glibc ${maxGlibc} it must run on (build on an older distribution)`);
+        }
+      }
+    }
+    const host = hostImportProblems(file);
+    if (host) {
+      facts.nodeApiImports = host.imports.length;
+      problems.push(...host.problems);
     }
     if (process.arch === "x64") {
       const disasm = run("objdump", ["-d", "--no-show-raw-insn", file]);
@@ -145,6 +197,9 @@ function runShim() {
   const args = [join(ROOT, "scripts", "build-native.mjs"), "--out", buildDir, "--copy-to", join(stage, "build", "Release", "toolwright.node")];
   // Flags are recorded for checkPrebuild().
   args.push("--", "--CDCMAKE_EXPORT_COMPILE_COMMANDS=ON");
+  // Windows: the C runtime linked in statically (/MT, as node-gyp builds addons), so the binary
+  // does not depend on the Visual C++ redistributable being installed.
+  if (process.platform === "win32") args.push("--CDCMAKE_MSVC_RUNTIME_LIBRARY=MultiThreaded");
   const cudaArchs = process.env.TOOLWRIGHT_PREBUILD_CUDA_ARCHS;
   if (cudaArchs) args.push(`--CDCMAKE_CUDA_ARCHITECTURES=${cudaArchs}`);
   log(`node-gyp ${process.argv.slice(2).join(" ")} -> build-native.mjs --out ${relative(ROOT, buildDir)}`);
@@ -192,12 +247,13 @@ async function main() {
       "build-dir": { type: "string", default: "build-prebuild" },
       "cuda-archs": { type: "string" },
       "check-only": { type: "boolean", default: false },
+      "max-glibc": { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
   });
   if (values.help) {
     process.stdout.write(
-      "Usage: node scripts/prebuild.mjs [--variant cpu|metal|cuda|vulkan] [--build-dir DIR] [--cuda-archs LIST] [--check-only]\n",
+      "Usage: node scripts/prebuild.mjs [--variant cpu|metal|cuda|vulkan] [--build-dir DIR] [--cuda-archs LIST] [--max-glibc 2.28] [--check-only]\n",
     );
     return;
   }
@@ -222,7 +278,9 @@ async function main() {
     log(`built ${relative(ROOT, target)} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
   }
   if (!existsSync(target)) fail(`${relative(ROOT, target)} does not exist: run without --check-only first`);
-  const report = checkPrebuild(target, { variant, buildDir });
+  const maxGlibc = values["max-glibc"];
+  if (maxGlibc !== undefined && !/^\d+\.\d+$/.test(maxGlibc)) fail(`--max-glibc must look like 2.28, got "${maxGlibc}"`);
+  const report = checkPrebuild(target, { variant, buildDir, maxGlibc });
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   if (!report.ok) fail(`the prebuild failed its checks:\n  ${report.problems.join("\n  ")}`);
 }

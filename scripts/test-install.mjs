@@ -7,7 +7,12 @@
 //      with generate(), checks which addon file the process mapped, and runs the `toolwright` CLI.
 // Prints a JSON report; exits 1 when a step fails.
 //
-//   node scripts/test-install.mjs [--model PATH] [--no-build] [--keep]
+//   node scripts/test-install.mjs [--model PATH] [--no-build] [--keep] [--keep-path] [--cpu-only]
+//
+//   --no-build    use lib/ as it is (default: compile it first)
+//   --keep        leave the temporary folder (its path is in the report)
+//   --keep-path   install with the normal PATH (Windows, where a PATH of symlinks is impractical)
+//   --cpu-only    load with gpuLayers: 0 (CI machines whose GPU is virtual)
 //
 // The package must ship a prebuilt addon for this platform: prebuilds/<platform>-<arch>/ from
 // `npm run build:prebuild` (or CI). When there is none, this machine's own build
@@ -120,7 +125,7 @@ function pack(dir) {
 const APP_SCRIPT = `
 import { readFileSync } from "node:fs";
 import { loadModel } from "toolwright";
-const model = await loadModel(process.argv[2]);
+const model = await loadModel(process.argv[2], process.argv[3] === "cpu-only" ? { gpuLayers: 0 } : {});
 const context = await model.createContext({ contextSize: 256, threads: 1 });
 const tokens = [];
 let text = "";
@@ -142,6 +147,8 @@ async function main() {
       model: { type: "string" },
       "no-build": { type: "boolean", default: false },
       keep: { type: "boolean", default: false },
+      "keep-path": { type: "boolean", default: false },
+      "cpu-only": { type: "boolean", default: false },
     },
   });
   const work = mkdtempSync(join(tmpdir(), "toolwright-install-"));
@@ -159,13 +166,18 @@ async function main() {
     const { tarball, facts } = pack(work);
     Object.assign(report, facts, { packSeconds: (Date.now() - t) / 1000 });
 
-    const bin = join(work, "bin");
-    const tools = pathWithoutBuildTools(bin);
-    report.buildToolsRemovedFromPath = tools.excluded;
-    const env = cleanEnv(bin);
-    for (const tool of ["cc", "c++", "gcc", "g++", "cmake", "nvcc"]) {
-      const found = spawnSync(process.platform === "win32" ? "where" : "which", [tool], { env, encoding: "utf8" });
-      if (found.status === 0) throw new StepError(`${tool} is still reachable on the stripped PATH: ${found.stdout.trim()}`);
+    let env;
+    if (values["keep-path"]) {
+      report.buildToolsRemovedFromPath = [];
+      env = cleanEnv(process.env.PATH ?? process.env.Path ?? "");
+    } else {
+      const bin = join(work, "bin");
+      report.buildToolsRemovedFromPath = pathWithoutBuildTools(bin).excluded;
+      env = cleanEnv(bin);
+      for (const tool of ["cc", "c++", "gcc", "g++", "cmake", "nvcc"]) {
+        const found = spawnSync("which", [tool], { env, encoding: "utf8" });
+        if (found.status === 0) throw new StepError(`${tool} is still reachable on the stripped PATH: ${found.stdout.trim()}`);
+      }
     }
 
     const app = join(work, "app");
@@ -182,7 +194,8 @@ async function main() {
     if (existsSync(join(app, "node_modules", "toolwright", "build"))) throw new StepError("the install created node_modules/toolwright/build: something was built");
 
     t = Date.now();
-    const result = JSON.parse(run(process.execPath, ["check.mjs", model], { cwd: app, env }).stdout.trim().split("\n").pop());
+    const appArgs = ["check.mjs", model, ...(values["cpu-only"] ? ["cpu-only"] : [])];
+    const result = JSON.parse(run(process.execPath, appArgs, { cwd: app, env }).stdout.trim().split("\n").pop());
     report.runSeconds = (Date.now() - t) / 1000;
     Object.assign(report, { api: result.api, tokens: result.tokens.length, text: result.text, addonMapped: result.addon });
     if (result.tokens.length === 0) throw new StepError("the installed package generated no tokens");
