@@ -7,8 +7,12 @@
  */
 export type * from "./types.js";
 export * from "./runtime/index.js";
-export { ChatTemplate, TemplateError, TemplateRuntimeError, TemplateSyntaxError } from "./template/index.js";
-export type { ChatTemplateOptions, RenderInput, TemplateCaps } from "./template/index.js";
+export { ChatTemplate, TemplateError, TemplateRuntimeError, TemplateSyntaxError, LENIENT_RELAXATIONS } from "./template/index.js";
+export type { ChatTemplateOptions, RenderInput, TemplateCaps, CompatMode, RenderMode, RenderResult } from "./template/index.js";
 export { analyzeTemplate, TemplateAnalysisError } from "./analysis/index.js";
 export type { TemplateAnalysis } from "./analysis/index.js";
 export { readGguf, readGgufMetadata, GgufError, createTestModel } from "./runtime/gguf/index.js";
+export { jsonSchemaToGbnf, SchemaConverter, SchemaError, RELAXATIONS, GbnfBuilder, parseGbnf, matchGbnf, GbnfMatcher, GbnfSyntaxError } from "./grammar/index.js";
+export type { SchemaToGbnfOptions, Relaxation, RelaxationKind, GbnfExpr, WhitespacePolicy } from "./grammar/index.js";
+export { PegArena, PegStreamParser, parsePeg, pegToGbnf } from "./peg/index.js";
+export type { PegId, PegNode, PegParseResult, PegTreeNode, PegGbnf, GrammarTrigger } from "./peg/index.js";

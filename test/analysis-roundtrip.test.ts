@@ -31,9 +31,9 @@ const TOOLS: ToolDefinition[] = [
   },
 ];
 
-/** A conversation with one call, rendered the way a real prompt is (ChatTemplate.render). */
+/** A conversation with one call, rendered the way a real prompt is (ChatTemplate.render, compat "auto"). */
 function renderCall(source: string): string {
-  return new ChatTemplate(source).render({
+  return new ChatTemplate(source, { compat: "auto" }).render({
     messages: [
       { role: "user", content: "Weather in Paris?" },
       {

@@ -1,6 +1,6 @@
 /**
  * Entry point: runs every analysis phase on a chat template and returns the plain-data
- * {@link TemplateAnalysis}. Results are cached per (source, BOS, EOS).
+ * {@link TemplateAnalysis}. Results are cached per (source, BOS, EOS, compatibility mode).
  *
  * @example
  * import { analyzeTemplate } from "toolwright/analysis";
@@ -24,7 +24,11 @@ export interface AnalyzeOptions {
   bosToken?: string;
   /** Value of `eos_token` while rendering probes (default ""). */
   eosToken?: string;
-  /** An already-built template for `source` (saves parsing it again). */
+  /**
+   * An already-built template for `source` (saves parsing it again). The analysis renders the
+   * way it renders (its `compat` mode); without one it builds a `compat: "auto"` template, the
+   * mode the chat pipeline renders prompts in.
+   */
   template?: ChatTemplate;
   /** Use and fill the per-source cache (default true). */
   cache?: boolean;
@@ -76,6 +80,7 @@ function runAnalysis(source: string, template: ChatTemplate, bosToken: string, e
     preservedTokens,
     additionalStops: [] as string[],
     dedicatedHandler: detectDedicatedHandler(source),
+    renderMode: template.capsRenderMode,
   });
   applyWorkarounds(source, analysis);
   return analysis;
@@ -104,12 +109,13 @@ export function analyzeTemplate(source: string, options: AnalyzeOptions = {}): T
   if (template !== undefined && !(template instanceof ChatTemplate)) {
     throw new TypeError("analyzeTemplate: options.template must be a ChatTemplate");
   }
-  const key = `${bosToken}\u0000${eosToken}\u0000${source}`;
+  const compat = template?.compat ?? "auto";
+  const key = `${bosToken}\u0000${eosToken}\u0000${compat}\u0000${source}`;
   if (useCache) {
     const hit = cache.get(key);
     if (hit) return hit;
   }
-  const tpl = template ?? new ChatTemplate(source, { bosToken, eosToken });
+  const tpl = template ?? new ChatTemplate(source, { bosToken, eosToken, compat });
   const analysis = deepFreeze(runAnalysis(source, tpl, bosToken, eosToken));
   if (useCache) {
     if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);

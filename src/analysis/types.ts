@@ -8,7 +8,7 @@
  * const a: TemplateAnalysis = analyzeTemplate(source);
  * if (a.tools.format.mode === "TAG_WITH_TAGGED") console.log(a.tools.arguments.namePrefix);
  */
-import type { TemplateCaps } from "../template/types.js";
+import type { RenderMode, TemplateCaps } from "../template/types.js";
 
 /** How reasoning is delimited. */
 export type ReasoningMode =
@@ -163,4 +163,12 @@ export interface TemplateAnalysis {
   additionalStops: string[];
   /** Set when llama.cpp would use a hand-written handler for this template. */
   dedicatedHandler: DedicatedHandler | null;
+  /**
+   * "lenient" when ordinary conversations (the capability probes: a user turn, a system turn, a
+   * tool-call exchange, reasoning history) only render with llama.cpp's relaxations
+   * (src/template/compat.ts): prompts for this template need a `compat: "auto"` (or "lenient")
+   * ChatTemplate. "strict" when transformers' rules suffice. (In auto mode a few edge probes, e.g.
+   * an empty conversation, may still render leniently for strict templates, as in llama.cpp.)
+   */
+  renderMode: RenderMode;
 }

@@ -1,6 +1,7 @@
 /**
  * Compiles a template once and renders it: plain renders for output, tracked renders (usage
- * statistics of the inputs) for capability probes. Errors come out as the template/* error classes.
+ * statistics of the inputs) for capability probes, each strict (Python Jinja2) or lenient
+ * (compat.ts). Errors come out as the template/* error classes.
  *
  * @example
  * const compiled = compileTemplate(source, () => new Date());
@@ -17,10 +18,10 @@ import { PyError, fromJs, type PyDict, type PyValue } from "./py-values.js";
 
 /** A template parsed once, rendered many times. */
 export interface CompiledTemplate {
-  /** Renders `context` (plain JSON-like data). */
-  render(context: Record<string, unknown>): string;
+  /** Renders `context` (plain JSON-like data); `lenient` applies compat.ts's relaxations. */
+  render(context: Record<string, unknown>, lenient?: boolean): string;
   /** Renders with usage tracking; `track` maps each input object to the value the template saw. */
-  renderTracked(context: Record<string, unknown>): TrackedRender;
+  renderTracked(context: Record<string, unknown>, lenient?: boolean): TrackedRender;
 }
 
 /** A probe render: whether it succeeded, its output, and what it read. */
@@ -62,23 +63,23 @@ export function compileTemplate(source: string, now: () => Date, allowMutation =
     hasTest: (name) => JINJA_TESTS.has(name),
   });
   const globals = makeGlobals(now);
-  const run = (context: PyDict, stats?: UsageStats): string => {
+  const run = (context: PyDict, lenient: boolean, stats?: UsageStats): string => {
     try {
-      return new Evaluator(program, globals, stats, allowMutation).render(context);
+      return new Evaluator(program, globals, stats, { mutable: allowMutation, lenient }).render(context);
     } catch (e) {
       throw wrapError(e);
     }
   };
   return {
-    render(context) {
-      return run(fromJs(context) as PyDict);
+    render(context, lenient = false) {
+      return run(fromJs(context) as PyDict, lenient);
     },
-    renderTracked(context) {
+    renderTracked(context, lenient = false) {
       const track = new WeakMap<object, PyValue>();
       const stats = new UsageStats();
       const input = fromJsTracked(context, track) as PyDict;
       try {
-        return { ok: true, output: run(input, stats), stats, track };
+        return { ok: true, output: run(input, lenient, stats), stats, track };
       } catch (e) {
         return { ok: false, output: "", error: e as Error, stats, track };
       }

@@ -1,7 +1,8 @@
 /**
  * Renders a parsed template with Python Jinja2 semantics (as transformers configures it):
  * Jinja2 scoping (loop bodies and macros get their own frames), Python values and operators,
- * the immutable sandbox, Undefined rules, and transformers' globals.
+ * the immutable sandbox, Undefined rules, and transformers' globals. In lenient mode it also
+ * applies llama.cpp's relaxations (compat.ts), each only where strict mode would raise.
  *
  * @example
  * const out = new Evaluator(program, globals).render(fromJs(context) as PyDict);
@@ -29,6 +30,15 @@ import { callFilter, type FilterEnv } from "./jinja-filters.js";
 import { JINJA_TESTS } from "./jinja-tests.js";
 import { NEGATED_TEST_FILTER, TEST_FILTER, macroInfo, type IdentifierNode, type Node, type Program } from "./syntax.js";
 import type { UsageStats } from "./usage-stats.js";
+import { lenientConcat, lenientListConcat, listifyForFilter } from "./compat.js";
+
+/** How an Evaluator bends Python Jinja2's rules. */
+export interface EvaluatorMode {
+  /** Allow list.append, dict.update, ... (off: transformers' immutable sandbox). */
+  mutable?: boolean;
+  /** Apply every relaxation of compat.ts (implies mutable). */
+  lenient?: boolean;
+}
 
 /** Signals from a block: keep going, or a `{% break %}` / `{% continue %}` unwinding to its loop. */
 const enum Flow {
@@ -68,14 +78,17 @@ const EMPTY_KWARGS: ReadonlyMap<string, PyValue> = new Map();
 /** Evaluates one render of a program. Not reentrant: make one per render. */
 export class Evaluator implements FilterEnv {
   readonly #root: Scope;
+  private readonly mutable: boolean;
+  private readonly lenient: boolean;
 
   constructor(
     private readonly program: Program,
     globals: Map<string, PyValue>,
     private readonly stats?: UsageStats,
-    /** Allow list.append, dict.update, ... (off: transformers' immutable sandbox). */
-    private readonly mutable = false,
+    mode: EvaluatorMode = {},
   ) {
+    this.lenient = mode.lenient === true;
+    this.mutable = this.lenient || mode.mutable === true;
     this.#root = new Scope(undefined);
     for (const [k, v] of globals) this.#root.vars.set(k, v);
   }
@@ -316,6 +329,8 @@ export class Evaluator implements FilterEnv {
 
   #member(node: Extract<Node, { type: "MemberExpression" }>, scope: Scope): PyValue {
     const obj = this.eval(node.object, scope);
+    // chainable-undefined (compat.ts): strict raises below.
+    if (this.lenient && obj instanceof PyUndefined) return obj;
     const prop = node.property;
     let result: PyValue;
     if (!node.computed) {
@@ -342,6 +357,7 @@ export class Evaluator implements FilterEnv {
   #trackedMethodCall(node: Extract<Node, { type: "CallExpression" }>, scope: Scope): PyValue {
     const member = node.callee as Extract<Node, { type: "MemberExpression" }>;
     const obj = this.eval(member.object, scope);
+    if (this.lenient && obj instanceof PyUndefined) return this.#invoke(obj, this.#args(node.args, scope));
     const name = !member.computed && member.property.type === "Identifier" ? member.property.value : undefined;
     const fn = name !== undefined ? pyGetAttr(obj, name, this.mutable) : pyGetItem(obj, this.eval(member.property, scope), this.mutable);
     if (name !== undefined) this.stats!.access(obj, name, fn);
@@ -376,6 +392,12 @@ export class Evaluator implements FilterEnv {
         return !pyContains(right, left);
       case "~":
         return concat(left, right);
+      case "+":
+        if (this.lenient) {
+          const r = lenientConcat(left, right) ?? lenientListConcat(left, right);
+          if (r !== undefined) return r;
+        }
+        return binaryOp(op, left, right);
       default:
         return binaryOp(op, left, right);
     }
@@ -418,6 +440,7 @@ export class Evaluator implements FilterEnv {
       const r = this.callTest(pyStr(a.args[0] ?? ""), value, a.args.slice(1));
       return name === TEST_FILTER ? r : !r;
     }
+    if (this.lenient) value = listifyForFilter(name, value);
     if (this.stats) {
       if (name === "tojson" || name === "string") this.stats.markDeep(value);
       else this.stats.mark(value, name);

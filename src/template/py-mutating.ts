@@ -1,6 +1,6 @@
 /**
  * The list/dict methods that transformers' immutable sandbox forbids (`append`, `pop`, `update`,
- * ...). Only reachable when a ChatTemplate is created with `allowMutation: true`, for templates
+ * ...). Only reachable with `allowMutation: true` or in lenient mode (compat.ts), for templates
  * written for engines that allow them (llama.cpp's Kimi-K2 templates use `list.append`/`pop`).
  *
  * @example

@@ -37,6 +37,10 @@ export class PyIterator {
     this.#items = null;
     return items;
   }
+  /** The remaining items, left in place (lenient mode reads an iterator as a list: compat.ts). */
+  peek(): readonly PyValue[] {
+    return this.#items ?? [];
+  }
 }
 
 /** Python `range` (kept lazy-looking for repr; iterates like a list). */

@@ -66,7 +66,44 @@ export interface ChatTemplateOptions {
   /**
    * Let templates call list.append, dict.update and other mutating methods, which transformers'
    * immutable sandbox refuses (default false: byte-identical to transformers). Some templates
-   * written for llama.cpp (Kimi-K2) need it to render tool calls at all.
+   * written for llama.cpp (Kimi-K2) need it to render tool calls at all. `compat: "lenient"`
+   * (or "auto") includes this and llama.cpp's other relaxations.
    */
   allowMutation?: boolean;
+  /**
+   * How strictly to follow Python Jinja2 (default "strict"). "strict": exactly transformers'
+   * rules, byte for byte. "lenient": also llama.cpp's relaxations (src/template/compat.ts), each
+   * only where strict raises. "auto": strict, and a render that strict refuses with an error some
+   * relaxation addresses (never the template's own raise_exception) is rendered leniently;
+   * capability probes follow the same rule. Use "auto" to render every template llama.cpp renders.
+   */
+  compat?: CompatMode;
+}
+
+/**
+ * {@link ChatTemplateOptions.compat}: "strict" | "lenient" | "auto".
+ *
+ * @example
+ * const tpl = new ChatTemplate(source, { compat: "auto" satisfies CompatMode });
+ */
+export type CompatMode = "strict" | "lenient" | "auto";
+
+/**
+ * The rules one render actually followed.
+ *
+ * @example
+ * const { text, mode } = tpl.renderRawWithMode(context); // mode: "strict" | "lenient"
+ */
+export type RenderMode = "strict" | "lenient";
+
+/**
+ * A rendering and the rules that produced it.
+ *
+ * @example
+ * const r: RenderResult = tpl.renderRawWithMode({ messages });
+ * if (r.mode === "lenient") console.warn("rendered with llama.cpp's relaxations");
+ */
+export interface RenderResult {
+  text: string;
+  mode: RenderMode;
 }

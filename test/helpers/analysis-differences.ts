@@ -2,11 +2,12 @@
 // with the analysis fields that differ and why.
 //  - IMPROVEMENTS: toolwright's value is deliberately different and better;
 //    test/analysis-roundtrip.test.ts demonstrates each one on a real rendering.
-//  - RENDERER_LIMITATIONS: the template raises under Python Jinja2 semantics (what transformers
-//    and toolwright's renderer implement) on a probe that llama.cpp's more lenient Jinja engine
-//    renders, so toolwright cannot analyse that part (nor detect the capability: the caps
-//    probes raise too); test/analysis-oracle.test.ts checks that the probe really raises, so an
-//    entry goes stale (and the test fails) once it renders.
+// LENIENT_TEMPLATES is not a list of differences: it names the templates whose ordinary
+// conversations raise under Python Jinja2 (transformers) semantics and only render with
+// llama.cpp's relaxations (src/template/compat.ts). analyzeTemplate renders them in
+// compat "auto" mode and agrees with llama.cpp on them; test/analysis-oracle.test.ts checks
+// that each one really raises strictly, that its analysis says renderMode "lenient", and that
+// no other template does.
 
 export interface Difference {
   /** Dotted TemplateAnalysis paths whose values differ from llama.cpp's. */
@@ -48,85 +49,26 @@ export const IMPROVEMENTS: Record<string, Difference> = {
   },
 };
 
-const SANDBOX_APPEND =
-  "calls list.append(), which the immutable sandbox of Python Jinja2 (as used by transformers) refuses with " +
-  "SecurityError; llama.cpp's engine allows it. No tool-call turn renders, so no tool format (dedicated kimi-k2 handler).";
-
-export const RENDERER_LIMITATIONS: Record<string, Difference> = {
+/** Template → why strict rendering raises on it (the Python exception, then the cause). */
+export const LENIENT_TEMPLATES: Record<string, { strictRaises: string; reason: string }> = {
   "Kimi-K2-Instruct.jinja": {
-    fields: [
-      "caps.supportsTools",
-      "caps.supportsToolCalls",
-      "caps.supportsParallelToolCalls",
-      "caps.supportsObjectArguments",
-      "tools.format.mode",
-      "tools.format.sectionStart",
-      "tools.format.sectionEnd",
-      "tools.format.perCallStart",
-      "tools.format.perCallEnd",
-      "tools.function.namePrefix",
-      "tools.function.nameSuffix",
-      "preservedTokens",
-    ],
-    reason: `The template ${SANDBOX_APPEND}`,
+    strictRaises: "SecurityError",
+    reason: "calls list.append()/pop() to number tool calls; transformers' immutable sandbox refuses them (relaxation: mutation).",
   },
   "Kimi-K2-Thinking.jinja": {
-    fields: [
-      "caps.supportsTools",
-      "caps.supportsToolCalls",
-      "caps.supportsParallelToolCalls",
-      "caps.supportsObjectArguments",
-      "reasoning.mode",
-      "reasoning.start",
-      "reasoning.end",
-      "tools.format.mode",
-      "tools.format.sectionStart",
-      "tools.format.sectionEnd",
-      "tools.format.perCallStart",
-      "tools.format.perCallEnd",
-      "tools.function.namePrefix",
-      "tools.function.nameSuffix",
-      "assistantStart",
-      "preservedTokens",
-    ],
-    reason: `The template ${SANDBOX_APPEND} Its reasoning is only rendered on tool turns, so reasoning is not found either.`,
+    strictRaises: "SecurityError",
+    reason: "calls list.append()/pop() to number tool calls; transformers' immutable sandbox refuses them (relaxation: mutation).",
   },
   "fireworks-ai-llama-3-firefunction-v2.jinja": {
-    fields: [
-      "caps.supportsStringContent",
-      "caps.supportsSystemRole",
-      "caps.supportsToolCalls",
-      "caps.supportsParallelToolCalls",
-      "caps.supportsObjectArguments",
-      "tools.format.mode",
-      "tools.format.sectionStart",
-      "tools.format.toolsArrayWrapped",
-      "tools.format.parameterOrder",
-      "preservedTokens",
-    ],
+    strictRaises: "UndefinedError",
     reason:
-      "The template concatenates a `functions` variable that the caller is expected to pass (not part of the " +
-      "chat-template context): Python Jinja2 raises UndefinedError, llama.cpp's engine treats it as empty. " +
-      "Most probes raise.",
+      "concatenates `functions` and `datetime`, variables the chat-template context does not have; llama.cpp's " +
+      "engine concatenates a missing value as \"\" (relaxation: concat-missing).",
   },
   "llama-cpp-deepseek-r1.jinja": {
-    fields: [
-      "caps.supportsTools",
-      "caps.supportsToolCalls",
-      "caps.supportsParallelToolCalls",
-      "caps.supportsObjectArguments",
-      "tools.format.mode",
-      "tools.format.sectionStart",
-      "tools.format.sectionEnd",
-      "tools.format.perCallStart",
-      "tools.format.perCallEnd",
-      "tools.function.namePrefix",
-      "tools.function.nameSuffix",
-      "tools.function.close",
-      "preservedTokens",
-    ],
+    strictRaises: "TypeError",
     reason:
-      "llama.cpp's own template pipes `tools | map(attribute='function')` into tojson: in Python `map` is a " +
-      "generator and json.dumps raises TypeError; llama.cpp's map returns a list. Tool probes raise.",
+      "pipes `tools | map(attribute='function')` into tojson: in Python map gives a generator that json.dumps " +
+      "refuses; llama.cpp's map gives a list (relaxation: iterator-as-list).",
   },
 };
