@@ -83,6 +83,15 @@ describe("pegToGbnf", () => {
     expect(matchGbnf(g, "xyz").ok).toBe(true);
   });
 
+  test("a raw string schema (tagged arguments) constrains the unquoted text", () => {
+    const q = new PegArena();
+    const r = q.seq(q.literal("<unit>"), q.capture("unit", q.schema(q.until("</unit>"), { enum: ["celsius", "fahrenheit"] }, { raw: true })), q.literal("</unit>"));
+    const g = q.toGbnf(r).grammar;
+    expect(matchGbnf(g, "<unit>celsius</unit>").ok).toBe(true);
+    expect(matchGbnf(g, "<unit>kelvin</unit>").ok).toBe(false);
+    expect(q.parse(r, "<unit>kelvin</unit>").status).toBe("success");
+  });
+
   test("recursive rules become recursive GBNF rules", () => {
     const q = new PegArena();
     const list = q.rule("list", () => q.seq(q.literal("("), q.zeroOrMore(q.ref("list")), q.literal(")")));

@@ -6,7 +6,9 @@ import { type CodeRange } from "../grammar/char-set.js";
 import { RegexSyntaxError } from "../grammar/regex/regex-ast.js";
 import { parseRegex } from "../grammar/regex/regex-parse.js";
 import type { JsonSchema } from "../types.js";
+import { type PegGbnf, type PegGbnfOptions, pegToGbnf } from "./peg-gbnf.js";
 import type { PegId, PegNode, RuleOptions, SchemaNodeOptions, TriggerSpec } from "./peg-nodes.js";
+import { type PegParseResult, parsePeg } from "./peg-parser.js";
 
 /**
  * An arena of PEG nodes.
@@ -227,6 +229,26 @@ export class PegArena {
   /** `!.`: the end of the input. */
   end(): PegId {
     return this.add({ type: "end" });
+  }
+
+  /**
+   * Parses `input` from `root` (see {@link parsePeg}).
+   *
+   * @example
+   * p.parse(root, "Hello <call>", { partial: true }).status; // "need-more"
+   */
+  parse(root: PegId, input: string, options: { partial?: boolean } = {}): PegParseResult {
+    return parsePeg(this, root, input, options);
+  }
+
+  /**
+   * The GBNF grammar of `root` (see {@link pegToGbnf}); `{ lazy: true }` gives only what follows a trigger.
+   *
+   * @example
+   * const { grammar, triggers } = p.toGbnf(root, { lazy: true });
+   */
+  toGbnf(root: PegId, options: PegGbnfOptions = {}): PegGbnf {
+    return pegToGbnf(this, root, options);
   }
 
   /** Checks that every referenced rule exists; throws RangeError naming the first missing one. */
