@@ -134,7 +134,7 @@ test("terminating workers while they load the addon and a model does not abort t
       parentPort.postMessage("loaded");
     })();
   `;
-  for (const delayMs of [0, 1, 5, 20, 60, 150]) {
+  for (const delayMs of [0, 5, 30, 120]) {
     const worker = new Worker(source, { eval: true, workerData: { libUrl, modelPath: big, context: CONTEXT } });
     await new Promise<void>((resolve, reject) => {
       worker.on("message", (m) => m === "imported" && resolve());

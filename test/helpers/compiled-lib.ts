@@ -2,15 +2,15 @@
  * The compiled package code (`lib/`), for tests that run code outside vitest's TypeScript
  * transform: worker threads and the installed-tarball check.
  *
- * `ensureCompiledLib` rebuilds `lib/` with `tsc -p tsconfig.build.json` when any `src/` file is
- * newer than the oldest compiled file, so these tests never run stale code. A lock file keeps two
+ * `ensureCompiledLib` rebuilds `lib/` with `tsc -p tsconfig.build.json` when a `src/` file is
+ * newer than its compiled `.js` (or has none), so these tests never run stale code. A lock file keeps two
  * test files from compiling at once.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { mkdir, open, stat, unlink } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { REPO_ROOT } from "./test-models.js";
 
 export const LIB_DIR = join(REPO_ROOT, "lib");
@@ -25,13 +25,16 @@ function walk(dir: string, suffix: string, visit: (path: string) => void): void 
   }
 }
 
+/** True when a TypeScript file under src/ has no compiled .js under lib/, or is newer than it. */
 function isStale(): boolean {
-  if (!existsSync(join(LIB_DIR, "index.js"))) return true;
-  let newestSource = 0;
-  walk(join(REPO_ROOT, "src"), ".ts", (p) => (newestSource = Math.max(newestSource, statSync(p).mtimeMs)));
-  let oldestOutput = Infinity;
-  walk(LIB_DIR, ".js", (p) => (oldestOutput = Math.min(oldestOutput, statSync(p).mtimeMs)));
-  return newestSource > oldestOutput;
+  const src = join(REPO_ROOT, "src");
+  let stale = false;
+  walk(src, ".ts", (path) => {
+    if (stale || path.endsWith(".d.ts")) return;
+    const out = join(LIB_DIR, relative(src, path)).replace(/\.ts$/, ".js");
+    stale = !existsSync(out) || statSync(out).mtimeMs < statSync(path).mtimeMs;
+  });
+  return stale;
 }
 
 /**
