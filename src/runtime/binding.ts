@@ -347,7 +347,7 @@ export function loadAddonFrom(paths: readonly string[]): NativeBinding {
       `TOOLWRIGHT_FORCE_BUILD=1 in an app (needs CMake and a C++17 compiler; ` +
       `TOOLWRIGHT_CUDA=1 / TOOLWRIGHT_METAL=1 select a GPU backend), ` +
       `or reinstall the package to get a prebuilt binary for ${process.platform}-${process.arch}. ` +
-      `See docs/install.md.`,
+      `See docs/install.md in the toolwright repository.`,
     attempts,
   );
 }
