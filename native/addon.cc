@@ -4,6 +4,7 @@
 #include "addon_data.h"
 #include "context.h"
 #include "grammar_slot.h"
+#include "grammar_toolwright.h"
 #include "llama.h"
 #include "log_capture.h"
 #include "model.h"
@@ -30,6 +31,9 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   InstallLogHandler();
   llama_backend_init();
   env.SetInstanceData(new AddonData());
+#ifdef TOOLWRIGHT_HAS_GRAMMAR_ENGINE
+  RegisterGrammarEngine("toolwright", &CreateToolwrightGrammar);
+#endif
   Model::Init(env, exports);
   Context::Init(env, exports);
   Sampler::Init(env, exports);

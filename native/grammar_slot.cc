@@ -135,22 +135,24 @@ std::vector<std::string> GrammarEngineNames() {
 llama_sampler* CreateGrammarSampler(const llama_vocab* vocab, const GrammarSpec& spec,
                                     std::string* error) {
   GrammarEngineFactory factory = nullptr;
+  std::string engine = spec.engine;
   {
     std::lock_guard<std::mutex> lock(RegistryMutex());
-    auto it = Registry().find(spec.engine);
+    if (engine.empty()) engine = Registry().count("toolwright") != 0 ? "toolwright" : "llama";
+    auto it = Registry().find(engine);
     if (it != Registry().end()) factory = it->second;
   }
   if (factory == nullptr) {
     std::string known;
     for (const std::string& name : GrammarEngineNames()) known += (known.empty() ? "" : ", ") + name;
-    *error = "unknown grammar engine \"" + spec.engine + "\" (available: " + known + ")";
+    *error = "unknown grammar engine \"" + engine + "\" (available: " + known + ")";
     return nullptr;
   }
   try {
     return factory(vocab, spec, error);
   } catch (const std::exception& e) {
     // e.g. an invalid trigger pattern (std::regex_error) inside the engine.
-    *error = std::string("grammar engine \"") + spec.engine + "\" failed: " + e.what();
+    *error = std::string("grammar engine \"") + engine + "\" failed: " + e.what();
     return nullptr;
   }
 }

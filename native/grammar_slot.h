@@ -14,7 +14,8 @@
 namespace toolwright {
 
 struct GrammarSpec {
-  std::string engine = "llama";
+  // Empty: the default engine ("toolwright" when our engine is built in, else "llama").
+  std::string engine;
   std::string gbnf;
   std::string root = "root";
   // Lazy grammars stay inactive until a trigger appears in the output.

@@ -172,7 +172,7 @@ export interface NativeSamplerOptions {
 }
 
 export interface NativeGrammarSpec {
-  /** "llama" (llama.cpp's GBNF sampler) or another registered engine. */
+  /** "toolwright" (default when built in), "llama" (llama.cpp's GBNF sampler) or another registered engine. */
   engine?: string;
   gbnf: string;
   root?: string;

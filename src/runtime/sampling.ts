@@ -48,7 +48,10 @@ export interface GrammarOptions {
   /** Start rule. Default "root". */
   root?: string;
   lazy?: { patterns?: string[]; tokens?: number[] };
-  /** Grammar engine: "llama" (llama.cpp's, the default) or another registered one. */
+  /**
+   * Grammar engine: "toolwright" (ours, the default: fast masks on large vocabularies) or
+   * "llama" (llama.cpp's GBNF sampler, kept as the reference). Both accept the same GBNF.
+   */
   engine?: string;
 }
 
