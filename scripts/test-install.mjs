@@ -4,7 +4,8 @@
 //   2. `npm install` the tarball into an empty folder with no C/C++ compiler, CMake or nvcc on
 //      PATH (a PATH of symlinks to everything else), from the npm cache (--prefer-offline),
 //   3. there, loads a generated test model through `import "toolwright"`, generates a few tokens
-//      with generate(), checks which addon file the process mapped, and runs the `toolwright` CLI.
+//      (with chat() when the model has a chat template, else generate()), checks which addon file
+//      the process mapped, and runs the `toolwright` CLI.
 // Prints a JSON report; exits 1 when a step fails.
 //
 //   node scripts/test-install.mjs [--model PATH] [--no-build] [--keep] [--keep-path] [--cpu-only]
@@ -122,23 +123,29 @@ function pack(dir) {
   return { tarball, facts: { ...facts, tarballBytes: repacked.size, addonSource: "build/Release/toolwright.node (no prebuild in the repository)" } };
 }
 
+// The app: chat() when the package has it and the model has a chat template, else generate().
 const APP_SCRIPT = `
 import { readFileSync } from "node:fs";
 import { loadModel } from "toolwright";
 const model = await loadModel(process.argv[2], process.argv[3] === "cpu-only" ? { gpuLayers: 0 } : {});
-const context = await model.createContext({ contextSize: 256, threads: 1 });
-const tokens = [];
-let text = "";
-for await (const chunk of context.generate({ prompt: "Once upon a time", maxTokens: 8, sampling: { greedy: true } })) {
-  tokens.push(chunk.token);
-  text += chunk.text;
+let result;
+if (typeof model.chat === "function" && model.chatTemplate) {
+  const r = await model.chat({ messages: [{ role: "user", content: "Hello" }], maxTokens: 8, sampling: { greedy: true } });
+  result = { api: "chat", tokens: r.usage?.completionTokens ?? 0, text: r.message?.content ?? "" };
+} else {
+  const context = await model.createContext({ contextSize: 256, threads: 1 });
+  result = { api: "generate", tokens: 0, text: "" };
+  for await (const chunk of context.generate({ prompt: "Once upon a time", maxTokens: 8, sampling: { greedy: true } })) {
+    result.tokens++;
+    result.text += chunk.text;
+  }
 }
 let addon = null;
 try {
   addon = readFileSync("/proc/self/maps", "utf8").split("\\n").map((l) => l.split(/\\s+/).slice(5).join(" ")).find((p) => p.endsWith("toolwright.node")) ?? null;
 } catch {}
 model.dispose();
-console.log(JSON.stringify({ api: "generate", tokens, text, addon }));
+console.log(JSON.stringify({ ...result, addon }));
 `;
 
 async function main() {
@@ -197,8 +204,8 @@ async function main() {
     const appArgs = ["check.mjs", model, ...(values["cpu-only"] ? ["cpu-only"] : [])];
     const result = JSON.parse(run(process.execPath, appArgs, { cwd: app, env }).stdout.trim().split("\n").pop());
     report.runSeconds = (Date.now() - t) / 1000;
-    Object.assign(report, { api: result.api, tokens: result.tokens.length, text: result.text, addonMapped: result.addon });
-    if (result.tokens.length === 0) throw new StepError("the installed package generated no tokens");
+    Object.assign(report, { api: result.api, tokens: result.tokens, text: result.text, addonMapped: result.addon });
+    if (!(result.tokens > 0)) throw new StepError(`the installed package generated no tokens with ${result.api}()`);
     const expectedDir = join(app, "node_modules", "toolwright", "prebuilds");
     if (result.addon !== null && !result.addon.startsWith(expectedDir)) throw new StepError(`the app loaded ${result.addon}, not a prebuild under ${expectedDir}`);
 
