@@ -17,6 +17,11 @@ export interface BuildContext {
   pythonValues: boolean;
   /** Tagged non-string values are written as Python literals (the template prints them with repr). */
   pythonTaggedValues: boolean;
+  /**
+   * The tool section is a trigger rule (it starts a lazy grammar). Off when a strict grammar is
+   * deferred past forced-open reasoning: then only the reasoning end may start it.
+   */
+  toolTrigger: boolean;
 }
 
 const WS = /^[ \t\r\n]$/;

@@ -101,7 +101,7 @@ export function buildJsonTools(ctx: BuildContext, f: ToolFormatAnalysis): PegId 
     calls = p.seq(marker(p, f.sectionStart), p.space(), wrapArray(ctx, f, call, more), p.space(), marker(p, f.sectionEnd));
   }
   const start = f.sectionStart || f.perCallStart;
-  const trigger = start.trim() !== "" ? true : { pattern: markerlessTrigger(f) };
+  const trigger = !ctx.toolTrigger ? false : start.trim() !== "" ? true : { pattern: markerlessTrigger(f) };
   return p.rule("tool-calls", p.tag(NODE.toolSection, calls), { trigger });
 }
 

@@ -19,7 +19,8 @@ function idSection(ctx: BuildContext, t: ToolsAnalysis, after: string): PegId {
   const id = p.capture(NODE.toolId, p.until(stop));
   // The per-call opener may already be the id's prefix (Solar: <|tool_call:begin|>ID<|tool_call:name|>).
   const pre = prefix !== "" && core(prefix) !== core(t.format.perCallStart) ? marker(p, prefix) : p.eps();
-  return p.optional(p.seq(pre, id, suffix !== "" ? marker(p, suffix) : p.eps()));
+  // Without an id the suffix may still open the arguments (Mistral: name[CALL_ID]id[ARGS]{...} or name[ARGS]{...}).
+  return p.seq(p.optional(p.seq(pre, id)), suffix !== "" ? p.optional(marker(p, suffix)) : p.eps());
 }
 
 /** Value markers for a JSON-typed argument: a prefix flagging strings says "false" instead. */
@@ -111,7 +112,7 @@ export function buildTaggedTools(ctx: BuildContext, t: ToolsAnalysis): PegId {
     const list = p.seq(call, more(p.seq(p.space(), p.optional(p.literal(",")), p.space(), call)));
     calls = p.seq(marker(p, f.sectionStart), p.space(), list, p.space(), marker(p, f.sectionEnd));
   }
-  return p.rule("tool-calls", p.tag(NODE.toolSection, calls), { trigger: triggerOf(t) });
+  return p.rule("tool-calls", p.tag(NODE.toolSection, calls), { trigger: ctx.toolTrigger ? triggerOf(t) : false });
 }
 
 /** The word that starts a call section (section, per-call or function-name opener). */

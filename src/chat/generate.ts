@@ -88,9 +88,9 @@ export function generateChatParams(analysis: TemplateAnalysis, template: ChatTem
     state = h.state;
     preservedTokens = [...new Set([...h.preservedTokens, ...(h.keepAnalysisTokens ? preservedTokens : [])])];
   } else {
-    const tagged = analysis.tools.format.mode === "TAG_WITH_TAGGED" && req.tools.length > 0;
-    built = buildGenericParser(analysis, req, { pythonTaggedValues: tagged && rendersPythonLiterals(template) });
     ({ prefix, state } = reasoningPrefix(generationPrompt, analysis.reasoning));
+    const tagged = analysis.tools.format.mode === "TAG_WITH_TAGGED" && req.tools.length > 0;
+    built = buildGenericParser(analysis, req, { pythonTaggedValues: tagged && rendersPythonLiterals(template), deferredGrammar: state === "open" });
   }
   const g = grammarOf(built, state);
   return {

@@ -44,10 +44,15 @@ function reasoningBlock(p: PegArena, a: TemplateAnalysis): PegId | null {
   return p.optional(block);
 }
 
-/** `"```json" value "```"` or the bare value, as content. */
-function jsonAnswer(p: PegArena, schema: JsonSchema): PegId {
+/** `"```json" value "```"` or the bare value, as content (inside the content wrapper, if any). */
+function jsonAnswer(p: PegArena, a: TemplateAnalysis, schema: JsonSchema): PegId {
   const value = p.rule("response-format", p.capture(NODE.content, p.schema(p.json(), schema, { name: "response" })));
-  return p.seq(p.space(), p.choice(p.seq(p.literal("```json"), p.space(), value, p.space(), p.literal("```")), value), p.space(), p.end());
+  const answer = p.choice(p.seq(p.literal("```json"), p.space(), value, p.space(), p.literal("```")), value);
+  const { mode, start, end } = a.content;
+  const wrapped = mode !== "PLAIN" && core(start) !== "" && core(end) !== "";
+  const open = wrapped ? p.optional(p.seq(marker(p, start), p.space())) : p.eps();
+  const close = wrapped ? p.optional(p.seq(p.space(), marker(p, end))) : p.eps();
+  return p.seq(p.space(), open, answer, close, p.space(), p.end());
 }
 
 /** Content only: the rest, or the wrapped content when the template wraps it. */
@@ -71,7 +76,8 @@ function withTools(ctx: BuildContext, a: TemplateAnalysis): PegId {
     // Wrapped content (or plain text: models do not always wrap), up to the wrapper's end or a call.
     const stops = trigger !== "" ? [core(end), trigger] : [core(end)];
     const wrapped = p.seq(marker(p, start), p.capture(NODE.content, p.until(...stops)), p.optional(marker(p, end)));
-    const text = p.optional(p.choice(wrapped, p.capture(NODE.content, p.until(...stops))));
+    const plain = p.seq(p.capture(NODE.content, p.until(...stops)), p.optional(marker(p, end)));
+    const text = p.optional(p.choice(wrapped, plain));
     return p.seq(text, p.space(), calls, p.space(), p.end());
   }
   if (trigger === "") {
@@ -82,6 +88,14 @@ function withTools(ctx: BuildContext, a: TemplateAnalysis): PegId {
   return p.seq(p.optional(p.capture(NODE.content, p.until(trigger))), calls, p.space(), p.end());
 }
 
+/** Options of {@link buildGenericParser}. */
+export interface GenericOptions {
+  /** Tagged non-string values are Python literals (see value-syntax.ts). */
+  pythonTaggedValues?: boolean;
+  /** The prompt opens reasoning: a strict grammar will start at the reasoning end. */
+  deferredGrammar?: boolean;
+}
+
 /**
  * Builds the generic parser for a template analysis and a request.
  *
@@ -89,7 +103,7 @@ function withTools(ctx: BuildContext, a: TemplateAnalysis): PegId {
  * const built = buildGenericParser(analysis, normalizeRequest(request, analysis.caps));
  * parsePeg(built.arena, built.root, "<think>\nhm\n</think>\n\nHi").status; // "success"
  */
-export function buildGenericParser(a: TemplateAnalysis, req: NormalizedRequest, options: { pythonTaggedValues?: boolean } = {}): BuiltParser {
+export function buildGenericParser(a: TemplateAnalysis, req: NormalizedRequest, options: GenericOptions = {}): BuiltParser {
   const p = new PegArena();
   const ctx: BuildContext = {
     p,
@@ -98,10 +112,11 @@ export function buildGenericParser(a: TemplateAnalysis, req: NormalizedRequest, 
     parallel: req.parallel,
     pythonValues: a.tools.format.usesPythonDicts,
     pythonTaggedValues: a.tools.format.usesPythonDicts || (options.pythonTaggedValues ?? false),
+    toolTrigger: !(options.deferredGrammar ?? false) || req.toolChoice === "auto",
   };
   const useTools = req.tools.length > 0 && req.toolChoice !== "none" && a.tools.format.mode !== "NONE";
   let body: PegId;
-  if (req.jsonSchema !== null) body = jsonAnswer(p, req.jsonSchema);
+  if (req.jsonSchema !== null) body = jsonAnswer(p, a, req.jsonSchema);
   else if (useTools) body = withTools(ctx, a);
   else body = contentOnly(p, a);
   const reasoning = reasoningBlock(p, a);

@@ -188,8 +188,10 @@ export class MessageMapper {
           level.emitted = true;
           if (n.end > this.cutAt) this.cutAt = n.end;
         }
-      } else if (this.walk(n.children, depth + 1, input)) {
-        level.emitted = true;
+      } else {
+        if (this.walk(n.children, depth + 1, input)) level.emitted = true;
+        // A structure that produced output was recognised up to its end (even if unfinished).
+        if (level.emitted && n.end > this.cutAt) this.cutAt = n.end;
       }
       if (level.emitted) produced = true;
       if (n.incomplete) return produced;

@@ -16,10 +16,12 @@ const PREFIX = ">>>";
 
 function build(req: NormalizedRequest): DedicatedBuild {
   const p = new PegArena();
-  const useTools = req.tools.length > 0 && req.toolChoice !== "none";
+  const useTools = req.tools.length > 0 && req.toolChoice !== "none" && req.jsonSchema === null;
   const contentToEnd = p.seq(p.literal("all\n"), p.capture(NODE.content, p.rest()));
   let body: PegId;
-  if (!useTools) {
+  if (req.jsonSchema !== null) {
+    body = p.seq(p.literal("all\n"), p.space(), p.capture(NODE.content, p.schema(p.json(), req.jsonSchema, { name: "response" })), p.space(), p.end());
+  } else if (!useTools) {
     body = contentToEnd;
   } else {
     const calls = req.tools.map((t, i) =>
@@ -43,7 +45,7 @@ function build(req: NormalizedRequest): DedicatedBuild {
     root,
     body,
     reasoningEnd: null,
-    constrained: useTools,
+    constrained: useTools || req.jsonSchema !== null,
     lazy: useTools && req.toolChoice === "auto",
     mapping: { idAfterName: false, ignoreModelIds: false },
     format: "functionary-v3.2",
