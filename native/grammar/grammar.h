@@ -35,6 +35,12 @@ struct CharClass {
     return lo < accepts.size() && accepts[lo].first <= cp;
   }
 
+  // How the class answers partial-UTF-8 tests (a pending sequence always means a code point
+  // of at least 0x80): never (positive, ASCII items only), always (any, or negated with ASCII
+  // items only: then only the overlong check can fail), or it depends.
+  enum class PartialKind : uint8_t { Never, Always, Depends };
+  PartialKind partial_kind = PartialKind::Depends;
+
   // Could a character whose UTF-8 encoding is still missing `n_remain` continuation bytes
   // (bits so far: `value`) satisfy this class? Same answer as llama.cpp's partial test.
   bool matches_partial(uint32_t value, int n_remain) const;

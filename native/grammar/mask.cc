@@ -8,13 +8,36 @@ namespace toolwright::grammar {
 namespace {
 
 // Masks kept per matcher before the cache is dropped and rebuilt.
+#ifdef TOOLWRIGHT_GRAMMAR_MASK_CACHE_BUDGET
+constexpr size_t kCacheBudgetBytes = TOOLWRIGHT_GRAMMAR_MASK_CACHE_BUDGET;  // tests force eviction
+#else
 constexpr size_t kCacheBudgetBytes = 64u << 20;
+#endif
 // A class slice replaces the walk only below nodes with at least this many descendants.
 constexpr uint32_t kSliceMinNodes = 256;
 // ... and only for classes of at least this many code points.
 constexpr uint64_t kSliceMinSpan = 16;
 
 inline void set_bit(uint64_t * bits, int32_t id) { bits[id >> 6] |= 1ull << (id & 63); }
+
+// Set bits in a mask. Without -mpopcnt, __builtin_popcountll is a slow library call on x86, so
+// use the instruction directly when the CPU has it (every x86-64 CPU since 2008).
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+__attribute__((target("popcnt"))) size_t count_bits_popcnt(const uint64_t * bits, size_t words) {
+  size_t n = 0;
+  for (size_t w = 0; w < words; w++) n += static_cast<size_t>(__builtin_popcountll(bits[w]));
+  return n;
+}
+#endif
+size_t count_bits(const uint64_t * bits, size_t words) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  static const bool has_popcnt = __builtin_cpu_supports("popcnt");
+  if (has_popcnt) return count_bits_popcnt(bits, words);
+#endif
+  size_t n = 0;
+  for (size_t w = 0; w < words; w++) n += static_cast<size_t>(__builtin_popcountll(bits[w]));
+  return n;
+}
 
 }  // namespace
 
@@ -92,8 +115,7 @@ void MaskEngine::fill(uint32_t state, PartialUtf8 partial, uint64_t * out) {
 
 void MaskEngine::store(uint32_t state, const uint64_t * bits) {
   const size_t words = vocab_->n_words();
-  size_t count = 0;
-  for (size_t w = 0; w < words; w++) count += static_cast<size_t>(__builtin_popcountll(bits[w]));
+  const size_t count = count_bits(bits, words);
   Cached c;
   c.dense = count * 32 >= vocab_->size();
   if (c.dense) {
@@ -125,9 +147,7 @@ void MaskEngine::compute_fresh(uint32_t state, uint64_t * out) {
   }
   const auto & root = v.nodes()[0];
   // Tokens with no complete code point (a lone lead byte) hang off the root.
-  for (uint32_t i = root.part_begin; i < root.part_own_end; i++) {
-    if (npda_.matches_partial(state, v.partials()[i].partial)) set_bit(out, v.partials()[i].token);
-  }
+  partials_at(root, state, out);
   if (npda_.has_token_tops(state)) token_tops_below(state, 0, out);
   work_.clear();
   if (!try_slice(0, state, out)) expand(0, state, out);
@@ -141,14 +161,27 @@ void MaskEngine::compute_fresh(uint32_t state, uint64_t * out) {
   }
 }
 
+// Tokens ending in a partial character at `n` (sorted by sequence, so equal ones share a test).
+void MaskEngine::partials_at(const Vocab::Node & n, uint32_t state, uint64_t * out) {
+  if (!npda_.may_match_partial(state)) return;
+  const auto & parts = vocab_->partials();
+  PartialUtf8 last{0, -2};
+  bool ok = false;
+  for (uint32_t i = n.part_begin; i < n.part_own_end; i++) {
+    if (!(parts[i].partial == last)) {
+      last = parts[i].partial;
+      ok = npda_.matches_partial(state, last);
+    }
+    if (ok) set_bit(out, parts[i].token);
+  }
+}
+
 // `node` was reached in `state`: take its own tokens, then queue (or slice) what lies below.
 void MaskEngine::enter(uint32_t node, uint32_t state, uint64_t * out) {
   const Vocab & v = *vocab_;
   const Vocab::Node & n = v.nodes()[node];
   for (uint32_t i = n.tok_begin; i < n.tok_own_end; i++) set_bit(out, v.tokens()[i]);
-  for (uint32_t i = n.part_begin; i < n.part_own_end; i++) {
-    if (npda_.matches_partial(state, v.partials()[i].partial)) set_bit(out, v.partials()[i].token);
-  }
+  if (n.part_begin != n.part_own_end) partials_at(n, state, out);
   if (npda_.has_token_tops(state)) token_tops_below(state, node, out);
   if (node + 1 >= n.end) return;
   if (n.end - node >= kSliceMinNodes && try_slice(node, state, out)) return;
@@ -157,7 +190,7 @@ void MaskEngine::enter(uint32_t node, uint32_t state, uint64_t * out) {
 
 // Steps `state` over each child edge of `node`; a wide node is visited segment by segment of
 // the state's code-point partition, so rejected ranges of children are skipped wholesale.
-void MaskEngine::expand(uint32_t node, uint32_t state, uint64_t * out) {
+void MaskEngine::expand(uint32_t node, uint32_t state, uint64_t * out, uint32_t skip) {
   const Vocab & v = *vocab_;
   const auto & nodes = v.nodes();
   Npda::Partition & p = npda_.partition(state);
@@ -174,7 +207,7 @@ void MaskEngine::expand(uint32_t node, uint32_t state, uint64_t * out) {
       const auto j = static_cast<uint32_t>(std::upper_bound(cps + i, cps + w.end, hi) - cps);
       stats_.nodes_visited++;
       const uint32_t next = npda_.successor_in(p, state, seg);
-      if (next != Npda::kDead) {
+      if (next != Npda::kDead && next != skip) {
         for (uint32_t k = i; k < j; k++) enter(kids[k], next, out);
       }
       i = j;
@@ -185,7 +218,7 @@ void MaskEngine::expand(uint32_t node, uint32_t state, uint64_t * out) {
     const uint32_t cp = nodes[c].cp;
     stats_.nodes_visited++;
     const uint32_t next = npda_.successor_in(p, state, cp < 128 ? p.ascii[cp] : Npda::segment_of(p, cp));
-    if (next != Npda::kDead) enter(c, next, out);
+    if (next != Npda::kDead && next != skip) enter(c, next, out);
   }
 }
 
@@ -220,6 +253,17 @@ const MaskEngine::Plan & MaskEngine::plan(uint32_t state) {
   // The state's broadest class: the code points that all lead to one successor, picked by
   // how many code points they cover.
   Npda::Partition & p = npda_.partition(state);
+  // Cheap test first: are enough code points accepted at all? (No successors computed.)
+  uint64_t live = 0;
+  for (uint32_t j = 0; j < p.breaks.size() && live < kSliceMinSpan; j++) {
+    if (npda_.any_class_matches(state, p.breaks[j])) live += static_cast<uint64_t>(p.seg_end(j)) - p.breaks[j] + 1;
+  }
+  if (live < kSliceMinSpan) {
+    const auto idx = static_cast<uint32_t>(plans_.size());
+    plans_.push_back(pl);
+    plan_of_.insert(state, idx);
+    return plans_.back();
+  }
   std::vector<std::pair<uint32_t, uint64_t>> spans;  // successor -> code points
   for (uint32_t j = 0; j < p.breaks.size(); j++) {
     const uint32_t s = npda_.successor_in(p, state, j);
@@ -319,7 +363,7 @@ bool MaskEngine::try_slice(uint32_t node, uint32_t state, uint64_t * out) {
   PartialUtf8 last_partial{0, -2};
   bool last_ok = false;
   for (const Slice::Partial & sp : s.partials) {
-    if (sp.depth > k) break;
+    if (sp.depth > k) continue;
     const uint32_t st = chain_at(sp.depth);
     if (st != last_state || !(sp.partial == last_partial)) {
       last_state = st;
@@ -344,6 +388,9 @@ bool MaskEngine::try_slice(uint32_t node, uint32_t state, uint64_t * out) {
       for (uint32_t i = run.begin; i < run.end; i++) enter(s.exit_children[i], next, out);
     }
   }
+  // Children of the node itself outside the class: the code points that do not lead to the
+  // class successor (those that do are exactly the class, covered above).
+  expand(node, state, out, chain_at(1));
   return true;
 }
 

@@ -80,7 +80,9 @@ class MaskEngine {
 
   void compute_fresh(uint32_t state, uint64_t * out);
   void enter(uint32_t node, uint32_t state, uint64_t * out);
-  void expand(uint32_t node, uint32_t state, uint64_t * out);
+  void partials_at(const Vocab::Node & n, uint32_t state, uint64_t * out);
+  // Steps over the children of `node`; children whose successor is `skip` are left out.
+  void expand(uint32_t node, uint32_t state, uint64_t * out, uint32_t skip = Npda::kDead);
   bool try_slice(uint32_t node, uint32_t state, uint64_t * out);
   const Plan & plan(uint32_t state);
   uint32_t uniform_successor(uint32_t state, uint32_t set_id);

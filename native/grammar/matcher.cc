@@ -6,7 +6,11 @@ namespace toolwright::grammar {
 
 namespace {
 // Past this much NPDA memory the matcher keeps only the states it still needs.
+#ifdef TOOLWRIGHT_GRAMMAR_NPDA_BUDGET
+constexpr size_t kNpdaBudgetBytes = TOOLWRIGHT_GRAMMAR_NPDA_BUDGET;  // tests force compaction
+#else
 constexpr size_t kNpdaBudgetBytes = 256u << 20;
+#endif
 }  // namespace
 
 Matcher::Matcher(std::shared_ptr<const Grammar> grammar, std::shared_ptr<const Vocab> vocab, LazyOptions lazy)

@@ -50,11 +50,20 @@ uint32_t Npda::intern(std::vector<uint32_t> & v) {
   st.hash_next = head;
   st.partition = kNone;
   const Grammar & g = *grammar_;
+  bool any_always = false, any_depends = false;
   for (uint32_t node : v) {
-    if (node == kEmptyStack) st.accepting = true;
-    else if (g.is_token_elem(node_pos_[node])) st.token_tops = true;
-    else st.char_tops = true;
+    if (node == kEmptyStack) {
+      st.accepting = true;
+    } else if (g.is_token_elem(node_pos_[node])) {
+      st.token_tops = true;
+    } else {
+      st.char_tops = true;
+      const auto kind = g.classes[g.class_at[node_pos_[node]]].partial_kind;
+      any_always = any_always || kind == CharClass::PartialKind::Always;
+      any_depends = any_depends || kind == CharClass::PartialKind::Depends;
+    }
   }
+  st.partial = any_always ? PartialMode::Always : any_depends ? PartialMode::Depends : PartialMode::Never;
   pool_.insert(pool_.end(), v.begin(), v.end());
   const auto id = static_cast<uint32_t>(states_.size());
   states_.push_back(st);
@@ -153,8 +162,18 @@ uint32_t Npda::char_tops_only(uint32_t state) {
   return intern(keep);
 }
 
-bool Npda::matches_partial(uint32_t state, PartialUtf8 partial) const {
-  if (state == kDead) return false;
+bool Npda::any_class_matches(uint32_t state, uint32_t cp) const {
+  const Grammar & g = *grammar_;
+  for (uint32_t i = 0; i < n_stacks(state); i++) {
+    const uint32_t node = stacks(state)[i];
+    if (node == kEmptyStack) continue;
+    const uint32_t cls = g.class_at[node_pos_[node]];
+    if (cls != Grammar::kNoClass && g.classes[cls].matches(cp)) return true;
+  }
+  return false;
+}
+
+bool Npda::matches_partial_slow(uint32_t state, PartialUtf8 partial) const {
   const Grammar & g = *grammar_;
   for (uint32_t i = 0; i < n_stacks(state); i++) {
     const uint32_t node = stacks(state)[i];
@@ -182,7 +201,11 @@ void Npda::build_partition(uint32_t state) {
   std::sort(p.breaks.begin(), p.breaks.end());
   p.breaks.erase(std::unique(p.breaks.begin(), p.breaks.end()), p.breaks.end());
   p.succ.assign(p.breaks.size(), kUnset);
-  for (uint32_t cp = 0; cp < 128; cp++) p.ascii[cp] = static_cast<uint16_t>(segment_of(p, cp));
+  uint32_t seg = 0;
+  for (uint32_t cp = 0; cp < 128; cp++) {
+    while (seg + 1 < p.breaks.size() && p.breaks[seg + 1] <= cp) seg++;
+    p.ascii[cp] = static_cast<uint16_t>(seg);
+  }
   states_[state].partition = static_cast<uint32_t>(partitions_.size());
   partitions_.push_back(std::move(p));
 }

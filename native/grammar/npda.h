@@ -69,7 +69,19 @@ class Npda {
   bool accepting(uint32_t state) const { return state != kDead && states_[state].accepting; }
   bool has_token_tops(uint32_t state) const { return state != kDead && states_[state].token_tops; }
   // Does some class-topped stack accept a character that starts with this partial sequence?
-  bool matches_partial(uint32_t state, PartialUtf8 partial) const;
+  // False when no class-topped stack can take any code point from 0x80 up.
+  bool may_match_partial(uint32_t state) const { return state != kDead && states_[state].partial != PartialMode::Never; }
+  // Does any class-topped stack match this code point? (No successor is computed.)
+  bool any_class_matches(uint32_t state, uint32_t cp) const;
+  bool matches_partial(uint32_t state, PartialUtf8 partial) const {
+    if (state == kDead || partial.n_remain <= 0) return false;
+    switch (states_[state].partial) {
+      case PartialMode::Never: return false;
+      case PartialMode::Always: return !(partial.n_remain == 1 && partial.value < 2);
+      case PartialMode::Depends: break;
+    }
+    return matches_partial_slow(state, partial);
+  }
 
   const uint32_t * stacks(uint32_t state) const { return &pool_[states_[state].off]; }
   uint32_t n_stacks(uint32_t state) const { return states_[state].len; }
@@ -87,11 +99,13 @@ class Npda {
  private:
   static constexpr uint32_t kNone = UINT32_MAX;
 
+  enum class PartialMode : uint8_t { Never, Always, Depends };
   struct State {
     uint32_t off, len;
     uint32_t hash_next;  // next state with the same hash
     uint32_t partition;  // index into partitions_, or kNone
     bool accepting, token_tops, char_tops;
+    PartialMode partial;  // what its class-topped stacks say to partial UTF-8 tests
   };
 
   std::shared_ptr<const Grammar> grammar_;
@@ -111,6 +125,7 @@ class Npda {
   uint32_t closure(uint32_t node);
   uint32_t successor(uint32_t node);
   uint32_t intern(std::vector<uint32_t> & stacks);  // sorts + dedups in place
+  bool matches_partial_slow(uint32_t state, PartialUtf8 partial) const;
   void build_partition(uint32_t state);
   uint32_t compute_step(uint32_t state, uint32_t seg);
 };

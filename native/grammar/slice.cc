@@ -8,7 +8,7 @@ namespace toolwright::grammar {
 
 namespace {
 constexpr size_t kRegistryBudgetBytes = 256u << 20;
-constexpr uint32_t kMaxCumRows = 33;  // bitsets for depth <= 0..32
+constexpr uint32_t kMaxCumRows = 17;  // bitsets for depth <= 0..16; longer tokens are few
 }  // namespace
 
 size_t Slice::bytes() const {
@@ -48,6 +48,10 @@ std::shared_ptr<const Slice> SliceRegistry::get(uint32_t set_id, uint32_t node) 
   return slice;
 }
 
+std::vector<std::pair<uint32_t, uint32_t>> SliceRegistry::json_string_chars() {
+  return {{0x20, 0x21}, {0x23, 0x5B}, {0x5D, 0x7E}, {0x80, UINT32_MAX}};
+}
+
 std::shared_ptr<const Slice> SliceRegistry::build(const CodeSet & set, uint32_t root) const {
   const auto & nodes = vocab_.nodes();
   const auto & toks = vocab_.tokens();
@@ -66,7 +70,8 @@ std::shared_ptr<const Slice> SliceRegistry::build(const CodeSet & set, uint32_t 
     for (uint32_t c = n + 1; c < nodes[n].end; c = nodes[c].end) {
       const uint32_t cp = nodes[c].cp;
       if (!set.contains(cp)) {
-        exits.push_back(Exit3{cp, depth, c});
+        // Exits right below the slice's node are walked by range instead (see MaskEngine).
+        if (depth > 0) exits.push_back(Exit3{cp, depth, c});
         continue;
       }
       const uint32_t d = depth + 1;
@@ -78,17 +83,20 @@ std::shared_ptr<const Slice> SliceRegistry::build(const CodeSet & set, uint32_t 
       if (c + 1 < nodes[c].end) todo.emplace_back(c, d);
     }
   }
-  std::sort(by_depth.begin(), by_depth.end());
+  // Counting sort by depth.
   s->depth_end.assign(s->max_depth + 1, 0);
-  for (const auto & [d, t] : by_depth) {
-    s->tokens.push_back(t);
-    s->depth_end[d]++;
-  }
+  for (const auto & [d, t] : by_depth) s->depth_end[d]++;
   for (uint32_t d = 1; d <= s->max_depth; d++) s->depth_end[d] += s->depth_end[d - 1];
+  s->tokens.resize(by_depth.size());
+  {
+    std::vector<uint32_t> fill(s->depth_end.begin(), s->depth_end.end());
+    for (uint32_t d = s->max_depth; d >= 1; d--) fill[d] = fill[d - 1];
+    for (const auto & [d, t] : by_depth) s->tokens[fill[d]++] = t;
+  }
   std::sort(s->partials.begin(), s->partials.end(), [](const Slice::Partial & a, const Slice::Partial & b) {
-    if (a.depth != b.depth) return a.depth < b.depth;
     if (a.partial.n_remain != b.partial.n_remain) return a.partial.n_remain < b.partial.n_remain;
-    return a.partial.value < b.partial.value;
+    if (a.partial.value != b.partial.value) return a.partial.value < b.partial.value;
+    return a.depth < b.depth;
   });
   std::sort(exits.begin(), exits.end(), [](const Exit3 & a, const Exit3 & b) {
     return a.cp != b.cp ? a.cp < b.cp : a.depth < b.depth;

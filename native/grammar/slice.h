@@ -55,10 +55,11 @@ struct Slice {
     int32_t token;
     PartialUtf8 partial;
   };
-  std::vector<Partial> partials;  // sorted by depth, then partial sequence
+  std::vector<Partial> partials;  // sorted by partial sequence, then depth
 
   // Exits grouped by code point, then by depth (code points of L consumed below the node
-  // before the exit edge): one grammar step decides a whole run.
+  // before the exit edge, at least 1): one grammar step decides a whole run. Edges leaving L
+  // straight from the node itself are not listed; the mask walks those by code-point range.
   struct ExitGroup {
     uint32_t cp;
     uint32_t run_begin, run_end;  // into runs
@@ -84,6 +85,9 @@ class SliceRegistry {
   // The slice of set `set_id` below `node`, built on first use; nullptr once the registry is
   // over its memory budget.
   std::shared_ptr<const Slice> get(uint32_t set_id, uint32_t node);
+
+  // The body of a JSON string as JSON-Schema converters write it: [^"\\\x7F\x00-\x1F].
+  static std::vector<std::pair<uint32_t, uint32_t>> json_string_chars();
 
  private:
   const Vocab & vocab_;

@@ -63,8 +63,12 @@ std::shared_ptr<const Vocab> Vocab::build(std::vector<std::string> pieces, const
     const uint32_t la = v->cp_len_[a], lb = v->cp_len_[b];
     if (std::lexicographical_compare(pa, pa + la, pb, pb + lb)) return true;
     if (std::lexicographical_compare(pb, pb + lb, pa, pa + la)) return false;
-    const bool ta = v->tails_[a].n_remain > 0, tb = v->tails_[b].n_remain > 0;
+    // Complete tokens first, then partial tails grouped by their pending sequence.
+    const PartialUtf8 pa_ = v->tails_[a], pb_ = v->tails_[b];
+    const bool ta = pa_.n_remain > 0, tb = pb_.n_remain > 0;
     if (ta != tb) return !ta;
+    if (pa_.n_remain != pb_.n_remain) return pa_.n_remain < pb_.n_remain;
+    if (pa_.value != pb_.value) return pa_.value < pb_.value;
     return a < b;
   };
   std::sort(order.begin(), order.end(), less);
@@ -124,6 +128,8 @@ std::shared_ptr<const Vocab> Vocab::build(std::vector<std::string> pieces, const
   for (int32_t id : order) {
     if (v->cp_len_[id] > 0) v->below_root_bits_[id >> 6] |= 1ull << (id & 63);
   }
+  // The slice every JSON grammar needs (string bodies), built now rather than on a first mask.
+  v->slices_->get(v->slices_->intern(SliceRegistry::json_string_chars()), 0);
   return v;
 }
 

@@ -2,6 +2,7 @@
 // must be identical, bit for bit, over the whole vocabulary.
 #include "diff.h"
 
+#include <cmath>
 #include <cstdio>
 #include <random>
 
@@ -121,12 +122,25 @@ int run_diff(const LoadedVocab & lv, const std::vector<GrammarCase> & cases, con
     lazy.trigger_patterns = opt.trigger_patterns;
     lazy.trigger_tokens = opt.trigger_tokens;
     Matcher m(grammar, lv.engine_vocab, lazy);
+    // The same engine behind llama's sampler interface, as the addon plugs it in.
+    SamplerSpec spec;
+    spec.gbnf = c.gbnf;
+    spec.root = opt.root;
+    spec.lazy = lazy;
+    std::string adapter_error;
+    llama_sampler * adapter = make_llama_sampler(lv.vocab, spec, &adapter_error);
+    if (!adapter) {
+      divergences.push_back("{\"grammar\":" + json_str(c.name) + ",\"detail\":" +
+                            json_str("sampler adapter failed: " + adapter_error) + "}");
+    }
+    std::vector<llama_token_data> cur(v.size());
     std::mt19937_64 rng(opt.seed ^ name_hash(c.name));
     const int n_text = static_cast<int>(c.texts.size());
     bool diverged = false;
     for (int w = 0; w < n_text + opt.walks && !diverged; w++) {
       m.reset();
       ref.reset();
+      if (adapter) llama_sampler_reset(adapter);
       n_walks++;
       std::vector<llama_token> script;
       if (w < n_text) script = tokenize(lv.vocab, c.texts[w]);
@@ -144,6 +158,21 @@ int run_diff(const LoadedVocab & lv, const std::vector<GrammarCase> & cases, con
           break;
         }
         hashes.push_back(mask_hash(ours_bits));
+        if (adapter) {
+          for (size_t i = 0; i < cur.size(); i++) cur[i] = llama_token_data{static_cast<llama_token>(i), 0.0f, 0.0f};
+          llama_token_data_array arr{cur.data(), cur.size(), -1, false};
+          llama_sampler_apply(adapter, &arr);
+          for (size_t i = 0; i < cur.size(); i++) {
+            const bool allowed = cur[i].logit != -INFINITY;
+            if (allowed != (((ours_bits[i >> 6] >> (i & 63)) & 1) != 0)) {
+              divergences.push_back("{\"grammar\":" + json_str(c.name) + ",\"walk\":" + std::to_string(w) +
+                                    ",\"step\":" + std::to_string(step) + ",\"detail\":\"sampler adapter mask differs\"}");
+              diverged = true;
+              break;
+            }
+          }
+          if (diverged) break;
+        }
         const auto ids = allowed_ids(ours_bits, v.size());
         if (ids.empty()) break;
         int32_t tok;
@@ -170,6 +199,15 @@ int run_diff(const LoadedVocab & lv, const std::vector<GrammarCase> & cases, con
           break;
         }
         if (!a) break;
+        if (adapter) {
+          try {
+            llama_sampler_accept(adapter, tok);
+          } catch (const std::exception & e) {
+            divergences.push_back("{\"grammar\":" + json_str(c.name) + ",\"detail\":" + json_str(std::string("sampler adapter accept threw: ") + e.what()) + "}");
+            diverged = true;
+            break;
+          }
+        }
         prefix += v.piece(tok);
         taken.push_back(tok);
       }
@@ -193,6 +231,7 @@ int run_diff(const LoadedVocab & lv, const std::vector<GrammarCase> & cases, con
         for (size_t i = at; i < taken.size(); i++) m.accept(taken[i]);
       }
     }
+    if (adapter) llama_sampler_free(adapter);
     if (opt.verbose) fprintf(stderr, "ok %s\n", c.name.c_str());
   }
   auto join = [](const std::vector<std::string> & xs, bool quote) {
