@@ -16,3 +16,5 @@ export { jsonSchemaToGbnf, SchemaConverter, SchemaError, RELAXATIONS, GbnfBuilde
 export type { SchemaToGbnfOptions, Relaxation, RelaxationKind, GbnfExpr, WhitespacePolicy } from "./grammar/index.js";
 export { PegArena, PegStreamParser, parsePeg, pegToGbnf } from "./peg/index.js";
 export type { PegId, PegNode, PegParseResult, PegTreeNode, PegGbnf, GrammarTrigger } from "./peg/index.js";
+export { generateChatParams, parseChatOutput, ChatStreamParser, accumulateDeltas, prepareMessages } from "./chat/index.js";
+export type { ChatParams, ChatRequest, ChatDelta, ToolCallDelta, ChatGrammarTrigger, ChatParseOptions, ChatParserSpec, ChatMappingOptions } from "./chat/index.js";
