@@ -129,20 +129,18 @@ export interface TemplateCase {
 }
 
 /**
- * Every template whose caps say it renders tool calls (a template that only renders them with
- * list mutation allowed, as llama.cpp's engine does, is taken with mutation allowed).
+ * Every template whose caps say it renders tool calls. Templates are rendered in compat "auto"
+ * mode (strict Python Jinja2, and llama.cpp's relaxations only where strict raises), as the
+ * analysis renders them: that is how the Kimi-K2 templates (list.append) and firefunction-v2 /
+ * llama-cpp-deepseek-r1 (undefined variables) render tool calls at all.
  */
 export function toolTemplates(): TemplateCase[] {
   const out: TemplateCase[] = [];
   for (const name of readdirSync(TEMPLATES_DIR).filter((f) => f.endsWith(".jinja")).sort()) {
     const source = readFileSync(join(TEMPLATES_DIR, name), "utf8");
-    let template = new ChatTemplate(source);
-    if (!template.caps.supportsToolCalls) {
-      const mutable = new ChatTemplate(source, { allowMutation: true });
-      if (!mutable.caps.supportsToolCalls) continue;
-      template = mutable;
-    }
-    out.push({ name, source, template, analysis: analyzeTemplate(source, { template, cache: false }) });
+    const template = new ChatTemplate(source, { compat: "auto" });
+    if (!template.caps.supportsToolCalls) continue;
+    out.push({ name, source, template, analysis: analyzeTemplate(source, { template }) });
   }
   return out;
 }
