@@ -42,7 +42,9 @@ function taggedArgument(ctx: BuildContext, t: ToolsAnalysis, toolIndex: number, 
     const stops = suffixCore === "" ? [core(a.namePrefix) || core(t.function.close) || core(t.format.perCallEnd) || "\n"] : lead !== "" ? [lead + suffixCore, suffixCore] : [suffixCore];
     value = p.capture(NODE.argString, p.schema(p.until(...stops.filter((s) => s !== "")), schema, { name: `tool-${toolIndex}-arg-${name}`, raw: true }));
   } else {
-    value = p.capture(NODE.argJson, ctx.pythonTaggedValues ? pythonValue(p) : argumentValue(ctx, schema, `tool-${toolIndex}-arg-${name}`));
+    // Python literals only differ from JSON for booleans, None and containers: numbers keep their schema.
+    const python = ctx.pythonTaggedValues && !isNumeric(schema);
+    value = p.capture(NODE.argJson, python ? pythonValue(p) : argumentValue(ctx, schema, `tool-${toolIndex}-arg-${name}`));
     prefix = jsonValuePrefix(prefix);
   }
   const close = suffixCore === "" ? p.eps() : marker(p, a.valueSuffix);
@@ -69,6 +71,11 @@ function argumentsOf(ctx: BuildContext, t: ToolsAnalysis, toolIndex: number, sch
   const start = a.start !== "" ? marker(p, a.start) : p.eps();
   const end = a.end !== "" ? marker(p, a.end) : p.eps();
   return p.seq(start, args, end);
+}
+
+function isNumeric(schema: JsonSchema): boolean {
+  const type = typeof schema === "object" && schema !== null ? (schema as { type?: unknown }).type : undefined;
+  return type === "integer" || type === "number";
 }
 
 function hasRequired(schema: JsonSchema): boolean {
