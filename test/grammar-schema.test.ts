@@ -236,6 +236,8 @@ describe("errors and relaxations", () => {
     jsonSchemaToGbnf(schema, { onRelaxation: (r) => seen.push(r) });
     expect(seen.map((r) => [r.kind, r.pointer])).toEqual(expect.arrayContaining([["uniqueItems", "#/properties/tags"], ["oneOf", "#/properties/kind"]]));
     expect(() => jsonSchemaToGbnf(schema, { strict: true })).toThrow(SchemaError);
+    // Restrictions (here: property order) never make strict mode throw.
+    expect(() => jsonSchemaToGbnf({ type: "object", properties: { a: {}, b: {} } }, { strict: true })).not.toThrow();
   });
 
   test("bad options are TypeError/RangeError naming the option", () => {

@@ -7,10 +7,8 @@ import { compileGbnf } from "../gbnf-compile.js";
 import { GbnfMatchLimitError, GbnfMatcher } from "../gbnf-match.js";
 import { GbnfSyntaxError } from "../gbnf-parse.js";
 import { type PyJson, dumpsPython, parsePyJson, pyJsonToJs } from "../python-json.js";
-import { type RelaxationKind, SchemaError } from "./schema-error.js";
+import { RESTRICTION_KINDS, type RelaxationKind, SchemaError } from "./schema-error.js";
 import { type SchemaToGbnfOptions, jsonSchemaToGbnf } from "./schema-to-gbnf.js";
-
-const RESTRICTIONS = new Set<RelaxationKind>(["propertyOrder", "numberExponent", "enumObjectOrder"]);
 
 /** One MaskBench file: a schema and its labelled instances. */
 export interface CoverageCase {
@@ -108,7 +106,7 @@ export function checkCoverageCase(c: CoverageCase, options: SchemaToGbnfOptions 
   }
   if (falseRejects === 0 && falseAccepts === 0) return out(true, null, 0, 0, grammar.length);
   // Restrictions only ever reject; they cannot explain an accepted invalid instance.
-  const supersets = [...relaxations].filter((k) => !RESTRICTIONS.has(k)).sort();
+  const supersets = [...relaxations].filter((k) => !RESTRICTION_KINDS.has(k)).sort();
   let reason = falseRejects > 0 ? "rejects a valid instance" : `accepts an invalid instance${supersets.length ? ` [${supersets.join(", ")}]` : ""}`;
   if (falseRejects > 0 && options.propertyOrder !== "any" && checkCoverageCase(c, { ...options, propertyOrder: "any" }).falseRejects === 0) {
     reason = "rejects a valid instance: keys not in `properties` order (passes with propertyOrder any)";

@@ -5,7 +5,7 @@
  * to emit) or one of the RELAXATIONS below: the grammar then accepts a SUPERSET of the valid
  * instances (or, for the few marked "restriction", a documented subset). This list is the one
  * place where every approximation is written down; the converter reports each use of one
- * through `onRelaxation` (with the JSON pointer), or throws instead when `strict` is set.
+ * through `onRelaxation` (with the JSON pointer); with `strict`, the superset ones throw instead.
  */
 
 /** The approximations the converter may make; keys are what `onRelaxation` reports. */
@@ -34,6 +34,9 @@ export const RELAXATIONS = {
 
 /** Key of {@link RELAXATIONS}. */
 export type RelaxationKind = keyof typeof RELAXATIONS;
+
+/** The kinds that only ever reject (valid but differently spelled instances), never accept extra ones. */
+export const RESTRICTION_KINDS: ReadonlySet<RelaxationKind> = new Set<RelaxationKind>(["propertyOrder", "numberExponent", "enumObjectOrder"]);
 
 /** One use of a relaxation, reported through `onRelaxation`. */
 export interface Relaxation {

@@ -19,7 +19,7 @@ import { parseRegex } from "../regex/regex-parse.js";
 import { JsonText, type WhitespacePolicy } from "./json-text.js";
 import { arrayExpr, objectExpr } from "./schema-containers.js";
 import { SchemaDocument, type SchemaLocation } from "./schema-document.js";
-import { RELAXATIONS, type Relaxation, type RelaxationKind, SchemaError } from "./schema-error.js";
+import { RELAXATIONS, RESTRICTION_KINDS, type Relaxation, type RelaxationKind, SchemaError } from "./schema-error.js";
 import { ALL_TYPES, type Norm, type TypeName, cloneNorm, emptyNorm, isPureRef, jsonEqual, mergeInto } from "./schema-normalize.js";
 import { integerExpr, numberExpr, stringExpr } from "./schema-scalars.js";
 import { NOTHING, isNothing } from "./string-language.js";
@@ -35,7 +35,7 @@ export interface SchemaToGbnfOptions {
    * which keeps generation deterministic and free of repeated keys. "any": any order.
    */
   propertyOrder?: "schema" | "any";
-  /** Throw a {@link SchemaError} instead of applying any relaxation. */
+  /** Throw a {@link SchemaError} instead of any relaxation that would accept invalid instances. */
   strict?: boolean;
   /** Called once per relaxation applied (see RELAXATIONS). */
   onRelaxation?: (r: Relaxation) => void;
@@ -104,7 +104,7 @@ export class SchemaConverter {
   }
 
   relax(kind: RelaxationKind, pointer: string, keyword: string, detail?: string): void {
-    if (this.options.strict) throw new SchemaError(pointer, keyword, `not expressible exactly: ${RELAXATIONS[kind]}${detail ? ` (${detail})` : ""}`);
+    if (this.options.strict && !RESTRICTION_KINDS.has(kind)) throw new SchemaError(pointer, keyword, `not expressible exactly: ${RELAXATIONS[kind]}${detail ? ` (${detail})` : ""}`);
     const key = `${this.docCount}|${kind}|${pointer}|${keyword}|${detail ?? ""}`;
     if (this.reported.has(key)) return;
     this.reported.add(key);
