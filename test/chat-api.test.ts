@@ -225,3 +225,30 @@ describe("dedicated handlers", () => {
     expect(prepareMessages(analysis, [{ role: "assistant", content: "A", reasoning_content: "R" }])[0]).toMatchObject({ content: "[THINK]R[/THINK]A" });
   });
 });
+
+describe("JSON layouts no template in the set uses", () => {
+  // Real analyses with one field changed, as a template of that shape would be analysed.
+  const { template, analysis } = load(QWEN);
+  const withFormat = (format: Partial<TemplateAnalysis["tools"]["format"]>): TemplateAnalysis => ({
+    ...analysis,
+    tools: { ...analysis.tools, format: { ...analysis.tools.format, ...format } },
+  });
+
+  it("Python dicts: single-quoted keys and strings, True/None; the grammar allows them too", () => {
+    const p = generateChatParams(withFormat({ usesPythonDicts: true }), template, { messages: [USER], tools: TOOLS, toolChoice: "required" });
+    const out = "<tool_call>\n{'name': 'get_weather', 'arguments': {'city': 'It\\'s \"Paris\"', 'days': None}}\n</tool_call>";
+    expect(parseChatOutput(p, out, ids).tool_calls?.[0]?.function).toEqual({ name: "get_weather", arguments: '{"city":"It\'s \\"Paris\\"","days":null}' });
+    expect(matchGbnf(p.grammar!, out).ok).toBe(true);
+  });
+
+  it("nested keys: {\"function\": {\"name\": ..., \"arguments\": ...}, \"id\": ...}", () => {
+    const p = generateChatParams(withFormat({ nameField: "function.name", argsField: "function.arguments", idField: "id", parameterOrder: ["id", "function"] }), template, {
+      messages: [USER],
+      tools: TOOLS,
+      toolChoice: "required",
+    });
+    const out = '<tool_call>\n{"id": "abc", "function": {"name": "get_weather", "arguments": {"city": "Rome"}}}\n</tool_call>';
+    expect(parseChatOutput(p, out, ids).tool_calls).toEqual([{ id: "abc", type: "function", function: { name: "get_weather", arguments: '{"city":"Rome"}' } }]);
+    expect(matchGbnf(p.grammar!, out).ok).toBe(true);
+  });
+});
