@@ -1,0 +1,124 @@
+#!/usr/bin/env node
+// npm run bench:chat — what tools and grammars cost in model.chat(): time to first token and
+// generation tokens/s with grammar off vs on, on the same model and prompt, as a ratio.
+//
+// Modes (each on the same ~0.5B random-weight Qwen2.5-shaped model, qwen2 vocabulary: 152k tokens):
+//   plain      no tools, no grammar
+//   auto       tools, tool_choice auto (lazy grammar: only masks once a call starts)
+//   required   tools, tool_choice required (strict grammar from the first token)
+//   json       response_format json_schema (strict grammar)
+// Each grammar mode runs on every registered grammar engine ("llama" is llama.cpp's).
+//
+// Needs `npm run build:ts` and the native addon. The load average is printed: the machine may be shared.
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { loadavg } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const lib = (p) => import(pathToFileURL(join(ROOT, "lib", p)).href);
+
+const { values: opt } = parseArgs({
+  options: {
+    model: { type: "string" },
+    size: { type: "string", default: "bench" },
+    template: { type: "string", default: "Qwen-Qwen2.5-7B-Instruct" },
+    "max-tokens": { type: "string", default: "32" },
+    reps: { type: "string", default: "3" },
+    threads: { type: "string", default: "2" },
+    modes: { type: "string", default: "plain,auto,required,json" },
+    help: { type: "boolean", short: "h", default: false },
+  },
+});
+if (opt.help) {
+  console.log(`usage: npm run bench:chat -- [--model PATH] [--size bench|tiny] [--template NAME] [--max-tokens N] [--reps N] [--threads N] [--modes LIST]`);
+  process.exit(0);
+}
+
+const { loadModel, loadNative, createTestModel } = await lib("index.js");
+const { ChatSession } = await lib("chat/session/index.js");
+
+const templatePath = join(ROOT, "deps", "llama.cpp", "models", "templates", `${opt.template}.jinja`);
+const template = readFileSync(templatePath, "utf8");
+let modelPath = opt.model;
+if (!modelPath) {
+  const cache = join(ROOT, ".cache", "bench-models");
+  modelPath = join(cache, `qwen2-${opt.size}-s1-v1.gguf`);
+  if (!existsSync(modelPath)) {
+    mkdirSync(cache, { recursive: true });
+    console.error(`generating ${modelPath} ...`);
+    await createTestModel({ vocabPath: join(ROOT, "deps", "llama.cpp", "models", "ggml-vocab-qwen2.gguf"), size: opt.size, seed: 1, outPath: modelPath });
+  }
+}
+
+const engines = loadNative().grammarEngines ?? ["llama"];
+const model = await loadModel(modelPath);
+const session = new ChatSession(model, { context: { contextSize: 2048, threads: Number(opt.threads) } });
+const maxTokens = Number(opt["max-tokens"]);
+const reps = Number(opt.reps);
+
+const tools = [
+  {
+    type: "function",
+    function: {
+      name: "get_weather",
+      description: "Current weather in a city",
+      parameters: { type: "object", properties: { city: { type: "string", maxLength: 24 }, unit: { enum: ["c", "f"] } }, required: ["city", "unit"] },
+    },
+  },
+  { type: "function", function: { name: "get_time", description: "Local time", parameters: { type: "object", properties: { zone: { type: "string", maxLength: 32 } }, required: ["zone"] } } },
+];
+const schema = { type: "object", properties: { answer: { type: "string", maxLength: 40 }, confidence: { type: "integer", minimum: 0, maximum: 100 } }, required: ["answer", "confidence"] };
+const MODES = {
+  plain: {},
+  auto: { tools },
+  required: { tools, toolChoice: "required" },
+  json: { responseFormat: { type: "json_schema", json_schema: { name: "a", schema } } },
+};
+
+const messages = [
+  { role: "system", content: "You are a helpful assistant with access to tools." },
+  { role: "user", content: "What's the weather like in Paris right now, and what time is it there?" },
+];
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+async function measure(extra, engine) {
+  const ttft = [];
+  const tps = [];
+  const tokens = [];
+  for (let i = 0; i < reps; i++) {
+    // A different leading token each rep defeats prefix reuse: every rep evaluates the whole prompt.
+    const r = await session.chat({
+      messages: [{ ...messages[0], content: `${messages[0].content} (${i})` }, messages[1]],
+      ...extra,
+      template,
+      maxTokens,
+      sampling: { seed: 7 + i },
+      ...(engine && engine !== "llama" ? { grammarEngine: engine } : {}),
+    });
+    ttft.push(r.timings.firstTokenMs);
+    tps.push(r.timings.tokensPerSecond);
+    tokens.push(r.usage.completionTokens);
+  }
+  return { ttft: median(ttft), tps: median(tps), tokens: median(tokens) };
+}
+
+console.log(`model ${modelPath} (${model.vocabSize} tokens), template ${opt.template}, maxTokens ${maxTokens}, reps ${reps}, threads ${opt.threads}`);
+console.log(`grammar engines: ${engines.join(", ")}; load average at start: ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
+await measure({}, undefined); // warm-up
+const base = await measure(MODES.plain, undefined);
+const rows = [["mode", "engine", "TTFT ms", "tok/s", "tokens", "TTFT ratio", "tok/s ratio"]];
+rows.push(["plain", "-", base.ttft.toFixed(1), base.tps.toFixed(1), String(base.tokens), "1.00", "1.00"]);
+for (const mode of opt.modes.split(",").filter((m) => m !== "plain")) {
+  if (!MODES[mode]) throw new RangeError(`--modes: unknown mode ${mode}`);
+  for (const engine of engines) {
+    const m = await measure(MODES[mode], engine);
+    rows.push([mode, engine, m.ttft.toFixed(1), m.tps.toFixed(1), String(m.tokens), (m.ttft / base.ttft).toFixed(2), base.tps > 0 ? (m.tps / base.tps).toFixed(2) : "-"]);
+  }
+}
+const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
+for (const r of rows) console.log(r.map((cell, c) => cell.padStart(widths[c])).join("  "));
+console.log(`load average at end: ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
+session.dispose();
+model.dispose();

@@ -1,0 +1,98 @@
+/**
+ * From the chat layer's grammar and triggers to the runtime's grammar option. This is the one
+ * place that picks the grammar engine.
+ */
+import type { GrammarOptions } from "../../runtime/sampling.js";
+import type { Model } from "../../runtime/model.js";
+import type { ChatParams } from "../types.js";
+
+/** The engine chat requests use unless they name one (undefined: the runtime's default). */
+export let defaultChatGrammarEngine: string | undefined = undefined;
+
+/**
+ * Sets the engine chat requests use by default (e.g. "toolwright" once registered).
+ *
+ * @example
+ * setDefaultChatGrammarEngine("toolwright");
+ */
+export function setDefaultChatGrammarEngine(engine: string | undefined): void {
+  if (engine !== undefined && (typeof engine !== "string" || engine === "")) {
+    throw new TypeError(`setDefaultChatGrammarEngine: engine must be a non-empty string or undefined, got ${JSON.stringify(engine)}`);
+  }
+  defaultChatGrammarEngine = engine;
+}
+
+function escapeRegex(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
+}
+
+/** Whether a regex has a capturing group (an unescaped "(" not followed by "?"). */
+function hasCaptureGroup(pattern: string): boolean {
+  return /(^|[^\\])\((?!\?)/.test(pattern);
+}
+
+/**
+ * The runtime matches lazy patterns against the whole output and hands the grammar the text from
+ * the first capture group: a trigger found anywhere becomes `^[\s\S]*?(trigger)[\s\S]*`. `guard`
+ * (the escaped reasoning-end marker) must come first, so nothing inside reasoning triggers it.
+ */
+function anywhere(pattern: string, captures: boolean, guard: string): string {
+  // A pattern with its own group keeps it first: the grammar sees the text from that group.
+  const body = captures ? `(?:${pattern})` : `(${pattern})`;
+  return `^[\\s\\S]*?${guard ? `${guard}[\\s\\S]*?` : ""}${body}[\\s\\S]*`;
+}
+
+/**
+ * The grammar option of one chat generation, or undefined when the output is unconstrained.
+ * Word and pattern triggers become lazy patterns; a token trigger becomes a lazy token when the
+ * vocabulary has it as one token, else a word pattern. When the prompt opens reasoning, triggers
+ * other than the reasoning end only count after it, so reasoning is never constrained.
+ *
+ * @example
+ * chatGrammar(params, model, undefined); // { gbnf, lazy: { patterns: ["^[\\s\\S]*?(<tool_call>)[\\s\\S]*"] } }
+ */
+export function chatGrammar(params: ChatParams, model: Model, engine: string | undefined): GrammarOptions | undefined {
+  if (params.grammar === null) return undefined;
+  const chosen = engine ?? defaultChatGrammarEngine;
+  const base: GrammarOptions = { gbnf: params.grammar, ...(chosen === undefined ? {} : { engine: chosen }) };
+  if (!params.grammarLazy) return base;
+  const end = params.reasoningEnd;
+  const guardFor = (value: string) => (params.thinkingForcedOpen && end !== null && value !== end ? escapeRegex(end) : "");
+  const patterns: string[] = [];
+  const tokens: number[] = [];
+  for (const t of params.grammarTriggers) {
+    switch (t.type) {
+      case "word":
+        patterns.push(anywhere(escapeRegex(t.value), false, guardFor(t.value)));
+        break;
+      case "pattern":
+        patterns.push(anywhere(t.value, hasCaptureGroup(t.value), guardFor(t.value)));
+        break;
+      case "token": {
+        const ids = model.tokenize(t.value, { addSpecial: false, parseSpecial: true });
+        if (ids.length === 1 && guardFor(t.value) === "") tokens.push(ids[0]!);
+        else patterns.push(anywhere(escapeRegex(t.value), false, guardFor(t.value)));
+        break;
+      }
+      default: {
+        const never: never = t;
+        throw new TypeError(`chat: unknown grammar trigger ${JSON.stringify(never)}`);
+      }
+    }
+  }
+  if (patterns.length === 0 && tokens.length === 0) return undefined;
+  return { ...base, lazy: { ...(patterns.length ? { patterns } : {}), ...(tokens.length ? { tokens } : {}) } };
+}
+
+/**
+ * The same grammar applied from the current position on (no triggers): used when the reasoning
+ * budget runs out and the deferred grammar, which starts with the reasoning end, must now force it.
+ *
+ * @example
+ * strictGrammar(params, undefined); // { gbnf }
+ */
+export function strictGrammar(params: ChatParams, engine: string | undefined): GrammarOptions | undefined {
+  if (params.grammar === null) return undefined;
+  const chosen = engine ?? defaultChatGrammarEngine;
+  return { gbnf: params.grammar, ...(chosen === undefined ? {} : { engine: chosen }) };
+}

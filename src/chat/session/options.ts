@@ -1,0 +1,89 @@
+/**
+ * Validation of chat() options: each mistake throws a TypeError or RangeError that names the
+ * option and shows what was given, before any work starts.
+ */
+import { checkObject, checkString, describe, optBoolean, optInteger, optSignal, optStringArray } from "../../runtime/validate.js";
+import type { ChatOptions, ChatTool } from "./types.js";
+
+/** Checked options with defaults filled in. */
+export interface PlannedChat {
+  options: ChatOptions;
+  tools: ChatTool[];
+  maxTokens: number;
+  maxSteps: number;
+  stop: string[];
+  signal: AbortSignal | undefined;
+  reasoningBudget: number | undefined;
+  grammarEngine: string | undefined;
+}
+
+const KNOWN = new Set([
+  "messages", "tools", "toolChoice", "parallelToolCalls", "responseFormat", "enableThinking", "extraContext", "sampling",
+  "maxTokens", "stop", "signal", "template", "maxSteps", "reasoningBudget", "grammarEngine",
+]);
+
+function checkTools(value: unknown, where: string): ChatTool[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) throw new TypeError(`${where}: options.tools must be an array, got ${describe(value)}`);
+  return value.map((t: unknown, i) => {
+    const tool = checkObject(t, `${where}: options.tools[${i}]`) as unknown as ChatTool;
+    if (tool.type !== "function" || tool.function === null || typeof tool.function !== "object") {
+      throw new TypeError(`${where}: options.tools[${i}] must be {type: "function", function: {name, parameters}}`);
+    }
+    checkString(tool.function.name, `${where}: options.tools[${i}].function.name`);
+    if (tool.execute !== undefined && typeof tool.execute !== "function") {
+      throw new TypeError(`${where}: options.tools[${i}].execute must be a function, got ${describe(tool.execute)}`);
+    }
+    return tool;
+  });
+}
+
+/**
+ * Checks chat() options. `where` prefixes the messages ("chat" or "streamChat").
+ *
+ * @example
+ * planChat({ messages: [{ role: "user", content: "Hi" }], maxTokens: 64 }, "chat").maxTokens; // 64
+ */
+export function planChat(value: unknown, where: string): PlannedChat {
+  if (value === undefined || value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new TypeError(`${where}: options must be an object, got ${describe(value)}`);
+  }
+  const o = value as Record<string, unknown>;
+  for (const key of Object.keys(o)) {
+    if (!KNOWN.has(key)) throw new TypeError(`${where}: unknown option "${key}"`);
+  }
+  if (!Array.isArray(o.messages)) throw new TypeError(`${where}: options.messages must be an array of messages, got ${describe(o.messages)}`);
+  if (o.messages.length === 0) throw new RangeError(`${where}: options.messages must not be empty`);
+  o.messages.forEach((m: unknown, i) => {
+    const msg = checkObject(m, `${where}: options.messages[${i}]`);
+    if (!["system", "developer", "user", "assistant", "tool"].includes(msg.role as string)) {
+      throw new RangeError(`${where}: options.messages[${i}].role must be "system", "developer", "user", "assistant" or "tool", got ${describe(msg.role)}`);
+    }
+  });
+  const tools = checkTools(o.tools, where);
+  optBoolean(o.parallelToolCalls, `${where}: options.parallelToolCalls`);
+  optBoolean(o.enableThinking, `${where}: options.enableThinking`);
+  if (o.extraContext !== undefined) checkObject(o.extraContext, `${where}: options.extraContext`);
+  if (o.sampling !== undefined) checkObject(o.sampling, `${where}: options.sampling`);
+  if (o.template !== undefined) {
+    checkString(o.template, `${where}: options.template`);
+    if ((o.template as string).trim() === "") throw new RangeError(`${where}: options.template must not be empty`);
+  }
+  if (o.responseFormat !== undefined) checkObject(o.responseFormat, `${where}: options.responseFormat`);
+  const stop = optStringArray(o.stop, `${where}: options.stop`) ?? [];
+  stop.forEach((s, i) => {
+    if (s === "") throw new RangeError(`${where}: options.stop[${i}] must not be empty`);
+  });
+  const grammarEngine = o.grammarEngine === undefined ? undefined : checkString(o.grammarEngine, `${where}: options.grammarEngine`);
+  const anyExecute = tools.some((t) => t.execute !== undefined);
+  return {
+    options: o as unknown as ChatOptions,
+    tools,
+    maxTokens: optInteger(o.maxTokens, `${where}: options.maxTokens`, 1, 2 ** 31 - 1) ?? 1024,
+    maxSteps: optInteger(o.maxSteps, `${where}: options.maxSteps`, 1, 1 << 16) ?? (anyExecute ? 8 : 1),
+    stop,
+    signal: optSignal(o.signal, `${where}: options.signal`),
+    reasoningBudget: optInteger(o.reasoningBudget, `${where}: options.reasoningBudget`, 0, 2 ** 31 - 1),
+    grammarEngine,
+  };
+}

@@ -1,0 +1,200 @@
+/**
+ * `ChatSession`: chat requests on one model, through one context, so consecutive turns of a
+ * conversation reuse the KV cache (only the new suffix of the prompt is evaluated). Requests on
+ * a session run one after another.
+ */
+import type { Context } from "../../runtime/context.js";
+import type { Model } from "../../runtime/model.js";
+import type { ChatMessage } from "../../types.js";
+import { planChat, type PlannedChat } from "./options.js";
+import { runStep, type StepOutcome } from "./step.js";
+import { preparedTemplate } from "./template-cache.js";
+import { canExecuteAll, executeToolCalls } from "./tools.js";
+import type { ChatChunk, ChatOptions, ChatResult, ChatSessionOptions, ChatStep, ChatUsage } from "./types.js";
+
+/** A streamed request: iterate it for chunks; `result` settles when it ends. */
+export interface ChatStream extends AsyncIterable<ChatChunk> {
+  /** The same result `chat()` would have returned. */
+  readonly result: Promise<ChatResult>;
+}
+
+type Event = { type: "delta"; step: number; chunk: ChatChunk };
+
+/**
+ * Chat requests on a model through one KV cache.
+ *
+ * @example
+ * const session = new ChatSession(model);
+ * const r1 = await session.chat({ messages: [{ role: "user", content: "Hi" }] });
+ * const r2 = await session.chat({ messages: [{ role: "user", content: "Hi" }, r1.message, { role: "user", content: "More" }] });
+ * r2.usage.cachedPromptTokens; // most of the first prompt
+ */
+export class ChatSession {
+  readonly model: Model;
+  readonly #options: ChatSessionOptions;
+  #context: Promise<Context> | undefined;
+  #tail: Promise<unknown> = Promise.resolve();
+
+  constructor(model: Model, options: ChatSessionOptions = {}) {
+    if (model === null || typeof model !== "object" || typeof model.createContext !== "function") {
+      throw new TypeError("ChatSession: model must be a Model (from loadModel)");
+    }
+    if (options === null || typeof options !== "object") throw new TypeError("ChatSession: options must be an object");
+    this.model = model;
+    this.#options = options;
+  }
+
+  /**
+   * Runs a chat request to the end (and the tool runner, when tools have `execute`).
+   *
+   * @example
+   * const { message, finishReason, usage } = await session.chat({
+   *   messages: [{ role: "user", content: "Weather in Paris?" }],
+   *   tools: [{ type: "function", function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } } } },
+   *             execute: async ({ city }) => ({ city, temperature: 21 }) }],
+   * });
+   */
+  async chat(options: ChatOptions): Promise<ChatResult> {
+    const plan = planChat(options, "chat");
+    return this.#exclusive(async () => {
+      const it = this.#run(plan);
+      for (;;) {
+        const next = await it.next();
+        if (next.done) return next.value;
+      }
+    });
+  }
+
+  /**
+   * Runs a chat request and streams it as OpenAI-style chunks.
+   *
+   * @example
+   * const stream = session.streamChat({ messages });
+   * for await (const chunk of stream) process.stdout.write(chunk.choices[0].delta.content ?? "");
+   * const { usage } = await stream.result;
+   */
+  streamChat(options: ChatOptions): ChatStream {
+    const plan = planChat(options, "streamChat");
+    let settle!: { resolve: (r: ChatResult) => void; reject: (e: unknown) => void };
+    const result = new Promise<ChatResult>((resolve, reject) => (settle = { resolve, reject }));
+    result.catch(() => undefined); // the iterator rethrows; an unread result must not be unhandled
+    const self = this;
+    let started = false;
+    return {
+      result,
+      [Symbol.asyncIterator]() {
+        if (started) throw new Error("streamChat: a stream can be iterated only once");
+        started = true;
+        return (async function* () {
+          let release!: () => void;
+          const turn = new Promise<void>((r) => (release = r));
+          const previous = self.#tail;
+          self.#tail = previous.then(() => turn);
+          await previous.catch(() => undefined);
+          try {
+            const it = self.#run(plan);
+            for (;;) {
+              const next = await it.next();
+              if (next.done) {
+                settle.resolve(next.value);
+                return;
+              }
+              yield next.value.chunk;
+            }
+          } catch (e) {
+            settle.reject(e);
+            throw e;
+          } finally {
+            release();
+          }
+        })();
+      },
+    };
+  }
+
+  /** Frees the session's context (the model stays loaded). */
+  dispose(): void {
+    const context = this.#context;
+    this.#context = undefined;
+    void context?.then((c) => c.dispose()).catch(() => undefined);
+  }
+
+  #exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.#tail.catch(() => undefined).then(work);
+    this.#tail = run.catch(() => undefined);
+    return run;
+  }
+
+  async #contextFor(): Promise<Context> {
+    if (this.#context) {
+      const c = await this.#context.catch(() => undefined);
+      if (c && !c.disposed) return c;
+    }
+    this.#context = this.model.createContext(this.#options.context ?? {});
+    return this.#context;
+  }
+
+  async *#run(plan: PlannedChat): AsyncGenerator<Event, ChatResult, undefined> {
+    const startedAt = performance.now();
+    const model = this.model;
+    const source = plan.options.template ?? model.chatTemplate;
+    if (source === null) throw new RangeError("chat: the model has no chat template; pass options.template");
+    const tokenText = (id: number) => (id >= 0 ? model.detokenize([id]) : "");
+    const prepared = preparedTemplate(source, tokenText(model.specialTokens.bos), tokenText(model.specialTokens.eos));
+    const context = await this.#contextFor();
+    const messages: ChatMessage[] = [...plan.options.messages];
+    const added: ChatMessage[] = [];
+    const steps: ChatStep[] = [];
+    for (let index = 0; ; index++) {
+      const it = runStep(context, plan, prepared, messages, index === 0 ? startedAt : performance.now());
+      let outcome: StepOutcome;
+      let first = true;
+      for (;;) {
+        const next = await it.next();
+        if (next.done) {
+          outcome = next.value;
+          break;
+        }
+        const delta = first ? { role: "assistant" as const, ...next.value } : next.value;
+        first = false;
+        yield { type: "delta", step: index, chunk: { choices: [{ index: 0, delta, finish_reason: null }], step: index } };
+      }
+      const message = outcome.message;
+      messages.push(message);
+      added.push(message);
+      const step: ChatStep = { message, finishReason: outcome.finishReason, usage: outcome.usage, timings: outcome.timings, toolMessages: [] };
+      steps.push(step);
+      const calls = message.tool_calls ?? [];
+      const runTools = outcome.finishReason === "tool_calls" && index + 1 < plan.maxSteps && canExecuteAll(calls, plan.tools);
+      if (runTools) step.toolMessages = await executeToolCalls(calls, plan.tools, plan.signal);
+      yield {
+        type: "delta",
+        step: index,
+        chunk: {
+          choices: [{ index: 0, delta: {}, finish_reason: outcome.finishReason }],
+          step: index,
+          usage: outcome.usage,
+          timings: outcome.timings,
+          ...(runTools ? { toolMessages: step.toolMessages } : {}),
+        },
+      };
+      if (!runTools || plan.signal?.aborted) {
+        const finishReason = plan.signal?.aborted ? "abort" : outcome.finishReason;
+        return { message, finishReason, usage: sumUsage(steps), timings: outcome.timings, steps, messages: added };
+      }
+      messages.push(...step.toolMessages);
+      added.push(...step.toolMessages);
+    }
+  }
+}
+
+function sumUsage(steps: readonly ChatStep[]): ChatUsage {
+  const u: ChatUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0, cachedPromptTokens: 0 };
+  for (const s of steps) {
+    u.promptTokens += s.usage.promptTokens;
+    u.completionTokens += s.usage.completionTokens;
+    u.totalTokens += s.usage.totalTokens;
+    u.cachedPromptTokens += s.usage.cachedPromptTokens;
+  }
+  return u;
+}

@@ -1,0 +1,137 @@
+/**
+ * One model turn: render the prompt, tokenize it, generate with the grammar, and stream the
+ * output through the chat parser. Prefix reuse is the context's: only the suffix after the
+ * longest prefix shared with the KV cache is evaluated.
+ */
+import type { Context } from "../../runtime/context.js";
+import type { Generation, StopReason } from "../../runtime/generation.js";
+import type { GrammarOptions } from "../../runtime/sampling.js";
+import type { AssistantMessage, ChatMessage } from "../../types.js";
+import { ChatStreamParser } from "../chat-parser.js";
+import { generateChatParams } from "../generate.js";
+import type { ChatDelta, ChatParams } from "../types.js";
+import { chatGrammar, strictGrammar } from "./grammar.js";
+import type { PlannedChat } from "./options.js";
+import type { PreparedTemplate } from "./template-cache.js";
+import type { ChatTimings, ChatUsage, FinishReason } from "./types.js";
+
+/** What one turn produced. */
+export interface StepOutcome {
+  message: AssistantMessage;
+  finishReason: FinishReason;
+  usage: ChatUsage;
+  timings: ChatTimings;
+  params: ChatParams;
+}
+
+/** The chat request of one turn, with `execute` stripped from the tools (templates render them). */
+export function paramsFor(plan: PlannedChat, prepared: PreparedTemplate, messages: ChatMessage[]): ChatParams {
+  const o = plan.options;
+  return generateChatParams(prepared.analysis, prepared.template, {
+    messages,
+    ...(plan.tools.length ? { tools: plan.tools.map((t) => ({ type: "function" as const, function: t.function })) } : {}),
+    ...(o.toolChoice !== undefined ? { toolChoice: o.toolChoice } : {}),
+    ...(o.parallelToolCalls !== undefined ? { parallelToolCalls: o.parallelToolCalls } : {}),
+    ...(o.responseFormat !== undefined ? { responseFormat: o.responseFormat } : {}),
+    ...(o.enableThinking !== undefined ? { enableThinking: o.enableThinking } : {}),
+    ...(o.extraContext !== undefined ? { extraContext: o.extraContext } : {}),
+  });
+}
+
+function finishReasonOf(stop: StopReason | undefined, message: AssistantMessage): FinishReason {
+  if (stop === "abort") return "abort";
+  if (message.tool_calls?.length) return "tool_calls";
+  if (stop === "maxTokens" || stop === "contextFull") return "length";
+  return "stop";
+}
+
+/** Whether the grammar is the deferred one, which starts by writing the reasoning end itself. */
+function grammarStartsWithReasoningEnd(params: ChatParams): boolean {
+  return params.grammarLazy && params.grammarTriggers.length === 1 && params.grammarTriggers[0]!.type === "word" && params.grammarTriggers[0]!.value === params.reasoningEnd;
+}
+
+/**
+ * Runs one turn, yielding the parser's deltas as tokens arrive; returns the message and counts.
+ *
+ * @example
+ * const it = runStep(context, plan, prepared, messages, performance.now());
+ */
+export async function* runStep(
+  context: Context,
+  plan: PlannedChat,
+  prepared: PreparedTemplate,
+  messages: ChatMessage[],
+  startedAt: number,
+): AsyncGenerator<ChatDelta, StepOutcome, undefined> {
+  const model = context.model;
+  const params = paramsFor(plan, prepared, messages);
+  const bos = model.specialTokens.bos >= 0 ? model.detokenize([model.specialTokens.bos]) : "";
+  // Most templates write BOS themselves: do not add a second one.
+  const addSpecial = !(bos !== "" && params.prompt.startsWith(bos));
+  const prompt = await model.tokenizeAsync(params.prompt, { addSpecial, parseSpecial: true });
+  const grammar = chatGrammar(params, model, plan.grammarEngine);
+  const stop = [...new Set([...params.additionalStops.filter((s) => s !== ""), ...plan.stop])];
+  const parser = new ChatStreamParser(params);
+  const usage: ChatUsage = { promptTokens: prompt.length, completionTokens: 0, totalTokens: 0, cachedPromptTokens: 0 };
+  const generated: number[] = [];
+  let genStart = performance.now();
+  let firstAt: number | undefined;
+  let stopReason: StopReason | undefined;
+
+  const budget = params.thinkingForcedOpen && params.reasoningEnd !== null ? plan.reasoningBudget : undefined;
+  const run = async function* (tokens: Int32Array, maxTokens: number, g: GrammarOptions | undefined): AsyncGenerator<ChatDelta, Generation> {
+    const generation = context.generate({
+      tokens,
+      maxTokens,
+      stop,
+      ...(plan.options.sampling ? { sampling: plan.options.sampling } : {}),
+      ...(g ? { grammar: g } : {}),
+      ...(plan.signal ? { signal: plan.signal } : {}),
+    });
+    for await (const { token, text } of generation) {
+      firstAt ??= performance.now();
+      generated.push(token);
+      if (text !== "") yield* parser.feed(text);
+    }
+    return generation;
+  };
+
+  genStart = performance.now();
+  const first = yield* run(prompt, budget === undefined ? plan.maxTokens : Math.min(budget, plan.maxTokens), grammar);
+  usage.cachedPromptTokens = first.stats.promptTokensReused;
+  usage.completionTokens = first.stats.tokensGenerated;
+  stopReason = first.stopReason;
+  const end = params.reasoningEnd;
+  if (budget !== undefined && end !== null && stopReason === "maxTokens" && usage.completionTokens < plan.maxTokens && !parser.text.includes(end)) {
+    // Reasoning ran out of budget: close it and let the answer follow.
+    let tokens = Int32Array.from([...prompt, ...generated]);
+    let g = grammar;
+    if (grammarStartsWithReasoningEnd(params)) g = strictGrammar(params, plan.grammarEngine);
+    else {
+      const marker = `${end}\n`;
+      tokens = Int32Array.from([...tokens, ...model.tokenize(marker, { addSpecial: false, parseSpecial: true })]);
+      yield* parser.feed(marker);
+    }
+    const second = yield* run(tokens, plan.maxTokens - usage.completionTokens, g);
+    usage.completionTokens += second.stats.tokensGenerated;
+    stopReason = second.stopReason;
+  }
+  yield* parser.finish();
+  const done = performance.now();
+  const message = parser.message();
+  usage.totalTokens = usage.promptTokens + usage.completionTokens;
+  const first_ = firstAt ?? done;
+  const generationMs = done - first_;
+  return {
+    message,
+    finishReason: finishReasonOf(stopReason, message),
+    usage,
+    timings: {
+      promptMs: first_ - genStart,
+      generationMs,
+      firstTokenMs: first_ - startedAt,
+      tokensPerSecond: usage.completionTokens > 1 && generationMs > 0 ? ((usage.completionTokens - 1) * 1000) / generationMs : 0,
+    },
+    params,
+  };
+}

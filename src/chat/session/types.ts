@@ -1,0 +1,127 @@
+/**
+ * Public shapes of `Model.chat()` / `Model.streamChat()`: the request options, the result, and
+ * the streamed chunks.
+ */
+import type { ContextOptions } from "../../runtime/context.js";
+import type { SamplingOptions } from "../../runtime/sampling.js";
+import type { AssistantMessage, ChatMessage, ResponseFormat, ToolChoice, ToolDefinition, ToolMessage } from "../../types.js";
+import type { ChatDelta } from "../types.js";
+
+/** What a tool's `execute` receives besides its arguments. */
+export interface ToolExecuteContext {
+  /** The request's signal: stop work when it aborts. */
+  signal: AbortSignal | undefined;
+  /** The id of the call being answered. */
+  toolCallId: string;
+}
+
+/**
+ * A tool the model may call. With `execute`, `chat()` runs the call itself and continues the
+ * conversation with its result (the tool runner); without, the call is returned to the caller.
+ */
+export interface ChatTool extends ToolDefinition {
+  /** Runs one call. Its return value (a string, or JSON-serialised) becomes the tool message. */
+  execute?: (args: unknown, context: ToolExecuteContext) => unknown;
+}
+
+/** Options of {@link ChatSession.chat} (and `Model.chat`). */
+export interface ChatOptions {
+  /** The conversation so far, in OpenAI's shape. */
+  messages: ChatMessage[];
+  tools?: ChatTool[];
+  /** Default "auto". */
+  toolChoice?: ToolChoice;
+  parallelToolCalls?: boolean;
+  /** `{type: "json_schema", json_schema: {schema}}` constrains the answer to matching JSON. */
+  responseFormat?: ResponseFormat;
+  /** Sets the template's `enable_thinking`. */
+  enableThinking?: boolean;
+  /** Extra template variables (e.g. `reasoning_effort`). */
+  extraContext?: Record<string, unknown>;
+  sampling?: SamplingOptions;
+  /** Most tokens generated per model turn. Default 1024. */
+  maxTokens?: number;
+  /** Extra stop strings. */
+  stop?: string[];
+  /** Aborting ends the request with finishReason "abort" and the partial message. */
+  signal?: AbortSignal;
+  /** A Jinja chat template to use instead of the model's own. */
+  template?: string;
+  /** Most model turns when tools have `execute` (default 8; 1 turns the runner off). */
+  maxSteps?: number;
+  /**
+   * Most tokens of reasoning when the prompt opens reasoning: past it, the reasoning is closed
+   * (the end marker is forced) and the answer follows. Default: no limit.
+   */
+  reasoningBudget?: number;
+  /** Grammar engine name (see `loadNative().grammarEngines`). Default: the chat layer's choice. */
+  grammarEngine?: string;
+}
+
+/** Why a request ended. */
+export type FinishReason = "stop" | "length" | "tool_calls" | "abort";
+
+/** Token counts (summed over the runner's steps). */
+export interface ChatUsage {
+  /** Prompt tokens of the requests. */
+  promptTokens: number;
+  /** Tokens generated. */
+  completionTokens: number;
+  totalTokens: number;
+  /** Prompt tokens found in the KV cache and not evaluated again. */
+  cachedPromptTokens: number;
+}
+
+/** Timings in milliseconds (of the last step for first-token figures, summed otherwise). */
+export interface ChatTimings {
+  /** From the start of generation to the first token (prompt evaluation and one sample). */
+  promptMs: number;
+  /** From the first token to the last. */
+  generationMs: number;
+  /** From the call to the first token (template, tokenizer and prompt included). */
+  firstTokenMs: number;
+  /** Generated tokens after the first, per second of generationMs. */
+  tokensPerSecond: number;
+}
+
+/** One model turn of a request. */
+export interface ChatStep {
+  message: AssistantMessage;
+  finishReason: FinishReason;
+  usage: ChatUsage;
+  timings: ChatTimings;
+  /** Results of the calls the runner executed after this turn. */
+  toolMessages: ToolMessage[];
+}
+
+/** Result of {@link ChatSession.chat}. */
+export interface ChatResult {
+  /** The last assistant message. */
+  message: AssistantMessage;
+  finishReason: FinishReason;
+  usage: ChatUsage;
+  /** Timings of the last step (first token) and sums (generation). */
+  timings: ChatTimings;
+  /** Every model turn, in order. */
+  steps: ChatStep[];
+  /** The messages this request added to the conversation (assistant turns and tool results). */
+  messages: ChatMessage[];
+}
+
+/** One chunk of {@link ChatSession.streamChat}, shaped like OpenAI's `chat.completion.chunk`. */
+export interface ChatChunk {
+  choices: [{ index: 0; delta: ChatDelta & { role?: "assistant" }; finish_reason: FinishReason | null }];
+  /** Which model turn (0-based) this chunk belongs to. */
+  step: number;
+  /** On the chunk that ends a step. */
+  usage?: ChatUsage;
+  timings?: ChatTimings;
+  /** After a step whose calls the runner executed: their results. */
+  toolMessages?: ToolMessage[];
+}
+
+/** Options of a {@link ChatSession}. */
+export interface ChatSessionOptions {
+  /** Options of the context the session creates. */
+  context?: ContextOptions;
+}

@@ -1,0 +1,101 @@
+/**
+ * Every template that supports tool calls, on a tiny random-weight model: under tool_choice
+ * "required" the output must be a call that parses and whose arguments validate against the
+ * tool's schema (ajv); under "auto" the output must parse into a well-formed message.
+ *
+ * Random weights give near-uniform logits, so any unbounded part of the grammar runs to
+ * maxTokens: the tool schema is bounded (enum, boolean, small integer range, short string).
+ * Vocabulary: llama-spm (32k), the cheapest mask for llama.cpp's grammar engine. One model per
+ * template, shared by all seeds (the prompt is reused from the KV cache after the first seed).
+ *
+ * E2E_SEEDS (default 20) sets the seeds per template; E2E_TEMPLATES a comma list to restrict.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import Ajv from "ajv";
+import { afterAll, describe, expect, it } from "vitest";
+import { ChatTemplate } from "../src/template/index.js";
+import { loadModel } from "../src/runtime/index.js";
+import type { ChatTool } from "../src/chat/session/index.js";
+import { ensureTestModel, LLAMA_MODELS_DIR } from "./helpers/test-models.js";
+
+const SEEDS = Number(process.env.E2E_SEEDS ?? 20);
+const ONLY = process.env.E2E_TEMPLATES?.split(",").filter(Boolean);
+const MAX_TOKENS = Number(process.env.E2E_MAX_TOKENS ?? 80);
+
+const templatesDir = join(LLAMA_MODELS_DIR, "templates");
+const toolTemplates = readdirSync(templatesDir)
+  .filter((f) => f.endsWith(".jinja"))
+  .map((f) => f.slice(0, -".jinja".length))
+  .filter((name) => {
+    try {
+      return new ChatTemplate(readFileSync(join(templatesDir, `${name}.jinja`), "utf8")).caps.supportsToolCalls;
+    } catch {
+      return false;
+    }
+  })
+  .filter((name) => !ONLY || ONLY.includes(name))
+  .sort();
+
+const parameters = {
+  type: "object",
+  properties: {
+    unit: { type: "string", enum: ["celsius", "fahrenheit"] },
+    days: { type: "integer", minimum: 1, maximum: 3 },
+    hourly: { type: "boolean" },
+    city: { type: "string", maxLength: 3 },
+  },
+  required: ["unit", "days", "hourly", "city"],
+  additionalProperties: false,
+};
+const tool: ChatTool = { type: "function", function: { name: "get_forecast", description: "Weather forecast", parameters } };
+const validate = new Ajv({ strict: false }).compile(parameters);
+
+interface Outcome {
+  template: string;
+  ok: number;
+  failures: string[];
+}
+const outcomes: Outcome[] = [];
+
+afterAll(() => {
+  const lines = outcomes.map((o) => `${o.ok === SEEDS ? "ok  " : "FAIL"} ${o.template.padEnd(60)} ${o.ok}/${SEEDS}  ${o.failures.slice(0, 2).join(" | ")}`);
+  console.log(`tool_choice required, ${toolTemplates.length} templates x ${SEEDS} seeds\n${lines.join("\n")}`);
+});
+
+describe.each(toolTemplates)("%s", (template) => {
+  it("required: every seed makes a valid call; auto: the output parses", async () => {
+    const model = await loadModel(await ensureTestModel({ vocab: "llama-spm", template }));
+    const outcome: Outcome = { template, ok: 0, failures: [] };
+    outcomes.push(outcome);
+    try {
+      const messages = [{ role: "user" as const, content: "Forecast for Oslo?" }];
+      for (let seed = 1; seed <= SEEDS; seed++) {
+        const r = await model.chat({ messages, tools: [tool], toolChoice: "required", maxTokens: MAX_TOKENS, sampling: { seed } });
+        const call = r.message.tool_calls?.[0];
+        let problem: string | undefined;
+        if (!call) problem = `no call (${r.finishReason}, ${r.usage.completionTokens} tokens): ${JSON.stringify(r.message.content)?.slice(0, 80)}`;
+        else if (call.function.name !== "get_forecast") problem = `wrong name ${call.function.name}`;
+        else {
+          let args: unknown;
+          try {
+            args = JSON.parse(call.function.arguments);
+          } catch {
+            problem = `arguments not JSON: ${call.function.arguments.slice(0, 80)}`;
+          }
+          if (!problem && !validate(args)) problem = `invalid arguments ${call.function.arguments.slice(0, 80)}: ${validate.errors?.[0]?.message}`;
+        }
+        if (problem) outcome.failures.push(`seed ${seed}: ${problem}`);
+        else outcome.ok++;
+      }
+      // auto: whatever the model writes must come back as a well-formed message.
+      const auto = await model.chat({ messages, tools: [tool], maxTokens: 24, sampling: { seed: 99 } });
+      expect(auto.message.role).toBe("assistant");
+      expect(auto.message.content === null || typeof auto.message.content === "string").toBe(true);
+      for (const c of auto.message.tool_calls ?? []) expect(() => JSON.parse(c.function.arguments)).not.toThrow();
+      expect(outcome.failures).toEqual([]);
+    } finally {
+      model.dispose();
+    }
+  });
+});
