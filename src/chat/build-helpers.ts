@@ -22,6 +22,8 @@ export interface BuildContext {
    * deferred past forced-open reasoning: then only the reasoning end may start it.
    */
   toolTrigger: boolean;
+  /** Tagged string values may be wrapped in <![CDATA[ ... ]]>. */
+  cdataStrings: boolean;
 }
 
 const WS = /^[ \t\r\n]$/;

@@ -41,6 +41,7 @@ function taggedArgument(ctx: BuildContext, t: ToolsAnalysis, toolIndex: number, 
     const lead = a.valueSuffix.slice(0, a.valueSuffix.indexOf(suffixCore));
     const stops = suffixCore === "" ? [core(a.namePrefix) || core(t.function.close) || core(t.format.perCallEnd) || "\n"] : lead !== "" ? [lead + suffixCore, suffixCore] : [suffixCore];
     value = p.capture(NODE.argString, p.schema(p.until(...stops.filter((s) => s !== "")), schema, { name: `tool-${toolIndex}-arg-${name}`, raw: true }));
+    if (ctx.cdataStrings) value = p.choice(p.seq(p.literal("<![CDATA["), p.capture(NODE.argString, p.until("]]>")), p.literal("]]>")), value);
   } else {
     // Python literals only differ from JSON for booleans, None and containers: numbers keep their schema.
     const python = ctx.pythonTaggedValues && !isNumeric(schema);

@@ -82,7 +82,7 @@ export function generateChatParams(analysis: TemplateAnalysis, template: ChatTem
   let state: ReasoningPrefixState;
   let preservedTokens = [...analysis.preservedTokens];
   if (handler) {
-    const h = handler.build(req, generationPrompt);
+    const h = handler.build(req, { generationPrompt, analysis, template });
     built = h.built;
     prefix = h.prefix;
     state = h.state;

@@ -94,6 +94,8 @@ export interface GenericOptions {
   pythonTaggedValues?: boolean;
   /** The prompt opens reasoning: a strict grammar will start at the reasoning end. */
   deferredGrammar?: boolean;
+  /** Tagged string values may come in a CDATA block (XML-style formats that say so). */
+  cdataStrings?: boolean;
 }
 
 /**
@@ -113,6 +115,7 @@ export function buildGenericParser(a: TemplateAnalysis, req: NormalizedRequest, 
     pythonValues: a.tools.format.usesPythonDicts,
     pythonTaggedValues: a.tools.format.usesPythonDicts || (options.pythonTaggedValues ?? false),
     toolTrigger: !(options.deferredGrammar ?? false) || req.toolChoice === "auto",
+    cdataStrings: options.cdataStrings ?? false,
   };
   const useTools = req.tools.length > 0 && req.toolChoice !== "none" && a.tools.format.mode !== "NONE";
   let body: PegId;

@@ -114,10 +114,6 @@ export const KNOWN_FAILURES: Record<string, { scenarios: string[]; reason: strin
     scenarios: ALL_SCENARIOS,
     reason: "Recipient headers ( to=self / to=user / to=NAME<|message|>) per message; the analysis' function-name prefix contains the probe conversation itself.",
   },
-  "openbmb-MiniCPM5-1B.jinja": {
-    scenarios: TOOL_SCENARIOS,
-    reason: "The analysis' value suffix includes the function close and the end of turn (</param></function><|im_end|>), so only the last argument of a call can close; strings may come in CDATA.",
-  },
 };
 
 /** A template with everything a round trip needs. */

@@ -2,6 +2,8 @@
  * What a dedicated handler provides: templates whose output format the generic analysis cannot
  * describe get a hand-written parser definition (the grammar is still derived from it).
  */
+import type { TemplateAnalysis } from "../../analysis/index.js";
+import type { ChatTemplate } from "../../template/index.js";
 import type { ChatMessage } from "../../types.js";
 import type { BuiltParser } from "../generic-parser.js";
 import type { ReasoningPrefixState } from "../prompt.js";
@@ -19,9 +21,16 @@ export interface DedicatedBuild {
   keepAnalysisTokens?: boolean;
 }
 
+/** What a handler may look at besides the request. */
+export interface DedicatedContext {
+  generationPrompt: string;
+  analysis: TemplateAnalysis;
+  template: ChatTemplate;
+}
+
 export interface DedicatedHandlerDef {
   readonly name: string;
   /** Rewrites messages into what the template renders (e.g. reasoning into its own field). */
   adaptMessages?(messages: ChatMessage[]): ChatMessage[];
-  build(req: NormalizedRequest, generationPrompt: string): DedicatedBuild;
+  build(req: NormalizedRequest, context: DedicatedContext): DedicatedBuild;
 }

@@ -6,14 +6,16 @@ import type { DedicatedHandler } from "../../analysis/index.js";
 import { functionaryV32 } from "./functionary-v3-2.js";
 import { gptOss } from "./gpt-oss.js";
 import type { DedicatedHandlerDef } from "./handler.js";
+import { minicpm5 } from "./minicpm5.js";
 import { ministral3 } from "./ministral-3.js";
 
-export type { DedicatedBuild, DedicatedHandlerDef } from "./handler.js";
+export type { DedicatedBuild, DedicatedContext, DedicatedHandlerDef } from "./handler.js";
 
 const HANDLERS: Partial<Record<DedicatedHandler, DedicatedHandlerDef>> = {
   "gpt-oss": gptOss,
   "functionary-v3.2": functionaryV32,
   "ministral-3": ministral3,
+  minicpm5,
 };
 
 /**
