@@ -139,7 +139,7 @@ export function pythonValue(p: PegArena): PegId {
   return p.rule("py-value", () => {
     const ws = p.space();
     const str = (q: string): PegId =>
-      p.seq(p.literal(q), p.zeroOrMore(p.choice(p.chars(`^${q === '"' ? '"' : "'"}\\\\`, 1), p.seq(p.literal("\\"), p.any()))), p.literal(q));
+      p.seq(p.literal(q), p.zeroOrMore(p.choice(p.chars(`^${q}\\\\`, 1), p.seq(p.literal("\\"), p.any()))), p.literal(q));
     const string = p.rule("py-string", p.choice(str('"'), str("'")));
     const number = p.rule("py-number", p.seq(p.optional(p.chars("\\-+", 1, 1)), p.chars("0-9", 1), p.optional(p.seq(p.literal("."), p.chars("0-9", 0))), p.optional(p.seq(p.chars("eE", 1, 1), p.optional(p.chars("\\-+", 1, 1)), p.chars("0-9", 1)))));
     const value = p.ref("py-value");

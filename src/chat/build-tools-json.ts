@@ -84,8 +84,9 @@ function callOf(ctx: BuildContext, f: ToolFormatAnalysis, name: string, schema: 
 }
 
 /**
- * The tool-call part for JSON_NATIVE formats (a trigger rule: it starts the lazy grammar).
- * Returns the rule and the word or pattern that starts it.
+ * The tool-call part for JSON_NATIVE formats: a trigger rule (it starts the lazy grammar) whose
+ * trigger is the section / per-call marker, or for markerless formats a pattern on how the
+ * call's JSON starts.
  */
 export function buildJsonTools(ctx: BuildContext, f: ToolFormatAnalysis): PegId {
   const { p } = ctx;

@@ -25,7 +25,7 @@ export interface BuiltParser {
   root: PegId;
   /** What follows the reasoning (where a deferred grammar starts). */
   body: PegId;
-  /** The reasoning block parser, or null when the format has none. */
+  /** The (trimmed) marker that ends reasoning, or null when the format has no reasoning. */
   reasoningEnd: string | null;
   /** The output is constrained at all (tools or a JSON schema). */
   constrained: boolean;
