@@ -199,6 +199,12 @@ describe("combinators and references", () => {
       accept: ['"long"'],
       reject: ["1"],
     },
+    {
+      name: "draft-04: const and if/then are not keywords yet",
+      schema: { $schema: "http://json-schema.org/draft-04/schema#", type: "object", properties: { k: { const: 1 } }, if: { properties: { k: { const: 2 } } }, then: { required: ["x"] } },
+      accept: ['{"k": 5}', '{"k": 2}'],
+      reject: ["[]"],
+    },
     { name: "2020-12: keywords beside $ref apply", schema: { $defs: { s: { type: "string" } }, $ref: "#/$defs/s", maxLength: 1 }, accept: ['"l"'], reject: ['"long"'] },
   ]);
 });

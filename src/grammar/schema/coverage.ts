@@ -106,7 +106,8 @@ export function checkCoverageCase(c: CoverageCase, options: SchemaToGbnfOptions 
   }
   if (falseRejects === 0 && falseAccepts === 0) return out(true, null, 0, 0, grammar.length);
   // Restrictions only ever reject; they cannot explain an accepted invalid instance.
-  const supersets = [...relaxations].filter((k) => !RESTRICTION_KINDS.has(k)).sort();
+  // duplicateKeys cannot explain one either: instances come from dicts, whose keys are unique.
+  const supersets = [...relaxations].filter((k) => !RESTRICTION_KINDS.has(k) && k !== "duplicateKeys").sort();
   let reason = falseRejects > 0 ? "rejects a valid instance" : `accepts an invalid instance${supersets.length ? ` [${supersets.join(", ")}]` : ""}`;
   if (falseRejects > 0 && options.propertyOrder !== "any" && checkCoverageCase(c, { ...options, propertyOrder: "any" }).falseRejects === 0) {
     reason = "rejects a valid instance: keys not in `properties` order (passes with propertyOrder any)";

@@ -49,10 +49,14 @@ export class SchemaDocument {
    * without `$schema` is read as the latest draft, as validators do.
    */
   readonly refOverridesSiblings: boolean;
+  /** The draft named by `$schema` (3, 4, 6, 7, 2019, 2020), or null (read as the latest). */
+  readonly draft: number | null;
 
   constructor(readonly schema: unknown) {
     const declared = schema !== null && typeof schema === "object" ? (schema as { $schema?: unknown }).$schema : undefined;
-    this.refOverridesSiblings = typeof declared === "string" && /draft-0[3-7]\b/.test(declared);
+    const m = typeof declared === "string" ? /draft-0?(\d+)|draft\/(20\d\d)/.exec(declared) : null;
+    this.draft = m ? Number(m[1] ?? m[2]) : null;
+    this.refOverridesSiblings = this.draft !== null && this.draft <= 7;
     this.root = { schema, pointer: "#", base: DEFAULT_BASE };
     this.resources.set(DEFAULT_BASE, this.root);
     this.index(schema, "#", DEFAULT_BASE, true);

@@ -227,7 +227,9 @@ export function mergeInto(ctx: NormalizeContext, n: Norm, loc: SchemaLocation): 
     if (!Array.isArray(o.enum)) throw new SchemaError(loc.pointer, "enum", "must be an array");
     restrictValues(n, o.enum);
   }
-  if ("const" in o) restrictValues(n, [o.const]);
+  // Keywords newer than the declared draft are unknown to its validators, hence ignored.
+  const draft = ctx.doc.draft ?? Infinity;
+  if ("const" in o && draft >= 6) restrictValues(n, [o.const]);
 
   mergeString(n, o, loc.pointer);
   mergeNumber(ctx, n, o, loc.pointer);
@@ -246,7 +248,7 @@ export function mergeInto(ctx: NormalizeContext, n: Norm, loc: SchemaLocation): 
     n.anyOf.push(list.map((_, i) => at(key, i)));
   }
   if (o.not !== undefined) mergeNot(ctx, n, at("not"));
-  if (o.if !== undefined && (o.then !== undefined || o.else !== undefined)) {
+  if (o.if !== undefined && (o.then !== undefined || o.else !== undefined) && draft >= 7) {
     const branches = conditionalBranches({ ...loc, base: ctx.doc.baseOf(loc) });
     if (branches) n.anyOf.push(branches);
     else ctx.relax("ifThenElse", loc.pointer, "if");
