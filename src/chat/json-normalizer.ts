@@ -101,6 +101,18 @@ function bareToJson(token: string): string | null {
 }
 
 /**
+ * A non-JSON value syntax the normalizer also reads: strings between a multi-character
+ * delimiter with no escapes inside (Gemma 4 writes `<|"|>Paris<|"|>`), and object keys written
+ * bare (`{city:<|"|>Paris<|"|>}`).
+ */
+export interface ValueDialect {
+  /** Opens and closes a string; its content is raw text. */
+  stringDelimiter: string;
+  /** Object keys may be written without quotes (they end at the `:`). */
+  bareKeys: boolean;
+}
+
+/**
  * Turns a stream of JSON / Python-literal text into compact JSON, one piece at a time.
  *
  * @example
@@ -122,6 +134,12 @@ export class JsonNormalizer {
   private bare = "";
   private broken = false;
   private started = false;
+  /** A bare object key being read (its opening quote was emitted). */
+  private bareKey = false;
+  /** End of the previous piece that may be the start of the dialect's string delimiter. */
+  private held = "";
+
+  constructor(private readonly dialect: ValueDialect | null = null) {}
 
   /** True once the text could not be read as JSON or Python literals; later input is ignored. */
   get failed(): boolean {
@@ -141,8 +159,35 @@ export class JsonNormalizer {
   /** Reads more text; returns the JSON that is now certain. */
   push(text: string): string {
     let out = "";
+    const delim = this.dialect?.stringDelimiter ?? "";
+    text = this.held + text;
+    this.held = "";
     for (let i = 0; i < text.length && !this.broken; i++) {
       const c = text[i]!;
+      if (delim !== "" && c === delim[0] && (this.quote === delim || (this.quote === "" && this.bare === "" && !this.bareKey && this.expectsValue()))) {
+        if (text.startsWith(delim, i)) {
+          out += this.delimitedString();
+          i += delim.length - 1;
+          continue;
+        }
+        // Maybe the delimiter is split across pieces: wait for the rest.
+        if (delim.startsWith(text.slice(i))) {
+          this.held = text.slice(i);
+          break;
+        }
+      }
+      if (this.bareKey) {
+        if (c === ":") {
+          this.bareKey = false;
+          this.expect = Expect.Value;
+          out += '":';
+        } else out += escapeChar(c);
+        continue;
+      }
+      if (this.quote === delim && delim !== "") {
+        out += escapeChar(c);
+        continue;
+      }
       if (this.quote !== "") {
         out += this.stringChar(c);
         continue;
@@ -167,6 +212,13 @@ export class JsonNormalizer {
    */
   close(): string {
     let out = "";
+    if (this.held !== "" && this.quote !== "") out += escapeJsonStringContent(this.held);
+    this.held = "";
+    if (this.bareKey) {
+      this.bareKey = false;
+      out += '"';
+      this.expect = Expect.Colon;
+    }
     if (!this.broken && this.bare !== "") {
       const json = bareToJson(this.bare);
       this.bare = "";
@@ -190,6 +242,24 @@ export class JsonNormalizer {
     this.expect = Expect.Done;
     this.pendingComma = false;
     return out;
+  }
+
+  /** The reader is where a string may start (a key counts where keys may be quoted). */
+  private expectsValue(): boolean {
+    return this.expect === Expect.Value || this.expect === Expect.ValueOrClose || this.expect === Expect.Key || this.expect === Expect.KeyOrClose;
+  }
+
+  /** The dialect's string delimiter: opens a string where one may start, else closes it. */
+  private delimitedString(): string {
+    if (this.quote !== "") {
+      this.quote = "";
+      if (this.stringIsKey) this.expect = Expect.Colon;
+      else this.afterValue();
+      return '"';
+    }
+    this.quote = this.dialect!.stringDelimiter;
+    this.stringIsKey = this.expect === Expect.Key || this.expect === Expect.KeyOrClose;
+    return this.valueStart() + '"';
   }
 
   private fail(): string {
@@ -265,6 +335,10 @@ export class JsonNormalizer {
   }
 
   private key(c: string): string {
+    if (this.dialect?.bareKeys && c !== '"' && c !== "'" && c !== ":" && c !== "}" && c !== ",") {
+      this.bareKey = true;
+      return this.valueStart() + '"' + escapeChar(c);
+    }
     if (c !== '"' && c !== "'") return this.fail();
     this.quote = c;
     this.stringIsKey = true;

@@ -241,7 +241,7 @@ export class MessageMapper {
       case NODE.toolArgs: {
         const call = this.call;
         if (!call) return;
-        call.json ??= new JsonNormalizer();
+        call.json ??= new JsonNormalizer(this.mapping.valueDialect ?? null);
         this.emitArgs(call, call.json.push(text));
         return;
       }
@@ -261,7 +261,7 @@ export class MessageMapper {
         const call = this.call;
         if (!call) return;
         call.awaitingValue = false;
-        const v = (this.value ??= { kind: "json", opened: true, norm: new JsonNormalizer() });
+        const v = (this.value ??= { kind: "json", opened: true, norm: new JsonNormalizer(this.mapping.valueDialect ?? null) });
         this.emitArgs(call, v.norm!.push(text));
         return;
       }

@@ -5,6 +5,7 @@
  */
 import type { PegArena, PegId } from "../peg/index.js";
 import type { ChatMessage, ResponseFormat, ToolChoice, ToolDefinition } from "../types.js";
+import type { ValueDialect } from "./json-normalizer.js";
 
 /** A chat request, in OpenAI's terms. */
 export interface ChatRequest {
@@ -37,6 +38,8 @@ export interface ChatMappingOptions {
   idAfterName: boolean;
   /** Ids written by the model are only template counters (e.g. "0"): generate real ones instead. */
   ignoreModelIds: boolean;
+  /** Arguments use a non-JSON string / key syntax (read by the JSON normalizer). */
+  valueDialect?: ValueDialect;
 }
 
 /**

@@ -102,14 +102,6 @@ export const KNOWN_FAILURES: Record<string, { scenarios: string[]; reason: strin
     scenarios: TOOL_SCENARIOS,
     reason: "The namespace token ]<]minimax[>[ collides with marker segmentation and arguments are nested XML elements (<city>Paris</city>, <item> lists).",
   },
-  "google-gemma-4-31B-it.jinja": {
-    scenarios: ALL_SCENARIOS,
-    reason: "call:NAME{key:<|\"|>value<|\"|>} with unquoted keys and its own string delimiter; reasoning goes on a thought channel the analysis sees as delimiter-only.",
-  },
-  "google-gemma-4-31B-it-interleaved.jinja": {
-    scenarios: ALL_SCENARIOS,
-    reason: "Same format as google-gemma-4-31B-it.",
-  },
   "muse-glimmer.jinja": {
     scenarios: ALL_SCENARIOS,
     reason: "Recipient headers ( to=self / to=user / to=NAME<|message|>) per message; the analysis' function-name prefix contains the probe conversation itself.",

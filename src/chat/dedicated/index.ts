@@ -4,6 +4,7 @@
  */
 import type { DedicatedHandler } from "../../analysis/index.js";
 import { functionaryV32 } from "./functionary-v3-2.js";
+import { gemma4 } from "./gemma4.js";
 import { gptOss } from "./gpt-oss.js";
 import type { DedicatedHandlerDef } from "./handler.js";
 import { minicpm5 } from "./minicpm5.js";
@@ -16,6 +17,7 @@ const HANDLERS: Partial<Record<DedicatedHandler, DedicatedHandlerDef>> = {
   "functionary-v3.2": functionaryV32,
   "ministral-3": ministral3,
   minicpm5,
+  gemma4,
 };
 
 /**

@@ -1,0 +1,91 @@
+/**
+ * Gemma 4: reasoning on a thought channel, then content, then calls:
+ *   <|channel>thought\nREASONING<channel|>CONTENT<|tool_call>call:NAME{key:VALUE,...}<tool_call|>
+ * Argument objects have bare keys and strings between <|"|> delimiters with nothing escaped
+ * inside (`{city:<|"|>Paris<|"|>,days:3}`); numbers, booleans and null are written as in JSON
+ * (null also as None). The mapper reads them through the normalizer's Gemma dialect.
+ */
+import { PegArena, type PegId } from "../../peg/index.js";
+import type { ValueDialect } from "../json-normalizer.js";
+import type { BuiltParser } from "../generic-parser.js";
+import type { NormalizedRequest } from "../request.js";
+import { NODE } from "../tree-names.js";
+import type { DedicatedBuild, DedicatedHandlerDef } from "./handler.js";
+
+const CHANNEL = "<|channel>";
+const CHANNEL_END = "<channel|>";
+const CALL = "<|tool_call>call:";
+const CALL_END = "<tool_call|>";
+const STRING = '<|"|>';
+
+/** How the mapper reads Gemma 4 argument objects. */
+export const GEMMA4_DIALECT: ValueDialect = { stringDelimiter: STRING, bareKeys: true };
+
+/** Rules for a Gemma 4 value (object, array, delimited string, number, literal); returns the object rule. */
+function valueRules(p: PegArena): PegId {
+  const ws = p.space();
+  const str = p.rule("gemma4-string", p.seq(p.literal(STRING), p.until(STRING), p.literal(STRING)));
+  const number = p.rule("gemma4-number", p.seq(p.optional(p.literal("-")), p.chars("0-9", 1), p.optional(p.seq(p.literal("."), p.chars("0-9", 1))), p.optional(p.seq(p.chars("eE", 1, 1), p.optional(p.chars("+\\-", 1, 1)), p.chars("0-9", 1)))));
+  const literal = p.rule("gemma4-literal", p.choice(p.literal("true"), p.literal("false"), p.literal("null"), p.literal("True"), p.literal("False"), p.literal("None")));
+  const value = p.ref("gemma4-value");
+  const key = p.choice(str, p.chars("A-Za-z0-9_\\-.$@", 1));
+  const member = p.seq(key, ws, p.literal(":"), ws, value);
+  const object = p.rule("gemma4-object", () => p.seq(p.literal("{"), ws, p.optional(p.seq(member, p.zeroOrMore(p.seq(ws, p.literal(","), ws, member)), ws)), p.literal("}")));
+  const array = p.rule("gemma4-array", () => p.seq(p.literal("["), ws, p.optional(p.seq(value, p.zeroOrMore(p.seq(ws, p.literal(","), ws, value)), ws)), p.literal("]")));
+  p.rule("gemma4-value", p.choice(str, object, array, number, literal));
+  return object;
+}
+
+function build(req: NormalizedRequest): DedicatedBuild {
+  const p = new PegArena();
+  const useTools = req.tools.length > 0 && req.toolChoice !== "none" && req.jsonSchema === null;
+  // Empty channels other than a thought one are skipped.
+  const thought = p.seq(
+    p.zeroOrMore(p.seq(p.literal(CHANNEL), p.not(p.literal("thought")), p.optional(p.literal(CHANNEL_END)))),
+    p.literal(`${CHANNEL}thought`),
+    p.space(),
+    p.capture(NODE.reasoning, p.until(CHANNEL_END)),
+    p.literal(CHANNEL_END),
+  );
+  const start = p.optional(p.literal("<|turn>model\n"));
+  let body: PegId;
+  if (req.jsonSchema !== null) {
+    const answer = p.capture(NODE.content, p.schema(p.json(), req.jsonSchema, { name: "response" }));
+    body = p.seq(p.optional(thought), p.space(), p.choice(p.seq(p.literal("```json"), p.space(), answer, p.space(), p.literal("```")), answer), p.space(), p.end());
+  } else if (useTools) {
+    const object = valueRules(p);
+    const calls = req.tools.map((t, i) =>
+      p.rule(`tool-${i}`, p.tag(NODE.tool, p.seq(p.atomic(p.seq(p.capture(NODE.toolName, p.literal(t.function.name)), p.and(p.literal("{")))), p.capture(NODE.toolArgs, object)))),
+    );
+    const one = p.seq(p.literal(CALL), p.choice(...calls), p.literal(CALL_END));
+    const section = p.rule("tool-calls", p.tag(NODE.toolSection, p.seq(one, req.parallel ? p.zeroOrMore(p.seq(p.space(), one)) : p.eps())), { trigger: true });
+    // The model's end-of-turn marker after calls (the template writes it in history).
+    const after = p.seq(p.space(), p.optional(p.literal("<|tool_response>")), p.space(), p.end());
+    if (req.toolChoice === "required") {
+      body = p.seq(p.optional(thought), p.space(), section, after);
+    } else {
+      const content = p.capture(NODE.content, p.until(CHANNEL, CHANNEL_END, "<|tool_call>"));
+      const message = p.seq(p.optional(thought), content);
+      body = p.seq(message, p.zeroOrMore(p.seq(thought, content)), p.optional(section), after);
+    }
+  } else {
+    // A trailing empty thought block or a stray channel end may follow the content.
+    const content = p.capture(NODE.content, p.until(CHANNEL, CHANNEL_END));
+    body = p.seq(p.optional(thought), content, p.zeroOrMore(p.seq(thought, content)), p.optional(p.literal(CHANNEL_END)), p.rest());
+  }
+  const root = p.seq(start, body);
+  const built: BuiltParser = {
+    arena: p,
+    root,
+    body,
+    reasoningEnd: null,
+    constrained: req.jsonSchema !== null || useTools,
+    lazy: useTools && req.toolChoice === "auto",
+    mapping: { idAfterName: false, ignoreModelIds: false, valueDialect: GEMMA4_DIALECT },
+    format: "gemma4",
+  };
+  return { built, prefix: "", state: "none", preservedTokens: [CHANNEL, CHANNEL_END, "<|tool_call>", CALL_END, "<|turn>", STRING] };
+}
+
+/** The Gemma 4 handler. */
+export const gemma4: DedicatedHandlerDef = { name: "gemma4", build };
