@@ -90,10 +90,6 @@ const ALL_SCENARIOS = ["reasoning and content", ...TOOL_SCENARIOS];
  * fail, so an entry goes stale once the format works.
  */
 export const KNOWN_FAILURES: Record<string, { scenarios: string[]; reason: string }> = {
-  "Kimi-K3.jinja": {
-    scenarios: ALL_SCENARIOS,
-    reason: "Nested <|open|>NAME … <|close|>NAME<|sep|> blocks for reasoning, response, tools and each argument; the analysis' argument markers swallow the closing blocks of the whole message.",
-  },
   "LFM2.5-8B-A1B.jinja": {
     scenarios: TOOL_SCENARIOS,
     reason: "Calls are Python call expressions, [get_weather(city='Paris')], with unescaped quotes inside strings; no marker separates name and arguments.",

@@ -5,6 +5,7 @@
 import type { DedicatedHandler } from "../../analysis/index.js";
 import { functionaryV32 } from "./functionary-v3-2.js";
 import { gemma4 } from "./gemma4.js";
+import { kimiK3 } from "./kimi-k3.js";
 import { gptOss } from "./gpt-oss.js";
 import type { DedicatedHandlerDef } from "./handler.js";
 import { minicpm5 } from "./minicpm5.js";
@@ -18,6 +19,7 @@ const HANDLERS: Partial<Record<DedicatedHandler, DedicatedHandlerDef>> = {
   "ministral-3": ministral3,
   minicpm5,
   gemma4,
+  "kimi-k3": kimiK3,
 };
 
 /**

@@ -1,0 +1,91 @@
+/**
+ * Kimi K3: the message is a series of named blocks, each `<|open|>NAME ATTRS<|sep|>…<|close|>NAME<|sep|>`:
+ *   <|open|>think<|sep|>REASONING<|close|>think<|sep|>
+ *   <|open|>response<|sep|>CONTENT<|close|>response<|sep|>
+ *   <|open|>tools<|sep|>
+ *     <|open|>call tool="NAME" index="1"<|sep|>
+ *       <|open|>argument key="city" type="string"<|sep|>Paris<|close|>argument<|sep|>
+ *     <|close|>call<|sep|>
+ *   <|close|>tools<|sep|><|close|>message<|sep|><|end_of_msg|>
+ * String arguments are raw text, others JSON. The prompt opens the think block.
+ */
+import { PegArena, type PegId } from "../../peg/index.js";
+import { argumentValue, mayBeString, schemaProperties, toolParameters, type BuildContext } from "../build-helpers.js";
+import type { BuiltParser } from "../generic-parser.js";
+import type { ReasoningPrefixState } from "../prompt.js";
+import type { NormalizedRequest } from "../request.js";
+import { NODE } from "../tree-names.js";
+import type { DedicatedBuild, DedicatedContext, DedicatedHandlerDef } from "./handler.js";
+
+const SEP = "<|sep|>";
+const open = (name: string): string => `<|open|>${name}${SEP}`;
+const close = (name: string): string => `<|close|>${name}${SEP}`;
+const MSG_START = open('message role="assistant"');
+const THINK_START = open("think");
+const THINK_END = close("think");
+const RESP_START = open("response");
+const RESP_END = close("response");
+const TOOLS_START = open("tools");
+const TOOLS_END = close("tools");
+const MSG_END = close("message");
+const EOM = "<|end_of_msg|>";
+
+/** Where the generation prompt leaves the think block. */
+function thinkPrefix(generationPrompt: string): { prefix: string; state: ReasoningPrefixState } {
+  const at = generationPrompt.lastIndexOf(THINK_START);
+  if (at < 0) return { prefix: "", state: "none" };
+  const prefix = generationPrompt.slice(at);
+  return { prefix, state: prefix.includes(THINK_END) ? "closed" : "open" };
+}
+
+function build(req: NormalizedRequest, { generationPrompt }: DedicatedContext): DedicatedBuild {
+  const p = new PegArena();
+  const { prefix, state } = thinkPrefix(generationPrompt);
+  const useTools = req.tools.length > 0 && req.toolChoice !== "none" && req.jsonSchema === null;
+  const reasoning = p.optional(p.seq(p.literal(THINK_START), p.capture(NODE.reasoning, p.until(THINK_END, RESP_START)), p.optional(p.literal(THINK_END))));
+  const trailer = p.seq(p.space(), p.optional(p.literal(MSG_END)), p.space(), p.optional(p.literal(EOM)), p.space(), p.end());
+  let body: PegId;
+  if (req.jsonSchema !== null) {
+    const answer = p.capture(NODE.content, p.schema(p.json(), req.jsonSchema, { name: "response" }));
+    body = p.seq(p.optional(p.literal(RESP_START)), p.space(), answer, p.space(), p.optional(p.literal(RESP_END)), trailer);
+  } else {
+    const response = p.seq(p.optional(p.literal(RESP_START)), p.capture(NODE.content, p.until(RESP_END, TOOLS_START, MSG_END)), p.optional(p.literal(RESP_END)));
+    if (useTools) {
+      const ctx: BuildContext = { p, tools: req.tools, requireCalls: true, parallel: req.parallel, pythonValues: false, pythonTaggedValues: false, toolTrigger: true, cdataStrings: false };
+      const calls = req.tools.map((t, i) => {
+        const args = schemaProperties(toolParameters(t)).map(([key, schema]) => {
+          const value = mayBeString(schema)
+            ? p.capture(NODE.argString, p.until(close("argument")))
+            : p.capture(NODE.argJson, argumentValue(ctx, schema, `tool-${i}-arg-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`));
+          const head = p.atomic(p.seq(p.literal('<|open|>argument key="'), p.capture(NODE.argName, p.literal(key)), p.literal('"'), p.until(SEP), p.literal(SEP)));
+          return p.tag(NODE.toolArg, p.seq(head, value, p.literal(close("argument"))));
+        });
+        const head = p.atomic(p.seq(p.literal('<|open|>call tool="'), p.capture(NODE.toolName, p.literal(t.function.name)), p.literal('"'), p.until(SEP), p.literal(SEP)));
+        const argList = args.length === 0 ? p.eps() : p.zeroOrMore(p.seq(p.space(), p.choice(...args)));
+        return p.rule(`tool-${i}`, p.tag(NODE.tool, p.seq(head, argList, p.space(), p.literal(close("call")))));
+      });
+      const call = p.choice(...calls);
+      const list = p.seq(call, req.parallel ? p.zeroOrMore(p.seq(p.space(), call)) : p.eps());
+      const section = p.rule("tool-calls", p.tag(NODE.toolSection, p.seq(p.literal(TOOLS_START), p.space(), list, p.space(), p.literal(TOOLS_END), trailer)), { trigger: state !== "open" || req.toolChoice === "auto" });
+      // The section takes the end of the message with it (a lazy grammar covers only the section).
+      body = p.seq(response, p.space(), req.toolChoice === "required" ? section : p.choice(section, trailer));
+    } else {
+      body = p.seq(response, trailer);
+    }
+  }
+  const root = p.seq(p.optional(p.literal(MSG_START)), reasoning, body);
+  const built: BuiltParser = {
+    arena: p,
+    root,
+    body,
+    reasoningEnd: THINK_END,
+    constrained: req.jsonSchema !== null || useTools,
+    lazy: useTools && req.toolChoice === "auto",
+    mapping: { idAfterName: false, ignoreModelIds: false },
+    format: "kimi-k3",
+  };
+  return { built, prefix, state, preservedTokens: ["<|open|>", "<|close|>", SEP, EOM] };
+}
+
+/** The Kimi K3 handler. */
+export const kimiK3: DedicatedHandlerDef = { name: "kimi-k3", build };
