@@ -1,8 +1,13 @@
 /**
- * model.chat() / streamChat() end to end on a tiny random-weight model: tool calls under
- * tool_choice required, prefix reuse across turns, abort, the tool runner, streaming, and
- * option validation.
+ * model.chat() / streamChat() end to end on tiny random-weight models (llama-spm vocabulary: the
+ * cheapest mask for llama.cpp's grammar engine): tool calls under tool_choice required, JSON
+ * schema answers, unconstrained reasoning with the grammar from its end on, prefix reuse across
+ * turns, abort, the tool runner, streaming, and option validation.
+ *
+ * The Llama 3.1 template is used for calls: its required grammar is bounded (no free text before
+ * the call), so random weights reach a complete call within the token budget.
  */
+import Ajv from "ajv";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadModel, type Model } from "../src/runtime/index.js";
 import type { ChatTool } from "../src/chat/session/index.js";
@@ -14,33 +19,73 @@ const weather: ChatTool = {
     name: "get_weather",
     parameters: {
       type: "object",
-      properties: { city: { type: "string", enum: ["Paris", "Oslo"] }, celsius: { type: "boolean" } },
-      required: ["city", "celsius"],
+      properties: { city: { type: "string", enum: ["Paris", "Oslo"] } },
+      required: ["city"],
       additionalProperties: false,
     },
   },
 };
 
-let model: Model;
-beforeAll(async () => {
-  model = await loadModel(await ensureTestModel({ vocab: "llama-spm", template: "Qwen-Qwen3-0.6B" }));
-});
-afterAll(() => model?.dispose());
+const answerSchema = {
+  type: "object",
+  properties: { answer: { type: "string", enum: ["yes", "no"] }, score: { type: "integer", minimum: 0, maximum: 9 } },
+  required: ["answer", "score"],
+  additionalProperties: false,
+};
+const validAnswer = new Ajv({ strict: false }).compile(answerSchema);
+const responseFormat = { type: "json_schema" as const, json_schema: { name: "answer", schema: answerSchema } };
 
+let model: Model;
+let thinking: Model;
+beforeAll(async () => {
+  model = await loadModel(await ensureTestModel({ vocab: "llama-spm", template: "meta-llama-Llama-3.1-8B-Instruct" }));
+  // Its generation prompt opens "<think>": reasoning is forced open.
+  thinking = await loadModel(await ensureTestModel({ vocab: "llama-spm", template: "deepseek-ai-DeepSeek-R1-Distill-Qwen-32B" }));
+});
+afterAll(() => {
+  model?.dispose();
+  thinking?.dispose();
+});
+
+/**
+ * Tokens for a call: the chat layer's grammar allows up to 20 whitespace characters at each of
+ * about ten places in a call, and near-uniform logits pick whitespace there most of the time.
+ */
+const CALL_TOKENS = 160;
 const user = (content: string) => ({ role: "user" as const, content });
 
 describe("chat()", () => {
   it("makes a tool call that parses under toolChoice required", async () => {
-    const r = await model.chat({ messages: [user("Weather in Paris?")], tools: [weather], toolChoice: "required", maxTokens: 64, sampling: { seed: 1 } });
+    const r = await model.chat({ messages: [user("Weather in Paris?")], tools: [weather], toolChoice: "required", maxTokens: CALL_TOKENS, sampling: { seed: 1 } });
     expect(r.finishReason).toBe("tool_calls");
     const call = r.message.tool_calls![0]!;
     expect(call.function.name).toBe("get_weather");
     const args = JSON.parse(call.function.arguments);
     expect(["Paris", "Oslo"]).toContain(args.city);
-    expect(typeof args.celsius).toBe("boolean");
     expect(r.usage.completionTokens).toBeGreaterThan(0);
     expect(r.usage.totalTokens).toBe(r.usage.promptTokens + r.usage.completionTokens);
     expect(r.timings.firstTokenMs).toBeGreaterThan(0);
+  });
+
+  it("answers with a valid JSON instance under response_format json_schema", async () => {
+    for (const seed of [1, 2]) {
+      const r = await model.chat({ messages: [user("Is it sunny?")], responseFormat, maxTokens: 48, sampling: { seed } });
+      expect(r.finishReason).toBe("stop");
+      const value = JSON.parse(r.message.content as string);
+      expect(validAnswer(value), JSON.stringify(validAnswer.errors)).toBe(true);
+    }
+  });
+
+  it("leaves reasoning unconstrained and applies the grammar once it ends", async () => {
+    for (const seed of [1, 2]) {
+      const r = await thinking.chat({ messages: [user("Is it sunny?")], responseFormat, enableThinking: true, reasoningBudget: 6, maxTokens: 64, sampling: { seed } });
+      // Random text: the JSON grammar would have rejected it from the first character.
+      const reasoning = r.message.reasoning_content ?? "";
+      expect(reasoning.trim()).not.toBe("");
+      expect(reasoning.trimStart().startsWith("{")).toBe(false);
+      expect(r.finishReason).toBe("stop");
+      expect(validAnswer(JSON.parse(r.message.content as string)), JSON.stringify(r.message)).toBe(true);
+    }
   });
 
   it("second turn evaluates only the new suffix", async () => {
@@ -73,26 +118,30 @@ describe("chat()", () => {
 
   it("runs execute tools until maxSteps", async () => {
     const seen: unknown[] = [];
-    const tool: ChatTool = { ...weather, execute: async (args) => (seen.push(args), { temperature: 21 }) };
-    const r = await model.chat({ messages: [user("Weather?")], tools: [tool], toolChoice: "required", maxSteps: 3, maxTokens: 64, sampling: { seed: 6 } });
+    // The first call fails: the error goes back to the model as the tool result.
+    const tool: ChatTool = {
+      ...weather,
+      execute: async (args) => {
+        seen.push(args);
+        if (seen.length === 1) throw new Error("station offline");
+        return { temperature: 21 };
+      },
+    };
+    const r = await model.chat({ messages: [user("Weather?")], tools: [tool], toolChoice: "required", maxSteps: 2, maxTokens: CALL_TOKENS, sampling: { seed: 6 } });
     // Every step is forced to call: the runner stops at maxSteps with the last calls unexecuted.
-    expect(r.steps).toHaveLength(3);
+    expect(r.steps).toHaveLength(2);
     expect(r.finishReason).toBe("tool_calls");
-    expect(seen.length).toBeGreaterThanOrEqual(2);
+    expect(r.steps[0]!.finishReason).toBe("tool_calls");
+    expect(seen.length).toBeGreaterThanOrEqual(1);
+    expect(r.messages.map((m) => m.role)).toEqual(["assistant", ...r.steps[0]!.toolMessages.map(() => "tool"), "assistant"]);
     const toolMessages = r.messages.filter((m) => m.role === "tool");
     expect(toolMessages.length).toBe(seen.length);
-    expect(toolMessages[0]).toMatchObject({ role: "tool", name: "get_weather", content: '{"temperature":21}' });
+    expect(toolMessages[0]).toMatchObject({ role: "tool", name: "get_weather", content: "Error: station offline" });
     expect(r.usage.completionTokens).toBe(r.steps.reduce((n, s) => n + s.usage.completionTokens, 0));
   });
 
-  it("returns tool errors to the model as the result text", async () => {
-    const tool: ChatTool = { ...weather, execute: () => { throw new Error("station offline"); } };
-    const r = await model.chat({ messages: [user("Weather?")], tools: [tool], toolChoice: "required", maxSteps: 2, maxTokens: 64, sampling: { seed: 7 } });
-    expect(r.steps[0]!.toolMessages[0]!.content).toBe("Error: station offline");
-  });
-
   it("streamChat deltas add up to the final message", async () => {
-    const stream = model.streamChat({ messages: [user("Weather?")], tools: [weather], toolChoice: "required", maxTokens: 64, sampling: { seed: 8 } });
+    const stream = model.streamChat({ messages: [user("Weather?")], tools: [weather], toolChoice: "required", maxTokens: CALL_TOKENS, sampling: { seed: 8 } });
     let args = "";
     let finish: string | null = null;
     for await (const chunk of stream) {

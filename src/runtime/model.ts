@@ -6,6 +6,8 @@ import { loadNative, type NativeModel, type NativeSpecialTokens } from "./bindin
 import { Context, type ContextOptions } from "./context.js";
 import { AbortError, ModelLoadError, errorCode } from "./errors.js";
 import { checkObject, checkString, checkTokens, describe, optBoolean, optFunction, optInteger, optSignal } from "./validate.js";
+import { ChatSession, type ChatStream } from "../chat/session/session.js";
+import type { ChatOptions, ChatResult } from "../chat/session/types.js";
 
 /** Options of {@link loadModel}. */
 export interface LoadModelOptions {
@@ -204,6 +206,8 @@ export class Model {
   #eog: Set<number>;
   /** Weak, so a forgotten context can still be garbage-collected (and freed by its registry). */
   readonly #contexts = new Set<WeakRef<Context>>();
+  /** The session behind {@link Model.chat}: one KV cache, so a conversation's turns reuse their prefix. */
+  #chatSession: ChatSession | undefined;
 
   /** @internal Use {@link loadModel}. */
   constructor(native: NativeModel, path: string) {
@@ -414,6 +418,38 @@ export class Model {
     }
     this.#contexts.add(new WeakRef(context));
     return context;
+  }
+
+  /**
+   * Runs a chat request (template, grammar, tool calls, tool runner) on the model's own chat
+   * context: consecutive turns of a conversation only evaluate the new part of the prompt.
+   *
+   * @example
+   * const { message, finishReason } = await model.chat({
+   *   messages: [{ role: "user", content: "Weather in Paris?" }],
+   *   tools: [{ type: "function", function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } },
+   *             execute: async ({ city }) => ({ city, temperature: 21 }) }],
+   * });
+   */
+  chat(options: ChatOptions): Promise<ChatResult> {
+    return this.#session().chat(options);
+  }
+
+  /**
+   * {@link Model.chat} streamed as OpenAI-style chunks; `stream.result` holds the final result.
+   *
+   * @example
+   * const stream = model.streamChat({ messages: [{ role: "user", content: "Hi" }] });
+   * for await (const chunk of stream) process.stdout.write(chunk.choices[0].delta.content ?? "");
+   */
+  streamChat(options: ChatOptions): ChatStream {
+    return this.#session().streamChat(options);
+  }
+
+  #session(): ChatSession {
+    this.native; // throws when disposed
+    this.#chatSession ??= new ChatSession(this);
+    return this.#chatSession;
   }
 
   /** @internal Called by a context's dispose. */

@@ -40,8 +40,9 @@ export function paramsFor(plan: PlannedChat, prepared: PreparedTemplate, message
 
 function finishReasonOf(stop: StopReason | undefined, message: AssistantMessage): FinishReason {
   if (stop === "abort") return "abort";
-  if (message.tool_calls?.length) return "tool_calls";
+  // A call cut off by maxTokens is incomplete (its arguments were closed by the parser): "length".
   if (stop === "maxTokens" || stop === "contextFull") return "length";
+  if (message.tool_calls?.length) return "tool_calls";
   return "stop";
 }
 
