@@ -149,6 +149,8 @@ describe("forced-open reasoning", () => {
 const DEDICATED_TRIGGERS: Record<string, string[]> = {
   // The generic analysis only finds "<|sep|>"; the dedicated handler triggers on the tools block.
   "Kimi-K3.jinja": ["<|open|>tools<|sep|>"],
+  // The generic analysis splits the namespace token; the dedicated handler triggers on the whole opener.
+  "MiniMax-M3.jinja": ["]<]minimax[>[<tool_call>"],
 };
 
 describe("lazy triggers agree with llama.cpp's (trimmed), and exist where llama.cpp has none", () => {

@@ -9,6 +9,7 @@ import { kimiK3 } from "./kimi-k3.js";
 import { gptOss } from "./gpt-oss.js";
 import type { DedicatedHandlerDef } from "./handler.js";
 import { minicpm5 } from "./minicpm5.js";
+import { minimaxM3 } from "./minimax-m3.js";
 import { ministral3 } from "./ministral-3.js";
 
 export type { DedicatedBuild, DedicatedContext, DedicatedHandlerDef } from "./handler.js";
@@ -20,6 +21,7 @@ const HANDLERS: Partial<Record<DedicatedHandler, DedicatedHandlerDef>> = {
   minicpm5,
   gemma4,
   "kimi-k3": kimiK3,
+  "minimax-m3": minimaxM3,
 };
 
 /**
