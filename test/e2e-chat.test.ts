@@ -7,7 +7,7 @@
  * The Llama 3.1 template is used for calls: its required grammar is bounded (no free text before
  * the call), so random weights reach a complete call within the token budget.
  */
-import Ajv from "ajv";
+import { Ajv } from "ajv";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadModel, type Model } from "../src/runtime/index.js";
 import type { ChatTool } from "../src/chat/session/index.js";

@@ -19,7 +19,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import Ajv from "ajv";
+import { Ajv } from "ajv";
 import { afterAll, describe, expect, it } from "vitest";
 import { ChatTemplate } from "../src/template/index.js";
 import { loadModel } from "../src/runtime/index.js";
