@@ -18,3 +18,5 @@ export { PegArena, PegStreamParser, parsePeg, pegToGbnf } from "./peg/index.js";
 export type { PegId, PegNode, PegParseResult, PegTreeNode, PegGbnf, GrammarTrigger } from "./peg/index.js";
 export { generateChatParams, parseChatOutput, ChatStreamParser, accumulateDeltas, prepareMessages } from "./chat/index.js";
 export type { ChatParams, ChatRequest, ChatDelta, ToolCallDelta, ChatGrammarTrigger, ChatParseOptions, ChatParserSpec, ChatMappingOptions } from "./chat/index.js";
+export { ChatSession, setDefaultChatGrammarEngine } from "./chat/session/index.js";
+export type { ChatStream, ChatChunk, ChatOptions, ChatResult, ChatSessionOptions, ChatStep, ChatTimings, ChatTool, ChatUsage, FinishReason, ToolExecuteContext } from "./chat/session/index.js";
