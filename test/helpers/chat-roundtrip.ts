@@ -90,10 +90,6 @@ const ALL_SCENARIOS = ["reasoning and content", ...TOOL_SCENARIOS];
  * fail, so an entry goes stale once the format works.
  */
 export const KNOWN_FAILURES: Record<string, { scenarios: string[]; reason: string }> = {
-  "LFM2.5-8B-A1B.jinja": {
-    scenarios: TOOL_SCENARIOS,
-    reason: "Calls are Python call expressions, [get_weather(city='Paris')], with unescaped quotes inside strings; no marker separates name and arguments.",
-  },
   "MiniMax-M3.jinja": {
     scenarios: ["arguments of every type"],
     reason: "The template drops null members ({k: [1, 2], z: null} renders without z) and expands objects and arrays into nested elements (<k><item>1</item></k>) that carry no types: the arguments cannot be recovered.",

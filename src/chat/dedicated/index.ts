@@ -6,6 +6,7 @@ import type { DedicatedHandler } from "../../analysis/index.js";
 import { functionaryV32 } from "./functionary-v3-2.js";
 import { gemma4 } from "./gemma4.js";
 import { kimiK3 } from "./kimi-k3.js";
+import { lfm25 } from "./lfm2-5.js";
 import { gptOss } from "./gpt-oss.js";
 import type { DedicatedHandlerDef } from "./handler.js";
 import { minicpm5 } from "./minicpm5.js";
@@ -22,6 +23,7 @@ const HANDLERS: Partial<Record<DedicatedHandler, DedicatedHandlerDef>> = {
   gemma4,
   "kimi-k3": kimiK3,
   "minimax-m3": minimaxM3,
+  "lfm2.5": lfm25,
 };
 
 /**

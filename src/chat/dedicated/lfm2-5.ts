@@ -1,0 +1,70 @@
+/**
+ * LFM2.5: optional <think> reasoning, content, then calls as a Python list of call expressions:
+ *   <|tool_call_start|>[get_weather(city='Paris'), get_weather(city='Tokyo', days=3)]<|tool_call_end|>
+ * Keyword arguments; strings are quoted but not escaped (the template writes `'it's'`), so a
+ * string ends at a quote followed by `)` or by `, NAME=`; other values are Python or JSON literals.
+ */
+import type { ChatMessage } from "../../types.js";
+import { PegArena, type PegId } from "../../peg/index.js";
+import { mayBeString, pythonValue, schemaProperties, toolParameters } from "../build-helpers.js";
+import type { BuiltParser } from "../generic-parser.js";
+import type { NormalizedRequest } from "../request.js";
+import { NODE } from "../tree-names.js";
+import type { DedicatedBuild, DedicatedHandlerDef } from "./handler.js";
+
+const CALLS_START = "<|tool_call_start|>";
+const CALLS_END = "<|tool_call_end|>";
+const THINK = "<think>";
+const END_THINK = "</think>";
+
+/** A string value in `quote`: raw text up to the quote that ends the argument. */
+function stringValue(p: PegArena, quote: string): PegId {
+  const ends = p.seq(p.literal(quote), p.space(), p.choice(p.literal(")"), p.seq(p.literal(","), p.space(), p.chars("A-Za-z_", 1, 1), p.chars("A-Za-z0-9_", 0), p.space(), p.literal("="))));
+  return p.seq(p.literal(quote), p.capture(NODE.argString, p.zeroOrMore(p.seq(p.not(ends), p.any()))), p.literal(quote));
+}
+
+function build(req: NormalizedRequest): DedicatedBuild {
+  const p = new PegArena();
+  const useTools = req.tools.length > 0 && req.toolChoice !== "none" && req.jsonSchema === null;
+  const reasoning = p.optional(p.seq(p.literal(THINK), p.capture(NODE.reasoning, p.until(END_THINK)), p.literal(END_THINK), p.space()));
+  let body: PegId;
+  if (req.jsonSchema !== null) {
+    body = p.seq(p.space(), p.capture(NODE.content, p.schema(p.json(), req.jsonSchema, { name: "response" })), p.space(), p.end());
+  } else if (useTools) {
+    const calls = req.tools.map((t, i) => {
+      const args = schemaProperties(toolParameters(t)).map(([key, schema]) => {
+        const value = mayBeString(schema) ? p.choice(stringValue(p, "'"), stringValue(p, '"')) : p.capture(NODE.argJson, pythonValue(p));
+        return p.tag(NODE.toolArg, p.seq(p.atomic(p.seq(p.capture(NODE.argName, p.literal(key)), p.space(), p.literal("="))), p.space(), value));
+      });
+      const argList = args.length === 0 ? p.eps() : p.optional(p.seq(p.choice(...args), p.zeroOrMore(p.seq(p.space(), p.literal(","), p.space(), p.choice(...args)))));
+      const head = p.atomic(p.seq(p.capture(NODE.toolName, p.literal(t.function.name)), p.literal("(")));
+      return p.rule(`tool-${i}`, p.tag(NODE.tool, p.seq(head, p.space(), argList, p.space(), p.literal(")"))));
+    });
+    const call = p.choice(...calls);
+    const list = p.seq(p.literal("["), p.space(), call, req.parallel ? p.zeroOrMore(p.seq(p.space(), p.literal(","), p.space(), call)) : p.eps(), p.space(), p.literal("]"));
+    const section = p.rule("tool-calls", p.tag(NODE.toolSection, p.seq(p.literal(CALLS_START), list, p.literal(CALLS_END))), { trigger: true });
+    body = p.seq(p.capture(NODE.content, p.until(CALLS_START)), req.toolChoice === "required" ? section : p.optional(section), p.space(), p.end());
+  } else {
+    body = p.capture(NODE.content, p.rest());
+  }
+  const root = p.seq(reasoning, body);
+  const built: BuiltParser = {
+    arena: p,
+    root,
+    body,
+    reasoningEnd: END_THINK,
+    constrained: req.jsonSchema !== null || useTools,
+    lazy: useTools && req.toolChoice === "auto",
+    mapping: { idAfterName: false, ignoreModelIds: false },
+    format: "lfm2.5",
+  };
+  return { built, prefix: "", state: "none", preservedTokens: [CALLS_START, CALLS_END, THINK, END_THINK] };
+}
+
+/** The template reads reasoning from `thinking`. */
+function adaptMessages(messages: ChatMessage[]): ChatMessage[] {
+  return messages.map((m) => (m.role === "assistant" && typeof m.reasoning_content === "string" ? ({ ...m, thinking: m.reasoning_content } as unknown as ChatMessage) : m));
+}
+
+/** The LFM2.5 handler. */
+export const lfm25: DedicatedHandlerDef = { name: "lfm2.5", adaptMessages, build };
