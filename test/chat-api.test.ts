@@ -151,6 +151,8 @@ const DEDICATED_TRIGGERS: Record<string, string[]> = {
   "Kimi-K3.jinja": ["<|open|>tools<|sep|>"],
   // The generic analysis splits the namespace token; the dedicated handler triggers on the whole opener.
   "MiniMax-M3.jinja": ["]<]minimax[>[<tool_call>"],
+  // A call starts at its recipient header (any recipient but self and user), before <atem:function_calls>.
+  "muse-glimmer.jinja": ["(?:^|<\\|start\\|>assistant)( to=(?!self<\\|message\\|>)(?!user<\\|message\\|>)[^<]*<\\|message\\|>)"],
 };
 
 describe("lazy triggers agree with llama.cpp's (trimmed), and exist where llama.cpp has none", () => {

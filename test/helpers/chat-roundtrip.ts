@@ -94,10 +94,6 @@ export const KNOWN_FAILURES: Record<string, { scenarios: string[]; reason: strin
     scenarios: ["arguments of every type"],
     reason: "The template drops null members ({k: [1, 2], z: null} renders without z) and expands objects and arrays into nested elements (<k><item>1</item></k>) that carry no types: the arguments cannot be recovered.",
   },
-  "muse-glimmer.jinja": {
-    scenarios: ALL_SCENARIOS,
-    reason: "Recipient headers ( to=self / to=user / to=NAME<|message|>) per message; the analysis' function-name prefix contains the probe conversation itself.",
-  },
 };
 
 /** A template with everything a round trip needs. */

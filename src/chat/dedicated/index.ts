@@ -12,6 +12,7 @@ import type { DedicatedHandlerDef } from "./handler.js";
 import { minicpm5 } from "./minicpm5.js";
 import { minimaxM3 } from "./minimax-m3.js";
 import { ministral3 } from "./ministral-3.js";
+import { museGlimmer } from "./muse-glimmer.js";
 
 export type { DedicatedBuild, DedicatedContext, DedicatedHandlerDef } from "./handler.js";
 
@@ -24,6 +25,7 @@ const HANDLERS: Partial<Record<DedicatedHandler, DedicatedHandlerDef>> = {
   "kimi-k3": kimiK3,
   "minimax-m3": minimaxM3,
   "lfm2.5": lfm25,
+  "muse-glimmer": museGlimmer,
 };
 
 /**

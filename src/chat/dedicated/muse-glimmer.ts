@@ -1,0 +1,80 @@
+/**
+ * Muse Glimmer: the output is a series of messages, each with a recipient header after
+ * "<|start|>assistant" (the prompt ends with the first one):
+ *   to=self<|message|>REASONING<|eom|><|start|>assistant
+ *   to=user<|message|>ANSWER
+ * or calls, one per message:
+ *   to=get_weather<|message|><atem:function_calls>
+ *   <atem:invoke name="get_weather">
+ *   <atem:parameter name="city">Paris</atem:parameter>
+ *   </atem:invoke>
+ *   </atem:function_calls><|eom|><|start|>assistant to=…
+ * String parameters are raw text, others JSON.
+ */
+import { PegArena, type PegId } from "../../peg/index.js";
+import { argumentValue, mayBeString, schemaProperties, toolParameters, type BuildContext } from "../build-helpers.js";
+import type { BuiltParser } from "../generic-parser.js";
+import type { NormalizedRequest } from "../request.js";
+import { NODE } from "../tree-names.js";
+import type { DedicatedBuild, DedicatedHandlerDef } from "./handler.js";
+
+const START = "<|start|>assistant";
+const MESSAGE = "<|message|>";
+const EOM = "<|eom|>";
+const EOT = "<|eot|>";
+const PARAM_END = "</atem:parameter>";
+/** A recipient header naming neither the model itself nor the user starts a call. */
+const CALL_TRIGGER = "(?:^|<\\|start\\|>assistant)( to=(?!self<\\|message\\|>)(?!user<\\|message\\|>)[^<]*<\\|message\\|>)";
+
+function build(req: NormalizedRequest): DedicatedBuild {
+  const p = new PegArena();
+  const useTools = req.tools.length > 0 && req.toolChoice !== "none" && req.jsonSchema === null;
+  const analysis = p.seq(p.literal(` to=self${MESSAGE}`), p.capture(NODE.reasoning, p.until(EOM)), p.literal(EOM), p.literal(START));
+  const earlier = p.zeroOrMore(analysis);
+  const ending = p.seq(p.space(), p.optional(p.choice(p.literal(EOT), p.literal(EOM))), p.space(), p.end());
+  let last: PegId;
+  if (req.jsonSchema !== null) {
+    const answer = p.capture(NODE.content, p.schema(p.json(), req.jsonSchema, { name: "response" }));
+    last = p.seq(p.optional(p.literal(" to=user")), p.literal(MESSAGE), p.space(), answer, ending);
+  } else {
+    const final = p.seq(p.optional(p.literal(" to=user")), p.literal(MESSAGE), p.capture(NODE.content, p.until(EOT, EOM)));
+    if (useTools) {
+      const ctx: BuildContext = { p, tools: req.tools, requireCalls: true, parallel: req.parallel, pythonValues: false, pythonTaggedValues: false, toolTrigger: true, cdataStrings: false };
+      const calls = req.tools.map((t, i) => {
+        const args = schemaProperties(toolParameters(t)).map(([key, schema]) => {
+          const value = mayBeString(schema) ? p.capture(NODE.argString, p.until(PARAM_END)) : p.capture(NODE.argJson, argumentValue(ctx, schema, `tool-${i}-arg-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`));
+          const head = p.atomic(p.seq(p.literal('<atem:parameter name="'), p.capture(NODE.argName, p.literal(key)), p.literal('">')));
+          return p.tag(NODE.toolArg, p.seq(head, value, p.literal(PARAM_END)));
+        });
+        const head = p.atomic(
+          p.seq(p.literal(" to="), p.until(MESSAGE), p.literal(`${MESSAGE}<atem:function_calls>`), p.space(), p.literal('<atem:invoke name="'), p.capture(NODE.toolName, p.literal(t.function.name)), p.literal('">')),
+        );
+        const argList = args.length === 0 ? p.eps() : p.zeroOrMore(p.seq(p.space(), p.choice(...args)));
+        return p.rule(`tool-${i}`, p.tag(NODE.tool, p.seq(head, argList, p.space(), p.literal("</atem:invoke>"), p.space(), p.literal("</atem:function_calls>"))));
+      });
+      const call = p.choice(...calls);
+      const list = p.seq(call, req.parallel ? p.zeroOrMore(p.seq(p.literal(EOM), p.literal(START), call)) : p.eps(), ending);
+      const section = p.rule("tool-calls", p.tag(NODE.toolSection, list), { trigger: { pattern: CALL_TRIGGER } });
+      last = req.toolChoice === "required" ? section : p.choice(section, p.seq(final, p.choice(p.seq(p.literal(EOM), p.literal(START), section), ending)));
+    } else {
+      last = p.seq(final, ending);
+    }
+  }
+  const body = p.seq(earlier, last);
+  const root = p.seq(p.literal(START), body);
+  const built: BuiltParser = {
+    arena: p,
+    root,
+    body,
+    reasoningEnd: null,
+    constrained: req.jsonSchema !== null || useTools,
+    lazy: useTools && req.toolChoice === "auto",
+    mapping: { idAfterName: false, ignoreModelIds: false },
+    format: "muse-glimmer",
+  };
+  const preservedTokens = ["<|start|>", MESSAGE, EOM, EOT, "<atem:function_calls>", "<atem:invoke", "<atem:parameter", PARAM_END, "</atem:invoke>", "</atem:function_calls>"];
+  return { built, prefix: START, state: "closed", preservedTokens };
+}
+
+/** The Muse Glimmer handler. */
+export const museGlimmer: DedicatedHandlerDef = { name: "muse-glimmer", build };
