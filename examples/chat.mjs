@@ -30,7 +30,7 @@ const tools = [
     function: {
       name: "get_weather",
       description: "Current weather in a city",
-      parameters: { type: "object", properties: { city: { enum: ["Paris", "Oslo", "Lima"] } }, required: ["city"] },
+      parameters: { type: "object", properties: { city: { enum: ["Paris", "Oslo", "Lima"] } }, required: ["city"], additionalProperties: false },
     },
     execute: async ({ city }) => ({ city, temperature: 21, sky: "clear" }),
   },
@@ -40,8 +40,8 @@ const stream = model.streamChat({
   messages: [{ role: "user", content: "What's the weather in Paris?" }],
   tools,
   toolChoice: "required",
-  maxSteps: 2, // the runner executes the call, then the model answers (within 48 tokens)
-  maxTokens: 48,
+  maxSteps: 2, // the runner executes the call, then the model calls again (required) and stops at maxSteps
+  maxTokens: 160,
   sampling: { seed: 1 },
 });
 for await (const chunk of stream) {
