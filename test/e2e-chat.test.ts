@@ -116,6 +116,16 @@ describe("chat()", () => {
     expect(next.usage.completionTokens).toBeGreaterThan(0);
   });
 
+  it("breaking out of a stream frees the context for the next request", async () => {
+    const stream = model.streamChat({ messages: [user("Tell me a story.")], maxTokens: 200, sampling: { seed: 9 } });
+    for await (const chunk of stream) {
+      if (chunk.choices[0].delta.content) break;
+    }
+    await expect(stream.result).rejects.toThrow(/not read to the end/);
+    const next = await model.chat({ messages: [user("Again?")], maxTokens: 3, sampling: { seed: 10 } });
+    expect(next.usage.completionTokens).toBeGreaterThan(0);
+  });
+
   it("runs execute tools until maxSteps", async () => {
     const seen: unknown[] = [];
     // The first call fails: the error goes back to the model as the tool result.

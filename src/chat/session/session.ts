@@ -91,8 +91,8 @@ export class ChatSession {
           const previous = self.#tail;
           self.#tail = previous.then(() => turn);
           await previous.catch(() => undefined);
+          const it = self.#run(plan);
           try {
-            const it = self.#run(plan);
             for (;;) {
               const next = await it.next();
               if (next.done) {
@@ -105,6 +105,9 @@ export class ChatSession {
             settle.reject(e);
             throw e;
           } finally {
+            // The consumer may stop early (break): end the generation so the context is free.
+            await it.return(undefined as never).catch(() => undefined);
+            settle.reject(new Error("streamChat: the stream was not read to the end"));
             release();
           }
         })();
@@ -149,15 +152,19 @@ export class ChatSession {
       const it = runStep(context, plan, prepared, messages, index === 0 ? startedAt : performance.now());
       let outcome: StepOutcome;
       let first = true;
-      for (;;) {
-        const next = await it.next();
-        if (next.done) {
-          outcome = next.value;
-          break;
+      try {
+        for (;;) {
+          const next = await it.next();
+          if (next.done) {
+            outcome = next.value;
+            break;
+          }
+          const delta = first ? { role: "assistant" as const, ...next.value } : next.value;
+          first = false;
+          yield { type: "delta", step: index, chunk: { choices: [{ index: 0, delta, finish_reason: null }], step: index } };
         }
-        const delta = first ? { role: "assistant" as const, ...next.value } : next.value;
-        first = false;
-        yield { type: "delta", step: index, chunk: { choices: [{ index: 0, delta, finish_reason: null }], step: index } };
+      } finally {
+        await it.return(undefined as never).catch(() => undefined);
       }
       const message = outcome.message;
       messages.push(message);
