@@ -33,6 +33,14 @@ interface CallState {
   tagged: number;
   /** A tagged argument's name was written and its value has not started. */
   awaitingValue: boolean;
+  /** Tagged values written as nested elements (`argObject` / `argArray`) still open, innermost last. */
+  nested: NestedFrame[];
+}
+
+/** An object or array value written as nested tagged elements; its bracket opens with its first member. */
+interface NestedFrame {
+  kind: "object" | "array";
+  members: number;
 }
 
 /** The value of the tagged argument being read. */
@@ -209,14 +217,32 @@ export class MessageMapper {
   private discardOpen(level: Level): void {
     if (level.openName === NODE.tool && this.call && this.call.index < 0) this.call = null;
     if (level.openName === NODE.toolArg) this.value = null;
+    // A nested value whose opener was taken back (only its frame exists: brackets open with members).
+    if ((level.openName === NODE.argObject || level.openName === NODE.argArray) && this.call) this.call.nested.pop();
     level.openStart = -1;
   }
 
   private enter(n: PegTreeNode): void {
     if (n.kind !== "tag") return;
+    if (n.name === NODE.argObject || n.name === NODE.argArray) {
+      if (!this.call) return;
+      this.call.awaitingValue = false;
+      this.call.nested.push({ kind: n.name === NODE.argObject ? "object" : "array", members: 0 });
+      return;
+    }
+    if (n.name === NODE.argItem) {
+      const call = this.call;
+      const top = call?.nested[call.nested.length - 1];
+      if (!call || top?.kind !== "array") return;
+      this.closeValue();
+      this.emitArgs(call, top.members === 0 ? "[" : ",");
+      top.members++;
+      call.awaitingValue = true;
+      return;
+    }
     if (n.name === NODE.tool) {
       if (this.call) this.closeCall(this.call);
-      this.call = { index: -1, name: null, id: null, headerSent: false, args: "", buffer: "", json: null, tagged: 0, awaitingValue: false };
+      this.call = { index: -1, name: null, id: null, headerSent: false, args: "", buffer: "", json: null, tagged: 0, awaitingValue: false, nested: [] };
     }
   }
 
@@ -279,6 +305,17 @@ export class MessageMapper {
         if (call) this.closeCall(call);
         this.call = null;
         return;
+      case NODE.argObject:
+      case NODE.argArray:
+        if (call) this.closeNested(call);
+        return;
+      case NODE.argItem:
+        if (call) {
+          this.closeValue();
+          if (call.awaitingValue) this.emitArgs(call, "null");
+          call.awaitingValue = false;
+        }
+        return;
       case NODE.toolName:
         if (!call || call.name !== null) return;
         call.name = text.trim();
@@ -299,8 +336,15 @@ export class MessageMapper {
       case NODE.argName: {
         if (!call) return;
         this.closeValue();
-        this.emitArgs(call, `${call.tagged === 0 ? "{" : ","}${JSON.stringify(text.trim())}:`);
-        call.tagged++;
+        const top = call.nested[call.nested.length - 1];
+        if (top?.kind === "object") {
+          if (call.awaitingValue) this.emitArgs(call, "null");
+          this.emitArgs(call, `${top.members === 0 ? "{" : ","}${JSON.stringify(text.trim())}:`);
+          top.members++;
+        } else {
+          this.emitArgs(call, `${call.tagged === 0 ? "{" : ","}${JSON.stringify(text.trim())}:`);
+          call.tagged++;
+        }
         call.awaitingValue = true;
         return;
       }
@@ -332,6 +376,17 @@ export class MessageMapper {
     }
   }
 
+  /** Closes the innermost nested object / array value (a missing member value becomes null). */
+  private closeNested(call: CallState): void {
+    const frame = call.nested.pop();
+    if (!frame) return;
+    this.closeValue();
+    if (call.awaitingValue) this.emitArgs(call, "null");
+    call.awaitingValue = false;
+    const [open, close] = frame.kind === "object" ? ["{", "}"] : ["[", "]"];
+    this.emitArgs(call, frame.members === 0 ? open + close : close);
+  }
+
   private closeCall(call: CallState): void {
     if (call.index < 0) return; // never named: dropped
     if (call.json) {
@@ -339,6 +394,7 @@ export class MessageMapper {
       if (!call.json.hasValue) this.emitArgs(call, "{}");
     } else if (call.tagged > 0) {
       if (this.value) this.closeValue();
+      while (call.nested.length > 0) this.closeNested(call);
       if (call.awaitingValue) this.emitArgs(call, "null");
       this.emitArgs(call, "}");
     } else {

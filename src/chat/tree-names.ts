@@ -25,4 +25,10 @@ export const NODE = {
   argString: "arg-string",
   /** Capture: a tagged argument's JSON / Python-literal value. */
   argJson: "arg-json",
+  /** Tag: a tagged argument's value written as nested tagged members (an object; members are `tool-arg` tags). */
+  argObject: "arg-object",
+  /** Tag: a tagged argument's value written as a list of items (an array). */
+  argArray: "arg-array",
+  /** Tag: one item of an `arg-array`, holding its value. */
+  argItem: "arg-item",
 } as const;

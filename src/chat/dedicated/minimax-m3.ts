@@ -4,11 +4,13 @@
  *   ]<]minimax[>[<invoke name="get_weather">]<]minimax[>[<city>Paris]<]minimax[>[</city>]<]minimax[>[</invoke>
  *   ]<]minimax[>[</tool_call>
  * A turn without reasoning starts with a lone </mm:think>. String arguments are raw text,
- * others JSON. (The template expands object and array values into nested elements, which
- * this parser reads only as JSON text; null members are dropped by the template.)
+ * numbers and booleans JSON; objects and arrays are expanded into nested elements,
+ * `<meta><k><item>1</item><item>2</item></k></meta>`, read by the schema where it types them and
+ * by their shape where it does not (the template drops null members).
  */
 import { PegArena, type PegId } from "../../peg/index.js";
-import { argumentValue, mayBeString, schemaProperties, toolParameters, type BuildContext } from "../build-helpers.js";
+import type { JsonSchema } from "../../types.js";
+import { argumentValue, schemaProperties, toolParameters, type BuildContext } from "../build-helpers.js";
 import type { BuiltParser } from "../generic-parser.js";
 import type { NormalizedRequest } from "../request.js";
 import { NODE } from "../tree-names.js";
@@ -20,6 +22,73 @@ const THINK_END = "</mm:think>";
 const CALLS_START = `${NS}<tool_call>`;
 const CALLS_END = `${NS}</tool_call>`;
 
+const ELEMENT_NAME = "A-Za-z0-9_\\-.:$@";
+
+/** The schema's single type, or null. */
+function typeOf(schema: JsonSchema): string | null {
+  const t = typeof schema === "object" && schema !== null ? (schema as { type?: unknown }).type : undefined;
+  return typeof t === "string" ? t : null;
+}
+
+/** Element-encoded values: by schema where it says the type, else by shape. */
+class ElementValues {
+  private count = 0;
+
+  constructor(
+    private readonly p: PegArena,
+    private readonly ctx: BuildContext,
+  ) {}
+
+  /** A list of `<item>` elements (an array). */
+  private items(item: (close: string) => PegId): PegId {
+    const p = this.p;
+    const close = `${NS}</item>`;
+    // Lookaheads keep tree nodes out until the parse is sure of them: a streamed mapping never takes output back.
+    const one = p.seq(p.and(p.literal(`${NS}<item>`)), p.tag(NODE.argItem, p.seq(p.literal(`${NS}<item>`), item(close), p.literal(close))));
+    return p.seq(p.and(p.literal(`${NS}<item>`)), p.tag(NODE.argArray, p.oneOrMore(p.seq(p.space(), one))));
+  }
+
+  /** The value of any type: items, named elements, or text (a number or literal when it reads as one, else a string). */
+  untyped(): PegId {
+    const p = this.p;
+    if (p.ruleNode("mm-any") !== undefined) return p.ref("mm-any");
+    return p.rule("mm-any", () => {
+      const opener = p.seq(p.literal(`${NS}<`), p.chars(ELEMENT_NAME, 1), p.literal(">"));
+      const member = p.tag(NODE.toolArg, p.seq(p.atomic(p.seq(p.literal(`${NS}<`), p.capture(NODE.argName, p.chars(ELEMENT_NAME, 1)), p.literal(">"))), p.ref("mm-any"), p.literal(`${NS}</`), p.chars(ELEMENT_NAME, 1), p.literal(">")));
+      const elements = p.seq(p.and(opener), p.tag(NODE.argObject, p.oneOrMore(p.seq(p.space(), member))));
+      const scalar = p.choice(p.literal("true"), p.literal("false"), p.seq(p.optional(p.literal("-")), p.chars("0-9", 1), p.optional(p.seq(p.literal("."), p.chars("0-9", 1)))));
+      const text = p.choice(p.seq(p.and(p.seq(scalar, p.literal(NS))), p.capture(NODE.argJson, scalar)), p.capture(NODE.argString, p.until(NS)));
+      return p.choice(this.items(() => p.ref("mm-any")), elements, text);
+    });
+  }
+
+  /** The value of `schema`, ending at `close`. */
+  of(schema: JsonSchema, close: string): PegId {
+    const p = this.p;
+    const type = typeOf(schema);
+    const props = schemaProperties(schema);
+    if (type === "object" && props.length > 0) {
+      const members = props.map(([key, s]) => this.member(key, s));
+      return p.tag(NODE.argObject, p.zeroOrMore(p.seq(p.space(), p.choice(...members))));
+    }
+    if (type === "array") {
+      const items = typeof schema === "object" && schema !== null ? ((schema as { items?: unknown }).items as JsonSchema | undefined) : undefined;
+      return p.optional(this.items((c) => this.of(items ?? {}, c)));
+    }
+    if (type === "string") return p.capture(NODE.argString, p.until(close));
+    if (type === "number" || type === "integer" || type === "boolean") return p.capture(NODE.argJson, argumentValue(this.ctx, schema, `mm-value-${this.count++}`));
+    return this.untyped();
+  }
+
+  /** One named element holding a value of `schema`. */
+  member(key: string, schema: JsonSchema): PegId {
+    const p = this.p;
+    const close = `${NS}</${key}>`;
+    const head = p.atomic(p.seq(p.literal(`${NS}<`), p.capture(NODE.argName, p.literal(key)), p.literal(">")));
+    return p.tag(NODE.toolArg, p.seq(head, this.of(schema, close), p.space(), p.literal(close)));
+  }
+}
+
 function build(req: NormalizedRequest): DedicatedBuild {
   const p = new PegArena();
   const useTools = req.tools.length > 0 && req.toolChoice !== "none" && req.jsonSchema === null;
@@ -30,13 +99,9 @@ function build(req: NormalizedRequest): DedicatedBuild {
     body = p.seq(p.space(), p.choice(p.seq(p.literal("```json"), p.space(), answer, p.space(), p.literal("```")), answer), p.space(), p.end());
   } else if (useTools) {
     const ctx: BuildContext = { p, tools: req.tools, requireCalls: true, parallel: req.parallel, pythonValues: false, pythonTaggedValues: false, toolTrigger: true, cdataStrings: false };
+    const values = new ElementValues(p, ctx);
     const calls = req.tools.map((t, i) => {
-      const args = schemaProperties(toolParameters(t)).map(([key, schema]) => {
-        const close = `${NS}</${key}>`;
-        const value = mayBeString(schema) ? p.capture(NODE.argString, p.until(close)) : p.capture(NODE.argJson, argumentValue(ctx, schema, `tool-${i}-arg-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`));
-        const head = p.atomic(p.seq(p.literal(`${NS}<`), p.capture(NODE.argName, p.literal(key)), p.literal(">")));
-        return p.tag(NODE.toolArg, p.seq(head, value, p.literal(close)));
-      });
+      const args = schemaProperties(toolParameters(t)).map(([key, schema]) => p.rule(`tool-${i}-arg-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`, values.member(key, schema)));
       const head = p.atomic(p.seq(p.literal(`${NS}<invoke name="`), p.capture(NODE.toolName, p.literal(t.function.name)), p.literal('">')));
       const argList = args.length === 0 ? p.eps() : p.zeroOrMore(p.seq(p.space(), p.choice(...args)));
       return p.rule(`tool-${i}`, p.tag(NODE.tool, p.seq(head, argList, p.space(), p.literal(`${NS}</invoke>`))));
