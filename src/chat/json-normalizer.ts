@@ -104,6 +104,10 @@ function bareToJson(token: string): string | null {
  * A non-JSON value syntax the normalizer also reads: strings between a multi-character
  * delimiter with no escapes inside (Gemma 4 writes `<|"|>Paris<|"|>`), and object keys written
  * bare (`{city:<|"|>Paris<|"|>}`).
+ *
+ * @example
+ * const n = new JsonNormalizer({ stringDelimiter: '<|"|>', bareKeys: true });
+ * n.push('{city:<|"|>Paris<|"|>}') + n.close(); // '{"city":"Paris"}'
  */
 export interface ValueDialect {
   /** Opens and closes a string; its content is raw text. */
