@@ -71,7 +71,7 @@ function build(req: NormalizedRequest): DedicatedBuild {
   } else {
     // A trailing empty thought block or a stray channel end may follow the content.
     const content = p.capture(NODE.content, p.until(CHANNEL, CHANNEL_END));
-    body = p.seq(p.optional(thought), content, p.zeroOrMore(p.seq(thought, content)), p.optional(p.literal(CHANNEL_END)), p.rest());
+    body = p.seq(p.optional(thought), content, p.zeroOrMore(p.seq(thought, content)), p.optional(p.literal(CHANNEL_END)), p.capture(NODE.content, p.rest()));
   }
   const root = p.seq(start, body);
   const built: BuiltParser = {
