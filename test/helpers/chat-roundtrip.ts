@@ -85,9 +85,9 @@ const TOOL_SCENARIOS = ["one call", "two parallel calls", "arguments of every ty
 const ALL_SCENARIOS = ["reasoning and content", ...TOOL_SCENARIOS];
 
 /**
- * Round trips that fail, and why: formats llama.cpp parses with a dedicated handler that
- * toolwright does not have yet (the generic analysis cannot describe them). Checked to still
- * fail, so an entry goes stale once the format works.
+ * Round trips that fail, and why: formats toolwright cannot parse yet, or templates that lose
+ * part of the message when rendering it. Checked to still fail, so an entry goes stale once the
+ * round trip works.
  */
 export const KNOWN_FAILURES: Record<string, { scenarios: string[]; reason: string }> = {
   "MiniMax-M3.jinja": {
