@@ -106,19 +106,22 @@ async function measure(extra, engine) {
 
 console.log(`model ${modelPath} (${model.vocabSize} tokens), template ${opt.template}, maxTokens ${maxTokens}, reps ${reps}, threads ${opt.threads}`);
 console.log(`grammar engines: ${engines.join(", ")}; load average at start: ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
+const widths = [8, 10, 9, 7, 6, 10, 11];
+const print = (r) => console.log(r.map((cell, c) => cell.padStart(widths[c])).join("  "));
 await measure({}, undefined); // warm-up
 const base = await measure(MODES.plain, undefined);
 const rows = [["mode", "engine", "TTFT ms", "tok/s", "tokens", "TTFT ratio", "tok/s ratio"]];
 rows.push(["plain", "-", base.ttft.toFixed(1), base.tps.toFixed(1), String(base.tokens), "1.00", "1.00"]);
+rows.forEach(print);
 for (const mode of opt.modes.split(",").filter((m) => m !== "plain")) {
   if (!MODES[mode]) throw new RangeError(`--modes: unknown mode ${mode}`);
   for (const engine of engines) {
     const m = await measure(MODES[mode], engine);
     rows.push([mode, engine, m.ttft.toFixed(1), m.tps.toFixed(1), String(m.tokens), (m.ttft / base.ttft).toFixed(2), base.tps > 0 ? (m.tps / base.tps).toFixed(2) : "-"]);
+    print(rows.at(-1)); // rows print as they are measured: a slow grammar mode still shows the rest
   }
 }
-const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
-for (const r of rows) console.log(r.map((cell, c) => cell.padStart(widths[c])).join("  "));
+
 console.log(`load average at end: ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
 session.dispose();
 model.dispose();
