@@ -42,13 +42,15 @@ function grammarOf(built: BuiltParser, state: ReasoningPrefixState): GrammarResu
       throw e;
     }
   }
+  const body = built.grammarBody ?? built.body;
+  const root = built.grammarRoot ?? built.root;
   if (state === "open" && built.reasoningEnd !== null) {
     const end = built.reasoningEnd;
-    const after = p.rule("after-reasoning", p.seq(p.literal(end), p.space(), built.body), { trigger: { word: end } });
+    const after = p.rule("after-reasoning", p.seq(p.literal(end), p.space(), body), { trigger: { word: end } });
     const g = pegToGbnf(p, after, { lazy: true });
     return { grammar: g.grammar, lazy: true, triggers: g.triggers.map((t) => ({ ...t })) };
   }
-  const g = pegToGbnf(p, state === "closed" ? built.body : built.root);
+  const g = pegToGbnf(p, state === "closed" ? body : root);
   return { grammar: g.grammar, lazy: false, triggers: [] };
 }
 

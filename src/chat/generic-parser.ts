@@ -25,6 +25,13 @@ export interface BuiltParser {
   root: PegId;
   /** What follows the reasoning (where a deferred grammar starts). */
   body: PegId;
+  /**
+   * Stricter roots for the grammar than for parsing, over the same sub-parsers (e.g. under
+   * `tool_choice: "required"` the grammar makes the call come first, while the parser still
+   * reads text before a call). Absent: the grammar uses `root` and `body`.
+   */
+  grammarRoot?: PegId;
+  grammarBody?: PegId;
   /** The (trimmed) marker that ends reasoning, or null when the format has no reasoning. */
   reasoningEnd: string | null;
   /** The output is constrained at all (tools or a JSON schema). */
@@ -64,11 +71,25 @@ function contentOnly(p: PegArena, a: TemplateAnalysis): PegId {
   return p.seq(opener, p.capture(NODE.content, p.until(core(end))), p.optional(p.seq(marker(p, end), p.space(), p.end())));
 }
 
+/**
+ * The call section alone, first thing after reasoning: the grammar of `tool_choice: "required"`.
+ * OpenAI's "required" means the model must call; a grammar that allows free text before the
+ * call lets a model never get there (llama.cpp's does allow it). The parser keeps reading text
+ * before a call (see withTools), so output from an unconstrained run still maps.
+ */
+function callsFirst(p: PegArena, section: PegId): PegId {
+  return p.seq(p.space(), section, p.space(), p.end());
+}
+
+/** The tool-call section of the format (built once: its rules are named). */
+function toolSection(ctx: BuildContext, a: TemplateAnalysis): PegId {
+  return a.tools.format.mode === "JSON_NATIVE" ? buildJsonTools(ctx, a.tools.format) : buildTaggedTools(ctx, a.tools);
+}
+
 /** Content (optional), then the tool-call section. */
-function withTools(ctx: BuildContext, a: TemplateAnalysis): PegId {
+function withTools(ctx: BuildContext, a: TemplateAnalysis, section: PegId): PegId {
   const { p } = ctx;
   const t = a.tools;
-  const section = t.format.mode === "JSON_NATIVE" ? buildJsonTools(ctx, t.format) : buildTaggedTools(ctx, t);
   const calls = ctx.requireCalls ? section : p.optional(section);
   const trigger = t.format.mode === "JSON_NATIVE" ? core(t.format.sectionStart) || core(t.format.perCallStart) : toolTriggerWord(t);
   const { mode, start, end } = a.content;
@@ -119,11 +140,16 @@ export function buildGenericParser(a: TemplateAnalysis, req: NormalizedRequest, 
   };
   const useTools = req.tools.length > 0 && req.toolChoice !== "none" && a.tools.format.mode !== "NONE";
   let body: PegId;
+  let grammarBody: PegId | undefined;
   if (req.jsonSchema !== null) body = jsonAnswer(p, a, req.jsonSchema);
-  else if (useTools) body = withTools(ctx, a);
-  else body = contentOnly(p, a);
+  else if (useTools) {
+    const section = toolSection(ctx, a);
+    body = withTools(ctx, a, section);
+    if (ctx.requireCalls) grammarBody = callsFirst(p, section);
+  } else body = contentOnly(p, a);
   const reasoning = reasoningBlock(p, a);
   const root = reasoning === null ? body : p.seq(reasoning, body);
+  const grammarRoot = grammarBody === undefined || reasoning === null ? grammarBody : p.seq(reasoning, grammarBody);
   const f = a.tools.format;
   const idAfterName =
     a.tools.callId.position === "BETWEEN_FUNC_AND_ARGS" ||
@@ -133,6 +159,7 @@ export function buildGenericParser(a: TemplateAnalysis, req: NormalizedRequest, 
     arena: p,
     root,
     body,
+    ...(grammarBody !== undefined && grammarRoot !== undefined ? { grammarBody, grammarRoot } : {}),
     reasoningEnd: reasoning === null ? null : core(a.reasoning.end),
     constrained: req.jsonSchema !== null || useTools,
     lazy: req.jsonSchema === null && useTools && req.toolChoice === "auto",
