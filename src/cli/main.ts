@@ -10,6 +10,7 @@ import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { ANALYZE_USAGE, runAnalyze, type CliIo } from "./analyze.js";
 import { INSPECT_USAGE, runInspect } from "./inspect.js";
+import { CHAT_USAGE, runChat } from "./chat.js";
 
 interface Command {
   summary: string;
@@ -27,6 +28,11 @@ const COMMANDS: Record<string, Command> = {
     summary: "show a GGUF model's metadata, chat template and tokenizer (no weights loaded)",
     usage: INSPECT_USAGE,
     run: runInspect,
+  },
+  chat: {
+    summary: "chat with a model in the terminal (tool calls shown, not executed)",
+    usage: CHAT_USAGE,
+    run: runChat,
   },
 };
 
