@@ -68,6 +68,25 @@ describe("toolwright chat", () => {
     expect(r.stdout.split("\n").filter((l) => l !== "").length).toBeGreaterThanOrEqual(2);
   }, 60_000);
 
+  it("Ctrl-C stops the answer being written, not the program", async () => {
+    const child = spawn(process.execPath, [join(REPO_ROOT, "lib", "cli", "main.js"), "chat", model, "--max-tokens", "1000000"], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, NO_COLOR: "1" },
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    const closed = new Promise<number | null>((resolve) => child.on("close", resolve));
+    child.stdin.write("tell me everything\n");
+    // Interrupt once the answer is streaming, then carry on and quit normally.
+    while (stdout.length === 0) await new Promise((r) => setTimeout(r, 50));
+    child.kill("SIGINT");
+    while (!stderr.includes("[answer stopped]")) await new Promise((r) => setTimeout(r, 50));
+    child.stdin.end("/exit\n");
+    expect(await closed, stderr).toBe(0);
+  }, 60_000);
+
   it("shows a required tool call as → name(arguments)", async () => {
     const tools = join(dir, "tools.json");
     writeFileSync(tools, JSON.stringify(WEATHER_TOOLS));

@@ -6,6 +6,7 @@
  * const code = await runChat(["model.gguf", "--tools", "tools.json"], process);
  */
 import { readFile } from "node:fs/promises";
+import { basename } from "node:path";
 import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
 import { loadModel, type Model } from "../runtime/model.js";
@@ -184,7 +185,7 @@ export async function runChat(argv: readonly string[], io: ChatIo): Promise<numb
     }
   }
 
-  const progress = createProgressReporter(io.stderr as ProgressStream, `loading ${args.modelPath}`);
+  const progress = createProgressReporter(io.stderr as ProgressStream, `loading ${basename(args.modelPath)}`);
   let model: Model;
   try {
     model = await loadModel(args.modelPath, { onProgress: progress.update });
