@@ -1,7 +1,8 @@
 /**
  * Every template that supports tool calls, on a tiny random-weight model: under tool_choice
  * "required" the output must be a call that parses and whose arguments validate against the
- * tool's schema (ajv); under "auto" the output must parse into a well-formed message.
+ * tool's schema (ajv); under "auto" the output must parse into a well-formed message. One call per
+ * turn (parallelToolCalls false): the repetition of parallel calls is unbounded.
  *
  * Random weights give near-uniform logits, so any unbounded part of the grammar runs to
  * maxTokens: the tool schema is bounded (enum, boolean, small integer range, short string).
@@ -13,9 +14,9 @@
  * than the suite's budget, so it is opt-in), E2E_TEMPLATES a comma list.
  *
  * Templates whose "required" grammar is bounded today must pass every seed. The others are
- * reported in the table: the chat layer's required grammar still lets free content (or an
- * optional reasoning block) precede the call, so random weights run to maxTokens; for those the
- * test only checks that every COMPLETED call validates and that truncated output still parses.
+ * reported in the table: their required grammar still lets an optional reasoning block (or free
+ * content) precede the call, so random weights run to maxTokens; for those the test only checks
+ * that every COMPLETED call validates and that truncated output still parses.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -30,12 +31,25 @@ const SEEDS = Number(process.env.E2E_SEEDS ?? 2);
 const MAX_TOKENS = Number(process.env.E2E_MAX_TOKENS ?? 160);
 const REPRESENTATIVE = [
   "meta-llama-Llama-3.2-3B-Instruct",
+  "Qwen-Qwen2.5-7B-Instruct",
+  "NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use",
   "Qwen-Qwen3-0.6B",
   "openai-gpt-oss-120b",
 ];
 const ONLY = process.env.E2E_TEMPLATES?.split(",").filter(Boolean) ?? (process.env.E2E_ALL ? undefined : REPRESENTATIVE);
-/** Required grammar bounded (no free text before the call): every seed must give a valid call. */
-const BOUNDED = new Set(["meta-llama-Llama-3.1-8B-Instruct", "meta-llama-Llama-3.2-3B-Instruct", "meta-llama-Llama-3.3-70B-Instruct"]);
+/**
+ * Required grammar bounded (root: the calls alone, no free text or optional reasoning block
+ * before them, as of the chat layer's 1d14814): every seed must give a valid call.
+ */
+const BOUNDED = new Set([
+  "Apertus-8B-Instruct", "CohereForAI-c4ai-command-r-plus-tool_use", "GigaChat3-10B-A1.8B", "GigaChat3.1-10B-A1.8B",
+  "Kimi-K2-Instruct", "MiMo-VL", "MiniMax-M1", "Mistral-Small-3.2-24B-Instruct-2506", "NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use",
+  "NousResearch-Hermes-3-Llama-3.1-8B-tool_use", "Qwen-QwQ-32B", "Qwen-Qwen2.5-7B-Instruct", "Qwen3-Coder",
+  "deepseek-ai-DeepSeek-R1-Distill-Qwen-32B", "deepseek-ai-DeepSeek-V3.1", "deepseek-ai-DeepSeek-V3.2", "fireworks-ai-llama-3-firefunction-v2",
+  "ibm-granite-granite-4.0", "ibm-granite-granite-4.1", "meetkai-functionary-medium-v3.1", "meta-llama-Llama-3.1-8B-Instruct",
+  "meta-llama-Llama-3.2-3B-Instruct", "meta-llama-Llama-3.3-70B-Instruct", "mistralai-Mistral-Nemo-Instruct-2407", "moonshotai-Kimi-K2",
+  "tencent-Hy3", "unsloth-Apriel-1.5", "upstage-Solar-Open-100B",
+]);
 
 const templatesDir = join(LLAMA_MODELS_DIR, "templates");
 const toolTemplates = readdirSync(templatesDir)
@@ -86,7 +100,7 @@ describe.each(toolTemplates)("%s", (template) => {
       const messages = [{ role: "user" as const, content: "Forecast for Oslo?" }];
       for (let seed = 1; seed <= SEEDS; seed++) {
         // The budget closes forced-open reasoning (random weights never write the end marker).
-        const r = await model.chat({ messages, tools: [tool], toolChoice: "required", maxTokens: BOUNDED.has(template) ? MAX_TOKENS : 48, reasoningBudget: 4, sampling: { seed } });
+        const r = await model.chat({ messages, tools: [tool], toolChoice: "required", parallelToolCalls: false, maxTokens: BOUNDED.has(template) ? MAX_TOKENS : 48, reasoningBudget: 4, sampling: { seed } });
         expect(["tool_calls", "length"]).toContain(r.finishReason);
         const call = r.message.tool_calls?.[0];
         let problem: string | undefined;
