@@ -52,7 +52,7 @@ if (!modelPath) {
   }
 }
 
-const engines = loadNative().grammarEngines ?? ["llama"];
+const engines = loadNative().systemInfo().grammarEngines;
 const model = await loadModel(modelPath);
 const session = new ChatSession(model, { context: { contextSize: 2048, threads: Number(opt.threads) } });
 const maxTokens = Number(opt["max-tokens"]);
@@ -87,7 +87,7 @@ async function measure(extra, engine) {
   const ttft = [];
   const tps = [];
   const tokens = [];
-  const request = { messages, ...extra, template, maxTokens, ...(engine && engine !== "llama" ? { grammarEngine: engine } : {}) };
+  const request = { messages, ...extra, template, maxTokens, ...(engine ? { grammarEngine: engine } : {}) };
   // Prime the KV cache with this mode's prompt (tools change it), so every timed rep reuses it and
   // TTFT measures what the grammar adds (setup, first masked sample), not prompt evaluation.
   await session.chat({ ...request, maxTokens: 1, sampling: { seed: 1 } });
