@@ -2,7 +2,8 @@
 // the same token sequences (the fixtures' valid texts, then random walks) over real
 // vocabularies, and at every step their masks over the whole vocabulary must be identical.
 // Rollbacks are checked too (undoing n tokens must restore that step's mask).
-import { readdirSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { type DiffResult, GBNF_FIXTURES, LLAMA_GRAMMARS, runGrammarTool, vocabPath } from "./helpers/grammar-tool.js";
@@ -38,6 +39,55 @@ const CASES: DiffCase[] = [
   },
 ];
 
+// MaskBench schemas through toolwright's JSON-Schema converter (src/grammar), when both exist.
+const MASKBENCH = process.env.TOOLWRIGHT_MASKBENCH_DIR ?? "/work/shared/maskbench-dev";
+type Converter = (schema: unknown) => string;
+async function loadConverter(): Promise<Converter | null> {
+  try {
+    const mod = (await import("../src/grammar/index.js")) as Record<string, unknown>;
+    const fn = mod["jsonSchemaToGbnf"];
+    return typeof fn === "function" ? (fn as Converter) : null;
+  } catch {
+    return null;
+  }
+}
+const converter = existsSync(MASKBENCH) ? await loadConverter() : null;
+
+/** Python's json.dumps(data, ensure_ascii=False): the MaskBench instance text. */
+function pyJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(pyJson).join(", ")}]`;
+  if (v !== null && typeof v === "object") {
+    return `{${Object.entries(v).map(([k, x]) => `${JSON.stringify(k)}: ${pyJson(x)}`).join(", ")}}`;
+  }
+  return JSON.stringify(v);
+}
+
+/** Every `stride`-th MaskBench schema with a valid instance, converted: X.gbnf + X.txt. */
+function convertSchemas(convert: Converter, count: number, stride: number): string {
+  const dir = mkdtempSync(join(tmpdir(), "tw-gbnf-schemas-"));
+  const files = readdirSync(MASKBENCH).filter((f) => f.endsWith(".json")).sort();
+  let written = 0;
+  for (let i = 0; i < files.length && written < count; i += stride) {
+    const doc = JSON.parse(readFileSync(join(MASKBENCH, files[i]!), "utf8")) as {
+      schema: unknown;
+      tests?: { data: unknown; valid: boolean }[];
+    };
+    const valid = doc.tests?.find((t) => t.valid);
+    if (!valid) continue;
+    let gbnf: string;
+    try {
+      gbnf = convert(doc.schema);
+    } catch {
+      continue; // a schema the converter refuses is not a grammar-engine case
+    }
+    const base = files[i]!.replace(/\.json$/, "");
+    writeFileSync(join(dir, `${base}.gbnf`), gbnf);
+    writeFileSync(join(dir, `${base}.txt`), pyJson(valid.data));
+    written++;
+  }
+  return dir;
+}
+
 // llama.cpp's sampler takes ~30 ms per mask on a 128k vocabulary; leave room on a busy machine.
 const TIMEOUT_MS = 300_000;
 
@@ -50,6 +100,17 @@ describe("grammar engine vs llama.cpp: identical masks", () => {
     expect(result.validity_mismatches, stderr).toEqual([]);
     expect(result.grammars).toBeGreaterThanOrEqual(c.minGrammars);
     expect(result.steps).toBeGreaterThan(c.minGrammars * 10);
+    expect(code).toBe(0);
+  });
+
+  it.skipIf(!converter)("MaskBench schemas converted by toolwright's converter, along their valid instances", { timeout: TIMEOUT_MS }, async () => {
+    const dir = convertSchemas(converter!, 6, 397);
+    const args = ["diff", "--vocab", vocabPath("llama-bpe"), "--walks", "0", "--rollbacks", "2", dir];
+    const { code, result, stderr } = await runGrammarTool<DiffResult>(args, TIMEOUT_MS);
+    expect(result.divergences, stderr).toEqual([]);
+    expect(result.validity_mismatches, stderr).toEqual([]);
+    expect(result.grammars).toBeGreaterThanOrEqual(5);
+    expect(result.steps).toBeGreaterThan(100);
     expect(code).toBe(0);
   });
 

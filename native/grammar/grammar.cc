@@ -125,6 +125,103 @@ bool find_left_cycle(const std::vector<Rule> & rules, const std::vector<bool> & 
   return false;
 }
 
+// A left cycle that makes the stack grow: some reference on it is followed by more elements
+// (so expanding it pushes a frame each time round). A cycle of tail references only revisits
+// the same stacks, which llama.cpp (and this engine) stop on, so it is allowed.
+bool find_growing_left_cycle(const std::vector<Rule> & rules, const std::vector<bool> & nullable,
+                             const std::vector<bool> & include, std::vector<uint32_t> & cycle) {
+  const size_t n = rules.size();
+  struct Edge {
+    uint32_t to;
+    bool grows;
+  };
+  std::vector<std::vector<Edge>> edges(n);
+  for (size_t r = 0; r < n; r++) {
+    if (!include[r]) continue;
+    bool at_start = true;
+    const Rule & rule = rules[r];
+    for (size_t i = 0; i < rule.size(); i++) {
+      const Elem & e = rule[i];
+      if (e.type == ElemType::End || e.type == ElemType::Alt) {
+        at_start = true;
+      } else if (!at_start) {
+        continue;
+      } else if (e.type == ElemType::RuleRef) {
+        const ElemType next = rule[i + 1].type;
+        edges[r].push_back(Edge{e.value, next != ElemType::End && next != ElemType::Alt});
+        if (!nullable[e.value]) at_start = false;
+      } else {
+        at_start = false;
+      }
+    }
+  }
+  // Strongly connected components (iterative Tarjan).
+  std::vector<int> index(n, -1), low(n, 0), comp(n, -1);
+  std::vector<bool> on_stack(n, false);
+  std::vector<uint32_t> stack;
+  int counter = 0, n_comp = 0;
+  for (size_t start = 0; start < n; start++) {
+    if (!include[start] || index[start] >= 0) continue;
+    std::vector<std::pair<uint32_t, size_t>> work{{static_cast<uint32_t>(start), 0}};
+    index[start] = low[start] = counter++;
+    stack.push_back(static_cast<uint32_t>(start));
+    on_stack[start] = true;
+    while (!work.empty()) {
+      const uint32_t v = work.back().first;
+      const size_t i = work.back().second;
+      if (i < edges[v].size()) {
+        work.back().second++;
+        const uint32_t w = edges[v][i].to;
+        if (index[w] < 0) {
+          index[w] = low[w] = counter++;
+          stack.push_back(w);
+          on_stack[w] = true;
+          work.push_back({w, 0});
+        } else if (on_stack[w]) {
+          low[v] = std::min(low[v], index[w]);
+        }
+        continue;
+      }
+      if (low[v] == index[v]) {
+        uint32_t w;
+        do {
+          w = stack.back();
+          stack.pop_back();
+          on_stack[w] = false;
+          comp[w] = n_comp;
+        } while (w != v);
+        n_comp++;
+      }
+      work.pop_back();
+      if (!work.empty()) low[work.back().first] = std::min(low[work.back().first], low[v]);
+    }
+  }
+  for (size_t u = 0; u < n; u++) {
+    for (const Edge & e : edges[u]) {
+      if (!e.grows || comp[u] < 0 || comp[u] != comp[e.to]) continue;
+      // Path e.to -> ... -> u inside the component, then back to e.to.
+      std::vector<int> prev(n, -1);
+      std::vector<uint32_t> queue{e.to};
+      prev[e.to] = static_cast<int>(e.to);
+      for (size_t q = 0; q < queue.size() && prev[u] < 0; q++) {
+        for (const Edge & f : edges[queue[q]]) {
+          if (comp[f.to] == comp[u] && prev[f.to] < 0) {
+            prev[f.to] = static_cast<int>(queue[q]);
+            queue.push_back(f.to);
+          }
+        }
+      }
+      std::vector<uint32_t> path{static_cast<uint32_t>(u)};
+      for (uint32_t x = static_cast<uint32_t>(u); x != e.to; x = static_cast<uint32_t>(prev[x])) path.push_back(prev[x]);
+      std::reverse(path.begin(), path.end());
+      cycle = path;
+      cycle.push_back(e.to);
+      return true;
+    }
+  }
+  return false;
+}
+
 // llama.cpp counts a rule as possibly empty only when one alternative is literally empty.
 std::vector<bool> literally_empty(const std::vector<Rule> & rules) {
   std::vector<bool> out(rules.size(), false);
@@ -221,11 +318,11 @@ std::shared_ptr<const Grammar> Grammar::compile(std::string_view gbnf, std::stri
   const uint32_t root_id = root_it->second;
 
   // llama.cpp rejects left recursion found with its notion of "empty" on every rule; a left
-  // cycle through rules that only derive empty would make it loop forever, so reachable ones
-  // are rejected too.
+  // cycle through rules that only derive empty, and that grows the stack, would make it loop
+  // forever, so reachable ones are rejected too.
   std::vector<uint32_t> cycle;
   if (find_left_cycle(rules, literally_empty(rules), std::vector<bool>(rules.size(), true), cycle) ||
-      find_left_cycle(rules, derives_empty(rules), reachable_from(rules, root_id), cycle)) {
+      find_growing_left_cycle(rules, derives_empty(rules), reachable_from(rules, root_id), cycle)) {
     return fail("left recursion: " + cycle_text(cycle, parsed.names), parsed.names[cycle[0]], UINT32_MAX);
   }
 
@@ -236,6 +333,12 @@ std::shared_ptr<const Grammar> Grammar::compile(std::string_view gbnf, std::stri
     g->rule_start.push_back(static_cast<uint32_t>(g->elems.size()));
     g->elems.insert(g->elems.end(), r.begin(), r.end());
   }
+  // A class that matches nothing, outside every rule: the engine puts it under a stack's top
+  // frames to ask what those frames do on their own (see MaskEngine::plan).
+  g->never_pos = static_cast<uint32_t>(g->elems.size());
+  g->elems.push_back({ElemType::CharNot, 0});
+  g->elems.push_back({ElemType::CharRngUpper, UINT32_MAX});
+  g->elems.push_back({ElemType::End, 0});
   g->alt_starts.resize(rules.size());
   for (size_t r = 0; r < rules.size(); r++) {
     uint32_t p = g->rule_start[r];

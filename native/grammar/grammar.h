@@ -65,6 +65,7 @@ class Grammar {
   std::vector<uint32_t> after_class;  // element -> element after its class
   std::vector<CharClass> classes;
   uint32_t root_rule = 0;
+  uint32_t never_pos = 0;  // a terminal no code point matches, in no rule
 
   static constexpr uint32_t kNoClass = UINT32_MAX;
 

@@ -13,10 +13,6 @@ constexpr size_t kCacheBudgetBytes = TOOLWRIGHT_GRAMMAR_MASK_CACHE_BUDGET;  // t
 #else
 constexpr size_t kCacheBudgetBytes = 64u << 20;
 #endif
-// A class slice replaces the walk only below nodes with at least this many descendants.
-constexpr uint32_t kSliceMinNodes = 256;
-// ... and only for classes of at least this many code points.
-constexpr uint64_t kSliceMinSpan = 16;
 
 inline void set_bit(uint64_t * bits, int32_t id) { bits[id >> 6] |= 1ull << (id & 63); }
 
@@ -50,6 +46,10 @@ void MaskEngine::clear_cache() {
   plan_of_.clear();
   plans_.clear();
   chain_pool_.clear();
+  cut_pool_.clear();
+  ranges_pool_.clear();
+  split_of_.clear();
+  split_pool_.clear();
   uniform_of_.clear();
 }
 
@@ -138,9 +138,66 @@ void MaskEngine::store(uint32_t state, const uint64_t * bits) {
   cache_bytes_ += bytes;
 }
 
+// Parts of a state worth masking apart: each stack that loops on a broad class by itself, and
+// the other stacks together. Returns the index of the part count in split_pool_, or kNoSplit.
+uint32_t MaskEngine::split(uint32_t state) {
+  uint32_t at = split_of_.find(state);
+  if (at != FlatMap64::kMissing) return at;
+  at = kNoSplit;
+  if (npda_.n_stacks(state) > 1 && !plan(state).group && live_span(state) >= kSliceMinSpan) {
+    std::vector<uint32_t> broad, rest, one;
+    const Grammar & g = npda_.grammar();
+    for (uint32_t k = 0; k < npda_.n_stacks(state); k++) {
+      const uint32_t s = npda_.stacks(state)[k];
+      // Only a stack topped by a broad class can loop on one.
+      const uint32_t cls = s == Npda::kEmptyStack ? Grammar::kNoClass : g.class_at[npda_.stack_top(s)];
+      bool is_broad = false;
+      if (cls != Grammar::kNoClass) {
+        uint64_t span = 0;
+        for (const auto & [lo, hi] : g.classes[cls].accepts) span += static_cast<uint64_t>(hi) - lo + 1;
+        if (span >= kSliceMinSpan) {
+          one.assign(1, s);
+          const uint32_t single = npda_.state_of(one);
+          if (plan(single).group) {
+            broad.push_back(single);
+            is_broad = true;
+          }
+        }
+      }
+      if (!is_broad) rest.push_back(s);
+    }
+    if (!broad.empty()) {
+      at = static_cast<uint32_t>(split_pool_.size());
+      split_pool_.push_back(static_cast<uint32_t>(broad.size() + (rest.empty() ? 0 : 1)));
+      split_pool_.insert(split_pool_.end(), broad.begin(), broad.end());
+      if (!rest.empty()) split_pool_.push_back(npda_.state_of(rest));
+    }
+  }
+  split_of_.insert(state, at);
+  return at;
+}
+
+// A mask is the union of its parts' masks (llama.cpp checks each stack on its own); each part
+// goes through the cache.
+bool MaskEngine::decompose(uint32_t state, uint64_t * out) {
+  const uint32_t at = split(state);
+  if (at == kNoSplit) return false;
+  const size_t words = vocab_->n_words();
+  std::vector<uint64_t> part(words);
+  std::memset(out, 0, words * 8);
+  const uint32_t n = split_pool_[at];
+  for (uint32_t i = 0; i < n; i++) {
+    fill(split_pool_[at + 1 + i], PartialUtf8{}, part.data());
+    for (size_t w = 0; w < words; w++) out[w] |= part[w];
+  }
+  return true;
+}
+
 void MaskEngine::compute_fresh(uint32_t state, uint64_t * out) {
+  if (state != Npda::kDead && npda_.n_stacks(state) > 1 && decompose(state, out)) return;
   const Vocab & v = *vocab_;
   std::memset(out, 0, v.n_words() * 8);
+  token_tops_seen_ = false;
   if (state == Npda::kDead) return;
   if (npda_.accepting(state)) {
     for (int32_t id : v.eog_tokens()) set_bit(out, id);
@@ -184,7 +241,18 @@ void MaskEngine::enter(uint32_t node, uint32_t state, uint64_t * out) {
   if (n.part_begin != n.part_own_end) partials_at(n, state, out);
   if (npda_.has_token_tops(state)) token_tops_below(state, node, out);
   if (node + 1 >= n.end) return;
-  if (n.end - node >= kSliceMinNodes && try_slice(node, state, out)) return;
+  if (n.end - node >= kSliceMinNodes) {
+    // Below a big subtree: split a mixed state so its broad stacks use their slices.
+    const uint32_t at = npda_.n_stacks(state) > 1 ? split(state) : kNoSplit;
+    if (at != kNoSplit) {
+      for (uint32_t i = 0; i < split_pool_[at]; i++) {
+        const uint32_t part = split_pool_[at + 1 + i];
+        if (!try_slice(node, part, out)) work_.push_back(Item{node, part});
+      }
+      return;
+    }
+    if (try_slice(node, state, out)) return;
+  }
   work_.push_back(Item{node, state});
 }
 
@@ -222,181 +290,16 @@ void MaskEngine::expand(uint32_t node, uint32_t state, uint64_t * out, uint32_t 
   }
 }
 
-uint32_t MaskEngine::uniform_successor(uint32_t state, uint32_t set_id) {
-  const uint64_t key = (static_cast<uint64_t>(state) << 32) | set_id;
-  const uint32_t memo = uniform_of_.find(key);
-  if (memo != FlatMap64::kMissing) return memo;
-  const CodeSet & set = vocab_->slices().set(set_id);
-  Npda::Partition & p = npda_.partition(state);
-  uint32_t result = Npda::kUnset;
-  for (const auto & [lo, hi] : set.intervals) {
-    for (uint32_t j = Npda::segment_of(p, lo); j < p.breaks.size() && p.breaks[j] <= hi; j++) {
-      const uint32_t s = npda_.successor_in(p, state, j);
-      if (result == Npda::kUnset) {
-        result = s;
-      } else if (result != s) {
-        result = kNotUniform;
-        break;
-      }
-    }
-    if (result == kNotUniform) break;
-  }
-  if (result == Npda::kUnset) result = Npda::kDead;
-  uniform_of_.insert(key, result);
-  return result;
-}
 
-const MaskEngine::Plan & MaskEngine::plan(uint32_t state) {
-  const uint32_t memo = plan_of_.find(state);
-  if (memo != FlatMap64::kMissing) return plans_[memo];
-  Plan pl;
-  // The state's broadest class: the code points that all lead to one successor, picked by
-  // how many code points they cover.
-  Npda::Partition & p = npda_.partition(state);
-  // Cheap test first: are enough code points accepted at all? (No successors computed.)
-  uint64_t live = 0;
-  for (uint32_t j = 0; j < p.breaks.size() && live < kSliceMinSpan; j++) {
-    if (npda_.any_class_matches(state, p.breaks[j])) live += static_cast<uint64_t>(p.seg_end(j)) - p.breaks[j] + 1;
-  }
-  if (live < kSliceMinSpan) {
-    const auto idx = static_cast<uint32_t>(plans_.size());
-    plans_.push_back(pl);
-    plan_of_.insert(state, idx);
-    return plans_.back();
-  }
-  std::vector<std::pair<uint32_t, uint64_t>> spans;  // successor -> code points
-  for (uint32_t j = 0; j < p.breaks.size(); j++) {
-    const uint32_t s = npda_.successor_in(p, state, j);
-    if (s == Npda::kDead) continue;
-    const uint64_t span = static_cast<uint64_t>(p.seg_end(j)) - p.breaks[j] + 1;
-    auto it = std::find_if(spans.begin(), spans.end(), [s](const auto & x) { return x.first == s; });
-    if (it == spans.end()) spans.emplace_back(s, span);
-    else it->second += span;
-  }
-  uint32_t best = Npda::kDead;
-  uint64_t best_span = 0;
-  for (const auto & [s, span] : spans) {
-    if (span > best_span) {
-      best = s;
-      best_span = span;
-    }
-  }
-  if (best_span >= kSliceMinSpan) {
-    std::vector<std::pair<uint32_t, uint32_t>> set;
-    for (uint32_t j = 0; j < p.breaks.size(); j++) {
-      if (p.succ[j] != best) continue;
-      if (!set.empty() && set.back().second != UINT32_MAX && set.back().second + 1 == p.breaks[j]) {
-        set.back().second = p.seg_end(j);
-      } else {
-        set.emplace_back(p.breaks[j], p.seg_end(j));
-      }
-    }
-    pl.set_id = vocab_->slices().intern(set);
-    // Follow the class: the state after 1, 2, ... characters of it must be the same whichever
-    // character was taken, and must not wait on a token element.
-    const auto cap = static_cast<uint32_t>(vocab_->max_token_cps());
-    pl.chain_begin = static_cast<uint32_t>(chain_pool_.size());
-    chain_pool_.push_back(state);
-    uint32_t cur = state;
-    pl.usable = true;
-    for (uint32_t d = 0;; d++) {
-      const uint32_t next = d == 0 ? best : uniform_successor(cur, pl.set_id);
-      if (next == kNotUniform || (next != Npda::kDead && npda_.has_token_tops(next))) {
-        pl.usable = false;
-        break;
-      }
-      if (next == Npda::kDead) {
-        pl.max_chars = d;
-        break;
-      }
-      if (next == cur) {
-        pl.max_chars = kUnbounded;
-        break;
-      }
-      chain_pool_.push_back(next);
-      cur = next;
-      if (d + 1 >= cap) {
-        pl.max_chars = d + 1;
-        break;
-      }
-    }
-    pl.chain_len = static_cast<uint32_t>(chain_pool_.size()) - pl.chain_begin;
-    if (!pl.usable) chain_pool_.resize(pl.chain_begin);
-  }
-  const auto idx = static_cast<uint32_t>(plans_.size());
-  plans_.push_back(pl);
-  plan_of_.insert(state, idx);
-  return plans_.back();
-}
 
-bool MaskEngine::try_slice(uint32_t node, uint32_t state, uint64_t * out) {
-  const Plan pl = plan(state);  // copy: plans_ may grow below
-  if (!pl.usable) return false;
-  const std::shared_ptr<const Slice> slice = vocab_->slices().get(pl.set_id, node);
-  if (!slice) return false;
-  stats_.slices_used++;
-  const Slice & s = *slice;
-  const uint32_t k = pl.max_chars;
-  auto chain_at = [&](uint32_t d) { return chain_pool_[pl.chain_begin + std::min(d, pl.chain_len - 1)]; };
-  // Tokens made only of the class, at most k characters long.
-  const size_t words = vocab_->n_words();
-  if (s.cum_rows > 0) {
-    const uint64_t * row;
-    uint32_t listed_from = 0, listed_to = 0;
-    if (k >= s.max_depth) {
-      row = s.all_bits.data();
-    } else if (k < s.cum_rows) {
-      row = &s.cum_bits[static_cast<size_t>(k) * words];
-    } else {
-      row = &s.cum_bits[static_cast<size_t>(s.cum_rows - 1) * words];
-      listed_from = s.depth_end[s.cum_rows - 1];
-      listed_to = s.depth_end[k];
-    }
-    for (size_t w = 0; w < words; w++) out[w] |= row[w];
-    for (uint32_t i = listed_from; i < listed_to; i++) set_bit(out, s.tokens[i]);
-  } else {
-    const uint32_t end = s.depth_end[std::min(k, s.max_depth)];
-    for (uint32_t i = 0; i < end; i++) set_bit(out, s.tokens[i]);
-  }
-  // Tokens that end inside a character after class characters.
-  uint32_t last_state = Npda::kDead;
-  PartialUtf8 last_partial{0, -2};
-  bool last_ok = false;
-  for (const Slice::Partial & sp : s.partials) {
-    if (sp.depth > k) continue;
-    const uint32_t st = chain_at(sp.depth);
-    if (st != last_state || !(sp.partial == last_partial)) {
-      last_state = st;
-      last_partial = sp.partial;
-      last_ok = npda_.matches_partial(st, sp.partial);
-    }
-    if (last_ok) set_bit(out, sp.token);
-  }
-  // Exits: one step per (code point, depth) run, then the usual walk below each exit child.
-  for (const Slice::ExitGroup & g : s.groups) {
-    uint32_t from = Npda::kDead, next = Npda::kDead;
-    for (uint32_t r = g.run_begin; r < g.run_end; r++) {
-      const Slice::ExitRun & run = s.runs[r];
-      if (run.depth > k) break;
-      const uint32_t st = chain_at(run.depth);
-      if (st != from) {
-        from = st;
-        next = npda_.step(st, g.cp);
-      }
-      stats_.nodes_visited++;
-      if (next == Npda::kDead) continue;
-      for (uint32_t i = run.begin; i < run.end; i++) enter(s.exit_children[i], next, out);
-    }
-  }
-  // Children of the node itself outside the class: the code points that do not lead to the
-  // class successor (those that do are exactly the class, covered above).
-  expand(node, state, out, chain_at(1));
-  return true;
-}
+
+
+
 
 // Stacks topped by a token element accept (by id alone) every token that still has code points
 // left at `node`, i.e. the tokens strictly below it.
 void MaskEngine::token_tops_below(uint32_t state, uint32_t node, uint64_t * out) {
+  token_tops_seen_ = true;
   const Vocab & v = *vocab_;
   const Grammar & g = npda_.grammar();
   int32_t only_not = -1;  // the single id excluded by every negated top, if exactly one

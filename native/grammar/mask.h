@@ -57,14 +57,32 @@ class MaskEngine {
   // take (kUnbounded when it loops).
   struct Plan {
     bool usable = false;
-    uint32_t set_id = 0;
+    uint32_t first_set = 0, rest_set = 0;  // code point sets of the first and later characters
     uint32_t max_chars = 0;
     uint32_t chain_begin = 0, chain_len = 0;  // into chain_pool_
+    uint32_t cut_begin = 0, cut_len = 0;      // into cut_pool_: rest-set code points not in the first set
+    // Group mode: every character of the set leads, from the state and from each state it
+    // reaches, to another such state; then every token made of the set is allowed, and the
+    // grammar is stepped only along the slice's skeleton. Code points the state accepts
+    // outside the set are walked by range: ranges_pool_[range_begin, +range_len).
+    bool group = false;
+    uint32_t range_begin = 0, range_len = 0;
+    bool context_free = true;  // group found without the frames ever finishing (truncated states)
   };
   static constexpr uint32_t kUnbounded = UINT32_MAX;
+  // A class slice replaces the walk only below nodes with at least this many descendants,
+  static constexpr uint32_t kSliceMinNodes = 256;
+  // ... and only for classes of at least this many code points.
+  static constexpr uint64_t kSliceMinSpan = 16;
+  // A narrower first class is handled by cutting up to this many code points out of a common slice.
+  static constexpr size_t kMaxCutChars = 16;
+  // A class looped on through several states: at most this many states.
+  static constexpr size_t kMaxGroupStates = 256;
   FlatMap64 plan_of_;  // state -> index into plans_
   std::vector<Plan> plans_;
-  std::vector<uint32_t> chain_pool_;
+  std::vector<uint32_t> chain_pool_, cut_pool_;
+  std::vector<std::pair<uint32_t, uint32_t>> ranges_pool_;
+  bool token_tops_seen_ = false;                   // a token element set bits during this walk
   FlatMap64 uniform_of_;  // (state, set) -> successor on the whole set, or kNotUniform
   static constexpr uint32_t kNotUniform = UINT32_MAX - 2;
 
@@ -79,13 +97,35 @@ class MaskEngine {
   size_t cache_bytes_ = 0;
 
   void compute_fresh(uint32_t state, uint64_t * out);
+  // A mask is the union of its stacks' masks: a state mixing stacks that each loop on a broad
+  // class with many others is split so each part can use its own slice (and cache).
+  bool decompose(uint32_t state, uint64_t * out);
+  uint32_t split(uint32_t state);
+  FlatMap64 split_of_;  // state -> index into splits_ (begin of its parts), or kNoSplit
+  std::vector<uint32_t> split_pool_;
+  static constexpr uint32_t kNoSplit = UINT32_MAX - 3;
   void enter(uint32_t node, uint32_t state, uint64_t * out);
   void partials_at(const Vocab::Node & n, uint32_t state, uint64_t * out);
   // Steps over the children of `node`; children whose successor is `skip` are left out.
   void expand(uint32_t node, uint32_t state, uint64_t * out, uint32_t skip = Npda::kDead);
   bool try_slice(uint32_t node, uint32_t state, uint64_t * out);
   const Plan & plan(uint32_t state);
+  uint32_t broadest_class(uint32_t state, std::vector<std::pair<uint32_t, uint32_t>> & set);
+  bool group_plan(uint32_t state, Plan & pl);
+  bool group_ranges(uint32_t state, const std::vector<std::pair<uint32_t, uint32_t>> & first,
+                    const std::vector<std::pair<uint32_t, uint32_t>> & set, Plan & pl);
+  bool loopable(uint32_t s, Plan & pl, bool looping);
+  uint64_t live_span(uint32_t state);
+  bool apply_group(const Plan & pl, const Slice & s, uint32_t node, uint32_t state, uint64_t * out,
+                   const std::vector<std::pair<uint32_t, uint32_t>> & cut);
+  void clear_cut(const Plan & pl, const std::vector<std::pair<uint32_t, uint32_t>> & cut, uint64_t * out);
+  void expand_ranges(uint32_t node, uint32_t state, uint64_t * out, const std::pair<uint32_t, uint32_t> * ranges,
+                     uint32_t n_ranges);
+  std::vector<std::pair<uint32_t, uint64_t>> spans_;
   uint32_t uniform_successor(uint32_t state, uint32_t set_id);
+  uint32_t child_with(uint32_t node, uint32_t cp) const;
+  static bool difference_small(const std::vector<std::pair<uint32_t, uint32_t>> & a,
+                               const std::vector<std::pair<uint32_t, uint32_t>> & b, std::vector<uint32_t> & out);
   void token_tops_below(uint32_t state, uint32_t node, uint64_t * out);
   void store(uint32_t state, const uint64_t * bits);
 };

@@ -52,6 +52,15 @@ uint32_t Npda::intern(std::vector<uint32_t> & v) {
   const Grammar & g = *grammar_;
   bool any_always = false, any_depends = false;
   for (uint32_t node : v) {
+    // Truncated stacks carry the never-matching bottom a few frames down.
+    uint32_t up = node;
+    for (int i = 0; i < 6 && up != kEmptyStack; i++, up = node_parent_[up]) {
+      if (node_pos_[up] == g.never_pos) {
+        st.truncated = true;
+        if (i == 0) st.exposed = true;
+        break;
+      }
+    }
     if (node == kEmptyStack) {
       st.accepting = true;
     } else if (g.is_token_elem(node_pos_[node])) {
@@ -114,6 +123,17 @@ uint32_t Npda::successor(uint32_t node) {
   const uint32_t s = closure(g.is_end_of_alt(next) ? parent : push(parent, next));
   succ_of_[node] = s;
   return s;
+}
+
+uint32_t Npda::truncated(uint32_t stack, int frames) {
+  std::vector<uint32_t> pos;
+  for (uint32_t n = stack; n != kEmptyStack && static_cast<int>(pos.size()) < frames; n = node_parent_[n]) {
+    pos.push_back(node_pos_[n]);
+  }
+  uint32_t n = push(kEmptyStack, grammar_->never_pos);
+  for (size_t i = pos.size(); i-- > 0;) n = push(n, pos[i]);
+  std::vector<uint32_t> one{n};
+  return intern(one);
 }
 
 uint32_t Npda::initial() {

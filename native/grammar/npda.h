@@ -63,6 +63,15 @@ class Npda {
   uint32_t step_token(uint32_t state, int32_t token);
   // The state restricted to stacks topped by a character class (kDead if none).
   uint32_t char_tops_only(uint32_t state);
+  // A one-stack state made of `stack`'s top `frames` frames over a bottom that matches nothing:
+  // what those frames do without their context.
+  uint32_t truncated(uint32_t stack, int frames);
+  // Does the state hold a stack whose top is that bottom (the frames above it have finished),
+  // or is it built over such a bottom?
+  bool exposed(uint32_t state) const { return state != kDead && states_[state].exposed; }
+  bool is_truncated(uint32_t state) const { return state != kDead && states_[state].truncated; }
+  // The state holding exactly these stacks (sorted and deduplicated in place); kDead if none.
+  uint32_t state_of(std::vector<uint32_t> & stacks) { return intern(stacks); }
   // Union of two states (either may be kDead).
   uint32_t merge(uint32_t a, uint32_t b);
 
@@ -105,6 +114,7 @@ class Npda {
     uint32_t hash_next;  // next state with the same hash
     uint32_t partition;  // index into partitions_, or kNone
     bool accepting, token_tops, char_tops;
+    bool exposed, truncated;  // see exposed() / is_truncated()
     PartialMode partial;  // what its class-topped stacks say to partial UTF-8 tests
   };
 

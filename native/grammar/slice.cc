@@ -14,7 +14,8 @@ constexpr uint32_t kMaxCumRows = 17;  // bitsets for depth <= 0..16; longer toke
 size_t Slice::bytes() const {
   return sizeof(Slice) + tokens.capacity() * 4 + depth_end.capacity() * 4 + cum_bits.capacity() * 8 +
          all_bits.capacity() * 8 + partials.capacity() * sizeof(Partial) + groups.capacity() * sizeof(ExitGroup) +
-         runs.capacity() * sizeof(ExitRun) + exit_children.capacity() * 4;
+         runs.capacity() * sizeof(ExitRun) + exit_children.capacity() * 4 + skel_parent.capacity() * 4 +
+         skel_cp.capacity() * 8 + skel_exits.capacity() * sizeof(SkelExit);
 }
 
 uint32_t SliceRegistry::intern(const std::vector<std::pair<uint32_t, uint32_t>> & intervals) {
@@ -37,71 +38,181 @@ const CodeSet & SliceRegistry::set(uint32_t id) {
   return *sets_[id];
 }
 
-std::shared_ptr<const Slice> SliceRegistry::get(uint32_t set_id, uint32_t node) {
+std::shared_ptr<const Slice> SliceRegistry::get(uint32_t first_set, uint32_t rest_set, uint32_t node) {
   std::lock_guard<std::mutex> lock(mu_);
-  auto it = slices_.find({set_id, node});
+  return get_locked(first_set, rest_set, node);
+}
+
+std::shared_ptr<const Slice> SliceRegistry::get_locked(uint32_t first_set, uint32_t rest_set, uint32_t node) {
+  const auto key = std::make_tuple(first_set, rest_set, node);
+  auto it = slices_.find(key);
   if (it != slices_.end()) return it->second;
   if (bytes_ > kRegistryBudgetBytes) return nullptr;
-  auto slice = build(*sets_[set_id], node);
+  std::shared_ptr<const Slice> slice;
+  const CodeSet & first = *sets_[first_set];
+  const CodeSet & rest = *sets_[rest_set];
+  if (first_set != rest_set && is_subset(first, rest)) {
+    // Usually the first set is the common one minus a few characters (a key that must not
+    // start like a listed property): filter the common slice instead of walking again.
+    auto base = get_locked(rest_set, rest_set, node);
+    if (!base) return nullptr;
+    slice = derive(*base, first, rest, node);
+  } else {
+    slice = build(first, rest, node);
+  }
   bytes_ += slice->bytes();
-  slices_.emplace(std::make_pair(set_id, node), slice);
+  slices_.emplace(key, slice);
   return slice;
+}
+
+bool SliceRegistry::is_subset(const CodeSet & a, const CodeSet & b) {
+  size_t j = 0;
+  for (const auto & [lo, hi] : a.intervals) {
+    while (j < b.intervals.size() && b.intervals[j].second < lo) j++;
+    if (j == b.intervals.size() || b.intervals[j].first > lo || b.intervals[j].second < hi) return false;
+  }
+  return true;
 }
 
 std::vector<std::pair<uint32_t, uint32_t>> SliceRegistry::json_string_chars() {
   return {{0x20, 0x21}, {0x23, 0x5B}, {0x5D, 0x7E}, {0x80, UINT32_MAX}};
 }
 
-std::shared_ptr<const Slice> SliceRegistry::build(const CodeSet & set, uint32_t root) const {
+std::shared_ptr<const Slice> SliceRegistry::build(const CodeSet & first, const CodeSet & rest, uint32_t root) const {
   const auto & nodes = vocab_.nodes();
   const auto & toks = vocab_.tokens();
   const auto & parts = vocab_.partials();
-  auto s = std::make_shared<Slice>();
-  std::vector<std::pair<uint32_t, int32_t>> by_depth;  // (depth, token)
-  struct Exit3 {
-    uint32_t cp, depth, child;
+  Parts p;
+  // Every class-path node gets a provisional index (parents first); those leading to an exit
+  // or a partial token become the skeleton.
+  std::vector<uint32_t> t_node, t_cp;
+  std::vector<int32_t> t_parent;
+  std::vector<uint8_t> needed;
+  std::vector<Slice::SkelExit> t_exits;
+  // Walk the class edges below `root`: the first edge in `first`, the others in `rest`.
+  struct Todo {
+    uint32_t node, depth;
+    int32_t tmp;
   };
-  std::vector<Exit3> exits;
-  // Walk the L-edges below `root`: (node, depth) pairs whose path from root is all in L.
-  std::vector<std::pair<uint32_t, uint32_t>> todo{{root, 0}};
+  std::vector<Todo> todo{{root, 0, -1}};
   while (!todo.empty()) {
-    const auto [n, depth] = todo.back();
+    const Todo t = todo.back();
     todo.pop_back();
-    for (uint32_t c = n + 1; c < nodes[n].end; c = nodes[c].end) {
+    const CodeSet & set = t.depth == 0 ? first : rest;
+    for (uint32_t c = t.node + 1; c < nodes[t.node].end; c = nodes[c].end) {
       const uint32_t cp = nodes[c].cp;
       if (!set.contains(cp)) {
         // Exits right below the slice's node are walked by range instead (see MaskEngine).
-        if (depth > 0) exits.push_back(Exit3{cp, depth, c});
+        if (t.depth > 0) {
+          p.exits.push_back(Exit3{cp, t.depth, c});
+          t_exits.push_back(Slice::SkelExit{t.tmp, cp, c});
+          needed[t.tmp] = 1;
+        }
         continue;
       }
-      const uint32_t d = depth + 1;
-      s->max_depth = std::max(s->max_depth, d);
-      for (uint32_t i = nodes[c].tok_begin; i < nodes[c].tok_own_end; i++) by_depth.emplace_back(d, toks[i]);
+      const uint32_t d = t.depth + 1;
+      const auto tmp = static_cast<int32_t>(t_node.size());
+      t_node.push_back(c);
+      t_cp.push_back(cp);
+      t_parent.push_back(t.tmp);
+      needed.push_back(0);
+      for (uint32_t i = nodes[c].tok_begin; i < nodes[c].tok_own_end; i++) p.tokens.emplace_back(d, toks[i]);
       for (uint32_t i = nodes[c].part_begin; i < nodes[c].part_own_end; i++) {
-        s->partials.push_back(Slice::Partial{d, parts[i].token, parts[i].partial});
+        p.partials.push_back(Slice::Partial{d, parts[i].token, parts[i].partial, tmp});
+        needed[tmp] = 1;
       }
-      if (c + 1 < nodes[c].end) todo.emplace_back(c, d);
+      if (c + 1 < nodes[c].end) todo.push_back(Todo{c, d, tmp});
     }
   }
+  for (size_t i = t_node.size(); i-- > 0;) {
+    if (needed[i] && t_parent[i] >= 0) needed[t_parent[i]] = 1;
+  }
+  std::vector<int32_t> remap(t_node.size(), -1);
+  for (size_t i = 0; i < t_node.size(); i++) {
+    if (!needed[i]) continue;
+    remap[i] = static_cast<int32_t>(p.skel_node.size());
+    p.skel_node.push_back(t_node[i]);
+    p.skel_cp.push_back(t_cp[i]);
+    p.skel_parent.push_back(t_parent[i] < 0 ? -1 : remap[t_parent[i]]);
+  }
+  for (Slice::Partial & sp : p.partials) sp.skel = remap[sp.skel];
+  for (Slice::SkelExit & e : t_exits) p.skel_exits.push_back(Slice::SkelExit{remap[e.skel], e.cp, e.child});
+  return finish(std::move(p));
+}
+
+std::shared_ptr<const Slice> SliceRegistry::derive(const Slice & base, const CodeSet & first, const CodeSet & rest,
+                                                   uint32_t root) const {
+  // Subtrees of the children reached by a `rest` character that is not in `first`.
+  const auto & nodes = vocab_.nodes();
+  std::vector<std::pair<uint32_t, uint32_t>> cut;
+  for (uint32_t c = root + 1; c < nodes[root].end; c = nodes[c].end) {
+    if (rest.contains(nodes[c].cp) && !first.contains(nodes[c].cp)) cut.emplace_back(c, nodes[c].end);
+  }
+  auto is_cut = [&](uint32_t node) {
+    auto it = std::upper_bound(cut.begin(), cut.end(), std::make_pair(node, UINT32_MAX));
+    return it != cut.begin() && node < std::prev(it)->second;
+  };
+  Parts p;
+  for (uint32_t d = 1; d <= base.max_depth; d++) {
+    for (uint32_t i = base.depth_end[d - 1]; i < base.depth_end[d]; i++) {
+      if (!is_cut(vocab_.token_node(base.tokens[i]))) p.tokens.emplace_back(d, base.tokens[i]);
+    }
+  }
+  // Cut subtrees are whole: a kept skeleton node keeps its parent.
+  std::vector<int32_t> remap(base.skel_node.size(), -1);
+  for (size_t i = 0; i < base.skel_node.size(); i++) {
+    if (is_cut(base.skel_node[i])) continue;
+    remap[i] = static_cast<int32_t>(p.skel_node.size());
+    p.skel_node.push_back(base.skel_node[i]);
+    p.skel_cp.push_back(base.skel_cp[i]);
+    p.skel_parent.push_back(base.skel_parent[i] < 0 ? -1 : remap[base.skel_parent[i]]);
+  }
+  for (const Slice::Partial & sp : base.partials) {
+    if (!is_cut(vocab_.token_node(sp.token))) p.partials.push_back(Slice::Partial{sp.depth, sp.token, sp.partial, remap[sp.skel]});
+  }
+  for (const Slice::ExitGroup & g : base.groups) {
+    for (uint32_t r = g.run_begin; r < g.run_end; r++) {
+      for (uint32_t i = base.runs[r].begin; i < base.runs[r].end; i++) {
+        if (!is_cut(base.exit_children[i])) p.exits.push_back(Exit3{g.cp, base.runs[r].depth, base.exit_children[i]});
+      }
+    }
+  }
+  for (const Slice::SkelExit & e : base.skel_exits) {
+    if (!is_cut(e.child)) p.skel_exits.push_back(Slice::SkelExit{remap[e.skel], e.cp, e.child});
+  }
+  return finish(std::move(p));
+}
+
+std::shared_ptr<const Slice> SliceRegistry::finish(Parts p) const {
+  auto s = std::make_shared<Slice>();
+  for (const auto & [d, t] : p.tokens) s->max_depth = std::max(s->max_depth, d);
+  for (const Slice::Partial & sp : p.partials) s->max_depth = std::max(s->max_depth, sp.depth);
   // Counting sort by depth.
   s->depth_end.assign(s->max_depth + 1, 0);
-  for (const auto & [d, t] : by_depth) s->depth_end[d]++;
+  for (const auto & [d, t] : p.tokens) s->depth_end[d]++;
   for (uint32_t d = 1; d <= s->max_depth; d++) s->depth_end[d] += s->depth_end[d - 1];
-  s->tokens.resize(by_depth.size());
+  s->tokens.resize(p.tokens.size());
   {
     std::vector<uint32_t> fill(s->depth_end.begin(), s->depth_end.end());
     for (uint32_t d = s->max_depth; d >= 1; d--) fill[d] = fill[d - 1];
-    for (const auto & [d, t] : by_depth) s->tokens[fill[d]++] = t;
+    for (const auto & [d, t] : p.tokens) s->tokens[fill[d]++] = t;
   }
+  s->partials = std::move(p.partials);
+  s->skel_parent = std::move(p.skel_parent);
+  s->skel_cp = std::move(p.skel_cp);
+  s->skel_node = std::move(p.skel_node);
+  s->skel_exits = std::move(p.skel_exits);
+  std::stable_sort(s->skel_exits.begin(), s->skel_exits.end(),
+                   [](const Slice::SkelExit & a, const Slice::SkelExit & b) { return a.skel < b.skel; });
   std::sort(s->partials.begin(), s->partials.end(), [](const Slice::Partial & a, const Slice::Partial & b) {
     if (a.partial.n_remain != b.partial.n_remain) return a.partial.n_remain < b.partial.n_remain;
     if (a.partial.value != b.partial.value) return a.partial.value < b.partial.value;
     return a.depth < b.depth;
   });
-  std::sort(exits.begin(), exits.end(), [](const Exit3 & a, const Exit3 & b) {
+  std::sort(p.exits.begin(), p.exits.end(), [](const Exit3 & a, const Exit3 & b) {
     return a.cp != b.cp ? a.cp < b.cp : a.depth < b.depth;
   });
-  for (const Exit3 & e : exits) {
+  for (const Exit3 & e : p.exits) {
     if (s->groups.empty() || s->groups.back().cp != e.cp) {
       const auto r = static_cast<uint32_t>(s->runs.size());
       s->groups.push_back(Slice::ExitGroup{e.cp, r, r});

@@ -1,5 +1,8 @@
 // Precomputed "class slices" of the vocabulary prefix tree.
 //
+// (A slice may take its first edge from a narrower set than the rest, for a state whose first
+// character is restricted but which then loops on a broad class.)
+//
 // Inside a JSON string (or any broad character class repeated) nearly every token is allowed,
 // so walking the prefix tree would visit nearly all of it at every step. A slice for a code
 // point set L and a tree node n lists, once per vocabulary, what lies below n along edges in
@@ -13,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <tuple>
 #include <vector>
 
 #include "utf8.h"
@@ -54,6 +58,7 @@ struct Slice {
     uint32_t depth;
     int32_t token;
     PartialUtf8 partial;
+    int32_t skel;  // skeleton node it hangs off
   };
   std::vector<Partial> partials;  // sorted by partial sequence, then depth
 
@@ -72,6 +77,17 @@ struct Slice {
   std::vector<ExitRun> runs;      // sorted by depth within a group
   std::vector<uint32_t> exit_children;
 
+  // Skeleton, for states that loop on the class through several states: the class-path nodes
+  // that lead to an exit or a partial token, parents first (parent -1 = the slice's node). A
+  // mask steps the grammar along these few nodes only.
+  std::vector<int32_t> skel_parent;
+  std::vector<uint32_t> skel_cp, skel_node;
+  struct SkelExit {
+    int32_t skel;  // skeleton node the exit edge leaves from
+    uint32_t cp, child;
+  };
+  std::vector<SkelExit> skel_exits;  // sorted by skel
+
   size_t bytes() const;
 };
 
@@ -82,9 +98,10 @@ class SliceRegistry {
   // Id of a code point set (intervals sorted, disjoint).
   uint32_t intern(const std::vector<std::pair<uint32_t, uint32_t>> & intervals);
   const CodeSet & set(uint32_t id);
-  // The slice of set `set_id` below `node`, built on first use; nullptr once the registry is
-  // over its memory budget.
-  std::shared_ptr<const Slice> get(uint32_t set_id, uint32_t node);
+  // The slice below `node` whose first edge is in set `first_set` and later edges in set
+  // `rest_set` (often the same set), built on first use; nullptr once the registry is over
+  // its memory budget.
+  std::shared_ptr<const Slice> get(uint32_t first_set, uint32_t rest_set, uint32_t node);
 
   // The body of a JSON string as JSON-Schema converters write it: [^"\\\x7F\x00-\x1F].
   static std::vector<std::pair<uint32_t, uint32_t>> json_string_chars();
@@ -94,10 +111,26 @@ class SliceRegistry {
   std::mutex mu_;
   std::map<std::vector<std::pair<uint32_t, uint32_t>>, uint32_t> set_ids_;
   std::vector<std::unique_ptr<CodeSet>> sets_;
-  std::map<std::pair<uint32_t, uint32_t>, std::shared_ptr<const Slice>> slices_;
+  std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::shared_ptr<const Slice>> slices_;
   size_t bytes_ = 0;
 
-  std::shared_ptr<const Slice> build(const CodeSet & set, uint32_t node) const;
+  struct Exit3 {
+    uint32_t cp, depth, child;
+  };
+  struct Parts {
+    std::vector<std::pair<uint32_t, int32_t>> tokens;  // (depth, token)
+    std::vector<Slice::Partial> partials;
+    std::vector<Exit3> exits;
+    std::vector<int32_t> skel_parent;
+    std::vector<uint32_t> skel_cp, skel_node;
+    std::vector<Slice::SkelExit> skel_exits;
+  };
+  std::shared_ptr<const Slice> get_locked(uint32_t first_set, uint32_t rest_set, uint32_t node);
+  std::shared_ptr<const Slice> build(const CodeSet & first, const CodeSet & rest, uint32_t node) const;
+  std::shared_ptr<const Slice> derive(const Slice & base, const CodeSet & first, const CodeSet & rest,
+                                      uint32_t node) const;
+  std::shared_ptr<const Slice> finish(Parts parts) const;
+  static bool is_subset(const CodeSet & a, const CodeSet & b);
 };
 
 }  // namespace toolwright::grammar

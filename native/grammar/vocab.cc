@@ -129,7 +129,8 @@ std::shared_ptr<const Vocab> Vocab::build(std::vector<std::string> pieces, const
     if (v->cp_len_[id] > 0) v->below_root_bits_[id >> 6] |= 1ull << (id & 63);
   }
   // The slice every JSON grammar needs (string bodies), built now rather than on a first mask.
-  v->slices_->get(v->slices_->intern(SliceRegistry::json_string_chars()), 0);
+  const uint32_t json = v->slices_->intern(SliceRegistry::json_string_chars());
+  v->slices_->get(json, json, 0);
   return v;
 }
 

@@ -1,0 +1,330 @@
+// MaskEngine, part 2: how a state walks its broad character classes (the plans that decide
+// whether, and how, a class slice can replace walking the prefix tree).
+#include <algorithm>
+
+#include "mask.h"
+
+namespace toolwright::grammar {
+
+// The state's broadest class: the code points that all lead to one successor, picked by how
+// many code points they cover. Returns the successor (kDead when under kSliceMinSpan).
+uint32_t MaskEngine::broadest_class(uint32_t state, std::vector<std::pair<uint32_t, uint32_t>> & set) {
+  set.clear();
+  Npda::Partition & p = npda_.partition(state);
+  // Cheap test first: are enough code points accepted at all? (No successors computed.)
+  uint64_t live = 0;
+  for (uint32_t j = 0; j < p.breaks.size() && live < kSliceMinSpan; j++) {
+    if (npda_.any_class_matches(state, p.breaks[j])) live += static_cast<uint64_t>(p.seg_end(j)) - p.breaks[j] + 1;
+  }
+  if (live < kSliceMinSpan) return Npda::kDead;
+  spans_.clear();  // successor -> code points
+  for (uint32_t j = 0; j < p.breaks.size(); j++) {
+    const uint32_t s = npda_.successor_in(p, state, j);
+    if (s == Npda::kDead) continue;
+    const uint64_t span = static_cast<uint64_t>(p.seg_end(j)) - p.breaks[j] + 1;
+    auto it = std::find_if(spans_.begin(), spans_.end(), [s](const auto & x) { return x.first == s; });
+    if (it == spans_.end()) spans_.emplace_back(s, span);
+    else it->second += span;
+  }
+  uint32_t best = Npda::kDead;
+  uint64_t best_span = 0;
+  for (const auto & [s, span] : spans_) {
+    if (span > best_span) {
+      best = s;
+      best_span = span;
+    }
+  }
+  if (best_span < kSliceMinSpan) return Npda::kDead;
+  for (uint32_t j = 0; j < p.breaks.size(); j++) {
+    if (p.succ[j] != best) continue;
+    if (!set.empty() && set.back().second != UINT32_MAX && set.back().second + 1 == p.breaks[j]) {
+      set.back().second = p.seg_end(j);
+    } else {
+      set.emplace_back(p.breaks[j], p.seg_end(j));
+    }
+  }
+  return best;
+}
+
+namespace {
+
+using Intervals = std::vector<std::pair<uint32_t, uint32_t>>;
+
+uint64_t span_of(const Intervals & v) {
+  uint64_t n = 0;
+  for (const auto & [lo, hi] : v) n += static_cast<uint64_t>(hi) - lo + 1;
+  return n;
+}
+
+// v minus [lo, hi].
+void subtract(Intervals & v, uint32_t lo, uint32_t hi) {
+  Intervals out;
+  for (const auto & [a, b] : v) {
+    if (b < lo || a > hi) {
+      out.emplace_back(a, b);
+      continue;
+    }
+    if (a < lo) out.emplace_back(a, lo - 1);
+    if (b > hi) out.emplace_back(hi + 1, b);
+  }
+  v.swap(out);
+}
+
+}  // namespace
+
+// Code points the state accepts (with a live successor or not: no successor is computed).
+uint64_t MaskEngine::live_span(uint32_t state) {
+  Npda::Partition & p = npda_.partition(state);
+  uint64_t live = 0;
+  for (uint32_t j = 0; j < p.breaks.size(); j++) {
+    if (npda_.any_class_matches(state, p.breaks[j])) live += static_cast<uint64_t>(p.seg_end(j)) - p.breaks[j] + 1;
+  }
+  return live;
+}
+
+// Is `s` a state a class can loop through? Dead, waiting on a token, narrow (an escape, after
+// a closing quote), or finished with the frames a truncated state knows (its real successor
+// depends on the context) are not: those characters are handled exactly instead.
+bool MaskEngine::loopable(uint32_t s, Plan & pl, bool looping) {
+  // Finishing the frames on the first character (a closing quote) is normal; inside the loop
+  // it means the truncated state's answer may differ from the real one's.
+  if (looping && npda_.exposed(s)) pl.context_free = false;
+  return s != Npda::kDead && !npda_.has_token_tops(s) && !npda_.exposed(s) && live_span(s) >= kSliceMinSpan;
+}
+
+// First characters S0 (those leading from the state to a loopable state) and a set U such that
+// every character of U takes every state of the group G (the states reached so) to a state of
+// G: then every token of one S0 character followed by U characters is allowed.
+bool MaskEngine::group_plan(uint32_t state, Plan & pl) {
+  Intervals first;
+  std::vector<uint32_t> group, todo;
+  {
+    Npda::Partition & p = npda_.partition(state);
+    for (uint32_t j = 0; j < p.breaks.size(); j++) {
+      const uint32_t s = npda_.successor_in(p, state, j);
+      if (!loopable(s, pl, false)) continue;
+      if (!first.empty() && first.back().second != UINT32_MAX && first.back().second + 1 == p.breaks[j]) {
+        first.back().second = p.seg_end(j);
+      } else {
+        first.emplace_back(p.breaks[j], p.seg_end(j));
+      }
+      if (std::find(group.begin(), group.end(), s) == group.end()) {
+        group.push_back(s);
+        todo.push_back(s);
+      }
+    }
+  }
+  if (span_of(first) < kSliceMinSpan) return false;
+  Intervals set{{0, UINT32_MAX}};
+  Intervals drop;
+  while (!todo.empty()) {
+    const uint32_t x = todo.back();
+    todo.pop_back();
+    Npda::Partition & p = npda_.partition(x);
+    drop.clear();
+    for (const auto & [lo, hi] : set) {
+      for (uint32_t j = Npda::segment_of(p, lo); j < p.breaks.size() && p.breaks[j] <= hi; j++) {
+        const uint32_t s = npda_.successor_in(p, x, j);
+        if (std::find(group.begin(), group.end(), s) != group.end()) continue;
+        if (!loopable(s, pl, true)) {
+          drop.emplace_back(std::max(lo, p.breaks[j]), std::min(hi, p.seg_end(j)));
+          continue;
+        }
+        // Truncated states are planned once per grammar position: allow them a larger group.
+        if (group.size() >= kMaxGroupStates) return false;
+        group.push_back(s);
+        todo.push_back(s);
+      }
+    }
+    for (const auto & [lo, hi] : drop) subtract(set, lo, hi);
+    if (span_of(set) < kSliceMinSpan) return false;
+  }
+  return group_ranges(state, first, set, pl);
+}
+
+// Completes a group plan: the accepted first characters outside `first` are walked by range at
+// the slice's node; rest characters that are not first characters are cut from a shared slice
+// when few.
+bool MaskEngine::group_ranges(uint32_t state, const std::vector<std::pair<uint32_t, uint32_t>> & first,
+                              const std::vector<std::pair<uint32_t, uint32_t>> & set, Plan & pl) {
+  pl.usable = pl.group = true;
+  pl.first_set = vocab_->slices().intern(first);
+  pl.rest_set = vocab_->slices().intern(set);
+  pl.max_chars = kUnbounded;
+  Intervals rest;
+  Npda::Partition & p = npda_.partition(state);
+  for (uint32_t j = 0; j < p.breaks.size(); j++) {
+    if (npda_.successor_in(p, state, j) == Npda::kDead) continue;
+    rest.emplace_back(p.breaks[j], p.seg_end(j));
+  }
+  for (const auto & [lo, hi] : first) subtract(rest, lo, hi);
+  pl.range_begin = static_cast<uint32_t>(ranges_pool_.size());
+  pl.range_len = static_cast<uint32_t>(rest.size());
+  ranges_pool_.insert(ranges_pool_.end(), rest.begin(), rest.end());
+  std::vector<uint32_t> cut, outside;
+  if (pl.first_set != pl.rest_set && difference_small(first, set, outside) && outside.empty() &&
+      difference_small(set, first, cut) && !cut.empty()) {
+    pl.cut_begin = static_cast<uint32_t>(cut_pool_.size());
+    pl.cut_len = static_cast<uint32_t>(cut.size());
+    cut_pool_.insert(cut_pool_.end(), cut.begin(), cut.end());
+  }
+  return true;
+}
+
+const MaskEngine::Plan & MaskEngine::plan(uint32_t state) {
+  const uint32_t memo = plan_of_.find(state);
+  if (memo != FlatMap64::kMissing) return plans_[memo];
+  Plan pl;
+  bool grouped = false;
+  if (npda_.n_stacks(state) == 1 && !npda_.is_truncated(state) && npda_.stacks(state)[0] != Npda::kEmptyStack) {
+    // One stack: its top frames usually decide alone (a string body does not look at what
+    // encloses the string), and then the group found for them serves every context.
+    for (int frames = 1; frames <= 3 && !grouped; frames++) {
+      const uint32_t t = npda_.truncated(npda_.stacks(state)[0], frames);
+      const Plan tp = plan(t);
+      // Only if the frames never finished: then the real state loops the same way.
+      if (tp.group && tp.context_free) {
+        const auto first = vocab_->slices().set(tp.first_set).intervals;
+        const auto set = vocab_->slices().set(tp.rest_set).intervals;
+        grouped = group_ranges(state, first, set, pl);
+      }
+    }
+  }
+  if (!grouped) grouped = group_plan(state, pl);
+  if (grouped) {
+    const auto idx = static_cast<uint32_t>(plans_.size());
+    plans_.push_back(pl);
+    plan_of_.insert(state, idx);
+    return plans_.back();
+  }
+  pl = Plan{};
+  std::vector<std::pair<uint32_t, uint32_t>> set;
+  const uint32_t best = broadest_class(state, set);
+  if (best != Npda::kDead) {
+    pl.first_set = pl.rest_set = vocab_->slices().intern(set);
+    // After the first character the class may widen (e.g. a key that must not start like a
+    // listed property, then any string body): follow the next state's own broadest class.
+    const auto first = set;
+    if (best != state && !npda_.has_token_tops(best) && broadest_class(best, set) != Npda::kDead) {
+      pl.rest_set = vocab_->slices().intern(set);
+      // rest minus first, when it is a handful of code points: then the common slice of the
+      // rest set is used with those first characters cut out at mask time.
+      // (Only when the first set lies inside the rest set: the common slice then covers it.)
+      std::vector<uint32_t> cut, outside;
+      if (!difference_small(first, set, outside) || !outside.empty() || !difference_small(set, first, cut)) {
+        cut.assign(kMaxCutChars + 1, 0);
+      }
+      if (cut.size() <= kMaxCutChars && !cut.empty()) {
+        pl.cut_begin = static_cast<uint32_t>(cut_pool_.size());
+        pl.cut_len = static_cast<uint32_t>(cut.size());
+        cut_pool_.insert(cut_pool_.end(), cut.begin(), cut.end());
+      }
+    }
+    // Follow the class: the state after 1, 2, ... characters of it must be the same whichever
+    // character was taken, and must not wait on a token element.
+    const auto cap = static_cast<uint32_t>(vocab_->max_token_cps());
+    pl.chain_begin = static_cast<uint32_t>(chain_pool_.size());
+    chain_pool_.push_back(state);
+    uint32_t cur = state;
+    pl.usable = true;
+    for (uint32_t d = 0;; d++) {
+      const uint32_t next = d == 0 ? best : uniform_successor(cur, pl.rest_set);
+      if (next == kNotUniform || (next != Npda::kDead && npda_.has_token_tops(next))) {
+        pl.usable = false;
+        break;
+      }
+      if (next == Npda::kDead) {
+        pl.max_chars = d;
+        break;
+      }
+      if (next == cur && d > 0) {
+        pl.max_chars = kUnbounded;
+        break;
+      }
+      if (next == cur) {
+        // Loops from the start: only valid if the first set is the looping set.
+        if (pl.first_set != pl.rest_set) pl.rest_set = pl.first_set;
+        pl.max_chars = kUnbounded;
+        break;
+      }
+      chain_pool_.push_back(next);
+      cur = next;
+      if (d + 1 >= cap) {
+        pl.max_chars = d + 1;
+        break;
+      }
+    }
+    pl.chain_len = static_cast<uint32_t>(chain_pool_.size()) - pl.chain_begin;
+    if (!pl.usable) chain_pool_.resize(pl.chain_begin);
+  }
+  const auto idx = static_cast<uint32_t>(plans_.size());
+  plans_.push_back(pl);
+  plan_of_.insert(state, idx);
+  return plans_.back();
+}
+
+uint32_t MaskEngine::uniform_successor(uint32_t state, uint32_t set_id) {
+  const uint64_t key = (static_cast<uint64_t>(state) << 32) | set_id;
+  const uint32_t memo = uniform_of_.find(key);
+  if (memo != FlatMap64::kMissing) return memo;
+  const CodeSet & set = vocab_->slices().set(set_id);
+  Npda::Partition & p = npda_.partition(state);
+  uint32_t result = Npda::kUnset;
+  for (const auto & [lo, hi] : set.intervals) {
+    for (uint32_t j = Npda::segment_of(p, lo); j < p.breaks.size() && p.breaks[j] <= hi; j++) {
+      const uint32_t s = npda_.successor_in(p, state, j);
+      if (result == Npda::kUnset) {
+        result = s;
+      } else if (result != s) {
+        result = kNotUniform;
+        break;
+      }
+    }
+    if (result == kNotUniform) break;
+  }
+  if (result == Npda::kUnset) result = Npda::kDead;
+  uniform_of_.insert(key, result);
+  return result;
+}
+
+// Code points of `a` not in `b` (both sorted disjoint intervals), if at most kMaxCutChars.
+bool MaskEngine::difference_small(const std::vector<std::pair<uint32_t, uint32_t>> & a,
+                                  const std::vector<std::pair<uint32_t, uint32_t>> & b, std::vector<uint32_t> & out) {
+  out.clear();
+  size_t j = 0;
+  for (const auto & [lo, hi] : a) {
+    uint64_t cur = lo;
+    while (cur <= hi) {
+      while (j < b.size() && b[j].second < cur) j++;
+      // [cur, gap_end] is outside b
+      const uint64_t gap_end = j < b.size() ? std::min<uint64_t>(hi, static_cast<uint64_t>(b[j].first) - 1) : hi;
+      if (j < b.size() && b[j].first <= cur) {
+        cur = static_cast<uint64_t>(b[j].second) + 1;
+        continue;
+      }
+      if (gap_end - cur + 1 + out.size() > kMaxCutChars) return false;
+      for (uint64_t cp = cur; cp <= gap_end; cp++) out.push_back(static_cast<uint32_t>(cp));
+      cur = gap_end + 1;
+    }
+  }
+  return true;
+}
+
+// The child of `node` on edge `cp`, or 0.
+uint32_t MaskEngine::child_with(uint32_t node, uint32_t cp) const {
+  const Vocab & v = *vocab_;
+  const auto & nodes = v.nodes();
+  const Vocab::Node & n = nodes[node];
+  if (n.wide != Vocab::kNotWide) {
+    const Vocab::WideNode & w = v.wide_nodes()[n.wide];
+    const uint32_t * cps = v.wide_child_cps().data();
+    const uint32_t * at = std::lower_bound(cps + w.begin, cps + w.end, cp);
+    return at != cps + w.end && *at == cp ? v.wide_child_nodes()[at - cps] : 0;
+  }
+  for (uint32_t c = node + 1; c < n.end; c = nodes[c].end) {
+    if (nodes[c].cp == cp) return c;
+  }
+  return 0;
+}
+
+}  // namespace toolwright::grammar
