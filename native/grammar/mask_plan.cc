@@ -145,8 +145,18 @@ bool MaskEngine::group_plan(uint32_t state, Plan & pl) {
 // Completes a group plan: the accepted first characters outside `first` are walked by range at
 // the slice's node; rest characters that are not first characters are cut from a shared slice
 // when few.
-bool MaskEngine::group_ranges(uint32_t state, const std::vector<std::pair<uint32_t, uint32_t>> & first,
+bool MaskEngine::group_ranges(uint32_t state, const std::vector<std::pair<uint32_t, uint32_t>> & first_all,
                               const std::vector<std::pair<uint32_t, uint32_t>> & set, Plan & pl) {
+  // First characters outside the loop set are walked by range (so the slice's first set lies
+  // inside its rest set, and a shared slice can serve it).
+  Intervals first_in = first_all;
+  {
+    Intervals outside = first_all;
+    for (const auto & [lo, hi] : set) subtract(outside, lo, hi);
+    for (const auto & [lo, hi] : outside) subtract(first_in, lo, hi);
+  }
+  if (span_of(first_in) < kSliceMinSpan) return false;
+  const Intervals & first = first_in;
   pl.usable = pl.group = true;
   pl.first_set = vocab_->slices().intern(first);
   pl.rest_set = vocab_->slices().intern(set);

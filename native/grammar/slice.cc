@@ -18,7 +18,14 @@ size_t Slice::bytes() const {
          skel_cp.capacity() * 8 + skel_exits.capacity() * sizeof(SkelExit);
 }
 
-uint32_t SliceRegistry::intern(const std::vector<std::pair<uint32_t, uint32_t>> & intervals) {
+uint32_t SliceRegistry::intern(const std::vector<std::pair<uint32_t, uint32_t>> & given) {
+  // Code points above the vocabulary's largest never label an edge: sets that differ only
+  // there (e.g. up to U+10FFFF or up to 0xFFFFFFFF) give the same slice.
+  const uint32_t top = vocab_.max_code_point();
+  std::vector<std::pair<uint32_t, uint32_t>> intervals;
+  for (const auto & [lo, hi] : given) {
+    if (lo <= top) intervals.emplace_back(lo, std::min(hi, top));
+  }
   std::lock_guard<std::mutex> lock(mu_);
   auto it = set_ids_.find(intervals);
   if (it != set_ids_.end()) return it->second;
@@ -76,6 +83,10 @@ bool SliceRegistry::is_subset(const CodeSet & a, const CodeSet & b) {
 
 std::vector<std::pair<uint32_t, uint32_t>> SliceRegistry::json_string_chars() {
   return {{0x20, 0x21}, {0x23, 0x5B}, {0x5D, 0x7E}, {0x80, UINT32_MAX}};
+}
+
+std::vector<std::pair<uint32_t, uint32_t>> SliceRegistry::json_string_chars_with_del() {
+  return {{0x20, 0x21}, {0x23, 0x5B}, {0x5D, UINT32_MAX}};
 }
 
 std::shared_ptr<const Slice> SliceRegistry::build(const CodeSet & first, const CodeSet & rest, uint32_t root) const {

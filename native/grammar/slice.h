@@ -95,7 +95,7 @@ class SliceRegistry {
  public:
   explicit SliceRegistry(const Vocab & vocab) : vocab_(vocab) {}
 
-  // Id of a code point set (intervals sorted, disjoint).
+  // Id of a code point set (intervals sorted, disjoint; clipped to the vocabulary's code points).
   uint32_t intern(const std::vector<std::pair<uint32_t, uint32_t>> & intervals);
   const CodeSet & set(uint32_t id);
   // The slice below `node` whose first edge is in set `first_set` and later edges in set
@@ -103,8 +103,10 @@ class SliceRegistry {
   // its memory budget.
   std::shared_ptr<const Slice> get(uint32_t first_set, uint32_t rest_set, uint32_t node);
 
-  // The body of a JSON string as JSON-Schema converters write it: [^"\\\x7F\x00-\x1F].
+  // The body of a JSON string as JSON-Schema converters write it: [^"\\\x7F\x00-\x1F]
+  // (llama.cpp's) and [^"\\\x00-\x1F] (toolwright's, which lets DEL through).
   static std::vector<std::pair<uint32_t, uint32_t>> json_string_chars();
+  static std::vector<std::pair<uint32_t, uint32_t>> json_string_chars_with_del();
 
  private:
   const Vocab & vocab_;

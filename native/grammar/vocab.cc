@@ -49,6 +49,10 @@ std::shared_ptr<const Vocab> Vocab::build(std::vector<std::string> pieces, const
     v->max_cps_ = std::max(v->max_cps_, cps.size());
   }
   v->cp_pool_.push_back(0);  // so cps() of an empty token is a valid pointer
+  for (size_t id = 0; id < n; id++) {
+    if (v->kinds_[id] != Kind::Regular) continue;
+    for (uint32_t i = 0; i < v->cp_len_[id]; i++) v->max_cp_ = std::max(v->max_cp_, v->cps(static_cast<int32_t>(id))[i]);
+  }
 
   // Prefix tree over code points; a token ending in a partial sequence hangs off the node of
   // its complete code points.
@@ -128,9 +132,11 @@ std::shared_ptr<const Vocab> Vocab::build(std::vector<std::string> pieces, const
   for (int32_t id : order) {
     if (v->cp_len_[id] > 0) v->below_root_bits_[id >> 6] |= 1ull << (id & 63);
   }
-  // The slice every JSON grammar needs (string bodies), built now rather than on a first mask.
-  const uint32_t json = v->slices_->intern(SliceRegistry::json_string_chars());
-  v->slices_->get(json, json, 0);
+  // The slices every JSON grammar needs (string bodies), built now rather than on a first mask.
+  for (const auto & set : {SliceRegistry::json_string_chars(), SliceRegistry::json_string_chars_with_del()}) {
+    const uint32_t id = v->slices_->intern(set);
+    v->slices_->get(id, id, 0);
+  }
   return v;
 }
 

@@ -81,6 +81,8 @@ class Vocab {
   // Prefix-tree node a regular token ends at.
   uint32_t token_node(int32_t id) const { return token_node_[id]; }
   size_t max_token_cps() const { return max_cps_; }
+  // Largest code point on any prefix-tree edge.
+  uint32_t max_code_point() const { return max_cp_; }
   // Lazily built class slices of the prefix tree, shared by all users of this vocabulary.
   SliceRegistry & slices() const { return *slices_; }
   size_t memory_bytes() const;
@@ -99,6 +101,7 @@ class Vocab {
   std::vector<uint64_t> below_root_bits_;
   std::vector<uint32_t> token_node_;
   size_t max_cps_ = 0;
+  uint32_t max_cp_ = 0;
   std::unique_ptr<SliceRegistry> slices_;
 };
 
