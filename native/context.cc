@@ -1,6 +1,7 @@
 #include "context.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 #include "addon_data.h"
@@ -27,6 +28,22 @@ struct ContextOptions {
 };
 
 bool AbortRequested(void* data) { return static_cast<ContextState*>(data)->abort.load(std::memory_order_relaxed); }
+
+ggml_threadpool* NewThreadPool(int32_t threads) {
+  ggml_threadpool_params params = ggml_threadpool_params_default(threads);
+  const char* poll = std::getenv("TOOLWRIGHT_POLL");
+  if (poll != nullptr) params.poll = static_cast<uint32_t>(std::atoi(poll));
+  return ggml_threadpool_new(&params);
+}
+
+bool AttachThreadPools(ContextState& state, const ContextOptions& options) {
+  state.pool = NewThreadPool(options.threads);
+  if (state.pool == nullptr) return false;
+  state.pool_batch = options.threads_batch == options.threads ? state.pool : NewThreadPool(options.threads_batch);
+  if (state.pool_batch == nullptr) return false;
+  llama_attach_threadpool(state.ctx, state.pool, state.pool_batch);
+  return true;
+}
 
 class CreateContextWorker : public PromiseWorker {
  public:
@@ -60,6 +77,11 @@ class CreateContextWorker : public PromiseWorker {
     state->batch_capacity = static_cast<int32_t>(state->n_batch);
     state->batch = llama_batch_init(state->batch_capacity, 0, 1);
     llama_set_abort_callback(state->ctx, &AbortRequested, state.get());
+    if (!AttachThreadPools(*state, options_)) {
+      Fail("TOOLWRIGHT_CONTEXT_FAILED", "Cannot create a context for \"" + model_->path +
+                                            "\": could not start its CPU threads (ggml_threadpool_new failed)");
+      return;
+    }
     state_ = std::move(state);
   }
   Napi::Value Result(Napi::Env env) override { return Context::NewInstance(env, std::move(state_)); }
@@ -166,6 +188,8 @@ ContextOptions ReadContextOptions(const Napi::Object& o, const ModelPtr& model) 
 ContextState::~ContextState() {
   if (batch_capacity > 0) llama_batch_free(batch);
   if (ctx != nullptr) llama_free(ctx);
+  if (pool_batch != nullptr && pool_batch != pool) ggml_threadpool_free(pool_batch);
+  if (pool != nullptr) ggml_threadpool_free(pool);
 }
 
 bool ContextState::Decode(const std::vector<llama_token>& input, std::string* code, std::string* error) {

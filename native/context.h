@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "ggml-cpu.h"
 #include "llama.h"
 #include "model.h"
 
@@ -22,6 +23,11 @@ namespace toolwright {
 struct ContextState {
   ModelPtr model;  // declared first: released after the context is freed
   llama_context* ctx = nullptr;
+  // Persistent CPU thread pools (generation, batch): without them ggml starts and joins its
+  // threads on every decode, and on a busy machine a late-started thread stalls the others at
+  // every barrier. Freed after ctx.
+  ggml_threadpool* pool = nullptr;
+  ggml_threadpool* pool_batch = nullptr;
   llama_batch batch = {};
   int32_t batch_capacity = 0;
   uint32_t n_ctx = 0;

@@ -11,6 +11,7 @@
 //                         [--prompt TEXT] [--temp 0.8 --seed 42 [--top-k 40] [--top-p 0.95]]
 //                         [--ctx N] [--reps N] [--gpu-layers N] [--stop-at-eog] [--print-text] [--verbose]
 
+#include "ggml-cpu.h"
 #include "llama.h"
 
 #include <algorithm>
@@ -42,6 +43,7 @@ struct Options {
     bool stop_at_eog = false;
     bool print_text = false;
     bool verbose = false;
+    bool threadpool = true;      // a persistent CPU thread pool, as llama-cli attaches
     std::string tokenize_test;   // llama.cpp vocab test file (.inp, with its .out beside it)
 };
 
@@ -62,6 +64,8 @@ const char * kUsage =
     "  --stop-at-eog        stop at an end-of-generation token (default: always generate n-gen)\n"
     "  --print-text         include prompt ids, generated ids and text in the JSON\n"
     "  --verbose            show llama.cpp's log\n"
+    "  --no-threadpool      let ggml start threads per decode instead of attaching a persistent\n"
+    "                       pool (llama-cli and llama-server attach one; so does toolwright)\n"
     "  --tokenize-test INP  instead of benchmarking, tokenize the cases of a llama.cpp vocab test file\n"
     "                       (models/ggml-vocab-*.gguf.inp) and compare with the ids in its .out file\n";
 
@@ -115,6 +119,7 @@ Options parse_args(int argc, char ** argv) {
         else if (a == "--stop-at-eog") o.stop_at_eog = true;
         else if (a == "--print-text") o.print_text = true;
         else if (a == "--verbose") o.verbose = true;
+        else if (a == "--no-threadpool") o.threadpool = false;
         else if (a == "--tokenize-test") o.tokenize_test = next();
         else throw std::runtime_error("unknown argument '" + a + "' (see --help)");
     }
@@ -369,6 +374,13 @@ int run(const Options & o) {
     }
     llama_context * ctx = llama_init_from_model(model, cp);
     if (!ctx) { llama_model_free(model); throw std::runtime_error("llama_init_from_model failed"); }
+    ggml_threadpool * pool = nullptr;
+    if (o.threadpool) {
+        ggml_threadpool_params tpp = ggml_threadpool_params_default(o.threads);
+        pool = ggml_threadpool_new(&tpp);
+        if (!pool) { llama_free(ctx); llama_model_free(model); throw std::runtime_error("ggml_threadpool_new failed"); }
+        llama_attach_threadpool(ctx, pool, pool);
+    }
     const double load_ms = ms_since(t_load);
 
     std::vector<double> prompt_ms, gen_ms;
@@ -385,6 +397,7 @@ int run(const Options & o) {
         }
     } catch (...) {
         llama_free(ctx);
+        if (pool) ggml_threadpool_free(pool);
         llama_model_free(model);
         throw;
     }
@@ -411,9 +424,10 @@ int run(const Options & o) {
         for (size_t i = 0; i < last.tokens.size(); i++) printf("%s%d", i ? "," : "", last.tokens[i]);
         printf("],\"text\":\"%s\"", json_escape(text).c_str());
     }
-    printf("}\n");
+    printf(",\"threadpool\":%s}\n", o.threadpool ? "true" : "false");
 
     llama_free(ctx);
+    if (pool) ggml_threadpool_free(pool);
     llama_model_free(model);
     llama_backend_free();
     return 0;
