@@ -1,7 +1,6 @@
 #include "context.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 
 #include "addon_data.h"
@@ -30,9 +29,8 @@ struct ContextOptions {
 bool AbortRequested(void* data) { return static_cast<ContextState*>(data)->abort.load(std::memory_order_relaxed); }
 
 ggml_threadpool* NewThreadPool(int32_t threads) {
+  // Default polling (workers spin briefly between decodes, then sleep), as llama-cli uses.
   ggml_threadpool_params params = ggml_threadpool_params_default(threads);
-  const char* poll = std::getenv("TOOLWRIGHT_POLL");
-  if (poll != nullptr) params.poll = static_cast<uint32_t>(std::atoi(poll));
   return ggml_threadpool_new(&params);
 }
 

@@ -2,7 +2,11 @@
 // Builds the native addon: fetches llama.cpp (scripts/fetch-llama.mjs), then runs cmake-js on
 // the top-level CMakeLists.txt. Output: build/Release/toolwright.node.
 //
-//   node scripts/build-native.mjs [--out DIR] [--copy-to FILE] [--target NAME] [-- extra cmake-js args]
+//   node scripts/build-native.mjs [--out DIR] [--copy-to FILE] [--target NAME] [--fallback] [-- extra cmake-js args]
+//
+// A build made on purpose gets a marker file beside it (Release/toolwright.preferred), so that the
+// loader (src/runtime/binding.ts) tries it before the prebuilds. `--fallback` (the install script,
+// when no prebuild loads here) leaves it unmarked: the prebuilds stay first.
 //
 // Environment (1/ON turns an option on, 0/OFF off; unset keeps the build folder's setting):
 //   TOOLWRIGHT_CUDA=1       CUDA backend            (-DGGML_CUDA=ON)
@@ -14,7 +18,7 @@
 //   TOOLWRIGHT_LLAMA_DIR    use this llama.cpp checkout instead of fetching the pinned one
 // CCACHE_BASEDIR defaults to the repository root, so ccache hits across clones.
 import { spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -74,6 +78,7 @@ function main() {
       out: { type: "string", default: "build" },
       "copy-to": { type: "string" },
       target: { type: "string" },
+      fallback: { type: "boolean", default: false },
     },
     allowPositionals: true,
   });
@@ -112,6 +117,10 @@ function main() {
   }
   const built = join(out, "Release", "toolwright.node");
   if (!existsSync(built)) fail(`the build finished but ${built} is missing`);
+  // Same name as PREFERRED_BUILD_MARKER in src/runtime/binding.ts.
+  const marker = join(out, "Release", "toolwright.preferred");
+  if (values.fallback) rmSync(marker, { force: true });
+  else writeFileSync(marker, `${JSON.stringify({ builtAt: new Date().toISOString(), defines: cmakeDefines() })}\n`);
   if (values["copy-to"]) {
     const target = resolve(ROOT, values["copy-to"]);
     mkdirSync(dirname(target), { recursive: true });

@@ -93,7 +93,11 @@ function main() {
   } else {
     log("building from source (TOOLWRIGHT_FORCE_BUILD is set)");
   }
-  const result = spawnSync(process.execPath, [join(ROOT, "scripts", "build-native.mjs")], { cwd: ROOT, stdio: "inherit" });
+  // A forced or GPU build is what the user asked for instead of a prebuild: build-native marks it
+  // so the loader prefers it. A build made only because no prebuild loads stays a fallback.
+  const deliberate = truthy(process.env.TOOLWRIGHT_FORCE_BUILD) || gpu !== undefined;
+  const buildArgs = [join(ROOT, "scripts", "build-native.mjs"), ...(deliberate ? [] : ["--fallback"])];
+  const result = spawnSync(process.execPath, buildArgs, { cwd: ROOT, stdio: "inherit" });
   if (result.status !== 0) {
     log(
       "the native addon could not be built, so toolwright cannot run models. Fix the error above and run " +

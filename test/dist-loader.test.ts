@@ -1,12 +1,12 @@
 // The addon loader with the published layout: prebuilds/<platform>-<arch>[-variant]/toolwright.node.
-// A local build wins (it exists only when built on purpose), GPU variants come before the default
-// build (they fail to load where their runtime is missing), TOOLWRIGHT_VARIANT picks one first,
-// and a failure names every place tried.
+// Prebuilds first, GPU variants before the default build (they fail to load where their runtime is
+// missing), TOOLWRIGHT_VARIANT picks one first, then the local build; a local build marked as made
+// on purpose goes before the prebuilds; a failure names every place tried.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, test } from "vitest";
-import { addonCandidates, loadAddonFrom, NativeAddonError } from "../src/runtime/binding.js";
+import { addonCandidates, loadAddonFrom, NativeAddonError, PREFERRED_BUILD_MARKER } from "../src/runtime/binding.js";
 
 const base = `${process.platform}-${process.arch}`;
 const roots: string[] = [];
@@ -37,26 +37,35 @@ const prebuilt = (root: string, folder: string) => join(root, "prebuilds", folde
 const local = (root: string) => join(root, "build", "Release", "toolwright.node");
 
 describe("candidate order", () => {
-  test("local build, then GPU variants, then the default prebuild; other platforms are ignored", () => {
+  test("GPU variants, then the default prebuild, then the local build; other platforms are ignored", () => {
     delete process.env.TOOLWRIGHT_ADDON;
     delete process.env.TOOLWRIGHT_VARIANT;
     const other = process.platform === "win32" ? "linux-x64" : "win32-x64";
     const root = packageRoot([base, `${base}-vulkan`, `${base}-cuda`, other, `${other}-cuda`]);
     expect(addonCandidates(root)).toEqual([
-      local(root),
       prebuilt(root, `${base}-cuda`),
       prebuilt(root, `${base}-vulkan`),
       prebuilt(root, base),
+      local(root),
     ]);
+  });
+
+  test("a local build made on purpose (marker file beside it) goes before the prebuilds", () => {
+    delete process.env.TOOLWRIGHT_ADDON;
+    delete process.env.TOOLWRIGHT_VARIANT;
+    const root = packageRoot([base, `${base}-cuda`]);
+    mkdirSync(join(root, "build", "Release"), { recursive: true });
+    writeFileSync(join(root, "build", "Release", PREFERRED_BUILD_MARKER), "{}");
+    expect(addonCandidates(root)).toEqual([local(root), prebuilt(root, `${base}-cuda`), prebuilt(root, base)]);
   });
 
   test("TOOLWRIGHT_VARIANT puts its prebuild folder first (case-insensitive; cpu names the default one)", () => {
     delete process.env.TOOLWRIGHT_ADDON;
     const root = packageRoot([base, `${base}-cuda`, `${base}-vulkan`]);
     process.env.TOOLWRIGHT_VARIANT = "cpu";
-    expect(addonCandidates(root)).toEqual([local(root), prebuilt(root, base), prebuilt(root, `${base}-cuda`), prebuilt(root, `${base}-vulkan`)]);
+    expect(addonCandidates(root)).toEqual([prebuilt(root, base), prebuilt(root, `${base}-cuda`), prebuilt(root, `${base}-vulkan`), local(root)]);
     process.env.TOOLWRIGHT_VARIANT = "Vulkan";
-    expect(addonCandidates(root)).toEqual([local(root), prebuilt(root, `${base}-vulkan`), prebuilt(root, `${base}-cuda`), prebuilt(root, base)]);
+    expect(addonCandidates(root)).toEqual([prebuilt(root, `${base}-vulkan`), prebuilt(root, `${base}-cuda`), prebuilt(root, base), local(root)]);
   });
 
   test("TOOLWRIGHT_ADDON comes before everything", () => {
@@ -69,11 +78,11 @@ describe("candidate order", () => {
     delete process.env.TOOLWRIGHT_ADDON;
     delete process.env.TOOLWRIGHT_VARIANT;
     const root = packageRoot([]);
-    expect(addonCandidates(root)).toEqual([local(root), prebuilt(root, base)]);
+    expect(addonCandidates(root)).toEqual([prebuilt(root, base), local(root)]);
   });
 });
 
-test("when nothing loads, the error lists the local build and every prebuild with its reason", () => {
+test("when nothing loads, the error lists every prebuild and the local build with its reason", () => {
   delete process.env.TOOLWRIGHT_ADDON;
   delete process.env.TOOLWRIGHT_VARIANT;
   const root = packageRoot([base, `${base}-cuda`]);
@@ -85,10 +94,10 @@ test("when nothing loads, the error lists the local build and every prebuild wit
   }
   expect(error).toBeInstanceOf(NativeAddonError);
   const e = error as NativeAddonError;
-  expect(e.attempts.map((a) => a.path)).toEqual([local(root), prebuilt(root, `${base}-cuda`), prebuilt(root, base)]);
-  expect(e.attempts[0]!.error).toBe("not found");
+  expect(e.attempts.map((a) => a.path)).toEqual([prebuilt(root, `${base}-cuda`), prebuilt(root, base), local(root)]);
+  expect(e.attempts[2]!.error).toBe("not found");
   // The empty files exist but are not shared libraries (or, on a CPU without AVX2, are refused first).
-  for (const a of e.attempts.slice(1)) expect(a.error).not.toBe("not found");
+  for (const a of e.attempts.slice(0, 2)) expect(a.error).not.toBe("not found");
   expect(e.message).toContain("npm run build:native");
   expect(e.message).toContain("TOOLWRIGHT_FORCE_BUILD=1");
   expect(e.message.split("\n").filter((l) => l.startsWith("  - "))).toHaveLength(3);

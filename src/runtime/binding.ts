@@ -1,14 +1,14 @@
 /**
  * Loads the native addon and describes its interface.
  *
- * Search order: `TOOLWRIGHT_ADDON` (an explicit path), then a local build
- * (`build/Release/toolwright.node`: it exists only because someone built it on purpose, e.g. the
- * install script for a CUDA build or a CPU the prebuild does not fit; node-gyp-build prefers it
- * too), then the prebuilt binaries for this platform: GPU variants first
- * (`prebuilds/<platform>-<arch>-cuda/`, `-vulkan/`; they fail to load where their runtime
- * libraries are missing), then the default build (`prebuilds/<platform>-<arch>/`).
- * `TOOLWRIGHT_VARIANT=cpu|cuda|vulkan|...` puts that variant first. When nothing loads, ONE
- * error lists every place tried, why each failed, and how to build the addon.
+ * Search order: `TOOLWRIGHT_ADDON` (an explicit path), then the prebuilt binaries for this
+ * platform (`prebuilds/<platform>-<arch>[-variant]/`: GPU variants first, since they fail to load
+ * where their runtime libraries are missing; `TOOLWRIGHT_VARIANT=cpu|cuda|vulkan|...` puts that
+ * variant first), then a local build (`build/Release/toolwright.node`). A local build made on
+ * purpose (`npm run build:native`, or an install with `TOOLWRIGHT_FORCE_BUILD=1` or a GPU switch)
+ * carries a marker file beside it and is tried before the prebuilds: it exists because a
+ * prebuild was not what the user wanted. When nothing loads, ONE error lists every place tried,
+ * why each failed, and how to build the addon.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -236,6 +236,12 @@ export class NativeAddonError extends Error {
 let cached: NativeBinding | undefined;
 
 /**
+ * Marker file that scripts/build-native.mjs writes beside a local build made on purpose; the
+ * loader then tries that build before the prebuilds.
+ */
+export const PREFERRED_BUILD_MARKER = "toolwright.preferred";
+
+/**
  * Candidate addon files, in the order they are tried.
  *
  * @example
@@ -245,7 +251,9 @@ export function addonCandidates(root = PACKAGE_ROOT): string[] {
   const out: string[] = [];
   const explicit = process.env.TOOLWRIGHT_ADDON;
   if (explicit) out.push(explicit);
-  out.push(join(root, "build", "Release", "toolwright.node"));
+  const local = join(root, "build", "Release", "toolwright.node");
+  const localPreferred = existsSync(join(root, "build", "Release", PREFERRED_BUILD_MARKER));
+  if (localPreferred) out.push(local);
   for (const dir of prebuildDirs(root)) {
     const files = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith(".node")) : [];
     // Within one folder (prebuildify-tagged names) too, GPU builds first.
@@ -253,6 +261,7 @@ export function addonCandidates(root = PACKAGE_ROOT): string[] {
     for (const f of files) out.push(join(dir, f));
     if (files.length === 0 && dir.endsWith(`${process.platform}-${process.arch}`)) out.push(join(dir, "toolwright.node"));
   }
+  if (!localPreferred) out.push(local);
   return out;
 }
 
