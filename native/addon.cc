@@ -9,23 +9,10 @@
 #include "log_capture.h"
 #include "model.h"
 #include "sampler.h"
+#include "system_info.h"
 
 namespace toolwright {
 namespace {
-
-Napi::Value SystemInfo(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  Napi::Object out = Napi::Object::New(env);
-  out.Set("llamaVersion", llama_version());
-  out.Set("system", llama_print_system_info());
-  out.Set("supportsMmap", llama_supports_mmap());
-  out.Set("supportsGpuOffload", llama_supports_gpu_offload());
-  Napi::Array engines = Napi::Array::New(env);
-  uint32_t i = 0;
-  for (const std::string& name : GrammarEngineNames()) engines.Set(i++, name);
-  out.Set("grammarEngines", engines);
-  return out;
-}
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   InstallLogHandler();

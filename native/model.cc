@@ -202,6 +202,10 @@ Napi::Value Model::Info(const Napi::CallbackInfo& info) {
   out.Set("hasEncoder", llama_model_has_encoder(h->model));
   out.Set("hasDecoder", llama_model_has_decoder(h->model));
   out.Set("isRecurrent", llama_model_is_recurrent(h->model) || llama_model_is_hybrid(h->model));
+  Napi::Array devices = Napi::Array::New(env);
+  for (uint32_t i = 0; i < h->devices.size(); i++) devices.Set(i, DeviceToJs(env, h->devices[i]));
+  out.Set("devices", devices);
+  out.Set("gpuLayers", h->gpu_layers);
   return out;
 }
 

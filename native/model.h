@@ -9,7 +9,9 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "devices.h"
 #include "llama.h"
 
 namespace toolwright {
@@ -20,6 +22,9 @@ struct ModelHandle {
   int32_t n_vocab = 0;
   bool vocab_only = false;
   std::string path;
+  // The GPU devices the weights were placed on (none: CPU only) and how many layers went there.
+  std::vector<DeviceInfo> devices;
+  int32_t gpu_layers = 0;
 
   ModelHandle(llama_model* m, bool vocab_only_load, std::string file);
   ~ModelHandle();

@@ -1,12 +1,15 @@
 #include "model_load.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "devices.h"
 #include "gguf_check.h"
 #include "llama.h"
 #include "log_capture.h"
@@ -25,6 +28,7 @@ struct LoadOptions {
   std::string path;
   bool vocab_only = false;
   int32_t gpu_layers = -1;  // all
+  std::string gpu = "auto";  // "auto", "none" or a backend name
   int use_mmap = -1;        // -1: llama.cpp decides
 };
 
@@ -135,9 +139,18 @@ class LoadModelWorker : public PromiseWorker {
         return;
       }
     }
+    std::vector<ggml_backend_dev_t> devices;
+    std::vector<DeviceInfo> placed;
+    std::string device_error;
+    if (!options_.vocab_only && !SelectDevices(options_.gpu, &devices, &placed, &device_error)) {
+      Fail("TOOLWRIGHT_NO_GPU", Where() + device_error);
+      return;
+    }
+    devices.push_back(nullptr);  // llama.cpp takes a NULL-terminated list
     llama_model_params params = llama_model_default_params();
     params.vocab_only = options_.vocab_only;
-    params.n_gpu_layers = options_.gpu_layers;
+    params.n_gpu_layers = placed.empty() ? 0 : options_.gpu_layers;
+    params.devices = devices.data();
     if (options_.use_mmap == 1) params.load_mode = LLAMA_LOAD_MODE_MMAP;
     if (options_.use_mmap == 0) params.load_mode = LLAMA_LOAD_MODE_NONE;
     params.progress_callback = &LoadModelWorker::OnProgress;
@@ -157,6 +170,11 @@ class LoadModelWorker : public PromiseWorker {
       return;
     }
     handle_ = std::make_shared<ModelHandle>(model, options_.vocab_only, options_.path);
+    if (!placed.empty()) {
+      const int32_t offloadable = llama_model_n_layer(model) + 1;  // the layers and the output
+      handle_->gpu_layers = options_.gpu_layers < 0 ? offloadable : std::min(options_.gpu_layers, offloadable);
+      handle_->devices = std::move(placed);
+    }
   }
 
   // Runs on the loading thread; returning false makes llama.cpp abandon the load.
@@ -193,7 +211,7 @@ class LoadModelWorker : public PromiseWorker {
 
 }  // namespace
 
-// load(path, {vocabOnly, gpuLayers, useMmap}, onProgress?) -> { promise, cancel }
+// load(path, {vocabOnly, gpuLayers, gpu, useMmap}, onProgress?) -> { promise, cancel }
 Napi::Value LoadModel(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   LoadOptions options;
@@ -203,6 +221,12 @@ Napi::Value LoadModel(const Napi::CallbackInfo& info) {
   Napi::Object opts = args::OptionalObject(info, 1, kMethod, "options");
   options.vocab_only = args::OptBool(opts, "vocabOnly", false, kMethod);
   options.gpu_layers = static_cast<int32_t>(args::OptInt(opts, "gpuLayers", -1, -1, INT32_MAX, kMethod));
+  if (opts.Has("gpu") && !opts.Get("gpu").IsUndefined()) {
+    Napi::Value gpu = opts.Get("gpu");
+    if (!gpu.IsString()) args::ThrowType(env, kMethod, "options.gpu must be a string (\"auto\", \"none\" or a backend name)", gpu);
+    options.gpu = gpu.As<Napi::String>().Utf8Value();
+    if (options.gpu.empty()) args::ThrowRange(env, kMethod, "options.gpu must not be empty");
+  }
   if (opts.Has("useMmap") && !opts.Get("useMmap").IsUndefined()) {
     options.use_mmap = args::OptBool(opts, "useMmap", true, kMethod) ? 1 : 0;
   }

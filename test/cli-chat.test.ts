@@ -59,6 +59,19 @@ describe("toolwright chat", () => {
     // Not a terminal: plain percentage lines, ending at 100%.
     expect(r.stderr).toMatch(/loading .*: 100%\n/);
     expect(r.stderr).not.toContain("\r");
+    // Where the model runs: the CPU here unless the build has a GPU.
+    expect(r.stderr).toMatch(/running on (the CPU|.+: \d+ of \d+ layers)\n/);
+  }, 60_000);
+
+  it("--gpu off runs on the CPU; --gpu with a backend the build lacks exits 1 naming it", async () => {
+    const cpu = await runCli(["chat", model, "--gpu", "off", "--max-tokens", "4"], "hi\n");
+    expect(cpu.code, cpu.stderr).toBe(0);
+    expect(cpu.stderr).toContain("running on the CPU\n");
+    const vulkan = await runCli(["chat", model, "--gpu", "vulkan", "--max-tokens", "4"], "hi\n");
+    if (vulkan.code !== 0) {
+      expect(vulkan.code).toBe(1);
+      expect(vulkan.stderr).toMatch(/"vulkan" was asked for/);
+    }
   }, 60_000);
 
   it("keeps the conversation over several turns and quits at end of input", async () => {
@@ -127,6 +140,8 @@ describe("toolwright chat", () => {
     [["m.gguf", "--tool-choice", "required"]],
     [["m.gguf", "--bogus"]],
     [["m.gguf", "--seed"]],
+    [["m.gguf", "--gpu", "opencl"]],
+    [["m.gguf", "--gpu-layers", "-1"]],
   ])("usage error %j exits 2", async (args) => {
     const r = await runCli(["chat", ...args], "");
     expect(r.code).toBe(2);

@@ -10,6 +10,7 @@ import { basename } from "node:path";
 import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
 import { loadModel, type Model } from "../runtime/model.js";
+import type { GpuOption } from "../runtime/devices.js";
 import { ModelLoadError } from "../runtime/errors.js";
 import type { ChatMessage, ToolCall, ToolChoice, ToolDefinition } from "../types.js";
 import type { SamplingOptions } from "../runtime/sampling.js";
@@ -32,6 +33,8 @@ shown, NOT executed: the conversation goes on without their results.
   --temperature T       sampling temperature (0 = greedy)
   --seed N              sampling seed, for repeatable answers
   --no-thinking         ask the template not to reason (enable_thinking=false)
+  --gpu MODE            auto (default: the build's GPUs if any), cuda, metal, vulkan or off
+  --gpu-layers N        layers to offload to the GPU (default: all)
   -h, --help            show this help
 
 Exit codes: 0 ok, 1 the model or the tools file cannot be loaded, 2 usage error.
@@ -50,11 +53,13 @@ interface ChatArgs {
   maxTokens?: number;
   sampling: SamplingOptions;
   enableThinking?: boolean;
+  gpu?: GpuOption;
+  gpuLayers?: number;
 }
 
 class UsageError extends Error {}
 
-const VALUE_OPTIONS = new Set(["--tools", "--tool-choice", "--system", "--max-tokens", "--temperature", "--seed"]);
+const VALUE_OPTIONS = new Set(["--tools", "--tool-choice", "--system", "--max-tokens", "--temperature", "--seed", "--gpu", "--gpu-layers"]);
 
 function parseNumber(option: string, text: string, integer: boolean, min: number): number {
   const n = Number(text);
@@ -109,6 +114,14 @@ function parseArgs(argv: readonly string[]): ChatArgs | "help" {
         break;
       case "--seed":
         args.sampling.seed = parseNumber(option, value, true, 0);
+        break;
+      case "--gpu":
+        if (value === "off") args.gpu = false;
+        else if (value === "auto" || value === "cuda" || value === "metal" || value === "vulkan") args.gpu = value;
+        else throw new UsageError(`--gpu must be auto, cuda, metal, vulkan or off, got ${JSON.stringify(value)}`);
+        break;
+      case "--gpu-layers":
+        args.gpuLayers = parseNumber(option, value, true, 0);
         break;
     }
   }
@@ -188,7 +201,11 @@ export async function runChat(argv: readonly string[], io: ChatIo): Promise<numb
   const progress = createProgressReporter(io.stderr as ProgressStream, `loading ${basename(args.modelPath)}`);
   let model: Model;
   try {
-    model = await loadModel(args.modelPath, { onProgress: progress.update });
+    model = await loadModel(args.modelPath, {
+      onProgress: progress.update,
+      ...(args.gpu === undefined ? {} : { gpu: args.gpu }),
+      ...(args.gpuLayers === undefined ? {} : { gpuLayers: args.gpuLayers }),
+    });
   } catch (e) {
     progress.done();
     if (!(e instanceof ModelLoadError)) throw e;
@@ -196,12 +213,21 @@ export async function runChat(argv: readonly string[], io: ChatIo): Promise<numb
     return 1;
   }
   progress.done();
+  io.stderr.write(`${describePlacement(model)}\n`);
   try {
     await converse(model, args, tools, io);
   } finally {
     model.dispose();
   }
   return 0;
+}
+
+/** "running on the CPU" or "running on CUDA0 (NVIDIA ...): 25 of 25 layers". */
+function describePlacement(model: Model): string {
+  const { devices, gpuLayers } = model.placement;
+  if (devices.length === 0) return "running on the CPU";
+  const names = devices.map((d) => (d.description ? `${d.name} (${d.description})` : d.name)).join(", ");
+  return `running on ${names}: ${gpuLayers} of ${model.info.layerCount + 1} layers`;
 }
 
 /** The read-answer loop, until /exit, end of input, or Ctrl-C at the prompt. */

@@ -23,6 +23,8 @@ export interface NativeLoadOptions {
   vocabOnly?: boolean;
   /** -1: all layers. */
   gpuLayers?: number;
+  /** "auto", "none" or a backend name ("cuda", "metal", "vulkan", ...). */
+  gpu?: string;
   useMmap?: boolean;
 }
 
@@ -42,6 +44,20 @@ export interface NativeModelInfo {
   hasEncoder: boolean;
   hasDecoder: boolean;
   isRecurrent: boolean;
+  /** The GPU devices the weights were placed on (empty: CPU only). */
+  devices: NativeDevice[];
+  /** Layers offloaded to those devices (the output layer counts as one). */
+  gpuLayers: number;
+}
+
+/** A compute device of one of the build's ggml backends. */
+export interface NativeDevice {
+  name: string;
+  description: string;
+  backend: string;
+  type: "cpu" | "gpu" | "igpu" | "accel" | "other";
+  memoryFree: number;
+  memoryTotal: number;
 }
 
 /** Special token ids (-1 when the vocabulary has none) and the BOS/EOS/SEP insertion flags. */
@@ -199,6 +215,7 @@ export interface NativeSystemInfo {
   system: string;
   supportsMmap: boolean;
   supportsGpuOffload: boolean;
+  devices: NativeDevice[];
   grammarEngines: string[];
 }
 

@@ -9,6 +9,8 @@
  */
 export { loadModel, Model, TokenAttribute } from "./model.js";
 export type { LoadModelOptions, TokenizeOptions, DetokenizeOptions, SpecialTokens, TokenKind, ModelInfo, Vocabulary } from "./model.js";
+export { listDevices } from "./devices.js";
+export type { DeviceInfo, GpuOption, ModelPlacement } from "./devices.js";
 export { Context } from "./context.js";
 export type { ContextOptions, ContextStats } from "./context.js";
 export { Generation } from "./generation.js";

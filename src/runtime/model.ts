@@ -6,6 +6,7 @@ import { loadNative, type NativeModel, type NativeSpecialTokens } from "./bindin
 import { Context, type ContextOptions } from "./context.js";
 import { AbortError, ModelLoadError, errorCode } from "./errors.js";
 import { checkObject, checkString, checkTokens, describe, optBoolean, optFunction, optInteger, optSignal } from "./validate.js";
+import { nativeGpuChoice, placementOf, type GpuOption, type ModelPlacement } from "./devices.js";
 import { ChatSession, type ChatStream } from "../chat/session/session.js";
 import type { ChatOptions, ChatResult } from "../chat/session/types.js";
 
@@ -17,8 +18,14 @@ export interface LoadModelOptions {
   signal?: AbortSignal;
   /** Load only the tokenizer and metadata (no weights): for tokenization, not generation. */
   vocabOnly?: boolean;
-  /** Layers to offload to the GPU: a count, or "max" (the default) for all. Ignored on CPU builds. */
+  /** Layers to offload to the GPU: a count, or "max" (the default) for all. Ignored on the CPU. */
   gpuLayers?: number | "max";
+  /**
+   * Which GPU backend to use: "auto" (default: the build's GPUs when there are any), "cuda",
+   * "metal", "vulkan" (fails when the build or machine lacks it), or false for the CPU only.
+   * What was used is reported by {@link Model.placement}.
+   */
+  gpu?: GpuOption;
   /** Memory-map the file (default: llama.cpp's choice, normally yes). */
   useMmap?: boolean;
 }
@@ -136,6 +143,7 @@ export async function loadModel(path: string, options: LoadModelOptions = {}): P
     }
     gpuLayers = optInteger(opts.gpuLayers, "loadModel: options.gpuLayers", 0, 2 ** 31 - 1)!;
   }
+  const gpu = nativeGpuChoice(opts.gpu, "loadModel: options.gpu");
   if (signal?.aborted) throw new AbortError(`loadModel: loading "${path}" was aborted`, { cause: signal.reason });
 
   const native = loadNative();
@@ -154,7 +162,7 @@ export async function loadModel(path: string, options: LoadModelOptions = {}): P
       });
     }
   };
-  const task = native.Model.load(path, { vocabOnly, gpuLayers, ...(useMmap === undefined ? {} : { useMmap }) }, onProgress ? report : undefined);
+  const task = native.Model.load(path, { vocabOnly, gpuLayers, gpu, ...(useMmap === undefined ? {} : { useMmap }) }, onProgress ? report : undefined);
   const onAbort = () => task.cancel();
   signal?.addEventListener("abort", onAbort, { once: true });
   let handle: NativeModel;
@@ -200,6 +208,14 @@ export class Model {
   readonly specialTokens: Readonly<SpecialTokens>;
   /** Architecture facts. */
   readonly info: Readonly<ModelInfo>;
+  /**
+   * Where the weights are: the GPU devices used and the layers offloaded (none on the CPU).
+   *
+   * @example
+   * const model = await loadModel("model.gguf", { gpu: "auto" });
+   * console.log(model.placement.backend, model.placement.gpuLayers); // "CUDA" 25, or "cpu" 0
+   */
+  readonly placement: ModelPlacement;
 
   #native: NativeModel | undefined;
   #metadata: Readonly<Record<string, string>> | undefined;
@@ -230,6 +246,7 @@ export class Model {
       hasEncoder: info.hasEncoder,
       isRecurrent: info.isRecurrent,
     });
+    this.placement = placementOf(info.devices ?? [], info.gpuLayers ?? 0);
     registry.register(this, native, this);
   }
 
