@@ -3,6 +3,8 @@
 // linearly with the output (work counter, not timing: timings belong to bench:parse).
 import { describe, expect, it } from "vitest";
 import { ChatStreamParser, accumulateDeltas, generateChatParams, parseChatOutput, type ChatDelta, type ChatParams } from "../src/chat/index.js";
+import { MessageMapper } from "../src/chat/mapper.js";
+import { PegStreamParser, type PegTextSource } from "../src/peg/index.js";
 import { ChatTemplate } from "../src/template/index.js";
 import { analyzeTemplate } from "../src/analysis/index.js";
 import { SCENARIOS, TOOLS, USER, extraContext, generatedPart, toolTemplates } from "./helpers/chat-roundtrip.js";
@@ -114,5 +116,88 @@ describe("parsing work grows linearly with the output", () => {
     const large = work(16000);
     // Quadratic re-parsing would make this about 16.
     expect(large / small).toBeLessThan(5);
+  });
+});
+
+describe("streaming work stays linear with many calls and many nested items", () => {
+  const NS = "]<]minimax[>[";
+  const cases3 = [
+    {
+      label: "Qwen3: n parallel calls",
+      name: "Qwen-Qwen3-0.6B.jinja",
+      output: (n: number) => Array.from({ length: n }, (_, i) => `<tool_call>\n{"name": "get_weather", "arguments": {"city": "P${i}"}}\n</tool_call>\n`).join(""),
+      check: (calls: number, n: number) => expect(calls).toBe(n),
+    },
+    {
+      label: "MiniMax M3: an array argument of n nested items",
+      name: "MiniMax-M3.jinja",
+      output: (n: number) =>
+        `</mm:think>${NS}<tool_call>\n${NS}<invoke name="record">${NS}<text>a${NS}</text>${NS}<items>` +
+        Array.from({ length: n }, (_, i) => `${NS}<item>${i}${NS}</item>`).join("") +
+        `${NS}</items>${NS}</invoke>\n${NS}</tool_call>`,
+      check: (calls: number) => expect(calls).toBe(1),
+    },
+  ];
+  it.each(cases3)("$label", ({ name, output, check }) => {
+    const source = readFileSync(join(TEMPLATES_DIR, name), "utf8");
+    const template = new ChatTemplate(source);
+    const params = generateChatParams(analyzeTemplate(source, { template }), template, { messages: [USER], tools: TOOLS });
+    const perChar = (n: number): number => {
+      const text = output(n);
+      const p = new ChatStreamParser(params, ids);
+      for (let i = 0; i < text.length; i += 4) p.feed(text.slice(i, i + 4));
+      p.finish();
+      check(p.message().tool_calls?.length ?? 0, n);
+      return p.work / text.length;
+    };
+    const small = perChar(100);
+    const large = perChar(2000);
+    // Copying the finished siblings into every snapshot would make this about 20 times larger.
+    expect(large).toBeLessThan(small * 1.5);
+  });
+});
+
+describe("the mapper reads each piece of text a bounded number of times", () => {
+  /** A text source that counts the characters sliced out of it. */
+  class CountingSource implements PegTextSource {
+    read = 0;
+    constructor(private readonly inner: PegTextSource) {}
+    get length(): number {
+      return this.inner.length;
+    }
+    slice(start: number, end?: number): string {
+      const s = this.inner.slice(start, end);
+      this.read += s.length;
+      return s;
+    }
+  }
+  const outputs = [
+    { name: "Qwen-Qwen3-0.6B.jinja", output: (b: string) => `<think>\n${b}\n</think>\n\n${b}\n<tool_call>\n{"name": "record", "arguments": {"text": ${JSON.stringify(b)}}}\n</tool_call>` },
+    { name: "Qwen3-Coder.jinja", output: (b: string) => `${b}\n<tool_call>\n<function=record>\n<parameter=text>\n${b}\n</parameter>\n</function>\n</tool_call>` },
+  ];
+  it.each(outputs)("$name", ({ name, output }) => {
+    const source = readFileSync(join(TEMPLATES_DIR, name), "utf8");
+    const template = new ChatTemplate(source);
+    const params = generateChatParams(analyzeTemplate(source, { template }), template, { messages: [USER], tools: TOOLS });
+    const { arena, root, mapping, prefix } = params.parser;
+    let body = "";
+    for (let i = 0; body.length < 20_000; i++) body += `line ${i}: "q" \\ ✓\n`;
+    body = body.trimEnd();
+    const text = prefix + output(body);
+    const engine = new PegStreamParser(arena, root);
+    const mapper = new MessageMapper(mapping, (i) => `call${i}`, prefix.length);
+    let read = 0;
+    const step = (r: ReturnType<PegStreamParser["feed"]>): void => {
+      const counted = new CountingSource(r.source);
+      expect(mapper.apply(r.nodeList, counted)).toBe(true);
+      read += counted.read;
+    };
+    for (let i = 0; i < text.length; i += 4) step(engine.feed(text.slice(i, i + 4)));
+    step(engine.finish());
+    mapper.finish();
+    expect(JSON.parse(mapper.message().tool_calls![0]!.function.arguments).text).toBe(body);
+    // Each captured character is read once as it streams (names and ids once, when they close);
+    // re-reading the open capture or whole calls on every chunk would be far above this.
+    expect(read).toBeLessThanOrEqual(text.length);
   });
 });

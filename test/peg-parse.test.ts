@@ -166,6 +166,37 @@ describe("PEG streaming", () => {
     expect(large).toBeLessThan(small * 1.5);
   });
 
+  test("work stays linear with thousands of sibling nodes (calls in a repetition)", () => {
+    // Completed repetitions are shared between snapshots, not copied into each one.
+    const work = (calls: number): number => {
+      const s = new PegStreamParser(p, root);
+      const text = "Hi." + '<tool_call>{"name": "f", "arguments": {"a": 1}}</tool_call>\n'.repeat(calls);
+      for (let i = 0; i < text.length; i += 4) s.feed(text.slice(i, i + 4));
+      const end = s.finish();
+      expect(findPegNodes(end.nodes, "tool_call")).toHaveLength(calls);
+      return s.work / text.length;
+    };
+    const small = work(100);
+    const large = work(3000);
+    // Copying the list of finished calls on every chunk would make this about 30 times larger.
+    expect(large).toBeLessThan(small * 1.5);
+  });
+
+  test("a result keeps its tree and text after later feeds (snapshots are stable)", () => {
+    const s = new PegStreamParser(p, root);
+    const held: [PegParseResult, string[], string][] = [];
+    for (let i = 0; i < full.length; i += 9) {
+      const r = s.feed(full.slice(i, i + 9));
+      held.push([r, summary(r), full.slice(0, i + 9)]);
+    }
+    s.finish();
+    for (const [r, tree, text] of held) {
+      expect(summary(r)).toEqual(tree);
+      expect(r.input).toBe(text);
+      expect(r.nodeList.length).toBe(r.nodes.length);
+    }
+  });
+
   test("finds nodes by name", () => {
     const r = parsePeg(p, root, full);
     expect(findPegNodes(r.nodes, "tool_name").map((n) => pegText(r, n))).toEqual(["get_weather", "now"]);

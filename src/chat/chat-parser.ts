@@ -84,7 +84,7 @@ export class ChatStreamParser {
     this.done = true;
     if (!this.frozen) {
       const result = this.engine.finish();
-      if (result.status !== "success" || !this.mapper.apply(result.nodes, result.input)) this.freeze();
+      if (result.status !== "success" || !this.mapper.apply(result.nodeList, result.source)) this.freeze();
     }
     this.mapper.finish();
     return this.mapper.drain();
@@ -104,7 +104,7 @@ export class ChatStreamParser {
     }
     const result = this.engine.feed(chunk);
     if (result.status === "fail") this.recover(result);
-    else if (!this.mapper.apply(result.nodes, result.input)) this.freeze();
+    else if (!this.mapper.apply(result.nodeList, result.source)) this.freeze();
   }
 
   /**
@@ -133,7 +133,7 @@ export class ChatStreamParser {
       }
       partial = best ?? partial;
     }
-    if (partial.status !== "fail") this.mapper.apply(partial.nodes, partial.input);
+    if (partial.status !== "fail") this.mapper.apply(partial.nodeList, partial.source);
     this.freeze();
   }
 

@@ -9,7 +9,7 @@
  * quotes converted, tagged string values quoted and escaped), and whatever is still open when
  * the output ends is closed (quotes, brackets, `null` for a missing value).
  */
-import type { PegTreeNode } from "../peg/index.js";
+import type { PegNodeList, PegTextSource, PegTreeNode } from "../peg/index.js";
 import type { AssistantMessage, ToolCall } from "../types.js";
 import { JsonNormalizer, escapeJsonStringContent } from "./json-normalizer.js";
 import { TextField } from "./text-field.js";
@@ -70,7 +70,7 @@ const CONSISTENT = true;
  *
  * @example
  * const m = new MessageMapper({ idAfterName: false, ignoreModelIds: false }, () => "call_1");
- * m.apply(result.nodes, result.input);
+ * m.apply(result.nodeList, result.source);
  * m.finish();
  * m.message(); // { role: "assistant", content: "...", tool_calls: [...] }
  */
@@ -106,7 +106,7 @@ export class MessageMapper {
    * Maps a new snapshot. Returns false (and maps nothing) when the snapshot takes back
    * something an earlier one produced: the parse went another way after output was emitted.
    */
-  apply(nodes: readonly PegTreeNode[], input: string): boolean {
+  apply(nodes: PegNodeList, input: PegTextSource): boolean {
     if (this.finished) throw new RangeError("MessageMapper.apply: the message is already finished");
     if (this.verify(nodes, 0) !== CONSISTENT) return false;
     this.walk(nodes, 0, input);
@@ -155,13 +155,13 @@ export class MessageMapper {
 
   // ---- cursor walk --------------------------------------------------------------------
 
-  private verify(nodes: readonly PegTreeNode[], depth: number): boolean {
+  private verify(nodes: PegNodeList, depth: number): boolean {
     const level = this.levels[depth];
     if (!level || level.openStart < 0) return nodes.length >= (level?.done ?? 0) || !this.anyOutput();
-    const n = nodes[level.done];
+    const n = nodes.at(level.done);
     if (!n || n.start !== level.openStart || n.name !== level.openName) return !level.emitted;
     if (n.kind === "capture") return n.end >= level.processedEnd;
-    return this.verify(n.children, depth + 1);
+    return this.verify(n.childList, depth + 1);
   }
 
   private anyOutput(): boolean {
@@ -169,7 +169,7 @@ export class MessageMapper {
   }
 
   /** Maps `nodes` from the cursor on; returns whether anything in them produced output. */
-  private walk(nodes: readonly PegTreeNode[], depth: number, input: string): boolean {
+  private walk(nodes: PegNodeList, depth: number, input: PegTextSource): boolean {
     let level = this.levels[depth];
     if (!level) {
       level = { done: 0, openStart: -1, openName: "", processedEnd: 0, emitted: false };
@@ -177,7 +177,7 @@ export class MessageMapper {
     }
     let produced = false;
     for (let i = level.done; i < nodes.length; i++) {
-      const n = nodes[i]!;
+      const n = nodes.at(i)!;
       const continuing = i === level.done && level.openStart === n.start && level.openName === n.name;
       if (!continuing) {
         // A partially mapped child that produced nothing may be replaced by another branch.
@@ -197,7 +197,7 @@ export class MessageMapper {
           if (n.end > this.cutAt) this.cutAt = n.end;
         }
       } else {
-        if (this.walk(n.children, depth + 1, input)) level.emitted = true;
+        if (this.walk(n.childList, depth + 1, input)) level.emitted = true;
         // A structure that produced output was recognised up to its end (even if unfinished).
         if (level.emitted && n.end > this.cutAt) this.cutAt = n.end;
       }
@@ -297,9 +297,10 @@ export class MessageMapper {
     }
   }
 
-  private exit(n: PegTreeNode, input: string): void {
+  private exit(n: PegTreeNode, input: PegTextSource): void {
     const call = this.call;
-    const text = input.slice(n.start, n.end);
+    // Only names and ids are read whole: slicing every closing node would re-read each call's text.
+    const text = n.name === NODE.toolName || n.name === NODE.toolId || n.name === NODE.argName ? input.slice(n.start, n.end) : "";
     switch (n.name) {
       case NODE.tool:
         if (call) this.closeCall(call);

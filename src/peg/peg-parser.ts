@@ -19,19 +19,10 @@
 import { rangesContain } from "../grammar/char-set.js";
 import type { PegArena } from "./peg-arena.js";
 import type { PegId, PegNode } from "./peg-nodes.js";
+import { PegText, type PegTextSource } from "./peg-text.js";
+import { NO_NODES, TreeNode, concatNodes, nodeArray, prefixOf, pushNodes, type PegNodeList, type PegTreeNode } from "./peg-tree.js";
 
-/** A node of the result tree. */
-export interface PegTreeNode {
-  /** `tag`: structural, with children; `capture`: a leaf holding text. */
-  readonly kind: "tag" | "capture";
-  readonly name: string;
-  /** Offsets into the input (UTF-16 code units); the text is `input.slice(start, end)`. */
-  readonly start: number;
-  readonly end: number;
-  /** True while the node's match is not finished (partial input). */
-  readonly incomplete: boolean;
-  readonly children: readonly PegTreeNode[];
-}
+export type { PegNodeList, PegTreeNode } from "./peg-tree.js";
 
 /** `success`: the whole input matched; `need-more`: a prefix of a possible match; `fail`: no match. */
 export type PegStatus = "success" | "need-more" | "fail";
@@ -43,7 +34,12 @@ export interface PegParseResult {
   readonly end: number;
   /** Top-level tree nodes (tags and captures), in input order. */
   readonly nodes: readonly PegTreeNode[];
+  /** The same without building an array (what streaming consumers should read). */
+  readonly nodeList: PegNodeList;
+  /** The text parsed (built on first access from a stream: prefer `source` for slices). */
   readonly input: string;
+  /** The text parsed, for slicing without building the whole string (`source.slice(start, end)`). */
+  readonly source: PegTextSource;
   /** On failure: the furthest offset any terminal reached before failing. */
   readonly failAt: number;
 }
@@ -56,7 +52,7 @@ type Status = typeof FAIL | typeof OK | typeof MORE;
 interface Outcome {
   readonly s: Status;
   readonly end: number;
-  readonly nodes: readonly PegTreeNode[];
+  readonly nodes: PegNodeList;
 }
 
 interface Entry {
@@ -68,7 +64,6 @@ interface Entry {
   resume: unknown;
 }
 
-const NO_NODES: readonly PegTreeNode[] = [];
 const SPACE_RANGES = [
   [9, 10],
   [13, 13],
@@ -88,15 +83,55 @@ export class PegLeftRecursionError extends Error {
   }
 }
 
+/** A view of the first `length` code units of a buffer that only grows (a stable snapshot). */
+class TextPrefix implements PegTextSource {
+  constructor(
+    private readonly text: PegText,
+    readonly length: number,
+  ) {}
+
+  slice(start: number, end: number = this.length): string {
+    return this.text.slice(start, Math.min(end, this.length));
+  }
+
+  toString(): string {
+    return this.slice(0);
+  }
+}
+
+/** A parse result over a prefix of a growing text: `input` is built only if read. */
+class StreamResult implements PegParseResult {
+  private built: string | null = null;
+  private array: readonly PegTreeNode[] | null = null;
+
+  constructor(
+    readonly status: PegStatus,
+    readonly end: number,
+    readonly nodeList: PegNodeList,
+    readonly failAt: number,
+    readonly source: TextPrefix,
+  ) {}
+
+  get nodes(): readonly PegTreeNode[] {
+    this.array ??= nodeArray(this.nodeList);
+    return this.array;
+  }
+
+  get input(): string {
+    this.built ??= this.source.toString();
+    return this.built;
+  }
+}
+
 class Engine {
-  input = "";
+  input = new PegText();
   final = false;
   private readonly memo = new Map<number, Entry>();
   private eof = false;
   private resumeOut: unknown = undefined;
   private readonly active = new Set<number>();
   furthest = 0;
-  /** Work counter: node evaluations plus characters scanned (for checking linearity). */
+  /** Work counter: node evaluations, characters scanned and tree nodes copied into results (for checking linearity). */
   work = 0;
   private readonly refTarget: Int32Array;
 
@@ -120,7 +155,7 @@ class Engine {
       status = "fail";
       this.furthest = Math.max(this.furthest, out.end);
     }
-    return { status, end: out.end, nodes: out.nodes, input: this.input, failAt: this.furthest };
+    return new StreamResult(status, out.end, out.nodes, this.furthest, new TextPrefix(this.input, this.input.length));
   }
 
   private eval(id: PegId, pos: number): Outcome {
@@ -211,15 +246,15 @@ class Engine {
         return { s: this.final ? OK : MORE, end: this.input.length, nodes: NO_NODES };
       case "sequence": {
         let p = pos;
-        let nodes: PegTreeNode[] | null = null;
+        let nodes: PegNodeList = NO_NODES;
         for (const item of node.items) {
           const r = this.eval(item, p);
           if (r.s === FAIL) return r;
-          if (r.nodes.length > 0) (nodes ??= []).push(...r.nodes);
+          nodes = concatNodes(nodes, r.nodes);
           p = r.end;
-          if (r.s === MORE) return { s: MORE, end: p, nodes: nodes ?? NO_NODES };
+          if (r.s === MORE) return { s: MORE, end: p, nodes };
         }
-        return { s: OK, end: p, nodes: nodes ?? NO_NODES };
+        return { s: OK, end: p, nodes };
       }
       case "choice":
         for (const item of node.items) {
@@ -246,14 +281,7 @@ class Engine {
       case "capture": {
         const r = this.eval(node.item, pos);
         if (r.s === FAIL) return r;
-        const tree: PegTreeNode = {
-          kind: node.type,
-          name: node.name,
-          start: pos,
-          end: r.end,
-          incomplete: r.s === MORE,
-          children: node.type === "tag" ? r.nodes : NO_NODES,
-        };
+        const tree = new TreeNode(node.type, node.name, pos, r.end, r.s === MORE, node.type === "tag" ? r.nodes : NO_NODES);
         return { s: r.s, end: r.end, nodes: [tree] };
       }
       case "atomic": {
@@ -324,12 +352,13 @@ class Engine {
   }
 
   private repeat(item: PegId, min: number, max: number | null, pos: number, resume: RepeatResume | undefined): Outcome {
-    // Completed iterations that did not look at the end of the input are kept across feeds.
-    const stable: RepeatResume = resume ? { count: resume.count, p: resume.p, nodes: resume.nodes } : { count: 0, p: pos, nodes: [] };
+    // Iterations that completed without looking at the end of the input are final: their nodes
+    // go to an append-only array kept across feeds, which snapshots share (see peg-tree.ts).
+    const stable: RepeatResume = resume ?? { count: 0, p: pos, nodes: [] };
     let count = stable.count;
     let p = stable.p;
-    let nodes: PegTreeNode[] = stable.nodes;
-    let shared = true;
+    /** Nodes of completed iterations that did look at the end (they may change next feed). */
+    let extra: PegTreeNode[] | null = null;
     for (;;) {
       if (max !== null && count >= max) break;
       const outer = this.eof;
@@ -340,26 +369,21 @@ class Engine {
       if (r.s === FAIL) break;
       if (r.s === MORE) {
         this.resumeOut = stable;
-        return { s: MORE, end: r.end, nodes: r.nodes.length ? [...nodes, ...r.nodes] : nodes.slice() };
+        return { s: MORE, end: r.end, nodes: concatNodes(concatNodes(prefixOf(stable.nodes), extra ?? NO_NODES), r.nodes) };
       }
       if (r.end === p) break; // no progress: stop rather than loop
       count++;
       p = r.end;
-      if (!touched && shared && nodes === stable.nodes) {
-        stable.nodes.push(...r.nodes);
+      this.work += r.nodes.length;
+      if (!touched && extra === null) {
+        pushNodes(stable.nodes, r.nodes);
         stable.count = count;
         stable.p = p;
-      } else {
-        if (shared) {
-          nodes = nodes.slice();
-          shared = false;
-        }
-        nodes.push(...r.nodes);
-      }
+      } else pushNodes((extra ??= []), r.nodes);
     }
     this.resumeOut = stable;
     if (count < min) return this.failAt(p);
-    return { s: OK, end: p, nodes: shared ? nodes.slice() : nodes };
+    return { s: OK, end: p, nodes: concatNodes(prefixOf(stable.nodes), extra ?? NO_NODES) };
   }
 }
 
@@ -385,7 +409,7 @@ interface RepeatResume {
 export function parsePeg(arena: PegArena, root: PegId, input: string, options: { partial?: boolean } = {}): PegParseResult {
   if (typeof input !== "string") throw new TypeError(`parsePeg(input): input must be a string, got ${typeof input}`);
   const e = new Engine(arena, root);
-  e.input = input;
+  e.input = new PegText(input);
   e.final = !(options.partial ?? false);
   return e.parse();
 }
@@ -410,6 +434,11 @@ export class PegStreamParser {
 
   /** The text received so far. */
   get text(): string {
+    return this.engine.input.toString();
+  }
+
+  /** The text received so far, for slicing without building the whole string. */
+  get source(): PegTextSource {
     return this.engine.input;
   }
 
@@ -422,7 +451,7 @@ export class PegStreamParser {
   feed(chunk: string): PegParseResult {
     if (typeof chunk !== "string") throw new TypeError(`feed(chunk): chunk must be a string, got ${typeof chunk}`);
     if (this.done) throw new RangeError("feed(): the stream is already finished");
-    this.engine.input += chunk;
+    this.engine.input.append(chunk);
     this.engine.final = false;
     return this.engine.parse();
   }
@@ -442,7 +471,7 @@ export class PegStreamParser {
  * pegText(result, result.nodes[0]!); // "Hello "
  */
 export function pegText(result: PegParseResult, node: PegTreeNode): string {
-  return result.input.slice(node.start, node.end);
+  return result.source.slice(node.start, node.end);
 }
 
 /**
