@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { generateChatParams, parseChatOutput, type ChatGrammarTrigger, type ChatParams } from "../src/chat/index.js";
 import { matchGbnf } from "../src/grammar/gbnf-match.js";
-import { KNOWN_FAILURES, SCENARIOS, type Scenario, TOOLS, USER, extraContext, generatedPart, messageDifferences, toolTemplates } from "./helpers/chat-roundtrip.js";
+import { KNOWN_FAILURES, SCENARIOS, type Scenario, TOOLS, USER, extraContext, generatedPart, messageDifferences, scenarioFor, toolTemplates } from "./helpers/chat-roundtrip.js";
 
 /** The output from the first trigger on (what a lazy grammar sees), or null when none fires. */
 function fromTrigger(output: string, triggers: ChatGrammarTrigger[]): string | null {
@@ -35,7 +35,7 @@ const cases = templates.flatMap((t) =>
   (["auto", "required"] as const).flatMap((toolChoice) =>
     toolScenarios
       .filter((s) => (!s.parallel || t.template.caps.supportsParallelToolCalls) && !KNOWN_FAILURES[t.name]?.scenarios.includes(s.name))
-      .map((s) => ({ label: `${t.name} | ${toolChoice} | ${s.name}`, t, s, toolChoice })),
+      .map((s) => ({ label: `${t.name} | ${toolChoice} | ${s.name}`, t, s: scenarioFor(t, s), toolChoice })),
   ),
 );
 

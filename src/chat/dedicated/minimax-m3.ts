@@ -6,7 +6,9 @@
  * A turn without reasoning starts with a lone </mm:think>. String arguments are raw text,
  * numbers and booleans JSON; objects and arrays are expanded into nested elements,
  * `<meta><k><item>1</item><item>2</item></k></meta>`, read by the schema where it types them and
- * by their shape where it does not (the template drops null members).
+ * by their shape where it does not. The template cannot write null: it leaves null members out
+ * and renders a null array item as an empty `<item>`, read as null where the schema types the
+ * items as numbers or booleans and as "" otherwise (an empty string renders the same).
  */
 import { PegArena, type PegId } from "../../peg/index.js";
 import type { JsonSchema } from "../../types.js";
@@ -73,11 +75,24 @@ class ElementValues {
     }
     if (type === "array") {
       const items = typeof schema === "object" && schema !== null ? ((schema as { items?: unknown }).items as JsonSchema | undefined) : undefined;
-      return p.optional(this.items((c) => this.of(items ?? {}, c)));
+      // An empty array renders as an empty element: read it as [] (the grammar sees items or nothing, as before).
+      return p.choice(this.items((c) => this.of(items ?? {}, c)), p.tag(NODE.argArray, this.empty(close)));
     }
+    // An object the schema does not detail: an empty element is {} rather than "".
+    if (type === "object") return p.choice(p.tag(NODE.argObject, this.empty(close)), this.untyped());
     if (type === "string") return p.capture(NODE.argString, p.until(close));
-    if (type === "number" || type === "integer" || type === "boolean") return p.capture(NODE.argJson, argumentValue(this.ctx, schema, `mm-value-${this.count++}`));
+    if (type === "number" || type === "integer" || type === "boolean") {
+      const value = p.capture(NODE.argJson, argumentValue(this.ctx, schema, `mm-value-${this.count++}`));
+      // A null array item renders as an empty <item> (null members are left out): no value reads as null.
+      return close === `${NS}</item>` ? p.optional(value) : value;
+    }
     return this.untyped();
+  }
+
+  /** Nothing before the closing tag (a lookahead: the grammar sees an empty alternative). */
+  private empty(close: string): PegId {
+    const p = this.p;
+    return p.and(p.seq(p.space(), p.literal(close)));
   }
 
   /** One named element holding a value of `schema`. */
