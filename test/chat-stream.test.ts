@@ -83,6 +83,54 @@ describe("streamed deltas", () => {
     expect(seen[5]).toEqual([]);
   });
 
+  it("parallel calls: each call's first delta has index, id, type and name; then its argument fragments", () => {
+    const p = new ChatStreamParser(params, ids);
+    const text = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>\n<tool_call>\n{"name": "record", "arguments": {"text": "a\\nb", "count": 2}}\n</tool_call>';
+    const deltas: ChatDelta[] = [];
+    for (let i = 0; i < text.length; i += 2) deltas.push(...p.feed(text.slice(i, i + 2)));
+    deltas.push(...p.finish());
+    const parts = deltas.flatMap((d) => {
+      expect(Object.keys(d)).toEqual(["tool_calls"]);
+      return d.tool_calls!;
+    });
+    for (const index of [0, 1]) {
+      const mine = parts.filter((c) => c.index === index);
+      expect(mine[0]).toMatchObject({ index, id: `call${index}`, type: "function" });
+      expect(mine[0]!.function.name).toBe(["get_weather", "record"][index]);
+      // Later fragments carry arguments only.
+      for (const c of mine.slice(1)) expect(Object.keys(c.function)).toEqual(["arguments"]);
+      expect(mine.length).toBeGreaterThan(2);
+    }
+    // Call 1 starts only after call 0 is done.
+    const lastOf0 = parts.map((c) => c.index).lastIndexOf(0);
+    expect(parts.findIndex((c) => c.index === 1)).toBeGreaterThan(lastOf0);
+    expect(accumulateDeltas(deltas).tool_calls!.map((c) => JSON.parse(c.function.arguments))).toEqual([{ city: "Paris" }, { text: "a\nb", count: 2 }]);
+  });
+
+  it("a prefix of the call marker is held back, then released as content when it is not one", () => {
+    const p = new ChatStreamParser(params, ids);
+    expect(p.feed("Use <tool")).toEqual([{ content: "Use" }]);
+    expect(p.feed("_ca")).toEqual([]);
+    expect(p.feed("ller> here.")).toEqual([{ content: " <tool_caller> here." }]);
+    expect(p.finish()).toEqual([]);
+    expect(p.message()).toEqual({ role: "assistant", content: "Use <tool_caller> here." });
+  });
+
+  it("tagged arguments (Qwen3-Coder): name first, string values escaped into JSON as they arrive", () => {
+    const source2 = readFileSync(join(TEMPLATES_DIR, "Qwen3-Coder.jinja"), "utf8");
+    const template2 = new ChatTemplate(source2);
+    const params2 = generateChatParams(analyzeTemplate(source2, { template: template2 }), template2, { messages: [USER], tools: TOOLS });
+    const p = new ChatStreamParser(params2, ids);
+    const seen = ["<tool_call>\n<function=rec", 'ord>\n<parameter=text>\nsay "hi', '"\n</parameter>\n<parameter=count>\n4', "2\n</parameter>\n</function>\n</tool_call>"].map((c) => p.feed(c));
+    seen.push(p.finish());
+    expect(seen[0]).toEqual([]);
+    expect(seen[1]).toEqual([{ tool_calls: [{ index: 0, id: "call0", type: "function", function: { name: "record", arguments: '{"text":"say \\"hi' } }] }]);
+    // The string closes and the next argument's key is written once its name is complete.
+    expect(seen[2]).toEqual([{ tool_calls: [{ index: 0, function: { arguments: '\\"","count":' } }] }]);
+    expect(accumulateDeltas(seen.flat())).toEqual(p.message());
+    expect(JSON.parse(p.message().tool_calls![0]!.function.arguments)).toEqual({ text: 'say "hi"', count: 42 });
+  });
+
   it("feeding after finish is an error; empty chunks are fine", () => {
     const p = new ChatStreamParser(params, ids);
     expect(p.feed("")).toEqual([]);
