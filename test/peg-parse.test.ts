@@ -127,6 +127,72 @@ describe("PEG parse on partial input", () => {
   });
 });
 
+describe("each combinator on complete and partial input", () => {
+  const q = new PegArena();
+  // A nested list through a recursive rule: [a,[b,c]].
+  const list = q.rule("list", () => q.tag("list", q.seq(q.literal("["), q.optional(q.seq(q.ref("item"), q.zeroOrMore(q.seq(q.literal(","), q.ref("item"))))), q.literal("]"))));
+  q.rule("item", () => q.choice(q.ref("list"), q.capture("atom", q.chars("a-z", 1))));
+  const roots = {
+    repeat: q.seq(q.capture("x", q.repeat(q.literal("ab"), 2, 3)), q.end()),
+    chars: q.seq(q.capture("d", q.chars("0-9", 2, 4)), q.end()),
+    negated: q.seq(q.capture("w", q.chars("^ ", 1)), q.literal(" "), q.capture("r", q.rest())),
+    until: q.seq(q.capture("t", q.until("</a>", "</b>")), q.choice(q.literal("</a>"), q.literal("</b>")), q.end()),
+    optional: q.seq(q.literal("x"), q.optional(q.capture("o", q.literal("yz"))), q.literal("y"), q.end()),
+    list: q.seq(list, q.end()),
+    schema: q.seq(q.capture("j", q.schema(q.json(), { type: "object" })), q.end()),
+  };
+  test.each([
+    ["repeat", "abab", "success", ['x="abab"']],
+    ["repeat", "ababab", "success", ['x="ababab"']],
+    ["repeat", "ab", "fail", []],
+    ["repeat", "abababab", "fail", []],
+    ["chars", "12", "success", ['d="12"']],
+    ["chars", "12345", "fail", []],
+    ["chars", "1", "fail", []],
+    ["negated", "hello big world", "success", ['w="hello"', 'r="big world"']],
+    ["until", "one</b>", "success", ['t="one"']],
+    ["until", "a</c>b</a>", "success", ['t="a</c>b"']],
+    ["optional", "xyzy", "success", ['o="yz"']],
+    ["optional", "xy", "success", []],
+    ["list", "[a,[b,c],[]]", "success", ['list="[a,[b,c],[]]"', '  atom="a"', '  list="[b,c]"', '    atom="b"', '    atom="c"', '  list="[]"']],
+    ["list", "[a,]", "fail", []],
+    ["schema", '{"a": [1, {}]}', "success", ['j="{\\"a\\": [1, {}]}"']],
+    ["schema", '{"a": [1, }', "fail", []],
+  ] as const)("%s: %j → %s", (root, input, status, tree) => {
+    const r = parsePeg(q, roots[root], input);
+    expect(r.status).toBe(status);
+    if (status === "success") expect(summary(r)).toEqual(tree);
+  });
+
+  test.each([
+    // Each prefix is "need-more" exactly when the complete text can still come.
+    ["repeat", "aba", "need-more"],
+    ["repeat", "abababa", "fail"],
+    ["chars", "123", "need-more"],
+    ["until", "one</", "need-more"],
+    ["list", "[a,[b", "need-more"],
+    ["list", "[a,]", "fail"],
+    ["schema", '{"a": [1, {"', "need-more"],
+    ["optional", "xy", "need-more"],
+  ] as const)("partial %s: %j → %s", (root, input, status) => {
+    expect(parsePeg(q, roots[root], input, { partial: true }).status).toBe(status);
+  });
+
+  test("a partial prefix agrees with the complete parse of every text it can become", () => {
+    for (const text of ["[a,[b,c],[]]", "[[[a]]]", "[a,b,c]"]) {
+      const done = summary(parsePeg(q, roots.list, text));
+      for (let i = 1; i < text.length; i++) {
+        const r = parsePeg(q, roots.list, text.slice(0, i), { partial: true });
+        expect(r.status).toBe("need-more");
+        // The atoms recognised so far are the complete parse's first atoms (none taken back).
+        const atoms = summary(r).filter((l) => l.includes("atom=") && !l.includes("*")).map((l) => l.trim());
+        const all = done.filter((l) => l.includes("atom=")).map((l) => l.trim());
+        expect(all.slice(0, atoms.length)).toEqual(atoms);
+      }
+    }
+  });
+});
+
 describe("PEG streaming", () => {
   const { p, root } = toolGrammar();
   const full = 'Let me check.<tool_call>{"name": "get_weather", "arguments": {"city": "Paris", "days": [1, 2.5e3]}}</tool_call>\n<tool_call>{"name": "now", "arguments": {}}</tool_call>';
