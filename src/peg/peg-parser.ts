@@ -13,8 +13,10 @@
  * (`until`, `chars`, `space`, repetitions) resume from where they stopped instead of starting
  * over. Each feed therefore re-evaluates only the nodes on the path to the end of the input and
  * scans only the new characters: total parsing work over a stream is O(length + feeds × depth).
- * (Building the returned tree copies the top-level node lists of open repetitions; the mapper
- * should treat each returned tree as a fresh snapshot.)
+ * The text itself lives in an append-only buffer (peg-text.ts: `input += chunk` would make V8
+ * copy the whole text on every chunk), and the trees returned share the node lists of finished
+ * repetitions instead of copying them (peg-tree.ts), so each snapshot costs O(depth) to build
+ * and stays valid after later feeds.
  */
 import { rangesContain } from "../grammar/char-set.js";
 import type { PegArena } from "./peg-arena.js";
