@@ -99,3 +99,95 @@ describe("response_format json_schema: the answer is JSON matching the schema, r
     expect(matchGbnf(params.grammar!, grammarInput(params, g.output.replace("21.5", '"warm"'))!).ok).toBe(false);
   });
 });
+
+describe("tool_choice required: the grammar is the call alone, bounded", () => {
+  const byName = new Map(templates.map((t) => [t.name.replace(/\.jinja$/, ""), t]));
+  const get = (name: string) => {
+    const t = byName.get(name);
+    if (!t) throw new Error(`no template ${name}`);
+    return t;
+  };
+  const weather = [TOOLS[0]!];
+  const required = (name: string, extra: Partial<Parameters<typeof generateChatParams>[2]> = {}) => {
+    const t = get(name);
+    return generateChatParams(t.analysis, t.template, { messages: [USER], tools: weather, toolChoice: "required", ...extra });
+  };
+  const accepts = (params: ChatParams, text: string) => matchGbnf(params.grammar!, text).ok;
+  const hermesCall = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>';
+
+  it.each([
+    { label: "the call", text: hermesCall, ok: true },
+    { label: "indented on a new line", text: `\n        ${hermesCall}`, ok: true },
+    { label: "a couple of spaces", text: `  ${hermesCall}`, ok: true },
+    { label: "a long run of spaces", text: `${" ".repeat(12)}${hermesCall}`, ok: false },
+    { label: "many blank lines", text: `\n\n\n\n${hermesCall}`, ok: false },
+    { label: "content first", text: `Sure.${hermesCall}`, ok: false },
+    { label: "two calls without parallel", text: `${hermesCall}\n${hermesCall}`, ok: false },
+  ])("Hermes format: $label → $ok", ({ text, ok }) => {
+    expect(accepts(required("Qwen-Qwen2.5-7B-Instruct", { parallelToolCalls: false }), text)).toBe(ok);
+  });
+
+  it("maxToolCalls bounds parallel calls", () => {
+    const params = required("Qwen-Qwen2.5-7B-Instruct", { parallelToolCalls: true, maxToolCalls: 2 });
+    expect(accepts(params, `${hermesCall}\n${hermesCall}`)).toBe(true);
+    expect(accepts(params, `${hermesCall}\n${hermesCall}\n${hermesCall}`)).toBe(false);
+    expect(() => required("Qwen-Qwen2.5-7B-Instruct", { maxToolCalls: 0 })).toThrow(/maxToolCalls/);
+  });
+
+  it("a request that does not think gets no reasoning block; one that thinks may reason freely first", () => {
+    // Templates with a reasoning opener the model may write itself.
+    const candidates = templates.filter((t) => {
+      const p = generateChatParams(t.analysis, t.template, { messages: [USER], tools: weather, toolChoice: "required", enableThinking: true });
+      // Where the prompt neither opens nor closes reasoning.
+      return p.reasoningStart !== null && p.grammarAfterReasoning !== null;
+    });
+    expect(candidates.length).toBeGreaterThan(3);
+    for (const t of candidates) {
+      const on = generateChatParams(t.analysis, t.template, { messages: [USER], tools: weather, toolChoice: "required", enableThinking: true });
+      const off = generateChatParams(t.analysis, t.template, { messages: [USER], tools: weather, toolChoice: "required", enableThinking: false });
+      const reasoning = `${on.reasoningStart}anything at all, 日本語 {"x": 1}`;
+      expect(matchGbnf(on.grammar!, reasoning).prefixOk, t.name).toBe(true);
+      expect(matchGbnf(off.grammar!, reasoning).prefixOk, t.name).toBe(false);
+      // The budget continues under the grammar of what follows reasoning: no reasoning block there.
+      expect(matchGbnf(on.grammarAfterReasoning!, reasoning).prefixOk, t.name).toBe(false);
+    }
+  });
+
+  it("tagged arguments: each once, in schema order, required ones present", () => {
+    const params = required("Qwen3-Coder");
+    const call = (params_: string) => `<tool_call>\n<function=get_weather>\n${params_}</function>\n</tool_call>`;
+    const city = "<parameter=city>\nParis\n</parameter>\n";
+    const days = "<parameter=days>\n3\n</parameter>\n";
+    expect(accepts(params, call(city))).toBe(true);
+    expect(accepts(params, call(city + days))).toBe(true);
+    expect(accepts(params, call(days))).toBe(false);
+    expect(accepts(params, call(city + city))).toBe(false);
+    expect(accepts(params, call(city.replace("Paris", "3\n</parameter>\n<parameter=days>\n4")))).toBe(true); // a string may hold anything but the end tag
+    expect(accepts(params, call("<parameter=city>\nParis\n</parameter>\n<parameter=days>\n\"three\"\n</parameter>\n"))).toBe(false);
+  });
+
+  it.each([
+    { name: "openai-gpt-oss-120b", good: '<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city": "Paris"}', bad: '<|channel|>commentary to=functions.get_weather whatever text<|message|>{"city": "Paris"}' },
+    { name: "openai-gpt-oss-120b", good: ' to=functions.get_weather<|channel|>commentary json<|message|>{"city": "Paris"}', bad: '<|channel|>commentary<|message|>Let me check.<|end|><|start|>assistant to=functions.get_weather<|channel|>commentary json<|message|>{"city": "Paris"}' },
+    { name: "meetkai-functionary-medium-v3.2", good: 'get_weather\n{"city": "Paris"}', bad: 'all\nLet me check.>>>get_weather\n{"city": "Paris"}' },
+    { name: "mistralai-Ministral-3-14B-Reasoning-2512", good: '[TOOL_CALLS]get_weather[ARGS]{"city": "Paris"}', bad: 'Sure.[TOOL_CALLS]get_weather[ARGS]{"city": "Paris"}' },
+    { name: "LFM2.5-8B-A1B", good: "<|tool_call_start|>[get_weather(city='Paris', days=2)]<|tool_call_end|>", bad: "Sure.<|tool_call_start|>[get_weather(city='Paris')]<|tool_call_end|>" },
+    { name: "LFM2.5-8B-A1B", good: "<|tool_call_start|>[get_weather(city='Paris')]<|tool_call_end|>", bad: "<|tool_call_start|>[get_weather(days=2)]<|tool_call_end|>" },
+  ])("dedicated $name: accepts the call, rejects $bad", ({ name, good, bad }) => {
+    const params = required(name, { enableThinking: false });
+    const text = (s: string) => (params.grammarLazy ? `${params.reasoningEnd}${s}` : s);
+    expect(accepts(params, text(good))).toBe(true);
+    expect(accepts(params, text(bad))).toBe(false);
+  });
+
+  it("MiniMax M3: no content before the call, arguments in order", () => {
+    const params = required("MiniMax-M3", { enableThinking: false });
+    const NS = "]<]minimax[>[";
+    const call = (args: string) => `</mm:think>${NS}<tool_call>${NS}<invoke name="get_weather">${args}${NS}</invoke>${NS}</tool_call>`;
+    const city = `${NS}<city>Paris${NS}</city>`;
+    expect(accepts(params, call(city))).toBe(true);
+    expect(accepts(params, `Sure.${call(city)}`)).toBe(false);
+    expect(accepts(params, call(""))).toBe(false);
+    expect(accepts(params, `<mm:think>hm</mm:think>${call(city)}`)).toBe(false);
+  });
+});

@@ -47,10 +47,7 @@ afterAll(() => {
   thinking?.dispose();
 });
 
-/**
- * Tokens for a call: the chat layer's grammar allows up to 20 whitespace characters at each of
- * about ten places in a call, and near-uniform logits pick whitespace there most of the time.
- */
+/** Tokens for a call: near-uniform logits pick the optional whitespace the grammar allows often. */
 const CALL_TOKENS = 160;
 const user = (content: string) => ({ role: "user" as const, content });
 
@@ -170,5 +167,51 @@ describe("chat()", () => {
     await expect(model.chat({ messages: [user("x")], bogus: 1 } as never)).rejects.toThrow(/unknown option "bogus"/);
     await expect(model.chat({ messages: [user("x")], tools: [{ ...weather, execute: 3 as never }] })).rejects.toThrow(/tools\[0\]\.execute/);
     expect(() => model.streamChat({ messages: "hi" as never })).toThrow(/options\.messages/);
+    await expect(model.chat({ messages: [user("x")], reasoningBudget: -1 })).rejects.toThrow(/options\.reasoningBudget/);
+    await expect(model.chat({ messages: [user("x")], maxReasoningTokens: 1.5 })).rejects.toThrow(/options\.maxReasoningTokens/);
+    await expect(model.chat({ messages: [user("x")], reasoningBudget: 4, maxReasoningTokens: 8 })).rejects.toThrow(/disagree/);
+    await expect(model.chat({ messages: [user("x")], maxToolCalls: 0 })).rejects.toThrow(/options\.maxToolCalls/);
+  });
+});
+
+describe("reasoning budget", () => {
+  const reasoningTokens = (m: Model, text: string | null | undefined) => (text ? m.tokenize(text, { addSpecial: false }).length : 0);
+
+  it("closes forced-open reasoning after that many tokens and the answer follows", async () => {
+    for (const seed of [1, 2, 3]) {
+      const r = await thinking.chat({ messages: [user("Hi")], reasoningBudget: 5, maxTokens: 24, sampling: { seed } });
+      // Random weights never write </think>: without the budget all 24 tokens would be reasoning.
+      expect(reasoningTokens(thinking, r.message.reasoning_content)).toBeLessThanOrEqual(7);
+      expect(r.message.content).not.toBeNull();
+    }
+  });
+
+  it("maxReasoningTokens is the same option", async () => {
+    const a = await thinking.chat({ messages: [user("Hi")], reasoningBudget: 3, maxTokens: 12, sampling: { seed: 7 } });
+    const b = await thinking.chat({ messages: [user("Hi")], maxReasoningTokens: 3, maxTokens: 12, sampling: { seed: 7 } });
+    expect(b.message).toEqual({ ...a.message, tool_calls: a.message.tool_calls });
+  });
+
+  it("0 means no reasoning, and a required call follows at once", async () => {
+    const r = await thinking.chat({ messages: [user("Weather?")], tools: [weather], toolChoice: "required", reasoningBudget: 0, maxTokens: CALL_TOKENS, sampling: { seed: 4 } });
+    expect(r.message.reasoning_content ?? "").toBe("");
+    expect(r.finishReason).toBe("tool_calls");
+    expect(r.message.tool_calls?.[0]?.function.name).toBe("get_weather");
+  });
+});
+
+describe("parallel calls under tool_choice required", () => {
+  it("maxToolCalls bounds the calls the grammar allows, so the turn ends", async () => {
+    const hermes = await loadModel(await ensureTestModel({ vocab: "llama-spm", template: "Qwen-Qwen2.5-7B-Instruct" }));
+    try {
+      for (const seed of [1, 2, 3, 4]) {
+        const r = await hermes.chat({ messages: [user("Weather?")], tools: [weather], toolChoice: "required", parallelToolCalls: true, maxToolCalls: 2, maxTokens: CALL_TOKENS, sampling: { seed } });
+        expect(r.finishReason).toBe("tool_calls");
+        expect(r.message.tool_calls!.length).toBeGreaterThanOrEqual(1);
+        expect(r.message.tool_calls!.length).toBeLessThanOrEqual(2);
+      }
+    } finally {
+      hermes.dispose();
+    }
   });
 });

@@ -24,6 +24,65 @@ export interface BuildContext {
   toolTrigger: boolean;
   /** Tagged string values may be wrapped in <![CDATA[ ... ]]>. */
   cdataStrings: boolean;
+  /**
+   * Building the grammar's own copy of the call section (see {@link grammarContext}): tagged
+   * arguments in schema order, each once, required ones mandatory; values typed by the schema;
+   * raw strings bounded by maxLength; parallel calls bounded by `maxCalls`.
+   */
+  forGrammar?: boolean;
+  /** Prefix of the rule names this context defines (the grammar copy's rules must not clash). */
+  rulePrefix?: string;
+  /** Most calls in one section, in the grammar copy (default {@link DEFAULT_MAX_TOOL_CALLS}). */
+  maxCalls?: number;
+}
+
+/** Most parallel calls per turn a grammar allows unless the request says otherwise. */
+export const DEFAULT_MAX_TOOL_CALLS = 8;
+
+/**
+ * The context of the grammar's copy of the call section: same request, rules prefixed "g-".
+ *
+ * @example
+ * const g = grammarContext(ctx, 4); // g.forGrammar === true, g.ruleName("tool-0") === "g-tool-0"
+ */
+export function grammarContext(ctx: BuildContext, maxCalls: number): BuildContext {
+  return { ...ctx, forGrammar: true, rulePrefix: "g-", maxCalls };
+}
+
+/** The name of rule `name` in this context (prefixed for the grammar copy). */
+export function ruleName(ctx: BuildContext, name: string): string {
+  return `${ctx.rulePrefix ?? ""}${name}`;
+}
+
+/**
+ * Repetitions of further calls: any number for the parser; for the grammar copy at most
+ * `maxCalls - 1` (random or confused models must still reach the end); none without parallel calls.
+ */
+export function moreCalls(ctx: BuildContext, item: PegId): PegId {
+  const { p } = ctx;
+  if (!ctx.parallel) return p.eps();
+  if (!ctx.forGrammar) return p.zeroOrMore(item);
+  return p.repeat(item, 0, Math.max(0, (ctx.maxCalls ?? DEFAULT_MAX_TOOL_CALLS) - 1));
+}
+
+function classEscape(ch: string): string {
+  return /[\\\]\[^-]/.test(ch) ? `\\${ch}` : ch;
+}
+
+/**
+ * For the grammar copy: an unquoted string of a schema with maxLength, as at most that many
+ * characters that cannot start a delimiter (so the value always ends); null when unbounded.
+ *
+ * @example
+ * boundedRawString(p, { type: "string", maxLength: 3 }, ["</parameter>"]); // [^<]{0,3}
+ */
+export function boundedRawString(p: PegArena, schema: JsonSchema, stops: string[]): PegId | null {
+  if (typeof schema !== "object" || schema === null) return null;
+  const s = schema as { maxLength?: unknown; minLength?: unknown };
+  if (typeof s.maxLength !== "number" || !Number.isInteger(s.maxLength) || s.maxLength < 0) return null;
+  const min = typeof s.minLength === "number" && Number.isInteger(s.minLength) && s.minLength >= 0 ? Math.min(s.minLength, s.maxLength) : 0;
+  const firsts = [...new Set(stops.filter((d) => d !== "").map((d) => d[0]!))];
+  return p.chars(`^${firsts.map(classEscape).join("")}\\r\\n`, min, s.maxLength);
 }
 
 const WS = /^[ \t\r\n]$/;
@@ -57,7 +116,7 @@ export function marker(p: PegArena, text: string): PegId {
  * A marker inside which runs of digits match any number: call counters baked into markers by
  * the analysis probes (`functions.NAME:0`, `index="1"`) then match the second call too.
  */
-export function counterMarker(p: PegArena, text: string): PegId {
+export function counterMarker(p: PegArena, text: string, maxDigits: number | null = null): PegId {
   if (!/\d/.test(core(text))) return marker(p, text);
   const c = core(text);
   const lead = text.slice(0, text.indexOf(c));
@@ -66,7 +125,7 @@ export function counterMarker(p: PegArena, text: string): PegId {
   for (const ch of lead) items.push(p.optional(p.literal(ch)));
   for (const part of c.split(/(\d+)/)) {
     if (part === "") continue;
-    items.push(/^\d+$/.test(part) ? p.chars("0-9", 1) : p.literal(part));
+    items.push(/^\d+$/.test(part) ? p.chars("0-9", 1, maxDigits) : p.literal(part));
   }
   for (const ch of trail) items.push(p.optional(p.literal(ch)));
   return p.seq(...items);
@@ -128,8 +187,27 @@ export function quotedName(ctx: BuildContext, name: string, capture: (inner: Peg
  */
 export function argumentValue(ctx: BuildContext, schema: JsonSchema, name: string): PegId {
   const { p } = ctx;
-  if (ctx.pythonValues) return pythonValue(p);
+  if (ctx.pythonValues) return ctx.forGrammar ? pythonTyped(ctx, schema, name) : pythonValue(p);
   return p.schema(p.choice(p.json(), pythonValue(p)), schema, { name });
+}
+
+/**
+ * For the grammar copy, a value the template writes as a Python literal: scalars typed by the
+ * schema (booleans True/False, numbers by the JSON schema), containers the permissive literal
+ * grammar (no schema converter speaks Python literals yet).
+ *
+ * @example
+ * pythonTyped(ctx, { type: "boolean" }, "flag"); // "True" | "False" | "true" | "false"
+ */
+export function pythonTyped(ctx: BuildContext, schema: JsonSchema, name: string): PegId {
+  const { p } = ctx;
+  const type = typeof schema === "object" && schema !== null ? (schema as { type?: unknown }).type : undefined;
+  const s = schema as { enum?: unknown; const?: unknown };
+  const fixed = typeof schema === "object" && schema !== null && (Array.isArray(s.enum) || "const" in s);
+  if (type === "boolean" && !fixed) return p.choice(...["True", "False", "true", "false"].map((w) => p.literal(w)));
+  if (type === "null") return p.choice(p.literal("None"), p.literal("null"));
+  if (type === "integer" || type === "number" || (fixed && type !== "object" && type !== "array")) return p.schema(p.json(), schema, { name });
+  return pythonValue(p);
 }
 
 /** Python literals plus JSON: dicts, lists, either quote style, True/False/None. */

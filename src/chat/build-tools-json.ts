@@ -7,7 +7,8 @@
 import type { PegId } from "../peg/index.js";
 import type { JsonSchema } from "../types.js";
 import type { ToolFormatAnalysis } from "../analysis/index.js";
-import { type BuildContext, argumentValue, marker, quotedKey, quotedName, toolParameters } from "./build-helpers.js";
+import { type BuildContext, argumentValue, marker, moreCalls, quotedKey, quotedName, ruleName, toolParameters } from "./build-helpers.js";
+import { ID_CHARS, MAX_ID } from "./build-tools-tagged.js";
 import { NODE } from "./tree-names.js";
 
 /** `"key" : ` */
@@ -19,6 +20,8 @@ function keyColon(ctx: BuildContext, key: string): PegId {
 /** A string or numeric id value. */
 function idValue(ctx: BuildContext): PegId {
   const { p } = ctx;
+  // The grammar copy bounds ids (a free string need not end).
+  if (ctx.forGrammar) return p.choice(p.seq(p.literal('"'), p.capture(NODE.toolId, p.chars(ID_CHARS, 1, MAX_ID)), p.literal('"')), p.capture(NODE.toolId, p.chars("0-9", 1, 9)));
   return p.choice(
     p.seq(p.literal('"'), p.capture(NODE.toolId, p.chars('^"', 0)), p.literal('"')),
     p.capture(NODE.toolId, p.chars("0-9", 1)),
@@ -90,9 +93,9 @@ function callOf(ctx: BuildContext, f: ToolFormatAnalysis, name: string, schema: 
  */
 export function buildJsonTools(ctx: BuildContext, f: ToolFormatAnalysis): PegId {
   const { p } = ctx;
-  const choices = ctx.tools.map((t, i) => p.rule(`tool-${i}`, callOf(ctx, f, t.function.name, toolParameters(t), i)));
+  const choices = ctx.tools.map((t, i) => p.rule(ruleName(ctx, `tool-${i}`), callOf(ctx, f, t.function.name, toolParameters(t), i)));
   const call = p.choice(...choices);
-  const more = (item: PegId): PegId => (ctx.parallel ? p.zeroOrMore(item) : p.eps());
+  const more = (item: PegId): PegId => moreCalls(ctx, item);
 
   let calls: PegId;
   if (f.sectionStart === "" && f.perCallStart !== "") {
@@ -103,7 +106,7 @@ export function buildJsonTools(ctx: BuildContext, f: ToolFormatAnalysis): PegId 
   }
   const start = f.sectionStart || f.perCallStart;
   const trigger = !ctx.toolTrigger ? false : start.trim() !== "" ? true : { pattern: markerlessTrigger(f) };
-  return p.rule("tool-calls", p.tag(NODE.toolSection, calls), { trigger });
+  return p.rule(ruleName(ctx, "tool-calls"), p.tag(NODE.toolSection, calls), { trigger });
 }
 
 /** Calls, comma separated, in `[...]` when the template wraps them in an array. */

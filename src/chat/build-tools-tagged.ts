@@ -8,15 +8,20 @@
 import type { PegId } from "../peg/index.js";
 import type { JsonSchema } from "../types.js";
 import type { ToolsAnalysis } from "../analysis/index.js";
-import { type BuildContext, argumentValue, pythonValue, core, counterMarker, identifierEnd, marker, mayBeString, schemaProperties, toolParameters } from "./build-helpers.js";
+import { type BuildContext, argumentValue, boundedRawString, pythonTyped, pythonValue, core, counterMarker, identifierEnd, marker, mayBeString, moreCalls, ruleName, schemaProperties, toolParameters } from "./build-helpers.js";
 import { NODE } from "./tree-names.js";
+
+/** What the grammar copy lets an id be: word characters, as ids are (call_0, functions.f:1, a1b2c3d4e). */
+export const ID_CHARS = "A-Za-z0-9_\\-.:";
+export const MAX_ID = 40;
 
 /** The first marker that can end a call id: its suffix, else what follows it. */
 function idSection(ctx: BuildContext, t: ToolsAnalysis, after: string): PegId {
   const { p } = ctx;
   const { prefix, suffix } = t.callId;
   const stop = core(suffix) || core(after) || "{";
-  const id = p.capture(NODE.toolId, p.until(stop));
+  // The grammar copy bounds ids (free text up to a marker need not end).
+  const id = p.capture(NODE.toolId, ctx.forGrammar ? p.chars(ID_CHARS, 1, MAX_ID) : p.until(stop));
   // The per-call opener may already be the id's prefix (Solar: <|tool_call:begin|>ID<|tool_call:name|>).
   const pre = prefix !== "" && core(prefix) !== core(t.format.perCallStart) ? marker(p, prefix) : p.eps();
   // Without an id the suffix may still open the arguments (Mistral: name[CALL_ID]id[ARGS]{...} or name[ARGS]{...}).
@@ -40,12 +45,20 @@ function taggedArgument(ctx: BuildContext, t: ToolsAnalysis, toolIndex: number, 
     // The value ends at the suffix; a newline the template puts before it is not part of it.
     const lead = a.valueSuffix.slice(0, a.valueSuffix.indexOf(suffixCore));
     const stops = suffixCore === "" ? [core(a.namePrefix) || core(t.function.close) || core(t.format.perCallEnd) || "\n"] : lead !== "" ? [lead + suffixCore, suffixCore] : [suffixCore];
-    value = p.capture(NODE.argString, p.schema(p.until(...stops.filter((s) => s !== "")), schema, { name: `tool-${toolIndex}-arg-${name}`, raw: true }));
-    if (ctx.cdataStrings) value = p.choice(p.seq(p.literal("<![CDATA["), p.capture(NODE.argString, p.until("]]>")), p.literal("]]>")), value);
+    const delimiters = stops.filter((s) => s !== "");
+    const text = (ctx.forGrammar ? boundedRawString(p, schema, delimiters) : null) ?? p.until(...delimiters);
+    value = p.capture(NODE.argString, p.schema(text, schema, { name: `tool-${toolIndex}-arg-${name}`, raw: true }));
+    if (ctx.cdataStrings) {
+      const until = p.until("]]>");
+      // The grammar copy: an enum's values, or at most maxLength characters.
+      const inner = ctx.forGrammar ? p.schema(boundedRawString(p, schema, ["]]>"]) ?? until, schema, { name: `tool-${toolIndex}-arg-${name}-cdata`, raw: true }) : until;
+      value = p.choice(p.seq(p.literal("<![CDATA["), p.capture(NODE.argString, inner), p.literal("]]>")), value);
+    }
   } else {
     // Python literals only differ from JSON for booleans, None and containers: numbers keep their schema.
     const python = ctx.pythonTaggedValues && !isNumeric(schema);
-    value = p.capture(NODE.argJson, python ? pythonValue(p) : argumentValue(ctx, schema, `tool-${toolIndex}-arg-${name}`));
+    const argName = `tool-${toolIndex}-arg-${name}`;
+    value = p.capture(NODE.argJson, python ? (ctx.forGrammar ? pythonTyped(ctx, schema, argName) : pythonValue(p)) : argumentValue(ctx, schema, argName));
     prefix = jsonValuePrefix(prefix);
   }
   const close = suffixCore === "" ? p.eps() : marker(p, a.valueSuffix);
@@ -62,7 +75,16 @@ function argumentsOf(ctx: BuildContext, t: ToolsAnalysis, toolIndex: number, sch
   } else {
     const props = schemaProperties(schema);
     if (props.length === 0) args = p.eps();
-    else {
+    else if (ctx.forGrammar) {
+      // The grammar writes the schema's arguments in its order, each once, the required ones always.
+      const required = new Set(requiredOf(schema));
+      args = p.seq(
+        ...props.map(([name, s]) => {
+          const one = p.seq(p.space(), p.rule(ruleName(ctx, `tool-${toolIndex}-arg-${name.replace(/[^A-Za-z0-9_-]/g, "_")}`), taggedArgument(ctx, t, toolIndex, name, s)));
+          return required.has(name) ? one : p.optional(one);
+        }),
+      );
+    } else {
       // Models write arguments in the order they choose: any order, each at most once in practice.
       const one = p.choice(...props.map(([name, s]) => p.rule(`tool-${toolIndex}-arg-${name.replace(/[^A-Za-z0-9_-]/g, "_")}`, taggedArgument(ctx, t, toolIndex, name, s))));
       args = p.seq(one, p.repeat(p.seq(p.space(), one), 0, props.length - 1));
@@ -79,9 +101,13 @@ function isNumeric(schema: JsonSchema): boolean {
   return type === "integer" || type === "number";
 }
 
+function requiredOf(schema: JsonSchema): string[] {
+  const r = typeof schema === "object" && schema !== null ? (schema as { required?: unknown }).required : undefined;
+  return Array.isArray(r) ? r.filter((x): x is string => typeof x === "string") : [];
+}
+
 function hasRequired(schema: JsonSchema): boolean {
-  const r = (schema as { required?: unknown }).required;
-  return Array.isArray(r) && r.length > 0;
+  return requiredOf(schema).length > 0;
 }
 
 /** One call of one function. */
@@ -89,7 +115,8 @@ function callOf(ctx: BuildContext, t: ToolsAnalysis, name: string, schema: JsonS
   const { p } = ctx;
   const fn = t.function;
   const nameEnd = fn.nameSuffix.trim() === "" ? identifierEnd(p) : p.eps();
-  const openItems: PegId[] = [counterMarker(p, fn.namePrefix), p.capture(NODE.toolName, p.literal(name)), nameEnd, counterMarker(p, fn.nameSuffix)];
+  const digits = ctx.forGrammar ? 3 : null;
+  const openItems: PegId[] = [counterMarker(p, fn.namePrefix, digits), p.capture(NODE.toolName, p.literal(name)), nameEnd, counterMarker(p, fn.nameSuffix, digits)];
   if (fn.argsSeparator !== "") openItems.push(p.space(), marker(p, fn.argsSeparator));
   const open = p.atomic(p.seq(...openItems));
   const items: PegId[] = [];
@@ -108,9 +135,9 @@ function callOf(ctx: BuildContext, t: ToolsAnalysis, name: string, schema: JsonS
 export function buildTaggedTools(ctx: BuildContext, t: ToolsAnalysis): PegId {
   const { p } = ctx;
   const f = t.format;
-  const choices = ctx.tools.map((tool, i) => p.rule(`tool-${i}`, callOf(ctx, t, tool.function.name, toolParameters(tool), i)));
+  const choices = ctx.tools.map((tool, i) => p.rule(ruleName(ctx, `tool-${i}`), callOf(ctx, t, tool.function.name, toolParameters(tool), i)));
   const call = p.choice(...choices);
-  const more = (item: PegId): PegId => (ctx.parallel ? p.zeroOrMore(item) : p.eps());
+  const more = (item: PegId): PegId => moreCalls(ctx, item);
   let calls: PegId;
   if (f.perCallStart !== "") {
     const one = p.seq(marker(p, f.perCallStart), p.space(), call, p.space(), f.perCallEnd !== "" ? marker(p, f.perCallEnd) : p.eps());
@@ -120,7 +147,7 @@ export function buildTaggedTools(ctx: BuildContext, t: ToolsAnalysis): PegId {
     const list = p.seq(call, more(p.seq(p.space(), p.optional(p.literal(",")), p.space(), call)));
     calls = p.seq(marker(p, f.sectionStart), p.space(), list, p.space(), marker(p, f.sectionEnd));
   }
-  return p.rule("tool-calls", p.tag(NODE.toolSection, calls), { trigger: ctx.toolTrigger ? triggerOf(t) : false });
+  return p.rule(ruleName(ctx, "tool-calls"), p.tag(NODE.toolSection, calls), { trigger: ctx.toolTrigger ? triggerOf(t) : false });
 }
 
 /** The word that starts a call section (section, per-call or function-name opener). */

@@ -28,13 +28,20 @@ interface GrammarResult {
 
 const NO_GRAMMAR: GrammarResult = { grammar: null, lazy: false, triggers: [] };
 
+/**
+ * Most whitespace characters where a chat grammar allows free whitespace (between markers,
+ * around calls). Templates' own newlines are matched by the markers; a few more cover models
+ * that double them, and a bound keeps random or confused models from spending tokens on spaces.
+ */
+export const CHAT_SPACE = { inline: 2, lines: 2, indent: 8 };
+
 /** The grammar of a built parser, given where the prompt leaves reasoning. */
 function grammarOf(built: BuiltParser, state: ReasoningPrefixState): GrammarResult {
   if (!built.constrained) return NO_GRAMMAR;
   const p = built.arena;
   if (built.lazy) {
     try {
-      const g = pegToGbnf(p, built.root, { lazy: true });
+      const g = pegToGbnf(p, built.root, { lazy: true, space: CHAT_SPACE });
       return { grammar: g.grammar, lazy: true, triggers: g.triggers.map((t) => ({ ...t })) };
     } catch (e) {
       // No marker opens a call in this format: calls stay unconstrained under tool_choice auto.
@@ -47,10 +54,10 @@ function grammarOf(built: BuiltParser, state: ReasoningPrefixState): GrammarResu
   if (state === "open" && built.reasoningEnd !== null) {
     const end = built.reasoningEnd;
     const after = p.rule("after-reasoning", p.seq(p.literal(end), p.space(), body), { trigger: { word: end } });
-    const g = pegToGbnf(p, after, { lazy: true });
+    const g = pegToGbnf(p, after, { lazy: true, space: CHAT_SPACE });
     return { grammar: g.grammar, lazy: true, triggers: g.triggers.map((t) => ({ ...t })) };
   }
-  const g = pegToGbnf(p, state === "closed" ? body : root);
+  const g = pegToGbnf(p, state === "closed" ? body : root, { space: CHAT_SPACE });
   return { grammar: g.grammar, lazy: false, triggers: [] };
 }
 
@@ -95,6 +102,8 @@ export function generateChatParams(analysis: TemplateAnalysis, template: ChatTem
     built = buildGenericParser(analysis, req, { pythonTaggedValues: tagged && rendersPythonLiterals(template), deferredGrammar: state === "open" });
   }
   const g = grammarOf(built, state);
+  // The model may open reasoning under a strict grammar: what follows it, for the reasoning budget.
+  const afterReasoning = g.grammar !== null && !g.lazy && state === "none" && built.reasoningEnd !== null ? pegToGbnf(built.arena, built.grammarBody ?? built.body, { space: CHAT_SPACE }).grammar : null;
   return {
     prompt,
     generationPrompt,
@@ -106,5 +115,7 @@ export function generateChatParams(analysis: TemplateAnalysis, template: ChatTem
     additionalStops: [...analysis.additionalStops],
     thinkingForcedOpen: state === "open",
     reasoningEnd: built.reasoningEnd === null ? null : core(built.reasoningEnd),
+    reasoningStart: built.reasoningEnd === null || !built.reasoningStart ? null : core(built.reasoningStart),
+    grammarAfterReasoning: afterReasoning,
   };
 }

@@ -3,7 +3,8 @@
  * definition that reads the model's output (reasoning, content, tool calls or a JSON answer).
  * The GBNF grammar is derived from the same definition (see generate.ts).
  *
- * Shape: [reasoning block]? then one of
+ * Shape: [reasoning block]? then one of (strict grammars: the reasoning block only when the
+ * request thinks, and under tool_choice required the calls alone)
  *   - JSON answer:  ("```json" JSON "```" | JSON)            (response_format json_schema)
  *   - tool calls:   content-until-trigger? tool-section      (tool_choice auto/required/named)
  *   - content:      the rest (or the wrapped content)
@@ -11,7 +12,7 @@
 import type { TemplateAnalysis } from "../analysis/index.js";
 import { PegArena, type PegId } from "../peg/index.js";
 import type { JsonSchema } from "../types.js";
-import { type BuildContext, core, marker } from "./build-helpers.js";
+import { type BuildContext, core, grammarContext, marker } from "./build-helpers.js";
 import { buildJsonTools } from "./build-tools-json.js";
 import { buildTaggedTools, toolTriggerWord } from "./build-tools-tagged.js";
 import type { NormalizedRequest } from "./request.js";
@@ -34,6 +35,8 @@ export interface BuiltParser {
   grammarBody?: PegId;
   /** The (trimmed) marker that ends reasoning, or null when the format has no reasoning. */
   reasoningEnd: string | null;
+  /** The (trimmed) marker with which the model opens reasoning itself, when it has one. */
+  reasoningStart?: string | null;
   /** The output is constrained at all (tools or a JSON schema). */
   constrained: boolean;
   /** Calls are optional: the grammar is lazy, started by the tool-section trigger. */
@@ -145,11 +148,14 @@ export function buildGenericParser(a: TemplateAnalysis, req: NormalizedRequest, 
   else if (useTools) {
     const section = toolSection(ctx, a);
     body = withTools(ctx, a, section);
-    if (ctx.requireCalls) grammarBody = callsFirst(p, section);
+    // The grammar's own copy of the section: schema-ordered, bounded (see BuildContext.forGrammar).
+    if (ctx.requireCalls) grammarBody = callsFirst(p, toolSection(grammarContext(ctx, req.maxCalls), a));
   } else body = contentOnly(p, a);
   const reasoning = reasoningBlock(p, a);
   const root = reasoning === null ? body : p.seq(reasoning, body);
-  const grammarRoot = grammarBody === undefined || reasoning === null ? grammarBody : p.seq(reasoning, grammarBody);
+  // A request that does not think gets no reasoning block in its strict grammar (the parser still reads one).
+  const strictBody = grammarBody ?? (req.jsonSchema !== null ? body : undefined);
+  const grammarRoot = strictBody === undefined ? undefined : reasoning === null || !req.thinking ? strictBody : p.seq(reasoning, strictBody);
   const f = a.tools.format;
   const idAfterName =
     a.tools.callId.position === "BETWEEN_FUNC_AND_ARGS" ||
@@ -159,8 +165,10 @@ export function buildGenericParser(a: TemplateAnalysis, req: NormalizedRequest, 
     arena: p,
     root,
     body,
-    ...(grammarBody !== undefined && grammarRoot !== undefined ? { grammarBody, grammarRoot } : {}),
+    ...(grammarBody !== undefined ? { grammarBody } : {}),
+    ...(grammarRoot !== undefined ? { grammarRoot } : {}),
     reasoningEnd: reasoning === null ? null : core(a.reasoning.end),
+    reasoningStart: reasoning === null || core(a.reasoning.start) === "" ? null : core(a.reasoning.start),
     constrained: req.jsonSchema !== null || useTools,
     lazy: req.jsonSchema === null && useTools && req.toolChoice === "auto",
     mapping: { idAfterName, ignoreModelIds: f.idField === "" && f.genIdField !== "" },

@@ -4,6 +4,7 @@
  */
 import type { TemplateCaps } from "../template/index.js";
 import type { JsonSchema, ToolDefinition } from "../types.js";
+import { DEFAULT_MAX_TOOL_CALLS } from "./build-helpers.js";
 import type { ChatRequest } from "./types.js";
 
 /** A checked request with tool_choice and response_format resolved. */
@@ -15,6 +16,10 @@ export interface NormalizedRequest {
   parallel: boolean;
   /** Schema the answer must match (response_format json_schema / json_object), else null. */
   jsonSchema: JsonSchema | null;
+  /** The model may reason first (enableThinking is not false): strict grammars allow a reasoning block. */
+  thinking: boolean;
+  /** Most calls per turn a grammar allows when calls are parallel. */
+  maxCalls: number;
 }
 
 function kind(v: unknown): string {
@@ -68,7 +73,7 @@ function jsonSchemaOf(format: unknown): JsonSchema | null {
  *
  * @example
  * normalizeRequest({ messages, tools, toolChoice: { type: "function", function: { name: "f" } } }, caps);
- * // { tools: [f], toolChoice: "required", parallel: false, jsonSchema: null }
+ * // { tools: [f], toolChoice: "required", parallel: false, jsonSchema: null, thinking: true, maxCalls: 8 }
  */
 export function normalizeRequest(request: ChatRequest, caps: TemplateCaps): NormalizedRequest {
   if (request === null || typeof request !== "object") throw new TypeError(`generateChatParams: request must be an object, got ${kind(request)}`);
@@ -95,5 +100,7 @@ export function normalizeRequest(request: ChatRequest, caps: TemplateCaps): Norm
   if (request.enableThinking !== undefined && typeof request.enableThinking !== "boolean") {
     throw new TypeError(`generateChatParams: request.enableThinking must be a boolean, got ${kind(request.enableThinking)}`);
   }
-  return { tools, toolChoice, parallel, jsonSchema: jsonSchemaOf(request.responseFormat) };
+  const maxCalls = request.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS;
+  if (!Number.isInteger(maxCalls) || maxCalls < 1) throw new RangeError(`generateChatParams: request.maxToolCalls must be an integer >= 1, got ${JSON.stringify(request.maxToolCalls)}`);
+  return { tools, toolChoice, parallel: parallel && maxCalls > 1, jsonSchema: jsonSchemaOf(request.responseFormat), thinking: request.enableThinking !== false, maxCalls };
 }

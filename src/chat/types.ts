@@ -15,6 +15,11 @@ export interface ChatRequest {
   toolChoice?: ToolChoice;
   /** Allow more than one call per turn (default true where the template supports it). */
   parallelToolCalls?: boolean;
+  /**
+   * Most calls per turn the grammar lets the model write when calls are parallel (default 8),
+   * so that a strict grammar always reaches its end. 1 is the same as `parallelToolCalls: false`.
+   */
+  maxToolCalls?: number;
   /** `json_schema` constrains the answer to JSON matching the schema. */
   responseFormat?: ResponseFormat;
   /** Sets the template's `enable_thinking` when given. */
@@ -81,6 +86,17 @@ export interface ChatParams {
   thinkingForcedOpen: boolean;
   /** The marker that ends reasoning (trimmed), or null when the format has none. */
   reasoningEnd: string | null;
+  /**
+   * The marker with which the model opens reasoning itself (trimmed), or null: the runtime
+   * counts reasoning tokens from it for the reasoning budget.
+   */
+  reasoningStart: string | null;
+  /**
+   * The strict grammar of what follows the reasoning, when the grammar is strict and the model
+   * may open reasoning itself: once the reasoning budget closes reasoning, generation goes on
+   * under it. Null otherwise.
+   */
+  grammarAfterReasoning: string | null;
 }
 
 /** One streamed piece of a tool call, as in OpenAI's `delta.tool_calls`. */

@@ -5,7 +5,7 @@
  * (the grammar then accepts a superset of what the parser does). Lazy mode emits only the trigger
  * rules (what follows a trigger) and returns the trigger words/patterns that activate it.
  */
-import { type GbnfExpr, EMPTY, alt, any, chars, cls, lit, ref, rep, seq, star } from "../grammar/gbnf-ast.js";
+import { type GbnfExpr, EMPTY, alt, any, chars, cls, lit, opt, ref, rep, seq, star } from "../grammar/gbnf-ast.js";
 import { GbnfBuilder } from "../grammar/gbnf-builder.js";
 import type { GbnfPrintOptions } from "../grammar/gbnf-print.js";
 import { complementDfa, regexToDfa } from "../grammar/regex/automaton.js";
@@ -23,6 +23,12 @@ export type GrammarTrigger = { readonly type: "word"; readonly value: string } |
 export interface PegGbnfOptions extends SchemaToGbnfOptions, GbnfPrintOptions {
   /** Emit only the trigger rules and return their triggers (default false). */
   lazy?: boolean;
+  /**
+   * What one `space()` may produce (the parser takes any amount). Default: up to 20 whitespace
+   * characters. Given: up to `inline` spaces/tabs, then optionally up to `lines` line breaks and
+   * `indent` spaces/tabs of indentation (what templates render, and little more).
+   */
+  space?: { inline: number; lines: number; indent: number };
 }
 
 /** A grammar and, in lazy mode, what triggers it. */
@@ -31,7 +37,7 @@ export interface PegGbnf {
   triggers: GrammarTrigger[];
 }
 
-/** Most whitespace characters `space()` may produce in the grammar (the parser takes any amount). */
+/** Default of {@link PegGbnfOptions.spaceLimit}. */
 const SPACE_LIMIT = 20;
 
 class Emitter {
@@ -39,11 +45,23 @@ class Emitter {
   readonly schemas: SchemaConverter;
   private readonly ruleNames = new Map<string, string>();
   private readonly untilRules = new Map<string, GbnfExpr>();
+  private readonly space: GbnfExpr;
 
   constructor(
     private readonly arena: PegArena,
     options: PegGbnfOptions,
   ) {
+    const sp = options.space;
+    if (sp === undefined) this.space = rep(chars(" \t\r\n"), 0, SPACE_LIMIT);
+    else {
+      for (const key of ["inline", "lines", "indent"] as const) {
+        const v = sp[key];
+        if (!Number.isInteger(v) || v < 0) throw new RangeError(`pegToGbnf: options.space.${key} must be a non-negative integer, got ${String(v)}`);
+      }
+      const blank = chars(" \t");
+      const lineBreak = seq(opt(lit("\r")), lit("\n"));
+      this.space = seq(rep(blank, 0, sp.inline), sp.lines === 0 ? EMPTY : opt(seq(rep(lineBreak, 1, sp.lines), rep(blank, 0, sp.indent))));
+    }
     this.builder.reserve("root");
     this.schemas = new SchemaConverter(this.builder, options);
   }
@@ -104,7 +122,7 @@ class Emitter {
       case "atomic":
         return this.expr(n.item);
       case "space":
-        return ref(this.builder.add("space", rep(chars(" \t\r\n"), 0, SPACE_LIMIT)));
+        return ref(this.builder.add("space", this.space));
       case "eps":
       case "end":
         return EMPTY;

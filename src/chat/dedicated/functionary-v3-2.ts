@@ -19,6 +19,7 @@ function build(req: NormalizedRequest): DedicatedBuild {
   const useTools = req.tools.length > 0 && req.toolChoice !== "none" && req.jsonSchema === null;
   const contentToEnd = p.seq(p.literal("all\n"), p.capture(NODE.content, p.rest()));
   let body: PegId;
+  let grammarBody: PegId | undefined;
   if (req.jsonSchema !== null) {
     body = p.seq(p.literal("all\n"), p.space(), p.capture(NODE.content, p.schema(p.json(), req.jsonSchema, { name: "response" })), p.space(), p.end());
   } else if (!useTools) {
@@ -38,12 +39,18 @@ function build(req: NormalizedRequest): DedicatedBuild {
     const contentThenCalls = p.seq(p.literal("all\n"), p.capture(NODE.content, p.until(PREFIX)), afterContent);
     const options = req.toolChoice === "required" ? [contentThenCalls, first] : [contentThenCalls, contentToEnd, first];
     body = p.seq(p.choice(...options), p.space(), p.end());
+    if (req.toolChoice === "required") {
+      // The grammar: a call right away (no "all" content first), the number of calls bounded.
+      const bounded = p.seq(call, req.parallel ? p.repeat(p.seq(p.space(), p.literal(PREFIX), call), 0, req.maxCalls - 1) : p.eps());
+      grammarBody = p.seq(p.rule("g-tool-calls", p.tag(NODE.toolSection, bounded)), p.space(), p.end());
+    }
   }
   const root = p.seq(p.literal(PREFIX), body);
   const built: BuiltParser = {
     arena: p,
     root,
     body,
+    ...(grammarBody !== undefined ? { grammarBody, grammarRoot: p.seq(p.literal(PREFIX), grammarBody) } : {}),
     reasoningEnd: null,
     constrained: useTools || req.jsonSchema !== null,
     lazy: useTools && req.toolChoice === "auto",

@@ -11,6 +11,9 @@ import type { BuiltParser } from "../generic-parser.js";
 import type { NormalizedRequest } from "../request.js";
 import { NODE } from "../tree-names.js";
 import type { DedicatedBuild, DedicatedHandlerDef } from "./handler.js";
+import type { JsonSchema } from "../../types.js";
+import { toolParameters } from "../build-helpers.js";
+import { grammarString, orderedArguments } from "./grammar-args.js";
 
 const CHANNEL = "<|channel>";
 const CHANNEL_END = "<channel|>";
@@ -36,6 +39,25 @@ function valueRules(p: PegArena): PegId {
   return object;
 }
 
+/** The grammar's call section for tool_choice "required": arguments in schema order, typed, bounded. */
+function requiredSection(p: PegArena, req: NormalizedRequest): PegId {
+  const calls = req.tools.map((t, i) => {
+    const arg = (key: string, schema: JsonSchema): PegId => {
+      const name = `tool-${i}-arg-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`;
+      const type = typeof schema === "object" && schema !== null ? (schema as { type?: unknown }).type : undefined;
+      let value: PegId;
+      if (type === "string") value = p.seq(p.literal(STRING), grammarString(p, schema, [STRING], name), p.literal(STRING));
+      else if (type === "integer" || type === "number" || type === "boolean") value = p.schema(p.json(), schema, { name });
+      else value = p.ref("gemma4-value");
+      return p.seq(p.literal(/^[A-Za-z0-9_\-.$@]+$/.test(key) ? key : `${STRING}${key}${STRING}`), p.literal(":"), value);
+    };
+    const args = p.seq(p.literal("{"), orderedArguments(p, toolParameters(t), arg, p.literal(","), "sorted"), p.literal("}"));
+    return p.rule(`g-tool-${i}`, p.tag(NODE.tool, p.seq(p.capture(NODE.toolName, p.literal(t.function.name)), p.capture(NODE.toolArgs, args))));
+  });
+  const one = p.seq(p.literal(CALL), p.choice(...calls), p.literal(CALL_END));
+  return p.rule("g-tool-calls", p.tag(NODE.toolSection, p.seq(one, req.parallel ? p.repeat(p.seq(p.space(), one), 0, req.maxCalls - 1) : p.eps())));
+}
+
 function build(req: NormalizedRequest): DedicatedBuild {
   const p = new PegArena();
   const useTools = req.tools.length > 0 && req.toolChoice !== "none" && req.jsonSchema === null;
@@ -49,6 +71,7 @@ function build(req: NormalizedRequest): DedicatedBuild {
   );
   const start = p.optional(p.literal("<|turn>model\n"));
   let body: PegId;
+  let grammarRoot: PegId | undefined;
   if (req.jsonSchema !== null) {
     const answer = p.capture(NODE.content, p.schema(p.json(), req.jsonSchema, { name: "response" }));
     body = p.seq(p.optional(thought), p.space(), p.choice(p.seq(p.literal("```json"), p.space(), answer, p.space(), p.literal("```")), answer), p.space(), p.end());
@@ -63,6 +86,7 @@ function build(req: NormalizedRequest): DedicatedBuild {
     const after = p.seq(p.space(), p.optional(p.literal("<|tool_response>")), p.space(), p.end());
     if (req.toolChoice === "required") {
       body = p.seq(p.optional(thought), p.space(), section, after);
+      grammarRoot = p.seq(start, req.thinking ? p.optional(thought) : p.eps(), p.space(), requiredSection(p, req), after);
     } else {
       const content = p.capture(NODE.content, p.until(CHANNEL, CHANNEL_END, "<|tool_call>"));
       const message = p.seq(p.optional(thought), content);
@@ -78,6 +102,7 @@ function build(req: NormalizedRequest): DedicatedBuild {
     arena: p,
     root,
     body,
+    ...(grammarRoot !== undefined ? { grammarRoot } : {}),
     reasoningEnd: null,
     constrained: req.jsonSchema !== null || useTools,
     lazy: useTools && req.toolChoice === "auto",

@@ -18,6 +18,24 @@ import type { DedicatedBuild, DedicatedHandlerDef } from "./handler.js";
 const START = "<|start|>assistant";
 const END = "<|end|>";
 
+/**
+ * The grammar of tool_choice "required": analysis messages only when the request thinks (no
+ * preamble), then one call whose header after the recipient is the channel and the json
+ * constraint as the template writes them, nothing free.
+ */
+function requiredGrammar(p: PegArena, req: NormalizedRequest, analysis: PegId): PegId {
+  const constraint = p.optional(p.choice(p.literal(" <|constrain|>json"), p.literal("<|constrain|>json"), p.literal(" json")));
+  const calls = req.tools.map((t, i) => {
+    const channel = p.seq(p.literal("<|channel|>"), p.choice(p.literal("commentary"), p.literal("analysis")));
+    const header = p.seq(p.literal(" to=functions."), p.capture(NODE.toolName, p.literal(t.function.name)), p.optional(channel), constraint, p.literal("<|message|>"));
+    return p.rule(`g-tool-${i}`, p.tag(NODE.tool, p.seq(header, p.capture(NODE.toolArgs, p.schema(p.json(), toolParameters(t), { name: `tool-${i}-args` })))));
+  });
+  const call = p.rule("g-tool-call", p.tag(NODE.toolSection, p.choice(...calls)));
+  const withChannel = p.seq(p.optional(p.literal("<|channel|>commentary")), call);
+  const thinking = req.thinking ? p.zeroOrMore(p.seq(analysis, p.literal(START))) : p.eps();
+  return p.seq(thinking, withChannel, p.space(), p.end());
+}
+
 function build(req: NormalizedRequest): DedicatedBuild {
   const p = new PegArena();
   const channel = (name: string): PegId => p.literal(`<|channel|>${name}`);
@@ -30,6 +48,7 @@ function build(req: NormalizedRequest): DedicatedBuild {
   const constraint = p.optional(p.seq(p.space(), p.optional(p.literal("<|constrain|>")), p.chars("A-Za-z0-9_\\-", 1)));
 
   let last: PegId;
+  let grammarBody: PegId | undefined;
   const useTools = req.tools.length > 0 && req.toolChoice !== "none" && req.jsonSchema === null;
   if (req.jsonSchema !== null) {
     const answer = p.capture(NODE.content, p.schema(p.json(), req.jsonSchema, { name: "response" }));
@@ -45,6 +64,7 @@ function build(req: NormalizedRequest): DedicatedBuild {
       const call = p.rule("tool-call", p.tag(NODE.toolSection, p.choice(...calls)), { trigger: true });
       const withChannel = p.seq(p.optional(p.seq(p.literal("<|channel|>"), p.choice(p.literal("commentary"), p.literal("analysis")))), call);
       last = req.toolChoice === "required" ? withChannel : p.choice(withChannel, final);
+      if (req.toolChoice === "required") grammarBody = requiredGrammar(p, req, analysis);
     } else {
       last = final;
     }
@@ -55,6 +75,7 @@ function build(req: NormalizedRequest): DedicatedBuild {
     arena: p,
     root,
     body,
+    ...(grammarBody !== undefined ? { grammarBody, grammarRoot: p.seq(p.literal(START), grammarBody) } : {}),
     reasoningEnd: null,
     constrained: req.jsonSchema !== null || useTools,
     lazy: useTools && req.toolChoice === "auto",

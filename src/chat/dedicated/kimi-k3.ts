@@ -15,6 +15,8 @@ import type { BuiltParser } from "../generic-parser.js";
 import type { ReasoningPrefixState } from "../prompt.js";
 import type { NormalizedRequest } from "../request.js";
 import { NODE } from "../tree-names.js";
+import type { JsonSchema } from "../../types.js";
+import { grammarString, orderedArguments } from "./grammar-args.js";
 import type { DedicatedBuild, DedicatedContext, DedicatedHandlerDef } from "./handler.js";
 
 const SEP = "<|sep|>";
@@ -38,6 +40,30 @@ function thinkPrefix(generationPrompt: string): { prefix: string; state: Reasoni
   return { prefix, state: prefix.includes(THINK_END) ? "closed" : "open" };
 }
 
+/** The grammar of tool_choice "required": the tools section alone, arguments in schema order, bounded. */
+function requiredGrammar(p: PegArena, req: NormalizedRequest, parse: BuildContext, trailer: PegId): PegId {
+  const ctx: BuildContext = { ...parse, forGrammar: true };
+  const calls = req.tools.map((t, i) => {
+    const arg = (key: string, schema: JsonSchema): PegId => {
+      const name = `tool-${i}-arg-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`;
+      const value = mayBeString(schema) ? p.capture(NODE.argString, grammarString(p, schema, [close("argument")], name)) : p.capture(NODE.argJson, argumentValue(ctx, schema, name));
+      // The template adds the value's type as an attribute.
+      const type = p.optional(p.seq(p.literal(' type="'), p.choice(...["string", "number", "integer", "boolean", "object", "array", "null"].map((n) => p.literal(n))), p.literal('"')));
+      return p.tag(NODE.toolArg, p.seq(p.literal('<|open|>argument key="'), p.capture(NODE.argName, p.literal(key)), p.literal('"'), type, p.literal(SEP), value, p.literal(close("argument"))));
+    };
+    // ...and the call's index.
+    const index = p.optional(p.seq(p.literal(' index="'), p.chars("0-9", 1, 3), p.literal('"')));
+    const head = p.seq(p.literal('<|open|>call tool="'), p.capture(NODE.toolName, p.literal(t.function.name)), p.literal('"'), index, p.literal(SEP));
+    const args = orderedArguments(p, toolParameters(t), arg, p.space());
+    return p.rule(`g-tool-${i}`, p.tag(NODE.tool, p.seq(head, p.space(), args, p.space(), p.literal(close("call")))));
+  });
+  const call = p.choice(...calls);
+  const list = p.seq(call, req.parallel ? p.repeat(p.seq(p.space(), call), 0, req.maxCalls - 1) : p.eps());
+  // The template writes an empty response before the tools.
+  const emptyResponse = p.optional(p.seq(p.literal(RESP_START), p.literal(RESP_END)));
+  return p.seq(p.space(), emptyResponse, p.space(), p.rule("g-tool-calls", p.tag(NODE.toolSection, p.seq(p.literal(TOOLS_START), p.space(), list, p.space(), p.literal(TOOLS_END), trailer))));
+}
+
 function build(req: NormalizedRequest, { generationPrompt }: DedicatedContext): DedicatedBuild {
   const p = new PegArena();
   const { prefix, state } = thinkPrefix(generationPrompt);
@@ -45,6 +71,7 @@ function build(req: NormalizedRequest, { generationPrompt }: DedicatedContext): 
   const reasoning = p.optional(p.seq(p.literal(THINK_START), p.capture(NODE.reasoning, p.until(THINK_END, RESP_START)), p.optional(p.literal(THINK_END))));
   const trailer = p.seq(p.space(), p.optional(p.literal(MSG_END)), p.space(), p.optional(p.literal(EOM)), p.space(), p.end());
   let body: PegId;
+  let grammarBody: PegId | undefined;
   if (req.jsonSchema !== null) {
     const answer = p.capture(NODE.content, p.schema(p.json(), req.jsonSchema, { name: "response" }));
     body = p.seq(p.optional(p.literal(RESP_START)), p.space(), answer, p.space(), p.optional(p.literal(RESP_END)), trailer);
@@ -64,6 +91,7 @@ function build(req: NormalizedRequest, { generationPrompt }: DedicatedContext): 
         const argList = args.length === 0 ? p.eps() : p.zeroOrMore(p.seq(p.space(), p.choice(...args)));
         return p.rule(`tool-${i}`, p.tag(NODE.tool, p.seq(head, argList, p.space(), p.literal(close("call")))));
       });
+      if (req.toolChoice === "required") grammarBody = requiredGrammar(p, req, ctx, trailer);
       const call = p.choice(...calls);
       const list = p.seq(call, req.parallel ? p.zeroOrMore(p.seq(p.space(), call)) : p.eps());
       const section = p.rule("tool-calls", p.tag(NODE.toolSection, p.seq(p.literal(TOOLS_START), p.space(), list, p.space(), p.literal(TOOLS_END), trailer)), { trigger: state !== "open" || req.toolChoice === "auto" });
@@ -74,11 +102,15 @@ function build(req: NormalizedRequest, { generationPrompt }: DedicatedContext): 
     }
   }
   const root = p.seq(p.optional(p.literal(MSG_START)), reasoning, body);
+  const strict = grammarBody ?? (req.jsonSchema !== null ? body : undefined);
   const built: BuiltParser = {
     arena: p,
     root,
     body,
+    ...(grammarBody !== undefined ? { grammarBody } : {}),
+    ...(strict !== undefined ? { grammarRoot: p.seq(p.optional(p.literal(MSG_START)), req.thinking ? reasoning : p.eps(), strict) } : {}),
     reasoningEnd: THINK_END,
+    reasoningStart: THINK_START,
     constrained: req.jsonSchema !== null || useTools,
     lazy: useTools && req.toolChoice === "auto",
     mapping: { idAfterName: false, ignoreModelIds: false },

@@ -6,7 +6,9 @@
  */
 import type { ChatMessage } from "../../types.js";
 import { PegArena, type PegId } from "../../peg/index.js";
-import { mayBeString, pythonValue, schemaProperties, toolParameters } from "../build-helpers.js";
+import { type BuildContext, mayBeString, pythonTyped, pythonValue, schemaProperties, toolParameters } from "../build-helpers.js";
+import type { JsonSchema } from "../../types.js";
+import { grammarString, orderedArguments } from "./grammar-args.js";
 import type { BuiltParser } from "../generic-parser.js";
 import type { NormalizedRequest } from "../request.js";
 import { NODE } from "../tree-names.js";
@@ -23,11 +25,35 @@ function stringValue(p: PegArena, quote: string): PegId {
   return p.seq(p.literal(quote), p.capture(NODE.argString, p.zeroOrMore(p.seq(p.not(ends), p.any()))), p.literal(quote));
 }
 
+/**
+ * The grammar of tool_choice "required": the call list alone, keyword arguments in schema
+ * order, strings single-quoted and bounded by the schema, other values typed Python literals.
+ */
+function requiredGrammar(p: PegArena, req: NormalizedRequest): PegId {
+  const ctx: BuildContext = { p, tools: req.tools, requireCalls: true, parallel: req.parallel, pythonValues: false, pythonTaggedValues: true, toolTrigger: false, cdataStrings: false, forGrammar: true };
+  const calls = req.tools.map((t, i) => {
+    const arg = (key: string, schema: JsonSchema): PegId => {
+      const name = `tool-${i}-arg-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`;
+      // Bounded strings (enum, maxLength) cannot hold the quote; others are read as the parser reads them.
+      const bounded = typeof schema === "object" && schema !== null && ("enum" in schema || "maxLength" in schema);
+      const text = bounded ? p.seq(p.literal("'"), p.capture(NODE.argString, grammarString(p, schema, ["'"], name)), p.literal("'")) : stringValue(p, "'");
+      const value = mayBeString(schema) ? text : p.capture(NODE.argJson, pythonTyped(ctx, schema, name));
+      return p.tag(NODE.toolArg, p.seq(p.capture(NODE.argName, p.literal(key)), p.literal("="), value));
+    };
+    const args = orderedArguments(p, toolParameters(t), arg, p.literal(", "));
+    return p.rule(`g-tool-${i}`, p.tag(NODE.tool, p.seq(p.capture(NODE.toolName, p.literal(t.function.name)), p.literal("("), args, p.literal(")"))));
+  });
+  const call = p.choice(...calls);
+  const list = p.seq(p.literal("["), call, req.parallel ? p.repeat(p.seq(p.literal(", "), call), 0, req.maxCalls - 1) : p.eps(), p.literal("]"));
+  return p.seq(p.rule("g-tool-calls", p.tag(NODE.toolSection, p.seq(p.literal(CALLS_START), list, p.literal(CALLS_END)))), p.space(), p.end());
+}
+
 function build(req: NormalizedRequest): DedicatedBuild {
   const p = new PegArena();
   const useTools = req.tools.length > 0 && req.toolChoice !== "none" && req.jsonSchema === null;
   const reasoning = p.optional(p.seq(p.literal(THINK), p.capture(NODE.reasoning, p.until(END_THINK)), p.literal(END_THINK), p.space()));
   let body: PegId;
+  let grammarBody: PegId | undefined;
   if (req.jsonSchema !== null) {
     body = p.seq(p.space(), p.capture(NODE.content, p.schema(p.json(), req.jsonSchema, { name: "response" })), p.space(), p.end());
   } else if (useTools) {
@@ -44,15 +70,20 @@ function build(req: NormalizedRequest): DedicatedBuild {
     const list = p.seq(p.literal("["), p.space(), call, req.parallel ? p.zeroOrMore(p.seq(p.space(), p.literal(","), p.space(), call)) : p.eps(), p.space(), p.literal("]"));
     const section = p.rule("tool-calls", p.tag(NODE.toolSection, p.seq(p.literal(CALLS_START), list, p.literal(CALLS_END))), { trigger: true });
     body = p.seq(p.capture(NODE.content, p.until(CALLS_START)), req.toolChoice === "required" ? section : p.optional(section), p.space(), p.end());
+    if (req.toolChoice === "required") grammarBody = requiredGrammar(p, req);
   } else {
     body = p.capture(NODE.content, p.rest());
   }
   const root = p.seq(reasoning, body);
+  const strict = grammarBody ?? (req.jsonSchema !== null ? body : undefined);
   const built: BuiltParser = {
     arena: p,
     root,
     body,
+    ...(grammarBody !== undefined ? { grammarBody } : {}),
+    ...(strict !== undefined ? { grammarRoot: req.thinking ? p.seq(reasoning, strict) : strict } : {}),
     reasoningEnd: END_THINK,
+    reasoningStart: THINK,
     constrained: req.jsonSchema !== null || useTools,
     lazy: useTools && req.toolChoice === "auto",
     mapping: { idAfterName: false, ignoreModelIds: false },

@@ -16,6 +16,7 @@ import { argumentValue, schemaProperties, toolParameters, type BuildContext } fr
 import type { BuiltParser } from "../generic-parser.js";
 import type { NormalizedRequest } from "../request.js";
 import { NODE } from "../tree-names.js";
+import { grammarString, orderedArguments } from "./grammar-args.js";
 import type { DedicatedBuild, DedicatedHandlerDef } from "./handler.js";
 
 const NS = "]<]minimax[>[";
@@ -70,6 +71,7 @@ class ElementValues {
     const type = typeOf(schema);
     const props = schemaProperties(schema);
     if (type === "object" && props.length > 0) {
+      if (this.ctx.forGrammar) return p.tag(NODE.argObject, orderedArguments(p, schema, (key, s) => p.seq(p.space(), this.member(key, s)), p.eps()));
       const members = props.map(([key, s]) => this.member(key, s));
       return p.tag(NODE.argObject, p.zeroOrMore(p.seq(p.space(), p.choice(...members))));
     }
@@ -80,7 +82,7 @@ class ElementValues {
     }
     // An object the schema does not detail: an empty element is {} rather than "".
     if (type === "object") return p.choice(p.tag(NODE.argObject, this.empty(close)), this.untyped());
-    if (type === "string") return p.capture(NODE.argString, p.until(close));
+    if (type === "string") return p.capture(NODE.argString, this.ctx.forGrammar ? grammarString(p, schema, [close], `mm-string-${this.count++}`) : p.until(close));
     if (type === "number" || type === "integer" || type === "boolean") {
       const value = p.capture(NODE.argJson, argumentValue(this.ctx, schema, `mm-value-${this.count++}`));
       // A null array item renders as an empty <item> (null members are left out): no value reads as null.
@@ -100,8 +102,23 @@ class ElementValues {
     const p = this.p;
     const close = `${NS}</${key}>`;
     const head = p.atomic(p.seq(p.literal(`${NS}<`), p.capture(NODE.argName, p.literal(key)), p.literal(">")));
-    return p.tag(NODE.toolArg, p.seq(head, this.of(schema, close), p.space(), p.literal(close)));
+    // The parser keeps whitespace before the close in a string value: the grammar copy writes none there.
+    return p.tag(NODE.toolArg, p.seq(head, this.of(schema, close), this.ctx.forGrammar ? p.eps() : p.space(), p.literal(close)));
   }
+}
+
+/** The grammar of tool_choice "required": the call section alone, arguments in schema order, bounded. */
+function requiredGrammar(p: PegArena, req: NormalizedRequest, parse: BuildContext): PegId {
+  const ctx: BuildContext = { ...parse, forGrammar: true };
+  const values = new ElementValues(p, ctx);
+  const calls = req.tools.map((t, i) => {
+    const head = p.seq(p.literal(`${NS}<invoke name="`), p.capture(NODE.toolName, p.literal(t.function.name)), p.literal('">'));
+    const args = orderedArguments(p, toolParameters(t), (key, schema) => p.seq(p.space(), values.member(key, schema)), p.eps());
+    return p.rule(`g-tool-${i}`, p.tag(NODE.tool, p.seq(head, args, p.space(), p.literal(`${NS}</invoke>`))));
+  });
+  const call = p.choice(...calls);
+  const list = p.seq(call, req.parallel ? p.repeat(p.seq(p.space(), call), 0, req.maxCalls - 1) : p.eps());
+  return p.seq(p.space(), p.rule("g-tool-calls", p.tag(NODE.toolSection, p.seq(p.literal(CALLS_START), p.space(), list, p.space(), p.literal(CALLS_END)))), p.space(), p.end());
 }
 
 function build(req: NormalizedRequest): DedicatedBuild {
@@ -109,6 +126,7 @@ function build(req: NormalizedRequest): DedicatedBuild {
   const useTools = req.tools.length > 0 && req.toolChoice !== "none" && req.jsonSchema === null;
   const reasoning = p.optional(p.choice(p.seq(p.literal(THINK_START), p.space(), p.capture(NODE.reasoning, p.until(THINK_END)), p.literal(THINK_END)), p.literal(THINK_END)));
   let body: PegId;
+  let grammarBody: PegId | undefined;
   if (req.jsonSchema !== null) {
     const answer = p.capture(NODE.content, p.schema(p.json(), req.jsonSchema, { name: "response" }));
     body = p.seq(p.space(), p.choice(p.seq(p.literal("```json"), p.space(), answer, p.space(), p.literal("```")), answer), p.space(), p.end());
@@ -121,6 +139,7 @@ function build(req: NormalizedRequest): DedicatedBuild {
       const argList = args.length === 0 ? p.eps() : p.zeroOrMore(p.seq(p.space(), p.choice(...args)));
       return p.rule(`tool-${i}`, p.tag(NODE.tool, p.seq(head, argList, p.space(), p.literal(`${NS}</invoke>`))));
     });
+    if (req.toolChoice === "required") grammarBody = requiredGrammar(p, req, ctx);
     const call = p.choice(...calls);
     const list = p.seq(call, req.parallel ? p.zeroOrMore(p.seq(p.space(), call)) : p.eps());
     const section = p.rule("tool-calls", p.tag(NODE.toolSection, p.seq(p.literal(CALLS_START), p.space(), list, p.space(), p.literal(CALLS_END))), { trigger: true });
@@ -130,11 +149,17 @@ function build(req: NormalizedRequest): DedicatedBuild {
     body = p.capture(NODE.content, p.rest());
   }
   const root = p.seq(reasoning, body);
+  const strict = grammarBody ?? (req.jsonSchema !== null ? body : undefined);
+  // Without thinking the grammar allows only the lone end marker a turn without reasoning starts with.
+  const grammarReasoning = req.thinking ? reasoning : p.optional(p.literal(THINK_END));
   const built: BuiltParser = {
     arena: p,
     root,
     body,
+    ...(grammarBody !== undefined ? { grammarBody } : {}),
+    ...(strict !== undefined ? { grammarRoot: p.seq(grammarReasoning, strict) } : {}),
     reasoningEnd: THINK_END,
+    reasoningStart: THINK_START,
     constrained: req.jsonSchema !== null || useTools,
     lazy: useTools && req.toolChoice === "auto",
     mapping: { idAfterName: false, ignoreModelIds: false },

@@ -20,6 +20,7 @@ function build(req: NormalizedRequest): DedicatedBuild {
   const reasoning = p.optional(p.seq(p.literal(THINK), p.capture(NODE.reasoning, p.until(END_THINK)), p.literal(END_THINK)));
   const useTools = req.tools.length > 0 && req.toolChoice !== "none" && req.jsonSchema === null;
   let body: PegId;
+  let grammarBody: PegId | undefined;
   if (req.jsonSchema !== null) {
     const answer = p.rule("response-format", p.capture(NODE.content, p.schema(p.json(), req.jsonSchema, { name: "response" })));
     body = p.seq(p.space(), p.choice(p.seq(p.literal("```json"), p.space(), answer, p.space(), p.literal("```")), answer), p.space(), p.end());
@@ -33,15 +34,24 @@ function build(req: NormalizedRequest): DedicatedBuild {
     const one = p.seq(p.literal(CALLS), p.choice(...calls));
     const section = p.rule("tool-calls", p.tag(NODE.toolSection, p.seq(one, req.parallel ? p.zeroOrMore(p.seq(p.space(), one)) : p.eps())), { trigger: true });
     body = p.seq(p.optional(p.capture(NODE.content, p.until(CALLS))), req.toolChoice === "required" ? section : p.optional(section), p.space(), p.end());
+    if (req.toolChoice === "required") {
+      // The grammar: the calls alone, their number bounded.
+      const more = req.parallel ? p.repeat(p.seq(p.space(), one), 0, req.maxCalls - 1) : p.eps();
+      grammarBody = p.seq(p.rule("g-tool-calls", p.tag(NODE.toolSection, p.seq(one, more))), p.space(), p.end());
+    }
   } else {
     body = p.capture(NODE.content, p.rest());
   }
   const root = p.seq(reasoning, body);
+  const strict = grammarBody ?? (req.jsonSchema !== null ? body : undefined);
   const built: BuiltParser = {
     arena: p,
     root,
     body,
+    ...(grammarBody !== undefined ? { grammarBody } : {}),
+    ...(strict !== undefined ? { grammarRoot: req.thinking ? p.seq(reasoning, strict) : strict } : {}),
     reasoningEnd: END_THINK,
+    reasoningStart: THINK,
     constrained: req.jsonSchema !== null || useTools,
     lazy: useTools && req.toolChoice === "auto",
     mapping: { idAfterName: false, ignoreModelIds: false },

@@ -17,6 +17,8 @@ import type { BuiltParser } from "../generic-parser.js";
 import type { NormalizedRequest } from "../request.js";
 import { NODE } from "../tree-names.js";
 import type { DedicatedBuild, DedicatedHandlerDef } from "./handler.js";
+import type { JsonSchema } from "../../types.js";
+import { grammarString, orderedArguments } from "./grammar-args.js";
 
 const START = "<|start|>assistant";
 const MESSAGE = "<|message|>";
@@ -26,6 +28,28 @@ const PARAM_END = "</atem:parameter>";
 /** A recipient header naming neither the model itself nor the user starts a call. */
 const CALL_TRIGGER = "(?:^|<\\|start\\|>assistant)( to=(?!self<\\|message\\|>)(?!user<\\|message\\|>)[^<]*<\\|message\\|>)";
 
+/**
+ * The grammar of tool_choice "required": reasoning messages only when the request thinks, then
+ * the calls, the recipient being the function's name as the template writes it, arguments in
+ * schema order, bounded.
+ */
+function requiredGrammar(p: PegArena, req: NormalizedRequest, parse: BuildContext, earlier: PegId, ending: PegId): PegId {
+  const ctx: BuildContext = { ...parse, forGrammar: true };
+  const calls = req.tools.map((t, i) => {
+    const arg = (key: string, schema: JsonSchema): PegId => {
+      const name = `tool-${i}-arg-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`;
+      const value = mayBeString(schema) ? p.capture(NODE.argString, grammarString(p, schema, [PARAM_END], name)) : p.capture(NODE.argJson, argumentValue(ctx, schema, name));
+      return p.tag(NODE.toolArg, p.seq(p.literal('<atem:parameter name="'), p.capture(NODE.argName, p.literal(key)), p.literal('">'), value, p.literal(PARAM_END)));
+    };
+    const head = p.seq(p.literal(` to=${t.function.name}${MESSAGE}<atem:function_calls>`), p.space(), p.literal('<atem:invoke name="'), p.capture(NODE.toolName, p.literal(t.function.name)), p.literal('">'));
+    const args = orderedArguments(p, toolParameters(t), arg, p.space());
+    return p.rule(`g-tool-${i}`, p.tag(NODE.tool, p.seq(head, p.space(), args, p.space(), p.literal("</atem:invoke>"), p.space(), p.literal("</atem:function_calls>"))));
+  });
+  const call = p.choice(...calls);
+  const list = p.seq(call, req.parallel ? p.repeat(p.seq(p.literal(EOM), p.literal(START), call), 0, req.maxCalls - 1) : p.eps(), ending);
+  return p.seq(earlier, p.rule("g-tool-calls", p.tag(NODE.toolSection, list)));
+}
+
 function build(req: NormalizedRequest): DedicatedBuild {
   const p = new PegArena();
   const useTools = req.tools.length > 0 && req.toolChoice !== "none" && req.jsonSchema === null;
@@ -33,6 +57,7 @@ function build(req: NormalizedRequest): DedicatedBuild {
   const earlier = p.zeroOrMore(analysis);
   const ending = p.seq(p.space(), p.optional(p.choice(p.literal(EOT), p.literal(EOM))), p.space(), p.end());
   let last: PegId;
+  let grammarBody: PegId | undefined;
   if (req.jsonSchema !== null) {
     const answer = p.capture(NODE.content, p.schema(p.json(), req.jsonSchema, { name: "response" }));
     last = p.seq(p.optional(p.literal(" to=user")), p.literal(MESSAGE), p.space(), answer, ending);
@@ -52,6 +77,7 @@ function build(req: NormalizedRequest): DedicatedBuild {
         const argList = args.length === 0 ? p.eps() : p.zeroOrMore(p.seq(p.space(), p.choice(...args)));
         return p.rule(`tool-${i}`, p.tag(NODE.tool, p.seq(head, argList, p.space(), p.literal("</atem:invoke>"), p.space(), p.literal("</atem:function_calls>"))));
       });
+      if (req.toolChoice === "required") grammarBody = requiredGrammar(p, req, ctx, req.thinking ? earlier : p.eps(), ending);
       const call = p.choice(...calls);
       const list = p.seq(call, req.parallel ? p.zeroOrMore(p.seq(p.literal(EOM), p.literal(START), call)) : p.eps(), ending);
       const section = p.rule("tool-calls", p.tag(NODE.toolSection, list), { trigger: { pattern: CALL_TRIGGER } });
@@ -66,6 +92,7 @@ function build(req: NormalizedRequest): DedicatedBuild {
     arena: p,
     root,
     body,
+    ...(grammarBody !== undefined ? { grammarBody, grammarRoot: p.seq(p.literal(START), grammarBody) } : {}),
     reasoningEnd: null,
     constrained: req.jsonSchema !== null || useTools,
     lazy: useTools && req.toolChoice === "auto",

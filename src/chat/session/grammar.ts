@@ -51,13 +51,15 @@ function anywhere(pattern: string, captures: boolean, guard: string): string {
  * @example
  * chatGrammar(params, model, undefined); // { gbnf, lazy: { patterns: ["^[\\s\\S]*?(<tool_call>)[\\s\\S]*"] } }
  */
-export function chatGrammar(params: ChatParams, model: Model, engine: string | undefined): GrammarOptions | undefined {
+export function chatGrammar(params: ChatParams, model: Model, engine: string | undefined, options: { afterReasoning?: boolean } = {}): GrammarOptions | undefined {
   if (params.grammar === null) return undefined;
   const chosen = engine ?? defaultChatGrammarEngine;
   const base: GrammarOptions = { gbnf: params.grammar, ...(chosen === undefined ? {} : { engine: chosen }) };
   if (!params.grammarLazy) return base;
   const end = params.reasoningEnd;
-  const guardFor = (value: string) => (params.thinkingForcedOpen && end !== null && value !== end ? escapeRegex(end) : "");
+  // After the reasoning was closed for the model (reasoning budget), the output is past it already.
+  const guarded = params.thinkingForcedOpen && !options.afterReasoning;
+  const guardFor = (value: string) => (guarded && end !== null && value !== end ? escapeRegex(end) : "");
   const patterns: string[] = [];
   const tokens: number[] = [];
   for (const t of params.grammarTriggers) {
@@ -85,14 +87,15 @@ export function chatGrammar(params: ChatParams, model: Model, engine: string | u
 }
 
 /**
- * The same grammar applied from the current position on (no triggers): used when the reasoning
- * budget runs out and the deferred grammar, which starts with the reasoning end, must now force it.
+ * A grammar applied from the current position on (no triggers): used when the reasoning budget
+ * runs out, with the deferred grammar (which starts with the reasoning end, so the model must
+ * now write it) or with the grammar of what follows reasoning.
  *
  * @example
- * strictGrammar(params, undefined); // { gbnf }
+ * strictGrammar(params.grammar, undefined); // { gbnf }
  */
-export function strictGrammar(params: ChatParams, engine: string | undefined): GrammarOptions | undefined {
-  if (params.grammar === null) return undefined;
+export function strictGrammar(gbnf: string | null, engine: string | undefined): GrammarOptions | undefined {
+  if (gbnf === null) return undefined;
   const chosen = engine ?? defaultChatGrammarEngine;
-  return { gbnf: params.grammar, ...(chosen === undefined ? {} : { engine: chosen }) };
+  return { gbnf, ...(chosen === undefined ? {} : { engine: chosen }) };
 }

@@ -19,7 +19,7 @@ export interface PlannedChat {
 
 const KNOWN = new Set([
   "messages", "tools", "toolChoice", "parallelToolCalls", "responseFormat", "enableThinking", "extraContext", "sampling",
-  "maxTokens", "stop", "signal", "template", "maxSteps", "reasoningBudget", "grammarEngine",
+  "maxTokens", "stop", "signal", "template", "maxSteps", "reasoningBudget", "maxReasoningTokens", "maxToolCalls", "grammarEngine",
 ]);
 
 function checkTools(value: unknown, where: string): ChatTool[] {
@@ -74,6 +74,12 @@ export function planChat(value: unknown, where: string): PlannedChat {
   stop.forEach((s, i) => {
     if (s === "") throw new RangeError(`${where}: options.stop[${i}] must not be empty`);
   });
+  const budget = optInteger(o.reasoningBudget, `${where}: options.reasoningBudget`, 0, 2 ** 31 - 1);
+  const budgetAlias = optInteger(o.maxReasoningTokens, `${where}: options.maxReasoningTokens`, 0, 2 ** 31 - 1);
+  if (budget !== undefined && budgetAlias !== undefined && budget !== budgetAlias) {
+    throw new RangeError(`${where}: options.reasoningBudget (${budget}) and options.maxReasoningTokens (${budgetAlias}) disagree; give one`);
+  }
+  optInteger(o.maxToolCalls, `${where}: options.maxToolCalls`, 1, 1 << 16);
   const grammarEngine = o.grammarEngine === undefined ? undefined : checkString(o.grammarEngine, `${where}: options.grammarEngine`);
   const anyExecute = tools.some((t) => t.execute !== undefined);
   return {
@@ -83,7 +89,7 @@ export function planChat(value: unknown, where: string): PlannedChat {
     maxSteps: optInteger(o.maxSteps, `${where}: options.maxSteps`, 1, 1 << 16) ?? (anyExecute ? 8 : 1),
     stop,
     signal: optSignal(o.signal, `${where}: options.signal`),
-    reasoningBudget: optInteger(o.reasoningBudget, `${where}: options.reasoningBudget`, 0, 2 ** 31 - 1),
+    reasoningBudget: budget ?? budgetAlias,
     grammarEngine,
   };
 }

@@ -33,7 +33,9 @@ export function paramsFor(plan: PlannedChat, prepared: PreparedTemplate, message
     ...(o.toolChoice !== undefined ? { toolChoice: o.toolChoice } : {}),
     ...(o.parallelToolCalls !== undefined ? { parallelToolCalls: o.parallelToolCalls } : {}),
     ...(o.responseFormat !== undefined ? { responseFormat: o.responseFormat } : {}),
-    ...(o.enableThinking !== undefined ? { enableThinking: o.enableThinking } : {}),
+    // A reasoning budget of 0 asks for no reasoning: templates that can turn it off do.
+    ...(o.enableThinking !== undefined ? { enableThinking: o.enableThinking } : plan.reasoningBudget === 0 ? { enableThinking: false } : {}),
+    ...(o.maxToolCalls !== undefined ? { maxToolCalls: o.maxToolCalls } : {}),
     ...(o.extraContext !== undefined ? { extraContext: o.extraContext } : {}),
   });
 }
@@ -79,7 +81,21 @@ export async function* runStep(
   let firstAt: number | undefined;
   let stopReason: StopReason | undefined;
 
-  const budget = params.thinkingForcedOpen && params.reasoningEnd !== null ? plan.reasoningBudget : undefined;
+  const end = params.reasoningEnd;
+  const opener = params.reasoningStart;
+  // The budget applies where reasoning is open: forced open by the prompt, or opened by the model.
+  const budget = end !== null && (params.thinkingForcedOpen || opener !== null) ? plan.reasoningBudget : undefined;
+  /** Whether the output so far is inside reasoning (opened and not yet closed). */
+  const inReasoning = (): boolean => {
+    if (end === null) return false;
+    const text = parser.text;
+    if (params.thinkingForcedOpen) return !text.includes(end);
+    const lead = text.trimStart();
+    return opener !== null && lead.startsWith(opener) && !lead.includes(end, opener.length);
+  };
+  let reasoningTokens = 0;
+  let forced = false;
+
   const run = async function* (tokens: Int32Array, maxTokens: number, g: GrammarOptions | undefined): AsyncGenerator<ChatDelta, Generation> {
     const generation = context.generate({
       tokens,
@@ -92,28 +108,40 @@ export async function* runStep(
     for await (const { token, text } of generation) {
       firstAt ??= performance.now();
       generated.push(token);
+      const wasReasoning = budget !== undefined && !forced && inReasoning();
       if (text !== "") yield* parser.feed(text);
+      if (wasReasoning && inReasoning() && ++reasoningTokens >= budget!) {
+        // Out of budget: stop here (leaving the loop ends the generation); the caller closes reasoning.
+        forced = true;
+        break;
+      }
     }
     return generation;
   };
 
   genStart = performance.now();
-  const first = yield* run(prompt, budget === undefined ? plan.maxTokens : Math.min(budget, plan.maxTokens), grammar);
-  usage.cachedPromptTokens = first.stats.promptTokensReused;
-  usage.completionTokens = first.stats.tokensGenerated;
-  stopReason = first.stopReason;
-  const end = params.reasoningEnd;
-  if (budget !== undefined && end !== null && stopReason === "maxTokens" && usage.completionTokens < plan.maxTokens && !parser.text.includes(end)) {
-    // Reasoning ran out of budget: close it and let the answer follow.
+  // A budget of 0 closes forced-open reasoning before the first token.
+  const closeAtOnce = budget === 0 && params.thinkingForcedOpen;
+  if (closeAtOnce) forced = true;
+  else {
+    const first = yield* run(prompt, plan.maxTokens, grammar);
+    usage.cachedPromptTokens = first.stats.promptTokensReused;
+    usage.completionTokens = first.stats.tokensGenerated;
+    stopReason = first.stopReason;
+  }
+  if (forced && end !== null && usage.completionTokens < plan.maxTokens && !plan.signal?.aborted) {
+    // Reasoning ran out of budget: close it and let the answer follow under the grammar of what follows reasoning.
     let tokens = Int32Array.from([...prompt, ...generated]);
-    let g = grammar;
-    if (grammarStartsWithReasoningEnd(params)) g = strictGrammar(params, plan.grammarEngine);
+    let g: GrammarOptions | undefined;
+    if (grammarStartsWithReasoningEnd(params)) g = strictGrammar(params.grammar, plan.grammarEngine);
     else {
       const marker = `${end}\n`;
       tokens = Int32Array.from([...tokens, ...model.tokenize(marker, { addSpecial: false, parseSpecial: true })]);
       yield* parser.feed(marker);
+      g = params.grammarLazy ? chatGrammar(params, model, plan.grammarEngine, { afterReasoning: true }) : strictGrammar(params.grammarAfterReasoning ?? params.grammar, plan.grammarEngine);
     }
     const second = yield* run(tokens, plan.maxTokens - usage.completionTokens, g);
+    if (closeAtOnce) usage.cachedPromptTokens = second.stats.promptTokensReused;
     usage.completionTokens += second.stats.tokensGenerated;
     stopReason = second.stopReason;
   }

@@ -50,10 +50,25 @@ export interface ChatOptions {
   /** Most model turns when tools have `execute` (default 8; 1 turns the runner off). */
   maxSteps?: number;
   /**
-   * Most tokens of reasoning when the prompt opens reasoning: past it, the reasoning is closed
-   * (the end marker is forced) and the answer follows. Default: no limit.
+   * Most calls per turn the grammar lets the model write when calls are parallel (default 8):
+   * a strict grammar (tool_choice "required") then always comes to an end.
+   */
+  maxToolCalls?: number;
+  /**
+   * Most tokens of reasoning per model turn, where the format has an end-of-reasoning marker
+   * (as llama.cpp's `--reasoning-budget`): when the prompt opens reasoning, or the model opens
+   * it itself, and it reaches this many tokens, the runtime closes it (the end marker is
+   * written for the model, or forced by the grammar) and the answer follows under the
+   * request's grammar. 0: no reasoning (templates that can turn thinking off render without
+   * it, unless `enableThinking` says otherwise; forced-open reasoning is closed at once).
+   * Default: no limit. Alias: `maxReasoningTokens`.
+   *
+   * @example
+   * await model.chat({ messages, tools, toolChoice: "required", reasoningBudget: 256 });
    */
   reasoningBudget?: number;
+  /** Same as `reasoningBudget` (give one of the two). */
+  maxReasoningTokens?: number;
   /** Grammar engine name (see `loadNative().grammarEngines`). Default: the chat layer's choice. */
   grammarEngine?: string;
 }

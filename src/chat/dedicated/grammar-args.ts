@@ -1,0 +1,51 @@
+/**
+ * Pieces of the grammar's own copy of a dedicated handler's call section (tool_choice
+ * "required"): the parser reads arguments in any order and free text where the format has it,
+ * while the grammar writes the schema's arguments in order, each once, with bounded strings, so
+ * that even a model that samples at random ends with a valid call.
+ */
+import type { PegArena, PegId } from "../../peg/index.js";
+import type { JsonSchema } from "../../types.js";
+import { boundedRawString, schemaProperties } from "../build-helpers.js";
+
+function requiredOf(schema: JsonSchema): Set<string> {
+  const r = typeof schema === "object" && schema !== null ? (schema as { required?: unknown }).required : undefined;
+  return new Set(Array.isArray(r) ? r.filter((x): x is string => typeof x === "string") : []);
+}
+
+/**
+ * The object's arguments in schema order, `sep` between them: required ones always, optional
+ * ones optional (with their separator). `order` "sorted": in key order instead.
+ *
+ * @example
+ * orderedArguments(p, { type: "object", properties: { a: {}, b: {} }, required: ["b"] }, arg, p.literal(", "));
+ * // (a ", ")? b
+ */
+export function orderedArguments(p: PegArena, schema: JsonSchema, arg: (key: string, schema: JsonSchema) => PegId, sep: PegId, order: "schema" | "sorted" = "schema"): PegId {
+  const props = schemaProperties(schema);
+  // Templates that print arguments with dictsort write them in key order.
+  if (order === "sorted") props.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  if (props.length === 0) return p.eps();
+  const required = requiredOf(schema);
+  const items = props.map(([key, s]) => ({ node: arg(key, s), required: required.has(key) }));
+  const tail = (from: number): PegId[] => items.slice(from).map((it) => (it.required ? p.seq(sep, it.node) : p.optional(p.seq(sep, it.node))));
+  const firstRequired = items.findIndex((it) => it.required);
+  if (firstRequired >= 0) {
+    const before = items.slice(0, firstRequired).map((it) => p.optional(p.seq(it.node, sep)));
+    return p.seq(...before, items[firstRequired]!.node, ...tail(firstRequired + 1));
+  }
+  // All optional: the first one written starts the list.
+  return p.optional(p.choice(...items.map((it, k) => p.seq(it.node, ...tail(k + 1)))));
+}
+
+/**
+ * A raw (unquoted or custom-quoted) string up to `stops`: an enum's values; for a schema with
+ * maxLength, at most that many characters that cannot start a stop; otherwise any text up to the
+ * first stop.
+ *
+ * @example
+ * grammarString(p, { type: "string", maxLength: 3 }, ["</city>"], "city"); // [^<\r\n]{0,3}
+ */
+export function grammarString(p: PegArena, schema: JsonSchema, stops: string[], name: string): PegId {
+  return p.schema(boundedRawString(p, schema, stops) ?? p.until(...stops), schema, { name, raw: true });
+}
