@@ -27,14 +27,15 @@ const CASES: DiffCase[] = [
   { name: "fixtures / llama-spm", vocab: "llama-spm", paths: [GBNF_FIXTURES], walks: 4, steps: 60, minGrammars: 10 },
   // llama.cpp's own example grammars as test material.
   { name: "llama.cpp grammars / llama-bpe", vocab: "llama-bpe", paths: [LLAMA_GRAMMARS], walks: 1, steps: 24, minGrammars: 8 },
-  // Lazy grammars: nothing is masked until the trigger, then the text from the trigger on is fed.
+  // Lazy grammars: nothing is masked until the trigger, then the text from the trigger on is fed;
+  // branch walks follow the text past the trigger, then take random tokens.
   {
     name: "lazy trigger pattern / llama-bpe",
     vocab: "llama-bpe",
     paths: [join(GBNF_FIXTURES, "lazy")],
     walks: 3,
     steps: 50,
-    extra: ["--trigger-pattern", "[\\s\\S]*?(<tool_call>)[\\s\\S]*"],
+    extra: ["--branch-walks", "3", "--trigger-pattern", "[\\s\\S]*?(<tool_call>)[\\s\\S]*"],
     minGrammars: 1,
   },
 ];
@@ -100,6 +101,21 @@ describe("grammar engine vs llama.cpp: identical masks", () => {
     expect(result.validity_mismatches, stderr).toEqual([]);
     expect(result.grammars).toBeGreaterThanOrEqual(c.minGrammars);
     expect(result.steps).toBeGreaterThan(c.minGrammars * 10);
+    expect(code).toBe(0);
+  });
+
+  it("lazy trigger token: nothing masked before it, its text fed to the grammar", { timeout: TIMEOUT_MS }, async () => {
+    const vocab = vocabPath("llama-bpe");
+    const { result: ids } = await runGrammarTool<number[][]>(["tokenize", "--vocab", vocab, " {"]);
+    expect(ids[0]).toHaveLength(1);
+    const args = ["diff", "--vocab", vocab, "--walks", "2", "--branch-walks", "3", "--steps", "40", "--seed", "5",
+      "--trigger-token", String(ids[0]![0]), join(GBNF_FIXTURES, "lazy-token")];
+    const { code, result, stderr } = await runGrammarTool<DiffResult>(args, TIMEOUT_MS);
+    expect(result.divergences, stderr).toEqual([]);
+    expect(result.validity_mismatches, stderr).toEqual([]);
+    expect(result.notes).toEqual([]);
+    expect(result.grammars).toBe(1);
+    expect(result.steps).toBeGreaterThan(40);
     expect(code).toBe(0);
   });
 

@@ -96,6 +96,46 @@ describe("grammar matcher", () => {
     expect(r.final.accepting).toBe(true);
   });
 
+  // SentencePiece byte-fallback tokens deliver a character missing from the vocabulary one byte
+  // at a time: between its bytes only continuation bytes may follow, and the grammar cannot end.
+  describe("partial UTF-8 (llama-spm byte tokens)", () => {
+    const spmTrace = async (gbnf: string, text: string): Promise<TraceResult> => {
+      const file = join(dir, `utf8-${gbnf.length}.gbnf`);
+      writeFileSync(file, gbnf);
+      return (await runGrammarTool<TraceResult>(["trace", "--vocab", vocabPath("llama-spm"), "--text", text, file])).result;
+    };
+    const isByte = (s: { piece: string }) => s.piece.length === 1 && s.piece.charCodeAt(0) >= 0x80;
+
+    it("between the bytes of a character only continuation bytes are allowed", async () => {
+      const r = await spmTrace('root ::= " {" [^}]+ "}"\n', "{日本😀}");
+      const bytes = r.steps.filter(isByte);
+      expect(bytes.map((s) => s.piece.charCodeAt(0))).toEqual([0xf0, 0x9f, 0x98, 0x80]);
+      expect(r.steps.every((s) => s.allowed && s.accepted)).toBe(true);
+      // The steps after the lead byte: at most the 64 continuation-byte tokens, never the end.
+      const lead = r.steps.indexOf(bytes[0]!);
+      for (const s of r.steps.slice(lead + 1, lead + 4)) {
+        expect(s.n_allowed).toBeGreaterThan(0);
+        expect(s.n_allowed).toBeLessThanOrEqual(64);
+        expect(s.accepting).toBe(false);
+      }
+      expect(r.steps[lead + 4]!.n_allowed).toBeGreaterThan(1000);
+      expect(r.final).toEqual({ accepting: true, eog_allowed: true, n_accepted: r.steps.length });
+    });
+
+    it("a byte that cannot lead to a character of the class is masked, and completing it is refused", async () => {
+      // ぁ-ゟ is E3 81 81 .. E3 82 9F: after E3 only 81 and 82 can follow.
+      const r = await spmTrace('root ::= " {" [ぁ-ゟ]+ "}"\n', "{ぁ😀}");
+      const firstByte = r.steps.findIndex(isByte);
+      expect(r.steps[firstByte]!.piece.charCodeAt(0)).toBe(0xe3);
+      expect(r.steps[firstByte + 1]!.n_allowed).toBe(2);
+      const emoji = r.steps.findIndex((s) => s.piece.charCodeAt(0) === 0xf0);
+      expect(r.steps[emoji]!.allowed).toBe(false);
+      // As in llama.cpp, a partial character is only checked once complete: the last byte is refused.
+      expect(r.steps.find((s) => s.piece.charCodeAt(0) === 0x80)!.accepted).toBe(false);
+      expect(r.final).toMatchObject({ accepting: false, eog_allowed: false });
+    });
+  });
+
   it("rolls back accepted tokens, across the activation point too", async () => {
     const plain = await trace("{abc}", ["--rollback", "1"]);
     expect(plain.rollback).toEqual({ ok: true, n_accepted: plain.steps.length - 1, active: true, accepting: false });

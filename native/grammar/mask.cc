@@ -138,13 +138,28 @@ void MaskEngine::store(uint32_t state, const uint64_t * bits) {
   cache_bytes_ += bytes;
 }
 
+bool MaskEngine::has_broad_top(uint32_t state) const {
+  const Grammar & g = npda_.grammar();
+  for (uint32_t k = 0; k < npda_.n_stacks(state); k++) {
+    const uint32_t s = npda_.stacks(state)[k];
+    const uint32_t cls = s == Npda::kEmptyStack ? Grammar::kNoClass : g.class_at[npda_.stack_top(s)];
+    if (cls == Grammar::kNoClass) continue;
+    uint64_t span = 0;
+    for (const auto & [lo, hi] : g.classes[cls].accepts) span += static_cast<uint64_t>(hi) - lo + 1;
+    if (span >= kSliceMinSpan) return true;
+  }
+  return false;
+}
+
 // Parts of a state worth masking apart: each stack that loops on a broad class by itself, and
 // the other stacks together. Returns the index of the part count in split_pool_, or kNoSplit.
 uint32_t MaskEngine::split(uint32_t state) {
   uint32_t at = split_of_.find(state);
   if (at != FlatMap64::kMissing) return at;
   at = kNoSplit;
-  if (npda_.n_stacks(state) > 1 && !plan(state).group && live_span(state) >= kSliceMinSpan) {
+  // Only a stack topped by a broad class can be split off: look for one before planning the
+  // whole state (the walk reaches many intermediate states once each; planning them is costly).
+  if (npda_.n_stacks(state) > 1 && has_broad_top(state) && !plan(state).group && live_span(state) >= kSliceMinSpan) {
     std::vector<uint32_t> broad, rest, one;
     const Grammar & g = npda_.grammar();
     for (uint32_t k = 0; k < npda_.n_stacks(state); k++) {

@@ -79,6 +79,9 @@ class MaskEngine {
   // A class looped on through several states: at most this many states.
   static constexpr size_t kMaxGroupStates = 256;
   FlatMap64 plan_of_;  // state -> index into plans_
+  // group_plan(): state -> epoch it joined the group being explored (groups reach hundreds).
+  std::vector<uint32_t> group_mark_;
+  uint32_t group_epoch_ = 0;
   std::vector<Plan> plans_;
   std::vector<uint32_t> chain_pool_, cut_pool_;
   std::vector<std::pair<uint32_t, uint32_t>> ranges_pool_;
@@ -101,6 +104,7 @@ class MaskEngine {
   // class with many others is split so each part can use its own slice (and cache).
   bool decompose(uint32_t state, uint64_t * out);
   uint32_t split(uint32_t state);
+  bool has_broad_top(uint32_t state) const;
   FlatMap64 split_of_;  // state -> index into splits_ (begin of its parts), or kNoSplit
   std::vector<uint32_t> split_pool_;
   static constexpr uint32_t kNoSplit = UINT32_MAX - 3;

@@ -98,6 +98,18 @@ bool MaskEngine::loopable(uint32_t s, Plan & pl, bool looping) {
 bool MaskEngine::group_plan(uint32_t state, Plan & pl) {
   Intervals first;
   std::vector<uint32_t> group, todo;
+  if (++group_epoch_ == 0) {
+    std::fill(group_mark_.begin(), group_mark_.end(), 0u);
+    group_epoch_ = 1;
+  }
+  // Membership by epoch mark: groups reach hundreds of states.
+  auto in_group = [&](uint32_t s) { return s < group_mark_.size() && group_mark_[s] == group_epoch_; };
+  auto join = [&](uint32_t s) {
+    if (s >= group_mark_.size()) group_mark_.resize(static_cast<size_t>(s) * 2 + 64, 0u);
+    group_mark_[s] = group_epoch_;
+    group.push_back(s);
+    todo.push_back(s);
+  };
   {
     Npda::Partition & p = npda_.partition(state);
     for (uint32_t j = 0; j < p.breaks.size(); j++) {
@@ -108,10 +120,7 @@ bool MaskEngine::group_plan(uint32_t state, Plan & pl) {
       } else {
         first.emplace_back(p.breaks[j], p.seg_end(j));
       }
-      if (std::find(group.begin(), group.end(), s) == group.end()) {
-        group.push_back(s);
-        todo.push_back(s);
-      }
+      if (!in_group(s)) join(s);
     }
   }
   if (span_of(first) < kSliceMinSpan) return false;
@@ -125,15 +134,14 @@ bool MaskEngine::group_plan(uint32_t state, Plan & pl) {
     for (const auto & [lo, hi] : set) {
       for (uint32_t j = Npda::segment_of(p, lo); j < p.breaks.size() && p.breaks[j] <= hi; j++) {
         const uint32_t s = npda_.successor_in(p, x, j);
-        if (std::find(group.begin(), group.end(), s) != group.end()) continue;
+        if (in_group(s)) continue;
         if (!loopable(s, pl, true)) {
           drop.emplace_back(std::max(lo, p.breaks[j]), std::min(hi, p.seg_end(j)));
           continue;
         }
         // Truncated states are planned once per grammar position: allow them a larger group.
         if (group.size() >= kMaxGroupStates) return false;
-        group.push_back(s);
-        todo.push_back(s);
+        join(s);
       }
     }
     for (const auto & [lo, hi] : drop) subtract(set, lo, hi);

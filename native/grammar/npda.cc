@@ -86,14 +86,18 @@ uint32_t Npda::closure(uint32_t node) {
   if (closure_of_[node] != kUnset) return closure_of_[node];
   const Grammar & g = *grammar_;
   todo_.clear();
-  seen_.clear();
   out_.clear();
+  if (++epoch_ == 0) {
+    std::fill(seen_epoch_.begin(), seen_epoch_.end(), 0u);
+    epoch_ = 1;
+  }
   todo_.push_back(node);
   while (!todo_.empty()) {
     const uint32_t n = todo_.back();
     todo_.pop_back();
-    if (std::find(seen_.begin(), seen_.end(), n) != seen_.end()) continue;
-    seen_.push_back(n);
+    if (n >= seen_epoch_.size()) seen_epoch_.resize(node_pos_.size() + 64, 0u);
+    if (seen_epoch_[n] == epoch_) continue;
+    seen_epoch_[n] = epoch_;
     if (n == kEmptyStack) {
       out_.push_back(n);
       continue;

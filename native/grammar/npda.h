@@ -129,7 +129,11 @@ class Npda {
   std::deque<Partition> partitions_;
   uint32_t initial_ = kUnset;
   // scratch
-  std::vector<uint32_t> todo_, seen_, out_, merge_buf_;
+  std::vector<uint32_t> todo_, out_, merge_buf_;
+  // closure(): node -> epoch it was last seen in (a linear "seen" list is quadratic on the
+  // hundreds of stacks an ambiguous rule expands to).
+  std::vector<uint32_t> seen_epoch_;
+  uint32_t epoch_ = 0;
 
   uint32_t push(uint32_t parent, uint32_t pos);
   uint32_t closure(uint32_t node);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <random>
 
 #include "llama_adapter.h"
@@ -61,6 +62,10 @@ int run_bench(const LoadedVocab & lv, const std::string & vocab_name, const std:
   std::vector<uint64_t> bits(v.n_words()), ref_bits;
   CompileOptions copts;
   copts.resolve_token = llama_token_resolver(lv.vocab);
+  // TOOLWRIGHT_GRAMMAR_STEP_LOG=1: every mask of ours on stderr (time, prefix-tree nodes
+  // visited, slices used, cache hits), for profiling slow steps.
+  const char * step_log_env = getenv("TOOLWRIGHT_GRAMMAR_STEP_LOG");
+  const bool step_log = step_log_env && *step_log_env && *step_log_env != '0';
   for (const GrammarCase & c : cases) {
     if (opt.max_seconds > 0 && (now_us() - t_start) / 1e6 > opt.max_seconds) break;
     double t0 = now_us();
@@ -98,10 +103,19 @@ int run_bench(const LoadedVocab & lv, const std::string & vocab_name, const std:
       size_t steps = 0;
       m->reset();
       for (size_t step = 0; step <= seq.size(); step++) {
+        const MaskEngine::Stats before = m->stats();
         t0 = now_us();
         m->fill_mask(bits.data());
         const double dt = now_us() - t0;
         ours_mask.push_back(dt);
+        if (step_log) {
+          const MaskEngine::Stats & after = m->stats();
+          fprintf(stderr, "STEP %s %zu %.1f us nodes=%llu slices=%llu hit=%llu masks=%llu\n", c.name.c_str(), step, dt,
+                  static_cast<unsigned long long>(after.nodes_visited - before.nodes_visited),
+                  static_cast<unsigned long long>(after.slices_used - before.slices_used),
+                  static_cast<unsigned long long>(after.cache_hits - before.cache_hits),
+                  static_cast<unsigned long long>(after.masks - before.masks));
+        }
         slow.push_back(Slow{dt, c.name, step});
         hashes.push_back(mask_hash(bits));
         steps = step + 1;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -48,6 +49,30 @@ bool load_case(const fs::path & p, std::vector<GrammarCase> & out, std::string *
   txt.replace_extension(".txt");
   std::string texts;
   if (fs::exists(txt) && read_file(txt, texts)) c.texts = split_texts(texts);
+  fs::path lazy = p;
+  lazy.replace_extension(".lazy");
+  std::string triggers;
+  if (fs::exists(lazy) && read_file(lazy, triggers)) {
+    c.has_lazy = true;
+    std::istringstream lines(triggers);
+    std::string line;
+    while (std::getline(lines, line)) {
+      if (line.rfind("pattern ", 0) == 0) {
+        c.trigger_patterns.push_back(line.substr(8));
+      } else if (line.rfind("token ", 0) == 0) {
+        char * end = nullptr;
+        const long id = strtol(line.c_str() + 6, &end, 10);
+        if (end == line.c_str() + 6 || *end != '\0' || id < 0) {
+          *error = lazy.string() + ": bad token id in '" + line + "'";
+          return false;
+        }
+        c.trigger_tokens.push_back(static_cast<int32_t>(id));
+      } else if (!line.empty()) {
+        *error = lazy.string() + ": expected 'pattern REGEX' or 'token ID', got '" + line + "'";
+        return false;
+      }
+    }
+  }
   out.push_back(std::move(c));
   return true;
 }
@@ -89,14 +114,14 @@ bool load_vocab(const std::string & path, LoadedVocab & out, std::string * error
   return true;
 }
 
-std::vector<llama_token> tokenize(const llama_vocab * vocab, const std::string & text) {
+std::vector<llama_token> tokenize(const llama_vocab * vocab, const std::string & text, bool parse_special) {
   std::vector<llama_token> toks(text.size() + 8);
   int32_t n = llama_tokenize(vocab, text.data(), static_cast<int32_t>(text.size()), toks.data(),
-                             static_cast<int32_t>(toks.size()), false, false);
+                             static_cast<int32_t>(toks.size()), false, parse_special);
   if (n < 0) {
     toks.resize(static_cast<size_t>(-n));
     n = llama_tokenize(vocab, text.data(), static_cast<int32_t>(text.size()), toks.data(),
-                       static_cast<int32_t>(toks.size()), false, false);
+                       static_cast<int32_t>(toks.size()), false, parse_special);
   }
   toks.resize(n > 0 ? static_cast<size_t>(n) : 0);
   return toks;

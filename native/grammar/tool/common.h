@@ -13,11 +13,16 @@
 namespace toolwright::grammar::tool {
 
 // One grammar under test: X.gbnf, plus optional valid texts from X.txt (one per file; or a
-// file of several texts separated by a line holding only "\x1e", the record separator).
+// file of several texts separated by a line holding only "\x1e", the record separator), plus
+// optional lazy triggers from X.lazy (one per line: "pattern REGEX" or "token ID"), which make
+// the grammar lazy in both engines whatever the command line says.
 struct GrammarCase {
   std::string name;  // file path
   std::string gbnf;
   std::vector<std::string> texts;
+  bool has_lazy = false;
+  std::vector<std::string> trigger_patterns;
+  std::vector<int32_t> trigger_tokens;
 };
 
 // Reads .gbnf files and directories (non-recursive) in the given order.
@@ -31,7 +36,8 @@ struct LoadedVocab {
 };
 bool load_vocab(const std::string & path, LoadedVocab & out, std::string * error);
 
-std::vector<llama_token> tokenize(const llama_vocab * vocab, const std::string & text);
+// parse_special: text like "<|im_end|>" becomes the special token, as in a model's output.
+std::vector<llama_token> tokenize(const llama_vocab * vocab, const std::string & text, bool parse_special = false);
 
 // JSON string literal (bytes that are not valid UTF-8 become \u00XX escapes of the byte).
 std::string json_str(const std::string & s);

@@ -102,10 +102,19 @@ int run_diff(const LoadedVocab & lv, const std::vector<GrammarCase> & cases, con
       notes.push_back("time budget reached before " + c.name);
       break;
     }
+    // A case's own triggers (X.lazy) win over the command line's.
+    const std::vector<std::string> & patterns = c.has_lazy ? c.trigger_patterns : opt.trigger_patterns;
+    const std::vector<int32_t> & trigger_tokens = c.has_lazy ? c.trigger_tokens : opt.trigger_tokens;
+    bool tokens_in_vocab = true;
+    for (int32_t id : trigger_tokens) tokens_in_vocab = tokens_in_vocab && id >= 0 && static_cast<size_t>(id) < v.size();
+    if (!tokens_in_vocab) {
+      validity.push_back("{\"grammar\":" + json_str(c.name) + ",\"detail\":\"trigger token outside the vocabulary\"}");
+      continue;
+    }
     GrammarError err;
     auto grammar = Grammar::compile(c.gbnf, opt.root, copts, err);
-    const std::vector<llama_token> ref_tokens(opt.trigger_tokens.begin(), opt.trigger_tokens.end());
-    LlamaReference ref(lv.vocab, c.gbnf, opt.root, opt.trigger_patterns, ref_tokens);
+    const std::vector<llama_token> ref_tokens(trigger_tokens.begin(), trigger_tokens.end());
+    LlamaReference ref(lv.vocab, c.gbnf, opt.root, patterns, ref_tokens);
     if (!grammar || !ref.ok()) {
       if (!grammar && !ref.ok()) {
         n_invalid_both++;
@@ -118,9 +127,9 @@ int run_diff(const LoadedVocab & lv, const std::vector<GrammarCase> & cases, con
     }
     n_grammars++;
     LazyOptions lazy;
-    lazy.lazy = !opt.trigger_patterns.empty() || !opt.trigger_tokens.empty();
-    lazy.trigger_patterns = opt.trigger_patterns;
-    lazy.trigger_tokens = opt.trigger_tokens;
+    lazy.lazy = !patterns.empty() || !trigger_tokens.empty();
+    lazy.trigger_patterns = patterns;
+    lazy.trigger_tokens = trigger_tokens;
     Matcher m(grammar, lv.engine_vocab, lazy);
     // The same engine behind llama's sampler interface, as the addon plugs it in.
     SamplerSpec spec;
@@ -136,18 +145,23 @@ int run_diff(const LoadedVocab & lv, const std::vector<GrammarCase> & cases, con
     std::vector<llama_token_data> cur(v.size());
     std::mt19937_64 rng(opt.seed ^ name_hash(c.name));
     const int n_text = static_cast<int>(c.texts.size());
+    const int n_branch = n_text * opt.branch_walks;
     bool diverged = false;
-    for (int w = 0; w < n_text + opt.walks && !diverged; w++) {
+    // Walks: each text in full, then branch walks (a random prefix of a text, then random
+    // tokens), then random walks from the start.
+    for (int w = 0; w < n_text + n_branch + opt.walks && !diverged; w++) {
       m.reset();
       ref.reset();
       if (adapter) llama_sampler_reset(adapter);
       n_walks++;
+      const bool full_text = w < n_text;
       std::vector<llama_token> script;
-      if (w < n_text) script = tokenize(lv.vocab, c.texts[w]);
+      if (w < n_text + n_branch) script = tokenize(lv.vocab, c.texts[w < n_text ? w : (w - n_text) % n_text], opt.special_texts);
+      const size_t follow = full_text ? script.size() : script.empty() ? 0 : rng() % (script.size() + 1);
       std::string prefix;
       std::vector<uint64_t> hashes;
       std::vector<int32_t> taken;
-      const size_t max_steps = w < n_text ? script.size() + 1 : static_cast<size_t>(opt.max_steps);
+      const size_t max_steps = follow + (full_text ? 1 : static_cast<size_t>(opt.max_steps));
       for (size_t step = 0; step < max_steps; step++) {
         m.fill_mask(ours_bits.data());
         ref.mask(ref_bits);
@@ -176,7 +190,7 @@ int run_diff(const LoadedVocab & lv, const std::vector<GrammarCase> & cases, con
         const auto ids = allowed_ids(ours_bits, v.size());
         if (ids.empty()) break;
         int32_t tok;
-        if (w < n_text) {
+        if (step < follow || full_text) {
           if (step >= script.size()) break;
           tok = script[step];
           if (!((ours_bits[tok >> 6] >> (tok & 63)) & 1)) {

@@ -14,7 +14,9 @@ struct DiffOptions {
   double max_seconds = 0;  // stop starting new grammars after this long (0: no limit)
   std::string root = "root";
   bool verbose = false;
-  int rollbacks = 2;  // per walk: undo a random number of tokens and re-check the mask
+  int branch_walks = 0;  // per text: walks that follow it for a random number of tokens, then go random
+  int rollbacks = 2;
+  bool special_texts = false;  // tokenize texts with special tokens parsed (a model's real output)  // per walk: undo a random number of tokens and re-check the mask
   // Both engines lazy, with these triggers (llama: llama_sampler_init_grammar_lazy_patterns).
   std::vector<std::string> trigger_patterns;
   std::vector<int32_t> trigger_tokens;

@@ -1,7 +1,7 @@
 // toolwright-grammar-tool: differential test, bench and inspection of our GBNF engine.
 //
 //   diff  --vocab V.gguf [--walks N] [--steps N] [--seed S] [--max-seconds S] [--root NAME]
-//         [--rollbacks N] [--trigger-pattern REGEX]... [--trigger-token ID]... [-v] PATH...
+//         [--rollbacks N] [--branch-walks N] [--special-texts] [--trigger-pattern REGEX]... [--trigger-token ID]... [-v] PATH...
 //       Both engines walk the same token sequences; masks must match at every step.
 //   bench --vocab V.gguf [--no-reference] [--walk-steps N] [--texts N] [--max-seconds S] PATH...
 //       Per-mask, per-accept and compile times of both engines.
@@ -10,9 +10,12 @@
 //   trace --vocab V.gguf --text TEXT [--bytes] [--rollback N] [--lazy] [--trigger-pattern P]...
 //         [--trigger-token ID]... [--trigger-word W]... [--reasoning-end S] GRAMMAR
 //       Step one text through a matcher and report every decision.
+//   tokenize --vocab V.gguf TEXT...
+//       Token ids of each text, special tokens parsed (as the runtime resolves trigger tokens).
 //
 // PATH is a .gbnf file or a directory of them; X.gbnf may come with X.txt holding valid texts
-// (separated by a line with only the byte 0x1E). Output: JSON on stdout.
+// (separated by a line with only the byte 0x1E) and X.lazy with its own triggers (lines
+// "pattern REGEX" / "token ID"). Output: JSON on stdout.
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -41,7 +44,9 @@ int usage(const std::string & why) {
 int main(int argc, char ** argv) {
   if (argc < 2) return usage("missing mode");
   const std::string mode = argv[1];
-  if (mode != "diff" && mode != "bench" && mode != "check" && mode != "trace") return usage("unknown mode '" + mode + "'");
+  if (mode != "diff" && mode != "bench" && mode != "check" && mode != "trace" && mode != "tokenize") {
+    return usage("unknown mode '" + mode + "'");
+  }
   std::string vocab_path, root = "root";
   std::vector<std::string> paths;
   DiffOptions d;
@@ -63,6 +68,8 @@ int main(int argc, char ** argv) {
     else if (a == "--max-seconds") d.max_seconds = b.max_seconds = atof(value().c_str());
     else if (a == "--root") root = value();
     else if (a == "--rollbacks") d.rollbacks = atoi(value().c_str());
+    else if (a == "--branch-walks") d.branch_walks = atoi(value().c_str());
+    else if (a == "--special-texts") d.special_texts = true;
     else if (a == "--trigger-pattern") {
       const std::string p = value();
       d.trigger_patterns.push_back(p);
@@ -94,6 +101,21 @@ int main(int argc, char ** argv) {
   llama_log_set(quiet_log, nullptr);
   llama_backend_init();
   std::string error;
+  if (mode == "tokenize") {
+    LoadedVocab lv;
+    if (!load_vocab(vocab_path, lv, &error)) return usage(error);
+    std::string out = "[";
+    for (size_t i = 0; i < paths.size(); i++) {
+      const auto ids = tokenize(lv.vocab, paths[i], /*parse_special=*/true);
+      out += i ? ",[" : "[";
+      for (size_t j = 0; j < ids.size(); j++) out += (j ? "," : "") + std::to_string(ids[j]);
+      out += "]";
+    }
+    printf("%s]\n", out.c_str());
+    llama_model_free(lv.model);
+    llama_backend_free();
+    return 0;
+  }
   const auto cases = load_cases(paths, &error);
   if (!error.empty()) return usage(error);
   LoadedVocab lv;
