@@ -192,6 +192,27 @@ describe("reasoning budget", () => {
     expect(b.message).toEqual({ ...a.message, tool_calls: a.message.tool_calls });
   });
 
+  it("closes reasoning the model opens itself, and the required call follows", async () => {
+    // Qwen3 with thinking on: the prompt leaves reasoning to the model (the grammar allows an optional <think> block).
+    const qwen3 = await loadModel(await ensureTestModel({ vocab: "llama-spm", template: "Qwen-Qwen3-0.6B" }));
+    try {
+      let reasoned = 0;
+      for (const seed of [1, 2, 3, 4, 5]) {
+        const r = await qwen3.chat({ messages: [user("Weather?")], tools: [weather], toolChoice: "required", parallelToolCalls: false, enableThinking: true, reasoningBudget: 4, maxTokens: 2 * CALL_TOKENS, sampling: { seed } });
+        expect(r.finishReason).toBe("tool_calls");
+        expect(r.message.tool_calls?.[0]?.function.name).toBe("get_weather");
+        if (r.message.reasoning_content) {
+          reasoned++;
+          expect(reasoningTokens(qwen3, r.message.reasoning_content)).toBeLessThanOrEqual(6);
+        }
+      }
+      // Random weights open <think> for some seeds: the budget is what ends it.
+      expect(reasoned).toBeGreaterThan(0);
+    } finally {
+      qwen3.dispose();
+    }
+  });
+
   it("0 means no reasoning, and a required call follows at once", async () => {
     const r = await thinking.chat({ messages: [user("Weather?")], tools: [weather], toolChoice: "required", reasoningBudget: 0, maxTokens: CALL_TOKENS, sampling: { seed: 4 } });
     expect(r.message.reasoning_content ?? "").toBe("");
@@ -205,7 +226,7 @@ describe("parallel calls under tool_choice required", () => {
     const hermes = await loadModel(await ensureTestModel({ vocab: "llama-spm", template: "Qwen-Qwen2.5-7B-Instruct" }));
     try {
       for (const seed of [1, 2, 3, 4]) {
-        const r = await hermes.chat({ messages: [user("Weather?")], tools: [weather], toolChoice: "required", parallelToolCalls: true, maxToolCalls: 2, maxTokens: CALL_TOKENS, sampling: { seed } });
+        const r = await hermes.chat({ messages: [user("Weather?")], tools: [weather], toolChoice: "required", parallelToolCalls: true, maxToolCalls: 2, maxTokens: 2 * CALL_TOKENS + 80, sampling: { seed } });
         expect(r.finishReason).toBe("tool_calls");
         expect(r.message.tool_calls!.length).toBeGreaterThanOrEqual(1);
         expect(r.message.tool_calls!.length).toBeLessThanOrEqual(2);

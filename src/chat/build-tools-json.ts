@@ -99,7 +99,9 @@ export function buildJsonTools(ctx: BuildContext, f: ToolFormatAnalysis): PegId 
 
   let calls: PegId;
   if (f.sectionStart === "" && f.perCallStart !== "") {
-    const one = p.seq(marker(p, f.perCallStart), p.space(), wrapArray(ctx, f, call, more), p.space(), marker(p, f.perCallEnd));
+    // The grammar copy writes one call per marker, so maxCalls bounds the calls, not the markers.
+    const inner = ctx.forGrammar ? (): PegId => p.eps() : more;
+    const one = p.seq(marker(p, f.perCallStart), p.space(), wrapArray(ctx, f, call, inner), p.space(), marker(p, f.perCallEnd));
     calls = p.seq(one, more(p.seq(p.space(), one)));
   } else {
     calls = p.seq(marker(p, f.sectionStart), p.space(), wrapArray(ctx, f, call, more), p.space(), marker(p, f.sectionEnd));
