@@ -191,3 +191,15 @@ describe("tool_choice required: the grammar is the call alone, bounded", () => {
     expect(accepts(params, `<mm:think>hm</mm:think>${call(city)}`)).toBe(false);
   });
 });
+
+describe("tool_choice required: ids", () => {
+  it("Mistral: an id is bounded and must be followed by [ARGS]", () => {
+    const t = templates.find((x) => x.name.startsWith("Mistral-Small-3.2"))!;
+    const params = generateChatParams(t.analysis, t.template, { messages: [USER], tools: [TOOLS[0]!], toolChoice: "required", parallelToolCalls: false });
+    const ok = (s: string) => matchGbnf(params.grammar!, s).ok;
+    expect(ok('[TOOL_CALLS]get_weather[CALL_ID]call12345[ARGS]{"city": "Paris"}')).toBe(true);
+    expect(ok('[TOOL_CALLS]get_weather[ARGS]{"city": "Paris"}')).toBe(true);
+    expect(ok('[TOOL_CALLS]get_weather[CALL_ID]call12345{"city": "Paris"}')).toBe(false);
+    expect(ok(`[TOOL_CALLS]get_weather[CALL_ID]${"a".repeat(200)}[ARGS]{"city": "Paris"}`)).toBe(false);
+  });
+});

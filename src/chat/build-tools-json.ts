@@ -99,10 +99,12 @@ export function buildJsonTools(ctx: BuildContext, f: ToolFormatAnalysis): PegId 
 
   let calls: PegId;
   if (f.sectionStart === "" && f.perCallStart !== "") {
-    // The grammar copy writes one call per marker, so maxCalls bounds the calls, not the markers.
-    const inner = ctx.forGrammar ? (): PegId => p.eps() : more;
+    // The grammar copy repeats either the calls in one marker's array or the markers, so that
+    // maxCalls bounds the calls.
+    const inner = ctx.forGrammar && !f.toolsArrayWrapped ? (): PegId => p.eps() : more;
+    const outer = ctx.forGrammar && f.toolsArrayWrapped ? (): PegId => p.eps() : more;
     const one = p.seq(marker(p, f.perCallStart), p.space(), wrapArray(ctx, f, call, inner), p.space(), marker(p, f.perCallEnd));
-    calls = p.seq(one, more(p.seq(p.space(), one)));
+    calls = p.seq(one, outer(p.seq(p.space(), one)));
   } else {
     calls = p.seq(marker(p, f.sectionStart), p.space(), wrapArray(ctx, f, call, more), p.space(), marker(p, f.sectionEnd));
   }

@@ -25,6 +25,8 @@ function idSection(ctx: BuildContext, t: ToolsAnalysis, after: string): PegId {
   // The per-call opener may already be the id's prefix (Solar: <|tool_call:begin|>ID<|tool_call:name|>).
   const pre = prefix !== "" && core(prefix) !== core(t.format.perCallStart) ? marker(p, prefix) : p.eps();
   // Without an id the suffix may still open the arguments (Mistral: name[CALL_ID]id[ARGS]{...} or name[ARGS]{...}).
+  // The grammar copy: after an id its suffix is required (the parser reads the id up to it).
+  if (ctx.forGrammar && suffix !== "") return p.optional(p.choice(p.seq(pre, id, marker(p, suffix)), marker(p, suffix)));
   return p.seq(p.optional(p.seq(pre, id)), suffix !== "" ? p.optional(marker(p, suffix)) : p.eps());
 }
 
