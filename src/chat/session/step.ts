@@ -85,13 +85,23 @@ export async function* runStep(
   const opener = params.reasoningStart;
   // The budget applies where reasoning is open: forced open by the prompt, or opened by the model.
   const budget = end !== null && (params.thinkingForcedOpen || opener !== null) ? plan.reasoningBudget : undefined;
+  // Settled: reasoning has ended, or the output started with something else (no more checks per token).
+  let settled = budget === undefined;
   /** Whether the output so far is inside reasoning (opened and not yet closed). */
   const inReasoning = (): boolean => {
-    if (end === null) return false;
+    if (end === null || settled) return false;
     const text = parser.text;
-    if (params.thinkingForcedOpen) return !text.includes(end);
-    const lead = text.trimStart();
-    return opener !== null && lead.startsWith(opener) && !lead.includes(end, opener.length);
+    let open: boolean;
+    if (params.thinkingForcedOpen) open = !text.includes(end);
+    else {
+      const lead = text.trimStart();
+      if (opener === null || (lead !== "" && !lead.startsWith(opener) && !opener.startsWith(lead))) open = false;
+      else open = lead.startsWith(opener) && !lead.includes(end, opener.length);
+      if (!open && lead.length >= (opener?.length ?? 0)) settled = true;
+      return open;
+    }
+    if (!open) settled = true;
+    return open;
   };
   let reasoningTokens = 0;
   let forced = false;
@@ -144,6 +154,9 @@ export async function* runStep(
     if (closeAtOnce) usage.cachedPromptTokens = second.stats.promptTokensReused;
     usage.completionTokens += second.stats.tokensGenerated;
     stopReason = second.stopReason;
+  } else if (forced && stopReason === undefined) {
+    // Closed for lack of room: the budget met maxTokens.
+    stopReason = plan.signal?.aborted ? "abort" : "maxTokens";
   }
   yield* parser.finish();
   const done = performance.now();
