@@ -12,8 +12,10 @@
  * per turn (bounded parallel calls are tested in e2e-chat).
  * Vocabulary: llama-spm (32k). One model per template, shared by all seeds.
  *
- * By default a representative set of templates runs with E2E_SEEDS (default 20) seeds; E2E_ALL=1
- * runs every tool template (62), E2E_TEMPLATES a comma list.
+ * By default (npm test) a representative set of 10 templates runs with E2E_SEEDS (default 20)
+ * seeds, about 15 s a template; E2E_ALL=1 runs every tool template (62: about 15 minutes on
+ * 2 cores), E2E_TEMPLATES a comma list:
+ *   E2E_ALL=1 npx vitest run test/e2e-tool-sweep
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -124,5 +126,5 @@ describe.each(toolTemplates)("%s", (template) => {
     } finally {
       model.dispose();
     }
-  });
+  }, 600_000);
 });
