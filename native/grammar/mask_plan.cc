@@ -193,6 +193,14 @@ const MaskEngine::Plan & MaskEngine::plan(uint32_t state) {
   const uint32_t memo = plan_of_.find(state);
   if (memo != FlatMap64::kMissing) return plans_[memo];
   Plan pl;
+  if (live_span(state) < kSliceMinSpan) {
+    // Too few characters for any slice (group or chain): skip exploring successors, which
+    // would build states and partitions the walk may never need.
+    const auto idx = static_cast<uint32_t>(plans_.size());
+    plans_.push_back(pl);
+    plan_of_.insert(state, idx);
+    return plans_.back();
+  }
   bool grouped = false;
   if (npda_.n_stacks(state) == 1 && !npda_.is_truncated(state) && npda_.stacks(state)[0] != Npda::kEmptyStack) {
     // One stack: its top frames usually decide alone (a string body does not look at what
