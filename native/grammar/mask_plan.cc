@@ -72,11 +72,12 @@ void subtract(Intervals & v, uint32_t lo, uint32_t hi) {
 
 }  // namespace
 
-// Code points the state accepts (with a live successor or not: no successor is computed).
+// Code points the state accepts (with a live successor or not: no successor is computed),
+// counted up to kSliceMinSpan: callers only ask whether a slice could pay off.
 uint64_t MaskEngine::live_span(uint32_t state) {
   Npda::Partition & p = npda_.partition(state);
   uint64_t live = 0;
-  for (uint32_t j = 0; j < p.breaks.size(); j++) {
+  for (uint32_t j = 0; j < p.breaks.size() && live < kSliceMinSpan; j++) {
     if (npda_.any_class_matches(state, p.breaks[j])) live += static_cast<uint64_t>(p.seg_end(j)) - p.breaks[j] + 1;
   }
   return live;

@@ -212,11 +212,18 @@ void Npda::build_partition(uint32_t state) {
   const Grammar & g = *grammar_;
   Partition p;
   p.breaks.push_back(0);
+  // Many stacks often share a class (one per way to continue after a string): take each once.
+  if (class_mark_.size() < g.classes.size()) class_mark_.resize(g.classes.size(), 0u);
+  if (++class_epoch_ == 0) {
+    std::fill(class_mark_.begin(), class_mark_.end(), 0u);
+    class_epoch_ = 1;
+  }
   for (uint32_t i = 0; i < n_stacks(state); i++) {
     const uint32_t node = stacks(state)[i];
     if (node == kEmptyStack) continue;
     const uint32_t cls = g.class_at[node_pos_[node]];
-    if (cls == Grammar::kNoClass) continue;
+    if (cls == Grammar::kNoClass || class_mark_[cls] == class_epoch_) continue;
+    class_mark_[cls] = class_epoch_;
     for (const auto & [lo, hi] : g.classes[cls].accepts) {
       p.breaks.push_back(lo);
       if (hi != UINT32_MAX) p.breaks.push_back(hi + 1);

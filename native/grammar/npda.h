@@ -134,6 +134,8 @@ class Npda {
   // hundreds of stacks an ambiguous rule expands to).
   std::vector<uint32_t> seen_epoch_;
   uint32_t epoch_ = 0;
+  std::vector<uint32_t> class_mark_;  // build_partition(): class -> epoch it was taken in
+  uint32_t class_epoch_ = 0;
 
   uint32_t push(uint32_t parent, uint32_t pos);
   uint32_t closure(uint32_t node);
