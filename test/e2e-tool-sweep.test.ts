@@ -50,7 +50,8 @@ const toolTemplates = readdirSync(templatesDir)
   .map((f) => f.slice(0, -".jinja".length))
   .filter((name) => {
     try {
-      return new ChatTemplate(readFileSync(join(templatesDir, `${name}.jinja`), "utf8")).caps.supportsToolCalls;
+      // As the chat layer reads templates (compat "auto": Kimi K2, FireFunction v2 and others need it).
+      return new ChatTemplate(readFileSync(join(templatesDir, `${name}.jinja`), "utf8"), { compat: "auto" }).caps.supportsToolCalls;
     } catch {
       return false;
     }
