@@ -90,71 +90,174 @@ class CreateContextWorker : public PromiseWorker {
   ContextPtr state_;
 };
 
-// Common to decode and step: the context is marked busy from queueing to settling.
-class ContextWorker : public PromiseWorker {
+// Waits (worker thread) for the previous step's decode-ahead; its failure becomes this
+// operation's, so the caller learns the cache did not take that token.
+bool AwaitAheadFor(ContextState& state, const char* method, std::string* code, std::string* error) {
+  if (state.AwaitAhead(code, error, true)) return true;
+  *error = std::string(method) + ": decoding the previous step's token ahead failed: " + *error;
+  return false;
+}
+
+// A cancel() between queueing and the end of the wait for a decode-ahead aborts this operation.
+bool CheckNotCancelled(ContextState& state, const char* method, std::string* code, std::string* error) {
+  if (!state.abort.load()) return true;
+  *code = codes::kAbort;
+  *error = std::string(method) + ": cancelled";
+  return false;
+}
+
+// Decode: the context is marked busy from queueing to settling.
+class DecodeWorker : public PromiseWorker {
  public:
-  ContextWorker(Napi::Env env, const char* name, Napi::Object owner, ContextPtr state,
-                std::vector<llama_token> input)
-      : PromiseWorker(env, name, owner), state_(std::move(state)), input_(std::move(input)) {}
+  DecodeWorker(Napi::Env env, Napi::Object owner, ContextPtr state, std::vector<llama_token> input)
+      : PromiseWorker(env, "toolwright.decode", owner), state_(std::move(state)), input_(std::move(input)) {}
 
  protected:
-  void Settle() override { state_->busy.store(false); }
-
-  bool DecodeInput() {
+  void Run() override {
     std::string code;
     std::string error;
-    if (!state_->Decode(input_, &code, &error)) {
+    if (!AwaitAheadFor(*state_, "Context.decode", &code, &error) ||
+        !CheckNotCancelled(*state_, "Context.decode", &code, &error) || !state_->Decode(input_, &code, &error)) {
       Fail(code, error);
-      return false;
     }
-    return true;
   }
+  void Settle() override { state_->busy.store(false); }
+  Napi::Value Result(Napi::Env env) override { return Napi::Number::New(env, static_cast<double>(state_->n_tokens.load())); }
 
+ private:
   ContextPtr state_;
   std::vector<llama_token> input_;
 };
 
-class DecodeWorker : public ContextWorker {
+// Ends a decode-ahead however the worker leaves (an exception included), so no waiter hangs.
+class AheadGuard {
  public:
-  using ContextWorker::ContextWorker;
+  explicit AheadGuard(ContextState& state) : state_(state) { state_.BeginAhead(); }
+  ~AheadGuard() {
+    if (!ended_) state_.EndAhead(codes::kInternal, "internal error while decoding ahead");
+  }
+  void End(std::string code, std::string error) {
+    ended_ = true;
+    state_.EndAhead(std::move(code), std::move(error));
+  }
+  AheadGuard(const AheadGuard&) = delete;
+  AheadGuard& operator=(const AheadGuard&) = delete;
 
- protected:
-  void Run() override { DecodeInput(); }
-  Napi::Value Result(Napi::Env env) override { return Napi::Number::New(env, static_cast<double>(state_->tokens.size())); }
+ private:
+  ContextState& state_;
+  bool ended_ = false;
 };
 
-// One generation step: decode the pending tokens, then sample, apply the grammar and accept.
-class StepWorker : public ContextWorker {
+// One generation step: wait for the previous decode-ahead, decode the pending tokens, then
+// sample, apply the grammar and accept. With decode_ahead (and a token that does not end
+// generation) the promise settles from a progress callback right after sampling, and this
+// thread goes on to decode the token, hiding the JS round trip behind that decode.
+// Not a PromiseWorker: it needs the progress channel. Same rules: Execute never touches N-API,
+// no exception leaves it, the owner is kept alive until the worker is done.
+class StepWorker : public Napi::AsyncProgressQueueWorker<char> {
  public:
   StepWorker(Napi::Env env, Napi::Object owner, ContextPtr state, std::vector<llama_token> input,
-             SamplerPtr sampler)
-      : ContextWorker(env, "toolwright.step", owner, std::move(state), std::move(input)),
-        sampler_(std::move(sampler)) {}
+             SamplerPtr sampler, bool decode_ahead)
+      : Napi::AsyncProgressQueueWorker<char>(env, "toolwright.step"),
+        deferred_(Napi::Promise::Deferred::New(env)),
+        owner_(Napi::Persistent(owner)),
+        state_(std::move(state)),
+        sampler_(std::move(sampler)),
+        input_(std::move(input)),
+        decode_ahead_(decode_ahead) {}
+
+  Napi::Promise Promise() const { return deferred_.Promise(); }
 
  protected:
-  void Run() override {
-    if (!DecodeInput()) return;
+  void Execute(const ExecutionProgress& progress) override {
+    try {
+      Run(progress);
+    } catch (const std::exception& e) {
+      Fail(codes::kInternal, std::string("internal error: ") + e.what());
+    } catch (...) {
+      Fail(codes::kInternal, "internal error: unknown C++ exception");
+    }
+  }
+
+  void OnProgress(const char*, size_t) override {
+    // The token is sampled; the decode-ahead goes on. Settle now so JS can queue the next step.
+    if (settled_) return;
+    settled_ = true;
+    Settle();
+    deferred_.Resolve(Result(Env()));
+  }
+
+  void OnOK() override {
+    if (settled_) return;
+    settled_ = true;
+    Settle();
+    deferred_.Resolve(Result(Env()));
+  }
+
+  void OnError(const Napi::Error& e) override {
+    if (settled_) return;  // cannot happen: nothing fails after the early resolve
+    settled_ = true;
+    Napi::Env env = Env();
+    Settle();
+    Napi::Error error = Napi::Error::New(env, e.Message());
+    const std::string code = code_.empty() ? codes::kInternal : code_;
+    error.Set("code", Napi::String::New(env, code));
+    if (code == codes::kAbort) error.Set("name", Napi::String::New(env, "AbortError"));
+    deferred_.Reject(error.Value());
+  }
+
+ private:
+  void Run(const ExecutionProgress& progress) {
+    std::string code;
+    std::string error;
+    if (!AwaitAheadFor(*state_, "Context.step", &code, &error) ||
+        !CheckNotCancelled(*state_, "Context.step", &code, &error) || !state_->Decode(input_, &code, &error)) {
+      Fail(code, error);
+      return;
+    }
     if (!state_->has_logits) {
       Fail(kSampleFailed, "Context.step: nothing to sample from: decode a prompt first");
       return;
     }
-    std::string error;
-    ScopedLogCapture capture;
-    token_ = sampler_->Sample(state_->ctx, &error);
-    if (token_ == LLAMA_TOKEN_NULL) {
-      const std::string reason = capture.Reason();
-      Fail(kSampleFailed, "Context.step: " + error + (reason.empty() ? "" : ": " + reason));
-      return;
+    {
+      ScopedLogCapture capture;
+      token_ = sampler_->Sample(state_->ctx, &error);
+      if (token_ == LLAMA_TOKEN_NULL) {
+        const std::string reason = capture.Reason();
+        Fail(kSampleFailed, "Context.step: " + error + (reason.empty() ? "" : ": " + reason));
+        return;
+      }
     }
     state_->sampled_tokens++;
     piece_ = TokenPiece(state_->model->vocab, token_);
     eog_ = llama_vocab_is_eog(state_->model->vocab, token_);
+    if (!decode_ahead_ || eog_) return;
+
+    // Mark the decode-ahead before the promise can settle, so the next operation waits for it.
+    AheadGuard ahead(*state_);
+    const char ready = 1;
+    progress.Send(&ready, 1);
+    code.clear();
+    error.clear();
+    if (state_->Decode({token_}, &code, &error)) {
+      ahead.End("", "");
+    } else {
+      ahead.End(code, error);
+    }
   }
-  void Settle() override {
+
+  void Fail(std::string code, std::string message) {
+    code_ = std::move(code);
+    SetError(message);
+  }
+
+  // Main thread: the step no longer holds the context or the sampler.
+  void Settle() {
     sampler_->busy.store(false);
-    ContextWorker::Settle();
+    state_->busy.store(false);
   }
-  Napi::Value Result(Napi::Env env) override {
+
+  Napi::Value Result(Napi::Env env) {
     Napi::Object out = Napi::Object::New(env);
     out.Set("token", Napi::Number::New(env, token_));
     out.Set("bytes", Napi::Buffer<char>::Copy(env, piece_.data(), piece_.size()));
@@ -162,12 +265,25 @@ class StepWorker : public ContextWorker {
     return out;
   }
 
- private:
+  Napi::Promise::Deferred deferred_;
+  Napi::ObjectReference owner_;
+  ContextPtr state_;
   SamplerPtr sampler_;
+  std::vector<llama_token> input_;
+  bool decode_ahead_;
+  std::string code_;
+  bool settled_ = false;  // main thread only
   llama_token token_ = LLAMA_TOKEN_NULL;
   std::string piece_;
   bool eog_ = false;
 };
+
+// A new decode or step clears an old cancel(), but not after a step that decodes ahead: a
+// cancel() between such a step and the next one is meant for the generation they belong to, so
+// the next operation rejects with ABORT_ERR (and a running decode-ahead stops at once).
+void ResetAbortUnlessAhead(ContextState& state) {
+  if (!state.AheadPending()) state.abort.store(false);
+}
 
 ContextOptions ReadContextOptions(const Napi::Object& o, const ModelPtr& model) {
   constexpr const char* kMethod = "Context.create";
@@ -188,6 +304,57 @@ ContextState::~ContextState() {
   if (ctx != nullptr) llama_free(ctx);
   if (pool_batch != nullptr && pool_batch != pool) ggml_threadpool_free(pool_batch);
   if (pool != nullptr) ggml_threadpool_free(pool);
+}
+
+void ContextState::BeginAhead() {
+  std::lock_guard<std::mutex> lock(ahead_mutex_);
+  ahead_running_ = true;
+  ahead_pending_ = true;
+  ahead_code_.clear();
+  ahead_error_.clear();
+}
+
+void ContextState::EndAhead(std::string code, std::string error) {
+  {
+    std::lock_guard<std::mutex> lock(ahead_mutex_);
+    ahead_running_ = false;
+    ahead_code_ = std::move(code);
+    ahead_error_ = std::move(error);
+  }
+  ahead_done_.notify_all();
+}
+
+bool ContextState::AwaitAhead(std::string* code, std::string* error, bool consume) {
+  std::unique_lock<std::mutex> lock(ahead_mutex_);
+  ahead_done_.wait(lock, [this] { return !ahead_running_; });
+  const bool ok = ahead_code_.empty();
+  if (!ok) {
+    *code = ahead_code_;
+    *error = ahead_error_;
+  }
+  if (consume) {
+    ahead_pending_ = false;
+    ahead_code_.clear();
+    ahead_error_.clear();
+  }
+  return ok;
+}
+
+bool ContextState::AheadPending() {
+  std::lock_guard<std::mutex> lock(ahead_mutex_);
+  return ahead_pending_;
+}
+
+void ContextState::CancelAhead() {
+  std::unique_lock<std::mutex> lock(ahead_mutex_);
+  if (ahead_running_) {
+    abort.store(true);
+    ahead_done_.wait(lock, [this] { return !ahead_running_; });
+    abort.store(false);
+  }
+  ahead_pending_ = false;
+  ahead_code_.clear();
+  ahead_error_.clear();
 }
 
 bool ContextState::Decode(const std::vector<llama_token>& input, std::string* code, std::string* error) {
@@ -231,6 +398,7 @@ bool ContextState::Decode(const std::vector<llama_token>& input, std::string* co
     }
     tokens.insert(tokens.end(), input.begin() + static_cast<std::ptrdiff_t>(start),
                   input.begin() + static_cast<std::ptrdiff_t>(start + n));
+    n_tokens.store(tokens.size());
     evaluated_tokens += n;
   }
   has_logits = true;
@@ -319,14 +487,16 @@ Napi::Value Context::Decode(const Napi::CallbackInfo& info) {
   const ContextPtr& s = Idle(env, "Context.decode");
   std::vector<llama_token> input = args::Tokens(env, info.Length() > 0 ? info[0] : env.Undefined(), s->model->n_vocab, "Context.decode", "tokens");
   s->busy.store(true);
-  s->abort.store(false);
-  auto* worker = new DecodeWorker(env, "toolwright.decode", info.This().As<Napi::Object>(), s, std::move(input));
+  ResetAbortUnlessAhead(*s);
+  auto* worker = new DecodeWorker(env, info.This().As<Napi::Object>(), s, std::move(input));
   Napi::Promise promise = worker->Promise();
   worker->Queue();
   return promise;
 }
 
-// step(sampler, pending?) -> Promise<{token, bytes, eog}>; pending: token id(s) to decode first
+// step(sampler, pending?, {decodeAhead}?) -> Promise<{token, bytes, eog}>; pending: token id(s)
+// to decode first; decodeAhead: settle once sampled, then decode the token (unless it ends
+// generation) before the next operation on this context runs.
 Napi::Value Context::Step(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const ContextPtr& s = Idle(env, "Context.step");
@@ -338,16 +508,18 @@ Napi::Value Context::Step(const Napi::CallbackInfo& info) {
   if (info.Length() > 1 && !info[1].IsUndefined() && !info[1].IsNull()) {
     input = args::Tokens(env, info[1], s->model->n_vocab, "Context.step", "pending");
   }
+  const bool decode_ahead = args::OptBool(args::OptionalObject(info, 2, "Context.step", "options"), "decodeAhead", false, "Context.step");
   s->busy.store(true);
   sampler->busy.store(true);
-  s->abort.store(false);
-  auto* worker = new StepWorker(env, info.This().As<Napi::Object>(), s, std::move(input), std::move(sampler));
+  ResetAbortUnlessAhead(*s);
+  auto* worker = new StepWorker(env, info.This().As<Napi::Object>(), s, std::move(input), std::move(sampler), decode_ahead);
   Napi::Promise promise = worker->Promise();
   worker->Queue();
   return promise;
 }
 
-// cancel(): makes the running decode stop at the next graph node (rejects with ABORT_ERR).
+// cancel(): makes the running decode stop at the next graph node (rejects with ABORT_ERR); a
+// running decode-ahead stops too, and the next step or decode rejects with ABORT_ERR.
 Napi::Value Context::Cancel(const Napi::CallbackInfo& info) {
   if (state_) state_->abort.store(true);
   return info.Env().Undefined();
@@ -355,8 +527,10 @@ Napi::Value Context::Cancel(const Napi::CallbackInfo& info) {
 
 Napi::Value Context::Clear(const Napi::CallbackInfo& info) {
   const ContextPtr& s = Idle(info.Env(), "Context.clear");
+  s->CancelAhead();
   llama_memory_clear(llama_get_memory(s->ctx), false);  // metadata only: zeroing a large cache costs ms
   s->tokens.clear();
+  s->n_tokens.store(0);
   s->has_logits = false;
   return info.Env().Undefined();
 }
@@ -367,11 +541,13 @@ Napi::Value Context::Truncate(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const ContextPtr& s = Idle(env, "Context.truncate");
   const auto keep = static_cast<size_t>(args::Integer(info, 0, "Context.truncate", "keep", 0, INT32_MAX));
+  s->CancelAhead();
   if (keep >= s->tokens.size()) return Napi::Boolean::New(env, true);
   if (!llama_memory_seq_rm(llama_get_memory(s->ctx), 0, static_cast<llama_pos>(keep), -1)) {
     return Napi::Boolean::New(env, false);
   }
   s->tokens.resize(keep);
+  s->n_tokens.store(keep);
   s->has_logits = false;
   return Napi::Boolean::New(env, true);
 }
@@ -379,6 +555,11 @@ Napi::Value Context::Truncate(const Napi::CallbackInfo& info) {
 Napi::Value Context::Tokens(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const ContextPtr& s = Idle(env, "Context.tokens");
+  // The cache is the truth only once a decode-ahead is done (generate() waits for it natively
+  // before it returns, so this does not block in practice).
+  std::string code;
+  std::string error;
+  s->AwaitAhead(&code, &error, false);
   Napi::Int32Array out = Napi::Int32Array::New(env, s->tokens.size());
   if (!s->tokens.empty()) std::memcpy(out.Data(), s->tokens.data(), s->tokens.size() * sizeof(llama_token));
   return out;
@@ -386,15 +567,15 @@ Napi::Value Context::Tokens(const Napi::CallbackInfo& info) {
 
 Napi::Value Context::Size(const Napi::CallbackInfo& info) {
   const ContextPtr& s = Live(info.Env(), "Context.size");
-  return Napi::Number::New(info.Env(), static_cast<double>(s->tokens.size()));
+  return Napi::Number::New(info.Env(), static_cast<double>(s->n_tokens.load()));
 }
 
 Napi::Value Context::Stats(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const ContextPtr& s = Live(env, "Context.stats");
   Napi::Object out = Napi::Object::New(env);
-  out.Set("evaluatedTokens", static_cast<double>(s->evaluated_tokens));
-  out.Set("sampledTokens", static_cast<double>(s->sampled_tokens));
+  out.Set("evaluatedTokens", static_cast<double>(s->evaluated_tokens.load()));
+  out.Set("sampledTokens", static_cast<double>(s->sampled_tokens.load()));
   return out;
 }
 

@@ -4,13 +4,21 @@
 // sample + grammar + accept natively, returning only the token id and its bytes; logits never
 // leave native memory). A context runs one worker at a time (busy flag); a ContextState is
 // shared with that worker so dispose() during a step frees it only when the step is done.
+//
+// Decode-ahead: a step asked to may resolve as soon as its token is sampled and then, on the
+// same worker thread, decode that token into the cache, so JS handles the token while the next
+// logits are computed. The busy flag is already clear then; `ahead_running` says a decode-ahead
+// is still going. The next worker waits for it on its own thread and reports its failure; the
+// main-thread methods that read or change the cache wait for it (clear/truncate cancel it first).
 #pragma once
 
 #include <napi.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -36,17 +44,38 @@ struct ContextState {
   std::vector<llama_token> tokens;
   // Whether the logits of the last decoded token are available for sampling.
   bool has_logits = false;
-  uint64_t evaluated_tokens = 0;
-  uint64_t sampled_tokens = 0;
+  // Read by size/stats on the main thread while a decode-ahead may be writing them.
+  std::atomic<size_t> n_tokens{0};
+  std::atomic<uint64_t> evaluated_tokens{0};
+  std::atomic<uint64_t> sampled_tokens{0};
   std::atomic<bool> abort{false};
   std::atomic<bool> busy{false};
 
   ~ContextState();
 
+  // Decode-ahead bookkeeping (see the top of this file). Begin/End on the worker thread.
+  void BeginAhead();
+  void EndAhead(std::string code, std::string error);
+  // Waits until no decode-ahead runs. Returns false with its failure's code and message when the
+  // last one failed; `consume` marks it seen (the caller reports its failure).
+  bool AwaitAhead(std::string* code, std::string* error, bool consume);
+  // A decode-ahead runs, or ran and no worker has waited for it yet.
+  bool AheadPending();
+  // Main thread, before clear/truncate: cancels a running decode-ahead, waits, forgets its failure.
+  void CancelAhead();
+
   // Evaluates `input` after `tokens` in batches; keeps the logits of the last one.
   // On failure the cache is left exactly as the successfully decoded batches made it.
   // Worker thread. Returns false with an error code and message.
   bool Decode(const std::vector<llama_token>& input, std::string* code, std::string* error);
+
+ private:
+  std::mutex ahead_mutex_;
+  std::condition_variable ahead_done_;
+  bool ahead_running_ = false;  // guarded by ahead_mutex_
+  bool ahead_pending_ = false;  // running or not yet consumed; guarded by ahead_mutex_
+  std::string ahead_code_;      // failure of the last decode-ahead; guarded by ahead_mutex_
+  std::string ahead_error_;
 };
 using ContextPtr = std::shared_ptr<ContextState>;
 

@@ -30,7 +30,7 @@ const HELP = `usage: npm run bench:runtime -- [options]
   --batch N           prompt batch size (default 512)
   --prompt-tokens N   prompt length (default 256)
   --n-gen N           tokens to generate (default 64)
-  --reps N            measurements per cell, median reported (default 3)
+  --reps N            rounds per cell (one run of each engine, alternating), median reported (default 3)
   --no-toolwright     only run llama.cpp's loop
   --json              also print every measurement as a JSON line
 `;
@@ -122,13 +122,13 @@ async function benchModels() {
 
 // ---- llama.cpp: the reference C++ loop -------------------------------------------------------
 
-async function runDriver(model, sampling) {
+async function runDriver(model, sampling, driverReps = reps) {
   if (!existsSync(DRIVER)) {
     return { error: `${DRIVER} not built: flock /tmp/toolwright-build.lock cmake --build build --target toolwright-llama-loop -j 2` };
   }
   const args = [
     "--model", model.path, "--prompt-tokens", String(promptTokens), "--n-gen", String(nGen), "--threads", String(threads),
-    "--batch", String(batch), "--reps", String(reps), "--print-text", ...SAMPLING[sampling].driverArgs,
+    "--batch", String(batch), "--reps", String(driverReps), "--print-text", ...SAMPLING[sampling].driverArgs,
   ];
   try {
     const { stdout } = await promisify(execFile)(DRIVER, args, { maxBuffer: 64 << 20 });
@@ -170,11 +170,11 @@ const median = (xs) => {
 };
 
 /**
- * Times generate() on the prompt ids the driver used. Prompt eval = start → first token (the prompt
- * decode plus one sample); generation = first → last token, (n - 1) decode+sample steps: exactly
- * the intervals the C++ loop times.
+ * Opens toolwright on a model: `once()` times generate() on the prompt ids the driver used. Prompt
+ * eval = start → first token (the prompt decode plus one sample); generation = first → last token,
+ * (n - 1) decode+sample steps: exactly the intervals the C++ loop times.
  */
-async function runToolwright(model, sampling, promptIds) {
+async function openToolwright(model, sampling, promptIds) {
   const lib = await loadToolwright();
   if (lib.error) return { error: lib.error };
   let m;
@@ -188,7 +188,7 @@ async function runToolwright(model, sampling, promptIds) {
       batchSize: batch,
     });
     const loadMs = performance.now() - t0;
-    const once = async (tokens, maxTokens) => {
+    const generateOnce = async (tokens, maxTokens) => {
       const started = performance.now();
       let first = 0;
       let last = 0;
@@ -201,33 +201,83 @@ async function runToolwright(model, sampling, promptIds) {
         count++;
         ids.push(t.token);
       }
-      // Rates use the yielded tokens, the ones the timestamps belong to.
-      return { promptMs: first - started, genMs: last - first, generated: count, ids, stopReason: gen.stopReason };
+      return { prompt_ms: first - started, gen_ms: last - first, gen_tokens: count, ids, stop_reason: gen.stopReason };
     };
-    await once(promptIds.slice(0, 8), 1); // warm-up, as the driver does
-    const runs = [];
-    for (let i = 0; i < reps; i++) runs.push(await once(promptIds, nGen));
-    const promptMs = median(runs.map((r) => r.promptMs));
-    const genMs = median(runs.map((r) => r.genMs));
-    const generated = runs[runs.length - 1].generated;
+    await generateOnce(promptIds.slice(0, 8), 1); // warm-up, as the driver does
     return {
-      engine: "toolwright",
-      load_ms: loadMs,
-      prompt_tokens: promptIds.length,
-      prompt_ms: promptMs,
-      prompt_tps: (promptIds.length * 1000) / promptMs,
-      gen_tokens: generated,
-      gen_ms: genMs,
-      gen_tps: generated > 1 ? ((generated - 1) * 1000) / genMs : 0,
-      tokens: runs[runs.length - 1].ids,
-      stop_reason: runs[runs.length - 1].stopReason,
+      loadMs,
+      async once() {
+        const r = await generateOnce(promptIds, nGen);
+        // Rates use the yielded tokens, the ones the timestamps belong to.
+        return {
+          engine: "toolwright",
+          load_ms: loadMs,
+          prompt_tokens: promptIds.length,
+          prompt_ms: r.prompt_ms,
+          prompt_tps: (promptIds.length * 1000) / r.prompt_ms,
+          gen_tokens: r.gen_tokens,
+          gen_ms: r.gen_ms,
+          gen_tps: r.gen_tokens > 1 ? ((r.gen_tokens - 1) * 1000) / r.gen_ms : 0,
+          tokens: r.ids,
+          stop_reason: r.stop_reason,
+        };
+      },
+      close() {
+        ctx.dispose();
+        m.dispose();
+      },
     };
   } catch (e) {
+    ctx?.dispose?.();
+    m?.dispose?.();
     return { error: `${e.name}: ${e.message}` };
-  } finally {
-    await ctx?.dispose?.();
-    await m?.dispose?.();
   }
+}
+
+/** The median of each rate over the rounds, with the round-by-round ratios kept for --json. */
+function summarize(runs) {
+  const last = runs[runs.length - 1];
+  return {
+    ...last,
+    prompt_ms: median(runs.map((r) => r.prompt_ms)),
+    gen_ms: median(runs.map((r) => r.gen_ms)),
+    prompt_tps: median(runs.map((r) => r.prompt_tps)),
+    gen_tps: median(runs.map((r) => r.gen_tps)),
+  };
+}
+
+/**
+ * Measures one model × sampling cell. The two engines take turns, one run each per round, in
+ * alternating order (ABBA...), so that slow drift of the machine (frequency, other processes) hits
+ * both alike instead of whichever engine happened to run second.
+ */
+async function measureCell(model, sampling) {
+  const probe = await runDriver(model, sampling, 1); // its prompt ids are what toolwright is given
+  if (probe.error || opt["no-toolwright"]) {
+    if (probe.error || reps === 1) return { ref: probe };
+    const refRuns = [probe];
+    for (let i = 1; i < reps; i++) refRuns.push(await runDriver(model, sampling, 1));
+    const failed = refRuns.find((r) => r.error);
+    return { ref: failed ?? summarize(refRuns) };
+  }
+  if (!probe.prompt_ids) return { ref: probe, tw: { error: "needs the driver's prompt ids" } };
+  const session = await openToolwright(model, sampling, probe.prompt_ids);
+  if (session.error) return { ref: probe, tw: session };
+  const refRuns = [probe];
+  const twRuns = [];
+  try {
+    for (let round = 0; round < reps; round++) {
+      const driverFirst = round % 2 === 0; // round 0's driver run is the probe
+      if (driverFirst && round > 0) refRuns.push(await runDriver(model, sampling, 1));
+      twRuns.push(await session.once());
+      if (!driverFirst) refRuns.push(await runDriver(model, sampling, 1));
+    }
+  } finally {
+    session.close();
+  }
+  const failed = refRuns.find((r) => r.error);
+  const ref = failed ?? summarize(refRuns);
+  return { ref, tw: summarize(twRuns), rounds: twRuns.map((t, i) => ({ ref: refRuns[i], tw: t })) };
 }
 
 // ---- table -------------------------------------------------------------------------------------
@@ -241,21 +291,16 @@ const notes = new Set();
 for (const model of models) {
   for (const sampling of samplings) {
     process.stderr.write(`running ${model.label}, ${sampling} ...\n`);
-    // The driver always runs: its prompt ids are what toolwright is given.
-    const ref = await runDriver(model, sampling);
+    const { ref, tw, rounds } = await measureCell(model, sampling);
     if (ref.error) notes.add(`llama.cpp: ${ref.error}`);
-    let tw;
-    if (!opt["no-toolwright"]) {
-      if (!ref.prompt_ids) {
-        tw = { error: "needs the driver's prompt ids" };
-      } else {
-        tw = await runToolwright(model, sampling, ref.prompt_ids);
-      }
-      if (tw.error) notes.add(`toolwright: ${tw.error}`);
-      else if (ref.tokens && sampling === "greedy") {
-        const same = tw.tokens.length > 0 && tw.tokens.every((t, i) => t === ref.tokens[i]);
-        if (!same) notes.add(`${model.label}, greedy: toolwright's tokens differ from llama.cpp's (${tw.tokens.slice(0, 6)} vs ${ref.tokens.slice(0, 6)})`);
-      }
+    if (tw?.error) notes.add(`toolwright: ${tw.error}`);
+    else if (tw && ref.tokens && sampling === "greedy") {
+      const same = tw.tokens.length > 0 && tw.tokens.every((t, i) => t === ref.tokens[i]);
+      if (!same) notes.add(`${model.label}, greedy: toolwright's tokens differ from llama.cpp's (${tw.tokens.slice(0, 6)} vs ${ref.tokens.slice(0, 6)})`);
+    }
+    if (opt.json && rounds) {
+      const roundRatios = rounds.map((r) => (r.ref.gen_tps > 0 ? +(r.tw.gen_tps / r.ref.gen_tps).toFixed(3) : null));
+      console.log(JSON.stringify({ model: model.label, sampling, gen_ratio_by_round: roundRatios }));
     }
     if (opt.json) {
       for (const r of [ref, tw]) if (r) console.log(JSON.stringify({ model: model.label, sampling, ...r, prompt_ids: undefined, tokens: undefined, text: undefined }));
@@ -278,7 +323,7 @@ const table = rows.map(({ model, sampling, ref, tw }) => [
 ]);
 const widths = header.map((h, i) => Math.max(h.length, ...table.map((r) => r[i].length)));
 const line = (cells) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
-console.log(`\nruntime: ${threads} threads, batch ${batch}, ${promptTokens} prompt tokens, ${nGen} generated, median of ${reps}`);
+console.log(`\nruntime: ${threads} threads, batch ${batch}, ${promptTokens} prompt tokens, ${nGen} generated, median of ${reps} rounds (the engines alternate)`);
 console.log(line(header));
 console.log(widths.map((w) => "-".repeat(w)).join("  "));
 for (const r of table) console.log(line(r));

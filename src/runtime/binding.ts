@@ -153,12 +153,23 @@ export interface NativeStepResult {
   eog: boolean;
 }
 
+export interface NativeStepOptions {
+  /** Decode the sampled token into the cache after settling. Default false. */
+  decodeAhead?: boolean;
+}
+
 export interface NativeContext {
   info(): NativeContextInfo;
   /** Resolves with the number of tokens in the KV cache afterwards. */
   decode(tokens: NativeTokens): Promise<number>;
-  /** Decodes `pending` (if any), then samples, applies the grammar and accepts, natively. */
-  step(sampler: NativeSampler, pending?: NativeTokens | number | null): Promise<NativeStepResult>;
+  /**
+   * Decodes `pending` (if any), then samples, applies the grammar and accepts, natively. With
+   * `decodeAhead` it settles as soon as the token is sampled and then decodes that token (unless it
+   * ends generation) on the worker thread: pass `pending: null` to the next step, which waits for
+   * that decode natively and rejects with its failure. A decode also waits for it (`decode([])`
+   * just waits); clear/truncate cancel it.
+   */
+  step(sampler: NativeSampler, pending?: NativeTokens | number | null, options?: NativeStepOptions): Promise<NativeStepResult>;
   /** Makes the running decode stop early (it rejects with code ABORT_ERR). */
   cancel(): void;
   clear(): void;

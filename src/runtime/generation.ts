@@ -1,7 +1,9 @@
 /**
- * `Context.generate()`: the token loop. Each step is ONE native call (decode the pending token,
- * sample, apply the grammar, accept), so logits never cross into JS; this file only turns token
- * bytes into UTF-8-safe text, applies stop strings, and decides when to stop.
+ * `Context.generate()`: the token loop. Each step is ONE native call (sample, apply the grammar,
+ * accept), so logits never cross into JS; this file only turns token bytes into UTF-8-safe text,
+ * applies stop strings, and decides when to stop. Each step but the last also decodes its token
+ * ahead: the native call settles once the token is sampled and decodes it while JS handles the
+ * text, so the per-token round trip to JS overlaps the next decode.
  */
 import type { NativeContext, NativeGrammarSpec, NativeSampler, NativeSamplerOptions } from "./binding.js";
 import type { Context } from "./context.js";
@@ -161,6 +163,7 @@ export class Generation implements AsyncIterable<GeneratedToken> {
     host.acquire();
     let sampler: NativeSampler | undefined;
     let ctx: NativeContext | undefined;
+    let aheadRunning = false;
     const onAbort = () => ctx?.cancel();
     plan.signal?.addEventListener("abort", onAbort, { once: true });
     try {
@@ -175,13 +178,17 @@ export class Generation implements AsyncIterable<GeneratedToken> {
       if (prompt.length > host.contextSize) {
         throw new RangeError(`generate: the prompt has ${prompt.length} tokens, more than the context size ${host.contextSize}`);
       }
-      let pending: Int32Array | number = this.#reusePrefix(ctx, prompt);
+      const uncached = this.#reusePrefix(ctx, prompt);
+      let pending: Int32Array | number | null = uncached;
+      // Tokens in the cache once the next step has decoded what it must (kept here because the
+      // native size moves while a token is decoded ahead).
+      let cached = prompt.length;
       const decoder = new TextDecoder("utf-8");
       const stops = new StopStringFilter(plan.stop);
       if (plan.maxTokens === 0) {
         // Prefill only: evaluate the prompt so a later generation reuses it.
         try {
-          if (pending.length > 0) await ctx.decode(pending);
+          if (uncached.length > 0) await ctx.decode(uncached);
         } catch (err) {
           if (errorCode(err) !== "ABORT_ERR") throw err;
           this.stopReason = "abort";
@@ -194,9 +201,12 @@ export class Generation implements AsyncIterable<GeneratedToken> {
           this.stopReason = "abort";
           return;
         }
+        // Decode this token ahead unless it is the last one (by maxTokens or by context room).
+        const decodeAhead = this.stats.tokensGenerated + 1 < plan.maxTokens && cached + 1 <= host.contextSize;
         let step;
         try {
-          step = await ctx.step(sampler, pending);
+          aheadRunning = false; // this step waits for (and reports) the previous decode-ahead
+          step = await ctx.step(sampler, pending, { decodeAhead });
         } catch (err) {
           if (errorCode(err) === "ABORT_ERR") {
             this.stopReason = "abort";
@@ -204,7 +214,8 @@ export class Generation implements AsyncIterable<GeneratedToken> {
           }
           throw err;
         }
-        pending = step.token;
+        pending = decodeAhead && !step.eog ? null : step.token;
+        aheadRunning = pending === null;
         this.stats.tokensGenerated++;
         if (step.eog) {
           this.stopReason = "eog";
@@ -213,7 +224,8 @@ export class Generation implements AsyncIterable<GeneratedToken> {
           return;
         }
         // The next step must decode this token: without room for it, this one is the last.
-        full = ctx.size + 1 > host.contextSize;
+        full = cached + 1 > host.contextSize;
+        cached++;
         const last = full || this.stats.tokensGenerated >= plan.maxTokens;
         const { text, stopped } = stops.push(decoder.decode(step.bytes, { stream: !last }));
         if (stopped) {
@@ -225,6 +237,10 @@ export class Generation implements AsyncIterable<GeneratedToken> {
       }
       this.stopReason = full ? "contextFull" : "maxTokens";
     } finally {
+      // Ended early (stop string, abort, break, error) with a token still being decoded ahead:
+      // wait for it, so the context's cache and busy state are settled when the loop returns.
+      // Its failure (an abort) does not matter any more: the cache holds what was decoded.
+      if (aheadRunning && ctx && !ctx.disposed) await settleDecodeAhead(ctx);
       plan.signal?.removeEventListener("abort", onAbort);
       sampler?.dispose();
       host.release(this.stats);
@@ -249,5 +265,14 @@ export class Generation implements AsyncIterable<GeneratedToken> {
     this.stats.promptTokensReused = keep;
     this.stats.promptTokensEvaluated = prompt.length - keep;
     return prompt.subarray(keep);
+  }
+}
+
+/** Waits (natively, off the main thread) for a running decode-ahead: an empty decode waits for it. */
+async function settleDecodeAhead(ctx: NativeContext): Promise<void> {
+  try {
+    await ctx.decode(new Int32Array(0));
+  } catch {
+    // An aborted or failed decode-ahead left the cache as it was; nothing else to settle.
   }
 }
