@@ -136,6 +136,40 @@ describe("grammar matcher", () => {
     });
   });
 
+  // Only well-formed UTF-8 gets through: llama.cpp's decoder takes overlong forms, surrogates and
+  // code points above U+10FFFF as one character each, so a string of at most 3 characters could
+  // hold bytes that do not decode. Ours refuses such a sequence at its first wrong byte.
+  describe("well-formed UTF-8 only (one byte per token)", () => {
+    const file = join(dir, "utf8-strict.gbnf");
+    writeFileSync(file, 'root ::= "{" [^}]{1,3} "}"\n');
+    const CASES: { what: string; hex: string; refusedAt: number | null }[] = [
+      { what: "a 4-byte character (U+1F600)", hex: "f09f9880", refusedAt: null },
+      { what: "the last code point before the surrogates (U+D7FF)", hex: "ed9fbf", refusedAt: null },
+      { what: "the last code point (U+10FFFF)", hex: "f48fbfbf", refusedAt: null },
+      { what: "a 2-byte character (U+00A9)", hex: "c2a9", refusedAt: null },
+      { what: "an overlong 4-byte NUL", hex: "f0808080", refusedAt: 1 },
+      { what: "an overlong 3-byte form", hex: "e08080", refusedAt: 1 },
+      { what: "a surrogate (U+D800)", hex: "eda080", refusedAt: 1 },
+      { what: "a code point above U+10FFFF", hex: "f4908080", refusedAt: 1 },
+      { what: "the overlong lead byte C0", hex: "c080", refusedAt: 0 },
+      { what: "the overlong lead byte C1", hex: "c1bf", refusedAt: 0 },
+      { what: "the lead byte F5", hex: "f5808080", refusedAt: 0 },
+      { what: "a continuation byte with no lead", hex: "80", refusedAt: 0 },
+      { what: "an ASCII byte inside a sequence", hex: "e341", refusedAt: 1 },
+    ];
+    it.each(CASES)("$what", async ({ hex, refusedAt }) => {
+      const { result: r } = await runGrammarTool<TraceResult>(["trace", "--vocab", vocabPath("llama-spm"), "--hex", `7b${hex}7d`, file]);
+      expect(r.ok, r.error).toBe(true);
+      const seq = r.steps.slice(1, 1 + hex.length / 2);
+      const firstRefused = seq.findIndex((s) => !s.allowed);
+      expect(firstRefused === -1 ? null : firstRefused).toBe(refusedAt);
+      for (const s of seq.slice(0, refusedAt ?? seq.length)) expect(s.accepted).toBe(true);
+      if (refusedAt === null) expect(r.final).toMatchObject({ accepting: true, eog_allowed: true });
+      // A refused byte is also refused when fed directly, and the state stays where it was.
+      else expect(seq[refusedAt]!.accepted).toBe(false);
+    });
+  });
+
   it("rolls back accepted tokens, across the activation point too", async () => {
     const plain = await trace("{abc}", ["--rollback", "1"]);
     expect(plain.rollback).toEqual({ ok: true, n_accepted: plain.steps.length - 1, active: true, accepting: false });

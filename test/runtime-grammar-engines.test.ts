@@ -3,12 +3,17 @@
  * reference) and ours ("toolwright"). Identical masks mean identical samples, so with the same
  * seed both engines must produce exactly the same tokens; any mask difference shows up as a
  * diverging sequence (or a grammar error on accept).
+ *
+ * One difference is on purpose: ours refuses tokens that would make the text ill-formed UTF-8,
+ * which llama.cpp lets through under a negated class (a lone 0xF5 byte, say). Where a grammar
+ * allows that, the two runs may part, and the test checks instead that ours stays well-formed
+ * and inside the grammar (the differential tool checks the masks agree on every other token).
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type Context, loadModel, loadNative, type Model } from "../src/index.js";
 import { ensureTestModel } from "./helpers/test-models.js";
 
-const GRAMMARS: Array<{ name: string; gbnf: string; check?: (text: string) => void }> = [
+const GRAMMARS: Array<{ name: string; gbnf: string; check?: (text: string) => void; partsOnIllFormedUtf8?: RegExp }> = [
   {
     name: "bounded JSON object",
     gbnf: String.raw`
@@ -21,7 +26,7 @@ ws     ::= " "?
     check: (text) => expect(() => JSON.parse(text)).not.toThrow(),
   },
   { name: "alternatives and repetition", gbnf: `root ::= ("yes" | "no" | "maybe") (", " ("yes" | "no")){0,4} "."` },
-  { name: "negated class with Unicode", gbnf: `root ::= "<" [^<>\\n]{1,20} ">"` },
+  { name: "negated class with Unicode", gbnf: `root ::= "<" [^<>\\n]{1,20} ">"`, partsOnIllFormedUtf8: /^<[^<>\n]{1,20}>$/u },
 ];
 
 let model: Model;
@@ -57,7 +62,13 @@ describe("grammar engines agree token for token", () => {
     test.each([1, 2, 3, 4])(`${g.name} (seed %i)`, async (seed) => {
       const reference = await run("llama", g.gbnf, seed);
       const ours = await run("toolwright", g.gbnf, seed);
-      expect(ours.tokens).toEqual(reference.tokens);
+      if (g.partsOnIllFormedUtf8) {
+        expect(ours.text).not.toContain("\uFFFD");
+        expect(ours.text).toMatch(g.partsOnIllFormedUtf8);
+        expect(reference.tokens.length).toBeGreaterThan(0);
+      } else {
+        expect(ours.tokens).toEqual(reference.tokens);
+      }
       g.check?.(ours.text);
     });
   }

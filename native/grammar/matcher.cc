@@ -72,7 +72,8 @@ bool Matcher::advance(uint32_t & state, PartialUtf8 & partial, int32_t token, st
   // Stacks waiting for a token element take the whole token by id; the others read its
   // characters (stacks that meet a token element mid-token, or are complete, drop out).
   uint32_t by_id = n.step_token(state, token);
-  uint32_t by_chars = n.char_tops_only(state);
+  // Text that is not well-formed UTF-8 leaves no character stack alive.
+  uint32_t by_chars = tail.n_remain < 0 ? Npda::kDead : n.char_tops_only(state);
   for (uint32_t cp : cps_) {
     if (by_chars == Npda::kDead) break;
     by_chars = n.step(by_chars, cp);
@@ -141,6 +142,7 @@ bool Matcher::accept_bytes(std::string_view bytes) {
     return true;
   }
   const PartialUtf8 tail = decode_utf8(bytes, partial_, cps_);
+  if (tail.n_remain < 0) return false;  // not well-formed UTF-8
   uint32_t cur = state_;
   for (uint32_t cp : cps_) {
     cur = npda_->step(cur, cp);

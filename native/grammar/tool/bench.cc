@@ -132,15 +132,19 @@ int run_bench(const LoadedVocab & lv, const std::string & vocab_name, const std:
       }
       if (!ref) continue;
       ref->reset();
+      std::string text;
       for (size_t step = 0; step < steps; step++) {
         ref->prepare();
         t0 = now_us();
         ref->apply_only();
         ref_mask.push_back(now_us() - t0);
         ref->read_mask(ref_bits);
+        // Ours also refuses tokens that would make the text ill-formed UTF-8 (see utf8.h).
+        clear_ill_formed(ref_bits, v, pending_utf8(text));
         if (mask_hash(ref_bits) != hashes[step]) n_mismatch++;
         if (step == seq.size() || step + 1 == steps) break;
         if (!ref->accept(seq[step])) break;
+        text += v.piece(seq[step]);
       }
     }
   }

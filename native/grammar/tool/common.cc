@@ -178,4 +178,74 @@ double now_us() {
   return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
+// Every token checked against `pending`.
+void clear_ill_formed_slow(std::vector<uint64_t> & bits, const Vocab & v, const std::string & pending);
+
+bool well_formed_utf8_prefix(std::string_view bytes) {
+  size_t i = 0;
+  const auto at = [&](size_t k) { return static_cast<uint8_t>(bytes[k]); };
+  while (i < bytes.size() && bytes[i] != '\0') {
+    const uint8_t b = at(i);
+    if (b < 0x80) {
+      i++;
+      continue;
+    }
+    int len = 0;
+    uint8_t lo = 0x80, hi = 0xBF;  // the range of the second byte
+    if (b >= 0xC2 && b <= 0xDF) len = 2;
+    else if (b == 0xE0) len = 3, lo = 0xA0;
+    else if (b == 0xED) len = 3, hi = 0x9F;
+    else if (b >= 0xE1 && b <= 0xEF) len = 3;
+    else if (b == 0xF0) len = 4, lo = 0x90;
+    else if (b == 0xF4) len = 4, hi = 0x8F;
+    else if (b >= 0xF1 && b <= 0xF3) len = 4;
+    else return false;
+    for (int k = 1; k < len; k++) {
+      if (i + k >= bytes.size() || bytes[i + k] == '\0') return true;  // ends inside the sequence
+      const uint8_t c = at(i + k);
+      if (c < (k == 1 ? lo : 0x80) || c > (k == 1 ? hi : 0xBF)) return false;
+    }
+    i += static_cast<size_t>(len);
+  }
+  return true;
+}
+
+std::string pending_utf8(const std::string & text) {
+  const size_t n = text.size();
+  for (size_t back = 1; back <= 3 && back <= n; back++) {
+    const auto b = static_cast<uint8_t>(text[n - back]);
+    if ((b & 0xC0) == 0x80) continue;  // a continuation byte: look further back
+    const size_t len = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 1;
+    return len > back ? text.substr(n - back) : std::string();
+  }
+  return std::string();
+}
+
+void clear_ill_formed(std::vector<uint64_t> & bits, const Vocab & v, const std::string & pending) {
+  // Most steps have nothing pending: the tokens ill-formed on their own are found once per vocabulary.
+  static const Vocab * alone_for = nullptr;
+  static std::vector<uint64_t> ill_alone;
+  if (pending.empty()) {
+    if (alone_for != &v) {
+      ill_alone.assign(v.n_words(), ~uint64_t{0});
+      clear_ill_formed_slow(ill_alone, v, pending);
+      for (auto & w : ill_alone) w = ~w;  // set = ill-formed on its own
+      alone_for = &v;
+    }
+    for (size_t w = 0; w < bits.size() && w < ill_alone.size(); w++) bits[w] &= ~ill_alone[w];
+    return;
+  }
+  clear_ill_formed_slow(bits, v, pending);
+}
+
+void clear_ill_formed_slow(std::vector<uint64_t> & bits, const Vocab & v, const std::string & pending) {
+  std::string buf = pending;
+  for (size_t id = 0; id < v.size(); id++) {
+    if (!((bits[id >> 6] >> (id & 63)) & 1) || v.is_eog(static_cast<int32_t>(id))) continue;
+    buf.resize(pending.size());
+    buf += v.piece(static_cast<int32_t>(id));
+    if (!well_formed_utf8_prefix(buf)) bits[id >> 6] &= ~(uint64_t{1} << (id & 63));
+  }
+}
+
 }  // namespace toolwright::grammar::tool

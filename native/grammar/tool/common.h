@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "llama.h"
@@ -50,5 +51,17 @@ Summary summarize(std::vector<double> v);
 std::string json_summary(const Summary & s);
 
 double now_us();
+
+// Whether `bytes` (up to a NUL, where the engines stop reading a token) is a prefix of
+// well-formed UTF-8, by Unicode's table of well-formed byte sequences (section 3.9, table 3-7).
+// Written apart from the engine's decoder, so that the tools check that decoder against it.
+bool well_formed_utf8_prefix(std::string_view bytes);
+
+// The incomplete UTF-8 sequence `text` ends with ("" when it ends on a whole character).
+std::string pending_utf8(const std::string & text);
+
+// Clears in `bits` every token that, following `pending`, would not be well-formed UTF-8: the
+// tokens our engine refuses where llama.cpp's lenient decoder lets them through.
+void clear_ill_formed(std::vector<uint64_t> & bits, const Vocab & v, const std::string & pending);
 
 }  // namespace toolwright::grammar::tool

@@ -41,11 +41,29 @@ int run_trace(const LoadedVocab & lv, const GrammarCase & c, const TraceOptions 
   Matcher m(g, lv.engine_vocab, opt.lazy);
   const Vocab & v = *lv.engine_vocab;
   std::vector<uint64_t> bits(v.n_words());
-  // Special tokens in the text (e.g. "<|eot_id|>") become single tokens.
-  std::vector<llama_token> toks(opt.text.size() + 8);
-  const int32_t n = llama_tokenize(lv.vocab, opt.text.data(), static_cast<int32_t>(opt.text.size()), toks.data(),
-                                   static_cast<int32_t>(toks.size()), false, true);
-  toks.resize(n > 0 ? static_cast<size_t>(n) : 0);
+  std::vector<llama_token> toks;
+  if (opt.hex) {
+    // Byte by byte, through the tokens whose text is that one byte: any byte sequence, well-formed
+    // UTF-8 or not, as a model with byte-fallback tokens can write it.
+    for (size_t i = 0; i + 1 < opt.text.size(); i += 2) {
+      const auto byte = static_cast<char>(std::stoi(opt.text.substr(i, 2), nullptr, 16));
+      int32_t found = -1;
+      for (size_t id = 0; id < v.size() && found < 0; id++) {
+        if (v.piece(static_cast<int32_t>(id)) == std::string(1, byte)) found = static_cast<int32_t>(id);
+      }
+      if (found < 0) {
+        printf("{\"ok\":false,\"error\":\"no one-byte token for byte %s\"}\n", opt.text.substr(i, 2).c_str());
+        return 1;
+      }
+      toks.push_back(found);
+    }
+  } else {
+    // Special tokens in the text (e.g. "<|eot_id|>") become single tokens.
+    toks.resize(opt.text.size() + 8);
+    const int32_t n = llama_tokenize(lv.vocab, opt.text.data(), static_cast<int32_t>(opt.text.size()), toks.data(),
+                                     static_cast<int32_t>(toks.size()), false, true);
+    toks.resize(n > 0 ? static_cast<size_t>(n) : 0);
+  }
   std::string steps = "[";
   for (size_t i = 0; i < toks.size(); i++) {
     m.fill_mask(bits.data());

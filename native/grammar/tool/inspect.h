@@ -15,6 +15,7 @@ int run_check(const llama_vocab * vocab, const std::vector<GrammarCase> & cases,
 struct TraceOptions {
   std::string root = "root";
   std::string text;
+  bool hex = false;    // `text` is hex bytes, each fed as a one-byte token (byte-fallback vocabularies)
   LazyOptions lazy;
   bool bytes = false;  // feed each token's text with accept_bytes instead of accept
   int rollback = 0;    // after the text, undo this many steps and report the state

@@ -7,7 +7,7 @@
 //       Per-mask, per-accept and compile times of both engines.
 //   check [--vocab V.gguf] [--root NAME] PATH...
 //       Compile only; report errors with line, column and rule.
-//   trace --vocab V.gguf --text TEXT [--bytes] [--rollback N] [--lazy] [--trigger-pattern P]...
+//   trace --vocab V.gguf (--text TEXT | --hex BYTES) [--bytes] [--rollback N] [--lazy] [--trigger-pattern P]...
 //         [--trigger-token ID]... [--trigger-word W]... [--reasoning-end S] GRAMMAR
 //       Step one text through a matcher and report every decision.
 //   tokenize --vocab V.gguf TEXT...
@@ -82,6 +82,10 @@ int main(int argc, char ** argv) {
     else if (a == "--reasoning-end") t.lazy.reasoning_end = value();
     else if (a == "--lazy") t.lazy.lazy = true;
     else if (a == "--text") t.text = value();
+    else if (a == "--hex") {
+      t.text = value();
+      t.hex = true;
+    }
     else if (a == "--bytes") t.bytes = true;
     else if (a == "--rollback") t.rollback = atoi(value().c_str());
     else if (a == "--walk-steps") b.walk_steps = atoi(value().c_str());
