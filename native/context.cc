@@ -182,20 +182,15 @@ class StepWorker : public Napi::AsyncProgressQueueWorker<char> {
   void OnProgress(const char*, size_t) override {
     // The token is sampled; the decode-ahead goes on. Settle now so JS can queue the next step.
     if (settled_) return;
-    settled_ = true;
-    Settle();
-    deferred_.Resolve(Result(Env()));
+    if (state_->AheadRunning()) state_->settled_early++;
+    ResolveOnce();
   }
 
-  void OnOK() override {
-    if (settled_) return;
-    settled_ = true;
-    Settle();
-    deferred_.Resolve(Result(Env()));
-  }
+  void OnOK() override { ResolveOnce(); }
 
   void OnError(const Napi::Error& e) override {
-    if (settled_) return;  // cannot happen: nothing fails after the early resolve
+    // After the early resolve a failure belongs to the decode-ahead: the next operation reports it.
+    if (settled_) return;
     settled_ = true;
     Napi::Env env = Env();
     Settle();
@@ -236,13 +231,39 @@ class StepWorker : public Napi::AsyncProgressQueueWorker<char> {
     // Mark the decode-ahead before the promise can settle, so the next operation waits for it.
     AheadGuard ahead(*state_);
     const char ready = 1;
-    progress.Send(&ready, 1);
+    try {
+      progress.Send(&ready, 1);
+    } catch (...) {
+      ahead.End("", "");  // nothing was decoded ahead; the step itself fails (OnError)
+      throw;
+    }
     code.clear();
     error.clear();
-    if (state_->Decode({token_}, &code, &error)) {
-      ahead.End("", "");
-    } else {
-      ahead.End(code, error);
+    try {
+      if (state_->Decode({token_}, &code, &error)) {
+        ahead.End("", "");
+      } else {
+        ahead.End(code, error);
+      }
+    } catch (const std::exception& e) {
+      ahead.End(codes::kInternal, std::string("internal error: ") + e.what());
+    }
+  }
+
+  // Main thread: resolves the promise once; a result that cannot be built rejects it instead.
+  void ResolveOnce() {
+    if (settled_) return;
+    settled_ = true;
+    Napi::Env env = Env();
+    Settle();
+    try {
+      deferred_.Resolve(Result(env));
+    } catch (const Napi::Error& e) {
+      deferred_.Reject(e.Value());
+    } catch (const std::exception& e) {
+      Napi::Error error = Napi::Error::New(env, std::string("Context.step: internal error: ") + e.what());
+      error.Set("code", Napi::String::New(env, codes::kInternal));
+      deferred_.Reject(error.Value());
     }
   }
 
@@ -338,6 +359,11 @@ bool ContextState::AwaitAhead(std::string* code, std::string* error, bool consum
     ahead_error_.clear();
   }
   return ok;
+}
+
+bool ContextState::AheadRunning() {
+  std::lock_guard<std::mutex> lock(ahead_mutex_);
+  return ahead_running_;
 }
 
 bool ContextState::AheadPending() {
@@ -576,6 +602,7 @@ Napi::Value Context::Stats(const Napi::CallbackInfo& info) {
   Napi::Object out = Napi::Object::New(env);
   out.Set("evaluatedTokens", static_cast<double>(s->evaluated_tokens.load()));
   out.Set("sampledTokens", static_cast<double>(s->sampled_tokens.load()));
+  out.Set("stepsSettledEarly", static_cast<double>(s->settled_early.load()));
   return out;
 }
 

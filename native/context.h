@@ -48,6 +48,8 @@ struct ContextState {
   std::atomic<size_t> n_tokens{0};
   std::atomic<uint64_t> evaluated_tokens{0};
   std::atomic<uint64_t> sampled_tokens{0};
+  // Steps whose promise settled while their token was still being decoded ahead (the overlap).
+  std::atomic<uint64_t> settled_early{0};
   std::atomic<bool> abort{false};
   std::atomic<bool> busy{false};
 
@@ -59,6 +61,8 @@ struct ContextState {
   // Waits until no decode-ahead runs. Returns false with its failure's code and message when the
   // last one failed; `consume` marks it seen (the caller reports its failure).
   bool AwaitAhead(std::string* code, std::string* error, bool consume);
+  // A decode-ahead runs now.
+  bool AheadRunning();
   // A decode-ahead runs, or ran and no worker has waited for it yet.
   bool AheadPending();
   // Main thread, before clear/truncate: cancels a running decode-ahead, waits, forgets its failure.

@@ -109,6 +109,32 @@ describe("generate() with decode-ahead", () => {
   });
 });
 
+describe("the overlap", () => {
+  test("steps settle while their token is still being decoded ahead", async () => {
+    // On a decode that takes milliseconds the promise settles long before it ends: the count of
+    // such steps shows JS really ran during the decode (without the early settle it stays 0).
+    const before = context.native.stats().stepsSettledEarly;
+    const generation = context.generate({ prompt: PROMPT, maxTokens: 24, sampling: { greedy: true }, reusePrefix: false });
+    const tokens = [];
+    for await (const t of generation) tokens.push(t);
+    const early = context.native.stats().stepsSettledEarly - before;
+    // Each step but the last decodes ahead; most of them settle during that decode.
+    expect(early).toBeGreaterThan(0);
+    expect(early).toBeLessThanOrEqual(tokens.length - 1);
+  });
+
+  test("clear, truncate, cachedTokens and decode refuse while a generation runs", async () => {
+    const generation = context.generate({ prompt: PROMPT, maxTokens: 6, sampling: { greedy: true } });
+    for await (const _ of generation) {
+      for (const call of [() => context.clear(), () => context.truncate(1), () => context.cachedTokens()]) {
+        expect(call).toThrow(expect.objectContaining({ code: "TOOLWRIGHT_CONTEXT_BUSY" }));
+      }
+      await expect(context.decode([1])).rejects.toMatchObject({ code: "TOOLWRIGHT_CONTEXT_BUSY" });
+    }
+    expect(context.cachedTokens().length).toBe(context.size);
+  });
+});
+
 describe("native step with decodeAhead", () => {
   test("the next step waits for the decode, then samples from its logits", async () => {
     const ctx = context.native;

@@ -176,7 +176,8 @@ export interface NativeContext {
   truncate(keep: number): boolean;
   tokens(): Int32Array;
   readonly size: number;
-  stats(): { evaluatedTokens: number; sampledTokens: number };
+  /** stepsSettledEarly: steps whose promise settled while their token was still decoding ahead. */
+  stats(): { evaluatedTokens: number; sampledTokens: number; stepsSettledEarly: number };
   dispose(): void;
   readonly disposed: boolean;
 }

@@ -153,13 +153,22 @@ export class Context {
   }
 
   /**
-   * The tokens in the KV cache, in order (a copy).
+   * The tokens in the KV cache, in order (a copy). Throws (code TOOLWRIGHT_CONTEXT_BUSY) while a
+   * generation runs: its next token is being decoded into the cache then.
    *
    * @example
    * const cached = context.cachedTokens();
    */
   cachedTokens(): Int32Array {
+    this.#notGenerating("Context.cachedTokens");
     return this.native.tokens();
+  }
+
+  /** The cache belongs to a running generation (which decodes its next token ahead meanwhile). */
+  #notGenerating(method: string): void {
+    if (this.#generating) {
+      throw Object.assign(new Error(`${method}: a generation is running on this context`), { code: "TOOLWRIGHT_CONTEXT_BUSY" });
+    }
   }
 
   /**
@@ -191,7 +200,7 @@ export class Context {
    */
   async decode(tokens: ArrayLike<number>): Promise<void> {
     const ids = checkTokens(tokens, "Context.decode: tokens", this.model.vocabSize);
-    if (this.#generating) throw Object.assign(new Error("Context.decode: a generation is running on this context"), { code: "TOOLWRIGHT_CONTEXT_BUSY" });
+    this.#notGenerating("Context.decode");
     try {
       await this.native.decode(ids);
     } catch (err) {
@@ -201,23 +210,26 @@ export class Context {
   }
 
   /**
-   * Empties the KV cache.
+   * Empties the KV cache. Throws (code TOOLWRIGHT_CONTEXT_BUSY) while a generation runs.
    *
    * @example
    * context.clear();
    */
   clear(): void {
+    this.#notGenerating("Context.clear");
     this.native.clear();
   }
 
   /**
    * Keeps the first `keep` cached tokens and drops the rest. Returns false (and changes nothing)
-   * when the model cannot drop part of a sequence (recurrent models).
+   * when the model cannot drop part of a sequence (recurrent models). Throws (code
+   * TOOLWRIGHT_CONTEXT_BUSY) while a generation runs.
    *
    * @example
    * context.truncate(systemPromptLength);
    */
   truncate(keep: number): boolean {
+    this.#notGenerating("Context.truncate");
     const n = optInteger(keep, "Context.truncate: keep", 0, 2 ** 31 - 1);
     if (n === undefined) throw new TypeError("Context.truncate: keep is required");
     return this.native.truncate(n);
