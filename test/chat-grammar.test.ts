@@ -62,6 +62,30 @@ describe("the grammar accepts what the parser reads back", () => {
   });
 });
 
+describe("tool_choice required without thinking: the grammar accepts the template's own rendering of a call", () => {
+  const oneCall = SCENARIOS.find((s) => s.name === "one call")!;
+  it.each(templates.map((t) => ({ label: t.name, t })))("$label", ({ t }) => {
+    const params = generateChatParams(t.analysis, t.template, { messages: [USER], tools: TOOLS, toolChoice: "required", enableThinking: false });
+    const g = generatedPart(t, { ...oneCall, enableThinking: false }, params);
+    if ("error" in g) throw new Error(g.error);
+    const text = grammarInput(params, g.output);
+    expect(text, JSON.stringify(g.output)).not.toBeNull();
+    const r = matchGbnf(params.grammar!, text!);
+    expect(r.ok, `rejected after ${r.consumed} code points of ${JSON.stringify(text)}`).toBe(true);
+  });
+
+  it("an empty reasoning block is all it allows before the call (Kimi K2 Thinking renders one)", () => {
+    const t = templates.find((x) => x.name.startsWith("Kimi-K2-Thinking"))!;
+    const params = generateChatParams(t.analysis, t.template, { messages: [USER], tools: TOOLS, toolChoice: "required", enableThinking: false });
+    const g = generatedPart(t, { ...oneCall, enableThinking: false }, params);
+    if ("error" in g) throw new Error(g.error);
+    expect(g.output.startsWith("<think></think>")).toBe(true);
+    expect(matchGbnf(params.grammar!, g.output).ok).toBe(true);
+    expect(matchGbnf(params.grammar!, g.output.replace("<think></think>", "")).ok).toBe(true);
+    expect(matchGbnf(params.grammar!, g.output.replace("<think></think>", "<think>let me see</think>")).ok).toBe(false);
+  });
+});
+
 describe("tool_choice required rejects plain content", () => {
   const supported = templates.filter((t) => !KNOWN_FAILURES[t.name]?.scenarios.includes("one call"));
   it.each(supported.map((t) => ({ label: t.name, t })))("$label", ({ t }) => {

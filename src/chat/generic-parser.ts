@@ -54,6 +54,18 @@ function reasoningBlock(p: PegArena, a: TemplateAnalysis): PegId | null {
   return p.optional(block);
 }
 
+/**
+ * `start end` with only whitespace between, optional: what a strict grammar allows before the
+ * answer when the request does not think. Some templates render an empty reasoning block even
+ * then (Kimi K2 Thinking always writes `<think></think>`), and so do their models; an empty
+ * block keeps the grammar bounded. Null when the model does not open reasoning itself.
+ */
+function emptyReasoningBlock(p: PegArena, a: TemplateAnalysis): PegId | null {
+  const { mode, start, end } = a.reasoning;
+  if (mode === "NONE" || core(end) === "" || core(start) === "") return null;
+  return p.optional(p.seq(p.space(), marker(p, start), p.space(), marker(p, end)));
+}
+
 /** `"```json" value "```"` or the bare value, as content (inside the content wrapper, if any). */
 function jsonAnswer(p: PegArena, a: TemplateAnalysis, schema: JsonSchema): PegId {
   const value = p.rule("response-format", p.capture(NODE.content, p.schema(p.json(), schema, { name: "response" })));
@@ -153,9 +165,16 @@ export function buildGenericParser(a: TemplateAnalysis, req: NormalizedRequest, 
   } else body = contentOnly(p, a);
   const reasoning = reasoningBlock(p, a);
   const root = reasoning === null ? body : p.seq(reasoning, body);
-  // A request that does not think gets no reasoning block in its strict grammar (the parser still reads one).
+  // A request that does not think gets at most an empty reasoning block in its strict grammar (the
+  // parser still reads any).
   const strictBody = grammarBody ?? (req.jsonSchema !== null ? body : undefined);
-  const grammarRoot = strictBody === undefined ? undefined : reasoning === null || !req.thinking ? strictBody : p.seq(reasoning, strictBody);
+  const emptyReasoning = reasoning === null || req.thinking ? null : emptyReasoningBlock(p, a);
+  const grammarRoot =
+    strictBody === undefined ? undefined
+    : reasoning === null ? strictBody
+    : req.thinking ? p.seq(reasoning, strictBody)
+    : emptyReasoning === null ? strictBody
+    : p.seq(emptyReasoning, strictBody);
   const f = a.tools.format;
   const idAfterName =
     a.tools.callId.position === "BETWEEN_FUNC_AND_ARGS" ||
