@@ -24,6 +24,17 @@ llama_sampler* CreateToolwrightGrammar(const llama_vocab* vocab, const GrammarSp
   }
 }
 
+void ForgetToolwrightGrammarVocab(const llama_vocab* vocab) { grammar::forget_llama_vocab(vocab); }
+
+const uint64_t* ToolwrightGrammarMask(llama_sampler* grammar) { return grammar::active_mask(grammar); }
+
+}  // namespace toolwright
+
+#else
+
+namespace toolwright {
+void ForgetToolwrightGrammarVocab(const llama_vocab*) {}
+const uint64_t* ToolwrightGrammarMask(llama_sampler*) { return nullptr; }
 }  // namespace toolwright
 
 #endif  // TOOLWRIGHT_HAS_GRAMMAR_ENGINE

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "addon_data.h"
+#include "grammar_toolwright.h"
 #include "model_load.h"
 #include "napi_args.h"
 #include "promise_worker.h"
@@ -125,7 +126,10 @@ ModelHandle::ModelHandle(llama_model* m, bool vocab_only_load, std::string file)
   n_vocab = llama_vocab_n_tokens(vocab);
 }
 
-ModelHandle::~ModelHandle() { llama_model_free(model); }
+ModelHandle::~ModelHandle() {
+  ForgetToolwrightGrammarVocab(vocab);
+  llama_model_free(model);
+}
 
 void Model::Init(Napi::Env env, Napi::Object exports) {
   Napi::Function ctor = DefineClass(

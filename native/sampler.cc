@@ -4,6 +4,7 @@
 
 #include "addon_data.h"
 #include "grammar_slot.h"
+#include "grammar_toolwright.h"
 #include "napi_args.h"
 
 namespace toolwright {
@@ -128,15 +129,41 @@ llama_token SamplerState::Sample(llama_context* ctx, std::string* error) {
   llama_token_data_array one = {&single, 1, -1, false};
   llama_sampler_apply(grammar, &one);
   if (std::isinf(single.logit) && single.logit < 0) {
-    if (!FillCandidates(ctx, error)) return LLAMA_TOKEN_NULL;
+    // Resample among the allowed tokens only, in id order, so the chain runs over those (often a
+    // few dozen) instead of the whole vocabulary again. Masked tokens would have probability 0 in
+    // the chain anyway, so the pick is the same either way (and the same for both engines).
+    size_t kept = 0;
+    if (const uint64_t* bits = ToolwrightGrammarMask(grammar)) {
+      // Our engine hands over its bitset: the candidates are read straight off it.
+      const float* logits = llama_get_logits_ith(ctx, -1);
+      if (logits == nullptr) {
+        *error = "no logits to sample from (llama_get_logits_ith failed)";
+        return LLAMA_TOKEN_NULL;
+      }
+      const size_t n = static_cast<size_t>(model->n_vocab);
+      candidates.resize(n);
+      for (size_t w = 0; w * 64 < n; w++) {
+        for (uint64_t x = bits[w]; x != 0; x &= x - 1) {
+          const size_t id = w * 64 + static_cast<size_t>(__builtin_ctzll(x));
+          if (id < n) candidates[kept++] = llama_token_data{static_cast<llama_token>(id), logits[id], 0.0f};
+        }
+      }
+    } else {
+      if (!FillCandidates(ctx, error)) return LLAMA_TOKEN_NULL;
+      llama_token_data_array all = {candidates.data(), candidates.size(), -1, false};
+      llama_sampler_apply(grammar, &all);
+      for (size_t i = 0; i < all.size; i++) {
+        if (!(std::isinf(all.data[i].logit) && all.data[i].logit < 0)) candidates[kept++] = all.data[i];
+      }
+    }
     cur = {candidates.data(), candidates.size(), -1, false};
-    llama_sampler_apply(grammar, &cur);
-    bool any_allowed = false;
-    for (size_t i = 0; i < cur.size && !any_allowed; i++) any_allowed = !std::isinf(cur.data[i].logit);
-    if (!any_allowed) {
+    if (kept == 0) {
       *error = "the grammar allows no token at this point";
       return LLAMA_TOKEN_NULL;
     }
+    cur.size = kept;
+    cur.selected = -1;
+    cur.sorted = false;
     llama_sampler_apply(chain, &cur);
     if (cur.selected < 0 || static_cast<size_t>(cur.selected) >= cur.size) {
       *error = "the sampler chain selected no token";

@@ -160,7 +160,21 @@ describe("chat()", () => {
     expect(args).toBe(r.message.tool_calls!.map((c) => c.function.arguments).join(""));
   });
 
+  it("grammar: false leaves decoding free and still parses the output", async () => {
+    const request = { messages: [user("Weather in Paris?")], tools: [weather], toolChoice: "required" as const, maxTokens: 48, sampling: { seed: 1 } };
+    const free = await model.chat({ ...request, grammar: false });
+    // A random-weight model never writes a well-formed call by itself: unconstrained, it rambles
+    // to maxTokens, and what it wrote stays content.
+    expect(free.finishReason).toBe("length");
+    expect(free.message.tool_calls ?? []).toEqual([]);
+    expect((free.message.content ?? "").length).toBeGreaterThan(0);
+    expect(free.usage.completionTokens).toBe(48);
+    const constrained = await model.chat({ ...request, maxTokens: CALL_TOKENS });
+    expect(constrained.finishReason).toBe("tool_calls");
+  });
+
   it("validates options, naming them", async () => {
+    await expect(model.chat({ messages: [user("x")], grammar: "no" as never })).rejects.toThrow(/options\.grammar/);
     await expect(model.chat({ messages: [] })).rejects.toThrow(RangeError);
     await expect(model.chat({ messages: [user("x")], maxTokens: 0 })).rejects.toThrow(/options\.maxTokens/);
     await expect(model.chat({ messages: [user("x")], maxSteps: "2" as never })).rejects.toThrow(/options\.maxSteps/);

@@ -33,8 +33,18 @@ std::string fingerprint(const llama_vocab * vocab) {
 
 struct CachedVocab {
   std::string fingerprint;
-  std::weak_ptr<const Vocab> vocab;
+  std::shared_ptr<const Vocab> vocab;
 };
+
+std::mutex & vocab_cache_mutex() {
+  static std::mutex mu;
+  return mu;
+}
+
+std::map<const llama_vocab *, CachedVocab> & vocab_cache() {
+  static std::map<const llama_vocab *, CachedVocab> cache;
+  return cache;
+}
 
 struct SamplerCtx {
   Matcher matcher;
@@ -90,14 +100,11 @@ llama_sampler * sampler_clone(const llama_sampler * smpl) {
 }  // namespace
 
 std::shared_ptr<const Vocab> vocab_from_llama(const llama_vocab * vocab) {
-  static std::mutex mu;
-  static std::map<const llama_vocab *, CachedVocab> cache;
   const std::string fp = fingerprint(vocab);
-  std::lock_guard<std::mutex> lock(mu);
+  std::lock_guard<std::mutex> lock(vocab_cache_mutex());
+  auto & cache = vocab_cache();
   auto it = cache.find(vocab);
-  if (it != cache.end() && it->second.fingerprint == fp) {
-    if (auto v = it->second.vocab.lock()) return v;
-  }
+  if (it != cache.end() && it->second.fingerprint == fp) return it->second.vocab;
   const int32_t n = llama_vocab_n_tokens(vocab);
   std::vector<std::string> pieces(static_cast<size_t>(n));
   std::vector<int32_t> eog;
@@ -108,6 +115,19 @@ std::shared_ptr<const Vocab> vocab_from_llama(const llama_vocab * vocab) {
   auto built = Vocab::build(std::move(pieces), eog);
   cache[vocab] = CachedVocab{fp, built};
   return built;
+}
+
+const uint64_t * active_mask(llama_sampler * smpl) {
+  if (smpl == nullptr || smpl->iface != &g_iface) return nullptr;
+  auto * ctx = static_cast<SamplerCtx *>(smpl->ctx);
+  if (!ctx->matcher.is_active()) return nullptr;
+  ctx->matcher.fill_mask(ctx->bits.data());
+  return ctx->bits.data();
+}
+
+void forget_llama_vocab(const llama_vocab * vocab) {
+  std::lock_guard<std::mutex> lock(vocab_cache_mutex());
+  vocab_cache().erase(vocab);
 }
 
 TokenResolver llama_token_resolver(const llama_vocab * vocab) {

@@ -2,8 +2,9 @@
 // npm run bench:chat — what tools and grammars cost in model.chat(): time to first token and
 // generation tokens/s with grammar off vs on, on the same model and prompt, as a ratio.
 //
-// Modes (each on the same ~0.5B random-weight Qwen2.5-shaped model, qwen2 vocabulary: 152k tokens):
-//   plain      no tools, no grammar
+// Each mode runs twice per round, with the grammar (chat option grammar: true) and without it
+// (grammar: false: same prompt, same tools, decoding left free), on the same ~0.5B random-weight
+// Qwen2.5-shaped model (qwen2 vocabulary: 152k tokens):
 //   auto       tools, tool_choice auto (lazy grammar: only masks once a call starts)
 //   required   tools, tool_choice required (strict grammar from the first token)
 //   json       response_format json_schema (strict grammar)
@@ -27,7 +28,7 @@ const { values: opt } = parseArgs({
     "max-tokens": { type: "string", default: "32" },
     reps: { type: "string", default: "3" },
     threads: { type: "string", default: "2" },
-    modes: { type: "string", default: "plain,auto,required,json" },
+    modes: { type: "string", default: "auto,required,json" },
     help: { type: "boolean", short: "h", default: false },
   },
 });
@@ -70,7 +71,6 @@ const tools = [
 ];
 const schema = { type: "object", properties: { answer: { type: "string", maxLength: 40 }, confidence: { type: "integer", minimum: 0, maximum: 100 } }, required: ["answer", "confidence"] };
 const MODES = {
-  plain: {},
   auto: { tools },
   required: { tools, toolChoice: "required" },
   json: { responseFormat: { type: "json_schema", json_schema: { name: "a", schema } } },
@@ -105,20 +105,21 @@ async function open(extra, engine) {
 }
 
 /**
- * Grammar-off (plain) and one grammar mode take turns, one request each per round, in alternating
+ * Grammar off and on, for the same request, take turns, one request each per round, in alternating
  * order, so slow drift of the machine hits both alike; the ratios compare the two medians.
  */
 async function measurePair(extra, engine) {
-  const plain = await open(MODES.plain, undefined);
+  // Grammar off: the same request (same prompt, tools included) with decoding left free.
+  const off = await open({ ...extra, grammar: false }, undefined);
   const mode = await open(extra, engine);
   try {
     for (let i = 0; i < reps; i++) {
-      const order = i % 2 === 0 ? [plain, mode] : [mode, plain];
+      const order = i % 2 === 0 ? [off, mode] : [mode, off];
       for (const side of order) await side.once(7 + i);
     }
-    return { plain: plain.summary(), mode: mode.summary() };
+    return { plain: off.summary(), mode: mode.summary() };
   } finally {
-    plain.close();
+    off.close();
     mode.close();
   }
 }
@@ -128,12 +129,12 @@ console.log(`grammar engines: ${engines.join(", ")}; load average at start: ${lo
 const widths = [8, 10, 12, 9, 12, 7, 6, 10, 11];
 const print = (r) => console.log(r.map((cell, c) => cell.padStart(widths[c])).join("  "));
 print(["mode", "engine", "off TTFT ms", "TTFT ms", "off tok/s", "tok/s", "tokens", "TTFT ratio", "tok/s ratio"]);
-for (const mode of opt.modes.split(",").filter((m) => m !== "plain")) {
+for (const mode of opt.modes.split(",")) {
   if (!MODES[mode]) throw new RangeError(`--modes: unknown mode ${mode}`);
   for (const engine of engines) {
-    const { plain, mode: m } = await measurePair(MODES[mode], engine);
+    const { plain: off, mode: m } = await measurePair(MODES[mode], engine);
     // Rows print as they are measured: a slow grammar mode still shows the rest.
-    print([mode, engine, plain.ttft.toFixed(1), m.ttft.toFixed(1), plain.tps.toFixed(1), m.tps.toFixed(1), String(m.tokens), (m.ttft / plain.ttft).toFixed(2), plain.tps > 0 ? (m.tps / plain.tps).toFixed(2) : "-"]);
+    print([mode, engine, off.ttft.toFixed(1), m.ttft.toFixed(1), off.tps.toFixed(1), m.tps.toFixed(1), String(m.tokens), (m.ttft / off.ttft).toFixed(2), off.tps > 0 ? (m.tps / off.tps).toFixed(2) : "-"]);
   }
 }
 console.log("ratio = with grammar / grammar off (tok/s: 1.00 = the grammar costs nothing; goal ≥ 0.95 for toolwright)");

@@ -15,11 +15,14 @@ export interface PlannedChat {
   signal: AbortSignal | undefined;
   reasoningBudget: number | undefined;
   grammarEngine: string | undefined;
+  /** Constrain decoding with the derived grammar (false: the output is only parsed). */
+  grammar: boolean;
 }
 
 const KNOWN = new Set([
   "messages", "tools", "toolChoice", "parallelToolCalls", "responseFormat", "enableThinking", "extraContext", "sampling",
   "maxTokens", "stop", "signal", "template", "maxSteps", "reasoningBudget", "maxReasoningTokens", "maxToolCalls", "grammarEngine",
+  "grammar",
 ]);
 
 function checkTools(value: unknown, where: string): ChatTool[] {
@@ -91,5 +94,6 @@ export function planChat(value: unknown, where: string): PlannedChat {
     signal: optSignal(o.signal, `${where}: options.signal`),
     reasoningBudget: budget ?? budgetAlias,
     grammarEngine,
+    grammar: optBoolean(o.grammar, `${where}: options.grammar`) ?? true,
   };
 }

@@ -72,7 +72,7 @@ export async function* runStep(
   // Most templates write BOS themselves: do not add a second one.
   const addSpecial = !(bos !== "" && params.prompt.startsWith(bos));
   const prompt = await model.tokenizeAsync(params.prompt, { addSpecial, parseSpecial: true });
-  const grammar = chatGrammar(params, model, plan.grammarEngine);
+  const grammar = plan.grammar ? chatGrammar(params, model, plan.grammarEngine) : undefined;
   const stop = [...new Set([...params.additionalStops.filter((s) => s !== ""), ...plan.stop])];
   const parser = new ChatStreamParser(params);
   const usage: ChatUsage = { promptTokens: prompt.length, completionTokens: 0, totalTokens: 0, cachedPromptTokens: 0 };
@@ -143,12 +143,14 @@ export async function* runStep(
     // Reasoning ran out of budget: close it and let the answer follow under the grammar of what follows reasoning.
     let tokens = Int32Array.from([...prompt, ...generated]);
     let g: GrammarOptions | undefined;
-    if (grammarStartsWithReasoningEnd(params)) g = strictGrammar(params.grammar, plan.grammarEngine);
+    if (plan.grammar && grammarStartsWithReasoningEnd(params)) g = strictGrammar(params.grammar, plan.grammarEngine);
     else {
       const marker = `${end}\n`;
       tokens = Int32Array.from([...tokens, ...model.tokenize(marker, { addSpecial: false, parseSpecial: true })]);
       yield* parser.feed(marker);
-      g = params.grammarLazy ? chatGrammar(params, model, plan.grammarEngine, { afterReasoning: true }) : strictGrammar(params.grammarAfterReasoning ?? params.grammar, plan.grammarEngine);
+      if (!plan.grammar) g = undefined;
+      else if (params.grammarLazy) g = chatGrammar(params, model, plan.grammarEngine, { afterReasoning: true });
+      else g = strictGrammar(params.grammarAfterReasoning ?? params.grammar, plan.grammarEngine);
     }
     const second = yield* run(tokens, plan.maxTokens - usage.completionTokens, g);
     if (closeAtOnce) usage.cachedPromptTokens = second.stats.promptTokensReused;

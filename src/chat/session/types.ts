@@ -71,6 +71,16 @@ export interface ChatOptions {
   maxReasoningTokens?: number;
   /** Grammar engine name (see `loadNative().grammarEngines`). Default: the chat layer's choice. */
   grammarEngine?: string;
+  /**
+   * Constrain decoding with the grammar derived from the template (default true). false lets the
+   * model write freely; its output is still parsed into content, reasoning and tool calls, and
+   * text that does not parse as a call stays content. Useful to measure what the grammar costs,
+   * or with a strong model that needs no help.
+   *
+   * @example
+   * await model.chat({ messages, tools, grammar: false });
+   */
+  grammar?: boolean;
 }
 
 /** Why a request ended. */
