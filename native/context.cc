@@ -192,13 +192,8 @@ class StepWorker : public Napi::AsyncProgressQueueWorker<char> {
     // After the early resolve a failure belongs to the decode-ahead: the next operation reports it.
     if (settled_) return;
     settled_ = true;
-    Napi::Env env = Env();
     Settle();
-    Napi::Error error = Napi::Error::New(env, e.Message());
-    const std::string code = code_.empty() ? codes::kInternal : code_;
-    error.Set("code", Napi::String::New(env, code));
-    if (code == codes::kAbort) error.Set("name", Napi::String::New(env, "AbortError"));
-    deferred_.Reject(error.Value());
+    deferred_.Reject(CodedError(Env(), e.Message(), code_));
   }
 
  private:
@@ -261,9 +256,7 @@ class StepWorker : public Napi::AsyncProgressQueueWorker<char> {
     } catch (const Napi::Error& e) {
       deferred_.Reject(e.Value());
     } catch (const std::exception& e) {
-      Napi::Error error = Napi::Error::New(env, std::string("Context.step: internal error: ") + e.what());
-      error.Set("code", Napi::String::New(env, codes::kInternal));
-      deferred_.Reject(error.Value());
+      deferred_.Reject(CodedError(env, std::string("Context.step: internal error: ") + e.what(), codes::kInternal));
     }
   }
 

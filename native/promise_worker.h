@@ -20,6 +20,16 @@ inline constexpr const char* kAbort = "ABORT_ERR";
 inline constexpr const char* kInternal = "TOOLWRIGHT_INTERNAL";
 }  // namespace codes
 
+// The error a worker rejects with: `message`, `err.code` (TOOLWRIGHT_INTERNAL when empty), and
+// the name AbortError for ABORT_ERR.
+inline Napi::Value CodedError(Napi::Env env, const std::string& message, const std::string& code) {
+  Napi::Error error = Napi::Error::New(env, message);
+  const std::string c = code.empty() ? codes::kInternal : code;
+  error.Set("code", Napi::String::New(env, c));
+  if (c == codes::kAbort) error.Set("name", Napi::String::New(env, "AbortError"));
+  return error.Value();
+}
+
 class PromiseWorker : public Napi::AsyncWorker {
  public:
   PromiseWorker(Napi::Env env, const char* resource_name, Napi::Object owner)
@@ -65,13 +75,8 @@ class PromiseWorker : public Napi::AsyncWorker {
   }
 
   void OnError(const Napi::Error& e) final {
-    Napi::Env env = Env();
     Settle();
-    Napi::Error error = Napi::Error::New(env, e.Message());
-    const std::string code = code_.empty() ? codes::kInternal : code_;
-    error.Set("code", Napi::String::New(env, code));
-    if (code == codes::kAbort) error.Set("name", Napi::String::New(env, "AbortError"));
-    deferred_.Reject(error.Value());
+    deferred_.Reject(CodedError(Env(), e.Message(), code_));
   }
 
   Napi::Promise::Deferred deferred_;
