@@ -4,11 +4,11 @@
 #include <cstring>
 
 #include "addon_data.h"
+#include "context_workers.h"
 #include "log_capture.h"
 #include "napi_args.h"
 #include "promise_worker.h"
 #include "sampler.h"
-#include "vocab_ops.h"
 
 namespace toolwright {
 namespace {
@@ -16,281 +16,6 @@ namespace {
 const napi_type_tag kContextStateTag = {0x3f6b1c9e8d2a4705ULL, 0xb4e2917c5d0f3a68ULL};
 constexpr const char* kContextFull = "TOOLWRIGHT_CONTEXT_FULL";
 constexpr const char* kDecodeFailed = "TOOLWRIGHT_DECODE_FAILED";
-constexpr const char* kSampleFailed = "TOOLWRIGHT_SAMPLE_FAILED";
-
-struct ContextOptions {
-  uint32_t context_size = 4096;  // 0: the model's training context
-  uint32_t batch_size = 512;
-  uint32_t ubatch_size = 512;
-  int32_t threads = 4;
-  int32_t threads_batch = 4;
-};
-
-bool AbortRequested(void* data) { return static_cast<ContextState*>(data)->abort.load(std::memory_order_relaxed); }
-
-ggml_threadpool* NewThreadPool(int32_t threads) {
-  // Default polling (workers spin briefly between decodes, then sleep), as llama-cli uses.
-  ggml_threadpool_params params = ggml_threadpool_params_default(threads);
-  return ggml_threadpool_new(&params);
-}
-
-bool AttachThreadPools(ContextState& state, const ContextOptions& options) {
-  state.pool = NewThreadPool(options.threads);
-  if (state.pool == nullptr) return false;
-  state.pool_batch = options.threads_batch == options.threads ? state.pool : NewThreadPool(options.threads_batch);
-  if (state.pool_batch == nullptr) return false;
-  llama_attach_threadpool(state.ctx, state.pool, state.pool_batch);
-  return true;
-}
-
-class CreateContextWorker : public PromiseWorker {
- public:
-  CreateContextWorker(Napi::Env env, Napi::Object owner, ModelPtr model, ContextOptions options)
-      : PromiseWorker(env, "toolwright.createContext", owner), model_(std::move(model)), options_(options) {}
-
- protected:
-  void Run() override {
-    llama_context_params params = llama_context_default_params();
-    params.n_ctx = options_.context_size;
-    params.n_batch = options_.batch_size;
-    params.n_ubatch = std::min(options_.ubatch_size, options_.batch_size);
-    params.n_seq_max = 1;
-    params.n_threads = options_.threads;
-    params.n_threads_batch = options_.threads_batch;
-    params.no_perf = true;
-
-    auto state = std::make_shared<ContextState>();
-    state->model = model_;
-    ScopedLogCapture capture;
-    state->ctx = llama_init_from_model(model_->model, params);
-    if (state->ctx == nullptr) {
-      std::string reason = capture.Reason();
-      Fail("TOOLWRIGHT_CONTEXT_FAILED", "Cannot create a context for \"" + model_->path + "\": " +
-                                            (reason.empty() ? "llama.cpp gave no reason" : reason) +
-                                            " (llama_init_from_model failed)");
-      return;
-    }
-    state->n_ctx = llama_n_ctx(state->ctx);
-    state->n_batch = llama_n_batch(state->ctx);
-    state->batch_capacity = static_cast<int32_t>(state->n_batch);
-    state->batch = llama_batch_init(state->batch_capacity, 0, 1);
-    llama_set_abort_callback(state->ctx, &AbortRequested, state.get());
-    if (!AttachThreadPools(*state, options_)) {
-      Fail("TOOLWRIGHT_CONTEXT_FAILED", "Cannot create a context for \"" + model_->path +
-                                            "\": could not start its CPU threads (ggml_threadpool_new failed)");
-      return;
-    }
-    state_ = std::move(state);
-  }
-  Napi::Value Result(Napi::Env env) override { return Context::NewInstance(env, std::move(state_)); }
-
- private:
-  ModelPtr model_;
-  ContextOptions options_;
-  ContextPtr state_;
-};
-
-// Waits (worker thread) for the previous step's decode-ahead; its failure becomes this
-// operation's, so the caller learns the cache did not take that token.
-bool AwaitAheadFor(ContextState& state, const char* method, std::string* code, std::string* error) {
-  if (state.AwaitAhead(code, error, true)) return true;
-  *error = std::string(method) + ": decoding the previous step's token ahead failed: " + *error;
-  return false;
-}
-
-// A cancel() between queueing and the end of the wait for a decode-ahead aborts this operation.
-bool CheckNotCancelled(ContextState& state, const char* method, std::string* code, std::string* error) {
-  if (!state.abort.load()) return true;
-  *code = codes::kAbort;
-  *error = std::string(method) + ": cancelled";
-  return false;
-}
-
-// Decode: the context is marked busy from queueing to settling.
-class DecodeWorker : public PromiseWorker {
- public:
-  DecodeWorker(Napi::Env env, Napi::Object owner, ContextPtr state, std::vector<llama_token> input)
-      : PromiseWorker(env, "toolwright.decode", owner), state_(std::move(state)), input_(std::move(input)) {}
-
- protected:
-  void Run() override {
-    std::string code;
-    std::string error;
-    if (!AwaitAheadFor(*state_, "Context.decode", &code, &error) ||
-        !CheckNotCancelled(*state_, "Context.decode", &code, &error) || !state_->Decode(input_, &code, &error)) {
-      Fail(code, error);
-    }
-  }
-  void Settle() override { state_->busy.store(false); }
-  Napi::Value Result(Napi::Env env) override { return Napi::Number::New(env, static_cast<double>(state_->n_tokens.load())); }
-
- private:
-  ContextPtr state_;
-  std::vector<llama_token> input_;
-};
-
-// Ends a decode-ahead however the worker leaves (an exception included), so no waiter hangs.
-class AheadGuard {
- public:
-  explicit AheadGuard(ContextState& state) : state_(state) { state_.BeginAhead(); }
-  ~AheadGuard() {
-    if (!ended_) state_.EndAhead(codes::kInternal, "internal error while decoding ahead");
-  }
-  void End(std::string code, std::string error) {
-    ended_ = true;
-    state_.EndAhead(std::move(code), std::move(error));
-  }
-  AheadGuard(const AheadGuard&) = delete;
-  AheadGuard& operator=(const AheadGuard&) = delete;
-
- private:
-  ContextState& state_;
-  bool ended_ = false;
-};
-
-// One generation step: wait for the previous decode-ahead, decode the pending tokens, then
-// sample, apply the grammar and accept. With decode_ahead (and a token that does not end
-// generation) the promise settles from a progress callback right after sampling, and this
-// thread goes on to decode the token, hiding the JS round trip behind that decode.
-// Not a PromiseWorker: it needs the progress channel. Same rules: Execute never touches N-API,
-// no exception leaves it, the owner is kept alive until the worker is done.
-class StepWorker : public Napi::AsyncProgressQueueWorker<char> {
- public:
-  StepWorker(Napi::Env env, Napi::Object owner, ContextPtr state, std::vector<llama_token> input,
-             SamplerPtr sampler, bool decode_ahead)
-      : Napi::AsyncProgressQueueWorker<char>(env, "toolwright.step"),
-        deferred_(Napi::Promise::Deferred::New(env)),
-        owner_(Napi::Persistent(owner)),
-        state_(std::move(state)),
-        sampler_(std::move(sampler)),
-        input_(std::move(input)),
-        decode_ahead_(decode_ahead) {}
-
-  Napi::Promise Promise() const { return deferred_.Promise(); }
-
- protected:
-  void Execute(const ExecutionProgress& progress) override {
-    try {
-      Run(progress);
-    } catch (const std::exception& e) {
-      Fail(codes::kInternal, std::string("internal error: ") + e.what());
-    } catch (...) {
-      Fail(codes::kInternal, "internal error: unknown C++ exception");
-    }
-  }
-
-  void OnProgress(const char*, size_t) override {
-    // The token is sampled; the decode-ahead goes on. Settle now so JS can queue the next step.
-    if (settled_) return;
-    if (state_->AheadRunning()) state_->settled_early++;
-    ResolveOnce();
-  }
-
-  void OnOK() override { ResolveOnce(); }
-
-  void OnError(const Napi::Error& e) override {
-    // After the early resolve a failure belongs to the decode-ahead: the next operation reports it.
-    if (settled_) return;
-    settled_ = true;
-    Settle();
-    deferred_.Reject(CodedError(Env(), e.Message(), code_));
-  }
-
- private:
-  void Run(const ExecutionProgress& progress) {
-    std::string code;
-    std::string error;
-    if (!AwaitAheadFor(*state_, "Context.step", &code, &error) ||
-        !CheckNotCancelled(*state_, "Context.step", &code, &error) || !state_->Decode(input_, &code, &error)) {
-      Fail(code, error);
-      return;
-    }
-    if (!state_->has_logits) {
-      Fail(kSampleFailed, "Context.step: nothing to sample from: decode a prompt first");
-      return;
-    }
-    {
-      ScopedLogCapture capture;
-      token_ = sampler_->Sample(state_->ctx, &error);
-      if (token_ == LLAMA_TOKEN_NULL) {
-        const std::string reason = capture.Reason();
-        Fail(kSampleFailed, "Context.step: " + error + (reason.empty() ? "" : ": " + reason));
-        return;
-      }
-    }
-    state_->sampled_tokens++;
-    piece_ = TokenPiece(state_->model->vocab, token_);
-    eog_ = llama_vocab_is_eog(state_->model->vocab, token_);
-    if (!decode_ahead_ || eog_) return;
-
-    // Mark the decode-ahead before the promise can settle, so the next operation waits for it.
-    AheadGuard ahead(*state_);
-    const char ready = 1;
-    try {
-      progress.Send(&ready, 1);
-    } catch (...) {
-      ahead.End("", "");  // nothing was decoded ahead; the step itself fails (OnError)
-      throw;
-    }
-    code.clear();
-    error.clear();
-    try {
-      if (state_->Decode({token_}, &code, &error)) {
-        ahead.End("", "");
-      } else {
-        ahead.End(code, error);
-      }
-    } catch (const std::exception& e) {
-      ahead.End(codes::kInternal, std::string("internal error: ") + e.what());
-    }
-  }
-
-  // Main thread: resolves the promise once; a result that cannot be built rejects it instead.
-  void ResolveOnce() {
-    if (settled_) return;
-    settled_ = true;
-    Napi::Env env = Env();
-    Settle();
-    try {
-      deferred_.Resolve(Result(env));
-    } catch (const Napi::Error& e) {
-      deferred_.Reject(e.Value());
-    } catch (const std::exception& e) {
-      deferred_.Reject(CodedError(env, std::string("Context.step: internal error: ") + e.what(), codes::kInternal));
-    }
-  }
-
-  void Fail(std::string code, std::string message) {
-    code_ = std::move(code);
-    SetError(message);
-  }
-
-  // Main thread: the step no longer holds the context or the sampler.
-  void Settle() {
-    sampler_->busy.store(false);
-    state_->busy.store(false);
-  }
-
-  Napi::Value Result(Napi::Env env) {
-    Napi::Object out = Napi::Object::New(env);
-    out.Set("token", Napi::Number::New(env, token_));
-    out.Set("bytes", Napi::Buffer<char>::Copy(env, piece_.data(), piece_.size()));
-    out.Set("eog", Napi::Boolean::New(env, eog_));
-    return out;
-  }
-
-  Napi::Promise::Deferred deferred_;
-  Napi::ObjectReference owner_;
-  ContextPtr state_;
-  SamplerPtr sampler_;
-  std::vector<llama_token> input_;
-  bool decode_ahead_;
-  std::string code_;
-  bool settled_ = false;  // main thread only
-  llama_token token_ = LLAMA_TOKEN_NULL;
-  std::string piece_;
-  bool eog_ = false;
-};
 
 // A new decode or step clears an old cancel(), but not after a step that decodes ahead: a
 // cancel() between such a step and the next one is meant for the generation they belong to, so
@@ -314,6 +39,7 @@ ContextOptions ReadContextOptions(const Napi::Object& o, const ModelPtr& model) 
 }  // namespace
 
 ContextState::~ContextState() {
+  thread.reset();  // idle (see the member); from its own thread it detaches and ends
   if (batch_capacity > 0) llama_batch_free(batch);
   if (ctx != nullptr) llama_free(ctx);
   if (pool_batch != nullptr && pool_batch != pool) ggml_threadpool_free(pool_batch);
@@ -378,6 +104,11 @@ void ContextState::CancelAhead() {
 
 bool ContextState::Decode(const std::vector<llama_token>& input, std::string* code, std::string* error) {
   if (input.empty()) return true;
+  const std::thread::id self = std::this_thread::get_id();
+  if (std::find(decode_thread_ids_.begin(), decode_thread_ids_.end(), self) == decode_thread_ids_.end()) {
+    decode_thread_ids_.push_back(self);
+    decode_threads.store(static_cast<uint32_t>(decode_thread_ids_.size()));
+  }
   if (tokens.size() + input.size() > n_ctx) {
     *code = kContextFull;
     *error = "the context is full: " + std::to_string(tokens.size()) + " tokens in it + " +
@@ -458,7 +189,8 @@ Context::Context(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Context>(inf
       !info[0].As<Napi::External<ContextPtr>>().CheckTypeTag(&kContextStateTag)) {
     throw Napi::TypeError::New(info.Env(), "Context: not constructible from JS; use Context.create(model, options)");
   }
-  state_ = *info[0].As<Napi::External<ContextPtr>>().Data();
+  // Take the reference out of the box: the External lives until GC, and dispose() must free now.
+  state_ = std::move(*info[0].As<Napi::External<ContextPtr>>().Data());
 }
 
 // create(model, {contextSize, batchSize, ubatchSize, threads, threadsBatch}) -> Promise<Context>
@@ -467,10 +199,7 @@ Napi::Value Context::Create(const Napi::CallbackInfo& info) {
   ModelPtr model = Model::FromValue(env, info.Length() > 0 ? info[0] : env.Undefined(), "Context.create", "model");
   if (model->vocab_only) args::ThrowRange(env, "Context.create", "the model was loaded with vocabOnly: it has no weights to run");
   const ContextOptions options = ReadContextOptions(args::OptionalObject(info, 1, "Context.create", "options"), model);
-  auto* worker = new CreateContextWorker(env, info[0].As<Napi::Object>(), std::move(model), options);
-  Napi::Promise promise = worker->Promise();
-  worker->Queue();
-  return promise;
+  return QueueCreateContext(env, info[0].As<Napi::Object>(), std::move(model), options);
 }
 
 const ContextPtr& Context::Live(Napi::Env env, const char* method) const {
@@ -507,10 +236,7 @@ Napi::Value Context::Decode(const Napi::CallbackInfo& info) {
   std::vector<llama_token> input = args::Tokens(env, info.Length() > 0 ? info[0] : env.Undefined(), s->model->n_vocab, "Context.decode", "tokens");
   s->busy.store(true);
   ResetAbortUnlessAhead(*s);
-  auto* worker = new DecodeWorker(env, info.This().As<Napi::Object>(), s, std::move(input));
-  Napi::Promise promise = worker->Promise();
-  worker->Queue();
-  return promise;
+  return QueueDecode(env, info.This().As<Napi::Object>(), s, std::move(input));
 }
 
 // step(sampler, pending?, {decodeAhead}?) -> Promise<{token, bytes, eog}>; pending: token id(s)
@@ -531,10 +257,7 @@ Napi::Value Context::Step(const Napi::CallbackInfo& info) {
   s->busy.store(true);
   sampler->busy.store(true);
   ResetAbortUnlessAhead(*s);
-  auto* worker = new StepWorker(env, info.This().As<Napi::Object>(), s, std::move(input), std::move(sampler), decode_ahead);
-  Napi::Promise promise = worker->Promise();
-  worker->Queue();
-  return promise;
+  return QueueStep(env, info.This().As<Napi::Object>(), s, std::move(sampler), std::move(input), decode_ahead);
 }
 
 // cancel(): makes the running decode stop at the next graph node (rejects with ABORT_ERR); a
@@ -596,6 +319,7 @@ Napi::Value Context::Stats(const Napi::CallbackInfo& info) {
   out.Set("evaluatedTokens", static_cast<double>(s->evaluated_tokens.load()));
   out.Set("sampledTokens", static_cast<double>(s->sampled_tokens.load()));
   out.Set("stepsSettledEarly", static_cast<double>(s->settled_early.load()));
+  out.Set("decodeThreads", static_cast<double>(s->decode_threads.load()));
   return out;
 }
 

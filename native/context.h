@@ -1,15 +1,17 @@
 // Context: a llama_context (KV cache + compute buffers) on one model, exposed to JS.
 //
-// Everything heavy runs on workers: creation, decode, and step (decode pending tokens, then
-// sample + grammar + accept natively, returning only the token id and its bytes; logits never
-// leave native memory). A context runs one worker at a time (busy flag); a ContextState is
-// shared with that worker so dispose() during a step frees it only when the step is done.
+// Everything heavy runs off the main thread: creation, decode, and step (decode pending tokens,
+// then sample + grammar + accept natively, returning only the token id and its bytes; logits
+// never leave native memory). Decode and step are AsyncWorkers whose llama work runs on the
+// context's own thread (serial_thread.h), in the order queued; the workers are in
+// context_workers.cc. A context runs one worker at a time (busy flag); a ContextState is shared
+// with its workers and jobs, so dispose() during a step frees it only when the step is done.
 //
-// Decode-ahead: a step asked to may resolve as soon as its token is sampled and then, on the
-// same worker thread, decode that token into the cache, so JS handles the token while the next
-// logits are computed. The busy flag is already clear then; `ahead_running` says a decode-ahead
-// is still going. The next worker waits for it on its own thread and reports its failure; the
-// main-thread methods that read or change the cache wait for it (clear/truncate cancel it first).
+// Decode-ahead: a step asked to may resolve as soon as its token is sampled; the context's
+// thread then decodes that token into the cache, so JS handles the token while the next logits
+// are computed. The busy flag is already clear then; `ahead_running` says a decode-ahead is still
+// going. The next job (queued behind it) reports its failure; the main-thread methods that read
+// or change the cache wait for it (clear/truncate cancel it first).
 #pragma once
 
 #include <napi.h>
@@ -20,11 +22,13 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "ggml-cpu.h"
 #include "llama.h"
 #include "model.h"
+#include "serial_thread.h"
 
 namespace toolwright {
 
@@ -50,16 +54,22 @@ struct ContextState {
   std::atomic<uint64_t> sampled_tokens{0};
   // Steps whose promise settled while their token was still being decoded ahead (the overlap).
   std::atomic<uint64_t> settled_early{0};
+  // How many OS threads have run a decode of this context (1: the context's own thread).
+  std::atomic<uint32_t> decode_threads{0};
   std::atomic<bool> abort{false};
   std::atomic<bool> busy{false};
+  // Runs every decode and step of this context, in order. Every job holds a ContextPtr, so the
+  // thread is idle when the state is destroyed; the destructor stops it before freeing ctx.
+  std::unique_ptr<SerialThread> thread;
 
   ~ContextState();
 
-  // Decode-ahead bookkeeping (see the top of this file). Begin/End on the worker thread.
+  // Decode-ahead bookkeeping (see the top of this file). Begin/End on the context's thread.
   void BeginAhead();
   void EndAhead(std::string code, std::string error);
   // Waits until no decode-ahead runs. Returns false with its failure's code and message when the
-  // last one failed; `consume` marks it seen (the caller reports its failure).
+  // last one failed; `consume` marks it seen (the caller reports its failure). On the context's
+  // thread it never waits: the decode-ahead before a job is over when the job starts.
   bool AwaitAhead(std::string* code, std::string* error, bool consume);
   // A decode-ahead runs now.
   bool AheadRunning();
@@ -70,7 +80,7 @@ struct ContextState {
 
   // Evaluates `input` after `tokens` in batches; keeps the logits of the last one.
   // On failure the cache is left exactly as the successfully decoded batches made it.
-  // Worker thread. Returns false with an error code and message.
+  // Context's thread. Returns false with an error code and message.
   bool Decode(const std::vector<llama_token>& input, std::string* code, std::string* error);
 
  private:
@@ -80,6 +90,7 @@ struct ContextState {
   bool ahead_pending_ = false;  // running or not yet consumed; guarded by ahead_mutex_
   std::string ahead_code_;      // failure of the last decode-ahead; guarded by ahead_mutex_
   std::string ahead_error_;
+  std::vector<std::thread::id> decode_thread_ids_;  // only Decode() touches it
 };
 using ContextPtr = std::shared_ptr<ContextState>;
 

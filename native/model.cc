@@ -169,7 +169,8 @@ Model::Model(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Model>(info) {
       !info[0].As<Napi::External<ModelPtr>>().CheckTypeTag(&kModelHandleTag)) {
     throw Napi::TypeError::New(env, "Model: not constructible from JS; use Model.load(path, options)");
   }
-  handle_ = *info[0].As<Napi::External<ModelPtr>>().Data();
+  // Take the reference out of the box: the External lives until GC, and dispose() must free now.
+  handle_ = std::move(*info[0].As<Napi::External<ModelPtr>>().Data());
 }
 
 ModelPtr Model::FromValue(Napi::Env env, const Napi::Value& value, const char* method,

@@ -4,6 +4,7 @@
  * cache and stats stay the truth, and that cancel/clear/truncate/dispose during a decode-ahead
  * are safe and leave the context usable.
  */
+import { existsSync, readdirSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type Context, loadModel, loadNative, type Model } from "../src/index.js";
 import type { NativeContext, NativeSampler } from "../src/runtime/binding.js";
@@ -123,6 +124,23 @@ describe("the overlap", () => {
     expect(early).toBeLessThanOrEqual(tokens.length - 1);
   });
 
+  test("every decode of a context runs on the context's own thread", async () => {
+    // Consecutive decodes on one OS thread are measurably faster than hopping between libuv pool
+    // threads; prompt decodes, steps and decode-aheads all count here.
+    const own = await model.createContext(CONTEXT);
+    try {
+      expect(own.native.stats().decodeThreads).toBe(0);
+      await own.decode(model.tokenize(PROMPT));
+      for (let i = 0; i < 3; i++) {
+        await own.generate({ prompt: PROMPT, maxTokens: 12, sampling: { temperature: 1, seed: i }, reusePrefix: i > 0 }).text();
+      }
+      expect(own.stats.evaluatedTokens).toBeGreaterThan(20);
+      expect(own.native.stats().decodeThreads).toBe(1);
+    } finally {
+      own.dispose();
+    }
+  });
+
   test("clear, truncate, cachedTokens and decode refuse while a generation runs", async () => {
     const generation = context.generate({ prompt: PROMPT, maxTokens: 6, sampling: { greedy: true } });
     for await (const _ of generation) {
@@ -223,5 +241,30 @@ describe("native step with decodeAhead", () => {
     // The model still works after the disposed context's worker finished in the background.
     const text = await context.generate({ prompt: PROMPT, maxTokens: 2 }).text();
     expect(typeof text).toBe("string");
+  });
+
+  // Each context owns a thread; it must end with the context, also when the context's last
+  // reference is dropped by its own thread (dispose() while a decode-ahead runs there).
+  test.runIf(existsSync("/proc/self/task"))("disposed contexts leave no thread behind", async () => {
+    const threads = () => readdirSync("/proc/self/task").length;
+    const settle = async (target: number) => {
+      for (let i = 0; i < 100 && threads() > target; i++) await new Promise((r) => setTimeout(r, 20));
+      return threads();
+    };
+    await context.generate({ prompt: PROMPT, maxTokens: 2 }).text(); // the libuv pool is up
+    const baseline = threads();
+    const s = sampler(4);
+    try {
+      for (let i = 0; i < 6; i++) {
+        const own = await model.createContext(CONTEXT);
+        expect(threads()).toBeGreaterThan(baseline);
+        if (i % 3 === 1) await own.native.step(s, model.tokenize(PROMPT), { decodeAhead: true });
+        if (i % 3 === 2) void own.decode(model.tokenize(PROMPT)).catch(() => undefined);
+        own.dispose();
+      }
+    } finally {
+      s.dispose();
+    }
+    expect(await settle(baseline)).toBe(baseline);
   });
 });

@@ -176,8 +176,11 @@ export interface NativeContext {
   truncate(keep: number): boolean;
   tokens(): Int32Array;
   readonly size: number;
-  /** stepsSettledEarly: steps whose promise settled while their token was still decoding ahead. */
-  stats(): { evaluatedTokens: number; sampledTokens: number; stepsSettledEarly: number };
+  /**
+   * stepsSettledEarly: steps whose promise settled while their token was still decoding ahead;
+   * decodeThreads: OS threads that have decoded for this context (1: all on the context's own).
+   */
+  stats(): { evaluatedTokens: number; sampledTokens: number; stepsSettledEarly: number; decodeThreads: number };
   dispose(): void;
   readonly disposed: boolean;
 }

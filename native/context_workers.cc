@@ -1,0 +1,295 @@
+#include "context_workers.h"
+
+#include <algorithm>
+#include <exception>
+#include <future>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "log_capture.h"
+#include "promise_worker.h"
+#include "vocab_ops.h"
+
+namespace toolwright {
+namespace {
+
+constexpr const char* kSampleFailed = "TOOLWRIGHT_SAMPLE_FAILED";
+
+bool AbortRequested(void* data) { return static_cast<ContextState*>(data)->abort.load(std::memory_order_relaxed); }
+
+ggml_threadpool* NewThreadPool(int32_t threads) {
+  // Default polling (workers spin briefly between decodes, then sleep), as llama-cli uses.
+  ggml_threadpool_params params = ggml_threadpool_params_default(threads);
+  return ggml_threadpool_new(&params);
+}
+
+bool AttachThreadPools(ContextState& state, const ContextOptions& options) {
+  state.pool = NewThreadPool(options.threads);
+  if (state.pool == nullptr) return false;
+  state.pool_batch = options.threads_batch == options.threads ? state.pool : NewThreadPool(options.threads_batch);
+  if (state.pool_batch == nullptr) return false;
+  llama_attach_threadpool(state.ctx, state.pool, state.pool_batch);
+  return true;
+}
+
+class CreateContextWorker : public PromiseWorker {
+ public:
+  CreateContextWorker(Napi::Env env, Napi::Object owner, ModelPtr model, ContextOptions options)
+      : PromiseWorker(env, "toolwright.createContext", owner), model_(std::move(model)), options_(options) {}
+
+ protected:
+  void Run() override {
+    llama_context_params params = llama_context_default_params();
+    params.n_ctx = options_.context_size;
+    params.n_batch = options_.batch_size;
+    params.n_ubatch = std::min(options_.ubatch_size, options_.batch_size);
+    params.n_seq_max = 1;
+    params.n_threads = options_.threads;
+    params.n_threads_batch = options_.threads_batch;
+    params.no_perf = true;
+
+    auto state = std::make_shared<ContextState>();
+    state->model = model_;
+    ScopedLogCapture capture;
+    state->ctx = llama_init_from_model(model_->model, params);
+    if (state->ctx == nullptr) {
+      std::string reason = capture.Reason();
+      Fail("TOOLWRIGHT_CONTEXT_FAILED", "Cannot create a context for \"" + model_->path + "\": " +
+                                            (reason.empty() ? "llama.cpp gave no reason" : reason) +
+                                            " (llama_init_from_model failed)");
+      return;
+    }
+    state->n_ctx = llama_n_ctx(state->ctx);
+    state->n_batch = llama_n_batch(state->ctx);
+    state->batch_capacity = static_cast<int32_t>(state->n_batch);
+    state->batch = llama_batch_init(state->batch_capacity, 0, 1);
+    llama_set_abort_callback(state->ctx, &AbortRequested, state.get());
+    if (!AttachThreadPools(*state, options_)) {
+      Fail("TOOLWRIGHT_CONTEXT_FAILED", "Cannot create a context for \"" + model_->path +
+                                            "\": could not start its CPU threads (ggml_threadpool_new failed)");
+      return;
+    }
+    state->thread = std::make_unique<SerialThread>();
+    state_ = std::move(state);
+  }
+  Napi::Value Result(Napi::Env env) override { return Context::NewInstance(env, std::move(state_)); }
+
+ private:
+  ModelPtr model_;
+  ContextOptions options_;
+  ContextPtr state_;
+};
+
+// What a job on the context's thread reports back: an empty code means success.
+struct JobStatus {
+  std::string code;
+  std::string error;
+};
+
+// Worker thread: runs `job(state, delivery)` on the context's thread and waits until the job
+// delivers a T. The job may go on after delivering (a decode-ahead). A job that throws before
+// delivering makes this throw (the PromiseWorker rejects with an internal error).
+template <typename T, typename Job>
+T RunOnContextThread(const ContextPtr& state, Job job) {
+  auto delivery = std::make_shared<std::promise<T>>();
+  std::future<T> outcome = delivery->get_future();
+  state->thread->Post([state, delivery, job = std::move(job)]() mutable {
+    try {
+      job(*state, *delivery);
+    } catch (...) {
+      try {
+        delivery->set_exception(std::current_exception());
+      } catch (...) {  // already delivered: the failure is the job's own to report
+      }
+    }
+  });
+  return outcome.get();
+}
+
+// Context's thread: takes the previous step's decode-ahead outcome; its failure becomes this
+// operation's, so the caller learns the cache did not take that token.
+bool TakeAheadOutcome(ContextState& state, const char* method, JobStatus* status) {
+  if (state.AwaitAhead(&status->code, &status->error, true)) return true;
+  status->error = std::string(method) + ": decoding the previous step's token ahead failed: " + status->error;
+  return false;
+}
+
+// A cancel() between queueing and the start of the job aborts this operation.
+bool CheckNotCancelled(ContextState& state, const char* method, JobStatus* status) {
+  if (!state.abort.load()) return true;
+  status->code = codes::kAbort;
+  status->error = std::string(method) + ": cancelled";
+  return false;
+}
+
+class DecodeWorker : public PromiseWorker {
+ public:
+  DecodeWorker(Napi::Env env, Napi::Object owner, ContextPtr state, std::vector<llama_token> input)
+      : PromiseWorker(env, "toolwright.decode", owner), state_(std::move(state)), input_(std::move(input)) {}
+
+ protected:
+  void Run() override {
+    JobStatus status = RunOnContextThread<JobStatus>(
+        state_, [input = std::move(input_)](ContextState& s, std::promise<JobStatus>& delivery) {
+          JobStatus st;
+          if (TakeAheadOutcome(s, "Context.decode", &st) && CheckNotCancelled(s, "Context.decode", &st)) {
+            s.Decode(input, &st.code, &st.error);
+          }
+          delivery.set_value(std::move(st));
+        });
+    if (!status.code.empty()) Fail(status.code, status.error);
+  }
+  void Settle() override { state_->busy.store(false); }
+  Napi::Value Result(Napi::Env env) override { return Napi::Number::New(env, static_cast<double>(state_->n_tokens.load())); }
+
+ private:
+  ContextPtr state_;
+  std::vector<llama_token> input_;
+};
+
+// Ends a decode-ahead however the job leaves (an exception included), so no waiter hangs.
+class AheadGuard {
+ public:
+  explicit AheadGuard(ContextState& state) : state_(state) { state_.BeginAhead(); }
+  ~AheadGuard() {
+    if (!ended_) state_.EndAhead(codes::kInternal, "internal error while decoding ahead");
+  }
+  void End(std::string code, std::string error) {
+    ended_ = true;
+    state_.EndAhead(std::move(code), std::move(error));
+  }
+  AheadGuard(const AheadGuard&) = delete;
+  AheadGuard& operator=(const AheadGuard&) = delete;
+
+ private:
+  ContextState& state_;
+  bool ended_ = false;
+};
+
+struct StepOutcome {
+  JobStatus status;
+  llama_token token = LLAMA_TOKEN_NULL;
+  std::string piece;
+  bool eog = false;
+};
+
+// Context's thread: one generation step. Decodes the pending tokens, then samples, applies the
+// grammar and accepts; delivers the token, then (decode_ahead, and not an end of generation)
+// decodes it into the cache while the caller already handles it.
+void StepJob(ContextState& state, SamplerState& sampler, const std::vector<llama_token>& pending, bool decode_ahead,
+             std::promise<StepOutcome>& delivery) {
+  StepOutcome out;
+  JobStatus& st = out.status;
+  if (!TakeAheadOutcome(state, "Context.step", &st) || !CheckNotCancelled(state, "Context.step", &st) ||
+      !state.Decode(pending, &st.code, &st.error)) {
+    delivery.set_value(std::move(out));
+    return;
+  }
+  if (!state.has_logits) {
+    st = {kSampleFailed, "Context.step: nothing to sample from: decode a prompt first"};
+    delivery.set_value(std::move(out));
+    return;
+  }
+  {
+    ScopedLogCapture capture;
+    std::string error;
+    out.token = sampler.Sample(state.ctx, &error);
+    if (out.token == LLAMA_TOKEN_NULL) {
+      const std::string reason = capture.Reason();
+      st = {kSampleFailed, "Context.step: " + error + (reason.empty() ? "" : ": " + reason)};
+      delivery.set_value(std::move(out));
+      return;
+    }
+  }
+  state.sampled_tokens++;
+  out.piece = TokenPiece(state.model->vocab, out.token);
+  out.eog = llama_vocab_is_eog(state.model->vocab, out.token);
+  const llama_token token = out.token;
+  if (!decode_ahead || out.eog) {
+    delivery.set_value(std::move(out));
+    return;
+  }
+  // Mark the decode-ahead before delivering, so the main thread sees it from the moment the
+  // step's promise can settle.
+  AheadGuard ahead(state);
+  delivery.set_value(std::move(out));
+  std::string code;
+  std::string error;
+  try {
+    if (state.Decode({token}, &code, &error)) {
+      ahead.End("", "");
+    } else {
+      ahead.End(code, error);
+    }
+  } catch (const std::exception& e) {
+    ahead.End(codes::kInternal, std::string("internal error: ") + e.what());
+  }
+}
+
+class StepWorker : public PromiseWorker {
+ public:
+  StepWorker(Napi::Env env, Napi::Object owner, ContextPtr state, SamplerPtr sampler, std::vector<llama_token> pending,
+             bool decode_ahead)
+      : PromiseWorker(env, "toolwright.step", owner),
+        state_(std::move(state)),
+        sampler_(std::move(sampler)),
+        pending_(std::move(pending)),
+        decode_ahead_(decode_ahead) {}
+
+ protected:
+  void Run() override {
+    outcome_ = RunOnContextThread<StepOutcome>(
+        state_, [sampler = sampler_, pending = std::move(pending_), ahead = decode_ahead_](
+                    ContextState& s, std::promise<StepOutcome>& delivery) { StepJob(s, *sampler, pending, ahead, delivery); });
+    if (!outcome_.status.code.empty()) Fail(outcome_.status.code, outcome_.status.error);
+  }
+
+  // The step no longer holds the context or the sampler (a decode-ahead may still run).
+  void Settle() override {
+    sampler_->busy.store(false);
+    state_->busy.store(false);
+  }
+
+  Napi::Value Result(Napi::Env env) override {
+    if (state_->AheadRunning()) state_->settled_early++;
+    Napi::Object out = Napi::Object::New(env);
+    out.Set("token", Napi::Number::New(env, outcome_.token));
+    out.Set("bytes", Napi::Buffer<char>::Copy(env, outcome_.piece.data(), outcome_.piece.size()));
+    out.Set("eog", Napi::Boolean::New(env, outcome_.eog));
+    return out;
+  }
+
+ private:
+  ContextPtr state_;
+  SamplerPtr sampler_;
+  std::vector<llama_token> pending_;
+  bool decode_ahead_;
+  StepOutcome outcome_;
+};
+
+}  // namespace
+
+Napi::Promise QueueCreateContext(Napi::Env env, Napi::Object owner, ModelPtr model, const ContextOptions& options) {
+  auto* worker = new CreateContextWorker(env, owner, std::move(model), options);
+  Napi::Promise promise = worker->Promise();
+  worker->Queue();
+  return promise;
+}
+
+Napi::Promise QueueDecode(Napi::Env env, Napi::Object owner, ContextPtr state, std::vector<llama_token> input) {
+  auto* worker = new DecodeWorker(env, owner, std::move(state), std::move(input));
+  Napi::Promise promise = worker->Promise();
+  worker->Queue();
+  return promise;
+}
+
+Napi::Promise QueueStep(Napi::Env env, Napi::Object owner, ContextPtr state, SamplerPtr sampler,
+                        std::vector<llama_token> pending, bool decode_ahead) {
+  auto* worker = new StepWorker(env, owner, std::move(state), std::move(sampler), std::move(pending), decode_ahead);
+  Napi::Promise promise = worker->Promise();
+  worker->Queue();
+  return promise;
+}
+
+}  // namespace toolwright
