@@ -1,6 +1,6 @@
 /**
- * Decode-ahead: a step asked to settles once its token is sampled and then decodes that token on
- * the worker thread. Checks that generate() gives the same tokens as a plain step loop, that the
+ * Decode-ahead: a step asked to settles once its token is sampled, and the context's own thread
+ * then decodes that token. Checks that generate() gives the same tokens as a plain step loop, that the
  * cache and stats stay the truth, and that cancel/clear/truncate/dispose during a decode-ahead
  * are safe and leave the context usable.
  */

@@ -2,7 +2,7 @@
  * Loading models: progress, cancellation, bad files, option checks, event loop responsiveness,
  * disposal. Uses a tiny random-weight model with a real tokenizer.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -195,6 +195,20 @@ describe("dispose", () => {
     model.dispose();
     expect(context.disposed).toBe(true);
     expect(() => context.generate({ prompt: "x" })).toThrow(/disposed/);
+  });
+
+  // The weights are a mapping of the file: dispose() must unmap them at once, not when the JS
+  // wrapper is garbage-collected (the model and its contexts are freed by dispose itself).
+  test.runIf(existsSync("/proc/self/maps"))("unmaps the model file at once", async () => {
+    const mappings = () => readFileSync("/proc/self/maps", "utf8").split("\n").filter((l) => l.endsWith(modelPath)).length;
+    expect(mappings()).toBe(0);
+    const model = await loadModel(modelPath);
+    const context = await model.createContext({ contextSize: 256, threads: 1 });
+    await context.generate({ prompt: "x", maxTokens: 2 }).text();
+    expect(mappings()).toBeGreaterThan(0);
+    context.dispose();
+    model.dispose();
+    expect(mappings()).toBe(0);
   });
 
   test("await using frees the model at the end of the scope", async () => {
