@@ -1,15 +1,22 @@
 // Per-environment state (main thread and each worker_thread get their own): the class
-// constructors, so workers can create instances (a loaded Model, a created Context).
+// constructors, so workers can create instances (a loaded Model, a created Context), and the
+// environment's live contexts.
 #pragma once
 
 #include <napi.h>
 
+#include <memory>
+
 namespace toolwright {
+
+struct ContextRegistry;  // context.h
 
 struct AddonData {
   Napi::FunctionReference model_constructor;
   Napi::FunctionReference context_constructor;
   Napi::FunctionReference sampler_constructor;
+  // This environment's contexts, stopped when it is torn down (see ContextRegistry).
+  std::shared_ptr<ContextRegistry> contexts;
 };
 
 inline AddonData& GetAddonData(Napi::Env env) { return *env.GetInstanceData<AddonData>(); }

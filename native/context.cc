@@ -155,6 +155,22 @@ bool ContextState::Decode(const std::vector<llama_token>& input, std::string* co
   return true;
 }
 
+void ContextRegistry::Add(const ContextPtr& state) {
+  live.erase(std::remove_if(live.begin(), live.end(), [](const std::weak_ptr<ContextState>& w) { return w.expired(); }),
+             live.end());
+  live.push_back(state);
+}
+
+void ContextRegistry::StopAll() {
+  for (const std::weak_ptr<ContextState>& weak : live) {
+    if (ContextPtr state = weak.lock()) {
+      state->abort.store(true);  // a running decode (ahead) stops at its next graph node
+      state->thread->Stop();     // runs what is queued (aborted at once), then joins
+    }
+  }
+  live.clear();
+}
+
 void Context::Init(Napi::Env env, Napi::Object exports) {
   Napi::Function ctor = DefineClass(
       env, "Context",
@@ -172,11 +188,15 @@ void Context::Init(Napi::Env env, Napi::Object exports) {
           InstanceMethod<&Context::Dispose>("dispose"),
           InstanceAccessor<&Context::IsDisposed>("disposed"),
       });
-  GetAddonData(env).context_constructor = Napi::Persistent(ctor);
+  AddonData& data = GetAddonData(env);
+  data.context_constructor = Napi::Persistent(ctor);
+  data.contexts = std::make_shared<ContextRegistry>();
+  env.AddCleanupHook([registry = data.contexts]() { registry->StopAll(); });
   exports.Set("Context", ctor);
 }
 
 Napi::Object Context::NewInstance(Napi::Env env, ContextPtr state) {
+  GetAddonData(env).contexts->Add(state);
   auto* boxed = new ContextPtr(std::move(state));
   Napi::External<ContextPtr> external = Napi::External<ContextPtr>::New(
       env, boxed, [](Napi::Env, ContextPtr* p) { delete p; });

@@ -94,6 +94,16 @@ struct ContextState {
 };
 using ContextPtr = std::shared_ptr<ContextState>;
 
+// The live contexts of one environment (main thread or worker_thread). When the environment is
+// torn down, each is aborted and its thread stopped there, so no decode-ahead outlives it: a
+// worker_thread unloads the addon's code afterwards, and a detached thread would still be in it.
+// Environment's thread only.
+struct ContextRegistry {
+  std::vector<std::weak_ptr<ContextState>> live;
+  void Add(const ContextPtr& state);
+  void StopAll();
+};
+
 class Context : public Napi::ObjectWrap<Context> {
  public:
   static void Init(Napi::Env env, Napi::Object exports);

@@ -71,6 +71,8 @@ class PromiseWorker : public Napi::AsyncWorker {
       deferred_.Resolve(Result(env));
     } catch (const Napi::Error& e) {
       deferred_.Reject(e.Value());
+    } catch (const std::exception& e) {  // e.g. bad_alloc building the result: reject, never terminate
+      deferred_.Reject(CodedError(env, std::string("internal error: ") + e.what(), codes::kInternal));
     }
   }
 

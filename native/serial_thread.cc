@@ -1,33 +1,93 @@
 #include "serial_thread.h"
 
+#include <stdexcept>
 #include <utility>
+
+#ifdef _WIN32
+#include <thread>
+#else
+#include <pthread.h>
+#endif
 
 namespace toolwright {
 
-SerialThread::SerialThread() : queue_(std::make_shared<Queue>()), thread_(&SerialThread::Loop, queue_) {}
+#ifdef _WIN32
+struct SerialThread::Native {
+  std::thread thread;
+  bool started = false;
+  void Start(std::shared_ptr<Queue> queue) {
+    thread = std::thread([queue] { Loop(queue); });  // 1 MiB like libuv's pool threads there
+    started = true;
+  }
+  bool IsSelf() const { return thread.get_id() == std::this_thread::get_id(); }
+  void Join() { thread.join(); }
+  void Detach() { thread.detach(); }
+};
+#else
+struct SerialThread::Native {
+  pthread_t thread{};
+  bool started = false;
+  void Start(std::shared_ptr<Queue> queue) {
+    pthread_attr_t attr;
+    if (pthread_attr_init(&attr) != 0) throw std::runtime_error("pthread_attr_init failed");
+    pthread_attr_setstacksize(&attr, size_t{8} << 20);  // keeps the default if refused
+    auto* arg = new std::shared_ptr<Queue>(std::move(queue));
+    const int rc = pthread_create(
+        &thread, &attr,
+        [](void* p) -> void* {
+          std::shared_ptr<Queue> q = std::move(*static_cast<std::shared_ptr<Queue>*>(p));
+          delete static_cast<std::shared_ptr<Queue>*>(p);
+          Loop(q);
+          return nullptr;
+        },
+        arg);
+    pthread_attr_destroy(&attr);
+    if (rc != 0) {
+      delete arg;
+      throw std::runtime_error("could not start the context's thread (pthread_create failed)");
+    }
+    started = true;
+  }
+  bool IsSelf() const { return pthread_equal(thread, pthread_self()) != 0; }
+  void Join() { pthread_join(thread, nullptr); }
+  void Detach() { pthread_detach(thread); }
+};
+#endif
 
-SerialThread::~SerialThread() {
+SerialThread::SerialThread() : queue_(std::make_shared<Queue>()), thread_(std::make_unique<Native>()) {
+  thread_->Start(queue_);
+}
+
+SerialThread::~SerialThread() { Stop(); }
+
+void SerialThread::Stop() {
   {
     std::lock_guard<std::mutex> lock(queue_->mutex);
     queue_->stopping = true;
   }
   queue_->wake.notify_one();
-  if (thread_.get_id() == std::this_thread::get_id()) {
-    thread_.detach();  // joining itself would deadlock; the loop sees `stopping` after this job
-  } else if (thread_.joinable()) {
-    thread_.join();
+  if (!thread_->started) return;
+  thread_->started = false;
+  if (thread_->IsSelf()) {
+    thread_->Detach();  // joining itself would deadlock; the loop ends after the current job
+  } else {
+    thread_->Join();
   }
 }
 
 void SerialThread::Post(std::function<void()> job) {
   {
     std::lock_guard<std::mutex> lock(queue_->mutex);
-    queue_->jobs.push_back(std::move(job));
+    if (!queue_->stopping) {
+      queue_->jobs.push_back(std::move(job));
+      job = nullptr;
+    }
   }
   queue_->wake.notify_one();
+  // A refused job is destroyed here, unlocked (it may hold the last reference to the owner).
 }
 
-void SerialThread::Loop(std::shared_ptr<Queue> queue) {
+void SerialThread::Loop(const std::shared_ptr<Queue>& queue) {
   for (;;) {
     std::function<void()> job;
     {

@@ -1,10 +1,9 @@
 // SerialThread: one OS thread that runs posted jobs one after another, in the order posted.
 //
 // Why a context has one: llama.cpp's CPU compute for consecutive tokens runs measurably faster
-// when it stays on one thread. With each step on whichever libuv pool thread was free, generation
-// at 1 CPU thread ran about 13% slower than on a single pool thread (bench:runtime's model, same
-// tokens). The context's workers still are N-API AsyncWorkers; their Execute() posts the llama
-// work here and waits for its outcome.
+// when it stays on one thread (bench:runtime, 1 CPU thread: generation about 7% faster than with
+// each step on whichever libuv pool thread was free). The context's workers still are N-API
+// AsyncWorkers; their Execute() posts the llama work here and waits for its outcome.
 #pragma once
 
 #include <condition_variable>
@@ -12,22 +11,28 @@
 #include <functional>
 #include <memory>
 #include <mutex>
-#include <thread>
 
 namespace toolwright {
 
 class SerialThread {
  public:
+  // Starts the thread, with a stack as large as libuv gives its pool threads (8 MiB), since the
+  // llama work used to run there.
   SerialThread();
-  // Lets queued jobs run, then joins; when the last job itself destroys the owner (it held the
-  // last reference), the thread is detached instead and ends after that job.
+  // Stop().
   ~SerialThread();
 
   SerialThread(const SerialThread&) = delete;
   SerialThread& operator=(const SerialThread&) = delete;
 
-  // Queues `job`. A job must not throw (an exception is swallowed so the thread lives on).
+  // Queues `job`. After Stop() the job is dropped unrun (destroyed, so a promise it holds breaks
+  // instead of leaving its waiter hanging). A job must not throw (it would be swallowed).
   void Post(std::function<void()> job);
+
+  // Lets the queued jobs run, then ends the thread and joins it. Called on the thread itself (a
+  // job dropped the last reference to the owner) it detaches instead: the thread ends after that
+  // job. Idempotent.
+  void Stop();
 
  private:
   struct Queue {
@@ -36,10 +41,11 @@ class SerialThread {
     std::deque<std::function<void()>> jobs;
     bool stopping = false;
   };
-  static void Loop(std::shared_ptr<Queue> queue);
+  static void Loop(const std::shared_ptr<Queue>& queue);
 
+  struct Native;                  // the platform's thread handle
   std::shared_ptr<Queue> queue_;  // shared with the thread, which may outlive this object
-  std::thread thread_;
+  std::unique_ptr<Native> thread_;
 };
 
 }  // namespace toolwright

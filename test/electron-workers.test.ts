@@ -5,6 +5,7 @@
 // terminated in the middle of a generation.
 //
 // Workers run the compiled package (lib/), as an installed app would.
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
@@ -150,3 +151,19 @@ test("terminating workers while they load the addon and a model does not abort t
   context.dispose();
 });
 
+
+// A context's own thread must end with the worker's environment, even when the worker is
+// terminated while that thread decodes a token ahead: after the environment is gone the addon's
+// code may be unloaded, so no thread of it may still run.
+test.runIf(existsSync("/proc/self/task"))("terminating a worker mid-generation leaves none of its threads behind", async () => {
+  const threads = () => readdirSync("/proc/self/task").length;
+  const baseline = threads();
+  for (let i = 0; i < 3; i++) {
+    const w = startWorker(new SharedArrayBuffer(4), 1, true);
+    w.done.catch(() => undefined);
+    await w.firstToken;
+    await w.worker.terminate();
+    // terminate() resolves once the worker's thread has exited, so its environment's cleanup ran.
+    expect(threads()).toBe(baseline);
+  }
+});
