@@ -2,7 +2,7 @@
  * Loading models: progress, cancellation, bad files, option checks, event loop responsiveness,
  * disposal. Uses a tiny random-weight model with a real tokenizer.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -200,9 +200,12 @@ describe("dispose", () => {
   // The weights are a mapping of the file: dispose() must unmap them at once, not when the JS
   // wrapper is garbage-collected (the model and its contexts are freed by dispose itself).
   test.runIf(existsSync("/proc/self/maps"))("unmaps the model file at once", async () => {
-    const mappings = () => readFileSync("/proc/self/maps", "utf8").split("\n").filter((l) => l.endsWith(modelPath)).length;
+    // A copy of its own: other tests' models (freed by GC or a cancelled load) do not count.
+    const path = join(scratch, "unmap-check.gguf");
+    copyFileSync(modelPath, path);
+    const mappings = () => readFileSync("/proc/self/maps", "utf8").split("\n").filter((l) => l.endsWith(path)).length;
     expect(mappings()).toBe(0);
-    const model = await loadModel(modelPath);
+    const model = await loadModel(path);
     const context = await model.createContext({ contextSize: 256, threads: 1 });
     await context.generate({ prompt: "x", maxTokens: 2 }).text();
     expect(mappings()).toBeGreaterThan(0);
