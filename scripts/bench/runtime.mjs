@@ -305,13 +305,16 @@ for (const model of models) {
     if (opt.json) {
       for (const r of [ref, tw]) if (r) console.log(JSON.stringify({ model: model.label, sampling, ...r, prompt_ids: undefined, tokens: undefined, text: undefined }));
     }
-    rows.push({ model: model.label, sampling, ref, tw });
+    // The median of the round-by-round ratios: each compares two runs made back to back, so it is
+    // steadier than the ratio of the two medians on a machine whose speed drifts.
+    const paired = (rounds ?? []).filter((r) => r.ref.gen_tps > 0 && r.tw.gen_tps > 0).map((r) => r.tw.gen_tps / r.ref.gen_tps);
+    rows.push({ model: model.label, sampling, ref, tw, pairedRatio: paired.length > 0 ? median(paired) : undefined });
   }
 }
 
-const header = ["model", "sampling", "prompt tok/s llama.cpp", "toolwright", "ratio", "gen tok/s llama.cpp", "toolwright", "ratio"];
+const header = ["model", "sampling", "prompt tok/s llama.cpp", "toolwright", "ratio", "gen tok/s llama.cpp", "toolwright", "ratio", "per round"];
 const cell = (r, key) => (r === undefined ? "skipped" : r.error ? "error" : fmt(r[key]));
-const table = rows.map(({ model, sampling, ref, tw }) => [
+const table = rows.map(({ model, sampling, ref, tw, pairedRatio }) => [
   model,
   sampling,
   cell(ref, "prompt_tps"),
@@ -320,6 +323,7 @@ const table = rows.map(({ model, sampling, ref, tw }) => [
   cell(ref, "gen_tps"),
   cell(tw, "gen_tps"),
   ratio(tw?.gen_tps, ref.gen_tps),
+  pairedRatio === undefined ? "n/a" : pairedRatio.toFixed(2),
 ]);
 const widths = header.map((h, i) => Math.max(h.length, ...table.map((r) => r[i].length)));
 const line = (cells) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
@@ -327,7 +331,7 @@ console.log(`\nruntime: ${threads} threads, batch ${batch}, ${promptTokens} prom
 console.log(line(header));
 console.log(widths.map((w) => "-".repeat(w)).join("  "));
 for (const r of table) console.log(line(r));
-console.log("ratio = toolwright / llama.cpp (1.00 = as fast as llama.cpp's own C++ loop; higher is faster)");
+console.log("ratio = toolwright / llama.cpp (1.00 = as fast as llama.cpp's own C++ loop; higher is faster); per round = median of each round's generation ratio");
 const [load] = loadavg();
 if (load > availableParallelism()) notes.add(`load average ${load.toFixed(1)} on ${availableParallelism()} cores: other processes compete, timings are noisy`);
 for (const note of notes) console.log(`note: ${note}`);
