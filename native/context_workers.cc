@@ -87,21 +87,50 @@ struct JobStatus {
   std::string error;
 };
 
-// Worker thread: runs `job(state, delivery)` on the context's thread and waits until the job
-// delivers a T. The job may go on after delivering (a decode-ahead). A job that throws before
-// delivering makes this throw (the PromiseWorker rejects with an internal error).
+// How a job on the context's thread hands its outcome to the waiting worker. It holds the job's
+// only reference to the context: the job's captures hold none, so once it has delivered for good
+// nothing of it keeps the context (or its model) alive, and a dispose() right after the promise
+// settles frees them at once.
+template <typename T>
+class Delivery {
+ public:
+  Delivery(ContextPtr keep, std::shared_ptr<std::promise<T>> promise) : keep_(std::move(keep)), promise_(std::move(promise)) {}
+  ContextState& state() { return *keep_; }
+  // The job is done with the context: drop it, then wake the worker.
+  void Final(T value) {
+    keep_.reset();
+    promise_->set_value(std::move(value));
+  }
+  // The job goes on (a decode-ahead) and keeps the context until it ends.
+  void Early(T value) { promise_->set_value(std::move(value)); }
+  // The job threw: the worker rejects with it, unless the outcome was delivered already.
+  void Fail(std::exception_ptr error) {
+    keep_.reset();
+    try {
+      promise_->set_exception(std::move(error));
+    } catch (...) {  // already delivered: the failure is the job's own to report
+    }
+  }
+
+ private:
+  ContextPtr keep_;
+  std::shared_ptr<std::promise<T>> promise_;
+};
+
+// Worker thread: runs `job(delivery)` on the context's thread and waits until the job delivers a
+// T. A job that throws before delivering makes this throw (the PromiseWorker rejects with an
+// internal error); one that ends without delivering breaks the promise, which does the same.
 template <typename T, typename Job>
 T RunOnContextThread(const ContextPtr& state, Job job) {
-  auto delivery = std::make_shared<std::promise<T>>();
-  std::future<T> outcome = delivery->get_future();
-  state->thread->Post([state, delivery, job = std::move(job)]() mutable {
+  auto promise = std::make_shared<std::promise<T>>();
+  std::future<T> outcome = promise->get_future();
+  // An init-capture: a plain copy of the const reference would be const, and moving it would copy.
+  state->thread->Post([keep = state, promise, job = std::move(job)]() mutable {
+    Delivery<T> delivery(std::move(keep), std::move(promise));
     try {
-      job(*state, *delivery);
+      job(delivery);
     } catch (...) {
-      try {
-        delivery->set_exception(std::current_exception());
-      } catch (...) {  // already delivered: the failure is the job's own to report
-      }
+      delivery.Fail(std::current_exception());
     }
   });
   return outcome.get();
@@ -130,14 +159,14 @@ class DecodeWorker : public PromiseWorker {
 
  protected:
   void Run() override {
-    JobStatus status = RunOnContextThread<JobStatus>(
-        state_, [input = std::move(input_)](ContextState& s, std::promise<JobStatus>& delivery) {
-          JobStatus st;
-          if (TakeAheadOutcome(s, "Context.decode", &st) && CheckNotCancelled(s, "Context.decode", &st)) {
-            s.Decode(input, &st.code, &st.error);
-          }
-          delivery.set_value(std::move(st));
-        });
+    JobStatus status = RunOnContextThread<JobStatus>(state_, [input = std::move(input_)](Delivery<JobStatus>& delivery) {
+      ContextState& s = delivery.state();
+      JobStatus st;
+      if (TakeAheadOutcome(s, "Context.decode", &st) && CheckNotCancelled(s, "Context.decode", &st)) {
+        s.Decode(input, &st.code, &st.error);
+      }
+      delivery.Final(std::move(st));
+    });
     if (!status.code.empty()) Fail(status.code, status.error);
   }
   void Settle() override { state_->busy.store(false); }
@@ -177,18 +206,19 @@ struct StepOutcome {
 // Context's thread: one generation step. Decodes the pending tokens, then samples, applies the
 // grammar and accepts; delivers the token, then (decode_ahead, and not an end of generation)
 // decodes it into the cache while the caller already handles it.
-void StepJob(ContextState& state, SamplerState& sampler, const std::vector<llama_token>& pending, bool decode_ahead,
-             std::promise<StepOutcome>& delivery) {
+void StepJob(Delivery<StepOutcome>& delivery, SamplerState& sampler, const std::vector<llama_token>& pending,
+             bool decode_ahead) {
+  ContextState& state = delivery.state();  // not used after delivery.Final()
   StepOutcome out;
   JobStatus& st = out.status;
   if (!TakeAheadOutcome(state, "Context.step", &st) || !CheckNotCancelled(state, "Context.step", &st) ||
       !state.Decode(pending, &st.code, &st.error)) {
-    delivery.set_value(std::move(out));
+    delivery.Final(std::move(out));
     return;
   }
   if (!state.has_logits) {
     st = {kSampleFailed, "Context.step: nothing to sample from: decode a prompt first"};
-    delivery.set_value(std::move(out));
+    delivery.Final(std::move(out));
     return;
   }
   {
@@ -198,7 +228,7 @@ void StepJob(ContextState& state, SamplerState& sampler, const std::vector<llama
     if (out.token == LLAMA_TOKEN_NULL) {
       const std::string reason = capture.Reason();
       st = {kSampleFailed, "Context.step: " + error + (reason.empty() ? "" : ": " + reason)};
-      delivery.set_value(std::move(out));
+      delivery.Final(std::move(out));
       return;
     }
   }
@@ -207,13 +237,13 @@ void StepJob(ContextState& state, SamplerState& sampler, const std::vector<llama
   out.eog = llama_vocab_is_eog(state.model->vocab, out.token);
   const llama_token token = out.token;
   if (!decode_ahead || out.eog) {
-    delivery.set_value(std::move(out));
+    delivery.Final(std::move(out));
     return;
   }
   // Mark the decode-ahead before delivering, so the main thread sees it from the moment the
   // step's promise can settle.
   AheadGuard ahead(state);
-  delivery.set_value(std::move(out));
+  delivery.Early(std::move(out));
   std::string code;
   std::string error;
   try {
@@ -239,9 +269,12 @@ class StepWorker : public PromiseWorker {
 
  protected:
   void Run() override {
+    // A raw sampler pointer: this worker holds the sampler until it settles, and the job is done
+    // with it once it delivers.
     outcome_ = RunOnContextThread<StepOutcome>(
-        state_, [sampler = sampler_, pending = std::move(pending_), ahead = decode_ahead_](
-                    ContextState& s, std::promise<StepOutcome>& delivery) { StepJob(s, *sampler, pending, ahead, delivery); });
+        state_, [sampler = sampler_.get(), pending = std::move(pending_), ahead = decode_ahead_](Delivery<StepOutcome>& delivery) {
+          StepJob(delivery, *sampler, pending, ahead);
+        });
     if (!outcome_.status.code.empty()) Fail(outcome_.status.code, outcome_.status.error);
   }
 
