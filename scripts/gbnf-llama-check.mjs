@@ -9,13 +9,14 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, readdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { sharedDir } from "./lib/shared-dir.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const args = process.argv.slice(2);
 const opt = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
 const lib = resolve(opt("--lib", join(root, "lib")));
 const sample = Number(opt("--sample", "0"));
-const dir = process.env.TOOLWRIGHT_MASKBENCH ?? resolve(root, "../shared/maskbench-dev");
+const dir = join(sharedDir(), "maskbench-dev");
 const options = args.includes("--any-order") ? { propertyOrder: "any" } : {};
 
 const llama = join(root, "build/llama.cpp");

@@ -9,6 +9,7 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { sharedDir } from "./lib/shared-dir.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const args = process.argv.slice(2);
@@ -16,7 +17,7 @@ const opt = (name, fallback) => {
   const i = args.indexOf(name);
   return i >= 0 ? args[i + 1] : fallback;
 };
-const dir = opt("--dir", process.env.TOOLWRIGHT_MASKBENCH ?? resolve(root, "../shared/maskbench-dev"));
+const dir = opt("--dir", join(sharedDir(), "maskbench-dev"));
 const sample = Number(opt("--sample", "0"));
 const list = opt("--list", null);
 const lib = resolve(opt("--lib", join(root, "lib")));

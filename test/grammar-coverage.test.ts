@@ -1,16 +1,17 @@
 import { existsSync, readFileSync, readdirSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { describe, expect, test } from "vitest";
+import { sharedData } from "./helpers/shared-data.js";
 import { checkCoverageCase, parseCoverageCase, summarizeCoverage } from "../src/grammar/index.js";
 
 // MaskBench coverage on a fixed sample (every 3rd schema) to keep the run short on 2 cores;
 // `node scripts/schema-coverage.mjs` reports the full figure. The floors sit just under the
 // measured sample values, so a regression fails the test.
-const DIR = process.env.TOOLWRIGHT_MASKBENCH ?? resolve(__dirname, "../../shared/maskbench-dev");
+const DIR = sharedData("maskbench-dev");
 const FLOOR_SCHEMA_ORDER = 0.96; // measured 876/903 = 97.0%
 const FLOOR_ANY_ORDER = 0.955; // measured 291/301 = 96.7%
 
-const files = existsSync(DIR)
+const files = DIR !== null && existsSync(DIR)
   ? readdirSync(DIR)
       .filter((f) => f.endsWith(".json"))
       .sort()

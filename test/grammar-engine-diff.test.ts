@@ -6,6 +6,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } fro
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { sharedData } from "./helpers/shared-data.js";
 import { type DiffResult, GBNF_FIXTURES, LLAMA_GRAMMARS, runGrammarTool, vocabPath } from "./helpers/grammar-tool.js";
 
 interface DiffCase {
@@ -41,7 +42,7 @@ const CASES: DiffCase[] = [
 ];
 
 // MaskBench schemas through toolwright's JSON-Schema converter (src/grammar), when both exist.
-const MASKBENCH = process.env.TOOLWRIGHT_MASKBENCH_DIR ?? "/work/shared/maskbench-dev";
+const MASKBENCH = sharedData("maskbench-dev");
 type Converter = (schema: unknown) => string;
 async function loadConverter(): Promise<Converter | null> {
   try {
@@ -52,7 +53,7 @@ async function loadConverter(): Promise<Converter | null> {
     return null;
   }
 }
-const converter = existsSync(MASKBENCH) ? await loadConverter() : null;
+const converter = MASKBENCH !== null ? await loadConverter() : null;
 
 /** Python's json.dumps(data, ensure_ascii=False): the MaskBench instance text. */
 function pyJson(v: unknown): string {
@@ -66,10 +67,10 @@ function pyJson(v: unknown): string {
 /** Every `stride`-th MaskBench schema with a valid instance, converted: X.gbnf + X.txt. */
 function convertSchemas(convert: Converter, count: number, stride: number): string {
   const dir = mkdtempSync(join(tmpdir(), "tw-gbnf-schemas-"));
-  const files = readdirSync(MASKBENCH).filter((f) => f.endsWith(".json")).sort();
+  const files = readdirSync(MASKBENCH!).filter((f) => f.endsWith(".json")).sort();
   let written = 0;
   for (let i = 0; i < files.length && written < count; i += stride) {
-    const doc = JSON.parse(readFileSync(join(MASKBENCH, files[i]!), "utf8")) as {
+    const doc = JSON.parse(readFileSync(join(MASKBENCH!, files[i]!), "utf8")) as {
       schema: unknown;
       tests?: { data: unknown; valid: boolean }[];
     };

@@ -4,7 +4,7 @@
 // vocabularies. Prints per-mask µs (mean, p50, p99, max) and compile time side by side.
 //
 // Grammars, in order of preference:
-//   1. MaskBench schemas (/work/shared/maskbench-dev or $TOOLWRIGHT_MASKBENCH_DIR) converted by
+//   1. MaskBench schemas (../shared/maskbench-dev beside the repo, or $TOOLWRIGHT_SHARED_DIR/maskbench-dev) converted by
 //      toolwright's JSON-Schema converter (lib/grammar, once built), masks along each schema's
 //      first valid instance;
 //   2. --gbnf-dir DIR: GBNF files named after MaskBench schemas (NAME.gbnf), same instances;
@@ -21,10 +21,11 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } fro
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { sharedDir, sharedPath } from "../lib/shared-dir.mjs";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const TOOL = process.env.TOOLWRIGHT_GRAMMAR_TOOL ?? join(ROOT, "build", "bin", "toolwright-grammar-tool");
-const MASKBENCH = process.env.TOOLWRIGHT_MASKBENCH_DIR ?? "/work/shared/maskbench-dev";
+const MASKBENCH = sharedPath("maskbench-dev").path ?? join(sharedDir(), "maskbench-dev");
 const VOCABS = [
   { name: "llama-bpe", label: "Llama 3 (128k)" },
   { name: "qwen2", label: "Qwen2 (152k)" },
