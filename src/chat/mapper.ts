@@ -189,9 +189,11 @@ export class MessageMapper {
         level.emitted = false;
         this.enter(n);
       }
-      if (n.kind === "capture") {
+      // Inline reasoning: the whole block, markers included, is content text.
+      const inline = n.kind === "tag" && n.name === NODE.reasoningBlock && this.mapping.reasoningInline === true;
+      if (n.kind === "capture" || inline) {
         if (n.end > level.processedEnd) {
-          this.captureText(n, input.slice(level.processedEnd, n.end), level.processedEnd);
+          this.captureText(inline ? NODE.content : n.name, input.slice(level.processedEnd, n.end), level.processedEnd);
           level.processedEnd = n.end;
           level.emitted = true;
           if (n.end > this.cutAt) this.cutAt = n.end;
@@ -246,14 +248,14 @@ export class MessageMapper {
     }
   }
 
-  private captureText(n: PegTreeNode, text: string, start: number): void {
+  private captureText(name: string, text: string, start: number): void {
     if (start < this.prefixLength) {
       const skip = Math.min(text.length, this.prefixLength - start);
       text = text.slice(skip);
       start += skip;
       if (text === "") return;
     }
-    switch (n.name) {
+    switch (name) {
       case NODE.content: {
         const out = this.content.push(text, start);
         if (out !== "") this.emitText("content", out);

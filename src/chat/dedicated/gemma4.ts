@@ -113,4 +113,4 @@ function build(req: NormalizedRequest): DedicatedBuild {
 }
 
 /** The Gemma 4 handler. */
-export const gemma4: DedicatedHandlerDef = { name: "gemma4", build };
+export const gemma4: DedicatedHandlerDef = { name: "gemma4", reasoning: { start: `${CHANNEL}thought\n`, end: CHANNEL_END }, build };

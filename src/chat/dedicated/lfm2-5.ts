@@ -98,4 +98,4 @@ function adaptMessages(messages: ChatMessage[]): ChatMessage[] {
 }
 
 /** The LFM2.5 handler. */
-export const lfm25: DedicatedHandlerDef = { name: "lfm2.5", adaptMessages, build };
+export const lfm25: DedicatedHandlerDef = { name: "lfm2.5", reasoning: { start: THINK, end: END_THINK }, adaptMessages, build };

@@ -71,4 +71,4 @@ function adaptMessages(messages: ChatMessage[]): ChatMessage[] {
 }
 
 /** The Ministral 3 handler. */
-export const ministral3: DedicatedHandlerDef = { name: "ministral-3", adaptMessages, build };
+export const ministral3: DedicatedHandlerDef = { name: "ministral-3", reasoning: { start: THINK, end: END_THINK }, adaptMessages, build };
