@@ -17,7 +17,7 @@ const CALLS = "[TOOL_CALLS]";
 
 function build(req: NormalizedRequest): DedicatedBuild {
   const p = new PegArena();
-  const reasoning = p.optional(p.seq(p.literal(THINK), p.capture(NODE.reasoning, p.until(END_THINK)), p.literal(END_THINK)));
+  const reasoning = p.optional(p.tag(NODE.reasoningBlock, p.seq(p.literal(THINK), p.capture(NODE.reasoning, p.until(END_THINK)), p.literal(END_THINK))));
   const useTools = req.tools.length > 0 && req.toolChoice !== "none" && req.jsonSchema === null;
   let body: PegId;
   let grammarBody: PegId | undefined;
