@@ -14,7 +14,7 @@ import { PegArena, type PegId } from "../peg/index.js";
 import type { JsonSchema } from "../types.js";
 import { type BuildContext, core, grammarContext, marker } from "./build-helpers.js";
 import { buildJsonTools } from "./build-tools-json.js";
-import { buildTaggedTools, toolTriggerWord } from "./build-tools-tagged.js";
+import { buildTaggedTools, callOpeners } from "./build-tools-tagged.js";
 import type { NormalizedRequest } from "./request.js";
 import { NODE } from "./tree-names.js";
 import type { ChatMappingOptions } from "./types.js";
@@ -45,12 +45,19 @@ export interface BuiltParser {
   format: string;
 }
 
-/** `start reasoning end`, optional. Reasoning text itself is never constrained (until-the-end-marker). */
-function reasoningBlock(p: PegArena, a: TemplateAnalysis): PegId | null {
+/**
+ * `start reasoning end`, optional. Reasoning text itself is never constrained (until-the-end-marker).
+ * With tools, a call may also end reasoning: models go from reasoning straight to a call without
+ * its end marker (Qwen3.5, DeepSeek V4, Kimi K2 Thinking do), so reasoning stops at a call opener.
+ */
+function reasoningBlock(p: PegArena, a: TemplateAnalysis, callOpeners: string[]): PegId | null {
   const { mode, start, end } = a.reasoning;
   if (mode === "NONE" || core(end) === "") return null;
-  const text = p.capture(NODE.reasoning, p.until(core(end)));
-  const block = core(start) !== "" ? p.seq(p.space(), marker(p, start), text, marker(p, end)) : p.seq(text, marker(p, end));
+  const text = p.capture(NODE.reasoning, callOpeners.length === 0 ? p.until(core(end)) : reasoningText(p, core(end), callOpeners));
+  // A call ends reasoning only when no end marker follows: a call-like text in reasoning that
+  // the model closes later is part of the reasoning (Reka writes one).
+  const close = callOpeners.length === 0 ? marker(p, end) : p.choice(marker(p, end), p.and(p.choice(...callOpeners.map((w) => p.literal(w)))));
+  const block = core(start) !== "" ? p.seq(p.space(), marker(p, start), text, close) : p.seq(text, close);
   return p.optional(p.tag(NODE.reasoningBlock, block));
 }
 
@@ -64,6 +71,15 @@ function emptyReasoningBlock(p: PegArena, a: TemplateAnalysis): PegId | null {
   const { mode, start, end } = a.reasoning;
   if (mode === "NONE" || core(end) === "" || core(start) === "") return null;
   return p.optional(p.seq(p.space(), marker(p, start), p.space(), marker(p, end)));
+}
+
+/** Reasoning up to its end marker, or up to a call opener after which no end marker comes. */
+function reasoningText(p: PegArena, end: string, openers: string[]): PegId {
+  const opener = p.choice(...openers.map((w) => p.literal(w)));
+  const closedLater = p.seq(p.until(end), p.literal(end));
+  // Text up to the next end marker or opener; an opener the model closes reasoning after is text.
+  const piece = p.until(end, ...openers);
+  return p.seq(piece, p.zeroOrMore(p.seq(p.and(opener), p.and(closedLater), opener, piece)));
 }
 
 /** `"```json" value "```"` or the bare value, as content (inside the content wrapper, if any). */
@@ -106,11 +122,12 @@ function withTools(ctx: BuildContext, a: TemplateAnalysis, section: PegId): PegI
   const { p } = ctx;
   const t = a.tools;
   const calls = ctx.requireCalls ? section : p.optional(section);
-  const trigger = t.format.mode === "JSON_NATIVE" ? core(t.format.sectionStart) || core(t.format.perCallStart) : toolTriggerWord(t);
+  const openers = openersOf(a);
+  const trigger = openers[0] ?? "";
   const { mode, start, end } = a.content;
   if (mode === "ALWAYS_WRAPPED" && core(start) !== "" && core(end) !== "") {
     // Wrapped content (or plain text: models do not always wrap), up to the wrapper's end or a call.
-    const stops = trigger !== "" ? [core(end), trigger] : [core(end)];
+    const stops = [core(end), ...openers];
     const wrapped = p.seq(marker(p, start), p.capture(NODE.content, p.until(...stops)), p.optional(marker(p, end)));
     const plain = p.seq(p.capture(NODE.content, p.until(...stops)), p.optional(marker(p, end)));
     const text = p.optional(p.choice(wrapped, plain));
@@ -121,7 +138,15 @@ function withTools(ctx: BuildContext, a: TemplateAnalysis, section: PegId): PegI
     const callsOnly = p.seq(p.space(), section, p.space(), p.end());
     return ctx.requireCalls ? callsOnly : p.choice(callsOnly, p.capture(NODE.content, p.rest()));
   }
-  return p.seq(p.optional(p.capture(NODE.content, p.until(trigger))), calls, p.space(), p.end());
+  return p.seq(p.optional(p.capture(NODE.content, p.until(...openers))), calls, p.space(), p.end());
+}
+
+/** The words that open calls in this format's output (the first is the section's trigger word). */
+function openersOf(a: TemplateAnalysis): string[] {
+  const t = a.tools;
+  if (t.format.mode !== "JSON_NATIVE") return callOpeners(t);
+  const word = core(t.format.sectionStart) || core(t.format.perCallStart);
+  return word === "" ? [] : [word];
 }
 
 /** Options of {@link buildGenericParser}. */
@@ -163,7 +188,7 @@ export function buildGenericParser(a: TemplateAnalysis, req: NormalizedRequest, 
     // The grammar's own copy of the section: schema-ordered, bounded (see BuildContext.forGrammar).
     if (ctx.requireCalls) grammarBody = callsFirst(p, toolSection(grammarContext(ctx, req.maxCalls), a));
   } else body = contentOnly(p, a);
-  const reasoning = reasoningBlock(p, a);
+  const reasoning = reasoningBlock(p, a, useTools && req.jsonSchema === null ? openersOf(a) : []);
   const root = reasoning === null ? body : p.seq(reasoning, body);
   // A request that does not think gets at most an empty reasoning block in its strict grammar (the
   // parser still reads any).
