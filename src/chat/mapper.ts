@@ -65,8 +65,14 @@ interface Level {
 
 const CONSISTENT = true;
 
-function hasChild(nodes: PegNodeList, name: string): boolean {
-  for (let i = 0; i < nodes.length; i++) if (nodes.at(i)!.name === name) return true;
+/** A reasoning block read inline starts to show once its reasoning has text or the block is closed. */
+function inlineBlockStarted(block: PegTreeNode, input: PegTextSource): boolean {
+  const nodes = block.childList;
+  for (let i = 0; i < nodes.length; i++) {
+    const r = nodes.at(i)!;
+    if (r.name !== NODE.reasoning) continue;
+    return r.end < block.end || input.slice(r.start, r.end).trim() !== "";
+  }
   return false;
 }
 
@@ -197,8 +203,9 @@ export class MessageMapper {
         this.enter(n);
       }
       // Inline reasoning: the whole block, markers included, is content text, from the moment its
-      // opener is complete (a partial opener may still turn out to be something else).
-      const inline = n.kind === "tag" && n.name === NODE.reasoningBlock && this.mapping.reasoningInline === true && hasChild(n.childList, NODE.reasoning);
+      // opener is complete (a partial opener may still turn out to be something else) and it holds
+      // reasoning or is closed (an opener the prompt wrote, left empty, is no content).
+      const inline = n.kind === "tag" && n.name === NODE.reasoningBlock && this.mapping.reasoningInline === true && (continuing && level.processedEnd > n.start ? true : inlineBlockStarted(n, input));
       if (n.kind === "capture" || inline) {
         if (n.end > level.processedEnd) {
           this.captureText(inline ? NODE.content : n.name, input.slice(level.processedEnd, n.end), level.processedEnd, inline);
