@@ -157,6 +157,11 @@ export interface TemplateAnalysis {
   userStart: string;
   /** Marker that opens an assistant turn, e.g. "<|im_start|>assistant". */
   assistantStart: string;
+  /**
+   * Marker that closes an assistant turn, e.g. "<|im_end|>", "" when the template writes none
+   * (or only the EOS token). The output ends there: it never shows in the message.
+   */
+  assistantEnd: string;
   /** Every non-empty marker, trimmed, once: tokens the tokenizer must keep whole. */
   preservedTokens: string[];
   /** Literal stop strings beyond the model's end-of-generation tokens. */

@@ -17,6 +17,7 @@ import { dedicatedHandler } from "./dedicated/index.js";
 import { type BuiltParser, buildGenericParser } from "./generic-parser.js";
 import { type ReasoningPrefixState, continuationPrefix, reasoningPrefix, renderContinuation, renderPrompt } from "./prompt.js";
 import { normalizeRequest } from "./request.js";
+import { turnEndStops } from "./turn-end.js";
 import { rendersPythonLiterals } from "./value-syntax.js";
 import type { ChatGrammarTrigger, ChatParams, ChatRequest } from "./types.js";
 
@@ -111,18 +112,19 @@ export function generateChatParams(analysis: TemplateAnalysis, template: ChatTem
   // The message keeps the continued text; inline reasoning keeps the opener the prompt wrote.
   const keptPrefix = continued !== null ? continued.continued.length : req.reasoningInline && state === "open" ? prefix.length : 0;
   const mapping = req.reasoningInline ? { ...built.mapping, reasoningInline: true } : built.mapping;
+  const stopAt = turnEndStops(analysis, handler === null ? null : preservedTokens);
   const g = grammarOf(built, state);
   // The model may open reasoning under a strict grammar: what follows it, for the reasoning budget.
   const afterReasoning = g.grammar !== null && !g.lazy && state === "none" && built.reasoningEnd !== null ? pegToGbnf(built.arena, built.grammarBody ?? built.body, { space: CHAT_SPACE }).grammar : null;
   return {
     prompt,
     generationPrompt,
-    parser: { arena: built.arena, root: built.root, prefix, keptPrefix, mapping, format: built.format },
+    parser: { arena: built.arena, root: built.root, prefix, keptPrefix, mapping, stopAt, format: built.format },
     grammar: g.grammar,
     grammarLazy: g.lazy,
     grammarTriggers: g.triggers,
     preservedTokens,
-    additionalStops: [...analysis.additionalStops],
+    additionalStops: [...new Set([...analysis.additionalStops, ...stopAt])],
     thinkingForcedOpen: state === "open",
     reasoningEnd: built.reasoningEnd === null ? null : core(built.reasoningEnd),
     reasoningStart: built.reasoningEnd === null || !built.reasoningStart ? null : core(built.reasoningStart),

@@ -89,6 +89,11 @@ export interface ChatParserSpec {
    */
   keptPrefix?: number;
   mapping: ChatMappingOptions;
+  /**
+   * The output ends at the first of these (the marker that closes the model's turn, where the
+   * format uses it nowhere else): nothing from there on is parsed or shows in the message.
+   */
+  stopAt?: string[];
   /** Which builder made it: "generic" or a dedicated handler's name. */
   format: string;
 }
