@@ -14,6 +14,7 @@ import { PegArena, type PegId } from "../peg/index.js";
 import type { JsonSchema } from "../types.js";
 import { type BuildContext, core, grammarContext, marker } from "./build-helpers.js";
 import { buildJsonTools } from "./build-tools-json.js";
+import { buildPythonicTools, pythonicTriggerWord } from "./build-tools-pythonic.js";
 import { buildTaggedTools, toolTriggerWord } from "./build-tools-tagged.js";
 import type { NormalizedRequest } from "./request.js";
 import { NODE } from "./tree-names.js";
@@ -98,7 +99,31 @@ function callsFirst(p: PegArena, section: PegId): PegId {
 
 /** The tool-call section of the format (built once: its rules are named). */
 function toolSection(ctx: BuildContext, a: TemplateAnalysis): PegId {
-  return a.tools.format.mode === "JSON_NATIVE" ? buildJsonTools(ctx, a.tools.format) : buildTaggedTools(ctx, a.tools);
+  switch (a.tools.format.mode) {
+    case "JSON_NATIVE":
+      return buildJsonTools(ctx, a.tools.format);
+    case "PYTHONIC":
+      return buildPythonicTools(ctx, a.tools);
+    case "TAG_WITH_JSON":
+    case "TAG_WITH_TAGGED":
+    case "NONE":
+      return buildTaggedTools(ctx, a.tools);
+  }
+}
+
+/** The marker that opens the tool-call section ("" when calls are recognised by their own start). */
+function sectionTrigger(a: TemplateAnalysis): string {
+  const t = a.tools;
+  switch (t.format.mode) {
+    case "JSON_NATIVE":
+      return core(t.format.sectionStart) || core(t.format.perCallStart);
+    case "PYTHONIC":
+      return pythonicTriggerWord(t);
+    case "TAG_WITH_JSON":
+    case "TAG_WITH_TAGGED":
+    case "NONE":
+      return toolTriggerWord(t);
+  }
 }
 
 /** Content (optional), then the tool-call section. */
@@ -106,7 +131,7 @@ function withTools(ctx: BuildContext, a: TemplateAnalysis, section: PegId): PegI
   const { p } = ctx;
   const t = a.tools;
   const calls = ctx.requireCalls ? section : p.optional(section);
-  const trigger = t.format.mode === "JSON_NATIVE" ? core(t.format.sectionStart) || core(t.format.perCallStart) : toolTriggerWord(t);
+  const trigger = sectionTrigger(a);
   const { mode, start, end } = a.content;
   if (mode === "ALWAYS_WRAPPED" && core(start) !== "" && core(end) !== "") {
     // Wrapped content (or plain text: models do not always wrap), up to the wrapper's end or a call.
