@@ -67,7 +67,7 @@ function fromTrigger(output: string, triggers: ChatGrammarTrigger[]): string | n
   return best < 0 ? null : output.slice(best);
 }
 
-/** The template writes strings without escaping their quotes: a strict grammar makes the model escape them. */
+/** The template writes strings without escaping their quotes: the grammar makes the model escape them. */
 const UNESCAPED_QUOTES = new Set(["LFM2.5-8B-A1B.jinja"]);
 
 describe("the grammar accepts what the parser reads back", () => {
@@ -81,14 +81,16 @@ describe("the grammar accepts what the parser reads back", () => {
     expect(text, `no trigger of ${JSON.stringify(params.grammarTriggers)} in ${JSON.stringify(output)}`).not.toBeNull();
     const r = matchGbnf(params.grammar!, text!);
     // The tricky string has a bare quote in it (it's): such a template's text needs the parser's leniency.
-    const unescaped = toolChoice === "required" && UNESCAPED_QUOTES.has(t.name) && s.name === "unicode, quotes, newlines";
+    const unescaped = UNESCAPED_QUOTES.has(t.name) && s.name === "unicode, quotes, newlines";
     expect(r.ok, `consumed ${r.consumed} of ${JSON.stringify(text)}`).toBe(!unescaped);
   });
 
   const tool = TOOLS[0]!;
-  it.each(readable.map((t) => ({ label: t.name, t })))("$label: a strict grammar rejects an undeclared keyword argument and a missing required one", ({ t }) => {
-    const params = paramsFor(t, "required");
-    const one = outputOf(t, toolScenarios[0]!, params);
+  const both = readable.flatMap((t) => (["auto", "required"] as const).map((toolChoice) => ({ label: `${t.name} | ${toolChoice}`, t, toolChoice })));
+  it.each(both)("$label: the grammar rejects an undeclared keyword argument and a missing required one", ({ t, toolChoice }) => {
+    const params = paramsFor(t, toolChoice);
+    const output = outputOf(t, toolScenarios[0]!, params);
+    const one = params.grammarLazy ? fromTrigger(output, params.grammarTriggers)! : output;
     expect(matchGbnf(params.grammar!, one).ok, one).toBe(true);
     const undeclared = one.replace(/city=/, "country='France', city=");
     expect(undeclared).not.toBe(one);
@@ -97,6 +99,23 @@ describe("the grammar accepts what the parser reads back", () => {
     expect(missing).not.toBe(one);
     expect(matchGbnf(params.grammar!, missing).ok, missing).toBe(false);
     expect(tool.function.name).toBe("get_weather");
+  });
+
+  it.each(both)("$label: values follow the schema's types, in Python literal syntax", ({ t, toolChoice }) => {
+    const params = paramsFor(t, toolChoice);
+    const every = toolScenarios.find((s) => s.name === "arguments of every type")!;
+    const output = outputOf(t, every, params);
+    const text = params.grammarLazy ? fromTrigger(output, params.grammarTriggers)! : output;
+    expect(matchGbnf(params.grammar!, text).ok, text).toBe(true);
+    // A string where the schema says boolean, a number where it says string.
+    const wrongFlag = text.replace(/flag=True/, "flag='yes'");
+    const wrongText = text.replace(/text=(["'])plain\1/, "text=3");
+    for (const wrong of [wrongFlag, wrongText]) {
+      expect(wrong).not.toBe(text);
+      expect(matchGbnf(params.grammar!, wrong).ok, wrong).toBe(false);
+    }
+    // Python spellings: True / None.
+    expect(text).toMatch(/flag=True/);
   });
 
   it.each(readable.map((t) => ({ label: t.name, t })))("$label: tool_choice auto triggers on the wrapper or the call start", ({ t }) => {

@@ -34,6 +34,13 @@ export interface BuiltParser {
    */
   grammarRoot?: PegId;
   grammarBody?: PegId;
+  /**
+   * Where a lazy grammar (tool_choice auto) finds its trigger rules when they are not the
+   * parser's own: a format whose parser reads more than the model should write (PYTHONIC reads
+   * any argument order and unescaped quotes) gives the grammar's copy of the call section.
+   * Absent: the lazy grammar comes from `root`.
+   */
+  lazyGrammarRoot?: PegId;
   /** The (trimmed) marker that ends reasoning, or null when the format has no reasoning. */
   reasoningEnd: string | null;
   /** The (trimmed) marker with which the model opens reasoning itself, when it has one. */
@@ -181,12 +188,14 @@ export function buildGenericParser(a: TemplateAnalysis, req: NormalizedRequest, 
   const useTools = req.tools.length > 0 && req.toolChoice !== "none" && a.tools.format.mode !== "NONE";
   let body: PegId;
   let grammarBody: PegId | undefined;
+  let lazyGrammarRoot: PegId | undefined;
   if (req.jsonSchema !== null) body = jsonAnswer(p, a, req.jsonSchema);
   else if (useTools) {
     const section = toolSection(ctx, a);
     body = withTools(ctx, a, section);
     // The grammar's own copy of the section: schema-ordered, bounded (see BuildContext.forGrammar).
     if (ctx.requireCalls) grammarBody = callsFirst(p, toolSection(grammarContext(ctx, req.maxCalls), a));
+    else if (a.tools.format.mode === "PYTHONIC") lazyGrammarRoot = toolSection(grammarContext(ctx, req.maxCalls), a);
   } else body = contentOnly(p, a);
   const reasoning = reasoningBlock(p, a);
   const root = reasoning === null ? body : p.seq(reasoning, body);
@@ -211,6 +220,7 @@ export function buildGenericParser(a: TemplateAnalysis, req: NormalizedRequest, 
     body,
     ...(grammarBody !== undefined ? { grammarBody } : {}),
     ...(grammarRoot !== undefined ? { grammarRoot } : {}),
+    ...(lazyGrammarRoot !== undefined ? { lazyGrammarRoot } : {}),
     reasoningEnd: reasoning === null ? null : core(a.reasoning.end),
     reasoningStart: reasoning === null || core(a.reasoning.start) === "" ? null : core(a.reasoning.start),
     constrained: req.jsonSchema !== null || useTools,
