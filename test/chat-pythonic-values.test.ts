@@ -4,6 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { ChatStreamParser, generateChatParams, parseChatOutput, type ChatParams } from "../src/chat/index.js";
 import { PythonStringContent } from "../src/chat/python-string.js";
+import { matchGbnf } from "../src/grammar/gbnf-match.js";
 import type { ToolDefinition } from "../src/types.js";
 import { PYTHONIC_TEMPLATES, pythonicCase } from "./helpers/pythonic-templates.js";
 
@@ -175,5 +176,47 @@ describe("malformed calls fall back to content, never throw", () => {
       expect(msg.tool_calls?.map((c) => JSON.parse(c.function.arguments) as unknown), `chunks of ${chunk}`).toEqual([args]);
       expect(msg.content ?? "", `chunks of ${chunk}`).toBe(rest);
     }
+  });
+});
+
+describe("the grammar follows each tool's schema (tool_choice required)", () => {
+  const t = pythonicCase(PYTHONIC_TEMPLATES.find((e) => e.file === "python-start.jinja")!)!;
+  const tools: ToolDefinition[] = [
+    {
+      type: "function",
+      function: {
+        name: "pick",
+        parameters: {
+          type: "object",
+          properties: { color: { type: "string", enum: ["red", "blue"] }, note: { type: "string", maxLength: 3 }, text: { type: "string" }, n: { type: "integer" }, on: { type: "boolean" }, none: { type: "null" } },
+          required: ["color"],
+        },
+      },
+    },
+  ];
+  const params = generateChatParams(t.analysis, t.template, { messages: [{ role: "user", content: "hi" }], tools, toolChoice: "required" });
+  const wrap = (args: string): string => `<|python_start|>[pick(${args})]<|python_end|>`;
+
+  it.each([
+    "color='red'",
+    'color="blue", note="abc", n=-2, on=True, none=None',
+    "color='red', text='a\\'b \\\\ \\n'",
+    "color='red', on=false, none=null",
+  ])("accepts %s", (args) => {
+    expect(matchGbnf(params.grammar!, wrap(args)).ok).toBe(true);
+    expect(parseChatOutput(params, wrap(args)).tool_calls).toHaveLength(1);
+  });
+
+  it.each([
+    ["an enum value not listed", "color='green'"],
+    ["a string over maxLength", "color='red', note='abcd'"],
+    ["a fraction for an integer", "color='red', n=2.5"],
+    ["a string for a boolean", "color='red', on='yes'"],
+    ["a missing required argument", "note='a'"],
+    ["an undeclared argument", "color='red', size=3"],
+    ["arguments out of schema order", "n=1, color='red'"],
+    ["an unescaped quote", "color='red', text='a'b'"],
+  ])("rejects %s", (_why, args) => {
+    expect(matchGbnf(params.grammar!, wrap(args)).ok).toBe(false);
   });
 });

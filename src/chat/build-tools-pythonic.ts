@@ -16,7 +16,7 @@
 import type { PegArena, PegId } from "../peg/index.js";
 import type { JsonSchema } from "../types.js";
 import type { ToolsAnalysis } from "../analysis/index.js";
-import { type BuildContext, core, identifierEnd, marker, mayBeString, moreCalls, pythonTyped, pythonValue, ruleName, schemaProperties, toolParameters } from "./build-helpers.js";
+import { type BuildContext, boundedRawString, core, identifierEnd, marker, mayBeString, moreCalls, pythonTyped, pythonValue, ruleName, schemaProperties, toolParameters } from "./build-helpers.js";
 import { orderedArguments } from "./dedicated/grammar-args.js";
 import { NODE } from "./tree-names.js";
 
@@ -36,10 +36,14 @@ function lenientString(p: PegArena, quote: string): PegId {
   return p.seq(p.literal(quote), p.capture(NODE.argPyString, p.zeroOrMore(char)), p.literal(quote));
 }
 
-/** A string argument in `quote` for the grammar: quotes inside are escaped. */
+/**
+ * A string argument in `quote` for the grammar: quotes inside are escaped; an enum is its values,
+ * a maxLength bounds the characters (without escapes, so the bound holds).
+ */
 function strictString(p: PegArena, quote: string, schema: JsonSchema, name: string): PegId {
   const char = p.choice(p.chars(`^${quote}\\\\`, 1, 1), p.seq(p.literal("\\"), p.any()));
-  return p.seq(p.literal(quote), p.capture(NODE.argPyString, p.schema(p.zeroOrMore(char), schema, { name, raw: true })), p.literal(quote));
+  const text = boundedRawString(p, schema, [quote, "\\"]) ?? p.zeroOrMore(char);
+  return p.seq(p.literal(quote), p.capture(NODE.argPyString, p.schema(text, schema, { name, raw: true })), p.literal(quote));
 }
 
 /** The value of one keyword argument. */
@@ -128,7 +132,12 @@ function pythonicTrigger(ctx: BuildContext, t: ToolsAnalysis): true | { pattern:
   return { pattern: `^\\s*(${open}(?:${names})\\s*\\()` };
 }
 
-/** The wrapper marker that opens a PYTHONIC call section, "" for bare calls. */
+/**
+ * The wrapper marker that opens a PYTHONIC call section, "" for bare calls.
+ *
+ * @example
+ * pythonicTriggerWord(lfm25Analysis.tools); // "<|tool_call_start|>"
+ */
 export function pythonicTriggerWord(t: ToolsAnalysis): string {
   return core(t.format.sectionStart) || core(t.format.perCallStart);
 }
