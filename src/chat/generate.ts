@@ -42,7 +42,7 @@ function grammarOf(built: BuiltParser, state: ReasoningPrefixState): GrammarResu
   const p = built.arena;
   if (built.lazy) {
     try {
-      const g = pegToGbnf(p, built.root, { lazy: true, space: CHAT_SPACE });
+      const g = pegToGbnf(p, built.lazyGrammarRoot ?? built.root, { lazy: true, space: CHAT_SPACE });
       return { grammar: g.grammar, lazy: true, triggers: g.triggers.map((t) => ({ ...t })) };
     } catch (e) {
       // No marker opens a call in this format: calls stay unconstrained under tool_choice auto.

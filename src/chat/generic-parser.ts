@@ -14,6 +14,7 @@ import { PegArena, type PegId } from "../peg/index.js";
 import type { JsonSchema } from "../types.js";
 import { type BuildContext, core, grammarContext, marker } from "./build-helpers.js";
 import { buildJsonTools } from "./build-tools-json.js";
+import { buildPythonicTools, pythonicTriggerWord } from "./build-tools-pythonic.js";
 import { buildTaggedTools, callOpeners } from "./build-tools-tagged.js";
 import type { NormalizedRequest } from "./request.js";
 import { NODE } from "./tree-names.js";
@@ -33,6 +34,13 @@ export interface BuiltParser {
    */
   grammarRoot?: PegId;
   grammarBody?: PegId;
+  /**
+   * Where a lazy grammar (tool_choice auto) finds its trigger rules when they are not the
+   * parser's own: a format whose parser reads more than the model should write (PYTHONIC reads
+   * any argument order and unescaped quotes) gives the grammar's copy of the call section.
+   * Absent: the lazy grammar comes from `root`.
+   */
+  lazyGrammarRoot?: PegId;
   /** The (trimmed) marker that ends reasoning, or null when the format has no reasoning. */
   reasoningEnd: string | null;
   /** The (trimmed) marker with which the model opens reasoning itself, when it has one. */
@@ -114,8 +122,18 @@ function callsFirst(p: PegArena, section: PegId): PegId {
 
 /** The tool-call section of the format (built once: its rules are named). */
 function toolSection(ctx: BuildContext, a: TemplateAnalysis): PegId {
-  return a.tools.format.mode === "JSON_NATIVE" ? buildJsonTools(ctx, a.tools.format) : buildTaggedTools(ctx, a.tools);
+  switch (a.tools.format.mode) {
+    case "JSON_NATIVE":
+      return buildJsonTools(ctx, a.tools.format);
+    case "PYTHONIC":
+      return buildPythonicTools(ctx, a.tools);
+    case "TAG_WITH_JSON":
+    case "TAG_WITH_TAGGED":
+    case "NONE":
+      return buildTaggedTools(ctx, a.tools);
+  }
 }
+
 
 /** Content (optional), then the tool-call section. */
 function withTools(ctx: BuildContext, a: TemplateAnalysis, section: PegId): PegId {
@@ -141,12 +159,23 @@ function withTools(ctx: BuildContext, a: TemplateAnalysis, section: PegId): PegI
   return p.seq(p.optional(p.capture(NODE.content, p.until(...openers))), calls, p.space(), p.end());
 }
 
-/** The words that open calls in this format's output (the first is the section's trigger word). */
+/**
+ * The words that open calls in this format's output (the first is the section's trigger word;
+ * none when calls are recognised by their own start).
+ */
 function openersOf(a: TemplateAnalysis): string[] {
   const t = a.tools;
-  if (t.format.mode !== "JSON_NATIVE") return callOpeners(t);
-  const word = core(t.format.sectionStart) || core(t.format.perCallStart);
-  return word === "" ? [] : [word];
+  const only = (word: string): string[] => (word === "" ? [] : [word]);
+  switch (t.format.mode) {
+    case "JSON_NATIVE":
+      return only(core(t.format.sectionStart) || core(t.format.perCallStart));
+    case "PYTHONIC":
+      return only(pythonicTriggerWord(t));
+    case "TAG_WITH_JSON":
+    case "TAG_WITH_TAGGED":
+    case "NONE":
+      return callOpeners(t);
+  }
 }
 
 /** Options of {@link buildGenericParser}. */
@@ -181,12 +210,14 @@ export function buildGenericParser(a: TemplateAnalysis, req: NormalizedRequest, 
   const useTools = req.tools.length > 0 && req.toolChoice !== "none" && a.tools.format.mode !== "NONE";
   let body: PegId;
   let grammarBody: PegId | undefined;
+  let lazyGrammarRoot: PegId | undefined;
   if (req.jsonSchema !== null) body = jsonAnswer(p, a, req.jsonSchema);
   else if (useTools) {
     const section = toolSection(ctx, a);
     body = withTools(ctx, a, section);
     // The grammar's own copy of the section: schema-ordered, bounded (see BuildContext.forGrammar).
     if (ctx.requireCalls) grammarBody = callsFirst(p, toolSection(grammarContext(ctx, req.maxCalls), a));
+    else if (a.tools.format.mode === "PYTHONIC") lazyGrammarRoot = toolSection(grammarContext(ctx, req.maxCalls), a);
   } else body = contentOnly(p, a);
   const reasoning = reasoningBlock(p, a, useTools && req.jsonSchema === null ? openersOf(a) : []);
   const root = reasoning === null ? body : p.seq(reasoning, body);
@@ -211,6 +242,7 @@ export function buildGenericParser(a: TemplateAnalysis, req: NormalizedRequest, 
     body,
     ...(grammarBody !== undefined ? { grammarBody } : {}),
     ...(grammarRoot !== undefined ? { grammarRoot } : {}),
+    ...(lazyGrammarRoot !== undefined ? { lazyGrammarRoot } : {}),
     reasoningEnd: reasoning === null ? null : core(a.reasoning.end),
     reasoningStart: reasoning === null || core(a.reasoning.start) === "" ? null : core(a.reasoning.start),
     constrained: req.jsonSchema !== null || useTools,

@@ -12,6 +12,7 @@
 import type { PegNodeList, PegTextSource, PegTreeNode } from "../peg/index.js";
 import type { AssistantMessage, ToolCall } from "../types.js";
 import { JsonNormalizer, escapeJsonStringContent } from "./json-normalizer.js";
+import { PythonStringContent } from "./python-string.js";
 import { TextField } from "./text-field.js";
 import { NODE } from "./tree-names.js";
 import type { ChatDelta, ChatMappingOptions, ToolCallDelta } from "./types.js";
@@ -48,6 +49,8 @@ interface ValueState {
   kind: "string" | "json";
   opened: boolean;
   norm: JsonNormalizer | null;
+  /** The inside of a quoted Python string (`arg-py-string`), fed to `norm`. */
+  py?: PythonStringContent;
 }
 
 /** Cursor over one depth of the tree. */
@@ -310,6 +313,18 @@ export class MessageMapper {
         this.emitArgs(call, v.norm!.push(text));
         return;
       }
+      case NODE.argPyString: {
+        const call = this.call;
+        if (!call) return;
+        call.awaitingValue = false;
+        if (!this.value) {
+          const py = new PythonStringContent();
+          this.value = { kind: "json", opened: true, norm: py.normalizer, py };
+          this.emitArgs(call, py.open());
+        }
+        this.emitArgs(call, this.value.py?.push(text) ?? "");
+        return;
+      }
       default:
         // Names and ids are read whole when they close.
         return;
@@ -369,8 +384,9 @@ export class MessageMapper {
         return;
       }
       case NODE.argString:
+      case NODE.argPyString:
       case NODE.argJson:
-        this.closeValue(n.name === NODE.argString ? "string" : "json");
+        this.closeValue(n.name === NODE.argJson ? "json" : "string");
         return;
       default:
         return;
