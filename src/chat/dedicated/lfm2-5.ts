@@ -64,7 +64,8 @@ function build(req: NormalizedRequest): DedicatedBuild {
       return p.rule(`tool-${i}`, p.tag(NODE.tool, p.seq(head, p.space(), argList, p.space(), p.literal(")"))));
     });
     const call = p.choice(...calls);
-    const list = p.seq(p.literal("["), p.space(), call, req.parallel ? p.zeroOrMore(p.seq(p.space(), p.literal(","), p.space(), call)) : p.eps(), p.space(), p.literal("]"));
+    // The parser reads every call the model writes (the required grammar bounds them).
+    const list = p.seq(p.literal("["), p.space(), call, p.zeroOrMore(p.seq(p.space(), p.literal(","), p.space(), call)), p.space(), p.literal("]"));
     const section = p.rule("tool-calls", p.tag(NODE.toolSection, p.seq(p.literal(CALLS_START), list, p.literal(CALLS_END))), { trigger: true });
     body = p.seq(p.capture(NODE.content, p.until(CALLS_START)), req.toolChoice === "required" ? section : p.optional(section), p.space(), p.end());
     if (req.toolChoice === "required") grammarBody = requiredGrammar(p, req);
