@@ -63,16 +63,6 @@ function grammarOf(built: BuiltParser, state: ReasoningPrefixState): GrammarResu
 }
 
 /**
- * What the prompt already wrote into the reasoning it opened (Apriel's "Here are my reasoning
- * steps:"): the end of `prefix` after the opener, which the message's reasoning keeps.
- */
-function promptReasoning(prefix: string, opener: string | null): string {
-  if (opener === null || opener === "") return "";
-  const at = prefix.indexOf(opener);
-  return at < 0 ? "" : prefix.slice(at + opener.length);
-}
-
-/**
  * Derives prompt, parser and grammar for one chat request.
  *
  * @example
@@ -120,11 +110,7 @@ export function generateChatParams(analysis: TemplateAnalysis, template: ChatTem
     if (continued.state !== "none") state = continued.state;
   }
   // The message keeps the continued text; inline reasoning keeps the opener the prompt wrote.
-  const keptPrefix =
-    continued !== null ? continued.continued.length
-    : req.reasoningInline && state === "open" ? prefix.length
-    : state === "open" ? promptReasoning(prefix, built.reasoningStart ?? null).length
-    : 0;
+  const keptPrefix = continued !== null ? continued.continued.length : req.reasoningInline && state === "open" ? prefix.length : 0;
   const mapping = req.reasoningInline ? { ...built.mapping, reasoningInline: true } : built.mapping;
   const stopAt = turnEndStops(analysis, handler === null ? null : preservedTokens);
   const g = grammarOf(built, state);
