@@ -119,6 +119,7 @@ export function generateChatParams(analysis: TemplateAnalysis, template: ChatTem
   return {
     prompt,
     generationPrompt,
+    continuesFinalMessage: continued !== null,
     parser: { arena: built.arena, root: built.root, prefix, keptPrefix, mapping, stopAt, format: built.format },
     grammar: g.grammar,
     grammarLazy: g.lazy,
