@@ -3,13 +3,13 @@
  * output through the chat parser. Prefix reuse is the context's: only the suffix after the
  * longest prefix shared with the KV cache is evaluated.
  */
-import type { Context } from "../../runtime/context.js";
-import type { Generation, StopReason } from "../../runtime/generation.js";
-import type { GrammarOptions } from "../../runtime/sampling.js";
-import type { AssistantMessage, ChatMessage } from "../../types.js";
-import { ChatStreamParser } from "../chat-parser.js";
-import { generateChatParams } from "../generate.js";
-import type { ChatDelta, ChatParams } from "../types.js";
+import type { Context } from "../runtime/context.js";
+import type { Generation, StopReason } from "../runtime/generation.js";
+import type { GrammarOptions } from "../runtime/sampling.js";
+import type { AssistantMessage, ChatMessage } from "../types.js";
+import { ChatStreamParser } from "../chat/chat-parser.js";
+import { generateChatParams } from "../chat/generate.js";
+import type { ChatDelta, ChatParams } from "../chat/types.js";
 import { chatGrammar, strictGrammar } from "./grammar.js";
 import type { PlannedChat } from "./options.js";
 import type { PreparedTemplate } from "./template-cache.js";
@@ -77,7 +77,8 @@ export async function* runStep(
   // Most templates write BOS themselves: do not add a second one.
   const addSpecial = !(bos !== "" && params.prompt.startsWith(bos));
   const prompt = await model.tokenizeAsync(params.prompt, { addSpecial, parseSpecial: true });
-  const grammar = plan.grammar ? chatGrammar(params, model, plan.grammarEngine) : undefined;
+  const tokenize = (text: string) => model.tokenize(text, { addSpecial: false, parseSpecial: true });
+  const grammar = plan.grammar ? chatGrammar(params, tokenize, plan.grammarEngine) : undefined;
   const stop = [...new Set([...params.additionalStops.filter((s) => s !== ""), ...plan.stop])];
   const parser = new ChatStreamParser(params);
   const usage: ChatUsage = { promptTokens: prompt.length, completionTokens: 0, totalTokens: 0, cachedPromptTokens: 0 };
@@ -154,7 +155,7 @@ export async function* runStep(
       tokens = Int32Array.from([...tokens, ...model.tokenize(marker, { addSpecial: false, parseSpecial: true })]);
       yield* parser.feed(marker);
       if (!plan.grammar) g = undefined;
-      else if (params.grammarLazy) g = chatGrammar(params, model, plan.grammarEngine, { afterReasoning: true });
+      else if (params.grammarLazy) g = chatGrammar(params, tokenize, plan.grammarEngine, { afterReasoning: true });
       else g = strictGrammar(params.grammarAfterReasoning ?? params.grammar, plan.grammarEngine);
     }
     const second = yield* run(tokens, plan.maxTokens - usage.completionTokens, g);
