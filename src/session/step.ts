@@ -11,6 +11,7 @@ import { ChatStreamParser } from "../chat/chat-parser.js";
 import { generateChatParams } from "../chat/generate.js";
 import type { ChatDelta, ChatParams } from "../chat/types.js";
 import { chatGrammar, strictGrammar } from "./grammar.js";
+import { ReasoningBudget } from "./reasoning-budget.js";
 import type { PlannedChat } from "./options.js";
 import type { PreparedTemplate } from "./template-cache.js";
 import type { ChatTimings, ChatUsage, FinishReason } from "./types.js";
@@ -88,28 +89,7 @@ export async function* runStep(
   let stopReason: StopReason | undefined;
 
   const end = params.reasoningEnd;
-  const opener = params.reasoningStart;
-  // The budget applies where reasoning is open: forced open by the prompt, or opened by the model.
-  const budget = end !== null && (params.thinkingForcedOpen || opener !== null) ? plan.reasoningBudget : undefined;
-  // Settled: reasoning has ended, or the output started with something else (no more checks per token).
-  let settled = budget === undefined;
-  /** Whether the output so far is inside reasoning (opened and not yet closed). */
-  const inReasoning = (): boolean => {
-    if (end === null || settled) return false;
-    const text = parser.text;
-    let open: boolean;
-    if (params.thinkingForcedOpen) open = !text.includes(end);
-    else {
-      const lead = text.trimStart();
-      if (opener === null || (lead !== "" && !lead.startsWith(opener) && !opener.startsWith(lead))) open = false;
-      else open = lead.startsWith(opener) && !lead.includes(end, opener.length);
-      if (!open && lead.length >= (opener?.length ?? 0)) settled = true;
-      return open;
-    }
-    if (!open) settled = true;
-    return open;
-  };
-  let reasoningTokens = 0;
+  const budget = new ReasoningBudget(plan.reasoningBudget, { opener: params.reasoningStart, end, forcedOpen: params.thinkingForcedOpen });
   let forced = false;
 
   const run = async function* (tokens: Int32Array, maxTokens: number, g: GrammarOptions | undefined): AsyncGenerator<ChatDelta, Generation> {
@@ -124,9 +104,9 @@ export async function* runStep(
     for await (const { token, text } of generation) {
       firstAt ??= performance.now();
       generated.push(token);
-      const wasReasoning = budget !== undefined && !forced && inReasoning();
+      const before = parser.text;
       if (text !== "") yield* parser.feed(text);
-      if (wasReasoning && inReasoning() && ++reasoningTokens >= budget!) {
+      if (!forced && budget.step(before, parser.text)) {
         // Out of budget: stop here (leaving the loop ends the generation); the caller closes reasoning.
         forced = true;
         break;
@@ -137,7 +117,7 @@ export async function* runStep(
 
   genStart = performance.now();
   // A budget of 0 closes forced-open reasoning before the first token.
-  const closeAtOnce = budget === 0 && params.thinkingForcedOpen;
+  const closeAtOnce = budget.budget === 0 && params.thinkingForcedOpen;
   if (closeAtOnce) forced = true;
   else {
     const first = yield* run(prompt, plan.maxTokens, grammar);
