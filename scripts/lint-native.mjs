@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const DIRS = ["native", "scripts/bench", "scripts/oracle", "scripts/gbnf-oracle"];
 const fix = process.argv.includes("--fix");
-const require = process.argv.includes("--require");
+const mustHave = process.argv.includes("--require");
 
 function files(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
@@ -23,7 +23,7 @@ function files(dir) {
 const probe = spawnSync("clang-format", ["--version"], { encoding: "utf8" });
 if (probe.error) {
   console.log("lint-native: clang-format not found; C++ formatting not checked (apt-get install clang-format)");
-  process.exit(require ? 1 : 0);
+  process.exit(mustHave ? 1 : 0);
 }
 const list = DIRS.flatMap((d) => files(join(ROOT, d)));
 const args = fix ? ["-i", ...list] : ["--dry-run", "--Werror", ...list];
