@@ -158,7 +158,8 @@ export class Evaluator implements FilterEnv {
     }
     const iterable = this.eval(iterableNode, scope);
     this.stats?.mark(iterable, iterable instanceof Map ? "iterated" : "array_access");
-    let items = iterate(iterable);
+    // none-iteration: a `for` over None loops zero times in lenient mode (strict raises TypeError).
+    let items = this.lenient && iterable === null ? [] : iterate(iterable);
     const depth = scope.loopDepth;
     if (filter) {
       const test = filter;
