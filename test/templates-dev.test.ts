@@ -1,0 +1,118 @@
+// The templates-dev set (public chat templates from outside llama.cpp's test set, in the shared
+// data): the analysis never throws, every template whose caps say it renders tool calls round
+// trips every scenario, and the grammar accepts what the parser reads back (tool_choice auto
+// and required). Same checks as chat-roundtrip.test.ts / chat-grammar.test.ts, over templates
+// the analysis was not developed against.
+import { readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { analyzeTemplate } from "../src/analysis/index.js";
+import { generateChatParams, parseChatOutput } from "../src/chat/index.js";
+import { matchGbnf } from "../src/grammar/gbnf-match.js";
+import { ChatTemplate } from "../src/template/index.js";
+import { SCENARIOS, TOOLS, USER, extraContext, generatedPart, messageDifferences, scenarioFor, toolTemplates, type Scenario, type TemplateCase } from "./helpers/chat-roundtrip.js";
+import { grammarInput } from "./helpers/grammar-input.js";
+import { sharedData } from "./helpers/shared-data.js";
+
+const DIR = sharedData("templates-dev");
+
+/**
+ * Templates that write pythonic calls (`[f(a=1)]`): their tool-call round trips wait for the pythonic
+ * tool-call format (being added to analysis + chat on its own branch). Enable them after that
+ * merge by emptying this set; the staleness check below fails once they pass.
+ */
+export const PENDING_PYTHONIC: ReadonlySet<string> = new Set(["vllm--toolace.jinja"]);
+
+/**
+ * Round trips that fail for another reason, and why. Checked to still fail, so an entry goes
+ * stale once the round trip works.
+ */
+const KNOWN_FAILURES: Record<string, { scenarios: string[]; reason: string }> = {
+  "vllm--hunyuan_a13b.jinja": {
+    scenarios: ["reasoning and content"],
+    reason: "the assistant turn's content starts with a fixed prefix (助手：) the analysis does not learn, so it stays in the content",
+  },
+  "xinference--Kimi-K2.5.jinja": {
+    scenarios: ["one call", "two parallel calls", "arguments of every type", "unicode, quotes, newlines"],
+    reason: "the template writes the caller's call id where the function name goes (Kimi's ids are functions.NAME:INDEX) and the kimi-k2 format flagged for a dedicated handler has none",
+  },
+};
+
+const excused = (t: { name: string }, s: Scenario) => (PENDING_PYTHONIC.has(t.name) && s.message.tool_calls !== undefined) || (KNOWN_FAILURES[t.name]?.scenarios.includes(s.name) ?? false);
+
+const templates: TemplateCase[] = DIR === null ? [] : toolTemplates(DIR);
+const applicable = (t: TemplateCase) => SCENARIOS.filter((s) => !s.parallel || t.template.caps.supportsParallelToolCalls).map((s) => scenarioFor(t, s));
+
+function roundTrip(t: TemplateCase, s: Scenario): { output: string; problems: string[] } {
+  const params = generateChatParams(t.analysis, t.template, { messages: [USER], tools: TOOLS, enableThinking: s.enableThinking, extraContext: extraContext(t, s) });
+  const g = generatedPart(t, s, params);
+  if ("error" in g) throw new Error(`the template cannot render the scenario: ${g.error}`);
+  const got = parseChatOutput(params, g.output, { generateCallId: (i) => `generated${i}` });
+  return { output: g.output, problems: messageDifferences(s.message, got, g.output) };
+}
+
+/** Problems of the grammar with the scenario's output under `toolChoice` (none: it accepts). */
+function grammarProblems(t: TemplateCase, s: Scenario, toolChoice: "auto" | "required"): string[] {
+  const params = generateChatParams(t.analysis, t.template, { messages: [USER], tools: TOOLS, toolChoice, enableThinking: s.enableThinking, extraContext: extraContext(t, s) });
+  const g = generatedPart(t, s, params);
+  if ("error" in g) return [g.error];
+  const problems = messageDifferences(s.message, parseChatOutput(params, g.output), g.output);
+  if (params.grammar === null) return [...problems, "no grammar"];
+  const text = grammarInput(params, g.output);
+  if (text === null) return [...problems, `no trigger of ${JSON.stringify(params.grammarTriggers)} in ${JSON.stringify(g.output)}`];
+  const r = matchGbnf(params.grammar, text);
+  return r.ok ? problems : [...problems, `rejected after ${r.consumed} code points of ${JSON.stringify(text)}`];
+}
+
+describe.skipIf(DIR === null)("templates-dev: analysis", () => {
+  const names = DIR === null ? [] : readdirSync(DIR).filter((f) => f.endsWith(".jinja")).sort();
+  it.each(names)("%s analyses without throwing", (name) => {
+    const source = readFileSync(join(DIR!, name), "utf8");
+    const a = analyzeTemplate(source, { template: new ChatTemplate(source, { compat: "auto" }), cache: false });
+    expect(a.tools.format.mode).toBeTypeOf("string");
+  });
+
+  it("has tool-calling templates to round trip", () => {
+    expect(templates.length).toBeGreaterThan(0);
+  });
+});
+
+const roundTrips = templates.flatMap((t) => applicable(t).map((s) => ({ label: `${t.name} | ${s.name}`, t, s })));
+
+describe.skipIf(DIR === null)("templates-dev: round trip", () => {
+  it.each(roundTrips.filter(({ t, s }) => !excused(t, s)))("$label", ({ t, s }) => {
+    const { output, problems } = roundTrip(t, s);
+    expect(problems, `output: ${JSON.stringify(output)}`).toEqual([]);
+  });
+});
+
+const grammarCases = templates.flatMap((t) =>
+  (["auto", "required"] as const).flatMap((toolChoice) => applicable(t).filter((s) => s.message.tool_calls).map((s) => ({ label: `${t.name} | ${toolChoice} | ${s.name}`, t, s, toolChoice }))),
+);
+
+describe.skipIf(DIR === null)("templates-dev: the grammar accepts what the parser reads back", () => {
+  it.each(grammarCases.filter(({ t, s }) => !excused(t, s)))("$label", ({ t, s, toolChoice }) => {
+    expect(grammarProblems(t, s, toolChoice)).toEqual([]);
+  });
+});
+
+describe.skipIf(DIR === null)("templates-dev: excused failures still fail", () => {
+  const stale = roundTrips.filter(({ t, s }) => excused(t, s));
+  it.each(stale)("$label", ({ t, s }) => {
+    let failed: boolean;
+    try {
+      failed = roundTrip(t, s).problems.length > 0;
+    } catch {
+      failed = true;
+    }
+    expect(failed, "passes now: remove it from PENDING_PYTHONIC / KNOWN_FAILURES").toBe(true);
+  });
+
+  it("every known failure names a template of the set and a reason", () => {
+    for (const [name, f] of Object.entries(KNOWN_FAILURES)) {
+      expect(templates.map((t) => t.name)).toContain(name);
+      expect(f.reason.length).toBeGreaterThan(20);
+    }
+    for (const name of PENDING_PYTHONIC) expect(templates.map((t) => t.name)).toContain(name);
+  });
+});
