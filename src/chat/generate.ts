@@ -17,6 +17,7 @@ import { dedicatedHandler } from "./dedicated/index.js";
 import { type BuiltParser, buildGenericParser } from "./generic-parser.js";
 import { type ReasoningPrefixState, reasoningPrefix, renderPrompt } from "./prompt.js";
 import { normalizeRequest } from "./request.js";
+import { type SpaceBound, templateSpace } from "./template-space.js";
 import { rendersPythonLiterals } from "./value-syntax.js";
 import type { ChatGrammarTrigger, ChatParams, ChatRequest } from "./types.js";
 
@@ -32,16 +33,17 @@ const NO_GRAMMAR: GrammarResult = { grammar: null, lazy: false, triggers: [] };
  * Most whitespace characters where a chat grammar allows free whitespace (between markers,
  * around calls). Templates' own newlines are matched by the markers; a few more cover models
  * that double them, and a bound keeps random or confused models from spending tokens on spaces.
+ * Templates that render wider runs themselves widen it (template-space.ts).
  */
 export const CHAT_SPACE = { inline: 2, lines: 2, indent: 8 };
 
 /** The grammar of a built parser, given where the prompt leaves reasoning. */
-function grammarOf(built: BuiltParser, state: ReasoningPrefixState): GrammarResult {
+function grammarOf(built: BuiltParser, state: ReasoningPrefixState, space: SpaceBound): GrammarResult {
   if (!built.constrained) return NO_GRAMMAR;
   const p = built.arena;
   if (built.lazy) {
     try {
-      const g = pegToGbnf(p, built.root, { lazy: true, space: CHAT_SPACE });
+      const g = pegToGbnf(p, built.root, { lazy: true, space });
       return { grammar: g.grammar, lazy: true, triggers: g.triggers.map((t) => ({ ...t })) };
     } catch (e) {
       // No marker opens a call in this format: calls stay unconstrained under tool_choice auto.
@@ -54,10 +56,10 @@ function grammarOf(built: BuiltParser, state: ReasoningPrefixState): GrammarResu
   if (state === "open" && built.reasoningEnd !== null) {
     const end = built.reasoningEnd;
     const after = p.rule("after-reasoning", p.seq(p.literal(end), p.space(), body), { trigger: { word: end } });
-    const g = pegToGbnf(p, after, { lazy: true, space: CHAT_SPACE });
+    const g = pegToGbnf(p, after, { lazy: true, space });
     return { grammar: g.grammar, lazy: true, triggers: g.triggers.map((t) => ({ ...t })) };
   }
-  const g = pegToGbnf(p, state === "closed" ? body : root, { space: CHAT_SPACE });
+  const g = pegToGbnf(p, state === "closed" ? body : root, { space });
   return { grammar: g.grammar, lazy: false, triggers: [] };
 }
 
@@ -101,9 +103,10 @@ export function generateChatParams(analysis: TemplateAnalysis, template: ChatTem
     const tagged = analysis.tools.format.mode === "TAG_WITH_TAGGED" && req.tools.length > 0;
     built = buildGenericParser(analysis, req, { pythonTaggedValues: tagged && rendersPythonLiterals(template), deferredGrammar: state === "open" });
   }
-  const g = grammarOf(built, state);
+  const space = templateSpace(template, CHAT_SPACE);
+  const g = grammarOf(built, state, space);
   // The model may open reasoning under a strict grammar: what follows it, for the reasoning budget.
-  const afterReasoning = g.grammar !== null && !g.lazy && state === "none" && built.reasoningEnd !== null ? pegToGbnf(built.arena, built.grammarBody ?? built.body, { space: CHAT_SPACE }).grammar : null;
+  const afterReasoning = g.grammar !== null && !g.lazy && state === "none" && built.reasoningEnd !== null ? pegToGbnf(built.arena, built.grammarBody ?? built.body, { space }).grammar : null;
   return {
     prompt,
     generationPrompt,
