@@ -28,10 +28,6 @@ export const PENDING_PYTHONIC: ReadonlySet<string> = new Set(["vllm--toolace.jin
  * stale once the round trip works.
  */
 const KNOWN_FAILURES: Record<string, { scenarios: string[]; reason: string }> = {
-  "vllm--hunyuan_a13b.jinja": {
-    scenarios: ["reasoning and content"],
-    reason: "the assistant turn's content starts with a fixed prefix (助手：) the analysis does not learn, so it stays in the content",
-  },
   "xinference--Kimi-K2.5.jinja": {
     scenarios: ["one call", "two parallel calls", "arguments of every type", "unicode, quotes, newlines"],
     reason: "the template writes the caller's call id where the function name goes (Kimi's ids are functions.NAME:INDEX) and the kimi-k2 format flagged for a dedicated handler has none",

@@ -77,10 +77,19 @@ function jsonAnswer(p: PegArena, a: TemplateAnalysis, schema: JsonSchema): PegId
   return p.seq(p.space(), open, answer, close, p.space(), p.end());
 }
 
+/**
+ * A content prefix with no end marker (Hunyuan's "助手："), optional: the content is what follows
+ * it. eps where content has none, or a wrapper with an end (handled as wrapped content).
+ */
+function contentPrefix(p: PegArena, a: TemplateAnalysis): PegId {
+  const { mode, start, end } = a.content;
+  return mode !== "PLAIN" && core(start) !== "" && core(end) === "" ? p.optional(marker(p, start)) : p.eps();
+}
+
 /** Content only: the rest, or the wrapped content when the template wraps it. */
 function contentOnly(p: PegArena, a: TemplateAnalysis): PegId {
   const { mode, start, end } = a.content;
-  if (mode === "PLAIN" || core(end) === "") return p.capture(NODE.content, p.rest());
+  if (mode === "PLAIN" || core(end) === "") return p.seq(contentPrefix(p, a), p.capture(NODE.content, p.rest()));
   // Models do not always write the opener (some prompts end with it): it is optional.
   const opener = core(start) !== "" ? p.optional(marker(p, start)) : p.eps();
   return p.seq(opener, p.capture(NODE.content, p.until(core(end))), p.optional(p.seq(marker(p, end), p.space(), p.end())));
@@ -119,9 +128,9 @@ function withTools(ctx: BuildContext, a: TemplateAnalysis, section: PegId): PegI
   if (trigger === "") {
     // No marker opens a call: it is recognised by its own start, else the output is content.
     const callsOnly = p.seq(p.space(), section, p.space(), p.end());
-    return ctx.requireCalls ? callsOnly : p.choice(callsOnly, p.capture(NODE.content, p.rest()));
+    return ctx.requireCalls ? callsOnly : p.choice(callsOnly, p.seq(contentPrefix(p, a), p.capture(NODE.content, p.rest())));
   }
-  return p.seq(p.optional(p.capture(NODE.content, p.until(trigger))), calls, p.space(), p.end());
+  return p.seq(p.optional(p.seq(contentPrefix(p, a), p.capture(NODE.content, p.until(trigger)))), calls, p.space(), p.end());
 }
 
 /** Options of {@link buildGenericParser}. */
