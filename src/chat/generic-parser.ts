@@ -117,11 +117,17 @@ function withTools(ctx: BuildContext, a: TemplateAnalysis, section: PegId): PegI
   const calls = ctx.requireCalls ? section : p.optional(section);
   const trigger = t.format.mode === "JSON_NATIVE" ? core(t.format.sectionStart) || core(t.format.perCallStart) : toolTriggerWord(t);
   const { mode, start, end } = a.content;
-  if (mode === "ALWAYS_WRAPPED" && core(start) !== "" && core(end) !== "") {
+  if (mode === "ALWAYS_WRAPPED" && core(end) !== "") {
     // Wrapped content (or plain text: models do not always wrap), up to the wrapper's end or a call.
     const stops = trigger !== "" ? [core(end), trigger] : [core(end)];
-    const wrapped = p.seq(marker(p, start), p.capture(NODE.content, p.until(...stops)), p.optional(marker(p, end)));
     const plain = p.seq(p.capture(NODE.content, p.until(...stops)), p.optional(marker(p, end)));
+    if (core(start) === "") {
+      // Content as a channel of its own (role-channels.ts): closed by its end-of-message, calls
+      // follow under the role header written again, and close their channel the same way.
+      const header = core(a.assistantStart) !== "" ? p.optional(marker(p, a.assistantStart)) : p.eps();
+      return p.seq(p.optional(plain), p.space(), header, p.space(), calls, p.space(), p.optional(marker(p, end)), p.space(), p.end());
+    }
+    const wrapped = p.seq(marker(p, start), p.capture(NODE.content, p.until(...stops)), p.optional(marker(p, end)));
     const text = p.optional(p.choice(wrapped, plain));
     return p.seq(text, p.space(), calls, p.space(), p.end());
   }
