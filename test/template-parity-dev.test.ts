@@ -20,4 +20,13 @@ describe.skipIf(TEMPLATES === null)("templates-dev goldens", () => {
   });
 });
 
-paritySuites("templates-dev", goldens, TEMPLATES);
+/**
+ * Lenient renderings known to differ where strict renders, and why. (Strict and auto match the
+ * goldens on these too.)
+ */
+const LENIENT_DIFFERS: Record<string, string> = {
+  "vllm--xlam_qwen.jinja":
+    "the absent-tools relaxation (compat.ts) leaves `tools` undefined where transformers passes None; the template tests `tools is not none`, so without tools lenient mode renders the tool instructions strict mode leaves out",
+};
+
+paritySuites("templates-dev", goldens, TEMPLATES, LENIENT_DIFFERS);

@@ -16,6 +16,7 @@ import { analyzeReasoning } from "./reasoning.js";
 import { roleChannels } from "./role-channels.js";
 import { detectAssistantStart, detectUserStart } from "./roles.js";
 import { analyzeTools } from "./tools.js";
+import { detectAssistantEnd } from "./turn-end.js";
 import type { TemplateAnalysis } from "./types.js";
 import { applyWorkarounds } from "./workarounds.js";
 import { ChatTemplate } from "../template/index.js";
@@ -77,6 +78,7 @@ function runAnalysis(source: string, template: ChatTemplate, bosToken: string, e
   if (channels && tools.format.sectionStart !== "" && tools.format.sectionEnd === "") tools.format.sectionEnd = channels.channelEnd;
   const assistantStart = detectAssistantStart(renderer, reasoning);
   const userStart = detectUserStart(renderer);
+  const assistantEnd = detectAssistantEnd(renderer, content);
   const preservedTokens = collectPreservedTokens(reasoning, content, tools);
 
   const analysis: TemplateAnalysis = decodeStrings({
@@ -86,6 +88,7 @@ function runAnalysis(source: string, template: ChatTemplate, bosToken: string, e
     caps,
     userStart,
     assistantStart,
+    assistantEnd,
     preservedTokens,
     additionalStops: [] as string[],
     dedicatedHandler,

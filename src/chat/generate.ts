@@ -15,9 +15,10 @@ import { ChatTemplate } from "../template/index.js";
 import { core } from "./build-helpers.js";
 import { dedicatedHandler } from "./dedicated/index.js";
 import { type BuiltParser, buildGenericParser } from "./generic-parser.js";
-import { type ReasoningPrefixState, reasoningPrefix, renderPrompt } from "./prompt.js";
+import { type ReasoningPrefixState, continuationPrefix, reasoningPrefix, renderContinuation, renderPrompt } from "./prompt.js";
 import { normalizeRequest } from "./request.js";
 import { type SpaceBound, templateSpace } from "./template-space.js";
+import { turnEndStops } from "./turn-end.js";
 import { rendersPythonLiterals } from "./value-syntax.js";
 import type { ChatGrammarTrigger, ChatParams, ChatRequest } from "./types.js";
 
@@ -43,7 +44,7 @@ function grammarOf(built: BuiltParser, state: ReasoningPrefixState, space: Space
   const p = built.arena;
   if (built.lazy) {
     try {
-      const g = pegToGbnf(p, built.root, { lazy: true, space });
+      const g = pegToGbnf(p, built.lazyGrammarRoot ?? built.root, { lazy: true, space });
       return { grammar: g.grammar, lazy: true, triggers: g.triggers.map((t) => ({ ...t })) };
     } catch (e) {
       // No marker opens a call in this format: calls stay unconstrained under tool_choice auto.
@@ -86,23 +87,34 @@ export function generateChatParams(analysis: TemplateAnalysis, template: ChatTem
   const handler = dedicatedHandler(analysis.dedicatedHandler);
 
   const messages = handler?.adaptMessages ? handler.adaptMessages(request.messages) : request.messages;
-  const { prompt, generationPrompt } = renderPrompt(template, request, messages);
+  const continued = req.continuation === null ? null : renderContinuation(template, request, messages, req.continuation, handler?.reasoning ?? analysis.reasoning);
+  const { prompt, generationPrompt } = continued ?? renderPrompt(template, request, messages, req.addGenerationPrompt);
+  // Parsers are built for the generation prompt the model would have continued without prefill.
+  const baseGeneration = continued?.baseGenerationPrompt ?? generationPrompt;
 
   let built: BuiltParser;
   let prefix: string;
   let state: ReasoningPrefixState;
   let preservedTokens = [...analysis.preservedTokens];
   if (handler) {
-    const h = handler.build(req, { generationPrompt, analysis, template });
+    const h = handler.build(req, { generationPrompt: baseGeneration, analysis, template });
     built = h.built;
-    prefix = h.prefix;
-    state = h.state;
+    ({ prefix, state } = h);
     preservedTokens = [...new Set([...h.preservedTokens, ...(h.keepAnalysisTokens ? preservedTokens : [])])];
   } else {
-    ({ prefix, state } = reasoningPrefix(generationPrompt, analysis.reasoning));
+    ({ prefix, state } = reasoningPrefix(baseGeneration, analysis.reasoning));
+    if (continued !== null && continued.state !== "none") state = continued.state;
     const tagged = analysis.tools.format.mode === "TAG_WITH_TAGGED" && req.tools.length > 0;
     built = buildGenericParser(analysis, req, { pythonTaggedValues: tagged && rendersPythonLiterals(template), deferredGrammar: state === "open" });
   }
+  if (continued !== null) {
+    prefix = continuationPrefix(prefix, continued);
+    if (continued.state !== "none") state = continued.state;
+  }
+  // The message keeps the continued text; inline reasoning keeps the opener the prompt wrote.
+  const keptPrefix = continued !== null ? continued.continued.length : req.reasoningInline && state === "open" ? prefix.length : 0;
+  const mapping = req.reasoningInline ? { ...built.mapping, reasoningInline: true } : built.mapping;
+  const stopAt = turnEndStops(analysis, handler === null ? null : preservedTokens);
   const space = templateSpace(template, CHAT_SPACE);
   const g = grammarOf(built, state, space);
   // The model may open reasoning under a strict grammar: what follows it, for the reasoning budget.
@@ -110,12 +122,12 @@ export function generateChatParams(analysis: TemplateAnalysis, template: ChatTem
   return {
     prompt,
     generationPrompt,
-    parser: { arena: built.arena, root: built.root, prefix, mapping: built.mapping, format: built.format },
+    parser: { arena: built.arena, root: built.root, prefix, keptPrefix, mapping, stopAt, format: built.format },
     grammar: g.grammar,
     grammarLazy: g.lazy,
     grammarTriggers: g.triggers,
     preservedTokens,
-    additionalStops: [...analysis.additionalStops],
+    additionalStops: [...new Set([...analysis.additionalStops, ...stopAt])],
     thinkingForcedOpen: state === "open",
     reasoningEnd: built.reasoningEnd === null ? null : core(built.reasoningEnd),
     reasoningStart: built.reasoningEnd === null || !built.reasoningStart ? null : core(built.reasoningStart),

@@ -12,6 +12,7 @@
 import type { PegNodeList, PegTextSource, PegTreeNode } from "../peg/index.js";
 import type { AssistantMessage, ToolCall } from "../types.js";
 import { JsonNormalizer, escapeJsonStringContent } from "./json-normalizer.js";
+import { PythonStringContent } from "./python-string.js";
 import { TextField } from "./text-field.js";
 import { NODE } from "./tree-names.js";
 import type { ChatDelta, ChatMappingOptions, ToolCallDelta } from "./types.js";
@@ -48,6 +49,8 @@ interface ValueState {
   kind: "string" | "json";
   opened: boolean;
   norm: JsonNormalizer | null;
+  /** The inside of a quoted Python string (`arg-py-string`), fed to `norm`. */
+  py?: PythonStringContent;
 }
 
 /** Cursor over one depth of the tree. */
@@ -64,6 +67,17 @@ interface Level {
 }
 
 const CONSISTENT = true;
+
+/** A reasoning block read inline starts to show once its reasoning has text or the block is closed. */
+function inlineBlockStarted(block: PegTreeNode, input: PegTextSource): boolean {
+  const nodes = block.childList;
+  for (let i = 0; i < nodes.length; i++) {
+    const r = nodes.at(i)!;
+    if (r.name !== NODE.reasoning) continue;
+    return r.end < block.end || input.slice(r.start, r.end).trim() !== "";
+  }
+  return false;
+}
 
 /**
  * Incremental tree → message mapper.
@@ -86,6 +100,8 @@ export class MessageMapper {
   private deltas: ChatDelta[] = [];
   private cutAt = 0;
   private finished = false;
+  /** The last content text came from an inline reasoning block. */
+  private afterInlineReasoning = false;
 
   /**
    * @param prefixLength Text before this offset came from the prompt (a parser prefix): it is
@@ -189,9 +205,13 @@ export class MessageMapper {
         level.emitted = false;
         this.enter(n);
       }
-      if (n.kind === "capture") {
+      // Inline reasoning: the whole block, markers included, is content text, from the moment its
+      // opener is complete (a partial opener may still turn out to be something else) and it holds
+      // reasoning or is closed (an opener the prompt wrote, left empty, is no content).
+      const inline = n.kind === "tag" && n.name === NODE.reasoningBlock && this.mapping.reasoningInline === true && (continuing && level.processedEnd > n.start ? true : inlineBlockStarted(n, input));
+      if (n.kind === "capture" || inline) {
         if (n.end > level.processedEnd) {
-          this.captureText(n, input.slice(level.processedEnd, n.end), level.processedEnd);
+          this.captureText(inline ? NODE.content : n.name, input.slice(level.processedEnd, n.end), level.processedEnd, inline);
           level.processedEnd = n.end;
           level.emitted = true;
           if (n.end > this.cutAt) this.cutAt = n.end;
@@ -246,16 +266,18 @@ export class MessageMapper {
     }
   }
 
-  private captureText(n: PegTreeNode, text: string, start: number): void {
+  private captureText(name: string, text: string, start: number, inline = false): void {
     if (start < this.prefixLength) {
       const skip = Math.min(text.length, this.prefixLength - start);
       text = text.slice(skip);
       start += skip;
       if (text === "") return;
     }
-    switch (n.name) {
+    switch (name) {
       case NODE.content: {
-        const out = this.content.push(text, start);
+        // Content right after an inline reasoning block joins it as written, without a separator.
+        const out = this.content.push(text, start, this.afterInlineReasoning && !inline);
+        this.afterInlineReasoning = inline;
         if (out !== "") this.emitText("content", out);
         return;
       }
@@ -289,6 +311,18 @@ export class MessageMapper {
         call.awaitingValue = false;
         const v = (this.value ??= { kind: "json", opened: true, norm: new JsonNormalizer(this.mapping.valueDialect ?? null) });
         this.emitArgs(call, v.norm!.push(text));
+        return;
+      }
+      case NODE.argPyString: {
+        const call = this.call;
+        if (!call) return;
+        call.awaitingValue = false;
+        if (!this.value) {
+          const py = new PythonStringContent();
+          this.value = { kind: "json", opened: true, norm: py.normalizer, py };
+          this.emitArgs(call, py.open());
+        }
+        this.emitArgs(call, this.value.py?.push(text) ?? "");
         return;
       }
       default:
@@ -350,8 +384,9 @@ export class MessageMapper {
         return;
       }
       case NODE.argString:
+      case NODE.argPyString:
       case NODE.argJson:
-        this.closeValue(n.name === NODE.argString ? "string" : "json");
+        this.closeValue(n.name === NODE.argJson ? "json" : "string");
         return;
       default:
         return;

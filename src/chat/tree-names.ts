@@ -5,6 +5,8 @@
 export const NODE = {
   /** Capture: reasoning text. */
   reasoning: "reasoning",
+  /** Tag: a whole reasoning block, its markers included (content under reasoningFormat "none"). */
+  reasoningBlock: "reasoning-block",
   /** Capture: visible answer text. */
   content: "content",
   /** Tag: everything that belongs to one tool call. */
@@ -23,6 +25,11 @@ export const NODE = {
   argName: "arg-name",
   /** Capture: a tagged argument's raw string value (unquoted). */
   argString: "arg-string",
+  /**
+   * Capture: the inside of a quoted Python string value (PYTHONIC keyword arguments), without
+   * its quotes: escapes are decoded, a quote that is not escaped is text.
+   */
+  argPyString: "arg-py-string",
   /** Capture: a tagged argument's JSON / Python-literal value. */
   argJson: "arg-json",
   /** Tag: a tagged argument's value written as nested tagged members (an object; members are `tool-arg` tags). */

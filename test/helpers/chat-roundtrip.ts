@@ -119,6 +119,12 @@ export function scenarioFor(t: { name: string }, s: Scenario): Scenario {
   return { ...s, message: { ...s.message, tool_calls } };
 }
 
+/**
+ * The clock templates see: fixed, so templates that render the time (Hunyuan's date line) render
+ * the prompt and the full conversation alike when a second passes between the two.
+ */
+const fixedNow = (): Date => new Date(2025, 0, 15, 10, 30, 0);
+
 /** A template with everything a round trip needs. */
 export interface TemplateCase {
   name: string;
@@ -138,7 +144,7 @@ export function toolTemplates(dir: string = TEMPLATES_DIR): TemplateCase[] {
   const out: TemplateCase[] = [];
   for (const name of readdirSync(dir).filter((f) => f.endsWith(".jinja")).sort()) {
     const source = readFileSync(join(dir, name), "utf8");
-    const template = new ChatTemplate(source, { compat: "auto" });
+    const template = new ChatTemplate(source, { compat: "auto", now: fixedNow });
     if (!template.caps.supportsToolCalls) continue;
     out.push({ name, source, template, analysis: analyzeTemplate(source, { template }) });
   }
