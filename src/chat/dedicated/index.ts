@@ -1,6 +1,6 @@
 /**
  * Dedicated handlers by name (the analysis' `dedicatedHandler`); the other names the analysis
- * may report are handled by the generic generator.
+ * may report are handled by the generic generator, each listed with why in GENERIC_HANDLES.
  */
 import type { DedicatedHandler } from "../../analysis/index.js";
 import { functionaryV32 } from "./functionary-v3-2.js";
@@ -29,6 +29,20 @@ const HANDLERS: Partial<Record<DedicatedHandler, DedicatedHandlerDef>> = {
   lfm2: lfm25,
   "lfm2.5": lfm25,
   "muse-glimmer": museGlimmer,
+};
+
+/**
+ * Formats llama.cpp gives a hand-written handler that toolwright's generic analysis handles,
+ * and why it can: a flagged format is either in HANDLERS or here, never silently generic
+ * (test/chat-dedicated-coverage.test.ts checks both, and that these round trip).
+ */
+export const GENERIC_HANDLES: Readonly<Partial<Record<DedicatedHandler, string>>> = {
+  "qwen3-coder": "tagged calls (<tool_call><function=NAME><parameter=KEY>) whose markers the diffing finds",
+  "kimi-k2": "section and call markers the diffing finds; templates that write ids as functions.NAME:INDEX carry the name in them",
+  "ling-3": "tagged calls (<tool_call>NAME, <arg_key>/<arg_value>) whose markers the diffing finds",
+  "cohere2-moe": "JSON calls in an <|START_ACTION|> section the diffing finds",
+  "gigachat-v3": "JSON calls after a 'function call' role header the diffing finds",
+  "deepseek-v3.2": "DSML invoke/parameter tags the diffing finds",
 };
 
 /**
