@@ -115,7 +115,9 @@ export function buildJsonTools(ctx: BuildContext, f: ToolFormatAnalysis): PegId 
     calls = p.choice(list, calls);
   }
   const start = f.sectionStart || f.perCallStart;
-  const trigger = !ctx.toolTrigger ? false : start.trim() !== "" ? true : { pattern: markerlessTrigger(f) };
+  // The marker as the template writes it (its whitespace may vary in the output, the trigger
+  // word is the rendered one, as llama.cpp's).
+  const trigger = !ctx.toolTrigger ? false : start.trim() !== "" ? { word: start.trim() } : { pattern: markerlessTrigger(f) };
   return p.rule(ruleName(ctx, "tool-calls"), p.tag(NODE.toolSection, calls), { trigger });
 }
 

@@ -64,7 +64,9 @@ function taggedArgument(ctx: BuildContext, t: ToolsAnalysis, toolIndex: number, 
     prefix = jsonValuePrefix(prefix);
   }
   const close = suffixCore === "" ? p.eps() : marker(p, a.valueSuffix);
-  return p.tag(NODE.toolArg, p.seq(open, prefix !== "" ? marker(p, prefix) : p.eps(), value, close));
+  // A string value keeps its own leading whitespace: only the prefix's learned whitespace goes.
+  const valueOpen = prefix !== "" ? marker(p, prefix, { keepTrail: mayBeString(schema) }) : p.eps();
+  return p.tag(NODE.toolArg, p.seq(open, valueOpen, value, close));
 }
 
 /** The arguments of one function: a JSON object, or tagged arguments in any order. */
