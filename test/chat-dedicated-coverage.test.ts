@@ -16,10 +16,7 @@ import { sharedData } from "./helpers/shared-data.js";
  * Flagged templates the generic generator does not round trip yet, and why. Checked to still
  * fail, so an entry goes stale once it works.
  */
-const GENERIC_FAILS: Record<string, string> = {
-  "xinference--Kimi-K2.5.jinja":
-    "writes the caller's call id where the function name goes (Kimi's ids are functions.NAME:INDEX, which its template leaves to the caller); needs a kimi-k2 handler that gives history and the analysis probes ids in that form",
-};
+const GENERIC_FAILS: Record<string, string> = {};
 
 const dirs = [TEMPLATES_DIR, sharedData("templates-dev")].filter((d): d is string => d !== null);
 const flagged: TemplateCase[] = dirs.flatMap((dir) =>

@@ -27,12 +27,7 @@ const UNREADABLE: ReadonlySet<string> = new Set(Object.keys(UNREADABLE_VALUES));
  * Round trips that fail for another reason, and why. Checked to still fail, so an entry goes
  * stale once the round trip works.
  */
-const KNOWN_FAILURES: Record<string, { scenarios: string[]; reason: string }> = {
-  "xinference--Kimi-K2.5.jinja": {
-    scenarios: ["one call", "two parallel calls", "arguments of every type", "unicode, quotes, newlines"],
-    reason: "the template writes the caller's call id where the function name goes (Kimi's ids are functions.NAME:INDEX) and the kimi-k2 format flagged for a dedicated handler has none",
-  },
-};
+const KNOWN_FAILURES: Record<string, { scenarios: string[]; reason: string }> = {};
 
 const excused = (t: { name: string }, s: Scenario) => (UNREADABLE.has(t.name) && s.message.tool_calls !== undefined) || (KNOWN_FAILURES[t.name]?.scenarios.includes(s.name) ?? false);
 

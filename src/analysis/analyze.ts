@@ -12,6 +12,7 @@ import { analyzeContent } from "./content.js";
 import { detectDedicatedHandler } from "./dedicated.js";
 import { collectPreservedTokens } from "./preserved.js";
 import { VariantRenderer } from "./render.js";
+import { kimiCallIds } from "./kimi-call-ids.js";
 import { analyzeReasoning } from "./reasoning.js";
 import { roleChannels } from "./role-channels.js";
 import { detectAssistantStart, detectUserStart } from "./roles.js";
@@ -61,13 +62,14 @@ function deepFreeze<T>(value: T): T {
 
 function runAnalysis(source: string, template: ChatTemplate, bosToken: string, eosToken: string): TemplateAnalysis {
   const caps = { ...template.caps };
-  const renderer = new VariantRenderer((context) => template.renderRaw(context), caps, bosToken, eosToken);
+  const dedicatedHandler = detectDedicatedHandler(source);
+  // Kimi K2 templates may write the caller's id where the name goes: probes use Kimi's ids.
+  const renderer = new VariantRenderer((context) => template.renderRaw(context), caps, bosToken, eosToken, dedicatedHandler === "kimi-k2" ? kimiCallIds : undefined);
 
   // Phases work on byte strings (see bytes.ts); everything is decoded before the workarounds,
   // whose markers are ordinary strings.
   // Dedicated formats own their channel syntax (GPT-OSS, Muse Glimmer): their analysis stays
   // the autoparser's, as llama.cpp reports it.
-  const dedicatedHandler = detectDedicatedHandler(source);
   const channels = dedicatedHandler === null ? roleChannels(renderer) : null;
   const reasoning = channels?.reasoning ?? analyzeReasoning(renderer, caps.supportsToolCalls);
   const content = analyzeContent(renderer, reasoning);

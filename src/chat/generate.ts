@@ -96,7 +96,7 @@ export function generateChatParams(analysis: TemplateAnalysis, template: ChatTem
   let prefix: string;
   let state: ReasoningPrefixState;
   let preservedTokens = [...analysis.preservedTokens];
-  if (handler) {
+  if (handler?.build) {
     const h = handler.build(req, { generationPrompt: baseGeneration, analysis, template });
     built = h.built;
     ({ prefix, state } = h);
@@ -114,7 +114,7 @@ export function generateChatParams(analysis: TemplateAnalysis, template: ChatTem
   // The message keeps the continued text; inline reasoning keeps the opener the prompt wrote.
   const keptPrefix = continued !== null ? continued.continued.length : req.reasoningInline && state === "open" ? prefix.length : 0;
   const mapping = req.reasoningInline ? { ...built.mapping, reasoningInline: true } : built.mapping;
-  const stopAt = turnEndStops(analysis, handler === null ? null : preservedTokens);
+  const stopAt = turnEndStops(analysis, handler?.build ? preservedTokens : null);
   const space = templateSpace(template, CHAT_SPACE);
   const g = grammarOf(built, state, space);
   // The model may open reasoning under a strict grammar: what follows it, for the reasoning budget.

@@ -5,6 +5,7 @@
 import type { DedicatedHandler } from "../../analysis/index.js";
 import { functionaryV32 } from "./functionary-v3-2.js";
 import { gemma4 } from "./gemma4.js";
+import { kimiK2 } from "./kimi-k2.js";
 import { kimiK3 } from "./kimi-k3.js";
 import { lfm25 } from "./lfm2-5.js";
 import { gptOss } from "./gpt-oss.js";
@@ -22,6 +23,7 @@ const HANDLERS: Partial<Record<DedicatedHandler, DedicatedHandlerDef>> = {
   "ministral-3": ministral3,
   minicpm5,
   gemma4,
+  "kimi-k2": kimiK2,
   "kimi-k3": kimiK3,
   "minimax-m3": minimaxM3,
   // LFM2 writes its calls as LFM2.5 does (<|tool_call_start|>[f(a=1)]<|tool_call_end|>); its
@@ -38,7 +40,6 @@ const HANDLERS: Partial<Record<DedicatedHandler, DedicatedHandlerDef>> = {
  */
 export const GENERIC_HANDLES: Readonly<Partial<Record<DedicatedHandler, string>>> = {
   "qwen3-coder": "tagged calls (<tool_call><function=NAME><parameter=KEY>) whose markers the diffing finds",
-  "kimi-k2": "section and call markers the diffing finds; templates that write ids as functions.NAME:INDEX carry the name in them",
   "ling-3": "tagged calls (<tool_call>NAME, <arg_key>/<arg_value>) whose markers the diffing finds",
   "cohere2-moe": "JSON calls in an <|START_ACTION|> section the diffing finds",
   "gigachat-v3": "JSON calls after a 'function call' role header the diffing finds",
