@@ -30,7 +30,7 @@ function afterStringArgument(p: PegArena): PegId {
  * A string argument in `quote` for the parser: escapes are read as escapes (the mapper decodes
  * them); an unescaped quote is text unless the call goes on after it.
  */
-function lenientString(p: PegArena, quote: string): PegId {
+export function lenientString(p: PegArena, quote: string): PegId {
   const closing = p.seq(p.literal(quote), p.space(), afterStringArgument(p));
   const char = p.choice(p.seq(p.literal("\\"), p.any()), p.seq(p.not(closing), p.chars("^\\\\", 1, 1)));
   return p.seq(p.literal(quote), p.capture(NODE.argPyString, p.zeroOrMore(char)), p.literal(quote));

@@ -87,7 +87,7 @@ export function generateChatParams(analysis: TemplateAnalysis, template: ChatTem
   const handler = dedicatedHandler(analysis.dedicatedHandler);
 
   const messages = handler?.adaptMessages ? handler.adaptMessages(request.messages) : request.messages;
-  const continued = req.continuation === null ? null : renderContinuation(template, request, messages, req.continuation, handler?.reasoning ?? analysis.reasoning);
+  const continued = req.continuation === null ? null : renderContinuation(template, request, messages, req.continuation, handler?.reasoning ?? analysis.reasoning, handler?.contentStart);
   const { prompt, generationPrompt } = continued ?? renderPrompt(template, request, messages, req.addGenerationPrompt);
   // Parsers are built for the generation prompt the model would have continued without prefill.
   const baseGeneration = continued?.baseGenerationPrompt ?? generationPrompt;
@@ -122,6 +122,7 @@ export function generateChatParams(analysis: TemplateAnalysis, template: ChatTem
   return {
     prompt,
     generationPrompt,
+    continuesFinalMessage: continued !== null,
     parser: { arena: built.arena, root: built.root, prefix, keptPrefix, mapping, stopAt, format: built.format },
     grammar: g.grammar,
     grammarLazy: g.lazy,

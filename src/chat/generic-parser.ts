@@ -171,7 +171,12 @@ function withTools(ctx: BuildContext, a: TemplateAnalysis, section: PegId): PegI
     const callsOnly = p.seq(p.space(), section, p.space(), p.end());
     return ctx.requireCalls ? callsOnly : p.choice(callsOnly, p.seq(contentPrefix(p, a), p.capture(NODE.content, p.rest())));
   }
-  return p.seq(p.optional(p.seq(contentPrefix(p, a), p.capture(NODE.content, p.until(...openers)))), calls, p.space(), p.end());
+  // Text a model writes after its calls is content (Ling 3 does); only after calls that parsed,
+  // so a broken call still fails here and is recovered as a call.
+  const trailing = p.optional(p.capture(NODE.content, p.rest()));
+  const callsThenText = p.seq(section, p.space(), trailing);
+  const after = ctx.requireCalls ? callsThenText : p.choice(callsThenText, p.eps());
+  return p.seq(p.optional(p.seq(contentPrefix(p, a), p.capture(NODE.content, p.until(...openers)))), after, p.space(), p.end());
 }
 
 /**

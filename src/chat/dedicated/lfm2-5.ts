@@ -1,8 +1,9 @@
 /**
  * LFM2.5: optional <think> reasoning, content, then calls as a Python list of call expressions:
  *   <|tool_call_start|>[get_weather(city='Paris'), get_weather(city='Tokyo', days=3)]<|tool_call_end|>
- * Keyword arguments; strings are quoted but not escaped (the template writes `'it's'`), so a
- * string ends at a quote followed by `)` or by `, NAME=`; other values are Python or JSON literals.
+ * Keyword arguments; strings are read as Python strings with escapes, though the template writes
+ * them unescaped (`'it's'`): a quote ends one only when `)` or `, NAME=` follows; other values are
+ * Python or JSON literals.
  */
 import type { ChatMessage } from "../../types.js";
 import { PegArena, type PegId } from "../../peg/index.js";
@@ -11,6 +12,7 @@ import type { JsonSchema } from "../../types.js";
 import { grammarString, orderedArguments } from "./grammar-args.js";
 import type { BuiltParser } from "../generic-parser.js";
 import type { NormalizedRequest } from "../request.js";
+import { lenientString } from "../build-tools-pythonic.js";
 import { NODE } from "../tree-names.js";
 import type { DedicatedBuild, DedicatedHandlerDef } from "./handler.js";
 
@@ -19,11 +21,6 @@ const CALLS_END = "<|tool_call_end|>";
 const THINK = "<think>";
 const END_THINK = "</think>";
 
-/** A string value in `quote`: raw text up to the quote that ends the argument. */
-function stringValue(p: PegArena, quote: string): PegId {
-  const ends = p.seq(p.literal(quote), p.space(), p.choice(p.literal(")"), p.seq(p.literal(","), p.space(), p.chars("A-Za-z_", 1, 1), p.chars("A-Za-z0-9_", 0), p.space(), p.literal("="))));
-  return p.seq(p.literal(quote), p.capture(NODE.argString, p.zeroOrMore(p.seq(p.not(ends), p.any()))), p.literal(quote));
-}
 
 /**
  * The grammar of tool_choice "required": the call list alone, keyword arguments in schema
@@ -36,7 +33,7 @@ function requiredGrammar(p: PegArena, req: NormalizedRequest): PegId {
       const name = `tool-${i}-arg-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`;
       // Bounded strings (enum, maxLength) cannot hold the quote; others are read as the parser reads them.
       const bounded = typeof schema === "object" && schema !== null && ("enum" in schema || "maxLength" in schema);
-      const text = bounded ? p.seq(p.literal("'"), p.capture(NODE.argString, grammarString(p, schema, ["'"], name)), p.literal("'")) : stringValue(p, "'");
+      const text = bounded ? p.seq(p.literal("'"), p.capture(NODE.argString, grammarString(p, schema, ["'"], name)), p.literal("'")) : lenientString(p, "'");
       const value = mayBeString(schema) ? text : p.capture(NODE.argJson, pythonTyped(ctx, schema, name));
       return p.tag(NODE.toolArg, p.seq(p.capture(NODE.argName, p.literal(key)), p.literal("="), value));
     };
@@ -59,7 +56,7 @@ function build(req: NormalizedRequest): DedicatedBuild {
   } else if (useTools) {
     const calls = req.tools.map((t, i) => {
       const args = schemaProperties(toolParameters(t)).map(([key, schema]) => {
-        const value = mayBeString(schema) ? p.choice(stringValue(p, "'"), stringValue(p, '"')) : p.capture(NODE.argJson, pythonValue(p));
+        const value = mayBeString(schema) ? p.choice(lenientString(p, "'"), lenientString(p, '"')) : p.capture(NODE.argJson, pythonValue(p));
         return p.tag(NODE.toolArg, p.seq(p.atomic(p.seq(p.capture(NODE.argName, p.literal(key)), p.space(), p.literal("="))), p.space(), value));
       });
       const argList = args.length === 0 ? p.eps() : p.optional(p.seq(p.choice(...args), p.zeroOrMore(p.seq(p.space(), p.literal(","), p.space(), p.choice(...args)))));
@@ -67,7 +64,8 @@ function build(req: NormalizedRequest): DedicatedBuild {
       return p.rule(`tool-${i}`, p.tag(NODE.tool, p.seq(head, p.space(), argList, p.space(), p.literal(")"))));
     });
     const call = p.choice(...calls);
-    const list = p.seq(p.literal("["), p.space(), call, req.parallel ? p.zeroOrMore(p.seq(p.space(), p.literal(","), p.space(), call)) : p.eps(), p.space(), p.literal("]"));
+    // The parser reads every call the model writes (the required grammar bounds them).
+    const list = p.seq(p.literal("["), p.space(), call, p.zeroOrMore(p.seq(p.space(), p.literal(","), p.space(), call)), p.space(), p.literal("]"));
     const section = p.rule("tool-calls", p.tag(NODE.toolSection, p.seq(p.literal(CALLS_START), list, p.literal(CALLS_END))), { trigger: true });
     body = p.seq(p.capture(NODE.content, p.until(CALLS_START)), req.toolChoice === "required" ? section : p.optional(section), p.space(), p.end());
     if (req.toolChoice === "required") grammarBody = requiredGrammar(p, req);

@@ -2,10 +2,10 @@
  * Public shapes of `Model.chat()` / `Model.streamChat()`: the request options, the result, and
  * the streamed chunks.
  */
-import type { ContextOptions } from "../../runtime/context.js";
-import type { SamplingOptions } from "../../runtime/sampling.js";
-import type { AssistantMessage, ChatMessage, ResponseFormat, ToolChoice, ToolDefinition, ToolMessage } from "../../types.js";
-import type { ChatDelta } from "../types.js";
+import type { ContextOptions } from "../runtime/context.js";
+import type { SamplingOptions } from "../runtime/sampling.js";
+import type { AssistantMessage, ChatMessage, ResponseFormat, ToolChoice, ToolDefinition, ToolMessage } from "../types.js";
+import type { ChatDelta } from "../chat/types.js";
 
 /** What a tool's `execute` receives besides its arguments. */
 export interface ToolExecuteContext {
@@ -38,6 +38,23 @@ export interface ChatOptions {
   enableThinking?: boolean;
   /** Extra template variables (e.g. `reasoning_effort`). */
   extraContext?: Record<string, unknown>;
+  /**
+   * "auto" (default) returns reasoning in `reasoning_content`; "none" leaves it inline in
+   * `content`, its markers included.
+   */
+  reasoningFormat?: "auto" | "none";
+  /**
+   * Continue the final assistant message (prefill) instead of answering after it: the model goes
+   * on from its text, and the returned message is that message continued (its prefilled text
+   * included). `"reasoning"` / `"content"` say which part goes on; `true` picks reasoning when
+   * the message has reasoning and no content. Only the first model turn continues.
+   *
+   * @example
+   * await model.chat({ messages: [user, { role: "assistant", content: "The capital of France is" }], continueFinalMessage: true });
+   */
+  continueFinalMessage?: boolean | "content" | "reasoning";
+  /** false: no generation prompt; after a final assistant message this continues it (see `continueFinalMessage`). */
+  addGenerationPrompt?: boolean;
   sampling?: SamplingOptions;
   /** Most tokens generated per model turn. Default 1024. */
   maxTokens?: number;
@@ -149,4 +166,12 @@ export interface ChatChunk {
 export interface ChatSessionOptions {
   /** Options of the context the session creates. */
   context?: ContextOptions;
+  /**
+   * Grammar engine of requests that name none (see `loadNative().grammarEngines`). Default: the
+   * runtime's default engine.
+   *
+   * @example
+   * const session = new ChatSession(model, { grammarEngine: "llama" });
+   */
+  grammarEngine?: string;
 }
