@@ -3,7 +3,7 @@
 // the prompt ends with the bare role header, so the model's first words pick the channel.
 import { describe, expect, it } from "vitest";
 import { analyzeTemplate } from "../src/analysis/index.js";
-import { generateChatParams, parseChatOutput } from "../src/chat/index.js";
+import { ChatStreamParser, generateChatParams, parseChatOutput } from "../src/chat/index.js";
 import { matchGbnf } from "../src/grammar/gbnf-match.js";
 import { ChatTemplate } from "../src/template/index.js";
 import { SCENARIOS, TOOLS, USER, generatedPart, messageDifferences, type TemplateCase } from "./helpers/chat-roundtrip.js";
@@ -55,6 +55,20 @@ describe("channels switched by role name", () => {
     const got = parseChatOutput(params, output);
     expect(String(got.content).trim()).toBe("Let me check.");
     expect(got.tool_calls?.map((c) => [c.function.name, JSON.parse(c.function.arguments)])).toEqual([["get_weather", { city: "Paris" }]]);
+  });
+
+  it("streamed character by character, the same message", () => {
+    const params = generateChatParams(t.analysis, t.template, { messages: [USER], tools: TOOLS });
+    const output = '/think\nNeed it.<|close|>\n<|start|>assistant\nLet me check.<|close|>\n<|start|>assistant -> tool/call\n[{"name": "get_weather", "arguments": {"city": "Paris"}}]<|close|>';
+    const ids = { generateCallId: (i: number) => `c${i}` };
+    const parser = new ChatStreamParser(params, ids);
+    for (const ch of output) parser.feed(ch);
+    parser.finish();
+    const whole = parseChatOutput(params, output, ids);
+    expect(parser.message()).toEqual(whole);
+    expect(String(whole.reasoning_content).trim()).toBe("Need it.");
+    expect(String(whole.content).trim()).toBe("Let me check.");
+    expect(whole.tool_calls).toHaveLength(1);
   });
 
   it("reasoning, then calls", () => {

@@ -1,13 +1,13 @@
 // The templates-dev set (public chat templates from outside llama.cpp's test set, in the shared
 // data): the analysis never throws, every template whose caps say it renders tool calls round
-// trips every scenario, and the grammar accepts what the parser reads back (tool_choice auto
-// and required). Same checks as chat-roundtrip.test.ts / chat-grammar.test.ts, over templates
+// trips every scenario (whole and streamed in chunks), and the grammar accepts what the parser
+// reads back (tool_choice auto and required). Same checks as chat-roundtrip.test.ts / chat-grammar.test.ts, over templates
 // the analysis was not developed against.
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { analyzeTemplate } from "../src/analysis/index.js";
-import { generateChatParams, parseChatOutput } from "../src/chat/index.js";
+import { ChatStreamParser, accumulateDeltas, generateChatParams, parseChatOutput, type ChatDelta } from "../src/chat/index.js";
 import { matchGbnf } from "../src/grammar/gbnf-match.js";
 import { ChatTemplate } from "../src/template/index.js";
 import { SCENARIOS, TOOLS, USER, extraContext, generatedPart, messageDifferences, scenarioFor, toolTemplates, type Scenario, type TemplateCase } from "./helpers/chat-roundtrip.js";
@@ -84,6 +84,29 @@ const grammarCases = templates.flatMap((t) =>
 describe.skipIf(DIR === null)("templates-dev: the grammar accepts what the parser reads back", () => {
   it.each(grammarCases.filter(({ t, s }) => !excused(t, s)))("$label", ({ t, s, toolChoice }) => {
     expect(grammarProblems(t, s, toolChoice)).toEqual([]);
+  });
+});
+
+/** The output fed in chunks of 1..maxChunk characters (deterministic sizes). */
+function streamed(t: TemplateCase, s: Scenario, maxChunk: number): { whole: unknown; message: unknown; deltas: unknown } {
+  const ids = { generateCallId: (i: number) => `call${i}` };
+  const params = generateChatParams(t.analysis, t.template, { messages: [USER], tools: TOOLS, enableThinking: s.enableThinking, extraContext: extraContext(t, s) });
+  const g = generatedPart(t, s, params);
+  if ("error" in g) throw new Error(g.error);
+  const parser = new ChatStreamParser(params, ids);
+  const deltas: ChatDelta[] = [];
+  for (let i = 0, k = 1; i < g.output.length; i += k, k = 1 + ((k * 7 + i) % maxChunk)) deltas.push(...parser.feed(g.output.slice(i, i + k)));
+  deltas.push(...parser.finish());
+  return { whole: parseChatOutput(params, g.output, ids), message: parser.message(), deltas: accumulateDeltas(deltas) };
+}
+
+describe.skipIf(DIR === null)("templates-dev: chunked streaming gives the whole-output message", () => {
+  it.each(roundTrips.filter(({ t, s }) => !excused(t, s)))("$label", ({ t, s }) => {
+    for (const maxChunk of [1, 8]) {
+      const r = streamed(t, s, maxChunk);
+      expect(r.message, `chunks up to ${maxChunk}`).toEqual(r.whole);
+      expect(r.deltas, `chunks up to ${maxChunk}`).toEqual(r.whole);
+    }
   });
 });
 
