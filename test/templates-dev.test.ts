@@ -87,6 +87,31 @@ describe.skipIf(DIR === null)("templates-dev: the grammar accepts what the parse
   });
 });
 
+describe.skipIf(DIR === null)("templates-dev: tool_choice required rejects plain content", () => {
+  it.each(templates.filter((t) => !UNREADABLE.has(t.name)).map((t) => ({ label: t.name, t })))("$label", ({ t }) => {
+    const params = generateChatParams(t.analysis, t.template, { messages: [USER], tools: TOOLS, toolChoice: "required" });
+    const plain = "The weather in Paris is sunny.";
+    const text = params.grammarLazy ? `${params.reasoningEnd ?? ""}${plain}` : plain;
+    expect(matchGbnf(params.grammar!, grammarInput(params, text) ?? text).ok).toBe(false);
+    expect(parseChatOutput(params, text).content).toBe(plain);
+  });
+});
+
+describe.skipIf(DIR === null)("templates-dev: response_format json_schema constrains the answer", () => {
+  const schema = { type: "object", properties: { city: { type: "string" }, temp: { type: "number" } }, required: ["city", "temp"], additionalProperties: false };
+  const answer: Scenario = { name: "json answer", message: { role: "assistant", content: '{"city": "Paris", "temp": 21.5}' } };
+  it.each(templates.map((t) => ({ label: t.name, t })))("$label", ({ t }) => {
+    const params = generateChatParams(t.analysis, t.template, { messages: [USER], tools: TOOLS, responseFormat: { type: "json_schema", json_schema: { name: "weather", schema } } });
+    const g = generatedPart(t, answer, params);
+    if ("error" in g) throw new Error(g.error);
+    expect(JSON.parse(String(parseChatOutput(params, g.output).content))).toEqual({ city: "Paris", temp: 21.5 });
+    const text = grammarInput(params, g.output);
+    expect(text, JSON.stringify(g.output)).not.toBeNull();
+    expect(matchGbnf(params.grammar!, text!).ok, JSON.stringify(text)).toBe(true);
+    expect(matchGbnf(params.grammar!, grammarInput(params, g.output.replace("21.5", '"warm"'))!).ok).toBe(false);
+  });
+});
+
 /** The output fed in chunks of 1..maxChunk characters (deterministic sizes). */
 function streamed(t: TemplateCase, s: Scenario, maxChunk: number): { whole: unknown; message: unknown; deltas: unknown } {
   const ids = { generateCallId: (i: number) => `call${i}` };

@@ -96,7 +96,7 @@ function jsonAnswer(p: PegArena, a: TemplateAnalysis, schema: JsonSchema): PegId
   const answer = p.choice(p.seq(p.literal("```json"), p.space(), value, p.space(), p.literal("```")), value);
   const { mode, start, end } = a.content;
   const wrapped = mode !== "PLAIN" && core(start) !== "" && core(end) !== "";
-  const open = wrapped ? p.optional(p.seq(marker(p, start), p.space())) : p.eps();
+  const open = wrapped ? p.optional(p.seq(marker(p, start), p.space())) : contentPrefix(p, a);
   const close = wrapped ? p.optional(p.seq(p.space(), marker(p, end))) : p.eps();
   return p.seq(p.space(), open, answer, close, p.space(), p.end());
 }
