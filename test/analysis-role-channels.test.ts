@@ -71,6 +71,14 @@ describe("channels switched by role name", () => {
     expect(whole.tool_calls).toHaveLength(1);
   });
 
+  it("a JSON answer under response_format closes its channel", () => {
+    const schema = { type: "object", properties: { city: { type: "string" } }, required: ["city"] };
+    const params = generateChatParams(t.analysis, t.template, { messages: [USER], responseFormat: { type: "json_schema", json_schema: { name: "w", schema } } });
+    const output = '\n{"city": "Paris"}<|close|>';
+    expect(JSON.parse(String(parseChatOutput(params, output).content))).toEqual({ city: "Paris" });
+    expect(matchGbnf(params.grammar!, grammarInput(params, output)!).ok).toBe(true);
+  });
+
   it("reasoning, then calls", () => {
     const params = generateChatParams(t.analysis, t.template, { messages: [USER], tools: TOOLS });
     const output = '/think\nNeed the weather.<|close|>\n<|start|>assistant -> tool/call\n[{"name": "get_weather", "arguments": {"city": "Paris"}}]<|close|>';

@@ -97,7 +97,8 @@ function jsonAnswer(p: PegArena, a: TemplateAnalysis, schema: JsonSchema): PegId
   const { mode, start, end } = a.content;
   const wrapped = mode !== "PLAIN" && core(start) !== "" && core(end) !== "";
   const open = wrapped ? p.optional(p.seq(marker(p, start), p.space())) : contentPrefix(p, a);
-  const close = wrapped ? p.optional(p.seq(p.space(), marker(p, end))) : p.eps();
+  // Content that only has an end (a channel's end-of-message, role-channels.ts) closes the same way.
+  const close = mode !== "PLAIN" && core(end) !== "" ? p.optional(p.seq(p.space(), marker(p, end))) : p.eps();
   return p.seq(p.space(), open, answer, close, p.space(), p.end());
 }
 
