@@ -8,7 +8,8 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const { loadModel, createTestModel } = await import(pathToFileURL(join(ROOT, "lib", "index.js")).href);
+const { loadModel } = await import(pathToFileURL(join(ROOT, "lib", "index.js")).href);
+const { createTestModel } = await import(pathToFileURL(join(ROOT, "lib", "runtime", "gguf", "test-model.js")).href);
 
 let path = process.argv[2];
 if (!path) {

@@ -31,8 +31,6 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
 }  // namespace
 }  // namespace toolwright
 
-static Napi::Object InitAddon(Napi::Env env, Napi::Object exports) {
-  return toolwright::Init(env, exports);
-}
+static Napi::Object InitAddon(Napi::Env env, Napi::Object exports) { return toolwright::Init(env, exports); }
 
 NODE_API_MODULE(toolwright, InitAddon)

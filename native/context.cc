@@ -28,7 +28,8 @@ ContextOptions ReadContextOptions(const Napi::Object& o, const ModelPtr& model) 
   constexpr const char* kMethod = "Context.create";
   ContextOptions c;
   const int64_t train = std::max<int64_t>(1, llama_model_n_ctx_train(model->model));
-  c.context_size = static_cast<uint32_t>(args::OptInt(o, "contextSize", std::min<int64_t>(4096, train), 0, 1 << 24, kMethod));
+  c.context_size = static_cast<uint32_t>(
+      args::OptInt(o, "contextSize", std::min<int64_t>(4096, train), 0, 1 << 24, kMethod));
   c.batch_size = static_cast<uint32_t>(args::OptInt(o, "batchSize", 512, 1, 1 << 20, kMethod));
   c.ubatch_size = static_cast<uint32_t>(args::OptInt(o, "ubatchSize", 512, 1, 1 << 20, kMethod));
   c.threads = static_cast<int32_t>(args::OptInt(o, "threads", 4, 1, 1024, kMethod));
@@ -142,7 +143,8 @@ bool ContextState::Decode(const std::vector<llama_token>& input, std::string* co
         *error = "no room in the KV cache for the batch (llama_decode returned 1)";
       } else {
         *code = kDecodeFailed;
-        *error = "llama_decode failed (returned " + std::to_string(status) + ")" + (reason.empty() ? "" : ": " + reason);
+        *error = "llama_decode failed (returned " + std::to_string(status) + ")" +
+                 (reason.empty() ? "" : ": " + reason);
       }
       return false;
     }
@@ -156,7 +158,8 @@ bool ContextState::Decode(const std::vector<llama_token>& input, std::string* co
 }
 
 void ContextRegistry::Add(const ContextPtr& state) {
-  live.erase(std::remove_if(live.begin(), live.end(), [](const std::weak_ptr<ContextState>& w) { return w.expired(); }),
+  live.erase(std::remove_if(live.begin(), live.end(),
+                            [](const std::weak_ptr<ContextState>& w) { return w.expired(); }),
              live.end());
   live.push_back(state);
 }
@@ -172,22 +175,21 @@ void ContextRegistry::StopAll() {
 }
 
 void Context::Init(Napi::Env env, Napi::Object exports) {
-  Napi::Function ctor = DefineClass(
-      env, "Context",
-      {
-          StaticMethod<&Context::Create>("create"),
-          InstanceMethod<&Context::Info>("info"),
-          InstanceMethod<&Context::Decode>("decode"),
-          InstanceMethod<&Context::Step>("step"),
-          InstanceMethod<&Context::Cancel>("cancel"),
-          InstanceMethod<&Context::Clear>("clear"),
-          InstanceMethod<&Context::Truncate>("truncate"),
-          InstanceMethod<&Context::Tokens>("tokens"),
-          InstanceAccessor<&Context::Size>("size"),
-          InstanceMethod<&Context::Stats>("stats"),
-          InstanceMethod<&Context::Dispose>("dispose"),
-          InstanceAccessor<&Context::IsDisposed>("disposed"),
-      });
+  Napi::Function ctor = DefineClass(env, "Context",
+                                    {
+                                        StaticMethod<&Context::Create>("create"),
+                                        InstanceMethod<&Context::Info>("info"),
+                                        InstanceMethod<&Context::Decode>("decode"),
+                                        InstanceMethod<&Context::Step>("step"),
+                                        InstanceMethod<&Context::Cancel>("cancel"),
+                                        InstanceMethod<&Context::Clear>("clear"),
+                                        InstanceMethod<&Context::Truncate>("truncate"),
+                                        InstanceMethod<&Context::Tokens>("tokens"),
+                                        InstanceAccessor<&Context::Size>("size"),
+                                        InstanceMethod<&Context::Stats>("stats"),
+                                        InstanceMethod<&Context::Dispose>("dispose"),
+                                        InstanceAccessor<&Context::IsDisposed>("disposed"),
+                                    });
   AddonData& data = GetAddonData(env);
   data.context_constructor = Napi::Persistent(ctor);
   data.contexts = std::make_shared<ContextRegistry>();
@@ -198,8 +200,8 @@ void Context::Init(Napi::Env env, Napi::Object exports) {
 Napi::Object Context::NewInstance(Napi::Env env, ContextPtr state) {
   GetAddonData(env).contexts->Add(state);
   auto* boxed = new ContextPtr(std::move(state));
-  Napi::External<ContextPtr> external = Napi::External<ContextPtr>::New(
-      env, boxed, [](Napi::Env, ContextPtr* p) { delete p; });
+  Napi::External<ContextPtr> external =
+      Napi::External<ContextPtr>::New(env, boxed, [](Napi::Env, ContextPtr* p) { delete p; });
   external.TypeTag(&kContextStateTag);
   return GetAddonData(env).context_constructor.New({external});
 }
@@ -207,7 +209,8 @@ Napi::Object Context::NewInstance(Napi::Env env, ContextPtr state) {
 Context::Context(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Context>(info) {
   if (info.Length() != 1 || !info[0].IsExternal() ||
       !info[0].As<Napi::External<ContextPtr>>().CheckTypeTag(&kContextStateTag)) {
-    throw Napi::TypeError::New(info.Env(), "Context: not constructible from JS; use Context.create(model, options)");
+    throw Napi::TypeError::New(info.Env(),
+                               "Context: not constructible from JS; use Context.create(model, options)");
   }
   // Take the reference out of the box: the External lives until GC, and dispose() must free now.
   state_ = std::move(*info[0].As<Napi::External<ContextPtr>>().Data());
@@ -216,9 +219,12 @@ Context::Context(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Context>(inf
 // create(model, {contextSize, batchSize, ubatchSize, threads, threadsBatch}) -> Promise<Context>
 Napi::Value Context::Create(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  ModelPtr model = Model::FromValue(env, info.Length() > 0 ? info[0] : env.Undefined(), "Context.create", "model");
-  if (model->vocab_only) args::ThrowRange(env, "Context.create", "the model was loaded with vocabOnly: it has no weights to run");
-  const ContextOptions options = ReadContextOptions(args::OptionalObject(info, 1, "Context.create", "options"), model);
+  ModelPtr model =
+      Model::FromValue(env, info.Length() > 0 ? info[0] : env.Undefined(), "Context.create", "model");
+  if (model->vocab_only)
+    args::ThrowRange(env, "Context.create", "the model was loaded with vocabOnly: it has no weights to run");
+  const ContextOptions options =
+      ReadContextOptions(args::OptionalObject(info, 1, "Context.create", "options"), model);
   return QueueCreateContext(env, info[0].As<Napi::Object>(), std::move(model), options);
 }
 
@@ -230,7 +236,8 @@ const ContextPtr& Context::Live(Napi::Env env, const char* method) const {
 const ContextPtr& Context::Idle(Napi::Env env, const char* method) const {
   const ContextPtr& state = Live(env, method);
   if (state->busy.load()) {
-    Napi::Error e = Napi::Error::New(env, std::string(method) + ": the context is busy (a decode or step is running; await it first)");
+    Napi::Error e = Napi::Error::New(
+        env, std::string(method) + ": the context is busy (a decode or step is running; await it first)");
     e.Set("code", Napi::String::New(env, "TOOLWRIGHT_CONTEXT_BUSY"));
     throw e;
   }
@@ -253,7 +260,8 @@ Napi::Value Context::Info(const Napi::CallbackInfo& info) {
 Napi::Value Context::Decode(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const ContextPtr& s = Idle(env, "Context.decode");
-  std::vector<llama_token> input = args::Tokens(env, info.Length() > 0 ? info[0] : env.Undefined(), s->model->n_vocab, "Context.decode", "tokens");
+  std::vector<llama_token> input = args::Tokens(env, info.Length() > 0 ? info[0] : env.Undefined(),
+                                                s->model->n_vocab, "Context.decode", "tokens");
   s->busy.store(true);
   ResetAbortUnlessAhead(*s);
   return QueueDecode(env, info.This().As<Napi::Object>(), s, std::move(input));
@@ -265,7 +273,8 @@ Napi::Value Context::Decode(const Napi::CallbackInfo& info) {
 Napi::Value Context::Step(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const ContextPtr& s = Idle(env, "Context.step");
-  SamplerPtr sampler = Sampler::FromValue(env, info.Length() > 0 ? info[0] : env.Undefined(), "Context.step", "sampler");
+  SamplerPtr sampler =
+      Sampler::FromValue(env, info.Length() > 0 ? info[0] : env.Undefined(), "Context.step", "sampler");
   if (sampler->model->model != s->model->model) {
     args::ThrowRange(env, "Context.step", "the sampler was created for a different model");
   }
@@ -273,11 +282,13 @@ Napi::Value Context::Step(const Napi::CallbackInfo& info) {
   if (info.Length() > 1 && !info[1].IsUndefined() && !info[1].IsNull()) {
     input = args::Tokens(env, info[1], s->model->n_vocab, "Context.step", "pending");
   }
-  const bool decode_ahead = args::OptBool(args::OptionalObject(info, 2, "Context.step", "options"), "decodeAhead", false, "Context.step");
+  const bool decode_ahead = args::OptBool(args::OptionalObject(info, 2, "Context.step", "options"),
+                                          "decodeAhead", false, "Context.step");
   s->busy.store(true);
   sampler->busy.store(true);
   ResetAbortUnlessAhead(*s);
-  return QueueStep(env, info.This().As<Napi::Object>(), s, std::move(sampler), std::move(input), decode_ahead);
+  return QueueStep(env, info.This().As<Napi::Object>(), s, std::move(sampler), std::move(input),
+                   decode_ahead);
 }
 
 // cancel(): makes the running decode stop at the next graph node (rejects with ABORT_ERR); a

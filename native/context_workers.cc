@@ -16,7 +16,9 @@ namespace {
 
 constexpr const char* kSampleFailed = "TOOLWRIGHT_SAMPLE_FAILED";
 
-bool AbortRequested(void* data) { return static_cast<ContextState*>(data)->abort.load(std::memory_order_relaxed); }
+bool AbortRequested(void* data) {
+  return static_cast<ContextState*>(data)->abort.load(std::memory_order_relaxed);
+}
 
 ggml_threadpool* NewThreadPool(int32_t threads) {
   // Default polling (workers spin briefly between decodes, then sleep), as llama-cli uses.
@@ -27,7 +29,8 @@ ggml_threadpool* NewThreadPool(int32_t threads) {
 bool AttachThreadPools(ContextState& state, const ContextOptions& options) {
   state.pool = NewThreadPool(options.threads);
   if (state.pool == nullptr) return false;
-  state.pool_batch = options.threads_batch == options.threads ? state.pool : NewThreadPool(options.threads_batch);
+  state.pool_batch =
+      options.threads_batch == options.threads ? state.pool : NewThreadPool(options.threads_batch);
   if (state.pool_batch == nullptr) return false;
   llama_attach_threadpool(state.ctx, state.pool, state.pool_batch);
   return true;
@@ -55,8 +58,8 @@ class CreateContextWorker : public PromiseWorker {
     state->ctx = llama_init_from_model(model_->model, params);
     if (state->ctx == nullptr) {
       std::string reason = capture.Reason();
-      Fail("TOOLWRIGHT_CONTEXT_FAILED", "Cannot create a context for \"" + model_->path + "\": " +
-                                            (reason.empty() ? "llama.cpp gave no reason" : reason) +
+      Fail("TOOLWRIGHT_CONTEXT_FAILED", "Cannot create a context for \"" + model_->path +
+                                            "\": " + (reason.empty() ? "llama.cpp gave no reason" : reason) +
                                             " (llama_init_from_model failed)");
       return;
     }
@@ -66,8 +69,9 @@ class CreateContextWorker : public PromiseWorker {
     state->batch = llama_batch_init(state->batch_capacity, 0, 1);
     llama_set_abort_callback(state->ctx, &AbortRequested, state.get());
     if (!AttachThreadPools(*state, options_)) {
-      Fail("TOOLWRIGHT_CONTEXT_FAILED", "Cannot create a context for \"" + model_->path +
-                                            "\": could not start its CPU threads (ggml_threadpool_new failed)");
+      Fail("TOOLWRIGHT_CONTEXT_FAILED",
+           "Cannot create a context for \"" + model_->path +
+               "\": could not start its CPU threads (ggml_threadpool_new failed)");
       return;
     }
     state->thread = std::make_unique<SerialThread>();
@@ -94,7 +98,8 @@ struct JobStatus {
 template <typename T>
 class Delivery {
  public:
-  Delivery(ContextPtr keep, std::shared_ptr<std::promise<T>> promise) : keep_(std::move(keep)), promise_(std::move(promise)) {}
+  Delivery(ContextPtr keep, std::shared_ptr<std::promise<T>> promise)
+      : keep_(std::move(keep)), promise_(std::move(promise)) {}
   ContextState& state() { return *keep_; }
   // The job is done with the context: drop it, then wake the worker.
   void Final(T value) {
@@ -159,18 +164,21 @@ class DecodeWorker : public PromiseWorker {
 
  protected:
   void Run() override {
-    JobStatus status = RunOnContextThread<JobStatus>(state_, [input = std::move(input_)](Delivery<JobStatus>& delivery) {
-      ContextState& s = delivery.state();
-      JobStatus st;
-      if (TakeAheadOutcome(s, "Context.decode", &st) && CheckNotCancelled(s, "Context.decode", &st)) {
-        s.Decode(input, &st.code, &st.error);
-      }
-      delivery.Final(std::move(st));
-    });
+    JobStatus status =
+        RunOnContextThread<JobStatus>(state_, [input = std::move(input_)](Delivery<JobStatus>& delivery) {
+          ContextState& s = delivery.state();
+          JobStatus st;
+          if (TakeAheadOutcome(s, "Context.decode", &st) && CheckNotCancelled(s, "Context.decode", &st)) {
+            s.Decode(input, &st.code, &st.error);
+          }
+          delivery.Final(std::move(st));
+        });
     if (!status.code.empty()) Fail(status.code, status.error);
   }
   void Settle() override { state_->busy.store(false); }
-  Napi::Value Result(Napi::Env env) override { return Napi::Number::New(env, static_cast<double>(state_->n_tokens.load())); }
+  Napi::Value Result(Napi::Env env) override {
+    return Napi::Number::New(env, static_cast<double>(state_->n_tokens.load()));
+  }
 
  private:
   ContextPtr state_;
@@ -259,8 +267,8 @@ void StepJob(Delivery<StepOutcome>& delivery, SamplerState& sampler, const std::
 
 class StepWorker : public PromiseWorker {
  public:
-  StepWorker(Napi::Env env, Napi::Object owner, ContextPtr state, SamplerPtr sampler, std::vector<llama_token> pending,
-             bool decode_ahead)
+  StepWorker(Napi::Env env, Napi::Object owner, ContextPtr state, SamplerPtr sampler,
+             std::vector<llama_token> pending, bool decode_ahead)
       : PromiseWorker(env, "toolwright.step", owner),
         state_(std::move(state)),
         sampler_(std::move(sampler)),
@@ -272,9 +280,8 @@ class StepWorker : public PromiseWorker {
     // A raw sampler pointer: this worker holds the sampler until it settles, and the job is done
     // with it once it delivers.
     outcome_ = RunOnContextThread<StepOutcome>(
-        state_, [sampler = sampler_.get(), pending = std::move(pending_), ahead = decode_ahead_](Delivery<StepOutcome>& delivery) {
-          StepJob(delivery, *sampler, pending, ahead);
-        });
+        state_, [sampler = sampler_.get(), pending = std::move(pending_), ahead = decode_ahead_](
+                    Delivery<StepOutcome>& delivery) { StepJob(delivery, *sampler, pending, ahead); });
     if (!outcome_.status.code.empty()) Fail(outcome_.status.code, outcome_.status.error);
   }
 
@@ -303,14 +310,16 @@ class StepWorker : public PromiseWorker {
 
 }  // namespace
 
-Napi::Promise QueueCreateContext(Napi::Env env, Napi::Object owner, ModelPtr model, const ContextOptions& options) {
+Napi::Promise QueueCreateContext(Napi::Env env, Napi::Object owner, ModelPtr model,
+                                 const ContextOptions& options) {
   auto* worker = new CreateContextWorker(env, owner, std::move(model), options);
   Napi::Promise promise = worker->Promise();
   worker->Queue();
   return promise;
 }
 
-Napi::Promise QueueDecode(Napi::Env env, Napi::Object owner, ContextPtr state, std::vector<llama_token> input) {
+Napi::Promise QueueDecode(Napi::Env env, Napi::Object owner, ContextPtr state,
+                          std::vector<llama_token> input) {
   auto* worker = new DecodeWorker(env, owner, std::move(state), std::move(input));
   Napi::Promise promise = worker->Promise();
   worker->Queue();
@@ -319,7 +328,8 @@ Napi::Promise QueueDecode(Napi::Env env, Napi::Object owner, ContextPtr state, s
 
 Napi::Promise QueueStep(Napi::Env env, Napi::Object owner, ContextPtr state, SamplerPtr sampler,
                         std::vector<llama_token> pending, bool decode_ahead) {
-  auto* worker = new StepWorker(env, owner, std::move(state), std::move(sampler), std::move(pending), decode_ahead);
+  auto* worker =
+      new StepWorker(env, owner, std::move(state), std::move(sampler), std::move(pending), decode_ahead);
   Napi::Promise promise = worker->Promise();
   worker->Queue();
   return promise;

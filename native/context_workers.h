@@ -25,11 +25,13 @@ struct ContextOptions {
 };
 
 // Creates a llama_context, its CPU thread pools and its thread; resolves with a JS Context.
-Napi::Promise QueueCreateContext(Napi::Env env, Napi::Object owner, ModelPtr model, const ContextOptions& options);
+Napi::Promise QueueCreateContext(Napi::Env env, Napi::Object owner, ModelPtr model,
+                                 const ContextOptions& options);
 
 // Decodes `input` after the cached tokens; resolves with the number of tokens in the cache.
 // The caller has marked the context busy; the worker clears it when it settles.
-Napi::Promise QueueDecode(Napi::Env env, Napi::Object owner, ContextPtr state, std::vector<llama_token> input);
+Napi::Promise QueueDecode(Napi::Env env, Napi::Object owner, ContextPtr state,
+                          std::vector<llama_token> input);
 
 // Decodes `pending`, then samples with `sampler`; resolves with {token, bytes, eog}. With
 // `decode_ahead` it resolves once the token is sampled and the context's thread goes on to

@@ -8,17 +8,23 @@ namespace toolwright {
 namespace {
 
 std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return s;
 }
 
 const char* TypeName(enum ggml_backend_dev_type type) {
   switch (type) {
-    case GGML_BACKEND_DEVICE_TYPE_CPU: return "cpu";
-    case GGML_BACKEND_DEVICE_TYPE_GPU: return "gpu";
-    case GGML_BACKEND_DEVICE_TYPE_IGPU: return "igpu";
-    case GGML_BACKEND_DEVICE_TYPE_ACCEL: return "accel";
-    default: return "other";
+    case GGML_BACKEND_DEVICE_TYPE_CPU:
+      return "cpu";
+    case GGML_BACKEND_DEVICE_TYPE_GPU:
+      return "gpu";
+    case GGML_BACKEND_DEVICE_TYPE_IGPU:
+      return "igpu";
+    case GGML_BACKEND_DEVICE_TYPE_ACCEL:
+      return "accel";
+    default:
+      return "other";
   }
 }
 
@@ -73,7 +79,8 @@ bool SelectDevices(const std::string& gpu, std::vector<ggml_backend_dev_t>* devi
   *devices = discrete.empty() ? integrated : discrete;
   if (devices->empty() && wanted != "auto") {
     std::string have;
-    for (const DeviceInfo& d : ListDevices()) have += (have.empty() ? "" : ", ") + d.name + " (" + d.backend + ")";
+    for (const DeviceInfo& d : ListDevices())
+      have += (have.empty() ? "" : ", ") + d.name + " (" + d.backend + ")";
     *error = "gpu: \"" + gpu + "\" was asked for, but no such device is available in this build (devices: " +
              (have.empty() ? "none" : have) + "). Use a prebuild or a source build with that backend " +
              "(e.g. TOOLWRIGHT_CUDA=1), or gpu: \"auto\" / false";

@@ -20,18 +20,30 @@ struct GgufFree {
 
 std::optional<double> ScalarAt(const gguf_context* ctx, int64_t id) {
   switch (gguf_get_kv_type(ctx, id)) {
-    case GGUF_TYPE_UINT8: return gguf_get_val_u8(ctx, id);
-    case GGUF_TYPE_INT8: return gguf_get_val_i8(ctx, id);
-    case GGUF_TYPE_UINT16: return gguf_get_val_u16(ctx, id);
-    case GGUF_TYPE_INT16: return gguf_get_val_i16(ctx, id);
-    case GGUF_TYPE_UINT32: return gguf_get_val_u32(ctx, id);
-    case GGUF_TYPE_INT32: return gguf_get_val_i32(ctx, id);
-    case GGUF_TYPE_UINT64: return static_cast<double>(gguf_get_val_u64(ctx, id));
-    case GGUF_TYPE_INT64: return static_cast<double>(gguf_get_val_i64(ctx, id));
-    case GGUF_TYPE_FLOAT32: return gguf_get_val_f32(ctx, id);
-    case GGUF_TYPE_FLOAT64: return gguf_get_val_f64(ctx, id);
-    case GGUF_TYPE_BOOL: return gguf_get_val_bool(ctx, id) ? 1.0 : 0.0;
-    default: return std::nullopt;
+    case GGUF_TYPE_UINT8:
+      return gguf_get_val_u8(ctx, id);
+    case GGUF_TYPE_INT8:
+      return gguf_get_val_i8(ctx, id);
+    case GGUF_TYPE_UINT16:
+      return gguf_get_val_u16(ctx, id);
+    case GGUF_TYPE_INT16:
+      return gguf_get_val_i16(ctx, id);
+    case GGUF_TYPE_UINT32:
+      return gguf_get_val_u32(ctx, id);
+    case GGUF_TYPE_INT32:
+      return gguf_get_val_i32(ctx, id);
+    case GGUF_TYPE_UINT64:
+      return static_cast<double>(gguf_get_val_u64(ctx, id));
+    case GGUF_TYPE_INT64:
+      return static_cast<double>(gguf_get_val_i64(ctx, id));
+    case GGUF_TYPE_FLOAT32:
+      return gguf_get_val_f32(ctx, id);
+    case GGUF_TYPE_FLOAT64:
+      return gguf_get_val_f64(ctx, id);
+    case GGUF_TYPE_BOOL:
+      return gguf_get_val_bool(ctx, id) ? 1.0 : 0.0;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -42,18 +54,30 @@ std::optional<double> MaxOf(const gguf_context* ctx, const std::string& key) {
   if (gguf_get_kv_type(ctx, id) != GGUF_TYPE_ARRAY) return ScalarAt(ctx, id);
   const size_t n = gguf_get_arr_n(ctx, id);
   const gguf_type type = gguf_get_arr_type(ctx, id);
-  const void* data = type == GGUF_TYPE_STRING || type == GGUF_TYPE_ARRAY ? nullptr : gguf_get_arr_data(ctx, id);
+  const void* data =
+      type == GGUF_TYPE_STRING || type == GGUF_TYPE_ARRAY ? nullptr : gguf_get_arr_data(ctx, id);
   if (data == nullptr) return std::nullopt;
   std::optional<double> best;
   for (size_t i = 0; i < n; i++) {
     double v = 0;
     switch (type) {
-      case GGUF_TYPE_UINT32: v = static_cast<const uint32_t*>(data)[i]; break;
-      case GGUF_TYPE_INT32: v = static_cast<const int32_t*>(data)[i]; break;
-      case GGUF_TYPE_FLOAT32: v = static_cast<const float*>(data)[i]; break;
-      case GGUF_TYPE_UINT64: v = static_cast<double>(static_cast<const uint64_t*>(data)[i]); break;
-      case GGUF_TYPE_INT64: v = static_cast<double>(static_cast<const int64_t*>(data)[i]); break;
-      default: return std::nullopt;
+      case GGUF_TYPE_UINT32:
+        v = static_cast<const uint32_t*>(data)[i];
+        break;
+      case GGUF_TYPE_INT32:
+        v = static_cast<const int32_t*>(data)[i];
+        break;
+      case GGUF_TYPE_FLOAT32:
+        v = static_cast<const float*>(data)[i];
+        break;
+      case GGUF_TYPE_UINT64:
+        v = static_cast<double>(static_cast<const uint64_t*>(data)[i]);
+        break;
+      case GGUF_TYPE_INT64:
+        v = static_cast<double>(static_cast<const int64_t*>(data)[i]);
+        break;
+      default:
+        return std::nullopt;
     }
     if (!best || v > *best) best = v;
   }
@@ -97,19 +121,22 @@ bool Check(const gguf_context* ctx, std::string* reason) {
   }
   const std::optional<double> nextn = MaxOf(ctx, key("nextn_predict_layers"));
   if (nextn && layers && *nextn > *layers) {
-    *reason = "metadata " + key("nextn_predict_layers") + " (" + Num(*nextn) + ") exceeds block_count (" + Num(*layers) + ")";
+    *reason = "metadata " + key("nextn_predict_layers") + " (" + Num(*nextn) + ") exceeds block_count (" +
+              Num(*layers) + ")";
     return false;
   }
   const double experts = MaxOf(ctx, key("expert_count")).value_or(0);
   const double used = MaxOf(ctx, key("expert_used_count")).value_or(0);
   const double groups = MaxOf(ctx, key("expert_group_count")).value_or(0);
   const double groups_used = MaxOf(ctx, key("expert_group_used_count")).value_or(0);
-  const std::string experts_desc = "experts: expert_count " + Num(experts) + ", expert_used_count " + Num(used) +
-                                   ", expert_group_count " + Num(groups) + ", expert_group_used_count " + Num(groups_used);
+  const std::string experts_desc = "experts: expert_count " + Num(experts) + ", expert_used_count " +
+                                   Num(used) + ", expert_group_count " + Num(groups) +
+                                   ", expert_group_used_count " + Num(groups_used);
   bool experts_ok = experts >= 0 && experts <= kMaxExperts && used >= 0 && used <= experts;
   if (experts > 0) {
     experts_ok = experts_ok && used > 0 && groups < experts;
-    if (groups > 1) experts_ok = experts_ok && std::fmod(experts, groups) == 0 && groups_used > 0 && groups_used < groups;
+    if (groups > 1)
+      experts_ok = experts_ok && std::fmod(experts, groups) == 0 && groups_used > 0 && groups_used < groups;
   } else {
     experts_ok = experts_ok && used == 0 && groups == 0;
   }

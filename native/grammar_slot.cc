@@ -88,8 +88,7 @@ std::string ParseErrorFrom(const std::string& output) {
 }
 
 // llama.cpp's GBNF sampler. It reports other errors only through its log.
-llama_sampler* CreateLlamaGrammar(const llama_vocab* vocab, const GrammarSpec& spec,
-                                  std::string* error) {
+llama_sampler* CreateLlamaGrammar(const llama_vocab* vocab, const GrammarSpec& spec, std::string* error) {
   ScopedLogCapture capture;
   ScopedStderrCapture stderr_capture;
   llama_sampler* sampler = nullptr;
@@ -132,8 +131,7 @@ std::vector<std::string> GrammarEngineNames() {
   return names;
 }
 
-llama_sampler* CreateGrammarSampler(const llama_vocab* vocab, const GrammarSpec& spec,
-                                    std::string* error) {
+llama_sampler* CreateGrammarSampler(const llama_vocab* vocab, const GrammarSpec& spec, std::string* error) {
   GrammarEngineFactory factory = nullptr;
   std::string engine = spec.engine;
   {

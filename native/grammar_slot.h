@@ -34,7 +34,6 @@ void RegisterGrammarEngine(const std::string& name, GrammarEngineFactory factory
 // Names of the registered engines, for error messages and feature detection.
 std::vector<std::string> GrammarEngineNames();
 
-llama_sampler* CreateGrammarSampler(const llama_vocab* vocab, const GrammarSpec& spec,
-                                    std::string* error);
+llama_sampler* CreateGrammarSampler(const llama_vocab* vocab, const GrammarSpec& spec, std::string* error);
 
 }  // namespace toolwright

@@ -8,7 +8,8 @@
 
 namespace toolwright {
 
-llama_sampler* CreateToolwrightGrammar(const llama_vocab* vocab, const GrammarSpec& spec, std::string* error) {
+llama_sampler* CreateToolwrightGrammar(const llama_vocab* vocab, const GrammarSpec& spec,
+                                       std::string* error) {
   grammar::SamplerSpec engine_spec;
   engine_spec.gbnf = spec.gbnf;
   engine_spec.root = spec.root;

@@ -32,8 +32,7 @@ void OnLog(ggml_log_level level, const char* text, void* /*user_data*/) {
     std::fputs(text, stderr);
     std::fflush(stderr);
   }
-  if (tl_capture != nullptr &&
-      (effective == GGML_LOG_LEVEL_ERROR || effective == GGML_LOG_LEVEL_WARN)) {
+  if (tl_capture != nullptr && (effective == GGML_LOG_LEVEL_ERROR || effective == GGML_LOG_LEVEL_WARN)) {
     tl_capture->Append(effective == GGML_LOG_LEVEL_ERROR, text);
   }
 }
@@ -103,8 +102,6 @@ void ScopedLogCapture::Append(bool is_error, const char* text) {
   if (target.size() < 4096) target += text;
 }
 
-std::string ScopedLogCapture::Reason() const {
-  return CleanReason(errors_.empty() ? warnings_ : errors_);
-}
+std::string ScopedLogCapture::Reason() const { return CleanReason(errors_.empty() ? warnings_ : errors_); }
 
 }  // namespace toolwright

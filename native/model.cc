@@ -29,11 +29,13 @@ Napi::Int32Array ToInt32Array(Napi::Env env, const std::vector<llama_token>& tok
 // Tokenizes a long text off the main thread.
 class TokenizeWorker : public PromiseWorker {
  public:
-  TokenizeWorker(Napi::Env env, Napi::Object owner, ModelPtr model, std::string text,
-                 bool add_special, bool parse_special)
+  TokenizeWorker(Napi::Env env, Napi::Object owner, ModelPtr model, std::string text, bool add_special,
+                 bool parse_special)
       : PromiseWorker(env, "toolwright.tokenize", owner),
-        model_(std::move(model)), text_(std::move(text)),
-        add_special_(add_special), parse_special_(parse_special) {}
+        model_(std::move(model)),
+        text_(std::move(text)),
+        add_special_(add_special),
+        parse_special_(parse_special) {}
 
  protected:
   void Run() override {
@@ -55,11 +57,13 @@ class TokenizeWorker : public PromiseWorker {
 // Detokenizes many tokens off the main thread.
 class DetokenizeWorker : public PromiseWorker {
  public:
-  DetokenizeWorker(Napi::Env env, Napi::Object owner, ModelPtr model,
-                   std::vector<llama_token> tokens, bool remove_special, bool unparse_special)
+  DetokenizeWorker(Napi::Env env, Napi::Object owner, ModelPtr model, std::vector<llama_token> tokens,
+                   bool remove_special, bool unparse_special)
       : PromiseWorker(env, "toolwright.detokenize", owner),
-        model_(std::move(model)), tokens_(std::move(tokens)),
-        remove_special_(remove_special), unparse_special_(unparse_special) {}
+        model_(std::move(model)),
+        tokens_(std::move(tokens)),
+        remove_special_(remove_special),
+        unparse_special_(unparse_special) {}
 
  protected:
   void Run() override {
@@ -132,33 +136,32 @@ ModelHandle::~ModelHandle() {
 }
 
 void Model::Init(Napi::Env env, Napi::Object exports) {
-  Napi::Function ctor = DefineClass(
-      env, "Model",
-      {
-          StaticMethod<&LoadModel>("load"),
-          InstanceMethod<&Model::Info>("info"),
-          InstanceMethod<&Model::Metadata>("metadata"),
-          InstanceMethod<&Model::ChatTemplate>("chatTemplate"),
-          InstanceMethod<&Model::SpecialTokens>("specialTokens"),
-          InstanceMethod<&Model::TokenPiece>("tokenPiece"),
-          InstanceMethod<&Model::TokenAttributes>("tokenAttributes"),
-          InstanceMethod<&Model::IsEog>("isEog"),
-          InstanceMethod<&Model::Vocabulary>("vocabulary"),
-          InstanceMethod<&Model::Tokenize>("tokenize"),
-          InstanceMethod<&Model::TokenizeAsync>("tokenizeAsync"),
-          InstanceMethod<&Model::Detokenize>("detokenize"),
-          InstanceMethod<&Model::DetokenizeAsync>("detokenizeAsync"),
-          InstanceMethod<&Model::Dispose>("dispose"),
-          InstanceAccessor<&Model::IsDisposed>("disposed"),
-      });
+  Napi::Function ctor = DefineClass(env, "Model",
+                                    {
+                                        StaticMethod<&LoadModel>("load"),
+                                        InstanceMethod<&Model::Info>("info"),
+                                        InstanceMethod<&Model::Metadata>("metadata"),
+                                        InstanceMethod<&Model::ChatTemplate>("chatTemplate"),
+                                        InstanceMethod<&Model::SpecialTokens>("specialTokens"),
+                                        InstanceMethod<&Model::TokenPiece>("tokenPiece"),
+                                        InstanceMethod<&Model::TokenAttributes>("tokenAttributes"),
+                                        InstanceMethod<&Model::IsEog>("isEog"),
+                                        InstanceMethod<&Model::Vocabulary>("vocabulary"),
+                                        InstanceMethod<&Model::Tokenize>("tokenize"),
+                                        InstanceMethod<&Model::TokenizeAsync>("tokenizeAsync"),
+                                        InstanceMethod<&Model::Detokenize>("detokenize"),
+                                        InstanceMethod<&Model::DetokenizeAsync>("detokenizeAsync"),
+                                        InstanceMethod<&Model::Dispose>("dispose"),
+                                        InstanceAccessor<&Model::IsDisposed>("disposed"),
+                                    });
   GetAddonData(env).model_constructor = Napi::Persistent(ctor);
   exports.Set("Model", ctor);
 }
 
 Napi::Object Model::NewInstance(Napi::Env env, ModelPtr handle) {
   auto* boxed = new ModelPtr(std::move(handle));
-  Napi::External<ModelPtr> external = Napi::External<ModelPtr>::New(
-      env, boxed, [](Napi::Env, ModelPtr* p) { delete p; });
+  Napi::External<ModelPtr> external =
+      Napi::External<ModelPtr>::New(env, boxed, [](Napi::Env, ModelPtr* p) { delete p; });
   external.TypeTag(&kModelHandleTag);
   return GetAddonData(env).model_constructor.New({external});
 }
@@ -173,8 +176,7 @@ Model::Model(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Model>(info) {
   handle_ = std::move(*info[0].As<Napi::External<ModelPtr>>().Data());
 }
 
-ModelPtr Model::FromValue(Napi::Env env, const Napi::Value& value, const char* method,
-                       const char* what) {
+ModelPtr Model::FromValue(Napi::Env env, const Napi::Value& value, const char* method, const char* what) {
   Napi::FunctionReference& ctor = GetAddonData(env).model_constructor;
   if (!value.IsObject() || !value.As<Napi::Object>().InstanceOf(ctor.Value())) {
     args::ThrowType(env, method, std::string(what) + " must be a native Model", value);
@@ -285,7 +287,8 @@ Napi::Value Model::SpecialTokens(const Napi::CallbackInfo& info) {
 Napi::Value Model::TokenPiece(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const ModelPtr& h = Live(env, "Model.tokenPiece");
-  const auto id = static_cast<llama_token>(args::Integer(info, 0, "Model.tokenPiece", "token", 0, h->n_vocab - 1));
+  const auto id =
+      static_cast<llama_token>(args::Integer(info, 0, "Model.tokenPiece", "token", 0, h->n_vocab - 1));
   const std::string piece = toolwright::TokenPiece(h->vocab, id);
   return Napi::Buffer<char>::Copy(env, piece.data(), piece.size());
 }
@@ -293,7 +296,8 @@ Napi::Value Model::TokenPiece(const Napi::CallbackInfo& info) {
 Napi::Value Model::TokenAttributes(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const ModelPtr& h = Live(env, "Model.tokenAttributes");
-  const auto id = static_cast<llama_token>(args::Integer(info, 0, "Model.tokenAttributes", "token", 0, h->n_vocab - 1));
+  const auto id =
+      static_cast<llama_token>(args::Integer(info, 0, "Model.tokenAttributes", "token", 0, h->n_vocab - 1));
   return Napi::Number::New(env, static_cast<uint32_t>(llama_vocab_get_attr(h->vocab, id)));
 }
 
@@ -335,7 +339,8 @@ Napi::Value Model::TokenizeAsync(const Napi::CallbackInfo& info) {
   Napi::Object options = args::OptionalObject(info, 1, "Model.tokenizeAsync", "options");
   const bool add_special = args::OptBool(options, "addSpecial", true, "Model.tokenizeAsync");
   const bool parse_special = args::OptBool(options, "parseSpecial", true, "Model.tokenizeAsync");
-  auto* worker = new TokenizeWorker(env, info.This().As<Napi::Object>(), h, std::move(text), add_special, parse_special);
+  auto* worker =
+      new TokenizeWorker(env, info.This().As<Napi::Object>(), h, std::move(text), add_special, parse_special);
   Napi::Promise promise = worker->Promise();
   worker->Queue();
   return promise;
@@ -345,7 +350,8 @@ Napi::Value Model::TokenizeAsync(const Napi::CallbackInfo& info) {
 Napi::Value Model::Detokenize(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const ModelPtr& h = Live(env, "Model.detokenize");
-  const std::vector<llama_token> tokens = args::Tokens(env, info.Length() > 0 ? info[0] : env.Undefined(), h->n_vocab, "Model.detokenize", "tokens");
+  const std::vector<llama_token> tokens = args::Tokens(env, info.Length() > 0 ? info[0] : env.Undefined(),
+                                                       h->n_vocab, "Model.detokenize", "tokens");
   Napi::Object options = args::OptionalObject(info, 1, "Model.detokenize", "options");
   const bool remove_special = args::OptBool(options, "removeSpecial", false, "Model.detokenize");
   const bool unparse_special = args::OptBool(options, "unparseSpecial", true, "Model.detokenize");
@@ -360,11 +366,13 @@ Napi::Value Model::Detokenize(const Napi::CallbackInfo& info) {
 Napi::Value Model::DetokenizeAsync(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const ModelPtr& h = Live(env, "Model.detokenizeAsync");
-  std::vector<llama_token> tokens = args::Tokens(env, info.Length() > 0 ? info[0] : env.Undefined(), h->n_vocab, "Model.detokenizeAsync", "tokens");
+  std::vector<llama_token> tokens = args::Tokens(env, info.Length() > 0 ? info[0] : env.Undefined(),
+                                                 h->n_vocab, "Model.detokenizeAsync", "tokens");
   Napi::Object options = args::OptionalObject(info, 1, "Model.detokenizeAsync", "options");
   const bool remove_special = args::OptBool(options, "removeSpecial", false, "Model.detokenizeAsync");
   const bool unparse_special = args::OptBool(options, "unparseSpecial", true, "Model.detokenizeAsync");
-  auto* worker = new DetokenizeWorker(env, info.This().As<Napi::Object>(), h, std::move(tokens), remove_special, unparse_special);
+  auto* worker = new DetokenizeWorker(env, info.This().As<Napi::Object>(), h, std::move(tokens),
+                                      remove_special, unparse_special);
   Napi::Promise promise = worker->Promise();
   worker->Queue();
   return promise;

@@ -39,8 +39,7 @@ class Model : public Napi::ObjectWrap<Model> {
   // Wraps a freshly loaded model in a JS Model (main thread only).
   static Napi::Object NewInstance(Napi::Env env, ModelPtr handle);
   // The live handle of a JS Model, or throws a TypeError naming `what`.
-  static ModelPtr FromValue(Napi::Env env, const Napi::Value& value, const char* method,
-                         const char* what);
+  static ModelPtr FromValue(Napi::Env env, const Napi::Value& value, const char* method, const char* what);
 
   explicit Model(const Napi::CallbackInfo& info);
 

@@ -27,9 +27,9 @@ constexpr const char* kMethod = "Model.load";
 struct LoadOptions {
   std::string path;
   bool vocab_only = false;
-  int32_t gpu_layers = -1;  // all
+  int32_t gpu_layers = -1;   // all
   std::string gpu = "auto";  // "auto", "none" or a backend name
-  int use_mmap = -1;        // -1: llama.cpp decides
+  int use_mmap = -1;         // -1: llama.cpp decides
 };
 
 struct FileProblem {
@@ -81,12 +81,13 @@ bool CheckModelFile(const std::string& path, FileProblem* problem) {
     return false;
   }
   if (got < 4) {
-    *problem = {"TOOLWRIGHT_INVALID_GGUF", "the file is truncated (" + std::to_string(got) + " bytes, shorter than the GGUF header)"};
+    *problem = {"TOOLWRIGHT_INVALID_GGUF",
+                "the file is truncated (" + std::to_string(got) + " bytes, shorter than the GGUF header)"};
     return false;
   }
   if (magic[0] != 'G' || magic[1] != 'G' || magic[2] != 'U' || magic[3] != 'F') {
-    *problem = {"TOOLWRIGHT_INVALID_GGUF",
-                "not a GGUF file: it starts with bytes " + HexBytes(magic, 4) + ", expected \"GGUF\" (47 47 55 46)"};
+    *problem = {"TOOLWRIGHT_INVALID_GGUF", "not a GGUF file: it starts with bytes " + HexBytes(magic, 4) +
+                                               ", expected \"GGUF\" (47 47 55 46)"};
     return false;
   }
   return true;
@@ -97,7 +98,8 @@ class LoadModelWorker : public PromiseWorker {
   LoadModelWorker(Napi::Env env, LoadOptions options, Napi::Function on_progress,
                   std::shared_ptr<std::atomic<bool>> cancelled)
       : PromiseWorker(env, "toolwright.loadModel", Napi::Object()),
-        options_(std::move(options)), cancelled_(std::move(cancelled)) {
+        options_(std::move(options)),
+        cancelled_(std::move(cancelled)) {
     if (!on_progress.IsEmpty()) {
       progress_ = Napi::ThreadSafeFunction::New(env, on_progress, "toolwright.loadProgress", 0, 1);
       has_progress_ = true;
@@ -172,7 +174,8 @@ class LoadModelWorker : public PromiseWorker {
     handle_ = std::make_shared<ModelHandle>(model, options_.vocab_only, options_.path);
     if (!placed.empty()) {
       const int32_t offloadable = llama_model_n_layer(model) + 1;  // the layers and the output
-      handle_->gpu_layers = options_.gpu_layers < 0 ? offloadable : std::min(options_.gpu_layers, offloadable);
+      handle_->gpu_layers =
+          options_.gpu_layers < 0 ? offloadable : std::min(options_.gpu_layers, offloadable);
       handle_->devices = std::move(placed);
     }
   }
@@ -184,8 +187,8 @@ class LoadModelWorker : public PromiseWorker {
     if (self->has_progress_ && (progress >= 1.0f || progress - self->last_sent_ >= 0.01f)) {
       self->last_sent_ = progress;
       auto* value = new float(progress);
-      napi_status status = self->progress_.NonBlockingCall(
-          value, [](Napi::Env env, Napi::Function callback, float* data) {
+      napi_status status =
+          self->progress_.NonBlockingCall(value, [](Napi::Env env, Napi::Function callback, float* data) {
             const float p = *data;
             delete data;
             if (env == nullptr || callback.IsEmpty()) return;
@@ -217,13 +220,16 @@ Napi::Value LoadModel(const Napi::CallbackInfo& info) {
   LoadOptions options;
   options.path = args::String(info, 0, kMethod, "path");
   if (options.path.empty()) args::ThrowRange(env, kMethod, "path must not be empty");
-  if (options.path.find('\0') != std::string::npos) args::ThrowRange(env, kMethod, "path must not contain NUL characters");
+  if (options.path.find('\0') != std::string::npos)
+    args::ThrowRange(env, kMethod, "path must not contain NUL characters");
   Napi::Object opts = args::OptionalObject(info, 1, kMethod, "options");
   options.vocab_only = args::OptBool(opts, "vocabOnly", false, kMethod);
   options.gpu_layers = static_cast<int32_t>(args::OptInt(opts, "gpuLayers", -1, -1, INT32_MAX, kMethod));
   if (opts.Has("gpu") && !opts.Get("gpu").IsUndefined()) {
     Napi::Value gpu = opts.Get("gpu");
-    if (!gpu.IsString()) args::ThrowType(env, kMethod, "options.gpu must be a string (\"auto\", \"none\" or a backend name)", gpu);
+    if (!gpu.IsString())
+      args::ThrowType(env, kMethod, "options.gpu must be a string (\"auto\", \"none\" or a backend name)",
+                      gpu);
     options.gpu = gpu.As<Napi::String>().Utf8Value();
     if (options.gpu.empty()) args::ThrowRange(env, kMethod, "options.gpu must not be empty");
   }
@@ -236,10 +242,13 @@ Napi::Value LoadModel(const Napi::CallbackInfo& info) {
   auto* worker = new LoadModelWorker(env, std::move(options), on_progress, cancelled);
   Napi::Object out = Napi::Object::New(env);
   out.Set("promise", worker->Promise());
-  out.Set("cancel", Napi::Function::New(env, [cancelled](const Napi::CallbackInfo& call) {
-            cancelled->store(true);
-            return call.Env().Undefined();
-          }, "cancel"));
+  out.Set("cancel", Napi::Function::New(
+                        env,
+                        [cancelled](const Napi::CallbackInfo& call) {
+                          cancelled->store(true);
+                          return call.Env().Undefined();
+                        },
+                        "cancel"));
   worker->Queue();
   return out;
 }

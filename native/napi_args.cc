@@ -9,19 +9,27 @@ namespace toolwright::args {
 
 std::string Describe(const Napi::Value& value) {
   switch (value.Type()) {
-    case napi_undefined: return "undefined";
-    case napi_null: return "null";
-    case napi_boolean: return "a boolean";
+    case napi_undefined:
+      return "undefined";
+    case napi_null:
+      return "null";
+    case napi_boolean:
+      return "a boolean";
     case napi_number: {
       std::ostringstream out;
       out << "the number " << value.As<Napi::Number>().DoubleValue();
       return out.str();
     }
-    case napi_string: return "a string";
-    case napi_symbol: return "a symbol";
-    case napi_function: return "a function";
-    case napi_external: return "an external";
-    case napi_bigint: return "a bigint";
+    case napi_string:
+      return "a string";
+    case napi_symbol:
+      return "a symbol";
+    case napi_function:
+      return "a function";
+    case napi_external:
+      return "an external";
+    case napi_bigint:
+      return "a bigint";
     case napi_object:
       if (value.IsArray()) return "an array";
       if (value.IsTypedArray()) return "a typed array";
@@ -31,8 +39,7 @@ std::string Describe(const Napi::Value& value) {
   return "an unknown value";
 }
 
-void ThrowType(Napi::Env env, const std::string& where, const std::string& what,
-               const Napi::Value& got) {
+void ThrowType(Napi::Env env, const std::string& where, const std::string& what, const Napi::Value& got) {
   throw Napi::TypeError::New(env, where + ": " + what + ", got " + Describe(got));
 }
 
@@ -44,8 +51,7 @@ static Napi::Value Arg(const Napi::CallbackInfo& info, size_t index) {
   return index < info.Length() ? info[index] : info.Env().Undefined();
 }
 
-std::string String(const Napi::CallbackInfo& info, size_t index, const char* method,
-                   const char* name) {
+std::string String(const Napi::CallbackInfo& info, size_t index, const char* method, const char* name) {
   Napi::Value v = Arg(info, index);
   if (!v.IsString()) ThrowType(info.Env(), method, std::string(name) + " must be a string", v);
   return v.As<Napi::String>().Utf8Value();
@@ -61,8 +67,7 @@ Napi::Object OptionalObject(const Napi::CallbackInfo& info, size_t index, const 
   return v.As<Napi::Object>();
 }
 
-Napi::Object Object(const Napi::CallbackInfo& info, size_t index, const char* method,
-                    const char* name) {
+Napi::Object Object(const Napi::CallbackInfo& info, size_t index, const char* method, const char* name) {
   Napi::Value v = Arg(info, index);
   if (!v.IsObject()) ThrowType(info.Env(), method, std::string(name) + " must be an object", v);
   return v.As<Napi::Object>();
@@ -70,8 +75,8 @@ Napi::Object Object(const Napi::CallbackInfo& info, size_t index, const char* me
 
 static bool IsInteger(double d) { return std::isfinite(d) && std::floor(d) == d; }
 
-int64_t Integer(const Napi::CallbackInfo& info, size_t index, const char* method,
-                const char* name, int64_t min, int64_t max) {
+int64_t Integer(const Napi::CallbackInfo& info, size_t index, const char* method, const char* name,
+                int64_t min, int64_t max) {
   Napi::Value v = Arg(info, index);
   if (!v.IsNumber()) ThrowType(info.Env(), method, std::string(name) + " must be an integer", v);
   const double d = v.As<Napi::Number>().DoubleValue();
@@ -98,12 +103,13 @@ static Napi::Value Option(const Napi::Object& options, const char* key) {
 bool OptBool(const Napi::Object& options, const char* key, bool fallback, const char* method) {
   Napi::Value v = Option(options, key);
   if (v.IsUndefined()) return fallback;
-  if (!v.IsBoolean()) ThrowType(options.Env(), method, std::string("option ") + key + " must be a boolean", v);
+  if (!v.IsBoolean())
+    ThrowType(options.Env(), method, std::string("option ") + key + " must be a boolean", v);
   return v.As<Napi::Boolean>().Value();
 }
 
-double OptNumber(const Napi::Object& options, const char* key, double fallback, double min,
-                 double max, const char* method) {
+double OptNumber(const Napi::Object& options, const char* key, double fallback, double min, double max,
+                 const char* method) {
   Napi::Value v = Option(options, key);
   if (v.IsUndefined()) return fallback;
   if (!v.IsNumber()) ThrowType(options.Env(), method, std::string("option ") + key + " must be a number", v);
@@ -116,16 +122,17 @@ double OptNumber(const Napi::Object& options, const char* key, double fallback, 
   return d;
 }
 
-int64_t OptInt(const Napi::Object& options, const char* key, int64_t fallback, int64_t min,
-               int64_t max, const char* method) {
+int64_t OptInt(const Napi::Object& options, const char* key, int64_t fallback, int64_t min, int64_t max,
+               const char* method) {
   Napi::Value v = Option(options, key);
   if (v.IsUndefined()) return fallback;
-  if (!v.IsNumber()) ThrowType(options.Env(), method, std::string("option ") + key + " must be an integer", v);
+  if (!v.IsNumber())
+    ThrowType(options.Env(), method, std::string("option ") + key + " must be an integer", v);
   const double d = v.As<Napi::Number>().DoubleValue();
   if (!IsInteger(d) || d < static_cast<double>(min) || d > static_cast<double>(max)) {
     ThrowRange(options.Env(), method,
-               std::string("option ") + key + " must be an integer in [" + std::to_string(min) +
-                   ", " + std::to_string(max) + "], got " + Describe(v));
+               std::string("option ") + key + " must be an integer in [" + std::to_string(min) + ", " +
+                   std::to_string(max) + "], got " + Describe(v));
   }
   return static_cast<int64_t>(d);
 }
@@ -138,12 +145,12 @@ std::string OptString(const Napi::Object& options, const char* key, const std::s
   return v.As<Napi::String>().Utf8Value();
 }
 
-std::vector<std::string> OptStringArray(const Napi::Object& options, const char* key,
-                                        const char* method) {
+std::vector<std::string> OptStringArray(const Napi::Object& options, const char* key, const char* method) {
   std::vector<std::string> out;
   Napi::Value v = Option(options, key);
   if (v.IsUndefined()) return out;
-  if (!v.IsArray()) ThrowType(options.Env(), method, std::string("option ") + key + " must be an array of strings", v);
+  if (!v.IsArray())
+    ThrowType(options.Env(), method, std::string("option ") + key + " must be an array of strings", v);
   Napi::Array array = v.As<Napi::Array>();
   out.reserve(array.Length());
   for (uint32_t i = 0; i < array.Length(); i++) {
@@ -157,8 +164,8 @@ std::vector<std::string> OptStringArray(const Napi::Object& options, const char*
   return out;
 }
 
-std::vector<int32_t> Tokens(Napi::Env env, const Napi::Value& value, int32_t n_vocab,
-                            const char* method, const char* name) {
+std::vector<int32_t> Tokens(Napi::Env env, const Napi::Value& value, int32_t n_vocab, const char* method,
+                            const char* name) {
   std::vector<int32_t> out;
   auto check = [&](double d, size_t i) {
     if (!IsInteger(d) || d < 0 || d >= n_vocab) {
@@ -176,7 +183,8 @@ std::vector<int32_t> Tokens(Napi::Env env, const Napi::Value& value, int32_t n_v
   if (value.IsTypedArray()) {
     Napi::TypedArray typed = value.As<Napi::TypedArray>();
     if (typed.TypedArrayType() != napi_int32_array && typed.TypedArrayType() != napi_uint32_array) {
-      ThrowType(env, method, std::string(name) + " must be an Int32Array, a Uint32Array or an array of token ids", value);
+      ThrowType(env, method,
+                std::string(name) + " must be an Int32Array, a Uint32Array or an array of token ids", value);
     }
     const size_t n = typed.ElementLength();
     out.resize(n);
@@ -209,7 +217,8 @@ std::vector<int32_t> Tokens(Napi::Env env, const Napi::Value& value, int32_t n_v
     }
     return out;
   }
-  ThrowType(env, method, std::string(name) + " must be an Int32Array, a Uint32Array or an array of token ids", value);
+  ThrowType(env, method, std::string(name) + " must be an Int32Array, a Uint32Array or an array of token ids",
+            value);
 }
 
 }  // namespace toolwright::args

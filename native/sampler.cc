@@ -48,15 +48,17 @@ llama_sampler* BuildChain(const ChainOptions& c, int32_t n_vocab) {
   const bool penalties = c.penalty_last_n > 0 &&
                          (c.repeat_penalty != 1.0 || c.presence_penalty != 0.0 || c.frequency_penalty != 0.0);
   if (penalties) {
-    llama_sampler_chain_add(chain, llama_sampler_init_penalties(
-        n_vocab, static_cast<int32_t>(c.penalty_last_n), static_cast<float>(c.repeat_penalty),
-        static_cast<float>(c.frequency_penalty), static_cast<float>(c.presence_penalty)));
+    llama_sampler_chain_add(
+        chain, llama_sampler_init_penalties(
+                   n_vocab, static_cast<int32_t>(c.penalty_last_n), static_cast<float>(c.repeat_penalty),
+                   static_cast<float>(c.frequency_penalty), static_cast<float>(c.presence_penalty)));
   }
   if (c.greedy || c.temperature <= 0.0) {
     llama_sampler_chain_add(chain, llama_sampler_init_greedy());
     return chain;
   }
-  if (c.top_k > 0 && c.top_k < n_vocab) llama_sampler_chain_add(chain, llama_sampler_init_top_k(static_cast<int32_t>(c.top_k)));
+  if (c.top_k > 0 && c.top_k < n_vocab)
+    llama_sampler_chain_add(chain, llama_sampler_init_top_k(static_cast<int32_t>(c.top_k)));
   if (c.top_p < 1.0) llama_sampler_chain_add(chain, llama_sampler_init_top_p(static_cast<float>(c.top_p), 1));
   if (c.min_p > 0.0) llama_sampler_chain_add(chain, llama_sampler_init_min_p(static_cast<float>(c.min_p), 1));
   llama_sampler_chain_add(chain, llama_sampler_init_temp(static_cast<float>(c.temperature)));
@@ -69,14 +71,16 @@ GrammarSpec ReadGrammarSpec(const Napi::Object& o, const ModelPtr& model) {
   GrammarSpec spec;
   spec.engine = args::OptString(o, "engine", spec.engine, kMethod);
   if (!o.Has("gbnf") || !o.Get("gbnf").IsString()) {
-    args::ThrowType(o.Env(), kMethod, "option gbnf must be a string", o.Has("gbnf") ? o.Get("gbnf") : o.Env().Undefined());
+    args::ThrowType(o.Env(), kMethod, "option gbnf must be a string",
+                    o.Has("gbnf") ? o.Get("gbnf") : o.Env().Undefined());
   }
   spec.gbnf = o.Get("gbnf").As<Napi::String>().Utf8Value();
   spec.root = args::OptString(o, "root", spec.root, kMethod);
   spec.lazy = args::OptBool(o, "lazy", false, kMethod);
   spec.trigger_patterns = args::OptStringArray(o, "triggerPatterns", kMethod);
   if (o.Has("triggerTokens") && !o.Get("triggerTokens").IsUndefined()) {
-    spec.trigger_tokens = args::Tokens(o.Env(), o.Get("triggerTokens"), model->n_vocab, kMethod, "triggerTokens");
+    spec.trigger_tokens =
+        args::Tokens(o.Env(), o.Get("triggerTokens"), model->n_vocab, kMethod, "triggerTokens");
   }
   if (!spec.lazy && (!spec.trigger_patterns.empty() || !spec.trigger_tokens.empty())) {
     args::ThrowRange(o.Env(), kMethod, "triggerPatterns/triggerTokens need lazy: true");
@@ -181,16 +185,15 @@ void SamplerState::Accept(llama_token token) {
 }
 
 void Sampler::Init(Napi::Env env, Napi::Object exports) {
-  Napi::Function ctor = DefineClass(
-      env, "Sampler",
-      {
-          InstanceMethod<&Sampler::SetGrammar>("setGrammar"),
-          InstanceMethod<&Sampler::Reset>("reset"),
-          InstanceMethod<&Sampler::Accept>("accept"),
-          InstanceMethod<&Sampler::Describe>("describe"),
-          InstanceMethod<&Sampler::Dispose>("dispose"),
-          InstanceAccessor<&Sampler::IsDisposed>("disposed"),
-      });
+  Napi::Function ctor = DefineClass(env, "Sampler",
+                                    {
+                                        InstanceMethod<&Sampler::SetGrammar>("setGrammar"),
+                                        InstanceMethod<&Sampler::Reset>("reset"),
+                                        InstanceMethod<&Sampler::Accept>("accept"),
+                                        InstanceMethod<&Sampler::Describe>("describe"),
+                                        InstanceMethod<&Sampler::Dispose>("dispose"),
+                                        InstanceAccessor<&Sampler::IsDisposed>("disposed"),
+                                    });
   GetAddonData(env).sampler_constructor = Napi::Persistent(ctor);
   exports.Set("Sampler", ctor);
 }
@@ -200,15 +203,16 @@ void Sampler::Init(Napi::Env env, Napi::Object exports) {
 Sampler::Sampler(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Sampler>(info) {
   Napi::Env env = info.Env();
   ModelPtr model = Model::FromValue(env, info.Length() > 0 ? info[0] : env.Undefined(), kNew, "model");
-  if (model->vocab_only) args::ThrowRange(env, kNew, "the model was loaded with vocabOnly: it cannot generate");
-  const ChainOptions options = ReadChainOptions(args::OptionalObject(info, 1, kNew, "options"), model->n_vocab);
+  if (model->vocab_only)
+    args::ThrowRange(env, kNew, "the model was loaded with vocabOnly: it cannot generate");
+  const ChainOptions options =
+      ReadChainOptions(args::OptionalObject(info, 1, kNew, "options"), model->n_vocab);
   state_ = std::make_shared<SamplerState>();
   state_->model = std::move(model);
   state_->chain = BuildChain(options, state_->model->n_vocab);
 }
 
-SamplerPtr Sampler::FromValue(Napi::Env env, const Napi::Value& value, const char* method,
-                           const char* what) {
+SamplerPtr Sampler::FromValue(Napi::Env env, const Napi::Value& value, const char* method, const char* what) {
   Napi::FunctionReference& ctor = GetAddonData(env).sampler_constructor;
   if (!value.IsObject() || !value.As<Napi::Object>().InstanceOf(ctor.Value())) {
     args::ThrowType(env, method, std::string(what) + " must be a native Sampler", value);
@@ -218,7 +222,8 @@ SamplerPtr Sampler::FromValue(Napi::Env env, const Napi::Value& value, const cha
 
 const SamplerPtr& Sampler::Live(Napi::Env env, const char* method) const {
   if (!state_) throw Napi::Error::New(env, std::string(method) + ": the sampler is disposed");
-  if (state_->busy.load()) throw Napi::Error::New(env, std::string(method) + ": the sampler is in use by a running step");
+  if (state_->busy.load())
+    throw Napi::Error::New(env, std::string(method) + ": the sampler is in use by a running step");
   return state_;
 }
 
@@ -236,7 +241,8 @@ Napi::Value Sampler::SetGrammar(const Napi::CallbackInfo& info) {
     SetGrammarSampler(env, nullptr);
     return env.Undefined();
   }
-  const GrammarSpec spec = ReadGrammarSpec(args::Object(info, 0, "Sampler.setGrammar", "grammar"), state->model);
+  const GrammarSpec spec =
+      ReadGrammarSpec(args::Object(info, 0, "Sampler.setGrammar", "grammar"), state->model);
   std::string error;
   llama_sampler* grammar = CreateGrammarSampler(state->model->vocab, spec, &error);
   if (grammar == nullptr) {
@@ -259,7 +265,8 @@ Napi::Value Sampler::Reset(const Napi::CallbackInfo& info) {
 Napi::Value Sampler::Accept(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const SamplerPtr& state = Live(env, "Sampler.accept");
-  const std::vector<llama_token> tokens = args::Tokens(env, info.Length() > 0 ? info[0] : env.Undefined(), state->model->n_vocab, "Sampler.accept", "tokens");
+  const std::vector<llama_token> tokens = args::Tokens(env, info.Length() > 0 ? info[0] : env.Undefined(),
+                                                       state->model->n_vocab, "Sampler.accept", "tokens");
   try {
     for (llama_token t : tokens) state->Accept(t);
   } catch (const std::exception& e) {
@@ -276,10 +283,13 @@ Napi::Value Sampler::Describe(const Napi::CallbackInfo& info) {
   Napi::Array stages = Napi::Array::New(env);
   const int32_t n = llama_sampler_chain_n(state->chain);
   for (int32_t i = 0; i < n; i++) {
-    stages.Set(static_cast<uint32_t>(i), Napi::String::New(env, llama_sampler_name(llama_sampler_chain_get(state->chain, i))));
+    stages.Set(static_cast<uint32_t>(i),
+               Napi::String::New(env, llama_sampler_name(llama_sampler_chain_get(state->chain, i))));
   }
   out.Set("chain", stages);
-  out.Set("grammar", state->grammar == nullptr ? env.Null() : Napi::String::New(env, llama_sampler_name(state->grammar)).As<Napi::Value>());
+  out.Set("grammar", state->grammar == nullptr
+                         ? env.Null()
+                         : Napi::String::New(env, llama_sampler_name(state->grammar)).As<Napi::Value>());
   return out;
 }
 

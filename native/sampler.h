@@ -43,8 +43,7 @@ class Sampler : public Napi::ObjectWrap<Sampler> {
  public:
   static void Init(Napi::Env env, Napi::Object exports);
   // The live state of a JS Sampler, or throws a TypeError naming `what`.
-  static SamplerPtr FromValue(Napi::Env env, const Napi::Value& value, const char* method,
-                           const char* what);
+  static SamplerPtr FromValue(Napi::Env env, const Napi::Value& value, const char* method, const char* what);
 
   explicit Sampler(const Napi::CallbackInfo& info);
 

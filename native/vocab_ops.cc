@@ -4,8 +4,8 @@
 
 namespace toolwright {
 
-bool TokenizeText(const llama_vocab* vocab, const std::string& text, bool add_special,
-                  bool parse_special, std::vector<llama_token>* out, std::string* error) {
+bool TokenizeText(const llama_vocab* vocab, const std::string& text, bool add_special, bool parse_special,
+                  std::vector<llama_token>* out, std::string* error) {
   if (text.size() >= static_cast<size_t>(INT32_MAX)) {
     *error = "text is too long to tokenize (" + std::to_string(text.size()) + " bytes)";
     return false;
@@ -28,21 +28,20 @@ bool TokenizeText(const llama_vocab* vocab, const std::string& text, bool add_sp
   return true;
 }
 
-bool DetokenizeTokens(const llama_vocab* vocab, const std::vector<llama_token>& tokens,
-                      bool remove_special, bool unparse_special, std::string* out,
-                      std::string* error) {
+bool DetokenizeTokens(const llama_vocab* vocab, const std::vector<llama_token>& tokens, bool remove_special,
+                      bool unparse_special, std::string* out, std::string* error) {
   if (tokens.size() >= static_cast<size_t>(INT32_MAX)) {
     *error = "too many tokens to detokenize";
     return false;
   }
   const int32_t n_tokens = static_cast<int32_t>(tokens.size());
   out->resize(tokens.size() * 8 + 16);
-  int32_t n = llama_detokenize(vocab, tokens.data(), n_tokens, out->data(),
-                               static_cast<int32_t>(out->size()), remove_special, unparse_special);
+  int32_t n = llama_detokenize(vocab, tokens.data(), n_tokens, out->data(), static_cast<int32_t>(out->size()),
+                               remove_special, unparse_special);
   if (n < 0 && n != INT32_MIN) {
     out->resize(static_cast<size_t>(-static_cast<int64_t>(n)));
-    n = llama_detokenize(vocab, tokens.data(), n_tokens, out->data(),
-                         static_cast<int32_t>(out->size()), remove_special, unparse_special);
+    n = llama_detokenize(vocab, tokens.data(), n_tokens, out->data(), static_cast<int32_t>(out->size()),
+                         remove_special, unparse_special);
   }
   if (n < 0) {
     *error = "llama_detokenize failed (returned " + std::to_string(n) + ")";

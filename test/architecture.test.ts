@@ -49,6 +49,32 @@ function crossFolderImports(): Edge[] {
   return edges;
 }
 
+describe("public surface", () => {
+  const pkg = JSON.parse(readFileSync(join(SRC, "../package.json"), "utf8")) as { exports: Record<string, unknown> };
+  const exported = new Set(Object.keys(pkg.exports).map((k) => (k === "." ? "toolwright" : `toolwright/${k.slice(2)}`)));
+
+  it("JSDoc examples import only from paths the package exports", () => {
+    const wrong: string[] = [];
+    let seen = 0;
+    for (const file of sourceFiles(SRC)) {
+      for (const m of readFileSync(file, "utf8").matchAll(/^\s*\*\s*import\b.*\bfrom\s+"([^"]+)"/gm)) {
+        seen++;
+        if (!exported.has(m[1]!)) wrong.push(`${relative(SRC, file)}: ${m[1]}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+    expect(seen).toBeGreaterThan(5);
+  });
+
+  it("every subpath export points at a module of src/", () => {
+    for (const [key, target] of Object.entries(pkg.exports)) {
+      if (key === "./package.json") continue;
+      const js = (target as { import: string }).import.replace(/^\.\/lib\//, "").replace(/\.js$/, ".ts");
+      expect(sourceFiles(SRC).map((f) => relative(SRC, f))).toContain(js);
+    }
+  });
+});
+
 describe("layering of src/", () => {
   const edges = crossFolderImports();
 

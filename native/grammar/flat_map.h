@@ -16,7 +16,7 @@ class FlatMap64 {
   uint32_t find(uint64_t key) const {
     size_t i = slot(key);
     while (true) {
-      const Entry & e = table_[i];
+      const Entry& e = table_[i];
       if (e.value == kMissing) return kMissing;
       if (e.key == key) return e.value;
       i = (i + 1) & mask_;
@@ -28,7 +28,7 @@ class FlatMap64 {
     if ((size_ + 1) * 4 > table_.size() * 3) rehash(table_.size() * 2);
     size_t i = slot(key);
     while (true) {
-      Entry & e = table_[i];
+      Entry& e = table_[i];
       if (e.value == kMissing) {
         e.key = key;
         e.value = value;
@@ -45,7 +45,7 @@ class FlatMap64 {
     if ((size_ + 1) * 4 > table_.size() * 3) rehash(table_.size() * 2);
     size_t i = slot(key);
     while (true) {
-      Entry & e = table_[i];
+      Entry& e = table_[i];
       if (e.value == kMissing) {
         e.key = key;
         e.value = value;
@@ -94,7 +94,7 @@ class FlatMap64 {
     table_.assign(n, Entry{});
     mask_ = n - 1;
     size_ = 0;
-    for (const Entry & e : old) {
+    for (const Entry& e : old) {
       if (e.value != kMissing) insert(e.key, e.value);
     }
   }

@@ -18,38 +18,36 @@ struct ParseFailure {
 };
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_word(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-' || is_digit(c);
-}
+bool is_word(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-' || is_digit(c); }
 
 class Parser {
  public:
   std::string current_rule;
 
-  Parser(const char * base, const TokenResolver & resolve, ParsedGrammar & out)
+  Parser(const char* base, const TokenResolver& resolve, ParsedGrammar& out)
       : base_(base), resolve_(resolve), out_(out) {}
 
   void parse_all() {
-    const char * pos = skip_space(base_, true);
+    const char* pos = skip_space(base_, true);
     while (*pos) pos = parse_rule(pos);
   }
 
  private:
-  const char * base_;
-  const TokenResolver & resolve_;
-  ParsedGrammar & out_;
+  const char* base_;
+  const TokenResolver& resolve_;
+  ParsedGrammar& out_;
 
-  [[noreturn]] void fail(const char * at, std::string msg) {
+  [[noreturn]] void fail(const char* at, std::string msg) {
     throw ParseFailure{static_cast<size_t>(at - base_), std::move(msg)};
   }
 
-  static std::string excerpt(const char * at) {
+  static std::string excerpt(const char* at) {
     std::string s;
     for (int i = 0; i < 24 && at[i] && at[i] != '\n' && at[i] != '\r'; i++) s += at[i];
     return s.empty() ? std::string("end of input") : "'" + s + "'";
   }
 
-  uint32_t new_symbol(const std::string & name, bool overwrite) {
+  uint32_t new_symbol(const std::string& name, bool overwrite) {
     const auto next = static_cast<uint32_t>(out_.symbol_ids.size());
     if (overwrite) {
       out_.symbol_ids[name] = next;
@@ -67,19 +65,19 @@ class Parser {
   }
 
   // Named symbol: existing id or a fresh one.
-  uint32_t symbol_id(const char * src, size_t len) { return new_symbol(std::string(src, len), false); }
+  uint32_t symbol_id(const char* src, size_t len) { return new_symbol(std::string(src, len), false); }
 
   // Synthesized symbol for groups and repetitions: "<base>_<id>" (replaces a same-named entry).
-  uint32_t synth_symbol(const std::string & base) {
+  uint32_t synth_symbol(const std::string& base) {
     return new_symbol(base + "_" + std::to_string(out_.symbol_ids.size()), true);
   }
 
-  void set_rule(uint32_t id, const Rule & rule) {
+  void set_rule(uint32_t id, const Rule& rule) {
     if (out_.rules.size() <= id) out_.rules.resize(id + 1);
     out_.rules[id] = rule;
   }
 
-  static const char * skip_space(const char * p, bool newline_ok) {
+  static const char* skip_space(const char* p, bool newline_ok) {
     while (*p == ' ' || *p == '\t' || *p == '#' || (newline_ok && (*p == '\r' || *p == '\n'))) {
       if (*p == '#') {
         while (*p && *p != '\r' && *p != '\n') p++;
@@ -90,23 +88,23 @@ class Parser {
     return p;
   }
 
-  const char * parse_name(const char * src) {
-    const char * p = src;
+  const char* parse_name(const char* src) {
+    const char* p = src;
     while (is_word(*p)) p++;
     if (p == src) fail(src, "expected a rule name at " + excerpt(src));
     return p;
   }
 
-  const char * parse_int(const char * src) {
-    const char * p = src;
+  const char* parse_int(const char* src) {
+    const char* p = src;
     while (is_digit(*p)) p++;
     if (p == src) fail(src, "expected an integer at " + excerpt(src));
     return p;
   }
 
-  uint64_t to_u64(const char * begin, const char * end) {
+  uint64_t to_u64(const char* begin, const char* end) {
     uint64_t v = 0;
-    for (const char * p = begin; p < end; p++) {
+    for (const char* p = begin; p < end; p++) {
       const uint64_t d = static_cast<uint64_t>(*p - '0');
       if (v > (UINT64_MAX - d) / 10) fail(begin, "integer out of range: " + std::string(begin, end));
       v = v * 10 + d;
@@ -116,43 +114,57 @@ class Parser {
 
   // Lenient UTF-8 read of one character from the grammar text (no continuation-byte checks,
   // stops at NUL), as llama.cpp reads grammar literals.
-  static std::pair<uint32_t, const char *> read_utf8(const char * src) {
+  static std::pair<uint32_t, const char*> read_utf8(const char* src) {
     static const int kLen[16] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 3, 4};
     const auto first = static_cast<uint8_t>(*src);
     const int len = kLen[first >> 4];
     uint32_t value = first & ((1u << (8 - len)) - 1);
-    const char * end = src + len;
-    const char * p = src + 1;
+    const char* end = src + len;
+    const char* p = src + 1;
     for (; p < end && *p; p++) value = (value << 6) + (static_cast<uint8_t>(*p) & 0x3F);
     return {value, p};
   }
 
-  std::pair<uint32_t, const char *> parse_hex(const char * src, int digits) {
+  std::pair<uint32_t, const char*> parse_hex(const char* src, int digits) {
     uint32_t value = 0;
-    const char * p = src;
+    const char* p = src;
     for (; p < src + digits && *p; p++) {
       const char c = *p;
       uint32_t d;
-      if (c >= '0' && c <= '9') d = c - '0';
-      else if (c >= 'a' && c <= 'f') d = c - 'a' + 10;
-      else if (c >= 'A' && c <= 'F') d = c - 'A' + 10;
-      else break;
+      if (c >= '0' && c <= '9')
+        d = c - '0';
+      else if (c >= 'a' && c <= 'f')
+        d = c - 'a' + 10;
+      else if (c >= 'A' && c <= 'F')
+        d = c - 'A' + 10;
+      else
+        break;
       value = (value << 4) + d;
     }
     if (p != src + digits) fail(src, "expected " + std::to_string(digits) + " hex digits at " + excerpt(src));
     return {value, p};
   }
 
-  std::pair<uint32_t, const char *> parse_char(const char * src) {
+  std::pair<uint32_t, const char*> parse_char(const char* src) {
     if (*src == '\\') {
       switch (src[1]) {
-        case 'x': return parse_hex(src + 2, 2);
-        case 'u': return parse_hex(src + 2, 4);
-        case 'U': return parse_hex(src + 2, 8);
-        case 't': return {'\t', src + 2};
-        case 'r': return {'\r', src + 2};
-        case 'n': return {'\n', src + 2};
-        case '\\': case '"': case '[': case ']': case '-':
+        case 'x':
+          return parse_hex(src + 2, 2);
+        case 'u':
+          return parse_hex(src + 2, 4);
+        case 'U':
+          return parse_hex(src + 2, 8);
+        case 't':
+          return {'\t', src + 2};
+        case 'r':
+          return {'\r', src + 2};
+        case 'n':
+          return {'\n', src + 2};
+        case '\\':
+        case '"':
+        case '[':
+        case ']':
+        case '-':
           return {static_cast<uint8_t>(src[1]), src + 2};
         default:
           fail(src, "unknown escape " + excerpt(src));
@@ -162,13 +174,13 @@ class Parser {
     fail(src, "unexpected end of input");
   }
 
-  std::pair<uint32_t, const char *> parse_token(const char * src) {
-    const char * p = src;
+  std::pair<uint32_t, const char*> parse_token(const char* src) {
+    const char* p = src;
     if (*p != '<') fail(p, "expected '<' at " + excerpt(p));
     p++;
     if (*p == '[') {
       p++;
-      const char * int_end = parse_int(p);
+      const char* int_end = parse_int(p);
       const uint64_t id = to_u64(p, int_end);
       p = int_end;
       if (*p != ']') fail(p, "expected ']' at " + excerpt(p));
@@ -187,9 +199,9 @@ class Parser {
     return {static_cast<uint32_t>(*id), p};
   }
 
-  const char * parse_alternates(const char * src, const std::string & name, uint32_t id, bool nested) {
+  const char* parse_alternates(const char* src, const std::string& name, uint32_t id, bool nested) {
     Rule rule;
-    const char * p = parse_sequence(src, name, rule, nested);
+    const char* p = parse_sequence(src, name, rule, nested);
     while (*p == '|') {
       rule.push_back({ElemType::Alt, 0});
       p = skip_space(p + 1, true);
@@ -202,8 +214,8 @@ class Parser {
 
   // S{m,n} -> S repeated m times, then a chain of optional rules for the n-m optional copies
   // (or one right-recursive rule when unbounded). Same rewriting (and numbering) as llama.cpp.
-  void repeat_last(Rule & rule, size_t last_start, uint64_t & n_prev_rules, uint64_t min_times,
-                   uint64_t max_times, const std::string & name, const char * at) {
+  void repeat_last(Rule& rule, size_t last_start, uint64_t& n_prev_rules, uint64_t min_times,
+                   uint64_t max_times, const std::string& name, const char* at) {
     const bool no_max = max_times == kNoMax;
     if (last_start == rule.size()) fail(at, "repetition operator without a preceding item");
     if (!no_max && max_times < min_times) {
@@ -212,8 +224,10 @@ class Parser {
     }
     const Rule prev(rule.begin() + static_cast<ptrdiff_t>(last_start), rule.end());
     uint64_t total = 1;
-    if (!no_max && max_times > 0) total = max_times;
-    else if (min_times > 0) total = min_times;
+    if (!no_max && max_times > 0)
+      total = max_times;
+    else if (min_times > 0)
+      total = min_times;
     if (n_prev_rules * total > kMaxRepetition) {
       fail(at, "repetition would create more than " + std::to_string(kMaxRepetition) +
                    " rules; reduce the count or nesting");
@@ -238,12 +252,12 @@ class Parser {
     n_prev_rules *= total;
   }
 
-  const char * parse_sequence(const char * src, const std::string & name, Rule & rule, bool nested) {
+  const char* parse_sequence(const char* src, const std::string& name, Rule& rule, bool nested) {
     size_t last_start = rule.size();
     uint64_t n_prev_rules = 1;
-    const char * p = src;
+    const char* p = src;
     while (*p) {
-      const char * at = p;
+      const char* at = p;
       if (*p == '"') {
         p++;
         last_start = rule.size();
@@ -289,7 +303,7 @@ class Parser {
         rule.push_back({type, id});
         p = skip_space(end, nested);
       } else if (is_word(*p)) {
-        const char * name_end = parse_name(p);
+        const char* name_end = parse_name(p);
         const uint32_t ref = symbol_id(p, name_end - p);
         if (out_.first_ref_offset[ref] == UINT32_MAX) {
           out_.first_ref_offset[ref] = static_cast<uint32_t>(p - base_);
@@ -326,7 +340,7 @@ class Parser {
       } else if (*p == '{') {
         p = skip_space(p + 1, nested);
         if (!is_digit(*p)) fail(p, "expected an integer at " + excerpt(p));
-        const char * int_end = parse_int(p);
+        const char* int_end = parse_int(p);
         const uint64_t min_times = to_u64(p, int_end);
         p = skip_space(int_end, nested);
         uint64_t max_times = kNoMax;
@@ -336,7 +350,7 @@ class Parser {
         } else if (*p == ',') {
           p = skip_space(p + 1, nested);
           if (is_digit(*p)) {
-            const char * max_end = parse_int(p);
+            const char* max_end = parse_int(p);
             max_times = to_u64(p, max_end);
             p = skip_space(max_end, nested);
           }
@@ -359,9 +373,9 @@ class Parser {
     return p;
   }
 
-  const char * parse_rule(const char * src) {
-    const char * name_end = parse_name(src);
-    const char * p = skip_space(name_end, false);
+  const char* parse_rule(const char* src) {
+    const char* name_end = parse_name(src);
+    const char* p = skip_space(name_end, false);
     const std::string name(src, name_end - src);
     current_rule = name;
     const uint32_t id = symbol_id(src, name_end - src);
@@ -389,7 +403,7 @@ std::string GrammarError::to_string() const {
   return s;
 }
 
-void offset_to_line_col(std::string_view src, size_t offset, int & line, int & column) {
+void offset_to_line_col(std::string_view src, size_t offset, int& line, int& column) {
   line = 1;
   column = 1;
   for (size_t i = 0; i < offset && i < src.size(); i++) {
@@ -402,21 +416,21 @@ void offset_to_line_col(std::string_view src, size_t offset, int & line, int & c
   }
 }
 
-bool parse_gbnf(std::string_view src, const TokenResolver & resolve_token, ParsedGrammar & out,
-                GrammarError & err) {
+bool parse_gbnf(std::string_view src, const TokenResolver& resolve_token, ParsedGrammar& out,
+                GrammarError& err) {
   // llama.cpp reads the grammar as a C string: anything after a NUL is ignored.
   const std::string text(src.data(), std::min(src.size(), src.find('\0')));
   out = ParsedGrammar{};
   Parser parser(text.c_str(), resolve_token, out);
   try {
     parser.parse_all();
-  } catch (const ParseFailure & f) {
+  } catch (const ParseFailure& f) {
     err = GrammarError{};
     err.message = f.message;
     err.rule = parser.current_rule;
     offset_to_line_col(text, f.offset, err.line, err.column);
     return false;
-  } catch (const std::exception & e) {
+  } catch (const std::exception& e) {
     err = GrammarError{};
     err.message = e.what();
     err.rule = parser.current_rule;

@@ -47,20 +47,20 @@ struct GrammarError {
 using TokenResolver = std::function<std::optional<int32_t>(std::string_view text)>;
 
 struct ParsedGrammar {
-  std::vector<Rule> rules;                    // by rule id; an empty rule is undefined
+  std::vector<Rule> rules;                     // by rule id; an empty rule is undefined
   std::map<std::string, uint32_t> symbol_ids;  // name -> id (synthesized names included)
-  std::vector<std::string> names;             // id -> name
-  std::vector<uint32_t> first_ref_offset;     // id -> byte offset of its first use, or UINT32_MAX
-  std::vector<std::string> first_ref_rule;    // id -> rule that first used it
+  std::vector<std::string> names;              // id -> name
+  std::vector<uint32_t> first_ref_offset;      // id -> byte offset of its first use, or UINT32_MAX
+  std::vector<std::string> first_ref_rule;     // id -> rule that first used it
 };
 
 // Parses `src` (read as a NUL-terminated string, like llama.cpp does). Returns false and fills
 // `err` on a syntax error. Undefined rules, left recursion and the root check are left to
 // compile_grammar().
-bool parse_gbnf(std::string_view src, const TokenResolver & resolve_token, ParsedGrammar & out,
-                GrammarError & err);
+bool parse_gbnf(std::string_view src, const TokenResolver& resolve_token, ParsedGrammar& out,
+                GrammarError& err);
 
 // 1-based line and column of a byte offset in `src`.
-void offset_to_line_col(std::string_view src, size_t offset, int & line, int & column);
+void offset_to_line_col(std::string_view src, size_t offset, int& line, int& column);
 
 }  // namespace toolwright::grammar

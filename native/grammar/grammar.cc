@@ -11,11 +11,13 @@ bool CharClass::matches_partial(uint32_t value, int n_remain) const {
   uint32_t low = value << (n_remain * 6);
   const uint32_t high = low | ((1u << (n_remain * 6)) - 1);
   if (low == 0) {
-    if (n_remain == 2) low = 1u << 11;
-    else if (n_remain == 3) low = 1u << 16;
+    if (n_remain == 2)
+      low = 1u << 11;
+    else if (n_remain == 3)
+      low = 1u << 16;
   }
   if (any) return true;
-  for (const auto & [lo, hi] : items) {
+  for (const auto& [lo, hi] : items) {
     if (lo <= high && low <= hi) return !negated;
   }
   return negated;
@@ -26,7 +28,7 @@ namespace {
 std::vector<std::pair<uint32_t, uint32_t>> merge_intervals(std::vector<std::pair<uint32_t, uint32_t>> v) {
   std::sort(v.begin(), v.end());
   std::vector<std::pair<uint32_t, uint32_t>> out;
-  for (const auto & iv : v) {
+  for (const auto& iv : v) {
     if (!out.empty() && (out.back().second == UINT32_MAX || iv.first <= out.back().second + 1)) {
       out.back().second = std::max(out.back().second, iv.second);
     } else {
@@ -36,10 +38,10 @@ std::vector<std::pair<uint32_t, uint32_t>> merge_intervals(std::vector<std::pair
   return out;
 }
 
-std::vector<std::pair<uint32_t, uint32_t>> complement(const std::vector<std::pair<uint32_t, uint32_t>> & v) {
+std::vector<std::pair<uint32_t, uint32_t>> complement(const std::vector<std::pair<uint32_t, uint32_t>>& v) {
   std::vector<std::pair<uint32_t, uint32_t>> out;
   uint64_t next = 0;
-  for (const auto & [lo, hi] : v) {
+  for (const auto& [lo, hi] : v) {
     if (lo > next) out.emplace_back(static_cast<uint32_t>(next), lo - 1);
     next = static_cast<uint64_t>(hi) + 1;
   }
@@ -56,33 +58,36 @@ CharClass make_class(bool negated, bool any, std::vector<std::pair<uint32_t, uin
     c.accepts = {{0, UINT32_MAX}};
   } else {
     std::vector<std::pair<uint32_t, uint32_t>> valid;
-    for (const auto & iv : c.items) {
+    for (const auto& iv : c.items) {
       if (iv.first <= iv.second) valid.push_back(iv);
     }
     c.accepts = merge_intervals(std::move(valid));
     if (negated) c.accepts = complement(c.accepts);
   }
-  for (const auto & [lo, hi] : c.accepts) {
+  for (const auto& [lo, hi] : c.accepts) {
     for (uint64_t cp = lo; cp <= hi && cp < 128; cp++) c.ascii[cp >> 6] |= 1ull << (cp & 63);
   }
   bool ascii_items = true;
-  for (const auto & [lo, hi] : c.items) ascii_items = ascii_items && lo < 0x80 && hi < 0x80;
-  if (any || (negated && ascii_items)) c.partial_kind = CharClass::PartialKind::Always;
-  else if (!negated && ascii_items) c.partial_kind = CharClass::PartialKind::Never;
-  else c.partial_kind = CharClass::PartialKind::Depends;
+  for (const auto& [lo, hi] : c.items) ascii_items = ascii_items && lo < 0x80 && hi < 0x80;
+  if (any || (negated && ascii_items))
+    c.partial_kind = CharClass::PartialKind::Always;
+  else if (!negated && ascii_items)
+    c.partial_kind = CharClass::PartialKind::Never;
+  else
+    c.partial_kind = CharClass::PartialKind::Depends;
   return c;
 }
 
 // Finds a cycle in the "can start with" graph restricted to `include`: rule A -> rule B when
 // B can be reached at the start of one of A's alternatives, skipping only nullable rules.
-bool find_left_cycle(const std::vector<Rule> & rules, const std::vector<bool> & nullable,
-                     const std::vector<bool> & include, std::vector<uint32_t> & cycle) {
+bool find_left_cycle(const std::vector<Rule>& rules, const std::vector<bool>& nullable,
+                     const std::vector<bool>& include, std::vector<uint32_t>& cycle) {
   const size_t n = rules.size();
   std::vector<std::vector<uint32_t>> edges(n);
   for (size_t r = 0; r < n; r++) {
     if (!include[r]) continue;
     bool at_start = true;
-    for (const Elem & e : rules[r]) {
+    for (const Elem& e : rules[r]) {
       if (e.type == ElemType::End || e.type == ElemType::Alt) {
         at_start = true;
       } else if (!at_start) {
@@ -102,7 +107,7 @@ bool find_left_cycle(const std::vector<Rule> & rules, const std::vector<bool> & 
     path.push_back({static_cast<uint32_t>(start), 0});
     color[start] = 1;
     while (!path.empty()) {
-      auto & [node, next] = path.back();
+      auto& [node, next] = path.back();
       if (next == edges[node].size()) {
         color[node] = 2;
         path.pop_back();
@@ -128,8 +133,8 @@ bool find_left_cycle(const std::vector<Rule> & rules, const std::vector<bool> & 
 // A left cycle that makes the stack grow: some reference on it is followed by more elements
 // (so expanding it pushes a frame each time round). A cycle of tail references only revisits
 // the same stacks, which llama.cpp (and this engine) stop on, so it is allowed.
-bool find_growing_left_cycle(const std::vector<Rule> & rules, const std::vector<bool> & nullable,
-                             const std::vector<bool> & include, std::vector<uint32_t> & cycle) {
+bool find_growing_left_cycle(const std::vector<Rule>& rules, const std::vector<bool>& nullable,
+                             const std::vector<bool>& include, std::vector<uint32_t>& cycle) {
   const size_t n = rules.size();
   struct Edge {
     uint32_t to;
@@ -139,9 +144,9 @@ bool find_growing_left_cycle(const std::vector<Rule> & rules, const std::vector<
   for (size_t r = 0; r < n; r++) {
     if (!include[r]) continue;
     bool at_start = true;
-    const Rule & rule = rules[r];
+    const Rule& rule = rules[r];
     for (size_t i = 0; i < rule.size(); i++) {
-      const Elem & e = rule[i];
+      const Elem& e = rule[i];
       if (e.type == ElemType::End || e.type == ElemType::Alt) {
         at_start = true;
       } else if (!at_start) {
@@ -197,14 +202,14 @@ bool find_growing_left_cycle(const std::vector<Rule> & rules, const std::vector<
     }
   }
   for (size_t u = 0; u < n; u++) {
-    for (const Edge & e : edges[u]) {
+    for (const Edge& e : edges[u]) {
       if (!e.grows || comp[u] < 0 || comp[u] != comp[e.to]) continue;
       // Path e.to -> ... -> u inside the component, then back to e.to.
       std::vector<int> prev(n, -1);
       std::vector<uint32_t> queue{e.to};
       prev[e.to] = static_cast<int>(e.to);
       for (size_t q = 0; q < queue.size() && prev[u] < 0; q++) {
-        for (const Edge & f : edges[queue[q]]) {
+        for (const Edge& f : edges[queue[q]]) {
           if (comp[f.to] == comp[u] && prev[f.to] < 0) {
             prev[f.to] = static_cast<int>(queue[q]);
             queue.push_back(f.to);
@@ -212,7 +217,8 @@ bool find_growing_left_cycle(const std::vector<Rule> & rules, const std::vector<
         }
       }
       std::vector<uint32_t> path{static_cast<uint32_t>(u)};
-      for (uint32_t x = static_cast<uint32_t>(u); x != e.to; x = static_cast<uint32_t>(prev[x])) path.push_back(prev[x]);
+      for (uint32_t x = static_cast<uint32_t>(u); x != e.to; x = static_cast<uint32_t>(prev[x]))
+        path.push_back(prev[x]);
       std::reverse(path.begin(), path.end());
       cycle = path;
       cycle.push_back(e.to);
@@ -223,11 +229,11 @@ bool find_growing_left_cycle(const std::vector<Rule> & rules, const std::vector<
 }
 
 // llama.cpp counts a rule as possibly empty only when one alternative is literally empty.
-std::vector<bool> literally_empty(const std::vector<Rule> & rules) {
+std::vector<bool> literally_empty(const std::vector<Rule>& rules) {
   std::vector<bool> out(rules.size(), false);
   for (size_t r = 0; r < rules.size(); r++) {
     bool at_start = true;
-    for (const Elem & e : rules[r]) {
+    for (const Elem& e : rules[r]) {
       if (e.type == ElemType::End || e.type == ElemType::Alt) {
         if (at_start) out[r] = true;
         at_start = true;
@@ -240,14 +246,14 @@ std::vector<bool> literally_empty(const std::vector<Rule> & rules) {
 }
 
 // Rules that can derive the empty string.
-std::vector<bool> derives_empty(const std::vector<Rule> & rules) {
+std::vector<bool> derives_empty(const std::vector<Rule>& rules) {
   std::vector<bool> out(rules.size(), false);
   for (bool changed = true; changed;) {
     changed = false;
     for (size_t r = 0; r < rules.size(); r++) {
       if (out[r]) continue;
       bool alt_ok = true;
-      for (const Elem & e : rules[r]) {
+      for (const Elem& e : rules[r]) {
         if (e.type == ElemType::End || e.type == ElemType::Alt) {
           if (alt_ok) {
             out[r] = true;
@@ -264,14 +270,14 @@ std::vector<bool> derives_empty(const std::vector<Rule> & rules) {
   return out;
 }
 
-std::vector<bool> reachable_from(const std::vector<Rule> & rules, uint32_t root) {
+std::vector<bool> reachable_from(const std::vector<Rule>& rules, uint32_t root) {
   std::vector<bool> seen(rules.size(), false);
   std::vector<uint32_t> todo{root};
   seen[root] = true;
   while (!todo.empty()) {
     const uint32_t r = todo.back();
     todo.pop_back();
-    for (const Elem & e : rules[r]) {
+    for (const Elem& e : rules[r]) {
       if (e.type == ElemType::RuleRef && !seen[e.value]) {
         seen[e.value] = true;
         todo.push_back(e.value);
@@ -281,7 +287,7 @@ std::vector<bool> reachable_from(const std::vector<Rule> & rules, uint32_t root)
   return seen;
 }
 
-std::string cycle_text(const std::vector<uint32_t> & cycle, const std::vector<std::string> & names) {
+std::string cycle_text(const std::vector<uint32_t>& cycle, const std::vector<std::string>& names) {
   std::string s;
   for (size_t i = 0; i < cycle.size(); i++) s += (i ? " -> " : "") + names[cycle[i]];
   return s;
@@ -290,7 +296,7 @@ std::string cycle_text(const std::vector<uint32_t> & cycle, const std::vector<st
 }  // namespace
 
 std::shared_ptr<const Grammar> Grammar::compile(std::string_view gbnf, std::string_view root,
-                                                const CompileOptions & options, GrammarError & err) {
+                                                const CompileOptions& options, GrammarError& err) {
   ParsedGrammar parsed;
   if (!parse_gbnf(gbnf, options.resolve_token, parsed, err)) return nullptr;
   const std::string text(gbnf.data(), std::min(gbnf.size(), gbnf.find('\0')));
@@ -302,13 +308,14 @@ std::shared_ptr<const Grammar> Grammar::compile(std::string_view gbnf, std::stri
     return nullptr;
   };
 
-  auto & rules = parsed.rules;
+  auto& rules = parsed.rules;
   if (rules.empty()) return fail("grammar has no rules", "", UINT32_MAX);
   const size_t n_symbols = parsed.names.size();
   if (rules.size() < n_symbols) rules.resize(n_symbols);
   for (size_t id = 0; id < n_symbols; id++) {
     if (rules[id].empty()) {
-      return fail("undefined rule '" + parsed.names[id] + "'", parsed.first_ref_rule[id], parsed.first_ref_offset[id]);
+      return fail("undefined rule '" + parsed.names[id] + "'", parsed.first_ref_rule[id],
+                  parsed.first_ref_offset[id]);
     }
   }
   const auto root_it = parsed.symbol_ids.find(std::string(root));
@@ -329,7 +336,7 @@ std::shared_ptr<const Grammar> Grammar::compile(std::string_view gbnf, std::stri
   auto g = std::make_shared<Grammar>();
   g->root_rule = root_id;
   g->rule_names = parsed.names;
-  for (const Rule & r : rules) {
+  for (const Rule& r : rules) {
     g->rule_start.push_back(static_cast<uint32_t>(g->elems.size()));
     g->elems.insert(g->elems.end(), r.begin(), r.end());
   }

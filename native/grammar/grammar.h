@@ -29,8 +29,10 @@ struct CharClass {
     size_t lo = 0, hi = accepts.size();
     while (lo < hi) {
       const size_t mid = (lo + hi) / 2;
-      if (accepts[mid].second < cp) lo = mid + 1;
-      else hi = mid;
+      if (accepts[mid].second < cp)
+        lo = mid + 1;
+      else
+        hi = mid;
     }
     return lo < accepts.size() && accepts[lo].first <= cp;
   }
@@ -55,10 +57,10 @@ class Grammar {
   // Parses and checks `gbnf`; `root` names the start rule. Returns nullptr and fills `err`
   // (message, line, column, rule) when the grammar is invalid.
   static std::shared_ptr<const Grammar> compile(std::string_view gbnf, std::string_view root,
-                                                const CompileOptions & options, GrammarError & err);
+                                                const CompileOptions& options, GrammarError& err);
 
-  std::vector<Elem> elems;                      // all rules, each ending with End
-  std::vector<uint32_t> rule_start;             // rule id -> first element
+  std::vector<Elem> elems;                        // all rules, each ending with End
+  std::vector<uint32_t> rule_start;               // rule id -> first element
   std::vector<std::vector<uint32_t>> alt_starts;  // rule id -> first element of each alternative
   std::vector<std::string> rule_names;
   std::vector<uint32_t> class_at;     // element -> class id, for Char/CharNot/CharAny starts

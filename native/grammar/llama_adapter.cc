@@ -12,7 +12,7 @@ namespace toolwright::grammar {
 
 namespace {
 
-std::string token_piece(const llama_vocab * vocab, llama_token id) {
+std::string token_piece(const llama_vocab* vocab, llama_token id) {
   std::string piece(16, '\0');
   int32_t n = llama_token_to_piece(vocab, id, piece.data(), static_cast<int32_t>(piece.size()), 0, true);
   if (n < 0) {
@@ -24,7 +24,7 @@ std::string token_piece(const llama_vocab * vocab, llama_token id) {
 }
 
 // A vocab pointer can be reused by a later model; the fingerprint tells them apart.
-std::string fingerprint(const llama_vocab * vocab) {
+std::string fingerprint(const llama_vocab* vocab) {
   const int32_t n = llama_vocab_n_tokens(vocab);
   std::string fp = std::to_string(n);
   for (int32_t i = 0; i < 16 && n > 0; i++) fp += "\x1f" + token_piece(vocab, (n - 1) * i / 15);
@@ -36,13 +36,13 @@ struct CachedVocab {
   std::shared_ptr<const Vocab> vocab;
 };
 
-std::mutex & vocab_cache_mutex() {
+std::mutex& vocab_cache_mutex() {
   static std::mutex mu;
   return mu;
 }
 
-std::map<const llama_vocab *, CachedVocab> & vocab_cache() {
-  static std::map<const llama_vocab *, CachedVocab> cache;
+std::map<const llama_vocab*, CachedVocab>& vocab_cache() {
+  static std::map<const llama_vocab*, CachedVocab> cache;
   return cache;
 }
 
@@ -51,21 +51,21 @@ struct SamplerCtx {
   std::vector<uint64_t> bits;
 };
 
-const char * sampler_name(const llama_sampler *) { return "toolwright-grammar"; }
+const char* sampler_name(const llama_sampler*) { return "toolwright-grammar"; }
 
-void sampler_accept(llama_sampler * smpl, llama_token token) {
-  auto * ctx = static_cast<SamplerCtx *>(smpl->ctx);
+void sampler_accept(llama_sampler* smpl, llama_token token) {
+  auto* ctx = static_cast<SamplerCtx*>(smpl->ctx);
   if (!ctx->matcher.accept(token)) {
     throw std::runtime_error("grammar cannot accept token " + std::to_string(token) + " ('" +
                              ctx->matcher.vocab().piece(token) + "')");
   }
 }
 
-void sampler_apply(llama_sampler * smpl, llama_token_data_array * cur_p) {
-  auto * ctx = static_cast<SamplerCtx *>(smpl->ctx);
+void sampler_apply(llama_sampler* smpl, llama_token_data_array* cur_p) {
+  auto* ctx = static_cast<SamplerCtx*>(smpl->ctx);
   if (!ctx->matcher.is_active()) return;
   ctx->matcher.fill_mask(ctx->bits.data());
-  const uint64_t * bits = ctx->bits.data();
+  const uint64_t* bits = ctx->bits.data();
   const auto n_vocab = static_cast<llama_token>(ctx->matcher.vocab().size());
   for (size_t i = 0; i < cur_p->size; i++) {
     const llama_token id = cur_p->data[i].id;
@@ -73,11 +73,11 @@ void sampler_apply(llama_sampler * smpl, llama_token_data_array * cur_p) {
   }
 }
 
-void sampler_reset(llama_sampler * smpl) { static_cast<SamplerCtx *>(smpl->ctx)->matcher.reset(); }
+void sampler_reset(llama_sampler* smpl) { static_cast<SamplerCtx*>(smpl->ctx)->matcher.reset(); }
 
-void sampler_free(llama_sampler * smpl) { delete static_cast<SamplerCtx *>(smpl->ctx); }
+void sampler_free(llama_sampler* smpl) { delete static_cast<SamplerCtx*>(smpl->ctx); }
 
-llama_sampler * sampler_clone(const llama_sampler * smpl);
+llama_sampler* sampler_clone(const llama_sampler* smpl);
 
 llama_sampler_i make_iface() {
   llama_sampler_i i{};
@@ -92,17 +92,17 @@ llama_sampler_i make_iface() {
 
 llama_sampler_i g_iface = make_iface();
 
-llama_sampler * sampler_clone(const llama_sampler * smpl) {
-  const auto * ctx = static_cast<const SamplerCtx *>(smpl->ctx);
+llama_sampler* sampler_clone(const llama_sampler* smpl) {
+  const auto* ctx = static_cast<const SamplerCtx*>(smpl->ctx);
   return llama_sampler_init(&g_iface, new SamplerCtx{ctx->matcher, ctx->bits});
 }
 
 }  // namespace
 
-std::shared_ptr<const Vocab> vocab_from_llama(const llama_vocab * vocab) {
+std::shared_ptr<const Vocab> vocab_from_llama(const llama_vocab* vocab) {
   const std::string fp = fingerprint(vocab);
   std::lock_guard<std::mutex> lock(vocab_cache_mutex());
-  auto & cache = vocab_cache();
+  auto& cache = vocab_cache();
   auto it = cache.find(vocab);
   if (it != cache.end() && it->second.fingerprint == fp) return it->second.vocab;
   const int32_t n = llama_vocab_n_tokens(vocab);
@@ -117,29 +117,30 @@ std::shared_ptr<const Vocab> vocab_from_llama(const llama_vocab * vocab) {
   return built;
 }
 
-const uint64_t * active_mask(llama_sampler * smpl) {
+const uint64_t* active_mask(llama_sampler* smpl) {
   if (smpl == nullptr || smpl->iface != &g_iface) return nullptr;
-  auto * ctx = static_cast<SamplerCtx *>(smpl->ctx);
+  auto* ctx = static_cast<SamplerCtx*>(smpl->ctx);
   if (!ctx->matcher.is_active()) return nullptr;
   ctx->matcher.fill_mask(ctx->bits.data());
   return ctx->bits.data();
 }
 
-void forget_llama_vocab(const llama_vocab * vocab) {
+void forget_llama_vocab(const llama_vocab* vocab) {
   std::lock_guard<std::mutex> lock(vocab_cache_mutex());
   vocab_cache().erase(vocab);
 }
 
-TokenResolver llama_token_resolver(const llama_vocab * vocab) {
+TokenResolver llama_token_resolver(const llama_vocab* vocab) {
   return [vocab](std::string_view text) -> std::optional<int32_t> {
     llama_token toks[2];
-    const int32_t n = llama_tokenize(vocab, text.data(), static_cast<int32_t>(text.size()), toks, 2, false, true);
+    const int32_t n =
+        llama_tokenize(vocab, text.data(), static_cast<int32_t>(text.size()), toks, 2, false, true);
     if (n != 1) return std::nullopt;
     return toks[0];
   };
 }
 
-llama_sampler * make_llama_sampler(const llama_vocab * vocab, const SamplerSpec & spec, std::string * error) {
+llama_sampler* make_llama_sampler(const llama_vocab* vocab, const SamplerSpec& spec, std::string* error) {
   if (vocab == nullptr) {
     if (error) *error = "no vocabulary";
     return nullptr;
@@ -154,11 +155,11 @@ llama_sampler * make_llama_sampler(const llama_vocab * vocab, const SamplerSpec 
   }
   try {
     auto v = vocab_from_llama(vocab);
-    auto * ctx = new SamplerCtx{Matcher(grammar, v, spec.lazy), std::vector<uint64_t>(v->n_words())};
+    auto* ctx = new SamplerCtx{Matcher(grammar, v, spec.lazy), std::vector<uint64_t>(v->n_words())};
     return llama_sampler_init(&g_iface, ctx);
-  } catch (const std::regex_error & e) {
+  } catch (const std::regex_error& e) {
     if (error) *error = std::string("invalid trigger pattern: ") + e.what();
-  } catch (const std::exception & e) {
+  } catch (const std::exception& e) {
     if (error) *error = e.what();
   }
   return nullptr;

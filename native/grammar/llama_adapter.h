@@ -17,18 +17,18 @@ namespace toolwright::grammar {
 // The engine's view of a llama vocabulary; cached until forget_llama_vocab, so every grammar on
 // the same model shares one prefix tree, request after request (building it takes ~130 ms on a
 // 152k vocabulary). Thread-safe.
-std::shared_ptr<const Vocab> vocab_from_llama(const llama_vocab * vocab);
+std::shared_ptr<const Vocab> vocab_from_llama(const llama_vocab* vocab);
 
 // When `smpl` is one of ours and its grammar is active: fills its mask of allowed tokens and
 // returns it (one bit per token id, n_words() words), else nullptr (another engine, or a lazy
 // grammar still waiting for its trigger: nothing is masked).
-const uint64_t * active_mask(llama_sampler * smpl);
+const uint64_t* active_mask(llama_sampler* smpl);
 
 // Drops the cached view of `vocab` (its model is being freed); grammars still running keep theirs.
-void forget_llama_vocab(const llama_vocab * vocab);
+void forget_llama_vocab(const llama_vocab* vocab);
 
 // Resolves "<text>" to its single token with llama's tokenizer (special tokens parsed).
-TokenResolver llama_token_resolver(const llama_vocab * vocab);
+TokenResolver llama_token_resolver(const llama_vocab* vocab);
 
 struct SamplerSpec {
   std::string gbnf;
@@ -39,6 +39,6 @@ struct SamplerSpec {
 // A llama_sampler running our engine, or nullptr with *error set (grammar error with line,
 // column and rule; or a malformed trigger pattern). The sampler's accept throws
 // std::runtime_error for a token the grammar cannot take, as llama.cpp's grammar sampler does.
-llama_sampler * make_llama_sampler(const llama_vocab * vocab, const SamplerSpec & spec, std::string * error);
+llama_sampler* make_llama_sampler(const llama_vocab* vocab, const SamplerSpec& spec, std::string* error);
 
 }  // namespace toolwright::grammar

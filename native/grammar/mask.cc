@@ -14,18 +14,18 @@ constexpr size_t kCacheBudgetBytes = TOOLWRIGHT_GRAMMAR_MASK_CACHE_BUDGET;  // t
 constexpr size_t kCacheBudgetBytes = 64u << 20;
 #endif
 
-inline void set_bit(uint64_t * bits, int32_t id) { bits[id >> 6] |= 1ull << (id & 63); }
+inline void set_bit(uint64_t* bits, int32_t id) { bits[id >> 6] |= 1ull << (id & 63); }
 
 // Set bits in a mask. Without -mpopcnt, __builtin_popcountll is a slow library call on x86, so
 // use the instruction directly when the CPU has it (every x86-64 CPU since 2008).
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-__attribute__((target("popcnt"))) size_t count_bits_popcnt(const uint64_t * bits, size_t words) {
+__attribute__((target("popcnt"))) size_t count_bits_popcnt(const uint64_t* bits, size_t words) {
   size_t n = 0;
   for (size_t w = 0; w < words; w++) n += static_cast<size_t>(__builtin_popcountll(bits[w]));
   return n;
 }
 #endif
-size_t count_bits(const uint64_t * bits, size_t words) {
+size_t count_bits(const uint64_t* bits, size_t words) {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
   static const bool has_popcnt = __builtin_cpu_supports("popcnt");
   if (has_popcnt) return count_bits_popcnt(bits, words);
@@ -37,7 +37,8 @@ size_t count_bits(const uint64_t * bits, size_t words) {
 
 }  // namespace
 
-MaskEngine::MaskEngine(Npda & npda, std::shared_ptr<const Vocab> vocab) : npda_(npda), vocab_(std::move(vocab)) {}
+MaskEngine::MaskEngine(Npda& npda, std::shared_ptr<const Vocab> vocab)
+    : npda_(npda), vocab_(std::move(vocab)) {}
 
 void MaskEngine::clear_cache() {
   cache_slot_.clear();
@@ -54,16 +55,16 @@ void MaskEngine::clear_cache() {
 }
 
 bool MaskEngine::token_allowed(uint32_t state, PartialUtf8 partial, int32_t token) {
-  const Vocab & v = *vocab_;
+  const Vocab& v = *vocab_;
   if (token < 0 || static_cast<size_t>(token) >= v.size() || state == Npda::kDead) return false;
   if (v.is_eog(token)) return npda_.accepting(state);
-  const std::string & piece = v.piece(token);
+  const std::string& piece = v.piece(token);
   if (piece.empty() || piece[0] == '\0') return false;
   const PartialUtf8 tail = decode_utf8(piece, partial, decode_buf_);
   if (tail.n_remain < 0) return false;
   const auto nul = std::find(decode_buf_.begin(), decode_buf_.end(), 0u);
   const size_t len = static_cast<size_t>(nul - decode_buf_.begin());
-  const Grammar & g = npda_.grammar();
+  const Grammar& g = npda_.grammar();
   uint32_t cur = state;
   for (size_t i = 0; i < len; i++) {
     // A stack topped by a token element decides by id alone while characters remain.
@@ -83,8 +84,8 @@ bool MaskEngine::token_allowed(uint32_t state, PartialUtf8 partial, int32_t toke
   return npda_.matches_partial(cur, tail);
 }
 
-void MaskEngine::fill(uint32_t state, PartialUtf8 partial, uint64_t * out) {
-  const Vocab & v = *vocab_;
+void MaskEngine::fill(uint32_t state, PartialUtf8 partial, uint64_t* out) {
+  const Vocab& v = *vocab_;
   const size_t words = v.n_words();
   stats_.masks++;
   if (partial.pending()) {
@@ -100,7 +101,7 @@ void MaskEngine::fill(uint32_t state, PartialUtf8 partial, uint64_t * out) {
   }
   if (state < cache_slot_.size() && cache_slot_[state] >= 0) {
     stats_.cache_hits++;
-    const Cached & c = cache_[cache_slot_[state]];
+    const Cached& c = cache_[cache_slot_[state]];
     if (c.dense) {
       std::memcpy(out, c.bits.data(), words * 8);
     } else {
@@ -113,7 +114,7 @@ void MaskEngine::fill(uint32_t state, PartialUtf8 partial, uint64_t * out) {
   store(state, out);
 }
 
-void MaskEngine::store(uint32_t state, const uint64_t * bits) {
+void MaskEngine::store(uint32_t state, const uint64_t* bits) {
   const size_t words = vocab_->n_words();
   const size_t count = count_bits(bits, words);
   Cached c;
@@ -123,7 +124,8 @@ void MaskEngine::store(uint32_t state, const uint64_t * bits) {
   } else {
     c.ids.reserve(count);
     for (size_t w = 0; w < words; w++) {
-      for (uint64_t x = bits[w]; x; x &= x - 1) c.ids.push_back(static_cast<int32_t>(w * 64 + __builtin_ctzll(x)));
+      for (uint64_t x = bits[w]; x; x &= x - 1)
+        c.ids.push_back(static_cast<int32_t>(w * 64 + __builtin_ctzll(x)));
     }
   }
   const size_t bytes = (c.dense ? words * 8 : count * 4) + 64;
@@ -139,13 +141,13 @@ void MaskEngine::store(uint32_t state, const uint64_t * bits) {
 }
 
 bool MaskEngine::has_broad_top(uint32_t state) const {
-  const Grammar & g = npda_.grammar();
+  const Grammar& g = npda_.grammar();
   for (uint32_t k = 0; k < npda_.n_stacks(state); k++) {
     const uint32_t s = npda_.stacks(state)[k];
     const uint32_t cls = s == Npda::kEmptyStack ? Grammar::kNoClass : g.class_at[npda_.stack_top(s)];
     if (cls == Grammar::kNoClass) continue;
     uint64_t span = 0;
-    for (const auto & [lo, hi] : g.classes[cls].accepts) span += static_cast<uint64_t>(hi) - lo + 1;
+    for (const auto& [lo, hi] : g.classes[cls].accepts) span += static_cast<uint64_t>(hi) - lo + 1;
     if (span >= kSliceMinSpan) return true;
   }
   return false;
@@ -159,9 +161,10 @@ uint32_t MaskEngine::split(uint32_t state) {
   at = kNoSplit;
   // Only a stack topped by a broad class can be split off: look for one before planning the
   // whole state (the walk reaches many intermediate states once each; planning them is costly).
-  if (npda_.n_stacks(state) > 1 && has_broad_top(state) && !plan(state).group && live_span(state) >= kSliceMinSpan) {
+  if (npda_.n_stacks(state) > 1 && has_broad_top(state) && !plan(state).group &&
+      live_span(state) >= kSliceMinSpan) {
     std::vector<uint32_t> broad, rest, one;
-    const Grammar & g = npda_.grammar();
+    const Grammar& g = npda_.grammar();
     for (uint32_t k = 0; k < npda_.n_stacks(state); k++) {
       const uint32_t s = npda_.stacks(state)[k];
       // Only a stack topped by a broad class can loop on one.
@@ -169,7 +172,7 @@ uint32_t MaskEngine::split(uint32_t state) {
       bool is_broad = false;
       if (cls != Grammar::kNoClass) {
         uint64_t span = 0;
-        for (const auto & [lo, hi] : g.classes[cls].accepts) span += static_cast<uint64_t>(hi) - lo + 1;
+        for (const auto& [lo, hi] : g.classes[cls].accepts) span += static_cast<uint64_t>(hi) - lo + 1;
         if (span >= kSliceMinSpan) {
           one.assign(1, s);
           const uint32_t single = npda_.state_of(one);
@@ -194,7 +197,7 @@ uint32_t MaskEngine::split(uint32_t state) {
 
 // A mask is the union of its parts' masks (llama.cpp checks each stack on its own); each part
 // goes through the cache.
-bool MaskEngine::decompose(uint32_t state, uint64_t * out) {
+bool MaskEngine::decompose(uint32_t state, uint64_t* out) {
   const uint32_t at = split(state);
   if (at == kNoSplit) return false;
   const size_t words = vocab_->n_words();
@@ -208,16 +211,16 @@ bool MaskEngine::decompose(uint32_t state, uint64_t * out) {
   return true;
 }
 
-void MaskEngine::compute_fresh(uint32_t state, uint64_t * out) {
+void MaskEngine::compute_fresh(uint32_t state, uint64_t* out) {
   if (state != Npda::kDead && npda_.n_stacks(state) > 1 && decompose(state, out)) return;
-  const Vocab & v = *vocab_;
+  const Vocab& v = *vocab_;
   std::memset(out, 0, v.n_words() * 8);
   token_tops_seen_ = false;
   if (state == Npda::kDead) return;
   if (npda_.accepting(state)) {
     for (int32_t id : v.eog_tokens()) set_bit(out, id);
   }
-  const auto & root = v.nodes()[0];
+  const auto& root = v.nodes()[0];
   // Tokens with no complete code point (a lone lead byte) hang off the root.
   partials_at(root, state, out);
   if (npda_.has_token_tops(state)) token_tops_below(state, 0, out);
@@ -234,9 +237,9 @@ void MaskEngine::compute_fresh(uint32_t state, uint64_t * out) {
 }
 
 // Tokens ending in a partial character at `n` (sorted by sequence, so equal ones share a test).
-void MaskEngine::partials_at(const Vocab::Node & n, uint32_t state, uint64_t * out) {
+void MaskEngine::partials_at(const Vocab::Node& n, uint32_t state, uint64_t* out) {
   if (!npda_.may_match_partial(state)) return;
-  const auto & parts = vocab_->partials();
+  const auto& parts = vocab_->partials();
   PartialUtf8 last{0, -2};
   bool ok = false;
   for (uint32_t i = n.part_begin; i < n.part_own_end; i++) {
@@ -249,9 +252,9 @@ void MaskEngine::partials_at(const Vocab::Node & n, uint32_t state, uint64_t * o
 }
 
 // `node` was reached in `state`: take its own tokens, then queue (or slice) what lies below.
-void MaskEngine::enter(uint32_t node, uint32_t state, uint64_t * out) {
-  const Vocab & v = *vocab_;
-  const Vocab::Node & n = v.nodes()[node];
+void MaskEngine::enter(uint32_t node, uint32_t state, uint64_t* out) {
+  const Vocab& v = *vocab_;
+  const Vocab::Node& n = v.nodes()[node];
   for (uint32_t i = n.tok_begin; i < n.tok_own_end; i++) set_bit(out, v.tokens()[i]);
   if (n.part_begin != n.part_own_end) partials_at(n, state, out);
   if (npda_.has_token_tops(state)) token_tops_below(state, node, out);
@@ -273,15 +276,15 @@ void MaskEngine::enter(uint32_t node, uint32_t state, uint64_t * out) {
 
 // Steps `state` over each child edge of `node`; a wide node is visited segment by segment of
 // the state's code-point partition, so rejected ranges of children are skipped wholesale.
-void MaskEngine::expand(uint32_t node, uint32_t state, uint64_t * out, uint32_t skip) {
-  const Vocab & v = *vocab_;
-  const auto & nodes = v.nodes();
-  Npda::Partition & p = npda_.partition(state);
-  const Vocab::Node & n = nodes[node];
+void MaskEngine::expand(uint32_t node, uint32_t state, uint64_t* out, uint32_t skip) {
+  const Vocab& v = *vocab_;
+  const auto& nodes = v.nodes();
+  Npda::Partition& p = npda_.partition(state);
+  const Vocab::Node& n = nodes[node];
   if (n.wide != Vocab::kNotWide) {
-    const Vocab::WideNode & w = v.wide_nodes()[n.wide];
-    const uint32_t * cps = v.wide_child_cps().data();
-    const uint32_t * kids = v.wide_child_nodes().data();
+    const Vocab::WideNode& w = v.wide_nodes()[n.wide];
+    const uint32_t* cps = v.wide_child_cps().data();
+    const uint32_t* kids = v.wide_child_nodes().data();
     uint32_t i = w.begin;
     while (i < w.end) {
       const uint32_t cp = cps[i];
@@ -305,18 +308,12 @@ void MaskEngine::expand(uint32_t node, uint32_t state, uint64_t * out, uint32_t 
   }
 }
 
-
-
-
-
-
-
 // Stacks topped by a token element accept (by id alone) every token that still has code points
 // left at `node`, i.e. the tokens strictly below it.
-void MaskEngine::token_tops_below(uint32_t state, uint32_t node, uint64_t * out) {
+void MaskEngine::token_tops_below(uint32_t state, uint32_t node, uint64_t* out) {
   token_tops_seen_ = true;
-  const Vocab & v = *vocab_;
-  const Grammar & g = npda_.grammar();
+  const Vocab& v = *vocab_;
+  const Grammar& g = npda_.grammar();
   int32_t only_not = -1;  // the single id excluded by every negated top, if exactly one
   bool not_any = false, all = false;
   std::vector<int32_t> wanted;
@@ -335,7 +332,7 @@ void MaskEngine::token_tops_below(uint32_t state, uint32_t node, uint64_t * out)
       all = true;
     }
   }
-  const auto & nodes = v.nodes();
+  const auto& nodes = v.nodes();
   const uint32_t end = nodes[node].end;
   auto below = [&](int32_t id) {
     if (id < 0 || static_cast<size_t>(id) >= v.size() || v.kind(id) != Vocab::Kind::Regular) return false;
@@ -346,9 +343,10 @@ void MaskEngine::token_tops_below(uint32_t state, uint32_t node, uint64_t * out)
     if (below(id)) set_bit(out, id);
   }
   if (!not_any) return;
-  const bool exclude = !all && below(only_not) && std::find(wanted.begin(), wanted.end(), only_not) == wanted.end();
+  const bool exclude =
+      !all && below(only_not) && std::find(wanted.begin(), wanted.end(), only_not) == wanted.end();
   if (node == 0) {
-    const auto & b = v.below_root_bits();
+    const auto& b = v.below_root_bits();
     for (size_t w = 0; w < b.size(); w++) out[w] |= b[w];
     // Runs before the walk, so nothing else has set this bit yet.
     if (exclude) out[only_not >> 6] &= ~(1ull << (only_not & 63));

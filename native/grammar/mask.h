@@ -23,11 +23,11 @@ namespace toolwright::grammar {
 
 class MaskEngine {
  public:
-  MaskEngine(Npda & npda, std::shared_ptr<const Vocab> vocab);
+  MaskEngine(Npda& npda, std::shared_ptr<const Vocab> vocab);
 
   // Writes the mask (vocab.n_words() words, bit set = allowed) for `state` with `partial`
   // pending from the previous token.
-  void fill(uint32_t state, PartialUtf8 partial, uint64_t * out);
+  void fill(uint32_t state, PartialUtf8 partial, uint64_t* out);
 
   // The same decision for one token, computed directly (slow path; also the reference the
   // prefix-tree walk is tested against).
@@ -39,10 +39,10 @@ class MaskEngine {
   struct Stats {
     uint64_t masks = 0, cache_hits = 0, nodes_visited = 0, slices_used = 0;
   };
-  const Stats & stats() const { return stats_; }
+  const Stats& stats() const { return stats_; }
 
  private:
-  Npda & npda_;
+  Npda& npda_;
   std::shared_ptr<const Vocab> vocab_;
   Stats stats_;
   std::vector<uint32_t> decode_buf_;
@@ -85,8 +85,8 @@ class MaskEngine {
   std::vector<Plan> plans_;
   std::vector<uint32_t> chain_pool_, cut_pool_;
   std::vector<std::pair<uint32_t, uint32_t>> ranges_pool_;
-  bool token_tops_seen_ = false;                   // a token element set bits during this walk
-  FlatMap64 uniform_of_;  // (state, set) -> successor on the whole set, or kNotUniform
+  bool token_tops_seen_ = false;  // a token element set bits during this walk
+  FlatMap64 uniform_of_;          // (state, set) -> successor on the whole set, or kNotUniform
   static constexpr uint32_t kNotUniform = UINT32_MAX - 2;
 
   // cache: state -> mask, stored sparse (ids) or dense (bitset)
@@ -99,39 +99,40 @@ class MaskEngine {
   std::vector<Cached> cache_;
   size_t cache_bytes_ = 0;
 
-  void compute_fresh(uint32_t state, uint64_t * out);
+  void compute_fresh(uint32_t state, uint64_t* out);
   // A mask is the union of its stacks' masks: a state mixing stacks that each loop on a broad
   // class with many others is split so each part can use its own slice (and cache).
-  bool decompose(uint32_t state, uint64_t * out);
+  bool decompose(uint32_t state, uint64_t* out);
   uint32_t split(uint32_t state);
   bool has_broad_top(uint32_t state) const;
   FlatMap64 split_of_;  // state -> index into splits_ (begin of its parts), or kNoSplit
   std::vector<uint32_t> split_pool_;
   static constexpr uint32_t kNoSplit = UINT32_MAX - 3;
-  void enter(uint32_t node, uint32_t state, uint64_t * out);
-  void partials_at(const Vocab::Node & n, uint32_t state, uint64_t * out);
+  void enter(uint32_t node, uint32_t state, uint64_t* out);
+  void partials_at(const Vocab::Node& n, uint32_t state, uint64_t* out);
   // Steps over the children of `node`; children whose successor is `skip` are left out.
-  void expand(uint32_t node, uint32_t state, uint64_t * out, uint32_t skip = Npda::kDead);
-  bool try_slice(uint32_t node, uint32_t state, uint64_t * out);
-  const Plan & plan(uint32_t state);
-  uint32_t broadest_class(uint32_t state, std::vector<std::pair<uint32_t, uint32_t>> & set);
-  bool group_plan(uint32_t state, Plan & pl);
-  bool group_ranges(uint32_t state, const std::vector<std::pair<uint32_t, uint32_t>> & first,
-                    const std::vector<std::pair<uint32_t, uint32_t>> & set, Plan & pl);
-  bool loopable(uint32_t s, Plan & pl, bool looping);
+  void expand(uint32_t node, uint32_t state, uint64_t* out, uint32_t skip = Npda::kDead);
+  bool try_slice(uint32_t node, uint32_t state, uint64_t* out);
+  const Plan& plan(uint32_t state);
+  uint32_t broadest_class(uint32_t state, std::vector<std::pair<uint32_t, uint32_t>>& set);
+  bool group_plan(uint32_t state, Plan& pl);
+  bool group_ranges(uint32_t state, const std::vector<std::pair<uint32_t, uint32_t>>& first,
+                    const std::vector<std::pair<uint32_t, uint32_t>>& set, Plan& pl);
+  bool loopable(uint32_t s, Plan& pl, bool looping);
   uint64_t live_span(uint32_t state);
-  bool apply_group(const Plan & pl, const Slice & s, uint32_t node, uint32_t state, uint64_t * out,
-                   const std::vector<std::pair<uint32_t, uint32_t>> & cut);
-  void clear_cut(const Plan & pl, const std::vector<std::pair<uint32_t, uint32_t>> & cut, uint64_t * out);
-  void expand_ranges(uint32_t node, uint32_t state, uint64_t * out, const std::pair<uint32_t, uint32_t> * ranges,
-                     uint32_t n_ranges);
+  bool apply_group(const Plan& pl, const Slice& s, uint32_t node, uint32_t state, uint64_t* out,
+                   const std::vector<std::pair<uint32_t, uint32_t>>& cut);
+  void clear_cut(const Plan& pl, const std::vector<std::pair<uint32_t, uint32_t>>& cut, uint64_t* out);
+  void expand_ranges(uint32_t node, uint32_t state, uint64_t* out,
+                     const std::pair<uint32_t, uint32_t>* ranges, uint32_t n_ranges);
   std::vector<std::pair<uint32_t, uint64_t>> spans_;
   uint32_t uniform_successor(uint32_t state, uint32_t set_id);
   uint32_t child_with(uint32_t node, uint32_t cp) const;
-  static bool difference_small(const std::vector<std::pair<uint32_t, uint32_t>> & a,
-                               const std::vector<std::pair<uint32_t, uint32_t>> & b, std::vector<uint32_t> & out);
-  void token_tops_below(uint32_t state, uint32_t node, uint64_t * out);
-  void store(uint32_t state, const uint64_t * bits);
+  static bool difference_small(const std::vector<std::pair<uint32_t, uint32_t>>& a,
+                               const std::vector<std::pair<uint32_t, uint32_t>>& b,
+                               std::vector<uint32_t>& out);
+  void token_tops_below(uint32_t state, uint32_t node, uint64_t* out);
+  void store(uint32_t state, const uint64_t* bits);
 };
 
 }  // namespace toolwright::grammar

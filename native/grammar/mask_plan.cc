@@ -8,13 +8,14 @@ namespace toolwright::grammar {
 
 // The state's broadest class: the code points that all lead to one successor, picked by how
 // many code points they cover. Returns the successor (kDead when under kSliceMinSpan).
-uint32_t MaskEngine::broadest_class(uint32_t state, std::vector<std::pair<uint32_t, uint32_t>> & set) {
+uint32_t MaskEngine::broadest_class(uint32_t state, std::vector<std::pair<uint32_t, uint32_t>>& set) {
   set.clear();
-  Npda::Partition & p = npda_.partition(state);
+  Npda::Partition& p = npda_.partition(state);
   // Cheap test first: are enough code points accepted at all? (No successors computed.)
   uint64_t live = 0;
   for (uint32_t j = 0; j < p.breaks.size() && live < kSliceMinSpan; j++) {
-    if (npda_.any_class_matches(state, p.breaks[j])) live += static_cast<uint64_t>(p.seg_end(j)) - p.breaks[j] + 1;
+    if (npda_.any_class_matches(state, p.breaks[j]))
+      live += static_cast<uint64_t>(p.seg_end(j)) - p.breaks[j] + 1;
   }
   if (live < kSliceMinSpan) return Npda::kDead;
   spans_.clear();  // successor -> code points
@@ -22,13 +23,15 @@ uint32_t MaskEngine::broadest_class(uint32_t state, std::vector<std::pair<uint32
     const uint32_t s = npda_.successor_in(p, state, j);
     if (s == Npda::kDead) continue;
     const uint64_t span = static_cast<uint64_t>(p.seg_end(j)) - p.breaks[j] + 1;
-    auto it = std::find_if(spans_.begin(), spans_.end(), [s](const auto & x) { return x.first == s; });
-    if (it == spans_.end()) spans_.emplace_back(s, span);
-    else it->second += span;
+    auto it = std::find_if(spans_.begin(), spans_.end(), [s](const auto& x) { return x.first == s; });
+    if (it == spans_.end())
+      spans_.emplace_back(s, span);
+    else
+      it->second += span;
   }
   uint32_t best = Npda::kDead;
   uint64_t best_span = 0;
-  for (const auto & [s, span] : spans_) {
+  for (const auto& [s, span] : spans_) {
     if (span > best_span) {
       best = s;
       best_span = span;
@@ -50,16 +53,16 @@ namespace {
 
 using Intervals = std::vector<std::pair<uint32_t, uint32_t>>;
 
-uint64_t span_of(const Intervals & v) {
+uint64_t span_of(const Intervals& v) {
   uint64_t n = 0;
-  for (const auto & [lo, hi] : v) n += static_cast<uint64_t>(hi) - lo + 1;
+  for (const auto& [lo, hi] : v) n += static_cast<uint64_t>(hi) - lo + 1;
   return n;
 }
 
 // v minus [lo, hi].
-void subtract(Intervals & v, uint32_t lo, uint32_t hi) {
+void subtract(Intervals& v, uint32_t lo, uint32_t hi) {
   Intervals out;
-  for (const auto & [a, b] : v) {
+  for (const auto& [a, b] : v) {
     if (b < lo || a > hi) {
       out.emplace_back(a, b);
       continue;
@@ -75,10 +78,11 @@ void subtract(Intervals & v, uint32_t lo, uint32_t hi) {
 // Code points the state accepts (with a live successor or not: no successor is computed),
 // counted up to kSliceMinSpan: callers only ask whether a slice could pay off.
 uint64_t MaskEngine::live_span(uint32_t state) {
-  Npda::Partition & p = npda_.partition(state);
+  Npda::Partition& p = npda_.partition(state);
   uint64_t live = 0;
   for (uint32_t j = 0; j < p.breaks.size() && live < kSliceMinSpan; j++) {
-    if (npda_.any_class_matches(state, p.breaks[j])) live += static_cast<uint64_t>(p.seg_end(j)) - p.breaks[j] + 1;
+    if (npda_.any_class_matches(state, p.breaks[j]))
+      live += static_cast<uint64_t>(p.seg_end(j)) - p.breaks[j] + 1;
   }
   return live;
 }
@@ -86,7 +90,7 @@ uint64_t MaskEngine::live_span(uint32_t state) {
 // Is `s` a state a class can loop through? Dead, waiting on a token, narrow (an escape, after
 // a closing quote), or finished with the frames a truncated state knows (its real successor
 // depends on the context) are not: those characters are handled exactly instead.
-bool MaskEngine::loopable(uint32_t s, Plan & pl, bool looping) {
+bool MaskEngine::loopable(uint32_t s, Plan& pl, bool looping) {
   // Finishing the frames on the first character (a closing quote) is normal; inside the loop
   // it means the truncated state's answer may differ from the real one's.
   if (looping && npda_.exposed(s)) pl.context_free = false;
@@ -96,7 +100,7 @@ bool MaskEngine::loopable(uint32_t s, Plan & pl, bool looping) {
 // First characters S0 (those leading from the state to a loopable state) and a set U such that
 // every character of U takes every state of the group G (the states reached so) to a state of
 // G: then every token of one S0 character followed by U characters is allowed.
-bool MaskEngine::group_plan(uint32_t state, Plan & pl) {
+bool MaskEngine::group_plan(uint32_t state, Plan& pl) {
   Intervals first;
   std::vector<uint32_t> group, todo;
   if (++group_epoch_ == 0) {
@@ -112,7 +116,7 @@ bool MaskEngine::group_plan(uint32_t state, Plan & pl) {
     todo.push_back(s);
   };
   {
-    Npda::Partition & p = npda_.partition(state);
+    Npda::Partition& p = npda_.partition(state);
     for (uint32_t j = 0; j < p.breaks.size(); j++) {
       const uint32_t s = npda_.successor_in(p, state, j);
       if (!loopable(s, pl, false)) continue;
@@ -130,9 +134,9 @@ bool MaskEngine::group_plan(uint32_t state, Plan & pl) {
   while (!todo.empty()) {
     const uint32_t x = todo.back();
     todo.pop_back();
-    Npda::Partition & p = npda_.partition(x);
+    Npda::Partition& p = npda_.partition(x);
     drop.clear();
-    for (const auto & [lo, hi] : set) {
+    for (const auto& [lo, hi] : set) {
       for (uint32_t j = Npda::segment_of(p, lo); j < p.breaks.size() && p.breaks[j] <= hi; j++) {
         const uint32_t s = npda_.successor_in(p, x, j);
         if (in_group(s)) continue;
@@ -145,7 +149,7 @@ bool MaskEngine::group_plan(uint32_t state, Plan & pl) {
         join(s);
       }
     }
-    for (const auto & [lo, hi] : drop) subtract(set, lo, hi);
+    for (const auto& [lo, hi] : drop) subtract(set, lo, hi);
     if (span_of(set) < kSliceMinSpan) return false;
   }
   return group_ranges(state, first, set, pl);
@@ -154,29 +158,29 @@ bool MaskEngine::group_plan(uint32_t state, Plan & pl) {
 // Completes a group plan: the accepted first characters outside `first` are walked by range at
 // the slice's node; rest characters that are not first characters are cut from a shared slice
 // when few.
-bool MaskEngine::group_ranges(uint32_t state, const std::vector<std::pair<uint32_t, uint32_t>> & first_all,
-                              const std::vector<std::pair<uint32_t, uint32_t>> & set, Plan & pl) {
+bool MaskEngine::group_ranges(uint32_t state, const std::vector<std::pair<uint32_t, uint32_t>>& first_all,
+                              const std::vector<std::pair<uint32_t, uint32_t>>& set, Plan& pl) {
   // First characters outside the loop set are walked by range (so the slice's first set lies
   // inside its rest set, and a shared slice can serve it).
   Intervals first_in = first_all;
   {
     Intervals outside = first_all;
-    for (const auto & [lo, hi] : set) subtract(outside, lo, hi);
-    for (const auto & [lo, hi] : outside) subtract(first_in, lo, hi);
+    for (const auto& [lo, hi] : set) subtract(outside, lo, hi);
+    for (const auto& [lo, hi] : outside) subtract(first_in, lo, hi);
   }
   if (span_of(first_in) < kSliceMinSpan) return false;
-  const Intervals & first = first_in;
+  const Intervals& first = first_in;
   pl.usable = pl.group = true;
   pl.first_set = vocab_->slices().intern(first);
   pl.rest_set = vocab_->slices().intern(set);
   pl.max_chars = kUnbounded;
   Intervals rest;
-  Npda::Partition & p = npda_.partition(state);
+  Npda::Partition& p = npda_.partition(state);
   for (uint32_t j = 0; j < p.breaks.size(); j++) {
     if (npda_.successor_in(p, state, j) == Npda::kDead) continue;
     rest.emplace_back(p.breaks[j], p.seg_end(j));
   }
-  for (const auto & [lo, hi] : first) subtract(rest, lo, hi);
+  for (const auto& [lo, hi] : first) subtract(rest, lo, hi);
   pl.range_begin = static_cast<uint32_t>(ranges_pool_.size());
   pl.range_len = static_cast<uint32_t>(rest.size());
   ranges_pool_.insert(ranges_pool_.end(), rest.begin(), rest.end());
@@ -190,7 +194,7 @@ bool MaskEngine::group_ranges(uint32_t state, const std::vector<std::pair<uint32
   return true;
 }
 
-const MaskEngine::Plan & MaskEngine::plan(uint32_t state) {
+const MaskEngine::Plan& MaskEngine::plan(uint32_t state) {
   const uint32_t memo = plan_of_.find(state);
   if (memo != FlatMap64::kMissing) return plans_[memo];
   Plan pl;
@@ -203,7 +207,8 @@ const MaskEngine::Plan & MaskEngine::plan(uint32_t state) {
     return plans_.back();
   }
   bool grouped = false;
-  if (npda_.n_stacks(state) == 1 && !npda_.is_truncated(state) && npda_.stacks(state)[0] != Npda::kEmptyStack) {
+  if (npda_.n_stacks(state) == 1 && !npda_.is_truncated(state) &&
+      npda_.stacks(state)[0] != Npda::kEmptyStack) {
     // One stack: its top frames usually decide alone (a string body does not look at what
     // encloses the string), and then the group found for them serves every context.
     for (int frames = 1; frames <= 3 && !grouped; frames++) {
@@ -294,10 +299,10 @@ uint32_t MaskEngine::uniform_successor(uint32_t state, uint32_t set_id) {
   const uint64_t key = (static_cast<uint64_t>(state) << 32) | set_id;
   const uint32_t memo = uniform_of_.find(key);
   if (memo != FlatMap64::kMissing) return memo;
-  const CodeSet & set = vocab_->slices().set(set_id);
-  Npda::Partition & p = npda_.partition(state);
+  const CodeSet& set = vocab_->slices().set(set_id);
+  Npda::Partition& p = npda_.partition(state);
   uint32_t result = Npda::kUnset;
-  for (const auto & [lo, hi] : set.intervals) {
+  for (const auto& [lo, hi] : set.intervals) {
     for (uint32_t j = Npda::segment_of(p, lo); j < p.breaks.size() && p.breaks[j] <= hi; j++) {
       const uint32_t s = npda_.successor_in(p, state, j);
       if (result == Npda::kUnset) {
@@ -315,16 +320,18 @@ uint32_t MaskEngine::uniform_successor(uint32_t state, uint32_t set_id) {
 }
 
 // Code points of `a` not in `b` (both sorted disjoint intervals), if at most kMaxCutChars.
-bool MaskEngine::difference_small(const std::vector<std::pair<uint32_t, uint32_t>> & a,
-                                  const std::vector<std::pair<uint32_t, uint32_t>> & b, std::vector<uint32_t> & out) {
+bool MaskEngine::difference_small(const std::vector<std::pair<uint32_t, uint32_t>>& a,
+                                  const std::vector<std::pair<uint32_t, uint32_t>>& b,
+                                  std::vector<uint32_t>& out) {
   out.clear();
   size_t j = 0;
-  for (const auto & [lo, hi] : a) {
+  for (const auto& [lo, hi] : a) {
     uint64_t cur = lo;
     while (cur <= hi) {
       while (j < b.size() && b[j].second < cur) j++;
       // [cur, gap_end] is outside b
-      const uint64_t gap_end = j < b.size() ? std::min<uint64_t>(hi, static_cast<uint64_t>(b[j].first) - 1) : hi;
+      const uint64_t gap_end =
+          j < b.size() ? std::min<uint64_t>(hi, static_cast<uint64_t>(b[j].first) - 1) : hi;
       if (j < b.size() && b[j].first <= cur) {
         cur = static_cast<uint64_t>(b[j].second) + 1;
         continue;
@@ -339,13 +346,13 @@ bool MaskEngine::difference_small(const std::vector<std::pair<uint32_t, uint32_t
 
 // The child of `node` on edge `cp`, or 0.
 uint32_t MaskEngine::child_with(uint32_t node, uint32_t cp) const {
-  const Vocab & v = *vocab_;
-  const auto & nodes = v.nodes();
-  const Vocab::Node & n = nodes[node];
+  const Vocab& v = *vocab_;
+  const auto& nodes = v.nodes();
+  const Vocab::Node& n = nodes[node];
   if (n.wide != Vocab::kNotWide) {
-    const Vocab::WideNode & w = v.wide_nodes()[n.wide];
-    const uint32_t * cps = v.wide_child_cps().data();
-    const uint32_t * at = std::lower_bound(cps + w.begin, cps + w.end, cp);
+    const Vocab::WideNode& w = v.wide_nodes()[n.wide];
+    const uint32_t* cps = v.wide_child_cps().data();
+    const uint32_t* at = std::lower_bound(cps + w.begin, cps + w.end, cp);
     return at != cps + w.end && *at == cp ? v.wide_child_nodes()[at - cps] : 0;
   }
   for (uint32_t c = node + 1; c < n.end; c = nodes[c].end) {

@@ -7,27 +7,27 @@ namespace toolwright::grammar {
 
 namespace {
 
-inline void set_bit(uint64_t * bits, int32_t id) { bits[id >> 6] |= 1ull << (id & 63); }
-inline void clear_bit(uint64_t * bits, int32_t id) { bits[id >> 6] &= ~(1ull << (id & 63)); }
+inline void set_bit(uint64_t* bits, int32_t id) { bits[id >> 6] |= 1ull << (id & 63); }
+inline void clear_bit(uint64_t* bits, int32_t id) { bits[id >> 6] &= ~(1ull << (id & 63)); }
 
 }  // namespace
 
-bool MaskEngine::try_slice(uint32_t node, uint32_t state, uint64_t * out) {
+bool MaskEngine::try_slice(uint32_t node, uint32_t state, uint64_t* out) {
   const Plan pl = plan(state);  // copy: plans_ may grow below
   if (!pl.usable) return false;
   // Cutting bits back out is only safe while no token element has set bits in this walk.
   const bool cutting = pl.cut_len > 0 && !token_tops_seen_;
-  SliceRegistry & reg = vocab_->slices();
+  SliceRegistry& reg = vocab_->slices();
   const std::shared_ptr<const Slice> slice =
       cutting ? reg.get(pl.rest_set, pl.rest_set, node) : reg.get(pl.first_set, pl.rest_set, node);
   if (!slice) return false;
   stats_.slices_used++;
-  const Slice & s = *slice;
+  const Slice& s = *slice;
   // Children of `node` whose first character is cut out: their subtrees are skipped here and
   // walked by expand() below with their real successor.
   std::vector<std::pair<uint32_t, uint32_t>> cut;  // local: nested slices run inside this one
   if (cutting) {
-    const auto & nodes = vocab_->nodes();
+    const auto& nodes = vocab_->nodes();
     for (uint32_t i = 0; i < pl.cut_len; i++) {
       const uint32_t c = child_with(node, cut_pool_[pl.cut_begin + i]);
       if (c != 0) cut.emplace_back(c, nodes[c].end);
@@ -38,7 +38,7 @@ bool MaskEngine::try_slice(uint32_t node, uint32_t state, uint64_t * out) {
   const uint32_t k = pl.max_chars;
   auto chain_at = [&](uint32_t d) { return chain_pool_[pl.chain_begin + std::min(d, pl.chain_len - 1)]; };
   auto is_cut = [&](uint32_t n) {
-    for (const auto & [b, e] : cut) {
+    for (const auto& [b, e] : cut) {
       if (b <= n && n < e) return true;
     }
     return false;
@@ -46,7 +46,7 @@ bool MaskEngine::try_slice(uint32_t node, uint32_t state, uint64_t * out) {
   // Tokens made only of the class, at most k characters long.
   const size_t words = vocab_->n_words();
   if (s.cum_rows > 0) {
-    const uint64_t * row;
+    const uint64_t* row;
     uint32_t listed_from = 0, listed_to = 0;
     if (k >= s.max_depth) {
       row = s.all_bits.data();
@@ -68,7 +68,7 @@ bool MaskEngine::try_slice(uint32_t node, uint32_t state, uint64_t * out) {
   uint32_t last_state = Npda::kDead;
   PartialUtf8 last_partial{0, -2};
   bool last_ok = false;
-  for (const Slice::Partial & sp : s.partials) {
+  for (const Slice::Partial& sp : s.partials) {
     if (sp.depth > k || (!cut.empty() && is_cut(vocab_->token_node(sp.token)))) continue;
     const uint32_t st = chain_at(sp.depth);
     if (st != last_state || !(sp.partial == last_partial)) {
@@ -79,10 +79,10 @@ bool MaskEngine::try_slice(uint32_t node, uint32_t state, uint64_t * out) {
     if (last_ok) set_bit(out, sp.token);
   }
   // Exits: one step per (code point, depth) run, then the usual walk below each exit child.
-  for (const Slice::ExitGroup & g : s.groups) {
+  for (const Slice::ExitGroup& g : s.groups) {
     uint32_t from = Npda::kDead, next = Npda::kDead;
     for (uint32_t r = g.run_begin; r < g.run_end; r++) {
-      const Slice::ExitRun & run = s.runs[r];
+      const Slice::ExitRun& run = s.runs[r];
       if (run.depth > k) break;
       const uint32_t st = chain_at(run.depth);
       if (st != from) {
@@ -104,9 +104,10 @@ bool MaskEngine::try_slice(uint32_t node, uint32_t state, uint64_t * out) {
 
 // Nothing else can have set bits below a cut child yet (the walk reaches them only through it):
 // take back the bits the shared slice set there.
-void MaskEngine::clear_cut(const Plan & pl, const std::vector<std::pair<uint32_t, uint32_t>> & cut, uint64_t * out) {
-  for (const auto & [c, e] : cut) {
-    const Vocab::Node & cn = vocab_->nodes()[c];
+void MaskEngine::clear_cut(const Plan& pl, const std::vector<std::pair<uint32_t, uint32_t>>& cut,
+                           uint64_t* out) {
+  for (const auto& [c, e] : cut) {
+    const Vocab::Node& cn = vocab_->nodes()[c];
     for (uint32_t i = cn.tok_begin; i < cn.tok_own_end; i++) clear_bit(out, vocab_->tokens()[i]);
     const auto below = vocab_->slices().get(pl.rest_set, pl.rest_set, c);
     if (below) {
@@ -117,8 +118,8 @@ void MaskEngine::clear_cut(const Plan & pl, const std::vector<std::pair<uint32_t
 
 // Group mode: every token of the slice is allowed; the grammar is stepped along the skeleton to
 // check partial tokens and exits exactly.
-bool MaskEngine::apply_group(const Plan & pl, const Slice & s, uint32_t node, uint32_t state, uint64_t * out,
-                             const std::vector<std::pair<uint32_t, uint32_t>> & cut) {
+bool MaskEngine::apply_group(const Plan& pl, const Slice& s, uint32_t node, uint32_t state, uint64_t* out,
+                             const std::vector<std::pair<uint32_t, uint32_t>>& cut) {
   const size_t words = vocab_->n_words();
   if (s.cum_rows > 0) {
     for (size_t w = 0; w < words; w++) out[w] |= s.all_bits[w];
@@ -127,7 +128,7 @@ bool MaskEngine::apply_group(const Plan & pl, const Slice & s, uint32_t node, ui
   }
   clear_cut(pl, cut, out);
   // Cut first characters are walked by range (or dead): their skeleton is skipped.
-  const CodeSet * first = cut.empty() ? nullptr : &vocab_->slices().set(pl.first_set);
+  const CodeSet* first = cut.empty() ? nullptr : &vocab_->slices().set(pl.first_set);
   std::vector<uint32_t> st(s.skel_parent.size());  // local: nested slices run inside this one
   for (size_t i = 0; i < st.size(); i++) {
     if (s.skel_parent[i] < 0) {
@@ -139,7 +140,7 @@ bool MaskEngine::apply_group(const Plan & pl, const Slice & s, uint32_t node, ui
   uint32_t last_state = Npda::kDead;
   PartialUtf8 last_partial{0, -2};
   bool last_ok = false;
-  for (const Slice::Partial & sp : s.partials) {
+  for (const Slice::Partial& sp : s.partials) {
     const uint32_t at = st[sp.skel];
     if (at == Npda::kDead) continue;
     if (at != last_state || !(sp.partial == last_partial)) {
@@ -149,33 +150,35 @@ bool MaskEngine::apply_group(const Plan & pl, const Slice & s, uint32_t node, ui
     }
     if (last_ok) set_bit(out, sp.token);
   }
-  for (const Slice::SkelExit & e : s.skel_exits) {
+  for (const Slice::SkelExit& e : s.skel_exits) {
     if (st[e.skel] == Npda::kDead) continue;
     stats_.nodes_visited++;
     const uint32_t next = npda_.step(st[e.skel], e.cp);
     if (next != Npda::kDead) enter(e.child, next, out);
   }
-  const std::pair<uint32_t, uint32_t> * ranges = ranges_pool_.data() + pl.range_begin;
+  const std::pair<uint32_t, uint32_t>* ranges = ranges_pool_.data() + pl.range_begin;
   const std::vector<std::pair<uint32_t, uint32_t>> own(ranges, ranges + pl.range_len);  // pool may grow
   expand_ranges(node, state, out, own.data(), pl.range_len);
   return true;
 }
 
 // Like expand(), restricted to children whose code point lies in the given sorted ranges.
-void MaskEngine::expand_ranges(uint32_t node, uint32_t state, uint64_t * out,
-                               const std::pair<uint32_t, uint32_t> * ranges, uint32_t n_ranges) {
-  const Vocab & v = *vocab_;
-  const auto & nodes = v.nodes();
-  Npda::Partition & p = npda_.partition(state);
-  const Vocab::Node & n = nodes[node];
+void MaskEngine::expand_ranges(uint32_t node, uint32_t state, uint64_t* out,
+                               const std::pair<uint32_t, uint32_t>* ranges, uint32_t n_ranges) {
+  const Vocab& v = *vocab_;
+  const auto& nodes = v.nodes();
+  Npda::Partition& p = npda_.partition(state);
+  const Vocab::Node& n = nodes[node];
   for (uint32_t r = 0; r < n_ranges; r++) {
     const auto [lo, hi] = ranges[r];
     if (n.wide != Vocab::kNotWide) {
-      const Vocab::WideNode & w = v.wide_nodes()[n.wide];
-      const uint32_t * cps = v.wide_child_cps().data();
-      for (const uint32_t * it = std::lower_bound(cps + w.begin, cps + w.end, lo); it != cps + w.end && *it <= hi; ++it) {
+      const Vocab::WideNode& w = v.wide_nodes()[n.wide];
+      const uint32_t* cps = v.wide_child_cps().data();
+      for (const uint32_t* it = std::lower_bound(cps + w.begin, cps + w.end, lo);
+           it != cps + w.end && *it <= hi; ++it) {
         stats_.nodes_visited++;
-        const uint32_t next = npda_.successor_in(p, state, *it < 128 ? p.ascii[*it] : Npda::segment_of(p, *it));
+        const uint32_t next =
+            npda_.successor_in(p, state, *it < 128 ? p.ascii[*it] : Npda::segment_of(p, *it));
         if (next != Npda::kDead) enter(v.wide_child_nodes()[it - cps], next, out);
       }
     } else {

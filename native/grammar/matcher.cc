@@ -20,7 +20,7 @@ Matcher::Matcher(std::shared_ptr<const Grammar> grammar, std::shared_ptr<const V
   reset();
 }
 
-Matcher::Matcher(const Matcher & o)
+Matcher::Matcher(const Matcher& o)
     : grammar_(o.grammar_), vocab_(o.vocab_), lazy_(o.lazy_), watcher_(o.watcher_) {
   npda_ = std::make_unique<Npda>(*o.npda_);
   masks_ = std::make_unique<MaskEngine>(*npda_, vocab_);
@@ -41,7 +41,7 @@ void Matcher::reset() {
   history_.clear();
 }
 
-void Matcher::restore(const Snapshot & s) {
+void Matcher::restore(const Snapshot& s) {
   state_ = s.state;
   partial_ = s.partial;
   awaiting_ = s.awaiting;
@@ -51,7 +51,7 @@ void Matcher::restore(const Snapshot & s) {
 
 bool Matcher::is_accepting() const { return awaiting_ || npda_->accepting(state_); }
 
-void Matcher::fill_mask(uint64_t * bits) {
+void Matcher::fill_mask(uint64_t* bits) {
   if (awaiting_) {
     const size_t n = vocab_->size();
     std::memset(bits, 0xFF, mask_words() * 8);
@@ -66,8 +66,8 @@ bool Matcher::token_allowed(int32_t token) {
   return masks_->token_allowed(state_, partial_, token);
 }
 
-bool Matcher::advance(uint32_t & state, PartialUtf8 & partial, int32_t token, std::string_view piece) {
-  Npda & n = *npda_;
+bool Matcher::advance(uint32_t& state, PartialUtf8& partial, int32_t token, std::string_view piece) {
+  Npda& n = *npda_;
   const PartialUtf8 tail = decode_utf8(piece, partial, cps_);
   // Stacks waiting for a token element take the whole token by id; the others read its
   // characters (stacks that meet a token element mid-token, or are complete, drop out).
@@ -104,7 +104,7 @@ bool Matcher::accept(int32_t token) {
 }
 
 bool Matcher::accept_waiting(int32_t token) {
-  const std::string & piece = vocab_->piece(token);
+  const std::string& piece = vocab_->piece(token);
   if (watcher_.is_trigger_token(token)) {
     awaiting_ = false;
     return advance(state_, partial_, token, piece);
@@ -115,10 +115,11 @@ bool Matcher::accept_waiting(int32_t token) {
   if (!start) return true;
   awaiting_ = false;
   // Replay the buffered tokens from the trigger on (the first one possibly cut).
-  for (const BufferedToken & t : positions_) {
+  for (const BufferedToken& t : positions_) {
     if (t.end <= *start) continue;
     const size_t from = t.begin < *start ? *start : t.begin;
-    if (!advance(state_, partial_, t.token, std::string_view(buffer_).substr(from, t.end - from))) return false;
+    if (!advance(state_, partial_, t.token, std::string_view(buffer_).substr(from, t.end - from)))
+      return false;
   }
   return true;
 }
@@ -166,8 +167,8 @@ bool Matcher::rollback(size_t n) {
 
 void Matcher::maybe_compact() {
   if (npda_->memory_bytes() < kNpdaBudgetBytes) return;
-  std::vector<uint32_t *> live{&state_};
-  for (Snapshot & s : history_) live.push_back(&s.state);
+  std::vector<uint32_t*> live{&state_};
+  for (Snapshot& s : history_) live.push_back(&s.state);
   masks_->clear_cache();
   npda_->compact(live);
 }

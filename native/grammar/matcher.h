@@ -21,15 +21,15 @@ class Matcher {
  public:
   // Throws std::regex_error if a trigger pattern is malformed.
   Matcher(std::shared_ptr<const Grammar> grammar, std::shared_ptr<const Vocab> vocab, LazyOptions lazy = {});
-  Matcher(const Matcher & other);  // independent copy (same grammar/vocab, same position)
-  Matcher & operator=(const Matcher &) = delete;
+  Matcher(const Matcher& other);  // independent copy (same grammar/vocab, same position)
+  Matcher& operator=(const Matcher&) = delete;
 
-  const Vocab & vocab() const { return *vocab_; }
+  const Vocab& vocab() const { return *vocab_; }
   size_t mask_words() const { return vocab_->n_words(); }
 
   // Fills `bits` (mask_words() words): bit `id` set when token `id` may be sampled next.
   // Before a lazy grammar is triggered every token is allowed.
-  void fill_mask(uint64_t * bits);
+  void fill_mask(uint64_t* bits);
   // Advances past `token`. Returns false (state unchanged) when the grammar cannot continue
   // with it; an end-of-generation token is accepted only when the grammar can end.
   bool accept(int32_t token);
@@ -48,7 +48,7 @@ class Matcher {
 
   // Exact single-token check (slow path, for tests).
   bool token_allowed(int32_t token);
-  const MaskEngine::Stats & stats() const { return masks_->stats(); }
+  const MaskEngine::Stats& stats() const { return masks_->stats(); }
 
  private:
   struct Snapshot {
@@ -76,10 +76,12 @@ class Matcher {
   std::vector<Snapshot> history_;
   std::vector<uint32_t> cps_;
 
-  Snapshot snapshot() const { return Snapshot{state_, partial_, awaiting_, buffer_.size(), positions_.size()}; }
-  void restore(const Snapshot & s);
+  Snapshot snapshot() const {
+    return Snapshot{state_, partial_, awaiting_, buffer_.size(), positions_.size()};
+  }
+  void restore(const Snapshot& s);
   // llama.cpp's per-token advance on (state, partial); false if nothing survives.
-  bool advance(uint32_t & state, PartialUtf8 & partial, int32_t token, std::string_view piece);
+  bool advance(uint32_t& state, PartialUtf8& partial, int32_t token, std::string_view piece);
   bool accept_waiting(int32_t token);
   void maybe_compact();
 };

@@ -6,7 +6,7 @@ namespace toolwright::grammar {
 
 namespace {
 
-uint64_t hash_list(const uint32_t * v, size_t n) {
+uint64_t hash_list(const uint32_t* v, size_t n) {
   uint64_t h = 0x9E3779B97F4A7C15ULL ^ n;
   for (size_t i = 0; i < n; i++) h = FlatMap64::mix(h ^ (v[i] + 0x632BE59BD9B4E019ULL * (i + 1)));
   return h;
@@ -34,14 +34,14 @@ uint32_t Npda::push(uint32_t parent, uint32_t pos) {
   return got;
 }
 
-uint32_t Npda::intern(std::vector<uint32_t> & v) {
+uint32_t Npda::intern(std::vector<uint32_t>& v) {
   std::sort(v.begin(), v.end());
   v.erase(std::unique(v.begin(), v.end()), v.end());
   if (v.empty()) return kDead;
   const uint64_t h = hash_list(v.data(), v.size());
   const uint32_t head = state_index_.find(h);
   for (uint32_t s = head; s != FlatMap64::kMissing; s = states_[s].hash_next) {
-    const State & st = states_[s];
+    const State& st = states_[s];
     if (st.len == v.size() && std::equal(v.begin(), v.end(), pool_.begin() + st.off)) return s;
   }
   State st{};
@@ -49,7 +49,7 @@ uint32_t Npda::intern(std::vector<uint32_t> & v) {
   st.len = static_cast<uint32_t>(v.size());
   st.hash_next = head;
   st.partition = kNone;
-  const Grammar & g = *grammar_;
+  const Grammar& g = *grammar_;
   bool any_always = false, any_depends = false;
   for (uint32_t node : v) {
     // Truncated stacks carry the never-matching bottom a few frames down.
@@ -84,7 +84,7 @@ uint32_t Npda::intern(std::vector<uint32_t> & v) {
 // empty): one stack per way the grammar can continue.
 uint32_t Npda::closure(uint32_t node) {
   if (closure_of_[node] != kUnset) return closure_of_[node];
-  const Grammar & g = *grammar_;
+  const Grammar& g = *grammar_;
   todo_.clear();
   out_.clear();
   if (++epoch_ == 0) {
@@ -120,7 +120,7 @@ uint32_t Npda::closure(uint32_t node) {
 
 uint32_t Npda::successor(uint32_t node) {
   if (succ_of_[node] != kUnset) return succ_of_[node];
-  const Grammar & g = *grammar_;
+  const Grammar& g = *grammar_;
   const uint32_t pos = node_pos_[node];
   const uint32_t next = g.is_token_elem(pos) ? pos + 1 : g.after_class[pos];
   const uint32_t parent = node_parent_[node];
@@ -142,7 +142,7 @@ uint32_t Npda::truncated(uint32_t stack, int frames) {
 
 uint32_t Npda::initial() {
   if (initial_ != kUnset) return initial_;
-  const Grammar & g = *grammar_;
+  const Grammar& g = *grammar_;
   std::vector<uint32_t> all;
   for (uint32_t alt : g.alt_starts[g.root_rule]) {
     const uint32_t s = closure(g.is_end_of_alt(alt) ? kEmptyStack : push(kEmptyStack, alt));
@@ -162,7 +162,7 @@ uint32_t Npda::merge(uint32_t a, uint32_t b) {
 
 uint32_t Npda::step_token(uint32_t state, int32_t token) {
   if (!has_token_tops(state)) return kDead;
-  const Grammar & g = *grammar_;
+  const Grammar& g = *grammar_;
   std::vector<uint32_t> all;
   for (uint32_t i = 0; i < n_stacks(state); i++) {
     const uint32_t node = stacks(state)[i];
@@ -177,7 +177,7 @@ uint32_t Npda::step_token(uint32_t state, int32_t token) {
 uint32_t Npda::char_tops_only(uint32_t state) {
   if (state == kDead || !states_[state].char_tops) return kDead;
   if (!states_[state].accepting && !states_[state].token_tops) return state;
-  const Grammar & g = *grammar_;
+  const Grammar& g = *grammar_;
   std::vector<uint32_t> keep;
   for (uint32_t i = 0; i < n_stacks(state); i++) {
     const uint32_t node = stacks(state)[i];
@@ -187,7 +187,7 @@ uint32_t Npda::char_tops_only(uint32_t state) {
 }
 
 bool Npda::any_class_matches(uint32_t state, uint32_t cp) const {
-  const Grammar & g = *grammar_;
+  const Grammar& g = *grammar_;
   for (uint32_t i = 0; i < n_stacks(state); i++) {
     const uint32_t node = stacks(state)[i];
     if (node == kEmptyStack) continue;
@@ -198,18 +198,19 @@ bool Npda::any_class_matches(uint32_t state, uint32_t cp) const {
 }
 
 bool Npda::matches_partial_slow(uint32_t state, PartialUtf8 partial) const {
-  const Grammar & g = *grammar_;
+  const Grammar& g = *grammar_;
   for (uint32_t i = 0; i < n_stacks(state); i++) {
     const uint32_t node = stacks(state)[i];
     if (node == kEmptyStack) continue;
     const uint32_t cls = g.class_at[node_pos_[node]];
-    if (cls != Grammar::kNoClass && g.classes[cls].matches_partial(partial.value, partial.n_remain)) return true;
+    if (cls != Grammar::kNoClass && g.classes[cls].matches_partial(partial.value, partial.n_remain))
+      return true;
   }
   return false;
 }
 
 void Npda::build_partition(uint32_t state) {
-  const Grammar & g = *grammar_;
+  const Grammar& g = *grammar_;
   Partition p;
   p.breaks.push_back(0);
   // Many stacks often share a class (one per way to continue after a string): take each once.
@@ -224,7 +225,7 @@ void Npda::build_partition(uint32_t state) {
     const uint32_t cls = g.class_at[node_pos_[node]];
     if (cls == Grammar::kNoClass || class_mark_[cls] == class_epoch_) continue;
     class_mark_[cls] = class_epoch_;
-    for (const auto & [lo, hi] : g.classes[cls].accepts) {
+    for (const auto& [lo, hi] : g.classes[cls].accepts) {
       p.breaks.push_back(lo);
       if (hi != UINT32_MAX) p.breaks.push_back(hi + 1);
     }
@@ -241,12 +242,12 @@ void Npda::build_partition(uint32_t state) {
   partitions_.push_back(std::move(p));
 }
 
-uint32_t Npda::segment_of(const Partition & p, uint32_t cp) {
+uint32_t Npda::segment_of(const Partition& p, uint32_t cp) {
   return static_cast<uint32_t>(std::upper_bound(p.breaks.begin(), p.breaks.end(), cp) - p.breaks.begin()) - 1;
 }
 
 uint32_t Npda::compute_step(uint32_t state, uint32_t seg) {
-  const Grammar & g = *grammar_;
+  const Grammar& g = *grammar_;
   const uint32_t rep = partitions_[states_[state].partition].breaks[seg];
   uint32_t single = kDead;
   std::vector<uint32_t> all;
@@ -277,10 +278,10 @@ size_t Npda::memory_bytes() const {
   return b + partitions_.size() * (sizeof(Partition) + 64);
 }
 
-void Npda::compact(std::vector<uint32_t *> live) {
+void Npda::compact(std::vector<uint32_t*> live) {
   // Copy out the live states as explicit stacks (bottom-first element lists).
   std::vector<std::vector<std::vector<uint32_t>>> saved;
-  for (uint32_t * s : live) {
+  for (uint32_t* s : live) {
     std::vector<std::vector<uint32_t>> st;
     if (*s != kDead) {
       for (uint32_t i = 0; i < n_stacks(*s); i++) {
@@ -296,7 +297,7 @@ void Npda::compact(std::vector<uint32_t *> live) {
   for (size_t k = 0; k < live.size(); k++) {
     if (*live[k] == kDead) continue;
     std::vector<uint32_t> nodes;
-    for (const auto & elems : saved[k]) {
+    for (const auto& elems : saved[k]) {
       uint32_t n = kEmptyStack;
       for (uint32_t pos : elems) n = fresh.push(n, pos);
       nodes.push_back(n);

@@ -21,13 +21,13 @@ namespace toolwright::grammar {
 
 class Npda {
  public:
-  static constexpr uint32_t kDead = UINT32_MAX;  // "no stack survives"
-  static constexpr uint32_t kEmptyStack = 0;     // the stack of a completed grammar
+  static constexpr uint32_t kDead = UINT32_MAX;       // "no stack survives"
+  static constexpr uint32_t kEmptyStack = 0;          // the stack of a completed grammar
   static constexpr uint32_t kUnset = UINT32_MAX - 1;  // successor not computed yet
 
   explicit Npda(std::shared_ptr<const Grammar> grammar);
 
-  const Grammar & grammar() const { return *grammar_; }
+  const Grammar& grammar() const { return *grammar_; }
 
   // State before any input.
   uint32_t initial();
@@ -35,7 +35,7 @@ class Npda {
   // element or empty do not take characters.
   uint32_t step(uint32_t state, uint32_t cp) {
     if (state == kDead) return kDead;
-    Partition & p = partition(state);
+    Partition& p = partition(state);
     return successor_in(p, state, cp < 128 ? p.ascii[cp] : segment_of(p, cp));
   }
 
@@ -48,16 +48,16 @@ class Npda {
     uint32_t seg_end(uint32_t j) const { return j + 1 < breaks.size() ? breaks[j + 1] - 1 : UINT32_MAX; }
   };
   // Stable reference (partitions are never moved).
-  Partition & partition(uint32_t state) {
+  Partition& partition(uint32_t state) {
     if (states_[state].partition == kNone) build_partition(state);
     return partitions_[states_[state].partition];
   }
-  uint32_t successor_in(Partition & p, uint32_t state, uint32_t seg) {
+  uint32_t successor_in(Partition& p, uint32_t state, uint32_t seg) {
     uint32_t next = p.succ[seg];
     if (next == kUnset) next = p.succ[seg] = compute_step(state, seg);
     return next;
   }
-  static uint32_t segment_of(const Partition & p, uint32_t cp);
+  static uint32_t segment_of(const Partition& p, uint32_t cp);
 
   // Stacks topped by <[id]>/!<[id]> that accept `token`, advanced past it.
   uint32_t step_token(uint32_t state, int32_t token);
@@ -71,7 +71,7 @@ class Npda {
   bool exposed(uint32_t state) const { return state != kDead && states_[state].exposed; }
   bool is_truncated(uint32_t state) const { return state != kDead && states_[state].truncated; }
   // The state holding exactly these stacks (sorted and deduplicated in place); kDead if none.
-  uint32_t state_of(std::vector<uint32_t> & stacks) { return intern(stacks); }
+  uint32_t state_of(std::vector<uint32_t>& stacks) { return intern(stacks); }
   // Union of two states (either may be kDead).
   uint32_t merge(uint32_t a, uint32_t b);
 
@@ -79,20 +79,25 @@ class Npda {
   bool has_token_tops(uint32_t state) const { return state != kDead && states_[state].token_tops; }
   // Does some class-topped stack accept a character that starts with this partial sequence?
   // False when no class-topped stack can take any code point from 0x80 up.
-  bool may_match_partial(uint32_t state) const { return state != kDead && states_[state].partial != PartialMode::Never; }
+  bool may_match_partial(uint32_t state) const {
+    return state != kDead && states_[state].partial != PartialMode::Never;
+  }
   // Does any class-topped stack match this code point? (No successor is computed.)
   bool any_class_matches(uint32_t state, uint32_t cp) const;
   bool matches_partial(uint32_t state, PartialUtf8 partial) const {
     if (state == kDead || partial.n_remain <= 0) return false;
     switch (states_[state].partial) {
-      case PartialMode::Never: return false;
-      case PartialMode::Always: return !(partial.n_remain == 1 && partial.value < 2);
-      case PartialMode::Depends: break;
+      case PartialMode::Never:
+        return false;
+      case PartialMode::Always:
+        return !(partial.n_remain == 1 && partial.value < 2);
+      case PartialMode::Depends:
+        break;
     }
     return matches_partial_slow(state, partial);
   }
 
-  const uint32_t * stacks(uint32_t state) const { return &pool_[states_[state].off]; }
+  const uint32_t* stacks(uint32_t state) const { return &pool_[states_[state].off]; }
   uint32_t n_stacks(uint32_t state) const { return states_[state].len; }
   uint32_t stack_top(uint32_t stack) const { return node_pos_[stack]; }
   uint32_t stack_parent(uint32_t stack) const { return node_parent_[stack]; }
@@ -103,7 +108,7 @@ class Npda {
 
   // Drops every state and node except those reachable from `live` (whose ids are rewritten in
   // place); all memoised transitions are forgotten. Bounds memory in long generations.
-  void compact(std::vector<uint32_t *> live);
+  void compact(std::vector<uint32_t*> live);
 
  private:
   static constexpr uint32_t kNone = UINT32_MAX;
@@ -115,7 +120,7 @@ class Npda {
     uint32_t partition;  // index into partitions_, or kNone
     bool accepting, token_tops, char_tops;
     bool exposed, truncated;  // see exposed() / is_truncated()
-    PartialMode partial;  // what its class-topped stacks say to partial UTF-8 tests
+    PartialMode partial;      // what its class-topped stacks say to partial UTF-8 tests
   };
 
   std::shared_ptr<const Grammar> grammar_;
@@ -140,7 +145,7 @@ class Npda {
   uint32_t push(uint32_t parent, uint32_t pos);
   uint32_t closure(uint32_t node);
   uint32_t successor(uint32_t node);
-  uint32_t intern(std::vector<uint32_t> & stacks);  // sorts + dedups in place
+  uint32_t intern(std::vector<uint32_t>& stacks);  // sorts + dedups in place
   bool matches_partial_slow(uint32_t state, PartialUtf8 partial) const;
   void build_partition(uint32_t state);
   uint32_t compute_step(uint32_t state, uint32_t seg);

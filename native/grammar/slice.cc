@@ -13,17 +13,18 @@ constexpr uint32_t kMaxCumRows = 17;  // bitsets for depth <= 0..16; longer toke
 
 size_t Slice::bytes() const {
   return sizeof(Slice) + tokens.capacity() * 4 + depth_end.capacity() * 4 + cum_bits.capacity() * 8 +
-         all_bits.capacity() * 8 + partials.capacity() * sizeof(Partial) + groups.capacity() * sizeof(ExitGroup) +
-         runs.capacity() * sizeof(ExitRun) + exit_children.capacity() * 4 + skel_parent.capacity() * 4 +
-         skel_cp.capacity() * 8 + skel_exits.capacity() * sizeof(SkelExit);
+         all_bits.capacity() * 8 + partials.capacity() * sizeof(Partial) +
+         groups.capacity() * sizeof(ExitGroup) + runs.capacity() * sizeof(ExitRun) +
+         exit_children.capacity() * 4 + skel_parent.capacity() * 4 + skel_cp.capacity() * 8 +
+         skel_exits.capacity() * sizeof(SkelExit);
 }
 
-uint32_t SliceRegistry::intern(const std::vector<std::pair<uint32_t, uint32_t>> & given) {
+uint32_t SliceRegistry::intern(const std::vector<std::pair<uint32_t, uint32_t>>& given) {
   // Code points above the vocabulary's largest never label an edge: sets that differ only
   // there (e.g. up to U+10FFFF or up to 0xFFFFFFFF) give the same slice.
   const uint32_t top = vocab_.max_code_point();
   std::vector<std::pair<uint32_t, uint32_t>> intervals;
-  for (const auto & [lo, hi] : given) {
+  for (const auto& [lo, hi] : given) {
     if (lo <= top) intervals.emplace_back(lo, std::min(hi, top));
   }
   std::lock_guard<std::mutex> lock(mu_);
@@ -31,7 +32,7 @@ uint32_t SliceRegistry::intern(const std::vector<std::pair<uint32_t, uint32_t>> 
   if (it != set_ids_.end()) return it->second;
   auto s = std::make_unique<CodeSet>();
   s->intervals = intervals;
-  for (const auto & [lo, hi] : intervals) {
+  for (const auto& [lo, hi] : intervals) {
     for (uint64_t cp = lo; cp <= hi && cp < 128; cp++) s->ascii[cp >> 6] |= 1ull << (cp & 63);
   }
   const auto id = static_cast<uint32_t>(sets_.size());
@@ -40,7 +41,7 @@ uint32_t SliceRegistry::intern(const std::vector<std::pair<uint32_t, uint32_t>> 
   return id;
 }
 
-const CodeSet & SliceRegistry::set(uint32_t id) {
+const CodeSet& SliceRegistry::set(uint32_t id) {
   std::lock_guard<std::mutex> lock(mu_);
   return *sets_[id];
 }
@@ -56,8 +57,8 @@ std::shared_ptr<const Slice> SliceRegistry::get_locked(uint32_t first_set, uint3
   if (it != slices_.end()) return it->second;
   if (bytes_ > kRegistryBudgetBytes) return nullptr;
   std::shared_ptr<const Slice> slice;
-  const CodeSet & first = *sets_[first_set];
-  const CodeSet & rest = *sets_[rest_set];
+  const CodeSet& first = *sets_[first_set];
+  const CodeSet& rest = *sets_[rest_set];
   if (first_set != rest_set && is_subset(first, rest)) {
     // Usually the first set is the common one minus a few characters (a key that must not
     // start like a listed property): filter the common slice instead of walking again.
@@ -72,9 +73,9 @@ std::shared_ptr<const Slice> SliceRegistry::get_locked(uint32_t first_set, uint3
   return slice;
 }
 
-bool SliceRegistry::is_subset(const CodeSet & a, const CodeSet & b) {
+bool SliceRegistry::is_subset(const CodeSet& a, const CodeSet& b) {
   size_t j = 0;
-  for (const auto & [lo, hi] : a.intervals) {
+  for (const auto& [lo, hi] : a.intervals) {
     while (j < b.intervals.size() && b.intervals[j].second < lo) j++;
     if (j == b.intervals.size() || b.intervals[j].first > lo || b.intervals[j].second < hi) return false;
   }
@@ -89,10 +90,11 @@ std::vector<std::pair<uint32_t, uint32_t>> SliceRegistry::json_string_chars_with
   return {{0x20, 0x21}, {0x23, 0x5B}, {0x5D, UINT32_MAX}};
 }
 
-std::shared_ptr<const Slice> SliceRegistry::build(const CodeSet & first, const CodeSet & rest, uint32_t root) const {
-  const auto & nodes = vocab_.nodes();
-  const auto & toks = vocab_.tokens();
-  const auto & parts = vocab_.partials();
+std::shared_ptr<const Slice> SliceRegistry::build(const CodeSet& first, const CodeSet& rest,
+                                                  uint32_t root) const {
+  const auto& nodes = vocab_.nodes();
+  const auto& toks = vocab_.tokens();
+  const auto& parts = vocab_.partials();
   Parts p;
   // Every class-path node gets a provisional index (parents first); those leading to an exit
   // or a partial token become the skeleton.
@@ -109,7 +111,7 @@ std::shared_ptr<const Slice> SliceRegistry::build(const CodeSet & first, const C
   while (!todo.empty()) {
     const Todo t = todo.back();
     todo.pop_back();
-    const CodeSet & set = t.depth == 0 ? first : rest;
+    const CodeSet& set = t.depth == 0 ? first : rest;
     for (uint32_t c = t.node + 1; c < nodes[t.node].end; c = nodes[c].end) {
       const uint32_t cp = nodes[c].cp;
       if (!set.contains(cp)) {
@@ -146,15 +148,15 @@ std::shared_ptr<const Slice> SliceRegistry::build(const CodeSet & first, const C
     p.skel_cp.push_back(t_cp[i]);
     p.skel_parent.push_back(t_parent[i] < 0 ? -1 : remap[t_parent[i]]);
   }
-  for (Slice::Partial & sp : p.partials) sp.skel = remap[sp.skel];
-  for (Slice::SkelExit & e : t_exits) p.skel_exits.push_back(Slice::SkelExit{remap[e.skel], e.cp, e.child});
+  for (Slice::Partial& sp : p.partials) sp.skel = remap[sp.skel];
+  for (Slice::SkelExit& e : t_exits) p.skel_exits.push_back(Slice::SkelExit{remap[e.skel], e.cp, e.child});
   return finish(std::move(p));
 }
 
-std::shared_ptr<const Slice> SliceRegistry::derive(const Slice & base, const CodeSet & first, const CodeSet & rest,
-                                                   uint32_t root) const {
+std::shared_ptr<const Slice> SliceRegistry::derive(const Slice& base, const CodeSet& first,
+                                                   const CodeSet& rest, uint32_t root) const {
   // Subtrees of the children reached by a `rest` character that is not in `first`.
-  const auto & nodes = vocab_.nodes();
+  const auto& nodes = vocab_.nodes();
   std::vector<std::pair<uint32_t, uint32_t>> cut;
   for (uint32_t c = root + 1; c < nodes[root].end; c = nodes[c].end) {
     if (rest.contains(nodes[c].cp) && !first.contains(nodes[c].cp)) cut.emplace_back(c, nodes[c].end);
@@ -178,17 +180,19 @@ std::shared_ptr<const Slice> SliceRegistry::derive(const Slice & base, const Cod
     p.skel_cp.push_back(base.skel_cp[i]);
     p.skel_parent.push_back(base.skel_parent[i] < 0 ? -1 : remap[base.skel_parent[i]]);
   }
-  for (const Slice::Partial & sp : base.partials) {
-    if (!is_cut(vocab_.token_node(sp.token))) p.partials.push_back(Slice::Partial{sp.depth, sp.token, sp.partial, remap[sp.skel]});
+  for (const Slice::Partial& sp : base.partials) {
+    if (!is_cut(vocab_.token_node(sp.token)))
+      p.partials.push_back(Slice::Partial{sp.depth, sp.token, sp.partial, remap[sp.skel]});
   }
-  for (const Slice::ExitGroup & g : base.groups) {
+  for (const Slice::ExitGroup& g : base.groups) {
     for (uint32_t r = g.run_begin; r < g.run_end; r++) {
       for (uint32_t i = base.runs[r].begin; i < base.runs[r].end; i++) {
-        if (!is_cut(base.exit_children[i])) p.exits.push_back(Exit3{g.cp, base.runs[r].depth, base.exit_children[i]});
+        if (!is_cut(base.exit_children[i]))
+          p.exits.push_back(Exit3{g.cp, base.runs[r].depth, base.exit_children[i]});
       }
     }
   }
-  for (const Slice::SkelExit & e : base.skel_exits) {
+  for (const Slice::SkelExit& e : base.skel_exits) {
     if (!is_cut(e.child)) p.skel_exits.push_back(Slice::SkelExit{remap[e.skel], e.cp, e.child});
   }
   return finish(std::move(p));
@@ -196,17 +200,17 @@ std::shared_ptr<const Slice> SliceRegistry::derive(const Slice & base, const Cod
 
 std::shared_ptr<const Slice> SliceRegistry::finish(Parts p) const {
   auto s = std::make_shared<Slice>();
-  for (const auto & [d, t] : p.tokens) s->max_depth = std::max(s->max_depth, d);
-  for (const Slice::Partial & sp : p.partials) s->max_depth = std::max(s->max_depth, sp.depth);
+  for (const auto& [d, t] : p.tokens) s->max_depth = std::max(s->max_depth, d);
+  for (const Slice::Partial& sp : p.partials) s->max_depth = std::max(s->max_depth, sp.depth);
   // Counting sort by depth.
   s->depth_end.assign(s->max_depth + 1, 0);
-  for (const auto & [d, t] : p.tokens) s->depth_end[d]++;
+  for (const auto& [d, t] : p.tokens) s->depth_end[d]++;
   for (uint32_t d = 1; d <= s->max_depth; d++) s->depth_end[d] += s->depth_end[d - 1];
   s->tokens.resize(p.tokens.size());
   {
     std::vector<uint32_t> fill(s->depth_end.begin(), s->depth_end.end());
     for (uint32_t d = s->max_depth; d >= 1; d--) fill[d] = fill[d - 1];
-    for (const auto & [d, t] : p.tokens) s->tokens[fill[d]++] = t;
+    for (const auto& [d, t] : p.tokens) s->tokens[fill[d]++] = t;
   }
   s->partials = std::move(p.partials);
   s->skel_parent = std::move(p.skel_parent);
@@ -214,21 +218,20 @@ std::shared_ptr<const Slice> SliceRegistry::finish(Parts p) const {
   s->skel_node = std::move(p.skel_node);
   s->skel_exits = std::move(p.skel_exits);
   std::stable_sort(s->skel_exits.begin(), s->skel_exits.end(),
-                   [](const Slice::SkelExit & a, const Slice::SkelExit & b) { return a.skel < b.skel; });
-  std::sort(s->partials.begin(), s->partials.end(), [](const Slice::Partial & a, const Slice::Partial & b) {
+                   [](const Slice::SkelExit& a, const Slice::SkelExit& b) { return a.skel < b.skel; });
+  std::sort(s->partials.begin(), s->partials.end(), [](const Slice::Partial& a, const Slice::Partial& b) {
     if (a.partial.n_remain != b.partial.n_remain) return a.partial.n_remain < b.partial.n_remain;
     if (a.partial.value != b.partial.value) return a.partial.value < b.partial.value;
     return a.depth < b.depth;
   });
-  std::sort(p.exits.begin(), p.exits.end(), [](const Exit3 & a, const Exit3 & b) {
-    return a.cp != b.cp ? a.cp < b.cp : a.depth < b.depth;
-  });
-  for (const Exit3 & e : p.exits) {
+  std::sort(p.exits.begin(), p.exits.end(),
+            [](const Exit3& a, const Exit3& b) { return a.cp != b.cp ? a.cp < b.cp : a.depth < b.depth; });
+  for (const Exit3& e : p.exits) {
     if (s->groups.empty() || s->groups.back().cp != e.cp) {
       const auto r = static_cast<uint32_t>(s->runs.size());
       s->groups.push_back(Slice::ExitGroup{e.cp, r, r});
     }
-    Slice::ExitGroup & g = s->groups.back();
+    Slice::ExitGroup& g = s->groups.back();
     if (g.run_end == g.run_begin || s->runs.back().depth != e.depth) {
       const auto at = static_cast<uint32_t>(s->exit_children.size());
       s->runs.push_back(Slice::ExitRun{e.depth, at, at});

@@ -35,8 +35,10 @@ struct CodeSet {
     size_t lo = 0, hi = intervals.size();
     while (lo < hi) {
       const size_t mid = (lo + hi) / 2;
-      if (intervals[mid].second < cp) lo = mid + 1;
-      else hi = mid;
+      if (intervals[mid].second < cp)
+        lo = mid + 1;
+      else
+        hi = mid;
     }
     return lo < intervals.size() && intervals[lo].first <= cp;
   }
@@ -93,11 +95,11 @@ struct Slice {
 
 class SliceRegistry {
  public:
-  explicit SliceRegistry(const Vocab & vocab) : vocab_(vocab) {}
+  explicit SliceRegistry(const Vocab& vocab) : vocab_(vocab) {}
 
   // Id of a code point set (intervals sorted, disjoint; clipped to the vocabulary's code points).
-  uint32_t intern(const std::vector<std::pair<uint32_t, uint32_t>> & intervals);
-  const CodeSet & set(uint32_t id);
+  uint32_t intern(const std::vector<std::pair<uint32_t, uint32_t>>& intervals);
+  const CodeSet& set(uint32_t id);
   // The slice below `node` whose first edge is in set `first_set` and later edges in set
   // `rest_set` (often the same set), built on first use; nullptr once the registry is over
   // its memory budget.
@@ -109,7 +111,7 @@ class SliceRegistry {
   static std::vector<std::pair<uint32_t, uint32_t>> json_string_chars_with_del();
 
  private:
-  const Vocab & vocab_;
+  const Vocab& vocab_;
   std::mutex mu_;
   std::map<std::vector<std::pair<uint32_t, uint32_t>>, uint32_t> set_ids_;
   std::vector<std::unique_ptr<CodeSet>> sets_;
@@ -128,11 +130,11 @@ class SliceRegistry {
     std::vector<Slice::SkelExit> skel_exits;
   };
   std::shared_ptr<const Slice> get_locked(uint32_t first_set, uint32_t rest_set, uint32_t node);
-  std::shared_ptr<const Slice> build(const CodeSet & first, const CodeSet & rest, uint32_t node) const;
-  std::shared_ptr<const Slice> derive(const Slice & base, const CodeSet & first, const CodeSet & rest,
+  std::shared_ptr<const Slice> build(const CodeSet& first, const CodeSet& rest, uint32_t node) const;
+  std::shared_ptr<const Slice> derive(const Slice& base, const CodeSet& first, const CodeSet& rest,
                                       uint32_t node) const;
   std::shared_ptr<const Slice> finish(Parts parts) const;
-  static bool is_subset(const CodeSet & a, const CodeSet & b);
+  static bool is_subset(const CodeSet& a, const CodeSet& b);
 };
 
 }  // namespace toolwright::grammar

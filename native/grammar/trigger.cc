@@ -6,7 +6,7 @@ namespace toolwright::grammar {
 
 namespace {
 
-std::string escape_regex(const std::string & word) {
+std::string escape_regex(const std::string& word) {
   static const std::string kSpecial = ".^$|()*+?[]{}\\";
   std::string out;
   for (char c : word) {
@@ -18,7 +18,7 @@ std::string escape_regex(const std::string & word) {
 
 // The grammar is fed from the first capture group that matched something, else from the start
 // of the whole match (llama.cpp's rule).
-size_t feed_start(const std::smatch & m) {
+size_t feed_start(const std::smatch& m) {
   for (size_t i = 1; i < m.size(); i++) {
     if (m.length(i) > 0) return static_cast<size_t>(m.position(i));
   }
@@ -27,7 +27,7 @@ size_t feed_start(const std::smatch & m) {
 
 }  // namespace
 
-TriggerWatcher::TriggerWatcher(const LazyOptions & options)
+TriggerWatcher::TriggerWatcher(const LazyOptions& options)
     : tokens_(options.trigger_tokens), reasoning_end_(options.reasoning_end) {
   if (!options.trigger_words.empty()) {
     // Same single pattern llama.cpp builds from trigger words.
@@ -39,19 +39,19 @@ TriggerWatcher::TriggerWatcher(const LazyOptions & options)
     p += ")[\\s\\S]*";
     patterns_.push_back(Pattern{p, std::regex(p)});
   }
-  for (const std::string & p : options.trigger_patterns) patterns_.push_back(Pattern{p, std::regex(p)});
+  for (const std::string& p : options.trigger_patterns) patterns_.push_back(Pattern{p, std::regex(p)});
 }
 
 bool TriggerWatcher::is_trigger_token(int32_t token) const {
   return std::find(tokens_.begin(), tokens_.end(), token) != tokens_.end();
 }
 
-std::optional<size_t> TriggerWatcher::find(const std::string & text) const {
+std::optional<size_t> TriggerWatcher::find(const std::string& text) const {
   if (!reasoning_end_.empty()) {
     const size_t at = text.find(reasoning_end_);
     if (at != std::string::npos) return at + reasoning_end_.size();
   }
-  for (const Pattern & p : patterns_) {
+  for (const Pattern& p : patterns_) {
     std::smatch m;
     // A pattern anchored at both ends must match the whole text; otherwise (or if that
     // fails) it may match anywhere.

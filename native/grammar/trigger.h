@@ -25,11 +25,11 @@ struct LazyOptions {
 class TriggerWatcher {
  public:
   // Throws std::regex_error for a malformed pattern.
-  explicit TriggerWatcher(const LazyOptions & options);
+  explicit TriggerWatcher(const LazyOptions& options);
 
   bool is_trigger_token(int32_t token) const;
   // Where the grammar's input starts in `text` (everything generated so far), or nullopt.
-  std::optional<size_t> find(const std::string & text) const;
+  std::optional<size_t> find(const std::string& text) const;
 
  private:
   struct Pattern {

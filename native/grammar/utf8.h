@@ -19,7 +19,7 @@ struct PartialUtf8 {
   int n_remain = 0;    // continuation bytes still missing; -1 marks an invalid sequence
 
   bool pending() const { return n_remain > 0; }
-  bool operator==(const PartialUtf8 & o) const { return value == o.value && n_remain == o.n_remain; }
+  bool operator==(const PartialUtf8& o) const { return value == o.value && n_remain == o.n_remain; }
 };
 
 // Whether a sequence of `len` bytes, `n_remain` of them still to come, whose bytes so far carry
@@ -47,7 +47,7 @@ inline int utf8_pending_length(uint32_t value, int n_remain) {
 
 // Decodes `text` (up to its first NUL) continuing from `start`. Complete code points are
 // appended to `out` (cleared first). An invalid sequence clears `out` and returns {0, -1}.
-inline PartialUtf8 decode_utf8(std::string_view text, PartialUtf8 start, std::vector<uint32_t> & out) {
+inline PartialUtf8 decode_utf8(std::string_view text, PartialUtf8 start, std::vector<uint32_t>& out) {
   static const int kLen[16] = {1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2, 2, 3, 4};
   out.clear();
   size_t i = 0;

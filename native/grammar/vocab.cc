@@ -5,7 +5,7 @@
 
 namespace toolwright::grammar {
 
-std::shared_ptr<const Vocab> Vocab::build(std::vector<std::string> pieces, const std::vector<int32_t> & eog) {
+std::shared_ptr<const Vocab> Vocab::build(std::vector<std::string> pieces, const std::vector<int32_t>& eog) {
   auto v = std::make_shared<Vocab>();
   v->slices_ = std::make_unique<SliceRegistry>(*v);
   const size_t n = pieces.size();
@@ -19,8 +19,9 @@ std::shared_ptr<const Vocab> Vocab::build(std::vector<std::string> pieces, const
   }
   std::vector<uint32_t> cps;
   for (size_t id = 0; id < n; id++) {
-    const std::string & p = v->pieces_[id];
-    if (!p.empty() && (static_cast<uint8_t>(p[0]) >> 6) == 2) v->continuation_.push_back(static_cast<int32_t>(id));
+    const std::string& p = v->pieces_[id];
+    if (!p.empty() && (static_cast<uint8_t>(p[0]) >> 6) == 2)
+      v->continuation_.push_back(static_cast<int32_t>(id));
     if (v->kinds_[id] == Kind::Eog) {
       v->eog_.push_back(static_cast<int32_t>(id));
       continue;
@@ -51,7 +52,8 @@ std::shared_ptr<const Vocab> Vocab::build(std::vector<std::string> pieces, const
   v->cp_pool_.push_back(0);  // so cps() of an empty token is a valid pointer
   for (size_t id = 0; id < n; id++) {
     if (v->kinds_[id] != Kind::Regular) continue;
-    for (uint32_t i = 0; i < v->cp_len_[id]; i++) v->max_cp_ = std::max(v->max_cp_, v->cps(static_cast<int32_t>(id))[i]);
+    for (uint32_t i = 0; i < v->cp_len_[id]; i++)
+      v->max_cp_ = std::max(v->max_cp_, v->cps(static_cast<int32_t>(id))[i]);
   }
 
   // Prefix tree over code points; a token ending in a partial sequence hangs off the node of
@@ -62,8 +64,8 @@ std::shared_ptr<const Vocab> Vocab::build(std::vector<std::string> pieces, const
     if (v->kinds_[id] == Kind::Regular) order.push_back(static_cast<int32_t>(id));
   }
   auto less = [&](int32_t a, int32_t b) {
-    const uint32_t * pa = v->cps(a);
-    const uint32_t * pb = v->cps(b);
+    const uint32_t* pa = v->cps(a);
+    const uint32_t* pb = v->cps(b);
     const uint32_t la = v->cp_len_[a], lb = v->cp_len_[b];
     if (std::lexicographical_compare(pa, pa + la, pb, pb + lb)) return true;
     if (std::lexicographical_compare(pb, pb + lb, pa, pa + la)) return false;
@@ -77,7 +79,7 @@ std::shared_ptr<const Vocab> Vocab::build(std::vector<std::string> pieces, const
   };
   std::sort(order.begin(), order.end(), less);
 
-  auto & nodes = v->nodes_;
+  auto& nodes = v->nodes_;
   nodes.push_back(Node{0, 0, 0, 0, 0, 0, kNotWide});
   std::vector<uint32_t> path{0};
   std::vector<uint32_t> path_cps;
@@ -87,7 +89,7 @@ std::shared_ptr<const Vocab> Vocab::build(std::vector<std::string> pieces, const
     path_cps.pop_back();
   };
   for (int32_t id : order) {
-    const uint32_t * c = v->cps(id);
+    const uint32_t* c = v->cps(id);
     const uint32_t len = v->cp_len_[id];
     size_t common = 0;
     while (common < path_cps.size() && common < len && path_cps[common] == c[common]) common++;
@@ -100,7 +102,7 @@ std::shared_ptr<const Vocab> Vocab::build(std::vector<std::string> pieces, const
       path_cps.push_back(c[i]);
     }
     v->token_node_[id] = path.back();
-    Node & node = nodes[path.back()];
+    Node& node = nodes[path.back()];
     if (v->tails_[id].n_remain > 0) {
       v->partials_.push_back(PartialTail{id, v->tails_[id]});
       node.part_own_end = static_cast<uint32_t>(v->partials_.size());
@@ -133,7 +135,7 @@ std::shared_ptr<const Vocab> Vocab::build(std::vector<std::string> pieces, const
     if (v->cp_len_[id] > 0) v->below_root_bits_[id >> 6] |= 1ull << (id & 63);
   }
   // The slices every JSON grammar needs (string bodies), built now rather than on a first mask.
-  for (const auto & set : {SliceRegistry::json_string_chars(), SliceRegistry::json_string_chars_with_del()}) {
+  for (const auto& set : {SliceRegistry::json_string_chars(), SliceRegistry::json_string_chars_with_del()}) {
     const uint32_t id = v->slices_->intern(set);
     v->slices_->get(id, id, 0);
   }
@@ -141,10 +143,12 @@ std::shared_ptr<const Vocab> Vocab::build(std::vector<std::string> pieces, const
 }
 
 size_t Vocab::memory_bytes() const {
-  size_t b = nodes_.capacity() * sizeof(Node) + tokens_.capacity() * 4 + partials_.capacity() * sizeof(PartialTail) +
-             cp_pool_.capacity() * 4 + cp_off_.capacity() * 8 + tails_.capacity() * sizeof(PartialUtf8) +
-             below_root_bits_.capacity() * 8 + wide_child_nodes_.capacity() * 8 + wide_nodes_.capacity() * 8 + token_node_.capacity() * 4 + kinds_.capacity();
-  for (const std::string & p : pieces_) b += p.capacity();
+  size_t b = nodes_.capacity() * sizeof(Node) + tokens_.capacity() * 4 +
+             partials_.capacity() * sizeof(PartialTail) + cp_pool_.capacity() * 4 + cp_off_.capacity() * 8 +
+             tails_.capacity() * sizeof(PartialUtf8) + below_root_bits_.capacity() * 8 +
+             wide_child_nodes_.capacity() * 8 + wide_nodes_.capacity() * 8 + token_node_.capacity() * 4 +
+             kinds_.capacity();
+  for (const std::string& p : pieces_) b += p.capacity();
   return b;
 }
 

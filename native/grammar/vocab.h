@@ -18,7 +18,7 @@ class Vocab {
  public:
   // `pieces[id]` is the token's text as llama_token_to_piece(..., special=true) renders it;
   // `eog` lists end-of-generation tokens (allowed exactly when the grammar can end).
-  static std::shared_ptr<const Vocab> build(std::vector<std::string> pieces, const std::vector<int32_t> & eog);
+  static std::shared_ptr<const Vocab> build(std::vector<std::string> pieces, const std::vector<int32_t>& eog);
 
   enum class Kind : uint8_t {
     Regular,    // in the prefix tree
@@ -30,9 +30,9 @@ class Vocab {
   // Prefix tree in preorder: the children of node n are n+1, nodes[n+1].end, ... up to
   // nodes[n].end; a subtree's tokens are one contiguous range of `tokens` / `partials`.
   struct Node {
-    uint32_t cp;          // code point on the edge into this node
-    uint32_t end;         // one past the last node of this subtree
-    uint32_t tok_begin;   // own complete tokens: tokens[tok_begin, tok_own_end)
+    uint32_t cp;         // code point on the edge into this node
+    uint32_t end;        // one past the last node of this subtree
+    uint32_t tok_begin;  // own complete tokens: tokens[tok_begin, tok_own_end)
     uint32_t tok_own_end;
     uint32_t part_begin;  // own tokens ending in a partial UTF-8 sequence
     uint32_t part_own_end;
@@ -50,41 +50,45 @@ class Vocab {
 
   size_t size() const { return pieces_.size(); }
   size_t n_words() const { return (pieces_.size() + 63) / 64; }
-  const std::string & piece(int32_t id) const { return pieces_[id]; }
+  const std::string& piece(int32_t id) const { return pieces_[id]; }
   Kind kind(int32_t id) const { return kinds_[id]; }
   bool is_eog(int32_t id) const { return kinds_[id] == Kind::Eog; }
 
   // Decoded code points of a token from a fresh start, up to (excluding) a NUL code point,
   // and the partial sequence it ends in.
-  const uint32_t * cps(int32_t id) const { return &cp_pool_[cp_off_[id]]; }
+  const uint32_t* cps(int32_t id) const { return &cp_pool_[cp_off_[id]]; }
   uint32_t n_cps(int32_t id) const { return cp_len_[id]; }
   PartialUtf8 tail(int32_t id) const { return tails_[id]; }
 
-  const std::vector<Node> & nodes() const { return nodes_; }  // nodes_[0] is the root
-  const std::vector<int32_t> & tokens() const { return tokens_; }
-  const std::vector<PartialTail> & partials() const { return partials_; }
+  const std::vector<Node>& nodes() const { return nodes_; }  // nodes_[0] is the root
+  const std::vector<int32_t>& tokens() const { return tokens_; }
+  const std::vector<PartialTail>& partials() const { return partials_; }
   // End of a subtree's token range (node index may be nodes().size()).
-  uint32_t tok_range_end(uint32_t node_end) const { return node_end < nodes_.size() ? nodes_[node_end].tok_begin : static_cast<uint32_t>(tokens_.size()); }
-  uint32_t part_range_end(uint32_t node_end) const { return node_end < nodes_.size() ? nodes_[node_end].part_begin : static_cast<uint32_t>(partials_.size()); }
+  uint32_t tok_range_end(uint32_t node_end) const {
+    return node_end < nodes_.size() ? nodes_[node_end].tok_begin : static_cast<uint32_t>(tokens_.size());
+  }
+  uint32_t part_range_end(uint32_t node_end) const {
+    return node_end < nodes_.size() ? nodes_[node_end].part_begin : static_cast<uint32_t>(partials_.size());
+  }
 
-  const std::vector<WideNode> & wide_nodes() const { return wide_nodes_; }
-  const std::vector<uint32_t> & wide_child_nodes() const { return wide_child_nodes_; }
-  const std::vector<uint32_t> & wide_child_cps() const { return wide_child_cps_; }
+  const std::vector<WideNode>& wide_nodes() const { return wide_nodes_; }
+  const std::vector<uint32_t>& wide_child_nodes() const { return wide_child_nodes_; }
+  const std::vector<uint32_t>& wide_child_cps() const { return wide_child_cps_; }
 
-  const std::vector<int32_t> & eog_tokens() const { return eog_; }
-  const std::vector<int32_t> & irregular_tokens() const { return irregular_; }
+  const std::vector<int32_t>& eog_tokens() const { return eog_; }
+  const std::vector<int32_t>& irregular_tokens() const { return irregular_; }
   // Tokens whose first byte is a UTF-8 continuation byte: the only ones that can follow a
   // token that ended inside a multi-byte character.
-  const std::vector<int32_t> & continuation_tokens() const { return continuation_; }
+  const std::vector<int32_t>& continuation_tokens() const { return continuation_; }
   // Bitset of the prefix-tree tokens with at least one complete code point.
-  const std::vector<uint64_t> & below_root_bits() const { return below_root_bits_; }
+  const std::vector<uint64_t>& below_root_bits() const { return below_root_bits_; }
   // Prefix-tree node a regular token ends at.
   uint32_t token_node(int32_t id) const { return token_node_[id]; }
   size_t max_token_cps() const { return max_cps_; }
   // Largest code point on any prefix-tree edge.
   uint32_t max_code_point() const { return max_cp_; }
   // Lazily built class slices of the prefix tree, shared by all users of this vocabulary.
-  SliceRegistry & slices() const { return *slices_; }
+  SliceRegistry& slices() const { return *slices_; }
   size_t memory_bytes() const;
 
  private:

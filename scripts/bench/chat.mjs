@@ -37,7 +37,8 @@ if (opt.help) {
   process.exit(0);
 }
 
-const { loadModel, loadNative, createTestModel, ChatSession } = await lib("index.js");
+const { loadModel, loadNative, ChatSession } = await lib("index.js");
+const { createTestModel } = await lib("runtime/gguf/test-model.js");
 
 const templatePath = join(ROOT, "deps", "llama.cpp", "models", "templates", `${opt.template}.jinja`);
 const template = readFileSync(templatePath, "utf8");

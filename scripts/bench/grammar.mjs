@@ -30,8 +30,6 @@ const VOCABS = [
   { name: "llama-bpe", label: "Llama 3 (128k)" },
   { name: "qwen2", label: "Qwen2 (152k)" },
 ];
-// Names the JSON-Schema converter may export (string or { gbnf } result).
-const CONVERTER_EXPORTS = ["jsonSchemaToGbnf", "schemaToGbnf", "jsonSchemaToGrammar", "schemaToGrammar", "convertJsonSchema"];
 
 function parseArgs(argv) {
   const opts = { schemas: 60, vocabs: VOCABS, reference: true, gbnfDir: null, maxSeconds: 0, json: false };
@@ -93,16 +91,8 @@ function firstValidInstance(path) {
 async function loadConverter() {
   const index = join(ROOT, "lib", "grammar", "index.js");
   if (!existsSync(index)) return null;
-  const mod = await import(index);
-  for (const name of CONVERTER_EXPORTS) {
-    if (typeof mod[name] === "function") {
-      return (schema) => {
-        const out = mod[name](schema);
-        return typeof out === "string" ? out : out?.gbnf;
-      };
-    }
-  }
-  return null;
+  const { jsonSchemaToGbnf } = await import(index);
+  return (schema) => jsonSchemaToGbnf(schema);
 }
 
 // Writes NAME.gbnf + NAME.txt cases into a temp dir; returns { dir, source, count }.

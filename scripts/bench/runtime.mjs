@@ -148,19 +148,12 @@ async function runDriver(model, sampling, driverReps = reps) {
 let toolwright;
 async function loadToolwright() {
   if (toolwright !== undefined) return toolwright;
-  // The package entry point; lib/runtime/index.js until the entry point re-exports the runtime.
-  const candidates = ["index.js", "runtime/index.js"];
-  const problems = [];
-  for (const file of candidates) {
-    try {
-      const lib = await import(pathToFileURL(join(ROOT, "lib", file)).href);
-      if (typeof lib.loadModel === "function") return (toolwright = lib);
-      problems.push(`lib/${file} does not export loadModel`);
-    } catch (e) {
-      problems.push(`cannot import lib/${file}: ${e.message.split("\n")[0]}`);
-    }
+  try {
+    toolwright = await import(pathToFileURL(join(ROOT, "lib", "index.js")).href);
+  } catch (e) {
+    toolwright = { error: `cannot import lib/index.js: ${e.message.split("\n")[0]} (run npm run build)` };
   }
-  return (toolwright = { error: `${problems.join("; ")} (run npm run build)` });
+  return toolwright;
 }
 
 const median = (xs) => {

@@ -3,7 +3,7 @@
  * worked out by rendering its template with probe conversations and diffing the results.
  *
  * @example
- * import { analyzeTemplate } from "./analysis/index.js";
+ * import { analyzeTemplate } from "toolwright/analysis";
  * const { reasoning, tools } = analyzeTemplate(source);
  */
 export { analyzeTemplate, type AnalyzeOptions } from "./analyze.js";

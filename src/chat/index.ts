@@ -4,7 +4,7 @@
  * (parseChatOutput) or streamed as deltas (ChatStreamParser).
  *
  * @example
- * import { generateChatParams, ChatStreamParser } from "./chat/index.js";
+ * import { generateChatParams, ChatStreamParser } from "toolwright/chat";
  * const params = generateChatParams(analysis, template, { messages, tools });
  * const stream = new ChatStreamParser(params);
  * stream.feed("<tool_call>\n{\"name\": \"get_weather\", ");

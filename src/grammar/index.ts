@@ -3,7 +3,7 @@
  * regexes and automata for string languages, and JSON Schema → GBNF.
  *
  * @example
- * import { jsonSchemaToGbnf, matchGbnf } from "./grammar/index.js";
+ * import { jsonSchemaToGbnf, matchGbnf } from "toolwright/grammar";
  * const g = jsonSchemaToGbnf({ type: "array", items: { type: "integer" } });
  * matchGbnf(g, "[1, 2]").ok; // true
  */

@@ -3,7 +3,7 @@
  * streaming) and the GBNF grammar that constrains its generation.
  *
  * @example
- * import { PegArena, parsePeg, pegToGbnf } from "./peg/index.js";
+ * import { PegArena, parsePeg, pegToGbnf } from "toolwright/peg";
  * const p = new PegArena();
  * const root = p.seq(p.capture("content", p.until("<call>")), p.end());
  * parsePeg(p, root, "hi").status; // "success"

@@ -2,7 +2,7 @@
  * Chat-template rendering with Python Jinja2 parity, plus capability detection.
  *
  * @example
- * import { ChatTemplate } from "./template/index.js";
+ * import { ChatTemplate } from "toolwright/template";
  * const tpl = new ChatTemplate(source);
  * tpl.render({ messages: [{ role: "user", content: "Hi" }] });
  */

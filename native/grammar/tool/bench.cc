@@ -14,7 +14,7 @@ namespace toolwright::grammar::tool {
 
 namespace {
 
-uint64_t mask_hash(const std::vector<uint64_t> & bits) {
+uint64_t mask_hash(const std::vector<uint64_t>& bits) {
   uint64_t h = 0x243F6A8885A308D3ULL;
   for (uint64_t w : bits) h = (h ^ w) * 0x100000001B3ULL + (h >> 29);
   return h;
@@ -27,7 +27,7 @@ struct Slow {
 };
 
 // A walk of up to `steps` tokens chosen by our engine (uniform over allowed, non-final tokens).
-std::vector<llama_token> random_walk(Matcher & m, const Vocab & v, int steps, uint64_t seed) {
+std::vector<llama_token> random_walk(Matcher& m, const Vocab& v, int steps, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::vector<uint64_t> bits(v.n_words());
   std::vector<llama_token> out;
@@ -52,9 +52,9 @@ std::vector<llama_token> random_walk(Matcher & m, const Vocab & v, int steps, ui
 
 }  // namespace
 
-int run_bench(const LoadedVocab & lv, const std::string & vocab_name, const std::vector<GrammarCase> & cases,
-              const BenchOptions & opt) {
-  const Vocab & v = *lv.engine_vocab;
+int run_bench(const LoadedVocab& lv, const std::string& vocab_name, const std::vector<GrammarCase>& cases,
+              const BenchOptions& opt) {
+  const Vocab& v = *lv.engine_vocab;
   const double t_start = now_us();
   std::vector<double> ours_mask, ours_accept, ours_compile, ref_mask, ref_compile;
   std::vector<Slow> slow;
@@ -64,9 +64,9 @@ int run_bench(const LoadedVocab & lv, const std::string & vocab_name, const std:
   copts.resolve_token = llama_token_resolver(lv.vocab);
   // TOOLWRIGHT_GRAMMAR_STEP_LOG=1: every mask of ours on stderr (time, prefix-tree nodes
   // visited, slices used, cache hits), for profiling slow steps.
-  const char * step_log_env = getenv("TOOLWRIGHT_GRAMMAR_STEP_LOG");
+  const char* step_log_env = getenv("TOOLWRIGHT_GRAMMAR_STEP_LOG");
   const bool step_log = step_log_env && *step_log_env && *step_log_env != '0';
-  for (const GrammarCase & c : cases) {
+  for (const GrammarCase& c : cases) {
     if (opt.max_seconds > 0 && (now_us() - t_start) / 1e6 > opt.max_seconds) break;
     double t0 = now_us();
     GrammarError err;
@@ -95,7 +95,7 @@ int run_bench(const LoadedVocab & lv, const std::string & vocab_name, const std:
     }
     if (seqs.empty()) seqs.push_back(random_walk(*m, v, opt.walk_steps, opt.seed));
 
-    for (const auto & seq : seqs) {
+    for (const auto& seq : seqs) {
       // Each engine runs the sequence in its own pass (llama.cpp's pass streams through the
       // whole candidate array, which would otherwise evict our tables between our masks);
       // masks are compared through hashes.
@@ -109,9 +109,9 @@ int run_bench(const LoadedVocab & lv, const std::string & vocab_name, const std:
         const double dt = now_us() - t0;
         ours_mask.push_back(dt);
         if (step_log) {
-          const MaskEngine::Stats & after = m->stats();
-          fprintf(stderr, "STEP %s %zu %.1f us nodes=%llu slices=%llu hit=%llu masks=%llu\n", c.name.c_str(), step, dt,
-                  static_cast<unsigned long long>(after.nodes_visited - before.nodes_visited),
+          const MaskEngine::Stats& after = m->stats();
+          fprintf(stderr, "STEP %s %zu %.1f us nodes=%llu slices=%llu hit=%llu masks=%llu\n", c.name.c_str(),
+                  step, dt, static_cast<unsigned long long>(after.nodes_visited - before.nodes_visited),
                   static_cast<unsigned long long>(after.slices_used - before.slices_used),
                   static_cast<unsigned long long>(after.cache_hits - before.cache_hits),
                   static_cast<unsigned long long>(after.masks - before.masks));
@@ -148,7 +148,7 @@ int run_bench(const LoadedVocab & lv, const std::string & vocab_name, const std:
       }
     }
   }
-  std::sort(slow.begin(), slow.end(), [](const Slow & a, const Slow & b) { return a.us > b.us; });
+  std::sort(slow.begin(), slow.end(), [](const Slow& a, const Slow& b) { return a.us > b.us; });
   std::string slowest = "[";
   for (size_t i = 0; i < slow.size() && i < 8; i++) {
     char buf[64];
@@ -156,12 +156,13 @@ int run_bench(const LoadedVocab & lv, const std::string & vocab_name, const std:
     slowest += (i ? "," : "") + std::string(buf) + json_str(slow[i].name) + "}";
   }
   slowest += "]";
-  printf("{\"mode\":\"bench\",\"vocab\":%s,\"vocab_tokens\":%zu,\"vocab_build_ms\":%.1f,\"cases\":%zu,"
-         "\"skipped\":%zu,\"rejected_texts\":%zu,\"mismatched_masks\":%zu,"
-         "\"ours\":{\"mask_us\":%s,\"accept_us\":%s,\"compile_us\":%s,\"slowest\":%s}",
-         json_str(vocab_name).c_str(), v.size(), lv.build_ms, n_cases, n_skipped, n_rejected_texts, n_mismatch,
-         json_summary(summarize(ours_mask)).c_str(), json_summary(summarize(ours_accept)).c_str(),
-         json_summary(summarize(ours_compile)).c_str(), slowest.c_str());
+  printf(
+      "{\"mode\":\"bench\",\"vocab\":%s,\"vocab_tokens\":%zu,\"vocab_build_ms\":%.1f,\"cases\":%zu,"
+      "\"skipped\":%zu,\"rejected_texts\":%zu,\"mismatched_masks\":%zu,"
+      "\"ours\":{\"mask_us\":%s,\"accept_us\":%s,\"compile_us\":%s,\"slowest\":%s}",
+      json_str(vocab_name).c_str(), v.size(), lv.build_ms, n_cases, n_skipped, n_rejected_texts, n_mismatch,
+      json_summary(summarize(ours_mask)).c_str(), json_summary(summarize(ours_accept)).c_str(),
+      json_summary(summarize(ours_compile)).c_str(), slowest.c_str());
   if (opt.reference) {
     printf(",\"llama\":{\"mask_us\":%s,\"compile_us\":%s}", json_summary(summarize(ref_mask)).c_str(),
            json_summary(summarize(ref_compile)).c_str());

@@ -18,7 +18,7 @@ struct BenchOptions {
 
 // Times masks, accepts and compiles for both engines over the same token sequences; prints one
 // JSON object. Returns 0 unless masks differed.
-int run_bench(const LoadedVocab & vocab, const std::string & vocab_name, const std::vector<GrammarCase> & cases,
-              const BenchOptions & options);
+int run_bench(const LoadedVocab& vocab, const std::string& vocab_name, const std::vector<GrammarCase>& cases,
+              const BenchOptions& options);
 
 }  // namespace toolwright::grammar::tool

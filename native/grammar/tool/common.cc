@@ -16,7 +16,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool read_file(const fs::path & p, std::string & out) {
+bool read_file(const fs::path& p, std::string& out) {
   std::ifstream f(p, std::ios::binary);
   if (!f) return false;
   std::stringstream ss;
@@ -25,7 +25,7 @@ bool read_file(const fs::path & p, std::string & out) {
   return true;
 }
 
-std::vector<std::string> split_texts(const std::string & s) {
+std::vector<std::string> split_texts(const std::string& s) {
   std::vector<std::string> out;
   const std::string sep = "\n\x1e\n";
   size_t start = 0;
@@ -38,7 +38,7 @@ std::vector<std::string> split_texts(const std::string & s) {
   return out;
 }
 
-bool load_case(const fs::path & p, std::vector<GrammarCase> & out, std::string * error) {
+bool load_case(const fs::path& p, std::vector<GrammarCase>& out, std::string* error) {
   GrammarCase c;
   c.name = p.string();
   if (!read_file(p, c.gbnf)) {
@@ -60,7 +60,7 @@ bool load_case(const fs::path & p, std::vector<GrammarCase> & out, std::string *
       if (line.rfind("pattern ", 0) == 0) {
         c.trigger_patterns.push_back(line.substr(8));
       } else if (line.rfind("token ", 0) == 0) {
-        char * end = nullptr;
+        char* end = nullptr;
         const long id = strtol(line.c_str() + 6, &end, 10);
         if (end == line.c_str() + 6 || *end != '\0' || id < 0) {
           *error = lazy.string() + ": bad token id in '" + line + "'";
@@ -79,17 +79,17 @@ bool load_case(const fs::path & p, std::vector<GrammarCase> & out, std::string *
 
 }  // namespace
 
-std::vector<GrammarCase> load_cases(const std::vector<std::string> & paths, std::string * error) {
+std::vector<GrammarCase> load_cases(const std::vector<std::string>& paths, std::string* error) {
   std::vector<GrammarCase> out;
-  for (const std::string & path : paths) {
+  for (const std::string& path : paths) {
     const fs::path p(path);
     if (fs::is_directory(p)) {
       std::vector<fs::path> files;
-      for (const auto & e : fs::directory_iterator(p)) {
+      for (const auto& e : fs::directory_iterator(p)) {
         if (e.is_regular_file() && e.path().extension() == ".gbnf") files.push_back(e.path());
       }
       std::sort(files.begin(), files.end());
-      for (const auto & f : files) {
+      for (const auto& f : files) {
         if (!load_case(f, out, error)) return {};
       }
     } else if (!load_case(p, out, error)) {
@@ -99,7 +99,7 @@ std::vector<GrammarCase> load_cases(const std::vector<std::string> & paths, std:
   return out;
 }
 
-bool load_vocab(const std::string & path, LoadedVocab & out, std::string * error) {
+bool load_vocab(const std::string& path, LoadedVocab& out, std::string* error) {
   llama_model_params params = llama_model_default_params();
   params.vocab_only = true;
   out.model = llama_model_load_from_file(path.c_str(), params);
@@ -114,7 +114,7 @@ bool load_vocab(const std::string & path, LoadedVocab & out, std::string * error
   return true;
 }
 
-std::vector<llama_token> tokenize(const llama_vocab * vocab, const std::string & text, bool parse_special) {
+std::vector<llama_token> tokenize(const llama_vocab* vocab, const std::string& text, bool parse_special) {
   std::vector<llama_token> toks(text.size() + 8);
   int32_t n = llama_tokenize(vocab, text.data(), static_cast<int32_t>(text.size()), toks.data(),
                              static_cast<int32_t>(toks.size()), false, parse_special);
@@ -127,16 +127,26 @@ std::vector<llama_token> tokenize(const llama_vocab * vocab, const std::string &
   return toks;
 }
 
-std::string json_str(const std::string & s) {
+std::string json_str(const std::string& s) {
   std::string out = "\"";
   char buf[8];
   for (unsigned char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (c < 0x20 || c >= 0x7F) {
           snprintf(buf, sizeof buf, "\\u%04x", c);
@@ -167,19 +177,20 @@ Summary summarize(std::vector<double> v) {
   return s;
 }
 
-std::string json_summary(const Summary & s) {
+std::string json_summary(const Summary& s) {
   char buf[256];
-  snprintf(buf, sizeof buf, "{\"n\":%zu,\"mean\":%.3f,\"p50\":%.3f,\"p99\":%.3f,\"max\":%.3f}", s.n, s.mean, s.p50,
-           s.p99, s.max);
+  snprintf(buf, sizeof buf, "{\"n\":%zu,\"mean\":%.3f,\"p50\":%.3f,\"p99\":%.3f,\"max\":%.3f}", s.n, s.mean,
+           s.p50, s.p99, s.max);
   return buf;
 }
 
 double now_us() {
-  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
 }
 
 // Every token checked against `pending`.
-void clear_ill_formed_slow(std::vector<uint64_t> & bits, const Vocab & v, const std::string & pending);
+void clear_ill_formed_slow(std::vector<uint64_t>& bits, const Vocab& v, const std::string& pending);
 
 bool well_formed_utf8_prefix(std::string_view bytes) {
   size_t i = 0;
@@ -192,14 +203,22 @@ bool well_formed_utf8_prefix(std::string_view bytes) {
     }
     int len = 0;
     uint8_t lo = 0x80, hi = 0xBF;  // the range of the second byte
-    if (b >= 0xC2 && b <= 0xDF) len = 2;
-    else if (b == 0xE0) len = 3, lo = 0xA0;
-    else if (b == 0xED) len = 3, hi = 0x9F;
-    else if (b >= 0xE1 && b <= 0xEF) len = 3;
-    else if (b == 0xF0) len = 4, lo = 0x90;
-    else if (b == 0xF4) len = 4, hi = 0x8F;
-    else if (b >= 0xF1 && b <= 0xF3) len = 4;
-    else return false;
+    if (b >= 0xC2 && b <= 0xDF)
+      len = 2;
+    else if (b == 0xE0)
+      len = 3, lo = 0xA0;
+    else if (b == 0xED)
+      len = 3, hi = 0x9F;
+    else if (b >= 0xE1 && b <= 0xEF)
+      len = 3;
+    else if (b == 0xF0)
+      len = 4, lo = 0x90;
+    else if (b == 0xF4)
+      len = 4, hi = 0x8F;
+    else if (b >= 0xF1 && b <= 0xF3)
+      len = 4;
+    else
+      return false;
     for (int k = 1; k < len; k++) {
       if (i + k >= bytes.size() || bytes[i + k] == '\0') return true;  // ends inside the sequence
       const uint8_t c = at(i + k);
@@ -210,7 +229,7 @@ bool well_formed_utf8_prefix(std::string_view bytes) {
   return true;
 }
 
-std::string pending_utf8(const std::string & text) {
+std::string pending_utf8(const std::string& text) {
   const size_t n = text.size();
   for (size_t back = 1; back <= 3 && back <= n; back++) {
     const auto b = static_cast<uint8_t>(text[n - back]);
@@ -221,15 +240,15 @@ std::string pending_utf8(const std::string & text) {
   return std::string();
 }
 
-void clear_ill_formed(std::vector<uint64_t> & bits, const Vocab & v, const std::string & pending) {
+void clear_ill_formed(std::vector<uint64_t>& bits, const Vocab& v, const std::string& pending) {
   // Most steps have nothing pending: the tokens ill-formed on their own are found once per vocabulary.
-  static const Vocab * alone_for = nullptr;
+  static const Vocab* alone_for = nullptr;
   static std::vector<uint64_t> ill_alone;
   if (pending.empty()) {
     if (alone_for != &v) {
       ill_alone.assign(v.n_words(), ~uint64_t{0});
       clear_ill_formed_slow(ill_alone, v, pending);
-      for (auto & w : ill_alone) w = ~w;  // set = ill-formed on its own
+      for (auto& w : ill_alone) w = ~w;  // set = ill-formed on its own
       alone_for = &v;
     }
     for (size_t w = 0; w < bits.size() && w < ill_alone.size(); w++) bits[w] &= ~ill_alone[w];
@@ -238,7 +257,7 @@ void clear_ill_formed(std::vector<uint64_t> & bits, const Vocab & v, const std::
   clear_ill_formed_slow(bits, v, pending);
 }
 
-void clear_ill_formed_slow(std::vector<uint64_t> & bits, const Vocab & v, const std::string & pending) {
+void clear_ill_formed_slow(std::vector<uint64_t>& bits, const Vocab& v, const std::string& pending) {
   std::string buf = pending;
   for (size_t id = 0; id < v.size(); id++) {
     if (!((bits[id >> 6] >> (id & 63)) & 1) || v.is_eog(static_cast<int32_t>(id))) continue;

@@ -27,28 +27,29 @@ struct GrammarCase {
 };
 
 // Reads .gbnf files and directories (non-recursive) in the given order.
-std::vector<GrammarCase> load_cases(const std::vector<std::string> & paths, std::string * error);
+std::vector<GrammarCase> load_cases(const std::vector<std::string>& paths, std::string* error);
 
 struct LoadedVocab {
-  llama_model * model = nullptr;
-  const llama_vocab * vocab = nullptr;
+  llama_model* model = nullptr;
+  const llama_vocab* vocab = nullptr;
   std::shared_ptr<const Vocab> engine_vocab;
   double build_ms = 0;  // time to preprocess the vocabulary for our engine
 };
-bool load_vocab(const std::string & path, LoadedVocab & out, std::string * error);
+bool load_vocab(const std::string& path, LoadedVocab& out, std::string* error);
 
 // parse_special: text like "<|im_end|>" becomes the special token, as in a model's output.
-std::vector<llama_token> tokenize(const llama_vocab * vocab, const std::string & text, bool parse_special = false);
+std::vector<llama_token> tokenize(const llama_vocab* vocab, const std::string& text,
+                                  bool parse_special = false);
 
 // JSON string literal (bytes that are not valid UTF-8 become \u00XX escapes of the byte).
-std::string json_str(const std::string & s);
+std::string json_str(const std::string& s);
 
 struct Summary {
   double mean = 0, p50 = 0, p99 = 0, max = 0;
   size_t n = 0;
 };
 Summary summarize(std::vector<double> v);
-std::string json_summary(const Summary & s);
+std::string json_summary(const Summary& s);
 
 double now_us();
 
@@ -58,10 +59,10 @@ double now_us();
 bool well_formed_utf8_prefix(std::string_view bytes);
 
 // The incomplete UTF-8 sequence `text` ends with ("" when it ends on a whole character).
-std::string pending_utf8(const std::string & text);
+std::string pending_utf8(const std::string& text);
 
 // Clears in `bits` every token that, following `pending`, would not be well-formed UTF-8: the
 // tokens our engine refuses where llama.cpp's lenient decoder lets them through.
-void clear_ill_formed(std::vector<uint64_t> & bits, const Vocab & v, const std::string & pending);
+void clear_ill_formed(std::vector<uint64_t>& bits, const Vocab& v, const std::string& pending);
 
 }  // namespace toolwright::grammar::tool

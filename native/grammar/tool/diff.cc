@@ -15,19 +15,19 @@ namespace toolwright::grammar::tool {
 
 namespace {
 
-uint64_t mask_hash(const std::vector<uint64_t> & bits) {
+uint64_t mask_hash(const std::vector<uint64_t>& bits) {
   uint64_t h = 0x243F6A8885A308D3ULL;
   for (uint64_t w : bits) h = (h ^ w) * 0x100000001B3ULL + (h >> 29);
   return h;
 }
 
-uint64_t name_hash(const std::string & s) {
+uint64_t name_hash(const std::string& s) {
   uint64_t h = 1469598103934665603ULL;
   for (unsigned char c : s) h = (h ^ c) * 1099511628211ULL;
   return h;
 }
 
-std::vector<int32_t> allowed_ids(const std::vector<uint64_t> & bits, size_t n) {
+std::vector<int32_t> allowed_ids(const std::vector<uint64_t>& bits, size_t n) {
   std::vector<int32_t> ids;
   for (size_t w = 0; w < bits.size(); w++) {
     for (uint64_t x = bits[w]; x; x &= x - 1) {
@@ -40,7 +40,7 @@ std::vector<int32_t> allowed_ids(const std::vector<uint64_t> & bits, size_t n) {
 
 // Mostly uniform over allowed tokens; sometimes a one-byte token or the end of generation, so
 // walks also close structures and finish.
-int32_t pick(const std::vector<int32_t> & ids, const Vocab & v, std::mt19937_64 & rng) {
+int32_t pick(const std::vector<int32_t>& ids, const Vocab& v, std::mt19937_64& rng) {
   std::uniform_real_distribution<double> u(0, 1);
   const double r = u(rng);
   if (r < 0.15) {
@@ -69,8 +69,9 @@ struct CaseResult {
   std::string detail;  // JSON object describing the divergence
 };
 
-std::string describe_divergence(const std::string & name, int walk, size_t step, const std::vector<uint64_t> & ours,
-                                const std::vector<uint64_t> & ref, const Vocab & v, const std::string & prefix) {
+std::string describe_divergence(const std::string& name, int walk, size_t step,
+                                const std::vector<uint64_t>& ours, const std::vector<uint64_t>& ref,
+                                const Vocab& v, const std::string& prefix) {
   std::string tokens = "[";
   int shown = 0;
   for (size_t id = 0; id < v.size() && shown < 8; id++) {
@@ -80,36 +81,39 @@ std::string describe_divergence(const std::string & name, int walk, size_t step,
     tokens += "{\"id\":" + std::to_string(id) + ",\"bytes\":" + json_str(v.piece(static_cast<int32_t>(id))) +
               ",\"allowed_by\":\"" + (a ? "ours" : "llama") + "\"}";
     fprintf(stderr, "DIVERGENCE %s walk %d step %zu: token %zu %s allowed only by %s (text so far %s)\n",
-            name.c_str(), walk, step, id, json_str(v.piece(static_cast<int32_t>(id))).c_str(), a ? "ours" : "llama",
-            json_str(prefix).c_str());
+            name.c_str(), walk, step, id, json_str(v.piece(static_cast<int32_t>(id))).c_str(),
+            a ? "ours" : "llama", json_str(prefix).c_str());
   }
   tokens += "]";
-  return "{\"grammar\":" + json_str(name) + ",\"walk\":" + std::to_string(walk) + ",\"step\":" +
-         std::to_string(step) + ",\"prefix\":" + json_str(prefix) + ",\"tokens\":" + tokens + "}";
+  return "{\"grammar\":" + json_str(name) + ",\"walk\":" + std::to_string(walk) +
+         ",\"step\":" + std::to_string(step) + ",\"prefix\":" + json_str(prefix) + ",\"tokens\":" + tokens +
+         "}";
 }
 
 }  // namespace
 
-int run_diff(const LoadedVocab & lv, const std::vector<GrammarCase> & cases, const DiffOptions & opt) {
-  const Vocab & v = *lv.engine_vocab;
+int run_diff(const LoadedVocab& lv, const std::vector<GrammarCase>& cases, const DiffOptions& opt) {
+  const Vocab& v = *lv.engine_vocab;
   const double t_start = now_us();
   size_t n_grammars = 0, n_walks = 0, n_steps = 0, n_invalid_both = 0;
   std::vector<std::string> divergences, validity, notes;
   std::vector<uint64_t> ours_bits(v.n_words()), ref_bits;
   CompileOptions copts;
   copts.resolve_token = llama_token_resolver(lv.vocab);
-  for (const GrammarCase & c : cases) {
+  for (const GrammarCase& c : cases) {
     if (opt.max_seconds > 0 && (now_us() - t_start) / 1e6 > opt.max_seconds) {
       notes.push_back("time budget reached before " + c.name);
       break;
     }
     // A case's own triggers (X.lazy) win over the command line's.
-    const std::vector<std::string> & patterns = c.has_lazy ? c.trigger_patterns : opt.trigger_patterns;
-    const std::vector<int32_t> & trigger_tokens = c.has_lazy ? c.trigger_tokens : opt.trigger_tokens;
+    const std::vector<std::string>& patterns = c.has_lazy ? c.trigger_patterns : opt.trigger_patterns;
+    const std::vector<int32_t>& trigger_tokens = c.has_lazy ? c.trigger_tokens : opt.trigger_tokens;
     bool tokens_in_vocab = true;
-    for (int32_t id : trigger_tokens) tokens_in_vocab = tokens_in_vocab && id >= 0 && static_cast<size_t>(id) < v.size();
+    for (int32_t id : trigger_tokens)
+      tokens_in_vocab = tokens_in_vocab && id >= 0 && static_cast<size_t>(id) < v.size();
     if (!tokens_in_vocab) {
-      validity.push_back("{\"grammar\":" + json_str(c.name) + ",\"detail\":\"trigger token outside the vocabulary\"}");
+      validity.push_back("{\"grammar\":" + json_str(c.name) +
+                         ",\"detail\":\"trigger token outside the vocabulary\"}");
       continue;
     }
     GrammarError err;
@@ -120,7 +124,8 @@ int run_diff(const LoadedVocab & lv, const std::vector<GrammarCase> & cases, con
       if (!grammar && !ref.ok()) {
         n_invalid_both++;
       } else {
-        const std::string why = grammar ? "llama rejected it, ours compiled it" : "ours rejected it: " + err.to_string();
+        const std::string why =
+            grammar ? "llama rejected it, ours compiled it" : "ours rejected it: " + err.to_string();
         validity.push_back("{\"grammar\":" + json_str(c.name) + ",\"detail\":" + json_str(why) + "}");
         fprintf(stderr, "VALIDITY %s: %s\n", c.name.c_str(), why.c_str());
       }
@@ -138,10 +143,10 @@ int run_diff(const LoadedVocab & lv, const std::vector<GrammarCase> & cases, con
     spec.root = opt.root;
     spec.lazy = lazy;
     std::string adapter_error;
-    llama_sampler * adapter = make_llama_sampler(lv.vocab, spec, &adapter_error);
+    llama_sampler* adapter = make_llama_sampler(lv.vocab, spec, &adapter_error);
     if (!adapter) {
-      divergences.push_back("{\"grammar\":" + json_str(c.name) + ",\"detail\":" +
-                            json_str("sampler adapter failed: " + adapter_error) + "}");
+      divergences.push_back("{\"grammar\":" + json_str(c.name) +
+                            ",\"detail\":" + json_str("sampler adapter failed: " + adapter_error) + "}");
     }
     std::vector<llama_token_data> cur(v.size());
     std::mt19937_64 rng(opt.seed ^ name_hash(c.name));
@@ -157,7 +162,8 @@ int run_diff(const LoadedVocab & lv, const std::vector<GrammarCase> & cases, con
       n_walks++;
       const bool full_text = w < n_text;
       std::vector<llama_token> script;
-      if (w < n_text + n_branch) script = tokenize(lv.vocab, c.texts[w < n_text ? w : (w - n_text) % n_text], opt.special_texts);
+      if (w < n_text + n_branch)
+        script = tokenize(lv.vocab, c.texts[w < n_text ? w : (w - n_text) % n_text], opt.special_texts);
       const size_t follow = full_text ? script.size() : script.empty() ? 0 : rng() % (script.size() + 1);
       std::string prefix;
       std::vector<uint64_t> hashes;
@@ -177,14 +183,16 @@ int run_diff(const LoadedVocab & lv, const std::vector<GrammarCase> & cases, con
         }
         hashes.push_back(mask_hash(ours_bits));
         if (adapter) {
-          for (size_t i = 0; i < cur.size(); i++) cur[i] = llama_token_data{static_cast<llama_token>(i), 0.0f, 0.0f};
+          for (size_t i = 0; i < cur.size(); i++)
+            cur[i] = llama_token_data{static_cast<llama_token>(i), 0.0f, 0.0f};
           llama_token_data_array arr{cur.data(), cur.size(), -1, false};
           llama_sampler_apply(adapter, &arr);
           for (size_t i = 0; i < cur.size(); i++) {
             const bool allowed = cur[i].logit != -INFINITY;
             if (allowed != (((ours_bits[i >> 6] >> (i & 63)) & 1) != 0)) {
               divergences.push_back("{\"grammar\":" + json_str(c.name) + ",\"walk\":" + std::to_string(w) +
-                                    ",\"step\":" + std::to_string(step) + ",\"detail\":\"sampler adapter mask differs\"}");
+                                    ",\"step\":" + std::to_string(step) +
+                                    ",\"detail\":\"sampler adapter mask differs\"}");
               diverged = true;
               break;
             }
@@ -198,7 +206,8 @@ int run_diff(const LoadedVocab & lv, const std::vector<GrammarCase> & cases, con
           if (step >= script.size()) break;
           tok = script[step];
           if (!((ours_bits[tok >> 6] >> (tok & 63)) & 1)) {
-            notes.push_back(c.name + ": text " + std::to_string(w) + " rejected by both at step " + std::to_string(step));
+            notes.push_back(c.name + ": text " + std::to_string(w) + " rejected by both at step " +
+                            std::to_string(step));
             break;
           }
         } else {
@@ -209,9 +218,11 @@ int run_diff(const LoadedVocab & lv, const std::vector<GrammarCase> & cases, con
         const bool a = m.accept(tok), b = ref.accept(tok, &ref_err);
         if (a != b) {
           const std::string d = "{\"grammar\":" + json_str(c.name) + ",\"walk\":" + std::to_string(w) +
-                                ",\"step\":" + std::to_string(step) + ",\"accept_token\":" + std::to_string(tok) +
-                                ",\"accepted_by\":\"" + (a ? "ours" : "llama") + "\"}";
-          fprintf(stderr, "DIVERGENCE %s walk %d step %zu: accept(%d) differs\n", c.name.c_str(), w, step, tok);
+                                ",\"step\":" + std::to_string(step) +
+                                ",\"accept_token\":" + std::to_string(tok) + ",\"accepted_by\":\"" +
+                                (a ? "ours" : "llama") + "\"}";
+          fprintf(stderr, "DIVERGENCE %s walk %d step %zu: accept(%d) differs\n", c.name.c_str(), w, step,
+                  tok);
           divergences.push_back(d);
           diverged = true;
           break;
@@ -220,8 +231,9 @@ int run_diff(const LoadedVocab & lv, const std::vector<GrammarCase> & cases, con
         if (adapter) {
           try {
             llama_sampler_accept(adapter, tok);
-          } catch (const std::exception & e) {
-            divergences.push_back("{\"grammar\":" + json_str(c.name) + ",\"detail\":" + json_str(std::string("sampler adapter accept threw: ") + e.what()) + "}");
+          } catch (const std::exception& e) {
+            divergences.push_back("{\"grammar\":" + json_str(c.name) + ",\"detail\":" +
+                                  json_str(std::string("sampler adapter accept threw: ") + e.what()) + "}");
             diverged = true;
             break;
           }
@@ -234,13 +246,15 @@ int run_diff(const LoadedVocab & lv, const std::vector<GrammarCase> & cases, con
         const size_t n = 1 + rng() % taken.size();
         const size_t at = taken.size() - n;
         if (!m.rollback(n)) {
-          divergences.push_back("{\"grammar\":" + json_str(c.name) + ",\"rollback\":" + std::to_string(n) + ",\"detail\":\"rollback refused\"}");
+          divergences.push_back("{\"grammar\":" + json_str(c.name) + ",\"rollback\":" + std::to_string(n) +
+                                ",\"detail\":\"rollback refused\"}");
           diverged = true;
           break;
         }
         m.fill_mask(ours_bits.data());
         if (mask_hash(ours_bits) != hashes[at]) {
-          fprintf(stderr, "DIVERGENCE %s walk %d: mask after rollback to step %zu differs\n", c.name.c_str(), w, at);
+          fprintf(stderr, "DIVERGENCE %s walk %d: mask after rollback to step %zu differs\n", c.name.c_str(),
+                  w, at);
           divergences.push_back("{\"grammar\":" + json_str(c.name) + ",\"walk\":" + std::to_string(w) +
                                 ",\"rollback_to_step\":" + std::to_string(at) + "}");
           diverged = true;
@@ -252,15 +266,17 @@ int run_diff(const LoadedVocab & lv, const std::vector<GrammarCase> & cases, con
     if (adapter) llama_sampler_free(adapter);
     if (opt.verbose) fprintf(stderr, "ok %s\n", c.name.c_str());
   }
-  auto join = [](const std::vector<std::string> & xs, bool quote) {
+  auto join = [](const std::vector<std::string>& xs, bool quote) {
     std::string s = "[";
     for (size_t i = 0; i < xs.size(); i++) s += (i ? "," : "") + (quote ? json_str(xs[i]) : xs[i]);
     return s + "]";
   };
-  printf("{\"mode\":\"diff\",\"vocab_tokens\":%zu,\"grammars\":%zu,\"invalid_both\":%zu,\"walks\":%zu,\"steps\":%zu,"
-         "\"seconds\":%.2f,\"divergences\":%s,\"validity_mismatches\":%s,\"notes\":%s}\n",
-         v.size(), n_grammars, n_invalid_both, n_walks, n_steps, (now_us() - t_start) / 1e6,
-         join(divergences, false).c_str(), join(validity, false).c_str(), join(notes, true).c_str());
+  printf(
+      "{\"mode\":\"diff\",\"vocab_tokens\":%zu,\"grammars\":%zu,\"invalid_both\":%zu,\"walks\":%zu,\"steps\":"
+      "%zu,"
+      "\"seconds\":%.2f,\"divergences\":%s,\"validity_mismatches\":%s,\"notes\":%s}\n",
+      v.size(), n_grammars, n_invalid_both, n_walks, n_steps, (now_us() - t_start) / 1e6,
+      join(divergences, false).c_str(), join(validity, false).c_str(), join(notes, true).c_str());
   return divergences.empty() && validity.empty() ? 0 : 1;
 }
 

@@ -9,7 +9,7 @@
 
 namespace toolwright::grammar::tool {
 
-int run_check(const llama_vocab * vocab, const std::vector<GrammarCase> & cases, const std::string & root) {
+int run_check(const llama_vocab* vocab, const std::vector<GrammarCase>& cases, const std::string& root) {
   CompileOptions opts;
   if (vocab) opts.resolve_token = llama_token_resolver(vocab);
   std::string out = "[";
@@ -29,7 +29,7 @@ int run_check(const llama_vocab * vocab, const std::vector<GrammarCase> & cases,
   return 0;
 }
 
-int run_trace(const LoadedVocab & lv, const GrammarCase & c, const TraceOptions & opt) {
+int run_trace(const LoadedVocab& lv, const GrammarCase& c, const TraceOptions& opt) {
   CompileOptions copts;
   copts.resolve_token = llama_token_resolver(lv.vocab);
   GrammarError err;
@@ -39,7 +39,7 @@ int run_trace(const LoadedVocab & lv, const GrammarCase & c, const TraceOptions 
     return 1;
   }
   Matcher m(g, lv.engine_vocab, opt.lazy);
-  const Vocab & v = *lv.engine_vocab;
+  const Vocab& v = *lv.engine_vocab;
   std::vector<uint64_t> bits(v.n_words());
   std::vector<llama_token> toks;
   if (opt.hex) {
@@ -60,8 +60,8 @@ int run_trace(const LoadedVocab & lv, const GrammarCase & c, const TraceOptions 
   } else {
     // Special tokens in the text (e.g. "<|eot_id|>") become single tokens.
     toks.resize(opt.text.size() + 8);
-    const int32_t n = llama_tokenize(lv.vocab, opt.text.data(), static_cast<int32_t>(opt.text.size()), toks.data(),
-                                     static_cast<int32_t>(toks.size()), false, true);
+    const int32_t n = llama_tokenize(lv.vocab, opt.text.data(), static_cast<int32_t>(opt.text.size()),
+                                     toks.data(), static_cast<int32_t>(toks.size()), false, true);
     toks.resize(n > 0 ? static_cast<size_t>(n) : 0);
   }
   std::string steps = "[";
@@ -75,7 +75,8 @@ int run_trace(const LoadedVocab & lv, const GrammarCase & c, const TraceOptions 
     steps += i ? "," : "";
     steps += "{\"token\":" + std::to_string(t) + ",\"piece\":" + json_str(v.piece(t)) +
              ",\"n_allowed\":" + std::to_string(n_allowed) + ",\"allowed\":" + (allowed ? "true" : "false") +
-             ",\"accepted\":" + (accepted ? "true" : "false") + ",\"active\":" + (m.is_active() ? "true" : "false") +
+             ",\"accepted\":" + (accepted ? "true" : "false") +
+             ",\"active\":" + (m.is_active() ? "true" : "false") +
              ",\"accepting\":" + (m.is_accepting() ? "true" : "false") + "}";
   }
   steps += "]";
@@ -85,14 +86,17 @@ int run_trace(const LoadedVocab & lv, const GrammarCase & c, const TraceOptions 
   std::string rollback = "null";
   if (opt.rollback > 0) {
     const bool ok = m.rollback(static_cast<size_t>(opt.rollback));
-    rollback = std::string("{\"ok\":") + (ok ? "true" : "false") + ",\"n_accepted\":" + std::to_string(m.n_accepted()) +
-               ",\"active\":" + (m.is_active() ? "true" : "false") + ",\"accepting\":" +
-               (m.is_accepting() ? "true" : "false") + "}";
+    rollback = std::string("{\"ok\":") + (ok ? "true" : "false") +
+               ",\"n_accepted\":" + std::to_string(m.n_accepted()) +
+               ",\"active\":" + (m.is_active() ? "true" : "false") +
+               ",\"accepting\":" + (m.is_accepting() ? "true" : "false") + "}";
   }
-  printf("{\"ok\":true,\"n_vocab\":%zu,\"steps\":%s,\"final\":{\"accepting\":%s,\"eog_allowed\":%s,\"n_accepted\":%zu},"
-         "\"rollback\":%s}\n",
-         v.size(), steps.c_str(), m.is_accepting() ? "true" : "false", eog_allowed ? "true" : "false", m.n_accepted(),
-         rollback.c_str());
+  printf(
+      "{\"ok\":true,\"n_vocab\":%zu,\"steps\":%s,\"final\":{\"accepting\":%s,\"eog_allowed\":%s,\"n_"
+      "accepted\":%zu},"
+      "\"rollback\":%s}\n",
+      v.size(), steps.c_str(), m.is_accepting() ? "true" : "false", eog_allowed ? "true" : "false",
+      m.n_accepted(), rollback.c_str());
   return 0;
 }
 

@@ -5,20 +5,21 @@
 
 namespace toolwright::grammar::tool {
 
-LlamaReference::LlamaReference(const llama_vocab * vocab, const std::string & gbnf, const std::string & root,
-                               const std::vector<std::string> & trigger_patterns,
-                               const std::vector<llama_token> & trigger_tokens)
+LlamaReference::LlamaReference(const llama_vocab* vocab, const std::string& gbnf, const std::string& root,
+                               const std::vector<std::string>& trigger_patterns,
+                               const std::vector<llama_token>& trigger_tokens)
     : n_vocab_(llama_vocab_n_tokens(vocab)) {
   try {
     if (trigger_patterns.empty() && trigger_tokens.empty()) {
       smpl_ = llama_sampler_init_grammar(vocab, gbnf.c_str(), root.c_str());
     } else {
-      std::vector<const char *> pats;
-      for (const std::string & p : trigger_patterns) pats.push_back(p.c_str());
-      smpl_ = llama_sampler_init_grammar_lazy_patterns(vocab, gbnf.c_str(), root.c_str(), pats.data(), pats.size(),
-                                                       trigger_tokens.data(), trigger_tokens.size());
+      std::vector<const char*> pats;
+      for (const std::string& p : trigger_patterns) pats.push_back(p.c_str());
+      smpl_ =
+          llama_sampler_init_grammar_lazy_patterns(vocab, gbnf.c_str(), root.c_str(), pats.data(),
+                                                   pats.size(), trigger_tokens.data(), trigger_tokens.size());
     }
-  } catch (const std::exception &) {
+  } catch (const std::exception&) {
     smpl_ = nullptr;
   }
   cur_.resize(static_cast<size_t>(n_vocab_));
@@ -35,7 +36,7 @@ void LlamaReference::prepare() {
 
 void LlamaReference::apply_only() { llama_sampler_apply(smpl_, &arr_); }
 
-void LlamaReference::read_mask(std::vector<uint64_t> & bits) const {
+void LlamaReference::read_mask(std::vector<uint64_t>& bits) const {
   bits.assign((static_cast<size_t>(n_vocab_) + 63) / 64, 0);
   for (size_t i = 0; i < arr_.size; i++) {
     const llama_token id = arr_.data[i].id;
@@ -43,17 +44,17 @@ void LlamaReference::read_mask(std::vector<uint64_t> & bits) const {
   }
 }
 
-void LlamaReference::mask(std::vector<uint64_t> & bits) {
+void LlamaReference::mask(std::vector<uint64_t>& bits) {
   prepare();
   apply_only();
   read_mask(bits);
 }
 
-bool LlamaReference::accept(llama_token token, std::string * error) {
+bool LlamaReference::accept(llama_token token, std::string* error) {
   try {
     llama_sampler_accept(smpl_, token);
     return true;
-  } catch (const std::exception & e) {
+  } catch (const std::exception& e) {
     if (error) *error = e.what();
     return false;
   }

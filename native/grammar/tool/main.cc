@@ -1,13 +1,15 @@
 // toolwright-grammar-tool: differential test, bench and inspection of our GBNF engine.
 //
 //   diff  --vocab V.gguf [--walks N] [--steps N] [--seed S] [--max-seconds S] [--root NAME]
-//         [--rollbacks N] [--branch-walks N] [--special-texts] [--trigger-pattern REGEX]... [--trigger-token ID]... [-v] PATH...
+//         [--rollbacks N] [--branch-walks N] [--special-texts] [--trigger-pattern REGEX]... [--trigger-token
+//         ID]... [-v] PATH...
 //       Both engines walk the same token sequences; masks must match at every step.
 //   bench --vocab V.gguf [--no-reference] [--walk-steps N] [--texts N] [--max-seconds S] PATH...
 //       Per-mask, per-accept and compile times of both engines.
 //   check [--vocab V.gguf] [--root NAME] PATH...
 //       Compile only; report errors with line, column and rule.
-//   trace --vocab V.gguf (--text TEXT | --hex BYTES) [--bytes] [--rollback N] [--lazy] [--trigger-pattern P]...
+//   trace --vocab V.gguf (--text TEXT | --hex BYTES) [--bytes] [--rollback N] [--lazy] [--trigger-pattern
+//   P]...
 //         [--trigger-token ID]... [--trigger-word W]... [--reasoning-end S] GRAMMAR
 //       Step one text through a matcher and report every decision.
 //   tokenize --vocab V.gguf TEXT...
@@ -31,17 +33,19 @@ using namespace toolwright::grammar::tool;
 
 namespace {
 
-void quiet_log(ggml_log_level, const char *, void *) {}
+void quiet_log(ggml_log_level, const char*, void*) {}
 
-int usage(const std::string & why) {
-  fprintf(stderr, "toolwright-grammar-tool: %s\nusage: toolwright-grammar-tool diff|bench|check|trace [options] PATH...\n",
+int usage(const std::string& why) {
+  fprintf(stderr,
+          "toolwright-grammar-tool: %s\nusage: toolwright-grammar-tool diff|bench|check|trace [options] "
+          "PATH...\n",
           why.c_str());
   return 2;
 }
 
 }  // namespace
 
-int main(int argc, char ** argv) {
+int main(int argc, char** argv) {
   if (argc < 2) return usage("missing mode");
   const std::string mode = argv[1];
   if (mode != "diff" && mode != "bench" && mode != "check" && mode != "trace" && mode != "tokenize") {
@@ -61,15 +65,24 @@ int main(int argc, char ** argv) {
       }
       return argv[++i];
     };
-    if (a == "--vocab") vocab_path = value();
-    else if (a == "--walks") d.walks = atoi(value().c_str());
-    else if (a == "--steps") d.max_steps = atoi(value().c_str());
-    else if (a == "--seed") d.seed = b.seed = strtoull(value().c_str(), nullptr, 10);
-    else if (a == "--max-seconds") d.max_seconds = b.max_seconds = atof(value().c_str());
-    else if (a == "--root") root = value();
-    else if (a == "--rollbacks") d.rollbacks = atoi(value().c_str());
-    else if (a == "--branch-walks") d.branch_walks = atoi(value().c_str());
-    else if (a == "--special-texts") d.special_texts = true;
+    if (a == "--vocab")
+      vocab_path = value();
+    else if (a == "--walks")
+      d.walks = atoi(value().c_str());
+    else if (a == "--steps")
+      d.max_steps = atoi(value().c_str());
+    else if (a == "--seed")
+      d.seed = b.seed = strtoull(value().c_str(), nullptr, 10);
+    else if (a == "--max-seconds")
+      d.max_seconds = b.max_seconds = atof(value().c_str());
+    else if (a == "--root")
+      root = value();
+    else if (a == "--rollbacks")
+      d.rollbacks = atoi(value().c_str());
+    else if (a == "--branch-walks")
+      d.branch_walks = atoi(value().c_str());
+    else if (a == "--special-texts")
+      d.special_texts = true;
     else if (a == "--trigger-pattern") {
       const std::string p = value();
       d.trigger_patterns.push_back(p);
@@ -78,22 +91,33 @@ int main(int argc, char ** argv) {
       const int id = atoi(value().c_str());
       d.trigger_tokens.push_back(id);
       t.lazy.trigger_tokens.push_back(id);
-    } else if (a == "--trigger-word") t.lazy.trigger_words.push_back(value());
-    else if (a == "--reasoning-end") t.lazy.reasoning_end = value();
-    else if (a == "--lazy") t.lazy.lazy = true;
-    else if (a == "--text") t.text = value();
+    } else if (a == "--trigger-word")
+      t.lazy.trigger_words.push_back(value());
+    else if (a == "--reasoning-end")
+      t.lazy.reasoning_end = value();
+    else if (a == "--lazy")
+      t.lazy.lazy = true;
+    else if (a == "--text")
+      t.text = value();
     else if (a == "--hex") {
       t.text = value();
       t.hex = true;
-    }
-    else if (a == "--bytes") t.bytes = true;
-    else if (a == "--rollback") t.rollback = atoi(value().c_str());
-    else if (a == "--walk-steps") b.walk_steps = atoi(value().c_str());
-    else if (a == "--texts") b.texts_per_case = atoi(value().c_str());
-    else if (a == "--no-reference") b.reference = false;
-    else if (a == "-v") d.verbose = true;
-    else if (!a.empty() && a[0] == '-') return usage("unknown option " + a);
-    else paths.push_back(a);
+    } else if (a == "--bytes")
+      t.bytes = true;
+    else if (a == "--rollback")
+      t.rollback = atoi(value().c_str());
+    else if (a == "--walk-steps")
+      b.walk_steps = atoi(value().c_str());
+    else if (a == "--texts")
+      b.texts_per_case = atoi(value().c_str());
+    else if (a == "--no-reference")
+      b.reference = false;
+    else if (a == "-v")
+      d.verbose = true;
+    else if (!a.empty() && a[0] == '-')
+      return usage("unknown option " + a);
+    else
+      paths.push_back(a);
   }
   d.root = b.root = t.root = root;
   // Any trigger makes the traced grammar lazy.

@@ -2,7 +2,7 @@
  * GGUF files: read header/metadata/tensor infos, write GGUF v3, generate random-weight test models.
  *
  * @example
- * import { readGgufMetadata, ggufString } from "./runtime/gguf/index.js";
+ * import { readGgufMetadata, ggufString } from "toolwright/gguf";
  * const template = ggufString(await readGgufMetadata("model.gguf"), "tokenizer.chat_template");
  */
 export { readGguf, readGgufMetadata } from "./reader.js";

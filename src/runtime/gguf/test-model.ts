@@ -93,6 +93,7 @@ const CHUNK_ELEMENTS = 1 << 20;
  * Writes a random-weight llama model with a real tokenizer and an optional chat template.
  *
  * @example
+ * import { createTestModel } from "toolwright/testing";
  * await createTestModel({
  *   vocabPath: "deps/llama.cpp/models/ggml-vocab-qwen2.gguf",
  *   chatTemplate: await readFile("deps/llama.cpp/models/templates/Qwen-Qwen3-0.6B.jinja", "utf8"),
