@@ -14,8 +14,6 @@ namespace toolwright {
 namespace {
 
 const napi_type_tag kContextStateTag = {0x3f6b1c9e8d2a4705ULL, 0xb4e2917c5d0f3a68ULL};
-constexpr const char* kContextFull = "TOOLWRIGHT_CONTEXT_FULL";
-constexpr const char* kDecodeFailed = "TOOLWRIGHT_DECODE_FAILED";
 
 // A new decode or step clears an old cancel(), but not after a step that decodes ahead: a
 // cancel() between such a step and the next one is meant for the generation they belong to, so
@@ -111,7 +109,7 @@ bool ContextState::Decode(const std::vector<llama_token>& input, std::string* co
     decode_threads.store(static_cast<uint32_t>(decode_thread_ids_.size()));
   }
   if (tokens.size() + input.size() > n_ctx) {
-    *code = kContextFull;
+    *code = codes::kContextFull;
     *error = "the context is full: " + std::to_string(tokens.size()) + " tokens in it + " +
              std::to_string(input.size()) + " new > contextSize " + std::to_string(n_ctx);
     return false;
@@ -139,10 +137,10 @@ bool ContextState::Decode(const std::vector<llama_token>& input, std::string* co
         *code = codes::kAbort;
         *error = "decoding was aborted";
       } else if (status == 1) {
-        *code = kContextFull;
+        *code = codes::kContextFull;
         *error = "no room in the KV cache for the batch (llama_decode returned 1)";
       } else {
-        *code = kDecodeFailed;
+        *code = codes::kDecodeFailed;
         *error = "llama_decode failed (returned " + std::to_string(status) + ")" +
                  (reason.empty() ? "" : ": " + reason);
       }
@@ -238,7 +236,7 @@ const ContextPtr& Context::Idle(Napi::Env env, const char* method) const {
   if (state->busy.load()) {
     Napi::Error e = Napi::Error::New(
         env, std::string(method) + ": the context is busy (a decode or step is running; await it first)");
-    e.Set("code", Napi::String::New(env, "TOOLWRIGHT_CONTEXT_BUSY"));
+    e.Set("code", Napi::String::New(env, codes::kContextBusy));
     throw e;
   }
   return state;

@@ -14,8 +14,6 @@
 namespace toolwright {
 namespace {
 
-constexpr const char* kSampleFailed = "TOOLWRIGHT_SAMPLE_FAILED";
-
 bool AbortRequested(void* data) {
   return static_cast<ContextState*>(data)->abort.load(std::memory_order_relaxed);
 }
@@ -58,9 +56,9 @@ class CreateContextWorker : public PromiseWorker {
     state->ctx = llama_init_from_model(model_->model, params);
     if (state->ctx == nullptr) {
       std::string reason = capture.Reason();
-      Fail("TOOLWRIGHT_CONTEXT_FAILED", "Cannot create a context for \"" + model_->path +
-                                            "\": " + (reason.empty() ? "llama.cpp gave no reason" : reason) +
-                                            " (llama_init_from_model failed)");
+      Fail(codes::kContextFailed, "Cannot create a context for \"" + model_->path +
+                                      "\": " + (reason.empty() ? "llama.cpp gave no reason" : reason) +
+                                      " (llama_init_from_model failed)");
       return;
     }
     state->n_ctx = llama_n_ctx(state->ctx);
@@ -69,9 +67,8 @@ class CreateContextWorker : public PromiseWorker {
     state->batch = llama_batch_init(state->batch_capacity, 0, 1);
     llama_set_abort_callback(state->ctx, &AbortRequested, state.get());
     if (!AttachThreadPools(*state, options_)) {
-      Fail("TOOLWRIGHT_CONTEXT_FAILED",
-           "Cannot create a context for \"" + model_->path +
-               "\": could not start its CPU threads (ggml_threadpool_new failed)");
+      Fail(codes::kContextFailed, "Cannot create a context for \"" + model_->path +
+                                      "\": could not start its CPU threads (ggml_threadpool_new failed)");
       return;
     }
     state->thread = std::make_unique<SerialThread>();
@@ -225,7 +222,7 @@ void StepJob(Delivery<StepOutcome>& delivery, SamplerState& sampler, const std::
     return;
   }
   if (!state.has_logits) {
-    st = {kSampleFailed, "Context.step: nothing to sample from: decode a prompt first"};
+    st = {codes::kSampleFailed, "Context.step: nothing to sample from: decode a prompt first"};
     delivery.Final(std::move(out));
     return;
   }
@@ -235,7 +232,7 @@ void StepJob(Delivery<StepOutcome>& delivery, SamplerState& sampler, const std::
     out.token = sampler.Sample(state.ctx, &error);
     if (out.token == LLAMA_TOKEN_NULL) {
       const std::string reason = capture.Reason();
-      st = {kSampleFailed, "Context.step: " + error + (reason.empty() ? "" : ": " + reason)};
+      st = {codes::kSampleFailed, "Context.step: " + error + (reason.empty() ? "" : ": " + reason)};
       delivery.Final(std::move(out));
       return;
     }

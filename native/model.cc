@@ -41,7 +41,7 @@ class TokenizeWorker : public PromiseWorker {
   void Run() override {
     std::string error;
     if (!TokenizeText(model_->vocab, text_, add_special_, parse_special_, &tokens_, &error)) {
-      Fail("TOOLWRIGHT_TOKENIZE_FAILED", "tokenize: " + error);
+      Fail(codes::kTokenizeFailed, "tokenize: " + error);
     }
   }
   Napi::Value Result(Napi::Env env) override { return ToInt32Array(env, tokens_); }
@@ -69,7 +69,7 @@ class DetokenizeWorker : public PromiseWorker {
   void Run() override {
     std::string error;
     if (!DetokenizeTokens(model_->vocab, tokens_, remove_special_, unparse_special_, &text_, &error)) {
-      Fail("TOOLWRIGHT_DETOKENIZE_FAILED", "detokenize: " + error);
+      Fail(codes::kDetokenizeFailed, "detokenize: " + error);
     }
   }
   Napi::Value Result(Napi::Env env) override {

@@ -54,40 +54,40 @@ bool CheckModelFile(const std::string& path, FileProblem* problem) {
   const fs::file_status status = fs::status(file, ec);
   if (ec || !fs::exists(status)) {
     if (ec && ec != std::errc::no_such_file_or_directory && ec != std::errc::not_a_directory) {
-      *problem = {"TOOLWRIGHT_FILE_ERROR", "cannot access the file: " + ec.message()};
+      *problem = {codes::kFileError, "cannot access the file: " + ec.message()};
     } else {
-      *problem = {"ENOENT", "no such file"};
+      *problem = {codes::kFileNotFound, "no such file"};
     }
     return false;
   }
   if (fs::is_directory(status)) {
-    *problem = {"EISDIR", "it is a directory, not a GGUF file"};
+    *problem = {codes::kIsDirectory, "it is a directory, not a GGUF file"};
     return false;
   }
   if (!fs::is_regular_file(status)) {
-    *problem = {"TOOLWRIGHT_FILE_ERROR", "not a regular file"};
+    *problem = {codes::kFileError, "not a regular file"};
     return false;
   }
   std::ifstream in(file, std::ios::binary);
   if (!in) {
-    *problem = {"EACCES", "the file cannot be opened for reading"};
+    *problem = {codes::kAccessDenied, "the file cannot be opened for reading"};
     return false;
   }
   unsigned char magic[4] = {0, 0, 0, 0};
   in.read(reinterpret_cast<char*>(magic), 4);
   const auto got = static_cast<size_t>(in.gcount());
   if (got == 0) {
-    *problem = {"TOOLWRIGHT_INVALID_GGUF", "the file is empty"};
+    *problem = {codes::kInvalidGguf, "the file is empty"};
     return false;
   }
   if (got < 4) {
-    *problem = {"TOOLWRIGHT_INVALID_GGUF",
+    *problem = {codes::kInvalidGguf,
                 "the file is truncated (" + std::to_string(got) + " bytes, shorter than the GGUF header)"};
     return false;
   }
   if (magic[0] != 'G' || magic[1] != 'G' || magic[2] != 'U' || magic[3] != 'F') {
-    *problem = {"TOOLWRIGHT_INVALID_GGUF", "not a GGUF file: it starts with bytes " + HexBytes(magic, 4) +
-                                               ", expected \"GGUF\" (47 47 55 46)"};
+    *problem = {codes::kInvalidGguf, "not a GGUF file: it starts with bytes " + HexBytes(magic, 4) +
+                                         ", expected \"GGUF\" (47 47 55 46)"};
     return false;
   }
   return true;
@@ -137,7 +137,7 @@ class LoadModelWorker : public PromiseWorker {
     if (!options_.vocab_only) {
       std::string reason;
       if (!CheckHyperparameters(options_.path, &reason)) {
-        Fail("TOOLWRIGHT_INVALID_GGUF", Where() + reason);
+        Fail(codes::kInvalidGguf, Where() + reason);
         return;
       }
     }
@@ -145,7 +145,7 @@ class LoadModelWorker : public PromiseWorker {
     std::vector<DeviceInfo> placed;
     std::string device_error;
     if (!options_.vocab_only && !SelectDevices(options_.gpu, &devices, &placed, &device_error)) {
-      Fail("TOOLWRIGHT_NO_GPU", Where() + device_error);
+      Fail(codes::kNoGpu, Where() + device_error);
       return;
     }
     devices.push_back(nullptr);  // llama.cpp takes a NULL-terminated list
@@ -168,7 +168,7 @@ class LoadModelWorker : public PromiseWorker {
     if (model == nullptr) {
       std::string reason = capture.Reason();
       if (reason.empty()) reason = "llama.cpp gave no reason";
-      Fail("TOOLWRIGHT_LOAD_FAILED", Where() + reason + " (llama_model_load_from_file failed)");
+      Fail(codes::kLoadFailed, Where() + reason + " (llama_model_load_from_file failed)");
       return;
     }
     handle_ = std::make_shared<ModelHandle>(model, options_.vocab_only, options_.path);

@@ -8,17 +8,15 @@
 
 #include <napi.h>
 
+#include "error_codes.h"
+
 #include <exception>
 #include <string>
 #include <utility>
 
 namespace toolwright {
 
-// Error codes put on rejected errors (`err.code`), so TS can map them to error classes.
-namespace codes {
-inline constexpr const char* kAbort = "ABORT_ERR";
-inline constexpr const char* kInternal = "TOOLWRIGHT_INTERNAL";
-}  // namespace codes
+// Error codes put on rejected errors (`err.code`) come from error_codes.h (the table shared with TS).
 
 // The error a worker rejects with: `message`, `err.code` (TOOLWRIGHT_INTERNAL when empty), and
 // the name AbortError for ABORT_ERR.

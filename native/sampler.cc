@@ -1,4 +1,5 @@
 #include "sampler.h"
+#include "error_codes.h"
 
 #include <cmath>
 
@@ -247,7 +248,7 @@ Napi::Value Sampler::SetGrammar(const Napi::CallbackInfo& info) {
   llama_sampler* grammar = CreateGrammarSampler(state->model->vocab, spec, &error);
   if (grammar == nullptr) {
     Napi::Error e = Napi::Error::New(env, "Sampler.setGrammar: invalid grammar: " + error);
-    e.Set("code", Napi::String::New(env, "TOOLWRIGHT_INVALID_GRAMMAR"));
+    e.Set("code", Napi::String::New(env, codes::kInvalidGrammar));
     throw e;
   }
   SetGrammarSampler(env, grammar);

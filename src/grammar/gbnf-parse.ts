@@ -3,6 +3,7 @@
  * we accept is one llama.cpp accepts: same names, escapes, whitespace/newline rules, token
  * syntax, repetition limits (2000) and undefined-rule checks. Errors name line, column and rule.
  */
+import { ToolwrightError } from "../errors.js";
 import { type CodeRange } from "./char-set.js";
 import { type GbnfExpr, EMPTY } from "./gbnf-ast.js";
 
@@ -20,14 +21,14 @@ export interface GbnfGrammar {
  * @example
  * try { parseGbnf('root ::= "a'); } catch (e) { (e as GbnfSyntaxError).line; } // 1
  */
-export class GbnfSyntaxError extends Error {
+export class GbnfSyntaxError extends ToolwrightError<"TOOLWRIGHT_GBNF_SYNTAX"> {
   constructor(
     message: string,
     readonly line: number,
     readonly column: number,
     readonly rule: string | null,
   ) {
-    super(`GBNF ${rule !== null ? `rule ${rule}, ` : ""}line ${line}, column ${column}: ${message}`);
+    super(`GBNF ${rule !== null ? `rule ${rule}, ` : ""}line ${line}, column ${column}: ${message}`, "TOOLWRIGHT_GBNF_SYNTAX");
     this.name = "GbnfSyntaxError";
   }
 }

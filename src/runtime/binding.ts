@@ -10,6 +10,7 @@
  * prebuild was not what the user wanted. When nothing loads, ONE error lists every place tried,
  * why each failed, and how to build the addon.
  */
+import { ToolwrightError } from "../errors.js";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
@@ -254,14 +255,13 @@ interface Attempt {
  * @example
  * try { loadNative(); } catch (err) { if (err instanceof NativeAddonError) console.error(err.message); }
  */
-export class NativeAddonError extends Error {
+export class NativeAddonError extends ToolwrightError<"TOOLWRIGHT_NO_ADDON"> {
   override name = "NativeAddonError";
-  readonly code = "TOOLWRIGHT_NO_ADDON";
   constructor(
     message: string,
     readonly attempts: readonly Attempt[],
   ) {
-    super(message);
+    super(message, "TOOLWRIGHT_NO_ADDON");
   }
 }
 

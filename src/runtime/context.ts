@@ -1,6 +1,7 @@
 /**
  * `Context`: a KV cache on a model, and the place where text is generated.
  */
+import { ToolwrightError } from "../errors.js";
 import { availableParallelism } from "node:os";
 import { loadNative, type NativeContext, type NativeGrammarSpec, type NativeSampler, type NativeSamplerOptions } from "./binding.js";
 import { errorCode } from "./errors.js";
@@ -99,9 +100,7 @@ export class Context {
       acquire: () => {
         self.native; // throws when disposed
         if (self.#generating) {
-          throw Object.assign(new Error("Context.generate: another generation is running on this context; finish it first or create another context"), {
-            code: "TOOLWRIGHT_CONTEXT_BUSY",
-          });
+          throw new ToolwrightError("Context.generate: another generation is running on this context; finish it first or create another context", "TOOLWRIGHT_CONTEXT_BUSY");
         }
         self.#generating = true;
       },
@@ -167,7 +166,7 @@ export class Context {
   /** The cache belongs to a running generation (which decodes its next token ahead meanwhile). */
   #notGenerating(method: string): void {
     if (this.#generating) {
-      throw Object.assign(new Error(`${method}: a generation is running on this context`), { code: "TOOLWRIGHT_CONTEXT_BUSY" });
+      throw new ToolwrightError(`${method}: a generation is running on this context`, "TOOLWRIGHT_CONTEXT_BUSY");
     }
   }
 

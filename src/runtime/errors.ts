@@ -2,6 +2,7 @@
  * Error classes of the runtime. Native errors carry a `code` (ENOENT, EISDIR,
  * TOOLWRIGHT_INVALID_GGUF, TOOLWRIGHT_LOAD_FAILED, ABORT_ERR, ...), kept on these classes.
  */
+import { ERROR_CODES, ToolwrightError, type ToolwrightErrorCode } from "../errors.js";
 
 /**
  * An operation was cancelled through its AbortSignal.
@@ -13,11 +14,10 @@
  *   if (err instanceof AbortError) console.log("cancelled");
  * }
  */
-export class AbortError extends Error {
+export class AbortError extends ToolwrightError<"ABORT_ERR"> {
   override name = "AbortError";
-  readonly code = "ABORT_ERR";
   constructor(message = "The operation was aborted", options?: { cause?: unknown }) {
-    super(message, options);
+    super(message, "ABORT_ERR", options);
   }
 }
 
@@ -31,16 +31,19 @@ export class AbortError extends Error {
  *   if (err instanceof ModelLoadError && err.code === "ENOENT") console.log("no such file");
  * }
  */
-export class ModelLoadError extends Error {
+export class ModelLoadError extends ToolwrightError {
   override name = "ModelLoadError";
-  /** ENOENT, EISDIR, EACCES, TOOLWRIGHT_INVALID_GGUF, TOOLWRIGHT_LOAD_FAILED, TOOLWRIGHT_FILE_ERROR. */
-  readonly code: string;
   readonly path: string;
+  /** `code`: ENOENT, EISDIR, EACCES, TOOLWRIGHT_INVALID_GGUF, TOOLWRIGHT_LOAD_FAILED, TOOLWRIGHT_FILE_ERROR, TOOLWRIGHT_NO_GPU. */
   constructor(message: string, code: string, path: string) {
-    super(message);
-    this.code = code;
+    super(message, isErrorCode(code) ? code : "TOOLWRIGHT_LOAD_FAILED");
     this.path = path;
   }
+}
+
+/** Whether `code` is one of the table's codes. */
+export function isErrorCode(code: string): code is ToolwrightErrorCode {
+  return Object.hasOwn(ERROR_CODES, code);
 }
 
 /** The `code` of a native error, if any. */

@@ -6,6 +6,7 @@
  *   if (e instanceof TemplateError) console.log("template refused:", e.message);
  * }
  */
+import { ToolwrightError } from "../errors.js";
 
 /**
  * The template itself refused the input via `raise_exception(...)`; `message` is the template's own text.
@@ -13,8 +14,11 @@
  * @example
  * // gemma-2: new TemplateError("System role not supported")
  */
-export class TemplateError extends Error {
+export class TemplateError extends ToolwrightError<"TOOLWRIGHT_TEMPLATE_RAISED"> {
   override name = "TemplateError";
+  constructor(message: string) {
+    super(message, "TOOLWRIGHT_TEMPLATE_RAISED");
+  }
 }
 
 /**
@@ -23,14 +27,14 @@ export class TemplateError extends Error {
  * @example
  * try { new ChatTemplate("{{ x|nosuch }}"); } catch (e) { (e as TemplateSyntaxError).pythonType; } // "TemplateAssertionError"
  */
-export class TemplateSyntaxError extends Error {
+export class TemplateSyntaxError extends ToolwrightError<"TOOLWRIGHT_TEMPLATE_SYNTAX"> {
   override name = "TemplateSyntaxError";
   constructor(
     message: string,
     /** The matching Python exception: "TemplateSyntaxError", or "TemplateAssertionError" for unknown filters/tests. */
     readonly pythonType: string = "TemplateSyntaxError",
   ) {
-    super(message);
+    super(message, "TOOLWRIGHT_TEMPLATE_SYNTAX");
   }
 }
 
@@ -41,13 +45,13 @@ export class TemplateSyntaxError extends Error {
  * @example
  * // "{{ 'a' + 1 }}" → TemplateRuntimeError('can only concatenate str (not "int") to str', "TypeError")
  */
-export class TemplateRuntimeError extends Error {
+export class TemplateRuntimeError extends ToolwrightError<"TOOLWRIGHT_TEMPLATE_RUNTIME"> {
   override name = "TemplateRuntimeError";
   constructor(
     message: string,
     /** e.g. "UndefinedError", "TypeError", "SecurityError", "ValueError". */
     readonly pythonType: string,
   ) {
-    super(message);
+    super(message, "TOOLWRIGHT_TEMPLATE_RUNTIME");
   }
 }

@@ -7,6 +7,7 @@
  * place where every approximation is written down; the converter reports each use of one
  * through `onRelaxation` (with the JSON pointer); with `strict`, the superset ones throw instead.
  */
+import { ToolwrightError } from "../../errors.js";
 
 /** The approximations the converter may make; keys are what `onRelaxation` reports. */
 export const RELAXATIONS = {
@@ -55,13 +56,13 @@ export interface Relaxation {
  * @example
  * try { jsonSchemaToGbnf({ $ref: "#/nope" }); } catch (e) { (e as SchemaError).pointer; } // "#"
  */
-export class SchemaError extends Error {
+export class SchemaError extends ToolwrightError<"TOOLWRIGHT_INVALID_SCHEMA"> {
   constructor(
     readonly pointer: string,
     readonly keyword: string,
     reason: string,
   ) {
-    super(`JSON Schema at ${pointer}, keyword ${keyword}: ${reason}`);
+    super(`JSON Schema at ${pointer}, keyword ${keyword}: ${reason}`, "TOOLWRIGHT_INVALID_SCHEMA");
     this.name = "SchemaError";
   }
 }

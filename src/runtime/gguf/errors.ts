@@ -1,3 +1,5 @@
+import { ToolwrightError } from "../../errors.js";
+
 /** What was wrong with a GGUF file (or with what a caller asked to write). */
 export type GgufErrorCode =
   | "NOT_FOUND"
@@ -16,14 +18,14 @@ export type GgufErrorCode =
  * try { await readGguf("model.gguf"); }
  * catch (e) { if (e instanceof GgufError && e.code === "BAD_MAGIC") console.error("not a GGUF file"); }
  */
-export class GgufError extends Error {
+export class GgufError extends ToolwrightError<GgufErrorCode> {
   override readonly name = "GgufError";
   constructor(
-    readonly code: GgufErrorCode,
+    code: GgufErrorCode,
     readonly path: string,
     detail: string,
     readonly offset?: number,
   ) {
-    super(`${path}: ${detail}${offset === undefined ? "" : ` (at byte offset ${offset})`}`);
+    super(`${path}: ${detail}${offset === undefined ? "" : ` (at byte offset ${offset})`}`, code);
   }
 }
