@@ -8,6 +8,11 @@ and one <template>.json per template: {"template": name, "cases": {scenario: {"o
 with toolwright's ChatTemplate.renderRaw and compares.
 
 Usage: python3 scripts/render-goldens.py [templates_dir] [out_dir]
+
+The engine snippets (_snippets.json) do not depend on the templates: they are written with the
+default templates only. The templates-dev goldens (test/template-parity-dev.test.ts) come from
+
+    python3 scripts/render-goldens.py ../shared/templates-dev test/fixtures/template-goldens-dev
 """
 import json
 import os
@@ -20,7 +25,8 @@ from jinja2.ext import Extension
 from jinja2.sandbox import ImmutableSandboxedEnvironment, SandboxedEnvironment
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TEMPLATES_DIR = os.path.join(ROOT, "deps/llama.cpp/models/templates")
+DEFAULT_TEMPLATES_DIR = os.path.join(ROOT, "deps/llama.cpp/models/templates")
+TEMPLATES_DIR = DEFAULT_TEMPLATES_DIR
 OUT_DIR = os.path.join(ROOT, "test/fixtures/template-goldens")
 
 # The fixed clock the goldens use; the TS test injects the same local time.
@@ -484,6 +490,13 @@ def main():
         with open(os.path.join(OUT_DIR, stem + ".json"), "w", encoding="utf-8") as f:
             json.dump({"template": name, "cases": cases}, f, ensure_ascii=False, separators=(",", ":"))
             f.write("\n")
+    total = len(names) * len(SCENARIOS)
+    print(f"{len(names)} templates x {len(SCENARIOS)} scenarios = {total} cases, {errors} raise")
+    if os.path.abspath(TEMPLATES_DIR) == os.path.abspath(DEFAULT_TEMPLATES_DIR):
+        write_snippets(env)
+
+
+def write_snippets(env):
     snippets = []
     mutable_env = make_env(mutable=True)
     for source, mutable in [(x, False) for x in SNIPPETS] + [(x, True) for x in SNIPPETS_MUTABLE]:
@@ -495,8 +508,6 @@ def main():
     with open(os.path.join(OUT_DIR, "_snippets.json"), "w", encoding="utf-8") as f:
         json.dump({"now": FIXED_NOW.isoformat(), "context": SNIPPET_CTX, "snippets": snippets}, f, ensure_ascii=False, indent=1)
         f.write("\n")
-    total = len(names) * len(SCENARIOS)
-    print(f"{len(names)} templates x {len(SCENARIOS)} scenarios = {total} cases, {errors} raise")
 
 
 if __name__ == "__main__":

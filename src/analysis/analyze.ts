@@ -12,7 +12,9 @@ import { analyzeContent } from "./content.js";
 import { detectDedicatedHandler } from "./dedicated.js";
 import { collectPreservedTokens } from "./preserved.js";
 import { VariantRenderer } from "./render.js";
+import { kimiCallIds } from "./kimi-call-ids.js";
 import { analyzeReasoning } from "./reasoning.js";
+import { roleChannels } from "./role-channels.js";
 import { detectAssistantStart, detectUserStart } from "./roles.js";
 import { analyzeTools } from "./tools.js";
 import { detectAssistantEnd } from "./turn-end.js";
@@ -60,13 +62,22 @@ function deepFreeze<T>(value: T): T {
 
 function runAnalysis(source: string, template: ChatTemplate, bosToken: string, eosToken: string): TemplateAnalysis {
   const caps = { ...template.caps };
-  const renderer = new VariantRenderer((context) => template.renderRaw(context), caps, bosToken, eosToken);
+  const dedicatedHandler = detectDedicatedHandler(source);
+  // Kimi K2 templates may write the caller's id where the name goes: probes use Kimi's ids.
+  const renderer = new VariantRenderer((context) => template.renderRaw(context), caps, bosToken, eosToken, dedicatedHandler === "kimi-k2" ? kimiCallIds : undefined);
 
   // Phases work on byte strings (see bytes.ts); everything is decoded before the workarounds,
   // whose markers are ordinary strings.
-  const reasoning = analyzeReasoning(renderer, caps.supportsToolCalls);
+  // Dedicated formats own their channel syntax (GPT-OSS, Muse Glimmer): their analysis stays
+  // the autoparser's, as llama.cpp reports it.
+  const channels = dedicatedHandler === null ? roleChannels(renderer) : null;
+  const reasoning = channels?.reasoning ?? analyzeReasoning(renderer, caps.supportsToolCalls);
   const content = analyzeContent(renderer, reasoning);
+  // A content channel ends with the channel's end-of-message (see role-channels.ts).
+  if (channels && content.mode === "PLAIN") Object.assign(content, { mode: "ALWAYS_WRAPPED", start: "", end: channels.channelEnd });
   const tools = analyzeTools(renderer, caps, reasoning);
+  // The call channel closes like every channel, where its end did not differ from the content's.
+  if (channels && tools.format.sectionStart !== "" && tools.format.sectionEnd === "") tools.format.sectionEnd = channels.channelEnd;
   const assistantStart = detectAssistantStart(renderer, reasoning);
   const userStart = detectUserStart(renderer);
   const assistantEnd = detectAssistantEnd(renderer, content);
@@ -82,7 +93,7 @@ function runAnalysis(source: string, template: ChatTemplate, bosToken: string, e
     assistantEnd,
     preservedTokens,
     additionalStops: [] as string[],
-    dedicatedHandler: detectDedicatedHandler(source),
+    dedicatedHandler,
     renderMode: template.capsRenderMode,
   });
   applyWorkarounds(source, analysis);

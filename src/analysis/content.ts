@@ -21,6 +21,23 @@ const WRAPPED_CONTENT = seq(
   rest,
 );
 
+/** Longest content prefix taken for one (bytes): a short label, not a paragraph of instructions. */
+const PREFIX_MAX_BYTES = 32;
+
+/**
+ * The text a content turn writes right before the content, where no marker wraps it (Hunyuan's
+ * "助手："): a short label on one line, no tag characters (tags are WRAPPED_CONTENT's). "" when
+ * there is none. The parser strips it where the model writes it.
+ */
+function textPrefix(turn: string): string {
+  const at = turn.indexOf(ASSISTANT_MSG);
+  if (at <= 0) return "";
+  const prefix = turn.slice(0, at);
+  const label = trimWhitespace(prefix);
+  if (label === "" || label.length > PREFIX_MAX_BYTES || /[\n<>[\]{}]/.test(label)) return "";
+  return prefix.slice(prefix.indexOf(label));
+}
+
 /** Runs C1. */
 export function analyzeContent(renderer: VariantRenderer, reasoning: ReasoningAnalysis): ContentAnalysis {
   const out: ContentAnalysis = { mode: "PLAIN", start: "", end: "", requiresNonNullContent: false };
@@ -58,6 +75,7 @@ export function analyzeContent(renderer: VariantRenderer, reasoning: ReasoningAn
     const wrapped = findAnywhere(WRAPPED_CONTENT, candidate);
     out.start = tagText(wrapped, "pre");
     out.end = tagText(wrapped, "post");
+    if (out.start === "" && out.end === "") out.start = textPrefix(candidate);
   }
   if (out.start !== "" || out.end !== "") out.mode = "ALWAYS_WRAPPED";
   return out;

@@ -66,6 +66,8 @@ export class VariantRenderer {
     private readonly caps: TemplateCaps,
     private readonly bosToken: string,
     private readonly eosToken: string,
+    /** The family's message conventions, applied to every probe (kimi-call-ids.ts). */
+    private readonly adaptMessages: (messages: ProbeMessage[]) => ProbeMessage[] = (m) => m,
   ) {}
 
   /** Renders one variant to a byte string, or null when the template raised. */
@@ -81,7 +83,7 @@ export class VariantRenderer {
     if (cached !== undefined || this.cache.has(key)) return cached ?? null;
     const enableThinking = variant.enableThinking ?? true;
     const context: Record<string, unknown> = {
-      messages: normalizeMessages(variant.messages, this.caps),
+      messages: normalizeMessages(this.adaptMessages(variant.messages), this.caps),
       bos_token: this.bosToken,
       eos_token: this.eosToken,
       enable_thinking: enableThinking,

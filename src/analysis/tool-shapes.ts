@@ -25,6 +25,7 @@ export function emptyToolsAnalysis(): ToolsAnalysis {
       idField: "",
       genIdField: "",
       parameterOrder: [],
+      taughtListStart: "",
     },
     function: { namePrefix: "", nameSuffix: "", argsSeparator: "", close: "" },
     arguments: {

@@ -16,6 +16,7 @@ import { extractCallIdMarkers } from "./call-id.js";
 import { extractFunctionMarkers } from "./function-markers.js";
 import { checkPerCallMarkers } from "./per-call.js";
 import type { VariantRenderer } from "./render.js";
+import { taughtListStart } from "./taught-syntax.js";
 import { analyzeToolCalls } from "./tool-format.js";
 import { emptyToolsAnalysis } from "./tool-shapes.js";
 import type { ReasoningAnalysis, ToolsAnalysis } from "./types.js";
@@ -26,6 +27,7 @@ export function analyzeTools(renderer: VariantRenderer, caps: TemplateCaps, reas
   const out = emptyToolsAnalysis();
   if (!caps.supportsToolCalls) return out;
   analyzeToolCalls(renderer, reasoning, caps.supportsParallelToolCalls, out);
+  out.format.taughtListStart = taughtListStart(renderer, out.format);
   const mode = out.format.mode;
   // JSON and Python call expressions are read whole: no tag markers to find.
   if (mode === "NONE" || mode === "JSON_NATIVE" || mode === "PYTHONIC") return out;

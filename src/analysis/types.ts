@@ -110,6 +110,12 @@ export interface ToolFormatAnalysis {
   genIdField: string;
   /** JSON: order of the fields above as rendered. */
   parameterOrder: string[];
+  /**
+   * JSON: an opener the prompt's instructions teach for a list of calls (`functools[{"name": …}]`,
+   * Phi-4-mini) where the history renders bare calls; calls may come either way. "" when none.
+   * toolwright addition.
+   */
+  taughtListStart: string;
 }
 
 export interface ToolFunctionAnalysis {

@@ -3,13 +3,16 @@
  * analysis. A table keyed on template features: each row names the template family, the
  * source substrings (and analysis state) that identify it, and the fields it sets. Rows
  * apply in order, after preserved tokens are collected; they match llama.cpp's
- * workaround list so both end up with the same analysis.
+ * workaround list so both end up with the same analysis. A row applies only where its
+ * result passes the evidence checks of workaround-evidence.ts: shared prologues do not
+ * carry a family's fix onto templates of another format.
  *
  * @example
  * applyWorkarounds(source, analysis); // Granite 3.3 gets <think>/<response> markers
  */
 import { trimWhitespace } from "./bytes.js";
 import type { TemplateAnalysis } from "./types.js";
+import { workaroundProblem } from "./workaround-evidence.js";
 
 export interface Workaround {
   /** The template family the row fixes. */
@@ -19,6 +22,11 @@ export interface Workaround {
   /** Extra condition on the source or the analysis so far. */
   when?: (source: string, a: TemplateAnalysis) => boolean;
   apply: (a: TemplateAnalysis) => void;
+  /**
+   * Marker pieces (tags) the diffing finds on this family's templates that the row drops on
+   * purpose (the renderings mislead the diff about them); dropping any other vetoes the row.
+   */
+  overrides?: readonly string[];
 }
 
 function setThinkTags(a: TemplateAnalysis): void {
@@ -79,6 +87,8 @@ export const WORKAROUNDS: readonly Workaround[] = [
   },
   {
     name: "DeepSeek-R1-Distill-Qwen",
+    // The end of a history turn renders right after the arguments' fence.
+    overrides: ["<｜end▁of▁sentence｜>"],
     features: ["{{'<｜Assistant｜><｜tool▁calls▁begin｜><｜tool▁call▁begin｜>' + tool['type'] + '<｜tool▁sep｜>'"],
     apply: (a) => {
       const t = a.tools;
@@ -92,6 +102,8 @@ export const WORKAROUNDS: readonly Workaround[] = [
   },
   {
     name: "Nemotron Nano v2",
+    // The turn separator the renderings show around calls; the format needs none.
+    overrides: ["<SPECIAL_12>"],
     features: ["<SPECIAL_10>", "<SPECIAL_11>", "<SPECIAL_12>", "<TOOL_RESPONSE>"],
     apply: (a) => {
       const f = a.tools.format;
@@ -171,13 +183,21 @@ export const WORKAROUNDS: readonly Workaround[] = [
   },
 ];
 
-/** Applies every matching row, in order; returns the names of the rows applied. */
+/**
+ * Applies every matching row, in order, whose result passes {@link workaroundProblem} (the
+ * markers it sets are in the source, and it keeps every marker the diffing found but those it
+ * `overrides`); returns the names of the rows applied.
+ */
 export function applyWorkarounds(source: string, analysis: TemplateAnalysis): string[] {
   const applied: string[] = [];
   for (const w of WORKAROUNDS) {
     if (!w.features.every((f) => source.includes(f))) continue;
     if (w.when && !w.when(source, analysis)) continue;
-    w.apply(analysis);
+    // Applied to a copy: a row whose result fails the checks leaves the analysis as it was.
+    const corrected = structuredClone(analysis);
+    w.apply(corrected);
+    if (workaroundProblem(source, analysis, corrected, w.overrides) !== null) continue;
+    Object.assign(analysis, corrected);
     applied.push(w.name);
   }
   return applied;

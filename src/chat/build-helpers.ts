@@ -93,22 +93,42 @@ export function core(text: string): string {
 }
 
 /**
- * A marker whose surrounding whitespace is optional character by character (templates render
- * "<tool_call>\n", models sometimes drop or double the newline; the core must match exactly).
- * An all-whitespace marker becomes `space()`.
+ * Whitespace a marker was learned with: the same characters, each optional, then any other
+ * whitespace (bounded in the grammar): the same marker written with other whitespace still
+ * matches, and the grammar still accepts exactly what the template renders.
+ */
+function flexibleSpace(p: PegArena, run: string): PegId {
+  return p.seq(...[...run].map((ch) => p.optional(p.literal(ch))), p.space());
+}
+
+/** Whitespace inside a marker: between two words at least one character, elsewhere any. */
+function innerSpace(p: PegArena, run: string, before: string, after: string): PegId {
+  const words = /\w$/.test(before) && /^\w/.test(after);
+  return words ? p.seq(p.chars(" \\t\\r\\n", 1, 1), flexibleSpace(p, run.slice(1))) : flexibleSpace(p, run);
+}
+
+/**
+ * A marker whose whitespace, around it or inside it, may be any whitespace (templates render
+ * "<tool_call>\n" or "NAME\n```json\n", models drop, double or change it; the rest must match
+ * exactly). An all-whitespace marker becomes `space()`. `keepTrail`: the whitespace after it is
+ * only the learned characters, optional (a string value follows that may start with spaces).
  *
  * @example
- * marker(p, ">\n"); // ">" "\n"?
+ * marker(p, ">\n"); // ">" "\n"? space
  */
-export function marker(p: PegArena, text: string): PegId {
+export function marker(p: PegArena, text: string, options: { keepTrail?: boolean } = {}): PegId {
   const c = core(text);
   if (c === "") return text === "" ? p.eps() : p.space();
   const lead = text.slice(0, text.indexOf(c));
   const trail = text.slice(text.indexOf(c) + c.length);
   const items: PegId[] = [];
-  for (const ch of lead) items.push(p.optional(p.literal(ch)));
-  items.push(p.literal(c));
-  for (const ch of trail) if (WS.test(ch)) items.push(p.optional(p.literal(ch)));
+  if (lead !== "") items.push(flexibleSpace(p, lead));
+  const parts = c.split(/([ \t\r\n]+)/);
+  parts.forEach((part, i) => {
+    if (i % 2 === 0) items.push(p.literal(part));
+    else items.push(innerSpace(p, part, parts[i - 1]!, parts[i + 1]!));
+  });
+  if (trail !== "") items.push(options.keepTrail ? p.seq(...[...trail].filter((ch) => WS.test(ch)).map((ch) => p.optional(p.literal(ch)))) : flexibleSpace(p, trail));
   return p.seq(...items);
 }
 

@@ -108,8 +108,16 @@ export function buildJsonTools(ctx: BuildContext, f: ToolFormatAnalysis): PegId 
   } else {
     calls = p.seq(marker(p, f.sectionStart), p.space(), wrapArray(ctx, f, call, more), p.space(), marker(p, f.sectionEnd));
   }
+  const taught = f.taughtListStart ?? "";
+  if (taught !== "") {
+    // The list the prompt teaches (`functools[...]`), besides the bare calls the history renders.
+    const list = p.seq(p.literal(taught), p.space(), wrapArray(ctx, { ...f, toolsArrayWrapped: true }, call, more));
+    calls = p.choice(list, calls);
+  }
   const start = f.sectionStart || f.perCallStart;
-  const trigger = !ctx.toolTrigger ? false : start.trim() !== "" ? true : { pattern: markerlessTrigger(f) };
+  // The marker as the template writes it (its whitespace may vary in the output, the trigger
+  // word is the rendered one, as llama.cpp's).
+  const trigger = !ctx.toolTrigger ? false : start.trim() !== "" ? { word: start.trim() } : { pattern: markerlessTrigger(f) };
   return p.rule(ruleName(ctx, "tool-calls"), p.tag(NODE.toolSection, calls), { trigger });
 }
 
@@ -127,7 +135,8 @@ function markerlessTrigger(f: ToolFormatAnalysis): string {
   const first = f.parameterOrder[0] ?? (f.nameField || "name");
   const key = first.includes(".") ? first.slice(0, first.indexOf(".")) : first;
   const keys = f.openaiWrapperTrigger ? `(?:type|${escapeRegex(key)})` : escapeRegex(key);
-  return `^\\s*(${f.toolsArrayWrapped ? "\\[\\s*" : ""}\\{\\s*"${keys}")`;
+  const taught = f.taughtListStart ? `(?:${escapeRegex(f.taughtListStart)}\\s*\\[\\s*)?` : "";
+  return `^\\s*(${taught}${f.toolsArrayWrapped ? "\\[\\s*" : ""}\\{\\s*"${keys}")`;
 }
 
 function escapeRegex(s: string): string {

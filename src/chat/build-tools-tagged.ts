@@ -39,7 +39,10 @@ function jsonValuePrefix(valuePrefix: string): string {
 function taggedArgument(ctx: BuildContext, t: ToolsAnalysis, toolIndex: number, name: string, schema: JsonSchema): PegId {
   const { p } = ctx;
   const a = t.arguments;
-  const open = p.atomic(p.seq(marker(p, a.namePrefix), p.capture(NODE.argName, p.literal(name)), marker(p, a.nameSuffix)));
+  // A string value keeps its own leading whitespace (indented code): the marker right before it
+  // takes only its learned whitespace.
+  const keepTrail = mayBeString(schema);
+  const open = p.atomic(p.seq(marker(p, a.namePrefix), p.capture(NODE.argName, p.literal(name)), marker(p, a.nameSuffix, { keepTrail: keepTrail && a.valuePrefix === "" })));
   const suffixCore = core(a.valueSuffix);
   let value: PegId;
   let prefix = a.valuePrefix;
@@ -64,7 +67,8 @@ function taggedArgument(ctx: BuildContext, t: ToolsAnalysis, toolIndex: number, 
     prefix = jsonValuePrefix(prefix);
   }
   const close = suffixCore === "" ? p.eps() : marker(p, a.valueSuffix);
-  return p.tag(NODE.toolArg, p.seq(open, prefix !== "" ? marker(p, prefix) : p.eps(), value, close));
+  const valueOpen = prefix !== "" ? marker(p, prefix, { keepTrail }) : p.eps();
+  return p.tag(NODE.toolArg, p.seq(open, valueOpen, value, close));
 }
 
 /** The arguments of one function: a JSON object, or tagged arguments in any order. */

@@ -17,6 +17,7 @@ import { dedicatedHandler } from "./dedicated/index.js";
 import { type BuiltParser, buildGenericParser } from "./generic-parser.js";
 import { type ReasoningPrefixState, continuationPrefix, reasoningPrefix, renderContinuation, renderPrompt } from "./prompt.js";
 import { normalizeRequest } from "./request.js";
+import { type SpaceBound, templateSpace } from "./template-space.js";
 import { turnEndStops } from "./turn-end.js";
 import { rendersPythonLiterals } from "./value-syntax.js";
 import type { ChatGrammarTrigger, ChatParams, ChatRequest } from "./types.js";
@@ -33,16 +34,17 @@ const NO_GRAMMAR: GrammarResult = { grammar: null, lazy: false, triggers: [] };
  * Most whitespace characters where a chat grammar allows free whitespace (between markers,
  * around calls). Templates' own newlines are matched by the markers; a few more cover models
  * that double them, and a bound keeps random or confused models from spending tokens on spaces.
+ * Templates that render wider runs themselves widen it (template-space.ts).
  */
 export const CHAT_SPACE = { inline: 2, lines: 2, indent: 8 };
 
 /** The grammar of a built parser, given where the prompt leaves reasoning. */
-function grammarOf(built: BuiltParser, state: ReasoningPrefixState): GrammarResult {
+function grammarOf(built: BuiltParser, state: ReasoningPrefixState, space: SpaceBound): GrammarResult {
   if (!built.constrained) return NO_GRAMMAR;
   const p = built.arena;
   if (built.lazy) {
     try {
-      const g = pegToGbnf(p, built.lazyGrammarRoot ?? built.root, { lazy: true, space: CHAT_SPACE });
+      const g = pegToGbnf(p, built.lazyGrammarRoot ?? built.root, { lazy: true, space });
       return { grammar: g.grammar, lazy: true, triggers: g.triggers.map((t) => ({ ...t })) };
     } catch (e) {
       // No marker opens a call in this format: calls stay unconstrained under tool_choice auto.
@@ -55,10 +57,10 @@ function grammarOf(built: BuiltParser, state: ReasoningPrefixState): GrammarResu
   if (state === "open" && built.reasoningEnd !== null) {
     const end = built.reasoningEnd;
     const after = p.rule("after-reasoning", p.seq(p.literal(end), p.space(), body), { trigger: { word: end } });
-    const g = pegToGbnf(p, after, { lazy: true, space: CHAT_SPACE });
+    const g = pegToGbnf(p, after, { lazy: true, space });
     return { grammar: g.grammar, lazy: true, triggers: g.triggers.map((t) => ({ ...t })) };
   }
-  const g = pegToGbnf(p, state === "closed" ? body : root, { space: CHAT_SPACE });
+  const g = pegToGbnf(p, state === "closed" ? body : root, { space });
   return { grammar: g.grammar, lazy: false, triggers: [] };
 }
 
@@ -94,7 +96,7 @@ export function generateChatParams(analysis: TemplateAnalysis, template: ChatTem
   let prefix: string;
   let state: ReasoningPrefixState;
   let preservedTokens = [...analysis.preservedTokens];
-  if (handler) {
+  if (handler?.build) {
     const h = handler.build(req, { generationPrompt: baseGeneration, analysis, template });
     built = h.built;
     ({ prefix, state } = h);
@@ -112,10 +114,11 @@ export function generateChatParams(analysis: TemplateAnalysis, template: ChatTem
   // The message keeps the continued text; inline reasoning keeps the opener the prompt wrote.
   const keptPrefix = continued !== null ? continued.continued.length : req.reasoningInline && state === "open" ? prefix.length : 0;
   const mapping = req.reasoningInline ? { ...built.mapping, reasoningInline: true } : built.mapping;
-  const stopAt = turnEndStops(analysis, handler === null ? null : preservedTokens);
-  const g = grammarOf(built, state);
+  const stopAt = turnEndStops(analysis, handler?.build ? preservedTokens : null);
+  const space = templateSpace(template, CHAT_SPACE);
+  const g = grammarOf(built, state, space);
   // The model may open reasoning under a strict grammar: what follows it, for the reasoning budget.
-  const afterReasoning = g.grammar !== null && !g.lazy && state === "none" && built.reasoningEnd !== null ? pegToGbnf(built.arena, built.grammarBody ?? built.body, { space: CHAT_SPACE }).grammar : null;
+  const afterReasoning = g.grammar !== null && !g.lazy && state === "none" && built.reasoningEnd !== null ? pegToGbnf(built.arena, built.grammarBody ?? built.body, { space }).grammar : null;
   return {
     prompt,
     generationPrompt,

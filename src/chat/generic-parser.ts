@@ -96,15 +96,25 @@ function jsonAnswer(p: PegArena, a: TemplateAnalysis, schema: JsonSchema): PegId
   const answer = p.choice(p.seq(p.literal("```json"), p.space(), value, p.space(), p.literal("```")), value);
   const { mode, start, end } = a.content;
   const wrapped = mode !== "PLAIN" && core(start) !== "" && core(end) !== "";
-  const open = wrapped ? p.optional(p.seq(marker(p, start), p.space())) : p.eps();
-  const close = wrapped ? p.optional(p.seq(p.space(), marker(p, end))) : p.eps();
+  const open = wrapped ? p.optional(p.seq(marker(p, start), p.space())) : contentPrefix(p, a);
+  // Content that only has an end (a channel's end-of-message, role-channels.ts) closes the same way.
+  const close = mode !== "PLAIN" && core(end) !== "" ? p.optional(p.seq(p.space(), marker(p, end))) : p.eps();
   return p.seq(p.space(), open, answer, close, p.space(), p.end());
+}
+
+/**
+ * A content prefix with no end marker (Hunyuan's "助手："), optional: the content is what follows
+ * it. eps where content has none, or a wrapper with an end (handled as wrapped content).
+ */
+function contentPrefix(p: PegArena, a: TemplateAnalysis): PegId {
+  const { mode, start, end } = a.content;
+  return mode !== "PLAIN" && core(start) !== "" && core(end) === "" ? p.optional(marker(p, start)) : p.eps();
 }
 
 /** Content only: the rest, or the wrapped content when the template wraps it. */
 function contentOnly(p: PegArena, a: TemplateAnalysis): PegId {
   const { mode, start, end } = a.content;
-  if (mode === "PLAIN" || core(end) === "") return p.capture(NODE.content, p.rest());
+  if (mode === "PLAIN" || core(end) === "") return p.seq(contentPrefix(p, a), p.capture(NODE.content, p.rest()));
   // Models do not always write the opener (some prompts end with it): it is optional.
   const opener = core(start) !== "" ? p.optional(marker(p, start)) : p.eps();
   return p.seq(opener, p.capture(NODE.content, p.until(core(end))), p.optional(p.seq(marker(p, end), p.space(), p.end())));
@@ -143,25 +153,31 @@ function withTools(ctx: BuildContext, a: TemplateAnalysis, section: PegId): PegI
   const openers = openersOf(a);
   const trigger = openers[0] ?? "";
   const { mode, start, end } = a.content;
-  if (mode === "ALWAYS_WRAPPED" && core(start) !== "" && core(end) !== "") {
+  if (mode === "ALWAYS_WRAPPED" && core(end) !== "") {
     // Wrapped content (or plain text: models do not always wrap), up to the wrapper's end or a call.
     const stops = [core(end), ...openers];
-    const wrapped = p.seq(marker(p, start), p.capture(NODE.content, p.until(...stops)), p.optional(marker(p, end)));
     const plain = p.seq(p.capture(NODE.content, p.until(...stops)), p.optional(marker(p, end)));
+    if (core(start) === "") {
+      // Content as a channel of its own (role-channels.ts): closed by its end-of-message, calls
+      // follow under the role header written again, and close their channel the same way.
+      const header = core(a.assistantStart) !== "" ? p.optional(marker(p, a.assistantStart)) : p.eps();
+      return p.seq(p.optional(plain), p.space(), header, p.space(), calls, p.space(), p.optional(marker(p, end)), p.space(), p.end());
+    }
+    const wrapped = p.seq(marker(p, start), p.capture(NODE.content, p.until(...stops)), p.optional(marker(p, end)));
     const text = p.optional(p.choice(wrapped, plain));
     return p.seq(text, p.space(), calls, p.space(), p.end());
   }
   if (trigger === "") {
     // No marker opens a call: it is recognised by its own start, else the output is content.
     const callsOnly = p.seq(p.space(), section, p.space(), p.end());
-    return ctx.requireCalls ? callsOnly : p.choice(callsOnly, p.capture(NODE.content, p.rest()));
+    return ctx.requireCalls ? callsOnly : p.choice(callsOnly, p.seq(contentPrefix(p, a), p.capture(NODE.content, p.rest())));
   }
   // Text a model writes after its calls is content (Ling 3 does); only after calls that parsed,
   // so a broken call still fails here and is recovered as a call.
   const trailing = p.optional(p.capture(NODE.content, p.rest()));
   const callsThenText = p.seq(section, p.space(), trailing);
   const after = ctx.requireCalls ? callsThenText : p.choice(callsThenText, p.eps());
-  return p.seq(p.optional(p.capture(NODE.content, p.until(...openers))), after, p.space(), p.end());
+  return p.seq(p.optional(p.seq(contentPrefix(p, a), p.capture(NODE.content, p.until(...openers)))), after, p.space(), p.end());
 }
 
 /**

@@ -119,6 +119,12 @@ export function scenarioFor(t: { name: string }, s: Scenario): Scenario {
   return { ...s, message: { ...s.message, tool_calls } };
 }
 
+/**
+ * The clock templates see: fixed, so templates that render the time (Hunyuan's date line) render
+ * the prompt and the full conversation alike when a second passes between the two.
+ */
+const fixedNow = (): Date => new Date(2025, 0, 15, 10, 30, 0);
+
 /** A template with everything a round trip needs. */
 export interface TemplateCase {
   name: string;
@@ -128,16 +134,17 @@ export interface TemplateCase {
 }
 
 /**
- * Every template whose caps say it renders tool calls. Templates are rendered in compat "auto"
- * mode (strict Python Jinja2, and llama.cpp's relaxations only where strict raises), as the
- * analysis renders them: that is how the Kimi-K2 templates (list.append) and firefunction-v2 /
- * llama-cpp-deepseek-r1 (undefined variables) render tool calls at all.
+ * Every template in `dir` (llama.cpp's test templates by default) whose caps say it renders
+ * tool calls. Templates are rendered in compat "auto" mode (strict Python Jinja2, and
+ * llama.cpp's relaxations only where strict raises), as the analysis renders them: that is how
+ * the Kimi-K2 templates (list.append) and firefunction-v2 / llama-cpp-deepseek-r1 (undefined
+ * variables) render tool calls at all.
  */
-export function toolTemplates(): TemplateCase[] {
+export function toolTemplates(dir: string = TEMPLATES_DIR): TemplateCase[] {
   const out: TemplateCase[] = [];
-  for (const name of readdirSync(TEMPLATES_DIR).filter((f) => f.endsWith(".jinja")).sort()) {
-    const source = readFileSync(join(TEMPLATES_DIR, name), "utf8");
-    const template = new ChatTemplate(source, { compat: "auto" });
+  for (const name of readdirSync(dir).filter((f) => f.endsWith(".jinja")).sort()) {
+    const source = readFileSync(join(dir, name), "utf8");
+    const template = new ChatTemplate(source, { compat: "auto", now: fixedNow });
     if (!template.caps.supportsToolCalls) continue;
     out.push({ name, source, template, analysis: analyzeTemplate(source, { template }) });
   }
@@ -162,9 +169,31 @@ function turnEnd(t: TemplateCase): string {
   }
 }
 
+/** Reasoning efforts asked for, most wanted first: templates accept different sets of names. */
+const REASONING_EFFORTS = ["high", "xhigh", "max", "medium"];
+const effortOf = new WeakMap<TemplateCase, string>();
+
+/** The first of {@link REASONING_EFFORTS} the template renders a prompt with (it may raise on others). */
+function reasoningEffort(t: TemplateCase): string {
+  let effort = effortOf.get(t);
+  if (effort === undefined) {
+    effort =
+      REASONING_EFFORTS.find((e) => {
+        try {
+          t.template.render({ messages: [USER], tools: TOOLS, addGenerationPrompt: true, extraContext: { reasoning_effort: e } });
+          return true;
+        } catch {
+          return false;
+        }
+      }) ?? REASONING_EFFORTS[0]!;
+    effortOf.set(t, effort);
+  }
+  return effort;
+}
+
 /** Template variables a scenario sets. */
 export function extraContext(t: TemplateCase, s: Scenario): Record<string, unknown> | undefined {
-  return s.reasoningEffort && t.template.caps.supportsReasoningEffort ? { reasoning_effort: "high" } : undefined;
+  return s.reasoningEffort && t.template.caps.supportsReasoningEffort ? { reasoning_effort: reasoningEffort(t) } : undefined;
 }
 
 /** Every marker of the format (kept when stripping the end of a turn). */

@@ -40,5 +40,9 @@ export interface DedicatedHandlerDef {
   readonly contentStart?: string;
   /** Rewrites messages into what the template renders (e.g. reasoning into its own field). */
   adaptMessages?(messages: ChatMessage[]): ChatMessage[];
-  build(req: NormalizedRequest, context: DedicatedContext): DedicatedBuild;
+  /**
+   * The format's own parser. Absent: the handler only adapts history (adaptMessages) and the
+   * generic parser reads the output.
+   */
+  build?(req: NormalizedRequest, context: DedicatedContext): DedicatedBuild;
 }

@@ -1,10 +1,11 @@
 /**
  * Dedicated handlers by name (the analysis' `dedicatedHandler`); the other names the analysis
- * may report are handled by the generic generator.
+ * may report are handled by the generic generator, each listed with why in GENERIC_HANDLES.
  */
 import type { DedicatedHandler } from "../../analysis/index.js";
 import { functionaryV32 } from "./functionary-v3-2.js";
 import { gemma4 } from "./gemma4.js";
+import { kimiK2 } from "./kimi-k2.js";
 import { kimiK3 } from "./kimi-k3.js";
 import { lfm25 } from "./lfm2-5.js";
 import { gptOss } from "./gpt-oss.js";
@@ -22,6 +23,7 @@ const HANDLERS: Partial<Record<DedicatedHandler, DedicatedHandlerDef>> = {
   "ministral-3": ministral3,
   minicpm5,
   gemma4,
+  "kimi-k2": kimiK2,
   "kimi-k3": kimiK3,
   "minimax-m3": minimaxM3,
   // LFM2 writes its calls as LFM2.5 does (<|tool_call_start|>[f(a=1)]<|tool_call_end|>); its
@@ -29,6 +31,19 @@ const HANDLERS: Partial<Record<DedicatedHandler, DedicatedHandlerDef>> = {
   lfm2: lfm25,
   "lfm2.5": lfm25,
   "muse-glimmer": museGlimmer,
+};
+
+/**
+ * Formats llama.cpp gives a hand-written handler that toolwright's generic analysis handles,
+ * and why it can: a flagged format is either in HANDLERS or here, never silently generic
+ * (test/chat-dedicated-coverage.test.ts checks both, and that these round trip).
+ */
+export const GENERIC_HANDLES: Readonly<Partial<Record<DedicatedHandler, string>>> = {
+  "qwen3-coder": "tagged calls (<tool_call><function=NAME><parameter=KEY>) whose markers the diffing finds",
+  "ling-3": "tagged calls (<tool_call>NAME, <arg_key>/<arg_value>) whose markers the diffing finds",
+  "cohere2-moe": "JSON calls in an <|START_ACTION|> section the diffing finds",
+  "gigachat-v3": "JSON calls after a 'function call' role header the diffing finds",
+  "deepseek-v3.2": "DSML invoke/parameter tags the diffing finds",
 };
 
 /**
