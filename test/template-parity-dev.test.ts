@@ -20,13 +20,7 @@ describe.skipIf(TEMPLATES === null)("templates-dev goldens", () => {
   });
 });
 
-/**
- * Lenient renderings known to differ where strict renders, and why. (Strict and auto match the
- * goldens on these too.)
- */
-const LENIENT_DIFFERS: Record<string, string> = {
-  "vllm--xlam_qwen.jinja":
-    "the absent-tools relaxation (compat.ts) leaves `tools` undefined where transformers passes None; the template tests `tools is not none`, so without tools lenient mode renders the tool instructions strict mode leaves out",
-};
+/** Lenient renderings known to differ where strict renders: none (lenient only relaxes what strict raises). */
+const LENIENT_DIFFERS: Record<string, string> = {};
 
 paritySuites("templates-dev", goldens, TEMPLATES, LENIENT_DIFFERS);
