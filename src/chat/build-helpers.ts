@@ -101,6 +101,11 @@ function flexibleSpace(p: PegArena, run: string): PegId {
   return p.seq(...[...run].map((ch) => p.optional(p.literal(ch))), p.space());
 }
 
+/** Only the whitespace a marker was learned with, each character optional. */
+function learnedSpace(p: PegArena, run: string): PegId {
+  return p.seq(...[...run].filter((ch) => WS.test(ch)).map((ch) => p.optional(p.literal(ch))));
+}
+
 /** Whitespace inside a marker: between two words at least one character, elsewhere any. */
 function innerSpace(p: PegArena, run: string, before: string, after: string): PegId {
   const words = /\w$/.test(before) && /^\w/.test(after);
@@ -110,25 +115,26 @@ function innerSpace(p: PegArena, run: string, before: string, after: string): Pe
 /**
  * A marker whose whitespace, around it or inside it, may be any whitespace (templates render
  * "<tool_call>\n" or "NAME\n```json\n", models drop, double or change it; the rest must match
- * exactly). An all-whitespace marker becomes `space()`. `keepTrail`: the whitespace after it is
- * only the learned characters, optional (a string value follows that may start with spaces).
+ * exactly). An all-whitespace marker becomes `space()`. `keepTrail` / `keepLead`: the whitespace
+ * after / before it is only the learned characters, optional (a string value follows or precedes
+ * it, whose own spaces must not be taken for the marker's).
  *
  * @example
  * marker(p, ">\n"); // ">" "\n"? space
  */
-export function marker(p: PegArena, text: string, options: { keepTrail?: boolean } = {}): PegId {
+export function marker(p: PegArena, text: string, options: { keepTrail?: boolean; keepLead?: boolean } = {}): PegId {
   const c = core(text);
   if (c === "") return text === "" ? p.eps() : p.space();
   const lead = text.slice(0, text.indexOf(c));
   const trail = text.slice(text.indexOf(c) + c.length);
   const items: PegId[] = [];
-  if (lead !== "") items.push(flexibleSpace(p, lead));
+  if (lead !== "") items.push(options.keepLead ? learnedSpace(p, lead) : flexibleSpace(p, lead));
   const parts = c.split(/([ \t\r\n]+)/);
   parts.forEach((part, i) => {
     if (i % 2 === 0) items.push(p.literal(part));
     else items.push(innerSpace(p, part, parts[i - 1]!, parts[i + 1]!));
   });
-  if (trail !== "") items.push(options.keepTrail ? p.seq(...[...trail].filter((ch) => WS.test(ch)).map((ch) => p.optional(p.literal(ch)))) : flexibleSpace(p, trail));
+  if (trail !== "") items.push(options.keepTrail ? learnedSpace(p, trail) : flexibleSpace(p, trail));
   return p.seq(...items);
 }
 

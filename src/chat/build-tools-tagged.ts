@@ -66,7 +66,8 @@ function taggedArgument(ctx: BuildContext, t: ToolsAnalysis, toolIndex: number, 
     value = p.capture(NODE.argJson, python ? (ctx.forGrammar ? pythonTyped(ctx, schema, argName) : pythonValue(p)) : argumentValue(ctx, schema, argName));
     prefix = jsonValuePrefix(prefix);
   }
-  const close = suffixCore === "" ? p.eps() : marker(p, a.valueSuffix);
+  // A string value keeps its own trailing whitespace: the suffix takes only its learned whitespace.
+  const close = suffixCore === "" ? p.eps() : marker(p, a.valueSuffix, { keepLead: mayBeString(schema) });
   const valueOpen = prefix !== "" ? marker(p, prefix, { keepTrail }) : p.eps();
   return p.tag(NODE.toolArg, p.seq(open, valueOpen, value, close));
 }
