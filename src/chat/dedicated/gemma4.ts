@@ -14,6 +14,7 @@ import type { DedicatedBuild, DedicatedHandlerDef } from "./handler.js";
 import type { JsonSchema } from "../../types.js";
 import { toolParameters } from "../build-helpers.js";
 import { grammarString, orderedArguments } from "./grammar-args.js";
+import { constrainsValues, isScalarTyped, rawOrTyped } from "../raw-union.js";
 
 const CHANNEL = "<|channel>";
 const CHANNEL_END = "<channel|>";
@@ -48,7 +49,11 @@ function requiredSection(p: PegArena, req: NormalizedRequest): PegId {
       let value: PegId;
       if (type === "string") value = p.seq(p.literal(STRING), grammarString(p, schema, [STRING], name), p.literal(STRING));
       else if (type === "integer" || type === "number" || type === "boolean") value = p.schema(p.json(), schema, { name });
-      else value = p.ref("gemma4-value");
+      else if (type !== "object" && type !== "array" && constrainsValues(schema)) {
+        // Enums, consts, type lists, unions: delimited strings, scalars as JSON, each part's keywords enforced.
+        const typed = (s: JsonSchema): PegId => (isScalarTyped(s) ? p.schema(p.json(), s, { name: `${name}-typed` }) : p.ref("gemma4-value"));
+        value = rawOrTyped(p, schema, { text: (s) => p.seq(p.literal(STRING), grammarString(p, s, [STRING], name), p.literal(STRING)), typed, stops: null, forGrammar: true });
+      } else value = p.ref("gemma4-value");
       return p.seq(p.literal(/^[A-Za-z0-9_\-.$@]+$/.test(key) ? key : `${STRING}${key}${STRING}`), p.literal(":"), value);
     };
     const args = p.seq(p.literal("{"), orderedArguments(p, toolParameters(t), arg, p.literal(","), "sorted"), p.literal("}"));

@@ -10,10 +10,11 @@
  * String arguments are raw text, others JSON. The prompt opens the think block.
  */
 import { PegArena, type PegId } from "../../peg/index.js";
-import { argumentValue, mayBeString, schemaProperties, toolParameters, type BuildContext } from "../build-helpers.js";
+import { argumentValue, schemaProperties, toolParameters, type BuildContext } from "../build-helpers.js";
 import type { BuiltParser } from "../generic-parser.js";
 import type { ReasoningPrefixState } from "../prompt.js";
 import type { NormalizedRequest } from "../request.js";
+import { rawOrTyped } from "../raw-union.js";
 import { NODE } from "../tree-names.js";
 import type { JsonSchema } from "../../types.js";
 import { grammarString, orderedArguments } from "./grammar-args.js";
@@ -46,7 +47,7 @@ function requiredGrammar(p: PegArena, req: NormalizedRequest, parse: BuildContex
   const calls = req.tools.map((t, i) => {
     const arg = (key: string, schema: JsonSchema): PegId => {
       const name = `tool-${i}-arg-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`;
-      const value = mayBeString(schema) ? p.capture(NODE.argString, grammarString(p, schema, [close("argument")], name)) : p.capture(NODE.argJson, argumentValue(ctx, schema, name));
+      const value = rawOrTyped(p, schema, { text: (s) => p.capture(NODE.argString, grammarString(p, s, [close("argument")], name)), typed: (s) => p.capture(NODE.argJson, argumentValue(ctx, s, name)), stops: null, forGrammar: true });
       // The template adds the value's type as an attribute.
       const type = p.optional(p.seq(p.literal(' type="'), p.choice(...["string", "number", "integer", "boolean", "object", "array", "null"].map((n) => p.literal(n))), p.literal('"')));
       return p.tag(NODE.toolArg, p.seq(p.literal('<|open|>argument key="'), p.capture(NODE.argName, p.literal(key)), p.literal('"'), type, p.literal(SEP), value, p.literal(close("argument"))));
@@ -81,9 +82,8 @@ function build(req: NormalizedRequest, { generationPrompt }: DedicatedContext): 
       const ctx: BuildContext = { p, tools: req.tools, requireCalls: true, parallel: req.parallel, pythonValues: false, pythonTaggedValues: false, toolTrigger: true, cdataStrings: false };
       const calls = req.tools.map((t, i) => {
         const args = schemaProperties(toolParameters(t)).map(([key, schema]) => {
-          const value = mayBeString(schema)
-            ? p.capture(NODE.argString, p.until(close("argument")))
-            : p.capture(NODE.argJson, argumentValue(ctx, schema, `tool-${i}-arg-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`));
+          const name = `tool-${i}-arg-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`;
+          const value = rawOrTyped(p, schema, { text: () => p.capture(NODE.argString, p.until(close("argument"))), typed: (s) => p.capture(NODE.argJson, argumentValue(ctx, s, name)), stops: [close("argument")], forGrammar: false });
           const head = p.atomic(p.seq(p.literal('<|open|>argument key="'), p.capture(NODE.argName, p.literal(key)), p.literal('"'), p.until(SEP), p.literal(SEP)));
           return p.tag(NODE.toolArg, p.seq(head, value, p.literal(close("argument"))));
         });

@@ -6,11 +6,12 @@
  */
 import type { ChatMessage } from "../../types.js";
 import { PegArena, type PegId } from "../../peg/index.js";
-import { type BuildContext, mayBeString, pythonTyped, pythonValue, schemaProperties, toolParameters } from "../build-helpers.js";
+import { type BuildContext, pythonTyped, pythonValue, schemaProperties, toolParameters } from "../build-helpers.js";
 import type { JsonSchema } from "../../types.js";
 import { grammarString, orderedArguments } from "./grammar-args.js";
 import type { BuiltParser } from "../generic-parser.js";
 import type { NormalizedRequest } from "../request.js";
+import { rawOrTyped } from "../raw-union.js";
 import { NODE } from "../tree-names.js";
 import type { DedicatedBuild, DedicatedHandlerDef } from "./handler.js";
 
@@ -35,9 +36,9 @@ function requiredGrammar(p: PegArena, req: NormalizedRequest): PegId {
     const arg = (key: string, schema: JsonSchema): PegId => {
       const name = `tool-${i}-arg-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`;
       // Bounded strings (enum, maxLength) cannot hold the quote; others are read as the parser reads them.
-      const bounded = typeof schema === "object" && schema !== null && ("enum" in schema || "maxLength" in schema);
-      const text = bounded ? p.seq(p.literal("'"), p.capture(NODE.argString, grammarString(p, schema, ["'"], name)), p.literal("'")) : stringValue(p, "'");
-      const value = mayBeString(schema) ? text : p.capture(NODE.argJson, pythonTyped(ctx, schema, name));
+      const bounded = (s: JsonSchema): boolean => typeof s === "object" && s !== null && ("enum" in s || "const" in s || "maxLength" in s);
+      const text = (s: JsonSchema): PegId => (bounded(s) ? p.seq(p.literal("'"), p.capture(NODE.argString, grammarString(p, s, ["'"], name)), p.literal("'")) : stringValue(p, "'"));
+      const value = rawOrTyped(p, schema, { text, typed: (s) => p.capture(NODE.argJson, pythonTyped(ctx, s, name)), stops: null, forGrammar: true });
       return p.tag(NODE.toolArg, p.seq(p.capture(NODE.argName, p.literal(key)), p.literal("="), value));
     };
     const args = orderedArguments(p, toolParameters(t), arg, p.literal(", "));
@@ -59,7 +60,7 @@ function build(req: NormalizedRequest): DedicatedBuild {
   } else if (useTools) {
     const calls = req.tools.map((t, i) => {
       const args = schemaProperties(toolParameters(t)).map(([key, schema]) => {
-        const value = mayBeString(schema) ? p.choice(stringValue(p, "'"), stringValue(p, '"')) : p.capture(NODE.argJson, pythonValue(p));
+        const value = rawOrTyped(p, schema, { text: () => p.choice(stringValue(p, "'"), stringValue(p, '"')), typed: () => p.capture(NODE.argJson, pythonValue(p)), stops: null, forGrammar: false });
         return p.tag(NODE.toolArg, p.seq(p.atomic(p.seq(p.capture(NODE.argName, p.literal(key)), p.space(), p.literal("="))), p.space(), value));
       });
       const argList = args.length === 0 ? p.eps() : p.optional(p.seq(p.choice(...args), p.zeroOrMore(p.seq(p.space(), p.literal(","), p.space(), p.choice(...args)))));

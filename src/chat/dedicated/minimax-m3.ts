@@ -15,6 +15,7 @@ import type { JsonSchema } from "../../types.js";
 import { argumentValue, schemaProperties, toolParameters, type BuildContext } from "../build-helpers.js";
 import type { BuiltParser } from "../generic-parser.js";
 import type { NormalizedRequest } from "../request.js";
+import { constrainsValues, isScalarTyped, rawOrTyped, splitRawSchema } from "../raw-union.js";
 import { NODE } from "../tree-names.js";
 import { grammarString, orderedArguments } from "./grammar-args.js";
 import type { DedicatedBuild, DedicatedHandlerDef } from "./handler.js";
@@ -87,6 +88,16 @@ class ElementValues {
       const value = p.capture(NODE.argJson, argumentValue(this.ctx, schema, `mm-value-${this.count++}`));
       // A null array item renders as an empty <item> (null members are left out): no value reads as null.
       return close === `${NS}</item>` ? p.optional(value) : value;
+    }
+    // Enums, consts, type lists, unions: strings as text, scalars as JSON, each part's keywords enforced.
+    const split = splitRawSchema(schema);
+    if (type === null && constrainsValues(schema) && (split.typed === null || isScalarTyped(split.typed))) {
+      return rawOrTyped(p, schema, {
+        text: (s) => p.capture(NODE.argString, this.ctx.forGrammar ? grammarString(p, s, [close], `mm-string-${this.count++}`) : p.until(close)),
+        typed: (s) => p.capture(NODE.argJson, argumentValue(this.ctx, s, `mm-value-${this.count++}`)),
+        stops: [close],
+        forGrammar: this.ctx.forGrammar === true,
+      });
     }
     return this.untyped();
   }

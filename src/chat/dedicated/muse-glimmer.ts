@@ -12,9 +12,10 @@
  * String parameters are raw text, others JSON.
  */
 import { PegArena, type PegId } from "../../peg/index.js";
-import { argumentValue, mayBeString, schemaProperties, toolParameters, type BuildContext } from "../build-helpers.js";
+import { argumentValue, schemaProperties, toolParameters, type BuildContext } from "../build-helpers.js";
 import type { BuiltParser } from "../generic-parser.js";
 import type { NormalizedRequest } from "../request.js";
+import { rawOrTyped } from "../raw-union.js";
 import { NODE } from "../tree-names.js";
 import type { DedicatedBuild, DedicatedHandlerDef } from "./handler.js";
 import type { JsonSchema } from "../../types.js";
@@ -38,7 +39,7 @@ function requiredGrammar(p: PegArena, req: NormalizedRequest, parse: BuildContex
   const calls = req.tools.map((t, i) => {
     const arg = (key: string, schema: JsonSchema): PegId => {
       const name = `tool-${i}-arg-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`;
-      const value = mayBeString(schema) ? p.capture(NODE.argString, grammarString(p, schema, [PARAM_END], name)) : p.capture(NODE.argJson, argumentValue(ctx, schema, name));
+      const value = rawOrTyped(p, schema, { text: (s) => p.capture(NODE.argString, grammarString(p, s, [PARAM_END], name)), typed: (s) => p.capture(NODE.argJson, argumentValue(ctx, s, name)), stops: null, forGrammar: true });
       return p.tag(NODE.toolArg, p.seq(p.literal('<atem:parameter name="'), p.capture(NODE.argName, p.literal(key)), p.literal('">'), value, p.literal(PARAM_END)));
     };
     const head = p.seq(p.literal(` to=${t.function.name}${MESSAGE}<atem:function_calls>`), p.space(), p.literal('<atem:invoke name="'), p.capture(NODE.toolName, p.literal(t.function.name)), p.literal('">'));
@@ -67,7 +68,8 @@ function build(req: NormalizedRequest): DedicatedBuild {
       const ctx: BuildContext = { p, tools: req.tools, requireCalls: true, parallel: req.parallel, pythonValues: false, pythonTaggedValues: false, toolTrigger: true, cdataStrings: false };
       const calls = req.tools.map((t, i) => {
         const args = schemaProperties(toolParameters(t)).map(([key, schema]) => {
-          const value = mayBeString(schema) ? p.capture(NODE.argString, p.until(PARAM_END)) : p.capture(NODE.argJson, argumentValue(ctx, schema, `tool-${i}-arg-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`));
+          const name = `tool-${i}-arg-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`;
+          const value = rawOrTyped(p, schema, { text: () => p.capture(NODE.argString, p.until(PARAM_END)), typed: (s) => p.capture(NODE.argJson, argumentValue(ctx, s, name)), stops: [PARAM_END], forGrammar: false });
           const head = p.atomic(p.seq(p.literal('<atem:parameter name="'), p.capture(NODE.argName, p.literal(key)), p.literal('">')));
           return p.tag(NODE.toolArg, p.seq(head, value, p.literal(PARAM_END)));
         });

@@ -1,0 +1,54 @@
+// Every schema keyword is enforced in every argument format: a forced call (tool_choice
+// "required") may only write an argument's enum or const values, also where the schema gives no
+// "type" and where the values mix strings with other JSON. Each template renders a call with an
+// allowed value and one with a value outside the schema; the grammar must accept the first and
+// reject the second (tagged formats write strings unquoted and pick the value grammar per
+// argument, which is where a keyword used to be lost).
+import { describe, expect, it } from "vitest";
+import { generateChatParams } from "../src/chat/index.js";
+import { matchGbnf } from "../src/grammar/gbnf-match.js";
+import type { JsonSchema, ToolDefinition } from "../src/types.js";
+import { USER, generatedPart, toolTemplates, type TemplateCase } from "./helpers/chat-roundtrip.js";
+import { grammarInput } from "./helpers/grammar-input.js";
+
+interface KeywordCase {
+  name: string;
+  schema: JsonSchema;
+  allowed: unknown[];
+  outside: unknown;
+}
+
+const KEYWORDS: KeywordCase[] = [
+  { name: "string enum, no type", schema: { enum: ["fast", "slow"] }, allowed: ["fast", "slow"], outside: "medium" },
+  { name: "number enum, no type", schema: { enum: [1, 2, 3] }, allowed: [1, 3], outside: 5 },
+  { name: "string const, no type", schema: { const: "on" }, allowed: ["on"], outside: "off" },
+  { name: "number const, no type", schema: { const: 7 }, allowed: [7], outside: 8 },
+  { name: "mixed enum", schema: { enum: ["auto", 1] }, allowed: ["auto", 1], outside: 9 },
+  { name: "anyOf of consts", schema: { anyOf: [{ const: "low" }, { const: 10 }] }, allowed: ["low", 10], outside: "high" },
+  { name: "typed string enum", schema: { type: "string", enum: ["fast", "slow"] }, allowed: ["slow"], outside: "medium" },
+];
+
+function toolFor(schema: JsonSchema): ToolDefinition[] {
+  return [{ type: "function", function: { name: "pick", description: "Pick a mode", parameters: { type: "object", properties: { mode: schema }, required: ["mode"] } } }];
+}
+
+/** Whether the forced-call grammar accepts the template's rendering of a call with `mode: value`. */
+function accepts(t: TemplateCase, schema: JsonSchema, value: unknown): boolean {
+  const tools = toolFor(schema);
+  const params = generateChatParams(t.analysis, t.template, { messages: [USER], tools, toolChoice: "required", enableThinking: false });
+  const call = { id: "call12345", type: "function" as const, function: { name: "pick", arguments: JSON.stringify({ mode: value }) } };
+  const g = generatedPart(t, { name: "pick", enableThinking: false, message: { role: "assistant", content: "", tool_calls: [call] } }, params, tools);
+  if ("error" in g) throw new Error(g.error);
+  const text = grammarInput(params, g.output);
+  if (text === null) throw new Error(`no trigger fires in ${JSON.stringify(g.output)}`);
+  return matchGbnf(params.grammar!, text).ok;
+}
+
+const cases = toolTemplates().flatMap((t) => KEYWORDS.map((k) => ({ label: `${t.name} | ${t.analysis.tools.format.mode} | ${k.name}`, t, k })));
+
+describe("a forced call's grammar enforces enum and const in every argument format", () => {
+  it.each(cases)("$label", ({ t, k }) => {
+    for (const v of k.allowed) expect(accepts(t, k.schema, v), `rejected ${JSON.stringify(v)}`).toBe(true);
+    expect(accepts(t, k.schema, k.outside), `accepted ${JSON.stringify(k.outside)}`).toBe(false);
+  });
+});
