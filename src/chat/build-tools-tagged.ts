@@ -9,6 +9,7 @@ import type { PegId } from "../peg/index.js";
 import type { JsonSchema } from "../types.js";
 import type { ToolsAnalysis } from "../analysis/index.js";
 import { type BuildContext, argumentValue, boundedRawString, pythonTyped, pythonValue, core, counterMarker, identifierEnd, marker, moreCalls, ruleName, schemaProperties, toolParameters } from "./build-helpers.js";
+import { nameHandle } from "./name-handle.js";
 import { splitRawSchema, typedRawValue } from "./raw-union.js";
 import { NODE } from "./tree-names.js";
 
@@ -130,7 +131,14 @@ function callOf(ctx: BuildContext, t: ToolsAnalysis, name: string, schema: JsonS
   const fn = t.function;
   const nameEnd = fn.nameSuffix.trim() === "" ? identifierEnd(p) : p.eps();
   const digits = ctx.forGrammar ? 3 : null;
-  const openItems: PegId[] = [counterMarker(p, fn.namePrefix, digits), p.capture(NODE.toolName, p.literal(name)), nameEnd, counterMarker(p, fn.nameSuffix, digits)];
+  const handle = t.callId.position === "NONE" ? nameHandle(fn) : null;
+  let openItems: PegId[];
+  if (handle === null) openItems = [counterMarker(p, fn.namePrefix, digits), p.capture(NODE.toolName, p.literal(name)), nameEnd, counterMarker(p, fn.nameSuffix, digits)];
+  else {
+    // The numbered name is the call's id (functions.NAME:0): the model's own id is kept.
+    const id = p.tag(NODE.toolId, p.seq(counterMarker(p, handle.before, digits), p.capture(NODE.toolName, p.literal(name)), nameEnd, counterMarker(p, handle.after, digits)));
+    openItems = [counterMarker(p, fn.namePrefix.slice(0, fn.namePrefix.length - handle.before.length), digits), id, counterMarker(p, fn.nameSuffix.slice(handle.after.length), digits)];
+  }
   if (fn.argsSeparator !== "") openItems.push(p.space(), marker(p, fn.argsSeparator));
   const open = p.atomic(p.seq(...openItems));
   const items: PegId[] = [];

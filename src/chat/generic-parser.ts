@@ -15,6 +15,7 @@ import type { JsonSchema } from "../types.js";
 import { type BuildContext, core, grammarContext, marker } from "./build-helpers.js";
 import { buildJsonTools } from "./build-tools-json.js";
 import { buildTaggedTools, toolTriggerWord } from "./build-tools-tagged.js";
+import { nameHandle } from "./name-handle.js";
 import type { NormalizedRequest } from "./request.js";
 import { NODE } from "./tree-names.js";
 import type { ChatMappingOptions } from "./types.js";
@@ -176,10 +177,14 @@ export function buildGenericParser(a: TemplateAnalysis, req: NormalizedRequest, 
     : emptyReasoning === null ? strictBody
     : p.seq(emptyReasoning, strictBody);
   const f = a.tools.format;
+  // The model's own id is kept, also one the template numbers itself (Command R7B's tool_call_id "0").
+  const idField = f.idField || f.genIdField;
   const idAfterName =
     a.tools.callId.position === "BETWEEN_FUNC_AND_ARGS" ||
     a.tools.callId.position === "POST_ARGS" ||
-    (f.idField !== "" && f.parameterOrder.indexOf(f.idField) > f.parameterOrder.indexOf(f.nameField || "name"));
+    (idField !== "" && f.parameterOrder.indexOf(idField) > f.parameterOrder.indexOf(f.nameField || "name")) ||
+    // The numbered name is the id (functions.NAME:0): it is complete after the name.
+    (a.tools.callId.position === "NONE" && nameHandle(a.tools.function) !== null);
   return {
     arena: p,
     root,
@@ -190,7 +195,7 @@ export function buildGenericParser(a: TemplateAnalysis, req: NormalizedRequest, 
     reasoningStart: reasoning === null || core(a.reasoning.start) === "" ? null : core(a.reasoning.start),
     constrained: req.jsonSchema !== null || useTools,
     lazy: req.jsonSchema === null && useTools && req.toolChoice === "auto",
-    mapping: { idAfterName, ignoreModelIds: f.idField === "" && f.genIdField !== "" },
+    mapping: { idAfterName, ignoreModelIds: false },
     format: "generic",
   };
 }
