@@ -19,7 +19,7 @@ const files = DIR !== null && existsSync(DIR)
   : [];
 
 describe.skipIf(files.length === 0)("MaskBench schema coverage (sampled)", () => {
-  const cases = files.map((f) => parseCoverageCase(f, readFileSync(join(DIR, f), "utf8")));
+  const cases = files.map((f) => parseCoverageCase(f, readFileSync(join(DIR!, f), "utf8")));
 
   test("default options: pass rate at or above the floor, no crashes, every grammar valid", () => {
     const outcomes = cases.map((c) => checkCoverageCase(c));

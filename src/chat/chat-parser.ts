@@ -56,7 +56,9 @@ export class ChatStreamParser {
     this.spec = specOf(params, "ChatStreamParser");
     const newId = checkOptions(options, "ChatStreamParser");
     this.engine = new PegStreamParser(this.spec.arena, this.spec.root);
-    this.mapper = new MessageMapper(this.spec.mapping, newId, this.spec.prefix.length);
+    const kept = this.spec.keptPrefix ?? 0;
+    if (!Number.isInteger(kept) || kept < 0 || kept > this.spec.prefix.length) throw new RangeError(`ChatStreamParser: keptPrefix must be an integer from 0 to the prefix length (${this.spec.prefix.length}), got ${kept}`);
+    this.mapper = new MessageMapper(this.spec.mapping, newId, this.spec.prefix.length - kept);
     if (this.spec.prefix !== "") this.consume(this.spec.prefix);
   }
 

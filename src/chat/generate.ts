@@ -15,7 +15,7 @@ import { ChatTemplate } from "../template/index.js";
 import { core } from "./build-helpers.js";
 import { dedicatedHandler } from "./dedicated/index.js";
 import { type BuiltParser, buildGenericParser } from "./generic-parser.js";
-import { type ReasoningPrefixState, reasoningPrefix, renderPrompt } from "./prompt.js";
+import { type ReasoningPrefixState, continuationPrefix, reasoningPrefix, renderContinuation, renderPrompt } from "./prompt.js";
 import { normalizeRequest } from "./request.js";
 import { rendersPythonLiterals } from "./value-syntax.js";
 import type { ChatGrammarTrigger, ChatParams, ChatRequest } from "./types.js";
@@ -84,30 +84,40 @@ export function generateChatParams(analysis: TemplateAnalysis, template: ChatTem
   const handler = dedicatedHandler(analysis.dedicatedHandler);
 
   const messages = handler?.adaptMessages ? handler.adaptMessages(request.messages) : request.messages;
-  const { prompt, generationPrompt } = renderPrompt(template, request, messages);
+  const continued = req.continuation === null ? null : renderContinuation(template, request, messages, req.continuation, handler?.reasoning ?? analysis.reasoning);
+  const { prompt, generationPrompt } = continued ?? renderPrompt(template, request, messages, req.addGenerationPrompt);
+  // Parsers are built for the generation prompt the model would have continued without prefill.
+  const baseGeneration = continued?.baseGenerationPrompt ?? generationPrompt;
 
   let built: BuiltParser;
   let prefix: string;
   let state: ReasoningPrefixState;
   let preservedTokens = [...analysis.preservedTokens];
   if (handler) {
-    const h = handler.build(req, { generationPrompt, analysis, template });
+    const h = handler.build(req, { generationPrompt: baseGeneration, analysis, template });
     built = h.built;
-    prefix = h.prefix;
-    state = h.state;
+    ({ prefix, state } = h);
     preservedTokens = [...new Set([...h.preservedTokens, ...(h.keepAnalysisTokens ? preservedTokens : [])])];
   } else {
-    ({ prefix, state } = reasoningPrefix(generationPrompt, analysis.reasoning));
+    ({ prefix, state } = reasoningPrefix(baseGeneration, analysis.reasoning));
+    if (continued !== null && continued.state !== "none") state = continued.state;
     const tagged = analysis.tools.format.mode === "TAG_WITH_TAGGED" && req.tools.length > 0;
     built = buildGenericParser(analysis, req, { pythonTaggedValues: tagged && rendersPythonLiterals(template), deferredGrammar: state === "open" });
   }
+  if (continued !== null) {
+    prefix = continuationPrefix(prefix, continued);
+    if (continued.state !== "none") state = continued.state;
+  }
+  // The message keeps the continued text; inline reasoning keeps the opener the prompt wrote.
+  const keptPrefix = continued !== null ? continued.continued.length : req.reasoningInline && state === "open" ? prefix.length : 0;
+  const mapping = req.reasoningInline ? { ...built.mapping, reasoningInline: true } : built.mapping;
   const g = grammarOf(built, state);
   // The model may open reasoning under a strict grammar: what follows it, for the reasoning budget.
   const afterReasoning = g.grammar !== null && !g.lazy && state === "none" && built.reasoningEnd !== null ? pegToGbnf(built.arena, built.grammarBody ?? built.body, { space: CHAT_SPACE }).grammar : null;
   return {
     prompt,
     generationPrompt,
-    parser: { arena: built.arena, root: built.root, prefix, mapping: built.mapping, format: built.format },
+    parser: { arena: built.arena, root: built.root, prefix, keptPrefix, mapping, format: built.format },
     grammar: g.grammar,
     grammarLazy: g.lazy,
     grammarTriggers: g.triggers,

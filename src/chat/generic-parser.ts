@@ -52,7 +52,7 @@ function reasoningBlock(p: PegArena, a: TemplateAnalysis): PegId | null {
   if (mode === "NONE" || core(end) === "") return null;
   const text = p.capture(NODE.reasoning, p.until(core(end)));
   const block = core(start) !== "" ? p.seq(p.space(), marker(p, start), text, marker(p, end)) : p.seq(text, marker(p, end));
-  return p.optional(block);
+  return p.optional(p.tag(NODE.reasoningBlock, block));
 }
 
 /**

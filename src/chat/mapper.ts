@@ -65,6 +65,11 @@ interface Level {
 
 const CONSISTENT = true;
 
+function hasChild(nodes: PegNodeList, name: string): boolean {
+  for (let i = 0; i < nodes.length; i++) if (nodes.at(i)!.name === name) return true;
+  return false;
+}
+
 /**
  * Incremental tree → message mapper.
  *
@@ -86,6 +91,8 @@ export class MessageMapper {
   private deltas: ChatDelta[] = [];
   private cutAt = 0;
   private finished = false;
+  /** The last content text came from an inline reasoning block. */
+  private afterInlineReasoning = false;
 
   /**
    * @param prefixLength Text before this offset came from the prompt (a parser prefix): it is
@@ -189,9 +196,12 @@ export class MessageMapper {
         level.emitted = false;
         this.enter(n);
       }
-      if (n.kind === "capture") {
+      // Inline reasoning: the whole block, markers included, is content text, from the moment its
+      // opener is complete (a partial opener may still turn out to be something else).
+      const inline = n.kind === "tag" && n.name === NODE.reasoningBlock && this.mapping.reasoningInline === true && hasChild(n.childList, NODE.reasoning);
+      if (n.kind === "capture" || inline) {
         if (n.end > level.processedEnd) {
-          this.captureText(n, input.slice(level.processedEnd, n.end), level.processedEnd);
+          this.captureText(inline ? NODE.content : n.name, input.slice(level.processedEnd, n.end), level.processedEnd, inline);
           level.processedEnd = n.end;
           level.emitted = true;
           if (n.end > this.cutAt) this.cutAt = n.end;
@@ -246,16 +256,18 @@ export class MessageMapper {
     }
   }
 
-  private captureText(n: PegTreeNode, text: string, start: number): void {
+  private captureText(name: string, text: string, start: number, inline = false): void {
     if (start < this.prefixLength) {
       const skip = Math.min(text.length, this.prefixLength - start);
       text = text.slice(skip);
       start += skip;
       if (text === "") return;
     }
-    switch (n.name) {
+    switch (name) {
       case NODE.content: {
-        const out = this.content.push(text, start);
+        // Content right after an inline reasoning block joins it as written, without a separator.
+        const out = this.content.push(text, start, this.afterInlineReasoning && !inline);
+        this.afterInlineReasoning = inline;
         if (out !== "") this.emitText("content", out);
         return;
       }

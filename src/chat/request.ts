@@ -20,6 +20,15 @@ export interface NormalizedRequest {
   thinking: boolean;
   /** Most calls per turn a grammar allows when calls are parallel. */
   maxCalls: number;
+  /** Reasoning stays inline in the content, markers included (reasoningFormat "none"). */
+  reasoningInline: boolean;
+  /**
+   * The output continues the final (assistant) message: its reasoning or its content. Null when
+   * the output opens a new turn.
+   */
+  continuation: "content" | "reasoning" | null;
+  /** Render the template's generation prompt (false only without a continuation). */
+  addGenerationPrompt: boolean;
 }
 
 function kind(v: unknown): string {
@@ -102,5 +111,56 @@ export function normalizeRequest(request: ChatRequest, caps: TemplateCaps): Norm
   }
   const maxCalls = request.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS;
   if (!Number.isInteger(maxCalls) || maxCalls < 1) throw new RangeError(`generateChatParams: request.maxToolCalls must be an integer >= 1, got ${JSON.stringify(request.maxToolCalls)}`);
-  return { tools, toolChoice, parallel: parallel && maxCalls > 1, jsonSchema: jsonSchemaOf(request.responseFormat), thinking: request.enableThinking !== false, maxCalls };
+  const reasoningFormat = request.reasoningFormat ?? "auto";
+  if (reasoningFormat !== "auto" && reasoningFormat !== "none") {
+    throw new RangeError(`generateChatParams: request.reasoningFormat must be "auto" or "none", got ${JSON.stringify(request.reasoningFormat)}`);
+  }
+  const { continuation, addGenerationPrompt } = continuationOf(request);
+  return {
+    tools,
+    toolChoice,
+    parallel: parallel && maxCalls > 1,
+    jsonSchema: jsonSchemaOf(request.responseFormat),
+    thinking: request.enableThinking !== false,
+    maxCalls,
+    reasoningInline: reasoningFormat === "none",
+    continuation,
+    addGenerationPrompt,
+  };
+}
+
+/** The text of a message field: a string, or the text parts of a part list joined. */
+export function textOf(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) return content.map((p: { text?: unknown }) => (typeof p?.text === "string" ? p.text : "")).join("");
+  return "";
+}
+
+/**
+ * Resolves continueFinalMessage / addGenerationPrompt: which part of the final message the
+ * output continues, if any.
+ */
+function continuationOf(request: ChatRequest): Pick<NormalizedRequest, "continuation" | "addGenerationPrompt"> {
+  const cont = request.continueFinalMessage;
+  if (cont !== undefined && typeof cont !== "boolean" && cont !== "content" && cont !== "reasoning") {
+    throw new TypeError(`generateChatParams: request.continueFinalMessage must be a boolean, "content" or "reasoning", got ${JSON.stringify(cont)}`);
+  }
+  const agp = request.addGenerationPrompt;
+  if (agp !== undefined && typeof agp !== "boolean") throw new TypeError(`generateChatParams: request.addGenerationPrompt must be a boolean, got ${kind(agp)}`);
+  const last = request.messages[request.messages.length - 1] as { role?: unknown; content?: unknown; reasoning_content?: unknown; tool_calls?: unknown } | undefined;
+  const lastIsAssistant = last !== undefined && last !== null && typeof last === "object" && last.role === "assistant";
+  // transformers' convention: no generation prompt after a final assistant message continues it.
+  const wanted = cont ?? (agp === false && lastIsAssistant ? true : false);
+  if (wanted === false) return { continuation: null, addGenerationPrompt: agp ?? true };
+  if (agp === true) throw new RangeError("generateChatParams: request.continueFinalMessage and request.addGenerationPrompt: true exclude each other (a continuation has no generation prompt)");
+  const at = request.messages.length - 1;
+  if (!lastIsAssistant) {
+    throw new RangeError(`generateChatParams: request.continueFinalMessage needs a final assistant message to continue, but request.messages[${at}] is ${last === undefined ? "missing" : `a ${JSON.stringify(last?.role)} message`}`);
+  }
+  if (Array.isArray(last.tool_calls) && last.tool_calls.length > 0) {
+    throw new RangeError(`generateChatParams: request.continueFinalMessage cannot continue request.messages[${at}]: it has tool_calls (only text and reasoning can be continued)`);
+  }
+  if (wanted !== true) return { continuation: wanted, addGenerationPrompt: false };
+  const reasoningOnly = textOf(last.reasoning_content) !== "" && textOf(last.content) === "";
+  return { continuation: reasoningOnly ? "reasoning" : "content", addGenerationPrompt: false };
 }

@@ -22,10 +22,11 @@ export class TextField {
 
   /**
    * Adds text that starts at input offset `start`; returns what can be emitted now. A gap
-   * since the previous piece (separate blocks, e.g. two reasoning channels) becomes a newline.
+   * since the previous piece (separate blocks, e.g. two reasoning channels) becomes a newline,
+   * unless `joined` says the piece continues the previous one (text after inline reasoning).
    */
-  push(text: string, start: number): string {
-    if (this.lastEnd >= 0 && start > this.lastEnd && this.started) this.held += "\n";
+  push(text: string, start: number, joined = false): string {
+    if (this.lastEnd >= 0 && start > this.lastEnd && this.started && !joined) this.held += "\n";
     this.lastEnd = start + text.length;
     if (text === "") return "";
     let end = text.length;

@@ -5,6 +5,8 @@
 export const NODE = {
   /** Capture: reasoning text. */
   reasoning: "reasoning",
+  /** Tag: a whole reasoning block, its markers included (content under reasoningFormat "none"). */
+  reasoningBlock: "reasoning-block",
   /** Capture: visible answer text. */
   content: "content",
   /** Tag: everything that belongs to one tool call. */

@@ -26,6 +26,26 @@ export interface ChatRequest {
   enableThinking?: boolean;
   /** Extra template variables (e.g. `reasoning_effort`). */
   extraContext?: Record<string, unknown>;
+  /**
+   * Where the model's reasoning goes: "auto" (default) separates it into `reasoning_content`;
+   * "none" leaves it inline in `content`, its markers included (llama.cpp's
+   * `--reasoning-format none`). The grammar is the same either way.
+   */
+  reasoningFormat?: "auto" | "none";
+  /**
+   * Continue the final message (prefill), which must be an assistant message, instead of
+   * opening a new turn: the prompt ends inside that message, and the output is parsed as its
+   * continuation (the message returned holds the prefilled text too). `"reasoning"` continues
+   * its reasoning, `"content"` its content; `true` picks reasoning when the message has
+   * reasoning and no content, else content.
+   */
+  continueFinalMessage?: boolean | "content" | "reasoning";
+  /**
+   * Append the template's generation prompt (default true). `false` with a final assistant
+   * message is the same as `continueFinalMessage: true` (transformers' convention); `false`
+   * otherwise renders the conversation as it is, and the output continues it.
+   */
+  addGenerationPrompt?: boolean;
 }
 
 /**
@@ -45,6 +65,11 @@ export interface ChatMappingOptions {
   ignoreModelIds: boolean;
   /** Arguments use a non-JSON string / key syntax (read by the JSON normalizer). */
   valueDialect?: ValueDialect;
+  /**
+   * Reasoning blocks are content, markers included (reasoningFormat "none"): the mapper reads a
+   * `reasoning-block` node as content text.
+   */
+  reasoningInline?: boolean;
 }
 
 /**
@@ -58,6 +83,11 @@ export interface ChatParserSpec {
   root: PegId;
   /** Text of the prompt that the output continues; parsed before the output. */
   prefix: string;
+  /**
+   * How much of the end of `prefix` belongs to the message (default 0): a continued message's
+   * prefilled text, or the reasoning opener the prompt wrote when reasoning stays inline.
+   */
+  keptPrefix?: number;
   mapping: ChatMappingOptions;
   /** Which builder made it: "generic" or a dedicated handler's name. */
   format: string;

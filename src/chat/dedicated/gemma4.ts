@@ -69,10 +69,7 @@ function build(req: NormalizedRequest): DedicatedBuild {
   // Empty channels other than a thought one are skipped.
   const thought = p.seq(
     p.zeroOrMore(p.seq(p.literal(CHANNEL), p.not(p.literal("thought")), p.optional(p.literal(CHANNEL_END)))),
-    p.literal(`${CHANNEL}thought`),
-    p.space(),
-    p.capture(NODE.reasoning, p.until(CHANNEL_END)),
-    p.literal(CHANNEL_END),
+    p.tag(NODE.reasoningBlock, p.seq(p.literal(`${CHANNEL}thought`), p.space(), p.capture(NODE.reasoning, p.until(CHANNEL_END)), p.literal(CHANNEL_END))),
   );
   const start = p.optional(p.literal("<|turn>model\n"));
   let body: PegId;
@@ -118,4 +115,4 @@ function build(req: NormalizedRequest): DedicatedBuild {
 }
 
 /** The Gemma 4 handler. */
-export const gemma4: DedicatedHandlerDef = { name: "gemma4", build };
+export const gemma4: DedicatedHandlerDef = { name: "gemma4", reasoning: { start: `${CHANNEL}thought\n`, end: CHANNEL_END }, build };

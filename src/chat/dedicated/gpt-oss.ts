@@ -96,4 +96,4 @@ function adaptMessages(messages: ChatMessage[]): ChatMessage[] {
 }
 
 /** The GPT-OSS handler. */
-export const gptOss: DedicatedHandlerDef = { name: "gpt-oss", adaptMessages, build };
+export const gptOss: DedicatedHandlerDef = { name: "gpt-oss", reasoning: { start: "<|channel|>analysis<|message|>", end: `${END}${START}<|channel|>final<|message|>` }, adaptMessages, build };

@@ -30,6 +30,12 @@ export interface DedicatedContext {
 
 export interface DedicatedHandlerDef {
   readonly name: string;
+  /**
+   * The markers the format writes around reasoning, as the template renders them (e.g.
+   * `[THINK]` … `[/THINK]`), where the analysis has none: a continued message's reasoning is
+   * written between them.
+   */
+  readonly reasoning?: { start: string; end: string };
   /** Rewrites messages into what the template renders (e.g. reasoning into its own field). */
   adaptMessages?(messages: ChatMessage[]): ChatMessage[];
   build(req: NormalizedRequest, context: DedicatedContext): DedicatedBuild;

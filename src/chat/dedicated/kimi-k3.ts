@@ -69,7 +69,7 @@ function build(req: NormalizedRequest, { generationPrompt }: DedicatedContext): 
   const p = new PegArena();
   const { prefix, state } = thinkPrefix(generationPrompt);
   const useTools = req.tools.length > 0 && req.toolChoice !== "none" && req.jsonSchema === null;
-  const reasoning = p.optional(p.seq(p.literal(THINK_START), p.capture(NODE.reasoning, p.until(THINK_END, RESP_START)), p.optional(p.literal(THINK_END))));
+  const reasoning = p.optional(p.tag(NODE.reasoningBlock, p.seq(p.literal(THINK_START), p.capture(NODE.reasoning, p.until(THINK_END, RESP_START)), p.optional(p.literal(THINK_END)))));
   const trailer = p.seq(p.space(), p.optional(p.literal(MSG_END)), p.space(), p.optional(p.literal(EOM)), p.space(), p.end());
   let body: PegId;
   let grammarBody: PegId | undefined;

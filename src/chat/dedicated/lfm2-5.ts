@@ -52,7 +52,7 @@ function requiredGrammar(p: PegArena, req: NormalizedRequest): PegId {
 function build(req: NormalizedRequest): DedicatedBuild {
   const p = new PegArena();
   const useTools = req.tools.length > 0 && req.toolChoice !== "none" && req.jsonSchema === null;
-  const reasoning = p.optional(p.seq(p.literal(THINK), p.capture(NODE.reasoning, p.until(END_THINK)), p.literal(END_THINK), p.space()));
+  const reasoning = p.optional(p.seq(p.tag(NODE.reasoningBlock, p.seq(p.literal(THINK), p.capture(NODE.reasoning, p.until(END_THINK)), p.literal(END_THINK))), p.space()));
   let body: PegId;
   let grammarBody: PegId | undefined;
   if (req.jsonSchema !== null) {
@@ -99,4 +99,4 @@ function adaptMessages(messages: ChatMessage[]): ChatMessage[] {
 }
 
 /** The LFM2.5 handler. */
-export const lfm25: DedicatedHandlerDef = { name: "lfm2.5", adaptMessages, build };
+export const lfm25: DedicatedHandlerDef = { name: "lfm2.5", reasoning: { start: THINK, end: END_THINK }, adaptMessages, build };

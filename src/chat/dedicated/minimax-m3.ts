@@ -135,7 +135,7 @@ function requiredGrammar(p: PegArena, req: NormalizedRequest, parse: BuildContex
 function build(req: NormalizedRequest): DedicatedBuild {
   const p = new PegArena();
   const useTools = req.tools.length > 0 && req.toolChoice !== "none" && req.jsonSchema === null;
-  const reasoning = p.optional(p.choice(p.seq(p.literal(THINK_START), p.space(), p.capture(NODE.reasoning, p.until(THINK_END)), p.literal(THINK_END)), p.literal(THINK_END)));
+  const reasoning = p.optional(p.choice(p.tag(NODE.reasoningBlock, p.seq(p.literal(THINK_START), p.space(), p.capture(NODE.reasoning, p.until(THINK_END)), p.literal(THINK_END))), p.literal(THINK_END)));
   let body: PegId;
   let grammarBody: PegId | undefined;
   if (req.jsonSchema !== null) {

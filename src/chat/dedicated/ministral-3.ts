@@ -17,7 +17,7 @@ const CALLS = "[TOOL_CALLS]";
 
 function build(req: NormalizedRequest): DedicatedBuild {
   const p = new PegArena();
-  const reasoning = p.optional(p.seq(p.literal(THINK), p.capture(NODE.reasoning, p.until(END_THINK)), p.literal(END_THINK)));
+  const reasoning = p.optional(p.tag(NODE.reasoningBlock, p.seq(p.literal(THINK), p.capture(NODE.reasoning, p.until(END_THINK)), p.literal(END_THINK))));
   const useTools = req.tools.length > 0 && req.toolChoice !== "none" && req.jsonSchema === null;
   let body: PegId;
   let grammarBody: PegId | undefined;
@@ -71,4 +71,4 @@ function adaptMessages(messages: ChatMessage[]): ChatMessage[] {
 }
 
 /** The Ministral 3 handler. */
-export const ministral3: DedicatedHandlerDef = { name: "ministral-3", adaptMessages, build };
+export const ministral3: DedicatedHandlerDef = { name: "ministral-3", reasoning: { start: THINK, end: END_THINK }, adaptMessages, build };
