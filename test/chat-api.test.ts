@@ -192,10 +192,10 @@ describe("call ids", () => {
     expect(accumulateDeltas(deltas).tool_calls?.[0]?.function.arguments).toBe('{"city":"X"}');
   });
 
-  it("template counters (Command R7B tool_call_id) are not used as ids", () => {
+  it("ids a template numbers itself (Command R7B tool_call_id) are the model's ids and kept, as llama.cpp keeps them", () => {
     const r7b = params("CohereForAI-c4ai-command-r7b-12-2024-tool_use.jinja");
     const msg = parseChatOutput(r7b, '<|START_ACTION|>[\n    {"tool_call_id": "0", "tool_name": "get_weather", "parameters": {"city": "X"}}\n]<|END_ACTION|>', ids);
-    expect(msg.tool_calls?.[0]?.id).toBe("id0");
+    expect(msg.tool_calls?.[0]?.id).toBe("0");
   });
 });
 
