@@ -251,7 +251,11 @@ describe("JSON layouts no template in the set uses", () => {
     const p = generateChatParams(withFormat({ usesPythonDicts: true }), template, { messages: [USER], tools: TOOLS, toolChoice: "required" });
     const out = "<tool_call>\n{'name': 'get_weather', 'arguments': {'city': 'It\\'s \"Paris\"', 'days': None}}\n</tool_call>";
     expect(parseChatOutput(p, out, ids).tool_calls?.[0]?.function).toEqual({ name: "get_weather", arguments: '{"city":"It\'s \\"Paris\\"","days":null}' });
-    expect(matchGbnf(p.grammar!, out).ok).toBe(true);
+    // The grammar types the arguments by the schema: None only where it allows null ("days" is an integer).
+    expect(matchGbnf(p.grammar!, out).ok).toBe(false);
+    const valid = "<tool_call>\n{'name': 'record', 'arguments': {'text': 'It\\'s \"Paris\"', 'flag': True, 'meta': {'z': None}}}\n</tool_call>";
+    expect(parseChatOutput(p, valid, ids).tool_calls?.[0]?.function).toEqual({ name: "record", arguments: '{"text":"It\'s \\"Paris\\"","flag":true,"meta":{"z":null}}' });
+    expect(matchGbnf(p.grammar!, valid).ok).toBe(true);
   });
 
   it("nested keys: {\"function\": {\"name\": ..., \"arguments\": ...}, \"id\": ...}", () => {

@@ -17,7 +17,7 @@ import { dedicatedHandler } from "./dedicated/index.js";
 import { type BuiltParser, buildGenericParser } from "./generic-parser.js";
 import { type ReasoningPrefixState, continuationPrefix, reasoningPrefix, renderContinuation, renderPrompt } from "./prompt.js";
 import { normalizeRequest } from "./request.js";
-import { rendersPythonLiterals } from "./value-syntax.js";
+import { rendersPythonContainers, rendersPythonLiterals } from "./value-syntax.js";
 import type { ChatGrammarTrigger, ChatParams, ChatRequest } from "./types.js";
 
 interface GrammarResult {
@@ -102,7 +102,7 @@ export function generateChatParams(analysis: TemplateAnalysis, template: ChatTem
     ({ prefix, state } = reasoningPrefix(baseGeneration, analysis.reasoning));
     if (continued !== null && continued.state !== "none") state = continued.state;
     const tagged = analysis.tools.format.mode === "TAG_WITH_TAGGED" && req.tools.length > 0;
-    built = buildGenericParser(analysis, req, { pythonTaggedValues: tagged && rendersPythonLiterals(template), deferredGrammar: state === "open" });
+    built = buildGenericParser(analysis, req, { pythonTaggedValues: tagged && rendersPythonLiterals(template), jsonContainers: tagged && !rendersPythonContainers(template), deferredGrammar: state === "open" });
   }
   if (continued !== null) {
     prefix = continuationPrefix(prefix, continued);

@@ -133,6 +133,8 @@ export interface GenericOptions {
   deferredGrammar?: boolean;
   /** Tagged string values may come in a CDATA block (XML-style formats that say so). */
   cdataStrings?: boolean;
+  /** Tagged objects and arrays are JSON even where scalars are Python literals (see value-syntax.ts). */
+  jsonContainers?: boolean;
 }
 
 /**
@@ -153,6 +155,7 @@ export function buildGenericParser(a: TemplateAnalysis, req: NormalizedRequest, 
     pythonTaggedValues: a.tools.format.usesPythonDicts || (options.pythonTaggedValues ?? false),
     toolTrigger: !(options.deferredGrammar ?? false) || req.toolChoice === "auto",
     cdataStrings: options.cdataStrings ?? false,
+    jsonContainers: options.jsonContainers ?? false,
   };
   const useTools = req.tools.length > 0 && req.toolChoice !== "none" && a.tools.format.mode !== "NONE";
   let body: PegId;

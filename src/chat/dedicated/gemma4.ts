@@ -13,8 +13,8 @@ import { NODE } from "../tree-names.js";
 import type { DedicatedBuild, DedicatedHandlerDef } from "./handler.js";
 import type { JsonSchema } from "../../types.js";
 import { toolParameters } from "../build-helpers.js";
-import { grammarString, orderedArguments } from "./grammar-args.js";
-import { constrainsValues, isScalarTyped, rawOrTyped } from "../raw-union.js";
+import { orderedArguments } from "./grammar-args.js";
+import { type LiteralDialect, literalValue, quotedString } from "../literal-schema.js";
 
 const CHANNEL = "<|channel>";
 const CHANNEL_END = "<channel|>";
@@ -40,20 +40,26 @@ function valueRules(p: PegArena): PegId {
   return object;
 }
 
+/** Gemma 4 values for the grammar copy: bare keys (in key order: the template dictsorts), delimited strings. */
+const GEMMA4_LITERALS: LiteralDialect = {
+  name: "gemma4",
+  string: (p, schema, name) => quotedString(p, schema, STRING, STRING, name),
+  stringLiterals: (v) => [`${STRING}${v}${STRING}`],
+  key: (p, key) => p.literal(/^[A-Za-z0-9_\-.$@]+$/.test(key) ? key : `${STRING}${key}${STRING}`),
+  any: (p) => p.ref("gemma4-value"),
+  words: { null: ["null", "None"], true: ["true", "True"], false: ["false", "False"] },
+  comma: ",",
+  colon: ":",
+  sortedKeys: true,
+};
+
 /** The grammar's call section for tool_choice "required": arguments in schema order, typed, bounded. */
 function requiredSection(p: PegArena, req: NormalizedRequest): PegId {
   const calls = req.tools.map((t, i) => {
     const arg = (key: string, schema: JsonSchema): PegId => {
       const name = `tool-${i}-arg-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`;
-      const type = typeof schema === "object" && schema !== null ? (schema as { type?: unknown }).type : undefined;
-      let value: PegId;
-      if (type === "string") value = p.seq(p.literal(STRING), grammarString(p, schema, [STRING], name), p.literal(STRING));
-      else if (type === "integer" || type === "number" || type === "boolean") value = p.schema(p.json(), schema, { name });
-      else if (type !== "object" && type !== "array" && constrainsValues(schema)) {
-        // Enums, consts, type lists, unions: delimited strings, scalars as JSON, each part's keywords enforced.
-        const typed = (s: JsonSchema): PegId => (isScalarTyped(s) ? p.schema(p.json(), s, { name: `${name}-typed` }) : p.ref("gemma4-value"));
-        value = rawOrTyped(p, schema, { text: (s) => p.seq(p.literal(STRING), grammarString(p, s, [STRING], name), p.literal(STRING)), typed, stops: null, forGrammar: true });
-      } else value = p.ref("gemma4-value");
+      // Every value typed by its schema, objects and arrays included (see literal-schema.ts).
+      const value = literalValue(p, schema, GEMMA4_LITERALS, name);
       return p.seq(p.literal(/^[A-Za-z0-9_\-.$@]+$/.test(key) ? key : `${STRING}${key}${STRING}`), p.literal(":"), value);
     };
     const args = p.seq(p.literal("{"), orderedArguments(p, toolParameters(t), arg, p.literal(","), "sorted"), p.literal("}"));

@@ -11,6 +11,7 @@ import type { JsonSchema } from "../../types.js";
 import { grammarString, orderedArguments } from "./grammar-args.js";
 import type { BuiltParser } from "../generic-parser.js";
 import type { NormalizedRequest } from "../request.js";
+import { hasStringKeywords } from "../literal-schema.js";
 import { rawOrTyped } from "../raw-union.js";
 import { NODE } from "../tree-names.js";
 import type { DedicatedBuild, DedicatedHandlerDef } from "./handler.js";
@@ -36,8 +37,7 @@ function requiredGrammar(p: PegArena, req: NormalizedRequest): PegId {
     const arg = (key: string, schema: JsonSchema): PegId => {
       const name = `tool-${i}-arg-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`;
       // Bounded strings (enum, maxLength) cannot hold the quote; others are read as the parser reads them.
-      const bounded = (s: JsonSchema): boolean => typeof s === "object" && s !== null && ("enum" in s || "const" in s || "maxLength" in s);
-      const text = (s: JsonSchema): PegId => (bounded(s) ? p.seq(p.literal("'"), p.capture(NODE.argString, grammarString(p, s, ["'"], name)), p.literal("'")) : stringValue(p, "'"));
+      const text = (s: JsonSchema): PegId => (hasStringKeywords(s) ? p.seq(p.literal("'"), p.capture(NODE.argString, grammarString(p, s, ["'"], name)), p.literal("'")) : stringValue(p, "'"));
       const value = rawOrTyped(p, schema, { text, typed: (s) => p.capture(NODE.argJson, pythonTyped(ctx, s, name)), stops: null, forGrammar: true });
       return p.tag(NODE.toolArg, p.seq(p.capture(NODE.argName, p.literal(key)), p.literal("="), value));
     };
