@@ -1,11 +1,11 @@
-// Every schema keyword is enforced in every argument format: a forced call (tool_choice
-// "required") may only write an argument's enum or const values, also where the schema gives no
-// "type" and where the values mix strings with other JSON; raw strings keep their pattern,
-// format and length; nested objects and arrays keep their members' keywords (in JSON, Python
-// literals and Gemma 4's syntax alike). Each template renders a call with an
-// allowed value and one with a value outside the schema; the grammar must accept the first and
-// reject the second (tagged formats write strings unquoted and pick the value grammar per
-// argument, which is where a keyword used to be lost).
+// Every schema keyword is enforced in every argument format: a call (tool_choice "required", or
+// "auto" once its lazy grammar is triggered) may only write an argument's enum or const values,
+// also where the schema gives no "type" and where the values mix strings with other JSON; raw
+// strings keep their pattern, format and length; nested objects and arrays keep their members'
+// keywords (in JSON, Python literals and Gemma 4's syntax alike). Each template renders a call
+// with an allowed value and one with a value outside the schema; the grammar must accept the
+// first and reject the second (tagged formats write strings unquoted and pick the value grammar
+// per argument, which is where a keyword used to be lost).
 import { describe, expect, it } from "vitest";
 import { generateChatParams } from "../src/chat/index.js";
 import { matchGbnf } from "../src/grammar/gbnf-match.js";
@@ -52,10 +52,10 @@ function toolFor(schema: JsonSchema): ToolDefinition[] {
   return [{ type: "function", function: { name: "pick", description: "Pick a mode", parameters: { type: "object", properties: { mode: schema }, required: ["mode"] } } }];
 }
 
-/** Whether the forced-call grammar accepts the template's rendering of a call with `mode: value`. */
-function accepts(t: TemplateCase, schema: JsonSchema, value: unknown): boolean {
+/** Whether the request's grammar accepts the template's rendering of a call with `mode: value`. */
+function accepts(t: TemplateCase, toolChoice: "auto" | "required", schema: JsonSchema, value: unknown): boolean {
   const tools = toolFor(schema);
-  const params = generateChatParams(t.analysis, t.template, { messages: [USER], tools, toolChoice: "required", enableThinking: false });
+  const params = generateChatParams(t.analysis, t.template, { messages: [USER], tools, toolChoice, enableThinking: false });
   const call = { id: "call12345", type: "function" as const, function: { name: "pick", arguments: JSON.stringify({ mode: value }) } };
   const g = generatedPart(t, { name: "pick", enableThinking: false, message: { role: "assistant", content: "", tool_calls: [call] } }, params, tools);
   if ("error" in g) throw new Error(g.error);
@@ -65,13 +65,15 @@ function accepts(t: TemplateCase, schema: JsonSchema, value: unknown): boolean {
 }
 
 const cases = toolTemplates().flatMap((t) =>
-  KEYWORDS.filter((k) => !UNRENDERABLE[t.name]?.cases.includes(k.name)).map((k) => ({ label: `${t.name} | ${t.analysis.tools.format.mode} | ${k.name}`, t, k })),
+  KEYWORDS.filter((k) => !UNRENDERABLE[t.name]?.cases.includes(k.name)).flatMap((k) =>
+    (["required", "auto"] as const).map((toolChoice) => ({ label: `${t.name} | ${t.analysis.tools.format.mode} | ${toolChoice} | ${k.name}`, t, k, toolChoice })),
+  ),
 );
 
 describe("a forced call's grammar enforces the schema's keywords in every argument format", () => {
-  it.each(cases)("$label", ({ t, k }) => {
-    for (const v of k.allowed) expect(accepts(t, k.schema, v), `rejected ${JSON.stringify(v)}`).toBe(true);
-    expect(accepts(t, k.schema, k.outside), `accepted ${JSON.stringify(k.outside)}`).toBe(false);
+  it.each(cases)("$label", ({ t, k, toolChoice }) => {
+    for (const v of k.allowed) expect(accepts(t, toolChoice, k.schema, v), `rejected ${JSON.stringify(v)}`).toBe(true);
+    expect(accepts(t, toolChoice, k.schema, k.outside), `accepted ${JSON.stringify(k.outside)}`).toBe(false);
   });
 });
 

@@ -193,7 +193,10 @@ export function quotedName(ctx: BuildContext, name: string, capture: (inner: Peg
  */
 export function argumentValue(ctx: BuildContext, schema: JsonSchema, name: string): PegId {
   const { p } = ctx;
-  if (ctx.pythonValues) return ctx.forGrammar ? pythonTyped(ctx, schema, name) : pythonValue(p);
+  if (ctx.pythonValues) {
+    const typed = pythonTyped(ctx, schema, ruleName(ctx, name));
+    return ctx.forGrammar ? typed : p.schema(pythonValue(p), schema, { name, grammar: typed });
+  }
   return p.schema(p.choice(p.json(), pythonValue(p)), schema, { name });
 }
 

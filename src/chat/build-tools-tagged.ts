@@ -77,7 +77,10 @@ function typedValue(ctx: BuildContext, typed: JsonSchema, argName: string): PegI
   const { p } = ctx;
   // Python literals only differ from JSON for booleans, None and containers: numbers keep their schema.
   const python = ctx.pythonTaggedValues && !isNumeric(typed);
-  return p.capture(NODE.argJson, python ? (ctx.forGrammar ? pythonTyped(ctx, typed, argName) : pythonValue(p)) : argumentValue(ctx, typed, argName));
+  if (!python) return p.capture(NODE.argJson, argumentValue(ctx, typed, argName));
+  // The parser reads any literal; the grammar (also the lazy one of tool_choice auto) is typed.
+  const typedGrammar = pythonTyped(ctx, typed, ruleName(ctx, argName));
+  return p.capture(NODE.argJson, ctx.forGrammar ? typedGrammar : p.schema(pythonValue(p), typed, { name: argName, grammar: typedGrammar }));
 }
 
 /** The arguments of one function: a JSON object, or tagged arguments in any order. */

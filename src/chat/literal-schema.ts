@@ -98,7 +98,8 @@ function objectValue(p: PegArena, schema: Obj, d: LiteralDialect, name: string):
 
 function arrayValue(p: PegArena, schema: Obj, d: LiteralDialect, name: string): PegId {
   if (!isObj(schema.items) && schema.items !== undefined) return d.any(p);
-  const item = p.rule(`${d.name}-${name}-item`, literalValue(p, (schema.items as JsonSchema | undefined) ?? {}, d, `${name}-item`));
+  const ruleName = `${d.name}-${name}-item`;
+  const item = p.ruleNode(ruleName) !== undefined ? p.ref(ruleName) : p.rule(ruleName, literalValue(p, (schema.items as JsonSchema | undefined) ?? {}, d, `${name}-item`));
   const min = typeof schema.minItems === "number" ? Math.max(0, Math.floor(schema.minItems)) : 0;
   const max = typeof schema.maxItems === "number" ? Math.max(0, Math.floor(schema.maxItems)) : null;
   if (max === 0) return p.seq(p.literal("["), p.space(), p.literal("]"));

@@ -117,6 +117,7 @@ class Emitter {
       case "json":
         return this.schemas.jt.value();
       case "schema":
+        if (n.grammar !== undefined) return this.expr(n.grammar);
         return n.raw ? this.rawSchema(n.item, n.schema, n.name) : ref(this.schemas.convert(n.schema, n.name));
       case "tag":
       case "capture":
