@@ -18,6 +18,8 @@ interface KeywordCase {
   schema: JsonSchema;
   allowed: unknown[];
   outside: unknown;
+  /** Definitions the schema refers to ($defs of the tool's parameters). */
+  defs?: Record<string, JsonSchema>;
 }
 
 const KEYWORDS: KeywordCase[] = [
@@ -36,6 +38,7 @@ const KEYWORDS: KeywordCase[] = [
   { name: "integer maximum", schema: { type: "integer", maximum: 10 }, allowed: [7], outside: 12 },
   { name: "nested object enum", schema: { type: "object", properties: { k: { enum: ["a", "b"] } }, required: ["k"] }, allowed: [{ k: "a" }], outside: { k: "z" } },
   { name: "array items enum", schema: { type: "array", items: { enum: ["a", "b"] } }, allowed: [["a", "b"]], outside: ["z"] },
+  { name: "enum through $ref", schema: { $ref: "#/$defs/Mode" }, defs: { Mode: { enum: ["fast", "slow"] } }, allowed: ["fast"], outside: "medium" },
 ];
 
 /**
@@ -48,13 +51,13 @@ const UNRENDERABLE: Record<string, { cases: string[]; reason: string }> = {
   "NousResearch-Hermes-3-Llama-3.1-8B-tool_use.jinja": { cases: ["nullable enum"], reason: "rendering the tool list raises \"recursed too deeply\" on a list of types" },
 };
 
-function toolFor(schema: JsonSchema): ToolDefinition[] {
-  return [{ type: "function", function: { name: "pick", description: "Pick a mode", parameters: { type: "object", properties: { mode: schema }, required: ["mode"] } } }];
+function toolFor(schema: JsonSchema, defs?: Record<string, JsonSchema>): ToolDefinition[] {
+  return [{ type: "function", function: { name: "pick", description: "Pick a mode", parameters: { type: "object", ...(defs ? { $defs: defs } : {}), properties: { mode: schema }, required: ["mode"] } } }];
 }
 
 /** Whether the request's grammar accepts the template's rendering of a call with `mode: value`. */
-function accepts(t: TemplateCase, toolChoice: "auto" | "required", schema: JsonSchema, value: unknown): boolean {
-  const tools = toolFor(schema);
+function accepts(t: TemplateCase, toolChoice: "auto" | "required", k: KeywordCase, value: unknown): boolean {
+  const tools = toolFor(k.schema, k.defs);
   const params = generateChatParams(t.analysis, t.template, { messages: [USER], tools, toolChoice, enableThinking: false });
   const call = { id: "call12345", type: "function" as const, function: { name: "pick", arguments: JSON.stringify({ mode: value }) } };
   const g = generatedPart(t, { name: "pick", enableThinking: false, message: { role: "assistant", content: "", tool_calls: [call] } }, params, tools);
@@ -72,8 +75,8 @@ const cases = toolTemplates().flatMap((t) =>
 
 describe("a forced call's grammar enforces the schema's keywords in every argument format", () => {
   it.each(cases)("$label", ({ t, k, toolChoice }) => {
-    for (const v of k.allowed) expect(accepts(t, toolChoice, k.schema, v), `rejected ${JSON.stringify(v)}`).toBe(true);
-    expect(accepts(t, toolChoice, k.schema, k.outside), `accepted ${JSON.stringify(k.outside)}`).toBe(false);
+    for (const v of k.allowed) expect(accepts(t, toolChoice, k, v), `rejected ${JSON.stringify(v)}`).toBe(true);
+    expect(accepts(t, toolChoice, k, k.outside), `accepted ${JSON.stringify(k.outside)}`).toBe(false);
   });
 });
 
@@ -81,6 +84,6 @@ describe("the templates listed as unable to render a schema still are", () => {
   it.each(Object.entries(UNRENDERABLE).flatMap(([name, u]) => u.cases.map((c) => ({ name, c }))))("$name | $c", ({ name, c }) => {
     const t = toolTemplates().find((x) => x.name === name)!;
     const k = KEYWORDS.find((x) => x.name === c)!;
-    expect(() => generateChatParams(t.analysis, t.template, { messages: [USER], tools: toolFor(k.schema), toolChoice: "required" })).toThrow();
+    expect(() => generateChatParams(t.analysis, t.template, { messages: [USER], tools: toolFor(k.schema, k.defs), toolChoice: "required" })).toThrow();
   });
 });

@@ -11,6 +11,8 @@ interface TypeCase {
   name: string;
   schema: JsonSchema;
   value: unknown;
+  /** Definitions the schema refers to ($defs of the tool's parameters). */
+  defs?: Record<string, JsonSchema>;
 }
 
 const TYPES: TypeCase[] = [
@@ -25,6 +27,8 @@ const TYPES: TypeCase[] = [
   { name: "plain string, 'null'", schema: { type: "string" }, value: "null" },
   { name: "mixed enum, 1", schema: { enum: ["auto", 1] }, value: 1 },
   { name: "mixed enum, 'auto'", schema: { enum: ["auto", 1] }, value: "auto" },
+  { name: "$ref to integer | string, 3", schema: { $ref: "#/$defs/Level" }, defs: { Level: { type: ["integer", "string"] } }, value: 3 },
+  { name: "$ref to integer | string, 'high'", schema: { $ref: "#/$defs/Level" }, defs: { Level: { type: ["integer", "string"] } }, value: "high" },
 ];
 
 const ids = { generateCallId: (i: number) => `call${i}` };
@@ -42,7 +46,7 @@ const cases = tagged.flatMap((t) => TYPES.map((c) => ({ label: `${t.name} | ${c.
 
 describe("tagged values are typed by their schema (whole and streamed)", () => {
   it.each(cases)("$label", ({ t, c }) => {
-    const tools: ToolDefinition[] = [{ type: "function", function: { name: "put", description: "Store a value", parameters: { type: "object", properties: { v: c.schema, n: { type: "integer" } }, required: ["v", "n"] } } }];
+    const tools: ToolDefinition[] = [{ type: "function", function: { name: "put", description: "Store a value", parameters: { type: "object", ...(c.defs ? { $defs: c.defs } : {}), properties: { v: c.schema, n: { type: "integer" } }, required: ["v", "n"] } } }];
     // A template that cannot write null leaves the member out (see NULL_NOT_EXPRESSIBLE).
     const args = t.name in NULL_NOT_EXPRESSIBLE ? withoutNullMembers({ v: c.value, n: 1 }) : { v: c.value, n: 1 };
     const call = { id: "call12345", type: "function" as const, function: { name: "put", arguments: JSON.stringify(args) } };
@@ -54,3 +58,4 @@ describe("tagged values are typed by their schema (whole and streamed)", () => {
     for (const chunk of [1, 3]) expect(streamed(params, g.output, chunk), `chunks of ${chunk}`).toEqual(whole);
   });
 });
+
