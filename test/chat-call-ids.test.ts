@@ -10,14 +10,7 @@ import { sharedData } from "./helpers/shared-data.js";
 const dir = sharedData("llama-test-chat");
 const all: LlamaCase[] = dir === null ? [] : loadLlamaCases(join(dir, "cases.jsonl"));
 
-/** Cases whose calls the parser does not read at all yet, and why (not about ids). */
-const NOT_PARSED: Record<number, string> = {
-  228: "Kimi K2 Thinking: calls inside a reasoning block that is never closed",
-  229: "Kimi K2 Thinking: calls inside an unclosed reasoning block, without the section opener",
-  230: "Kimi K2 Thinking: a call without the section opener",
-};
-
-const withIds = all.filter((c) => c.expect.tool_calls.length > 0 && c.expect.tool_calls.every((t) => t.id !== "") && !(c.id in NOT_PARSED));
+const withIds = all.filter((c) => c.expect.tool_calls.length > 0 && c.expect.tool_calls.every((t) => t.id !== ""));
 const withoutIds = all.filter((c) => c.expect.tool_calls.length > 0 && c.expect.tool_calls.every((t) => t.id === ""));
 
 describe.skipIf(dir === null)("the model's own call id is kept", () => {
@@ -31,9 +24,6 @@ describe.skipIf(dir === null)("the model's own call id is kept", () => {
       const got = replay(c, params, cuts).tool_calls?.map((t) => ({ name: t.function.name, id: t.id }));
       expect(got, cuts.length === 0 ? "whole" : "streamed").toEqual(want);
     }
-  });
-  it("the cases listed as not parsed still are not (else drop them from the list)", () => {
-    for (const c of all.filter((x) => x.id in NOT_PARSED)) expect(replay(c, paramsOf(c)).tool_calls ?? [], caseLabel(c)).toEqual([]);
   });
 });
 

@@ -185,6 +185,40 @@ describe("chat()", () => {
     await expect(model.chat({ messages: [user("x")], maxReasoningTokens: 1.5 })).rejects.toThrow(/options\.maxReasoningTokens/);
     await expect(model.chat({ messages: [user("x")], reasoningBudget: 4, maxReasoningTokens: 8 })).rejects.toThrow(/disagree/);
     await expect(model.chat({ messages: [user("x")], maxToolCalls: 0 })).rejects.toThrow(/options\.maxToolCalls/);
+    await expect(model.chat({ messages: [user("x")], reasoningFormat: "raw" as never })).rejects.toThrow(/options\.reasoningFormat/);
+    await expect(model.chat({ messages: [user("x")], continueFinalMessage: 1 as never })).rejects.toThrow(/options\.continueFinalMessage/);
+    await expect(model.chat({ messages: [user("x")], continueFinalMessage: true })).rejects.toThrow(/needs a final assistant message/);
+  });
+});
+
+describe("continueFinalMessage and reasoningFormat through chat()", () => {
+  const prefill = { role: "assistant" as const, content: "The answer is" };
+
+  it("continues the final assistant message: the message holds the prefilled text, and replaces it", async () => {
+    const r = await model.chat({ messages: [user("Question?"), prefill], continueFinalMessage: true, maxTokens: 8, sampling: { seed: 3 } });
+    expect(r.message.content).toMatch(/^The answer is/);
+    expect((r.message.content as string).length).toBeGreaterThan("The answer is".length);
+    expect(r.messages).toEqual([r.message]);
+  });
+
+  it("streamChat's deltas start with the prefilled text and add up to the message", async () => {
+    const stream = model.streamChat({ messages: [user("Question?"), prefill], addGenerationPrompt: false, maxTokens: 8, sampling: { seed: 3 } });
+    let content = "";
+    for await (const chunk of stream) content += chunk.choices[0].delta.content ?? "";
+    const r = await stream.result;
+    expect(content).toMatch(/^The answer is/);
+    expect(content).toBe(r.message.content);
+  });
+
+  it('reasoningFormat "none" leaves forced-open reasoning in the content, opener included', async () => {
+    for (const seed of [1, 2, 3]) {
+      const r = await thinking.chat({ messages: [user("Hi")], reasoningFormat: "none", enableThinking: true, maxTokens: 12, sampling: { seed } });
+      expect(r.message.reasoning_content ?? null).toBeNull();
+      expect(r.message.content).toMatch(/^<think>\n./s);
+    }
+    const separated = await thinking.chat({ messages: [user("Hi")], enableThinking: true, maxTokens: 12, sampling: { seed: 1 } });
+    expect(separated.message.content ?? "").not.toMatch(/^<think>/);
+    expect((separated.message.reasoning_content ?? "").length).toBeGreaterThan(0);
   });
 });
 

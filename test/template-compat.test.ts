@@ -41,6 +41,8 @@ const RELAXED: Case[] = [
   { relaxation: "concat-missing", source: "{{ 'a' + functions }}",
     strict: ["UndefinedError", "'functions' is undefined"], lenient: "a" },
   { relaxation: "concat-missing", source: "{{ x + 'b' }}", strict: ["UndefinedError", "'x' is undefined"], lenient: "b" },
+  { relaxation: "absent-tools", source: "[{% for t in tools %}{{ t }}{% endfor %}]", context: { tools: null },
+    strict: ["TypeError", "'NoneType' object is not iterable"], lenient: "[]" },
   { relaxation: "concat-missing", source: "{{ 'a' + none }}",
     strict: ["TypeError", 'can only concatenate str (not "NoneType") to str'], lenient: "a" },
   { relaxation: "concat-missing", source: "{{ none + 'b' }}",

@@ -15,6 +15,7 @@ import { VariantRenderer } from "./render.js";
 import { analyzeReasoning } from "./reasoning.js";
 import { detectAssistantStart, detectUserStart } from "./roles.js";
 import { analyzeTools } from "./tools.js";
+import { detectAssistantEnd } from "./turn-end.js";
 import type { TemplateAnalysis } from "./types.js";
 import { applyWorkarounds } from "./workarounds.js";
 import { ChatTemplate } from "../template/index.js";
@@ -68,6 +69,7 @@ function runAnalysis(source: string, template: ChatTemplate, bosToken: string, e
   const tools = analyzeTools(renderer, caps, reasoning);
   const assistantStart = detectAssistantStart(renderer, reasoning);
   const userStart = detectUserStart(renderer);
+  const assistantEnd = detectAssistantEnd(renderer, content);
   const preservedTokens = collectPreservedTokens(reasoning, content, tools);
 
   const analysis: TemplateAnalysis = decodeStrings({
@@ -77,6 +79,7 @@ function runAnalysis(source: string, template: ChatTemplate, bosToken: string, e
     caps,
     userStart,
     assistantStart,
+    assistantEnd,
     preservedTokens,
     additionalStops: [] as string[],
     dedicatedHandler: detectDedicatedHandler(source),

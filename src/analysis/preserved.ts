@@ -16,6 +16,8 @@ export function collectPreservedTokens(
   tools: ToolsAnalysis,
 ): string[] {
   const { format, function: fn, arguments: args, callId } = tools;
+  // Python call syntax ("(", "=", ", ") is ordinary text: only the wrappers are tokens.
+  const syntax = format.mode === "PYTHONIC" ? [] : [fn.namePrefix, fn.nameSuffix, fn.argsSeparator, fn.close, args.start, args.end, args.namePrefix, args.nameSuffix, args.separator, args.valuePrefix, args.valueSuffix, callId.prefix, callId.suffix];
   const markers = [
     reasoning.start,
     reasoning.end,
@@ -25,19 +27,7 @@ export function collectPreservedTokens(
     format.sectionEnd,
     format.perCallStart,
     format.perCallEnd,
-    fn.namePrefix,
-    fn.nameSuffix,
-    fn.argsSeparator,
-    fn.close,
-    args.start,
-    args.end,
-    args.namePrefix,
-    args.nameSuffix,
-    args.separator,
-    args.valuePrefix,
-    args.valueSuffix,
-    callId.prefix,
-    callId.suffix,
+    ...syntax,
   ];
   const tokens: string[] = [];
   for (const m of markers) {

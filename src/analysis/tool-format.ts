@@ -4,7 +4,9 @@
  *  - the function name inside a JSON string (after `{` or `:`) → JSON_NATIVE, whose field
  *    names, array wrapping and section markers are read from the parsed call object;
  *  - only the argument name in JSON → TAG_WITH_JSON;  neither → TAG_WITH_TAGGED,
- *    whose section / per-call markers are the markers around the function-name marker.
+ *    whose section / per-call markers are the markers around the function-name marker;
+ *  - before all that, the name written as a Python call with keyword arguments
+ *    (`NAME(ARG=...)`) → PYTHONIC (see pythonic.ts).
  *
  * @example
  * analyzeToolCalls(renderer, reasoning, tools, true); // Hermes 2 Pro: JSON_NATIVE, "<tool_call>"
@@ -22,6 +24,7 @@ import {
   USER_TURN,
   assistantWithCalls,
 } from "./probes.js";
+import { analyzePythonic, rendersPythonicCall } from "./pythonic.js";
 import { parsePythonLiteral } from "./python-literal.js";
 import type { VariantRenderer } from "./render.js";
 import { removeFirst } from "./tool-shapes.js";
@@ -109,8 +112,8 @@ function analyzeJsonNative(clean: string, out: ToolsAnalysis): void {
   if (format.toolsArrayWrapped && format.sectionEnd === "]") format.sectionEnd = "";
 }
 
-/** JSON_NATIVE with parallel calls: a section marker repeated per call is a per-call marker. */
-function checkJsonNativeParallelCalls(renderer: VariantRenderer, out: ToolsAnalysis): void {
+/** JSON_NATIVE / PYTHONIC with parallel calls: a section marker repeated per call is a per-call marker. */
+function checkRepeatedSectionMarker(renderer: VariantRenderer, out: ToolsAnalysis): void {
   const cmp = renderer.compare(
     { messages: [USER_TURN, assistantWithCalls([FIRST_CALL])], tools: PROBE_TOOLS },
     { messages: [USER_TURN, assistantWithCalls([FIRST_CALL, SECOND_CALL])] },
@@ -178,17 +181,21 @@ function classifyToolSection(
   out: ToolsAnalysis,
 ): void {
   const format = out.format;
+  // Reasoning markers rendered on the tool turn are not part of the tool syntax.
+  const clean = removeFirst(removeFirst(haystack, reasoning.start), reasoning.end);
+  if (rendersPythonicCall(clean)) {
+    analyzePythonic(clean, out);
+    if (supportsParallelToolCalls) checkRepeatedSectionMarker(renderer, out);
+    return;
+  }
   if (inJsonContext(haystack, FUN_FIRST, '"')) format.mode = "JSON_NATIVE";
   else if (inJsonContext(haystack, ARG_FIRST, '"')) format.mode = "TAG_WITH_JSON";
   else format.mode = "TAG_WITH_TAGGED";
   format.usesPythonDicts = inJsonContext(haystack, ARG_FIRST, "'") || inJsonContext(haystack, FUN_FIRST, "'");
 
-  // Reasoning markers rendered on the tool turn are not part of the tool syntax.
-  const clean = removeFirst(removeFirst(haystack, reasoning.start), reasoning.end);
-
   if (format.mode === "JSON_NATIVE") {
     analyzeJsonNative(clean, out);
-    if (supportsParallelToolCalls) checkJsonNativeParallelCalls(renderer, out);
+    if (supportsParallelToolCalls) checkRepeatedSectionMarker(renderer, out);
   } else {
     analyzeNonJson(clean, out);
   }

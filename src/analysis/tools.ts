@@ -27,7 +27,8 @@ export function analyzeTools(renderer: VariantRenderer, caps: TemplateCaps, reas
   if (!caps.supportsToolCalls) return out;
   analyzeToolCalls(renderer, reasoning, caps.supportsParallelToolCalls, out);
   const mode = out.format.mode;
-  if (mode === "NONE" || mode === "JSON_NATIVE") return out;
+  // JSON and Python call expressions are read whole: no tag markers to find.
+  if (mode === "NONE" || mode === "JSON_NATIVE" || mode === "PYTHONIC") return out;
 
   if (caps.supportsParallelToolCalls) checkPerCallMarkers(renderer, out);
   extractFunctionMarkers(renderer, out);

@@ -31,7 +31,13 @@ export type ToolFormatMode =
   /** Name in tags, arguments as one JSON object: `<function=X>{...}</function>`. */
   | "TAG_WITH_JSON"
   /** Name and each argument in tags: `<param=key>value</param>`. */
-  | "TAG_WITH_TAGGED";
+  | "TAG_WITH_TAGGED"
+  /**
+   * Python call expressions with keyword arguments, `[get_weather(city='Paris'), get_time()]`,
+   * values as Python literals; the list may sit inside wrapper markers (section markers). toolwright
+   * addition: llama.cpp reads these templates with dedicated handlers or as TAG_WITH_TAGGED.
+   */
+  | "PYTHONIC";
 
 /** Where a call id is written in tag-based formats. */
 export type CallIdPosition = "NONE" | "PRE_FUNC_NAME" | "BETWEEN_FUNC_AND_ARGS" | "POST_ARGS";
@@ -86,9 +92,9 @@ export interface ToolFormatAnalysis {
   perCallEnd: string;
   /** JSON: the function name is the object key, `{"get_weather": {...}}`. */
   funNameIsKey: boolean;
-  /** JSON: calls are wrapped in an array `[...]`. */
+  /** JSON / PYTHONIC: calls are wrapped in a list `[...]`. */
   toolsArrayWrapped: boolean;
-  /** Arguments are rendered as Python dicts (single-quoted strings). toolwright addition. */
+  /** Arguments are rendered as Python dicts (single-quoted strings) or Python literals (PYTHONIC). toolwright addition. */
   usesPythonDicts: boolean;
   /** The model may also emit the OpenAI `{"type": "function", ...}` wrapper. */
   openaiWrapperTrigger: boolean;
@@ -157,6 +163,11 @@ export interface TemplateAnalysis {
   userStart: string;
   /** Marker that opens an assistant turn, e.g. "<|im_start|>assistant". */
   assistantStart: string;
+  /**
+   * Marker that closes an assistant turn, e.g. "<|im_end|>", "" when the template writes none
+   * (or only the EOS token). The output ends there: it never shows in the message.
+   */
+  assistantEnd: string;
   /** Every non-empty marker, trimmed, once: tokens the tokenizer must keep whole. */
   preservedTokens: string[];
   /** Literal stop strings beyond the model's end-of-generation tokens. */

@@ -164,15 +164,55 @@ export function buildTaggedTools(ctx: BuildContext, t: ToolsAnalysis): PegId {
   const call = p.choice(...choices);
   const more = (item: PegId): PegId => moreCalls(ctx, item);
   let calls: PegId;
+  // The parser reads calls whose models skip a marker another marker still makes clear (Qwen3-Coder
+  // writing <function=…> with no <tool_call>, Kimi with no section marker, a last call unclosed);
+  // the grammar's own copy writes every marker.
+  const skip = ctx.forGrammar ? new Set<string>() : new Set(skippableMarkers(t));
+  const mark = (m: string): PegId => (skip.has(m) ? p.optional(marker(p, m)) : marker(p, m));
   if (f.perCallStart !== "") {
-    const one = p.seq(marker(p, f.perCallStart), p.space(), call, p.space(), f.perCallEnd !== "" ? marker(p, f.perCallEnd) : p.eps());
+    const one = p.seq(mark(f.perCallStart), p.space(), call, p.space(), f.perCallEnd !== "" ? mark(f.perCallEnd) : p.eps());
     calls = p.seq(one, more(p.seq(p.space(), one)));
-    if (f.sectionStart !== "") calls = p.seq(marker(p, f.sectionStart), p.space(), calls, p.space(), marker(p, f.sectionEnd));
+    if (f.sectionStart !== "") calls = p.seq(mark(f.sectionStart), p.space(), calls, p.space(), mark(f.sectionEnd));
   } else {
     const list = p.seq(call, more(p.seq(p.space(), p.optional(p.literal(",")), p.space(), call)));
     calls = p.seq(marker(p, f.sectionStart), p.space(), list, p.space(), marker(p, f.sectionEnd));
   }
   return p.rule(ruleName(ctx, "tool-calls"), p.tag(NODE.toolSection, calls), { trigger: ctx.toolTrigger ? triggerOf(t) : false });
+}
+
+/** Looks like a format marker (bracketed or piped), not a word that prose may contain. */
+function markerLike(text: string): boolean {
+  return /^[<[{]/.test(text) || text.includes("|");
+}
+
+/**
+ * Markers a model may leave out because the next one still opens the call unambiguously: the
+ * section opener when a per-call opener follows, the per-call opener when the function-name
+ * opener is a marker; and every closer of a section or call (the last call of an output that
+ * ends is closed by its end).
+ */
+function skippableMarkers(t: ToolsAnalysis): string[] {
+  const f = t.format;
+  const out: string[] = [f.sectionEnd, f.perCallEnd];
+  if (f.sectionStart !== "" && markerLike(core(f.perCallStart))) out.push(f.sectionStart);
+  if (f.perCallStart !== "" && markerLike(core(t.function.namePrefix))) out.push(f.perCallStart);
+  return out.filter((m) => m !== "");
+}
+
+/**
+ * Every word that may open calls in a model's output: the section's trigger word, and the
+ * markers that open calls when a model skips the ones before them.
+ *
+ * @example
+ * callOpeners(qwen3Coder.tools); // ["<tool_call>", "<function="]
+ */
+export function callOpeners(t: ToolsAnalysis): string[] {
+  const f = t.format;
+  const skipped = new Set(skippableMarkers(t));
+  const out = [toolTriggerWord(t)];
+  if (skipped.has(f.sectionStart)) out.push(core(f.perCallStart));
+  if (skipped.has(f.perCallStart)) out.push(core(t.function.namePrefix));
+  return [...new Set(out.filter((w) => w !== ""))];
 }
 
 /** The word that starts a call section (section, per-call or function-name opener). */

@@ -13,6 +13,7 @@
  */
 import { PegStreamParser, parsePeg, type PegParseResult } from "../peg/index.js";
 import type { AssistantMessage } from "../types.js";
+import { StopStringFilter } from "../runtime/stop-strings.js";
 import { randomCallId } from "./call-id.js";
 import { MessageMapper } from "./mapper.js";
 import type { ChatDelta, ChatParams, ChatParseOptions, ChatParserSpec } from "./types.js";
@@ -51,6 +52,9 @@ export class ChatStreamParser {
   private frozen = false;
   private done = false;
   private length = 0;
+  /** Cuts the output at the turn's end marker (null when the format has none). */
+  private readonly stop: StopStringFilter | null;
+  private stopped = false;
 
   constructor(params: ChatParams | ChatParserSpec, options: ChatParseOptions = {}) {
     this.spec = specOf(params, "ChatStreamParser");
@@ -59,6 +63,9 @@ export class ChatStreamParser {
     const kept = this.spec.keptPrefix ?? 0;
     if (!Number.isInteger(kept) || kept < 0 || kept > this.spec.prefix.length) throw new RangeError(`ChatStreamParser: keptPrefix must be an integer from 0 to the prefix length (${this.spec.prefix.length}), got ${kept}`);
     this.mapper = new MessageMapper(this.spec.mapping, newId, this.spec.prefix.length - kept);
+    const stopAt = this.spec.stopAt ?? [];
+    if (!Array.isArray(stopAt) || stopAt.some((x) => typeof x !== "string")) throw new TypeError("ChatStreamParser: stopAt must be an array of strings");
+    this.stop = stopAt.some((x) => x !== "") ? new StopStringFilter(stopAt) : null;
     if (this.spec.prefix !== "") this.consume(this.spec.prefix);
   }
 
@@ -76,13 +83,23 @@ export class ChatStreamParser {
   feed(chunk: string): ChatDelta[] {
     if (typeof chunk !== "string") throw new TypeError(`ChatStreamParser.feed(chunk): chunk must be a string, got ${typeof chunk}`);
     if (this.done) throw new RangeError("ChatStreamParser.feed(): the stream is already finished");
-    if (chunk !== "") this.consume(chunk);
+    if (chunk !== "" && !this.stopped) this.consume(this.untilStop(chunk));
     return this.mapper.drain();
+  }
+
+  /** The part of `chunk` before the turn's end marker (a possible start of it is held back). */
+  private untilStop(chunk: string): string {
+    if (this.stop === null) return chunk;
+    const { text, stopped } = this.stop.push(chunk);
+    this.stopped = stopped;
+    return text;
   }
 
   /** Ends the output; returns the last deltas (closing what is still open). */
   finish(): ChatDelta[] {
     if (this.done) return [];
+    const held = this.stop !== null && !this.stopped ? this.stop.flush() : "";
+    if (held !== "") this.consume(held);
     this.done = true;
     if (!this.frozen) {
       const result = this.engine.finish();
@@ -98,6 +115,7 @@ export class ChatStreamParser {
   }
 
   private consume(chunk: string): void {
+    if (chunk === "") return;
     const start = this.length;
     this.length += chunk.length;
     if (this.frozen) {

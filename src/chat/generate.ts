@@ -17,6 +17,7 @@ import { dedicatedHandler } from "./dedicated/index.js";
 import { type BuiltParser, buildGenericParser } from "./generic-parser.js";
 import { type ReasoningPrefixState, continuationPrefix, reasoningPrefix, renderContinuation, renderPrompt } from "./prompt.js";
 import { normalizeRequest } from "./request.js";
+import { turnEndStops } from "./turn-end.js";
 import { rendersPythonContainers, rendersPythonLiterals } from "./value-syntax.js";
 import type { ChatGrammarTrigger, ChatParams, ChatRequest } from "./types.js";
 
@@ -41,7 +42,7 @@ function grammarOf(built: BuiltParser, state: ReasoningPrefixState): GrammarResu
   const p = built.arena;
   if (built.lazy) {
     try {
-      const g = pegToGbnf(p, built.root, { lazy: true, space: CHAT_SPACE });
+      const g = pegToGbnf(p, built.lazyGrammarRoot ?? built.root, { lazy: true, space: CHAT_SPACE });
       return { grammar: g.grammar, lazy: true, triggers: g.triggers.map((t) => ({ ...t })) };
     } catch (e) {
       // No marker opens a call in this format: calls stay unconstrained under tool_choice auto.
@@ -84,7 +85,7 @@ export function generateChatParams(analysis: TemplateAnalysis, template: ChatTem
   const handler = dedicatedHandler(analysis.dedicatedHandler);
 
   const messages = handler?.adaptMessages ? handler.adaptMessages(request.messages) : request.messages;
-  const continued = req.continuation === null ? null : renderContinuation(template, request, messages, req.continuation, handler?.reasoning ?? analysis.reasoning);
+  const continued = req.continuation === null ? null : renderContinuation(template, request, messages, req.continuation, handler?.reasoning ?? analysis.reasoning, handler?.contentStart);
   const { prompt, generationPrompt } = continued ?? renderPrompt(template, request, messages, req.addGenerationPrompt);
   // Parsers are built for the generation prompt the model would have continued without prefill.
   const baseGeneration = continued?.baseGenerationPrompt ?? generationPrompt;
@@ -111,18 +112,20 @@ export function generateChatParams(analysis: TemplateAnalysis, template: ChatTem
   // The message keeps the continued text; inline reasoning keeps the opener the prompt wrote.
   const keptPrefix = continued !== null ? continued.continued.length : req.reasoningInline && state === "open" ? prefix.length : 0;
   const mapping = req.reasoningInline ? { ...built.mapping, reasoningInline: true } : built.mapping;
+  const stopAt = turnEndStops(analysis, handler === null ? null : preservedTokens);
   const g = grammarOf(built, state);
   // The model may open reasoning under a strict grammar: what follows it, for the reasoning budget.
   const afterReasoning = g.grammar !== null && !g.lazy && state === "none" && built.reasoningEnd !== null ? pegToGbnf(built.arena, built.grammarBody ?? built.body, { space: CHAT_SPACE }).grammar : null;
   return {
     prompt,
     generationPrompt,
-    parser: { arena: built.arena, root: built.root, prefix, keptPrefix, mapping, format: built.format },
+    continuesFinalMessage: continued !== null,
+    parser: { arena: built.arena, root: built.root, prefix, keptPrefix, mapping, stopAt, format: built.format },
     grammar: g.grammar,
     grammarLazy: g.lazy,
     grammarTriggers: g.triggers,
     preservedTokens,
-    additionalStops: [...analysis.additionalStops],
+    additionalStops: [...new Set([...analysis.additionalStops, ...stopAt])],
     thinkingForcedOpen: state === "open",
     reasoningEnd: built.reasoningEnd === null ? null : core(built.reasoningEnd),
     reasoningStart: built.reasoningEnd === null || !built.reasoningStart ? null : core(built.reasoningStart),

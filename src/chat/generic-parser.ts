@@ -14,7 +14,8 @@ import { PegArena, type PegId } from "../peg/index.js";
 import type { JsonSchema } from "../types.js";
 import { type BuildContext, core, grammarContext, marker } from "./build-helpers.js";
 import { buildJsonTools } from "./build-tools-json.js";
-import { buildTaggedTools, toolTriggerWord } from "./build-tools-tagged.js";
+import { buildPythonicTools, pythonicTriggerWord } from "./build-tools-pythonic.js";
+import { buildTaggedTools, callOpeners } from "./build-tools-tagged.js";
 import { nameHandle } from "./name-handle.js";
 import type { NormalizedRequest } from "./request.js";
 import { NODE } from "./tree-names.js";
@@ -34,6 +35,13 @@ export interface BuiltParser {
    */
   grammarRoot?: PegId;
   grammarBody?: PegId;
+  /**
+   * Where a lazy grammar (tool_choice auto) finds its trigger rules when they are not the
+   * parser's own: a format whose parser reads more than the model should write (PYTHONIC reads
+   * any argument order and unescaped quotes) gives the grammar's copy of the call section.
+   * Absent: the lazy grammar comes from `root`.
+   */
+  lazyGrammarRoot?: PegId;
   /** The (trimmed) marker that ends reasoning, or null when the format has no reasoning. */
   reasoningEnd: string | null;
   /** The (trimmed) marker with which the model opens reasoning itself, when it has one. */
@@ -46,12 +54,19 @@ export interface BuiltParser {
   format: string;
 }
 
-/** `start reasoning end`, optional. Reasoning text itself is never constrained (until-the-end-marker). */
-function reasoningBlock(p: PegArena, a: TemplateAnalysis): PegId | null {
+/**
+ * `start reasoning end`, optional. Reasoning text itself is never constrained (until-the-end-marker).
+ * With tools, a call may also end reasoning: models go from reasoning straight to a call without
+ * its end marker (Qwen3.5, DeepSeek V4, Kimi K2 Thinking do), so reasoning stops at a call opener.
+ */
+function reasoningBlock(p: PegArena, a: TemplateAnalysis, callOpeners: string[]): PegId | null {
   const { mode, start, end } = a.reasoning;
   if (mode === "NONE" || core(end) === "") return null;
-  const text = p.capture(NODE.reasoning, p.until(core(end)));
-  const block = core(start) !== "" ? p.seq(p.space(), marker(p, start), text, marker(p, end)) : p.seq(text, marker(p, end));
+  const text = p.capture(NODE.reasoning, callOpeners.length === 0 ? p.until(core(end)) : reasoningText(p, core(end), callOpeners));
+  // A call ends reasoning only when no end marker follows: a call-like text in reasoning that
+  // the model closes later is part of the reasoning (Reka writes one).
+  const close = callOpeners.length === 0 ? marker(p, end) : p.choice(marker(p, end), p.and(p.choice(...callOpeners.map((w) => p.literal(w)))));
+  const block = core(start) !== "" ? p.seq(p.space(), marker(p, start), text, close) : p.seq(text, close);
   return p.optional(p.tag(NODE.reasoningBlock, block));
 }
 
@@ -65,6 +80,15 @@ function emptyReasoningBlock(p: PegArena, a: TemplateAnalysis): PegId | null {
   const { mode, start, end } = a.reasoning;
   if (mode === "NONE" || core(end) === "" || core(start) === "") return null;
   return p.optional(p.seq(p.space(), marker(p, start), p.space(), marker(p, end)));
+}
+
+/** Reasoning up to its end marker, or up to a call opener after which no end marker comes. */
+function reasoningText(p: PegArena, end: string, openers: string[]): PegId {
+  const opener = p.choice(...openers.map((w) => p.literal(w)));
+  const closedLater = p.seq(p.until(end), p.literal(end));
+  // Text up to the next end marker or opener; an opener the model closes reasoning after is text.
+  const piece = p.until(end, ...openers);
+  return p.seq(piece, p.zeroOrMore(p.seq(p.and(opener), p.and(closedLater), opener, piece)));
 }
 
 /** `"```json" value "```"` or the bare value, as content (inside the content wrapper, if any). */
@@ -99,19 +123,30 @@ function callsFirst(p: PegArena, section: PegId): PegId {
 
 /** The tool-call section of the format (built once: its rules are named). */
 function toolSection(ctx: BuildContext, a: TemplateAnalysis): PegId {
-  return a.tools.format.mode === "JSON_NATIVE" ? buildJsonTools(ctx, a.tools.format) : buildTaggedTools(ctx, a.tools);
+  switch (a.tools.format.mode) {
+    case "JSON_NATIVE":
+      return buildJsonTools(ctx, a.tools.format);
+    case "PYTHONIC":
+      return buildPythonicTools(ctx, a.tools);
+    case "TAG_WITH_JSON":
+    case "TAG_WITH_TAGGED":
+    case "NONE":
+      return buildTaggedTools(ctx, a.tools);
+  }
 }
+
 
 /** Content (optional), then the tool-call section. */
 function withTools(ctx: BuildContext, a: TemplateAnalysis, section: PegId): PegId {
   const { p } = ctx;
   const t = a.tools;
   const calls = ctx.requireCalls ? section : p.optional(section);
-  const trigger = t.format.mode === "JSON_NATIVE" ? core(t.format.sectionStart) || core(t.format.perCallStart) : toolTriggerWord(t);
+  const openers = openersOf(a);
+  const trigger = openers[0] ?? "";
   const { mode, start, end } = a.content;
   if (mode === "ALWAYS_WRAPPED" && core(start) !== "" && core(end) !== "") {
     // Wrapped content (or plain text: models do not always wrap), up to the wrapper's end or a call.
-    const stops = trigger !== "" ? [core(end), trigger] : [core(end)];
+    const stops = [core(end), ...openers];
     const wrapped = p.seq(marker(p, start), p.capture(NODE.content, p.until(...stops)), p.optional(marker(p, end)));
     const plain = p.seq(p.capture(NODE.content, p.until(...stops)), p.optional(marker(p, end)));
     const text = p.optional(p.choice(wrapped, plain));
@@ -122,7 +157,31 @@ function withTools(ctx: BuildContext, a: TemplateAnalysis, section: PegId): PegI
     const callsOnly = p.seq(p.space(), section, p.space(), p.end());
     return ctx.requireCalls ? callsOnly : p.choice(callsOnly, p.capture(NODE.content, p.rest()));
   }
-  return p.seq(p.optional(p.capture(NODE.content, p.until(trigger))), calls, p.space(), p.end());
+  // Text a model writes after its calls is content (Ling 3 does); only after calls that parsed,
+  // so a broken call still fails here and is recovered as a call.
+  const trailing = p.optional(p.capture(NODE.content, p.rest()));
+  const callsThenText = p.seq(section, p.space(), trailing);
+  const after = ctx.requireCalls ? callsThenText : p.choice(callsThenText, p.eps());
+  return p.seq(p.optional(p.capture(NODE.content, p.until(...openers))), after, p.space(), p.end());
+}
+
+/**
+ * The words that open calls in this format's output (the first is the section's trigger word;
+ * none when calls are recognised by their own start).
+ */
+function openersOf(a: TemplateAnalysis): string[] {
+  const t = a.tools;
+  const only = (word: string): string[] => (word === "" ? [] : [word]);
+  switch (t.format.mode) {
+    case "JSON_NATIVE":
+      return only(core(t.format.sectionStart) || core(t.format.perCallStart));
+    case "PYTHONIC":
+      return only(pythonicTriggerWord(t));
+    case "TAG_WITH_JSON":
+    case "TAG_WITH_TAGGED":
+    case "NONE":
+      return callOpeners(t);
+  }
 }
 
 /** Options of {@link buildGenericParser}. */
@@ -160,14 +219,16 @@ export function buildGenericParser(a: TemplateAnalysis, req: NormalizedRequest, 
   const useTools = req.tools.length > 0 && req.toolChoice !== "none" && a.tools.format.mode !== "NONE";
   let body: PegId;
   let grammarBody: PegId | undefined;
+  let lazyGrammarRoot: PegId | undefined;
   if (req.jsonSchema !== null) body = jsonAnswer(p, a, req.jsonSchema);
   else if (useTools) {
     const section = toolSection(ctx, a);
     body = withTools(ctx, a, section);
     // The grammar's own copy of the section: schema-ordered, bounded (see BuildContext.forGrammar).
     if (ctx.requireCalls) grammarBody = callsFirst(p, toolSection(grammarContext(ctx, req.maxCalls), a));
+    else if (a.tools.format.mode === "PYTHONIC") lazyGrammarRoot = toolSection(grammarContext(ctx, req.maxCalls), a);
   } else body = contentOnly(p, a);
-  const reasoning = reasoningBlock(p, a);
+  const reasoning = reasoningBlock(p, a, useTools && req.jsonSchema === null ? openersOf(a) : []);
   const root = reasoning === null ? body : p.seq(reasoning, body);
   // A request that does not think gets at most an empty reasoning block in its strict grammar (the
   // parser still reads any).
@@ -194,6 +255,7 @@ export function buildGenericParser(a: TemplateAnalysis, req: NormalizedRequest, 
     body,
     ...(grammarBody !== undefined ? { grammarBody } : {}),
     ...(grammarRoot !== undefined ? { grammarRoot } : {}),
+    ...(lazyGrammarRoot !== undefined ? { lazyGrammarRoot } : {}),
     reasoningEnd: reasoning === null ? null : core(a.reasoning.end),
     reasoningStart: reasoning === null || core(a.reasoning.start) === "" ? null : core(a.reasoning.start),
     constrained: req.jsonSchema !== null || useTools,

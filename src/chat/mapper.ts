@@ -12,6 +12,7 @@
 import type { PegNodeList, PegTextSource, PegTreeNode } from "../peg/index.js";
 import type { AssistantMessage, ToolCall } from "../types.js";
 import { JsonNormalizer, escapeJsonStringContent } from "./json-normalizer.js";
+import { PythonStringContent } from "./python-string.js";
 import { TextField } from "./text-field.js";
 import { NODE } from "./tree-names.js";
 import type { ChatDelta, ChatMappingOptions, ToolCallDelta } from "./types.js";
@@ -48,6 +49,8 @@ interface ValueState {
   kind: "string" | "json";
   opened: boolean;
   norm: JsonNormalizer | null;
+  /** The inside of a quoted Python string (`arg-py-string`), fed to `norm`. */
+  py?: PythonStringContent;
 }
 
 /** Cursor over one depth of the tree. */
@@ -65,8 +68,14 @@ interface Level {
 
 const CONSISTENT = true;
 
-function hasChild(nodes: PegNodeList, name: string): boolean {
-  for (let i = 0; i < nodes.length; i++) if (nodes.at(i)!.name === name) return true;
+/** A reasoning block read inline starts to show once its reasoning has text or the block is closed. */
+function inlineBlockStarted(block: PegTreeNode, input: PegTextSource): boolean {
+  const nodes = block.childList;
+  for (let i = 0; i < nodes.length; i++) {
+    const r = nodes.at(i)!;
+    if (r.name !== NODE.reasoning) continue;
+    return r.end < block.end || input.slice(r.start, r.end).trim() !== "";
+  }
   return false;
 }
 
@@ -197,8 +206,9 @@ export class MessageMapper {
         this.enter(n);
       }
       // Inline reasoning: the whole block, markers included, is content text, from the moment its
-      // opener is complete (a partial opener may still turn out to be something else).
-      const inline = n.kind === "tag" && n.name === NODE.reasoningBlock && this.mapping.reasoningInline === true && hasChild(n.childList, NODE.reasoning);
+      // opener is complete (a partial opener may still turn out to be something else) and it holds
+      // reasoning or is closed (an opener the prompt wrote, left empty, is no content).
+      const inline = n.kind === "tag" && n.name === NODE.reasoningBlock && this.mapping.reasoningInline === true && (continuing && level.processedEnd > n.start ? true : inlineBlockStarted(n, input));
       if (n.kind === "capture" || inline) {
         if (n.end > level.processedEnd) {
           this.captureText(inline ? NODE.content : n.name, input.slice(level.processedEnd, n.end), level.processedEnd, inline);
@@ -303,6 +313,18 @@ export class MessageMapper {
         this.emitArgs(call, v.norm!.push(text));
         return;
       }
+      case NODE.argPyString: {
+        const call = this.call;
+        if (!call) return;
+        call.awaitingValue = false;
+        if (!this.value) {
+          const py = new PythonStringContent();
+          this.value = { kind: "json", opened: true, norm: py.normalizer, py };
+          this.emitArgs(call, py.open());
+        }
+        this.emitArgs(call, this.value.py?.push(text) ?? "");
+        return;
+      }
       default:
         // Names and ids are read whole when they close.
         return;
@@ -362,8 +384,9 @@ export class MessageMapper {
         return;
       }
       case NODE.argString:
+      case NODE.argPyString:
       case NODE.argJson:
-        this.closeValue(n.name === NODE.argString ? "string" : "json");
+        this.closeValue(n.name === NODE.argJson ? "json" : "string");
         return;
       default:
         return;

@@ -95,6 +95,7 @@ export function renderContinuation(
   messages: ChatMessage[],
   continuation: "content" | "reasoning",
   reasoning: Pick<ReasoningAnalysis, "start" | "end"> & { mode?: ReasoningAnalysis["mode"] },
+  contentStart = "",
 ): ContinuedPrompt {
   const final = request.messages[request.messages.length - 1] as { content?: unknown; reasoning_content?: unknown };
   const before = renderPrompt(template, request, messages.slice(0, -1));
@@ -113,7 +114,7 @@ export function renderContinuation(
       reasoningWritten = true;
     }
   }
-  if (continuation === "content") generation += textOf(final.content);
+  if (continuation === "content") generation += contentStart + textOf(final.content);
   const continued = generation.slice(continuedFrom);
   const state: ReasoningPrefixState = !reasoningWritten ? "none" : continuation === "reasoning" ? "open" : "closed";
   return { prompt: head + generation, generationPrompt: generation, baseGenerationPrompt: before.generationPrompt, continuedFrom, continued, state };

@@ -25,6 +25,11 @@ export const NODE = {
   argName: "arg-name",
   /** Capture: a tagged argument's raw string value (unquoted). */
   argString: "arg-string",
+  /**
+   * Capture: the inside of a quoted Python string value (PYTHONIC keyword arguments), without
+   * its quotes: escapes are decoded, a quote that is not escaped is text.
+   */
+  argPyString: "arg-py-string",
   /** Capture: a tagged argument's JSON / Python-literal value. */
   argJson: "arg-json",
   /** Tag: a tagged argument's value written as nested tagged members (an object; members are `tool-arg` tags). */

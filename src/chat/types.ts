@@ -89,6 +89,11 @@ export interface ChatParserSpec {
    */
   keptPrefix?: number;
   mapping: ChatMappingOptions;
+  /**
+   * The output ends at the first of these (the marker that closes the model's turn, where the
+   * format uses it nowhere else): nothing from there on is parsed or shows in the message.
+   */
+  stopAt?: string[];
   /** Which builder made it: "generic" or a dedicated handler's name. */
   format: string;
 }
@@ -99,6 +104,11 @@ export interface ChatParams {
   prompt: string;
   /** The generation prompt alone (what the template appends to open the assistant turn). */
   generationPrompt: string;
+  /**
+   * The output continues the request's final message (continueFinalMessage): the parsed message
+   * is that message continued, its prefilled text included, and takes its place in a history.
+   */
+  continuesFinalMessage: boolean;
   parser: ChatParserSpec;
   /** GBNF grammar from the parser definition, or null when output is unconstrained. */
   grammar: string | null;

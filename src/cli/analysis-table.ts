@@ -67,6 +67,7 @@ export function formatAnalysisTable(a: TemplateAnalysis): string {
       if (format.genIdField) rows.push(["  generated id field", format.genIdField]);
       if (format.toolsArrayWrapped) rows.push(["  array wrapped", "yes"]);
     }
+    if (format.mode === "PYTHONIC" && format.toolsArrayWrapped) rows.push(["  calls in a list", "yes"]);
     if (format.usesPythonDicts) rows.push(["  python dicts", "yes"]);
     markerRows(rows, [
       ["  name prefix", fn.namePrefix],

@@ -1,6 +1,6 @@
 import { compileTemplate, type CompiledTemplate, type TrackedRender } from "./engine.js";
 import { detectCaps, type ProbeRunner } from "./caps.js";
-import { isRelaxable } from "./compat.js";
+import { isRelaxable, lenientContext } from "./compat.js";
 import { TemplateError } from "./errors.js";
 import { polyfillMessages } from "./polyfills.js";
 import type { ChatTemplateOptions, CompatMode, RenderInput, RenderMode, RenderResult, TemplateCaps } from "./types.js";
@@ -157,13 +157,14 @@ export class ChatTemplate {
       throw new TypeError(`${where}: context must be an object, got ${kind(context)}`);
     }
     const full = { bos_token: this.#bosToken, eos_token: this.#eosToken, ...context };
-    if (this.compat !== "auto") return { text: this.#compiled.render(full, this.compat === "lenient"), mode: this.compat };
+    if (this.compat === "strict") return { text: this.#compiled.render(full, false), mode: "strict" };
+    if (this.compat === "lenient") return { text: this.#compiled.render(lenientContext(full), true), mode: "lenient" };
     try {
       return { text: this.#compiled.render(full, false), mode: "strict" };
     } catch (strictError) {
       if (!isRelaxable(strictError)) throw strictError;
       try {
-        return { text: this.#compiled.render(full, true), mode: "lenient" };
+        return { text: this.#compiled.render(lenientContext(full), true), mode: "lenient" };
       } catch (lenientError) {
         // The template's own refusal says more than the strict error it got past; anything
         // else: report what Python Jinja2 reports.
@@ -175,13 +176,14 @@ export class ChatTemplate {
   /** A tracked probe render under the same policy as #renderRawIn. */
   #probe(context: Record<string, unknown>): TrackedRender {
     if (this.compat !== "auto") {
-      const r = this.#compiled.renderTracked(context, this.compat === "lenient");
-      if (this.compat === "lenient") this.#capsMode = "lenient";
+      const lenientMode = this.compat === "lenient";
+      const r = this.#compiled.renderTracked(lenientMode ? lenientContext(context) : context, lenientMode);
+      if (lenientMode) this.#capsMode = "lenient";
       return r;
     }
     const strict = this.#compiled.renderTracked(context, false);
     if (strict.ok || !isRelaxable(strict.error)) return strict;
-    const lenient = this.#compiled.renderTracked(context, true);
+    const lenient = this.#compiled.renderTracked(lenientContext(context), true);
     if (lenient.ok) this.#capsMode = "lenient";
     return lenient.ok ? lenient : strict;
   }

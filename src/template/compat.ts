@@ -23,7 +23,7 @@ import { PyIterator, PyTuple, PyUndefined, isStr, type PyDict, type PyValue } fr
 /** One relaxation: what strict mode raises, and what lenient mode does instead. */
 export interface Relaxation {
   /** Short stable name. */
-  id: "mutation" | "chainable-undefined" | "concat-missing" | "iterator-as-list";
+  id: "mutation" | "chainable-undefined" | "concat-missing" | "iterator-as-list" | "absent-tools";
   /** The Python exceptions strict mode raises there. */
   strictRaises: readonly ("SecurityError" | "UndefinedError" | "TypeError")[];
   /** What lenient mode does instead. */
@@ -66,7 +66,26 @@ export const LENIENT_RELAXATIONS: readonly Readonly<Relaxation>[] = Object.freez
       "is read as the list of its items where Python needs a real sequence: tojson (at any depth), length, " +
       "count, last, and `+` with a list (llama.cpp's filters return lists). It is not consumed.",
   },
+  {
+    id: "absent-tools",
+    strictRaises: ["TypeError"],
+    rule:
+      "`tools` and `documents` the request does not give are left undefined, as llama.cpp leaves them, instead " +
+      "of transformers' None: a tool-use template loops over no tools instead of failing on `for tool in tools`.",
+  },
 ] satisfies Relaxation[]).map((r) => Object.freeze(r)));
+
+/**
+ * absent-tools: the context lenient mode renders, with `tools` / `documents` that are None
+ * left undefined (the same object when neither is None).
+ */
+export function lenientContext(context: Record<string, unknown>): Record<string, unknown> {
+  if (context.tools !== null && context.documents !== null) return context;
+  const out = { ...context };
+  if (out.tools === null) delete out.tools;
+  if (out.documents === null) delete out.documents;
+  return out;
+}
 
 /** Python exception types some relaxation turns into a rendering: the only ones worth a lenient retry. */
 const RELAXABLE_ERRORS: ReadonlySet<string> = new Set(LENIENT_RELAXATIONS.flatMap((r) => r.strictRaises));

@@ -16,6 +16,26 @@ export interface Difference {
 }
 
 export const IMPROVEMENTS: Record<string, Difference> = {
+  "LFM2.5-8B-A1B.jinja": {
+    fields: [
+      "preservedTokens",
+      "tools.arguments.namePrefix",
+      "tools.arguments.nameSuffix",
+      "tools.arguments.separator",
+      "tools.format.mode",
+      "tools.format.toolsArrayWrapped",
+      "tools.function.close",
+      "tools.function.namePrefix",
+      "tools.function.nameSuffix",
+    ],
+    reason:
+      "The template writes calls as Python call expressions, [NAME(ARG='value', ...)]. llama.cpp's generic analysis " +
+      "has no such format: it labels the template TAG_WITH_TAGGED and bakes the probe's own function name, argument " +
+      "names and values into the markers (name suffix \"(AA_ARG_FST_AA='XXXX', BB_ARG_SND_BB='YYYY')]\"), so a parser " +
+      "built from them only reads the probe call; llama.cpp uses a dedicated handler instead. toolwright detects " +
+      "PYTHONIC (name followed by '(' and a keyword argument), with the list in brackets inside <|tool_call_start|> / " +
+      "<|tool_call_end|>, and preserves only those wrappers as tokens.",
+  },
   "upstage-Solar-Open-100B.jinja": {
     fields: [
       "tools.callId.position",

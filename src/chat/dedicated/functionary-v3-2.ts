@@ -61,4 +61,4 @@ function build(req: NormalizedRequest): DedicatedBuild {
 }
 
 /** The Functionary v3.2 handler. */
-export const functionaryV32: DedicatedHandlerDef = { name: "functionary-v3.2", build };
+export const functionaryV32: DedicatedHandlerDef = { name: "functionary-v3.2", contentStart: "all\n", build };

@@ -67,7 +67,7 @@ function build(req: NormalizedRequest): DedicatedBuild {
   const text = (capture: string): PegId => p.capture(capture, p.until(END, "<|return|>", "<|call|>"));
   // Models sometimes put a stray commentary channel (and recipient) before the real one.
   const stray = p.optional(p.seq(channel("commentary"), p.optional(p.literal(" to=assistant"))));
-  const analysis = p.seq(stray, channel("analysis"), p.literal("<|message|>"), text(NODE.reasoning), p.literal(END));
+  const analysis = p.seq(stray, p.tag(NODE.reasoningBlock, p.seq(channel("analysis"), p.literal("<|message|>"), text(NODE.reasoning), p.literal(END))));
   const preamble = p.seq(channel("commentary"), p.literal("<|message|>"), text(NODE.content), p.literal(END));
   const earlier = p.zeroOrMore(p.seq(p.choice(analysis, preamble), p.literal(START)));
   const constraint = p.optional(p.seq(p.space(), p.optional(p.literal("<|constrain|>")), p.chars("A-Za-z0-9_\\-", 1)));

@@ -36,6 +36,8 @@ export interface DedicatedHandlerDef {
    * written between them.
    */
   readonly reasoning?: { start: string; end: string };
+  /** What the format writes before a turn's content (Functionary v3.2's recipient line `all\n`). */
+  readonly contentStart?: string;
   /** Rewrites messages into what the template renders (e.g. reasoning into its own field). */
   adaptMessages?(messages: ChatMessage[]): ChatMessage[];
   build(req: NormalizedRequest, context: DedicatedContext): DedicatedBuild;

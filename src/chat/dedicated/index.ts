@@ -24,6 +24,9 @@ const HANDLERS: Partial<Record<DedicatedHandler, DedicatedHandlerDef>> = {
   gemma4,
   "kimi-k3": kimiK3,
   "minimax-m3": minimaxM3,
+  // LFM2 writes its calls as LFM2.5 does (<|tool_call_start|>[f(a=1)]<|tool_call_end|>); its
+  // template only describes tools and never renders a call, so the analysis cannot learn it.
+  lfm2: lfm25,
   "lfm2.5": lfm25,
   "muse-glimmer": museGlimmer,
 };

@@ -1,8 +1,9 @@
 /**
  * LFM2.5: optional <think> reasoning, content, then calls as a Python list of call expressions:
  *   <|tool_call_start|>[get_weather(city='Paris'), get_weather(city='Tokyo', days=3)]<|tool_call_end|>
- * Keyword arguments; strings are quoted but not escaped (the template writes `'it's'`), so a
- * string ends at a quote followed by `)` or by `, NAME=`; other values are Python or JSON literals.
+ * Keyword arguments; strings are read as Python strings with escapes, though the template writes
+ * them unescaped (`'it's'`): a quote ends one only when `)` or `, NAME=` follows; other values are
+ * Python or JSON literals.
  */
 import type { ChatMessage } from "../../types.js";
 import { PegArena, type PegId } from "../../peg/index.js";
@@ -11,6 +12,7 @@ import type { JsonSchema, ToolDefinition } from "../../types.js";
 import { grammarString, orderedArguments } from "./grammar-args.js";
 import type { BuiltParser } from "../generic-parser.js";
 import type { NormalizedRequest } from "../request.js";
+import { lenientString } from "../build-tools-pythonic.js";
 import { hasStringKeywords } from "../literal-schema.js";
 import { rawOrTyped } from "../raw-union.js";
 import { NODE } from "../tree-names.js";
@@ -21,11 +23,6 @@ const CALLS_END = "<|tool_call_end|>";
 const THINK = "<think>";
 const END_THINK = "</think>";
 
-/** A string value in `quote`: raw text up to the quote that ends the argument. */
-function stringValue(p: PegArena, quote: string): PegId {
-  const ends = p.seq(p.literal(quote), p.space(), p.choice(p.literal(")"), p.seq(p.literal(","), p.space(), p.chars("A-Za-z_", 1, 1), p.chars("A-Za-z0-9_", 0), p.space(), p.literal("="))));
-  return p.seq(p.literal(quote), p.capture(NODE.argString, p.zeroOrMore(p.seq(p.not(ends), p.any()))), p.literal(quote));
-}
 
 /**
  * The grammar of one tool's keyword arguments (a rule, built once): in schema order, strings
@@ -38,7 +35,7 @@ function typedArgs(p: PegArena, req: NormalizedRequest, t: ToolDefinition, i: nu
   const arg = (key: string, schema: JsonSchema): PegId => {
     const name = `tool-${i}-arg-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`;
     // Strings with keywords (enum, pattern, bounds) cannot hold the quote; others are read as the parser reads them.
-    const text = (s: JsonSchema): PegId => (hasStringKeywords(s) ? p.seq(p.literal("'"), p.capture(NODE.argString, grammarString(p, s, ["'"], name)), p.literal("'")) : stringValue(p, "'"));
+    const text = (s: JsonSchema): PegId => (hasStringKeywords(s) ? p.seq(p.literal("'"), p.capture(NODE.argString, grammarString(p, s, ["'"], name)), p.literal("'")) : lenientString(p, "'"));
     const value = rawOrTyped(p, schema, { text, typed: (s) => p.capture(NODE.argJson, pythonTyped(ctx, s, name)), stops: null, forGrammar: true });
     return p.tag(NODE.toolArg, p.seq(p.capture(NODE.argName, p.literal(key)), p.literal("="), value));
   };
@@ -67,7 +64,7 @@ function build(req: NormalizedRequest): DedicatedBuild {
   } else if (useTools) {
     const calls = req.tools.map((t, i) => {
       const args = schemaProperties(toolParameters(t)).map(([key, schema]) => {
-        const value = rawOrTyped(p, schema, { text: () => p.choice(stringValue(p, "'"), stringValue(p, '"')), typed: () => p.capture(NODE.argJson, pythonValue(p)), stops: null, forGrammar: false });
+        const value = rawOrTyped(p, schema, { text: () => p.choice(lenientString(p, "'"), lenientString(p, '"')), typed: () => p.capture(NODE.argJson, pythonValue(p)), stops: null, forGrammar: false });
         return p.tag(NODE.toolArg, p.seq(p.atomic(p.seq(p.capture(NODE.argName, p.literal(key)), p.space(), p.literal("="))), p.space(), value));
       });
       const anyOrder = args.length === 0 ? p.eps() : p.optional(p.seq(p.choice(...args), p.zeroOrMore(p.seq(p.space(), p.literal(","), p.space(), p.choice(...args)))));
@@ -77,7 +74,8 @@ function build(req: NormalizedRequest): DedicatedBuild {
       return p.rule(`tool-${i}`, p.tag(NODE.tool, p.seq(head, p.space(), argList, p.space(), p.literal(")"))));
     });
     const call = p.choice(...calls);
-    const list = p.seq(p.literal("["), p.space(), call, req.parallel ? p.zeroOrMore(p.seq(p.space(), p.literal(","), p.space(), call)) : p.eps(), p.space(), p.literal("]"));
+    // The parser reads every call the model writes (the required grammar bounds them).
+    const list = p.seq(p.literal("["), p.space(), call, p.zeroOrMore(p.seq(p.space(), p.literal(","), p.space(), call)), p.space(), p.literal("]"));
     const section = p.rule("tool-calls", p.tag(NODE.toolSection, p.seq(p.literal(CALLS_START), list, p.literal(CALLS_END))), { trigger: true });
     body = p.seq(p.capture(NODE.content, p.until(CALLS_START)), req.toolChoice === "required" ? section : p.optional(section), p.space(), p.end());
     if (req.toolChoice === "required") grammarBody = requiredGrammar(p, req);

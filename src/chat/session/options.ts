@@ -22,7 +22,7 @@ export interface PlannedChat {
 const KNOWN = new Set([
   "messages", "tools", "toolChoice", "parallelToolCalls", "responseFormat", "enableThinking", "extraContext", "sampling",
   "maxTokens", "stop", "signal", "template", "maxSteps", "reasoningBudget", "maxReasoningTokens", "maxToolCalls", "grammarEngine",
-  "grammar",
+  "grammar", "reasoningFormat", "continueFinalMessage", "addGenerationPrompt",
 ]);
 
 function checkTools(value: unknown, where: string): ChatTool[] {
@@ -67,6 +67,14 @@ export function planChat(value: unknown, where: string): PlannedChat {
   optBoolean(o.parallelToolCalls, `${where}: options.parallelToolCalls`);
   optBoolean(o.enableThinking, `${where}: options.enableThinking`);
   if (o.extraContext !== undefined) checkObject(o.extraContext, `${where}: options.extraContext`);
+  if (o.reasoningFormat !== undefined && o.reasoningFormat !== "auto" && o.reasoningFormat !== "none") {
+    throw new RangeError(`${where}: options.reasoningFormat must be "auto" or "none", got ${describe(o.reasoningFormat)}`);
+  }
+  const cont = o.continueFinalMessage;
+  if (cont !== undefined && typeof cont !== "boolean" && cont !== "content" && cont !== "reasoning") {
+    throw new TypeError(`${where}: options.continueFinalMessage must be a boolean, "content" or "reasoning", got ${describe(cont)}`);
+  }
+  optBoolean(o.addGenerationPrompt, `${where}: options.addGenerationPrompt`);
   if (o.sampling !== undefined) checkObject(o.sampling, `${where}: options.sampling`);
   if (o.template !== undefined) {
     checkString(o.template, `${where}: options.template`);

@@ -149,7 +149,7 @@ export class ChatSession {
     const added: ChatMessage[] = [];
     const steps: ChatStep[] = [];
     for (let index = 0; ; index++) {
-      const it = runStep(context, plan, prepared, messages, index === 0 ? startedAt : performance.now());
+      const it = runStep(context, plan, prepared, messages, index === 0 ? startedAt : performance.now(), index === 0);
       let outcome: StepOutcome;
       let first = true;
       try {
@@ -167,7 +167,9 @@ export class ChatSession {
         await it.return(undefined as never).catch(() => undefined);
       }
       const message = outcome.message;
-      messages.push(message);
+      // A continued message replaces the caller's final message it continues.
+      if (outcome.params.continuesFinalMessage) messages[messages.length - 1] = message;
+      else messages.push(message);
       added.push(message);
       const step: ChatStep = { message, finishReason: outcome.finishReason, usage: outcome.usage, timings: outcome.timings, toolMessages: [] };
       steps.push(step);

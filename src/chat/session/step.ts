@@ -25,7 +25,7 @@ export interface StepOutcome {
 }
 
 /** The chat request of one turn, with `execute` stripped from the tools (templates render them). */
-export function paramsFor(plan: PlannedChat, prepared: PreparedTemplate, messages: ChatMessage[]): ChatParams {
+export function paramsFor(plan: PlannedChat, prepared: PreparedTemplate, messages: ChatMessage[], firstTurn = true): ChatParams {
   const o = plan.options;
   return generateChatParams(prepared.analysis, prepared.template, {
     messages,
@@ -37,6 +37,10 @@ export function paramsFor(plan: PlannedChat, prepared: PreparedTemplate, message
     ...(o.enableThinking !== undefined ? { enableThinking: o.enableThinking } : plan.reasoningBudget === 0 ? { enableThinking: false } : {}),
     ...(o.maxToolCalls !== undefined ? { maxToolCalls: o.maxToolCalls } : {}),
     ...(o.extraContext !== undefined ? { extraContext: o.extraContext } : {}),
+    ...(o.reasoningFormat !== undefined ? { reasoningFormat: o.reasoningFormat } : {}),
+    // Only the first turn continues the caller's final message (later turns follow tool results).
+    ...(firstTurn && o.continueFinalMessage !== undefined ? { continueFinalMessage: o.continueFinalMessage } : {}),
+    ...(firstTurn && o.addGenerationPrompt !== undefined ? { addGenerationPrompt: o.addGenerationPrompt } : {}),
   });
 }
 
@@ -65,9 +69,10 @@ export async function* runStep(
   prepared: PreparedTemplate,
   messages: ChatMessage[],
   startedAt: number,
+  firstTurn = true,
 ): AsyncGenerator<ChatDelta, StepOutcome, undefined> {
   const model = context.model;
-  const params = paramsFor(plan, prepared, messages);
+  const params = paramsFor(plan, prepared, messages, firstTurn);
   const bos = model.specialTokens.bos >= 0 ? model.detokenize([model.specialTokens.bos]) : "";
   // Most templates write BOS themselves: do not add a second one.
   const addSpecial = !(bos !== "" && params.prompt.startsWith(bos));

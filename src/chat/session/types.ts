@@ -38,6 +38,23 @@ export interface ChatOptions {
   enableThinking?: boolean;
   /** Extra template variables (e.g. `reasoning_effort`). */
   extraContext?: Record<string, unknown>;
+  /**
+   * "auto" (default) returns reasoning in `reasoning_content`; "none" leaves it inline in
+   * `content`, its markers included.
+   */
+  reasoningFormat?: "auto" | "none";
+  /**
+   * Continue the final assistant message (prefill) instead of answering after it: the model goes
+   * on from its text, and the returned message is that message continued (its prefilled text
+   * included). `"reasoning"` / `"content"` say which part goes on; `true` picks reasoning when
+   * the message has reasoning and no content. Only the first model turn continues.
+   *
+   * @example
+   * await model.chat({ messages: [user, { role: "assistant", content: "The capital of France is" }], continueFinalMessage: true });
+   */
+  continueFinalMessage?: boolean | "content" | "reasoning";
+  /** false: no generation prompt; after a final assistant message this continues it (see `continueFinalMessage`). */
+  addGenerationPrompt?: boolean;
   sampling?: SamplingOptions;
   /** Most tokens generated per model turn. Default 1024. */
   maxTokens?: number;

@@ -1,0 +1,147 @@
+/**
+ * PYTHONIC tool calls: Python call expressions with keyword arguments,
+ *   [get_weather(city="Paris", days=3), get_time()]
+ * in a list or not, inside the template's wrapper markers or bare. Values are Python literals
+ * (strings in either quote with their escapes, True/False/None, numbers, dicts and lists; JSON
+ * spellings too). Each keyword argument maps like a tagged argument (`tool-arg`: `arg-name` and a
+ * value), so the mapper needs nothing format-specific.
+ *
+ * Parser and grammar differ on purpose:
+ *  - the parser reads arguments in any order and string values leniently: a quote ends the
+ *    string only where the call can go on after it (`)`, or `, name=`), because some templates
+ *    (LFM2.5) write strings without escaping their quotes, and models learn to do the same;
+ *  - the grammar copy (tool_choice required) writes the schema's arguments in order, the
+ *    required ones always, strings with escaped quotes, other values typed by the schema.
+ */
+import type { PegArena, PegId } from "../peg/index.js";
+import type { JsonSchema } from "../types.js";
+import type { ToolsAnalysis } from "../analysis/index.js";
+import { type BuildContext, boundedRawString, core, identifierEnd, marker, mayBeString, moreCalls, pythonTyped, pythonValue, ruleName, schemaProperties, toolParameters } from "./build-helpers.js";
+import { orderedArguments } from "./dedicated/grammar-args.js";
+import { NODE } from "./tree-names.js";
+
+/** `, name=` or `)`: where the call goes on after a string argument (the quote really ended). */
+function afterStringArgument(p: PegArena): PegId {
+  const nextKeyword = p.seq(p.literal(","), p.space(), p.chars("A-Za-z_", 1, 1), p.chars("A-Za-z0-9_", 0), p.space(), p.literal("="));
+  return p.choice(p.literal(")"), nextKeyword, p.seq(p.literal(","), p.space(), p.literal(")")));
+}
+
+/**
+ * A string argument in `quote` for the parser: escapes are read as escapes (the mapper decodes
+ * them); an unescaped quote is text unless the call goes on after it.
+ */
+export function lenientString(p: PegArena, quote: string): PegId {
+  const closing = p.seq(p.literal(quote), p.space(), afterStringArgument(p));
+  const char = p.choice(p.seq(p.literal("\\"), p.any()), p.seq(p.not(closing), p.chars("^\\\\", 1, 1)));
+  return p.seq(p.literal(quote), p.capture(NODE.argPyString, p.zeroOrMore(char)), p.literal(quote));
+}
+
+/**
+ * A string argument in `quote` for the grammar: quotes inside are escaped; an enum is its values,
+ * a maxLength bounds the characters (without escapes, so the bound holds).
+ */
+function strictString(p: PegArena, quote: string, schema: JsonSchema, name: string): PegId {
+  const char = p.choice(p.chars(`^${quote}\\\\`, 1, 1), p.seq(p.literal("\\"), p.any()));
+  const text = boundedRawString(p, schema, [quote, "\\"]) ?? p.zeroOrMore(char);
+  return p.seq(p.literal(quote), p.capture(NODE.argPyString, p.schema(text, schema, { name, raw: true })), p.literal(quote));
+}
+
+/** The value of one keyword argument. */
+function argumentValue(ctx: BuildContext, schema: JsonSchema, name: string): PegId {
+  const { p } = ctx;
+  if (ctx.forGrammar) {
+    const typed = (): PegId => p.capture(NODE.argJson, pythonTyped(ctx, schema, name));
+    if (!mayBeString(schema)) return typed();
+    const strings = p.choice(strictString(p, '"', schema, `${name}-dq`), strictString(p, "'", schema, `${name}-sq`));
+    return isOnlyString(schema) ? strings : p.choice(strings, typed());
+  }
+  const literal = p.capture(NODE.argJson, pythonValue(p));
+  return mayBeString(schema) ? p.choice(lenientString(p, '"'), lenientString(p, "'"), literal) : literal;
+}
+
+function isOnlyString(schema: JsonSchema): boolean {
+  return typeof schema === "object" && schema !== null && (schema as { type?: unknown }).type === "string";
+}
+
+/** `name=value`, one tagged argument. */
+function keywordArgument(ctx: BuildContext, key: string, schema: JsonSchema, toolIndex: number): PegId {
+  const { p } = ctx;
+  const name = `tool-${toolIndex}-arg-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`;
+  const head = p.atomic(p.seq(p.capture(NODE.argName, p.literal(key)), p.space(), p.literal("=")));
+  return p.tag(NODE.toolArg, p.seq(head, p.space(), argumentValue(ctx, schema, ruleName(ctx, name))));
+}
+
+/** The keyword arguments of one call: any order for the parser, the schema's order for the grammar. */
+function keywordArguments(ctx: BuildContext, schema: JsonSchema, toolIndex: number): PegId {
+  const { p } = ctx;
+  const comma = p.seq(p.space(), p.literal(","), p.space());
+  if (ctx.forGrammar) return orderedArguments(p, schema, (key, s) => keywordArgument(ctx, key, s, toolIndex), p.literal(", "));
+  const props = schemaProperties(schema);
+  if (props.length === 0) return p.eps();
+  const one = p.choice(...props.map(([key, s]) => keywordArgument(ctx, key, s, toolIndex)));
+  // A trailing comma is valid Python.
+  return p.optional(p.seq(one, p.zeroOrMore(p.seq(comma, one)), p.optional(p.seq(p.space(), p.literal(",")))));
+}
+
+/** `name(args)` for one tool. */
+function callOf(ctx: BuildContext, name: string, schema: JsonSchema, index: number): PegId {
+  const { p } = ctx;
+  const head = p.atomic(p.seq(p.capture(NODE.toolName, p.literal(name)), identifierEnd(p), p.space(), p.literal("(")));
+  const close = p.literal(")");
+  return p.tag(NODE.tool, p.seq(head, p.space(), keywordArguments(ctx, schema, index), p.space(), close));
+}
+
+/**
+ * The tool-call section of a PYTHONIC format: a trigger rule (the lazy grammar starts at the
+ * wrapper marker, or for bare calls at the list / call start, see {@link pythonicTrigger}).
+ *
+ * @example
+ * buildPythonicTools(ctx, analysis.tools); // <|tool_call_start|> "[" call ("," call)* "]" <|tool_call_end|>
+ */
+export function buildPythonicTools(ctx: BuildContext, t: ToolsAnalysis): PegId {
+  const { p } = ctx;
+  const f = t.format;
+  const call = p.choice(...ctx.tools.map((tool, i) => p.rule(ruleName(ctx, `tool-${i}`), callOf(ctx, tool.function.name, toolParameters(tool), i))));
+  const more = (item: PegId): PegId => moreCalls(ctx, item);
+  const list = (inner: (item: PegId) => PegId): PegId => {
+    const calls = p.seq(call, inner(p.seq(p.space(), p.literal(","), p.space(), call)));
+    return f.toolsArrayWrapped ? p.seq(p.literal("["), p.space(), calls, p.space(), p.literal("]")) : calls;
+  };
+  const wrap = (open: string, close: string, body: PegId): PegId =>
+    core(open) === "" ? body : p.seq(marker(p, open), p.space(), body, p.space(), core(close) !== "" ? marker(p, close) : p.eps());
+  let section: PegId;
+  if (f.perCallStart !== "") {
+    // Each call in its own wrapper: the grammar copy bounds the wrappers, not the list.
+    const one = wrap(f.perCallStart, f.perCallEnd, list(() => p.eps()));
+    section = wrap(f.sectionStart, f.sectionEnd, p.seq(one, more(p.seq(p.space(), one))));
+  } else {
+    section = wrap(f.sectionStart, f.sectionEnd, list(more));
+  }
+  const trigger = ctx.toolTrigger ? pythonicTrigger(ctx, t) : false;
+  return p.rule(ruleName(ctx, "tool-calls"), p.tag(NODE.toolSection, section), { trigger });
+}
+
+/**
+ * What starts a lazy PYTHONIC grammar: the wrapper marker's leading literal, or for bare calls a
+ * pattern on the call start at the start of the output (`[get_weather(` / `get_weather(`).
+ */
+function pythonicTrigger(ctx: BuildContext, t: ToolsAnalysis): true | { pattern: string } {
+  if (pythonicTriggerWord(t) !== "") return true;
+  const names = ctx.tools.map((tool) => escapeRegex(tool.function.name)).join("|");
+  const open = t.format.toolsArrayWrapped ? "\\[\\s*" : "";
+  return { pattern: `^\\s*(${open}(?:${names})\\s*\\()` };
+}
+
+/**
+ * The wrapper marker that opens a PYTHONIC call section, "" for bare calls.
+ *
+ * @example
+ * pythonicTriggerWord(lfm25Analysis.tools); // "<|tool_call_start|>"
+ */
+export function pythonicTriggerWord(t: ToolsAnalysis): string {
+  return core(t.format.sectionStart) || core(t.format.perCallStart);
+}
+
+function escapeRegex(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
