@@ -9,8 +9,8 @@
  */
 import { Ajv } from "ajv";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadModel, type Model } from "../src/runtime/index.js";
-import type { ChatTool } from "../src/chat/session/index.js";
+import { loadModel, type ChatModel as Model } from "../src/session/index.js";
+import type { ChatTool } from "../src/session/index.js";
 import { ensureTestModel } from "./helpers/test-models.js";
 
 const weather: ChatTool = {

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadModel, type Model } from "../src/runtime/index.js";
-import { chatGrammar } from "../src/chat/session/grammar.js";
+import { chatGrammar } from "../src/session/grammar.js";
 import type { ChatParams } from "../src/chat/index.js";
 import { ensureTestModel } from "./helpers/test-models.js";
 
@@ -26,10 +26,13 @@ function start(pattern: string, output: string): number | null {
   return m.indices![1]?.[0] ?? 0;
 }
 
+/** The model's tokenizer for trigger texts, as the session passes it. */
+const tok = (text: string) => model.tokenize(text, { addSpecial: false, parseSpecial: true });
+
 describe("chatGrammar", () => {
   it("returns no grammar when the request has none, and a strict one as is", () => {
-    expect(chatGrammar(params({ grammar: null }), model, undefined)).toBeUndefined();
-    expect(chatGrammar(params({ grammarLazy: false }), model, "toolwright")).toEqual({ gbnf: 'root ::= "x"', engine: "toolwright" });
+    expect(chatGrammar(params({ grammar: null }), tok, undefined)).toBeUndefined();
+    expect(chatGrammar(params({ grammarLazy: false }), tok, "toolwright")).toEqual({ gbnf: 'root ::= "x"', engine: "toolwright" });
   });
 
   it.each([
@@ -38,7 +41,7 @@ describe("chatGrammar", () => {
     ["pattern without group", { type: "pattern" as const, value: "<\\|tool[a-z]*\\|>" }, "xx<|toolcall|>{", 2],
     ["pattern with its own group", { type: "pattern" as const, value: "\\n+(\\{\"name\")" }, 'text\n\n{"name": 1', 6],
   ])("%s trigger", (_name, trigger, output, at) => {
-    const g = chatGrammar(params({ grammarTriggers: [trigger] }), model, undefined)!;
+    const g = chatGrammar(params({ grammarTriggers: [trigger] }), tok, undefined)!;
     expect(g.lazy!.patterns).toHaveLength(1);
     expect(start(g.lazy!.patterns![0]!, output)).toBe(at);
     expect(start(g.lazy!.patterns![0]!, "no trigger here")).toBeNull();
@@ -47,7 +50,7 @@ describe("chatGrammar", () => {
   it("with reasoning forced open, a trigger inside the reasoning does not count", () => {
     const g = chatGrammar(
       params({ thinkingForcedOpen: true, reasoningEnd: "</think>", grammarTriggers: [{ type: "word", value: "<tool_call>" }] }),
-      model,
+      tok,
       undefined,
     )!;
     const pattern = g.lazy!.patterns![0]!;
@@ -56,12 +59,12 @@ describe("chatGrammar", () => {
   });
 
   it("the deferred grammar's own reasoning-end trigger is not guarded", () => {
-    const g = chatGrammar(params({ thinkingForcedOpen: true, reasoningEnd: "</think>", grammarTriggers: [{ type: "word", value: "</think>" }] }), model, undefined)!;
+    const g = chatGrammar(params({ thinkingForcedOpen: true, reasoningEnd: "</think>", grammarTriggers: [{ type: "word", value: "</think>" }] }), tok, undefined)!;
     expect(start(g.lazy!.patterns![0]!, "reason</think>\n{")).toBe(6);
   });
 
   it("a token trigger is a lazy token when the vocabulary has it whole, else a word", () => {
-    const g = chatGrammar(params({ grammarTriggers: [{ type: "token", value: "</s>" }, { type: "token", value: "<|python_tag|>" }] }), model, undefined)!;
+    const g = chatGrammar(params({ grammarTriggers: [{ type: "token", value: "</s>" }, { type: "token", value: "<|python_tag|>" }] }), tok, undefined)!;
     expect(g.lazy!.tokens).toEqual([model.specialTokens.eos]);
     expect(start(g.lazy!.patterns![0]!, "a<|python_tag|>x")).toBe(1);
   });

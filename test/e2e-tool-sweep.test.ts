@@ -21,8 +21,8 @@ import { join } from "node:path";
 import { Ajv } from "ajv";
 import { afterAll, describe, expect, it } from "vitest";
 import { ChatTemplate } from "../src/template/index.js";
-import { loadModel } from "../src/runtime/index.js";
-import type { ChatTool } from "../src/chat/session/index.js";
+import { loadModel } from "../src/session/index.js";
+import type { ChatTool } from "../src/session/index.js";
 import { ensureTestModel, LLAMA_MODELS_DIR } from "./helpers/test-models.js";
 
 const SEEDS = Number(process.env.E2E_SEEDS ?? 20);

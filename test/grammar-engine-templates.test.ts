@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { generateChatParams, type ChatParams } from "../src/chat/index.js";
-import { chatGrammar } from "../src/chat/session/grammar.js";
+import { chatGrammar } from "../src/session/grammar.js";
 import type { Model } from "../src/runtime/model.js";
 import { SCENARIOS, TOOLS, USER, generatedPart, type TemplateCase, toolTemplates } from "./helpers/chat-roundtrip.js";
 import { type DiffResult, runGrammarTool, vocabPath } from "./helpers/grammar-tool.js";
@@ -81,7 +81,7 @@ function writeCases(entries: GrammarEntry[], model: Pick<Model, "tokenize">): { 
   let lazy = 0;
   entries.forEach((e, i) => {
     const base = join(dir, `${String(i).padStart(3, "0")}-${e.label.replace(/[^a-z0-9]+/gi, "-")}`);
-    const options = chatGrammar(e.params, model as Model, undefined)!;
+    const options = chatGrammar(e.params, (text) => model.tokenize(text, { addSpecial: false, parseSpecial: true }), undefined)!;
     writeFileSync(`${base}.gbnf`, options.gbnf);
     if (e.texts.length) writeFileSync(`${base}.txt`, e.texts.join("\n\x1e\n"));
     if (options.lazy) {

@@ -1,12 +1,12 @@
 import { test } from "vitest";
-import { readFileSync, readdirSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { analyzeTemplate } from "/work/main/src/analysis/index.js";
+import { generateChatParams, parseChatOutput } from "/work/main/src/chat/index.js";
 import { ChatTemplate } from "/work/main/src/template/index.js";
 test("probe", () => {
-  for (const dir of ["/work/main/deps/llama.cpp/models/templates/", "/work/shared/templates-dev/"]) for (const n of readdirSync(dir).filter((f) => f.endsWith(".jinja"))) {
-    const src = readFileSync(dir + n, "utf8");
-    try { const a = analyzeTemplate(src, { template: new ChatTemplate(src, { compat: "auto" }) });
-    const inFmt = a.preservedTokens.some((t) => a.assistantEnd !== "" && (t.includes(a.assistantEnd) || a.assistantEnd.includes(t)));
-    console.log(n.padEnd(60), JSON.stringify(a.assistantEnd), inFmt ? "IN-FORMAT" : ""); } catch (e) { console.log(n, "ERR", (e as Error).message); }
-  }
+  const n = "deepseek-ai-DeepSeek-R1-Distill-Qwen-32B";
+  const src = readFileSync(`/work/main/deps/llama.cpp/models/templates/${n}.jinja`, "utf8");
+  const t = new ChatTemplate(src, { compat: "auto" }); const a = analyzeTemplate(src, { template: t });
+  const p = generateChatParams(a, t, { messages: [{ role: "user", content: "Hey" }], reasoningFormat: "none", enableThinking: true });
+  console.log(JSON.stringify(p.generationPrompt), JSON.stringify(p.parser.prefix), p.parser.keptPrefix, p.thinkingForcedOpen, JSON.stringify(parseChatOutput(p, "abc def")));
 });

@@ -37,8 +37,7 @@ if (opt.help) {
   process.exit(0);
 }
 
-const { loadModel, loadNative, createTestModel } = await lib("index.js");
-const { ChatSession } = await lib("chat/session/index.js");
+const { loadModel, loadNative, createTestModel, ChatSession } = await lib("index.js");
 
 const templatePath = join(ROOT, "deps", "llama.cpp", "models", "templates", `${opt.template}.jinja`);
 const template = readFileSync(templatePath, "utf8");

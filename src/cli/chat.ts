@@ -9,7 +9,7 @@ import { readFile } from "node:fs/promises";
 import { basename } from "node:path";
 import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
-import { loadModel, type Model } from "../runtime/model.js";
+import { loadModel, type ChatModel as Model } from "../session/index.js";
 import type { GpuOption } from "../runtime/devices.js";
 import { ModelLoadError } from "../runtime/errors.js";
 import type { ChatMessage, ToolCall, ToolChoice, ToolDefinition } from "../types.js";

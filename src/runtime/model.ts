@@ -7,8 +7,6 @@ import { Context, type ContextOptions } from "./context.js";
 import { AbortError, ModelLoadError, errorCode } from "./errors.js";
 import { checkObject, checkString, checkTokens, describe, optBoolean, optFunction, optInteger, optSignal } from "./validate.js";
 import { nativeGpuChoice, placementOf, type GpuOption, type ModelPlacement } from "./devices.js";
-import { ChatSession, type ChatStream } from "../chat/session/session.js";
-import type { ChatOptions, ChatResult } from "../chat/session/types.js";
 
 /** Options of {@link loadModel}. */
 export interface LoadModelOptions {
@@ -129,6 +127,18 @@ const registry = new FinalizationRegistry<NativeModel>((native) => native.dispos
  * console.log(model.chatTemplate);
  */
 export async function loadModel(path: string, options: LoadModelOptions = {}): Promise<Model> {
+  return loadModelAs((native, file) => new Model(native, file), path, options);
+}
+
+/**
+ * {@link loadModel}, building the model object with `make` (a layer above the runtime adds its
+ * methods to a subclass of {@link Model}).
+ *
+ * @internal
+ * @example
+ * const model = await loadModelAs((native, file) => new ChatModel(native, file), "model.gguf");
+ */
+export async function loadModelAs<M extends Model>(make: (native: NativeModel, path: string) => M, path: string, options: LoadModelOptions = {}): Promise<M> {
   checkString(path, "loadModel: path");
   if (path === "") throw new RangeError("loadModel: path must not be empty");
   const opts = checkObject(options, "loadModel: options");
@@ -185,7 +195,7 @@ export async function loadModel(path: string, options: LoadModelOptions = {}): P
     handle.dispose();
     throw new AbortError(`Cannot load model "${path}": the load was aborted`, { cause: signal.reason });
   }
-  return new Model(handle, path);
+  return make(handle, path);
 }
 
 /**
@@ -222,8 +232,6 @@ export class Model {
   #eog: Set<number>;
   /** Weak, so a forgotten context can still be garbage-collected (and freed by its registry). */
   readonly #contexts = new Set<WeakRef<Context>>();
-  /** The session behind {@link Model.chat}: one KV cache, so a conversation's turns reuse their prefix. */
-  #chatSession: ChatSession | undefined;
 
   /** @internal Use {@link loadModel}. */
   constructor(native: NativeModel, path: string) {
@@ -435,38 +443,6 @@ export class Model {
     }
     this.#contexts.add(new WeakRef(context));
     return context;
-  }
-
-  /**
-   * Runs a chat request (template, grammar, tool calls, tool runner) on the model's own chat
-   * context: consecutive turns of a conversation only evaluate the new part of the prompt.
-   *
-   * @example
-   * const { message, finishReason } = await model.chat({
-   *   messages: [{ role: "user", content: "Weather in Paris?" }],
-   *   tools: [{ type: "function", function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } },
-   *             execute: async ({ city }) => ({ city, temperature: 21 }) }],
-   * });
-   */
-  chat(options: ChatOptions): Promise<ChatResult> {
-    return this.#session().chat(options);
-  }
-
-  /**
-   * {@link Model.chat} streamed as OpenAI-style chunks; `stream.result` holds the final result.
-   *
-   * @example
-   * const stream = model.streamChat({ messages: [{ role: "user", content: "Hi" }] });
-   * for await (const chunk of stream) process.stdout.write(chunk.choices[0].delta.content ?? "");
-   */
-  streamChat(options: ChatOptions): ChatStream {
-    return this.#session().streamChat(options);
-  }
-
-  #session(): ChatSession {
-    this.native; // throws when disposed
-    this.#chatSession ??= new ChatSession(this);
-    return this.#chatSession;
   }
 
   /** @internal Called by a context's dispose. */

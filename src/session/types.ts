@@ -2,10 +2,10 @@
  * Public shapes of `Model.chat()` / `Model.streamChat()`: the request options, the result, and
  * the streamed chunks.
  */
-import type { ContextOptions } from "../../runtime/context.js";
-import type { SamplingOptions } from "../../runtime/sampling.js";
-import type { AssistantMessage, ChatMessage, ResponseFormat, ToolChoice, ToolDefinition, ToolMessage } from "../../types.js";
-import type { ChatDelta } from "../types.js";
+import type { ContextOptions } from "../runtime/context.js";
+import type { SamplingOptions } from "../runtime/sampling.js";
+import type { AssistantMessage, ChatMessage, ResponseFormat, ToolChoice, ToolDefinition, ToolMessage } from "../types.js";
+import type { ChatDelta } from "../chat/types.js";
 
 /** What a tool's `execute` receives besides its arguments. */
 export interface ToolExecuteContext {
@@ -166,4 +166,12 @@ export interface ChatChunk {
 export interface ChatSessionOptions {
   /** Options of the context the session creates. */
   context?: ContextOptions;
+  /**
+   * Grammar engine of requests that name none (see `loadNative().grammarEngines`). Default: the
+   * runtime's default engine.
+   *
+   * @example
+   * const session = new ChatSession(model, { grammarEngine: "llama" });
+   */
+  grammarEngine?: string;
 }

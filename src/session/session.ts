@@ -3,9 +3,10 @@
  * conversation reuse the KV cache (only the new suffix of the prompt is evaluated). Requests on
  * a session run one after another.
  */
-import type { Context } from "../../runtime/context.js";
-import type { Model } from "../../runtime/model.js";
-import type { ChatMessage } from "../../types.js";
+import type { Context } from "../runtime/context.js";
+import type { Model } from "../runtime/model.js";
+import { checkObject, checkString } from "../runtime/validate.js";
+import type { ChatMessage } from "../types.js";
 import { planChat, type PlannedChat } from "./options.js";
 import { runStep, type StepOutcome } from "./step.js";
 import { preparedTemplate } from "./template-cache.js";
@@ -39,7 +40,10 @@ export class ChatSession {
     if (model === null || typeof model !== "object" || typeof model.createContext !== "function") {
       throw new TypeError("ChatSession: model must be a Model (from loadModel)");
     }
-    if (options === null || typeof options !== "object") throw new TypeError("ChatSession: options must be an object");
+    const o = checkObject(options, "ChatSession: options");
+    for (const key of Object.keys(o)) if (key !== "context" && key !== "grammarEngine") throw new TypeError(`ChatSession: unknown option "${key}"`);
+    if (o.context !== undefined) checkObject(o.context, "ChatSession: options.context");
+    if (o.grammarEngine !== undefined) checkString(o.grammarEngine, "ChatSession: options.grammarEngine");
     this.model = model;
     this.#options = options;
   }
@@ -149,7 +153,7 @@ export class ChatSession {
     const added: ChatMessage[] = [];
     const steps: ChatStep[] = [];
     for (let index = 0; ; index++) {
-      const it = runStep(context, plan, prepared, messages, index === 0 ? startedAt : performance.now(), index === 0);
+      const it = runStep(context, { ...plan, grammarEngine: plan.grammarEngine ?? this.#options.grammarEngine }, prepared, messages, index === 0 ? startedAt : performance.now(), index === 0);
       let outcome: StepOutcome;
       let first = true;
       try {

@@ -2,8 +2,8 @@
  * Templates and their analyses, built once per (source, BOS, EOS): the analysis renders dozens
  * of probe conversations, far too slow to repeat per request.
  */
-import { analyzeTemplate, type TemplateAnalysis } from "../../analysis/index.js";
-import { ChatTemplate } from "../../template/index.js";
+import { analyzeTemplate, type TemplateAnalysis } from "../analysis/index.js";
+import { ChatTemplate } from "../template/index.js";
 
 export interface PreparedTemplate {
   template: ChatTemplate;

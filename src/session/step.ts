@@ -3,14 +3,15 @@
  * output through the chat parser. Prefix reuse is the context's: only the suffix after the
  * longest prefix shared with the KV cache is evaluated.
  */
-import type { Context } from "../../runtime/context.js";
-import type { Generation, StopReason } from "../../runtime/generation.js";
-import type { GrammarOptions } from "../../runtime/sampling.js";
-import type { AssistantMessage, ChatMessage } from "../../types.js";
-import { ChatStreamParser } from "../chat-parser.js";
-import { generateChatParams } from "../generate.js";
-import type { ChatDelta, ChatParams } from "../types.js";
+import type { Context } from "../runtime/context.js";
+import type { Generation, StopReason } from "../runtime/generation.js";
+import type { GrammarOptions } from "../runtime/sampling.js";
+import type { AssistantMessage, ChatMessage } from "../types.js";
+import { ChatStreamParser } from "../chat/chat-parser.js";
+import { generateChatParams } from "../chat/generate.js";
+import type { ChatDelta, ChatParams } from "../chat/types.js";
 import { chatGrammar, strictGrammar } from "./grammar.js";
+import { ReasoningBudget } from "./reasoning-budget.js";
 import type { PlannedChat } from "./options.js";
 import type { PreparedTemplate } from "./template-cache.js";
 import type { ChatTimings, ChatUsage, FinishReason } from "./types.js";
@@ -77,7 +78,8 @@ export async function* runStep(
   // Most templates write BOS themselves: do not add a second one.
   const addSpecial = !(bos !== "" && params.prompt.startsWith(bos));
   const prompt = await model.tokenizeAsync(params.prompt, { addSpecial, parseSpecial: true });
-  const grammar = plan.grammar ? chatGrammar(params, model, plan.grammarEngine) : undefined;
+  const tokenize = (text: string) => model.tokenize(text, { addSpecial: false, parseSpecial: true });
+  const grammar = plan.grammar ? chatGrammar(params, tokenize, plan.grammarEngine) : undefined;
   const stop = [...new Set([...params.additionalStops.filter((s) => s !== ""), ...plan.stop])];
   const parser = new ChatStreamParser(params);
   const usage: ChatUsage = { promptTokens: prompt.length, completionTokens: 0, totalTokens: 0, cachedPromptTokens: 0 };
@@ -87,28 +89,7 @@ export async function* runStep(
   let stopReason: StopReason | undefined;
 
   const end = params.reasoningEnd;
-  const opener = params.reasoningStart;
-  // The budget applies where reasoning is open: forced open by the prompt, or opened by the model.
-  const budget = end !== null && (params.thinkingForcedOpen || opener !== null) ? plan.reasoningBudget : undefined;
-  // Settled: reasoning has ended, or the output started with something else (no more checks per token).
-  let settled = budget === undefined;
-  /** Whether the output so far is inside reasoning (opened and not yet closed). */
-  const inReasoning = (): boolean => {
-    if (end === null || settled) return false;
-    const text = parser.text;
-    let open: boolean;
-    if (params.thinkingForcedOpen) open = !text.includes(end);
-    else {
-      const lead = text.trimStart();
-      if (opener === null || (lead !== "" && !lead.startsWith(opener) && !opener.startsWith(lead))) open = false;
-      else open = lead.startsWith(opener) && !lead.includes(end, opener.length);
-      if (!open && lead.length >= (opener?.length ?? 0)) settled = true;
-      return open;
-    }
-    if (!open) settled = true;
-    return open;
-  };
-  let reasoningTokens = 0;
+  const budget = new ReasoningBudget(plan.reasoningBudget, { opener: params.reasoningStart, end, forcedOpen: params.thinkingForcedOpen });
   let forced = false;
 
   const run = async function* (tokens: Int32Array, maxTokens: number, g: GrammarOptions | undefined): AsyncGenerator<ChatDelta, Generation> {
@@ -123,9 +104,9 @@ export async function* runStep(
     for await (const { token, text } of generation) {
       firstAt ??= performance.now();
       generated.push(token);
-      const wasReasoning = budget !== undefined && !forced && inReasoning();
+      const before = parser.text;
       if (text !== "") yield* parser.feed(text);
-      if (wasReasoning && inReasoning() && ++reasoningTokens >= budget!) {
+      if (!forced && budget.step(before, parser.text)) {
         // Out of budget: stop here (leaving the loop ends the generation); the caller closes reasoning.
         forced = true;
         break;
@@ -136,7 +117,7 @@ export async function* runStep(
 
   genStart = performance.now();
   // A budget of 0 closes forced-open reasoning before the first token.
-  const closeAtOnce = budget === 0 && params.thinkingForcedOpen;
+  const closeAtOnce = budget.budget === 0 && params.thinkingForcedOpen;
   if (closeAtOnce) forced = true;
   else {
     const first = yield* run(prompt, plan.maxTokens, grammar);
@@ -154,7 +135,7 @@ export async function* runStep(
       tokens = Int32Array.from([...tokens, ...model.tokenize(marker, { addSpecial: false, parseSpecial: true })]);
       yield* parser.feed(marker);
       if (!plan.grammar) g = undefined;
-      else if (params.grammarLazy) g = chatGrammar(params, model, plan.grammarEngine, { afterReasoning: true });
+      else if (params.grammarLazy) g = chatGrammar(params, tokenize, plan.grammarEngine, { afterReasoning: true });
       else g = strictGrammar(params.grammarAfterReasoning ?? params.grammar, plan.grammarEngine);
     }
     const second = yield* run(tokens, plan.maxTokens - usage.completionTokens, g);

@@ -2,7 +2,7 @@
  * Validation of chat() options: each mistake throws a TypeError or RangeError that names the
  * option and shows what was given, before any work starts.
  */
-import { checkObject, checkString, describe, optBoolean, optInteger, optSignal, optStringArray } from "../../runtime/validate.js";
+import { checkObject, checkString, describe, optBoolean, optInteger, optSignal, optStringArray } from "../runtime/validate.js";
 import type { ChatOptions, ChatTool } from "./types.js";
 
 /** Checked options with defaults filled in. */

@@ -1,26 +1,12 @@
 /**
  * From the chat layer's grammar and triggers to the runtime's grammar option. This is the one
- * place that picks the grammar engine.
+ * place that turns an engine choice into the runtime's option (undefined: the runtime's default).
  */
-import type { GrammarOptions } from "../../runtime/sampling.js";
-import type { Model } from "../../runtime/model.js";
-import type { ChatParams } from "../types.js";
+import type { GrammarOptions } from "../runtime/sampling.js";
+import type { ChatParams } from "../chat/types.js";
 
-/** The engine chat requests use unless they name one (undefined: the runtime's default). */
-export let defaultChatGrammarEngine: string | undefined = undefined;
-
-/**
- * Sets the engine chat requests use by default (e.g. "toolwright" once registered).
- *
- * @example
- * setDefaultChatGrammarEngine("toolwright");
- */
-export function setDefaultChatGrammarEngine(engine: string | undefined): void {
-  if (engine !== undefined && (typeof engine !== "string" || engine === "")) {
-    throw new TypeError(`setDefaultChatGrammarEngine: engine must be a non-empty string or undefined, got ${JSON.stringify(engine)}`);
-  }
-  defaultChatGrammarEngine = engine;
-}
+/** Tokenizes a trigger text (special tokens parsed), to tell whether it is one token. */
+export type TriggerTokenizer = (text: string) => ArrayLike<number>;
 
 function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
@@ -49,12 +35,12 @@ function anywhere(pattern: string, captures: boolean, guard: string): string {
  * other than the reasoning end only count after it, so reasoning is never constrained.
  *
  * @example
- * chatGrammar(params, model, undefined); // { gbnf, lazy: { patterns: ["^[\\s\\S]*?(<tool_call>)[\\s\\S]*"] } }
+ * const tokenize = (text: string) => model.tokenize(text, { addSpecial: false, parseSpecial: true });
+ * chatGrammar(params, tokenize, undefined); // { gbnf, lazy: { patterns: ["^[\\s\\S]*?(<tool_call>)[\\s\\S]*"] } }
  */
-export function chatGrammar(params: ChatParams, model: Model, engine: string | undefined, options: { afterReasoning?: boolean } = {}): GrammarOptions | undefined {
+export function chatGrammar(params: ChatParams, tokenize: TriggerTokenizer, engine: string | undefined, options: { afterReasoning?: boolean } = {}): GrammarOptions | undefined {
   if (params.grammar === null) return undefined;
-  const chosen = engine ?? defaultChatGrammarEngine;
-  const base: GrammarOptions = { gbnf: params.grammar, ...(chosen === undefined ? {} : { engine: chosen }) };
+  const base: GrammarOptions = { gbnf: params.grammar, ...(engine === undefined ? {} : { engine }) };
   if (!params.grammarLazy) return base;
   const end = params.reasoningEnd;
   // After the reasoning was closed for the model (reasoning budget), the output is past it already.
@@ -71,7 +57,7 @@ export function chatGrammar(params: ChatParams, model: Model, engine: string | u
         patterns.push(anywhere(t.value, hasCaptureGroup(t.value), guardFor(t.value)));
         break;
       case "token": {
-        const ids = model.tokenize(t.value, { addSpecial: false, parseSpecial: true });
+        const ids = tokenize(t.value);
         if (ids.length === 1 && guardFor(t.value) === "") tokens.push(ids[0]!);
         else patterns.push(anywhere(escapeRegex(t.value), false, guardFor(t.value)));
         break;
@@ -96,6 +82,5 @@ export function chatGrammar(params: ChatParams, model: Model, engine: string | u
  */
 export function strictGrammar(gbnf: string | null, engine: string | undefined): GrammarOptions | undefined {
   if (gbnf === null) return undefined;
-  const chosen = engine ?? defaultChatGrammarEngine;
-  return { gbnf, ...(chosen === undefined ? {} : { engine: chosen }) };
+  return { gbnf, ...(engine === undefined ? {} : { engine }) };
 }

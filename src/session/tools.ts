@@ -2,7 +2,7 @@
  * The tool runner's one job per turn: execute the calls the model made and turn each result (or
  * error) into a tool message the template can render.
  */
-import type { ToolCall, ToolMessage } from "../../types.js";
+import type { ToolCall, ToolMessage } from "../types.js";
 import type { ChatTool } from "./types.js";
 
 function resultText(value: unknown): string {

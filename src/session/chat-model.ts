@@ -1,0 +1,72 @@
+/**
+ * The model an app loads: the runtime's {@link Model} with chat requests on top. The runtime
+ * knows nothing of chat; this layer composes the two.
+ */
+import type { NativeModel } from "../runtime/binding.js";
+import { Model, loadModelAs, type LoadModelOptions } from "../runtime/model.js";
+import { ChatSession, type ChatStream } from "./session.js";
+import type { ChatOptions, ChatResult } from "./types.js";
+
+/**
+ * A loaded model with `chat()` and `streamChat()` on its own chat context.
+ *
+ * @example
+ * import { loadModel } from "toolwright";
+ * const model = await loadModel("model.gguf");
+ * const { message } = await model.chat({ messages: [{ role: "user", content: "Hi" }] });
+ */
+export class ChatModel extends Model {
+  /** The session behind {@link ChatModel.chat}: one KV cache, so a conversation's turns reuse their prefix. */
+  #session: ChatSession | undefined;
+
+  /** @internal Use {@link loadModel}. */
+  constructor(native: NativeModel, path: string) {
+    super(native, path);
+  }
+
+  /**
+   * Runs a chat request (template, grammar, tool calls, tool runner) on the model's own chat
+   * context: consecutive turns of a conversation only evaluate the new part of the prompt.
+   *
+   * @example
+   * const { message, finishReason } = await model.chat({
+   *   messages: [{ role: "user", content: "Weather in Paris?" }],
+   *   tools: [{ type: "function", function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } },
+   *             execute: async ({ city }) => ({ city, temperature: 21 }) }],
+   * });
+   */
+  chat(options: ChatOptions): Promise<ChatResult> {
+    return this.#chatSession().chat(options);
+  }
+
+  /**
+   * {@link ChatModel.chat} streamed as OpenAI-style chunks; `stream.result` holds the final result.
+   *
+   * @example
+   * const stream = model.streamChat({ messages: [{ role: "user", content: "Hi" }] });
+   * for await (const chunk of stream) process.stdout.write(chunk.choices[0].delta.content ?? "");
+   */
+  streamChat(options: ChatOptions): ChatStream {
+    return this.#chatSession().streamChat(options);
+  }
+
+  #chatSession(): ChatSession {
+    this.native; // throws when disposed
+    this.#session ??= new ChatSession(this);
+    return this.#session;
+  }
+}
+
+/**
+ * Loads a GGUF model file on a worker thread, ready for chat requests.
+ *
+ * @throws {ModelLoadError} naming the path and the reason (missing file, directory, not GGUF, malformed).
+ * @throws {AbortError} when `signal` aborts first.
+ * @example
+ * import { loadModel } from "toolwright";
+ * const model = await loadModel("qwen2.5-0.5b-instruct-q8_0.gguf", { onProgress: (p) => console.log(p) });
+ * const { message } = await model.chat({ messages: [{ role: "user", content: "Hi" }] });
+ */
+export function loadModel(path: string, options: LoadModelOptions = {}): Promise<ChatModel> {
+  return loadModelAs((native, file) => new ChatModel(native, file), path, options);
+}

@@ -1,0 +1,25 @@
+/**
+ * The session layer, on top of the runtime and the chat layer: chat requests end to end
+ * (template, grammar, generation, streaming parse, tool runner), and the model an app loads.
+ *
+ * @example
+ * import { loadModel } from "toolwright";
+ * const model = await loadModel("model.gguf");
+ * const { message } = await model.chat({ messages: [{ role: "user", content: "Hi" }] });
+ */
+export { ChatModel, loadModel } from "./chat-model.js";
+export { ChatSession } from "./session.js";
+export type { ChatStream } from "./session.js";
+export { chatGrammar, strictGrammar, type TriggerTokenizer } from "./grammar.js";
+export type {
+  ChatChunk,
+  ChatOptions,
+  ChatResult,
+  ChatSessionOptions,
+  ChatStep,
+  ChatTimings,
+  ChatTool,
+  ChatUsage,
+  FinishReason,
+  ToolExecuteContext,
+} from "./types.js";
