@@ -6,9 +6,13 @@
 // with an allowed value and one with a value outside the schema; the grammar must accept the
 // first and reject the second (tagged formats write strings unquoted and pick the value grammar
 // per argument, which is where a keyword used to be lost).
+import { readFileSync, readdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { analyzeTemplate } from "../src/analysis/index.js";
 import { generateChatParams } from "../src/chat/index.js";
 import { matchGbnf } from "../src/grammar/gbnf-match.js";
+import { ChatTemplate } from "../src/template/index.js";
 import type { JsonSchema, ToolDefinition } from "../src/types.js";
 import { USER, generatedPart, toolTemplates, type TemplateCase } from "./helpers/chat-roundtrip.js";
 import { grammarInput } from "./helpers/grammar-input.js";
@@ -67,7 +71,33 @@ function accepts(t: TemplateCase, toolChoice: "auto" | "required", k: KeywordCas
   return matchGbnf(params.grammar!, text).ok;
 }
 
-const cases = toolTemplates().flatMap((t) =>
+/**
+ * Formats no reference template uses (Python call expressions), from the test fixtures whose
+ * turns the round-trip helper can cut the model's part from (a bare `[...]` list it cannot).
+ */
+const PYTHONIC_FIXTURES = fileURLToPath(new URL("./fixtures/pythonic/", import.meta.url));
+function fixtureTemplates(): TemplateCase[] {
+  return readdirSync(PYTHONIC_FIXTURES)
+    .filter((f) => f.endsWith(".jinja"))
+    .sort()
+    .map((name) => {
+      const source = readFileSync(PYTHONIC_FIXTURES + name, "utf8");
+      const template = new ChatTemplate(source, { compat: "auto" });
+      return { name: `fixtures/pythonic/${name}`, source, template, analysis: analyzeTemplate(source, { template }) };
+    })
+    .filter((t) => t.template.caps.supportsToolCalls && rendersCall(t));
+}
+
+function rendersCall(t: TemplateCase): boolean {
+  const tools = toolFor({ type: "integer" });
+  const params = generateChatParams(t.analysis, t.template, { messages: [USER], tools, toolChoice: "required", enableThinking: false });
+  const call = { id: "call12345", type: "function" as const, function: { name: "pick", arguments: '{"mode": 1}' } };
+  const g = generatedPart(t, { name: "pick", enableThinking: false, message: { role: "assistant", content: "", tool_calls: [call] } }, params, tools);
+  return "output" in g && g.output.includes("pick(");
+}
+
+const templates = [...toolTemplates(), ...fixtureTemplates()];
+const cases = templates.flatMap((t) =>
   KEYWORDS.filter((k) => !UNRENDERABLE[t.name]?.cases.includes(k.name)).flatMap((k) =>
     (["required", "auto"] as const).map((toolChoice) => ({ label: `${t.name} | ${t.analysis.tools.format.mode} | ${toolChoice} | ${k.name}`, t, k, toolChoice })),
   ),
@@ -82,7 +112,7 @@ describe("a forced call's grammar enforces the schema's keywords in every argume
 
 describe("the templates listed as unable to render a schema still are", () => {
   it.each(Object.entries(UNRENDERABLE).flatMap(([name, u]) => u.cases.map((c) => ({ name, c }))))("$name | $c", ({ name, c }) => {
-    const t = toolTemplates().find((x) => x.name === name)!;
+    const t = templates.find((x) => x.name === name)!;
     const k = KEYWORDS.find((x) => x.name === c)!;
     expect(() => generateChatParams(t.analysis, t.template, { messages: [USER], tools: toolFor(k.schema, k.defs), toolChoice: "required" })).toThrow();
   });
