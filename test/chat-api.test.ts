@@ -192,10 +192,10 @@ describe("call ids", () => {
     expect(accumulateDeltas(deltas).tool_calls?.[0]?.function.arguments).toBe('{"city":"X"}');
   });
 
-  it("template counters (Command R7B tool_call_id) are not used as ids", () => {
+  it("ids a template numbers itself (Command R7B tool_call_id) are the model's ids and kept, as llama.cpp keeps them", () => {
     const r7b = params("CohereForAI-c4ai-command-r7b-12-2024-tool_use.jinja");
     const msg = parseChatOutput(r7b, '<|START_ACTION|>[\n    {"tool_call_id": "0", "tool_name": "get_weather", "parameters": {"city": "X"}}\n]<|END_ACTION|>', ids);
-    expect(msg.tool_calls?.[0]?.id).toBe("id0");
+    expect(msg.tool_calls?.[0]?.id).toBe("0");
   });
 });
 
@@ -251,7 +251,11 @@ describe("JSON layouts no template in the set uses", () => {
     const p = generateChatParams(withFormat({ usesPythonDicts: true }), template, { messages: [USER], tools: TOOLS, toolChoice: "required" });
     const out = "<tool_call>\n{'name': 'get_weather', 'arguments': {'city': 'It\\'s \"Paris\"', 'days': None}}\n</tool_call>";
     expect(parseChatOutput(p, out, ids).tool_calls?.[0]?.function).toEqual({ name: "get_weather", arguments: '{"city":"It\'s \\"Paris\\"","days":null}' });
-    expect(matchGbnf(p.grammar!, out).ok).toBe(true);
+    // The grammar types the arguments by the schema: None only where it allows null ("days" is an integer).
+    expect(matchGbnf(p.grammar!, out).ok).toBe(false);
+    const valid = "<tool_call>\n{'name': 'record', 'arguments': {'text': 'It\\'s \"Paris\"', 'flag': True, 'meta': {'z': None}}}\n</tool_call>";
+    expect(parseChatOutput(p, valid, ids).tool_calls?.[0]?.function).toEqual({ name: "record", arguments: '{"text":"It\'s \\"Paris\\"","flag":true,"meta":{"z":null}}' });
+    expect(matchGbnf(p.grammar!, valid).ok).toBe(true);
   });
 
   it("nested keys: {\"function\": {\"name\": ..., \"arguments\": ...}, \"id\": ...}", () => {

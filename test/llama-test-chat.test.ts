@@ -42,6 +42,7 @@ export const IMPROVEMENTS: Record<number, { kind: Kind; reason: string }> = {
     reason:
       "continuing reasoning on Kimi K2 Instruct: its template renders no reasoning, so the analysis finds no reasoning markers to continue between; llama.cpp's hand-written Kimi handler assumes <think>",
   },
+  226: { kind: "differs", reason: COMPACT_PARTIAL },
   253: { kind: "differs", reason: COMPACT_PARTIAL },
   269: { kind: "differs", reason: COMPACT_PARTIAL },
   285: { kind: "differs", reason: COMPACT_PARTIAL },

@@ -4,6 +4,8 @@
  */
 import type { PegArena, PegId } from "../peg/index.js";
 import type { JsonSchema, ToolDefinition } from "../types.js";
+import { PYTHON_LITERALS, literalValue } from "./literal-schema.js";
+import { inlineLocalRefs } from "./schema-refs.js";
 
 /** What every builder gets: the arena and the request's tool settings. */
 export interface BuildContext {
@@ -24,6 +26,11 @@ export interface BuildContext {
   toolTrigger: boolean;
   /** Tagged string values may be wrapped in <![CDATA[ ... ]]>. */
   cdataStrings: boolean;
+  /**
+   * Tagged objects and arrays are written as JSON even where `pythonTaggedValues` says scalars
+   * are Python literals (templates that `tojson` mappings): the grammar copy enforces their schema.
+   */
+  jsonContainers?: boolean;
   /**
    * Building the grammar's own copy of the call section (see {@link grammarContext}): tagged
    * arguments in schema order, each once, required ones mandatory; values typed by the schema;
@@ -168,12 +175,15 @@ export function toolParameters(tool: ToolDefinition): JsonSchema {
   return params === undefined || params === null ? { type: "object", properties: {} } : params;
 }
 
-/** Properties of an object schema, in declaration order. */
+/**
+ * Properties of an object schema, in declaration order, each with the schema's local `$ref`s
+ * inlined (an argument is typed by its own schema; see schema-refs.ts).
+ */
 export function schemaProperties(schema: JsonSchema): [string, JsonSchema][] {
   if (typeof schema !== "object" || schema === null) return [];
   const props = (schema as { properties?: unknown }).properties;
   if (props === null || typeof props !== "object" || Array.isArray(props)) return [];
-  return Object.entries(props as Record<string, JsonSchema>);
+  return Object.entries(props as Record<string, JsonSchema>).map(([k, s]) => [k, inlineLocalRefs(schema, s)]);
 }
 
 /**
@@ -213,27 +223,28 @@ export function quotedName(ctx: BuildContext, name: string, capture: (inner: Peg
  */
 export function argumentValue(ctx: BuildContext, schema: JsonSchema, name: string): PegId {
   const { p } = ctx;
-  if (ctx.pythonValues) return ctx.forGrammar ? pythonTyped(ctx, schema, name) : pythonValue(p);
+  if (ctx.pythonValues) {
+    const typed = pythonTyped(ctx, schema, ruleName(ctx, name));
+    return ctx.forGrammar ? typed : p.schema(pythonValue(p), schema, { name, grammar: typed });
+  }
   return p.schema(p.choice(p.json(), pythonValue(p)), schema, { name });
 }
 
 /**
- * For the grammar copy, a value the template writes as a Python literal: scalars typed by the
- * schema (booleans True/False, numbers by the JSON schema), containers the permissive literal
- * grammar (no schema converter speaks Python literals yet).
+ * For the grammar copy, a value the template writes as a Python literal, typed by the schema
+ * (see literal-schema.ts): booleans True/False, None, enums and consts as their literals,
+ * objects and arrays by their properties and items; numbers by the JSON schema; containers the
+ * schema's JSON where the template writes them as JSON (`jsonContainers`).
  *
  * @example
- * pythonTyped(ctx, { type: "boolean" }, "flag"); // "True" | "False" | "true" | "false"
+ * pythonTyped(ctx, { type: "boolean" }, "flag"); // "True" | "true" | "False" | "false"
  */
 export function pythonTyped(ctx: BuildContext, schema: JsonSchema, name: string): PegId {
   const { p } = ctx;
   const type = typeof schema === "object" && schema !== null ? (schema as { type?: unknown }).type : undefined;
-  const s = schema as { enum?: unknown; const?: unknown };
-  const fixed = typeof schema === "object" && schema !== null && (Array.isArray(s.enum) || "const" in s);
-  if (type === "boolean" && !fixed) return p.choice(...["True", "False", "true", "false"].map((w) => p.literal(w)));
-  if (type === "null") return p.choice(p.literal("None"), p.literal("null"));
-  if (type === "integer" || type === "number" || (fixed && type !== "object" && type !== "array")) return p.schema(p.json(), schema, { name });
-  return pythonValue(p);
+  if (type === "integer" || type === "number") return p.schema(p.json(), schema, { name });
+  if (ctx.jsonContainers && (type === "object" || type === "array")) return p.schema(p.json(), schema, { name });
+  return literalValue(p, schema, PYTHON_LITERALS, name);
 }
 
 /** Python literals plus JSON: dicts, lists, either quote style, True/False/None. */

@@ -18,6 +18,8 @@ import type { JsonSchema } from "../types.js";
 import type { ToolsAnalysis } from "../analysis/index.js";
 import { type BuildContext, boundedRawString, core, identifierEnd, marker, mayBeString, moreCalls, pythonTyped, pythonValue, ruleName, schemaProperties, toolParameters } from "./build-helpers.js";
 import { orderedArguments } from "./dedicated/grammar-args.js";
+import { hasStringKeywords } from "./literal-schema.js";
+import { splitRawSchema } from "./raw-union.js";
 import { NODE } from "./tree-names.js";
 
 /** `, name=` or `)`: where the call goes on after a string argument (the quote really ended). */
@@ -42,7 +44,8 @@ export function lenientString(p: PegArena, quote: string): PegId {
  */
 function strictString(p: PegArena, quote: string, schema: JsonSchema, name: string): PegId {
   const char = p.choice(p.chars(`^${quote}\\\\`, 1, 1), p.seq(p.literal("\\"), p.any()));
-  const text = boundedRawString(p, schema, [quote, "\\"]) ?? p.zeroOrMore(char);
+  // With string keywords (pattern, format, length) the text is plain characters the keywords then narrow.
+  const text = boundedRawString(p, schema, [quote, "\\"]) ?? (hasStringKeywords(schema) ? p.chars(`^${quote}\\\\`, 0) : p.zeroOrMore(char));
   return p.seq(p.literal(quote), p.capture(NODE.argPyString, p.schema(text, schema, { name, raw: true })), p.literal(quote));
 }
 
@@ -50,10 +53,14 @@ function strictString(p: PegArena, quote: string, schema: JsonSchema, name: stri
 function argumentValue(ctx: BuildContext, schema: JsonSchema, name: string): PegId {
   const { p } = ctx;
   if (ctx.forGrammar) {
-    const typed = (): PegId => p.capture(NODE.argJson, pythonTyped(ctx, schema, name));
-    if (!mayBeString(schema)) return typed();
-    const strings = p.choice(strictString(p, '"', schema, `${name}-dq`), strictString(p, "'", schema, `${name}-sq`));
-    return isOnlyString(schema) ? strings : p.choice(strings, typed());
+    // Strings and other values each with their part of the schema (see raw-union.ts); an untyped
+    // schema is all text, beside which any literal stays allowed.
+    const split = splitRawSchema(schema);
+    const typed = (s: JsonSchema): PegId => p.capture(NODE.argJson, pythonTyped(ctx, s, name));
+    if (!mayBeString(schema)) return typed(schema);
+    const text = split.text ?? schema;
+    const strings = p.choice(strictString(p, '"', text, `${name}-dq`), strictString(p, "'", text, `${name}-sq`));
+    return isOnlyString(schema) ? strings : p.choice(strings, typed(split.typed ?? schema));
   }
   const literal = p.capture(NODE.argJson, pythonValue(p));
   return mayBeString(schema) ? p.choice(lenientString(p, '"'), lenientString(p, "'"), literal) : literal;

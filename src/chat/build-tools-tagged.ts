@@ -8,7 +8,9 @@
 import type { PegId } from "../peg/index.js";
 import type { JsonSchema } from "../types.js";
 import type { ToolsAnalysis } from "../analysis/index.js";
-import { type BuildContext, argumentValue, boundedRawString, pythonTyped, pythonValue, core, counterMarker, identifierEnd, marker, mayBeString, moreCalls, ruleName, schemaProperties, toolParameters } from "./build-helpers.js";
+import { type BuildContext, argumentValue, boundedRawString, pythonTyped, pythonValue, core, counterMarker, identifierEnd, marker, moreCalls, ruleName, schemaProperties, toolParameters } from "./build-helpers.js";
+import { nameHandle } from "./name-handle.js";
+import { splitRawSchema, typedRawValue } from "./raw-union.js";
 import { NODE } from "./tree-names.js";
 
 /** What the grammar copy lets an id be: word characters, as ids are (call_0, functions.f:1, a1b2c3d4e). */
@@ -41,35 +43,48 @@ function taggedArgument(ctx: BuildContext, t: ToolsAnalysis, toolIndex: number, 
   const a = t.arguments;
   // A string value keeps its own leading whitespace (indented code): the marker right before it
   // takes only its learned whitespace.
-  const keepTrail = mayBeString(schema);
+  const { text, typed } = splitRawSchema(schema);
+  const keepTrail = text !== null;
   const open = p.atomic(p.seq(marker(p, a.namePrefix), p.capture(NODE.argName, p.literal(name)), marker(p, a.nameSuffix, { keepTrail: keepTrail && a.valuePrefix === "" })));
   const suffixCore = core(a.valueSuffix);
-  let value: PegId;
-  let prefix = a.valuePrefix;
-  if (mayBeString(schema)) {
-    // The value ends at the suffix; a newline the template puts before it is not part of it.
-    const lead = a.valueSuffix.slice(0, a.valueSuffix.indexOf(suffixCore));
-    const stops = suffixCore === "" ? [core(a.namePrefix) || core(t.function.close) || core(t.format.perCallEnd) || "\n"] : lead !== "" ? [lead + suffixCore, suffixCore] : [suffixCore];
-    const delimiters = stops.filter((s) => s !== "");
-    const text = (ctx.forGrammar ? boundedRawString(p, schema, delimiters) : null) ?? p.until(...delimiters);
-    value = p.capture(NODE.argString, p.schema(text, schema, { name: `tool-${toolIndex}-arg-${name}`, raw: true }));
+  // The value ends at the suffix; a newline the template puts before it is not part of it.
+  const lead = a.valueSuffix.slice(0, a.valueSuffix.indexOf(suffixCore));
+  const stops = suffixCore === "" ? [core(a.namePrefix) || core(t.function.close) || core(t.format.perCallEnd) || "\n"] : lead !== "" ? [lead + suffixCore, suffixCore] : [suffixCore];
+  const delimiters = stops.filter((s) => s !== "");
+  const argName = `tool-${toolIndex}-arg-${name}`;
+  const alternatives: PegId[] = [];
+  if (typed !== null) {
+    const value = typedValue(ctx, typed, argName);
+    const prefix = jsonValuePrefix(a.valuePrefix);
+    // Beside strings, a typed value is one only where the whole value reads as one ("null", "42").
+    const whole = text === null || ctx.forGrammar ? value : p.seq(p.and(p.seq(typedRawValue(p, typed, p.choice(p.json(), pythonValue(p))), p.choice(...delimiters.map((d) => (core(d) === "" ? p.literal(d) : p.seq(p.space(), p.literal(core(d)))))))), value);
+    alternatives.push(p.seq(prefix !== "" ? marker(p, prefix) : p.eps(), whole));
+  }
+  if (text !== null) {
+    const raw = (ctx.forGrammar ? boundedRawString(p, text, delimiters) : null) ?? p.until(...delimiters);
+    let value = p.capture(NODE.argString, p.schema(raw, text, { name: typed === null ? argName : `${argName}-text`, raw: true }));
     if (ctx.cdataStrings) {
       const until = p.until("]]>");
       // The grammar copy: an enum's values, or at most maxLength characters.
-      const inner = ctx.forGrammar ? p.schema(boundedRawString(p, schema, ["]]>"]) ?? until, schema, { name: `tool-${toolIndex}-arg-${name}-cdata`, raw: true }) : until;
+      const inner = ctx.forGrammar ? p.schema(boundedRawString(p, text, ["]]>"]) ?? until, text, { name: `${argName}-cdata`, raw: true }) : until;
       value = p.choice(p.seq(p.literal("<![CDATA["), p.capture(NODE.argString, inner), p.literal("]]>")), value);
     }
-  } else {
-    // Python literals only differ from JSON for booleans, None and containers: numbers keep their schema.
-    const python = ctx.pythonTaggedValues && !isNumeric(schema);
-    const argName = `tool-${toolIndex}-arg-${name}`;
-    value = p.capture(NODE.argJson, python ? (ctx.forGrammar ? pythonTyped(ctx, schema, argName) : pythonValue(p)) : argumentValue(ctx, schema, argName));
-    prefix = jsonValuePrefix(prefix);
+    alternatives.push(p.seq(a.valuePrefix !== "" ? marker(p, a.valuePrefix, { keepTrail }) : p.eps(), value));
   }
   // A string value keeps its own trailing whitespace: the suffix takes only its learned whitespace.
-  const close = suffixCore === "" ? p.eps() : marker(p, a.valueSuffix, { keepLead: mayBeString(schema) });
-  const valueOpen = prefix !== "" ? marker(p, prefix, { keepTrail }) : p.eps();
-  return p.tag(NODE.toolArg, p.seq(open, valueOpen, value, close));
+  const close = suffixCore === "" ? p.eps() : marker(p, a.valueSuffix, { keepLead: text !== null });
+  return p.tag(NODE.toolArg, p.seq(open, alternatives.length === 1 ? alternatives[0]! : p.choice(...alternatives), close));
+}
+
+/** A value the format writes as JSON (or Python literals, where the template prints them with repr). */
+function typedValue(ctx: BuildContext, typed: JsonSchema, argName: string): PegId {
+  const { p } = ctx;
+  // Python literals only differ from JSON for booleans, None and containers: numbers keep their schema.
+  const python = ctx.pythonTaggedValues && !isNumeric(typed);
+  if (!python) return p.capture(NODE.argJson, argumentValue(ctx, typed, argName));
+  // The parser reads any literal; the grammar (also the lazy one of tool_choice auto) is typed.
+  const typedGrammar = pythonTyped(ctx, typed, ruleName(ctx, argName));
+  return p.capture(NODE.argJson, ctx.forGrammar ? typedGrammar : p.schema(pythonValue(p), typed, { name: argName, grammar: typedGrammar }));
 }
 
 /** The arguments of one function: a JSON object, or tagged arguments in any order. */
@@ -123,7 +138,14 @@ function callOf(ctx: BuildContext, t: ToolsAnalysis, name: string, schema: JsonS
   const fn = t.function;
   const nameEnd = fn.nameSuffix.trim() === "" ? identifierEnd(p) : p.eps();
   const digits = ctx.forGrammar ? 3 : null;
-  const openItems: PegId[] = [counterMarker(p, fn.namePrefix, digits), p.capture(NODE.toolName, p.literal(name)), nameEnd, counterMarker(p, fn.nameSuffix, digits)];
+  const handle = t.callId.position === "NONE" ? nameHandle(fn) : null;
+  let openItems: PegId[];
+  if (handle === null) openItems = [counterMarker(p, fn.namePrefix, digits), p.capture(NODE.toolName, p.literal(name)), nameEnd, counterMarker(p, fn.nameSuffix, digits)];
+  else {
+    // The numbered name is the call's id (functions.NAME:0): the model's own id is kept.
+    const id = p.tag(NODE.toolId, p.seq(counterMarker(p, handle.before, digits), p.capture(NODE.toolName, p.literal(name)), nameEnd, counterMarker(p, handle.after, digits)));
+    openItems = [counterMarker(p, fn.namePrefix.slice(0, fn.namePrefix.length - handle.before.length), digits), id, counterMarker(p, fn.nameSuffix.slice(handle.after.length), digits)];
+  }
   if (fn.argsSeparator !== "") openItems.push(p.space(), marker(p, fn.argsSeparator));
   const open = p.atomic(p.seq(...openItems));
   const items: PegId[] = [];

@@ -16,6 +16,7 @@ import { type BuildContext, core, grammarContext, marker } from "./build-helpers
 import { buildJsonTools } from "./build-tools-json.js";
 import { buildPythonicTools, pythonicTriggerWord } from "./build-tools-pythonic.js";
 import { buildTaggedTools, callOpeners } from "./build-tools-tagged.js";
+import { nameHandle } from "./name-handle.js";
 import type { NormalizedRequest } from "./request.js";
 import { NODE } from "./tree-names.js";
 import type { ChatMappingOptions } from "./types.js";
@@ -207,6 +208,8 @@ export interface GenericOptions {
   deferredGrammar?: boolean;
   /** Tagged string values may come in a CDATA block (XML-style formats that say so). */
   cdataStrings?: boolean;
+  /** Tagged objects and arrays are JSON even where scalars are Python literals (see value-syntax.ts). */
+  jsonContainers?: boolean;
 }
 
 /**
@@ -227,6 +230,7 @@ export function buildGenericParser(a: TemplateAnalysis, req: NormalizedRequest, 
     pythonTaggedValues: a.tools.format.usesPythonDicts || (options.pythonTaggedValues ?? false),
     toolTrigger: !(options.deferredGrammar ?? false) || req.toolChoice === "auto",
     cdataStrings: options.cdataStrings ?? false,
+    jsonContainers: options.jsonContainers ?? false,
   };
   const useTools = req.tools.length > 0 && req.toolChoice !== "none" && a.tools.format.mode !== "NONE";
   let body: PegId;
@@ -253,10 +257,14 @@ export function buildGenericParser(a: TemplateAnalysis, req: NormalizedRequest, 
     : emptyReasoning === null ? strictBody
     : p.seq(emptyReasoning, strictBody);
   const f = a.tools.format;
+  // The model's own id is kept, also one the template numbers itself (Command R7B's tool_call_id "0").
+  const idField = f.idField || f.genIdField;
   const idAfterName =
     a.tools.callId.position === "BETWEEN_FUNC_AND_ARGS" ||
     a.tools.callId.position === "POST_ARGS" ||
-    (f.idField !== "" && f.parameterOrder.indexOf(f.idField) > f.parameterOrder.indexOf(f.nameField || "name"));
+    (idField !== "" && f.parameterOrder.indexOf(idField) > f.parameterOrder.indexOf(f.nameField || "name")) ||
+    // The numbered name is the id (functions.NAME:0): it is complete after the name.
+    (a.tools.callId.position === "NONE" && nameHandle(a.tools.function) !== null);
   return {
     arena: p,
     root,
@@ -268,7 +276,7 @@ export function buildGenericParser(a: TemplateAnalysis, req: NormalizedRequest, 
     reasoningStart: reasoning === null || core(a.reasoning.start) === "" ? null : core(a.reasoning.start),
     constrained: req.jsonSchema !== null || useTools,
     lazy: req.jsonSchema === null && useTools && req.toolChoice === "auto",
-    mapping: { idAfterName, ignoreModelIds: f.idField === "" && f.genIdField !== "" },
+    mapping: { idAfterName, ignoreModelIds: false },
     format: "generic",
   };
 }

@@ -5,7 +5,13 @@
  */
 import type { ChatTemplate } from "../template/index.js";
 
-const cache = new WeakMap<ChatTemplate, boolean>();
+/** How a template writes non-string values: Python literals for scalars, and for containers. */
+interface ValueSyntax {
+  python: boolean;
+  pythonContainers: boolean;
+}
+
+const cache = new WeakMap<ChatTemplate, ValueSyntax>();
 
 /**
  * Renders a probe call with a boolean and an object argument and looks at how they come out.
@@ -14,9 +20,25 @@ const cache = new WeakMap<ChatTemplate, boolean>();
  * rendersPythonLiterals(qwen3CoderTemplate); // true: "<parameter=flag>\nTrue\n</parameter>"
  */
 export function rendersPythonLiterals(template: ChatTemplate): boolean {
+  return syntaxOf(template).python;
+}
+
+/**
+ * Whether the template writes objects and arrays as Python literals (`{'k': 'v'}`); false where
+ * it writes them as JSON (Qwen3-Coder: `tojson` for mappings, `str()` for scalars), whose
+ * schema the grammar can then enforce.
+ *
+ * @example
+ * rendersPythonContainers(qwen3CoderTemplate); // false: '<parameter=obj>\n{"k": "v"}\n</parameter>'
+ */
+export function rendersPythonContainers(template: ChatTemplate): boolean {
+  return syntaxOf(template).pythonContainers;
+}
+
+function syntaxOf(template: ChatTemplate): ValueSyntax {
   const hit = cache.get(template);
   if (hit !== undefined) return hit;
-  let python = false;
+  let syntax: ValueSyntax = { python: false, pythonContainers: false };
   try {
     const out = template.render({
       messages: [
@@ -42,10 +64,11 @@ export function rendersPythonLiterals(template: ChatTemplate): boolean {
       ],
       addGenerationPrompt: false,
     });
-    python = /\bTrue\b/.test(out) || out.includes("'probe_key'");
+    const containers = out.includes("'probe_key'");
+    syntax = { python: /\bTrue\b/.test(out) || containers, pythonContainers: containers };
   } catch {
-    python = false;
+    syntax = { python: false, pythonContainers: false };
   }
-  cache.set(template, python);
-  return python;
+  cache.set(template, syntax);
+  return syntax;
 }

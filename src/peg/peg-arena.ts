@@ -198,7 +198,8 @@ export class PegArena {
     if (typeof schema !== "boolean" && (schema === null || typeof schema !== "object" || Array.isArray(schema))) {
       throw new TypeError(`schema(): schema must be an object or a boolean, got ${schema === null ? "null" : typeof schema}`);
     }
-    return this.add({ type: "schema", item: this.check(item, "schema()"), schema: schema as JsonSchema, name: options.name ?? "schema", raw: options.raw ?? false });
+    const grammar = options.grammar === undefined ? {} : { grammar: this.check(options.grammar, "schema() grammar") };
+    return this.add({ type: "schema", item: this.check(item, "schema()"), schema: schema as JsonSchema, name: options.name ?? "schema", raw: options.raw ?? false, ...grammar });
   }
 
   /** A result-tree node named `name` holding the nodes produced inside `item`. */

@@ -12,6 +12,7 @@ import { complementDfa, regexToDfa } from "../grammar/regex/automaton.js";
 import { dfaToGbnf } from "../grammar/regex/dfa-gbnf.js";
 import type { RegexNode } from "../grammar/regex/regex-ast.js";
 import { repeatCapped } from "../grammar/schema/json-text.js";
+import { type RawText, rawStringDfa } from "../grammar/schema/raw-string.js";
 import { SchemaConverter, type SchemaToGbnfOptions } from "../grammar/schema/schema-to-gbnf.js";
 import type { PegArena } from "./peg-arena.js";
 import type { PegId } from "./peg-nodes.js";
@@ -116,7 +117,8 @@ class Emitter {
       case "json":
         return this.schemas.jt.value();
       case "schema":
-        return n.raw ? this.rawSchema(n.item, n.schema) : ref(this.schemas.convert(n.schema, n.name));
+        if (n.grammar !== undefined) return this.expr(n.grammar);
+        return n.raw ? this.rawSchema(n.item, n.schema, n.name) : ref(this.schemas.convert(n.schema, n.name));
       case "tag":
       case "capture":
       case "atomic":
@@ -129,13 +131,20 @@ class Emitter {
     }
   }
 
-  /** Unquoted string values: an enum becomes its literals; otherwise the text parser's own grammar. */
-  private rawSchema(item: PegId, schema: unknown): GbnfExpr {
+  /**
+   * Unquoted string values: an enum becomes its literals; pattern, format and length bounds
+   * narrow the text parser's own grammar (see raw-string.ts); otherwise that grammar.
+   */
+  private rawSchema(item: PegId, schema: unknown, name: string): GbnfExpr {
     const s = schema as { enum?: unknown[]; const?: unknown } | null;
     if (s && typeof s === "object") {
       const values = Array.isArray(s.enum) ? s.enum : "const" in s ? [s.const] : null;
       if (values && values.length > 0 && values.every((v) => typeof v === "string")) return alt(...(values as string[]).map(lit));
     }
+    const n = this.arena.node(item);
+    const text: RawText | null = n.type === "until" ? { kind: "until", delimiters: n.delimiters } : n.type === "chars" ? { kind: "chars", ranges: n.ranges, negated: n.negated, min: n.min, max: n.max } : null;
+    const d = text === null ? null : rawStringDfa(schema, text);
+    if (d !== null) return dfaToGbnf(this.builder, d, name, { char: (r) => cls(r), accept: EMPTY });
     return this.expr(item);
   }
 

@@ -38,7 +38,7 @@ export type PegNode =
   /** Any JSON value; `item` is its parser (built from combinators). */
   | { readonly type: "json"; readonly item: PegId }
   /** `item`, whose grammar is the JSON Schema's (or, `raw`, the schema's string content unquoted). */
-  | { readonly type: "schema"; readonly item: PegId; readonly schema: JsonSchema; readonly name: string; readonly raw: boolean }
+  | { readonly type: "schema"; readonly item: PegId; readonly schema: JsonSchema; readonly name: string; readonly raw: boolean; readonly grammar?: PegId }
   /** A node in the result tree whose children are the nodes inside `item`. */
   | { readonly type: "tag"; readonly name: string; readonly item: PegId }
   /** A leaf in the result tree holding the text `item` matched. */
@@ -70,4 +70,10 @@ export interface SchemaNodeOptions {
   name?: string;
   /** The text is the raw (unquoted) string value, e.g. a tagged tool argument. */
   raw?: boolean;
+  /**
+   * The grammar is this node's rather than the schema converter's: a value in a syntax the
+   * converter does not speak (Python literals, Gemma 4 values) typed by the schema, while the
+   * parser still reads `item` (whatever the model wrote).
+   */
+  grammar?: PegId;
 }

@@ -158,10 +158,10 @@ function commonPrefix(a: string, b: string): number {
 }
 
 /** The text a template writes after an assistant turn's content (its end-of-turn marker), trimmed. */
-function turnEnd(t: TemplateCase): string {
+function turnEnd(t: TemplateCase, tools: ToolDefinition[]): string {
   const sentinel = "ZQX_END_SENTINEL";
   try {
-    const r = t.template.render({ messages: [USER, { role: "assistant", content: sentinel }], tools: TOOLS, addGenerationPrompt: false });
+    const r = t.template.render({ messages: [USER, { role: "assistant", content: sentinel }], tools, addGenerationPrompt: false });
     const at = r.lastIndexOf(sentinel);
     return at < 0 ? "" : r.slice(at + sentinel.length).trim();
   } catch {
@@ -234,11 +234,11 @@ const TRAILING_MARKER = /<[^<>\s"{}]*>$|\[[^[\]\s"{}]*\]$/;
  *    DeepSeek R1 Distill repeats the assistant header): trailing markers that are not format
  *    markers are dropped, as are the end-of-turn text and whitespace.
  */
-export function generatedPart(t: TemplateCase, s: Scenario, params: ChatParams): { output: string } | { error: string } {
+export function generatedPart(t: TemplateCase, s: Scenario, params: ChatParams, tools: ToolDefinition[] = TOOLS): { output: string } | { error: string } {
   const messages = prepareMessages(t.analysis, [USER, s.message]);
   let full: string;
   try {
-    full = t.template.render({ messages, tools: TOOLS, addGenerationPrompt: false, enableThinking: s.enableThinking, extraContext: extraContext(t, s) });
+    full = t.template.render({ messages, tools, addGenerationPrompt: false, enableThinking: s.enableThinking, extraContext: extraContext(t, s) });
   } catch (e) {
     return { error: (e as Error).message };
   }
@@ -266,7 +266,7 @@ export function generatedPart(t: TemplateCase, s: Scenario, params: ChatParams):
   if (end !== null && params.parser.prefix.includes(end) && output.trimStart().startsWith(end)) output = output.trimStart().slice(end.length);
   const keep = formatMarkers(t, params);
   // The end-of-turn token: the first marker after a turn's content that the format does not use.
-  const tail = turnEnd(t);
+  const tail = turnEnd(t, tools);
   const eot = (tail.match(/<[^<>\s"{}]*>|\[[^[\]\s"{}]*\]/g) ?? []).find((m) => !keep.some((k) => k.includes(m))) ?? (/[<[]/.test(tail) ? "" : tail);
   const cutAt = eot === "" ? -1 : output.indexOf(eot);
   if (cutAt >= 0) output = output.slice(0, cutAt);

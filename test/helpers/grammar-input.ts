@@ -1,8 +1,8 @@
-// What a chat grammar must accept of a generated output: all of it under a strict grammar, the
-// text from the first trigger on under a lazy one (what the sampler constrains once it fires).
+// What a chat grammar must accept of a model output: the whole output for a strict grammar, the
+// output from the first trigger on for a lazy one (what llama.cpp's lazy grammar sees).
 import type { ChatGrammarTrigger, ChatParams } from "../../src/chat/index.js";
 
-/** The output from the first trigger on (what a lazy grammar sees), or null when none fires. */
+/** The output from the first trigger on, or null when none fires. */
 export function fromTrigger(output: string, triggers: ChatGrammarTrigger[]): string | null {
   let best = -1;
   for (const t of triggers) {
@@ -16,7 +16,7 @@ export function fromTrigger(output: string, triggers: ChatGrammarTrigger[]): str
   return best < 0 ? null : output.slice(best);
 }
 
-/** What the grammar must accept of `output`. */
+/** The part of `output` the request's grammar must accept (null: a lazy grammar never starts). */
 export function grammarInput(params: ChatParams, output: string): string | null {
   return params.grammarLazy ? fromTrigger(output, params.grammarTriggers) : output;
 }

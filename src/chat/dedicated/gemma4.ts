@@ -11,9 +11,10 @@ import type { BuiltParser } from "../generic-parser.js";
 import type { NormalizedRequest } from "../request.js";
 import { NODE } from "../tree-names.js";
 import type { DedicatedBuild, DedicatedHandlerDef } from "./handler.js";
-import type { JsonSchema } from "../../types.js";
+import type { JsonSchema, ToolDefinition } from "../../types.js";
 import { toolParameters } from "../build-helpers.js";
-import { grammarString, orderedArguments } from "./grammar-args.js";
+import { orderedArguments } from "./grammar-args.js";
+import { type LiteralDialect, literalValue, quotedString } from "../literal-schema.js";
 
 const CHANNEL = "<|channel>";
 const CHANNEL_END = "<channel|>";
@@ -39,21 +40,36 @@ function valueRules(p: PegArena): PegId {
   return object;
 }
 
+/** Gemma 4 values for the grammar copy: bare keys (in key order: the template dictsorts), delimited strings. */
+const GEMMA4_LITERALS: LiteralDialect = {
+  name: "gemma4",
+  string: (p, schema, name) => quotedString(p, schema, STRING, STRING, name),
+  stringLiterals: (v) => [`${STRING}${v}${STRING}`],
+  key: (p, key) => p.literal(/^[A-Za-z0-9_\-.$@]+$/.test(key) ? key : `${STRING}${key}${STRING}`),
+  any: (p) => p.ref("gemma4-value"),
+  words: { null: ["null", "None"], true: ["true", "True"], false: ["false", "False"] },
+  comma: ",",
+  colon: ":",
+  sortedKeys: true,
+};
+
+/**
+ * The grammar of one tool's argument object (a rule, built once): arguments in key order (the
+ * template dictsorts), each typed by its schema, objects and arrays included (see literal-schema.ts).
+ */
+function typedArgs(p: PegArena, tool: ToolDefinition, i: number): PegId {
+  const name = `g-tool-${i}-args`;
+  if (p.ruleNode(name) !== undefined) return p.ref(name);
+  const arg = (key: string, schema: JsonSchema): PegId => {
+    const value = literalValue(p, schema, GEMMA4_LITERALS, `tool-${i}-arg-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`);
+    return p.seq(p.literal(/^[A-Za-z0-9_\-.$@]+$/.test(key) ? key : `${STRING}${key}${STRING}`), p.literal(":"), value);
+  };
+  return p.rule(name, p.seq(p.literal("{"), orderedArguments(p, toolParameters(tool), arg, p.literal(","), "sorted"), p.literal("}")));
+}
+
 /** The grammar's call section for tool_choice "required": arguments in schema order, typed, bounded. */
 function requiredSection(p: PegArena, req: NormalizedRequest): PegId {
-  const calls = req.tools.map((t, i) => {
-    const arg = (key: string, schema: JsonSchema): PegId => {
-      const name = `tool-${i}-arg-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`;
-      const type = typeof schema === "object" && schema !== null ? (schema as { type?: unknown }).type : undefined;
-      let value: PegId;
-      if (type === "string") value = p.seq(p.literal(STRING), grammarString(p, schema, [STRING], name), p.literal(STRING));
-      else if (type === "integer" || type === "number" || type === "boolean") value = p.schema(p.json(), schema, { name });
-      else value = p.ref("gemma4-value");
-      return p.seq(p.literal(/^[A-Za-z0-9_\-.$@]+$/.test(key) ? key : `${STRING}${key}${STRING}`), p.literal(":"), value);
-    };
-    const args = p.seq(p.literal("{"), orderedArguments(p, toolParameters(t), arg, p.literal(","), "sorted"), p.literal("}"));
-    return p.rule(`g-tool-${i}`, p.tag(NODE.tool, p.seq(p.capture(NODE.toolName, p.literal(t.function.name)), p.capture(NODE.toolArgs, args))));
-  });
+  const calls = req.tools.map((t, i) => p.rule(`g-tool-${i}`, p.tag(NODE.tool, p.seq(p.capture(NODE.toolName, p.literal(t.function.name)), p.capture(NODE.toolArgs, typedArgs(p, t, i))))));
   const one = p.seq(p.literal(CALL), p.choice(...calls), p.literal(CALL_END));
   return p.rule("g-tool-calls", p.tag(NODE.toolSection, p.seq(one, req.parallel ? p.repeat(p.seq(p.space(), one), 0, req.maxCalls - 1) : p.eps())));
 }
@@ -75,7 +91,7 @@ function build(req: NormalizedRequest): DedicatedBuild {
   } else if (useTools) {
     const object = valueRules(p);
     const calls = req.tools.map((t, i) =>
-      p.rule(`tool-${i}`, p.tag(NODE.tool, p.seq(p.atomic(p.seq(p.capture(NODE.toolName, p.literal(t.function.name)), p.and(p.literal("{")))), p.capture(NODE.toolArgs, object)))),
+      p.rule(`tool-${i}`, p.tag(NODE.tool, p.seq(p.atomic(p.seq(p.capture(NODE.toolName, p.literal(t.function.name)), p.and(p.literal("{")))), p.capture(NODE.toolArgs, p.schema(object, toolParameters(t), { name: `tool-${i}-args`, grammar: typedArgs(p, t, i) }))))),
     );
     const one = p.seq(p.literal(CALL), p.choice(...calls), p.literal(CALL_END));
     const section = p.rule("tool-calls", p.tag(NODE.toolSection, p.seq(one, req.parallel ? p.zeroOrMore(p.seq(p.space(), one)) : p.eps())), { trigger: true });

@@ -6,6 +6,16 @@
  *   <|channel|>final<|message|>ANSWER
  *   [<|channel|>commentary] to=functions.NAME[<|channel|>commentary] [<|constrain|>]json<|message|>ARGS
  * The prompt ends with "<|start|>assistant", which the parser reads first.
+ *
+ * Messages to recipients that are not declared tools are handled deliberately (the grammar,
+ * lazy or strict, only ever allows the declared functions):
+ *  - `to=functions.NAME` with a NAME the request did not declare (a misspelling, a tool from an
+ *    earlier request) is read as a call to NAME when the request uses tools, so the application
+ *    sees it and can answer with an error; the template renders it back the same way.
+ *  - any other recipient (the template's built-in tools `browser.*`, `python`, `container.*`), and
+ *    any call when the request uses no tools, is neither content nor a call: the message is
+ *    dropped, reasoning and preambles before it kept, as llama.cpp does. The template renders
+ *    every call as `functions.NAME`, so such a call could not be sent back as a tool call.
  */
 import type { ChatMessage } from "../../types.js";
 import { PegArena, type PegId } from "../../peg/index.js";
@@ -36,6 +46,21 @@ function requiredGrammar(p: PegArena, req: NormalizedRequest, analysis: PegId): 
   return p.seq(thinking, withChannel, p.space(), p.end());
 }
 
+/**
+ * A call to a function the request did not declare (` to=functions.NAME`, JSON arguments): read
+ * as a call to NAME. Parser only: it is no trigger rule, so no grammar allows it.
+ */
+function undeclaredCall(p: PegArena, constraint: PegId): PegId {
+  const header = p.atomic(p.seq(p.literal(" to=functions."), p.capture(NODE.toolName, p.chars("A-Za-z0-9_\\-.", 1)), p.optional(p.seq(p.literal("<|channel|>"), p.choice(p.literal("commentary"), p.literal("analysis")))), constraint, p.literal("<|message|>")));
+  return p.tag(NODE.toolSection, p.tag(NODE.tool, p.seq(header, p.capture(NODE.toolArgs, p.json()))));
+}
+
+/** A message to any other recipient (built-in tools, or any call when no tools are in use): read and dropped. */
+function unsolicited(p: PegArena): PegId {
+  const channel = p.optional(p.seq(p.literal("<|channel|>"), p.choice(p.literal("commentary"), p.literal("analysis"))));
+  return p.seq(channel, p.literal(" to="), p.not(p.literal("assistant")), p.until(END, "<|call|>", "<|return|>"), p.optional(p.choice(p.literal(END), p.literal("<|call|>"), p.literal("<|return|>"))));
+}
+
 function build(req: NormalizedRequest): DedicatedBuild {
   const p = new PegArena();
   const channel = (name: string): PegId => p.literal(`<|channel|>${name}`);
@@ -62,11 +87,13 @@ function build(req: NormalizedRequest): DedicatedBuild {
         return p.rule(`tool-${i}`, p.tag(NODE.tool, p.seq(header, p.capture(NODE.toolArgs, p.schema(p.json(), toolParameters(t), { name: `tool-${i}-args` })))));
       });
       const call = p.rule("tool-call", p.tag(NODE.toolSection, p.choice(...calls)), { trigger: true });
-      const withChannel = p.seq(p.optional(p.seq(p.literal("<|channel|>"), p.choice(p.literal("commentary"), p.literal("analysis")))), call);
-      last = req.toolChoice === "required" ? withChannel : p.choice(withChannel, final);
+      const anyChannel = p.optional(p.seq(p.literal("<|channel|>"), p.choice(p.literal("commentary"), p.literal("analysis"))));
+      const withChannel = p.seq(anyChannel, call);
+      const undeclared = p.seq(anyChannel, undeclaredCall(p, constraint));
+      last = req.toolChoice === "required" ? p.choice(withChannel, undeclared, unsolicited(p)) : p.choice(withChannel, final, undeclared, unsolicited(p));
       if (req.toolChoice === "required") grammarBody = requiredGrammar(p, req, analysis);
     } else {
-      last = final;
+      last = p.choice(final, unsolicited(p));
     }
   }
   const body = p.seq(earlier, last, p.space(), p.end());

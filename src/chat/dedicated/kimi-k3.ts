@@ -10,12 +10,13 @@
  * String arguments are raw text, others JSON. The prompt opens the think block.
  */
 import { PegArena, type PegId } from "../../peg/index.js";
-import { argumentValue, mayBeString, schemaProperties, toolParameters, type BuildContext } from "../build-helpers.js";
+import { argumentValue, schemaProperties, toolParameters, type BuildContext } from "../build-helpers.js";
 import type { BuiltParser } from "../generic-parser.js";
 import type { ReasoningPrefixState } from "../prompt.js";
 import type { NormalizedRequest } from "../request.js";
+import { rawOrTyped } from "../raw-union.js";
 import { NODE } from "../tree-names.js";
-import type { JsonSchema } from "../../types.js";
+import type { JsonSchema, ToolDefinition } from "../../types.js";
 import { grammarString, orderedArguments } from "./grammar-args.js";
 import type { DedicatedBuild, DedicatedContext, DedicatedHandlerDef } from "./handler.js";
 
@@ -40,22 +41,28 @@ function thinkPrefix(generationPrompt: string): { prefix: string; state: Reasoni
   return { prefix, state: prefix.includes(THINK_END) ? "closed" : "open" };
 }
 
+/** The grammar of one tool's arguments (a rule, built once): in schema order, typed, bounded. */
+function typedArgs(p: PegArena, parse: BuildContext, t: ToolDefinition, i: number): PegId {
+  const rule = `g-tool-${i}-args`;
+  if (p.ruleNode(rule) !== undefined) return p.ref(rule);
+  const ctx: BuildContext = { ...parse, forGrammar: true };
+  const arg = (key: string, schema: JsonSchema): PegId => {
+    const name = `tool-${i}-arg-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`;
+    const value = rawOrTyped(p, schema, { text: (s) => p.capture(NODE.argString, grammarString(p, s, [close("argument")], name)), typed: (s) => p.capture(NODE.argJson, argumentValue(ctx, s, name)), stops: null, forGrammar: true });
+    // The template adds the value's type as an attribute.
+    const type = p.optional(p.seq(p.literal(' type="'), p.choice(...["string", "number", "integer", "boolean", "object", "array", "null"].map((n) => p.literal(n))), p.literal('"')));
+    return p.tag(NODE.toolArg, p.seq(p.literal('<|open|>argument key="'), p.capture(NODE.argName, p.literal(key)), p.literal('"'), type, p.literal(SEP), value, p.literal(close("argument"))));
+  };
+  return p.rule(rule, orderedArguments(p, toolParameters(t), arg, p.space()));
+}
+
 /** The grammar of tool_choice "required": the tools section alone, arguments in schema order, bounded. */
 function requiredGrammar(p: PegArena, req: NormalizedRequest, parse: BuildContext, trailer: PegId): PegId {
-  const ctx: BuildContext = { ...parse, forGrammar: true };
   const calls = req.tools.map((t, i) => {
-    const arg = (key: string, schema: JsonSchema): PegId => {
-      const name = `tool-${i}-arg-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`;
-      const value = mayBeString(schema) ? p.capture(NODE.argString, grammarString(p, schema, [close("argument")], name)) : p.capture(NODE.argJson, argumentValue(ctx, schema, name));
-      // The template adds the value's type as an attribute.
-      const type = p.optional(p.seq(p.literal(' type="'), p.choice(...["string", "number", "integer", "boolean", "object", "array", "null"].map((n) => p.literal(n))), p.literal('"')));
-      return p.tag(NODE.toolArg, p.seq(p.literal('<|open|>argument key="'), p.capture(NODE.argName, p.literal(key)), p.literal('"'), type, p.literal(SEP), value, p.literal(close("argument"))));
-    };
     // ...and the call's index.
     const index = p.optional(p.seq(p.literal(' index="'), p.chars("0-9", 1, 3), p.literal('"')));
     const head = p.seq(p.literal('<|open|>call tool="'), p.capture(NODE.toolName, p.literal(t.function.name)), p.literal('"'), index, p.literal(SEP));
-    const args = orderedArguments(p, toolParameters(t), arg, p.space());
-    return p.rule(`g-tool-${i}`, p.tag(NODE.tool, p.seq(head, p.space(), args, p.space(), p.literal(close("call")))));
+    return p.rule(`g-tool-${i}`, p.tag(NODE.tool, p.seq(head, p.space(), typedArgs(p, parse, t, i), p.space(), p.literal(close("call")))));
   });
   const call = p.choice(...calls);
   const list = p.seq(call, req.parallel ? p.repeat(p.seq(p.space(), call), 0, req.maxCalls - 1) : p.eps());
@@ -81,14 +88,15 @@ function build(req: NormalizedRequest, { generationPrompt }: DedicatedContext): 
       const ctx: BuildContext = { p, tools: req.tools, requireCalls: true, parallel: req.parallel, pythonValues: false, pythonTaggedValues: false, toolTrigger: true, cdataStrings: false };
       const calls = req.tools.map((t, i) => {
         const args = schemaProperties(toolParameters(t)).map(([key, schema]) => {
-          const value = mayBeString(schema)
-            ? p.capture(NODE.argString, p.until(close("argument")))
-            : p.capture(NODE.argJson, argumentValue(ctx, schema, `tool-${i}-arg-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`));
+          const name = `tool-${i}-arg-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`;
+          const value = rawOrTyped(p, schema, { text: () => p.capture(NODE.argString, p.until(close("argument"))), typed: (s) => p.capture(NODE.argJson, argumentValue(ctx, s, name)), stops: [close("argument")], forGrammar: false });
           const head = p.atomic(p.seq(p.literal('<|open|>argument key="'), p.capture(NODE.argName, p.literal(key)), p.literal('"'), p.until(SEP), p.literal(SEP)));
           return p.tag(NODE.toolArg, p.seq(head, value, p.literal(close("argument"))));
         });
         const head = p.atomic(p.seq(p.literal('<|open|>call tool="'), p.capture(NODE.toolName, p.literal(t.function.name)), p.literal('"'), p.until(SEP), p.literal(SEP)));
-        const argList = args.length === 0 ? p.eps() : p.zeroOrMore(p.seq(p.space(), p.choice(...args)));
+        const anyOrder = args.length === 0 ? p.eps() : p.zeroOrMore(p.seq(p.space(), p.choice(...args)));
+        // The grammar (also the lazy one of tool_choice auto) writes them typed, in schema order.
+        const argList = args.length === 0 ? anyOrder : p.schema(anyOrder, toolParameters(t), { name: `tool-${i}-args`, grammar: p.seq(p.space(), typedArgs(p, ctx, t, i)) });
         return p.rule(`tool-${i}`, p.tag(NODE.tool, p.seq(head, argList, p.space(), p.literal(close("call")))));
       });
       if (req.toolChoice === "required") grammarBody = requiredGrammar(p, req, ctx, trailer);

@@ -7,12 +7,14 @@
  */
 import type { ChatMessage } from "../../types.js";
 import { PegArena, type PegId } from "../../peg/index.js";
-import { type BuildContext, mayBeString, pythonTyped, pythonValue, schemaProperties, toolParameters } from "../build-helpers.js";
-import type { JsonSchema } from "../../types.js";
+import { type BuildContext, pythonTyped, pythonValue, schemaProperties, toolParameters } from "../build-helpers.js";
+import type { JsonSchema, ToolDefinition } from "../../types.js";
 import { grammarString, orderedArguments } from "./grammar-args.js";
 import type { BuiltParser } from "../generic-parser.js";
 import type { NormalizedRequest } from "../request.js";
 import { lenientString } from "../build-tools-pythonic.js";
+import { hasStringKeywords } from "../literal-schema.js";
+import { rawOrTyped } from "../raw-union.js";
 import { NODE } from "../tree-names.js";
 import type { DedicatedBuild, DedicatedHandlerDef } from "./handler.js";
 
@@ -23,23 +25,29 @@ const END_THINK = "</think>";
 
 
 /**
+ * The grammar of one tool's keyword arguments (a rule, built once): in schema order, strings
+ * single-quoted and bounded by the schema, other values typed Python literals.
+ */
+function typedArgs(p: PegArena, req: NormalizedRequest, t: ToolDefinition, i: number): PegId {
+  const rule = `g-tool-${i}-args`;
+  if (p.ruleNode(rule) !== undefined) return p.ref(rule);
+  const ctx: BuildContext = { p, tools: req.tools, requireCalls: true, parallel: req.parallel, pythonValues: false, pythonTaggedValues: true, toolTrigger: false, cdataStrings: false, forGrammar: true };
+  const arg = (key: string, schema: JsonSchema): PegId => {
+    const name = `tool-${i}-arg-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`;
+    // Strings with keywords (enum, pattern, bounds) cannot hold the quote; others are read as the parser reads them.
+    const text = (s: JsonSchema): PegId => (hasStringKeywords(s) ? p.seq(p.literal("'"), p.capture(NODE.argString, grammarString(p, s, ["'"], name)), p.literal("'")) : lenientString(p, "'"));
+    const value = rawOrTyped(p, schema, { text, typed: (s) => p.capture(NODE.argJson, pythonTyped(ctx, s, name)), stops: null, forGrammar: true });
+    return p.tag(NODE.toolArg, p.seq(p.capture(NODE.argName, p.literal(key)), p.literal("="), value));
+  };
+  return p.rule(rule, orderedArguments(p, toolParameters(t), arg, p.literal(", ")));
+}
+
+/**
  * The grammar of tool_choice "required": the call list alone, keyword arguments in schema
  * order, strings single-quoted and bounded by the schema, other values typed Python literals.
  */
 function requiredGrammar(p: PegArena, req: NormalizedRequest): PegId {
-  const ctx: BuildContext = { p, tools: req.tools, requireCalls: true, parallel: req.parallel, pythonValues: false, pythonTaggedValues: true, toolTrigger: false, cdataStrings: false, forGrammar: true };
-  const calls = req.tools.map((t, i) => {
-    const arg = (key: string, schema: JsonSchema): PegId => {
-      const name = `tool-${i}-arg-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`;
-      // Bounded strings (enum, maxLength) cannot hold the quote; others are read as the parser reads them.
-      const bounded = typeof schema === "object" && schema !== null && ("enum" in schema || "maxLength" in schema);
-      const text = bounded ? p.seq(p.literal("'"), p.capture(NODE.argString, grammarString(p, schema, ["'"], name)), p.literal("'")) : lenientString(p, "'");
-      const value = mayBeString(schema) ? text : p.capture(NODE.argJson, pythonTyped(ctx, schema, name));
-      return p.tag(NODE.toolArg, p.seq(p.capture(NODE.argName, p.literal(key)), p.literal("="), value));
-    };
-    const args = orderedArguments(p, toolParameters(t), arg, p.literal(", "));
-    return p.rule(`g-tool-${i}`, p.tag(NODE.tool, p.seq(p.capture(NODE.toolName, p.literal(t.function.name)), p.literal("("), args, p.literal(")"))));
-  });
+  const calls = req.tools.map((t, i) => p.rule(`g-tool-${i}`, p.tag(NODE.tool, p.seq(p.capture(NODE.toolName, p.literal(t.function.name)), p.literal("("), typedArgs(p, req, t, i), p.literal(")")))));
   const call = p.choice(...calls);
   const list = p.seq(p.literal("["), call, req.parallel ? p.repeat(p.seq(p.literal(", "), call), 0, req.maxCalls - 1) : p.eps(), p.literal("]"));
   return p.seq(p.rule("g-tool-calls", p.tag(NODE.toolSection, p.seq(p.literal(CALLS_START), list, p.literal(CALLS_END)))), p.space(), p.end());
@@ -56,10 +64,12 @@ function build(req: NormalizedRequest): DedicatedBuild {
   } else if (useTools) {
     const calls = req.tools.map((t, i) => {
       const args = schemaProperties(toolParameters(t)).map(([key, schema]) => {
-        const value = mayBeString(schema) ? p.choice(lenientString(p, "'"), lenientString(p, '"')) : p.capture(NODE.argJson, pythonValue(p));
+        const value = rawOrTyped(p, schema, { text: () => p.choice(lenientString(p, "'"), lenientString(p, '"')), typed: () => p.capture(NODE.argJson, pythonValue(p)), stops: null, forGrammar: false });
         return p.tag(NODE.toolArg, p.seq(p.atomic(p.seq(p.capture(NODE.argName, p.literal(key)), p.space(), p.literal("="))), p.space(), value));
       });
-      const argList = args.length === 0 ? p.eps() : p.optional(p.seq(p.choice(...args), p.zeroOrMore(p.seq(p.space(), p.literal(","), p.space(), p.choice(...args)))));
+      const anyOrder = args.length === 0 ? p.eps() : p.optional(p.seq(p.choice(...args), p.zeroOrMore(p.seq(p.space(), p.literal(","), p.space(), p.choice(...args)))));
+      // The grammar (also the lazy one of tool_choice auto) writes them typed, in schema order.
+      const argList = args.length === 0 ? anyOrder : p.schema(anyOrder, toolParameters(t), { name: `tool-${i}-args`, grammar: typedArgs(p, req, t, i) });
       const head = p.atomic(p.seq(p.capture(NODE.toolName, p.literal(t.function.name)), p.literal("(")));
       return p.rule(`tool-${i}`, p.tag(NODE.tool, p.seq(head, p.space(), argList, p.space(), p.literal(")"))));
     });

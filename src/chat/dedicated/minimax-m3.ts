@@ -11,10 +11,11 @@
  * items as numbers or booleans and as "" otherwise (an empty string renders the same).
  */
 import { PegArena, type PegId } from "../../peg/index.js";
-import type { JsonSchema } from "../../types.js";
+import type { JsonSchema, ToolDefinition } from "../../types.js";
 import { argumentValue, schemaProperties, toolParameters, type BuildContext } from "../build-helpers.js";
 import type { BuiltParser } from "../generic-parser.js";
 import type { NormalizedRequest } from "../request.js";
+import { constrainsValues, isScalarTyped, rawOrTyped, splitRawSchema } from "../raw-union.js";
 import { NODE } from "../tree-names.js";
 import { grammarString, orderedArguments } from "./grammar-args.js";
 import type { DedicatedBuild, DedicatedHandlerDef } from "./handler.js";
@@ -88,6 +89,16 @@ class ElementValues {
       // A null array item renders as an empty <item> (null members are left out): no value reads as null.
       return close === `${NS}</item>` ? p.optional(value) : value;
     }
+    // Enums, consts, type lists, unions: strings as text, scalars as JSON, each part's keywords enforced.
+    const split = splitRawSchema(schema);
+    if (type === null && constrainsValues(schema) && (split.typed === null || isScalarTyped(split.typed))) {
+      return rawOrTyped(p, schema, {
+        text: (s) => p.capture(NODE.argString, this.ctx.forGrammar ? grammarString(p, s, [close], `mm-string-${this.count++}`) : p.until(close)),
+        typed: (s) => p.capture(NODE.argJson, argumentValue(this.ctx, s, `mm-value-${this.count++}`)),
+        stops: [close],
+        forGrammar: this.ctx.forGrammar === true,
+      });
+    }
     return this.untyped();
   }
 
@@ -107,13 +118,18 @@ class ElementValues {
   }
 }
 
+/** The grammar of one tool's arguments (a rule, built once): in schema order, typed, bounded. */
+function typedArgs(p: PegArena, values: ElementValues, tool: ToolDefinition, i: number): PegId {
+  const name = `g-tool-${i}-args`;
+  if (p.ruleNode(name) !== undefined) return p.ref(name);
+  return p.rule(name, orderedArguments(p, toolParameters(tool), (key, schema) => p.seq(p.space(), values.member(key, schema)), p.eps()));
+}
+
 /** The grammar of tool_choice "required": the call section alone, arguments in schema order, bounded. */
-function requiredGrammar(p: PegArena, req: NormalizedRequest, parse: BuildContext): PegId {
-  const ctx: BuildContext = { ...parse, forGrammar: true };
-  const values = new ElementValues(p, ctx);
+function requiredGrammar(p: PegArena, req: NormalizedRequest, values: ElementValues): PegId {
   const calls = req.tools.map((t, i) => {
     const head = p.seq(p.literal(`${NS}<invoke name="`), p.capture(NODE.toolName, p.literal(t.function.name)), p.literal('">'));
-    const args = orderedArguments(p, toolParameters(t), (key, schema) => p.seq(p.space(), values.member(key, schema)), p.eps());
+    const args = typedArgs(p, values, t, i);
     return p.rule(`g-tool-${i}`, p.tag(NODE.tool, p.seq(head, args, p.space(), p.literal(`${NS}</invoke>`))));
   });
   const call = p.choice(...calls);
@@ -133,13 +149,16 @@ function build(req: NormalizedRequest): DedicatedBuild {
   } else if (useTools) {
     const ctx: BuildContext = { p, tools: req.tools, requireCalls: true, parallel: req.parallel, pythonValues: false, pythonTaggedValues: false, toolTrigger: true, cdataStrings: false };
     const values = new ElementValues(p, ctx);
+    // The grammar's values (also the lazy grammar of tool_choice auto): typed and bounded.
+    const grammarValues = new ElementValues(p, { ...ctx, forGrammar: true });
     const calls = req.tools.map((t, i) => {
       const args = schemaProperties(toolParameters(t)).map(([key, schema]) => p.rule(`tool-${i}-arg-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`, values.member(key, schema)));
       const head = p.atomic(p.seq(p.literal(`${NS}<invoke name="`), p.capture(NODE.toolName, p.literal(t.function.name)), p.literal('">')));
-      const argList = args.length === 0 ? p.eps() : p.zeroOrMore(p.seq(p.space(), p.choice(...args)));
+      const anyOrder = args.length === 0 ? p.eps() : p.zeroOrMore(p.seq(p.space(), p.choice(...args)));
+      const argList = args.length === 0 ? anyOrder : p.schema(anyOrder, toolParameters(t), { name: `tool-${i}-args`, grammar: typedArgs(p, grammarValues, t, i) });
       return p.rule(`tool-${i}`, p.tag(NODE.tool, p.seq(head, argList, p.space(), p.literal(`${NS}</invoke>`))));
     });
-    if (req.toolChoice === "required") grammarBody = requiredGrammar(p, req, ctx);
+    if (req.toolChoice === "required") grammarBody = requiredGrammar(p, req, grammarValues);
     const call = p.choice(...calls);
     const list = p.seq(call, req.parallel ? p.zeroOrMore(p.seq(p.space(), call)) : p.eps());
     const section = p.rule("tool-calls", p.tag(NODE.toolSection, p.seq(p.literal(CALLS_START), p.space(), list, p.space(), p.literal(CALLS_END))), { trigger: true });

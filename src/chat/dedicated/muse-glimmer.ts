@@ -12,12 +12,13 @@
  * String parameters are raw text, others JSON.
  */
 import { PegArena, type PegId } from "../../peg/index.js";
-import { argumentValue, mayBeString, schemaProperties, toolParameters, type BuildContext } from "../build-helpers.js";
+import { argumentValue, schemaProperties, toolParameters, type BuildContext } from "../build-helpers.js";
 import type { BuiltParser } from "../generic-parser.js";
 import type { NormalizedRequest } from "../request.js";
+import { rawOrTyped } from "../raw-union.js";
 import { NODE } from "../tree-names.js";
 import type { DedicatedBuild, DedicatedHandlerDef } from "./handler.js";
-import type { JsonSchema } from "../../types.js";
+import type { JsonSchema, ToolDefinition } from "../../types.js";
 import { grammarString, orderedArguments } from "./grammar-args.js";
 
 const START = "<|start|>assistant";
@@ -28,22 +29,28 @@ const PARAM_END = "</atem:parameter>";
 /** A recipient header naming neither the model itself nor the user starts a call. */
 const CALL_TRIGGER = "(?:^|<\\|start\\|>assistant)( to=(?!self<\\|message\\|>)(?!user<\\|message\\|>)[^<]*<\\|message\\|>)";
 
+/** The grammar of one tool's arguments (a rule, built once): in schema order, typed, bounded. */
+function typedArgs(p: PegArena, parse: BuildContext, t: ToolDefinition, i: number): PegId {
+  const rule = `g-tool-${i}-args`;
+  if (p.ruleNode(rule) !== undefined) return p.ref(rule);
+  const ctx: BuildContext = { ...parse, forGrammar: true };
+  const arg = (key: string, schema: JsonSchema): PegId => {
+    const name = `tool-${i}-arg-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`;
+    const value = rawOrTyped(p, schema, { text: (s) => p.capture(NODE.argString, grammarString(p, s, [PARAM_END], name)), typed: (s) => p.capture(NODE.argJson, argumentValue(ctx, s, name)), stops: null, forGrammar: true });
+    return p.tag(NODE.toolArg, p.seq(p.literal('<atem:parameter name="'), p.capture(NODE.argName, p.literal(key)), p.literal('">'), value, p.literal(PARAM_END)));
+  };
+  return p.rule(rule, orderedArguments(p, toolParameters(t), arg, p.space()));
+}
+
 /**
  * The grammar of tool_choice "required": reasoning messages only when the request thinks, then
  * the calls, the recipient being the function's name as the template writes it, arguments in
  * schema order, bounded.
  */
 function requiredGrammar(p: PegArena, req: NormalizedRequest, parse: BuildContext, earlier: PegId, ending: PegId): PegId {
-  const ctx: BuildContext = { ...parse, forGrammar: true };
   const calls = req.tools.map((t, i) => {
-    const arg = (key: string, schema: JsonSchema): PegId => {
-      const name = `tool-${i}-arg-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`;
-      const value = mayBeString(schema) ? p.capture(NODE.argString, grammarString(p, schema, [PARAM_END], name)) : p.capture(NODE.argJson, argumentValue(ctx, schema, name));
-      return p.tag(NODE.toolArg, p.seq(p.literal('<atem:parameter name="'), p.capture(NODE.argName, p.literal(key)), p.literal('">'), value, p.literal(PARAM_END)));
-    };
     const head = p.seq(p.literal(` to=${t.function.name}${MESSAGE}<atem:function_calls>`), p.space(), p.literal('<atem:invoke name="'), p.capture(NODE.toolName, p.literal(t.function.name)), p.literal('">'));
-    const args = orderedArguments(p, toolParameters(t), arg, p.space());
-    return p.rule(`g-tool-${i}`, p.tag(NODE.tool, p.seq(head, p.space(), args, p.space(), p.literal("</atem:invoke>"), p.space(), p.literal("</atem:function_calls>"))));
+    return p.rule(`g-tool-${i}`, p.tag(NODE.tool, p.seq(head, p.space(), typedArgs(p, parse, t, i), p.space(), p.literal("</atem:invoke>"), p.space(), p.literal("</atem:function_calls>"))));
   });
   const call = p.choice(...calls);
   const list = p.seq(call, req.parallel ? p.repeat(p.seq(p.literal(EOM), p.literal(START), call), 0, req.maxCalls - 1) : p.eps(), ending);
@@ -67,14 +74,17 @@ function build(req: NormalizedRequest): DedicatedBuild {
       const ctx: BuildContext = { p, tools: req.tools, requireCalls: true, parallel: req.parallel, pythonValues: false, pythonTaggedValues: false, toolTrigger: true, cdataStrings: false };
       const calls = req.tools.map((t, i) => {
         const args = schemaProperties(toolParameters(t)).map(([key, schema]) => {
-          const value = mayBeString(schema) ? p.capture(NODE.argString, p.until(PARAM_END)) : p.capture(NODE.argJson, argumentValue(ctx, schema, `tool-${i}-arg-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`));
+          const name = `tool-${i}-arg-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`;
+          const value = rawOrTyped(p, schema, { text: () => p.capture(NODE.argString, p.until(PARAM_END)), typed: (s) => p.capture(NODE.argJson, argumentValue(ctx, s, name)), stops: [PARAM_END], forGrammar: false });
           const head = p.atomic(p.seq(p.literal('<atem:parameter name="'), p.capture(NODE.argName, p.literal(key)), p.literal('">')));
           return p.tag(NODE.toolArg, p.seq(head, value, p.literal(PARAM_END)));
         });
         const head = p.atomic(
           p.seq(p.literal(" to="), p.until(MESSAGE), p.literal(`${MESSAGE}<atem:function_calls>`), p.space(), p.literal('<atem:invoke name="'), p.capture(NODE.toolName, p.literal(t.function.name)), p.literal('">')),
         );
-        const argList = args.length === 0 ? p.eps() : p.zeroOrMore(p.seq(p.space(), p.choice(...args)));
+        const anyOrder = args.length === 0 ? p.eps() : p.zeroOrMore(p.seq(p.space(), p.choice(...args)));
+        // The grammar (also the lazy one of tool_choice auto) writes them typed, in schema order.
+        const argList = args.length === 0 ? anyOrder : p.schema(anyOrder, toolParameters(t), { name: `tool-${i}-args`, grammar: p.seq(p.space(), typedArgs(p, ctx, t, i)) });
         return p.rule(`tool-${i}`, p.tag(NODE.tool, p.seq(head, argList, p.space(), p.literal("</atem:invoke>"), p.space(), p.literal("</atem:function_calls>"))));
       });
       if (req.toolChoice === "required") grammarBody = requiredGrammar(p, req, ctx, req.thinking ? earlier : p.eps(), ending);
