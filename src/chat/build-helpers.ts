@@ -27,10 +27,11 @@ export interface BuildContext {
   /** Tagged string values may be wrapped in <![CDATA[ ... ]]>. */
   cdataStrings: boolean;
   /**
-   * Tagged objects and arrays are written as JSON even where `pythonTaggedValues` says scalars
-   * are Python literals (templates that `tojson` mappings): the grammar copy enforces their schema.
+   * Tagged objects / arrays are written as JSON even where `pythonTaggedValues` says scalars are
+   * Python literals (templates that `tojson` mappings): the grammar copy enforces their schema.
+   * Each kind is its own: a template may `tojson` mappings and print lists with `str()`.
    */
-  jsonContainers?: boolean;
+  jsonContainers?: { objects: boolean; arrays: boolean };
   /**
    * Building the grammar's own copy of the call section (see {@link grammarContext}): tagged
    * arguments in schema order, each once, required ones mandatory; values typed by the schema;
@@ -243,7 +244,7 @@ export function pythonTyped(ctx: BuildContext, schema: JsonSchema, name: string)
   const { p } = ctx;
   const type = typeof schema === "object" && schema !== null ? (schema as { type?: unknown }).type : undefined;
   if (type === "integer" || type === "number") return p.schema(p.json(), schema, { name });
-  if (ctx.jsonContainers && (type === "object" || type === "array")) return p.schema(p.json(), schema, { name });
+  if ((type === "object" && ctx.jsonContainers?.objects) || (type === "array" && ctx.jsonContainers?.arrays)) return p.schema(p.json(), schema, { name });
   return literalValue(p, schema, PYTHON_LITERALS, name);
 }
 

@@ -19,7 +19,7 @@ import { type ReasoningPrefixState, continuationPrefix, reasoningPrefix, renderC
 import { normalizeRequest } from "./request.js";
 import { type SpaceBound, templateSpace } from "./template-space.js";
 import { turnEndStops } from "./turn-end.js";
-import { rendersPythonContainers, rendersPythonLiterals } from "./value-syntax.js";
+import { jsonContainersOf, rendersPythonLiterals } from "./value-syntax.js";
 import type { ChatGrammarTrigger, ChatParams, ChatRequest } from "./types.js";
 
 interface GrammarResult {
@@ -64,6 +64,7 @@ function grammarOf(built: BuiltParser, state: ReasoningPrefixState, space: Space
   return { grammar: g.grammar, lazy: false, triggers: [] };
 }
 
+
 /**
  * Derives prompt, parser and grammar for one chat request.
  *
@@ -105,7 +106,7 @@ export function generateChatParams(analysis: TemplateAnalysis, template: ChatTem
     ({ prefix, state } = reasoningPrefix(baseGeneration, analysis.reasoning));
     if (continued !== null && continued.state !== "none") state = continued.state;
     const tagged = analysis.tools.format.mode === "TAG_WITH_TAGGED" && req.tools.length > 0;
-    built = buildGenericParser(analysis, req, { pythonTaggedValues: tagged && rendersPythonLiterals(template), jsonContainers: tagged && !rendersPythonContainers(template), deferredGrammar: state === "open" });
+    built = buildGenericParser(analysis, req, { pythonTaggedValues: tagged && rendersPythonLiterals(template), jsonContainers: jsonContainersOf(tagged, template), deferredGrammar: state === "open" });
   }
   if (continued !== null) {
     prefix = continuationPrefix(prefix, continued);

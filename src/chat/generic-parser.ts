@@ -209,7 +209,7 @@ export interface GenericOptions {
   /** Tagged string values may come in a CDATA block (XML-style formats that say so). */
   cdataStrings?: boolean;
   /** Tagged objects and arrays are JSON even where scalars are Python literals (see value-syntax.ts). */
-  jsonContainers?: boolean;
+  jsonContainers?: { objects: boolean; arrays: boolean };
 }
 
 /**
@@ -230,7 +230,7 @@ export function buildGenericParser(a: TemplateAnalysis, req: NormalizedRequest, 
     pythonTaggedValues: a.tools.format.usesPythonDicts || (options.pythonTaggedValues ?? false),
     toolTrigger: !(options.deferredGrammar ?? false) || req.toolChoice === "auto",
     cdataStrings: options.cdataStrings ?? false,
-    jsonContainers: options.jsonContainers ?? false,
+    jsonContainers: options.jsonContainers ?? { objects: false, arrays: false },
   };
   const useTools = req.tools.length > 0 && req.toolChoice !== "none" && a.tools.format.mode !== "NONE";
   let body: PegId;

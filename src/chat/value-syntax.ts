@@ -8,7 +8,7 @@ import type { ChatTemplate } from "../template/index.js";
 /** How a template writes non-string values: Python literals for scalars, and for containers. */
 interface ValueSyntax {
   python: boolean;
-  pythonContainers: boolean;
+  pythonContainers: { objects: boolean; arrays: boolean };
 }
 
 const cache = new WeakMap<ChatTemplate, ValueSyntax>();
@@ -23,22 +23,24 @@ export function rendersPythonLiterals(template: ChatTemplate): boolean {
   return syntaxOf(template).python;
 }
 
+
 /**
- * Whether the template writes objects and arrays as Python literals (`{'k': 'v'}`); false where
- * it writes them as JSON (Qwen3-Coder: `tojson` for mappings, `str()` for scalars), whose
- * schema the grammar can then enforce.
+ * Which containers a tagged template writes as JSON beside Python scalars (none when the format
+ * is not tagged): the grammar copy enforces their schema as JSON.
  *
  * @example
- * rendersPythonContainers(qwen3CoderTemplate); // false: '<parameter=obj>\n{"k": "v"}\n</parameter>'
+ * jsonContainersOf(true, qwen3CoderTemplate); // { objects: true, arrays: true }
  */
-export function rendersPythonContainers(template: ChatTemplate): boolean {
-  return syntaxOf(template).pythonContainers;
+export function jsonContainersOf(tagged: boolean, template: ChatTemplate): { objects: boolean; arrays: boolean } {
+  if (!tagged) return { objects: false, arrays: false };
+  const python = syntaxOf(template).pythonContainers;
+  return { objects: !python.objects, arrays: !python.arrays };
 }
 
 function syntaxOf(template: ChatTemplate): ValueSyntax {
   const hit = cache.get(template);
   if (hit !== undefined) return hit;
-  let syntax: ValueSyntax = { python: false, pythonContainers: false };
+  let syntax: ValueSyntax = { python: false, pythonContainers: { objects: false, arrays: false } };
   try {
     const out = template.render({
       messages: [
@@ -46,7 +48,7 @@ function syntaxOf(template: ChatTemplate): ValueSyntax {
         {
           role: "assistant",
           content: "",
-          tool_calls: [{ id: "call12345", type: "function", function: { name: "probe_fn", arguments: '{"probe_flag": true, "probe_obj": {"probe_key": "probe_value"}}' } }],
+          tool_calls: [{ id: "call12345", type: "function", function: { name: "probe_fn", arguments: '{"probe_flag": true, "probe_obj": {"probe_key": "probe_value"}, "probe_list": ["probe_item"]}' } }],
         },
       ],
       tools: [
@@ -57,17 +59,22 @@ function syntaxOf(template: ChatTemplate): ValueSyntax {
             description: "probe",
             parameters: {
               type: "object",
-              properties: { probe_flag: { type: "boolean", description: "b" }, probe_obj: { type: "object", description: "o", additionalProperties: {} } },
+              properties: {
+                probe_flag: { type: "boolean", description: "b" },
+                probe_obj: { type: "object", description: "o", additionalProperties: {} },
+                probe_list: { type: "array", description: "l", items: {} },
+              },
             },
           },
         },
       ],
       addGenerationPrompt: false,
     });
-    const containers = out.includes("'probe_key'");
-    syntax = { python: /\bTrue\b/.test(out) || containers, pythonContainers: containers };
+    const objects = out.includes("'probe_key'");
+    const arrays = out.includes("'probe_item'");
+    syntax = { python: /\bTrue\b/.test(out) || objects || arrays, pythonContainers: { objects, arrays } };
   } catch {
-    syntax = { python: false, pythonContainers: false };
+    syntax = { python: false, pythonContainers: { objects: false, arrays: false } };
   }
   cache.set(template, syntax);
   return syntax;

@@ -8,7 +8,7 @@ import type { TemplateAnalysis } from "../../analysis/index.js";
 import { buildGenericParser } from "../generic-parser.js";
 import { reasoningPrefix } from "../prompt.js";
 import type { NormalizedRequest } from "../request.js";
-import { rendersPythonContainers } from "../value-syntax.js";
+import { jsonContainersOf } from "../value-syntax.js";
 import type { DedicatedBuild, DedicatedContext, DedicatedHandlerDef } from "./handler.js";
 
 /** The analysis with the call markers the template really writes. */
@@ -26,7 +26,7 @@ function corrected(a: TemplateAnalysis): TemplateAnalysis {
 
 function build(req: NormalizedRequest, { generationPrompt, analysis, template }: DedicatedContext): DedicatedBuild {
   const { prefix, state } = reasoningPrefix(generationPrompt, analysis.reasoning);
-  const built = buildGenericParser(corrected(analysis), req, { pythonTaggedValues: true, jsonContainers: !rendersPythonContainers(template), cdataStrings: true, deferredGrammar: state === "open" });
+  const built = buildGenericParser(corrected(analysis), req, { pythonTaggedValues: true, jsonContainers: jsonContainersOf(true, template), cdataStrings: true, deferredGrammar: state === "open" });
   return {
     built: { ...built, format: "minicpm5" },
     prefix,
