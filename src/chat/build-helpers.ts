@@ -102,11 +102,13 @@ export function core(text: string): string {
 
 /**
  * Whitespace a marker was learned with: the same characters, each optional, then any other
- * whitespace (bounded in the grammar): the same marker written with other whitespace still
- * matches, and the grammar still accepts exactly what the template renders.
+ * whitespace for the parser: the same marker written with other whitespace still matches, and
+ * the grammar accepts exactly what the template renders.
  */
 function flexibleSpace(p: PegArena, run: string): PegId {
-  return p.seq(...[...run].map((ch) => p.optional(p.literal(ch))), p.space());
+  // The grammar writes the learned whitespace only: stop words elsewhere (a trigger, a content
+  // scan) are the marker as learned, so a constrained model must write it that way.
+  return p.lenient(p.seq(learnedSpace(p, run), p.space()), learnedSpace(p, run));
 }
 
 /** Only the whitespace a marker was learned with, each character optional. */
@@ -114,10 +116,15 @@ function learnedSpace(p: PegArena, run: string): PegId {
   return p.seq(...[...run].filter((ch) => WS.test(ch)).map((ch) => p.optional(p.literal(ch))));
 }
 
-/** Whitespace inside a marker: between two words at least one character, elsewhere any. */
+/**
+ * Whitespace inside a marker: for the parser, between two words at least one character,
+ * elsewhere any; the grammar writes it as learned (it is part of the stop words that find the
+ * marker in free text).
+ */
 function innerSpace(p: PegArena, run: string, before: string, after: string): PegId {
   const words = /\w$/.test(before) && /^\w/.test(after);
-  return words ? p.seq(p.chars(" \\t\\r\\n", 1, 1), flexibleSpace(p, run.slice(1))) : flexibleSpace(p, run);
+  const parse = words ? p.seq(p.chars(" \\t\\r\\n", 1, 1), learnedSpace(p, run.slice(1)), p.space()) : p.seq(learnedSpace(p, run), p.space());
+  return p.lenient(parse, p.literal(run));
 }
 
 /**

@@ -202,6 +202,17 @@ export class PegArena {
     return this.add({ type: "schema", item: this.check(item, "schema()"), schema: schema as JsonSchema, name: options.name ?? "schema", raw: options.raw ?? false, ...grammar });
   }
 
+  /**
+   * Parses with `parse`, emits `grammar` in the GBNF: the parser tolerates what the grammar does
+   * not generate (e.g. other whitespace inside a marker).
+   *
+   * @example
+   * p.lenient(p.seq(p.optional(p.literal("\n")), p.space()), p.optional(p.literal("\n")));
+   */
+  lenient(parse: PegId, grammar: PegId): PegId {
+    return this.add({ type: "lenient", parse: this.check(parse, "lenient() parse"), grammar: this.check(grammar, "lenient() grammar") });
+  }
+
   /** A result-tree node named `name` holding the nodes produced inside `item`. */
   tag(name: string, item: PegId): PegId {
     return this.add({ type: "tag", name, item: this.check(item, "tag()") });

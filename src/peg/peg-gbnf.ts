@@ -116,6 +116,8 @@ class Emitter {
         return this.rule(n.name);
       case "json":
         return this.schemas.jt.value();
+      case "lenient":
+        return this.expr(n.grammar);
       case "schema":
         if (n.grammar !== undefined) return this.expr(n.grammar);
         return n.raw ? this.rawSchema(n.item, n.schema, n.name) : ref(this.schemas.convert(n.schema, n.name));
@@ -184,6 +186,8 @@ class Emitter {
       }
       case "repeat":
         return n.min > 0 ? this.leadingLiteral(n.item, seen) : "";
+      case "lenient":
+        return this.leadingLiteral(n.grammar, seen);
       case "rule":
       case "json":
       case "schema":
@@ -221,6 +225,9 @@ function reachableTriggers(arena: PegArena, root: PegId): PegId[] {
       case "sequence":
       case "choice":
         n.items.forEach(visit);
+        return;
+      case "lenient":
+        visit(n.grammar);
         return;
       case "rule":
         if (n.trigger) out.push(id);

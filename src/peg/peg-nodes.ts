@@ -43,6 +43,12 @@ export type PegNode =
   | { readonly type: "tag"; readonly name: string; readonly item: PegId }
   /** A leaf in the result tree holding the text `item` matched. */
   | { readonly type: "capture"; readonly name: string; readonly item: PegId }
+  /**
+   * `parse` when parsing, `grammar` in the GBNF: the parser reads variations (other whitespace) that
+   * the grammar does not let a model write, so a constrained model writes what the parser's other
+   * rules (literal stop words) expect.
+   */
+  | { readonly type: "lenient"; readonly parse: PegId; readonly grammar: PegId }
   /** `item`, but a partial match of it yields no tree nodes. */
   | { readonly type: "atomic"; readonly item: PegId }
   /** `[ \t\r\n]*` */

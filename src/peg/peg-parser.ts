@@ -279,6 +279,8 @@ class Engine {
       case "json":
       case "schema":
         return this.eval(node.item, pos);
+      case "lenient":
+        return this.eval(node.parse, pos);
       case "tag":
       case "capture": {
         const r = this.eval(node.item, pos);
