@@ -99,6 +99,7 @@ function main() {
   if (values.target) args.push("--target", values.target);
   args.push(...positionals);
 
+  /** @type {NodeJS.ProcessEnv} */
   const env = { ...process.env, TOOLWRIGHT_LLAMA_DIR: llamaDir };
   env.CCACHE_BASEDIR ??= ROOT;
   // Outside npm, cmake-js would download Node's headers; use the running Node's own when present.

@@ -98,6 +98,7 @@ if (!existsSync(libPath)) fail(`${libPath} is missing: run \`npm run build:ts\` 
 const { createTestModel, TEST_MODEL_PRESETS } = await import(pathToFileURL(libPath).href);
 
 if (!Object.hasOwn(TEST_MODEL_PRESETS, args.size)) fail(`--size must be ${Object.keys(TEST_MODEL_PRESETS).join(" or ")}, got "${args.size}"`);
+/** @type {string | Record<string, unknown>} */
 let size = args.size;
 const custom = {
   embeddingLength: args.embd,
@@ -111,9 +112,11 @@ const flagOf = { embeddingLength: "embd", layers: "layers", heads: "heads", kvHe
 const overrides = {};
 for (const [key, text] of Object.entries(custom)) if (text !== undefined) overrides[key] = integer(flagOf[key], text);
 if (Object.keys(overrides).length > 0 || args["weight-type"] !== undefined || args.untied) {
-  size = { ...TEST_MODEL_PRESETS[args.size], ...overrides };
-  if (args["weight-type"] !== undefined) size.weightType = args["weight-type"];
-  if (args.untied) size.tieOutput = false;
+  /** @type {Record<string, unknown>} */
+  const chosen = { ...TEST_MODEL_PRESETS[args.size], ...overrides };
+  if (args["weight-type"] !== undefined) chosen.weightType = args["weight-type"];
+  if (args.untied) chosen.tieOutput = false;
+  size = chosen;
 }
 
 const started = performance.now();

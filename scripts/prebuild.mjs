@@ -116,6 +116,8 @@ function run(cmd, args) {
 
 /**
  * Checks a built prebuild; returns `{ ok, facts, problems }`.
+ * @param {string} file
+ * @param {{ variant?: string, buildDir?: string, maxGlibc?: string }} [options]
  * - Linux: `ldd` lists only the C/C++ runtime (and the GPU runtime for GPU variants); the newest
  *   glibc symbol version it needs is reported (and must not exceed `maxGlibc`, e.g. "2.28");
  *   on x86-64, `objdump` finds no AVX-512 register use.

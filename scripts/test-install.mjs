@@ -79,6 +79,7 @@ function pathWithoutBuildTools(binDir) {
 
 /** The environment for the install and the app: no npm_* from a parent `npm run`, no toolwright overrides. */
 function cleanEnv(path) {
+  /** @type {NodeJS.ProcessEnv} */
   const env = {};
   for (const [k, v] of Object.entries(process.env)) {
     if (k.startsWith("npm_") || k.startsWith("TOOLWRIGHT_") || k === "PATH" || k === "Path") continue;

@@ -37,6 +37,7 @@ if (sizes.some((n) => !Number.isInteger(n) || n <= 0) || !Number.isInteger(chunk
   process.exit(2);
 }
 
+/** @type {import("../../src/types.js").ToolDefinition[]} */
 const TOOLS = [
   {
     type: "function",
