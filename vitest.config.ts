@@ -1,12 +1,21 @@
 import { defineConfig } from "vitest/config";
 
+// One project per layer of cost (CONTRIBUTING.md): `npm run test:unit` is the fast inner loop;
+// `npm test` runs them all.
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
     testTimeout: 120_000,
     hookTimeout: 600_000,
     // Native model tests are CPU-heavy; on 2 cores more workers only thrash.
     maxWorkers: 2,
     reporters: ["default", "./test/support/summary-reporter.ts"],
+    projects: [
+      // No addon: templates, analysis, PEG, grammars, chat params and parsers, the oracles.
+      { extends: true, test: { name: "unit", include: ["test/unit/**/*.test.ts"] } },
+      // The addon: loading, tokenizing, generating, grammar engines, CLI, packaging, workers.
+      { extends: true, test: { name: "native", include: ["test/native/**/*.test.ts"] } },
+      // Chat end to end on random-weight models (the sweeps).
+      { extends: true, test: { name: "e2e", include: ["test/e2e/**/*.test.ts"] } },
+    ],
   },
 });

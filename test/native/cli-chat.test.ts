@@ -1,0 +1,157 @@
+/**
+ * `toolwright chat`: the compiled CLI run as a child process on a tiny random-weight model, with
+ * the conversation piped into stdin.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { ensureCompiledLib } from "../helpers/compiled-lib.js";
+import { ensureTestModel, REPO_ROOT } from "../helpers/test-models.js";
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function runCli(args: string[], input: string): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(REPO_ROOT, "lib", "cli", "main.js"), ...args], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, NO_COLOR: "1" },
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(input);
+  });
+}
+
+const WEATHER_TOOLS = [
+  {
+    type: "function",
+    function: {
+      name: "get_weather",
+      description: "Current weather in a city",
+      parameters: { type: "object", properties: { city: { enum: ["Paris", "Oslo"] } }, required: ["city"], additionalProperties: false },
+    },
+  },
+];
+
+describe("toolwright chat", () => {
+  let model: string;
+  let dir: string;
+  beforeAll(async () => {
+    await ensureCompiledLib();
+    model = await ensureTestModel({ vocab: "llama-spm", template: "meta-llama-Llama-3.1-8B-Instruct" });
+    dir = mkdtempSync(join(tmpdir(), "toolwright-chat-"));
+  }, 300_000);
+
+  it("answers a piped message and exits on /exit", async () => {
+    const r = await runCli(["chat", model, "--max-tokens", "16", "--seed", "1"], "hello\n/exit\nnot read\n");
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trim().length).toBeGreaterThan(0);
+    // Not a terminal: plain percentage lines, ending at 100%.
+    expect(r.stderr).toMatch(/loading .*: 100%\n/);
+    expect(r.stderr).not.toContain("\r");
+    // Where the model runs: the CPU here unless the build has a GPU.
+    expect(r.stderr).toMatch(/running on (the CPU|.+: \d+ of \d+ layers)\n/);
+  }, 60_000);
+
+  it("--gpu off runs on the CPU; --gpu with a backend the build lacks exits 1 naming it", async () => {
+    const cpu = await runCli(["chat", model, "--gpu", "off", "--max-tokens", "4"], "hi\n");
+    expect(cpu.code, cpu.stderr).toBe(0);
+    expect(cpu.stderr).toContain("running on the CPU\n");
+    const vulkan = await runCli(["chat", model, "--gpu", "vulkan", "--max-tokens", "4"], "hi\n");
+    if (vulkan.code !== 0) {
+      expect(vulkan.code).toBe(1);
+      expect(vulkan.stderr).toMatch(/"vulkan" was asked for/);
+    }
+  }, 60_000);
+
+  it("keeps the conversation over several turns and quits at end of input", async () => {
+    const r = await runCli(["chat", model, "--max-tokens", "8", "--seed", "2", "--system", "Be brief.", "--no-thinking"], "one\ntwo\n");
+    expect(r.code, r.stderr).toBe(0);
+    // Each answer ends with a newline: two answers, two (or more) lines.
+    expect(r.stdout.split("\n").filter((l) => l !== "").length).toBeGreaterThanOrEqual(2);
+  }, 60_000);
+
+  it("Ctrl-C stops the answer being written, not the program", async () => {
+    const child = spawn(process.execPath, [join(REPO_ROOT, "lib", "cli", "main.js"), "chat", model, "--max-tokens", "1000000"], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, NO_COLOR: "1" },
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    const closed = new Promise<number | null>((resolve) => child.on("close", resolve));
+    child.stdin.write("tell me everything\n");
+    // Interrupt once the answer is streaming, then carry on and quit normally.
+    while (stdout.length === 0) await new Promise((r) => setTimeout(r, 50));
+    child.kill("SIGINT");
+    while (!stderr.includes("[answer stopped]")) await new Promise((r) => setTimeout(r, 50));
+    child.stdin.end("/exit\n");
+    expect(await closed, stderr).toBe(0);
+  }, 60_000);
+
+  it("shows a required tool call as → name(arguments)", async () => {
+    const tools = join(dir, "tools.json");
+    writeFileSync(tools, JSON.stringify(WEATHER_TOOLS));
+    const r = await runCli(["chat", model, "--tools", tools, "--tool-choice", "required", "--max-tokens", "64", "--seed", "1"], "weather in Paris?\n");
+    expect(r.code, r.stderr).toBe(0);
+    const call = r.stdout.split("\n").find((l) => l.startsWith("→ "));
+    expect(call, r.stdout).toBeDefined();
+    expect(call).toMatch(/^→ get_weather\(\{.*\}\)$/);
+  }, 60_000);
+
+  it.each([
+    ["not JSON", "[{", /is not valid JSON/],
+    ["not an array", '{"name": "x"}', /must hold an array of tools/],
+    ["a tool without a function", '[{"type": "function"}]', /tools\[0\]\.function must be an object/],
+  ])("rejects a tools file that is %s (exit 1, file named)", async (_what, text, problem) => {
+    const tools = join(dir, `bad-${Math.random().toString(36).slice(2)}.json`);
+    writeFileSync(tools, text);
+    const r = await runCli(["chat", model, "--tools", tools], "hello\n");
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(tools);
+    expect(r.stderr).toMatch(problem);
+    expect(r.stdout).toBe("");
+  }, 30_000);
+
+  it("reports a missing model file with exit 1", async () => {
+    const missing = join(dir, "no-such-model.gguf");
+    const r = await runCli(["chat", missing], "");
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(missing);
+  }, 30_000);
+
+  it.each([
+    [[]],
+    [["a.gguf", "b.gguf"]],
+    [["m.gguf", "--max-tokens", "0"]],
+    [["m.gguf", "--temperature", "hot"]],
+    [["m.gguf", "--tool-choice", "sometimes"]],
+    [["m.gguf", "--tool-choice", "required"]],
+    [["m.gguf", "--bogus"]],
+    [["m.gguf", "--seed"]],
+    [["m.gguf", "--gpu", "opencl"]],
+    [["m.gguf", "--gpu-layers", "-1"]],
+  ])("usage error %j exits 2", async (args) => {
+    const r = await runCli(["chat", ...args], "");
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("Usage: toolwright chat");
+  }, 30_000);
+
+  it("prints its help, which says tool calls are not executed", async () => {
+    const r = await runCli(["chat", "--help"], "");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("Usage: toolwright chat <model.gguf>");
+    expect(r.stdout).toMatch(/NOT executed/);
+  }, 30_000);
+});

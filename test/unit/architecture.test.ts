@@ -1,0 +1,115 @@
+// The layering of src/: each top-level folder imports only from folders below it, so no import
+// cycle crosses a folder and the runtime knows nothing of chat. The layers, top to bottom:
+//   cli → session → chat → analysis, peg → template, grammar → runtime
+// (src/types.ts, the shared OpenAI shapes, may be imported from anywhere).
+import { readFileSync, readdirSync } from "node:fs";
+import { dirname, join, normalize, relative, sep } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const SRC = join(import.meta.dirname, "../../src");
+
+/** Higher layers may import lower ones, never the other way, nor a peer. */
+const LAYER: Record<string, number> = {
+  cli: 6,
+  session: 5,
+  chat: 4,
+  analysis: 3,
+  peg: 3,
+  template: 2,
+  grammar: 2,
+  runtime: 1,
+};
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : []));
+}
+
+/** The top-level folder of a path inside src/, or null for a file at src/'s root. */
+function folderOf(path: string): string | null {
+  const parts = relative(SRC, path).split(sep);
+  return parts.length > 1 ? parts[0]! : null;
+}
+
+interface Edge {
+  from: string;
+  to: string;
+  file: string;
+}
+
+function crossFolderImports(): Edge[] {
+  const edges: Edge[] = [];
+  for (const file of sourceFiles(SRC)) {
+    const from = folderOf(file);
+    if (from === null) continue;
+    for (const m of readFileSync(file, "utf8").matchAll(/(?:from|import)\s*\(?\s*"(\.{1,2}\/[^"]+)"/g)) {
+      const to = folderOf(normalize(join(dirname(file), m[1]!)));
+      if (to !== null && to !== from) edges.push({ from, to, file: relative(SRC, file) });
+    }
+  }
+  return edges;
+}
+
+describe("public surface", () => {
+  const pkg = JSON.parse(readFileSync(join(SRC, "../package.json"), "utf8")) as { exports: Record<string, unknown> };
+  const exported = new Set(Object.keys(pkg.exports).map((k) => (k === "." ? "toolwright" : `toolwright/${k.slice(2)}`)));
+
+  it("JSDoc examples import only from paths the package exports", () => {
+    const wrong: string[] = [];
+    let seen = 0;
+    for (const file of sourceFiles(SRC)) {
+      for (const m of readFileSync(file, "utf8").matchAll(/^\s*\*\s*import\b.*\bfrom\s+"([^"]+)"/gm)) {
+        seen++;
+        if (!exported.has(m[1]!)) wrong.push(`${relative(SRC, file)}: ${m[1]}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+    expect(seen).toBeGreaterThan(5);
+  });
+
+  it("every subpath export points at a module of src/", () => {
+    for (const [key, target] of Object.entries(pkg.exports)) {
+      if (key === "./package.json") continue;
+      const js = (target as { import: string }).import.replace(/^\.\/lib\//, "").replace(/\.js$/, ".ts");
+      expect(sourceFiles(SRC).map((f) => relative(SRC, f))).toContain(js);
+    }
+  });
+});
+
+describe("layering of src/", () => {
+  const edges = crossFolderImports();
+
+  it("every top-level folder has a layer", () => {
+    const folders = readdirSync(SRC, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+    expect(folders.filter((f) => !(f in LAYER))).toEqual([]);
+  });
+
+  it("imports only point down", () => {
+    const upward = edges.filter((e) => !(LAYER[e.from]! > LAYER[e.to]!)).map((e) => `${e.file} imports ${e.to}/ (${e.from} may not)`);
+    expect(upward).toEqual([]);
+  });
+
+  it("the runtime imports no other folder", () => {
+    expect(edges.filter((e) => e.from === "runtime")).toEqual([]);
+  });
+
+  it("finds the imports it checks", () => {
+    // A check that found nothing would pass vacuously.
+    expect(edges.some((e) => e.from === "session" && e.to === "runtime")).toBe(true);
+    expect(edges.some((e) => e.from === "chat" && e.to === "peg")).toBe(true);
+  });
+});
+
+describe("test projects", () => {
+  const TEST = join(import.meta.dirname, "..");
+
+  it("unit tests never load the addon (they run without a build)", () => {
+    const loads = /\b(loadModel|loadNative|ensureTestModel|runGrammarTool)\b/;
+    const offenders = readdirSync(join(TEST, "unit")).filter((f) => f.endsWith(".test.ts") && f !== "architecture.test.ts" && loads.test(readFileSync(join(TEST, "unit", f), "utf8")));
+    expect(offenders).toEqual([]);
+  });
+
+  it("every test file belongs to a project folder", () => {
+    const stray = readdirSync(TEST).filter((f) => f.endsWith(".test.ts"));
+    expect(stray).toEqual([]);
+  });
+});

@@ -1,0 +1,203 @@
+// Output that does not follow the format (truncated, unknown tool, broken JSON, text where a
+// call was required, trailing text) never throws: what was recognised is kept (calls closed,
+// arguments completed to valid JSON) and the text the parser could not place becomes content.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { analyzeTemplate } from "../../src/analysis/index.js";
+import { ChatStreamParser, accumulateDeltas, generateChatParams, parseChatOutput, type ChatParams, type ChatRequest } from "../../src/chat/index.js";
+import { ChatTemplate } from "../../src/template/index.js";
+import type { AssistantMessage } from "../../src/types.js";
+import { TEMPLATES_DIR } from "../helpers/analysis-oracle.js";
+import { SCENARIOS, TOOLS, USER, extraContext, generatedPart, toolTemplates } from "../helpers/chat-roundtrip.js";
+
+const cache = new Map<string, ChatParams>();
+function params(name: string, extra: Partial<ChatRequest> = {}): ChatParams {
+  const key = name + JSON.stringify(extra);
+  let p = cache.get(key);
+  if (!p) {
+    const source = readFileSync(join(TEMPLATES_DIR, name), "utf8");
+    const template = new ChatTemplate(source);
+    p = generateChatParams(analyzeTemplate(source, { template }), template, { messages: [USER], tools: TOOLS, ...extra });
+    cache.set(key, p);
+  }
+  return p;
+}
+
+const QWEN = "Qwen-Qwen3-0.6B.jinja";
+const CODER = "Qwen3-Coder.jinja";
+const MISTRAL = "Mistral-Small-3.2-24B-Instruct-2506.jinja";
+const LLAMA = "meta-llama-Llama-3.1-8B-Instruct.jinja";
+const GPT_OSS = "openai-gpt-oss-120b.jinja";
+
+const call = (name: string, args: unknown, id = "id0") => ({ id, type: "function" as const, function: { name, arguments: JSON.stringify(args) } });
+
+interface Case {
+  name: string;
+  template: string;
+  request?: Partial<ChatRequest>;
+  output: string;
+  expected: AssistantMessage;
+}
+
+const CASES: Case[] = [
+  {
+    name: "truncated inside a JSON string argument",
+    template: QWEN,
+    output: '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Par',
+    expected: { role: "assistant", content: null, tool_calls: [call("get_weather", { city: "Par" })] },
+  },
+  {
+    name: "truncated inside an escape sequence",
+    template: QWEN,
+    output: '<tool_call>\n{"name": "get_weather", "arguments": {"city": "a\\',
+    expected: { role: "assistant", content: null, tool_calls: [call("get_weather", { city: "a" })] },
+  },
+  {
+    name: "truncated after the function name",
+    template: QWEN,
+    output: '<tool_call>\n{"name": "get_weather"',
+    expected: { role: "assistant", content: null, tool_calls: [call("get_weather", {})] },
+  },
+  {
+    name: "truncated inside a number, after reasoning",
+    template: QWEN,
+    output: '<think>\nok\n</think>\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "X", "days": 1',
+    expected: { role: "assistant", content: null, reasoning_content: "ok", tool_calls: [call("get_weather", { city: "X", days: 1 })] },
+  },
+  {
+    name: "truncated inside the function name: the text stays content",
+    template: QWEN,
+    output: 'Let me see. <tool_call>\n{"name": "get_wea',
+    expected: { role: "assistant", content: 'Let me see. <tool_call>\n{"name": "get_wea' },
+  },
+  {
+    name: "truncated inside the call marker",
+    template: QWEN,
+    output: "Let me see. <tool_ca",
+    expected: { role: "assistant", content: "Let me see. <tool_ca" },
+  },
+  {
+    name: "reasoning never closed",
+    template: QWEN,
+    output: "<think>\nStill thinking about",
+    expected: { role: "assistant", content: "", reasoning_content: "Still thinking about" },
+  },
+  {
+    name: "unknown tool name: all content",
+    template: QWEN,
+    output: 'Hi <tool_call>\n{"name": "nope", "arguments": {}}\n</tool_call>',
+    expected: { role: "assistant", content: 'Hi <tool_call>\n{"name": "nope", "arguments": {}}\n</tool_call>' },
+  },
+  {
+    name: "broken JSON: the call is kept with completed arguments, the rest is content",
+    template: QWEN,
+    output: '<tool_call>\n{"name": "get_weather", "arguments": {"city": Paris}}\n</tool_call>',
+    expected: { role: "assistant", content: "Paris}}\n</tool_call>", tool_calls: [call("get_weather", { city: null })] },
+  },
+  {
+    name: "text after the calls becomes content",
+    template: QWEN,
+    output: '<tool_call>\n{"name": "get_weather", "arguments": {"city": "X"}}\n</tool_call>\nDone, anything else?',
+    expected: { role: "assistant", content: "Done, anything else?", tool_calls: [call("get_weather", { city: "X" })] },
+  },
+  {
+    name: "Python-literal arguments are converted to JSON",
+    template: QWEN,
+    output: "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {'city': 'Paris', 'days': None}}\n</tool_call>",
+    expected: { role: "assistant", content: null, tool_calls: [call("get_weather", { city: "Paris", days: null })] },
+  },
+  {
+    name: "tool_choice required but the model answered in text",
+    template: QWEN,
+    request: { toolChoice: "required" },
+    output: "I cannot call tools.",
+    expected: { role: "assistant", content: "I cannot call tools." },
+  },
+  {
+    name: "tagged: truncated inside a string value",
+    template: CODER,
+    output: "<tool_call>\n<function=get_weather>\n<parameter=city>\nPar",
+    expected: { role: "assistant", content: null, tool_calls: [call("get_weather", { city: "Par" })] },
+  },
+  {
+    name: "tagged: truncated inside a JSON value",
+    template: CODER,
+    output: "<tool_call>\n<function=get_weather>\n<parameter=city>\nX\n</parameter>\n<parameter=days>\n1",
+    expected: { role: "assistant", content: null, tool_calls: [call("get_weather", { city: "X", days: 1 })] },
+  },
+  {
+    name: "tagged: unknown argument name ends the call",
+    template: CODER,
+    output: "<tool_call>\n<function=get_weather>\n<parameter=town>\nParis\n</parameter>\n</function>\n</tool_call>",
+    expected: { role: "assistant", content: "<parameter=town>\nParis\n</parameter>\n</function>\n</tool_call>", tool_calls: [call("get_weather", {})] },
+  },
+  {
+    name: "call id read from the output, truncated arguments",
+    template: MISTRAL,
+    output: '[TOOL_CALLS]get_weather[CALL_ID]abc123XYZ[ARGS]{"city": "Pa',
+    expected: { role: "assistant", content: null, tool_calls: [call("get_weather", { city: "Pa" }, "abc123XYZ")] },
+  },
+  {
+    name: "call id left out by the model: generated",
+    template: MISTRAL,
+    output: '[TOOL_CALLS]get_weather[ARGS]{"city": "Paris"}',
+    expected: { role: "assistant", content: null, tool_calls: [call("get_weather", { city: "Paris" })] },
+  },
+  {
+    name: "markerless JSON calls: JSON in plain text stays content",
+    template: LLAMA,
+    output: 'Use {"foo": 1} as config.',
+    expected: { role: "assistant", content: 'Use {"foo": 1} as config.' },
+  },
+  {
+    name: "markerless JSON calls: truncated call",
+    template: LLAMA,
+    output: '{"name": "get_weather", "parameters": {"city": "Pa',
+    expected: { role: "assistant", content: null, tool_calls: [call("get_weather", { city: "Pa" })] },
+  },
+  {
+    name: "GPT-OSS: truncated call after reasoning",
+    template: GPT_OSS,
+    output: '<|channel|>analysis<|message|>thinking<|end|><|start|>assistant to=functions.get_weather<|channel|>commentary json<|message|>{"city": "Pa',
+    expected: { role: "assistant", content: null, reasoning_content: "thinking", tool_calls: [call("get_weather", { city: "Pa" })] },
+  },
+  {
+    name: "GPT-OSS: analysis channel never closed",
+    template: GPT_OSS,
+    output: "<|channel|>analysis<|message|>thinking hard",
+    expected: { role: "assistant", content: "", reasoning_content: "thinking hard" },
+  },
+  { name: "empty output", template: QWEN, output: "", expected: { role: "assistant", content: "" } },
+];
+
+describe("non-conforming output", () => {
+  it.each(CASES)("$name", ({ template, request, output, expected }) => {
+    const p = params(template, request);
+    const ids = { generateCallId: (i: number) => `id${i}` };
+    expect(parseChatOutput(p, output, ids)).toEqual(expected);
+    // Streamed one character at a time: the same message, and the deltas add up to it.
+    const s = new ChatStreamParser(p, ids);
+    const deltas = [...output].flatMap((c) => s.feed(c));
+    deltas.push(...s.finish());
+    expect(s.message()).toEqual(expected);
+    expect(accumulateDeltas(deltas)).toEqual(expected);
+  });
+});
+
+describe("every prefix of every rendered output parses without throwing, with JSON arguments", () => {
+  const picked = ["Qwen-Qwen3-0.6B.jinja", "Qwen3-Coder.jinja", "GLM-4.6.jinja", "mistralai-Mistral-Nemo-Instruct-2407.jinja", "openai-gpt-oss-120b.jinja", "google-gemma-4-31B-it.jinja", "deepseek-ai-DeepSeek-V3.1.jinja"];
+  const templates = toolTemplates().filter((t) => picked.includes(t.name));
+  it.each(templates.map((t) => ({ label: t.name, t })))("$label", ({ t }) => {
+    for (const s of SCENARIOS) {
+      if (s.parallel && !t.template.caps.supportsParallelToolCalls) continue;
+      const p = generateChatParams(t.analysis, t.template, { messages: [USER], tools: TOOLS, enableThinking: s.enableThinking, extraContext: extraContext(t, s) });
+      const g = generatedPart(t, s, p);
+      if ("error" in g) continue;
+      for (let n = 0; n <= g.output.length; n += 3) {
+        const msg = parseChatOutput(p, g.output.slice(0, n));
+        for (const c of msg.tool_calls ?? []) expect(() => JSON.parse(c.function.arguments), `${s.name} at ${n}: ${c.function.arguments}`).not.toThrow();
+      }
+    }
+  });
+});

@@ -1,0 +1,69 @@
+// Round trip on every template that renders tool calls: render an assistant turn through the
+// template, take what the model would have generated (see generatedPart), parse it with the
+// parser generated for that template, and expect the same message back (texts trimmed,
+// arguments compared as parsed JSON, ids where the format carries them).
+import { describe, expect, it } from "vitest";
+import { generateChatParams, parseChatOutput } from "../../src/chat/index.js";
+import {
+  KNOWN_FAILURES,
+  NULL_NOT_EXPRESSIBLE,
+  SCENARIOS,
+  TOOLS,
+  USER,
+  extraContext,
+  generatedPart,
+  messageDifferences,
+  scenarioFor,
+  toolTemplates,
+  type Scenario,
+  type TemplateCase,
+} from "../helpers/chat-roundtrip.js";
+
+const templates = toolTemplates();
+
+function roundTrip(t: TemplateCase, s: Scenario): { output: string; problems: string[] } {
+  const params = generateChatParams(t.analysis, t.template, { messages: [USER], tools: TOOLS, enableThinking: s.enableThinking, extraContext: extraContext(t, s) });
+  const g = generatedPart(t, s, params);
+  if ("error" in g) throw new Error(`the template cannot render the scenario: ${g.error}`);
+  const got = parseChatOutput(params, g.output, { generateCallId: (i) => `generated${i}` });
+  return { output: g.output, problems: messageDifferences(s.message, got, g.output) };
+}
+
+// Templates that cannot express null get the scenario's arguments without null members.
+const cases = templates.flatMap((t) =>
+  SCENARIOS.filter((s) => !s.parallel || t.template.caps.supportsParallelToolCalls).map((s) => ({ label: `${t.name} | ${s.name}`, t, s: scenarioFor(t, s) })),
+);
+
+describe("round trip through every tool-calling template", () => {
+  it("covers every template whose caps say it renders tool calls", () => {
+    // 62, as in llama.cpp's caps (test/fixtures/analysis-oracle.json).
+    expect(templates.length).toBe(62);
+  });
+
+  it.each(cases.filter((c) => !KNOWN_FAILURES[c.t.name]?.scenarios.includes(c.s.name)))("$label", ({ t, s }) => {
+    const { output, problems } = roundTrip(t, s);
+    expect(problems, `output: ${JSON.stringify(output)}`).toEqual([]);
+  });
+});
+
+describe("no known failures, and every null exemption is real", () => {
+  it("no round trip is excused", () => {
+    expect(KNOWN_FAILURES).toEqual({});
+    expect(cases).toHaveLength(templates.filter((t) => t.template.caps.supportsParallelToolCalls).length * SCENARIOS.length + templates.filter((t) => !t.template.caps.supportsParallelToolCalls).length * (SCENARIOS.length - 1));
+  });
+
+  // An exemption must not hide a parser bug: the template itself must leave the null out.
+  it.each(Object.keys(NULL_NOT_EXPRESSIBLE))("%s renders no trace of a null member", (name) => {
+    const t = templates.find((x) => x.name === name)!;
+    const message = { role: "assistant" as const, content: "", tool_calls: [{ id: "c1", type: "function" as const, function: { name: "record", arguments: JSON.stringify({ text: "a", meta: { kept: 1, gone: null } }) } }] };
+    const rendered = t.template.render({ messages: [USER, message], tools: TOOLS, addGenerationPrompt: false });
+    expect(rendered).toContain("kept");
+    expect(rendered).not.toContain("gone");
+  });
+
+  it("every other template keeps null arguments in the round trip", () => {
+    const every = SCENARIOS.find((s) => s.name === "arguments of every type")!;
+    expect(every.message.tool_calls![0]!.function.arguments).toContain("null");
+    for (const t of templates.filter((x) => !(x.name in NULL_NOT_EXPRESSIBLE))) expect(scenarioFor(t, every)).toBe(every);
+  });
+});

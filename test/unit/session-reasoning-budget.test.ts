@@ -1,0 +1,48 @@
+// The reasoning budget's state machine, without a model: the output is fed token by token.
+import { describe, expect, it } from "vitest";
+import { ReasoningBudget, type ReasoningMarkers } from "../../src/session/reasoning-budget.js";
+
+const FORCED: ReasoningMarkers = { opener: null, end: "</think>", forcedOpen: true };
+const OPENED: ReasoningMarkers = { opener: "<think>", end: "</think>", forcedOpen: false };
+
+/** Feeds `tokens`; returns the index of the token that used up the budget (or -1) and the final state. */
+function run(budget: number | undefined, markers: ReasoningMarkers, tokens: string[]) {
+  const b = new ReasoningBudget(budget, markers);
+  let text = "";
+  let exhaustedAt = -1;
+  tokens.forEach((t, i) => {
+    const before = text;
+    text += t;
+    if (b.step(before, text)) exhaustedAt = i;
+  });
+  return { exhaustedAt, state: b.state, spent: b.spent };
+}
+
+const CASES = [
+  { label: "forced open: runs out on the budget's last token", budget: 3, markers: FORCED, tokens: ["a", "b", "c", "d"], want: { exhaustedAt: 2, state: "exhausted", spent: 3 } },
+  { label: "forced open: closed in time", budget: 5, markers: FORCED, tokens: ["a", "</think>", "x", "y", "z", "w"], want: { exhaustedAt: -1, state: "done", spent: 1 } },
+  { label: "model-opened: counting starts after the opener", budget: 2, markers: OPENED, tokens: ["<th", "ink>", "a", "b", "c"], want: { exhaustedAt: 3, state: "exhausted", spent: 2 } },
+  { label: "model-opened: an answer without reasoning settles at once", budget: 1, markers: OPENED, tokens: ["Hello", " there", "<think>"], want: { exhaustedAt: -1, state: "done", spent: 0 } },
+  { label: "leading whitespace before the opener is fine", budget: 1, markers: OPENED, tokens: ["\n", "<think>", "a", "b"], want: { exhaustedAt: 2, state: "exhausted", spent: 1 } },
+  { label: "no budget: never runs out", budget: undefined, markers: FORCED, tokens: ["a", "b", "c"], want: { exhaustedAt: -1, state: "done", spent: 0 } },
+  { label: "no end marker: no budget applies", budget: 1, markers: { opener: "<think>", end: null, forcedOpen: false }, tokens: ["<think>", "a"], want: { exhaustedAt: -1, state: "done", spent: 0 } },
+  { label: "no opener and not forced: no budget applies", budget: 1, markers: { opener: null, end: "</think>", forcedOpen: false }, tokens: ["a", "b"], want: { exhaustedAt: -1, state: "done", spent: 0 } },
+] as const;
+
+describe("ReasoningBudget", () => {
+  it.each(CASES)("$label", ({ budget, markers, tokens, want }) => {
+    expect(run(budget, markers, [...tokens])).toEqual(want);
+  });
+
+  it("does nothing after it ran out", () => {
+    const b = new ReasoningBudget(1, FORCED);
+    expect(b.step("", "a")).toBe(true);
+    expect(b.step("a", "ab")).toBe(false);
+    expect(b.spent).toBe(1);
+  });
+
+  it("reports the budget only where it applies", () => {
+    expect(new ReasoningBudget(4, FORCED).budget).toBe(4);
+    expect(new ReasoningBudget(4, { opener: null, end: null, forcedOpen: true }).budget).toBeUndefined();
+  });
+});
