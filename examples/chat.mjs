@@ -48,7 +48,7 @@ const stream = model.streamChat({
 for await (const chunk of stream) {
   const { delta, finish_reason } = chunk.choices[0];
   if (delta.content) process.stdout.write(delta.content);
-  for (const call of delta.tool_calls ?? []) process.stdout.write(call.function.name ? `\n[call ${call.function.name}] ${call.function.arguments ?? ""}` : call.function.arguments ?? "");
+  for (const call of delta.tool_calls ?? []) process.stdout.write(call.function.name ? `\n[call ${call.function.name}] ${call.function.arguments ?? ""}` : (call.function.arguments ?? ""));
   if (finish_reason) console.log(`\n-- step ${chunk.step} finished: ${finish_reason}`);
   if (chunk.toolMessages) console.log(chunk.toolMessages.map((m) => `[result] ${m.content}`).join("\n"));
 }

@@ -119,10 +119,7 @@ export function fetchLlama() {
   run("git", ["-C", tmpClone, "-c", "advice.detachedHead=false", "checkout", "--quiet", pin.commit]);
   const head = run("git", ["-C", tmpClone, "rev-parse", "HEAD"]).trim();
   if (head !== pin.commit) fail(`cloned commit ${head} is not the pinned ${pin.commit}`);
-  fs.writeFileSync(
-    path.join(tmpClone, ".toolwright-source.json"),
-    JSON.stringify({ package: pin.package, version: pin.version, commit: head }, null, 2),
-  );
+  fs.writeFileSync(path.join(tmpClone, ".toolwright-source.json"), JSON.stringify({ package: pin.package, version: pin.version, commit: head }, null, 2));
   fs.rmSync(depsDir, { recursive: true, force: true });
   fs.renameSync(tmpClone, depsDir);
   log(`llama.cpp ${head.slice(0, 12)} ready in deps/llama.cpp`);

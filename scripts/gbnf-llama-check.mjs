@@ -34,7 +34,9 @@ if (!existsSync(bin)) {
 }
 
 const { parseCoverageCase, jsonSchemaToGbnf, compileGbnf, GbnfMatcher } = await import(pathToFileURL(join(lib, "grammar/index.js")).href);
-let files = readdirSync(dir).filter((f) => f.endsWith(".json")).sort();
+let files = readdirSync(dir)
+  .filter((f) => f.endsWith(".json"))
+  .sort();
 if (sample > 0) files = files.filter((_, i) => i % Math.max(1, Math.floor(files.length / sample)) === 0);
 
 const chunks = [];
@@ -68,7 +70,7 @@ let instances = 0;
 lines.forEach((line, i) => {
   const e = expected[i];
   if (!("ours" in e)) {
-    if (line !== "G ok") (rejected++, console.log(`llama.cpp rejects the grammar of ${e.f}`));
+    if (line !== "G ok") rejected++, console.log(`llama.cpp rejects the grammar of ${e.f}`);
     return;
   }
   if (line === "I skip") return;

@@ -63,7 +63,9 @@ function loadablePrebuild(gpu) {
   for (const folder of folders) {
     const dir = join(prebuilds, folder);
     if (!existsSync(dir)) continue;
-    for (const file of readdirSync(dir).filter((f) => f.endsWith(".node")).sort()) {
+    for (const file of readdirSync(dir)
+      .filter((f) => f.endsWith(".node"))
+      .sort()) {
       const path = join(dir, file);
       try {
         require(path);

@@ -86,9 +86,7 @@ if (!existsSync(vocabPath)) {
 
 let chatTemplate;
 if (args.template !== undefined) {
-  const file = looksLikePath(args.template)
-    ? resolve(args.template)
-    : join(MODELS_DIR, "templates", args.template.endsWith(".jinja") ? args.template : `${args.template}.jinja`);
+  const file = looksLikePath(args.template) ? resolve(args.template) : join(MODELS_DIR, "templates", args.template.endsWith(".jinja") ? args.template : `${args.template}.jinja`);
   if (!existsSync(file) || !statSync(file).isFile()) fail(`chat template not found: ${file}`);
   chatTemplate = readFileSync(file, "utf8");
 }

@@ -235,10 +235,7 @@ function buildWithPrebuildify({ variant, buildDir, stage, cudaArchs }) {
   if (process.platform === "win32") nodeGyp = `"${process.execPath}" "${SELF}"`;
   else chmodSync(SELF, 0o755);
   return new Promise((resolvePromise, reject) => {
-    prebuildify(
-      { cwd: stage, out: stage, name: "toolwright", napi: true, strip: true, nodeGyp, targets: [] },
-      (err) => (err ? reject(err) : resolvePromise()),
-    );
+    prebuildify({ cwd: stage, out: stage, name: "toolwright", napi: true, strip: true, nodeGyp, targets: [] }, (err) => (err ? reject(err) : resolvePromise()));
   });
 }
 
@@ -254,9 +251,7 @@ async function main() {
     },
   });
   if (values.help) {
-    process.stdout.write(
-      "Usage: node scripts/prebuild.mjs [--variant cpu|metal|cuda|vulkan] [--build-dir DIR] [--cuda-archs LIST] [--max-glibc 2.28] [--check-only]\n",
-    );
+    process.stdout.write("Usage: node scripts/prebuild.mjs [--variant cpu|metal|cuda|vulkan] [--build-dir DIR] [--cuda-archs LIST] [--max-glibc 2.28] [--check-only]\n");
     return;
   }
   const variant = values.variant;
@@ -269,9 +264,7 @@ async function main() {
 
   if (!values["check-only"]) {
     const started = Date.now();
-    await buildWithPrebuildify({ variant, buildDir, stage, cudaArchs: values["cuda-archs"] }).catch((e) =>
-      fail(`prebuildify failed: ${e.message}`),
-    );
+    await buildWithPrebuildify({ variant, buildDir, stage, cudaArchs: values["cuda-archs"] }).catch((e) => fail(`prebuildify failed: ${e.message}`));
     const built = join(stage, "prebuilds", `${process.platform}-${process.arch}`, "toolwright.node");
     if (!existsSync(built)) fail(`prebuildify finished but ${built} is missing`);
     mkdirSync(dirname(target), { recursive: true });

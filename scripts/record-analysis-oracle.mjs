@@ -23,7 +23,9 @@ if (!existsSync(oracle)) {
 const source = JSON.parse(readFileSync(join(root, "llama-source.json"), "utf8"));
 
 const templates = {};
-const names = readdirSync(templatesDir).filter((f) => f.endsWith(".jinja")).sort();
+const names = readdirSync(templatesDir)
+  .filter((f) => f.endsWith(".jinja"))
+  .sort();
 for (const name of names) {
   // One process per template: a crash in llama.cpp on one template must not lose the others.
   let line;
@@ -38,9 +40,7 @@ for (const name of names) {
   delete record.file;
   templates[name] = record;
   const a = record.analysis;
-  console.log(
-    `${name}: ${record.error ?? `${a.reasoning.mode} / ${a.content.mode} / ${a.tools.format.mode}`}${record.specialized ? " (dedicated)" : ""}`,
-  );
+  console.log(`${name}: ${record.error ?? `${a.reasoning.mode} / ${a.content.mode} / ${a.tools.format.mode}`}${record.specialized ? " (dedicated)" : ""}`);
 }
 
 const table = {

@@ -23,9 +23,7 @@ const list = opt("--list", null);
 const lib = resolve(opt("--lib", join(root, "lib")));
 const options = args.includes("--any-order") ? { propertyOrder: "any" } : {};
 
-const { parseCoverageCase, checkCoverageCase, summarizeCoverage } = await import(
-  pathToFileURL(join(lib, "grammar/schema/coverage.js")).href
-);
+const { parseCoverageCase, checkCoverageCase, summarizeCoverage } = await import(pathToFileURL(join(lib, "grammar/schema/coverage.js")).href);
 
 let files = readdirSync(dir)
   .filter((f) => f.endsWith(".json"))

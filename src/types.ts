@@ -74,7 +74,4 @@ export interface ToolDefinition {
 export type ToolChoice = "auto" | "required" | "none" | { type: "function"; function: { name: string } };
 
 /** OpenAI's `response_format`. */
-export type ResponseFormat =
-  | { type: "text" }
-  | { type: "json_object"; schema?: JsonSchema }
-  | { type: "json_schema"; json_schema: { name?: string; schema: JsonSchema; strict?: boolean } };
+export type ResponseFormat = { type: "text" } | { type: "json_object"; schema?: JsonSchema } | { type: "json_schema"; json_schema: { name?: string; schema: JsonSchema; strict?: boolean } };

@@ -32,7 +32,9 @@ if (!Number.isInteger(rounds) || rounds < 1) {
 }
 
 const { analyzeTemplate } = await import(libEntry.href);
-const names = readdirSync(templatesDir).filter((f) => f.endsWith(".jinja")).sort();
+const names = readdirSync(templatesDir)
+  .filter((f) => f.endsWith(".jinja"))
+  .sort();
 const sources = new Map(names.map((n) => [n, readFileSync(templatesDir + n, "utf8")]));
 
 // JIT warm-up on a few templates (not measured): the figures are per template, not per process.

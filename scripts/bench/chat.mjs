@@ -125,7 +125,11 @@ async function measurePair(extra, engine) {
 }
 
 console.log(`model ${modelPath} (${model.vocabSize} tokens), template ${opt.template}, maxTokens ${maxTokens}, reps ${reps} (alternating with grammar off), threads ${opt.threads}`);
-console.log(`grammar engines: ${engines.join(", ")}; load average at start: ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
+console.log(
+  `grammar engines: ${engines.join(", ")}; load average at start: ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(" ")}`,
+);
 const widths = [8, 10, 12, 9, 12, 7, 6, 10, 11];
 const print = (r) => console.log(r.map((cell, c) => cell.padStart(widths[c])).join("  "));
 print(["mode", "engine", "off TTFT ms", "TTFT ms", "off tok/s", "tok/s", "tokens", "TTFT ratio", "tok/s ratio"]);
@@ -134,9 +138,23 @@ for (const mode of opt.modes.split(",")) {
   for (const engine of engines) {
     const { plain: off, mode: m } = await measurePair(MODES[mode], engine);
     // Rows print as they are measured: a slow grammar mode still shows the rest.
-    print([mode, engine, off.ttft.toFixed(1), m.ttft.toFixed(1), off.tps.toFixed(1), m.tps.toFixed(1), String(m.tokens), (m.ttft / off.ttft).toFixed(2), off.tps > 0 ? (m.tps / off.tps).toFixed(2) : "-"]);
+    print([
+      mode,
+      engine,
+      off.ttft.toFixed(1),
+      m.ttft.toFixed(1),
+      off.tps.toFixed(1),
+      m.tps.toFixed(1),
+      String(m.tokens),
+      (m.ttft / off.ttft).toFixed(2),
+      off.tps > 0 ? (m.tps / off.tps).toFixed(2) : "-",
+    ]);
   }
 }
 console.log("ratio = with grammar / grammar off (tok/s: 1.00 = the grammar costs nothing; goal ≥ 0.95 for toolwright)");
-console.log(`load average at end: ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
+console.log(
+  `load average at end: ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(" ")}`,
+);
 model.dispose();

@@ -58,7 +58,10 @@ function parseArgs(argv) {
 // Python's json.dumps(data, ensure_ascii=False): ", " and ": " separators.
 function pyJson(v) {
   if (Array.isArray(v)) return `[${v.map(pyJson).join(", ")}]`;
-  if (v !== null && typeof v === "object") return `{${Object.entries(v).map(([k, x]) => `${JSON.stringify(k)}: ${pyJson(x)}`).join(", ")}}`;
+  if (v !== null && typeof v === "object")
+    return `{${Object.entries(v)
+      .map(([k, x]) => `${JSON.stringify(k)}: ${pyJson(x)}`)
+      .join(", ")}}`;
   return JSON.stringify(v);
 }
 
@@ -155,10 +158,20 @@ function printTable(label, r, source, count) {
   const row = (name, m, c) => [name, String(m.n), fmt(m.mean), fmt(m.p50), fmt(m.p99), fmt(m.max), fmt(c.p50), fmt(c.p99), fmt(c.max)];
   const rows = [head, row("toolwright", r.ours.mask_us, r.ours.compile_us)];
   if (r.llama) {
-    const o = r.ours, l = r.llama;
+    const o = r.ours,
+      l = r.llama;
     rows.push(row("llama.cpp", l.mask_us, l.compile_us));
-    rows.push(["llama.cpp / toolwright", "", ratio(l.mask_us.mean, o.mask_us.mean), ratio(l.mask_us.p50, o.mask_us.p50), ratio(l.mask_us.p99, o.mask_us.p99),
-      ratio(l.mask_us.max, o.mask_us.max), ratio(l.compile_us.p50, o.compile_us.p50), ratio(l.compile_us.p99, o.compile_us.p99), ratio(l.compile_us.max, o.compile_us.max)]);
+    rows.push([
+      "llama.cpp / toolwright",
+      "",
+      ratio(l.mask_us.mean, o.mask_us.mean),
+      ratio(l.mask_us.p50, o.mask_us.p50),
+      ratio(l.mask_us.p99, o.mask_us.p99),
+      ratio(l.mask_us.max, o.mask_us.max),
+      ratio(l.compile_us.p50, o.compile_us.p50),
+      ratio(l.compile_us.p99, o.compile_us.p99),
+      ratio(l.compile_us.max, o.compile_us.max),
+    ]);
   }
   const widths = head.map((_, i) => Math.max(...rows.map((x) => x[i].length)));
   for (const x of rows) console.log(x.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  "));
@@ -173,8 +186,10 @@ function printTable(label, r, source, count) {
     `compile p99 ≤ ${TARGETS.compileP99Us / 1000} ms: ${fmt(r.ours.compile_us.p99 / 1000)} ms ${verdict(r.ours.compile_us.p99 <= TARGETS.compileP99Us)}`,
   ];
   console.log(`\ntargets: ${checks.join("; ")}`);
-  console.log(`masks differing from llama.cpp: ${r.llama ? r.mismatched_masks : "not checked"}; texts rejected: ${r.rejected_texts}; ` +
-    `accept mean ${fmt(r.ours.accept_us.mean)} µs; vocabulary preprocessing ${r.vocab_build_ms.toFixed(0)} ms (once per model)`);
+  console.log(
+    `masks differing from llama.cpp: ${r.llama ? r.mismatched_masks : "not checked"}; texts rejected: ${r.rejected_texts}; ` +
+      `accept mean ${fmt(r.ours.accept_us.mean)} µs; vocabulary preprocessing ${r.vocab_build_ms.toFixed(0)} ms (once per model)`,
+  );
   const slow = (r.ours.slowest ?? []).slice(0, 3).map((s) => `${fmt(s.us)} µs at step ${s.step} of ${basename(s.grammar, ".gbnf")}`);
   if (slow.length) console.log(`slowest toolwright masks: ${slow.join("; ")}`);
 }

@@ -127,14 +127,29 @@ async function runDriver(model, sampling, driverReps = reps) {
     return { error: `${DRIVER} not built: flock /tmp/toolwright-build.lock cmake --build build --target toolwright-llama-loop -j 2` };
   }
   const args = [
-    "--model", model.path, "--prompt-tokens", String(promptTokens), "--n-gen", String(nGen), "--threads", String(threads),
-    "--batch", String(batch), "--reps", String(driverReps), "--print-text", ...SAMPLING[sampling].driverArgs,
+    "--model",
+    model.path,
+    "--prompt-tokens",
+    String(promptTokens),
+    "--n-gen",
+    String(nGen),
+    "--threads",
+    String(threads),
+    "--batch",
+    String(batch),
+    "--reps",
+    String(driverReps),
+    "--print-text",
+    ...SAMPLING[sampling].driverArgs,
   ];
   try {
     const { stdout } = await promisify(execFile)(DRIVER, args, { maxBuffer: 64 << 20 });
     return JSON.parse(stdout.trim().split("\n").pop());
   } catch (e) {
-    const last = String(e.stdout ?? "").trim().split("\n").pop();
+    const last = String(e.stdout ?? "")
+      .trim()
+      .split("\n")
+      .pop();
     try {
       return JSON.parse(last);
     } catch {

@@ -44,10 +44,7 @@ function dropIdFromNamePrefix(out: ToolsAnalysis): void {
 
 /** Runs T7. */
 export function extractCallIdMarkers(renderer: VariantRenderer, out: ToolsAnalysis): void {
-  const cmp = renderer.compare(
-    { messages: [USER_TURN, assistantWithCalls([FIRST_CALL])], tools: PROBE_TOOLS },
-    { messages: [USER_TURN, assistantWithCalls([FIRST_CALL_OTHER_ID])] },
-  );
+  const cmp = renderer.compare({ messages: [USER_TURN, assistantWithCalls([FIRST_CALL])], tools: PROBE_TOOLS }, { messages: [USER_TURN, assistantWithCalls([FIRST_CALL_OTHER_ID])] });
   if (!cmp) return;
   const { diff } = cmp;
   if (diff.left === "" && diff.right === "") return;

@@ -20,6 +20,7 @@ const RULES: readonly DedicatedRule[] = [
   { handler: "ministral-3", matches: (s) => has(s, "[SYSTEM_PROMPT]", "[TOOL_CALLS]", "[ARGS]") && !s.includes("[CALL_ID]") },
   { handler: "gpt-oss", matches: (s) => has(s, "<|channel|>") },
   { handler: "muse-glimmer", matches: (s) => has(s, "<atem:function_calls>", "<|eom|>") },
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the template source's own Jinja-like text
   { handler: "functionary-v3.2", matches: (s) => has(s, ">>>all", ">>>${recipient}") },
   { handler: "kimi-k2", matches: (s) => has(s, "<|tool_calls_section_begin|>", "<|tool_call_begin|>") },
   { handler: "kimi-k3", matches: (s) => has(s, "<|open|>", "<|close|>", "<|end_of_msg|>") },
@@ -38,8 +39,7 @@ const RULES: readonly DedicatedRule[] = [
   { handler: "minicpm5", matches: (s) => has(s, "Tool usage guidelines:", '<function name="', '<param name="') },
   {
     handler: "qwen3-coder",
-    matches: (s) =>
-      has(s, "<tool_call>", "<function=", "<parameter=") && !s.includes("'<tool_call><function=' ~ tool_call.name ~ '>'"),
+    matches: (s) => has(s, "<tool_call>", "<function=", "<parameter=") && !s.includes("'<tool_call><function=' ~ tool_call.name ~ '>'"),
   },
 ];
 

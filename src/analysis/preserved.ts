@@ -10,25 +10,28 @@ import { trimWhitespace } from "./bytes.js";
 import type { ContentAnalysis, ReasoningAnalysis, ToolsAnalysis } from "./types.js";
 
 /** The trimmed, distinct, non-empty markers of an analysis. */
-export function collectPreservedTokens(
-  reasoning: ReasoningAnalysis,
-  content: ContentAnalysis,
-  tools: ToolsAnalysis,
-): string[] {
+export function collectPreservedTokens(reasoning: ReasoningAnalysis, content: ContentAnalysis, tools: ToolsAnalysis): string[] {
   const { format, function: fn, arguments: args, callId } = tools;
   // Python call syntax ("(", "=", ", ") is ordinary text: only the wrappers are tokens.
-  const syntax = format.mode === "PYTHONIC" ? [] : [fn.namePrefix, fn.nameSuffix, fn.argsSeparator, fn.close, args.start, args.end, args.namePrefix, args.nameSuffix, args.separator, args.valuePrefix, args.valueSuffix, callId.prefix, callId.suffix];
-  const markers = [
-    reasoning.start,
-    reasoning.end,
-    content.start,
-    content.end,
-    format.sectionStart,
-    format.sectionEnd,
-    format.perCallStart,
-    format.perCallEnd,
-    ...syntax,
-  ];
+  const syntax =
+    format.mode === "PYTHONIC"
+      ? []
+      : [
+          fn.namePrefix,
+          fn.nameSuffix,
+          fn.argsSeparator,
+          fn.close,
+          args.start,
+          args.end,
+          args.namePrefix,
+          args.nameSuffix,
+          args.separator,
+          args.valuePrefix,
+          args.valueSuffix,
+          callId.prefix,
+          callId.suffix,
+        ];
+  const markers = [reasoning.start, reasoning.end, content.start, content.end, format.sectionStart, format.sectionEnd, format.perCallStart, format.perCallEnd, ...syntax];
   const tokens: string[] = [];
   for (const m of markers) {
     const token = trimWhitespace(m);

@@ -6,12 +6,7 @@
  * @example
  * const tools = analyzeTools(renderer, caps, reasoning);
  */
-import {
-  extractArgsMarkers,
-  extractArgumentNameMarkers,
-  extractArgumentSeparator,
-  extractArgumentValueMarkers,
-} from "./arguments.js";
+import { extractArgsMarkers, extractArgumentNameMarkers, extractArgumentSeparator, extractArgumentValueMarkers } from "./arguments.js";
 import { extractCallIdMarkers } from "./call-id.js";
 import { extractFunctionMarkers } from "./function-markers.js";
 import { checkPerCallMarkers } from "./per-call.js";

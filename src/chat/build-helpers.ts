@@ -74,7 +74,7 @@ export function moreCalls(ctx: BuildContext, item: PegId): PegId {
 }
 
 function classEscape(ch: string): string {
-  return /[\\\]\[^-]/.test(ch) ? `\\${ch}` : ch;
+  return /[\\\][^-]/.test(ch) ? `\\${ch}` : ch;
 }
 
 /**
@@ -261,10 +261,17 @@ export function pythonValue(p: PegArena): PegId {
   if (existing !== undefined) return p.ref("py-value");
   return p.rule("py-value", () => {
     const ws = p.space();
-    const str = (q: string): PegId =>
-      p.seq(p.literal(q), p.zeroOrMore(p.choice(p.chars(`^${q}\\\\`, 1), p.seq(p.literal("\\"), p.any()))), p.literal(q));
+    const str = (q: string): PegId => p.seq(p.literal(q), p.zeroOrMore(p.choice(p.chars(`^${q}\\\\`, 1), p.seq(p.literal("\\"), p.any()))), p.literal(q));
     const string = p.rule("py-string", p.choice(str('"'), str("'")));
-    const number = p.rule("py-number", p.seq(p.optional(p.chars("\\-+", 1, 1)), p.chars("0-9", 1), p.optional(p.seq(p.literal("."), p.chars("0-9", 0))), p.optional(p.seq(p.chars("eE", 1, 1), p.optional(p.chars("\\-+", 1, 1)), p.chars("0-9", 1)))));
+    const number = p.rule(
+      "py-number",
+      p.seq(
+        p.optional(p.chars("\\-+", 1, 1)),
+        p.chars("0-9", 1),
+        p.optional(p.seq(p.literal("."), p.chars("0-9", 0))),
+        p.optional(p.seq(p.chars("eE", 1, 1), p.optional(p.chars("\\-+", 1, 1)), p.chars("0-9", 1))),
+      ),
+    );
     const value = p.ref("py-value");
     const member = p.seq(string, ws, p.literal(":"), ws, value);
     const dict = p.seq(p.literal("{"), ws, p.optional(p.seq(member, p.zeroOrMore(p.seq(ws, p.literal(","), ws, member)), ws, p.optional(p.literal(",")), ws)), p.literal("}"));

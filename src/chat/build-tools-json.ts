@@ -22,10 +22,7 @@ function idValue(ctx: BuildContext): PegId {
   const { p } = ctx;
   // The grammar copy bounds ids (a free string need not end).
   if (ctx.forGrammar) return p.choice(p.seq(p.literal('"'), p.capture(NODE.toolId, p.chars(ID_CHARS, 1, MAX_ID)), p.literal('"')), p.capture(NODE.toolId, p.chars("0-9", 1, 9)));
-  return p.choice(
-    p.seq(p.literal('"'), p.capture(NODE.toolId, p.chars('^"', 0)), p.literal('"')),
-    p.capture(NODE.toolId, p.chars("0-9", 1)),
-  );
+  return p.choice(p.seq(p.literal('"'), p.capture(NODE.toolId, p.chars('^"', 0)), p.literal('"')), p.capture(NODE.toolId, p.chars("0-9", 1)));
 }
 
 /** Fields joined by `,`, optional ones with their separator. */
@@ -52,7 +49,21 @@ function callOf(ctx: BuildContext, f: ToolFormatAnalysis, name: string, schema: 
   const nameValue = p.atomic(quotedName(ctx, name, (inner) => p.capture(NODE.toolName, inner)));
 
   if (f.funNameIsKey) {
-    const body = p.seq(p.literal("{"), p.space(), p.atomic(p.seq(quotedName(ctx, name, (inner) => p.capture(NODE.toolName, inner)), p.space(), p.literal(":"))), p.space(), args, p.space(), p.literal("}"));
+    const body = p.seq(
+      p.literal("{"),
+      p.space(),
+      p.atomic(
+        p.seq(
+          quotedName(ctx, name, (inner) => p.capture(NODE.toolName, inner)),
+          p.space(),
+          p.literal(":"),
+        ),
+      ),
+      p.space(),
+      args,
+      p.space(),
+      p.literal("}"),
+    );
     return p.tag(NODE.tool, body);
   }
 

@@ -114,12 +114,15 @@ export function buildPythonicTools(ctx: BuildContext, t: ToolsAnalysis): PegId {
     const calls = p.seq(call, inner(p.seq(p.space(), p.literal(","), p.space(), call)));
     return f.toolsArrayWrapped ? p.seq(p.literal("["), p.space(), calls, p.space(), p.literal("]")) : calls;
   };
-  const wrap = (open: string, close: string, body: PegId): PegId =>
-    core(open) === "" ? body : p.seq(marker(p, open), p.space(), body, p.space(), core(close) !== "" ? marker(p, close) : p.eps());
+  const wrap = (open: string, close: string, body: PegId): PegId => (core(open) === "" ? body : p.seq(marker(p, open), p.space(), body, p.space(), core(close) !== "" ? marker(p, close) : p.eps()));
   let section: PegId;
   if (f.perCallStart !== "") {
     // Each call in its own wrapper: the grammar copy bounds the wrappers, not the list.
-    const one = wrap(f.perCallStart, f.perCallEnd, list(() => p.eps()));
+    const one = wrap(
+      f.perCallStart,
+      f.perCallEnd,
+      list(() => p.eps()),
+    );
     section = wrap(f.sectionStart, f.sectionEnd, p.seq(one, more(p.seq(p.space(), one))));
   } else {
     section = wrap(f.sectionStart, f.sectionEnd, list(more));

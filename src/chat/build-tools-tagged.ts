@@ -8,7 +8,21 @@
 import type { PegId } from "../peg/index.js";
 import type { JsonSchema } from "../types.js";
 import type { ToolsAnalysis } from "../analysis/index.js";
-import { type BuildContext, argumentValue, boundedRawString, pythonTyped, pythonValue, core, counterMarker, identifierEnd, marker, moreCalls, ruleName, schemaProperties, toolParameters } from "./build-helpers.js";
+import {
+  type BuildContext,
+  argumentValue,
+  boundedRawString,
+  pythonTyped,
+  pythonValue,
+  core,
+  counterMarker,
+  identifierEnd,
+  marker,
+  moreCalls,
+  ruleName,
+  schemaProperties,
+  toolParameters,
+} from "./build-helpers.js";
 import { nameHandle } from "./name-handle.js";
 import { splitRawSchema, typedRawValue } from "./raw-union.js";
 import { NODE } from "./tree-names.js";
@@ -57,7 +71,13 @@ function taggedArgument(ctx: BuildContext, t: ToolsAnalysis, toolIndex: number, 
     const value = typedValue(ctx, typed, argName);
     const prefix = jsonValuePrefix(a.valuePrefix);
     // Beside strings, a typed value is one only where the whole value reads as one ("null", "42").
-    const whole = text === null || ctx.forGrammar ? value : p.seq(p.and(p.seq(typedRawValue(p, typed, p.choice(p.json(), pythonValue(p))), p.choice(...delimiters.map((d) => (core(d) === "" ? p.literal(d) : p.seq(p.space(), p.literal(core(d)))))))), value);
+    const whole =
+      text === null || ctx.forGrammar
+        ? value
+        : p.seq(
+            p.and(p.seq(typedRawValue(p, typed, p.choice(p.json(), pythonValue(p))), p.choice(...delimiters.map((d) => (core(d) === "" ? p.literal(d) : p.seq(p.space(), p.literal(core(d)))))))),
+            value,
+          );
     alternatives.push(p.seq(prefix !== "" ? marker(p, prefix) : p.eps(), whole));
   }
   if (text !== null) {

@@ -61,7 +61,8 @@ export class ChatStreamParser {
     const newId = checkOptions(options, "ChatStreamParser");
     this.engine = new PegStreamParser(this.spec.arena, this.spec.root);
     const kept = this.spec.keptPrefix ?? 0;
-    if (!Number.isInteger(kept) || kept < 0 || kept > this.spec.prefix.length) throw new RangeError(`ChatStreamParser: keptPrefix must be an integer from 0 to the prefix length (${this.spec.prefix.length}), got ${kept}`);
+    if (!Number.isInteger(kept) || kept < 0 || kept > this.spec.prefix.length)
+      throw new RangeError(`ChatStreamParser: keptPrefix must be an integer from 0 to the prefix length (${this.spec.prefix.length}), got ${kept}`);
     this.mapper = new MessageMapper(this.spec.mapping, newId, this.spec.prefix.length - kept);
     const stopAt = this.spec.stopAt ?? [];
     if (!Array.isArray(stopAt) || stopAt.some((x) => typeof x !== "string")) throw new TypeError("ChatStreamParser: stopAt must be an array of strings");

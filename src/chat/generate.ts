@@ -64,7 +64,6 @@ function grammarOf(built: BuiltParser, state: ReasoningPrefixState, space: Space
   return { grammar: g.grammar, lazy: false, triggers: [] };
 }
 
-
 /**
  * Derives prompt, parser and grammar for one chat request.
  *

@@ -145,11 +145,9 @@ function toolSection(ctx: BuildContext, a: TemplateAnalysis): PegId {
   }
 }
 
-
 /** Content (optional), then the tool-call section. */
 function withTools(ctx: BuildContext, a: TemplateAnalysis, section: PegId): PegId {
   const { p } = ctx;
-  const t = a.tools;
   const calls = ctx.requireCalls ? section : p.optional(section);
   const openers = openersOf(a);
   const trigger = openers[0] ?? "";
@@ -251,11 +249,7 @@ export function buildGenericParser(a: TemplateAnalysis, req: NormalizedRequest, 
   const strictBody = grammarBody ?? (req.jsonSchema !== null ? body : undefined);
   const emptyReasoning = reasoning === null || req.thinking ? null : emptyReasoningBlock(p, a);
   const grammarRoot =
-    strictBody === undefined ? undefined
-    : reasoning === null ? strictBody
-    : req.thinking ? p.seq(reasoning, strictBody)
-    : emptyReasoning === null ? strictBody
-    : p.seq(emptyReasoning, strictBody);
+    strictBody === undefined ? undefined : reasoning === null ? strictBody : req.thinking ? p.seq(reasoning, strictBody) : emptyReasoning === null ? strictBody : p.seq(emptyReasoning, strictBody);
   const f = a.tools.format;
   // The model's own id is kept, also one the template numbers itself (Command R7B's tool_call_id "0").
   const idField = f.idField || f.genIdField;

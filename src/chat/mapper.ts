@@ -160,9 +160,7 @@ export class MessageMapper {
 
   /** The message as mapped so far. */
   message(): AssistantMessage {
-    const toolCalls: ToolCall[] = this.calls
-      .filter((c) => c.headerSent)
-      .map((c) => ({ id: c.id ?? "", type: "function", function: { name: c.name ?? "", arguments: c.args } }));
+    const toolCalls: ToolCall[] = this.calls.filter((c) => c.headerSent).map((c) => ({ id: c.id ?? "", type: "function", function: { name: c.name ?? "", arguments: c.args } }));
     const msg: AssistantMessage = { role: "assistant", content: this.contentText !== "" ? this.contentText : toolCalls.length > 0 ? null : "" };
     if (this.reasoningText !== "") msg.reasoning_content = this.reasoningText;
     if (toolCalls.length > 0) msg.tool_calls = toolCalls;

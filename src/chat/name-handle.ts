@@ -15,8 +15,8 @@ export interface NameHandle {
   after: string;
 }
 
-const ID_TAIL = /[A-Za-z0-9_.:\-]+$/;
-const ID_HEAD = /^[A-Za-z0-9_.:\-]+/;
+const ID_TAIL = /[A-Za-z0-9_.:-]+$/;
+const ID_HEAD = /^[A-Za-z0-9_.:-]+/;
 
 /**
  * The handle around a function name, or null when the name markers carry no call counter next

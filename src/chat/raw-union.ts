@@ -51,7 +51,18 @@ export function splitRawSchema(schema: JsonSchema): RawSplit {
   if (!isObj(schema)) return { text: schema, typed: null };
   const s = schema;
   if (Array.isArray(s.enum)) {
-    return { text: withValues(s, "enum", s.enum.filter((v) => typeof v === "string")), typed: withValues(s, "enum", s.enum.filter((v) => typeof v !== "string")) };
+    return {
+      text: withValues(
+        s,
+        "enum",
+        s.enum.filter((v) => typeof v === "string"),
+      ),
+      typed: withValues(
+        s,
+        "enum",
+        s.enum.filter((v) => typeof v !== "string"),
+      ),
+    };
   }
   if ("const" in s) return typeof s.const === "string" ? { text: schema, typed: null } : { text: null, typed: schema };
   if (typeof s.type === "string") return s.type === "string" ? { text: schema, typed: null } : { text: null, typed: schema };
@@ -66,7 +77,16 @@ export function splitRawSchema(schema: JsonSchema): RawSplit {
     const list = s[key];
     if (!Array.isArray(list)) continue;
     const parts = list.map((m) => splitRawSchema(m as JsonSchema));
-    return { text: union(key, parts.map((x) => x.text)), typed: union(key, parts.map((x) => x.typed)) };
+    return {
+      text: union(
+        key,
+        parts.map((x) => x.text),
+      ),
+      typed: union(
+        key,
+        parts.map((x) => x.typed),
+      ),
+    };
   }
   return { text: schema, typed: null };
 }

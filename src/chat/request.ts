@@ -150,12 +150,14 @@ function continuationOf(request: ChatRequest): Pick<NormalizedRequest, "continua
   const last = request.messages[request.messages.length - 1] as { role?: unknown; content?: unknown; reasoning_content?: unknown; tool_calls?: unknown } | undefined;
   const lastIsAssistant = last !== undefined && last !== null && typeof last === "object" && last.role === "assistant";
   // transformers' convention: no generation prompt after a final assistant message continues it.
-  const wanted = cont ?? (agp === false && lastIsAssistant ? true : false);
+  const wanted = cont ?? !!(agp === false && lastIsAssistant);
   if (wanted === false) return { continuation: null, addGenerationPrompt: agp ?? true };
   if (agp === true) throw new RangeError("generateChatParams: request.continueFinalMessage and request.addGenerationPrompt: true exclude each other (a continuation has no generation prompt)");
   const at = request.messages.length - 1;
   if (!lastIsAssistant) {
-    throw new RangeError(`generateChatParams: request.continueFinalMessage needs a final assistant message to continue, but request.messages[${at}] is ${last === undefined ? "missing" : `a ${JSON.stringify(last?.role)} message`}`);
+    throw new RangeError(
+      `generateChatParams: request.continueFinalMessage needs a final assistant message to continue, but request.messages[${at}] is ${last === undefined ? "missing" : `a ${JSON.stringify(last?.role)} message`}`,
+    );
   }
   if (Array.isArray(last.tool_calls) && last.tool_calls.length > 0) {
     throw new RangeError(`generateChatParams: request.continueFinalMessage cannot continue request.messages[${at}]: it has tool_calls (only text and reasoning can be continued)`);

@@ -9,11 +9,27 @@ import { core } from "./build-helpers.js";
 function formatMarkers(a: TemplateAnalysis): string[] {
   const t = a.tools;
   const all = [
-    a.reasoning.start, a.reasoning.end, a.content.start, a.content.end,
-    t.format.sectionStart, t.format.sectionEnd, t.format.perCallStart, t.format.perCallEnd,
-    t.function.namePrefix, t.function.nameSuffix, t.function.argsSeparator, t.function.close,
-    t.arguments.start, t.arguments.end, t.arguments.namePrefix, t.arguments.nameSuffix,
-    t.arguments.valuePrefix, t.arguments.valueSuffix, t.arguments.separator, t.callId.prefix, t.callId.suffix,
+    a.reasoning.start,
+    a.reasoning.end,
+    a.content.start,
+    a.content.end,
+    t.format.sectionStart,
+    t.format.sectionEnd,
+    t.format.perCallStart,
+    t.format.perCallEnd,
+    t.function.namePrefix,
+    t.function.nameSuffix,
+    t.function.argsSeparator,
+    t.function.close,
+    t.arguments.start,
+    t.arguments.end,
+    t.arguments.namePrefix,
+    t.arguments.nameSuffix,
+    t.arguments.valuePrefix,
+    t.arguments.valueSuffix,
+    t.arguments.separator,
+    t.callId.prefix,
+    t.callId.suffix,
   ];
   return all.map(core).filter((m) => m !== "");
 }

@@ -23,7 +23,6 @@ export function rendersPythonLiterals(template: ChatTemplate): boolean {
   return syntaxOf(template).python;
 }
 
-
 /**
  * Which containers a tagged template writes as JSON beside Python scalars (none when the format
  * is not tagged): the grammar copy enforces their schema as JSON.
@@ -48,7 +47,9 @@ function syntaxOf(template: ChatTemplate): ValueSyntax {
         {
           role: "assistant",
           content: "",
-          tool_calls: [{ id: "call12345", type: "function", function: { name: "probe_fn", arguments: '{"probe_flag": true, "probe_obj": {"probe_key": "probe_value"}, "probe_list": ["probe_item"]}' } }],
+          tool_calls: [
+            { id: "call12345", type: "function", function: { name: "probe_fn", arguments: '{"probe_flag": true, "probe_obj": {"probe_key": "probe_value"}, "probe_list": ["probe_item"]}' } },
+          ],
         },
       ],
       tools: [

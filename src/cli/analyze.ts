@@ -42,7 +42,7 @@ function tokenText(meta: Awaited<ReturnType<typeof readGgufMetadata>>, key: stri
   const id = meta.get(key);
   const tokens = meta.get("tokenizer.ggml.tokens");
   if (!id || id.type === "string" || id.type === "bool" || id.type === "array") return "";
-  if (!tokens || tokens.type !== "array" || tokens.itemType !== "string") return "";
+  if (tokens?.type !== "array" || tokens.itemType !== "string") return "";
   return tokens.value[Number(id.value)] ?? "";
 }
 

@@ -235,7 +235,7 @@ async function converse(model: Model, args: ChatArgs, tools: ToolDefinition[] | 
   const stdin = io.stdin ?? process.stdin;
   const interactive = stdin.isTTY === true;
   const stdoutTty = (io.stdout as { isTTY?: boolean }).isTTY === true;
-  const color = stdoutTty && (process.env["NO_COLOR"] ?? "") === "";
+  const color = stdoutTty && (process.env.NO_COLOR ?? "") === "";
   const dim = (text: string) => (color ? `\x1b[2m${text}\x1b[22m` : text);
 
   const rl = createInterface({ input: stdin, output: interactive ? (io.stdout as NodeJS.WritableStream) : undefined, terminal: interactive });

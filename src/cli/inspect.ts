@@ -127,7 +127,11 @@ export function formatSummary(s: ModelSummary): string {
   if (v.merges !== null) row("merges", String(v.merges));
   const typeCounts = Object.entries(v.tokenTypes).map(([name, n]) => `${name} ${n}`);
   if (typeCounts.length > 0) row("token types", typeCounts.join(", "));
-  const flags = [["add BOS", v.addBos], ["add EOS", v.addEos], ["add SEP", v.addSep]] as const;
+  const flags = [
+    ["add BOS", v.addBos],
+    ["add EOS", v.addEos],
+    ["add SEP", v.addSep],
+  ] as const;
   const shownFlags = flags.filter(([, f]) => f !== null).map(([name, f]) => `${name} ${f ? "yes" : "no"}`);
   if (shownFlags.length > 0) row("adds", shownFlags.join(", "));
   const specials = Object.entries(v.specialTokens);
@@ -167,7 +171,11 @@ function formatBytes(n: number): string {
 
 function formatCount(n: number): string {
   if (n < 1000) return String(n);
-  const units = [["B", 1e9], ["M", 1e6], ["K", 1e3]] as const;
+  const units = [
+    ["B", 1e9],
+    ["M", 1e6],
+    ["K", 1e3],
+  ] as const;
   for (const [unit, size] of units) if (n >= size) return `${(n / size).toFixed(n / size < 10 ? 2 : 1)} ${unit}`;
   return String(n);
 }

@@ -16,7 +16,10 @@ export const MAX_CODE_POINT = 0x10ffff;
  * normalizeRanges([[98, 99], [97, 97]]); // [[97, 99]]
  */
 export function normalizeRanges(ranges: readonly CodeRange[]): CodeRange[] {
-  const sorted = ranges.filter(([lo, hi]) => lo <= hi).slice().sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  const sorted = ranges
+    .filter(([lo, hi]) => lo <= hi)
+    .slice()
+    .sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   const out: [number, number][] = [];
   for (const [lo, hi] of sorted) {
     const last = out[out.length - 1];

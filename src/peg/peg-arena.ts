@@ -2,7 +2,7 @@
  * Builder for PEG combinators. Each method adds a node and returns its id; the JSDoc of each
  * gives the notation it stands for.
  */
-import { type CodeRange } from "../grammar/char-set.js";
+import type { CodeRange } from "../grammar/char-set.js";
 import { RegexSyntaxError } from "../grammar/regex/regex-ast.js";
 import { parseRegex } from "../grammar/regex/regex-parse.js";
 import type { JsonSchema } from "../types.js";
@@ -275,8 +275,8 @@ export class PegArena {
 function buildJson(p: PegArena): PegId {
   const ws = p.space();
   const hex = p.chars("0-9a-fA-F", 4, 4);
-  const escape = p.seq(p.literal("\\"), p.choice(p.chars('"\\\\/bfnrt', 1, 1), p.seq(p.literal("u"), hex)));
-  const string = p.rule("json-string", p.seq(p.literal('"'), p.zeroOrMore(p.choice(p.chars('^"\\\\\\x00-\\x1f', 1), escape)), p.literal('"')));
+  const escapeSeq = p.seq(p.literal("\\"), p.choice(p.chars('"\\\\/bfnrt', 1, 1), p.seq(p.literal("u"), hex)));
+  const string = p.rule("json-string", p.seq(p.literal('"'), p.zeroOrMore(p.choice(p.chars('^"\\\\\\x00-\\x1f', 1), escapeSeq)), p.literal('"')));
   const digits = p.chars("0-9", 1);
   const number = p.rule(
     "json-number",
@@ -289,13 +289,7 @@ function buildJson(p: PegArena): PegId {
   );
   const value = p.ref("json-value");
   const member = p.seq(string, ws, p.literal(":"), ws, value);
-  const object = p.rule(
-    "json-object",
-    p.seq(p.literal("{"), ws, p.optional(p.seq(member, p.zeroOrMore(p.seq(ws, p.literal(","), ws, member)), ws)), p.literal("}")),
-  );
-  const array = p.rule(
-    "json-array",
-    p.seq(p.literal("["), ws, p.optional(p.seq(value, p.zeroOrMore(p.seq(ws, p.literal(","), ws, value)), ws)), p.literal("]")),
-  );
+  const object = p.rule("json-object", p.seq(p.literal("{"), ws, p.optional(p.seq(member, p.zeroOrMore(p.seq(ws, p.literal(","), ws, member)), ws)), p.literal("}")));
+  const array = p.rule("json-array", p.seq(p.literal("["), ws, p.optional(p.seq(value, p.zeroOrMore(p.seq(ws, p.literal(","), ws, value)), ws)), p.literal("]")));
   return p.rule("json-value", p.choice(object, array, string, number, p.literal("true"), p.literal("false"), p.literal("null")));
 }

@@ -144,7 +144,8 @@ class Emitter {
       if (values && values.length > 0 && values.every((v) => typeof v === "string")) return alt(...(values as string[]).map(lit));
     }
     const n = this.arena.node(item);
-    const text: RawText | null = n.type === "until" ? { kind: "until", delimiters: n.delimiters } : n.type === "chars" ? { kind: "chars", ranges: n.ranges, negated: n.negated, min: n.min, max: n.max } : null;
+    const text: RawText | null =
+      n.type === "until" ? { kind: "until", delimiters: n.delimiters } : n.type === "chars" ? { kind: "chars", ranges: n.ranges, negated: n.negated, min: n.min, max: n.max } : null;
     const d = text === null ? null : rawStringDfa(schema, text);
     if (d !== null) return dfaToGbnf(this.builder, d, name, { char: (r) => cls(r), accept: EMPTY });
     return this.expr(item);

@@ -183,7 +183,7 @@ class Engine {
   private memoized(id: PegId, node: PegNode, pos: number): Outcome {
     const key = pos * this.arena.size + id;
     const entry = this.memo.get(key);
-    let resume: unknown = undefined;
+    let resume: unknown;
     if (entry) {
       if (!entry.eof) return entry.out;
       if (entry.len === this.input.length && entry.final === this.final) {

@@ -124,11 +124,7 @@ export interface NativeModel {
 }
 
 export interface NativeModelClass {
-  load(
-    path: string,
-    options: NativeLoadOptions,
-    onProgress?: (progress: number) => void,
-  ): { promise: Promise<NativeModel>; cancel(): void };
+  load(path: string, options: NativeLoadOptions, onProgress?: (progress: number) => void): { promise: Promise<NativeModel>; cancel(): void };
 }
 
 export interface NativeContextOptions {
@@ -305,7 +301,9 @@ function prebuildDirs(root: string): string[] {
   const base = `${process.platform}-${process.arch}`;
   const prebuilds = join(root, "prebuilds");
   const variants = existsSync(prebuilds)
-    ? readdirSync(prebuilds).filter((d) => d.startsWith(`${base}-`)).map((d) => d.slice(base.length + 1))
+    ? readdirSync(prebuilds)
+        .filter((d) => d.startsWith(`${base}-`))
+        .map((d) => d.slice(base.length + 1))
     : [];
   let order = [...variants, ""].sort((a, b) => gpuFirst(a, b) || (a === "" ? -1 : b === "" ? 1 : a.localeCompare(b)));
   const wanted = process.env.TOOLWRIGHT_VARIANT?.toLowerCase();

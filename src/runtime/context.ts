@@ -79,11 +79,10 @@ export class Context {
     this.batchSize = info.batchSize;
     this.threads = info.threads;
     registry.register(this, native, this);
-    const self = this;
     this.#host = {
       contextSize: info.contextSize,
       vocabSize: model.vocabSize,
-      native: () => self.native,
+      native: () => this.native,
       tokenizePrompt: (text, addSpecial) => model.tokenizeAsync(text, { addSpecial, parseSpecial: true }),
       createSampler: (sampling: NativeSamplerOptions, grammar: NativeGrammarSpec | undefined): NativeSampler => {
         const sampler = new (loadNative().Sampler)(model.native, sampling);
@@ -98,17 +97,17 @@ export class Context {
         return sampler;
       },
       acquire: () => {
-        self.native; // throws when disposed
-        if (self.#generating) {
+        this.native; // throws when disposed
+        if (this.#generating) {
           throw new ToolwrightError("Context.generate: another generation is running on this context; finish it first or create another context", "TOOLWRIGHT_CONTEXT_BUSY");
         }
-        self.#generating = true;
+        this.#generating = true;
       },
       release: (stats: GenerationStats) => {
-        self.#generating = false;
-        self.#stats.promptTokensEvaluated += stats.promptTokensEvaluated;
-        self.#stats.promptTokensReused += stats.promptTokensReused;
-        self.#stats.tokensGenerated += stats.tokensGenerated;
+        this.#generating = false;
+        this.#stats.promptTokensEvaluated += stats.promptTokensEvaluated;
+        this.#stats.promptTokensReused += stats.promptTokensReused;
+        this.#stats.tokensGenerated += stats.tokensGenerated;
       },
     };
   }

@@ -78,9 +78,7 @@ export function toNativeSampling(value: unknown, vocabSize: number): NativeSampl
   return out;
 }
 
-const SAMPLING_KEYS = new Set([
-  "temperature", "topK", "topP", "minP", "repeatPenalty", "presencePenalty", "frequencyPenalty", "penaltyLastN", "seed", "greedy",
-]);
+const SAMPLING_KEYS = new Set(["temperature", "topK", "topP", "minP", "repeatPenalty", "presencePenalty", "frequencyPenalty", "penaltyLastN", "seed", "greedy"]);
 
 export function toNativeGrammar(value: unknown, vocabSize: number): NativeGrammarSpec {
   const o = checkObject(value, "generate: options.grammar");

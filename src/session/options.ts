@@ -20,9 +20,27 @@ export interface PlannedChat {
 }
 
 const KNOWN = new Set([
-  "messages", "tools", "toolChoice", "parallelToolCalls", "responseFormat", "enableThinking", "extraContext", "sampling",
-  "maxTokens", "stop", "signal", "template", "maxSteps", "reasoningBudget", "maxReasoningTokens", "maxToolCalls", "grammarEngine",
-  "grammar", "reasoningFormat", "continueFinalMessage", "addGenerationPrompt",
+  "messages",
+  "tools",
+  "toolChoice",
+  "parallelToolCalls",
+  "responseFormat",
+  "enableThinking",
+  "extraContext",
+  "sampling",
+  "maxTokens",
+  "stop",
+  "signal",
+  "template",
+  "maxSteps",
+  "reasoningBudget",
+  "maxReasoningTokens",
+  "maxToolCalls",
+  "grammarEngine",
+  "grammar",
+  "reasoningFormat",
+  "continueFinalMessage",
+  "addGenerationPrompt",
 ]);
 
 function checkTools(value: unknown, where: string): ChatTool[] {

@@ -36,45 +36,42 @@ export interface Relaxation {
  * @example
  * for (const r of LENIENT_RELAXATIONS) console.log(`${r.id}: ${r.rule}`);
  */
-export const LENIENT_RELAXATIONS: readonly Readonly<Relaxation>[] = Object.freeze(([
-  {
-    id: "mutation",
-    strictRaises: ["SecurityError"],
-    rule:
-      "list.append/extend/insert/pop/remove/reverse/sort/clear and dict.pop/popitem/setdefault/update/clear work " +
-      "(transformers' immutable sandbox refuses them; llama.cpp allows them).",
-  },
-  {
-    id: "chainable-undefined",
-    strictRaises: ["UndefinedError"],
-    rule:
-      "`x.attr`, `x[key]` and `x[a:b]` on an undefined value give that undefined value again (Jinja2's " +
-      "ChainableUndefined; llama.cpp returns undefined) instead of raising.",
-  },
-  {
-    id: "concat-missing",
-    strictRaises: ["UndefinedError", "TypeError"],
-    rule:
-      "`+` between a string and an undefined value or None treats the missing side as \"\" (llama.cpp's " +
-      "concatenation rule); Python raises UndefinedError or TypeError.",
-  },
-  {
-    id: "iterator-as-list",
-    strictRaises: ["TypeError"],
-    rule:
-      "A one-shot iterator (the result of map, select, reject, selectattr, rejectattr, unique, items, reverse) " +
-      "is read as the list of its items where Python needs a real sequence: tojson (at any depth), length, " +
-      "count, last, and `+` with a list (llama.cpp's filters return lists). It is not consumed.",
-  },
-  {
-    id: "none-iteration",
-    strictRaises: ["TypeError"],
-    rule:
-      "A `for` loop over None loops zero times (llama.cpp leaves a `tools` the request does not give undefined, " +
-      "which Jinja2 iterates as empty; transformers passes None, which raises): a tool-use template renders without tools.",
-  },
-] satisfies Relaxation[]).map((r) => Object.freeze(r)));
-
+export const LENIENT_RELAXATIONS: readonly Readonly<Relaxation>[] = Object.freeze(
+  (
+    [
+      {
+        id: "mutation",
+        strictRaises: ["SecurityError"],
+        rule: "list.append/extend/insert/pop/remove/reverse/sort/clear and dict.pop/popitem/setdefault/update/clear work " + "(transformers' immutable sandbox refuses them; llama.cpp allows them).",
+      },
+      {
+        id: "chainable-undefined",
+        strictRaises: ["UndefinedError"],
+        rule: "`x.attr`, `x[key]` and `x[a:b]` on an undefined value give that undefined value again (Jinja2's " + "ChainableUndefined; llama.cpp returns undefined) instead of raising.",
+      },
+      {
+        id: "concat-missing",
+        strictRaises: ["UndefinedError", "TypeError"],
+        rule: '`+` between a string and an undefined value or None treats the missing side as "" (llama.cpp\'s ' + "concatenation rule); Python raises UndefinedError or TypeError.",
+      },
+      {
+        id: "iterator-as-list",
+        strictRaises: ["TypeError"],
+        rule:
+          "A one-shot iterator (the result of map, select, reject, selectattr, rejectattr, unique, items, reverse) " +
+          "is read as the list of its items where Python needs a real sequence: tojson (at any depth), length, " +
+          "count, last, and `+` with a list (llama.cpp's filters return lists). It is not consumed.",
+      },
+      {
+        id: "none-iteration",
+        strictRaises: ["TypeError"],
+        rule:
+          "A `for` loop over None loops zero times (llama.cpp leaves a `tools` the request does not give undefined, " +
+          "which Jinja2 iterates as empty; transformers passes None, which raises): a tool-use template renders without tools.",
+      },
+    ] satisfies Relaxation[]
+  ).map((r) => Object.freeze(r)),
+);
 
 /** Python exception types some relaxation turns into a rendering: the only ones worth a lenient retry. */
 const RELAXABLE_ERRORS: ReadonlySet<string> = new Set(LENIENT_RELAXATIONS.flatMap((r) => r.strictRaises));

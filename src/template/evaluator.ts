@@ -312,9 +312,7 @@ export class Evaluator implements FilterEnv {
       case "Ternary":
         return truthy(this.eval(node.condition, scope)) ? this.eval(node.trueExpr, scope) : this.eval(node.falseExpr, scope);
       case "SelectExpression":
-        return truthy(this.eval(node.test, scope))
-          ? this.eval(node.lhs, scope)
-          : new PyUndefined(undefined, NO_OBJECT, "the inline if-expression evaluated to false and no else section was defined.");
+        return truthy(this.eval(node.test, scope)) ? this.eval(node.lhs, scope) : new PyUndefined(undefined, NO_OBJECT, "the inline if-expression evaluated to false and no else section was defined.");
       default:
         throw new PyError("TemplateSyntaxError", `unexpected ${node.type} in an expression`);
     }

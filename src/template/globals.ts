@@ -8,19 +8,7 @@
  */
 import { TemplateError } from "./errors.js";
 import { strftime } from "./strftime.js";
-import {
-  PyCallable,
-  PyError,
-  PyNamespace,
-  PyRange,
-  isInt,
-  numVal,
-  pyStr,
-  typeName,
-  type PyArgs,
-  type PyDict,
-  type PyValue,
-} from "./py-values.js";
+import { PyCallable, PyError, PyNamespace, PyRange, isInt, numVal, pyStr, typeName, type PyArgs, type PyDict, type PyValue } from "./py-values.js";
 import { iterate } from "./py-ops.js";
 
 const MAX_RANGE = 100000;
@@ -43,10 +31,11 @@ function namespace({ args, kwargs }: PyArgs): PyValue {
   const attrs = new Map<string, PyValue>();
   for (const a of args) {
     if (a instanceof Map) for (const [k, v] of a) attrs.set(String(k), v);
-    else for (const pair of iterate(a)) {
-      const [k, v] = iterate(pair);
-      attrs.set(pyStr(k ?? null), v ?? null);
-    }
+    else
+      for (const pair of iterate(a)) {
+        const [k, v] = iterate(pair);
+        attrs.set(pyStr(k ?? null), v ?? null);
+      }
   }
   for (const [k, v] of kwargs) attrs.set(k, v);
   return new PyNamespace(attrs);
@@ -56,10 +45,11 @@ function dict({ args, kwargs }: PyArgs): PyValue {
   const d: PyDict = new Map();
   for (const a of args) {
     if (a instanceof Map) for (const [k, v] of a) d.set(k, v);
-    else for (const pair of iterate(a)) {
-      const [k, v] = iterate(pair);
-      d.set(k as string, v ?? null);
-    }
+    else
+      for (const pair of iterate(a)) {
+        const [k, v] = iterate(pair);
+        d.set(k as string, v ?? null);
+      }
   }
   for (const [k, v] of kwargs) d.set(k, v);
   return d;

@@ -62,7 +62,10 @@ function bind(fname: string, a: PyArgs, params: [string, PyValue?][]): PyValue[]
 
 function attrParts(attr: PyValue): PyValue[] {
   if (attr === null) return [];
-  if (isStr(attr)) return strVal(attr).split(".").map((p) => (/^\d+$/.test(p) ? Number(p) : p));
+  if (isStr(attr))
+    return strVal(attr)
+      .split(".")
+      .map((p) => (/^\d+$/.test(p) ? Number(p) : p));
   return [attr];
 }
 
@@ -127,7 +130,10 @@ function pyRound(x: number, digits: number): number {
 }
 
 function minMax(value: PyValue, a: PyArgs, name: string, sign: number): PyValue {
-  const [cs, attr] = bind(`do_${name}`, a, [["case_sensitive", false], ["attribute", null]]);
+  const [cs, attr] = bind(`do_${name}`, a, [
+    ["case_sensitive", false],
+    ["attribute", null],
+  ]);
   const items = iterate(value);
   if (items.length === 0) return new PyUndefined(undefined, undefined, "No aggregated item, sequence was empty.");
   const key = attrGetter(attr!, !truthy(cs!));
@@ -182,11 +188,18 @@ const FILTERS: Record<string, Filter> = {
   },
   count: (_e, v) => pyLen(v),
   default: (_e, v, a) => {
-    const [d, boolean] = bind("do_default", a, [["default_value", ""], ["boolean", false]]);
+    const [d, boolean] = bind("do_default", a, [
+      ["default_value", ""],
+      ["boolean", false],
+    ]);
     return v instanceof PyUndefined || (truthy(boolean!) && !truthy(v)) ? d! : v;
   },
   dictsort: (_e, v, a) => {
-    const [cs, by, reverse] = bind("do_dictsort", a, [["case_sensitive", false], ["by", "key"], ["reverse", false]]);
+    const [cs, by, reverse] = bind("do_dictsort", a, [
+      ["case_sensitive", false],
+      ["by", "key"],
+      ["reverse", false],
+    ]);
     if (v instanceof PyUndefined) failUndefined(v);
     if (!(v instanceof Map)) throw new PyError("AttributeError", `'${typeName(v)}' object has no attribute 'items'`);
     const pos = pyStr(by!) === "key" ? 0 : pyStr(by!) === "value" ? 1 : -1;
@@ -230,7 +243,11 @@ const FILTERS: Record<string, Filter> = {
     }
   },
   indent: (_e, v, a) => {
-    const [width, first, blank] = bind("do_indent", a, [["width", 4], ["first", false], ["blank", false]]);
+    const [width, first, blank] = bind("do_indent", a, [
+      ["width", 4],
+      ["first", false],
+      ["blank", false],
+    ]);
     if (v instanceof PyUndefined) failUndefined(v); // Python: `s += "\n"` on Undefined
     const ind = isStr(width!) ? strVal(width) : " ".repeat(numVal(width as number));
     const s = pyStr(v) + "\n";
@@ -244,7 +261,10 @@ const FILTERS: Record<string, Filter> = {
     return truthy(first!) ? ind + rv : rv;
   },
   int: (_e, v, a) => {
-    const [d, base] = bind("do_int", a, [["default", 0], ["base", 10]]);
+    const [d, base] = bind("do_int", a, [
+      ["default", 0],
+      ["base", 10],
+    ]);
     return toInt(v, d!, numVal(base as number));
   },
   items: (_e, v) => {
@@ -253,7 +273,10 @@ const FILTERS: Record<string, Filter> = {
     return new PyIterator(Array.from(v.entries(), ([k, x]) => new PyTuple([k, x])));
   },
   join: (_e, v, a) => {
-    const [d, attr] = bind("do_join", a, [["d", ""], ["attribute", null]]);
+    const [d, attr] = bind("do_join", a, [
+      ["d", ""],
+      ["attribute", null],
+    ]);
     let items = iterate(v);
     if (attr !== null) items = items.map(attrGetter(attr!, false));
     return items.map(pyStr).join(pyStr(d!));
@@ -304,7 +327,10 @@ const FILTERS: Record<string, Filter> = {
     return iterate(v).slice().reverse();
   },
   round: (_e, v, a) => {
-    const [prec, method] = bind("do_round", a, [["precision", 0], ["method", "common"]]);
+    const [prec, method] = bind("do_round", a, [
+      ["precision", 0],
+      ["method", "common"],
+    ]);
     if (!isNumber(v)) throw new PyError("TypeError", `type ${typeName(v)} doesn't define __round__ method`);
     const x = numVal(v);
     const p = numVal(prec as number);
@@ -318,7 +344,11 @@ const FILTERS: Record<string, Filter> = {
   select: (env, v, a) => selectOrReject(env, v, a, false, true),
   selectattr: (env, v, a) => selectOrReject(env, v, a, true, true),
   sort: (_e, v, a) => {
-    const [reverse, cs, attr] = bind("do_sort", a, [["reverse", false], ["case_sensitive", false], ["attribute", null]]);
+    const [reverse, cs, attr] = bind("do_sort", a, [
+      ["reverse", false],
+      ["case_sensitive", false],
+      ["attribute", null],
+    ]);
     const items = iterate(v);
     const attrs = attr !== null && isStr(attr!) ? strVal(attr).split(",") : [attr!];
     const getters = attrs.map((x) => attrGetter(x, !truthy(cs!)));
@@ -326,9 +356,16 @@ const FILTERS: Record<string, Filter> = {
     return sortKeyed(items, (x) => getters.map((g) => g(x)), truthy(reverse!));
   },
   string: (_e, v) => (v instanceof PyMarkup ? v : pyStr(v)),
-  striptags: (_e, v) => pyStr(v).replace(/<!--.*?-->|<[^>]*>/gs, "").replace(/\s+/g, " ").trim(),
+  striptags: (_e, v) =>
+    pyStr(v)
+      .replace(/<!--.*?-->|<[^>]*>/gs, "")
+      .replace(/\s+/g, " ")
+      .trim(),
   sum: (_e, v, a) => {
-    const [attr, start] = bind("do_sum", a, [["attribute", null], ["start", 0]]);
+    const [attr, start] = bind("do_sum", a, [
+      ["attribute", null],
+      ["start", 0],
+    ]);
     let items = iterate(v);
     if (attr !== null) items = items.map(attrGetter(attr!, false));
     return items.reduce<PyValue>((acc, x) => binaryOp("+", acc, x), start!);
@@ -361,7 +398,12 @@ const FILTERS: Record<string, Filter> = {
     return strip.fn({ args: chars === null ? [] : [chars!], kwargs: new Map() });
   },
   truncate: (_e, v, a) => {
-    const [length, killwords, end, leeway] = bind("do_truncate", a, [["length", 255], ["killwords", false], ["end", "..."], ["leeway", 5]]);
+    const [length, killwords, end, leeway] = bind("do_truncate", a, [
+      ["length", 255],
+      ["killwords", false],
+      ["end", "..."],
+      ["leeway", 5],
+    ]);
     const len = numVal(length as number);
     if (pyLen(v) <= len + numVal(leeway as number)) return v;
     const s = pyStr(v);
@@ -372,7 +414,10 @@ const FILTERS: Record<string, Filter> = {
     return (i >= 0 ? cut.slice(0, i) : cut) + e;
   },
   unique: (_e, v, a) => {
-    const [cs, attr] = bind("do_unique", a, [["case_sensitive", false], ["attribute", null]]);
+    const [cs, attr] = bind("do_unique", a, [
+      ["case_sensitive", false],
+      ["attribute", null],
+    ]);
     const key = attrGetter(attr!, !truthy(cs!));
     const seen: PyValue[] = [];
     const out: PyValue[] = [];

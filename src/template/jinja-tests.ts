@@ -5,34 +5,19 @@
  * @example
  * JINJA_TESTS.get("mapping")!(new Map(), []); // true
  */
-import {
-  PyFloat,
-  PyIterator,
-  PyMarkup,
-  PyRange,
-  PyTuple,
-  PyUndefined,
-  isStr,
-  numVal,
-  strVal,
-  type PyValue,
-} from "./py-values.js";
+import { PyFloat, PyIterator, PyMarkup, PyRange, PyTuple, PyUndefined, isStr, numVal, strVal, type PyValue } from "./py-values.js";
 import { binaryOp, isCallable, pyCompare, pyContains, pyEquals } from "./py-ops.js";
 
 export type JinjaTest = (value: PyValue, args: PyValue[]) => boolean;
 
 function isSequence(v: PyValue): boolean {
-  return (
-    isStr(v) ||
-    Array.isArray(v) ||
-    v instanceof PyTuple ||
-    v instanceof Map ||
-    v instanceof PyRange ||
-    v instanceof PyUndefined
-  );
+  return isStr(v) || Array.isArray(v) || v instanceof PyTuple || v instanceof Map || v instanceof PyRange || v instanceof PyUndefined;
 }
 
-const cmp = (op: string, pred: (c: number) => boolean): JinjaTest => (v, [o]) => pred(pyCompare(v, o ?? null, op));
+const cmp =
+  (op: string, pred: (c: number) => boolean): JinjaTest =>
+  (v, [o]) =>
+    pred(pyCompare(v, o ?? null, op));
 
 export const JINJA_TESTS: ReadonlyMap<string, JinjaTest> = new Map<string, JinjaTest>([
   ["defined", (v) => !(v instanceof PyUndefined)],
@@ -46,10 +31,7 @@ export const JINJA_TESTS: ReadonlyMap<string, JinjaTest> = new Map<string, Jinja
   ["number", (v) => typeof v === "number" || typeof v === "boolean" || v instanceof PyFloat],
   ["string", (v) => isStr(v)],
   ["mapping", (v) => v instanceof Map],
-  [
-    "iterable",
-    (v) => isSequence(v) || v instanceof PyIterator,
-  ],
+  ["iterable", (v) => isSequence(v) || v instanceof PyIterator],
   ["sequence", isSequence],
   ["callable", (v) => isCallable(v)],
   ["lower", (v) => isStr(v) && /\p{Ll}/u.test(strVal(v)) && strVal(v) === strVal(v).toLowerCase()],

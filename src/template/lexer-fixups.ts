@@ -124,9 +124,7 @@ function skipGroup(tokens: Token[], i: number): number {
  * primary expression with its postfixes unless the next word is `else`, `or` or `and`.
  */
 export function rewriteTestArguments(tokens: Token[]): Token[] {
-  const hasTestArgs = tokens.some(
-    (t, i) => t.type === "Identifier" && t.value === "is" && ARG_START.has(tokens[i + (tokens[i + 1]?.value === "not" ? 3 : 2)]?.type ?? ""),
-  );
+  const hasTestArgs = tokens.some((t, i) => t.type === "Identifier" && t.value === "is" && ARG_START.has(tokens[i + (tokens[i + 1]?.value === "not" ? 3 : 2)]?.type ?? ""));
   if (!hasTestArgs) return tokens;
   const out: Token[] = [];
   for (let i = 0; i < tokens.length; i++) {
@@ -140,7 +138,7 @@ export function rewriteTestArguments(tokens: Token[]): Token[] {
     if (negated) j++;
     const name = tokens[j];
     const next = tokens[j + 1];
-    if (!name || name.type !== "Identifier" || !next || !ARG_START.has(next.type)) {
+    if (name?.type !== "Identifier" || !next || !ARG_START.has(next.type)) {
       out.push(tok);
       continue;
     }
@@ -169,16 +167,10 @@ export function rewriteTestArguments(tokens: Token[]): Token[] {
       args = tokens.slice(j + 1, k);
       end = k;
     }
-    out.push(
-      { value: "|", type: "Pipe" },
-      { value: negated ? NEGATED_TEST_FILTER : TEST_FILTER, type: "Identifier" },
-      { value: "(", type: "OpenParen" },
-      { value: name.value, type: "StringLiteral" },
-    );
+    out.push({ value: "|", type: "Pipe" }, { value: negated ? NEGATED_TEST_FILTER : TEST_FILTER, type: "Identifier" }, { value: "(", type: "OpenParen" }, { value: name.value, type: "StringLiteral" });
     if (args.length > 0) out.push({ value: ",", type: "Comma" }, ...args);
     out.push({ value: ")", type: "CloseParen" });
     i = end - 1;
   }
   return out;
 }
-

@@ -6,23 +6,7 @@
  * percentFormat("%s=%d", new PyTuple(["a", 1])); // "a=1"
  * jsonDumps(fromJs({ a: "é" }), {}); // '{"a": "é"}'
  */
-import {
-  PyError,
-  PyFloat,
-  PyIterator,
-  PyMarkup,
-  PyTuple,
-  PyUndefined,
-  floatRepr,
-  isNumber,
-  isStr,
-  numVal,
-  pyRepr,
-  pyStr,
-  strVal,
-  typeName,
-  type PyValue,
-} from "./py-values.js";
+import { PyError, PyFloat, PyIterator, PyMarkup, PyTuple, PyUndefined, floatRepr, isNumber, isStr, numVal, pyRepr, pyStr, strVal, typeName, type PyValue } from "./py-values.js";
 
 interface Spec {
   fill: string;
@@ -170,12 +154,7 @@ export function formatValue(v: PyValue, specText: string): string {
 }
 
 /** Python `str.format(*args, **kwargs)`. */
-export function strFormat(
-  fmt: string,
-  args: PyValue[],
-  kwargs: Map<string, PyValue>,
-  getField: (obj: PyValue, key: string | number, isIndex: boolean) => PyValue,
-): string {
+export function strFormat(fmt: string, args: PyValue[], kwargs: Map<string, PyValue>, getField: (obj: PyValue, key: string | number, isIndex: boolean) => PyValue): string {
   let auto = 0;
   let out = "";
   let i = 0;
@@ -288,7 +267,7 @@ export function percentFormat(fmt: string, values: PyValue): string {
     out += s;
   }
   out += fmt.slice(last);
-  if (!mapping && next < args.length && !(values instanceof PyMarkup) ) {
+  if (!mapping && next < args.length && !(values instanceof PyMarkup)) {
     if (values instanceof PyTuple || next === 0) {
       throw new PyError("TypeError", "not all arguments converted during string formatting");
     }

@@ -36,12 +36,7 @@ const UNSAFE: Record<string, Set<string>> = {
 };
 
 function unsafe(obj: PyValue, name: string): PyUndefined {
-  return new PyUndefined(
-    name,
-    obj,
-    `access to attribute ${pyRepr(name)} of ${pyRepr(typeName(obj))} object is unsafe.`,
-    "SecurityError",
-  );
+  return new PyUndefined(name, obj, `access to attribute ${pyRepr(name)} of ${pyRepr(typeName(obj))} object is unsafe.`, "SecurityError");
 }
 
 function arg(a: PyArgs, i: number, name: string): PyValue | undefined {
@@ -54,7 +49,6 @@ function optStr(a: PyArgs, i: number, name: string, method: string): string | nu
   if (!isStr(v)) throw new PyError("TypeError", `${method} arg must be None or str`);
   return strVal(v);
 }
-
 
 const PY_WS = " \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000";
 
@@ -212,10 +206,15 @@ function strMethod(s: string, name: string, markup: boolean): ((a: PyArgs) => Py
         return i;
       };
     case "join":
-      return (a) => wrap(iterate(a.args[0] ?? []).map((x) => {
-        if (!isStr(x)) throw new PyError("TypeError", `sequence item 0: expected str instance, ${typeName(x)} found`);
-        return strVal(x);
-      }).join(s));
+      return (a) =>
+        wrap(
+          iterate(a.args[0] ?? [])
+            .map((x) => {
+              if (!isStr(x)) throw new PyError("TypeError", `sequence item 0: expected str instance, ${typeName(x)} found`);
+              return strVal(x);
+            })
+            .join(s),
+        );
     case "format":
       return (a) => wrap(strFormat(s, a.args, a.kwargs, (obj, key) => pyGetItem(obj, key)));
     case "isdigit":
@@ -440,4 +439,3 @@ export function pyGetAttr(obj: PyValue, name: string, mutable = false): PyValue 
   if (obj instanceof Map && obj.has(name)) return obj.get(name)!;
   return new PyUndefined(name, obj);
 }
-

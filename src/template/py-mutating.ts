@@ -86,10 +86,11 @@ function dictMethod(d: PyDict, name: string): Method | undefined {
       return ({ args, kwargs }) => {
         const src = args[0];
         if (src instanceof Map) for (const [k, v] of src) dictSet(d, k, v);
-        else if (src !== undefined) for (const pair of iterate(src)) {
-          const [k, v] = iterate(pair);
-          dictSet(d, k ?? null, v ?? null);
-        }
+        else if (src !== undefined)
+          for (const pair of iterate(src)) {
+            const [k, v] = iterate(pair);
+            dictSet(d, k ?? null, v ?? null);
+          }
         for (const [k, v] of kwargs) dictSet(d, k, v);
         return null;
       };

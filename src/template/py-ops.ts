@@ -81,10 +81,7 @@ export function pyCompare(a: PyValue, b: PyValue, op: string): number {
     }
     return seqA.length - seqB.length < 0 ? -1 : seqA.length > seqB.length ? 1 : 0;
   }
-  throw new PyError(
-    "TypeError",
-    `'${op}' not supported between instances of '${typeName(a)}' and '${typeName(b)}'`,
-  );
+  throw new PyError("TypeError", `'${op}' not supported between instances of '${typeName(a)}' and '${typeName(b)}'`);
 }
 
 /** Items of an iterable as Python iterates them (dict → keys, str → chars). */
@@ -135,12 +132,7 @@ export function pyContains(haystack: PyValue, needle: PyValue): boolean {
     if (haystack.exc !== "UndefinedError") failUndefined(haystack);
     return false;
   }
-  if (
-    Array.isArray(haystack) ||
-    haystack instanceof PyTuple ||
-    haystack instanceof PyIterator ||
-    haystack instanceof PyRange
-  ) {
+  if (Array.isArray(haystack) || haystack instanceof PyTuple || haystack instanceof PyIterator || haystack instanceof PyRange) {
     return iterate(haystack).some((x) => pyEquals(x, needle));
   }
   throw new PyError("TypeError", `argument of type '${typeName(haystack)}' is not iterable`);

@@ -82,9 +82,7 @@ function compileUncached(source: string, known: KnownNames): Program {
     program = parse(rewriteTestArguments(tokens) as Parameters<typeof parse>[0]) as unknown as Program;
   } catch (e) {
     // The parser runs off the token list when a block or expression is left open.
-    const message = /reading 'type'|Unexpected end of input/.test((e as Error).message)
-      ? "unexpected end of template (a block, expression or string is not closed)"
-      : (e as Error).message;
+    const message = /reading 'type'|Unexpected end of input/.test((e as Error).message) ? "unexpected end of template (a block, expression or string is not closed)" : (e as Error).message;
     throw new TemplateSyntaxError(`chat template failed to parse: ${message}`);
   }
   checkNames(program, known);

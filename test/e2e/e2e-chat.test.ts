@@ -246,7 +246,16 @@ describe("reasoning budget", () => {
     try {
       let reasoned = 0;
       for (const seed of [1, 2, 3, 4, 5]) {
-        const r = await qwen3.chat({ messages: [user("Weather?")], tools: [weather], toolChoice: "required", parallelToolCalls: false, enableThinking: true, reasoningBudget: 4, maxTokens: 2 * CALL_TOKENS, sampling: { seed } });
+        const r = await qwen3.chat({
+          messages: [user("Weather?")],
+          tools: [weather],
+          toolChoice: "required",
+          parallelToolCalls: false,
+          enableThinking: true,
+          reasoningBudget: 4,
+          maxTokens: 2 * CALL_TOKENS,
+          sampling: { seed },
+        });
         expect(r.finishReason).toBe("tool_calls");
         expect(r.message.tool_calls?.[0]?.function.name).toBe("get_weather");
         if (r.message.reasoning_content) {
@@ -274,7 +283,15 @@ describe("parallel calls under tool_choice required", () => {
     const hermes = await loadModel(await ensureTestModel({ vocab: "llama-spm", template: "Qwen-Qwen2.5-7B-Instruct" }));
     try {
       for (const seed of [1, 2]) {
-        const r = await hermes.chat({ messages: [user("Weather?")], tools: [weather], toolChoice: "required", parallelToolCalls: true, maxToolCalls: 2, maxTokens: 2 * CALL_TOKENS + 80, sampling: { seed } });
+        const r = await hermes.chat({
+          messages: [user("Weather?")],
+          tools: [weather],
+          toolChoice: "required",
+          parallelToolCalls: true,
+          maxToolCalls: 2,
+          maxTokens: 2 * CALL_TOKENS + 80,
+          sampling: { seed },
+        });
         expect(r.finishReason).toBe("tool_calls");
         expect(r.message.tool_calls!.length).toBeGreaterThanOrEqual(1);
         expect(r.message.tool_calls!.length).toBeLessThanOrEqual(2);

@@ -16,8 +16,7 @@ beforeAll(async () => {
 });
 afterAll(() => model?.dispose());
 
-const params = (over: Partial<ChatParams>): ChatParams =>
-  ({ grammar: 'root ::= "x"', grammarLazy: true, grammarTriggers: [], thinkingForcedOpen: false, reasoningEnd: null, ...over }) as ChatParams;
+const params = (over: Partial<ChatParams>): ChatParams => ({ grammar: 'root ::= "x"', grammarLazy: true, grammarTriggers: [], thinkingForcedOpen: false, reasoningEnd: null, ...over }) as ChatParams;
 
 /** Where the runtime would start the grammar: the first capture group of a full match. */
 function start(pattern: string, output: string): number | null {
@@ -39,7 +38,7 @@ describe("chatGrammar", () => {
     ["word", { type: "word" as const, value: "<tool_call>" }, 'Hi <tool_call>{"a"', 3],
     ["word with regex characters", { type: "word" as const, value: "[TOOL_CALLS]" }, "ok [TOOL_CALLS][", 3],
     ["pattern without group", { type: "pattern" as const, value: "<\\|tool[a-z]*\\|>" }, "xx<|toolcall|>{", 2],
-    ["pattern with its own group", { type: "pattern" as const, value: "\\n+(\\{\"name\")" }, 'text\n\n{"name": 1', 6],
+    ["pattern with its own group", { type: "pattern" as const, value: '\\n+(\\{"name")' }, 'text\n\n{"name": 1', 6],
   ])("%s trigger", (_name, trigger, output, at) => {
     const g = chatGrammar(params({ grammarTriggers: [trigger] }), tok, undefined)!;
     expect(g.lazy!.patterns).toHaveLength(1);
@@ -48,11 +47,7 @@ describe("chatGrammar", () => {
   });
 
   it("with reasoning forced open, a trigger inside the reasoning does not count", () => {
-    const g = chatGrammar(
-      params({ thinkingForcedOpen: true, reasoningEnd: "</think>", grammarTriggers: [{ type: "word", value: "<tool_call>" }] }),
-      tok,
-      undefined,
-    )!;
+    const g = chatGrammar(params({ thinkingForcedOpen: true, reasoningEnd: "</think>", grammarTriggers: [{ type: "word", value: "<tool_call>" }] }), tok, undefined)!;
     const pattern = g.lazy!.patterns![0]!;
     expect(start(pattern, "thinking <tool_call> still thinking")).toBeNull();
     expect(start(pattern, "a <tool_call> b</think>\n<tool_call>{")).toBe("a <tool_call> b</think>\n".length);
@@ -64,7 +59,16 @@ describe("chatGrammar", () => {
   });
 
   it("a token trigger is a lazy token when the vocabulary has it whole, else a word", () => {
-    const g = chatGrammar(params({ grammarTriggers: [{ type: "token", value: "</s>" }, { type: "token", value: "<|python_tag|>" }] }), tok, undefined)!;
+    const g = chatGrammar(
+      params({
+        grammarTriggers: [
+          { type: "token", value: "</s>" },
+          { type: "token", value: "<|python_tag|>" },
+        ],
+      }),
+      tok,
+      undefined,
+    )!;
     expect(g.lazy!.tokens).toEqual([model.specialTokens.eos]);
     expect(start(g.lazy!.patterns![0]!, "a<|python_tag|>x")).toBe(1);
   });

@@ -81,9 +81,6 @@ export const SCENARIOS: Scenario[] = [
   { name: "unicode, quotes, newlines", message: { role: "assistant", content: "", tool_calls: [call("call13579", "record", { text: TRICKY_STRING })] } },
 ];
 
-const TOOL_SCENARIOS = ["one call", "two parallel calls", "arguments of every type", "unicode, quotes, newlines"];
-const ALL_SCENARIOS = ["reasoning and content", ...TOOL_SCENARIOS];
-
 /**
  * Round trips that fail, and why: formats toolwright cannot parse yet, or templates that lose
  * part of the message when rendering it. Checked to still fail, so an entry goes stale once the
@@ -98,14 +95,18 @@ export const KNOWN_FAILURES: Record<string, { scenarios: string[]; reason: strin
  */
 export const NULL_NOT_EXPRESSIBLE: Record<string, string> = {
   "MiniMax-M3.jinja":
-    "The template leaves null members out by design (its comment: `<key>null</key>` would read back as the string \"null\", so the convention is to omit the field) and renders a null array item as an empty <item>, the same as an empty string.",
+    'The template leaves null members out by design (its comment: `<key>null</key>` would read back as the string "null", so the convention is to omit the field) and renders a null array item as an empty <item>, the same as an empty string.',
 };
 
 /** The value without its null object members (what a template that omits them can carry). */
 export function withoutNullMembers(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutNullMembers);
   if (value === null || typeof value !== "object") return value;
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null).map(([k, v]) => [k, withoutNullMembers(v)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([, v]) => v !== null)
+      .map(([k, v]) => [k, withoutNullMembers(v)]),
+  );
 }
 
 /**
@@ -142,7 +143,9 @@ export interface TemplateCase {
  */
 export function toolTemplates(dir: string = TEMPLATES_DIR): TemplateCase[] {
   const out: TemplateCase[] = [];
-  for (const name of readdirSync(dir).filter((f) => f.endsWith(".jinja")).sort()) {
+  for (const name of readdirSync(dir)
+    .filter((f) => f.endsWith(".jinja"))
+    .sort()) {
     const source = readFileSync(join(dir, name), "utf8");
     const template = new ChatTemplate(source, { compat: "auto", now: fixedNow });
     if (!template.caps.supportsToolCalls) continue;

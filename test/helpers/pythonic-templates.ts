@@ -32,8 +32,7 @@ export interface PythonicExpectation {
  * property of the template, not of the parser.
  */
 export const UNREADABLE_VALUES: Record<string, string> = {
-  "vllm--toolace.jinja":
-    "prints each value with `\"%sr\" | format(value)` (meant to be `%r`): `city=Parisr`, an unquoted string with a stray 'r', so no parser can recover the value.",
+  "vllm--toolace.jinja": "prints each value with `\"%sr\" | format(value)` (meant to be `%r`): `city=Parisr`, an unquoted string with a stray 'r', so no parser can recover the value.",
 };
 
 export const PYTHONIC_TEMPLATES: PythonicExpectation[] = [

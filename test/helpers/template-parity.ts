@@ -39,14 +39,7 @@ export function renderCase(tpl: ChatTemplate | Error, context: Record<string, un
     if (tpl instanceof Error) throw tpl;
     return { output: tpl.renderRaw(structuredClone(context)) };
   } catch (e) {
-    const type =
-      e instanceof TemplateError
-        ? "TemplateError"
-        : e instanceof TemplateRuntimeError
-          ? e.pythonType
-          : e instanceof TemplateSyntaxError
-            ? e.pythonType
-            : `JS:${(e as Error).name}`;
+    const type = e instanceof TemplateError ? "TemplateError" : e instanceof TemplateRuntimeError ? e.pythonType : e instanceof TemplateSyntaxError ? e.pythonType : `JS:${(e as Error).name}`;
     return { error: { type, message: (e as Error).message } };
   }
 }
@@ -145,7 +138,10 @@ export function paritySuites(label: string, set: GoldenSet, templatesDir: string
         }
       }
       if (golden.template in lenientDiffers) {
-        expect(bad.some((b) => b.startsWith("lenient ")), `lenient renders like strict now: drop ${golden.template} from lenientDiffers`).toBe(true);
+        expect(
+          bad.some((b) => b.startsWith("lenient ")),
+          `lenient renders like strict now: drop ${golden.template} from lenientDiffers`,
+        ).toBe(true);
         expect(bad.filter((b) => !b.startsWith("lenient "))).toEqual([]);
       } else expect(bad).toEqual([]);
     });

@@ -10,7 +10,7 @@ import { existsSync } from "node:fs";
 import { mkdir, open, readFile, rename, stat, unlink } from "node:fs/promises";
 import { isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createTestModel, TEST_MODEL_PRESETS } from "../../src/runtime/gguf/test-model.js";
+import { createTestModel, type TEST_MODEL_PRESETS } from "../../src/runtime/gguf/test-model.js";
 
 /** Repository root (this file is test/helpers/test-models.ts). */
 export const REPO_ROOT = resolve(fileURLToPath(new URL("../../", import.meta.url)));
@@ -122,9 +122,17 @@ export async function ensureTestModel(options: EnsureTestModelOptions): Promise<
 
 function vocabName(vocab: string): string {
   const base = vocab.split(/[\\/]/).pop()!;
-  return base.replace(/^ggml-vocab-/, "").replace(/\.gguf$/, "").replace(/[^A-Za-z0-9._-]/g, "_");
+  return base
+    .replace(/^ggml-vocab-/, "")
+    .replace(/\.gguf$/, "")
+    .replace(/[^A-Za-z0-9._-]/g, "_");
 }
 
 function templateName(template: string): string {
-  return template.split(/[\\/]/).pop()!.replace(/\.jinja$/, "").replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 60);
+  return template
+    .split(/[\\/]/)
+    .pop()!
+    .replace(/\.jinja$/, "")
+    .replace(/[^A-Za-z0-9._-]/g, "_")
+    .slice(0, 60);
 }

@@ -114,15 +114,19 @@ describe("toolwright chat", () => {
     ["not JSON", "[{", /is not valid JSON/],
     ["not an array", '{"name": "x"}', /must hold an array of tools/],
     ["a tool without a function", '[{"type": "function"}]', /tools\[0\]\.function must be an object/],
-  ])("rejects a tools file that is %s (exit 1, file named)", async (_what, text, problem) => {
-    const tools = join(dir, `bad-${Math.random().toString(36).slice(2)}.json`);
-    writeFileSync(tools, text);
-    const r = await runCli(["chat", model, "--tools", tools], "hello\n");
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain(tools);
-    expect(r.stderr).toMatch(problem);
-    expect(r.stdout).toBe("");
-  }, 30_000);
+  ])(
+    "rejects a tools file that is %s (exit 1, file named)",
+    async (_what, text, problem) => {
+      const tools = join(dir, `bad-${Math.random().toString(36).slice(2)}.json`);
+      writeFileSync(tools, text);
+      const r = await runCli(["chat", model, "--tools", tools], "hello\n");
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(tools);
+      expect(r.stderr).toMatch(problem);
+      expect(r.stdout).toBe("");
+    },
+    30_000,
+  );
 
   it("reports a missing model file with exit 1", async () => {
     const missing = join(dir, "no-such-model.gguf");
@@ -142,11 +146,15 @@ describe("toolwright chat", () => {
     [["m.gguf", "--seed"]],
     [["m.gguf", "--gpu", "opencl"]],
     [["m.gguf", "--gpu-layers", "-1"]],
-  ])("usage error %j exits 2", async (args) => {
-    const r = await runCli(["chat", ...args], "");
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain("Usage: toolwright chat");
-  }, 30_000);
+  ])(
+    "usage error %j exits 2",
+    async (args) => {
+      const r = await runCli(["chat", ...args], "");
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain("Usage: toolwright chat");
+    },
+    30_000,
+  );
 
   it("prints its help, which says tool calls are not executed", async () => {
     const r = await runCli(["chat", "--help"], "");

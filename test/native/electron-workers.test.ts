@@ -151,7 +151,6 @@ test("terminating workers while they load the addon and a model does not abort t
   context.dispose();
 });
 
-
 // A context's own thread must end with the worker's environment, even when the worker is
 // terminated while that thread decodes a token ahead: after the environment is gone the addon's
 // code may be unloaded, so no thread of it may still run.

@@ -6,19 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  GgmlType,
-  createTestModel,
-  decodeValues,
-  gguf,
-  ggufNumber,
-  ggufString,
-  readGguf,
-  readGgufMetadata,
-  readTensorBytes,
-  writeGguf,
-  type GgufFileInfo,
-} from "../../src/runtime/gguf/index.js";
+import { GgmlType, createTestModel, decodeValues, gguf, ggufNumber, ggufString, readGguf, readGgufMetadata, readTensorBytes, writeGguf, type GgufFileInfo } from "../../src/runtime/gguf/index.js";
 import { REPO_ROOT, TEST_MODEL_CACHE, ensureTestModel, templatePath, vocabPath } from "../helpers/test-models.js";
 
 let dir: string;
@@ -29,7 +17,10 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const sha256 = async (path: string) => createHash("sha256").update(await readFile(path)).digest("hex");
+const sha256 = async (path: string) =>
+  createHash("sha256")
+    .update(await readFile(path))
+    .digest("hex");
 
 describe("a tiny test model (qwen2 vocabulary, Qwen3 template)", () => {
   let file: GgufFileInfo;
@@ -40,12 +31,22 @@ describe("a tiny test model (qwen2 vocabulary, Qwen3 template)", () => {
   it("declares a llama architecture with consistent hyper-parameters", () => {
     const m = file.metadata;
     expect(ggufString(m, "general.architecture")).toBe("llama");
-    expect(Object.fromEntries(
-      ["context_length", "embedding_length", "block_count", "feed_forward_length", "attention.head_count", "attention.head_count_kv", "rope.dimension_count", "vocab_size"]
-        .map((k) => [k, ggufNumber(m, `llama.${k}`)]),
-    )).toEqual({
-      context_length: 4096, embedding_length: 64, block_count: 2, feed_forward_length: 128,
-      "attention.head_count": 4, "attention.head_count_kv": 2, "rope.dimension_count": 16, vocab_size: 151936,
+    expect(
+      Object.fromEntries(
+        ["context_length", "embedding_length", "block_count", "feed_forward_length", "attention.head_count", "attention.head_count_kv", "rope.dimension_count", "vocab_size"].map((k) => [
+          k,
+          ggufNumber(m, `llama.${k}`),
+        ]),
+      ),
+    ).toEqual({
+      context_length: 4096,
+      embedding_length: 64,
+      block_count: 2,
+      feed_forward_length: 128,
+      "attention.head_count": 4,
+      "attention.head_count_kv": 2,
+      "rope.dimension_count": 16,
+      vocab_size: 151936,
     });
     expect(m.get("llama.attention.layer_norm_rms_epsilon")?.type).toBe("float32");
   });
@@ -79,7 +80,10 @@ describe("a tiny test model (qwen2 vocabulary, Qwen3 template)", () => {
 
   it("has unit norms and finite weights with standard deviation 1/sqrt(fan_in)", async () => {
     expect([...decodeValues(GgmlType.F32, await readTensorBytes(file, "blk.1.ffn_norm.weight"))]).toEqual(new Array(64).fill(1));
-    for (const [name, fanIn] of [["blk.0.attn_q.weight", 64], ["blk.1.ffn_down.weight", 128]] as const) {
+    for (const [name, fanIn] of [
+      ["blk.0.attn_q.weight", 64],
+      ["blk.1.ffn_down.weight", 128],
+    ] as const) {
       const w = decodeValues(GgmlType.Q8_0, await readTensorBytes(file, name));
       const mean = w.reduce((a, b) => a + b, 0) / w.length;
       const std = Math.sqrt(w.reduce((a, b) => a + (b - mean) ** 2, 0) / w.length);

@@ -2,7 +2,7 @@
 // the same token sequences (the fixtures' valid texts, then random walks) over real
 // vocabularies, and at every step their masks over the whole vocabulary must be identical.
 // Rollbacks are checked too (undoing n tokens must restore that step's mask).
-import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -47,7 +47,7 @@ type Converter = (schema: unknown) => string;
 async function loadConverter(): Promise<Converter | null> {
   try {
     const mod = (await import("../../src/grammar/index.js")) as Record<string, unknown>;
-    const fn = mod["jsonSchemaToGbnf"];
+    const fn = mod.jsonSchemaToGbnf;
     return typeof fn === "function" ? (fn as Converter) : null;
   } catch {
     return null;
@@ -59,7 +59,9 @@ const converter = MASKBENCH !== null ? await loadConverter() : null;
 function pyJson(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(pyJson).join(", ")}]`;
   if (v !== null && typeof v === "object") {
-    return `{${Object.entries(v).map(([k, x]) => `${JSON.stringify(k)}: ${pyJson(x)}`).join(", ")}}`;
+    return `{${Object.entries(v)
+      .map(([k, x]) => `${JSON.stringify(k)}: ${pyJson(x)}`)
+      .join(", ")}}`;
   }
   return JSON.stringify(v);
 }
@@ -67,7 +69,9 @@ function pyJson(v: unknown): string {
 /** Every `stride`-th MaskBench schema with a valid instance, converted: X.gbnf + X.txt. */
 function convertSchemas(convert: Converter, count: number, stride: number): string {
   const dir = mkdtempSync(join(tmpdir(), "tw-gbnf-schemas-"));
-  const files = readdirSync(MASKBENCH!).filter((f) => f.endsWith(".json")).sort();
+  const files = readdirSync(MASKBENCH!)
+    .filter((f) => f.endsWith(".json"))
+    .sort();
   let written = 0;
   for (let i = 0; i < files.length && written < count; i += stride) {
     const doc = JSON.parse(readFileSync(join(MASKBENCH!, files[i]!), "utf8")) as {
@@ -96,8 +100,7 @@ const TIMEOUT_MS = FULL ? 1_800_000 : 300_000;
 
 describe("grammar engine vs llama.cpp: identical masks", () => {
   it.each(CASES)("$name", { timeout: TIMEOUT_MS }, async (c) => {
-    const args = ["diff", "--vocab", vocabPath(c.vocab), "--walks", String(c.walks), "--steps", String(c.steps),
-      "--seed", "7", ...(c.extra ?? []), ...c.paths];
+    const args = ["diff", "--vocab", vocabPath(c.vocab), "--walks", String(c.walks), "--steps", String(c.steps), "--seed", "7", ...(c.extra ?? []), ...c.paths];
     const { code, result, stderr } = await runGrammarTool<DiffResult>(args, TIMEOUT_MS);
     expect(result.divergences, stderr).toEqual([]);
     expect(result.validity_mismatches, stderr).toEqual([]);
@@ -110,8 +113,7 @@ describe("grammar engine vs llama.cpp: identical masks", () => {
     const vocab = vocabPath("llama-bpe");
     const { result: ids } = await runGrammarTool<number[][]>(["tokenize", "--vocab", vocab, " {"]);
     expect(ids[0]).toHaveLength(1);
-    const args = ["diff", "--vocab", vocab, "--walks", "2", "--branch-walks", "3", "--steps", "40", "--seed", "5",
-      "--trigger-token", String(ids[0]![0]), join(GBNF_FIXTURES, "lazy-token")];
+    const args = ["diff", "--vocab", vocab, "--walks", "2", "--branch-walks", "3", "--steps", "40", "--seed", "5", "--trigger-token", String(ids[0]![0]), join(GBNF_FIXTURES, "lazy-token")];
     const { code, result, stderr } = await runGrammarTool<DiffResult>(args, TIMEOUT_MS);
     expect(result.divergences, stderr).toEqual([]);
     expect(result.validity_mismatches, stderr).toEqual([]);

@@ -23,7 +23,7 @@ const ERRORS: ErrorCase[] = [
   { name: "missing root", gbnf: 'start ::= "a"\n', message: /no rule named 'root'/, rule: "root", line: 0, column: 0 },
   { name: "unknown escape", gbnf: 'root ::= "ok"\nnext ::= "a\\q"\n', message: /unknown escape/, rule: "next", line: 2, column: 12 },
   { name: "unterminated literal", gbnf: 'root ::= "abc\n', message: /unterminated string literal/, rule: "root", line: 1, column: 10 },
-  { name: "unterminated class", gbnf: 'root ::= [a-z\n', message: /unterminated character class/, rule: "root", line: 1, column: 10 },
+  { name: "unterminated class", gbnf: "root ::= [a-z\n", message: /unterminated character class/, rule: "root", line: 1, column: 10 },
   { name: "repetition without item", gbnf: 'root ::= "x"\nr ::= + "a"\n', message: /repetition operator without a preceding item/, rule: "r", line: 2, column: 7 },
   { name: "repetition over the limit", gbnf: 'root ::= "a"{2001}\n', message: /repetition minimum 2001 exceeds 2000/, rule: "root", line: 1, column: 13 },
   { name: "repetition max below min", gbnf: 'root ::= "a"{3,2}\n', message: /maximum 2 is below its minimum 3/, rule: "root", line: 1, column: 13 },

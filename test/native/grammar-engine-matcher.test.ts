@@ -76,8 +76,7 @@ describe("grammar matcher", () => {
   it("activates on a trigger token and feeds the token itself", async () => {
     const file = join(dir, "spaced.gbnf");
     writeFileSync(file, 'root ::= " "? "{" [a-z]+ "}"\n');
-    const run = async (extra: string[]) =>
-      (await runGrammarTool<TraceResult>(["trace", "--vocab", vocabPath("llama-bpe"), "--text", "ok {abc}", ...extra, file])).result;
+    const run = async (extra: string[]) => (await runGrammarTool<TraceResult>(["trace", "--vocab", vocabPath("llama-bpe"), "--text", "ok {abc}", ...extra, file])).result;
     // Whatever token carries the "{" in this vocabulary becomes the trigger.
     const probe = await run([]);
     const brace = probe.steps.find((s) => s.piece.includes("{"))!;

@@ -87,10 +87,7 @@ function writeCases(entries: GrammarEntry[], model: Pick<Model, "tokenize">): { 
     if (options.lazy) {
       lazy++;
       // One trigger per line: a pattern's literal line breaks become the \n / \r escapes.
-      const lines = [
-        ...(options.lazy.patterns ?? []).map((p) => `pattern ${p.replace(/\n/g, "\\n").replace(/\r/g, "\\r")}`),
-        ...[...(options.lazy.tokens ?? [])].map((id) => `token ${id}`),
-      ];
+      const lines = [...(options.lazy.patterns ?? []).map((p) => `pattern ${p.replace(/\n/g, "\\n").replace(/\r/g, "\\r")}`), ...[...(options.lazy.tokens ?? [])].map((id) => `token ${id}`)];
       writeFileSync(`${base}.lazy`, `${lines.join("\n")}\n`);
     }
   });
@@ -127,8 +124,23 @@ describe("grammar engine vs llama.cpp on the chat layer's tool-call grammars", (
     const entries = FULL ? all : sample(all);
     const { dir, lazy } = writeCases(entries, await tokenizer(entries));
     expect(lazy).toBeGreaterThan(0);
-    const args = ["diff", "--vocab", vocabPath(VOCAB), "--special-texts", "--walks", FULL ? "3" : "1", "--branch-walks", FULL ? "3" : "1",
-      "--steps", FULL ? "40" : "16", "--rollbacks", "2", "--seed", "11", dir];
+    const args = [
+      "diff",
+      "--vocab",
+      vocabPath(VOCAB),
+      "--special-texts",
+      "--walks",
+      FULL ? "3" : "1",
+      "--branch-walks",
+      FULL ? "3" : "1",
+      "--steps",
+      FULL ? "40" : "16",
+      "--rollbacks",
+      "2",
+      "--seed",
+      "11",
+      dir,
+    ];
     const { code, result, stderr } = await runGrammarTool<DiffResult>(args, TIMEOUT_MS);
     expect(result.divergences, stderr).toEqual([]);
     expect(result.validity_mismatches, stderr).toEqual([]);

@@ -66,7 +66,10 @@ describe("generate() with decode-ahead", () => {
   test("a stop string leaves the last token decoded; stats count it once; the next prompt reuses the cache", async () => {
     const prompt = model.tokenize(PROMPT);
     const probe = await context.generate({ tokens: prompt, maxTokens: 12, sampling: { greedy: true }, reusePrefix: false }).text();
-    const stop = probe.slice(Math.floor(probe.length / 2)).trim().slice(0, 2);
+    const stop = probe
+      .slice(Math.floor(probe.length / 2))
+      .trim()
+      .slice(0, 2);
     expect(stop.length).toBeGreaterThan(0);
 
     const before = context.stats.evaluatedTokens;

@@ -41,8 +41,7 @@ describe("determinism", () => {
   });
 
   test("greedy decoding repeats exactly, with or without a reused prefix", async () => {
-    const run = (reusePrefix: boolean) =>
-      collect(context.generate({ prompt: PROMPT, maxTokens: 16, sampling: { greedy: true }, reusePrefix }));
+    const run = (reusePrefix: boolean) => collect(context.generate({ prompt: PROMPT, maxTokens: 16, sampling: { greedy: true }, reusePrefix }));
     const first = await run(false);
     const second = await run(true);
     expect(second.map((t) => t.token)).toEqual(first.map((t) => t.token));
@@ -102,10 +101,7 @@ ws     ::= " "?
     const free = await collect(context.generate({ prompt: PROMPT, maxTokens: 6, sampling }));
     const trigger = free[2]!;
     expect(trigger.text.length).toBeGreaterThan(0);
-    const lazy =
-      kind === "tokens"
-        ? { tokens: [trigger.token] }
-        : { patterns: [`[\\s\\S]*?(${trigger.text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")})`] };
+    const lazy = kind === "tokens" ? { tokens: [trigger.token] } : { patterns: [`[\\s\\S]*?(${trigger.text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")})`] };
     // Once triggered, the grammar is fed the output from the trigger on and forces " done".
     const gbnf = `root ::= ${JSON.stringify(trigger.text)} " done"`;
     const generation = context.generate({ prompt: PROMPT, maxTokens: 40, sampling, grammar: { gbnf, lazy } });

@@ -203,7 +203,10 @@ describe("dispose", () => {
     // A copy of its own: other tests' models (freed by GC or a cancelled load) do not count.
     const path = join(scratch, "unmap-check.gguf");
     copyFileSync(modelPath, path);
-    const mappings = () => readFileSync("/proc/self/maps", "utf8").split("\n").filter((l) => l.endsWith(path)).length;
+    const mappings = () =>
+      readFileSync("/proc/self/maps", "utf8")
+        .split("\n")
+        .filter((l) => l.endsWith(path)).length;
     expect(mappings()).toBe(0);
     const model = await loadModel(path);
     const context = await model.createContext({ contextSize: 256, threads: 1 });

@@ -121,7 +121,9 @@ describe("analyzeTemplate", () => {
     const pyRepr = (v: unknown): string =>
       typeof v === "string"
         ? `'${v}'`
-        : `{${Object.entries(v as Record<string, unknown>).map(([k, x]) => `'${k}': ${pyRepr(x)}`).join(", ")}}`;
+        : `{${Object.entries(v as Record<string, unknown>)
+            .map(([k, x]) => `'${k}': ${pyRepr(x)}`)
+            .join(", ")}}`;
     const render = (ctx: Record<string, unknown>): string =>
       (ctx.messages as Record<string, unknown>[])
         .map((m) => {

@@ -4,24 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { fromBytes, toBytes, trimWhitespace } from "../../src/analysis/bytes.js";
 import { afterCommonSuffix, calculateDiffSplit, untilCommonPrefix } from "../../src/analysis/diff.js";
-import {
-  any,
-  choice,
-  end,
-  findAnywhere,
-  lit,
-  many,
-  marker,
-  matchAt,
-  not,
-  opt,
-  rest,
-  seq,
-  space,
-  tag,
-  tagText,
-  until,
-} from "../../src/analysis/pattern.js";
+import { any, choice, end, findAnywhere, lit, many, marker, matchAt, not, opt, rest, seq, space, tag, tagText, until } from "../../src/analysis/pattern.js";
 import { parsePythonLiteral } from "../../src/analysis/python-literal.js";
 import { pruneWhitespaceSegments, segmentizeMarkers } from "../../src/analysis/segments.js";
 
@@ -278,7 +261,7 @@ describe("parsePythonLiteral", () => {
   it.each([
     ["{'city': 'Paris', 'days': 3}", { city: "Paris", days: 3 }],
     ["{'ok': True, 'no': False, 'x': None}", { ok: true, no: false, x: null }],
-    ["{'q': 'it\\'s \"quoted\"', \"k\": [1, 'two']}", { q: "it's \"quoted\"", k: [1, "two"] }],
+    ["{'q': 'it\\'s \"quoted\"', \"k\": [1, 'two']}", { q: 'it\'s "quoted"', k: [1, "two"] }],
     ["{'TrueName': 'None of it'}", { TrueName: "None of it" }],
   ])("%s", (text, want) => {
     expect(parsePythonLiteral(text)).toEqual(want);

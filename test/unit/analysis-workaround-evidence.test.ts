@@ -60,7 +60,12 @@ describe("workaroundProblem", () => {
     { label: "nothing changed", change: () => {}, source: DEEPSEEK_CALLS, problem: null },
     { label: "a marker the source never writes", change: (a: TemplateAnalysis) => (a.tools.format.perCallStart = "<function="), source: DEEPSEEK_CALLS, problem: /never writes "<function="/ },
     { label: "a diffed marker dropped", change: (a: TemplateAnalysis) => (a.tools.format.sectionStart = ""), source: DEEPSEEK_CALLS, problem: /drops "<｜tool▁calls▁begin｜>"/ },
-    { label: "an opener whose closing tag the source strips", change: (a: TemplateAnalysis) => ((a.reasoning.start = "<think>"), (a.reasoning.end = "</think>")), source: `${DEEPSEEK_CALLS}{{ x.split('</think>') }}`, problem: null },
+    {
+      label: "an opener whose closing tag the source strips",
+      change: (a: TemplateAnalysis) => ((a.reasoning.start = "<think>"), (a.reasoning.end = "</think>")),
+      source: `${DEEPSEEK_CALLS}{{ x.split('</think>') }}`,
+      problem: null,
+    },
     {
       label: "a marker split across two fields",
       change: (a: TemplateAnalysis) => ((a.tools.format.perCallStart = "<｜tool▁call▁begin｜>function"), (a.tools.function.namePrefix = "<｜tool▁sep｜>")),

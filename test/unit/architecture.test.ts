@@ -79,7 +79,9 @@ describe("layering of src/", () => {
   const edges = crossFolderImports();
 
   it("every top-level folder has a layer", () => {
-    const folders = readdirSync(SRC, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+    const folders = readdirSync(SRC, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
     expect(folders.filter((f) => !(f in LAYER))).toEqual([]);
   });
 

@@ -233,7 +233,12 @@ describe("dedicated handlers", () => {
   it("Ministral 3: [THINK] reasoning, [TOOL_CALLS]name[ARGS]{...}", () => {
     const p = params("mistralai-Ministral-3-14B-Reasoning-2512.jinja");
     const msg = parseChatOutput(p, '[THINK]Let me look.[/THINK]Sure.[TOOL_CALLS]get_weather[ARGS]{"city": "X"}', ids);
-    expect(msg).toEqual({ role: "assistant", content: "Sure.", reasoning_content: "Let me look.", tool_calls: [{ id: "id0", type: "function", function: { name: "get_weather", arguments: '{"city":"X"}' } }] });
+    expect(msg).toEqual({
+      role: "assistant",
+      content: "Sure.",
+      reasoning_content: "Let me look.",
+      tool_calls: [{ id: "id0", type: "function", function: { name: "get_weather", arguments: '{"city":"X"}' } }],
+    });
     const { analysis } = load("mistralai-Ministral-3-14B-Reasoning-2512.jinja");
     expect(prepareMessages(analysis, [{ role: "assistant", content: "A", reasoning_content: "R" }])[0]).toMatchObject({ content: "[THINK]R[/THINK]A" });
   });
@@ -258,7 +263,7 @@ describe("JSON layouts no template in the set uses", () => {
     expect(matchGbnf(p.grammar!, valid).ok).toBe(true);
   });
 
-  it("nested keys: {\"function\": {\"name\": ..., \"arguments\": ...}, \"id\": ...}", () => {
+  it('nested keys: {"function": {"name": ..., "arguments": ...}, "id": ...}', () => {
     const p = generateChatParams(withFormat({ nameField: "function.name", argsField: "function.arguments", idField: "id", parameterOrder: ["id", "function"] }), template, {
       messages: [USER],
       tools: TOOLS,

@@ -50,13 +50,15 @@ const KEYWORDS: KeywordCase[] = [
  * without it there is no request to constrain).
  */
 const UNRENDERABLE: Record<string, { cases: string[]; reason: string }> = {
-  "CohereForAI-c4ai-command-r-plus-tool_use.jinja": { cases: ["nullable enum"], reason: "rendering the tool list raises \"recursed too deeply\" on a list of types" },
-  "NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use.jinja": { cases: ["nullable enum"], reason: "rendering the tool list raises \"recursed too deeply\" on a list of types" },
-  "NousResearch-Hermes-3-Llama-3.1-8B-tool_use.jinja": { cases: ["nullable enum"], reason: "rendering the tool list raises \"recursed too deeply\" on a list of types" },
+  "CohereForAI-c4ai-command-r-plus-tool_use.jinja": { cases: ["nullable enum"], reason: 'rendering the tool list raises "recursed too deeply" on a list of types' },
+  "NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use.jinja": { cases: ["nullable enum"], reason: 'rendering the tool list raises "recursed too deeply" on a list of types' },
+  "NousResearch-Hermes-3-Llama-3.1-8B-tool_use.jinja": { cases: ["nullable enum"], reason: 'rendering the tool list raises "recursed too deeply" on a list of types' },
 };
 
 function toolFor(schema: JsonSchema, defs?: Record<string, JsonSchema>): ToolDefinition[] {
-  return [{ type: "function", function: { name: "pick", description: "Pick a mode", parameters: { type: "object", ...(defs ? { $defs: defs } : {}), properties: { mode: schema }, required: ["mode"] } } }];
+  return [
+    { type: "function", function: { name: "pick", description: "Pick a mode", parameters: { type: "object", ...(defs ? { $defs: defs } : {}), properties: { mode: schema }, required: ["mode"] } } },
+  ];
 }
 
 /** Whether the request's grammar accepts the template's rendering of a call with `mode: value`. */

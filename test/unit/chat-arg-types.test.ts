@@ -46,7 +46,16 @@ const cases = tagged.flatMap((t) => TYPES.map((c) => ({ label: `${t.name} | ${c.
 
 describe("tagged values are typed by their schema (whole and streamed)", () => {
   it.each(cases)("$label", ({ t, c }) => {
-    const tools: ToolDefinition[] = [{ type: "function", function: { name: "put", description: "Store a value", parameters: { type: "object", ...(c.defs ? { $defs: c.defs } : {}), properties: { v: c.schema, n: { type: "integer" } }, required: ["v", "n"] } } }];
+    const tools: ToolDefinition[] = [
+      {
+        type: "function",
+        function: {
+          name: "put",
+          description: "Store a value",
+          parameters: { type: "object", ...(c.defs ? { $defs: c.defs } : {}), properties: { v: c.schema, n: { type: "integer" } }, required: ["v", "n"] },
+        },
+      },
+    ];
     // A template that cannot write null leaves the member out (see NULL_NOT_EXPRESSIBLE).
     const args = t.name in NULL_NOT_EXPRESSIBLE ? withoutNullMembers({ v: c.value, n: 1 }) : { v: c.value, n: 1 };
     const call = { id: "call12345", type: "function" as const, function: { name: "put", arguments: JSON.stringify(args) } };
@@ -58,4 +67,3 @@ describe("tagged values are typed by their schema (whole and streamed)", () => {
     for (const chunk of [1, 3]) expect(streamed(params, g.output, chunk), `chunks of ${chunk}`).toEqual(whole);
   });
 });
-

@@ -85,15 +85,30 @@ describe("continueFinalMessage", () => {
 
   const { template, analysis } = load("Qwen3.5-4B");
   const BAD: { label: string; request: Partial<ChatRequest>; error: RegExp; type: typeof TypeError | typeof RangeError }[] = [
-    { label: "final message is not an assistant's", request: { messages: [user], continueFinalMessage: true }, error: /needs a final assistant message.*messages\[0\] is a "user" message/, type: RangeError },
+    {
+      label: "final message is not an assistant's",
+      request: { messages: [user], continueFinalMessage: true },
+      error: /needs a final assistant message.*messages\[0\] is a "user" message/,
+      type: RangeError,
+    },
     {
       label: "final message has calls",
       request: { messages: [user, { role: "assistant", content: null, tool_calls: [{ id: "a", type: "function", function: { name: "f", arguments: "{}" } }] }], continueFinalMessage: true },
       error: /cannot continue request\.messages\[1\]: it has tool_calls/,
       type: RangeError,
     },
-    { label: "with a generation prompt", request: { messages: [user, { role: "assistant", content: "x" }], continueFinalMessage: true, addGenerationPrompt: true }, error: /exclude each other/, type: RangeError },
-    { label: "not a boolean or part name", request: { messages: [user], continueFinalMessage: "yes" as never }, error: /continueFinalMessage must be a boolean, "content" or "reasoning", got "yes"/, type: TypeError },
+    {
+      label: "with a generation prompt",
+      request: { messages: [user, { role: "assistant", content: "x" }], continueFinalMessage: true, addGenerationPrompt: true },
+      error: /exclude each other/,
+      type: RangeError,
+    },
+    {
+      label: "not a boolean or part name",
+      request: { messages: [user], continueFinalMessage: "yes" as never },
+      error: /continueFinalMessage must be a boolean, "content" or "reasoning", got "yes"/,
+      type: TypeError,
+    },
     { label: "addGenerationPrompt not a boolean", request: { messages: [user], addGenerationPrompt: 1 as never }, error: /addGenerationPrompt must be a boolean, got number/, type: TypeError },
     { label: "unknown reasoningFormat", request: { messages: [user], reasoningFormat: "deepseek" as never }, error: /reasoningFormat must be "auto" or "none", got "deepseek"/, type: RangeError },
   ];
@@ -109,7 +124,11 @@ describe('reasoningFormat: "none"', () => {
     { template: "mistralai-Ministral-3-14B-Reasoning-2512", output: "[THINK]I'm thinking[/THINK]Hello!", content: "[THINK]I'm thinking[/THINK]Hello!" },
     { template: "google-gemma-4-31B-it", output: "<|channel>thought\nI'm thinking<channel|>Hello!", content: "<|channel>thought\nI'm thinking<channel|>Hello!" },
     // Content markers are still taken off; the reasoning block keeps its own.
-    { template: "CohereForAI-c4ai-command-r7b-12-2024-tool_use", output: "<|START_THINKING|>I'm thinking<|END_THINKING|><|START_RESPONSE|>Hello!<|END_RESPONSE|>", content: "<|START_THINKING|>I'm thinking<|END_THINKING|>Hello!" },
+    {
+      template: "CohereForAI-c4ai-command-r7b-12-2024-tool_use",
+      output: "<|START_THINKING|>I'm thinking<|END_THINKING|><|START_RESPONSE|>Hello!<|END_RESPONSE|>",
+      content: "<|START_THINKING|>I'm thinking<|END_THINKING|>Hello!",
+    },
   ];
   it.each(INLINE)("$template: reasoning stays in the content, markers included", ({ template, output, content }) => {
     const { template: tpl, analysis } = load(template);
@@ -155,8 +174,13 @@ describe("model output the parser reads anyway", () => {
     {
       label: "calls without the section marker, the last one unclosed",
       template: "Kimi-K2-Thinking",
-      output: "<|tool_call_begin|>functions.get_time:0<|tool_call_argument_begin|>{\"city\": \"Paris\"}<|tool_call_begin|>functions.get_time:1<|tool_call_argument_begin|>{\"city\": \"Oslo\"}",
-      want: { calls: [["get_time", { city: "Paris" }], ["get_time", { city: "Oslo" }]] },
+      output: '<|tool_call_begin|>functions.get_time:0<|tool_call_argument_begin|>{"city": "Paris"}<|tool_call_begin|>functions.get_time:1<|tool_call_argument_begin|>{"city": "Oslo"}',
+      want: {
+        calls: [
+          ["get_time", { city: "Paris" }],
+          ["get_time", { city: "Oslo" }],
+        ],
+      },
     },
     {
       label: "text after the calls is content",

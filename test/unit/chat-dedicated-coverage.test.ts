@@ -60,7 +60,10 @@ describe("formats flagged for a dedicated handler", () => {
   it("every listed generic format is flagged somewhere and no format is both", () => {
     for (const name of Object.keys(GENERIC_HANDLES)) {
       expect(dedicatedHandler(name as never), name).toBeNull();
-      expect(flagged.some((t) => t.analysis.dedicatedHandler === name), name).toBe(true);
+      expect(
+        flagged.some((t) => t.analysis.dedicatedHandler === name),
+        name,
+      ).toBe(true);
     }
   });
 });

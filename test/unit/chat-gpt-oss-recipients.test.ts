@@ -30,9 +30,24 @@ interface RecipientCase {
 }
 
 const CASES: RecipientCase[] = [
-  { name: "misspelled function, role header", request: {}, output: `${THINK} to=functions.get_wether<|channel|>commentary json<|message|>{"city": "Paris"}`, calls: [{ name: "get_wether", arguments: '{"city":"Paris"}' }] },
-  { name: "undeclared function, channel header", request: {}, output: `${THINK}<|channel|>commentary to=functions.lookup <|constrain|>json<|message|>{"q": 1}`, calls: [{ name: "lookup", arguments: '{"q":1}' }] },
-  { name: "undeclared function, tool_choice required", request: { toolChoice: "required" }, output: ` to=functions.lookup<|channel|>commentary json<|message|>{}`, calls: [{ name: "lookup", arguments: "{}" }] },
+  {
+    name: "misspelled function, role header",
+    request: {},
+    output: `${THINK} to=functions.get_wether<|channel|>commentary json<|message|>{"city": "Paris"}`,
+    calls: [{ name: "get_wether", arguments: '{"city":"Paris"}' }],
+  },
+  {
+    name: "undeclared function, channel header",
+    request: {},
+    output: `${THINK}<|channel|>commentary to=functions.lookup <|constrain|>json<|message|>{"q": 1}`,
+    calls: [{ name: "lookup", arguments: '{"q":1}' }],
+  },
+  {
+    name: "undeclared function, tool_choice required",
+    request: { toolChoice: "required" },
+    output: ` to=functions.lookup<|channel|>commentary json<|message|>{}`,
+    calls: [{ name: "lookup", arguments: "{}" }],
+  },
   { name: "built-in browser.search", request: {}, output: `${THINK} to=browser.search<|channel|>commentary json<|message|>{"query": "Paris"}<|call|>`, calls: [] },
   { name: "built-in python", request: {}, output: `${THINK}<|channel|>commentary to=python <|constrain|>code<|message|>print("hello")`, calls: [] },
   { name: "built-in container.exec, no tools", request: { tools: [] }, output: `${THINK} to=container.exec<|channel|>commentary<|message|>ls -l`, calls: [] },

@@ -187,12 +187,20 @@ describe("tool_choice required: the grammar is the call alone, bounded", () => {
     expect(accepts(params, call(days))).toBe(false);
     expect(accepts(params, call(city + city))).toBe(false);
     expect(accepts(params, call(city.replace("Paris", "3\n</parameter>\n<parameter=days>\n4")))).toBe(true); // a string may hold anything but the end tag
-    expect(accepts(params, call("<parameter=city>\nParis\n</parameter>\n<parameter=days>\n\"three\"\n</parameter>\n"))).toBe(false);
+    expect(accepts(params, call('<parameter=city>\nParis\n</parameter>\n<parameter=days>\n"three"\n</parameter>\n'))).toBe(false);
   });
 
   it.each([
-    { name: "openai-gpt-oss-120b", good: '<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city": "Paris"}', bad: '<|channel|>commentary to=functions.get_weather whatever text<|message|>{"city": "Paris"}' },
-    { name: "openai-gpt-oss-120b", good: ' to=functions.get_weather<|channel|>commentary json<|message|>{"city": "Paris"}', bad: '<|channel|>commentary<|message|>Let me check.<|end|><|start|>assistant to=functions.get_weather<|channel|>commentary json<|message|>{"city": "Paris"}' },
+    {
+      name: "openai-gpt-oss-120b",
+      good: '<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city": "Paris"}',
+      bad: '<|channel|>commentary to=functions.get_weather whatever text<|message|>{"city": "Paris"}',
+    },
+    {
+      name: "openai-gpt-oss-120b",
+      good: ' to=functions.get_weather<|channel|>commentary json<|message|>{"city": "Paris"}',
+      bad: '<|channel|>commentary<|message|>Let me check.<|end|><|start|>assistant to=functions.get_weather<|channel|>commentary json<|message|>{"city": "Paris"}',
+    },
     { name: "meetkai-functionary-medium-v3.2", good: 'get_weather\n{"city": "Paris"}', bad: 'all\nLet me check.>>>get_weather\n{"city": "Paris"}' },
     { name: "mistralai-Ministral-3-14B-Reasoning-2512", good: '[TOOL_CALLS]get_weather[ARGS]{"city": "Paris"}', bad: 'Sure.[TOOL_CALLS]get_weather[ARGS]{"city": "Paris"}' },
     { name: "LFM2.5-8B-A1B", good: "<|tool_call_start|>[get_weather(city='Paris', days=2)]<|tool_call_end|>", bad: "Sure.<|tool_call_start|>[get_weather(city='Paris')]<|tool_call_end|>" },

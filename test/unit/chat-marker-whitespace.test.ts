@@ -15,13 +15,13 @@ describe.each([
   {
     template: "deepseek-ai-DeepSeek-R1-Distill-Qwen-32B.jinja",
     // Learned: "get_weather\n```json\n{...}\n```"
-    canonical: "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n{\"city\": \"Paris\"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+    canonical: '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n{"city": "Paris"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
     outputs: [
-      "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n\n```json\n\n{\"city\": \"Paris\"}\n\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
-      "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather ```json {\"city\": \"Paris\"} ```<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+      '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n\n```json\n\n{"city": "Paris"}\n\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
+      '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather ```json {"city": "Paris"} ```<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
     ],
-    otherSpace: "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather ```json {\"city\": \"Paris\"} ```<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
-    bad: "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```jso n\n{\"city\": \"Paris\"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+    otherSpace: '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather ```json {"city": "Paris"} ```<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
+    bad: '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```jso n\n{"city": "Paris"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
   },
   {
     template: "GLM-4.6.jinja",

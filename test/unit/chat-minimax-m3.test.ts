@@ -71,9 +71,13 @@ describe("MiniMax M3 nested-element arguments", () => {
 // members are left out and a null array item is an empty <item>. The parser must read whatever
 // that gives, whole and streamed, and the grammar must accept it.
 describe("MiniMax M3: what the template renders for null, read back", () => {
-  const call = (name: string, args: unknown): AssistantMessage => ({ role: "assistant", content: "", tool_calls: [{ id: "c1", type: "function", function: { name, arguments: JSON.stringify(args) } }] });
+  const call = (name: string, args: unknown): AssistantMessage => ({
+    role: "assistant",
+    content: "",
+    tool_calls: [{ id: "c1", type: "function", function: { name, arguments: JSON.stringify(args) } }],
+  });
 
-  it("untyped arguments: null members are absent, a null item reads as an empty string (what \"\" renders as too)", () => {
+  it('untyped arguments: null members are absent, a null item reads as an empty string (what "" renders as too)', () => {
     const params = generateChatParams(minimax.analysis, minimax.template, { messages: [USER], tools: TOOLS });
     const g = generatedPart(minimax, { name: "nulls", message: call("record", { text: "a", count: null, meta: { k: [1, null], z: null }, items: [null, "x"] }) }, params);
     if ("error" in g) throw new Error(g.error);
@@ -108,7 +112,11 @@ describe("MiniMax M3: what the template renders for null, read back", () => {
   const items = (...vs: string[]) => vs.map((v) => el("item", v)).join("");
 
   it.each([
-    ["null items of typed arrays: null for numbers and booleans, \"\" for strings", el("days", items("1", "", "2")) + el("flags", items("", "true")) + el("tags", items("", "a")), { days: [1, null, 2], flags: [null, true], tags: ["", "a"] }],
+    [
+      'null items of typed arrays: null for numbers and booleans, "" for strings',
+      el("days", items("1", "", "2")) + el("flags", items("", "true")) + el("tags", items("", "a")),
+      { days: [1, null, 2], flags: [null, true], tags: ["", "a"] },
+    ],
     ["empty typed arrays and objects (all members null or none)", el("days", "") + el("opts", "") + el("stop", ""), { days: [], opts: {}, stop: {} }],
   ])("%s", (_, body, want) => {
     const params = generateChatParams(minimax.analysis, minimax.template, { messages: [USER], tools: [NULLABLE] });

@@ -186,7 +186,15 @@ describe("non-conforming output", () => {
 });
 
 describe("every prefix of every rendered output parses without throwing, with JSON arguments", () => {
-  const picked = ["Qwen-Qwen3-0.6B.jinja", "Qwen3-Coder.jinja", "GLM-4.6.jinja", "mistralai-Mistral-Nemo-Instruct-2407.jinja", "openai-gpt-oss-120b.jinja", "google-gemma-4-31B-it.jinja", "deepseek-ai-DeepSeek-V3.1.jinja"];
+  const picked = [
+    "Qwen-Qwen3-0.6B.jinja",
+    "Qwen3-Coder.jinja",
+    "GLM-4.6.jinja",
+    "mistralai-Mistral-Nemo-Instruct-2407.jinja",
+    "openai-gpt-oss-120b.jinja",
+    "google-gemma-4-31B-it.jinja",
+    "deepseek-ai-DeepSeek-V3.1.jinja",
+  ];
   const templates = toolTemplates().filter((t) => picked.includes(t.name));
   it.each(templates.map((t) => ({ label: t.name, t })))("$label", ({ t }) => {
     for (const s of SCENARIOS) {

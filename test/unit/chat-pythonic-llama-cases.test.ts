@@ -24,7 +24,13 @@ interface LlamaCase {
 }
 
 const dir = sharedData("llama-test-chat");
-const all: LlamaCase[] = dir === null ? [] : readFileSync(join(dir, "cases.jsonl"), "utf8").split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l) as LlamaCase);
+const all: LlamaCase[] =
+  dir === null
+    ? []
+    : readFileSync(join(dir, "cases.jsonl"), "utf8")
+        .split("\n")
+        .filter((l) => l.trim() !== "")
+        .map((l) => JSON.parse(l) as LlamaCase);
 const lfm = all.filter((c) => /\/LFM2[^/]*\.jinja$/.test(c.template) && c.tools !== null && c.reasoning_format === "none");
 const t = pythonicCase(PYTHONIC_TEMPLATES.find((e) => e.file === "LFM2.5-8B-A1B.jinja")!)!;
 
@@ -39,7 +45,7 @@ describe.skipIf(dir === null)("LFM2 / LFM2.5 model output through the generic PY
 
   it.each(lfm.filter((c) => !c.is_partial).map((c) => ({ label: `#${c.id} ${c.template.split("/").pop()} ${JSON.stringify(c.input).slice(0, 60)}`, c })))("$label", ({ c }) => {
     const got = parseChatOutput(paramsOf(c), c.input);
-    expect(typeof got.content === "string" ? got.content.trim() : got.content ?? "").toBe(c.expect.content.trim());
+    expect(typeof got.content === "string" ? got.content.trim() : (got.content ?? "")).toBe(c.expect.content.trim());
     const calls = (got.tool_calls ?? []).map((x) => ({ name: x.function.name, arguments: JSON.parse(x.function.arguments) as unknown }));
     expect(calls).toEqual(c.expect.tool_calls.map((x) => ({ name: x.name, arguments: JSON.parse(x.arguments) as unknown })));
   });

@@ -147,13 +147,12 @@ describe("streaming and partial input", () => {
 // name was read stays a call, its arguments completed to valid JSON) and the text the parser
 // could not place becomes content.
 describe("malformed calls fall back to content, never throw", () => {
-  it.each([
-    "<|python_start|>[unknown_tool(x=1)]<|python_end|>",
-    "<|python_start|>put(text='x')<|python_end|>",
-    "[put(text='x')]",
-  ])("not a call of a declared tool in the format: all content: %s", (output) => {
-    expect(parseChatOutput(wrapped, output)).toEqual({ role: "assistant", content: output });
-  });
+  it.each(["<|python_start|>[unknown_tool(x=1)]<|python_end|>", "<|python_start|>put(text='x')<|python_end|>", "[put(text='x')]"])(
+    "not a call of a declared tool in the format: all content: %s",
+    (output) => {
+      expect(parseChatOutput(wrapped, output)).toEqual({ role: "assistant", content: output });
+    },
+  );
 
   it.each([
     ["<|python_start|>[put(text=unquoted)]<|python_end|>", { text: null }, "unquoted)]<|python_end|>"],
@@ -173,7 +172,10 @@ describe("malformed calls fall back to content, never throw", () => {
         parser.finish();
       }).not.toThrow();
       const msg = parser.message();
-      expect(msg.tool_calls?.map((c) => JSON.parse(c.function.arguments) as unknown), `chunks of ${chunk}`).toEqual([args]);
+      expect(
+        msg.tool_calls?.map((c) => JSON.parse(c.function.arguments) as unknown),
+        `chunks of ${chunk}`,
+      ).toEqual([args]);
       expect(msg.content ?? "", `chunks of ${chunk}`).toBe(rest);
     }
   });
@@ -188,7 +190,14 @@ describe("the grammar follows each tool's schema (tool_choice required)", () => 
         name: "pick",
         parameters: {
           type: "object",
-          properties: { color: { type: "string", enum: ["red", "blue"] }, note: { type: "string", maxLength: 3 }, text: { type: "string" }, n: { type: "integer" }, on: { type: "boolean" }, none: { type: "null" } },
+          properties: {
+            color: { type: "string", enum: ["red", "blue"] },
+            note: { type: "string", maxLength: 3 },
+            text: { type: "string" },
+            n: { type: "integer" },
+            on: { type: "boolean" },
+            none: { type: "null" },
+          },
           required: ["color"],
         },
       },
@@ -197,12 +206,7 @@ describe("the grammar follows each tool's schema (tool_choice required)", () => 
   const params = generateChatParams(t.analysis, t.template, { messages: [{ role: "user", content: "hi" }], tools, toolChoice: "required" });
   const wrap = (args: string): string => `<|python_start|>[pick(${args})]<|python_end|>`;
 
-  it.each([
-    "color='red'",
-    'color="blue", note="abc", n=-2, on=True, none=None',
-    "color='red', text='a\\'b \\\\ \\n'",
-    "color='red', on=false, none=null",
-  ])("accepts %s", (args) => {
+  it.each(["color='red'", 'color="blue", note="abc", n=-2, on=True, none=None', "color='red', text='a\\'b \\\\ \\n'", "color='red', on=false, none=null"])("accepts %s", (args) => {
     expect(matchGbnf(params.grammar!, wrap(args)).ok).toBe(true);
     expect(parseChatOutput(params, wrap(args)).tool_calls).toHaveLength(1);
   });

@@ -62,7 +62,11 @@ describe("analysis: no other reference template is PYTHONIC", () => {
         if (mode === "PYTHONIC") found.push(file);
       }
     }
-    expect(found.sort()).toEqual(PYTHONIC_TEMPLATES.filter((e) => e.dir !== "fixtures").map((e) => e.file).sort());
+    expect(found.sort()).toEqual(
+      PYTHONIC_TEMPLATES.filter((e) => e.dir !== "fixtures")
+        .map((e) => e.file)
+        .sort(),
+    );
   });
 
   it("every template left out of the round trip says why", () => {

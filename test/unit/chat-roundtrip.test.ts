@@ -30,9 +30,7 @@ function roundTrip(t: TemplateCase, s: Scenario): { output: string; problems: st
 }
 
 // Templates that cannot express null get the scenario's arguments without null members.
-const cases = templates.flatMap((t) =>
-  SCENARIOS.filter((s) => !s.parallel || t.template.caps.supportsParallelToolCalls).map((s) => ({ label: `${t.name} | ${s.name}`, t, s: scenarioFor(t, s) })),
-);
+const cases = templates.flatMap((t) => SCENARIOS.filter((s) => !s.parallel || t.template.caps.supportsParallelToolCalls).map((s) => ({ label: `${t.name} | ${s.name}`, t, s: scenarioFor(t, s) })));
 
 describe("round trip through every tool-calling template", () => {
   it("covers every template whose caps say it renders tool calls", () => {
@@ -49,13 +47,20 @@ describe("round trip through every tool-calling template", () => {
 describe("no known failures, and every null exemption is real", () => {
   it("no round trip is excused", () => {
     expect(KNOWN_FAILURES).toEqual({});
-    expect(cases).toHaveLength(templates.filter((t) => t.template.caps.supportsParallelToolCalls).length * SCENARIOS.length + templates.filter((t) => !t.template.caps.supportsParallelToolCalls).length * (SCENARIOS.length - 1));
+    expect(cases).toHaveLength(
+      templates.filter((t) => t.template.caps.supportsParallelToolCalls).length * SCENARIOS.length +
+        templates.filter((t) => !t.template.caps.supportsParallelToolCalls).length * (SCENARIOS.length - 1),
+    );
   });
 
   // An exemption must not hide a parser bug: the template itself must leave the null out.
   it.each(Object.keys(NULL_NOT_EXPRESSIBLE))("%s renders no trace of a null member", (name) => {
     const t = templates.find((x) => x.name === name)!;
-    const message = { role: "assistant" as const, content: "", tool_calls: [{ id: "c1", type: "function" as const, function: { name: "record", arguments: JSON.stringify({ text: "a", meta: { kept: 1, gone: null } }) } }] };
+    const message = {
+      role: "assistant" as const,
+      content: "",
+      tool_calls: [{ id: "c1", type: "function" as const, function: { name: "record", arguments: JSON.stringify({ text: "a", meta: { kept: 1, gone: null } }) } }],
+    };
     const rendered = t.template.render({ messages: [USER, message], tools: TOOLS, addGenerationPrompt: false });
     expect(rendered).toContain("kept");
     expect(rendered).not.toContain("gone");

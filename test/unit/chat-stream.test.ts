@@ -38,9 +38,7 @@ function stream(params: ChatParams, output: string, seed: number, maxChunk: numb
   return { deltas, parser };
 }
 
-const cases = toolTemplates().flatMap((t) =>
-  SCENARIOS.filter((s) => !s.parallel || t.template.caps.supportsParallelToolCalls).map((s) => ({ label: `${t.name} | ${s.name}`, t, s })),
-);
+const cases = toolTemplates().flatMap((t) => SCENARIOS.filter((s) => !s.parallel || t.template.caps.supportsParallelToolCalls).map((s) => ({ label: `${t.name} | ${s.name}`, t, s })));
 
 describe("chunked streaming gives the whole-output message (every template, conforming or not)", () => {
   it.each(cases)("$label", ({ t, s }) => {
@@ -70,7 +68,7 @@ describe("streamed deltas", () => {
   it("a call's name comes first, then its argument fragments; reasoning and content as they arrive", () => {
     const p = new ChatStreamParser(params, ids);
     const seen: ChatDelta[][] = [];
-    for (const piece of ["<think>\nHm", "m.\n</think>\n\nSure", ".\n<tool_call>\n{\"name\": \"get_w", "eather\", \"arguments\": {\"city\": \"Pa", "ris\"}}\n</tool_call>"]) {
+    for (const piece of ["<think>\nHm", "m.\n</think>\n\nSure", '.\n<tool_call>\n{"name": "get_w', 'eather", "arguments": {"city": "Pa', 'ris"}}\n</tool_call>']) {
       seen.push(p.feed(piece));
     }
     seen.push(p.finish());

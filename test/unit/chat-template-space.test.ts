@@ -43,7 +43,9 @@ describe("a template that indents its markers", () => {
     expect(space.lines).toBe(CHAT_SPACE.lines);
   });
 
-  const cases = (["auto", "required"] as const).flatMap((toolChoice) => SCENARIOS.filter((s) => s.message.tool_calls && (!s.parallel || template.caps.supportsParallelToolCalls)).map((s) => ({ label: `${toolChoice} | ${s.name}`, s, toolChoice })));
+  const cases = (["auto", "required"] as const).flatMap((toolChoice) =>
+    SCENARIOS.filter((s) => s.message.tool_calls && (!s.parallel || template.caps.supportsParallelToolCalls)).map((s) => ({ label: `${toolChoice} | ${s.name}`, s, toolChoice })),
+  );
   it.each(cases)("the grammar accepts the rendered calls: $label", ({ s, toolChoice }) => {
     const params = generateChatParams(t.analysis, t.template, { messages: [USER], tools: TOOLS, toolChoice });
     const g = generatedPart(t, s, params);

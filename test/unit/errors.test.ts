@@ -34,9 +34,11 @@ describe("error codes", () => {
         const p = join(dir, e.name);
         if (e.isDirectory()) walk(p);
         else if (/\.(ts|cc|h)$/.test(e.name) && !/error[-_]codes/.test(e.name)) {
-          readFileSync(p, "utf8").split("\n").forEach((line, i) => {
-            if (literal.test(line) && !/^\s*(\/\/|\*)/.test(line)) offenders.push(`${p.slice(ROOT.length + 1)}:${i + 1}`);
-          });
+          readFileSync(p, "utf8")
+            .split("\n")
+            .forEach((line, i) => {
+              if (literal.test(line) && !/^\s*(\/\/|\*)/.test(line)) offenders.push(`${p.slice(ROOT.length + 1)}:${i + 1}`);
+            });
         }
       }
     };
@@ -63,5 +65,4 @@ describe("error codes", () => {
     expect((e as ToolwrightError).code).toBe(code);
     expect(Object.hasOwn(ERROR_CODES, code)).toBe(true);
   });
-
 });

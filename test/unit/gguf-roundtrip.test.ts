@@ -41,7 +41,7 @@ const EVERY_VALUE: [string, GgufValue][] = [
   ["f64", gguf.float64(Math.PI)],
   ["bool.true", gguf.bool(true)],
   ["bool.false", gguf.bool(false)],
-  ["str", gguf.string("héllo {{ messages }} 🦙\n\t\"quoted\"")],
+  ["str", gguf.string('héllo {{ messages }} 🦙\n\t"quoted"')],
   ["str.empty", gguf.string("")],
   ["u64.max", gguf.uint64(2n ** 64n - 1n)],
   ["i64.min", gguf.int64(-(2n ** 63n))],
@@ -70,7 +70,7 @@ describe("GGUF writer → reader round trip", () => {
     expect(file.tensors).toEqual([]);
     expect([...file.metadata.keys()]).toEqual(EVERY_VALUE.map(([k]) => k));
     for (const [key, value] of EVERY_VALUE) expect(file.metadata.get(key), key).toEqual(value);
-    expect(ggufString(file.metadata, "str")).toBe("héllo {{ messages }} 🦙\n\t\"quoted\"");
+    expect(ggufString(file.metadata, "str")).toBe('héllo {{ messages }} 🦙\n\t"quoted"');
     expect(ggufNumber(file.metadata, "u32.max")).toBe(0xffffffff);
     expect(ggufStringArray(file.metadata, "arr.str")).toHaveLength(5);
     expect(() => ggufString(file.metadata, "u8.max")).toThrow(/uint8, not a string/);
@@ -98,7 +98,15 @@ describe("GGUF writer → reader round trip", () => {
     const tensors: GgufTensorSpec[] = [
       { name: "whole", shape: [64, 4], type, data: values },
       // Streamed in two chunks of two rows, through a generator.
-      { name: "streamed", shape: [64, 2, 2], type, data: function* () { yield values.subarray(0, 128); yield values.subarray(128); } },
+      {
+        name: "streamed",
+        shape: [64, 2, 2],
+        type,
+        data: function* () {
+          yield values.subarray(0, 128);
+          yield values.subarray(128);
+        },
+      },
       { name: "vector", shape: [32], type: GgmlType.F32, data: new Float32Array(32).fill(1) },
     ];
     await writeGguf(path, { metadata: [["general.name", gguf.string(name)]], tensors });

@@ -11,12 +11,13 @@ const DIR = sharedData("maskbench-dev");
 const FLOOR_SCHEMA_ORDER = 0.96; // measured 876/903 = 97.0%
 const FLOOR_ANY_ORDER = 0.955; // measured 291/301 = 96.7%
 
-const files = DIR !== null && existsSync(DIR)
-  ? readdirSync(DIR)
-      .filter((f) => f.endsWith(".json"))
-      .sort()
-      .filter((_, i) => i % 3 === 0)
-  : [];
+const files =
+  DIR !== null && existsSync(DIR)
+    ? readdirSync(DIR)
+        .filter((f) => f.endsWith(".json"))
+        .sort()
+        .filter((_, i) => i % 3 === 0)
+    : [];
 
 describe.skipIf(files.length === 0)("MaskBench schema coverage (sampled)", () => {
   const cases = files.map((f) => parseCoverageCase(f, readFileSync(join(DIR!, f), "utf8")));

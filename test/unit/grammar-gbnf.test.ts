@@ -100,15 +100,15 @@ describe("parseGbnf accepts llama.cpp's dialect", () => {
   const grammar = [
     "# a comment",
     "root ::= greeting ws (name | anon){1,2} punct? item* . [^\\n]",
-    "greeting ::= \"hi\" | # comment after alternative",
-    "    \"hello\"",
-    "ws ::= | \" \" | \"\\n\" [ \\t]{0,20}",
+    'greeting ::= "hi" | # comment after alternative',
+    '    "hello"',
+    'ws ::= | " " | "\\n" [ \\t]{0,20}',
     "name ::= [A-Z] [a-z]{1,}",
     "anon ::= (",
-    "  \"x\" | \"y\"",
+    '  "x" | "y"',
     ")",
     "punct ::= [.!?\\-]",
-    "item ::= \"\\x41\" | \"\\u00e9\" | \"\\U0001F600\" | <[42]> | !<[7]> | <think>",
+    'item ::= "\\x41" | "\\u00e9" | "\\U0001F600" | <[42]> | !<[7]> | <think>',
   ].join("\n");
 
   test("parses and matches", () => {
@@ -177,11 +177,11 @@ describe("GbnfMatcher, char by char", () => {
 
   test.each([
     ['root ::= . "!"', "😀!", true],
-    ['root ::= [^a-c]+', "xyz", true],
-    ['root ::= [^a-c]+', "xbz", false],
+    ["root ::= [^a-c]+", "xyz", true],
+    ["root ::= [^a-c]+", "xbz", false],
     ['root ::= ("a" ("b" | "c")+ | "d"){2}', "abcd", true],
     ['root ::= ("a" ("b" | "c")+ | "d"){2}', "abca", false],
-    ["root ::= <[5]> | \"x\"", "x", true],
+    ['root ::= <[5]> | "x"', "x", true],
   ])("%s on %j -> %s", (g, text, ok) => {
     expect(matchGbnf(g, text).ok).toBe(ok);
   });

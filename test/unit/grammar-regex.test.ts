@@ -29,7 +29,7 @@ describe("pattern grammars agree with JavaScript's RegExp (u flag, search semant
     "^[^@\\s]+@[^@\\s]+$",
     "^.{2,4}$",
     "(^a|b)",
-    "^\"?\\\\",
+    '^"?\\\\',
     "^[\\w.-]*$",
     "a{0}b",
     "^(a|)+$",

@@ -43,7 +43,12 @@ describe("enum and const", () => {
 describe("objects", () => {
   const base = { type: "object", properties: { a: { type: "integer" }, b: { type: "string" } }, required: ["a"] };
   run([
-    { name: "required and optional, compact and json.dumps spacing", schema: base, accept: ['{"a": 1}', '{"a":1,"b":"x"}', '{"a": 1, "b": "x"}', '{\n  "a": 1,\n  "b": "x"\n}'], reject: ["{}", '{"b": "x"}', '{"a": "1"}', '{"a" : 1}'] },
+    {
+      name: "required and optional, compact and json.dumps spacing",
+      schema: base,
+      accept: ['{"a": 1}', '{"a":1,"b":"x"}', '{"a": 1, "b": "x"}', '{\n  "a": 1,\n  "b": "x"\n}'],
+      reject: ["{}", '{"b": "x"}', '{"a": "1"}', '{"a" : 1}'],
+    },
     { name: "additionalProperties absent: allowed (JSON Schema default)", schema: base, accept: ['{"a": 1, "zzz": [1]}', '{"zzz": 0, "a": 1}'], reject: [] },
     { name: "additionalProperties absent with the strict option: forbidden", schema: base, options: { additionalProperties: false }, accept: ['{"a": 1}'], reject: ['{"a": 1, "zzz": 1}'] },
     { name: "additionalProperties false", schema: { ...base, additionalProperties: false }, accept: ['{"a": 1, "b": "x"}'], reject: ['{"a": 1, "c": 2}', '{"a": 1, "ab": 2}', '{"a": 1, "": 2}'] },
@@ -72,10 +77,20 @@ describe("objects", () => {
 
 describe("arrays", () => {
   run([
-    { name: "items and counts", schema: { type: "array", items: { type: "integer" }, minItems: 1, maxItems: 3 }, accept: ["[1]", "[1, 2, 3]", "[ 1,2 ]"], reject: ["[]", "[1, 2, 3, 4]", '[1, "2"]', "[1,]"] },
+    {
+      name: "items and counts",
+      schema: { type: "array", items: { type: "integer" }, minItems: 1, maxItems: 3 },
+      accept: ["[1]", "[1, 2, 3]", "[ 1,2 ]"],
+      reject: ["[]", "[1, 2, 3, 4]", '[1, "2"]', "[1,]"],
+    },
     { name: "empty allowed", schema: { type: "array" }, accept: ["[]", '[1, "a", {}]'], reject: ["[", "[1 2]"] },
     { name: "prefixItems", schema: { type: "array", prefixItems: [{ type: "string" }, { type: "integer" }], items: false }, accept: ['["a", 1]', '["a"]', "[]"], reject: ['["a", 1, 2]', '[1, "a"]'] },
-    { name: "draft-4 tuple with additionalItems schema", schema: { type: "array", items: [{ const: 0 }], additionalItems: { type: "string" }, minItems: 2 }, accept: ['[0, "x"]', '[0, "x", "y"]'], reject: ["[0]", "[0, 1]"] },
+    {
+      name: "draft-4 tuple with additionalItems schema",
+      schema: { type: "array", items: [{ const: 0 }], additionalItems: { type: "string" }, minItems: 2 },
+      accept: ['[0, "x"]', '[0, "x", "y"]'],
+      reject: ["[0]", "[0, 1]"],
+    },
     { name: "maxItems 0", schema: { type: "array", maxItems: 0 }, accept: ["[]"], reject: ["[1]"] },
   ]);
 });
@@ -91,7 +106,12 @@ describe("strings", () => {
     { name: "pattern with lookahead is relaxed, not rejected", schema: { type: "string", pattern: "^(?=.*[0-9])[a-z0-9]+$" }, accept: ['"a1"', '"ab"'], reject: ['"A1"'] },
     { name: "format date", schema: { type: "string", format: "date" }, accept: ['"2024-02-29"', '"2023-12-31"'], reject: ['"2023-02-29"', '"2024-04-31"', '"2024-1-01"'] },
     { name: "format time", schema: { type: "string", format: "time" }, accept: ['"12:30:00Z"', '"23:59:59.123+02:00"'], reject: ['"24:00:00Z"', '"12:30"'] },
-    { name: "format date-time", schema: { type: "string", format: "date-time" }, accept: ['"2024-01-15T08:00:00Z"', '"2024-01-15t08:00:00.5-05:30"'], reject: ['"2024-01-15 08:00:00"', '"2024-01-15T08:00:00"'] },
+    {
+      name: "format date-time",
+      schema: { type: "string", format: "date-time" },
+      accept: ['"2024-01-15T08:00:00Z"', '"2024-01-15t08:00:00.5-05:30"'],
+      reject: ['"2024-01-15 08:00:00"', '"2024-01-15T08:00:00"'],
+    },
     { name: "format uuid", schema: { type: "string", format: "uuid" }, accept: ['"123e4567-e89b-12d3-a456-426614174000"'], reject: ['"123e4567e89b12d3a456426614174000"'] },
     { name: "format ipv4", schema: { type: "string", format: "ipv4" }, accept: ['"192.168.0.255"'], reject: ['"256.1.1.1"', '"1.2.3"'] },
     { name: "format email (loose)", schema: { type: "string", format: "email" }, accept: ['"a.b@example.com"'], reject: ['"no-at-sign"', '"a b@c"'] },
@@ -148,7 +168,12 @@ describe("combinators and references", () => {
     },
     {
       name: "allOf merges properties and required",
-      schema: { allOf: [{ type: "object", properties: { a: { type: "integer" } }, required: ["a"] }, { properties: { b: { type: "string" } }, required: ["b"] }] },
+      schema: {
+        allOf: [
+          { type: "object", properties: { a: { type: "integer" } }, required: ["a"] },
+          { properties: { b: { type: "string" } }, required: ["b"] },
+        ],
+      },
       accept: ['{"a": 1, "b": "x"}'],
       reject: ['{"a": 1}', '{"b": "x"}'],
     },
@@ -161,7 +186,10 @@ describe("combinators and references", () => {
     { name: "allOf narrows numbers", schema: { allOf: [{ type: "integer", minimum: 0 }, { maximum: 3 }] }, accept: ["0", "3"], reject: ["4", "-1"] },
     {
       name: "$defs and recursion",
-      schema: { $defs: { node: { type: "object", properties: { v: { type: "integer" }, kids: { type: "array", items: { $ref: "#/$defs/node" } } }, required: ["v"], additionalProperties: false } }, $ref: "#/$defs/node" },
+      schema: {
+        $defs: { node: { type: "object", properties: { v: { type: "integer" }, kids: { type: "array", items: { $ref: "#/$defs/node" } } }, required: ["v"], additionalProperties: false } },
+        $ref: "#/$defs/node",
+      },
       accept: ['{"v": 1, "kids": [{"v": 2}, {"v": 3, "kids": []}]}'],
       reject: ['{"v": 1, "kids": [{}]}'],
     },
@@ -173,11 +201,21 @@ describe("combinators and references", () => {
     },
     {
       name: "$ref by $id and $anchor",
-      schema: { $id: "https://example.com/root.json", $defs: { p: { $id: "positive.json", type: "integer", minimum: 1 }, s: { $anchor: "str", type: "string" } }, type: "array", prefixItems: [{ $ref: "positive.json" }, { $ref: "#str" }] },
+      schema: {
+        $id: "https://example.com/root.json",
+        $defs: { p: { $id: "positive.json", type: "integer", minimum: 1 }, s: { $anchor: "str", type: "string" } },
+        type: "array",
+        prefixItems: [{ $ref: "positive.json" }, { $ref: "#str" }],
+      },
       accept: ['[1, "a"]'],
       reject: ['[0, "a"]', "[1, 2]"],
     },
-    { name: "recursion through allOf in items", schema: { definitions: { t: { type: "array", items: { allOf: [{ $ref: "#/definitions/t" }] } } }, $ref: "#/definitions/t" }, accept: ["[[], [[]]]"], reject: ["[1]"] },
+    {
+      name: "recursion through allOf in items",
+      schema: { definitions: { t: { type: "array", items: { allOf: [{ $ref: "#/definitions/t" }] } } }, $ref: "#/definitions/t" },
+      accept: ["[[], [[]]]"],
+      reject: ["[1]"],
+    },
     { name: "not type", schema: { not: { type: ["string", "null"] } }, accept: ["1", "[]"], reject: ['"s"', "null"] },
     {
       name: "if/then/else on a discriminator",
@@ -192,7 +230,12 @@ describe("combinators and references", () => {
       accept: ['{"kind": "a", "x": 1}', '{"kind": "b", "y": 1}', '{"kind": "b", "x": 0, "y": 1}'],
       reject: ['{"kind": "a", "y": 1}', '{"kind": "b", "x": 1}'],
     },
-    { name: "if on a boolean flag", schema: { if: { properties: { on: { const: true } }, required: ["on"] }, then: { required: ["v"] } }, accept: ['{"on": true, "v": 1}', '{"on": false}', "{}", "3"], reject: ['{"on": true}'] },
+    {
+      name: "if on a boolean flag",
+      schema: { if: { properties: { on: { const: true } }, required: ["on"] }, then: { required: ["v"] } },
+      accept: ['{"on": true, "v": 1}', '{"on": false}', "{}", "3"],
+      reject: ['{"on": true}'],
+    },
     {
       name: "draft-07: keywords beside $ref are ignored",
       schema: { $schema: "http://json-schema.org/draft-07/schema#", definitions: { s: { type: "string" } }, $ref: "#/definitions/s", maxLength: 1 },
@@ -240,7 +283,12 @@ describe("errors and relaxations", () => {
     const schema = { type: "object", properties: { tags: { type: "array", uniqueItems: true }, kind: { oneOf: [{ const: 1 }, { const: 2 }] } } };
     const seen: Relaxation[] = [];
     jsonSchemaToGbnf(schema, { onRelaxation: (r) => seen.push(r) });
-    expect(seen.map((r) => [r.kind, r.pointer])).toEqual(expect.arrayContaining([["uniqueItems", "#/properties/tags"], ["oneOf", "#/properties/kind"]]));
+    expect(seen.map((r) => [r.kind, r.pointer])).toEqual(
+      expect.arrayContaining([
+        ["uniqueItems", "#/properties/tags"],
+        ["oneOf", "#/properties/kind"],
+      ]),
+    );
     expect(() => jsonSchemaToGbnf(schema, { strict: true })).toThrow(SchemaError);
     // Restrictions (here: property order) never make strict mode throw.
     expect(() => jsonSchemaToGbnf({ type: "object", properties: { a: {}, b: {} } }, { strict: true })).not.toThrow();

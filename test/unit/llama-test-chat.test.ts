@@ -29,8 +29,7 @@ export const IMPROVEMENTS: Record<number, { kind: Kind; reason: string }> = {
   192: { kind: "whitespace", reason: TRIMMED },
   193: {
     kind: "differs",
-    reason:
-      "reasoningFormat none keeps a reasoning block inline with its opener, also the prompt's `<think>` when a call ends the block; llama.cpp drops the opener only in that case",
+    reason: "reasoningFormat none keeps a reasoning block inline with its opener, also the prompt's `<think>` when a call ends the block; llama.cpp drops the opener only in that case",
   },
   237: {
     kind: "differs",
@@ -92,7 +91,10 @@ describe.skipIf(path === null)("llama.cpp's test-chat cases through toolwright's
 
   it("every improvement names a case and gives a reason", () => {
     for (const [id, entry] of Object.entries(IMPROVEMENTS)) {
-      expect(cases.some((c) => c.id === Number(id)), `case ${id}`).toBe(true);
+      expect(
+        cases.some((c) => c.id === Number(id)),
+        `case ${id}`,
+      ).toBe(true);
       expect(entry.reason.length).toBeGreaterThan(20);
     }
   });

@@ -69,7 +69,13 @@ describe("pegToGbnf", () => {
     const q = new PegArena();
     const r = q.seq(q.until("</s>"), q.literal("</s>"));
     const g = pegToGbnf(q, r).grammar;
-    for (const [text, ok] of [["abc</s>", true], ["a</b</s>", true], ["<</s>", true], ["a</s>b</s>", false], ["</s", false]] as const) {
+    for (const [text, ok] of [
+      ["abc</s>", true],
+      ["a</b</s>", true],
+      ["<</s>", true],
+      ["a</s>b</s>", false],
+      ["</s", false],
+    ] as const) {
       expect(matchGbnf(g, text).ok).toBe(ok);
       expect(parsePeg(q, r, text).status === "success").toBe(ok);
     }

@@ -13,7 +13,7 @@ function toolGrammar() {
         p.literal("<tool_call>"),
         p.space(),
         p.literal('{"name": "'),
-        p.capture("tool_name", p.chars('a-zA-Z0-9_', 1)),
+        p.capture("tool_name", p.chars("a-zA-Z0-9_", 1)),
         p.literal('", "arguments": '),
         p.capture("tool_args", p.json()),
         p.literal("}"),
@@ -47,7 +47,12 @@ describe("PEG parse on complete input", () => {
       "text and a call",
       'Sure.<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>',
       "success",
-      ['content="Sure."', 'tool_call="<tool_call>{\\"name\\": \\"get_weather\\", \\"arguments\\": {\\"city\\": \\"Paris\\"}}</tool_call>"', '  tool_name="get_weather"', '  tool_args="{\\"city\\": \\"Paris\\"}"'],
+      [
+        'content="Sure."',
+        'tool_call="<tool_call>{\\"name\\": \\"get_weather\\", \\"arguments\\": {\\"city\\": \\"Paris\\"}}</tool_call>"',
+        '  tool_name="get_weather"',
+        '  tool_args="{\\"city\\": \\"Paris\\"}"',
+      ],
     ],
     ["broken arguments", '<tool_call>{"name": "f", "arguments": {"a": }}</tool_call>', "fail", []],
     ["trailing garbage after a call", '<tool_call>{"name": "f", "arguments": {}}</tool_call> x', "fail", []],
@@ -185,7 +190,9 @@ describe("each combinator on complete and partial input", () => {
         const r = parsePeg(q, roots.list, text.slice(0, i), { partial: true });
         expect(r.status).toBe("need-more");
         // The atoms recognised so far are the complete parse's first atoms (none taken back).
-        const atoms = summary(r).filter((l) => l.includes("atom=") && !l.includes("*")).map((l) => l.trim());
+        const atoms = summary(r)
+          .filter((l) => l.includes("atom=") && !l.includes("*"))
+          .map((l) => l.trim());
         const all = done.filter((l) => l.includes("atom=")).map((l) => l.trim());
         expect(all.slice(0, atoms.length)).toEqual(atoms);
       }

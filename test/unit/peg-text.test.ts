@@ -17,12 +17,15 @@ describe("PegText reads like the string it holds", () => {
     ["given whole", new PegText(SAMPLE)],
     ["appended 1 at a time", appended(SAMPLE, 1)],
     ["appended 5 at a time", appended(SAMPLE, 5)],
-    ["given a start, then appended", (() => {
-      const t = new PegText(SAMPLE.slice(0, 9));
-      t.append(SAMPLE.slice(9, 30));
-      t.append(SAMPLE.slice(30));
-      return t;
-    })()],
+    [
+      "given a start, then appended",
+      (() => {
+        const t = new PegText(SAMPLE.slice(0, 9));
+        t.append(SAMPLE.slice(9, 30));
+        t.append(SAMPLE.slice(30));
+        return t;
+      })(),
+    ],
   ])("%s", (_, t) => {
     expect(t.length).toBe(SAMPLE.length);
     expect(t.toString()).toBe(SAMPLE);
@@ -30,7 +33,15 @@ describe("PegText reads like the string it holds", () => {
       expect(t.charCodeAt(i)).toEqual(SAMPLE.charCodeAt(i));
       expect(t.codePointAt(i)).toBe(SAMPLE.codePointAt(i));
     }
-    for (const [a, b] of [[0, 5], [3, 40], [20, 21], [7, 7], [30, 999], [0, SAMPLE.length]]) expect(t.slice(a!, b)).toBe(SAMPLE.slice(a, b));
+    for (const [a, b] of [
+      [0, 5],
+      [3, 40],
+      [20, 21],
+      [7, 7],
+      [30, 999],
+      [0, SAMPLE.length],
+    ])
+      expect(t.slice(a!, b)).toBe(SAMPLE.slice(a, b));
     expect(t.slice(12)).toBe(SAMPLE.slice(12));
     for (const needle of ["<tool_call>", "</tool_call>", "😀", "語 <", "zz", "", "l>"]) {
       for (const from of [0, 1, 3, 20, SAMPLE.length - 3, SAMPLE.length]) expect(t.indexOf(needle, from), `${needle}@${from}`).toBe(SAMPLE.indexOf(needle, from));

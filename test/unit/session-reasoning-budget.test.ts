@@ -26,7 +26,13 @@ const CASES = [
   { label: "leading whitespace before the opener is fine", budget: 1, markers: OPENED, tokens: ["\n", "<think>", "a", "b"], want: { exhaustedAt: 2, state: "exhausted", spent: 1 } },
   { label: "no budget: never runs out", budget: undefined, markers: FORCED, tokens: ["a", "b", "c"], want: { exhaustedAt: -1, state: "done", spent: 0 } },
   { label: "no end marker: no budget applies", budget: 1, markers: { opener: "<think>", end: null, forcedOpen: false }, tokens: ["<think>", "a"], want: { exhaustedAt: -1, state: "done", spent: 0 } },
-  { label: "no opener and not forced: no budget applies", budget: 1, markers: { opener: null, end: "</think>", forcedOpen: false }, tokens: ["a", "b"], want: { exhaustedAt: -1, state: "done", spent: 0 } },
+  {
+    label: "no opener and not forced: no budget applies",
+    budget: 1,
+    markers: { opener: null, end: "</think>", forcedOpen: false },
+    tokens: ["a", "b"],
+    want: { exhaustedAt: -1, state: "done", spent: 0 },
+  },
 ] as const;
 
 describe("ReasoningBudget", () => {

@@ -162,9 +162,7 @@ describe("caps of inline templates", () => {
     );
     expect(objectArgs.caps.supportsObjectArguments).toBe(true);
     expect(objectArgs.caps.requiresObjectArguments).toBe(true);
-    const stringArgs = new ChatTemplate(
-      "{% for m in messages %}{% for c in m.tool_calls or [] %}{{ c.function.name }}{{ c.function.arguments }}{% endfor %}{% endfor %}{{ tools|tojson }}",
-    );
+    const stringArgs = new ChatTemplate("{% for m in messages %}{% for c in m.tool_calls or [] %}{{ c.function.name }}{{ c.function.arguments }}{% endfor %}{% endfor %}{{ tools|tojson }}");
     expect(stringArgs.caps.supportsObjectArguments).toBe(false);
     expect(stringArgs.caps.supportsToolCalls).toBe(true);
     expect(stringArgs.caps.supportsParallelToolCalls).toBe(true);

@@ -8,13 +8,7 @@
 import { describe, expect, test } from "vitest";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import {
-  ChatTemplate,
-  LENIENT_RELAXATIONS,
-  TemplateError,
-  TemplateRuntimeError,
-  type Relaxation,
-} from "../../src/template/index.js";
+import { ChatTemplate, LENIENT_RELAXATIONS, TemplateError, TemplateRuntimeError, type Relaxation } from "../../src/template/index.js";
 import type { ChatMessage } from "../../src/types.js";
 
 const TEMPLATES = join(import.meta.dirname, "../../deps/llama.cpp/models/templates");
@@ -30,40 +24,40 @@ interface Case {
 
 // prettier-ignore
 const RELAXED: Case[] = [
-  { relaxation: "mutation", source: "{% set l = [1] %}{% set _ = l.append(2) %}{{ l }}",
-    strict: ["SecurityError", "access to attribute 'append' of 'list' object is unsafe."], lenient: "[1, 2]" },
-  { relaxation: "mutation", source: "{% set d = {'a': 1} %}{% set _ = d.update({'b': 2}) %}{{ d | tojson }}",
-    strict: ["SecurityError", "access to attribute 'update' of 'dict' object is unsafe."], lenient: '{"a": 1, "b": 2}' },
-  { relaxation: "chainable-undefined", source: "[{{ missing.attr.deeper }}|{{ missing['k'][0] }}|{{ missing[1:2] }}]",
-    strict: ["UndefinedError", "'missing' is undefined"], lenient: "[||]" },
-  { relaxation: "chainable-undefined", source: "{% if messages[0].role is defined %}y{% else %}n{% endif %}",
-    context: { messages: [] }, strict: ["UndefinedError", "list object has no element 0"], lenient: "n" },
-  { relaxation: "concat-missing", source: "{{ 'a' + functions }}",
-    strict: ["UndefinedError", "'functions' is undefined"], lenient: "a" },
+  { relaxation: "mutation", source: "{% set l = [1] %}{% set _ = l.append(2) %}{{ l }}", strict: ["SecurityError", "access to attribute 'append' of 'list' object is unsafe."], lenient: "[1, 2]" },
+  {
+    relaxation: "mutation",
+    source: "{% set d = {'a': 1} %}{% set _ = d.update({'b': 2}) %}{{ d | tojson }}",
+    strict: ["SecurityError", "access to attribute 'update' of 'dict' object is unsafe."],
+    lenient: '{"a": 1, "b": 2}',
+  },
+  { relaxation: "chainable-undefined", source: "[{{ missing.attr.deeper }}|{{ missing['k'][0] }}|{{ missing[1:2] }}]", strict: ["UndefinedError", "'missing' is undefined"], lenient: "[||]" },
+  {
+    relaxation: "chainable-undefined",
+    source: "{% if messages[0].role is defined %}y{% else %}n{% endif %}",
+    context: { messages: [] },
+    strict: ["UndefinedError", "list object has no element 0"],
+    lenient: "n",
+  },
+  { relaxation: "concat-missing", source: "{{ 'a' + functions }}", strict: ["UndefinedError", "'functions' is undefined"], lenient: "a" },
   { relaxation: "concat-missing", source: "{{ x + 'b' }}", strict: ["UndefinedError", "'x' is undefined"], lenient: "b" },
-  { relaxation: "none-iteration", source: "[{% for t in tools %}{{ t }}{% endfor %}]", context: { tools: null },
-    strict: ["TypeError", "'NoneType' object is not iterable"], lenient: "[]" },
-  { relaxation: "concat-missing", source: "{{ 'a' + none }}",
-    strict: ["TypeError", 'can only concatenate str (not "NoneType") to str'], lenient: "a" },
-  { relaxation: "concat-missing", source: "{{ none + 'b' }}",
-    strict: ["TypeError", "unsupported operand type(s) for +: 'NoneType' and 'str'"], lenient: "b" },
-  { relaxation: "iterator-as-list", source: "{{ [1, 2] | map('string') | tojson }}",
-    strict: ["TypeError", "Object of type generator is not JSON serializable"], lenient: '["1", "2"]' },
-  { relaxation: "iterator-as-list", source: "{{ {'a': [1] | select} | tojson }}",
-    strict: ["TypeError", "Object of type generator is not JSON serializable"], lenient: '{"a": [1]}' },
-  { relaxation: "iterator-as-list", source: "{{ [1, 2, 3] | select('odd') | length }}",
-    strict: ["TypeError", "object of type 'generator' has no len()"], lenient: "2" },
-  { relaxation: "iterator-as-list", source: "{{ [1, 2] | select | count }}",
-    strict: ["TypeError", "object of type 'generator' has no len()"], lenient: "2" },
-  { relaxation: "iterator-as-list", source: "{{ [1, 2] | map('string') | last }}",
-    strict: ["TypeError", "'generator' object is not reversible"], lenient: "2" },
-  { relaxation: "iterator-as-list", source: "{{ ([1] | list) + ([2] | select) }}",
-    strict: ["TypeError", 'can only concatenate list (not "generator") to list'], lenient: "[1, 2]" },
-  { relaxation: "iterator-as-list", source: "{{ ([2] | select) + [1] }}",
-    strict: ["TypeError", "unsupported operand type(s) for +: 'generator' and 'list'"], lenient: "[2, 1]" },
+  { relaxation: "none-iteration", source: "[{% for t in tools %}{{ t }}{% endfor %}]", context: { tools: null }, strict: ["TypeError", "'NoneType' object is not iterable"], lenient: "[]" },
+  { relaxation: "concat-missing", source: "{{ 'a' + none }}", strict: ["TypeError", 'can only concatenate str (not "NoneType") to str'], lenient: "a" },
+  { relaxation: "concat-missing", source: "{{ none + 'b' }}", strict: ["TypeError", "unsupported operand type(s) for +: 'NoneType' and 'str'"], lenient: "b" },
+  { relaxation: "iterator-as-list", source: "{{ [1, 2] | map('string') | tojson }}", strict: ["TypeError", "Object of type generator is not JSON serializable"], lenient: '["1", "2"]' },
+  { relaxation: "iterator-as-list", source: "{{ {'a': [1] | select} | tojson }}", strict: ["TypeError", "Object of type generator is not JSON serializable"], lenient: '{"a": [1]}' },
+  { relaxation: "iterator-as-list", source: "{{ [1, 2, 3] | select('odd') | length }}", strict: ["TypeError", "object of type 'generator' has no len()"], lenient: "2" },
+  { relaxation: "iterator-as-list", source: "{{ [1, 2] | select | count }}", strict: ["TypeError", "object of type 'generator' has no len()"], lenient: "2" },
+  { relaxation: "iterator-as-list", source: "{{ [1, 2] | map('string') | last }}", strict: ["TypeError", "'generator' object is not reversible"], lenient: "2" },
+  { relaxation: "iterator-as-list", source: "{{ ([1] | list) + ([2] | select) }}", strict: ["TypeError", 'can only concatenate list (not "generator") to list'], lenient: "[1, 2]" },
+  { relaxation: "iterator-as-list", source: "{{ ([2] | select) + [1] }}", strict: ["TypeError", "unsupported operand type(s) for +: 'generator' and 'list'"], lenient: "[2, 1]" },
   // Read as a list, not consumed: the loop still sees the items (llama.cpp's map gives a list).
-  { relaxation: "iterator-as-list", source: "{% set g = [1, 2] | select %}{{ g | tojson }}{% for x in g %}{{ x }}{% endfor %}",
-    strict: ["TypeError", "Object of type generator is not JSON serializable"], lenient: "[1, 2]12" },
+  {
+    relaxation: "iterator-as-list",
+    source: "{% set g = [1, 2] | select %}{{ g | tojson }}{% for x in g %}{{ x }}{% endfor %}",
+    strict: ["TypeError", "Object of type generator is not JSON serializable"],
+    lenient: "[1, 2]12",
+  },
 ];
 
 /** Raise in lenient mode too: no relaxation covers them. */
@@ -180,19 +174,15 @@ describe("compat option", () => {
 });
 
 describe.skipIf(!existsSync(TEMPLATES))("caps in the mode that renders", () => {
-  const load = (name: string, compat: "strict" | "lenient" | "auto") =>
-    new ChatTemplate(readFileSync(join(TEMPLATES, `${name}.jinja`), "utf8"), { compat });
+  const load = (name: string, compat: "strict" | "lenient" | "auto") => new ChatTemplate(readFileSync(join(TEMPLATES, `${name}.jinja`), "utf8"), { compat });
 
-  test.each(["Kimi-K2-Instruct", "Kimi-K2-Thinking", "fireworks-ai-llama-3-firefunction-v2", "llama-cpp-deepseek-r1"])(
-    "%s: strict probes raise, auto probes render leniently",
-    (name) => {
-      expect(load(name, "strict").capsRenderMode).toBe("strict");
-      expect(load(name, "strict").caps.supportsToolCalls).toBe(false);
-      const auto = load(name, "auto");
-      expect(auto.caps.supportsToolCalls).toBe(true);
-      expect(auto.capsRenderMode).toBe("lenient");
-    },
-  );
+  test.each(["Kimi-K2-Instruct", "Kimi-K2-Thinking", "fireworks-ai-llama-3-firefunction-v2", "llama-cpp-deepseek-r1"])("%s: strict probes raise, auto probes render leniently", (name) => {
+    expect(load(name, "strict").capsRenderMode).toBe("strict");
+    expect(load(name, "strict").caps.supportsToolCalls).toBe(false);
+    const auto = load(name, "auto");
+    expect(auto.caps.supportsToolCalls).toBe(true);
+    expect(auto.capsRenderMode).toBe("lenient");
+  });
 
   test("a template transformers renders keeps strict caps in auto mode", () => {
     const strict = load("Qwen-Qwen3-0.6B", "strict");

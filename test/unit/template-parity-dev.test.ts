@@ -15,7 +15,9 @@ const goldens = loadGoldens(join(import.meta.dirname, "../fixtures/template-gold
 describe.skipIf(TEMPLATES === null)("templates-dev goldens", () => {
   // A template added to the set without goldens would go untested.
   it("cover every template of the set", () => {
-    const templates = readdirSync(TEMPLATES!).filter((f) => f.endsWith(".jinja")).sort();
+    const templates = readdirSync(TEMPLATES!)
+      .filter((f) => f.endsWith(".jinja"))
+      .sort();
     expect(goldens.files.map((f) => f.replace(/\.json$/, ".jinja"))).toEqual(templates);
   });
 });

@@ -43,4 +43,3 @@ describe.skipIf(!fuzzFile || !existsSync(TEMPLATES))("random conversations vs Py
     expect(bad).toEqual([]);
   });
 });
-

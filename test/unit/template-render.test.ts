@@ -70,7 +70,12 @@ describe.skipIf(!existsSync(TEMPLATES))("render() polyfills on real templates", 
 
   test("developer becomes system unless the template knows the developer role", () => {
     const qwen = load("Qwen-Qwen2.5-7B-Instruct");
-    const out = qwen.render({ messages: [{ role: "developer", content: "Rules." }, { role: "user", content: "Hi" }] });
+    const out = qwen.render({
+      messages: [
+        { role: "developer", content: "Rules." },
+        { role: "user", content: "Hi" },
+      ],
+    });
     expect(out.startsWith("<|im_start|>system\nRules.<|im_end|>")).toBe(true);
   });
 
@@ -88,7 +93,17 @@ describe("render() polyfills on inline templates", () => {
 
   test("parts are joined with newlines where only strings work", () => {
     const str = new ChatTemplate("{% for m in messages %}<{{ m.content + '' }}>{% endfor %}");
-    const out = str.render({ messages: [{ role: "user", content: [{ type: "text", text: "a" }, { type: "text", text: "b" }] }] });
+    const out = str.render({
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "a" },
+            { type: "text", text: "b" },
+          ],
+        },
+      ],
+    });
     expect(out).toBe("<a\nb>");
   });
 });

@@ -31,8 +31,7 @@ function outcome(snippet: Snippet): Snippet {
     const tpl = new ChatTemplate(snippet.source, { now, allowMutation: snippet.allowMutation ?? false });
     return { source: snippet.source, output: tpl.renderRaw(structuredClone(golden.context)) };
   } catch (e) {
-    const type =
-      e instanceof TemplateError ? "TemplateError" : e instanceof TemplateRuntimeError ? e.pythonType : e instanceof TemplateSyntaxError ? e.pythonType : "JS";
+    const type = e instanceof TemplateError ? "TemplateError" : e instanceof TemplateRuntimeError ? e.pythonType : e instanceof TemplateSyntaxError ? e.pythonType : "JS";
     return { source: snippet.source, error: { type, message: (e as Error).message } };
   }
 }

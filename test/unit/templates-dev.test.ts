@@ -56,7 +56,12 @@ function grammarProblems(t: TemplateCase, s: Scenario, toolChoice: "auto" | "req
 }
 
 describe.skipIf(DIR === null)("templates-dev: analysis", () => {
-  const names = DIR === null ? [] : readdirSync(DIR).filter((f) => f.endsWith(".jinja")).sort();
+  const names =
+    DIR === null
+      ? []
+      : readdirSync(DIR)
+          .filter((f) => f.endsWith(".jinja"))
+          .sort();
   it.each(names)("%s analyses without throwing", (name) => {
     const source = readFileSync(join(DIR!, name), "utf8");
     const a = analyzeTemplate(source, { template: new ChatTemplate(source, { compat: "auto" }), cache: false });
@@ -78,7 +83,11 @@ describe.skipIf(DIR === null)("templates-dev: round trip", () => {
 });
 
 const grammarCases = templates.flatMap((t) =>
-  (["auto", "required"] as const).flatMap((toolChoice) => applicable(t).filter((s) => s.message.tool_calls).map((s) => ({ label: `${t.name} | ${toolChoice} | ${s.name}`, t, s, toolChoice }))),
+  (["auto", "required"] as const).flatMap((toolChoice) =>
+    applicable(t)
+      .filter((s) => s.message.tool_calls)
+      .map((s) => ({ label: `${t.name} | ${toolChoice} | ${s.name}`, t, s, toolChoice })),
+  ),
 );
 
 describe.skipIf(DIR === null)("templates-dev: the grammar accepts what the parser reads back", () => {

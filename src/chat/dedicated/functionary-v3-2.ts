@@ -28,7 +28,10 @@ function build(req: NormalizedRequest): DedicatedBuild {
     const calls = req.tools.map((t, i) =>
       p.rule(
         `tool-${i}`,
-        p.tag(NODE.tool, p.seq(p.atomic(p.seq(p.capture(NODE.toolName, p.literal(t.function.name)), p.literal("\n"))), p.capture(NODE.toolArgs, p.schema(p.json(), toolParameters(t), { name: `tool-${i}-args` })))),
+        p.tag(
+          NODE.tool,
+          p.seq(p.atomic(p.seq(p.capture(NODE.toolName, p.literal(t.function.name)), p.literal("\n"))), p.capture(NODE.toolArgs, p.schema(p.json(), toolParameters(t), { name: `tool-${i}-args` }))),
+        ),
       ),
     );
     const call = p.choice(...calls);

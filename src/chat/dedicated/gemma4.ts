@@ -29,7 +29,15 @@ export const GEMMA4_DIALECT: ValueDialect = { stringDelimiter: STRING, bareKeys:
 function valueRules(p: PegArena): PegId {
   const ws = p.space();
   const str = p.rule("gemma4-string", p.seq(p.literal(STRING), p.until(STRING), p.literal(STRING)));
-  const number = p.rule("gemma4-number", p.seq(p.optional(p.literal("-")), p.chars("0-9", 1), p.optional(p.seq(p.literal("."), p.chars("0-9", 1))), p.optional(p.seq(p.chars("eE", 1, 1), p.optional(p.chars("+\\-", 1, 1)), p.chars("0-9", 1)))));
+  const number = p.rule(
+    "gemma4-number",
+    p.seq(
+      p.optional(p.literal("-")),
+      p.chars("0-9", 1),
+      p.optional(p.seq(p.literal("."), p.chars("0-9", 1))),
+      p.optional(p.seq(p.chars("eE", 1, 1), p.optional(p.chars("+\\-", 1, 1)), p.chars("0-9", 1))),
+    ),
+  );
   const literal = p.rule("gemma4-literal", p.choice(p.literal("true"), p.literal("false"), p.literal("null"), p.literal("True"), p.literal("False"), p.literal("None")));
   const value = p.ref("gemma4-value");
   const key = p.choice(str, p.chars("A-Za-z0-9_\\-.$@", 1));
@@ -91,7 +99,16 @@ function build(req: NormalizedRequest): DedicatedBuild {
   } else if (useTools) {
     const object = valueRules(p);
     const calls = req.tools.map((t, i) =>
-      p.rule(`tool-${i}`, p.tag(NODE.tool, p.seq(p.atomic(p.seq(p.capture(NODE.toolName, p.literal(t.function.name)), p.and(p.literal("{")))), p.capture(NODE.toolArgs, p.schema(object, toolParameters(t), { name: `tool-${i}-args`, grammar: typedArgs(p, t, i) }))))),
+      p.rule(
+        `tool-${i}`,
+        p.tag(
+          NODE.tool,
+          p.seq(
+            p.atomic(p.seq(p.capture(NODE.toolName, p.literal(t.function.name)), p.and(p.literal("{")))),
+            p.capture(NODE.toolArgs, p.schema(object, toolParameters(t), { name: `tool-${i}-args`, grammar: typedArgs(p, t, i) })),
+          ),
+        ),
+      ),
     );
     const one = p.seq(p.literal(CALL), p.choice(...calls), p.literal(CALL_END));
     const section = p.rule("tool-calls", p.tag(NODE.toolSection, p.seq(one, req.parallel ? p.zeroOrMore(p.seq(p.space(), one)) : p.eps())), { trigger: true });

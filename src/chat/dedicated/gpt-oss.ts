@@ -51,7 +51,15 @@ function requiredGrammar(p: PegArena, req: NormalizedRequest, analysis: PegId): 
  * as a call to NAME. Parser only: it is no trigger rule, so no grammar allows it.
  */
 function undeclaredCall(p: PegArena, constraint: PegId): PegId {
-  const header = p.atomic(p.seq(p.literal(" to=functions."), p.capture(NODE.toolName, p.chars("A-Za-z0-9_\\-.", 1)), p.optional(p.seq(p.literal("<|channel|>"), p.choice(p.literal("commentary"), p.literal("analysis")))), constraint, p.literal("<|message|>")));
+  const header = p.atomic(
+    p.seq(
+      p.literal(" to=functions."),
+      p.capture(NODE.toolName, p.chars("A-Za-z0-9_\\-.", 1)),
+      p.optional(p.seq(p.literal("<|channel|>"), p.choice(p.literal("commentary"), p.literal("analysis")))),
+      constraint,
+      p.literal("<|message|>"),
+    ),
+  );
   return p.tag(NODE.toolSection, p.tag(NODE.tool, p.seq(header, p.capture(NODE.toolArgs, p.json()))));
 }
 
@@ -83,7 +91,14 @@ function build(req: NormalizedRequest): DedicatedBuild {
     if (useTools) {
       const calls = req.tools.map((t, i) => {
         // The recipient goes in the role header (" to=...<|channel|>commentary") or after the channel.
-        const header = p.atomic(p.seq(p.literal(" to=functions."), p.capture(NODE.toolName, p.literal(t.function.name)), p.choice(p.seq(p.literal("<|channel|>"), p.choice(p.literal("commentary"), p.literal("analysis")), constraint), constraint), p.literal("<|message|>")));
+        const header = p.atomic(
+          p.seq(
+            p.literal(" to=functions."),
+            p.capture(NODE.toolName, p.literal(t.function.name)),
+            p.choice(p.seq(p.literal("<|channel|>"), p.choice(p.literal("commentary"), p.literal("analysis")), constraint), constraint),
+            p.literal("<|message|>"),
+          ),
+        );
         return p.rule(`tool-${i}`, p.tag(NODE.tool, p.seq(header, p.capture(NODE.toolArgs, p.schema(p.json(), toolParameters(t), { name: `tool-${i}-args` })))));
       });
       const call = p.rule("tool-call", p.tag(NODE.toolSection, p.choice(...calls)), { trigger: true });

@@ -48,7 +48,12 @@ function typedArgs(p: PegArena, parse: BuildContext, t: ToolDefinition, i: numbe
   const ctx: BuildContext = { ...parse, forGrammar: true };
   const arg = (key: string, schema: JsonSchema): PegId => {
     const name = `tool-${i}-arg-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`;
-    const value = rawOrTyped(p, schema, { text: (s) => p.capture(NODE.argString, grammarString(p, s, [close("argument")], name)), typed: (s) => p.capture(NODE.argJson, argumentValue(ctx, s, name)), stops: null, forGrammar: true });
+    const value = rawOrTyped(p, schema, {
+      text: (s) => p.capture(NODE.argString, grammarString(p, s, [close("argument")], name)),
+      typed: (s) => p.capture(NODE.argJson, argumentValue(ctx, s, name)),
+      stops: null,
+      forGrammar: true,
+    });
     // The template adds the value's type as an attribute.
     const type = p.optional(p.seq(p.literal(' type="'), p.choice(...["string", "number", "integer", "boolean", "object", "array", "null"].map((n) => p.literal(n))), p.literal('"')));
     return p.tag(NODE.toolArg, p.seq(p.literal('<|open|>argument key="'), p.capture(NODE.argName, p.literal(key)), p.literal('"'), type, p.literal(SEP), value, p.literal(close("argument"))));
@@ -89,7 +94,12 @@ function build(req: NormalizedRequest, { generationPrompt }: DedicatedContext): 
       const calls = req.tools.map((t, i) => {
         const args = schemaProperties(toolParameters(t)).map(([key, schema]) => {
           const name = `tool-${i}-arg-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`;
-          const value = rawOrTyped(p, schema, { text: () => p.capture(NODE.argString, p.until(close("argument"))), typed: (s) => p.capture(NODE.argJson, argumentValue(ctx, s, name)), stops: [close("argument")], forGrammar: false });
+          const value = rawOrTyped(p, schema, {
+            text: () => p.capture(NODE.argString, p.until(close("argument"))),
+            typed: (s) => p.capture(NODE.argJson, argumentValue(ctx, s, name)),
+            stops: [close("argument")],
+            forGrammar: false,
+          });
           const head = p.atomic(p.seq(p.literal('<|open|>argument key="'), p.capture(NODE.argName, p.literal(key)), p.literal('"'), p.until(SEP), p.literal(SEP)));
           return p.tag(NODE.toolArg, p.seq(head, value, p.literal(close("argument"))));
         });
@@ -102,7 +112,9 @@ function build(req: NormalizedRequest, { generationPrompt }: DedicatedContext): 
       if (req.toolChoice === "required") grammarBody = requiredGrammar(p, req, ctx, trailer);
       const call = p.choice(...calls);
       const list = p.seq(call, req.parallel ? p.zeroOrMore(p.seq(p.space(), call)) : p.eps());
-      const section = p.rule("tool-calls", p.tag(NODE.toolSection, p.seq(p.literal(TOOLS_START), p.space(), list, p.space(), p.literal(TOOLS_END), trailer)), { trigger: state !== "open" || req.toolChoice === "auto" });
+      const section = p.rule("tool-calls", p.tag(NODE.toolSection, p.seq(p.literal(TOOLS_START), p.space(), list, p.space(), p.literal(TOOLS_END), trailer)), {
+        trigger: state !== "open" || req.toolChoice === "auto",
+      });
       // The section takes the end of the message with it (a lazy grammar covers only the section).
       body = p.seq(response, p.space(), req.toolChoice === "required" ? section : p.choice(section, trailer));
     } else {

@@ -23,7 +23,6 @@ const CALLS_END = "<|tool_call_end|>";
 const THINK = "<think>";
 const END_THINK = "</think>";
 
-
 /**
  * The grammar of one tool's keyword arguments (a rule, built once): in schema order, strings
  * single-quoted and bounded by the schema, other values typed Python literals.
@@ -31,7 +30,17 @@ const END_THINK = "</think>";
 function typedArgs(p: PegArena, req: NormalizedRequest, t: ToolDefinition, i: number): PegId {
   const rule = `g-tool-${i}-args`;
   if (p.ruleNode(rule) !== undefined) return p.ref(rule);
-  const ctx: BuildContext = { p, tools: req.tools, requireCalls: true, parallel: req.parallel, pythonValues: false, pythonTaggedValues: true, toolTrigger: false, cdataStrings: false, forGrammar: true };
+  const ctx: BuildContext = {
+    p,
+    tools: req.tools,
+    requireCalls: true,
+    parallel: req.parallel,
+    pythonValues: false,
+    pythonTaggedValues: true,
+    toolTrigger: false,
+    cdataStrings: false,
+    forGrammar: true,
+  };
   const arg = (key: string, schema: JsonSchema): PegId => {
     const name = `tool-${i}-arg-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`;
     // Strings with keywords (enum, pattern, bounds) cannot hold the quote; others are read as the parser reads them.
@@ -64,7 +73,12 @@ function build(req: NormalizedRequest): DedicatedBuild {
   } else if (useTools) {
     const calls = req.tools.map((t, i) => {
       const args = schemaProperties(toolParameters(t)).map(([key, schema]) => {
-        const value = rawOrTyped(p, schema, { text: () => p.choice(lenientString(p, "'"), lenientString(p, '"')), typed: () => p.capture(NODE.argJson, pythonValue(p)), stops: null, forGrammar: false });
+        const value = rawOrTyped(p, schema, {
+          text: () => p.choice(lenientString(p, "'"), lenientString(p, '"')),
+          typed: () => p.capture(NODE.argJson, pythonValue(p)),
+          stops: null,
+          forGrammar: false,
+        });
         return p.tag(NODE.toolArg, p.seq(p.atomic(p.seq(p.capture(NODE.argName, p.literal(key)), p.space(), p.literal("="))), p.space(), value));
       });
       const anyOrder = args.length === 0 ? p.eps() : p.optional(p.seq(p.choice(...args), p.zeroOrMore(p.seq(p.space(), p.literal(","), p.space(), p.choice(...args)))));

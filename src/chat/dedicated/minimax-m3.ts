@@ -58,11 +58,18 @@ class ElementValues {
     if (p.ruleNode("mm-any") !== undefined) return p.ref("mm-any");
     return p.rule("mm-any", () => {
       const opener = p.seq(p.literal(`${NS}<`), p.chars(ELEMENT_NAME, 1), p.literal(">"));
-      const member = p.tag(NODE.toolArg, p.seq(p.atomic(p.seq(p.literal(`${NS}<`), p.capture(NODE.argName, p.chars(ELEMENT_NAME, 1)), p.literal(">"))), p.ref("mm-any"), p.literal(`${NS}</`), p.chars(ELEMENT_NAME, 1), p.literal(">")));
+      const member = p.tag(
+        NODE.toolArg,
+        p.seq(p.atomic(p.seq(p.literal(`${NS}<`), p.capture(NODE.argName, p.chars(ELEMENT_NAME, 1)), p.literal(">"))), p.ref("mm-any"), p.literal(`${NS}</`), p.chars(ELEMENT_NAME, 1), p.literal(">")),
+      );
       const elements = p.seq(p.and(opener), p.tag(NODE.argObject, p.oneOrMore(p.seq(p.space(), member))));
       const scalar = p.choice(p.literal("true"), p.literal("false"), p.seq(p.optional(p.literal("-")), p.chars("0-9", 1), p.optional(p.seq(p.literal("."), p.chars("0-9", 1)))));
       const text = p.choice(p.seq(p.and(p.seq(scalar, p.literal(NS))), p.capture(NODE.argJson, scalar)), p.capture(NODE.argString, p.until(NS)));
-      return p.choice(this.items(() => p.ref("mm-any")), elements, text);
+      return p.choice(
+        this.items(() => p.ref("mm-any")),
+        elements,
+        text,
+      );
     });
   }
 
@@ -72,14 +79,21 @@ class ElementValues {
     const type = typeOf(schema);
     const props = schemaProperties(schema);
     if (type === "object" && props.length > 0) {
-      if (this.ctx.forGrammar) return p.tag(NODE.argObject, orderedArguments(p, schema, (key, s) => p.seq(p.space(), this.member(key, s)), p.eps()));
+      if (this.ctx.forGrammar)
+        return p.tag(
+          NODE.argObject,
+          orderedArguments(p, schema, (key, s) => p.seq(p.space(), this.member(key, s)), p.eps()),
+        );
       const members = props.map(([key, s]) => this.member(key, s));
       return p.tag(NODE.argObject, p.zeroOrMore(p.seq(p.space(), p.choice(...members))));
     }
     if (type === "array") {
       const items = typeof schema === "object" && schema !== null ? ((schema as { items?: unknown }).items as JsonSchema | undefined) : undefined;
       // An empty array renders as an empty element: read it as [] (the grammar sees items or nothing, as before).
-      return p.choice(this.items((c) => this.of(items ?? {}, c)), p.tag(NODE.argArray, this.empty(close)));
+      return p.choice(
+        this.items((c) => this.of(items ?? {}, c)),
+        p.tag(NODE.argArray, this.empty(close)),
+      );
     }
     // An object the schema does not detail: an empty element is {} rather than "".
     if (type === "object") return p.choice(p.tag(NODE.argObject, this.empty(close)), this.untyped());
@@ -122,7 +136,10 @@ class ElementValues {
 function typedArgs(p: PegArena, values: ElementValues, tool: ToolDefinition, i: number): PegId {
   const name = `g-tool-${i}-args`;
   if (p.ruleNode(name) !== undefined) return p.ref(name);
-  return p.rule(name, orderedArguments(p, toolParameters(tool), (key, schema) => p.seq(p.space(), values.member(key, schema)), p.eps()));
+  return p.rule(
+    name,
+    orderedArguments(p, toolParameters(tool), (key, schema) => p.seq(p.space(), values.member(key, schema)), p.eps()),
+  );
 }
 
 /** The grammar of tool_choice "required": the call section alone, arguments in schema order, bounded. */
@@ -140,7 +157,9 @@ function requiredGrammar(p: PegArena, req: NormalizedRequest, values: ElementVal
 function build(req: NormalizedRequest): DedicatedBuild {
   const p = new PegArena();
   const useTools = req.tools.length > 0 && req.toolChoice !== "none" && req.jsonSchema === null;
-  const reasoning = p.optional(p.choice(p.tag(NODE.reasoningBlock, p.seq(p.literal(THINK_START), p.space(), p.capture(NODE.reasoning, p.until(THINK_END)), p.literal(THINK_END))), p.literal(THINK_END)));
+  const reasoning = p.optional(
+    p.choice(p.tag(NODE.reasoningBlock, p.seq(p.literal(THINK_START), p.space(), p.capture(NODE.reasoning, p.until(THINK_END)), p.literal(THINK_END))), p.literal(THINK_END)),
+  );
   let body: PegId;
   let grammarBody: PegId | undefined;
   if (req.jsonSchema !== null) {

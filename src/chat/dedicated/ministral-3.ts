@@ -28,7 +28,14 @@ function build(req: NormalizedRequest): DedicatedBuild {
     const calls = req.tools.map((t, i) =>
       p.rule(
         `tool-${i}`,
-        p.tag(NODE.tool, p.seq(p.atomic(p.seq(p.capture(NODE.toolName, p.literal(t.function.name)), identifierEnd(p))), p.literal("[ARGS]"), p.capture(NODE.toolArgs, p.schema(p.json(), toolParameters(t), { name: `tool-${i}-args` })))),
+        p.tag(
+          NODE.tool,
+          p.seq(
+            p.atomic(p.seq(p.capture(NODE.toolName, p.literal(t.function.name)), identifierEnd(p))),
+            p.literal("[ARGS]"),
+            p.capture(NODE.toolArgs, p.schema(p.json(), toolParameters(t), { name: `tool-${i}-args` })),
+          ),
+        ),
       ),
     );
     const one = p.seq(p.literal(CALLS), p.choice(...calls));

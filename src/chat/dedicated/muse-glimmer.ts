@@ -36,7 +36,12 @@ function typedArgs(p: PegArena, parse: BuildContext, t: ToolDefinition, i: numbe
   const ctx: BuildContext = { ...parse, forGrammar: true };
   const arg = (key: string, schema: JsonSchema): PegId => {
     const name = `tool-${i}-arg-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`;
-    const value = rawOrTyped(p, schema, { text: (s) => p.capture(NODE.argString, grammarString(p, s, [PARAM_END], name)), typed: (s) => p.capture(NODE.argJson, argumentValue(ctx, s, name)), stops: null, forGrammar: true });
+    const value = rawOrTyped(p, schema, {
+      text: (s) => p.capture(NODE.argString, grammarString(p, s, [PARAM_END], name)),
+      typed: (s) => p.capture(NODE.argJson, argumentValue(ctx, s, name)),
+      stops: null,
+      forGrammar: true,
+    });
     return p.tag(NODE.toolArg, p.seq(p.literal('<atem:parameter name="'), p.capture(NODE.argName, p.literal(key)), p.literal('">'), value, p.literal(PARAM_END)));
   };
   return p.rule(rule, orderedArguments(p, toolParameters(t), arg, p.space()));
@@ -49,7 +54,13 @@ function typedArgs(p: PegArena, parse: BuildContext, t: ToolDefinition, i: numbe
  */
 function requiredGrammar(p: PegArena, req: NormalizedRequest, parse: BuildContext, earlier: PegId, ending: PegId): PegId {
   const calls = req.tools.map((t, i) => {
-    const head = p.seq(p.literal(` to=${t.function.name}${MESSAGE}<atem:function_calls>`), p.space(), p.literal('<atem:invoke name="'), p.capture(NODE.toolName, p.literal(t.function.name)), p.literal('">'));
+    const head = p.seq(
+      p.literal(` to=${t.function.name}${MESSAGE}<atem:function_calls>`),
+      p.space(),
+      p.literal('<atem:invoke name="'),
+      p.capture(NODE.toolName, p.literal(t.function.name)),
+      p.literal('">'),
+    );
     return p.rule(`g-tool-${i}`, p.tag(NODE.tool, p.seq(head, p.space(), typedArgs(p, parse, t, i), p.space(), p.literal("</atem:invoke>"), p.space(), p.literal("</atem:function_calls>"))));
   });
   const call = p.choice(...calls);
@@ -75,12 +86,25 @@ function build(req: NormalizedRequest): DedicatedBuild {
       const calls = req.tools.map((t, i) => {
         const args = schemaProperties(toolParameters(t)).map(([key, schema]) => {
           const name = `tool-${i}-arg-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`;
-          const value = rawOrTyped(p, schema, { text: () => p.capture(NODE.argString, p.until(PARAM_END)), typed: (s) => p.capture(NODE.argJson, argumentValue(ctx, s, name)), stops: [PARAM_END], forGrammar: false });
+          const value = rawOrTyped(p, schema, {
+            text: () => p.capture(NODE.argString, p.until(PARAM_END)),
+            typed: (s) => p.capture(NODE.argJson, argumentValue(ctx, s, name)),
+            stops: [PARAM_END],
+            forGrammar: false,
+          });
           const head = p.atomic(p.seq(p.literal('<atem:parameter name="'), p.capture(NODE.argName, p.literal(key)), p.literal('">')));
           return p.tag(NODE.toolArg, p.seq(head, value, p.literal(PARAM_END)));
         });
         const head = p.atomic(
-          p.seq(p.literal(" to="), p.until(MESSAGE), p.literal(`${MESSAGE}<atem:function_calls>`), p.space(), p.literal('<atem:invoke name="'), p.capture(NODE.toolName, p.literal(t.function.name)), p.literal('">')),
+          p.seq(
+            p.literal(" to="),
+            p.until(MESSAGE),
+            p.literal(`${MESSAGE}<atem:function_calls>`),
+            p.space(),
+            p.literal('<atem:invoke name="'),
+            p.capture(NODE.toolName, p.literal(t.function.name)),
+            p.literal('">'),
+          ),
         );
         const anyOrder = args.length === 0 ? p.eps() : p.zeroOrMore(p.seq(p.space(), p.choice(...args)));
         // The grammar (also the lazy one of tool_choice auto) writes them typed, in schema order.

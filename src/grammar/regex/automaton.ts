@@ -409,7 +409,7 @@ export function liveStates(d: Dfa): Set<number> {
   });
   while (stack.length > 0) {
     const s = stack.pop()!;
-    for (const p of rev[s]!) if (!live.has(p)) (live.add(p), stack.push(p));
+    for (const p of rev[s]!) if (!live.has(p)) live.add(p), stack.push(p);
   }
   return live;
 }

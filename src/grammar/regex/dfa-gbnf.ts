@@ -3,7 +3,7 @@
  * The caller decides how a set of code points is spelled (raw class, JSON escapes) and what
  * ends the language in an accepting state (nothing, or a closing quote).
  */
-import { type CodeRange } from "../char-set.js";
+import type { CodeRange } from "../char-set.js";
 import { type GbnfExpr, alt, ref, seq } from "../gbnf-ast.js";
 import type { GbnfBuilder } from "../gbnf-builder.js";
 import { type Dfa, liveStates, transitionsByTarget } from "./automaton.js";

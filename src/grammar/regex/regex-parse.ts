@@ -136,11 +136,9 @@ class RegexParser {
       case "*":
       case "+":
       case "?":
-        this.fail("nothing to repeat", at);
-      // eslint-disable-next-line no-fallthrough
+        return this.fail("nothing to repeat", at);
       case ")":
-        this.fail("unmatched )", at);
-      // eslint-disable-next-line no-fallthrough
+        return this.fail("unmatched )", at);
       case "{": {
         if (/^\{\d+(,\d*)?\}/.test(this.src.slice(this.pos))) this.fail("nothing to repeat", at);
         this.pos++;
@@ -293,8 +291,7 @@ class RegexParser {
       }
       case "p":
       case "P":
-        this.fail(`unicode property escapes (\\${e}{...}) are not supported`, at);
-      // eslint-disable-next-line no-fallthrough
+        return this.fail(`unicode property escapes (\\${e}{...}) are not supported`, at);
       default:
         break;
     }

@@ -121,9 +121,7 @@ export class JsonText {
 
   /** Any JSON number. */
   number(): GbnfExpr {
-    return this.rule("number", () =>
-      seq(this.integer(), opt(seq(lit("."), rep(DIGIT, 1, null))), opt(seq(chars("eE"), opt(chars("+-")), rep(DIGIT, 1, null)))),
-    );
+    return this.rule("number", () => seq(this.integer(), opt(seq(lit("."), rep(DIGIT, 1, null))), opt(seq(chars("eE"), opt(chars("+-")), rep(DIGIT, 1, null)))));
   }
 
   boolean(): GbnfExpr {

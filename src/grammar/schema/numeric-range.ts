@@ -133,9 +133,7 @@ function fracBetween(lo: string, loStrict: boolean, hi: string, hiStrict: boolea
   if (a === b) {
     if (loStrict || hiStrict) return { empty: false, nonEmpty: null };
     const significant = a.replace(/0+$/, "");
-    return significant === ""
-      ? { empty: true, nonEmpty: rep(lit("0"), 1, null) }
-      : { empty: false, nonEmpty: seq(lit(significant), star(lit("0"))) };
+    return significant === "" ? { empty: true, nonEmpty: rep(lit("0"), 1, null) } : { empty: false, nonEmpty: seq(lit(significant), star(lit("0"))) };
   }
   if (a[0] === b[0]) {
     const rest = fracBetween(a.slice(1), loStrict, b.slice(1), hiStrict);
@@ -232,7 +230,7 @@ export function decimalRange(lo: DecimalBound | null, hi: DecimalBound | null): 
   // Negative side: x = -y, y in [max(0, -hi), -lo].
   if (loNeg) {
     // "-0" and "-0.0" are zero; they cannot be confused with the unsigned side.
-    const yLo: DecimalBound = hi !== null && hi.negative ? { ...hi, negative: false } : ZERO;
+    const yLo: DecimalBound = hi?.negative ? { ...hi, negative: false } : ZERO;
     const yHi: DecimalBound | null = lo === null ? null : { ...lo, negative: false };
     const neg = magnitudeRange(yLo, yHi);
     if (neg && (yHi === null || compareMagnitude(yLo, yHi) <= 0)) alts.push(seq(lit("-"), neg));

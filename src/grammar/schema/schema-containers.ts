@@ -151,9 +151,7 @@ export function objectExpr(ctx: ContainerContext, n: Norm, hint: string): GbnfEx
   if (extra === null && members.length < n.minProperties) return NOTHING;
   if (n.maxProperties !== null && requiredCount > n.maxProperties) return NOTHING;
   // minProperties 1 is exact (the member list must not be empty); larger counts are not.
-  const needsCount =
-    (n.minProperties > Math.max(1, requiredCount)) ||
-    (n.maxProperties !== null && (extra !== null || members.length > n.maxProperties));
+  const needsCount = n.minProperties > Math.max(1, requiredCount) || (n.maxProperties !== null && (extra !== null || members.length > n.maxProperties));
   if (needsCount) ctx.relax("propertyCount", n.pointer, "minProperties/maxProperties");
   const nonEmpty = n.minProperties >= 1;
   const comma = seq(lit(","), ws);
@@ -202,14 +200,7 @@ const MAX_TRACKED_REQUIRED = 6;
  * (many keys: exact for objects without repeated keys, which is every parsed JSON object); optional
  * and extra keys may appear anywhere. A repeated key is not prevented (RELAXATIONS.duplicateKeys).
  */
-function anyOrderObject(
-  ctx: ContainerContext,
-  n: Norm,
-  members: { kv: GbnfExpr; required: boolean }[],
-  extra: GbnfExpr | null,
-  nonEmpty: boolean,
-  hint: string,
-): GbnfExpr {
+function anyOrderObject(ctx: ContainerContext, n: Norm, members: { kv: GbnfExpr; required: boolean }[], extra: GbnfExpr | null, nonEmpty: boolean, hint: string): GbnfExpr {
   const ws = ctx.jt.ws();
   const comma = seq(lit(","), ws);
   const req = members.filter((m) => m.required).map((m) => m.kv);

@@ -144,7 +144,7 @@ export class SchemaDocument {
     let base = doc.base;
     for (const raw of frag.slice(1).split("/")) {
       const token = raw.replace(/~1/g, "/").replace(/~0/g, "~");
-      if (node === null || typeof node !== "object" || !Object.prototype.hasOwnProperty.call(node, token)) return null;
+      if (node === null || typeof node !== "object" || !Object.hasOwn(node, token)) return null;
       base = this.baseOf({ schema: node, pointer, base });
       node = (node as Record<string, unknown>)[token];
       pointer += `/${escapePointer(token)}`;

@@ -123,9 +123,32 @@ export function cloneNorm(n: Norm): Norm {
 
 /** Keywords that never constrain (annotations, containers of definitions). */
 const ANNOTATIONS = new Set([
-  "$schema", "$id", "id", "$comment", "$defs", "definitions", "title", "description", "default", "examples", "example",
-  "readOnly", "writeOnly", "deprecated", "$anchor", "$dynamicAnchor", "$vocabulary", "contentEncoding", "contentMediaType",
-  "contentSchema", "nullable", "discriminator", "xml", "externalDocs", "markdownDescription", "errorMessage",
+  "$schema",
+  "$id",
+  "id",
+  "$comment",
+  "$defs",
+  "definitions",
+  "title",
+  "description",
+  "default",
+  "examples",
+  "example",
+  "readOnly",
+  "writeOnly",
+  "deprecated",
+  "$anchor",
+  "$dynamicAnchor",
+  "$vocabulary",
+  "contentEncoding",
+  "contentMediaType",
+  "contentSchema",
+  "nullable",
+  "discriminator",
+  "xml",
+  "externalDocs",
+  "markdownDescription",
+  "errorMessage",
 ]);
 
 /** Whether a schema object has only `$ref` plus annotations. */
@@ -267,23 +290,23 @@ function restrictValues(n: Norm, values: unknown[]): void {
 
 function mergeString(n: Norm, o: Record<string, unknown>, pointer: string): void {
   const minL = count(o.minLength);
-  if (minL !== null) (n.minLength = Math.max(n.minLength, minL), n.touched.add("string"));
+  if (minL !== null) (n.minLength = Math.max(n.minLength, minL)), n.touched.add("string");
   const maxL = count(o.maxLength);
-  if (maxL !== null) (n.maxLength = n.maxLength === null ? maxL : Math.min(n.maxLength, maxL), n.touched.add("string"));
-  if (typeof o.pattern === "string") (n.patterns.push({ source: o.pattern, pointer }), n.touched.add("string"));
-  if (typeof o.format === "string") (n.formats.push({ name: o.format, pointer }), n.touched.add("string"));
+  if (maxL !== null) (n.maxLength = n.maxLength === null ? maxL : Math.min(n.maxLength, maxL)), n.touched.add("string");
+  if (typeof o.pattern === "string") n.patterns.push({ source: o.pattern, pointer }), n.touched.add("string");
+  if (typeof o.format === "string") n.formats.push({ name: o.format, pointer }), n.touched.add("string");
 }
 
 function mergeNumber(ctx: NormalizeContext, n: Norm, o: Record<string, unknown>, pointer: string): void {
   const touch = (): void => void n.touched.add("number");
   const min = num(o.minimum);
   const max = num(o.maximum);
-  if (min !== null) (n.minimum = tighterLower(n.minimum, { value: min, strict: o.exclusiveMinimum === true }), touch());
-  if (max !== null) (n.maximum = tighterUpper(n.maximum, { value: max, strict: o.exclusiveMaximum === true }), touch());
+  if (min !== null) (n.minimum = tighterLower(n.minimum, { value: min, strict: o.exclusiveMinimum === true })), touch();
+  if (max !== null) (n.maximum = tighterUpper(n.maximum, { value: max, strict: o.exclusiveMaximum === true })), touch();
   const exMin = num(o.exclusiveMinimum);
   const exMax = num(o.exclusiveMaximum);
-  if (exMin !== null) (n.minimum = tighterLower(n.minimum, { value: exMin, strict: true }), touch());
-  if (exMax !== null) (n.maximum = tighterUpper(n.maximum, { value: exMax, strict: true }), touch());
+  if (exMin !== null) (n.minimum = tighterLower(n.minimum, { value: exMin, strict: true })), touch();
+  if (exMax !== null) (n.maximum = tighterUpper(n.maximum, { value: exMax, strict: true })), touch();
   const mult = num(o.multipleOf);
   if (mult !== null) {
     if (mult <= 0) throw new SchemaError(pointer, "multipleOf", `must be > 0, got ${mult}`);
@@ -335,9 +358,9 @@ function mergeArray(n: Norm, o: Record<string, unknown>, at: (...t: (string | nu
     // A tuple without rest allows anything after it; nothing to merge.
   }
   const minI = count(o.minItems);
-  if (minI !== null) (n.minItems = Math.max(n.minItems, minI), touch());
+  if (minI !== null) (n.minItems = Math.max(n.minItems, minI)), touch();
   const maxI = count(o.maxItems);
-  if (maxI !== null) (n.maxItems = n.maxItems === null ? maxI : Math.min(n.maxItems, maxI), touch());
+  if (maxI !== null) (n.maxItems = n.maxItems === null ? maxI : Math.min(n.maxItems, maxI)), touch();
 }
 
 function mergeObject(ctx: NormalizeContext, n: Norm, o: Record<string, unknown>, loc: SchemaLocation, at: (...t: (string | number)[]) => SchemaLocation): void {
@@ -375,11 +398,11 @@ function mergeObject(ctx: NormalizeContext, n: Norm, o: Record<string, unknown>,
     for (const k of o.required as string[]) n.required.add(k);
     if (o.required.length > 0) touch();
   }
-  if (o.propertyNames !== undefined) (n.propertyNames.push(at("propertyNames")), touch());
+  if (o.propertyNames !== undefined) n.propertyNames.push(at("propertyNames")), touch();
   const minP = count(o.minProperties);
-  if (minP !== null) (n.minProperties = Math.max(n.minProperties, minP), touch());
+  if (minP !== null) (n.minProperties = Math.max(n.minProperties, minP)), touch();
   const maxP = count(o.maxProperties);
-  if (maxP !== null) (n.maxProperties = n.maxProperties === null ? maxP : Math.min(n.maxProperties, maxP), touch());
+  if (maxP !== null) (n.maxProperties = n.maxProperties === null ? maxP : Math.min(n.maxProperties, maxP)), touch();
   void ctx;
 }
 
@@ -416,7 +439,9 @@ function mergeNot(ctx: NormalizeContext, n: Norm, loc: SchemaLocation): void {
     return;
   }
   if (keys.length === 1 && keys[0] === "anyOf" && Array.isArray(o.anyOf)) {
-    const all = o.anyOf.every((b) => b && typeof b === "object" && Object.keys(b).length === 1 && Array.isArray((b as { required?: unknown }).required) && (b as { required: unknown[] }).required.length === 1);
+    const all = o.anyOf.every(
+      (b) => b && typeof b === "object" && Object.keys(b).length === 1 && Array.isArray((b as { required?: unknown }).required) && (b as { required: unknown[] }).required.length === 1,
+    );
     if (all) {
       for (const b of o.anyOf as { required: string[] }[]) n.forbidden.add(String(b.required[0]));
       n.touched.add("object");

@@ -22,11 +22,7 @@ const YEAR = "[0-9]{4}";
 // Years divisible by 4 but not by 100, or by 400: the only ones with a 29 February.
 const LEAP_YEAR = "([0-9]{2}(0[48]|[2468][048]|[13579][26])|([02468][048]|[13579][26])00)";
 /** A calendar date (RFC 3339 full-date), month lengths and leap years included. */
-const DATE =
-  `(${YEAR}-(0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01])` +
-  `|${YEAR}-(0[469]|11)-(0[1-9]|[12][0-9]|30)` +
-  `|${YEAR}-02-(0[1-9]|1[0-9]|2[0-8])` +
-  `|${LEAP_YEAR}-02-29)`;
+const DATE = `(${YEAR}-(0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01])` + `|${YEAR}-(0[469]|11)-(0[1-9]|[12][0-9]|30)` + `|${YEAR}-02-(0[1-9]|1[0-9]|2[0-8])` + `|${LEAP_YEAR}-02-29)`;
 const TIME = "([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)(\\.[0-9]+)?([Zz]|[+-]([01][0-9]|2[0-3]):[0-5][0-9])";
 const IPV4_PART = "(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])";
 const HOST_LABEL = "[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?";
@@ -81,11 +77,7 @@ export function stringExpr(ctx: ScalarContext, n: Norm, hint: string): GbnfExpr 
   }
   const excludeWords = n.notValues.filter((v): v is string => typeof v === "string");
   if (n.maxLength !== null && n.maxLength > 2000) ctx.relax("repetitionCap", n.pointer, "maxLength");
-  const result = stringLanguage(
-    ctx.jt,
-    { patterns, minLength: n.minLength, maxLength: n.maxLength !== null && n.maxLength > 2000 ? null : n.maxLength, excludeWords },
-    hint,
-  );
+  const result = stringLanguage(ctx.jt, { patterns, minLength: n.minLength, maxLength: n.maxLength !== null && n.maxLength > 2000 ? null : n.maxLength, excludeWords }, hint);
   for (const r of result.relaxations) ctx.relax(r.includes("too complex") ? "stringComplexity" : "regexFeature", n.pointer, "pattern", r);
   return result.expr;
 }

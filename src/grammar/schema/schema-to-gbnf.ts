@@ -12,7 +12,7 @@
 import type { JsonSchema } from "../../types.js";
 import { type GbnfExpr, alt, ref } from "../gbnf-ast.js";
 import { GbnfBuilder, childRuleName } from "../gbnf-builder.js";
-import { type GbnfPrintOptions } from "../gbnf-print.js";
+import type { GbnfPrintOptions } from "../gbnf-print.js";
 import type { RegexNode } from "../regex/regex-ast.js";
 import { RegexSyntaxError } from "../regex/regex-ast.js";
 import { parseRegex } from "../regex/regex-parse.js";
@@ -46,7 +46,10 @@ const MAX_EXPANSION = 64;
 
 const ANNOTATION_ONLY = (s: unknown): boolean =>
   s === true ||
-  (s !== null && typeof s === "object" && !Array.isArray(s) && Object.keys(s).every((k) => ["title", "description", "$comment", "examples", "default", "$schema", "readOnly", "writeOnly", "deprecated"].includes(k)));
+  (s !== null &&
+    typeof s === "object" &&
+    !Array.isArray(s) &&
+    Object.keys(s).every((k) => ["title", "description", "$comment", "examples", "default", "$schema", "readOnly", "writeOnly", "deprecated"].includes(k)));
 
 /**
  * Converts JSON Schemas into rules of a shared builder (several schemas may share one grammar,
@@ -162,7 +165,12 @@ export class SchemaConverter {
   /** A named rule for `locs` (reserved before generation, so recursion refers to it). */
   private ruleFor(locs: readonly SchemaLocation[], hint: string): GbnfExpr {
     if (locs.length === 1 && locs[0]!.schema === false) return NOTHING;
-    const key = `${this.docCount}|` + locs.map((l) => l.pointer).sort().join("|");
+    const key =
+      `${this.docCount}|` +
+      locs
+        .map((l) => l.pointer)
+        .sort()
+        .join("|");
     return this.reserveAndGenerate(key, hint, () => this.generate(this.normalize(locs), hint), locs[0]?.pointer ?? "#");
   }
 

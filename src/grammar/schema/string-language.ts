@@ -6,17 +6,7 @@
  */
 import { type GbnfExpr, EMPTY, alt, lit, ref, seq, star } from "../gbnf-ast.js";
 import { MAX_CODE_POINT } from "../char-set.js";
-import {
-  AutomatonLimitError,
-  type Dfa,
-  type RegexRelaxations,
-  complementDfa,
-  dfaLengthRange,
-  lengthDfa,
-  literalsToDfa,
-  productDfa,
-  regexToDfa,
-} from "../regex/automaton.js";
+import { AutomatonLimitError, type Dfa, type RegexRelaxations, complementDfa, dfaLengthRange, lengthDfa, literalsToDfa, productDfa, regexToDfa } from "../regex/automaton.js";
 import { dfaToGbnf } from "../regex/dfa-gbnf.js";
 import type { RegexNode } from "../regex/regex-ast.js";
 import { type JsonText, repeatCapped } from "./json-text.js";
@@ -147,8 +137,8 @@ function structural(jt: JsonText, node: RegexNode, nameHint: string, relaxations
     const items = a.type === "seq" ? [...a.items] : [a];
     let startAnchored = false;
     let endAnchored = false;
-    while (items[0]?.type === "start") (items.shift(), (startAnchored = true));
-    while (items[items.length - 1]?.type === "end") (items.pop(), (endAnchored = true));
+    while (items[0]?.type === "start") items.shift(), (startAnchored = true);
+    while (items[items.length - 1]?.type === "end") items.pop(), (endAnchored = true);
     if (items.some(containsAnchor)) return null;
     const core = items.map((x) => convert(jt, x, nameHint, relaxations));
     const anyStar = star(jt.char());

@@ -13,9 +13,20 @@ const INT_RANGES: Partial<Record<GgufValueType, [number, number]>> = {
   int32: [-0x80000000, 0x7fffffff],
 };
 
-const TYPED_ARRAY_OF: Partial<Record<GgufValueType, Function>> = {
-  uint8: Uint8Array, int8: Int8Array, uint16: Uint16Array, int16: Int16Array, uint32: Uint32Array,
-  int32: Int32Array, float32: Float32Array, float64: Float64Array, uint64: BigUint64Array, int64: BigInt64Array,
+/** A typed-array class, as `instanceof` and its `name` use it. */
+type TypedArrayClass = abstract new (...args: never[]) => ArrayBufferView;
+
+const TYPED_ARRAY_OF: Partial<Record<GgufValueType, TypedArrayClass>> = {
+  uint8: Uint8Array,
+  int8: Int8Array,
+  uint16: Uint16Array,
+  int16: Int16Array,
+  uint32: Uint32Array,
+  int32: Int32Array,
+  float32: Float32Array,
+  float64: Float64Array,
+  uint64: BigUint64Array,
+  int64: BigInt64Array,
 };
 
 export class HeaderEncoder {
@@ -111,12 +122,23 @@ export class HeaderEncoder {
     }
     this.ensure(4);
     switch (type) {
-      case "uint8": this.length = this.buf.writeUInt8(n, this.length); break;
-      case "int8": this.length = this.buf.writeInt8(n, this.length); break;
-      case "uint16": this.length = this.buf.writeUInt16LE(n, this.length); break;
-      case "int16": this.length = this.buf.writeInt16LE(n, this.length); break;
-      case "uint32": this.length = this.buf.writeUInt32LE(n, this.length); break;
-      default: this.length = this.buf.writeInt32LE(n, this.length);
+      case "uint8":
+        this.length = this.buf.writeUInt8(n, this.length);
+        break;
+      case "int8":
+        this.length = this.buf.writeInt8(n, this.length);
+        break;
+      case "uint16":
+        this.length = this.buf.writeUInt16LE(n, this.length);
+        break;
+      case "int16":
+        this.length = this.buf.writeInt16LE(n, this.length);
+        break;
+      case "uint32":
+        this.length = this.buf.writeUInt32LE(n, this.length);
+        break;
+      default:
+        this.length = this.buf.writeInt32LE(n, this.length);
     }
   }
 
@@ -154,7 +176,7 @@ export class HeaderEncoder {
           break;
         case "array":
           if (item === null || typeof item !== "object" || (item as GgufValue).type !== "array") {
-            throw typeError(`${where}[${i}]`, "a nested { type: \"array\" } value", item);
+            throw typeError(`${where}[${i}]`, 'a nested { type: "array" } value', item);
           }
           this.array(item as GgufArray, `${where}[${i}]`);
           break;

@@ -10,16 +10,7 @@ import { endianness } from "node:os";
 import { ChunkReader } from "./chunk-reader.js";
 import { GgufError } from "./errors.js";
 import { ggmlTypeTraits } from "./ggml-types.js";
-import {
-  GGUF_VALUE_TYPES,
-  type GgufArray,
-  type GgufFileInfo,
-  type GgufMetadata,
-  type GgufTensorInfo,
-  type GgufTypedArrays,
-  type GgufValue,
-  type GgufValueType,
-} from "./types.js";
+import { GGUF_VALUE_TYPES, type GgufArray, type GgufFileInfo, type GgufMetadata, type GgufTensorInfo, type GgufTypedArrays, type GgufValue, type GgufValueType } from "./types.js";
 
 const GGUF_MAGIC = 0x46554747; // "GGUF" read as a little-endian u32
 const DEFAULT_ALIGNMENT = 32;
@@ -29,13 +20,32 @@ const LITTLE_ENDIAN_HOST = endianness() === "LE";
 
 /** Size in bytes of fixed-size item types; the smallest encoding for strings and arrays. */
 const MIN_ITEM_BYTES: Record<GgufValueType, number> = {
-  uint8: 1, int8: 1, uint16: 2, int16: 2, uint32: 4, int32: 4, float32: 4, bool: 1,
-  string: 8, array: 12, uint64: 8, int64: 8, float64: 8,
+  uint8: 1,
+  int8: 1,
+  uint16: 2,
+  int16: 2,
+  uint32: 4,
+  int32: 4,
+  float32: 4,
+  bool: 1,
+  string: 8,
+  array: 12,
+  uint64: 8,
+  int64: 8,
+  float64: 8,
 };
 
 const TYPED_ARRAY: { [K in keyof GgufTypedArrays]: new (n: number) => GgufTypedArrays[K] } = {
-  uint8: Uint8Array, int8: Int8Array, uint16: Uint16Array, int16: Int16Array, uint32: Uint32Array,
-  int32: Int32Array, float32: Float32Array, float64: Float64Array, uint64: BigUint64Array, int64: BigInt64Array,
+  uint8: Uint8Array,
+  int8: Int8Array,
+  uint16: Uint16Array,
+  int16: Int16Array,
+  uint32: Uint32Array,
+  int32: Int32Array,
+  float32: Float32Array,
+  float64: Float64Array,
+  uint64: BigUint64Array,
+  int64: BigInt64Array,
 };
 
 /**
@@ -233,17 +243,28 @@ async function readValue(r: ChunkReader, type: GgufValueType, key: string, depth
   const p = r.pos;
   r.pos += size;
   switch (type) {
-    case "uint8": return { type, value: b.readUInt8(p) };
-    case "int8": return { type, value: b.readInt8(p) };
-    case "uint16": return { type, value: b.readUInt16LE(p) };
-    case "int16": return { type, value: b.readInt16LE(p) };
-    case "uint32": return { type, value: b.readUInt32LE(p) };
-    case "int32": return { type, value: b.readInt32LE(p) };
-    case "float32": return { type, value: b.readFloatLE(p) };
-    case "float64": return { type, value: b.readDoubleLE(p) };
-    case "bool": return { type, value: b.readUInt8(p) !== 0 };
-    case "uint64": return { type, value: b.readBigUInt64LE(p) };
-    case "int64": return { type, value: b.readBigInt64LE(p) };
+    case "uint8":
+      return { type, value: b.readUInt8(p) };
+    case "int8":
+      return { type, value: b.readInt8(p) };
+    case "uint16":
+      return { type, value: b.readUInt16LE(p) };
+    case "int16":
+      return { type, value: b.readInt16LE(p) };
+    case "uint32":
+      return { type, value: b.readUInt32LE(p) };
+    case "int32":
+      return { type, value: b.readInt32LE(p) };
+    case "float32":
+      return { type, value: b.readFloatLE(p) };
+    case "float64":
+      return { type, value: b.readDoubleLE(p) };
+    case "bool":
+      return { type, value: b.readUInt8(p) !== 0 };
+    case "uint64":
+      return { type, value: b.readBigUInt64LE(p) };
+    case "int64":
+      return { type, value: b.readBigInt64LE(p) };
   }
 }
 
@@ -330,12 +351,7 @@ async function readTensorInfo(r: ChunkReader, index: number): Promise<GgufTensor
   if (!traits) throw new GgufError("INVALID", r.path, `tensor "${name}" has unknown ggml type ${type}`, typeAt);
   const rowLength = shape[0] ?? 1;
   if (rowLength % traits.blockSize !== 0) {
-    throw new GgufError(
-      "INVALID",
-      r.path,
-      `tensor "${name}" of type ${traits.name} has rows of ${rowLength} elements, not a multiple of the block size ${traits.blockSize}`,
-      dimsAt,
-    );
+    throw new GgufError("INVALID", r.path, `tensor "${name}" of type ${traits.name} has rows of ${rowLength} elements, not a multiple of the block size ${traits.blockSize}`, dimsAt);
   }
   const byteSize = (elementCount / traits.blockSize) * traits.typeSize;
   const offset = readU64(r, `data offset of tensor "${name}"`);

@@ -177,14 +177,7 @@ function resolveArch(size: NonNullable<CreateTestModelOptions["size"]>): Require
   return arch;
 }
 
-function buildMetadata(
-  arch: Required<TestModelArch>,
-  vocabMeta: GgufMetadata,
-  vocabSize: number,
-  name: string,
-  seed: number,
-  chatTemplate: string | undefined,
-): GgufMetadata {
+function buildMetadata(arch: Required<TestModelArch>, vocabMeta: GgufMetadata, vocabSize: number, name: string, seed: number, chatTemplate: string | undefined): GgufMetadata {
   const headDim = arch.embeddingLength / arch.heads;
   const meta: GgufMetadata = new Map<string, GgufValue>([
     ["general.architecture", gguf.string("llama")],

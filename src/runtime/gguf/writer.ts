@@ -24,10 +24,7 @@ const FLUSH_BYTES = 4 << 20;
  * already in the tensor's type, or a function returning an (async) iterable of such chunks, called
  * once when the tensor is written. Value chunks must hold whole blocks (a multiple of 32 for Q8_0).
  */
-export type GgufTensorData =
-  | Float32Array
-  | Uint8Array
-  | (() => Iterable<Float32Array | Uint8Array> | AsyncIterable<Float32Array | Uint8Array>);
+export type GgufTensorData = Float32Array | Uint8Array | (() => Iterable<Float32Array | Uint8Array> | AsyncIterable<Float32Array | Uint8Array>);
 
 /** One tensor to write. */
 export interface GgufTensorSpec {
