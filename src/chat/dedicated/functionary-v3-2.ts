@@ -7,10 +7,9 @@
  */
 import { PegArena, type PegId } from "../../peg/index.js";
 import { toolParameters } from "../build-helpers.js";
-import type { BuiltParser } from "../generic-parser.js";
 import type { NormalizedRequest } from "../request.js";
 import { NODE } from "../tree-names.js";
-import type { DedicatedBuild, DedicatedHandlerDef } from "./handler.js";
+import { type DedicatedBuild, type DedicatedHandlerDef, dedicatedParser } from "./handler.js";
 
 const PREFIX = ">>>";
 
@@ -49,17 +48,12 @@ function build(req: NormalizedRequest): DedicatedBuild {
     }
   }
   const root = p.seq(p.literal(PREFIX), body);
-  const built: BuiltParser = {
-    arena: p,
+  const built = dedicatedParser("functionary-v3.2", p, req, {
     root,
     body,
     ...(grammarBody !== undefined ? { grammarBody, grammarRoot: p.seq(p.literal(PREFIX), grammarBody) } : {}),
-    reasoningEnd: null,
-    constrained: useTools || req.jsonSchema !== null,
-    lazy: useTools && req.toolChoice === "auto",
-    mapping: { idAfterName: false, ignoreModelIds: false },
-    format: "functionary-v3.2",
-  };
+    useTools,
+  });
   return { built, prefix: PREFIX, state: "closed", preservedTokens: [">>>all"] };
 }
 

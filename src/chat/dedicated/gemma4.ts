@@ -7,10 +7,9 @@
  */
 import { PegArena, type PegId } from "../../peg/index.js";
 import type { ValueDialect } from "../json-normalizer.js";
-import type { BuiltParser } from "../generic-parser.js";
 import type { NormalizedRequest } from "../request.js";
 import { NODE } from "../tree-names.js";
-import type { DedicatedBuild, DedicatedHandlerDef } from "./handler.js";
+import { type DedicatedBuild, type DedicatedHandlerDef, dedicatedParser } from "./handler.js";
 import type { JsonSchema, ToolDefinition } from "../../types.js";
 import { toolParameters } from "../build-helpers.js";
 import { orderedArguments } from "./grammar-args.js";
@@ -128,17 +127,13 @@ function build(req: NormalizedRequest): DedicatedBuild {
     body = p.seq(p.optional(thought), content, p.zeroOrMore(p.seq(thought, content)), p.optional(p.literal(CHANNEL_END)), p.capture(NODE.content, p.rest()));
   }
   const root = p.seq(start, body);
-  const built: BuiltParser = {
-    arena: p,
+  const built = dedicatedParser("gemma4", p, req, {
     root,
     body,
     ...(grammarRoot !== undefined ? { grammarRoot } : {}),
-    reasoningEnd: null,
-    constrained: req.jsonSchema !== null || useTools,
-    lazy: useTools && req.toolChoice === "auto",
-    mapping: { idAfterName: false, ignoreModelIds: false, valueDialect: GEMMA4_DIALECT },
-    format: "gemma4",
-  };
+    mapping: { valueDialect: GEMMA4_DIALECT },
+    useTools,
+  });
   return { built, prefix: "", state: "none", preservedTokens: [CHANNEL, CHANNEL_END, "<|tool_call>", CALL_END, "<|turn>", STRING] };
 }
 

@@ -20,10 +20,9 @@
 import type { ChatMessage } from "../../types.js";
 import { PegArena, type PegId } from "../../peg/index.js";
 import { toolParameters } from "../build-helpers.js";
-import type { BuiltParser } from "../generic-parser.js";
 import type { NormalizedRequest } from "../request.js";
 import { NODE } from "../tree-names.js";
-import type { DedicatedBuild, DedicatedHandlerDef } from "./handler.js";
+import { type DedicatedBuild, type DedicatedHandlerDef, dedicatedParser } from "./handler.js";
 
 const START = "<|start|>assistant";
 const END = "<|end|>";
@@ -113,17 +112,12 @@ function build(req: NormalizedRequest): DedicatedBuild {
   }
   const body = p.seq(earlier, last, p.space(), p.end());
   const root = p.seq(p.literal(START), body);
-  const built: BuiltParser = {
-    arena: p,
+  const built = dedicatedParser("gpt-oss", p, req, {
     root,
     body,
     ...(grammarBody !== undefined ? { grammarBody, grammarRoot: p.seq(p.literal(START), grammarBody) } : {}),
-    reasoningEnd: null,
-    constrained: req.jsonSchema !== null || useTools,
-    lazy: useTools && req.toolChoice === "auto",
-    mapping: { idAfterName: false, ignoreModelIds: false },
-    format: "gpt-oss",
-  };
+    useTools,
+  });
   return { built, prefix: START, state: "closed", preservedTokens: ["<|channel|>", "<|constrain|>", "<|message|>", "<|start|>", "<|end|>"] };
 }
 

@@ -2,10 +2,12 @@
  * What a dedicated handler provides: templates whose output format the generic analysis cannot
  * describe get a hand-written parser definition (the grammar is still derived from it).
  */
-import type { TemplateAnalysis } from "../../analysis/index.js";
+import type { DedicatedHandler, TemplateAnalysis } from "../../analysis/index.js";
 import type { ChatTemplate } from "../../template/index.js";
 import type { ChatMessage } from "../../types.js";
+import type { PegArena, PegId } from "../../peg/index.js";
 import type { BuiltParser } from "../generic-parser.js";
+import type { ChatMappingOptions } from "../types.js";
 import type { ReasoningPrefixState } from "../prompt.js";
 import type { NormalizedRequest } from "../request.js";
 
@@ -30,6 +32,8 @@ export interface DedicatedContext {
 
 export interface DedicatedHandlerDef {
   readonly name: string;
+  /** The families the analysis detects that this format serves (default: the one named `name`). */
+  readonly handles?: readonly DedicatedHandler[];
   /**
    * The markers the format writes around reasoning, as the template renders them (e.g.
    * `[THINK]` … `[/THINK]`), where the analysis has none: a continued message's reasoning is
@@ -45,4 +49,44 @@ export interface DedicatedHandlerDef {
    * generic parser reads the output.
    */
   build?(req: NormalizedRequest, context: DedicatedContext): DedicatedBuild;
+}
+
+/** What a dedicated format's parser is made of; the rest is derived the same way for every format. */
+export interface DedicatedParts {
+  /** Reads prefix + output. */
+  root: PegId;
+  /** What follows the reasoning. */
+  body: PegId;
+  grammarBody?: PegId;
+  grammarRoot?: PegId;
+  /** The markers around reasoning the model writes itself (trimmed), when the format has them. */
+  reasoningStart?: string;
+  reasoningEnd?: string;
+  /** The request uses tools (calls may be written). */
+  useTools: boolean;
+  /** Mapping options beyond the defaults (model ids kept, ids before the arguments). */
+  mapping?: Partial<ChatMappingOptions>;
+}
+
+/**
+ * The parser of a dedicated format `name`: constrained when the request uses tools or a JSON
+ * schema, lazy under tool_choice auto, default mapping options.
+ *
+ * @example
+ * const built = dedicatedParser("gemma4", p, req, { root, body, grammarRoot, useTools });
+ */
+export function dedicatedParser(name: string, p: PegArena, req: NormalizedRequest, parts: DedicatedParts): BuiltParser {
+  return {
+    arena: p,
+    root: parts.root,
+    body: parts.body,
+    ...(parts.grammarBody !== undefined ? { grammarBody: parts.grammarBody } : {}),
+    ...(parts.grammarRoot !== undefined ? { grammarRoot: parts.grammarRoot } : {}),
+    reasoningEnd: parts.reasoningEnd ?? null,
+    ...(parts.reasoningStart !== undefined ? { reasoningStart: parts.reasoningStart } : {}),
+    constrained: req.jsonSchema !== null || parts.useTools,
+    lazy: parts.useTools && req.toolChoice === "auto",
+    mapping: { idAfterName: false, ignoreModelIds: false, ...parts.mapping },
+    format: name,
+  };
 }

@@ -1,6 +1,8 @@
 /**
- * Dedicated handlers by name (the analysis' `dedicatedHandler`); the other names the analysis
- * may report are handled by the generic generator, each listed with why in GENERIC_HANDLES.
+ * Dedicated formats by the family the analysis detects (`dedicatedHandler`): one module per
+ * format (detection signatures stay in the analysis, which probes some families differently),
+ * and the registry derived from the modules. The other families the analysis may report are
+ * handled by the generic generator, each listed with why in GENERIC_HANDLES.
  */
 import type { DedicatedHandler } from "../../analysis/index.js";
 import { functionaryV32 } from "./functionary-v3-2.js";
@@ -17,21 +19,10 @@ import { museGlimmer } from "./muse-glimmer.js";
 
 export type { DedicatedBuild, DedicatedContext, DedicatedHandlerDef } from "./handler.js";
 
-const HANDLERS: Partial<Record<DedicatedHandler, DedicatedHandlerDef>> = {
-  "gpt-oss": gptOss,
-  "functionary-v3.2": functionaryV32,
-  "ministral-3": ministral3,
-  minicpm5,
-  gemma4,
-  "kimi-k2": kimiK2,
-  "kimi-k3": kimiK3,
-  "minimax-m3": minimaxM3,
-  // LFM2 writes its calls as LFM2.5 does (<|tool_call_start|>[f(a=1)]<|tool_call_end|>); its
-  // template only describes tools and never renders a call, so the analysis cannot learn it.
-  lfm2: lfm25,
-  "lfm2.5": lfm25,
-  "muse-glimmer": museGlimmer,
-};
+/** Every dedicated format; the registry below is derived from what each says it handles. */
+const FORMATS: readonly DedicatedHandlerDef[] = [gptOss, functionaryV32, ministral3, minicpm5, gemma4, kimiK2, kimiK3, minimaxM3, lfm25, museGlimmer];
+
+const HANDLERS: Partial<Record<DedicatedHandler, DedicatedHandlerDef>> = Object.fromEntries(FORMATS.flatMap((f) => (f.handles ?? [f.name as DedicatedHandler]).map((family) => [family, f])));
 
 /**
  * Formats llama.cpp gives a hand-written handler that toolwright's generic analysis handles,

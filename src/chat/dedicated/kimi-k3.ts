@@ -11,14 +11,13 @@
  */
 import { PegArena, type PegId } from "../../peg/index.js";
 import { argumentValue, schemaProperties, toolParameters, type BuildContext } from "../build-helpers.js";
-import type { BuiltParser } from "../generic-parser.js";
 import type { ReasoningPrefixState } from "../prompt.js";
 import type { NormalizedRequest } from "../request.js";
 import { rawOrTyped } from "../raw-union.js";
 import { NODE } from "../tree-names.js";
 import type { JsonSchema, ToolDefinition } from "../../types.js";
 import { grammarString, orderedArguments } from "./grammar-args.js";
-import type { DedicatedBuild, DedicatedContext, DedicatedHandlerDef } from "./handler.js";
+import { type DedicatedBuild, type DedicatedContext, type DedicatedHandlerDef, dedicatedParser } from "./handler.js";
 
 const SEP = "<|sep|>";
 const open = (name: string): string => `<|open|>${name}${SEP}`;
@@ -123,19 +122,15 @@ function build(req: NormalizedRequest, { generationPrompt }: DedicatedContext): 
   }
   const root = p.seq(p.optional(p.literal(MSG_START)), reasoning, body);
   const strict = grammarBody ?? (req.jsonSchema !== null ? body : undefined);
-  const built: BuiltParser = {
-    arena: p,
+  const built = dedicatedParser("kimi-k3", p, req, {
     root,
     body,
     ...(grammarBody !== undefined ? { grammarBody } : {}),
     ...(strict !== undefined ? { grammarRoot: p.seq(p.optional(p.literal(MSG_START)), req.thinking ? reasoning : p.eps(), strict) } : {}),
     reasoningEnd: THINK_END,
     reasoningStart: THINK_START,
-    constrained: req.jsonSchema !== null || useTools,
-    lazy: useTools && req.toolChoice === "auto",
-    mapping: { idAfterName: false, ignoreModelIds: false },
-    format: "kimi-k3",
-  };
+    useTools,
+  });
   return { built, prefix, state, preservedTokens: ["<|open|>", "<|close|>", SEP, EOM] };
 }
 

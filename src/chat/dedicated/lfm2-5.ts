@@ -10,13 +10,12 @@ import { PegArena, type PegId } from "../../peg/index.js";
 import { type BuildContext, pythonTyped, pythonValue, schemaProperties, toolParameters } from "../build-helpers.js";
 import type { JsonSchema, ToolDefinition } from "../../types.js";
 import { grammarString, orderedArguments } from "./grammar-args.js";
-import type { BuiltParser } from "../generic-parser.js";
 import type { NormalizedRequest } from "../request.js";
 import { lenientString } from "../build-tools-pythonic.js";
 import { hasStringKeywords } from "../literal-schema.js";
 import { rawOrTyped } from "../raw-union.js";
 import { NODE } from "../tree-names.js";
-import type { DedicatedBuild, DedicatedHandlerDef } from "./handler.js";
+import { type DedicatedBuild, type DedicatedHandlerDef, dedicatedParser } from "./handler.js";
 
 const CALLS_START = "<|tool_call_start|>";
 const CALLS_END = "<|tool_call_end|>";
@@ -98,19 +97,15 @@ function build(req: NormalizedRequest): DedicatedBuild {
   }
   const root = p.seq(reasoning, body);
   const strict = grammarBody ?? (req.jsonSchema !== null ? body : undefined);
-  const built: BuiltParser = {
-    arena: p,
+  const built = dedicatedParser("lfm2.5", p, req, {
     root,
     body,
     ...(grammarBody !== undefined ? { grammarBody } : {}),
     ...(strict !== undefined ? { grammarRoot: req.thinking ? p.seq(reasoning, strict) : strict } : {}),
     reasoningEnd: END_THINK,
     reasoningStart: THINK,
-    constrained: req.jsonSchema !== null || useTools,
-    lazy: useTools && req.toolChoice === "auto",
-    mapping: { idAfterName: false, ignoreModelIds: false },
-    format: "lfm2.5",
-  };
+    useTools,
+  });
   return { built, prefix: "", state: "none", preservedTokens: [CALLS_START, CALLS_END, THINK, END_THINK] };
 }
 
@@ -120,4 +115,6 @@ function adaptMessages(messages: ChatMessage[]): ChatMessage[] {
 }
 
 /** The LFM2.5 handler. */
-export const lfm25: DedicatedHandlerDef = { name: "lfm2.5", reasoning: { start: THINK, end: END_THINK }, adaptMessages, build };
+// LFM2 writes its calls as LFM2.5 does (<|tool_call_start|>[f(a=1)]<|tool_call_end|>); its
+// template only describes tools and never renders a call, so the analysis cannot learn it.
+export const lfm25: DedicatedHandlerDef = { name: "lfm2.5", handles: ["lfm2", "lfm2.5"], reasoning: { start: THINK, end: END_THINK }, adaptMessages, build };

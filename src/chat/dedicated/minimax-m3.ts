@@ -13,12 +13,11 @@
 import { PegArena, type PegId } from "../../peg/index.js";
 import type { JsonSchema, ToolDefinition } from "../../types.js";
 import { argumentValue, schemaProperties, toolParameters, type BuildContext } from "../build-helpers.js";
-import type { BuiltParser } from "../generic-parser.js";
 import type { NormalizedRequest } from "../request.js";
 import { constrainsValues, isScalarTyped, rawOrTyped, splitRawSchema } from "../raw-union.js";
 import { NODE } from "../tree-names.js";
 import { grammarString, orderedArguments } from "./grammar-args.js";
-import type { DedicatedBuild, DedicatedHandlerDef } from "./handler.js";
+import { type DedicatedBuild, type DedicatedHandlerDef, dedicatedParser } from "./handler.js";
 
 const NS = "]<]minimax[>[";
 const THINK_START = "<mm:think>";
@@ -190,19 +189,15 @@ function build(req: NormalizedRequest): DedicatedBuild {
   const strict = grammarBody ?? (req.jsonSchema !== null ? body : undefined);
   // Without thinking the grammar allows only the lone end marker a turn without reasoning starts with.
   const grammarReasoning = req.thinking ? reasoning : p.optional(p.literal(THINK_END));
-  const built: BuiltParser = {
-    arena: p,
+  const built = dedicatedParser("minimax-m3", p, req, {
     root,
     body,
     ...(grammarBody !== undefined ? { grammarBody } : {}),
     ...(strict !== undefined ? { grammarRoot: p.seq(grammarReasoning, strict) } : {}),
     reasoningEnd: THINK_END,
     reasoningStart: THINK_START,
-    constrained: req.jsonSchema !== null || useTools,
-    lazy: useTools && req.toolChoice === "auto",
-    mapping: { idAfterName: false, ignoreModelIds: false },
-    format: "minimax-m3",
-  };
+    useTools,
+  });
   return { built, prefix: "", state: "none", preservedTokens: [NS, "<tool_call>", "</tool_call>", THINK_START, THINK_END] };
 }
 

@@ -6,10 +6,9 @@
 import type { ChatMessage } from "../../types.js";
 import { PegArena, type PegId } from "../../peg/index.js";
 import { identifierEnd, toolParameters } from "../build-helpers.js";
-import type { BuiltParser } from "../generic-parser.js";
 import type { NormalizedRequest } from "../request.js";
 import { NODE } from "../tree-names.js";
-import type { DedicatedBuild, DedicatedHandlerDef } from "./handler.js";
+import { type DedicatedBuild, type DedicatedHandlerDef, dedicatedParser } from "./handler.js";
 
 const THINK = "[THINK]";
 const END_THINK = "[/THINK]";
@@ -51,19 +50,15 @@ function build(req: NormalizedRequest): DedicatedBuild {
   }
   const root = p.seq(reasoning, body);
   const strict = grammarBody ?? (req.jsonSchema !== null ? body : undefined);
-  const built: BuiltParser = {
-    arena: p,
+  const built = dedicatedParser("ministral-3", p, req, {
     root,
     body,
     ...(grammarBody !== undefined ? { grammarBody } : {}),
     ...(strict !== undefined ? { grammarRoot: req.thinking ? p.seq(reasoning, strict) : strict } : {}),
     reasoningEnd: END_THINK,
     reasoningStart: THINK,
-    constrained: req.jsonSchema !== null || useTools,
-    lazy: useTools && req.toolChoice === "auto",
-    mapping: { idAfterName: false, ignoreModelIds: false },
-    format: "ministral-3",
-  };
+    useTools,
+  });
   return { built, prefix: "", state: "none", preservedTokens: [THINK, END_THINK, CALLS, "[ARGS]"] };
 }
 

@@ -13,11 +13,10 @@
  */
 import { PegArena, type PegId } from "../../peg/index.js";
 import { argumentValue, schemaProperties, toolParameters, type BuildContext } from "../build-helpers.js";
-import type { BuiltParser } from "../generic-parser.js";
 import type { NormalizedRequest } from "../request.js";
 import { rawOrTyped } from "../raw-union.js";
 import { NODE } from "../tree-names.js";
-import type { DedicatedBuild, DedicatedHandlerDef } from "./handler.js";
+import { type DedicatedBuild, type DedicatedHandlerDef, dedicatedParser } from "./handler.js";
 import type { JsonSchema, ToolDefinition } from "../../types.js";
 import { grammarString, orderedArguments } from "./grammar-args.js";
 
@@ -122,17 +121,12 @@ function build(req: NormalizedRequest): DedicatedBuild {
   }
   const body = p.seq(earlier, last);
   const root = p.seq(p.literal(START), body);
-  const built: BuiltParser = {
-    arena: p,
+  const built = dedicatedParser("muse-glimmer", p, req, {
     root,
     body,
     ...(grammarBody !== undefined ? { grammarBody, grammarRoot: p.seq(p.literal(START), grammarBody) } : {}),
-    reasoningEnd: null,
-    constrained: req.jsonSchema !== null || useTools,
-    lazy: useTools && req.toolChoice === "auto",
-    mapping: { idAfterName: false, ignoreModelIds: false },
-    format: "muse-glimmer",
-  };
+    useTools,
+  });
   const preservedTokens = ["<|start|>", MESSAGE, EOM, EOT, "<atem:function_calls>", "<atem:invoke", "<atem:parameter", PARAM_END, "</atem:invoke>", "</atem:function_calls>"];
   return { built, prefix: START, state: "closed", preservedTokens };
 }
