@@ -16,6 +16,8 @@ export default defineConfig({
       { extends: true, test: { name: "native", include: ["test/native/**/*.test.ts"] } },
       // Chat end to end on random-weight models (the sweeps).
       { extends: true, test: { name: "e2e", include: ["test/e2e/**/*.test.ts"] } },
+      // Hostile inputs and call sequences, each case in a child process: no crash, hang or blow-up.
+      { extends: true, test: { name: "reliability", include: ["test/reliability/**/*.test.ts"] } },
     ],
   },
 });
