@@ -5,9 +5,8 @@
  */
 import type { Context } from "../runtime/context.js";
 import type { Model } from "../runtime/model.js";
-import { checkObject, checkString } from "../runtime/validate.js";
 import type { ChatMessage, ToolCall } from "../types.js";
-import { planChat, type PlannedChat } from "./options.js";
+import { checkSessionOptions, planChat, type PlannedChat } from "./options.js";
 import { runStep, type StepOutcome } from "./step.js";
 import { preparedTemplate } from "./template-cache.js";
 import { canExecuteAll, checkToolArguments, executeToolCalls } from "./tools.js";
@@ -40,10 +39,7 @@ export class ChatSession {
     if (model === null || typeof model !== "object" || typeof model.createContext !== "function") {
       throw new TypeError("ChatSession: model must be a Model (from loadModel)");
     }
-    const o = checkObject(options, "ChatSession: options");
-    for (const key of Object.keys(o)) if (key !== "context" && key !== "grammarEngine") throw new TypeError(`ChatSession: unknown option "${key}"`);
-    if (o.context !== undefined) checkObject(o.context, "ChatSession: options.context");
-    if (o.grammarEngine !== undefined) checkString(o.grammarEngine, "ChatSession: options.grammarEngine");
+    checkSessionOptions(options);
     this.model = model;
     this.#options = options;
   }
