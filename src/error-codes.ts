@@ -39,6 +39,10 @@ export const ERROR_CODES = {
   TOOLWRIGHT_TEMPLATE_ANALYSIS: "a chat template's renderings cannot be analysed",
   TOOLWRIGHT_INVALID_SCHEMA: "a JSON Schema cannot be turned into a grammar",
   TOOLWRIGHT_GBNF_SYNTAX: "a GBNF grammar does not parse or is not valid",
+  TOOLWRIGHT_TOOL_ARGUMENTS: "a tool call's arguments are not JSON or break the tool's parameters schema: it was not executed",
+  TOOLWRIGHT_TOOL_INCOMPLETE: "a tool call was cut off (maxTokens or a full context): it was not executed",
+  TOOLWRIGHT_TOOL_FAILED: "a tool's execute threw or rejected",
+  TOOLWRIGHT_TOOL_UNKNOWN: "a tool call names no tool of the request",
 } as const;
 
 /** A `code` of a toolwright error. */

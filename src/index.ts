@@ -13,7 +13,20 @@
 export type * from "./types.js";
 export { ToolwrightError, ERROR_CODES, type ToolwrightErrorCode } from "./errors.js";
 export { loadModel, ChatModel, ChatSession } from "./session/index.js";
-export type { ChatStream, ChatChunk, ChatOptions, ChatResult, ChatSessionOptions, ChatStep, ChatTimings, ChatTool, ChatUsage, FinishReason, ToolExecuteContext } from "./session/index.js";
+export type {
+  ChatStream,
+  ChatChunk,
+  ChatOptions,
+  ChatResult,
+  ChatSessionOptions,
+  ChatStep,
+  ChatTimings,
+  ChatTool,
+  ChatUsage,
+  FinishReason,
+  ToolCallError,
+  ToolExecuteContext,
+} from "./session/index.js";
 export { Model, TokenAttribute, listDevices, Context, Generation, AbortError, ModelLoadError, loadNative, NativeAddonError } from "./runtime/index.js";
 export type * from "./runtime/index.js";
 export { ChatTemplate, TemplateError, TemplateRuntimeError, TemplateSyntaxError } from "./template/index.js";

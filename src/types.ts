@@ -20,6 +20,12 @@ export interface ToolCall {
   id: string;
   type: "function";
   function: { name: string; arguments: string };
+  /**
+   * The output ended inside this call (finish reason "length": maxTokens or a full context).
+   * `arguments` is then the raw partial text as generated, as OpenAI returns it: it is not
+   * closed into JSON, and the tool runner never executes the call.
+   */
+  incomplete?: true;
 }
 
 /** A part of multi-part content (OpenAI's `content: [{type: "text", text}]`). */

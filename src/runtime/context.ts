@@ -7,7 +7,10 @@ import { loadNative, type NativeContext, type NativeGrammarSpec, type NativeSamp
 import { errorCode } from "./errors.js";
 import { type GenerateOptions, Generation, type GenerationHost, type GenerationStats, planGeneration } from "./generation.js";
 import type { Model } from "./model.js";
-import { checkObject, checkTokens, optInteger } from "./validate.js";
+import { checkKeys, checkObject, checkTokens, optInteger } from "./validate.js";
+
+/** The keys of {@link ContextOptions} (createContext and ChatSession check them). */
+export const CONTEXT_OPTION_KEYS: readonly string[] = ["contextSize", "batchSize", "threads", "threadsBatch"];
 
 /** Options of {@link Model.createContext}. */
 export interface ContextOptions {
@@ -61,6 +64,7 @@ export class Context {
   /** @internal Use {@link Model.createContext}. */
   static async create(model: Model, options: ContextOptions = {}): Promise<Context> {
     const o = checkObject(options, "createContext: options");
+    checkKeys(o, CONTEXT_OPTION_KEYS, "createContext: options");
     const threads = optInteger(o.threads, "createContext: options.threads", 1, 1024) ?? Math.max(1, Math.min(availableParallelism(), 8));
     const native = await loadNative().Context.create(model.native, {
       ...defined("contextSize", optInteger(o.contextSize, "createContext: options.contextSize", 1, 1 << 24)),

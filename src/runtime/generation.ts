@@ -10,7 +10,7 @@ import type { Context } from "./context.js";
 import { errorCode } from "./errors.js";
 import { type GrammarOptions, type SamplingOptions, toNativeGrammar, toNativeSampling } from "./sampling.js";
 import { StopStringFilter } from "./stop-strings.js";
-import { checkObject, checkString, checkTokens, optBoolean, optInteger, optSignal, optStringArray } from "./validate.js";
+import { checkKeys, checkObject, checkString, checkTokens, optBoolean, optInteger, optSignal, optStringArray } from "./validate.js";
 
 /** Why a generation ended. */
 export type StopReason =
@@ -95,6 +95,7 @@ interface Plan {
 /** Validates generate()'s options up front, so mistakes throw at the call. */
 export function planGeneration(options: unknown, vocabSize: number): Plan {
   const o = checkObject(options, "generate: options");
+  checkKeys(o, ["prompt", "tokens", "addSpecial", "maxTokens", "stop", "sampling", "grammar", "signal", "reusePrefix"], "generate: options");
   if (o.prompt === undefined && o.tokens === undefined) throw new TypeError("generate: options.prompt or options.tokens is required");
   if (o.prompt !== undefined && o.tokens !== undefined) throw new TypeError("generate: give options.prompt or options.tokens, not both");
   const prompt = o.prompt === undefined ? undefined : checkString(o.prompt, "generate: options.prompt");

@@ -5,7 +5,7 @@
 import { loadNative, type NativeModel, type NativeSpecialTokens } from "./binding.js";
 import { Context, type ContextOptions } from "./context.js";
 import { AbortError, ModelLoadError, errorCode } from "./errors.js";
-import { checkObject, checkString, checkTokens, describe, optBoolean, optFunction, optInteger, optSignal } from "./validate.js";
+import { checkKeys, checkObject, checkString, checkTokens, describe, optBoolean, optFunction, optInteger, optSignal } from "./validate.js";
 import { nativeGpuChoice, placementOf, type GpuOption, type ModelPlacement } from "./devices.js";
 
 /** Options of {@link loadModel}. */
@@ -142,6 +142,7 @@ export async function loadModelAs<M extends Model>(make: (native: NativeModel, p
   checkString(path, "loadModel: path");
   if (path === "") throw new RangeError("loadModel: path must not be empty");
   const opts = checkObject(options, "loadModel: options");
+  checkKeys(opts, ["onProgress", "signal", "vocabOnly", "gpuLayers", "gpu", "useMmap"], "loadModel: options");
   const onProgress = optFunction<(progress: number) => void>(opts.onProgress, "loadModel: options.onProgress");
   const signal = optSignal(opts.signal, "loadModel: options.signal");
   const vocabOnly = optBoolean(opts.vocabOnly, "loadModel: options.vocabOnly") ?? false;
@@ -498,6 +499,7 @@ export class Model {
 
 function tokenizeOptions(options: unknown, method: string): { addSpecial: boolean; parseSpecial: boolean } {
   const o = checkObject(options, `${method}: options`);
+  checkKeys(o, ["addSpecial", "parseSpecial"], `${method}: options`);
   return {
     addSpecial: optBoolean(o.addSpecial, `${method}: options.addSpecial`) ?? true,
     parseSpecial: optBoolean(o.parseSpecial, `${method}: options.parseSpecial`) ?? true,
@@ -506,6 +508,7 @@ function tokenizeOptions(options: unknown, method: string): { addSpecial: boolea
 
 function detokenizeOptions(options: unknown, method: string): { removeSpecial: boolean; unparseSpecial: boolean } {
   const o = checkObject(options, `${method}: options`);
+  checkKeys(o, ["removeSpecial", "unparseSpecial"], `${method}: options`);
   return {
     removeSpecial: optBoolean(o.removeSpecial, `${method}: options.removeSpecial`) ?? false,
     unparseSpecial: optBoolean(o.unparseSpecial, `${method}: options.unparseSpecial`) ?? true,

@@ -3,7 +3,7 @@
  * sampler's configuration.
  */
 import type { NativeGrammarSpec, NativeSamplerOptions } from "./binding.js";
-import { checkObject, checkString, checkTokens, optBoolean, optInteger, optNumber, optStringArray } from "./validate.js";
+import { checkKeys, checkObject, checkString, checkTokens, optBoolean, optInteger, optNumber, optStringArray } from "./validate.js";
 
 /**
  * How the next token is picked. The chain runs penalties, top-k, top-p, min-p, temperature, then a
@@ -57,6 +57,7 @@ export interface GrammarOptions {
 
 export function toNativeSampling(value: unknown, vocabSize: number): NativeSamplerOptions {
   const o = checkObject(value, "generate: options.sampling");
+  checkKeys(o, SAMPLING_KEYS, "generate: options.sampling");
   const name = (key: string) => `generate: options.sampling.${key}`;
   const out: NativeSamplerOptions = {};
   const set = <K extends keyof NativeSamplerOptions>(key: K, v: NativeSamplerOptions[K] | undefined) => {
@@ -72,16 +73,15 @@ export function toNativeSampling(value: unknown, vocabSize: number): NativeSampl
   set("penaltyLastN", optInteger(o.penaltyLastN, name("penaltyLastN"), 0, 1 << 20));
   set("seed", optInteger(o.seed, name("seed"), 0, 0xfffffffe));
   set("greedy", optBoolean(o.greedy, name("greedy")));
-  for (const key of Object.keys(o)) {
-    if (!SAMPLING_KEYS.has(key)) throw new TypeError(`generate: options.sampling has an unknown key "${key}"`);
-  }
   return out;
 }
 
-const SAMPLING_KEYS = new Set(["temperature", "topK", "topP", "minP", "repeatPenalty", "presencePenalty", "frequencyPenalty", "penaltyLastN", "seed", "greedy"]);
+/** The keys of {@link SamplingOptions} (generate and chat check them). */
+export const SAMPLING_KEYS: readonly string[] = ["temperature", "topK", "topP", "minP", "repeatPenalty", "presencePenalty", "frequencyPenalty", "penaltyLastN", "seed", "greedy"];
 
 export function toNativeGrammar(value: unknown, vocabSize: number): NativeGrammarSpec {
   const o = checkObject(value, "generate: options.grammar");
+  checkKeys(o, ["gbnf", "root", "lazy", "engine"], "generate: options.grammar");
   const gbnf = checkString(o.gbnf, "generate: options.grammar.gbnf");
   if (gbnf.trim() === "") throw new RangeError("generate: options.grammar.gbnf must not be empty");
   const spec: NativeGrammarSpec = { gbnf };
@@ -89,6 +89,7 @@ export function toNativeGrammar(value: unknown, vocabSize: number): NativeGramma
   if (o.engine !== undefined) spec.engine = checkString(o.engine, "generate: options.grammar.engine");
   if (o.lazy !== undefined) {
     const lazy = checkObject(o.lazy, "generate: options.grammar.lazy");
+    checkKeys(lazy, ["patterns", "tokens"], "generate: options.grammar.lazy");
     const patterns = optStringArray(lazy.patterns, "generate: options.grammar.lazy.patterns") ?? [];
     const tokens = lazy.tokens === undefined ? new Int32Array(0) : checkTokens(lazy.tokens, "generate: options.grammar.lazy.tokens", vocabSize);
     if (patterns.length === 0 && tokens.length === 0) {

@@ -96,3 +96,61 @@ export function checkTokens(value: unknown, name: string, vocabSize: number): In
   }
   return tokens;
 }
+
+/**
+ * Levenshtein distance with adjacent transpositions (optimal string alignment), for "did you
+ * mean" hints.
+ *
+ * @example
+ * editDistance("maxToken", "maxTokens"); // 1
+ */
+export function editDistance(a: string, b: string): number {
+  const rows = a.length + 1;
+  const cols = b.length + 1;
+  const d: number[] = new Array(rows * cols).fill(0);
+  for (let i = 0; i < rows; i++) d[i * cols] = i;
+  for (let j = 0; j < cols; j++) d[j] = j;
+  for (let i = 1; i < rows; i++) {
+    for (let j = 1; j < cols; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let v = Math.min(d[(i - 1) * cols + j]! + 1, d[i * cols + j - 1]! + 1, d[(i - 1) * cols + j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, d[(i - 2) * cols + j - 2]! + 1);
+      d[i * cols + j] = v;
+    }
+  }
+  return d[rows * cols - 1]!;
+}
+
+/** The known name closest to `word` (case and `_`/`-` ignored), when it is close enough to be a typo. */
+export function closestName(word: string, known: Iterable<string>): string | undefined {
+  const norm = (s: string) => s.toLowerCase().replace(/[_-]/g, "");
+  const w = norm(word);
+  let best: string | undefined;
+  let bestDistance = Number.POSITIVE_INFINITY;
+  for (const k of known) {
+    const distance = editDistance(w, norm(k));
+    if (distance < bestDistance) {
+      best = k;
+      bestDistance = distance;
+    }
+  }
+  const limit = Math.max(1, Math.min(3, Math.floor(w.length / 3)));
+  return bestDistance <= limit ? best : undefined;
+}
+
+/**
+ * Rejects keys of an options object the API does not know, with a "did you mean" hint. `name`
+ * is the object as the message names it ("loadModel: options").
+ *
+ * @example
+ * checkKeys({ maxToken: 8 }, ["maxTokens", "stop"], "generate: options");
+ * // TypeError: generate: options has an unknown key "maxToken" (did you mean "maxTokens"?)
+ */
+export function checkKeys(value: Record<string, unknown>, known: Iterable<string>, name: string): void {
+  const names = [...known];
+  for (const key of Object.keys(value)) {
+    if (names.includes(key)) continue;
+    const hint = closestName(key, names);
+    throw new TypeError(`${name} has an unknown key ${JSON.stringify(key)} (${hint ? `did you mean ${JSON.stringify(hint)}?` : `known keys: ${names.join(", ")}`})`);
+  }
+}

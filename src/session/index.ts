@@ -21,5 +21,6 @@ export type {
   ChatTool,
   ChatUsage,
   FinishReason,
+  ToolCallError,
   ToolExecuteContext,
 } from "./types.js";

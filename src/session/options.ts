@@ -2,7 +2,10 @@
  * Validation of chat() options: each mistake throws a TypeError or RangeError that names the
  * option and shows what was given, before any work starts.
  */
-import { checkObject, checkString, describe, optBoolean, optInteger, optSignal, optStringArray } from "../runtime/validate.js";
+import { checkMessages } from "../chat/request.js";
+import { CONTEXT_OPTION_KEYS } from "../runtime/context.js";
+import { SAMPLING_KEYS } from "../runtime/sampling.js";
+import { checkKeys, checkObject, checkString, describe, optBoolean, optInteger, optSignal, optStringArray } from "../runtime/validate.js";
 import type { ChatOptions, ChatTool } from "./types.js";
 
 /** Checked options with defaults filled in. */
@@ -19,7 +22,7 @@ export interface PlannedChat {
   grammar: boolean;
 }
 
-const KNOWN = new Set([
+const KNOWN = [
   "messages",
   "tools",
   "toolChoice",
@@ -41,7 +44,23 @@ const KNOWN = new Set([
   "reasoningFormat",
   "continueFinalMessage",
   "addGenerationPrompt",
-]);
+];
+
+/** The keys of {@link ChatSessionOptions}. */
+export const SESSION_OPTION_KEYS: readonly string[] = ["context", "grammarEngine"];
+
+/**
+ * Checks `new ChatSession(model, options)`'s options (and the context options in them).
+ *
+ * @example
+ * checkSessionOptions({ context: { contextSize: 4096 } });
+ */
+export function checkSessionOptions(options: unknown): void {
+  const o = checkObject(options, "ChatSession: options");
+  checkKeys(o, SESSION_OPTION_KEYS, "ChatSession: options");
+  if (o.context !== undefined) checkKeys(checkObject(o.context, "ChatSession: options.context"), CONTEXT_OPTION_KEYS, "ChatSession: options.context");
+  if (o.grammarEngine !== undefined) checkString(o.grammarEngine, "ChatSession: options.grammarEngine");
+}
 
 function checkTools(value: unknown, where: string): ChatTool[] {
   if (value === undefined) return [];
@@ -51,6 +70,8 @@ function checkTools(value: unknown, where: string): ChatTool[] {
     if (tool.type !== "function" || tool.function === null || typeof tool.function !== "object") {
       throw new TypeError(`${where}: options.tools[${i}] must be {type: "function", function: {name, parameters}}`);
     }
+    checkKeys(tool as unknown as Record<string, unknown>, ["type", "function", "execute"], `${where}: options.tools[${i}]`);
+    checkKeys(tool.function as unknown as Record<string, unknown>, ["name", "description", "parameters", "strict"], `${where}: options.tools[${i}].function`);
     checkString(tool.function.name, `${where}: options.tools[${i}].function.name`);
     if (tool.execute !== undefined && typeof tool.execute !== "function") {
       throw new TypeError(`${where}: options.tools[${i}].execute must be a function, got ${describe(tool.execute)}`);
@@ -70,17 +91,10 @@ export function planChat(value: unknown, where: string): PlannedChat {
     throw new TypeError(`${where}: options must be an object, got ${describe(value)}`);
   }
   const o = value as Record<string, unknown>;
-  for (const key of Object.keys(o)) {
-    if (!KNOWN.has(key)) throw new TypeError(`${where}: unknown option "${key}"`);
-  }
+  checkKeys(o, KNOWN, `${where}: options`);
   if (!Array.isArray(o.messages)) throw new TypeError(`${where}: options.messages must be an array of messages, got ${describe(o.messages)}`);
   if (o.messages.length === 0) throw new RangeError(`${where}: options.messages must not be empty`);
-  o.messages.forEach((m: unknown, i) => {
-    const msg = checkObject(m, `${where}: options.messages[${i}]`);
-    if (!["system", "developer", "user", "assistant", "tool"].includes(msg.role as string)) {
-      throw new RangeError(`${where}: options.messages[${i}].role must be "system", "developer", "user", "assistant" or "tool", got ${describe(msg.role)}`);
-    }
-  });
+  checkMessages(o.messages, `${where}: options`);
   const tools = checkTools(o.tools, where);
   optBoolean(o.parallelToolCalls, `${where}: options.parallelToolCalls`);
   optBoolean(o.enableThinking, `${where}: options.enableThinking`);
@@ -93,7 +107,7 @@ export function planChat(value: unknown, where: string): PlannedChat {
     throw new TypeError(`${where}: options.continueFinalMessage must be a boolean, "content" or "reasoning", got ${describe(cont)}`);
   }
   optBoolean(o.addGenerationPrompt, `${where}: options.addGenerationPrompt`);
-  if (o.sampling !== undefined) checkObject(o.sampling, `${where}: options.sampling`);
+  if (o.sampling !== undefined) checkKeys(checkObject(o.sampling, `${where}: options.sampling`), SAMPLING_KEYS, `${where}: options.sampling`);
   if (o.template !== undefined) {
     checkString(o.template, `${where}: options.template`);
     if ((o.template as string).trim() === "") throw new RangeError(`${where}: options.template must not be empty`);

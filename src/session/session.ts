@@ -5,13 +5,12 @@
  */
 import type { Context } from "../runtime/context.js";
 import type { Model } from "../runtime/model.js";
-import { checkObject, checkString } from "../runtime/validate.js";
-import type { ChatMessage } from "../types.js";
-import { planChat, type PlannedChat } from "./options.js";
+import type { ChatMessage, ToolCall } from "../types.js";
+import { checkSessionOptions, planChat, type PlannedChat } from "./options.js";
 import { runStep, type StepOutcome } from "./step.js";
 import { preparedTemplate } from "./template-cache.js";
-import { canExecuteAll, executeToolCalls } from "./tools.js";
-import type { ChatChunk, ChatOptions, ChatResult, ChatSessionOptions, ChatStep, ChatUsage } from "./types.js";
+import { canExecuteAll, checkToolArguments, executeToolCalls } from "./tools.js";
+import type { ChatChunk, ChatOptions, ChatResult, ChatSessionOptions, ChatStep, ChatTool, ChatUsage, ToolCallError } from "./types.js";
 
 /** A streamed request: iterate it for chunks; `result` settles when it ends. */
 export interface ChatStream extends AsyncIterable<ChatChunk> {
@@ -40,10 +39,7 @@ export class ChatSession {
     if (model === null || typeof model !== "object" || typeof model.createContext !== "function") {
       throw new TypeError("ChatSession: model must be a Model (from loadModel)");
     }
-    const o = checkObject(options, "ChatSession: options");
-    for (const key of Object.keys(o)) if (key !== "context" && key !== "grammarEngine") throw new TypeError(`ChatSession: unknown option "${key}"`);
-    if (o.context !== undefined) checkObject(o.context, "ChatSession: options.context");
-    if (o.grammarEngine !== undefined) checkString(o.grammarEngine, "ChatSession: options.grammarEngine");
+    checkSessionOptions(options);
     this.model = model;
     this.#options = options;
   }
@@ -175,11 +171,15 @@ export class ChatSession {
       if (outcome.params.continuesFinalMessage) messages[messages.length - 1] = message;
       else messages.push(message);
       added.push(message);
-      const step: ChatStep = { message, finishReason: outcome.finishReason, usage: outcome.usage, timings: outcome.timings, toolMessages: [] };
+      const step: ChatStep = { message, finishReason: outcome.finishReason, usage: outcome.usage, timings: outcome.timings, toolMessages: [], toolErrors: [] };
       steps.push(step);
       const calls = message.tool_calls ?? [];
       const runTools = outcome.finishReason === "tool_calls" && index + 1 < plan.maxSteps && canExecuteAll(calls, plan.tools);
-      if (runTools) step.toolMessages = await executeToolCalls(calls, plan.tools, plan.signal);
+      if (runTools) {
+        const run = await executeToolCalls(calls, plan.tools, plan.signal);
+        step.toolMessages = run.messages;
+        step.toolErrors = run.errors;
+      } else step.toolErrors = cutOffCalls(calls, plan.tools);
       yield {
         type: "delta",
         step: index,
@@ -189,16 +189,29 @@ export class ChatSession {
           usage: outcome.usage,
           timings: outcome.timings,
           ...(runTools ? { toolMessages: step.toolMessages } : {}),
+          ...(step.toolErrors.length > 0 ? { toolErrors: step.toolErrors } : {}),
         },
       };
       if (!runTools || plan.signal?.aborted) {
         const finishReason = plan.signal?.aborted ? "abort" : outcome.finishReason;
-        return { message, finishReason, usage: sumUsage(steps), timings: outcome.timings, steps, messages: added };
+        return { message, finishReason, usage: sumUsage(steps), timings: outcome.timings, steps, messages: added, toolErrors: steps.flatMap((s) => s.toolErrors) };
       }
       messages.push(...step.toolMessages);
       added.push(...step.toolMessages);
     }
   }
+}
+
+/** Calls cut off by maxTokens to tools the runner would have executed: reported, never run. */
+function cutOffCalls(calls: readonly ToolCall[], tools: readonly ChatTool[]): ToolCallError[] {
+  const errors: ToolCallError[] = [];
+  calls.forEach((call, index) => {
+    const tool = tools.find((t) => t.function.name === call.function.name);
+    if (!call.incomplete || !tool?.execute) return;
+    const checked = checkToolArguments(call, tool);
+    if (!checked.ok) errors.push({ index, toolCallId: call.id, name: call.function.name, kind: "incomplete", error: checked.error });
+  });
+  return errors;
 }
 
 function sumUsage(steps: readonly ChatStep[]): ChatUsage {

@@ -47,7 +47,7 @@ export function paramsFor(plan: PlannedChat, prepared: PreparedTemplate, message
 
 function finishReasonOf(stop: StopReason | undefined, message: AssistantMessage): FinishReason {
   if (stop === "abort") return "abort";
-  // A call cut off by maxTokens is incomplete (its arguments were closed by the parser): "length".
+  // Output cut off by maxTokens or a full context: "length" (a call left open is marked incomplete).
   if (stop === "maxTokens" || stop === "contextFull") return "length";
   if (message.tool_calls?.length) return "tool_calls";
   return "stop";
@@ -146,9 +146,30 @@ export async function* runStep(
     // Closed for lack of room: the budget met maxTokens.
     stopReason = plan.signal?.aborted ? "abort" : "maxTokens";
   }
-  yield* parser.finish();
+  const truncated = stopReason === "maxTokens" || stopReason === "contextFull";
+  // The arguments as generated, before the parser closes what is still open.
+  const partial = truncated ? parser.message() : undefined;
+  const open = new Set<number>();
+  for (const delta of parser.finish()) {
+    if (!truncated || delta.tool_calls === undefined) {
+      yield delta;
+      continue;
+    }
+    // Cut off: a call still open keeps its raw partial arguments (OpenAI's behaviour); the text
+    // that would close it into JSON is not streamed. A call named only now is announced bare.
+    const { tool_calls, ...rest } = delta;
+    for (const t of tool_calls) open.add(t.index);
+    const headers = tool_calls.filter((t) => t.id !== undefined).map((t) => ({ ...t, function: { ...t.function, arguments: "" } }));
+    if (headers.length > 0) yield { ...rest, tool_calls: headers };
+    else if (Object.keys(rest).length > 0) yield rest;
+  }
   const done = performance.now();
   const message = parser.message();
+  if (open.size > 0 && message.tool_calls) {
+    message.tool_calls = message.tool_calls.map((call, i) =>
+      open.has(i) ? { ...call, function: { ...call.function, arguments: partial?.tool_calls?.[i]?.function.arguments ?? "" }, incomplete: true } : call,
+    );
+  }
   usage.totalTokens = usage.promptTokens + usage.completionTokens;
   const first_ = firstAt ?? done;
   const generationMs = done - first_;

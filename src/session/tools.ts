@@ -1,9 +1,13 @@
 /**
- * The tool runner's one job per turn: execute the calls the model made and turn each result (or
- * error) into a tool message the template can render.
+ * The tool runner's one job per turn: check the calls the model made against their tools'
+ * JSON Schemas, execute the valid ones, and turn each result (or error) into a tool message the
+ * template can render. Every call that was not executed, and every execute that threw, is also
+ * reported to the caller as a {@link ToolCallError}.
  */
-import type { ToolCall, ToolMessage } from "../types.js";
-import type { ChatTool } from "./types.js";
+import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import { ToolwrightError } from "../errors.js";
+import type { JsonSchema, ToolCall, ToolMessage } from "../types.js";
+import type { ChatTool, ToolCallError } from "./types.js";
 
 function resultText(value: unknown): string {
   if (typeof value === "string") return value;
@@ -15,38 +19,118 @@ function resultText(value: unknown): string {
   }
 }
 
+const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false });
+/** Compiled validators by schema object (a schema that does not compile is kept as its error). */
+const validators = new WeakMap<object, ValidateFunction | Error>();
+
+function validatorOf(schema: JsonSchema | undefined): ValidateFunction | Error | null {
+  if (schema === undefined || schema === true) return null;
+  if (schema === false) return ajv.compile(false);
+  let v = validators.get(schema);
+  if (v === undefined) {
+    try {
+      // A caller's `$id` would clash on the shared instance when seen twice: compile a copy without it.
+      const { $id: _id, ...rest } = schema;
+      v = ajv.compile(rest);
+    } catch (e) {
+      v = e instanceof Error ? e : new Error(String(e));
+    }
+    validators.set(schema, v);
+  }
+  return v;
+}
+
+function describeErrors(errors: readonly ErrorObject[]): string {
+  return errors
+    .slice(0, 8)
+    .map(
+      (e) =>
+        `${e.instancePath === "" ? "arguments" : `arguments${e.instancePath}`} ${e.message ?? "is invalid"}${e.keyword === "additionalProperties" ? ` (${JSON.stringify(e.params.additionalProperty)})` : ""}`,
+    )
+    .join("; ");
+}
+
+/**
+ * Parses and checks one call's arguments against its tool's `parameters`.
+ *
+ * @example
+ * checkToolArguments({ id: "c1", type: "function", function: { name: "f", arguments: '{"n":"x"}' } }, tool);
+ * // { ok: false, error: ToolwrightError TOOLWRIGHT_TOOL_ARGUMENTS "arguments/n must be integer" }
+ */
+export function checkToolArguments(call: ToolCall, tool: ChatTool): { ok: true; args: unknown } | { ok: false; error: ToolwrightError; details?: ErrorObject[] } {
+  const name = JSON.stringify(call.function.name);
+  if (call.incomplete) {
+    return { ok: false, error: new ToolwrightError(`tool call ${name} was cut off before its arguments were complete; it was not executed`, "TOOLWRIGHT_TOOL_INCOMPLETE") };
+  }
+  let args: unknown;
+  try {
+    args = call.function.arguments.trim() === "" ? {} : JSON.parse(call.function.arguments);
+  } catch (e) {
+    return { ok: false, error: new ToolwrightError(`the arguments of tool call ${name} are not valid JSON (${(e as Error).message})`, "TOOLWRIGHT_TOOL_ARGUMENTS", { cause: e }) };
+  }
+  const validate = validatorOf(tool.function.parameters);
+  if (validate instanceof Error) {
+    return {
+      ok: false,
+      error: new ToolwrightError(`the parameters schema of tool ${name} cannot be used to check its arguments: ${validate.message}`, "TOOLWRIGHT_TOOL_ARGUMENTS", { cause: validate }),
+    };
+  }
+  if (validate && !validate(args)) {
+    const details = [...(validate.errors ?? [])];
+    return { ok: false, error: new ToolwrightError(`the arguments of tool call ${name} do not match its parameters schema: ${describeErrors(details)}`, "TOOLWRIGHT_TOOL_ARGUMENTS"), details };
+  }
+  return { ok: true, args };
+}
+
 /** Whether every call names a tool the runner can execute. */
 export function canExecuteAll(calls: readonly ToolCall[], tools: readonly ChatTool[]): boolean {
   return calls.length > 0 && calls.every((c) => tools.some((t) => t.function.name === c.function.name && t.execute !== undefined));
 }
 
+/** The tool messages of one turn (one per call, in order) and what went wrong. */
+export interface ToolRun {
+  messages: ToolMessage[];
+  errors: ToolCallError[];
+}
+
 /**
- * Runs the calls concurrently. Bad JSON arguments and thrown errors are returned to the model as
- * the tool result ("Error: ..."), so it can correct itself.
+ * Runs the calls concurrently. A call whose arguments are not JSON or break its tool's schema is
+ * not executed; it and a thrown error are returned to the model as the tool result ("Error: ..."),
+ * so it can correct itself, and to the caller in `errors`.
  *
  * @example
- * const results = await executeToolCalls(message.tool_calls, tools, signal);
- * // [{ role: "tool", tool_call_id: "abc", name: "get_weather", content: "{\"temp\":21}" }]
+ * const { messages, errors } = await executeToolCalls(message.tool_calls, tools, signal);
+ * // messages: [{ role: "tool", tool_call_id: "abc", name: "get_weather", content: "{\"temp\":21}" }]
  */
-export async function executeToolCalls(calls: readonly ToolCall[], tools: readonly ChatTool[], signal: AbortSignal | undefined): Promise<ToolMessage[]> {
-  return Promise.all(
-    calls.map(async (call): Promise<ToolMessage> => {
+export async function executeToolCalls(calls: readonly ToolCall[], tools: readonly ChatTool[], signal: AbortSignal | undefined): Promise<ToolRun> {
+  const errors: (ToolCallError | undefined)[] = new Array(calls.length);
+  const messages = await Promise.all(
+    calls.map(async (call, index): Promise<ToolMessage> => {
       const name = call.function.name;
       const tool = tools.find((t) => t.function.name === name);
       let content: string;
-      try {
-        if (!tool?.execute) throw new Error(`no tool named ${JSON.stringify(name)}`);
-        let args: unknown;
-        try {
-          args = call.function.arguments.trim() === "" ? {} : JSON.parse(call.function.arguments);
-        } catch (e) {
-          throw new Error(`the arguments are not valid JSON (${(e as Error).message})`);
-        }
-        content = resultText(await tool.execute(args, { signal, toolCallId: call.id }));
-      } catch (e) {
-        content = `Error: ${e instanceof Error ? e.message : String(e)}`;
+      const fail = (kind: ToolCallError["kind"], error: ToolwrightError, details?: ErrorObject[]) => {
+        errors[index] = { index, toolCallId: call.id, name, kind, error, ...(details ? { details } : {}) };
+        content = `Error: ${error.message}`;
+      };
+      if (!tool?.execute) {
+        fail("unknown_tool", new ToolwrightError(`no tool named ${JSON.stringify(name)}`, "TOOLWRIGHT_TOOL_UNKNOWN"));
+        return { role: "tool", tool_call_id: call.id, name, content: content! };
       }
-      return { role: "tool", tool_call_id: call.id, name, content };
+      const checked = checkToolArguments(call, tool);
+      if (!checked.ok) {
+        fail(call.incomplete ? "incomplete" : "invalid_arguments", checked.error, checked.details);
+        return { role: "tool", tool_call_id: call.id, name, content: content! };
+      }
+      try {
+        content = resultText(await tool.execute(checked.args, { signal, toolCallId: call.id }));
+      } catch (e) {
+        const message = e instanceof Error ? e.message : String(e);
+        fail("execute_failed", new ToolwrightError(`tool ${JSON.stringify(name)} failed: ${message}`, "TOOLWRIGHT_TOOL_FAILED", { cause: e }));
+        content = `Error: ${message}`;
+      }
+      return { role: "tool", tool_call_id: call.id, name, content: content! };
     }),
   );
+  return { messages, errors: errors.filter((e): e is ToolCallError => e !== undefined) };
 }

@@ -2,6 +2,8 @@
  * Public shapes of `Model.chat()` / `Model.streamChat()`: the request options, the result, and
  * the streamed chunks.
  */
+import type { ErrorObject } from "ajv";
+import type { ToolwrightError } from "../errors.js";
 import type { ContextOptions } from "../runtime/context.js";
 import type { SamplingOptions } from "../runtime/sampling.js";
 import type { AssistantMessage, ChatMessage, ResponseFormat, ToolChoice, ToolDefinition, ToolMessage } from "../types.js";
@@ -22,6 +24,31 @@ export interface ToolExecuteContext {
 export interface ChatTool extends ToolDefinition {
   /** Runs one call. Its return value (a string, or JSON-serialised) becomes the tool message. */
   execute?: (args: unknown, context: ToolExecuteContext) => unknown;
+}
+
+/**
+ * A call the tool runner did not execute, or whose `execute` threw. The model is told too (an
+ * "Error: ..." tool message, so it can retry); this is the caller's copy.
+ *
+ * @example
+ * const r = await model.chat({ messages, tools });
+ * for (const e of r.toolErrors) console.warn(e.kind, e.name, e.error.code, e.error.message);
+ */
+export interface ToolCallError {
+  /** Index of the call in its assistant message's `tool_calls`. */
+  index: number;
+  toolCallId: string;
+  name: string;
+  /**
+   * "invalid_arguments": not JSON, or against the tool's `parameters` schema (not executed);
+   * "incomplete": cut off by maxTokens or a full context (not executed); "unknown_tool": no
+   * executable tool of that name; "execute_failed": `execute` threw or rejected.
+   */
+  kind: "invalid_arguments" | "incomplete" | "unknown_tool" | "execute_failed";
+  /** Code TOOLWRIGHT_TOOL_ARGUMENTS, _INCOMPLETE, _UNKNOWN or _FAILED; `cause` is what execute threw. */
+  error: ToolwrightError;
+  /** The schema violations (ajv's error objects), for "invalid_arguments". */
+  details?: ErrorObject[];
 }
 
 /** Options of {@link ChatSession.chat} (and `Model.chat`). */
@@ -134,6 +161,8 @@ export interface ChatStep {
   timings: ChatTimings;
   /** Results of the calls the runner executed after this turn. */
   toolMessages: ToolMessage[];
+  /** Calls of this turn that were not executed or whose execute threw. */
+  toolErrors: ToolCallError[];
 }
 
 /** Result of {@link ChatSession.chat}. */
@@ -148,6 +177,8 @@ export interface ChatResult {
   steps: ChatStep[];
   /** The messages this request added to the conversation (assistant turns and tool results). */
   messages: ChatMessage[];
+  /** Every step's `toolErrors`, in order: calls not executed (invalid, cut off, unknown) and execute failures. */
+  toolErrors: ToolCallError[];
 }
 
 /** One chunk of {@link ChatSession.streamChat}, shaped like OpenAI's `chat.completion.chunk`. */
@@ -160,6 +191,8 @@ export interface ChatChunk {
   timings?: ChatTimings;
   /** After a step whose calls the runner executed: their results. */
   toolMessages?: ToolMessage[];
+  /** On the chunk that ends a step: its calls that were not executed or whose execute threw. */
+  toolErrors?: ToolCallError[];
 }
 
 /** Options of a {@link ChatSession}. */

@@ -178,7 +178,7 @@ describe("chat()", () => {
     await expect(model.chat({ messages: [] })).rejects.toThrow(RangeError);
     await expect(model.chat({ messages: [user("x")], maxTokens: 0 })).rejects.toThrow(/options\.maxTokens/);
     await expect(model.chat({ messages: [user("x")], maxSteps: "2" as never })).rejects.toThrow(/options\.maxSteps/);
-    await expect(model.chat({ messages: [user("x")], bogus: 1 } as never)).rejects.toThrow(/unknown option "bogus"/);
+    await expect(model.chat({ messages: [user("x")], bogus: 1 } as never)).rejects.toThrow(/unknown key "bogus"/);
     await expect(model.chat({ messages: [user("x")], tools: [{ ...weather, execute: 3 as never }] })).rejects.toThrow(/tools\[0\]\.execute/);
     expect(() => model.streamChat({ messages: "hi" as never })).toThrow(/options\.messages/);
     await expect(model.chat({ messages: [user("x")], reasoningBudget: -1 })).rejects.toThrow(/options\.reasoningBudget/);

@@ -111,7 +111,11 @@ describe("test projects", () => {
   });
 
   it("every test file belongs to a project folder", () => {
-    for (const project of ["unit", "native", "e2e", "reliability"]) expect(readdirSync(join(TEST, project)).some((f) => f.endsWith(".test.ts")), project).toBe(true);
+    for (const project of ["unit", "native", "e2e", "reliability"])
+      expect(
+        readdirSync(join(TEST, project)).some((f) => f.endsWith(".test.ts")),
+        project,
+      ).toBe(true);
     const stray = readdirSync(TEST).filter((f) => f.endsWith(".test.ts"));
     expect(stray).toEqual([]);
   });

@@ -1,0 +1,97 @@
+/**
+ * Truncated and invalid calls end to end (random-weight Llama 3.1 model): a call cut off by
+ * maxTokens keeps its raw partial arguments, is marked incomplete, streams the same text and is
+ * never executed; the runner executes only calls whose arguments match the schema and reports
+ * the others (result, steps, streamed chunk) while the model gets an error tool message.
+ */
+import { Ajv } from "ajv";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadModel, type ChatModel as Model } from "../../src/session/index.js";
+import type { ChatChunk, ChatTool } from "../../src/session/index.js";
+import { ensureTestModel } from "../helpers/test-models.js";
+
+// Open to more keys: random weights write long free keys, so maxTokens cuts inside the arguments.
+const parameters = { type: "object", properties: { city: { type: "string" } }, required: ["city"] };
+
+let model: Model;
+beforeAll(async () => {
+  model = await loadModel(await ensureTestModel({ vocab: "llama-spm", template: "meta-llama-Llama-3.1-8B-Instruct" }));
+});
+afterAll(() => model?.dispose());
+
+const user = (content: string) => ({ role: "user" as const, content });
+
+function streamedArguments(chunks: ChatChunk[], step = 0): string[] {
+  const args: string[] = [];
+  for (const c of chunks) {
+    if (c.step !== step) continue;
+    for (const t of c.choices[0].delta.tool_calls ?? []) args[t.index] = (args[t.index] ?? "") + (t.function.arguments ?? "");
+  }
+  return args;
+}
+
+describe("a call cut off by maxTokens", () => {
+  it.each([48, 56, 64, 80, 96])("keeps its raw partial arguments and is marked incomplete (maxTokens %i)", async (maxTokens) => {
+    let ran = 0;
+    const tools: ChatTool[] = [{ type: "function", function: { name: "get_weather", parameters }, execute: () => ran++ }];
+    const stream = model.streamChat({ messages: [user("Weather?")], tools, toolChoice: "required", maxTokens, sampling: { seed: 3 } });
+    const chunks: ChatChunk[] = [];
+    for await (const c of stream) chunks.push(c);
+    const r = await stream.result;
+    expect(r.finishReason).toBe("length");
+    expect(ran).toBe(0);
+    const calls = r.message.tool_calls ?? [];
+    // Streaming and the final message agree, character for character.
+    expect(streamedArguments(chunks)).toEqual(calls.map((c) => c.function.arguments));
+    for (const call of calls) {
+      if (!call.incomplete) continue;
+      // Never "repaired" into a closed JSON value.
+      expect(() => JSON.parse(call.function.arguments)).toThrow();
+      expect(r.toolErrors).toContainEqual(expect.objectContaining({ kind: "incomplete", toolCallId: call.id }));
+    }
+    expect(calls.some((c) => c.incomplete)).toBe(true);
+    expect(chunks.at(-1)!.toolErrors).toEqual(r.toolErrors);
+  });
+});
+
+describe("the runner checks arguments against the schema", () => {
+  it("executes only valid calls and reports the others to the caller and the model", async () => {
+    // No grammar can enforce uniqueItems: the model writes ["a","a"] under the grammar, and only
+    // the runner's schema check keeps it from `execute`.
+    const strict = {
+      type: "object",
+      properties: { tags: { type: "array", items: { enum: ["a", "b"] }, minItems: 2, maxItems: 2, uniqueItems: true } },
+      required: ["tags"],
+      additionalProperties: false,
+    };
+    const valid = new Ajv({ strict: false }).compile(strict);
+    let invalidSeen = 0;
+    for (const seed of [1, 2, 3, 4]) {
+      const executed: unknown[] = [];
+      const tools: ChatTool[] = [{ type: "function", function: { name: "pick", parameters: strict }, execute: (args) => (executed.push(args), "done") }];
+      const stream = model.streamChat({ messages: [user("Pick")], tools, toolChoice: "required", parallelToolCalls: false, maxTokens: 160, maxSteps: 2, sampling: { seed } });
+      const chunks: ChatChunk[] = [];
+      for await (const c of stream) chunks.push(c);
+      const r = await stream.result;
+      const first = r.steps[0]!;
+      if (first.finishReason !== "tool_calls") continue;
+      const call = first.message.tool_calls![0]!;
+      const args = JSON.parse(call.function.arguments);
+      if (valid(args)) {
+        expect(executed).toEqual([args]);
+        expect(first.toolErrors).toEqual([]);
+        continue;
+      }
+      invalidSeen++;
+      expect(executed).toEqual([]);
+      expect(first.toolErrors).toHaveLength(1);
+      expect(first.toolErrors[0]).toMatchObject({ kind: "invalid_arguments", toolCallId: call.id, name: "pick" });
+      expect(first.toolErrors[0]!.error.code).toBe("TOOLWRIGHT_TOOL_ARGUMENTS");
+      expect(first.toolMessages[0]!.content).toMatch(/^Error: .*duplicate items/);
+      expect(r.toolErrors[0]).toBe(first.toolErrors[0]);
+      const end = chunks.find((c) => c.step === 0 && c.choices[0].finish_reason !== null)!;
+      expect(end.toolErrors).toEqual(first.toolErrors);
+    }
+    expect(invalidSeen).toBeGreaterThan(0);
+  });
+});
