@@ -70,6 +70,14 @@ describe.each(["llama", "toolwright"])("engine %s", (engine) => {
     if (r.kind === "threw") expect(r.error?.message).toMatch(/character class in rule 'root' has more than 4096/);
   });
 
+  it("a schema pattern of 100,000 alternatives: works or an error naming the bound", async () => {
+    const r = await generate(
+      `{ engine: ${JSON.stringify(engine)}, gbnf: (await sub("grammar/index.js")).jsonSchemaToGbnf({ type: "string", pattern: "^(" + Array.from({ length: 100000 }, (_, i) => "w" + i).join("|") + ")$" }) }`,
+    );
+    expect(["returned", "threw"], r.stderr).toContain(r.kind);
+    if (r.kind === "threw") expect(r.error?.message).toMatch(/alternatives, more than the 50000/);
+  });
+
   it("the token-refs fixture generates", async () => {
     const r = await generate(`{ engine: ${JSON.stringify(engine)}, gbnf: (await import("node:fs")).readFileSync(${JSON.stringify(new URL("../fixtures/gbnf/token-refs.gbnf", import.meta.url).pathname)}, "utf8") }`);
     expect(r.kind, `${r.error?.message} ${r.stderr}`).toBe("returned");

@@ -55,6 +55,11 @@ describe("schema converter bounds", () => {
     expect(deepest).toBeLessThan(200);
   });
 
+  it("a pattern with a 100,000-item class converts (the class is normalised once)", () => {
+    const cls = Array.from({ length: 100_000 }, (_, i) => String.fromCodePoint(0x4e00 + i * 2)).join("");
+    expect(jsonSchemaToGbnf({ type: "string", pattern: `^[${cls}]+$` })).toMatch(/^root ::=/m);
+  });
+
   it.each(["#/definitions/~2/%ZZ", "#/%E0%A4%A", "#%"])("a malformed $ref fragment %s: a SchemaError naming the pointer", (ref) => {
     expect(() => jsonSchemaToGbnf({ type: "object", properties: { a: { $ref: ref } }, definitions: {} })).toThrow(SchemaError);
     try {
