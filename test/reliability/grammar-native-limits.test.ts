@@ -79,7 +79,9 @@ describe.each(["llama", "toolwright"])("engine %s", (engine) => {
   });
 
   it("the token-refs fixture generates", async () => {
-    const r = await generate(`{ engine: ${JSON.stringify(engine)}, gbnf: (await import("node:fs")).readFileSync(${JSON.stringify(new URL("../fixtures/gbnf/token-refs.gbnf", import.meta.url).pathname)}, "utf8") }`);
+    const r = await generate(
+      `{ engine: ${JSON.stringify(engine)}, gbnf: (await import("node:fs")).readFileSync(${JSON.stringify(new URL("../fixtures/gbnf/token-refs.gbnf", import.meta.url).pathname)}, "utf8") }`,
+    );
     expect(r.kind, `${r.error?.message} ${r.stderr}`).toBe("returned");
   });
 });

@@ -39,7 +39,7 @@ function streamed(params: ReturnType<typeof generateChatParams>, text: string, n
   return s.message();
 }
 
-export function hostilePieces(name: string): string[] {
+function hostilePieces(name: string): string[] {
   const tool = TOOLS[0]!.function.name;
   return [
     `{"name": "${tool}", "parameters": {`,
@@ -107,7 +107,7 @@ describe.each(CASES)("%s: hostile outputs", (name) => {
     const whole = shape(parseChatOutput(params, text));
     const stream = shape(streamed(params, text, rng(depth)));
     expect(stream).toEqual(whole);
-    const unclosed = shape(parseChatOutput(params, `{"name": "${TOOLS[0]!.function.name}", "parameters": {"city": ${"{\"a\": ".repeat(depth)}`));
+    const unclosed = shape(parseChatOutput(params, `{"name": "${TOOLS[0]!.function.name}", "parameters": {"city": ${'{"a": '.repeat(depth)}`));
     expect(unclosed).toBeDefined();
   });
 });
