@@ -69,6 +69,24 @@ llama_sampler* BuildChain(const ChainOptions& c, int32_t n_vocab) {
   return chain;
 }
 
+// Whether a GBNF text has token references (`<[id]>`, `<text>`, `!<...>`): a '<' outside string
+// literals, character classes and comments. Chat grammars write "<tool_call>" in literals only.
+bool HasTokenReferences(const std::string& gbnf) {
+  for (size_t i = 0; i < gbnf.size(); i++) {
+    const char c = gbnf[i];
+    if (c == '<') return true;
+    if (c == '"' || c == '[') {
+      const char close = c == '"' ? '"' : ']';
+      for (i++; i < gbnf.size() && gbnf[i] != close; i++) {
+        if (gbnf[i] == '\\') i++;
+      }
+    } else if (c == '#') {
+      while (i < gbnf.size() && gbnf[i] != '\n') i++;
+    }
+  }
+  return false;
+}
+
 GrammarSpec ReadGrammarSpec(const Napi::Object& o, const ModelPtr& model) {
   constexpr const char* kMethod = "Sampler.setGrammar";
   GrammarSpec spec;
@@ -295,7 +313,7 @@ Napi::Value Sampler::SetGrammar(const Napi::CallbackInfo& info) {
     throw e;
   }
   SetGrammarSampler(env, grammar);
-  state->verify_accept = spec.gbnf.find('<') != std::string::npos;
+  state->verify_accept = HasTokenReferences(spec.gbnf);
   return env.Undefined();
 }
 
