@@ -5,6 +5,7 @@
 #include <map>
 #include <mutex>
 
+#include "grammar_toolwright.h"
 #include "log_capture.h"
 
 #ifndef _WIN32
@@ -147,6 +148,8 @@ llama_sampler* CreateGrammarSampler(const llama_vocab* vocab, const GrammarSpec&
     return nullptr;
   }
   try {
+    // Both engines: nothing hostile reaches a compiler that would crash or never finish on it.
+    if (!PreflightGrammar(vocab, spec, engine, error)) return nullptr;
     return factory(vocab, spec, error);
   } catch (const std::exception& e) {
     // e.g. an invalid trigger pattern (std::regex_error) inside the engine.

@@ -1,7 +1,9 @@
 #include "sampler.h"
 #include "error_codes.h"
 
+#include <algorithm>
 #include <cmath>
+#include <exception>
 
 #include "addon_data.h"
 #include "grammar_slot.h"
@@ -65,6 +67,24 @@ llama_sampler* BuildChain(const ChainOptions& c, int32_t n_vocab) {
   llama_sampler_chain_add(chain, llama_sampler_init_temp(static_cast<float>(c.temperature)));
   llama_sampler_chain_add(chain, llama_sampler_init_dist(static_cast<uint32_t>(c.seed)));
   return chain;
+}
+
+// Whether a GBNF text has token references (`<[id]>`, `<text>`, `!<...>`): a '<' outside string
+// literals, character classes and comments. Chat grammars write "<tool_call>" in literals only.
+bool HasTokenReferences(const std::string& gbnf) {
+  for (size_t i = 0; i < gbnf.size(); i++) {
+    const char c = gbnf[i];
+    if (c == '<') return true;
+    if (c == '"' || c == '[') {
+      const char close = c == '"' ? '"' : ']';
+      for (i++; i < gbnf.size() && gbnf[i] != close; i++) {
+        if (gbnf[i] == '\\') i++;
+      }
+    } else if (c == '#') {
+      while (i < gbnf.size() && gbnf[i] != '\n') i++;
+    }
+  }
+  return false;
 }
 
 GrammarSpec ReadGrammarSpec(const Napi::Object& o, const ModelPtr& model) {
@@ -176,8 +196,49 @@ llama_token SamplerState::Sample(llama_context* ctx, std::string* error) {
     }
     id = cur.data[cur.selected].id;
   }
+  if (verify_accept && !AcceptsOnCopy(id)) {
+    id = ResampleAcceptable(ctx, error);
+    if (id == LLAMA_TOKEN_NULL) return LLAMA_TOKEN_NULL;
+  }
   Accept(id);
   return id;
+}
+
+bool SamplerState::AcceptsOnCopy(llama_token token) const {
+  llama_sampler* copy = llama_sampler_clone(grammar);
+  if (copy == nullptr) return true;
+  bool ok = true;
+  try {
+    llama_sampler_accept(copy, token);
+  } catch (const std::exception&) {
+    ok = false;
+  }
+  llama_sampler_free(copy);
+  return ok;
+}
+
+// The chain's pick among the tokens the grammar's mask allows and its accept takes (each
+// checked on a copy): the slow path, only after a pick the mask allowed was refused.
+llama_token SamplerState::ResampleAcceptable(llama_context* ctx, std::string* error) {
+  if (!FillCandidates(ctx, error)) return LLAMA_TOKEN_NULL;
+  llama_token_data_array all = {candidates.data(), candidates.size(), -1, false};
+  llama_sampler_apply(grammar, &all);
+  size_t kept = 0;
+  for (size_t i = 0; i < all.size; i++) {
+    const bool masked = std::isinf(all.data[i].logit) && all.data[i].logit < 0;
+    if (!masked && AcceptsOnCopy(all.data[i].id)) candidates[kept++] = all.data[i];
+  }
+  if (kept == 0) {
+    *error = "the grammar allows no token at this point";
+    return LLAMA_TOKEN_NULL;
+  }
+  llama_token_data_array cur = {candidates.data(), kept, -1, false};
+  llama_sampler_apply(chain, &cur);
+  if (cur.selected < 0 || static_cast<size_t>(cur.selected) >= cur.size) {
+    *error = "the sampler chain selected no token";
+    return LLAMA_TOKEN_NULL;
+  }
+  return cur.data[cur.selected].id;
 }
 
 void SamplerState::Accept(llama_token token) {
@@ -252,6 +313,7 @@ Napi::Value Sampler::SetGrammar(const Napi::CallbackInfo& info) {
     throw e;
   }
   SetGrammarSampler(env, grammar);
+  state->verify_accept = HasTokenReferences(spec.gbnf);
   return env.Undefined();
 }
 

@@ -24,6 +24,10 @@ struct SamplerState {
   llama_sampler* grammar = nullptr;  // owned; nullptr when no grammar is set
   std::vector<llama_token_data> candidates;
   std::atomic<bool> busy{false};
+  // The grammar has token references: both engines' masks may then allow a token that their
+  // accept refuses (a token reference reached in the middle of a token, as llama.cpp does), so
+  // each pick is accepted on a copy first and refused picks are sampled again without them.
+  bool verify_accept = false;
 
   ~SamplerState();
 
@@ -36,6 +40,8 @@ struct SamplerState {
 
  private:
   bool FillCandidates(llama_context* ctx, std::string* error);
+  bool AcceptsOnCopy(llama_token token) const;
+  llama_token ResampleAcceptable(llama_context* ctx, std::string* error);
 };
 using SamplerPtr = std::shared_ptr<SamplerState>;
 

@@ -11,6 +11,9 @@ namespace {
 // llama.cpp caps repetition rewriting at this many rules so a grammar cannot explode.
 constexpr uint64_t kMaxRepetition = 2000;
 constexpr uint64_t kNoMax = UINT64_MAX;
+// Groups nested inside one another: the parser (ours and llama.cpp's) recurses once per level,
+// so a hostile grammar of 100,000 '(' would overflow the stack. Real grammars nest a few dozen.
+constexpr int kMaxNesting = 500;
 
 struct ParseFailure {
   size_t offset;
@@ -34,6 +37,7 @@ class Parser {
 
  private:
   const char* base_;
+  int nesting_ = 0;
   const TokenResolver& resolve_;
   ParsedGrammar& out_;
 
@@ -314,6 +318,10 @@ class Parser {
         n_prev_rules = 1;
         rule.push_back({ElemType::RuleRef, ref});
       } else if (*p == '(') {
+        if (nesting_ >= kMaxNesting) {
+          fail(p, "groups nested more than " + std::to_string(kMaxNesting) + " deep (the grammar budget)");
+        }
+        nesting_++;
         p = skip_space(p + 1, true);
         const auto n_before = static_cast<uint32_t>(out_.symbol_ids.size());
         const uint32_t sub = synth_symbol(name);
@@ -322,6 +330,7 @@ class Parser {
         last_start = rule.size();
         rule.push_back({ElemType::RuleRef, sub});
         if (*p != ')') fail(p, "expected ')' at " + excerpt(p));
+        nesting_--;
         p = skip_space(p + 1, nested);
       } else if (*p == '.') {
         last_start = rule.size();

@@ -42,6 +42,12 @@ export interface BuildContext {
   rulePrefix?: string;
   /** Most calls in one section, in the grammar copy (default {@link DEFAULT_MAX_TOOL_CALLS}). */
   maxCalls?: number;
+  /**
+   * Set by a markerless call format: how a call starts, through its tool name. Once the output has
+   * that head, it is a call (the stream has announced it); a later failure is recovered as a
+   * broken call, never re-read as plain content (streamed and whole parses agree).
+   */
+  callHead?: PegId;
 }
 
 /** Most parallel calls per turn a grammar allows unless the request says otherwise. */

@@ -129,6 +129,10 @@ export function buildJsonTools(ctx: BuildContext, f: ToolFormatAnalysis): PegId 
   // The marker as the template writes it (its whitespace may vary in the output, the trigger
   // word is the rendered one, as llama.cpp's).
   const trigger = !ctx.toolTrigger ? false : start.trim() !== "" ? { word: start.trim() } : { pattern: markerlessTrigger(f) };
+  if (start.trim() === "" && !ctx.forGrammar) {
+    const head = markerlessHead(ctx, f);
+    if (head !== null) ctx.callHead = head;
+  }
   return p.rule(ruleName(ctx, "tool-calls"), p.tag(NODE.toolSection, calls), { trigger });
 }
 
@@ -138,6 +142,33 @@ function wrapArray(ctx: BuildContext, f: ToolFormatAnalysis, call: PegId, more: 
   // Calls are separated by commas (or only by newlines, as MiniMax writes them).
   const list = p.seq(call, more(p.seq(p.space(), p.optional(p.literal(",")), p.space(), call)));
   return f.toolsArrayWrapped ? p.seq(p.literal("["), p.space(), list, p.space(), p.literal("]")) : list;
+}
+
+/**
+ * How a markerless call starts, through its tool name (`{"name": "get_weather"`), where the name
+ * is the first field; null where it is not (the head then has no fixed shape).
+ */
+function markerlessHead(ctx: BuildContext, f: ToolFormatAnalysis): PegId | null {
+  const { p } = ctx;
+  const names = p.choice(...ctx.tools.map((t) => quotedName(ctx, t.function.name, (inner) => inner)));
+  let object: PegId;
+  if (f.funNameIsKey) object = p.seq(p.literal("{"), p.space(), names, p.space(), p.literal(":"));
+  else {
+    const nameKey = f.nameField || "name";
+    if (nameKey.includes(".") || (f.argsField ?? "").includes(".")) return null;
+    const keys = [nameKey, f.argsField || "arguments", f.idField, f.genIdField].filter((k): k is string => !!k);
+    const rank = (k: string): number => {
+      const i = f.parameterOrder.indexOf(k);
+      return i < 0 ? f.parameterOrder.length : i;
+    };
+    if (keys.some((k) => k !== nameKey && rank(k) <= rank(nameKey))) return null;
+    const typeField = f.openaiWrapperTrigger ? p.optional(p.seq(keyColon(ctx, "type"), p.literal('"function"'), p.space(), p.literal(","), p.space())) : p.eps();
+    object = p.seq(p.literal("{"), p.space(), typeField, keyColon(ctx, nameKey), names);
+  }
+  const bare = f.toolsArrayWrapped ? p.seq(p.literal("["), p.space(), object) : object;
+  const taught = f.taughtListStart ?? "";
+  const heads = taught !== "" ? p.choice(p.seq(p.literal(taught), p.space(), p.literal("["), p.space(), object), bare) : bare;
+  return p.seq(p.space(), heads);
 }
 
 /** Without markers a call is recognised by how its JSON starts (at the start of the output). */

@@ -169,7 +169,10 @@ function withTools(ctx: BuildContext, a: TemplateAnalysis, section: PegId): PegI
   if (trigger === "") {
     // No marker opens a call: it is recognised by its own start, else the output is content.
     const callsOnly = p.seq(p.space(), section, p.space(), p.end());
-    return ctx.requireCalls ? callsOnly : p.choice(callsOnly, p.seq(contentPrefix(p, a), p.capture(NODE.content, p.rest())));
+    // Output that starts like a call through its tool name is not content: the stream has
+    // announced the call by then, so a whole parse must recover it as a broken call too.
+    const notCall = ctx.callHead === undefined ? p.eps() : p.not(ctx.callHead);
+    return ctx.requireCalls ? callsOnly : p.choice(callsOnly, p.seq(notCall, contentPrefix(p, a), p.capture(NODE.content, p.rest())));
   }
   // Text a model writes after its calls is content (Ling 3 does); only after calls that parsed,
   // so a broken call still fails here and is recovered as a call.

@@ -125,6 +125,12 @@ class StreamResult implements PegParseResult {
   }
 }
 
+/**
+ * How deep evaluations may nest: about 200 levels of JSON nesting, far past anything a tool call
+ * means, and well inside V8's default stack.
+ */
+const MAX_EVAL_DEPTH = 1000;
+
 class Engine {
   input = new PegText();
   final = false;
@@ -132,6 +138,8 @@ class Engine {
   private eof = false;
   private resumeOut: unknown = undefined;
   private readonly active = new Set<number>();
+  /** Memoised evaluations in progress inside one another (bounded by MAX_EVAL_DEPTH). */
+  private depth = 0;
   furthest = 0;
   /** Work counter: node evaluations, characters scanned and tree nodes copied into results (for checking linearity). */
   work = 0;
@@ -193,6 +201,10 @@ class Engine {
       resume = entry.resume;
     }
     if (this.active.has(key)) throw new PegLeftRecursionError(node.type === "rule" ? node.name : node.type, pos);
+    // Text nested deeper than the bound (a looping model writing `[[[[...`) fails to parse there
+    // instead of overflowing the stack: the caller recovers it like any other failure.
+    if (this.depth >= MAX_EVAL_DEPTH) return this.failAt(pos);
+    this.depth++;
     this.active.add(key);
     this.work++;
     const outer = this.eof;
@@ -202,6 +214,7 @@ class Engine {
       out = this.run(node, pos, resume);
     } finally {
       this.active.delete(key);
+      this.depth--;
     }
     const resumable = node.type === "chars" || node.type === "until" || node.type === "repeat" || node.type === "space";
     const touched = this.eof;

@@ -31,6 +31,7 @@ import { JINJA_TESTS } from "./jinja-tests.js";
 import { NEGATED_TEST_FILTER, TEST_FILTER, macroInfo, type IdentifierNode, type Node, type Program } from "./syntax.js";
 import type { UsageStats } from "./usage-stats.js";
 import { lenientConcat, lenientListConcat, listifyForFilter } from "./compat.js";
+import { MAX_RENDER_STEPS, checkLength } from "./limits.js";
 
 /** How an Evaluator bends Python Jinja2's rules. */
 export interface EvaluatorMode {
@@ -80,6 +81,8 @@ export class Evaluator implements FilterEnv {
   readonly #root: Scope;
   private readonly mutable: boolean;
   private readonly lenient: boolean;
+  #steps = 0;
+  #outLength = 0;
 
   constructor(
     private readonly program: Program,
@@ -112,10 +115,25 @@ export class Evaluator implements FilterEnv {
     return Flow.Normal;
   }
 
+  /** Counts one step of the render budget (limits.ts): statements and loop iterations. */
+  #step(): void {
+    if (++this.#steps > MAX_RENDER_STEPS) {
+      throw new PyError("LimitError", `rendering took more than ${MAX_RENDER_STEPS} steps (statements and loop iterations), the render budget`);
+    }
+  }
+
+  /** Appends to the output, counting what one render outputs against the budget. */
+  #emit(out: string[], text: string): void {
+    this.#outLength += text.length;
+    checkLength(this.#outLength, "the rendered output");
+    out.push(text);
+  }
+
   #statement(node: Node, scope: Scope, out: string[]): Flow {
+    this.#step();
     switch (node.type) {
       case "StringLiteral":
-        out.push(node.value);
+        this.#emit(out, node.value);
         return Flow.Normal;
       case "Comment":
         return Flow.Normal;
@@ -135,16 +153,16 @@ export class Evaluator implements FilterEnv {
       case "Continue":
         return Flow.Continue;
       case "CallStatement":
-        out.push(pyStr(this.#callBlock(node, scope)));
+        this.#emit(out, pyStr(this.#callBlock(node, scope)));
         return Flow.Normal;
       case "FilterStatement": {
         const inner: string[] = [];
         this.#block(node.body, scope, inner);
-        out.push(pyStr(this.#applyFilter(inner.join(""), node.filter, scope)));
+        this.#emit(out, pyStr(this.#applyFilter(inner.join(""), node.filter, scope)));
         return Flow.Normal;
       }
       default:
-        out.push(pyStr(this.eval(node, scope)));
+        this.#emit(out, pyStr(this.eval(node, scope)));
         return Flow.Normal;
     }
   }
@@ -175,6 +193,7 @@ export class Evaluator implements FilterEnv {
     }
     const loop = new LoopContext(items.length, depth);
     for (let i = 0; i < items.length; i++) {
+      this.#step();
       // Jinja2 starts every iteration from the enclosing frame: sets inside do not carry over.
       const s = new Scope(scope, depth + 1);
       loop.index0 = i;

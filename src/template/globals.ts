@@ -21,7 +21,8 @@ function range({ args }: PyArgs): PyValue {
   const [start, stop, step] = n.length === 1 ? [0, n[0]!, 1] : [n[0] ?? 0, n[1] ?? 0, n[2] ?? 1];
   if (step === 0) throw new PyError("ValueError", "range() arg 3 must not be zero");
   const r = new PyRange(start, stop, step);
-  if (r.toArray().length > MAX_RANGE) {
+  // Checked on the arithmetic length, before anything is built: range(10**18) must not allocate.
+  if (!(r.length <= MAX_RANGE)) {
     throw new PyError("OverflowError", `Range too big. The sandbox blocks ranges larger than MAX_RANGE (${MAX_RANGE}).`);
   }
   return r;

@@ -30,6 +30,7 @@ import {
   type PyValue,
 } from "./py-values.js";
 import { percentFormat } from "./py-format.js";
+import { checkLength } from "./limits.js";
 
 /** Python `==`. */
 export function pyEquals(a: PyValue, b: PyValue): boolean {
@@ -222,21 +223,34 @@ export function binaryOp(op: string, a: PyValue, b: PyValue): PyValue {
       return new PyMarkup(left + right);
     }
     if (typeof a === "string") {
-      if (typeof b === "string") return a + b;
+      if (typeof b === "string") {
+        checkLength(a.length + b.length, "a string");
+        return a + b;
+      }
       throw new PyError("TypeError", `can only concatenate str (not "${typeName(b)}") to str`);
     }
     if (Array.isArray(a)) {
-      if (Array.isArray(b)) return a.concat(b);
+      if (Array.isArray(b)) {
+        checkLength(a.length + b.length, "a list");
+        return a.concat(b);
+      }
       throw new PyError("TypeError", `can only concatenate list (not "${typeName(b)}") to list`);
     }
     if (a instanceof PyTuple) {
-      if (b instanceof PyTuple) return new PyTuple(a.items.concat(b.items));
+      if (b instanceof PyTuple) {
+        checkLength(a.items.length + b.items.length, "a tuple");
+        return new PyTuple(a.items.concat(b.items));
+      }
       throw new PyError("TypeError", `can only concatenate tuple (not "${typeName(b)}") to tuple`);
     }
     unsupported(op, a, b);
   }
   if (op === "*") {
     const [seq, n] = isInt(b) ? [a, numVal(b)] : isInt(a) ? [b, numVal(a)] : [null, 0];
+    if (typeof seq === "string" || Array.isArray(seq) || seq instanceof PyTuple) {
+      const len = typeof seq === "string" ? seq.length : Array.isArray(seq) ? seq.length : seq.items.length;
+      if (len > 0 && n > 0) checkLength(len * n, `a ${typeName(seq)}`);
+    }
     if (typeof seq === "string") return seq.repeat(Math.max(0, n));
     if (Array.isArray(seq)) return Array.from({ length: Math.max(0, n) }, () => seq).flat();
     if (seq instanceof PyTuple) return new PyTuple(Array.from({ length: Math.max(0, n) }, () => seq.items).flat());
@@ -265,7 +279,10 @@ export function unaryOp(op: string, v: PyValue): PyValue {
 
 /** Jinja's `~`: str() of both sides, concatenated. */
 export function concat(a: PyValue, b: PyValue): string {
-  return pyStr(a) + pyStr(b);
+  const left = pyStr(a);
+  const right = pyStr(b);
+  checkLength(left.length + right.length, "a string");
+  return left + right;
 }
 
 /** Whether `v` is callable (`is callable`). */

@@ -50,6 +50,11 @@ export class PyRange {
     readonly stop: number,
     readonly step: number,
   ) {}
+  /** Python's `len(range(...))`, computed without building the list (a huge range never allocates). */
+  get length(): number {
+    const span = this.step > 0 ? this.stop - this.start : this.start - this.stop;
+    return span <= 0 ? 0 : Math.ceil(span / Math.abs(this.step));
+  }
   toArray(): number[] {
     const out: number[] = [];
     if (this.step > 0) for (let i = this.start; i < this.stop; i += this.step) out.push(i);

@@ -4,7 +4,7 @@
  * contain (`(?P<name>...)`, `(?P=name)`, `\A`, `\Z`), since those schemas are validated by
  * Python's `re` in practice. Inline flags like `(?i)` and `\p{...}` are reported as errors.
  */
-import { type CodeRange, MAX_CODE_POINT, complementRanges, normalizeRanges, unionRanges } from "../char-set.js";
+import { type CodeRange, MAX_CODE_POINT, complementRanges, normalizeRanges } from "../char-set.js";
 import { type RegexNode, RegexSyntaxError } from "./regex-ast.js";
 
 /** `\d`. */
@@ -309,7 +309,11 @@ class RegexParser {
       negated = true;
       this.pos++;
     }
-    let ranges: CodeRange[] = [];
+    // Collected, then normalised once: a class of 100,000 items must not re-sort per item.
+    const ranges: CodeRange[] = [];
+    const add = (r: readonly CodeRange[]): void => {
+      for (const x of r) ranges.push(x);
+    };
     const atom = (): CodeRange[] => {
       if (this.peek() === "\\") return this.classEscape(true);
       const cp = this.src.codePointAt(this.pos)!;
@@ -329,14 +333,16 @@ class RegexParser {
         const b = single(hi);
         if (a === null || b === null) {
           // Annex B: a class escape on either side makes the dash literal.
-          ranges = unionRanges(ranges, unionRanges(unionRanges(lo, hi), one(0x2d)));
+          add(lo);
+          add(hi);
+          add(one(0x2d));
           continue;
         }
         if (a > b) this.fail("range out of order in character class", dashAt);
-        ranges = unionRanges(ranges, [[a, b]]);
+        ranges.push([a, b]);
         continue;
       }
-      ranges = unionRanges(ranges, lo);
+      add(lo);
     }
     this.pos++;
     return negated ? complementRanges(ranges) : normalizeRanges(ranges);

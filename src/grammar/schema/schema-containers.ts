@@ -29,6 +29,9 @@ export interface ContainerContext {
   propertyOrder: "schema" | "any";
 }
 
+/** prefixItems per named rule of an array's tail: keeps the expression's nesting shallow. */
+const TAIL_CHUNK = 32;
+
 /** `item` named as a rule unless it already is a reference or a literal. */
 function named(ctx: ContainerContext, hint: string, e: GbnfExpr): GbnfExpr {
   if (e.type === "ref" || e.type === "literal" || isNothing(e)) return e;
@@ -55,20 +58,31 @@ export function arrayExpr(ctx: ContainerContext, n: Norm, hint: string): GbnfExp
   const open = seq(lit("["), ws);
   const close = lit("]");
   if (max === 0) return seq(open, close);
-  // tail(i): the items from position i on, each preceded by a comma.
+  // tail(i): the items from position i on, each preceded by a comma. Built from the end without
+  // recursion (10k prefixItems must not overflow the stack), naming a rule every TAIL_CHUNK items
+  // so the expression stays shallow for the printer and the grammar engines.
   const comma = seq(lit(","), ws);
-  const tail = (i: number): GbnfExpr => {
+  const tailOne = (i: number, next: () => GbnfExpr): GbnfExpr => {
     const limit = max === null ? null : max - i;
     if (limit !== null && limit <= 0) return EMPTY;
     if (i < prefix.length) {
       const p = prefix[i]!;
       if (isNothing(p)) return i < min ? NOTHING : EMPTY;
-      const more = seq(comma, p, tail(i + 1));
+      const more = seq(comma, p, next());
       return i < min ? more : opt(more);
     }
     if (rest === null || isNothing(rest)) return i < min ? NOTHING : EMPTY;
     const need = Math.max(0, min - i);
     return rep(seq(comma, rest), need, limit);
+  };
+  const tail = (from: number): GbnfExpr => {
+    let acc = tailOne(Math.max(from, prefix.length), () => EMPTY);
+    for (let i = prefix.length - 1; i >= from; i--) {
+      const next = acc;
+      acc = tailOne(i, () => next);
+      if ((prefix.length - i) % TAIL_CHUNK === 0 && i > from && !isNothing(acc) && acc !== EMPTY) acc = named(ctx, sub(hint, `tail-${i}`), acc);
+    }
+    return acc;
   };
   const first = prefix.length > 0 ? prefix[0]! : rest;
   if (first === null || isNothing(first)) return min > 0 ? NOTHING : seq(open, close);
@@ -168,22 +182,29 @@ export function objectExpr(ctx: ContainerContext, n: Norm, hint: string): GbnfEx
   const restRules: (GbnfExpr | null)[] = new Array(members.length + 1).fill(null);
   const rest = (i: number): GbnfExpr => {
     if (i >= members.length) return EMPTY;
-    const cached = restRules[i];
-    if (cached) return cached;
-    const m = members[i]!;
-    const item = seq(comma, m.kv, extras);
-    const body = m.required ? seq(item, rest(i + 1)) : seq(opt(item), rest(i + 1));
-    const r = i + 1 < members.length ? ref(ctx.jt.builder.add(sub(hint, "rest"), body)) : body;
-    restRules[i] = r;
-    return r;
+    // Filled from the last uncached member down to i, in the order the recursive definition
+    // added the rules (so rule names do not change), without recursing 10k members deep.
+    let j = i;
+    while (j + 1 < members.length && restRules[j + 1] === null) j++;
+    for (; j >= i; j--) {
+      if (restRules[j]) continue;
+      const m = members[j]!;
+      const item = seq(comma, m.kv, extras);
+      const next = j + 1 >= members.length ? EMPTY : restRules[j + 1]!;
+      const body = m.required ? seq(item, next) : seq(opt(item), next);
+      restRules[j] = j + 1 < members.length ? ref(ctx.jt.builder.add(sub(hint, "rest"), body)) : body;
+    }
+    return restRules[i]!;
   };
+  // first(i): the alternatives for which member comes first, up to the first required one.
   const first = (i: number): GbnfExpr | null => {
-    if (i >= members.length) return null;
-    const m = members[i]!;
-    const here = seq(m.kv, extras, rest(i + 1));
-    if (m.required) return here;
-    const later = first(i + 1);
-    return later === null ? here : alt(here, later);
+    const options: GbnfExpr[] = [];
+    for (let k = i; k < members.length; k++) {
+      const m = members[k]!;
+      options.push(seq(m.kv, extras, rest(k + 1)));
+      if (m.required) break;
+    }
+    return options.length === 0 ? null : options.length === 1 ? options[0]! : alt(...options);
   };
   const firstExpr = first(0)!;
   const leading = extra === null ? null : seq(extra, extras, rest(0));

@@ -32,9 +32,15 @@ function resolveUri(ref: string, base: string): string {
   }
 }
 
-function splitFragment(uri: string): [string, string] {
+/** Splits off the fragment and percent-decodes it; `pointer` names where the `$ref`/`$id` is when it is malformed. */
+function splitFragment(uri: string, pointer = "#", keyword = "$ref"): [string, string] {
   const i = uri.indexOf("#");
-  return i < 0 ? [uri, ""] : [uri.slice(0, i), decodeURIComponent(uri.slice(i + 1))];
+  if (i < 0) return [uri, ""];
+  try {
+    return [uri.slice(0, i), decodeURIComponent(uri.slice(i + 1))];
+  } catch {
+    throw new SchemaError(pointer, keyword, `${JSON.stringify(uri.slice(i))} is not a valid percent-encoded fragment`);
+  }
 }
 
 /** Index of one schema document. */
@@ -74,7 +80,7 @@ export class SchemaDocument {
       const id = typeof obj.$id === "string" ? obj.$id : typeof obj.id === "string" && typeof obj.$ref !== "string" ? obj.id : null;
       if (id !== null) {
         const abs = resolveUri(id, base);
-        const [doc, frag] = splitFragment(abs);
+        const [doc, frag] = splitFragment(abs, pointer, "$id");
         if (frag !== "" && !frag.startsWith("/")) {
           this.anchors.set(`${doc}#${frag}`, { schema: node, pointer, base: doc });
         } else {
@@ -99,7 +105,7 @@ export class SchemaDocument {
       const o = s as Record<string, unknown>;
       const id = typeof o.$id === "string" ? o.$id : typeof o.id === "string" && typeof o.$ref !== "string" ? o.id : null;
       if (id !== null) {
-        const [doc] = splitFragment(resolveUri(id, loc.base));
+        const [doc] = splitFragment(resolveUri(id, loc.base), loc.pointer, "$id");
         return doc;
       }
     }
@@ -120,7 +126,7 @@ export class SchemaDocument {
   /** Resolves a `$ref` found in `loc`. Throws {@link SchemaError} naming the pointer. */
   resolve(ref: string, loc: SchemaLocation): SchemaLocation {
     const abs = resolveUri(ref, this.baseOf(loc));
-    const [docUri, frag] = splitFragment(abs);
+    const [docUri, frag] = splitFragment(abs, loc.pointer);
     if (frag !== "" && !frag.startsWith("/")) {
       const anchor = this.anchors.get(`${docUri}#${frag}`);
       if (!anchor) throw new SchemaError(loc.pointer, "$ref", `unknown anchor ${JSON.stringify(ref)}`);

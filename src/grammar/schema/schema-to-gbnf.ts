@@ -71,6 +71,8 @@ export class SchemaConverter {
   private readonly inProgress = new Map<string, { name: string | null }>();
   private readonly reported = new Set<string>();
   private docCount = 0;
+  /** Subschemas being visited inside one another (bounded by MAX_SCHEMA_DEPTH). */
+  private depth = 0;
 
   constructor(
     readonly builder: GbnfBuilder,
@@ -101,7 +103,16 @@ export class SchemaConverter {
     }
     this.doc = new SchemaDocument(schema);
     this.docCount++;
-    const e = this.ruleFor([this.doc.root], name);
+    let e: GbnfExpr;
+    try {
+      e = this.ruleFor([this.doc.root], name);
+    } catch (err) {
+      // A safety net under the depth bound of visit(): no stack overflow leaves as a RangeError.
+      if (err instanceof RangeError && /call stack/i.test(err.message)) throw new SchemaError("#", "(schema)", "the schema is nested too deeply to convert");
+      throw err;
+    } finally {
+      this.depth = 0;
+    }
     if (isNothing(e)) throw new SchemaError("#", "(schema)", "no JSON value satisfies this schema");
     return (e as { name: string }).name;
   }
@@ -121,6 +132,18 @@ export class SchemaConverter {
 
   /** Grammar for a value satisfying every schema in `locs`. */
   visit(locs: readonly SchemaLocation[], hint: string): GbnfExpr {
+    if (this.depth >= MAX_SCHEMA_DEPTH) {
+      throw new SchemaError(locs[0]?.pointer ?? "#", "(schema)", `nested more than ${MAX_SCHEMA_DEPTH} subschemas deep (the converter's bound)`);
+    }
+    this.depth++;
+    try {
+      return this.visitAt(locs, hint);
+    } finally {
+      this.depth--;
+    }
+  }
+
+  private visitAt(locs: readonly SchemaLocation[], hint: string): GbnfExpr {
     const live = locs.filter((l) => !ANNOTATION_ONLY(l.schema));
     if (live.length === 0) return this.jt.value();
     const only = live.length === 1 ? live[0]!.schema : null;
@@ -308,6 +331,13 @@ export class SchemaConverter {
     return alt(...values.map((v) => this.jt.literal(v)));
   }
 }
+
+/**
+ * How deep subschemas may nest in one conversion (properties in properties, items in items,
+ * anyOf in anyOf). Real schemas stay far below; a hostile one 1,000 deep ends in a SchemaError
+ * naming the pointer instead of overflowing the stack.
+ */
+export const MAX_SCHEMA_DEPTH = 200;
 
 /** Identity of a merged constraint set: what was merged, plus the anyOf groups still open. */
 function normKey(doc: number, n: Norm): string {
