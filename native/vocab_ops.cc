@@ -1,11 +1,31 @@
 #include "vocab_ops.h"
 
 #include <climits>
+#include <exception>
+#include <stdexcept>
 
 namespace toolwright {
 
-bool TokenizeText(const llama_vocab* vocab, const std::string& text, bool add_special, bool parse_special,
-                  std::vector<llama_token>* out, std::string* error) {
+namespace {
+
+// llama.cpp's tokenizer looks tokens up with std::map::at and friends: a vocabulary that lacks
+// what it needs throws out of it (std::out_of_range), which must become an error, not terminate.
+template <typename F>
+bool Guarded(const char* what, std::string* error, F&& f) {
+  try {
+    return f();
+  } catch (const std::out_of_range& e) {
+    *error = std::string(what) + ": the vocabulary lacks a token the tokenizer needs (" + e.what() + ")";
+  } catch (const std::exception& e) {
+    *error = std::string(what) + " failed inside llama.cpp: " + e.what();
+  } catch (...) {
+    *error = std::string(what) + " failed inside llama.cpp (unknown C++ exception)";
+  }
+  return false;
+}
+
+bool TokenizeUnguarded(const llama_vocab* vocab, const std::string& text, bool add_special, bool parse_special,
+                       std::vector<llama_token>* out, std::string* error) {
   if (text.size() >= static_cast<size_t>(INT32_MAX)) {
     *error = "text is too long to tokenize (" + std::to_string(text.size()) + " bytes)";
     return false;
@@ -28,8 +48,8 @@ bool TokenizeText(const llama_vocab* vocab, const std::string& text, bool add_sp
   return true;
 }
 
-bool DetokenizeTokens(const llama_vocab* vocab, const std::vector<llama_token>& tokens, bool remove_special,
-                      bool unparse_special, std::string* out, std::string* error) {
+bool DetokenizeUnguarded(const llama_vocab* vocab, const std::vector<llama_token>& tokens, bool remove_special,
+                         bool unparse_special, std::string* out, std::string* error) {
   if (tokens.size() >= static_cast<size_t>(INT32_MAX)) {
     *error = "too many tokens to detokenize";
     return false;
@@ -50,6 +70,26 @@ bool DetokenizeTokens(const llama_vocab* vocab, const std::vector<llama_token>& 
   }
   out->resize(static_cast<size_t>(n));
   return true;
+}
+
+}  // namespace
+
+bool TokenizeText(const llama_vocab* vocab, const std::string& text, bool add_special, bool parse_special,
+                  std::vector<llama_token>* out, std::string* error) {
+  const bool ok = Guarded("tokenize", error, [&] {
+    return TokenizeUnguarded(vocab, text, add_special, parse_special, out, error);
+  });
+  if (!ok) out->clear();
+  return ok;
+}
+
+bool DetokenizeTokens(const llama_vocab* vocab, const std::vector<llama_token>& tokens, bool remove_special,
+                      bool unparse_special, std::string* out, std::string* error) {
+  const bool ok = Guarded("detokenize", error, [&] {
+    return DetokenizeUnguarded(vocab, tokens, remove_special, unparse_special, out, error);
+  });
+  if (!ok) out->clear();
+  return ok;
 }
 
 std::string TokenPiece(const llama_vocab* vocab, llama_token token) {

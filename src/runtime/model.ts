@@ -5,6 +5,8 @@
 import { loadNative, type NativeModel, type NativeSpecialTokens } from "./binding.js";
 import { Context, type ContextOptions } from "./context.js";
 import { AbortError, ModelLoadError, errorCode } from "./errors.js";
+import { GgufError } from "./gguf/errors.js";
+import { readGgufMetadata } from "./gguf/reader.js";
 import { checkObject, checkString, checkTokens, describe, optBoolean, optFunction, optInteger, optSignal } from "./validate.js";
 import { nativeGpuChoice, placementOf, type GpuOption, type ModelPlacement } from "./devices.js";
 
@@ -131,6 +133,27 @@ export async function loadModel(path: string, options: LoadModelOptions = {}): P
 }
 
 /**
+ * llama.cpp's loader says only "failed to read key-value pairs" or "failed to read header" for most
+ * malformed files; toolwright's own reader says exactly what is wrong with the same file.
+ */
+async function preciseGgufProblem(path: string): Promise<{ reason: string; error: GgufError } | undefined> {
+  try {
+    await readGgufMetadata(path);
+    return undefined;
+  } catch (err) {
+    if (!(err instanceof GgufError)) return undefined;
+    const prefix = `${err.path}: `;
+    return { reason: err.message.startsWith(prefix) ? err.message.slice(prefix.length) : err.message, error: err };
+  }
+}
+
+/** The native message without its "Cannot load model "...": " lead. */
+function llamaReason(message: string, path: string): string {
+  const lead = `Cannot load model "${path}": `;
+  return message.startsWith(lead) ? message.slice(lead.length) : message;
+}
+
+/**
  * {@link loadModel}, building the model object with `make` (a layer above the runtime adds its
  * methods to a subclass of {@link Model}).
  *
@@ -183,6 +206,12 @@ export async function loadModelAs<M extends Model>(make: (native: NativeModel, p
     const code = errorCode(err) ?? "TOOLWRIGHT_LOAD_FAILED";
     const message = err instanceof Error ? err.message : String(err);
     if (code === "ABORT_ERR") throw new AbortError(message, { cause: signal?.reason });
+    if (code === "TOOLWRIGHT_LOAD_FAILED") {
+      const precise = await preciseGgufProblem(path);
+      if (precise !== undefined) {
+        throw new ModelLoadError(`Cannot load model "${path}": ${precise.reason} (llama.cpp: ${llamaReason(message, path)})`, "TOOLWRIGHT_INVALID_GGUF", path, { cause: precise.error });
+      }
+    }
     throw new ModelLoadError(message, code, path);
   } finally {
     signal?.removeEventListener("abort", onAbort);
