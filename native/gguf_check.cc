@@ -172,7 +172,8 @@ std::string Quoted(std::string_view text) {
 bool CheckVocabulary(const gguf_context* ctx, std::string* reason) {
   std::string model;
   const int64_t model_id = gguf_find_key(ctx, "tokenizer.ggml.model");
-  if (model_id >= 0 && gguf_get_kv_type(ctx, model_id) == GGUF_TYPE_STRING) model = gguf_get_val_str(ctx, model_id);
+  if (model_id >= 0 && gguf_get_kv_type(ctx, model_id) == GGUF_TYPE_STRING)
+    model = gguf_get_val_str(ctx, model_id);
   if (model_id < 0 || model == "no_vocab" || model == "none") return true;
   const int64_t tokens_id = gguf_find_key(ctx, "tokenizer.ggml.tokens");
   if (tokens_id < 0 || gguf_get_kv_type(ctx, tokens_id) != GGUF_TYPE_ARRAY ||
@@ -272,8 +273,8 @@ bool CheckLoadedVocab(const llama_vocab* vocab, std::string* reason) {
   };
   for (const Needed& t : needed) {
     if (t.added && (t.id == LLAMA_TOKEN_NULL || t.id < 0 || t.id >= n)) {
-      *reason = std::string("the tokenizer adds a ") + t.what + " token, but the vocabulary (" + std::to_string(n) +
-                " tokens) has none (" + t.key + " missing or out of range)";
+      *reason = std::string("the tokenizer adds a ") + t.what + " token, but the vocabulary (" +
+                std::to_string(n) + " tokens) has none (" + t.key + " missing or out of range)";
       return false;
     }
   }

@@ -24,8 +24,8 @@ bool Guarded(const char* what, std::string* error, F&& f) {
   return false;
 }
 
-bool TokenizeUnguarded(const llama_vocab* vocab, const std::string& text, bool add_special, bool parse_special,
-                       std::vector<llama_token>* out, std::string* error) {
+bool TokenizeUnguarded(const llama_vocab* vocab, const std::string& text, bool add_special,
+                       bool parse_special, std::vector<llama_token>* out, std::string* error) {
   if (text.size() >= static_cast<size_t>(INT32_MAX)) {
     *error = "text is too long to tokenize (" + std::to_string(text.size()) + " bytes)";
     return false;
@@ -48,8 +48,8 @@ bool TokenizeUnguarded(const llama_vocab* vocab, const std::string& text, bool a
   return true;
 }
 
-bool DetokenizeUnguarded(const llama_vocab* vocab, const std::vector<llama_token>& tokens, bool remove_special,
-                         bool unparse_special, std::string* out, std::string* error) {
+bool DetokenizeUnguarded(const llama_vocab* vocab, const std::vector<llama_token>& tokens,
+                         bool remove_special, bool unparse_special, std::string* out, std::string* error) {
   if (tokens.size() >= static_cast<size_t>(INT32_MAX)) {
     *error = "too many tokens to detokenize";
     return false;

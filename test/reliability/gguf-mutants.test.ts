@@ -17,8 +17,9 @@ import { type GgufTensorSpec, writeGguf } from "../../src/runtime/gguf/writer.js
 import { isolated } from "../helpers/isolated.js";
 import { ensureTestModel } from "../helpers/test-models.js";
 
-const SEED = 16;
-const BATCHES = 6;
+/** TOOLWRIGHT_MUTANT_SEED / TOOLWRIGHT_MUTANT_BATCHES explore further; the defaults are what CI runs. */
+const SEED = Number(process.env.TOOLWRIGHT_MUTANT_SEED ?? 16);
+const BATCHES = Number(process.env.TOOLWRIGHT_MUTANT_BATCHES ?? 6);
 const PER_BATCH = 50; // 300 mutants in all
 /** CPU seconds a whole batch may use: a bound on work, far above what it needs. */
 const BATCH_CPU_SECONDS = 240;
@@ -40,7 +41,10 @@ interface Field {
 
 /** Walks a GGUF v3 header, listing every length/count/type field and each key/value record. */
 function walk(buf: Buffer): { fields: Field[]; kvRecords: { start: number; end: number }[]; end: number } {
-  const out: Field[] = [{ offset: 8, size: 8, what: "tensor count" }, { offset: 16, size: 8, what: "key/value count" }];
+  const out: Field[] = [
+    { offset: 8, size: 8, what: "tensor count" },
+    { offset: 16, size: 8, what: "key/value count" },
+  ];
   const records: { start: number; end: number }[] = [];
   let p = 24;
   const str = (what: string) => {
@@ -216,7 +220,10 @@ describe(`GGUF mutant sweep (seed ${SEED}, ${BATCHES * PER_BATCH} mutants)`, () 
         { timeoutMs: 300_000 },
       );
       for (const f of files) rmSync(f.path, { force: true });
-      const last = r.stderr.split("\n").filter((l) => l.startsWith("running ")).pop();
+      const last = r.stderr
+        .split("\n")
+        .filter((l) => l.startsWith("running "))
+        .pop();
       expect(r.kind, `${r.kind} at ${last}\n${r.stderr.slice(-1500)}`).toBe("returned");
       const value = r.value as { outcomes: Record<string, number>; cpuSeconds: number };
       expect(value.cpuSeconds).toBeLessThan(BATCH_CPU_SECONDS);
