@@ -209,7 +209,8 @@ export async function loadModelAs<M extends Model>(make: (native: NativeModel, p
     if (code === "TOOLWRIGHT_LOAD_FAILED") {
       const precise = await preciseGgufProblem(path);
       if (precise !== undefined) {
-        throw new ModelLoadError(`Cannot load model "${path}": ${precise.reason} (llama.cpp: ${llamaReason(message, path)})`, "TOOLWRIGHT_INVALID_GGUF", path, { cause: precise.error });
+        // The code stays TOOLWRIGHT_LOAD_FAILED (what callers already test for); the message gains the reason.
+        throw new ModelLoadError(`Cannot load model "${path}": ${precise.reason} (llama.cpp: ${llamaReason(message, path)})`, code, path, { cause: precise.error });
       }
     }
     throw new ModelLoadError(message, code, path);
