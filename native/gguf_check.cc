@@ -188,6 +188,23 @@ bool CheckVocabulary(const gguf_context* ctx, std::string* reason) {
     *reason = "the vocabulary has " + std::to_string(n) + " tokens, more than a token id can number";
     return false;
   }
+  // llama.cpp turns a byte-typed token into its byte only for SPM, UGM and BPE vocabularies; for
+  // the others (bert, rwkv, plamo2, ...) it aborts when it builds the token pieces at load.
+  const bool bytes_ok = model == "llama" || model == "t5" || model == "gpt2" || model == "gemma4" ||
+                        model == "hybriddna" || model == "whitespace";
+  const int64_t types_id = gguf_find_key(ctx, "tokenizer.ggml.token_type");
+  if (!bytes_ok && types_id >= 0 && gguf_get_kv_type(ctx, types_id) == GGUF_TYPE_ARRAY &&
+      gguf_get_arr_type(ctx, types_id) == GGUF_TYPE_INT32) {
+    const auto* types = static_cast<const int32_t*>(gguf_get_arr_data(ctx, types_id));
+    const size_t n_types = gguf_get_arr_n(ctx, types_id);
+    for (size_t i = 0; i < n_types && i < n; i++) {
+      if (types[i] == LLAMA_TOKEN_TYPE_BYTE) {
+        *reason = "token " + std::to_string(i) + " " + Quoted(gguf_get_arr_str(ctx, tokens_id, i)) +
+                  " is a byte token, which a \"" + model + "\" vocabulary cannot have";
+        return false;
+      }
+    }
+  }
   std::unordered_map<std::string_view, size_t> seen;
   seen.reserve(n);
   for (size_t i = 0; i < n; i++) {

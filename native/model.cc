@@ -328,7 +328,9 @@ Napi::Value Model::Tokenize(const Napi::CallbackInfo& info) {
   std::vector<llama_token> tokens;
   std::string error;
   if (!TokenizeText(h->vocab, text, add_special, parse_special, &tokens, &error)) {
-    throw Napi::Error::New(env, "Model.tokenize: " + error);
+    Napi::Error e = Napi::Error::New(env, "Model.tokenize: " + error);
+    e.Set("code", Napi::String::New(env, codes::kTokenizeFailed));
+    throw e;
   }
   return ToInt32Array(env, tokens);
 }

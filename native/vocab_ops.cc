@@ -45,6 +45,19 @@ bool TokenizeUnguarded(const llama_vocab* vocab, const std::string& text, bool a
     return false;
   }
   out->resize(static_cast<size_t>(n));
+  // Some tokenizers (RWKV's on a vocabulary not made for it) emit LLAMA_TOKEN_NULL for text they
+  // cannot encode: an id no context can decode.
+  const int32_t n_vocab = llama_vocab_n_tokens(vocab);
+  for (size_t i = 0; i < out->size(); i++) {
+    const llama_token t = (*out)[i];
+    if (t < 0 || t >= n_vocab) {
+      *error = "the vocabulary cannot encode this text (the tokenizer produced token id " +
+               std::to_string(t) + " at position " + std::to_string(i) + ", outside [0, " +
+               std::to_string(n_vocab) + "))";
+      out->clear();
+      return false;
+    }
+  }
   return true;
 }
 

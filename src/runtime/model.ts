@@ -4,7 +4,8 @@
  */
 import { loadNative, type NativeModel, type NativeSpecialTokens } from "./binding.js";
 import { Context, type ContextOptions } from "./context.js";
-import { AbortError, ModelLoadError, errorCode } from "./errors.js";
+import { ToolwrightError } from "../errors.js";
+import { AbortError, ModelLoadError, errorCode, isErrorCode } from "./errors.js";
 import { GgufError } from "./gguf/errors.js";
 import { readGgufMetadata } from "./gguf/reader.js";
 import { checkObject, checkString, checkTokens, describe, optBoolean, optFunction, optInteger, optSignal } from "./validate.js";
@@ -130,6 +131,13 @@ const registry = new FinalizationRegistry<NativeModel>((native) => native.dispos
  */
 export async function loadModel(path: string, options: LoadModelOptions = {}): Promise<Model> {
   return loadModelAs((native, file) => new Model(native, file), path, options);
+}
+
+/** A native error with a code from the table as a ToolwrightError (others unchanged). */
+function coded(err: unknown): unknown {
+  const code = errorCode(err);
+  if (err instanceof ToolwrightError || code === undefined || !isErrorCode(code)) return err;
+  return new ToolwrightError(err instanceof Error ? err.message : String(err), code, { cause: err });
 }
 
 /**
@@ -407,7 +415,11 @@ export class Model {
    */
   tokenize(text: string, options: TokenizeOptions = {}): Int32Array {
     checkString(text, "Model.tokenize: text");
-    return this.native.tokenize(text, tokenizeOptions(options, "Model.tokenize"));
+    try {
+      return this.native.tokenize(text, tokenizeOptions(options, "Model.tokenize"));
+    } catch (err) {
+      throw coded(err);
+    }
   }
 
   /**
@@ -418,7 +430,11 @@ export class Model {
    */
   async tokenizeAsync(text: string, options: TokenizeOptions = {}): Promise<Int32Array> {
     checkString(text, "Model.tokenizeAsync: text");
-    return this.native.tokenizeAsync(text, tokenizeOptions(options, "Model.tokenizeAsync"));
+    try {
+      return await this.native.tokenizeAsync(text, tokenizeOptions(options, "Model.tokenizeAsync"));
+    } catch (err) {
+      throw coded(err);
+    }
   }
 
   /**

@@ -124,6 +124,24 @@ describe("hostile GGUF files: errors, not crashes", () => {
     expect(r.error?.message).toMatch(/: header claims 1099511627776 metadata entries.*implausible.*\(llama\.cpp: .*failed to read key-value pairs/);
   });
 
+  it("an SPM vocabulary labelled bert (WPM) with byte tokens: a ModelLoadError, not GGML_ABORT", async () => {
+    const path = join(dir, "spm-as-bert.gguf");
+    await rewriteGguf(spm, path, { metadata: (m) => m.set("tokenizer.ggml.model", gguf.string("bert")) });
+    const r = await load(path, { vocabOnly: true });
+    expect(r.kind, r.stderr).toBe("threw");
+    expect(r.error).toMatchObject({ name: "ModelLoadError", code: "TOOLWRIGHT_INVALID_GGUF" });
+    expect(r.error?.message).toMatch(/is a byte token, which a "bert" vocabulary cannot have/);
+  });
+
+  it("a BPE vocabulary labelled rwkv: tokenize() throws TOOLWRIGHT_TOKENIZE_FAILED instead of returning token -1", async () => {
+    const path = join(dir, "bpe-as-rwkv.gguf");
+    await rewriteGguf(bpe, path, { metadata: (m) => m.set("tokenizer.ggml.model", gguf.string("rwkv")) });
+    const r = await load(path, { vocabOnly: true }, `return Array.from(m.tokenize("hello 𝄞 world"))`);
+    expect(r.kind, r.stderr).toBe("threw");
+    expect(r.error).toMatchObject({ name: "ToolwrightError", code: "TOOLWRIGHT_TOKENIZE_FAILED" });
+    expect(r.error?.message).toMatch(/cannot encode this text.*token id -1/);
+  });
+
   it("contextSize far beyond the training context: a RangeError with a memory estimate", async () => {
     const r = await isolated(`const m = await lib.loadModel(${JSON.stringify(spm)}); await m.createContext({ contextSize: 2 ** 24 }); return "created";`);
     expect(r.kind, r.stderr).toBe("threw");

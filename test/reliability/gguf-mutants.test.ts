@@ -20,6 +20,8 @@ import { ensureTestModel } from "../helpers/test-models.js";
 /** TOOLWRIGHT_MUTANT_SEED / TOOLWRIGHT_MUTANT_BATCHES explore further; the defaults are what CI runs. */
 const SEED = Number(process.env.TOOLWRIGHT_MUTANT_SEED ?? 16);
 const BATCHES = Number(process.env.TOOLWRIGHT_MUTANT_BATCHES ?? 6);
+/** The vocabulary of the mutated model (TOOLWRIGHT_MUTANT_VOCAB, any ggml-vocab-NAME.gguf name). */
+const VOCAB = process.env.TOOLWRIGHT_MUTANT_VOCAB ?? "llama-spm";
 const PER_BATCH = 50; // 300 mutants in all
 /** CPU seconds a whole batch may use: a bound on work, far above what it needs. */
 const BATCH_CPU_SECONDS = 240;
@@ -172,7 +174,7 @@ async function mutant(i: number): Promise<[string, Buffer]> {
 }
 
 beforeAll(async () => {
-  const model = await ensureTestModel({ vocab: "llama-spm" });
+  const model = await ensureTestModel({ vocab: VOCAB });
   base = await readFile(model);
   ({ fields, kvRecords, end: headerEnd } = walk(base));
   parsed = await readGguf(model);
