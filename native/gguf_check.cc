@@ -4,10 +4,13 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "ggml.h"
 #include "gguf.h"
@@ -168,6 +171,50 @@ std::string Quoted(std::string_view text) {
   return out + "\"";
 }
 
+// An RWKV token's bytes: its text uses \\t, \\n, \\r, \\xHH and \\c (for c) escapes.
+std::string RwkvBytes(std::string_view text) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); i++) {
+    if (text[i] != '\\' || i + 1 >= text.size()) {
+      out += text[i];
+      continue;
+    }
+    const char c = text[++i];
+    if (c == 'x' && i + 2 < text.size()) {
+      out += static_cast<char>(std::strtol(std::string(text.substr(i + 1, 2)).c_str(), nullptr, 16));
+      i += 2;
+    } else {
+      out += c == 't' ? '\t' : c == 'n' ? '\n' : c == 'r' ? '\r' : c;
+    }
+  }
+  return out;
+}
+
+// RWKV's tokenizer matches the longest token from each position and loops forever (at load, where
+// it tokenizes "\n", or later) when a token starts with a byte that is not a token by itself.
+bool CheckRwkvVocabulary(const gguf_context* ctx, int64_t tokens_id, size_t n, std::string* reason) {
+  bool single[256] = {};
+  std::vector<std::pair<unsigned char, size_t>> firsts;
+  for (size_t i = 0; i < n; i++) {
+    const std::string bytes = RwkvBytes(gguf_get_arr_str(ctx, tokens_id, i));
+    if (bytes.empty()) continue;
+    const auto first = static_cast<unsigned char>(bytes[0]);
+    if (bytes.size() == 1) single[first] = true;
+    firsts.emplace_back(first, i);
+  }
+  for (const auto& [first, id] : firsts) {
+    if (!single[first]) {
+      char hex[8];
+      std::snprintf(hex, sizeof(hex), "0x%02X", first);
+      *reason = std::string("the RWKV vocabulary has no token for the byte ") + hex + ", with which token " +
+                std::to_string(id) + " " + Quoted(gguf_get_arr_str(ctx, tokens_id, id)) +
+                " starts (the tokenizer would loop forever)";
+      return false;
+    }
+  }
+  return true;
+}
+
 // llama.cpp builds a text -> id map and asserts that it has as many entries as the token list.
 bool CheckVocabulary(const gguf_context* ctx, std::string* reason) {
   std::string model;
@@ -205,6 +252,7 @@ bool CheckVocabulary(const gguf_context* ctx, std::string* reason) {
       }
     }
   }
+  if (model == "rwkv" && !CheckRwkvVocabulary(ctx, tokens_id, n, reason)) return false;
   std::unordered_map<std::string_view, size_t> seen;
   seen.reserve(n);
   for (size_t i = 0; i < n; i++) {

@@ -133,13 +133,33 @@ describe("hostile GGUF files: errors, not crashes", () => {
     expect(r.error?.message).toMatch(/is a byte token, which a "bert" vocabulary cannot have/);
   });
 
-  it("a BPE vocabulary labelled rwkv: tokenize() throws TOOLWRIGHT_TOKENIZE_FAILED instead of returning token -1", async () => {
+  it("a BPE vocabulary labelled rwkv: a ModelLoadError, not token ids of -1 or a tokenizer looping forever", async () => {
     const path = join(dir, "bpe-as-rwkv.gguf");
     await rewriteGguf(bpe, path, { metadata: (m) => m.set("tokenizer.ggml.model", gguf.string("rwkv")) });
     const r = await load(path, { vocabOnly: true }, `return Array.from(m.tokenize("hello 𝄞 world"))`);
     expect(r.kind, r.stderr).toBe("threw");
-    expect(r.error).toMatchObject({ name: "ToolwrightError", code: "TOOLWRIGHT_TOKENIZE_FAILED" });
-    expect(r.error?.message).toMatch(/cannot encode this text.*token id -1/);
+    expect(r.error).toMatchObject({ name: "ModelLoadError", code: "TOOLWRIGHT_INVALID_GGUF" });
+    expect(r.error?.message).toMatch(/RWKV vocabulary has no token for the byte 0x[0-9A-F]{2}, with which token \d+ .* starts/);
+  });
+
+  it("an SPM vocabulary labelled rwkv: a ModelLoadError (byte tokens; without them, the byte a token starts with)", async () => {
+    const path = join(dir, "spm-as-rwkv.gguf");
+    await rewriteGguf(spm, path, { metadata: (m) => m.set("tokenizer.ggml.model", gguf.string("rwkv")) });
+    const r = await load(path, { vocabOnly: true }, `m.tokenize("hello")`);
+    expect(r.kind, r.stderr).toBe("threw");
+    expect(r.error).toMatchObject({ name: "ModelLoadError", code: "TOOLWRIGHT_INVALID_GGUF" });
+    expect(r.error?.message).toMatch(/token 3 "<0x00>" is a byte token, which a "rwkv" vocabulary cannot have/);
+    const untyped = join(dir, "spm-as-rwkv-untyped.gguf");
+    await rewriteGguf(spm, untyped, {
+      metadata: (m) => {
+        m.set("tokenizer.ggml.model", gguf.string("rwkv"));
+        m.delete("tokenizer.ggml.token_type");
+      },
+    });
+    const u = await load(untyped, { vocabOnly: true }, `m.tokenize("hello")`);
+    expect(u.kind, u.stderr).toBe("threw");
+    expect(u.error).toMatchObject({ name: "ModelLoadError", code: "TOOLWRIGHT_INVALID_GGUF" });
+    expect(u.error?.message).toMatch(/RWKV vocabulary has no token for the byte 0x[0-9A-F]{2}/);
   });
 
   it("contextSize far beyond the training context: a RangeError with a memory estimate", async () => {
