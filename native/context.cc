@@ -35,6 +35,18 @@ ContextOptions ReadContextOptions(const Napi::Object& o, const ModelPtr& model) 
   return c;
 }
 
+// What a context holds natively: its KV cache (K and V in F16 for every layer and cell), the
+// logits of a batch, and llama.cpp's compute buffers (about one batch of activations).
+int64_t EstimateNativeBytes(const ContextState& s) {
+  const llama_model* model = s.model->model;
+  const int64_t layers = std::max<int32_t>(1, llama_model_n_layer(model));
+  const int64_t embd = std::max<int32_t>(1, llama_model_n_embd(model));
+  const int64_t vocab = std::max<int32_t>(1, s.model->n_vocab);
+  const int64_t kv = static_cast<int64_t>(s.n_ctx) * layers * embd * 2 * 2;
+  const int64_t logits = vocab * 4 * static_cast<int64_t>(s.n_batch);
+  return kv + logits + static_cast<int64_t>(s.n_batch) * embd * 4 * 8;
+}
+
 }  // namespace
 
 ContextState::~ContextState() {
@@ -212,6 +224,7 @@ Context::Context(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Context>(inf
   }
   // Take the reference out of the box: the External lives until GC, and dispose() must free now.
   state_ = std::move(*info[0].As<Napi::External<ContextPtr>>().Data());
+  if (state_) external_.Set(info.Env(), EstimateNativeBytes(*state_));
 }
 
 // create(model, {contextSize, batchSize, ubatchSize, threads, threadsBatch}) -> Promise<Context>
@@ -358,6 +371,7 @@ Napi::Value Context::Dispose(const Napi::CallbackInfo& info) {
     state_->abort.store(true);
     state_.reset();
   }
+  external_.Release();
   return info.Env().Undefined();
 }
 

@@ -16,6 +16,8 @@
 
 #include <napi.h>
 
+#include "external_memory.h"
+
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -130,6 +132,7 @@ class Context : public Napi::ObjectWrap<Context> {
   Napi::Value IsDisposed(const Napi::CallbackInfo& info);
 
   ContextPtr state_;
+  ExternalMemory external_;
 };
 
 }  // namespace toolwright

@@ -8,10 +8,25 @@
 
 #include <string>
 
+#include "llama.h"
+
 namespace toolwright {
 
-// Returns false and sets *reason when the file's metadata would make llama.cpp abort.
-// Files whose header cannot be parsed pass (llama.cpp reports those properly).
-bool CheckHyperparameters(const std::string& path, std::string* reason);
+// What the pre-load checks found about a file that passes them.
+struct GgufFindings {
+  // The tensor data is not at llama.cpp's 32-byte alignment (a legal general.alignment such as 8):
+  // a memory-mapped load would abort on the unaligned buffer, so the file must be read instead.
+  bool needs_read_load = false;
+};
+
+// Returns false and sets *reason when the file would make llama.cpp abort: impossible
+// hyperparameters (skipped with vocab_only), a vocabulary llama.cpp asserts on (duplicate token
+// texts, an empty token list), tensors of types their role cannot have (integer weights, norms
+// other than F32). Files whose header cannot be parsed pass (llama.cpp reports those properly).
+bool CheckModelFile(const std::string& path, bool vocab_only, GgufFindings* findings, std::string* reason);
+
+// After llama.cpp loaded the vocabulary: the invariants its tokenizer asserts on at run time
+// (a BOS/EOS/SEP it must add but lacks; an SPM vocabulary without a token for every byte).
+bool CheckLoadedVocab(const llama_vocab* vocab, std::string* reason);
 
 }  // namespace toolwright

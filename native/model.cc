@@ -174,6 +174,7 @@ Model::Model(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Model>(info) {
   }
   // Take the reference out of the box: the External lives until GC, and dispose() must free now.
   handle_ = std::move(*info[0].As<Napi::External<ModelPtr>>().Data());
+  if (handle_) external_.Set(env, static_cast<int64_t>(llama_model_size(handle_->model)));
 }
 
 ModelPtr Model::FromValue(Napi::Env env, const Napi::Value& value, const char* method, const char* what) {
@@ -327,7 +328,9 @@ Napi::Value Model::Tokenize(const Napi::CallbackInfo& info) {
   std::vector<llama_token> tokens;
   std::string error;
   if (!TokenizeText(h->vocab, text, add_special, parse_special, &tokens, &error)) {
-    throw Napi::Error::New(env, "Model.tokenize: " + error);
+    Napi::Error e = Napi::Error::New(env, "Model.tokenize: " + error);
+    e.Set("code", Napi::String::New(env, codes::kTokenizeFailed));
+    throw e;
   }
   return ToInt32Array(env, tokens);
 }
@@ -381,6 +384,7 @@ Napi::Value Model::DetokenizeAsync(const Napi::CallbackInfo& info) {
 Napi::Value Model::Dispose(const Napi::CallbackInfo& info) {
   // Contexts and workers keep their own reference; the weights go when the last one does.
   handle_.reset();
+  external_.Release();
   return info.Env().Undefined();
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "devices.h"
+#include "external_memory.h"
 #include "llama.h"
 
 namespace toolwright {
@@ -62,6 +63,7 @@ class Model : public Napi::ObjectWrap<Model> {
   Napi::Value IsDisposed(const Napi::CallbackInfo& info);
 
   ModelPtr handle_;
+  ExternalMemory external_;
 };
 
 }  // namespace toolwright

@@ -134,9 +134,10 @@ class LoadModelWorker : public PromiseWorker {
       Fail(problem.code, Where() + problem.reason);
       return;
     }
-    if (!options_.vocab_only) {
+    GgufFindings findings;
+    {
       std::string reason;
-      if (!CheckHyperparameters(options_.path, &reason)) {
+      if (!CheckModelFile(options_.path, options_.vocab_only, &findings, &reason)) {
         Fail(codes::kInvalidGguf, Where() + reason);
         return;
       }
@@ -154,7 +155,7 @@ class LoadModelWorker : public PromiseWorker {
     params.n_gpu_layers = placed.empty() ? 0 : options_.gpu_layers;
     params.devices = devices.data();
     if (options_.use_mmap == 1) params.load_mode = LLAMA_LOAD_MODE_MMAP;
-    if (options_.use_mmap == 0) params.load_mode = LLAMA_LOAD_MODE_NONE;
+    if (options_.use_mmap == 0 || findings.needs_read_load) params.load_mode = LLAMA_LOAD_MODE_NONE;
     params.progress_callback = &LoadModelWorker::OnProgress;
     params.progress_callback_user_data = this;
 
@@ -169,6 +170,12 @@ class LoadModelWorker : public PromiseWorker {
       std::string reason = capture.Reason();
       if (reason.empty()) reason = "llama.cpp gave no reason";
       Fail(codes::kLoadFailed, Where() + reason + " (llama_model_load_from_file failed)");
+      return;
+    }
+    std::string vocab_problem;
+    if (!CheckLoadedVocab(llama_model_get_vocab(model), &vocab_problem)) {
+      llama_model_free(model);
+      Fail(codes::kInvalidGguf, Where() + vocab_problem);
       return;
     }
     handle_ = std::make_shared<ModelHandle>(model, options_.vocab_only, options_.path);

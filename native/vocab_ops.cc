@@ -1,11 +1,31 @@
 #include "vocab_ops.h"
 
 #include <climits>
+#include <exception>
+#include <stdexcept>
 
 namespace toolwright {
 
-bool TokenizeText(const llama_vocab* vocab, const std::string& text, bool add_special, bool parse_special,
-                  std::vector<llama_token>* out, std::string* error) {
+namespace {
+
+// llama.cpp's tokenizer looks tokens up with std::map::at and friends: a vocabulary that lacks
+// what it needs throws out of it (std::out_of_range), which must become an error, not terminate.
+template <typename F>
+bool Guarded(const char* what, std::string* error, F&& f) {
+  try {
+    return f();
+  } catch (const std::out_of_range& e) {
+    *error = std::string(what) + ": the vocabulary lacks a token the tokenizer needs (" + e.what() + ")";
+  } catch (const std::exception& e) {
+    *error = std::string(what) + " failed inside llama.cpp: " + e.what();
+  } catch (...) {
+    *error = std::string(what) + " failed inside llama.cpp (unknown C++ exception)";
+  }
+  return false;
+}
+
+bool TokenizeUnguarded(const llama_vocab* vocab, const std::string& text, bool add_special,
+                       bool parse_special, std::vector<llama_token>* out, std::string* error) {
   if (text.size() >= static_cast<size_t>(INT32_MAX)) {
     *error = "text is too long to tokenize (" + std::to_string(text.size()) + " bytes)";
     return false;
@@ -25,11 +45,24 @@ bool TokenizeText(const llama_vocab* vocab, const std::string& text, bool add_sp
     return false;
   }
   out->resize(static_cast<size_t>(n));
+  // Some tokenizers (RWKV's on a vocabulary not made for it) emit LLAMA_TOKEN_NULL for text they
+  // cannot encode: an id no context can decode.
+  const int32_t n_vocab = llama_vocab_n_tokens(vocab);
+  for (size_t i = 0; i < out->size(); i++) {
+    const llama_token t = (*out)[i];
+    if (t < 0 || t >= n_vocab) {
+      *error = "the vocabulary cannot encode this text (the tokenizer produced token id " +
+               std::to_string(t) + " at position " + std::to_string(i) + ", outside [0, " +
+               std::to_string(n_vocab) + "))";
+      out->clear();
+      return false;
+    }
+  }
   return true;
 }
 
-bool DetokenizeTokens(const llama_vocab* vocab, const std::vector<llama_token>& tokens, bool remove_special,
-                      bool unparse_special, std::string* out, std::string* error) {
+bool DetokenizeUnguarded(const llama_vocab* vocab, const std::vector<llama_token>& tokens,
+                         bool remove_special, bool unparse_special, std::string* out, std::string* error) {
   if (tokens.size() >= static_cast<size_t>(INT32_MAX)) {
     *error = "too many tokens to detokenize";
     return false;
@@ -50,6 +83,26 @@ bool DetokenizeTokens(const llama_vocab* vocab, const std::vector<llama_token>& 
   }
   out->resize(static_cast<size_t>(n));
   return true;
+}
+
+}  // namespace
+
+bool TokenizeText(const llama_vocab* vocab, const std::string& text, bool add_special, bool parse_special,
+                  std::vector<llama_token>* out, std::string* error) {
+  const bool ok = Guarded("tokenize", error, [&] {
+    return TokenizeUnguarded(vocab, text, add_special, parse_special, out, error);
+  });
+  if (!ok) out->clear();
+  return ok;
+}
+
+bool DetokenizeTokens(const llama_vocab* vocab, const std::vector<llama_token>& tokens, bool remove_special,
+                      bool unparse_special, std::string* out, std::string* error) {
+  const bool ok = Guarded("detokenize", error, [&] {
+    return DetokenizeUnguarded(vocab, tokens, remove_special, unparse_special, out, error);
+  });
+  if (!ok) out->clear();
+  return ok;
 }
 
 std::string TokenPiece(const llama_vocab* vocab, llama_token token) {

@@ -7,10 +7,10 @@ import { loadNative, type NativeContext, type NativeGrammarSpec, type NativeSamp
 import { errorCode } from "./errors.js";
 import { type GenerateOptions, Generation, type GenerationHost, type GenerationStats, planGeneration } from "./generation.js";
 import type { Model } from "./model.js";
-import { checkKeys, checkObject, checkTokens, optInteger } from "./validate.js";
+import { checkKeys, checkObject, checkTokens, optBoolean, optInteger } from "./validate.js";
 
 /** The keys of {@link ContextOptions} (createContext and ChatSession check them). */
-export const CONTEXT_OPTION_KEYS: readonly string[] = ["contextSize", "batchSize", "threads", "threadsBatch"];
+export const CONTEXT_OPTION_KEYS: readonly string[] = ["contextSize", "batchSize", "threads", "threadsBatch", "allowBeyondTraining"];
 
 /** Options of {@link Model.createContext}. */
 export interface ContextOptions {
@@ -22,6 +22,12 @@ export interface ContextOptions {
   threads?: number;
   /** CPU threads for prompt evaluation. Default `threads`. */
   threadsBatch?: number;
+  /**
+   * Allow a `contextSize` beyond the model's training context (`model.info.trainContextSize`).
+   * Default false: such a size is a RangeError with the memory it would take, since the model was
+   * never trained on positions that far and the KV cache grows with it.
+   */
+  allowBeyondTraining?: boolean;
 }
 
 /** Cumulative token counts of a context (all generations on it). */
@@ -65,9 +71,17 @@ export class Context {
   static async create(model: Model, options: ContextOptions = {}): Promise<Context> {
     const o = checkObject(options, "createContext: options");
     checkKeys(o, CONTEXT_OPTION_KEYS, "createContext: options");
+    const contextSize = optInteger(o.contextSize, "createContext: options.contextSize", 1, 1 << 24);
+    const allowBeyondTraining = optBoolean(o.allowBeyondTraining, "createContext: options.allowBeyondTraining") ?? false;
+    const train = model.info.trainContextSize;
+    if (contextSize !== undefined && train > 0 && contextSize > train && !allowBeyondTraining) {
+      throw new RangeError(
+        `createContext: options.contextSize ${contextSize} exceeds the model's training context (${train} tokens); its KV cache would take about ${formatBytes(kvCacheBytes(model, contextSize))} (${formatBytes(kvCacheBytes(model, train))} at ${train}). Pass allowBeyondTraining: true to use it anyway`,
+      );
+    }
     const threads = optInteger(o.threads, "createContext: options.threads", 1, 1024) ?? Math.max(1, Math.min(availableParallelism(), 8));
     const native = await loadNative().Context.create(model.native, {
-      ...defined("contextSize", optInteger(o.contextSize, "createContext: options.contextSize", 1, 1 << 24)),
+      ...defined("contextSize", contextSize),
       ...defined("batchSize", optInteger(o.batchSize, "createContext: options.batchSize", 1, 1 << 20)),
       threads,
       threadsBatch: optInteger(o.threadsBatch, "createContext: options.threadsBatch", 1, 1024) ?? threads,
@@ -274,4 +288,20 @@ export class Context {
 
 function defined<K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> {
   return value === undefined ? {} : ({ [key]: value } as Record<K, V>);
+}
+
+/** An upper bound of the KV cache of `tokens` positions: K and V in F16 for every layer, without grouped-query sharing. */
+function kvCacheBytes(model: Model, tokens: number): number {
+  return tokens * model.info.layerCount * model.info.embeddingSize * 2 * 2;
+}
+
+function formatBytes(bytes: number): string {
+  const units = ["bytes", "KiB", "MiB", "GiB", "TiB"];
+  let v = bytes;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return `${i === 0 ? v : v.toFixed(1)} ${units[i]}`;
 }

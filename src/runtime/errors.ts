@@ -35,8 +35,8 @@ export class ModelLoadError extends ToolwrightError {
   override name = "ModelLoadError";
   readonly path: string;
   /** `code`: ENOENT, EISDIR, EACCES, TOOLWRIGHT_INVALID_GGUF, TOOLWRIGHT_LOAD_FAILED, TOOLWRIGHT_FILE_ERROR, TOOLWRIGHT_NO_GPU. */
-  constructor(message: string, code: string, path: string) {
-    super(message, isErrorCode(code) ? code : "TOOLWRIGHT_LOAD_FAILED");
+  constructor(message: string, code: string, path: string, options?: { cause?: unknown }) {
+    super(message, isErrorCode(code) ? code : "TOOLWRIGHT_LOAD_FAILED", options);
     this.path = path;
   }
 }

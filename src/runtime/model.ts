@@ -4,7 +4,10 @@
  */
 import { loadNative, type NativeModel, type NativeSpecialTokens } from "./binding.js";
 import { Context, type ContextOptions } from "./context.js";
-import { AbortError, ModelLoadError, errorCode } from "./errors.js";
+import { ToolwrightError } from "../errors.js";
+import { AbortError, ModelLoadError, errorCode, isErrorCode } from "./errors.js";
+import { GgufError } from "./gguf/errors.js";
+import { readGgufMetadata } from "./gguf/reader.js";
 import { checkKeys, checkObject, checkString, checkTokens, describe, optBoolean, optFunction, optInteger, optSignal } from "./validate.js";
 import { nativeGpuChoice, placementOf, type GpuOption, type ModelPlacement } from "./devices.js";
 
@@ -130,6 +133,34 @@ export async function loadModel(path: string, options: LoadModelOptions = {}): P
   return loadModelAs((native, file) => new Model(native, file), path, options);
 }
 
+/** A native error with a code from the table as a ToolwrightError (others unchanged). */
+function coded(err: unknown): unknown {
+  const code = errorCode(err);
+  if (err instanceof ToolwrightError || code === undefined || !isErrorCode(code)) return err;
+  return new ToolwrightError(err instanceof Error ? err.message : String(err), code, { cause: err });
+}
+
+/**
+ * llama.cpp's loader says only "failed to read key-value pairs" or "failed to read header" for most
+ * malformed files; toolwright's own reader says exactly what is wrong with the same file.
+ */
+async function preciseGgufProblem(path: string): Promise<{ reason: string; error: GgufError } | undefined> {
+  try {
+    await readGgufMetadata(path);
+    return undefined;
+  } catch (err) {
+    if (!(err instanceof GgufError)) return undefined;
+    const prefix = `${err.path}: `;
+    return { reason: err.message.startsWith(prefix) ? err.message.slice(prefix.length) : err.message, error: err };
+  }
+}
+
+/** The native message without its "Cannot load model "...": " lead. */
+function llamaReason(message: string, path: string): string {
+  const lead = `Cannot load model "${path}": `;
+  return message.startsWith(lead) ? message.slice(lead.length) : message;
+}
+
 /**
  * {@link loadModel}, building the model object with `make` (a layer above the runtime adds its
  * methods to a subclass of {@link Model}).
@@ -184,6 +215,13 @@ export async function loadModelAs<M extends Model>(make: (native: NativeModel, p
     const code = errorCode(err) ?? "TOOLWRIGHT_LOAD_FAILED";
     const message = err instanceof Error ? err.message : String(err);
     if (code === "ABORT_ERR") throw new AbortError(message, { cause: signal?.reason });
+    if (code === "TOOLWRIGHT_LOAD_FAILED") {
+      const precise = await preciseGgufProblem(path);
+      if (precise !== undefined) {
+        // The code stays TOOLWRIGHT_LOAD_FAILED (what callers already test for); the message gains the reason.
+        throw new ModelLoadError(`Cannot load model "${path}": ${precise.reason} (llama.cpp: ${llamaReason(message, path)})`, code, path, { cause: precise.error });
+      }
+    }
     throw new ModelLoadError(message, code, path);
   } finally {
     signal?.removeEventListener("abort", onAbort);
@@ -378,7 +416,11 @@ export class Model {
    */
   tokenize(text: string, options: TokenizeOptions = {}): Int32Array {
     checkString(text, "Model.tokenize: text");
-    return this.native.tokenize(text, tokenizeOptions(options, "Model.tokenize"));
+    try {
+      return this.native.tokenize(text, tokenizeOptions(options, "Model.tokenize"));
+    } catch (err) {
+      throw coded(err);
+    }
   }
 
   /**
@@ -389,7 +431,11 @@ export class Model {
    */
   async tokenizeAsync(text: string, options: TokenizeOptions = {}): Promise<Int32Array> {
     checkString(text, "Model.tokenizeAsync: text");
-    return this.native.tokenizeAsync(text, tokenizeOptions(options, "Model.tokenizeAsync"));
+    try {
+      return await this.native.tokenizeAsync(text, tokenizeOptions(options, "Model.tokenizeAsync"));
+    } catch (err) {
+      throw coded(err);
+    }
   }
 
   /**
