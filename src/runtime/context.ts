@@ -205,7 +205,17 @@ export class Context {
    */
   generate(options: GenerateOptions): Generation {
     this.native;
-    return new Generation(this.#host, planGeneration(options, this.model.vocabSize));
+    const plan = planGeneration(options, this.model.vocabSize);
+    // The sampler (and its grammar) is built here, so a grammar mistake is thrown by generate()
+    // itself, naming the rule, line and column, not at the first iteration.
+    let sampler: NativeSampler | undefined;
+    try {
+      sampler = this.#host.createSampler(plan.sampling, plan.grammar);
+    } catch (err) {
+      if (errorCode(err) === "TOOLWRIGHT_INVALID_GRAMMAR") throw new ToolwrightError(`generate: options.grammar: ${(err as Error).message}`, "TOOLWRIGHT_INVALID_GRAMMAR", { cause: err });
+      throw err;
+    }
+    return new Generation(this.#host, plan, sampler);
   }
 
   /**

@@ -132,12 +132,15 @@ export class Generation implements AsyncIterable<GeneratedToken> {
   readonly stats: GenerationStats = { promptTokens: 0, promptTokensReused: 0, promptTokensEvaluated: 0, tokensGenerated: 0 };
   readonly #host: GenerationHost;
   readonly #plan: Plan;
+  /** Built by generate() (so grammar mistakes surface there); used by the first iteration. */
+  #sampler: NativeSampler | undefined;
   #consumed = false;
 
   /** @internal Use {@link Context.generate}. */
-  constructor(host: GenerationHost, plan: Plan) {
+  constructor(host: GenerationHost, plan: Plan, sampler?: NativeSampler) {
     this.#host = host;
     this.#plan = plan;
+    this.#sampler = sampler;
   }
 
   [Symbol.asyncIterator](): AsyncIterator<GeneratedToken> {
@@ -169,7 +172,8 @@ export class Generation implements AsyncIterable<GeneratedToken> {
     plan.signal?.addEventListener("abort", onAbort, { once: true });
     try {
       ctx = host.native();
-      sampler = host.createSampler(plan.sampling, plan.grammar);
+      sampler = this.#sampler ?? host.createSampler(plan.sampling, plan.grammar);
+      this.#sampler = undefined;
       if (plan.signal?.aborted) {
         this.stopReason = "abort";
         return;

@@ -2,6 +2,7 @@
  * Generation on a tiny random-weight model (real llama-spm tokenizer): determinism, grammar,
  * UTF-8-safe streaming, stop strings, abort, prefix reuse, concurrency, responsiveness.
  */
+import { ToolwrightError } from "../../src/errors.js";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type Context, type GeneratedToken, type Generation, loadModel, loadNative, type Model } from "../../src/index.js";
 import { ensureTestModel } from "../helpers/test-models.js";
@@ -110,11 +111,16 @@ ws     ::= " "?
     expect(generation.stopReason).toBe("eog");
   });
 
-  test("an invalid grammar rejects with llama.cpp's reason", async () => {
-    const generation = context.generate({ prompt: PROMPT, grammar: { gbnf: "root ::= missing-rule" } });
-    const error = await generation.text().catch((e: unknown) => e);
+  test("an invalid grammar is thrown by generate() itself, naming the rule", async () => {
+    let error: unknown;
+    try {
+      context.generate({ prompt: PROMPT, grammar: { gbnf: "root ::= missing-rule" } });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ToolwrightError);
     expect(error).toMatchObject({ code: "TOOLWRIGHT_INVALID_GRAMMAR" });
-    expect((error as Error).message).toMatch(/missing-rule/);
+    expect((error as Error).message).toMatch(/^generate: options\.grammar: .*missing-rule/);
     // The context is free again.
     expect(await context.generate({ prompt: PROMPT, maxTokens: 2 }).text()).toBeTypeOf("string");
   });
