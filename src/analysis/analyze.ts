@@ -20,6 +20,7 @@ import { analyzeTools } from "./tools.js";
 import { detectAssistantEnd } from "./turn-end.js";
 import type { TemplateAnalysis } from "./types.js";
 import { applyWorkarounds } from "./workarounds.js";
+import { checkKeys } from "../runtime/validate.js";
 import { ChatTemplate } from "../template/index.js";
 
 export interface AnalyzeOptions {
@@ -117,6 +118,7 @@ export function analyzeTemplate(source: string, options: AnalyzeOptions = {}): T
   if (options === null || typeof options !== "object") {
     throw new TypeError(`analyzeTemplate: options must be an object, got ${options === null ? "null" : typeof options}`);
   }
+  checkKeys(options as Record<string, unknown>, ["bosToken", "eosToken", "template", "cache"], "analyzeTemplate: options");
   const { bosToken = "", eosToken = "", template, cache: useCache = true } = options;
   if (typeof bosToken !== "string") throw new TypeError(`analyzeTemplate: options.bosToken must be a string, got ${typeof bosToken}`);
   if (typeof eosToken !== "string") throw new TypeError(`analyzeTemplate: options.eosToken must be a string, got ${typeof eosToken}`);

@@ -1,5 +1,6 @@
 import { compileTemplate, type CompiledTemplate, type TrackedRender } from "./engine.js";
 import { detectCaps, type ProbeRunner } from "./caps.js";
+import { checkKeys } from "../runtime/validate.js";
 import { isRelaxable } from "./compat.js";
 import { TemplateError } from "./errors.js";
 import { polyfillMessages } from "./polyfills.js";
@@ -40,6 +41,7 @@ export class ChatTemplate {
     if (options === null || typeof options !== "object") {
       throw new TypeError(`ChatTemplate: options must be an object, got ${kind(options)}`);
     }
+    checkKeys(options as Record<string, unknown>, ["bosToken", "eosToken", "now", "allowMutation", "compat"], "ChatTemplate: options");
     const { bosToken = "", eosToken = "", now = () => new Date(), allowMutation = false, compat = "strict" } = options;
     if (typeof bosToken !== "string") throw new TypeError(`ChatTemplate: options.bosToken must be a string, got ${kind(bosToken)}`);
     if (typeof eosToken !== "string") throw new TypeError(`ChatTemplate: options.eosToken must be a string, got ${kind(eosToken)}`);
@@ -105,6 +107,7 @@ export class ChatTemplate {
 
   #renderContext(input: RenderInput, where: string): Record<string, unknown> {
     if (input === null || typeof input !== "object") throw new TypeError(`${where}: input must be an object, got ${kind(input)}`);
+    checkKeys(input as unknown as Record<string, unknown>, ["messages", "tools", "addGenerationPrompt", "enableThinking", "extraContext"], `${where}: input`);
     const { messages, tools, addGenerationPrompt = true, enableThinking, extraContext } = input;
     if (!Array.isArray(messages)) throw new TypeError(`${where}: input.messages must be an array, got ${kind(messages)}`);
     if (tools !== undefined && !Array.isArray(tools)) {

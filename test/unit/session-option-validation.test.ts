@@ -65,6 +65,13 @@ const unknownKeys: { name: string; run: () => unknown; message: RegExp }[] = [
     run: () => planChat({ messages: [user], tools: [{ type: "function", function: { name: "f", parameter: {} } }] }, "chat"),
     message: /options.tools\[0\].function has an unknown key "parameter" \(did you mean "parameters"\?\)/,
   },
+  { name: "ChatTemplate options", run: () => new ChatTemplate("x", { compt: "auto" } as never), message: /ChatTemplate: options has an unknown key "compt" \(did you mean "compat"\?\)/ },
+  {
+    name: "ChatTemplate render input",
+    run: () => new ChatTemplate("x").render({ messages: [], addGenerationPromt: true } as never),
+    message: /ChatTemplate.render: input has an unknown key "addGenerationPromt" \(did you mean "addGenerationPrompt"\?\)/,
+  },
+  { name: "analyzeTemplate options", run: () => analyzeTemplate("x", { eosTokn: "</s>" } as never), message: /analyzeTemplate: options has an unknown key "eosTokn" \(did you mean "eosToken"\?\)/ },
   { name: "ChatSession options", run: () => checkSessionOptions({ grammarEngin: "llama" }), message: /ChatSession: options has an unknown key "grammarEngin" \(did you mean "grammarEngine"\?\)/ },
   {
     name: "ChatSession context options",
