@@ -5,28 +5,10 @@
 // reasoning) when the call comes first, and never content before the call. And a required call
 // must not be satisfiable by plain text.
 import { describe, expect, it } from "vitest";
-import { generateChatParams, parseChatOutput, type ChatGrammarTrigger, type ChatParams } from "../../src/chat/index.js";
+import { generateChatParams, parseChatOutput, type ChatParams } from "../../src/chat/index.js";
+import { fromTrigger, grammarInput } from "../helpers/grammar-input.js";
 import { matchGbnf } from "../../src/grammar/gbnf-match.js";
 import { KNOWN_FAILURES, SCENARIOS, type Scenario, TOOLS, USER, extraContext, generatedPart, messageDifferences, scenarioFor, toolTemplates } from "../helpers/chat-roundtrip.js";
-
-/** The output from the first trigger on (what a lazy grammar sees), or null when none fires. */
-function fromTrigger(output: string, triggers: ChatGrammarTrigger[]): string | null {
-  let best = -1;
-  for (const t of triggers) {
-    let at = -1;
-    if (t.type === "pattern") {
-      const m = new RegExp(t.value).exec(output);
-      if (m) at = m.index + (m[1] !== undefined ? m[0].indexOf(m[1]) : 0);
-    } else at = output.indexOf(t.value);
-    if (at >= 0 && (best < 0 || at < best)) best = at;
-  }
-  return best < 0 ? null : output.slice(best);
-}
-
-/** What the grammar must accept of `output`. */
-function grammarInput(params: ChatParams, output: string): string | null {
-  return params.grammarLazy ? fromTrigger(output, params.grammarTriggers) : output;
-}
 
 const templates = toolTemplates();
 const toolScenarios = SCENARIOS.filter((s) => s.message.tool_calls);

@@ -9,7 +9,8 @@ import { analyzeTemplate } from "../../src/analysis/index.js";
 import { ChatTemplate } from "../../src/template/index.js";
 import { TEMPLATES_DIR } from "../helpers/analysis-oracle.js";
 import { sharedData } from "../helpers/shared-data.js";
-import { ChatStreamParser, accumulateDeltas, generateChatParams, parseChatOutput, type ChatDelta, type ChatGrammarTrigger, type ChatParams } from "../../src/chat/index.js";
+import { ChatStreamParser, accumulateDeltas, generateChatParams, parseChatOutput, type ChatDelta, type ChatParams } from "../../src/chat/index.js";
+import { fromTrigger } from "../helpers/grammar-input.js";
 import { matchGbnf } from "../../src/grammar/gbnf-match.js";
 import { SCENARIOS, TOOLS, USER, generatedPart, messageDifferences } from "../helpers/chat-roundtrip.js";
 import { PYTHONIC_TEMPLATES, UNREADABLE_VALUES, pythonicCase } from "../helpers/pythonic-templates.js";
@@ -86,20 +87,6 @@ describe("round trip through pythonic templates", () => {
     expect(messageDifferences(s.message, parseChatOutput(params, output), output), output).toEqual([]);
   });
 });
-
-/** The output from the first trigger on (what a lazy grammar sees), or null when none fires. */
-function fromTrigger(output: string, triggers: ChatGrammarTrigger[]): string | null {
-  let best = -1;
-  for (const t of triggers) {
-    let at = -1;
-    if (t.type === "pattern") {
-      const m = new RegExp(t.value).exec(output);
-      if (m) at = m.index + (m[1] !== undefined ? m[0].indexOf(m[1]) : 0);
-    } else at = output.indexOf(t.value);
-    if (at >= 0 && (best < 0 || at < best)) best = at;
-  }
-  return best < 0 ? null : output.slice(best);
-}
 
 /** The template writes strings without escaping their quotes: the grammar makes the model escape them. */
 const UNESCAPED_QUOTES = new Set(["LFM2.5-8B-A1B.jinja"]);
