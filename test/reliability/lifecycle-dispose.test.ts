@@ -127,7 +127,7 @@ const cases: Case[] = [
 describe("lifecycle: dispose, abort, use after dispose", () => {
   it.each(cases)("$name", async ({ body, kind, value }) => {
     const r = await isolated(prelude(path) + body, { timeoutMs: 120_000 });
-    expect(r.kind, `${r.kind}: ${JSON.stringify(r.error ?? r.value)}\n${r.stderr}`).toBe(kind);
+    expect(r.kind, `${r.kind} (signal ${r.signal}, exit code ${r.exitCode}): ${JSON.stringify(r.error ?? r.value)} ${r.stderr}`).toBe(kind);
     if (value !== undefined) expect(r.value).toEqual(value);
     if (kind === "threw") expect(r.error?.name).toMatch(/Error$/);
   });
