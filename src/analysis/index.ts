@@ -8,6 +8,7 @@
  */
 export { analyzeTemplate, type AnalyzeOptions } from "./analyze.js";
 export { TemplateAnalysisError } from "./errors.js";
+export { analysisMarkers } from "./workaround-evidence.js";
 export { calculateDiffSplit, untilCommonPrefix, afterCommonSuffix, type DiffSplit } from "./diff.js";
 export { segmentizeMarkers, pruneWhitespaceSegments, type Segment, type SegmentType } from "./segments.js";
 export { detectDedicatedHandler } from "./dedicated.js";

@@ -8,14 +8,9 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { isolated } from "../helpers/isolated.js";
 import { ensureTestModel } from "../helpers/test-models.js";
+import { lcgRandom } from "../helpers/seeded-random.js";
 
-function rng(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s = (Math.imul(s, 1103515245) + 12345) >>> 0;
-    return s / 2 ** 32;
-  };
-}
+const rng = lcgRandom;
 
 type Case = { gbnf: string; patterns?: string[] };
 const pick = <T>(next: () => number, xs: T[]): T => xs[Math.floor(next() * xs.length)]!;

@@ -10,17 +10,11 @@ import { ChatStreamParser, generateChatParams, parseChatOutput } from "../../src
 import { ChatTemplate } from "../../src/template/index.js";
 import type { AssistantMessage } from "../../src/types.js";
 import { TOOLS, USER } from "../helpers/chat-roundtrip.js";
+import { lcgRandom } from "../helpers/seeded-random.js";
 
 const TEMPLATES = join(import.meta.dirname, "../../deps/llama.cpp/models/templates");
 
-/** A small deterministic generator (LCG), so a failure names a reproducible seed. */
-function rng(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s = (Math.imul(s, 1103515245) + 12345) >>> 0;
-    return s / 2 ** 32;
-  };
-}
+const rng = lcgRandom;
 
 const shape = (m: AssistantMessage) => ({
   content: m.content ?? null,

@@ -4,14 +4,9 @@
 // crash the process, run out of heap or hang. All run in one child process.
 import { describe, expect, it } from "vitest";
 import { isolated } from "../helpers/isolated.js";
+import { lcgRandom } from "../helpers/seeded-random.js";
 
-function rng(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s = (Math.imul(s, 1103515245) + 12345) >>> 0;
-    return s / 2 ** 32;
-  };
-}
+const rng = lcgRandom;
 
 const BIG = ["10**18", "2**40", "100000", "100001", "170000000", "-10**18", "10**400"];
 const PIECES: ((n: () => string) => string)[] = [

@@ -14,6 +14,7 @@ import { fromTrigger } from "../helpers/grammar-input.js";
 import { matchGbnf } from "../../src/grammar/gbnf-match.js";
 import { SCENARIOS, TOOLS, USER, generatedPart, messageDifferences } from "../helpers/chat-roundtrip.js";
 import { PYTHONIC_TEMPLATES, UNREADABLE_VALUES, pythonicCase } from "../helpers/pythonic-templates.js";
+import { xorshiftRandom } from "../helpers/seeded-random.js";
 
 const toolScenarios = SCENARIOS.filter((s) => s.message.tool_calls);
 const readable = PYTHONIC_TEMPLATES.filter((e) => e.roundTrips).map((e) => pythonicCase(e)!);
@@ -152,16 +153,7 @@ describe("the grammar accepts what the parser reads back", () => {
   });
 });
 
-/** Deterministic pseudo-random numbers in [0, 1). */
-function rng(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return (s >>> 0) / 0x100000000;
-  };
-}
+const rng = xorshiftRandom;
 
 const ids = { generateCallId: (i: number) => `call${i}` };
 

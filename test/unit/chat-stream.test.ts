@@ -11,17 +11,9 @@ import { SCENARIOS, TOOLS, USER, extraContext, generatedPart, toolTemplates } fr
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { TEMPLATES_DIR } from "../helpers/analysis-oracle.js";
+import { xorshiftRandom } from "../helpers/seeded-random.js";
 
-/** Deterministic pseudo-random numbers in [0, 1). */
-function rng(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return (s >>> 0) / 0x100000000;
-  };
-}
+const rng = xorshiftRandom;
 
 const ids = { generateCallId: (i: number) => `call${i}` };
 
