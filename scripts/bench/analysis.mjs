@@ -10,7 +10,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
-const libEntry = new URL("../../lib/analysis/index.js", import.meta.url);
+const libEntry = new URL("../../lib/chat/index.js", import.meta.url);
 const templatesDir = `${root}deps/llama.cpp/models/templates/`;
 const oracle = `${root}build-oracle/analysis-oracle`;
 const GOAL_P50_MS = 10;
@@ -31,7 +31,7 @@ if (!Number.isInteger(rounds) || rounds < 1) {
   process.exit(2);
 }
 
-const { analyzeTemplate } = await import(libEntry.href);
+const { analyzeChatTemplate: analyzeTemplate } = await import(libEntry.href);
 const names = readdirSync(templatesDir)
   .filter((f) => f.endsWith(".jinja"))
   .sort();

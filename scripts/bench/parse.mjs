@@ -15,7 +15,7 @@
 // Usage: node scripts/bench/parse.mjs [--sizes 4096,32768,131072] [--chunk 4] [--samples 60]
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { analyzeTemplate } from "../../lib/analysis/index.js";
+import { analyzeChatTemplate } from "../../lib/chat/index.js";
 import { ChatStreamParser, generateChatParams } from "../../lib/chat/index.js";
 import { MessageMapper } from "../../lib/chat/mapper.js";
 import { parsePeg } from "../../lib/peg/index.js";
@@ -142,7 +142,7 @@ let disagree = false;
 for (const c of CASES) {
   const source = readFileSync(TEMPLATES + c.template, "utf8");
   const template = new ChatTemplate(source);
-  const analysis = analyzeTemplate(source, { template });
+  const analysis = analyzeChatTemplate(source, { template });
   const params = generateChatParams(analysis, template, { messages: [{ role: "user", content: "Write a.txt" }], tools: c.tools ? TOOLS : undefined });
   let base = null;
   // Warm up both parsers on this case's grammar first, so the smallest size is not measured cold.

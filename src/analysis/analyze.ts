@@ -9,16 +9,14 @@
  */
 import { fromBytes } from "./bytes.js";
 import { analyzeContent } from "./content.js";
-import { detectDedicatedHandler } from "./dedicated.js";
 import { collectPreservedTokens } from "./preserved.js";
 import { VariantRenderer } from "./render.js";
-import { kimiCallIds } from "./kimi-call-ids.js";
 import { analyzeReasoning } from "./reasoning.js";
 import { roleChannels } from "./role-channels.js";
 import { detectAssistantStart, detectUserStart } from "./roles.js";
 import { analyzeTools } from "./tools.js";
 import { detectAssistantEnd } from "./turn-end.js";
-import type { TemplateAnalysis } from "./types.js";
+import type { AnalysisFormatHint, TemplateAnalysis } from "./types.js";
 import { applyWorkarounds } from "./workarounds.js";
 import { checkKeys } from "../runtime/validate.js";
 import { ChatTemplate } from "../template/index.js";
@@ -36,6 +34,12 @@ export interface AnalyzeOptions {
   template?: ChatTemplate;
   /** Use and fill the per-source cache (default true). */
   cache?: boolean;
+  /**
+   * The dedicated format the caller recognised in `source` (toolwright/chat's
+   * `analyzeChatTemplate` detects it): reported as `dedicatedHandler`, its probe conventions
+   * applied, and role channels left to the format. Default: none, the generic analysis.
+   */
+  format?: AnalysisFormatHint | null;
 }
 
 const CACHE_LIMIT = 64;
@@ -61,11 +65,12 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-function runAnalysis(source: string, template: ChatTemplate, bosToken: string, eosToken: string): TemplateAnalysis {
+function runAnalysis(source: string, template: ChatTemplate, bosToken: string, eosToken: string, format: AnalysisFormatHint | null): TemplateAnalysis {
   const caps = { ...template.caps };
-  const dedicatedHandler = detectDedicatedHandler(source);
-  // Kimi K2 templates may write the caller's id where the name goes: probes use Kimi's ids.
-  const renderer = new VariantRenderer((context) => template.renderRaw(context), caps, bosToken, eosToken, dedicatedHandler === "kimi-k2" ? kimiCallIds : undefined);
+  const dedicatedHandler = format?.name ?? null;
+  // A family may expect its own message conventions (Kimi K2's call ids): the probes follow them.
+  const probeMessages = format?.probeMessages;
+  const renderer = new VariantRenderer((context) => template.renderRaw(context), caps, bosToken, eosToken, probeMessages ? (m) => probeMessages(m) : undefined);
 
   // Phases work on byte strings (see bytes.ts); everything is decoded before the workarounds,
   // whose markers are ordinary strings.
@@ -118,21 +123,28 @@ export function analyzeTemplate(source: string, options: AnalyzeOptions = {}): T
   if (options === null || typeof options !== "object") {
     throw new TypeError(`analyzeTemplate: options must be an object, got ${options === null ? "null" : typeof options}`);
   }
-  checkKeys(options as Record<string, unknown>, ["bosToken", "eosToken", "template", "cache"], "analyzeTemplate: options");
-  const { bosToken = "", eosToken = "", template, cache: useCache = true } = options;
+  checkKeys(options as Record<string, unknown>, ["bosToken", "eosToken", "template", "cache", "format"], "analyzeTemplate: options");
+  const { bosToken = "", eosToken = "", template, cache: useCache = true, format = null } = options;
   if (typeof bosToken !== "string") throw new TypeError(`analyzeTemplate: options.bosToken must be a string, got ${typeof bosToken}`);
   if (typeof eosToken !== "string") throw new TypeError(`analyzeTemplate: options.eosToken must be a string, got ${typeof eosToken}`);
   if (template !== undefined && !(template instanceof ChatTemplate)) {
     throw new TypeError("analyzeTemplate: options.template must be a ChatTemplate");
   }
+  if (format !== null && (typeof format !== "object" || typeof format.name !== "string" || format.name === "")) {
+    throw new TypeError("analyzeTemplate: options.format must be null or { name: non-empty string, probeMessages?: function }");
+  }
+  if (format?.probeMessages !== undefined && typeof format.probeMessages !== "function") {
+    throw new TypeError(`analyzeTemplate: options.format.probeMessages must be a function, got ${typeof format.probeMessages}`);
+  }
   const compat = template?.compat ?? "auto";
-  const key = `${bosToken}\u0000${eosToken}\u0000${compat}\u0000${source}`;
+  // A format's probe conventions are its own: the name stands for them in the key.
+  const key = `${bosToken}\u0000${eosToken}\u0000${compat}\u0000${format?.name ?? ""}\u0000${source}`;
   if (useCache) {
     const hit = cache.get(key);
     if (hit) return hit;
   }
   const tpl = template ?? new ChatTemplate(source, { bosToken, eosToken, compat });
-  const analysis = deepFreeze(runAnalysis(source, tpl, bosToken, eosToken));
+  const analysis = deepFreeze(runAnalysis(source, tpl, bosToken, eosToken, format));
   if (useCache) {
     if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
     cache.set(key, analysis);

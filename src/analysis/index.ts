@@ -11,6 +11,5 @@ export { TemplateAnalysisError } from "./errors.js";
 export { analysisMarkers } from "./workaround-evidence.js";
 export { calculateDiffSplit, untilCommonPrefix, afterCommonSuffix, type DiffSplit } from "./diff.js";
 export { segmentizeMarkers, pruneWhitespaceSegments, type Segment, type SegmentType } from "./segments.js";
-export { detectDedicatedHandler } from "./dedicated.js";
 export { WORKAROUNDS, type Workaround } from "./workarounds.js";
 export type * from "./types.js";

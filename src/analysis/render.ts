@@ -66,7 +66,7 @@ export class VariantRenderer {
     private readonly caps: TemplateCaps,
     private readonly bosToken: string,
     private readonly eosToken: string,
-    /** The family's message conventions, applied to every probe (kimi-call-ids.ts). */
+    /** The family's message conventions, applied to every probe (AnalyzeOptions.format). */
     private readonly adaptMessages: (messages: ProbeMessage[]) => ProbeMessage[] = (m) => m,
   ) {}
 

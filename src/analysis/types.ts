@@ -43,27 +43,15 @@ export type ToolFormatMode =
 export type CallIdPosition = "NONE" | "PRE_FUNC_NAME" | "BETWEEN_FUNC_AND_ARGS" | "POST_ARGS";
 
 /**
- * Templates whose format the generic analysis cannot capture; llama.cpp routes them to a
- * hand-written handler (the analysis still runs and is reported, but callers should use the
- * dedicated handler).
+ * A dedicated format the caller recognised in the template (see `AnalyzeOptions.format`): llama.cpp
+ * routes such templates to a hand-written handler; the analysis still runs and is reported.
  */
-export type DedicatedHandler =
-  | "ministral-3"
-  | "gpt-oss"
-  | "muse-glimmer"
-  | "functionary-v3.2"
-  | "kimi-k2"
-  | "kimi-k3"
-  | "ling-3"
-  | "cohere2-moe"
-  | "lfm2"
-  | "lfm2.5"
-  | "gigachat-v3"
-  | "minimax-m3"
-  | "deepseek-v3.2"
-  | "gemma4"
-  | "minicpm5"
-  | "qwen3-coder";
+export interface AnalysisFormatHint {
+  /** The family's name, reported as `dedicatedHandler` (e.g. "gpt-oss"). */
+  name: string;
+  /** Rewrites each probe conversation's messages the way the family's templates expect them. */
+  probeMessages?: <M extends object>(messages: readonly M[]) => M[];
+}
 
 export interface ReasoningAnalysis {
   mode: ReasoningMode;
@@ -178,8 +166,11 @@ export interface TemplateAnalysis {
   preservedTokens: string[];
   /** Literal stop strings beyond the model's end-of-generation tokens. */
   additionalStops: string[];
-  /** Set when llama.cpp would use a hand-written handler for this template. */
-  dedicatedHandler: DedicatedHandler | null;
+  /**
+   * The family llama.cpp would use a hand-written handler for (`AnalyzeOptions.format`, as
+   * toolwright/chat's `analyzeChatTemplate` detects it), or null.
+   */
+  dedicatedHandler: string | null;
   /**
    * "lenient" when ordinary conversations (the capability probes: a user turn, a system turn, a
    * tool-call exchange, reasoning history) only render with llama.cpp's relaxations

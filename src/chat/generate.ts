@@ -69,7 +69,7 @@ function grammarOf(built: BuiltParser, state: ReasoningPrefixState, space: Space
  *
  * @example
  * const template = new ChatTemplate(source);
- * const analysis = analyzeTemplate(source, { template });
+ * const analysis = analyzeChatTemplate(source, { template });
  * const params = generateChatParams(analysis, template, {
  *   messages: [{ role: "user", content: "Weather in Paris?" }],
  *   tools: [{ type: "function", function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } } } } }],
@@ -80,7 +80,7 @@ function grammarOf(built: BuiltParser, state: ReasoningPrefixState, space: Space
  */
 export function generateChatParams(analysis: TemplateAnalysis, template: ChatTemplate, request: ChatRequest): ChatParams {
   if (analysis === null || typeof analysis !== "object" || typeof analysis.reasoning !== "object" || typeof analysis.tools !== "object") {
-    throw new TypeError("generateChatParams: analysis must be a TemplateAnalysis (from analyzeTemplate)");
+    throw new TypeError("generateChatParams: analysis must be a TemplateAnalysis (from analyzeChatTemplate or analyzeTemplate)");
   }
   if (!(template instanceof ChatTemplate)) throw new TypeError("generateChatParams: template must be a ChatTemplate");
   const req = normalizeRequest(request, template.caps);

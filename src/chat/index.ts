@@ -10,6 +10,8 @@
  * stream.feed("<tool_call>\n{\"name\": \"get_weather\", ");
  */
 export { generateChatParams } from "./generate.js";
+export { analyzeChatTemplate, type AnalyzeChatOptions } from "./analyze-chat.js";
+export { detectDedicatedFormat, type DedicatedHandler } from "./dedicated/index.js";
 export { ChatStreamParser, parseChatOutput } from "./chat-parser.js";
 export { accumulateDeltas } from "./deltas.js";
 export { prepareMessages } from "./messages.js";

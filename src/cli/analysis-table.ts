@@ -3,7 +3,7 @@
  * every non-empty marker, one per line, quoted as JSON so whitespace is visible.
  *
  * @example
- * console.log(formatAnalysisTable(analyzeTemplate(source)));
+ * console.log(formatAnalysisTable(analyzeChatTemplate(source)));
  */
 import type { TemplateAnalysis } from "../analysis/types.js";
 

@@ -6,7 +6,7 @@
  * const code = await runAnalyze(["model.gguf", "--json"], { stdout: process.stdout, stderr: process.stderr });
  */
 import { readFile } from "node:fs/promises";
-import { analyzeTemplate } from "../analysis/index.js";
+import { analyzeChatTemplate } from "../chat/index.js";
 import { TemplateAnalysisError } from "../analysis/errors.js";
 import { GgufError, readGgufMetadata } from "../runtime/gguf/index.js";
 import { TemplateError, TemplateRuntimeError, TemplateSyntaxError } from "../template/index.js";
@@ -96,7 +96,7 @@ export async function runAnalyze(argv: readonly string[], io: CliIo): Promise<nu
   const path = paths[0]!;
   try {
     const { source, bosToken, eosToken } = await loadTemplate(path);
-    const analysis = analyzeTemplate(source, { bosToken, eosToken });
+    const analysis = analyzeChatTemplate(source, { bosToken, eosToken });
     io.stdout.write(json ? `${JSON.stringify(analysis, null, 2)}\n` : `${path}\n${formatAnalysisTable(analysis)}\n`);
     return 0;
   } catch (e) {

@@ -2,7 +2,8 @@
  * Templates and their analyses, built once per (source, BOS, EOS): the analysis renders dozens
  * of probe conversations, far too slow to repeat per request.
  */
-import { analyzeTemplate, type TemplateAnalysis } from "../analysis/index.js";
+import type { TemplateAnalysis } from "../analysis/index.js";
+import { analyzeChatTemplate } from "../chat/index.js";
 import { ChatTemplate } from "../template/index.js";
 
 export interface PreparedTemplate {
@@ -29,7 +30,7 @@ export function preparedTemplate(source: string, bosToken: string, eosToken: str
     return hit;
   }
   const template = new ChatTemplate(source, { bosToken, eosToken, compat: "auto" });
-  const analysis = analyzeTemplate(source, { bosToken, eosToken, template });
+  const analysis = analyzeChatTemplate(source, { bosToken, eosToken, template });
   const entry = { template, analysis };
   cache.set(key, entry);
   if (cache.size > LIMIT) cache.delete(cache.keys().next().value as string);

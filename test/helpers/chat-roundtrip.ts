@@ -4,8 +4,8 @@
 // final assistant turn.
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { analyzeTemplate, type TemplateAnalysis } from "../../src/analysis/index.js";
-import { prepareMessages } from "../../src/chat/index.js";
+import type { TemplateAnalysis } from "../../src/analysis/index.js";
+import { analyzeChatTemplate, prepareMessages } from "../../src/chat/index.js";
 import { ChatTemplate } from "../../src/template/index.js";
 import type { AssistantMessage, ChatMessage, ToolDefinition } from "../../src/types.js";
 import type { ChatParams } from "../../src/chat/index.js";
@@ -149,7 +149,7 @@ export function toolTemplates(dir: string = TEMPLATES_DIR): TemplateCase[] {
     const source = readFileSync(join(dir, name), "utf8");
     const template = new ChatTemplate(source, { compat: "auto", now: fixedNow });
     if (!template.caps.supportsToolCalls) continue;
-    out.push({ name, source, template, analysis: analyzeTemplate(source, { template }) });
+    out.push({ name, source, template, analysis: analyzeChatTemplate(source, { template }) });
   }
   return out;
 }

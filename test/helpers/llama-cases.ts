@@ -5,8 +5,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { analyzeTemplate } from "../../src/analysis/index.js";
-import { ChatStreamParser, generateChatParams, type ChatParams, type ChatRequest } from "../../src/chat/index.js";
+import { analyzeChatTemplate, ChatStreamParser, generateChatParams, type ChatParams, type ChatRequest } from "../../src/chat/index.js";
 import { ChatTemplate } from "../../src/template/index.js";
 import type { AssistantMessage, ChatMessage, JsonSchema, ToolDefinition } from "../../src/types.js";
 
@@ -39,14 +38,14 @@ export function loadLlamaCases(path: string): LlamaCase[] {
     .map((l) => JSON.parse(l) as LlamaCase);
 }
 
-const templates = new Map<string, { template: ChatTemplate; analysis: ReturnType<typeof analyzeTemplate> }>();
+const templates = new Map<string, { template: ChatTemplate; analysis: ReturnType<typeof analyzeChatTemplate> }>();
 
 function templateOf(path: string) {
   let t = templates.get(path);
   if (!t) {
     const source = readFileSync(join(LLAMA_ROOT, path), "utf8");
     const template = new ChatTemplate(source, { compat: "auto" });
-    t = { template, analysis: analyzeTemplate(source, { template }) };
+    t = { template, analysis: analyzeChatTemplate(source, { template }) };
     templates.set(path, t);
   }
   return t;

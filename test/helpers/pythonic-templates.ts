@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
-import { analyzeTemplate } from "../../src/analysis/index.js";
+import { analyzeChatTemplate } from "../../src/chat/index.js";
 import { ChatTemplate } from "../../src/template/index.js";
 import { TEMPLATES_DIR } from "./analysis-oracle.js";
 import type { TemplateCase } from "./chat-roundtrip.js";
@@ -63,6 +63,6 @@ export function pythonicCase(e: PythonicExpectation): TemplateCase | null {
   if (path === null) return null;
   const source = readFileSync(path, "utf8");
   const template = new ChatTemplate(source, { compat: "auto" });
-  const analysis = { ...analyzeTemplate(source, { template }), dedicatedHandler: null };
+  const analysis = { ...analyzeChatTemplate(source, { template }), dedicatedHandler: null };
   return { name: e.file, source, template, analysis };
 }

@@ -5,8 +5,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { analyzeTemplate } from "../../src/analysis/index.js";
-import { ChatStreamParser, generateChatParams, parseChatOutput } from "../../src/chat/index.js";
+import { analyzeChatTemplate, ChatStreamParser, generateChatParams, parseChatOutput } from "../../src/chat/index.js";
 import { ChatTemplate } from "../../src/template/index.js";
 import type { AssistantMessage } from "../../src/types.js";
 import { TOOLS, USER } from "../helpers/chat-roundtrip.js";
@@ -77,7 +76,7 @@ describe.each(CASES)("%s: hostile outputs", (name) => {
     return;
   }
   const template = new ChatTemplate(source, { compat: "auto" });
-  const analysis = analyzeTemplate(source, { template, cache: false });
+  const analysis = analyzeChatTemplate(source, { template, cache: false });
   const params = generateChatParams(analysis, template, { messages: [USER], tools: TOOLS });
   const pieces = hostilePieces(TOOLS[0]!.function.name);
 

@@ -3,7 +3,9 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { WORKAROUNDS, analyzeTemplate, detectDedicatedHandler } from "../../src/analysis/index.js";
+import { WORKAROUNDS, analyzeTemplate } from "../../src/analysis/index.js";
+import { analyzeChatTemplate, detectDedicatedFormat } from "../../src/chat/index.js";
+import { DEDICATED_FORMATS } from "../../src/chat/dedicated/index.js";
 import { VariantRenderer } from "../../src/analysis/render.js";
 import { analyzeTools } from "../../src/analysis/tools.js";
 import { ChatTemplate, TemplateSyntaxError } from "../../src/template/index.js";
@@ -162,7 +164,7 @@ describe("workaround table", () => {
   });
 });
 
-describe("detectDedicatedHandler", () => {
+describe("detectDedicatedFormat", () => {
   it.each([
     ["openai-gpt-oss-120b.jinja", "gpt-oss"],
     ["meetkai-functionary-medium-v3.2.jinja", "functionary-v3.2"],
@@ -171,6 +173,50 @@ describe("detectDedicatedHandler", () => {
     ["Mistral-Small-3.2-24B-Instruct-2506.jinja", null],
     ["Qwen-Qwen3-0.6B.jinja", null],
   ])("%s → %s", (file, handler) => {
-    expect(detectDedicatedHandler(readFileSync(join(TEMPLATES_DIR, file), "utf8"))).toBe(handler);
+    expect(detectDedicatedFormat(readFileSync(join(TEMPLATES_DIR, file), "utf8"))).toBe(handler);
+  });
+
+  it("every format module detects only the families it says it handles", () => {
+    const sources = readdirSync(TEMPLATES_DIR)
+      .filter((f) => f.endsWith(".jinja"))
+      .map((f) => readFileSync(join(TEMPLATES_DIR, f), "utf8"));
+    for (const format of DEDICATED_FORMATS) {
+      const found = sources.map((s) => format.detect(s)).filter((f) => f !== null);
+      expect(found.length, `${format.name} detects no llama.cpp template`).toBeGreaterThan(0);
+      for (const family of found) expect(format.handles, format.name).toContain(family);
+    }
+  });
+});
+
+describe("the analysis with and without a format hint", () => {
+  const gptOss = readFileSync(join(TEMPLATES_DIR, "openai-gpt-oss-120b.jinja"), "utf8");
+
+  it("analyzeTemplate alone is the generic analysis; analyzeChatTemplate detects the format", () => {
+    expect(analyzeTemplate(gptOss).dedicatedHandler).toBeNull();
+    expect(analyzeChatTemplate(gptOss).dedicatedHandler).toBe("gpt-oss");
+    expect(analyzeTemplate(gptOss, { format: { name: "gpt-oss" } })).toEqual(analyzeChatTemplate(gptOss));
+  });
+
+  it("a format hint leaves role channels to the format, as llama.cpp reports the analysis", () => {
+    const muse = readFileSync(join(TEMPLATES_DIR, "muse-glimmer.jinja"), "utf8");
+    expect(analyzeTemplate(muse, { format: { name: "muse-glimmer" } }).content).not.toEqual(analyzeTemplate(muse).content);
+  });
+
+  it("probe conventions reach the probes", () => {
+    const seen: unknown[] = [];
+    analyzeTemplate(gptOss, { cache: false, format: { name: "x", probeMessages: (m) => (seen.push(m), [...m]) } });
+    expect(seen.length).toBeGreaterThan(0);
+  });
+
+  it.each([
+    [{ format: { name: "" } }, /options\.format must be null or/],
+    [{ format: "gpt-oss" }, /options\.format must be null or/],
+    [{ format: { name: "x", probeMessages: 1 } }, /probeMessages must be a function/],
+  ])("rejects %j", (options, message) => {
+    expect(() => analyzeTemplate(gptOss, options as never)).toThrow(message);
+  });
+
+  it("analyzeChatTemplate refuses a format of the caller's", () => {
+    expect(() => analyzeChatTemplate(gptOss, { format: { name: "x" } } as never)).toThrow(/detected from the source/);
   });
 });

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { analyzeTemplate } from "../../src/analysis/index.js";
+import { analyzeChatTemplate } from "../../src/chat/index.js";
 import { main } from "../../src/cli/main.js";
 import { TEMPLATES_DIR } from "../helpers/analysis-oracle.js";
 
@@ -38,7 +38,7 @@ describe("toolwright analyze", () => {
   it("prints the TemplateAnalysis with --json", async () => {
     const r = await run("analyze", qwen3, "--json");
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual(analyzeTemplate(readFileSync(qwen3, "utf8")));
+    expect(JSON.parse(r.stdout)).toEqual(analyzeChatTemplate(readFileSync(qwen3, "utf8")));
   });
 
   it("reads the chat template of a .gguf model", async () => {

@@ -1,8 +1,7 @@
 // A content prefix: a template that writes a fixed label before an answer's text but not before
 // tool calls (Hunyuan's "助手：") has it learned as the content start and stripped by the parser.
 import { describe, expect, it } from "vitest";
-import { analyzeTemplate } from "../../src/analysis/index.js";
-import { generateChatParams, parseChatOutput } from "../../src/chat/index.js";
+import { analyzeChatTemplate, generateChatParams, parseChatOutput } from "../../src/chat/index.js";
 import { ChatTemplate } from "../../src/template/index.js";
 import { TOOLS, USER } from "../helpers/chat-roundtrip.js";
 
@@ -21,7 +20,7 @@ describe.each([
 ])("$name", ({ label }) => {
   const source = prefixed(label);
   const template = new ChatTemplate(source, { compat: "auto" });
-  const analysis = analyzeTemplate(source, { template, cache: false });
+  const analysis = analyzeChatTemplate(source, { template, cache: false });
   const params = generateChatParams(analysis, template, { messages: [USER], tools: TOOLS });
 
   it("is learned as the content start", () => {
@@ -49,7 +48,7 @@ describe.each([
 describe("no label is learned from a template without one", () => {
   it("plain content stays plain", () => {
     const source = prefixed("");
-    const analysis = analyzeTemplate(source, { cache: false });
+    const analysis = analyzeChatTemplate(source, { cache: false });
     expect(analysis.content.mode).toBe("PLAIN");
     expect(analysis.content.start).toBe("");
   });

@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { analyzeTemplate } from "../../src/analysis/index.js";
+import { analyzeChatTemplate } from "../../src/chat/index.js";
 import { FIRST_CALL, FUN_FIRST, PROBE_TOOLS, USER_TURN, assistantWithCalls } from "../../src/analysis/probes.js";
 import { ChatTemplate, TemplateRuntimeError } from "../../src/template/index.js";
 import { IMPROVEMENTS, LENIENT_TEMPLATES } from "../helpers/analysis-differences.js";
@@ -19,7 +19,7 @@ const source = (name: string) => readFileSync(join(TEMPLATES_DIR, name), "utf8")
 
 /** Oracle fields (capabilities included) where the two analyses differ; toolwright-only fields are not compared. */
 function differingFields(name: string): string[] {
-  const ours = flatten(analyzeTemplate(source(name)));
+  const ours = flatten(analyzeChatTemplate(source(name)));
   const theirs = flatten(oracleAnalysis(table.templates[name]!));
   return Object.keys(theirs).filter((field) => JSON.stringify(ours[field]) !== JSON.stringify(theirs[field]));
 }
@@ -56,20 +56,20 @@ describe("templates that need llama.cpp's leniency", () => {
   });
 
   it.each(names)("%s: renderMode is lenient exactly for the listed templates", (name) => {
-    expect(analyzeTemplate(source(name)).renderMode).toBe(name in LENIENT_TEMPLATES ? "lenient" : "strict");
+    expect(analyzeChatTemplate(source(name)).renderMode).toBe(name in LENIENT_TEMPLATES ? "lenient" : "strict");
   });
 
   it("a strict template analyses the way it renders: the leniency-only parts stay unanalysed", () => {
     const name = "llama-cpp-deepseek-r1.jinja";
-    const strict = analyzeTemplate(source(name), { template: new ChatTemplate(source(name)) });
+    const strict = analyzeChatTemplate(source(name), { template: new ChatTemplate(source(name)) });
     expect(strict.renderMode).toBe("strict");
     expect(strict.tools.format.mode).toBe("NONE");
-    expect(analyzeTemplate(source(name)).tools.format.mode).toBe("TAG_WITH_JSON");
+    expect(analyzeChatTemplate(source(name)).tools.format.mode).toBe("TAG_WITH_JSON");
   });
 });
 
 describe("dedicated handlers are recognised like llama.cpp's", () => {
   it.each(names)("%s", (name) => {
-    expect(analyzeTemplate(source(name)).dedicatedHandler !== null).toBe(table.templates[name]!.specialized);
+    expect(analyzeChatTemplate(source(name)).dedicatedHandler !== null).toBe(table.templates[name]!.specialized);
   });
 });

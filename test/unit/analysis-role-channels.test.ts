@@ -2,8 +2,7 @@
 // a suffixed role (reasoning under `assistant/think`, calls under `assistant -> tool/call`), and
 // the prompt ends with the bare role header, so the model's first words pick the channel.
 import { describe, expect, it } from "vitest";
-import { analyzeTemplate } from "../../src/analysis/index.js";
-import { ChatStreamParser, generateChatParams, parseChatOutput } from "../../src/chat/index.js";
+import { analyzeChatTemplate, ChatStreamParser, generateChatParams, parseChatOutput } from "../../src/chat/index.js";
 import { matchGbnf } from "../../src/grammar/gbnf-match.js";
 import { ChatTemplate } from "../../src/template/index.js";
 import { SCENARIOS, TOOLS, USER, generatedPart, messageDifferences, type TemplateCase } from "../helpers/chat-roundtrip.js";
@@ -28,7 +27,7 @@ const CHANNELS = `{%- for m in messages -%}
 {%- if add_generation_prompt %}<|start|>assistant{% endif -%}`;
 
 const template = new ChatTemplate(CHANNELS, { compat: "auto" });
-const t: TemplateCase = { name: "channels", source: CHANNELS, template, analysis: analyzeTemplate(CHANNELS, { template, cache: false }) };
+const t: TemplateCase = { name: "channels", source: CHANNELS, template, analysis: analyzeChatTemplate(CHANNELS, { template, cache: false }) };
 
 describe("channels switched by role name", () => {
   it("reasoning opens with the channel suffix and ends where the role header is written again", () => {
@@ -98,7 +97,7 @@ describe("templates that do not re-write the role header keep their analysis", (
 {% endif %}{{ m.content }}<|im_end|>
 {% endfor -%}{%- if add_generation_prompt %}<|im_start|>assistant
 {% endif -%}`;
-    const a = analyzeTemplate(chatml, { cache: false });
+    const a = analyzeChatTemplate(chatml, { cache: false });
     expect(a.reasoning.start.trim()).toBe("<think>");
     expect(a.reasoning.end.trim()).toBe("</think>");
   });

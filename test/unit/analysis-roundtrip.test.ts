@@ -5,7 +5,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { analyzeTemplate, type ToolsAnalysis } from "../../src/analysis/index.js";
+import type { ToolsAnalysis } from "../../src/analysis/index.js";
+import { analyzeChatTemplate } from "../../src/chat/index.js";
 import { ChatTemplate } from "../../src/template/index.js";
 import type { ToolDefinition } from "../../src/types.js";
 import { TEMPLATES_DIR, loadOracleTable, oracleAnalysis } from "../helpers/analysis-oracle.js";
@@ -65,7 +66,7 @@ const source = (name: string) => readFileSync(join(TEMPLATES_DIR, name), "utf8")
 
 // Templates llama.cpp hands to a dedicated parser are not described by the generic markers.
 const generic = names.filter((n) => {
-  const a = analyzeTemplate(source(n));
+  const a = analyzeChatTemplate(source(n));
   return a.dedicatedHandler === null && a.tools.format.mode !== "NONE";
 });
 
@@ -77,7 +78,7 @@ describe("reported markers appear around a freshly rendered tool call", () => {
   it.each(generic)("%s", (name) => {
     const rendered = renderCall(source(name));
     expect(rendered).toContain(NAME);
-    expect(missingSequences(analyzeTemplate(source(name)).tools, rendered)).toEqual([]);
+    expect(missingSequences(analyzeChatTemplate(source(name)).tools, rendered)).toEqual([]);
   });
 });
 
@@ -86,11 +87,11 @@ describe("improvements over llama.cpp", () => {
     const rendered = renderCall(source(name));
     const theirs = oracleAnalysis(table.templates[name]!) as { tools: ToolsAnalysis };
     expect(missingSequences(theirs.tools, rendered)).not.toEqual([]);
-    expect(missingSequences(analyzeTemplate(source(name)).tools, rendered)).toEqual([]);
+    expect(missingSequences(analyzeChatTemplate(source(name)).tools, rendered)).toEqual([]);
   });
 
   it("the Solar call id is recognised before the function name", () => {
-    const { callId, function: fn } = analyzeTemplate(source("upstage-Solar-Open-100B.jinja")).tools;
+    const { callId, function: fn } = analyzeChatTemplate(source("upstage-Solar-Open-100B.jinja")).tools;
     expect(callId).toEqual({ position: "PRE_FUNC_NAME", prefix: "<|tool_call:begin|>", suffix: "<|tool_call:name|>" });
     expect(fn.namePrefix).not.toContain("call00001");
   });

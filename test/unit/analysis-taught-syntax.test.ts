@@ -2,8 +2,7 @@
 // `functools[{"name": …}]`, its history shows bare JSON objects): both parse, and the grammar
 // accepts both.
 import { describe, expect, it } from "vitest";
-import { analyzeTemplate } from "../../src/analysis/index.js";
-import { generateChatParams, parseChatOutput } from "../../src/chat/index.js";
+import { analyzeChatTemplate, generateChatParams, parseChatOutput } from "../../src/chat/index.js";
 import { matchGbnf } from "../../src/grammar/gbnf-match.js";
 import { ChatTemplate } from "../../src/template/index.js";
 import { TOOLS, USER } from "../helpers/chat-roundtrip.js";
@@ -22,7 +21,7 @@ const TEACHES = teaching('To call functions, write calltool[{"name": [function n
 
 function setup(source: string) {
   const template = new ChatTemplate(source, { compat: "auto" });
-  return { template, analysis: analyzeTemplate(source, { template, cache: false }) };
+  return { template, analysis: analyzeChatTemplate(source, { template, cache: false }) };
 }
 
 describe("a taught call list besides the rendered bare calls", () => {

@@ -1,9 +1,9 @@
 // Workarounds fire only on evidence that their model is there and never drop what the diffing
 // found: a row keyed on a prologue that other families copy must not rewrite their format.
 import { describe, expect, it } from "vitest";
-import { analyzeTemplate, type TemplateAnalysis } from "../../src/analysis/index.js";
+import type { TemplateAnalysis } from "../../src/analysis/index.js";
+import { analyzeChatTemplate, generateChatParams, parseChatOutput } from "../../src/chat/index.js";
 import { workaroundProblem } from "../../src/analysis/workaround-evidence.js";
-import { generateChatParams, parseChatOutput } from "../../src/chat/index.js";
 import { ChatTemplate } from "../../src/template/index.js";
 import { SCENARIOS, TOOLS, USER, generatedPart, messageDifferences, type TemplateCase } from "../helpers/chat-roundtrip.js";
 
@@ -30,7 +30,7 @@ const DEEPSEEK_CALLS = `${PROLOGUE}
 
 function templateCase(source: string): TemplateCase {
   const template = new ChatTemplate(source, { compat: "auto" });
-  return { name: "synthetic", source, template, analysis: analyzeTemplate(source, { template, cache: false }) };
+  return { name: "synthetic", source, template, analysis: analyzeChatTemplate(source, { template, cache: false }) };
 }
 
 describe("a shared prologue does not carry a family's workaround", () => {
@@ -50,7 +50,7 @@ describe("a shared prologue does not carry a family's workaround", () => {
 });
 
 describe("workaroundProblem", () => {
-  const base = analyzeTemplate(DEEPSEEK_CALLS, { cache: false });
+  const base = analyzeChatTemplate(DEEPSEEK_CALLS, { cache: false });
   const edit = (f: (a: TemplateAnalysis) => void): TemplateAnalysis => {
     const a = structuredClone(base) as TemplateAnalysis;
     f(a);

@@ -4,8 +4,18 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { analyzeTemplate, type TemplateAnalysis } from "../../src/analysis/index.js";
-import { ChatStreamParser, accumulateDeltas, generateChatParams, parseChatOutput, prepareMessages, randomCallId, type ChatParams, type ChatRequest } from "../../src/chat/index.js";
+import type { TemplateAnalysis } from "../../src/analysis/index.js";
+import {
+  analyzeChatTemplate,
+  ChatStreamParser,
+  accumulateDeltas,
+  generateChatParams,
+  parseChatOutput,
+  prepareMessages,
+  randomCallId,
+  type ChatParams,
+  type ChatRequest,
+} from "../../src/chat/index.js";
 import { matchGbnf } from "../../src/grammar/gbnf-match.js";
 import { ChatTemplate } from "../../src/template/index.js";
 import { TEMPLATES_DIR, loadOracleTable } from "../helpers/analysis-oracle.js";
@@ -17,7 +27,7 @@ function load(name: string): { template: ChatTemplate; analysis: TemplateAnalysi
   if (!l) {
     const source = readFileSync(join(TEMPLATES_DIR, name), "utf8");
     const template = new ChatTemplate(source);
-    l = { template, analysis: analyzeTemplate(source, { template }) };
+    l = { template, analysis: analyzeChatTemplate(source, { template }) };
     loaded.set(name, l);
   }
   return l;

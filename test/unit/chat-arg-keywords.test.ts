@@ -9,8 +9,7 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { analyzeTemplate } from "../../src/analysis/index.js";
-import { generateChatParams } from "../../src/chat/index.js";
+import { analyzeChatTemplate, generateChatParams } from "../../src/chat/index.js";
 import { matchGbnf } from "../../src/grammar/gbnf-match.js";
 import { ChatTemplate } from "../../src/template/index.js";
 import type { JsonSchema, ToolDefinition } from "../../src/types.js";
@@ -85,7 +84,7 @@ function fixtureTemplates(): TemplateCase[] {
     .map((name) => {
       const source = readFileSync(PYTHONIC_FIXTURES + name, "utf8");
       const template = new ChatTemplate(source, { compat: "auto" });
-      return { name: `fixtures/pythonic/${name}`, source, template, analysis: analyzeTemplate(source, { template }) };
+      return { name: `fixtures/pythonic/${name}`, source, template, analysis: analyzeChatTemplate(source, { template }) };
     })
     .filter((t) => t.template.caps.supportsToolCalls && rendersCall(t));
 }

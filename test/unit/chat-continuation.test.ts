@@ -5,8 +5,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { analyzeTemplate } from "../../src/analysis/index.js";
-import { ChatStreamParser, generateChatParams, parseChatOutput, type ChatRequest } from "../../src/chat/index.js";
+import { analyzeChatTemplate, ChatStreamParser, generateChatParams, parseChatOutput, type ChatRequest } from "../../src/chat/index.js";
 import { ChatTemplate } from "../../src/template/index.js";
 import type { AssistantMessage, ChatMessage, ToolDefinition } from "../../src/types.js";
 import { TEMPLATES_DIR } from "../helpers/analysis-oracle.js";
@@ -14,7 +13,7 @@ import { TEMPLATES_DIR } from "../helpers/analysis-oracle.js";
 function load(name: string) {
   const source = readFileSync(join(TEMPLATES_DIR, `${name}.jinja`), "utf8");
   const template = new ChatTemplate(source, { compat: "auto" });
-  return { template, analysis: analyzeTemplate(source, { template }) };
+  return { template, analysis: analyzeChatTemplate(source, { template }) };
 }
 
 const user: ChatMessage = { role: "user", content: "Hey there!" };

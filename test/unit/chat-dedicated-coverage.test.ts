@@ -4,8 +4,7 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { analyzeTemplate } from "../../src/analysis/index.js";
-import { generateChatParams, parseChatOutput } from "../../src/chat/index.js";
+import { analyzeChatTemplate, generateChatParams, parseChatOutput } from "../../src/chat/index.js";
 import { GENERIC_HANDLES, dedicatedHandler } from "../../src/chat/dedicated/index.js";
 import { ChatTemplate } from "../../src/template/index.js";
 import { TEMPLATES_DIR } from "../helpers/analysis-oracle.js";
@@ -26,7 +25,7 @@ const flagged: TemplateCase[] = dirs.flatMap((dir) =>
     .flatMap((name) => {
       const source = readFileSync(join(dir, name), "utf8");
       const template = new ChatTemplate(source, { compat: "auto" });
-      const analysis = analyzeTemplate(source, { template });
+      const analysis = analyzeChatTemplate(source, { template });
       return analysis.dedicatedHandler === null ? [] : [{ name, source, template, analysis }];
     }),
 );

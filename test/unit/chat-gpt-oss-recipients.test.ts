@@ -6,8 +6,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { analyzeTemplate } from "../../src/analysis/index.js";
-import { ChatStreamParser, accumulateDeltas, generateChatParams, parseChatOutput, type ChatParams, type ChatRequest } from "../../src/chat/index.js";
+import { analyzeChatTemplate, ChatStreamParser, accumulateDeltas, generateChatParams, parseChatOutput, type ChatParams, type ChatRequest } from "../../src/chat/index.js";
 import { matchGbnf } from "../../src/grammar/gbnf-match.js";
 import { ChatTemplate } from "../../src/template/index.js";
 import { TEMPLATES_DIR } from "../helpers/analysis-oracle.js";
@@ -16,7 +15,7 @@ import { fromTrigger } from "../helpers/grammar-input.js";
 
 const source = readFileSync(join(TEMPLATES_DIR, "openai-gpt-oss-120b.jinja"), "utf8");
 const template = new ChatTemplate(source);
-const analysis = analyzeTemplate(source, { template });
+const analysis = analyzeChatTemplate(source, { template });
 const params = (request: Partial<ChatRequest> = {}): ChatParams => generateChatParams(analysis, template, { messages: [USER], tools: TOOLS, ...request });
 const ids = { generateCallId: (i: number) => `id${i}` };
 

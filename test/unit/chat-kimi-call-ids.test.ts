@@ -1,7 +1,7 @@
 // Kimi K2's ids in history (functions.NAME:INDEX, counted over the conversation): templates of
 // the family that write the caller's id where the name goes then render the name.
 import { describe, expect, it } from "vitest";
-import { kimiCallIds } from "../../src/analysis/kimi-call-ids.js";
+import { kimiCallIds } from "../../src/chat/dedicated/kimi-call-ids.js";
 import type { ChatMessage } from "../../src/types.js";
 
 const call = (id: string, name: string) => ({ id, type: "function" as const, function: { name, arguments: "{}" } });

@@ -4,8 +4,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { analyzeTemplate } from "../../src/analysis/index.js";
-import { ChatStreamParser, accumulateDeltas, generateChatParams, parseChatOutput, type ChatParams, type ChatRequest } from "../../src/chat/index.js";
+import { analyzeChatTemplate, ChatStreamParser, accumulateDeltas, generateChatParams, parseChatOutput, type ChatParams, type ChatRequest } from "../../src/chat/index.js";
 import { ChatTemplate } from "../../src/template/index.js";
 import type { AssistantMessage } from "../../src/types.js";
 import { TEMPLATES_DIR } from "../helpers/analysis-oracle.js";
@@ -18,7 +17,7 @@ function params(name: string, extra: Partial<ChatRequest> = {}): ChatParams {
   if (!p) {
     const source = readFileSync(join(TEMPLATES_DIR, name), "utf8");
     const template = new ChatTemplate(source);
-    p = generateChatParams(analyzeTemplate(source, { template }), template, { messages: [USER], tools: TOOLS, ...extra });
+    p = generateChatParams(analyzeChatTemplate(source, { template }), template, { messages: [USER], tools: TOOLS, ...extra });
     cache.set(key, p);
   }
   return p;

@@ -5,11 +5,10 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { analyzeTemplate } from "../../src/analysis/index.js";
+import { analyzeChatTemplate, ChatStreamParser, accumulateDeltas, generateChatParams, parseChatOutput, type ChatDelta, type ChatParams } from "../../src/chat/index.js";
 import { ChatTemplate } from "../../src/template/index.js";
 import { TEMPLATES_DIR } from "../helpers/analysis-oracle.js";
 import { sharedData } from "../helpers/shared-data.js";
-import { ChatStreamParser, accumulateDeltas, generateChatParams, parseChatOutput, type ChatDelta, type ChatParams } from "../../src/chat/index.js";
 import { fromTrigger } from "../helpers/grammar-input.js";
 import { matchGbnf } from "../../src/grammar/gbnf-match.js";
 import { SCENARIOS, TOOLS, USER, generatedPart, messageDifferences } from "../helpers/chat-roundtrip.js";
@@ -57,7 +56,7 @@ describe("analysis: no other reference template is PYTHONIC", () => {
         const source = readFileSync(join(dir, file), "utf8");
         let mode: string;
         try {
-          mode = analyzeTemplate(source, { template: new ChatTemplate(source, { compat: "auto" }) }).tools.format.mode;
+          mode = analyzeChatTemplate(source, { template: new ChatTemplate(source, { compat: "auto" }) }).tools.format.mode;
         } catch {
           continue; // templates the analysis cannot read are covered elsewhere
         }

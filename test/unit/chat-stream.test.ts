@@ -2,11 +2,10 @@
 // parsing it whole, and the deltas concatenate to exactly that message. Parsing work grows
 // linearly with the output (work counter, not timing: timings belong to bench:parse).
 import { describe, expect, it } from "vitest";
-import { ChatStreamParser, accumulateDeltas, generateChatParams, parseChatOutput, type ChatDelta, type ChatParams } from "../../src/chat/index.js";
+import { ChatStreamParser, accumulateDeltas, generateChatParams, parseChatOutput, type ChatDelta, type ChatParams, analyzeChatTemplate } from "../../src/chat/index.js";
 import { MessageMapper } from "../../src/chat/mapper.js";
 import { PegStreamParser, type PegTextSource } from "../../src/peg/index.js";
 import { ChatTemplate } from "../../src/template/index.js";
-import { analyzeTemplate } from "../../src/analysis/index.js";
 import { SCENARIOS, TOOLS, USER, extraContext, generatedPart, toolTemplates } from "../helpers/chat-roundtrip.js";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -54,7 +53,7 @@ describe("chunked streaming gives the whole-output message (every template, conf
 describe("streamed deltas", () => {
   const source = readFileSync(join(TEMPLATES_DIR, "Qwen-Qwen3-0.6B.jinja"), "utf8");
   const template = new ChatTemplate(source);
-  const analysis = analyzeTemplate(source, { template });
+  const analysis = analyzeChatTemplate(source, { template });
   const params = generateChatParams(analysis, template, { messages: [USER], tools: TOOLS });
 
   it("a call's name comes first, then its argument fragments; reasoning and content as they arrive", () => {
@@ -109,7 +108,7 @@ describe("streamed deltas", () => {
   it("tagged arguments (Qwen3-Coder): name first, string values escaped into JSON as they arrive", () => {
     const source2 = readFileSync(join(TEMPLATES_DIR, "Qwen3-Coder.jinja"), "utf8");
     const template2 = new ChatTemplate(source2);
-    const params2 = generateChatParams(analyzeTemplate(source2, { template: template2 }), template2, { messages: [USER], tools: TOOLS });
+    const params2 = generateChatParams(analyzeChatTemplate(source2, { template: template2 }), template2, { messages: [USER], tools: TOOLS });
     const p = new ChatStreamParser(params2, ids);
     const seen = ["<tool_call>\n<function=rec", 'ord>\n<parameter=text>\nsay "hi', '"\n</parameter>\n<parameter=count>\n4', "2\n</parameter>\n</function>\n</tool_call>"].map((c) => p.feed(c));
     seen.push(p.finish());
@@ -139,7 +138,7 @@ describe("parsing work grows linearly with the output", () => {
   it.each(cases2)("$name: 4-character chunks of a long string argument", ({ name, output }) => {
     const source = readFileSync(join(TEMPLATES_DIR, name), "utf8");
     const template = new ChatTemplate(source);
-    const params = generateChatParams(analyzeTemplate(source, { template }), template, { messages: [USER], tools: TOOLS });
+    const params = generateChatParams(analyzeChatTemplate(source, { template }), template, { messages: [USER], tools: TOOLS });
     const work = (n: number): number => {
       let body = "";
       for (let i = 0; body.length < n; i++) body += `line ${i}: "quoted" \\ ✓\n`;
@@ -179,7 +178,7 @@ describe("streaming work stays linear with many calls and many nested items", ()
   it.each(cases3)("$label", ({ name, output, check }) => {
     const source = readFileSync(join(TEMPLATES_DIR, name), "utf8");
     const template = new ChatTemplate(source);
-    const params = generateChatParams(analyzeTemplate(source, { template }), template, { messages: [USER], tools: TOOLS });
+    const params = generateChatParams(analyzeChatTemplate(source, { template }), template, { messages: [USER], tools: TOOLS });
     const perChar = (n: number): number => {
       const text = output(n);
       const p = new ChatStreamParser(params, ids);
@@ -216,7 +215,7 @@ describe("the mapper reads each piece of text a bounded number of times", () => 
   it.each(outputs)("$name", ({ name, output }) => {
     const source = readFileSync(join(TEMPLATES_DIR, name), "utf8");
     const template = new ChatTemplate(source);
-    const params = generateChatParams(analyzeTemplate(source, { template }), template, { messages: [USER], tools: TOOLS });
+    const params = generateChatParams(analyzeChatTemplate(source, { template }), template, { messages: [USER], tools: TOOLS });
     const { arena, root, mapping, prefix } = params.parser;
     let body = "";
     for (let i = 0; body.length < 20_000; i++) body += `line ${i}: "q" \\ ✓\n`;

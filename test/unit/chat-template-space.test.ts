@@ -2,8 +2,7 @@
 // indent their markers (whitespace from their own source layout, rendered verbatim) get
 // grammars that accept those runs; others keep the tight default.
 import { describe, expect, it } from "vitest";
-import { analyzeTemplate } from "../../src/analysis/index.js";
-import { generateChatParams, parseChatOutput } from "../../src/chat/index.js";
+import { analyzeChatTemplate, generateChatParams, parseChatOutput } from "../../src/chat/index.js";
 import { CHAT_SPACE } from "../../src/chat/generate.js";
 import { templateSpace, whitespaceRuns } from "../../src/chat/template-space.js";
 import { matchGbnf } from "../../src/grammar/gbnf-match.js";
@@ -35,7 +34,7 @@ const INDENTED = `{%- for m in messages -%}
 
 describe("a template that indents its markers", () => {
   const template = new ChatTemplate(INDENTED, { compat: "auto" });
-  const t: TemplateCase = { name: "indented", source: INDENTED, template, analysis: analyzeTemplate(INDENTED, { template, cache: false }) };
+  const t: TemplateCase = { name: "indented", source: INDENTED, template, analysis: analyzeChatTemplate(INDENTED, { template, cache: false }) };
 
   it("widens the bound to the runs it renders", () => {
     const space = templateSpace(template, CHAT_SPACE);

@@ -6,8 +6,7 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { analyzeTemplate } from "../../src/analysis/index.js";
-import { ChatStreamParser, accumulateDeltas, generateChatParams, parseChatOutput, type ChatDelta } from "../../src/chat/index.js";
+import { analyzeChatTemplate, ChatStreamParser, accumulateDeltas, generateChatParams, parseChatOutput, type ChatDelta } from "../../src/chat/index.js";
 import { matchGbnf } from "../../src/grammar/gbnf-match.js";
 import { ChatTemplate } from "../../src/template/index.js";
 import { SCENARIOS, TOOLS, USER, extraContext, generatedPart, messageDifferences, scenarioFor, toolTemplates, type Scenario, type TemplateCase } from "../helpers/chat-roundtrip.js";
@@ -64,7 +63,7 @@ describe.skipIf(DIR === null)("templates-dev: analysis", () => {
           .sort();
   it.each(names)("%s analyses without throwing", (name) => {
     const source = readFileSync(join(DIR!, name), "utf8");
-    const a = analyzeTemplate(source, { template: new ChatTemplate(source, { compat: "auto" }), cache: false });
+    const a = analyzeChatTemplate(source, { template: new ChatTemplate(source, { compat: "auto" }), cache: false });
     expect(a.tools.format.mode).toBeTypeOf("string");
   });
 

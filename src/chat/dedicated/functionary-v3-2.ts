@@ -9,7 +9,7 @@ import { PegArena, type PegId } from "../../peg/index.js";
 import { toolParameters } from "../build-helpers.js";
 import type { NormalizedRequest } from "../request.js";
 import { NODE } from "../tree-names.js";
-import { type DedicatedBuild, type DedicatedHandlerDef, dedicatedParser } from "./handler.js";
+import { type DedicatedBuild, type DedicatedHandlerDef, dedicatedParser, sourceHas } from "./handler.js";
 
 const PREFIX = ">>>";
 
@@ -58,4 +58,11 @@ function build(req: NormalizedRequest): DedicatedBuild {
 }
 
 /** The Functionary v3.2 handler. */
-export const functionaryV32: DedicatedHandlerDef = { name: "functionary-v3.2", contentStart: "all\n", build };
+export const functionaryV32: DedicatedHandlerDef = {
+  name: "functionary-v3.2",
+  handles: ["functionary-v3.2"],
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the template source's own Jinja-like text
+  detect: (s) => (sourceHas(s, ">>>all", ">>>${recipient}") ? "functionary-v3.2" : null),
+  contentStart: "all\n",
+  build,
+};

@@ -9,7 +9,7 @@ import { PegArena, type PegId } from "../../peg/index.js";
 import type { ValueDialect } from "../json-normalizer.js";
 import type { NormalizedRequest } from "../request.js";
 import { NODE } from "../tree-names.js";
-import { type DedicatedBuild, type DedicatedHandlerDef, dedicatedParser } from "./handler.js";
+import { type DedicatedBuild, type DedicatedHandlerDef, dedicatedParser, sourceHas } from "./handler.js";
 import type { JsonSchema, ToolDefinition } from "../../types.js";
 import { toolParameters } from "../build-helpers.js";
 import { orderedArguments } from "./grammar-args.js";
@@ -138,4 +138,10 @@ function build(req: NormalizedRequest): DedicatedBuild {
 }
 
 /** The Gemma 4 handler. */
-export const gemma4: DedicatedHandlerDef = { name: "gemma4", reasoning: { start: `${CHANNEL}thought\n`, end: CHANNEL_END }, build };
+export const gemma4: DedicatedHandlerDef = {
+  name: "gemma4",
+  handles: ["gemma4"],
+  detect: (s) => (sourceHas(s, "'<|tool_call>call:'") ? "gemma4" : null),
+  reasoning: { start: `${CHANNEL}thought\n`, end: CHANNEL_END },
+  build,
+};

@@ -22,7 +22,7 @@ import { PegArena, type PegId } from "../../peg/index.js";
 import { toolParameters } from "../build-helpers.js";
 import type { NormalizedRequest } from "../request.js";
 import { NODE } from "../tree-names.js";
-import { type DedicatedBuild, type DedicatedHandlerDef, dedicatedParser } from "./handler.js";
+import { type DedicatedBuild, type DedicatedHandlerDef, dedicatedParser, sourceHas } from "./handler.js";
 
 const START = "<|start|>assistant";
 const END = "<|end|>";
@@ -132,4 +132,11 @@ function adaptMessages(messages: ChatMessage[]): ChatMessage[] {
 }
 
 /** The GPT-OSS handler. */
-export const gptOss: DedicatedHandlerDef = { name: "gpt-oss", reasoning: { start: "<|channel|>analysis<|message|>", end: `${END}${START}<|channel|>final<|message|>` }, adaptMessages, build };
+export const gptOss: DedicatedHandlerDef = {
+  name: "gpt-oss",
+  handles: ["gpt-oss"],
+  detect: (s) => (sourceHas(s, "<|channel|>") ? "gpt-oss" : null),
+  reasoning: { start: "<|channel|>analysis<|message|>", end: `${END}${START}<|channel|>final<|message|>` },
+  adaptMessages,
+  build,
+};

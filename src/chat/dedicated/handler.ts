@@ -2,7 +2,7 @@
  * What a dedicated handler provides: templates whose output format the generic analysis cannot
  * describe get a hand-written parser definition (the grammar is still derived from it).
  */
-import type { DedicatedHandler, TemplateAnalysis } from "../../analysis/index.js";
+import type { TemplateAnalysis } from "../../analysis/index.js";
 import type { ChatTemplate } from "../../template/index.js";
 import type { ChatMessage } from "../../types.js";
 import type { PegArena, PegId } from "../../peg/index.js";
@@ -30,10 +30,32 @@ export interface DedicatedContext {
   template: ChatTemplate;
 }
 
+/**
+ * A model family whose template llama.cpp routes to a hand-written handler (reported as the
+ * analysis' `dedicatedHandler`), e.g. "gpt-oss", "kimi-k2".
+ */
+export type DedicatedHandler = string;
+
+/**
+ * One format: how it is recognised, how it adapts messages, and how its output is parsed. The
+ * registry (index.ts) is derived from these modules; detection tries them in registry order.
+ */
 export interface DedicatedHandlerDef {
   readonly name: string;
-  /** The families the analysis detects that this format serves (default: the one named `name`). */
-  readonly handles?: readonly DedicatedHandler[];
+  /** The families this format serves: what `detect` may return (one module may serve kin). */
+  readonly handles: readonly DedicatedHandler[];
+  /** The family this template source belongs to, by substrings of the source, or null. */
+  detect(source: string): DedicatedHandler | null;
+  /**
+   * Set when the generic generator reads this format (no `build`): why it can. The format is
+   * still detected, so the analysis reports it as llama.cpp does.
+   */
+  readonly generic?: string;
+  /**
+   * Rewrites the analysis' probe conversations the way this family's templates expect them
+   * (Kimi K2 writes the caller's call id where the name goes).
+   */
+  probeMessages?<M extends object>(messages: readonly M[]): M[];
   /**
    * The markers the format writes around reasoning, as the template renders them (e.g.
    * `[THINK]` … `[/THINK]`), where the analysis has none: a continued message's reasoning is
@@ -49,6 +71,17 @@ export interface DedicatedHandlerDef {
    * generic parser reads the output.
    */
   build?(req: NormalizedRequest, context: DedicatedContext): DedicatedBuild;
+}
+
+/**
+ * Whether `source` contains every needle: detection signatures are substrings of the template
+ * source, as llama.cpp's are.
+ *
+ * @example
+ * sourceHas(source, "<|channel|>"); // GPT-OSS
+ */
+export function sourceHas(source: string, ...needles: string[]): boolean {
+  return needles.every((n) => source.includes(n));
 }
 
 /** What a dedicated format's parser is made of; the rest is derived the same way for every format. */

@@ -1,48 +1,87 @@
 /**
- * Dedicated formats by the family the analysis detects (`dedicatedHandler`): one module per
- * format (detection signatures stay in the analysis, which probes some families differently),
- * and the registry derived from the modules. The other families the analysis may report are
- * handled by the generic generator, each listed with why in GENERIC_HANDLES.
+ * Dedicated formats: one module per format, each saying what it detects, how it adapts messages
+ * and how it builds its parser (or, with `generic`, why the generic generator reads it). The
+ * registry is derived from the modules; detection tries them in the order below, first match
+ * wins, as llama.cpp checks its hand-written handlers before running its autoparser.
  */
-import type { DedicatedHandler } from "../../analysis/index.js";
+import { cohere2Moe } from "./cohere2-moe.js";
+import { deepseekV32 } from "./deepseek-v3-2.js";
 import { functionaryV32 } from "./functionary-v3-2.js";
 import { gemma4 } from "./gemma4.js";
+import { gigachatV3 } from "./gigachat-v3.js";
+import { gptOss } from "./gpt-oss.js";
+import type { DedicatedHandler, DedicatedHandlerDef } from "./handler.js";
 import { kimiK2 } from "./kimi-k2.js";
 import { kimiK3 } from "./kimi-k3.js";
 import { lfm25 } from "./lfm2-5.js";
-import { gptOss } from "./gpt-oss.js";
-import type { DedicatedHandlerDef } from "./handler.js";
+import { ling3 } from "./ling-3.js";
 import { minicpm5 } from "./minicpm5.js";
 import { minimaxM3 } from "./minimax-m3.js";
 import { ministral3 } from "./ministral-3.js";
 import { museGlimmer } from "./muse-glimmer.js";
+import { qwen3Coder } from "./qwen3-coder.js";
 
-export type { DedicatedBuild, DedicatedContext, DedicatedHandlerDef } from "./handler.js";
+export type { DedicatedBuild, DedicatedContext, DedicatedHandler, DedicatedHandlerDef } from "./handler.js";
 
-/** Every dedicated format; the registry below is derived from what each says it handles. */
-const FORMATS: readonly DedicatedHandlerDef[] = [gptOss, functionaryV32, ministral3, minicpm5, gemma4, kimiK2, kimiK3, minimaxM3, lfm25, museGlimmer];
+/** Every format, in detection order (a more specific signature before a looser one). */
+export const DEDICATED_FORMATS: readonly DedicatedHandlerDef[] = [
+  ministral3,
+  gptOss,
+  museGlimmer,
+  functionaryV32,
+  kimiK2,
+  kimiK3,
+  ling3,
+  cohere2Moe,
+  lfm25,
+  gigachatV3,
+  minimaxM3,
+  deepseekV32,
+  gemma4,
+  minicpm5,
+  qwen3Coder,
+];
 
-const HANDLERS: Partial<Record<DedicatedHandler, DedicatedHandlerDef>> = Object.fromEntries(FORMATS.flatMap((f) => (f.handles ?? [f.name as DedicatedHandler]).map((family) => [family, f])));
+const BY_FAMILY = new Map<DedicatedHandler, DedicatedHandlerDef>(DEDICATED_FORMATS.flatMap((f) => f.handles.map((family) => [family, f] as const)));
 
 /**
- * Formats llama.cpp gives a hand-written handler that toolwright's generic analysis handles,
- * and why it can: a flagged format is either in HANDLERS or here, never silently generic
- * (test/chat-dedicated-coverage.test.ts checks both, and that these round trip).
+ * Families llama.cpp gives a hand-written handler that toolwright's generic analysis reads, and
+ * why it can (each format module's `generic`). test/unit/chat-dedicated-coverage.test.ts checks
+ * that these round trip through the generic generator.
  */
-export const GENERIC_HANDLES: Readonly<Partial<Record<DedicatedHandler, string>>> = {
-  "qwen3-coder": "tagged calls (<tool_call><function=NAME><parameter=KEY>) whose markers the diffing finds",
-  "ling-3": "tagged calls (<tool_call>NAME, <arg_key>/<arg_value>) whose markers the diffing finds",
-  "cohere2-moe": "JSON calls in an <|START_ACTION|> section the diffing finds",
-  "gigachat-v3": "JSON calls after a 'function call' role header the diffing finds",
-  "deepseek-v3.2": "DSML invoke/parameter tags the diffing finds",
-};
+export const GENERIC_HANDLES: Readonly<Record<DedicatedHandler, string>> = Object.fromEntries(
+  DEDICATED_FORMATS.flatMap((f) => (f.generic === undefined ? [] : f.handles.map((family) => [family, f.generic!] as const))),
+);
 
 /**
- * The dedicated handler for an analysis' `dedicatedHandler`, or null to use the generic one.
+ * The family whose hand-written handler llama.cpp would pick for this template source, or null
+ * when the generic analysis applies.
+ *
+ * @example
+ * import { detectDedicatedFormat } from "toolwright/chat";
+ * detectDedicatedFormat(gptOssSource); // "gpt-oss"
+ */
+export function detectDedicatedFormat(source: string): DedicatedHandler | null {
+  for (const format of DEDICATED_FORMATS) {
+    const family = format.detect(source);
+    if (family !== null) return family;
+  }
+  return null;
+}
+
+/** The format module serving a detected family (dedicated or generic), or null. */
+export function dedicatedFormat(family: DedicatedHandler | null): DedicatedHandlerDef | null {
+  return family === null ? null : (BY_FAMILY.get(family) ?? null);
+}
+
+/**
+ * The dedicated handler for an analysis' `dedicatedHandler`, or null to use the generic one
+ * (no family, or one the generic generator reads).
  *
  * @example
  * dedicatedHandler("gpt-oss")?.name; // "gpt-oss"
  */
-export function dedicatedHandler(name: DedicatedHandler | null): DedicatedHandlerDef | null {
-  return name === null ? null : (HANDLERS[name] ?? null);
+export function dedicatedHandler(family: DedicatedHandler | null): DedicatedHandlerDef | null {
+  const format = dedicatedFormat(family);
+  return format === null || format.generic !== undefined ? null : format;
 }

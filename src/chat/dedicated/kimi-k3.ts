@@ -17,7 +17,7 @@ import { rawOrTyped } from "../raw-union.js";
 import { NODE } from "../tree-names.js";
 import type { JsonSchema, ToolDefinition } from "../../types.js";
 import { grammarString, orderedArguments } from "./grammar-args.js";
-import { type DedicatedBuild, type DedicatedContext, type DedicatedHandlerDef, dedicatedParser } from "./handler.js";
+import { type DedicatedBuild, type DedicatedContext, type DedicatedHandlerDef, dedicatedParser, sourceHas } from "./handler.js";
 
 const SEP = "<|sep|>";
 const open = (name: string): string => `<|open|>${name}${SEP}`;
@@ -135,4 +135,9 @@ function build(req: NormalizedRequest, { generationPrompt }: DedicatedContext): 
 }
 
 /** The Kimi K3 handler. */
-export const kimiK3: DedicatedHandlerDef = { name: "kimi-k3", build };
+export const kimiK3: DedicatedHandlerDef = {
+  name: "kimi-k3",
+  handles: ["kimi-k3"],
+  detect: (s) => (sourceHas(s, "<|open|>", "<|close|>", "<|end_of_msg|>") ? "kimi-k3" : null),
+  build,
+};

@@ -15,7 +15,7 @@ import { lenientString } from "../build-tools-pythonic.js";
 import { hasStringKeywords } from "../literal-schema.js";
 import { rawOrTyped } from "../raw-union.js";
 import { NODE } from "../tree-names.js";
-import { type DedicatedBuild, type DedicatedHandlerDef, dedicatedParser } from "./handler.js";
+import { type DedicatedBuild, type DedicatedHandlerDef, dedicatedParser, sourceHas } from "./handler.js";
 
 const CALLS_START = "<|tool_call_start|>";
 const CALLS_END = "<|tool_call_end|>";
@@ -117,4 +117,10 @@ function adaptMessages(messages: ChatMessage[]): ChatMessage[] {
 /** The LFM2.5 handler. */
 // LFM2 writes its calls as LFM2.5 does (<|tool_call_start|>[f(a=1)]<|tool_call_end|>); its
 // template only describes tools and never renders a call, so the analysis cannot learn it.
-export const lfm25: DedicatedHandlerDef = { name: "lfm2.5", handles: ["lfm2", "lfm2.5"], reasoning: { start: THINK, end: END_THINK }, adaptMessages, build };
+/** LFM2 lists tools between markers; LFM2.5 writes "List of tools: [" and no list markers. */
+function detect(s: string): "lfm2" | "lfm2.5" | null {
+  if (sourceHas(s, "<|tool_list_start|>", "<|tool_list_end|>")) return "lfm2";
+  return sourceHas(s, "List of tools: [") && !s.includes("<|tool_list_start|>") ? "lfm2.5" : null;
+}
+
+export const lfm25: DedicatedHandlerDef = { name: "lfm2.5", handles: ["lfm2", "lfm2.5"], detect, reasoning: { start: THINK, end: END_THINK }, adaptMessages, build };

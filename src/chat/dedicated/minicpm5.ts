@@ -9,7 +9,7 @@ import { buildGenericParser } from "../generic-parser.js";
 import { reasoningPrefix } from "../prompt.js";
 import type { NormalizedRequest } from "../request.js";
 import { jsonContainersOf } from "../value-syntax.js";
-import type { DedicatedBuild, DedicatedContext, DedicatedHandlerDef } from "./handler.js";
+import { type DedicatedBuild, type DedicatedContext, type DedicatedHandlerDef, sourceHas } from "./handler.js";
 
 /** The analysis with the call markers the template really writes. */
 function corrected(a: TemplateAnalysis): TemplateAnalysis {
@@ -36,4 +36,9 @@ function build(req: NormalizedRequest, { generationPrompt, analysis, template }:
 }
 
 /** The MiniCPM5 handler. */
-export const minicpm5: DedicatedHandlerDef = { name: "minicpm5", build };
+export const minicpm5: DedicatedHandlerDef = {
+  name: "minicpm5",
+  handles: ["minicpm5"],
+  detect: (s) => (sourceHas(s, "Tool usage guidelines:", '<function name="', '<param name="') ? "minicpm5" : null),
+  build,
+};

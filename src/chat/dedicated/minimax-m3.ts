@@ -17,7 +17,7 @@ import type { NormalizedRequest } from "../request.js";
 import { constrainsValues, isScalarTyped, rawOrTyped, splitRawSchema } from "../raw-union.js";
 import { NODE } from "../tree-names.js";
 import { grammarString, orderedArguments } from "./grammar-args.js";
-import { type DedicatedBuild, type DedicatedHandlerDef, dedicatedParser } from "./handler.js";
+import { type DedicatedBuild, type DedicatedHandlerDef, dedicatedParser, sourceHas } from "./handler.js";
 
 const NS = "]<]minimax[>[";
 const THINK_START = "<mm:think>";
@@ -202,4 +202,10 @@ function build(req: NormalizedRequest): DedicatedBuild {
 }
 
 /** The MiniMax M3 handler. */
-export const minimaxM3: DedicatedHandlerDef = { name: "minimax-m3", build };
+export const minimaxM3: DedicatedHandlerDef = {
+  name: "minimax-m3",
+  handles: ["minimax-m3"],
+  // The "]<]minimax[>[" namespace token collides with marker segmentation.
+  detect: (s) => (sourceHas(s, "]<]minimax[>[", "<tool_call>", "<invoke name=") ? "minimax-m3" : null),
+  build,
+};

@@ -8,7 +8,7 @@ import { PegArena, type PegId } from "../../peg/index.js";
 import { identifierEnd, toolParameters } from "../build-helpers.js";
 import type { NormalizedRequest } from "../request.js";
 import { NODE } from "../tree-names.js";
-import { type DedicatedBuild, type DedicatedHandlerDef, dedicatedParser } from "./handler.js";
+import { type DedicatedBuild, type DedicatedHandlerDef, dedicatedParser, sourceHas } from "./handler.js";
 
 const THINK = "[THINK]";
 const END_THINK = "[/THINK]";
@@ -73,4 +73,12 @@ function adaptMessages(messages: ChatMessage[]): ChatMessage[] {
 }
 
 /** The Ministral 3 handler. */
-export const ministral3: DedicatedHandlerDef = { name: "ministral-3", reasoning: { start: THINK, end: END_THINK }, adaptMessages, build };
+export const ministral3: DedicatedHandlerDef = {
+  name: "ministral-3",
+  handles: ["ministral-3"],
+  // Mistral Small 3.2 has [CALL_ID]; Ministral / Magistral 3 do not.
+  detect: (s) => (sourceHas(s, "[SYSTEM_PROMPT]", "[TOOL_CALLS]", "[ARGS]") && !s.includes("[CALL_ID]") ? "ministral-3" : null),
+  reasoning: { start: THINK, end: END_THINK },
+  adaptMessages,
+  build,
+};

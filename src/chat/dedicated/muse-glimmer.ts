@@ -16,7 +16,7 @@ import { argumentValue, schemaProperties, toolParameters, type BuildContext } fr
 import type { NormalizedRequest } from "../request.js";
 import { rawOrTyped } from "../raw-union.js";
 import { NODE } from "../tree-names.js";
-import { type DedicatedBuild, type DedicatedHandlerDef, dedicatedParser } from "./handler.js";
+import { type DedicatedBuild, type DedicatedHandlerDef, dedicatedParser, sourceHas } from "./handler.js";
 import type { JsonSchema, ToolDefinition } from "../../types.js";
 import { grammarString, orderedArguments } from "./grammar-args.js";
 
@@ -132,4 +132,9 @@ function build(req: NormalizedRequest): DedicatedBuild {
 }
 
 /** The Muse Glimmer handler. */
-export const museGlimmer: DedicatedHandlerDef = { name: "muse-glimmer", build };
+export const museGlimmer: DedicatedHandlerDef = {
+  name: "muse-glimmer",
+  handles: ["muse-glimmer"],
+  detect: (s) => (sourceHas(s, "<atem:function_calls>", "<|eom|>") ? "muse-glimmer" : null),
+  build,
+};
