@@ -49,6 +49,8 @@ class Matcher {
   // Exact single-token check (slow path, for tests).
   bool token_allowed(int32_t token);
   const MaskEngine::Stats& stats() const { return masks_->stats(); }
+  // Stacks the parser holds at the current position (for profiling).
+  uint32_t live_stacks() const { return state_ == Npda::kDead ? 0 : npda_->n_stacks(state_); }
 
  private:
   struct Snapshot {

@@ -69,6 +69,7 @@ std::shared_ptr<const Slice> SliceRegistry::get_locked(uint32_t first_set, uint3
     slice = build(first, rest, node);
   }
   bytes_ += slice->bytes();
+  builds_++;
   slices_.emplace(key, slice);
   return slice;
 }

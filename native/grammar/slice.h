@@ -110,6 +110,12 @@ class SliceRegistry {
   static std::vector<std::pair<uint32_t, uint32_t>> json_string_chars();
   static std::vector<std::pair<uint32_t, uint32_t>> json_string_chars_with_del();
 
+  // Slices built so far (walks of the prefix tree or derivations; for profiling).
+  uint64_t builds() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return builds_;
+  }
+
  private:
   const Vocab& vocab_;
   std::mutex mu_;
@@ -117,6 +123,7 @@ class SliceRegistry {
   std::vector<std::unique_ptr<CodeSet>> sets_;
   std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::shared_ptr<const Slice>> slices_;
   size_t bytes_ = 0;
+  uint64_t builds_ = 0;
 
   struct Exit3 {
     uint32_t cp, depth, child;

@@ -20,11 +20,45 @@ uint64_t mask_hash(const std::vector<uint64_t>& bits) {
   return h;
 }
 
+// One mask of ours and what it cost: the stacks the parser held, prefix-tree nodes walked,
+// class slices used and built (slices are built lazily, once per vocabulary), and whether the
+// mask came from the per-state cache.
 struct Slow {
   double us;
   std::string name;
   size_t step;
+  uint32_t stacks = 0;
+  uint64_t nodes = 0, slices = 0, built = 0;
+  bool cached = false;
 };
+
+// Where the mask time goes: per-step distributions and the share of time in steps that built
+// slices or computed a state's mask for the first time.
+std::string json_profile(const std::vector<Slow>& steps) {
+  std::vector<double> stacks, nodes;
+  double total = 0, in_builds = 0, in_fresh = 0;
+  size_t n_builds = 0, n_fresh = 0;
+  for (const Slow& s : steps) {
+    stacks.push_back(s.stacks);
+    nodes.push_back(static_cast<double>(s.nodes));
+    total += s.us;
+    if (s.built > 0) {
+      n_builds++;
+      in_builds += s.us;
+    }
+    if (!s.cached) {
+      n_fresh++;
+      in_fresh += s.us;
+    }
+  }
+  char buf[256];
+  snprintf(buf, sizeof buf,
+           "{\"steps_building_slices\":%zu,\"time_share_building_slices\":%.4f,\"steps_fresh\":%zu,"
+           "\"time_share_fresh\":%.4f,\"stacks\":",
+           n_builds, total > 0 ? in_builds / total : 0.0, n_fresh, total > 0 ? in_fresh / total : 0.0);
+  return std::string(buf) + json_summary(summarize(stacks)) + ",\"nodes\":" + json_summary(summarize(nodes)) +
+         "}";
+}
 
 // A walk of up to `steps` tokens chosen by our engine (uniform over allowed, non-final tokens).
 std::vector<llama_token> random_walk(Matcher& m, const Vocab& v, int steps, uint64_t seed) {
@@ -62,8 +96,8 @@ int run_bench(const LoadedVocab& lv, const std::string& vocab_name, const std::v
   std::vector<uint64_t> bits(v.n_words()), ref_bits;
   CompileOptions copts;
   copts.resolve_token = llama_token_resolver(lv.vocab);
-  // TOOLWRIGHT_GRAMMAR_STEP_LOG=1: every mask of ours on stderr (time, prefix-tree nodes
-  // visited, slices used, cache hits), for profiling slow steps.
+  // TOOLWRIGHT_GRAMMAR_STEP_LOG=1: every mask of ours on stderr (time, live stacks, prefix-tree
+  // nodes visited, slices used and built, cache hit), for profiling slow steps.
   const char* step_log_env = getenv("TOOLWRIGHT_GRAMMAR_STEP_LOG");
   const bool step_log = step_log_env && *step_log_env && *step_log_env != '0';
   for (const GrammarCase& c : cases) {
@@ -104,19 +138,26 @@ int run_bench(const LoadedVocab& lv, const std::string& vocab_name, const std::v
       m->reset();
       for (size_t step = 0; step <= seq.size(); step++) {
         const MaskEngine::Stats before = m->stats();
+        const uint64_t built_before = v.slices().builds();
+        const uint32_t stacks = m->live_stacks();
         t0 = now_us();
         m->fill_mask(bits.data());
         const double dt = now_us() - t0;
         ours_mask.push_back(dt);
+        const MaskEngine::Stats& after_stats = m->stats();
+        Slow rec{dt, c.name, step};
+        rec.stacks = stacks;
+        rec.nodes = after_stats.nodes_visited - before.nodes_visited;
+        rec.slices = after_stats.slices_used - before.slices_used;
+        rec.built = v.slices().builds() - built_before;
+        rec.cached = after_stats.cache_hits > before.cache_hits;
         if (step_log) {
-          const MaskEngine::Stats& after = m->stats();
-          fprintf(stderr, "STEP %s %zu %.1f us nodes=%llu slices=%llu hit=%llu masks=%llu\n", c.name.c_str(),
-                  step, dt, static_cast<unsigned long long>(after.nodes_visited - before.nodes_visited),
-                  static_cast<unsigned long long>(after.slices_used - before.slices_used),
-                  static_cast<unsigned long long>(after.cache_hits - before.cache_hits),
-                  static_cast<unsigned long long>(after.masks - before.masks));
+          fprintf(stderr, "STEP %s %zu %.1f us stacks=%u nodes=%llu slices=%llu built=%llu cached=%d\n",
+                  c.name.c_str(), step, dt, rec.stacks, static_cast<unsigned long long>(rec.nodes),
+                  static_cast<unsigned long long>(rec.slices), static_cast<unsigned long long>(rec.built),
+                  rec.cached ? 1 : 0);
         }
-        slow.push_back(Slow{dt, c.name, step});
+        slow.push_back(std::move(rec));
         hashes.push_back(mask_hash(bits));
         steps = step + 1;
         if (step == seq.size()) break;
@@ -148,21 +189,28 @@ int run_bench(const LoadedVocab& lv, const std::string& vocab_name, const std::v
       }
     }
   }
+  const std::string profile = json_profile(slow);
   std::sort(slow.begin(), slow.end(), [](const Slow& a, const Slow& b) { return a.us > b.us; });
   std::string slowest = "[";
   for (size_t i = 0; i < slow.size() && i < 8; i++) {
-    char buf[64];
-    snprintf(buf, sizeof buf, "{\"us\":%.1f,\"step\":%zu,\"grammar\":", slow[i].us, slow[i].step);
+    char buf[192];
+    snprintf(
+        buf, sizeof buf,
+        "{\"us\":%.1f,\"step\":%zu,\"stacks\":%u,\"nodes\":%llu,\"slices\":%llu,\"built\":%llu,\"cached\":%s,"
+        "\"grammar\":",
+        slow[i].us, slow[i].step, slow[i].stacks, static_cast<unsigned long long>(slow[i].nodes),
+        static_cast<unsigned long long>(slow[i].slices), static_cast<unsigned long long>(slow[i].built),
+        slow[i].cached ? "true" : "false");
     slowest += (i ? "," : "") + std::string(buf) + json_str(slow[i].name) + "}";
   }
   slowest += "]";
   printf(
       "{\"mode\":\"bench\",\"vocab\":%s,\"vocab_tokens\":%zu,\"vocab_build_ms\":%.1f,\"cases\":%zu,"
       "\"skipped\":%zu,\"rejected_texts\":%zu,\"mismatched_masks\":%zu,"
-      "\"ours\":{\"mask_us\":%s,\"accept_us\":%s,\"compile_us\":%s,\"slowest\":%s}",
+      "\"ours\":{\"mask_us\":%s,\"accept_us\":%s,\"compile_us\":%s,\"slowest\":%s,\"profile\":%s}",
       json_str(vocab_name).c_str(), v.size(), lv.build_ms, n_cases, n_skipped, n_rejected_texts, n_mismatch,
       json_summary(summarize(ours_mask)).c_str(), json_summary(summarize(ours_accept)).c_str(),
-      json_summary(summarize(ours_compile)).c_str(), slowest.c_str());
+      json_summary(summarize(ours_compile)).c_str(), slowest.c_str(), profile.c_str());
   if (opt.reference) {
     printf(",\"llama\":{\"mask_us\":%s,\"compile_us\":%s}", json_summary(summarize(ref_mask)).c_str(),
            json_summary(summarize(ref_compile)).c_str());

@@ -173,14 +173,15 @@ Summary summarize(std::vector<double> v) {
   };
   s.p50 = pct(0.5);
   s.p99 = pct(0.99);
+  s.p999 = pct(0.999);
   s.max = v.back();
   return s;
 }
 
 std::string json_summary(const Summary& s) {
   char buf[256];
-  snprintf(buf, sizeof buf, "{\"n\":%zu,\"mean\":%.3f,\"p50\":%.3f,\"p99\":%.3f,\"max\":%.3f}", s.n, s.mean,
-           s.p50, s.p99, s.max);
+  snprintf(buf, sizeof buf, "{\"n\":%zu,\"mean\":%.3f,\"p50\":%.3f,\"p99\":%.3f,\"p999\":%.3f,\"max\":%.3f}",
+           s.n, s.mean, s.p50, s.p99, s.p999, s.max);
   return buf;
 }
 

@@ -45,7 +45,7 @@ std::vector<llama_token> tokenize(const llama_vocab* vocab, const std::string& t
 std::string json_str(const std::string& s);
 
 struct Summary {
-  double mean = 0, p50 = 0, p99 = 0, max = 0;
+  double mean = 0, p50 = 0, p99 = 0, p999 = 0, max = 0;
   size_t n = 0;
 };
 Summary summarize(std::vector<double> v);
