@@ -102,9 +102,9 @@ export function pickQuantFile(paths: readonly string[], quant: string | undefine
     const split = SPLIT_PART.exec(p);
     return !split || Number(split[1]) === 1;
   });
-  const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   for (const tag of quant !== undefined ? [quant] : ["Q4_K_M", "Q8_0"]) {
-    const pattern = new RegExp(`${escape(tag)}[.-]`, "i");
+    const pattern = new RegExp(`${escapeRegex(tag)}[.-]`, "i");
     const hit = candidates.find((p) => pattern.test(p));
     if (hit !== undefined) return hit;
   }
