@@ -82,7 +82,7 @@ describe("pulling a file", () => {
     freshCache();
     await pullModel(REF, opts());
     const changed = Buffer.from(model); // a copy
-    changed[changed.length - 1] ^= 0xff;
+    changed[changed.length - 1]! ^= 0xff;
     server.put(REPO, FILE, { content: changed });
     const pulled = await pullModel(REF, opts());
     expect(pulled).toMatchObject({ source: "downloaded", sha256: sha256(changed) });
@@ -248,7 +248,7 @@ describe("failures", () => {
   it("bytes that differ from the hub's sha256: TOOLWRIGHT_CHECKSUM_MISMATCH, nothing kept", async () => {
     freshCache();
     const bad = Buffer.from(model); // a copy
-    bad[100] ^= 1;
+    bad[100]! ^= 1;
     server.corrupt(REPO, FILE, bad);
     const err = await pullModel(REF, opts()).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ModelDownloadError);
