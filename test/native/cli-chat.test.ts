@@ -159,7 +159,7 @@ describe("toolwright chat", () => {
   it("prints its help, which says tool calls are not executed", async () => {
     const r = await runCli(["chat", "--help"], "");
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain("Usage: toolwright chat <model.gguf>");
+    expect(r.stdout).toContain("Usage: toolwright chat <model.gguf | hf:OWNER/REPO/FILE.gguf>");
     expect(r.stdout).toMatch(/NOT executed/);
   }, 30_000);
 });
