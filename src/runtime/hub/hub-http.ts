@@ -22,10 +22,10 @@ export interface HubConnection {
  * @example
  * hubEndpoint(undefined, { HF_ENDPOINT: "https://hf-mirror.com/" }); // "https://hf-mirror.com"
  */
-export function hubEndpoint(option: string | undefined, env: Record<string, string | undefined> = process.env): string {
+export function hubEndpoint(option: string | undefined, env: Record<string, string | undefined> = process.env, optionName = "options.endpoint"): string {
   const [value, name] =
     option !== undefined
-      ? [option, "options.endpoint"]
+      ? [option, optionName]
       : env.TOOLWRIGHT_HF_ENDPOINT
         ? [env.TOOLWRIGHT_HF_ENDPOINT, "TOOLWRIGHT_HF_ENDPOINT"]
         : env.HF_ENDPOINT

@@ -77,30 +77,25 @@ interface PullPlan {
   onProgress: ((p: DownloadProgress) => void) | undefined;
 }
 
-/** Checks pull options (`where` names them in messages) and fills in defaults. */
-export function planPull(options: unknown, where: string, defaultCheck: boolean): PullPlan {
-  const o = checkObject(options, `${where}: options`);
-  checkKeys(o, PULL_OPTION_KEYS, `${where}: options`);
-  const revision = o.revision === undefined ? "main" : checkString(o.revision, `${where}: options.revision`);
+/** Checks pull options (`name` is the options object as messages name it) and fills in defaults. */
+export function planPull(options: unknown, name: string, defaultCheck: boolean): PullPlan {
+  const o = checkObject(options, name);
+  checkKeys(o, PULL_OPTION_KEYS, name);
+  const revision = o.revision === undefined ? "main" : checkString(o.revision, `${name}.revision`);
   if (revision === "" || revision === "." || revision === ".." || /[\0-\x1f]/.test(revision) || revision.length > 256) {
-    throw new RangeError(`${where}: options.revision must be a branch, tag or commit name, got ${JSON.stringify(revision)}`);
+    throw new RangeError(`${name}.revision must be a branch, tag or commit name, got ${JSON.stringify(revision)}`);
   }
-  const endpointOption = o.endpoint === undefined ? undefined : checkString(o.endpoint, `${where}: options.endpoint`);
-  const token = o.token === undefined ? undefined : checkString(o.token, `${where}: options.token`);
-  const cacheDir = o.cacheDir === undefined ? modelCacheDir() : checkString(o.cacheDir, `${where}: options.cacheDir`);
-  if (cacheDir === "") throw new RangeError(`${where}: options.cacheDir must not be empty`);
-  let endpoint: string;
-  try {
-    endpoint = hubEndpoint(endpointOption);
-  } catch (err) {
-    throw new RangeError(`${where}: ${(err as Error).message}`);
-  }
+  const endpointOption = o.endpoint === undefined ? undefined : checkString(o.endpoint, `${name}.endpoint`);
+  const token = o.token === undefined ? undefined : checkString(o.token, `${name}.token`);
+  const cacheDir = o.cacheDir === undefined ? modelCacheDir() : checkString(o.cacheDir, `${name}.cacheDir`);
+  if (cacheDir === "") throw new RangeError(`${name}.cacheDir must not be empty`);
+  const endpoint = hubEndpoint(endpointOption, process.env, `${name}.endpoint`);
   return {
     revision,
     cacheDir,
-    checkForUpdate: optBoolean(o.checkForUpdate, `${where}: options.checkForUpdate`) ?? defaultCheck,
-    conn: { endpoint, token: hubToken(token), signal: optSignal(o.signal, `${where}: options.signal`) },
-    onProgress: optFunction<(p: DownloadProgress) => void>(o.onProgress, `${where}: options.onProgress`),
+    checkForUpdate: optBoolean(o.checkForUpdate, `${name}.checkForUpdate`) ?? defaultCheck,
+    conn: { endpoint, token: hubToken(token), signal: optSignal(o.signal, `${name}.signal`) },
+    onProgress: optFunction<(p: DownloadProgress) => void>(o.onProgress, `${name}.onProgress`),
   };
 }
 
@@ -128,7 +123,7 @@ export function planPull(options: unknown, where: string, defaultCheck: boolean)
  */
 export async function pullModel(ref: string, options: PullModelOptions = {}): Promise<PulledModel> {
   checkString(ref, "pullModel: ref");
-  const plan = planPull(options, "pullModel", true);
+  const plan = planPull(options, "pullModel: options", true);
   return pullPlanned(ref, plan);
 }
 
@@ -140,9 +135,9 @@ export async function pullModel(ref: string, options: PullModelOptions = {}): Pr
  * @example
  * const path = await resolveModelPath("hf:Qwen/Qwen3-0.6B-GGUF/Qwen3-0.6B-Q8_0.gguf", {}, "loadModel: options.download");
  */
-export async function resolveModelPath(pathOrRef: string, options: unknown, where: string): Promise<string> {
-  if (!isHfModelRef(pathOrRef)) return pathOrRef;
-  return (await pullPlanned(pathOrRef, planPull(options, where, false))).path;
+export async function resolveModelPath(pathOrRef: string, options: unknown, name: string): Promise<string> {
+  const plan = planPull(options, name, false);
+  return isHfModelRef(pathOrRef) ? (await pullPlanned(pathOrRef, plan)).path : pathOrRef;
 }
 
 async function pullPlanned(ref: string, plan: PullPlan): Promise<PulledModel> {
