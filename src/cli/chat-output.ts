@@ -44,6 +44,8 @@ export class AnswerView {
       this.#closeCall();
       this.#inReasoning = true;
       this.#write(this.dim(delta.reasoning_content));
+      // The dimming codes come after the text: where the line stands is the text's.
+      this.#atLineStart = delta.reasoning_content.endsWith("\n");
     }
     if (delta.content) {
       this.#closeCall();
