@@ -112,6 +112,16 @@ describe("pulling a file", () => {
     freshCache();
     await pullModel(REF, opts({ token: "hf_secret" }));
     expect(newRequests()[0]!.headers.authorization).toBe("Bearer hf_secret");
+    freshCache();
+    const saved = process.env.HF_TOKEN;
+    process.env.HF_TOKEN = "hf_from_env";
+    try {
+      await pullModel(REF, opts());
+    } finally {
+      if (saved === undefined) delete process.env.HF_TOKEN;
+      else process.env.HF_TOKEN = saved;
+    }
+    expect(newRequests()[0]!.headers.authorization).toBe("Bearer hf_from_env");
   });
 });
 
