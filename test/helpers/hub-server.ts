@@ -86,7 +86,9 @@ export async function startHubServer(): Promise<HubServer> {
     if (drops && drops.count > 0) {
       drops.count--;
       const cut = body.subarray(0, Math.min(drops.bytes, body.length));
-      res.write(cut, () => res.socket?.destroy());
+      // Let the bytes reach the client before the connection drops (an errored stream discards
+      // what it had queued, so the client keeps at most what it read by then).
+      res.write(cut, () => setTimeout(() => res.socket?.destroy(), 100));
       return;
     }
     res.end(body);

@@ -2,8 +2,8 @@
 // bytes and sha256 of a generated model arrive intact through redirects, byte ranges, a dropped
 // connection, an abort and a resume; a wrong sha256, a missing file, a gated repository and an
 // unreachable hub give clear errors of documented codes.
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { AbortError } from "../../src/runtime/errors.js";
@@ -175,7 +175,10 @@ describe("resuming", () => {
     const gets = contentGets();
     expect(gets).toHaveLength(2);
     expect(gets[0]!.headers.range).toBeUndefined();
-    expect(gets[1]!.headers.range).toBe(`bytes=${half}-`);
+    // It resumes from what it kept: some bytes, at most what the server sent before dropping.
+    const resumedAt = Number(/^bytes=(\d+)-$/.exec(gets[1]!.headers.range ?? "")?.[1]);
+    expect(resumedAt).toBeGreaterThan(0);
+    expect(resumedAt).toBeLessThanOrEqual(half);
     expect(gets[1]!.headers["if-range"]).toBe(`"${sha256(model)}"`);
   });
 
@@ -251,6 +254,28 @@ describe("concurrent pulls of one file", () => {
     expect(readFileSync(a.path).equals(model)).toBe(true);
     expect(contentGets()).toHaveLength(1);
     expect([a.source, b.source].sort()).toEqual(["cached", "downloaded"]);
+  });
+
+  it("a lock held by a live process makes a pull wait (abortable); a lock left by a dead one is taken over", async () => {
+    freshCache();
+    const dir = join(cacheDir, "hf", "toolwright-test", "Tiny-GGUF", "main");
+    mkdirSync(dir, { recursive: true });
+    const lock = join(dir, `${FILE}.lock`);
+    writeFileSync(lock, `${process.pid} ${hostname()}`);
+    const controller = new AbortController();
+    const waiting = pullModel(REF, opts({ signal: controller.signal }));
+    // It asked the hub, then waits for the lock: no content request while the lock is held.
+    while (!newRequests().some((r) => r.method === "HEAD")) await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(contentGets()).toEqual([]);
+    controller.abort();
+    await expect(waiting).rejects.toBeInstanceOf(AbortError);
+
+    // No process has this pid: the lock is stale.
+    writeFileSync(lock, `${2 ** 22 + 12345} ${hostname()}`);
+    const pulled = await pullModel(REF, opts());
+    expect(readFileSync(pulled.path).equals(model)).toBe(true);
+    expect(existsSync(lock)).toBe(false);
   });
 });
 

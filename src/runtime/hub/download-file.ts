@@ -43,8 +43,6 @@ export interface DownloadFileOptions {
   /** What the messages call the file. */
   what: string;
   onProgress?: (progress: DownloadProgress) => void;
-  /** Called as bytes arrive (keeps a lock fresh). */
-  onActivity?: () => void;
 }
 
 /** The identity of a file version: a partial file of another version is thrown away. */
@@ -181,7 +179,6 @@ export async function downloadFile(options: DownloadFileOptions): Promise<string
         await handle.write(bytes, 0, bytes.length, offset);
         hash.update(bytes);
         offset += bytes.length;
-        options.onActivity?.();
         report();
       }
       if (file.size === undefined) break;

@@ -2,8 +2,9 @@
  * A lock file beside a download, so two processes (or two calls) pulling the same file do not
  * write the same partial file: the second waits for the first, then finds the file done.
  *
- * The holder touches the lock while it works; a lock left untouched for {@link STALE_LOCK_MS}, or
- * whose process is gone on this host, is from a crash and is taken over.
+ * The holder touches the lock every few seconds while it holds it (even while a connection
+ * stalls); a lock left untouched for {@link STALE_LOCK_MS}, or whose process is gone on this host,
+ * is from a crash and is taken over.
  */
 import { hostname } from "node:os";
 import { open, readFile, stat, unlink, utimes } from "node:fs/promises";
@@ -13,9 +14,8 @@ export const STALE_LOCK_MS = 60_000;
 const POLL_MS = 200;
 const TOUCH_MS = 5_000;
 
-/** A held lock: `touch()` while working, `release()` when done. */
+/** A held lock: `release()` when done. */
 export interface HeldLock {
-  touch(): void;
   release(): Promise<void>;
 }
 
@@ -51,15 +51,16 @@ export async function acquireLock(path: string, signal: AbortSignal | undefined,
     if (handle) {
       await handle.writeFile(`${process.pid} ${hostname()}`);
       await handle.close();
-      let lastTouch = Date.now();
+      const timer = setInterval(() => {
+        const now = Date.now() / 1000;
+        void utimes(path, now, now).catch(() => undefined);
+      }, TOUCH_MS);
+      timer.unref();
       return {
-        touch() {
-          const now = Date.now();
-          if (now - lastTouch < TOUCH_MS) return;
-          lastTouch = now;
-          void utimes(path, now / 1000, now / 1000).catch(() => undefined);
+        release: () => {
+          clearInterval(timer);
+          return unlink(path).catch(() => undefined);
         },
-        release: () => unlink(path).catch(() => undefined),
       };
     }
     if (await isStale(path)) {
