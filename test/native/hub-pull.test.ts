@@ -292,6 +292,15 @@ describe("failures", () => {
     expect(readdirSync(join(cacheDir, "hf", "toolwright-test", "Tiny-GGUF", "main"))).toEqual([]);
   });
 
+  it("a server that sends something other than a GGUF file (an HTML page): TOOLWRIGHT_DOWNLOAD_FAILED, nothing kept", async () => {
+    freshCache();
+    server.put(REPO, "page.gguf", { content: new TextEncoder().encode("<!DOCTYPE html><html>not a model</html>".repeat(100)) });
+    const err = await pullModel(`hf:${REPO}/page.gguf`, opts()).catch((e: unknown) => e);
+    expect((err as ModelDownloadError).code).toBe("TOOLWRIGHT_DOWNLOAD_FAILED");
+    expect((err as Error).message).toMatch(/starts with "<!DO", not "GGUF"/);
+    expect(readdirSync(join(cacheDir, "hf", "toolwright-test", "Tiny-GGUF", "main"))).toEqual([]);
+  });
+
   it.each([
     ["a missing file", `hf:${REPO}/nope.gguf`, "TOOLWRIGHT_DOWNLOAD_NOT_FOUND", /nope\.gguf.*not found.*404/],
     ["a missing repository", "hf:toolwright-test/Nothing-GGUF/x.gguf", "TOOLWRIGHT_DOWNLOAD_NOT_FOUND", /not found.*404/],

@@ -43,6 +43,8 @@ export interface DownloadFileOptions {
   /** What the messages call the file. */
   what: string;
   onProgress?: (progress: DownloadProgress) => void;
+  /** The bytes the file must start with ("GGUF"): anything else (an HTML page from a wrong endpoint) is refused early. */
+  magic?: string;
 }
 
 /** The identity of a file version: a partial file of another version is thrown away. */
@@ -173,6 +175,7 @@ export async function downloadFile(options: DownloadFileOptions): Promise<string
       if (!res.body) throw new TypeError("the response has no body");
       for await (const chunk of res.body) {
         const bytes = chunk as Uint8Array;
+        if (offset === 0) checkMagic(bytes, options, file.url);
         if (file.size !== undefined && offset + bytes.length > file.size) {
           throw new ModelDownloadError(`${what}: the server sent more than the ${file.size} bytes the hub announced`, "TOOLWRIGHT_DOWNLOAD_FAILED", file.url);
         }
@@ -184,7 +187,11 @@ export async function downloadFile(options: DownloadFileOptions): Promise<string
       if (file.size === undefined) break;
     } catch (err) {
       if (signal?.aborted) throw abortError(what, signal);
-      if (err instanceof ModelDownloadError) throw err;
+      if (err instanceof ModelDownloadError) {
+        // Not the file at all (wrong magic): nothing worth keeping.
+        if (offset === 0) await Promise.all([rm(partPath, { force: true }), rm(recordPath, { force: true })]);
+        throw err;
+      }
       lastError = err;
     } finally {
       await handle.close();
@@ -205,9 +212,39 @@ export async function downloadFile(options: DownloadFileOptions): Promise<string
       file.url,
     );
   }
+  const head = Buffer.alloc(options.magic?.length ?? 0);
+  if (head.length > 0) {
+    const handle = await open(partPath, "r");
+    try {
+      await handle.read(head, 0, head.length, 0);
+    } finally {
+      await handle.close();
+    }
+    try {
+      checkMagic(head, options, file.url);
+    } catch (err) {
+      await rm(partPath, { force: true });
+      await rm(recordPath, { force: true });
+      throw err;
+    }
+  }
   await rename(partPath, dest);
   await rm(recordPath, { force: true });
   return sha256;
+}
+
+/** Throws when `bytes` (the file's first bytes) do not start with the expected magic. */
+function checkMagic(bytes: Uint8Array, options: DownloadFileOptions, url: string): void {
+  const magic = options.magic;
+  if (!magic || bytes.length < magic.length) return;
+  const start = Buffer.from(bytes.subarray(0, magic.length)).toString("latin1");
+  if (start !== magic) {
+    throw new ModelDownloadError(
+      `${options.what}: the server sent a file that starts with ${JSON.stringify(start)}, not ${JSON.stringify(magic)}: is the endpoint a model hub?`,
+      "TOOLWRIGHT_DOWNLOAD_FAILED",
+      url,
+    );
+  }
 }
 
 function errorText(err: unknown): string {

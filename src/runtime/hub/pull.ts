@@ -174,7 +174,7 @@ async function pullPlanned(ref: string, plan: PullPlan): Promise<PulledModel> {
       // Another process may have finished it while this one waited.
       const done = await readCached(dest);
       if (done && isCurrent(done, info)) return result(dest, done, "cached", true);
-      const sha256 = await downloadFile({ conn, file: info, dest, what: `${parsed.repo}/${file}`, onProgress: plan.onProgress });
+      const sha256 = await downloadFile({ conn, file: info, dest, what: `${parsed.repo}/${file}`, onProgress: plan.onProgress, magic: "GGUF" });
       const size = (await stat(dest)).size;
       const record: CachedRecord = {
         repo: parsed.repo,
