@@ -43,6 +43,11 @@ export const ERROR_CODES = {
   TOOLWRIGHT_TOOL_INCOMPLETE: "a tool call was cut off (maxTokens or a full context): it was not executed",
   TOOLWRIGHT_TOOL_FAILED: "a tool's execute threw or rejected",
   TOOLWRIGHT_TOOL_UNKNOWN: "a tool call names no tool of the request",
+  TOOLWRIGHT_OFFLINE: "the model hub cannot be reached (no network, DNS failure, connection refused or timed out)",
+  TOOLWRIGHT_DOWNLOAD_NOT_FOUND: "the hub has no such repository, revision or file (HTTP 404), or no file matches the quantization asked for",
+  TOOLWRIGHT_DOWNLOAD_DENIED: "the hub refused access (HTTP 401 or 403: a gated or private repository; set HF_TOKEN)",
+  TOOLWRIGHT_DOWNLOAD_FAILED: "a download failed: an HTTP error, a connection dropped past the retries, a response that breaks the protocol, or a file system error",
+  TOOLWRIGHT_CHECKSUM_MISMATCH: "a downloaded file's sha256 or size differs from the hub's metadata (the file is not kept)",
 } as const;
 
 /** A `code` of a toolwright error. */

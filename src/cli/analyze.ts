@@ -11,12 +11,17 @@ import { TemplateAnalysisError } from "../analysis/errors.js";
 import { GgufError, readGgufMetadata } from "../runtime/gguf/index.js";
 import { TemplateError, TemplateRuntimeError, TemplateSyntaxError } from "../template/index.js";
 import { formatAnalysisTable } from "./analysis-table.js";
+import { formatOptions, type OptionTable, parseCommandArgs, UsageError } from "./args.js";
 
 /** Where a command writes. */
 export interface CliIo {
   stdout: { write(text: string): unknown };
   stderr: { write(text: string): unknown };
 }
+
+const ANALYZE_OPTIONS: OptionTable = {
+  json: { type: "boolean", help: "print the full analysis as JSON instead of a table" },
+};
 
 export const ANALYZE_USAGE = `Usage: toolwright analyze <model.gguf | template.jinja> [--json]
 
@@ -25,8 +30,9 @@ tool calls (the markers toolwright's parser and grammar are built from).
 
   <model.gguf>      reads the template from the tokenizer.chat_template metadata
   <template.jinja>  any other path is read as a Jinja chat template
-  --json            print the full analysis as JSON instead of a table
-  -h, --help        show this help
+
+${formatOptions(ANALYZE_OPTIONS)}
+Exit codes: 0 ok, 1 the file cannot be read or its template analysed, 2 usage error.
 `;
 
 /** A user-facing failure: printed as one line, exit code 1. */
@@ -76,24 +82,22 @@ async function loadTemplate(path: string): Promise<TemplateSource> {
 
 /** Runs the command; resolves to the process exit code (0 ok, 1 failure, 2 usage error). */
 export async function runAnalyze(argv: readonly string[], io: CliIo): Promise<number> {
-  let json = false;
-  const paths: string[] = [];
-  for (const arg of argv) {
-    if (arg === "-h" || arg === "--help") {
+  let json: boolean;
+  let path: string;
+  try {
+    const { values, positionals } = parseCommandArgs(argv, ANALYZE_OPTIONS);
+    if (values.help) {
       io.stdout.write(ANALYZE_USAGE);
       return 0;
     }
-    if (arg === "--json") json = true;
-    else if (arg.startsWith("-")) {
-      io.stderr.write(`toolwright analyze: unknown option ${arg}\n\n${ANALYZE_USAGE}`);
-      return 2;
-    } else paths.push(arg);
-  }
-  if (paths.length !== 1) {
-    io.stderr.write(`toolwright analyze: expected one model or template path, got ${paths.length}\n\n${ANALYZE_USAGE}`);
+    if (positionals.length !== 1) throw new UsageError(`expected one model or template path, got ${positionals.length}`);
+    json = values.json === true;
+    path = positionals[0]!;
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    io.stderr.write(`toolwright analyze: ${e.message}\n\n${ANALYZE_USAGE}`);
     return 2;
   }
-  const path = paths[0]!;
   try {
     const { source, bosToken, eosToken } = await loadTemplate(path);
     const analysis = analyzeChatTemplate(source, { bosToken, eosToken });

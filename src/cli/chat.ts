@@ -1,43 +1,53 @@
 /**
- * `toolwright chat <model.gguf>`: an interactive chat in the terminal (or over piped stdin), with
- * optional tools whose calls are shown but not executed.
+ * `toolwright chat <model.gguf | hf:…>`: an interactive chat in the terminal (or over piped
+ * stdin), with optional tools whose calls are shown, as they are written, but not executed.
  *
  * @example
  * const code = await runChat(["model.gguf", "--tools", "tools.json"], process);
  */
-import { readFile } from "node:fs/promises";
 import { basename } from "node:path";
 import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
-import { loadModel, type ChatModel as Model } from "../session/index.js";
+import { type ChatModel as Model, ChatSession, loadModel } from "../session/index.js";
 import type { GpuOption } from "../runtime/devices.js";
-import { ModelLoadError } from "../runtime/errors.js";
-import type { ChatMessage, ToolCall, ToolChoice, ToolDefinition } from "../types.js";
+import { AbortError, ModelLoadError } from "../runtime/errors.js";
+import { type DownloadProgress, isHfModelRef, ModelDownloadError, pullModel } from "../runtime/hub/index.js";
+import type { ChatMessage, ResponseFormat, ToolChoice, ToolDefinition } from "../types.js";
 import type { SamplingOptions } from "../runtime/sampling.js";
 import type { CliIo } from "./analyze.js";
-import { createProgressReporter, type ProgressStream } from "./progress.js";
+import { formatOptions, type OptionTable, parseCommandArgs, parseNumberOption, stringValue, UsageError } from "./args.js";
+import { readJsonSchemaFile, readTemplateFile, readToolsFile } from "./chat-inputs.js";
+import { AnswerView } from "./chat-output.js";
+import { createProgressReporter, formatBytes, type ProgressStream } from "./progress.js";
 
-export const CHAT_USAGE = `Usage: toolwright chat <model.gguf> [options]
+const CHAT_OPTIONS: OptionTable = {
+  tools: { type: "string", value: "FILE", help: "JSON file with an OpenAI 'tools' array (or {\"tools\": [...]})" },
+  "tool-choice": { type: "string", value: "MODE", help: "auto (default), required or none" },
+  "json-schema": { type: "string", value: "FILE", help: "JSON Schema file the answers must follow (response_format)" },
+  system: { type: "string", value: "TEXT", help: "system message at the start of the conversation" },
+  template: { type: "string", value: "FILE", help: "Jinja chat template to use instead of the model's own" },
+  "context-size": { type: "string", value: "N", help: "tokens of context (default 4096; at most the model's training context)" },
+  "max-tokens": { type: "string", value: "N", help: "most tokens per answer (default 1024)" },
+  temperature: { type: "string", value: "T", help: "sampling temperature (0 = greedy)" },
+  seed: { type: "string", value: "N", help: "sampling seed, for repeatable answers" },
+  "no-thinking": { type: "boolean", help: "ask the template not to reason (enable_thinking=false)" },
+  gpu: { type: "string", value: "MODE", help: "auto (default: the build's GPUs if any), cuda, metal, vulkan or off" },
+  "gpu-layers": { type: "string", value: "N", help: "layers to offload to the GPU (default: all)" },
+};
+
+export const CHAT_USAGE = `Usage: toolwright chat <model.gguf | hf:OWNER/REPO/FILE.gguf> [options]
 
 Chats with a model: type a message, the answer streams back. Reads lines from
 stdin (a terminal or a pipe); /exit or end of input quits. Ctrl-C while an
-answer is streaming stops that answer; Ctrl-C at the prompt quits.
+answer is streaming stops that answer; Ctrl-C at the prompt quits. An hf:
+model is downloaded first (see 'toolwright help pull'), or taken from the cache.
 
-Reasoning is shown dimmed, tool calls as '→ name(arguments)'. Tool calls are
-shown, NOT executed: the conversation goes on without their results.
+Reasoning is shown dimmed, tool calls as '→ name(arguments)', the arguments
+as they are generated. Tool calls are shown, NOT executed: the conversation goes
+on without their results.
 
-  --tools FILE          JSON file with an OpenAI 'tools' array (or {"tools": [...]})
-  --tool-choice MODE    auto (default), required or none
-  --system TEXT         system message at the start of the conversation
-  --max-tokens N        most tokens per answer (default 1024)
-  --temperature T       sampling temperature (0 = greedy)
-  --seed N              sampling seed, for repeatable answers
-  --no-thinking         ask the template not to reason (enable_thinking=false)
-  --gpu MODE            auto (default: the build's GPUs if any), cuda, metal, vulkan or off
-  --gpu-layers N        layers to offload to the GPU (default: all)
-  -h, --help            show this help
-
-Exit codes: 0 ok, 1 the model or the tools file cannot be loaded, 2 usage error.
+${formatOptions(CHAT_OPTIONS)}
+Exit codes: 0 ok, 1 the model or an input file cannot be loaded, 2 usage error.
 `;
 
 /** What `runChat` reads and writes; `stdin` defaults to process.stdin. */
@@ -46,10 +56,13 @@ export interface ChatIo extends CliIo {
 }
 
 interface ChatArgs {
-  modelPath: string;
+  model: string;
   toolsPath?: string;
   toolChoice?: ToolChoice;
+  jsonSchemaPath?: string;
   system?: string;
+  templatePath?: string;
+  contextSize?: number;
   maxTokens?: number;
   sampling: SamplingOptions;
   enableThinking?: boolean;
@@ -57,114 +70,57 @@ interface ChatArgs {
   gpuLayers?: number;
 }
 
-class UsageError extends Error {}
-
-const VALUE_OPTIONS = new Set(["--tools", "--tool-choice", "--system", "--max-tokens", "--temperature", "--seed", "--gpu", "--gpu-layers"]);
-
-function parseNumber(option: string, text: string, integer: boolean, min: number): number {
-  const n = Number(text);
-  if (text.trim() === "" || !Number.isFinite(n) || (integer && !Number.isInteger(n)) || n < min) {
-    throw new UsageError(`${option} must be ${integer ? "an integer" : "a number"} >= ${min}, got ${JSON.stringify(text)}`);
-  }
-  return n;
+/** What the files named on the command line hold. */
+interface ChatInputs {
+  tools?: ToolDefinition[];
+  template?: string;
+  responseFormat?: ResponseFormat;
 }
 
-function parseArgs(argv: readonly string[]): ChatArgs | "help" {
-  const paths: string[] = [];
-  const args: Omit<ChatArgs, "modelPath"> = { sampling: {} };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === "-h" || arg === "--help") return "help";
-    if (arg === "--no-thinking") {
-      args.enableThinking = false;
-      continue;
-    }
-    if (!arg.startsWith("-") || arg === "-") {
-      paths.push(arg);
-      continue;
-    }
-    const eq = arg.indexOf("=");
-    const option = eq < 0 ? arg : arg.slice(0, eq);
-    if (!VALUE_OPTIONS.has(option)) throw new UsageError(`unknown option ${arg}`);
-    let value: string;
-    if (eq >= 0) value = arg.slice(eq + 1);
-    else {
-      const next = argv[++i];
-      if (next === undefined) throw new UsageError(`${option} needs a value`);
-      value = next;
-    }
-    switch (option) {
-      case "--tools":
-        args.toolsPath = value;
-        break;
-      case "--tool-choice":
-        if (value !== "auto" && value !== "required" && value !== "none") {
-          throw new UsageError(`--tool-choice must be auto, required or none, got ${JSON.stringify(value)}`);
-        }
-        args.toolChoice = value;
-        break;
-      case "--system":
-        args.system = value;
-        break;
-      case "--max-tokens":
-        args.maxTokens = parseNumber(option, value, true, 1);
-        break;
-      case "--temperature":
-        args.sampling.temperature = parseNumber(option, value, false, 0);
-        break;
-      case "--seed":
-        args.sampling.seed = parseNumber(option, value, true, 0);
-        break;
-      case "--gpu":
-        if (value === "off") args.gpu = false;
-        else if (value === "auto" || value === "cuda" || value === "metal" || value === "vulkan") args.gpu = value;
-        else throw new UsageError(`--gpu must be auto, cuda, metal, vulkan or off, got ${JSON.stringify(value)}`);
-        break;
-      case "--gpu-layers":
-        args.gpuLayers = parseNumber(option, value, true, 0);
-        break;
-    }
+function parseChatArgs(argv: readonly string[]): ChatArgs | "help" {
+  const { values, positionals } = parseCommandArgs(argv, CHAT_OPTIONS);
+  if (values.help) return "help";
+  if (positionals.length !== 1) throw new UsageError(`expected one model path, got ${positionals.length}`);
+  const text = (name: string) => stringValue(values, name);
+  const args: ChatArgs = { model: positionals[0]!, sampling: {} };
+  const number = (name: string, integer: boolean, min: number, max?: number) => {
+    const value = text(name);
+    return value === undefined ? undefined : parseNumberOption(name, value, integer, min, max);
+  };
+  const set = <K extends keyof ChatArgs>(key: K, value: ChatArgs[K] | undefined) => {
+    if (value !== undefined) args[key] = value;
+  };
+  set("toolsPath", text("tools"));
+  set("jsonSchemaPath", text("json-schema"));
+  set("system", text("system"));
+  set("templatePath", text("template"));
+  const toolChoice = text("tool-choice");
+  if (toolChoice !== undefined && toolChoice !== "auto" && toolChoice !== "required" && toolChoice !== "none") {
+    throw new UsageError(`--tool-choice must be auto, required or none, got ${JSON.stringify(toolChoice)}`);
   }
-  if (paths.length !== 1) throw new UsageError(`expected one model path, got ${paths.length}`);
-  if (args.toolChoice === "required" && args.toolsPath === undefined) {
-    throw new UsageError("--tool-choice required needs --tools");
-  }
-  return { modelPath: paths[0]!, ...args };
+  set("toolChoice", toolChoice);
+  set("contextSize", number("context-size", true, 1, 1 << 24));
+  set("maxTokens", number("max-tokens", true, 1));
+  const temperature = number("temperature", false, 0);
+  if (temperature !== undefined) args.sampling.temperature = temperature;
+  const seed = number("seed", true, 0, 2 ** 32 - 1);
+  if (seed !== undefined) args.sampling.seed = seed;
+  if (values["no-thinking"]) args.enableThinking = false;
+  const gpu = text("gpu");
+  if (gpu === "off") args.gpu = false;
+  else if (gpu === "auto" || gpu === "cuda" || gpu === "metal" || gpu === "vulkan") args.gpu = gpu;
+  else if (gpu !== undefined) throw new UsageError(`--gpu must be auto, cuda, metal, vulkan or off, got ${JSON.stringify(gpu)}`);
+  set("gpuLayers", number("gpu-layers", true, 0));
+  if (args.toolChoice === "required" && args.toolsPath === undefined) throw new UsageError("--tool-choice required needs --tools");
+  return args;
 }
 
-/** Reads and checks an OpenAI `tools` array; throws an Error naming the file and the problem. */
-async function readTools(path: string): Promise<ToolDefinition[]> {
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (e) {
-    throw new Error(`cannot read tools file ${path}: ${(e as Error).message}`);
-  }
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (e) {
-    throw new Error(`tools file ${path} is not valid JSON: ${(e as Error).message}`);
-  }
-  const tools = Array.isArray(data) ? data : (data as { tools?: unknown } | null)?.tools;
-  if (!Array.isArray(tools)) throw new Error(`tools file ${path} must hold an array of tools (or {"tools": [...]})`);
-  tools.forEach((tool: unknown, i) => {
-    const t = tool as { type?: unknown; function?: { name?: unknown; parameters?: unknown } } | null;
-    const where = `tools file ${path}: tools[${i}]`;
-    if (t === null || typeof t !== "object") throw new Error(`${where} must be an object`);
-    if (t.type !== "function") throw new Error(`${where}.type must be "function", got ${JSON.stringify(t.type)}`);
-    if (t.function === null || typeof t.function !== "object") throw new Error(`${where}.function must be an object`);
-    if (typeof t.function.name !== "string" || t.function.name === "") throw new Error(`${where}.function.name must be a non-empty string`);
-    const params = t.function.parameters;
-    if (params !== undefined && (params === null || typeof params !== "object" || Array.isArray(params))) {
-      throw new Error(`${where}.function.parameters must be a JSON Schema object`);
-    }
-  });
-  return tools as ToolDefinition[];
-}
-
-function formatCall(call: ToolCall): string {
-  return `→ ${call.function.name}(${call.function.arguments})\n`;
+async function readInputs(args: ChatArgs): Promise<ChatInputs> {
+  const inputs: ChatInputs = {};
+  if (args.toolsPath !== undefined) inputs.tools = await readToolsFile(args.toolsPath);
+  if (args.templatePath !== undefined) inputs.template = await readTemplateFile(args.templatePath);
+  if (args.jsonSchemaPath !== undefined) inputs.responseFormat = await readJsonSchemaFile(args.jsonSchemaPath);
+  return inputs;
 }
 
 /**
@@ -176,7 +132,7 @@ function formatCall(call: ToolCall): string {
 export async function runChat(argv: readonly string[], io: ChatIo): Promise<number> {
   let args: ChatArgs;
   try {
-    const parsed = parseArgs(argv);
+    const parsed = parseChatArgs(argv);
     if (parsed === "help") {
       io.stdout.write(CHAT_USAGE);
       return 0;
@@ -188,38 +144,62 @@ export async function runChat(argv: readonly string[], io: ChatIo): Promise<numb
     return 2;
   }
 
-  let tools: ToolDefinition[] | undefined;
-  if (args.toolsPath !== undefined) {
-    try {
-      tools = await readTools(args.toolsPath);
-    } catch (e) {
-      io.stderr.write(`toolwright chat: ${(e as Error).message}\n`);
-      return 1;
-    }
+  let inputs: ChatInputs;
+  try {
+    inputs = await readInputs(args);
+  } catch (e) {
+    io.stderr.write(`toolwright chat: ${(e as Error).message}\n`);
+    return 1;
   }
 
-  const progress = createProgressReporter(io.stderr as ProgressStream, `loading ${basename(args.modelPath)}`);
-  let model: Model;
+  const model = await load(args, io);
+  if (typeof model === "number") return model;
   try {
-    model = await loadModel(args.modelPath, {
+    const train = model.info.trainContextSize;
+    if (args.contextSize !== undefined && train > 0 && args.contextSize > train) {
+      io.stderr.write(`toolwright chat: --context-size ${args.contextSize} exceeds the model's training context (${train} tokens)\n`);
+      return 1;
+    }
+    io.stderr.write(`${describePlacement(model)}\n`);
+    await converse(model, args, inputs, io);
+  } finally {
+    model.dispose();
+  }
+  return 0;
+}
+
+/** Downloads an hf: model if needed, then loads it with a progress bar; a failure is exit code 1. */
+async function load(args: ChatArgs, io: ChatIo): Promise<Model | number> {
+  const stream = io.stderr as ProgressStream;
+  let path = args.model;
+  if (isHfModelRef(path)) {
+    const download = createProgressReporter(stream, `pulling ${path.slice(3)}`);
+    try {
+      const onProgress = (p: DownloadProgress) => download.update(p.totalBytes ? p.receivedBytes / p.totalBytes : 0, formatBytes(p.receivedBytes));
+      path = (await pullModel(path, { checkForUpdate: false, onProgress })).path;
+    } catch (e) {
+      download.done();
+      if (!(e instanceof ModelDownloadError || e instanceof RangeError || e instanceof AbortError)) throw e;
+      io.stderr.write(`toolwright chat: ${e.message}\n`);
+      return 1;
+    }
+    download.done();
+  }
+  const progress = createProgressReporter(stream, `loading ${basename(path)}`);
+  try {
+    const model = await loadModel(path, {
       onProgress: progress.update,
       ...(args.gpu === undefined ? {} : { gpu: args.gpu }),
       ...(args.gpuLayers === undefined ? {} : { gpuLayers: args.gpuLayers }),
     });
+    progress.done();
+    return model;
   } catch (e) {
     progress.done();
     if (!(e instanceof ModelLoadError)) throw e;
     io.stderr.write(`toolwright chat: ${e.message}\n`);
     return 1;
   }
-  progress.done();
-  io.stderr.write(`${describePlacement(model)}\n`);
-  try {
-    await converse(model, args, tools, io);
-  } finally {
-    model.dispose();
-  }
-  return 0;
 }
 
 /** "running on the CPU" or "running on CUDA0 (NVIDIA ...): 25 of 25 layers". */
@@ -231,12 +211,14 @@ function describePlacement(model: Model): string {
 }
 
 /** The read-answer loop, until /exit, end of input, or Ctrl-C at the prompt. */
-async function converse(model: Model, args: ChatArgs, tools: ToolDefinition[] | undefined, io: ChatIo): Promise<void> {
+async function converse(model: Model, args: ChatArgs, inputs: ChatInputs, io: ChatIo): Promise<void> {
   const stdin = io.stdin ?? process.stdin;
   const interactive = stdin.isTTY === true;
   const stdoutTty = (io.stdout as { isTTY?: boolean }).isTTY === true;
   const color = stdoutTty && (process.env.NO_COLOR ?? "") === "";
   const dim = (text: string) => (color ? `\x1b[2m${text}\x1b[22m` : text);
+  // --context-size gets a session of its own; otherwise the model's (its default context).
+  const session = args.contextSize !== undefined ? new ChatSession(model, { context: { contextSize: args.contextSize } }) : model;
 
   const rl = createInterface({ input: stdin, output: interactive ? (io.stdout as NodeJS.WritableStream) : undefined, terminal: interactive });
   rl.setPrompt("> ");
@@ -259,8 +241,25 @@ async function converse(model: Model, args: ChatArgs, tools: ToolDefinition[] | 
         messages.push({ role: "user", content: raw });
         generation = new AbortController();
         try {
-          const assistant = await answer(model, args, tools, messages, generation.signal, io, dim);
-          messages.push(assistant);
+          const stream = session.streamChat({
+            messages: [...messages],
+            ...(inputs.tools ? { tools: inputs.tools } : {}),
+            ...(inputs.template !== undefined ? { template: inputs.template } : {}),
+            ...(inputs.responseFormat ? { responseFormat: inputs.responseFormat } : {}),
+            ...(args.toolChoice ? { toolChoice: args.toolChoice } : {}),
+            ...(args.maxTokens !== undefined ? { maxTokens: args.maxTokens } : {}),
+            ...(args.enableThinking !== undefined ? { enableThinking: args.enableThinking } : {}),
+            sampling: args.sampling,
+            maxSteps: 1,
+            signal: generation.signal,
+          });
+          const view = new AnswerView(io.stdout, dim);
+          for await (const chunk of stream) view.delta(chunk.choices[0].delta);
+          const result = await stream.result;
+          view.end(result.message);
+          if (result.finishReason === "abort") io.stderr.write("[answer stopped]\n");
+          else if (result.finishReason === "length") io.stderr.write(`[answer cut at ${result.usage.completionTokens} tokens]\n`);
+          messages.push(result.message);
         } catch (e) {
           // A failed turn is dropped from the history; the conversation goes on.
           messages.pop();
@@ -275,54 +274,6 @@ async function converse(model: Model, args: ChatArgs, tools: ToolDefinition[] | 
     rl.off("SIGINT", onInterrupt);
     process.off("SIGINT", onInterrupt);
     rl.close();
+    if (session instanceof ChatSession) session.dispose();
   }
-}
-
-/** Streams one answer to stdout; returns the assistant message for the history. */
-async function answer(
-  model: Model,
-  args: ChatArgs,
-  tools: ToolDefinition[] | undefined,
-  messages: ChatMessage[],
-  signal: AbortSignal,
-  io: ChatIo,
-  dim: (text: string) => string,
-): Promise<ChatMessage> {
-  const stream = model.streamChat({
-    messages: [...messages],
-    ...(tools ? { tools } : {}),
-    ...(args.toolChoice ? { toolChoice: args.toolChoice } : {}),
-    ...(args.maxTokens !== undefined ? { maxTokens: args.maxTokens } : {}),
-    ...(args.enableThinking !== undefined ? { enableThinking: args.enableThinking } : {}),
-    sampling: args.sampling,
-    maxSteps: 1,
-    signal,
-  });
-  let atLineStart = true;
-  const write = (text: string) => {
-    if (text === "") return;
-    io.stdout.write(text);
-    atLineStart = text.endsWith("\n");
-  };
-  let inReasoning = false;
-  for await (const chunk of stream) {
-    const delta = chunk.choices[0].delta;
-    if (delta.reasoning_content) {
-      inReasoning = true;
-      write(dim(delta.reasoning_content));
-    }
-    if (delta.content) {
-      // Separate the answer from the reasoning shown before it.
-      if (inReasoning && !atLineStart) write("\n");
-      inReasoning = false;
-      write(delta.content);
-    }
-  }
-  const result = await stream.result;
-  if (!atLineStart) write("\n");
-  const calls = result.message.tool_calls ?? [];
-  for (const call of calls) write(formatCall(call));
-  if (result.finishReason === "abort") io.stderr.write("[answer stopped]\n");
-  else if (result.finishReason === "length") io.stderr.write(`[answer cut at ${result.usage.completionTokens} tokens]\n`);
-  return result.message;
 }

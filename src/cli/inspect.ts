@@ -8,7 +8,13 @@
  */
 import { GgufError, readGguf } from "../runtime/gguf/index.js";
 import type { CliIo } from "./analyze.js";
+import { formatOptions, type OptionTable, parseCommandArgs, UsageError } from "./args.js";
 import { type ModelSummary, summarizeGguf } from "./model-summary.js";
+
+const INSPECT_OPTIONS: OptionTable = {
+  json: { type: "boolean", help: "print everything as JSON (includes the whole chat template)" },
+  template: { type: "boolean", help: "print only the chat template, whole (e.g. to save it to a file)" },
+};
 
 export const INSPECT_USAGE = `Usage: toolwright inspect <model.gguf> [--json | --template]
 
@@ -16,10 +22,7 @@ Shows what a GGUF model file holds, from its header alone (no weights are loaded
 architecture and sizes, tensor types (quantization), the chat template, and the
 tokenizer (vocabulary size, model, pre-tokenizer, special tokens).
 
-  --json        print everything as JSON (includes the whole chat template)
-  --template    print only the chat template, whole (e.g. to save it to a file)
-  -h, --help    show this help
-
+${formatOptions(INSPECT_OPTIONS)}
 Exit codes: 0 ok, 1 the file cannot be read as GGUF (or has no chat template
 for --template), 2 usage error.
 `;
@@ -35,30 +38,25 @@ const TEMPLATE_PREVIEW_WIDTH = 100;
  * process.exitCode = await runInspect(["model.gguf"], process);
  */
 export async function runInspect(argv: readonly string[], io: CliIo): Promise<number> {
-  let json = false;
-  let template = false;
-  const paths: string[] = [];
-  for (const arg of argv) {
-    if (arg === "-h" || arg === "--help") {
+  let json: boolean;
+  let template: boolean;
+  let path: string;
+  try {
+    const { values, positionals } = parseCommandArgs(argv, INSPECT_OPTIONS);
+    if (values.help) {
       io.stdout.write(INSPECT_USAGE);
       return 0;
     }
-    if (arg === "--json") json = true;
-    else if (arg === "--template") template = true;
-    else if (arg.startsWith("-") && arg !== "-") {
-      io.stderr.write(`toolwright inspect: unknown option ${arg}\n\n${INSPECT_USAGE}`);
-      return 2;
-    } else paths.push(arg);
-  }
-  if (paths.length !== 1) {
-    io.stderr.write(`toolwright inspect: expected one model path, got ${paths.length}\n\n${INSPECT_USAGE}`);
+    if (positionals.length !== 1) throw new UsageError(`expected one model path, got ${positionals.length}`);
+    json = values.json === true;
+    template = values.template === true;
+    if (json && template) throw new UsageError("--json and --template cannot be combined (--json includes the template)");
+    path = positionals[0]!;
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    io.stderr.write(`toolwright inspect: ${e.message}\n\n${INSPECT_USAGE}`);
     return 2;
   }
-  if (json && template) {
-    io.stderr.write(`toolwright inspect: --json and --template cannot be combined (--json includes the template)\n`);
-    return 2;
-  }
-  const path = paths[0]!;
   let summary: ModelSummary;
   try {
     summary = summarizeGguf(await readGguf(path));

@@ -3,14 +3,16 @@
  * The `toolwright` command line: a small dispatcher over subcommands.
  *
  * @example
- * // $ toolwright analyze model.gguf
- * // $ toolwright --help
+ * // $ toolwright pull hf:Qwen/Qwen3-0.6B-GGUF/Qwen3-0.6B-Q8_0.gguf
+ * // $ toolwright chat --help
  */
-import { realpathSync } from "node:fs";
+import { readFileSync, realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { closestName } from "../runtime/validate.js";
 import { ANALYZE_USAGE, runAnalyze, type CliIo } from "./analyze.js";
 import { INSPECT_USAGE, runInspect } from "./inspect.js";
 import { CHAT_USAGE, runChat } from "./chat.js";
+import { PULL_USAGE, runPull } from "./pull.js";
 
 interface Command {
   summary: string;
@@ -19,6 +21,11 @@ interface Command {
 }
 
 const COMMANDS: Record<string, Command> = {
+  pull: {
+    summary: "download a model from the Hugging Face hub into the local cache",
+    usage: PULL_USAGE,
+    run: runPull,
+  },
   analyze: {
     summary: "show how a model writes reasoning, content and tool calls",
     usage: ANALYZE_USAGE,
@@ -39,7 +46,18 @@ const COMMANDS: Record<string, Command> = {
 function mainUsage(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((n) => n.length));
   const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
-  return `Usage: toolwright <command> [options]\n\nCommands:\n${lines.join("\n")}\n\nRun 'toolwright <command> --help' for a command's options.\n`;
+  return `Usage: toolwright <command> [options]\n\nCommands:\n${lines.join("\n")}\n\n  --version     print toolwright's version\n  -h, --help    show this help\n\nRun 'toolwright help <command>' (or 'toolwright <command> --help') for a command's options.\n`;
+}
+
+/** The package's version, from its package.json (two folders up from src/cli and lib/cli alike). */
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version?: unknown };
+  return typeof pkg.version === "string" ? pkg.version : "unknown";
+}
+
+function unknownCommand(name: string): string {
+  const hint = closestName(name, Object.keys(COMMANDS));
+  return `toolwright: unknown command ${JSON.stringify(name)}${hint ? ` (did you mean ${JSON.stringify(hint)}?)` : ""}\n\n${mainUsage()}`;
 }
 
 /**
@@ -50,11 +68,15 @@ function mainUsage(): string {
  */
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
   const [name, ...rest] = argv;
+  if (name === "--version" || name === "-v") {
+    io.stdout.write(`${version()}\n`);
+    return 0;
+  }
   if (name === undefined || name === "-h" || name === "--help" || name === "help") {
     const topic = name === "help" ? rest[0] : undefined;
-    const command = topic !== undefined ? COMMANDS[topic] : undefined;
+    const command = topic !== undefined && Object.hasOwn(COMMANDS, topic) ? COMMANDS[topic] : undefined;
     if (topic !== undefined && !command) {
-      io.stderr.write(`toolwright: unknown command ${JSON.stringify(topic)}\n\n${mainUsage()}`);
+      io.stderr.write(unknownCommand(topic));
       return 2;
     }
     (name === undefined ? io.stderr : io.stdout).write(command ? command.usage : mainUsage());
@@ -62,7 +84,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   }
   const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!command) {
-    io.stderr.write(`toolwright: unknown command ${JSON.stringify(name)}\n\n${mainUsage()}`);
+    io.stderr.write(name.startsWith("-") ? `toolwright: unknown option ${name} (options go after the command)\n\n${mainUsage()}` : unknownCommand(name));
     return 2;
   }
   return command.run(rest, io);

@@ -19,4 +19,6 @@ export type { SamplingOptions, GrammarOptions } from "./sampling.js";
 export { StopStringFilter } from "./stop-strings.js";
 export { AbortError, ModelLoadError } from "./errors.js";
 export { loadNative, NativeAddonError } from "./binding.js";
+export { pullModel, ModelDownloadError, modelCacheDir, isHfModelRef, parseHfModelRef } from "./hub/index.js";
+export type { PullModelOptions, PulledModel, DownloadProgress, ModelDownloadErrorCode, HfModelRef } from "./hub/index.js";
 export type { NativeBinding } from "./binding.js";

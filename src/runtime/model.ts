@@ -10,6 +10,8 @@ import { GgufError } from "./gguf/errors.js";
 import { readGgufMetadata } from "./gguf/reader.js";
 import { checkKeys, checkObject, checkString, checkTokens, describe, optBoolean, optFunction, optInteger, optSignal } from "./validate.js";
 import { nativeGpuChoice, placementOf, type GpuOption, type ModelPlacement } from "./devices.js";
+import { resolveModelPath } from "./hub/pull.js";
+import type { PullModelOptions } from "./hub/pull.js";
 
 /** Options of {@link loadModel}. */
 export interface LoadModelOptions {
@@ -29,6 +31,14 @@ export interface LoadModelOptions {
   gpu?: GpuOption;
   /** Memory-map the file (default: llama.cpp's choice, normally yes). */
   useMmap?: boolean;
+  /**
+   * For an `hf:` path: how to download it (see {@link pullModel}). A cached copy is used
+   * without asking the hub unless `checkForUpdate` is true; `signal` is the load's.
+   *
+   * @example
+   * await loadModel("hf:Qwen/Qwen3-0.6B-GGUF/Qwen3-0.6B-Q8_0.gguf", { download: { onProgress: (p) => console.log(p.receivedBytes) } });
+   */
+  download?: Omit<PullModelOptions, "signal">;
 }
 
 /** Options of {@link Model.tokenize}. */
@@ -119,9 +129,12 @@ export interface Vocabulary {
 const registry = new FinalizationRegistry<NativeModel>((native) => native.dispose());
 
 /**
- * Loads a GGUF model file on a worker thread.
+ * Loads a GGUF model file on a worker thread. `path` may be an `hf:` reference
+ * (`hf:OWNER/REPO/FILE.gguf`, `hf:OWNER/REPO:QUANT`): it is downloaded into the cache first
+ * (see {@link pullModel}), or found there.
  *
  * @throws {ModelLoadError} naming the path and the reason (missing file, directory, not GGUF, malformed).
+ * @throws {ModelDownloadError} when an `hf:` model cannot be downloaded.
  * @throws {AbortError} when `signal` aborts first.
  * @example
  * const model = await loadModel("qwen2.5-0.5b-instruct-q8_0.gguf", {
@@ -169,11 +182,13 @@ function llamaReason(message: string, path: string): string {
  * @example
  * const model = await loadModelAs((native, file) => new ChatModel(native, file), "model.gguf");
  */
-export async function loadModelAs<M extends Model>(make: (native: NativeModel, path: string) => M, path: string, options: LoadModelOptions = {}): Promise<M> {
-  checkString(path, "loadModel: path");
-  if (path === "") throw new RangeError("loadModel: path must not be empty");
+export async function loadModelAs<M extends Model>(make: (native: NativeModel, path: string) => M, pathOrRef: string, options: LoadModelOptions = {}): Promise<M> {
+  checkString(pathOrRef, "loadModel: path");
+  if (pathOrRef === "") throw new RangeError("loadModel: path must not be empty");
   const opts = checkObject(options, "loadModel: options");
-  checkKeys(opts, ["onProgress", "signal", "vocabOnly", "gpuLayers", "gpu", "useMmap"], "loadModel: options");
+  checkKeys(opts, ["onProgress", "signal", "vocabOnly", "gpuLayers", "gpu", "useMmap", "download"], "loadModel: options");
+  const download = checkObject(opts.download, "loadModel: options.download");
+  if (download.signal !== undefined) throw new TypeError("loadModel: options.download.signal is not an option: options.signal aborts the download too");
   const onProgress = optFunction<(progress: number) => void>(opts.onProgress, "loadModel: options.onProgress");
   const signal = optSignal(opts.signal, "loadModel: options.signal");
   const vocabOnly = optBoolean(opts.vocabOnly, "loadModel: options.vocabOnly") ?? false;
@@ -186,7 +201,8 @@ export async function loadModelAs<M extends Model>(make: (native: NativeModel, p
     gpuLayers = optInteger(opts.gpuLayers, "loadModel: options.gpuLayers", 0, 2 ** 31 - 1)!;
   }
   const gpu = nativeGpuChoice(opts.gpu, "loadModel: options.gpu");
-  if (signal?.aborted) throw new AbortError(`loadModel: loading "${path}" was aborted`, { cause: signal.reason });
+  if (signal?.aborted) throw new AbortError(`loadModel: loading "${pathOrRef}" was aborted`, { cause: signal.reason });
+  const path = await resolveModelPath(pathOrRef, { ...download, ...(signal ? { signal } : {}) }, "loadModel: options.download");
 
   const native = loadNative();
   // Progress arrives through a thread-safe queue and may trail the result: keep it monotonic and

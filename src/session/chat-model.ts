@@ -58,9 +58,12 @@ export class ChatModel extends Model {
 }
 
 /**
- * Loads a GGUF model file on a worker thread, ready for chat requests.
+ * Loads a GGUF model file on a worker thread, ready for chat requests. `path` may be an `hf:`
+ * reference (`hf:OWNER/REPO/FILE.gguf`, `hf:OWNER/REPO:QUANT`): the file is downloaded into the
+ * model cache first, or taken from it (see `pullModel`; `options.download` says how).
  *
  * @throws {ModelLoadError} naming the path and the reason (missing file, directory, not GGUF, malformed).
+ * @throws {ModelDownloadError} when an `hf:` model cannot be downloaded (offline, not found, ...).
  * @throws {AbortError} when `signal` aborts first.
  * @example
  * import { loadModel } from "toolwright";

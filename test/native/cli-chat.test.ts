@@ -3,7 +3,7 @@
  * the conversation piped into stdin.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -156,10 +156,96 @@ describe("toolwright chat", () => {
     30_000,
   );
 
+  it("--json-schema FILE constrains every answer to the schema", async () => {
+    const schema = join(dir, "answer.schema.json");
+    writeFileSync(schema, JSON.stringify({ enum: ["yes", "no"] }));
+    const r = await runCli(["chat", model, "--json-schema", schema, "--max-tokens", "16", "--seed", "3"], "is it?\nreally?\n");
+    expect(r.code, r.stderr).toBe(0);
+    const answers = r.stdout.split("\n").filter((l) => l !== "");
+    expect(answers).toHaveLength(2);
+    // Each answer opens with a value of the schema (what follows it is the chat layer's business).
+    for (const a of answers) expect(a).toMatch(/^"(yes|no)"/);
+  }, 60_000);
+
+  it("--template FILE renders with that template (one that refuses shows its message)", async () => {
+    const template = join(dir, "refuses.jinja");
+    writeFileSync(template, "{{ raise_exception('refused by the test template') }}");
+    const r = await runCli(["chat", model, "--template", template, "--max-tokens", "4"], "hello\n");
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain("refused by the test template");
+    expect(r.stdout).toBe("");
+  }, 60_000);
+
+  it("--context-size N sizes the context: a longer prompt is refused, a short one answered", async () => {
+    const small = await runCli(["chat", model, "--context-size", "64", "--max-tokens", "4"], `${"word ".repeat(200)}\nhi\n`);
+    expect(small.code, small.stderr).toBe(0);
+    // The long message does not fit (the context is rounded up to 256 tokens); the short one does.
+    expect(small.stderr).toMatch(/the prompt has \d+ tokens, more than the context size 256/);
+    expect(small.stdout.trim().length).toBeGreaterThan(0);
+    const big = await runCli(["chat", model, "--context-size", String(1 << 24)], "hi\n");
+    expect(big.code).toBe(1);
+    expect(big.stderr).toMatch(/--context-size 16777216 exceeds the model's training context \(\d+ tokens\)/);
+  }, 60_000);
+
+  it.each([
+    ["a template that does not compile", "--template", "bad.jinja", "{% if %}", /template file .*bad\.jinja does not compile/],
+    ["an empty template", "--template", "empty.jinja", "  \n", /template file .*empty\.jinja is empty/],
+    ["a schema file that is not JSON", "--json-schema", "bad.json", "{", /JSON Schema file .*bad\.json is not valid JSON/],
+    ["a schema that is an array", "--json-schema", "arr.json", "[1]", /must hold a schema \(an object\), got an array/],
+    ["a schema the grammar cannot follow", "--json-schema", "ref.json", '{"$ref": "#/nope"}', /JSON Schema file .*ref\.json: /],
+    [
+      "tools whose parameters the grammar cannot follow",
+      "--tools",
+      "badparams.json",
+      JSON.stringify([{ type: "function", function: { name: "f", parameters: { $ref: "#/nope" } } }]),
+      /tools\[0\]\.function\.parameters \(f\): /,
+    ],
+    ["two tools of one name", "--tools", "twice.json", JSON.stringify([WEATHER_TOOLS[0], WEATHER_TOOLS[0]]), /tools\[1\]: a second tool named "get_weather"/],
+  ])(
+    "rejects %s before loading the model (exit 1, file named)",
+    async (_what, flag, name, content, problem) => {
+      const file = join(dir, name);
+      writeFileSync(file, content);
+      const r = await runCli(["chat", model, flag, file], "hello\n");
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(problem);
+      expect(r.stderr).not.toMatch(/loading/);
+    },
+    30_000,
+  );
+
+  it.each([
+    [["m.gguf", "--context-szie", "64"], /unknown option --context-szie \(did you mean --context-size\?\)/],
+    [["m.gguf", "--context-size", "0"], /--context-size must be an integer in \[1, 16777216\], got "0"/],
+    [["m.gguf", "--template"], /--template needs a value \(FILE\)/],
+    [["m.gguf", "--seed", "--max-tokens", "3"], /--seed needs a value/],
+    [["m.gguf", "--no-thinking=1"], /--no-thinking takes no value/],
+  ])(
+    "usage error %j names the mistake",
+    async (args, message) => {
+      const r = await runCli(["chat", ...args], "");
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(message);
+    },
+    30_000,
+  );
+
   it("prints its help, which says tool calls are not executed", async () => {
     const r = await runCli(["chat", "--help"], "");
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain("Usage: toolwright chat <model.gguf>");
+    expect(r.stdout).toContain("Usage: toolwright chat <model.gguf | hf:OWNER/REPO/FILE.gguf>");
     expect(r.stdout).toMatch(/NOT executed/);
+    for (const option of ["--context-size N", "--template FILE", "--system TEXT", "--tools FILE", "--json-schema FILE", "--tool-choice MODE", "-h, --help"]) expect(r.stdout).toContain(option);
+  }, 30_000);
+
+  it("--version prints the package's version; an unknown command gets a did-you-mean", async () => {
+    const version = await runCli(["--version"], "");
+    expect(version.code).toBe(0);
+    expect(version.stdout).toBe(`${JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")).version}\n`);
+    const typo = await runCli(["chta", "m.gguf"], "");
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toMatch(/unknown command "chta" \(did you mean "chat"\?\)/);
+    const help = await runCli(["help", "chat"], "");
+    expect(help.stdout).toBe((await runCli(["chat", "--help"], "")).stdout);
   }, 30_000);
 });

@@ -1,0 +1,176 @@
+// `toolwright pull` against a local stand-in for the Hugging Face hub, `loadModel("hf:…")` on the
+// file it caches, and `toolwright chat hf:…` downloading before it answers.
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { main } from "../../src/cli/main.js";
+import { loadModel } from "../../src/session/index.js";
+import { ModelDownloadError } from "../../src/runtime/hub/index.js";
+import { ensureCompiledLib } from "../helpers/compiled-lib.js";
+import { closedEndpoint, type HubServer, startHubServer } from "../helpers/hub-server.js";
+import { ensureTestModel, REPO_ROOT } from "../helpers/test-models.js";
+
+const REPO = "toolwright-test/Chat-GGUF";
+const FILE = "chat-Q8_0.gguf";
+const REF = `hf:${REPO}/${FILE}`;
+
+let server: HubServer;
+let model: Buffer;
+let root: string;
+let n = 0;
+const freshCache = () => join(root, `cache-${n++}`);
+
+beforeAll(async () => {
+  model = readFileSync(await ensureTestModel({ vocab: "llama-spm", template: "meta-llama-Llama-3.1-8B-Instruct" }));
+  server = await startHubServer();
+  server.put(REPO, FILE, { content: model });
+  server.put(REPO, "chat-Q4_K_M.gguf", { content: model });
+  root = mkdtempSync(join(tmpdir(), "toolwright-cli-pull-"));
+});
+afterAll(async () => {
+  await server.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+async function run(...argv: string[]) {
+  let stdout = "";
+  let stderr = "";
+  const code = await main(argv, {
+    stdout: { write: (t: string) => (stdout += t) },
+    stderr: { write: (t: string) => (stderr += t) },
+  });
+  return { code, stdout, stderr };
+}
+
+describe("toolwright pull", () => {
+  it("downloads, prints the path on stdout and progress on stderr; a second pull finds it up to date", async () => {
+    const cache = freshCache();
+    const r = await run("pull", REF, "--endpoint", server.endpoint, "--cache-dir", cache);
+    expect(r.code, r.stderr).toBe(0);
+    const path = join(cache, "hf", "toolwright-test", "Chat-GGUF", "main", FILE);
+    expect(r.stdout).toBe(`${path}\n`);
+    expect(readFileSync(path).equals(model)).toBe(true);
+    // Not a terminal: a few plain lines, the last at 100% with the byte counts.
+    expect(r.stderr).toMatch(/^pulling toolwright-test\/Chat-GGUF\/chat-Q8_0\.gguf: 0% /m);
+    expect(r.stderr).toMatch(/: 100% [\d.]+ MiB of [\d.]+ MiB\n/);
+    expect(r.stderr).toMatch(/^downloaded toolwright-test\/Chat-GGUF\/chat-Q8_0\.gguf \([\d.]+ MiB, sha256 [0-9a-f]{12}…\)/m);
+    expect(r.stderr).not.toContain("\r");
+
+    const again = await run("pull", REF, "--endpoint", server.endpoint, "--cache-dir", cache, "--quiet");
+    expect(again).toEqual({ code: 0, stdout: `${path}\n`, stderr: "" });
+    const loud = await run("pull", REF, "--endpoint", server.endpoint, "--cache-dir", cache);
+    expect(loud.stderr).toMatch(/^up to date: /m);
+  });
+
+  it("takes the hub from TOOLWRIGHT_HF_ENDPOINT and the cache from TOOLWRIGHT_MODELS_DIR; a quantization tag picks the file", async () => {
+    const cache = freshCache();
+    const saved = { endpoint: process.env.TOOLWRIGHT_HF_ENDPOINT, dir: process.env.TOOLWRIGHT_MODELS_DIR };
+    process.env.TOOLWRIGHT_HF_ENDPOINT = server.endpoint;
+    process.env.TOOLWRIGHT_MODELS_DIR = cache;
+    try {
+      const r = await run("pull", `hf:${REPO}:Q4_K_M`, "-q");
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toBe(`${join(cache, "hf", "toolwright-test", "Chat-GGUF", "main", "chat-Q4_K_M.gguf")}\n`);
+    } finally {
+      for (const [k, v] of [
+        ["TOOLWRIGHT_HF_ENDPOINT", saved.endpoint],
+        ["TOOLWRIGHT_MODELS_DIR", saved.dir],
+      ] as const) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    }
+  });
+
+  it.each([
+    ["a missing file", () => [`hf:${REPO}/missing.gguf`, "--endpoint", server.endpoint], /missing\.gguf.*not found.*\[TOOLWRIGHT_DOWNLOAD_NOT_FOUND\]/],
+    ["an unreachable hub", async () => [REF, "--endpoint", await closedEndpoint()], /cannot reach 127\.0\.0\.1:\d+ \(ECONNREFUSED\).*\[TOOLWRIGHT_OFFLINE\]/],
+  ])("%s: one line on stderr, exit 1", async (_what, args, message) => {
+    const r = await run("pull", ...(await args()), "--cache-dir", freshCache());
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toMatch(/^toolwright pull: /);
+    expect(r.stderr).toMatch(message);
+  });
+
+  it.each([
+    [[], /expected one model reference, got 0/],
+    [["model.gguf"], /is not a model reference: write hf:/],
+    [["hf:a/b/model.bin"], /must be a \.gguf file/],
+    [["hf:a/b/x.gguf", "--endpoint", "ftp://x"], /http\(s\) URL/],
+    [["hf:a/b/x.gguf", "--revison", "v1"], /unknown option --revison \(did you mean --revision\?\)/],
+    [["hf:a/b/x.gguf", "--endpoint"], /--endpoint needs a value/],
+    [["hf:a/b/x.gguf", "--quiet=yes"], /--quiet takes no value/],
+  ])("usage error %j: exit 2 with the usage", async (args, message) => {
+    const r = await run("pull", ...args);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr).toContain("Usage: toolwright pull");
+  });
+
+  it("--help and `help pull` print the usage, which names every option", async () => {
+    const help = await run("pull", "--help");
+    expect(help.code).toBe(0);
+    expect((await run("help", "pull")).stdout).toBe(help.stdout);
+    for (const option of ["--revision REV", "--endpoint URL", "--cache-dir DIR", "-q, --quiet", "-h, --help"]) expect(help.stdout).toContain(option);
+  });
+});
+
+describe("loadModel with an hf: path", () => {
+  it("downloads into the cache, loads it, and loads the cached file again with the hub gone", async () => {
+    const cacheDir = freshCache();
+    const received: number[] = [];
+    const model1 = await loadModel(REF, { download: { endpoint: server.endpoint, cacheDir, onProgress: (p) => received.push(p.receivedBytes) } });
+    const path = join(cacheDir, "hf", "toolwright-test", "Chat-GGUF", "main", FILE);
+    try {
+      expect(model1.path).toBe(path);
+      expect(model1.tokenize("hello").length).toBeGreaterThan(0);
+      expect(received.at(-1)).toBe(model.length);
+    } finally {
+      model1.dispose();
+    }
+    const model2 = await loadModel(REF, { download: { endpoint: await closedEndpoint(), cacheDir } });
+    try {
+      expect(model2.path).toBe(path);
+    } finally {
+      model2.dispose();
+    }
+  });
+
+  it("a download failure is a ModelDownloadError; download options are checked", async () => {
+    const cacheDir = freshCache();
+    const err = await loadModel(`hf:${REPO}/nope.gguf`, { download: { endpoint: server.endpoint, cacheDir } }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ModelDownloadError);
+    expect((err as ModelDownloadError).code).toBe("TOOLWRIGHT_DOWNLOAD_NOT_FOUND");
+    await expect(loadModel(REF, { download: { endpont: "x" } as never })).rejects.toThrow(/loadModel: options\.download has an unknown key "endpont" \(did you mean "endpoint"\?\)/);
+    await expect(loadModel(REF, { download: { signal: AbortSignal.abort() } as never })).rejects.toThrow(/options\.signal aborts the download too/);
+    await expect(loadModel("hf:nothing")).rejects.toThrow(RangeError);
+  });
+});
+
+describe("toolwright chat hf:…", () => {
+  beforeAll(async () => {
+    await ensureCompiledLib();
+  }, 300_000);
+
+  it("downloads the model into the cache, then answers", async () => {
+    const cache = freshCache();
+    const child = spawn(process.execPath, [join(REPO_ROOT, "lib", "cli", "main.js"), "chat", REF, "--max-tokens", "8", "--seed", "1"], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, NO_COLOR: "1", TOOLWRIGHT_HF_ENDPOINT: server.endpoint, TOOLWRIGHT_MODELS_DIR: cache },
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.stdin.end("hello\n");
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    expect(code, stderr).toBe(0);
+    expect(stderr).toMatch(/pulling toolwright-test\/Chat-GGUF\/chat-Q8_0\.gguf: 100%/);
+    expect(stderr).toMatch(/loading chat-Q8_0\.gguf: 100%/);
+    expect(stdout.trim().length).toBeGreaterThan(0);
+    expect(readFileSync(join(cache, "hf", "toolwright-test", "Chat-GGUF", "main", FILE)).equals(model)).toBe(true);
+  }, 120_000);
+});
