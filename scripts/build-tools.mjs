@@ -48,7 +48,8 @@ export function satisfiesRange(version, range) {
  * @param {NodeJS.ProcessEnv} env
  */
 export function nestedNpmEnv(env) {
-  const keep = /^npm_config_(registry|cache|userconfig|globalconfig|offline|prefer_offline|prefer_online|proxy|https_proxy|noproxy|strict_ssl|cafile|ca|fetch_\w+|maxsockets|loglevel|@[^:]+:registry)$/i;
+  const keep =
+    /^npm_config_(registry|cache|userconfig|globalconfig|offline|prefer_offline|prefer_online|proxy|https_proxy|noproxy|strict_ssl|cafile|ca|fetch_\w+|maxsockets|loglevel|@[^:]+:registry)$/i;
   /** @type {NodeJS.ProcessEnv} */
   const out = {};
   for (const [key, value] of Object.entries(env)) {
