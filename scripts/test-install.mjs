@@ -28,6 +28,7 @@
 // (build/Release/toolwright.node) is put into the tarball in its place, so the packaging and
 // install path is still checked end to end (the report says which was used).
 import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join, resolve } from "node:path";
@@ -248,6 +249,21 @@ model.dispose();
 console.log(JSON.stringify({ ...result, addon }));
 `;
 
+/**
+ * The temporary folder. Source mode uses the same path on every run from this checkout, so the
+ * compiler sees the same source paths and ccache can answer for toolwright's own files too;
+ * what a previous run left (its folder, its build folder in the cache) is removed first.
+ */
+function workFolder(mode) {
+  if (mode !== "source") return mkdtempSync(join(tmpdir(), `toolwright-install-${mode}-`));
+  const work = join(tmpdir(), `toolwright-install-source-${createHash("sha256").update(ROOT).digest("hex").slice(0, 8)}`);
+  const previous = join(work, "app", "node_modules", "toolwright");
+  if (existsSync(join(previous, "package.json"))) rmSync(buildLayout(previous).buildDir, { recursive: true, force: true });
+  rmSync(work, { recursive: true, force: true });
+  mkdirSync(work, { recursive: true });
+  return work;
+}
+
 // CommonJS users: require() every export (Node >= 20.19 / 22.12 load ES modules synchronously),
 // and compare with what import() gives: the same module instances, not a second copy.
 const REQUIRE_SCRIPT = `
@@ -286,7 +302,7 @@ async function main() {
     log(`--mode must be prebuild or source, got "${mode}"`);
     process.exit(2);
   }
-  const work = mkdtempSync(join(tmpdir(), `toolwright-install-${mode}-`));
+  const work = workFolder(mode);
   const report = { ok: false, mode, workDir: work };
   const t0 = Date.now();
   let cacheBuildDir;
