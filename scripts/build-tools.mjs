@@ -11,7 +11,7 @@ import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { cacheRoot, PACKAGE_ROOT } from "./build-layout.mjs";
 
 /** The packages a source build needs that an install with a prebuild does not. */
@@ -85,8 +85,10 @@ export function resolveBuildTools(from, wanted) {
       const { version } = JSON.parse(readFileSync(require.resolve(`${name}/package.json`), "utf8"));
       if (!satisfiesRange(version, wanted[name])) return undefined;
     }
-    const includeDir = require("node-addon-api").include_dir;
-    return { cmakeJs: require.resolve("cmake-js/bin/cmake-js"), nodeAddonApiDir: String(includeDir).replace(/^"|"$/g, "") };
+    // Its headers (napi.h) sit at the package's root; its own `include_dir` is relative to the cwd.
+    const nodeAddonApiDir = dirname(require.resolve("node-addon-api/package.json"));
+    if (!existsSync(join(nodeAddonApiDir, "napi.h"))) return undefined;
+    return { cmakeJs: require.resolve("cmake-js/bin/cmake-js"), nodeAddonApiDir };
   } catch {
     return undefined;
   }

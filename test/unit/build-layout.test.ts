@@ -1,9 +1,9 @@
 // Where a source build goes (scripts/build-layout.mjs) and how its tooling is found
 // (scripts/build-tools.mjs): the cache folder's precedence, the two layouts, the version check of
 // cmake-js/node-addon-api, and the npm configuration a nested install keeps.
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
-import { join } from "node:path";
+import { isAbsolute, join } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 import { buildLayout, cacheRoot, isCheckout } from "../../scripts/build-layout.mjs";
 import { BUILD_TOOLS, nestedNpmEnv, resolveBuildTools, satisfiesRange, wantedBuildTools } from "../../scripts/build-tools.mjs";
@@ -122,6 +122,8 @@ describe("build tooling", () => {
     const found = resolveBuildTools(REPO_ROOT, wanted);
     expect(found?.cmakeJs).toMatch(/cmake-js[\\/]bin[\\/]cmake-js$/);
     expect(found?.nodeAddonApiDir).toMatch(/node-addon-api$/);
+    expect(isAbsolute(found!.nodeAddonApiDir)).toBe(true);
+    expect(existsSync(join(found!.nodeAddonApiDir, "napi.h"))).toBe(true);
     expect(resolveBuildTools(REPO_ROOT, { ...wanted, "cmake-js": "^999.0.0" })).toBeUndefined();
     const empty = realpathSync(mkdtempSync(join(tmpdir(), "toolwright-tools-")));
     temps.push(empty);
