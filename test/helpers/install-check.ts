@@ -77,3 +77,10 @@ export function runtimeDependencyClosure(): string[] {
   const names = [...seen].map((p) => p.slice(p.lastIndexOf("node_modules/") + "node_modules/".length));
   return [...new Set(["toolwright", ...names])].sort();
 }
+
+/** One line with what the install took, for the test output (the numbers docs/install.md quotes). */
+export function installSummary(report: InstallReport): string {
+  const mb = (bytes: number | undefined) => `${((bytes ?? 0) / 1e6).toFixed(1)} MB`;
+  const cache = report.mode === "source" ? `; in the cache: build folder ${mb(report.cacheBuildBytes)}, llama.cpp clone ${mb(report.llamaBytes)}` : "";
+  return `[install, ${report.mode}] npm install ${report.installSeconds} s; node_modules/toolwright ${mb(report.packageBytes)}, node_modules ${mb(report.nodeModulesBytes)} in ${report.packages?.length} packages${cache}`;
+}

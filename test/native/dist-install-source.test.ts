@@ -12,7 +12,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, expect, test } from "vitest";
 import { ensureCompiledLib } from "../helpers/compiled-lib.js";
-import { type InstallReport, runInstallCheck, runtimeDependencyClosure } from "../helpers/install-check.js";
+import { type InstallReport, installSummary, runInstallCheck, runtimeDependencyClosure } from "../helpers/install-check.js";
 import { ensureTestModel } from "../helpers/test-models.js";
 
 let report: InstallReport;
@@ -24,6 +24,7 @@ beforeAll(async () => {
   const model = await ensureTestModel({ vocab: "qwen2", template: "Qwen-Qwen3-0.6B" });
   const env = { ...process.env, CCACHE_DIR: process.env.CCACHE_DIR ?? join(homedir(), ".cache", "ccache") };
   ({ report, status, stderr } = runInstallCheck("source", model, env));
+  console.log(installSummary(report));
 }, 45 * 60_000);
 
 test("without a prebuild, the install builds the addon from source and the app generates with it", () => {

@@ -7,7 +7,7 @@
 import { beforeAll, expect, test } from "vitest";
 import { readGgufMetadata } from "../../src/runtime/gguf/index.js";
 import { ensureCompiledLib } from "../helpers/compiled-lib.js";
-import { type InstallReport, runInstallCheck, runtimeDependencyClosure } from "../helpers/install-check.js";
+import { type InstallReport, installSummary, runInstallCheck, runtimeDependencyClosure } from "../helpers/install-check.js";
 import { ensureTestModel } from "../helpers/test-models.js";
 
 let model: string;
@@ -19,6 +19,7 @@ beforeAll(async () => {
   await ensureCompiledLib();
   model = await ensureTestModel({ vocab: "qwen2", template: "Qwen-Qwen3-0.6B" });
   ({ report, status, stderr } = runInstallCheck("prebuild", model));
+  console.log(installSummary(report));
 }, 300_000);
 
 test("the packed tarball installs without build tools and generates with the prebuilt addon", async () => {
