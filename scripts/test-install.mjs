@@ -283,7 +283,7 @@ const pkg = require("toolwright/package.json");
 })();
 `;
 
-/** Exits the step with npm's log tail when a long command runs past its bound. */
+/** Bounds on `npm install` (a cold source build takes ~10 min on 2 cores): past them npm is killed and the step fails. */
 const INSTALL_TIMEOUT_MS = { prebuild: 5 * 60_000, source: 40 * 60_000 };
 
 async function main() {
