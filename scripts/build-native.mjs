@@ -1,10 +1,15 @@
 #!/usr/bin/env node
-// Builds the native addon: fetches llama.cpp (scripts/fetch-llama.mjs), then runs cmake-js on
-// the top-level CMakeLists.txt. Output: build/Release/toolwright.node.
+// Builds the native addon: fetches llama.cpp (scripts/fetch-llama.mjs), gets the build tooling
+// (scripts/build-tools.mjs), then runs cmake-js on the top-level CMakeLists.txt.
 //
 //   node scripts/build-native.mjs [--out DIR] [--copy-to FILE] [--target NAME] [--fallback] [-- extra cmake-js args]
 //
-// A build made on purpose gets a marker file beside it (Release/toolwright.preferred), so that the
+// Where things go (scripts/build-layout.mjs): in a development checkout, llama.cpp in deps/ and
+// the build in build/ (output build/Release/toolwright.node); in an installed package, both in the
+// user's cache (~/.cache/toolwright), and only the addon is copied into the package, as
+// addon/toolwright.node. `--out` names another build folder (output DIR/Release/toolwright.node).
+//
+// A build made on purpose gets a marker file beside it (toolwright.preferred), so that the
 // loader (src/runtime/binding.ts) tries it before the prebuilds. `--fallback` (the install script,
 // when no prebuild loads here) leaves it unmarked: the prebuilds stay first.
 //
@@ -16,17 +21,18 @@
 //   TOOLWRIGHT_BUILD_BENCH=0  skip the llama.cpp reference driver used by bench:runtime
 //   TOOLWRIGHT_BUILD_JOBS=N parallel compile jobs (default: all cores)
 //   TOOLWRIGHT_LLAMA_DIR    use this llama.cpp checkout instead of fetching the pinned one
-// CCACHE_BASEDIR defaults to the repository root, so ccache hits across clones.
+//   TOOLWRIGHT_CACHE_DIR    the cache folder (default $XDG_CACHE_HOME/toolwright or ~/.cache/toolwright)
+// CCACHE_BASEDIR defaults to the repository root in a checkout (ccache hits across clones) and to
+// the cache folder in an installed package (hits across projects).
 import { spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { buildLayout, PACKAGE_ROOT as ROOT, PREFERRED_MARKER } from "./build-layout.mjs";
+import { obtainBuildTools } from "./build-tools.mjs";
 import { fetchLlama } from "./fetch-llama.mjs";
-
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
 function log(message) {
   process.stderr.write(`[toolwright:build-native] ${message}\n`);
@@ -75,33 +81,36 @@ function checkCmake() {
 function main() {
   const { values, positionals } = parseArgs({
     options: {
-      out: { type: "string", default: "build" },
+      out: { type: "string" },
       "copy-to": { type: "string" },
       target: { type: "string" },
       fallback: { type: "boolean", default: false },
     },
     allowPositionals: true,
   });
-  const out = resolve(ROOT, values.out);
+  const layout = buildLayout(ROOT);
+  const out = values.out ? resolve(ROOT, values.out) : layout.buildDir;
+  // An installed package's addon is copied out of the cache into the package (addon/).
+  const addonDir = values.out ? join(out, "Release") : layout.addonDir;
   log(checkCmake());
-  const llamaDir = fetchLlama();
+  if (layout.kind === "installed") log(`building in the cache (${out}); the addon goes to ${addonDir}`);
+  const llamaDir = fetchLlama(layout.llamaDir);
 
-  const require = createRequire(import.meta.url);
-  let cmakeJs;
+  let tools;
   try {
-    cmakeJs = require.resolve("cmake-js/bin/cmake-js");
-  } catch {
-    fail("cmake-js is not installed: run `npm install` first");
+    tools = obtainBuildTools(ROOT);
+  } catch (err) {
+    fail(`the build tooling could not be installed: ${err.message}`);
   }
   const jobs = process.env.TOOLWRIGHT_BUILD_JOBS ?? String(availableParallelism());
   if (!/^\d+$/.test(jobs) || Number(jobs) < 1) fail(`TOOLWRIGHT_BUILD_JOBS must be a positive integer, got "${jobs}"`);
-  const args = [cmakeJs, "build", "--out", out, "--parallel", jobs, ...cmakeDefines()];
+  const args = [tools.cmakeJs, "build", "--out", out, "--parallel", jobs, ...cmakeDefines(), `--CDNODE_ADDON_API_DIR=${tools.nodeAddonApiDir}`];
   if (values.target) args.push("--target", values.target);
   args.push(...positionals);
 
   /** @type {NodeJS.ProcessEnv} */
   const env = { ...process.env, TOOLWRIGHT_LLAMA_DIR: llamaDir };
-  env.CCACHE_BASEDIR ??= ROOT;
+  env.CCACHE_BASEDIR ??= layout.kind === "checkout" ? ROOT : layout.cache;
   // Outside npm, cmake-js would download Node's headers; use the running Node's own when present.
   const nodePrefix = resolve(dirname(process.execPath), "..");
   if (!env.npm_config_nodedir && existsSync(join(nodePrefix, "include", "node", "node_api.h"))) {
@@ -113,13 +122,20 @@ function main() {
   if (result.status !== 0) {
     fail(
       `the native build failed (exit code ${result.status}). Check the compiler output above; ` +
-        `TOOLWRIGHT_BUILD_JOBS=1 gives a readable log, and a stale ${values.out}/ folder can be removed to start over.`,
+        `TOOLWRIGHT_BUILD_JOBS=1 gives a readable log, and a stale ${out} folder can be removed to start over.`,
     );
   }
-  const built = join(out, "Release", "toolwright.node");
+  let built = join(out, "Release", "toolwright.node");
   if (!existsSync(built)) fail(`the build finished but ${built} is missing`);
-  // Same name as PREFERRED_BUILD_MARKER in src/runtime/binding.ts.
-  const marker = join(out, "Release", "toolwright.preferred");
+  if (addonDir !== join(out, "Release")) {
+    mkdirSync(addonDir, { recursive: true });
+    const target = join(addonDir, "toolwright.node");
+    // Copied aside, then renamed over: a process that has the old file loaded keeps its copy.
+    copyFileSync(built, `${target}.tmp-${process.pid}`);
+    renameSync(`${target}.tmp-${process.pid}`, target);
+    built = target;
+  }
+  const marker = join(addonDir, PREFERRED_MARKER);
   if (values.fallback) rmSync(marker, { force: true });
   else writeFileSync(marker, `${JSON.stringify({ builtAt: new Date().toISOString(), defines: cmakeDefines() })}\n`);
   if (values["copy-to"]) {

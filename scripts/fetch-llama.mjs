@@ -1,22 +1,22 @@
 #!/usr/bin/env node
 // Gets llama.cpp's source from the npm registry (node-llama-cpp ships it as a git bundle),
-// checks it against the pin in llama-source.json, and clones it into deps/llama.cpp.
+// checks it against the pin in llama-source.json, and clones it: into deps/llama.cpp in a
+// development checkout, into the user's cache for an installed package (build-layout.mjs).
 // Later runs reuse the clone, and the downloaded bundle is cached outside the repo so a
 // clean clone (CI) does not download it again.
 //
 // TOOLWRIGHT_LLAMA_DIR=/path/to/llama.cpp uses a local checkout instead.
-// TOOLWRIGHT_CACHE_DIR overrides the cache folder (default ~/.cache/toolwright).
+// TOOLWRIGHT_CACHE_DIR overrides the cache folder (default $XDG_CACHE_HOME/toolwright or ~/.cache/toolwright).
 import { createHash } from "node:crypto";
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { buildLayout, cacheRoot } from "./build-layout.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const pin = JSON.parse(fs.readFileSync(path.join(root, "llama-source.json"), "utf8"));
-const depsDir = path.join(root, "deps", "llama.cpp");
-const marker = path.join(depsDir, ".toolwright-source.json");
+const SOURCE_MARKER = ".toolwright-source.json";
 
 function log(msg) {
   process.stderr.write(`[toolwright:fetch-llama] ${msg}\n`);
@@ -52,7 +52,7 @@ function run(cmd, args, opts = {}) {
   }
 }
 
-/** Returns the llama.cpp source folder, fetching it if needed. */
+/** Returns the llama.cpp source folder (TOOLWRIGHT_LLAMA_DIR, else this layout's clone), without fetching it. */
 export function llamaSourceDir() {
   const override = process.env.TOOLWRIGHT_LLAMA_DIR;
   if (override) {
@@ -62,12 +62,11 @@ export function llamaSourceDir() {
     }
     return dir;
   }
-  return depsDir;
+  return buildLayout(root).llamaDir;
 }
 
 function cachedBundle() {
-  const cacheRoot = process.env.TOOLWRIGHT_CACHE_DIR || path.join(os.homedir(), ".cache", "toolwright");
-  const dir = path.join(cacheRoot, `${pin.package}-${pin.version}`);
+  const dir = path.join(cacheRoot(), `${pin.package}-${pin.version}`);
   const bundle = path.join(dir, "gitRelease.bundle");
   if (fs.existsSync(bundle) && sha256File(bundle) === pin.sha256) {
     log(`using cached bundle ${bundle}`);
@@ -99,31 +98,45 @@ function cachedBundle() {
   }
 }
 
-export function fetchLlama() {
+/**
+ * Returns the llama.cpp source folder to build against, cloning the pinned commit into
+ * `targetDir` (default: this layout's, see build-layout.mjs) unless it is already there.
+ * Concurrent fetches into one folder are safe: each clones aside and the first rename wins.
+ */
+export function fetchLlama(targetDir = buildLayout(root).llamaDir) {
   if (process.env.TOOLWRIGHT_LLAMA_DIR) {
     const dir = llamaSourceDir();
     log(`using local llama.cpp at ${dir} (TOOLWRIGHT_LLAMA_DIR)`);
     return dir;
   }
-  if (fs.existsSync(marker)) {
-    const have = JSON.parse(fs.readFileSync(marker, "utf8"));
-    if (have.commit === pin.commit) return depsDir;
-    log(`deps/llama.cpp is at ${have.commit}, pin is ${pin.commit}: replacing it`);
-  }
+  const marker = path.join(targetDir, SOURCE_MARKER);
+  const ready = () => fs.existsSync(marker) && JSON.parse(fs.readFileSync(marker, "utf8")).commit === pin.commit;
+  if (ready()) return targetDir;
+  if (fs.existsSync(marker)) log(`${targetDir} is at another commit than the pinned ${pin.commit}: replacing it`);
   const bundle = cachedBundle();
-  const tmpClone = `${depsDir}.tmp-${process.pid}`;
+  const tmpClone = `${targetDir}.tmp-${process.pid}`;
   fs.rmSync(tmpClone, { recursive: true, force: true });
-  fs.mkdirSync(path.dirname(depsDir), { recursive: true });
-  log(`cloning into deps/llama.cpp…`);
+  fs.mkdirSync(path.dirname(targetDir), { recursive: true });
+  log(`cloning into ${targetDir}…`);
   run("git", ["clone", "--quiet", "--no-checkout", bundle, tmpClone]);
   run("git", ["-C", tmpClone, "-c", "advice.detachedHead=false", "checkout", "--quiet", pin.commit]);
   const head = run("git", ["-C", tmpClone, "rev-parse", "HEAD"]).trim();
   if (head !== pin.commit) fail(`cloned commit ${head} is not the pinned ${pin.commit}`);
-  fs.writeFileSync(path.join(tmpClone, ".toolwright-source.json"), JSON.stringify({ package: pin.package, version: pin.version, commit: head }, null, 2));
-  fs.rmSync(depsDir, { recursive: true, force: true });
-  fs.renameSync(tmpClone, depsDir);
-  log(`llama.cpp ${head.slice(0, 12)} ready in deps/llama.cpp`);
-  return depsDir;
+  fs.writeFileSync(path.join(tmpClone, SOURCE_MARKER), JSON.stringify({ package: pin.package, version: pin.version, commit: head }, null, 2));
+  if (ready()) {
+    // Another process finished the same clone meanwhile.
+    fs.rmSync(tmpClone, { recursive: true, force: true });
+    return targetDir;
+  }
+  fs.rmSync(targetDir, { recursive: true, force: true });
+  try {
+    fs.renameSync(tmpClone, targetDir);
+  } catch (err) {
+    fs.rmSync(tmpClone, { recursive: true, force: true });
+    if (!ready()) fail(`could not move the clone into ${targetDir}: ${err.message}`);
+  }
+  log(`llama.cpp ${head.slice(0, 12)} ready in ${targetDir}`);
+  return targetDir;
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -1,12 +1,15 @@
 #!/usr/bin/env node
 // npm `install` hook: use the prebuilt addon for this platform when one loads, otherwise build it
-// from source (scripts/build-native.mjs).
+// from source (scripts/build-native.mjs). An installed package builds in the user's cache
+// (~/.cache/toolwright, see scripts/build-layout.mjs) and gets only addon/toolwright.node; the
+// build tooling (cmake-js) is fetched then, into the same cache (scripts/build-tools.mjs).
 //
 //   TOOLWRIGHT_SKIP_BUILD=1   do nothing (e.g. only the TypeScript parts are needed)
 //   TOOLWRIGHT_FORCE_BUILD=1  build from source even when a prebuilt binary exists
 //   TOOLWRIGHT_CUDA=1 / TOOLWRIGHT_METAL=1 / TOOLWRIGHT_VULKAN=1  use that backend's prebuild
 //                            (prebuilds/<platform>-<arch>-cuda/, ...) if it loads, else build it
 //   TOOLWRIGHT_PORTABLE=1    (for source builds) target any AVX2 CPU, as the prebuilds do
+//   TOOLWRIGHT_CACHE_DIR     (for source builds) the cache folder
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";

@@ -1,30 +1,40 @@
 #!/usr/bin/env node
-// Installs the package the way a user gets it, on a machine without build tools, and runs it:
-//   1. `npm pack` this repository (what `files` in package.json ships),
-//   2. `npm install` the tarball into an empty folder with no C/C++ compiler, CMake or nvcc on
-//      PATH (a PATH of symlinks to everything else), from the npm cache (--prefer-offline),
-//   3. there, loads a generated test model through `import "toolwright"`, generates a few tokens
-//      (with chat() when the model has a chat template, else generate()), checks which addon file
-//      the process mapped, and runs the `toolwright` CLI.
+// Installs the package the way a user gets it, and runs it. Two modes:
+//
+//   --mode prebuild (default): the tarball ships a prebuilt addon for this platform; it is
+//     installed with no C/C++ compiler, CMake or nvcc on PATH (a PATH of symlinks to everything
+//     else), so a source build cannot happen;
+//   --mode source: the tarball ships no prebuild, so the install script builds the addon from
+//     source: llama.cpp's clone and the object files go to the user's cache (TOOLWRIGHT_CACHE_DIR,
+//     default ~/.cache/toolwright), the build tooling (cmake-js) too; only the addon lands in the
+//     package. ccache (CCACHE_DIR) and the cached llama.cpp bundle keep repeated runs short.
+//
+// Steps: `npm pack` this repository (what `files` in package.json ships); `npm install` the
+// tarball into an empty folder from the npm cache (--prefer-offline); there, load a generated test
+// model through `import "toolwright"` and generate a few tokens (chat() when the model has a chat
+// template, else generate()), check which addon file the process mapped, `require()` every export
+// from a CommonJS file, and run the `toolwright` CLI. Measures the install's time and sizes.
 // Prints a JSON report; exits 1 when a step fails.
 //
-//   node scripts/test-install.mjs [--model PATH] [--no-build] [--keep] [--keep-path] [--cpu-only]
+//   node scripts/test-install.mjs [--mode prebuild|source] [--model PATH] [--no-build] [--keep] [--keep-path] [--cpu-only]
 //
 //   --no-build    use lib/ as it is (default: compile it first)
-//   --keep        leave the temporary folder (its path is in the report)
+//   --keep        leave the temporary folder and the build folder in the cache (paths in the report)
 //   --keep-path   install with the normal PATH (Windows, where a PATH of symlinks is impractical)
 //   --cpu-only    load with gpuLayers: 0 (CI machines whose GPU is virtual)
 //
-// The package must ship a prebuilt addon for this platform: prebuilds/<platform>-<arch>/ from
-// `npm run build:prebuild` (or CI). When there is none, this machine's own build
+// In prebuild mode the package must ship a prebuilt addon for this platform: prebuilds/<platform>-<arch>/
+// from `npm run build:prebuild` (or CI). When there is none, this machine's own build
 // (build/Release/toolwright.node) is put into the tarball in its place, so the packaging and
 // install path is still checked end to end (the report says which was used).
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync, copyFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { buildLayout } from "./build-layout.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const PLATFORM_DIR = `${process.platform}-${process.arch}`;
@@ -77,12 +87,15 @@ function pathWithoutBuildTools(binDir) {
   return { linked: linked.size, excluded: [...excluded].sort() };
 }
 
+/** toolwright variables a user may set that change where a build goes, not what is installed. */
+const PASSED_THROUGH = new Set(["TOOLWRIGHT_CACHE_DIR", "TOOLWRIGHT_BUILD_JOBS"]);
+
 /** The environment for the install and the app: no npm_* from a parent `npm run`, no toolwright overrides. */
 function cleanEnv(path) {
   /** @type {NodeJS.ProcessEnv} */
   const env = {};
   for (const [k, v] of Object.entries(process.env)) {
-    if (k.startsWith("npm_") || k.startsWith("TOOLWRIGHT_") || k === "PATH" || k === "Path") continue;
+    if (k.startsWith("npm_") || (k.startsWith("TOOLWRIGHT_") && !PASSED_THROUGH.has(k)) || k === "PATH" || k === "Path") continue;
     env[k] = v;
   }
   env.PATH = path;
@@ -98,30 +111,117 @@ async function makeModel(dir) {
   return out;
 }
 
-/** Packs the repository; returns the tarball path and whether a prebuild had to be injected. */
-function pack(dir) {
+/** Repacks the tarball after `change(packageDir)` edits its unpacked contents; returns the new tarball path. */
+function repack(dir, tarball, change) {
+  const unpacked = join(dir, "unpacked");
+  rmSync(unpacked, { recursive: true, force: true });
+  mkdirSync(unpacked);
+  run("tar", ["-xzf", tarball, "-C", unpacked]);
+  change(join(unpacked, "package"));
+  rmSync(tarball);
+  const repacked = JSON.parse(run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", dir], { cwd: join(unpacked, "package") }).stdout)[0];
+  rmSync(unpacked, { recursive: true, force: true });
+  return { tarball: join(dir, repacked.filename), bytes: repacked.size };
+}
+
+/** Source maps in the package whose sources are not in it (a map without them is useless). */
+function mapsWithoutSources(dir, tarball, shipped) {
+  const maps = shipped.filter((p) => p.endsWith(".map"));
+  if (maps.length === 0) return [];
+  const unpacked = join(dir, "maps");
+  mkdirSync(unpacked);
+  run("tar", ["-xzf", tarball, "-C", unpacked, ...maps.map((m) => `package/${m}`)]);
+  const have = new Set(shipped);
+  const missing = maps.filter((m) => {
+    const { sources = [] } = JSON.parse(readFileSync(join(unpacked, "package", m), "utf8"));
+    return sources.some((/** @type {string} */ s) => !have.has(join(dirname(m), s).replaceAll("\\", "/")));
+  });
+  rmSync(unpacked, { recursive: true, force: true });
+  return missing;
+}
+
+/**
+ * Packs the repository; returns the tarball path and facts about it. Prebuild mode: when the
+ * repository has no prebuild for this platform, the local build is injected in its place.
+ * Source mode: any prebuilds are taken out, so the install has to build.
+ */
+function pack(dir, mode) {
   const packed = JSON.parse(run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", dir], { cwd: ROOT }).stdout)[0];
   let tarball = join(dir, packed.filename);
   const shipped = packed.files.map((f) => f.path);
   const prebuild = shipped.find((p) => p.startsWith(`prebuilds/${PLATFORM_DIR}/`) && p.endsWith(".node"));
-  const facts = { tarball: packed.filename, tarballBytes: packed.size, unpackedBytes: packed.unpackedSize, files: shipped.length };
-  for (const needed of ["lib/index.js", "lib/cli/main.js", "scripts/install.mjs", "scripts/build-native.mjs", "CMakeLists.txt", "native/addon.cc"]) {
-    if (!shipped.includes(needed)) throw new StepError(`the package does not ship ${needed} (check "files" in package.json)`);
+  const facts = {
+    tarball: packed.filename,
+    tarballBytes: packed.size,
+    unpackedBytes: packed.unpackedSize,
+    files: shipped.length,
+    sourceMaps: shipped.filter((p) => p.endsWith(".map")).length,
+    sourceMapsWithoutSources: mapsWithoutSources(dir, tarball, shipped),
+  };
+  const needed = [
+    "LICENSE",
+    "lib/index.js",
+    "lib/cli/main.js",
+    "scripts/install.mjs",
+    "scripts/build-native.mjs",
+    "scripts/build-layout.mjs",
+    "scripts/build-tools.mjs",
+    "scripts/fetch-llama.mjs",
+    "CMakeLists.txt",
+    "native/addon.cc",
+  ];
+  for (const file of needed) {
+    if (!shipped.includes(file)) throw new StepError(`the package does not ship ${file} (check "files" in package.json)`);
+  }
+  if (mode === "source") {
+    if (!shipped.some((p) => p.startsWith("prebuilds/"))) return { tarball, facts: { ...facts, addonSource: "built from source by the install script" } };
+    log("taking prebuilds/ out of the package: the install must build from source");
+    const r = repack(dir, tarball, (pkg) => rmSync(join(pkg, "prebuilds"), { recursive: true, force: true }));
+    return { tarball: r.tarball, facts: { ...facts, tarballBytes: r.bytes, addonSource: "built from source by the install script" } };
   }
   if (prebuild) return { tarball, facts: { ...facts, addonSource: prebuild } };
 
   const local = join(ROOT, "build", "Release", "toolwright.node");
   if (!existsSync(local)) throw new StepError(`no prebuilds/${PLATFORM_DIR}/*.node and no ${local}: run npm run build:prebuild (or build:native) first`);
   log(`no prebuilds/${PLATFORM_DIR}/ in the package: putting build/Release/toolwright.node in its place`);
-  const unpacked = join(dir, "unpacked");
-  mkdirSync(unpacked);
-  run("tar", ["-xzf", tarball, "-C", unpacked]);
-  mkdirSync(join(unpacked, "package", "prebuilds", PLATFORM_DIR), { recursive: true });
-  copyFileSync(local, join(unpacked, "package", "prebuilds", PLATFORM_DIR, "toolwright.node"));
-  rmSync(tarball);
-  const repacked = JSON.parse(run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", dir], { cwd: join(unpacked, "package") }).stdout)[0];
-  tarball = join(dir, repacked.filename);
-  return { tarball, facts: { ...facts, tarballBytes: repacked.size, addonSource: "build/Release/toolwright.node (no prebuild in the repository)" } };
+  const r = repack(dir, tarball, (pkg) => {
+    mkdirSync(join(pkg, "prebuilds", PLATFORM_DIR), { recursive: true });
+    copyFileSync(local, join(pkg, "prebuilds", PLATFORM_DIR, "toolwright.node"));
+  });
+  tarball = r.tarball;
+  return { tarball, facts: { ...facts, tarballBytes: r.bytes, addonSource: "build/Release/toolwright.node (no prebuild in the repository)" } };
+}
+
+/** Bytes of the files under `path` (symlinks not followed), as `du --apparent-size` counts them. */
+function treeBytes(path) {
+  if (!existsSync(path)) return 0;
+  const stat = lstatSync(path);
+  if (!stat.isDirectory()) return stat.size;
+  let total = 0;
+  for (const entry of readdirSync(path)) total += treeBytes(join(path, entry));
+  return total;
+}
+
+/** Names of the packages installed under a node_modules folder (flat and scoped; nested ones too). */
+function installedPackages(nodeModules) {
+  const names = [];
+  const visit = (dir) => {
+    if (!existsSync(dir)) return;
+    for (const entry of readdirSync(dir)) {
+      if (entry.startsWith(".")) continue;
+      if (entry.startsWith("@")) {
+        for (const scoped of readdirSync(join(dir, entry))) {
+          names.push(`${entry}/${scoped}`);
+          visit(join(dir, entry, scoped, "node_modules"));
+        }
+      } else {
+        names.push(entry);
+        visit(join(dir, entry, "node_modules"));
+      }
+    }
+  };
+  visit(nodeModules);
+  return [...new Set(names)].sort();
 }
 
 // The app: chat() when the package has it and the model has a chat template, else generate().
@@ -149,9 +249,47 @@ model.dispose();
 console.log(JSON.stringify({ ...result, addon }));
 `;
 
+/**
+ * The temporary folder. Source mode uses the same path on every run from this checkout, so the
+ * compiler sees the same source paths and ccache can answer for toolwright's own files too;
+ * what a previous run left (its folder, its build folder in the cache) is removed first.
+ */
+function workFolder(mode) {
+  if (mode !== "source") return mkdtempSync(join(tmpdir(), `toolwright-install-${mode}-`));
+  const work = join(tmpdir(), `toolwright-install-source-${createHash("sha256").update(ROOT).digest("hex").slice(0, 8)}`);
+  const previous = join(work, "app", "node_modules", "toolwright");
+  if (existsSync(join(previous, "package.json"))) rmSync(buildLayout(previous).buildDir, { recursive: true, force: true });
+  rmSync(work, { recursive: true, force: true });
+  mkdirSync(work, { recursive: true });
+  return work;
+}
+
+// CommonJS users: require() every export (Node >= 20.19 / 22.12 load ES modules synchronously),
+// and compare with what import() gives: the same module instances, not a second copy.
+const REQUIRE_SCRIPT = `
+const pkg = require("toolwright/package.json");
+(async () => {
+  const exports = {};
+  let sameInstances = true;
+  for (const key of Object.keys(pkg.exports)) {
+    if (key === "./package.json") continue;
+    const specifier = key === "." ? "toolwright" : "toolwright/" + key.slice(2);
+    const required = require(specifier);
+    const imported = await import(specifier);
+    exports[specifier] = { required: Object.keys(required).sort(), imported: Object.keys(imported).filter((k) => k !== "default").sort() };
+    for (const name of Object.keys(imported)) if (name !== "default" && imported[name] !== required[name]) sameInstances = false;
+  }
+  console.log(JSON.stringify({ exports, sameInstances, loadModel: typeof require("toolwright").loadModel }));
+})();
+`;
+
+/** Bounds on `npm install` (a cold source build takes ~10 min on 2 cores): past them npm is killed and the step fails. */
+const INSTALL_TIMEOUT_MS = { prebuild: 5 * 60_000, source: 40 * 60_000 };
+
 async function main() {
   const { values } = parseArgs({
     options: {
+      mode: { type: "string", default: "prebuild" },
       model: { type: "string" },
       "no-build": { type: "boolean", default: false },
       keep: { type: "boolean", default: false },
@@ -159,9 +297,15 @@ async function main() {
       "cpu-only": { type: "boolean", default: false },
     },
   });
-  const work = mkdtempSync(join(tmpdir(), "toolwright-install-"));
-  const report = { ok: false, workDir: work };
+  const mode = values.mode;
+  if (mode !== "prebuild" && mode !== "source") {
+    log(`--mode must be prebuild or source, got "${mode}"`);
+    process.exit(2);
+  }
+  const work = workFolder(mode);
+  const report = { ok: false, mode, workDir: work };
   const t0 = Date.now();
+  let cacheBuildDir;
   try {
     if (!values["no-build"]) {
       log("compiling lib/ (tsc -p tsconfig.build.json)");
@@ -171,11 +315,11 @@ async function main() {
     const model = values.model ? resolve(values.model) : await makeModel(work);
 
     let t = Date.now();
-    const { tarball, facts } = pack(work);
+    const { tarball, facts } = pack(work, mode);
     Object.assign(report, facts, { packSeconds: (Date.now() - t) / 1000 });
 
     let env;
-    if (values["keep-path"]) {
+    if (values["keep-path"] || mode === "source") {
       report.buildToolsRemovedFromPath = [];
       env = cleanEnv(process.env.PATH ?? process.env.Path ?? "");
     } else {
@@ -192,14 +336,29 @@ async function main() {
     mkdirSync(app);
     writeFileSync(join(app, "package.json"), JSON.stringify({ name: "toolwright-install-check", private: true, type: "module" }, null, 2));
     writeFileSync(join(app, "check.mjs"), APP_SCRIPT);
+    writeFileSync(join(app, "check-require.cjs"), REQUIRE_SCRIPT);
     t = Date.now();
-    const install = run("npm", ["install", tarball, "--prefer-offline", "--no-audit", "--no-fund", "--foreground-scripts"], { cwd: app, env });
+    const install = run("npm", ["install", tarball, "--prefer-offline", "--no-audit", "--no-fund", "--foreground-scripts"], { cwd: app, env, timeout: INSTALL_TIMEOUT_MS[mode] });
     report.installSeconds = (Date.now() - t) / 1000;
     const installLog = install.stdout + install.stderr;
-    const used = /\[toolwright:install\] using the prebuilt addon (\S+)/.exec(installLog);
-    if (!used) throw new StepError(`the install script did not use a prebuilt addon:\n${installLog.trim().split("\n").slice(-20).join("\n")}`);
-    report.installUsed = used[1];
-    if (existsSync(join(app, "node_modules", "toolwright", "build"))) throw new StepError("the install created node_modules/toolwright/build: something was built");
+    const installed = join(app, "node_modules", "toolwright");
+    if (mode === "prebuild") {
+      const used = /\[toolwright:install\] using the prebuilt addon (\S+)/.exec(installLog);
+      if (!used) throw new StepError(`the install script did not use a prebuilt addon:\n${installLog.trim().split("\n").slice(-20).join("\n")}`);
+      report.installUsed = used[1];
+    } else {
+      // Where the install script built: the same layout computation, for the installed copy.
+      const layout = buildLayout(installed, env);
+      cacheBuildDir = layout.buildDir;
+      if (!existsSync(join(installed, "addon", "toolwright.node"))) throw new StepError(`the source build left no addon/toolwright.node:\n${installLog.trim().split("\n").slice(-20).join("\n")}`);
+      report.installUsed = join(installed, "addon", "toolwright.node");
+      report.buildToolsFrom = /\[toolwright:build-tools\] installing .* into (\S+)/.exec(installLog)?.[1] ?? "already in the cache";
+      Object.assign(report, { cacheBuildDir, cacheBuildBytes: treeBytes(cacheBuildDir), llamaDir: layout.llamaDir, llamaBytes: treeBytes(layout.llamaDir) });
+    }
+    report.packageFolders = readdirSync(installed).sort();
+    report.packageBytes = treeBytes(installed);
+    report.nodeModulesBytes = treeBytes(join(app, "node_modules"));
+    report.packages = installedPackages(join(app, "node_modules"));
 
     t = Date.now();
     const appArgs = ["check.mjs", model, ...(values["cpu-only"] ? ["cpu-only"] : [])];
@@ -207,8 +366,10 @@ async function main() {
     report.runSeconds = (Date.now() - t) / 1000;
     Object.assign(report, { api: result.api, tokens: result.tokens, text: result.text, addonMapped: result.addon });
     if (!(result.tokens > 0)) throw new StepError(`the installed package generated no tokens with ${result.api}()`);
-    const expectedDir = join(app, "node_modules", "toolwright", "prebuilds");
-    if (result.addon !== null && !result.addon.startsWith(expectedDir)) throw new StepError(`the app loaded ${result.addon}, not a prebuild under ${expectedDir}`);
+    const expectedAddon = mode === "prebuild" ? join(installed, "prebuilds") : join(installed, "addon");
+    if (result.addon !== null && !result.addon.startsWith(expectedAddon)) throw new StepError(`the app loaded ${result.addon}, not an addon under ${expectedAddon}`);
+
+    report.commonjs = JSON.parse(run(process.execPath, ["check-require.cjs"], { cwd: app, env }).stdout.trim().split("\n").pop());
 
     const cli = join(app, "node_modules", ".bin", process.platform === "win32" ? "toolwright.cmd" : "toolwright");
     const inspected = JSON.parse(run(cli, ["inspect", model, "--json"], { cwd: app, env, shell: process.platform === "win32" }).stdout);
@@ -222,6 +383,9 @@ async function main() {
     if (!values.keep) {
       rmSync(work, { recursive: true, force: true });
       delete report.workDir;
+      // The build folder belongs to the temporary install: the cache keeps only what other
+      // installs share (llama.cpp's clone, the bundle, the build tooling).
+      if (cacheBuildDir) rmSync(cacheBuildDir, { recursive: true, force: true });
     }
   }
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);

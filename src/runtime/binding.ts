@@ -4,7 +4,8 @@
  * Search order: `TOOLWRIGHT_ADDON` (an explicit path), then the prebuilt binaries for this
  * platform (`prebuilds/<platform>-<arch>[-variant]/`: GPU variants first, since they fail to load
  * where their runtime libraries are missing; `TOOLWRIGHT_VARIANT=cpu|cuda|vulkan|...` puts that
- * variant first), then a local build (`build/Release/toolwright.node`). A local build made on
+ * variant first), then a local build (`build/Release/toolwright.node` in a clone,
+ * `addon/toolwright.node` in an installed package that built from source). A local build made on
  * purpose (`npm run build:native`, or an install with `TOOLWRIGHT_FORCE_BUILD=1` or a GPU switch)
  * carries a marker file beside it and is tried before the prebuilds: it exists because a
  * prebuild was not what the user wanted. When nothing loads, ONE error lists every place tried,
@@ -279,9 +280,12 @@ export function addonCandidates(root = PACKAGE_ROOT): string[] {
   const out: string[] = [];
   const explicit = process.env.TOOLWRIGHT_ADDON;
   if (explicit) out.push(explicit);
-  const local = join(root, "build", "Release", "toolwright.node");
-  const localPreferred = existsSync(join(root, "build", "Release", PREFERRED_BUILD_MARKER));
-  if (localPreferred) out.push(local);
+  // Local builds: a clone's (build/Release, always listed for the error message), and an
+  // installed package's source build (addon/, built in the user's cache and copied there).
+  const locals = [join(root, "build", "Release")];
+  if (existsSync(join(root, "addon", "toolwright.node"))) locals.push(join(root, "addon"));
+  const preferred = locals.filter((dir) => existsSync(join(dir, PREFERRED_BUILD_MARKER)));
+  for (const dir of preferred) out.push(join(dir, "toolwright.node"));
   for (const dir of prebuildDirs(root)) {
     const files = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith(".node")) : [];
     // Within one folder (prebuildify-tagged names) too, GPU builds first.
@@ -289,7 +293,7 @@ export function addonCandidates(root = PACKAGE_ROOT): string[] {
     for (const f of files) out.push(join(dir, f));
     if (files.length === 0 && dir.endsWith(`${process.platform}-${process.arch}`)) out.push(join(dir, "toolwright.node"));
   }
-  if (!localPreferred) out.push(local);
+  for (const dir of locals) if (!preferred.includes(dir)) out.push(join(dir, "toolwright.node"));
   return out;
 }
 

@@ -1,7 +1,8 @@
 // The addon loader with the published layout: prebuilds/<platform>-<arch>[-variant]/toolwright.node.
 // Prebuilds first, GPU variants before the default build (they fail to load where their runtime is
-// missing), TOOLWRIGHT_VARIANT picks one first, then the local build; a local build marked as made
-// on purpose goes before the prebuilds; a failure names every place tried.
+// missing), TOOLWRIGHT_VARIANT picks one first, then the local build (a clone's build/Release, an
+// installed package's addon/); a local build marked as made on purpose goes before the prebuilds;
+// a failure names every place tried.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -52,6 +53,18 @@ describe("candidate order", () => {
     mkdirSync(join(root, "build", "Release"), { recursive: true });
     writeFileSync(join(root, "build", "Release", PREFERRED_BUILD_MARKER), "{}");
     expect(addonCandidates(root)).toEqual([local(root), prebuilt(root, `${base}-cuda`), prebuilt(root, base)]);
+  });
+
+  test("an installed package's source build (addon/) comes after the prebuilds, or before them with its marker", () => {
+    delete process.env.TOOLWRIGHT_ADDON;
+    delete process.env.TOOLWRIGHT_VARIANT;
+    const root = packageRoot([base]);
+    const installed = join(root, "addon", "toolwright.node");
+    mkdirSync(join(root, "addon"));
+    writeFileSync(installed, "");
+    expect(addonCandidates(root)).toEqual([prebuilt(root, base), local(root), installed]);
+    writeFileSync(join(root, "addon", PREFERRED_BUILD_MARKER), "{}");
+    expect(addonCandidates(root)).toEqual([installed, prebuilt(root, base), local(root)]);
   });
 
   test("TOOLWRIGHT_VARIANT puts its prebuild folder first (case-insensitive; cpu names the default one)", () => {

@@ -69,9 +69,16 @@ describe("public surface", () => {
   it("every subpath export points at a module of src/", () => {
     for (const [key, target] of Object.entries(pkg.exports)) {
       if (key === "./package.json") continue;
-      const js = (target as { import: string }).import.replace(/^\.\/lib\//, "").replace(/\.js$/, ".ts");
+      const js = (target as { default: string }).default.replace(/^\.\/lib\//, "").replace(/\.js$/, ".ts");
       expect(sourceFiles(SRC).map((f) => relative(SRC, f))).toContain(js);
     }
+  });
+
+  it("every export has types and a default condition (import, and require on Node >= 20.19 / 22.12)", () => {
+    const conditions = Object.entries(pkg.exports)
+      .filter(([key]) => key !== "./package.json")
+      .map(([key, target]) => [key, Object.keys(target as object)]);
+    expect(conditions).toEqual(conditions.map(([key]) => [key, ["types", "default"]]));
   });
 });
 
