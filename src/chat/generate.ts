@@ -126,7 +126,8 @@ export function generateChatParams(analysis: TemplateAnalysis, template: ChatTem
   const space = templateSpace(template, CHAT_SPACE);
   const g = grammarOf(built, state, space);
   // The model may open reasoning under a strict grammar: what follows it, for the reasoning budget.
-  const afterReasoning = g.grammar !== null && !g.lazy && state === "none" && built.reasoningEnd !== null ? pegToGbnf(built.arena, built.grammarBody ?? built.body, { ...CHAT_SCHEMA, space }).grammar : null;
+  const afterReasoning =
+    g.grammar !== null && !g.lazy && state === "none" && built.reasoningEnd !== null ? pegToGbnf(built.arena, built.grammarBody ?? built.body, { ...CHAT_SCHEMA, space }).grammar : null;
   return {
     prompt,
     generationPrompt,

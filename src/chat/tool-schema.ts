@@ -35,7 +35,10 @@ export type StandardResult =
 export function isStandardSchema(value: unknown): value is StandardSchemaLike {
   if ((typeof value !== "object" && typeof value !== "function") || value === null) return false;
   const std = (value as { "~standard"?: unknown })["~standard"];
-  return typeof std === "object" && std !== null;
+  if (typeof std !== "object" || std === null) return false;
+  // zod's JSON Schema export is plain JSON data with a hidden (non-enumerable) `~standard`: JSON Schema.
+  const plain = Object.getPrototypeOf(value) === Object.prototype;
+  return !plain || Object.prototype.propertyIsEnumerable.call(value, "~standard");
 }
 
 function describeValue(v: unknown): string {
@@ -95,7 +98,7 @@ const converted = new WeakMap<object, JsonSchema>();
  *
  * @example
  * parametersJsonSchema(z.object({ city: z.string() }), "tools[0].function.parameters");
- * // { $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", properties: { city: { type: "string" } }, required: ["city"] }
+ * // { type: "object", properties: { city: { type: "string" } }, required: ["city"] }
  */
 export function parametersJsonSchema(value: unknown, where: string): JsonSchema {
   if (typeof value === "boolean") return value;
@@ -107,7 +110,7 @@ export function parametersJsonSchema(value: unknown, where: string): JsonSchema 
     if (typeof std.jsonSchema?.input !== "function") {
       throw new TypeError(
         `${where} is a ${vendor} schema without a JSON Schema export (the Standard JSON Schema \`~standard.jsonSchema\`, zod >= 4.2 has it): ` +
-          "upgrade the library, or pass the JSON Schema itself (zod 4: z.toJSONSchema(schema, { io: \"input\" }))",
+          'upgrade the library, or pass the JSON Schema itself (zod 4: z.toJSONSchema(schema, { io: "input" }))',
       );
     }
     let schema: unknown;
@@ -120,8 +123,11 @@ export function parametersJsonSchema(value: unknown, where: string): JsonSchema 
     if (bad !== null || schema === null || typeof schema !== "object" || Array.isArray(schema)) {
       throw new TypeError(`${where}: the ${vendor} schema's JSON Schema export is not a JSON Schema object${bad ? ` (${bad})` : ""}`);
     }
-    converted.set(value, schema as JsonSchema);
-    return schema as JsonSchema;
+    // `$schema` names the draft we asked for, which is also what a schema without it means: it
+    // would only cost prompt tokens (templates render the tools).
+    const { $schema: _draft, ...json } = schema as Record<string, unknown>;
+    converted.set(value, json);
+    return json;
   }
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw new TypeError(`${where} must be a JSON Schema object (or a zod or other Standard JSON Schema), got ${value === null ? "null" : Array.isArray(value) ? "an array" : describeValue(value)}`);

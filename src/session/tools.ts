@@ -102,7 +102,14 @@ async function standardValidate(schema: StandardSchemaLike, args: unknown, name:
   try {
     result = await schema["~standard"].validate!(args);
   } catch (e) {
-    return { ok: false, error: new ToolwrightError(`the ${schema["~standard"].vendor} schema of tool ${JSON.stringify(name)} threw while checking its arguments: ${(e as Error)?.message ?? String(e)}`, "TOOLWRIGHT_TOOL_ARGUMENTS", { cause: e }) };
+    return {
+      ok: false,
+      error: new ToolwrightError(
+        `the ${schema["~standard"].vendor} schema of tool ${JSON.stringify(name)} threw while checking its arguments: ${(e as Error)?.message ?? String(e)}`,
+        "TOOLWRIGHT_TOOL_ARGUMENTS",
+        { cause: e },
+      ),
+    };
   }
   if (result.issues) {
     const text = result.issues

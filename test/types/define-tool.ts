@@ -47,12 +47,7 @@ type Args = ToolArguments<{
   };
   required: ["tags", "at", "note", "kind", "either", "free"];
 }>;
-assertType<
-  Equal<
-    Args,
-    { tags: string[]; at: { lat: number; lon: number }; note: string | null; kind: "point"; either: number | boolean; free: { [key: string]: unknown } }
-  >
->(true);
+assertType<Equal<Args, { tags: string[]; at: { lat: number; lon: number }; note: string | null; kind: "point"; either: number | boolean; free: { [key: string]: unknown } }>>(true);
 
 // additionalProperties: only with a schema that allows more do other keys appear in the type.
 assertType<Equal<ToolArguments<{ type: "object"; properties: { a: { type: "string" } }; required: ["a"] }>, { a: string }>>(true);

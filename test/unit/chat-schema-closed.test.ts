@@ -58,7 +58,12 @@ describe("response_format: only declared keys unless the schema allows more", ()
     { name: "README schema", schema: README_SCHEMA, text: '{"city": "Paris"}', ok: true },
     { name: "README schema, an undeclared key", schema: README_SCHEMA, text: '{"city": "Paris", "junk": 1}', ok: false },
     { name: "additionalProperties true", schema: { ...README_SCHEMA, additionalProperties: true }, text: '{"city": "Paris", "junk": 1}', ok: true },
-    { name: "nested object, undeclared key", schema: { type: "object", properties: { at: { type: "object", properties: { lat: { type: "number" } } } } }, text: '{"at": {"lat": 1, "x": 2}}', ok: false },
+    {
+      name: "nested object, undeclared key",
+      schema: { type: "object", properties: { at: { type: "object", properties: { lat: { type: "number" } } } } },
+      text: '{"at": {"lat": 1, "x": 2}}',
+      ok: false,
+    },
     { name: "free-form object (no properties)", schema: { type: "object" }, text: '{"anything": 1}', ok: true },
     { name: "patternProperties", schema: { type: "object", properties: { a: {} }, patternProperties: { "^x-": { type: "integer" } } }, text: '{"a": 1, "x-b": 2}', ok: true },
   ])("$name", ({ schema, text, ok }) => {

@@ -42,7 +42,13 @@ function check(extra: Map<string, string>): string[] {
   host.readFile = (name) => extra.get(name) ?? readFile(name);
   const mine = new Set([...parsed.fileNames, ...extra.keys()]);
   const program = ts.createProgram({ rootNames: [...mine], options: parsed.options, host });
-  const diagnostics = [...program.getOptionsDiagnostics(), ...program.getSourceFiles().filter((f) => mine.has(f.fileName)).flatMap((f) => [...program.getSyntacticDiagnostics(f), ...program.getSemanticDiagnostics(f)])];
+  const diagnostics = [
+    ...program.getOptionsDiagnostics(),
+    ...program
+      .getSourceFiles()
+      .filter((f) => mine.has(f.fileName))
+      .flatMap((f) => [...program.getSyntacticDiagnostics(f), ...program.getSemanticDiagnostics(f)]),
+  ];
   return diagnostics.map((d) => {
     const where = d.file && d.start !== undefined ? `${d.file.fileName.replace(`${ROOT}/`, "")}:${d.file.getLineAndCharacterOfPosition(d.start).line + 1}` : "(options)";
     return `${where}: ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`;
