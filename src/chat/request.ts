@@ -53,7 +53,7 @@ function checkTools(tools: unknown): ToolDefinition[] {
     const params: unknown = tool.function.parameters;
     const where = `generateChatParams: request.tools[${i}].function.parameters`;
     if (isStandardSchema(params)) {
-      throw new TypeError(`${where} is a ${String(params["~standard"].vendor)} schema: the chat layer takes JSON Schema (model.chat() and defineTool() convert such schemas)`);
+      throw new TypeError(`${where} is a ${String(params["~standard"].vendor)} schema: the chat layer takes JSON Schema (convert it with parametersJsonSchema(); model.chat() does)`);
     }
     if (params !== undefined && params !== null) parametersJsonSchema(params, where);
     const strict: unknown = tool.function.strict;

@@ -126,7 +126,7 @@ describe("what is not a schema: a TypeError naming tools[i] and what was given",
   it("the chat layer names a schema library's object given to it directly", () => {
     const tools = [{ type: "function" as const, function: { name: "f", parameters: z.object({ a: z.string() }) as never } }];
     expect(() => generateChatParams(qwen.analysis, qwen.template, { messages: [USER], tools })).toThrow(
-      /^generateChatParams: request.tools\[0\].function.parameters is a zod schema: the chat layer takes JSON Schema/,
+      /^generateChatParams: request.tools\[0\].function.parameters is a zod schema: the chat layer takes JSON Schema \(convert it with parametersJsonSchema\(\); model.chat\(\) does\)$/,
     );
   });
 
