@@ -6,7 +6,7 @@
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { type StandardResult, type StandardSchemaLike, isStandardSchema } from "../chat/tool-schema.js";
+import { type StandardResult, type StandardSchemaLike, isStandardSchema, parametersJsonSchema } from "../chat/tool-schema.js";
 import { ToolwrightError } from "../errors.js";
 import type { JsonSchema, ToolCall, ToolMessage } from "../types.js";
 import { closedSchema } from "./closed-schema.js";
@@ -76,9 +76,10 @@ export function checkToolArguments(call: ToolCall, tool: ChatTool): { ok: true; 
     return { ok: false, error: new ToolwrightError(`the arguments of tool call ${name} are not valid JSON (${(e as Error).message})`, "TOOLWRIGHT_TOOL_ARGUMENTS", { cause: e }) };
   }
   const params = tool.function.parameters;
-  // A schema library's own validator checks its arguments (in executeToolCalls: it may be async).
-  if (isStandardSchema(params)) return { ok: true, args };
-  const validate = validatorOf(params, tool.function.strict === true);
+  // A schema library's own validator checks its arguments (in executeToolCalls: it may be async);
+  // one with only a JSON Schema export (Standard JSON Schema needs no validate) is checked by ajv.
+  if (isStandardSchema(params) && typeof params["~standard"].validate === "function") return { ok: true, args };
+  const validate = validatorOf(isStandardSchema(params) ? parametersJsonSchema(params, "parameters") : params, tool.function.strict === true);
   if (validate instanceof Error) {
     return {
       ok: false,

@@ -1,6 +1,6 @@
 // Type-level tests of defineTool: what `execute` receives for each kind of schema. Each
 // `@ts-expect-error` line asserts an error; the test project fails if one does not occur.
-import { type ChatTool, type ToolArguments, defineTool, loadModel } from "toolwright";
+import { type ChatTool, type JsonSchema, type ToolArguments, defineTool, loadModel } from "toolwright";
 import * as z from "zod";
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
@@ -84,3 +84,9 @@ export async function run(): Promise<void> {
   const plain: ChatTool = { type: "function", function: { name: "noop", parameters: { type: "object" } } };
   await model.chat({ messages: [{ role: "user", content: "Hi" }], tools: [weather, plain] });
 }
+
+// A schema declared beforehand: `as const` keeps its literal types; a wide JsonSchema gives unknown.
+const declared = { type: "object", properties: { n: { type: "number" } }, required: ["n"] } as const;
+defineTool({ name: "f", parameters: declared, execute: ({ n }) => assertType<Equal<typeof n, number>>(true) });
+const wide: JsonSchema = { type: "object" };
+defineTool({ name: "f", parameters: wide, execute: (args) => assertType<Equal<typeof args, unknown>>(true) });

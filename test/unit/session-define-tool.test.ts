@@ -97,6 +97,18 @@ describe("zod schemas as parameters", () => {
   });
 });
 
+describe("a Standard JSON Schema without a validator (the interface does not require one)", () => {
+  it("is checked by the runner against its exported JSON Schema", async () => {
+    const jsonOnly = { "~standard": { version: 1 as const, vendor: "jsononly", jsonSchema: { input: () => ({ type: "object", properties: { city: { type: "string" } }, required: ["city"] }) } } };
+    const seen: unknown[] = [];
+    const tool: ChatTool = { type: "function", function: { name: "get_weather", parameters: jsonOnly }, execute: (args) => (seen.push(args), "ok") };
+    expect((await executeToolCalls([call({ city: "Paris" })], [tool], undefined)).errors).toEqual([]);
+    const bad = await executeToolCalls([call({ city: 3 })], [tool], undefined);
+    expect(bad.errors[0]?.error.message).toMatch(/arguments\/city must be string/);
+    expect(seen).toEqual([{ city: "Paris" }]);
+  });
+});
+
 describe("what is not a schema: a TypeError naming tools[i] and what was given", () => {
   const fakeStandard = { "~standard": { version: 1, vendor: "oldlib", validate: () => ({ value: {} }) } };
   it.each([
