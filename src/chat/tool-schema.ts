@@ -81,7 +81,12 @@ export function nonJsonPart(value: unknown, path: string): string | null {
     if (open.has(v)) return `${at} refers back to an enclosing object (a cycle)`;
     open.add(v);
     stack.push({ exit: v });
-    const entries: [string, unknown][] = Array.isArray(v) ? v.map((x, i) => [`${at}[${i}]`, x]) : Object.entries(v).map(([k, x]) => [keyPath(at, k), x]);
+    // An undefined property is absent in JSON (JSON.stringify and the templates' tojson skip it).
+    const entries: [string, unknown][] = Array.isArray(v)
+      ? v.map((x, i) => [`${at}[${i}]`, x])
+      : Object.entries(v)
+          .filter(([, x]) => x !== undefined)
+          .map(([k, x]) => [keyPath(at, k), x]);
     for (let i = entries.length - 1; i >= 0; i--) stack.push({ v: entries[i]![1], path: entries[i]![0] });
   }
   return null;

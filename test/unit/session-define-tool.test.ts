@@ -135,6 +135,12 @@ describe("what is not a schema: a TypeError naming tools[i] and what was given",
     expect(run).toThrow(error);
   });
 
+  it("an undefined property counts as absent, as in JSON", () => {
+    const parameters = { type: "object", description: undefined, properties: { city: { type: "string", description: undefined } } };
+    expect(() => planChat({ messages: [USER], tools: [{ type: "function", function: { name: "f", parameters } }] }, "chat")).not.toThrow();
+    expect(() => generateChatParams(qwen.analysis, qwen.template, { messages: [USER], tools: [{ type: "function", function: { name: "f", parameters } }] })).not.toThrow();
+  });
+
   it("the chat layer names a schema library's object given to it directly", () => {
     const tools = [{ type: "function" as const, function: { name: "f", parameters: z.object({ a: z.string() }) as never } }];
     expect(() => generateChatParams(qwen.analysis, qwen.template, { messages: [USER], tools })).toThrow(
