@@ -1,5 +1,5 @@
 // The type-level test project (test/types/): its own files, with their @ts-expect-error
-// assertions, and every ```js / ```ts block of the README, type-checked as a user's strict
+// assertions, and every js / ts code block of the README, type-checked as a user's strict
 // TypeScript would (a block fenced ```js no-typecheck is skipped). A README change is checked.
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
