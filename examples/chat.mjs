@@ -8,7 +8,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const { loadModel } = await import(pathToFileURL(join(ROOT, "lib", "index.js")).href);
+const { defineTool, loadModel } = await import(pathToFileURL(join(ROOT, "lib", "index.js")).href);
 const { createTestModel } = await import(pathToFileURL(join(ROOT, "lib", "runtime", "gguf", "test-model.js")).href);
 
 let path = process.argv[2];
@@ -26,15 +26,12 @@ if (!path) {
 
 const model = await loadModel(path);
 const tools = [
-  {
-    type: "function",
-    function: {
-      name: "get_weather",
-      description: "Current weather in a city",
-      parameters: { type: "object", properties: { city: { enum: ["Paris", "Oslo", "Lima"] } }, required: ["city"], additionalProperties: false },
-    },
+  defineTool({
+    name: "get_weather",
+    description: "Current weather in a city",
+    parameters: { type: "object", properties: { city: { enum: ["Paris", "Oslo", "Lima"] } }, required: ["city"] },
     execute: async ({ city }) => ({ city, temperature: 21, sky: "clear" }),
-  },
+  }),
 ];
 
 const stream = model.streamChat({

@@ -12,7 +12,7 @@
  */
 export type * from "./types.js";
 export { ToolwrightError, ERROR_CODES, type ToolwrightErrorCode } from "./errors.js";
-export { loadModel, ChatModel, ChatSession } from "./session/index.js";
+export { loadModel, ChatModel, ChatSession, defineTool } from "./session/index.js";
 export type {
   ChatStream,
   ChatChunk,
@@ -22,7 +22,11 @@ export type {
   ChatStep,
   ChatTimings,
   ChatTool,
+  ChatToolFunction,
   ChatUsage,
+  ToolArguments,
+  FromJsonSchema,
+  ToolSpec,
   FinishReason,
   ToolCallError,
   ToolExecuteContext,

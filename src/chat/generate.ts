@@ -38,13 +38,21 @@ const NO_GRAMMAR: GrammarResult = { grammar: null, lazy: false, triggers: [] };
  */
 export const CHAT_SPACE = { inline: 2, lines: 2, indent: 8 };
 
+/**
+ * Tool arguments and response_format answers hold only the properties their schema declares,
+ * unless it allows more (`additionalProperties: true` or a schema): what users mean by a schema,
+ * and what llama.cpp and OpenAI's strict mode do. Without it, a random or confused model may
+ * spend its tokens inventing keys. (The converter's own default is JSON Schema's: allowed.)
+ */
+const CHAT_SCHEMA = { additionalProperties: false } as const;
+
 /** The grammar of a built parser, given where the prompt leaves reasoning. */
 function grammarOf(built: BuiltParser, state: ReasoningPrefixState, space: SpaceBound): GrammarResult {
   if (!built.constrained) return NO_GRAMMAR;
   const p = built.arena;
   if (built.lazy) {
     try {
-      const g = pegToGbnf(p, built.lazyGrammarRoot ?? built.root, { lazy: true, space });
+      const g = pegToGbnf(p, built.lazyGrammarRoot ?? built.root, { ...CHAT_SCHEMA, lazy: true, space });
       return { grammar: g.grammar, lazy: true, triggers: g.triggers.map((t) => ({ ...t })) };
     } catch (e) {
       // No marker opens a call in this format: calls stay unconstrained under tool_choice auto.
@@ -57,10 +65,10 @@ function grammarOf(built: BuiltParser, state: ReasoningPrefixState, space: Space
   if (state === "open" && built.reasoningEnd !== null) {
     const end = built.reasoningEnd;
     const after = p.rule("after-reasoning", p.seq(p.literal(end), p.space(), body), { trigger: { word: end } });
-    const g = pegToGbnf(p, after, { lazy: true, space });
+    const g = pegToGbnf(p, after, { ...CHAT_SCHEMA, lazy: true, space });
     return { grammar: g.grammar, lazy: true, triggers: g.triggers.map((t) => ({ ...t })) };
   }
-  const g = pegToGbnf(p, state === "closed" ? body : root, { space });
+  const g = pegToGbnf(p, state === "closed" ? body : root, { ...CHAT_SCHEMA, space });
   return { grammar: g.grammar, lazy: false, triggers: [] };
 }
 
@@ -118,7 +126,8 @@ export function generateChatParams(analysis: TemplateAnalysis, template: ChatTem
   const space = templateSpace(template, CHAT_SPACE);
   const g = grammarOf(built, state, space);
   // The model may open reasoning under a strict grammar: what follows it, for the reasoning budget.
-  const afterReasoning = g.grammar !== null && !g.lazy && state === "none" && built.reasoningEnd !== null ? pegToGbnf(built.arena, built.grammarBody ?? built.body, { space }).grammar : null;
+  const afterReasoning =
+    g.grammar !== null && !g.lazy && state === "none" && built.reasoningEnd !== null ? pegToGbnf(built.arena, built.grammarBody ?? built.body, { ...CHAT_SCHEMA, space }).grammar : null;
   return {
     prompt,
     generationPrompt,

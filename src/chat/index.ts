@@ -17,6 +17,7 @@ export { accumulateDeltas } from "./deltas.js";
 export { prepareMessages } from "./messages.js";
 export { JsonNormalizer } from "./json-normalizer.js";
 export { randomCallId } from "./call-id.js";
+export { parametersJsonSchema } from "./tool-schema.js";
 export { NODE as CHAT_NODE } from "./tree-names.js";
 export type {
   ChatDelta,

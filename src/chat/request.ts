@@ -6,6 +6,7 @@ import { checkKeys } from "../runtime/validate.js";
 import type { TemplateCaps } from "../template/index.js";
 import type { JsonSchema, ToolDefinition } from "../types.js";
 import { DEFAULT_MAX_TOOL_CALLS } from "./build-helpers.js";
+import { checkStrictSchema, isStandardSchema, parametersJsonSchema } from "./tool-schema.js";
 import type { ChatRequest } from "./types.js";
 
 /** A checked request with tool_choice and response_format resolved. */
@@ -49,10 +50,15 @@ function checkTools(tools: unknown): ToolDefinition[] {
     if (typeof name !== "string" || name === "") throw new TypeError(`generateChatParams: request.tools[${i}].function.name must be a non-empty string, got ${kind(name)}`);
     if (names.has(name)) throw new RangeError(`generateChatParams: request.tools has two functions named ${JSON.stringify(name)}`);
     names.add(name);
-    const params = tool.function.parameters;
-    if (params !== undefined && params !== null && typeof params !== "object" && typeof params !== "boolean") {
-      throw new TypeError(`generateChatParams: request.tools[${i}].function.parameters must be a JSON Schema object, got ${kind(params)}`);
+    const params: unknown = tool.function.parameters;
+    const where = `generateChatParams: request.tools[${i}].function.parameters`;
+    if (isStandardSchema(params)) {
+      throw new TypeError(`${where} is a ${String(params["~standard"].vendor)} schema: the chat layer takes JSON Schema (convert it with parametersJsonSchema(); model.chat() does)`);
     }
+    if (params !== undefined && params !== null) parametersJsonSchema(params, where);
+    const strict: unknown = tool.function.strict;
+    if (strict !== undefined && typeof strict !== "boolean") throw new TypeError(`generateChatParams: request.tools[${i}].function.strict must be a boolean, got ${kind(strict)}`);
+    if (strict === true && params !== undefined && params !== null) checkStrictSchema(params as JsonSchema, `request.tools[${i}] (${JSON.stringify(name)})`);
     return tool;
   });
 }
@@ -65,13 +71,18 @@ function jsonSchemaOf(format: unknown): JsonSchema | null {
     case "text":
       return null;
     case "json_object":
-      return (f.schema as JsonSchema | undefined) ?? { type: "object" };
+      return f.schema === undefined || f.schema === null ? { type: "object" } : parametersJsonSchema(f.schema, "generateChatParams: request.responseFormat.schema");
     case "json_schema": {
       const schema = f.json_schema?.schema;
+      const where = "generateChatParams: request.responseFormat.json_schema.schema";
       if (schema === undefined || (typeof schema !== "object" && typeof schema !== "boolean") || schema === null) {
-        throw new TypeError(`generateChatParams: request.responseFormat.json_schema.schema must be a JSON Schema, got ${kind(schema)}`);
+        throw new TypeError(`${where} must be a JSON Schema, got ${kind(schema)}`);
       }
-      return schema as JsonSchema;
+      const checked = parametersJsonSchema(schema, where);
+      const strict = (f.json_schema as { strict?: unknown }).strict;
+      if (strict !== undefined && typeof strict !== "boolean") throw new TypeError(`generateChatParams: request.responseFormat.json_schema.strict must be a boolean, got ${kind(strict)}`);
+      if (strict === true) checkStrictSchema(checked, "request.responseFormat.json_schema");
+      return checked;
     }
     default:
       throw new RangeError(`generateChatParams: request.responseFormat.type must be "text", "json_object" or "json_schema", got ${JSON.stringify(f.type)}`);

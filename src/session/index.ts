@@ -10,6 +10,8 @@
 export { ChatModel, loadModel } from "./chat-model.js";
 export { ChatSession } from "./session.js";
 export type { ChatStream } from "./session.js";
+export { defineTool, type ToolSpec } from "./define-tool.js";
+export type { ToolArguments, FromJsonSchema } from "./schema-type.js";
 export { chatGrammar, strictGrammar, type TriggerTokenizer } from "./grammar.js";
 export type {
   ChatChunk,
@@ -19,6 +21,7 @@ export type {
   ChatStep,
   ChatTimings,
   ChatTool,
+  ChatToolFunction,
   ChatUsage,
   FinishReason,
   ToolCallError,

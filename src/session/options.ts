@@ -3,6 +3,7 @@
  * option and shows what was given, before any work starts.
  */
 import { checkMessages } from "../chat/request.js";
+import { parametersJsonSchema } from "../chat/tool-schema.js";
 import { CONTEXT_OPTION_KEYS } from "../runtime/context.js";
 import { SAMPLING_KEYS } from "../runtime/sampling.js";
 import { checkKeys, checkObject, checkString, describe, optBoolean, optInteger, optSignal, optStringArray } from "../runtime/validate.js";
@@ -73,6 +74,9 @@ function checkTools(value: unknown, where: string): ChatTool[] {
     checkKeys(tool as unknown as Record<string, unknown>, ["type", "function", "execute"], `${where}: options.tools[${i}]`);
     checkKeys(tool.function as unknown as Record<string, unknown>, ["name", "description", "parameters", "strict"], `${where}: options.tools[${i}].function`);
     checkString(tool.function.name, `${where}: options.tools[${i}].function.name`);
+    // A schema library's object becomes JSON Schema here (once per object), or a TypeError names it.
+    if (tool.function.parameters !== undefined) parametersJsonSchema(tool.function.parameters, `${where}: options.tools[${i}].function.parameters`);
+    optBoolean(tool.function.strict, `${where}: options.tools[${i}].function.strict`);
     if (tool.execute !== undefined && typeof tool.execute !== "function") {
       throw new TypeError(`${where}: options.tools[${i}].execute must be a function, got ${describe(tool.execute)}`);
     }

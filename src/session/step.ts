@@ -6,7 +6,8 @@
 import type { Context } from "../runtime/context.js";
 import type { Generation, StopReason } from "../runtime/generation.js";
 import type { GrammarOptions } from "../runtime/sampling.js";
-import type { AssistantMessage, ChatMessage } from "../types.js";
+import type { AssistantMessage, ChatMessage, FunctionDefinition } from "../types.js";
+import { parametersJsonSchema } from "../chat/tool-schema.js";
 import { ChatStreamParser } from "../chat/chat-parser.js";
 import { generateChatParams } from "../chat/generate.js";
 import type { ChatDelta, ChatParams } from "../chat/types.js";
@@ -14,7 +15,7 @@ import { chatGrammar, strictGrammar } from "./grammar.js";
 import { ReasoningBudget } from "./reasoning-budget.js";
 import type { PlannedChat } from "./options.js";
 import type { PreparedTemplate } from "./template-cache.js";
-import type { ChatTimings, ChatUsage, FinishReason } from "./types.js";
+import type { ChatTimings, ChatToolFunction, ChatUsage, FinishReason } from "./types.js";
 
 /** What one turn produced. */
 export interface StepOutcome {
@@ -25,12 +26,18 @@ export interface StepOutcome {
   params: ChatParams;
 }
 
+/** A tool's function as the chat layer takes it: `parameters` as JSON Schema (a schema library's converted). */
+function jsonFunction(f: ChatToolFunction): FunctionDefinition {
+  const { parameters, ...rest } = f;
+  return parameters === undefined ? rest : { ...rest, parameters: parametersJsonSchema(parameters, "parameters") };
+}
+
 /** The chat request of one turn, with `execute` stripped from the tools (templates render them). */
 export function paramsFor(plan: PlannedChat, prepared: PreparedTemplate, messages: ChatMessage[], firstTurn = true): ChatParams {
   const o = plan.options;
   return generateChatParams(prepared.analysis, prepared.template, {
     messages,
-    ...(plan.tools.length ? { tools: plan.tools.map((t) => ({ type: "function" as const, function: t.function })) } : {}),
+    ...(plan.tools.length ? { tools: plan.tools.map((t) => ({ type: "function" as const, function: jsonFunction(t.function) })) } : {}),
     ...(o.toolChoice !== undefined ? { toolChoice: o.toolChoice } : {}),
     ...(o.parallelToolCalls !== undefined ? { parallelToolCalls: o.parallelToolCalls } : {}),
     ...(o.responseFormat !== undefined ? { responseFormat: o.responseFormat } : {}),

@@ -5,8 +5,11 @@
  * reported to the caller as a {@link ToolCallError}.
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { type StandardResult, type StandardSchemaLike, isStandardSchema, parametersJsonSchema } from "../chat/tool-schema.js";
 import { ToolwrightError } from "../errors.js";
 import type { JsonSchema, ToolCall, ToolMessage } from "../types.js";
+import { closedSchema } from "./closed-schema.js";
 import type { ChatTool, ToolCallError } from "./types.js";
 
 function resultText(value: unknown): string {
@@ -19,23 +22,27 @@ function resultText(value: unknown): string {
   }
 }
 
-const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false });
-/** Compiled validators by schema object (a schema that does not compile is kept as its error). */
-const validators = new WeakMap<object, ValidateFunction | Error>();
+const AJV_OPTIONS = { strict: false, allErrors: true, validateFormats: false } as const;
+const ajv = new Ajv(AJV_OPTIONS);
+/** Schemas that say they are draft 2020-12 (zod's export does) need that draft's validator. */
+const ajv2020 = new Ajv2020(AJV_OPTIONS);
+/** Compiled validators by schema object and strictness (a schema that does not compile is kept as its error). */
+const validators = { open: new WeakMap<object, ValidateFunction | Error>(), strict: new WeakMap<object, ValidateFunction | Error>() };
 
-function validatorOf(schema: JsonSchema | undefined): ValidateFunction | Error | null {
+function validatorOf(schema: JsonSchema | undefined, strict: boolean): ValidateFunction | Error | null {
   if (schema === undefined || schema === true) return null;
   if (schema === false) return ajv.compile(false);
-  let v = validators.get(schema);
+  const cache = strict ? validators.strict : validators.open;
+  let v = cache.get(schema);
   if (v === undefined) {
     try {
       // A caller's `$id` would clash on the shared instance when seen twice: compile a copy without it.
-      const { $id: _id, ...rest } = schema;
-      v = ajv.compile(rest);
+      const { $id: _id, $schema, ...rest } = strict ? (closedSchema(schema) as Record<string, unknown>) : schema;
+      v = typeof $schema === "string" && /2020-12|2019-09/.test($schema) ? ajv2020.compile(rest) : ajv.compile(rest);
     } catch (e) {
       v = e instanceof Error ? e : new Error(String(e));
     }
-    validators.set(schema, v);
+    cache.set(schema, v);
   }
   return v;
 }
@@ -68,7 +75,11 @@ export function checkToolArguments(call: ToolCall, tool: ChatTool): { ok: true; 
   } catch (e) {
     return { ok: false, error: new ToolwrightError(`the arguments of tool call ${name} are not valid JSON (${(e as Error).message})`, "TOOLWRIGHT_TOOL_ARGUMENTS", { cause: e }) };
   }
-  const validate = validatorOf(tool.function.parameters);
+  const params = tool.function.parameters;
+  // A schema library's own validator checks its arguments (in executeToolCalls: it may be async);
+  // one with only a JSON Schema export (Standard JSON Schema needs no validate) is checked by ajv.
+  if (isStandardSchema(params) && typeof params["~standard"].validate === "function") return { ok: true, args };
+  const validate = validatorOf(isStandardSchema(params) ? parametersJsonSchema(params, "parameters") : params, tool.function.strict === true);
   if (validate instanceof Error) {
     return {
       ok: false,
@@ -80,6 +91,35 @@ export function checkToolArguments(call: ToolCall, tool: ChatTool): { ok: true; 
     return { ok: false, error: new ToolwrightError(`the arguments of tool call ${name} do not match its parameters schema: ${describeErrors(details)}`, "TOOLWRIGHT_TOOL_ARGUMENTS"), details };
   }
   return { ok: true, args };
+}
+
+function issuePath(path: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined): string {
+  return (path ?? []).map((p) => `/${String(typeof p === "object" && p !== null ? p.key : p)}`).join("");
+}
+
+/** A schema library's validation of parsed arguments: its output (defaults, transforms applied) or its issues. */
+async function standardValidate(schema: StandardSchemaLike, args: unknown, name: string): Promise<{ ok: true; value: unknown } | { ok: false; error: ToolwrightError }> {
+  let result: StandardResult;
+  try {
+    result = await schema["~standard"].validate!(args);
+  } catch (e) {
+    return {
+      ok: false,
+      error: new ToolwrightError(
+        `the ${schema["~standard"].vendor} schema of tool ${JSON.stringify(name)} threw while checking its arguments: ${(e as Error)?.message ?? String(e)}`,
+        "TOOLWRIGHT_TOOL_ARGUMENTS",
+        { cause: e },
+      ),
+    };
+  }
+  if (result.issues) {
+    const text = result.issues
+      .slice(0, 8)
+      .map((i) => `arguments${issuePath(i.path)}: ${i.message}`)
+      .join("; ");
+    return { ok: false, error: new ToolwrightError(`the arguments of tool call ${JSON.stringify(name)} do not match its parameters schema: ${text}`, "TOOLWRIGHT_TOOL_ARGUMENTS") };
+  }
+  return { ok: true, value: result.value };
 }
 
 /** Whether every call names a tool the runner can execute. */
@@ -122,8 +162,18 @@ export async function executeToolCalls(calls: readonly ToolCall[], tools: readon
         fail(call.incomplete ? "incomplete" : "invalid_arguments", checked.error, checked.details);
         return { role: "tool", tool_call_id: call.id, name, content: content! };
       }
+      let args = checked.args;
+      const params = tool.function.parameters;
+      if (isStandardSchema(params) && typeof params["~standard"].validate === "function") {
+        const parsed = await standardValidate(params, args, name);
+        if (!parsed.ok) {
+          fail("invalid_arguments", parsed.error);
+          return { role: "tool", tool_call_id: call.id, name, content: content! };
+        }
+        args = parsed.value;
+      }
       try {
-        content = resultText(await tool.execute(checked.args, { signal, toolCallId: call.id }));
+        content = resultText(await tool.execute(args, { signal, toolCallId: call.id }));
       } catch (e) {
         const message = e instanceof Error ? e.message : String(e);
         fail("execute_failed", new ToolwrightError(`tool ${JSON.stringify(name)} failed: ${message}`, "TOOLWRIGHT_TOOL_FAILED", { cause: e }));

@@ -6,7 +6,8 @@ import type { ErrorObject } from "ajv";
 import type { ToolwrightError } from "../errors.js";
 import type { ContextOptions } from "../runtime/context.js";
 import type { SamplingOptions } from "../runtime/sampling.js";
-import type { AssistantMessage, ChatMessage, ResponseFormat, ToolChoice, ToolDefinition, ToolMessage } from "../types.js";
+import type { AssistantMessage, ChatMessage, FunctionDefinition, JsonSchema, ResponseFormat, ToolChoice, ToolMessage } from "../types.js";
+import type { StandardSchemaLike } from "../chat/tool-schema.js";
 import type { ChatDelta } from "../chat/types.js";
 
 /** What a tool's `execute` receives besides its arguments. */
@@ -18,12 +19,36 @@ export interface ToolExecuteContext {
 }
 
 /**
+ * A tool's function: OpenAI's shape, with `parameters` a JSON Schema or a schema library's object
+ * that exports one (zod >= 4.2, ArkType, Valibot's `toStandardJsonSchema`: the Standard JSON Schema
+ * interface). `strict: true` asks for the schema exactly (see the README's "Schemas" section).
+ */
+export interface ChatToolFunction extends Omit<FunctionDefinition, "parameters"> {
+  parameters?: JsonSchema | StandardSchemaLike;
+}
+
+/**
  * A tool the model may call. With `execute`, `chat()` runs the call itself and continues the
  * conversation with its result (the tool runner); without, the call is returned to the caller.
+ * `defineTool()` makes one whose `execute` argument is typed by its schema.
+ *
+ * @example
+ * import { defineTool } from "toolwright";
+ * const tool: ChatTool<{ city: string }> = defineTool({
+ *   name: "get_weather",
+ *   parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+ *   execute: async ({ city }) => ({ city, temperature: 21 }),
+ * });
  */
-export interface ChatTool extends ToolDefinition {
-  /** Runs one call. Its return value (a string, or JSON-serialised) becomes the tool message. */
-  execute?: (args: unknown, context: ToolExecuteContext) => unknown;
+export interface ChatTool<Args = unknown> {
+  type: "function";
+  function: ChatToolFunction;
+  /**
+   * Runs one call, with the arguments checked against the schema (a schema library's parsed
+   * output). Its return value (a string, or JSON-serialised) becomes the tool message.
+   * (A method, so a tool of typed arguments is still a `ChatTool`.)
+   */
+  execute?(args: Args, context: ToolExecuteContext): unknown;
 }
 
 /**

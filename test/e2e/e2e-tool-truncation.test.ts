@@ -11,7 +11,7 @@ import type { ChatChunk, ChatTool } from "../../src/session/index.js";
 import { ensureTestModel } from "../helpers/test-models.js";
 
 // Open to more keys: random weights write long free keys, so maxTokens cuts inside the arguments.
-const parameters = { type: "object", properties: { city: { type: "string" } }, required: ["city"] };
+const parameters = { type: "object", properties: { city: { type: "string" } }, required: ["city"], additionalProperties: true };
 
 let model: Model;
 beforeAll(async () => {

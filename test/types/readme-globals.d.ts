@@ -1,0 +1,5 @@
+// Names the README's snippets use without defining them (a snippet's own definition shadows these).
+declare const model: import("toolwright").ChatModel;
+declare const messages: import("toolwright").ChatMessage[];
+declare const user: import("toolwright").UserMessage;
+declare const tools: import("toolwright").ChatTool[];
