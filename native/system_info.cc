@@ -5,6 +5,7 @@
 #include "devices.h"
 #include "grammar_slot.h"
 #include "llama.h"
+#include "rpc.h"
 
 namespace toolwright {
 
@@ -19,6 +20,13 @@ Napi::Value SystemInfo(const Napi::CallbackInfo& info) {
   uint32_t d = 0;
   for (const DeviceInfo& device : ListDevices()) devices.Set(d++, DeviceToJs(env, device));
   out.Set("devices", devices);
+  // The backends compiled in (registered even when they found no device: a Vulkan build on a
+  // machine without a Vulkan driver lists "Vulkan" here and no Vulkan device above).
+  Napi::Array backends = Napi::Array::New(env);
+  for (size_t r = 0; r < ggml_backend_reg_count(); r++)
+    backends.Set(static_cast<uint32_t>(r), ggml_backend_reg_name(ggml_backend_reg_get(r)));
+  out.Set("backends", backends);
+  out.Set("rpc", RpcProtocol(env));
   Napi::Array engines = Napi::Array::New(env);
   uint32_t i = 0;
   for (const std::string& name : GrammarEngineNames()) engines.Set(i++, name);

@@ -14,6 +14,7 @@
 //   TOOLWRIGHT_VULKAN=1     Vulkan backend          (-DGGML_VULKAN=ON)
 //   TOOLWRIGHT_PORTABLE=1   any AVX2 x86-64 CPU instead of this machine's (-DTOOLWRIGHT_PORTABLE=ON)
 //   TOOLWRIGHT_BUILD_BENCH=0  skip the llama.cpp reference driver used by bench:runtime
+//   TOOLWRIGHT_RPC=0        leave out llama.cpp's RPC backend (-DTOOLWRIGHT_RPC=OFF; on by default)
 //   TOOLWRIGHT_BUILD_JOBS=N parallel compile jobs (default: all cores)
 //   TOOLWRIGHT_LLAMA_DIR    use this llama.cpp checkout instead of fetching the pinned one
 // CCACHE_BASEDIR defaults to the repository root, so ccache hits across clones.
@@ -44,6 +45,7 @@ const SWITCHES = [
   ["TOOLWRIGHT_VULKAN", "GGML_VULKAN"],
   ["TOOLWRIGHT_PORTABLE", "TOOLWRIGHT_PORTABLE"],
   ["TOOLWRIGHT_BUILD_BENCH", "TOOLWRIGHT_BUILD_BENCH"],
+  ["TOOLWRIGHT_RPC", "TOOLWRIGHT_RPC"],
 ];
 
 export function cmakeDefines(env = process.env) {
