@@ -28,6 +28,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   Sampler::Init(env, exports);
   exports.Set("systemInfo", Napi::Function::New(env, SystemInfo, "systemInfo"));
   exports.Set("startRpcServer", Napi::Function::New(env, StartRpcServer, "startRpcServer"));
+  exports.Set("rpcEndpointsInUse", Napi::Function::New(env, RpcEndpointsInUse, "rpcEndpointsInUse"));
   return exports;
 }
 

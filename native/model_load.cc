@@ -190,6 +190,7 @@ class LoadModelWorker : public PromiseWorker {
       handle_->gpu_layers =
           options_.gpu_layers < 0 ? offloadable : std::min(options_.gpu_layers, offloadable);
       handle_->devices = std::move(placed);
+      if (UsesRpc(*handle_)) RememberRpcModel(handle_);
     }
   }
 

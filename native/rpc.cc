@@ -1,5 +1,6 @@
 #include "rpc.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstring>
@@ -28,6 +29,9 @@ constexpr const char* kServeMethod = "rpc.startServer";
 std::atomic<bool> g_lost{false};
 std::mutex g_lost_mutex;
 std::string g_lost_message;  // guarded by g_lost_mutex
+
+std::mutex g_models_mutex;
+std::vector<std::weak_ptr<ModelHandle>> g_rpc_models;  // guarded by g_models_mutex
 
 #ifdef TOOLWRIGHT_HAS_RPC
 
@@ -104,6 +108,31 @@ bool UsesRpc(const ModelHandle& model) {
   for (const DeviceInfo& d : model.devices)
     if (d.backend == "RPC") return true;
   return false;
+}
+
+void RememberRpcModel(const ModelPtr& model) {
+  std::lock_guard<std::mutex> lock(g_models_mutex);
+  g_rpc_models.erase(std::remove_if(g_rpc_models.begin(), g_rpc_models.end(),
+                                    [](const std::weak_ptr<ModelHandle>& m) { return m.expired(); }),
+                     g_rpc_models.end());
+  g_rpc_models.push_back(model);
+}
+
+Napi::Value RpcEndpointsInUse(const Napi::CallbackInfo& info) {
+  std::vector<std::string> endpoints;
+  {
+    std::lock_guard<std::mutex> lock(g_models_mutex);
+    for (const std::weak_ptr<ModelHandle>& weak : g_rpc_models) {
+      const ModelPtr model = weak.lock();
+      if (!model) continue;
+      for (const DeviceInfo& d : model->devices)
+        if (d.backend == "RPC" && std::find(endpoints.begin(), endpoints.end(), d.description) == endpoints.end())
+          endpoints.push_back(d.description);  // ggml names an RPC device by its endpoint
+    }
+  }
+  Napi::Array out = Napi::Array::New(info.Env(), endpoints.size());
+  for (uint32_t i = 0; i < endpoints.size(); i++) out.Set(i, endpoints[i]);
+  return out;
 }
 
 bool AddRpcDevices(const std::vector<std::string>& endpoints, std::vector<ggml_backend_dev_t>* devices,

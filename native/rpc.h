@@ -37,6 +37,15 @@ bool UsesRpc(const ModelHandle& model);
 // ... and one of them was lost: everything of the model must be left alone (no free, no wait).
 inline bool ModelRpcLost(const ModelHandle& model) { return RpcLost() && UsesRpc(model); }
 
+// Remembers a loaded model with layers on RPC servers (any thread), for RpcEndpointsInUse.
+void RememberRpcModel(const ModelPtr& model);
+
+// rpcEndpointsInUse() -> the "host:port" of every RPC server a live model of this process is
+// connected to. ggml's server serves one client connection at a time, so a greeting on a second
+// connection from this process would wait for the first to close: the TypeScript layer greets
+// only the servers not listed here.
+Napi::Value RpcEndpointsInUse(const Napi::CallbackInfo& info);
+
 // The devices of the RPC servers at `endpoints` ("host:port"), in order, for a model's device
 // list. Connects to each (the TypeScript layer has checked that each answers). Loading thread.
 bool AddRpcDevices(const std::vector<std::string>& endpoints, std::vector<ggml_backend_dev_t>* devices,

@@ -64,10 +64,22 @@ export async function runRpcServer(argv: readonly string[], io: CliIo): Promise<
   const port = number(values.port, "port");
   const threads = number(values.threads, "threads");
   if (port === null || threads === null) return 2;
+  // Signals are caught before the server listens: a client may connect, and a supervisor signal, at once.
+  let signalled: (signal: NodeJS.Signals) => void = () => {};
+  const signal = new Promise<NodeJS.Signals>((resolve) => {
+    signalled = resolve;
+  });
+  process.once("SIGINT", signalled);
+  process.once("SIGTERM", signalled);
+  const unlisten = () => {
+    process.removeListener("SIGINT", signalled);
+    process.removeListener("SIGTERM", signalled);
+  };
   let server: ReturnType<typeof serveRpc>;
   try {
     server = serveRpc({ host: values.host, port, threads });
   } catch (err) {
+    unlisten();
     if (err instanceof RangeError || err instanceof TypeError) {
       io.stderr.write(`toolwright rpc-server: ${err.message}\n`);
       return 2;
@@ -79,18 +91,17 @@ export async function runRpcServer(argv: readonly string[], io: CliIo): Promise<
   io.stderr.write(`toolwright rpc-server: serving on ${server.endpoint} (no authentication: loopback or a trusted private network only)\n`);
   // The native server thread does not keep the process alive; this does, until a signal.
   const alive = setInterval(() => {}, 1 << 30);
-  const code = await new Promise<number>((resolve) => {
-    const stop = (signal: NodeJS.Signals) => {
-      io.stderr.write(`toolwright rpc-server: ${signal}, stopping\n`);
-      resolve(0);
-    };
-    process.once("SIGINT", stop);
-    process.once("SIGTERM", stop);
+  const code = await Promise.race([
+    signal.then((name) => {
+      io.stderr.write(`toolwright rpc-server: ${name}, stopping\n`);
+      return 0;
+    }),
     server.stopped.then((message) => {
       io.stderr.write(`toolwright rpc-server: ${message}\n`);
-      resolve(1);
-    });
-  });
+      return 1;
+    }),
+  ]);
+  unlisten();
   clearInterval(alive);
   return code;
 }

@@ -257,6 +257,8 @@ export interface NativeBinding {
   systemInfo(): NativeSystemInfo;
   /** Serves this machine's devices over RPC on a thread until the process ends (absent in old builds). */
   startRpcServer?(host: string, port: number, options: NativeRpcServerOptions, onExit: (message: string) => void): void;
+  /** "host:port" of the RPC servers live models of this process are connected to (absent in old builds). */
+  rpcEndpointsInUse?(): string[];
 }
 
 /** Where the addon was looked for, and why each candidate failed (or was passed over). */

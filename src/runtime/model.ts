@@ -210,8 +210,10 @@ export async function loadModelAs<M extends Model>(make: (native: NativeModel, p
   const native = loadNative();
   if (rpcServers.length > 0 && !vocabOnly) {
     try {
-      // In parallel: each waits for its own server's answer.
-      await Promise.all(rpcServers.map((endpoint) => greetRpcServer(endpoint)));
+      // In parallel: each waits for its own server's answer. A server a live model of this process
+      // is connected to is not greeted: it serves one connection at a time.
+      const connected = new Set(native.rpcEndpointsInUse?.() ?? []);
+      await Promise.all(rpcServers.filter((endpoint) => !connected.has(endpoint)).map((endpoint) => greetRpcServer(endpoint)));
     } catch (err) {
       const code = err instanceof ToolwrightError ? err.code : "TOOLWRIGHT_RPC_UNREACHABLE";
       throw new ModelLoadError(`Cannot load model "${path}": ${err instanceof Error ? err.message : String(err)}`, code, path, { cause: err });
