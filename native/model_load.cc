@@ -28,9 +28,9 @@ constexpr const char* kMethod = "Model.load";
 struct LoadOptions {
   std::string path;
   bool vocab_only = false;
-  int32_t gpu_layers = -1;   // all
-  std::string gpu = "auto";  // "auto", "none" or a backend name
-  int use_mmap = -1;         // -1: llama.cpp decides
+  int32_t gpu_layers = -1;               // all
+  std::string gpu = "auto";              // "auto", "none" or a backend name
+  int use_mmap = -1;                     // -1: llama.cpp decides
   std::vector<std::string> rpc_servers;  // "host:port" of each RPC server, in order
 };
 
@@ -255,7 +255,8 @@ Napi::Value LoadModel(const Napi::CallbackInfo& info) {
     const size_t colon = endpoint.rfind(':');
     if (colon == std::string::npos || colon == 0 || colon + 1 == endpoint.size() ||
         endpoint.find('\0') != std::string::npos)
-      args::ThrowRange(env, kMethod, "options.rpcServers entries must be \"host:port\", got \"" + endpoint + "\"");
+      args::ThrowRange(env, kMethod,
+                       "options.rpcServers entries must be \"host:port\", got \"" + endpoint + "\"");
   }
   Napi::Function on_progress = args::OptionalFunction(info, 2, kMethod, "onProgress");
 

@@ -126,7 +126,8 @@ Napi::Value RpcEndpointsInUse(const Napi::CallbackInfo& info) {
       const ModelPtr model = weak.lock();
       if (!model) continue;
       for (const DeviceInfo& d : model->devices)
-        if (d.backend == "RPC" && std::find(endpoints.begin(), endpoints.end(), d.description) == endpoints.end())
+        if (d.backend == "RPC" &&
+            std::find(endpoints.begin(), endpoints.end(), d.description) == endpoints.end())
           endpoints.push_back(d.description);  // ggml names an RPC device by its endpoint
     }
   }
@@ -150,7 +151,8 @@ bool AddRpcDevices(const std::vector<std::string>& endpoints, std::vector<ggml_b
       *error = "the RPC server at " + endpoint + " offers no device";
       return false;
     }
-    for (size_t i = 0; i < ggml_backend_reg_dev_count(reg); i++) added.push_back(ggml_backend_reg_dev_get(reg, i));
+    for (size_t i = 0; i < ggml_backend_reg_dev_count(reg); i++)
+      added.push_back(ggml_backend_reg_dev_get(reg, i));
   }
   // As llama.cpp does: the servers' devices first, then the local GPUs.
   devices->insert(devices->begin(), added.begin(), added.end());
@@ -230,7 +232,8 @@ Napi::Value StartRpcServer(const Napi::CallbackInfo& info) {
   (void)threads;
   (void)on_exit;
   Napi::Error error = Napi::Error::New(
-      env, std::string(kServeMethod) + ": this build of the addon has no RPC backend (rebuild with TOOLWRIGHT_RPC=1)");
+      env, std::string(kServeMethod) +
+               ": this build of the addon has no RPC backend (rebuild with TOOLWRIGHT_RPC=1)");
   error.Set("code", Napi::String::New(env, codes::kRpcServerFailed));
   throw error;
 #endif

@@ -17,6 +17,8 @@
 //   TOOLWRIGHT_RPC=0        leave out llama.cpp's RPC backend (-DTOOLWRIGHT_RPC=OFF; on by default)
 //   TOOLWRIGHT_BUILD_JOBS=N parallel compile jobs (default: all cores)
 //   TOOLWRIGHT_LLAMA_DIR    use this llama.cpp checkout instead of fetching the pinned one
+//   TOOLWRIGHT_VULKAN_GLSLC / TOOLWRIGHT_VULKAN_INCLUDE_DIR  the shader compiler and Vulkan
+//                           headers for the Vulkan backend (scripts/vulkan-tools.sh fetches both)
 // CCACHE_BASEDIR defaults to the repository root, so ccache hits across clones.
 import { spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
@@ -48,6 +50,12 @@ const SWITCHES = [
   ["TOOLWRIGHT_RPC", "TOOLWRIGHT_RPC"],
 ];
 
+/** CMake paths from environment variables. */
+const PATHS = [
+  ["TOOLWRIGHT_VULKAN_GLSLC", "Vulkan_GLSLC_EXECUTABLE"],
+  ["TOOLWRIGHT_VULKAN_INCLUDE_DIR", "Vulkan_INCLUDE_DIR"],
+];
+
 export function cmakeDefines(env = process.env) {
   const defines = [];
   for (const [variable, option] of SWITCHES) {
@@ -57,6 +65,7 @@ export function cmakeDefines(env = process.env) {
     else if (/^(0|off|false|no)$/i.test(value)) defines.push(`--CD${option}=OFF`);
     else fail(`${variable} must be 1 or 0, got "${value}"`);
   }
+  for (const [variable, option] of PATHS) if (env[variable]) defines.push(`--CD${option}=${env[variable]}`);
   return defines;
 }
 

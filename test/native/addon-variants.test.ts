@@ -86,7 +86,16 @@ describe("the variant table", () => {
   test.each([
     { facts: { backends: ["CPU", "RPC"], devices: [{ backend: "CPU", type: "cpu" }] }, unusable: false },
     { facts: { backends: ["CPU", "Vulkan"], devices: [{ backend: "CPU", type: "cpu" }] }, unusable: true },
-    { facts: { backends: ["CPU", "Vulkan"], devices: [{ backend: "Vulkan", type: "igpu" }, { backend: "CPU", type: "cpu" }] }, unusable: false },
+    {
+      facts: {
+        backends: ["CPU", "Vulkan"],
+        devices: [
+          { backend: "Vulkan", type: "igpu" },
+          { backend: "CPU", type: "cpu" },
+        ],
+      },
+      unusable: false,
+    },
     { facts: { backends: ["CUDA", "CPU"], devices: [{ backend: "CPU", type: "cpu" }] }, unusable: true },
     { facts: { backends: ["MTL", "CPU"], devices: [{ backend: "MTL", type: "gpu" }] }, unusable: false },
     { facts: { devices: [{ backend: "CPU", type: "cpu" }] }, unusable: false },
@@ -145,7 +154,7 @@ describe.skipIf(!hasCompiler)("a CUDA variant without the CUDA runtime", () => {
 });
 
 describe.skipIf(!hasVulkanBuild)("a Vulkan build on a machine without a Vulkan driver", () => {
-  test("is passed over for the CPU build; listDevices shows no Vulkan device; gpu: \"vulkan\" says why", () => {
+  test('is passed over for the CPU build; listDevices shows no Vulkan device; gpu: "vulkan" says why', () => {
     const out = child(
       `import { loadModel, loadedAddon, listDevices } from ${lib("index.js")};
        const m = await loadModel(${JSON.stringify(modelPath)});
@@ -164,7 +173,7 @@ describe.skipIf(!hasVulkanBuild)("a Vulkan build on a machine without a Vulkan d
     expect(out.message).toContain("built for Vulkan, but it finds no Vulkan device");
   });
 
-  test("is kept when nothing else loads: models run on its CPU backend, gpu: \"vulkan\" fails", () => {
+  test('is kept when nothing else loads: models run on its CPU backend, gpu: "vulkan" fails', () => {
     const out = child(
       `import { chooseAddon } from ${lib("runtime/binding.js")};
        const { binding, report } = chooseAddon([${JSON.stringify(VULKAN_BUILD)}]);
