@@ -35,8 +35,9 @@ export interface LoadModelOptions {
    * `--rpc`: their devices come first in the model's device list, then the local GPUs, and the
    * layers are split in proportion to each device's free memory. Each server is greeted first, so
    * one that is down fails the load with TOOLWRIGHT_RPC_UNREACHABLE. If a server goes away later,
-   * the model's operations fail with TOOLWRIGHT_RPC_LOST. The protocol has no authentication:
-   * use servers on loopback or a private network only.
+   * the model's operations fail with TOOLWRIGHT_RPC_LOST. `gpu: false` keeps the local GPUs out,
+   * not the servers. The protocol has no authentication: use servers on loopback or a private
+   * network only.
    */
   rpcServers?: readonly string[];
 }

@@ -8,7 +8,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { createServer, Socket } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { loadModel, loadNative, ModelLoadError } from "../../src/index.js";
+import { loadModel, loadNative, ModelLoadError, serveRpc } from "../../src/index.js";
 import { ensureCompiledLib } from "../helpers/compiled-lib.js";
 import { ensureTestModel, REPO_ROOT } from "../helpers/test-models.js";
 
@@ -213,6 +213,17 @@ test.each([
   const result = loadModel(modelPath, { rpcServers: rpcServers as never });
   await expect(result).rejects.toBeInstanceOf(error);
   await expect(result).rejects.toThrow(message);
+});
+
+test.each([
+  { options: { port: 0 }, error: RangeError, message: /serveRpc: options\.port/ },
+  { options: { port: "50052" }, error: TypeError, message: /serveRpc: options\.port/ },
+  { options: { host: "10.0.0.1:80" }, error: RangeError, message: /serveRpc: options\.host must be a host name or IPv4 address/ },
+  { options: { threads: 0 }, error: RangeError, message: /serveRpc: options\.threads/ },
+  { options: { prot: 50052 }, error: TypeError, message: /unknown key "prot" \(did you mean "port"\?\)/ },
+])("serveRpc($options) is refused before anything starts", ({ options, error, message }) => {
+  expect(() => serveRpc(options as never)).toThrow(error);
+  expect(() => serveRpc(options as never)).toThrow(message);
 });
 
 test.each([
