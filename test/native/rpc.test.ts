@@ -140,7 +140,8 @@ describe.skipIf(!hasRpc)("a model split across two rpc-servers", () => {
       const out = { tokens: 0 };
       try {
         for await (const t of context.generate({ prompt: "Once upon a time", maxTokens: 400, sampling: { greedy: true } })) {
-          if (++out.tokens === 4) process.send("kill");
+          // Waits until the server is dead: the next token needs it.
+          if (++out.tokens === 4) await new Promise((killed) => { process.once("message", killed); process.send("kill"); });
         }
       } catch (e) { out.error = { code: e.code, message: e.message }; }
       try { await context.generate({ prompt: "again", maxTokens: 2 }).text(); } catch (e) { out.again = e.code; }
@@ -156,8 +157,10 @@ describe.skipIf(!hasRpc)("a model split across two rpc-servers", () => {
     client.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
     let report: Record<string, unknown> | undefined;
     client.on("message", (m) => {
-      if (m === "kill") victim.child.kill("SIGKILL");
-      else report = JSON.parse(String(m)) as Record<string, unknown>;
+      if (m === "kill") {
+        victim.child.kill("SIGKILL");
+        void exitOf(victim.child).then(() => client.send("killed"));
+      } else report = JSON.parse(String(m)) as Record<string, unknown>;
     });
     expect(await exitOf(client), stderr).toEqual({ code: 0, signal: null });
     expect(report, stderr).toBeDefined();
