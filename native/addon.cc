@@ -8,6 +8,7 @@
 #include "llama.h"
 #include "log_capture.h"
 #include "model.h"
+#include "rpc.h"
 #include "sampler.h"
 #include "system_info.h"
 
@@ -16,6 +17,7 @@ namespace {
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   InstallLogHandler();
+  InstallRpcAbortHandler();
   llama_backend_init();
   env.SetInstanceData(new AddonData());
 #ifdef TOOLWRIGHT_HAS_GRAMMAR_ENGINE
@@ -25,6 +27,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   Context::Init(env, exports);
   Sampler::Init(env, exports);
   exports.Set("systemInfo", Napi::Function::New(env, SystemInfo, "systemInfo"));
+  exports.Set("startRpcServer", Napi::Function::New(env, StartRpcServer, "startRpcServer"));
+  exports.Set("rpcEndpointsInUse", Napi::Function::New(env, RpcEndpointsInUse, "rpcEndpointsInUse"));
   return exports;
 }
 

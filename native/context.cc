@@ -8,6 +8,7 @@
 #include "log_capture.h"
 #include "napi_args.h"
 #include "promise_worker.h"
+#include "rpc.h"
 #include "sampler.h"
 
 namespace toolwright {
@@ -52,7 +53,7 @@ int64_t EstimateNativeBytes(const ContextState& s) {
 ContextState::~ContextState() {
   thread.reset();  // idle (see the member); from its own thread it detaches and ends
   if (batch_capacity > 0) llama_batch_free(batch);
-  if (ctx != nullptr) llama_free(ctx);
+  if (ctx != nullptr && !(model && ModelRpcLost(*model))) llama_free(ctx);  // else leaked (rpc.h)
   if (pool_batch != nullptr && pool_batch != pool) ggml_threadpool_free(pool_batch);
   if (pool != nullptr) ggml_threadpool_free(pool);
 }
@@ -177,6 +178,10 @@ void ContextRegistry::Add(const ContextPtr& state) {
 void ContextRegistry::StopAll() {
   for (const std::weak_ptr<ContextState>& weak : live) {
     if (ContextPtr state = weak.lock()) {
+      if (ModelRpcLost(*state->model)) {
+        state->thread->Abandon();  // its job may wait on the lost server forever (rpc.h)
+        continue;
+      }
       state->abort.store(true);  // a running decode (ahead) stops at its next graph node
       state->thread->Stop();     // runs what is queued (aborted at once), then joins
     }
@@ -246,6 +251,11 @@ const ContextPtr& Context::Live(Napi::Env env, const char* method) const {
 
 const ContextPtr& Context::Idle(Napi::Env env, const char* method) const {
   const ContextPtr& state = Live(env, method);
+  if (ModelRpcLost(*state->model)) {
+    Napi::Error e = Napi::Error::New(env, std::string(method) + ": " + RpcLostMessage());
+    e.Set("code", Napi::String::New(env, codes::kRpcLost));
+    throw e;
+  }
   if (state->busy.load()) {
     Napi::Error e = Napi::Error::New(
         env, std::string(method) + ": the context is busy (a decode or step is running; await it first)");

@@ -9,6 +9,7 @@
 
 #include "log_capture.h"
 #include "promise_worker.h"
+#include "rpc.h"
 #include "vocab_ops.h"
 
 namespace toolwright {
@@ -50,6 +51,10 @@ class CreateContextWorker : public PromiseWorker {
     params.n_threads_batch = options_.threads_batch;
     params.no_perf = true;
 
+    if (ModelRpcLost(*model_)) {
+      Fail(codes::kRpcLost, "Cannot create a context for \"" + model_->path + "\": " + RpcLostMessage());
+      return;
+    }
     auto state = std::make_shared<ContextState>();
     state->model = model_;
     ScopedLogCapture capture;
@@ -135,7 +140,7 @@ T RunOnContextThread(const ContextPtr& state, Job job) {
       delivery.Fail(std::current_exception());
     }
   });
-  return outcome.get();
+  return AwaitUnlessRpcLost(outcome, *state->model);
 }
 
 // Context's thread: takes the previous step's decode-ahead outcome; its failure becomes this

@@ -28,6 +28,8 @@ const char* TypeName(enum ggml_backend_dev_type type) {
   }
 }
 
+}  // namespace
+
 DeviceInfo Describe(ggml_backend_dev_t dev) {
   DeviceInfo d;
   d.name = ggml_backend_dev_name(dev);
@@ -40,6 +42,8 @@ DeviceInfo Describe(ggml_backend_dev_t dev) {
   d.memory_total = total;
   return d;
 }
+
+namespace {
 
 bool IsOffloadTarget(ggml_backend_dev_t dev) {
   const auto type = ggml_backend_dev_type(dev);

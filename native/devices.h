@@ -24,6 +24,9 @@ struct DeviceInfo {
   uint64_t memory_total = 0;
 };
 
+// What ggml says of one device (its memory figures included: for an RPC device, a round trip).
+DeviceInfo Describe(ggml_backend_dev_t dev);
+
 // Every device of every registered backend.
 std::vector<DeviceInfo> ListDevices();
 

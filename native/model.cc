@@ -8,6 +8,7 @@
 #include "model_load.h"
 #include "napi_args.h"
 #include "promise_worker.h"
+#include "rpc.h"
 #include "vocab_ops.h"
 
 namespace toolwright {
@@ -132,6 +133,7 @@ ModelHandle::ModelHandle(llama_model* m, bool vocab_only_load, std::string file)
 
 ModelHandle::~ModelHandle() {
   ForgetToolwrightGrammarVocab(vocab);
+  if (ModelRpcLost(*this)) return;  // freeing would wait on the lost server forever: leaked (rpc.h)
   llama_model_free(model);
 }
 

@@ -16,6 +16,7 @@
 #include "model.h"
 #include "napi_args.h"
 #include "promise_worker.h"
+#include "rpc.h"
 
 namespace toolwright {
 namespace {
@@ -27,9 +28,10 @@ constexpr const char* kMethod = "Model.load";
 struct LoadOptions {
   std::string path;
   bool vocab_only = false;
-  int32_t gpu_layers = -1;   // all
-  std::string gpu = "auto";  // "auto", "none" or a backend name
-  int use_mmap = -1;         // -1: llama.cpp decides
+  int32_t gpu_layers = -1;               // all
+  std::string gpu = "auto";              // "auto", "none" or a backend name
+  int use_mmap = -1;                     // -1: llama.cpp decides
+  std::vector<std::string> rpc_servers;  // "host:port" of each RPC server, in order
 };
 
 struct FileProblem {
@@ -149,6 +151,10 @@ class LoadModelWorker : public PromiseWorker {
       Fail(codes::kNoGpu, Where() + device_error);
       return;
     }
+    if (!options_.vocab_only && !AddRpcDevices(options_.rpc_servers, &devices, &placed, &device_error)) {
+      Fail(RpcLost() ? codes::kRpcLost : codes::kRpcUnreachable, Where() + device_error);
+      return;
+    }
     devices.push_back(nullptr);  // llama.cpp takes a NULL-terminated list
     llama_model_params params = llama_model_default_params();
     params.vocab_only = options_.vocab_only;
@@ -184,6 +190,7 @@ class LoadModelWorker : public PromiseWorker {
       handle_->gpu_layers =
           options_.gpu_layers < 0 ? offloadable : std::min(options_.gpu_layers, offloadable);
       handle_->devices = std::move(placed);
+      if (UsesRpc(*handle_)) RememberRpcModel(handle_);
     }
   }
 
@@ -221,7 +228,7 @@ class LoadModelWorker : public PromiseWorker {
 
 }  // namespace
 
-// load(path, {vocabOnly, gpuLayers, gpu, useMmap}, onProgress?) -> { promise, cancel }
+// load(path, {vocabOnly, gpuLayers, gpu, useMmap, rpcServers}, onProgress?) -> { promise, cancel }
 Napi::Value LoadModel(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   LoadOptions options;
@@ -242,6 +249,14 @@ Napi::Value LoadModel(const Napi::CallbackInfo& info) {
   }
   if (opts.Has("useMmap") && !opts.Get("useMmap").IsUndefined()) {
     options.use_mmap = args::OptBool(opts, "useMmap", true, kMethod) ? 1 : 0;
+  }
+  options.rpc_servers = args::OptStringArray(opts, "rpcServers", kMethod);
+  for (const std::string& endpoint : options.rpc_servers) {
+    const size_t colon = endpoint.rfind(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == endpoint.size() ||
+        endpoint.find('\0') != std::string::npos)
+      args::ThrowRange(env, kMethod,
+                       "options.rpcServers entries must be \"host:port\", got \"" + endpoint + "\"");
   }
   Napi::Function on_progress = args::OptionalFunction(info, 2, kMethod, "onProgress");
 

@@ -11,6 +11,7 @@
 #include "error_codes.h"
 
 #include <exception>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
@@ -27,6 +28,18 @@ inline Napi::Value CodedError(Napi::Env env, const std::string& message, const s
   if (c == codes::kAbort) error.Set("name", Napi::String::New(env, "AbortError"));
   return error.Value();
 }
+
+// A failure with its own code, thrown from deep inside a worker's Run() (e.g. a lost RPC server
+// noticed while waiting for the context's thread): the Promise rejects with that code.
+class CodedException : public std::runtime_error {
+ public:
+  CodedException(std::string code, const std::string& message)
+      : std::runtime_error(message), code_(std::move(code)) {}
+  const std::string& code() const { return code_; }
+
+ private:
+  std::string code_;
+};
 
 class PromiseWorker : public Napi::AsyncWorker {
  public:
@@ -55,6 +68,8 @@ class PromiseWorker : public Napi::AsyncWorker {
   void Execute() final {
     try {
       Run();
+    } catch (const CodedException& e) {
+      Fail(e.code(), e.what());
     } catch (const std::exception& e) {
       Fail(codes::kInternal, std::string("internal error: ") + e.what());
     } catch (...) {

@@ -75,6 +75,17 @@ void SerialThread::Stop() {
   }
 }
 
+void SerialThread::Abandon() {
+  {
+    std::lock_guard<std::mutex> lock(queue_->mutex);
+    queue_->stopping = true;
+  }
+  queue_->wake.notify_one();
+  if (!thread_->started) return;
+  thread_->started = false;
+  thread_->Detach();
+}
+
 void SerialThread::Post(std::function<void()> job) {
   {
     std::lock_guard<std::mutex> lock(queue_->mutex);

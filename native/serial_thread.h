@@ -34,6 +34,10 @@ class SerialThread {
   // job. Idempotent.
   void Stop();
 
+  // Stop() without waiting: the thread is detached and ends after its current job, if that ever
+  // ends (a job stuck on a lost RPC server does not; rpc.h).
+  void Abandon();
+
  private:
   struct Queue {
     std::mutex mutex;

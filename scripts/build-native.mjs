@@ -19,9 +19,12 @@
 //   TOOLWRIGHT_VULKAN=1     Vulkan backend          (-DGGML_VULKAN=ON)
 //   TOOLWRIGHT_PORTABLE=1   any AVX2 x86-64 CPU instead of this machine's (-DTOOLWRIGHT_PORTABLE=ON)
 //   TOOLWRIGHT_BUILD_BENCH=0  skip the llama.cpp reference driver used by bench:runtime
+//   TOOLWRIGHT_RPC=0        leave out llama.cpp's RPC backend (-DTOOLWRIGHT_RPC=OFF; on by default)
 //   TOOLWRIGHT_BUILD_JOBS=N parallel compile jobs (default: all cores)
 //   TOOLWRIGHT_LLAMA_DIR    use this llama.cpp checkout instead of fetching the pinned one
 //   TOOLWRIGHT_CACHE_DIR    the cache folder (default $XDG_CACHE_HOME/toolwright or ~/.cache/toolwright)
+//   TOOLWRIGHT_VULKAN_GLSLC / TOOLWRIGHT_VULKAN_INCLUDE_DIR  the shader compiler and Vulkan
+//                           headers for the Vulkan backend (scripts/vulkan-tools.sh fetches both)
 // CCACHE_BASEDIR defaults to the repository root in a checkout (ccache hits across clones) and to
 // the cache folder in an installed package (hits across projects).
 import { spawnSync } from "node:child_process";
@@ -50,6 +53,13 @@ const SWITCHES = [
   ["TOOLWRIGHT_VULKAN", "GGML_VULKAN"],
   ["TOOLWRIGHT_PORTABLE", "TOOLWRIGHT_PORTABLE"],
   ["TOOLWRIGHT_BUILD_BENCH", "TOOLWRIGHT_BUILD_BENCH"],
+  ["TOOLWRIGHT_RPC", "TOOLWRIGHT_RPC"],
+];
+
+/** CMake paths from environment variables. */
+const PATHS = [
+  ["TOOLWRIGHT_VULKAN_GLSLC", "Vulkan_GLSLC_EXECUTABLE"],
+  ["TOOLWRIGHT_VULKAN_INCLUDE_DIR", "Vulkan_INCLUDE_DIR"],
 ];
 
 export function cmakeDefines(env = process.env) {
@@ -61,6 +71,7 @@ export function cmakeDefines(env = process.env) {
     else if (/^(0|off|false|no)$/i.test(value)) defines.push(`--CD${option}=OFF`);
     else fail(`${variable} must be 1 or 0, got "${value}"`);
   }
+  for (const [variable, option] of PATHS) if (env[variable]) defines.push(`--CD${option}=${env[variable]}`);
   return defines;
 }
 

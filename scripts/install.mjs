@@ -23,8 +23,12 @@ function log(message) {
   process.stderr.write(`[toolwright:install] ${message}\n`);
 }
 
-/** Prebuild folder suffix ("" = the default build) that each GPU switch asks for. */
-const GPU_FOLDERS = { TOOLWRIGHT_CUDA: "-cuda", TOOLWRIGHT_VULKAN: "-vulkan", TOOLWRIGHT_METAL: process.platform === "darwin" ? "" : "-metal" };
+/**
+ * Prebuild folder suffix ("" = the platform's default build) that each GPU switch asks for, from
+ * the variant table the loader also reads (addon-variants.json).
+ */
+const TABLE = JSON.parse(readFileSync(join(ROOT, "addon-variants.json"), "utf8")).variants;
+const GPU_FOLDERS = Object.fromEntries(TABLE.filter((v) => v.backend !== null).map((v) => [`TOOLWRIGHT_${v.name.toUpperCase()}`, v.defaultOn.includes(process.platform) ? "" : `-${v.name}`]));
 
 /**
  * Why a portable x86-64 prebuild cannot run on this CPU (AVX2, FMA, F16C, BMI2 needed), or
@@ -56,7 +60,7 @@ function loadablePrebuild(gpu) {
     ? [`${base}${GPU_FOLDERS[gpu]}`]
     : readdirSync(prebuilds)
         .filter((d) => d === base || d.startsWith(`${base}-`))
-        .sort((a, b) => Number(a === base) - Number(b === base) || a.localeCompare(b));
+        .sort((a, b) => rank(a, base) - rank(b, base) || a.localeCompare(b));
   const unfit = missingCpuFeatures();
   if (unfit) {
     log(`not using the prebuilt binaries: ${unfit}, which they need`);
@@ -79,6 +83,13 @@ function loadablePrebuild(gpu) {
     }
   }
   return undefined;
+}
+
+/** A prebuild folder's place in the variant table (the loader's order). */
+function rank(folder, base) {
+  const name = folder === base ? TABLE.find((v) => v.defaultOn.includes(process.platform))?.name : folder.slice(base.length + 1);
+  const i = TABLE.findIndex((v) => v.name === name);
+  return i < 0 ? TABLE.length : i;
 }
 
 function main() {

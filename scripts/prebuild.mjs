@@ -38,19 +38,17 @@ function fail(message) {
 }
 
 /**
- * Build variants: the environment switches of scripts/build-native.mjs each one sets, and the
- * folder suffix. The platform's default variant (Metal on macOS, CPU elsewhere) has no suffix.
+ * Build variants, from the one table the loader also reads (addon-variants.json): the
+ * environment switches of scripts/build-native.mjs each one sets, and the shared libraries a Linux
+ * build of it may link. The platform's default variant (Metal on macOS, CPU elsewhere) has no
+ * folder suffix.
  */
-const VARIANTS = {
-  cpu: { env: { TOOLWRIGHT_CUDA: "0", TOOLWRIGHT_VULKAN: "0", TOOLWRIGHT_METAL: "0" } },
-  metal: { env: { TOOLWRIGHT_METAL: "1", TOOLWRIGHT_CUDA: "0", TOOLWRIGHT_VULKAN: "0" } },
-  cuda: { env: { TOOLWRIGHT_CUDA: "1", TOOLWRIGHT_VULKAN: "0", TOOLWRIGHT_METAL: "0" } },
-  vulkan: { env: { TOOLWRIGHT_VULKAN: "1", TOOLWRIGHT_CUDA: "0", TOOLWRIGHT_METAL: "0" } },
-};
+const TABLE = JSON.parse(readFileSync(join(ROOT, "addon-variants.json"), "utf8")).variants;
+const VARIANTS = Object.fromEntries(TABLE.map((v) => [v.name, { env: v.build }]));
 
 /** The variant built when none is named: Metal on macOS, the CPU build elsewhere. */
 export function defaultVariant(platform = process.platform) {
-  return platform === "darwin" ? "metal" : "cpu";
+  return (TABLE.find((v) => v.defaultOn.includes(platform)) ?? TABLE.find((v) => v.backend === null)).name;
 }
 
 /** `prebuilds/` folder name for a platform, architecture and variant. */
@@ -64,8 +62,7 @@ export function prebuildFolder(variant, platform = process.platform, arch = proc
 /** Shared libraries a Linux prebuild may need: the C/C++ runtime, plus the GPU runtime for GPU variants. */
 const LINUX_ALLOWED_LIBS = {
   base: [/^linux-vdso\.so/, /^ld-linux[-\w.]*\.so/, /^libc\.so\./, /^libm\.so\./, /^libstdc\+\+\.so\./, /^libgcc_s\.so\./, /^libpthread\.so\./, /^libdl\.so\./, /^librt\.so\./],
-  cuda: [/^libcuda\.so\./, /^libcudart\.so\./, /^libcublas\.so\./, /^libcublasLt\.so\./],
-  vulkan: [/^libvulkan\.so\./],
+  ...Object.fromEntries(TABLE.map((v) => [v.name, v.linuxLibraries.map((re) => new RegExp(re))])),
 };
 
 /** Compiler flags that would tie the binary to the build machine's CPU. */

@@ -31,7 +31,7 @@ export type {
   ToolCallError,
   ToolExecuteContext,
 } from "./session/index.js";
-export { Model, TokenAttribute, listDevices, Context, Generation, AbortError, ModelLoadError, loadNative, NativeAddonError } from "./runtime/index.js";
+export { Model, TokenAttribute, listDevices, Context, Generation, AbortError, ModelLoadError, loadNative, NativeAddonError, loadedAddon, addonVariants, serveRpc } from "./runtime/index.js";
 export { pullModel, ModelDownloadError, modelCacheDir, isHfModelRef, parseHfModelRef } from "./runtime/index.js";
 export type * from "./runtime/index.js";
 export { ChatTemplate, TemplateError, TemplateRuntimeError, TemplateSyntaxError } from "./template/index.js";

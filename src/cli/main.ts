@@ -13,6 +13,7 @@ import { ANALYZE_USAGE, runAnalyze, type CliIo } from "./analyze.js";
 import { INSPECT_USAGE, runInspect } from "./inspect.js";
 import { CHAT_USAGE, runChat } from "./chat.js";
 import { PULL_USAGE, runPull } from "./pull.js";
+import { RPC_SERVER_USAGE, runRpcServer } from "./rpc-server.js";
 
 interface Command {
   summary: string;
@@ -41,6 +42,7 @@ const COMMANDS: Record<string, Command> = {
     usage: CHAT_USAGE,
     run: runChat,
   },
+  "rpc-server": { summary: "serve this machine's devices to other machines' models (llama.cpp RPC; no auth)", usage: RPC_SERVER_USAGE, run: runRpcServer },
 };
 
 function mainUsage(): string {

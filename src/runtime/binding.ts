@@ -2,20 +2,27 @@
  * Loads the native addon and describes its interface.
  *
  * Search order: `TOOLWRIGHT_ADDON` (an explicit path), then the prebuilt binaries for this
- * platform (`prebuilds/<platform>-<arch>[-variant]/`: GPU variants first, since they fail to load
- * where their runtime libraries are missing; `TOOLWRIGHT_VARIANT=cpu|cuda|vulkan|...` puts that
- * variant first), then a local build (`build/Release/toolwright.node` in a clone,
- * `addon/toolwright.node` in an installed package that built from source). A local build made on
- * purpose (`npm run build:native`, or an install with `TOOLWRIGHT_FORCE_BUILD=1` or a GPU switch)
- * carries a marker file beside it and is tried before the prebuilds: it exists because a
- * prebuild was not what the user wanted. When nothing loads, ONE error lists every place tried,
- * why each failed, and how to build the addon.
+ * platform (`prebuilds/<platform>-<arch>[-variant]/`, in the order of the variant table
+ * `addon-variants.json` (variants.ts): GPU variants first; `TOOLWRIGHT_VARIANT=cpu|cuda|vulkan|...`
+ * puts that variant first), then a local build (`build/Release/toolwright.node` in a clone,
+ * `addon/toolwright.node` in an installed package that built from source). A local build
+ * made on purpose (`npm run build:native`, or an install with `TOOLWRIGHT_FORCE_BUILD=1` or a GPU
+ * switch) carries a marker file beside it and is tried before the prebuilds: it exists because a
+ * prebuild was not what the user wanted.
+ *
+ * A GPU build is passed over when it does not load (its runtime libraries are missing: no
+ * libcuda.so.1 without NVIDIA's driver, no libcudart) or loads but finds no device of its backend
+ * (a Vulkan build with no Vulkan driver): the next candidate is tried, and if none loads, the GPU
+ * build that loaded is kept (its CPU backend runs the model). {@link loadedAddon} tells which
+ * binary was chosen and why the others were not. When nothing loads, ONE error lists every place
+ * tried, why each failed, and how to build the addon.
  */
 import { ToolwrightError } from "../errors.js";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { unusableGpuBuild, variantOfFolder, variantRank } from "./variants.js";
 
 /** Package root: this file is src/runtime/binding.ts, compiled to lib/runtime/binding.js. */
 const PACKAGE_ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -28,6 +35,8 @@ export interface NativeLoadOptions {
   /** "auto", "none" or a backend name ("cuda", "metal", "vulkan", ...). */
   gpu?: string;
   useMmap?: boolean;
+  /** "host:port" of RPC servers whose devices come first in the model's device list. */
+  rpcServers?: string[];
 }
 
 /** `Model.info()` of the native module. */
@@ -230,6 +239,15 @@ export interface NativeSystemInfo {
   supportsGpuOffload: boolean;
   devices: NativeDevice[];
   grammarEngines: string[];
+  /** ggml backends compiled in, with or without devices ("CPU", "Vulkan", "RPC", ...). */
+  backends?: string[];
+  /** The RPC protocol version, or null when the build has no RPC backend. */
+  rpc?: { major: number; minor: number; patch: number } | null;
+}
+
+/** Options of the native RPC server. */
+export interface NativeRpcServerOptions {
+  threads?: number;
 }
 
 /** The native module's exports. */
@@ -238,12 +256,30 @@ export interface NativeBinding {
   Context: NativeContextClass;
   Sampler: NativeSamplerClass;
   systemInfo(): NativeSystemInfo;
+  /** Serves this machine's devices over RPC on a thread until the process ends (absent in old builds). */
+  startRpcServer?(host: string, port: number, options: NativeRpcServerOptions, onExit: (message: string) => void): void;
+  /** "host:port" of the RPC servers live models of this process are connected to (absent in old builds). */
+  rpcEndpointsInUse?(): string[];
 }
 
-/** Where the addon was looked for, and why each candidate failed. */
-interface Attempt {
+/** Where the addon was looked for, and why each candidate failed (or was passed over). */
+export interface AddonAttempt {
   path: string;
   error: string;
+}
+type Attempt = AddonAttempt;
+
+/** Which addon binary {@link loadNative} chose, and why the ones before it were not used. */
+export interface LoadedAddon {
+  path: string;
+  /** Its variant: from its prebuild folder, else from the GPU backend compiled in ("cpu" without one). */
+  variant: string;
+  /** The ggml backends compiled in ("CPU", "CUDA", "Vulkan", "RPC", ...). */
+  backends: readonly string[];
+  /** Candidates tried before it: not found, failed to load (with the loader's message), or no device. */
+  passedOver: readonly AddonAttempt[];
+  /** Set when it is a GPU build kept although it found no device: why (the CPU runs the models). */
+  noDevice?: string;
 }
 
 /**
@@ -263,6 +299,7 @@ export class NativeAddonError extends ToolwrightError<"TOOLWRIGHT_NO_ADDON"> {
 }
 
 let cached: NativeBinding | undefined;
+let chosen: LoadedAddon | undefined;
 
 /**
  * Marker file that scripts/build-native.mjs writes beside a local build made on purpose; the
@@ -309,7 +346,8 @@ function prebuildDirs(root: string): string[] {
         .filter((d) => d.startsWith(`${base}-`))
         .map((d) => d.slice(base.length + 1))
     : [];
-  let order = [...variants, ""].sort((a, b) => gpuFirst(a, b) || (a === "" ? -1 : b === "" ? 1 : a.localeCompare(b)));
+  const rank = (v: string) => variantRank(variantOfFolder(v ? `${base}-${v}` : base, base)?.name ?? v);
+  let order = [...variants, ""].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
   const wanted = process.env.TOOLWRIGHT_VARIANT?.toLowerCase();
   if (wanted) {
     const first = wanted === "cpu" || wanted === "default" ? "" : wanted;
@@ -318,10 +356,21 @@ function prebuildDirs(root: string): string[] {
   return order.map((v) => join(prebuilds, v ? `${base}-${v}` : base));
 }
 
-/** Sort order putting GPU builds (by file or folder name) before the others. */
+/** Sort order of file names in one folder (prebuildify-tagged names): the variant table's order. */
 function gpuFirst(a: string, b: string): number {
-  const gpu = (name: string) => (/cuda|vulkan|rocm|hip/i.test(name) ? 0 : 1);
-  return gpu(a) - gpu(b);
+  const rank = (name: string) => Math.min(...["cuda", "vulkan", "metal"].map((v) => (name.toLowerCase().includes(v) ? variantRank(v) : Infinity)));
+  const ra = rank(a);
+  const rb = rank(b);
+  return ra === rb ? 0 : ra < rb ? -1 : 1;
+}
+
+function reportOf(path: string, info: NativeSystemInfo, passedOver: readonly Attempt[]): LoadedAddon {
+  const backends = info.backends ?? [...new Set(info.devices.map((d) => d.backend))];
+  const folder = /[\\/]prebuilds[\\/]([^\\/]+)[\\/][^\\/]+$/.exec(path)?.[1];
+  const fromFolder = folder === undefined ? undefined : variantOfFolder(folder);
+  const gpu = ["CUDA", "Vulkan", "Metal", "MTL"].find((b) => backends.some((x) => x.toLowerCase() === b.toLowerCase()));
+  const variant = fromFolder?.name ?? (gpu === undefined ? "cpu" : gpu === "MTL" ? "metal" : gpu.toLowerCase());
+  return Object.freeze({ path, variant, backends: Object.freeze([...backends]), passedOver: Object.freeze([...passedOver]) });
 }
 
 /**
@@ -351,8 +400,27 @@ function missingCpuFeatures(path: string): string | undefined {
  * console.log(native.systemInfo().system);
  */
 export function loadNative(): NativeBinding {
-  cached ??= loadAddonFrom(addonCandidates());
+  if (cached === undefined) {
+    const loaded = chooseAddon(addonCandidates());
+    cached = loaded.binding;
+    chosen = loaded.report;
+  }
   return cached;
+}
+
+/**
+ * Which addon binary runs (loading it on first use), and why each candidate before it was passed
+ * over: the way to tell why a GPU variant is not used.
+ *
+ * @example
+ * import { loadedAddon } from "toolwright";
+ * const addon = loadedAddon();
+ * console.log(addon.variant, addon.path);
+ * for (const p of addon.passedOver) console.log(`not ${p.path}: ${p.error}`);
+ */
+export function loadedAddon(): LoadedAddon {
+  loadNative();
+  return chosen!;
 }
 
 /**
@@ -363,8 +431,21 @@ export function loadNative(): NativeBinding {
  * const native = loadAddonFrom(["/opt/toolwright/toolwright.node"]);
  */
 export function loadAddonFrom(paths: readonly string[]): NativeBinding {
+  return chooseAddon(paths).binding;
+}
+
+/**
+ * {@link loadAddonFrom} with the report of the choice.
+ *
+ * @example
+ * const { binding, report } = chooseAddon(["prebuilds/linux-x64-cuda/toolwright.node", "build/Release/toolwright.node"]);
+ * console.log(report.variant, report.passedOver);
+ */
+export function chooseAddon(paths: readonly string[]): { binding: NativeBinding; report: LoadedAddon } {
   const require = createRequire(import.meta.url);
   const attempts: Attempt[] = [];
+  // A GPU build that loaded but found no device: kept if nothing after it loads.
+  let deviceless: { binding: NativeBinding; path: string; reason: string; attempts: number } | undefined;
   for (const path of paths) {
     if (!existsSync(path)) {
       attempts.push({ path, error: "not found" });
@@ -378,10 +459,22 @@ export function loadAddonFrom(paths: readonly string[]): NativeBinding {
     try {
       const binding = require(path) as Partial<NativeBinding>;
       if (typeof binding.Model?.load !== "function") throw new Error("not a toolwright addon (no Model.load)");
-      return binding as NativeBinding;
+      const native = binding as NativeBinding;
+      const info = native.systemInfo();
+      const noDevice = unusableGpuBuild(info);
+      if (noDevice !== undefined) {
+        attempts.push({ path, error: noDevice });
+        deviceless ??= { binding: native, path, reason: noDevice, attempts: attempts.length - 1 };
+        continue;
+      }
+      return { binding: native, report: reportOf(path, info, attempts) };
     } catch (err) {
       attempts.push({ path, error: err instanceof Error ? err.message.split("\n")[0]! : String(err) });
     }
+  }
+  if (deviceless !== undefined) {
+    const report = reportOf(deviceless.path, deviceless.binding.systemInfo(), attempts.slice(0, deviceless.attempts));
+    return { binding: deviceless.binding, report: { ...report, noDevice: deviceless.reason } };
   }
   const lines = attempts.map((a) => `  - ${a.path}: ${a.error}`).join("\n");
   throw new NativeAddonError(

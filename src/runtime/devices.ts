@@ -40,7 +40,9 @@ export interface ModelPlacement {
 }
 
 /**
- * Every compute device of the native build's backends (the CPU included).
+ * Every compute device of the native build's backends (the CPU included). A GPU build that finds
+ * no device of its backend lists only the CPU; `loadedAddon()` says which build runs and why the
+ * others were passed over.
  *
  * @example
  * for (const d of listDevices()) console.log(d.name, d.backend, d.description);

@@ -18,7 +18,11 @@ export type { GenerateOptions, GeneratedToken, GenerationStats, StopReason } fro
 export type { SamplingOptions, GrammarOptions } from "./sampling.js";
 export { StopStringFilter } from "./stop-strings.js";
 export { AbortError, ModelLoadError } from "./errors.js";
-export { loadNative, NativeAddonError } from "./binding.js";
 export { pullModel, ModelDownloadError, modelCacheDir, isHfModelRef, parseHfModelRef } from "./hub/index.js";
 export type { PullModelOptions, PulledModel, DownloadProgress, ModelDownloadErrorCode, HfModelRef } from "./hub/index.js";
-export type { NativeBinding } from "./binding.js";
+export { loadNative, loadedAddon, NativeAddonError } from "./binding.js";
+export type { NativeBinding, LoadedAddon, AddonAttempt } from "./binding.js";
+export { addonVariants } from "./variants.js";
+export type { AddonVariant } from "./variants.js";
+export { serveRpc } from "./rpc.js";
+export type { ServeRpcOptions, RpcServer } from "./rpc.js";

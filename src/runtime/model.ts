@@ -2,7 +2,8 @@
  * `loadModel()` and the `Model` class: a GGUF model's metadata, vocabulary and tokenizer, and the
  * factory of generation contexts.
  */
-import { loadNative, type NativeModel, type NativeSpecialTokens } from "./binding.js";
+import { loadedAddon, loadNative, type NativeModel, type NativeSpecialTokens } from "./binding.js";
+import { checkRpcServers, greetRpcServer } from "./rpc.js";
 import { Context, type ContextOptions } from "./context.js";
 import { ToolwrightError } from "../errors.js";
 import { AbortError, ModelLoadError, errorCode, isErrorCode } from "./errors.js";
@@ -39,6 +40,16 @@ export interface LoadModelOptions {
    * await loadModel("hf:Qwen/Qwen3-0.6B-GGUF/Qwen3-0.6B-Q8_0.gguf", { download: { onProgress: (p) => console.log(p.receivedBytes) } });
    */
   download?: Omit<PullModelOptions, "signal">;
+  /**
+   * `"host:port"` of RPC servers (`toolwright rpc-server`) to place layers on, as llama.cpp's
+   * `--rpc`: their devices come first in the model's device list, then the local GPUs, and the
+   * layers are split in proportion to each device's free memory. Each server is greeted first, so
+   * one that is down fails the load with TOOLWRIGHT_RPC_UNREACHABLE. If a server goes away later,
+   * the model's operations fail with TOOLWRIGHT_RPC_LOST. `gpu: false` keeps the local GPUs out,
+   * not the servers. The protocol has no authentication: use servers on loopback or a private
+   * network only.
+   */
+  rpcServers?: readonly string[];
 }
 
 /** Options of {@link Model.tokenize}. */
@@ -168,6 +179,14 @@ async function preciseGgufProblem(path: string): Promise<{ reason: string; error
   }
 }
 
+/** For a demanded GPU: the GPU builds the loader passed over, and why (". Not used: ..."), or "". */
+function whyNoGpuVariant(): string {
+  const addon = loadedAddon();
+  const reasons = addon.passedOver.filter((a) => a.error !== "not found").map((a) => `${a.path}: ${a.error}`);
+  if (addon.noDevice !== undefined) reasons.push(`${addon.path} (loaded): ${addon.noDevice}`);
+  return reasons.length === 0 ? "" : `. Addon builds not used: ${reasons.join("; ")}`;
+}
+
 /** The native message without its "Cannot load model "...": " lead. */
 function llamaReason(message: string, path: string): string {
   const lead = `Cannot load model "${path}": `;
@@ -186,7 +205,7 @@ export async function loadModelAs<M extends Model>(make: (native: NativeModel, p
   checkString(pathOrRef, "loadModel: path");
   if (pathOrRef === "") throw new RangeError("loadModel: path must not be empty");
   const opts = checkObject(options, "loadModel: options");
-  checkKeys(opts, ["onProgress", "signal", "vocabOnly", "gpuLayers", "gpu", "useMmap", "download"], "loadModel: options");
+  checkKeys(opts, ["onProgress", "signal", "vocabOnly", "gpuLayers", "gpu", "useMmap", "download", "rpcServers"], "loadModel: options");
   const download = checkObject(opts.download, "loadModel: options.download");
   if (download.signal !== undefined) throw new TypeError("loadModel: options.download.signal is not an option: options.signal aborts the download too");
   const onProgress = optFunction<(progress: number) => void>(opts.onProgress, "loadModel: options.onProgress");
@@ -201,10 +220,23 @@ export async function loadModelAs<M extends Model>(make: (native: NativeModel, p
     gpuLayers = optInteger(opts.gpuLayers, "loadModel: options.gpuLayers", 0, 2 ** 31 - 1)!;
   }
   const gpu = nativeGpuChoice(opts.gpu, "loadModel: options.gpu");
+  const rpcServers = opts.rpcServers === undefined ? [] : checkRpcServers(opts.rpcServers, "loadModel: options.rpcServers");
   if (signal?.aborted) throw new AbortError(`loadModel: loading "${pathOrRef}" was aborted`, { cause: signal.reason });
   const path = await resolveModelPath(pathOrRef, { ...download, ...(signal ? { signal } : {}) }, "loadModel: options.download");
 
   const native = loadNative();
+  if (rpcServers.length > 0 && !vocabOnly) {
+    try {
+      // In parallel: each waits for its own server's answer. A server a live model of this process
+      // is connected to is not greeted: it serves one connection at a time.
+      const connected = new Set(native.rpcEndpointsInUse?.() ?? []);
+      await Promise.all(rpcServers.filter((endpoint) => !connected.has(endpoint)).map((endpoint) => greetRpcServer(endpoint)));
+    } catch (err) {
+      const code = err instanceof ToolwrightError ? err.code : "TOOLWRIGHT_RPC_UNREACHABLE";
+      throw new ModelLoadError(`Cannot load model "${path}": ${err instanceof Error ? err.message : String(err)}`, code, path, { cause: err });
+    }
+    if (signal?.aborted) throw new AbortError(`loadModel: loading "${path}" was aborted`, { cause: signal.reason });
+  }
   // Progress arrives through a thread-safe queue and may trail the result: keep it monotonic and
   // drop anything after the final 1.
   let last = -1;
@@ -220,7 +252,8 @@ export async function loadModelAs<M extends Model>(make: (native: NativeModel, p
       });
     }
   };
-  const task = native.Model.load(path, { vocabOnly, gpuLayers, gpu, ...(useMmap === undefined ? {} : { useMmap }) }, onProgress ? report : undefined);
+  const nativeOptions = { vocabOnly, gpuLayers, gpu, ...(useMmap === undefined ? {} : { useMmap }), ...(rpcServers.length > 0 ? { rpcServers } : {}) };
+  const task = native.Model.load(path, nativeOptions, onProgress ? report : undefined);
   const onAbort = () => task.cancel();
   signal?.addEventListener("abort", onAbort, { once: true });
   let handle: NativeModel;
@@ -238,6 +271,7 @@ export async function loadModelAs<M extends Model>(make: (native: NativeModel, p
         throw new ModelLoadError(`Cannot load model "${path}": ${precise.reason} (llama.cpp: ${llamaReason(message, path)})`, code, path, { cause: precise.error });
       }
     }
+    if (code === "TOOLWRIGHT_NO_GPU") throw new ModelLoadError(message + whyNoGpuVariant(), code, path);
     throw new ModelLoadError(message, code, path);
   } finally {
     signal?.removeEventListener("abort", onAbort);

@@ -25,7 +25,7 @@ const cases: { name: string; run: () => unknown; message: RegExp }[] = [
   {
     name: "loadModel (no close key)",
     run: () => loadModel(path, { cache: true } as never),
-    message: /^loadModel: options has an unknown key "cache" \(known keys: onProgress, signal, vocabOnly, gpuLayers, gpu, useMmap, download\)$/,
+    message: /^loadModel: options has an unknown key "cache" \(known keys: onProgress, signal, vocabOnly, gpuLayers, gpu, useMmap, download, rpcServers\)$/,
   },
   { name: "createContext", run: () => model.createContext({ context_size: 64 } as never), message: /^createContext: options has an unknown key "context_size" \(did you mean "contextSize"\?\)$/ },
   { name: "generate", run: () => context.generate({ prompt: "a", maxToken: 1 } as never), message: /^generate: options has an unknown key "maxToken" \(did you mean "maxTokens"\?\)$/ },
