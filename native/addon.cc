@@ -3,10 +3,12 @@
 
 #include "addon_data.h"
 #include "context.h"
+#include "embedding.h"
 #include "grammar_slot.h"
 #include "grammar_toolwright.h"
 #include "llama.h"
 #include "log_capture.h"
+#include "memory_usage.h"
 #include "model.h"
 #include "sampler.h"
 #include "system_info.h"
@@ -24,6 +26,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   Model::Init(env, exports);
   Context::Init(env, exports);
   Sampler::Init(env, exports);
+  EmbeddingContext::Init(env, exports);
+  exports.Set("measureContextMemory", Napi::Function::New(env, MeasureContextMemory, "measureContextMemory"));
   exports.Set("systemInfo", Napi::Function::New(env, SystemInfo, "systemInfo"));
   return exports;
 }

@@ -28,6 +28,7 @@ export type {
   ToolExecuteContext,
 } from "./session/index.js";
 export { Model, TokenAttribute, listDevices, Context, Generation, AbortError, ModelLoadError, loadNative, NativeAddonError } from "./runtime/index.js";
+export { ContextOverflowError, estimateMemory } from "./runtime/index.js";
 export type * from "./runtime/index.js";
 export { ChatTemplate, TemplateError, TemplateRuntimeError, TemplateSyntaxError } from "./template/index.js";
 export type { ChatTemplateOptions, RenderInput, TemplateCaps, CompatMode, RenderMode, RenderResult } from "./template/index.js";

@@ -10,6 +10,7 @@
  * prebuild was not what the user wanted. When nothing loads, ONE error lists every place tried,
  * why each failed, and how to build the addon.
  */
+import type { NativeEmbeddingContextClass, NativeMeasureContextMemory } from "./binding-embedding.js";
 import { ToolwrightError } from "../errors.js";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -236,6 +237,8 @@ export interface NativeBinding {
   Model: NativeModelClass;
   Context: NativeContextClass;
   Sampler: NativeSamplerClass;
+  EmbeddingContext: NativeEmbeddingContextClass;
+  measureContextMemory: NativeMeasureContextMemory;
   systemInfo(): NativeSystemInfo;
 }
 
