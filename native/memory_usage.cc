@@ -20,6 +20,7 @@ struct MeasureOptions {
   uint32_t ubatch_size = 512;
   uint32_t sequences = 1;
   bool embeddings = false;
+  bool swa_full = true;  // llama.cpp's default, which contexts keep
   enum llama_pooling_type pooling = LLAMA_POOLING_TYPE_UNSPECIFIED;
 };
 
@@ -40,6 +41,7 @@ class MeasureWorker : public PromiseWorker {
     params.n_threads = 1;
     params.n_threads_batch = 1;
     params.no_perf = true;
+    params.swa_full = options_.swa_full;
     if (options_.embeddings) {
       params.embeddings = true;
       params.pooling_type = options_.pooling;
@@ -103,6 +105,7 @@ Napi::Value MeasureContextMemory(const Napi::CallbackInfo& info) {
   options.sequences = static_cast<uint32_t>(
       args::OptInt(o, "sequences", 1, 1, static_cast<int64_t>(llama_max_parallel_sequences()), kMethod));
   options.embeddings = args::OptBool(o, "embeddings", false, kMethod);
+  options.swa_full = args::OptBool(o, "swaFull", true, kMethod);
   const std::string pooling = args::OptString(o, "pooling", "model", kMethod);
   if (!ParsePooling(pooling, &options.pooling)) {
     args::ThrowRange(env, kMethod, "option pooling must be \"model\", \"none\", \"mean\", \"cls\" or \"last\", got \"" +

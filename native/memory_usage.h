@@ -24,7 +24,7 @@ MemoryUsage ContextMemoryUsage(const llama_context* ctx);
 // A JS object {model, context, compute} in bytes.
 Napi::Object MemoryUsageToJs(Napi::Env env, const MemoryUsage& usage);
 
-// measureContextMemory(model, {contextSize, batchSize, ubatchSize, sequences, embeddings, pooling})
+// measureContextMemory(model, {contextSize, batchSize, ubatchSize, sequences, embeddings, pooling, swaFull})
 // -> Promise<{model, context, compute}>: creates a context with those settings on a worker, reads
 // what it allocated, and frees it.
 Napi::Value MeasureContextMemory(const Napi::CallbackInfo& info);

@@ -51,6 +51,8 @@ export interface NativeMeasureOptions {
   sequences?: number;
   embeddings?: boolean;
   pooling?: string;
+  /** Full-size caches for sliding-window layers (llama.cpp's default: true). */
+  swaFull?: boolean;
 }
 
 /** Creates a context with these settings, reads what llama.cpp allocated, frees it. */

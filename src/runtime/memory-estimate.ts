@@ -21,7 +21,12 @@ export interface MemoryEstimateOptions {
   sequences?: number;
   /** KV cache element type. Default "f16" (llama.cpp's default). */
   kvType?: "f16" | "f32" | "q8_0";
-  /** The whole context for sliding-window layers too (llama.cpp's `swa_full`). Default false. */
+  /**
+   * Sliding-window layers get a cache of the whole context too (llama.cpp's `swa_full`, on by
+   * default there and in toolwright's contexts: a cache that keeps every position can go back to
+   * any prefix, which prefix reuse needs). false: only the window plus a micro-batch.
+   * Default true.
+   */
   swaFull?: boolean;
 }
 
@@ -87,7 +92,7 @@ function planEstimate(options: unknown, facts: ModelFacts, where: string): Plann
     ubatchSize: optInteger(o.ubatchSize, `${where}: options.ubatchSize`, 1, 1 << 24) ?? 512,
     sequences: optInteger(o.sequences, `${where}: options.sequences`, 1, 256) ?? 1,
     kvType,
-    swaFull: optBoolean(o.swaFull, `${where}: options.swaFull`) ?? false,
+    swaFull: optBoolean(o.swaFull, `${where}: options.swaFull`) ?? true,
   };
 }
 

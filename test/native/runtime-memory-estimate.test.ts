@@ -1,0 +1,154 @@
+/**
+ * estimateMemory against what llama.cpp actually allocates (its memory breakdown, read natively
+ * by measureContextMemory), on generated models of several shapes: the weights and the KV cache
+ * must match to the byte, the compute buffers within 10% (an approximation, documented on
+ * MemoryEstimate). Also: a sliding-window model (gemma2), the estimate from a loaded model, the
+ * automatic context size, and the option checks.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { estimateMemory, loadModel, loadNative, type Model } from "../../src/index.js";
+import { autoContextSize } from "../../src/runtime/context-size.js";
+import { readGguf } from "../../src/runtime/gguf/reader.js";
+import { createTestModel, type TestModelArch } from "../../src/runtime/gguf/test-model.js";
+import { convertTestModel, GEMMA2 } from "../helpers/arch-variants.js";
+import { vocabPath } from "../helpers/test-models.js";
+
+const SHAPES: [string, string, TestModelArch][] = [
+  ["tiny, grouped-query", "llama-spm", { embeddingLength: 64, layers: 2, heads: 4, kvHeads: 2, feedForwardLength: 128 }],
+  ["full multi-head", "llama-spm", { embeddingLength: 128, layers: 3, heads: 4, kvHeads: 4, feedForwardLength: 256 }],
+  ["one KV head, f16 weights", "llama-spm", { embeddingLength: 256, layers: 2, heads: 8, kvHeads: 1, feedForwardLength: 512, weightType: "f16" }],
+  ["large vocabulary, 32K training context", "qwen2", { embeddingLength: 64, layers: 2, heads: 2, kvHeads: 1, feedForwardLength: 128, contextLength: 32768 }],
+];
+const CONTEXT_SIZES = [256, 1000, 4096];
+const COMPUTE_TOLERANCE = 0.1;
+
+let dir: string;
+const paths = new Map<string, string>();
+beforeAll(async () => {
+  loadNative();
+  dir = mkdtempSync(join(tmpdir(), "toolwright-memory-"));
+  for (const [name, vocab, size] of SHAPES) {
+    const path = join(dir, `${paths.size}.gguf`);
+    await createTestModel({ vocabPath: vocabPath(vocab), size, outPath: path });
+    paths.set(name, path);
+  }
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function withModel<T>(path: string, work: (model: Model) => Promise<T>): Promise<T> {
+  const model = await loadModel(path, { gpu: false });
+  try {
+    return await work(model);
+  } finally {
+    model.dispose();
+  }
+}
+
+describe("against llama.cpp's allocations", () => {
+  it.each(SHAPES.map(([name]) => [name]))("%s: weights and KV cache exact, compute buffers within 10%%", async (name) => {
+    const path = paths.get(name)!;
+    await withModel(path, async (model) => {
+      for (const contextSize of CONTEXT_SIZES) {
+        const actual = await loadNative().measureContextMemory(model.native, { contextSize });
+        const e = await estimateMemory(path, { contextSize });
+        expect(e.contextSize, `contextSize ${contextSize}`).toBe(actual.contextSize);
+        expect(e.kvCache, `KV at ${contextSize}`).toBe(actual.context);
+        expect(e.weights).toBe(actual.model);
+        expect(Math.abs(e.computeBuffers - actual.compute) / actual.compute, `compute at ${contextSize}: ${e.computeBuffers} vs ${actual.compute}`).toBeLessThan(COMPUTE_TOLERANCE);
+        expect(e.total).toBe(e.weights + e.kvCache + e.recurrentState + e.computeBuffers + e.outputBuffer);
+      }
+    });
+  });
+
+  it("several sequences: one stream of cells per sequence, as llama.cpp splits the context", async () => {
+    const path = paths.get("tiny, grouped-query")!;
+    await withModel(path, async (model) => {
+      for (const [contextSize, sequences] of [
+        [4096, 4],
+        [1000, 3],
+      ] as const) {
+        const actual = await loadNative().measureContextMemory(model.native, { contextSize, sequences });
+        const e = await estimateMemory(path, { contextSize, sequences });
+        expect(e.kvCache, `${contextSize} tokens, ${sequences} sequences`).toBe(actual.context);
+      }
+    });
+  });
+
+  it("a sliding-window model (gemma2): full-size caches by default, as contexts have; with swaFull false the window layers hold only the window plus a micro-batch", async () => {
+    const path = join(dir, "gemma2.gguf");
+    await convertTestModel(paths.get("full multi-head")!, path, GEMMA2(256));
+    await withModel(path, async (model) => {
+      for (const contextSize of [512, 4096]) {
+        for (const swaFull of [true, false]) {
+          const actual = await loadNative().measureContextMemory(model.native, { contextSize, swaFull });
+          const e = await estimateMemory(path, { contextSize, swaFull });
+          expect(e.kvCache, `KV at ${contextSize}, swaFull ${swaFull}`).toBe(actual.context);
+        }
+      }
+      const windowed = await estimateMemory(path, { contextSize: 4096, swaFull: false });
+      expect(windowed.kvCache).toBeLessThan((await estimateMemory(path, { contextSize: 4096 })).kvCache);
+    });
+  });
+
+  it("a loaded model gives the same estimate as its file", async () => {
+    const path = paths.get("full multi-head")!;
+    await withModel(path, async (model) => {
+      const fromFile = await estimateMemory(path, { contextSize: 2048 });
+      const fromModel = await estimateMemory(model, { contextSize: 2048 });
+      expect(fromModel).toEqual(fromFile);
+      expect(await estimateMemory(await readGguf(path), { contextSize: 2048 })).toEqual(fromFile);
+    });
+  });
+});
+
+describe("the automatic context size", () => {
+  it("is min(training context, 8192) when memory allows, and createContext uses it by default", async () => {
+    for (const name of ["tiny, grouped-query", "large vocabulary, 32K training context"]) {
+      await withModel(paths.get(name)!, async (model) => {
+        const expected = Math.min(model.info.trainContextSize, 8192);
+        expect(autoContextSize(model, {}, 2 ** 40)).toBe(expected);
+        const context = await model.createContext({ threads: 1 });
+        expect(context.contextSize).toBe(expected);
+        const explicit = await model.createContext({ contextSize: "auto", threads: 1 });
+        expect(explicit.contextSize).toBe(expected);
+      });
+    }
+  });
+
+  it("shrinks to what fits 80% of the free memory less 256 MiB, down to a floor of 512", async () => {
+    const path = paths.get("large vocabulary, 32K training context")!;
+    await withModel(path, async (model) => {
+      const cost = async (size: number) => {
+        const e = await estimateMemory(model, { contextSize: size });
+        return e.kvCache + e.recurrentState + e.computeBuffers + e.outputBuffer;
+      };
+      const reserve = 256 * 1024 * 1024;
+      // Free memory that fits 2816 tokens (a multiple of 256) but not the next multiple.
+      const free = ((await cost(2816)) + reserve) / 0.8;
+      expect(await cost(3072)).toBeGreaterThan(free * 0.8 - reserve);
+      expect(autoContextSize(model, {}, free)).toBe(2816);
+      expect(autoContextSize(model, {}, 0)).toBe(512);
+    });
+  });
+});
+
+describe("option checks", () => {
+  it.each([
+    [{ contextSize: 0 }, RangeError, /estimateMemory: options\.contextSize/],
+    [{ kvType: "q4" }, RangeError, /estimateMemory: options\.kvType must be "f16", "f32" or "q8_0", got "q4"/],
+    [{ contextsize: 10 }, TypeError, /unknown key "contextsize" \(did you mean "contextSize"\?\)/],
+    [{ sequences: 1000 }, RangeError, /options\.sequences/],
+  ])("%j is rejected", async (options, type, message) => {
+    const path = paths.get("tiny, grouped-query")!;
+    await expect(estimateMemory(path, options as never)).rejects.toThrow(type);
+    await expect(estimateMemory(path, options as never)).rejects.toThrow(message);
+  });
+
+  it("a source that is not a path, GGUF info or model is a TypeError; a missing file a GgufError", async () => {
+    await expect(estimateMemory(42 as never)).rejects.toThrow(/estimateMemory: source must be a GGUF path, readGguf's result or a loaded Model, got 42/);
+    await expect(estimateMemory(join(dir, "missing.gguf"))).rejects.toMatchObject({ name: "GgufError", code: "NOT_FOUND" });
+  });
+});
