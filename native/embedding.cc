@@ -150,10 +150,10 @@ class EmbedWorker : public PromiseWorker {
         return Fail(codes::kTokenizeFailed, "embed: texts[" + std::to_string(i) + "] gives no tokens");
       }
       if (tokens[i].size() > s.n_ctx) {
-        return Fail(codes::kContextOverflow, "embed: texts[" + std::to_string(i) + "] has " +
-                                                 std::to_string(tokens[i].size()) +
-                                                 " tokens, more than the embedding context holds (contextSize " +
-                                                 std::to_string(s.n_ctx) + "); pass a larger contextSize");
+        return Fail(codes::kContextOverflow,
+                    "embed: texts[" + std::to_string(i) + "] has " + std::to_string(tokens[i].size()) +
+                        " tokens, more than the embedding context holds (contextSize " +
+                        std::to_string(s.n_ctx) + "); pass a larger contextSize");
       }
     }
     const bool pooled = s.pooling != LLAMA_POOLING_TYPE_NONE;
@@ -265,12 +265,18 @@ int64_t EstimateNativeBytes(const EmbeddingState& s) {
 }  // namespace
 
 bool ParsePooling(const std::string& name, enum llama_pooling_type* out) {
-  if (name == "model") *out = LLAMA_POOLING_TYPE_UNSPECIFIED;
-  else if (name == "none") *out = LLAMA_POOLING_TYPE_NONE;
-  else if (name == "mean") *out = LLAMA_POOLING_TYPE_MEAN;
-  else if (name == "cls") *out = LLAMA_POOLING_TYPE_CLS;
-  else if (name == "last") *out = LLAMA_POOLING_TYPE_LAST;
-  else return false;
+  if (name == "model")
+    *out = LLAMA_POOLING_TYPE_UNSPECIFIED;
+  else if (name == "none")
+    *out = LLAMA_POOLING_TYPE_NONE;
+  else if (name == "mean")
+    *out = LLAMA_POOLING_TYPE_MEAN;
+  else if (name == "cls")
+    *out = LLAMA_POOLING_TYPE_CLS;
+  else if (name == "last")
+    *out = LLAMA_POOLING_TYPE_LAST;
+  else
+    return false;
   return true;
 }
 
@@ -301,11 +307,13 @@ Napi::Object EmbeddingContext::NewInstance(Napi::Env env, EmbeddingPtr state) {
   return GetAddonData(env).embedding_constructor.New({external});
 }
 
-EmbeddingContext::EmbeddingContext(const Napi::CallbackInfo& info) : Napi::ObjectWrap<EmbeddingContext>(info) {
+EmbeddingContext::EmbeddingContext(const Napi::CallbackInfo& info)
+    : Napi::ObjectWrap<EmbeddingContext>(info) {
   if (info.Length() != 1 || !info[0].IsExternal() ||
       !info[0].As<Napi::External<EmbeddingPtr>>().CheckTypeTag(&kEmbeddingStateTag)) {
     throw Napi::TypeError::New(
-        info.Env(), "EmbeddingContext: not constructible from JS; use EmbeddingContext.create(model, options)");
+        info.Env(),
+        "EmbeddingContext: not constructible from JS; use EmbeddingContext.create(model, options)");
   }
   state_ = std::move(*info[0].As<Napi::External<EmbeddingPtr>>().Data());
   if (state_) external_.Set(info.Env(), EstimateNativeBytes(*state_));
@@ -316,7 +324,8 @@ Napi::Value EmbeddingContext::Create(const Napi::CallbackInfo& info) {
   constexpr const char* kMethod = "EmbeddingContext.create";
   Napi::Env env = info.Env();
   ModelPtr model = Model::FromValue(env, info.Length() > 0 ? info[0] : env.Undefined(), kMethod, "model");
-  if (model->vocab_only) args::ThrowRange(env, kMethod, "the model was loaded with vocabOnly: it has no weights to run");
+  if (model->vocab_only)
+    args::ThrowRange(env, kMethod, "the model was loaded with vocabOnly: it has no weights to run");
   Napi::Object o = args::OptionalObject(info, 1, kMethod, "options");
   EmbeddingCreateOptions options;
   options.context_size = static_cast<uint32_t>(args::OptInt(o, "contextSize", 512, 1, 1 << 20, kMethod));
@@ -325,8 +334,9 @@ Napi::Value EmbeddingContext::Create(const Napi::CallbackInfo& info) {
   options.threads = static_cast<int32_t>(args::OptInt(o, "threads", 4, 1, 1024, kMethod));
   const std::string pooling = args::OptString(o, "pooling", "model", kMethod);
   if (!ParsePooling(pooling, &options.pooling)) {
-    args::ThrowRange(env, kMethod, "option pooling must be \"model\", \"none\", \"mean\", \"cls\" or \"last\", got \"" +
-                                       pooling + "\"");
+    args::ThrowRange(
+        env, kMethod,
+        "option pooling must be \"model\", \"none\", \"mean\", \"cls\" or \"last\", got \"" + pooling + "\"");
   }
   auto* worker = new CreateEmbeddingWorker(env, info[0].As<Napi::Object>(), std::move(model), options);
   Napi::Promise promise = worker->Promise();
@@ -367,15 +377,18 @@ Napi::Value EmbeddingContext::Embed(const Napi::CallbackInfo& info) {
   }
   Napi::Object o = args::OptionalObject(info, 1, kMethod, "options");
   const bool normalize = args::OptBool(o, "normalize", false, kMethod);
-  const auto batch_tokens = static_cast<uint32_t>(args::OptInt(o, "batchTokens", s->n_ctx, 1, 1 << 24, kMethod));
+  const auto batch_tokens =
+      static_cast<uint32_t>(args::OptInt(o, "batchTokens", s->n_ctx, 1, 1 << 24, kMethod));
   if (s->busy.load()) {
-    Napi::Error e = Napi::Error::New(env, std::string(kMethod) + ": another embed() is running on this context");
+    Napi::Error e =
+        Napi::Error::New(env, std::string(kMethod) + ": another embed() is running on this context");
     e.Set("code", Napi::String::New(env, codes::kContextBusy));
     throw e;
   }
   s->busy.store(true);
   s->abort.store(false);
-  auto* worker = new EmbedWorker(env, info.This().As<Napi::Object>(), s, std::move(texts), normalize, batch_tokens);
+  auto* worker =
+      new EmbedWorker(env, info.This().As<Napi::Object>(), s, std::move(texts), normalize, batch_tokens);
   Napi::Promise promise = worker->Promise();
   worker->Queue();
   return promise;

@@ -27,7 +27,9 @@ struct MeasureOptions {
 class MeasureWorker : public PromiseWorker {
  public:
   MeasureWorker(Napi::Env env, Napi::Object owner, ModelPtr model, MeasureOptions options)
-      : PromiseWorker(env, "toolwright.measureContextMemory", owner), model_(std::move(model)), options_(options) {}
+      : PromiseWorker(env, "toolwright.measureContextMemory", owner),
+        model_(std::move(model)),
+        options_(options) {}
 
  protected:
   void Run() override {
@@ -96,7 +98,8 @@ Napi::Value MeasureContextMemory(const Napi::CallbackInfo& info) {
   constexpr const char* kMethod = "measureContextMemory";
   Napi::Env env = info.Env();
   ModelPtr model = Model::FromValue(env, info.Length() > 0 ? info[0] : env.Undefined(), kMethod, "model");
-  if (model->vocab_only) args::ThrowRange(env, kMethod, "the model was loaded with vocabOnly: it has no weights");
+  if (model->vocab_only)
+    args::ThrowRange(env, kMethod, "the model was loaded with vocabOnly: it has no weights");
   Napi::Object o = args::OptionalObject(info, 1, kMethod, "options");
   MeasureOptions options;
   options.context_size = static_cast<uint32_t>(args::OptInt(o, "contextSize", 4096, 1, 1 << 24, kMethod));
@@ -108,8 +111,9 @@ Napi::Value MeasureContextMemory(const Napi::CallbackInfo& info) {
   options.swa_full = args::OptBool(o, "swaFull", true, kMethod);
   const std::string pooling = args::OptString(o, "pooling", "model", kMethod);
   if (!ParsePooling(pooling, &options.pooling)) {
-    args::ThrowRange(env, kMethod, "option pooling must be \"model\", \"none\", \"mean\", \"cls\" or \"last\", got \"" +
-                                       pooling + "\"");
+    args::ThrowRange(
+        env, kMethod,
+        "option pooling must be \"model\", \"none\", \"mean\", \"cls\" or \"last\", got \"" + pooling + "\"");
   }
   auto* worker = new MeasureWorker(env, info[0].As<Napi::Object>(), std::move(model), options);
   Napi::Promise promise = worker->Promise();

@@ -57,7 +57,11 @@ export async function fitPrompt<P>(
       limits.overflow === "error"
         ? `pass a larger contextSize${larger}, send fewer or shorter messages, or pass contextOverflow: "truncate-oldest" to drop the oldest turns`
         : `the system prompt, the tools and the latest turn alone do not fit; pass a larger contextSize${larger} or shorten them`;
-    throw new ContextOverflowError(`${where}: the prompt needs ${whole.tokens.length + 1} tokens (with one to generate) but the context holds ${contextSize} (contextSize); ${remedy}`, whole.tokens.length + 1, contextSize);
+    throw new ContextOverflowError(
+      `${where}: the prompt needs ${whole.tokens.length + 1} tokens (with one to generate) but the context holds ${contextSize} (contextSize); ${remedy}`,
+      whole.tokens.length + 1,
+      contextSize,
+    );
   }
   // Room for at least one generated token.
   const target = contextSize - Math.max(1, limits.reserve);

@@ -180,7 +180,15 @@ export class ChatSession {
       if (outcome.params.continuesFinalMessage) messages[messages.length - 1] = message;
       else messages.push(message);
       added.push(message);
-      const step: ChatStep = { message, finishReason: outcome.finishReason, usage: outcome.usage, timings: outcome.timings, toolMessages: [], toolErrors: [], droppedMessages: outcome.droppedMessages };
+      const step: ChatStep = {
+        message,
+        finishReason: outcome.finishReason,
+        usage: outcome.usage,
+        timings: outcome.timings,
+        toolMessages: [],
+        toolErrors: [],
+        droppedMessages: outcome.droppedMessages,
+      };
       steps.push(step);
       const calls = message.tool_calls ?? [];
       const runTools = outcome.finishReason === "tool_calls" && index + 1 < plan.maxSteps && canExecuteAll(calls, plan.tools);

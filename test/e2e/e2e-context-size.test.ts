@@ -86,7 +86,12 @@ describe("a conversation that outgrows the context", () => {
     const call = (id: string): ChatMessage => ({ role: "assistant", content: "", tool_calls: [{ id, type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } }] });
     const messages: ChatMessage[] = [system];
     for (let i = 0; i < 8; i++) {
-      messages.push(user(`Question ${i}: ${"what is the weather ".repeat(8)}`), call(`call_${i}`), { role: "tool", tool_call_id: `call_${i}`, content: `{"temperature": ${i}, "sky": "clear"}` }, assistant(`It is ${i} degrees. ${"sunny ".repeat(8)}`));
+      messages.push(
+        user(`Question ${i}: ${"what is the weather ".repeat(8)}`),
+        call(`call_${i}`),
+        { role: "tool", tool_call_id: `call_${i}`, content: `{"temperature": ${i}, "sky": "clear"}` },
+        assistant(`It is ${i} degrees. ${"sunny ".repeat(8)}`),
+      );
     }
     messages.push(user("Thanks."));
     const session = new ChatSession(model, { contextOverflow: "truncate-oldest", context: { threads: 1 } });

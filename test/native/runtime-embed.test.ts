@@ -86,7 +86,12 @@ describe("normalisation", () => {
       expect(Math.abs(norm(normalized[i]!) - 1)).toBeLessThan(1e-5);
       const n = norm(raw[i]!);
       expect(Math.abs(n - 1)).toBeGreaterThan(1e-3);
-      expect(maxDiff(raw[i]!.map((x) => x / n), normalized[i]!)).toBeLessThan(1e-5);
+      expect(
+        maxDiff(
+          raw[i]!.map((x) => x / n),
+          normalized[i]!,
+        ),
+      ).toBeLessThan(1e-5);
     }
   });
 

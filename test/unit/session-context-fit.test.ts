@@ -53,13 +53,7 @@ describe("splitTurns", () => {
   it("keeps leading system messages apart and starts a turn at each user message", () => {
     const { head, turns } = splitTurns(history);
     expect(head).toEqual([system]);
-    expect(turns.map((t) => t.map((m) => m.role))).toEqual([
-      ["user", "assistant"],
-      ["user", "assistant", "tool", "assistant"],
-      ["user", "assistant"],
-      ["user", "assistant"],
-      ["user"],
-    ]);
+    expect(turns.map((t) => t.map((m) => m.role))).toEqual([["user", "assistant"], ["user", "assistant", "tool", "assistant"], ["user", "assistant"], ["user", "assistant"], ["user"]]);
   });
 });
 
