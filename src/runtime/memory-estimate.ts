@@ -6,7 +6,7 @@
 import { readGguf } from "./gguf/reader.js";
 import type { GgufFileInfo } from "./gguf/types.js";
 import type { Model } from "./model.js";
-import { modelFacts, type ModelFacts } from "./model-facts.js";
+import { MAX_LAYERS, modelFacts, type ModelFacts } from "./model-facts.js";
 import { checkKeys, checkObject, describe, optBoolean, optInteger } from "./validate.js";
 
 /** Options of {@link estimateMemory}. */
@@ -110,6 +110,11 @@ function rowBytes(type: { blockSize: number; typeSize: number }, elements: numbe
  */
 export function estimateFromFacts(facts: ModelFacts, weights: number, options: MemoryEstimateOptions = {}, where = "estimateMemory"): MemoryEstimate {
   const p = planEstimate(options, facts, where);
+  if (!(facts.layerCount >= 1 && facts.layerCount <= MAX_LAYERS) || !(facts.embeddingLength >= 1)) {
+    throw new RangeError(
+      `${where}: the metadata does not describe a model llama.cpp loads (${facts.architecture}.block_count ${facts.layerCount}, ${facts.architecture}.embedding_length ${facts.embeddingLength}; layers must be 1 to ${MAX_LAYERS})`,
+    );
+  }
   // llama.cpp pads the context to 256 cells, then gives each sequence its own stream of
   // n_ctx / sequences cells, padded to 256 again.
   const padded = pad(p.contextSize, 256);

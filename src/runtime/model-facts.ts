@@ -39,19 +39,28 @@ interface MetadataReader {
   arrayLength(key: string): number | undefined;
 }
 
+/** llama.cpp loads no model with more layers (LLAMA_MAX_LAYERS). */
+export const MAX_LAYERS = 512;
+
+/** A count from metadata written by any tool: a non-negative safe integer, else undefined. */
+function count(value: number): number | undefined {
+  return Number.isSafeInteger(value) && value >= 0 ? value : undefined;
+}
+
 function typedReader(meta: GgufMetadata): MetadataReader {
   return {
     number(key) {
       const v = meta.get(key);
       if (v === undefined || v.type === "string" || v.type === "array") return undefined;
-      return typeof v.value === "bigint" ? Number(v.value) : Number(v.value);
+      if (v.type === "float32" || v.type === "float64") return Number.isFinite(v.value) ? v.value : undefined;
+      return count(Number(v.value));
     },
     numbers(key) {
       const v = meta.get(key);
       if (v?.type !== "array") return undefined;
       if (v.itemType === "bool") return v.value.map((b) => (b ? 1 : 0));
-      if (v.itemType === "string" || v.itemType === "array") return undefined;
-      return Array.from(v.value as ArrayLike<number | bigint>, (x) => Number(x));
+      if (v.itemType === "string" || v.itemType === "array" || v.value.length > MAX_LAYERS) return undefined;
+      return Array.from(v.value as ArrayLike<number | bigint>, (x) => count(Number(x)) ?? 0);
     },
     string(key) {
       const v = meta.get(key);
@@ -70,7 +79,7 @@ function stringReader(meta: Readonly<Record<string, string>>): MetadataReader {
       const s = meta[key];
       if (s === undefined) return undefined;
       const n = s === "true" ? 1 : s === "false" ? 0 : Number(s);
-      return Number.isFinite(n) ? n : undefined;
+      return Number.isInteger(n) ? count(n) : Number.isFinite(n) ? n : undefined;
     },
     numbers: () => undefined,
     string: (key) => meta[key],
@@ -102,13 +111,15 @@ export function modelFacts(source: GgufMetadata | Readonly<Record<string, string
   const r = source instanceof Map ? typedReader(source) : stringReader(source);
   const arch = r.string("general.architecture") ?? "llama";
   const key = (name: string) => `${arch}.${name}`;
+  // An implausible layer count gives no per-layer facts; estimates refuse it (see estimateFromFacts).
   const layerCount = r.number(key("block_count")) ?? 0;
+  const layerSlots = layerCount <= MAX_LAYERS ? layerCount : 0;
   const embeddingLength = r.number(key("embedding_length")) ?? 0;
   const perLayer = (name: string, fallback: number): number[] => {
     const list = r.numbers(key(name));
-    if (list && list.length === layerCount) return list;
+    if (list && list.length === layerSlots) return list;
     const scalar = r.number(key(name));
-    return new Array<number>(layerCount).fill(scalar ?? fallback);
+    return new Array<number>(layerSlots).fill(scalar ?? fallback);
   };
   const headCount = perLayer("attention.head_count", 0);
   const firstHeads = headCount.find((h) => h > 0) ?? 0;
@@ -122,11 +133,11 @@ export function modelFacts(source: GgufMetadata | Readonly<Record<string, string
   const layout = SLIDING_ARCHITECTURES[arch];
   const windowKey = r.number(key("attention.sliding_window"));
   let slidingWindow = 0;
-  let slidingLayers = new Array<boolean>(layerCount).fill(false);
+  let slidingLayers = new Array<boolean>(layerSlots).fill(false);
   if (layout && (!layout.needsWindowKey || (windowKey ?? 0) > 0) && !(arch === "llama4" && windowKey === 0)) {
     slidingWindow = windowKey ?? layout.window ?? 0;
     const explicit = r.numbers(key("attention.sliding_window_pattern"));
-    if (explicit && explicit.length >= layerCount) slidingLayers = explicit.slice(0, layerCount).map((x) => x !== 0);
+    if (explicit && explicit.length >= layerSlots) slidingLayers = explicit.slice(0, layerSlots).map((x) => x !== 0);
     else {
       const n = r.number(key("attention.sliding_window_pattern")) ?? layout.pattern;
       slidingLayers = slidingLayers.map((_, il) => n === 0 || (layout.denseFirst ? il % n !== 0 : il % n < n - 1));

@@ -9,9 +9,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { main } from "../../src/cli/main.js";
+import type { ModelSummary } from "../../src/cli/model-summary.js";
 import { estimateMemory, loadModel, loadNative, type Model } from "../../src/index.js";
 import { autoContextSize } from "../../src/runtime/context-size.js";
 import { readGguf } from "../../src/runtime/gguf/reader.js";
+import { gguf } from "../../src/runtime/gguf/values.js";
+import { writeGguf } from "../../src/runtime/gguf/writer.js";
 import { createTestModel, type TestModelArch } from "../../src/runtime/gguf/test-model.js";
 import { convertTestModel, GEMMA2 } from "../helpers/arch-variants.js";
 import { vocabPath } from "../helpers/test-models.js";
@@ -104,6 +108,36 @@ describe("against llama.cpp's allocations", () => {
   });
 });
 
+describe("toolwright inspect", () => {
+  async function inspect(...argv: string[]) {
+    let stdout = "";
+    const code = await main(["inspect", ...argv], { stdout: { write: (t: string) => (stdout += t) }, stderr: { write: () => undefined } });
+    return { code, stdout };
+  }
+
+  it("prints the estimate at the default context size and at the training context", async () => {
+    const path = paths.get("large vocabulary, 32K training context")!;
+    const atDefault = await estimateMemory(path);
+    const atTraining = await estimateMemory(path, { contextSize: 32768 });
+    const json = await inspect(path, "--json");
+    expect(json.code).toBe(0);
+    expect((JSON.parse(json.stdout) as ModelSummary).memory).toEqual({ weights: atDefault.weights, contexts: [atDefault, atTraining] });
+    const text = await inspect(path);
+    expect(text.stdout).toMatch(
+      /\nMemory \(estimate[^\n]*\n {2}weights +[\d.]+ MiB\n {2}8192 tokens +KV cache 2\.00 MiB, compute buffers ~[\d.]+ MiB, total ~[\d.]+ MiB\n {2}32768 tokens +KV cache 8\.00 MiB/,
+    );
+  });
+
+  it("a file whose metadata cannot be estimated is still summarised, without the memory part", async () => {
+    const path = join(dir, "no-layers.gguf");
+    await writeGguf(path, { metadata: new Map([["general.architecture", gguf.string("llama")]]) });
+    const json = await inspect(path, "--json");
+    expect(json.code).toBe(0);
+    expect((JSON.parse(json.stdout) as ModelSummary).memory).toBeNull();
+    expect((await inspect(path)).stdout).not.toContain("Memory");
+  });
+});
+
 describe("the automatic context size", () => {
   it("is min(training context, 8192) when memory allows, and createContext uses it by default", async () => {
     for (const name of ["tiny, grouped-query", "large vocabulary, 32K training context"]) {
@@ -145,6 +179,16 @@ describe("option checks", () => {
     const path = paths.get("tiny, grouped-query")!;
     await expect(estimateMemory(path, options as never)).rejects.toThrow(type);
     await expect(estimateMemory(path, options as never)).rejects.toThrow(message);
+  });
+
+  it.each([
+    ["an implausible layer count", { "llama.block_count": gguf.uint32(4_000_000_000), "llama.embedding_length": gguf.uint32(64) }],
+    ["no layers", { "llama.embedding_length": gguf.uint32(64) }],
+    ["a float layer count", { "llama.block_count": gguf.float32(Number.NaN), "llama.embedding_length": gguf.uint32(64) }],
+  ])("metadata with %s is a RangeError naming the keys, at once", async (_, keys) => {
+    const path = join(dir, "hostile.gguf");
+    await writeGguf(path, { metadata: new Map([["general.architecture", gguf.string("llama")], ...Object.entries(keys)]) });
+    await expect(estimateMemory(path)).rejects.toThrow(/estimateMemory: the metadata does not describe a model llama.cpp loads \(llama\.block_count .*layers must be 1 to 512\)/);
   });
 
   it("a source that is not a path, GGUF info or model is a TypeError; a missing file a GgufError", async () => {
