@@ -118,6 +118,8 @@ export class Embedder {
       return vectors;
     } catch (err) {
       const code = errorCode(err);
+      // dispose() stops a running embedding the way an abort does.
+      if (code === "ABORT_ERR" && this.#disposed && !plan.signal?.aborted) throw new Error("Model.embed: the model was disposed during the embedding", { cause: err });
       if (code === "ABORT_ERR") throw aborted();
       if (code === "TOOLWRIGHT_CONTEXT_OVERFLOW") {
         const [, tokens] = /has (\d+) tokens/.exec((err as Error).message) ?? [];

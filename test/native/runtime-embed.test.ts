@@ -169,6 +169,16 @@ describe("limits and failures", () => {
     await expect(other.embed("again")).rejects.toThrow(/is disposed/);
   });
 
+  it("disposing the model during an embedding rejects it with an error saying so; nothing crashes", async () => {
+    const other = await loadModel(model.path, { gpu: false });
+    await other.embed("warm up");
+    const running = other.embed(Array.from({ length: 400 }, (_, i) => `text ${i} `.repeat(20)));
+    // Disposed while the batches run natively (or, on a very fast machine, just before they start).
+    setTimeout(() => other.dispose(), 0);
+    await expect(running).rejects.toThrow(/Model.embed: the model was disposed during the embedding|is disposed/);
+    expect((await model.embed(TEXTS[0]!)).length).toBe(dims);
+  });
+
   it("a vocabOnly model cannot embed", async () => {
     const vocab = await loadModel(model.path, { vocabOnly: true });
     await expect(vocab.embed("x")).rejects.toThrow(/vocabOnly/);
