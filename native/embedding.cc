@@ -291,7 +291,6 @@ void EmbeddingContext::Init(Napi::Env env, Napi::Object exports) {
                                         InstanceMethod<&EmbeddingContext::Info>("info"),
                                         InstanceMethod<&EmbeddingContext::Embed>("embed"),
                                         InstanceMethod<&EmbeddingContext::Cancel>("cancel"),
-                                        InstanceMethod<&EmbeddingContext::Memory>("memory"),
                                         InstanceMethod<&EmbeddingContext::Dispose>("dispose"),
                                         InstanceAccessor<&EmbeddingContext::IsDisposed>("disposed"),
                                     });
@@ -397,13 +396,6 @@ Napi::Value EmbeddingContext::Embed(const Napi::CallbackInfo& info) {
 Napi::Value EmbeddingContext::Cancel(const Napi::CallbackInfo& info) {
   if (state_) state_->abort.store(true);
   return info.Env().Undefined();
-}
-
-// memory() -> {model, context, compute}: what llama.cpp allocated (the model's weights included).
-Napi::Value EmbeddingContext::Memory(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  const EmbeddingPtr& s = Live(env, "EmbeddingContext.memory");
-  return MemoryUsageToJs(env, ContextMemoryUsage(s->ctx));
 }
 
 Napi::Value EmbeddingContext::Dispose(const Napi::CallbackInfo& info) {

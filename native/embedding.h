@@ -56,7 +56,6 @@ class EmbeddingContext : public Napi::ObjectWrap<EmbeddingContext> {
   Napi::Value Info(const Napi::CallbackInfo& info);
   Napi::Value Embed(const Napi::CallbackInfo& info);
   Napi::Value Cancel(const Napi::CallbackInfo& info);
-  Napi::Value Memory(const Napi::CallbackInfo& info);
   Napi::Value Dispose(const Napi::CallbackInfo& info);
   Napi::Value IsDisposed(const Napi::CallbackInfo& info);
 

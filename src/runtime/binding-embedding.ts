@@ -35,7 +35,6 @@ export interface NativeEmbeddingContext {
   embed(texts: string[], options?: { normalize?: boolean; batchTokens?: number }): Promise<{ vectors: Float32Array[]; tokenCounts: number[] }>;
   /** Makes the running embed() stop at the next graph node (it rejects with ABORT_ERR). */
   cancel(): void;
-  memory(): NativeMemoryUsage;
   dispose(): void;
   readonly disposed: boolean;
 }

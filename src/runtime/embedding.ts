@@ -36,6 +36,26 @@ export interface EmbedOptions {
 /** Texts packed into one batch, in tokens, unless a single text is longer. */
 const BATCH_TOKENS = 512;
 const DEFAULT_CONTEXT = 512;
+/** Most texts per native call (the native context batches up to 64 sequences at once). */
+const CALL_TEXTS = 64;
+/** Characters per native call: about one batch of BATCH_TOKENS tokens (a token is ~4 characters). */
+const CALL_CHARACTERS = 4 * BATCH_TOKENS;
+
+/** Consecutive runs of texts of about one batch each (a longer text goes alone). */
+function* callChunks(texts: string[]): Generator<string[]> {
+  let chunk: string[] = [];
+  let characters = 0;
+  for (const text of texts) {
+    if (chunk.length > 0 && (chunk.length === CALL_TEXTS || characters + text.length > CALL_CHARACTERS)) {
+      yield chunk;
+      chunk = [];
+      characters = 0;
+    }
+    chunk.push(text);
+    characters += text.length;
+  }
+  if (chunk.length > 0) yield chunk;
+}
 const OPTION_KEYS = ["pooling", "normalize", "signal", "contextSize"];
 
 /** Checked embed() options. */
@@ -94,11 +114,6 @@ export class Embedder {
     return run;
   }
 
-  /** The embedding context's settings, once one exists. */
-  info(): { contextSize: number; dimensions: number; pooling: string } | undefined {
-    return this.#context?.native.info();
-  }
-
   dispose(): void {
     this.#disposed = true;
     this.#context?.native.dispose();
@@ -114,13 +129,21 @@ export class Embedder {
     const onAbort = () => native.cancel();
     plan.signal?.addEventListener("abort", onAbort, { once: true });
     try {
-      const { vectors } = await native.embed(texts, { normalize: plan.normalize, batchTokens: BATCH_TOKENS });
-      return vectors;
+      // A native call embeds about one batch of texts: an abort is seen between calls too, and a
+      // worker_thread being terminated waits for one call only (Node lets the thread pool's work
+      // finish before it tears an environment down).
+      const out: Float32Array[] = [];
+      for (const chunk of callChunks(texts)) {
+        if (plan.signal?.aborted) throw aborted();
+        const { vectors } = await native.embed(chunk, { normalize: plan.normalize, batchTokens: BATCH_TOKENS });
+        for (const v of vectors) out.push(v);
+      }
+      return out;
     } catch (err) {
       const code = errorCode(err);
       // dispose() stops a running embedding the way an abort does.
       if (code === "ABORT_ERR" && this.#disposed && !plan.signal?.aborted) throw new Error("Model.embed: the model was disposed during the embedding", { cause: err });
-      if (code === "ABORT_ERR") throw aborted();
+      if (code === "ABORT_ERR" || err instanceof AbortError) throw aborted();
       if (code === "TOOLWRIGHT_CONTEXT_OVERFLOW") {
         const [, tokens] = /has (\d+) tokens/.exec((err as Error).message) ?? [];
         throw new ContextOverflowError(`Model.embed: ${(err as Error).message.replace(/^embed: /, "")}`, Number(tokens ?? 0), plan.contextSize, { cause: err });
