@@ -255,9 +255,9 @@ class EmbedWorker : public PromiseWorker {
   std::vector<uint32_t> token_counts_;
 };
 
-// What the context holds natively (for V8's GC accounting): an estimate, the exact figure is
-// in memory().
-int64_t EstimateNativeBytes(const EmbeddingState& s) {
+// What the context holds natively, for V8's GC accounting: its memory and compute buffers as
+// llama.cpp reports them (the weights belong to the model).
+int64_t NativeBytes(const EmbeddingState& s) {
   const MemoryUsage usage = ContextMemoryUsage(s.ctx);
   return static_cast<int64_t>(usage.context + usage.compute);
 }
@@ -315,7 +315,7 @@ EmbeddingContext::EmbeddingContext(const Napi::CallbackInfo& info)
         "EmbeddingContext: not constructible from JS; use EmbeddingContext.create(model, options)");
   }
   state_ = std::move(*info[0].As<Napi::External<EmbeddingPtr>>().Data());
-  if (state_) external_.Set(info.Env(), EstimateNativeBytes(*state_));
+  if (state_) external_.Set(info.Env(), NativeBytes(*state_));
 }
 
 // create(model, {contextSize, sequences, threads, pooling}) -> Promise<EmbeddingContext>
