@@ -139,7 +139,9 @@ export function estimateFromFacts(facts: ModelFacts, weights: number, options: M
     kvCache += pad(rowBytes(p.kvType, kWidth) * layerCells, TENSOR_ALIGNMENT);
     if (vWidth > 0) kvCache += pad(rowBytes(p.kvType, vWidth) * layerCells, TENSOR_ALIGNMENT);
   }
-  const recurrentState = recurrentLayers * pad(facts.recurrentStateFloats * 4 * p.sequences, TENSOR_ALIGNMENT);
+  // One row of conv and one of SSM state per sequence and recurrent layer, in f32.
+  const [conv, state] = facts.recurrentFloats;
+  const recurrentState = recurrentLayers * (pad(conv * 4 * p.sequences, TENSOR_ALIGNMENT) + pad(state * 4 * p.sequences, TENSOR_ALIGNMENT));
   const embd = facts.embeddingLength;
   const outputPhase = ubatch * (4 * facts.vocabSize + 8 * embd + 4);
   const layerPhase = ubatch * 4 * (3 * embd + 2 * facts.feedForwardLength) + cells * ubatch * 2;

@@ -25,8 +25,8 @@ export interface ModelFacts {
   /** Sliding-window attention: the window (0: none) and which layers use it. */
   slidingWindow: number;
   slidingLayers: boolean[];
-  /** Recurrent state per sequence and recurrent layer, in floats (conv/shift state + SSM/WKV state). */
-  recurrentStateFloats: number;
+  /** Recurrent state per sequence and recurrent layer, in floats: the conv (or token-shift) rows and the SSM (or WKV) rows. */
+  recurrentFloats: [conv: number, state: number];
   /** Whether every layer without a KV cache is recurrent (a pure or hybrid recurrent model). */
   recurrent: boolean;
 }
@@ -150,14 +150,14 @@ export function modelFacts(source: GgufMetadata | Readonly<Record<string, string
   const innerSize = r.number(key("ssm.inner_size")) ?? 0;
   const stateSize = r.number(key("ssm.state_size")) ?? 0;
   const groupCount = r.number(key("ssm.group_count")) ?? 0;
-  let recurrentStateFloats = 0;
+  let recurrentFloats: [number, number] = [0, 0];
   if (wkvHeadSize > 0) {
     const shifts = r.number(key("token_shift_count")) ?? 2;
-    recurrentStateFloats = shifts * embeddingLength + embeddingLength * wkvHeadSize;
+    recurrentFloats = [shifts * embeddingLength, embeddingLength * wkvHeadSize];
   } else if (innerSize > 0 || stateSize > 0) {
-    recurrentStateFloats = Math.max(0, convKernel - 1) * (innerSize + 2 * groupCount * stateSize) + stateSize * innerSize;
+    recurrentFloats = [Math.max(0, convKernel - 1) * (innerSize + 2 * groupCount * stateSize), stateSize * innerSize];
   }
-  const recurrent = recurrentStateFloats > 0;
+  const recurrent = recurrentFloats[0] + recurrentFloats[1] > 0;
 
   return {
     architecture: arch,
@@ -174,7 +174,7 @@ export function modelFacts(source: GgufMetadata | Readonly<Record<string, string
     ropeDimensions: r.number(key("rope.dimension_count")) ?? keyLength,
     slidingWindow,
     slidingLayers,
-    recurrentStateFloats,
+    recurrentFloats,
     recurrent,
   };
 }

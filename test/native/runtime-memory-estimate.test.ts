@@ -17,7 +17,7 @@ import { readGguf } from "../../src/runtime/gguf/reader.js";
 import { gguf } from "../../src/runtime/gguf/values.js";
 import { writeGguf } from "../../src/runtime/gguf/writer.js";
 import { createTestModel, type TestModelArch } from "../../src/runtime/gguf/test-model.js";
-import { convertTestModel, GEMMA2 } from "../helpers/arch-variants.js";
+import { convertTestModel, GEMMA2, writeMambaModel } from "../helpers/arch-variants.js";
 import { vocabPath } from "../helpers/test-models.js";
 
 const SHAPES: [string, string, TestModelArch][] = [
@@ -94,6 +94,24 @@ describe("against llama.cpp's allocations", () => {
       }
       const windowed = await estimateMemory(path, { contextSize: 4096, swaFull: false });
       expect(windowed.kvCache).toBeLessThan((await estimateMemory(path, { contextSize: 4096 })).kvCache);
+    });
+  });
+
+  it("a recurrent model (Mamba): no KV cache, one conv and one SSM row per sequence and layer", async () => {
+    const path = join(dir, "mamba.gguf");
+    await writeMambaModel(vocabPath("llama-spm"), path, { embeddingLength: 64, layers: 3 });
+    await withModel(path, async (model) => {
+      for (const [contextSize, sequences] of [
+        [512, 1],
+        [4096, 1],
+        [4096, 3],
+      ] as const) {
+        const actual = await loadNative().measureContextMemory(model.native, { contextSize, sequences });
+        const e = await estimateMemory(path, { contextSize, sequences });
+        expect(e.kvCache).toBe(0);
+        expect(e.recurrentState, `${contextSize} tokens, ${sequences} sequences`).toBe(actual.context);
+        expect(e.weights).toBe(actual.model);
+      }
     });
   });
 
