@@ -31,6 +31,8 @@ export interface EmbedOptions {
    * the compute buffers grow with it (by 4 bytes × vocabulary size per token).
    */
   contextSize?: number;
+  /** CPU threads of the embedding context. Default min(availableParallelism(), 8), as contexts. */
+  threads?: number;
 }
 
 /** Texts packed into one batch, in tokens, unless a single text is longer. */
@@ -56,7 +58,7 @@ function* callChunks(texts: string[]): Generator<string[]> {
   }
   if (chunk.length > 0) yield chunk;
 }
-const OPTION_KEYS = ["pooling", "normalize", "signal", "contextSize"];
+const OPTION_KEYS = ["pooling", "normalize", "signal", "contextSize", "threads"];
 
 /** Checked embed() options. */
 export interface PlannedEmbed {
@@ -64,6 +66,7 @@ export interface PlannedEmbed {
   normalize: boolean;
   signal: AbortSignal | undefined;
   contextSize: number;
+  threads: number;
 }
 
 /**
@@ -92,6 +95,7 @@ export function planEmbed(texts: unknown, options: unknown, model: { trainContex
       normalize: optBoolean(o.normalize, "Model.embed: options.normalize") ?? true,
       signal: optSignal(o.signal, "Model.embed: options.signal"),
       contextSize: optInteger(o.contextSize, "Model.embed: options.contextSize", 1, 1 << 20) ?? Math.min(train, DEFAULT_CONTEXT),
+      threads: optInteger(o.threads, "Model.embed: options.threads", 1, 1024) ?? Math.max(1, Math.min(availableParallelism(), 8)),
     },
   };
 }
@@ -155,14 +159,14 @@ export class Embedder {
   }
 
   async #contextFor(plan: PlannedEmbed): Promise<NativeEmbeddingContext> {
-    const key = `${plan.pooling}:${plan.contextSize}`;
+    const key = `${plan.pooling}:${plan.contextSize}:${plan.threads}`;
     if (this.#context?.key === key) return this.#context.native;
     this.#context?.native.dispose();
     this.#context = undefined;
     const native = await loadNative().EmbeddingContext.create(this.#model(), {
       contextSize: plan.contextSize,
       pooling: plan.pooling,
-      threads: Math.max(1, Math.min(availableParallelism(), 8)),
+      threads: plan.threads,
     });
     if (this.#disposed) {
       native.dispose();

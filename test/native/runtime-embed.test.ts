@@ -193,6 +193,7 @@ describe("option checks", () => {
     [{ normalize: "yes" }, TypeError, "Model.embed: options.normalize"],
     [{ contextSize: 0 }, RangeError, "Model.embed: options.contextSize"],
     [{ signal: {} }, TypeError, "Model.embed: options.signal"],
+    [{ threads: 0 }, RangeError, "Model.embed: options.threads"],
   ])("%j is rejected", async (options, type, message) => {
     await expect(model.embed("x", options as never)).rejects.toThrow(type);
     await expect(model.embed("x", options as never)).rejects.toThrow(message);
