@@ -10,7 +10,7 @@ import { estimateFromFacts } from "./memory-estimate.js";
 import { modelFacts } from "./model-facts.js";
 import { type GenerateOptions, Generation, type GenerationHost, type GenerationStats, planGeneration } from "./generation.js";
 import type { Model } from "./model.js";
-import { checkKeys, checkObject, checkTokens, optBoolean, optInteger } from "./validate.js";
+import { checkKeys, checkObject, checkTokens, describe, optBoolean, optInteger } from "./validate.js";
 
 /** The keys of {@link ContextOptions} (createContext and ChatSession check them). */
 export const CONTEXT_OPTION_KEYS: readonly string[] = ["contextSize", "batchSize", "threads", "threadsBatch", "allowBeyondTraining"];
@@ -79,6 +79,7 @@ export class Context {
     const o = checkObject(options, "createContext: options");
     checkKeys(o, CONTEXT_OPTION_KEYS, "createContext: options");
     const auto = o.contextSize === undefined || o.contextSize === "auto";
+    if (typeof o.contextSize === "string" && !auto) throw new RangeError(`createContext: options.contextSize must be a number of tokens or "auto", got ${describe(o.contextSize)}`);
     const requested = auto ? undefined : optInteger(o.contextSize, "createContext: options.contextSize", 1, 1 << 24);
     const allowBeyondTraining = optBoolean(o.allowBeyondTraining, "createContext: options.allowBeyondTraining") ?? false;
     const batchSize = optInteger(o.batchSize, "createContext: options.batchSize", 1, 1 << 20);

@@ -166,6 +166,7 @@ describe("the automatic context size", () => {
         expect(context.contextSize).toBe(expected);
         const explicit = await model.createContext({ contextSize: "auto", threads: 1 });
         expect(explicit.contextSize).toBe(expected);
+        await expect(model.createContext({ contextSize: "max" as never })).rejects.toThrow(new RangeError('createContext: options.contextSize must be a number of tokens or "auto", got "max"'));
       });
     }
   });
