@@ -25,6 +25,8 @@ const SHAPES: [string, string, TestModelArch][] = [
   ["full multi-head", "llama-spm", { embeddingLength: 128, layers: 3, heads: 4, kvHeads: 4, feedForwardLength: 256 }],
   ["one KV head, f16 weights", "llama-spm", { embeddingLength: 256, layers: 2, heads: 8, kvHeads: 1, feedForwardLength: 512, weightType: "f16" }],
   ["large vocabulary, 32K training context", "qwen2", { embeddingLength: 64, layers: 2, heads: 2, kvHeads: 1, feedForwardLength: 128, contextLength: 32768 }],
+  // The layer phase outweighs the logits: the compute buffers follow the FFN.
+  ["FFN wider than a third of the vocabulary", "llama-spm", { embeddingLength: 512, layers: 1, heads: 8, kvHeads: 2, feedForwardLength: 16384 }],
 ];
 const CONTEXT_SIZES = [256, 1000, 4096];
 const COMPUTE_TOLERANCE = 0.1;
