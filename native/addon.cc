@@ -3,10 +3,12 @@
 
 #include "addon_data.h"
 #include "context.h"
+#include "embedding.h"
 #include "grammar_slot.h"
 #include "grammar_toolwright.h"
 #include "llama.h"
 #include "log_capture.h"
+#include "memory_usage.h"
 #include "model.h"
 #include "rpc.h"
 #include "sampler.h"
@@ -26,6 +28,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   Model::Init(env, exports);
   Context::Init(env, exports);
   Sampler::Init(env, exports);
+  EmbeddingContext::Init(env, exports);
+  exports.Set("measureContextMemory", Napi::Function::New(env, MeasureContextMemory, "measureContextMemory"));
   exports.Set("systemInfo", Napi::Function::New(env, SystemInfo, "systemInfo"));
   exports.Set("startRpcServer", Napi::Function::New(env, StartRpcServer, "startRpcServer"));
   exports.Set("rpcEndpointsInUse", Napi::Function::New(env, RpcEndpointsInUse, "rpcEndpointsInUse"));

@@ -15,6 +15,7 @@ struct AddonData {
   Napi::FunctionReference model_constructor;
   Napi::FunctionReference context_constructor;
   Napi::FunctionReference sampler_constructor;
+  Napi::FunctionReference embedding_constructor;
   // This environment's contexts, stopped when it is torn down (see ContextRegistry).
   std::shared_ptr<ContextRegistry> contexts;
 };

@@ -31,6 +31,7 @@ export const ERROR_CODES = {
   TOOLWRIGHT_CONTEXT_FAILED: "llama.cpp could not create a context",
   TOOLWRIGHT_CONTEXT_BUSY: "the context is generating; the operation must wait for it",
   TOOLWRIGHT_CONTEXT_FULL: "the tokens do not fit the context",
+  TOOLWRIGHT_CONTEXT_OVERFLOW: "a conversation or text needs more tokens than the context holds (the message names both and what to change)",
   TOOLWRIGHT_DECODE_FAILED: "llama_decode failed",
   TOOLWRIGHT_SAMPLE_FAILED: "sampling found no token (e.g. the grammar allows none)",
   TOOLWRIGHT_TOKENIZE_FAILED: "the text could not be tokenized",

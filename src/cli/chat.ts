@@ -26,7 +26,7 @@ const CHAT_OPTIONS: OptionTable = {
   "json-schema": { type: "string", value: "FILE", help: "JSON Schema file the answers must follow (response_format)" },
   system: { type: "string", value: "TEXT", help: "system message at the start of the conversation" },
   template: { type: "string", value: "FILE", help: "Jinja chat template to use instead of the model's own" },
-  "context-size": { type: "string", value: "N", help: "tokens of context (default 4096; at most the model's training context)" },
+  "context-size": { type: "string", value: "N", help: "tokens of context (default: sized automatically, up to 8192 and the model's training context)" },
   "max-tokens": { type: "string", value: "N", help: "most tokens per answer (default 1024)" },
   temperature: { type: "string", value: "T", help: "sampling temperature (0 = greedy)" },
   seed: { type: "string", value: "N", help: "sampling seed, for repeatable answers" },

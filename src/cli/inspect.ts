@@ -6,6 +6,7 @@
  * @example
  * const code = await runInspect(["model.gguf", "--json"], { stdout: process.stdout, stderr: process.stderr });
  */
+import { formatMemory } from "./memory-summary.js";
 import { GgufError, readGguf } from "../runtime/gguf/index.js";
 import type { CliIo } from "./analyze.js";
 import { formatOptions, type OptionTable, parseCommandArgs, UsageError } from "./args.js";
@@ -143,6 +144,8 @@ export function formatSummary(s: ModelSummary): string {
     out.push(`  control and user-defined tokens: ${v.controlTokenSample.map((x) => JSON.stringify(x)).join(" ")}${more}`);
   }
   if (v.placeholderTokens > 0) out.push(`  placeholder tokens (reserved, unused): ${v.placeholderTokens}`);
+
+  out.push(...formatMemory(s.memory, formatBytes));
 
   if (s.warnings.length > 0) {
     out.push("", "Warnings");

@@ -11,6 +11,7 @@
  * console.log(summary.general.architecture, summary.tensors.parameterCount);
  */
 import { ggufToJson } from "../runtime/gguf/values.js";
+import { memorySummary, type MemorySummary } from "./memory-summary.js";
 import type { GgufFileInfo, GgufMetadata, GgufValue } from "../runtime/gguf/types.js";
 
 /** Tensors of one ggml type. */
@@ -76,6 +77,8 @@ export interface ModelSummary {
   };
   /** Metadata that had an unexpected type or value. */
   warnings: string[];
+  /** What the model and a context would take in memory (null when the metadata cannot tell). */
+  memory: MemorySummary | null;
 }
 
 // llama.cpp's llama_ftype numbering (include/llama.h); 4-6 and 33-35 are retired.
@@ -238,6 +241,7 @@ export function summarizeGguf(info: GgufFileInfo): ModelSummary {
     chatTemplate: summarizeTemplate(view),
     vocabulary: summarizeVocabulary(view),
     warnings: view.warnings,
+    memory: memorySummary(info),
   };
 }
 

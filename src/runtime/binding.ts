@@ -17,6 +17,7 @@
  * binary was chosen and why the others were not. When nothing loads, ONE error lists every place
  * tried, why each failed, and how to build the addon.
  */
+import type { NativeEmbeddingContextClass, NativeMeasureContextMemory } from "./binding-embedding.js";
 import { ToolwrightError } from "../errors.js";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -255,6 +256,8 @@ export interface NativeBinding {
   Model: NativeModelClass;
   Context: NativeContextClass;
   Sampler: NativeSamplerClass;
+  EmbeddingContext: NativeEmbeddingContextClass;
+  measureContextMemory: NativeMeasureContextMemory;
   systemInfo(): NativeSystemInfo;
   /** Serves this machine's devices over RPC on a thread until the process ends (absent in old builds). */
   startRpcServer?(host: string, port: number, options: NativeRpcServerOptions, onExit: (message: string) => void): void;

@@ -4,18 +4,25 @@
 import { ToolwrightError } from "../errors.js";
 import { availableParallelism } from "node:os";
 import { loadNative, type NativeContext, type NativeGrammarSpec, type NativeSampler, type NativeSamplerOptions } from "./binding.js";
+import { autoContextSize, freeMemoryFor } from "./context-size.js";
 import { errorCode } from "./errors.js";
+import { estimateFromFacts } from "./memory-estimate.js";
+import { modelFacts } from "./model-facts.js";
 import { type GenerateOptions, Generation, type GenerationHost, type GenerationStats, planGeneration } from "./generation.js";
 import type { Model } from "./model.js";
-import { checkKeys, checkObject, checkTokens, optBoolean, optInteger } from "./validate.js";
+import { checkKeys, checkObject, checkTokens, describe, optBoolean, optInteger } from "./validate.js";
 
 /** The keys of {@link ContextOptions} (createContext and ChatSession check them). */
 export const CONTEXT_OPTION_KEYS: readonly string[] = ["contextSize", "batchSize", "threads", "threadsBatch", "allowBeyondTraining"];
 
 /** Options of {@link Model.createContext}. */
 export interface ContextOptions {
-  /** Tokens the KV cache holds (rounded up to a multiple of 256). Default min(4096, the model's training context). */
-  contextSize?: number;
+  /**
+   * Tokens the KV cache holds (rounded up to a multiple of 256). Default "auto": the model's
+   * training context, at most 8192, and only as much as fits 80% of the free memory (of the GPU
+   * holding the model, else RAM) less 256 MiB; at least min(training context, 512).
+   */
+  contextSize?: number | "auto";
   /** Most prompt tokens evaluated per native call. Default 512. */
   batchSize?: number;
   /** CPU threads for generation. Default min(availableParallelism(), 8). */
@@ -71,18 +78,22 @@ export class Context {
   static async create(model: Model, options: ContextOptions = {}): Promise<Context> {
     const o = checkObject(options, "createContext: options");
     checkKeys(o, CONTEXT_OPTION_KEYS, "createContext: options");
-    const contextSize = optInteger(o.contextSize, "createContext: options.contextSize", 1, 1 << 24);
+    const auto = o.contextSize === undefined || o.contextSize === "auto";
+    if (typeof o.contextSize === "string" && !auto) throw new RangeError(`createContext: options.contextSize must be a number of tokens or "auto", got ${describe(o.contextSize)}`);
+    const requested = auto ? undefined : optInteger(o.contextSize, "createContext: options.contextSize", 1, 1 << 24);
     const allowBeyondTraining = optBoolean(o.allowBeyondTraining, "createContext: options.allowBeyondTraining") ?? false;
+    const batchSize = optInteger(o.batchSize, "createContext: options.batchSize", 1, 1 << 20);
     const train = model.info.trainContextSize;
-    if (contextSize !== undefined && train > 0 && contextSize > train && !allowBeyondTraining) {
+    if (requested !== undefined && train > 0 && requested > train && !allowBeyondTraining) {
       throw new RangeError(
-        `createContext: options.contextSize ${contextSize} exceeds the model's training context (${train} tokens); its KV cache would take about ${formatBytes(kvCacheBytes(model, contextSize))} (${formatBytes(kvCacheBytes(model, train))} at ${train}). Pass allowBeyondTraining: true to use it anyway`,
+        `createContext: options.contextSize ${requested} exceeds the model's training context (${train} tokens); its KV cache would take about ${formatBytes(kvCacheBytes(model, requested))} (${formatBytes(kvCacheBytes(model, train))} at ${train}). Pass allowBeyondTraining: true to use it anyway`,
       );
     }
+    const contextSize = requested ?? autoContextSize(model, { ...defined("batchSize", batchSize) }, freeMemoryFor(model));
     const threads = optInteger(o.threads, "createContext: options.threads", 1, 1024) ?? Math.max(1, Math.min(availableParallelism(), 8));
     const native = await loadNative().Context.create(model.native, {
-      ...defined("contextSize", contextSize),
-      ...defined("batchSize", optInteger(o.batchSize, "createContext: options.batchSize", 1, 1 << 20)),
+      contextSize,
+      ...defined("batchSize", batchSize),
       threads,
       threadsBatch: optInteger(o.threadsBatch, "createContext: options.threadsBatch", 1, 1024) ?? threads,
     });
@@ -300,9 +311,10 @@ function defined<K extends string, V>(key: K, value: V | undefined): Partial<Rec
   return value === undefined ? {} : ({ [key]: value } as Record<K, V>);
 }
 
-/** An upper bound of the KV cache of `tokens` positions: K and V in F16 for every layer, without grouped-query sharing. */
+/** The KV cache of `tokens` positions, as estimated from the model's metadata. */
 function kvCacheBytes(model: Model, tokens: number): number {
-  return tokens * model.info.layerCount * model.info.embeddingSize * 2 * 2;
+  const e = estimateFromFacts(modelFacts(model.metadata), 0, { contextSize: tokens }, "createContext");
+  return e.kvCache + e.recurrentState;
 }
 
 function formatBytes(bytes: number): string {

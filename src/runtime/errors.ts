@@ -41,6 +41,31 @@ export class ModelLoadError extends ToolwrightError {
   }
 }
 
+/**
+ * A conversation or text needs more tokens than the context holds. `needed` and `contextSize`
+ * say by how much; the message says what to change (a larger `contextSize`, fewer or shorter
+ * messages, or `contextOverflow: "truncate-oldest"` for chats).
+ *
+ * @example
+ * try {
+ *   await model.chat({ messages, contextSize: 2048 });
+ * } catch (err) {
+ *   if (err instanceof ContextOverflowError) console.log(`${err.needed} tokens needed, ${err.contextSize} available`);
+ * }
+ */
+export class ContextOverflowError extends ToolwrightError<"TOOLWRIGHT_CONTEXT_OVERFLOW"> {
+  override name = "ContextOverflowError";
+  /** Tokens the request needs (for a chat: the prompt plus room for one generated token). */
+  readonly needed: number;
+  /** Tokens the context holds. */
+  readonly contextSize: number;
+  constructor(message: string, needed: number, contextSize: number, options?: { cause?: unknown }) {
+    super(message, "TOOLWRIGHT_CONTEXT_OVERFLOW", options);
+    this.needed = needed;
+    this.contextSize = contextSize;
+  }
+}
+
 /** Whether `code` is one of the table's codes. */
 export function isErrorCode(code: string): code is ToolwrightErrorCode {
   return Object.hasOwn(ERROR_CODES, code);

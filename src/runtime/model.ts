@@ -5,6 +5,7 @@
 import { loadedAddon, loadNative, type NativeModel, type NativeSpecialTokens } from "./binding.js";
 import { checkRpcServers, greetRpcServer } from "./rpc.js";
 import { Context, type ContextOptions } from "./context.js";
+import { Embedder, planEmbed, type EmbedOptions } from "./embedding.js";
 import { ToolwrightError } from "../errors.js";
 import { AbortError, ModelLoadError, errorCode, isErrorCode } from "./errors.js";
 import { GgufError } from "./gguf/errors.js";
@@ -321,6 +322,7 @@ export class Model {
   #eog: Set<number>;
   /** Weak, so a forgotten context can still be garbage-collected (and freed by its registry). */
   readonly #contexts = new Set<WeakRef<Context>>();
+  #embedder: Embedder | undefined;
 
   /** @internal Use {@link loadModel}. */
   constructor(native: NativeModel, path: string) {
@@ -542,6 +544,30 @@ export class Model {
     return context;
   }
 
+  /**
+   * Embeds texts on llama.cpp's embedding path: one vector of `info.embeddingSize` floats per
+   * text (with pooling "none", one such row per token, concatenated). Texts are batched; the
+   * work runs on a worker thread. Calls on one model run one after another.
+   *
+   * @throws {RangeError} for an empty text or bad options; {@link ContextOverflowError} for a
+   * text longer than `contextSize` tokens; {@link AbortError} when `signal` aborts.
+   * @example
+   * import { loadModel } from "toolwright";
+   * const model = await loadModel("embedding-model.gguf");
+   * const [a, b] = await model.embed(["a cat", "a kitten"], { pooling: "mean" });
+   * const cosine = a.reduce((sum, x, i) => sum + x * b[i], 0); // vectors are normalised by default
+   */
+  embed(text: string, options?: EmbedOptions): Promise<Float32Array>;
+  embed(texts: readonly string[], options?: EmbedOptions): Promise<Float32Array[]>;
+  async embed(texts: string | readonly string[], options: EmbedOptions = {}): Promise<Float32Array | Float32Array[]> {
+    if (this.vocabOnly) throw new RangeError(`Model.embed: "${this.path}" was loaded with vocabOnly: it cannot embed`);
+    const arch = this.metadata["general.architecture"] ?? "";
+    const { texts: list, plan } = planEmbed(texts, options, { trainContextSize: this.info.trainContextSize, modelPooling: this.metadata[`${arch}.pooling_type`] !== undefined });
+    this.#embedder ??= new Embedder(() => this.native);
+    const vectors = await this.#embedder.embed(list, plan);
+    return typeof texts === "string" ? vectors[0]! : vectors;
+  }
+
   /** @internal Called by a context's dispose. */
   forgetContext(context: Context): void {
     for (const ref of this.#contexts) {
@@ -561,6 +587,8 @@ export class Model {
     if (!this.#native) return;
     for (const ref of [...this.#contexts]) ref.deref()?.dispose();
     this.#contexts.clear();
+    this.#embedder?.dispose();
+    this.#embedder = undefined;
     registry.unregister(this);
     this.#native.dispose();
     this.#native = undefined;

@@ -7,6 +7,7 @@ import { parametersJsonSchema } from "../chat/tool-schema.js";
 import { CONTEXT_OPTION_KEYS } from "../runtime/context.js";
 import { SAMPLING_KEYS } from "../runtime/sampling.js";
 import { checkKeys, checkObject, checkString, describe, optBoolean, optInteger, optSignal, optStringArray } from "../runtime/validate.js";
+import type { ContextOverflow } from "./context-fit.js";
 import type { ChatOptions, ChatTool } from "./types.js";
 
 /** Checked options with defaults filled in. */
@@ -21,6 +22,12 @@ export interface PlannedChat {
   grammarEngine: string | undefined;
   /** Constrain decoding with the derived grammar (false: the output is only parsed). */
   grammar: boolean;
+  /** The context size asked for: a number, "auto", or undefined (keep the session's context). */
+  contextSize: number | "auto" | undefined;
+  /** What to do when the prompt does not fit the context; undefined: the session's choice. */
+  contextOverflow: ContextOverflow | undefined;
+  /** "chat" or "streamChat": the prefix of error messages. */
+  where: string;
 }
 
 const KNOWN = [
@@ -45,10 +52,28 @@ const KNOWN = [
   "reasoningFormat",
   "continueFinalMessage",
   "addGenerationPrompt",
+  "contextSize",
+  "contextOverflow",
 ];
 
+const OVERFLOWS: readonly string[] = ["error", "truncate-oldest"];
+
+/** Checks a `contextOverflow` option. */
+function optOverflow(value: unknown, name: string): ContextOverflow | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "string" || !OVERFLOWS.includes(value)) throw new RangeError(`${name} must be "error" or "truncate-oldest", got ${describe(value)}`);
+  return value as ContextOverflow;
+}
+
+/** Checks a `contextSize` option: a positive integer or "auto". */
+function optContextSize(value: unknown, name: string): number | "auto" | undefined {
+  if (value === "auto") return value;
+  if (typeof value === "string") throw new RangeError(`${name} must be a number of tokens or "auto", got ${describe(value)}`);
+  return optInteger(value, name, 1, 1 << 24);
+}
+
 /** The keys of {@link ChatSessionOptions}. */
-export const SESSION_OPTION_KEYS: readonly string[] = ["context", "grammarEngine"];
+export const SESSION_OPTION_KEYS: readonly string[] = ["context", "grammarEngine", "contextOverflow"];
 
 /**
  * Checks `new ChatSession(model, options)`'s options (and the context options in them).
@@ -61,6 +86,7 @@ export function checkSessionOptions(options: unknown): void {
   checkKeys(o, SESSION_OPTION_KEYS, "ChatSession: options");
   if (o.context !== undefined) checkKeys(checkObject(o.context, "ChatSession: options.context"), CONTEXT_OPTION_KEYS, "ChatSession: options.context");
   if (o.grammarEngine !== undefined) checkString(o.grammarEngine, "ChatSession: options.grammarEngine");
+  optOverflow(o.contextOverflow, "ChatSession: options.contextOverflow");
 }
 
 function checkTools(value: unknown, where: string): ChatTool[] {
@@ -139,5 +165,8 @@ export function planChat(value: unknown, where: string): PlannedChat {
     reasoningBudget: budget ?? budgetAlias,
     grammarEngine,
     grammar: optBoolean(o.grammar, `${where}: options.grammar`) ?? true,
+    contextSize: optContextSize(o.contextSize, `${where}: options.contextSize`),
+    contextOverflow: optOverflow(o.contextOverflow, `${where}: options.contextOverflow`),
+    where,
   };
 }

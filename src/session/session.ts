@@ -128,12 +128,20 @@ export class ChatSession {
     return run;
   }
 
-  async #contextFor(): Promise<Context> {
+  /**
+   * The session's context: kept while a request asks for no size (or "auto") or for the size it
+   * has; a request asking for another size gets a new context (and an empty cache).
+   */
+  async #contextFor(plan: PlannedChat): Promise<Context> {
+    const asked = plan.contextSize;
     if (this.#context) {
       const c = await this.#context.catch(() => undefined);
-      if (c && !c.disposed) return c;
+      const sameSize = asked === undefined || asked === "auto" || c?.contextSize === Math.ceil(asked / 256) * 256;
+      if (c && !c.disposed && sameSize) return c;
+      c?.dispose();
     }
-    this.#context = this.model.createContext(this.#options.context ?? {});
+    const options = { ...this.#options.context, ...(asked !== undefined ? { contextSize: asked } : {}) };
+    this.#context = this.model.createContext(options);
     return this.#context;
   }
 
@@ -144,12 +152,13 @@ export class ChatSession {
     if (source === null) throw new RangeError("chat: the model has no chat template; pass options.template");
     const tokenText = (id: number) => (id >= 0 ? model.detokenize([id]) : "");
     const prepared = preparedTemplate(source, tokenText(model.specialTokens.bos), tokenText(model.specialTokens.eos));
-    const context = await this.#contextFor();
+    const context = await this.#contextFor(plan);
     const messages: ChatMessage[] = [...plan.options.messages];
     const added: ChatMessage[] = [];
     const steps: ChatStep[] = [];
     for (let index = 0; ; index++) {
-      const it = runStep(context, { ...plan, grammarEngine: plan.grammarEngine ?? this.#options.grammarEngine }, prepared, messages, index === 0 ? startedAt : performance.now(), index === 0);
+      const stepPlan = { ...plan, grammarEngine: plan.grammarEngine ?? this.#options.grammarEngine, contextOverflow: plan.contextOverflow ?? this.#options.contextOverflow };
+      const it = runStep(context, stepPlan, prepared, messages, index === 0 ? startedAt : performance.now(), index === 0);
       let outcome: StepOutcome;
       let first = true;
       try {
@@ -171,7 +180,15 @@ export class ChatSession {
       if (outcome.params.continuesFinalMessage) messages[messages.length - 1] = message;
       else messages.push(message);
       added.push(message);
-      const step: ChatStep = { message, finishReason: outcome.finishReason, usage: outcome.usage, timings: outcome.timings, toolMessages: [], toolErrors: [] };
+      const step: ChatStep = {
+        message,
+        finishReason: outcome.finishReason,
+        usage: outcome.usage,
+        timings: outcome.timings,
+        toolMessages: [],
+        toolErrors: [],
+        droppedMessages: outcome.droppedMessages,
+      };
       steps.push(step);
       const calls = message.tool_calls ?? [];
       const runTools = outcome.finishReason === "tool_calls" && index + 1 < plan.maxSteps && canExecuteAll(calls, plan.tools);
@@ -194,7 +211,16 @@ export class ChatSession {
       };
       if (!runTools || plan.signal?.aborted) {
         const finishReason = plan.signal?.aborted ? "abort" : outcome.finishReason;
-        return { message, finishReason, usage: sumUsage(steps), timings: outcome.timings, steps, messages: added, toolErrors: steps.flatMap((s) => s.toolErrors) };
+        return {
+          message,
+          finishReason,
+          usage: sumUsage(steps),
+          timings: outcome.timings,
+          steps,
+          messages: added,
+          toolErrors: steps.flatMap((s) => s.toolErrors),
+          droppedMessages: Math.max(...steps.map((s) => s.droppedMessages)),
+        };
       }
       messages.push(...step.toolMessages);
       added.push(...step.toolMessages);

@@ -11,6 +11,7 @@ import { parametersJsonSchema } from "../chat/tool-schema.js";
 import { ChatStreamParser } from "../chat/chat-parser.js";
 import { generateChatParams } from "../chat/generate.js";
 import type { ChatDelta, ChatParams } from "../chat/types.js";
+import { fitPrompt } from "./context-fit.js";
 import { chatGrammar, strictGrammar } from "./grammar.js";
 import { ReasoningBudget } from "./reasoning-budget.js";
 import type { PlannedChat } from "./options.js";
@@ -24,6 +25,8 @@ export interface StepOutcome {
   usage: ChatUsage;
   timings: ChatTimings;
   params: ChatParams;
+  /** Messages left out of the prompt to fit the context (contextOverflow "truncate-oldest"). */
+  droppedMessages: number;
 }
 
 /** A tool's function as the chat layer takes it: `parameters` as JSON Schema (a schema library's converted). */
@@ -80,11 +83,24 @@ export async function* runStep(
   firstTurn = true,
 ): AsyncGenerator<ChatDelta, StepOutcome, undefined> {
   const model = context.model;
-  const params = paramsFor(plan, prepared, messages, firstTurn);
   const bos = model.specialTokens.bos >= 0 ? model.detokenize([model.specialTokens.bos]) : "";
-  // Most templates write BOS themselves: do not add a second one.
-  const addSpecial = !(bos !== "" && params.prompt.startsWith(bos));
-  const prompt = await model.tokenizeAsync(params.prompt, { addSpecial, parseSpecial: true });
+  const render = async (list: ChatMessage[]) => {
+    const rendered = paramsFor(plan, prepared, list, firstTurn);
+    // Most templates write BOS themselves: do not add a second one.
+    const addSpecial = !(bos !== "" && rendered.prompt.startsWith(bos));
+    return { params: rendered, tokens: await model.tokenizeAsync(rendered.prompt, { addSpecial, parseSpecial: true }) };
+  };
+  // A prompt that does not fit fails, or loses its oldest turns (plan.contextOverflow); the
+  // truncation leaves room for a quarter of the context or maxTokens, whichever is less.
+  const fitted = await fitPrompt(messages, render, {
+    contextSize: context.contextSize,
+    reserve: Math.min(plan.maxTokens, Math.floor(context.contextSize / 4)),
+    overflow: plan.contextOverflow ?? "error",
+    where: plan.where,
+    trainContextSize: model.info.trainContextSize,
+  });
+  const params = fitted.params;
+  const prompt = fitted.tokens;
   const tokenize = (text: string) => model.tokenize(text, { addSpecial: false, parseSpecial: true });
   const grammar = plan.grammar ? chatGrammar(params, tokenize, plan.grammarEngine) : undefined;
   const stop = [...new Set([...params.additionalStops.filter((s) => s !== ""), ...plan.stop])];
@@ -191,5 +207,6 @@ export async function* runStep(
       tokensPerSecond: usage.completionTokens > 1 && generationMs > 0 ? ((usage.completionTokens - 1) * 1000) / generationMs : 0,
     },
     params,
+    droppedMessages: fitted.droppedMessages,
   };
 }

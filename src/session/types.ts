@@ -150,6 +150,29 @@ export interface ChatOptions {
    * await model.chat({ messages, tools, grammar: false });
    */
   grammar?: boolean;
+  /**
+   * Tokens of the model's chat context: a number (rounded up to a multiple of 256; above the
+   * training context only with the session's `context.allowBeyondTraining`), or "auto" (the
+   * default when the session creates its context: the training context, at most 8192, as far as
+   * free memory allows). A size other than the current context's makes a new context (and the
+   * KV cache starts empty).
+   *
+   * @example
+   * await model.chat({ messages, contextSize: 16384 });
+   */
+  contextSize?: number | "auto";
+  /**
+   * When the prompt does not fit the context: "error" (default) throws a ContextOverflowError
+   * naming the tokens needed and the context size; "truncate-oldest" leaves the oldest turns out
+   * of the prompt (never the system prompt, the tools or the latest turn, and never a tool call
+   * without its results) until it fits with room to answer (`result.droppedMessages` says how
+   * many messages were left out).
+   *
+   * @example
+   * const r = await model.chat({ messages: longHistory, contextOverflow: "truncate-oldest" });
+   * if (r.droppedMessages > 0) console.log(`${r.droppedMessages} old messages left out`);
+   */
+  contextOverflow?: "error" | "truncate-oldest";
 }
 
 /** Why a request ended. */
@@ -188,6 +211,8 @@ export interface ChatStep {
   toolMessages: ToolMessage[];
   /** Calls of this turn that were not executed or whose execute threw. */
   toolErrors: ToolCallError[];
+  /** Messages left out of this turn's prompt to fit the context (contextOverflow "truncate-oldest"). */
+  droppedMessages: number;
 }
 
 /** Result of {@link ChatSession.chat}. */
@@ -204,6 +229,8 @@ export interface ChatResult {
   messages: ChatMessage[];
   /** Every step's `toolErrors`, in order: calls not executed (invalid, cut off, unknown) and execute failures. */
   toolErrors: ToolCallError[];
+  /** The most messages any step left out of its prompt to fit the context (0: none). */
+  droppedMessages: number;
 }
 
 /** One chunk of {@link ChatSession.streamChat}, shaped like OpenAI's `chat.completion.chunk`. */
@@ -232,4 +259,6 @@ export interface ChatSessionOptions {
    * const session = new ChatSession(model, { grammarEngine: "llama" });
    */
   grammarEngine?: string;
+  /** Default `contextOverflow` of the session's requests (see {@link ChatOptions.contextOverflow}). Default "error". */
+  contextOverflow?: "error" | "truncate-oldest";
 }

@@ -1,0 +1,178 @@
+/**
+ * `model.embed()`: text embeddings on llama.cpp's embedding path. A model keeps one embedding
+ * context (created on first use with the pooling and size asked for, and replaced when a call
+ * asks for others); calls on it run one after another, each on a worker thread.
+ */
+import { availableParallelism } from "node:os";
+import { loadNative, type NativeModel } from "./binding.js";
+import type { NativeEmbeddingContext } from "./binding-embedding.js";
+import { AbortError, ContextOverflowError, errorCode } from "./errors.js";
+import { checkKeys, checkObject, describe, optBoolean, optInteger, optSignal } from "./validate.js";
+
+/**
+ * How token vectors become one vector per text (llama.cpp's pooling types): "mean" averages
+ * them, "cls" takes the first token's, "last" the last token's, "none" returns every token's
+ * vector; "model" uses the model's own (`<arch>.pooling_type`).
+ */
+export type Pooling = "model" | "mean" | "cls" | "last" | "none";
+
+const POOLINGS: readonly Pooling[] = ["model", "mean", "cls", "last", "none"];
+
+/** Options of {@link Model.embed}. */
+export interface EmbedOptions {
+  /** Default: "model" when the model names its pooling (embedding models do), else "mean". */
+  pooling?: Pooling;
+  /** Scale each vector (each token's, with pooling "none") to an L2 norm of 1. Default true. */
+  normalize?: boolean;
+  /** Aborting rejects with an {@link AbortError}; the batch running stops at its next graph node. */
+  signal?: AbortSignal;
+  /**
+   * Most tokens of one text (and of one batch of texts). Default min(training context, 512):
+   * the compute buffers grow with it (by 4 bytes × vocabulary size per token).
+   */
+  contextSize?: number;
+  /** CPU threads of the embedding context. Default min(availableParallelism(), 8), as contexts. */
+  threads?: number;
+}
+
+/** Texts packed into one batch, in tokens, unless a single text is longer. */
+const BATCH_TOKENS = 512;
+const DEFAULT_CONTEXT = 512;
+/** Most texts per native call (the native context batches up to 64 sequences at once). */
+const CALL_TEXTS = 64;
+/** Characters per native call: about one batch of BATCH_TOKENS tokens (a token is ~4 characters). */
+const CALL_CHARACTERS = 4 * BATCH_TOKENS;
+
+/** Consecutive runs of texts of about one batch each (a longer text goes alone). */
+function* callChunks(texts: string[]): Generator<string[]> {
+  let chunk: string[] = [];
+  let characters = 0;
+  for (const text of texts) {
+    if (chunk.length > 0 && (chunk.length === CALL_TEXTS || characters + text.length > CALL_CHARACTERS)) {
+      yield chunk;
+      chunk = [];
+      characters = 0;
+    }
+    chunk.push(text);
+    characters += text.length;
+  }
+  if (chunk.length > 0) yield chunk;
+}
+const OPTION_KEYS = ["pooling", "normalize", "signal", "contextSize", "threads"];
+
+/** Checked embed() options. */
+export interface PlannedEmbed {
+  pooling: Pooling;
+  normalize: boolean;
+  signal: AbortSignal | undefined;
+  contextSize: number;
+  threads: number;
+}
+
+/**
+ * Checks embed()'s texts and options. `texts` must be a string or an array of strings, none empty.
+ *
+ * @example
+ * planEmbed(["a", "b"], { pooling: "mean" }, { trainContextSize: 4096, modelPooling: false });
+ */
+export function planEmbed(texts: unknown, options: unknown, model: { trainContextSize: number; modelPooling: boolean }): { texts: string[]; plan: PlannedEmbed } {
+  const list = typeof texts === "string" ? [texts] : texts;
+  if (!Array.isArray(list)) throw new TypeError(`Model.embed: texts must be a string or an array of strings, got ${describe(texts)}`);
+  list.forEach((t: unknown, i) => {
+    if (typeof t !== "string") throw new TypeError(`Model.embed: texts[${i}] must be a string, got ${describe(t)}`);
+    if (t === "") throw new RangeError(`Model.embed: texts[${i}] is empty: there is nothing to embed`);
+  });
+  const o = checkObject(options, "Model.embed: options");
+  checkKeys(o, OPTION_KEYS, "Model.embed: options");
+  if (o.pooling !== undefined && !POOLINGS.includes(o.pooling as Pooling)) {
+    throw new RangeError(`Model.embed: options.pooling must be ${POOLINGS.map((p) => `"${p}"`).join(", ")}, got ${describe(o.pooling)}`);
+  }
+  const train = model.trainContextSize > 0 ? model.trainContextSize : DEFAULT_CONTEXT;
+  return {
+    texts: list as string[],
+    plan: {
+      pooling: (o.pooling as Pooling | undefined) ?? (model.modelPooling ? "model" : "mean"),
+      normalize: optBoolean(o.normalize, "Model.embed: options.normalize") ?? true,
+      signal: optSignal(o.signal, "Model.embed: options.signal"),
+      contextSize: optInteger(o.contextSize, "Model.embed: options.contextSize", 1, 1 << 20) ?? Math.min(train, DEFAULT_CONTEXT),
+      threads: optInteger(o.threads, "Model.embed: options.threads", 1, 1024) ?? Math.max(1, Math.min(availableParallelism(), 8)),
+    },
+  };
+}
+
+/** A model's embedding context and the queue of calls on it. @internal */
+export class Embedder {
+  readonly #model: () => NativeModel;
+  #context: { key: string; native: NativeEmbeddingContext } | undefined;
+  #tail: Promise<unknown> = Promise.resolve();
+  #disposed = false;
+
+  constructor(model: () => NativeModel) {
+    this.#model = model;
+  }
+
+  /** Runs one embed() call after the ones before it. */
+  embed(texts: string[], plan: PlannedEmbed): Promise<Float32Array[]> {
+    const run = this.#tail.catch(() => undefined).then(() => this.#run(texts, plan));
+    this.#tail = run.catch(() => undefined);
+    return run;
+  }
+
+  dispose(): void {
+    this.#disposed = true;
+    this.#context?.native.dispose();
+    this.#context = undefined;
+  }
+
+  async #run(texts: string[], plan: PlannedEmbed): Promise<Float32Array[]> {
+    const aborted = () => new AbortError("Model.embed: the embedding was aborted", { cause: plan.signal?.reason });
+    if (plan.signal?.aborted) throw aborted();
+    if (texts.length === 0) return [];
+    const native = await this.#contextFor(plan);
+    if (plan.signal?.aborted) throw aborted();
+    const onAbort = () => native.cancel();
+    plan.signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      // A native call embeds about one batch of texts: an abort is seen between calls too, and a
+      // worker_thread being terminated waits for one call only (Node lets the thread pool's work
+      // finish before it tears an environment down).
+      const out: Float32Array[] = [];
+      for (const chunk of callChunks(texts)) {
+        if (plan.signal?.aborted) throw aborted();
+        const { vectors } = await native.embed(chunk, { normalize: plan.normalize, batchTokens: BATCH_TOKENS });
+        for (const v of vectors) out.push(v);
+      }
+      return out;
+    } catch (err) {
+      const code = errorCode(err);
+      // dispose() stops a running embedding the way an abort does.
+      if (code === "ABORT_ERR" && this.#disposed && !plan.signal?.aborted) throw new Error("Model.embed: the model was disposed during the embedding", { cause: err });
+      if (code === "ABORT_ERR" || err instanceof AbortError) throw aborted();
+      if (code === "TOOLWRIGHT_CONTEXT_OVERFLOW") {
+        const [, tokens] = /has (\d+) tokens/.exec((err as Error).message) ?? [];
+        throw new ContextOverflowError(`Model.embed: ${(err as Error).message.replace(/^embed: /, "")}`, Number(tokens ?? 0), plan.contextSize, { cause: err });
+      }
+      throw err;
+    } finally {
+      plan.signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  async #contextFor(plan: PlannedEmbed): Promise<NativeEmbeddingContext> {
+    const key = `${plan.pooling}:${plan.contextSize}:${plan.threads}`;
+    if (this.#context?.key === key) return this.#context.native;
+    this.#context?.native.dispose();
+    this.#context = undefined;
+    const native = await loadNative().EmbeddingContext.create(this.#model(), {
+      contextSize: plan.contextSize,
+      pooling: plan.pooling,
+      threads: plan.threads,
+    });
+    if (this.#disposed) {
+      native.dispose();
+      throw new Error("Model.embed: the model was disposed while its embedding context was being created");
+    }
+    this.#context = { key, native };
+    return native;
+  }
+}
