@@ -14,6 +14,14 @@ import type { SchemaLocation } from "./schema-document.js";
 import type { RelaxationKind } from "./schema-error.js";
 import type { Norm } from "./schema-normalize.js";
 import { NOTHING, isNothing, stringLanguage } from "./string-language.js";
+import { MAX_MACHINE_STATES, MAX_SET_MEMBERS, type MemberOrder, machineStates, objectMachine } from "./object-machine.js";
+
+/**
+ * Where declared properties may appear: "schema" in `properties` order, "required-first" the
+ * required ones first (each group in `properties` order), "any" in any order. Extra properties
+ * (patternProperties, additionalProperties) may appear anywhere in each.
+ */
+export type PropertyOrder = "schema" | "required-first" | "any";
 
 /** What container generation needs from the converter. */
 export interface ContainerContext {
@@ -25,8 +33,8 @@ export interface ContainerContext {
   relax(kind: RelaxationKind, pointer: string, keyword: string, detail?: string): void;
   /** What a missing additionalProperties means. */
   additionalDefault: boolean;
-  /** Whether declared properties must follow `properties` order. */
-  propertyOrder: "schema" | "any";
+  /** How declared properties may be ordered (see {@link PropertyOrder}). */
+  propertyOrder: PropertyOrder;
 }
 
 /** prefixItems per named rule of an array's tail: keeps the expression's nesting shallow. */
@@ -164,8 +172,18 @@ export function objectExpr(ctx: ContainerContext, n: Norm, hint: string): GbnfEx
   const requiredCount = members.filter((m) => m.required).length;
   if (extra === null && members.length < n.minProperties) return NOTHING;
   if (n.maxProperties !== null && requiredCount > n.maxProperties) return NOTHING;
-  // minProperties 1 is exact (the member list must not be empty); larger counts are not.
+  if (ctx.propertyOrder === "required-first") members.sort((a, b) => Number(b.required) - Number(a.required));
+  // minProperties 1 is exact (the member list must not be empty); larger counts need counting.
   const needsCount = n.minProperties > Math.max(1, requiredCount) || (n.maxProperties !== null && (extra !== null || members.length > n.maxProperties));
+  const order: MemberOrder = ctx.propertyOrder === "any" && members.length > 1 ? "set" : "sequence";
+  const exactSet = order === "sequence" || members.length <= MAX_SET_MEMBERS;
+  if ((needsCount || order === "set") && exactSet) {
+    const states = machineStates(order, members.length, n.minProperties, n.maxProperties);
+    if (states <= MAX_MACHINE_STATES) {
+      if (order === "sequence" && members.length > 1 && members.some((m) => !m.required)) ctx.relax("propertyOrder", n.pointer, "properties");
+      return objectMachine(ctx.jt, members, extra, order, n.minProperties, n.maxProperties, hint);
+    }
+  }
   if (needsCount) ctx.relax("propertyCount", n.pointer, "minProperties/maxProperties");
   const nonEmpty = n.minProperties >= 1;
   const comma = seq(lit(","), ws);
@@ -176,7 +194,7 @@ export function objectExpr(ctx: ContainerContext, n: Norm, hint: string): GbnfEx
     const some = seq(extra, extras, ws);
     return seq(lit("{"), ws, nonEmpty ? some : opt(some), lit("}"));
   }
-  if (ctx.propertyOrder === "any" && members.length > 1) return anyOrderObject(ctx, n, members, extra, nonEmpty, hint);
+  if (order === "set") return anyOrderObject(ctx, n, members, extra, nonEmpty, hint);
   if (members.length > 1 && members.some((m) => !m.required)) ctx.relax("propertyOrder", n.pointer, "properties");
   // rest(i): members i.. each preceded by a comma; first(i): members i.. where the first present one has none.
   const restRules: (GbnfExpr | null)[] = new Array(members.length + 1).fill(null);
@@ -217,9 +235,11 @@ export function objectExpr(ctx: ContainerContext, n: Norm, hint: string): GbnfEx
 const MAX_TRACKED_REQUIRED = 6;
 
 /**
- * Members in any order. Required keys are tracked as the set seen so far (few keys) or by count
- * (many keys: exact for objects without repeated keys, which is every parsed JSON object); optional
- * and extra keys may appear anywhere. A repeated key is not prevented (RELAXATIONS.duplicateKeys).
+ * Members in any order, for objects with more members than {@link MAX_SET_MEMBERS} (fewer get
+ * the exact machine of `object-machine.ts`). Required keys are tracked as the set seen so far
+ * (few keys) or by count (many keys: exact for objects without repeated keys, which is every
+ * parsed JSON object); optional and extra keys may appear anywhere. A repeated key is not
+ * prevented (RELAXATIONS.duplicateKeys).
  */
 function anyOrderObject(ctx: ContainerContext, n: Norm, members: { kv: GbnfExpr; required: boolean }[], extra: GbnfExpr | null, nonEmpty: boolean, hint: string): GbnfExpr {
   const ws = ctx.jt.ws();
