@@ -4,6 +4,8 @@
  * (property values, items) are not merged here: they stay as lists of locations and are
  * converted lazily, which is what lets recursive schemas terminate.
  */
+import { exclusiveBranches } from "./one-of.js";
+import { negateSchema } from "./schema-negate.js";
 import { conditionalBranches } from "./schema-conditional.js";
 import type { SchemaDocument, SchemaLocation } from "./schema-document.js";
 import { type RelaxationKind, SchemaError } from "./schema-error.js";
@@ -267,14 +269,13 @@ export function mergeInto(ctx: NormalizeContext, n: Norm, loc: SchemaLocation): 
     if (o[key] === undefined) continue;
     const list = o[key];
     if (!Array.isArray(list) || list.length === 0) throw new SchemaError(loc.pointer, key, "must be a non-empty array");
-    if (key === "oneOf" && list.length > 1) ctx.relax("oneOf", loc.pointer, "oneOf");
-    n.anyOf.push(list.map((_, i) => at(key, i)));
+    n.anyOf.push(key === "oneOf" ? exclusiveBranches(ctx, loc) : list.map((_, i) => at(key, i)));
   }
   if (o.not !== undefined) mergeNot(ctx, n, at("not"));
   if (o.if !== undefined && (o.then !== undefined || o.else !== undefined) && draft >= 7) {
-    const branches = conditionalBranches({ ...loc, base: ctx.doc.baseOf(loc) });
-    if (branches) n.anyOf.push(branches);
-    else ctx.relax("ifThenElse", loc.pointer, "if");
+    const cond = conditionalBranches({ ...loc, base: ctx.doc.baseOf(loc) }, ctx.doc);
+    if (cond) n.anyOf.push(cond.branches);
+    if (!cond?.exact) ctx.relax("ifThenElse", loc.pointer, "if");
   }
   for (const k of ["dependencies", "dependentRequired", "dependentSchemas"]) if (o[k] !== undefined) ctx.relax("dependencies", loc.pointer, k);
   if (o.uniqueItems === true) ctx.relax("uniqueItems", loc.pointer, "uniqueItems");
@@ -406,7 +407,7 @@ function mergeObject(ctx: NormalizeContext, n: Norm, o: Record<string, unknown>,
   void ctx;
 }
 
-/** `not`: exact for types, const/enum and required keys; ignored (relaxed) otherwise. */
+/** `not`: types, const/enum and required keys directly; other schemas through their negation. */
 function mergeNot(ctx: NormalizeContext, n: Norm, loc: SchemaLocation): void {
   const s = loc.schema;
   if (s === true || (s !== null && typeof s === "object" && Object.keys(s as object).length === 0)) {
@@ -448,5 +449,8 @@ function mergeNot(ctx: NormalizeContext, n: Norm, loc: SchemaLocation): void {
       return;
     }
   }
-  ctx.relax("not", loc.pointer, "not");
+  // Anything else: merge the negation as a schema (De Morgan over the keywords; see schema-negate.ts).
+  const neg = negateSchema(ctx.doc, loc, loc.base);
+  if (!neg.exact) ctx.relax("not", loc.pointer, "not");
+  if (neg.schema !== true) mergeInto(ctx, n, { schema: neg.schema, pointer: `${loc.pointer}(negated)`, base: loc.base });
 }
