@@ -4,6 +4,7 @@
  * (property values, items) are not merged here: they stay as lists of locations and are
  * converted lazily, which is what lets recursive schemas terminate.
  */
+import { DEPENDENCY_KEYWORDS, dependencyGroups } from "./dependencies.js";
 import { exclusiveBranches } from "./one-of.js";
 import { negateSchema } from "./schema-negate.js";
 import { conditionalBranches } from "./schema-conditional.js";
@@ -277,7 +278,7 @@ export function mergeInto(ctx: NormalizeContext, n: Norm, loc: SchemaLocation): 
     if (cond) n.anyOf.push(cond.branches);
     if (!cond?.exact) ctx.relax("ifThenElse", loc.pointer, "if");
   }
-  for (const k of ["dependencies", "dependentRequired", "dependentSchemas"]) if (o[k] !== undefined) ctx.relax("dependencies", loc.pointer, k);
+  for (const k of DEPENDENCY_KEYWORDS) if (o[k] !== undefined) n.anyOf.push(...dependencyGroups(ctx, loc, k));
   if (o.uniqueItems === true) ctx.relax("uniqueItems", loc.pointer, "uniqueItems");
   if (o.contains !== undefined) ctx.relax("contains", loc.pointer, "contains");
   for (const k of ["unevaluatedProperties", "unevaluatedItems"]) if (o[k] !== undefined && o[k] !== true) ctx.relax("unevaluated", loc.pointer, k);
