@@ -14,6 +14,7 @@ import type { SchemaLocation } from "./schema-document.js";
 import type { RelaxationKind } from "./schema-error.js";
 import type { Norm } from "./schema-normalize.js";
 import { NOTHING, isNothing, stringLanguage } from "./string-language.js";
+import { uniqueArray } from "./unique-items.js";
 import { MAX_MACHINE_STATES, MAX_SET_MEMBERS, type MemberOrder, machineStates, objectMachine } from "./object-machine.js";
 
 /**
@@ -28,6 +29,8 @@ export interface ContainerContext {
   jt: JsonText;
   /** Grammar for a value satisfying all of `locs` (an empty list: any value). */
   visit(locs: readonly SchemaLocation[], hint: string): GbnfExpr;
+  /** The values satisfying all of `locs` when they are a finite list (enum, const, booleans, null), else null. */
+  finiteValues(locs: readonly SchemaLocation[]): unknown[] | null;
   /** Normalises the string constraints of `locs` (for propertyNames). */
   stringConstraintsOf(locs: readonly SchemaLocation[]): { patterns: RegexNode[]; minLength: number; maxLength: number | null } | null;
   relax(kind: RelaxationKind, pointer: string, keyword: string, detail?: string): void;
@@ -61,6 +64,12 @@ export function arrayExpr(ctx: ContainerContext, n: Norm, hint: string): GbnfExp
     max = null;
   }
   if (max !== null && max < min) return NOTHING;
+  if (n.uniqueItems && (max === null || max > 1)) {
+    const values = n.prefixItems.length === 0 && n.items !== false ? ctx.finiteValues(n.items) : null;
+    const unique = values === null ? null : uniqueArray(ctx.jt, values, min, max, hint);
+    if (unique !== null) return unique;
+    ctx.relax("uniqueItems", n.pointer, "uniqueItems");
+  }
   const prefix = n.prefixItems.map((locs, i) => named(ctx, sub(hint, String(i)), ctx.visit(locs, sub(hint, String(i)))));
   const rest = n.items === false ? null : named(ctx, sub(hint, "item"), ctx.visit(n.items, sub(hint, "item")));
   const open = seq(lit("["), ws);

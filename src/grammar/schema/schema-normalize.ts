@@ -56,6 +56,8 @@ export interface Norm {
   items: SchemaLocation[] | false;
   minItems: number;
   maxItems: number | null;
+  /** Items must differ (exact for small finite item sets, see unique-items.ts). */
+  uniqueItems: boolean;
   properties: Map<string, SchemaLocation[]>;
   required: Set<string>;
   forbidden: Set<string>;
@@ -89,6 +91,7 @@ export function emptyNorm(pointer: string): Norm {
     items: [],
     minItems: 0,
     maxItems: null,
+    uniqueItems: false,
     properties: new Map(),
     required: new Set(),
     forbidden: new Set(),
@@ -279,7 +282,7 @@ export function mergeInto(ctx: NormalizeContext, n: Norm, loc: SchemaLocation): 
     if (!cond?.exact) ctx.relax("ifThenElse", loc.pointer, "if");
   }
   for (const k of DEPENDENCY_KEYWORDS) if (o[k] !== undefined) n.anyOf.push(...dependencyGroups(ctx, loc, k));
-  if (o.uniqueItems === true) ctx.relax("uniqueItems", loc.pointer, "uniqueItems");
+  if (o.uniqueItems === true) (n.uniqueItems = true), n.touched.add("array");
   if (o.contains !== undefined) ctx.relax("contains", loc.pointer, "contains");
   for (const k of ["unevaluatedProperties", "unevaluatedItems"]) if (o[k] !== undefined && o[k] !== true) ctx.relax("unevaluated", loc.pointer, k);
 }

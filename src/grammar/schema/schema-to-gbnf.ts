@@ -236,6 +236,21 @@ export class SchemaConverter {
     return n;
   }
 
+  /** The values satisfying all of `locs` when they form a finite list (enum, const, booleans, null), else null. */
+  finiteValues(locs: readonly SchemaLocation[]): unknown[] | null {
+    if (locs.length === 0) return null;
+    const n = this.normalize(locs);
+    if (n.never !== null) return [];
+    if (n.anyOf.length > 0) return null;
+    let values: unknown[];
+    if (n.enumValues !== null) values = n.enumValues;
+    else if (n.types !== null && [...n.types].every((t) => t === "boolean" || t === "null")) values = [true, false, null];
+    else return null;
+    const out: unknown[] = [];
+    for (const v of values) if (valueAllowed(n, v) && !out.some((w) => jsonEqual(v, w))) out.push(v);
+    return out;
+  }
+
   /** String constraints of `locs` (for propertyNames), or null when they are not only string keywords. */
   stringConstraintsOf(locs: readonly SchemaLocation[]): { patterns: RegexNode[]; minLength: number; maxLength: number | null } | null {
     const n = this.normalize(locs);
