@@ -43,6 +43,7 @@ export const ERROR_CODES = {
   TOOLWRIGHT_TOOL_INCOMPLETE: "a tool call was cut off (maxTokens or a full context): it was not executed",
   TOOLWRIGHT_TOOL_FAILED: "a tool's execute threw or rejected",
   TOOLWRIGHT_TOOL_UNKNOWN: "a tool call names no tool of the request",
+  TOOLWRIGHT_RESPONSE_FORMAT: "an answer asked for with response_format is not JSON or breaks its schema (where the grammar could not be exact)",
 } as const;
 
 /** A `code` of a toolwright error. */

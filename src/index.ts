@@ -24,6 +24,7 @@ export type {
   ChatTool,
   ChatUsage,
   FinishReason,
+  ResponseFormatError,
   ToolCallError,
   ToolExecuteContext,
 } from "./session/index.js";

@@ -21,6 +21,7 @@ export type {
   ChatTool,
   ChatUsage,
   FinishReason,
+  ResponseFormatError,
   ToolCallError,
   ToolExecuteContext,
 } from "./types.js";

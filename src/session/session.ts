@@ -7,6 +7,7 @@ import type { Context } from "../runtime/context.js";
 import type { Model } from "../runtime/model.js";
 import type { ChatMessage, ToolCall } from "../types.js";
 import { checkSessionOptions, planChat, type PlannedChat } from "./options.js";
+import { checkResponseFormat } from "./response-format.js";
 import { runStep, type StepOutcome } from "./step.js";
 import { preparedTemplate } from "./template-cache.js";
 import { canExecuteAll, checkToolArguments, executeToolCalls } from "./tools.js";
@@ -194,7 +195,17 @@ export class ChatSession {
       };
       if (!runTools || plan.signal?.aborted) {
         const finishReason = plan.signal?.aborted ? "abort" : outcome.finishReason;
-        return { message, finishReason, usage: sumUsage(steps), timings: outcome.timings, steps, messages: added, toolErrors: steps.flatMap((s) => s.toolErrors) };
+        const responseFormatError = checkResponseFormat(message, plan.options.responseFormat);
+        return {
+          message,
+          finishReason,
+          usage: sumUsage(steps),
+          timings: outcome.timings,
+          steps,
+          messages: added,
+          toolErrors: steps.flatMap((s) => s.toolErrors),
+          ...(responseFormatError ? { responseFormatError } : {}),
+        };
       }
       messages.push(...step.toolMessages);
       added.push(...step.toolMessages);

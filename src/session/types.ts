@@ -8,6 +8,9 @@ import type { ContextOptions } from "../runtime/context.js";
 import type { SamplingOptions } from "../runtime/sampling.js";
 import type { AssistantMessage, ChatMessage, ResponseFormat, ToolChoice, ToolDefinition, ToolMessage } from "../types.js";
 import type { ChatDelta } from "../chat/types.js";
+import type { ResponseFormatError } from "./response-format.js";
+
+export type { ResponseFormatError } from "./response-format.js";
 
 /** What a tool's `execute` receives besides its arguments. */
 export interface ToolExecuteContext {
@@ -179,6 +182,11 @@ export interface ChatResult {
   messages: ChatMessage[];
   /** Every step's `toolErrors`, in order: calls not executed (invalid, cut off, unknown) and execute failures. */
   toolErrors: ToolCallError[];
+  /**
+   * Set when `responseFormat` asks for JSON and the final answer is not JSON or breaks the schema
+   * (the grammar is exact for most schemas; where it cannot be, or the answer was cut off, this says so).
+   */
+  responseFormatError?: ResponseFormatError;
 }
 
 /** One chunk of {@link ChatSession.streamChat}, shaped like OpenAI's `chat.completion.chunk`. */
