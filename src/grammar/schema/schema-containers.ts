@@ -193,6 +193,16 @@ export function objectExpr(ctx: ContainerContext, n: Norm, hint: string): GbnfEx
       return objectMachine(ctx.jt, members, extra, order, n.minProperties, n.maxProperties, hint);
     }
   }
+  if (order === "set" && !exactSet && requiredCount <= MAX_SET_MEMBERS) {
+    // Many members: the required ones tracked as a set, optional and extra ones free (and counted).
+    const required = members.filter((m) => m.required);
+    const loose = [...members.filter((m) => !m.required).map((m) => m.kv), ...(extra ? [extra] : [])];
+    if (machineStates("set", required.length, n.minProperties, n.maxProperties) <= MAX_MACHINE_STATES) {
+      ctx.relax("duplicateKeys", n.pointer, "properties");
+      const others = loose.length === 0 ? null : named(ctx, sub(hint, "opt"), alt(...loose));
+      return objectMachine(ctx.jt, required, others, "set", n.minProperties, n.maxProperties, hint);
+    }
+  }
   if (needsCount) ctx.relax("propertyCount", n.pointer, "minProperties/maxProperties");
   const nonEmpty = n.minProperties >= 1;
   const comma = seq(lit(","), ws);
