@@ -24,7 +24,7 @@ export type MemberOrder = "sequence" | "set";
 export const MAX_MACHINE_STATES = 512;
 
 /** Most members tracked as a set in any order (2^n positions). */
-export const MAX_SET_MEMBERS = 6;
+export const MAX_SET_MEMBERS = 4;
 
 /** The counts worth telling apart: 0..max, or 0..max(min, 1) saturating when there is no max. */
 function countLimit(min: number, max: number | null): number {

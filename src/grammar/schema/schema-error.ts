@@ -14,7 +14,7 @@ import { ToolwrightError } from "../../errors.js";
 
 /** The approximations the converter may make; keys are what `onRelaxation` reports. */
 export const RELAXATIONS = {
-  oneOf: "oneOf branches that overlap are made exclusive by negating the others; where a negation is only a superset (patterns, formats, items, additionalProperties), or past 8 branches, an instance matching several may pass",
+  oneOf: "oneOf branches that overlap are made exclusive by negating the others; where a negation is only a superset (patterns, formats, items, additionalProperties), or past the size budget, the oneOf is an anyOf: an instance matching several may pass",
   not: "not is exact where the schema has a negation (types, const/enum, required, properties, bounds, allOf/anyOf, $ref); other keywords under not (pattern, format, items, ...) are ignored",
   ifThenElse: "if/then/else: when `if` has no exact negation the else branch applies to a superset of ¬if; when it has none at all the condition is ignored",
   dependencies: "dependencies/dependentRequired/dependentSchemas are exact by branching; a value that is neither a key list nor a schema is ignored (beyond 64 combinations: anyOfExpansion)",
@@ -24,7 +24,7 @@ export const RELAXATIONS = {
   multipleOf: "multipleOf is enforced for integers without bounds (mod-k digits), small bounded ranges (listed) and powers of ten for unbounded numbers; otherwise ignored",
   numberExponent: "restriction: bounded numbers take exponent notation only where its magnitude surely fits (|x| < 1, or unbounded above); multipleOf numbers take none",
   propertyOrder: 'restriction: with propertyOrder "schema" (the chat default) or "required-first", declared properties must appear in that order (extra properties may appear anywhere)',
-  duplicateKeys: 'with propertyOrder "any", an object with more than six declared properties may repeat a key (required ones are tracked as a set up to six, counted beyond)',
+  duplicateKeys: 'with propertyOrder "any", an object with more than four declared properties may repeat an optional key (required ones are tracked as a set up to six, counted beyond)',
   overlappingPatterns: "a key matching several patternProperties must satisfy only one of their schemas",
   regexFeature: "regex lookarounds and word boundaries are ignored; back-references match their group's pattern",
   regexUnsupported: "a pattern using unsupported syntax (unicode properties, inline flags) is ignored",

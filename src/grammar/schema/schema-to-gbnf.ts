@@ -37,7 +37,7 @@ export interface SchemaToGbnfOptions {
   additionalProperties?: boolean;
   /**
    * Where declared properties may appear. "any" (default here): any order, as JSON Schema says
-   * (exact, without repeated keys, for objects of up to six declared properties; beyond, a key
+   * (exact, without repeated keys, for objects of up to four declared properties; beyond, an optional key
    * may repeat, RELAXATIONS.duplicateKeys). "schema": in `properties` order, as structured-output
    * APIs write them; the default of chat grammars (`pegToGbnf`), since a model writes better
    * JSON in the order the schema lists it. "required-first": the required properties first, then
