@@ -33,9 +33,13 @@ describe.skipIf(files.length === 0)("MaskBench schema coverage (sampled)", () =>
   test.each([
     ["schema", FLOOR_SCHEMA_ORDER],
     ["required-first", FLOOR_REQUIRED_FIRST],
-  ] as const)("propertyOrder %s: pass rate at or above the floor", (propertyOrder, floor) => {
-    const outcomes = cases.filter((_, i) => i % 3 === 0).map((c) => checkCoverageCase(c, { propertyOrder }));
-    const { passed, total } = summarizeCoverage(outcomes);
-    expect(passed / total).toBeGreaterThanOrEqual(floor);
-  }, 300_000);
+  ] as const)(
+    "propertyOrder %s: pass rate at or above the floor",
+    (propertyOrder, floor) => {
+      const outcomes = cases.filter((_, i) => i % 3 === 0).map((c) => checkCoverageCase(c, { propertyOrder }));
+      const { passed, total } = summarizeCoverage(outcomes);
+      expect(passed / total).toBeGreaterThanOrEqual(floor);
+    },
+    300_000,
+  );
 });

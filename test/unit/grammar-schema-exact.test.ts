@@ -129,7 +129,13 @@ describe("oneOf exclusivity", () => {
       },
       {
         name: "branches with typed properties",
-        schema: { type: "object", oneOf: [{ properties: { login: { type: "string" } }, required: ["login"] }, { properties: { password: { type: "string" } }, required: ["password"] }] },
+        schema: {
+          type: "object",
+          oneOf: [
+            { properties: { login: { type: "string" } }, required: ["login"] },
+            { properties: { password: { type: "string" } }, required: ["password"] },
+          ],
+        },
         accept: ['{"login": "a"}', '{"password": "b"}', '{"login": 1, "password": "b"}'],
         reject: ['{"login": "a", "password": "b"}', '{"login": 1}'],
       },

@@ -281,7 +281,18 @@ describe("errors and relaxations", () => {
   });
 
   test("relaxations are reported with their pointer, or thrown in strict mode", () => {
-    const schema = { type: "object", properties: { tags: { type: "array", uniqueItems: true }, kind: { oneOf: [{ type: "string", pattern: "^a" }, { type: "string", pattern: "b$" }] } } };
+    const schema = {
+      type: "object",
+      properties: {
+        tags: { type: "array", uniqueItems: true },
+        kind: {
+          oneOf: [
+            { type: "string", pattern: "^a" },
+            { type: "string", pattern: "b$" },
+          ],
+        },
+      },
+    };
     const seen: Relaxation[] = [];
     jsonSchemaToGbnf(schema, { onRelaxation: (r) => seen.push(r) });
     expect(seen.map((r) => [r.kind, r.pointer])).toEqual(

@@ -28,7 +28,6 @@ export function dependencyGroups(ctx: NormalizeContext, loc: SchemaLocation, key
       // `required` holds for non-objects, so two branches cover every value.
       if (dep.length > 0) groups.push([absent, { schema: { required: [key, ...dep.map(String)] }, pointer: `${where}(present)`, base }]);
     } else if (dep === true || (dep !== null && typeof dep === "object" && Object.keys(dep).length === 0)) {
-      continue;
     } else if (dep === false || (dep !== null && typeof dep === "object")) {
       // The schema applies only to objects having the key; other values pass untouched.
       groups.push([

@@ -14,7 +14,8 @@ import { ToolwrightError } from "../../errors.js";
 
 /** The approximations the converter may make; keys are what `onRelaxation` reports. */
 export const RELAXATIONS = {
-  oneOf: "oneOf branches that overlap are made exclusive by negating the others; where a negation is only a superset (patterns, formats, items, additionalProperties), or past the size budget, the oneOf is an anyOf: an instance matching several may pass",
+  oneOf:
+    "oneOf branches that overlap are made exclusive by negating the others; where a negation is only a superset (patterns, formats, items, additionalProperties), or past the size budget, the oneOf is an anyOf: an instance matching several may pass",
   not: "not is exact where the schema has a negation (types, const/enum, required, properties, bounds, allOf/anyOf, $ref); other keywords under not (pattern, format, items, ...) are ignored",
   ifThenElse: "if/then/else: when `if` has no exact negation the else branch applies to a superset of ¬if; when it has none at all the condition is ignored",
   dependencies: "dependencies/dependentRequired/dependentSchemas are exact by branching; a value that is neither a key list nor a schema is ignored (beyond 64 combinations: anyOfExpansion)",

@@ -17,9 +17,32 @@ export interface Negation {
 
 /** Keywords that do not constrain instances. */
 const INERT = new Set([
-  "$schema", "$id", "id", "$comment", "$defs", "definitions", "title", "description", "default", "examples", "example",
-  "readOnly", "writeOnly", "deprecated", "$anchor", "$dynamicAnchor", "$vocabulary", "contentEncoding", "contentMediaType",
-  "contentSchema", "nullable", "discriminator", "xml", "externalDocs", "markdownDescription", "errorMessage",
+  "$schema",
+  "$id",
+  "id",
+  "$comment",
+  "$defs",
+  "definitions",
+  "title",
+  "description",
+  "default",
+  "examples",
+  "example",
+  "readOnly",
+  "writeOnly",
+  "deprecated",
+  "$anchor",
+  "$dynamicAnchor",
+  "$vocabulary",
+  "contentEncoding",
+  "contentMediaType",
+  "contentSchema",
+  "nullable",
+  "discriminator",
+  "xml",
+  "externalDocs",
+  "markdownDescription",
+  "errorMessage",
 ]);
 
 /** Keywords that only constrain one type: their negation is "of that type and violating". */
