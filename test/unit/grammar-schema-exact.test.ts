@@ -247,6 +247,27 @@ describe("uniqueItems over small value sets", () => {
   });
 });
 
+describe("multipleOf", () => {
+  run(
+    [
+      {
+        name: "cents from zero up",
+        schema: { type: "number", multipleOf: 0.01, minimum: 0 },
+        accept: ["0", "0.5", "10.01", "3.990", "12", "0.00"],
+        reject: ["10.001", "-1", "0.001"],
+      },
+      {
+        name: "tenths in (0, 100]",
+        schema: { type: "number", multipleOf: 0.1, exclusiveMinimum: 0, maximum: 100 },
+        accept: ["0.1", "99.9", "100", "100.00", "5"],
+        reject: ["0", "0.0", "100.1", "101", "0.05"],
+      },
+      { name: "integers mod 7", schema: { type: "integer", multipleOf: 7 }, accept: ["0", "14", "-21", "700"], reject: ["1", "15", "-22"] },
+    ],
+    ["multipleOf"],
+  );
+});
+
 describe("formats", () => {
   const fmt = (format: string, accept: string[], reject: string[]): Case => ({
     name: `format ${format}`,

@@ -22,7 +22,8 @@ export const RELAXATIONS = {
   uniqueItems: "uniqueItems is exact for items from at most 8 values (enum, const, booleans, null); a grammar cannot compare other items",
   contains: "contains, minContains and maxContains are ignored",
   propertyCount: "minProperties/maxProperties are counted exactly up to 512 grammar states per object; beyond, they are ignored when optional or extra properties make the count variable",
-  multipleOf: "multipleOf is enforced for integers without bounds (mod-k digits), small bounded ranges (listed) and powers of ten for unbounded numbers; otherwise ignored",
+  multipleOf:
+    "multipleOf is enforced for integers without bounds (mod-k digits), small bounded ranges (listed), and powers of ten for numbers unbounded or from a non-negative integer lower bound to an integer upper one; otherwise ignored",
   numberExponent: "restriction: bounded numbers take exponent notation only where its magnitude surely fits (|x| < 1, or unbounded above); multipleOf numbers take none",
   propertyOrder: 'restriction: with propertyOrder "schema" (the chat default) or "required-first", declared properties must appear in that order (extra properties may appear anywhere)',
   duplicateKeys: 'with propertyOrder "any", an object with more than four declared properties may repeat an optional key (required ones are tracked as a set up to six, counted beyond)',

@@ -12,6 +12,7 @@ import type { RelaxationKind } from "./schema-error.js";
 import type { Norm } from "./schema-normalize.js";
 import { NOTHING, stringLanguage } from "./string-language.js";
 import { FORMAT_PATTERNS, LOOSE_FORMATS } from "./format.js";
+import { decimalMultiples } from "./multiple-of.js";
 
 export { FORMAT_PATTERNS } from "./format.js";
 
@@ -142,7 +143,13 @@ export function numberExpr(ctx: ScalarContext, n: Norm, hint: string): GbnfExpr 
       return seq(int, opt(seq(lit("."), rep(lit("0"), 1, null))));
     }
     const digits = m !== null ? Math.round(-Math.log10(m)) : NaN;
-    if (m !== null && digits > 0 && Math.abs(10 ** -digits - m) < 1e-15 && !bounded) {
+    const powerOfTen = m !== null && digits > 0 && Math.abs(10 ** -digits - m) < 1e-15;
+    const multiples = powerOfTen && bounded ? decimalMultiples(ctx.jt, digits, n.minimum, n.maximum, hint) : null;
+    if (multiples !== null) {
+      ctx.relax("numberExponent", n.pointer, "multipleOf");
+      return multiples;
+    }
+    if (powerOfTen && !bounded) {
       ctx.relax("numberExponent", n.pointer, "multipleOf");
       const d = cls([[0x30, 0x39]]);
       return seq(ctx.jt.integer(), opt(seq(lit("."), rep(d, 1, digits), rep(lit("0"), 0, null))));
