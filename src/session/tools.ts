@@ -23,8 +23,7 @@ const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false });
 /** Compiled validators by schema object (a schema that does not compile is kept as its error). */
 const validators = new WeakMap<object, ValidateFunction | Error>();
 
-/** The compiled ajv validator of `schema` (cached by object), its compile error, or null when it allows everything. */
-export function validatorOf(schema: JsonSchema | undefined): ValidateFunction | Error | null {
+function validatorOf(schema: JsonSchema | undefined): ValidateFunction | Error | null {
   if (schema === undefined || schema === true) return null;
   if (schema === false) return ajv.compile(false);
   let v = validators.get(schema);

@@ -30,6 +30,13 @@ describe("checkResponseFormat", () => {
     ["an answer cut off", jsonSchema, answer('{"tags": ["a"'), /not JSON/, false],
     ["no content", jsonSchema, answer(null), /not JSON/, false],
     ["json_object that is an array", { type: "json_object" } as ResponseFormat, answer("[1]"), /object/, true],
+    [
+      "a 2020-12 keyword (dependentRequired)",
+      { type: "json_schema", json_schema: { schema: { $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", dependentRequired: { card: ["billing"] } } } } as ResponseFormat,
+      answer('{"card": 1}'),
+      /billing/,
+      true,
+    ],
   ] as const)("%s: TOOLWRIGHT_RESPONSE_FORMAT", (_, format, message, pattern, hasDetails) => {
     const r = checkResponseFormat(message, format);
     expect(r?.error).toBeInstanceOf(ToolwrightError);
