@@ -90,6 +90,15 @@ describe("propertyOrder", () => {
   });
 });
 
+test("strict: any order is exact (a set) up to 8 members, an error beyond", () => {
+  const object = (n: number) => ({ type: "object", properties: Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, { type: "integer" }])) });
+  const g = jsonSchemaToGbnf(object(7) as never, { strict: true });
+  expect(matchGbnf(g, '{"k6": 1, "k0": 2}').ok).toBe(true);
+  expect(matchGbnf(g, '{"k6": 1, "k6": 2}').ok).toBe(false);
+  expect(() => jsonSchemaToGbnf(object(10) as never, { strict: true })).toThrow(/key may repeat|repeat/);
+  expect(() => jsonSchemaToGbnf(object(10) as never, { strict: true, propertyOrder: "schema" })).not.toThrow();
+});
+
 describe("minProperties / maxProperties by counting", () => {
   run(
     [

@@ -26,6 +26,9 @@ export const MAX_MACHINE_STATES = 512;
 /** Most members tracked as a set in any order (2^n positions). */
 export const MAX_SET_MEMBERS = 4;
 
+/** The same with `strict` (exact or an error): as many as the state budget allows (2^8 × 2). */
+export const MAX_STRICT_SET_MEMBERS = 8;
+
 /** The counts worth telling apart: 0..max, or 0..max(min, 1) saturating when there is no max. */
 function countLimit(min: number, max: number | null): number {
   return max ?? Math.max(min, 1);

@@ -15,7 +15,7 @@ import type { RelaxationKind } from "./schema-error.js";
 import type { Norm } from "./schema-normalize.js";
 import { NOTHING, isNothing, stringLanguage } from "./string-language.js";
 import { uniqueArray } from "./unique-items.js";
-import { MAX_MACHINE_STATES, MAX_SET_MEMBERS, type MemberOrder, machineStates, objectMachine } from "./object-machine.js";
+import { MAX_MACHINE_STATES, MAX_SET_MEMBERS, MAX_STRICT_SET_MEMBERS, type MemberOrder, machineStates, objectMachine } from "./object-machine.js";
 
 /**
  * Where declared properties may appear: "schema" in `properties` order, "required-first" the
@@ -38,6 +38,8 @@ export interface ContainerContext {
   additionalDefault: boolean;
   /** How declared properties may be ordered (see {@link PropertyOrder}). */
   propertyOrder: PropertyOrder;
+  /** Whether relaxations throw (the converter's `strict` option). */
+  strict: boolean;
 }
 
 /** prefixItems per named rule of an array's tail: keeps the expression's nesting shallow. */
@@ -185,7 +187,8 @@ export function objectExpr(ctx: ContainerContext, n: Norm, hint: string): GbnfEx
   // minProperties 1 is exact (the member list must not be empty); larger counts need counting.
   const needsCount = n.minProperties > Math.max(1, requiredCount) || (n.maxProperties !== null && (extra !== null || members.length > n.maxProperties));
   const order: MemberOrder = ctx.propertyOrder === "any" && members.length > 1 ? "set" : "sequence";
-  const exactSet = order === "sequence" || members.length <= MAX_SET_MEMBERS;
+  // Strict conversions pay for exact sets up to the state budget rather than allow repeated keys.
+  const exactSet = order === "sequence" || members.length <= (ctx.strict ? MAX_STRICT_SET_MEMBERS : MAX_SET_MEMBERS);
   if ((needsCount || order === "set") && exactSet) {
     const states = machineStates(order, members.length, n.minProperties, n.maxProperties);
     if (states <= MAX_MACHINE_STATES) {

@@ -98,6 +98,10 @@ export class SchemaConverter {
     return this.options.additionalProperties ?? true;
   }
 
+  get strict(): boolean {
+    return this.options.strict === true;
+  }
+
   get propertyOrder(): PropertyOrder {
     return this.options.propertyOrder ?? DEFAULT_PROPERTY_ORDER;
   }
