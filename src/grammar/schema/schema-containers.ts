@@ -284,8 +284,11 @@ function anyOrderObject(ctx: ContainerContext, n: Norm, members: { kv: GbnfExpr;
     return out;
   };
   const names = new Map<number, string>();
+  // Counted states are a chain 0..full: name them all first, so defining one never recurses 10k deep.
+  if (!bySet) for (let s = 0; s <= full; s++) names.set(s, b.reserve(sub(hint, `any${s}`)));
   const state = (s: number): GbnfExpr => {
     let name = names.get(s);
+    if (!bySet) return ref(name!);
     if (name === undefined) {
       name = b.reserve(sub(hint, `any${s}`));
       names.set(s, name);
@@ -297,6 +300,15 @@ function anyOrderObject(ctx: ContainerContext, n: Norm, members: { kv: GbnfExpr;
     }
     return ref(name);
   };
+  if (!bySet) {
+    for (let s = 0; s <= full; s++) {
+      const alts: GbnfExpr[] = [];
+      if (optKv) alts.push(seq(comma, optKv, ref(names.get(s)!)));
+      if (s < full) alts.push(seq(comma, anyReq!, ref(names.get(s + 1)!)));
+      else alts.push(EMPTY);
+      b.define(names.get(s)!, alt(...alts));
+    }
+  }
   const firsts: GbnfExpr[] = [];
   if (optKv) firsts.push(seq(optKv, state(0)));
   for (const [kv, next] of successors(0)) firsts.push(seq(kv, state(next)));
