@@ -28,6 +28,7 @@ export type {
   FromJsonSchema,
   ToolSpec,
   FinishReason,
+  ResponseFormatError,
   ToolCallError,
   ToolExecuteContext,
 } from "./session/index.js";

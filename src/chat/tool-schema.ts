@@ -157,7 +157,7 @@ const exact = new WeakSet<object>();
 export function checkStrictSchema(schema: JsonSchema, where: string): void {
   if (typeof schema === "boolean" || exact.has(schema)) return;
   try {
-    new SchemaConverter(new GbnfBuilder(), { strict: true, additionalProperties: false }).convert(schema, "strict");
+    new SchemaConverter(new GbnfBuilder(), { strict: true, additionalProperties: false, propertyOrder: "schema" }).convert(schema, "strict");
   } catch (e) {
     if (!(e instanceof SchemaError)) throw e;
     const reason = e.message.slice(`JSON Schema at ${e.pointer}, keyword ${e.keyword}: `.length);

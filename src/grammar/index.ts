@@ -21,5 +21,5 @@ export * from "./regex/automaton.js";
 export { type DfaSpelling, dfaToGbnf } from "./regex/dfa-gbnf.js";
 export { JsonText, type WhitespacePolicy } from "./schema/json-text.js";
 export { RELAXATIONS, RESTRICTION_KINDS, type Relaxation, type RelaxationKind, SchemaError } from "./schema/schema-error.js";
-export { SchemaConverter, type SchemaToGbnfOptions, jsonSchemaToGbnf } from "./schema/schema-to-gbnf.js";
+export { DEFAULT_PROPERTY_ORDER, type PropertyOrder, SchemaConverter, type SchemaToGbnfOptions, jsonSchemaToGbnf } from "./schema/schema-to-gbnf.js";
 export { type CoverageCase, type CoverageOutcome, checkCoverageCase, parseCoverageCase, summarizeCoverage } from "./schema/coverage.js";

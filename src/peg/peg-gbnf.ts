@@ -64,7 +64,8 @@ class Emitter {
       this.space = seq(rep(blank, 0, sp.inline), sp.lines === 0 ? EMPTY : opt(seq(rep(lineBreak, 1, sp.lines), rep(blank, 0, sp.indent))));
     }
     this.builder.reserve("root");
-    this.schemas = new SchemaConverter(this.builder, options);
+    // Generated JSON keeps the schema's property order unless asked otherwise (see SchemaToGbnfOptions.propertyOrder).
+    this.schemas = new SchemaConverter(this.builder, { ...options, propertyOrder: options.propertyOrder ?? "schema" });
   }
 
   /** The GBNF rule of PEG rule `name` (emitted on first use). */

@@ -24,6 +24,7 @@ export type {
   ChatToolFunction,
   ChatUsage,
   FinishReason,
+  ResponseFormatError,
   ToolCallError,
   ToolExecuteContext,
 } from "./types.js";

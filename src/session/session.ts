@@ -7,6 +7,7 @@ import type { Context } from "../runtime/context.js";
 import type { Model } from "../runtime/model.js";
 import type { ChatMessage, ToolCall } from "../types.js";
 import { checkSessionOptions, planChat, type PlannedChat } from "./options.js";
+import { checkResponseFormat } from "./response-format.js";
 import { runStep, type StepOutcome } from "./step.js";
 import { preparedTemplate } from "./template-cache.js";
 import { canExecuteAll, checkToolArguments, executeToolCalls } from "./tools.js";
@@ -211,6 +212,7 @@ export class ChatSession {
       };
       if (!runTools || plan.signal?.aborted) {
         const finishReason = plan.signal?.aborted ? "abort" : outcome.finishReason;
+        const responseFormatError = checkResponseFormat(message, plan.options.responseFormat);
         return {
           message,
           finishReason,
@@ -220,6 +222,7 @@ export class ChatSession {
           messages: added,
           toolErrors: steps.flatMap((s) => s.toolErrors),
           droppedMessages: Math.max(...steps.map((s) => s.droppedMessages)),
+          ...(responseFormatError ? { responseFormatError } : {}),
         };
       }
       messages.push(...step.toolMessages);

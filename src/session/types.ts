@@ -9,6 +9,9 @@ import type { SamplingOptions } from "../runtime/sampling.js";
 import type { AssistantMessage, ChatMessage, FunctionDefinition, JsonSchema, ResponseFormat, ToolChoice, ToolMessage } from "../types.js";
 import type { StandardSchemaLike } from "../chat/tool-schema.js";
 import type { ChatDelta } from "../chat/types.js";
+import type { ResponseFormatError } from "./response-format.js";
+
+export type { ResponseFormatError } from "./response-format.js";
 
 /** What a tool's `execute` receives besides its arguments. */
 export interface ToolExecuteContext {
@@ -231,6 +234,11 @@ export interface ChatResult {
   toolErrors: ToolCallError[];
   /** The most messages any step left out of its prompt to fit the context (0: none). */
   droppedMessages: number;
+  /**
+   * Set when `responseFormat` asks for JSON and the final answer is not JSON or breaks the schema
+   * (the grammar is exact for most schemas; where it cannot be, or the answer was cut off, this says so).
+   */
+  responseFormatError?: ResponseFormatError;
 }
 
 /** One chunk of {@link ChatSession.streamChat}, shaped like OpenAI's `chat.completion.chunk`. */

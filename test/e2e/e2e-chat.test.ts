@@ -70,7 +70,15 @@ describe("chat()", () => {
       expect(r.finishReason).toBe("stop");
       const value = JSON.parse(r.message.content as string);
       expect(validAnswer(value), JSON.stringify(validAnswer.errors)).toBe(true);
+      expect(r.responseFormatError).toBeUndefined();
     }
+  });
+
+  it("reports an answer cut off before its JSON ends in responseFormatError", async () => {
+    const r = await model.chat({ messages: [user("Is it sunny?")], responseFormat, maxTokens: 3, sampling: { seed: 1 } });
+    expect(r.finishReason).toBe("length");
+    expect(r.responseFormatError?.error.code).toBe("TOOLWRIGHT_RESPONSE_FORMAT");
+    expect(r.responseFormatError?.error.message).toMatch(/not JSON/);
   });
 
   it("leaves reasoning unconstrained and applies the grammar once it ends", async () => {

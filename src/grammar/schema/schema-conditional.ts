@@ -4,7 +4,8 @@
  * plus `required`. Its negation is "some listed property is present with another value, or some
  * required property is missing", which is again a schema. Other `if`s are left to the caller.
  */
-import type { SchemaLocation } from "./schema-document.js";
+import type { SchemaDocument, SchemaLocation } from "./schema-document.js";
+import { negateSchema } from "./schema-negate.js";
 
 const ANNOTATION = new Set(["title", "description", "$comment"]);
 
@@ -41,17 +42,26 @@ export function negateDiscriminator(ifSchema: unknown): unknown {
 
 /**
  * The two branches of `loc`'s if/then/else as synthetic locations (for an anyOf group), or null
- * when `if` cannot be negated.
+ * when `if` cannot be negated; `exact` is false when the negation is only a superset.
  */
-export function conditionalBranches(loc: SchemaLocation): [SchemaLocation, SchemaLocation] | null {
+export function conditionalBranches(loc: SchemaLocation, doc?: SchemaDocument): { branches: [SchemaLocation, SchemaLocation]; exact: boolean } | null {
   const o = loc.schema as Record<string, unknown>;
-  const notIf = negateDiscriminator(o.if);
+  let notIf = negateDiscriminator(o.if);
+  let exact = true;
+  if (notIf === null && doc) {
+    // Any other `if` the negator can say: exactly, or as a superset (then the else branch is looser).
+    const neg = negateSchema(doc, doc.child(loc, "if"), loc.base);
+    if (neg.schema !== true) ({ schema: notIf, exact } = neg);
+  }
   if (notIf === null) return null;
   const pass = { allOf: [o.if, o.then ?? true] };
   const fail = { allOf: [notIf, o.else ?? true] };
   // Synthetic pointers keep caches apart; `$ref`s inside still resolve against the same base.
-  return [
-    { schema: pass, pointer: `${loc.pointer}/if(then)`, base: loc.base },
-    { schema: fail, pointer: `${loc.pointer}/if(else)`, base: loc.base },
-  ];
+  return {
+    branches: [
+      { schema: pass, pointer: `${loc.pointer}/if(then)`, base: loc.base },
+      { schema: fail, pointer: `${loc.pointer}/if(else)`, base: loc.base },
+    ],
+    exact,
+  };
 }

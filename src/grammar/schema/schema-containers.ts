@@ -14,19 +14,32 @@ import type { SchemaLocation } from "./schema-document.js";
 import type { RelaxationKind } from "./schema-error.js";
 import type { Norm } from "./schema-normalize.js";
 import { NOTHING, isNothing, stringLanguage } from "./string-language.js";
+import { uniqueArray } from "./unique-items.js";
+import { MAX_MACHINE_STATES, MAX_SET_MEMBERS, MAX_STRICT_SET_MEMBERS, type MemberOrder, machineStates, objectMachine } from "./object-machine.js";
+
+/**
+ * Where declared properties may appear: "schema" in `properties` order, "required-first" the
+ * required ones first (each group in `properties` order), "any" in any order. Extra properties
+ * (patternProperties, additionalProperties) may appear anywhere in each.
+ */
+export type PropertyOrder = "schema" | "required-first" | "any";
 
 /** What container generation needs from the converter. */
 export interface ContainerContext {
   jt: JsonText;
   /** Grammar for a value satisfying all of `locs` (an empty list: any value). */
   visit(locs: readonly SchemaLocation[], hint: string): GbnfExpr;
+  /** The values satisfying all of `locs` when they are a finite list (enum, const, booleans, null), else null. */
+  finiteValues(locs: readonly SchemaLocation[]): unknown[] | null;
   /** Normalises the string constraints of `locs` (for propertyNames). */
   stringConstraintsOf(locs: readonly SchemaLocation[]): { patterns: RegexNode[]; minLength: number; maxLength: number | null } | null;
   relax(kind: RelaxationKind, pointer: string, keyword: string, detail?: string): void;
   /** What a missing additionalProperties means. */
   additionalDefault: boolean;
-  /** Whether declared properties must follow `properties` order. */
-  propertyOrder: "schema" | "any";
+  /** How declared properties may be ordered (see {@link PropertyOrder}). */
+  propertyOrder: PropertyOrder;
+  /** Whether relaxations throw (the converter's `strict` option). */
+  strict: boolean;
 }
 
 /** prefixItems per named rule of an array's tail: keeps the expression's nesting shallow. */
@@ -53,6 +66,12 @@ export function arrayExpr(ctx: ContainerContext, n: Norm, hint: string): GbnfExp
     max = null;
   }
   if (max !== null && max < min) return NOTHING;
+  if (n.uniqueItems && (max === null || max > 1)) {
+    const values = n.prefixItems.length === 0 && n.items !== false ? ctx.finiteValues(n.items) : null;
+    const unique = values === null ? null : uniqueArray(ctx.jt, values, min, max, hint);
+    if (unique !== null) return unique;
+    ctx.relax("uniqueItems", n.pointer, "uniqueItems");
+  }
   const prefix = n.prefixItems.map((locs, i) => named(ctx, sub(hint, String(i)), ctx.visit(locs, sub(hint, String(i)))));
   const rest = n.items === false ? null : named(ctx, sub(hint, "item"), ctx.visit(n.items, sub(hint, "item")));
   const open = seq(lit("["), ws);
@@ -164,8 +183,29 @@ export function objectExpr(ctx: ContainerContext, n: Norm, hint: string): GbnfEx
   const requiredCount = members.filter((m) => m.required).length;
   if (extra === null && members.length < n.minProperties) return NOTHING;
   if (n.maxProperties !== null && requiredCount > n.maxProperties) return NOTHING;
-  // minProperties 1 is exact (the member list must not be empty); larger counts are not.
+  if (ctx.propertyOrder === "required-first") members.sort((a, b) => Number(b.required) - Number(a.required));
+  // minProperties 1 is exact (the member list must not be empty); larger counts need counting.
   const needsCount = n.minProperties > Math.max(1, requiredCount) || (n.maxProperties !== null && (extra !== null || members.length > n.maxProperties));
+  const order: MemberOrder = ctx.propertyOrder === "any" && members.length > 1 ? "set" : "sequence";
+  // Strict conversions pay for exact sets up to the state budget rather than allow repeated keys.
+  const exactSet = order === "sequence" || members.length <= (ctx.strict ? MAX_STRICT_SET_MEMBERS : MAX_SET_MEMBERS);
+  if ((needsCount || order === "set") && exactSet) {
+    const states = machineStates(order, members.length, n.minProperties, n.maxProperties);
+    if (states <= MAX_MACHINE_STATES) {
+      if (order === "sequence" && members.length > 1 && members.some((m) => !m.required)) ctx.relax("propertyOrder", n.pointer, "properties");
+      return objectMachine(ctx.jt, members, extra, order, n.minProperties, n.maxProperties, hint);
+    }
+  }
+  if (order === "set" && !exactSet && requiredCount <= MAX_SET_MEMBERS) {
+    // Many members: the required ones tracked as a set, optional and extra ones free (and counted).
+    const required = members.filter((m) => m.required);
+    const loose = [...members.filter((m) => !m.required).map((m) => m.kv), ...(extra ? [extra] : [])];
+    if (machineStates("set", required.length, n.minProperties, n.maxProperties) <= MAX_MACHINE_STATES) {
+      ctx.relax("duplicateKeys", n.pointer, "properties");
+      const others = loose.length === 0 ? null : named(ctx, sub(hint, "opt"), alt(...loose));
+      return objectMachine(ctx.jt, required, others, "set", n.minProperties, n.maxProperties, hint);
+    }
+  }
   if (needsCount) ctx.relax("propertyCount", n.pointer, "minProperties/maxProperties");
   const nonEmpty = n.minProperties >= 1;
   const comma = seq(lit(","), ws);
@@ -176,7 +216,7 @@ export function objectExpr(ctx: ContainerContext, n: Norm, hint: string): GbnfEx
     const some = seq(extra, extras, ws);
     return seq(lit("{"), ws, nonEmpty ? some : opt(some), lit("}"));
   }
-  if (ctx.propertyOrder === "any" && members.length > 1) return anyOrderObject(ctx, n, members, extra, nonEmpty, hint);
+  if (order === "set") return anyOrderObject(ctx, n, members, extra, nonEmpty, hint);
   if (members.length > 1 && members.some((m) => !m.required)) ctx.relax("propertyOrder", n.pointer, "properties");
   // rest(i): members i.. each preceded by a comma; first(i): members i.. where the first present one has none.
   const restRules: (GbnfExpr | null)[] = new Array(members.length + 1).fill(null);
@@ -217,9 +257,11 @@ export function objectExpr(ctx: ContainerContext, n: Norm, hint: string): GbnfEx
 const MAX_TRACKED_REQUIRED = 6;
 
 /**
- * Members in any order. Required keys are tracked as the set seen so far (few keys) or by count
- * (many keys: exact for objects without repeated keys, which is every parsed JSON object); optional
- * and extra keys may appear anywhere. A repeated key is not prevented (RELAXATIONS.duplicateKeys).
+ * Members in any order, for objects with more members than {@link MAX_SET_MEMBERS} (fewer get
+ * the exact machine of `object-machine.ts`). Required keys are tracked as the set seen so far
+ * (few keys) or by count (many keys: exact for objects without repeated keys, which is every
+ * parsed JSON object); optional and extra keys may appear anywhere. A repeated key is not
+ * prevented (RELAXATIONS.duplicateKeys).
  */
 function anyOrderObject(ctx: ContainerContext, n: Norm, members: { kv: GbnfExpr; required: boolean }[], extra: GbnfExpr | null, nonEmpty: boolean, hint: string): GbnfExpr {
   const ws = ctx.jt.ws();
@@ -242,8 +284,11 @@ function anyOrderObject(ctx: ContainerContext, n: Norm, members: { kv: GbnfExpr;
     return out;
   };
   const names = new Map<number, string>();
+  // Counted states are a chain 0..full: name them all first, so defining one never recurses 10k deep.
+  if (!bySet) for (let s = 0; s <= full; s++) names.set(s, b.reserve(sub(hint, `any${s}`)));
   const state = (s: number): GbnfExpr => {
     let name = names.get(s);
+    if (!bySet) return ref(name!);
     if (name === undefined) {
       name = b.reserve(sub(hint, `any${s}`));
       names.set(s, name);
@@ -255,6 +300,15 @@ function anyOrderObject(ctx: ContainerContext, n: Norm, members: { kv: GbnfExpr;
     }
     return ref(name);
   };
+  if (!bySet) {
+    for (let s = 0; s <= full; s++) {
+      const alts: GbnfExpr[] = [];
+      if (optKv) alts.push(seq(comma, optKv, ref(names.get(s)!)));
+      if (s < full) alts.push(seq(comma, anyReq!, ref(names.get(s + 1)!)));
+      else alts.push(EMPTY);
+      b.define(names.get(s)!, alt(...alts));
+    }
+  }
   const firsts: GbnfExpr[] = [];
   if (optKv) firsts.push(seq(optKv, state(0)));
   for (const [kv, next] of successors(0)) firsts.push(seq(kv, state(next)));

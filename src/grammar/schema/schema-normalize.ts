@@ -4,6 +4,9 @@
  * (property values, items) are not merged here: they stay as lists of locations and are
  * converted lazily, which is what lets recursive schemas terminate.
  */
+import { DEPENDENCY_KEYWORDS, dependencyGroups } from "./dependencies.js";
+import { exclusiveBranches } from "./one-of.js";
+import { negateSchema } from "./schema-negate.js";
 import { conditionalBranches } from "./schema-conditional.js";
 import type { SchemaDocument, SchemaLocation } from "./schema-document.js";
 import { type RelaxationKind, SchemaError } from "./schema-error.js";
@@ -53,6 +56,8 @@ export interface Norm {
   items: SchemaLocation[] | false;
   minItems: number;
   maxItems: number | null;
+  /** Items must differ (exact for small finite item sets, see unique-items.ts). */
+  uniqueItems: boolean;
   properties: Map<string, SchemaLocation[]>;
   required: Set<string>;
   forbidden: Set<string>;
@@ -86,6 +91,7 @@ export function emptyNorm(pointer: string): Norm {
     items: [],
     minItems: 0,
     maxItems: null,
+    uniqueItems: false,
     properties: new Map(),
     required: new Set(),
     forbidden: new Set(),
@@ -267,17 +273,16 @@ export function mergeInto(ctx: NormalizeContext, n: Norm, loc: SchemaLocation): 
     if (o[key] === undefined) continue;
     const list = o[key];
     if (!Array.isArray(list) || list.length === 0) throw new SchemaError(loc.pointer, key, "must be a non-empty array");
-    if (key === "oneOf" && list.length > 1) ctx.relax("oneOf", loc.pointer, "oneOf");
-    n.anyOf.push(list.map((_, i) => at(key, i)));
+    n.anyOf.push(key === "oneOf" ? exclusiveBranches(ctx, loc) : list.map((_, i) => at(key, i)));
   }
   if (o.not !== undefined) mergeNot(ctx, n, at("not"));
   if (o.if !== undefined && (o.then !== undefined || o.else !== undefined) && draft >= 7) {
-    const branches = conditionalBranches({ ...loc, base: ctx.doc.baseOf(loc) });
-    if (branches) n.anyOf.push(branches);
-    else ctx.relax("ifThenElse", loc.pointer, "if");
+    const cond = conditionalBranches({ ...loc, base: ctx.doc.baseOf(loc) }, ctx.doc);
+    if (cond) n.anyOf.push(cond.branches);
+    if (!cond?.exact) ctx.relax("ifThenElse", loc.pointer, "if");
   }
-  for (const k of ["dependencies", "dependentRequired", "dependentSchemas"]) if (o[k] !== undefined) ctx.relax("dependencies", loc.pointer, k);
-  if (o.uniqueItems === true) ctx.relax("uniqueItems", loc.pointer, "uniqueItems");
+  for (const k of DEPENDENCY_KEYWORDS) if (o[k] !== undefined) n.anyOf.push(...dependencyGroups(ctx, loc, k));
+  if (o.uniqueItems === true) (n.uniqueItems = true), n.touched.add("array");
   if (o.contains !== undefined) ctx.relax("contains", loc.pointer, "contains");
   for (const k of ["unevaluatedProperties", "unevaluatedItems"]) if (o[k] !== undefined && o[k] !== true) ctx.relax("unevaluated", loc.pointer, k);
 }
@@ -406,7 +411,7 @@ function mergeObject(ctx: NormalizeContext, n: Norm, o: Record<string, unknown>,
   void ctx;
 }
 
-/** `not`: exact for types, const/enum and required keys; ignored (relaxed) otherwise. */
+/** `not`: types, const/enum and required keys directly; other schemas through their negation. */
 function mergeNot(ctx: NormalizeContext, n: Norm, loc: SchemaLocation): void {
   const s = loc.schema;
   if (s === true || (s !== null && typeof s === "object" && Object.keys(s as object).length === 0)) {
@@ -448,5 +453,8 @@ function mergeNot(ctx: NormalizeContext, n: Norm, loc: SchemaLocation): void {
       return;
     }
   }
-  ctx.relax("not", loc.pointer, "not");
+  // Anything else: merge the negation as a schema (De Morgan over the keywords; see schema-negate.ts).
+  const neg = negateSchema(ctx.doc, loc, loc.base);
+  if (!neg.exact) ctx.relax("not", loc.pointer, "not");
+  if (neg.schema !== true) mergeInto(ctx, n, { schema: neg.schema, pointer: `${loc.pointer}(negated)`, base: loc.base });
 }

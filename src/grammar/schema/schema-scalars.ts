@@ -11,38 +11,16 @@ import { decimalBound, decimalRange, integerRange } from "./numeric-range.js";
 import type { RelaxationKind } from "./schema-error.js";
 import type { Norm } from "./schema-normalize.js";
 import { NOTHING, stringLanguage } from "./string-language.js";
+import { FORMAT_PATTERNS, LOOSE_FORMATS } from "./format.js";
+import { decimalMultiples } from "./multiple-of.js";
+
+export { FORMAT_PATTERNS } from "./format.js";
 
 /** What scalar generation needs from the converter. */
 export interface ScalarContext {
   jt: JsonText;
   relax(kind: RelaxationKind, pointer: string, keyword: string, detail?: string): void;
 }
-
-const YEAR = "[0-9]{4}";
-// Years divisible by 4 but not by 100, or by 400: the only ones with a 29 February.
-const LEAP_YEAR = "([0-9]{2}(0[48]|[2468][048]|[13579][26])|([02468][048]|[13579][26])00)";
-/** A calendar date (RFC 3339 full-date), month lengths and leap years included. */
-const DATE = `(${YEAR}-(0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01])` + `|${YEAR}-(0[469]|11)-(0[1-9]|[12][0-9]|30)` + `|${YEAR}-02-(0[1-9]|1[0-9]|2[0-8])` + `|${LEAP_YEAR}-02-29)`;
-const TIME = "([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)(\\.[0-9]+)?([Zz]|[+-]([01][0-9]|2[0-3]):[0-5][0-9])";
-const IPV4_PART = "(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])";
-const HOST_LABEL = "[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?";
-
-/**
- * Formats we constrain, as anchored regexes. date/time/date-time/uuid/ipv4 are exact (RFC 3339
- * shapes); email, uri, hostname and the like are loose shapes (see RELAXATIONS.format).
- */
-export const FORMAT_PATTERNS: Readonly<Record<string, string>> = {
-  date: `^${DATE}$`,
-  time: `^${TIME}$`,
-  "date-time": `^${DATE}[Tt]${TIME}$`,
-  uuid: "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
-  ipv4: `^(${IPV4_PART}\\.){3}${IPV4_PART}$`,
-  email: "^[^\\s@]+@[^\\s@]+$",
-  "idn-email": "^[^\\s@]+@[^\\s@]+$",
-  hostname: `^${HOST_LABEL}(\\.${HOST_LABEL})*\\.?$`,
-  uri: "^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$",
-  iri: "^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$",
-};
 
 function parsePattern(ctx: ScalarContext, source: string, pointer: string, keyword: string): RegexNode | null {
   try {
@@ -72,7 +50,8 @@ export function stringExpr(ctx: ScalarContext, n: Norm, hint: string): GbnfExpr 
       ctx.relax("format", f.pointer, "format", `unknown format ${JSON.stringify(f.name)} ignored`);
       continue;
     }
-    if (["email", "idn-email", "hostname", "uri", "iri"].includes(f.name)) ctx.relax("format", f.pointer, "format", `${f.name} is a loose shape`);
+    const loose = LOOSE_FORMATS[f.name];
+    if (loose !== undefined) ctx.relax("format", f.pointer, "format", `${f.name}: ${loose}`);
     patterns.push(parseRegex(source));
   }
   const excludeWords = n.notValues.filter((v): v is string => typeof v === "string");
@@ -164,7 +143,13 @@ export function numberExpr(ctx: ScalarContext, n: Norm, hint: string): GbnfExpr 
       return seq(int, opt(seq(lit("."), rep(lit("0"), 1, null))));
     }
     const digits = m !== null ? Math.round(-Math.log10(m)) : NaN;
-    if (m !== null && digits > 0 && Math.abs(10 ** -digits - m) < 1e-15 && !bounded) {
+    const powerOfTen = m !== null && digits > 0 && Math.abs(10 ** -digits - m) < 1e-15;
+    const multiples = powerOfTen && bounded ? decimalMultiples(ctx.jt, digits, n.minimum, n.maximum, hint) : null;
+    if (multiples !== null) {
+      ctx.relax("numberExponent", n.pointer, "multipleOf");
+      return multiples;
+    }
+    if (powerOfTen && !bounded) {
       ctx.relax("numberExponent", n.pointer, "multipleOf");
       const d = cls([[0x30, 0x39]]);
       return seq(ctx.jt.integer(), opt(seq(lit("."), rep(d, 1, digits), rep(lit("0"), 0, null))));

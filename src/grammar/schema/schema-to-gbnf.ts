@@ -17,7 +17,12 @@ import type { RegexNode } from "../regex/regex-ast.js";
 import { RegexSyntaxError } from "../regex/regex-ast.js";
 import { parseRegex } from "../regex/regex-parse.js";
 import { JsonText, type WhitespacePolicy } from "./json-text.js";
-import { arrayExpr, objectExpr } from "./schema-containers.js";
+import { type PropertyOrder, arrayExpr, objectExpr } from "./schema-containers.js";
+
+export type { PropertyOrder } from "./schema-containers.js";
+
+/** propertyOrder of {@link jsonSchemaToGbnf} when none is given: JSON Schema's meaning (any order). */
+export const DEFAULT_PROPERTY_ORDER: PropertyOrder = "any";
 import { SchemaDocument, type SchemaLocation } from "./schema-document.js";
 import { RELAXATIONS, RESTRICTION_KINDS, type Relaxation, type RelaxationKind, SchemaError } from "./schema-error.js";
 import { ALL_TYPES, type Norm, type TypeName, cloneNorm, emptyNorm, isPureRef, jsonEqual, mergeInto } from "./schema-normalize.js";
@@ -31,10 +36,14 @@ export interface SchemaToGbnfOptions {
   /** What an absent `additionalProperties` means on objects declaring properties (default true, as JSON Schema says). */
   additionalProperties?: boolean;
   /**
-   * "schema" (default): declared properties in `properties` order, as structured-output APIs do,
-   * which keeps generation deterministic and free of repeated keys. "any": any order.
+   * Where declared properties may appear. "any" (default here): any order, as JSON Schema says
+   * (exact, without repeated keys, for objects of up to four declared properties; beyond, an optional key
+   * may repeat, RELAXATIONS.duplicateKeys). "schema": in `properties` order, as structured-output
+   * APIs write them; the default of chat grammars (`pegToGbnf`), since a model writes better
+   * JSON in the order the schema lists it. "required-first": the required properties first, then
+   * the optional ones, each in `properties` order. Extra properties may appear anywhere.
    */
-  propertyOrder?: "schema" | "any";
+  propertyOrder?: PropertyOrder;
   /** Throw a {@link SchemaError} instead of any relaxation that would accept invalid instances. */
   strict?: boolean;
   /** Called once per relaxation applied (see RELAXATIONS). */
@@ -80,8 +89,8 @@ export class SchemaConverter {
   ) {
     const ws = options.whitespace ?? "flexible";
     if (!["flexible", "single", "none"].includes(ws)) throw new RangeError(`whitespace must be "flexible", "single" or "none", got ${JSON.stringify(ws)}`);
-    const order = options.propertyOrder ?? "schema";
-    if (order !== "schema" && order !== "any") throw new RangeError(`propertyOrder must be "schema" or "any", got ${JSON.stringify(order)}`);
+    const order = options.propertyOrder ?? DEFAULT_PROPERTY_ORDER;
+    if (!["schema", "required-first", "any"].includes(order)) throw new RangeError(`propertyOrder must be "schema", "required-first" or "any", got ${JSON.stringify(order)}`);
     this.jt = new JsonText(builder, ws);
   }
 
@@ -89,8 +98,12 @@ export class SchemaConverter {
     return this.options.additionalProperties ?? true;
   }
 
-  get propertyOrder(): "schema" | "any" {
-    return this.options.propertyOrder ?? "schema";
+  get strict(): boolean {
+    return this.options.strict === true;
+  }
+
+  get propertyOrder(): PropertyOrder {
+    return this.options.propertyOrder ?? DEFAULT_PROPERTY_ORDER;
   }
 
   /**
@@ -225,6 +238,21 @@ export class SchemaConverter {
     const ctx = { doc: this.document, relax: this.relax.bind(this) };
     for (const l of locs) mergeInto(ctx, n, l);
     return n;
+  }
+
+  /** The values satisfying all of `locs` when they form a finite list (enum, const, booleans, null), else null. */
+  finiteValues(locs: readonly SchemaLocation[]): unknown[] | null {
+    if (locs.length === 0) return null;
+    const n = this.normalize(locs);
+    if (n.never !== null) return [];
+    if (n.anyOf.length > 0) return null;
+    let values: unknown[];
+    if (n.enumValues !== null) values = n.enumValues;
+    else if (n.types !== null && [...n.types].every((t) => t === "boolean" || t === "null")) values = [true, false, null];
+    else return null;
+    const out: unknown[] = [];
+    for (const v of values) if (valueAllowed(n, v) && !out.some((w) => jsonEqual(v, w))) out.push(v);
+    return out;
   }
 
   /** String constraints of `locs` (for propertyNames), or null when they are not only string keywords. */

@@ -1,0 +1,89 @@
+/**
+ * The check of a finished answer against `responseFormat`. The grammar already keeps the answer
+ * to its schema, but where a grammar cannot be exact (RELAXATIONS in
+ * `grammar/schema/schema-error.ts`: uniqueItems over strings, a large oneOf, ...) it lets
+ * through a superset; an answer cut off by maxTokens is not complete JSON either. ajv validates
+ * the parsed answer, as the tool runner does for arguments, so the caller learns when the
+ * answer does not match.
+ */
+import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { ToolwrightError } from "../errors.js";
+import type { AssistantMessage, JsonSchema, ResponseFormat } from "../types.js";
+
+// The same ajv settings as the tool runner's argument check (formats are the grammar's job).
+const AJV_OPTIONS = { strict: false, allErrors: true, validateFormats: false } as const;
+const ajv = new Ajv(AJV_OPTIONS);
+const ajv2020 = new Ajv2020(AJV_OPTIONS);
+/** Compiled validators by schema object (a schema that does not compile is kept as its error). */
+const validators = new WeakMap<object, ValidateFunction | Error>();
+
+function validatorOf(schema: JsonSchema): ValidateFunction | Error | null {
+  if (schema === true) return null;
+  if (schema === false) return ajv.compile(false);
+  let v = validators.get(schema);
+  if (v === undefined) {
+    try {
+      // A caller's `$id` would clash on the shared instance when seen twice: compile a copy without it.
+      const { $id: _id, $schema, ...rest } = schema as Record<string, unknown>;
+      v = typeof $schema === "string" && /2020-12|2019-09/.test($schema) ? ajv2020.compile(rest) : ajv.compile(rest);
+    } catch (e) {
+      v = e instanceof Error ? e : new Error(String(e));
+    }
+    validators.set(schema, v);
+  }
+  return v;
+}
+
+/** Why an answer does not satisfy the request's `responseFormat` (on `ChatResult.responseFormatError`). */
+export interface ResponseFormatError {
+  /** Code TOOLWRIGHT_RESPONSE_FORMAT; the message names the first violations. */
+  error: ToolwrightError;
+  /** The schema violations (ajv's error objects), when the answer is JSON. */
+  details?: ErrorObject[];
+}
+
+function schemaOf(format: ResponseFormat | undefined): JsonSchema | null {
+  if (format === undefined || format.type === "text") return null;
+  if (format.type === "json_object") return format.schema ?? { type: "object" };
+  return format.json_schema.schema;
+}
+
+/** The JSON text of an answer: the content, without the ```json fence a model may write around it. */
+function answerText(content: string): string {
+  const m = /^\s*```(?:json)?\s*([\s\S]*?)\s*```\s*$/.exec(content);
+  return (m ? m[1]! : content).trim();
+}
+
+/**
+ * Checks the final answer against the request's `responseFormat`: null when it matches (or no
+ * JSON was asked for, or the turn ended in tool calls).
+ *
+ * @example
+ * import { loadModel } from "toolwright";
+ * const model = await loadModel("model.gguf");
+ * const r = await model.chat({ messages, responseFormat: { type: "json_schema", json_schema: { schema } } });
+ * if (r.responseFormatError) console.warn(r.responseFormatError.error.message);
+ */
+export function checkResponseFormat(message: AssistantMessage, format: ResponseFormat | undefined): ResponseFormatError | null {
+  const schema = schemaOf(format);
+  if (schema === null || (message.tool_calls?.length ?? 0) > 0) return null;
+  const content = typeof message.content === "string" ? message.content : "";
+  let value: unknown;
+  try {
+    value = JSON.parse(answerText(content));
+  } catch (e) {
+    return { error: new ToolwrightError(`the answer is not JSON, as responseFormat asks (${(e as Error).message})`, "TOOLWRIGHT_RESPONSE_FORMAT", { cause: e }) };
+  }
+  const validate = validatorOf(schema);
+  if (validate instanceof Error) {
+    return { error: new ToolwrightError(`the responseFormat schema cannot be used to check the answer: ${validate.message}`, "TOOLWRIGHT_RESPONSE_FORMAT", { cause: validate }) };
+  }
+  if (validate === null || validate(value)) return null;
+  const details = [...(validate.errors ?? [])];
+  const text = details
+    .slice(0, 8)
+    .map((d) => `${d.instancePath === "" ? "answer" : `answer${d.instancePath}`} ${d.message ?? "is invalid"}`)
+    .join("; ");
+  return { error: new ToolwrightError(`the answer does not match the responseFormat schema: ${text}`, "TOOLWRIGHT_RESPONSE_FORMAT"), details };
+}
