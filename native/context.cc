@@ -50,7 +50,8 @@ int64_t EstimateNativeBytes(const ContextState& s) {
 }  // namespace
 
 ContextState::~ContextState() {
-  thread.reset();  // idle (see the member); from its own thread it detaches and ends
+  // Idle (see the member): joins it, or, on the thread itself, lets it end after this job.
+  if (thread) thread->Stop();
   if (batch_capacity > 0) llama_batch_free(batch);
   if (ctx != nullptr) llama_free(ctx);
   if (pool_batch != nullptr && pool_batch != pool) ggml_threadpool_free(pool_batch);
@@ -168,20 +169,25 @@ bool ContextState::Decode(const std::vector<llama_token>& input, std::string* co
 }
 
 void ContextRegistry::Add(const ContextPtr& state) {
-  live.erase(std::remove_if(live.begin(), live.end(),
-                            [](const std::weak_ptr<ContextState>& w) { return w.expired(); }),
-             live.end());
-  live.push_back(state);
+  // A thread whose context is gone and whose loop returned joins at once; others stay listed.
+  entries.erase(std::remove_if(entries.begin(), entries.end(),
+                               [](const Entry& e) {
+                                 if (!e.state.expired() || !e.thread->Finished()) return false;
+                                 e.thread->Stop();
+                                 return true;
+                               }),
+                entries.end());
+  entries.push_back({state, state->thread});
 }
 
 void ContextRegistry::StopAll() {
-  for (const std::weak_ptr<ContextState>& weak : live) {
-    if (ContextPtr state = weak.lock()) {
-      state->abort.store(true);  // a running decode (ahead) stops at its next graph node
-      state->thread->Stop();     // runs what is queued (aborted at once), then joins
-    }
+  for (const Entry& entry : entries) {
+    if (ContextPtr state = entry.state.lock()) state->abort.store(true);  // stops at the next graph node
   }
-  live.clear();
+  // Runs what is queued (aborted at once), then joins; a disposed context's thread finishes
+  // freeing it first.
+  for (const Entry& entry : entries) entry.thread->Stop();
+  entries.clear();
 }
 
 void Context::Init(Napi::Env env, Napi::Object exports) {
@@ -205,6 +211,16 @@ void Context::Init(Napi::Env env, Napi::Object exports) {
   data.contexts = std::make_shared<ContextRegistry>();
   env.AddCleanupHook([registry = data.contexts]() { registry->StopAll(); });
   exports.Set("Context", ctor);
+  // stopContexts(): what the cleanup hook does, for the process's "exit" event (process.exit()
+  // runs no cleanup hook on the main thread). Contexts stay usable objects; new work on a stopped
+  // context rejects.
+  exports.Set("stopContexts", Napi::Function::New(
+                                  env,
+                                  [](const Napi::CallbackInfo& info) {
+                                    GetAddonData(info.Env()).contexts->StopAll();
+                                    return info.Env().Undefined();
+                                  },
+                                  "stopContexts"));
 }
 
 Napi::Object Context::NewInstance(Napi::Env env, ContextPtr state) {

@@ -61,8 +61,11 @@ struct ContextState {
   std::atomic<bool> abort{false};
   std::atomic<bool> busy{false};
   // Runs every decode and step of this context, in order. Every job holds a ContextPtr, so the
-  // thread is idle when the state is destroyed; the destructor stops it before freeing ctx.
-  std::unique_ptr<SerialThread> thread;
+  // thread is idle when the state is destroyed; the destructor stops it before freeing ctx. When
+  // the last reference goes in a job on this thread (dispose() during a decode-ahead), the state
+  // is freed there and the thread ends after that job: the registry, which shares the thread,
+  // joins it, so no thread of a disposed context outlives its environment or the process.
+  std::shared_ptr<SerialThread> thread;
 
   ~ContextState();
 
@@ -96,13 +99,21 @@ struct ContextState {
 };
 using ContextPtr = std::shared_ptr<ContextState>;
 
-// The live contexts of one environment (main thread or worker_thread). When the environment is
-// torn down, each is aborted and its thread stopped there, so no decode-ahead outlives it: a
-// worker_thread unloads the addon's code afterwards, and a detached thread would still be in it.
-// Environment's thread only.
+// The contexts of one environment (main thread or worker_thread) and their threads. When the
+// environment is torn down, or the process exits (the JS layer calls stopContexts() on the
+// process's "exit" event, since process.exit() runs no cleanup hook), each context is aborted and
+// every thread joined: also the thread of a context already disposed that is still freeing it.
+// Otherwise such a thread would run llama.cpp code while the process runs its exit handlers and
+// static destructors, or after a worker_thread unloaded the addon's code. Environment's thread only.
 struct ContextRegistry {
-  std::vector<std::weak_ptr<ContextState>> live;
+  struct Entry {
+    std::weak_ptr<ContextState> state;
+    std::shared_ptr<SerialThread> thread;
+  };
+  std::vector<Entry> entries;
+  // Registers a new context; joins (at once) the threads of freed contexts that have ended.
   void Add(const ContextPtr& state);
+  // Aborts every live context and joins every thread. Idempotent.
   void StopAll();
 };
 

@@ -71,7 +71,7 @@ class CreateContextWorker : public PromiseWorker {
                                       "\": could not start its CPU threads (ggml_threadpool_new failed)");
       return;
     }
-    state->thread = std::make_unique<SerialThread>();
+    state->thread = std::make_shared<SerialThread>();
     state_ = std::move(state);
   }
   Napi::Value Result(Napi::Env env) override { return Context::NewInstance(env, std::move(state_)); }

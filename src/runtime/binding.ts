@@ -237,6 +237,13 @@ export interface NativeBinding {
   Context: NativeContextClass;
   Sampler: NativeSamplerClass;
   systemInfo(): NativeSystemInfo;
+  /**
+   * Aborts every context's work and joins every context thread, disposed contexts' included (one
+   * may still be freeing its context after a dispose() during a decode-ahead). Called on the
+   * process's "exit" event: process.exit() runs no native cleanup hook, and a context thread
+   * still running llama.cpp code while the process runs its exit handlers can crash it.
+   */
+  stopContexts(): void;
 }
 
 /** Where the addon was looked for, and why each candidate failed. */
@@ -347,7 +354,11 @@ function missingCpuFeatures(path: string): string | undefined {
  * console.log(native.systemInfo().system);
  */
 export function loadNative(): NativeBinding {
-  cached ??= loadAddonFrom(addonCandidates());
+  if (cached === undefined) {
+    const binding = loadAddonFrom(addonCandidates());
+    process.once("exit", () => binding.stopContexts());
+    cached = binding;
+  }
   return cached;
 }
 
