@@ -34,6 +34,8 @@
 
 namespace toolwright {
 
+class BatchScheduler;  // batch_scheduler.h
+
 struct ContextState {
   ModelPtr model;  // declared first: released after the context is freed
   llama_context* ctx = nullptr;
@@ -60,6 +62,10 @@ struct ContextState {
   std::atomic<uint32_t> decode_threads{0};
   std::atomic<bool> abort{false};
   std::atomic<bool> busy{false};
+  // Sequences (slots) of a parallel context; 1: the single-sequence API (decode, step).
+  int32_t n_seq = 1;
+  // Runs the sequences of a parallel context (n_seq > 1) on this context's thread; else null.
+  std::unique_ptr<BatchScheduler> scheduler;
   // Runs every decode and step of this context, in order. Every job holds a ContextPtr, so the
   // thread is idle when the state is destroyed; the destructor stops it before freeing ctx. When
   // the last reference goes in a job on this thread (dispose() during a decode-ahead), the state
@@ -129,6 +135,8 @@ class Context : public Napi::ObjectWrap<Context> {
   const ContextPtr& Live(Napi::Env env, const char* method) const;
   // Live, and not running a worker.
   const ContextPtr& Idle(Napi::Env env, const char* method) const;
+  // Live and single-sequence (the methods of the one-sequence API).
+  const ContextPtr& Single(Napi::Env env, const char* method) const;
 
   Napi::Value Info(const Napi::CallbackInfo& info);
   Napi::Value Decode(const Napi::CallbackInfo& info);
@@ -139,11 +147,14 @@ class Context : public Napi::ObjectWrap<Context> {
   Napi::Value Tokens(const Napi::CallbackInfo& info);
   Napi::Value Size(const Napi::CallbackInfo& info);
   Napi::Value Stats(const Napi::CallbackInfo& info);
+  Napi::Value Submit(const Napi::CallbackInfo& info);
+  Napi::Value CancelRequest(const Napi::CallbackInfo& info);
   Napi::Value Dispose(const Napi::CallbackInfo& info);
   Napi::Value IsDisposed(const Napi::CallbackInfo& info);
 
   ContextPtr state_;
   ExternalMemory external_;
+  uint64_t next_request_id_ = 0;
 };
 
 }  // namespace toolwright

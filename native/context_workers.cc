@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "batch_scheduler.h"
 #include "log_capture.h"
 #include "promise_worker.h"
 #include "vocab_ops.h"
@@ -45,7 +46,9 @@ class CreateContextWorker : public PromiseWorker {
     params.n_ctx = options_.context_size;
     params.n_batch = options_.batch_size;
     params.n_ubatch = std::min(options_.ubatch_size, options_.batch_size);
-    params.n_seq_max = 1;
+    params.n_seq_max = static_cast<uint32_t>(options_.sequences);
+    // One cache for all sequences: a lone request can use the whole context, as on a single one.
+    params.kv_unified = true;
     params.n_threads = options_.threads;
     params.n_threads_batch = options_.threads_batch;
     params.no_perf = true;
@@ -71,6 +74,8 @@ class CreateContextWorker : public PromiseWorker {
                                       "\": could not start its CPU threads (ggml_threadpool_new failed)");
       return;
     }
+    state->n_seq = options_.sequences;
+    if (options_.sequences > 1) state->scheduler = std::make_unique<BatchScheduler>(options_.sequences);
     state->thread = std::make_shared<SerialThread>();
     state_ = std::move(state);
   }

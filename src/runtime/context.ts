@@ -10,7 +10,10 @@ import type { Model } from "./model.js";
 import { checkKeys, checkObject, checkTokens, optBoolean, optInteger } from "./validate.js";
 
 /** The keys of {@link ContextOptions} (createContext and ChatSession check them). */
-export const CONTEXT_OPTION_KEYS: readonly string[] = ["contextSize", "batchSize", "threads", "threadsBatch", "allowBeyondTraining"];
+export const CONTEXT_OPTION_KEYS: readonly string[] = ["contextSize", "batchSize", "threads", "threadsBatch", "sequences", "allowBeyondTraining"];
+
+/** The most sequences one context runs (llama.cpp's limit). */
+export const MAX_SEQUENCES = 256;
 
 /** Options of {@link Model.createContext}. */
 export interface ContextOptions {
@@ -22,6 +25,17 @@ export interface ContextOptions {
   threads?: number;
   /** CPU threads for prompt evaluation. Default `threads`. */
   threadsBatch?: number;
+  /**
+   * Generations this context runs at once, 1 to 256 (default 1). With more than 1, each
+   * {@link Context.generate} takes one of the context's sequences and all running ones are
+   * decoded together in one batch per token (continuous batching: a new generation joins the
+   * running batch, a finished one leaves it; beyond `sequences`, generations wait for a free one).
+   * Each keeps its own sampler, grammar and stop strings, and a free sequence keeps its tokens
+   * cached, so a prompt that continues an earlier one reuses that prefix. The sequences share the
+   * `contextSize` tokens of the cache. `decode`, `clear`, `truncate` and `cachedTokens` are for
+   * single-sequence contexts only.
+   */
+  sequences?: number;
   /**
    * Allow a `contextSize` beyond the model's training context (`model.info.trainContextSize`).
    * Default false: such a size is a RangeError with the memory it would take, since the model was
@@ -61,9 +75,12 @@ export class Context {
   readonly batchSize: number;
   /** Generation threads. */
   readonly threads: number;
+  /** Generations it runs at once ({@link ContextOptions.sequences}). */
+  readonly sequences: number;
 
   #native: NativeContext | undefined;
-  #generating = false;
+  /** Generations running (at most 1 on a single-sequence context). */
+  #generating = 0;
   readonly #stats = { promptTokensEvaluated: 0, promptTokensReused: 0, tokensGenerated: 0 };
   readonly #host: GenerationHost;
 
@@ -85,6 +102,7 @@ export class Context {
       ...defined("batchSize", optInteger(o.batchSize, "createContext: options.batchSize", 1, 1 << 20)),
       threads,
       threadsBatch: optInteger(o.threadsBatch, "createContext: options.threadsBatch", 1, 1024) ?? threads,
+      ...defined("sequences", optInteger(o.sequences, "createContext: options.sequences", 1, MAX_SEQUENCES)),
     });
     return new Context(model, native);
   }
@@ -96,9 +114,11 @@ export class Context {
     this.contextSize = info.contextSize;
     this.batchSize = info.batchSize;
     this.threads = info.threads;
+    this.sequences = info.sequences;
     registry.register(this, native, this);
     this.#host = {
       contextSize: info.contextSize,
+      sequences: info.sequences,
       vocabSize: model.vocabSize,
       native: () => this.native,
       tokenizePrompt: (text, addSpecial) => model.tokenizeAsync(text, { addSpecial, parseSpecial: true }),
@@ -116,13 +136,14 @@ export class Context {
       },
       acquire: () => {
         this.native; // throws when disposed
-        if (this.#generating) {
-          throw new ToolwrightError("Context.generate: another generation is running on this context; finish it first or create another context", "TOOLWRIGHT_CONTEXT_BUSY");
+        // A parallel context queues generations beyond its sequences natively.
+        if (this.#generating > 0 && this.sequences === 1) {
+          throw new ToolwrightError("Context.generate: another generation is running on this context; finish it first or create another context (or one with sequences > 1)", "TOOLWRIGHT_CONTEXT_BUSY");
         }
-        this.#generating = true;
+        this.#generating++;
       },
       release: (stats: GenerationStats) => {
-        this.#generating = false;
+        this.#generating--;
         this.#stats.promptTokensEvaluated += stats.promptTokensEvaluated;
         this.#stats.promptTokensReused += stats.promptTokensReused;
         this.#stats.tokensGenerated += stats.tokensGenerated;
@@ -182,8 +203,11 @@ export class Context {
 
   /** The cache belongs to a running generation (which decodes its next token ahead meanwhile). */
   #notGenerating(method: string): void {
-    if (this.#generating) {
+    if (this.#generating > 0) {
       throw new ToolwrightError(`${method}: a generation is running on this context`, "TOOLWRIGHT_CONTEXT_BUSY");
+    }
+    if (this.sequences > 1) {
+      throw new TypeError(`${method}: this context runs ${this.sequences} sequences; the method is for single-sequence contexts (sequences: 1)`);
     }
   }
 
