@@ -47,7 +47,7 @@ int64_t EstimateNativeBytes(const ContextState& s) {
   const int64_t layers = std::max<int32_t>(1, llama_model_n_layer(model));
   const int64_t embd = std::max<int32_t>(1, llama_model_n_embd(model));
   const int64_t vocab = std::max<int32_t>(1, s.model->n_vocab);
-  const int64_t kv = static_cast<int64_t>(s.n_ctx) * layers * embd * 2 * 2;
+  const int64_t kv = static_cast<int64_t>(s.n_ctx) * s.n_seq * layers * embd * 2 * 2;  // n_ctx: per sequence
   const int64_t logits = vocab * 4 * static_cast<int64_t>(s.n_batch);
   return kv + logits + static_cast<int64_t>(s.n_batch) * embd * 4 * 8;
 }

@@ -17,7 +17,7 @@ export const MAX_SEQUENCES = 256;
 
 /** Options of {@link Model.createContext}. */
 export interface ContextOptions {
-  /** Tokens the KV cache holds (rounded up to a multiple of 256). Default min(4096, the model's training context). */
+  /** Tokens the KV cache holds, per sequence (rounded up to a multiple of 256). Default min(4096, the model's training context). */
   contextSize?: number;
   /** Most prompt tokens evaluated per native call. Default 512. */
   batchSize?: number;
@@ -31,9 +31,14 @@ export interface ContextOptions {
    * decoded together in one batch per token (continuous batching: a new generation joins the
    * running batch, a finished one leaves it; beyond `sequences`, generations wait for a free one).
    * Each keeps its own sampler, grammar and stop strings, and a free sequence keeps its tokens
-   * cached, so a prompt that continues an earlier one reuses that prefix. The sequences share the
-   * `contextSize` tokens of the cache. `decode`, `clear`, `truncate` and `cachedTokens` are for
-   * single-sequence contexts only.
+   * cached, so a prompt that continues an earlier one reuses that prefix. Each sequence has its
+   * own cache of `contextSize` tokens (the KV cache takes `sequences` times the memory), so a
+   * generation gives the same tokens alone or batched with others. `decode`, `clear`, `truncate`
+   * and `cachedTokens` are for single-sequence contexts only.
+   *
+   * @example
+   * const context = await model.createContext({ sequences: 4 });
+   * const texts = await Promise.all(prompts.map((prompt) => context.generate({ prompt, maxTokens: 64 }).text()));
    */
   sequences?: number;
   /**

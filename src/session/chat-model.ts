@@ -9,7 +9,7 @@ import type { ChatOptions, ChatResult } from "./types.js";
 
 /**
  * Requests {@link ChatModel.chat} runs at once (one sequence each in its context; more wait for a
- * free one). The sequences share the context's cache, so this costs no extra cache memory.
+ * free one). Each sequence has its own KV cache of the context size.
  */
 const CHAT_SEQUENCES = 4;
 
