@@ -17,9 +17,9 @@ std::shared_ptr<EventSink> EventSink::Create(Napi::Env env, Napi::Function callb
   // The finalizer owns one reference, so the sink outlives the thread-safe function.
   auto* keep = new std::shared_ptr<EventSink>(sink);
   napi_value name = Napi::String::New(env, "toolwright.sequence");
-  const napi_status status = napi_create_threadsafe_function(env, callback, nullptr, name, 0, 1, keep,
-                                                             &EventSink::Finalize, nullptr, &EventSink::CallJs,
-                                                             &sink->tsfn_);
+  const napi_status status =
+      napi_create_threadsafe_function(env, callback, nullptr, name, 0, 1, keep, &EventSink::Finalize, nullptr,
+                                      &EventSink::CallJs, &sink->tsfn_);
   if (status != napi_ok) {
     delete keep;
     throw Napi::Error::New(env, "Context.submit: could not create the result callback");
@@ -273,13 +273,14 @@ bool BatchScheduler::Decode(ContextState& state) {
       // No room left in the shared cache: the longest running sequence ends, the others go on.
       Slot* longest = nullptr;
       for (Slot& slot : slots_) {
-        if (slot.request && (longest == nullptr || slot.tokens.size() > longest->tokens.size())) longest = &slot;
+        if (slot.request && (longest == nullptr || slot.tokens.size() > longest->tokens.size()))
+          longest = &slot;
       }
       if (longest != nullptr) Finish(*longest, "contextFull");
     } else {
       const std::string reason = capture.Reason();
-      FailAll(codes::kDecodeFailed,
-              "llama_decode failed (returned " + std::to_string(status) + ")" + (reason.empty() ? "" : ": " + reason));
+      FailAll(codes::kDecodeFailed, "llama_decode failed (returned " + std::to_string(status) + ")" +
+                                        (reason.empty() ? "" : ": " + reason));
     }
     return false;
   }
@@ -292,7 +293,8 @@ bool BatchScheduler::Decode(ContextState& state) {
       slot.next = LLAMA_TOKEN_NULL;
     }
     if (chunk[k] > 0) {
-      slot.tokens.insert(slot.tokens.end(), slot.pending.begin(), slot.pending.begin() + static_cast<std::ptrdiff_t>(chunk[k]));
+      slot.tokens.insert(slot.tokens.end(), slot.pending.begin(),
+                         slot.pending.begin() + static_cast<std::ptrdiff_t>(chunk[k]));
       slot.pending.erase(slot.pending.begin(), slot.pending.begin() + static_cast<std::ptrdiff_t>(chunk[k]));
       if (slot.pending.empty() && slot.request->max_tokens == 0) Finish(slot, "maxTokens");  // prefill only
     }

@@ -96,12 +96,12 @@ class BatchScheduler {
  private:
   struct Slot {
     llama_seq_id seq = 0;
-    std::vector<llama_token> tokens;  // this sequence's tokens in the cache, in order
-    RequestPtr request;               // null: free
-    std::vector<llama_token> pending;  // prompt tokens still to decode
+    std::vector<llama_token> tokens;      // this sequence's tokens in the cache, in order
+    RequestPtr request;                   // null: free
+    std::vector<llama_token> pending;     // prompt tokens still to decode
     llama_token next = LLAMA_TOKEN_NULL;  // sampled, to decode in the next round
     int64_t generated = 0;
-    int32_t row = -1;  // this round's logits row, -1: none
+    int32_t row = -1;        // this round's logits row, -1: none
     uint64_t last_used = 0;  // when it last took a request: ties go to the least recently used
   };
 
@@ -116,7 +116,8 @@ class BatchScheduler {
   // Ends a request: `reason` is a stop reason, or empty with an error code and message.
   void End(const RequestPtr& request, const std::string& reason, const std::string& code = "",
            const std::string& error = "");
-  void Finish(Slot& slot, const std::string& reason, const std::string& code = "", const std::string& error = "");
+  void Finish(Slot& slot, const std::string& reason, const std::string& code = "",
+              const std::string& error = "");
   void FailAll(const std::string& code, const std::string& error);
 
   std::mutex mutex_;

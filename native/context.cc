@@ -282,7 +282,8 @@ const ContextPtr& Context::Idle(Napi::Env env, const char* method) const {
 const ContextPtr& Context::Single(Napi::Env env, const char* method) const {
   const ContextPtr& state = Idle(env, method);
   if (state->scheduler) {
-    throw Napi::TypeError::New(env, std::string(method) + ": this context runs " + std::to_string(state->n_seq) +
+    throw Napi::TypeError::New(env, std::string(method) + ": this context runs " +
+                                        std::to_string(state->n_seq) +
                                         " parallel sequences; generate with submit()");
   }
   return state;
@@ -412,21 +413,28 @@ Napi::Value Context::Submit(const Napi::CallbackInfo& info) {
   constexpr const char* kMethod = "Context.submit";
   const ContextPtr& s = Live(env, kMethod);
   if (!s->scheduler) {
-    throw Napi::TypeError::New(env, "Context.submit: this context has one sequence; create it with sequences > 1");
+    throw Napi::TypeError::New(env,
+                               "Context.submit: this context has one sequence; create it with sequences > 1");
   }
-  SamplerPtr sampler = Sampler::FromValue(env, info.Length() > 0 ? info[0] : env.Undefined(), kMethod, "sampler");
-  if (sampler->model->model != s->model->model) args::ThrowRange(env, kMethod, "the sampler was created for a different model");
+  SamplerPtr sampler =
+      Sampler::FromValue(env, info.Length() > 0 ? info[0] : env.Undefined(), kMethod, "sampler");
+  if (sampler->model->model != s->model->model)
+    args::ThrowRange(env, kMethod, "the sampler was created for a different model");
   auto request = std::make_shared<SequenceRequest>();
-  request->prompt = args::Tokens(env, info.Length() > 1 ? info[1] : env.Undefined(), s->model->n_vocab, kMethod, "tokens");
+  request->prompt =
+      args::Tokens(env, info.Length() > 1 ? info[1] : env.Undefined(), s->model->n_vocab, kMethod, "tokens");
   if (request->prompt.empty()) args::ThrowRange(env, kMethod, "tokens must not be empty");
   if (request->prompt.size() > s->n_ctx) {
-    args::ThrowRange(env, kMethod, "the prompt has " + std::to_string(request->prompt.size()) +
-                                       " tokens, more than the context size " + std::to_string(s->n_ctx));
+    args::ThrowRange(env, kMethod,
+                     "the prompt has " + std::to_string(request->prompt.size()) +
+                         " tokens, more than the context size " + std::to_string(s->n_ctx));
   }
   Napi::Object options = args::OptionalObject(info, 2, kMethod, "options");
   request->max_tokens = args::OptInt(options, "maxTokens", -1, -1, INT32_MAX, kMethod);
   request->reuse_prefix = args::OptBool(options, "reusePrefix", true, kMethod);
-  if (info.Length() < 4 || !info[3].IsFunction()) args::ThrowType(env, kMethod, "onEvent must be a function", info.Length() > 3 ? info[3] : env.Undefined());
+  if (info.Length() < 4 || !info[3].IsFunction())
+    args::ThrowType(env, kMethod, "onEvent must be a function",
+                    info.Length() > 3 ? info[3] : env.Undefined());
   request->events = EventSink::Create(env, info[3].As<Napi::Function>());
   request->id = ++next_request_id_;
   request->sampler = std::move(sampler);
@@ -439,7 +447,8 @@ Napi::Value Context::Submit(const Napi::CallbackInfo& info) {
 Napi::Value Context::CancelRequest(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (state_ && state_->scheduler) {
-    const auto id = static_cast<uint64_t>(args::Integer(info, 0, "Context.cancelRequest", "id", 0, INT64_C(1) << 52));
+    const auto id =
+        static_cast<uint64_t>(args::Integer(info, 0, "Context.cancelRequest", "id", 0, INT64_C(1) << 52));
     state_->scheduler->Cancel(id);
   }
   return env.Undefined();

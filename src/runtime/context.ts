@@ -143,7 +143,10 @@ export class Context {
         this.native; // throws when disposed
         // A parallel context queues generations beyond its sequences natively.
         if (this.#generating > 0 && this.sequences === 1) {
-          throw new ToolwrightError("Context.generate: another generation is running on this context; finish it first or create another context (or one with sequences > 1)", "TOOLWRIGHT_CONTEXT_BUSY");
+          throw new ToolwrightError(
+            "Context.generate: another generation is running on this context; finish it first or create another context (or one with sequences > 1)",
+            "TOOLWRIGHT_CONTEXT_BUSY",
+          );
         }
         this.#generating++;
       },

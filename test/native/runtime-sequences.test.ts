@@ -52,7 +52,7 @@ describe("determinism per sequence", () => {
 
 describe("each sequence keeps its own state", () => {
   test("a grammar per sequence is respected while the others generate freely", async () => {
-    const digits = context.generate({ prompt: PROMPTS[0]!, maxTokens: 8, grammar: { gbnf: 'root ::= [0-9]{6}' } });
+    const digits = context.generate({ prompt: PROMPTS[0]!, maxTokens: 8, grammar: { gbnf: "root ::= [0-9]{6}" } });
     const word = context.generate({ prompt: PROMPTS[1]!, maxTokens: 12, grammar: { gbnf: 'root ::= ("yes" | "no") " " [a-z]{3,5}' } });
     const free = context.generate({ prompt: PROMPTS[2]!, maxTokens: 12, sampling: { greedy: true }, reusePrefix: false });
     const [a, b, c] = await Promise.all([digits.text(), word.text(), tokensOf(free)]);

@@ -61,6 +61,23 @@ describe("lifecycle: dispose at every token index", () => {
     }
   });
 
+  // A parallel context: three generations batched together, the context disposed when the first
+  // reaches the index; every generation ends (an error or a stop), none hangs.
+  it("dispose a parallel context mid-batch at each index: every generation ends", async () => {
+    const body = `const model = await lib.loadModel(${JSON.stringify(path)});
+      const out = [];
+      for (const at of ${JSON.stringify(INDICES)}) {
+        const ctx = await model.createContext({ contextSize: 256, threads: 2, sequences: 4 });
+        const run = async (prompt, onToken) => { let n = 0; try { for await (const _ of ctx.generate({ prompt, maxTokens: ${MAX_TOKENS}, sampling: { greedy: true } })) onToken(++n); return "ended"; } catch { return "threw"; } };
+        const ends = await Promise.all([run("Once", (n) => { if (n === at) ctx.dispose(); }), run("Twice", () => {}), run("Thrice", () => {})]);
+        out.push({ at, ctx: ctx.disposed, ends: ends.length });
+      }
+      return out;`;
+    const r = await isolated(body, { timeoutMs: 120_000 });
+    expect(r.kind, `${r.kind} (signal ${r.signal}, exit code ${r.exitCode}): ${JSON.stringify(r.error ?? r.value)} ${r.stderr}`).toBe("returned");
+    expect(r.value).toEqual(INDICES.map((at) => ({ at, ctx: true, ends: 3 })));
+  });
+
   // The process exits right after the dispose (isolated() reports and calls process.exit(0)),
   // while the disposed context's thread may still be decoding ahead and freeing it.
   it.each(EXIT_INDICES)("dispose the context at token %i and exit at once: exit code 0", async (at) => {
