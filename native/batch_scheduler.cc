@@ -158,24 +158,33 @@ bool BatchScheduler::Round(ContextState& state) {
 }
 
 void BatchScheduler::TakeWaiting(ContextState& state) {
+  // Cancelled requests leave the queue at once, wherever they wait in it.
+  std::vector<RequestPtr> cancelled;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto it = waiting_.begin(); it != waiting_.end();) {
+      if ((*it)->cancelled.load()) {
+        cancelled.push_back(std::move(*it));
+        it = waiting_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  for (const RequestPtr& gone : cancelled) End(gone, "abort");  // End() takes the lock
   for (;;) {
     RequestPtr request;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      while (!waiting_.empty() && waiting_.front()->cancelled.load()) {
-        RequestPtr gone = std::move(waiting_.front());
-        waiting_.pop_front();
-        mutex_.unlock();  // End() takes the lock
-        End(gone, "abort");
-        mutex_.lock();
-      }
       if (waiting_.empty()) return;
       const bool free = std::any_of(slots_.begin(), slots_.end(), [](const Slot& s) { return !s.request; });
       if (!free) return;
       request = std::move(waiting_.front());
       waiting_.pop_front();
     }
-    // The free slot whose cached tokens share the longest prefix with the prompt.
+    // The free slot whose cached tokens share the longest prefix with the prompt, counting only
+    // a prefix that keeps at least half of that slot's cache (a shared system prompt, an earlier
+    // turn); otherwise the least recently used slot, so another conversation's cache survives.
     Slot* best = nullptr;
     size_t best_common = 0;
     for (Slot& slot : slots_) {
@@ -183,6 +192,7 @@ void BatchScheduler::TakeWaiting(ContextState& state) {
       size_t common = 0;
       const size_t limit = std::min(slot.tokens.size(), request->prompt.size());
       while (common < limit && slot.tokens[common] == request->prompt[common]) common++;
+      if (common * 2 < slot.tokens.size()) common = 0;
       if (best == nullptr || common > best_common ||
           (common == best_common && slot.last_used < best->last_used)) {
         best = &slot;

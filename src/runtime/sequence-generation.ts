@@ -60,6 +60,7 @@ export async function* runOnSequence(host: GenerationHost, plan: SequencePlan, s
   let ended = false;
   const onAbort = () => ctx.cancelRequest(id);
   plan.signal?.addEventListener("abort", onAbort, { once: true });
+  if (plan.signal?.aborted) onAbort(); // aborted while the prompt was tokenized
   const decoder = new TextDecoder("utf-8");
   const stops = new StopStringFilter(plan.stop);
   let lastToken = -1;

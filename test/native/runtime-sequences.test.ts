@@ -87,6 +87,30 @@ describe("each sequence keeps its own state", () => {
     expect(await Promise.all(others)).toEqual(alone);
   });
 
+  test("aborting a generation still waiting for a free sequence ends it before the running ones", async () => {
+    const ctx = await model.createContext({ ...CONTEXT, sequences: 2 });
+    try {
+      const order: string[] = [];
+      // Token prompts: each generation is submitted when its iteration starts, in this order.
+      const tokens = (i: number) => model.tokenize(PROMPTS[i]!);
+      const ac = new AbortController();
+      const run = async (i: number) => {
+        // The first token of a running generation: the queued one waits now; abort it.
+        for await (const _ of ctx.generate({ tokens: tokens(i), maxTokens: 200, sampling: { greedy: true } })) ac.abort();
+        order.push(`running ${i}`);
+      };
+      const running = [0, 1].map(run);
+      const queued = ctx.generate({ tokens: tokens(2), maxTokens: 60, signal: ac.signal });
+      const done = tokensOf(queued).then((t) => (order.push("queued"), t));
+      expect(await done).toEqual([]);
+      await Promise.all(running);
+      expect(queued.stopReason).toBe("abort");
+      expect(order[0]).toBe("queued");
+    } finally {
+      ctx.dispose();
+    }
+  });
+
   test("a request joins a running batch and both give their lone tokens", async () => {
     const greedy = { greedy: true } as const;
     const longAlone = await tokensOf(context.generate({ prompt: PROMPTS[0]!, maxTokens: 40, sampling: greedy, reusePrefix: false }));
