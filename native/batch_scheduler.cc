@@ -54,28 +54,36 @@ void EventSink::Finalize(napi_env /*env*/, void* data, void* /*hint*/) {
 void EventSink::CallJs(napi_env env, napi_value callback, void* /*context*/, void* data) {
   std::unique_ptr<SequenceEvent> event(static_cast<SequenceEvent*>(data));
   if (env == nullptr || callback == nullptr) return;  // the environment is going away
+  // A C callback: nothing may escape it (building the object throws while a worker terminates).
+  try {
+    Deliver(env, callback, *event);
+  } catch (...) {
+  }
+}
+
+void EventSink::Deliver(napi_env env, napi_value callback, const SequenceEvent& event) {
   Napi::Env e(env);
   Napi::HandleScope scope(e);
   Napi::Object out = Napi::Object::New(e);
-  switch (event->kind) {
+  switch (event.kind) {
     case SequenceEvent::kStart:
       out.Set("type", "start");
-      out.Set("reused", static_cast<double>(event->reused));
-      out.Set("evaluated", static_cast<double>(event->evaluated));
+      out.Set("reused", static_cast<double>(event.reused));
+      out.Set("evaluated", static_cast<double>(event.evaluated));
       break;
     case SequenceEvent::kToken:
       out.Set("type", "token");
-      out.Set("token", event->token);
-      out.Set("bytes", Napi::Buffer<char>::Copy(e, event->piece.data(), event->piece.size()));
-      out.Set("eog", event->eog);
+      out.Set("token", event.token);
+      out.Set("bytes", Napi::Buffer<char>::Copy(e, event.piece.data(), event.piece.size()));
+      out.Set("eog", event.eog);
       break;
     case SequenceEvent::kEnd:
       out.Set("type", "end");
-      if (event->reason.empty()) {
-        out.Set("code", event->code.empty() ? codes::kInternal : event->code);
-        out.Set("message", event->error);
+      if (event.reason.empty()) {
+        out.Set("code", event.code.empty() ? codes::kInternal : event.code);
+        out.Set("message", event.error);
       } else {
-        out.Set("reason", event->reason);
+        out.Set("reason", event.reason);
       }
       break;
   }

@@ -58,6 +58,7 @@ class EventSink {
 
  private:
   static void CallJs(napi_env env, napi_value callback, void* context, void* data);
+  static void Deliver(napi_env env, napi_value callback, const SequenceEvent& event);
   static void Finalize(napi_env env, void* data, void* hint);
   std::mutex mutex_;
   bool open_ = false;  // guarded by mutex_

@@ -4,7 +4,10 @@
 // decode-ahead frees the context on the context's own thread; the process must neither crash
 // there nor exit while that thread still runs llama.cpp code. Each sequence runs in a child
 // process (isolated()).
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
+import { ensureCompiledLib } from "../helpers/compiled-lib.js";
 import { isolated } from "../helpers/isolated.js";
 import { ensureTestModel } from "../helpers/test-models.js";
 
@@ -76,6 +79,40 @@ describe("lifecycle: dispose at every token index", () => {
     const r = await isolated(body, { timeoutMs: 120_000 });
     expect(r.kind, `${r.kind} (signal ${r.signal}, exit code ${r.exitCode}): ${JSON.stringify(r.error ?? r.value)} ${r.stderr}`).toBe("returned");
     expect(r.value).toEqual(INDICES.map((at) => ({ at, ctx: true, ends: 3 })));
+  });
+
+  // A worker_thread running a parallel context, terminated while its generations report tokens
+  // (their thread-safe functions are torn down with it), then the main thread generates.
+  it("terminate a worker mid-batch at several tokens, then generate on the main thread", async () => {
+    const libUrl = pathToFileURL(join(await ensureCompiledLib(), "index.js")).href;
+    const body = `const { Worker } = await import("node:worker_threads");
+      const { mkdtempSync, writeFileSync } = await import("node:fs");
+      const { tmpdir } = await import("node:os");
+      const { join } = await import("node:path");
+      const file = join(mkdtempSync(join(tmpdir(), "tw-seq-")), "worker.mjs");
+      writeFileSync(file, \`
+        import { parentPort, workerData } from "node:worker_threads";
+        const lib = await import(workerData.lib);
+        const model = await lib.loadModel(workerData.model);
+        const ctx = await model.createContext({ contextSize: 256, threads: 1, sequences: 3 });
+        const run = async (p) => { for await (const _ of ctx.generate({ prompt: p, maxTokens: 200 })) parentPort.postMessage("token"); };
+        await Promise.all([run("a"), run("b"), run("c")]);
+        parentPort.postMessage("done");\`);
+      const seen = [];
+      for (const at of [1, 5, 12, 30]) {
+        const w = new Worker(file, { execArgv: [], workerData: { lib: ${JSON.stringify(libUrl)}, model: ${JSON.stringify(path)} } });
+        let n = 0;
+        await new Promise((resolve) => { w.on("message", (m) => { if (m === "token" && ++n === at) resolve(); if (m === "done") resolve(); }); w.on("error", (e) => { seen.push(String(e)); resolve(); }); });
+        await w.terminate();
+        seen.push(n >= at);
+      }
+      const model = await lib.loadModel(${JSON.stringify(path)});
+      const ctx = await model.createContext({ contextSize: 256, threads: 1, sequences: 2 });
+      const text = await ctx.generate({ prompt: "x", maxTokens: 4 }).text();
+      return { seen, text: typeof text };`;
+    const r = await isolated(body, { timeoutMs: 120_000 });
+    expect(r.kind, `${r.kind} (signal ${r.signal}, exit code ${r.exitCode}): ${JSON.stringify(r.error ?? r.value)} ${r.stderr}`).toBe("returned");
+    expect(r.value).toEqual({ seen: [true, true, true, true], text: "string" });
   });
 
   // The process exits right after the dispose (isolated() reports and calls process.exit(0)),
