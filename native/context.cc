@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "addon_data.h"
+#include "batch_scheduler.h"
 #include "context_workers.h"
 #include "log_capture.h"
 #include "napi_args.h"
@@ -13,6 +14,9 @@
 
 namespace toolwright {
 namespace {
+
+// llama.cpp's own limit on sequences in one context (LLAMA_MAX_SEQ, internal to it).
+constexpr int64_t kMaxSequences = 256;
 
 const napi_type_tag kContextStateTag = {0x3f6b1c9e8d2a4705ULL, 0xb4e2917c5d0f3a68ULL};
 
@@ -33,6 +37,7 @@ ContextOptions ReadContextOptions(const Napi::Object& o, const ModelPtr& model) 
   c.ubatch_size = static_cast<uint32_t>(args::OptInt(o, "ubatchSize", 512, 1, 1 << 20, kMethod));
   c.threads = static_cast<int32_t>(args::OptInt(o, "threads", 4, 1, 1024, kMethod));
   c.threads_batch = static_cast<int32_t>(args::OptInt(o, "threadsBatch", c.threads, 1, 1024, kMethod));
+  c.sequences = static_cast<int32_t>(args::OptInt(o, "sequences", 1, 1, kMaxSequences, kMethod));
   return c;
 }
 
@@ -43,7 +48,7 @@ int64_t EstimateNativeBytes(const ContextState& s) {
   const int64_t layers = std::max<int32_t>(1, llama_model_n_layer(model));
   const int64_t embd = std::max<int32_t>(1, llama_model_n_embd(model));
   const int64_t vocab = std::max<int32_t>(1, s.model->n_vocab);
-  const int64_t kv = static_cast<int64_t>(s.n_ctx) * layers * embd * 2 * 2;
+  const int64_t kv = static_cast<int64_t>(s.n_ctx) * s.n_seq * layers * embd * 2 * 2;  // n_ctx: per sequence
   const int64_t logits = vocab * 4 * static_cast<int64_t>(s.n_batch);
   return kv + logits + static_cast<int64_t>(s.n_batch) * embd * 4 * 8;
 }
@@ -51,7 +56,9 @@ int64_t EstimateNativeBytes(const ContextState& s) {
 }  // namespace
 
 ContextState::~ContextState() {
-  thread.reset();  // idle (see the member); from its own thread it detaches and ends
+  // Idle (see the member): joins it, or, on the thread itself, lets it end after this job.
+  if (thread) thread->Stop();
+  scheduler.reset();  // ends any request still in it (the thread is stopped: nothing runs them)
   if (batch_capacity > 0) llama_batch_free(batch);
   if (ctx != nullptr && !(model && ModelRpcLost(*model))) llama_free(ctx);  // else leaked (rpc.h)
   if (pool_batch != nullptr && pool_batch != pool) ggml_threadpool_free(pool_batch);
@@ -169,24 +176,37 @@ bool ContextState::Decode(const std::vector<llama_token>& input, std::string* co
 }
 
 void ContextRegistry::Add(const ContextPtr& state) {
-  live.erase(std::remove_if(live.begin(), live.end(),
-                            [](const std::weak_ptr<ContextState>& w) { return w.expired(); }),
-             live.end());
-  live.push_back(state);
+  // A thread whose context is gone and whose loop returned joins at once; others stay listed.
+  entries.erase(std::remove_if(entries.begin(), entries.end(),
+                               [](const Entry& e) {
+                                 if (!e.state.expired() || !e.thread->Finished()) return false;
+                                 e.thread->Stop();
+                                 return true;
+                               }),
+                entries.end());
+  entries.push_back({state, state->thread});
 }
 
 void ContextRegistry::StopAll() {
-  for (const std::weak_ptr<ContextState>& weak : live) {
-    if (ContextPtr state = weak.lock()) {
+  // A context whose model lost its RPC server may wait on it forever (rpc.h): its thread is
+  // abandoned, not joined.
+  std::vector<bool> abandoned(entries.size(), false);
+  for (size_t i = 0; i < entries.size(); i++) {
+    if (ContextPtr state = entries[i].state.lock()) {
       if (ModelRpcLost(*state->model)) {
-        state->thread->Abandon();  // its job may wait on the lost server forever (rpc.h)
+        entries[i].thread->Abandon();
+        abandoned[i] = true;
         continue;
       }
-      state->abort.store(true);  // a running decode (ahead) stops at its next graph node
-      state->thread->Stop();     // runs what is queued (aborted at once), then joins
+      state->abort.store(true);  // stops at the next graph node
     }
   }
-  live.clear();
+  // Runs what is queued (aborted at once), then joins; a disposed context's thread finishes
+  // freeing it first.
+  for (size_t i = 0; i < entries.size(); i++) {
+    if (!abandoned[i]) entries[i].thread->Stop();
+  }
+  entries.clear();
 }
 
 void Context::Init(Napi::Env env, Napi::Object exports) {
@@ -202,6 +222,8 @@ void Context::Init(Napi::Env env, Napi::Object exports) {
                                         InstanceMethod<&Context::Tokens>("tokens"),
                                         InstanceAccessor<&Context::Size>("size"),
                                         InstanceMethod<&Context::Stats>("stats"),
+                                        InstanceMethod<&Context::Submit>("submit"),
+                                        InstanceMethod<&Context::CancelRequest>("cancelRequest"),
                                         InstanceMethod<&Context::Dispose>("dispose"),
                                         InstanceAccessor<&Context::IsDisposed>("disposed"),
                                     });
@@ -210,6 +232,16 @@ void Context::Init(Napi::Env env, Napi::Object exports) {
   data.contexts = std::make_shared<ContextRegistry>();
   env.AddCleanupHook([registry = data.contexts]() { registry->StopAll(); });
   exports.Set("Context", ctor);
+  // stopContexts(): what the cleanup hook does, for the process's "exit" event (process.exit()
+  // runs no cleanup hook on the main thread). Contexts stay usable objects; new work on a stopped
+  // context rejects.
+  exports.Set("stopContexts", Napi::Function::New(
+                                  env,
+                                  [](const Napi::CallbackInfo& info) {
+                                    GetAddonData(info.Env()).contexts->StopAll();
+                                    return info.Env().Undefined();
+                                  },
+                                  "stopContexts"));
 }
 
 Napi::Object Context::NewInstance(Napi::Env env, ContextPtr state) {
@@ -265,6 +297,16 @@ const ContextPtr& Context::Idle(Napi::Env env, const char* method) const {
   return state;
 }
 
+const ContextPtr& Context::Single(Napi::Env env, const char* method) const {
+  const ContextPtr& state = Idle(env, method);
+  if (state->scheduler) {
+    throw Napi::TypeError::New(env, std::string(method) + ": this context runs " +
+                                        std::to_string(state->n_seq) +
+                                        " parallel sequences; generate with submit()");
+  }
+  return state;
+}
+
 Napi::Value Context::Info(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const ContextPtr& s = Live(env, "Context.info");
@@ -274,13 +316,14 @@ Napi::Value Context::Info(const Napi::CallbackInfo& info) {
   out.Set("ubatchSize", llama_n_ubatch(s->ctx));
   out.Set("threads", llama_n_threads(s->ctx));
   out.Set("threadsBatch", llama_n_threads_batch(s->ctx));
+  out.Set("sequences", s->n_seq);
   return out;
 }
 
 // decode(tokens) -> Promise<number of tokens in the cache>
 Napi::Value Context::Decode(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  const ContextPtr& s = Idle(env, "Context.decode");
+  const ContextPtr& s = Single(env, "Context.decode");
   std::vector<llama_token> input = args::Tokens(env, info.Length() > 0 ? info[0] : env.Undefined(),
                                                 s->model->n_vocab, "Context.decode", "tokens");
   s->busy.store(true);
@@ -293,7 +336,7 @@ Napi::Value Context::Decode(const Napi::CallbackInfo& info) {
 // generation) before the next operation on this context runs.
 Napi::Value Context::Step(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  const ContextPtr& s = Idle(env, "Context.step");
+  const ContextPtr& s = Single(env, "Context.step");
   SamplerPtr sampler =
       Sampler::FromValue(env, info.Length() > 0 ? info[0] : env.Undefined(), "Context.step", "sampler");
   if (sampler->model->model != s->model->model) {
@@ -315,12 +358,16 @@ Napi::Value Context::Step(const Napi::CallbackInfo& info) {
 // cancel(): makes the running decode stop at the next graph node (rejects with ABORT_ERR); a
 // running decode-ahead stops too, and the next step or decode rejects with ABORT_ERR.
 Napi::Value Context::Cancel(const Napi::CallbackInfo& info) {
-  if (state_) state_->abort.store(true);
+  if (state_ && state_->scheduler) {
+    state_->scheduler->CancelAll();  // a parallel context's abort flag means dispose
+  } else if (state_) {
+    state_->abort.store(true);
+  }
   return info.Env().Undefined();
 }
 
 Napi::Value Context::Clear(const Napi::CallbackInfo& info) {
-  const ContextPtr& s = Idle(info.Env(), "Context.clear");
+  const ContextPtr& s = Single(info.Env(), "Context.clear");
   s->CancelAhead();
   llama_memory_clear(llama_get_memory(s->ctx), false);  // metadata only: zeroing a large cache costs ms
   s->tokens.clear();
@@ -333,7 +380,7 @@ Napi::Value Context::Clear(const Napi::CallbackInfo& info) {
 // model's memory cannot drop a partial sequence (recurrent models); then nothing changed.
 Napi::Value Context::Truncate(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  const ContextPtr& s = Idle(env, "Context.truncate");
+  const ContextPtr& s = Single(env, "Context.truncate");
   const auto keep = static_cast<size_t>(args::Integer(info, 0, "Context.truncate", "keep", 0, INT32_MAX));
   s->CancelAhead();
   if (keep >= s->tokens.size()) return Napi::Boolean::New(env, true);
@@ -348,7 +395,7 @@ Napi::Value Context::Truncate(const Napi::CallbackInfo& info) {
 
 Napi::Value Context::Tokens(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  const ContextPtr& s = Idle(env, "Context.tokens");
+  const ContextPtr& s = Single(env, "Context.tokens");
   // The cache is the truth only once a decode-ahead is done (generate() waits for it natively
   // before it returns, so this does not block in practice).
   std::string code;
@@ -373,6 +420,56 @@ Napi::Value Context::Stats(const Napi::CallbackInfo& info) {
   out.Set("stepsSettledEarly", static_cast<double>(s->settled_early.load()));
   out.Set("decodeThreads", static_cast<double>(s->decode_threads.load()));
   return out;
+}
+
+// submit(sampler, tokens, {maxTokens?, reusePrefix?}, onEvent) -> request id. A parallel
+// context's generation: onEvent gets {type: "start", reused, evaluated}, then {type: "token",
+// token, bytes, eog} per token, then {type: "end", reason} or {type: "end", code, message}, called
+// from the context's thread through a thread-safe function (see batch_scheduler.h).
+Napi::Value Context::Submit(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  constexpr const char* kMethod = "Context.submit";
+  const ContextPtr& s = Live(env, kMethod);
+  if (!s->scheduler) {
+    throw Napi::TypeError::New(env,
+                               "Context.submit: this context has one sequence; create it with sequences > 1");
+  }
+  SamplerPtr sampler =
+      Sampler::FromValue(env, info.Length() > 0 ? info[0] : env.Undefined(), kMethod, "sampler");
+  if (sampler->model->model != s->model->model)
+    args::ThrowRange(env, kMethod, "the sampler was created for a different model");
+  auto request = std::make_shared<SequenceRequest>();
+  request->prompt =
+      args::Tokens(env, info.Length() > 1 ? info[1] : env.Undefined(), s->model->n_vocab, kMethod, "tokens");
+  if (request->prompt.empty()) args::ThrowRange(env, kMethod, "tokens must not be empty");
+  if (request->prompt.size() > s->n_ctx) {
+    args::ThrowRange(env, kMethod,
+                     "the prompt has " + std::to_string(request->prompt.size()) +
+                         " tokens, more than the context size " + std::to_string(s->n_ctx));
+  }
+  Napi::Object options = args::OptionalObject(info, 2, kMethod, "options");
+  request->max_tokens = args::OptInt(options, "maxTokens", -1, -1, INT32_MAX, kMethod);
+  request->reuse_prefix = args::OptBool(options, "reusePrefix", true, kMethod);
+  if (info.Length() < 4 || !info[3].IsFunction())
+    args::ThrowType(env, kMethod, "onEvent must be a function",
+                    info.Length() > 3 ? info[3] : env.Undefined());
+  request->events = EventSink::Create(env, info[3].As<Napi::Function>());
+  request->id = ++next_request_id_;
+  request->sampler = std::move(sampler);
+  const double id = static_cast<double>(request->id);
+  s->scheduler->Submit(s, std::move(request));
+  return Napi::Number::New(env, id);
+}
+
+// cancelRequest(id): that request ends with reason "abort" at the next round; the others go on.
+Napi::Value Context::CancelRequest(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (state_ && state_->scheduler) {
+    const auto id =
+        static_cast<uint64_t>(args::Integer(info, 0, "Context.cancelRequest", "id", 0, INT64_C(1) << 52));
+    state_->scheduler->Cancel(id);
+  }
+  return env.Undefined();
 }
 
 Napi::Value Context::Dispose(const Napi::CallbackInfo& info) {

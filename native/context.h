@@ -34,6 +34,8 @@
 
 namespace toolwright {
 
+class BatchScheduler;  // batch_scheduler.h
+
 struct ContextState {
   ModelPtr model;  // declared first: released after the context is freed
   llama_context* ctx = nullptr;
@@ -60,9 +62,16 @@ struct ContextState {
   std::atomic<uint32_t> decode_threads{0};
   std::atomic<bool> abort{false};
   std::atomic<bool> busy{false};
+  // Sequences (slots) of a parallel context; 1: the single-sequence API (decode, step).
+  int32_t n_seq = 1;
+  // Runs the sequences of a parallel context (n_seq > 1) on this context's thread; else null.
+  std::unique_ptr<BatchScheduler> scheduler;
   // Runs every decode and step of this context, in order. Every job holds a ContextPtr, so the
-  // thread is idle when the state is destroyed; the destructor stops it before freeing ctx.
-  std::unique_ptr<SerialThread> thread;
+  // thread is idle when the state is destroyed; the destructor stops it before freeing ctx. When
+  // the last reference goes in a job on this thread (dispose() during a decode-ahead), the state
+  // is freed there and the thread ends after that job: the registry, which shares the thread,
+  // joins it, so no thread of a disposed context outlives its environment or the process.
+  std::shared_ptr<SerialThread> thread;
 
   ~ContextState();
 
@@ -96,13 +105,21 @@ struct ContextState {
 };
 using ContextPtr = std::shared_ptr<ContextState>;
 
-// The live contexts of one environment (main thread or worker_thread). When the environment is
-// torn down, each is aborted and its thread stopped there, so no decode-ahead outlives it: a
-// worker_thread unloads the addon's code afterwards, and a detached thread would still be in it.
-// Environment's thread only.
+// The contexts of one environment (main thread or worker_thread) and their threads. When the
+// environment is torn down, or the process exits (the JS layer calls stopContexts() on the
+// process's "exit" event, since process.exit() runs no cleanup hook), each context is aborted and
+// every thread joined: also the thread of a context already disposed that is still freeing it.
+// Otherwise such a thread would run llama.cpp code while the process runs its exit handlers and
+// static destructors, or after a worker_thread unloaded the addon's code. Environment's thread only.
 struct ContextRegistry {
-  std::vector<std::weak_ptr<ContextState>> live;
+  struct Entry {
+    std::weak_ptr<ContextState> state;
+    std::shared_ptr<SerialThread> thread;
+  };
+  std::vector<Entry> entries;
+  // Registers a new context; joins (at once) the threads of freed contexts that have ended.
   void Add(const ContextPtr& state);
+  // Aborts every live context and joins every thread. Idempotent.
   void StopAll();
 };
 
@@ -118,6 +135,8 @@ class Context : public Napi::ObjectWrap<Context> {
   const ContextPtr& Live(Napi::Env env, const char* method) const;
   // Live, and not running a worker.
   const ContextPtr& Idle(Napi::Env env, const char* method) const;
+  // Live and single-sequence (the methods of the one-sequence API).
+  const ContextPtr& Single(Napi::Env env, const char* method) const;
 
   Napi::Value Info(const Napi::CallbackInfo& info);
   Napi::Value Decode(const Napi::CallbackInfo& info);
@@ -128,11 +147,14 @@ class Context : public Napi::ObjectWrap<Context> {
   Napi::Value Tokens(const Napi::CallbackInfo& info);
   Napi::Value Size(const Napi::CallbackInfo& info);
   Napi::Value Stats(const Napi::CallbackInfo& info);
+  Napi::Value Submit(const Napi::CallbackInfo& info);
+  Napi::Value CancelRequest(const Napi::CallbackInfo& info);
   Napi::Value Dispose(const Napi::CallbackInfo& info);
   Napi::Value IsDisposed(const Napi::CallbackInfo& info);
 
   ContextPtr state_;
   ExternalMemory external_;
+  uint64_t next_request_id_ = 0;
 };
 
 }  // namespace toolwright

@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "batch_scheduler.h"
 #include "log_capture.h"
 #include "promise_worker.h"
 #include "rpc.h"
@@ -44,9 +45,19 @@ class CreateContextWorker : public PromiseWorker {
   void Run() override {
     llama_context_params params = llama_context_default_params();
     params.n_ctx = options_.context_size;
+    if (options_.sequences > 1) {
+      // Each sequence gets its own cache of context_size cells (not a share of one): its cells
+      // then lie in order whatever the others do, so a generation gives the same tokens alone
+      // or batched, and each can use the whole context size.
+      const uint32_t per_sequence = options_.context_size != 0
+                                        ? options_.context_size
+                                        : static_cast<uint32_t>(llama_model_n_ctx_train(model_->model));
+      params.n_ctx = per_sequence * static_cast<uint32_t>(options_.sequences);
+    }
     params.n_batch = options_.batch_size;
     params.n_ubatch = std::min(options_.ubatch_size, options_.batch_size);
-    params.n_seq_max = 1;
+    params.n_seq_max = static_cast<uint32_t>(options_.sequences);
+    params.kv_unified = options_.sequences == 1;
     params.n_threads = options_.threads;
     params.n_threads_batch = options_.threads_batch;
     params.no_perf = true;
@@ -66,7 +77,7 @@ class CreateContextWorker : public PromiseWorker {
                                       " (llama_init_from_model failed)");
       return;
     }
-    state->n_ctx = llama_n_ctx(state->ctx);
+    state->n_ctx = llama_n_ctx_seq(state->ctx);  // per sequence
     state->n_batch = llama_n_batch(state->ctx);
     state->batch_capacity = static_cast<int32_t>(state->n_batch);
     state->batch = llama_batch_init(state->batch_capacity, 0, 1);
@@ -76,7 +87,9 @@ class CreateContextWorker : public PromiseWorker {
                                       "\": could not start its CPU threads (ggml_threadpool_new failed)");
       return;
     }
-    state->thread = std::make_unique<SerialThread>();
+    state->n_seq = options_.sequences;
+    if (options_.sequences > 1) state->scheduler = std::make_unique<BatchScheduler>(options_.sequences);
+    state->thread = std::make_shared<SerialThread>();
     state_ = std::move(state);
   }
   Napi::Value Result(Napi::Env env) override { return Context::NewInstance(env, std::move(state_)); }

@@ -22,6 +22,7 @@ struct ContextOptions {
   uint32_t ubatch_size = 512;
   int32_t threads = 4;
   int32_t threads_batch = 4;
+  int32_t sequences = 1;  // > 1: a parallel context (batch_scheduler.h)
 };
 
 // Creates a llama_context, its CPU thread pools and its thread; resolves with a JS Context.

@@ -119,8 +119,8 @@ SamplerState::~SamplerState() {
   if (chain != nullptr) llama_sampler_free(chain);
 }
 
-bool SamplerState::FillCandidates(llama_context* ctx, std::string* error) {
-  const float* logits = llama_get_logits_ith(ctx, -1);
+bool SamplerState::FillCandidates(llama_context* ctx, int32_t idx, std::string* error) {
+  const float* logits = llama_get_logits_ith(ctx, idx);
   if (logits == nullptr) {
     *error = "no logits to sample from (llama_get_logits_ith failed)";
     return false;
@@ -131,17 +131,17 @@ bool SamplerState::FillCandidates(llama_context* ctx, std::string* error) {
   return true;
 }
 
-llama_token SamplerState::Sample(llama_context* ctx, std::string* error) {
+llama_token SamplerState::Sample(llama_context* ctx, std::string* error, int32_t idx) {
   if (grammar == nullptr) {
-    if (llama_get_logits_ith(ctx, -1) == nullptr) {
+    if (llama_get_logits_ith(ctx, idx) == nullptr) {
       *error = "no logits to sample from (llama_get_logits_ith failed)";
       return LLAMA_TOKEN_NULL;
     }
-    return llama_sampler_sample(chain, ctx, -1);
+    return llama_sampler_sample(chain, ctx, idx);
   }
   // Grammar: sample freely first and only mask the whole vocabulary when the grammar rejects
   // the pick, which saves the full mask on most steps (what llama.cpp's own loop does).
-  if (!FillCandidates(ctx, error)) return LLAMA_TOKEN_NULL;
+  if (!FillCandidates(ctx, idx, error)) return LLAMA_TOKEN_NULL;
   llama_token_data_array cur = {candidates.data(), candidates.size(), -1, false};
   llama_sampler_apply(chain, &cur);
   if (cur.selected < 0 || static_cast<size_t>(cur.selected) >= cur.size) {
@@ -160,7 +160,7 @@ llama_token SamplerState::Sample(llama_context* ctx, std::string* error) {
     size_t kept = 0;
     if (const uint64_t* bits = ToolwrightGrammarMask(grammar)) {
       // Our engine hands over its bitset: the candidates are read straight off it.
-      const float* logits = llama_get_logits_ith(ctx, -1);
+      const float* logits = llama_get_logits_ith(ctx, idx);
       if (logits == nullptr) {
         *error = "no logits to sample from (llama_get_logits_ith failed)";
         return LLAMA_TOKEN_NULL;
@@ -174,7 +174,7 @@ llama_token SamplerState::Sample(llama_context* ctx, std::string* error) {
         }
       }
     } else {
-      if (!FillCandidates(ctx, error)) return LLAMA_TOKEN_NULL;
+      if (!FillCandidates(ctx, idx, error)) return LLAMA_TOKEN_NULL;
       llama_token_data_array all = {candidates.data(), candidates.size(), -1, false};
       llama_sampler_apply(grammar, &all);
       for (size_t i = 0; i < all.size; i++) {
@@ -197,7 +197,7 @@ llama_token SamplerState::Sample(llama_context* ctx, std::string* error) {
     id = cur.data[cur.selected].id;
   }
   if (verify_accept && !AcceptsOnCopy(id)) {
-    id = ResampleAcceptable(ctx, error);
+    id = ResampleAcceptable(ctx, idx, error);
     if (id == LLAMA_TOKEN_NULL) return LLAMA_TOKEN_NULL;
   }
   Accept(id);
@@ -219,8 +219,8 @@ bool SamplerState::AcceptsOnCopy(llama_token token) const {
 
 // The chain's pick among the tokens the grammar's mask allows and its accept takes (each
 // checked on a copy): the slow path, only after a pick the mask allowed was refused.
-llama_token SamplerState::ResampleAcceptable(llama_context* ctx, std::string* error) {
-  if (!FillCandidates(ctx, error)) return LLAMA_TOKEN_NULL;
+llama_token SamplerState::ResampleAcceptable(llama_context* ctx, int32_t idx, std::string* error) {
+  if (!FillCandidates(ctx, idx, error)) return LLAMA_TOKEN_NULL;
   llama_token_data_array all = {candidates.data(), candidates.size(), -1, false};
   llama_sampler_apply(grammar, &all);
   size_t kept = 0;

@@ -31,17 +31,18 @@ struct SamplerState {
 
   ~SamplerState();
 
-  // Picks the next token from the context's last logits and accepts it into the chain and
-  // the grammar. Returns LLAMA_TOKEN_NULL and sets *error on failure. Worker thread.
-  llama_token Sample(llama_context* ctx, std::string* error);
+  // Picks the next token from the context's logits of batch row `idx` (-1: the last row) and
+  // accepts it into the chain and the grammar. Returns LLAMA_TOKEN_NULL and sets *error on
+  // failure. Worker thread.
+  llama_token Sample(llama_context* ctx, std::string* error, int32_t idx = -1);
 
   // Feeds a token to the grammar and the chain (e.g. a forced token). Worker thread.
   void Accept(llama_token token);
 
  private:
-  bool FillCandidates(llama_context* ctx, std::string* error);
+  bool FillCandidates(llama_context* ctx, int32_t idx, std::string* error);
   bool AcceptsOnCopy(llama_token token) const;
-  llama_token ResampleAcceptable(llama_context* ctx, std::string* error);
+  llama_token ResampleAcceptable(llama_context* ctx, int32_t idx, std::string* error);
 };
 using SamplerPtr = std::shared_ptr<SamplerState>;
 

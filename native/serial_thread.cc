@@ -58,7 +58,13 @@ SerialThread::SerialThread() : queue_(std::make_shared<Queue>()), thread_(std::m
   thread_->Start(queue_);
 }
 
-SerialThread::~SerialThread() { Stop(); }
+SerialThread::~SerialThread() {
+  Stop();
+  std::lock_guard<std::mutex> lock(join_mutex_);
+  // Only when the last owner was a job on this very thread: nothing else can join it now.
+  if (thread_->started && !joined_) thread_->Detach();
+  joined_ = true;
+}
 
 void SerialThread::Stop() {
   {
@@ -66,13 +72,16 @@ void SerialThread::Stop() {
     queue_->stopping = true;
   }
   queue_->wake.notify_one();
-  if (!thread_->started) return;
-  thread_->started = false;
-  if (thread_->IsSelf()) {
-    thread_->Detach();  // joining itself would deadlock; the loop ends after the current job
-  } else {
-    thread_->Join();
-  }
+  if (!thread_->started || thread_->IsSelf()) return;  // joining itself would deadlock
+  std::lock_guard<std::mutex> lock(join_mutex_);
+  if (joined_) return;
+  thread_->Join();
+  joined_ = true;
+}
+
+bool SerialThread::Finished() const {
+  std::lock_guard<std::mutex> lock(queue_->mutex);
+  return queue_->finished;
 }
 
 void SerialThread::Abandon() {
@@ -81,9 +90,10 @@ void SerialThread::Abandon() {
     queue_->stopping = true;
   }
   queue_->wake.notify_one();
-  if (!thread_->started) return;
-  thread_->started = false;
+  std::lock_guard<std::mutex> lock(join_mutex_);
+  if (!thread_->started || joined_) return;
   thread_->Detach();
+  joined_ = true;  // nothing joins it later (Stop, the destructor)
 }
 
 void SerialThread::Post(std::function<void()> job) {
@@ -104,7 +114,10 @@ void SerialThread::Loop(const std::shared_ptr<Queue>& queue) {
     {
       std::unique_lock<std::mutex> lock(queue->mutex);
       queue->wake.wait(lock, [&] { return queue->stopping || !queue->jobs.empty(); });
-      if (queue->jobs.empty()) return;  // stopping, and nothing left to run
+      if (queue->jobs.empty()) {  // stopping, and nothing left to run
+        queue->finished = true;
+        return;
+      }
       job = std::move(queue->jobs.front());
       queue->jobs.pop_front();
     }

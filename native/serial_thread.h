@@ -19,7 +19,7 @@ class SerialThread {
   // Starts the thread, with a stack as large as libuv gives its pool threads (8 MiB), since the
   // llama work used to run there.
   SerialThread();
-  // Stop().
+  // Stop(). Never the last owner on the thread itself (see Stop); if it is, the thread detaches.
   ~SerialThread();
 
   SerialThread(const SerialThread&) = delete;
@@ -30,13 +30,17 @@ class SerialThread {
   void Post(std::function<void()> job);
 
   // Lets the queued jobs run, then ends the thread and joins it. Called on the thread itself (a
-  // job dropped the last reference to the owner) it detaches instead: the thread ends after that
-  // job. Idempotent.
+  // job dropped the last reference to the owner) it only asks the thread to end after that job:
+  // another thread must join it later (ContextRegistry does), since a thread left running
+  // detached would still be inside the addon while the process exits or the addon is unloaded.
+  // Safe to call from several threads; idempotent.
   void Stop();
 
   // Stop() without waiting: the thread is detached and ends after its current job, if that ever
   // ends (a job stuck on a lost RPC server does not; rpc.h).
   void Abandon();
+  // The thread's loop has returned (it runs no job and never will); Stop() then joins at once.
+  bool Finished() const;
 
  private:
   struct Queue {
@@ -44,12 +48,15 @@ class SerialThread {
     std::condition_variable wake;
     std::deque<std::function<void()>> jobs;
     bool stopping = false;
+    bool finished = false;  // the loop returned
   };
   static void Loop(const std::shared_ptr<Queue>& queue);
 
   struct Native;                  // the platform's thread handle
   std::shared_ptr<Queue> queue_;  // shared with the thread, which may outlive this object
   std::unique_ptr<Native> thread_;
+  std::mutex join_mutex_;  // Stop() may run on two threads at once (an owner and the registry)
+  bool joined_ = false;    // guarded by join_mutex_
 };
 
 }  // namespace toolwright

@@ -144,6 +144,8 @@ export interface NativeContextOptions {
   ubatchSize?: number;
   threads?: number;
   threadsBatch?: number;
+  /** Parallel sequences (> 1: generation goes through submit(); decode/step/clear/truncate/tokens throw). */
+  sequences?: number;
 }
 
 export interface NativeContextInfo {
@@ -152,6 +154,22 @@ export interface NativeContextInfo {
   ubatchSize: number;
   threads: number;
   threadsBatch: number;
+  sequences: number;
+}
+
+/** What a submitted sequence reports, in order: one start, its tokens, one end. */
+export type NativeSequenceEvent =
+  /** The request took a slot: `reused` prompt tokens were in its cache, `evaluated` are decoded. */
+  | { type: "start"; reused: number; evaluated: number }
+  | { type: "token"; token: number; bytes: Uint8Array; eog: boolean }
+  /** Ended with a stop reason ("eog", "maxTokens", "contextFull", "abort"), or failed with a code and message. */
+  | { type: "end"; reason?: "eog" | "maxTokens" | "contextFull" | "abort"; code?: string; message?: string };
+
+export interface NativeSubmitOptions {
+  /** Most tokens to generate (-1 or absent: until the context is full; 0: evaluate the prompt only). */
+  maxTokens?: number;
+  /** Reuse the slot's cached prefix (default true). */
+  reusePrefix?: boolean;
 }
 
 /** One generation step's result: the sampled token, its bytes, whether it ends generation. */
@@ -178,8 +196,15 @@ export interface NativeContext {
    * just waits); clear/truncate cancel it.
    */
   step(sampler: NativeSampler, pending?: NativeTokens | number | null, options?: NativeStepOptions): Promise<NativeStepResult>;
-  /** Makes the running decode stop early (it rejects with code ABORT_ERR). */
+  /** Makes the running decode stop early (it rejects with code ABORT_ERR); on a parallel context, ends every request. */
   cancel(): void;
+  /**
+   * Parallel contexts: queues a generation on a free sequence (or until one is free); returns its
+   * id. `onEvent` is called on the main thread for each event and must not throw.
+   */
+  submit(sampler: NativeSampler, tokens: NativeTokens, options: NativeSubmitOptions, onEvent: (event: NativeSequenceEvent) => void): number;
+  /** Parallel contexts: that request ends with reason "abort"; the others go on. */
+  cancelRequest(id: number): void;
   clear(): void;
   truncate(keep: number): boolean;
   tokens(): Int32Array;
@@ -263,6 +288,13 @@ export interface NativeBinding {
   startRpcServer?(host: string, port: number, options: NativeRpcServerOptions, onExit: (message: string) => void): void;
   /** "host:port" of the RPC servers live models of this process are connected to (absent in old builds). */
   rpcEndpointsInUse?(): string[];
+  /**
+   * Aborts every context's work and joins every context thread, disposed contexts' included (one
+   * may still be freeing its context after a dispose() during a decode-ahead). Called on the
+   * process's "exit" event: process.exit() runs no native cleanup hook, and a context thread
+   * still running llama.cpp code while the process runs its exit handlers can crash it.
+   */
+  stopContexts(): void;
 }
 
 /** Where the addon was looked for, and why each candidate failed (or was passed over). */
@@ -405,7 +437,9 @@ function missingCpuFeatures(path: string): string | undefined {
 export function loadNative(): NativeBinding {
   if (cached === undefined) {
     const loaded = chooseAddon(addonCandidates());
-    cached = loaded.binding;
+    const binding = loaded.binding;
+    process.once("exit", () => binding.stopContexts());
+    cached = binding;
     chosen = loaded.report;
   }
   return cached;

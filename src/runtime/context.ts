@@ -13,12 +13,15 @@ import type { Model } from "./model.js";
 import { checkKeys, checkObject, checkTokens, describe, optBoolean, optInteger } from "./validate.js";
 
 /** The keys of {@link ContextOptions} (createContext and ChatSession check them). */
-export const CONTEXT_OPTION_KEYS: readonly string[] = ["contextSize", "batchSize", "threads", "threadsBatch", "allowBeyondTraining"];
+export const CONTEXT_OPTION_KEYS: readonly string[] = ["contextSize", "batchSize", "threads", "threadsBatch", "sequences", "allowBeyondTraining"];
+
+/** The most sequences one context runs (llama.cpp's limit). */
+export const MAX_SEQUENCES = 256;
 
 /** Options of {@link Model.createContext}. */
 export interface ContextOptions {
   /**
-   * Tokens the KV cache holds (rounded up to a multiple of 256). Default "auto": the model's
+   * Tokens the KV cache holds, per sequence (rounded up to a multiple of 256). Default "auto": the model's
    * training context, at most 8192, and only as much as fits 80% of the free memory (of the GPU
    * holding the model, else RAM) less 256 MiB; at least min(training context, 512).
    */
@@ -29,6 +32,22 @@ export interface ContextOptions {
   threads?: number;
   /** CPU threads for prompt evaluation. Default `threads`. */
   threadsBatch?: number;
+  /**
+   * Generations this context runs at once, 1 to 256 (default 1). With more than 1, each
+   * {@link Context.generate} takes one of the context's sequences and all running ones are
+   * decoded together in one batch per token (continuous batching: a new generation joins the
+   * running batch, a finished one leaves it; beyond `sequences`, generations wait for a free one).
+   * Each keeps its own sampler, grammar and stop strings, and a free sequence keeps its tokens
+   * cached, so a prompt that continues an earlier one reuses that prefix. Each sequence has its
+   * own cache of `contextSize` tokens (the KV cache takes `sequences` times the memory), so a
+   * generation gives the same tokens alone or batched with others. `decode`, `clear`, `truncate`
+   * and `cachedTokens` are for single-sequence contexts only.
+   *
+   * @example
+   * const context = await model.createContext({ sequences: 4 });
+   * const texts = await Promise.all(prompts.map((prompt) => context.generate({ prompt, maxTokens: 64 }).text()));
+   */
+  sequences?: number;
   /**
    * Allow a `contextSize` beyond the model's training context (`model.info.trainContextSize`).
    * Default false: such a size is a RangeError with the memory it would take, since the model was
@@ -68,9 +87,12 @@ export class Context {
   readonly batchSize: number;
   /** Generation threads. */
   readonly threads: number;
+  /** Generations it runs at once ({@link ContextOptions.sequences}). */
+  readonly sequences: number;
 
   #native: NativeContext | undefined;
-  #generating = false;
+  /** Generations running (at most 1 on a single-sequence context). */
+  #generating = 0;
   readonly #stats = { promptTokensEvaluated: 0, promptTokensReused: 0, tokensGenerated: 0 };
   readonly #host: GenerationHost;
 
@@ -96,6 +118,7 @@ export class Context {
       ...defined("batchSize", batchSize),
       threads,
       threadsBatch: optInteger(o.threadsBatch, "createContext: options.threadsBatch", 1, 1024) ?? threads,
+      ...defined("sequences", optInteger(o.sequences, "createContext: options.sequences", 1, MAX_SEQUENCES)),
     });
     return new Context(model, native);
   }
@@ -107,9 +130,11 @@ export class Context {
     this.contextSize = info.contextSize;
     this.batchSize = info.batchSize;
     this.threads = info.threads;
+    this.sequences = info.sequences;
     registry.register(this, native, this);
     this.#host = {
       contextSize: info.contextSize,
+      sequences: info.sequences,
       vocabSize: model.vocabSize,
       native: () => this.native,
       tokenizePrompt: (text, addSpecial) => model.tokenizeAsync(text, { addSpecial, parseSpecial: true }),
@@ -127,13 +152,17 @@ export class Context {
       },
       acquire: () => {
         this.native; // throws when disposed
-        if (this.#generating) {
-          throw new ToolwrightError("Context.generate: another generation is running on this context; finish it first or create another context", "TOOLWRIGHT_CONTEXT_BUSY");
+        // A parallel context queues generations beyond its sequences natively.
+        if (this.#generating > 0 && this.sequences === 1) {
+          throw new ToolwrightError(
+            "Context.generate: another generation is running on this context; finish it first or create another context (or one with sequences > 1)",
+            "TOOLWRIGHT_CONTEXT_BUSY",
+          );
         }
-        this.#generating = true;
+        this.#generating++;
       },
       release: (stats: GenerationStats) => {
-        this.#generating = false;
+        this.#generating--;
         this.#stats.promptTokensEvaluated += stats.promptTokensEvaluated;
         this.#stats.promptTokensReused += stats.promptTokensReused;
         this.#stats.tokensGenerated += stats.tokensGenerated;
@@ -193,8 +222,11 @@ export class Context {
 
   /** The cache belongs to a running generation (which decodes its next token ahead meanwhile). */
   #notGenerating(method: string): void {
-    if (this.#generating) {
+    if (this.#generating > 0) {
       throw new ToolwrightError(`${method}: a generation is running on this context`, "TOOLWRIGHT_CONTEXT_BUSY");
+    }
+    if (this.sequences > 1) {
+      throw new TypeError(`${method}: this context runs ${this.sequences} sequences; the method is for single-sequence contexts (sequences: 1)`);
     }
   }
 

@@ -9,6 +9,7 @@ import type { NativeContext, NativeGrammarSpec, NativeSampler, NativeSamplerOpti
 import type { Context } from "./context.js";
 import { errorCode } from "./errors.js";
 import { type GrammarOptions, type SamplingOptions, toNativeGrammar, toNativeSampling } from "./sampling.js";
+import { runOnSequence } from "./sequence-generation.js";
 import { StopStringFilter } from "./stop-strings.js";
 import { checkKeys, checkObject, checkString, checkTokens, optBoolean, optInteger, optSignal, optStringArray } from "./validate.js";
 
@@ -72,6 +73,8 @@ export interface GenerationStats {
 /** What generate() needs from its Context (kept small to avoid a circular import of the class). */
 export interface GenerationHost {
   readonly contextSize: number;
+  /** The context's sequences: more than 1 runs generations through its batch scheduler (sequence-generation.ts). */
+  readonly sequences: number;
   readonly vocabSize: number;
   native(): NativeContext;
   tokenizePrompt(text: string, addSpecial: boolean): Promise<Int32Array>;
@@ -162,6 +165,7 @@ export class Generation implements AsyncIterable<GeneratedToken> {
   }
 
   async *#run(): AsyncGenerator<GeneratedToken, void, undefined> {
+    if (this.#host.sequences > 1) return yield* this.#runOnSequence();
     const host = this.#host;
     const plan = this.#plan;
     host.acquire();
@@ -250,6 +254,22 @@ export class Generation implements AsyncIterable<GeneratedToken> {
       sampler?.dispose();
       host.release(this.stats);
       if (this.stopReason === undefined && plan.signal?.aborted) this.stopReason = "abort";
+    }
+  }
+
+  /** A parallel context: the generation runs on one of its sequences, batched with the others. */
+  async *#runOnSequence(): AsyncGenerator<GeneratedToken, void, undefined> {
+    const host = this.#host;
+    host.acquire();
+    let sampler: NativeSampler | undefined;
+    try {
+      sampler = this.#sampler ?? host.createSampler(this.#plan.sampling, this.#plan.grammar);
+      this.#sampler = undefined;
+      yield* runOnSequence(host, this.#plan, sampler, { stats: this.stats, stop: (reason) => (this.stopReason = reason) });
+      if (this.stopReason === undefined && this.#plan.signal?.aborted) this.stopReason = "abort";
+    } finally {
+      sampler?.dispose();
+      host.release(this.stats);
     }
   }
 

@@ -8,6 +8,12 @@ import { ChatSession, type ChatStream } from "./session.js";
 import type { ChatOptions, ChatResult } from "./types.js";
 
 /**
+ * Requests {@link ChatModel.chat} runs at once (one sequence each in its context; more wait for a
+ * free one). Each sequence has its own KV cache of the context size.
+ */
+const CHAT_SEQUENCES = 4;
+
+/**
  * A loaded model with `chat()` and `streamChat()` on its own chat context.
  *
  * @example
@@ -16,7 +22,10 @@ import type { ChatOptions, ChatResult } from "./types.js";
  * const { message } = await model.chat({ messages: [{ role: "user", content: "Hi" }] });
  */
 export class ChatModel extends Model {
-  /** The session behind {@link ChatModel.chat}: one KV cache, so a conversation's turns reuse their prefix. */
+  /**
+   * The session behind {@link ChatModel.chat}: one KV cache with CHAT_SEQUENCES sequences,
+   * so concurrent requests run together and a conversation's turns reuse their prefix.
+   */
   #session: ChatSession | undefined;
 
   /** @internal Use {@link loadModel}. */
@@ -26,7 +35,8 @@ export class ChatModel extends Model {
 
   /**
    * Runs a chat request (template, grammar, tool calls, tool runner) on the model's own chat
-   * context: consecutive turns of a conversation only evaluate the new part of the prompt.
+   * context: consecutive turns of a conversation only evaluate the new part of the prompt, and
+   * concurrent requests (up to 4) are decoded together in one batch.
    *
    * @example
    * const { message, finishReason } = await model.chat({
@@ -52,7 +62,7 @@ export class ChatModel extends Model {
 
   #chatSession(): ChatSession {
     this.native; // throws when disposed
-    this.#session ??= new ChatSession(this);
+    this.#session ??= new ChatSession(this, { context: { sequences: CHAT_SEQUENCES } });
     return this.#session;
   }
 }

@@ -1,7 +1,9 @@
 /**
  * `ChatSession`: chat requests on one model, through one context, so consecutive turns of a
  * conversation reuse the KV cache (only the new suffix of the prompt is evaluated). Requests on
- * a session run one after another.
+ * a session run one after another, or at once when its context has several sequences
+ * (`context: { sequences: N }`): up to N decode together, each reusing the prefix of the sequence
+ * it lands on.
  */
 import type { Context } from "../runtime/context.js";
 import type { Model } from "../runtime/model.js";
@@ -29,6 +31,9 @@ type Event = { type: "delta"; step: number; chunk: ChatChunk };
  * const r1 = await session.chat({ messages: [{ role: "user", content: "Hi" }] });
  * const r2 = await session.chat({ messages: [{ role: "user", content: "Hi" }, r1.message, { role: "user", content: "More" }] });
  * r2.usage.cachedPromptTokens; // most of the first prompt
+ *
+ * const parallel = new ChatSession(model, { context: { sequences: 4 } });
+ * const answers = await Promise.all(questions.map((q) => parallel.chat({ messages: [{ role: "user", content: q }] })));
  */
 export class ChatSession {
   readonly model: Model;
@@ -57,7 +62,7 @@ export class ChatSession {
    */
   async chat(options: ChatOptions): Promise<ChatResult> {
     const plan = planChat(options, "chat");
-    return this.#exclusive(async () => {
+    return this.#turn(async () => {
       const it = this.#run(plan);
       for (;;) {
         const next = await it.next();
@@ -89,9 +94,11 @@ export class ChatSession {
         return (async function* () {
           let release!: () => void;
           const turn = new Promise<void>((r) => (release = r));
-          const previous = self.#tail;
-          self.#tail = previous.then(() => turn);
-          await previous.catch(() => undefined);
+          if (!self.#parallel) {
+            const previous = self.#tail;
+            self.#tail = previous.then(() => turn);
+            await previous.catch(() => undefined);
+          }
           const it = self.#run(plan);
           try {
             for (;;) {
@@ -121,6 +128,16 @@ export class ChatSession {
     const context = this.#context;
     this.#context = undefined;
     void context?.then((c) => c.dispose()).catch(() => undefined);
+  }
+
+  /** Its context runs several sequences: requests run at once instead of one after another. */
+  get #parallel(): boolean {
+    return (this.#options.context?.sequences ?? 1) > 1;
+  }
+
+  /** Runs `work` after the requests before it, or at once on a parallel context. */
+  #turn<T>(work: () => Promise<T>): Promise<T> {
+    return this.#parallel ? work() : this.#exclusive(work);
   }
 
   #exclusive<T>(work: () => Promise<T>): Promise<T> {

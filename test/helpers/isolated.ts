@@ -42,6 +42,8 @@ export interface IsolatedOptions {
   timeoutMs?: number;
   /** V8 old-space limit in MiB (default 1024): a JS-heap blow-up ends as a crash instead of eating the machine. */
   maxOldSpaceMiB?: number;
+  /** Environment variables added to the child's (e.g. UV_THREADPOOL_SIZE, read before any code runs). */
+  env?: Record<string, string>;
 }
 
 const REPORT = "\u0000isolated-report:";
@@ -49,7 +51,7 @@ const REPORT = "\u0000isolated-report:";
 /** Runs `body` in a child Node process; see the module comment. */
 export async function isolated(body: string, options: IsolatedOptions = {}): Promise<IsolatedResult> {
   const lib = await ensureCompiledLib();
-  const { timeoutMs = 60_000, maxOldSpaceMiB = 1024 } = options;
+  const { timeoutMs = 60_000, maxOldSpaceMiB = 1024, env } = options;
   const script = `
 const lib = await import(${JSON.stringify(pathToFileURL(join(lib, "index.js")).href)});
 const sub = (p) => import(${JSON.stringify(pathToFileURL(lib).href)} + "/" + p);
@@ -63,7 +65,7 @@ try {
 process.exit(0);
 `;
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [`--max-old-space-size=${maxOldSpaceMiB}`, "--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [`--max-old-space-size=${maxOldSpaceMiB}`, "--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
     let stdout = "";
     let stderr = "";
     let timedOut = false;

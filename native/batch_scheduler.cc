@@ -1,0 +1,398 @@
+#include "batch_scheduler.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "context.h"
+#include "error_codes.h"
+#include "log_capture.h"
+#include "vocab_ops.h"
+
+namespace toolwright {
+
+// ---- EventSink -------------------------------------------------------------------------------
+
+std::shared_ptr<EventSink> EventSink::Create(Napi::Env env, Napi::Function callback) {
+  auto sink = std::make_shared<EventSink>();
+  // The finalizer owns one reference, so the sink outlives the thread-safe function.
+  auto* keep = new std::shared_ptr<EventSink>(sink);
+  napi_value name = Napi::String::New(env, "toolwright.sequence");
+  const napi_status status =
+      napi_create_threadsafe_function(env, callback, nullptr, name, 0, 1, keep, &EventSink::Finalize, nullptr,
+                                      &EventSink::CallJs, &sink->tsfn_);
+  if (status != napi_ok) {
+    delete keep;
+    throw Napi::Error::New(env, "Context.submit: could not create the result callback");
+  }
+  sink->open_ = true;
+  return sink;
+}
+
+void EventSink::Send(SequenceEvent event) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!open_) return;
+  auto* data = new SequenceEvent(std::move(event));
+  if (napi_call_threadsafe_function(tsfn_, data, napi_tsfn_nonblocking) != napi_ok) delete data;
+}
+
+void EventSink::Close() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!open_) return;
+  open_ = false;
+  napi_release_threadsafe_function(tsfn_, napi_tsfn_release);
+}
+
+void EventSink::Finalize(napi_env /*env*/, void* data, void* /*hint*/) {
+  auto* keep = static_cast<std::shared_ptr<EventSink>*>(data);
+  {
+    std::lock_guard<std::mutex> lock((*keep)->mutex_);
+    (*keep)->open_ = false;  // torn down with the environment: never call it again
+  }
+  delete keep;
+}
+
+void EventSink::CallJs(napi_env env, napi_value callback, void* /*context*/, void* data) {
+  std::unique_ptr<SequenceEvent> event(static_cast<SequenceEvent*>(data));
+  if (env == nullptr || callback == nullptr) return;  // the environment is going away
+  // A C callback: nothing may escape it (building the object throws while a worker terminates).
+  try {
+    Deliver(env, callback, *event);
+  } catch (...) {
+  }
+}
+
+void EventSink::Deliver(napi_env env, napi_value callback, const SequenceEvent& event) {
+  Napi::Env e(env);
+  Napi::HandleScope scope(e);
+  Napi::Object out = Napi::Object::New(e);
+  switch (event.kind) {
+    case SequenceEvent::kStart:
+      out.Set("type", "start");
+      out.Set("reused", static_cast<double>(event.reused));
+      out.Set("evaluated", static_cast<double>(event.evaluated));
+      break;
+    case SequenceEvent::kToken:
+      out.Set("type", "token");
+      out.Set("token", event.token);
+      out.Set("bytes", Napi::Buffer<char>::Copy(e, event.piece.data(), event.piece.size()));
+      out.Set("eog", event.eog);
+      break;
+    case SequenceEvent::kEnd:
+      out.Set("type", "end");
+      if (event.reason.empty()) {
+        out.Set("code", event.code.empty() ? codes::kInternal : event.code);
+        out.Set("message", event.error);
+      } else {
+        out.Set("reason", event.reason);
+      }
+      break;
+  }
+  napi_value argv[] = {out};
+  napi_value ignored;
+  // The JS callback catches its own errors; a pending exception would surface as uncaught.
+  napi_call_function(env, e.Undefined(), callback, 1, argv, &ignored);
+}
+
+// ---- BatchScheduler ---------------------------------------------------------------------------
+
+BatchScheduler::BatchScheduler(int32_t sequences) : slots_(static_cast<size_t>(std::max(1, sequences))) {
+  for (size_t i = 0; i < slots_.size(); i++) slots_[i].seq = static_cast<llama_seq_id>(i);
+}
+
+BatchScheduler::~BatchScheduler() { FailAll(codes::kAbort, "the context was disposed"); }
+
+void BatchScheduler::Submit(const ContextPtr& state, RequestPtr request) {
+  request->sampler->busy.store(true);
+  bool post = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    inflight_.push_back(request);
+    waiting_.push_back(std::move(request));
+    post = !round_posted_;
+    round_posted_ = true;
+  }
+  if (post) {
+    state->thread->Post([keep = state]() { RunRound(keep); });
+  }
+}
+
+void BatchScheduler::Cancel(uint64_t id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const RequestPtr& r : inflight_) {
+    if (r->id == id) r->cancelled.store(true);
+  }
+}
+
+void BatchScheduler::CancelAll() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const RequestPtr& r : inflight_) r->cancelled.store(true);
+}
+
+size_t BatchScheduler::Pending() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return inflight_.size();
+}
+
+void BatchScheduler::RunRound(const ContextPtr& state) {
+  BatchScheduler& self = *state->scheduler;
+  const bool active = self.Round(*state);
+  {
+    std::lock_guard<std::mutex> lock(self.mutex_);
+    if (!active && self.waiting_.empty()) {
+      self.round_posted_ = false;
+      return;
+    }
+  }
+  // Another round; each queued job holds the context, so a dispose() meanwhile only aborts it.
+  state->thread->Post([keep = state]() { RunRound(keep); });
+}
+
+bool BatchScheduler::Round(ContextState& state) {
+  if (state.abort.load()) {  // dispose() or the environment stopping
+    FailAll(codes::kAbort, "the context was disposed");
+    return false;
+  }
+  for (Slot& slot : slots_) {
+    if (slot.request && slot.request->cancelled.load()) Finish(slot, "abort");
+  }
+  TakeWaiting(state);
+  bool any = false;
+  for (const Slot& slot : slots_) any = any || slot.request != nullptr;
+  if (!any) return false;
+  if (Decode(state)) SampleRows(state);
+  any = false;
+  for (const Slot& slot : slots_) any = any || slot.request != nullptr;
+  return any;
+}
+
+void BatchScheduler::TakeWaiting(ContextState& state) {
+  // Cancelled requests leave the queue at once, wherever they wait in it.
+  std::vector<RequestPtr> cancelled;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto it = waiting_.begin(); it != waiting_.end();) {
+      if ((*it)->cancelled.load()) {
+        cancelled.push_back(std::move(*it));
+        it = waiting_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  for (const RequestPtr& gone : cancelled) End(gone, "abort");  // End() takes the lock
+  for (;;) {
+    RequestPtr request;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (waiting_.empty()) return;
+      const bool free = std::any_of(slots_.begin(), slots_.end(), [](const Slot& s) { return !s.request; });
+      if (!free) return;
+      request = std::move(waiting_.front());
+      waiting_.pop_front();
+    }
+    // The free slot whose cached tokens share the longest prefix with the prompt, counting only
+    // a prefix that keeps at least half of that slot's cache (a shared system prompt, an earlier
+    // turn); otherwise the least recently used slot, so another conversation's cache survives.
+    Slot* best = nullptr;
+    size_t best_common = 0;
+    for (Slot& slot : slots_) {
+      if (slot.request) continue;
+      size_t common = 0;
+      const size_t limit = std::min(slot.tokens.size(), request->prompt.size());
+      while (common < limit && slot.tokens[common] == request->prompt[common]) common++;
+      if (common * 2 < slot.tokens.size()) common = 0;
+      if (best == nullptr || common > best_common ||
+          (common == best_common && slot.last_used < best->last_used)) {
+        best = &slot;
+        best_common = common;
+      }
+    }
+    Assign(state, *best, std::move(request));
+  }
+}
+
+void BatchScheduler::Assign(ContextState& state, Slot& slot, RequestPtr request) {
+  const std::vector<llama_token>& prompt = request->prompt;
+  size_t keep = 0;
+  if (request->reuse_prefix) {
+    // The last prompt token is always decoded: its logits give the first token.
+    const size_t limit = std::min(slot.tokens.size(), prompt.size() - 1);
+    while (keep < limit && slot.tokens[keep] == prompt[keep]) keep++;
+  }
+  llama_memory_t memory = llama_get_memory(state.ctx);
+  if (keep < slot.tokens.size()) {
+    if (!llama_memory_seq_rm(memory, slot.seq, static_cast<llama_pos>(keep), -1)) {
+      llama_memory_seq_rm(memory, slot.seq, -1, -1);  // recurrent models cannot drop a partial sequence
+      keep = 0;
+    }
+    slot.tokens.resize(keep);
+  }
+  slot.pending.assign(prompt.begin() + static_cast<std::ptrdiff_t>(keep), prompt.end());
+  slot.next = LLAMA_TOKEN_NULL;
+  slot.generated = 0;
+  slot.row = -1;
+  slot.last_used = ++assigned_;
+  SequenceEvent start;
+  start.kind = SequenceEvent::kStart;
+  start.reused = keep;
+  start.evaluated = slot.pending.size();
+  request->events->Send(std::move(start));
+  slot.request = std::move(request);
+}
+
+// One batch: every generating slot's sampled token first (one each), then prompt chunks in the
+// room left. Returns false when nothing was decoded (every request in it ended).
+bool BatchScheduler::Decode(ContextState& state) {
+  llama_batch& batch = state.batch;
+  const int32_t capacity = state.batch_capacity;
+  batch.n_tokens = 0;
+  auto add = [&](llama_token token, size_t pos, llama_seq_id seq, bool logits) {
+    const int32_t i = batch.n_tokens++;
+    batch.token[i] = token;
+    batch.pos[i] = static_cast<llama_pos>(pos);
+    batch.n_seq_id[i] = 1;
+    batch.seq_id[i][0] = seq;
+    batch.logits[i] = logits ? 1 : 0;
+    return i;
+  };
+  std::vector<size_t> chunk(slots_.size(), 0);  // prompt tokens of each slot in this batch
+  for (Slot& slot : slots_) {
+    slot.row = -1;
+    if (slot.request && slot.next != LLAMA_TOKEN_NULL && batch.n_tokens < capacity) {
+      slot.row = add(slot.next, slot.tokens.size(), slot.seq, true);
+    }
+  }
+  for (size_t k = 0; k < slots_.size(); k++) {
+    Slot& slot = slots_[k];
+    if (!slot.request || slot.pending.empty()) continue;
+    const size_t room = static_cast<size_t>(capacity - batch.n_tokens);
+    const size_t take = std::min(slot.pending.size(), room);
+    if (take == 0) break;
+    for (size_t i = 0; i < take; i++) {
+      const bool last = i + 1 == take && take == slot.pending.size() && slot.request->max_tokens != 0;
+      const int32_t row = add(slot.pending[i], slot.tokens.size() + i, slot.seq, last);
+      if (last) slot.row = row;
+    }
+    chunk[k] = take;
+  }
+  if (batch.n_tokens == 0) return false;
+
+  ScopedLogCapture capture;
+  const int32_t status = llama_decode(state.ctx, batch);
+  llama_memory_t memory = llama_get_memory(state.ctx);
+  if (status != 0) {
+    // Drop what part of this batch made it into the cache, so each slot's tokens stay the truth.
+    for (Slot& slot : slots_) {
+      if (slot.request) llama_memory_seq_rm(memory, slot.seq, static_cast<llama_pos>(slot.tokens.size()), -1);
+    }
+    if (status == 2) {
+      FailAll(codes::kAbort, "the context was disposed");
+    } else if (status == 1) {
+      // No room left in the shared cache: the longest running sequence ends, the others go on.
+      Slot* longest = nullptr;
+      for (Slot& slot : slots_) {
+        if (slot.request && (longest == nullptr || slot.tokens.size() > longest->tokens.size()))
+          longest = &slot;
+      }
+      if (longest != nullptr) Finish(*longest, "contextFull");
+    } else {
+      const std::string reason = capture.Reason();
+      FailAll(codes::kDecodeFailed, "llama_decode failed (returned " + std::to_string(status) + ")" +
+                                        (reason.empty() ? "" : ": " + reason));
+    }
+    return false;
+  }
+  size_t cached = 0;
+  for (size_t k = 0; k < slots_.size(); k++) {
+    Slot& slot = slots_[k];
+    if (!slot.request) continue;
+    if (slot.next != LLAMA_TOKEN_NULL && slot.row >= 0 && chunk[k] == 0) {
+      slot.tokens.push_back(slot.next);
+      slot.next = LLAMA_TOKEN_NULL;
+    }
+    if (chunk[k] > 0) {
+      slot.tokens.insert(slot.tokens.end(), slot.pending.begin(),
+                         slot.pending.begin() + static_cast<std::ptrdiff_t>(chunk[k]));
+      slot.pending.erase(slot.pending.begin(), slot.pending.begin() + static_cast<std::ptrdiff_t>(chunk[k]));
+      if (slot.pending.empty() && slot.request->max_tokens == 0) Finish(slot, "maxTokens");  // prefill only
+    }
+  }
+  for (const Slot& slot : slots_) cached += slot.tokens.size();
+  state.n_tokens.store(cached);
+  state.evaluated_tokens += static_cast<uint64_t>(batch.n_tokens);
+  return true;
+}
+
+void BatchScheduler::SampleRows(ContextState& state) {
+  const llama_vocab* vocab = state.model->vocab;
+  for (Slot& slot : slots_) {
+    if (!slot.request || slot.row < 0) continue;
+    std::string error;
+    llama_token token = LLAMA_TOKEN_NULL;
+    {
+      ScopedLogCapture capture;
+      token = slot.request->sampler->Sample(state.ctx, &error, slot.row);
+      if (token == LLAMA_TOKEN_NULL) {
+        const std::string reason = capture.Reason();
+        Finish(slot, "", codes::kSampleFailed, error + (reason.empty() ? "" : ": " + reason));
+        continue;
+      }
+    }
+    state.sampled_tokens++;
+    slot.generated++;
+    SequenceEvent event;
+    event.kind = SequenceEvent::kToken;
+    event.token = token;
+    event.piece = TokenPiece(vocab, token);
+    event.eog = llama_vocab_is_eog(vocab, token);
+    const bool eog = event.eog;
+    slot.request->events->Send(std::move(event));
+    if (eog) {
+      Finish(slot, "eog");
+    } else if (slot.request->max_tokens >= 0 && slot.generated >= slot.request->max_tokens) {
+      Finish(slot, "maxTokens");
+    } else if (slot.tokens.size() + 1 > state.n_ctx) {
+      Finish(slot, "contextFull");  // no room to decode this token for the next one
+    } else {
+      slot.next = token;
+    }
+  }
+}
+
+void BatchScheduler::End(const RequestPtr& request, const std::string& reason, const std::string& code,
+                         const std::string& error) {
+  SequenceEvent end;
+  end.kind = SequenceEvent::kEnd;
+  end.reason = reason;
+  end.code = code;
+  end.error = error;
+  request->events->Send(std::move(end));
+  request->events->Close();
+  request->sampler->busy.store(false);
+  std::lock_guard<std::mutex> lock(mutex_);
+  inflight_.erase(std::remove(inflight_.begin(), inflight_.end(), request), inflight_.end());
+}
+
+void BatchScheduler::Finish(Slot& slot, const std::string& reason, const std::string& code,
+                            const std::string& error) {
+  RequestPtr request = std::move(slot.request);
+  slot.request.reset();
+  slot.pending.clear();
+  slot.next = LLAMA_TOKEN_NULL;
+  slot.row = -1;
+  if (request) End(request, reason, code, error);
+}
+
+void BatchScheduler::FailAll(const std::string& code, const std::string& error) {
+  for (Slot& slot : slots_) {
+    if (slot.request) Finish(slot, "", code, error);
+  }
+  std::deque<RequestPtr> waiting;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    waiting.swap(waiting_);
+  }
+  for (const RequestPtr& request : waiting) End(request, "", code, error);
+}
+
+}  // namespace toolwright

@@ -1,0 +1,132 @@
+// BatchScheduler: many generations on one context at once (a context created with `parallel`
+// sequences), with continuous batching.
+//
+// Each generation (a request: prompt, its own sampler with its grammar, max tokens) takes one of
+// the context's sequences (a slot). On the context's thread, each round builds ONE llama_batch of
+// every active slot's next token plus prompt chunks of the slots still evaluating their prompt,
+// decodes it, and samples each slot from its own logits row. A request submitted while others run
+// joins at the next round; a finished one leaves its slot free for a waiting request. A free slot
+// keeps its tokens in the cache, and a new request takes the free slot sharing the longest prefix
+// with its prompt (prefix reuse per slot).
+//
+// Results go back through each request's thread-safe function, called from the context's thread
+// without blocking: no libuv pool thread waits for a generation, so the number of concurrent
+// generations is not capped by UV_THREADPOOL_SIZE.
+#pragma once
+
+#include <napi.h>
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "llama.h"
+#include "sampler.h"
+
+namespace toolwright {
+
+struct ContextState;
+using ContextPtr = std::shared_ptr<ContextState>;
+
+// What a request reports to JS (built on the context's thread, turned into a JS object on the main thread).
+struct SequenceEvent {
+  enum Kind { kStart, kToken, kEnd } kind = kToken;
+  llama_token token = LLAMA_TOKEN_NULL;
+  std::string piece;
+  bool eog = false;
+  size_t reused = 0;     // kStart: prompt tokens found in the slot's cache
+  size_t evaluated = 0;  // kStart: prompt tokens to evaluate
+  std::string reason;    // kEnd: the stop reason, empty on failure
+  std::string code;      // kEnd: failure code
+  std::string error;     // kEnd: failure message
+};
+
+// A request's thread-safe function, guarded: the environment may finalize it (teardown) while the
+// context's thread still wants to report, and a finalized one must not be called.
+class EventSink {
+ public:
+  // Main thread. Calls `callback` with each event object; throws a Napi::Error on failure.
+  static std::shared_ptr<EventSink> Create(Napi::Env env, Napi::Function callback);
+  // Any thread: queues the event without blocking (dropped once closed).
+  void Send(SequenceEvent event);
+  // Any thread: the last event was sent; releases the thread-safe function. Idempotent.
+  void Close();
+
+ private:
+  static void CallJs(napi_env env, napi_value callback, void* context, void* data);
+  static void Deliver(napi_env env, napi_value callback, const SequenceEvent& event);
+  static void Finalize(napi_env env, void* data, void* hint);
+  std::mutex mutex_;
+  bool open_ = false;  // guarded by mutex_
+  napi_threadsafe_function tsfn_ = nullptr;
+};
+
+// One generation on a parallel context. Built on the main thread; then the context's thread owns it.
+struct SequenceRequest {
+  uint64_t id = 0;
+  SamplerPtr sampler;  // marked busy while the request runs
+  std::vector<llama_token> prompt;
+  int64_t max_tokens = -1;  // -1: until the sequence's room runs out
+  bool reuse_prefix = true;
+  std::shared_ptr<EventSink> events;  // closed after the kEnd event
+  std::atomic<bool> cancelled{false};
+};
+using RequestPtr = std::shared_ptr<SequenceRequest>;
+
+class BatchScheduler {
+ public:
+  explicit BatchScheduler(int32_t sequences);
+  // Ends every request still here (abort), so no thread-safe function stays referenced.
+  ~BatchScheduler();
+  BatchScheduler(const BatchScheduler&) = delete;
+  BatchScheduler& operator=(const BatchScheduler&) = delete;
+
+  // Main thread: queues a request and makes sure a round is scheduled on the context's thread.
+  void Submit(const ContextPtr& state, RequestPtr request);
+  // Main thread: the request ends (stop reason "abort") at the next round. Unknown ids are ignored.
+  void Cancel(uint64_t id);
+  // Main thread: every request queued or running ends with "abort".
+  void CancelAll();
+  // Requests queued or running (any thread).
+  size_t Pending();
+
+ private:
+  struct Slot {
+    llama_seq_id seq = 0;
+    std::vector<llama_token> tokens;      // this sequence's tokens in the cache, in order
+    RequestPtr request;                   // null: free
+    std::vector<llama_token> pending;     // prompt tokens still to decode
+    llama_token next = LLAMA_TOKEN_NULL;  // sampled, to decode in the next round
+    int64_t generated = 0;
+    int32_t row = -1;        // this round's logits row, -1: none
+    uint64_t last_used = 0;  // when it last took a request: ties go to the least recently used
+  };
+
+  // Context's thread: one round, then another is posted while any request is left.
+  static void RunRound(const ContextPtr& state);
+  // Context's thread: whether a slot still runs a request.
+  bool Round(ContextState& state);
+  void TakeWaiting(ContextState& state);
+  void Assign(ContextState& state, Slot& slot, RequestPtr request);
+  bool Decode(ContextState& state);
+  void SampleRows(ContextState& state);
+  // Ends a request: `reason` is a stop reason, or empty with an error code and message.
+  void End(const RequestPtr& request, const std::string& reason, const std::string& code = "",
+           const std::string& error = "");
+  void Finish(Slot& slot, const std::string& reason, const std::string& code = "",
+              const std::string& error = "");
+  void FailAll(const std::string& code, const std::string& error);
+
+  std::mutex mutex_;
+  std::deque<RequestPtr> waiting_;    // guarded by mutex_
+  std::vector<RequestPtr> inflight_;  // every request not finished yet; guarded by mutex_
+  bool round_posted_ = false;         // guarded by mutex_
+  std::vector<Slot> slots_;           // context's thread only
+  uint64_t assigned_ = 0;             // requests assigned so far; context's thread only
+};
+
+}  // namespace toolwright

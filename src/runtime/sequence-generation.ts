@@ -1,0 +1,115 @@
+/**
+ * `Context.generate()` on a parallel context (`sequences > 1`): the generation is submitted to the
+ * context's batch scheduler (native/batch_scheduler.h), which runs it on one of the context's
+ * sequences alongside the others and reports each token through a thread-safe function. This
+ * file turns those events into the same tokens, text, stop reasons and stats as the
+ * single-sequence loop (generation.ts): UTF-8-safe text, stop strings, abort.
+ */
+import { ToolwrightError } from "../errors.js";
+import type { NativeSampler, NativeSequenceEvent } from "./binding.js";
+import type { GeneratedToken, GenerationHost, GenerationStats, StopReason } from "./generation.js";
+import { isErrorCode } from "./errors.js";
+import { StopStringFilter } from "./stop-strings.js";
+
+/** What the sequence loop needs of its Generation's plan. */
+export interface SequencePlan {
+  prompt: string | undefined;
+  tokens: Int32Array | undefined;
+  addSpecial: boolean;
+  maxTokens: number;
+  stop: string[];
+  signal: AbortSignal | undefined;
+  reusePrefix: boolean;
+}
+
+/** Where the loop writes its outcome (the Generation's fields). */
+export interface SequenceOutcome {
+  readonly stats: GenerationStats;
+  stop(reason: StopReason): void;
+}
+
+/** Events of one request, in arrival order, awaited one at a time. */
+class EventQueue {
+  readonly #events: NativeSequenceEvent[] = [];
+  #wake: (() => void) | undefined;
+  push(event: NativeSequenceEvent): void {
+    this.#events.push(event);
+    this.#wake?.();
+    this.#wake = undefined;
+  }
+  async next(): Promise<NativeSequenceEvent> {
+    while (this.#events.length === 0) await new Promise<void>((resolve) => (this.#wake = resolve));
+    return this.#events.shift()!;
+  }
+}
+
+/** Runs one generation on a free sequence of a parallel context; yields like Generation does. */
+export async function* runOnSequence(host: GenerationHost, plan: SequencePlan, sampler: NativeSampler, out: SequenceOutcome): AsyncGenerator<GeneratedToken, void, undefined> {
+  const ctx = host.native();
+  if (plan.signal?.aborted) return out.stop("abort");
+  const prompt = plan.tokens ?? (await host.tokenizePrompt(plan.prompt ?? "", plan.addSpecial));
+  if (prompt.length === 0) throw new RangeError("generate: the prompt is empty (no tokens)");
+  if (prompt.length > host.contextSize) {
+    throw new RangeError(`generate: the prompt has ${prompt.length} tokens, more than the context size ${host.contextSize}`);
+  }
+  if (ctx.disposed) throw new Error("Context is disposed");
+  out.stats.promptTokens = prompt.length;
+  const queue = new EventQueue();
+  const maxTokens = Number.isFinite(plan.maxTokens) ? plan.maxTokens : -1;
+  const id = ctx.submit(sampler, prompt, { maxTokens, reusePrefix: plan.reusePrefix }, (event) => queue.push(event));
+  let ended = false;
+  const onAbort = () => ctx.cancelRequest(id);
+  plan.signal?.addEventListener("abort", onAbort, { once: true });
+  if (plan.signal?.aborted) onAbort(); // aborted while the prompt was tokenized
+  const decoder = new TextDecoder("utf-8");
+  const stops = new StopStringFilter(plan.stop);
+  let lastToken = -1;
+  try {
+    for (;;) {
+      const event = await queue.next();
+      if (event.type === "start") {
+        out.stats.promptTokensReused = event.reused;
+        out.stats.promptTokensEvaluated = event.evaluated;
+        continue;
+      }
+      if (event.type === "end") {
+        ended = true;
+        if (event.reason === undefined) {
+          if (ctx.disposed) throw new Error("Context is disposed");
+          if (event.code === "ABORT_ERR") return out.stop("abort");
+          const code = event.code !== undefined && isErrorCode(event.code) ? event.code : "TOOLWRIGHT_INTERNAL";
+          throw new ToolwrightError(`generate: ${event.message ?? "the sequence failed"}`, code);
+        }
+        if (event.reason === "eog") return out.stop("eog");
+        // maxTokens, contextFull or abort after the last token: what was held back is released.
+        const rest = decoder.decode() + stops.flush();
+        out.stop(event.reason);
+        if (rest && event.reason !== "abort") yield { token: lastToken, text: rest };
+        return;
+      }
+      out.stats.tokensGenerated++;
+      lastToken = event.token;
+      if (event.eog) {
+        const rest = decoder.decode() + stops.flush();
+        if (rest) yield { token: event.token, text: rest };
+        continue; // the end event follows
+      }
+      const last = out.stats.tokensGenerated >= plan.maxTokens;
+      const { text, stopped } = stops.push(decoder.decode(event.bytes, { stream: !last }));
+      if (stopped) {
+        out.stop("stop");
+        yield { token: event.token, text };
+        return;
+      }
+      yield { token: event.token, text: last ? text + stops.flush() : text };
+    }
+  } finally {
+    plan.signal?.removeEventListener("abort", onAbort);
+    // Ended early (stop string, break, error): end the request, and wait until it has left its
+    // sequence, so the stats and the slot are settled when the loop returns.
+    if (!ended && !ctx.disposed) {
+      ctx.cancelRequest(id);
+      for (;;) if ((await queue.next()).type === "end") break;
+    }
+  }
+}
