@@ -43,6 +43,9 @@ export const ERROR_CODES = {
   TOOLWRIGHT_TOOL_INCOMPLETE: "a tool call was cut off (maxTokens or a full context): it was not executed",
   TOOLWRIGHT_TOOL_FAILED: "a tool's execute threw or rejected",
   TOOLWRIGHT_TOOL_UNKNOWN: "a tool call names no tool of the request",
+  TOOLWRIGHT_INVALID_REQUEST: "an OpenAI-style request is malformed or asks for what toolwright cannot do (the message names the parameter)",
+  TOOLWRIGHT_UNAUTHORIZED: "an HTTP request to the server lacks the right API key",
+  TOOLWRIGHT_SERVER_UNAVAILABLE: "the server is shutting down and takes no new requests",
 } as const;
 
 /** A `code` of a toolwright error. */

@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { ANALYZE_USAGE, runAnalyze, type CliIo } from "./analyze.js";
 import { INSPECT_USAGE, runInspect } from "./inspect.js";
 import { CHAT_USAGE, runChat } from "./chat.js";
+import { SERVE_USAGE, runServe } from "./serve.js";
 
 interface Command {
   summary: string;
@@ -33,6 +34,11 @@ const COMMANDS: Record<string, Command> = {
     summary: "chat with a model in the terminal (tool calls shown, not executed)",
     usage: CHAT_USAGE,
     run: runChat,
+  },
+  serve: {
+    summary: "serve a model over HTTP with OpenAI's chat-completions API",
+    usage: SERVE_USAGE,
+    run: runServe,
   },
 };
 
