@@ -5,7 +5,7 @@
  * @example
  * import { loadModel } from "toolwright";
  * import { toolwright } from "toolwright/ai-sdk";
- * import { generateText } from "ai";
+ * // generateText from the "ai" package
  * const { text } = await generateText({ model: toolwright(await loadModel("model.gguf")), prompt: "Hi" });
  */
 export { toolwright } from "./language-model.js";

@@ -144,7 +144,7 @@ class ToolwrightLanguageModel implements LanguageModelV3 {
  * @example
  * import { loadModel } from "toolwright";
  * import { toolwright } from "toolwright/ai-sdk";
- * import { generateText } from "ai";
+ * // generateText from the "ai" package
  * const { text } = await generateText({ model: toolwright(await loadModel("model.gguf")), prompt: "Hi" });
  */
 export function toolwright(model: ChatBackend, settings: ToolwrightModelSettings = {}): LanguageModelV3 {
