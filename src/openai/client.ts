@@ -40,7 +40,8 @@ export interface ChatRequestOptions {
 
 /**
  * A streamed completion: iterate it for OpenAI chunks. `controller.abort()` (or the request's
- * signal) ends it: the iteration stops without an error, as with OpenAI's SDK.
+ * signal) ends it: the iteration stops without an error, as with OpenAI's SDK. Iterate it or
+ * abort it: a stream left unread keeps the model's turn.
  */
 export interface ChatCompletionStream extends AsyncIterable<ReasoningChatCompletionChunk> {
   readonly controller: AbortController;
@@ -68,17 +69,28 @@ export interface OpenAIClient {
   readonly modelId: string;
 }
 
-/** An AbortSignal that aborts when either does (AbortSignal.any is Node ≥ 20.3). */
-function eitherSignal(a: AbortSignal, b: AbortSignal | null | undefined): AbortSignal {
-  if (!b) return a;
+/**
+ * An AbortSignal that aborts when either does (AbortSignal.any is Node >= 20.3), and a release
+ * that unhooks it from the caller's signal, which may outlive many requests.
+ */
+function eitherSignal(a: AbortSignal, b: AbortSignal | null | undefined): { signal: AbortSignal; release: () => void } {
+  if (!b) return { signal: a, release: () => undefined };
   const both = new AbortController();
-  const abort = (s: AbortSignal) => both.abort(s.reason);
-  if (a.aborted || b.aborted) abort(a.aborted ? a : b);
+  const onA = () => both.abort(a.reason);
+  const onB = () => both.abort(b.reason);
+  if (a.aborted) onA();
+  else if (b.aborted) onB();
   else {
-    a.addEventListener("abort", () => abort(a), { once: true });
-    b.addEventListener("abort", () => abort(b), { once: true });
+    a.addEventListener("abort", onA, { once: true });
+    b.addEventListener("abort", onB, { once: true });
   }
-  return both.signal;
+  return {
+    signal: both.signal,
+    release: () => {
+      a.removeEventListener("abort", onA);
+      b.removeEventListener("abort", onB);
+    },
+  };
 }
 
 const aborted = () => new AbortError("chat.completions.create: the request was aborted");
@@ -113,7 +125,7 @@ export function createOpenAIClient(model: ChatBackend, options: OpenAIClientOpti
   async function complete(body: unknown, request: ChatRequestOptions = {}): Promise<ReasoningChatCompletion | ChatCompletionStream> {
     const mapped = toChatOptions(body, limits);
     const controller = new AbortController();
-    const signal = eitherSignal(controller.signal, request.signal);
+    const { signal, release } = eitherSignal(controller.signal, request.signal);
     if (signal.aborted) throw aborted();
     const chatOptions: ChatOptions = { ...mapped.options, signal };
     const meta = completionMeta(modelId);
@@ -123,11 +135,18 @@ export function createOpenAIClient(model: ChatBackend, options: OpenAIClientOpti
         result = await model.chat(chatOptions);
       } catch (e) {
         throw signal.aborted ? aborted() : toChatCompletionError(e);
+      } finally {
+        release();
       }
       if (result.finishReason === "abort" || signal.aborted) throw aborted();
       return toChatCompletion(result, meta);
     }
-    return openStream(model.streamChat(chatOptions), new ChunkMapper(meta, mapped.includeUsage), controller, signal);
+    try {
+      return await openStream(model.streamChat(chatOptions), new ChunkMapper(meta, mapped.includeUsage), controller, signal, release);
+    } catch (e) {
+      release();
+      throw e;
+    }
   }
 
   return {
@@ -142,7 +161,7 @@ export function createOpenAIClient(model: ChatBackend, options: OpenAIClientOpti
  * output (a prompt over the context, a template that refuses it) rejects `create` itself, as an
  * HTTP error status would.
  */
-async function openStream(stream: ChatStream, mapper: ChunkMapper, controller: AbortController, signal: AbortSignal): Promise<ChatCompletionStream> {
+async function openStream(stream: ChatStream, mapper: ChunkMapper, controller: AbortController, signal: AbortSignal, release: () => void): Promise<ChatCompletionStream> {
   const source = stream[Symbol.asyncIterator]();
   let first: IteratorResult<Parameters<ChunkMapper["map"]>[0]>;
   try {
@@ -151,6 +170,16 @@ async function openStream(stream: ChatStream, mapper: ChunkMapper, controller: A
     throw signal.aborted ? aborted() : toChatCompletionError(e);
   }
   let used = false;
+  // A stream dropped unread would hold the model's turn: aborting it before iterating frees it.
+  signal.addEventListener(
+    "abort",
+    () => {
+      if (used) return;
+      void source.return?.(undefined);
+      release();
+    },
+    { once: true },
+  );
   async function* chunks(): AsyncGenerator<ReasoningChatCompletionChunk> {
     try {
       yield mapper.start();
@@ -167,6 +196,7 @@ async function openStream(stream: ChatStream, mapper: ChunkMapper, controller: A
     } finally {
       // A consumer that stops early ends the generation.
       await source.return?.(undefined);
+      release();
     }
   }
   return {

@@ -213,7 +213,13 @@ export class ToolwrightServer {
     const headers: Record<string, string> = this.#closing ? { Connection: "close" } : {};
     const result = await this.#client.chat.completions.create(body as never, { signal });
     if (!isStream(result)) return sendJson(res, 200, result, headers);
-    const sse = new SseWriter(res, headers);
+    let sse: SseWriter;
+    try {
+      sse = new SseWriter(res, headers);
+    } catch (e) {
+      result.controller.abort();
+      throw e;
+    }
     try {
       for await (const chunk of result) await sse.send(chunk);
     } catch (e) {

@@ -94,6 +94,11 @@ describe("createOpenAIClient", () => {
     let n = 0;
     for await (const _ of stream) if (++n === 3) stream.controller.abort();
     expect(n).toBeLessThan(10);
+    // A stream aborted without being read gives the model back to the next request.
+    const unread = await client.chat.completions.create({ model: "local", messages: [{ role: "user", content: "Go" }], max_tokens: 400, response_format: LONG, stream: true });
+    unread.controller.abort();
+    const after = await client.chat.completions.create({ model: "local", messages: [{ role: "user", content: "Hi" }], max_tokens: 2 });
+    expect(after.choices).toHaveLength(1);
   });
 
   const REFUSED: { label: string; body: Record<string, unknown>; param: string }[] = [
