@@ -177,4 +177,18 @@ describe("OpenAI shapes of results", () => {
     expect(out.map((c) => c.usage)).toEqual([null, null, null, { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7, prompt_tokens_details: { cached_tokens: 3 } }]);
     expect(out.every((c) => c.id === "chatcmpl-x" && c.object === "chat.completion.chunk")).toBe(true);
   });
+
+  it("chunks without include_usage carry no usage; reasoning streams as reasoning_content", () => {
+    const m = new ChunkMapper(meta, false);
+    const out = [
+      m.start(),
+      ...m.map({ step: 0, choices: [{ index: 0, delta: { reasoning_content: "hm" }, finish_reason: null }] }),
+      ...m.map({ step: 0, choices: [{ index: 0, delta: {}, finish_reason: "length" }], usage: result({}).usage }),
+      ...m.finish(),
+    ];
+    expect(out).toHaveLength(3);
+    expect(out.every((c) => !("usage" in c))).toBe(true);
+    expect(out[1]!.choices[0]!.delta).toEqual({ reasoning_content: "hm" });
+    expect(out[2]!.choices[0]!.finish_reason).toBe("length");
+  });
 });
