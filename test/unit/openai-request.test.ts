@@ -121,16 +121,18 @@ describe("toChatCompletionError", () => {
   });
 });
 
-const result = (over: Partial<ChatResult>): ChatResult => ({
-  message: { role: "assistant", content: "" },
-  finishReason: "stop",
-  usage: { promptTokens: 5, completionTokens: 2, totalTokens: 7, cachedPromptTokens: 3 },
-  timings: { promptMs: 1, generationMs: 1, firstTokenMs: 1, tokensPerSecond: 1 },
-  steps: [],
-  messages: [],
-  toolErrors: [],
-  ...over,
-});
+/** A chat result with defaults (an assertion: fields the session adds later need no update here). */
+const result = (over: Partial<ChatResult>): ChatResult =>
+  ({
+    message: { role: "assistant", content: "" },
+    finishReason: "stop",
+    usage: { promptTokens: 5, completionTokens: 2, totalTokens: 7, cachedPromptTokens: 3 },
+    timings: { promptMs: 1, generationMs: 1, firstTokenMs: 1, tokensPerSecond: 1 },
+    steps: [],
+    messages: [],
+    toolErrors: [],
+    ...over,
+  }) as ChatResult;
 const meta = { id: "chatcmpl-x", created: 1, model: "m" };
 
 describe("OpenAI shapes of results", () => {
