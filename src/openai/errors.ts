@@ -54,8 +54,10 @@ export function invalid(param: string | null, message: string): ChatCompletionEr
   return new ChatCompletionError(message, { param, openaiCode: "invalid_value" });
 }
 
+/** Codes of a prompt that does not fit the context (OpenAI's context_length_exceeded). */
+const CONTEXT_EXCEEDED: ReadonlySet<string> = new Set(["TOOLWRIGHT_CONTEXT_FULL", "TOOLWRIGHT_CONTEXT_OVERFLOW"]);
 /** Codes of errors that the request itself caused (a 400, not the server's fault). */
-const REQUEST_FAULTS: ReadonlySet<string> = new Set(["TOOLWRIGHT_CONTEXT_FULL", "TOOLWRIGHT_TEMPLATE_RAISED", "TOOLWRIGHT_INVALID_SCHEMA", "TOOLWRIGHT_GBNF_SYNTAX", "TOOLWRIGHT_TOKENIZE_FAILED"]);
+const REQUEST_FAULTS: ReadonlySet<string> = new Set(["TOOLWRIGHT_TEMPLATE_RAISED", "TOOLWRIGHT_INVALID_SCHEMA", "TOOLWRIGHT_GBNF_SYNTAX", "TOOLWRIGHT_TOKENIZE_FAILED"]);
 
 /**
  * Turns whatever a chat request threw into a ChatCompletionError: option errors (TypeError,
@@ -72,8 +74,7 @@ export function toChatCompletionError(e: unknown): ChatCompletionError {
   // The runtime reports a prompt longer than the context as a RangeError of generate's options.
   if (e instanceof RangeError && /more than the context size/.test(message)) return new ChatCompletionError(message, { param: "messages", openaiCode: "context_length_exceeded", cause: e });
   if (e instanceof TypeError || e instanceof RangeError) return new ChatCompletionError(message, { openaiCode: "invalid_value", cause: e });
-  if (e instanceof ToolwrightError && REQUEST_FAULTS.has(e.code)) {
-    return new ChatCompletionError(message, { openaiCode: e.code === "TOOLWRIGHT_CONTEXT_FULL" ? "context_length_exceeded" : "invalid_value", cause: e });
-  }
+  if (e instanceof ToolwrightError && CONTEXT_EXCEEDED.has(e.code)) return new ChatCompletionError(message, { param: "messages", openaiCode: "context_length_exceeded", cause: e });
+  if (e instanceof ToolwrightError && REQUEST_FAULTS.has(e.code)) return new ChatCompletionError(message, { openaiCode: "invalid_value", cause: e });
   return new ChatCompletionError(message, { status: 500, type: "server_error", code: e instanceof ToolwrightError ? e.code : "TOOLWRIGHT_INTERNAL", cause: e });
 }
