@@ -53,6 +53,9 @@ export const ERROR_CODES = {
   TOOLWRIGHT_DOWNLOAD_FAILED: "a download failed: an HTTP error, a connection dropped past the retries, a response that breaks the protocol, or a file system error",
   TOOLWRIGHT_CHECKSUM_MISMATCH: "a downloaded file's sha256 or size differs from the hub's metadata (the file is not kept)",
   TOOLWRIGHT_RESPONSE_FORMAT: "an answer asked for with response_format is not JSON or breaks its schema (where the grammar could not be exact)",
+  TOOLWRIGHT_INVALID_REQUEST: "an OpenAI-style request is malformed or asks for what toolwright cannot do (the message names the parameter)",
+  TOOLWRIGHT_UNAUTHORIZED: "an HTTP request to the server lacks the right API key",
+  TOOLWRIGHT_SERVER_UNAVAILABLE: "the server is shutting down and takes no new requests",
 } as const;
 
 /** A `code` of a toolwright error. */

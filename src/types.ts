@@ -55,7 +55,8 @@ export interface AssistantMessage {
 export interface ToolMessage {
   role: "tool";
   content: string | ContentPart[];
-  tool_call_id?: string;
+  /** The id of the call this answers (required, as OpenAI requires it). */
+  tool_call_id: string;
   /** Some templates want the tool's name on its result. */
   name?: string;
 }
@@ -68,7 +69,8 @@ export interface FunctionDefinition {
   description?: string;
   /** JSON Schema of the arguments object. */
   parameters?: JsonSchema;
-  strict?: boolean;
+  /** null: not set (OpenAI's SDK types allow it). */
+  strict?: boolean | null;
 }
 
 export interface ToolDefinition {

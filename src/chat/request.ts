@@ -57,7 +57,7 @@ function checkTools(tools: unknown): ToolDefinition[] {
     }
     if (params !== undefined && params !== null) parametersJsonSchema(params, where);
     const strict: unknown = tool.function.strict;
-    if (strict !== undefined && typeof strict !== "boolean") throw new TypeError(`generateChatParams: request.tools[${i}].function.strict must be a boolean, got ${kind(strict)}`);
+    if (strict !== undefined && strict !== null && typeof strict !== "boolean") throw new TypeError(`generateChatParams: request.tools[${i}].function.strict must be a boolean, got ${kind(strict)}`);
     if (strict === true && params !== undefined && params !== null) checkStrictSchema(params as JsonSchema, `request.tools[${i}] (${JSON.stringify(name)})`);
     return tool;
   });

@@ -14,6 +14,7 @@ import { INSPECT_USAGE, runInspect } from "./inspect.js";
 import { CHAT_USAGE, runChat } from "./chat.js";
 import { PULL_USAGE, runPull } from "./pull.js";
 import { RPC_SERVER_USAGE, runRpcServer } from "./rpc-server.js";
+import { SERVE_USAGE, runServe } from "./serve.js";
 
 interface Command {
   summary: string;
@@ -43,6 +44,11 @@ const COMMANDS: Record<string, Command> = {
     run: runChat,
   },
   "rpc-server": { summary: "serve this machine's devices to other machines' models (llama.cpp RPC; no auth)", usage: RPC_SERVER_USAGE, run: runRpcServer },
+  serve: {
+    summary: "serve a model over HTTP with OpenAI's chat-completions API",
+    usage: SERVE_USAGE,
+    run: runServe,
+  },
 };
 
 function mainUsage(): string {

@@ -102,7 +102,8 @@ function checkTools(value: unknown, where: string): ChatTool[] {
     checkString(tool.function.name, `${where}: options.tools[${i}].function.name`);
     // A schema library's object becomes JSON Schema here (once per object), or a TypeError names it.
     if (tool.function.parameters !== undefined) parametersJsonSchema(tool.function.parameters, `${where}: options.tools[${i}].function.parameters`);
-    optBoolean(tool.function.strict, `${where}: options.tools[${i}].function.strict`);
+    // null: not set (OpenAI's SDK types allow it).
+    if (tool.function.strict !== null) optBoolean(tool.function.strict, `${where}: options.tools[${i}].function.strict`);
     if (tool.execute !== undefined && typeof tool.execute !== "function") {
       throw new TypeError(`${where}: options.tools[${i}].execute must be a function, got ${describe(tool.execute)}`);
     }

@@ -1,6 +1,6 @@
 // The layering of src/: each top-level folder imports only from folders below it, so no import
 // cycle crosses a folder and the runtime knows nothing of chat. The layers, top to bottom:
-//   cli → session → chat → analysis, peg → template, grammar → runtime
+//   cli → server, ai-sdk → openai → session → chat → analysis, peg → template, grammar → runtime
 // (src/types.ts, the shared OpenAI shapes, may be imported from anywhere).
 import { readFileSync, readdirSync } from "node:fs";
 import { dirname, join, normalize, relative, sep } from "node:path";
@@ -10,7 +10,10 @@ const SRC = join(import.meta.dirname, "../../src");
 
 /** Higher layers may import lower ones, never the other way, nor a peer. */
 const LAYER: Record<string, number> = {
-  cli: 6,
+  cli: 8,
+  server: 7,
+  "ai-sdk": 7,
+  openai: 6,
   session: 5,
   chat: 4,
   analysis: 3,

@@ -1,0 +1,257 @@
+#!/usr/bin/env node
+// npm run bench:serve — `toolwright serve` against llama.cpp's own `llama-server`, built from the
+// same llama.cpp source, on the same model file, over loopback HTTP.
+//
+// Both servers run as child processes with the same --parallel (passed to toolwright serve when it
+// has the flag; until then toolwright queues concurrent requests on one sequence) and the same
+// threads. For each concurrency level, the same requests (distinct prompts, greedy decoding,
+// non-streaming /v1/chat/completions) go to each server in turn, and the table shows requests/s,
+// generated tokens/s (from usage.completion_tokens) and p50/p99 latency, with the tokens/s ratio
+// toolwright / llama-server (1.00 = as fast as llama-server).
+//
+// Needs `npm run build:ts`, the native addon, and llama-server, built into .cache/llama-server:
+//   cmake -S deps/llama.cpp -B .cache/llama-server/build -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF \
+//     -DLLAMA_BUILD_SERVER=ON -DLLAMA_BUILD_COMMON=ON -DLLAMA_BUILD_TOOLS=ON -DLLAMA_BUILD_TESTS=OFF \
+//     -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_UI=OFF -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_OPENSSL=OFF -DGGML_OPENMP=OFF
+//   cmake --build .cache/llama-server/build --target llama-server -j 2
+// (--build-llama-server runs these two commands.) The load average is printed: the machine may be shared.
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, renameSync } from "node:fs";
+import { availableParallelism, loadavg } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const LLAMA_DIR = process.env.TOOLWRIGHT_LLAMA_DIR ?? join(ROOT, "deps", "llama.cpp");
+const SERVER_BUILD = join(ROOT, ".cache", "llama-server", "build");
+const LLAMA_SERVER = join(SERVER_BUILD, "bin", "llama-server");
+
+const HELP = `usage: npm run bench:serve -- [options]
+
+  --model PATH          benchmark this GGUF (it must have a chat template) instead of the bench model
+  --size NAME           generated model size: tiny or bench (default bench: ~0.5B, qwen2 vocabulary)
+  --template NAME       chat template of the generated model (default Qwen-Qwen2.5-7B-Instruct)
+  --concurrency LIST    concurrency levels (default 1,4,8,16)
+  --requests N          requests per level (default: 2 x the level, at least 8)
+  --max-tokens N        tokens per request (default 32; greedy decoding)
+  --parallel N          sequences per server (llama-server --parallel; default 16)
+  --threads N           CPU threads of each server (default min(cores, 8), toolwright's default)
+  --build-llama-server  configure and build llama-server first
+  --only NAME           run one server: toolwright or llama-server
+`;
+
+const { values: opt } = (() => {
+  try {
+    return parseArgs({
+      options: {
+        model: { type: "string" },
+        size: { type: "string", default: "bench" },
+        template: { type: "string", default: "Qwen-Qwen2.5-7B-Instruct" },
+        concurrency: { type: "string", default: "1,4,8,16" },
+        requests: { type: "string" },
+        "max-tokens": { type: "string", default: "32" },
+        parallel: { type: "string", default: "16" },
+        threads: { type: "string", default: String(Math.min(availableParallelism(), 8)) },
+        "build-llama-server": { type: "boolean", default: false },
+        only: { type: "string" },
+        help: { type: "boolean", short: "h", default: false },
+      },
+    });
+  } catch (e) {
+    fail(`${e.message} (see --help)`);
+  }
+})();
+if (opt.help) {
+  process.stdout.write(HELP);
+  process.exit(0);
+}
+
+function fail(message) {
+  process.stderr.write(`bench:serve: ${message}\n`);
+  process.exit(1);
+}
+
+function positive(name, text = opt[name]) {
+  if (!/^\d+$/.test(text) || Number(text) < 1) fail(`--${name} must be a positive integer, got "${text}"`);
+  return Number(text);
+}
+
+const levels = opt.concurrency.split(",").map((c) => positive("concurrency", c));
+const maxTokens = positive("max-tokens");
+const parallel = positive("parallel");
+const threads = positive("threads");
+if (opt.only !== undefined && opt.only !== "toolwright" && opt.only !== "llama-server") fail(`--only takes toolwright or llama-server, got "${opt.only}"`);
+
+function buildLlamaServer() {
+  const run = (args) => execFileSync("cmake", args, { stdio: "inherit" });
+  run([
+    "-S",
+    LLAMA_DIR,
+    "-B",
+    SERVER_BUILD,
+    "-DCMAKE_BUILD_TYPE=Release",
+    "-DBUILD_SHARED_LIBS=OFF",
+    "-DLLAMA_BUILD_SERVER=ON",
+    "-DLLAMA_BUILD_COMMON=ON",
+    "-DLLAMA_BUILD_TOOLS=ON",
+    "-DLLAMA_BUILD_TESTS=OFF",
+    "-DLLAMA_BUILD_EXAMPLES=OFF",
+    "-DLLAMA_BUILD_APP=OFF",
+    "-DLLAMA_BUILD_UI=OFF",
+    "-DLLAMA_USE_PREBUILT_UI=OFF",
+    "-DLLAMA_OPENSSL=OFF",
+    "-DGGML_OPENMP=OFF",
+    "-DLLAMA_ALL_WARNINGS=OFF",
+  ]);
+  run(["--build", SERVER_BUILD, "--target", "llama-server", "-j", String(availableParallelism())]);
+}
+
+async function benchModel() {
+  if (opt.model) return resolve(opt.model);
+  const cache = join(ROOT, ".cache", "bench-models");
+  const path = join(cache, `qwen2-${opt.size}-s1-${opt.template}.gguf`);
+  if (!existsSync(path)) {
+    mkdirSync(cache, { recursive: true });
+    process.stderr.write(`generating ${path} ...\n`);
+    const { createTestModel } = await import(pathToFileURL(join(ROOT, "lib", "runtime", "gguf", "test-model.js")).href);
+    const tmp = `${path}.${process.pid}.tmp`;
+    const chatTemplate = readFileSync(join(LLAMA_DIR, "models", "templates", `${opt.template}.jinja`), "utf8");
+    await createTestModel({ vocabPath: join(LLAMA_DIR, "models", "ggml-vocab-qwen2.gguf"), chatTemplate, size: opt.size, seed: 1, outPath: tmp });
+    renameSync(tmp, path);
+  }
+  return path;
+}
+
+/** Starts a server process; resolves with its base URL once /health answers 200. */
+async function startServer(name, command, args, port) {
+  const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  child.stdout.on("data", (d) => (output += d));
+  child.stderr.on("data", (d) => (output += d));
+  let exited = false;
+  child.on("exit", () => (exited = true));
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 1200; i++) {
+    if (exited) fail(`${name} exited before it was ready:\n${output.slice(-2000)}`);
+    const ok = await fetch(`${url}/health`)
+      .then((r) => r.status === 200)
+      .catch(() => false);
+    if (ok) return { url, child, stop: () => new Promise((r) => (exited ? r() : (child.once("exit", r), child.kill("SIGTERM")))) };
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  child.kill("SIGKILL");
+  fail(`${name} did not become ready in 5 minutes:\n${output.slice(-2000)}`);
+}
+
+async function freePort() {
+  const { createServer } = await import("node:net");
+  return new Promise((r) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = /** @type {import("node:net").AddressInfo} */ (s.address());
+      s.close(() => r(port));
+    });
+  });
+}
+
+const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+
+/** Runs `count` requests at `concurrency`; returns req/s, tokens/s, p50/p99 ms. */
+async function load(url, concurrency, count, level) {
+  let next = 0;
+  let tokens = 0;
+  const latencies = [];
+  const started = performance.now();
+  const worker = async () => {
+    while (next < count) {
+      const i = next++;
+      const t = performance.now();
+      const res = await fetch(`${url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ model: "bench", messages: [{ role: "user", content: `Request ${level}-${i}: tell me about topic number ${i}.` }], max_tokens: maxTokens, temperature: 0, seed: i }),
+      });
+      const body = /** @type {{ usage: { completion_tokens: number } }} */ (await res.json());
+      if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${JSON.stringify(body).slice(0, 300)}`);
+      latencies.push(performance.now() - t);
+      tokens += body.usage.completion_tokens;
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const seconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  return { rps: count / seconds, tps: tokens / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), tokens };
+}
+
+if (opt["build-llama-server"]) buildLlamaServer();
+const runLlama = opt.only !== "toolwright";
+const runToolwright = opt.only !== "llama-server";
+if (runLlama && !existsSync(LLAMA_SERVER)) fail(`${LLAMA_SERVER} not found: run with --build-llama-server (or --only toolwright)`);
+const cli = join(ROOT, "lib", "cli", "main.js");
+if (runToolwright && !existsSync(cli)) fail("lib/cli/main.js not found: run npm run build:ts");
+const modelPath = await benchModel();
+
+const servers = [];
+if (runToolwright) {
+  const help = execFileSync(process.execPath, [cli, "serve", "--help"], { encoding: "utf8" });
+  const port = await freePort();
+  const args = [cli, "serve", modelPath, "--port", String(port), "--max-tokens", String(Math.max(maxTokens, 4096))];
+  // Until toolwright serve has --parallel, concurrent requests queue on one sequence.
+  const hasParallel = help.includes("--parallel");
+  if (hasParallel) args.push("--parallel", String(parallel));
+  if (help.includes("--threads")) args.push("--threads", String(threads));
+  servers.push({ name: "toolwright", parallel: hasParallel ? parallel : 1, ...(await startServer("toolwright serve", process.execPath, args, port)) });
+}
+if (runLlama) {
+  const port = await freePort();
+  // --ctx-size is split among the slots: each gets toolwright's default 4096 tokens.
+  const args = [
+    "-m",
+    modelPath,
+    "--host",
+    "127.0.0.1",
+    "--port",
+    String(port),
+    "--parallel",
+    String(parallel),
+    "--ctx-size",
+    String(4096 * parallel),
+    "--threads",
+    String(threads),
+    "--threads-batch",
+    String(threads),
+    "--jinja",
+    "--no-webui",
+  ];
+  servers.push({ name: "llama-server", parallel, ...(await startServer("llama-server", LLAMA_SERVER, args, port)) });
+}
+
+console.log(`model ${modelPath}, ${maxTokens} tokens per request (greedy), threads ${threads}, load average ${loadavg()[0].toFixed(2)}`);
+console.log(servers.map((s) => `${s.name}: --parallel ${s.parallel}`).join(", "));
+const results = [];
+try {
+  for (const s of servers) await load(s.url, 1, 2, "warmup");
+  for (const level of levels) {
+    const count = opt.requests ? positive("requests") : Math.max(8, 2 * level);
+    const row = { level, count };
+    for (const s of servers) row[s.name] = await load(s.url, level, count, level);
+    results.push(row);
+    const f = (r) => (r ? `${r.rps.toFixed(2).padStart(7)} ${r.tps.toFixed(1).padStart(8)} ${r.p50.toFixed(0).padStart(7)} ${r.p99.toFixed(0).padStart(7)}` : "      -        -       -       -");
+    if (results.length === 1) {
+      console.log(`\n${"".padEnd(9)}| ${"toolwright".padEnd(32)}| ${"llama-server".padEnd(32)}| ratio`);
+      console.log(`conc  req | ${"req/s    tok/s  p50 ms  p99 ms".padEnd(32)}| ${"req/s    tok/s  p50 ms  p99 ms".padEnd(32)}| tok/s`);
+    }
+    const tw = row.toolwright;
+    const ll = row["llama-server"];
+    const ratio = tw && ll ? (tw.tps / ll.tps).toFixed(2) : "-";
+    console.log(`${String(level).padStart(4)} ${String(count).padStart(4)} | ${f(tw)} | ${f(ll)} | ${ratio}`);
+  }
+  const one = results.find((r) => r.level === 1);
+  const eight = results.find((r) => r.level === 8);
+  if (one && eight) {
+    for (const s of servers) console.log(`${s.name}: throughput at concurrency 8 = ${(eight[s.name].tps / one[s.name].tps).toFixed(2)}x concurrency 1`);
+  }
+  console.log(`load average ${loadavg()[0].toFixed(2)}`);
+} finally {
+  for (const s of servers) await s.stop();
+}

@@ -1,0 +1,20 @@
+/**
+ * `toolwright/openai`: OpenAI's chat-completions API over a local model, in process, with
+ * OpenAI's own types (the `openai` package, an optional peer dependency, for types only). The
+ * request mapping and response shapes here are the ones `toolwright serve` speaks over HTTP.
+ *
+ * @example
+ * import { loadModel } from "toolwright";
+ * import { createOpenAIClient } from "toolwright/openai";
+ * const openai = createOpenAIClient(await loadModel("model.gguf"));
+ * const completion = await openai.chat.completions.create({ model: "local", messages: [{ role: "user", content: "Hi" }] });
+ */
+export { createOpenAIClient } from "./client.js";
+export type { ChatBackend, ChatCompletionStream, ChatRequestOptions, ModelInfoObject, OpenAIClient, OpenAIClientOptions } from "./client.js";
+export { ChatCompletionError, toChatCompletionError } from "./errors.js";
+export type { ChatCompletionErrorBody, ChatCompletionErrorType } from "./errors.js";
+export { toChatOptions } from "./request.js";
+export type { MappedRequest, RequestLimits } from "./request.js";
+export { ChunkMapper, completionMeta, toChatCompletion, toCompletionUsage } from "./response.js";
+export type { CompletionMeta } from "./response.js";
+export type * from "./types.js";

@@ -1,0 +1,88 @@
+/**
+ * `toolwright serve`: the compiled CLI as a child process on a tiny random-weight model, driven
+ * by the real `openai` client; SIGTERM drains the request in flight before the process exits.
+ */
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { join } from "node:path";
+import OpenAI from "openai";
+import { beforeAll, describe, expect, it } from "vitest";
+import { ensureCompiledLib } from "../helpers/compiled-lib.js";
+import { ensureTestModel, REPO_ROOT } from "../helpers/test-models.js";
+
+const CLI = join(REPO_ROOT, "lib", "cli", "main.js");
+
+function start(args: string[], env: Record<string, string> = {}): { child: ChildProcessWithoutNullStreams; out: { stdout: string; stderr: string }; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, [CLI, "serve", ...args], { cwd: REPO_ROOT, env: { ...process.env, NO_COLOR: "1", ...env } });
+  const out = { stdout: "", stderr: "" };
+  child.stdout.on("data", (d: Buffer) => (out.stdout += d.toString()));
+  child.stderr.on("data", (d: Buffer) => (out.stderr += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+  return { child, out, exited };
+}
+
+async function listening(out: { stdout: string }, exited: Promise<number | null>): Promise<string> {
+  let done = false;
+  void exited.then(() => (done = true));
+  for (;;) {
+    const m = /at (http:\/\/[^\s]+\/v1)/.exec(out.stdout);
+    if (m) return m[1]!;
+    if (done) throw new Error(`serve exited before listening: ${out.stdout}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe("toolwright serve", () => {
+  let model: string;
+  beforeAll(async () => {
+    await ensureCompiledLib();
+    model = await ensureTestModel({ vocab: "llama-spm", template: "meta-llama-Llama-3.1-8B-Instruct" });
+  }, 300_000);
+
+  it("serves the openai client with a Bearer key and drains on SIGTERM", async () => {
+    const { child, out, exited } = start([model, "--port", "0", "--alias", "tiny", "--max-tokens", "64"], { TOOLWRIGHT_API_KEY: "k1" });
+    const baseURL = await listening(out, exited);
+    expect(new URL(baseURL).hostname).toBe("127.0.0.1");
+    expect(out.stdout).toMatch(/API key required/);
+    const client = new OpenAI({ baseURL, apiKey: "k1", maxRetries: 0 });
+    expect((await client.models.list()).data[0]!.id).toBe("tiny");
+    await expect(new OpenAI({ baseURL, apiKey: "k2", maxRetries: 0 }).models.list()).rejects.toMatchObject({ status: 401 });
+    await expect(client.chat.completions.create({ model: "tiny", messages: [{ role: "user", content: "Hi" }], max_tokens: 65 })).rejects.toMatchObject({ status: 400, param: "max_tokens" });
+    // A long answer in flight when SIGTERM arrives still ends normally.
+    const stream = await client.chat.completions.create({
+      model: "tiny",
+      messages: [{ role: "user", content: "Story" }],
+      max_tokens: 64,
+      response_format: { type: "json_schema", json_schema: { name: "long", schema: { type: "string", minLength: 2000 } } },
+      stream: true,
+    });
+    let finish: string | null = null;
+    let first = true;
+    for await (const chunk of stream) {
+      if (first) child.kill("SIGTERM");
+      first = false;
+      finish = chunk.choices[0]?.finish_reason ?? finish;
+    }
+    expect(finish).toBe("length");
+    expect(await exited).toBe(0);
+    expect(out.stderr).toMatch(/stopping \(1 request\(s\) in flight\)/);
+    expect(out.stderr).toMatch(/stopped/);
+  });
+
+  const USAGE: { label: string; args: string[]; code: number; message: RegExp }[] = [
+    { label: "no model", args: [], code: 2, message: /expected one model path/ },
+    { label: "a bad port", args: ["m.gguf", "--port", "http"], code: 2, message: /--port must be an integer/ },
+    { label: "an unknown option", args: ["m.gguf", "--prot", "1"], code: 2, message: /Unknown option '--prot'/ },
+    { label: "a missing model file", args: ["no-such-model.gguf"], code: 1, message: /no-such-model\.gguf/ },
+  ];
+  it.each(USAGE)("exits $code on $label", async ({ args, code, message }) => {
+    const { out, exited } = start(args);
+    expect(await exited).toBe(code);
+    expect(out.stderr).toMatch(message);
+  });
+
+  it("prints its help", async () => {
+    const { out, exited } = start(["--help"]);
+    expect(await exited).toBe(0);
+    expect(out.stdout).toMatch(/--api-key KEY/);
+  });
+});
