@@ -268,7 +268,10 @@ describe("reasoning budget", () => {
         expect(r.message.tool_calls?.[0]?.function.name).toBe("get_weather");
         if (r.message.reasoning_content) {
           reasoned++;
-          expect(reasoningTokens(qwen3, r.message.reasoning_content)).toBeLessThanOrEqual(6);
+          // 4 sampled tokens; tokenizing their text again may split it into more (byte-fallback
+          // pieces merge differently), so the bound is twice the budget: unbudgeted reasoning
+          // runs to maxTokens, far above it.
+          expect(reasoningTokens(qwen3, r.message.reasoning_content)).toBeLessThanOrEqual(8);
         }
       }
       // Random weights open <think> for some seeds: the budget is what ends it.

@@ -3,3 +3,4 @@ declare const model: import("toolwright").ChatModel;
 declare const messages: import("toolwright").ChatMessage[];
 declare const user: import("toolwright").UserMessage;
 declare const tools: import("toolwright").ChatTool[];
+declare const longHistory: import("toolwright").ChatMessage[];
