@@ -180,7 +180,7 @@ describe("toolwright chat", () => {
     const small = await runCli(["chat", model, "--context-size", "64", "--max-tokens", "4"], `${"word ".repeat(200)}\nhi\n`);
     expect(small.code, small.stderr).toBe(0);
     // The long message does not fit (the context is rounded up to 256 tokens); the short one does.
-    expect(small.stderr).toMatch(/the prompt has \d+ tokens, more than the context size 256/);
+    expect(small.stderr).toMatch(/the prompt needs \d+ tokens .* but the context holds 256/);
     expect(small.stdout.trim().length).toBeGreaterThan(0);
     const big = await runCli(["chat", model, "--context-size", String(1 << 24)], "hi\n");
     expect(big.code).toBe(1);
