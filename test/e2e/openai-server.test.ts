@@ -171,7 +171,8 @@ describe("the openai client against createServer", () => {
     let seen = 0;
     // OpenAI's SDK ends an aborted stream quietly.
     for await (const _ of stream) if (++seen === 2) controller.abort();
-    expect(seen).toBeLessThan(10);
+    // Chunks already on the wire still arrive (more on a loaded machine); the 500 tokens do not.
+    expect(seen).toBeLessThan(100);
     while (server.inFlight > 0) await new Promise((r) => setTimeout(r, 10));
     expect(log.slice(before).filter((l) => /\(aborted\)/.test(l))).toHaveLength(1);
     // Aborted before the response: APIUserAbortError.

@@ -117,14 +117,19 @@ describe("the overlap", () => {
   test("steps settle while their token is still being decoded ahead", async () => {
     // On a decode that takes milliseconds the promise settles long before it ends: the count of
     // such steps shows JS really ran during the decode (without the early settle it stays 0).
-    const before = context.native.stats().stepsSettledEarly;
-    const generation = context.generate({ prompt: PROMPT, maxTokens: 24, sampling: { greedy: true }, reusePrefix: false });
-    const tokens = [];
-    for await (const t of generation) tokens.push(t);
-    const early = context.native.stats().stepsSettledEarly - before;
-    // Each step but the last decodes ahead; most of them settle during that decode.
+    // A loaded machine may starve JS for a whole generation: up to five generations, and the
+    // count must never exceed the steps that decoded ahead.
+    let early = 0;
+    for (let attempt = 0; attempt < 5 && early === 0; attempt++) {
+      const before = context.native.stats().stepsSettledEarly;
+      const generation = context.generate({ prompt: PROMPT, maxTokens: 24, sampling: { greedy: true }, reusePrefix: false });
+      const tokens = [];
+      for await (const t of generation) tokens.push(t);
+      early = context.native.stats().stepsSettledEarly - before;
+      // Each step but the last decodes ahead; most of them settle during that decode.
+      expect(early).toBeLessThanOrEqual(tokens.length - 1);
+    }
     expect(early).toBeGreaterThan(0);
-    expect(early).toBeLessThanOrEqual(tokens.length - 1);
   });
 
   test("every decode of a context runs on the context's own thread", async () => {

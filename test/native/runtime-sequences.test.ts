@@ -90,8 +90,8 @@ describe("each sequence keeps its own state", () => {
   test("aborting a generation still waiting for a free sequence ends it before the running ones", async () => {
     const ctx = await model.createContext({ ...CONTEXT, sequences: 2 });
     try {
-      const order: string[] = [];
       // Token prompts: each generation is submitted when its iteration starts, in this order.
+      const order: string[] = [];
       const tokens = (i: number) => model.tokenize(PROMPTS[i]!);
       const ac = new AbortController();
       const run = async (i: number) => {
@@ -111,25 +111,24 @@ describe("each sequence keeps its own state", () => {
     }
   });
 
-  test("a request joins a running batch and both give their lone tokens", async () => {
+  test("a request submitted while another runs gives its lone tokens, and so does the running one", async () => {
     const greedy = { greedy: true } as const;
     const longAlone = await tokensOf(context.generate({ prompt: PROMPTS[0]!, maxTokens: 40, sampling: greedy, reusePrefix: false }));
     const shortAlone = await tokensOf(context.generate({ prompt: PROMPTS[5]!, maxTokens: 6, sampling: greedy, reusePrefix: false }));
     const long = context.generate({ prompt: PROMPTS[0]!, maxTokens: 40, sampling: greedy, reusePrefix: false });
-    const order: string[] = [];
     const longTokens: number[] = [];
     let joined: Promise<number[]> | undefined;
     for await (const chunk of long) {
       longTokens.push(chunk.token);
       if (longTokens.length === 5) {
         // Joins while the long one runs; its tokens come in between the long one's.
-        joined = tokensOf(context.generate({ prompt: PROMPTS[5]!, maxTokens: 6, sampling: greedy, reusePrefix: false })).then((t) => (order.push("short done"), t));
+        joined = tokensOf(context.generate({ prompt: PROMPTS[5]!, maxTokens: 6, sampling: greedy, reusePrefix: false }));
       }
     }
-    order.push("long done");
+    // Which finishes first depends on how far the native loop ran ahead of this consumer (no
+    // clock in tests): what must hold is that neither disturbs the other.
     expect(longTokens).toEqual(longAlone);
     expect(await joined).toEqual(shortAlone);
-    expect(order).toEqual(["short done", "long done"]);
   });
 });
 
