@@ -15,8 +15,8 @@ export interface Negation {
   exact: boolean;
 }
 
-/** Keywords that do not constrain instances. */
-const INERT = new Set([
+/** Keywords that never constrain instances (annotations, containers of definitions). */
+export const ANNOTATIONS: ReadonlySet<string> = new Set([
   "$schema",
   "$id",
   "id",
@@ -115,7 +115,7 @@ export function negateSchema(doc: SchemaDocument, loc: SchemaLocation, base: str
     if (doc.refOverridesSiblings) return parts[0]!;
   }
   for (const [k, v] of Object.entries(s)) {
-    if (k === "$ref" || INERT.has(k) || k.startsWith("x-")) continue;
+    if (k === "$ref" || ANNOTATIONS.has(k) || k.startsWith("x-")) continue;
     const p = negateKeyword(doc, loc, k, v, s, base, ownBase, depth);
     if (p === null) continue;
     parts.push(p);

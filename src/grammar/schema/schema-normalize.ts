@@ -6,7 +6,7 @@
  */
 import { DEPENDENCY_KEYWORDS, dependencyGroups } from "./dependencies.js";
 import { exclusiveBranches } from "./one-of.js";
-import { negateSchema } from "./schema-negate.js";
+import { ANNOTATIONS, negateSchema } from "./schema-negate.js";
 import { conditionalBranches } from "./schema-conditional.js";
 import type { SchemaDocument, SchemaLocation } from "./schema-document.js";
 import { type RelaxationKind, SchemaError } from "./schema-error.js";
@@ -126,36 +126,6 @@ export function cloneNorm(n: Norm): Norm {
     touched: new Set(n.touched),
   };
 }
-
-/** Keywords that never constrain (annotations, containers of definitions). */
-const ANNOTATIONS = new Set([
-  "$schema",
-  "$id",
-  "id",
-  "$comment",
-  "$defs",
-  "definitions",
-  "title",
-  "description",
-  "default",
-  "examples",
-  "example",
-  "readOnly",
-  "writeOnly",
-  "deprecated",
-  "$anchor",
-  "$dynamicAnchor",
-  "$vocabulary",
-  "contentEncoding",
-  "contentMediaType",
-  "contentSchema",
-  "nullable",
-  "discriminator",
-  "xml",
-  "externalDocs",
-  "markdownDescription",
-  "errorMessage",
-]);
 
 /** Whether a schema object has only `$ref` plus annotations. */
 export function isPureRef(schema: unknown): boolean {
