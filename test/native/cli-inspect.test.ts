@@ -158,7 +158,7 @@ describe("usage", () => {
   it("--help and `help inspect` print the usage; mistakes are usage errors (2)", async () => {
     const help = await run("inspect", "--help");
     expect(help.code).toBe(0);
-    expect(help.stdout).toMatch(/^Usage: toolwright inspect <model\.gguf>/);
+    expect(help.stdout).toMatch(/^Usage: toolwright inspect <model\.gguf \| hf:OWNER\/REPO\/FILE\.gguf>/);
     expect((await run("help", "inspect")).stdout).toBe(help.stdout);
     expect((await run("--help")).stdout).toMatch(/^ {2}inspect\s/m);
     expect((await run("inspect")).code).toBe(2);

@@ -1,5 +1,6 @@
 // `toolwright pull` against a local stand-in for the Hugging Face hub, `loadModel("hf:…")` on the
-// file it caches, and `toolwright chat hf:…` downloading before it answers.
+// file it caches, `toolwright chat hf:…` downloading before it answers, and `inspect` / `analyze`
+// taking hf: references with pull's errors.
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -115,6 +116,54 @@ describe("toolwright pull", () => {
     expect(help.code).toBe(0);
     expect((await run("help", "pull")).stdout).toBe(help.stdout);
     for (const option of ["--revision REV", "--endpoint URL", "--cache-dir DIR", "-q, --quiet", "-h, --help"]) expect(help.stdout).toContain(option);
+  });
+});
+
+/** Runs `fn` with the hub and the models cache taken from the environment, as a user sets them. */
+async function withHubEnv<T>(endpoint: string, cache: string, fn: () => Promise<T>): Promise<T> {
+  const saved = { TOOLWRIGHT_HF_ENDPOINT: process.env.TOOLWRIGHT_HF_ENDPOINT, TOOLWRIGHT_MODELS_DIR: process.env.TOOLWRIGHT_MODELS_DIR };
+  process.env.TOOLWRIGHT_HF_ENDPOINT = endpoint;
+  process.env.TOOLWRIGHT_MODELS_DIR = cache;
+  try {
+    return await fn();
+  } finally {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
+}
+
+describe.each(["inspect", "analyze"])("toolwright %s hf:…", (command) => {
+  it("downloads the model into the cache and reports on it as on the local file; then works with the hub gone", async () => {
+    const cache = freshCache();
+    const path = join(cache, "hf", "toolwright-test", "Chat-GGUF", "main", FILE);
+    const r = await withHubEnv(server.endpoint, cache, () => run(command, REF, "--json"));
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/^pulling toolwright-test\/Chat-GGUF\/chat-Q8_0\.gguf: 100%/m);
+    expect(readFileSync(path).equals(model)).toBe(true);
+    const local = await run(command, path, "--json");
+    expect(local.code).toBe(0);
+    expect(r.stdout).toBe(local.stdout);
+    const offline = await withHubEnv(await closedEndpoint(), cache, () => run(command, REF, "--json"));
+    expect(offline.code, offline.stderr).toBe(0);
+    expect(offline.stdout).toBe(local.stdout);
+  });
+
+  it.each([
+    ["a missing file", () => [`hf:${REPO}/missing.gguf`, server.endpoint], 1],
+    ["an unreachable hub", async () => [REF, await closedEndpoint()], 1],
+    ["a malformed reference", () => ["hf:a/b/model.bin", server.endpoint], 2],
+  ])("%s: the line `toolwright pull` prints, exit %i", async (_what, args, exitCode) => {
+    const [ref, endpoint] = (await args()) as [string, string];
+    const pulled = await run("pull", ref, "--endpoint", endpoint, "--cache-dir", freshCache(), "--quiet");
+    const r = await withHubEnv(endpoint, freshCache(), () => run(command, ref));
+    expect(r.code).toBe(exitCode);
+    expect(pulled.code).toBe(exitCode);
+    expect(r.stdout).toBe("");
+    const firstLine = (text: string) => text.split("\n").find((line) => line.startsWith("toolwright "));
+    expect(firstLine(r.stderr)).toBe(firstLine(pulled.stderr)!.replace("toolwright pull:", `toolwright ${command}:`));
+    if (exitCode === 2) expect(r.stderr).toContain(`Usage: toolwright ${command}`);
   });
 });
 
