@@ -5,22 +5,12 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { main } from "../../src/cli/main.js";
 import type { ModelSummary } from "../../src/cli/model-summary.js";
 import { GgmlType, gguf, readGguf, TEST_MODEL_PRESETS, writeGguf } from "../../src/runtime/gguf/index.js";
 import { ensureTestModel, templatePath } from "../helpers/test-models.js";
+import { runCli as run } from "../helpers/run-cli.js";
 
 const TEMPLATE = "Qwen-Qwen3-0.6B";
-
-async function run(...argv: string[]) {
-  let stdout = "";
-  let stderr = "";
-  const code = await main(argv, {
-    stdout: { write: (t: string) => (stdout += t) },
-    stderr: { write: (t: string) => (stderr += t) },
-  });
-  return { code, stdout, stderr };
-}
 
 let modelPath: string;
 let dir: string;

@@ -6,12 +6,12 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { main } from "../../src/cli/main.js";
 import { loadModel } from "../../src/session/index.js";
 import { ModelDownloadError } from "../../src/runtime/hub/index.js";
 import { ensureCompiledLib } from "../helpers/compiled-lib.js";
 import { closedEndpoint, type HubServer, startHubServer } from "../helpers/hub-server.js";
 import { ensureTestModel, REPO_ROOT } from "../helpers/test-models.js";
+import { runCli as run } from "../helpers/run-cli.js";
 
 const REPO = "toolwright-test/Chat-GGUF";
 const FILE = "chat-Q8_0.gguf";
@@ -34,16 +34,6 @@ afterAll(async () => {
   await server.close();
   rmSync(root, { recursive: true, force: true });
 });
-
-async function run(...argv: string[]) {
-  let stdout = "";
-  let stderr = "";
-  const code = await main(argv, {
-    stdout: { write: (t: string) => (stdout += t) },
-    stderr: { write: (t: string) => (stderr += t) },
-  });
-  return { code, stdout, stderr };
-}
 
 describe("toolwright pull", () => {
   it("downloads, prints the path on stdout and progress on stderr; a second pull finds it up to date", async () => {
