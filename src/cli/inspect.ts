@@ -12,6 +12,7 @@ import { GgufError, readGguf } from "../runtime/gguf/index.js";
 import type { CliIo } from "./analyze.js";
 import { formatOptions, type OptionTable, parseCommandArgs, UsageError } from "./args.js";
 import { resolveModelArg } from "./model-arg.js";
+import { formatBytes } from "./progress.js";
 import { type ModelSummary, summarizeGguf } from "./model-summary.js";
 
 const INSPECT_OPTIONS: OptionTable = {
@@ -161,18 +162,6 @@ export function formatSummary(s: ModelSummary): string {
 
 function clip(line: string): string {
   return line.length > TEMPLATE_PREVIEW_WIDTH ? `${line.slice(0, TEMPLATE_PREVIEW_WIDTH - 1)}…` : line;
-}
-
-function formatBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  const units = ["KiB", "MiB", "GiB", "TiB"];
-  let value = n / 1024;
-  let i = 0;
-  while (value >= 1024 && i < units.length - 1) {
-    value /= 1024;
-    i++;
-  }
-  return `${value.toFixed(value < 10 ? 2 : 1)} ${units[i]}`;
 }
 
 function formatCount(n: number): string {
