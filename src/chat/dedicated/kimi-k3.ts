@@ -17,7 +17,7 @@ import { rawOrTyped } from "../raw-union.js";
 import { NODE } from "../tree-names.js";
 import type { JsonSchema, ToolDefinition } from "../../types.js";
 import { grammarString, orderedArguments } from "./grammar-args.js";
-import { type DedicatedBuild, type DedicatedContext, type DedicatedHandlerDef, dedicatedParser, sourceHas } from "./handler.js";
+import { type DedicatedBuild, type DedicatedContext, type DedicatedHandlerDef, reasoningThenBody, sourceHas } from "./handler.js";
 
 const SEP = "<|sep|>";
 const open = (name: string): string => `<|open|>${name}${SEP}`;
@@ -120,13 +120,11 @@ function build(req: NormalizedRequest, { generationPrompt }: DedicatedContext): 
       body = p.seq(response, trailer);
     }
   }
-  const root = p.seq(p.optional(p.literal(MSG_START)), reasoning, body);
-  const strict = grammarBody ?? (req.jsonSchema !== null ? body : undefined);
-  const built = dedicatedParser("kimi-k3", p, req, {
-    root,
+  const built = reasoningThenBody("kimi-k3", p, req, {
+    lead: p.optional(p.literal(MSG_START)),
+    reasoning,
     body,
     ...(grammarBody !== undefined ? { grammarBody } : {}),
-    ...(strict !== undefined ? { grammarRoot: p.seq(p.optional(p.literal(MSG_START)), req.thinking ? reasoning : p.eps(), strict) } : {}),
     reasoningEnd: THINK_END,
     reasoningStart: THINK_START,
     useTools,

@@ -15,7 +15,7 @@ import { lenientString } from "../build-tools-pythonic.js";
 import { hasStringKeywords } from "../literal-schema.js";
 import { rawOrTyped } from "../raw-union.js";
 import { NODE } from "../tree-names.js";
-import { type DedicatedBuild, type DedicatedHandlerDef, dedicatedParser, sourceHas } from "./handler.js";
+import { type DedicatedBuild, type DedicatedHandlerDef, reasoningThenBody, sourceHas } from "./handler.js";
 
 const CALLS_START = "<|tool_call_start|>";
 const CALLS_END = "<|tool_call_end|>";
@@ -95,13 +95,10 @@ function build(req: NormalizedRequest): DedicatedBuild {
   } else {
     body = p.capture(NODE.content, p.rest());
   }
-  const root = p.seq(reasoning, body);
-  const strict = grammarBody ?? (req.jsonSchema !== null ? body : undefined);
-  const built = dedicatedParser("lfm2.5", p, req, {
-    root,
+  const built = reasoningThenBody("lfm2.5", p, req, {
+    reasoning,
     body,
     ...(grammarBody !== undefined ? { grammarBody } : {}),
-    ...(strict !== undefined ? { grammarRoot: req.thinking ? p.seq(reasoning, strict) : strict } : {}),
     reasoningEnd: END_THINK,
     reasoningStart: THINK,
     useTools,

@@ -17,7 +17,7 @@ import type { NormalizedRequest } from "../request.js";
 import { constrainsValues, isScalarTyped, rawOrTyped, splitRawSchema } from "../raw-union.js";
 import { NODE } from "../tree-names.js";
 import { grammarString, orderedArguments } from "./grammar-args.js";
-import { type DedicatedBuild, type DedicatedHandlerDef, dedicatedParser, sourceHas } from "./handler.js";
+import { type DedicatedBuild, type DedicatedHandlerDef, reasoningThenBody, sourceHas } from "./handler.js";
 
 const NS = "]<]minimax[>[";
 const THINK_START = "<mm:think>";
@@ -185,15 +185,12 @@ function build(req: NormalizedRequest): DedicatedBuild {
   } else {
     body = p.capture(NODE.content, p.rest());
   }
-  const root = p.seq(reasoning, body);
-  const strict = grammarBody ?? (req.jsonSchema !== null ? body : undefined);
-  // Without thinking the grammar allows only the lone end marker a turn without reasoning starts with.
-  const grammarReasoning = req.thinking ? reasoning : p.optional(p.literal(THINK_END));
-  const built = dedicatedParser("minimax-m3", p, req, {
-    root,
+  const built = reasoningThenBody("minimax-m3", p, req, {
+    reasoning,
+    // Without thinking the grammar allows only the lone end marker a turn without reasoning starts with.
+    grammarReasoning: req.thinking ? reasoning : p.optional(p.literal(THINK_END)),
     body,
     ...(grammarBody !== undefined ? { grammarBody } : {}),
-    ...(strict !== undefined ? { grammarRoot: p.seq(grammarReasoning, strict) } : {}),
     reasoningEnd: THINK_END,
     reasoningStart: THINK_START,
     useTools,

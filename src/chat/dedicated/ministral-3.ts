@@ -8,7 +8,7 @@ import { PegArena, type PegId } from "../../peg/index.js";
 import { identifierEnd, toolParameters } from "../build-helpers.js";
 import type { NormalizedRequest } from "../request.js";
 import { NODE } from "../tree-names.js";
-import { type DedicatedBuild, type DedicatedHandlerDef, dedicatedParser, sourceHas } from "./handler.js";
+import { type DedicatedBuild, type DedicatedHandlerDef, reasoningThenBody, sourceHas } from "./handler.js";
 
 const THINK = "[THINK]";
 const END_THINK = "[/THINK]";
@@ -48,13 +48,10 @@ function build(req: NormalizedRequest): DedicatedBuild {
   } else {
     body = p.capture(NODE.content, p.rest());
   }
-  const root = p.seq(reasoning, body);
-  const strict = grammarBody ?? (req.jsonSchema !== null ? body : undefined);
-  const built = dedicatedParser("ministral-3", p, req, {
-    root,
+  const built = reasoningThenBody("ministral-3", p, req, {
+    reasoning,
     body,
     ...(grammarBody !== undefined ? { grammarBody } : {}),
-    ...(strict !== undefined ? { grammarRoot: req.thinking ? p.seq(reasoning, strict) : strict } : {}),
     reasoningEnd: END_THINK,
     reasoningStart: THINK,
     useTools,
