@@ -10,7 +10,7 @@
  * String arguments are raw text, others JSON. The prompt opens the think block.
  */
 import { PegArena, type PegId } from "../../peg/index.js";
-import { argumentValue, schemaProperties, toolParameters, type BuildContext } from "../build-helpers.js";
+import { argumentValue, schemaProperties, toolParameters, type BuildContext, jsonAnswerValue } from "../build-helpers.js";
 import type { ReasoningPrefixState } from "../prompt.js";
 import type { NormalizedRequest } from "../request.js";
 import { rawOrTyped } from "../raw-union.js";
@@ -84,7 +84,7 @@ function build(req: NormalizedRequest, { generationPrompt }: DedicatedContext): 
   let body: PegId;
   let grammarBody: PegId | undefined;
   if (req.jsonSchema !== null) {
-    const answer = p.capture(NODE.content, p.schema(p.json(), req.jsonSchema, { name: "response" }));
+    const answer = jsonAnswerValue(p, req.jsonSchema);
     body = p.seq(p.optional(p.literal(RESP_START)), p.space(), answer, p.space(), p.optional(p.literal(RESP_END)), trailer);
   } else {
     const response = p.seq(p.optional(p.literal(RESP_START)), p.capture(NODE.content, p.until(RESP_END, TOOLS_START, MSG_END)), p.optional(p.literal(RESP_END)));

@@ -7,7 +7,7 @@
  */
 import type { ChatMessage } from "../../types.js";
 import { PegArena, type PegId } from "../../peg/index.js";
-import { type BuildContext, pythonTyped, pythonValue, schemaProperties, toolParameters } from "../build-helpers.js";
+import { type BuildContext, pythonTyped, pythonValue, schemaProperties, toolParameters, jsonAnswerValue } from "../build-helpers.js";
 import type { JsonSchema, ToolDefinition } from "../../types.js";
 import { grammarString, orderedArguments } from "./grammar-args.js";
 import type { NormalizedRequest } from "../request.js";
@@ -68,7 +68,7 @@ function build(req: NormalizedRequest): DedicatedBuild {
   let body: PegId;
   let grammarBody: PegId | undefined;
   if (req.jsonSchema !== null) {
-    body = p.seq(p.space(), p.capture(NODE.content, p.schema(p.json(), req.jsonSchema, { name: "response" })), p.space(), p.end());
+    body = p.seq(p.space(), jsonAnswerValue(p, req.jsonSchema), p.space(), p.end());
   } else if (useTools) {
     const calls = req.tools.map((t, i) => {
       const args = schemaProperties(toolParameters(t)).map(([key, schema]) => {

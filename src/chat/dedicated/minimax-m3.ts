@@ -12,7 +12,7 @@
  */
 import { PegArena, type PegId } from "../../peg/index.js";
 import type { JsonSchema, ToolDefinition } from "../../types.js";
-import { argumentValue, schemaProperties, toolParameters, type BuildContext } from "../build-helpers.js";
+import { argumentValue, schemaProperties, toolParameters, type BuildContext, jsonAnswerValue, maybeFenced } from "../build-helpers.js";
 import type { NormalizedRequest } from "../request.js";
 import { constrainsValues, isScalarTyped, rawOrTyped, splitRawSchema } from "../raw-union.js";
 import { NODE } from "../tree-names.js";
@@ -162,8 +162,8 @@ function build(req: NormalizedRequest): DedicatedBuild {
   let body: PegId;
   let grammarBody: PegId | undefined;
   if (req.jsonSchema !== null) {
-    const answer = p.capture(NODE.content, p.schema(p.json(), req.jsonSchema, { name: "response" }));
-    body = p.seq(p.space(), p.choice(p.seq(p.literal("```json"), p.space(), answer, p.space(), p.literal("```")), answer), p.space(), p.end());
+    const answer = jsonAnswerValue(p, req.jsonSchema);
+    body = p.seq(p.space(), maybeFenced(p, answer), p.space(), p.end());
   } else if (useTools) {
     const ctx: BuildContext = { p, tools: req.tools, requireCalls: true, parallel: req.parallel, pythonValues: false, pythonTaggedValues: false, toolTrigger: true, cdataStrings: false };
     const values = new ElementValues(p, ctx);

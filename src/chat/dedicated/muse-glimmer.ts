@@ -12,7 +12,7 @@
  * String parameters are raw text, others JSON.
  */
 import { PegArena, type PegId } from "../../peg/index.js";
-import { argumentValue, schemaProperties, toolParameters, type BuildContext } from "../build-helpers.js";
+import { argumentValue, schemaProperties, toolParameters, type BuildContext, jsonAnswerValue } from "../build-helpers.js";
 import type { NormalizedRequest } from "../request.js";
 import { rawOrTyped } from "../raw-union.js";
 import { NODE } from "../tree-names.js";
@@ -76,7 +76,7 @@ function build(req: NormalizedRequest): DedicatedBuild {
   let last: PegId;
   let grammarBody: PegId | undefined;
   if (req.jsonSchema !== null) {
-    const answer = p.capture(NODE.content, p.schema(p.json(), req.jsonSchema, { name: "response" }));
+    const answer = jsonAnswerValue(p, req.jsonSchema);
     last = p.seq(p.optional(p.literal(" to=user")), p.literal(MESSAGE), p.space(), answer, ending);
   } else {
     const final = p.seq(p.optional(p.literal(" to=user")), p.literal(MESSAGE), p.capture(NODE.content, p.until(EOT, EOM)));
