@@ -1,7 +1,6 @@
 // `toolwright pull` against a local stand-in for the Hugging Face hub, `loadModel("hf:…")` on the
 // file it caches, `toolwright chat hf:…` downloading before it answers, and `inspect` / `analyze`
 // taking hf: references with pull's errors.
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -10,8 +9,8 @@ import { loadModel } from "../../src/session/index.js";
 import { ModelDownloadError } from "../../src/runtime/hub/index.js";
 import { ensureCompiledLib } from "../helpers/compiled-lib.js";
 import { closedEndpoint, type HubServer, startHubServer } from "../helpers/hub-server.js";
-import { ensureTestModel, REPO_ROOT } from "../helpers/test-models.js";
-import { runCli as run } from "../helpers/run-cli.js";
+import { ensureTestModel } from "../helpers/test-models.js";
+import { runCli as run, runCliProcess } from "../helpers/run-cli.js";
 
 const REPO = "toolwright-test/Chat-GGUF";
 const FILE = "chat-Q8_0.gguf";
@@ -196,16 +195,7 @@ describe("toolwright chat hf:…", () => {
 
   it("downloads the model into the cache, then answers", async () => {
     const cache = freshCache();
-    const child = spawn(process.execPath, [join(REPO_ROOT, "lib", "cli", "main.js"), "chat", REF, "--max-tokens", "8", "--seed", "1"], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, NO_COLOR: "1", TOOLWRIGHT_HF_ENDPOINT: server.endpoint, TOOLWRIGHT_MODELS_DIR: cache },
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.stdin.end("hello\n");
-    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    const { code, stdout, stderr } = await runCliProcess(["chat", REF, "--max-tokens", "8", "--seed", "1"], "hello\n", { TOOLWRIGHT_HF_ENDPOINT: server.endpoint, TOOLWRIGHT_MODELS_DIR: cache });
     expect(code, stderr).toBe(0);
     expect(stderr).toMatch(/pulling toolwright-test\/Chat-GGUF\/chat-Q8_0\.gguf: 100%/);
     expect(stderr).toMatch(/loading chat-Q8_0\.gguf: 100%/);
