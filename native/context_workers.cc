@@ -9,6 +9,7 @@
 
 #include "batch_scheduler.h"
 #include "log_capture.h"
+#include "model_worker.h"
 #include "promise_worker.h"
 #include "rpc.h"
 #include "vocab_ops.h"
@@ -36,10 +37,10 @@ bool AttachThreadPools(ContextState& state, const ContextOptions& options) {
   return true;
 }
 
-class CreateContextWorker : public PromiseWorker {
+class CreateContextWorker : public ModelWorker<ContextOptions> {
  public:
   CreateContextWorker(Napi::Env env, Napi::Object owner, ModelPtr model, ContextOptions options)
-      : PromiseWorker(env, "toolwright.createContext", owner), model_(std::move(model)), options_(options) {}
+      : ModelWorker(env, "toolwright.createContext", owner, std::move(model), options) {}
 
  protected:
   void Run() override {
@@ -68,12 +69,10 @@ class CreateContextWorker : public PromiseWorker {
     }
     auto state = std::make_shared<ContextState>();
     state->model = model_;
-    ScopedLogCapture capture;
-    state->ctx = llama_init_from_model(model_->model, params);
+    std::string reason;
+    state->ctx = InitContext(model_->model, params, &reason);
     if (state->ctx == nullptr) {
-      std::string reason = capture.Reason();
-      Fail(codes::kContextFailed, "Cannot create a context for \"" + model_->path +
-                                      "\": " + (reason.empty() ? "llama.cpp gave no reason" : reason) +
+      Fail(codes::kContextFailed, "Cannot create a context for \"" + model_->path + "\": " + reason +
                                       " (llama_init_from_model failed)");
       return;
     }
@@ -95,8 +94,6 @@ class CreateContextWorker : public PromiseWorker {
   Napi::Value Result(Napi::Env env) override { return Context::NewInstance(env, std::move(state_)); }
 
  private:
-  ModelPtr model_;
-  ContextOptions options_;
   ContextPtr state_;
 };
 
@@ -327,27 +324,18 @@ class StepWorker : public PromiseWorker {
 
 Napi::Promise QueueCreateContext(Napi::Env env, Napi::Object owner, ModelPtr model,
                                  const ContextOptions& options) {
-  auto* worker = new CreateContextWorker(env, owner, std::move(model), options);
-  Napi::Promise promise = worker->Promise();
-  worker->Queue();
-  return promise;
+  return (new CreateContextWorker(env, owner, std::move(model), options))->Start();
 }
 
 Napi::Promise QueueDecode(Napi::Env env, Napi::Object owner, ContextPtr state,
                           std::vector<llama_token> input) {
-  auto* worker = new DecodeWorker(env, owner, std::move(state), std::move(input));
-  Napi::Promise promise = worker->Promise();
-  worker->Queue();
-  return promise;
+  return (new DecodeWorker(env, owner, std::move(state), std::move(input)))->Start();
 }
 
 Napi::Promise QueueStep(Napi::Env env, Napi::Object owner, ContextPtr state, SamplerPtr sampler,
                         std::vector<llama_token> pending, bool decode_ahead) {
-  auto* worker =
-      new StepWorker(env, owner, std::move(state), std::move(sampler), std::move(pending), decode_ahead);
-  Napi::Promise promise = worker->Promise();
-  worker->Queue();
-  return promise;
+  return (new StepWorker(env, owner, std::move(state), std::move(sampler), std::move(pending), decode_ahead))
+      ->Start();
 }
 
 }  // namespace toolwright

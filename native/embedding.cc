@@ -10,6 +10,7 @@
 #include "addon_data.h"
 #include "log_capture.h"
 #include "memory_usage.h"
+#include "model_worker.h"
 #include "napi_args.h"
 #include "promise_worker.h"
 #include "vocab_ops.h"
@@ -47,12 +48,10 @@ struct EmbeddingCreateOptions {
   enum llama_pooling_type pooling = LLAMA_POOLING_TYPE_UNSPECIFIED;
 };
 
-class CreateEmbeddingWorker : public PromiseWorker {
+class CreateEmbeddingWorker : public ModelWorker<EmbeddingCreateOptions> {
  public:
   CreateEmbeddingWorker(Napi::Env env, Napi::Object owner, ModelPtr model, EmbeddingCreateOptions options)
-      : PromiseWorker(env, "toolwright.createEmbeddingContext", owner),
-        model_(std::move(model)),
-        options_(options) {}
+      : ModelWorker(env, "toolwright.createEmbeddingContext", owner, std::move(model), options) {}
 
  protected:
   void Run() override {
@@ -63,24 +62,18 @@ class CreateEmbeddingWorker : public PromiseWorker {
     params.n_batch = options_.context_size;
     params.n_ubatch = options_.context_size;
     params.n_seq_max = options_.sequences;
-    // Unified: every sequence may use the whole context (a batch holds one long text or many
-    // short ones); the memory is cleared before each batch.
-    params.kv_unified = true;
-    params.embeddings = true;
-    params.pooling_type = options_.pooling;
+    SetEmbeddingParams(&params, options_.pooling);
     params.n_threads = options_.threads;
     params.n_threads_batch = options_.threads;
     params.no_perf = true;
 
     auto state = std::make_shared<EmbeddingState>();
     state->model = model_;
-    ScopedLogCapture capture;
-    state->ctx = llama_init_from_model(model_->model, params);
+    std::string reason;
+    state->ctx = InitContext(model_->model, params, &reason);
     if (state->ctx == nullptr) {
-      const std::string reason = capture.Reason();
       Fail(codes::kContextFailed, "Cannot create an embedding context for \"" + model_->path +
-                                      "\": " + (reason.empty() ? "llama.cpp gave no reason" : reason) +
-                                      " (llama_init_from_model failed)");
+                                      "\": " + reason + " (llama_init_from_model failed)");
       return;
     }
     state->n_ctx = llama_n_ctx(state->ctx);
@@ -98,8 +91,6 @@ class CreateEmbeddingWorker : public PromiseWorker {
   Napi::Value Result(Napi::Env env) override { return EmbeddingContext::NewInstance(env, std::move(state_)); }
 
  private:
-  ModelPtr model_;
-  EmbeddingCreateOptions options_;
   EmbeddingPtr state_;
 };
 
@@ -264,6 +255,14 @@ int64_t NativeBytes(const EmbeddingState& s) {
 
 }  // namespace
 
+void SetEmbeddingParams(llama_context_params* params, enum llama_pooling_type pooling) {
+  params->embeddings = true;
+  params->pooling_type = pooling;
+  // Unified: every sequence may use the whole context (a batch holds one long text or many
+  // short ones); the memory is cleared before each batch.
+  params->kv_unified = true;
+}
+
 bool ParsePooling(const std::string& name, enum llama_pooling_type* out) {
   if (name == "model")
     *out = LLAMA_POOLING_TYPE_UNSPECIFIED;
@@ -337,10 +336,7 @@ Napi::Value EmbeddingContext::Create(const Napi::CallbackInfo& info) {
         env, kMethod,
         "option pooling must be \"model\", \"none\", \"mean\", \"cls\" or \"last\", got \"" + pooling + "\"");
   }
-  auto* worker = new CreateEmbeddingWorker(env, info[0].As<Napi::Object>(), std::move(model), options);
-  Napi::Promise promise = worker->Promise();
-  worker->Queue();
-  return promise;
+  return (new CreateEmbeddingWorker(env, info[0].As<Napi::Object>(), std::move(model), options))->Start();
 }
 
 const EmbeddingPtr& EmbeddingContext::Live(Napi::Env env, const char* method) const {
@@ -386,11 +382,8 @@ Napi::Value EmbeddingContext::Embed(const Napi::CallbackInfo& info) {
   }
   s->busy.store(true);
   s->abort.store(false);
-  auto* worker =
-      new EmbedWorker(env, info.This().As<Napi::Object>(), s, std::move(texts), normalize, batch_tokens);
-  Napi::Promise promise = worker->Promise();
-  worker->Queue();
-  return promise;
+  return (new EmbedWorker(env, info.This().As<Napi::Object>(), s, std::move(texts), normalize, batch_tokens))
+      ->Start();
 }
 
 Napi::Value EmbeddingContext::Cancel(const Napi::CallbackInfo& info) {

@@ -42,6 +42,10 @@ using EmbeddingPtr = std::shared_ptr<EmbeddingState>;
 // Returns false for any other name.
 bool ParsePooling(const std::string& name, enum llama_pooling_type* out);
 
+// Turns embeddings on in `params` with `pooling`, over one cache all sequences share: the settings
+// an EmbeddingContext is created with (measureContextMemory measures with them too).
+void SetEmbeddingParams(llama_context_params* params, enum llama_pooling_type pooling);
+
 class EmbeddingContext : public Napi::ObjectWrap<EmbeddingContext> {
  public:
   static void Init(Napi::Env env, Napi::Object exports);

@@ -104,4 +104,14 @@ void ScopedLogCapture::Append(bool is_error, const char* text) {
 
 std::string ScopedLogCapture::Reason() const { return CleanReason(errors_.empty() ? warnings_ : errors_); }
 
+llama_context* InitContext(llama_model* model, const llama_context_params& params, std::string* reason) {
+  ScopedLogCapture capture;
+  llama_context* ctx = llama_init_from_model(model, params);
+  if (ctx == nullptr) {
+    *reason = capture.Reason();
+    if (reason->empty()) *reason = "llama.cpp gave no reason";
+  }
+  return ctx;
+}
+
 }  // namespace toolwright

@@ -8,6 +8,8 @@
 
 #include <string>
 
+#include "llama.h"
+
 namespace toolwright {
 
 // Installs the log callback once per process (idempotent).
@@ -33,5 +35,9 @@ class ScopedLogCapture {
   std::string warnings_;
   ScopedLogCapture* previous_;
 };
+
+// llama_init_from_model with llama.cpp's log captured: the new context, or nullptr with `reason`
+// set to why (what llama.cpp logged, or "llama.cpp gave no reason").
+llama_context* InitContext(llama_model* model, const llama_context_params& params, std::string* reason);
 
 }  // namespace toolwright

@@ -8,6 +8,7 @@
 #include "llama-ext.h"  // llama_get_memory_breakdown (llama.cpp's staging API, in its src/)
 #include "log_capture.h"
 #include "model.h"
+#include "model_worker.h"
 #include "napi_args.h"
 #include "promise_worker.h"
 
@@ -24,12 +25,10 @@ struct MeasureOptions {
   enum llama_pooling_type pooling = LLAMA_POOLING_TYPE_UNSPECIFIED;
 };
 
-class MeasureWorker : public PromiseWorker {
+class MeasureWorker : public ModelWorker<MeasureOptions> {
  public:
   MeasureWorker(Napi::Env env, Napi::Object owner, ModelPtr model, MeasureOptions options)
-      : PromiseWorker(env, "toolwright.measureContextMemory", owner),
-        model_(std::move(model)),
-        options_(options) {}
+      : ModelWorker(env, "toolwright.measureContextMemory", owner, std::move(model), options) {}
 
  protected:
   void Run() override {
@@ -44,17 +43,11 @@ class MeasureWorker : public PromiseWorker {
     params.n_threads_batch = 1;
     params.no_perf = true;
     params.swa_full = options_.swa_full;
-    if (options_.embeddings) {
-      params.embeddings = true;
-      params.pooling_type = options_.pooling;
-      params.kv_unified = true;
-    }
-    ScopedLogCapture capture;
-    llama_context* ctx = llama_init_from_model(model_->model, params);
+    if (options_.embeddings) SetEmbeddingParams(&params, options_.pooling);
+    std::string reason;
+    llama_context* ctx = InitContext(model_->model, params, &reason);
     if (ctx == nullptr) {
-      const std::string reason = capture.Reason();
-      Fail(codes::kContextFailed, "measureContextMemory: cannot create the context: " +
-                                      (reason.empty() ? "llama.cpp gave no reason" : reason));
+      Fail(codes::kContextFailed, "measureContextMemory: cannot create the context: " + reason);
       return;
     }
     usage_ = ContextMemoryUsage(ctx);
@@ -68,8 +61,6 @@ class MeasureWorker : public PromiseWorker {
   }
 
  private:
-  ModelPtr model_;
-  MeasureOptions options_;
   MemoryUsage usage_;
   uint32_t context_size_ = 0;
 };
@@ -115,10 +106,7 @@ Napi::Value MeasureContextMemory(const Napi::CallbackInfo& info) {
         env, kMethod,
         "option pooling must be \"model\", \"none\", \"mean\", \"cls\" or \"last\", got \"" + pooling + "\"");
   }
-  auto* worker = new MeasureWorker(env, info[0].As<Napi::Object>(), std::move(model), options);
-  Napi::Promise promise = worker->Promise();
-  worker->Queue();
-  return promise;
+  return (new MeasureWorker(env, info[0].As<Napi::Object>(), std::move(model), options))->Start();
 }
 
 }  // namespace toolwright

@@ -313,10 +313,7 @@ Napi::Value Model::IsEog(const Napi::CallbackInfo& info) {
 
 Napi::Value Model::Vocabulary(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  auto* worker = new VocabularyWorker(env, info.This().As<Napi::Object>(), Live(env, "Model.vocabulary"));
-  Napi::Promise promise = worker->Promise();
-  worker->Queue();
-  return promise;
+  return (new VocabularyWorker(env, info.This().As<Napi::Object>(), Live(env, "Model.vocabulary")))->Start();
 }
 
 // tokenize(text, {addSpecial, parseSpecial}) -> Int32Array, on the calling thread (short texts)
@@ -344,11 +341,9 @@ Napi::Value Model::TokenizeAsync(const Napi::CallbackInfo& info) {
   Napi::Object options = args::OptionalObject(info, 1, "Model.tokenizeAsync", "options");
   const bool add_special = args::OptBool(options, "addSpecial", true, "Model.tokenizeAsync");
   const bool parse_special = args::OptBool(options, "parseSpecial", true, "Model.tokenizeAsync");
-  auto* worker =
-      new TokenizeWorker(env, info.This().As<Napi::Object>(), h, std::move(text), add_special, parse_special);
-  Napi::Promise promise = worker->Promise();
-  worker->Queue();
-  return promise;
+  return (new TokenizeWorker(env, info.This().As<Napi::Object>(), h, std::move(text), add_special,
+                             parse_special))
+      ->Start();
 }
 
 // detokenize(tokens, {removeSpecial, unparseSpecial})
@@ -376,11 +371,9 @@ Napi::Value Model::DetokenizeAsync(const Napi::CallbackInfo& info) {
   Napi::Object options = args::OptionalObject(info, 1, "Model.detokenizeAsync", "options");
   const bool remove_special = args::OptBool(options, "removeSpecial", false, "Model.detokenizeAsync");
   const bool unparse_special = args::OptBool(options, "unparseSpecial", true, "Model.detokenizeAsync");
-  auto* worker = new DetokenizeWorker(env, info.This().As<Napi::Object>(), h, std::move(tokens),
-                                      remove_special, unparse_special);
-  Napi::Promise promise = worker->Promise();
-  worker->Queue();
-  return promise;
+  return (new DetokenizeWorker(env, info.This().As<Napi::Object>(), h, std::move(tokens), remove_special,
+                               unparse_special))
+      ->Start();
 }
 
 Napi::Value Model::Dispose(const Napi::CallbackInfo& info) {

@@ -50,6 +50,13 @@ class PromiseWorker : public Napi::AsyncWorker {
 
   Napi::Promise Promise() const { return deferred_.Promise(); }
 
+  // Queues the worker and returns the Promise it settles (the worker deletes itself when done).
+  Napi::Promise Start() {
+    Napi::Promise promise = Promise();
+    Queue();
+    return promise;
+  }
+
  protected:
   // Worker thread. Call Fail() to reject; return normally to resolve with Result().
   virtual void Run() = 0;

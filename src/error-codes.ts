@@ -37,6 +37,7 @@ export const ERROR_CODES = {
   TOOLWRIGHT_TOKENIZE_FAILED: "the text could not be tokenized",
   TOOLWRIGHT_DETOKENIZE_FAILED: "the tokens could not be turned into text",
   TOOLWRIGHT_INVALID_GRAMMAR: "a grammar given to the sampler is not valid GBNF",
+  TOOLWRIGHT_DISPOSED: "the model or context was disposed before or during the operation",
   TOOLWRIGHT_TEMPLATE_SYNTAX: "a chat template does not compile",
   TOOLWRIGHT_TEMPLATE_RUNTIME: "a chat template fails while rendering, as Python Jinja2 would",
   TOOLWRIGHT_TEMPLATE_RAISED: "a chat template refused the conversation (raise_exception)",

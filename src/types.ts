@@ -15,6 +15,29 @@ export type JsonValue = null | boolean | number | string | JsonValue[] | { [key:
 /** A JSON Schema document (draft 2020-12 / draft-07 subset), kept loose on purpose. */
 export type JsonSchema = boolean | { [key: string]: unknown };
 
+/**
+ * A schema library's object (zod >= 4.2, ArkType, Valibot's `toStandardJsonSchema`, …): the part of
+ * the Standard Schema / Standard JSON Schema interfaces (standardschema.dev) toolwright uses. Tool
+ * parameters and `responseFormat` schemas may be one; its JSON Schema export (of its input) is used.
+ *
+ * @example
+ * const schema: StandardSchemaLike = z.object({ city: z.string() }); // zod 4.2 or later
+ */
+export interface StandardSchemaLike {
+  readonly "~standard": {
+    readonly version: 1;
+    readonly vendor: string;
+    readonly validate?: (value: unknown) => StandardResult | Promise<StandardResult>;
+    readonly jsonSchema?: { readonly input: (options: { readonly target: string }) => Record<string, unknown> };
+    readonly types?: { readonly input: unknown; readonly output: unknown } | undefined;
+  };
+}
+
+/** What a Standard Schema's `validate` returns. */
+export type StandardResult =
+  | { readonly value: unknown; readonly issues?: undefined }
+  | { readonly issues: ReadonlyArray<{ readonly message: string; readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined }> };
+
 /** One call the assistant made, in OpenAI's shape. `arguments` is a JSON string. */
 export interface ToolCall {
   id: string;
@@ -81,5 +104,12 @@ export interface ToolDefinition {
 /** OpenAI's `tool_choice`. */
 export type ToolChoice = "auto" | "required" | "none" | { type: "function"; function: { name: string } };
 
-/** OpenAI's `response_format`. */
-export type ResponseFormat = { type: "text" } | { type: "json_object"; schema?: JsonSchema } | { type: "json_schema"; json_schema: { name?: string; schema: JsonSchema; strict?: boolean } };
+/**
+ * OpenAI's `response_format`. As with tool parameters, the schema may be JSON Schema or a schema
+ * library's object ({@link StandardSchemaLike}: zod >= 4.2, …), converted with the library's own
+ * JSON Schema export.
+ */
+export type ResponseFormat =
+  | { type: "text" }
+  | { type: "json_object"; schema?: JsonSchema | StandardSchemaLike }
+  | { type: "json_schema"; json_schema: { name?: string; schema: JsonSchema | StandardSchemaLike; strict?: boolean } };

@@ -11,14 +11,11 @@
 // Each grammar mode runs on every registered grammar engine ("llama" is llama.cpp's).
 //
 // Needs `npm run build:ts` and the native addon. The load average is printed: the machine may be shared.
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
-
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const lib = (p) => import(pathToFileURL(join(ROOT, "lib", p)).href);
+import { benchModel, lib, ROOT } from "./bench-model.mjs";
 
 const { values: opt } = parseArgs({
   options: {
@@ -38,20 +35,10 @@ if (opt.help) {
 }
 
 const { loadModel, loadNative, ChatSession } = await lib("index.js");
-const { createTestModel } = await lib("runtime/gguf/test-model.js");
 
 const templatePath = join(ROOT, "deps", "llama.cpp", "models", "templates", `${opt.template}.jinja`);
 const template = readFileSync(templatePath, "utf8");
-let modelPath = opt.model;
-if (!modelPath) {
-  const cache = join(ROOT, ".cache", "bench-models");
-  modelPath = join(cache, `qwen2-${opt.size}-s1-v1.gguf`);
-  if (!existsSync(modelPath)) {
-    mkdirSync(cache, { recursive: true });
-    console.error(`generating ${modelPath} ...`);
-    await createTestModel({ vocabPath: join(ROOT, "deps", "llama.cpp", "models", "ggml-vocab-qwen2.gguf"), size: opt.size, seed: 1, outPath: modelPath });
-  }
-}
+const modelPath = opt.model ?? (await benchModel("qwen2", opt.size));
 
 const engines = loadNative().systemInfo().grammarEngines;
 const model = await loadModel(modelPath);

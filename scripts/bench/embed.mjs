@@ -6,14 +6,9 @@
 // Default model: a random-weight llama model with llama.cpp's llama-spm vocabulary (32k tokens;
 // a generative model's embedding path still computes its logits, so the vocabulary size weighs
 // in), "tiny" or "bench" shape. Needs `npm run build:ts` and the native addon.
-import { existsSync, mkdirSync } from "node:fs";
 import { loadavg } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const lib = (p) => import(pathToFileURL(join(ROOT, "lib", p)).href);
+import { benchModel, lib } from "./bench-model.mjs";
 
 const { values: opt } = parseArgs({
   options: {
@@ -31,18 +26,8 @@ if (opt.help) {
 }
 
 const { loadModel } = await lib("index.js");
-const { createTestModel } = await lib("runtime/gguf/test-model.js");
 
-let modelPath = opt.model;
-if (!modelPath) {
-  const cache = join(ROOT, ".cache", "bench-models");
-  modelPath = join(cache, `llama-spm-${opt.size}-s1-v1.gguf`);
-  if (!existsSync(modelPath)) {
-    mkdirSync(cache, { recursive: true });
-    console.error(`generating ${modelPath} ...`);
-    await createTestModel({ vocabPath: join(ROOT, "deps", "llama.cpp", "models", "ggml-vocab-llama-spm.gguf"), size: opt.size, seed: 1, outPath: modelPath });
-  }
-}
+const modelPath = opt.model ?? (await benchModel("llama-spm", opt.size));
 
 const model = await loadModel(modelPath, { gpu: false });
 const count = Number(opt.texts);

@@ -9,16 +9,15 @@
 // Needs: `npm run build:ts`, the native addon (`npm run build:native`) and the reference driver:
 //   flock /tmp/toolwright-build.lock cmake --build build --target toolwright-llama-loop -j 2
 import { execFile } from "node:child_process";
-import { existsSync, mkdirSync, renameSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { parseArgs, promisify } from "node:util";
+import { benchModel, ROOT } from "./bench-model.mjs";
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const DRIVER = join(ROOT, "build", process.platform === "win32" ? "Release/toolwright-llama-loop.exe" : "toolwright-llama-loop");
 const MODELS_DIR = join(process.env.TOOLWRIGHT_LLAMA_DIR ?? join(ROOT, "deps", "llama.cpp"), "models");
-const CACHE = join(ROOT, ".cache", "bench-models");
 
 const HELP = `usage: npm run bench:runtime -- [options]
 
@@ -99,23 +98,13 @@ async function benchModels() {
   }
   const lib = join(ROOT, "lib", "runtime", "gguf", "test-model.js");
   if (!existsSync(lib)) fail(`${lib} is missing: run \`npm run build:ts\` first`);
-  const { createTestModel, TEST_MODEL_PRESETS } = await import(pathToFileURL(lib).href);
+  const { TEST_MODEL_PRESETS } = await import(pathToFileURL(lib).href);
   const vocabPath = join(MODELS_DIR, `ggml-vocab-${opt.vocab}.gguf`);
   if (!existsSync(vocabPath)) fail(`vocabulary ${vocabPath} not found (node scripts/fetch-llama.mjs)`);
   const models = [];
   for (const size of opt.sizes.split(",")) {
     if (!Object.hasOwn(TEST_MODEL_PRESETS, size)) fail(`--sizes takes ${Object.keys(TEST_MODEL_PRESETS).join(", ")}, got "${size}"`);
-    const path = join(CACHE, `${opt.vocab}-${size}-s1-v1.gguf`);
-    if (!existsSync(path)) {
-      mkdirSync(CACHE, { recursive: true });
-      const t0 = performance.now();
-      process.stderr.write(`generating ${path} ...`);
-      const tmp = `${path}.${process.pid}.tmp`;
-      await createTestModel({ vocabPath, size, seed: 1, outPath: tmp });
-      renameSync(tmp, path);
-      process.stderr.write(` ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
-    }
-    models.push({ label: `${size} (${opt.vocab})`, path });
+    models.push({ label: `${size} (${opt.vocab})`, path: await benchModel(opt.vocab, size) });
   }
   return models;
 }

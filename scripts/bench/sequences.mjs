@@ -9,14 +9,9 @@
 // Default model: the ~0.5B random-weight Qwen2.5-shaped bench model (qwen2 vocabulary).
 //
 // Needs `npm run build:ts` and the native addon. The load average is printed: the machine may be shared.
-import { existsSync, mkdirSync } from "node:fs";
 import { loadavg } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const lib = (p) => import(pathToFileURL(join(ROOT, "lib", p)).href);
+import { benchModel, lib } from "./bench-model.mjs";
 
 const { values: opt } = parseArgs({
   options: {
@@ -35,18 +30,8 @@ if (opt.help) {
 }
 
 const { loadModel } = await lib("index.js");
-const { createTestModel } = await lib("runtime/gguf/test-model.js");
 
-let modelPath = opt.model;
-if (!modelPath) {
-  const cache = join(ROOT, ".cache", "bench-models");
-  modelPath = join(cache, `qwen2-${opt.size}-s1-v1.gguf`);
-  if (!existsSync(modelPath)) {
-    mkdirSync(cache, { recursive: true });
-    console.error(`generating ${modelPath} ...`);
-    await createTestModel({ vocabPath: join(ROOT, "deps", "llama.cpp", "models", "ggml-vocab-qwen2.gguf"), size: opt.size, seed: 1, outPath: modelPath });
-  }
-}
+const modelPath = opt.model ?? (await benchModel("qwen2", opt.size));
 
 const maxTokens = Number(opt["max-tokens"]);
 const requests = Number(opt.requests);

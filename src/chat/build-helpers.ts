@@ -6,6 +6,7 @@ import type { PegArena, PegId } from "../peg/index.js";
 import type { JsonSchema, ToolDefinition } from "../types.js";
 import { PYTHON_LITERALS, literalValue } from "./literal-schema.js";
 import { inlineLocalRefs } from "./schema-refs.js";
+import { NODE } from "./tree-names.js";
 
 /** What every builder gets: the arena and the request's tool settings. */
 export interface BuildContext {
@@ -285,4 +286,25 @@ export function pythonValue(p: PegArena): PegId {
     const words = ["True", "False", "None", "true", "false", "null"].map((w) => p.literal(w));
     return p.choice(dict, list, string, number, ...words);
   });
+}
+
+/**
+ * The answer a JSON schema asks for (response_format): JSON matching `schema`, captured as the
+ * message's content.
+ *
+ * @example
+ * const answer = jsonAnswerValue(p, req.jsonSchema);
+ */
+export function jsonAnswerValue(p: PegArena, schema: JsonSchema): PegId {
+  return p.capture(NODE.content, p.schema(p.json(), schema, { name: "response" }));
+}
+
+/**
+ * `value` alone or in a Markdown ```json fence, as models write JSON answers.
+ *
+ * @example
+ * const body = p.seq(p.space(), maybeFenced(p, answer), p.space(), p.end());
+ */
+export function maybeFenced(p: PegArena, value: PegId): PegId {
+  return p.choice(p.seq(p.literal("```json"), p.space(), value, p.space(), p.literal("```")), value);
 }

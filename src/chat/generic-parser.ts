@@ -12,7 +12,7 @@
 import type { TemplateAnalysis } from "../analysis/index.js";
 import { PegArena, type PegId } from "../peg/index.js";
 import type { JsonSchema } from "../types.js";
-import { type BuildContext, core, grammarContext, marker } from "./build-helpers.js";
+import { type BuildContext, core, grammarContext, jsonAnswerValue, marker, maybeFenced } from "./build-helpers.js";
 import { buildJsonTools } from "./build-tools-json.js";
 import { buildPythonicTools, pythonicTriggerWord } from "./build-tools-pythonic.js";
 import { buildTaggedTools, callOpeners } from "./build-tools-tagged.js";
@@ -93,8 +93,7 @@ function reasoningText(p: PegArena, end: string, openers: string[]): PegId {
 
 /** `"```json" value "```"` or the bare value, as content (inside the content wrapper, if any). */
 function jsonAnswer(p: PegArena, a: TemplateAnalysis, schema: JsonSchema): PegId {
-  const value = p.rule("response-format", p.capture(NODE.content, p.schema(p.json(), schema, { name: "response" })));
-  const answer = p.choice(p.seq(p.literal("```json"), p.space(), value, p.space(), p.literal("```")), value);
+  const answer = maybeFenced(p, p.rule("response-format", jsonAnswerValue(p, schema)));
   const { mode, start, end } = a.content;
   const wrapped = mode !== "PLAIN" && core(start) !== "" && core(end) !== "";
   const open = wrapped ? p.optional(p.seq(marker(p, start), p.space())) : contentPrefix(p, a);

@@ -7,23 +7,9 @@
 import { GbnfBuilder } from "../grammar/gbnf-builder.js";
 import { SchemaError } from "../grammar/schema/schema-error.js";
 import { SchemaConverter } from "../grammar/schema/schema-to-gbnf.js";
-import type { JsonSchema } from "../types.js";
+import type { JsonSchema, StandardSchemaLike } from "../types.js";
 
-/** The part of the Standard Schema / Standard JSON Schema interfaces (standardschema.dev) toolwright uses. */
-export interface StandardSchemaLike {
-  readonly "~standard": {
-    readonly version: 1;
-    readonly vendor: string;
-    readonly validate?: (value: unknown) => StandardResult | Promise<StandardResult>;
-    readonly jsonSchema?: { readonly input: (options: { readonly target: string }) => Record<string, unknown> };
-    readonly types?: { readonly input: unknown; readonly output: unknown } | undefined;
-  };
-}
-
-/** What a Standard Schema's `validate` returns. */
-export type StandardResult =
-  | { readonly value: unknown; readonly issues?: undefined }
-  | { readonly issues: ReadonlyArray<{ readonly message: string; readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined }> };
+export type { StandardResult, StandardSchemaLike } from "../types.js";
 
 /**
  * Whether `value` is a schema library's object (it has the Standard Schema `~standard` property).

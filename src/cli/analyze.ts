@@ -1,6 +1,7 @@
 /**
- * `toolwright analyze <model.gguf | template.jinja> [--json]`: shows how a model writes
- * reasoning, content and tool calls, as worked out from its chat template.
+ * `toolwright analyze <model.gguf | hf:… | template.jinja> [--json]`: shows how a model writes
+ * reasoning, content and tool calls, as worked out from its chat template. An `hf:` model is
+ * downloaded first, or taken from the cache.
  *
  * @example
  * const code = await runAnalyze(["model.gguf", "--json"], { stdout: process.stdout, stderr: process.stderr });
@@ -12,6 +13,7 @@ import { GgufError, readGgufMetadata } from "../runtime/gguf/index.js";
 import { TemplateError, TemplateRuntimeError, TemplateSyntaxError } from "../template/index.js";
 import { formatAnalysisTable } from "./analysis-table.js";
 import { formatOptions, type OptionTable, parseCommandArgs, UsageError } from "./args.js";
+import { resolveModelArg } from "./model-arg.js";
 
 /** Where a command writes. */
 export interface CliIo {
@@ -23,16 +25,19 @@ const ANALYZE_OPTIONS: OptionTable = {
   json: { type: "boolean", help: "print the full analysis as JSON instead of a table" },
 };
 
-export const ANALYZE_USAGE = `Usage: toolwright analyze <model.gguf | template.jinja> [--json]
+export const ANALYZE_USAGE = `Usage: toolwright analyze <model.gguf | hf:OWNER/REPO/FILE.gguf | template.jinja> [--json]
 
 Works out, from the model's chat template, how it writes reasoning, content and
 tool calls (the markers toolwright's parser and grammar are built from).
 
   <model.gguf>      reads the template from the tokenizer.chat_template metadata
+  <hf:…>            the same, of a model downloaded first (see 'toolwright help
+                    pull') or taken from the cache
   <template.jinja>  any other path is read as a Jinja chat template
 
 ${formatOptions(ANALYZE_OPTIONS)}
-Exit codes: 0 ok, 1 the file cannot be read or its template analysed, 2 usage error.
+Exit codes: 0 ok, 1 the file cannot be read, downloaded or its template analysed,
+2 usage error.
 `;
 
 /** A user-facing failure: printed as one line, exit code 1. */
@@ -83,7 +88,7 @@ async function loadTemplate(path: string): Promise<TemplateSource> {
 /** Runs the command; resolves to the process exit code (0 ok, 1 failure, 2 usage error). */
 export async function runAnalyze(argv: readonly string[], io: CliIo): Promise<number> {
   let json: boolean;
-  let path: string;
+  let arg: string;
   try {
     const { values, positionals } = parseCommandArgs(argv, ANALYZE_OPTIONS);
     if (values.help) {
@@ -92,12 +97,14 @@ export async function runAnalyze(argv: readonly string[], io: CliIo): Promise<nu
     }
     if (positionals.length !== 1) throw new UsageError(`expected one model or template path, got ${positionals.length}`);
     json = values.json === true;
-    path = positionals[0]!;
+    arg = positionals[0]!;
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
     io.stderr.write(`toolwright analyze: ${e.message}\n\n${ANALYZE_USAGE}`);
     return 2;
   }
+  const path = await resolveModelArg(arg, { command: "analyze", usage: ANALYZE_USAGE }, io);
+  if (typeof path === "number") return path;
   try {
     const { source, bosToken, eosToken } = await loadTemplate(path);
     const analysis = analyzeChatTemplate(source, { bosToken, eosToken });

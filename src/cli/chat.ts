@@ -10,15 +10,15 @@ import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
 import { type ChatModel as Model, ChatSession, loadModel } from "../session/index.js";
 import type { GpuOption } from "../runtime/devices.js";
-import { AbortError, ModelLoadError } from "../runtime/errors.js";
-import { type DownloadProgress, isHfModelRef, ModelDownloadError, pullModel } from "../runtime/hub/index.js";
+import { ModelLoadError } from "../runtime/errors.js";
 import type { ChatMessage, ResponseFormat, ToolChoice, ToolDefinition } from "../types.js";
 import type { SamplingOptions } from "../runtime/sampling.js";
 import type { CliIo } from "./analyze.js";
 import { formatOptions, type OptionTable, parseCommandArgs, parseNumberOption, stringValue, UsageError } from "./args.js";
 import { readJsonSchemaFile, readTemplateFile, readToolsFile } from "./chat-inputs.js";
 import { AnswerView } from "./chat-output.js";
-import { createProgressReporter, formatBytes, type ProgressStream } from "./progress.js";
+import { resolveModelArg } from "./model-arg.js";
+import { createProgressReporter, type ProgressStream } from "./progress.js";
 
 const CHAT_OPTIONS: OptionTable = {
   tools: { type: "string", value: "FILE", help: "JSON file with an OpenAI 'tools' array (or {\"tools\": [...]})" },
@@ -168,24 +168,11 @@ export async function runChat(argv: readonly string[], io: ChatIo): Promise<numb
   return 0;
 }
 
-/** Downloads an hf: model if needed, then loads it with a progress bar; a failure is exit code 1. */
+/** Downloads an hf: model if needed, then loads it with a progress bar; a failure is exit code 1 (2 for a malformed hf: reference). */
 async function load(args: ChatArgs, io: ChatIo): Promise<Model | number> {
-  const stream = io.stderr as ProgressStream;
-  let path = args.model;
-  if (isHfModelRef(path)) {
-    const download = createProgressReporter(stream, `pulling ${path.slice(3)}`);
-    try {
-      const onProgress = (p: DownloadProgress) => download.update(p.totalBytes ? p.receivedBytes / p.totalBytes : 0, formatBytes(p.receivedBytes));
-      path = (await pullModel(path, { checkForUpdate: false, onProgress })).path;
-    } catch (e) {
-      download.done();
-      if (!(e instanceof ModelDownloadError || e instanceof RangeError || e instanceof AbortError)) throw e;
-      io.stderr.write(`toolwright chat: ${e.message}\n`);
-      return 1;
-    }
-    download.done();
-  }
-  const progress = createProgressReporter(stream, `loading ${basename(path)}`);
+  const path = await resolveModelArg(args.model, { command: "chat", usage: CHAT_USAGE }, io);
+  if (typeof path === "number") return path;
+  const progress = createProgressReporter(io.stderr as ProgressStream, `loading ${basename(path)}`);
   try {
     const model = await loadModel(path, {
       onProgress: progress.update,

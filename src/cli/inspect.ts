@@ -1,7 +1,8 @@
 /**
- * `toolwright inspect <model.gguf> [--json] [--template]`: what a GGUF file holds — architecture,
+ * `toolwright inspect <model.gguf | hf:…> [--json] [--template]`: what a GGUF file holds — architecture,
  * sizes, tensor types, chat template and tokenizer — read from its header only (the weights are
- * never loaded, so inspecting a 70B model is instant).
+ * never loaded, so inspecting a 70B model is instant). An `hf:` model is downloaded first, or taken
+ * from the cache.
  *
  * @example
  * const code = await runInspect(["model.gguf", "--json"], { stdout: process.stdout, stderr: process.stderr });
@@ -10,6 +11,8 @@ import { formatMemory } from "./memory-summary.js";
 import { GgufError, readGguf } from "../runtime/gguf/index.js";
 import type { CliIo } from "./analyze.js";
 import { formatOptions, type OptionTable, parseCommandArgs, UsageError } from "./args.js";
+import { resolveModelArg } from "./model-arg.js";
+import { formatBytes } from "./progress.js";
 import { type ModelSummary, summarizeGguf } from "./model-summary.js";
 
 const INSPECT_OPTIONS: OptionTable = {
@@ -17,15 +20,16 @@ const INSPECT_OPTIONS: OptionTable = {
   template: { type: "boolean", help: "print only the chat template, whole (e.g. to save it to a file)" },
 };
 
-export const INSPECT_USAGE = `Usage: toolwright inspect <model.gguf> [--json | --template]
+export const INSPECT_USAGE = `Usage: toolwright inspect <model.gguf | hf:OWNER/REPO/FILE.gguf> [--json | --template]
 
 Shows what a GGUF model file holds, from its header alone (no weights are loaded):
 architecture and sizes, tensor types (quantization), the chat template, and the
-tokenizer (vocabulary size, model, pre-tokenizer, special tokens).
+tokenizer (vocabulary size, model, pre-tokenizer, special tokens). An hf: model
+is downloaded first (see 'toolwright help pull'), or taken from the cache.
 
 ${formatOptions(INSPECT_OPTIONS)}
-Exit codes: 0 ok, 1 the file cannot be read as GGUF (or has no chat template
-for --template), 2 usage error.
+Exit codes: 0 ok, 1 the file cannot be read as GGUF or downloaded (or has no
+chat template for --template), 2 usage error.
 `;
 
 /** Lines of the chat template shown in the summary. */
@@ -33,7 +37,7 @@ const TEMPLATE_PREVIEW_LINES = 8;
 const TEMPLATE_PREVIEW_WIDTH = 100;
 
 /**
- * Runs the command; resolves to the process exit code (0 ok, 1 unreadable file, 2 usage error).
+ * Runs the command; resolves to the process exit code (0 ok, 1 unreadable file or failed download, 2 usage error).
  *
  * @example
  * process.exitCode = await runInspect(["model.gguf"], process);
@@ -41,7 +45,7 @@ const TEMPLATE_PREVIEW_WIDTH = 100;
 export async function runInspect(argv: readonly string[], io: CliIo): Promise<number> {
   let json: boolean;
   let template: boolean;
-  let path: string;
+  let arg: string;
   try {
     const { values, positionals } = parseCommandArgs(argv, INSPECT_OPTIONS);
     if (values.help) {
@@ -52,12 +56,14 @@ export async function runInspect(argv: readonly string[], io: CliIo): Promise<nu
     json = values.json === true;
     template = values.template === true;
     if (json && template) throw new UsageError("--json and --template cannot be combined (--json includes the template)");
-    path = positionals[0]!;
+    arg = positionals[0]!;
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
     io.stderr.write(`toolwright inspect: ${e.message}\n\n${INSPECT_USAGE}`);
     return 2;
   }
+  const path = await resolveModelArg(arg, { command: "inspect", usage: INSPECT_USAGE }, io);
+  if (typeof path === "number") return path;
   let summary: ModelSummary;
   try {
     summary = summarizeGguf(await readGguf(path));
@@ -156,18 +162,6 @@ export function formatSummary(s: ModelSummary): string {
 
 function clip(line: string): string {
   return line.length > TEMPLATE_PREVIEW_WIDTH ? `${line.slice(0, TEMPLATE_PREVIEW_WIDTH - 1)}…` : line;
-}
-
-function formatBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  const units = ["KiB", "MiB", "GiB", "TiB"];
-  let value = n / 1024;
-  let i = 0;
-  while (value >= 1024 && i < units.length - 1) {
-    value /= 1024;
-    i++;
-  }
-  return `${value.toFixed(value < 10 ? 2 : 1)} ${units[i]}`;
 }
 
 function formatCount(n: number): string {

@@ -5,7 +5,7 @@ import { ToolwrightError } from "../errors.js";
 import { availableParallelism } from "node:os";
 import { loadNative, type NativeContext, type NativeGrammarSpec, type NativeSampler, type NativeSamplerOptions } from "./binding.js";
 import { autoContextSize, freeMemoryFor } from "./context-size.js";
-import { errorCode } from "./errors.js";
+import { awaitNative, callNative, disposedError, errorCode } from "./errors.js";
 import { estimateFromFacts } from "./memory-estimate.js";
 import { modelFacts } from "./model-facts.js";
 import { type GenerateOptions, Generation, type GenerationHost, type GenerationStats, planGeneration } from "./generation.js";
@@ -113,13 +113,14 @@ export class Context {
     }
     const contextSize = requested ?? autoContextSize(model, { ...defined("batchSize", batchSize) }, freeMemoryFor(model));
     const threads = optInteger(o.threads, "createContext: options.threads", 1, 1024) ?? Math.max(1, Math.min(availableParallelism(), 8));
-    const native = await loadNative().Context.create(model.native, {
+    const nativeOptions = {
       contextSize,
       ...defined("batchSize", batchSize),
       threads,
       threadsBatch: optInteger(o.threadsBatch, "createContext: options.threadsBatch", 1, 1024) ?? threads,
       ...defined("sequences", optInteger(o.sequences, "createContext: options.sequences", 1, MAX_SEQUENCES)),
-    });
+    };
+    const native = await awaitNative(() => loadNative().Context.create(model.native, nativeOptions));
     return new Context(model, native);
   }
 
@@ -139,10 +140,10 @@ export class Context {
       native: () => this.native,
       tokenizePrompt: (text, addSpecial) => model.tokenizeAsync(text, { addSpecial, parseSpecial: true }),
       createSampler: (sampling: NativeSamplerOptions, grammar: NativeGrammarSpec | undefined): NativeSampler => {
-        const sampler = new (loadNative().Sampler)(model.native, sampling);
+        const sampler = callNative(() => new (loadNative().Sampler)(model.native, sampling));
         if (grammar) {
           try {
-            sampler.setGrammar(grammar);
+            callNative(() => sampler.setGrammar(grammar));
           } catch (err) {
             sampler.dispose();
             throw err;
@@ -172,7 +173,7 @@ export class Context {
 
   /** @internal The live native handle. */
   get native(): NativeContext {
-    if (!this.#native) throw new Error("Context is disposed");
+    if (!this.#native) throw disposedError("Context is disposed");
     return this.#native;
   }
 
@@ -193,7 +194,7 @@ export class Context {
    * console.log(`${context.size} / ${context.contextSize} tokens used`);
    */
   get size(): number {
-    return this.native.size;
+    return callNative(() => this.native.size);
   }
 
   /**
@@ -205,7 +206,7 @@ export class Context {
    * console.log(context.stats.promptTokensEvaluated - before); // only the new tokens
    */
   get stats(): ContextStats {
-    return { ...this.#stats, evaluatedTokens: this.native.stats().evaluatedTokens };
+    return { ...this.#stats, evaluatedTokens: callNative(() => this.native.stats()).evaluatedTokens };
   }
 
   /**
@@ -217,7 +218,7 @@ export class Context {
    */
   cachedTokens(): Int32Array {
     this.#notGenerating("Context.cachedTokens");
-    return this.native.tokens();
+    return callNative(() => this.native.tokens());
   }
 
   /** The cache belongs to a running generation (which decodes its next token ahead meanwhile). */
@@ -262,7 +263,9 @@ export class Context {
   }
 
   /**
-   * Appends tokens to the KV cache (evaluates them) without sampling.
+   * Appends tokens to the KV cache (evaluates them) without sampling. Rejects with a
+   * ToolwrightError of code TOOLWRIGHT_CONTEXT_FULL when they do not fit (nothing is added), or
+   * TOOLWRIGHT_DECODE_FAILED when llama.cpp fails.
    *
    * @example
    * await context.decode(model.tokenize(systemPrompt));
@@ -270,12 +273,7 @@ export class Context {
   async decode(tokens: ArrayLike<number>): Promise<void> {
     const ids = checkTokens(tokens, "Context.decode: tokens", this.model.vocabSize);
     this.#notGenerating("Context.decode");
-    try {
-      await this.native.decode(ids);
-    } catch (err) {
-      if (errorCode(err) === "TOOLWRIGHT_CONTEXT_FULL") throw Object.assign(new RangeError((err as Error).message), { code: "TOOLWRIGHT_CONTEXT_FULL" });
-      throw err;
-    }
+    await awaitNative(() => this.native.decode(ids));
   }
 
   /**
@@ -286,7 +284,7 @@ export class Context {
    */
   clear(): void {
     this.#notGenerating("Context.clear");
-    this.native.clear();
+    callNative(() => this.native.clear());
   }
 
   /**
@@ -301,7 +299,7 @@ export class Context {
     this.#notGenerating("Context.truncate");
     const n = optInteger(keep, "Context.truncate: keep", 0, 2 ** 31 - 1);
     if (n === undefined) throw new TypeError("Context.truncate: keep is required");
-    return this.native.truncate(n);
+    return callNative(() => this.native.truncate(n));
   }
 
   /**

@@ -6,7 +6,7 @@
 import { availableParallelism } from "node:os";
 import { loadNative, type NativeModel } from "./binding.js";
 import type { NativeEmbeddingContext } from "./binding-embedding.js";
-import { AbortError, ContextOverflowError, errorCode } from "./errors.js";
+import { AbortError, ContextOverflowError, awaitNative, disposedError, errorCode, fromNativeError } from "./errors.js";
 import { checkKeys, checkObject, describe, optBoolean, optInteger, optSignal } from "./validate.js";
 
 /**
@@ -146,13 +146,13 @@ export class Embedder {
     } catch (err) {
       const code = errorCode(err);
       // dispose() stops a running embedding the way an abort does.
-      if (code === "ABORT_ERR" && this.#disposed && !plan.signal?.aborted) throw new Error("Model.embed: the model was disposed during the embedding", { cause: err });
+      if (code === "ABORT_ERR" && this.#disposed && !plan.signal?.aborted) throw disposedError("Model.embed: the model was disposed during the embedding", { cause: err });
       if (code === "ABORT_ERR" || err instanceof AbortError) throw aborted();
       if (code === "TOOLWRIGHT_CONTEXT_OVERFLOW") {
         const [, tokens] = /has (\d+) tokens/.exec((err as Error).message) ?? [];
         throw new ContextOverflowError(`Model.embed: ${(err as Error).message.replace(/^embed: /, "")}`, Number(tokens ?? 0), plan.contextSize, { cause: err });
       }
-      throw err;
+      throw fromNativeError(err);
     } finally {
       plan.signal?.removeEventListener("abort", onAbort);
     }
@@ -163,14 +163,11 @@ export class Embedder {
     if (this.#context?.key === key) return this.#context.native;
     this.#context?.native.dispose();
     this.#context = undefined;
-    const native = await loadNative().EmbeddingContext.create(this.#model(), {
-      contextSize: plan.contextSize,
-      pooling: plan.pooling,
-      threads: plan.threads,
-    });
+    const options = { contextSize: plan.contextSize, pooling: plan.pooling, threads: plan.threads };
+    const native = await awaitNative(() => loadNative().EmbeddingContext.create(this.#model(), options));
     if (this.#disposed) {
       native.dispose();
-      throw new Error("Model.embed: the model was disposed while its embedding context was being created");
+      throw disposedError("Model.embed: the model was disposed while its embedding context was being created");
     }
     this.#context = { key, native };
     return native;

@@ -1,6 +1,7 @@
 /**
  * Error classes of the runtime. Native errors carry a `code` (ENOENT, EISDIR,
- * TOOLWRIGHT_INVALID_GGUF, TOOLWRIGHT_LOAD_FAILED, ABORT_ERR, ...), kept on these classes.
+ * TOOLWRIGHT_INVALID_GGUF, TOOLWRIGHT_LOAD_FAILED, ABORT_ERR, ...), kept on these classes:
+ * every native call of the runtime passes what the addon throws through {@link fromNativeError}.
  */
 import { ERROR_CODES, ToolwrightError, type ToolwrightErrorCode } from "../errors.js";
 
@@ -64,6 +65,71 @@ export class ContextOverflowError extends ToolwrightError<"TOOLWRIGHT_CONTEXT_OV
     this.needed = needed;
     this.contextSize = contextSize;
   }
+}
+
+/**
+ * How the addon's errors become toolwright's classes, by code: codes with a class of their own get
+ * it; every other code of the table becomes a {@link ToolwrightError} with that code.
+ */
+const NATIVE_ERROR_CLASSES: { readonly [C in ToolwrightErrorCode]?: (message: string, cause: unknown) => ToolwrightError } = {
+  ABORT_ERR: (message, cause) => new AbortError(message, { cause }),
+};
+
+/**
+ * The error the runtime throws for one the addon threw or rejected with: an error carrying a code
+ * of the table becomes the class for that code (same `code` and message, the addon's error as
+ * `cause`); a ToolwrightError, or an error without such a code (a native TypeError or RangeError
+ * about an argument), is returned as it is.
+ *
+ * @example
+ * try { await native.step(sampler, pending); } catch (err) { throw fromNativeError(err); }
+ */
+export function fromNativeError(err: unknown): unknown {
+  if (err instanceof ToolwrightError) return err;
+  const code = errorCode(err);
+  if (code === undefined || !isErrorCode(code)) return err;
+  const message = err instanceof Error ? err.message : String(err);
+  return NATIVE_ERROR_CLASSES[code]?.(message, err) ?? new ToolwrightError(message, code, { cause: err });
+}
+
+/**
+ * Runs a synchronous call into the addon, throwing what it throws through {@link fromNativeError}.
+ *
+ * @example
+ * const tokens = callNative(() => native.tokenize(text, options));
+ */
+export function callNative<T>(call: () => T): T {
+  try {
+    return call();
+  } catch (err) {
+    throw fromNativeError(err);
+  }
+}
+
+/**
+ * Awaits an asynchronous call into the addon, rejecting with what it throws or rejects with
+ * through {@link fromNativeError}.
+ *
+ * @example
+ * const step = await awaitNative(() => native.step(sampler, pending));
+ */
+export async function awaitNative<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    throw fromNativeError(err);
+  }
+}
+
+/**
+ * The error for a model or context used after (or disposed during) an operation, code
+ * TOOLWRIGHT_DISPOSED; `what` says which and when ("Context is disposed").
+ *
+ * @example
+ * if (!this.#native) throw disposedError("Context is disposed");
+ */
+export function disposedError(what: string, options?: { cause?: unknown }): ToolwrightError<"TOOLWRIGHT_DISPOSED"> {
+  return new ToolwrightError(what, "TOOLWRIGHT_DISPOSED", options);
 }
 
 /** Whether `code` is one of the table's codes. */

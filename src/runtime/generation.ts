@@ -7,7 +7,7 @@
  */
 import type { NativeContext, NativeGrammarSpec, NativeSampler, NativeSamplerOptions } from "./binding.js";
 import type { Context } from "./context.js";
-import { errorCode } from "./errors.js";
+import { callNative, disposedError, errorCode, fromNativeError } from "./errors.js";
 import { type GrammarOptions, type SamplingOptions, toNativeGrammar, toNativeSampling } from "./sampling.js";
 import { runOnSequence } from "./sequence-generation.js";
 import { StopStringFilter } from "./stop-strings.js";
@@ -199,7 +199,7 @@ export class Generation implements AsyncIterable<GeneratedToken> {
         try {
           if (uncached.length > 0) await ctx.decode(uncached);
         } catch (err) {
-          if (errorCode(err) !== "ABORT_ERR") throw err;
+          if (errorCode(err) !== "ABORT_ERR" || ctx.disposed) throw stepError(err, ctx);
           this.stopReason = "abort";
           return;
         }
@@ -217,11 +217,11 @@ export class Generation implements AsyncIterable<GeneratedToken> {
           aheadRunning = false; // this step waits for (and reports) the previous decode-ahead
           step = await ctx.step(sampler, pending, { decodeAhead });
         } catch (err) {
-          if (errorCode(err) === "ABORT_ERR") {
+          if (errorCode(err) === "ABORT_ERR" && !ctx.disposed) {
             this.stopReason = "abort";
             return;
           }
-          throw err;
+          throw stepError(err, ctx);
         }
         pending = decodeAhead && !step.eog ? null : step.token;
         aheadRunning = pending === null;
@@ -277,13 +277,13 @@ export class Generation implements AsyncIterable<GeneratedToken> {
   #reusePrefix(ctx: NativeContext, prompt: Int32Array): Int32Array {
     let keep = 0;
     if (this.#plan.reusePrefix) {
-      const cached = ctx.tokens();
+      const cached = callNative(() => ctx.tokens());
       const limit = Math.min(cached.length, prompt.length - 1); // the last prompt token must be decoded for logits
       while (keep < limit && cached[keep] === prompt[keep]) keep++;
     }
-    if (keep === 0) ctx.clear();
-    else if (!ctx.truncate(keep)) {
-      ctx.clear(); // recurrent models cannot drop a partial sequence
+    if (keep === 0) callNative(() => ctx.clear());
+    else if (!callNative(() => ctx.truncate(keep))) {
+      callNative(() => ctx.clear()); // recurrent models cannot drop a partial sequence
       keep = 0;
     }
     this.stats.promptTokens = prompt.length;
@@ -291,6 +291,16 @@ export class Generation implements AsyncIterable<GeneratedToken> {
     this.stats.promptTokensEvaluated = prompt.length - keep;
     return prompt.subarray(keep);
   }
+}
+
+/**
+ * What a failed step or decode throws: the context disposed under the generation (which the addon
+ * reports as an abort, or as a plain error for a step begun after it), else the addon's error as
+ * its class.
+ */
+function stepError(err: unknown, ctx: NativeContext): unknown {
+  if (ctx.disposed) return disposedError("Context.generate: the context was disposed during the generation", { cause: err });
+  return fromNativeError(err);
 }
 
 /** Waits (natively, off the main thread) for a running decode-ahead: an empty decode waits for it. */

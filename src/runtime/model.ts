@@ -7,7 +7,7 @@ import { checkRpcServers, greetRpcServer } from "./rpc.js";
 import { Context, type ContextOptions } from "./context.js";
 import { Embedder, planEmbed, type EmbedOptions } from "./embedding.js";
 import { ToolwrightError } from "../errors.js";
-import { AbortError, ModelLoadError, errorCode, isErrorCode } from "./errors.js";
+import { AbortError, ModelLoadError, awaitNative, callNative, disposedError, errorCode } from "./errors.js";
 import { GgufError } from "./gguf/errors.js";
 import { readGgufMetadata } from "./gguf/reader.js";
 import { checkKeys, checkObject, checkString, checkTokens, describe, optBoolean, optFunction, optInteger, optSignal } from "./validate.js";
@@ -158,13 +158,6 @@ export async function loadModel(path: string, options: LoadModelOptions = {}): P
   return loadModelAs((native, file) => new Model(native, file), path, options);
 }
 
-/** A native error with a code from the table as a ToolwrightError (others unchanged). */
-function coded(err: unknown): unknown {
-  const code = errorCode(err);
-  if (err instanceof ToolwrightError || code === undefined || !isErrorCode(code)) return err;
-  return new ToolwrightError(err instanceof Error ? err.message : String(err), code, { cause: err });
-}
-
 /**
  * llama.cpp's loader says only "failed to read key-value pairs" or "failed to read header" for most
  * malformed files; toolwright's own reader says exactly what is wrong with the same file.
@@ -272,8 +265,8 @@ export async function loadModelAs<M extends Model>(make: (native: NativeModel, p
         throw new ModelLoadError(`Cannot load model "${path}": ${precise.reason} (llama.cpp: ${llamaReason(message, path)})`, code, path, { cause: precise.error });
       }
     }
-    if (code === "TOOLWRIGHT_NO_GPU") throw new ModelLoadError(message + whyNoGpuVariant(), code, path);
-    throw new ModelLoadError(message, code, path);
+    if (code === "TOOLWRIGHT_NO_GPU") throw new ModelLoadError(message + whyNoGpuVariant(), code, path, { cause: err });
+    throw new ModelLoadError(message, code, path, { cause: err });
   } finally {
     signal?.removeEventListener("abort", onAbort);
   }
@@ -351,7 +344,7 @@ export class Model {
 
   /** @internal The live native handle. */
   get native(): NativeModel {
-    if (!this.#native) throw new Error(`Model "${this.path}" is disposed`);
+    if (!this.#native) throw disposedError(`Model "${this.path}" is disposed`);
     return this.#native;
   }
 
@@ -373,7 +366,7 @@ export class Model {
    * console.log(model.metadata["general.architecture"]); // "llama"
    */
   get metadata(): Readonly<Record<string, string>> {
-    this.#metadata ??= Object.freeze(this.native.metadata());
+    this.#metadata ??= Object.freeze(callNative(() => this.native.metadata()));
     return this.#metadata;
   }
 
@@ -384,7 +377,7 @@ export class Model {
    * if (model.chatTemplate === null) console.log("no chat template");
    */
   get chatTemplate(): string | null {
-    return this.native.chatTemplate(null);
+    return callNative(() => this.native.chatTemplate(null));
   }
 
   /**
@@ -395,7 +388,7 @@ export class Model {
    */
   namedChatTemplate(name: string): string | null {
     checkString(name, "Model.namedChatTemplate: name");
-    return this.native.chatTemplate(name);
+    return callNative(() => this.native.chatTemplate(name));
   }
 
   /**
@@ -406,7 +399,7 @@ export class Model {
    */
   tokenBytes(token: number): Uint8Array {
     this.#checkToken(token, "Model.tokenBytes: token");
-    return this.native.tokenPiece(token);
+    return callNative(() => this.native.tokenPiece(token));
   }
 
   /**
@@ -417,7 +410,7 @@ export class Model {
    */
   tokenAttributes(token: number): number {
     this.#checkToken(token, "Model.tokenAttributes: token");
-    return this.native.tokenAttributes(token);
+    return callNative(() => this.native.tokenAttributes(token));
   }
 
   /**
@@ -456,7 +449,7 @@ export class Model {
    * const piece = bytes.subarray(offsets[42], offsets[43]);
    */
   async vocabulary(): Promise<Vocabulary> {
-    return this.native.vocabulary();
+    return awaitNative(() => this.native.vocabulary());
   }
 
   /**
@@ -468,11 +461,8 @@ export class Model {
    */
   tokenize(text: string, options: TokenizeOptions = {}): Int32Array {
     checkString(text, "Model.tokenize: text");
-    try {
-      return this.native.tokenize(text, tokenizeOptions(options, "Model.tokenize"));
-    } catch (err) {
-      throw coded(err);
-    }
+    const opts = tokenizeOptions(options, "Model.tokenize");
+    return callNative(() => this.native.tokenize(text, opts));
   }
 
   /**
@@ -483,11 +473,8 @@ export class Model {
    */
   async tokenizeAsync(text: string, options: TokenizeOptions = {}): Promise<Int32Array> {
     checkString(text, "Model.tokenizeAsync: text");
-    try {
-      return await this.native.tokenizeAsync(text, tokenizeOptions(options, "Model.tokenizeAsync"));
-    } catch (err) {
-      throw coded(err);
-    }
+    const opts = tokenizeOptions(options, "Model.tokenizeAsync");
+    return awaitNative(() => this.native.tokenizeAsync(text, opts));
   }
 
   /**
@@ -499,7 +486,8 @@ export class Model {
    */
   detokenize(tokens: ArrayLike<number>, options: DetokenizeOptions = {}): string {
     const ids = checkTokens(tokens, "Model.detokenize: tokens", this.vocabSize);
-    return this.native.detokenize(ids, detokenizeOptions(options, "Model.detokenize")).toString("utf8");
+    const opts = detokenizeOptions(options, "Model.detokenize");
+    return callNative(() => this.native.detokenize(ids, opts)).toString("utf8");
   }
 
   /**
@@ -510,7 +498,8 @@ export class Model {
    */
   detokenizeBytes(tokens: ArrayLike<number>, options: DetokenizeOptions = {}): Uint8Array {
     const ids = checkTokens(tokens, "Model.detokenizeBytes: tokens", this.vocabSize);
-    return this.native.detokenize(ids, detokenizeOptions(options, "Model.detokenizeBytes"));
+    const opts = detokenizeOptions(options, "Model.detokenizeBytes");
+    return callNative(() => this.native.detokenize(ids, opts));
   }
 
   /**
@@ -521,7 +510,8 @@ export class Model {
    */
   async detokenizeAsync(tokens: ArrayLike<number>, options: DetokenizeOptions = {}): Promise<string> {
     const ids = checkTokens(tokens, "Model.detokenizeAsync: tokens", this.vocabSize);
-    const bytes = await this.native.detokenizeAsync(ids, detokenizeOptions(options, "Model.detokenizeAsync"));
+    const opts = detokenizeOptions(options, "Model.detokenizeAsync");
+    const bytes = await awaitNative(() => this.native.detokenizeAsync(ids, opts));
     return bytes.toString("utf8");
   }
 
@@ -538,7 +528,7 @@ export class Model {
     if (this.disposed) {
       // The model was disposed while the context was being created.
       context.dispose();
-      throw new Error(`Model "${this.path}" was disposed while its context was being created`);
+      throw disposedError(`Model "${this.path}" was disposed while its context was being created`);
     }
     this.#contexts.add(new WeakRef(context));
     return context;

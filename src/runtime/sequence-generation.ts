@@ -8,7 +8,7 @@
 import { ToolwrightError } from "../errors.js";
 import type { NativeSampler, NativeSequenceEvent } from "./binding.js";
 import type { GeneratedToken, GenerationHost, GenerationStats, StopReason } from "./generation.js";
-import { isErrorCode } from "./errors.js";
+import { callNative, disposedError, isErrorCode } from "./errors.js";
 import { StopStringFilter } from "./stop-strings.js";
 
 /** What the sequence loop needs of its Generation's plan. */
@@ -52,11 +52,11 @@ export async function* runOnSequence(host: GenerationHost, plan: SequencePlan, s
   if (prompt.length > host.contextSize) {
     throw new RangeError(`generate: the prompt has ${prompt.length} tokens, more than the context size ${host.contextSize}`);
   }
-  if (ctx.disposed) throw new Error("Context is disposed");
+  if (ctx.disposed) throw disposedError("Context is disposed");
   out.stats.promptTokens = prompt.length;
   const queue = new EventQueue();
   const maxTokens = Number.isFinite(plan.maxTokens) ? plan.maxTokens : -1;
-  const id = ctx.submit(sampler, prompt, { maxTokens, reusePrefix: plan.reusePrefix }, (event) => queue.push(event));
+  const id = callNative(() => ctx.submit(sampler, prompt, { maxTokens, reusePrefix: plan.reusePrefix }, (event) => queue.push(event)));
   let ended = false;
   const onAbort = () => ctx.cancelRequest(id);
   plan.signal?.addEventListener("abort", onAbort, { once: true });
@@ -75,7 +75,7 @@ export async function* runOnSequence(host: GenerationHost, plan: SequencePlan, s
       if (event.type === "end") {
         ended = true;
         if (event.reason === undefined) {
-          if (ctx.disposed) throw new Error("Context is disposed");
+          if (ctx.disposed) throw disposedError("Context.generate: the context was disposed during the generation");
           if (event.code === "ABORT_ERR") return out.stop("abort");
           const code = event.code !== undefined && isErrorCode(event.code) ? event.code : "TOOLWRIGHT_INTERNAL";
           throw new ToolwrightError(`generate: ${event.message ?? "the sequence failed"}`, code);

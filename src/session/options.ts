@@ -111,6 +111,15 @@ function checkTools(value: unknown, where: string): ChatTool[] {
   });
 }
 
+/** A responseFormat's schema, checked (a schema library's object converted, once per object) as tools' parameters are. */
+function checkResponseFormatSchema(format: Record<string, unknown>, where: string): void {
+  if (format.type === "json_object" && format.schema !== undefined) parametersJsonSchema(format.schema, `${where}: options.responseFormat.schema`);
+  const spec = format.json_schema;
+  if (format.type !== "json_schema" || spec === null || typeof spec !== "object") return;
+  const schema = (spec as Record<string, unknown>).schema;
+  if (schema !== undefined) parametersJsonSchema(schema, `${where}: options.responseFormat.json_schema.schema`);
+}
+
 /**
  * Checks chat() options. `where` prefixes the messages ("chat" or "streamChat").
  *
@@ -143,7 +152,7 @@ export function planChat(value: unknown, where: string): PlannedChat {
     checkString(o.template, `${where}: options.template`);
     if ((o.template as string).trim() === "") throw new RangeError(`${where}: options.template must not be empty`);
   }
-  if (o.responseFormat !== undefined) checkObject(o.responseFormat, `${where}: options.responseFormat`);
+  if (o.responseFormat !== undefined) checkResponseFormatSchema(checkObject(o.responseFormat, `${where}: options.responseFormat`), where);
   const stop = optStringArray(o.stop, `${where}: options.stop`) ?? [];
   stop.forEach((s, i) => {
     if (s === "") throw new RangeError(`${where}: options.stop[${i}] must not be empty`);

@@ -8,6 +8,7 @@
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
+import { parametersJsonSchema } from "../chat/tool-schema.js";
 import { ToolwrightError } from "../errors.js";
 import type { AssistantMessage, JsonSchema, ResponseFormat } from "../types.js";
 
@@ -43,10 +44,11 @@ export interface ResponseFormatError {
   details?: ErrorObject[];
 }
 
+/** The answer's JSON Schema (a schema library's object converted, once per object, as the grammar's is). */
 function schemaOf(format: ResponseFormat | undefined): JsonSchema | null {
   if (format === undefined || format.type === "text") return null;
-  if (format.type === "json_object") return format.schema ?? { type: "object" };
-  return format.json_schema.schema;
+  if (format.type === "json_object") return format.schema === undefined ? { type: "object" } : parametersJsonSchema(format.schema, "responseFormat.schema");
+  return parametersJsonSchema(format.json_schema.schema, "responseFormat.json_schema.schema");
 }
 
 /** The JSON text of an answer: the content, without the ```json fence a model may write around it. */

@@ -9,6 +9,7 @@
  */
 import { Ajv } from "ajv";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as z from "zod";
 import { loadModel, type ChatModel as Model } from "../../src/session/index.js";
 import type { ChatTool } from "../../src/session/index.js";
 import { ensureTestModel } from "../helpers/test-models.js";
@@ -72,6 +73,22 @@ describe("chat()", () => {
       expect(validAnswer(value), JSON.stringify(validAnswer.errors)).toBe(true);
       expect(r.responseFormatError).toBeUndefined();
     }
+  });
+
+  it("takes a zod schema as the response_format schema: the same answers as its JSON Schema, valid for zod", async () => {
+    const zodAnswer = z.object({ answer: z.enum(["yes", "no"]), score: z.int().min(0).max(9) });
+    for (const seed of [1, 2]) {
+      const zodFormat = { type: "json_schema" as const, json_schema: { name: "answer", schema: zodAnswer } };
+      const r = await model.chat({ messages: [user("Is it sunny?")], responseFormat: zodFormat, maxTokens: 48, sampling: { seed } });
+      expect(r.finishReason).toBe("stop");
+      expect(zodAnswer.safeParse(JSON.parse(r.message.content as string)).success, r.message.content as string).toBe(true);
+      expect(r.responseFormatError).toBeUndefined();
+      const plain = await model.chat({ messages: [user("Is it sunny?")], responseFormat, maxTokens: 48, sampling: { seed } });
+      expect(r.message.content).toBe(plain.message.content);
+    }
+    // Cut off: the check of the answer runs on the zod schema's JSON Schema too.
+    const cut = await model.chat({ messages: [user("Is it sunny?")], responseFormat: { type: "json_schema", json_schema: { schema: zodAnswer } }, maxTokens: 3, sampling: { seed: 1 } });
+    expect(cut.responseFormatError?.error.code).toBe("TOOLWRIGHT_RESPONSE_FORMAT");
   });
 
   it("reports an answer cut off before its JSON ends in responseFormatError", async () => {

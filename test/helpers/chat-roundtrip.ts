@@ -2,6 +2,7 @@
 // assistant turns to render through it, and the "generated part" of each (what a model would
 // have written after the prompt), obtained by rendering the conversation with and without the
 // final assistant turn.
+import { isDeepStrictEqual } from "node:util";
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { TemplateAnalysis } from "../../src/analysis/index.js";
@@ -301,15 +302,6 @@ function parseArgs(s: string): unknown {
   }
 }
 
-function sameJson(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== typeof b || a === null || b === null || typeof a !== "object") return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  const ka = Object.keys(a as object);
-  const kb = Object.keys(b as object);
-  return ka.length === kb.length && ka.every((k) => sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
-}
-
 /**
  * Differences between the message a scenario rendered and the one parsed back: texts compared
  * trimmed, arguments as parsed JSON, ids only where the rendered output carries them, and
@@ -329,7 +321,7 @@ export function messageDifferences(expected: AssistantMessage, got: AssistantMes
     if (!h) return;
     if (h.function.name !== w.function.name) problems.push(`call ${i}: name ${h.function.name} instead of ${w.function.name}`);
     const args = parseArgs(h.function.arguments);
-    if (!sameJson(args, JSON.parse(w.function.arguments))) problems.push(`call ${i}: arguments ${h.function.arguments} instead of ${w.function.arguments}`);
+    if (!isDeepStrictEqual(args, JSON.parse(w.function.arguments))) problems.push(`call ${i}: arguments ${h.function.arguments} instead of ${w.function.arguments}`);
     if (output.includes(w.id) && h.id !== w.id) problems.push(`call ${i}: id ${h.id} instead of ${w.id}`);
   });
   return problems;

@@ -48,6 +48,17 @@ export interface IsolatedOptions {
 
 const REPORT = "\u0000isolated-report:";
 
+/**
+ * How the child ended, for an assertion's message: the kind, signal and exit code, what it
+ * returned or threw, and its stderr.
+ *
+ * @example
+ * expect(r.kind, describeOutcome(r)).toBe("returned");
+ */
+export function describeOutcome(r: IsolatedResult): string {
+  return `${r.kind} (signal ${r.signal}, exit code ${r.exitCode}): ${JSON.stringify(r.error ?? r.value)}\n${r.stderr}`;
+}
+
 /** Runs `body` in a child Node process; see the module comment. */
 export async function isolated(body: string, options: IsolatedOptions = {}): Promise<IsolatedResult> {
   const lib = await ensureCompiledLib();

@@ -2,6 +2,7 @@
 // is a template, a request and a raw model output, with the message the output must parse into.
 // This replays a case through toolwright's own params and parser, whole or streamed in chunks,
 // and compares the message with llama.cpp's expectation.
+import { isDeepStrictEqual } from "node:util";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -93,15 +94,6 @@ function text(v: unknown): string {
   return "";
 }
 
-function sameJson(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== typeof b || a === null || b === null || typeof a !== "object") return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  const ka = Object.keys(a as object);
-  const kb = Object.keys(b as object);
-  return ka.length === kb.length && ka.every((k) => sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
-}
-
 function parsed(s: string): unknown {
   try {
     return JSON.parse(s);
@@ -140,7 +132,7 @@ export function judge(c: LlamaCase, got: AssistantMessage): Verdict {
     const h = have[i];
     if (!h) return;
     if (h.function.name !== w.name) hard.push(`call ${i}: name ${h.function.name} instead of ${w.name}`);
-    if (!sameJson(parsed(h.function.arguments), parsed(w.arguments))) hard.push(`call ${i}: arguments ${h.function.arguments} instead of ${w.arguments}`);
+    if (!isDeepStrictEqual(parsed(h.function.arguments), parsed(w.arguments))) hard.push(`call ${i}: arguments ${h.function.arguments} instead of ${w.arguments}`);
     if (w.id !== "" && h.id !== w.id) (c.input.includes(w.id) ? hard : ids).push(`call ${i}: id ${h.id} instead of ${w.id}`);
   });
   if (hard.length > 0) return { kind: "differs", problems: [...hard, ...ws, ...ids] };

@@ -2,35 +2,13 @@
  * `toolwright chat`: the compiled CLI run as a child process on a tiny random-weight model, with
  * the conversation piped into stdin.
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ensureCompiledLib } from "../helpers/compiled-lib.js";
+import { runCliProcess, spawnCli } from "../helpers/run-cli.js";
 import { ensureTestModel, REPO_ROOT } from "../helpers/test-models.js";
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function runCli(args: string[], input: string): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(REPO_ROOT, "lib", "cli", "main.js"), ...args], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, NO_COLOR: "1" },
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input);
-  });
-}
 
 const WEATHER_TOOLS = [
   {
@@ -53,7 +31,7 @@ describe("toolwright chat", () => {
   }, 300_000);
 
   it("answers a piped message and exits on /exit", async () => {
-    const r = await runCli(["chat", model, "--max-tokens", "16", "--seed", "1"], "hello\n/exit\nnot read\n");
+    const r = await runCliProcess(["chat", model, "--max-tokens", "16", "--seed", "1"], "hello\n/exit\nnot read\n");
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.trim().length).toBeGreaterThan(0);
     // Not a terminal: plain percentage lines, ending at 100%.
@@ -64,10 +42,10 @@ describe("toolwright chat", () => {
   }, 60_000);
 
   it("--gpu off runs on the CPU; --gpu with a backend the build lacks exits 1 naming it", async () => {
-    const cpu = await runCli(["chat", model, "--gpu", "off", "--max-tokens", "4"], "hi\n");
+    const cpu = await runCliProcess(["chat", model, "--gpu", "off", "--max-tokens", "4"], "hi\n");
     expect(cpu.code, cpu.stderr).toBe(0);
     expect(cpu.stderr).toContain("running on the CPU\n");
-    const vulkan = await runCli(["chat", model, "--gpu", "vulkan", "--max-tokens", "4"], "hi\n");
+    const vulkan = await runCliProcess(["chat", model, "--gpu", "vulkan", "--max-tokens", "4"], "hi\n");
     if (vulkan.code !== 0) {
       expect(vulkan.code).toBe(1);
       expect(vulkan.stderr).toMatch(/"vulkan" was asked for/);
@@ -75,35 +53,27 @@ describe("toolwright chat", () => {
   }, 60_000);
 
   it("keeps the conversation over several turns and quits at end of input", async () => {
-    const r = await runCli(["chat", model, "--max-tokens", "8", "--seed", "2", "--system", "Be brief.", "--no-thinking"], "one\ntwo\n");
+    const r = await runCliProcess(["chat", model, "--max-tokens", "8", "--seed", "2", "--system", "Be brief.", "--no-thinking"], "one\ntwo\n");
     expect(r.code, r.stderr).toBe(0);
     // Each answer ends with a newline: two answers, two (or more) lines.
     expect(r.stdout.split("\n").filter((l) => l !== "").length).toBeGreaterThanOrEqual(2);
   }, 60_000);
 
   it("Ctrl-C stops the answer being written, not the program", async () => {
-    const child = spawn(process.execPath, [join(REPO_ROOT, "lib", "cli", "main.js"), "chat", model, "--max-tokens", "1000000"], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, NO_COLOR: "1" },
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    const closed = new Promise<number | null>((resolve) => child.on("close", resolve));
+    const { child, stdout, stderr, exit: closed } = spawnCli(["chat", model, "--max-tokens", "1000000"]);
     child.stdin.write("tell me everything\n");
     // Interrupt once the answer is streaming, then carry on and quit normally.
-    while (stdout.length === 0) await new Promise((r) => setTimeout(r, 50));
+    while (stdout().length === 0) await new Promise((r) => setTimeout(r, 50));
     child.kill("SIGINT");
-    while (!stderr.includes("[answer stopped]")) await new Promise((r) => setTimeout(r, 50));
+    while (!stderr().includes("[answer stopped]")) await new Promise((r) => setTimeout(r, 50));
     child.stdin.end("/exit\n");
-    expect(await closed, stderr).toBe(0);
+    expect(await closed, stderr()).toBe(0);
   }, 60_000);
 
   it("shows a required tool call as → name(arguments)", async () => {
     const tools = join(dir, "tools.json");
     writeFileSync(tools, JSON.stringify(WEATHER_TOOLS));
-    const r = await runCli(["chat", model, "--tools", tools, "--tool-choice", "required", "--max-tokens", "64", "--seed", "1"], "weather in Paris?\n");
+    const r = await runCliProcess(["chat", model, "--tools", tools, "--tool-choice", "required", "--max-tokens", "64", "--seed", "1"], "weather in Paris?\n");
     expect(r.code, r.stderr).toBe(0);
     const call = r.stdout.split("\n").find((l) => l.startsWith("→ "));
     expect(call, r.stdout).toBeDefined();
@@ -119,7 +89,7 @@ describe("toolwright chat", () => {
     async (_what, text, problem) => {
       const tools = join(dir, `bad-${Math.random().toString(36).slice(2)}.json`);
       writeFileSync(tools, text);
-      const r = await runCli(["chat", model, "--tools", tools], "hello\n");
+      const r = await runCliProcess(["chat", model, "--tools", tools], "hello\n");
       expect(r.code).toBe(1);
       expect(r.stderr).toContain(tools);
       expect(r.stderr).toMatch(problem);
@@ -130,7 +100,7 @@ describe("toolwright chat", () => {
 
   it("reports a missing model file with exit 1", async () => {
     const missing = join(dir, "no-such-model.gguf");
-    const r = await runCli(["chat", missing], "");
+    const r = await runCliProcess(["chat", missing], "");
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(missing);
   }, 30_000);
@@ -149,7 +119,7 @@ describe("toolwright chat", () => {
   ])(
     "usage error %j exits 2",
     async (args) => {
-      const r = await runCli(["chat", ...args], "");
+      const r = await runCliProcess(["chat", ...args], "");
       expect(r.code).toBe(2);
       expect(r.stderr).toContain("Usage: toolwright chat");
     },
@@ -159,7 +129,7 @@ describe("toolwright chat", () => {
   it("--json-schema FILE constrains every answer to the schema", async () => {
     const schema = join(dir, "answer.schema.json");
     writeFileSync(schema, JSON.stringify({ enum: ["yes", "no"] }));
-    const r = await runCli(["chat", model, "--json-schema", schema, "--max-tokens", "16", "--seed", "3"], "is it?\nreally?\n");
+    const r = await runCliProcess(["chat", model, "--json-schema", schema, "--max-tokens", "16", "--seed", "3"], "is it?\nreally?\n");
     expect(r.code, r.stderr).toBe(0);
     const answers = r.stdout.split("\n").filter((l) => l !== "");
     expect(answers).toHaveLength(2);
@@ -170,19 +140,19 @@ describe("toolwright chat", () => {
   it("--template FILE renders with that template (one that refuses shows its message)", async () => {
     const template = join(dir, "refuses.jinja");
     writeFileSync(template, "{{ raise_exception('refused by the test template') }}");
-    const r = await runCli(["chat", model, "--template", template, "--max-tokens", "4"], "hello\n");
+    const r = await runCliProcess(["chat", model, "--template", template, "--max-tokens", "4"], "hello\n");
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain("refused by the test template");
     expect(r.stdout).toBe("");
   }, 60_000);
 
   it("--context-size N sizes the context: a longer prompt is refused, a short one answered", async () => {
-    const small = await runCli(["chat", model, "--context-size", "64", "--max-tokens", "4"], `${"word ".repeat(200)}\nhi\n`);
+    const small = await runCliProcess(["chat", model, "--context-size", "64", "--max-tokens", "4"], `${"word ".repeat(200)}\nhi\n`);
     expect(small.code, small.stderr).toBe(0);
     // The long message does not fit (the context is rounded up to 256 tokens); the short one does.
     expect(small.stderr).toMatch(/the prompt needs \d+ tokens .* but the context holds 256/);
     expect(small.stdout.trim().length).toBeGreaterThan(0);
-    const big = await runCli(["chat", model, "--context-size", String(1 << 24)], "hi\n");
+    const big = await runCliProcess(["chat", model, "--context-size", String(1 << 24)], "hi\n");
     expect(big.code).toBe(1);
     expect(big.stderr).toMatch(/--context-size 16777216 exceeds the model's training context \(\d+ tokens\)/);
   }, 60_000);
@@ -206,7 +176,7 @@ describe("toolwright chat", () => {
     async (_what, flag, name, content, problem) => {
       const file = join(dir, name);
       writeFileSync(file, content);
-      const r = await runCli(["chat", model, flag, file], "hello\n");
+      const r = await runCliProcess(["chat", model, flag, file], "hello\n");
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(problem);
       expect(r.stderr).not.toMatch(/loading/);
@@ -223,7 +193,7 @@ describe("toolwright chat", () => {
   ])(
     "usage error %j names the mistake",
     async (args, message) => {
-      const r = await runCli(["chat", ...args], "");
+      const r = await runCliProcess(["chat", ...args], "");
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(message);
     },
@@ -231,7 +201,7 @@ describe("toolwright chat", () => {
   );
 
   it("prints its help, which says tool calls are not executed", async () => {
-    const r = await runCli(["chat", "--help"], "");
+    const r = await runCliProcess(["chat", "--help"], "");
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("Usage: toolwright chat <model.gguf | hf:OWNER/REPO/FILE.gguf>");
     expect(r.stdout).toMatch(/NOT executed/);
@@ -239,13 +209,13 @@ describe("toolwright chat", () => {
   }, 30_000);
 
   it("--version prints the package's version; an unknown command gets a did-you-mean", async () => {
-    const version = await runCli(["--version"], "");
+    const version = await runCliProcess(["--version"], "");
     expect(version.code).toBe(0);
     expect(version.stdout).toBe(`${JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")).version}\n`);
-    const typo = await runCli(["chta", "m.gguf"], "");
+    const typo = await runCliProcess(["chta", "m.gguf"], "");
     expect(typo.code).toBe(2);
     expect(typo.stderr).toMatch(/unknown command "chta" \(did you mean "chat"\?\)/);
-    const help = await runCli(["help", "chat"], "");
-    expect(help.stdout).toBe((await runCli(["chat", "--help"], "")).stdout);
+    const help = await runCliProcess(["help", "chat"], "");
+    expect(help.stdout).toBe((await runCliProcess(["chat", "--help"], "")).stdout);
   }, 30_000);
 });

@@ -5,20 +5,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { main } from "../../src/cli/main.js";
 import { GgufError, readGgufMetadata } from "../../src/runtime/gguf/index.js";
 import { xorshiftRandom } from "../helpers/seeded-random.js";
 import { ensureTestModel } from "../helpers/test-models.js";
-
-async function run(...argv: string[]) {
-  let stdout = "";
-  let stderr = "";
-  const code = await main(argv, {
-    stdout: { write: (t: string) => (stdout += t) },
-    stderr: { write: (t: string) => (stderr += t) },
-  });
-  return { code, stdout, stderr };
-}
+import { runCli as run } from "../helpers/run-cli.js";
 
 let dir: string;
 let base: Buffer;

@@ -5,22 +5,12 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { main } from "../../src/cli/main.js";
 import type { ModelSummary } from "../../src/cli/model-summary.js";
 import { GgmlType, gguf, readGguf, TEST_MODEL_PRESETS, writeGguf } from "../../src/runtime/gguf/index.js";
 import { ensureTestModel, templatePath } from "../helpers/test-models.js";
+import { runCli as run } from "../helpers/run-cli.js";
 
 const TEMPLATE = "Qwen-Qwen3-0.6B";
-
-async function run(...argv: string[]) {
-  let stdout = "";
-  let stderr = "";
-  const code = await main(argv, {
-    stdout: { write: (t: string) => (stdout += t) },
-    stderr: { write: (t: string) => (stderr += t) },
-  });
-  return { code, stdout, stderr };
-}
 
 let modelPath: string;
 let dir: string;
@@ -158,7 +148,7 @@ describe("usage", () => {
   it("--help and `help inspect` print the usage; mistakes are usage errors (2)", async () => {
     const help = await run("inspect", "--help");
     expect(help.code).toBe(0);
-    expect(help.stdout).toMatch(/^Usage: toolwright inspect <model\.gguf>/);
+    expect(help.stdout).toMatch(/^Usage: toolwright inspect <model\.gguf \| hf:OWNER\/REPO\/FILE\.gguf>/);
     expect((await run("help", "inspect")).stdout).toBe(help.stdout);
     expect((await run("--help")).stdout).toMatch(/^ {2}inspect\s/m);
     expect((await run("inspect")).code).toBe(2);

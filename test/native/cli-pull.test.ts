@@ -1,16 +1,16 @@
 // `toolwright pull` against a local stand-in for the Hugging Face hub, `loadModel("hf:…")` on the
-// file it caches, and `toolwright chat hf:…` downloading before it answers.
-import { spawn } from "node:child_process";
+// file it caches, `toolwright chat hf:…` downloading before it answers, and `inspect` / `analyze`
+// taking hf: references with pull's errors.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { main } from "../../src/cli/main.js";
 import { loadModel } from "../../src/session/index.js";
 import { ModelDownloadError } from "../../src/runtime/hub/index.js";
 import { ensureCompiledLib } from "../helpers/compiled-lib.js";
 import { closedEndpoint, type HubServer, startHubServer } from "../helpers/hub-server.js";
-import { ensureTestModel, REPO_ROOT } from "../helpers/test-models.js";
+import { ensureTestModel } from "../helpers/test-models.js";
+import { runCli as run, runCliProcess } from "../helpers/run-cli.js";
 
 const REPO = "toolwright-test/Chat-GGUF";
 const FILE = "chat-Q8_0.gguf";
@@ -33,16 +33,6 @@ afterAll(async () => {
   await server.close();
   rmSync(root, { recursive: true, force: true });
 });
-
-async function run(...argv: string[]) {
-  let stdout = "";
-  let stderr = "";
-  const code = await main(argv, {
-    stdout: { write: (t: string) => (stdout += t) },
-    stderr: { write: (t: string) => (stderr += t) },
-  });
-  return { code, stdout, stderr };
-}
 
 describe("toolwright pull", () => {
   it("downloads, prints the path on stdout and progress on stderr; a second pull finds it up to date", async () => {
@@ -118,6 +108,54 @@ describe("toolwright pull", () => {
   });
 });
 
+/** Runs `fn` with the hub and the models cache taken from the environment, as a user sets them. */
+async function withHubEnv<T>(endpoint: string, cache: string, fn: () => Promise<T>): Promise<T> {
+  const saved = { TOOLWRIGHT_HF_ENDPOINT: process.env.TOOLWRIGHT_HF_ENDPOINT, TOOLWRIGHT_MODELS_DIR: process.env.TOOLWRIGHT_MODELS_DIR };
+  process.env.TOOLWRIGHT_HF_ENDPOINT = endpoint;
+  process.env.TOOLWRIGHT_MODELS_DIR = cache;
+  try {
+    return await fn();
+  } finally {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
+}
+
+describe.each(["inspect", "analyze"])("toolwright %s hf:…", (command) => {
+  it("downloads the model into the cache and reports on it as on the local file; then works with the hub gone", async () => {
+    const cache = freshCache();
+    const path = join(cache, "hf", "toolwright-test", "Chat-GGUF", "main", FILE);
+    const r = await withHubEnv(server.endpoint, cache, () => run(command, REF, "--json"));
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/^pulling toolwright-test\/Chat-GGUF\/chat-Q8_0\.gguf: 100%/m);
+    expect(readFileSync(path).equals(model)).toBe(true);
+    const local = await run(command, path, "--json");
+    expect(local.code).toBe(0);
+    expect(r.stdout).toBe(local.stdout);
+    const offline = await withHubEnv(await closedEndpoint(), cache, () => run(command, REF, "--json"));
+    expect(offline.code, offline.stderr).toBe(0);
+    expect(offline.stdout).toBe(local.stdout);
+  });
+
+  it.each([
+    ["a missing file", () => [`hf:${REPO}/missing.gguf`, server.endpoint], 1],
+    ["an unreachable hub", async () => [REF, await closedEndpoint()], 1],
+    ["a malformed reference", () => ["hf:a/b/model.bin", server.endpoint], 2],
+  ])("%s: the line `toolwright pull` prints, exit %i", async (_what, args, exitCode) => {
+    const [ref, endpoint] = (await args()) as [string, string];
+    const pulled = await run("pull", ref, "--endpoint", endpoint, "--cache-dir", freshCache(), "--quiet");
+    const r = await withHubEnv(endpoint, freshCache(), () => run(command, ref));
+    expect(r.code).toBe(exitCode);
+    expect(pulled.code).toBe(exitCode);
+    expect(r.stdout).toBe("");
+    const firstLine = (text: string) => text.split("\n").find((line) => line.startsWith("toolwright "));
+    expect(firstLine(r.stderr)).toBe(firstLine(pulled.stderr)!.replace("toolwright pull:", `toolwright ${command}:`));
+    if (exitCode === 2) expect(r.stderr).toContain(`Usage: toolwright ${command}`);
+  });
+});
+
 describe("loadModel with an hf: path", () => {
   it("downloads into the cache, loads it, and loads the cached file again with the hub gone", async () => {
     const cacheDir = freshCache();
@@ -157,16 +195,7 @@ describe("toolwright chat hf:…", () => {
 
   it("downloads the model into the cache, then answers", async () => {
     const cache = freshCache();
-    const child = spawn(process.execPath, [join(REPO_ROOT, "lib", "cli", "main.js"), "chat", REF, "--max-tokens", "8", "--seed", "1"], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, NO_COLOR: "1", TOOLWRIGHT_HF_ENDPOINT: server.endpoint, TOOLWRIGHT_MODELS_DIR: cache },
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.stdin.end("hello\n");
-    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    const { code, stdout, stderr } = await runCliProcess(["chat", REF, "--max-tokens", "8", "--seed", "1"], "hello\n", { TOOLWRIGHT_HF_ENDPOINT: server.endpoint, TOOLWRIGHT_MODELS_DIR: cache });
     expect(code, stderr).toBe(0);
     expect(stderr).toMatch(/pulling toolwright-test\/Chat-GGUF\/chat-Q8_0\.gguf: 100%/);
     expect(stderr).toMatch(/loading chat-Q8_0\.gguf: 100%/);

@@ -133,7 +133,8 @@ describe.skipIf(!hasRpc)("a model split across two rpc-servers", () => {
     const victim = await startServer();
     // The client in a child process: after a loss, RPC cannot be used again in that process.
     const script = `
-      import { loadModel } from ${JSON.stringify(join(REPO_ROOT, "lib", "index.js"))};
+      import { loadModel, ToolwrightError } from ${JSON.stringify(join(REPO_ROOT, "lib", "index.js"))};
+      const classOf = (e) => (e instanceof ToolwrightError ? e.name : "not a ToolwrightError: " + e?.name) + " " + e?.code;
       const [path, keep, victim] = process.argv.slice(1);
       const model = await loadModel(path, { gpu: false, rpcServers: [keep, victim] });
       const context = await model.createContext({ contextSize: 512, threads: 1 });
@@ -143,10 +144,10 @@ describe.skipIf(!hasRpc)("a model split across two rpc-servers", () => {
           // Waits until the server is dead: the next token needs it.
           if (++out.tokens === 4) await new Promise((killed) => { process.once("message", killed); process.send("kill"); });
         }
-      } catch (e) { out.error = { code: e.code, message: e.message }; }
-      try { await context.generate({ prompt: "again", maxTokens: 2 }).text(); } catch (e) { out.again = e.code; }
-      try { await model.createContext({ contextSize: 256 }); } catch (e) { out.newContext = e.code; }
-      try { await loadModel(path, { rpcServers: [keep] }); } catch (e) { out.reload = e.code; }
+      } catch (e) { out.error = { code: e.code, message: e.message, class: classOf(e), causeCode: e.cause?.code }; }
+      try { await context.generate({ prompt: "again", maxTokens: 2 }).text(); } catch (e) { out.again = classOf(e); }
+      try { await model.createContext({ contextSize: 256 }); } catch (e) { out.newContext = classOf(e); }
+      try { await loadModel(path, { rpcServers: [keep] }); } catch (e) { out.reload = classOf(e); }
       await context[Symbol.asyncDispose]();
       await model[Symbol.asyncDispose]();
       out.local = (await loadModel(path, { gpu: false })).info.layerCount;
@@ -164,15 +165,18 @@ describe.skipIf(!hasRpc)("a model split across two rpc-servers", () => {
     });
     expect(await exitOf(client), stderr).toEqual({ code: 0, signal: null });
     expect(report, stderr).toBeDefined();
-    const error = report!.error as { code: string; message: string } | undefined;
+    const error = report!.error as { code: string; message: string; class: string; causeCode: string } | undefined;
     expect(error?.code, stderr).toBe("TOOLWRIGHT_RPC_LOST");
     expect(error!.message).toMatch(/RPC server/);
+    // The addon's error, mapped to toolwright's class at the runtime boundary (kept as the cause).
+    expect(error!.class).toBe("ToolwrightError TOOLWRIGHT_RPC_LOST");
+    expect(error!.causeCode).toBe("TOOLWRIGHT_RPC_LOST");
     expect(report!.tokens).toBeGreaterThanOrEqual(4);
     expect(report!.tokens).toBeLessThan(400);
     // The context, new contexts and new RPC loads all say the same; local models still load.
-    expect(report!.again).toBe("TOOLWRIGHT_RPC_LOST");
-    expect(report!.newContext).toBe("TOOLWRIGHT_RPC_LOST");
-    expect(report!.reload).toBe("TOOLWRIGHT_RPC_LOST");
+    expect(report!.again).toBe("ToolwrightError TOOLWRIGHT_RPC_LOST");
+    expect(report!.newContext).toBe("ToolwrightError TOOLWRIGHT_RPC_LOST");
+    expect(report!.reload).toBe("ModelLoadError TOOLWRIGHT_RPC_LOST");
     expect(report!.local).toBe(2);
   });
 });

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { main } from "../../src/cli/main.js";
+import { runCli } from "../helpers/run-cli.js";
 import type { ModelSummary } from "../../src/cli/model-summary.js";
 import { estimateMemory, loadModel, loadNative, type Model } from "../../src/index.js";
 import { autoContextSize } from "../../src/runtime/context-size.js";
@@ -129,11 +129,7 @@ describe("against llama.cpp's allocations", () => {
 });
 
 describe("toolwright inspect", () => {
-  async function inspect(...argv: string[]) {
-    let stdout = "";
-    const code = await main(["inspect", ...argv], { stdout: { write: (t: string) => (stdout += t) }, stderr: { write: () => undefined } });
-    return { code, stdout };
-  }
+  const inspect = (...argv: string[]) => runCli("inspect", ...argv);
 
   it("prints the estimate at the default context size and at the training context", async () => {
     const path = paths.get("large vocabulary, 32K training context")!;

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type Context, type Generation, type GenerateOptions, loadModel, type Model } from "../../src/index.js";
-import { isolated } from "../helpers/isolated.js";
+import { describeOutcome, isolated } from "../helpers/isolated.js";
 import { ensureTestModel } from "../helpers/test-models.js";
 
 let model: Model;
@@ -179,7 +179,7 @@ describe("no libuv pool thread per generation", () => {
       }));
       return counts;`;
     const r = await isolated(body, { timeoutMs: 120_000, env: { UV_THREADPOOL_SIZE: "1" } });
-    expect(r.kind, `${r.kind} (signal ${r.signal}, exit code ${r.exitCode}): ${JSON.stringify(r.error ?? r.value)} ${r.stderr}`).toBe("returned");
+    expect(r.kind, describeOutcome(r)).toBe("returned");
     expect(r.value).toEqual(Array(8).fill(10));
   });
 });

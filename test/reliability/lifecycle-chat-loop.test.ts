@@ -3,7 +3,7 @@
 // analysis are in place by then) and at the end; the growth over the next 900 chats must stay
 // within a bound far below what a per-chat leak of a context, a sampler or a grammar would add.
 import { beforeAll, expect, it } from "vitest";
-import { isolated } from "../helpers/isolated.js";
+import { describeOutcome, isolated } from "../helpers/isolated.js";
 import { ensureTestModel } from "../helpers/test-models.js";
 
 const CHATS = 1000;
@@ -41,7 +41,7 @@ return { warm, end, growth: end - warm, reasons };
 `;
   // The timeout only tells a hang from a slow run on a loaded machine: far above the ~1 minute it takes.
   const r = await isolated(body, { timeoutMs: 1_500_000 });
-  expect(r.kind, `${r.kind}: ${JSON.stringify(r.error ?? r.value)}\n${r.stderr}`).toBe("returned");
+  expect(r.kind, describeOutcome(r)).toBe("returned");
   const v = r.value as { warm: number; end: number; growth: number; reasons: Record<string, number> };
   expect(Object.values(v.reasons).reduce((a, b) => a + b, 0)).toBe(CHATS);
   expect(v.growth, `RSS ${v.warm.toFixed(0)} MiB after ${WARMUP} chats, ${v.end.toFixed(0)} MiB after ${CHATS}`).toBeLessThan(GROWTH_BOUND_MIB);

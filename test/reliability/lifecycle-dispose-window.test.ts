@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ensureCompiledLib } from "../helpers/compiled-lib.js";
-import { isolated } from "../helpers/isolated.js";
+import { describeOutcome, isolated } from "../helpers/isolated.js";
 import { ensureTestModel } from "../helpers/test-models.js";
 
 let path: string;
@@ -53,7 +53,7 @@ const variants: { name: string; disposeAt: string; freshModel: boolean }[] = [
 describe("lifecycle: dispose at every token index", () => {
   it.each(variants)("dispose $name at each index: no crash, the loop ends there", async ({ disposeAt, freshModel }) => {
     const r = await isolated(sweep(path, disposeAt, freshModel), { timeoutMs: 120_000 });
-    expect(r.kind, `${r.kind} (signal ${r.signal}, exit code ${r.exitCode}): ${JSON.stringify(r.error ?? r.value)} ${r.stderr}`).toBe("returned");
+    expect(r.kind, describeOutcome(r)).toBe("returned");
     const rows = r.value as { at: number; n: number; ctx: boolean }[];
     expect(rows.map((row) => row.at)).toEqual(INDICES);
     for (const row of rows) {
@@ -77,7 +77,7 @@ describe("lifecycle: dispose at every token index", () => {
       }
       return out;`;
     const r = await isolated(body, { timeoutMs: 120_000 });
-    expect(r.kind, `${r.kind} (signal ${r.signal}, exit code ${r.exitCode}): ${JSON.stringify(r.error ?? r.value)} ${r.stderr}`).toBe("returned");
+    expect(r.kind, describeOutcome(r)).toBe("returned");
     expect(r.value).toEqual(INDICES.map((at) => ({ at, ctx: true, ends: 3 })));
   });
 
@@ -111,7 +111,7 @@ describe("lifecycle: dispose at every token index", () => {
       const text = await ctx.generate({ prompt: "x", maxTokens: 4 }).text();
       return { seen, text: typeof text };`;
     const r = await isolated(body, { timeoutMs: 120_000 });
-    expect(r.kind, `${r.kind} (signal ${r.signal}, exit code ${r.exitCode}): ${JSON.stringify(r.error ?? r.value)} ${r.stderr}`).toBe("returned");
+    expect(r.kind, describeOutcome(r)).toBe("returned");
     expect(r.value).toEqual({ seen: [true, true, true, true], text: "string" });
   });
 

@@ -2,7 +2,7 @@
 // or abort mid-generation, dispose twice, use after dispose, on models, contexts and chat
 // sessions. Zero crashes and hangs; each case also says what the caller sees.
 import { beforeAll, describe, expect, it } from "vitest";
-import { isolated } from "../helpers/isolated.js";
+import { describeOutcome, isolated } from "../helpers/isolated.js";
 import { ensureTestModel } from "../helpers/test-models.js";
 
 let path: string;
@@ -127,7 +127,7 @@ const cases: Case[] = [
 describe("lifecycle: dispose, abort, use after dispose", () => {
   it.each(cases)("$name", async ({ body, kind, value }) => {
     const r = await isolated(prelude(path) + body, { timeoutMs: 120_000 });
-    expect(r.kind, `${r.kind} (signal ${r.signal}, exit code ${r.exitCode}): ${JSON.stringify(r.error ?? r.value)} ${r.stderr}`).toBe(kind);
+    expect(r.kind, describeOutcome(r)).toBe(kind);
     if (value !== undefined) expect(r.value).toEqual(value);
     if (kind === "threw") expect(r.error?.name).toMatch(/Error$/);
   });

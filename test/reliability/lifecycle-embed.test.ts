@@ -2,38 +2,27 @@
 // during one: the process must neither crash nor hang (Node lets the thread pool's work finish
 // before it tears a worker down, so embed() works in native calls of about one batch), and the
 // main thread must still embed afterwards. Each sequence runs in a child process (isolated()).
-import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
-import { ensureCompiledLib } from "../helpers/compiled-lib.js";
-import { isolated } from "../helpers/isolated.js";
-import { ensureTestModel } from "../helpers/test-models.js";
+import { describeOutcome, isolated } from "../helpers/isolated.js";
+import { workerTestSetup, writeWorkerFile } from "../helpers/worker-script.js";
 
 let libUrl: string;
 let path: string;
 beforeAll(async () => {
-  libUrl = pathToFileURL(join(await ensureCompiledLib(), "index.js")).href;
-  // The 150k-token vocabulary: every batch computes 150k logits per token, so a call of
+  // Every batch of the 150k-token vocabulary computes 150k logits per token, so a call of
   // thousands of texts runs for minutes if nothing cuts it short.
-  path = await ensureTestModel({ vocab: "qwen2" });
+  ({ libUrl, path } = await workerTestSetup());
 });
 
 const starter = (lib: string, model: string) => `
-const { Worker } = await import("node:worker_threads");
-const { mkdtempSync, writeFileSync } = await import("node:fs");
-const { tmpdir } = await import("node:os");
-const { join } = await import("node:path");
-const file = join(mkdtempSync(join(tmpdir(), "tw-embed-worker-")), "worker.mjs");
-writeFileSync(file, \`
-import { parentPort, workerData } from "node:worker_threads";
-(async () => {
+${writeWorkerFile(`(async () => {
   const { loadModel } = await import(workerData.lib);
   const model = await loadModel(workerData.model, { gpu: false });
   await model.embed("warm up");
   parentPort.postMessage("embedding");
   await model.embed(Array.from({ length: 5000 }, (_, i) => "text " + i + " " + "word ".repeat(30)));
   parentPort.postMessage("done");
-})();\`);
+})();`)}
 const cut = () => new Promise((resolve, reject) => {
   const w = new Worker(file, { execArgv: [], workerData: { lib: ${JSON.stringify(lib)}, model: ${JSON.stringify(model)} } });
   w.on("error", reject);
@@ -50,7 +39,7 @@ const check = async () => {
 describe("lifecycle: embeddings cut short", () => {
   it("workers terminated mid-embed, three times, then the main thread embeds", async () => {
     const r = await isolated(`${starter(libUrl, path)}\nfor (let i = 0; i < 3; i++) await cut();\nreturn await check();`, { timeoutMs: 180_000 });
-    expect(r.kind, `${r.kind}: ${JSON.stringify(r.error ?? r.value)} signal ${r.signal}\n${r.stderr}`).toBe("returned");
+    expect(r.kind, describeOutcome(r)).toBe("returned");
     expect(r.value).toBe(64);
   });
 
@@ -68,7 +57,7 @@ const v = await again.embed("still works");
 again.dispose();
 return v.length;`;
     const r = await isolated(body, { timeoutMs: 180_000 });
-    expect(r.kind, `${r.kind}: ${JSON.stringify(r.error ?? r.value)} signal ${r.signal}\n${r.stderr}`).toBe("returned");
+    expect(r.kind, describeOutcome(r)).toBe("returned");
     expect(r.value).toBe(64);
   });
 });

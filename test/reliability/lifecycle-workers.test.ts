@@ -1,31 +1,19 @@
 // Worker threads terminated in the middle of loading a model (an Electron renderer reloading, a
 // pool shrinking): the process must neither crash nor hang, and the main thread must still load
 // and generate afterwards. Each sequence runs in a child process (isolated()).
-import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
-import { ensureCompiledLib } from "../helpers/compiled-lib.js";
-import { isolated } from "../helpers/isolated.js";
-import { ensureTestModel } from "../helpers/test-models.js";
+import { describeOutcome, isolated } from "../helpers/isolated.js";
+import { workerTestSetup, writeWorkerFile } from "../helpers/worker-script.js";
 
 let libUrl: string;
 let path: string;
 beforeAll(async () => {
-  libUrl = pathToFileURL(join(await ensureCompiledLib(), "index.js")).href;
-  // The 150k-token vocabulary: loading takes long enough to be cut at many points.
-  path = await ensureTestModel({ vocab: "qwen2" });
+  ({ libUrl, path } = await workerTestSetup());
 });
 
 /** Starts a worker that loads the model (and generates when `generate`), reporting progress. */
 const starter = (lib: string, model: string) => `
-const { Worker } = await import("node:worker_threads");
-const { mkdtempSync, writeFileSync } = await import("node:fs");
-const { tmpdir } = await import("node:os");
-const { join } = await import("node:path");
-const file = join(mkdtempSync(join(tmpdir(), "tw-worker-")), "worker.mjs");
-writeFileSync(file, \`
-import { parentPort, workerData } from "node:worker_threads";
-(async () => {
+${writeWorkerFile(`(async () => {
   const { loadModel } = await import(workerData.lib);
   parentPort.postMessage("importing-done");
   const model = await loadModel(workerData.model, { onProgress: (p) => parentPort.postMessage("progress") });
@@ -35,7 +23,7 @@ import { parentPort, workerData } from "node:worker_threads";
     for await (const _ of ctx.generate({ prompt: "Once", maxTokens: 200 })) parentPort.postMessage("token");
   }
   parentPort.postMessage("done");
-})();\`);
+})();`)}
 const start = (generate = false) => new Worker(file, { execArgv: [], workerData: { lib: ${JSON.stringify(lib)}, model: ${JSON.stringify(model)}, generate } });
 /** Terminates the worker at the first message \`when\` (or at once); returns what it had sent. */
 const cut = (when, generate = false) => new Promise((resolve) => {
@@ -75,7 +63,7 @@ const sequences: { name: string; body: string }[] = [
 describe("lifecycle: workers terminated mid-load", () => {
   it.each(sequences)("$name, then the main thread loads and generates", async ({ body }) => {
     const r = await isolated(`${starter(libUrl, path)}\n${body}\nreturn await check();`, { timeoutMs: 180_000 });
-    expect(r.kind, `${r.kind}: ${JSON.stringify(r.error ?? r.value)} signal ${r.signal}\n${r.stderr}`).toBe("returned");
+    expect(r.kind, describeOutcome(r)).toBe("returned");
     expect(r.value).toBe("string");
   });
 });

@@ -4,3 +4,4 @@ declare const messages: import("toolwright").ChatMessage[];
 declare const user: import("toolwright").UserMessage;
 declare const tools: import("toolwright").ChatTool[];
 declare const longHistory: import("toolwright").ChatMessage[];
+declare const longDocument: string;

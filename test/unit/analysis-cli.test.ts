@@ -7,20 +7,10 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { analyzeChatTemplate } from "../../src/chat/index.js";
-import { main } from "../../src/cli/main.js";
 import { TEMPLATES_DIR } from "../helpers/analysis-oracle.js";
+import { runCli as run } from "../helpers/run-cli.js";
 
 const MODELS_DIR = fileURLToPath(new URL("../../deps/llama.cpp/models/", import.meta.url));
-
-async function run(...argv: string[]) {
-  let stdout = "";
-  let stderr = "";
-  const code = await main(argv, {
-    stdout: { write: (t: string) => (stdout += t) },
-    stderr: { write: (t: string) => (stderr += t) },
-  });
-  return { code, stdout, stderr };
-}
 
 describe("toolwright analyze", () => {
   const qwen3 = join(TEMPLATES_DIR, "Qwen-Qwen3-0.6B.jinja");

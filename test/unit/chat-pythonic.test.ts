@@ -5,7 +5,7 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { analyzeChatTemplate, ChatStreamParser, accumulateDeltas, generateChatParams, parseChatOutput, type ChatDelta, type ChatParams } from "../../src/chat/index.js";
+import { analyzeChatTemplate, accumulateDeltas, generateChatParams, parseChatOutput, type ChatParams } from "../../src/chat/index.js";
 import { ChatTemplate } from "../../src/template/index.js";
 import { TEMPLATES_DIR } from "../helpers/analysis-oracle.js";
 import { sharedData } from "../helpers/shared-data.js";
@@ -13,7 +13,7 @@ import { fromTrigger } from "../helpers/grammar-input.js";
 import { matchGbnf } from "../../src/grammar/gbnf-match.js";
 import { SCENARIOS, TOOLS, USER, generatedPart, messageDifferences } from "../helpers/chat-roundtrip.js";
 import { PYTHONIC_TEMPLATES, UNREADABLE_VALUES, pythonicCase } from "../helpers/pythonic-templates.js";
-import { xorshiftRandom } from "../helpers/seeded-random.js";
+import { CALL_IDS, streamInChunks } from "../helpers/chunked-stream.js";
 
 const toolScenarios = SCENARIOS.filter((s) => s.message.tool_calls);
 const readable = PYTHONIC_TEMPLATES.filter((e) => e.roundTrips).map((e) => pythonicCase(e)!);
@@ -152,29 +152,17 @@ describe("the grammar accepts what the parser reads back", () => {
   });
 });
 
-const rng = xorshiftRandom;
-
-const ids = { generateCallId: (i: number) => `call${i}` };
-
 describe("chunked streaming gives the whole-output message", () => {
   it.each(cases)("$label", ({ t, s }) => {
     const params = paramsFor(t);
     const output = outputOf(t, s, params);
-    const whole = parseChatOutput(params, output, ids);
+    const whole = parseChatOutput(params, output, CALL_IDS);
     for (const [seed, maxChunk] of [
       [1, 1],
       [2, 3],
       [3, 8],
     ] as const) {
-      const next = rng(seed * 7919 + output.length);
-      const parser = new ChatStreamParser(params, ids);
-      const deltas: ChatDelta[] = [];
-      for (let i = 0; i < output.length; ) {
-        const k = 1 + Math.floor(next() * maxChunk);
-        deltas.push(...parser.feed(output.slice(i, i + k)));
-        i += k;
-      }
-      deltas.push(...parser.finish());
+      const { deltas, parser } = streamInChunks(params, output, seed * 7919 + output.length, maxChunk);
       expect(parser.message(), `seed ${seed}`).toEqual(whole);
       expect(accumulateDeltas(deltas), `seed ${seed}`).toEqual(whole);
     }

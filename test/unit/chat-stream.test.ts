@@ -2,7 +2,7 @@
 // parsing it whole, and the deltas concatenate to exactly that message. Parsing work grows
 // linearly with the output (work counter, not timing: timings belong to bench:parse).
 import { describe, expect, it } from "vitest";
-import { ChatStreamParser, accumulateDeltas, generateChatParams, parseChatOutput, type ChatDelta, type ChatParams, analyzeChatTemplate } from "../../src/chat/index.js";
+import { ChatStreamParser, accumulateDeltas, generateChatParams, parseChatOutput, type ChatDelta, analyzeChatTemplate } from "../../src/chat/index.js";
 import { MessageMapper } from "../../src/chat/mapper.js";
 import { PegStreamParser, type PegTextSource } from "../../src/peg/index.js";
 import { ChatTemplate } from "../../src/template/index.js";
@@ -10,24 +10,9 @@ import { SCENARIOS, TOOLS, USER, extraContext, generatedPart, toolTemplates } fr
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { TEMPLATES_DIR } from "../helpers/analysis-oracle.js";
-import { xorshiftRandom } from "../helpers/seeded-random.js";
+import { CALL_IDS, streamInChunks } from "../helpers/chunked-stream.js";
 
-const rng = xorshiftRandom;
-
-const ids = { generateCallId: (i: number) => `call${i}` };
-
-function stream(params: ChatParams, output: string, seed: number, maxChunk: number): { deltas: ChatDelta[]; parser: ChatStreamParser } {
-  const next = rng(seed);
-  const parser = new ChatStreamParser(params, ids);
-  const deltas: ChatDelta[] = [];
-  for (let i = 0; i < output.length; ) {
-    const k = 1 + Math.floor(next() * maxChunk);
-    deltas.push(...parser.feed(output.slice(i, i + k)));
-    i += k;
-  }
-  deltas.push(...parser.finish());
-  return { deltas, parser };
-}
+const ids = CALL_IDS;
 
 const cases = toolTemplates().flatMap((t) => SCENARIOS.filter((s) => !s.parallel || t.template.caps.supportsParallelToolCalls).map((s) => ({ label: `${t.name} | ${s.name}`, t, s })));
 
@@ -43,7 +28,7 @@ describe("chunked streaming gives the whole-output message (every template, conf
       [3, 8],
       [4, 24],
     ] as const) {
-      const { deltas, parser } = stream(params, g.output, seed * 7919 + g.output.length, maxChunk);
+      const { deltas, parser } = streamInChunks(params, g.output, seed * 7919 + g.output.length, maxChunk);
       expect(parser.message(), `seed ${seed}`).toEqual(whole);
       expect(accumulateDeltas(deltas), `seed ${seed}`).toEqual(whole);
     }

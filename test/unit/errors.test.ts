@@ -8,6 +8,7 @@ import { ERROR_CODES, ToolwrightError } from "../../src/errors.js";
 import { jsonSchemaToGbnf, parseGbnf } from "../../src/grammar/index.js";
 import { readGguf } from "../../src/runtime/gguf/index.js";
 import { AbortError, ModelLoadError } from "../../src/runtime/index.js";
+import { awaitNative, callNative, fromNativeError } from "../../src/runtime/errors.js";
 import { ChatTemplate } from "../../src/template/index.js";
 
 const ROOT = join(import.meta.dirname, "../..");
@@ -64,5 +65,58 @@ describe("error codes", () => {
     expect(e).toBeInstanceOf(ToolwrightError);
     expect((e as ToolwrightError).code).toBe(code);
     expect(Object.hasOwn(ERROR_CODES, code)).toBe(true);
+  });
+});
+
+/** An error as the addon makes one: a plain Error with a `code` (and the name AbortError for ABORT_ERR). */
+function nativeError(message: string, code: string): Error {
+  const e = Object.assign(new Error(message), { code });
+  if (code === "ABORT_ERR") e.name = "AbortError";
+  return e;
+}
+
+describe("the addon's errors at the runtime boundary", () => {
+  /** Codes with a class of their own; every other code of the table becomes a ToolwrightError. */
+  const CLASS_OF: Record<string, new (...args: never[]) => Error> = { ABORT_ERR: AbortError };
+  const CODES = Object.keys(ERROR_CODES).map((code) => ({ code, cls: CLASS_OF[code] ?? ToolwrightError }));
+
+  it.each(CODES)("$code becomes a $cls.name with its code, message and the addon's error as cause", ({ code, cls }) => {
+    const original = nativeError(`Context.step: failed with ${code}`, code);
+    const mapped = fromNativeError(original) as ToolwrightError;
+    expect(mapped).toBeInstanceOf(cls);
+    expect(mapped).toBeInstanceOf(ToolwrightError);
+    expect(mapped.name).toBe(cls.name);
+    expect(mapped.code).toBe(code);
+    expect(mapped.message).toBe(original.message);
+    expect(mapped.cause).toBe(original);
+  });
+
+  const UNCHANGED: { label: string; error: unknown }[] = [
+    { label: "a native TypeError about an argument", error: new TypeError("Context.decode: tokens must be an Int32Array") },
+    { label: "an error with a code outside the table", error: nativeError("spawn failed", "ERR_SOMETHING") },
+    { label: "a ToolwrightError", error: new ToolwrightError("busy", "TOOLWRIGHT_CONTEXT_BUSY") },
+    { label: "a thrown string", error: "not an error" },
+  ];
+  it.each(UNCHANGED)("$label passes unchanged", ({ error }) => {
+    expect(fromNativeError(error)).toBe(error);
+  });
+
+  it("callNative and awaitNative map what a call throws or rejects with", async () => {
+    const full = nativeError("the context is full", "TOOLWRIGHT_CONTEXT_FULL");
+    expect(() =>
+      callNative(() => {
+        throw full;
+      }),
+    ).toThrow(expect.objectContaining({ name: "ToolwrightError", code: "TOOLWRIGHT_CONTEXT_FULL", cause: full }));
+    expect(callNative(() => 7)).toBe(7);
+    const lost = nativeError("the RPC server is gone", "TOOLWRIGHT_RPC_LOST");
+    const rejected = await awaitNative(() => Promise.reject(lost)).catch((e: unknown) => e);
+    expect(rejected).toBeInstanceOf(ToolwrightError);
+    expect(rejected).toMatchObject({ code: "TOOLWRIGHT_RPC_LOST", message: lost.message, cause: lost });
+    const thrownSync = await awaitNative((): Promise<never> => {
+      throw lost;
+    }).catch((e: unknown) => e);
+    expect(thrownSync).toMatchObject({ name: "ToolwrightError", code: "TOOLWRIGHT_RPC_LOST" });
+    expect(await awaitNative(() => Promise.resolve(3))).toBe(3);
   });
 });

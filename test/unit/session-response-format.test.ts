@@ -1,4 +1,6 @@
 import { describe, expect, test } from "vitest";
+import * as z from "zod";
+import { planChat } from "../../src/session/options.js";
 import { ToolwrightError } from "../../src/errors.js";
 import { checkResponseFormat } from "../../src/session/response-format.js";
 import type { AssistantMessage, ResponseFormat } from "../../src/types.js";
@@ -43,5 +45,42 @@ describe("checkResponseFormat", () => {
     expect(r?.error.code).toBe("TOOLWRIGHT_RESPONSE_FORMAT");
     expect(`${r?.error.message} ${JSON.stringify(r?.details ?? [])}`).toMatch(pattern);
     expect(r?.details !== undefined).toBe(hasDetails);
+  });
+});
+
+describe("a schema library's object as the responseFormat schema (as tool parameters)", () => {
+  const zodTags = z.object({ tags: z.array(z.string()).max(2) });
+  const formats: [string, ResponseFormat][] = [
+    ["json_schema", { type: "json_schema", json_schema: { schema: zodTags } }],
+    ["json_object", { type: "json_object", schema: zodTags }],
+  ];
+
+  test.each(formats)("%s: the answer is checked against the library's JSON Schema export", (_, format) => {
+    expect(checkResponseFormat(answer('{"tags": ["a", "b"]}'), format)).toBeNull();
+    const tooMany = checkResponseFormat(answer('{"tags": ["a", "b", "c"]}'), format);
+    expect(tooMany?.error.code).toBe("TOOLWRIGHT_RESPONSE_FORMAT");
+    expect(tooMany?.details?.[0]).toMatchObject({ instancePath: "/tags", keyword: "maxItems" });
+    expect(checkResponseFormat(answer('{"tags": "a"}'), format)?.details?.[0]).toMatchObject({ instancePath: "/tags", keyword: "type" });
+  });
+
+  const messages = [{ role: "user" as const, content: "Hi" }];
+  test.each([
+    {
+      name: "a library object without a JSON Schema export",
+      responseFormat: { type: "json_schema", json_schema: { schema: { "~standard": { version: 1, vendor: "oldlib", validate: () => ({ value: {} }) } } } },
+      error: /^chat: options.responseFormat.json_schema.schema is a oldlib schema without a JSON Schema export/,
+    },
+    {
+      name: "a json_object schema that is a function",
+      responseFormat: { type: "json_object", schema: () => 1 },
+      error: /^chat: options.responseFormat.schema must be a JSON Schema object \(or a zod or other Standard JSON Schema\), got a function$/,
+    },
+  ])("chat() options: $name is a TypeError naming the option", ({ responseFormat, error }) => {
+    expect(() => planChat({ messages, responseFormat }, "chat")).toThrow(TypeError);
+    expect(() => planChat({ messages, responseFormat }, "chat")).toThrow(error);
+  });
+
+  test("chat() options accept a zod schema in both formats", () => {
+    for (const [, responseFormat] of formats) expect(planChat({ messages, responseFormat }, "chat").options.responseFormat).toBe(responseFormat);
   });
 });

@@ -6,7 +6,7 @@
  * JSON arguments.
  */
 import { PegArena, type PegId } from "../../peg/index.js";
-import { toolParameters } from "../build-helpers.js";
+import { toolParameters, jsonAnswerValue } from "../build-helpers.js";
 import type { NormalizedRequest } from "../request.js";
 import { NODE } from "../tree-names.js";
 import { type DedicatedBuild, type DedicatedHandlerDef, dedicatedParser, sourceHas } from "./handler.js";
@@ -20,7 +20,7 @@ function build(req: NormalizedRequest): DedicatedBuild {
   let body: PegId;
   let grammarBody: PegId | undefined;
   if (req.jsonSchema !== null) {
-    body = p.seq(p.literal("all\n"), p.space(), p.capture(NODE.content, p.schema(p.json(), req.jsonSchema, { name: "response" })), p.space(), p.end());
+    body = p.seq(p.literal("all\n"), p.space(), jsonAnswerValue(p, req.jsonSchema), p.space(), p.end());
   } else if (!useTools) {
     body = contentToEnd;
   } else {

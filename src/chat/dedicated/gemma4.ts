@@ -11,7 +11,7 @@ import type { NormalizedRequest } from "../request.js";
 import { NODE } from "../tree-names.js";
 import { type DedicatedBuild, type DedicatedHandlerDef, dedicatedParser, sourceHas } from "./handler.js";
 import type { JsonSchema, ToolDefinition } from "../../types.js";
-import { toolParameters } from "../build-helpers.js";
+import { toolParameters, jsonAnswerValue, maybeFenced } from "../build-helpers.js";
 import { orderedArguments } from "./grammar-args.js";
 import { type LiteralDialect, literalValue, quotedString } from "../literal-schema.js";
 
@@ -93,8 +93,8 @@ function build(req: NormalizedRequest): DedicatedBuild {
   let body: PegId;
   let grammarRoot: PegId | undefined;
   if (req.jsonSchema !== null) {
-    const answer = p.capture(NODE.content, p.schema(p.json(), req.jsonSchema, { name: "response" }));
-    body = p.seq(p.optional(thought), p.space(), p.choice(p.seq(p.literal("```json"), p.space(), answer, p.space(), p.literal("```")), answer), p.space(), p.end());
+    const answer = jsonAnswerValue(p, req.jsonSchema);
+    body = p.seq(p.optional(thought), p.space(), maybeFenced(p, answer), p.space(), p.end());
   } else if (useTools) {
     const object = valueRules(p);
     const calls = req.tools.map((t, i) =>

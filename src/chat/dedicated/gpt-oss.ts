@@ -19,7 +19,7 @@
  */
 import type { ChatMessage } from "../../types.js";
 import { PegArena, type PegId } from "../../peg/index.js";
-import { toolParameters } from "../build-helpers.js";
+import { toolParameters, jsonAnswerValue } from "../build-helpers.js";
 import type { NormalizedRequest } from "../request.js";
 import { NODE } from "../tree-names.js";
 import { type DedicatedBuild, type DedicatedHandlerDef, dedicatedParser, sourceHas } from "./handler.js";
@@ -83,7 +83,7 @@ function build(req: NormalizedRequest): DedicatedBuild {
   let grammarBody: PegId | undefined;
   const useTools = req.tools.length > 0 && req.toolChoice !== "none" && req.jsonSchema === null;
   if (req.jsonSchema !== null) {
-    const answer = p.capture(NODE.content, p.schema(p.json(), req.jsonSchema, { name: "response" }));
+    const answer = jsonAnswerValue(p, req.jsonSchema);
     last = p.seq(stray, channel("final"), constraint, p.literal("<|message|>"), p.space(), answer, p.space());
   } else {
     const final = p.seq(stray, channel("final"), p.literal("<|message|>"), text(NODE.content));

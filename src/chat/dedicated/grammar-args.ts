@@ -5,8 +5,10 @@
  * that even a model that samples at random ends with a valid call.
  */
 import type { PegArena, PegId } from "../../peg/index.js";
-import type { JsonSchema } from "../../types.js";
-import { boundedRawString, schemaProperties } from "../build-helpers.js";
+import type { JsonSchema, ToolDefinition } from "../../types.js";
+import { argumentValue, type BuildContext, boundedRawString, schemaProperties, toolParameters } from "../build-helpers.js";
+import { rawOrTyped } from "../raw-union.js";
+import { NODE } from "../tree-names.js";
 
 function requiredOf(schema: JsonSchema): Set<string> {
   const r = typeof schema === "object" && schema !== null ? (schema as { required?: unknown }).required : undefined;
@@ -48,4 +50,29 @@ export function orderedArguments(p: PegArena, schema: JsonSchema, arg: (key: str
  */
 export function grammarString(p: PegArena, schema: JsonSchema, stops: string[], name: string): PegId {
   return p.schema(boundedRawString(p, schema, stops) ?? p.until(...stops), schema, { name, raw: true });
+}
+
+/**
+ * The grammar of one tool's arguments in a format of tagged arguments (a rule, built once): in
+ * schema order, each value raw text up to `valueEnd` (for string schemas) or typed JSON, bounded;
+ * `element` writes an argument around its name and value.
+ *
+ * @example
+ * taggedArgsRule(p, ctx, tool, 0, "</param>", (key, value) => p.seq(p.literal(`<param name="${key}">`), value, p.literal("</param>")));
+ */
+export function taggedArgsRule(p: PegArena, parse: BuildContext, tool: ToolDefinition, i: number, valueEnd: string, element: (key: string, value: PegId) => PegId): PegId {
+  const rule = `g-tool-${i}-args`;
+  if (p.ruleNode(rule) !== undefined) return p.ref(rule);
+  const ctx: BuildContext = { ...parse, forGrammar: true };
+  const arg = (key: string, schema: JsonSchema): PegId => {
+    const name = `tool-${i}-arg-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`;
+    const value = rawOrTyped(p, schema, {
+      text: (s) => p.capture(NODE.argString, grammarString(p, s, [valueEnd], name)),
+      typed: (s) => p.capture(NODE.argJson, argumentValue(ctx, s, name)),
+      stops: null,
+      forGrammar: true,
+    });
+    return p.tag(NODE.toolArg, element(key, value));
+  };
+  return p.rule(rule, orderedArguments(p, toolParameters(tool), arg, p.space()));
 }

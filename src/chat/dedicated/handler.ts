@@ -123,3 +123,43 @@ export function dedicatedParser(name: string, p: PegArena, req: NormalizedReques
     format: name,
   };
 }
+
+/** What {@link reasoningThenBody} builds a format's parser from. */
+export interface ReasoningThenBodyParts {
+  /** What the output may open with before its reasoning (default: nothing). */
+  lead?: PegId;
+  /** The reasoning the parser reads (optional, as the model may write it or not). */
+  reasoning: PegId;
+  /** The reasoning the grammar allows (default: `reasoning` when the request thinks, else none). */
+  grammarReasoning?: PegId;
+  /** What follows the reasoning. */
+  body: PegId;
+  /** The grammar's body when it is not `body` (calls alone under tool_choice "required"). */
+  grammarBody?: PegId;
+  reasoningStart: string;
+  reasoningEnd: string;
+  useTools: boolean;
+}
+
+/**
+ * The parser of a format whose output is a lead, its reasoning, then a body: the grammar is
+ * strict (the lead, the reasoning it allows, then `grammarBody`, or `body` under a JSON schema)
+ * where the request constrains the output.
+ *
+ * @example
+ * const built = reasoningThenBody("ministral-3", p, req, { reasoning, body, grammarBody, reasoningStart: THINK, reasoningEnd: END_THINK, useTools });
+ */
+export function reasoningThenBody(name: string, p: PegArena, req: NormalizedRequest, parts: ReasoningThenBodyParts): BuiltParser {
+  const lead = parts.lead === undefined ? [] : [parts.lead];
+  const strict = parts.grammarBody ?? (req.jsonSchema !== null ? parts.body : undefined);
+  const grammarReasoning = parts.grammarReasoning ?? (req.thinking ? parts.reasoning : undefined);
+  return dedicatedParser(name, p, req, {
+    root: p.seq(...lead, parts.reasoning, parts.body),
+    body: parts.body,
+    ...(parts.grammarBody !== undefined ? { grammarBody: parts.grammarBody } : {}),
+    ...(strict !== undefined ? { grammarRoot: p.seq(...lead, ...(grammarReasoning === undefined ? [] : [grammarReasoning]), strict) } : {}),
+    reasoningEnd: parts.reasoningEnd,
+    reasoningStart: parts.reasoningStart,
+    useTools: parts.useTools,
+  });
+}

@@ -10,14 +10,14 @@
  * String arguments are raw text, others JSON. The prompt opens the think block.
  */
 import { PegArena, type PegId } from "../../peg/index.js";
-import { argumentValue, schemaProperties, toolParameters, type BuildContext } from "../build-helpers.js";
+import { argumentValue, schemaProperties, toolParameters, type BuildContext, jsonAnswerValue } from "../build-helpers.js";
 import type { ReasoningPrefixState } from "../prompt.js";
 import type { NormalizedRequest } from "../request.js";
 import { rawOrTyped } from "../raw-union.js";
 import { NODE } from "../tree-names.js";
-import type { JsonSchema, ToolDefinition } from "../../types.js";
-import { grammarString, orderedArguments } from "./grammar-args.js";
-import { type DedicatedBuild, type DedicatedContext, type DedicatedHandlerDef, dedicatedParser, sourceHas } from "./handler.js";
+import type { ToolDefinition } from "../../types.js";
+import { taggedArgsRule } from "./grammar-args.js";
+import { type DedicatedBuild, type DedicatedContext, type DedicatedHandlerDef, reasoningThenBody, sourceHas } from "./handler.js";
 
 const SEP = "<|sep|>";
 const open = (name: string): string => `<|open|>${name}${SEP}`;
@@ -42,22 +42,11 @@ function thinkPrefix(generationPrompt: string): { prefix: string; state: Reasoni
 
 /** The grammar of one tool's arguments (a rule, built once): in schema order, typed, bounded. */
 function typedArgs(p: PegArena, parse: BuildContext, t: ToolDefinition, i: number): PegId {
-  const rule = `g-tool-${i}-args`;
-  if (p.ruleNode(rule) !== undefined) return p.ref(rule);
-  const ctx: BuildContext = { ...parse, forGrammar: true };
-  const arg = (key: string, schema: JsonSchema): PegId => {
-    const name = `tool-${i}-arg-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`;
-    const value = rawOrTyped(p, schema, {
-      text: (s) => p.capture(NODE.argString, grammarString(p, s, [close("argument")], name)),
-      typed: (s) => p.capture(NODE.argJson, argumentValue(ctx, s, name)),
-      stops: null,
-      forGrammar: true,
-    });
+  return taggedArgsRule(p, parse, t, i, close("argument"), (key, value) => {
     // The template adds the value's type as an attribute.
     const type = p.optional(p.seq(p.literal(' type="'), p.choice(...["string", "number", "integer", "boolean", "object", "array", "null"].map((n) => p.literal(n))), p.literal('"')));
-    return p.tag(NODE.toolArg, p.seq(p.literal('<|open|>argument key="'), p.capture(NODE.argName, p.literal(key)), p.literal('"'), type, p.literal(SEP), value, p.literal(close("argument"))));
-  };
-  return p.rule(rule, orderedArguments(p, toolParameters(t), arg, p.space()));
+    return p.seq(p.literal('<|open|>argument key="'), p.capture(NODE.argName, p.literal(key)), p.literal('"'), type, p.literal(SEP), value, p.literal(close("argument")));
+  });
 }
 
 /** The grammar of tool_choice "required": the tools section alone, arguments in schema order, bounded. */
@@ -84,7 +73,7 @@ function build(req: NormalizedRequest, { generationPrompt }: DedicatedContext): 
   let body: PegId;
   let grammarBody: PegId | undefined;
   if (req.jsonSchema !== null) {
-    const answer = p.capture(NODE.content, p.schema(p.json(), req.jsonSchema, { name: "response" }));
+    const answer = jsonAnswerValue(p, req.jsonSchema);
     body = p.seq(p.optional(p.literal(RESP_START)), p.space(), answer, p.space(), p.optional(p.literal(RESP_END)), trailer);
   } else {
     const response = p.seq(p.optional(p.literal(RESP_START)), p.capture(NODE.content, p.until(RESP_END, TOOLS_START, MSG_END)), p.optional(p.literal(RESP_END)));
@@ -120,13 +109,11 @@ function build(req: NormalizedRequest, { generationPrompt }: DedicatedContext): 
       body = p.seq(response, trailer);
     }
   }
-  const root = p.seq(p.optional(p.literal(MSG_START)), reasoning, body);
-  const strict = grammarBody ?? (req.jsonSchema !== null ? body : undefined);
-  const built = dedicatedParser("kimi-k3", p, req, {
-    root,
+  const built = reasoningThenBody("kimi-k3", p, req, {
+    lead: p.optional(p.literal(MSG_START)),
+    reasoning,
     body,
     ...(grammarBody !== undefined ? { grammarBody } : {}),
-    ...(strict !== undefined ? { grammarRoot: p.seq(p.optional(p.literal(MSG_START)), req.thinking ? reasoning : p.eps(), strict) } : {}),
     reasoningEnd: THINK_END,
     reasoningStart: THINK_START,
     useTools,

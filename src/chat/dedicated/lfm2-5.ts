@@ -7,7 +7,7 @@
  */
 import type { ChatMessage } from "../../types.js";
 import { PegArena, type PegId } from "../../peg/index.js";
-import { type BuildContext, pythonTyped, pythonValue, schemaProperties, toolParameters } from "../build-helpers.js";
+import { type BuildContext, pythonTyped, pythonValue, schemaProperties, toolParameters, jsonAnswerValue } from "../build-helpers.js";
 import type { JsonSchema, ToolDefinition } from "../../types.js";
 import { grammarString, orderedArguments } from "./grammar-args.js";
 import type { NormalizedRequest } from "../request.js";
@@ -15,7 +15,7 @@ import { lenientString } from "../build-tools-pythonic.js";
 import { hasStringKeywords } from "../literal-schema.js";
 import { rawOrTyped } from "../raw-union.js";
 import { NODE } from "../tree-names.js";
-import { type DedicatedBuild, type DedicatedHandlerDef, dedicatedParser, sourceHas } from "./handler.js";
+import { type DedicatedBuild, type DedicatedHandlerDef, reasoningThenBody, sourceHas } from "./handler.js";
 
 const CALLS_START = "<|tool_call_start|>";
 const CALLS_END = "<|tool_call_end|>";
@@ -68,7 +68,7 @@ function build(req: NormalizedRequest): DedicatedBuild {
   let body: PegId;
   let grammarBody: PegId | undefined;
   if (req.jsonSchema !== null) {
-    body = p.seq(p.space(), p.capture(NODE.content, p.schema(p.json(), req.jsonSchema, { name: "response" })), p.space(), p.end());
+    body = p.seq(p.space(), jsonAnswerValue(p, req.jsonSchema), p.space(), p.end());
   } else if (useTools) {
     const calls = req.tools.map((t, i) => {
       const args = schemaProperties(toolParameters(t)).map(([key, schema]) => {
@@ -95,13 +95,10 @@ function build(req: NormalizedRequest): DedicatedBuild {
   } else {
     body = p.capture(NODE.content, p.rest());
   }
-  const root = p.seq(reasoning, body);
-  const strict = grammarBody ?? (req.jsonSchema !== null ? body : undefined);
-  const built = dedicatedParser("lfm2.5", p, req, {
-    root,
+  const built = reasoningThenBody("lfm2.5", p, req, {
+    reasoning,
     body,
     ...(grammarBody !== undefined ? { grammarBody } : {}),
-    ...(strict !== undefined ? { grammarRoot: req.thinking ? p.seq(reasoning, strict) : strict } : {}),
     reasoningEnd: END_THINK,
     reasoningStart: THINK,
     useTools,

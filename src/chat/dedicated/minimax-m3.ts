@@ -12,12 +12,12 @@
  */
 import { PegArena, type PegId } from "../../peg/index.js";
 import type { JsonSchema, ToolDefinition } from "../../types.js";
-import { argumentValue, schemaProperties, toolParameters, type BuildContext } from "../build-helpers.js";
+import { argumentValue, schemaProperties, toolParameters, type BuildContext, jsonAnswerValue, maybeFenced } from "../build-helpers.js";
 import type { NormalizedRequest } from "../request.js";
 import { constrainsValues, isScalarTyped, rawOrTyped, splitRawSchema } from "../raw-union.js";
 import { NODE } from "../tree-names.js";
 import { grammarString, orderedArguments } from "./grammar-args.js";
-import { type DedicatedBuild, type DedicatedHandlerDef, dedicatedParser, sourceHas } from "./handler.js";
+import { type DedicatedBuild, type DedicatedHandlerDef, reasoningThenBody, sourceHas } from "./handler.js";
 
 const NS = "]<]minimax[>[";
 const THINK_START = "<mm:think>";
@@ -162,8 +162,8 @@ function build(req: NormalizedRequest): DedicatedBuild {
   let body: PegId;
   let grammarBody: PegId | undefined;
   if (req.jsonSchema !== null) {
-    const answer = p.capture(NODE.content, p.schema(p.json(), req.jsonSchema, { name: "response" }));
-    body = p.seq(p.space(), p.choice(p.seq(p.literal("```json"), p.space(), answer, p.space(), p.literal("```")), answer), p.space(), p.end());
+    const answer = jsonAnswerValue(p, req.jsonSchema);
+    body = p.seq(p.space(), maybeFenced(p, answer), p.space(), p.end());
   } else if (useTools) {
     const ctx: BuildContext = { p, tools: req.tools, requireCalls: true, parallel: req.parallel, pythonValues: false, pythonTaggedValues: false, toolTrigger: true, cdataStrings: false };
     const values = new ElementValues(p, ctx);
@@ -185,15 +185,12 @@ function build(req: NormalizedRequest): DedicatedBuild {
   } else {
     body = p.capture(NODE.content, p.rest());
   }
-  const root = p.seq(reasoning, body);
-  const strict = grammarBody ?? (req.jsonSchema !== null ? body : undefined);
-  // Without thinking the grammar allows only the lone end marker a turn without reasoning starts with.
-  const grammarReasoning = req.thinking ? reasoning : p.optional(p.literal(THINK_END));
-  const built = dedicatedParser("minimax-m3", p, req, {
-    root,
+  const built = reasoningThenBody("minimax-m3", p, req, {
+    reasoning,
+    // Without thinking the grammar allows only the lone end marker a turn without reasoning starts with.
+    grammarReasoning: req.thinking ? reasoning : p.optional(p.literal(THINK_END)),
     body,
     ...(grammarBody !== undefined ? { grammarBody } : {}),
-    ...(strict !== undefined ? { grammarRoot: p.seq(grammarReasoning, strict) } : {}),
     reasoningEnd: THINK_END,
     reasoningStart: THINK_START,
     useTools,

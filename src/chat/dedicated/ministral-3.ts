@@ -5,10 +5,10 @@
  */
 import type { ChatMessage } from "../../types.js";
 import { PegArena, type PegId } from "../../peg/index.js";
-import { identifierEnd, toolParameters } from "../build-helpers.js";
+import { identifierEnd, toolParameters, jsonAnswerValue, maybeFenced } from "../build-helpers.js";
 import type { NormalizedRequest } from "../request.js";
 import { NODE } from "../tree-names.js";
-import { type DedicatedBuild, type DedicatedHandlerDef, dedicatedParser, sourceHas } from "./handler.js";
+import { type DedicatedBuild, type DedicatedHandlerDef, reasoningThenBody, sourceHas } from "./handler.js";
 
 const THINK = "[THINK]";
 const END_THINK = "[/THINK]";
@@ -21,8 +21,8 @@ function build(req: NormalizedRequest): DedicatedBuild {
   let body: PegId;
   let grammarBody: PegId | undefined;
   if (req.jsonSchema !== null) {
-    const answer = p.rule("response-format", p.capture(NODE.content, p.schema(p.json(), req.jsonSchema, { name: "response" })));
-    body = p.seq(p.space(), p.choice(p.seq(p.literal("```json"), p.space(), answer, p.space(), p.literal("```")), answer), p.space(), p.end());
+    const answer = p.rule("response-format", jsonAnswerValue(p, req.jsonSchema));
+    body = p.seq(p.space(), maybeFenced(p, answer), p.space(), p.end());
   } else if (useTools) {
     const calls = req.tools.map((t, i) =>
       p.rule(
@@ -48,13 +48,10 @@ function build(req: NormalizedRequest): DedicatedBuild {
   } else {
     body = p.capture(NODE.content, p.rest());
   }
-  const root = p.seq(reasoning, body);
-  const strict = grammarBody ?? (req.jsonSchema !== null ? body : undefined);
-  const built = dedicatedParser("ministral-3", p, req, {
-    root,
+  const built = reasoningThenBody("ministral-3", p, req, {
+    reasoning,
     body,
     ...(grammarBody !== undefined ? { grammarBody } : {}),
-    ...(strict !== undefined ? { grammarRoot: req.thinking ? p.seq(reasoning, strict) : strict } : {}),
     reasoningEnd: END_THINK,
     reasoningStart: THINK,
     useTools,

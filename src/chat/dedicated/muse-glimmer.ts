@@ -12,13 +12,13 @@
  * String parameters are raw text, others JSON.
  */
 import { PegArena, type PegId } from "../../peg/index.js";
-import { argumentValue, schemaProperties, toolParameters, type BuildContext } from "../build-helpers.js";
+import { argumentValue, schemaProperties, toolParameters, type BuildContext, jsonAnswerValue } from "../build-helpers.js";
 import type { NormalizedRequest } from "../request.js";
 import { rawOrTyped } from "../raw-union.js";
 import { NODE } from "../tree-names.js";
 import { type DedicatedBuild, type DedicatedHandlerDef, dedicatedParser, sourceHas } from "./handler.js";
-import type { JsonSchema, ToolDefinition } from "../../types.js";
-import { grammarString, orderedArguments } from "./grammar-args.js";
+import type { ToolDefinition } from "../../types.js";
+import { taggedArgsRule } from "./grammar-args.js";
 
 const START = "<|start|>assistant";
 const MESSAGE = "<|message|>";
@@ -30,20 +30,7 @@ const CALL_TRIGGER = "(?:^|<\\|start\\|>assistant)( to=(?!self<\\|message\\|>)(?
 
 /** The grammar of one tool's arguments (a rule, built once): in schema order, typed, bounded. */
 function typedArgs(p: PegArena, parse: BuildContext, t: ToolDefinition, i: number): PegId {
-  const rule = `g-tool-${i}-args`;
-  if (p.ruleNode(rule) !== undefined) return p.ref(rule);
-  const ctx: BuildContext = { ...parse, forGrammar: true };
-  const arg = (key: string, schema: JsonSchema): PegId => {
-    const name = `tool-${i}-arg-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`;
-    const value = rawOrTyped(p, schema, {
-      text: (s) => p.capture(NODE.argString, grammarString(p, s, [PARAM_END], name)),
-      typed: (s) => p.capture(NODE.argJson, argumentValue(ctx, s, name)),
-      stops: null,
-      forGrammar: true,
-    });
-    return p.tag(NODE.toolArg, p.seq(p.literal('<atem:parameter name="'), p.capture(NODE.argName, p.literal(key)), p.literal('">'), value, p.literal(PARAM_END)));
-  };
-  return p.rule(rule, orderedArguments(p, toolParameters(t), arg, p.space()));
+  return taggedArgsRule(p, parse, t, i, PARAM_END, (key, value) => p.seq(p.literal('<atem:parameter name="'), p.capture(NODE.argName, p.literal(key)), p.literal('">'), value, p.literal(PARAM_END)));
 }
 
 /**
@@ -76,7 +63,7 @@ function build(req: NormalizedRequest): DedicatedBuild {
   let last: PegId;
   let grammarBody: PegId | undefined;
   if (req.jsonSchema !== null) {
-    const answer = p.capture(NODE.content, p.schema(p.json(), req.jsonSchema, { name: "response" }));
+    const answer = jsonAnswerValue(p, req.jsonSchema);
     last = p.seq(p.optional(p.literal(" to=user")), p.literal(MESSAGE), p.space(), answer, ending);
   } else {
     const final = p.seq(p.optional(p.literal(" to=user")), p.literal(MESSAGE), p.capture(NODE.content, p.until(EOT, EOM)));

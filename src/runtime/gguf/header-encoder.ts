@@ -2,7 +2,7 @@
  * Serialises GGUF metadata values and tensor infos into a growable little-endian byte buffer,
  * checking each value against its declared type (the boundary where caller data enters the file).
  */
-import { GGUF_VALUE_TYPES, type GgufArray, type GgufValue, type GgufValueType } from "./types.js";
+import { GGUF_TYPED_ARRAYS, GGUF_VALUE_TYPES, type GgufArray, type GgufValue, type GgufValueType, isTypedArrayItemType } from "./types.js";
 
 const INT_RANGES: Partial<Record<GgufValueType, [number, number]>> = {
   uint8: [0, 0xff],
@@ -11,22 +11,6 @@ const INT_RANGES: Partial<Record<GgufValueType, [number, number]>> = {
   int16: [-0x8000, 0x7fff],
   uint32: [0, 0xffffffff],
   int32: [-0x80000000, 0x7fffffff],
-};
-
-/** A typed-array class, as `instanceof` and its `name` use it. */
-type TypedArrayClass = abstract new (...args: never[]) => ArrayBufferView;
-
-const TYPED_ARRAY_OF: Partial<Record<GgufValueType, TypedArrayClass>> = {
-  uint8: Uint8Array,
-  int8: Int8Array,
-  uint16: Uint16Array,
-  int16: Int16Array,
-  uint32: Uint32Array,
-  int32: Int32Array,
-  float32: Float32Array,
-  float64: Float64Array,
-  uint64: BigUint64Array,
-  int64: BigInt64Array,
 };
 
 export class HeaderEncoder {
@@ -152,8 +136,8 @@ export class HeaderEncoder {
   private array(v: GgufArray, where: string): void {
     const items: unknown = v.value;
     this.u32(typeId(v.itemType, where));
-    const typed = TYPED_ARRAY_OF[v.itemType];
-    if (typed) {
+    if (isTypedArrayItemType(v.itemType)) {
+      const typed = GGUF_TYPED_ARRAYS[v.itemType];
       if (!(items instanceof typed)) throw typeError(where, `a ${typed.name} for a ${v.itemType} array`, items);
       const view = items as unknown as Uint8Array;
       this.u64(view.length);

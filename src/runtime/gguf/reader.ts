@@ -10,7 +10,7 @@ import { endianness } from "node:os";
 import { ChunkReader } from "./chunk-reader.js";
 import { GgufError } from "./errors.js";
 import { ggmlTypeTraits } from "./ggml-types.js";
-import { GGUF_VALUE_TYPES, type GgufArray, type GgufFileInfo, type GgufMetadata, type GgufTensorInfo, type GgufTypedArrays, type GgufValue, type GgufValueType } from "./types.js";
+import { GGUF_TYPED_ARRAYS, GGUF_VALUE_TYPES, type GgufArray, type GgufFileInfo, type GgufMetadata, type GgufTensorInfo, type GgufValue, type GgufValueType } from "./types.js";
 
 const GGUF_MAGIC = 0x46554747; // "GGUF" read as a little-endian u32
 const DEFAULT_ALIGNMENT = 32;
@@ -33,19 +33,6 @@ const MIN_ITEM_BYTES: Record<GgufValueType, number> = {
   uint64: 8,
   int64: 8,
   float64: 8,
-};
-
-const TYPED_ARRAY: { [K in keyof GgufTypedArrays]: new (n: number) => GgufTypedArrays[K] } = {
-  uint8: Uint8Array,
-  int8: Int8Array,
-  uint16: Uint16Array,
-  int16: Int16Array,
-  uint32: Uint32Array,
-  int32: Int32Array,
-  float32: Float32Array,
-  float64: Float64Array,
-  uint64: BigUint64Array,
-  int64: BigInt64Array,
 };
 
 /**
@@ -310,7 +297,7 @@ async function readArray(r: ChunkReader, key: string, depth: number): Promise<Gg
       return { type: "array", itemType, value: items };
     }
     default: {
-      const items = new TYPED_ARRAY[itemType](count);
+      const items = new GGUF_TYPED_ARRAYS[itemType](count);
       const bytes = new Uint8Array(items.buffer, items.byteOffset, items.byteLength);
       await r.readInto(bytes, `the items of "${key}"`);
       if (!LITTLE_ENDIAN_HOST) swapBytes(bytes, items.BYTES_PER_ELEMENT);

@@ -33,6 +33,30 @@ export interface GgufTypedArrays {
   int64: BigInt64Array;
 }
 
+/**
+ * The typed-array class of each numeric item type (the reader makes them, the writer checks them).
+ *
+ * @example
+ * new GGUF_TYPED_ARRAYS.float32(4); // Float32Array(4)
+ */
+export const GGUF_TYPED_ARRAYS: { readonly [K in keyof GgufTypedArrays]: new (n: number) => GgufTypedArrays[K] } = {
+  uint8: Uint8Array,
+  int8: Int8Array,
+  uint16: Uint16Array,
+  int16: Int16Array,
+  uint32: Uint32Array,
+  int32: Int32Array,
+  float32: Float32Array,
+  float64: Float64Array,
+  uint64: BigUint64Array,
+  int64: BigInt64Array,
+};
+
+/** Whether arrays of `type` hold a typed array (numeric items) rather than a JS array. */
+export function isTypedArrayItemType(type: GgufValueType): type is keyof GgufTypedArrays {
+  return Object.hasOwn(GGUF_TYPED_ARRAYS, type);
+}
+
 /** An array metadata value: `items` is a typed array, `boolean[]`, `string[]` or nested arrays. */
 export type GgufArray =
   | { [K in keyof GgufTypedArrays]: { type: "array"; itemType: K; value: GgufTypedArrays[K] } }[keyof GgufTypedArrays]
