@@ -390,4 +390,15 @@ std::shared_ptr<const Grammar> Grammar::compile(std::string_view gbnf, std::stri
   return g;
 }
 
+size_t Grammar::memory_bytes() const {
+  size_t b = sizeof(Grammar) + elems.capacity() * sizeof(Elem) + rule_start.capacity() * 4 +
+             class_at.capacity() * 4 + after_class.capacity() * 4;
+  for (const auto& alts : alt_starts) b += sizeof(alts) + alts.capacity() * 4;
+  for (const std::string& name : rule_names) b += sizeof(name) + name.capacity();
+  for (const CharClass& c : classes) {
+    b += sizeof(CharClass) + (c.items.capacity() + c.accepts.capacity()) * sizeof(std::pair<uint32_t, uint32_t>);
+  }
+  return b;
+}
+
 }  // namespace toolwright::grammar
