@@ -50,7 +50,7 @@ class EnginePool {
   size_t idle_bytes() const;
 
   std::atomic<size_t> max_engine_bytes{SIZE_MAX};  // changed by the cache's owner at any time
-  std::function<void()> on_grow;  // set before the pool is shared
+  std::function<void()> on_grow;                   // set before the pool is shared
 
   // Checkouts, in this process, that got a warm engine (all pools; for stats and tests).
   static uint64_t warm_checkouts_total();

@@ -396,7 +396,8 @@ size_t Grammar::memory_bytes() const {
   for (const auto& alts : alt_starts) b += sizeof(alts) + alts.capacity() * 4;
   for (const std::string& name : rule_names) b += sizeof(name) + name.capacity();
   for (const CharClass& c : classes) {
-    b += sizeof(CharClass) + (c.items.capacity() + c.accepts.capacity()) * sizeof(std::pair<uint32_t, uint32_t>);
+    b += sizeof(CharClass) +
+         (c.items.capacity() + c.accepts.capacity()) * sizeof(std::pair<uint32_t, uint32_t>);
   }
   return b;
 }

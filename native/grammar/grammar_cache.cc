@@ -16,7 +16,8 @@ void append_field(std::string& key, std::string_view field) {
 }
 
 // Every field length-prefixed, so no two different specs make the same key.
-std::string make_key(const Vocab* vocab, std::string_view gbnf, std::string_view root, const LazyOptions& lazy) {
+std::string make_key(const Vocab* vocab, std::string_view gbnf, std::string_view root,
+                     const LazyOptions& lazy) {
   std::string key;
   key.reserve(gbnf.size() + root.size() + 64);
   append_field(key, std::to_string(reinterpret_cast<uintptr_t>(vocab)));

@@ -65,7 +65,7 @@ class GrammarCache {
     std::shared_ptr<const CompiledGrammar> entry;
   };
   mutable std::mutex mu_;
-  std::list<Slot> lru_;  // most recently used first
+  std::list<Slot> lru_;                                                    // most recently used first
   std::unordered_map<std::string_view, std::list<Slot>::iterator> index_;  // views into Slot::key
   size_t max_bytes_ = kDefaultMaxBytes;
   uint64_t hits_ = 0, misses_ = 0, evictions_ = 0;

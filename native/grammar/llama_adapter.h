@@ -39,8 +39,8 @@ struct SamplerSpec {
 
 // A llama_sampler running our engine, or nullptr with *error set (grammar error with line,
 // column and rule; or a malformed trigger pattern). The compiled grammar and warm engines come
-// from GrammarCache::global() when the same spec was compiled for this vocabulary before. The sampler's accept throws
-// std::runtime_error for a token the grammar cannot take, as llama.cpp's grammar sampler does.
+// from GrammarCache::global() when the same spec was compiled for this vocabulary before. The sampler's
+// accept throws std::runtime_error for a token the grammar cannot take, as llama.cpp's grammar sampler does.
 llama_sampler* make_llama_sampler(const llama_vocab* vocab, const SamplerSpec& spec, std::string* error);
 
 }  // namespace toolwright::grammar

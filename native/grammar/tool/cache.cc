@@ -1,0 +1,144 @@
+#include "cache.h"
+
+#include <cstdio>
+#include <random>
+#include <thread>
+
+#include "grammar_cache.h"
+#include "llama_adapter.h"
+
+namespace toolwright::grammar::tool {
+
+namespace {
+
+struct Run {
+  bool ok = false;
+  double compile_us = 0, first_mask_us = 0, masks_us = 0;
+  size_t masks = 0;
+  std::vector<uint64_t> hashes;  // one per step: mask hash, or 0 when no mask is active
+};
+
+uint64_t hash_bits(const uint64_t* bits, size_t words) {
+  uint64_t h = 1469598103934665603ull;
+  for (size_t w = 0; w < words; w++) h = (h ^ bits[w]) * 1099511628211ull;
+  return h | 1;  // never 0
+}
+
+// Creates a sampler for `c` and steps through `seq` (or, when empty and `walk` is set, a random
+// walk it records into `seq`), hashing every mask.
+Run run_once(const LoadedVocab& lv, const GrammarCase& c, const CacheOptions& opt,
+             std::vector<llama_token>& seq, bool walk) {
+  Run r;
+  SamplerSpec spec;
+  spec.gbnf = c.gbnf;
+  spec.root = opt.root;
+  if (c.has_lazy) {
+    spec.lazy.lazy = true;
+    spec.lazy.trigger_patterns = c.trigger_patterns;
+    spec.lazy.trigger_tokens = c.trigger_tokens;
+  }
+  std::string error;
+  double t0 = now_us();
+  llama_sampler* s = make_llama_sampler(lv.vocab, spec, &error);
+  r.compile_us = now_us() - t0;
+  if (s == nullptr) return r;
+  const Vocab& v = *lv.engine_vocab;
+  std::mt19937_64 rng(opt.seed);
+  const size_t n = walk ? static_cast<size_t>(opt.walk_steps) : seq.size();
+  for (size_t step = 0; step <= n; step++) {
+    t0 = now_us();
+    const uint64_t* bits = active_mask(s);
+    const double us = now_us() - t0;
+    if (step == 0) r.first_mask_us = us;
+    r.masks_us += us;
+    r.masks++;
+    r.hashes.push_back(bits ? hash_bits(bits, v.n_words()) : 0);
+    if (step == n) break;
+    llama_token tok;
+    if (walk) {
+      std::vector<int32_t> ids;
+      for (size_t w = 0; bits && w < v.n_words(); w++) {
+        for (uint64_t x = bits[w]; x; x &= x - 1) {
+          const auto id = static_cast<int32_t>(w * 64 + static_cast<size_t>(__builtin_ctzll(x)));
+          if (!v.is_eog(id)) ids.push_back(id);
+        }
+      }
+      if (ids.empty()) break;
+      tok = ids[rng() % ids.size()];
+      seq.push_back(tok);
+    } else {
+      tok = seq[step];
+    }
+    try {
+      llama_sampler_accept(s, tok);
+    } catch (const std::exception&) {
+      if (walk) seq.pop_back();
+      break;
+    }
+  }
+  llama_sampler_free(s);  // its engine goes back to the cache's pool
+  r.ok = true;
+  return r;
+}
+
+std::string summary_json(std::vector<double> v) { return json_summary(summarize(std::move(v))); }
+
+}  // namespace
+
+int run_cache(const LoadedVocab& lv, const std::vector<GrammarCase>& cases, const CacheOptions& opt) {
+  GrammarCache& cache = GrammarCache::global();
+  cache.clear();
+  const GrammarCache::Stats start = cache.stats();
+  std::vector<double> cold_compile, warm_compile, cold_first, warm_first, cold_mask, warm_mask;
+  size_t n_cases = 0, n_skipped = 0, n_mismatch = 0, n_thread_mismatch = 0;
+  for (const GrammarCase& c : cases) {
+    std::vector<llama_token> seq;
+    const bool walk = c.texts.empty();
+    if (!walk) seq = tokenize(lv.vocab, c.texts[0]);
+    const Run cold = run_once(lv, c, opt, seq, walk);
+    if (!cold.ok) {
+      n_skipped++;
+      continue;
+    }
+    n_cases++;
+    std::vector<llama_token> replay = seq;
+    const Run warm = run_once(lv, c, opt, replay, false);
+    if (!warm.ok || warm.hashes != cold.hashes) n_mismatch++;
+    cold_compile.push_back(cold.compile_us);
+    warm_compile.push_back(warm.compile_us);
+    cold_first.push_back(cold.first_mask_us);
+    warm_first.push_back(warm.first_mask_us);
+    if (cold.masks) cold_mask.push_back(cold.masks_us / static_cast<double>(cold.masks));
+    if (warm.masks) warm_mask.push_back(warm.masks_us / static_cast<double>(warm.masks));
+    if (opt.threads > 0) {
+      std::vector<Run> runs(static_cast<size_t>(opt.threads));
+      std::vector<std::thread> threads;
+      for (int t = 0; t < opt.threads; t++) {
+        threads.emplace_back([&, t] {
+          std::vector<llama_token> mine = seq;
+          runs[static_cast<size_t>(t)] = run_once(lv, c, opt, mine, false);
+        });
+      }
+      for (std::thread& th : threads) th.join();
+      for (const Run& r : runs) {
+        if (!r.ok || r.hashes != cold.hashes) n_thread_mismatch++;
+      }
+    }
+  }
+  const GrammarCache::Stats end = cache.stats();
+  printf(
+      "{\"cases\":%zu,\"skipped\":%zu,\"mismatches\":%zu,\"thread_mismatches\":%zu,\"hits\":%llu,\"misses\":%"
+      "llu,"
+      "\"warm_engines\":%llu,\"entries\":%zu,\"bytes\":%zu,\"compile_cold_us\":%s,\"compile_warm_us\":%s,"
+      "\"first_mask_cold_us\":%s,\"first_mask_warm_us\":%s,\"mask_cold_us\":%s,\"mask_warm_us\":%s}\n",
+      n_cases, n_skipped, n_mismatch, n_thread_mismatch,
+      static_cast<unsigned long long>(end.hits - start.hits),
+      static_cast<unsigned long long>(end.misses - start.misses),
+      static_cast<unsigned long long>(end.warm_engines - start.warm_engines), end.entries, end.bytes,
+      summary_json(cold_compile).c_str(), summary_json(warm_compile).c_str(),
+      summary_json(cold_first).c_str(), summary_json(warm_first).c_str(), summary_json(cold_mask).c_str(),
+      summary_json(warm_mask).c_str());
+  return n_mismatch == 0 && n_thread_mismatch == 0 ? 0 : 1;
+}
+
+}  // namespace toolwright::grammar::tool

@@ -1,0 +1,24 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common.h"
+
+namespace toolwright::grammar::tool {
+
+struct CacheOptions {
+  std::string root = "root";
+  int walk_steps = 32;  // random-walk length for grammars that come without texts
+  uint64_t seed = 1;
+  int threads = 0;  // also replay every sequence on this many threads at once, from the cache
+};
+
+// Compiled-grammar cache (grammar_cache.h) through make_llama_sampler: per grammar, a cold
+// sampler (cache cleared), then a warm one (cache hit, warm engine) over the same token
+// sequence, and optionally many at once on threads. Masks must be identical at every step.
+// Prints one JSON object (compile and first-mask times cold and warm, cache counters, mask
+// mismatches); returns 0 unless masks differed.
+int run_cache(const LoadedVocab& vocab, const std::vector<GrammarCase>& cases, const CacheOptions& options);
+
+}  // namespace toolwright::grammar::tool
