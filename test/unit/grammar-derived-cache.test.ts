@@ -28,7 +28,14 @@ describe("contentKey", () => {
     ["arrays", [1, "x", null, true], [1, "x", null, true]],
     ["integer-like keys (JS orders them)", { 2: "b", 1: "a" }, { 1: "a", 2: "b" }],
     ["an object without prototype", Object.assign(Object.create(null), { a: 1 }), { a: 1 }],
-    ["a shared subobject seen twice (not a cycle)", (() => { const s = { t: 1 }; return [s, s]; })(), [{ t: 1 }, { t: 1 }]],
+    [
+      "a shared subobject seen twice (not a cycle)",
+      (() => {
+        const s = { t: 1 };
+        return [s, s];
+      })(),
+      [{ t: 1 }, { t: 1 }],
+    ],
   ];
   it.each(SAME)("equal content, equal keys: %s", (_name, a, b) => {
     expect(contentKey(a)).toBeDefined();
@@ -140,7 +147,12 @@ describe("jsonSchemaToGbnf reuses its result for the same content", () => {
 
   it("keeps options apart", () => {
     const schema = uniqueSchema("options") as JsonSchema;
-    const results = [jsonSchemaToGbnf(schema), jsonSchemaToGbnf(schema, { propertyOrder: "schema" }), jsonSchemaToGbnf(schema, { whitespace: "none" }), jsonSchemaToGbnf(schema, { additionalProperties: false })];
+    const results = [
+      jsonSchemaToGbnf(schema),
+      jsonSchemaToGbnf(schema, { propertyOrder: "schema" }),
+      jsonSchemaToGbnf(schema, { whitespace: "none" }),
+      jsonSchemaToGbnf(schema, { additionalProperties: false }),
+    ];
     expect(new Set(results).size).toBe(results.length);
     const before = schemaGbnfCacheStats();
     expect(jsonSchemaToGbnf(schema, { propertyOrder: "schema" })).toBe(results[1]);
