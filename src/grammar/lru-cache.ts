@@ -25,9 +25,11 @@ export class LruCache<V> {
   #hits = 0;
   #misses = 0;
 
+  /** `onEvict` is called with each value dropped to make room (not on clear or replacement). */
   constructor(
     readonly maxEntries: number,
     readonly maxWeight: number,
+    private readonly onEvict?: (value: V) => void,
   ) {
     if (!Number.isInteger(maxEntries) || maxEntries < 0) throw new RangeError(`LruCache: maxEntries must be a non-negative integer, got ${String(maxEntries)}`);
     if (!Number.isFinite(maxWeight) || maxWeight < 0) throw new RangeError(`LruCache: maxWeight must be a non-negative number, got ${String(maxWeight)}`);
@@ -54,13 +56,17 @@ export class LruCache<V> {
       this.#map.delete(key);
       this.#weight -= old.weight;
     }
-    if (w > this.maxWeight || this.maxEntries === 0) return;
+    if (w > this.maxWeight || this.maxEntries === 0) {
+      this.onEvict?.(value);
+      return;
+    }
     this.#map.set(key, { value, weight: w });
     this.#weight += w;
     for (const [k, e] of this.#map) {
       if (this.#map.size <= this.maxEntries && this.#weight <= this.maxWeight) break;
       this.#map.delete(k);
       this.#weight -= e.weight;
+      this.onEvict?.(e.value);
     }
   }
 

@@ -1,7 +1,8 @@
 // Grammars derived from the same inputs are reused: jsonSchemaToGbnf and pegToGbnf keep their
 // results in LRU caches keyed by content (contentKey), so a request that sends the same schema or
 // tools again (in new objects) skips the conversion, and a schema changed after use is converted
-// again. Hits are counted through the caches' stats, never timed.
+// again. Hits are counted through the caches' stats, never timed. The ajv validators of tool
+// arguments and answers are kept by content the same way.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -12,6 +13,8 @@ import { LruCache } from "../../src/grammar/lru-cache.js";
 import type { Relaxation } from "../../src/grammar/schema/schema-error.js";
 import { jsonSchemaToGbnf, schemaGbnfCacheStats } from "../../src/grammar/schema/schema-to-gbnf.js";
 import { pegGbnfCacheStats } from "../../src/peg/peg-gbnf.js";
+import { closedSchema } from "../../src/session/closed-schema.js";
+import { schemaValidator } from "../../src/session/schema-validators.js";
 import { ChatTemplate } from "../../src/template/index.js";
 import type { JsonSchema, ToolDefinition } from "../../src/types.js";
 import { TEMPLATES_DIR } from "../helpers/analysis-oracle.js";
@@ -236,5 +239,45 @@ describe("checkStrictSchema checks by content", () => {
     expect(() => checkStrictSchema(schema as JsonSchema, "tools[0]")).not.toThrow();
     schema.uniqueItems = true;
     expect(() => checkStrictSchema(schema as JsonSchema, "tools[0]")).toThrow(/uniqueItems/);
+  });
+});
+
+describe("argument and answer validators are kept by content", () => {
+  const schema = (): JsonSchema => ({ type: "object", properties: { city: { type: "string" }, days: { type: "integer" } }, required: ["city"] });
+
+  it("the same schema in new objects gets the same compiled validator", () => {
+    const a = schemaValidator(schema());
+    const b = schemaValidator(structuredClone(schema()));
+    expect(typeof a).toBe("function");
+    expect(b).toBe(a);
+  });
+
+  it("a schema changed after use is compiled again", () => {
+    const s = schema() as Record<string, unknown>;
+    const before = schemaValidator(s as JsonSchema) as (x: unknown) => boolean;
+    expect(before({ city: "Paris", days: 2 })).toBe(true);
+    (s.properties as Record<string, unknown>).days = { type: "string" };
+    const after = schemaValidator(s as JsonSchema) as (x: unknown) => boolean;
+    expect(after).not.toBe(before);
+    expect(after({ city: "Paris", days: 2 })).toBe(false);
+    expect(after({ city: "Paris", days: "2" })).toBe(true);
+  });
+
+  it("a strict variant is its own entry (objects closed)", () => {
+    const open = schemaValidator(schema()) as (x: unknown) => boolean;
+    const strict = schemaValidator(schema(), "strict", closedSchema) as (x: unknown) => boolean;
+    expect(strict).not.toBe(open);
+    expect(open({ city: "Paris", extra: 1 })).toBe(true);
+    expect(strict({ city: "Paris", extra: 1 })).toBe(false);
+    expect(schemaValidator(schema(), "strict", closedSchema)).toBe(strict);
+  });
+
+  it("a schema with its own $id, seen twice, still compiles; a broken one gives its error each time", () => {
+    const withId = { $id: "https://example.com/s", type: "string" } as JsonSchema;
+    expect(typeof schemaValidator(withId)).toBe("function");
+    expect(typeof schemaValidator({ ...(withId as object), minLength: 1 } as JsonSchema)).toBe("function");
+    const broken = { type: "object", properties: { a: { $ref: "#/nowhere" } } } as JsonSchema;
+    expect(schemaValidator(broken)).toBeInstanceOf(Error);
+    expect(schemaValidator(structuredClone(broken))).toBeInstanceOf(Error);
   });
 });
