@@ -254,13 +254,13 @@ describe("argument and answer validators are kept by content", () => {
 
   it("a schema changed after use is compiled again", () => {
     const s = schema() as Record<string, unknown>;
-    const before = schemaValidator(s as JsonSchema) as (x: unknown) => boolean;
-    expect(before({ city: "Paris", days: 2 })).toBe(true);
+    const first = schemaValidator(s as JsonSchema) as (x: unknown) => boolean;
+    expect(first({ city: "Paris", days: 2 })).toBe(true);
     (s.properties as Record<string, unknown>).days = { type: "string" };
-    const after = schemaValidator(s as JsonSchema) as (x: unknown) => boolean;
-    expect(after).not.toBe(before);
-    expect(after({ city: "Paris", days: 2 })).toBe(false);
-    expect(after({ city: "Paris", days: "2" })).toBe(true);
+    const changed = schemaValidator(s as JsonSchema) as (x: unknown) => boolean;
+    expect(changed).not.toBe(first);
+    expect(changed({ city: "Paris", days: 2 })).toBe(false);
+    expect(changed({ city: "Paris", days: "2" })).toBe(true);
   });
 
   it("a strict variant is its own entry (objects closed)", () => {
