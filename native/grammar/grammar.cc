@@ -335,7 +335,11 @@ std::shared_ptr<const Grammar> Grammar::compile(std::string_view gbnf, std::stri
 
   auto g = std::make_shared<Grammar>();
   g->root_rule = root_id;
-  g->rule_names = parsed.names;
+  g->rule_names = std::move(parsed.names);  // no failure below needs them
+  size_t total = 3;
+  for (const Rule& r : rules) total += r.size();
+  g->elems.reserve(total);
+  g->rule_start.reserve(rules.size());
   for (const Rule& r : rules) {
     g->rule_start.push_back(static_cast<uint32_t>(g->elems.size()));
     g->elems.insert(g->elems.end(), r.begin(), r.end());

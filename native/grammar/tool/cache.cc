@@ -1,6 +1,8 @@
 #include "cache.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <random>
 #include <thread>
 
@@ -87,11 +89,13 @@ std::string summary_json(std::vector<double> v) { return json_summary(summarize(
 
 int run_cache(const LoadedVocab& lv, const std::vector<GrammarCase>& cases, const CacheOptions& opt) {
   GrammarCache& cache = GrammarCache::global();
-  cache.clear();
   const GrammarCache::Stats start = cache.stats();
   std::vector<double> cold_compile, warm_compile, cold_first, warm_first, cold_mask, warm_mask;
   size_t n_cases = 0, n_skipped = 0, n_mismatch = 0, n_thread_mismatch = 0;
+  std::vector<double> entry_bytes;
+  std::vector<std::pair<double, std::string>> slowest;  // cold compile, grammar
   for (const GrammarCase& c : cases) {
+    cache.clear();  // a grammar met earlier (the same text in two files) must still start cold
     std::vector<llama_token> seq;
     const bool walk = c.texts.empty();
     if (!walk) seq = tokenize(lv.vocab, c.texts[0]);
@@ -103,6 +107,8 @@ int run_cache(const LoadedVocab& lv, const std::vector<GrammarCase>& cases, cons
     n_cases++;
     std::vector<llama_token> replay = seq;
     const Run warm = run_once(lv, c, opt, replay, false);
+    entry_bytes.push_back(static_cast<double>(cache.stats().bytes));
+    slowest.emplace_back(cold.compile_us, c.name);
     if (!warm.ok || warm.hashes != cold.hashes) n_mismatch++;
     cold_compile.push_back(cold.compile_us);
     warm_compile.push_back(warm.compile_us);
@@ -126,15 +132,24 @@ int run_cache(const LoadedVocab& lv, const std::vector<GrammarCase>& cases, cons
     }
   }
   const GrammarCache::Stats end = cache.stats();
+  std::sort(slowest.begin(), slowest.end(), std::greater<>());
+  std::string slow = "[";
+  for (size_t i = 0; i < slowest.size() && i < 5; i++) {
+    char buf[64];
+    snprintf(buf, sizeof buf, "{\"us\":%.1f,\"grammar\":", slowest[i].first);
+    slow += (i ? "," : "") + std::string(buf) + json_str(slowest[i].second) + "}";
+  }
+  slow += "]";
   printf(
       "{\"cases\":%zu,\"skipped\":%zu,\"mismatches\":%zu,\"thread_mismatches\":%zu,\"hits\":%llu,\"misses\":%"
       "llu,"
-      "\"warm_engines\":%llu,\"entries\":%zu,\"bytes\":%zu,\"compile_cold_us\":%s,\"compile_warm_us\":%s,"
+      "\"warm_engines\":%llu,\"entry_bytes\":%s,\"slowest_cold\":%s,\"compile_cold_us\":%s,\"compile_warm_us\":%s,"
       "\"first_mask_cold_us\":%s,\"first_mask_warm_us\":%s,\"mask_cold_us\":%s,\"mask_warm_us\":%s}\n",
       n_cases, n_skipped, n_mismatch, n_thread_mismatch,
       static_cast<unsigned long long>(end.hits - start.hits),
       static_cast<unsigned long long>(end.misses - start.misses),
-      static_cast<unsigned long long>(end.warm_engines - start.warm_engines), end.entries, end.bytes,
+      static_cast<unsigned long long>(end.warm_engines - start.warm_engines), summary_json(entry_bytes).c_str(),
+      slow.c_str(),
       summary_json(cold_compile).c_str(), summary_json(warm_compile).c_str(),
       summary_json(cold_first).c_str(), summary_json(warm_first).c_str(), summary_json(cold_mask).c_str(),
       summary_json(warm_mask).c_str());

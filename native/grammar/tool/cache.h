@@ -15,10 +15,11 @@ struct CacheOptions {
 };
 
 // Compiled-grammar cache (grammar_cache.h) through make_llama_sampler: per grammar, a cold
-// sampler (cache cleared), then a warm one (cache hit, warm engine) over the same token
+// sampler (cache cleared first), then a warm one (cache hit, warm engine) over the same token
 // sequence, and optionally many at once on threads. Masks must be identical at every step.
-// Prints one JSON object (compile and first-mask times cold and warm, cache counters, mask
-// mismatches); returns 0 unless masks differed.
+// Prints one JSON object (compile and first-mask times cold and warm, cache counters, bytes of
+// one entry with its warm engine, the slowest cold compiles, mask mismatches); returns 0 unless
+// masks differed.
 int run_cache(const LoadedVocab& vocab, const std::vector<GrammarCase>& cases, const CacheOptions& options);
 
 }  // namespace toolwright::grammar::tool
