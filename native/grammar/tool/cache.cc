@@ -143,16 +143,16 @@ int run_cache(const LoadedVocab& lv, const std::vector<GrammarCase>& cases, cons
   printf(
       "{\"cases\":%zu,\"skipped\":%zu,\"mismatches\":%zu,\"thread_mismatches\":%zu,\"hits\":%llu,\"misses\":%"
       "llu,"
-      "\"warm_engines\":%llu,\"entry_bytes\":%s,\"slowest_cold\":%s,\"compile_cold_us\":%s,\"compile_warm_us\":%s,"
+      "\"warm_engines\":%llu,\"entry_bytes\":%s,\"slowest_cold\":%s,\"compile_cold_us\":%s,\"compile_warm_"
+      "us\":%s,"
       "\"first_mask_cold_us\":%s,\"first_mask_warm_us\":%s,\"mask_cold_us\":%s,\"mask_warm_us\":%s}\n",
       n_cases, n_skipped, n_mismatch, n_thread_mismatch,
       static_cast<unsigned long long>(end.hits - start.hits),
       static_cast<unsigned long long>(end.misses - start.misses),
-      static_cast<unsigned long long>(end.warm_engines - start.warm_engines), summary_json(entry_bytes).c_str(),
-      slow.c_str(),
-      summary_json(cold_compile).c_str(), summary_json(warm_compile).c_str(),
-      summary_json(cold_first).c_str(), summary_json(warm_first).c_str(), summary_json(cold_mask).c_str(),
-      summary_json(warm_mask).c_str());
+      static_cast<unsigned long long>(end.warm_engines - start.warm_engines),
+      summary_json(entry_bytes).c_str(), slow.c_str(), summary_json(cold_compile).c_str(),
+      summary_json(warm_compile).c_str(), summary_json(cold_first).c_str(), summary_json(warm_first).c_str(),
+      summary_json(cold_mask).c_str(), summary_json(warm_mask).c_str());
   return n_mismatch == 0 && n_thread_mismatch == 0 ? 0 : 1;
 }
 
