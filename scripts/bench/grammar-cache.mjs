@@ -111,8 +111,10 @@ export function printNativeCacheSection(dirs, vocabs = VOCABS) {
       row("first mask", r.first_mask_cold_us, r.first_mask_warm_us),
       row("mean mask of a request", r.mask_cold_us, r.mask_warm_us),
     ]);
+    const kib = (b) => `${(b / 1024).toFixed(0)} KiB`;
     console.log(
-      `cache: ${r.hits} hits, ${r.misses} misses, ${r.warm_engines} warm engines, ${r.entries} entries, ${(r.bytes / 1048576).toFixed(1)} MiB; masks differing cold vs cached: ${r.mismatches}`,
+      `cache: ${r.hits} hits, ${r.misses} misses, ${r.warm_engines} warm engines; one entry with its warm engine p50 ${kib(r.entry_bytes.p50)}, ` +
+        `max ${kib(r.entry_bytes.max)}; masks differing cold vs cached: ${r.mismatches}`,
     );
   }
 }
