@@ -230,4 +230,14 @@ describe("compiled-grammar cache, mask by mask (toolwright-grammar-tool cache)",
     expect(result.hits).toBe(result.cases * 5);
     expect(result.warm_engines).toBeGreaterThanOrEqual(result.cases);
   });
+
+  test("under a budget too small for most grammars, from 4 threads: compiled each time, same masks", async () => {
+    const { code, result } = await runGrammarTool<CacheResult>(["cache", "--vocab", vocabPath("llama-bpe"), "--threads", "4", "--cache-bytes", "20000", GBNF_FIXTURES, LLAMA_GRAMMARS]);
+    expect(result.mismatches).toBe(0);
+    expect(result.thread_mismatches).toBe(0);
+    expect(code).toBe(0);
+    // Grammars over half the budget are not kept: their warm run and threads compile again.
+    expect(result.misses).toBeGreaterThan(result.cases + result.skipped);
+    expect(result.hits + result.misses).toBe(result.cases + result.skipped + result.cases * 5);
+  });
 });

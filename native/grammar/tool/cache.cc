@@ -89,6 +89,7 @@ std::string summary_json(std::vector<double> v) { return json_summary(summarize(
 
 int run_cache(const LoadedVocab& lv, const std::vector<GrammarCase>& cases, const CacheOptions& opt) {
   GrammarCache& cache = GrammarCache::global();
+  if (opt.max_bytes >= 0) cache.set_max_bytes(static_cast<size_t>(opt.max_bytes));
   const GrammarCache::Stats start = cache.stats();
   std::vector<double> cold_compile, warm_compile, cold_first, warm_first, cold_mask, warm_mask;
   size_t n_cases = 0, n_skipped = 0, n_mismatch = 0, n_thread_mismatch = 0;
@@ -140,19 +141,26 @@ int run_cache(const LoadedVocab& lv, const std::vector<GrammarCase>& cases, cons
     slow += (i ? "," : "") + std::string(buf) + json_str(slowest[i].second) + "}";
   }
   slow += "]";
-  printf(
-      "{\"cases\":%zu,\"skipped\":%zu,\"mismatches\":%zu,\"thread_mismatches\":%zu,\"hits\":%llu,\"misses\":%"
-      "llu,"
-      "\"warm_engines\":%llu,\"entry_bytes\":%s,\"slowest_cold\":%s,\"compile_cold_us\":%s,\"compile_warm_"
-      "us\":%s,"
-      "\"first_mask_cold_us\":%s,\"first_mask_warm_us\":%s,\"mask_cold_us\":%s,\"mask_warm_us\":%s}\n",
-      n_cases, n_skipped, n_mismatch, n_thread_mismatch,
-      static_cast<unsigned long long>(end.hits - start.hits),
-      static_cast<unsigned long long>(end.misses - start.misses),
-      static_cast<unsigned long long>(end.warm_engines - start.warm_engines),
-      summary_json(entry_bytes).c_str(), slow.c_str(), summary_json(cold_compile).c_str(),
-      summary_json(warm_compile).c_str(), summary_json(cold_first).c_str(), summary_json(warm_first).c_str(),
-      summary_json(cold_mask).c_str(), summary_json(warm_mask).c_str());
+  auto count = [](const char* name, uint64_t v) {
+    return "\"" + std::string(name) + "\":" + std::to_string(v) + ",";
+  };
+  auto field = [](const char* name, const std::string& json) {
+    return "\"" + std::string(name) + "\":" + json;
+  };
+  std::string out = "{";
+  out += count("cases", n_cases) + count("skipped", n_skipped) + count("mismatches", n_mismatch);
+  out += count("thread_mismatches", n_thread_mismatch) + count("hits", end.hits - start.hits);
+  out += count("misses", end.misses - start.misses) +
+         count("warm_engines", end.warm_engines - start.warm_engines);
+  out += count("evictions", end.evictions - start.evictions);
+  out += field("entry_bytes", summary_json(entry_bytes)) + "," + field("slowest_cold", slow) + ",";
+  out += field("compile_cold_us", summary_json(cold_compile)) + ",";
+  out += field("compile_warm_us", summary_json(warm_compile)) + ",";
+  out += field("first_mask_cold_us", summary_json(cold_first)) + ",";
+  out += field("first_mask_warm_us", summary_json(warm_first)) + ",";
+  out += field("mask_cold_us", summary_json(cold_mask)) + "," +
+         field("mask_warm_us", summary_json(warm_mask)) + "}";
+  printf("%s\n", out.c_str());
   return n_mismatch == 0 && n_thread_mismatch == 0 ? 0 : 1;
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -11,7 +12,8 @@ struct CacheOptions {
   std::string root = "root";
   int walk_steps = 32;  // random-walk length for grammars that come without texts
   uint64_t seed = 1;
-  int threads = 0;  // also replay every sequence on this many threads at once, from the cache
+  int threads = 0;         // also replay every sequence on this many threads at once, from the cache
+  int64_t max_bytes = -1;  // the cache's budget for this run (-1: leave it); small ones evict mid-run
 };
 
 // Compiled-grammar cache (grammar_cache.h) through make_llama_sampler: per grammar, a cold

@@ -12,7 +12,7 @@
 //   P]...
 //         [--trigger-token ID]... [--trigger-word W]... [--reasoning-end S] GRAMMAR
 //       Step one text through a matcher and report every decision.
-//   cache --vocab V.gguf [--walk-steps N] [--seed S] [--threads N] [--root NAME] PATH...
+//   cache --vocab V.gguf [--walk-steps N] [--seed S] [--threads N] [--cache-bytes N] [--root NAME] PATH...
 //       Compiled-grammar cache: cold vs warm compile and first mask, identical masks (also from
 //       N threads at once).
 //   tokenize --vocab V.gguf TEXT...
@@ -117,6 +117,8 @@ int main(int argc, char** argv) {
       b.walk_steps = k.walk_steps = atoi(value().c_str());
     else if (a == "--threads")
       k.threads = atoi(value().c_str());
+    else if (a == "--cache-bytes")
+      k.max_bytes = strtoll(value().c_str(), nullptr, 10);
     else if (a == "--texts")
       b.texts_per_case = atoi(value().c_str());
     else if (a == "--no-reference")
