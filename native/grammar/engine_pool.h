@@ -6,8 +6,8 @@
 // means the same stacks whatever generation built it.
 #pragma once
 
-#include <cstddef>
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>

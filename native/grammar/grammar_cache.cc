@@ -70,7 +70,7 @@ std::shared_ptr<const CompiledGrammar> GrammarCache::get(const std::shared_ptr<c
     return entry;
   }
   pool->on_grow = [this] { trim(); };
-  std::vector<std::shared_ptr<const CompiledGrammar>> dropped;
+  Dropped dropped;
   std::shared_ptr<const CompiledGrammar> result = entry;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -79,13 +79,14 @@ std::shared_ptr<const CompiledGrammar> GrammarCache::get(const std::shared_ptr<c
       // Another thread compiled the same grammar meanwhile: share its entry (and engines).
       lru_.splice(lru_.begin(), lru_, it->second);
       result = it->second->entry;
-      pool->retire();
+      dropped.push_back(entry);
     } else {
       lru_.push_front(Slot{std::move(key), vocab.get(), fixed, entry});
       index_.emplace(std::string_view(lru_.front().key), lru_.begin());
-      dropped = trim_locked();
+      trim_locked(dropped);
     }
   }
+  release(dropped);
   return result;
 }
 
@@ -95,54 +96,68 @@ size_t GrammarCache::total_locked() const {
   return total;
 }
 
-void GrammarCache::erase_locked(std::list<Slot>::iterator it,
-                                std::vector<std::shared_ptr<const CompiledGrammar>>& out) {
-  it->entry->pool->retire();
+void GrammarCache::erase_locked(std::list<Slot>::iterator it, Dropped& out) {
   out.push_back(std::move(it->entry));
   index_.erase(std::string_view(it->key));
   lru_.erase(it);
 }
 
-std::vector<std::shared_ptr<const CompiledGrammar>> GrammarCache::trim_locked() {
-  std::vector<std::shared_ptr<const CompiledGrammar>> dropped;
+void GrammarCache::release(Dropped& dropped) {
+  // An engine given back between the erase and here is dropped by retire() too.
+  for (const auto& entry : dropped) entry->pool->retire();
+  dropped.clear();
+}
+
+void GrammarCache::trim_locked(Dropped& out) {
   size_t total = total_locked();
   while (total > max_bytes_ && !lru_.empty()) {
     auto last = std::prev(lru_.end());
     total -= last->fixed_bytes + last->entry->pool->idle_bytes();
-    erase_locked(last, dropped);
+    erase_locked(last, out);
     evictions_++;
   }
-  return dropped;
 }
 
 void GrammarCache::trim() {
-  std::vector<std::shared_ptr<const CompiledGrammar>> dropped;
-  std::lock_guard<std::mutex> lock(mu_);
-  dropped = trim_locked();
+  Dropped dropped;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    trim_locked(dropped);
+  }
+  release(dropped);
 }
 
 void GrammarCache::forget_vocab(const Vocab* vocab) {
-  std::vector<std::shared_ptr<const CompiledGrammar>> dropped;
-  std::lock_guard<std::mutex> lock(mu_);
-  for (auto it = lru_.begin(); it != lru_.end();) {
-    auto next = std::next(it);
-    if (it->vocab == vocab) erase_locked(it, dropped);
-    it = next;
+  Dropped dropped;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto it = lru_.begin(); it != lru_.end();) {
+      auto next = std::next(it);
+      if (it->vocab == vocab) erase_locked(it, dropped);
+      it = next;
+    }
   }
+  release(dropped);
 }
 
 void GrammarCache::clear() {
-  std::vector<std::shared_ptr<const CompiledGrammar>> dropped;
-  std::lock_guard<std::mutex> lock(mu_);
-  while (!lru_.empty()) erase_locked(lru_.begin(), dropped);
+  Dropped dropped;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    while (!lru_.empty()) erase_locked(lru_.begin(), dropped);
+  }
+  release(dropped);
 }
 
 void GrammarCache::set_max_bytes(size_t max_bytes) {
-  std::vector<std::shared_ptr<const CompiledGrammar>> dropped;
-  std::lock_guard<std::mutex> lock(mu_);
-  max_bytes_ = max_bytes;
-  for (Slot& s : lru_) s.entry->pool->max_engine_bytes = max_bytes / 4;
-  dropped = trim_locked();
+  Dropped dropped;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    max_bytes_ = max_bytes;
+    for (Slot& s : lru_) s.entry->pool->max_engine_bytes = max_bytes / 4;
+    trim_locked(dropped);
+  }
+  release(dropped);
 }
 
 GrammarCache::Stats GrammarCache::stats() const {

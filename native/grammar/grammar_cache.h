@@ -2,8 +2,8 @@
 // text, root rule, lazy trigger spec). An entry holds the immutable Grammar, the trigger
 // watcher with its regexes compiled, and a pool of warm engines (engine_pool.h), so a second
 // request with the same schema skips parsing and compiling and starts with the first one's
-// masks. Bounded by bytes (grammars, keys and idle engines); thread-safe (contexts compile on
-// their own threads, several at once).
+// masks. Bounded by bytes (grammars, keys and idle engines); thread-safe (several threads may
+// compile, hit and give engines back at once; a grammar is compiled outside the lock).
 #pragma once
 
 #include <cstddef>
@@ -15,6 +15,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "engine_pool.h"
 #include "grammar.h"
@@ -70,10 +71,13 @@ class GrammarCache {
   size_t max_bytes_ = kDefaultMaxBytes;
   uint64_t hits_ = 0, misses_ = 0, evictions_ = 0;
 
-  // Evicts least recently used entries until the total fits; returns them to free unlocked.
-  std::vector<std::shared_ptr<const CompiledGrammar>> trim_locked();
+  using Dropped = std::vector<std::shared_ptr<const CompiledGrammar>>;
+  // Evicts least recently used entries until the total fits, into `out`.
+  void trim_locked(Dropped& out);
   size_t total_locked() const;
-  void erase_locked(std::list<Slot>::iterator it, std::vector<std::shared_ptr<const CompiledGrammar>>& out);
+  void erase_locked(std::list<Slot>::iterator it, Dropped& out);
+  // After the lock is released: retires the dropped entries' pools (freeing their engines).
+  static void release(Dropped& dropped);
   void trim();
 };
 
