@@ -118,12 +118,19 @@ int run_cache(const LoadedVocab& lv, const std::vector<GrammarCase>& cases, cons
     if (cold.masks) cold_mask.push_back(cold.masks_us / static_cast<double>(cold.masks));
     if (warm.masks) warm_mask.push_back(warm.masks_us / static_cast<double>(warm.masks));
     if (opt.threads > 0) {
-      std::vector<Run> runs(static_cast<size_t>(opt.threads));
+      // Each thread replays the grammar (a hit) and its own copy with a comment added (a new
+      // entry, compiled while the others hit, give engines back and, under a small budget, evict):
+      // the same grammar, so the same masks.
+      std::vector<Run> runs(static_cast<size_t>(opt.threads) * 2);
       std::vector<std::thread> threads;
       for (int t = 0; t < opt.threads; t++) {
         threads.emplace_back([&, t] {
           std::vector<llama_token> mine = seq;
-          runs[static_cast<size_t>(t)] = run_once(lv, c, opt, mine, false);
+          runs[2 * static_cast<size_t>(t)] = run_once(lv, c, opt, mine, false);
+          GrammarCase variant = c;
+          variant.gbnf += "\n# thread " + std::to_string(t) + "\n";
+          mine = seq;
+          runs[2 * static_cast<size_t>(t) + 1] = run_once(lv, variant, opt, mine, false);
         });
       }
       for (std::thread& th : threads) th.join();

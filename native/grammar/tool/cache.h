@@ -13,6 +13,7 @@ struct CacheOptions {
   int walk_steps = 32;  // random-walk length for grammars that come without texts
   uint64_t seed = 1;
   int threads = 0;         // also replay every sequence on this many threads at once, from the cache
+                           // (and a copy of the grammar with a comment added: a new entry per thread)
   int64_t max_bytes = -1;  // the cache's budget for this run (-1: leave it); small ones evict mid-run
 };
 
