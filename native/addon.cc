@@ -4,6 +4,7 @@
 #include "addon_data.h"
 #include "context.h"
 #include "embedding.h"
+#include "grammar_cache_napi.h"
 #include "grammar_slot.h"
 #include "grammar_toolwright.h"
 #include "llama.h"
@@ -33,6 +34,9 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("systemInfo", Napi::Function::New(env, SystemInfo, "systemInfo"));
   exports.Set("startRpcServer", Napi::Function::New(env, StartRpcServer, "startRpcServer"));
   exports.Set("rpcEndpointsInUse", Napi::Function::New(env, RpcEndpointsInUse, "rpcEndpointsInUse"));
+  exports.Set("grammarCacheStats", Napi::Function::New(env, GrammarCacheStats, "grammarCacheStats"));
+  exports.Set("clearGrammarCache", Napi::Function::New(env, ClearGrammarCache, "clearGrammarCache"));
+  exports.Set("setGrammarCacheLimit", Napi::Function::New(env, SetGrammarCacheLimit, "setGrammarCacheLimit"));
   return exports;
 }
 

@@ -8,6 +8,7 @@
 
 #include "gbnf_parser.h"
 #include "grammar.h"
+#include "grammar_cache.h"
 #include "llama_adapter.h"
 
 namespace toolwright {
@@ -203,6 +204,25 @@ void ForgetToolwrightGrammarVocab(const llama_vocab* vocab) { grammar::forget_ll
 
 const uint64_t* ToolwrightGrammarMask(llama_sampler* grammar) { return grammar::active_mask(grammar); }
 
+ToolwrightGrammarCacheStats GetToolwrightGrammarCacheStats() {
+  const auto s = grammar::GrammarCache::global().stats();
+  ToolwrightGrammarCacheStats out;
+  out.hits = s.hits;
+  out.misses = s.misses;
+  out.evictions = s.evictions;
+  out.warm_engines = s.warm_engines;
+  out.entries = s.entries;
+  out.bytes = s.bytes;
+  out.max_bytes = s.max_bytes;
+  return out;
+}
+
+void ClearToolwrightGrammarCache() { grammar::GrammarCache::global().clear(); }
+
+void SetToolwrightGrammarCacheLimit(uint64_t max_bytes) {
+  grammar::GrammarCache::global().set_max_bytes(static_cast<size_t>(max_bytes));
+}
+
 }  // namespace toolwright
 
 #else
@@ -213,6 +233,9 @@ bool PreflightGrammar(const llama_vocab*, const GrammarSpec&, const std::string&
 }
 void ForgetToolwrightGrammarVocab(const llama_vocab*) {}
 const uint64_t* ToolwrightGrammarMask(llama_sampler*) { return nullptr; }
+ToolwrightGrammarCacheStats GetToolwrightGrammarCacheStats() { return {}; }
+void ClearToolwrightGrammarCache() {}
+void SetToolwrightGrammarCacheLimit(uint64_t) {}
 }  // namespace toolwright
 
 #endif  // TOOLWRIGHT_HAS_GRAMMAR_ENGINE

@@ -31,4 +31,14 @@ const uint64_t* ToolwrightGrammarMask(llama_sampler* grammar);
 // the model is freed. A no-op when the engine is not built in.
 void ForgetToolwrightGrammarVocab(const llama_vocab* vocab);
 
+// The engine's cache of compiled grammars (native/grammar/grammar_cache.h): counts, clearing, and
+// its byte budget (0 turns it off). Zeros and no-ops when the engine is not built in.
+struct ToolwrightGrammarCacheStats {
+  uint64_t hits = 0, misses = 0, evictions = 0, warm_engines = 0;
+  uint64_t entries = 0, bytes = 0, max_bytes = 0;
+};
+ToolwrightGrammarCacheStats GetToolwrightGrammarCacheStats();
+void ClearToolwrightGrammarCache();
+void SetToolwrightGrammarCacheLimit(uint64_t max_bytes);
+
 }  // namespace toolwright

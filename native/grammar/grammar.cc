@@ -335,7 +335,11 @@ std::shared_ptr<const Grammar> Grammar::compile(std::string_view gbnf, std::stri
 
   auto g = std::make_shared<Grammar>();
   g->root_rule = root_id;
-  g->rule_names = parsed.names;
+  g->rule_names = std::move(parsed.names);  // no failure below needs them
+  size_t total = 3;
+  for (const Rule& r : rules) total += r.size();
+  g->elems.reserve(total);
+  g->rule_start.reserve(rules.size());
   for (const Rule& r : rules) {
     g->rule_start.push_back(static_cast<uint32_t>(g->elems.size()));
     g->elems.insert(g->elems.end(), r.begin(), r.end());
@@ -388,6 +392,18 @@ std::shared_ptr<const Grammar> Grammar::compile(std::string_view gbnf, std::stri
     g->class_at[p] = it->second;
   }
   return g;
+}
+
+size_t Grammar::memory_bytes() const {
+  size_t b = sizeof(Grammar) + elems.capacity() * sizeof(Elem) + rule_start.capacity() * 4 +
+             class_at.capacity() * 4 + after_class.capacity() * 4;
+  for (const auto& alts : alt_starts) b += sizeof(alts) + alts.capacity() * 4;
+  for (const std::string& name : rule_names) b += sizeof(name) + name.capacity();
+  for (const CharClass& c : classes) {
+    b += sizeof(CharClass) +
+         (c.items.capacity() + c.accepts.capacity()) * sizeof(std::pair<uint32_t, uint32_t>);
+  }
+  return b;
 }
 
 }  // namespace toolwright::grammar

@@ -71,6 +71,9 @@ class Grammar {
 
   static constexpr uint32_t kNoClass = UINT32_MAX;
 
+  // Approximate heap bytes (for the grammar cache's budget).
+  size_t memory_bytes() const;
+
   bool is_end_of_alt(uint32_t pos) const {
     const ElemType t = elems[pos].type;
     return t == ElemType::End || t == ElemType::Alt;

@@ -6,6 +6,7 @@
 #include <regex>
 #include <stdexcept>
 
+#include "grammar_cache.h"
 #include "matcher.h"
 
 namespace toolwright::grammar {
@@ -105,6 +106,8 @@ std::shared_ptr<const Vocab> vocab_from_llama(const llama_vocab* vocab) {
   auto& cache = vocab_cache();
   auto it = cache.find(vocab);
   if (it != cache.end() && it->second.fingerprint == fp) return it->second.vocab;
+  // A later model at the same address: the earlier one's grammars can never be asked for again.
+  if (it != cache.end()) GrammarCache::global().forget_vocab(it->second.vocab.get());
   const int32_t n = llama_vocab_n_tokens(vocab);
   std::vector<std::string> pieces(static_cast<size_t>(n));
   std::vector<int32_t> eog;
@@ -126,8 +129,15 @@ const uint64_t* active_mask(llama_sampler* smpl) {
 }
 
 void forget_llama_vocab(const llama_vocab* vocab) {
-  std::lock_guard<std::mutex> lock(vocab_cache_mutex());
-  vocab_cache().erase(vocab);
+  std::shared_ptr<const Vocab> dropped;
+  {
+    std::lock_guard<std::mutex> lock(vocab_cache_mutex());
+    auto it = vocab_cache().find(vocab);
+    if (it == vocab_cache().end()) return;
+    dropped = std::move(it->second.vocab);
+    vocab_cache().erase(it);
+  }
+  GrammarCache::global().forget_vocab(dropped.get());
 }
 
 TokenResolver llama_token_resolver(const llama_vocab* vocab) {
@@ -145,17 +155,20 @@ llama_sampler* make_llama_sampler(const llama_vocab* vocab, const SamplerSpec& s
     if (error) *error = "no vocabulary";
     return nullptr;
   }
-  CompileOptions opts;
-  opts.resolve_token = llama_token_resolver(vocab);
-  GrammarError err;
-  auto grammar = Grammar::compile(spec.gbnf, spec.root, opts, err);
-  if (!grammar) {
-    if (error) *error = err.to_string();
-    return nullptr;
-  }
   try {
     auto v = vocab_from_llama(vocab);
-    auto* ctx = new SamplerCtx{Matcher(grammar, v, spec.lazy), std::vector<uint64_t>(v->n_words())};
+    auto compile = [&](std::string* why) -> std::shared_ptr<const Grammar> {
+      CompileOptions opts;
+      opts.resolve_token = llama_token_resolver(vocab);
+      GrammarError err;
+      auto grammar = Grammar::compile(spec.gbnf, spec.root, opts, err);
+      if (!grammar && why) *why = err.to_string();
+      return grammar;
+    };
+    auto compiled = GrammarCache::global().get(v, spec.gbnf, spec.root, spec.lazy, compile, error);
+    if (!compiled) return nullptr;
+    auto* ctx = new SamplerCtx{Matcher(compiled->pool, compiled->lazy, compiled->watcher),
+                               std::vector<uint64_t>(v->n_words())};
     return llama_sampler_init(&g_iface, ctx);
   } catch (const std::regex_error& e) {
     if (error) *error = std::string("invalid trigger pattern: ") + e.what();

@@ -24,7 +24,8 @@ std::shared_ptr<const Vocab> vocab_from_llama(const llama_vocab* vocab);
 // grammar still waiting for its trigger: nothing is masked).
 const uint64_t* active_mask(llama_sampler* smpl);
 
-// Drops the cached view of `vocab` (its model is being freed); grammars still running keep theirs.
+// Drops the cached view of `vocab` and its compiled grammars (grammar_cache.h) (its model is
+// being freed); grammars still running keep theirs.
 void forget_llama_vocab(const llama_vocab* vocab);
 
 // Resolves "<text>" to its single token with llama's tokenizer (special tokens parsed).
@@ -37,8 +38,9 @@ struct SamplerSpec {
 };
 
 // A llama_sampler running our engine, or nullptr with *error set (grammar error with line,
-// column and rule; or a malformed trigger pattern). The sampler's accept throws
-// std::runtime_error for a token the grammar cannot take, as llama.cpp's grammar sampler does.
+// column and rule; or a malformed trigger pattern). The compiled grammar and warm engines come
+// from GrammarCache::global() when the same spec was compiled for this vocabulary before. The sampler's
+// accept throws std::runtime_error for a token the grammar cannot take, as llama.cpp's grammar sampler does.
 llama_sampler* make_llama_sampler(const llama_vocab* vocab, const SamplerSpec& spec, std::string* error);
 
 }  // namespace toolwright::grammar

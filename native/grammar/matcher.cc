@@ -20,8 +20,24 @@ Matcher::Matcher(std::shared_ptr<const Grammar> grammar, std::shared_ptr<const V
   reset();
 }
 
+Matcher::Matcher(std::shared_ptr<EnginePool> pool, LazyOptions lazy, const TriggerWatcher& watcher)
+    : grammar_(pool->grammar()),
+      vocab_(pool->vocab()),
+      lazy_(std::move(lazy)),
+      watcher_(watcher),
+      pool_(std::move(pool)) {
+  Engine e = pool_->checkout();
+  npda_ = std::move(e.npda);
+  masks_ = std::move(e.masks);
+  reset();
+}
+
+Matcher::~Matcher() {
+  if (pool_ && npda_ && masks_) pool_->give_back(Engine{std::move(npda_), std::move(masks_)});
+}
+
 Matcher::Matcher(const Matcher& o)
-    : grammar_(o.grammar_), vocab_(o.vocab_), lazy_(o.lazy_), watcher_(o.watcher_) {
+    : grammar_(o.grammar_), vocab_(o.vocab_), lazy_(o.lazy_), watcher_(o.watcher_), pool_(o.pool_) {
   npda_ = std::make_unique<Npda>(*o.npda_);
   masks_ = std::make_unique<MaskEngine>(*npda_, vocab_);
   state_ = o.state_;

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine_pool.h"
 #include "grammar.h"
 #include "mask.h"
 #include "npda.h"
@@ -21,8 +22,12 @@ class Matcher {
  public:
   // Throws std::regex_error if a trigger pattern is malformed.
   Matcher(std::shared_ptr<const Grammar> grammar, std::shared_ptr<const Vocab> vocab, LazyOptions lazy = {});
+  // Takes its automaton and mask cache from `pool` (warm when an earlier matcher of the same
+  // grammar gave them back) and gives them back when destroyed. `watcher` is built from `lazy`.
+  Matcher(std::shared_ptr<EnginePool> pool, LazyOptions lazy, const TriggerWatcher& watcher);
   Matcher(const Matcher& other);  // independent copy (same grammar/vocab, same position)
   Matcher& operator=(const Matcher&) = delete;
+  ~Matcher();
 
   const Vocab& vocab() const { return *vocab_; }
   size_t mask_words() const { return vocab_->n_words(); }
@@ -48,6 +53,7 @@ class Matcher {
 
   // Exact single-token check (slow path, for tests).
   bool token_allowed(int32_t token);
+  // Counts since the engine was built (a pooled engine's include its earlier matchers').
   const MaskEngine::Stats& stats() const { return masks_->stats(); }
   // Stacks the parser holds at the current position (for profiling).
   uint32_t live_stacks() const { return state_ == Npda::kDead ? 0 : npda_->n_stacks(state_); }
@@ -68,6 +74,7 @@ class Matcher {
   std::shared_ptr<const Vocab> vocab_;
   LazyOptions lazy_;
   TriggerWatcher watcher_;
+  std::shared_ptr<EnginePool> pool_;  // where the engine goes back to, or null
   std::unique_ptr<Npda> npda_;
   std::unique_ptr<MaskEngine> masks_;
   uint32_t state_;

@@ -23,13 +23,15 @@
 //   m.accept(token);                                // false: the grammar cannot take it
 //   m.rollback(n);  m.is_accepting();  m.reset();
 //
-//   // Or as a llama_sampler for a sampler chain:
+//   // Or as a llama_sampler for a sampler chain (compiled grammars and warm engines are reused
+//   // across calls with the same spec and vocabulary: grammar_cache.h):
 //   SamplerSpec spec{gbnf_text, "root", LazyOptions{}};
 //   std::string why;
 //   llama_sampler * s = make_llama_sampler(llama_vocab_ptr, spec, &why);
 #pragma once
 
 #include "grammar.h"        // Grammar, CompileOptions, GrammarError (gbnf_parser.h: TokenResolver)
+#include "grammar_cache.h"  // GrammarCache (what make_llama_sampler reuses), EnginePool
 #include "llama_adapter.h"  // vocab_from_llama, llama_token_resolver, SamplerSpec, make_llama_sampler
 #include "matcher.h"        // Matcher
 #include "trigger.h"        // LazyOptions

@@ -16,12 +16,14 @@
 // The full run (60 schemas, both vocabularies) takes about 10 minutes on 2 cores, almost all of it
 // in llama.cpp's sampler; `--schemas 20` gives the same picture in about 3.5 minutes.
 // Final table: flock /tmp/toolwright-heavy.lock npm run bench:grammar
+// Last, "compile (cached)": the same grammars compiled again from the compiled-grammar cache.
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { sharedDir, sharedPath } from "../lib/shared-dir.mjs";
+import { printNativeCacheSection } from "./grammar-cache.mjs";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const TOOL = process.env.TOOLWRIGHT_GRAMMAR_TOOL ?? join(ROOT, "build", "bin", "toolwright-grammar-tool");
@@ -226,6 +228,12 @@ async function main() {
     if (!opts.json) printTable(v.label, r, source, count); // as each vocabulary finishes
   }
   if (opts.json) console.log(JSON.stringify({ source, count, results }, null, 2));
+  // The compiled-grammar cache on the same grammars (bench:grammar-cache has more).
+  else
+    printNativeCacheSection(
+      dirs,
+      opts.vocabs.map((v) => v.name),
+    );
 }
 
 main().catch((e) => {

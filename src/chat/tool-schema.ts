@@ -4,7 +4,9 @@
  * Schema export (the Standard JSON Schema interface, `~standard.jsonSchema`). And `strict: true`:
  * the schema must convert to a grammar with no relaxation that would accept invalid arguments.
  */
+import { contentKey } from "../grammar/content-key.js";
 import { GbnfBuilder } from "../grammar/gbnf-builder.js";
+import { LruCache } from "../grammar/lru-cache.js";
 import { SchemaError } from "../grammar/schema/schema-error.js";
 import { SchemaConverter } from "../grammar/schema/schema-to-gbnf.js";
 import type { JsonSchema, StandardSchemaLike } from "../types.js";
@@ -128,8 +130,8 @@ export function parametersJsonSchema(value: unknown, where: string): JsonSchema 
   return value as JsonSchema;
 }
 
-/** Schemas already found exact (strict checks run once per schema object). */
-const exact = new WeakSet<object>();
+/** Schemas already found exact, by content (a schema object changed after its check is checked again). */
+const exact = new LruCache<true>(512, 8 * 1024 * 1024);
 
 /**
  * For `strict: true`: the schema must convert to a grammar that accepts only valid instances
@@ -141,7 +143,9 @@ const exact = new WeakSet<object>();
  * // SchemaError: JSON Schema at #, keyword uniqueItems: tools[0] ("f") has strict: true, but ...
  */
 export function checkStrictSchema(schema: JsonSchema, where: string): void {
-  if (typeof schema === "boolean" || exact.has(schema)) return;
+  if (typeof schema === "boolean") return;
+  const key = contentKey(schema);
+  if (key !== undefined && exact.get(key)) return;
   try {
     new SchemaConverter(new GbnfBuilder(), { strict: true, additionalProperties: false, propertyOrder: "schema" }).convert(schema, "strict");
   } catch (e) {
@@ -149,5 +153,5 @@ export function checkStrictSchema(schema: JsonSchema, where: string): void {
     const reason = e.message.slice(`JSON Schema at ${e.pointer}, keyword ${e.keyword}: `.length);
     throw new SchemaError(e.pointer, e.keyword, `${where} has strict: true, but its schema cannot be enforced exactly: ${reason}`);
   }
-  exact.add(schema);
+  if (key !== undefined) exact.set(key, true, 0);
 }

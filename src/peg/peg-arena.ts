@@ -3,6 +3,7 @@
  * gives the notation it stands for.
  */
 import type { CodeRange } from "../grammar/char-set.js";
+import { contentKey } from "../grammar/content-key.js";
 import { RegexSyntaxError } from "../grammar/regex/regex-ast.js";
 import { parseRegex } from "../grammar/regex/regex-parse.js";
 import type { JsonSchema } from "../types.js";
@@ -264,6 +265,17 @@ export class PegArena {
   }
 
   /** Checks that every referenced rule exists; throws RangeError naming the first missing one. */
+  /**
+   * A key of the arena's content (nodes, rules, schemas), for caches of what is derived from it;
+   * undefined when a schema holds something other than plain data.
+   *
+   * @example
+   * const key = arena.contentKey();
+   */
+  contentKey(): string | undefined {
+    return contentKey([this.nodes, [...this.rules], this.jsonValue]);
+  }
+
   validate(): void {
     for (const n of this.nodes) {
       if (n.type === "ref" && !this.rules.has(n.name)) throw new RangeError(`PegArena: rule ${JSON.stringify(n.name)} is referenced but never defined`);

@@ -6,13 +6,16 @@
  * rules (what follows a trigger) and returns the trigger words/patterns that activate it.
  */
 import { type GbnfExpr, EMPTY, alt, any, chars, cls, lit, opt, ref, rep, seq, star } from "../grammar/gbnf-ast.js";
+import { contentKey } from "../grammar/content-key.js";
 import { GbnfBuilder } from "../grammar/gbnf-builder.js";
 import type { GbnfPrintOptions } from "../grammar/gbnf-print.js";
 import { complementDfa, regexToDfa } from "../grammar/regex/automaton.js";
+import { LruCache, type LruCacheStats } from "../grammar/lru-cache.js";
 import { dfaToGbnf } from "../grammar/regex/dfa-gbnf.js";
 import type { RegexNode } from "../grammar/regex/regex-ast.js";
 import { repeatCapped } from "../grammar/schema/json-text.js";
 import { type RawText, rawStringDfa } from "../grammar/schema/raw-string.js";
+import type { Relaxation } from "../grammar/schema/schema-error.js";
 import { SchemaConverter, type SchemaToGbnfOptions } from "../grammar/schema/schema-to-gbnf.js";
 import type { PegArena } from "./peg-arena.js";
 import type { PegId } from "./peg-nodes.js";
@@ -276,6 +279,43 @@ function reachableTriggers(arena: PegArena, root: PegId): PegId[] {
  */
 export function pegToGbnf(arena: PegArena, root: PegId, options: PegGbnfOptions = {}): PegGbnf {
   arena.validate();
+  const { onRelaxation, ...rest } = options;
+  // Keyed by content: a request builds a new arena each time, with the same content when its tools,
+  // schema and template are the same.
+  const arenaKey = arena.contentKey();
+  const extraKey = arenaKey === undefined ? undefined : contentKey([root, rest]);
+  const key = extraKey === undefined ? undefined : `${arenaKey}\u0000${extraKey}`;
+  const hit = key === undefined ? undefined : PEG_GBNF_CACHE.get(key);
+  if (hit !== undefined) {
+    for (const r of hit.relaxations) onRelaxation?.({ ...r });
+    return { grammar: hit.grammar, triggers: hit.triggers.map((t) => ({ ...t })) };
+  }
+  const relaxations: Relaxation[] = [];
+  const record = (r: Relaxation) => {
+    relaxations.push({ ...r });
+    onRelaxation?.(r);
+  };
+  const result = emitGbnf(arena, root, { ...rest, onRelaxation: record });
+  if (key !== undefined) {
+    PEG_GBNF_CACHE.set(key, { grammar: result.grammar, triggers: result.triggers.map((t) => ({ ...t })), relaxations }, result.grammar.length);
+  }
+  return result;
+}
+
+/** pegToGbnf's results by content of (arena, root, options). */
+const PEG_GBNF_CACHE = new LruCache<PegGbnf & { relaxations: Relaxation[] }>(256, 32 * 1024 * 1024);
+
+/**
+ * Counters of pegToGbnf's cache (for tests and benchmarks).
+ *
+ * @example
+ * const { hits, misses } = pegGbnfCacheStats();
+ */
+export function pegGbnfCacheStats(): LruCacheStats {
+  return PEG_GBNF_CACHE.stats();
+}
+
+function emitGbnf(arena: PegArena, root: PegId, options: PegGbnfOptions): PegGbnf {
   const em = new Emitter(arena, options);
   const triggers: GrammarTrigger[] = [];
   let body: GbnfExpr;

@@ -295,6 +295,21 @@ export interface NativeBinding {
    * still running llama.cpp code while the process runs its exit handlers can crash it.
    */
   stopContexts(): void;
+  /** Counters of our grammar engine's compiled-grammar cache (zeros when the engine is not built in). */
+  grammarCacheStats(): NativeGrammarCacheStats;
+  clearGrammarCache(): void;
+  /** Bytes the cache may hold; 0 turns it off. */
+  setGrammarCacheLimit(maxBytes: number): void;
+}
+
+export interface NativeGrammarCacheStats {
+  hits: number;
+  misses: number;
+  evictions: number;
+  warmEngines: number;
+  entries: number;
+  bytes: number;
+  maxBytes: number;
 }
 
 /** Where the addon was looked for, and why each candidate failed (or was passed over). */

@@ -27,5 +27,7 @@ export type { AddonVariant } from "./variants.js";
 export { serveRpc } from "./rpc.js";
 export type { ServeRpcOptions, RpcServer } from "./rpc.js";
 export type { EmbedOptions, Pooling } from "./embedding.js";
+export { grammarCacheStats, clearGrammarCache, setGrammarCacheLimit } from "./grammar-cache.js";
+export type { GrammarCacheStats } from "./grammar-cache.js";
 export { estimateMemory } from "./memory-estimate.js";
 export type { MemoryEstimate, MemoryEstimateOptions } from "./memory-estimate.js";

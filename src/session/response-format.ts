@@ -6,34 +6,14 @@
  * the parsed answer, as the tool runner does for arguments, so the caller learns when the
  * answer does not match.
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
-import { Ajv2020 } from "ajv/dist/2020.js";
+import type { ErrorObject, ValidateFunction } from "ajv";
 import { parametersJsonSchema } from "../chat/tool-schema.js";
 import { ToolwrightError } from "../errors.js";
 import type { AssistantMessage, JsonSchema, ResponseFormat } from "../types.js";
-
-// The same ajv settings as the tool runner's argument check (formats are the grammar's job).
-const AJV_OPTIONS = { strict: false, allErrors: true, validateFormats: false } as const;
-const ajv = new Ajv(AJV_OPTIONS);
-const ajv2020 = new Ajv2020(AJV_OPTIONS);
-/** Compiled validators by schema object (a schema that does not compile is kept as its error). */
-const validators = new WeakMap<object, ValidateFunction | Error>();
+import { schemaValidator } from "./schema-validators.js";
 
 function validatorOf(schema: JsonSchema): ValidateFunction | Error | null {
-  if (schema === true) return null;
-  if (schema === false) return ajv.compile(false);
-  let v = validators.get(schema);
-  if (v === undefined) {
-    try {
-      // A caller's `$id` would clash on the shared instance when seen twice: compile a copy without it.
-      const { $id: _id, $schema, ...rest } = schema as Record<string, unknown>;
-      v = typeof $schema === "string" && /2020-12|2019-09/.test($schema) ? ajv2020.compile(rest) : ajv.compile(rest);
-    } catch (e) {
-      v = e instanceof Error ? e : new Error(String(e));
-    }
-    validators.set(schema, v);
-  }
-  return v;
+  return schemaValidator(schema);
 }
 
 /** Why an answer does not satisfy the request's `responseFormat` (on `ChatResult.responseFormatError`). */

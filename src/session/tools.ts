@@ -4,12 +4,12 @@
  * template can render. Every call that was not executed, and every execute that threw, is also
  * reported to the caller as a {@link ToolCallError}.
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
-import { Ajv2020 } from "ajv/dist/2020.js";
+import type { ErrorObject, ValidateFunction } from "ajv";
 import { type StandardResult, type StandardSchemaLike, isStandardSchema, parametersJsonSchema } from "../chat/tool-schema.js";
 import { ToolwrightError } from "../errors.js";
 import type { JsonSchema, ToolCall, ToolMessage } from "../types.js";
 import { closedSchema } from "./closed-schema.js";
+import { schemaValidator } from "./schema-validators.js";
 import type { ChatTool, ToolCallError } from "./types.js";
 
 function resultText(value: unknown): string {
@@ -22,29 +22,8 @@ function resultText(value: unknown): string {
   }
 }
 
-const AJV_OPTIONS = { strict: false, allErrors: true, validateFormats: false } as const;
-const ajv = new Ajv(AJV_OPTIONS);
-/** Schemas that say they are draft 2020-12 (zod's export does) need that draft's validator. */
-const ajv2020 = new Ajv2020(AJV_OPTIONS);
-/** Compiled validators by schema object and strictness (a schema that does not compile is kept as its error). */
-const validators = { open: new WeakMap<object, ValidateFunction | Error>(), strict: new WeakMap<object, ValidateFunction | Error>() };
-
 function validatorOf(schema: JsonSchema | undefined, strict: boolean): ValidateFunction | Error | null {
-  if (schema === undefined || schema === true) return null;
-  if (schema === false) return ajv.compile(false);
-  const cache = strict ? validators.strict : validators.open;
-  let v = cache.get(schema);
-  if (v === undefined) {
-    try {
-      // A caller's `$id` would clash on the shared instance when seen twice: compile a copy without it.
-      const { $id: _id, $schema, ...rest } = strict ? (closedSchema(schema) as Record<string, unknown>) : schema;
-      v = typeof $schema === "string" && /2020-12|2019-09/.test($schema) ? ajv2020.compile(rest) : ajv.compile(rest);
-    } catch (e) {
-      v = e instanceof Error ? e : new Error(String(e));
-    }
-    cache.set(schema, v);
-  }
-  return v;
+  return strict ? schemaValidator(schema, "strict", closedSchema) : schemaValidator(schema);
 }
 
 function describeErrors(errors: readonly ErrorObject[]): string {

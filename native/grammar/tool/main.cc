@@ -12,6 +12,9 @@
 //   P]...
 //         [--trigger-token ID]... [--trigger-word W]... [--reasoning-end S] GRAMMAR
 //       Step one text through a matcher and report every decision.
+//   cache --vocab V.gguf [--walk-steps N] [--seed S] [--threads N] [--cache-bytes N] [--root NAME] PATH...
+//       Compiled-grammar cache: cold vs warm compile and first mask, identical masks (also from
+//       N threads at once).
 //   tokenize --vocab V.gguf TEXT...
 //       Token ids of each text, special tokens parsed (as the runtime resolves trigger tokens).
 //
@@ -24,6 +27,7 @@
 #include <vector>
 
 #include "bench.h"
+#include "cache.h"
 #include "common.h"
 #include "diff.h"
 #include "inspect.h"
@@ -36,10 +40,11 @@ namespace {
 void quiet_log(ggml_log_level, const char*, void*) {}
 
 int usage(const std::string& why) {
-  fprintf(stderr,
-          "toolwright-grammar-tool: %s\nusage: toolwright-grammar-tool diff|bench|check|trace [options] "
-          "PATH...\n",
-          why.c_str());
+  fprintf(
+      stderr,
+      "toolwright-grammar-tool: %s\nusage: toolwright-grammar-tool diff|bench|cache|check|trace [options] "
+      "PATH...\n",
+      why.c_str());
   return 2;
 }
 
@@ -48,7 +53,8 @@ int usage(const std::string& why) {
 int main(int argc, char** argv) {
   if (argc < 2) return usage("missing mode");
   const std::string mode = argv[1];
-  if (mode != "diff" && mode != "bench" && mode != "check" && mode != "trace" && mode != "tokenize") {
+  if (mode != "diff" && mode != "bench" && mode != "check" && mode != "trace" && mode != "tokenize" &&
+      mode != "cache") {
     return usage("unknown mode '" + mode + "'");
   }
   std::string vocab_path, root = "root";
@@ -56,6 +62,7 @@ int main(int argc, char** argv) {
   DiffOptions d;
   BenchOptions b;
   TraceOptions t;
+  CacheOptions k;
   for (int i = 2; i < argc; i++) {
     const std::string a = argv[i];
     auto value = [&]() -> std::string {
@@ -72,7 +79,7 @@ int main(int argc, char** argv) {
     else if (a == "--steps")
       d.max_steps = atoi(value().c_str());
     else if (a == "--seed")
-      d.seed = b.seed = strtoull(value().c_str(), nullptr, 10);
+      d.seed = b.seed = k.seed = strtoull(value().c_str(), nullptr, 10);
     else if (a == "--max-seconds")
       d.max_seconds = b.max_seconds = atof(value().c_str());
     else if (a == "--root")
@@ -107,7 +114,11 @@ int main(int argc, char** argv) {
     else if (a == "--rollback")
       t.rollback = atoi(value().c_str());
     else if (a == "--walk-steps")
-      b.walk_steps = atoi(value().c_str());
+      b.walk_steps = k.walk_steps = atoi(value().c_str());
+    else if (a == "--threads")
+      k.threads = atoi(value().c_str());
+    else if (a == "--cache-bytes")
+      k.max_bytes = strtoll(value().c_str(), nullptr, 10);
     else if (a == "--texts")
       b.texts_per_case = atoi(value().c_str());
     else if (a == "--no-reference")
@@ -119,7 +130,7 @@ int main(int argc, char** argv) {
     else
       paths.push_back(a);
   }
-  d.root = b.root = t.root = root;
+  d.root = b.root = t.root = k.root = root;
   // Any trigger makes the traced grammar lazy.
   t.lazy.lazy = t.lazy.lazy || !t.lazy.trigger_patterns.empty() || !t.lazy.trigger_tokens.empty() ||
                 !t.lazy.trigger_words.empty() || !t.lazy.reasoning_end.empty();
@@ -153,6 +164,8 @@ int main(int argc, char** argv) {
     rc = run_diff(lv, cases, d);
   } else if (mode == "bench") {
     rc = run_bench(lv, vocab_path.substr(vocab_path.find_last_of('/') + 1), cases, b);
+  } else if (mode == "cache") {
+    rc = run_cache(lv, cases, k);
   } else if (mode == "check") {
     rc = run_check(lv.vocab, cases, root);
   } else {

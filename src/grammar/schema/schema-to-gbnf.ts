@@ -24,6 +24,8 @@ export type { PropertyOrder } from "./schema-containers.js";
 /** propertyOrder of {@link jsonSchemaToGbnf} when none is given: JSON Schema's meaning (any order). */
 export const DEFAULT_PROPERTY_ORDER: PropertyOrder = "any";
 import { SchemaDocument, type SchemaLocation } from "./schema-document.js";
+import { contentKey } from "../content-key.js";
+import { LruCache, type LruCacheStats } from "../lru-cache.js";
 import { RELAXATIONS, RESTRICTION_KINDS, type Relaxation, type RelaxationKind, SchemaError } from "./schema-error.js";
 import { ALL_TYPES, type Norm, type TypeName, cloneNorm, emptyNorm, isPureRef, jsonEqual, mergeInto } from "./schema-normalize.js";
 import { integerExpr, numberExpr, stringExpr } from "./schema-scalars.js";
@@ -434,8 +436,36 @@ function valueAllowed(n: Norm, v: unknown): boolean {
  * // root ::= "{" ws root-city-kv ... "}"
  */
 export function jsonSchemaToGbnf(schema: JsonSchema, options: SchemaToGbnfOptions & GbnfPrintOptions = {}): string {
+  const { onRelaxation, ...rest } = options;
+  // Keyed by content when the call is, so a schema changed after a call is converted again.
+  const key = contentKey([schema, rest]);
+  const hit = key === undefined ? undefined : SCHEMA_GBNF_CACHE.get(key);
+  if (hit !== undefined) {
+    for (const r of hit.relaxations) onRelaxation?.({ ...r });
+    return hit.gbnf;
+  }
+  const relaxations: Relaxation[] = [];
+  const record = (r: Relaxation) => {
+    relaxations.push({ ...r });
+    onRelaxation?.(r);
+  };
   const builder = new GbnfBuilder();
-  const name = new SchemaConverter(builder, options).convert(schema, "root");
+  const name = new SchemaConverter(builder, { ...rest, onRelaxation: record }).convert(schema, "root");
   if (name !== "root") builder.define("root", ref(name));
-  return builder.toString(options);
+  const gbnf = builder.toString(options);
+  if (key !== undefined) SCHEMA_GBNF_CACHE.set(key, { gbnf, relaxations }, gbnf.length);
+  return gbnf;
+}
+
+/** jsonSchemaToGbnf's results by content of (schema, options): requests repeat their schemas. */
+const SCHEMA_GBNF_CACHE = new LruCache<{ gbnf: string; relaxations: Relaxation[] }>(256, 16 * 1024 * 1024);
+
+/**
+ * Counters of jsonSchemaToGbnf's cache (for tests and benchmarks).
+ *
+ * @example
+ * const { hits, misses } = schemaGbnfCacheStats();
+ */
+export function schemaGbnfCacheStats(): LruCacheStats {
+  return SCHEMA_GBNF_CACHE.stats();
 }

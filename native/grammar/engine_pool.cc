@@ -1,0 +1,77 @@
+#include "engine_pool.h"
+
+#include <algorithm>
+#include <atomic>
+
+namespace toolwright::grammar {
+
+namespace {
+// MaskEngine's own per-matcher mask budget (mask.cc): what its cache can hold at most.
+constexpr size_t kMaskCacheCeiling = 64u << 20;
+// Plans, slices' scratch and maps an engine keeps beyond its masks.
+constexpr size_t kEngineOverhead = 16u << 10;
+std::atomic<uint64_t> g_warm_checkouts{0};
+}  // namespace
+
+size_t Engine::memory_bytes(size_t mask_words) const {
+  // Each mask computed (not served from the cache) was stored once: dense at most.
+  const MaskEngine::Stats& s = masks->stats();
+  const uint64_t stored = s.masks > s.cache_hits ? s.masks - s.cache_hits : 0;
+  const uint64_t mask_bytes = std::min<uint64_t>(stored * (mask_words * 8 + 64), kMaskCacheCeiling);
+  return npda->memory_bytes() + static_cast<size_t>(mask_bytes) + kEngineOverhead;
+}
+
+EnginePool::EnginePool(std::shared_ptr<const Grammar> grammar, std::shared_ptr<const Vocab> vocab)
+    : grammar_(std::move(grammar)), vocab_(std::move(vocab)) {}
+
+Engine EnginePool::checkout() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!idle_.empty()) {
+      Engine e = std::move(idle_.back());
+      idle_.pop_back();
+      idle_bytes_ -= idle_sizes_.back();
+      idle_sizes_.pop_back();
+      g_warm_checkouts.fetch_add(1, std::memory_order_relaxed);
+      return e;
+    }
+  }
+  Engine e;
+  e.npda = std::make_unique<Npda>(grammar_);
+  e.masks = std::make_unique<MaskEngine>(*e.npda, vocab_);
+  return e;
+}
+
+void EnginePool::give_back(Engine engine) {
+  if (!engine.npda || !engine.masks) return;
+  const size_t bytes = engine.memory_bytes(vocab_->n_words());
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (retired_ || idle_.size() >= kMaxIdle || bytes > max_engine_bytes) return;  // dropped on return
+    idle_.push_back(std::move(engine));
+    idle_sizes_.push_back(bytes);
+    idle_bytes_ += bytes;
+  }
+  if (on_grow) on_grow();
+}
+
+void EnginePool::retire() {
+  std::vector<Engine> dropped;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    retired_ = true;
+    dropped.swap(idle_);
+    idle_sizes_.clear();
+    idle_bytes_ = 0;
+  }
+  // Engines are freed here, outside the lock.
+}
+
+size_t EnginePool::idle_bytes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return idle_bytes_;
+}
+
+uint64_t EnginePool::warm_checkouts_total() { return g_warm_checkouts.load(std::memory_order_relaxed); }
+
+}  // namespace toolwright::grammar
