@@ -76,8 +76,16 @@ class MaskEngine {
   static constexpr uint64_t kSliceMinSpan = 16;
   // A narrower first class is handled by cutting up to this many code points out of a common slice.
   static constexpr size_t kMaxCutChars = 16;
+  // A state looping as a whole on fewer code points than this may still be split into stacks.
+  static constexpr uint64_t kNarrowGroupSpan = 256;
+  // A group that narrow is explored again keeping only members that accept at least this many
+  // code points (a `%XX` escape's hex state joins a URL path's loop and narrows it to hex).
+  static constexpr uint64_t kBroadMemberSpan = 48;
   // A class looped on through several states: at most this many states.
   static constexpr size_t kMaxGroupStates = 256;
+  // ... reached within this many characters (tries of excluded keys are a few dozen deep; a
+  // bounded repetition is a chain as long as its bound).
+  static constexpr uint32_t kMaxGroupLevels = 64;
   FlatMap64 plan_of_;  // state -> index into plans_
   // group_plan(): state -> epoch it joined the group being explored (groups reach hundreds).
   std::vector<uint32_t> group_mark_;
@@ -115,14 +123,19 @@ class MaskEngine {
   bool try_slice(uint32_t node, uint32_t state, uint64_t* out);
   const Plan& plan(uint32_t state);
   uint32_t broadest_class(uint32_t state, std::vector<std::pair<uint32_t, uint32_t>>& set);
-  bool group_plan(uint32_t state, Plan& pl);
+  bool group_plan(uint32_t state, Plan& pl, uint64_t min_member_span = kSliceMinSpan);
   bool group_ranges(uint32_t state, const std::vector<std::pair<uint32_t, uint32_t>>& first,
                     const std::vector<std::pair<uint32_t, uint32_t>>& set, Plan& pl);
-  bool loopable(uint32_t s, Plan& pl, bool looping);
+  bool loopable(uint32_t s, Plan& pl, bool looping, uint64_t min_member_span);
+  uint64_t live_span_upto(uint32_t state, uint64_t cap);
+  uint64_t set_span(uint32_t set_id);
   uint64_t live_span(uint32_t state);
+  // Per state: live_span() known / at least kSliceMinSpan, and met in a group that grew too big.
+  std::vector<uint8_t> broad_memo_;
+  static constexpr uint8_t kSpanKnown = 1, kSpanBroad = 2, kTooBig = 4;
   bool apply_group(const Plan& pl, const Slice& s, uint32_t node, uint32_t state, uint64_t* out,
                    const std::vector<std::pair<uint32_t, uint32_t>>& cut);
-  void clear_cut(const Plan& pl, const std::vector<std::pair<uint32_t, uint32_t>>& cut, uint64_t* out);
+  void clear_cut(const Slice& s, const std::vector<std::pair<uint32_t, uint32_t>>& cut, uint64_t* out);
   void expand_ranges(uint32_t node, uint32_t state, uint64_t* out,
                      const std::pair<uint32_t, uint32_t>* ranges, uint32_t n_ranges);
   std::vector<std::pair<uint32_t, uint64_t>> spans_;

@@ -78,31 +78,60 @@ void subtract(Intervals& v, uint32_t lo, uint32_t hi) {
 // Code points the state accepts (with a live successor or not: no successor is computed),
 // counted up to kSliceMinSpan: callers only ask whether a slice could pay off.
 uint64_t MaskEngine::live_span(uint32_t state) {
+  // Memoised: group exploration asks about the same dead-end states once per group member.
+  if (state < broad_memo_.size() && (broad_memo_[state] & kSpanKnown))
+    return (broad_memo_[state] & kSpanBroad) ? kSliceMinSpan : 0;
   Npda::Partition& p = npda_.partition(state);
   uint64_t live = 0;
   for (uint32_t j = 0; j < p.breaks.size() && live < kSliceMinSpan; j++) {
     if (npda_.any_class_matches(state, p.breaks[j]))
       live += static_cast<uint64_t>(p.seg_end(j)) - p.breaks[j] + 1;
   }
+  if (broad_memo_.size() <= state) broad_memo_.resize(static_cast<size_t>(state) * 2 + 64, 0);
+  broad_memo_[state] |= kSpanKnown | (live >= kSliceMinSpan ? kSpanBroad : 0);
   return live;
 }
 
 // Is `s` a state a class can loop through? Dead, waiting on a token, narrow (an escape, after
 // a closing quote), or finished with the frames a truncated state knows (its real successor
 // depends on the context) are not: those characters are handled exactly instead.
-bool MaskEngine::loopable(uint32_t s, Plan& pl, bool looping) {
+bool MaskEngine::loopable(uint32_t s, Plan& pl, bool looping, uint64_t min_member_span) {
   // Finishing the frames on the first character (a closing quote) is normal; inside the loop
   // it means the truncated state's answer may differ from the real one's.
   if (looping && npda_.exposed(s)) pl.context_free = false;
-  return s != Npda::kDead && !npda_.has_token_tops(s) && !npda_.exposed(s) && live_span(s) >= kSliceMinSpan;
+  return s != Npda::kDead && !npda_.has_token_tops(s) && !npda_.exposed(s) && live_span(s) >= kSliceMinSpan &&
+         (min_member_span <= kSliceMinSpan || live_span_upto(s, min_member_span) >= min_member_span);
+}
+
+// Code points the state accepts, counted up to `cap`.
+uint64_t MaskEngine::live_span_upto(uint32_t state, uint64_t cap) {
+  Npda::Partition& p = npda_.partition(state);
+  uint64_t live = 0;
+  for (uint32_t j = 0; j < p.breaks.size() && live < cap; j++) {
+    if (npda_.any_class_matches(state, p.breaks[j]))
+      live += static_cast<uint64_t>(p.seg_end(j)) - p.breaks[j] + 1;
+  }
+  return live;
+}
+
+uint64_t MaskEngine::set_span(uint32_t set_id) {
+  uint64_t n = 0;
+  for (const auto& [lo, hi] : vocab_->slices().set(set_id).intervals) n += static_cast<uint64_t>(hi) - lo + 1;
+  return n;
 }
 
 // First characters S0 (those leading from the state to a loopable state) and a set U such that
 // every character of U takes every state of the group G (the states reached so) to a state of
 // G: then every token of one S0 character followed by U characters is allowed.
-bool MaskEngine::group_plan(uint32_t state, Plan& pl) {
+bool MaskEngine::group_plan(uint32_t state, Plan& pl, uint64_t min_member_span) {
+  // A state met inside a group that outgrew kMaxGroupStates would grow the same way (a bounded
+  // repetition `x{1,1024}` is a chain of a thousand states, one per count): give up at once
+  // rather than explore hundreds of states again at every position of the chain.
+  if (state < broad_memo_.size() && (broad_memo_[state] & kTooBig)) return false;
   Intervals first;
-  std::vector<uint32_t> group, todo;
+  // Explored breadth first (`group` is the queue); level[i] = characters from the state to group[i].
+  std::vector<uint32_t> group, level;
+  uint32_t joined_level = 1;
   if (++group_epoch_ == 0) {
     std::fill(group_mark_.begin(), group_mark_.end(), 0u);
     group_epoch_ = 1;
@@ -113,13 +142,13 @@ bool MaskEngine::group_plan(uint32_t state, Plan& pl) {
     if (s >= group_mark_.size()) group_mark_.resize(static_cast<size_t>(s) * 2 + 64, 0u);
     group_mark_[s] = group_epoch_;
     group.push_back(s);
-    todo.push_back(s);
+    level.push_back(joined_level);
   };
   {
     Npda::Partition& p = npda_.partition(state);
     for (uint32_t j = 0; j < p.breaks.size(); j++) {
       const uint32_t s = npda_.successor_in(p, state, j);
-      if (!loopable(s, pl, false)) continue;
+      if (!loopable(s, pl, false, min_member_span)) continue;
       if (!first.empty() && first.back().second != UINT32_MAX && first.back().second + 1 == p.breaks[j]) {
         first.back().second = p.seg_end(j);
       } else {
@@ -131,21 +160,28 @@ bool MaskEngine::group_plan(uint32_t state, Plan& pl) {
   if (span_of(first) < kSliceMinSpan) return false;
   Intervals set{{0, UINT32_MAX}};
   Intervals drop;
-  while (!todo.empty()) {
-    const uint32_t x = todo.back();
-    todo.pop_back();
+  uint32_t max_level = 1;
+  for (size_t qi = 0; qi < group.size(); qi++) {
+    const uint32_t x = group[qi];
+    joined_level = level[qi] + 1;
     Npda::Partition& p = npda_.partition(x);
     drop.clear();
     for (const auto& [lo, hi] : set) {
       for (uint32_t j = Npda::segment_of(p, lo); j < p.breaks.size() && p.breaks[j] <= hi; j++) {
         const uint32_t s = npda_.successor_in(p, x, j);
         if (in_group(s)) continue;
-        if (!loopable(s, pl, true)) {
+        if (!loopable(s, pl, true, min_member_span)) {
           drop.emplace_back(std::max(lo, p.breaks[j]), std::min(hi, p.seg_end(j)));
           continue;
         }
-        // Truncated states are planned once per grammar position: allow them a larger group.
-        if (group.size() >= kMaxGroupStates) return false;
+        max_level = std::max(max_level, joined_level);
+        if (group.size() >= kMaxGroupStates || joined_level > kMaxGroupLevels) {
+          for (const uint32_t g : group) {
+            if (broad_memo_.size() <= g) broad_memo_.resize(static_cast<size_t>(g) * 2 + 64, 0);
+            broad_memo_[g] |= kTooBig;
+          }
+          return false;
+        }
         join(s);
       }
     }
@@ -222,7 +258,14 @@ const MaskEngine::Plan& MaskEngine::plan(uint32_t state) {
       }
     }
   }
-  if (!grouped) grouped = group_plan(state, pl);
+  if (!grouped) {
+    grouped = group_plan(state, pl);
+    if (grouped && set_span(pl.rest_set) < kNarrowGroupSpan) {
+      Plan wide;
+      if (group_plan(state, wide, kBroadMemberSpan) && set_span(wide.rest_set) > set_span(pl.rest_set))
+        pl = wide;
+    }
+  }
   if (grouped) {
     const auto idx = static_cast<uint32_t>(plans_.size());
     plans_.push_back(pl);

@@ -63,7 +63,7 @@ bool MaskEngine::try_slice(uint32_t node, uint32_t state, uint64_t* out) {
     const uint32_t end = s.depth_end[std::min(k, s.max_depth)];
     for (uint32_t i = 0; i < end; i++) set_bit(out, s.tokens[i]);
   }
-  clear_cut(pl, cut, out);
+  clear_cut(s, cut, out);
   // Tokens that end inside a character after class characters.
   uint32_t last_state = Npda::kDead;
   PartialUtf8 last_partial{0, -2};
@@ -103,15 +103,23 @@ bool MaskEngine::try_slice(uint32_t node, uint32_t state, uint64_t* out) {
 }
 
 // Nothing else can have set bits below a cut child yet (the walk reaches them only through it):
-// take back the bits the shared slice set there.
-void MaskEngine::clear_cut(const Plan& pl, const std::vector<std::pair<uint32_t, uint32_t>>& cut,
+// take back the bits the shared slice set there, i.e. its tokens in the cut child's subtree (one
+// contiguous range of the prefix tree's tokens; no slice is built below the child).
+void MaskEngine::clear_cut(const Slice& s, const std::vector<std::pair<uint32_t, uint32_t>>& cut,
                            uint64_t* out) {
+  const Vocab& v = *vocab_;
   for (const auto& [c, e] : cut) {
-    const Vocab::Node& cn = vocab_->nodes()[c];
-    for (uint32_t i = cn.tok_begin; i < cn.tok_own_end; i++) clear_bit(out, vocab_->tokens()[i]);
-    const auto below = vocab_->slices().get(pl.rest_set, pl.rest_set, c);
-    if (below) {
-      for (int32_t t : below->tokens) clear_bit(out, t);
+    const uint32_t t_begin = v.nodes()[c].tok_begin, t_end = v.tok_range_end(e);
+    if (!s.all_bits.empty()) {
+      for (uint32_t i = t_begin; i < t_end; i++) {
+        const int32_t t = v.tokens()[i];
+        out[t >> 6] &= ~(s.all_bits[t >> 6] & (1ull << (t & 63)));
+      }
+    } else {
+      for (const int32_t t : s.tokens) {
+        const uint32_t n = v.token_node(t);
+        if (n >= c && n < e) clear_bit(out, t);
+      }
     }
   }
 }
@@ -126,7 +134,7 @@ bool MaskEngine::apply_group(const Plan& pl, const Slice& s, uint32_t node, uint
   } else {
     for (int32_t t : s.tokens) set_bit(out, t);
   }
-  clear_cut(pl, cut, out);
+  clear_cut(s, cut, out);
   // Cut first characters are walked by range (or dead): their skeleton is skipped.
   const CodeSet* first = cut.empty() ? nullptr : &vocab_->slices().set(pl.first_set);
   std::vector<uint32_t> st(s.skel_parent.size());  // local: nested slices run inside this one

@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -110,6 +111,14 @@ class SliceRegistry {
   static std::vector<std::pair<uint32_t, uint32_t>> json_string_chars();
   static std::vector<std::pair<uint32_t, uint32_t>> json_string_chars_with_del();
 
+  // For tests: builds the slice below `node` by every construction (edge index, forward scan,
+  // reference descent) and compares them; "" when all agree, else what differs.
+  struct SelfCheckTimes {
+    double walk_us, scan_us, exclusion_us;
+  };
+  std::string self_check(uint32_t first_set, uint32_t rest_set, uint32_t node,
+                         SelfCheckTimes* times = nullptr);
+
   // Slices built so far (walks of the prefix tree or derivations; for profiling).
   uint64_t builds() {
     std::lock_guard<std::mutex> lock(mu_);
@@ -137,10 +146,22 @@ class SliceRegistry {
     std::vector<Slice::SkelExit> skel_exits;
   };
   std::shared_ptr<const Slice> get_locked(uint32_t first_set, uint32_t rest_set, uint32_t node);
-  std::shared_ptr<const Slice> build(const CodeSet& first, const CodeSet& rest, uint32_t node) const;
+  std::shared_ptr<const Slice> build(const CodeSet& first, const CodeSet& rest, uint32_t node);
+  std::shared_ptr<const Slice> build_by_exclusion(const CodeSet& first, const CodeSet& rest, uint32_t node);
+  std::shared_ptr<const Slice> build_by_scan(const CodeSet& first, const CodeSet& rest, uint32_t node);
+  std::shared_ptr<const Slice> build_by_walk(const CodeSet& first, const CodeSet& rest, uint32_t node) const;
+  template <typename F>
+  void for_each_gap(const CodeSet& set, F&& f) const;
+  void start_marks();
+  void mark_path(uint32_t x, uint32_t root, const uint32_t* parent, std::vector<uint32_t>& skel);
+  // build(): node -> epoch it joined the skeleton, and its index there.
+  std::vector<uint32_t> mark_;
+  std::vector<int32_t> skel_index_;
+  uint32_t mark_epoch_ = 0;
   std::shared_ptr<const Slice> derive(const Slice& base, const CodeSet& first, const CodeSet& rest,
                                       uint32_t node) const;
   std::shared_ptr<const Slice> finish(Parts parts) const;
+  std::shared_ptr<const Slice> finish_skeleton(Parts parts, std::vector<uint32_t> skel, uint32_t root);
   static bool is_subset(const CodeSet& a, const CodeSet& b);
 };
 

@@ -12,6 +12,8 @@
 //   P]...
 //         [--trigger-token ID]... [--trigger-word W]... [--reasoning-end S] GRAMMAR
 //       Step one text through a matcher and report every decision.
+//   slices --vocab V.gguf
+//       Class slices built by every construction for a table of classes must agree.
 //   tokenize --vocab V.gguf TEXT...
 //       Token ids of each text, special tokens parsed (as the runtime resolves trigger tokens).
 //
@@ -27,6 +29,7 @@
 #include "common.h"
 #include "diff.h"
 #include "inspect.h"
+#include "slices.h"
 #include "llama.h"
 
 using namespace toolwright::grammar::tool;
@@ -37,7 +40,8 @@ void quiet_log(ggml_log_level, const char*, void*) {}
 
 int usage(const std::string& why) {
   fprintf(stderr,
-          "toolwright-grammar-tool: %s\nusage: toolwright-grammar-tool diff|bench|check|trace [options] "
+          "toolwright-grammar-tool: %s\nusage: toolwright-grammar-tool "
+          "diff|bench|check|trace|slices|tokenize [options] "
           "PATH...\n",
           why.c_str());
   return 2;
@@ -48,7 +52,8 @@ int usage(const std::string& why) {
 int main(int argc, char** argv) {
   if (argc < 2) return usage("missing mode");
   const std::string mode = argv[1];
-  if (mode != "diff" && mode != "bench" && mode != "check" && mode != "trace" && mode != "tokenize") {
+  if (mode != "diff" && mode != "bench" && mode != "check" && mode != "trace" && mode != "tokenize" &&
+      mode != "slices") {
     return usage("unknown mode '" + mode + "'");
   }
   std::string vocab_path, root = "root";
@@ -123,7 +128,7 @@ int main(int argc, char** argv) {
   // Any trigger makes the traced grammar lazy.
   t.lazy.lazy = t.lazy.lazy || !t.lazy.trigger_patterns.empty() || !t.lazy.trigger_tokens.empty() ||
                 !t.lazy.trigger_words.empty() || !t.lazy.reasoning_end.empty();
-  if (paths.empty()) return usage("no grammar files given");
+  if (paths.empty() && mode != "slices") return usage("no grammar files given");
   if (vocab_path.empty() && mode != "check") return usage("--vocab is required");
 
   llama_log_set(quiet_log, nullptr);
@@ -143,6 +148,14 @@ int main(int argc, char** argv) {
     llama_model_free(lv.model);
     llama_backend_free();
     return 0;
+  }
+  if (mode == "slices") {
+    LoadedVocab lv;
+    if (!load_vocab(vocab_path, lv, &error)) return usage(error);
+    const int rc = run_slices(lv);
+    llama_model_free(lv.model);
+    llama_backend_free();
+    return rc;
   }
   const auto cases = load_cases(paths, &error);
   if (!error.empty()) return usage(error);
