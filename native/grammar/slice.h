@@ -152,7 +152,10 @@ class SliceRegistry {
   std::shared_ptr<const Slice> build_by_walk(const CodeSet& first, const CodeSet& rest, uint32_t node) const;
   template <typename F>
   void for_each_gap(const CodeSet& set, F&& f) const;
+  uint64_t non_ascii_outside(const CodeSet& set) const;
+  static constexpr uint32_t kNarrowAscii = 32;
   void start_marks();
+  std::vector<uint64_t> outside_;  // build_by_exclusion(): node bitset of edges outside the class
   void mark_path(uint32_t x, uint32_t root, const uint32_t* parent, std::vector<uint32_t>& skel);
   // build(): node -> epoch it joined the skeleton, and its index there.
   std::vector<uint32_t> mark_;

@@ -23,24 +23,40 @@ void SliceRegistry::for_each_gap(const CodeSet& set, F&& f) const {
 }
 
 std::shared_ptr<const Slice> SliceRegistry::build(const CodeSet& first, const CodeSet& rest, uint32_t root) {
-  // Nodes whose edge is outside `rest` (over the whole vocabulary: an upper bound for this
-  // subtree). When they are few next to the subtree, look them up instead of scanning.
+  // A narrow class (a few dozen ASCII code points, nothing else) has a small region: scan it.
+  // Otherwise exclude; but non-ASCII edges outside a class that takes some non-ASCII code points
+  // are looked up one by one (counted over the whole vocabulary: an upper bound for this
+  // subtree), and when they are many, scan instead.
+  const bool non_ascii = !rest.intervals.empty() && rest.intervals.back().second >= 0x80;
+  uint32_t ascii = 0;
+  for (uint32_t c = 0; c < 128; c++) ascii += rest.contains(c) ? 1 : 0;
+  if (!non_ascii && ascii < kNarrowAscii) return build_by_scan(first, rest, root);
+  const uint32_t size = vocab_.nodes()[root].end - root;
+  return non_ascii_outside(rest) * 4 < size ? build_by_exclusion(first, rest, root)
+                                            : build_by_scan(first, rest, root);
+}
+
+// Nodes with a non-ASCII edge outside `set`, when `set` holds some non-ASCII code points (else 0:
+// one bitset covers them all).
+uint64_t SliceRegistry::non_ascii_outside(const CodeSet& set) const {
   const auto& cps = vocab_.edge_cps();
   const auto& off = vocab_.edge_offsets();
+  if (set.intervals.empty() || set.intervals.back().second < 0x80) return 0;
   uint64_t outside = 0;
-  for_each_gap(rest, [&](uint32_t lo, uint32_t hi) {
-    const auto b = std::lower_bound(cps.begin(), cps.end(), lo) - cps.begin();
+  for_each_gap(set, [&](uint32_t lo, uint32_t hi) {
+    if (hi < 0x80) return;
+    const auto b = std::lower_bound(cps.begin(), cps.end(), std::max(lo, 0x80u)) - cps.begin();
     const auto e = std::upper_bound(cps.begin(), cps.end(), hi) - cps.begin();
     outside += off[e] - off[b];
   });
-  const uint32_t size = vocab_.nodes()[root].end - root;
-  return outside * 4 < size ? build_by_exclusion(first, rest, root) : build_by_scan(first, rest, root);
+  return outside;
 }
 
 // The class region below `root` is the subtree minus the subtrees of (a) children whose edge is
-// not in `first` and (b) deeper nodes whose edge is not in `rest` (the exits). Every such node
-// comes from the edge index; sorted in preorder, one sweep drops those nested in an earlier
-// one, and the region is then a few runs of consecutive nodes, whose tokens are consecutive too.
+// not in `first` and (b) deeper nodes whose edge is not in `rest` (the exits). The nodes of (b)
+// come as one bitset, the union of per-code-point edge bitsets; a sweep in preorder takes the
+// first one not inside an excluded subtree and jumps past its subtree, so the region is a few
+// runs of consecutive nodes, whose tokens are consecutive too.
 std::shared_ptr<const Slice> SliceRegistry::build_by_exclusion(const CodeSet& first, const CodeSet& rest,
                                                                uint32_t root) {
   const auto& nodes = vocab_.nodes();
@@ -48,28 +64,67 @@ std::shared_ptr<const Slice> SliceRegistry::build_by_exclusion(const CodeSet& fi
   const auto& parts = vocab_.partials();
   const uint32_t* depth = vocab_.node_depths().data();
   const uint32_t* parent = vocab_.node_parents().data();
-  const auto& cps = vocab_.edge_cps();
-  const auto& off = vocab_.edge_offsets();
-  const auto& by_edge = vocab_.edge_nodes();
   const uint32_t base = depth[root];
   const uint32_t stop = nodes[root].end;
-  // (node, is an exit): children outside `first` are walked by range, not listed.
-  std::vector<std::pair<uint32_t, bool>> cuts;
-  for (uint32_t c = root + 1; c < stop; c = nodes[c].end) {
-    if (!first.contains(nodes[c].cp)) cuts.emplace_back(c, false);
+  if (root + 1 >= stop) return finish(Parts{});
+  // Edges outside `rest`, over the words of the subtree.
+  const size_t words = vocab_.node_words();
+  const size_t w0 = (root + 1) >> 6, w1 = (stop - 1) >> 6;
+  if (outside_.size() < words) outside_.assign(words, 0);
+  uint64_t* out = outside_.data();
+  std::fill(out + w0, out + w1 + 1, 0);
+  // Union of the edge bitsets of the ASCII code points outside `rest`, or the complement of
+  // those inside it, whichever are fewer.
+  uint32_t inside = 0;
+  for (uint32_t c = 0; c < 128; c++) inside += rest.contains(c) ? 1 : 0;
+  const bool any_non_ascii = !rest.intervals.empty() && rest.intervals.back().second >= 0x80;
+  const bool by_complement = inside < 64;
+  for (uint32_t c = 0; c < 128; c++) {
+    if (rest.contains(c) != by_complement) continue;
+    const uint64_t* e = vocab_.ascii_edge_bits(c);
+    for (size_t w = w0; w <= w1; w++) out[w] |= e[w];
   }
-  for_each_gap(rest, [&](uint32_t lo, uint32_t hi) {
-    const auto b = std::lower_bound(cps.begin(), cps.end(), lo) - cps.begin();
-    const auto e = std::upper_bound(cps.begin(), cps.end(), hi) - cps.begin();
-    for (auto k = b; k < e; k++) {
-      const uint32_t* from = by_edge.data() + off[k];
-      const uint32_t* to = by_edge.data() + off[k + 1];
-      for (const uint32_t* it = std::lower_bound(from, to, root + 1); it != to && *it < stop; ++it) {
-        if (depth[*it] - base >= 2) cuts.emplace_back(*it, true);
+  if (any_non_ascii == by_complement) {
+    const uint64_t* e = vocab_.non_ascii_edge_bits();
+    for (size_t w = w0; w <= w1; w++) out[w] |= e[w];
+  }
+  if (by_complement) {
+    for (size_t w = w0; w <= w1; w++) out[w] = ~out[w];
+  }
+  if (any_non_ascii) {
+    // The non-ASCII code points outside `rest`, one by one from the edge index.
+    const auto& cps = vocab_.edge_cps();
+    const auto& off = vocab_.edge_offsets();
+    const auto& by_edge = vocab_.edge_nodes();
+    for_each_gap(rest, [&](uint32_t lo, uint32_t hi) {
+      if (hi < 0x80) return;
+      const auto b = std::lower_bound(cps.begin(), cps.end(), std::max(lo, 0x80u)) - cps.begin();
+      const auto e = std::upper_bound(cps.begin(), cps.end(), hi) - cps.begin();
+      for (auto k = b; k < e; k++) {
+        const uint32_t* from = by_edge.data() + off[k];
+        const uint32_t* to = by_edge.data() + off[k + 1];
+        for (const uint32_t* it = std::lower_bound(from, to, root + 1); it != to && *it < stop; ++it)
+          out[*it >> 6] |= 1ull << (*it & 63);
       }
+    });
+  }
+  auto next_outside = [&](uint32_t from) {
+    if (from >= stop) return stop;
+    size_t w = from >> 6;
+    uint64_t x = out[w] & (~0ull << (from & 63));
+    while (x == 0) {
+      if (++w > w1) return stop;
+      x = out[w];
     }
-  });
-  std::sort(cuts.begin(), cuts.end());
+    const auto b = static_cast<uint32_t>(w * 64 + static_cast<size_t>(__builtin_ctzll(x)));
+    return b < stop ? b : stop;
+  };
+  // Children outside `first` are cut without being exits (the mask walks them by range);
+  // children are judged by `first` alone.
+  std::vector<uint32_t> cut_children;
+  for (uint32_t c = root + 1; c < stop; c = nodes[c].end) {
+    if (!first.contains(nodes[c].cp)) cut_children.push_back(c);
+  }
   Parts p;
   p.tokens.reserve(vocab_.tok_range_end(stop) - nodes[root].tok_begin);
   std::vector<uint32_t> skel;
@@ -87,10 +142,17 @@ std::shared_ptr<const Slice> SliceRegistry::build_by_exclusion(const CodeSet& fi
     }
   };
   uint32_t run = root + 1;
-  for (const auto& [c, exit] : cuts) {
-    if (c < run) continue;  // inside a subtree already excluded
+  size_t ci = 0;
+  for (;;) {
+    uint32_t exit = next_outside(run);
+    while (exit < stop && depth[exit] - base == 1) exit = next_outside(exit + 1);
+    const uint32_t child = ci < cut_children.size() ? cut_children[ci] : stop;
+    const uint32_t c = std::min(exit, child);
+    if (c >= stop) break;
     take_run(run, c);
-    if (exit) {
+    if (c == child) {
+      ci++;
+    } else {
       p.exits.push_back(Exit3{nodes[c].cp, depth[c] - base - 1, c});
       need(parent[c]);
     }
@@ -100,11 +162,6 @@ std::shared_ptr<const Slice> SliceRegistry::build_by_exclusion(const CodeSet& fi
   return finish_skeleton(std::move(p), std::move(skel), root);
 }
 
-// One forward scan of the preorder node array below `root`: a node whose edge is in the class
-// (the first edge in `first`, the others in `rest`) is taken and the scan steps into it; one
-// whose edge is not is an exit and the scan jumps over its subtree. Memory is read in order and
-// only exits and partial tokens touch the (few) skeleton nodes, found afterwards through parent
-// links; a descent child by child that recorded every class-path node cost several times more.
 std::shared_ptr<const Slice> SliceRegistry::build_by_scan(const CodeSet& first, const CodeSet& rest,
                                                           uint32_t root) {
   const auto& nodes = vocab_.nodes();

@@ -152,6 +152,12 @@ std::shared_ptr<const Vocab> Vocab::build(std::vector<std::string> pieces, const
       v->edge_nodes_.push_back(static_cast<uint32_t>(k));
     }
     v->edge_off_.push_back(static_cast<uint32_t>(v->edge_nodes_.size()));
+    const size_t words = v->node_words();
+    v->edge_bits_.assign(129 * words, 0);
+    for (uint32_t n = 1; n < nodes.size(); n++) {
+      const uint32_t row = nodes[n].cp < 128 ? nodes[n].cp : 128;
+      v->edge_bits_[row * words + (n >> 6)] |= 1ull << (n & 63);
+    }
   }
 
   v->below_root_bits_.assign(v->n_words(), 0);
