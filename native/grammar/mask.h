@@ -85,7 +85,7 @@ class MaskEngine {
   static constexpr size_t kMaxGroupStates = 256;
   // ... reached within this many characters (tries of excluded keys are a few dozen deep; a
   // bounded repetition is a chain as long as its bound).
-  static constexpr uint32_t kMaxGroupLevels = 64;
+  static constexpr uint32_t kMaxGroupLevels = 48;
   FlatMap64 plan_of_;  // state -> index into plans_
   // group_plan(): state -> epoch it joined the group being explored (groups reach hundreds).
   std::vector<uint32_t> group_mark_;
