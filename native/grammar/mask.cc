@@ -45,6 +45,7 @@ void MaskEngine::clear_cache() {
   cache_.clear();
   cache_bytes_ = 0;
   plan_of_.clear();
+  group_of_.clear();
   plans_.clear();
   chain_pool_.clear();
   cut_pool_.clear();
@@ -165,7 +166,7 @@ uint32_t MaskEngine::split(uint32_t state) {
   // A state that loops as a whole is split only when its loop is narrow (a hex counter beside a
   // URL path): a stack that loops on a broader class by itself then masks far fewer tokens by walking.
   auto group_span = [&](uint32_t s) {
-    const Plan& p = plan(s);
+    const Plan& p = group_only(s);
     return p.group ? set_span(p.rest_set) : uint64_t{0};
   };
   uint64_t whole = 0;

@@ -86,9 +86,11 @@ class MaskEngine {
   // ... reached within this many characters (tries of excluded keys are a few dozen deep; a
   // bounded repetition is a chain as long as its bound).
   static constexpr uint32_t kMaxGroupLevels = 48;
+  static constexpr uint32_t kChainLevels = 8;
   FlatMap64 plan_of_;  // state -> index into plans_
   // group_plan(): state -> epoch it joined the group being explored (groups reach hundreds).
   std::vector<uint32_t> group_mark_;
+  std::vector<uint32_t> group_level_;  // ... and how many characters from the state it joined at
   uint32_t group_epoch_ = 0;
   std::vector<Plan> plans_;
   std::vector<uint32_t> chain_pool_, cut_pool_;
@@ -122,6 +124,9 @@ class MaskEngine {
   void expand(uint32_t node, uint32_t state, uint64_t* out, uint32_t skip = Npda::kDead);
   bool try_slice(uint32_t node, uint32_t state, uint64_t* out);
   const Plan& plan(uint32_t state);
+  const Plan& group_only(uint32_t state);
+  bool find_group(uint32_t state, Plan& pl);
+  FlatMap64 group_of_;  // state -> index into plans_ of its group plan (see group_only())
   uint32_t broadest_class(uint32_t state, std::vector<std::pair<uint32_t, uint32_t>>& set);
   bool group_plan(uint32_t state, Plan& pl, uint64_t min_member_span = kSliceMinSpan);
   bool group_ranges(uint32_t state, const std::vector<std::pair<uint32_t, uint32_t>>& first,

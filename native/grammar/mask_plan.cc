@@ -139,8 +139,12 @@ bool MaskEngine::group_plan(uint32_t state, Plan& pl, uint64_t min_member_span) 
   // Membership by epoch mark: groups reach hundreds of states.
   auto in_group = [&](uint32_t s) { return s < group_mark_.size() && group_mark_[s] == group_epoch_; };
   auto join = [&](uint32_t s) {
-    if (s >= group_mark_.size()) group_mark_.resize(static_cast<size_t>(s) * 2 + 64, 0u);
+    if (s >= group_mark_.size()) {
+      group_mark_.resize(static_cast<size_t>(s) * 2 + 64, 0u);
+      group_level_.resize(group_mark_.size(), 0u);
+    }
     group_mark_[s] = group_epoch_;
+    group_level_[s] = joined_level;
     group.push_back(s);
     level.push_back(joined_level);
   };
@@ -161,6 +165,7 @@ bool MaskEngine::group_plan(uint32_t state, Plan& pl, uint64_t min_member_span) 
   Intervals set{{0, UINT32_MAX}};
   Intervals drop;
   uint32_t max_level = 1;
+  bool looped = false;  // some character led back into the group
   for (size_t qi = 0; qi < group.size(); qi++) {
     const uint32_t x = group[qi];
     joined_level = level[qi] + 1;
@@ -169,13 +174,20 @@ bool MaskEngine::group_plan(uint32_t state, Plan& pl, uint64_t min_member_span) 
     for (const auto& [lo, hi] : set) {
       for (uint32_t j = Npda::segment_of(p, lo); j < p.breaks.size() && p.breaks[j] <= hi; j++) {
         const uint32_t s = npda_.successor_in(p, x, j);
-        if (in_group(s)) continue;
+        if (in_group(s)) {
+          // Back to an earlier level (or itself): a loop, not a step forward.
+          looped = looped || s == x || group_level_[s] < level[qi];
+          continue;
+        }
         if (!loopable(s, pl, true, min_member_span)) {
           drop.emplace_back(std::max(lo, p.breaks[j]), std::min(hi, p.seg_end(j)));
           continue;
         }
         max_level = std::max(max_level, joined_level);
-        if (group.size() >= kMaxGroupStates || joined_level > kMaxGroupLevels) {
+        // A group that has only grown, never looped back, for kChainLevels characters is
+        // a chain (a bounded repetition counting up): it would grow to its bound.
+        if (group.size() >= kMaxGroupStates || joined_level > kMaxGroupLevels ||
+            (!looped && joined_level > kChainLevels)) {
           for (const uint32_t g : group) {
             if (broad_memo_.size() <= g) broad_memo_.resize(static_cast<size_t>(g) * 2 + 64, 0);
             broad_memo_[g] |= kTooBig;
@@ -230,6 +242,45 @@ bool MaskEngine::group_ranges(uint32_t state, const std::vector<std::pair<uint32
   return true;
 }
 
+// Does the state loop on a class through a group of states? Only this part of a plan is asked
+// where no slice is applied (split(), the truncated frames below), so it is memoised apart: a
+// chain plan follows up to a token's length of states, which a bounded repetition
+// (`x{1,1024}`) makes all new.
+const MaskEngine::Plan& MaskEngine::group_only(uint32_t state) {
+  const uint32_t memo = group_of_.find(state);
+  if (memo != FlatMap64::kMissing) return plans_[memo];
+  Plan pl;
+  if (live_span(state) >= kSliceMinSpan && !find_group(state, pl)) pl = Plan{};
+  const auto idx = static_cast<uint32_t>(plans_.size());
+  plans_.push_back(pl);
+  group_of_.insert(state, idx);
+  return plans_.back();
+}
+
+bool MaskEngine::find_group(uint32_t state, Plan& pl) {
+  if (npda_.n_stacks(state) == 1 && !npda_.is_truncated(state) &&
+      npda_.stacks(state)[0] != Npda::kEmptyStack) {
+    // One stack: its top frames usually decide alone (a string body does not look at what
+    // encloses the string), and then the group found for them serves every context.
+    for (int frames = 1; frames <= 3; frames++) {
+      const uint32_t t = npda_.truncated(npda_.stacks(state)[0], frames);
+      const Plan tp = group_only(t);
+      // Only if the frames never finished: then the real state loops the same way.
+      if (tp.group && tp.context_free) {
+        const auto first = vocab_->slices().set(tp.first_set).intervals;
+        const auto set = vocab_->slices().set(tp.rest_set).intervals;
+        if (group_ranges(state, first, set, pl)) return true;
+      }
+    }
+  }
+  if (!group_plan(state, pl)) return false;
+  if (set_span(pl.rest_set) < kNarrowGroupSpan) {
+    Plan wide;
+    if (group_plan(state, wide, kBroadMemberSpan) && set_span(wide.rest_set) > set_span(pl.rest_set)) pl = wide;
+  }
+  return true;
+}
+
 const MaskEngine::Plan& MaskEngine::plan(uint32_t state) {
   const uint32_t memo = plan_of_.find(state);
   if (memo != FlatMap64::kMissing) return plans_[memo];
@@ -242,35 +293,9 @@ const MaskEngine::Plan& MaskEngine::plan(uint32_t state) {
     plan_of_.insert(state, idx);
     return plans_.back();
   }
-  bool grouped = false;
-  if (npda_.n_stacks(state) == 1 && !npda_.is_truncated(state) &&
-      npda_.stacks(state)[0] != Npda::kEmptyStack) {
-    // One stack: its top frames usually decide alone (a string body does not look at what
-    // encloses the string), and then the group found for them serves every context.
-    for (int frames = 1; frames <= 3 && !grouped; frames++) {
-      const uint32_t t = npda_.truncated(npda_.stacks(state)[0], frames);
-      const Plan tp = plan(t);
-      // Only if the frames never finished: then the real state loops the same way.
-      if (tp.group && tp.context_free) {
-        const auto first = vocab_->slices().set(tp.first_set).intervals;
-        const auto set = vocab_->slices().set(tp.rest_set).intervals;
-        grouped = group_ranges(state, first, set, pl);
-      }
-    }
-  }
-  if (!grouped) {
-    grouped = group_plan(state, pl);
-    if (grouped && set_span(pl.rest_set) < kNarrowGroupSpan) {
-      Plan wide;
-      if (group_plan(state, wide, kBroadMemberSpan) && set_span(wide.rest_set) > set_span(pl.rest_set))
-        pl = wide;
-    }
-  }
-  if (grouped) {
-    const auto idx = static_cast<uint32_t>(plans_.size());
-    plans_.push_back(pl);
-    plan_of_.insert(state, idx);
-    return plans_.back();
+  if (group_only(state).group) {
+    plan_of_.insert(state, group_of_.find(state));
+    return plans_[group_of_.find(state)];
   }
   pl = Plan{};
   std::vector<std::pair<uint32_t, uint32_t>> set;
