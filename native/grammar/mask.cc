@@ -47,7 +47,7 @@ void MaskEngine::clear_cache() {
   plan_of_.clear();
   group_of_.clear();
   plans_.clear();
-  chain_pool_.clear();
+  chains_.clear();
   cut_pool_.clear();
   ranges_pool_.clear();
   split_of_.clear();

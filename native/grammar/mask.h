@@ -58,9 +58,11 @@ class MaskEngine {
   struct Plan {
     bool usable = false;
     uint32_t first_set = 0, rest_set = 0;  // code point sets of the first and later characters
-    uint32_t max_chars = 0;
-    uint32_t chain_begin = 0, chain_len = 0;  // into chain_pool_
-    uint32_t cut_begin = 0, cut_len = 0;      // into cut_pool_: rest-set code points not in the first set
+    uint32_t max_chars = 0;                // once chain_done
+    uint32_t chain = 0;                    // into chains_
+    bool chain_done = false;
+    uint32_t first_next = 0;              // the state after one first-set character
+    uint32_t cut_begin = 0, cut_len = 0;  // into cut_pool_: rest-set code points not in the first set
     // Group mode: every character of the set leads, from the state and from each state it
     // reaches, to another such state; then every token made of the set is allowed, and the
     // grammar is stepped only along the slice's skeleton. Code points the state accepts
@@ -93,7 +95,8 @@ class MaskEngine {
   std::vector<uint32_t> group_level_;  // ... and how many characters from the state it joined at
   uint32_t group_epoch_ = 0;
   std::vector<Plan> plans_;
-  std::vector<uint32_t> chain_pool_, cut_pool_;
+  std::vector<std::vector<uint32_t>> chains_;
+  std::vector<uint32_t> cut_pool_;
   std::vector<std::pair<uint32_t, uint32_t>> ranges_pool_;
   bool token_tops_seen_ = false;  // a token element set bits during this walk
   FlatMap64 uniform_of_;          // (state, set) -> successor on the whole set, or kNotUniform
@@ -125,6 +128,9 @@ class MaskEngine {
   bool try_slice(uint32_t node, uint32_t state, uint64_t* out);
   const Plan& plan(uint32_t state);
   const Plan& group_only(uint32_t state);
+  bool extend_chain(uint32_t idx, uint32_t upto);
+  // Chain states followed when a plan is made; deeper ones as slices need them.
+  static constexpr uint32_t kEagerChain = 16;
   bool find_group(uint32_t state, Plan& pl);
   FlatMap64 group_of_;  // state -> index into plans_ of its group plan (see group_only())
   uint32_t broadest_class(uint32_t state, std::vector<std::pair<uint32_t, uint32_t>>& set);

@@ -276,7 +276,8 @@ bool MaskEngine::find_group(uint32_t state, Plan& pl) {
   if (!group_plan(state, pl)) return false;
   if (set_span(pl.rest_set) < kNarrowGroupSpan) {
     Plan wide;
-    if (group_plan(state, wide, kBroadMemberSpan) && set_span(wide.rest_set) > set_span(pl.rest_set)) pl = wide;
+    if (group_plan(state, wide, kBroadMemberSpan) && set_span(wide.rest_set) > set_span(pl.rest_set))
+      pl = wide;
   }
   return true;
 }
@@ -321,48 +322,59 @@ const MaskEngine::Plan& MaskEngine::plan(uint32_t state) {
       }
     }
     // Follow the class: the state after 1, 2, ... characters of it must be the same whichever
-    // character was taken, and must not wait on a token element.
-    const auto cap = static_cast<uint32_t>(vocab_->max_token_cps());
-    pl.chain_begin = static_cast<uint32_t>(chain_pool_.size());
-    chain_pool_.push_back(state);
-    uint32_t cur = state;
+    // character was taken, and must not wait on a token element. Followed a few characters
+    // now, further only as deep as a slice it serves needs (see extend_chain()).
     pl.usable = true;
-    for (uint32_t d = 0;; d++) {
-      const uint32_t next = d == 0 ? best : uniform_successor(cur, pl.rest_set);
-      if (next == kNotUniform || (next != Npda::kDead && npda_.has_token_tops(next))) {
-        pl.usable = false;
-        break;
-      }
-      if (next == Npda::kDead) {
-        pl.max_chars = d;
-        break;
-      }
-      if (next == cur && d > 0) {
-        pl.max_chars = kUnbounded;
-        break;
-      }
-      if (next == cur) {
-        // Loops from the start: only valid if the first set is the looping set.
-        if (pl.first_set != pl.rest_set) pl.rest_set = pl.first_set;
-        pl.max_chars = kUnbounded;
-        break;
-      }
-      chain_pool_.push_back(next);
-      cur = next;
-      if (d + 1 >= cap) {
-        pl.max_chars = d + 1;
-        break;
-      }
-    }
-    pl.chain_len = static_cast<uint32_t>(chain_pool_.size()) - pl.chain_begin;
-    if (!pl.usable) chain_pool_.resize(pl.chain_begin);
+    pl.first_next = best;
+    pl.chain = static_cast<uint32_t>(chains_.size());
+    chains_.push_back({state});
   }
   const auto idx = static_cast<uint32_t>(plans_.size());
   plans_.push_back(pl);
   plan_of_.insert(state, idx);
-  return plans_.back();
+  if (pl.usable) extend_chain(idx, kEagerChain);
+  return plans_[idx];
 }
 
+// Follows plan `idx`'s chain until it holds the states after 0..`upto` characters, or ends
+// (dead, looping, a token's length). False if the class stops leading to one state (then the
+// plan is unusable from here on; masks made so far looked only as deep as it was followed).
+bool MaskEngine::extend_chain(uint32_t idx, uint32_t upto) {
+  const auto cap = static_cast<uint32_t>(vocab_->max_token_cps());
+  while (plans_[idx].usable && !plans_[idx].chain_done && chains_[plans_[idx].chain].size() <= upto) {
+    Plan& pl = plans_[idx];
+    std::vector<uint32_t>& chain = chains_[pl.chain];
+    const auto d = static_cast<uint32_t>(chain.size() - 1);
+    const uint32_t cur = chain.back();
+    const uint32_t next = d == 0 ? pl.first_next : uniform_successor(cur, pl.rest_set);
+    if (next == kNotUniform || (next != Npda::kDead && npda_.has_token_tops(next))) {
+      pl.usable = false;
+      break;
+    }
+    pl.chain_done = true;
+    if (next == Npda::kDead) {
+      pl.max_chars = d;
+      break;
+    }
+    if (next == cur && d > 0) {
+      pl.max_chars = kUnbounded;
+      break;
+    }
+    if (next == cur) {
+      // Loops from the start: only valid if the first set is the looping set.
+      if (pl.first_set != pl.rest_set) pl.rest_set = pl.first_set;
+      pl.max_chars = kUnbounded;
+      break;
+    }
+    chain.push_back(next);
+    if (d + 1 >= cap) {
+      pl.max_chars = d + 1;
+      break;
+    }
+    pl.chain_done = false;
+  }
+  return plans_[idx].usable;
+}
 uint32_t MaskEngine::uniform_successor(uint32_t state, uint32_t set_id) {
   const uint64_t key = (static_cast<uint64_t>(state) << 32) | set_id;
   const uint32_t memo = uniform_of_.find(key);

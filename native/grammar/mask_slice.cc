@@ -35,8 +35,13 @@ bool MaskEngine::try_slice(uint32_t node, uint32_t state, uint64_t* out) {
     std::sort(cut.begin(), cut.end());
   }
   if (pl.group) return apply_group(pl, s, node, state, out, cut);
-  const uint32_t k = pl.max_chars;
-  auto chain_at = [&](uint32_t d) { return chain_pool_[pl.chain_begin + std::min(d, pl.chain_len - 1)]; };
+  // The chain as deep as this slice's tokens go (copied: nested slices may add chains).
+  const uint32_t idx = plan_of_.find(state);
+  if (!extend_chain(idx, std::min(s.max_depth, static_cast<uint32_t>(vocab_->max_token_cps())))) return false;
+  const Plan& now = plans_[idx];
+  const std::vector<uint32_t> chain = chains_[now.chain];
+  const uint32_t k = now.chain_done ? now.max_chars : kUnbounded;
+  auto chain_at = [&](uint32_t d) { return chain[std::min<size_t>(d, chain.size() - 1)]; };
   auto is_cut = [&](uint32_t n) {
     for (const auto& [b, e] : cut) {
       if (b <= n && n < e) return true;
