@@ -56,9 +56,9 @@ bool MaskEngine::try_slice(uint32_t node, uint32_t state, uint64_t* out) {
     if (k >= s.max_depth) {
       row = s.all_bits.data();
     } else if (k < s.cum_rows) {
-      row = &s.cum_bits[static_cast<size_t>(k) * words];
+      row = s.cum_row(k);
     } else {
-      row = &s.cum_bits[static_cast<size_t>(s.cum_rows - 1) * words];
+      row = s.cum_row(s.cum_rows - 1);
       listed_from = s.depth_end[s.cum_rows - 1];
       listed_to = s.depth_end[k];
     }

@@ -12,7 +12,8 @@ constexpr uint32_t kMaxCumRows = 17;  // bitsets for depth <= 0..16; longer toke
 }  // namespace
 
 size_t Slice::bytes() const {
-  return sizeof(Slice) + tokens.capacity() * 4 + depth_end.capacity() * 4 + cum_bits.capacity() * 8 +
+  // cum_bits_ counted as if built (the registry's budget is fixed when a slice is made).
+  return sizeof(Slice) + tokens.capacity() * 4 + depth_end.capacity() * 4 + cum_rows * all_bits.size() * 8 +
          all_bits.capacity() * 8 + partials.capacity() * sizeof(Partial) +
          groups.capacity() * sizeof(ExitGroup) + runs.capacity() * sizeof(ExitRun) +
          exit_children.capacity() * 4 + skel_parent.capacity() * 4 + skel_cp.capacity() * 8 +
@@ -134,23 +135,23 @@ std::shared_ptr<const Slice> SliceRegistry::finish(Parts p) const {
     s->runs.back().end = static_cast<uint32_t>(s->exit_children.size());
   }
   // Bitsets pay off only when many tokens are in the slice.
-  const size_t words = vocab_.n_words();
   if (s->tokens.size() * 64 >= vocab_.size()) {
     s->cum_rows = std::min(kMaxCumRows, s->max_depth + 1);
-    s->cum_bits.assign(static_cast<size_t>(s->cum_rows) * words, 0);
-    s->all_bits.assign(words, 0);
-    for (uint32_t d = 1; d <= s->max_depth; d++) {
-      for (uint32_t i = s->depth_end[d - 1]; i < s->depth_end[d]; i++) {
-        const int32_t t = s->tokens[i];
-        s->all_bits[t >> 6] |= 1ull << (t & 63);
-        if (d < s->cum_rows) s->cum_bits[d * words + (t >> 6)] |= 1ull << (t & 63);
-      }
-    }
-    for (uint32_t d = 1; d < s->cum_rows; d++) {
-      for (size_t w = 0; w < words; w++) s->cum_bits[d * words + w] |= s->cum_bits[(d - 1) * words + w];
-    }
+    s->all_bits.assign(vocab_.n_words(), 0);
+    for (const int32_t t : s->tokens) s->all_bits[t >> 6] |= 1ull << (t & 63);
   }
   return s;
+}
+
+void Slice::build_cum_rows() const {
+  const size_t words = all_bits.size();
+  cum_bits_.assign(static_cast<size_t>(cum_rows) * words, 0);
+  for (uint32_t d = 1; d < cum_rows && d <= max_depth; d++) {
+    uint64_t* row = &cum_bits_[d * words];
+    std::copy(row - words, row, row);
+    for (uint32_t i = depth_end[d - 1]; i < depth_end[d]; i++)
+      row[tokens[i] >> 6] |= 1ull << (tokens[i] & 63);
+  }
 }
 
 }  // namespace toolwright::grammar

@@ -51,11 +51,15 @@ struct Slice {
   // depth d (1-based) is tokens[depth_end[d-1], depth_end[d]); depth_end[0] = 0.
   std::vector<int32_t> tokens;
   std::vector<uint32_t> depth_end;
-  // For slices with many tokens: row d (0..cum_rows-1) = bitset of tokens of depth <= d,
-  // and the bitset of all of them.
+  // For slices with many tokens: the bitset of all of them, and row d (0..cum_rows-1) = bitset
+  // of those of depth <= d. The rows serve only states that take a bounded number of class
+  // characters, so they are built on first use (cum_row()): a slice used by loops never pays.
   uint32_t cum_rows = 0;
-  std::vector<uint64_t> cum_bits;
   std::vector<uint64_t> all_bits;
+  const uint64_t* cum_row(uint32_t d) const {
+    std::call_once(cum_once_, [this] { build_cum_rows(); });
+    return &cum_bits_[static_cast<size_t>(d) * all_bits.size()];
+  }
 
   struct Partial {
     uint32_t depth;
@@ -92,6 +96,11 @@ struct Slice {
   std::vector<SkelExit> skel_exits;  // sorted by skel
 
   size_t bytes() const;
+
+ private:
+  mutable std::once_flag cum_once_;
+  mutable std::vector<uint64_t> cum_bits_;
+  void build_cum_rows() const;
 };
 
 class SliceRegistry {
