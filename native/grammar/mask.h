@@ -70,6 +70,9 @@ class MaskEngine {
     bool group = false;
     uint32_t range_begin = 0, range_len = 0;
     bool context_free = true;  // group found without the frames ever finishing (truncated states)
+    // Group mode: the one state every first character leads to and every class character keeps
+    // (a string body), or kDead. Then every skeleton node is at it, and the skeleton is not stepped.
+    uint32_t loop_state = Npda::kDead;
   };
   static constexpr uint32_t kUnbounded = UINT32_MAX;
   // A class slice replaces the walk only below nodes with at least this many descendants,
@@ -146,6 +149,9 @@ class MaskEngine {
   static constexpr uint8_t kSpanKnown = 1, kSpanBroad = 2, kTooBig = 4;
   bool apply_group(const Plan& pl, const Slice& s, uint32_t node, uint32_t state, uint64_t* out,
                    const std::vector<std::pair<uint32_t, uint32_t>>& cut);
+  void apply_loop(const Plan& pl, const Slice& s, uint64_t* out);
+  void apply_skeleton(const Plan& pl, const Slice& s, uint32_t state, uint64_t* out,
+                      const std::vector<std::pair<uint32_t, uint32_t>>& cut);
   void clear_cut(const Slice& s, const std::vector<std::pair<uint32_t, uint32_t>>& cut, uint64_t* out);
   void expand_ranges(uint32_t node, uint32_t state, uint64_t* out,
                      const std::pair<uint32_t, uint32_t>* ranges, uint32_t n_ranges);

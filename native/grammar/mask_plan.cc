@@ -239,6 +239,9 @@ bool MaskEngine::group_ranges(uint32_t state, const std::vector<std::pair<uint32
     pl.cut_len = static_cast<uint32_t>(cut.size());
     cut_pool_.insert(cut_pool_.end(), cut.begin(), cut.end());
   }
+  const uint32_t loop = uniform_successor(state, pl.first_set);
+  if (loop != kNotUniform && loop != Npda::kDead && uniform_successor(loop, pl.rest_set) == loop)
+    pl.loop_state = loop;
   return true;
 }
 

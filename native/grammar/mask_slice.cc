@@ -140,6 +140,43 @@ bool MaskEngine::apply_group(const Plan& pl, const Slice& s, uint32_t node, uint
     for (int32_t t : s.tokens) set_bit(out, t);
   }
   clear_cut(s, cut, out);
+  if (pl.loop_state != Npda::kDead && cut.empty()) {
+    apply_loop(pl, s, out);
+  } else {
+    apply_skeleton(pl, s, state, out, cut);
+  }
+  const std::pair<uint32_t, uint32_t>* ranges = ranges_pool_.data() + pl.range_begin;
+  const std::vector<std::pair<uint32_t, uint32_t>> own(ranges, ranges + pl.range_len);  // pool may grow
+  expand_ranges(node, state, out, own.data(), pl.range_len);
+  return true;
+}
+
+// Every path of the slice stays in one state: partial tokens are tested against it and each
+// exit code point is stepped once for all its exits.
+void MaskEngine::apply_loop(const Plan& pl, const Slice& s, uint64_t* out) {
+  const uint32_t at = pl.loop_state;
+  PartialUtf8 last_partial{0, -2};
+  bool last_ok = false;
+  for (const Slice::Partial& sp : s.partials) {
+    if (!(sp.partial == last_partial)) {
+      last_partial = sp.partial;
+      last_ok = npda_.matches_partial(at, sp.partial);
+    }
+    if (last_ok) set_bit(out, sp.token);
+  }
+  for (const Slice::ExitGroup& g : s.groups) {
+    stats_.nodes_visited++;
+    const uint32_t next = npda_.step(at, g.cp);
+    if (next == Npda::kDead) continue;
+    for (uint32_t r = g.run_begin; r < g.run_end; r++) {
+      for (uint32_t i = s.runs[r].begin; i < s.runs[r].end; i++) enter(s.exit_children[i], next, out);
+    }
+  }
+}
+
+// The grammar stepped along the skeleton, to test partial tokens and exits exactly.
+void MaskEngine::apply_skeleton(const Plan& pl, const Slice& s, uint32_t state, uint64_t* out,
+                                const std::vector<std::pair<uint32_t, uint32_t>>& cut) {
   // Cut first characters are walked by range (or dead): their skeleton is skipped.
   const CodeSet* first = cut.empty() ? nullptr : &vocab_->slices().set(pl.first_set);
   std::vector<uint32_t> st(s.skel_parent.size());  // local: nested slices run inside this one
@@ -169,10 +206,6 @@ bool MaskEngine::apply_group(const Plan& pl, const Slice& s, uint32_t node, uint
     const uint32_t next = npda_.step(st[e.skel], e.cp);
     if (next != Npda::kDead) enter(e.child, next, out);
   }
-  const std::pair<uint32_t, uint32_t>* ranges = ranges_pool_.data() + pl.range_begin;
-  const std::vector<std::pair<uint32_t, uint32_t>> own(ranges, ranges + pl.range_len);  // pool may grow
-  expand_ranges(node, state, out, own.data(), pl.range_len);
-  return true;
 }
 
 // Like expand(), restricted to children whose code point lies in the given sorted ranges.
