@@ -149,7 +149,8 @@ class MaskEngine {
   static constexpr uint8_t kSpanKnown = 1, kSpanBroad = 2, kTooBig = 4;
   bool apply_group(const Plan& pl, const Slice& s, uint32_t node, uint32_t state, uint64_t* out,
                    const std::vector<std::pair<uint32_t, uint32_t>>& cut);
-  void apply_loop(const Plan& pl, const Slice& s, uint64_t* out);
+  void apply_loop(const Plan& pl, const Slice& s, uint64_t* out,
+                  const std::vector<std::pair<uint32_t, uint32_t>>& cut);
   void apply_skeleton(const Plan& pl, const Slice& s, uint32_t state, uint64_t* out,
                       const std::vector<std::pair<uint32_t, uint32_t>>& cut);
   void clear_cut(const Slice& s, const std::vector<std::pair<uint32_t, uint32_t>>& cut, uint64_t* out);

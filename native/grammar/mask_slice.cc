@@ -59,14 +59,14 @@ bool MaskEngine::try_slice(uint32_t node, uint32_t state, uint64_t* out) {
       row = s.cum_row(k);
     } else {
       row = s.cum_row(s.cum_rows - 1);
-      listed_from = s.depth_end[s.cum_rows - 1];
-      listed_to = s.depth_end[k];
+      listed_from = s.depth_end()[s.cum_rows - 1];
+      listed_to = s.depth_end()[k];
     }
     for (size_t w = 0; w < words; w++) out[w] |= row[w];
-    for (uint32_t i = listed_from; i < listed_to; i++) set_bit(out, s.tokens[i]);
+    for (uint32_t i = listed_from; i < listed_to; i++) set_bit(out, s.tokens()[i]);
   } else {
-    const uint32_t end = s.depth_end[std::min(k, s.max_depth)];
-    for (uint32_t i = 0; i < end; i++) set_bit(out, s.tokens[i]);
+    const uint32_t end = s.depth_end()[std::min(k, s.max_depth)];
+    for (uint32_t i = 0; i < end; i++) set_bit(out, s.tokens()[i]);
   }
   clear_cut(s, cut, out);
   // Tokens that end inside a character after class characters.
@@ -121,7 +121,7 @@ void MaskEngine::clear_cut(const Slice& s, const std::vector<std::pair<uint32_t,
         out[t >> 6] &= ~(s.all_bits[t >> 6] & (1ull << (t & 63)));
       }
     } else {
-      for (const int32_t t : s.tokens) {
+      for (const int32_t t : s.tokens()) {
         const uint32_t n = v.token_node(t);
         if (n >= c && n < e) clear_bit(out, t);
       }
@@ -137,11 +137,11 @@ bool MaskEngine::apply_group(const Plan& pl, const Slice& s, uint32_t node, uint
   if (s.cum_rows > 0) {
     for (size_t w = 0; w < words; w++) out[w] |= s.all_bits[w];
   } else {
-    for (int32_t t : s.tokens) set_bit(out, t);
+    for (int32_t t : s.tokens()) set_bit(out, t);
   }
   clear_cut(s, cut, out);
-  if (pl.loop_state != Npda::kDead && cut.empty()) {
-    apply_loop(pl, s, out);
+  if (pl.loop_state != Npda::kDead) {
+    apply_loop(pl, s, out, cut);
   } else {
     apply_skeleton(pl, s, state, out, cut);
   }
@@ -152,12 +152,19 @@ bool MaskEngine::apply_group(const Plan& pl, const Slice& s, uint32_t node, uint
 }
 
 // Every path of the slice stays in one state: partial tokens are tested against it and each
-// exit code point is stepped once for all its exits.
-void MaskEngine::apply_loop(const Plan& pl, const Slice& s, uint64_t* out) {
+// exit code point is stepped once for all its exits. Paths through a cut child (a first
+// character walked by range) are left out.
+void MaskEngine::apply_loop(const Plan& pl, const Slice& s, uint64_t* out,
+                            const std::vector<std::pair<uint32_t, uint32_t>>& cut) {
   const uint32_t at = pl.loop_state;
+  auto is_cut = [&](uint32_t n) {
+    auto it = std::upper_bound(cut.begin(), cut.end(), std::make_pair(n, UINT32_MAX));
+    return it != cut.begin() && n < std::prev(it)->second;
+  };
   PartialUtf8 last_partial{0, -2};
   bool last_ok = false;
   for (const Slice::Partial& sp : s.partials) {
+    if (!cut.empty() && is_cut(vocab_->token_node(sp.token))) continue;
     if (!(sp.partial == last_partial)) {
       last_partial = sp.partial;
       last_ok = npda_.matches_partial(at, sp.partial);
@@ -169,7 +176,9 @@ void MaskEngine::apply_loop(const Plan& pl, const Slice& s, uint64_t* out) {
     const uint32_t next = npda_.step(at, g.cp);
     if (next == Npda::kDead) continue;
     for (uint32_t r = g.run_begin; r < g.run_end; r++) {
-      for (uint32_t i = s.runs[r].begin; i < s.runs[r].end; i++) enter(s.exit_children[i], next, out);
+      for (uint32_t i = s.runs[r].begin; i < s.runs[r].end; i++) {
+        if (cut.empty() || !is_cut(s.exit_children[i])) enter(s.exit_children[i], next, out);
+      }
     }
   }
 }

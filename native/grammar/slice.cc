@@ -13,7 +13,7 @@ constexpr uint32_t kMaxCumRows = 17;  // bitsets for depth <= 0..16; longer toke
 
 size_t Slice::bytes() const {
   // cum_bits_ counted as if built (the registry's budget is fixed when a slice is made).
-  return sizeof(Slice) + tokens.capacity() * 4 + depth_end.capacity() * 4 + cum_rows * all_bits.size() * 8 +
+  return sizeof(Slice) + n_tokens * 4 + (max_depth + 1) * 4 + cum_rows * all_bits.size() * 8 +
          all_bits.capacity() * 8 + partials.capacity() * sizeof(Partial) +
          groups.capacity() * sizeof(ExitGroup) + runs.capacity() * sizeof(ExitRun) +
          exit_children.capacity() * 4 + skel_parent.capacity() * 4 + skel_cp.capacity() * 8 +
@@ -94,17 +94,37 @@ std::vector<std::pair<uint32_t, uint32_t>> SliceRegistry::json_string_chars_with
 
 std::shared_ptr<const Slice> SliceRegistry::finish(Parts p) const {
   auto s = std::make_shared<Slice>();
+  if (p.direct) {
+    if (p.n_bits * 64 >= vocab_.size()) {
+      // A bitset slice: the lists wait for a use that needs them.
+      s->all_bits = std::move(p.bits);
+      s->n_tokens = p.n_bits;
+      s->max_depth = p.bits_max_depth;
+      s->tokens_lazy_ = true;
+      s->vocab_ = &vocab_;
+      s->base_depth_ = p.base_depth;
+    } else {
+      for (size_t w = 0; w < p.bits.size(); w++) {
+        for (uint64_t x = p.bits[w]; x; x &= x - 1) {
+          const auto t = static_cast<int32_t>(w * 64 + static_cast<size_t>(__builtin_ctzll(x)));
+          p.tokens.emplace_back(vocab_.n_cps(t) - p.base_depth, t);
+        }
+      }
+      p.direct = false;
+    }
+  }
   for (const auto& [d, t] : p.tokens) s->max_depth = std::max(s->max_depth, d);
   for (const Slice::Partial& sp : p.partials) s->max_depth = std::max(s->max_depth, sp.depth);
-  // Counting sort by depth.
-  s->depth_end.assign(s->max_depth + 1, 0);
-  for (const auto& [d, t] : p.tokens) s->depth_end[d]++;
-  for (uint32_t d = 1; d <= s->max_depth; d++) s->depth_end[d] += s->depth_end[d - 1];
-  s->tokens.resize(p.tokens.size());
-  {
-    std::vector<uint32_t> fill(s->depth_end.begin(), s->depth_end.end());
+  if (!p.direct) {
+    // Counting sort by depth.
+    s->depth_end_.assign(s->max_depth + 1, 0);
+    for (const auto& [d, t] : p.tokens) s->depth_end_[d]++;
+    for (uint32_t d = 1; d <= s->max_depth; d++) s->depth_end_[d] += s->depth_end_[d - 1];
+    s->tokens_.resize(p.tokens.size());
+    std::vector<uint32_t> fill(s->depth_end_.begin(), s->depth_end_.end());
     for (uint32_t d = s->max_depth; d >= 1; d--) fill[d] = fill[d - 1];
-    for (const auto& [d, t] : p.tokens) s->tokens[fill[d]++] = t;
+    for (const auto& [d, t] : p.tokens) s->tokens_[fill[d]++] = t;
+    s->n_tokens = p.tokens.size();
   }
   s->partials = std::move(p.partials);
   s->skel_parent = std::move(p.skel_parent);
@@ -135,22 +155,45 @@ std::shared_ptr<const Slice> SliceRegistry::finish(Parts p) const {
     s->runs.back().end = static_cast<uint32_t>(s->exit_children.size());
   }
   // Bitsets pay off only when many tokens are in the slice.
-  if (s->tokens.size() * 64 >= vocab_.size()) {
+  if (s->n_tokens * 64 >= vocab_.size()) {
     s->cum_rows = std::min(kMaxCumRows, s->max_depth + 1);
-    s->all_bits.assign(vocab_.n_words(), 0);
-    for (const int32_t t : s->tokens) s->all_bits[t >> 6] |= 1ull << (t & 63);
+    if (!p.direct) {
+      s->all_bits.assign(vocab_.n_words(), 0);
+      for (const int32_t t : s->tokens_) s->all_bits[t >> 6] |= 1ull << (t & 63);
+    }
   }
   return s;
+}
+
+void Slice::build_tokens() const {
+  depth_end_.assign(max_depth + 1, 0);
+  for (size_t w = 0; w < all_bits.size(); w++) {
+    for (uint64_t x = all_bits[w]; x; x &= x - 1) {
+      const auto t = static_cast<int32_t>(w * 64 + static_cast<size_t>(__builtin_ctzll(x)));
+      depth_end_[vocab_->n_cps(t) - base_depth_]++;
+    }
+  }
+  for (uint32_t d = 1; d <= max_depth; d++) depth_end_[d] += depth_end_[d - 1];
+  tokens_.resize(depth_end_[max_depth]);
+  std::vector<uint32_t> fill(depth_end_.begin(), depth_end_.end());
+  for (uint32_t d = max_depth; d >= 1; d--) fill[d] = fill[d - 1];
+  for (size_t w = 0; w < all_bits.size(); w++) {
+    for (uint64_t x = all_bits[w]; x; x &= x - 1) {
+      const auto t = static_cast<int32_t>(w * 64 + static_cast<size_t>(__builtin_ctzll(x)));
+      tokens_[fill[vocab_->n_cps(t) - base_depth_]++] = t;
+    }
+  }
 }
 
 void Slice::build_cum_rows() const {
   const size_t words = all_bits.size();
   cum_bits_.assign(static_cast<size_t>(cum_rows) * words, 0);
+  const std::vector<int32_t>& toks = tokens();
+  const std::vector<uint32_t>& ends = depth_end();
   for (uint32_t d = 1; d < cum_rows && d <= max_depth; d++) {
     uint64_t* row = &cum_bits_[d * words];
     std::copy(row - words, row, row);
-    for (uint32_t i = depth_end[d - 1]; i < depth_end[d]; i++)
-      row[tokens[i] >> 6] |= 1ull << (tokens[i] & 63);
+    for (uint32_t i = ends[d - 1]; i < ends[d]; i++) row[toks[i] >> 6] |= 1ull << (toks[i] & 63);
   }
 }
 

@@ -48,9 +48,17 @@ struct CodeSet {
 struct Slice {
   uint32_t max_depth = 0;  // longest path below the node made of L edges
   // Complete tokens wholly in L below the node, sorted by depth (code points below the node):
-  // depth d (1-based) is tokens[depth_end[d-1], depth_end[d]); depth_end[0] = 0.
-  std::vector<int32_t> tokens;
-  std::vector<uint32_t> depth_end;
+  // depth d (1-based) is tokens()[depth_end()[d-1], depth_end()[d]); depth_end()[0] = 0. A slice
+  // built with its bitset first makes these lists on first use (most uses need the bitset only).
+  const std::vector<int32_t>& tokens() const {
+    ensure_tokens();
+    return tokens_;
+  }
+  const std::vector<uint32_t>& depth_end() const {
+    ensure_tokens();
+    return depth_end_;
+  }
+  size_t n_tokens = 0;
   // For slices with many tokens: the bitset of all of them, and row d (0..cum_rows-1) = bitset
   // of those of depth <= d. The rows serve only states that take a bounded number of class
   // characters, so they are built on first use (cum_row()): a slice used by loops never pays.
@@ -98,6 +106,17 @@ struct Slice {
   size_t bytes() const;
 
  private:
+  friend class SliceRegistry;
+  mutable std::vector<int32_t> tokens_;
+  mutable std::vector<uint32_t> depth_end_;
+  mutable std::once_flag tokens_once_;
+  bool tokens_lazy_ = false;
+  const Vocab* vocab_ = nullptr;  // for the lazy lists: a token's depth is its length minus base_depth_
+  uint32_t base_depth_ = 0;
+  void ensure_tokens() const {
+    if (tokens_lazy_) std::call_once(tokens_once_, [this] { build_tokens(); });
+  }
+  void build_tokens() const;
   mutable std::once_flag cum_once_;
   mutable std::vector<uint64_t> cum_bits_;
   void build_cum_rows() const;
@@ -148,6 +167,12 @@ class SliceRegistry {
   };
   struct Parts {
     std::vector<std::pair<uint32_t, int32_t>> tokens;  // (depth, token)
+    // Or, from build_by_exclusion(), the tokens as a bitset: how many, the deepest, and the
+    // depth of the slice's node.
+    bool direct = false;
+    std::vector<uint64_t> bits;
+    size_t n_bits = 0;
+    uint32_t bits_max_depth = 0, base_depth = 0;
     std::vector<Slice::Partial> partials;
     std::vector<Exit3> exits;
     std::vector<int32_t> skel_parent;

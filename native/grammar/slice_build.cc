@@ -125,15 +125,23 @@ std::shared_ptr<const Slice> SliceRegistry::build_by_exclusion(const CodeSet& fi
   for (uint32_t c = root + 1; c < stop; c = nodes[c].end) {
     if (!first.contains(nodes[c].cp)) cut_children.push_back(c);
   }
+  // Tokens straight into a bitset (the slice's lists are made on first use).
   Parts p;
-  p.tokens.reserve(vocab_.tok_range_end(stop) - nodes[root].tok_begin);
+  p.direct = true;
+  p.base_depth = base;
+  p.bits.assign(vocab_.n_words(), 0);
   std::vector<uint32_t> skel;
   start_marks();
   auto need = [&](uint32_t x) { mark_path(x, root, parent, skel); };
   auto take_run = [&](uint32_t a, uint32_t b) {
     if (a >= b) return;
-    for (uint32_t i = nodes[a].tok_begin, e = vocab_.tok_range_end(b); i < e; i++)
-      p.tokens.emplace_back(vocab_.n_cps(toks[i]) - base, toks[i]);
+    const uint32_t t_begin = nodes[a].tok_begin, t_end = vocab_.tok_range_end(b);
+    for (uint32_t i = t_begin; i < t_end; i++) {
+      const int32_t t = toks[i];
+      p.bits[t >> 6] |= 1ull << (t & 63);
+      p.bits_max_depth = std::max(p.bits_max_depth, vocab_.n_cps(t) - base);
+    }
+    p.n_bits += t_end - t_begin;
     for (uint32_t i = nodes[a].part_begin, e = vocab_.part_range_end(b); i < e; i++) {
       const uint32_t x = vocab_.token_node(parts[i].token);
       p.partials.push_back(
@@ -319,8 +327,8 @@ std::shared_ptr<const Slice> SliceRegistry::derive(const Slice& base, const Code
   };
   Parts p;
   for (uint32_t d = 1; d <= base.max_depth; d++) {
-    for (uint32_t i = base.depth_end[d - 1]; i < base.depth_end[d]; i++) {
-      if (!is_cut(vocab_.token_node(base.tokens[i]))) p.tokens.emplace_back(d, base.tokens[i]);
+    for (uint32_t i = base.depth_end()[d - 1]; i < base.depth_end()[d]; i++) {
+      if (!is_cut(vocab_.token_node(base.tokens()[i]))) p.tokens.emplace_back(d, base.tokens()[i]);
     }
   }
   // Cut subtrees are whole: a kept skeleton node keeps its parent.
@@ -372,7 +380,8 @@ struct Canon {
 Canon canon(const Slice& s) {
   Canon c;
   for (uint32_t d = 1; d <= s.max_depth; d++) {
-    for (uint32_t i = s.depth_end[d - 1]; i < s.depth_end[d]; i++) c.tokens.emplace_back(d, s.tokens[i]);
+    for (uint32_t i = s.depth_end()[d - 1]; i < s.depth_end()[d]; i++)
+      c.tokens.emplace_back(d, s.tokens()[i]);
   }
   for (const Slice::Partial& p : s.partials)
     c.partials.emplace_back(p.depth, p.token, p.partial.n_remain, p.partial.value, s.skel_node[p.skel]);
@@ -435,8 +444,8 @@ std::string SliceRegistry::self_check(uint32_t first_set, uint32_t rest_set, uin
     std::vector<uint64_t> expect(words, 0);
     for (uint32_t d = 0; d < reference->cum_rows; d++) {
       if (d >= 1 && d <= reference->max_depth) {
-        for (uint32_t i = reference->depth_end[d - 1]; i < reference->depth_end[d]; i++)
-          expect[reference->tokens[i] >> 6] |= 1ull << (reference->tokens[i] & 63);
+        for (uint32_t i = reference->depth_end()[d - 1]; i < reference->depth_end()[d]; i++)
+          expect[reference->tokens()[i] >> 6] |= 1ull << (reference->tokens()[i] & 63);
       }
       if (!std::equal(expect.begin(), expect.end(), excluded->cum_row(d))) return "depth bitsets";
     }
