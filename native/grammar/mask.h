@@ -8,6 +8,12 @@
 // replaced by a precomputed class slice: every token made only of that class and short enough
 // is taken in one bitset OR, and only the slice's exits are checked. Masks are cached per
 // state, so a grammar position seen again costs one copy.
+//
+// The first mask of a state pays for its plan, so plans are kept cheap: a group is found once
+// per stack's top frames and memoised apart from chain plans; a chain (a bounded repetition) is
+// followed only as deep as the slice it serves; a group explored through states that only
+// count up is abandoned early; a group that is one looping state applies its slice without
+// stepping the skeleton.
 #pragma once
 
 #include <cstdint>

@@ -9,7 +9,8 @@
 // L: the tokens made only of L characters (by length), the tokens that end in a partial UTF-8
 // sequence on such a path, and the "exits" (an edge leaving L, with the depth where it
 // leaves). A mask then takes all L-only tokens short enough in one bitset OR and checks only
-// the exits against the grammar. Built lazily, shared by every grammar on the vocabulary.
+// the exits against the grammar. Built lazily, shared by every grammar on the vocabulary; the
+// constructions (slice_build.cc) keep the first use of a class to a fraction of a millisecond.
 #pragma once
 
 #include <cstdint>
