@@ -35,9 +35,10 @@ bool MaskEngine::try_slice(uint32_t node, uint32_t state, uint64_t* out) {
     std::sort(cut.begin(), cut.end());
   }
   if (pl.group) return apply_group(pl, s, node, state, out, cut);
-  // The chain as deep as this slice's tokens go (copied: nested slices may add chains).
+  // The chain as deep as this slice's tokens and exits go (copied: nested slices may add chains).
   const uint32_t idx = plan_of_.find(state);
-  if (!extend_chain(idx, std::min(s.max_depth, static_cast<uint32_t>(vocab_->max_token_cps())))) return false;
+  const uint32_t deepest = std::max(s.max_depth, s.max_exit_depth);
+  if (!extend_chain(idx, std::min(deepest, static_cast<uint32_t>(vocab_->max_token_cps())))) return false;
   const Plan& now = plans_[idx];
   const std::vector<uint32_t> chain = chains_[now.chain];
   const uint32_t k = now.chain_done ? now.max_chars : kUnbounded;

@@ -141,6 +141,7 @@ std::shared_ptr<const Slice> SliceRegistry::finish(Parts p) const {
   std::sort(p.exits.begin(), p.exits.end(),
             [](const Exit3& a, const Exit3& b) { return a.cp != b.cp ? a.cp < b.cp : a.depth < b.depth; });
   for (const Exit3& e : p.exits) {
+    s->max_exit_depth = std::max(s->max_exit_depth, e.depth);
     if (s->groups.empty() || s->groups.back().cp != e.cp) {
       const auto r = static_cast<uint32_t>(s->runs.size());
       s->groups.push_back(Slice::ExitGroup{e.cp, r, r});

@@ -47,7 +47,8 @@ struct CodeSet {
 };
 
 struct Slice {
-  uint32_t max_depth = 0;  // longest path below the node made of L edges
+  uint32_t max_depth = 0;       // longest path below the node made of L edges
+  uint32_t max_exit_depth = 0;  // the most L code points before an exit
   // Complete tokens wholly in L below the node, sorted by depth (code points below the node):
   // depth d (1-based) is tokens()[depth_end()[d-1], depth_end()[d]); depth_end()[0] = 0. A slice
   // built with its bitset first makes these lists on first use (most uses need the bitset only).
