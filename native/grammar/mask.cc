@@ -210,13 +210,16 @@ bool MaskEngine::decompose(uint32_t state, uint64_t* out) {
   const uint32_t at = split(state);
   if (at == kNoSplit) return false;
   const size_t words = vocab_->n_words();
-  std::vector<uint64_t> part(words);
+  // One buffer per nesting level, kept: parts decompose in turn.
+  if (part_bufs_.size() <= part_depth_) part_bufs_.emplace_back(words);
+  uint64_t* part = part_bufs_[part_depth_++].data();  // stays valid when part_bufs_ grows
   std::memset(out, 0, words * 8);
   const uint32_t n = split_pool_[at];
   for (uint32_t i = 0; i < n; i++) {
-    fill(split_pool_[at + 1 + i], PartialUtf8{}, part.data());
+    fill(split_pool_[at + 1 + i], PartialUtf8{}, part);
     for (size_t w = 0; w < words; w++) out[w] |= part[w];
   }
+  part_depth_--;
   return true;
 }
 

@@ -126,6 +126,8 @@ class MaskEngine {
   // class with many others is split so each part can use its own slice (and cache).
   bool decompose(uint32_t state, uint64_t* out);
   uint32_t split(uint32_t state);
+  std::vector<std::vector<uint64_t>> part_bufs_;  // decompose(): a mask buffer per nesting level
+  uint32_t part_depth_ = 0;
   bool has_broad_top(uint32_t state) const;
   FlatMap64 split_of_;  // state -> index into splits_ (begin of its parts), or kNoSplit
   std::vector<uint32_t> split_pool_;
