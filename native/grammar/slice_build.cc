@@ -152,9 +152,12 @@ std::shared_ptr<const Slice> SliceRegistry::build_by_exclusion(const CodeSet& fi
   uint32_t run = root + 1;
   size_t ci = 0;
   for (;;) {
-    uint32_t exit = next_outside(run);
-    while (exit < stop && depth[exit] - base == 1) exit = next_outside(exit + 1);
+    // The next exit before the next cut child (searching no further: between cut children lie
+    // runs of leaf children, in the set when their edge is outside `rest`, and searching past
+    // them at every child was quadratic).
     const uint32_t child = ci < cut_children.size() ? cut_children[ci] : stop;
+    uint32_t exit = next_outside(run);
+    while (exit < child && depth[exit] - base == 1) exit = next_outside(exit + 1);
     const uint32_t c = std::min(exit, child);
     if (c >= stop) break;
     take_run(run, c);
