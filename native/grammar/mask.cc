@@ -45,13 +45,15 @@ void MaskEngine::clear_cache() {
   cache_.clear();
   cache_bytes_ = 0;
   plan_of_.clear();
+  group_of_.clear();
   plans_.clear();
-  chain_pool_.clear();
+  chains_.clear();
   cut_pool_.clear();
   ranges_pool_.clear();
   split_of_.clear();
   split_pool_.clear();
   uniform_of_.clear();
+  broad_memo_.clear();
 }
 
 bool MaskEngine::token_allowed(uint32_t state, PartialUtf8 partial, int32_t token) {
@@ -161,8 +163,15 @@ uint32_t MaskEngine::split(uint32_t state) {
   at = kNoSplit;
   // Only a stack topped by a broad class can be split off: look for one before planning the
   // whole state (the walk reaches many intermediate states once each; planning them is costly).
-  if (npda_.n_stacks(state) > 1 && has_broad_top(state) && !plan(state).group &&
-      live_span(state) >= kSliceMinSpan) {
+  // A state that loops as a whole is split only when its loop is narrow (a hex counter beside a
+  // URL path): a stack that loops on a broader class by itself then masks far fewer tokens by walking.
+  auto group_span = [&](uint32_t s) {
+    const Plan& p = group_only(s);
+    return p.group ? set_span(p.rest_set) : uint64_t{0};
+  };
+  uint64_t whole = 0;
+  if (npda_.n_stacks(state) > 1 && has_broad_top(state) && live_span(state) >= kSliceMinSpan &&
+      ((whole = group_span(state)) == 0 || whole < kNarrowGroupSpan)) {
     std::vector<uint32_t> broad, rest, one;
     const Grammar& g = npda_.grammar();
     for (uint32_t k = 0; k < npda_.n_stacks(state); k++) {
@@ -176,7 +185,7 @@ uint32_t MaskEngine::split(uint32_t state) {
         if (span >= kSliceMinSpan) {
           one.assign(1, s);
           const uint32_t single = npda_.state_of(one);
-          if (plan(single).group) {
+          if (group_span(single) > whole) {
             broad.push_back(single);
             is_broad = true;
           }
@@ -201,13 +210,16 @@ bool MaskEngine::decompose(uint32_t state, uint64_t* out) {
   const uint32_t at = split(state);
   if (at == kNoSplit) return false;
   const size_t words = vocab_->n_words();
-  std::vector<uint64_t> part(words);
+  // One buffer per nesting level, kept: parts decompose in turn.
+  if (part_bufs_.size() <= part_depth_) part_bufs_.emplace_back(words);
+  uint64_t* part = part_bufs_[part_depth_++].data();  // stays valid when part_bufs_ grows
   std::memset(out, 0, words * 8);
   const uint32_t n = split_pool_[at];
   for (uint32_t i = 0; i < n; i++) {
-    fill(split_pool_[at + 1 + i], PartialUtf8{}, part.data());
+    fill(split_pool_[at + 1 + i], PartialUtf8{}, part);
     for (size_t w = 0; w < words; w++) out[w] |= part[w];
   }
+  part_depth_--;
   return true;
 }
 

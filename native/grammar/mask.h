@@ -8,6 +8,12 @@
 // replaced by a precomputed class slice: every token made only of that class and short enough
 // is taken in one bitset OR, and only the slice's exits are checked. Masks are cached per
 // state, so a grammar position seen again costs one copy.
+//
+// The first mask of a state pays for its plan, so plans are kept cheap: a group is found once
+// per stack's top frames and memoised apart from chain plans; a chain (a bounded repetition) is
+// followed only as deep as the slice it serves; a group explored through states that only
+// count up is abandoned early; a group that is one looping state applies its slice without
+// stepping the skeleton.
 #pragma once
 
 #include <cstdint>
@@ -58,9 +64,11 @@ class MaskEngine {
   struct Plan {
     bool usable = false;
     uint32_t first_set = 0, rest_set = 0;  // code point sets of the first and later characters
-    uint32_t max_chars = 0;
-    uint32_t chain_begin = 0, chain_len = 0;  // into chain_pool_
-    uint32_t cut_begin = 0, cut_len = 0;      // into cut_pool_: rest-set code points not in the first set
+    uint32_t max_chars = 0;                // once chain_done
+    uint32_t chain = 0;                    // into chains_
+    bool chain_done = false;
+    uint32_t first_next = 0;              // the state after one first-set character
+    uint32_t cut_begin = 0, cut_len = 0;  // into cut_pool_: rest-set code points not in the first set
     // Group mode: every character of the set leads, from the state and from each state it
     // reaches, to another such state; then every token made of the set is allowed, and the
     // grammar is stepped only along the slice's skeleton. Code points the state accepts
@@ -68,6 +76,9 @@ class MaskEngine {
     bool group = false;
     uint32_t range_begin = 0, range_len = 0;
     bool context_free = true;  // group found without the frames ever finishing (truncated states)
+    // Group mode: the one state every first character leads to and every class character keeps
+    // (a string body), or kDead. Then every skeleton node is at it, and the skeleton is not stepped.
+    uint32_t loop_state = Npda::kDead;
   };
   static constexpr uint32_t kUnbounded = UINT32_MAX;
   // A class slice replaces the walk only below nodes with at least this many descendants,
@@ -76,14 +87,25 @@ class MaskEngine {
   static constexpr uint64_t kSliceMinSpan = 16;
   // A narrower first class is handled by cutting up to this many code points out of a common slice.
   static constexpr size_t kMaxCutChars = 16;
+  // A state looping as a whole on fewer code points than this may still be split into stacks.
+  static constexpr uint64_t kNarrowGroupSpan = 256;
+  // A group that narrow is explored again keeping only members that accept at least this many
+  // code points (a `%XX` escape's hex state joins a URL path's loop and narrows it to hex).
+  static constexpr uint64_t kBroadMemberSpan = 48;
   // A class looped on through several states: at most this many states.
   static constexpr size_t kMaxGroupStates = 256;
+  // ... reached within this many characters (tries of excluded keys are a few dozen deep; a
+  // bounded repetition is a chain as long as its bound).
+  static constexpr uint32_t kMaxGroupLevels = 48;
+  static constexpr uint32_t kChainLevels = 8;
   FlatMap64 plan_of_;  // state -> index into plans_
   // group_plan(): state -> epoch it joined the group being explored (groups reach hundreds).
   std::vector<uint32_t> group_mark_;
+  std::vector<uint32_t> group_level_;  // ... and how many characters from the state it joined at
   uint32_t group_epoch_ = 0;
   std::vector<Plan> plans_;
-  std::vector<uint32_t> chain_pool_, cut_pool_;
+  std::vector<std::vector<uint32_t>> chains_;
+  std::vector<uint32_t> cut_pool_;
   std::vector<std::pair<uint32_t, uint32_t>> ranges_pool_;
   bool token_tops_seen_ = false;  // a token element set bits during this walk
   FlatMap64 uniform_of_;          // (state, set) -> successor on the whole set, or kNotUniform
@@ -104,6 +126,8 @@ class MaskEngine {
   // class with many others is split so each part can use its own slice (and cache).
   bool decompose(uint32_t state, uint64_t* out);
   uint32_t split(uint32_t state);
+  std::vector<std::vector<uint64_t>> part_bufs_;  // decompose(): a mask buffer per nesting level
+  uint32_t part_depth_ = 0;
   bool has_broad_top(uint32_t state) const;
   FlatMap64 split_of_;  // state -> index into splits_ (begin of its parts), or kNoSplit
   std::vector<uint32_t> split_pool_;
@@ -114,15 +138,30 @@ class MaskEngine {
   void expand(uint32_t node, uint32_t state, uint64_t* out, uint32_t skip = Npda::kDead);
   bool try_slice(uint32_t node, uint32_t state, uint64_t* out);
   const Plan& plan(uint32_t state);
+  const Plan& group_only(uint32_t state);
+  bool extend_chain(uint32_t idx, uint32_t upto);
+  // Chain states followed when a plan is made; deeper ones as slices need them.
+  static constexpr uint32_t kEagerChain = 16;
+  bool find_group(uint32_t state, Plan& pl);
+  FlatMap64 group_of_;  // state -> index into plans_ of its group plan (see group_only())
   uint32_t broadest_class(uint32_t state, std::vector<std::pair<uint32_t, uint32_t>>& set);
-  bool group_plan(uint32_t state, Plan& pl);
+  bool group_plan(uint32_t state, Plan& pl, uint64_t min_member_span = kSliceMinSpan);
   bool group_ranges(uint32_t state, const std::vector<std::pair<uint32_t, uint32_t>>& first,
                     const std::vector<std::pair<uint32_t, uint32_t>>& set, Plan& pl);
-  bool loopable(uint32_t s, Plan& pl, bool looping);
+  bool loopable(uint32_t s, Plan& pl, bool looping, uint64_t min_member_span);
+  uint64_t live_span_upto(uint32_t state, uint64_t cap);
+  uint64_t set_span(uint32_t set_id);
   uint64_t live_span(uint32_t state);
+  // Per state: live_span() known / at least kSliceMinSpan, and met in a group that grew too big.
+  std::vector<uint8_t> broad_memo_;
+  static constexpr uint8_t kSpanKnown = 1, kSpanBroad = 2, kTooBig = 4;
   bool apply_group(const Plan& pl, const Slice& s, uint32_t node, uint32_t state, uint64_t* out,
                    const std::vector<std::pair<uint32_t, uint32_t>>& cut);
-  void clear_cut(const Plan& pl, const std::vector<std::pair<uint32_t, uint32_t>>& cut, uint64_t* out);
+  void apply_loop(const Plan& pl, const Slice& s, uint64_t* out,
+                  const std::vector<std::pair<uint32_t, uint32_t>>& cut);
+  void apply_skeleton(const Plan& pl, const Slice& s, uint32_t state, uint64_t* out,
+                      const std::vector<std::pair<uint32_t, uint32_t>>& cut);
+  void clear_cut(const Slice& s, const std::vector<std::pair<uint32_t, uint32_t>>& cut, uint64_t* out);
   void expand_ranges(uint32_t node, uint32_t state, uint64_t* out,
                      const std::pair<uint32_t, uint32_t>* ranges, uint32_t n_ranges);
   std::vector<std::pair<uint32_t, uint64_t>> spans_;

@@ -78,31 +78,60 @@ void subtract(Intervals& v, uint32_t lo, uint32_t hi) {
 // Code points the state accepts (with a live successor or not: no successor is computed),
 // counted up to kSliceMinSpan: callers only ask whether a slice could pay off.
 uint64_t MaskEngine::live_span(uint32_t state) {
+  // Memoised: group exploration asks about the same dead-end states once per group member.
+  if (state < broad_memo_.size() && (broad_memo_[state] & kSpanKnown))
+    return (broad_memo_[state] & kSpanBroad) ? kSliceMinSpan : 0;
   Npda::Partition& p = npda_.partition(state);
   uint64_t live = 0;
   for (uint32_t j = 0; j < p.breaks.size() && live < kSliceMinSpan; j++) {
     if (npda_.any_class_matches(state, p.breaks[j]))
       live += static_cast<uint64_t>(p.seg_end(j)) - p.breaks[j] + 1;
   }
+  if (broad_memo_.size() <= state) broad_memo_.resize(static_cast<size_t>(state) * 2 + 64, 0);
+  broad_memo_[state] |= kSpanKnown | (live >= kSliceMinSpan ? kSpanBroad : 0);
   return live;
 }
 
 // Is `s` a state a class can loop through? Dead, waiting on a token, narrow (an escape, after
 // a closing quote), or finished with the frames a truncated state knows (its real successor
 // depends on the context) are not: those characters are handled exactly instead.
-bool MaskEngine::loopable(uint32_t s, Plan& pl, bool looping) {
+bool MaskEngine::loopable(uint32_t s, Plan& pl, bool looping, uint64_t min_member_span) {
   // Finishing the frames on the first character (a closing quote) is normal; inside the loop
   // it means the truncated state's answer may differ from the real one's.
   if (looping && npda_.exposed(s)) pl.context_free = false;
-  return s != Npda::kDead && !npda_.has_token_tops(s) && !npda_.exposed(s) && live_span(s) >= kSliceMinSpan;
+  return s != Npda::kDead && !npda_.has_token_tops(s) && !npda_.exposed(s) && live_span(s) >= kSliceMinSpan &&
+         (min_member_span <= kSliceMinSpan || live_span_upto(s, min_member_span) >= min_member_span);
+}
+
+// Code points the state accepts, counted up to `cap`.
+uint64_t MaskEngine::live_span_upto(uint32_t state, uint64_t cap) {
+  Npda::Partition& p = npda_.partition(state);
+  uint64_t live = 0;
+  for (uint32_t j = 0; j < p.breaks.size() && live < cap; j++) {
+    if (npda_.any_class_matches(state, p.breaks[j]))
+      live += static_cast<uint64_t>(p.seg_end(j)) - p.breaks[j] + 1;
+  }
+  return live;
+}
+
+uint64_t MaskEngine::set_span(uint32_t set_id) {
+  uint64_t n = 0;
+  for (const auto& [lo, hi] : vocab_->slices().set(set_id).intervals) n += static_cast<uint64_t>(hi) - lo + 1;
+  return n;
 }
 
 // First characters S0 (those leading from the state to a loopable state) and a set U such that
 // every character of U takes every state of the group G (the states reached so) to a state of
 // G: then every token of one S0 character followed by U characters is allowed.
-bool MaskEngine::group_plan(uint32_t state, Plan& pl) {
+bool MaskEngine::group_plan(uint32_t state, Plan& pl, uint64_t min_member_span) {
+  // A state met inside a group that outgrew kMaxGroupStates would grow the same way (a bounded
+  // repetition `x{1,1024}` is a chain of a thousand states, one per count): give up at once
+  // rather than explore hundreds of states again at every position of the chain.
+  if (state < broad_memo_.size() && (broad_memo_[state] & kTooBig)) return false;
   Intervals first;
-  std::vector<uint32_t> group, todo;
+  // Explored breadth first (`group` is the queue); level[i] = characters from the state to group[i].
+  std::vector<uint32_t> group, level;
+  uint32_t joined_level = 1;
   if (++group_epoch_ == 0) {
     std::fill(group_mark_.begin(), group_mark_.end(), 0u);
     group_epoch_ = 1;
@@ -110,16 +139,20 @@ bool MaskEngine::group_plan(uint32_t state, Plan& pl) {
   // Membership by epoch mark: groups reach hundreds of states.
   auto in_group = [&](uint32_t s) { return s < group_mark_.size() && group_mark_[s] == group_epoch_; };
   auto join = [&](uint32_t s) {
-    if (s >= group_mark_.size()) group_mark_.resize(static_cast<size_t>(s) * 2 + 64, 0u);
+    if (s >= group_mark_.size()) {
+      group_mark_.resize(static_cast<size_t>(s) * 2 + 64, 0u);
+      group_level_.resize(group_mark_.size(), 0u);
+    }
     group_mark_[s] = group_epoch_;
+    group_level_[s] = joined_level;
     group.push_back(s);
-    todo.push_back(s);
+    level.push_back(joined_level);
   };
   {
     Npda::Partition& p = npda_.partition(state);
     for (uint32_t j = 0; j < p.breaks.size(); j++) {
       const uint32_t s = npda_.successor_in(p, state, j);
-      if (!loopable(s, pl, false)) continue;
+      if (!loopable(s, pl, false, min_member_span)) continue;
       if (!first.empty() && first.back().second != UINT32_MAX && first.back().second + 1 == p.breaks[j]) {
         first.back().second = p.seg_end(j);
       } else {
@@ -131,21 +164,36 @@ bool MaskEngine::group_plan(uint32_t state, Plan& pl) {
   if (span_of(first) < kSliceMinSpan) return false;
   Intervals set{{0, UINT32_MAX}};
   Intervals drop;
-  while (!todo.empty()) {
-    const uint32_t x = todo.back();
-    todo.pop_back();
+  uint32_t max_level = 1;
+  bool looped = false;  // some character led back into the group
+  for (size_t qi = 0; qi < group.size(); qi++) {
+    const uint32_t x = group[qi];
+    joined_level = level[qi] + 1;
     Npda::Partition& p = npda_.partition(x);
     drop.clear();
     for (const auto& [lo, hi] : set) {
       for (uint32_t j = Npda::segment_of(p, lo); j < p.breaks.size() && p.breaks[j] <= hi; j++) {
         const uint32_t s = npda_.successor_in(p, x, j);
-        if (in_group(s)) continue;
-        if (!loopable(s, pl, true)) {
+        if (in_group(s)) {
+          // Back to an earlier level (or itself): a loop, not a step forward.
+          looped = looped || s == x || group_level_[s] < level[qi];
+          continue;
+        }
+        if (!loopable(s, pl, true, min_member_span)) {
           drop.emplace_back(std::max(lo, p.breaks[j]), std::min(hi, p.seg_end(j)));
           continue;
         }
-        // Truncated states are planned once per grammar position: allow them a larger group.
-        if (group.size() >= kMaxGroupStates) return false;
+        max_level = std::max(max_level, joined_level);
+        // A group that has only grown, never looped back, for kChainLevels characters is
+        // a chain (a bounded repetition counting up): it would grow to its bound.
+        if (group.size() >= kMaxGroupStates || joined_level > kMaxGroupLevels ||
+            (!looped && joined_level > kChainLevels)) {
+          for (const uint32_t g : group) {
+            if (broad_memo_.size() <= g) broad_memo_.resize(static_cast<size_t>(g) * 2 + 64, 0);
+            broad_memo_[g] |= kTooBig;
+          }
+          return false;
+        }
         join(s);
       }
     }
@@ -191,6 +239,49 @@ bool MaskEngine::group_ranges(uint32_t state, const std::vector<std::pair<uint32
     pl.cut_len = static_cast<uint32_t>(cut.size());
     cut_pool_.insert(cut_pool_.end(), cut.begin(), cut.end());
   }
+  const uint32_t loop = uniform_successor(state, pl.first_set);
+  if (loop != kNotUniform && loop != Npda::kDead && uniform_successor(loop, pl.rest_set) == loop)
+    pl.loop_state = loop;
+  return true;
+}
+
+// Does the state loop on a class through a group of states? Only this part of a plan is asked
+// where no slice is applied (split(), the truncated frames below), so it is memoised apart: a
+// chain plan follows up to a token's length of states, which a bounded repetition
+// (`x{1,1024}`) makes all new.
+const MaskEngine::Plan& MaskEngine::group_only(uint32_t state) {
+  const uint32_t memo = group_of_.find(state);
+  if (memo != FlatMap64::kMissing) return plans_[memo];
+  Plan pl;
+  if (live_span(state) >= kSliceMinSpan && !find_group(state, pl)) pl = Plan{};
+  const auto idx = static_cast<uint32_t>(plans_.size());
+  plans_.push_back(pl);
+  group_of_.insert(state, idx);
+  return plans_.back();
+}
+
+bool MaskEngine::find_group(uint32_t state, Plan& pl) {
+  if (npda_.n_stacks(state) == 1 && !npda_.is_truncated(state) &&
+      npda_.stacks(state)[0] != Npda::kEmptyStack) {
+    // One stack: its top frames usually decide alone (a string body does not look at what
+    // encloses the string), and then the group found for them serves every context.
+    for (int frames = 1; frames <= 3; frames++) {
+      const uint32_t t = npda_.truncated(npda_.stacks(state)[0], frames);
+      const Plan tp = group_only(t);
+      // Only if the frames never finished: then the real state loops the same way.
+      if (tp.group && tp.context_free) {
+        const auto first = vocab_->slices().set(tp.first_set).intervals;
+        const auto set = vocab_->slices().set(tp.rest_set).intervals;
+        if (group_ranges(state, first, set, pl)) return true;
+      }
+    }
+  }
+  if (!group_plan(state, pl)) return false;
+  if (set_span(pl.rest_set) < kNarrowGroupSpan) {
+    Plan wide;
+    if (group_plan(state, wide, kBroadMemberSpan) && set_span(wide.rest_set) > set_span(pl.rest_set))
+      pl = wide;
+  }
   return true;
 }
 
@@ -206,28 +297,9 @@ const MaskEngine::Plan& MaskEngine::plan(uint32_t state) {
     plan_of_.insert(state, idx);
     return plans_.back();
   }
-  bool grouped = false;
-  if (npda_.n_stacks(state) == 1 && !npda_.is_truncated(state) &&
-      npda_.stacks(state)[0] != Npda::kEmptyStack) {
-    // One stack: its top frames usually decide alone (a string body does not look at what
-    // encloses the string), and then the group found for them serves every context.
-    for (int frames = 1; frames <= 3 && !grouped; frames++) {
-      const uint32_t t = npda_.truncated(npda_.stacks(state)[0], frames);
-      const Plan tp = plan(t);
-      // Only if the frames never finished: then the real state loops the same way.
-      if (tp.group && tp.context_free) {
-        const auto first = vocab_->slices().set(tp.first_set).intervals;
-        const auto set = vocab_->slices().set(tp.rest_set).intervals;
-        grouped = group_ranges(state, first, set, pl);
-      }
-    }
-  }
-  if (!grouped) grouped = group_plan(state, pl);
-  if (grouped) {
-    const auto idx = static_cast<uint32_t>(plans_.size());
-    plans_.push_back(pl);
-    plan_of_.insert(state, idx);
-    return plans_.back();
+  if (group_only(state).group) {
+    plan_of_.insert(state, group_of_.find(state));
+    return plans_[group_of_.find(state)];
   }
   pl = Plan{};
   std::vector<std::pair<uint32_t, uint32_t>> set;
@@ -253,48 +325,59 @@ const MaskEngine::Plan& MaskEngine::plan(uint32_t state) {
       }
     }
     // Follow the class: the state after 1, 2, ... characters of it must be the same whichever
-    // character was taken, and must not wait on a token element.
-    const auto cap = static_cast<uint32_t>(vocab_->max_token_cps());
-    pl.chain_begin = static_cast<uint32_t>(chain_pool_.size());
-    chain_pool_.push_back(state);
-    uint32_t cur = state;
+    // character was taken, and must not wait on a token element. Followed a few characters
+    // now, further only as deep as a slice it serves needs (see extend_chain()).
     pl.usable = true;
-    for (uint32_t d = 0;; d++) {
-      const uint32_t next = d == 0 ? best : uniform_successor(cur, pl.rest_set);
-      if (next == kNotUniform || (next != Npda::kDead && npda_.has_token_tops(next))) {
-        pl.usable = false;
-        break;
-      }
-      if (next == Npda::kDead) {
-        pl.max_chars = d;
-        break;
-      }
-      if (next == cur && d > 0) {
-        pl.max_chars = kUnbounded;
-        break;
-      }
-      if (next == cur) {
-        // Loops from the start: only valid if the first set is the looping set.
-        if (pl.first_set != pl.rest_set) pl.rest_set = pl.first_set;
-        pl.max_chars = kUnbounded;
-        break;
-      }
-      chain_pool_.push_back(next);
-      cur = next;
-      if (d + 1 >= cap) {
-        pl.max_chars = d + 1;
-        break;
-      }
-    }
-    pl.chain_len = static_cast<uint32_t>(chain_pool_.size()) - pl.chain_begin;
-    if (!pl.usable) chain_pool_.resize(pl.chain_begin);
+    pl.first_next = best;
+    pl.chain = static_cast<uint32_t>(chains_.size());
+    chains_.push_back({state});
   }
   const auto idx = static_cast<uint32_t>(plans_.size());
   plans_.push_back(pl);
   plan_of_.insert(state, idx);
-  return plans_.back();
+  if (pl.usable) extend_chain(idx, kEagerChain);
+  return plans_[idx];
 }
 
+// Follows plan `idx`'s chain until it holds the states after 0..`upto` characters, or ends
+// (dead, looping, a token's length). False if the class stops leading to one state (then the
+// plan is unusable from here on; masks made so far looked only as deep as it was followed).
+bool MaskEngine::extend_chain(uint32_t idx, uint32_t upto) {
+  const auto cap = static_cast<uint32_t>(vocab_->max_token_cps());
+  while (plans_[idx].usable && !plans_[idx].chain_done && chains_[plans_[idx].chain].size() <= upto) {
+    Plan& pl = plans_[idx];
+    std::vector<uint32_t>& chain = chains_[pl.chain];
+    const auto d = static_cast<uint32_t>(chain.size() - 1);
+    const uint32_t cur = chain.back();
+    const uint32_t next = d == 0 ? pl.first_next : uniform_successor(cur, pl.rest_set);
+    if (next == kNotUniform || (next != Npda::kDead && npda_.has_token_tops(next))) {
+      pl.usable = false;
+      break;
+    }
+    pl.chain_done = true;
+    if (next == Npda::kDead) {
+      pl.max_chars = d;
+      break;
+    }
+    if (next == cur && d > 0) {
+      pl.max_chars = kUnbounded;
+      break;
+    }
+    if (next == cur) {
+      // Loops from the start: only valid if the first set is the looping set.
+      if (pl.first_set != pl.rest_set) pl.rest_set = pl.first_set;
+      pl.max_chars = kUnbounded;
+      break;
+    }
+    chain.push_back(next);
+    if (d + 1 >= cap) {
+      pl.max_chars = d + 1;
+      break;
+    }
+    pl.chain_done = false;
+  }
+  return plans_[idx].usable;
+}
 uint32_t MaskEngine::uniform_successor(uint32_t state, uint32_t set_id) {
   const uint64_t key = (static_cast<uint64_t>(state) << 32) | set_id;
   const uint32_t memo = uniform_of_.find(key);

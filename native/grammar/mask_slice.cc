@@ -35,8 +35,14 @@ bool MaskEngine::try_slice(uint32_t node, uint32_t state, uint64_t* out) {
     std::sort(cut.begin(), cut.end());
   }
   if (pl.group) return apply_group(pl, s, node, state, out, cut);
-  const uint32_t k = pl.max_chars;
-  auto chain_at = [&](uint32_t d) { return chain_pool_[pl.chain_begin + std::min(d, pl.chain_len - 1)]; };
+  // The chain as deep as this slice's tokens and exits go (copied: nested slices may add chains).
+  const uint32_t idx = plan_of_.find(state);
+  const uint32_t deepest = std::max(s.max_depth, s.max_exit_depth);
+  if (!extend_chain(idx, std::min(deepest, static_cast<uint32_t>(vocab_->max_token_cps())))) return false;
+  const Plan& now = plans_[idx];
+  const std::vector<uint32_t> chain = chains_[now.chain];
+  const uint32_t k = now.chain_done ? now.max_chars : kUnbounded;
+  auto chain_at = [&](uint32_t d) { return chain[std::min<size_t>(d, chain.size() - 1)]; };
   auto is_cut = [&](uint32_t n) {
     for (const auto& [b, e] : cut) {
       if (b <= n && n < e) return true;
@@ -51,19 +57,19 @@ bool MaskEngine::try_slice(uint32_t node, uint32_t state, uint64_t* out) {
     if (k >= s.max_depth) {
       row = s.all_bits.data();
     } else if (k < s.cum_rows) {
-      row = &s.cum_bits[static_cast<size_t>(k) * words];
+      row = s.cum_row(k);
     } else {
-      row = &s.cum_bits[static_cast<size_t>(s.cum_rows - 1) * words];
-      listed_from = s.depth_end[s.cum_rows - 1];
-      listed_to = s.depth_end[k];
+      row = s.cum_row(s.cum_rows - 1);
+      listed_from = s.depth_end()[s.cum_rows - 1];
+      listed_to = s.depth_end()[k];
     }
     for (size_t w = 0; w < words; w++) out[w] |= row[w];
-    for (uint32_t i = listed_from; i < listed_to; i++) set_bit(out, s.tokens[i]);
+    for (uint32_t i = listed_from; i < listed_to; i++) set_bit(out, s.tokens()[i]);
   } else {
-    const uint32_t end = s.depth_end[std::min(k, s.max_depth)];
-    for (uint32_t i = 0; i < end; i++) set_bit(out, s.tokens[i]);
+    const uint32_t end = s.depth_end()[std::min(k, s.max_depth)];
+    for (uint32_t i = 0; i < end; i++) set_bit(out, s.tokens()[i]);
   }
-  clear_cut(pl, cut, out);
+  clear_cut(s, cut, out);
   // Tokens that end inside a character after class characters.
   uint32_t last_state = Npda::kDead;
   PartialUtf8 last_partial{0, -2};
@@ -103,15 +109,23 @@ bool MaskEngine::try_slice(uint32_t node, uint32_t state, uint64_t* out) {
 }
 
 // Nothing else can have set bits below a cut child yet (the walk reaches them only through it):
-// take back the bits the shared slice set there.
-void MaskEngine::clear_cut(const Plan& pl, const std::vector<std::pair<uint32_t, uint32_t>>& cut,
+// take back the bits the shared slice set there, i.e. its tokens in the cut child's subtree (one
+// contiguous range of the prefix tree's tokens; no slice is built below the child).
+void MaskEngine::clear_cut(const Slice& s, const std::vector<std::pair<uint32_t, uint32_t>>& cut,
                            uint64_t* out) {
+  const Vocab& v = *vocab_;
   for (const auto& [c, e] : cut) {
-    const Vocab::Node& cn = vocab_->nodes()[c];
-    for (uint32_t i = cn.tok_begin; i < cn.tok_own_end; i++) clear_bit(out, vocab_->tokens()[i]);
-    const auto below = vocab_->slices().get(pl.rest_set, pl.rest_set, c);
-    if (below) {
-      for (int32_t t : below->tokens) clear_bit(out, t);
+    const uint32_t t_begin = v.nodes()[c].tok_begin, t_end = v.tok_range_end(e);
+    if (!s.all_bits.empty()) {
+      for (uint32_t i = t_begin; i < t_end; i++) {
+        const int32_t t = v.tokens()[i];
+        out[t >> 6] &= ~(s.all_bits[t >> 6] & (1ull << (t & 63)));
+      }
+    } else {
+      for (const int32_t t : s.tokens()) {
+        const uint32_t n = v.token_node(t);
+        if (n >= c && n < e) clear_bit(out, t);
+      }
     }
   }
 }
@@ -124,9 +138,55 @@ bool MaskEngine::apply_group(const Plan& pl, const Slice& s, uint32_t node, uint
   if (s.cum_rows > 0) {
     for (size_t w = 0; w < words; w++) out[w] |= s.all_bits[w];
   } else {
-    for (int32_t t : s.tokens) set_bit(out, t);
+    for (int32_t t : s.tokens()) set_bit(out, t);
   }
-  clear_cut(pl, cut, out);
+  clear_cut(s, cut, out);
+  if (pl.loop_state != Npda::kDead) {
+    apply_loop(pl, s, out, cut);
+  } else {
+    apply_skeleton(pl, s, state, out, cut);
+  }
+  const std::pair<uint32_t, uint32_t>* ranges = ranges_pool_.data() + pl.range_begin;
+  const std::vector<std::pair<uint32_t, uint32_t>> own(ranges, ranges + pl.range_len);  // pool may grow
+  expand_ranges(node, state, out, own.data(), pl.range_len);
+  return true;
+}
+
+// Every path of the slice stays in one state: partial tokens are tested against it and each
+// exit code point is stepped once for all its exits. Paths through a cut child (a first
+// character walked by range) are left out.
+void MaskEngine::apply_loop(const Plan& pl, const Slice& s, uint64_t* out,
+                            const std::vector<std::pair<uint32_t, uint32_t>>& cut) {
+  const uint32_t at = pl.loop_state;
+  auto is_cut = [&](uint32_t n) {
+    auto it = std::upper_bound(cut.begin(), cut.end(), std::make_pair(n, UINT32_MAX));
+    return it != cut.begin() && n < std::prev(it)->second;
+  };
+  PartialUtf8 last_partial{0, -2};
+  bool last_ok = false;
+  for (const Slice::Partial& sp : s.partials) {
+    if (!cut.empty() && is_cut(vocab_->token_node(sp.token))) continue;
+    if (!(sp.partial == last_partial)) {
+      last_partial = sp.partial;
+      last_ok = npda_.matches_partial(at, sp.partial);
+    }
+    if (last_ok) set_bit(out, sp.token);
+  }
+  for (const Slice::ExitGroup& g : s.groups) {
+    stats_.nodes_visited++;
+    const uint32_t next = npda_.step(at, g.cp);
+    if (next == Npda::kDead) continue;
+    for (uint32_t r = g.run_begin; r < g.run_end; r++) {
+      for (uint32_t i = s.runs[r].begin; i < s.runs[r].end; i++) {
+        if (cut.empty() || !is_cut(s.exit_children[i])) enter(s.exit_children[i], next, out);
+      }
+    }
+  }
+}
+
+// The grammar stepped along the skeleton, to test partial tokens and exits exactly.
+void MaskEngine::apply_skeleton(const Plan& pl, const Slice& s, uint32_t state, uint64_t* out,
+                                const std::vector<std::pair<uint32_t, uint32_t>>& cut) {
   // Cut first characters are walked by range (or dead): their skeleton is skipped.
   const CodeSet* first = cut.empty() ? nullptr : &vocab_->slices().set(pl.first_set);
   std::vector<uint32_t> st(s.skel_parent.size());  // local: nested slices run inside this one
@@ -156,10 +216,6 @@ bool MaskEngine::apply_group(const Plan& pl, const Slice& s, uint32_t node, uint
     const uint32_t next = npda_.step(st[e.skel], e.cp);
     if (next != Npda::kDead) enter(e.child, next, out);
   }
-  const std::pair<uint32_t, uint32_t>* ranges = ranges_pool_.data() + pl.range_begin;
-  const std::vector<std::pair<uint32_t, uint32_t>> own(ranges, ranges + pl.range_len);  // pool may grow
-  expand_ranges(node, state, out, own.data(), pl.range_len);
-  return true;
 }
 
 // Like expand(), restricted to children whose code point lies in the given sorted ranges.

@@ -250,7 +250,7 @@ uint32_t Npda::compute_step(uint32_t state, uint32_t seg) {
   const Grammar& g = *grammar_;
   const uint32_t rep = partitions_[states_[state].partition].breaks[seg];
   uint32_t single = kDead;
-  std::vector<uint32_t> all;
+  std::vector<uint32_t>& all = step_buf_;  // no re-entry: successor() interns through out_
   bool many = false;
   for (uint32_t i = 0; i < n_stacks(state); i++) {
     const uint32_t node = stacks(state)[i];

@@ -134,7 +134,7 @@ class Npda {
   std::deque<Partition> partitions_;
   uint32_t initial_ = kUnset;
   // scratch
-  std::vector<uint32_t> todo_, out_, merge_buf_;
+  std::vector<uint32_t> todo_, out_, merge_buf_, step_buf_;
   // closure(): node -> epoch it was last seen in (a linear "seen" list is quadratic on the
   // hundreds of stacks an ambiguous rule expands to).
   std::vector<uint32_t> seen_epoch_;

@@ -12,7 +12,8 @@ constexpr uint32_t kMaxCumRows = 17;  // bitsets for depth <= 0..16; longer toke
 }  // namespace
 
 size_t Slice::bytes() const {
-  return sizeof(Slice) + tokens.capacity() * 4 + depth_end.capacity() * 4 + cum_bits.capacity() * 8 +
+  // cum_bits_ counted as if built (the registry's budget is fixed when a slice is made).
+  return sizeof(Slice) + n_tokens * 4 + (max_depth + 1) * 4 + cum_rows * all_bits.size() * 8 +
          all_bits.capacity() * 8 + partials.capacity() * sizeof(Partial) +
          groups.capacity() * sizeof(ExitGroup) + runs.capacity() * sizeof(ExitRun) +
          exit_children.capacity() * 4 + skel_parent.capacity() * 4 + skel_cp.capacity() * 8 +
@@ -91,127 +92,39 @@ std::vector<std::pair<uint32_t, uint32_t>> SliceRegistry::json_string_chars_with
   return {{0x20, 0x21}, {0x23, 0x5B}, {0x5D, UINT32_MAX}};
 }
 
-std::shared_ptr<const Slice> SliceRegistry::build(const CodeSet& first, const CodeSet& rest,
-                                                  uint32_t root) const {
-  const auto& nodes = vocab_.nodes();
-  const auto& toks = vocab_.tokens();
-  const auto& parts = vocab_.partials();
-  Parts p;
-  // Every class-path node gets a provisional index (parents first); those leading to an exit
-  // or a partial token become the skeleton.
-  std::vector<uint32_t> t_node, t_cp;
-  std::vector<int32_t> t_parent;
-  std::vector<uint8_t> needed;
-  std::vector<Slice::SkelExit> t_exits;
-  // Walk the class edges below `root`: the first edge in `first`, the others in `rest`.
-  struct Todo {
-    uint32_t node, depth;
-    int32_t tmp;
-  };
-  std::vector<Todo> todo{{root, 0, -1}};
-  while (!todo.empty()) {
-    const Todo t = todo.back();
-    todo.pop_back();
-    const CodeSet& set = t.depth == 0 ? first : rest;
-    for (uint32_t c = t.node + 1; c < nodes[t.node].end; c = nodes[c].end) {
-      const uint32_t cp = nodes[c].cp;
-      if (!set.contains(cp)) {
-        // Exits right below the slice's node are walked by range instead (see MaskEngine).
-        if (t.depth > 0) {
-          p.exits.push_back(Exit3{cp, t.depth, c});
-          t_exits.push_back(Slice::SkelExit{t.tmp, cp, c});
-          needed[t.tmp] = 1;
-        }
-        continue;
-      }
-      const uint32_t d = t.depth + 1;
-      const auto tmp = static_cast<int32_t>(t_node.size());
-      t_node.push_back(c);
-      t_cp.push_back(cp);
-      t_parent.push_back(t.tmp);
-      needed.push_back(0);
-      for (uint32_t i = nodes[c].tok_begin; i < nodes[c].tok_own_end; i++) p.tokens.emplace_back(d, toks[i]);
-      for (uint32_t i = nodes[c].part_begin; i < nodes[c].part_own_end; i++) {
-        p.partials.push_back(Slice::Partial{d, parts[i].token, parts[i].partial, tmp});
-        needed[tmp] = 1;
-      }
-      if (c + 1 < nodes[c].end) todo.push_back(Todo{c, d, tmp});
-    }
-  }
-  for (size_t i = t_node.size(); i-- > 0;) {
-    if (needed[i] && t_parent[i] >= 0) needed[t_parent[i]] = 1;
-  }
-  std::vector<int32_t> remap(t_node.size(), -1);
-  for (size_t i = 0; i < t_node.size(); i++) {
-    if (!needed[i]) continue;
-    remap[i] = static_cast<int32_t>(p.skel_node.size());
-    p.skel_node.push_back(t_node[i]);
-    p.skel_cp.push_back(t_cp[i]);
-    p.skel_parent.push_back(t_parent[i] < 0 ? -1 : remap[t_parent[i]]);
-  }
-  for (Slice::Partial& sp : p.partials) sp.skel = remap[sp.skel];
-  for (Slice::SkelExit& e : t_exits) p.skel_exits.push_back(Slice::SkelExit{remap[e.skel], e.cp, e.child});
-  return finish(std::move(p));
-}
-
-std::shared_ptr<const Slice> SliceRegistry::derive(const Slice& base, const CodeSet& first,
-                                                   const CodeSet& rest, uint32_t root) const {
-  // Subtrees of the children reached by a `rest` character that is not in `first`.
-  const auto& nodes = vocab_.nodes();
-  std::vector<std::pair<uint32_t, uint32_t>> cut;
-  for (uint32_t c = root + 1; c < nodes[root].end; c = nodes[c].end) {
-    if (rest.contains(nodes[c].cp) && !first.contains(nodes[c].cp)) cut.emplace_back(c, nodes[c].end);
-  }
-  auto is_cut = [&](uint32_t node) {
-    auto it = std::upper_bound(cut.begin(), cut.end(), std::make_pair(node, UINT32_MAX));
-    return it != cut.begin() && node < std::prev(it)->second;
-  };
-  Parts p;
-  for (uint32_t d = 1; d <= base.max_depth; d++) {
-    for (uint32_t i = base.depth_end[d - 1]; i < base.depth_end[d]; i++) {
-      if (!is_cut(vocab_.token_node(base.tokens[i]))) p.tokens.emplace_back(d, base.tokens[i]);
-    }
-  }
-  // Cut subtrees are whole: a kept skeleton node keeps its parent.
-  std::vector<int32_t> remap(base.skel_node.size(), -1);
-  for (size_t i = 0; i < base.skel_node.size(); i++) {
-    if (is_cut(base.skel_node[i])) continue;
-    remap[i] = static_cast<int32_t>(p.skel_node.size());
-    p.skel_node.push_back(base.skel_node[i]);
-    p.skel_cp.push_back(base.skel_cp[i]);
-    p.skel_parent.push_back(base.skel_parent[i] < 0 ? -1 : remap[base.skel_parent[i]]);
-  }
-  for (const Slice::Partial& sp : base.partials) {
-    if (!is_cut(vocab_.token_node(sp.token)))
-      p.partials.push_back(Slice::Partial{sp.depth, sp.token, sp.partial, remap[sp.skel]});
-  }
-  for (const Slice::ExitGroup& g : base.groups) {
-    for (uint32_t r = g.run_begin; r < g.run_end; r++) {
-      for (uint32_t i = base.runs[r].begin; i < base.runs[r].end; i++) {
-        if (!is_cut(base.exit_children[i]))
-          p.exits.push_back(Exit3{g.cp, base.runs[r].depth, base.exit_children[i]});
-      }
-    }
-  }
-  for (const Slice::SkelExit& e : base.skel_exits) {
-    if (!is_cut(e.child)) p.skel_exits.push_back(Slice::SkelExit{remap[e.skel], e.cp, e.child});
-  }
-  return finish(std::move(p));
-}
-
 std::shared_ptr<const Slice> SliceRegistry::finish(Parts p) const {
   auto s = std::make_shared<Slice>();
+  if (p.direct) {
+    if (p.n_bits * 64 >= vocab_.size()) {
+      // A bitset slice: the lists wait for a use that needs them.
+      s->all_bits = std::move(p.bits);
+      s->n_tokens = p.n_bits;
+      s->max_depth = p.bits_max_depth;
+      s->tokens_lazy_ = true;
+      s->vocab_ = &vocab_;
+      s->base_depth_ = p.base_depth;
+    } else {
+      for (size_t w = 0; w < p.bits.size(); w++) {
+        for (uint64_t x = p.bits[w]; x; x &= x - 1) {
+          const auto t = static_cast<int32_t>(w * 64 + static_cast<size_t>(__builtin_ctzll(x)));
+          p.tokens.emplace_back(vocab_.n_cps(t) - p.base_depth, t);
+        }
+      }
+      p.direct = false;
+    }
+  }
   for (const auto& [d, t] : p.tokens) s->max_depth = std::max(s->max_depth, d);
   for (const Slice::Partial& sp : p.partials) s->max_depth = std::max(s->max_depth, sp.depth);
-  // Counting sort by depth.
-  s->depth_end.assign(s->max_depth + 1, 0);
-  for (const auto& [d, t] : p.tokens) s->depth_end[d]++;
-  for (uint32_t d = 1; d <= s->max_depth; d++) s->depth_end[d] += s->depth_end[d - 1];
-  s->tokens.resize(p.tokens.size());
-  {
-    std::vector<uint32_t> fill(s->depth_end.begin(), s->depth_end.end());
+  if (!p.direct) {
+    // Counting sort by depth.
+    s->depth_end_.assign(s->max_depth + 1, 0);
+    for (const auto& [d, t] : p.tokens) s->depth_end_[d]++;
+    for (uint32_t d = 1; d <= s->max_depth; d++) s->depth_end_[d] += s->depth_end_[d - 1];
+    s->tokens_.resize(p.tokens.size());
+    std::vector<uint32_t> fill(s->depth_end_.begin(), s->depth_end_.end());
     for (uint32_t d = s->max_depth; d >= 1; d--) fill[d] = fill[d - 1];
-    for (const auto& [d, t] : p.tokens) s->tokens[fill[d]++] = t;
+    for (const auto& [d, t] : p.tokens) s->tokens_[fill[d]++] = t;
+    s->n_tokens = p.tokens.size();
   }
   s->partials = std::move(p.partials);
   s->skel_parent = std::move(p.skel_parent);
@@ -228,6 +141,7 @@ std::shared_ptr<const Slice> SliceRegistry::finish(Parts p) const {
   std::sort(p.exits.begin(), p.exits.end(),
             [](const Exit3& a, const Exit3& b) { return a.cp != b.cp ? a.cp < b.cp : a.depth < b.depth; });
   for (const Exit3& e : p.exits) {
+    s->max_exit_depth = std::max(s->max_exit_depth, e.depth);
     if (s->groups.empty() || s->groups.back().cp != e.cp) {
       const auto r = static_cast<uint32_t>(s->runs.size());
       s->groups.push_back(Slice::ExitGroup{e.cp, r, r});
@@ -242,23 +156,46 @@ std::shared_ptr<const Slice> SliceRegistry::finish(Parts p) const {
     s->runs.back().end = static_cast<uint32_t>(s->exit_children.size());
   }
   // Bitsets pay off only when many tokens are in the slice.
-  const size_t words = vocab_.n_words();
-  if (s->tokens.size() * 64 >= vocab_.size()) {
+  if (s->n_tokens * 64 >= vocab_.size()) {
     s->cum_rows = std::min(kMaxCumRows, s->max_depth + 1);
-    s->cum_bits.assign(static_cast<size_t>(s->cum_rows) * words, 0);
-    s->all_bits.assign(words, 0);
-    for (uint32_t d = 1; d <= s->max_depth; d++) {
-      for (uint32_t i = s->depth_end[d - 1]; i < s->depth_end[d]; i++) {
-        const int32_t t = s->tokens[i];
-        s->all_bits[t >> 6] |= 1ull << (t & 63);
-        if (d < s->cum_rows) s->cum_bits[d * words + (t >> 6)] |= 1ull << (t & 63);
-      }
-    }
-    for (uint32_t d = 1; d < s->cum_rows; d++) {
-      for (size_t w = 0; w < words; w++) s->cum_bits[d * words + w] |= s->cum_bits[(d - 1) * words + w];
+    if (!p.direct) {
+      s->all_bits.assign(vocab_.n_words(), 0);
+      for (const int32_t t : s->tokens_) s->all_bits[t >> 6] |= 1ull << (t & 63);
     }
   }
   return s;
+}
+
+void Slice::build_tokens() const {
+  depth_end_.assign(max_depth + 1, 0);
+  for (size_t w = 0; w < all_bits.size(); w++) {
+    for (uint64_t x = all_bits[w]; x; x &= x - 1) {
+      const auto t = static_cast<int32_t>(w * 64 + static_cast<size_t>(__builtin_ctzll(x)));
+      depth_end_[vocab_->n_cps(t) - base_depth_]++;
+    }
+  }
+  for (uint32_t d = 1; d <= max_depth; d++) depth_end_[d] += depth_end_[d - 1];
+  tokens_.resize(depth_end_[max_depth]);
+  std::vector<uint32_t> fill(depth_end_.begin(), depth_end_.end());
+  for (uint32_t d = max_depth; d >= 1; d--) fill[d] = fill[d - 1];
+  for (size_t w = 0; w < all_bits.size(); w++) {
+    for (uint64_t x = all_bits[w]; x; x &= x - 1) {
+      const auto t = static_cast<int32_t>(w * 64 + static_cast<size_t>(__builtin_ctzll(x)));
+      tokens_[fill[vocab_->n_cps(t) - base_depth_]++] = t;
+    }
+  }
+}
+
+void Slice::build_cum_rows() const {
+  const size_t words = all_bits.size();
+  cum_bits_.assign(static_cast<size_t>(cum_rows) * words, 0);
+  const std::vector<int32_t>& toks = tokens();
+  const std::vector<uint32_t>& ends = depth_end();
+  for (uint32_t d = 1; d < cum_rows && d <= max_depth; d++) {
+    uint64_t* row = &cum_bits_[d * words];
+    std::copy(row - words, row, row);
+    for (uint32_t i = ends[d - 1]; i < ends[d]; i++) row[toks[i] >> 6] |= 1ull << (toks[i] & 63);
+  }
 }
 
 }  // namespace toolwright::grammar

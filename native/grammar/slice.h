@@ -9,13 +9,15 @@
 // L: the tokens made only of L characters (by length), the tokens that end in a partial UTF-8
 // sequence on such a path, and the "exits" (an edge leaving L, with the depth where it
 // leaves). A mask then takes all L-only tokens short enough in one bitset OR and checks only
-// the exits against the grammar. Built lazily, shared by every grammar on the vocabulary.
+// the exits against the grammar. Built lazily, shared by every grammar on the vocabulary; the
+// constructions (slice_build.cc) keep the first use of a class to a fraction of a millisecond.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -45,16 +47,29 @@ struct CodeSet {
 };
 
 struct Slice {
-  uint32_t max_depth = 0;  // longest path below the node made of L edges
+  uint32_t max_depth = 0;       // longest path below the node made of L edges
+  uint32_t max_exit_depth = 0;  // the most L code points before an exit
   // Complete tokens wholly in L below the node, sorted by depth (code points below the node):
-  // depth d (1-based) is tokens[depth_end[d-1], depth_end[d]); depth_end[0] = 0.
-  std::vector<int32_t> tokens;
-  std::vector<uint32_t> depth_end;
-  // For slices with many tokens: row d (0..cum_rows-1) = bitset of tokens of depth <= d,
-  // and the bitset of all of them.
+  // depth d (1-based) is tokens()[depth_end()[d-1], depth_end()[d]); depth_end()[0] = 0. A slice
+  // built with its bitset first makes these lists on first use (most uses need the bitset only).
+  const std::vector<int32_t>& tokens() const {
+    ensure_tokens();
+    return tokens_;
+  }
+  const std::vector<uint32_t>& depth_end() const {
+    ensure_tokens();
+    return depth_end_;
+  }
+  size_t n_tokens = 0;
+  // For slices with many tokens: the bitset of all of them, and row d (0..cum_rows-1) = bitset
+  // of those of depth <= d. The rows serve only states that take a bounded number of class
+  // characters, so they are built on first use (cum_row()): a slice used by loops never pays.
   uint32_t cum_rows = 0;
-  std::vector<uint64_t> cum_bits;
   std::vector<uint64_t> all_bits;
+  const uint64_t* cum_row(uint32_t d) const {
+    std::call_once(cum_once_, [this] { build_cum_rows(); });
+    return &cum_bits_[static_cast<size_t>(d) * all_bits.size()];
+  }
 
   struct Partial {
     uint32_t depth;
@@ -91,6 +106,22 @@ struct Slice {
   std::vector<SkelExit> skel_exits;  // sorted by skel
 
   size_t bytes() const;
+
+ private:
+  friend class SliceRegistry;
+  mutable std::vector<int32_t> tokens_;
+  mutable std::vector<uint32_t> depth_end_;
+  mutable std::once_flag tokens_once_;
+  bool tokens_lazy_ = false;
+  const Vocab* vocab_ = nullptr;  // for the lazy lists: a token's depth is its length minus base_depth_
+  uint32_t base_depth_ = 0;
+  void ensure_tokens() const {
+    if (tokens_lazy_) std::call_once(tokens_once_, [this] { build_tokens(); });
+  }
+  void build_tokens() const;
+  mutable std::once_flag cum_once_;
+  mutable std::vector<uint64_t> cum_bits_;
+  void build_cum_rows() const;
 };
 
 class SliceRegistry {
@@ -109,6 +140,14 @@ class SliceRegistry {
   // (llama.cpp's) and [^"\\\x00-\x1F] (toolwright's, which lets DEL through).
   static std::vector<std::pair<uint32_t, uint32_t>> json_string_chars();
   static std::vector<std::pair<uint32_t, uint32_t>> json_string_chars_with_del();
+
+  // For tests: builds the slice below `node` by every construction (edge index, forward scan,
+  // reference descent) and compares them; "" when all agree, else what differs.
+  struct SelfCheckTimes {
+    double walk_us, scan_us, exclusion_us;
+  };
+  std::string self_check(uint32_t first_set, uint32_t rest_set, uint32_t node,
+                         SelfCheckTimes* times = nullptr);
 
   // Slices built so far (walks of the prefix tree or derivations; for profiling).
   uint64_t builds() {
@@ -130,6 +169,12 @@ class SliceRegistry {
   };
   struct Parts {
     std::vector<std::pair<uint32_t, int32_t>> tokens;  // (depth, token)
+    // Or, from build_by_exclusion(), the tokens as a bitset: how many, the deepest, and the
+    // depth of the slice's node.
+    bool direct = false;
+    std::vector<uint64_t> bits;
+    size_t n_bits = 0;
+    uint32_t bits_max_depth = 0, base_depth = 0;
     std::vector<Slice::Partial> partials;
     std::vector<Exit3> exits;
     std::vector<int32_t> skel_parent;
@@ -137,10 +182,25 @@ class SliceRegistry {
     std::vector<Slice::SkelExit> skel_exits;
   };
   std::shared_ptr<const Slice> get_locked(uint32_t first_set, uint32_t rest_set, uint32_t node);
-  std::shared_ptr<const Slice> build(const CodeSet& first, const CodeSet& rest, uint32_t node) const;
+  std::shared_ptr<const Slice> build(const CodeSet& first, const CodeSet& rest, uint32_t node);
+  std::shared_ptr<const Slice> build_by_exclusion(const CodeSet& first, const CodeSet& rest, uint32_t node);
+  std::shared_ptr<const Slice> build_by_scan(const CodeSet& first, const CodeSet& rest, uint32_t node);
+  std::shared_ptr<const Slice> build_by_walk(const CodeSet& first, const CodeSet& rest, uint32_t node) const;
+  template <typename F>
+  void for_each_gap(const CodeSet& set, F&& f) const;
+  uint64_t non_ascii_outside(const CodeSet& set) const;
+  static constexpr uint32_t kNarrowAscii = 32;
+  void start_marks();
+  std::vector<uint64_t> outside_;  // build_by_exclusion(): node bitset of edges outside the class
+  void mark_path(uint32_t x, uint32_t root, const uint32_t* parent, std::vector<uint32_t>& skel);
+  // build(): node -> epoch it joined the skeleton, and its index there.
+  std::vector<uint32_t> mark_;
+  std::vector<int32_t> skel_index_;
+  uint32_t mark_epoch_ = 0;
   std::shared_ptr<const Slice> derive(const Slice& base, const CodeSet& first, const CodeSet& rest,
                                       uint32_t node) const;
   std::shared_ptr<const Slice> finish(Parts parts) const;
+  std::shared_ptr<const Slice> finish_skeleton(Parts parts, std::vector<uint32_t> skel, uint32_t root);
   static bool is_subset(const CodeSet& a, const CodeSet& b);
 };
 

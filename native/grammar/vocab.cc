@@ -81,6 +81,8 @@ std::shared_ptr<const Vocab> Vocab::build(std::vector<std::string> pieces, const
 
   auto& nodes = v->nodes_;
   nodes.push_back(Node{0, 0, 0, 0, 0, 0, kNotWide});
+  v->node_parent_.push_back(0);
+  v->node_depth_.push_back(0);
   std::vector<uint32_t> path{0};
   std::vector<uint32_t> path_cps;
   auto close_top = [&] {
@@ -98,6 +100,8 @@ std::shared_ptr<const Vocab> Vocab::build(std::vector<std::string> pieces, const
       const auto t = static_cast<uint32_t>(v->tokens_.size());
       const auto pt = static_cast<uint32_t>(v->partials_.size());
       nodes.push_back(Node{c[i], 0, t, t, pt, pt, kNotWide});
+      v->node_parent_.push_back(path.back());
+      v->node_depth_.push_back(static_cast<uint32_t>(path.size()));
       path.push_back(static_cast<uint32_t>(nodes.size() - 1));
       path_cps.push_back(c[i]);
     }
@@ -130,6 +134,32 @@ std::shared_ptr<const Vocab> Vocab::build(std::vector<std::string> pieces, const
     v->wide_nodes_.back().end = static_cast<uint32_t>(v->wide_child_nodes_.size());
   }
 
+  // Nodes by edge code point: a slice for a class missing a few code points finds the edges
+  // that leave it here instead of scanning the tree.
+  {
+    std::vector<uint64_t> keys;
+    keys.reserve(nodes.size());
+    for (uint32_t n = 1; n < nodes.size(); n++)
+      keys.push_back((static_cast<uint64_t>(nodes[n].cp) << 32) | n);
+    std::sort(keys.begin(), keys.end());
+    v->edge_nodes_.reserve(keys.size());
+    for (const uint64_t k : keys) {
+      const auto cp = static_cast<uint32_t>(k >> 32);
+      if (v->edge_cps_.empty() || v->edge_cps_.back() != cp) {
+        v->edge_cps_.push_back(cp);
+        v->edge_off_.push_back(static_cast<uint32_t>(v->edge_nodes_.size()));
+      }
+      v->edge_nodes_.push_back(static_cast<uint32_t>(k));
+    }
+    v->edge_off_.push_back(static_cast<uint32_t>(v->edge_nodes_.size()));
+    const size_t words = v->node_words();
+    v->edge_bits_.assign(129 * words, 0);
+    for (uint32_t n = 1; n < nodes.size(); n++) {
+      const uint32_t row = nodes[n].cp < 128 ? nodes[n].cp : 128;
+      v->edge_bits_[row * words + (n >> 6)] |= 1ull << (n & 63);
+    }
+  }
+
   v->below_root_bits_.assign(v->n_words(), 0);
   for (int32_t id : order) {
     if (v->cp_len_[id] > 0) v->below_root_bits_[id >> 6] |= 1ull << (id & 63);
@@ -147,7 +177,8 @@ size_t Vocab::memory_bytes() const {
              partials_.capacity() * sizeof(PartialTail) + cp_pool_.capacity() * 4 + cp_off_.capacity() * 8 +
              tails_.capacity() * sizeof(PartialUtf8) + below_root_bits_.capacity() * 8 +
              wide_child_nodes_.capacity() * 8 + wide_nodes_.capacity() * 8 + token_node_.capacity() * 4 +
-             kinds_.capacity();
+             node_depth_.capacity() * 4 + node_parent_.capacity() * 4 + edge_cps_.capacity() * 4 +
+             edge_off_.capacity() * 4 + edge_nodes_.capacity() * 4 + kinds_.capacity();
   for (const std::string& p : pieces_) b += p.capacity();
   return b;
 }

@@ -82,6 +82,19 @@ class Vocab {
   const std::vector<int32_t>& continuation_tokens() const { return continuation_; }
   // Bitset of the prefix-tree tokens with at least one complete code point.
   const std::vector<uint64_t>& below_root_bits() const { return below_root_bits_; }
+  // Per prefix-tree node: code points from the root (its depth), and its parent (the root's is 0).
+  const std::vector<uint32_t>& node_depths() const { return node_depth_; }
+  const std::vector<uint32_t>& node_parents() const { return node_parent_; }
+  // The distinct code points on prefix-tree edges (sorted) and, for the k-th, the nodes whose
+  // edge carries it (sorted): edge_nodes()[edge_offsets()[k], edge_offsets()[k + 1]).
+  const std::vector<uint32_t>& edge_cps() const { return edge_cps_; }
+  const std::vector<uint32_t>& edge_offsets() const { return edge_off_; }
+  const std::vector<uint32_t>& edge_nodes() const { return edge_nodes_; }
+  // Node bitsets (node_words() words each): nodes whose edge is ASCII code point c, and nodes
+  // whose edge is not ASCII.
+  size_t node_words() const { return (nodes_.size() + 63) / 64; }
+  const uint64_t* ascii_edge_bits(uint32_t c) const { return &edge_bits_[c * node_words()]; }
+  const uint64_t* non_ascii_edge_bits() const { return &edge_bits_[128 * node_words()]; }
   // Prefix-tree node a regular token ends at.
   uint32_t token_node(int32_t id) const { return token_node_[id]; }
   size_t max_token_cps() const { return max_cps_; }
@@ -104,6 +117,10 @@ class Vocab {
   std::vector<int32_t> eog_, irregular_, continuation_;
   std::vector<uint64_t> below_root_bits_;
   std::vector<uint32_t> token_node_;
+  std::vector<uint32_t> node_depth_;
+  std::vector<uint32_t> node_parent_;
+  std::vector<uint32_t> edge_cps_, edge_off_, edge_nodes_;
+  std::vector<uint64_t> edge_bits_;
   size_t max_cps_ = 0;
   uint32_t max_cp_ = 0;
   std::unique_ptr<SliceRegistry> slices_;

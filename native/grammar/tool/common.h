@@ -52,6 +52,8 @@ Summary summarize(std::vector<double> v);
 std::string json_summary(const Summary& s);
 
 double now_us();
+// CPU time of the calling thread, in µs (what a mask costs, without time the thread was preempted).
+double thread_cpu_us();
 
 // Whether `bytes` (up to a NUL, where the engines stop reading a token) is a prefix of
 // well-formed UTF-8, by Unicode's table of well-formed byte sequences (section 3.9, table 3-7).

@@ -15,6 +15,8 @@
 //   cache --vocab V.gguf [--walk-steps N] [--seed S] [--threads N] [--cache-bytes N] [--root NAME] PATH...
 //       Compiled-grammar cache: cold vs warm compile and first mask, identical masks (also from
 //       N threads at once).
+//   slices --vocab V.gguf
+//       Class slices built by every construction for a table of classes must agree.
 //   tokenize --vocab V.gguf TEXT...
 //       Token ids of each text, special tokens parsed (as the runtime resolves trigger tokens).
 //
@@ -31,6 +33,7 @@
 #include "common.h"
 #include "diff.h"
 #include "inspect.h"
+#include "slices.h"
 #include "llama.h"
 
 using namespace toolwright::grammar::tool;
@@ -40,11 +43,11 @@ namespace {
 void quiet_log(ggml_log_level, const char*, void*) {}
 
 int usage(const std::string& why) {
-  fprintf(
-      stderr,
-      "toolwright-grammar-tool: %s\nusage: toolwright-grammar-tool diff|bench|cache|check|trace [options] "
-      "PATH...\n",
-      why.c_str());
+  fprintf(stderr,
+          "toolwright-grammar-tool: %s\nusage: toolwright-grammar-tool "
+          "diff|bench|cache|check|trace|slices|tokenize [options] "
+          "PATH...\n",
+          why.c_str());
   return 2;
 }
 
@@ -54,7 +57,7 @@ int main(int argc, char** argv) {
   if (argc < 2) return usage("missing mode");
   const std::string mode = argv[1];
   if (mode != "diff" && mode != "bench" && mode != "check" && mode != "trace" && mode != "tokenize" &&
-      mode != "cache") {
+      mode != "cache" && mode != "slices") {
     return usage("unknown mode '" + mode + "'");
   }
   std::string vocab_path, root = "root";
@@ -134,7 +137,7 @@ int main(int argc, char** argv) {
   // Any trigger makes the traced grammar lazy.
   t.lazy.lazy = t.lazy.lazy || !t.lazy.trigger_patterns.empty() || !t.lazy.trigger_tokens.empty() ||
                 !t.lazy.trigger_words.empty() || !t.lazy.reasoning_end.empty();
-  if (paths.empty()) return usage("no grammar files given");
+  if (paths.empty() && mode != "slices") return usage("no grammar files given");
   if (vocab_path.empty() && mode != "check") return usage("--vocab is required");
 
   llama_log_set(quiet_log, nullptr);
@@ -154,6 +157,14 @@ int main(int argc, char** argv) {
     llama_model_free(lv.model);
     llama_backend_free();
     return 0;
+  }
+  if (mode == "slices") {
+    LoadedVocab lv;
+    if (!load_vocab(vocab_path, lv, &error)) return usage(error);
+    const int rc = run_slices(lv);
+    llama_model_free(lv.model);
+    llama_backend_free();
+    return rc;
   }
   const auto cases = load_cases(paths, &error);
   if (!error.empty()) return usage(error);
