@@ -6,6 +6,8 @@
 //       Both engines walk the same token sequences; masks must match at every step.
 //   bench --vocab V.gguf [--no-reference] [--walk-steps N] [--texts N] [--max-seconds S] PATH...
 //       Per-mask, per-accept and compile times of both engines.
+//   compile --vocab V.gguf [--runs N] [--root NAME] PATH...
+//       Cold-compile distribution only (no masks): wall and CPU time, median of N runs each.
 //   check [--vocab V.gguf] [--root NAME] PATH...
 //       Compile only; report errors with line, column and rule.
 //   trace --vocab V.gguf (--text TEXT | --hex BYTES) [--bytes] [--rollback N] [--lazy] [--trigger-pattern
@@ -29,6 +31,7 @@
 #include "bench.h"
 #include "cache.h"
 #include "common.h"
+#include "compile_bench.h"
 #include "diff.h"
 #include "inspect.h"
 #include "llama.h"
@@ -42,7 +45,7 @@ void quiet_log(ggml_log_level, const char*, void*) {}
 int usage(const std::string& why) {
   fprintf(
       stderr,
-      "toolwright-grammar-tool: %s\nusage: toolwright-grammar-tool diff|bench|cache|check|trace [options] "
+      "toolwright-grammar-tool: %s\nusage: toolwright-grammar-tool diff|bench|compile|cache|check|trace [options] "
       "PATH...\n",
       why.c_str());
   return 2;
@@ -54,7 +57,7 @@ int main(int argc, char** argv) {
   if (argc < 2) return usage("missing mode");
   const std::string mode = argv[1];
   if (mode != "diff" && mode != "bench" && mode != "check" && mode != "trace" && mode != "tokenize" &&
-      mode != "cache") {
+      mode != "cache" && mode != "compile") {
     return usage("unknown mode '" + mode + "'");
   }
   std::string vocab_path, root = "root";
@@ -63,6 +66,7 @@ int main(int argc, char** argv) {
   BenchOptions b;
   TraceOptions t;
   CacheOptions k;
+  CompileBenchOptions cb;
   for (int i = 2; i < argc; i++) {
     const std::string a = argv[i];
     auto value = [&]() -> std::string {
@@ -121,6 +125,8 @@ int main(int argc, char** argv) {
       k.max_bytes = strtoll(value().c_str(), nullptr, 10);
     else if (a == "--texts")
       b.texts_per_case = atoi(value().c_str());
+    else if (a == "--runs")
+      cb.runs = atoi(value().c_str());
     else if (a == "--no-reference")
       b.reference = false;
     else if (a == "-v")
@@ -130,7 +136,7 @@ int main(int argc, char** argv) {
     else
       paths.push_back(a);
   }
-  d.root = b.root = t.root = k.root = root;
+  d.root = b.root = t.root = k.root = cb.root = root;
   // Any trigger makes the traced grammar lazy.
   t.lazy.lazy = t.lazy.lazy || !t.lazy.trigger_patterns.empty() || !t.lazy.trigger_tokens.empty() ||
                 !t.lazy.trigger_words.empty() || !t.lazy.reasoning_end.empty();
@@ -164,6 +170,8 @@ int main(int argc, char** argv) {
     rc = run_diff(lv, cases, d);
   } else if (mode == "bench") {
     rc = run_bench(lv, vocab_path.substr(vocab_path.find_last_of('/') + 1), cases, b);
+  } else if (mode == "compile") {
+    rc = run_compile_bench(lv, cases, cb);
   } else if (mode == "cache") {
     rc = run_cache(lv, cases, k);
   } else if (mode == "check") {

@@ -1,0 +1,87 @@
+#include "symbol_table.h"
+
+#include <cstring>
+#include <stdexcept>
+
+namespace toolwright::grammar {
+
+SymbolTable::SymbolTable() : slots_(64), mask_(63) {}
+
+uint32_t SymbolTable::hash_of(std::string_view s) {
+  // 8 bytes at a time, multiply-xorshift mixed; names are short ASCII words.
+  uint64_t h = 0x9E3779B97F4A7C15ULL ^ s.size();
+  size_t i = 0;
+  for (; i + 8 <= s.size(); i += 8) {
+    uint64_t w;
+    std::memcpy(&w, s.data() + i, 8);
+    h = (h ^ w) * 0xff51afd7ed558ccdULL;
+    h ^= h >> 32;
+  }
+  uint64_t tail = 0;
+  std::memcpy(&tail, s.data() + i, s.size() - i);
+  h = (h ^ tail) * 0xc4ceb9fe1a85ec53ULL;
+  h ^= h >> 29;
+  h *= 0xff51afd7ed558ccdULL;
+  return static_cast<uint32_t>(h >> 32);
+}
+
+size_t SymbolTable::locate(std::string_view name, uint32_t hash) const {
+  size_t i = hash & mask_;
+  while (true) {
+    const Slot& s = slots_[i];
+    if (s.id == kNone) return i;
+    if (s.hash == hash && view(s.name) == name) return i;
+    i = (i + 1) & mask_;
+  }
+}
+
+uint32_t SymbolTable::find(std::string_view name) const {
+  return slots_[locate(name, hash_of(name))].id;
+}
+
+void SymbolTable::assign_name(uint32_t id, NameRef ref) {
+  if (names_.size() <= id) names_.resize(id + 1);
+  names_[id] = ref;
+}
+
+uint32_t SymbolTable::add(std::string_view name, uint32_t hash, size_t slot) {
+  if (arena_.size() + name.size() > UINT32_MAX) throw std::length_error("grammar rule names exceed 4 GB");
+  const NameRef ref{static_cast<uint32_t>(arena_.size()), static_cast<uint32_t>(name.size())};
+  arena_.append(name);
+  const uint32_t id = count_++;
+  slots_[slot] = Slot{hash, id, ref};
+  assign_name(id, ref);
+  if (static_cast<size_t>(count_) * 4 > slots_.size() * 3) grow();
+  return id;
+}
+
+uint32_t SymbolTable::intern(std::string_view name) {
+  const uint32_t hash = hash_of(name);
+  const size_t slot = locate(name, hash);
+  if (slots_[slot].id != kNone) return slots_[slot].id;
+  return add(name, hash, slot);
+}
+
+uint32_t SymbolTable::replace(std::string_view name) {
+  const uint32_t hash = hash_of(name);
+  const size_t slot = locate(name, hash);
+  if (slots_[slot].id == kNone) return add(name, hash, slot);
+  // The name keeps its arena copy and its slot; only its id moves (the count does not).
+  slots_[slot].id = count_;
+  assign_name(count_, slots_[slot].name);
+  return count_;
+}
+
+void SymbolTable::grow() {
+  std::vector<Slot> old(slots_.size() * 2);
+  old.swap(slots_);
+  mask_ = static_cast<uint32_t>(slots_.size() - 1);
+  for (const Slot& s : old) {
+    if (s.id == kNone) continue;
+    size_t i = s.hash & mask_;
+    while (slots_[i].id != kNone) i = (i + 1) & mask_;
+    slots_[i] = s;
+  }
+}
+
+}  // namespace toolwright::grammar

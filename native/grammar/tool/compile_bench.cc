@@ -1,0 +1,84 @@
+// Compile bench: the cold-compile distribution over many grammars, without masks, so that all
+// of MaskBench's dev schemas fit in a minute. "Compile" is what bench times: parse, compile and
+// the matcher's construction (everything before the first mask).
+#include "compile_bench.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+
+#include "llama_adapter.h"
+#include "matcher.h"
+
+namespace toolwright::grammar::tool {
+
+namespace {
+
+double thread_cpu_us() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e6 + static_cast<double>(ts.tv_nsec) / 1e3;
+}
+
+struct Timed {
+  double wall_us;
+  double cpu_us;
+  const GrammarCase* c;
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+int run_compile_bench(const LoadedVocab& lv, const std::vector<GrammarCase>& cases,
+                      const CompileBenchOptions& opt) {
+  const double t_start = now_us();
+  CompileOptions copts;
+  copts.resolve_token = llama_token_resolver(lv.vocab);
+  std::vector<Timed> timed;
+  size_t n_failed = 0;
+  const int runs = std::max(1, opt.runs);
+  for (const GrammarCase& c : cases) {
+    std::vector<double> wall, cpu;
+    bool ok = true;
+    for (int r = 0; r < runs && ok; r++) {
+      const double w0 = now_us(), c0 = thread_cpu_us();
+      GrammarError err;
+      auto grammar = Grammar::compile(c.gbnf, opt.root, copts, err);
+      std::unique_ptr<Matcher> m;
+      if (grammar) m = std::make_unique<Matcher>(grammar, lv.engine_vocab);
+      wall.push_back(now_us() - w0);
+      cpu.push_back(thread_cpu_us() - c0);
+      ok = grammar != nullptr;
+    }
+    if (!ok) {
+      n_failed++;
+      continue;
+    }
+    timed.push_back(Timed{median(wall), median(cpu), &c});
+  }
+  std::vector<double> wall, cpu;
+  for (const Timed& t : timed) {
+    wall.push_back(t.wall_us);
+    cpu.push_back(t.cpu_us);
+  }
+  std::sort(timed.begin(), timed.end(), [](const Timed& a, const Timed& b) { return a.cpu_us > b.cpu_us; });
+  std::string slowest = "[";
+  for (size_t i = 0; i < timed.size() && i < 8; i++) {
+    char buf[96];
+    snprintf(buf, sizeof buf, "{\"us\":%.1f,\"cpu_us\":%.1f,\"bytes\":%zu,\"grammar\":", timed[i].wall_us,
+             timed[i].cpu_us, timed[i].c->gbnf.size());
+    slowest += (i ? "," : "") + std::string(buf) + json_str(timed[i].c->name) + "}";
+  }
+  slowest += "]";
+  printf("{\"mode\":\"compile\",\"cases\":%zu,\"failed\":%zu,\"runs\":%d,\"compile_us\":%s,\"compile_cpu_us\":%s,"
+         "\"slowest\":%s,\"seconds\":%.2f}\n",
+         timed.size(), n_failed, runs, json_summary(summarize(wall)).c_str(),
+         json_summary(summarize(cpu)).c_str(), slowest.c_str(), (now_us() - t_start) / 1e6);
+  return 0;
+}
+
+}  // namespace toolwright::grammar::tool
