@@ -1,6 +1,7 @@
 #include "gbnf_parser.h"
 
 #include <algorithm>
+#include <charconv>
 #include <climits>
 #include <stdexcept>
 
@@ -59,11 +60,13 @@ class Parser {
     return s.empty() ? std::string("end of input") : "'" + s + "'";
   }
 
-  // Keeps the per-id arrays as long as the symbol table's ids.
+  // Keeps the per-id arrays at least as long as the symbol table's ids (grown geometrically;
+  // parse_gbnf trims them).
   uint32_t track(uint32_t id) {
     if (out_.first_ref_offset.size() <= id) {
-      out_.first_ref_offset.resize(id + 1, UINT32_MAX);
-      out_.first_ref_rule.resize(id + 1);
+      const size_t n = std::max<size_t>(id + 1, out_.first_ref_offset.size() * 2);
+      out_.first_ref_offset.resize(n, UINT32_MAX);
+      out_.first_ref_rule.resize(n);
     }
     return id;
   }
@@ -73,9 +76,11 @@ class Parser {
 
   // Synthesized symbol for groups and repetitions: "<base>_<count>" (replaces a same-named entry).
   uint32_t synth_symbol(std::string_view base) {
+    char digits[16];
+    const auto end = std::to_chars(digits, digits + sizeof digits, out_.symbols.distinct_names()).ptr;
     synth_name_.assign(base);
     synth_name_ += '_';
-    synth_name_ += std::to_string(out_.symbols.distinct_names());
+    synth_name_.append(digits, end);
     return track(out_.symbols.replace(synth_name_));
   }
 
@@ -438,10 +443,15 @@ bool parse_gbnf(std::string_view src, const TokenResolver& resolve_token, Parsed
                 GrammarError& err) {
   // llama.cpp reads the grammar as a C string: anything after a NUL is ignored.
   const std::string text(src.data(), std::min(src.size(), src.find('\0')));
-  out = ParsedGrammar{};
+  out.clear();
+  // Converter grammars have a distinct name per 8 to 130 bytes of text: start at the sparse end
+  // (an oversized table costs cache misses on every lookup).
+  out.symbols.reserve(std::min<size_t>(text.size() / 64, 1u << 16));
   Parser parser(text.c_str(), resolve_token, out);
   try {
     parser.parse_all();
+    out.first_ref_offset.resize(out.n_symbols());
+    out.first_ref_rule.resize(out.n_symbols());
   } catch (const ParseFailure& f) {
     err = GrammarError{};
     err.message = f.message;

@@ -34,13 +34,25 @@ struct ParsedGrammar {
   std::vector<uint32_t> first_ref_offset;   // id -> byte offset of its first use, or UINT32_MAX
   std::vector<SymbolTable::NameRef> first_ref_rule;  // id -> rule that first used it
 
+  // Empties it for another parse, keeping the buffers that parse_gbnf reuses.
+  void clear() {
+    rules.clear();
+    symbols = SymbolTable();
+    first_ref_offset.clear();
+    first_ref_rule.clear();
+  }
+  size_t memory_bytes() const {
+    return rules.memory_bytes() + symbols.memory_bytes() + first_ref_offset.capacity() * sizeof(uint32_t) +
+           first_ref_rule.capacity() * sizeof(SymbolTable::NameRef);
+  }
+
   // Number of ids (every id below it has a name).
   size_t n_symbols() const { return symbols.id_count(); }
   std::string_view name(uint32_t id) const { return symbols.name(id); }
 };
 
-// Parses `src` (read as a NUL-terminated string, like llama.cpp does). Returns false and fills
-// `err` on a syntax error. Undefined rules, left recursion and the root check are left to
+// Parses `src` (read as a NUL-terminated string, like llama.cpp does) into `out` (cleared
+// first; its buffers are reused). Returns false and fills `err` on a syntax error. Undefined rules, left recursion and the root check are left to
 // compile_grammar().
 bool parse_gbnf(std::string_view src, const TokenResolver& resolve_token, ParsedGrammar& out,
                 GrammarError& err);

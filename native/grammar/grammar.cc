@@ -1,6 +1,7 @@
 #include "grammar.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "flat_map.h"
 #include "grammar_checks.h"
@@ -80,6 +81,8 @@ CharClass make_class(bool negated, bool any, std::vector<std::pair<uint32_t, uin
   return c;
 }
 
+constexpr size_t kMaxReusedParseBytes = 16u << 20;
+
 std::string cycle_text(const std::vector<uint32_t>& cycle, const SymbolTable& names) {
   std::string s;
   for (size_t i = 0; i < cycle.size(); i++) {
@@ -93,9 +96,28 @@ std::string cycle_text(const std::vector<uint32_t>& cycle, const SymbolTable& na
 // an equal class already made (open addressing over class ids).
 class ClassInterner {
  public:
-  explicit ClassInterner(std::vector<CharClass>& classes) : classes_(classes), slots_(64, kEmpty) {}
+  explicit ClassInterner(std::vector<CharClass>& classes) : classes_(classes), slots_(64, kEmpty) {
+    std::fill(std::begin(ascii_char_), std::end(ascii_char_), kEmpty);
+  }
 
   uint32_t intern(bool negated, bool any, const std::vector<std::pair<uint32_t, uint32_t>>& items) {
+    // Most classes are one ASCII character of a string literal: looked up directly.
+    const bool ascii_char =
+        !negated && !any && items.size() == 1 && items[0].first == items[0].second && items[0].first < 128;
+    if (ascii_char && ascii_char_[items[0].first] != kEmpty) return ascii_char_[items[0].first];
+    const uint32_t id = intern_hashed(negated, any, items);
+    if (ascii_char) ascii_char_[items[0].first] = id;
+    return id;
+  }
+
+ private:
+  static constexpr uint32_t kEmpty = UINT32_MAX;
+  std::vector<CharClass>& classes_;
+  std::vector<uint32_t> slots_;
+  std::vector<uint64_t> hashes_;  // class id -> hash
+  uint32_t ascii_char_[128];      // code point -> id of the class of just that character
+
+  uint32_t intern_hashed(bool negated, bool any, const std::vector<std::pair<uint32_t, uint32_t>>& items) {
     uint64_t h = FlatMap64::mix((negated ? 1u : 0u) | (any ? 2u : 0u) | (items.size() << 2));
     for (const auto& [lo, hi] : items) h = FlatMap64::mix(h ^ ((static_cast<uint64_t>(lo) << 32) | hi));
     size_t i = h & (slots_.size() - 1);
@@ -113,12 +135,6 @@ class ClassInterner {
     return id;
   }
 
- private:
-  static constexpr uint32_t kEmpty = UINT32_MAX;
-  std::vector<CharClass>& classes_;
-  std::vector<uint32_t> slots_;
-  std::vector<uint64_t> hashes_;  // class id -> hash
-
   void rehash() {
     slots_.assign(slots_.size() * 2, kEmpty);
     for (uint32_t id = 0; id < hashes_.size(); id++) {
@@ -133,7 +149,23 @@ class ClassInterner {
 
 std::shared_ptr<const Grammar> Grammar::compile(std::string_view gbnf, std::string_view root,
                                                 const CompileOptions& options, GrammarError& err) {
-  ParsedGrammar parsed;
+  // The parse tables are scratch: one set per thread, reused, so that a cold compile does not
+  // fault in fresh pages for them each time (a large grammar's tables are megabytes).
+  thread_local ParsedGrammar reused;
+  thread_local bool reused_busy = false;
+  std::optional<ParsedGrammar> own;  // a nested compile (from a token resolver) gets its own
+  ParsedGrammar& parsed = reused_busy ? own.emplace() : reused;
+  struct Release {
+    ParsedGrammar& parsed;
+    bool owner;
+    ~Release() {
+      if (!owner) return;
+      reused_busy = false;
+      // Keep at most this much between compiles; a rare huge grammar gives its tables back.
+      if (parsed.memory_bytes() > kMaxReusedParseBytes) parsed = ParsedGrammar();
+    }
+  } release{parsed, !reused_busy};
+  reused_busy = true;
   if (!parse_gbnf(gbnf, options.resolve_token, parsed, err)) return nullptr;
   auto fail = [&](std::string message, std::string_view rule, size_t offset) {
     err = GrammarError{};

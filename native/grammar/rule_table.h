@@ -66,6 +66,15 @@ class RuleTable {
   }
   // Elements stored, redefined rules' old copies included.
   size_t stored() const { return elems_.size(); }
+  // Empties the table, keeping its buffers (a reused table allocates nothing).
+  void clear() {
+    elems_.clear();
+    offset_.clear();
+    length_.clear();
+  }
+  size_t memory_bytes() const {
+    return elems_.capacity() * sizeof(Elem) + (offset_.capacity() + length_.capacity()) * sizeof(uint32_t);
+  }
 
  private:
   std::vector<Elem> elems_;

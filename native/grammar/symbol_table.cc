@@ -8,21 +8,39 @@ namespace toolwright::grammar {
 SymbolTable::SymbolTable() : slots_(64), mask_(63) {}
 
 uint32_t SymbolTable::hash_of(std::string_view s) {
-  // 8 bytes at a time, multiply-xorshift mixed; names are short ASCII words.
-  uint64_t h = 0x9E3779B97F4A7C15ULL ^ s.size();
-  size_t i = 0;
-  for (; i + 8 <= s.size(); i += 8) {
-    uint64_t w;
-    std::memcpy(&w, s.data() + i, 8);
+  // 8 bytes at a time, multiply-xorshift mixed; the last word overlaps the one before it (names
+  // are short ASCII words, most longer than 8 bytes).
+  const char* p = s.data();
+  const size_t n = s.size();
+  uint64_t h = 0x9E3779B97F4A7C15ULL ^ n;
+  auto mix_in = [&h](uint64_t w) {
     h = (h ^ w) * 0xff51afd7ed558ccdULL;
     h ^= h >> 32;
+  };
+  if (n >= 8) {
+    size_t i = 0;
+    for (; i + 8 < n; i += 8) {
+      uint64_t w;
+      std::memcpy(&w, p + i, 8);
+      mix_in(w);
+    }
+    uint64_t w;
+    std::memcpy(&w, p + n - 8, 8);
+    mix_in(w);
+  } else {
+    uint64_t w = 0;
+    for (size_t i = 0; i < n; i++) w |= static_cast<uint64_t>(static_cast<uint8_t>(p[i])) << (8 * i);
+    mix_in(w);
   }
-  uint64_t tail = 0;
-  std::memcpy(&tail, s.data() + i, s.size() - i);
-  h = (h ^ tail) * 0xc4ceb9fe1a85ec53ULL;
-  h ^= h >> 29;
-  h *= 0xff51afd7ed558ccdULL;
+  h *= 0xc4ceb9fe1a85ec53ULL;
   return static_cast<uint32_t>(h >> 32);
+}
+
+void SymbolTable::reserve(size_t names) {
+  size_t n = slots_.size();
+  while (names * 4 > n * 3) n *= 2;
+  if (n != slots_.size()) rehash(n);
+  names_.reserve(names);
 }
 
 size_t SymbolTable::locate(std::string_view name, uint32_t hash) const {
@@ -40,8 +58,10 @@ uint32_t SymbolTable::find(std::string_view name) const {
 }
 
 void SymbolTable::assign_name(uint32_t id, NameRef ref) {
-  if (names_.size() <= id) names_.resize(id + 1);
-  names_[id] = ref;
+  if (id == names_.size())
+    names_.push_back(ref);
+  else
+    names_[id] = ref;
 }
 
 uint32_t SymbolTable::add(std::string_view name, uint32_t hash, size_t slot) {
@@ -51,7 +71,7 @@ uint32_t SymbolTable::add(std::string_view name, uint32_t hash, size_t slot) {
   const uint32_t id = count_++;
   slots_[slot] = Slot{hash, id, ref};
   assign_name(id, ref);
-  if (static_cast<size_t>(count_) * 4 > slots_.size() * 3) grow();
+  if (static_cast<size_t>(count_) * 4 > slots_.size() * 3) rehash(slots_.size() * 2);
   return id;
 }
 
@@ -72,8 +92,8 @@ uint32_t SymbolTable::replace(std::string_view name) {
   return count_;
 }
 
-void SymbolTable::grow() {
-  std::vector<Slot> old(slots_.size() * 2);
+void SymbolTable::rehash(size_t n) {
+  std::vector<Slot> old(n);
   old.swap(slots_);
   mask_ = static_cast<uint32_t>(slots_.size() - 1);
   for (const Slot& s : old) {

@@ -26,6 +26,8 @@ class SymbolTable {
   };
 
   SymbolTable();
+  // Room for about `names` names without rehashing.
+  void reserve(size_t names);
 
   // Id of `name`, or kNone.
   uint32_t find(std::string_view name) const;
@@ -64,7 +66,7 @@ class SymbolTable {
   size_t locate(std::string_view name, uint32_t hash) const;
   uint32_t add(std::string_view name, uint32_t hash, size_t slot);
   void assign_name(uint32_t id, NameRef ref);
-  void grow();
+  void rehash(size_t slots);
 };
 
 }  // namespace toolwright::grammar
