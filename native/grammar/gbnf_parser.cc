@@ -46,8 +46,8 @@ class Parser {
   // The rules being parsed, outermost first: a group's rule is written after its parent's
   // elements so far and moved into out_.rules when it ends (one buffer, reused).
   std::vector<Elem> scratch_;
-  std::vector<Elem> repeated_;  // the item a repetition operator copies
-  std::string synth_name_;      // "<base>_<id>" being built
+  std::vector<Elem> repeated_;        // the item a repetition operator copies
+  std::string synth_name_;            // "<base>_<id>" being built
   SymbolTable::NameRef current_ref_;  // current_rule, as stored in the symbol table
 
   [[noreturn]] void fail(const char* at, std::string msg) {
@@ -72,7 +72,9 @@ class Parser {
   }
 
   // Named symbol: existing id or a fresh one.
-  uint32_t symbol_id(const char* src, size_t len) { return track(out_.symbols.intern(std::string_view(src, len))); }
+  uint32_t symbol_id(const char* src, size_t len) {
+    return track(out_.symbols.intern(std::string_view(src, len)));
+  }
 
   // Synthesized symbol for groups and repetitions: "<base>_<count>" (replaces a same-named entry).
   uint32_t synth_symbol(std::string_view base) {

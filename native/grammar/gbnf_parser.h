@@ -29,9 +29,9 @@ struct GrammarError {
 using TokenResolver = std::function<std::optional<int32_t>(std::string_view text)>;
 
 struct ParsedGrammar {
-  RuleTable rules;                          // by rule id; an empty rule is undefined
-  SymbolTable symbols;                      // name <-> id (synthesized names included)
-  std::vector<uint32_t> first_ref_offset;   // id -> byte offset of its first use, or UINT32_MAX
+  RuleTable rules;                                   // by rule id; an empty rule is undefined
+  SymbolTable symbols;                               // name <-> id (synthesized names included)
+  std::vector<uint32_t> first_ref_offset;            // id -> byte offset of its first use, or UINT32_MAX
   std::vector<SymbolTable::NameRef> first_ref_rule;  // id -> rule that first used it
 
   // Empties it for another parse, keeping the buffers that parse_gbnf reuses.
@@ -52,8 +52,8 @@ struct ParsedGrammar {
 };
 
 // Parses `src` (read as a NUL-terminated string, like llama.cpp does) into `out` (cleared
-// first; its buffers are reused). Returns false and fills `err` on a syntax error. Undefined rules, left recursion and the root check are left to
-// compile_grammar().
+// first; its buffers are reused). Returns false and fills `err` on a syntax error. Undefined rules, left
+// recursion and the root check are left to compile_grammar().
 bool parse_gbnf(std::string_view src, const TokenResolver& resolve_token, ParsedGrammar& out,
                 GrammarError& err);
 

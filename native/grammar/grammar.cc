@@ -172,7 +172,8 @@ std::shared_ptr<const Grammar> Grammar::compile(std::string_view gbnf, std::stri
     err.message = std::move(message);
     err.rule = std::string(rule);
     // Offsets count in the text up to its first NUL, as the parser read it.
-    if (offset != UINT32_MAX) offset_to_line_col(gbnf.substr(0, gbnf.find('\0')), offset, err.line, err.column);
+    if (offset != UINT32_MAX)
+      offset_to_line_col(gbnf.substr(0, gbnf.find('\0')), offset, err.line, err.column);
     return nullptr;
   };
 

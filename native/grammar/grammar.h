@@ -63,7 +63,9 @@ class AltStarts {
     const uint32_t* b_;
     const uint32_t* e_;
   };
-  Span operator[](size_t rule) const { return Span(starts_.data() + first_[rule], starts_.data() + first_[rule + 1]); }
+  Span operator[](size_t rule) const {
+    return Span(starts_.data() + first_[rule], starts_.data() + first_[rule + 1]);
+  }
   size_t size() const { return first_.size() - 1; }
   size_t memory_bytes() const { return (starts_.capacity() + first_.capacity()) * sizeof(uint32_t); }
 
@@ -91,10 +93,10 @@ class Grammar {
   static std::shared_ptr<const Grammar> compile(std::string_view gbnf, std::string_view root,
                                                 const CompileOptions& options, GrammarError& err);
 
-  std::vector<Elem> elems;                        // all rules, each ending with End
-  std::vector<uint32_t> rule_start;               // rule id -> first element
-  AltStarts alt_starts;  // rule id -> first element of each alternative
-  SymbolTable symbols;   // rule names
+  std::vector<Elem> elems;           // all rules, each ending with End
+  std::vector<uint32_t> rule_start;  // rule id -> first element
+  AltStarts alt_starts;              // rule id -> first element of each alternative
+  SymbolTable symbols;               // rule names
   std::string_view rule_name(uint32_t id) const { return symbols.name(id); }
   std::vector<uint32_t> class_at;     // element -> class id, for Char/CharNot/CharAny starts
   std::vector<uint32_t> after_class;  // element -> element after its class

@@ -138,7 +138,7 @@ bool find_left_cycle(const RuleTable& rules, const std::vector<uint8_t>& nullabl
                      const std::vector<uint8_t>& include, std::vector<uint32_t>& cycle) {
   const size_t n = rules.size();
   const StartGraph g = start_graph(rules, nullable, include);
-  std::vector<uint8_t> color(n, 0);  // 0 new, 1 on the DFS path, 2 done
+  std::vector<uint8_t> color(n, 0);                 // 0 new, 1 on the DFS path, 2 done
   std::vector<std::pair<uint32_t, uint32_t>> path;  // (rule, next edge)
   for (size_t start = 0; start < n; start++) {
     if (!include[start] || color[start]) continue;
@@ -173,45 +173,53 @@ bool find_growing_left_cycle(const RuleTable& rules, const std::vector<uint8_t>&
   const size_t n = rules.size();
   const StartGraph g = start_graph(rules, nullable, include);
   // Strongly connected components (iterative Tarjan).
-  std::vector<int> index(n, -1), low(n, 0), comp(n, -1);
-  std::vector<uint8_t> on_stack(n, 0);
+  struct Node {
+    int index = -1;
+    int low = 0;
+    bool on_stack = false;
+  };
+  std::vector<Node> node(n);
+  std::vector<int> comp(n, -1);
   std::vector<uint32_t> stack;
   std::vector<std::pair<uint32_t, uint32_t>> work;  // (rule, next edge)
   int counter = 0, n_comp = 0;
   for (size_t start = 0; start < n; start++) {
-    if (!include[start] || index[start] >= 0) continue;
+    if (!include[start] || node[start].index >= 0) continue;
     work.push_back({static_cast<uint32_t>(start), g.first[start]});
-    index[start] = low[start] = counter++;
+    node[start].index = node[start].low = counter++;
     stack.push_back(static_cast<uint32_t>(start));
-    on_stack[start] = 1;
+    node[start].on_stack = true;
     while (!work.empty()) {
       const uint32_t v = work.back().first;
       const uint32_t i = work.back().second;
       if (i < g.first[v + 1]) {
         work.back().second++;
         const uint32_t w = g.to[i];
-        if (index[w] < 0) {
-          index[w] = low[w] = counter++;
+        if (node[w].index < 0) {
+          node[w].index = node[w].low = counter++;
           stack.push_back(w);
-          on_stack[w] = 1;
+          node[w].on_stack = true;
           work.push_back({w, g.first[w]});
-        } else if (on_stack[w]) {
-          low[v] = std::min(low[v], index[w]);
+        } else if (node[w].on_stack) {
+          node[v].low = std::min(node[v].low, node[w].index);
         }
         continue;
       }
-      if (low[v] == index[v]) {
+      if (node[v].low == node[v].index) {
         uint32_t w;
         do {
           w = stack.back();
           stack.pop_back();
-          on_stack[w] = 0;
+          node[w].on_stack = false;
           comp[w] = n_comp;
         } while (w != v);
         n_comp++;
       }
       work.pop_back();
-      if (!work.empty()) low[work.back().first] = std::min(low[work.back().first], low[v]);
+      if (!work.empty()) {
+        Node& parent = node[work.back().first];
+        parent.low = std::min(parent.low, node[v].low);
+      }
     }
   }
   for (size_t u = 0; u < n; u++) {
@@ -232,7 +240,8 @@ bool find_growing_left_cycle(const RuleTable& rules, const std::vector<uint8_t>&
         }
       }
       std::vector<uint32_t> path{static_cast<uint32_t>(u)};
-      for (uint32_t x = static_cast<uint32_t>(u); x != to; x = static_cast<uint32_t>(prev[x])) path.push_back(prev[x]);
+      for (uint32_t x = static_cast<uint32_t>(u); x != to; x = static_cast<uint32_t>(prev[x]))
+        path.push_back(prev[x]);
       std::reverse(path.begin(), path.end());
       cycle = path;
       cycle.push_back(to);

@@ -53,9 +53,7 @@ size_t SymbolTable::locate(std::string_view name, uint32_t hash) const {
   }
 }
 
-uint32_t SymbolTable::find(std::string_view name) const {
-  return slots_[locate(name, hash_of(name))].id;
-}
+uint32_t SymbolTable::find(std::string_view name) const { return slots_[locate(name, hash_of(name))].id; }
 
 void SymbolTable::assign_name(uint32_t id, NameRef ref) {
   if (id == names_.size())

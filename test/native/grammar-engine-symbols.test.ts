@@ -102,7 +102,7 @@ const ERRORS: ErrorCase[] = [
     gbnf: `root ::= r0\n${range(3000)
       .map((i) => `r${i} ::= r${(i + 1) % 3000} "x" | "y"\n`)
       .join("")}`,
-    message: new RegExp(`^left recursion: r0 -> r1 -> r2 -> .* -> r2999 -> r0$`),
+    message: /^left recursion: r0 -> r1 -> r2 -> .* -> r2999 -> r0$/,
     rule: "r0",
     line: 0,
     column: 0,

@@ -74,10 +74,12 @@ int run_compile_bench(const LoadedVocab& lv, const std::vector<GrammarCase>& cas
     slowest += (i ? "," : "") + std::string(buf) + json_str(timed[i].c->name) + "}";
   }
   slowest += "]";
-  printf("{\"mode\":\"compile\",\"cases\":%zu,\"failed\":%zu,\"runs\":%d,\"compile_us\":%s,\"compile_cpu_us\":%s,"
-         "\"slowest\":%s,\"seconds\":%.2f}\n",
-         timed.size(), n_failed, runs, json_summary(summarize(wall)).c_str(),
-         json_summary(summarize(cpu)).c_str(), slowest.c_str(), (now_us() - t_start) / 1e6);
+  printf(
+      "{\"mode\":\"compile\",\"cases\":%zu,\"failed\":%zu,\"runs\":%d,\"compile_us\":%s,\"compile_cpu_us\":%"
+      "s,"
+      "\"slowest\":%s,\"seconds\":%.2f}\n",
+      timed.size(), n_failed, runs, json_summary(summarize(wall)).c_str(),
+      json_summary(summarize(cpu)).c_str(), slowest.c_str(), (now_us() - t_start) / 1e6);
   return 0;
 }
 

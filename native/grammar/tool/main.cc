@@ -43,11 +43,10 @@ namespace {
 void quiet_log(ggml_log_level, const char*, void*) {}
 
 int usage(const std::string& why) {
-  fprintf(
-      stderr,
-      "toolwright-grammar-tool: %s\nusage: toolwright-grammar-tool diff|bench|compile|cache|check|trace [options] "
-      "PATH...\n",
-      why.c_str());
+  fprintf(stderr,
+          "toolwright-grammar-tool: %s\n"
+          "usage: toolwright-grammar-tool diff|bench|compile|cache|check|trace [options] PATH...\n",
+          why.c_str());
   return 2;
 }
 
