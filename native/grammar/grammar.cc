@@ -100,6 +100,14 @@ class ClassInterner {
     std::fill(std::begin(ascii_char_), std::end(ascii_char_), kEmpty);
   }
 
+  uint32_t intern_ascii_char(uint32_t cp) {
+    if (ascii_char_[cp] == kEmpty) {
+      one_item_.assign(1, {cp, cp});
+      ascii_char_[cp] = intern_hashed(false, false, one_item_);
+    }
+    return ascii_char_[cp];
+  }
+
   uint32_t intern(bool negated, bool any, const std::vector<std::pair<uint32_t, uint32_t>>& items) {
     // Most classes are one ASCII character of a string literal: looked up directly.
     const bool ascii_char =
@@ -116,6 +124,7 @@ class ClassInterner {
   std::vector<uint32_t> slots_;
   std::vector<uint64_t> hashes_;  // class id -> hash
   uint32_t ascii_char_[128];      // code point -> id of the class of just that character
+  std::vector<std::pair<uint32_t, uint32_t>> one_item_;
 
   uint32_t intern_hashed(bool negated, bool any, const std::vector<std::pair<uint32_t, uint32_t>>& items) {
     uint64_t h = FlatMap64::mix((negated ? 1u : 0u) | (any ? 2u : 0u) | (items.size() << 2));
@@ -238,6 +247,14 @@ std::shared_ptr<const Grammar> Grammar::compile(std::string_view gbnf, std::stri
   for (uint32_t p = 0; p < n; p++) {
     const ElemType t = g->elems[p].type;
     if (t != ElemType::Char && t != ElemType::CharNot && t != ElemType::CharAny) continue;
+    // A literal's ASCII character (most classes): no item list to build.
+    const ElemType after = g->elems[p + 1].type;
+    if (t == ElemType::Char && g->elems[p].value < 128 && after != ElemType::CharRngUpper &&
+        after != ElemType::CharAlt) {
+      g->after_class[p] = p + 1;
+      g->class_at[p] = classes.intern_ascii_char(g->elems[p].value);
+      continue;
+    }
     items.clear();
     bool any = false;
     uint32_t q = p;
