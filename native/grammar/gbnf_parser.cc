@@ -1,7 +1,6 @@
 #include "gbnf_parser.h"
 
 #include <algorithm>
-#include <charconv>
 #include <climits>
 #include <stdexcept>
 
@@ -47,7 +46,6 @@ class Parser {
   // elements so far and moved into out_.rules when it ends (one buffer, reused).
   std::vector<Elem> scratch_;
   std::vector<Elem> repeated_;        // the item a repetition operator copies
-  std::string synth_name_;            // "<base>_<id>" being built
   SymbolTable::NameRef current_ref_;  // current_rule, as stored in the symbol table
 
   [[noreturn]] void fail(const char* at, std::string msg) {
@@ -76,15 +74,8 @@ class Parser {
     return track(out_.symbols.intern(std::string_view(src, len)));
   }
 
-  // Synthesized symbol for groups and repetitions: "<base>_<count>" (replaces a same-named entry).
-  uint32_t synth_symbol(std::string_view base) {
-    char digits[16];
-    const auto end = std::to_chars(digits, digits + sizeof digits, out_.symbols.distinct_names()).ptr;
-    synth_name_.assign(base);
-    synth_name_ += '_';
-    synth_name_.append(digits, end);
-    return track(out_.symbols.replace(synth_name_));
-  }
+  // Synthesized symbol for a group or repetition in the current rule: "<rule>_<id>".
+  uint32_t synth_symbol() { return track(out_.symbols.add_synthesized(current_ref_)); }
 
   // Rule `id` := scratch_ from `start` on, which is then dropped from scratch_.
   void finish_rule(uint32_t id, size_t start) {
@@ -214,13 +205,13 @@ class Parser {
     return {static_cast<uint32_t>(*id), p};
   }
 
-  const char* parse_alternates(const char* src, std::string_view name, uint32_t id, bool nested) {
+  const char* parse_alternates(const char* src, uint32_t id, bool nested) {
     const size_t start = scratch_.size();
-    const char* p = parse_sequence(src, name, nested);
+    const char* p = parse_sequence(src, nested);
     while (*p == '|') {
       scratch_.push_back({ElemType::Alt, 0});
       p = skip_space(p + 1, true);
-      p = parse_sequence(p, name, nested);
+      p = parse_sequence(p, nested);
     }
     scratch_.push_back({ElemType::End, 0});
     finish_rule(id, start);
@@ -230,7 +221,7 @@ class Parser {
   // S{m,n} -> S repeated m times, then a chain of optional rules for the n-m optional copies
   // (or one right-recursive rule when unbounded). Same rewriting (and numbering) as llama.cpp.
   void repeat_last(size_t last_start, uint64_t& n_prev_rules, uint64_t min_times, uint64_t max_times,
-                   std::string_view name, const char* at) {
+                   const char* at) {
     std::vector<Elem>& rule = scratch_;
     const bool no_max = max_times == kNoMax;
     if (last_start == rule.size()) fail(at, "repetition operator without a preceding item");
@@ -259,7 +250,7 @@ class Parser {
     for (uint64_t i = 0; i < n_opt; i++) {
       const size_t rec_start = rule.size();
       rule.insert(rule.end(), prev.begin(), prev.end());
-      const uint32_t rec_id = synth_symbol(name);
+      const uint32_t rec_id = synth_symbol();
       if (i > 0 || no_max) rule.push_back({ElemType::RuleRef, no_max ? rec_id : last_rec});
       rule.push_back({ElemType::Alt, 0});
       rule.push_back({ElemType::End, 0});
@@ -271,7 +262,7 @@ class Parser {
   }
 
   // Appends one alternative to scratch_.
-  const char* parse_sequence(const char* src, std::string_view name, bool nested) {
+  const char* parse_sequence(const char* src, bool nested) {
     std::vector<Elem>& rule = scratch_;
     size_t last_start = rule.size();
     uint64_t n_prev_rules = 1;
@@ -340,8 +331,8 @@ class Parser {
         nesting_++;
         p = skip_space(p + 1, true);
         const uint32_t n_before = out_.symbols.distinct_names();
-        const uint32_t sub = synth_symbol(name);
-        p = parse_alternates(p, name, sub, true);
+        const uint32_t sub = synth_symbol();
+        p = parse_alternates(p, sub, true);
         n_prev_rules = std::max<uint64_t>(1, out_.symbols.distinct_names() - n_before);
         last_start = rule.size();
         rule.push_back({ElemType::RuleRef, sub});
@@ -355,13 +346,13 @@ class Parser {
         p = skip_space(p + 1, nested);
       } else if (*p == '*') {
         p = skip_space(p + 1, nested);
-        repeat_last(last_start, n_prev_rules, 0, kNoMax, name, at);
+        repeat_last(last_start, n_prev_rules, 0, kNoMax, at);
       } else if (*p == '+') {
         p = skip_space(p + 1, nested);
-        repeat_last(last_start, n_prev_rules, 1, kNoMax, name, at);
+        repeat_last(last_start, n_prev_rules, 1, kNoMax, at);
       } else if (*p == '?') {
         p = skip_space(p + 1, nested);
-        repeat_last(last_start, n_prev_rules, 0, 1, name, at);
+        repeat_last(last_start, n_prev_rules, 0, 1, at);
       } else if (*p == '{') {
         p = skip_space(p + 1, nested);
         if (!is_digit(*p)) fail(p, "expected an integer at " + excerpt(p));
@@ -390,7 +381,7 @@ class Parser {
         }
         // Like llama.cpp: a maximum above the cap means "no maximum".
         if (max_times != kNoMax && max_times > kMaxRepetition) max_times = kNoMax;
-        repeat_last(last_start, n_prev_rules, min_times, max_times, name, at);
+        repeat_last(last_start, n_prev_rules, min_times, max_times, at);
       } else {
         break;
       }
@@ -406,7 +397,7 @@ class Parser {
     current_ref_ = out_.symbols.stored_name(current_rule);
     if (!(p[0] == ':' && p[1] == ':' && p[2] == '=')) fail(p, "expected '::=' at " + excerpt(p));
     p = skip_space(p + 3, true);
-    p = parse_alternates(p, current_rule, id, false);
+    p = parse_alternates(p, id, false);
     if (*p == '\r') {
       p += p[1] == '\n' ? 2 : 1;
     } else if (*p == '\n') {

@@ -48,7 +48,7 @@ struct ParsedGrammar {
 
   // Number of ids (every id below it has a name).
   size_t n_symbols() const { return symbols.id_count(); }
-  std::string_view name(uint32_t id) const { return symbols.name(id); }
+  std::string name(uint32_t id) const { return symbols.name(id); }
 };
 
 // Parses `src` (read as a NUL-terminated string, like llama.cpp does) into `out` (cleared

@@ -97,7 +97,7 @@ class Grammar {
   std::vector<uint32_t> rule_start;  // rule id -> first element
   AltStarts alt_starts;              // rule id -> first element of each alternative
   SymbolTable symbols;               // rule names
-  std::string_view rule_name(uint32_t id) const { return symbols.name(id); }
+  std::string rule_name(uint32_t id) const { return symbols.name(id); }
   std::vector<uint32_t> class_at;     // element -> class id, for Char/CharNot/CharAny starts
   std::vector<uint32_t> after_class;  // element -> element after its class
   std::vector<CharClass> classes;

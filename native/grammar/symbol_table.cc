@@ -1,5 +1,6 @@
 #include "symbol_table.h"
 
+#include <charconv>
 #include <cstring>
 #include <stdexcept>
 
@@ -41,6 +42,7 @@ void SymbolTable::reserve(size_t names) {
   while (names * 4 > n * 3) n *= 2;
   if (n != slots_.size()) rehash(n);
   names_.reserve(names);
+  synthesized_.reserve(names);
 }
 
 size_t SymbolTable::locate(std::string_view name, uint32_t hash) const {
@@ -53,13 +55,32 @@ size_t SymbolTable::locate(std::string_view name, uint32_t hash) const {
   }
 }
 
-uint32_t SymbolTable::find(std::string_view name) const { return slots_[locate(name, hash_of(name))].id; }
+uint32_t SymbolTable::find(std::string_view name) const {
+  const uint32_t id = slots_[locate(name, hash_of(name))].id;
+  if (id != kNone) return id;
+  // "<base>_<id>": a synthesized name when that id was synthesized for that base (the digits as
+  // std::to_string writes them: no sign, no leading zero).
+  const size_t us = name.rfind('_');
+  if (us == std::string_view::npos || us + 1 == name.size()) return kNone;
+  const std::string_view digits = name.substr(us + 1);
+  if (digits.size() > 1 && digits[0] == '0') return kNone;
+  uint32_t n = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+  if (ec != std::errc() || end != digits.data() + digits.size()) return kNone;
+  if (n >= names_.size() || !synthesized_[n] || view(names_[n]) != name.substr(0, us)) return kNone;
+  return n;
+}
 
-void SymbolTable::assign_name(uint32_t id, NameRef ref) {
-  if (id == names_.size())
-    names_.push_back(ref);
-  else
-    names_[id] = ref;
+std::string SymbolTable::name(uint32_t id) const {
+  std::string s(view(names_[id]));
+  if (synthesized_[id]) s += "_" + std::to_string(id);
+  return s;
+}
+
+// Ids are handed out in order: id is always names_.size().
+void SymbolTable::assign_name(NameRef ref, bool synthesized) {
+  names_.push_back(ref);
+  synthesized_.push_back(synthesized ? 1 : 0);
 }
 
 uint32_t SymbolTable::add(std::string_view name, uint32_t hash, size_t slot) {
@@ -68,7 +89,7 @@ uint32_t SymbolTable::add(std::string_view name, uint32_t hash, size_t slot) {
   arena_.append(name);
   const uint32_t id = count_++;
   slots_[slot] = Slot{hash, id, ref};
-  assign_name(id, ref);
+  assign_name(ref, false);
   if (static_cast<size_t>(count_) * 4 > slots_.size() * 3) rehash(slots_.size() * 2);
   return id;
 }
@@ -80,14 +101,9 @@ uint32_t SymbolTable::intern(std::string_view name) {
   return add(name, hash, slot);
 }
 
-uint32_t SymbolTable::replace(std::string_view name) {
-  const uint32_t hash = hash_of(name);
-  const size_t slot = locate(name, hash);
-  if (slots_[slot].id == kNone) return add(name, hash, slot);
-  // The name keeps its arena copy and its slot; only its id moves (the count does not).
-  slots_[slot].id = count_;
-  assign_name(count_, slots_[slot].name);
-  return count_;
+uint32_t SymbolTable::add_synthesized(NameRef base) {
+  assign_name(base, true);
+  return count_++;
 }
 
 void SymbolTable::rehash(size_t n) {

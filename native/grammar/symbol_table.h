@@ -3,9 +3,10 @@
 // names (converter output: "item-config-fields-item-0-s1-1") made every lookup a dozen memcmps
 // and every new name an allocation.
 //
-// Ids follow llama.cpp's numbering: a new name gets the number of distinct names so far, and
-// replace() points an existing name at that number, so a replaced name does not advance it (the
-// next new name then shares the id; see the tests).
+// Ids follow llama.cpp's numbering: each new name, written or synthesized, gets the number of
+// names so far. Synthesized names ("<rule>_<id>", for groups and repetitions) are not stored:
+// written names cannot contain '_', so no written name can equal one and the parser never looks
+// one up; find() and name() spell them out when asked.
 #pragma once
 
 #include <cstdint>
@@ -33,19 +34,20 @@ class SymbolTable {
   uint32_t find(std::string_view name) const;
   // Id of `name`, adding it with id distinct_names() when absent.
   uint32_t intern(std::string_view name);
-  // Gives `name` the id distinct_names(), whether or not it had one, and returns that id.
-  uint32_t replace(std::string_view name);
+  // A new id for the synthesized name "<base>_<id>" (`base`: a stored name).
+  uint32_t add_synthesized(NameRef base);
 
   // How many distinct names the table holds (the next id a new name gets).
   uint32_t distinct_names() const { return count_; }
   // One past the largest id handed out.
   uint32_t id_count() const { return static_cast<uint32_t>(names_.size()); }
-  // The name last given id `id` ("" for an id never given).
-  std::string_view name(uint32_t id) const { return view(names_[id]); }
+  // The name of id `id`.
+  std::string name(uint32_t id) const;
   // Where `name` (which must be in the table) is stored.
   NameRef stored_name(std::string_view name) const { return slots_[locate(name, hash_of(name))].name; }
   size_t memory_bytes() const {
-    return arena_.capacity() + slots_.capacity() * sizeof(Slot) + names_.capacity() * sizeof(NameRef);
+    return arena_.capacity() + slots_.capacity() * sizeof(Slot) + names_.capacity() * sizeof(NameRef) +
+           synthesized_.capacity();
   }
   std::string_view view(NameRef r) const { return std::string_view(arena_.data() + r.offset, r.length); }
 
@@ -57,7 +59,8 @@ class SymbolTable {
   };
   std::string arena_;
   std::vector<Slot> slots_;
-  std::vector<NameRef> names_;  // id -> name
+  std::vector<NameRef> names_;        // id -> name (the base name, for a synthesized one)
+  std::vector<uint8_t> synthesized_;  // id -> 1 when synthesized
   uint32_t count_ = 0;
   uint32_t mask_ = 0;
 
@@ -65,7 +68,7 @@ class SymbolTable {
   // The slot holding `name`, or the empty slot where it would go.
   size_t locate(std::string_view name, uint32_t hash) const;
   uint32_t add(std::string_view name, uint32_t hash, size_t slot);
-  void assign_name(uint32_t id, NameRef ref);
+  void assign_name(NameRef ref, bool synthesized);
   void rehash(size_t slots);
 };
 

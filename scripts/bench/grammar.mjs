@@ -116,7 +116,8 @@ async function prepareCases(opts) {
     const usable = entries.filter((e) => !opts.gbnfDir || existsSync(join(opts.gbnfDir, `${e.name}.gbnf`)));
     for (const e of pick(usable, usable.length)) {
       if (count >= opts.schemas) break;
-      const inst = firstValidInstance(e.path);
+      // --compile-only needs no instance: every schema counts.
+      const inst = firstValidInstance(e.path) ?? (opts.compileOnly ? { schema: JSON.parse(readFileSync(e.path, "utf8")).schema, text: null } : null);
       if (!inst) continue;
       let gbnf;
       try {
@@ -126,7 +127,7 @@ async function prepareCases(opts) {
       }
       if (typeof gbnf !== "string" || gbnf.length === 0) continue;
       writeFileSync(join(dir, `${e.name}.gbnf`), gbnf);
-      writeFileSync(join(dir, `${e.name}.txt`), inst.text);
+      if (inst.text !== null) writeFileSync(join(dir, `${e.name}.txt`), inst.text);
       count++;
     }
     const source = opts.gbnfDir ? `MaskBench schemas, GBNF from ${opts.gbnfDir}` : "MaskBench schemas, toolwright converter";

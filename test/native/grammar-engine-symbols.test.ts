@@ -155,6 +155,26 @@ describe("grammar engine symbol and rule tables", () => {
     });
   });
 
+  // The root named by the caller may be a synthesized rule, as in llama.cpp ("<rule>_<id>", ids
+  // counted over all names): spelled out on lookup, since the table does not store those names.
+  it.each([
+    { root: "root", ok: true },
+    { root: "root_1", ok: true },
+    { root: "x_3", ok: true },
+    { root: "root_2", ok: false },
+    { root: "root_01", ok: false },
+    { root: "x_2", ok: false },
+    { root: "root_", ok: false },
+    { root: "root_1x", ok: false },
+  ])("root $root names a rule: $ok", async ({ root, ok }) => {
+    const dir = mkdtempSync(join(tmpdir(), "tw-gbnf-roots-"));
+    const file = join(dir, "synth.gbnf");
+    writeFileSync(file, 'root ::= ("a" | "b") "c" x\nx ::= "d"*\n');
+    const { result } = await runGrammarTool<CheckEntry[]>(["check", "--root", root, file]);
+    expect(result[0]?.ok).toBe(ok);
+    if (!ok) expect(result[0]?.error?.message).toBe(`grammar has no rule named '${root}'`);
+  });
+
   it("compile mode times every grammar that compiles and counts the rest", async () => {
     const dir = writeGrammars([...VALID, { name: "undefined", gbnf: "root ::= nowhere\n" }]);
     const { code, result } = await runGrammarTool<{
