@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <ctime>
 
+#include "llama.h"
 #include "llama_adapter.h"
 #include "matcher.h"
 
@@ -25,6 +26,16 @@ struct Timed {
   double cpu_us;
   const GrammarCase* c;
 };
+
+void quiet_log(ggml_log_level, const char*, void*) {}
+
+int usage(const std::string& why) {
+  fprintf(stderr,
+          "toolwright-grammar-tool: %s\nusage: toolwright-grammar-tool compile --vocab V.gguf [--runs N] "
+          "[--root NAME] PATH...\n",
+          why.c_str());
+  return 2;
+}
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -81,6 +92,39 @@ int run_compile_bench(const LoadedVocab& lv, const std::vector<GrammarCase>& cas
       timed.size(), n_failed, runs, json_summary(summarize(wall)).c_str(),
       json_summary(summarize(cpu)).c_str(), slowest.c_str(), (now_us() - t_start) / 1e6);
   return 0;
+}
+
+int compile_main(int argc, char** argv) {
+  CompileBenchOptions opt;
+  std::string vocab_path;
+  std::vector<std::string> paths;
+  for (int i = 2; i < argc; i++) {
+    const std::string a = argv[i];
+    const bool has_value = i + 1 < argc;
+    if (a == "--vocab" && has_value)
+      vocab_path = argv[++i];
+    else if (a == "--runs" && has_value)
+      opt.runs = atoi(argv[++i]);
+    else if (a == "--root" && has_value)
+      opt.root = argv[++i];
+    else if (!a.empty() && a[0] == '-')
+      return usage("unknown option or missing value: " + a);
+    else
+      paths.push_back(a);
+  }
+  if (paths.empty()) return usage("no grammar files given");
+  if (vocab_path.empty()) return usage("--vocab is required");
+  llama_log_set(quiet_log, nullptr);
+  llama_backend_init();
+  std::string error;
+  const auto cases = load_cases(paths, &error);
+  if (!error.empty()) return usage(error);
+  LoadedVocab lv;
+  if (!load_vocab(vocab_path, lv, &error)) return usage(error);
+  const int rc = run_compile_bench(lv, cases, opt);
+  llama_model_free(lv.model);
+  llama_backend_free();
+  return rc;
 }
 
 }  // namespace toolwright::grammar::tool

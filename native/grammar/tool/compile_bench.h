@@ -16,4 +16,7 @@ struct CompileBenchOptions {
 int run_compile_bench(const LoadedVocab& vocab, const std::vector<GrammarCase>& cases,
                       const CompileBenchOptions& options);
 
+// The tool's `compile` mode: compile --vocab V.gguf [--runs N] [--root NAME] PATH...
+int compile_main(int argc, char** argv);
+
 }  // namespace toolwright::grammar::tool

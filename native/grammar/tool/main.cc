@@ -43,20 +43,22 @@ namespace {
 void quiet_log(ggml_log_level, const char*, void*) {}
 
 int usage(const std::string& why) {
-  fprintf(stderr,
-          "toolwright-grammar-tool: %s\n"
-          "usage: toolwright-grammar-tool diff|bench|compile|cache|check|trace [options] PATH...\n",
-          why.c_str());
+  fprintf(
+      stderr,
+      "toolwright-grammar-tool: %s\nusage: toolwright-grammar-tool diff|bench|cache|check|trace [options] "
+      "PATH...\n",
+      why.c_str());
   return 2;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc >= 2 && std::string(argv[1]) == "compile") return compile_main(argc, argv);  // compile_bench.cc
   if (argc < 2) return usage("missing mode");
   const std::string mode = argv[1];
   if (mode != "diff" && mode != "bench" && mode != "check" && mode != "trace" && mode != "tokenize" &&
-      mode != "cache" && mode != "compile") {
+      mode != "cache") {
     return usage("unknown mode '" + mode + "'");
   }
   std::string vocab_path, root = "root";
@@ -65,7 +67,6 @@ int main(int argc, char** argv) {
   BenchOptions b;
   TraceOptions t;
   CacheOptions k;
-  CompileBenchOptions cb;
   for (int i = 2; i < argc; i++) {
     const std::string a = argv[i];
     auto value = [&]() -> std::string {
@@ -124,8 +125,6 @@ int main(int argc, char** argv) {
       k.max_bytes = strtoll(value().c_str(), nullptr, 10);
     else if (a == "--texts")
       b.texts_per_case = atoi(value().c_str());
-    else if (a == "--runs")
-      cb.runs = atoi(value().c_str());
     else if (a == "--no-reference")
       b.reference = false;
     else if (a == "-v")
@@ -135,7 +134,7 @@ int main(int argc, char** argv) {
     else
       paths.push_back(a);
   }
-  d.root = b.root = t.root = k.root = cb.root = root;
+  d.root = b.root = t.root = k.root = root;
   // Any trigger makes the traced grammar lazy.
   t.lazy.lazy = t.lazy.lazy || !t.lazy.trigger_patterns.empty() || !t.lazy.trigger_tokens.empty() ||
                 !t.lazy.trigger_words.empty() || !t.lazy.reasoning_end.empty();
@@ -169,8 +168,6 @@ int main(int argc, char** argv) {
     rc = run_diff(lv, cases, d);
   } else if (mode == "bench") {
     rc = run_bench(lv, vocab_path.substr(vocab_path.find_last_of('/') + 1), cases, b);
-  } else if (mode == "compile") {
-    rc = run_compile_bench(lv, cases, cb);
   } else if (mode == "cache") {
     rc = run_cache(lv, cases, k);
   } else if (mode == "check") {
