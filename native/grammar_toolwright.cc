@@ -107,7 +107,7 @@ size_t LongestStartChain(const ParsedGrammar& g, uint32_t* deepest_rule) {
 }
 
 std::string RuleName(const ParsedGrammar& g, uint32_t id) {
-  return id < g.names.size() ? g.names[id] : std::to_string(id);
+  return id < g.n_symbols() ? std::string(g.name(id)) : std::to_string(id);
 }
 
 }  // namespace

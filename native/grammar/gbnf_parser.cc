@@ -28,7 +28,9 @@ class Parser {
   std::string current_rule;
 
   Parser(const char* base, const TokenResolver& resolve, ParsedGrammar& out)
-      : base_(base), resolve_(resolve), out_(out) {}
+      : base_(base), resolve_(resolve), out_(out) {
+    scratch_.reserve(256);
+  }
 
   void parse_all() {
     const char* pos = skip_space(base_, true);
@@ -40,6 +42,11 @@ class Parser {
   int nesting_ = 0;
   const TokenResolver& resolve_;
   ParsedGrammar& out_;
+  // The rules being parsed, outermost first: a group's rule is written after its parent's
+  // elements so far and moved into out_.rules when it ends (one buffer, reused).
+  std::vector<Elem> scratch_;
+  std::vector<Elem> repeated_;        // the item a repetition operator copies
+  SymbolTable::NameRef current_ref_;  // current_rule, as stored in the symbol table
 
   [[noreturn]] void fail(const char* at, std::string msg) {
     throw ParseFailure{static_cast<size_t>(at - base_), std::move(msg)};
@@ -51,34 +58,29 @@ class Parser {
     return s.empty() ? std::string("end of input") : "'" + s + "'";
   }
 
-  uint32_t new_symbol(const std::string& name, bool overwrite) {
-    const auto next = static_cast<uint32_t>(out_.symbol_ids.size());
-    if (overwrite) {
-      out_.symbol_ids[name] = next;
-    } else {
-      auto ins = out_.symbol_ids.emplace(name, next);
-      if (!ins.second) return ins.first->second;
+  // Keeps the per-id arrays at least as long as the symbol table's ids (grown geometrically;
+  // parse_gbnf trims them).
+  uint32_t track(uint32_t id) {
+    if (out_.first_ref_offset.size() <= id) {
+      const size_t n = std::max<size_t>(id + 1, out_.first_ref_offset.size() * 2);
+      out_.first_ref_offset.resize(n, UINT32_MAX);
+      out_.first_ref_rule.resize(n);
     }
-    if (out_.names.size() <= next) {
-      out_.names.resize(next + 1);
-      out_.first_ref_offset.resize(next + 1, UINT32_MAX);
-      out_.first_ref_rule.resize(next + 1);
-    }
-    out_.names[next] = name;
-    return next;
+    return id;
   }
 
   // Named symbol: existing id or a fresh one.
-  uint32_t symbol_id(const char* src, size_t len) { return new_symbol(std::string(src, len), false); }
-
-  // Synthesized symbol for groups and repetitions: "<base>_<id>" (replaces a same-named entry).
-  uint32_t synth_symbol(const std::string& base) {
-    return new_symbol(base + "_" + std::to_string(out_.symbol_ids.size()), true);
+  uint32_t symbol_id(const char* src, size_t len) {
+    return track(out_.symbols.intern(std::string_view(src, len)));
   }
 
-  void set_rule(uint32_t id, const Rule& rule) {
-    if (out_.rules.size() <= id) out_.rules.resize(id + 1);
-    out_.rules[id] = rule;
+  // Synthesized symbol for a group or repetition in the current rule: "<rule>_<id>".
+  uint32_t synth_symbol() { return track(out_.symbols.add_synthesized(current_ref_)); }
+
+  // Rule `id` := scratch_ from `start` on, which is then dropped from scratch_.
+  void finish_rule(uint32_t id, size_t start) {
+    out_.rules.set(id, scratch_.data() + start, scratch_.data() + scratch_.size());
+    scratch_.resize(start);
   }
 
   static const char* skip_space(const char* p, bool newline_ok) {
@@ -203,30 +205,32 @@ class Parser {
     return {static_cast<uint32_t>(*id), p};
   }
 
-  const char* parse_alternates(const char* src, const std::string& name, uint32_t id, bool nested) {
-    Rule rule;
-    const char* p = parse_sequence(src, name, rule, nested);
+  const char* parse_alternates(const char* src, uint32_t id, bool nested) {
+    const size_t start = scratch_.size();
+    const char* p = parse_sequence(src, nested);
     while (*p == '|') {
-      rule.push_back({ElemType::Alt, 0});
+      scratch_.push_back({ElemType::Alt, 0});
       p = skip_space(p + 1, true);
-      p = parse_sequence(p, name, rule, nested);
+      p = parse_sequence(p, nested);
     }
-    rule.push_back({ElemType::End, 0});
-    set_rule(id, rule);
+    scratch_.push_back({ElemType::End, 0});
+    finish_rule(id, start);
     return p;
   }
 
   // S{m,n} -> S repeated m times, then a chain of optional rules for the n-m optional copies
   // (or one right-recursive rule when unbounded). Same rewriting (and numbering) as llama.cpp.
-  void repeat_last(Rule& rule, size_t last_start, uint64_t& n_prev_rules, uint64_t min_times,
-                   uint64_t max_times, const std::string& name, const char* at) {
+  void repeat_last(size_t last_start, uint64_t& n_prev_rules, uint64_t min_times, uint64_t max_times,
+                   const char* at) {
+    std::vector<Elem>& rule = scratch_;
     const bool no_max = max_times == kNoMax;
     if (last_start == rule.size()) fail(at, "repetition operator without a preceding item");
     if (!no_max && max_times < min_times) {
       fail(at, "repetition maximum " + std::to_string(max_times) + " is below its minimum " +
                    std::to_string(min_times));
     }
-    const Rule prev(rule.begin() + static_cast<ptrdiff_t>(last_start), rule.end());
+    std::vector<Elem>& prev = repeated_;
+    prev.assign(rule.begin() + static_cast<ptrdiff_t>(last_start), rule.end());
     uint64_t total = 1;
     if (!no_max && max_times > 0)
       total = max_times;
@@ -244,19 +248,22 @@ class Parser {
     const uint64_t n_opt = no_max ? 1 : max_times - min_times;
     uint32_t last_rec = 0;
     for (uint64_t i = 0; i < n_opt; i++) {
-      Rule rec(prev);
-      const uint32_t rec_id = synth_symbol(name);
-      if (i > 0 || no_max) rec.push_back({ElemType::RuleRef, no_max ? rec_id : last_rec});
-      rec.push_back({ElemType::Alt, 0});
-      rec.push_back({ElemType::End, 0});
-      set_rule(rec_id, rec);
+      const size_t rec_start = rule.size();
+      rule.insert(rule.end(), prev.begin(), prev.end());
+      const uint32_t rec_id = synth_symbol();
+      if (i > 0 || no_max) rule.push_back({ElemType::RuleRef, no_max ? rec_id : last_rec});
+      rule.push_back({ElemType::Alt, 0});
+      rule.push_back({ElemType::End, 0});
+      finish_rule(rec_id, rec_start);
       last_rec = rec_id;
     }
     if (n_opt > 0) rule.push_back({ElemType::RuleRef, last_rec});
     n_prev_rules *= total;
   }
 
-  const char* parse_sequence(const char* src, const std::string& name, Rule& rule, bool nested) {
+  // Appends one alternative to scratch_.
+  const char* parse_sequence(const char* src, bool nested) {
+    std::vector<Elem>& rule = scratch_;
     size_t last_start = rule.size();
     uint64_t n_prev_rules = 1;
     const char* p = src;
@@ -311,7 +318,7 @@ class Parser {
         const uint32_t ref = symbol_id(p, name_end - p);
         if (out_.first_ref_offset[ref] == UINT32_MAX) {
           out_.first_ref_offset[ref] = static_cast<uint32_t>(p - base_);
-          out_.first_ref_rule[ref] = current_rule;
+          out_.first_ref_rule[ref] = current_ref_;
         }
         p = skip_space(name_end, nested);
         last_start = rule.size();
@@ -323,10 +330,10 @@ class Parser {
         }
         nesting_++;
         p = skip_space(p + 1, true);
-        const auto n_before = static_cast<uint32_t>(out_.symbol_ids.size());
-        const uint32_t sub = synth_symbol(name);
-        p = parse_alternates(p, name, sub, true);
-        n_prev_rules = std::max<uint64_t>(1, static_cast<uint32_t>(out_.symbol_ids.size()) - n_before);
+        const uint32_t n_before = out_.symbols.distinct_names();
+        const uint32_t sub = synth_symbol();
+        p = parse_alternates(p, sub, true);
+        n_prev_rules = std::max<uint64_t>(1, out_.symbols.distinct_names() - n_before);
         last_start = rule.size();
         rule.push_back({ElemType::RuleRef, sub});
         if (*p != ')') fail(p, "expected ')' at " + excerpt(p));
@@ -339,13 +346,13 @@ class Parser {
         p = skip_space(p + 1, nested);
       } else if (*p == '*') {
         p = skip_space(p + 1, nested);
-        repeat_last(rule, last_start, n_prev_rules, 0, kNoMax, name, at);
+        repeat_last(last_start, n_prev_rules, 0, kNoMax, at);
       } else if (*p == '+') {
         p = skip_space(p + 1, nested);
-        repeat_last(rule, last_start, n_prev_rules, 1, kNoMax, name, at);
+        repeat_last(last_start, n_prev_rules, 1, kNoMax, at);
       } else if (*p == '?') {
         p = skip_space(p + 1, nested);
-        repeat_last(rule, last_start, n_prev_rules, 0, 1, name, at);
+        repeat_last(last_start, n_prev_rules, 0, 1, at);
       } else if (*p == '{') {
         p = skip_space(p + 1, nested);
         if (!is_digit(*p)) fail(p, "expected an integer at " + excerpt(p));
@@ -374,7 +381,7 @@ class Parser {
         }
         // Like llama.cpp: a maximum above the cap means "no maximum".
         if (max_times != kNoMax && max_times > kMaxRepetition) max_times = kNoMax;
-        repeat_last(rule, last_start, n_prev_rules, min_times, max_times, name, at);
+        repeat_last(last_start, n_prev_rules, min_times, max_times, at);
       } else {
         break;
       }
@@ -385,12 +392,12 @@ class Parser {
   const char* parse_rule(const char* src) {
     const char* name_end = parse_name(src);
     const char* p = skip_space(name_end, false);
-    const std::string name(src, name_end - src);
-    current_rule = name;
+    current_rule.assign(src, name_end - src);
     const uint32_t id = symbol_id(src, name_end - src);
+    current_ref_ = out_.symbols.stored_name(current_rule);
     if (!(p[0] == ':' && p[1] == ':' && p[2] == '=')) fail(p, "expected '::=' at " + excerpt(p));
     p = skip_space(p + 3, true);
-    p = parse_alternates(p, name, id, false);
+    p = parse_alternates(p, id, false);
     if (*p == '\r') {
       p += p[1] == '\n' ? 2 : 1;
     } else if (*p == '\n') {
@@ -429,10 +436,15 @@ bool parse_gbnf(std::string_view src, const TokenResolver& resolve_token, Parsed
                 GrammarError& err) {
   // llama.cpp reads the grammar as a C string: anything after a NUL is ignored.
   const std::string text(src.data(), std::min(src.size(), src.find('\0')));
-  out = ParsedGrammar{};
+  out.clear();
+  // Converter grammars have a distinct name per 8 to 130 bytes of text: start at the sparse end
+  // (an oversized table costs cache misses on every lookup).
+  out.symbols.reserve(std::min<size_t>(text.size() / 64, 1u << 16));
   Parser parser(text.c_str(), resolve_token, out);
   try {
     parser.parse_all();
+    out.first_ref_offset.resize(out.n_symbols());
+    out.first_ref_rule.resize(out.n_symbols());
   } catch (const ParseFailure& f) {
     err = GrammarError{};
     err.message = f.message;

@@ -5,33 +5,15 @@
 
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "rule_table.h"
+#include "symbol_table.h"
+
 namespace toolwright::grammar {
-
-enum class ElemType : uint8_t {
-  End,           // end of a rule
-  Alt,           // start of another alternative
-  RuleRef,       // value = rule id
-  Char,          // value = code point; first item of a positive class or literal char
-  CharNot,       // value = code point; first item of a negated class
-  CharRngUpper,  // value = upper bound of a range started by the previous item
-  CharAlt,       // value = code point; another item of the current class
-  CharAny,       // '.'
-  Token,         // value = token id (<[id]> or <text>)
-  TokenNot,      // value = token id (!<[id]>)
-};
-
-struct Elem {
-  ElemType type;
-  uint32_t value;
-};
-
-using Rule = std::vector<Elem>;
 
 // Where a compile error is, and in which rule.
 struct GrammarError {
@@ -47,16 +29,31 @@ struct GrammarError {
 using TokenResolver = std::function<std::optional<int32_t>(std::string_view text)>;
 
 struct ParsedGrammar {
-  std::vector<Rule> rules;                     // by rule id; an empty rule is undefined
-  std::map<std::string, uint32_t> symbol_ids;  // name -> id (synthesized names included)
-  std::vector<std::string> names;              // id -> name
-  std::vector<uint32_t> first_ref_offset;      // id -> byte offset of its first use, or UINT32_MAX
-  std::vector<std::string> first_ref_rule;     // id -> rule that first used it
+  RuleTable rules;                                   // by rule id; an empty rule is undefined
+  SymbolTable symbols;                               // name <-> id (synthesized names included)
+  std::vector<uint32_t> first_ref_offset;            // id -> byte offset of its first use, or UINT32_MAX
+  std::vector<SymbolTable::NameRef> first_ref_rule;  // id -> rule that first used it
+
+  // Empties it for another parse, keeping the buffers that parse_gbnf reuses.
+  void clear() {
+    rules.clear();
+    symbols = SymbolTable();
+    first_ref_offset.clear();
+    first_ref_rule.clear();
+  }
+  size_t memory_bytes() const {
+    return rules.memory_bytes() + symbols.memory_bytes() + first_ref_offset.capacity() * sizeof(uint32_t) +
+           first_ref_rule.capacity() * sizeof(SymbolTable::NameRef);
+  }
+
+  // Number of ids (every id below it has a name).
+  size_t n_symbols() const { return symbols.id_count(); }
+  std::string name(uint32_t id) const { return symbols.name(id); }
 };
 
-// Parses `src` (read as a NUL-terminated string, like llama.cpp does). Returns false and fills
-// `err` on a syntax error. Undefined rules, left recursion and the root check are left to
-// compile_grammar().
+// Parses `src` (read as a NUL-terminated string, like llama.cpp does) into `out` (cleared
+// first; its buffers are reused). Returns false and fills `err` on a syntax error. Undefined rules, left
+// recursion and the root check are left to compile_grammar().
 bool parse_gbnf(std::string_view src, const TokenResolver& resolve_token, ParsedGrammar& out,
                 GrammarError& err);
 

@@ -48,6 +48,40 @@ struct CharClass {
   bool matches_partial(uint32_t value, int n_remain) const;
 };
 
+// Rule id -> the first element of each of its alternatives, all rules in one array.
+class AltStarts {
+ public:
+  class Span {
+   public:
+    Span(const uint32_t* b, const uint32_t* e) : b_(b), e_(e) {}
+    const uint32_t* begin() const { return b_; }
+    const uint32_t* end() const { return e_; }
+    size_t size() const { return static_cast<size_t>(e_ - b_); }
+    uint32_t operator[](size_t i) const { return b_[i]; }
+
+   private:
+    const uint32_t* b_;
+    const uint32_t* e_;
+  };
+  Span operator[](size_t rule) const {
+    return Span(starts_.data() + first_[rule], starts_.data() + first_[rule + 1]);
+  }
+  size_t size() const { return first_.size() - 1; }
+  size_t memory_bytes() const { return (starts_.capacity() + first_.capacity()) * sizeof(uint32_t); }
+
+  void reserve(size_t rules, size_t alts) {
+    first_.reserve(rules + 1);
+    starts_.reserve(alts);
+  }
+  void add(uint32_t start) { starts_.push_back(start); }
+  // Ends the current rule's list (call once per rule, in id order).
+  void end_rule() { first_.push_back(static_cast<uint32_t>(starts_.size())); }
+
+ private:
+  std::vector<uint32_t> starts_;
+  std::vector<uint32_t> first_{0};
+};
+
 struct CompileOptions {
   TokenResolver resolve_token;  // for `<text>` token references; may be empty
 };
@@ -59,10 +93,11 @@ class Grammar {
   static std::shared_ptr<const Grammar> compile(std::string_view gbnf, std::string_view root,
                                                 const CompileOptions& options, GrammarError& err);
 
-  std::vector<Elem> elems;                        // all rules, each ending with End
-  std::vector<uint32_t> rule_start;               // rule id -> first element
-  std::vector<std::vector<uint32_t>> alt_starts;  // rule id -> first element of each alternative
-  std::vector<std::string> rule_names;
+  std::vector<Elem> elems;           // all rules, each ending with End
+  std::vector<uint32_t> rule_start;  // rule id -> first element
+  AltStarts alt_starts;              // rule id -> first element of each alternative
+  SymbolTable symbols;               // rule names
+  std::string rule_name(uint32_t id) const { return symbols.name(id); }
   std::vector<uint32_t> class_at;     // element -> class id, for Char/CharNot/CharAny starts
   std::vector<uint32_t> after_class;  // element -> element after its class
   std::vector<CharClass> classes;

@@ -13,6 +13,8 @@
 //
 // Options: --schemas N (default 60)  --vocab llama-bpe|qwen2 (default both)  --no-reference
 //          --gbnf-dir DIR  --max-seconds S  --json
+//          --compile-only [--runs N]: only the cold-compile distribution, no masks (grammar-compile-dist.mjs);
+//            all 2,709 dev schemas in about a minute: --compile-only --schemas 2709 --vocab llama-bpe
 // The full run (60 schemas, both vocabularies) takes about 10 minutes on 2 cores, almost all of it
 // in llama.cpp's sampler; `--schemas 20` gives the same picture in about 3.5 minutes.
 // Final table: flock /tmp/toolwright-heavy.lock npm run bench:grammar
@@ -24,6 +26,7 @@ import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { sharedDir, sharedPath } from "../lib/shared-dir.mjs";
 import { printNativeCacheSection } from "./grammar-cache.mjs";
+import { printCompileDistribution } from "./grammar-compile-dist.mjs";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const TOOL = process.env.TOOLWRIGHT_GRAMMAR_TOOL ?? join(ROOT, "build", "bin", "toolwright-grammar-tool");
@@ -34,7 +37,7 @@ const VOCABS = [
 ];
 
 function parseArgs(argv) {
-  const opts = { schemas: 60, vocabs: VOCABS, reference: true, gbnfDir: null, maxSeconds: 0, json: false };
+  const opts = { schemas: 60, vocabs: VOCABS, reference: true, gbnfDir: null, maxSeconds: 0, json: false, compileOnly: false, runs: 1 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => {
@@ -51,9 +54,12 @@ function parseArgs(argv) {
     else if (a === "--gbnf-dir") opts.gbnfDir = value();
     else if (a === "--max-seconds") opts.maxSeconds = Number(value());
     else if (a === "--json") opts.json = true;
+    else if (a === "--compile-only") opts.compileOnly = true;
+    else if (a === "--runs") opts.runs = Number(value());
     else throw new RangeError(`unknown option ${a}`);
   }
   if (!Number.isInteger(opts.schemas) || opts.schemas < 1) throw new RangeError(`--schemas must be a positive integer, got ${opts.schemas}`);
+  if (!Number.isInteger(opts.runs) || opts.runs < 1) throw new RangeError(`--runs must be a positive integer, got ${opts.runs}`);
   return opts;
 }
 
@@ -110,7 +116,8 @@ async function prepareCases(opts) {
     const usable = entries.filter((e) => !opts.gbnfDir || existsSync(join(opts.gbnfDir, `${e.name}.gbnf`)));
     for (const e of pick(usable, usable.length)) {
       if (count >= opts.schemas) break;
-      const inst = firstValidInstance(e.path);
+      // --compile-only needs no instance: every schema counts.
+      const inst = firstValidInstance(e.path) ?? (opts.compileOnly ? { schema: JSON.parse(readFileSync(e.path, "utf8")).schema, text: null } : null);
       if (!inst) continue;
       let gbnf;
       try {
@@ -120,7 +127,7 @@ async function prepareCases(opts) {
       }
       if (typeof gbnf !== "string" || gbnf.length === 0) continue;
       writeFileSync(join(dir, `${e.name}.gbnf`), gbnf);
-      writeFileSync(join(dir, `${e.name}.txt`), inst.text);
+      if (inst.text !== null) writeFileSync(join(dir, `${e.name}.txt`), inst.text);
       count++;
     }
     const source = opts.gbnfDir ? `MaskBench schemas, GBNF from ${opts.gbnfDir}` : "MaskBench schemas, toolwright converter";
@@ -232,6 +239,10 @@ async function main() {
     process.exit(1);
   }
   const { dirs, source, count } = await prepareCases(opts);
+  if (opts.compileOnly) {
+    printCompileDistribution({ tool: TOOL, root: ROOT, dirs, source, count, vocabs: opts.vocabs, runs: opts.runs, json: opts.json });
+    return;
+  }
   const results = [];
   for (const v of opts.vocabs) {
     const r = runBench(v.name, dirs, opts);

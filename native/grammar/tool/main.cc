@@ -6,6 +6,8 @@
 //       Both engines walk the same token sequences; masks must match at every step.
 //   bench --vocab V.gguf [--no-reference] [--walk-steps N] [--texts N] [--max-seconds S] PATH...
 //       Per-mask, per-accept and compile times of both engines.
+//   compile --vocab V.gguf [--runs N] [--root NAME] PATH...
+//       Cold-compile distribution only (no masks): wall and CPU time, median of N runs each.
 //   check [--vocab V.gguf] [--root NAME] PATH...
 //       Compile only; report errors with line, column and rule.
 //   trace --vocab V.gguf (--text TEXT | --hex BYTES) [--bytes] [--rollback N] [--lazy] [--trigger-pattern
@@ -31,6 +33,7 @@
 #include "bench.h"
 #include "cache.h"
 #include "common.h"
+#include "compile_bench.h"
 #include "diff.h"
 #include "inspect.h"
 #include "slices.h"
@@ -54,6 +57,7 @@ int usage(const std::string& why) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc >= 2 && std::string(argv[1]) == "compile") return compile_main(argc, argv);  // compile_bench.cc
   if (argc < 2) return usage("missing mode");
   const std::string mode = argv[1];
   if (mode != "diff" && mode != "bench" && mode != "check" && mode != "trace" && mode != "tokenize" &&
