@@ -15,13 +15,6 @@ namespace toolwright::grammar::tool {
 
 namespace {
 
-// This thread's CPU time (main's common.h has the same as thread_cpu_us(); one can go at merge).
-double cpu_clock_us() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) * 1e6 + static_cast<double>(ts.tv_nsec) / 1e3;
-}
-
 struct Timed {
   double wall_us;
   double cpu_us;
@@ -57,13 +50,13 @@ int run_compile_bench(const LoadedVocab& lv, const std::vector<GrammarCase>& cas
     std::vector<double> wall, cpu;
     bool ok = true;
     for (int r = 0; r < runs && ok; r++) {
-      const double w0 = now_us(), c0 = cpu_clock_us();
+      const double w0 = now_us(), c0 = thread_cpu_us();
       GrammarError err;
       auto grammar = Grammar::compile(c.gbnf, opt.root, copts, err);
       std::unique_ptr<Matcher> m;
       if (grammar) m = std::make_unique<Matcher>(grammar, lv.engine_vocab);
       wall.push_back(now_us() - w0);
-      cpu.push_back(cpu_clock_us() - c0);
+      cpu.push_back(thread_cpu_us() - c0);
       ok = grammar != nullptr;
     }
     if (!ok) {
