@@ -71,7 +71,7 @@ describe("toolwright serve", () => {
   const USAGE: { label: string; args: string[]; code: number; message: RegExp }[] = [
     { label: "no model", args: [], code: 2, message: /expected one model path/ },
     { label: "a bad port", args: ["m.gguf", "--port", "http"], code: 2, message: /--port must be an integer/ },
-    { label: "an unknown option", args: ["m.gguf", "--prot", "1"], code: 2, message: /Unknown option '--prot'/ },
+    { label: "an unknown option", args: ["m.gguf", "--prot", "1"], code: 2, message: /unknown option --prot \(did you mean --port\?\)/ },
     { label: "a missing model file", args: ["no-such-model.gguf"], code: 1, message: /no-such-model\.gguf/ },
   ];
   it.each(USAGE)("exits $code on $label", async ({ args, code, message }) => {
