@@ -12,14 +12,17 @@ namespace toolwright {
 
 // ---- EventSink -------------------------------------------------------------------------------
 
-std::shared_ptr<EventSink> EventSink::Create(Napi::Env env, Napi::Function callback) {
+std::shared_ptr<EventSink> EventSink::Create(Napi::Env env, Napi::Function callback,
+                                             std::shared_ptr<ReadWindow> window) {
   auto sink = std::make_shared<EventSink>();
+  sink->env_ = env;
+  sink->window_ = std::move(window);
   // The finalizer owns one reference, so the sink outlives the thread-safe function.
   auto* keep = new std::shared_ptr<EventSink>(sink);
   napi_value name = Napi::String::New(env, "toolwright.sequence");
   const napi_status status =
-      napi_create_threadsafe_function(env, callback, nullptr, name, 0, 1, keep, &EventSink::Finalize, nullptr,
-                                      &EventSink::CallJs, &sink->tsfn_);
+      napi_create_threadsafe_function(env, callback, nullptr, name, 0, 1, keep, &EventSink::Finalize,
+                                      sink.get(), &EventSink::CallJs, &sink->tsfn_);
   if (status != napi_ok) {
     delete keep;
     throw Napi::Error::New(env, "Context.submit: could not create the result callback");
@@ -42,6 +45,17 @@ void EventSink::Close() {
   napi_release_threadsafe_function(tsfn_, napi_tsfn_release);
 }
 
+void EventSink::SetReferenced(bool referenced) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!open_ || referenced_ == referenced) return;
+  referenced_ = referenced;
+  if (referenced) {
+    napi_ref_threadsafe_function(env_, tsfn_);
+  } else {
+    napi_unref_threadsafe_function(env_, tsfn_);
+  }
+}
+
 void EventSink::Finalize(napi_env /*env*/, void* data, void* /*hint*/) {
   auto* keep = static_cast<std::shared_ptr<EventSink>*>(data);
   {
@@ -51,7 +65,7 @@ void EventSink::Finalize(napi_env /*env*/, void* data, void* /*hint*/) {
   delete keep;
 }
 
-void EventSink::CallJs(napi_env env, napi_value callback, void* /*context*/, void* data) {
+void EventSink::CallJs(napi_env env, napi_value callback, void* context, void* data) {
   std::unique_ptr<SequenceEvent> event(static_cast<SequenceEvent*>(data));
   if (env == nullptr || callback == nullptr) return;  // the environment is going away
   // A C callback: nothing may escape it (building the object throws while a worker terminates).
@@ -59,6 +73,11 @@ void EventSink::CallJs(napi_env env, napi_value callback, void* /*context*/, voi
     Deliver(env, callback, *event);
   } catch (...) {
   }
+  // The generation waits for its reader now: nothing more comes until the reader takes a token
+  // (and references the function again), so an idle reader does not keep the process alive. The
+  // sink lives until Finalize, which runs after the last call.
+  auto* sink = static_cast<EventSink*>(context);
+  if (event->kind == SequenceEvent::kToken && sink->window_->Full()) sink->SetReferenced(false);
 }
 
 void EventSink::Deliver(napi_env env, napi_value callback, const SequenceEvent& event) {
@@ -116,16 +135,41 @@ void BatchScheduler::Submit(const ContextPtr& state, RequestPtr request) {
   }
 }
 
-void BatchScheduler::Cancel(uint64_t id) {
+void BatchScheduler::PostLocked(const ContextPtr& state) {
+  if (round_posted_) return;
+  round_posted_ = true;
+  state->thread->Post([keep = state]() { RunRound(keep); });
+}
+
+void BatchScheduler::Cancel(const ContextPtr& state, uint64_t id) {
   std::lock_guard<std::mutex> lock(mutex_);
   for (const RequestPtr& r : inflight_) {
-    if (r->id == id) r->cancelled.store(true);
+    if (r->id == id) {
+      r->cancelled.store(true);
+      PostLocked(state);  // a paused request ends too
+    }
   }
 }
 
-void BatchScheduler::CancelAll() {
+void BatchScheduler::CancelAll(const ContextPtr& state) {
   std::lock_guard<std::mutex> lock(mutex_);
   for (const RequestPtr& r : inflight_) r->cancelled.store(true);
+  if (!inflight_.empty()) PostLocked(state);
+}
+
+void BatchScheduler::Consumed(const ContextPtr& state, uint64_t id, int64_t tokens) {
+  RequestPtr request;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const RequestPtr& r : inflight_) {
+      if (r->id == id) request = r;
+    }
+    if (!request) return;
+    const bool was_full = request->window->Full();
+    request->window->consumed.store(tokens);
+    if (was_full) PostLocked(state);
+  }
+  request->events->SetReferenced(true);
 }
 
 size_t BatchScheduler::Pending() {
@@ -133,36 +177,52 @@ size_t BatchScheduler::Pending() {
   return inflight_.size();
 }
 
-void BatchScheduler::RunRound(const ContextPtr& state) {
-  BatchScheduler& self = *state->scheduler;
-  const bool active = self.Round(*state);
-  {
-    std::lock_guard<std::mutex> lock(self.mutex_);
-    if (!active && self.waiting_.empty()) {
-      self.round_posted_ = false;
-      return;
-    }
-  }
-  // Another round; each queued job holds the context, so a dispose() meanwhile only aborts it.
-  state->thread->Post([keep = state]() { RunRound(keep); });
+size_t BatchScheduler::Paused() { return paused_.load(); }
+
+bool BatchScheduler::WaitsForReader(const Slot& slot) {
+  return slot.request && slot.pending.empty() && slot.next != LLAMA_TOKEN_NULL && slot.request->window->Full();
 }
 
-bool BatchScheduler::Round(ContextState& state) {
+bool BatchScheduler::RunnableLocked() const {
+  bool free = false;
+  for (const Slot& slot : slots_) {
+    if (!slot.request) {
+      free = true;
+    } else if (slot.request->cancelled.load() || !WaitsForReader(slot)) {
+      return true;
+    }
+  }
+  for (const RequestPtr& r : waiting_) {
+    if (free || r->cancelled.load()) return true;
+  }
+  return false;
+}
+
+void BatchScheduler::RunRound(const ContextPtr& state) {
+  BatchScheduler& self = *state->scheduler;
+  self.Round(*state);
+  // Another round while one can do anything; else the next Submit, Consumed or Cancel posts it
+  // (the check and those share mutex_, so none is missed). Each queued job holds the context,
+  // so a dispose() meanwhile only aborts it.
+  std::lock_guard<std::mutex> lock(self.mutex_);
+  self.round_posted_ = false;
+  if (state->abort.load() ? !self.inflight_.empty() : self.RunnableLocked()) self.PostLocked(state);
+}
+
+void BatchScheduler::Round(ContextState& state) {
   if (state.abort.load()) {  // dispose() or the environment stopping
     FailAll(codes::kAbort, "the context was disposed");
-    return false;
+    paused_.store(0);
+    return;
   }
   for (Slot& slot : slots_) {
     if (slot.request && slot.request->cancelled.load()) Finish(slot, "abort");
   }
   TakeWaiting(state);
-  bool any = false;
-  for (const Slot& slot : slots_) any = any || slot.request != nullptr;
-  if (!any) return false;
   if (Decode(state)) SampleRows(state);
-  any = false;
-  for (const Slot& slot : slots_) any = any || slot.request != nullptr;
-  return any;
+  size_t paused = 0;
+  for (const Slot& slot : slots_) paused += WaitsForReader(slot) ? 1 : 0;
+  paused_.store(paused);
 }
 
 void BatchScheduler::TakeWaiting(ContextState& state) {
@@ -258,7 +318,7 @@ bool BatchScheduler::Decode(ContextState& state) {
   std::vector<size_t> chunk(slots_.size(), 0);  // prompt tokens of each slot in this batch
   for (Slot& slot : slots_) {
     slot.row = -1;
-    if (slot.request && slot.next != LLAMA_TOKEN_NULL && batch.n_tokens < capacity) {
+    if (slot.request && slot.next != LLAMA_TOKEN_NULL && !WaitsForReader(slot) && batch.n_tokens < capacity) {
       slot.row = add(slot.next, slot.tokens.size(), slot.seq, true);
     }
   }
@@ -346,6 +406,7 @@ void BatchScheduler::SampleRows(ContextState& state) {
     event.piece = TokenPiece(vocab, token);
     event.eog = llama_vocab_is_eog(vocab, token);
     const bool eog = event.eog;
+    slot.request->window->sent++;  // counted before the reader can see it
     slot.request->events->Send(std::move(event));
     if (eog) {
       Finish(slot, "eog");
