@@ -177,7 +177,11 @@ size_t BatchScheduler::Pending() {
   return inflight_.size();
 }
 
-size_t BatchScheduler::Paused() { return paused_.load(); }
+size_t BatchScheduler::Paused() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return static_cast<size_t>(
+      std::count_if(inflight_.begin(), inflight_.end(), [](const RequestPtr& r) { return r->paused.load(); }));
+}
 
 bool BatchScheduler::WaitsForReader(const Slot& slot) {
   return slot.request && slot.pending.empty() && slot.next != LLAMA_TOKEN_NULL && slot.request->window->Full();
@@ -212,7 +216,6 @@ void BatchScheduler::RunRound(const ContextPtr& state) {
 void BatchScheduler::Round(ContextState& state) {
   if (state.abort.load()) {  // dispose() or the environment stopping
     FailAll(codes::kAbort, "the context was disposed");
-    paused_.store(0);
     return;
   }
   for (Slot& slot : slots_) {
@@ -220,9 +223,9 @@ void BatchScheduler::Round(ContextState& state) {
   }
   TakeWaiting(state);
   if (Decode(state)) SampleRows(state);
-  size_t paused = 0;
-  for (const Slot& slot : slots_) paused += WaitsForReader(slot) ? 1 : 0;
-  paused_.store(paused);
+  for (const Slot& slot : slots_) {
+    if (slot.request) slot.request->paused.store(WaitsForReader(slot));
+  }
 }
 
 void BatchScheduler::TakeWaiting(ContextState& state) {
@@ -422,6 +425,12 @@ void BatchScheduler::SampleRows(ContextState& state) {
 
 void BatchScheduler::End(const RequestPtr& request, const std::string& reason, const std::string& code,
                          const std::string& error) {
+  // Out of the books first: once JS sees the end, the counts and the sampler say it ended.
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    inflight_.erase(std::remove(inflight_.begin(), inflight_.end(), request), inflight_.end());
+  }
+  request->sampler->busy.store(false);
   SequenceEvent end;
   end.kind = SequenceEvent::kEnd;
   end.reason = reason;
@@ -429,9 +438,6 @@ void BatchScheduler::End(const RequestPtr& request, const std::string& reason, c
   end.error = error;
   request->events->Send(std::move(end));
   request->events->Close();
-  request->sampler->busy.store(false);
-  std::lock_guard<std::mutex> lock(mutex_);
-  inflight_.erase(std::remove(inflight_.begin(), inflight_.end(), request), inflight_.end());
 }
 
 void BatchScheduler::Finish(Slot& slot, const std::string& reason, const std::string& code,

@@ -97,6 +97,7 @@ struct SequenceRequest {
   std::shared_ptr<EventSink> events;  // closed after the kEnd event
   std::shared_ptr<ReadWindow> window = std::make_shared<ReadWindow>();
   std::atomic<bool> cancelled{false};
+  std::atomic<bool> paused{false};  // waiting for its reader after the last round
 };
 using RequestPtr = std::shared_ptr<SequenceRequest>;
 
@@ -161,7 +162,6 @@ class BatchScheduler {
   bool round_posted_ = false;         // guarded by mutex_
   std::vector<Slot> slots_;  // context's thread only
   uint64_t assigned_ = 0;             // requests assigned so far; context's thread only
-  std::atomic<size_t> paused_{0};     // requests waiting for their reader after the last round
 };
 
 }  // namespace toolwright

@@ -35,7 +35,7 @@ export interface SequenceOutcome {
  * reader's per-token work overlaps the next batches (the decode-ahead), few enough that a
  * reader that stops reading does not leave its sequence generating to maxTokens.
  */
-const READ_AHEAD = 16;
+export const READ_AHEAD = 16;
 
 /**
  * Events of one request, in arrival order, awaited one at a time. Each token event taken is
