@@ -7,7 +7,8 @@
 // decodes it, and samples each slot from its own logits row. A request submitted while others run
 // joins at the next round; a finished one leaves its slot free for a waiting request. A free slot
 // keeps its tokens in the cache, and a new request takes the free slot sharing the longest prefix
-// with its prompt (prefix reuse per slot).
+// with its prompt (prefix reuse per slot); when another slot holds a longer prefix (a system
+// prompt shared by requests on other slots), the new request's slot starts from a copy of it.
 //
 // Results go back through each request's thread-safe function, called from the context's thread
 // without blocking: no libuv pool thread waits for a generation, so the number of concurrent
@@ -147,6 +148,9 @@ class BatchScheduler {
   static bool WaitsForReader(const Slot& slot);
   void TakeWaiting(ContextState& state);
   void Assign(ContextState& state, Slot& slot, RequestPtr request);
+  // Context's thread: when another slot's cache holds more of `prompt` than the `keep` tokens of
+  // `slot`'s, and copying it pays, makes `slot` a copy of that prefix. Returns whether it did.
+  bool CopyPrefix(ContextState& state, Slot& slot, const std::vector<llama_token>& prompt, size_t keep);
   bool Decode(ContextState& state);
   void SampleRows(ContextState& state);
   // Ends a request: `reason` is a stop reason, or empty with an error code and message.
