@@ -179,12 +179,13 @@ size_t BatchScheduler::Pending() {
 
 size_t BatchScheduler::Paused() {
   std::lock_guard<std::mutex> lock(mutex_);
-  return static_cast<size_t>(
-      std::count_if(inflight_.begin(), inflight_.end(), [](const RequestPtr& r) { return r->paused.load(); }));
+  return static_cast<size_t>(std::count_if(inflight_.begin(), inflight_.end(),
+                                           [](const RequestPtr& r) { return r->paused.load(); }));
 }
 
 bool BatchScheduler::WaitsForReader(const Slot& slot) {
-  return slot.request && slot.pending.empty() && slot.next != LLAMA_TOKEN_NULL && slot.request->window->Full();
+  return slot.request && slot.pending.empty() && slot.next != LLAMA_TOKEN_NULL &&
+         slot.request->window->Full();
 }
 
 bool BatchScheduler::RunnableLocked() const {

@@ -81,7 +81,7 @@ class EventSink {
   static void Deliver(napi_env env, napi_value callback, const SequenceEvent& event);
   static void Finalize(napi_env env, void* data, void* hint);
   std::mutex mutex_;
-  bool open_ = false;  // guarded by mutex_
+  bool open_ = false;       // guarded by mutex_
   bool referenced_ = true;  // main thread only
   napi_env env_ = nullptr;
   napi_threadsafe_function tsfn_ = nullptr;
@@ -164,7 +164,7 @@ class BatchScheduler {
   std::deque<RequestPtr> waiting_;    // guarded by mutex_
   std::vector<RequestPtr> inflight_;  // every request not finished yet; guarded by mutex_
   bool round_posted_ = false;         // guarded by mutex_
-  std::vector<Slot> slots_;  // context's thread only
+  std::vector<Slot> slots_;           // context's thread only
   uint64_t assigned_ = 0;             // requests assigned so far; context's thread only
 };
 

@@ -453,7 +453,8 @@ Napi::Value Context::Submit(const Napi::CallbackInfo& info) {
   Napi::Object options = args::OptionalObject(info, 2, kMethod, "options");
   request->max_tokens = args::OptInt(options, "maxTokens", -1, -1, INT32_MAX, kMethod);
   request->reuse_prefix = args::OptBool(options, "reusePrefix", true, kMethod);
-  request->window->read_ahead = args::OptInt(options, "readAhead", request->window->read_ahead, 0, INT32_MAX, kMethod);
+  request->window->read_ahead =
+      args::OptInt(options, "readAhead", request->window->read_ahead, 0, INT32_MAX, kMethod);
   if (info.Length() < 4 || !info[3].IsFunction())
     args::ThrowType(env, kMethod, "onEvent must be a function",
                     info.Length() > 3 ? info[3] : env.Undefined());

@@ -5,7 +5,6 @@
  * @example
  * // $ toolwright serve model.gguf --port 8080 --api-key secret
  */
-import { basename } from "node:path";
 import type { GpuOption } from "../runtime/devices.js";
 import { ModelLoadError } from "../runtime/errors.js";
 import { ChatSession, loadModel } from "../session/index.js";
