@@ -76,20 +76,23 @@ describe("toolwright serve", () => {
     const questions = ["Why is the sky blue?", "Name three rivers.", "Count to five", "What is a prime number", "Tell me a joke"];
     const answers = async (concurrent: boolean) => {
       const { child, out, exited } = start([nemo, "--port", "0", "--parallel", "3", "--threads", "1", "--context-size", "512"]);
-      const baseURL = await listening(out, exited);
-      expect(out.stdout).toMatch(/\(3 parallel sequences\)/);
-      const client = new OpenAI({ baseURL, apiKey: "none", maxRetries: 0 });
-      const ask = async (q: string) => {
-        const r = await client.chat.completions.create({ model: "m", messages: [{ role: "user", content: q }], max_tokens: 24, temperature: 0 });
-        return r.choices[0]!.message.content;
-      };
-      const result: (string | null)[] = [];
-      // Five at once on three sequences: two wait, then join the running batch.
-      if (concurrent) result.push(...(await Promise.all(questions.map(ask))));
-      else for (const q of questions) result.push(await ask(q));
-      child.kill("SIGTERM");
-      expect(await exited).toBe(0);
-      return result;
+      try {
+        const baseURL = await listening(out, exited);
+        expect(out.stdout).toMatch(/\(3 parallel sequences\)/);
+        const client = new OpenAI({ baseURL, apiKey: "none", maxRetries: 0 });
+        const ask = async (q: string) => {
+          const r = await client.chat.completions.create({ model: "m", messages: [{ role: "user", content: q }], max_tokens: 24, temperature: 0 });
+          return r.choices[0]!.message.content;
+        };
+        const result: (string | null)[] = [];
+        // Five at once on three sequences: two wait, then join the running batch.
+        if (concurrent) result.push(...(await Promise.all(questions.map(ask))));
+        else for (const q of questions) result.push(await ask(q));
+        return result;
+      } finally {
+        child.kill("SIGTERM");
+        expect(await exited).toBe(0);
+      }
     };
     const alone = await answers(false);
     expect(new Set(alone).size).toBeGreaterThan(1);
