@@ -12,14 +12,17 @@ namespace toolwright {
 
 // ---- EventSink -------------------------------------------------------------------------------
 
-std::shared_ptr<EventSink> EventSink::Create(Napi::Env env, Napi::Function callback) {
+std::shared_ptr<EventSink> EventSink::Create(Napi::Env env, Napi::Function callback,
+                                             std::shared_ptr<ReadWindow> window) {
   auto sink = std::make_shared<EventSink>();
+  sink->env_ = env;
+  sink->window_ = std::move(window);
   // The finalizer owns one reference, so the sink outlives the thread-safe function.
   auto* keep = new std::shared_ptr<EventSink>(sink);
   napi_value name = Napi::String::New(env, "toolwright.sequence");
   const napi_status status =
-      napi_create_threadsafe_function(env, callback, nullptr, name, 0, 1, keep, &EventSink::Finalize, nullptr,
-                                      &EventSink::CallJs, &sink->tsfn_);
+      napi_create_threadsafe_function(env, callback, nullptr, name, 0, 1, keep, &EventSink::Finalize,
+                                      sink.get(), &EventSink::CallJs, &sink->tsfn_);
   if (status != napi_ok) {
     delete keep;
     throw Napi::Error::New(env, "Context.submit: could not create the result callback");
@@ -42,6 +45,17 @@ void EventSink::Close() {
   napi_release_threadsafe_function(tsfn_, napi_tsfn_release);
 }
 
+void EventSink::SetReferenced(bool referenced) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!open_ || referenced_ == referenced) return;
+  referenced_ = referenced;
+  if (referenced) {
+    napi_ref_threadsafe_function(env_, tsfn_);
+  } else {
+    napi_unref_threadsafe_function(env_, tsfn_);
+  }
+}
+
 void EventSink::Finalize(napi_env /*env*/, void* data, void* /*hint*/) {
   auto* keep = static_cast<std::shared_ptr<EventSink>*>(data);
   {
@@ -51,7 +65,7 @@ void EventSink::Finalize(napi_env /*env*/, void* data, void* /*hint*/) {
   delete keep;
 }
 
-void EventSink::CallJs(napi_env env, napi_value callback, void* /*context*/, void* data) {
+void EventSink::CallJs(napi_env env, napi_value callback, void* context, void* data) {
   std::unique_ptr<SequenceEvent> event(static_cast<SequenceEvent*>(data));
   if (env == nullptr || callback == nullptr) return;  // the environment is going away
   // A C callback: nothing may escape it (building the object throws while a worker terminates).
@@ -59,6 +73,11 @@ void EventSink::CallJs(napi_env env, napi_value callback, void* /*context*/, voi
     Deliver(env, callback, *event);
   } catch (...) {
   }
+  // The generation waits for its reader now: nothing more comes until the reader takes a token
+  // (and references the function again), so an idle reader does not keep the process alive. The
+  // sink lives until Finalize, which runs after the last call.
+  auto* sink = static_cast<EventSink*>(context);
+  if (event->kind == SequenceEvent::kToken && sink->window_->Full()) sink->SetReferenced(false);
 }
 
 void EventSink::Deliver(napi_env env, napi_value callback, const SequenceEvent& event) {
@@ -116,16 +135,41 @@ void BatchScheduler::Submit(const ContextPtr& state, RequestPtr request) {
   }
 }
 
-void BatchScheduler::Cancel(uint64_t id) {
+void BatchScheduler::PostLocked(const ContextPtr& state) {
+  if (round_posted_) return;
+  round_posted_ = true;
+  state->thread->Post([keep = state]() { RunRound(keep); });
+}
+
+void BatchScheduler::Cancel(const ContextPtr& state, uint64_t id) {
   std::lock_guard<std::mutex> lock(mutex_);
   for (const RequestPtr& r : inflight_) {
-    if (r->id == id) r->cancelled.store(true);
+    if (r->id == id) {
+      r->cancelled.store(true);
+      PostLocked(state);  // a paused request ends too
+    }
   }
 }
 
-void BatchScheduler::CancelAll() {
+void BatchScheduler::CancelAll(const ContextPtr& state) {
   std::lock_guard<std::mutex> lock(mutex_);
   for (const RequestPtr& r : inflight_) r->cancelled.store(true);
+  if (!inflight_.empty()) PostLocked(state);
+}
+
+void BatchScheduler::Consumed(const ContextPtr& state, uint64_t id, int64_t tokens) {
+  RequestPtr request;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const RequestPtr& r : inflight_) {
+      if (r->id == id) request = r;
+    }
+    if (!request) return;
+    const bool was_full = request->window->Full();
+    request->window->consumed.store(tokens);
+    if (was_full) PostLocked(state);
+  }
+  request->events->SetReferenced(true);
 }
 
 size_t BatchScheduler::Pending() {
@@ -133,36 +177,56 @@ size_t BatchScheduler::Pending() {
   return inflight_.size();
 }
 
-void BatchScheduler::RunRound(const ContextPtr& state) {
-  BatchScheduler& self = *state->scheduler;
-  const bool active = self.Round(*state);
-  {
-    std::lock_guard<std::mutex> lock(self.mutex_);
-    if (!active && self.waiting_.empty()) {
-      self.round_posted_ = false;
-      return;
-    }
-  }
-  // Another round; each queued job holds the context, so a dispose() meanwhile only aborts it.
-  state->thread->Post([keep = state]() { RunRound(keep); });
+size_t BatchScheduler::Paused() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return static_cast<size_t>(std::count_if(inflight_.begin(), inflight_.end(),
+                                           [](const RequestPtr& r) { return r->paused.load(); }));
 }
 
-bool BatchScheduler::Round(ContextState& state) {
+bool BatchScheduler::WaitsForReader(const Slot& slot) {
+  return slot.request && slot.pending.empty() && slot.next != LLAMA_TOKEN_NULL &&
+         slot.request->window->Full();
+}
+
+bool BatchScheduler::RunnableLocked() const {
+  bool free = false;
+  for (const Slot& slot : slots_) {
+    if (!slot.request) {
+      free = true;
+    } else if (slot.request->cancelled.load() || !WaitsForReader(slot)) {
+      return true;
+    }
+  }
+  for (const RequestPtr& r : waiting_) {
+    if (free || r->cancelled.load()) return true;
+  }
+  return false;
+}
+
+void BatchScheduler::RunRound(const ContextPtr& state) {
+  BatchScheduler& self = *state->scheduler;
+  self.Round(*state);
+  // Another round while one can do anything; else the next Submit, Consumed or Cancel posts it
+  // (the check and those share mutex_, so none is missed). Each queued job holds the context,
+  // so a dispose() meanwhile only aborts it.
+  std::lock_guard<std::mutex> lock(self.mutex_);
+  self.round_posted_ = false;
+  if (state->abort.load() ? !self.inflight_.empty() : self.RunnableLocked()) self.PostLocked(state);
+}
+
+void BatchScheduler::Round(ContextState& state) {
   if (state.abort.load()) {  // dispose() or the environment stopping
     FailAll(codes::kAbort, "the context was disposed");
-    return false;
+    return;
   }
   for (Slot& slot : slots_) {
     if (slot.request && slot.request->cancelled.load()) Finish(slot, "abort");
   }
   TakeWaiting(state);
-  bool any = false;
-  for (const Slot& slot : slots_) any = any || slot.request != nullptr;
-  if (!any) return false;
   if (Decode(state)) SampleRows(state);
-  any = false;
-  for (const Slot& slot : slots_) any = any || slot.request != nullptr;
-  return any;
+  for (const Slot& slot : slots_) {
+    if (slot.request) slot.request->paused.store(WaitsForReader(slot));
+  }
 }
 
 void BatchScheduler::TakeWaiting(ContextState& state) {
@@ -211,13 +275,66 @@ void BatchScheduler::TakeWaiting(ContextState& state) {
   }
 }
 
+namespace {
+
+// Prompt tokens `cached` holds already, leaving the last one (its logits give the first token).
+size_t ReusablePrefix(const std::vector<llama_token>& cached, const std::vector<llama_token>& prompt) {
+  const size_t limit = std::min(cached.size(), prompt.size() - 1);
+  size_t n = 0;
+  while (n < limit && cached[n] == prompt[n]) n++;
+  return n;
+}
+
+// Whether copying a sequence's whole cache stream (what a copy between sequences of a parallel
+// context moves) costs less than evaluating the `saved` prompt tokens it spares: about 5 bytes
+// copied per FLOP of a CPU's evaluation (2 per parameter per token). Recurrent and hybrid
+// models keep a state, not a stream of cells, and are never copied.
+bool CopyPays(const ContextState& state, size_t saved) {
+  const llama_model* model = state.model->model;
+  if (llama_model_is_recurrent(model) || llama_model_is_hybrid(model)) return false;
+  const double heads = std::max(1, llama_model_n_head(model));
+  const double kv_per_token = 2.0 * 2.0 * llama_model_n_layer(model) * llama_model_n_embd(model) *
+                              (llama_model_n_head_kv(model) / heads);  // K and V, F16
+  const double copy_bytes = kv_per_token * state.n_ctx;
+  return saved >= 8 && copy_bytes * 5.0 < static_cast<double>(saved) * llama_model_n_params(model);
+}
+
+}  // namespace
+
+bool BatchScheduler::CopyPrefix(ContextState& state, Slot& slot, const std::vector<llama_token>& prompt,
+                                size_t keep) {
+  const Slot* donor = nullptr;
+  size_t best = keep;
+  for (const Slot& other : slots_) {
+    if (&other == &slot) continue;
+    const size_t common = ReusablePrefix(other.tokens, prompt);
+    if (common > best) {
+      donor = &other;
+      best = common;
+    }
+  }
+  if (donor == nullptr || !CopyPays(state, best - keep)) return false;
+  // The copy itself happens at the next decode, before that batch's tokens go in.
+  llama_memory_t memory = llama_get_memory(state.ctx);
+  llama_memory_seq_rm(memory, slot.seq, -1, -1);
+  llama_memory_seq_cp(memory, donor->seq, slot.seq, -1, -1);
+  if (!llama_memory_seq_rm(memory, slot.seq, static_cast<llama_pos>(best), -1)) {
+    llama_memory_seq_rm(memory, slot.seq, -1, -1);
+    slot.tokens.clear();
+    return false;
+  }
+  slot.tokens.assign(donor->tokens.begin(), donor->tokens.begin() + static_cast<std::ptrdiff_t>(best));
+  return true;
+}
+
 void BatchScheduler::Assign(ContextState& state, Slot& slot, RequestPtr request) {
   const std::vector<llama_token>& prompt = request->prompt;
   size_t keep = 0;
   if (request->reuse_prefix) {
-    // The last prompt token is always decoded: its logits give the first token.
-    const size_t limit = std::min(slot.tokens.size(), prompt.size() - 1);
-    while (keep < limit && slot.tokens[keep] == prompt[keep]) keep++;
+    keep = ReusablePrefix(slot.tokens, prompt);
+    // Another sequence holds more of the prompt (a system prompt shared by requests that landed
+    // on other sequences): start from a copy of its cache instead of evaluating that again.
+    if (CopyPrefix(state, slot, prompt, keep)) keep = slot.tokens.size();
   }
   llama_memory_t memory = llama_get_memory(state.ctx);
   if (keep < slot.tokens.size()) {
@@ -258,7 +375,7 @@ bool BatchScheduler::Decode(ContextState& state) {
   std::vector<size_t> chunk(slots_.size(), 0);  // prompt tokens of each slot in this batch
   for (Slot& slot : slots_) {
     slot.row = -1;
-    if (slot.request && slot.next != LLAMA_TOKEN_NULL && batch.n_tokens < capacity) {
+    if (slot.request && slot.next != LLAMA_TOKEN_NULL && !WaitsForReader(slot) && batch.n_tokens < capacity) {
       slot.row = add(slot.next, slot.tokens.size(), slot.seq, true);
     }
   }
@@ -346,6 +463,7 @@ void BatchScheduler::SampleRows(ContextState& state) {
     event.piece = TokenPiece(vocab, token);
     event.eog = llama_vocab_is_eog(vocab, token);
     const bool eog = event.eog;
+    slot.request->window->sent++;  // counted before the reader can see it
     slot.request->events->Send(std::move(event));
     if (eog) {
       Finish(slot, "eog");
@@ -361,6 +479,12 @@ void BatchScheduler::SampleRows(ContextState& state) {
 
 void BatchScheduler::End(const RequestPtr& request, const std::string& reason, const std::string& code,
                          const std::string& error) {
+  // Out of the books first: once JS sees the end, the counts and the sampler say it ended.
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    inflight_.erase(std::remove(inflight_.begin(), inflight_.end(), request), inflight_.end());
+  }
+  request->sampler->busy.store(false);
   SequenceEvent end;
   end.kind = SequenceEvent::kEnd;
   end.reason = reason;
@@ -368,9 +492,6 @@ void BatchScheduler::End(const RequestPtr& request, const std::string& reason, c
   end.error = error;
   request->events->Send(std::move(end));
   request->events->Close();
-  request->sampler->busy.store(false);
-  std::lock_guard<std::mutex> lock(mutex_);
-  inflight_.erase(std::remove(inflight_.begin(), inflight_.end(), request), inflight_.end());
 }
 
 void BatchScheduler::Finish(Slot& slot, const std::string& reason, const std::string& code,

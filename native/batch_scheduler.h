@@ -7,11 +7,18 @@
 // decodes it, and samples each slot from its own logits row. A request submitted while others run
 // joins at the next round; a finished one leaves its slot free for a waiting request. A free slot
 // keeps its tokens in the cache, and a new request takes the free slot sharing the longest prefix
-// with its prompt (prefix reuse per slot).
+// with its prompt (prefix reuse per slot); when another slot holds a longer prefix (a system
+// prompt shared by requests on other slots), the new request's slot starts from a copy of it.
 //
 // Results go back through each request's thread-safe function, called from the context's thread
 // without blocking: no libuv pool thread waits for a generation, so the number of concurrent
 // generations is not capped by UV_THREADPOOL_SIZE.
+//
+// Backpressure: a request runs at most `read_ahead` tokens ahead of what its reader has taken
+// (JS reports each token it takes with Consumed()). A reader that stops reading pauses its
+// sequence (left out of the batches, its slot kept) instead of generating to maxTokens unread; a
+// paused request's thread-safe function is unreferenced, so it keeps no process alive. Reading
+// again resumes it. A round is posted only while some request can run.
 #pragma once
 
 #include <napi.h>
@@ -45,24 +52,40 @@ struct SequenceEvent {
   std::string error;     // kEnd: failure message
 };
 
+// How far a request's generation is ahead of its reader: shared by the request (context's thread)
+// and its event sink (main thread).
+struct ReadWindow {
+  std::atomic<int64_t> sent{0};      // token events sent
+  std::atomic<int64_t> consumed{0};  // token events the reader has taken
+  int64_t read_ahead = 16;           // tokens it may run ahead; <= 0: no limit
+  bool Full() const { return read_ahead > 0 && sent.load() - consumed.load() >= read_ahead; }
+};
+
 // A request's thread-safe function, guarded: the environment may finalize it (teardown) while the
 // context's thread still wants to report, and a finalized one must not be called.
 class EventSink {
  public:
   // Main thread. Calls `callback` with each event object; throws a Napi::Error on failure.
-  static std::shared_ptr<EventSink> Create(Napi::Env env, Napi::Function callback);
+  static std::shared_ptr<EventSink> Create(Napi::Env env, Napi::Function callback,
+                                           std::shared_ptr<ReadWindow> window);
   // Any thread: queues the event without blocking (dropped once closed).
   void Send(SequenceEvent event);
   // Any thread: the last event was sent; releases the thread-safe function. Idempotent.
   void Close();
+  // Main thread: whether the thread-safe function keeps the event loop alive (it does while the
+  // reader may be waiting; not while the request is paused for an idle reader).
+  void SetReferenced(bool referenced);
 
  private:
   static void CallJs(napi_env env, napi_value callback, void* context, void* data);
   static void Deliver(napi_env env, napi_value callback, const SequenceEvent& event);
   static void Finalize(napi_env env, void* data, void* hint);
   std::mutex mutex_;
-  bool open_ = false;  // guarded by mutex_
+  bool open_ = false;       // guarded by mutex_
+  bool referenced_ = true;  // main thread only
+  napi_env env_ = nullptr;
   napi_threadsafe_function tsfn_ = nullptr;
+  std::shared_ptr<ReadWindow> window_;
 };
 
 // One generation on a parallel context. Built on the main thread; then the context's thread owns it.
@@ -73,7 +96,9 @@ struct SequenceRequest {
   int64_t max_tokens = -1;  // -1: until the sequence's room runs out
   bool reuse_prefix = true;
   std::shared_ptr<EventSink> events;  // closed after the kEnd event
+  std::shared_ptr<ReadWindow> window = std::make_shared<ReadWindow>();
   std::atomic<bool> cancelled{false};
+  std::atomic<bool> paused{false};  // waiting for its reader after the last round
 };
 using RequestPtr = std::shared_ptr<SequenceRequest>;
 
@@ -88,11 +113,16 @@ class BatchScheduler {
   // Main thread: queues a request and makes sure a round is scheduled on the context's thread.
   void Submit(const ContextPtr& state, RequestPtr request);
   // Main thread: the request ends (stop reason "abort") at the next round. Unknown ids are ignored.
-  void Cancel(uint64_t id);
+  void Cancel(const ContextPtr& state, uint64_t id);
   // Main thread: every request queued or running ends with "abort".
-  void CancelAll();
+  void CancelAll(const ContextPtr& state);
+  // Main thread: the reader of request `id` has taken `tokens` token events; a request paused
+  // for it runs again. Unknown ids are ignored.
+  void Consumed(const ContextPtr& state, uint64_t id, int64_t tokens);
   // Requests queued or running (any thread).
   size_t Pending();
+  // Running requests paused because their reader is behind (any thread).
+  size_t Paused();
 
  private:
   struct Slot {
@@ -106,12 +136,21 @@ class BatchScheduler {
     uint64_t last_used = 0;  // when it last took a request: ties go to the least recently used
   };
 
-  // Context's thread: one round, then another is posted while any request is left.
+  // Context's thread: one round, then another is posted while any request can run.
   static void RunRound(const ContextPtr& state);
-  // Context's thread: whether a slot still runs a request.
-  bool Round(ContextState& state);
+  // Context's thread: one round (a batch of every request that can run).
+  void Round(ContextState& state);
+  // Context's thread, under mutex_: whether a round would do anything.
+  bool RunnableLocked() const;
+  // Main thread, under mutex_: makes sure a round is posted.
+  void PostLocked(const ContextPtr& state);
+  // Whether a slot's request waits for its reader (its prompt is evaluated, its window full).
+  static bool WaitsForReader(const Slot& slot);
   void TakeWaiting(ContextState& state);
   void Assign(ContextState& state, Slot& slot, RequestPtr request);
+  // Context's thread: when another slot's cache holds more of `prompt` than the `keep` tokens of
+  // `slot`'s, and copying it pays, makes `slot` a copy of that prefix. Returns whether it did.
+  bool CopyPrefix(ContextState& state, Slot& slot, const std::vector<llama_token>& prompt, size_t keep);
   bool Decode(ContextState& state);
   void SampleRows(ContextState& state);
   // Ends a request: `reason` is a stop reason, or empty with an error code and message.

@@ -224,6 +224,7 @@ void Context::Init(Napi::Env env, Napi::Object exports) {
                                         InstanceMethod<&Context::Stats>("stats"),
                                         InstanceMethod<&Context::Submit>("submit"),
                                         InstanceMethod<&Context::CancelRequest>("cancelRequest"),
+                                        InstanceMethod<&Context::Consumed>("consumed"),
                                         InstanceMethod<&Context::Dispose>("dispose"),
                                         InstanceAccessor<&Context::IsDisposed>("disposed"),
                                     });
@@ -359,7 +360,7 @@ Napi::Value Context::Step(const Napi::CallbackInfo& info) {
 // running decode-ahead stops too, and the next step or decode rejects with ABORT_ERR.
 Napi::Value Context::Cancel(const Napi::CallbackInfo& info) {
   if (state_ && state_->scheduler) {
-    state_->scheduler->CancelAll();  // a parallel context's abort flag means dispose
+    state_->scheduler->CancelAll(state_);  // a parallel context's abort flag means dispose
   } else if (state_) {
     state_->abort.store(true);
   }
@@ -419,10 +420,12 @@ Napi::Value Context::Stats(const Napi::CallbackInfo& info) {
   out.Set("sampledTokens", static_cast<double>(s->sampled_tokens.load()));
   out.Set("stepsSettledEarly", static_cast<double>(s->settled_early.load()));
   out.Set("decodeThreads", static_cast<double>(s->decode_threads.load()));
+  out.Set("requestsRunning", static_cast<double>(s->scheduler ? s->scheduler->Pending() : 0));
+  out.Set("requestsPaused", static_cast<double>(s->scheduler ? s->scheduler->Paused() : 0));
   return out;
 }
 
-// submit(sampler, tokens, {maxTokens?, reusePrefix?}, onEvent) -> request id. A parallel
+// submit(sampler, tokens, {maxTokens?, reusePrefix?, readAhead?}, onEvent) -> request id. A parallel
 // context's generation: onEvent gets {type: "start", reused, evaluated}, then {type: "token",
 // token, bytes, eog} per token, then {type: "end", reason} or {type: "end", code, message}, called
 // from the context's thread through a thread-safe function (see batch_scheduler.h).
@@ -450,10 +453,12 @@ Napi::Value Context::Submit(const Napi::CallbackInfo& info) {
   Napi::Object options = args::OptionalObject(info, 2, kMethod, "options");
   request->max_tokens = args::OptInt(options, "maxTokens", -1, -1, INT32_MAX, kMethod);
   request->reuse_prefix = args::OptBool(options, "reusePrefix", true, kMethod);
+  request->window->read_ahead =
+      args::OptInt(options, "readAhead", request->window->read_ahead, 0, INT32_MAX, kMethod);
   if (info.Length() < 4 || !info[3].IsFunction())
     args::ThrowType(env, kMethod, "onEvent must be a function",
                     info.Length() > 3 ? info[3] : env.Undefined());
-  request->events = EventSink::Create(env, info[3].As<Napi::Function>());
+  request->events = EventSink::Create(env, info[3].As<Napi::Function>(), request->window);
   request->id = ++next_request_id_;
   request->sampler = std::move(sampler);
   const double id = static_cast<double>(request->id);
@@ -467,8 +472,19 @@ Napi::Value Context::CancelRequest(const Napi::CallbackInfo& info) {
   if (state_ && state_->scheduler) {
     const auto id =
         static_cast<uint64_t>(args::Integer(info, 0, "Context.cancelRequest", "id", 0, INT64_C(1) << 52));
-    state_->scheduler->Cancel(id);
+    state_->scheduler->Cancel(state_, id);
   }
+  return env.Undefined();
+}
+
+// consumed(id, tokens): the reader of request `id` has taken `tokens` token events so far; a
+// request paused because its reader fell `readAhead` tokens behind runs again.
+Napi::Value Context::Consumed(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  constexpr const char* kMethod = "Context.consumed";
+  const auto id = static_cast<uint64_t>(args::Integer(info, 0, kMethod, "id", 0, INT64_C(1) << 52));
+  const int64_t tokens = args::Integer(info, 1, kMethod, "tokens", 0, INT64_C(1) << 52);
+  if (state_ && state_->scheduler) state_->scheduler->Consumed(state_, id, tokens);
   return env.Undefined();
 }
 

@@ -149,6 +149,7 @@ class Context : public Napi::ObjectWrap<Context> {
   Napi::Value Stats(const Napi::CallbackInfo& info);
   Napi::Value Submit(const Napi::CallbackInfo& info);
   Napi::Value CancelRequest(const Napi::CallbackInfo& info);
+  Napi::Value Consumed(const Napi::CallbackInfo& info);
   Napi::Value Dispose(const Napi::CallbackInfo& info);
   Napi::Value IsDisposed(const Napi::CallbackInfo& info);
 

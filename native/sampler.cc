@@ -133,10 +133,16 @@ bool SamplerState::FillCandidates(llama_context* ctx, int32_t idx, std::string* 
 
 llama_token SamplerState::Sample(llama_context* ctx, std::string* error, int32_t idx) {
   if (grammar == nullptr) {
-    if (llama_get_logits_ith(ctx, idx) == nullptr) {
+    const float* logits = llama_get_logits_ith(ctx, idx);
+    if (logits == nullptr) {
       *error = "no logits to sample from (llama_get_logits_ith failed)";
       return LLAMA_TOKEN_NULL;
     }
+    // Greedy alone: the first highest logit (as llama.cpp's greedy sampler picks), read straight
+    // off the logits instead of copying the whole vocabulary into candidates first; a batch of
+    // many sequences samples each row on the context's thread while the CPU threads wait.
+    if (greedy_only)
+      return static_cast<llama_token>(std::max_element(logits, logits + model->n_vocab) - logits);
     return llama_sampler_sample(chain, ctx, idx);
   }
   // Grammar: sample freely first and only mask the whole vocabulary when the grammar rejects
@@ -272,6 +278,9 @@ Sampler::Sampler(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Sampler>(inf
   state_ = std::make_shared<SamplerState>();
   state_->model = std::move(model);
   state_->chain = BuildChain(options, state_->model->n_vocab);
+  // A chain of the greedy pick alone (no penalties): it keeps no state to accept tokens into.
+  state_->greedy_only =
+      llama_sampler_chain_n(state_->chain) == 1 && (options.greedy || options.temperature <= 0.0);
 }
 
 SamplerPtr Sampler::FromValue(Napi::Env env, const Napi::Value& value, const char* method, const char* what) {

@@ -28,6 +28,8 @@ struct SamplerState {
   // accept refuses (a token reference reached in the middle of a token, as llama.cpp does), so
   // each pick is accepted on a copy first and refused picks are sampled again without them.
   bool verify_accept = false;
+  // The chain is the greedy pick alone: without a grammar, Sample() takes the argmax directly.
+  bool greedy_only = false;
 
   ~SamplerState();
 

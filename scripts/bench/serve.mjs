@@ -2,12 +2,17 @@
 // npm run bench:serve — `toolwright serve` against llama.cpp's own `llama-server`, built from the
 // same llama.cpp source, on the same model file, over loopback HTTP.
 //
-// Both servers run as child processes with the same --parallel (passed to toolwright serve when it
-// has the flag; until then toolwright queues concurrent requests on one sequence) and the same
-// threads. For each concurrency level, the same requests (distinct prompts, greedy decoding,
-// non-streaming /v1/chat/completions) go to each server in turn, and the table shows requests/s,
-// generated tokens/s (from usage.completion_tokens) and p50/p99 latency, with the tokens/s ratio
-// toolwright / llama-server (1.00 = as fast as llama-server).
+// Both servers run as child processes with the same --parallel, the same threads (generation and
+// batch), the same context size per sequence (4096) and the same batch size (llama-server's
+// default 2048, micro-batch 512). For each concurrency level, the same requests (distinct
+// prompts, greedy decoding, non-streaming /v1/chat/completions) go to each server in turn, and
+// the table shows requests/s, generated tokens/s (from usage.completion_tokens) and p50/p99
+// latency, with the tokens/s ratio toolwright / llama-server (1.00 = as fast as llama-server).
+//
+// The machine may be shared: another process that takes a core stalls every thread barrier of a
+// decode for a time slice, which swings a run by several times. So each level runs --trials
+// trials per server, alternating which server goes first, and each server's row is its best
+// trial (the one least disturbed); the load average before and after is printed.
 //
 // Needs `npm run build:ts`, the native addon, and llama-server, built into .cache/llama-server:
 //   cmake -S deps/llama.cpp -B .cache/llama-server/build -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF \
@@ -37,6 +42,7 @@ const HELP = `usage: npm run bench:serve -- [options]
   --max-tokens N        tokens per request (default 32; greedy decoding)
   --parallel N          sequences per server (llama-server --parallel; default 16)
   --threads N           CPU threads of each server (default min(cores, 8), toolwright's default)
+  --trials N            trials per level and server, alternating; the best is shown (default 3)
   --build-llama-server  configure and build llama-server first
   --only NAME           run one server: toolwright or llama-server
 `;
@@ -53,6 +59,7 @@ const { values: opt } = (() => {
         "max-tokens": { type: "string", default: "32" },
         parallel: { type: "string", default: "16" },
         threads: { type: "string", default: String(Math.min(availableParallelism(), 8)) },
+        trials: { type: "string", default: "3" },
         "build-llama-server": { type: "boolean", default: false },
         only: { type: "string" },
         help: { type: "boolean", short: "h", default: false },
@@ -81,6 +88,11 @@ const levels = opt.concurrency.split(",").map((c) => positive("concurrency", c))
 const maxTokens = positive("max-tokens");
 const parallel = positive("parallel");
 const threads = positive("threads");
+const trials = positive("trials");
+/** Tokens of context per sequence, both servers. */
+const CONTEXT_PER_SEQUENCE = 4096;
+/** llama-server's default logical batch (its micro-batch is 512, as toolwright's). */
+const BATCH = 2048;
 if (opt.only !== undefined && opt.only !== "toolwright" && opt.only !== "llama-server") fail(`--only takes toolwright or llama-server, got "${opt.only}"`);
 
 function buildLlamaServer() {
@@ -193,18 +205,15 @@ const modelPath = await benchModel();
 
 const servers = [];
 if (runToolwright) {
-  const help = execFileSync(process.execPath, [cli, "serve", "--help"], { encoding: "utf8" });
   const port = await freePort();
   const args = [cli, "serve", modelPath, "--port", String(port), "--max-tokens", String(Math.max(maxTokens, 4096))];
-  // Until toolwright serve has --parallel, concurrent requests queue on one sequence.
-  const hasParallel = help.includes("--parallel");
-  if (hasParallel) args.push("--parallel", String(parallel));
-  if (help.includes("--threads")) args.push("--threads", String(threads));
-  servers.push({ name: "toolwright", parallel: hasParallel ? parallel : 1, ...(await startServer("toolwright serve", process.execPath, args, port)) });
+  args.push("--parallel", String(parallel), "--threads", String(threads), "--threads-batch", String(threads));
+  args.push("--context-size", String(CONTEXT_PER_SEQUENCE), "--batch-size", String(BATCH));
+  servers.push({ name: "toolwright", parallel, ...(await startServer("toolwright serve", process.execPath, args, port)) });
 }
 if (runLlama) {
   const port = await freePort();
-  // --ctx-size is split among the slots: each gets toolwright's default 4096 tokens.
+  // --ctx-size is split among the slots: each gets CONTEXT_PER_SEQUENCE tokens.
   const args = [
     "-m",
     modelPath,
@@ -215,7 +224,9 @@ if (runLlama) {
     "--parallel",
     String(parallel),
     "--ctx-size",
-    String(4096 * parallel),
+    String(CONTEXT_PER_SEQUENCE * parallel),
+    "--batch-size",
+    String(BATCH),
     "--threads",
     String(threads),
     "--threads-batch",
@@ -226,15 +237,22 @@ if (runLlama) {
   servers.push({ name: "llama-server", parallel, ...(await startServer("llama-server", LLAMA_SERVER, args, port)) });
 }
 
-console.log(`model ${modelPath}, ${maxTokens} tokens per request (greedy), threads ${threads}, load average ${loadavg()[0].toFixed(2)}`);
-console.log(servers.map((s) => `${s.name}: --parallel ${s.parallel}`).join(", "));
+console.log(`model ${modelPath}, ${maxTokens} tokens per request (greedy), threads ${threads} (generation and batch), load average ${loadavg()[0].toFixed(2)}`);
+console.log(`both: --parallel ${parallel}, ${CONTEXT_PER_SEQUENCE} tokens of context per sequence, batch ${BATCH} (micro-batch 512), best of ${trials} alternating trials per level`);
+console.log("differs: llama-server is C++ end to end (HTTP, template, tokenizer, sampler); toolwright renders the template and parses the output in JS, and samples greedy by argmax");
 const results = [];
 try {
   for (const s of servers) await load(s.url, 1, 2, "warmup");
   for (const level of levels) {
     const count = opt.requests ? positive("requests") : Math.max(8, 2 * level);
     const row = { level, count };
-    for (const s of servers) row[s.name] = await load(s.url, level, count, level);
+    for (let t = 0; t < trials; t++) {
+      const order = t % 2 === 0 ? servers : [...servers].reverse();
+      for (const s of order) {
+        const r = await load(s.url, level, count, `${level}.${t}`);
+        if (!row[s.name] || r.tps > row[s.name].tps) row[s.name] = r;
+      }
+    }
     results.push(row);
     const f = (r) => (r ? `${r.rps.toFixed(2).padStart(7)} ${r.tps.toFixed(1).padStart(8)} ${r.p50.toFixed(0).padStart(7)} ${r.p99.toFixed(0).padStart(7)}` : "      -        -       -       -");
     if (results.length === 1) {
@@ -244,7 +262,7 @@ try {
     const tw = row.toolwright;
     const ll = row["llama-server"];
     const ratio = tw && ll ? (tw.tps / ll.tps).toFixed(2) : "-";
-    console.log(`${String(level).padStart(4)} ${String(count).padStart(4)} | ${f(tw)} | ${f(ll)} | ${ratio}`);
+    console.log(`${String(level).padStart(4)} ${String(count).padStart(4)} | ${f(tw)} | ${f(ll)} | ${ratio}   (load ${loadavg()[0].toFixed(2)})`);
   }
   const one = results.find((r) => r.level === 1);
   const eight = results.find((r) => r.level === 8);

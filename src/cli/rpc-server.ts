@@ -6,10 +6,16 @@
  * @example
  * const code = await runRpcServer(["--port", "50052"], { stdout: process.stdout, stderr: process.stderr });
  */
-import { parseArgs } from "node:util";
 import { ToolwrightError } from "../errors.js";
 import { serveRpc } from "../runtime/rpc.js";
 import type { CliIo } from "./analyze.js";
+import { formatOptions, type OptionTable, parseCommandArgs, stringValue, UsageError } from "./args.js";
+
+const RPC_SERVER_OPTIONS: OptionTable = {
+  host: { type: "string", value: "H", help: "address to listen on (default 127.0.0.1)" },
+  port: { type: "string", value: "N", help: "TCP port (default 50052)" },
+  threads: { type: "string", value: "N", help: "CPU threads for the served CPU backend (default: all cores)" },
+};
 
 export const RPC_SERVER_USAGE = `Usage: toolwright rpc-server [--host 127.0.0.1] [--port 50052] [--threads N]
 
@@ -23,11 +29,7 @@ can connect can run computations here and read what clients uploaded. Listen on
 loopback (the default) or on a private network of hosts you trust, never on a
 public address.
 
-  --host H      address to listen on (default 127.0.0.1)
-  --port N      TCP port (default 50052)
-  --threads N   CPU threads for the served CPU backend (default: all cores)
-  -h, --help    show this help
-
+${formatOptions(RPC_SERVER_OPTIONS)}
 Exit codes: 0 stopped by a signal, 1 the server could not start or stopped by
 itself, 2 usage error.
 `;
@@ -39,31 +41,35 @@ itself, 2 usage error.
  * process.exitCode = await runRpcServer(["--host", "127.0.0.1", "--port", "50052"], process);
  */
 export async function runRpcServer(argv: readonly string[], io: CliIo): Promise<number> {
-  let values: { host?: string; port?: string; threads?: string; help?: boolean };
-  try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      options: { host: { type: "string" }, port: { type: "string" }, threads: { type: "string" }, help: { type: "boolean", short: "h" } },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (err) {
-    io.stderr.write(`toolwright rpc-server: ${(err as Error).message}\n\n${RPC_SERVER_USAGE}`);
+  const usage = (message: string) => {
+    io.stderr.write(`toolwright rpc-server: ${message}\n\n${RPC_SERVER_USAGE}`);
     return 2;
+  };
+  let parsed: ReturnType<typeof parseCommandArgs>;
+  try {
+    parsed = parseCommandArgs(argv, RPC_SERVER_OPTIONS);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    return usage(err.message);
   }
+  const { values, positionals } = parsed;
   if (values.help) {
     io.stdout.write(RPC_SERVER_USAGE);
     return 0;
   }
-  const number = (text: string | undefined, name: string): number | undefined | null => {
+  if (positionals.length > 0) return usage(`takes no positional arguments, got ${JSON.stringify(positionals[0])}`);
+  // Ranges (the port's, the threads') are serveRpc's to check; here only that each is a number.
+  const number = (name: string): number | undefined | null => {
+    const text = stringValue(values, name);
     if (text === undefined) return undefined;
     if (/^\d+$/.test(text)) return Number(text);
     io.stderr.write(`toolwright rpc-server: --${name} must be a positive integer, got ${JSON.stringify(text)}\n`);
     return null;
   };
-  const port = number(values.port, "port");
-  const threads = number(values.threads, "threads");
+  const port = number("port");
+  const threads = number("threads");
   if (port === null || threads === null) return 2;
+  const host = stringValue(values, "host");
   // Signals are caught before the server listens: a client may connect, and a supervisor signal, at once.
   let signalled: (signal: NodeJS.Signals) => void = () => {};
   const signal = new Promise<NodeJS.Signals>((resolve) => {
@@ -77,7 +83,7 @@ export async function runRpcServer(argv: readonly string[], io: CliIo): Promise<
   };
   let server: ReturnType<typeof serveRpc>;
   try {
-    server = serveRpc({ host: values.host, port, threads });
+    server = serveRpc({ host, port, threads });
   } catch (err) {
     unlisten();
     if (err instanceof RangeError || err instanceof TypeError) {

@@ -5,13 +5,38 @@
  * @example
  * // $ toolwright serve model.gguf --port 8080 --api-key secret
  */
-import { parseArgs } from "node:util";
 import type { GpuOption } from "../runtime/devices.js";
 import { ModelLoadError } from "../runtime/errors.js";
-import { loadModel } from "../session/index.js";
+import { ChatSession, loadModel } from "../session/index.js";
 import { createServer } from "../server/index.js";
 import type { CliIo } from "./analyze.js";
+import { formatOptions, type OptionTable, parseCommandArgs, parseNumberOption, stringValue, UsageError } from "./args.js";
 import { createProgressReporter, type ProgressStream } from "./progress.js";
+
+/** Requests decoded together by default: as many as `model.chat()` runs at once. */
+const DEFAULT_PARALLEL = 4;
+/** llama.cpp's limit on the sequences of one context. */
+const MAX_PARALLEL = 256;
+
+const SERVE_OPTIONS: OptionTable = {
+  host: { type: "string", value: "HOST", help: "address to listen on (default 127.0.0.1: this machine only)" },
+  port: { type: "string", value: "N", help: "port (default 8080; 0 picks a free one)" },
+  "api-key": { type: "string", value: "KEY", help: "require 'Authorization: Bearer KEY' (default: $TOOLWRIGHT_API_KEY, else none)" },
+  alias: { type: "string", value: "NAME", help: "the model id clients see (default: the file name without .gguf)" },
+  "max-tokens": { type: "string", value: "N", help: "most tokens a request may generate, and the default (default 4096)" },
+  "max-body": { type: "string", value: "BYTES", help: "largest request body (default 8388608)" },
+  parallel: {
+    type: "string",
+    value: "N",
+    help: `requests decoded together, one sequence of the context each, in one batch per token\n(default ${DEFAULT_PARALLEL}, at most ${MAX_PARALLEL}); more wait for a free sequence (llama-server's --parallel)`,
+  },
+  "context-size": { type: "string", value: "N", help: "tokens of context of each sequence (default: automatic, up to 8192)" },
+  threads: { type: "string", value: "N", help: "CPU threads for generation (default: the cores, at most 8)" },
+  "threads-batch": { type: "string", value: "N", help: "CPU threads for prompt evaluation (default: --threads)" },
+  "batch-size": { type: "string", value: "N", help: "most tokens decoded in one batch: the sequences' next tokens and prompt chunks\n(default 512)" },
+  gpu: { type: "string", value: "MODE", help: "auto (default), cuda, metal, vulkan or off" },
+  "gpu-layers": { type: "string", value: "N", help: "layers to offload to the GPU (default: all)" },
+};
 
 export const SERVE_USAGE = `Usage: toolwright serve <model.gguf> [options]
 
@@ -20,17 +45,10 @@ Serves the model over HTTP with OpenAI's chat-completions API:
   GET  /v1/models, GET /health
 Point an OpenAI client at http://HOST:PORT/v1. SIGINT or SIGTERM stops taking
 requests and exits once those in flight end (a second signal aborts them).
+Up to --parallel requests run at once, decoded together (continuous batching:
+a new request joins the running batch, a finished one leaves it).
 
-  --host HOST           address to listen on (default 127.0.0.1: this machine only)
-  --port N              port (default 8080; 0 picks a free one)
-  --api-key KEY         require 'Authorization: Bearer KEY' (default: $TOOLWRIGHT_API_KEY, else none)
-  --alias NAME          the model id clients see (default: the file name without .gguf)
-  --max-tokens N        most tokens a request may generate, and the default (default 4096)
-  --max-body BYTES      largest request body (default 8388608)
-  --gpu MODE            auto (default), cuda, metal, vulkan or off
-  --gpu-layers N        layers to offload to the GPU (default: all)
-  -h, --help            show this help
-
+${formatOptions(SERVE_OPTIONS)}
 Exit codes: 0 stopped by a signal, 1 the model cannot be loaded or the port is taken, 2 usage error.
 `;
 
@@ -40,15 +58,6 @@ export interface ServeIo extends CliIo {
   stop?: AbortSignal;
 }
 
-class UsageError extends Error {}
-
-function integer(option: string, text: string | undefined, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {
-  if (text === undefined) return undefined;
-  const n = Number(text);
-  if (text.trim() === "" || !Number.isInteger(n) || n < min || n > max) throw new UsageError(`--${option} must be an integer in [${min}, ${max}], got ${JSON.stringify(text)}`);
-  return n;
-}
-
 function gpuOf(text: string | undefined): GpuOption | undefined {
   if (text === undefined) return undefined;
   if (text === "off") return false;
@@ -56,49 +65,35 @@ function gpuOf(text: string | undefined): GpuOption | undefined {
   throw new UsageError(`--gpu must be auto, cuda, metal, vulkan or off, got ${JSON.stringify(text)}`);
 }
 
-function parse(argv: readonly string[]) {
-  let parsed: ReturnType<typeof parseOptions>;
-  try {
-    parsed = parseOptions(argv);
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
-  const { values, positionals } = parsed;
+/** The serve command's arguments (throws a {@link UsageError}). */
+export function parseServeArgs(argv: readonly string[]) {
+  const { values, positionals } = parseCommandArgs(argv, SERVE_OPTIONS);
   if (values.help) return "help" as const;
   if (positionals.length !== 1) throw new UsageError(`expected one model path, got ${positionals.length}`);
-  const apiKey = values["api-key"] ?? process.env.TOOLWRIGHT_API_KEY;
+  const text = (name: string) => stringValue(values, name);
+  const integer = (name: string, min: number, max?: number) => {
+    const value = text(name);
+    return value === undefined ? undefined : parseNumberOption(name, value, true, min, max);
+  };
+  const apiKey = text("api-key") ?? process.env.TOOLWRIGHT_API_KEY;
   if (apiKey === "") throw new UsageError("--api-key must not be empty");
-  if (values.host === "") throw new UsageError("--host must not be empty");
+  if (text("host") === "") throw new UsageError("--host must not be empty");
   return {
     modelPath: positionals[0]!,
-    host: values.host ?? "127.0.0.1",
-    port: integer("port", values.port, 0, 65535) ?? 8080,
+    host: text("host") ?? "127.0.0.1",
+    port: integer("port", 0, 65535) ?? 8080,
     apiKey,
-    alias: values.alias,
-    maxTokens: integer("max-tokens", values["max-tokens"], 1),
-    maxBodyBytes: integer("max-body", values["max-body"], 1),
-    gpu: gpuOf(values.gpu),
-    gpuLayers: integer("gpu-layers", values["gpu-layers"], 0),
+    alias: text("alias"),
+    maxTokens: integer("max-tokens", 1),
+    maxBodyBytes: integer("max-body", 1),
+    parallel: integer("parallel", 1, MAX_PARALLEL) ?? DEFAULT_PARALLEL,
+    contextSize: integer("context-size", 1, 1 << 24),
+    threads: integer("threads", 1, 1024),
+    threadsBatch: integer("threads-batch", 1, 1024),
+    batchSize: integer("batch-size", 1, 1 << 20),
+    gpu: gpuOf(text("gpu")),
+    gpuLayers: integer("gpu-layers", 0),
   };
-}
-
-function parseOptions(argv: readonly string[]) {
-  return parseArgs({
-    args: [...argv],
-    allowPositionals: true,
-    strict: true,
-    options: {
-      host: { type: "string" },
-      port: { type: "string" },
-      "api-key": { type: "string" },
-      alias: { type: "string" },
-      "max-tokens": { type: "string" },
-      "max-body": { type: "string" },
-      gpu: { type: "string" },
-      "gpu-layers": { type: "string" },
-      help: { type: "boolean", short: "h" },
-    },
-  });
 }
 
 /** Resolves when the first of SIGINT / SIGTERM (or `stop`) arrives; `again` runs on the next one. */
@@ -128,9 +123,9 @@ function stopRequested(stop: AbortSignal | undefined, again: () => void): Promis
  * process.exitCode = await runServe(["model.gguf", "--port", "8080"], process);
  */
 export async function runServe(argv: readonly string[], io: ServeIo): Promise<number> {
-  let args: Exclude<ReturnType<typeof parse>, "help">;
+  let args: Exclude<ReturnType<typeof parseServeArgs>, "help">;
   try {
-    const parsed = parse(argv);
+    const parsed = parseServeArgs(argv);
     if (parsed === "help") {
       io.stdout.write(SERVE_USAGE);
       return 0;
@@ -157,7 +152,23 @@ export async function runServe(argv: readonly string[], io: ServeIo): Promise<nu
     return 1;
   }
   try {
-    const server = createServer(model, {
+    const train = model.info.trainContextSize;
+    if (args.contextSize !== undefined && train > 0 && args.contextSize > train) {
+      io.stderr.write(`toolwright serve: --context-size ${args.contextSize} exceeds the model's training context (${train} tokens)\n\n${SERVE_USAGE}`);
+      return 2;
+    }
+    // The requests share one context of --parallel sequences (not model.chat()'s own session).
+    const session = new ChatSession(model, {
+      context: {
+        sequences: args.parallel,
+        ...(args.contextSize !== undefined ? { contextSize: args.contextSize } : {}),
+        ...(args.threads !== undefined ? { threads: args.threads } : {}),
+        ...(args.threadsBatch !== undefined ? { threadsBatch: args.threadsBatch } : {}),
+        ...(args.batchSize !== undefined ? { batchSize: args.batchSize } : {}),
+      },
+    });
+    const backend = { path: model.path, chat: session.chat.bind(session), streamChat: session.streamChat.bind(session) };
+    const server = createServer(backend, {
       log: (line) => io.stderr.write(`${line}\n`),
       ...(args.apiKey !== undefined ? { apiKey: args.apiKey } : {}),
       ...(args.alias !== undefined ? { modelId: args.alias } : {}),
@@ -171,11 +182,13 @@ export async function runServe(argv: readonly string[], io: ServeIo): Promise<nu
       io.stderr.write(`toolwright serve: cannot listen on ${args.host}:${args.port}: ${(e as Error).message}\n`);
       return 1;
     }
-    io.stdout.write(`toolwright serve: ${server.modelId} at ${url}/v1${args.apiKey !== undefined ? " (API key required)" : ""}\n`);
+    const key = args.apiKey !== undefined ? ", API key required" : "";
+    io.stdout.write(`toolwright serve: ${server.modelId} at ${url}/v1 (${args.parallel} parallel sequence${args.parallel === 1 ? "" : "s"}${key})\n`);
     await stopRequested(io.stop, () => void server.close({ timeoutMs: 0 }));
     io.stderr.write(`toolwright serve: stopping (${server.inFlight} request(s) in flight)\n`);
     await server.close();
     io.stderr.write("toolwright serve: stopped\n");
+    session.dispose();
     return 0;
   } finally {
     model.dispose();

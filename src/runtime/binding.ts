@@ -170,6 +170,8 @@ export interface NativeSubmitOptions {
   maxTokens?: number;
   /** Reuse the slot's cached prefix (default true). */
   reusePrefix?: boolean;
+  /** Tokens the generation may run ahead of its reader ({@link NativeContext.consumed}) before it pauses (default 16; 0: no limit). */
+  readAhead?: number;
 }
 
 /** One generation step's result: the sampled token, its bytes, whether it ends generation. */
@@ -203,17 +205,25 @@ export interface NativeContext {
    * id. `onEvent` is called on the main thread for each event and must not throw.
    */
   submit(sampler: NativeSampler, tokens: NativeTokens, options: NativeSubmitOptions, onEvent: (event: NativeSequenceEvent) => void): number;
-  /** Parallel contexts: that request ends with reason "abort"; the others go on. */
+  /** Parallel contexts: that request ends with reason "abort"; the others go on (a paused one too). */
   cancelRequest(id: number): void;
+  /**
+   * Parallel contexts: the reader of request `id` has taken `tokens` token events so far. A request
+   * runs at most `readAhead` tokens ahead of its reader, then pauses (its sequence left out of the
+   * batches, its thread-safe function unreferenced) until this says the reader took more.
+   */
+  consumed(id: number, tokens: number): void;
   clear(): void;
   truncate(keep: number): boolean;
   tokens(): Int32Array;
   readonly size: number;
   /**
    * stepsSettledEarly: steps whose promise settled while their token was still decoding ahead;
-   * decodeThreads: OS threads that have decoded for this context (1: all on the context's own).
+   * decodeThreads: OS threads that have decoded for this context (1: all on the context's own);
+   * requestsRunning / requestsPaused (parallel contexts): submitted requests not ended yet, and
+   * those of them paused for their reader after the last batch.
    */
-  stats(): { evaluatedTokens: number; sampledTokens: number; stepsSettledEarly: number; decodeThreads: number };
+  stats(): { evaluatedTokens: number; sampledTokens: number; stepsSettledEarly: number; decodeThreads: number; requestsRunning: number; requestsPaused: number };
   dispose(): void;
   readonly disposed: boolean;
 }

@@ -33,19 +33,21 @@ export function freeMemoryFor(model: Model): number {
 /**
  * The automatic context size of `model` for a context of `batchSize` (see the file comment):
  * the largest multiple of 256 up to min(training context, 8192) whose KV cache and buffers fit
- * 80% of the free memory less 256 MiB; at least min(training context, 512).
+ * 80% of the free memory less 256 MiB; at least min(training context, 512). With `sequences`,
+ * the size is each sequence's, and the caches of all of them must fit.
  *
  * @example
  * const size = autoContextSize(model, { batchSize: 512 }, freeMemoryFor(model));
  */
-export function autoContextSize(model: Model, options: { batchSize?: number }, freeBytes: number): number {
+export function autoContextSize(model: Model, options: { batchSize?: number; sequences?: number }, freeBytes: number): number {
   const facts = modelFacts(model.metadata);
   const train = model.info.trainContextSize > 0 ? model.info.trainContextSize : 4096;
   const max = Math.min(train, AUTO_CONTEXT_CAP);
   const floor = Math.min(train, AUTO_CONTEXT_FLOOR);
   const budget = freeBytes * MEMORY_SHARE - MEMORY_RESERVE;
+  const sequences = options.sequences ?? 1;
   const cost = (size: number) => {
-    const e = estimateFromFacts(facts, 0, { contextSize: size, ...(options.batchSize ? { batchSize: options.batchSize } : {}) }, "createContext");
+    const e = estimateFromFacts(facts, 0, { contextSize: size * sequences, sequences, ...(options.batchSize ? { batchSize: options.batchSize } : {}) }, "createContext");
     return e.kvCache + e.recurrentState + e.computeBuffers + e.outputBuffer;
   };
   if (cost(max) <= budget) return max;

@@ -111,14 +111,16 @@ export class Context {
         `createContext: options.contextSize ${requested} exceeds the model's training context (${train} tokens); its KV cache would take about ${formatBytes(kvCacheBytes(model, requested))} (${formatBytes(kvCacheBytes(model, train))} at ${train}). Pass allowBeyondTraining: true to use it anyway`,
       );
     }
-    const contextSize = requested ?? autoContextSize(model, { ...defined("batchSize", batchSize) }, freeMemoryFor(model));
+    const sequences = optInteger(o.sequences, "createContext: options.sequences", 1, MAX_SEQUENCES);
+    // "auto" sizes each sequence so that the caches of all of them fit.
+    const contextSize = requested ?? autoContextSize(model, { ...defined("batchSize", batchSize), ...defined("sequences", sequences) }, freeMemoryFor(model));
     const threads = optInteger(o.threads, "createContext: options.threads", 1, 1024) ?? Math.max(1, Math.min(availableParallelism(), 8));
     const nativeOptions = {
       contextSize,
       ...defined("batchSize", batchSize),
       threads,
       threadsBatch: optInteger(o.threadsBatch, "createContext: options.threadsBatch", 1, 1024) ?? threads,
-      ...defined("sequences", optInteger(o.sequences, "createContext: options.sequences", 1, MAX_SEQUENCES)),
+      ...defined("sequences", sequences),
     };
     const native = await awaitNative(() => loadNative().Context.create(model.native, nativeOptions));
     return new Context(model, native);

@@ -95,6 +95,13 @@ interface Plan {
   reusePrefix: boolean;
 }
 
+/**
+ * A generation on a parallel context whose iterator is dropped unfinished (neither read to the
+ * end nor returned) would hold its sequence, paused for a reader that never comes: once the
+ * iterator is garbage, its request ends and the context counts it as finished.
+ */
+const abandoned = new FinalizationRegistry<{ end?: () => void }>((held) => held.end?.());
+
 /** Validates generate()'s options up front, so mistakes throw at the call. */
 export function planGeneration(options: unknown, vocabSize: number): Plan {
   const o = checkObject(options, "generate: options");
@@ -149,7 +156,12 @@ export class Generation implements AsyncIterable<GeneratedToken> {
   [Symbol.asyncIterator](): AsyncIterator<GeneratedToken> {
     if (this.#consumed) throw new Error("Generation: a generation can be iterated only once");
     this.#consumed = true;
-    return this.#run();
+    if (this.#host.sequences === 1) return this.#run();
+    // What ends the request must not refer to the iterator, or it would never be garbage.
+    const held: { end?: () => void } = {};
+    const it = this.#runOnSequence(held);
+    abandoned.register(it, held, held);
+    return it;
   }
 
   /**
@@ -165,7 +177,6 @@ export class Generation implements AsyncIterable<GeneratedToken> {
   }
 
   async *#run(): AsyncGenerator<GeneratedToken, void, undefined> {
-    if (this.#host.sequences > 1) return yield* this.#runOnSequence();
     const host = this.#host;
     const plan = this.#plan;
     host.acquire();
@@ -257,19 +268,36 @@ export class Generation implements AsyncIterable<GeneratedToken> {
     }
   }
 
-  /** A parallel context: the generation runs on one of its sequences, batched with the others. */
-  async *#runOnSequence(): AsyncGenerator<GeneratedToken, void, undefined> {
+  /**
+   * A parallel context: the generation runs on one of its sequences, batched with the others.
+   * `held.end` ends it if the iterator is dropped unfinished (see `abandoned`).
+   */
+  async *#runOnSequence(held: { end?: () => void }): AsyncGenerator<GeneratedToken, void, undefined> {
     const host = this.#host;
+    const stats = this.stats;
     host.acquire();
+    let released = false;
+    const release = () => {
+      if (!released) host.release(stats);
+      released = true;
+    };
+    held.end = release;
     let sampler: NativeSampler | undefined;
     try {
       sampler = this.#sampler ?? host.createSampler(this.#plan.sampling, this.#plan.grammar);
       this.#sampler = undefined;
-      yield* runOnSequence(host, this.#plan, sampler, { stats: this.stats, stop: (reason) => (this.stopReason = reason) });
+      const submitted = (cancel: () => void) => {
+        held.end = () => {
+          cancel();
+          release();
+        };
+      };
+      yield* runOnSequence(host, this.#plan, sampler, { stats, stop: (reason) => (this.stopReason = reason), submitted });
       if (this.stopReason === undefined && this.#plan.signal?.aborted) this.stopReason = "abort";
     } finally {
+      abandoned.unregister(held);
       sampler?.dispose();
-      host.release(this.stats);
+      release();
     }
   }
 

@@ -26,20 +26,42 @@ export interface SequencePlan {
 export interface SequenceOutcome {
   readonly stats: GenerationStats;
   stop(reason: StopReason): void;
+  /** Called once the request is submitted, with what ends it (for a reader that goes away unfinished). */
+  submitted(cancel: () => void): void;
 }
 
-/** Events of one request, in arrival order, awaited one at a time. */
+/**
+ * Tokens a request may run ahead of its reader before its sequence pauses: enough that the
+ * reader's per-token work overlaps the next batches (the decode-ahead), few enough that a
+ * reader that stops reading does not leave its sequence generating to maxTokens.
+ */
+export const READ_AHEAD = 16;
+
+/**
+ * Events of one request, in arrival order, awaited one at a time. Each token event taken is
+ * reported to the scheduler (`onToken`), which pauses the request while its reader is
+ * READ_AHEAD tokens behind.
+ */
 class EventQueue {
   readonly #events: NativeSequenceEvent[] = [];
+  #head = 0;
+  #tokens = 0;
   #wake: (() => void) | undefined;
+  onToken: ((taken: number) => void) | undefined;
   push(event: NativeSequenceEvent): void {
     this.#events.push(event);
     this.#wake?.();
     this.#wake = undefined;
   }
   async next(): Promise<NativeSequenceEvent> {
-    while (this.#events.length === 0) await new Promise<void>((resolve) => (this.#wake = resolve));
-    return this.#events.shift()!;
+    while (this.#head === this.#events.length) await new Promise<void>((resolve) => (this.#wake = resolve));
+    const event = this.#events[this.#head++]!;
+    if (this.#head === this.#events.length) {
+      this.#events.length = 0;
+      this.#head = 0;
+    }
+    if (event.type === "token") this.onToken?.(++this.#tokens);
+    return event;
   }
 }
 
@@ -56,7 +78,9 @@ export async function* runOnSequence(host: GenerationHost, plan: SequencePlan, s
   out.stats.promptTokens = prompt.length;
   const queue = new EventQueue();
   const maxTokens = Number.isFinite(plan.maxTokens) ? plan.maxTokens : -1;
-  const id = callNative(() => ctx.submit(sampler, prompt, { maxTokens, reusePrefix: plan.reusePrefix }, (event) => queue.push(event)));
+  const id = callNative(() => ctx.submit(sampler, prompt, { maxTokens, reusePrefix: plan.reusePrefix, readAhead: READ_AHEAD }, (event) => queue.push(event)));
+  queue.onToken = (taken) => ctx.consumed(id, taken);
+  out.submitted(() => ctx.cancelRequest(id));
   let ended = false;
   const onAbort = () => ctx.cancelRequest(id);
   plan.signal?.addEventListener("abort", onAbort, { once: true });

@@ -68,11 +68,44 @@ describe("toolwright serve", () => {
     expect(out.stderr).toMatch(/stopped/);
   });
 
+  it("--parallel: concurrent requests give the answers they give one at a time (greedy)", async () => {
+    // A template that adds no shared preamble: no prompt shares a prefix worth reusing, so each is
+    // evaluated whole in both runs (a prompt split differently between cache and batch may differ
+    // in the last bits, as in llama.cpp), and only the batching differs.
+    const nemo = await ensureTestModel({ vocab: "llama-spm", template: "mistralai-Mistral-Nemo-Instruct-2407" });
+    const questions = ["Why is the sky blue?", "Name three rivers.", "Count to five", "What is a prime number", "Tell me a joke"];
+    const answers = async (concurrent: boolean) => {
+      const { child, out, exited } = start([nemo, "--port", "0", "--parallel", "3", "--threads", "1", "--context-size", "512"]);
+      try {
+        const baseURL = await listening(out, exited);
+        expect(out.stdout).toMatch(/\(3 parallel sequences\)/);
+        const client = new OpenAI({ baseURL, apiKey: "none", maxRetries: 0 });
+        const ask = async (q: string) => {
+          const r = await client.chat.completions.create({ model: "m", messages: [{ role: "user", content: q }], max_tokens: 24, temperature: 0 });
+          return r.choices[0]!.message.content;
+        };
+        const result: (string | null)[] = [];
+        // Five at once on three sequences: two wait, then join the running batch.
+        if (concurrent) result.push(...(await Promise.all(questions.map(ask))));
+        else for (const q of questions) result.push(await ask(q));
+        return result;
+      } finally {
+        child.kill("SIGTERM");
+        expect(await exited).toBe(0);
+      }
+    };
+    const alone = await answers(false);
+    expect(new Set(alone).size).toBeGreaterThan(1);
+    expect(await answers(true)).toEqual(alone);
+  });
+
   const USAGE: { label: string; args: string[]; code: number; message: RegExp }[] = [
     { label: "no model", args: [], code: 2, message: /expected one model path/ },
     { label: "a bad port", args: ["m.gguf", "--port", "http"], code: 2, message: /--port must be an integer/ },
-    { label: "an unknown option", args: ["m.gguf", "--prot", "1"], code: 2, message: /Unknown option '--prot'/ },
+    { label: "an unknown option", args: ["m.gguf", "--prot", "1"], code: 2, message: /unknown option --prot \(did you mean --port\?\)/ },
     { label: "a missing model file", args: ["no-such-model.gguf"], code: 1, message: /no-such-model\.gguf/ },
+    { label: "--parallel 0", args: ["m.gguf", "--parallel", "0"], code: 2, message: /--parallel must be an integer in \[1, 256\]/ },
+    { label: "--threads without a value", args: ["m.gguf", "--threads"], code: 2, message: /--threads needs a value/ },
   ];
   it.each(USAGE)("exits $code on $label", async ({ args, code, message }) => {
     const { out, exited } = start(args);

@@ -184,6 +184,22 @@ describe("the automatic context size", () => {
       expect(autoContextSize(model, {}, 0)).toBe(512);
     });
   });
+
+  it("with sequences, sizes each sequence so that the caches of all of them fit", async () => {
+    const path = paths.get("large vocabulary, 32K training context")!;
+    await withModel(path, async (model) => {
+      const cost = async (size: number, sequences: number) => {
+        const e = await estimateMemory(model, { contextSize: size * sequences, sequences });
+        return e.kvCache + e.recurrentState + e.computeBuffers + e.outputBuffer;
+      };
+      const reserve = 256 * 1024 * 1024;
+      // Free memory that fits 4 sequences of 1792 tokens but not of 2048: one sequence would get 8192.
+      const free = ((await cost(1792, 4)) + reserve) / 0.8;
+      expect(await cost(2048, 4)).toBeGreaterThan(free * 0.8 - reserve);
+      expect(autoContextSize(model, {}, free)).toBe(8192);
+      expect(autoContextSize(model, { sequences: 4 }, free)).toBe(1792);
+    });
+  });
 });
 
 describe("option checks", () => {
