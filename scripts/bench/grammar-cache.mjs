@@ -11,15 +11,14 @@
 // Options: --schemas N (default 60)  --vocab llama-bpe|qwen2 (default both)  --no-ts
 // Final table: flock /tmp/toolwright-heavy.lock npm run bench:grammar-cache
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, join } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { sharedDir, sharedPath } from "../lib/shared-dir.mjs";
+import { firstValidInstance, MASKBENCH, maskbenchEntries, pick } from "./maskbench.mjs";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const TOOL = process.env.TOOLWRIGHT_GRAMMAR_TOOL ?? join(ROOT, "build", "bin", "toolwright-grammar-tool");
-const MASKBENCH = sharedPath("maskbench-dev").path ?? join(sharedDir(), "maskbench-dev");
 const VOCABS = ["llama-bpe", "qwen2"];
 
 const fmt = (x) => (x >= 1000 ? Math.round(x).toLocaleString("en-US") : x >= 10 ? x.toFixed(1) : x.toFixed(2));
@@ -30,39 +29,14 @@ function table(rows) {
   for (const r of rows) console.log(r.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join("  "));
 }
 
-// Same pick as bench:grammar (seeded shuffle), so both benches use the same schemas.
-function pick(items, n, seed = 7) {
-  const a = [...items];
-  let s = seed;
-  for (let i = a.length - 1; i > 0; i--) {
-    s = (s * 1103515245 + 12345) % 2147483648;
-    const j = s % (i + 1);
-    [a[i], a[j]] = [a[j], a[i]];
-  }
-  return a.slice(0, n);
-}
-
-function pyJson(v) {
-  if (Array.isArray(v)) return `[${v.map(pyJson).join(", ")}]`;
-  if (v !== null && typeof v === "object")
-    return `{${Object.entries(v)
-      .map(([k, x]) => `${JSON.stringify(k)}: ${pyJson(x)}`)
-      .join(", ")}}`;
-  return JSON.stringify(v);
-}
-
 /** MaskBench schemas with a valid instance, in bench:grammar's order. */
 function maskbenchSchemas(n) {
-  if (!existsSync(MASKBENCH)) return [];
-  const files = readdirSync(MASKBENCH)
-    .filter((f) => f.endsWith(".json"))
-    .sort();
   const out = [];
-  for (const f of pick(files, files.length)) {
+  const entries = maskbenchEntries();
+  for (const e of pick(entries, entries.length)) {
     if (out.length >= n) break;
-    const doc = JSON.parse(readFileSync(join(MASKBENCH, f), "utf8"));
-    const t = (doc.tests ?? []).find((x) => x.valid);
-    if (t) out.push({ name: basename(f, ".json"), schema: doc.schema, text: pyJson(t.data) });
+    const inst = firstValidInstance(e.path);
+    if (inst) out.push({ name: e.name, ...inst });
   }
   return out;
 }

@@ -24,13 +24,12 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } fro
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { sharedDir, sharedPath } from "../lib/shared-dir.mjs";
+import { firstValidInstance, maskbenchEntries, pick } from "./maskbench.mjs";
 import { printNativeCacheSection } from "./grammar-cache.mjs";
 import { printCompileDistribution } from "./grammar-compile-dist.mjs";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const TOOL = process.env.TOOLWRIGHT_GRAMMAR_TOOL ?? join(ROOT, "build", "bin", "toolwright-grammar-tool");
-const MASKBENCH = sharedPath("maskbench-dev").path ?? join(sharedDir(), "maskbench-dev");
 const VOCABS = [
   { name: "llama-bpe", label: "Llama 3 (128k)" },
   { name: "qwen2", label: "Qwen2 (152k)" },
@@ -61,42 +60,6 @@ function parseArgs(argv) {
   if (!Number.isInteger(opts.schemas) || opts.schemas < 1) throw new RangeError(`--schemas must be a positive integer, got ${opts.schemas}`);
   if (!Number.isInteger(opts.runs) || opts.runs < 1) throw new RangeError(`--runs must be a positive integer, got ${opts.runs}`);
   return opts;
-}
-
-// Python's json.dumps(data, ensure_ascii=False): ", " and ": " separators.
-function pyJson(v) {
-  if (Array.isArray(v)) return `[${v.map(pyJson).join(", ")}]`;
-  if (v !== null && typeof v === "object")
-    return `{${Object.entries(v)
-      .map(([k, x]) => `${JSON.stringify(k)}: ${pyJson(x)}`)
-      .join(", ")}}`;
-  return JSON.stringify(v);
-}
-
-// Deterministic pick of n items (seeded shuffle), so every run benches the same schemas.
-function pick(items, n, seed = 7) {
-  const a = [...items];
-  let s = seed;
-  for (let i = a.length - 1; i > 0; i--) {
-    s = (s * 1103515245 + 12345) % 2147483648;
-    const j = s % (i + 1);
-    [a[i], a[j]] = [a[j], a[i]];
-  }
-  return a.slice(0, n);
-}
-
-function maskbenchEntries() {
-  if (!existsSync(MASKBENCH)) return [];
-  return readdirSync(MASKBENCH)
-    .filter((f) => f.endsWith(".json"))
-    .sort()
-    .map((f) => ({ name: basename(f, ".json"), path: join(MASKBENCH, f) }));
-}
-
-function firstValidInstance(path) {
-  const doc = JSON.parse(readFileSync(path, "utf8"));
-  const t = (doc.tests ?? []).find((x) => x.valid);
-  return t ? { schema: doc.schema, text: pyJson(t.data) } : null;
 }
 
 async function loadConverter() {
