@@ -1,8 +1,11 @@
 // Runs toolwright-grammar-tool (native/grammar/tool, built by CMake next to the addon) for the
 // grammar engine tests, and types its JSON output.
 import { execFile } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { expect } from "vitest";
 
 export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 export const GRAMMAR_TOOL = process.env.TOOLWRIGHT_GRAMMAR_TOOL ?? fileURLToPath(new URL("../../build/bin/toolwright-grammar-tool", import.meta.url));
@@ -94,4 +97,36 @@ export interface TraceResult {
   steps: TraceStep[];
   final: { accepting: boolean; eog_allowed: boolean; n_accepted: number };
   rollback: null | { ok: boolean; n_accepted: number; active: boolean; accepting: boolean };
+}
+
+/** A grammar the checker must reject, and where it must say the error is. */
+export interface GrammarErrorCase {
+  name: string;
+  gbnf: string;
+  message: RegExp;
+  rule: string;
+  line: number; // 0: no single location (whole-grammar checks)
+  column: number;
+}
+
+/** Runs the tool's `check` over the cases and asserts each one's message, rule, line and column. */
+export async function expectGrammarErrors(cases: GrammarErrorCase[]): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "tw-gbnf-errors-"));
+  const files = cases.map((c, i) => {
+    const file = join(dir, `${String(i).padStart(2, "0")}-${c.name.replace(/[^a-z0-9]+/gi, "-")}.gbnf`);
+    writeFileSync(file, c.gbnf);
+    return file;
+  });
+  const { result } = await runGrammarTool<CheckEntry[]>(["check", ...files]);
+  expect(result).toHaveLength(cases.length);
+  cases.forEach((c, i) => {
+    const entry = result[i];
+    expect(entry?.ok, c.name).toBe(false);
+    expect(entry?.error?.message, c.name).toMatch(c.message);
+    expect({ rule: entry?.error?.rule, line: entry?.error?.line, column: entry?.error?.column }, c.name).toEqual({
+      rule: c.rule,
+      line: c.line,
+      column: c.column,
+    });
+  });
 }

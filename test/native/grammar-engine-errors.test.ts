@@ -4,18 +4,9 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { type CheckEntry, GBNF_FIXTURES, LLAMA_GRAMMARS, runGrammarTool, vocabPath } from "../helpers/grammar-tool.js";
+import { type CheckEntry, expectGrammarErrors, GBNF_FIXTURES, type GrammarErrorCase, LLAMA_GRAMMARS, runGrammarTool, vocabPath } from "../helpers/grammar-tool.js";
 
-interface ErrorCase {
-  name: string;
-  gbnf: string;
-  message: RegExp;
-  rule: string;
-  line: number; // 0: no single location (whole-grammar checks)
-  column: number;
-}
-
-const ERRORS: ErrorCase[] = [
+const ERRORS: GrammarErrorCase[] = [
   { name: "undefined rule", gbnf: 'root ::= "a" item\nitem ::= "b" missing\n', message: /undefined rule 'missing'/, rule: "item", line: 2, column: 14 },
   { name: "direct left recursion", gbnf: 'root ::= expr\nexpr ::= expr "+" [0-9] | [0-9]\n', message: /left recursion: expr -> expr/, rule: "expr", line: 0, column: 0 },
   { name: "left recursion through rules", gbnf: 'root ::= a\na ::= b "x"\nb ::= a "y" | "z"\n', message: /left recursion: a -> b -> a|left recursion: b -> a -> b/, rule: "a", line: 0, column: 0 },
@@ -45,19 +36,7 @@ function writeGrammars(cases: { name: string; gbnf: string }[]): string[] {
 
 describe("grammar engine compile errors", () => {
   it("reports message, rule, line and column for each bad grammar", async () => {
-    const files = writeGrammars(ERRORS);
-    const { result } = await runGrammarTool<CheckEntry[]>(["check", ...files]);
-    expect(result).toHaveLength(ERRORS.length);
-    ERRORS.forEach((c, i) => {
-      const entry = result[i];
-      expect(entry?.ok, c.name).toBe(false);
-      expect(entry?.error?.message, c.name).toMatch(c.message);
-      expect({ rule: entry?.error?.rule, line: entry?.error?.line, column: entry?.error?.column }, c.name).toEqual({
-        rule: c.rule,
-        line: c.line,
-        column: c.column,
-      });
-    });
+    await expectGrammarErrors(ERRORS);
   });
 
   it("compiles every valid fixture and llama.cpp example grammar", async () => {

@@ -7,7 +7,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { type CheckEntry, type DiffResult, GBNF_FIXTURES, runGrammarTool, vocabPath } from "../helpers/grammar-tool.js";
+import { type CheckEntry, type DiffResult, expectGrammarErrors, GBNF_FIXTURES, type GrammarErrorCase, runGrammarTool, vocabPath } from "../helpers/grammar-tool.js";
 
 interface GrammarCase {
   name: string;
@@ -61,16 +61,7 @@ function writeGrammars(cases: GrammarCase[]): string {
   return dir;
 }
 
-interface ErrorCase {
-  name: string;
-  gbnf: string;
-  message: RegExp;
-  rule: string;
-  line: number;
-  column: number;
-}
-
-const ERRORS: ErrorCase[] = [
+const ERRORS: GrammarErrorCase[] = [
   {
     name: "a reference only the overwritten definition made",
     gbnf: 'root ::= a\na ::= missing\na ::= "ok"\n',
@@ -135,24 +126,7 @@ describe("grammar engine symbol and rule tables", () => {
   });
 
   it("keeps message, rule, line and column of errors", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "tw-gbnf-symbol-errors-"));
-    const files = ERRORS.map((c, i) => {
-      const file = join(dir, `${String(i).padStart(2, "0")}.gbnf`);
-      writeFileSync(file, c.gbnf);
-      return file;
-    });
-    const { result } = await runGrammarTool<CheckEntry[]>(["check", ...files]);
-    expect(result).toHaveLength(ERRORS.length);
-    ERRORS.forEach((c, i) => {
-      const entry = result[i];
-      expect(entry?.ok, c.name).toBe(false);
-      expect(entry?.error?.message, c.name).toMatch(c.message);
-      expect({ rule: entry?.error?.rule, line: entry?.error?.line, column: entry?.error?.column }, c.name).toEqual({
-        rule: c.rule,
-        line: c.line,
-        column: c.column,
-      });
-    });
+    await expectGrammarErrors(ERRORS);
   });
 
   // The root named by the caller may be a synthesized rule, as in llama.cpp ("<rule>_<id>", ids
