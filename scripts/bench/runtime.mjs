@@ -13,8 +13,9 @@ import { existsSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { parseArgs, promisify } from "node:util";
+import { promisify } from "node:util";
 import { benchModel, ROOT } from "./bench-model.mjs";
+import { benchFail, parseBenchArgs } from "./bench-args.mjs";
 
 const DRIVER = join(ROOT, "build", process.platform === "win32" ? "Release/toolwright-llama-loop.exe" : "toolwright-llama-loop");
 const MODELS_DIR = join(process.env.TOOLWRIGHT_LLAMA_DIR ?? join(ROOT, "deps", "llama.cpp"), "models");
@@ -34,37 +35,20 @@ const HELP = `usage: npm run bench:runtime -- [options]
   --json              also print every measurement as a JSON line
 `;
 
-const { values: opt } = (() => {
-  try {
-    return parseArgs({
-      options: {
-        sizes: { type: "string", default: "tiny,bench" },
-        vocab: { type: "string", default: "qwen2" },
-        model: { type: "string" },
-        sampling: { type: "string", default: "greedy,temp" },
-        threads: { type: "string", default: String(Math.min(4, availableParallelism())) },
-        batch: { type: "string", default: "512" },
-        "prompt-tokens": { type: "string", default: "256" },
-        "n-gen": { type: "string", default: "64" },
-        reps: { type: "string", default: "3" },
-        "no-toolwright": { type: "boolean", default: false },
-        json: { type: "boolean", default: false },
-        help: { type: "boolean", short: "h", default: false },
-      },
-    });
-  } catch (e) {
-    fail(`${e.message} (see --help)`);
-  }
-})();
-if (opt.help) {
-  process.stdout.write(HELP);
-  process.exit(0);
-}
-
-function fail(message) {
-  process.stderr.write(`bench:runtime: ${message}\n`);
-  process.exit(1);
-}
+const opt = parseBenchArgs("runtime", HELP, {
+  sizes: { type: "string", default: "tiny,bench" },
+  vocab: { type: "string", default: "qwen2" },
+  model: { type: "string" },
+  sampling: { type: "string", default: "greedy,temp" },
+  threads: { type: "string", default: String(Math.min(4, availableParallelism())) },
+  batch: { type: "string", default: "512" },
+  "prompt-tokens": { type: "string", default: "256" },
+  "n-gen": { type: "string", default: "64" },
+  reps: { type: "string", default: "3" },
+  "no-toolwright": { type: "boolean", default: false },
+  json: { type: "boolean", default: false },
+});
+const fail = (message) => benchFail("runtime", message);
 
 function positive(name) {
   const text = opt[name];

@@ -25,7 +25,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { parseArgs } from "node:util";
+import { benchFail, parseBenchArgs } from "./bench-args.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const LLAMA_DIR = process.env.TOOLWRIGHT_LLAMA_DIR ?? join(ROOT, "deps", "llama.cpp");
@@ -47,37 +47,20 @@ const HELP = `usage: npm run bench:serve -- [options]
   --only NAME           run one server: toolwright or llama-server
 `;
 
-const { values: opt } = (() => {
-  try {
-    return parseArgs({
-      options: {
-        model: { type: "string" },
-        size: { type: "string", default: "bench" },
-        template: { type: "string", default: "Qwen-Qwen2.5-7B-Instruct" },
-        concurrency: { type: "string", default: "1,4,8,16" },
-        requests: { type: "string" },
-        "max-tokens": { type: "string", default: "32" },
-        parallel: { type: "string", default: "16" },
-        threads: { type: "string", default: String(Math.min(availableParallelism(), 8)) },
-        trials: { type: "string", default: "3" },
-        "build-llama-server": { type: "boolean", default: false },
-        only: { type: "string" },
-        help: { type: "boolean", short: "h", default: false },
-      },
-    });
-  } catch (e) {
-    fail(`${e.message} (see --help)`);
-  }
-})();
-if (opt.help) {
-  process.stdout.write(HELP);
-  process.exit(0);
-}
-
-function fail(message) {
-  process.stderr.write(`bench:serve: ${message}\n`);
-  process.exit(1);
-}
+const opt = parseBenchArgs("serve", HELP, {
+  model: { type: "string" },
+  size: { type: "string", default: "bench" },
+  template: { type: "string", default: "Qwen-Qwen2.5-7B-Instruct" },
+  concurrency: { type: "string", default: "1,4,8,16" },
+  requests: { type: "string" },
+  "max-tokens": { type: "string", default: "32" },
+  parallel: { type: "string", default: "16" },
+  threads: { type: "string", default: String(Math.min(availableParallelism(), 8)) },
+  trials: { type: "string", default: "3" },
+  "build-llama-server": { type: "boolean", default: false },
+  only: { type: "string" },
+});
+const fail = (message) => benchFail("serve", message);
 
 function positive(name, text = opt[name]) {
   if (!/^\d+$/.test(text) || Number(text) < 1) fail(`--${name} must be a positive integer, got "${text}"`);
