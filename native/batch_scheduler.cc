@@ -1,6 +1,7 @@
 #include "batch_scheduler.h"
 
 #include <algorithm>
+#include <tuple>
 #include <utility>
 
 #include "context.h"
@@ -87,6 +88,7 @@ void EventSink::Deliver(napi_env env, napi_value callback, const SequenceEvent& 
   switch (event.kind) {
     case SequenceEvent::kStart:
       out.Set("type", "start");
+      out.Set("sequence", event.sequence);
       out.Set("reused", static_cast<double>(event.reused));
       out.Set("evaluated", static_cast<double>(event.evaluated));
       break;
@@ -254,24 +256,8 @@ void BatchScheduler::TakeWaiting(ContextState& state) {
       request = std::move(waiting_.front());
       waiting_.pop_front();
     }
-    // The free slot whose cached tokens share the longest prefix with the prompt, counting only
-    // a prefix that keeps at least half of that slot's cache (a shared system prompt, an earlier
-    // turn); otherwise the least recently used slot, so another conversation's cache survives.
-    Slot* best = nullptr;
-    size_t best_common = 0;
-    for (Slot& slot : slots_) {
-      if (slot.request) continue;
-      size_t common = 0;
-      const size_t limit = std::min(slot.tokens.size(), request->prompt.size());
-      while (common < limit && slot.tokens[common] == request->prompt[common]) common++;
-      if (common * 2 < slot.tokens.size()) common = 0;
-      if (best == nullptr || common > best_common ||
-          (common == best_common && slot.last_used < best->last_used)) {
-        best = &slot;
-        best_common = common;
-      }
-    }
-    Assign(state, *best, std::move(request));
+    Slot& slot = ChooseSlot(state, request->prompt);
+    Assign(state, slot, std::move(request));
   }
 }
 
@@ -300,6 +286,42 @@ bool CopyPays(const ContextState& state, size_t saved) {
 }
 
 }  // namespace
+
+int BatchScheduler::AddedRuns(size_t k) const {
+  const bool left = k > 0 && slots_[k - 1].request;
+  const bool right = k + 1 < slots_.size() && slots_[k + 1].request;
+  return 1 - (left ? 1 : 0) - (right ? 1 : 0);
+}
+
+BatchScheduler::Slot& BatchScheduler::ChooseSlot(const ContextState& state,
+                                                 const std::vector<llama_token>& prompt) {
+  // A prefix left on another slot is copied over (CopyPrefix) where the model allows it, so
+  // packing comes first; a recurrent model's state cannot be copied, so its prefix comes first.
+  const llama_model* model = state.model->model;
+  const bool copyable = !llama_model_is_recurrent(model) && !llama_model_is_hybrid(model);
+  using Rank = std::tuple<int64_t, int64_t, uint64_t>;  // greater is better
+  Slot* best = nullptr;
+  Rank best_rank;
+  for (size_t k = 0; k < slots_.size(); k++) {
+    Slot& slot = slots_[k];
+    if (slot.request) continue;
+    // A prefix counts only where it keeps at least half of the slot's cache (a shared system
+    // prompt, an earlier turn), so another conversation's cache is not taken for a few tokens.
+    size_t common = 0;
+    const size_t limit = std::min(slot.tokens.size(), prompt.size());
+    while (common < limit && slot.tokens[common] == prompt[common]) common++;
+    if (common * 2 < slot.tokens.size()) common = 0;
+    const int64_t packing = -AddedRuns(k);
+    const int64_t prefix = static_cast<int64_t>(common);
+    const uint64_t unused_for = ~slot.last_used;  // the least recently used ranks highest
+    const Rank rank = copyable ? Rank(packing, prefix, unused_for) : Rank(prefix, packing, unused_for);
+    if (best == nullptr || rank > best_rank) {
+      best = &slot;
+      best_rank = rank;
+    }
+  }
+  return *best;
+}
 
 bool BatchScheduler::CopyPrefix(ContextState& state, Slot& slot, const std::vector<llama_token>& prompt,
                                 size_t keep) {
@@ -351,6 +373,7 @@ void BatchScheduler::Assign(ContextState& state, Slot& slot, RequestPtr request)
   slot.last_used = ++assigned_;
   SequenceEvent start;
   start.kind = SequenceEvent::kStart;
+  start.sequence = slot.seq;
   start.reused = keep;
   start.evaluated = slot.pending.size();
   request->events->Send(std::move(start));
