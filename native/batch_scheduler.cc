@@ -380,8 +380,8 @@ void BatchScheduler::Assign(ContextState& state, Slot& slot, RequestPtr request)
   slot.request = std::move(request);
 }
 
-// One batch: every generating slot's sampled token first (one each), then prompt chunks in the
-// room left. Returns false when nothing was decoded (every request in it ended).
+// One batch: every generating slot's sampled token (one each), and prompt chunks in the room left,
+// in sequence order. Returns false when nothing was decoded (every request in it ended).
 bool BatchScheduler::Decode(ContextState& state) {
   llama_batch& batch = state.batch;
   const int32_t capacity = state.batch_capacity;
@@ -395,25 +395,36 @@ bool BatchScheduler::Decode(ContextState& state) {
     batch.logits[i] = logits ? 1 : 0;
     return i;
   };
+  // What goes in: every generating slot's token first, then prompt chunks in the room left.
   std::vector<size_t> chunk(slots_.size(), 0);  // prompt tokens of each slot in this batch
-  for (Slot& slot : slots_) {
-    slot.row = -1;
-    if (slot.request && slot.next != LLAMA_TOKEN_NULL && !WaitsForReader(slot) && batch.n_tokens < capacity) {
-      slot.row = add(slot.next, slot.tokens.size(), slot.seq, true);
+  std::vector<bool> decodes(slots_.size(), false);
+  int32_t used = 0;
+  for (size_t k = 0; k < slots_.size(); k++) {
+    const Slot& slot = slots_[k];
+    if (slot.request && slot.next != LLAMA_TOKEN_NULL && !WaitsForReader(slot) && used < capacity) {
+      decodes[k] = true;
+      used++;
     }
   }
   for (size_t k = 0; k < slots_.size(); k++) {
-    Slot& slot = slots_[k];
+    const Slot& slot = slots_[k];
     if (!slot.request || slot.pending.empty()) continue;
-    const size_t room = static_cast<size_t>(capacity - batch.n_tokens);
-    const size_t take = std::min(slot.pending.size(), room);
-    if (take == 0) break;
-    for (size_t i = 0; i < take; i++) {
-      const bool last = i + 1 == take && take == slot.pending.size() && slot.request->max_tokens != 0;
+    chunk[k] = std::min(slot.pending.size(), static_cast<size_t>(capacity - used));
+    if (chunk[k] == 0) break;
+    used += static_cast<int32_t>(chunk[k]);
+  }
+  // Then in sequence order: llama.cpp splits a batch over per-sequence caches into micro-batches of
+  // consecutive sequence ids taken in batch order, so a prompt that fills a gap between generating
+  // sequences joins their micro-batch only where it lies between them in the batch too.
+  for (size_t k = 0; k < slots_.size(); k++) {
+    Slot& slot = slots_[k];
+    slot.row = -1;
+    if (decodes[k]) slot.row = add(slot.next, slot.tokens.size(), slot.seq, true);
+    for (size_t i = 0; i < chunk[k]; i++) {
+      const bool last = i + 1 == chunk[k] && chunk[k] == slot.pending.size() && slot.request->max_tokens != 0;
       const int32_t row = add(slot.pending[i], slot.tokens.size() + i, slot.seq, last);
       if (last) slot.row = row;
     }
-    chunk[k] = take;
   }
   if (batch.n_tokens == 0) return false;
 
