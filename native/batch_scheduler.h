@@ -156,8 +156,9 @@ class BatchScheduler {
   // costs no extra pass, one placed apart costs a pass per round for as long as it runs.
   int AddedRuns(size_t k) const;
   // The free slot for a request (one is free): the one adding the fewest runs, then the one whose
-  // cache shares the longest prefix with `prompt`, then the least recently used (so another
-  // conversation's cache survives longest).
+  // cache shares the longest prefix with `prompt` (first, on a recurrent model, whose state cannot
+  // be copied to another slot), then the least recently used (another conversation's cache
+  // survives longest).
   Slot& ChooseSlot(const ContextState& state, const std::vector<llama_token>& prompt);
   void Assign(ContextState& state, Slot& slot, RequestPtr request);
   // Context's thread: when another slot's cache holds more of `prompt` than the `keep` tokens of
