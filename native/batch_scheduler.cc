@@ -1,6 +1,7 @@
 #include "batch_scheduler.h"
 
 #include <algorithm>
+#include <tuple>
 #include <utility>
 
 #include "context.h"
@@ -87,6 +88,7 @@ void EventSink::Deliver(napi_env env, napi_value callback, const SequenceEvent& 
   switch (event.kind) {
     case SequenceEvent::kStart:
       out.Set("type", "start");
+      out.Set("sequence", event.sequence);
       out.Set("reused", static_cast<double>(event.reused));
       out.Set("evaluated", static_cast<double>(event.evaluated));
       break;
@@ -254,24 +256,8 @@ void BatchScheduler::TakeWaiting(ContextState& state) {
       request = std::move(waiting_.front());
       waiting_.pop_front();
     }
-    // The free slot whose cached tokens share the longest prefix with the prompt, counting only
-    // a prefix that keeps at least half of that slot's cache (a shared system prompt, an earlier
-    // turn); otherwise the least recently used slot, so another conversation's cache survives.
-    Slot* best = nullptr;
-    size_t best_common = 0;
-    for (Slot& slot : slots_) {
-      if (slot.request) continue;
-      size_t common = 0;
-      const size_t limit = std::min(slot.tokens.size(), request->prompt.size());
-      while (common < limit && slot.tokens[common] == request->prompt[common]) common++;
-      if (common * 2 < slot.tokens.size()) common = 0;
-      if (best == nullptr || common > best_common ||
-          (common == best_common && slot.last_used < best->last_used)) {
-        best = &slot;
-        best_common = common;
-      }
-    }
-    Assign(state, *best, std::move(request));
+    Slot& slot = ChooseSlot(state, request->prompt);
+    Assign(state, slot, std::move(request));
   }
 }
 
@@ -300,6 +286,42 @@ bool CopyPays(const ContextState& state, size_t saved) {
 }
 
 }  // namespace
+
+int BatchScheduler::AddedRuns(size_t k) const {
+  const bool left = k > 0 && slots_[k - 1].request;
+  const bool right = k + 1 < slots_.size() && slots_[k + 1].request;
+  return 1 - (left ? 1 : 0) - (right ? 1 : 0);
+}
+
+BatchScheduler::Slot& BatchScheduler::ChooseSlot(const ContextState& state,
+                                                 const std::vector<llama_token>& prompt) {
+  // A prefix left on another slot is copied over (CopyPrefix) where the model allows it, so
+  // packing comes first; a recurrent model's state cannot be copied, so its prefix comes first.
+  const llama_model* model = state.model->model;
+  const bool copyable = !llama_model_is_recurrent(model) && !llama_model_is_hybrid(model);
+  using Rank = std::tuple<int64_t, int64_t, uint64_t>;  // greater is better
+  Slot* best = nullptr;
+  Rank best_rank;
+  for (size_t k = 0; k < slots_.size(); k++) {
+    Slot& slot = slots_[k];
+    if (slot.request) continue;
+    // A prefix counts only where it keeps at least half of the slot's cache (a shared system
+    // prompt, an earlier turn), so another conversation's cache is not taken for a few tokens.
+    size_t common = 0;
+    const size_t limit = std::min(slot.tokens.size(), prompt.size());
+    while (common < limit && slot.tokens[common] == prompt[common]) common++;
+    if (common * 2 < slot.tokens.size()) common = 0;
+    const int64_t packing = -AddedRuns(k);
+    const int64_t prefix = static_cast<int64_t>(common);
+    const uint64_t unused_for = ~slot.last_used;  // the least recently used ranks highest
+    const Rank rank = copyable ? Rank(packing, prefix, unused_for) : Rank(prefix, packing, unused_for);
+    if (best == nullptr || rank > best_rank) {
+      best = &slot;
+      best_rank = rank;
+    }
+  }
+  return *best;
+}
 
 bool BatchScheduler::CopyPrefix(ContextState& state, Slot& slot, const std::vector<llama_token>& prompt,
                                 size_t keep) {
@@ -351,14 +373,15 @@ void BatchScheduler::Assign(ContextState& state, Slot& slot, RequestPtr request)
   slot.last_used = ++assigned_;
   SequenceEvent start;
   start.kind = SequenceEvent::kStart;
+  start.sequence = slot.seq;
   start.reused = keep;
   start.evaluated = slot.pending.size();
   request->events->Send(std::move(start));
   slot.request = std::move(request);
 }
 
-// One batch: every generating slot's sampled token first (one each), then prompt chunks in the
-// room left. Returns false when nothing was decoded (every request in it ended).
+// One batch: every generating slot's sampled token (one each), and prompt chunks in the room left,
+// in sequence order. Returns false when nothing was decoded (every request in it ended).
 bool BatchScheduler::Decode(ContextState& state) {
   llama_batch& batch = state.batch;
   const int32_t capacity = state.batch_capacity;
@@ -372,25 +395,36 @@ bool BatchScheduler::Decode(ContextState& state) {
     batch.logits[i] = logits ? 1 : 0;
     return i;
   };
+  // What goes in: every generating slot's token first, then prompt chunks in the room left.
   std::vector<size_t> chunk(slots_.size(), 0);  // prompt tokens of each slot in this batch
-  for (Slot& slot : slots_) {
-    slot.row = -1;
-    if (slot.request && slot.next != LLAMA_TOKEN_NULL && !WaitsForReader(slot) && batch.n_tokens < capacity) {
-      slot.row = add(slot.next, slot.tokens.size(), slot.seq, true);
+  std::vector<bool> decodes(slots_.size(), false);
+  int32_t used = 0;
+  for (size_t k = 0; k < slots_.size(); k++) {
+    const Slot& slot = slots_[k];
+    if (slot.request && slot.next != LLAMA_TOKEN_NULL && !WaitsForReader(slot) && used < capacity) {
+      decodes[k] = true;
+      used++;
     }
   }
   for (size_t k = 0; k < slots_.size(); k++) {
-    Slot& slot = slots_[k];
+    const Slot& slot = slots_[k];
     if (!slot.request || slot.pending.empty()) continue;
-    const size_t room = static_cast<size_t>(capacity - batch.n_tokens);
-    const size_t take = std::min(slot.pending.size(), room);
-    if (take == 0) break;
-    for (size_t i = 0; i < take; i++) {
-      const bool last = i + 1 == take && take == slot.pending.size() && slot.request->max_tokens != 0;
+    chunk[k] = std::min(slot.pending.size(), static_cast<size_t>(capacity - used));
+    if (chunk[k] == 0) break;
+    used += static_cast<int32_t>(chunk[k]);
+  }
+  // Then in sequence order: llama.cpp splits a batch over per-sequence caches into micro-batches of
+  // consecutive sequence ids taken in batch order, so a prompt that fills a gap between generating
+  // sequences joins their micro-batch only where it lies between them in the batch too.
+  for (size_t k = 0; k < slots_.size(); k++) {
+    Slot& slot = slots_[k];
+    slot.row = -1;
+    if (decodes[k]) slot.row = add(slot.next, slot.tokens.size(), slot.seq, true);
+    for (size_t i = 0; i < chunk[k]; i++) {
+      const bool last = i + 1 == chunk[k] && chunk[k] == slot.pending.size() && slot.request->max_tokens != 0;
       const int32_t row = add(slot.pending[i], slot.tokens.size() + i, slot.seq, last);
       if (last) slot.row = row;
     }
-    chunk[k] = take;
   }
   if (batch.n_tokens == 0) return false;
 

@@ -5,10 +5,12 @@
 // the context's sequences (a slot). On the context's thread, each round builds ONE llama_batch of
 // every active slot's next token plus prompt chunks of the slots still evaluating their prompt,
 // decodes it, and samples each slot from its own logits row. A request submitted while others run
-// joins at the next round; a finished one leaves its slot free for a waiting request. A free slot
-// keeps its tokens in the cache, and a new request takes the free slot sharing the longest prefix
-// with its prompt (prefix reuse per slot); when another slot holds a longer prefix (a system
-// prompt shared by requests on other slots), the new request's slot starts from a copy of it.
+// joins at the next round; a finished one leaves its slot free for a waiting request. A new
+// request takes a free slot next to the running ones (ChooseSlot: the running sequences stay on
+// consecutive ids, which llama.cpp decodes in one micro-batch), then the one sharing the longest
+// prefix with its prompt. A free slot keeps its tokens in the cache (prefix reuse per slot); when
+// another slot holds a longer prefix (an earlier turn left apart, a system prompt shared by
+// requests on other slots), the new request's slot starts from a copy of it.
 //
 // Results go back through each request's thread-safe function, called from the context's thread
 // without blocking: no libuv pool thread waits for a generation, so the number of concurrent
@@ -45,11 +47,12 @@ struct SequenceEvent {
   llama_token token = LLAMA_TOKEN_NULL;
   std::string piece;
   bool eog = false;
-  size_t reused = 0;     // kStart: prompt tokens found in the slot's cache
-  size_t evaluated = 0;  // kStart: prompt tokens to evaluate
-  std::string reason;    // kEnd: the stop reason, empty on failure
-  std::string code;      // kEnd: failure code
-  std::string error;     // kEnd: failure message
+  llama_seq_id sequence = 0;  // kStart: the slot's sequence
+  size_t reused = 0;          // kStart: prompt tokens found in the slot's cache
+  size_t evaluated = 0;       // kStart: prompt tokens to evaluate
+  std::string reason;         // kEnd: the stop reason, empty on failure
+  std::string code;           // kEnd: failure code
+  std::string error;          // kEnd: failure message
 };
 
 // How far a request's generation is ahead of its reader: shared by the request (context's thread)
@@ -147,6 +150,16 @@ class BatchScheduler {
   // Whether a slot's request waits for its reader (its prompt is evaluated, its window full).
   static bool WaitsForReader(const Slot& slot);
   void TakeWaiting(ContextState& state);
+  // Runs of consecutive sequence ids that slot `k` taking a request adds to a batch (-1, 0 or 1).
+  // llama.cpp decodes a batch over separate per-sequence caches in one micro-batch per run of
+  // consecutive sequence ids, each a full pass over the weights: a request next to running ones
+  // costs no extra pass, one placed apart costs a pass per round for as long as it runs.
+  int AddedRuns(size_t k) const;
+  // The free slot for a request (one is free): the one adding the fewest runs, then the one whose
+  // cache shares the longest prefix with `prompt` (first, on a recurrent model, whose state cannot
+  // be copied to another slot), then the least recently used (another conversation's cache
+  // survives longest).
+  Slot& ChooseSlot(const ContextState& state, const std::vector<llama_token>& prompt);
   void Assign(ContextState& state, Slot& slot, RequestPtr request);
   // Context's thread: when another slot's cache holds more of `prompt` than the `keep` tokens of
   // `slot`'s, and copying it pays, makes `slot` a copy of that prefix. Returns whether it did.

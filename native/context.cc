@@ -426,7 +426,7 @@ Napi::Value Context::Stats(const Napi::CallbackInfo& info) {
 }
 
 // submit(sampler, tokens, {maxTokens?, reusePrefix?, readAhead?}, onEvent) -> request id. A parallel
-// context's generation: onEvent gets {type: "start", reused, evaluated}, then {type: "token",
+// context's generation: onEvent gets {type: "start", sequence, reused, evaluated}, then {type: "token",
 // token, bytes, eog} per token, then {type: "end", reason} or {type: "end", code, message}, called
 // from the context's thread through a thread-safe function (see batch_scheduler.h).
 Napi::Value Context::Submit(const Napi::CallbackInfo& info) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
+#include <limits>
 
 #include "addon_data.h"
 #include "grammar_slot.h"
@@ -14,6 +15,27 @@ namespace toolwright {
 namespace {
 
 constexpr const char* kNew = "new Sampler";
+
+// The index of the first highest of `n` logits, as std::max_element gives it, in two passes: the
+// highest value over 16 independent lanes (no index carried from one element to the next, so the
+// comparisons overlap), then its first occurrence. About twice as fast over a 150k vocabulary; it
+// runs on the context's thread while the CPU threads wait, once per sequence per round.
+size_t FirstMaxIndex(const float* x, size_t n) {
+  constexpr size_t kLanes = 16;
+  float lane[kLanes];
+  std::fill(lane, lane + kLanes, -std::numeric_limits<float>::infinity());
+  size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (size_t j = 0; j < kLanes; j++) lane[j] = x[i + j] > lane[j] ? x[i + j] : lane[j];
+  }
+  float highest = lane[0];
+  for (size_t j = 1; j < kLanes; j++) highest = lane[j] > highest ? lane[j] : highest;
+  for (; i < n; i++) highest = x[i] > highest ? x[i] : highest;
+  for (size_t k = 0; k < n; k++) {
+    if (x[k] == highest) return k;
+  }
+  return static_cast<size_t>(std::max_element(x, x + n) - x);  // NaN logits only
+}
 
 struct ChainOptions {
   double temperature = 0.8;
@@ -142,7 +164,7 @@ llama_token SamplerState::Sample(llama_context* ctx, std::string* error, int32_t
     // off the logits instead of copying the whole vocabulary into candidates first; a batch of
     // many sequences samples each row on the context's thread while the CPU threads wait.
     if (greedy_only)
-      return static_cast<llama_token>(std::max_element(logits, logits + model->n_vocab) - logits);
+      return static_cast<llama_token>(FirstMaxIndex(logits, static_cast<size_t>(model->n_vocab)));
     return llama_sampler_sample(chain, ctx, idx);
   }
   // Grammar: sample freely first and only mask the whole vocabulary when the grammar rejects

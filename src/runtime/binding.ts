@@ -159,8 +159,8 @@ export interface NativeContextInfo {
 
 /** What a submitted sequence reports, in order: one start, its tokens, one end. */
 export type NativeSequenceEvent =
-  /** The request took a slot: `reused` prompt tokens were in its cache, `evaluated` are decoded. */
-  | { type: "start"; reused: number; evaluated: number }
+  /** The request took slot `sequence`: `reused` prompt tokens were in its cache, `evaluated` are decoded. */
+  | { type: "start"; sequence: number; reused: number; evaluated: number }
   | { type: "token"; token: number; bytes: Uint8Array; eog: boolean }
   /** Ended with a stop reason ("eog", "maxTokens", "contextFull", "abort"), or failed with a code and message. */
   | { type: "end"; reason?: "eog" | "maxTokens" | "contextFull" | "abort"; code?: string; message?: string };

@@ -68,6 +68,11 @@ export interface GenerationStats {
   promptTokensEvaluated: number;
   /** Tokens sampled (including a final end-of-generation token). */
   tokensGenerated: number;
+  /**
+   * The context's sequence it ran on: 0 on a single-sequence context; on a parallel one, the
+   * sequence the batch scheduler gave it (as llama-server's `id_slot`).
+   */
+  sequence: number;
 }
 
 /** What generate() needs from its Context (kept small to avoid a circular import of the class). */
@@ -139,7 +144,7 @@ export function planGeneration(options: unknown, vocabSize: number): Plan {
 export class Generation implements AsyncIterable<GeneratedToken> {
   /** Why it ended; undefined while running. */
   stopReason: StopReason | undefined;
-  readonly stats: GenerationStats = { promptTokens: 0, promptTokensReused: 0, promptTokensEvaluated: 0, tokensGenerated: 0 };
+  readonly stats: GenerationStats = { promptTokens: 0, promptTokensReused: 0, promptTokensEvaluated: 0, tokensGenerated: 0, sequence: 0 };
   readonly #host: GenerationHost;
   readonly #plan: Plan;
   /** Built by generate() (so grammar mistakes surface there); used by the first iteration. */

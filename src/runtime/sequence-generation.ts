@@ -92,6 +92,7 @@ export async function* runOnSequence(host: GenerationHost, plan: SequencePlan, s
     for (;;) {
       const event = await queue.next();
       if (event.type === "start") {
+        out.stats.sequence = event.sequence;
         out.stats.promptTokensReused = event.reused;
         out.stats.promptTokensEvaluated = event.evaluated;
         continue;

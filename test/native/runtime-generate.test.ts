@@ -47,6 +47,15 @@ describe("determinism", () => {
     const second = await run(true);
     expect(second.map((t) => t.token)).toEqual(first.map((t) => t.token));
   });
+
+  test.each(["Once upon a time", "The weather today is", "Numbers 1 2 3"])("greedy without a grammar picks the first highest logit, as llama.cpp's greedy sampler: %s", async (prompt) => {
+    // A grammar that allows any text sends sampling through llama.cpp's sampler chain (its greedy
+    // sampler, then the grammar's check of its pick); without one the logits' argmax is read directly.
+    const run = (grammar?: { gbnf: string }) => collect(context.generate({ prompt, maxTokens: 24, sampling: { greedy: true }, reusePrefix: false, ...(grammar ? { grammar } : {}) }));
+    const direct = (await run()).map((t) => t.token);
+    expect(direct).toHaveLength(24);
+    expect((await run({ gbnf: String.raw`root ::= [^\x00]*` })).map((t) => t.token)).toEqual(direct);
+  });
 });
 
 describe("grammar", () => {
