@@ -112,6 +112,7 @@ std::shared_ptr<const Vocab> Vocab::build(std::vector<std::string> pieces, const
       node.part_own_end = static_cast<uint32_t>(v->partials_.size());
     } else {
       v->tokens_.push_back(id);
+      v->tokens_cps_.push_back(len);
       node.tok_own_end = static_cast<uint32_t>(v->tokens_.size());
     }
   }
@@ -173,7 +174,7 @@ std::shared_ptr<const Vocab> Vocab::build(std::vector<std::string> pieces, const
 }
 
 size_t Vocab::memory_bytes() const {
-  size_t b = nodes_.capacity() * sizeof(Node) + tokens_.capacity() * 4 +
+  size_t b = nodes_.capacity() * sizeof(Node) + tokens_.capacity() * 4 + tokens_cps_.capacity() * 4 +
              partials_.capacity() * sizeof(PartialTail) + cp_pool_.capacity() * 4 + cp_off_.capacity() * 8 +
              tails_.capacity() * sizeof(PartialUtf8) + below_root_bits_.capacity() * 8 +
              wide_child_nodes_.capacity() * 8 + wide_nodes_.capacity() * 8 + token_node_.capacity() * 4 +

@@ -62,6 +62,8 @@ class Vocab {
 
   const std::vector<Node>& nodes() const { return nodes_; }  // nodes_[0] is the root
   const std::vector<int32_t>& tokens() const { return tokens_; }
+  // Code points of tokens()[i], in the same order (a slice's sweep reads them in order).
+  const std::vector<uint32_t>& tokens_cps() const { return tokens_cps_; }
   const std::vector<PartialTail>& partials() const { return partials_; }
   // End of a subtree's token range (node index may be nodes().size()).
   uint32_t tok_range_end(uint32_t node_end) const {
@@ -111,6 +113,7 @@ class Vocab {
   std::vector<PartialUtf8> tails_;
   std::vector<Node> nodes_;
   std::vector<int32_t> tokens_;
+  std::vector<uint32_t> tokens_cps_;
   std::vector<PartialTail> partials_;
   std::vector<WideNode> wide_nodes_;
   std::vector<uint32_t> wide_child_nodes_, wide_child_cps_;
