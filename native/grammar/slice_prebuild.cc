@@ -18,7 +18,9 @@ constexpr uint64_t kMinSpan = 16;
 // Rule references followed when looking for what comes after a class.
 constexpr int kFollowDepth = 4;
 
-bool is_class_start(ElemType t) { return t == ElemType::Char || t == ElemType::CharNot || t == ElemType::CharAny; }
+bool is_class_start(ElemType t) {
+  return t == ElemType::Char || t == ElemType::CharNot || t == ElemType::CharAny;
+}
 
 // Whether class `k` can come right after element `q` (following rule references and rule ends
 // kFollowDepth deep; empty alternatives are not looked through).
@@ -32,7 +34,8 @@ class Follow {
       }
     }
     for (uint32_t p = 0; p < g.elems.size(); p++) {
-      if (g.elems[p].type == ElemType::RuleRef && g.elems[p].value < refs_.size()) refs_[g.elems[p].value].push_back(p);
+      if (g.elems[p].type == ElemType::RuleRef && g.elems[p].value < refs_.size())
+        refs_[g.elems[p].value].push_back(p);
     }
   }
 
