@@ -5,6 +5,11 @@
 
 namespace toolwright::grammar {
 
+namespace {
+// The mask engine takes a slice only below nodes with this many descendants (kSliceMinNodes).
+constexpr uint32_t kStringSliceMinNodes = 256;
+}  // namespace
+
 std::shared_ptr<const Vocab> Vocab::build(std::vector<std::string> pieces, const std::vector<int32_t>& eog) {
   auto v = std::make_shared<Vocab>();
   v->slices_ = std::make_unique<SliceRegistry>(*v);
@@ -165,10 +170,19 @@ std::shared_ptr<const Vocab> Vocab::build(std::vector<std::string> pieces, const
   for (int32_t id : order) {
     if (v->cp_len_[id] > 0) v->below_root_bits_[id >> 6] |= 1ull << (id & 63);
   }
-  // The slices every JSON grammar needs (string bodies), built now rather than on a first mask.
+  // The slices every JSON grammar needs (string bodies), built now rather than on a first mask:
+  // below the root, and below the big nodes one or two characters down (where a mask meets them
+  // when the string opens, or a key's first characters are fixed, within the token).
   for (const auto& set : {SliceRegistry::json_string_chars(), SliceRegistry::json_string_chars_with_del()}) {
     const uint32_t id = v->slices_->intern(set);
     v->slices_->get(id, id, 0);
+    for (uint32_t c = 1; c < nodes.size(); c = nodes[c].end) {
+      if (nodes[c].end - c < kStringSliceMinNodes) continue;
+      v->slices_->get(id, id, c);
+      for (uint32_t g = c + 1; g < nodes[c].end; g = nodes[g].end) {
+        if (nodes[g].end - g >= kStringSliceMinNodes) v->slices_->get(id, id, g);
+      }
+    }
   }
   return v;
 }
