@@ -79,8 +79,19 @@ std::shared_ptr<const Slice> SliceRegistry::build_by_exclusion(const CodeSet& fi
   for (uint32_t c = 0; c < 128; c++) inside += rest.contains(c) ? 1 : 0;
   const bool any_non_ascii = !rest.intervals.empty() && rest.intervals.back().second >= 0x80;
   const bool by_complement = inside < 64;
+  // Whole blocks (digits, letters, controls) first, one bitset each.
+  bool in_block[128] = {};
+  for (uint32_t b = 0; b < Vocab::kAsciiBlocks; b++) {
+    const uint32_t lo = Vocab::kAsciiBlockRange[b][0], hi = Vocab::kAsciiBlockRange[b][1];
+    bool whole = true;
+    for (uint32_t c = lo; c <= hi && whole; c++) whole = rest.contains(c) == by_complement;
+    if (!whole) continue;
+    const uint64_t* e = vocab_.ascii_block_bits(b);
+    for (size_t w = w0; w <= w1; w++) out[w] |= e[w];
+    for (uint32_t c = lo; c <= hi; c++) in_block[c] = true;
+  }
   for (uint32_t c = 0; c < 128; c++) {
-    if (rest.contains(c) != by_complement) continue;
+    if (in_block[c] || rest.contains(c) != by_complement) continue;
     const uint64_t* e = vocab_.ascii_edge_bits(c);
     for (size_t w = w0; w <= w1; w++) out[w] |= e[w];
   }

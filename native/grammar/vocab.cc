@@ -159,10 +159,17 @@ std::shared_ptr<const Vocab> Vocab::build(std::vector<std::string> pieces, const
     }
     v->edge_off_.push_back(static_cast<uint32_t>(v->edge_nodes_.size()));
     const size_t words = v->node_words();
-    v->edge_bits_.assign(129 * words, 0);
+    v->edge_bits_.assign((129 + kAsciiBlocks) * words, 0);
     for (uint32_t n = 1; n < nodes.size(); n++) {
       const uint32_t row = nodes[n].cp < 128 ? nodes[n].cp : 128;
       v->edge_bits_[row * words + (n >> 6)] |= 1ull << (n & 63);
+    }
+    for (uint32_t b = 0; b < kAsciiBlocks; b++) {
+      uint64_t* block = &v->edge_bits_[(129 + b) * words];
+      for (uint32_t c = kAsciiBlockRange[b][0]; c <= kAsciiBlockRange[b][1]; c++) {
+        const uint64_t* e = &v->edge_bits_[c * words];
+        for (size_t w = 0; w < words; w++) block[w] |= e[w];
+      }
     }
   }
 

@@ -97,6 +97,12 @@ class Vocab {
   size_t node_words() const { return (nodes_.size() + 63) / 64; }
   const uint64_t* ascii_edge_bits(uint32_t c) const { return &edge_bits_[c * node_words()]; }
   const uint64_t* non_ascii_edge_bits() const { return &edge_bits_[128 * node_words()]; }
+  // ... and nodes whose edge is in one of these ASCII ranges, which classes often take (or leave)
+  // whole: one bitset instead of one per code point when a slice is built.
+  static constexpr uint32_t kAsciiBlocks = 4;
+  static constexpr uint32_t kAsciiBlockRange[kAsciiBlocks][2] = {
+      {0x00, 0x1F}, {'0', '9'}, {'A', 'Z'}, {'a', 'z'}};
+  const uint64_t* ascii_block_bits(uint32_t b) const { return &edge_bits_[(129 + b) * node_words()]; }
   // Prefix-tree node a regular token ends at.
   uint32_t token_node(int32_t id) const { return token_node_[id]; }
   size_t max_token_cps() const { return max_cps_; }
