@@ -22,7 +22,10 @@ size_t Engine::memory_bytes(size_t mask_words) const {
 }
 
 EnginePool::EnginePool(std::shared_ptr<const Grammar> grammar, std::shared_ptr<const Vocab> vocab)
-    : grammar_(std::move(grammar)), vocab_(std::move(vocab)) {}
+    : grammar_(std::move(grammar)), vocab_(std::move(vocab)) {
+  // The slices its repeated classes loop on, built now rather than in a mask.
+  vocab_->slices().prebuild_for(*grammar_);
+}
 
 Engine EnginePool::checkout() {
   {

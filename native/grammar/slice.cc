@@ -189,6 +189,22 @@ void Slice::build_tokens() const {
 void Slice::build_cum_rows() const {
   const size_t words = all_bits.size();
   cum_bits_.assign(static_cast<size_t>(cum_rows) * words, 0);
+  if (tokens_lazy_) {
+    // Straight from the bitset (the lists may never be needed): each token into the row of its
+    // depth, then each row takes in the one before.
+    for (size_t w = 0; w < words; w++) {
+      for (uint64_t x = all_bits[w]; x; x &= x - 1) {
+        const auto t = static_cast<int32_t>(w * 64 + static_cast<size_t>(__builtin_ctzll(x)));
+        const uint32_t d = vocab_->n_cps(t) - base_depth_;
+        if (d < cum_rows) cum_bits_[d * words + w] |= x & (~x + 1);
+      }
+    }
+    for (uint32_t d = 1; d < cum_rows; d++) {
+      uint64_t* row = &cum_bits_[d * words];
+      for (size_t w = 0; w < words; w++) row[w] |= row[w - words];
+    }
+    return;
+  }
   const std::vector<int32_t>& toks = tokens();
   const std::vector<uint32_t>& ends = depth_end();
   for (uint32_t d = 1; d < cum_rows && d <= max_depth; d++) {

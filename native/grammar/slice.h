@@ -26,6 +26,7 @@
 namespace toolwright::grammar {
 
 class Vocab;
+class Grammar;
 
 // A set of code points as sorted disjoint inclusive intervals.
 struct CodeSet {
@@ -135,6 +136,10 @@ class SliceRegistry {
   // `rest_set` (often the same set), built on first use; nullptr once the registry is over
   // its memory budget.
   std::shared_ptr<const Slice> get(uint32_t first_set, uint32_t rest_set, uint32_t node);
+
+  // Builds the root slices of `grammar`'s broad classes now (with the grammar, once per
+  // vocabulary) rather than in the first mask that enters one; returns how many were built.
+  size_t prebuild_for(const Grammar& grammar);
 
   // The body of a JSON string as JSON-Schema converters write it: [^"\\\x7F\x00-\x1F]
   // (llama.cpp's) and [^"\\\x00-\x1F] (toolwright's, which lets DEL through).

@@ -79,8 +79,19 @@ std::shared_ptr<const Slice> SliceRegistry::build_by_exclusion(const CodeSet& fi
   for (uint32_t c = 0; c < 128; c++) inside += rest.contains(c) ? 1 : 0;
   const bool any_non_ascii = !rest.intervals.empty() && rest.intervals.back().second >= 0x80;
   const bool by_complement = inside < 64;
+  // Whole blocks (digits, letters, controls) first, one bitset each.
+  bool in_block[128] = {};
+  for (uint32_t b = 0; b < Vocab::kAsciiBlocks; b++) {
+    const uint32_t lo = Vocab::kAsciiBlockRange[b][0], hi = Vocab::kAsciiBlockRange[b][1];
+    bool whole = true;
+    for (uint32_t c = lo; c <= hi && whole; c++) whole = rest.contains(c) == by_complement;
+    if (!whole) continue;
+    const uint64_t* e = vocab_.ascii_block_bits(b);
+    for (size_t w = w0; w <= w1; w++) out[w] |= e[w];
+    for (uint32_t c = lo; c <= hi; c++) in_block[c] = true;
+  }
   for (uint32_t c = 0; c < 128; c++) {
-    if (rest.contains(c) != by_complement) continue;
+    if (in_block[c] || rest.contains(c) != by_complement) continue;
     const uint64_t* e = vocab_.ascii_edge_bits(c);
     for (size_t w = w0; w <= w1; w++) out[w] |= e[w];
   }
@@ -121,27 +132,45 @@ std::shared_ptr<const Slice> SliceRegistry::build_by_exclusion(const CodeSet& fi
   };
   // Children outside `first` are cut without being exits (the mask walks them by range);
   // children are judged by `first` alone.
+  // (A wide node's children are listed in one array: no hop from subtree to subtree.)
   std::vector<uint32_t> cut_children;
-  for (uint32_t c = root + 1; c < stop; c = nodes[c].end) {
-    if (!first.contains(nodes[c].cp)) cut_children.push_back(c);
+  if (nodes[root].wide != Vocab::kNotWide) {
+    const Vocab::WideNode& wn = vocab_.wide_nodes()[nodes[root].wide];
+    const uint32_t* kid = vocab_.wide_child_nodes().data();
+    const uint32_t* kid_cp = vocab_.wide_child_cps().data();
+    for (uint32_t i = wn.begin; i < wn.end; i++) {
+      if (!first.contains(kid_cp[i])) cut_children.push_back(kid[i]);
+    }
+  } else {
+    for (uint32_t c = root + 1; c < stop; c = nodes[c].end) {
+      if (!first.contains(nodes[c].cp)) cut_children.push_back(c);
+    }
   }
-  // Tokens straight into a bitset (the slice's lists are made on first use).
+  // Tokens straight into a bitset (the slice's lists are made on first use), unless the subtree
+  // has too few tokens for a bitset slice: then straight into the lists.
   Parts p;
-  p.direct = true;
+  p.direct = (vocab_.tok_range_end(stop) - nodes[root + 1].tok_begin) * 64 >= vocab_.size();
   p.base_depth = base;
-  p.bits.assign(vocab_.n_words(), 0);
+  if (p.direct) p.bits.assign(vocab_.n_words(), 0);
+  const uint32_t* tok_cps = vocab_.tokens_cps().data();
   std::vector<uint32_t> skel;
   start_marks();
   auto need = [&](uint32_t x) { mark_path(x, root, parent, skel); };
   auto take_run = [&](uint32_t a, uint32_t b) {
     if (a >= b) return;
     const uint32_t t_begin = nodes[a].tok_begin, t_end = vocab_.tok_range_end(b);
-    for (uint32_t i = t_begin; i < t_end; i++) {
-      const int32_t t = toks[i];
-      p.bits[t >> 6] |= 1ull << (t & 63);
-      p.bits_max_depth = std::max(p.bits_max_depth, vocab_.n_cps(t) - base);
+    if (p.direct) {
+      uint32_t deepest = base + p.bits_max_depth;
+      for (uint32_t i = t_begin; i < t_end; i++) {
+        const int32_t t = toks[i];
+        p.bits[t >> 6] |= 1ull << (t & 63);
+        deepest = std::max(deepest, tok_cps[i]);
+      }
+      p.bits_max_depth = deepest - base;
+      p.n_bits += t_end - t_begin;
+    } else {
+      for (uint32_t i = t_begin; i < t_end; i++) p.tokens.emplace_back(tok_cps[i] - base, toks[i]);
     }
-    p.n_bits += t_end - t_begin;
     for (uint32_t i = nodes[a].part_begin, e = vocab_.part_range_end(b); i < e; i++) {
       const uint32_t x = vocab_.token_node(parts[i].token);
       p.partials.push_back(

@@ -5,6 +5,11 @@
 
 namespace toolwright::grammar {
 
+namespace {
+// The mask engine takes a slice only below nodes with this many descendants (kSliceMinNodes).
+constexpr uint32_t kStringSliceMinNodes = 256;
+}  // namespace
+
 std::shared_ptr<const Vocab> Vocab::build(std::vector<std::string> pieces, const std::vector<int32_t>& eog) {
   auto v = std::make_shared<Vocab>();
   v->slices_ = std::make_unique<SliceRegistry>(*v);
@@ -112,6 +117,7 @@ std::shared_ptr<const Vocab> Vocab::build(std::vector<std::string> pieces, const
       node.part_own_end = static_cast<uint32_t>(v->partials_.size());
     } else {
       v->tokens_.push_back(id);
+      v->tokens_cps_.push_back(len);
       node.tok_own_end = static_cast<uint32_t>(v->tokens_.size());
     }
   }
@@ -153,10 +159,17 @@ std::shared_ptr<const Vocab> Vocab::build(std::vector<std::string> pieces, const
     }
     v->edge_off_.push_back(static_cast<uint32_t>(v->edge_nodes_.size()));
     const size_t words = v->node_words();
-    v->edge_bits_.assign(129 * words, 0);
+    v->edge_bits_.assign((129 + kAsciiBlocks) * words, 0);
     for (uint32_t n = 1; n < nodes.size(); n++) {
       const uint32_t row = nodes[n].cp < 128 ? nodes[n].cp : 128;
       v->edge_bits_[row * words + (n >> 6)] |= 1ull << (n & 63);
+    }
+    for (uint32_t b = 0; b < kAsciiBlocks; b++) {
+      uint64_t* block = &v->edge_bits_[(129 + b) * words];
+      for (uint32_t c = kAsciiBlockRange[b][0]; c <= kAsciiBlockRange[b][1]; c++) {
+        const uint64_t* e = &v->edge_bits_[c * words];
+        for (size_t w = 0; w < words; w++) block[w] |= e[w];
+      }
     }
   }
 
@@ -164,16 +177,25 @@ std::shared_ptr<const Vocab> Vocab::build(std::vector<std::string> pieces, const
   for (int32_t id : order) {
     if (v->cp_len_[id] > 0) v->below_root_bits_[id >> 6] |= 1ull << (id & 63);
   }
-  // The slices every JSON grammar needs (string bodies), built now rather than on a first mask.
+  // The slices every JSON grammar needs (string bodies), built now rather than on a first mask:
+  // below the root, and below the big nodes one or two characters down (where a mask meets them
+  // when the string opens, or a key's first characters are fixed, within the token).
   for (const auto& set : {SliceRegistry::json_string_chars(), SliceRegistry::json_string_chars_with_del()}) {
     const uint32_t id = v->slices_->intern(set);
     v->slices_->get(id, id, 0);
+    for (uint32_t c = 1; c < nodes.size(); c = nodes[c].end) {
+      if (nodes[c].end - c < kStringSliceMinNodes) continue;
+      v->slices_->get(id, id, c);
+      for (uint32_t g = c + 1; g < nodes[c].end; g = nodes[g].end) {
+        if (nodes[g].end - g >= kStringSliceMinNodes) v->slices_->get(id, id, g);
+      }
+    }
   }
   return v;
 }
 
 size_t Vocab::memory_bytes() const {
-  size_t b = nodes_.capacity() * sizeof(Node) + tokens_.capacity() * 4 +
+  size_t b = nodes_.capacity() * sizeof(Node) + tokens_.capacity() * 4 + tokens_cps_.capacity() * 4 +
              partials_.capacity() * sizeof(PartialTail) + cp_pool_.capacity() * 4 + cp_off_.capacity() * 8 +
              tails_.capacity() * sizeof(PartialUtf8) + below_root_bits_.capacity() * 8 +
              wide_child_nodes_.capacity() * 8 + wide_nodes_.capacity() * 8 + token_node_.capacity() * 4 +

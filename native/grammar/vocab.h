@@ -62,6 +62,8 @@ class Vocab {
 
   const std::vector<Node>& nodes() const { return nodes_; }  // nodes_[0] is the root
   const std::vector<int32_t>& tokens() const { return tokens_; }
+  // Code points of tokens()[i], in the same order (a slice's sweep reads them in order).
+  const std::vector<uint32_t>& tokens_cps() const { return tokens_cps_; }
   const std::vector<PartialTail>& partials() const { return partials_; }
   // End of a subtree's token range (node index may be nodes().size()).
   uint32_t tok_range_end(uint32_t node_end) const {
@@ -95,6 +97,12 @@ class Vocab {
   size_t node_words() const { return (nodes_.size() + 63) / 64; }
   const uint64_t* ascii_edge_bits(uint32_t c) const { return &edge_bits_[c * node_words()]; }
   const uint64_t* non_ascii_edge_bits() const { return &edge_bits_[128 * node_words()]; }
+  // ... and nodes whose edge is in one of these ASCII ranges, which classes often take (or leave)
+  // whole: one bitset instead of one per code point when a slice is built.
+  static constexpr uint32_t kAsciiBlocks = 4;
+  static constexpr uint32_t kAsciiBlockRange[kAsciiBlocks][2] = {
+      {0x00, 0x1F}, {'0', '9'}, {'A', 'Z'}, {'a', 'z'}};
+  const uint64_t* ascii_block_bits(uint32_t b) const { return &edge_bits_[(129 + b) * node_words()]; }
   // Prefix-tree node a regular token ends at.
   uint32_t token_node(int32_t id) const { return token_node_[id]; }
   size_t max_token_cps() const { return max_cps_; }
@@ -111,6 +119,7 @@ class Vocab {
   std::vector<PartialUtf8> tails_;
   std::vector<Node> nodes_;
   std::vector<int32_t> tokens_;
+  std::vector<uint32_t> tokens_cps_;
   std::vector<PartialTail> partials_;
   std::vector<WideNode> wide_nodes_;
   std::vector<uint32_t> wide_child_nodes_, wide_child_cps_;

@@ -2,7 +2,9 @@
 // exclusion (edge bitsets of the prefix tree), by one forward scan, and the reference descent
 // child by child. toolwright-grammar-tool's `slices` mode builds a table of classes (JSON string
 // bodies, \S, identifiers, hex, a class and a narrower first character, ...) below the root and
-// a sample of nodes by all three; every slice must be the same.
+// a sample of nodes by all three; every slice must be the same. It also compiles a table of small
+// grammars: each builds, with the grammar, the root slice of every class it repeats (and a broad
+// class it does not repeat, or a narrow one, builds none); compiled again, it builds nothing.
 import { describe, expect, it } from "vitest";
 import { runGrammarTool, vocabPath } from "../helpers/grammar-tool.js";
 
@@ -13,6 +15,7 @@ interface SlicesResult {
   nodes: number;
   checks: number;
   failures: { class: string; node: number; why: string }[];
+  prebuild: { grammar: string; built: number; again: number; expected: number }[];
 }
 
 const VOCABS = [
@@ -30,6 +33,13 @@ describe("grammar engine: class slice constructions agree", () => {
     // The root and a sample of inner nodes, for every class.
     expect(result.nodes).toBeGreaterThan(10);
     expect(result.checks).toBe(result.classes * result.nodes);
+    expect(result.prebuild.length).toBeGreaterThanOrEqual(8);
+    for (const p of result.prebuild) {
+      expect(p.built, p.grammar).toBe(p.expected);
+      expect(p.again, p.grammar).toBe(0);
+    }
+    // Both kinds of case are in the table: grammars that build slices and grammars that do not.
+    expect(result.prebuild.some((p) => p.expected > 0) && result.prebuild.some((p) => p.expected === 0)).toBe(true);
     expect(code).toBe(0);
   });
 });

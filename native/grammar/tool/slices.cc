@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "grammar.h"
 #include "slice.h"
 #include "vocab.h"
 
@@ -63,6 +64,51 @@ std::vector<ClassCase> class_table() {
   };
 }
 
+// Grammars and how many root slices compiling them builds ahead of masks: one per class the
+// grammar repeats and the mask engine would take a slice for (16 code points or more).
+struct PrebuildCase {
+  const char* name;
+  const char* gbnf;
+  size_t slices;
+};
+
+std::vector<PrebuildCase> prebuild_table() {
+  return {
+      {"class+", "root ::= [a-z0-9-]+", 1},
+      {"class{2,8}", "root ::= \"x\" [a-y0-9_]{2,8}", 1},
+      {"class{3}", "root ::= [b-z]{3}", 1},
+      {"rule of class repeated", "root ::= \"\\\"\" c* \"\\\"\"\nc ::= [^\"\\\\\\n] | \"\\\\\" [nt]", 1},
+      {"two classes repeated", "root ::= [A-Z_]+ \"=\" [0-9a-f:]*", 2},
+      {"broad class once", "root ::= [c-z0-9_] \"!\"", 0},
+      {"narrow class repeated", "root ::= [0-9]+", 0},
+      {"different class after", "root ::= [d-z]+ | [e-z] [0-9]", 1},
+  };
+}
+
+// Each case compiled twice: the first builds its slices, the second finds them built. Appends
+// to `failures` where a count differs from the table.
+std::string check_prebuild(SliceRegistry& reg, std::string& failures) {
+  std::string out;
+  for (const PrebuildCase& c : prebuild_table()) {
+    GrammarError err;
+    auto g = Grammar::compile(c.gbnf, "root", CompileOptions{}, err);
+    const size_t built = g ? reg.prebuild_for(*g) : SIZE_MAX;
+    const size_t again = g ? reg.prebuild_for(*g) : SIZE_MAX;
+    char buf[200];
+    snprintf(buf, sizeof buf, "%s{\"grammar\":%s,\"built\":%zu,\"again\":%zu,\"expected\":%zu}",
+             out.empty() ? "" : ",", json_str(c.name).c_str(), built, again, c.slices);
+    out += buf;
+    if (built != c.slices || again != 0) {
+      if (!failures.empty()) failures += ",";
+      failures += "{\"class\":" + json_str(std::string("prebuild: ") + c.name) + ",\"node\":0,\"why\":" +
+                  json_str("built " + std::to_string(built) + " then " + std::to_string(again) +
+                           ", expected " + std::to_string(c.slices) + " then 0") +
+                  "}";
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 int run_slices(const LoadedVocab& lv) {
@@ -106,13 +152,14 @@ int run_slices(const LoadedVocab& lv) {
       }
     }
   }
+  const std::string prebuild = check_prebuild(reg, failures);
   printf(
       "{\"mode\":\"slices\",\"vocab_tokens\":%zu,\"classes\":%zu,\"nodes\":%zu,\"checks\":%zu,\"failures\":[%"
       "s],"
       "\"us\":{\"walk\":%.0f,\"scan\":%.0f,\"exclusion\":%.0f},\"root_us\":{\"walk\":%.0f,\"scan\":%.0f,"
-      "\"exclusion\":%.0f},\"root_by_class\":[%s]}\n",
+      "\"exclusion\":%.0f},\"root_by_class\":[%s],\"prebuild\":[%s]}\n",
       v.size(), class_table().size(), sample.size(), checks, failures.c_str(), walk_us, scan_us, exclusion_us,
-      root_walk_us, root_scan_us, root_exclusion_us, per_class.c_str());
+      root_walk_us, root_scan_us, root_exclusion_us, per_class.c_str(), prebuild.c_str());
   return failures.empty() ? 0 : 1;
 }
 
