@@ -143,6 +143,8 @@ class MaskEngine {
   // Chain states followed when a plan is made; deeper ones as slices need them.
   static constexpr uint32_t kEagerChain = 16;
   bool find_group(uint32_t state, Plan& pl);
+  // find_group() on several stacks: each cut at most this many frames deep.
+  static constexpr int kMaxCutFrames = 4;
   FlatMap64 group_of_;  // state -> index into plans_ of its group plan (see group_only())
   uint32_t broadest_class(uint32_t state, std::vector<std::pair<uint32_t, uint32_t>>& set);
   bool group_plan(uint32_t state, Plan& pl, uint64_t min_member_span = kSliceMinSpan);

@@ -261,12 +261,17 @@ const MaskEngine::Plan& MaskEngine::group_only(uint32_t state) {
 }
 
 bool MaskEngine::find_group(uint32_t state, Plan& pl) {
-  if (npda_.n_stacks(state) == 1 && !npda_.is_truncated(state) &&
-      npda_.stacks(state)[0] != Npda::kEmptyStack) {
-    // One stack: its top frames usually decide alone (a string body does not look at what
-    // encloses the string), and then the group found for them serves every context.
-    for (int frames = 1; frames <= 3; frames++) {
-      const uint32_t t = npda_.truncated(npda_.stacks(state)[0], frames);
+  const uint32_t n = npda_.n_stacks(state);
+  if (!npda_.is_truncated(state) && !(n == 1 && npda_.stacks(state)[0] == Npda::kEmptyStack)) {
+    // The top frames usually decide alone (a string body does not look at what encloses the
+    // string), and then the group found for them serves every context. One stack: its top 1,
+    // 2 or 3 frames. Several (the keys an object may take next, each under another count of
+    // properties seen): each stack's frames down to one that does more than end, so that the
+    // same keys cut the same way wherever the object is.
+    const int tries = n == 1 ? 3 : 1;
+    for (int frames = 1; frames <= tries; frames++) {
+      const uint32_t t = n == 1 ? npda_.truncated(npda_.stacks(state)[0], frames)
+                                : npda_.truncated_state(state, kMaxCutFrames);
       const Plan tp = group_only(t);
       // Only if the frames never finished: then the real state loops the same way.
       if (tp.group && tp.context_free) {

@@ -54,7 +54,7 @@ uint32_t Npda::intern(std::vector<uint32_t>& v) {
   for (uint32_t node : v) {
     // Truncated stacks carry the never-matching bottom a few frames down.
     uint32_t up = node;
-    for (int i = 0; i < 6 && up != kEmptyStack; i++, up = node_parent_[up]) {
+    for (int i = 0; i <= kMaxTruncatedFrames && up != kEmptyStack; i++, up = node_parent_[up]) {
       if (node_pos_[up] == g.never_pos) {
         st.truncated = true;
         if (i == 0) st.exposed = true;
@@ -129,15 +129,44 @@ uint32_t Npda::successor(uint32_t node) {
   return s;
 }
 
-uint32_t Npda::truncated(uint32_t stack, int frames) {
-  std::vector<uint32_t> pos;
-  for (uint32_t n = stack; n != kEmptyStack && static_cast<int>(pos.size()) < frames; n = node_parent_[n]) {
-    pos.push_back(node_pos_[n]);
+uint32_t Npda::truncated_node(uint32_t stack, int frames) {
+  uint32_t pos[kMaxTruncatedFrames];
+  int n_pos = 0;
+  frames = std::min(frames, kMaxTruncatedFrames);
+  for (uint32_t n = stack; n != kEmptyStack && n_pos < frames; n = node_parent_[n]) {
+    pos[n_pos++] = node_pos_[n];
   }
   uint32_t n = push(kEmptyStack, grammar_->never_pos);
-  for (size_t i = pos.size(); i-- > 0;) n = push(n, pos[i]);
-  std::vector<uint32_t> one{n};
+  for (int i = n_pos; i-- > 0;) n = push(n, pos[i]);
+  return n;
+}
+
+uint32_t Npda::truncated(uint32_t stack, int frames) {
+  std::vector<uint32_t> one{truncated_node(stack, frames)};
   return intern(one);
+}
+
+uint32_t Npda::truncated_state(uint32_t state, int max_frames) {
+  const Grammar& g = *grammar_;
+  std::vector<uint32_t> all;
+  all.reserve(n_stacks(state));
+  for (uint32_t i = 0; i < n_stacks(state); i++) {
+    const uint32_t s = stacks(state)[i];
+    if (s == kEmptyStack) {
+      all.push_back(kEmptyStack);
+      continue;
+    }
+    // Down to the first frame with more than its next element left (a frame about to end
+    // hands over to its parent at once).
+    int frames = 1;
+    for (uint32_t n = s; frames < max_frames && n != kEmptyStack; n = node_parent_[n], frames++) {
+      const uint32_t pos = node_pos_[n];
+      const uint32_t next = g.class_at[pos] != Grammar::kNoClass ? g.after_class[pos] : pos + 1;
+      if (!g.is_end_of_alt(next)) break;
+    }
+    all.push_back(truncated_node(s, frames));
+  }
+  return intern(all);
 }
 
 uint32_t Npda::initial() {

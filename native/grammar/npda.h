@@ -66,6 +66,10 @@ class Npda {
   // A one-stack state made of `stack`'s top `frames` frames over a bottom that matches nothing:
   // what those frames do without their context.
   uint32_t truncated(uint32_t stack, int frames);
+  // Every stack of the state so cut (the empty stack kept), each down to its first frame that
+  // has more left than its next element, at most `max_frames` deep: the same stacks under
+  // different contexts (an object's keys after 1, 2, ... properties) cut to one state.
+  uint32_t truncated_state(uint32_t state, int max_frames);
   // Does the state hold a stack whose top is that bottom (the frames above it have finished),
   // or is it built over such a bottom?
   bool exposed(uint32_t state) const { return state != kDead && states_[state].exposed; }
@@ -143,6 +147,9 @@ class Npda {
   uint32_t class_epoch_ = 0;
 
   uint32_t push(uint32_t parent, uint32_t pos);
+  // The node of `stack`'s top `frames` frames (at most kMaxTruncatedFrames) over never_pos.
+  uint32_t truncated_node(uint32_t stack, int frames);
+  static constexpr int kMaxTruncatedFrames = 5;  // intern() looks this deep for never_pos
   uint32_t closure(uint32_t node);
   uint32_t successor(uint32_t node);
   uint32_t intern(std::vector<uint32_t>& stacks);  // sorts + dedups in place
