@@ -76,6 +76,10 @@ class MaskEngine {
     bool group = false;
     uint32_t range_begin = 0, range_len = 0;
     bool context_free = true;  // group found without the frames ever finishing (truncated states)
+    // Some state explored had finished the frames (truncated states). Without that, the real
+    // state explores the same states over its own context, so a truncated state's answer,
+    // group or none, is the real one's.
+    bool saw_exposed = false;
     // Group mode: the one state every first character leads to and every class character keeps
     // (a string body), or kDead. Then every skeleton node is at it, and the skeleton is not stepped.
     uint32_t loop_state = Npda::kDead;
