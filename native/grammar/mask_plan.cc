@@ -293,7 +293,8 @@ bool MaskEngine::find_group(uint32_t state, Plan& pl) {
   if (!group_plan(state, pl)) return false;
   if (set_span(pl.rest_set) < kNarrowGroupSpan) {
     Plan wide;
-    const bool widened = group_plan(state, wide, kBroadMemberSpan) && set_span(wide.rest_set) > set_span(pl.rest_set);
+    const bool widened =
+        group_plan(state, wide, kBroadMemberSpan) && set_span(wide.rest_set) > set_span(pl.rest_set);
     wide.saw_exposed = wide.saw_exposed || pl.saw_exposed;
     if (widened) pl = wide;
     pl.saw_exposed = wide.saw_exposed;
