@@ -76,6 +76,10 @@ class MaskEngine {
     bool group = false;
     uint32_t range_begin = 0, range_len = 0;
     bool context_free = true;  // group found without the frames ever finishing (truncated states)
+    // Some state explored had finished the frames (truncated states). Without that, the real
+    // state explores the same states over its own context, so a truncated state's answer,
+    // group or none, is the real one's.
+    bool saw_exposed = false;
     // Group mode: the one state every first character leads to and every class character keeps
     // (a string body), or kDead. Then every skeleton node is at it, and the skeleton is not stepped.
     uint32_t loop_state = Npda::kDead;
@@ -143,6 +147,8 @@ class MaskEngine {
   // Chain states followed when a plan is made; deeper ones as slices need them.
   static constexpr uint32_t kEagerChain = 16;
   bool find_group(uint32_t state, Plan& pl);
+  // find_group() on several stacks: each cut at most this many frames deep.
+  static constexpr int kMaxCutFrames = 4;
   FlatMap64 group_of_;  // state -> index into plans_ of its group plan (see group_only())
   uint32_t broadest_class(uint32_t state, std::vector<std::pair<uint32_t, uint32_t>>& set);
   bool group_plan(uint32_t state, Plan& pl, uint64_t min_member_span = kSliceMinSpan);

@@ -98,7 +98,10 @@ uint64_t MaskEngine::live_span(uint32_t state) {
 bool MaskEngine::loopable(uint32_t s, Plan& pl, bool looping, uint64_t min_member_span) {
   // Finishing the frames on the first character (a closing quote) is normal; inside the loop
   // it means the truncated state's answer may differ from the real one's.
-  if (looping && npda_.exposed(s)) pl.context_free = false;
+  if (npda_.exposed(s)) {
+    pl.saw_exposed = true;
+    if (looping) pl.context_free = false;
+  }
   return s != Npda::kDead && !npda_.has_token_tops(s) && !npda_.exposed(s) && live_span(s) >= kSliceMinSpan &&
          (min_member_span <= kSliceMinSpan || live_span_upto(s, min_member_span) >= min_member_span);
 }
@@ -253,7 +256,11 @@ const MaskEngine::Plan& MaskEngine::group_only(uint32_t state) {
   const uint32_t memo = group_of_.find(state);
   if (memo != FlatMap64::kMissing) return plans_[memo];
   Plan pl;
-  if (live_span(state) >= kSliceMinSpan && !find_group(state, pl)) pl = Plan{};
+  if (live_span(state) >= kSliceMinSpan && !find_group(state, pl)) {
+    Plan none;
+    none.saw_exposed = pl.saw_exposed;
+    pl = none;
+  }
   const auto idx = static_cast<uint32_t>(plans_.size());
   plans_.push_back(pl);
   group_of_.insert(state, idx);
@@ -261,12 +268,17 @@ const MaskEngine::Plan& MaskEngine::group_only(uint32_t state) {
 }
 
 bool MaskEngine::find_group(uint32_t state, Plan& pl) {
-  if (npda_.n_stacks(state) == 1 && !npda_.is_truncated(state) &&
-      npda_.stacks(state)[0] != Npda::kEmptyStack) {
-    // One stack: its top frames usually decide alone (a string body does not look at what
-    // encloses the string), and then the group found for them serves every context.
-    for (int frames = 1; frames <= 3; frames++) {
-      const uint32_t t = npda_.truncated(npda_.stacks(state)[0], frames);
+  const uint32_t n = npda_.n_stacks(state);
+  if (!npda_.is_truncated(state) && !(n == 1 && npda_.stacks(state)[0] == Npda::kEmptyStack)) {
+    // The top frames usually decide alone (a string body does not look at what encloses the
+    // string), and then the group found for them serves every context. One stack: its top 1,
+    // 2 or 3 frames. Several (the keys an object may take next, each under another count of
+    // properties seen): each stack's frames down to one that does more than end, so that the
+    // same keys cut the same way wherever the object is.
+    const int tries = n == 1 ? 3 : 1;
+    for (int frames = 1; frames <= tries; frames++) {
+      const uint32_t t = n == 1 ? npda_.truncated(npda_.stacks(state)[0], frames)
+                                : npda_.truncated_state(state, kMaxCutFrames);
       const Plan tp = group_only(t);
       // Only if the frames never finished: then the real state loops the same way.
       if (tp.group && tp.context_free) {
@@ -274,13 +286,18 @@ bool MaskEngine::find_group(uint32_t state, Plan& pl) {
         const auto set = vocab_->slices().set(tp.rest_set).intervals;
         if (group_ranges(state, first, set, pl)) return true;
       }
+      // No group, found without the frames ever finishing: none over any context either.
+      if (!tp.group && !tp.saw_exposed) return false;
     }
   }
   if (!group_plan(state, pl)) return false;
   if (set_span(pl.rest_set) < kNarrowGroupSpan) {
     Plan wide;
-    if (group_plan(state, wide, kBroadMemberSpan) && set_span(wide.rest_set) > set_span(pl.rest_set))
-      pl = wide;
+    const bool widened =
+        group_plan(state, wide, kBroadMemberSpan) && set_span(wide.rest_set) > set_span(pl.rest_set);
+    wide.saw_exposed = wide.saw_exposed || pl.saw_exposed;
+    if (widened) pl = wide;
+    pl.saw_exposed = wide.saw_exposed;
   }
   return true;
 }

@@ -17,6 +17,7 @@ uint64_t hash_list(const uint32_t* v, size_t n) {
 Npda::Npda(std::shared_ptr<const Grammar> grammar) : grammar_(std::move(grammar)) {
   node_pos_.push_back(kNone);  // node 0: the empty stack
   node_parent_.push_back(kNone);
+  node_cut_depth_.push_back(kNoCut);
   closure_of_.push_back(kUnset);
   succ_of_.push_back(kUnset);
 }
@@ -28,6 +29,10 @@ uint32_t Npda::push(uint32_t parent, uint32_t pos) {
   if (got == id) {
     node_pos_.push_back(pos);
     node_parent_.push_back(parent);
+    const uint8_t below = node_cut_depth_[parent];
+    node_cut_depth_.push_back(pos == grammar_->never_pos    ? 0
+                              : below < kMaxTruncatedFrames ? below + 1
+                                                            : kNoCut);
     closure_of_.push_back(kUnset);
     succ_of_.push_back(kUnset);
   }
@@ -53,13 +58,9 @@ uint32_t Npda::intern(std::vector<uint32_t>& v) {
   bool any_always = false, any_depends = false;
   for (uint32_t node : v) {
     // Truncated stacks carry the never-matching bottom a few frames down.
-    uint32_t up = node;
-    for (int i = 0; i < 6 && up != kEmptyStack; i++, up = node_parent_[up]) {
-      if (node_pos_[up] == g.never_pos) {
-        st.truncated = true;
-        if (i == 0) st.exposed = true;
-        break;
-      }
+    if (node_cut_depth_[node] <= kMaxTruncatedFrames) {
+      st.truncated = true;
+      if (node_cut_depth_[node] == 0) st.exposed = true;
     }
     if (node == kEmptyStack) {
       st.accepting = true;
@@ -129,15 +130,44 @@ uint32_t Npda::successor(uint32_t node) {
   return s;
 }
 
-uint32_t Npda::truncated(uint32_t stack, int frames) {
-  std::vector<uint32_t> pos;
-  for (uint32_t n = stack; n != kEmptyStack && static_cast<int>(pos.size()) < frames; n = node_parent_[n]) {
-    pos.push_back(node_pos_[n]);
+uint32_t Npda::truncated_node(uint32_t stack, int frames) {
+  uint32_t pos[kMaxTruncatedFrames];
+  int n_pos = 0;
+  frames = std::min(frames, kMaxTruncatedFrames);
+  for (uint32_t n = stack; n != kEmptyStack && n_pos < frames; n = node_parent_[n]) {
+    pos[n_pos++] = node_pos_[n];
   }
   uint32_t n = push(kEmptyStack, grammar_->never_pos);
-  for (size_t i = pos.size(); i-- > 0;) n = push(n, pos[i]);
-  std::vector<uint32_t> one{n};
+  for (int i = n_pos; i-- > 0;) n = push(n, pos[i]);
+  return n;
+}
+
+uint32_t Npda::truncated(uint32_t stack, int frames) {
+  std::vector<uint32_t> one{truncated_node(stack, frames)};
   return intern(one);
+}
+
+uint32_t Npda::truncated_state(uint32_t state, int max_frames) {
+  const Grammar& g = *grammar_;
+  std::vector<uint32_t> all;
+  all.reserve(n_stacks(state));
+  for (uint32_t i = 0; i < n_stacks(state); i++) {
+    const uint32_t s = stacks(state)[i];
+    if (s == kEmptyStack) {
+      all.push_back(kEmptyStack);
+      continue;
+    }
+    // Down to the first frame with more than its next element left (a frame about to end
+    // hands over to its parent at once).
+    int frames = 1;
+    for (uint32_t n = s; frames < max_frames && n != kEmptyStack; n = node_parent_[n], frames++) {
+      const uint32_t pos = node_pos_[n];
+      const uint32_t next = g.class_at[pos] != Grammar::kNoClass ? g.after_class[pos] : pos + 1;
+      if (!g.is_end_of_alt(next)) break;
+    }
+    all.push_back(truncated_node(s, frames));
+  }
+  return intern(all);
 }
 
 uint32_t Npda::initial() {
@@ -211,8 +241,8 @@ bool Npda::matches_partial_slow(uint32_t state, PartialUtf8 partial) const {
 
 void Npda::build_partition(uint32_t state) {
   const Grammar& g = *grammar_;
-  Partition p;
-  p.breaks.push_back(0);
+  std::vector<uint32_t>& breaks = break_buf_;
+  breaks.assign(1, 0u);
   // Many stacks often share a class (one per way to continue after a string): take each once.
   if (class_mark_.size() < g.classes.size()) class_mark_.resize(g.classes.size(), 0u);
   if (++class_epoch_ == 0) {
@@ -226,20 +256,51 @@ void Npda::build_partition(uint32_t state) {
     if (cls == Grammar::kNoClass || class_mark_[cls] == class_epoch_) continue;
     class_mark_[cls] = class_epoch_;
     for (const auto& [lo, hi] : g.classes[cls].accepts) {
-      p.breaks.push_back(lo);
-      if (hi != UINT32_MAX) p.breaks.push_back(hi + 1);
+      breaks.push_back(lo);
+      if (hi != UINT32_MAX) breaks.push_back(hi + 1);
     }
   }
-  std::sort(p.breaks.begin(), p.breaks.end());
-  p.breaks.erase(std::unique(p.breaks.begin(), p.breaks.end()), p.breaks.end());
-  p.succ.assign(p.breaks.size(), kUnset);
+  std::sort(breaks.begin(), breaks.end());
+  breaks.erase(std::unique(breaks.begin(), breaks.end()), breaks.end());
+  states_[state].partition = static_cast<uint32_t>(partitions_.size());
+  partitions_.add(breaks.data(), static_cast<uint32_t>(breaks.size()));
+}
+
+Npda::Partition& Npda::PartitionStore::add(const uint32_t* breaks, uint32_t n) {
+  Partition p;
+  p.breaks = Words{alloc(n), n};
+  p.succ = Words{alloc(n), n};
+  std::copy(breaks, breaks + n, p.breaks.data);
+  std::fill(p.succ.begin(), p.succ.end(), kUnset);
   uint32_t seg = 0;
   for (uint32_t cp = 0; cp < 128; cp++) {
-    while (seg + 1 < p.breaks.size() && p.breaks[seg + 1] <= cp) seg++;
+    while (seg + 1 < n && breaks[seg + 1] <= cp) seg++;
     p.ascii[cp] = static_cast<uint16_t>(seg);
   }
-  states_[state].partition = static_cast<uint32_t>(partitions_.size());
-  partitions_.push_back(std::move(p));
+  parts_.push_back(p);
+  return parts_.back();
+}
+
+uint32_t* Npda::PartitionStore::alloc(size_t n) {
+  if (n > left_) {
+    const size_t words = std::max(n, next_block_);
+    next_block_ = std::min(2 * next_block_, kMaxBlockWords);
+    blocks_.push_back(std::make_unique<uint32_t[]>(words));
+    free_ = blocks_.back().get();
+    left_ = words;
+    words_ += words;
+  }
+  uint32_t* at = free_;
+  free_ += n;
+  left_ -= n;
+  return at;
+}
+
+Npda::PartitionStore::PartitionStore(const PartitionStore& other) {
+  for (const Partition& p : other.parts_) {
+    Partition& q = add(p.breaks.data, p.breaks.n);
+    std::copy(p.succ.begin(), p.succ.end(), q.succ.data);
+  }
 }
 
 uint32_t Npda::segment_of(const Partition& p, uint32_t cp) {
@@ -272,10 +333,9 @@ uint32_t Npda::compute_step(uint32_t state, uint32_t seg) {
 }
 
 size_t Npda::memory_bytes() const {
-  size_t b = node_pos_.capacity() * 16 + node_index_.memory_bytes() + states_.capacity() * sizeof(State) +
+  size_t b = node_pos_.capacity() * 17 + node_index_.memory_bytes() + states_.capacity() * sizeof(State) +
              pool_.capacity() * 4 + state_index_.memory_bytes();
-  // Approximate partitions (a few segments each) so this stays O(1).
-  return b + partitions_.size() * (sizeof(Partition) + 64);
+  return b + partitions_.memory_bytes();
 }
 
 void Npda::compact(std::vector<uint32_t*> live) {

@@ -39,12 +39,21 @@ class Npda {
     return successor_in(p, state, cp < 128 ? p.ascii[cp] : segment_of(p, cp));
   }
 
+  // A run of words in the automaton's arena (one allocation serves thousands of partitions).
+  struct Words {
+    uint32_t* data = nullptr;
+    uint32_t n = 0;
+    size_t size() const { return n; }
+    uint32_t& operator[](size_t i) const { return data[i]; }
+    uint32_t* begin() const { return data; }
+    uint32_t* end() const { return data + n; }
+  };
   // The code-point partition of a state: segment j = [breaks[j], breaks[j+1]) (the last one
   // runs to UINT32_MAX); every code point of a segment leads to the same successor.
   struct Partition {
-    std::vector<uint32_t> breaks;
-    std::vector<uint32_t> succ;  // per segment: successor state, kDead, or kUnset
-    uint16_t ascii[128];         // code point < 128 -> segment
+    Words breaks;
+    Words succ;           // per segment: successor state, kDead, or kUnset
+    uint16_t ascii[128];  // code point < 128 -> segment
     uint32_t seg_end(uint32_t j) const { return j + 1 < breaks.size() ? breaks[j + 1] - 1 : UINT32_MAX; }
   };
   // Stable reference (partitions are never moved).
@@ -66,6 +75,10 @@ class Npda {
   // A one-stack state made of `stack`'s top `frames` frames over a bottom that matches nothing:
   // what those frames do without their context.
   uint32_t truncated(uint32_t stack, int frames);
+  // Every stack of the state so cut (the empty stack kept), each down to its first frame that
+  // has more left than its next element, at most `max_frames` deep: the same stacks under
+  // different contexts (an object's keys after 1, 2, ... properties) cut to one state.
+  uint32_t truncated_state(uint32_t state, int max_frames);
   // Does the state hold a stack whose top is that bottom (the frames above it have finished),
   // or is it built over such a bottom?
   bool exposed(uint32_t state) const { return state != kDead && states_[state].exposed; }
@@ -125,16 +138,43 @@ class Npda {
 
   std::shared_ptr<const Grammar> grammar_;
   std::vector<uint32_t> node_pos_, node_parent_;
+  // node -> frames above the never_pos bottom of a truncated stack (0: the bottom itself), kNoCut
+  // when none (capped: stacks grow deep).
+  std::vector<uint8_t> node_cut_depth_;
+  static constexpr uint8_t kNoCut = 255;
   std::vector<uint32_t> closure_of_;  // node -> state of its closure, or kUnset
   std::vector<uint32_t> succ_of_;     // class-topped node -> state after matching, or kUnset
   FlatMap64 node_index_;
   std::vector<State> states_;
   std::vector<uint32_t> pool_;
   FlatMap64 state_index_;
-  std::deque<Partition> partitions_;
+  // Partitions and the arena holding their words; a copy copies the words into its own arena.
+  class PartitionStore {
+   public:
+    PartitionStore() = default;
+    PartitionStore(const PartitionStore& other);
+    PartitionStore& operator=(const PartitionStore&) = delete;
+    PartitionStore(PartitionStore&&) = default;
+    PartitionStore& operator=(PartitionStore&&) = default;
+    Partition& operator[](size_t i) { return parts_[i]; }
+    size_t size() const { return parts_.size(); }
+    // A partition with these breaks, every successor unset.
+    Partition& add(const uint32_t* breaks, uint32_t n);
+    size_t memory_bytes() const { return parts_.size() * sizeof(Partition) + words_ * 4; }
+
+   private:
+    // Blocks double from the first size up to the last (a small grammar keeps a small arena).
+    static constexpr size_t kFirstBlockWords = 512, kMaxBlockWords = 16384;
+    std::deque<Partition> parts_;
+    std::vector<std::unique_ptr<uint32_t[]>> blocks_;
+    uint32_t* free_ = nullptr;
+    size_t left_ = 0, words_ = 0, next_block_ = kFirstBlockWords;
+    uint32_t* alloc(size_t n);
+  };
+  PartitionStore partitions_;
   uint32_t initial_ = kUnset;
   // scratch
-  std::vector<uint32_t> todo_, out_, merge_buf_, step_buf_;
+  std::vector<uint32_t> todo_, out_, merge_buf_, step_buf_, break_buf_;
   // closure(): node -> epoch it was last seen in (a linear "seen" list is quadratic on the
   // hundreds of stacks an ambiguous rule expands to).
   std::vector<uint32_t> seen_epoch_;
@@ -143,6 +183,9 @@ class Npda {
   uint32_t class_epoch_ = 0;
 
   uint32_t push(uint32_t parent, uint32_t pos);
+  // The node of `stack`'s top `frames` frames (at most kMaxTruncatedFrames) over never_pos.
+  uint32_t truncated_node(uint32_t stack, int frames);
+  static constexpr int kMaxTruncatedFrames = 5;  // deeper cuts count as not truncated
   uint32_t closure(uint32_t node);
   uint32_t successor(uint32_t node);
   uint32_t intern(std::vector<uint32_t>& stacks);  // sorts + dedups in place
