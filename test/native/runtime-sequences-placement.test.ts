@@ -55,7 +55,7 @@ describe("requests join next to the running ones", () => {
       // Seven lone requests on an idle context take the least recently used sequence each: 0..5, then 0.
       const lone: number[][] = [];
       const loneSequences: number[] = [];
-      for (const [i, prompt] of PROMPTS.entries()) {
+      for (const prompt of PROMPTS) {
         const generation = context.generate({ prompt, maxTokens: 24, sampling: GREEDY, reusePrefix: false });
         lone.push(await tokensOf(generation));
         loneSequences.push(generation.stats.sequence);
