@@ -25,6 +25,14 @@ EnginePool::EnginePool(std::shared_ptr<const Grammar> grammar, std::shared_ptr<c
     : grammar_(std::move(grammar)), vocab_(std::move(vocab)) {
   // The slices its repeated classes loop on, built now rather than in a mask.
   vocab_->slices().prebuild_for(*grammar_);
+  // One engine with the first positions' masks computed, for the first checkout.
+  Engine e;
+  e.npda = std::make_unique<Npda>(grammar_);
+  e.masks = std::make_unique<MaskEngine>(*e.npda, vocab_);
+  e.masks->preheat();
+  idle_sizes_.push_back(e.memory_bytes(vocab_->n_words()));
+  idle_bytes_ = idle_sizes_.back();
+  idle_.push_back(std::move(e));
 }
 
 Engine EnginePool::checkout() {

@@ -116,6 +116,30 @@ void MaskEngine::fill(uint32_t state, PartialUtf8 partial, uint64_t* out) {
   store(state, out);
 }
 
+void MaskEngine::preheat() {
+  std::vector<uint32_t> level{npda_.initial()}, seen(level), next;
+  for (int depth = 1; depth <= kPreheatDepth && seen.size() < kPreheatStates; depth++) {
+    next.clear();
+    for (uint32_t s : level) {
+      if (s == Npda::kDead) continue;
+      Npda::Partition& p = npda_.partition(s);
+      for (uint32_t j = 0; j < p.breaks.size() && seen.size() < kPreheatStates; j++) {
+        const uint32_t t = npda_.successor_in(p, s, j);
+        if (t == Npda::kDead || std::find(seen.begin(), seen.end(), t) != seen.end()) continue;
+        seen.push_back(t);
+        next.push_back(t);
+      }
+    }
+    level.swap(next);
+  }
+  const Stats before = stats_;
+  std::vector<uint64_t> out(vocab_->n_words());
+  for (uint32_t s : seen) {
+    if (s != Npda::kDead) fill(s, PartialUtf8{}, out.data());
+  }
+  stats_ = before;
+}
+
 void MaskEngine::store(uint32_t state, const uint64_t* bits) {
   const size_t words = vocab_->n_words();
   const size_t count = count_bits(bits, words);

@@ -42,6 +42,14 @@ class MaskEngine {
   // Forget everything keyed by state ids (they are about to change).
   void clear_cache();
 
+  // Computes and caches the masks of the first few states a generation meets (those up to
+  // kPreheatDepth code points from the initial state, at most kPreheatStates), so that their
+  // plan work (group search over many stacks, e.g. an object's first key) is paid when the
+  // grammar is compiled rather than in the first masks. Stats are left as they were.
+  void preheat();
+  static constexpr int kPreheatDepth = 2;
+  static constexpr size_t kPreheatStates = 8;
+
   struct Stats {
     uint64_t masks = 0, cache_hits = 0, nodes_visited = 0, slices_used = 0;
   };

@@ -18,6 +18,7 @@ Matcher::Matcher(std::shared_ptr<const Grammar> grammar, std::shared_ptr<const V
   npda_ = std::make_unique<Npda>(grammar_);
   masks_ = std::make_unique<MaskEngine>(*npda_, vocab_);
   vocab_->slices().prebuild_for(*grammar_);  // the slices its repeated classes loop on, now
+  masks_->preheat();                         // the first positions' masks, now
   reset();
 }
 
