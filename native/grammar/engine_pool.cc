@@ -26,9 +26,7 @@ EnginePool::EnginePool(std::shared_ptr<const Grammar> grammar, std::shared_ptr<c
   // The slices its repeated classes loop on, built now rather than in a mask.
   vocab_->slices().prebuild_for(*grammar_);
   // One engine with the first positions' masks computed, for the first checkout.
-  Engine e;
-  e.npda = std::make_unique<Npda>(grammar_);
-  e.masks = std::make_unique<MaskEngine>(*e.npda, vocab_);
+  Engine e = fresh_engine();
   e.masks->preheat();
   idle_sizes_.push_back(e.memory_bytes(vocab_->n_words()));
   idle_bytes_ = idle_sizes_.back();
@@ -47,6 +45,10 @@ Engine EnginePool::checkout() {
       return e;
     }
   }
+  return fresh_engine();
+}
+
+Engine EnginePool::fresh_engine() const {
   Engine e;
   e.npda = std::make_unique<Npda>(grammar_);
   e.masks = std::make_unique<MaskEngine>(*e.npda, vocab_);

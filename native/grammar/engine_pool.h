@@ -56,6 +56,8 @@ class EnginePool {
   static uint64_t warm_checkouts_total();
 
  private:
+  // An automaton and mask engine for this grammar, with nothing computed yet.
+  Engine fresh_engine() const;
   std::shared_ptr<const Grammar> grammar_;
   std::shared_ptr<const Vocab> vocab_;
   mutable std::mutex mu_;
