@@ -17,7 +17,10 @@ if (!path) {
   path = join(ROOT, ".cache", "example-chat-model.gguf");
   await createTestModel({
     vocabPath: join(ROOT, "deps/llama.cpp/models/ggml-vocab-llama-spm.gguf"),
-    chatTemplate: readFileSync(join(ROOT, "deps/llama.cpp/models/templates/meta-llama-Llama-3.1-8B-Instruct.jinja"), "utf8"),
+    chatTemplate: readFileSync(
+      join(ROOT, "deps/llama.cpp/models/templates/meta-llama-Llama-3.1-8B-Instruct.jinja"),
+      "utf8",
+    ),
     size: "tiny",
     seed: 1,
     outPath: path,
@@ -45,7 +48,12 @@ const stream = model.streamChat({
 for await (const chunk of stream) {
   const { delta, finish_reason } = chunk.choices[0];
   if (delta.content) process.stdout.write(delta.content);
-  for (const call of delta.tool_calls ?? []) process.stdout.write(call.function.name ? `\n[call ${call.function.name}] ${call.function.arguments ?? ""}` : (call.function.arguments ?? ""));
+  for (const call of delta.tool_calls ?? [])
+    process.stdout.write(
+      call.function.name
+        ? `\n[call ${call.function.name}] ${call.function.arguments ?? ""}`
+        : (call.function.arguments ?? ""),
+    );
   if (finish_reason) console.log(`\n-- step ${chunk.step} finished: ${finish_reason}`);
   if (chunk.toolMessages) console.log(chunk.toolMessages.map((m) => `[result] ${m.content}`).join("\n"));
 }

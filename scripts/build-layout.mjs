@@ -50,7 +50,13 @@ export function buildLayout(root = PACKAGE_ROOT, env = process.env) {
   const cache = cacheRoot(env);
   if (isCheckout(root)) {
     const buildDir = join(root, "build");
-    return { kind: "checkout", cache, llamaDir: join(root, "deps", "llama.cpp"), buildDir, addonDir: join(buildDir, "Release") };
+    return {
+      kind: "checkout",
+      cache,
+      llamaDir: join(root, "deps", "llama.cpp"),
+      buildDir,
+      addonDir: join(buildDir, "Release"),
+    };
   }
   const pin = JSON.parse(readFileSync(join(root, "llama-source.json"), "utf8"));
   const { version } = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));

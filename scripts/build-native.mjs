@@ -115,7 +115,16 @@ function main() {
   }
   const jobs = process.env.TOOLWRIGHT_BUILD_JOBS ?? String(availableParallelism());
   if (!/^\d+$/.test(jobs) || Number(jobs) < 1) fail(`TOOLWRIGHT_BUILD_JOBS must be a positive integer, got "${jobs}"`);
-  const args = [tools.cmakeJs, "build", "--out", out, "--parallel", jobs, ...cmakeDefines(), `--CDNODE_ADDON_API_DIR=${tools.nodeAddonApiDir}`];
+  const args = [
+    tools.cmakeJs,
+    "build",
+    "--out",
+    out,
+    "--parallel",
+    jobs,
+    ...cmakeDefines(),
+    `--CDNODE_ADDON_API_DIR=${tools.nodeAddonApiDir}`,
+  ];
   if (values.target) args.push("--target", values.target);
   args.push(...positionals);
 

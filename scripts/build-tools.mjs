@@ -121,19 +121,28 @@ export function obtainBuildTools(root = PACKAGE_ROOT) {
   const tmp = `${dir}.tmp-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(tmp, { recursive: true });
-  writeFileSync(join(tmp, "package.json"), `${JSON.stringify({ name: "toolwright-build-tools", private: true, dependencies: wanted }, null, 2)}\n`);
+  writeFileSync(
+    join(tmp, "package.json"),
+    `${JSON.stringify({ name: "toolwright-build-tools", private: true, dependencies: wanted }, null, 2)}\n`,
+  );
   const npm = npmCommand();
-  const result = spawnSync(npm.cmd, [...npm.prefix, "install", "--no-audit", "--no-fund", "--ignore-scripts", "--omit=dev"], {
-    cwd: tmp,
-    env: nestedNpmEnv(process.env),
-    encoding: "utf8",
-    shell: npm.shell,
-    timeout: 10 * 60_000,
-  });
+  const result = spawnSync(
+    npm.cmd,
+    [...npm.prefix, "install", "--no-audit", "--no-fund", "--ignore-scripts", "--omit=dev"],
+    {
+      cwd: tmp,
+      env: nestedNpmEnv(process.env),
+      encoding: "utf8",
+      shell: npm.shell,
+      timeout: 10 * 60_000,
+    },
+  );
   if (result.error || result.status !== 0) {
     rmSync(tmp, { recursive: true, force: true });
     const output = `${result.stdout ?? ""}${result.stderr ?? ""}`.trim().split("\n").slice(-20).join("\n");
-    throw new Error(`npm install ${specs.join(" ")} failed (${result.error?.message ?? `exit code ${result.status}`}):\n${output}`);
+    throw new Error(
+      `npm install ${specs.join(" ")} failed (${result.error?.message ?? `exit code ${result.status}`}):\n${output}`,
+    );
   }
   if (!resolveBuildTools(dir, wanted)) {
     rmSync(dir, { recursive: true, force: true });

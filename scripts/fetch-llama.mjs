@@ -122,7 +122,10 @@ export function fetchLlama(targetDir = buildLayout(root).llamaDir) {
   run("git", ["-C", tmpClone, "-c", "advice.detachedHead=false", "checkout", "--quiet", pin.commit]);
   const head = run("git", ["-C", tmpClone, "rev-parse", "HEAD"]).trim();
   if (head !== pin.commit) fail(`cloned commit ${head} is not the pinned ${pin.commit}`);
-  fs.writeFileSync(path.join(tmpClone, SOURCE_MARKER), JSON.stringify({ package: pin.package, version: pin.version, commit: head }, null, 2));
+  fs.writeFileSync(
+    path.join(tmpClone, SOURCE_MARKER),
+    JSON.stringify({ package: pin.package, version: pin.version, commit: head }, null, 2),
+  );
   if (ready()) {
     // Another process finished the same clone meanwhile.
     fs.rmSync(tmpClone, { recursive: true, force: true });

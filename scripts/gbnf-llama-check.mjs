@@ -20,7 +20,9 @@ const dir = join(sharedDir(), "maskbench-dev");
 const options = args.includes("--any-order") ? { propertyOrder: "any" } : {};
 
 const llama = join(root, "build/llama.cpp");
-const libs = ["src/libllama.a", "ggml/src/libggml.a", "ggml/src/libggml-cpu.a", "ggml/src/libggml-base.a"].map((l) => join(llama, l));
+const libs = ["src/libllama.a", "ggml/src/libggml.a", "ggml/src/libggml-cpu.a", "ggml/src/libggml-base.a"].map((l) =>
+  join(llama, l),
+);
 const missing = libs.filter((l) => !existsSync(l));
 if (missing.length) {
   console.error(`llama.cpp static libraries not found (${missing.join(", ")}); build them first`);
@@ -30,10 +32,26 @@ const bin = join(root, ".cache/gbnf-oracle/oracle");
 if (!existsSync(bin)) {
   mkdirSync(dirname(bin), { recursive: true });
   const inc = ["include", "ggml/include", "src"].map((d) => `-I${join(root, "deps/llama.cpp", d)}`);
-  execFileSync("g++", ["-std=c++17", "-O1", ...inc, join(root, "scripts/gbnf-oracle/oracle.cpp"), ...libs, "-lpthread", "-fopenmp", "-o", bin], { stdio: "inherit" });
+  execFileSync(
+    "g++",
+    [
+      "-std=c++17",
+      "-O1",
+      ...inc,
+      join(root, "scripts/gbnf-oracle/oracle.cpp"),
+      ...libs,
+      "-lpthread",
+      "-fopenmp",
+      "-o",
+      bin,
+    ],
+    { stdio: "inherit" },
+  );
 }
 
-const { parseCoverageCase, jsonSchemaToGbnf, compileGbnf, GbnfMatcher } = await import(pathToFileURL(join(lib, "grammar/index.js")).href);
+const { parseCoverageCase, jsonSchemaToGbnf, compileGbnf, GbnfMatcher } = await import(
+  pathToFileURL(join(lib, "grammar/index.js")).href
+);
 let files = readdirSync(dir)
   .filter((f) => f.endsWith(".json"))
   .sort();
@@ -77,8 +95,12 @@ lines.forEach((line, i) => {
   instances++;
   if ((line === "I 1") !== e.ours) {
     disagreements++;
-    console.log(`disagreement on ${e.f}: ours ${e.ours}, llama.cpp ${!e.ours}: ${JSON.stringify(e.text.slice(0, 100))}`);
+    console.log(
+      `disagreement on ${e.f}: ours ${e.ours}, llama.cpp ${!e.ours}: ${JSON.stringify(e.text.slice(0, 100))}`,
+    );
   }
 });
-console.log(`grammars: ${files.length} checked, ${rejected} rejected by llama.cpp; instances: ${instances}, ${disagreements} disagreements`);
+console.log(
+  `grammars: ${files.length} checked, ${rejected} rejected by llama.cpp; instances: ${instances}, ${disagreements} disagreements`,
+);
 process.exit(rejected || disagreements || lines.length !== expected.length ? 1 : 0);

@@ -11,7 +11,8 @@ const OUT = `${ROOT}src/error-codes.ts`;
 /** The table's entries: [code, when]. */
 export function readTable(text = readFileSync(DEF, "utf8")) {
   const entries = [];
-  for (const m of text.matchAll(/^TOOLWRIGHT_ERROR\(\s*\w+\s*,\s*"([^"]+)"\s*,\s*"((?:[^"\\]|\\.)*)"\s*\)\s*$/gm)) entries.push([m[1], m[2]]);
+  for (const m of text.matchAll(/^TOOLWRIGHT_ERROR\(\s*\w+\s*,\s*"([^"]+)"\s*,\s*"((?:[^"\\]|\\.)*)"\s*\)\s*$/gm))
+    entries.push([m[1], m[2]]);
   return entries;
 }
 

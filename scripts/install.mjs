@@ -28,7 +28,12 @@ function log(message) {
  * the variant table the loader also reads (addon-variants.json).
  */
 const TABLE = JSON.parse(readFileSync(join(ROOT, "addon-variants.json"), "utf8")).variants;
-const GPU_FOLDERS = Object.fromEntries(TABLE.filter((v) => v.backend !== null).map((v) => [`TOOLWRIGHT_${v.name.toUpperCase()}`, v.defaultOn.includes(process.platform) ? "" : `-${v.name}`]));
+const GPU_FOLDERS = Object.fromEntries(
+  TABLE.filter((v) => v.backend !== null).map((v) => [
+    `TOOLWRIGHT_${v.name.toUpperCase()}`,
+    v.defaultOn.includes(process.platform) ? "" : `-${v.name}`,
+  ]),
+);
 
 /**
  * Why a portable x86-64 prebuild cannot run on this CPU (AVX2, FMA, F16C, BMI2 needed), or
@@ -87,14 +92,17 @@ function loadablePrebuild(gpu) {
 
 /** A prebuild folder's place in the variant table (the loader's order). */
 function rank(folder, base) {
-  const name = folder === base ? TABLE.find((v) => v.defaultOn.includes(process.platform))?.name : folder.slice(base.length + 1);
+  const name =
+    folder === base ? TABLE.find((v) => v.defaultOn.includes(process.platform))?.name : folder.slice(base.length + 1);
   const i = TABLE.findIndex((v) => v.name === name);
   return i < 0 ? TABLE.length : i;
 }
 
 function main() {
   if (truthy(process.env.TOOLWRIGHT_SKIP_BUILD)) {
-    log("TOOLWRIGHT_SKIP_BUILD is set: not building the native addon (loadModel() will fail until `npm run build:native`).");
+    log(
+      "TOOLWRIGHT_SKIP_BUILD is set: not building the native addon (loadModel() will fail until `npm run build:native`).",
+    );
     return;
   }
   const gpu = ["TOOLWRIGHT_CUDA", "TOOLWRIGHT_METAL", "TOOLWRIGHT_VULKAN"].find((v) => truthy(process.env[v]));
@@ -105,7 +113,9 @@ function main() {
       return;
     }
     const which = gpu ? `${gpu.slice("TOOLWRIGHT_".length)} ` : "";
-    log(`no prebuilt ${which}addon for ${process.platform}-${process.arch} loads here: building from source (this takes several minutes)`);
+    log(
+      `no prebuilt ${which}addon for ${process.platform}-${process.arch} loads here: building from source (this takes several minutes)`,
+    );
   } else {
     log("building from source (TOOLWRIGHT_FORCE_BUILD is set)");
   }

@@ -33,4 +33,6 @@ if (r.status !== 0) {
   console.error(`lint-native: C++ files are not clang-formatted; run \`npm run format\``);
   process.exit(1);
 }
-console.log(`lint-native: ${list.length} files ${fix ? "formatted" : "clang-formatted"} (${relative(ROOT, join(ROOT, ".clang-format"))})`);
+console.log(
+  `lint-native: ${list.length} files ${fix ? "formatted" : "clang-formatted"} (${relative(ROOT, join(ROOT, ".clang-format"))})`,
+);

@@ -78,7 +78,10 @@ function integer(flag, text) {
 }
 
 const looksLikePath = (s) => isAbsolute(s) || s.includes("/") || s.includes("\\");
-const vocabPath = looksLikePath(args.vocab) || args.vocab.endsWith(".gguf") ? resolve(args.vocab) : join(MODELS_DIR, `ggml-vocab-${args.vocab}.gguf`);
+const vocabPath =
+  looksLikePath(args.vocab) || args.vocab.endsWith(".gguf")
+    ? resolve(args.vocab)
+    : join(MODELS_DIR, `ggml-vocab-${args.vocab}.gguf`);
 if (!existsSync(vocabPath)) {
   const hint = existsSync(MODELS_DIR) ? "" : ` (llama.cpp is not at ${LLAMA_DIR}: run node scripts/fetch-llama.mjs)`;
   fail(`vocabulary not found: ${vocabPath}${hint}`);
@@ -86,7 +89,9 @@ if (!existsSync(vocabPath)) {
 
 let chatTemplate;
 if (args.template !== undefined) {
-  const file = looksLikePath(args.template) ? resolve(args.template) : join(MODELS_DIR, "templates", args.template.endsWith(".jinja") ? args.template : `${args.template}.jinja`);
+  const file = looksLikePath(args.template)
+    ? resolve(args.template)
+    : join(MODELS_DIR, "templates", args.template.endsWith(".jinja") ? args.template : `${args.template}.jinja`);
   if (!existsSync(file) || !statSync(file).isFile()) fail(`chat template not found: ${file}`);
   chatTemplate = readFileSync(file, "utf8");
 }
@@ -95,7 +100,8 @@ const libPath = join(ROOT, "lib", "runtime", "gguf", "test-model.js");
 if (!existsSync(libPath)) fail(`${libPath} is missing: run \`npm run build:ts\` first`);
 const { createTestModel, TEST_MODEL_PRESETS } = await import(pathToFileURL(libPath).href);
 
-if (!Object.hasOwn(TEST_MODEL_PRESETS, args.size)) fail(`--size must be ${Object.keys(TEST_MODEL_PRESETS).join(" or ")}, got "${args.size}"`);
+if (!Object.hasOwn(TEST_MODEL_PRESETS, args.size))
+  fail(`--size must be ${Object.keys(TEST_MODEL_PRESETS).join(" or ")}, got "${args.size}"`);
 /** @type {string | Record<string, unknown>} */
 let size = args.size;
 const custom = {
@@ -106,7 +112,14 @@ const custom = {
   feedForwardLength: args.ff,
   contextLength: args.ctx,
 };
-const flagOf = { embeddingLength: "embd", layers: "layers", heads: "heads", kvHeads: "kv-heads", feedForwardLength: "ff", contextLength: "ctx" };
+const flagOf = {
+  embeddingLength: "embd",
+  layers: "layers",
+  heads: "heads",
+  kvHeads: "kv-heads",
+  feedForwardLength: "ff",
+  contextLength: "ctx",
+};
 const overrides = {};
 for (const [key, text] of Object.entries(custom)) if (text !== undefined) overrides[key] = integer(flagOf[key], text);
 if (Object.keys(overrides).length > 0 || args["weight-type"] !== undefined || args.untied) {
@@ -123,7 +136,9 @@ const progress = (p) => {
   const pct = Math.floor((p.written / p.total) * 100);
   if (pct === lastShown) return;
   lastShown = pct;
-  process.stderr.write(`\r  ${pct}% ${(p.written / 1e6).toFixed(1)}/${(p.total / 1e6).toFixed(1)} MB  ${p.tensor.padEnd(28)}`);
+  process.stderr.write(
+    `\r  ${pct}% ${(p.written / 1e6).toFixed(1)}/${(p.total / 1e6).toFixed(1)} MB  ${p.tensor.padEnd(28)}`,
+  );
 };
 try {
   const info = await createTestModel({

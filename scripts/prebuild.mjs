@@ -61,7 +61,17 @@ export function prebuildFolder(variant, platform = process.platform, arch = proc
 
 /** Shared libraries a Linux prebuild may need: the C/C++ runtime, plus the GPU runtime for GPU variants. */
 const LINUX_ALLOWED_LIBS = {
-  base: [/^linux-vdso\.so/, /^ld-linux[-\w.]*\.so/, /^libc\.so\./, /^libm\.so\./, /^libstdc\+\+\.so\./, /^libgcc_s\.so\./, /^libpthread\.so\./, /^libdl\.so\./, /^librt\.so\./],
+  base: [
+    /^linux-vdso\.so/,
+    /^ld-linux[-\w.]*\.so/,
+    /^libc\.so\./,
+    /^libm\.so\./,
+    /^libstdc\+\+\.so\./,
+    /^libgcc_s\.so\./,
+    /^libpthread\.so\./,
+    /^libdl\.so\./,
+    /^librt\.so\./,
+  ],
   ...Object.fromEntries(TABLE.map((v) => [v.name, v.linuxLibraries.map((re) => new RegExp(re))])),
 };
 
@@ -71,7 +81,12 @@ const NATIVE_FLAGS = /(^|\s)-m(arch|tune|cpu)=native\b/;
 const BEYOND_AVX2 = /(^|\s)-m(avx512\w*|avxvnni\w*|amx\w*)\b/;
 
 /** N-API functions Electron cannot provide: its V8 memory cage forbids memory from outside the heap. */
-const ELECTRON_FORBIDDEN = new Set(["napi_create_external_arraybuffer", "napi_create_external_buffer", "node_api_create_external_string_latin1", "node_api_create_external_string_utf16"]);
+const ELECTRON_FORBIDDEN = new Set([
+  "napi_create_external_arraybuffer",
+  "napi_create_external_buffer",
+  "node_api_create_external_string_latin1",
+  "node_api_create_external_string_utf16",
+]);
 /** Weak, unversioned imports every shared object has (toolchain hooks), not host APIs. */
 const TOOLCHAIN_WEAK = new Set(["__gmon_start__", "_ITM_deregisterTMCloneTable", "_ITM_registerTMCloneTable"]);
 
@@ -99,8 +114,10 @@ export function hostImportProblemsInDump(text) {
   const problems = [];
   for (const name of imports) {
     if (TOOLCHAIN_WEAK.has(name)) continue;
-    if (!/^(napi_|node_api_)/.test(name)) problems.push(`imports ${name} from the host: not Node-API, so it breaks across Node.js/Electron versions`);
-    else if (ELECTRON_FORBIDDEN.has(name)) problems.push(`imports ${name}, which Electron's V8 memory cage does not allow`);
+    if (!/^(napi_|node_api_)/.test(name))
+      problems.push(`imports ${name} from the host: not Node-API, so it breaks across Node.js/Electron versions`);
+    else if (ELECTRON_FORBIDDEN.has(name))
+      problems.push(`imports ${name}, which Electron's V8 memory cage does not allow`);
   }
   return { imports: imports.filter((n) => !TOOLCHAIN_WEAK.has(n)).sort(), problems };
 }
@@ -133,22 +150,30 @@ export function checkPrebuild(file, { variant = defaultVariant(), buildDir, maxG
       .filter((l) => l && !l.startsWith("/"));
     facts.sharedLibraries = libs;
     const allowed = [...LINUX_ALLOWED_LIBS.base, ...(LINUX_ALLOWED_LIBS[variant] ?? [])];
-    for (const lib of libs) if (!allowed.some((re) => re.test(lib))) problems.push(`unexpected shared library dependency: ${lib}`);
+    for (const lib of libs)
+      if (!allowed.some((re) => re.test(lib))) problems.push(`unexpected shared library dependency: ${lib}`);
     // A GPU runtime may be absent on the build machine (libcuda.so.1 comes with the driver).
     const gpuLibs = LINUX_ALLOWED_LIBS[variant] ?? [];
     for (const line of ldd.out.split("\n")) {
-      if (/not found/.test(line) && !gpuLibs.some((re) => re.test(line.trim()))) problems.push(`unresolved dependency: ${line.trim()}`);
+      if (/not found/.test(line) && !gpuLibs.some((re) => re.test(line.trim())))
+        problems.push(`unresolved dependency: ${line.trim()}`);
     }
     const symbols = run("objdump", ["-T", file]);
     if (symbols.ok) {
-      const versions = [...symbols.out.matchAll(/GLIBC_(\d+)\.(\d+)(?:\.(\d+))?/g)].map((m) => [Number(m[1]), Number(m[2]), Number(m[3] ?? 0)]);
+      const versions = [...symbols.out.matchAll(/GLIBC_(\d+)\.(\d+)(?:\.(\d+))?/g)].map((m) => [
+        Number(m[1]),
+        Number(m[2]),
+        Number(m[3] ?? 0),
+      ]);
       versions.sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2]);
       const newest = versions.at(-1);
       if (newest) facts.newestGlibcSymbol = `GLIBC_${newest.filter((n, i) => i < 2 || n > 0).join(".")}`;
       if (newest && maxGlibc) {
         const [major, minor] = maxGlibc.split(".").map(Number);
         if (newest[0] > major || (newest[0] === major && newest[1] > minor)) {
-          problems.push(`needs ${facts.newestGlibcSymbol}, newer than the glibc ${maxGlibc} it must run on (build on an older distribution)`);
+          problems.push(
+            `needs ${facts.newestGlibcSymbol}, newer than the glibc ${maxGlibc} it must run on (build on an older distribution)`,
+          );
         }
       }
     }
@@ -164,7 +189,10 @@ export function checkPrebuild(file, { variant = defaultVariant(), buildDir, maxG
       } else {
         const avx512 = disasm.out.split("\n").filter((l) => /%zmm\d|%k[1-7]\b/.test(l)).length;
         facts.avx512Instructions = avx512;
-        if (avx512 > 0) problems.push(`${avx512} instructions use AVX-512 registers (zmm/k): the build is not portable to AVX2-only CPUs`);
+        if (avx512 > 0)
+          problems.push(
+            `${avx512} instructions use AVX-512 registers (zmm/k): the build is not portable to AVX2-only CPUs`,
+          );
       }
     }
   }
@@ -172,9 +200,11 @@ export function checkPrebuild(file, { variant = defaultVariant(), buildDir, maxG
   if (commands && existsSync(commands)) {
     const entries = JSON.parse(readFileSync(commands, "utf8"));
     const native = entries.filter((e) => NATIVE_FLAGS.test(e.command ?? (e.arguments ?? []).join(" ")));
-    if (native.length > 0) problems.push(`${native.length} files compiled with -march/-mcpu=native, e.g. ${native[0].file}`);
+    if (native.length > 0)
+      problems.push(`${native.length} files compiled with -march/-mcpu=native, e.g. ${native[0].file}`);
     const beyond = entries.filter((e) => BEYOND_AVX2.test(e.command ?? (e.arguments ?? []).join(" ")));
-    if (beyond.length > 0) problems.push(`${beyond.length} files compiled with instruction sets beyond AVX2, e.g. ${beyond[0].file}`);
+    if (beyond.length > 0)
+      problems.push(`${beyond.length} files compiled with instruction sets beyond AVX2, e.g. ${beyond[0].file}`);
     const cpu = entries.find((e) => /ggml-cpu[\\/]ggml-cpu\.c$/.test(e.file));
     if (cpu) {
       const flags = (cpu.command ?? (cpu.arguments ?? []).join(" ")).match(/(^|\s)(-m[\w.=+-]+|\/arch:\w+)/g) ?? [];
@@ -193,7 +223,13 @@ function runShim() {
   const buildDir = process.env.TOOLWRIGHT_PREBUILD_BUILD_DIR;
   const stage = process.env.TOOLWRIGHT_PREBUILD_STAGE;
   if (!buildDir || !stage) fail(`${SHIM_ENV} is set but the build/stage folders are not`);
-  const args = [join(ROOT, "scripts", "build-native.mjs"), "--out", buildDir, "--copy-to", join(stage, "build", "Release", "toolwright.node")];
+  const args = [
+    join(ROOT, "scripts", "build-native.mjs"),
+    "--out",
+    buildDir,
+    "--copy-to",
+    join(stage, "build", "Release", "toolwright.node"),
+  ];
   // Flags are recorded for checkPrebuild().
   args.push("--", "--CDCMAKE_EXPORT_COMPILE_COMMANDS=ON");
   // Windows: the C runtime linked in statically (/MT, as node-gyp builds addons), so the binary
@@ -232,7 +268,9 @@ function buildWithPrebuildify({ variant, buildDir, stage, cudaArchs }) {
   if (process.platform === "win32") nodeGyp = `"${process.execPath}" "${SELF}"`;
   else chmodSync(SELF, 0o755);
   return new Promise((resolvePromise, reject) => {
-    prebuildify({ cwd: stage, out: stage, name: "toolwright", napi: true, strip: true, nodeGyp, targets: [] }, (err) => (err ? reject(err) : resolvePromise()));
+    prebuildify({ cwd: stage, out: stage, name: "toolwright", napi: true, strip: true, nodeGyp, targets: [] }, (err) =>
+      err ? reject(err) : resolvePromise(),
+    );
   });
 }
 
@@ -248,11 +286,14 @@ async function main() {
     },
   });
   if (values.help) {
-    process.stdout.write("Usage: node scripts/prebuild.mjs [--variant cpu|metal|cuda|vulkan] [--build-dir DIR] [--cuda-archs LIST] [--max-glibc 2.28] [--check-only]\n");
+    process.stdout.write(
+      "Usage: node scripts/prebuild.mjs [--variant cpu|metal|cuda|vulkan] [--build-dir DIR] [--cuda-archs LIST] [--max-glibc 2.28] [--check-only]\n",
+    );
     return;
   }
   const variant = values.variant;
-  if (!Object.hasOwn(VARIANTS, variant)) fail(`--variant must be one of ${Object.keys(VARIANTS).join(", ")}, got "${variant}"`);
+  if (!Object.hasOwn(VARIANTS, variant))
+    fail(`--variant must be one of ${Object.keys(VARIANTS).join(", ")}, got "${variant}"`);
   const buildRoot = resolve(ROOT, values["build-dir"]);
   const buildDir = join(buildRoot, variant);
   const stage = join(buildRoot, `stage-${variant}`);
@@ -261,7 +302,9 @@ async function main() {
 
   if (!values["check-only"]) {
     const started = Date.now();
-    await buildWithPrebuildify({ variant, buildDir, stage, cudaArchs: values["cuda-archs"] }).catch((e) => fail(`prebuildify failed: ${e.message}`));
+    await buildWithPrebuildify({ variant, buildDir, stage, cudaArchs: values["cuda-archs"] }).catch((e) =>
+      fail(`prebuildify failed: ${e.message}`),
+    );
     const built = join(stage, "prebuilds", `${process.platform}-${process.arch}`, "toolwright.node");
     if (!existsSync(built)) fail(`prebuildify finished but ${built} is missing`);
     mkdirSync(dirname(target), { recursive: true });
@@ -271,7 +314,8 @@ async function main() {
   }
   if (!existsSync(target)) fail(`${relative(ROOT, target)} does not exist: run without --check-only first`);
   const maxGlibc = values["max-glibc"];
-  if (maxGlibc !== undefined && !/^\d+\.\d+$/.test(maxGlibc)) fail(`--max-glibc must look like 2.28, got "${maxGlibc}"`);
+  if (maxGlibc !== undefined && !/^\d+\.\d+$/.test(maxGlibc))
+    fail(`--max-glibc must look like 2.28, got "${maxGlibc}"`);
   const report = checkPrebuild(target, { variant, buildDir, maxGlibc });
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   if (!report.ok) fail(`the prebuild failed its checks:\n  ${report.problems.join("\n  ")}`);

@@ -40,11 +40,14 @@ for (const name of names) {
   delete record.file;
   templates[name] = record;
   const a = record.analysis;
-  console.log(`${name}: ${record.error ?? `${a.reasoning.mode} / ${a.content.mode} / ${a.tools.format.mode}`}${record.specialized ? " (dedicated)" : ""}`);
+  console.log(
+    `${name}: ${record.error ?? `${a.reasoning.mode} / ${a.content.mode} / ${a.tools.format.mode}`}${record.specialized ? " (dedicated)" : ""}`,
+  );
 }
 
 const table = {
-  description: "llama.cpp's differential template analysis of its own models/templates, recorded by scripts/record-analysis-oracle.mjs",
+  description:
+    "llama.cpp's differential template analysis of its own models/templates, recorded by scripts/record-analysis-oracle.mjs",
   llamaCppCommit: source.commit,
   bosToken: "",
   eosToken: "",

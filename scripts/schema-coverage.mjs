@@ -26,9 +26,12 @@ const sample = Number(opt("--sample", "0"));
 const list = opt("--list", null);
 const lib = resolve(opt("--lib", join(root, "lib")));
 const orderArg = args.includes("--any-order") ? "any" : opt("--order", "all");
-if (!["any", "schema", "required-first", "all"].includes(orderArg)) throw new RangeError(`--order must be any, schema, required-first or all, got ${orderArg}`);
+if (!["any", "schema", "required-first", "all"].includes(orderArg))
+  throw new RangeError(`--order must be any, schema, required-first or all, got ${orderArg}`);
 
-const { parseCoverageCase, checkCoverageCase, summarizeCoverage } = await import(pathToFileURL(join(lib, "grammar/schema/coverage.js")).href);
+const { parseCoverageCase, checkCoverageCase, summarizeCoverage } = await import(
+  pathToFileURL(join(lib, "grammar/schema/coverage.js")).href
+);
 const { DEFAULT_PROPERTY_ORDER } = await import(pathToFileURL(join(lib, "grammar/schema/schema-to-gbnf.js")).href);
 const mainOrder = orderArg === "all" ? DEFAULT_PROPERTY_ORDER : orderArg;
 const options = { propertyOrder: mainOrder };
@@ -47,11 +50,15 @@ const outcomes = cases.map((c) => checkCoverageCase(c, options));
 const { passed, total, reasons } = summarizeCoverage(outcomes);
 const pct = ((100 * passed) / total).toFixed(1);
 const isDefault = mainOrder === DEFAULT_PROPERTY_ORDER ? ", the default" : "";
-console.log(`schema coverage (propertyOrder: ${mainOrder}${isDefault}): ${passed}/${total} = ${pct}% (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+console.log(
+  `schema coverage (propertyOrder: ${mainOrder}${isDefault}): ${passed}/${total} = ${pct}% (${((Date.now() - started) / 1000).toFixed(1)} s)`,
+);
 if (orderArg === "all") {
   for (const order of ["schema", "required-first", "any"].filter((o) => o !== mainOrder)) {
     const s = summarizeCoverage(cases.map((c) => checkCoverageCase(c, { propertyOrder: order })));
-    console.log(`schema coverage (propertyOrder: ${order}): ${s.passed}/${s.total} = ${((100 * s.passed) / s.total).toFixed(1)}%`);
+    console.log(
+      `schema coverage (propertyOrder: ${order}): ${s.passed}/${s.total} = ${((100 * s.passed) / s.total).toFixed(1)}%`,
+    );
   }
 }
 console.log("reference: llama.cpp json-schema-to-grammar 57%, LLGuidance 79% (published MaskBench figures)");
@@ -59,5 +66,7 @@ console.log("\nfailure reasons:");
 for (const [reason, n] of reasons) console.log(`${String(n).padStart(5)}  ${reason}`);
 if (list !== null) {
   console.log(`\nschemas failing with "${list}":`);
-  for (const o of outcomes) if (!o.pass && o.reason?.includes(list)) console.log(`  ${o.name}  (${o.falseRejects} rejects, ${o.falseAccepts} accepts)`);
+  for (const o of outcomes)
+    if (!o.pass && o.reason?.includes(list))
+      console.log(`  ${o.name}  (${o.falseRejects} rejects, ${o.falseAccepts} accepts)`);
 }

@@ -29,7 +29,19 @@
 // install path is still checked end to end (the report says which was used).
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -39,7 +51,8 @@ import { buildLayout } from "./build-layout.mjs";
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const PLATFORM_DIR = `${process.platform}-${process.arch}`;
 /** Build tools that must not be reachable: with them gone, a source build cannot happen. */
-const BUILD_TOOL = /^((x86_64|aarch64)-linux-gnu-)?(cc|c\+\+|gcc|g\+\+|clang|clang\+\+|cmake|nvcc|ninja|make|ld)(-\d+(\.\d+)*)?(\.exe)?$/;
+const BUILD_TOOL =
+  /^((x86_64|aarch64)-linux-gnu-)?(cc|c\+\+|gcc|g\+\+|clang|clang\+\+|cmake|nvcc|ninja|make|ld)(-\d+(\.\d+)*)?(\.exe)?$/;
 
 function log(message) {
   process.stderr.write(`[toolwright:test-install] ${message}\n`);
@@ -48,10 +61,17 @@ function log(message) {
 class StepError extends Error {}
 
 function run(cmd, args, options) {
-  const r = spawnSync(cmd, args, { encoding: "utf8", maxBuffer: 64 << 20, shell: process.platform === "win32" && cmd === "npm", ...options });
+  const r = spawnSync(cmd, args, {
+    encoding: "utf8",
+    maxBuffer: 64 << 20,
+    shell: process.platform === "win32" && cmd === "npm",
+    ...options,
+  });
   if (r.error) throw new StepError(`${cmd} ${args.join(" ")}: ${r.error.message}`);
   if (r.status !== 0) {
-    throw new StepError(`${cmd} ${args.join(" ")} exited with ${r.status}:\n${(r.stdout + r.stderr).trim().split("\n").slice(-30).join("\n")}`);
+    throw new StepError(
+      `${cmd} ${args.join(" ")} exited with ${r.status}:\n${(r.stdout + r.stderr).trim().split("\n").slice(-30).join("\n")}`,
+    );
   }
   return r;
 }
@@ -95,7 +115,8 @@ function cleanEnv(path) {
   /** @type {NodeJS.ProcessEnv} */
   const env = {};
   for (const [k, v] of Object.entries(process.env)) {
-    if (k.startsWith("npm_") || (k.startsWith("TOOLWRIGHT_") && !PASSED_THROUGH.has(k)) || k === "PATH" || k === "Path") continue;
+    if (k.startsWith("npm_") || (k.startsWith("TOOLWRIGHT_") && !PASSED_THROUGH.has(k)) || k === "PATH" || k === "Path")
+      continue;
     env[k] = v;
   }
   env.PATH = path;
@@ -104,7 +125,8 @@ function cleanEnv(path) {
 
 async function makeModel(dir) {
   const vocab = join(ROOT, "deps", "llama.cpp", "models", "ggml-vocab-llama-spm.gguf");
-  if (!existsSync(vocab)) throw new StepError(`no --model given and ${vocab} is missing (run node scripts/fetch-llama.mjs)`);
+  if (!existsSync(vocab))
+    throw new StepError(`no --model given and ${vocab} is missing (run node scripts/fetch-llama.mjs)`);
   const { createTestModel } = await import(pathToFileURL(join(ROOT, "lib", "runtime", "gguf", "test-model.js")).href);
   const out = join(dir, "test-model.gguf");
   await createTestModel({ vocabPath: vocab, size: "tiny", seed: 1, outPath: out });
@@ -119,7 +141,10 @@ function repack(dir, tarball, change) {
   run("tar", ["-xzf", tarball, "-C", unpacked]);
   change(join(unpacked, "package"));
   rmSync(tarball);
-  const repacked = JSON.parse(run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", dir], { cwd: join(unpacked, "package") }).stdout)[0];
+  const repacked = JSON.parse(
+    run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", dir], { cwd: join(unpacked, "package") })
+      .stdout,
+  )[0];
   rmSync(unpacked, { recursive: true, force: true });
   return { tarball: join(dir, repacked.filename), bytes: repacked.size };
 }
@@ -146,7 +171,9 @@ function mapsWithoutSources(dir, tarball, shipped) {
  * Source mode: any prebuilds are taken out, so the install has to build.
  */
 function pack(dir, mode) {
-  const packed = JSON.parse(run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", dir], { cwd: ROOT }).stdout)[0];
+  const packed = JSON.parse(
+    run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", dir], { cwd: ROOT }).stdout,
+  )[0];
   let tarball = join(dir, packed.filename);
   const shipped = packed.files.map((f) => f.path);
   const prebuild = shipped.find((p) => p.startsWith(`prebuilds/${PLATFORM_DIR}/`) && p.endsWith(".node"));
@@ -171,25 +198,40 @@ function pack(dir, mode) {
     "native/addon.cc",
   ];
   for (const file of needed) {
-    if (!shipped.includes(file)) throw new StepError(`the package does not ship ${file} (check "files" in package.json)`);
+    if (!shipped.includes(file))
+      throw new StepError(`the package does not ship ${file} (check "files" in package.json)`);
   }
   if (mode === "source") {
-    if (!shipped.some((p) => p.startsWith("prebuilds/"))) return { tarball, facts: { ...facts, addonSource: "built from source by the install script" } };
+    if (!shipped.some((p) => p.startsWith("prebuilds/")))
+      return { tarball, facts: { ...facts, addonSource: "built from source by the install script" } };
     log("taking prebuilds/ out of the package: the install must build from source");
     const r = repack(dir, tarball, (pkg) => rmSync(join(pkg, "prebuilds"), { recursive: true, force: true }));
-    return { tarball: r.tarball, facts: { ...facts, tarballBytes: r.bytes, addonSource: "built from source by the install script" } };
+    return {
+      tarball: r.tarball,
+      facts: { ...facts, tarballBytes: r.bytes, addonSource: "built from source by the install script" },
+    };
   }
   if (prebuild) return { tarball, facts: { ...facts, addonSource: prebuild } };
 
   const local = join(ROOT, "build", "Release", "toolwright.node");
-  if (!existsSync(local)) throw new StepError(`no prebuilds/${PLATFORM_DIR}/*.node and no ${local}: run npm run build:prebuild (or build:native) first`);
+  if (!existsSync(local))
+    throw new StepError(
+      `no prebuilds/${PLATFORM_DIR}/*.node and no ${local}: run npm run build:prebuild (or build:native) first`,
+    );
   log(`no prebuilds/${PLATFORM_DIR}/ in the package: putting build/Release/toolwright.node in its place`);
   const r = repack(dir, tarball, (pkg) => {
     mkdirSync(join(pkg, "prebuilds", PLATFORM_DIR), { recursive: true });
     copyFileSync(local, join(pkg, "prebuilds", PLATFORM_DIR, "toolwright.node"));
   });
   tarball = r.tarball;
-  return { tarball, facts: { ...facts, tarballBytes: r.bytes, addonSource: "build/Release/toolwright.node (no prebuild in the repository)" } };
+  return {
+    tarball,
+    facts: {
+      ...facts,
+      tarballBytes: r.bytes,
+      addonSource: "build/Release/toolwright.node (no prebuild in the repository)",
+    },
+  };
 }
 
 /** Bytes of the files under `path` (symlinks not followed), as `du --apparent-size` counts them. */
@@ -256,9 +298,13 @@ console.log(JSON.stringify({ ...result, addon }));
  */
 function workFolder(mode) {
   if (mode !== "source") return mkdtempSync(join(tmpdir(), `toolwright-install-${mode}-`));
-  const work = join(tmpdir(), `toolwright-install-source-${createHash("sha256").update(ROOT).digest("hex").slice(0, 8)}`);
+  const work = join(
+    tmpdir(),
+    `toolwright-install-source-${createHash("sha256").update(ROOT).digest("hex").slice(0, 8)}`,
+  );
   const previous = join(work, "app", "node_modules", "toolwright");
-  if (existsSync(join(previous, "package.json"))) rmSync(buildLayout(previous).buildDir, { recursive: true, force: true });
+  if (existsSync(join(previous, "package.json")))
+    rmSync(buildLayout(previous).buildDir, { recursive: true, force: true });
   rmSync(work, { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
   return work;
@@ -309,9 +355,14 @@ async function main() {
   try {
     if (!values["no-build"]) {
       log("compiling lib/ (tsc -p tsconfig.build.json)");
-      spawnSync(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json"], { cwd: ROOT, stdio: "inherit" });
+      spawnSync(
+        process.execPath,
+        [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json"],
+        { cwd: ROOT, stdio: "inherit" },
+      );
     }
-    if (!existsSync(join(ROOT, "lib", "index.js"))) throw new StepError("lib/index.js is missing: run npm run build:ts");
+    if (!existsSync(join(ROOT, "lib", "index.js")))
+      throw new StepError("lib/index.js is missing: run npm run build:ts");
     const model = values.model ? resolve(values.model) : await makeModel(work);
 
     let t = Date.now();
@@ -328,32 +379,52 @@ async function main() {
       env = cleanEnv(bin);
       for (const tool of ["cc", "c++", "gcc", "g++", "cmake", "nvcc"]) {
         const found = spawnSync("which", [tool], { env, encoding: "utf8" });
-        if (found.status === 0) throw new StepError(`${tool} is still reachable on the stripped PATH: ${found.stdout.trim()}`);
+        if (found.status === 0)
+          throw new StepError(`${tool} is still reachable on the stripped PATH: ${found.stdout.trim()}`);
       }
     }
 
     const app = join(work, "app");
     mkdirSync(app);
-    writeFileSync(join(app, "package.json"), JSON.stringify({ name: "toolwright-install-check", private: true, type: "module" }, null, 2));
+    writeFileSync(
+      join(app, "package.json"),
+      JSON.stringify({ name: "toolwright-install-check", private: true, type: "module" }, null, 2),
+    );
     writeFileSync(join(app, "check.mjs"), APP_SCRIPT);
     writeFileSync(join(app, "check-require.cjs"), REQUIRE_SCRIPT);
     t = Date.now();
-    const install = run("npm", ["install", tarball, "--prefer-offline", "--no-audit", "--no-fund", "--foreground-scripts"], { cwd: app, env, timeout: INSTALL_TIMEOUT_MS[mode] });
+    const install = run(
+      "npm",
+      ["install", tarball, "--prefer-offline", "--no-audit", "--no-fund", "--foreground-scripts"],
+      { cwd: app, env, timeout: INSTALL_TIMEOUT_MS[mode] },
+    );
     report.installSeconds = (Date.now() - t) / 1000;
     const installLog = install.stdout + install.stderr;
     const installed = join(app, "node_modules", "toolwright");
     if (mode === "prebuild") {
       const used = /\[toolwright:install\] using the prebuilt addon (\S+)/.exec(installLog);
-      if (!used) throw new StepError(`the install script did not use a prebuilt addon:\n${installLog.trim().split("\n").slice(-20).join("\n")}`);
+      if (!used)
+        throw new StepError(
+          `the install script did not use a prebuilt addon:\n${installLog.trim().split("\n").slice(-20).join("\n")}`,
+        );
       report.installUsed = used[1];
     } else {
       // Where the install script built: the same layout computation, for the installed copy.
       const layout = buildLayout(installed, env);
       cacheBuildDir = layout.buildDir;
-      if (!existsSync(join(installed, "addon", "toolwright.node"))) throw new StepError(`the source build left no addon/toolwright.node:\n${installLog.trim().split("\n").slice(-20).join("\n")}`);
+      if (!existsSync(join(installed, "addon", "toolwright.node")))
+        throw new StepError(
+          `the source build left no addon/toolwright.node:\n${installLog.trim().split("\n").slice(-20).join("\n")}`,
+        );
       report.installUsed = join(installed, "addon", "toolwright.node");
-      report.buildToolsFrom = /\[toolwright:build-tools\] installing .* into (\S+)/.exec(installLog)?.[1] ?? "already in the cache";
-      Object.assign(report, { cacheBuildDir, cacheBuildBytes: treeBytes(cacheBuildDir), llamaDir: layout.llamaDir, llamaBytes: treeBytes(layout.llamaDir) });
+      report.buildToolsFrom =
+        /\[toolwright:build-tools\] installing .* into (\S+)/.exec(installLog)?.[1] ?? "already in the cache";
+      Object.assign(report, {
+        cacheBuildDir,
+        cacheBuildBytes: treeBytes(cacheBuildDir),
+        llamaDir: layout.llamaDir,
+        llamaBytes: treeBytes(layout.llamaDir),
+      });
     }
     report.packageFolders = readdirSync(installed).sort();
     report.packageBytes = treeBytes(installed);
@@ -367,12 +438,17 @@ async function main() {
     Object.assign(report, { api: result.api, tokens: result.tokens, text: result.text, addonMapped: result.addon });
     if (!(result.tokens > 0)) throw new StepError(`the installed package generated no tokens with ${result.api}()`);
     const expectedAddon = mode === "prebuild" ? join(installed, "prebuilds") : join(installed, "addon");
-    if (result.addon !== null && !result.addon.startsWith(expectedAddon)) throw new StepError(`the app loaded ${result.addon}, not an addon under ${expectedAddon}`);
+    if (result.addon !== null && !result.addon.startsWith(expectedAddon))
+      throw new StepError(`the app loaded ${result.addon}, not an addon under ${expectedAddon}`);
 
-    report.commonjs = JSON.parse(run(process.execPath, ["check-require.cjs"], { cwd: app, env }).stdout.trim().split("\n").pop());
+    report.commonjs = JSON.parse(
+      run(process.execPath, ["check-require.cjs"], { cwd: app, env }).stdout.trim().split("\n").pop(),
+    );
 
     const cli = join(app, "node_modules", ".bin", process.platform === "win32" ? "toolwright.cmd" : "toolwright");
-    const inspected = JSON.parse(run(cli, ["inspect", model, "--json"], { cwd: app, env, shell: process.platform === "win32" }).stdout);
+    const inspected = JSON.parse(
+      run(cli, ["inspect", model, "--json"], { cwd: app, env, shell: process.platform === "win32" }).stdout,
+    );
     report.cliInspect = { architecture: inspected.general.architecture, vocabulary: inspected.vocabulary.size };
     report.ok = true;
   } catch (e) {

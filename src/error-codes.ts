@@ -17,8 +17,10 @@ export const ERROR_CODES = {
   TOOLWRIGHT_INVALID_GGUF: "the file is not a GGUF file llama.cpp can load (the message says what is wrong)",
   TOOLWRIGHT_LOAD_FAILED: "llama.cpp could not load the model",
   TOOLWRIGHT_NO_GPU: "a GPU backend was demanded and none is usable",
-  TOOLWRIGHT_RPC_UNREACHABLE: "an RPC server of rpcServers does not answer, or is not a compatible llama.cpp RPC server",
-  TOOLWRIGHT_RPC_LOST: "the connection to an RPC server broke (server stopped, network lost): the model's layers there are gone",
+  TOOLWRIGHT_RPC_UNREACHABLE:
+    "an RPC server of rpcServers does not answer, or is not a compatible llama.cpp RPC server",
+  TOOLWRIGHT_RPC_LOST:
+    "the connection to an RPC server broke (server stopped, network lost): the model's layers there are gone",
   TOOLWRIGHT_RPC_SERVER_FAILED: "the RPC server could not start or stopped (address in use, no backend)",
   NOT_FOUND: "the GGUF file does not exist",
   NOT_A_FILE: "the GGUF path is not a regular file",
@@ -31,7 +33,8 @@ export const ERROR_CODES = {
   TOOLWRIGHT_CONTEXT_FAILED: "llama.cpp could not create a context",
   TOOLWRIGHT_CONTEXT_BUSY: "the context is generating; the operation must wait for it",
   TOOLWRIGHT_CONTEXT_FULL: "the tokens do not fit the context",
-  TOOLWRIGHT_CONTEXT_OVERFLOW: "a conversation or text needs more tokens than the context holds (the message names both and what to change)",
+  TOOLWRIGHT_CONTEXT_OVERFLOW:
+    "a conversation or text needs more tokens than the context holds (the message names both and what to change)",
   TOOLWRIGHT_DECODE_FAILED: "llama_decode failed",
   TOOLWRIGHT_SAMPLE_FAILED: "sampling found no token (e.g. the grammar allows none)",
   TOOLWRIGHT_TOKENIZE_FAILED: "the text could not be tokenized",
@@ -44,17 +47,23 @@ export const ERROR_CODES = {
   TOOLWRIGHT_TEMPLATE_ANALYSIS: "a chat template's renderings cannot be analysed",
   TOOLWRIGHT_INVALID_SCHEMA: "a JSON Schema cannot be turned into a grammar",
   TOOLWRIGHT_GBNF_SYNTAX: "a GBNF grammar does not parse or is not valid",
-  TOOLWRIGHT_TOOL_ARGUMENTS: "a tool call's arguments are not JSON or break the tool's parameters schema: it was not executed",
+  TOOLWRIGHT_TOOL_ARGUMENTS:
+    "a tool call's arguments are not JSON or break the tool's parameters schema: it was not executed",
   TOOLWRIGHT_TOOL_INCOMPLETE: "a tool call was cut off (maxTokens or a full context): it was not executed",
   TOOLWRIGHT_TOOL_FAILED: "a tool's execute threw or rejected",
   TOOLWRIGHT_TOOL_UNKNOWN: "a tool call names no tool of the request",
   TOOLWRIGHT_OFFLINE: "the model hub cannot be reached (no network, DNS failure, connection refused or timed out)",
-  TOOLWRIGHT_DOWNLOAD_NOT_FOUND: "the hub has no such repository, revision or file (HTTP 404), or no file matches the quantization asked for",
+  TOOLWRIGHT_DOWNLOAD_NOT_FOUND:
+    "the hub has no such repository, revision or file (HTTP 404), or no file matches the quantization asked for",
   TOOLWRIGHT_DOWNLOAD_DENIED: "the hub refused access (HTTP 401 or 403: a gated or private repository; set HF_TOKEN)",
-  TOOLWRIGHT_DOWNLOAD_FAILED: "a download failed: an HTTP error, a connection dropped past the retries, a response that breaks the protocol, or a file system error",
-  TOOLWRIGHT_CHECKSUM_MISMATCH: "a downloaded file's sha256 or size differs from the hub's metadata (the file is not kept)",
-  TOOLWRIGHT_RESPONSE_FORMAT: "an answer asked for with response_format is not JSON or breaks its schema (where the grammar could not be exact)",
-  TOOLWRIGHT_INVALID_REQUEST: "an OpenAI-style request is malformed or asks for what toolwright cannot do (the message names the parameter)",
+  TOOLWRIGHT_DOWNLOAD_FAILED:
+    "a download failed: an HTTP error, a connection dropped past the retries, a response that breaks the protocol, or a file system error",
+  TOOLWRIGHT_CHECKSUM_MISMATCH:
+    "a downloaded file's sha256 or size differs from the hub's metadata (the file is not kept)",
+  TOOLWRIGHT_RESPONSE_FORMAT:
+    "an answer asked for with response_format is not JSON or breaks its schema (where the grammar could not be exact)",
+  TOOLWRIGHT_INVALID_REQUEST:
+    "an OpenAI-style request is malformed or asks for what toolwright cannot do (the message names the parameter)",
   TOOLWRIGHT_UNAUTHORIZED: "an HTTP request to the server lacks the right API key",
   TOOLWRIGHT_SERVER_UNAVAILABLE: "the server is shutting down and takes no new requests",
 } as const;

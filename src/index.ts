@@ -32,13 +32,33 @@ export type {
   ToolCallError,
   ToolExecuteContext,
 } from "./session/index.js";
-export { Model, TokenAttribute, listDevices, Context, Generation, AbortError, ModelLoadError, loadNative, NativeAddonError, loadedAddon, addonVariants, serveRpc } from "./runtime/index.js";
+export {
+  Model,
+  TokenAttribute,
+  listDevices,
+  Context,
+  Generation,
+  AbortError,
+  ModelLoadError,
+  loadNative,
+  NativeAddonError,
+  loadedAddon,
+  addonVariants,
+  serveRpc,
+} from "./runtime/index.js";
 export { pullModel, ModelDownloadError, modelCacheDir, isHfModelRef, parseHfModelRef } from "./runtime/index.js";
 export { ContextOverflowError, estimateMemory } from "./runtime/index.js";
 export { grammarCacheStats, clearGrammarCache, setGrammarCacheLimit } from "./runtime/index.js";
 export type * from "./runtime/index.js";
 export { ChatTemplate, TemplateError, TemplateRuntimeError, TemplateSyntaxError } from "./template/index.js";
-export type { ChatTemplateOptions, RenderInput, TemplateCaps, CompatMode, RenderMode, RenderResult } from "./template/index.js";
+export type {
+  ChatTemplateOptions,
+  RenderInput,
+  TemplateCaps,
+  CompatMode,
+  RenderMode,
+  RenderResult,
+} from "./template/index.js";
 export { TemplateAnalysisError } from "./analysis/index.js";
 export type { TemplateAnalysis } from "./analysis/index.js";
 export { readGgufMetadata, GgufError } from "./runtime/gguf/index.js";

@@ -36,7 +36,12 @@ export interface StandardSchemaLike {
 /** What a Standard Schema's `validate` returns. */
 export type StandardResult =
   | { readonly value: unknown; readonly issues?: undefined }
-  | { readonly issues: ReadonlyArray<{ readonly message: string; readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined }> };
+  | {
+      readonly issues: ReadonlyArray<{
+        readonly message: string;
+        readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined;
+      }>;
+    };
 
 /** One call the assistant made, in OpenAI's shape. `arguments` is a JSON string. */
 export interface ToolCall {

@@ -72,7 +72,8 @@ if (existsSync(oracle)) {
 const fmt = (ms) => (ms === undefined ? "—" : ms.toFixed(1));
 const width = Math.max(...names.map((n) => n.length));
 console.log(`${"template".padEnd(width)}  toolwright ms  llama.cpp ms`);
-for (const n of names) console.log(`${n.padEnd(width)}  ${fmt(ours.get(n)).padStart(13)}  ${fmt(reference.get(n)).padStart(12)}`);
+for (const n of names)
+  console.log(`${n.padEnd(width)}  ${fmt(ours.get(n)).padStart(13)}  ${fmt(reference.get(n)).padStart(12)}`);
 
 function stats(values) {
   const v = [...values].sort((a, b) => a - b);

@@ -24,7 +24,12 @@ export async function benchModel(vocab, size) {
   const start = performance.now();
   process.stderr.write(`generating ${path} ...`);
   const tmp = `${path}.${process.pid}.tmp`;
-  await createTestModel({ vocabPath: join(ROOT, "deps", "llama.cpp", "models", `ggml-vocab-${vocab}.gguf`), size, seed: 1, outPath: tmp });
+  await createTestModel({
+    vocabPath: join(ROOT, "deps", "llama.cpp", "models", `ggml-vocab-${vocab}.gguf`),
+    size,
+    seed: 1,
+    outPath: tmp,
+  });
   renameSync(tmp, path);
   process.stderr.write(` ${((performance.now() - start) / 1000).toFixed(1)} s\n`);
   return path;

@@ -30,7 +30,9 @@ const { values: opt } = parseArgs({
   },
 });
 if (opt.help) {
-  console.log(`usage: npm run bench:chat -- [--model PATH] [--size bench|tiny] [--template NAME] [--max-tokens N] [--reps N] [--threads N] [--modes LIST]`);
+  console.log(
+    `usage: npm run bench:chat -- [--model PATH] [--size bench|tiny] [--template NAME] [--max-tokens N] [--reps N] [--threads N] [--modes LIST]`,
+  );
   process.exit(0);
 }
 
@@ -51,12 +53,27 @@ const tools = [
     function: {
       name: "get_weather",
       description: "Current weather in a city",
-      parameters: { type: "object", properties: { city: { type: "string", maxLength: 24 }, unit: { enum: ["c", "f"] } }, required: ["city", "unit"] },
+      parameters: {
+        type: "object",
+        properties: { city: { type: "string", maxLength: 24 }, unit: { enum: ["c", "f"] } },
+        required: ["city", "unit"],
+      },
     },
   },
-  { type: "function", function: { name: "get_time", description: "Local time", parameters: { type: "object", properties: { zone: { type: "string", maxLength: 32 } }, required: ["zone"] } } },
+  {
+    type: "function",
+    function: {
+      name: "get_time",
+      description: "Local time",
+      parameters: { type: "object", properties: { zone: { type: "string", maxLength: 32 } }, required: ["zone"] },
+    },
+  },
 ];
-const schema = { type: "object", properties: { answer: { type: "string", maxLength: 40 }, confidence: { type: "integer", minimum: 0, maximum: 100 } }, required: ["answer", "confidence"] };
+const schema = {
+  type: "object",
+  properties: { answer: { type: "string", maxLength: 40 }, confidence: { type: "integer", minimum: 0, maximum: 100 } },
+  required: ["answer", "confidence"],
+};
 const MODES = {
   auto: { tools },
   required: { tools, toolChoice: "required" },
@@ -86,7 +103,11 @@ async function open(extra, engine) {
       const r = await session.chat({ ...request, sampling: { seed } });
       runs.push({ ttft: r.timings.firstTokenMs, tps: r.timings.tokensPerSecond, tokens: r.usage.completionTokens });
     },
-    summary: () => ({ ttft: median(runs.map((r) => r.ttft)), tps: median(runs.map((r) => r.tps)), tokens: median(runs.map((r) => r.tokens)) }),
+    summary: () => ({
+      ttft: median(runs.map((r) => r.ttft)),
+      tps: median(runs.map((r) => r.tps)),
+      tokens: median(runs.map((r) => r.tokens)),
+    }),
     close: () => session.dispose(),
   };
 }
@@ -111,7 +132,9 @@ async function measurePair(extra, engine) {
   }
 }
 
-console.log(`model ${modelPath} (${model.vocabSize} tokens), template ${opt.template}, maxTokens ${maxTokens}, reps ${reps} (alternating with grammar off), threads ${opt.threads}`);
+console.log(
+  `model ${modelPath} (${model.vocabSize} tokens), template ${opt.template}, maxTokens ${maxTokens}, reps ${reps} (alternating with grammar off), threads ${opt.threads}`,
+);
 console.log(
   `grammar engines: ${engines.join(", ")}; load average at start: ${loadavg()
     .map((x) => x.toFixed(2))

@@ -31,8 +31,25 @@ const modelPath = opt.model ?? (await benchModel("llama-spm", opt.size));
 
 const model = await loadModel(modelPath, { gpu: false });
 const count = Number(opt.texts);
-const words = ["river", "mountain", "quiet", "engine", "paper", "window", "garden", "signal", "copper", "violet", "harbor", "lantern"];
-const texts = Array.from({ length: count }, (_, i) => Array.from({ length: Number(opt.words) }, (_, w) => words[(i * 7 + w * 3) % words.length]).join(" ") + ` ${i}`);
+const words = [
+  "river",
+  "mountain",
+  "quiet",
+  "engine",
+  "paper",
+  "window",
+  "garden",
+  "signal",
+  "copper",
+  "violet",
+  "harbor",
+  "lantern",
+];
+const texts = Array.from(
+  { length: count },
+  (_, i) =>
+    Array.from({ length: Number(opt.words) }, (_, w) => words[(i * 7 + w * 3) % words.length]).join(" ") + ` ${i}`,
+);
 const tokens = texts.reduce((n, t) => n + model.tokenize(t).length, 0);
 
 const options = { threads: Number(opt.threads) };
@@ -47,8 +64,11 @@ const single = await time(async () => {
   for (const t of texts) await model.embed(t, options);
 });
 
-const row = (name, seconds) => `| ${name.padEnd(26)} | ${(count / seconds).toFixed(1).padStart(9)} | ${(tokens / seconds).toFixed(0).padStart(9)} |`;
-console.log(`model ${modelPath} (${model.info.embeddingSize} dimensions), ${count} texts, ${tokens} tokens, ${options.threads} thread(s); load average ${loadavg()[0].toFixed(2)}`);
+const row = (name, seconds) =>
+  `| ${name.padEnd(26)} | ${(count / seconds).toFixed(1).padStart(9)} | ${(tokens / seconds).toFixed(0).padStart(9)} |`;
+console.log(
+  `model ${modelPath} (${model.info.embeddingSize} dimensions), ${count} texts, ${tokens} tokens, ${options.threads} thread(s); load average ${loadavg()[0].toFixed(2)}`,
+);
 console.log("| mode                       |   texts/s |  tokens/s |");
 console.log("| --- | ---: | ---: |");
 console.log(row("one call, batched", batched));

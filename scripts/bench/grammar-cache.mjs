@@ -26,7 +26,8 @@ const ratio = (cold, warm) => (warm > 0 ? `${(cold / warm).toFixed(cold / warm >
 
 function table(rows) {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => String(r[i]).length)));
-  for (const r of rows) console.log(r.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join("  "));
+  for (const r of rows)
+    console.log(r.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join("  "));
 }
 
 /** MaskBench schemas with a valid instance, in bench:grammar's order. */
@@ -77,8 +78,19 @@ function runCacheTool(vocab, dirs) {
 export function printNativeCacheSection(dirs, vocabs = VOCABS) {
   for (const vocab of vocabs) {
     const r = runCacheTool(vocab, dirs);
-    console.log(`\ncompile (cached): ${vocab}, ${r.cases} grammars (${r.skipped} skipped); µs; cached = the same spec again`);
-    const row = (label, cold, warm) => [label, fmt(cold.p50), fmt(warm.p50), fmt(cold.p99), fmt(warm.p99), fmt(cold.max), fmt(warm.max), ratio(cold.p99, warm.p99)];
+    console.log(
+      `\ncompile (cached): ${vocab}, ${r.cases} grammars (${r.skipped} skipped); µs; cached = the same spec again`,
+    );
+    const row = (label, cold, warm) => [
+      label,
+      fmt(cold.p50),
+      fmt(warm.p50),
+      fmt(cold.p99),
+      fmt(warm.p99),
+      fmt(cold.max),
+      fmt(warm.max),
+      ratio(cold.p99, warm.p99),
+    ];
     table([
       ["", "cold p50", "cached p50", "cold p99", "cached p99", "cold max", "cached max", "p99 cold/cached"],
       row("compile", r.compile_cold_us, r.compile_warm_us),
@@ -164,8 +176,19 @@ async function printTsSection(schemas) {
   const sw = summary(warm);
   const cc = summary(chatCold);
   const cw = summary(chatWarm.slice(1));
-  console.log(`\nTypeScript grammar caches: µs; cold = first time for that content, cached = the same content again in new objects`);
-  const row = (label, c, w) => [label, fmt(c.p50), fmt(w.p50), fmt(c.p99), fmt(w.p99), fmt(c.max), fmt(w.max), ratio(c.p50, w.p50)];
+  console.log(
+    `\nTypeScript grammar caches: µs; cold = first time for that content, cached = the same content again in new objects`,
+  );
+  const row = (label, c, w) => [
+    label,
+    fmt(c.p50),
+    fmt(w.p50),
+    fmt(c.p99),
+    fmt(w.p99),
+    fmt(c.max),
+    fmt(w.max),
+    ratio(c.p50, w.p50),
+  ];
   table([
     ["", "cold p50", "cached p50", "cold p99", "cached p99", "cold max", "cached max", "p50 cold/cached"],
     row(`jsonSchemaToGbnf (${cold.length} schemas)`, sc, sw),
@@ -186,8 +209,10 @@ async function main() {
     else throw new RangeError(`unknown option ${a}`);
   }
   if (!Number.isInteger(n) || n < 1) throw new RangeError(`--schemas must be a positive integer, got ${n}`);
-  for (const v of vocabs) if (!VOCABS.includes(v)) throw new RangeError(`--vocab must be one of ${VOCABS.join(", ")}, got ${v}`);
-  if (!existsSync(TOOL)) throw new Error(`toolwright-grammar-tool not found at ${TOOL}; build it: npm run build:native`);
+  for (const v of vocabs)
+    if (!VOCABS.includes(v)) throw new RangeError(`--vocab must be one of ${VOCABS.join(", ")}, got ${v}`);
+  if (!existsSync(TOOL))
+    throw new Error(`toolwright-grammar-tool not found at ${TOOL}; build it: npm run build:native`);
   if (!existsSync(join(ROOT, "lib", "grammar", "index.js"))) throw new Error("lib/ not built: npm run build:ts");
   const schemas = maskbenchSchemas(n);
   if (schemas.length === 0) throw new Error(`no MaskBench schemas at ${MASKBENCH}`);

@@ -20,15 +20,22 @@ export function printCompileDistribution({ tool, root, dirs, source, count, voca
       console.log(JSON.stringify({ vocab: v.name, source, count, ...r }));
       continue;
     }
-    console.log(`\n${v.label} — cold compile of ${r.cases} grammars (${source}; ${count} prepared, ${r.failed} rejected), median of ${r.runs} run(s) each, no masks`);
+    console.log(
+      `\n${v.label} — cold compile of ${r.cases} grammars (${source}; ${count} prepared, ${r.failed} rejected), median of ${r.runs} run(s) each, no masks`,
+    );
     const head = ["", "mean", "p50", "p99", "p99.9", "max"];
     const row = (name, s) => [name, fmt(s.mean), fmt(s.p50), fmt(s.p99), fmt(s.p999), fmt(s.max)];
     const rows = [head, row("wall (ms)", r.compile_us), row("thread CPU (ms)", r.compile_cpu_us)];
     const widths = head.map((_, i) => Math.max(...rows.map((x) => x[i].length)));
-    for (const x of rows) console.log(x.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  "));
+    for (const x of rows)
+      console.log(x.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  "));
     const verdict = r.compile_us.p99 <= 5000 ? "met" : "NOT MET";
-    console.log(`target: compile p99 ≤ 5 ms (wall): ${fmt(r.compile_us.p99)} ms ${verdict}; took ${r.seconds.toFixed(1)} s`);
-    const slow = r.slowest.slice(0, 5).map((s) => `${basename(s.grammar, ".gbnf")} ${fmt(s.cpu_us)} ms CPU (${Math.round(s.bytes / 1024)} KB)`);
+    console.log(
+      `target: compile p99 ≤ 5 ms (wall): ${fmt(r.compile_us.p99)} ms ${verdict}; took ${r.seconds.toFixed(1)} s`,
+    );
+    const slow = r.slowest
+      .slice(0, 5)
+      .map((s) => `${basename(s.grammar, ".gbnf")} ${fmt(s.cpu_us)} ms CPU (${Math.round(s.bytes / 1024)} KB)`);
     console.log(`slowest compiles: ${slow.join("; ")}`);
   }
 }

@@ -36,7 +36,16 @@ const VOCABS = [
 ];
 
 function parseArgs(argv) {
-  const opts = { schemas: 60, vocabs: VOCABS, reference: true, gbnfDir: null, maxSeconds: 0, json: false, compileOnly: false, runs: 1 };
+  const opts = {
+    schemas: 60,
+    vocabs: VOCABS,
+    reference: true,
+    gbnfDir: null,
+    maxSeconds: 0,
+    json: false,
+    compileOnly: false,
+    runs: 1,
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => {
@@ -47,7 +56,8 @@ function parseArgs(argv) {
     else if (a === "--vocab") {
       const name = value();
       const found = VOCABS.filter((v) => v.name === name);
-      if (found.length === 0) throw new RangeError(`--vocab must be one of ${VOCABS.map((v) => v.name).join(", ")}, got ${name}`);
+      if (found.length === 0)
+        throw new RangeError(`--vocab must be one of ${VOCABS.map((v) => v.name).join(", ")}, got ${name}`);
       opts.vocabs = found;
     } else if (a === "--no-reference") opts.reference = false;
     else if (a === "--gbnf-dir") opts.gbnfDir = value();
@@ -57,8 +67,10 @@ function parseArgs(argv) {
     else if (a === "--runs") opts.runs = Number(value());
     else throw new RangeError(`unknown option ${a}`);
   }
-  if (!Number.isInteger(opts.schemas) || opts.schemas < 1) throw new RangeError(`--schemas must be a positive integer, got ${opts.schemas}`);
-  if (!Number.isInteger(opts.runs) || opts.runs < 1) throw new RangeError(`--runs must be a positive integer, got ${opts.runs}`);
+  if (!Number.isInteger(opts.schemas) || opts.schemas < 1)
+    throw new RangeError(`--schemas must be a positive integer, got ${opts.schemas}`);
+  if (!Number.isInteger(opts.runs) || opts.runs < 1)
+    throw new RangeError(`--runs must be a positive integer, got ${opts.runs}`);
   return opts;
 }
 
@@ -80,7 +92,9 @@ async function prepareCases(opts) {
     for (const e of pick(usable, usable.length)) {
       if (count >= opts.schemas) break;
       // --compile-only needs no instance: every schema counts.
-      const inst = firstValidInstance(e.path) ?? (opts.compileOnly ? { schema: JSON.parse(readFileSync(e.path, "utf8")).schema, text: null } : null);
+      const inst =
+        firstValidInstance(e.path) ??
+        (opts.compileOnly ? { schema: JSON.parse(readFileSync(e.path, "utf8")).schema, text: null } : null);
       if (!inst) continue;
       let gbnf;
       try {
@@ -93,7 +107,9 @@ async function prepareCases(opts) {
       if (inst.text !== null) writeFileSync(join(dir, `${e.name}.txt`), inst.text);
       count++;
     }
-    const source = opts.gbnfDir ? `MaskBench schemas, GBNF from ${opts.gbnfDir}` : "MaskBench schemas, toolwright converter";
+    const source = opts.gbnfDir
+      ? `MaskBench schemas, GBNF from ${opts.gbnfDir}`
+      : "MaskBench schemas, toolwright converter";
     return { dirs: [dir], source, count };
   }
   const fixtures = join(ROOT, "test", "fixtures", "gbnf");
@@ -104,12 +120,22 @@ async function prepareCases(opts) {
 }
 
 function runBench(vocab, dirs, opts) {
-  const args = ["bench", "--vocab", join(ROOT, "deps", "llama.cpp", "models", `ggml-vocab-${vocab}.gguf`), "--texts", "1"];
+  const args = [
+    "bench",
+    "--vocab",
+    join(ROOT, "deps", "llama.cpp", "models", `ggml-vocab-${vocab}.gguf`),
+    "--texts",
+    "1",
+  ];
   if (!opts.reference) args.push("--no-reference");
   if (opts.maxSeconds > 0) args.push("--max-seconds", String(opts.maxSeconds));
   let stdout;
   try {
-    stdout = execFileSync(TOOL, [...args, ...dirs], { encoding: "utf8", maxBuffer: 64 << 20, stdio: ["ignore", "pipe", "inherit"] });
+    stdout = execFileSync(TOOL, [...args, ...dirs], {
+      encoding: "utf8",
+      maxBuffer: 64 << 20,
+      stdio: ["ignore", "pipe", "inherit"],
+    });
   } catch (e) {
     stdout = e.stdout ?? ""; // exit 1 = masks differed; still a result to print
   }
@@ -124,14 +150,38 @@ const ratio = (a, b) => (b > 0 ? `${a / b >= 10 ? (a / b).toFixed(0) : (a / b).t
 const TARGETS = { meanUs: 20, p99Us: 100, maxUs: 1000, speedUp: 100, compileP99Us: 5_000 };
 
 function printTable(label, r, source, count) {
-  console.log(`\n${label} — ${r.cases} grammars (${source}; ${count} prepared, ${r.skipped} skipped), ${r.vocab_tokens} tokens`);
+  console.log(
+    `\n${label} — ${r.cases} grammars (${source}; ${count} prepared, ${r.skipped} skipped), ${r.vocab_tokens} tokens`,
+  );
   console.log("both engines see the same grammars and token sequences; times in µs\n");
   const head = ["", "masks", "mean", "p50", "p99", "p99.9", "max", "compile p50", "compile p99", "compile max"];
-  const row = (name, m, c) => [name, String(m.n), fmt(m.mean), fmt(m.p50), fmt(m.p99), fmt(m.p999), fmt(m.max), fmt(c.p50), fmt(c.p99), fmt(c.max)];
+  const row = (name, m, c) => [
+    name,
+    String(m.n),
+    fmt(m.mean),
+    fmt(m.p50),
+    fmt(m.p99),
+    fmt(m.p999),
+    fmt(m.max),
+    fmt(c.p50),
+    fmt(c.p99),
+    fmt(c.max),
+  ];
   const rows = [head, row("toolwright", r.ours.mask_us, r.ours.compile_us)];
   // CPU time of the masking thread (what MaskBench reports): wall time minus preemption, which
   // on a shared machine can add milliseconds to any one mask.
-  const cpuRow = (name, m) => [name, String(m.n), fmt(m.mean), fmt(m.p50), fmt(m.p99), fmt(m.p999), fmt(m.max), "", "", ""];
+  const cpuRow = (name, m) => [
+    name,
+    String(m.n),
+    fmt(m.mean),
+    fmt(m.p50),
+    fmt(m.p99),
+    fmt(m.p999),
+    fmt(m.max),
+    "",
+    "",
+    "",
+  ];
   if (r.ours.mask_cpu_us) rows.push(cpuRow("toolwright, CPU time", r.ours.mask_cpu_us));
   if (r.llama) {
     const o = r.ours,
@@ -152,7 +202,8 @@ function printTable(label, r, source, count) {
     ]);
   }
   const widths = head.map((_, i) => Math.max(...rows.map((x) => x[i].length)));
-  for (const x of rows) console.log(x.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  "));
+  for (const x of rows)
+    console.log(x.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  "));
   const m = r.ours.mask_us;
   const verdict = (ok) => (ok ? "met" : "NOT MET");
   const checks = [
@@ -168,7 +219,8 @@ function printTable(label, r, source, count) {
   const c = r.ours.mask_cpu_us;
   if (c) {
     console.log(
-      `targets on CPU time: mean ${fmt(c.mean)} ${verdict(c.mean <= TARGETS.meanUs)}; p99 ${fmt(c.p99)} ${verdict(c.p99 <= TARGETS.p99Us)}; ` + `max ${fmt(c.max)} ${verdict(c.max <= TARGETS.maxUs)}`,
+      `targets on CPU time: mean ${fmt(c.mean)} ${verdict(c.mean <= TARGETS.meanUs)}; p99 ${fmt(c.p99)} ${verdict(c.p99 <= TARGETS.p99Us)}; ` +
+        `max ${fmt(c.max)} ${verdict(c.max <= TARGETS.maxUs)}`,
     );
   }
   console.log(
@@ -190,7 +242,9 @@ function printTable(label, r, source, count) {
     .map(
       (s) =>
         `${fmt(s.cpu_us ?? s.us)} µs${s.cpu_us === undefined ? "" : " CPU"} at step ${s.step} of ${basename(s.grammar, ".gbnf")}` +
-        (s.stacks === undefined ? "" : ` (${s.stacks} stacks, ${s.nodes} nodes, ${s.built} slices built${s.cached ? ", cached" : ""})`),
+        (s.stacks === undefined
+          ? ""
+          : ` (${s.stacks} stacks, ${s.nodes} nodes, ${s.built} slices built${s.cached ? ", cached" : ""})`),
     );
   if (slow.length) console.log(`slowest toolwright masks (by CPU time): ${slow.join("; ")}`);
 }
@@ -198,12 +252,23 @@ function printTable(label, r, source, count) {
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
   if (!existsSync(TOOL)) {
-    console.error(`toolwright-grammar-tool not found at ${TOOL}; build it: cmake --build build --target toolwright-grammar-tool`);
+    console.error(
+      `toolwright-grammar-tool not found at ${TOOL}; build it: cmake --build build --target toolwright-grammar-tool`,
+    );
     process.exit(1);
   }
   const { dirs, source, count } = await prepareCases(opts);
   if (opts.compileOnly) {
-    printCompileDistribution({ tool: TOOL, root: ROOT, dirs, source, count, vocabs: opts.vocabs, runs: opts.runs, json: opts.json });
+    printCompileDistribution({
+      tool: TOOL,
+      root: ROOT,
+      dirs,
+      source,
+      count,
+      vocabs: opts.vocabs,
+      runs: opts.runs,
+      json: opts.json,
+    });
     return;
   }
   const results = [];

@@ -32,7 +32,13 @@ const USAGE = "usage: node scripts/bench/parse.mjs [--sizes 4096,32768,131072] [
 const sizes = arg("sizes", "4096,32768,131072").split(",").map(Number);
 const chunk = Number(arg("chunk", "4"));
 const samples = Number(arg("samples", "60"));
-if (sizes.some((n) => !Number.isInteger(n) || n <= 0) || !Number.isInteger(chunk) || chunk <= 0 || !Number.isInteger(samples) || samples < 2) {
+if (
+  sizes.some((n) => !Number.isInteger(n) || n <= 0) ||
+  !Number.isInteger(chunk) ||
+  chunk <= 0 ||
+  !Number.isInteger(samples) ||
+  samples < 2
+) {
   console.error(USAGE);
   process.exit(2);
 }
@@ -44,7 +50,11 @@ const TOOLS = [
     function: {
       name: "write_file",
       description: "Write a file",
-      parameters: { type: "object", properties: { path: { type: "string", description: "p" }, content: { type: "string", description: "c" } }, required: ["path", "content"] },
+      parameters: {
+        type: "object",
+        properties: { path: { type: "string", description: "p" }, content: { type: "string", description: "c" } },
+        required: ["path", "content"],
+      },
     },
   },
 ];
@@ -61,19 +71,22 @@ const CASES = [
     name: "JSON tool call (Qwen3)",
     template: "Qwen-Qwen3-0.6B.jinja",
     tools: true,
-    output: (b) => `<think>\nWriting it.\n</think>\n\n<tool_call>\n{"name": "write_file", "arguments": {"path": "a.txt", "content": ${JSON.stringify(b)}}}\n</tool_call>`,
+    output: (b) =>
+      `<think>\nWriting it.\n</think>\n\n<tool_call>\n{"name": "write_file", "arguments": {"path": "a.txt", "content": ${JSON.stringify(b)}}}\n</tool_call>`,
   },
   {
     name: "tagged tool call (Qwen3-Coder)",
     template: "Qwen3-Coder.jinja",
     tools: true,
-    output: (b) => `<tool_call>\n<function=write_file>\n<parameter=path>\na.txt\n</parameter>\n<parameter=content>\n${b}\n</parameter>\n</function>\n</tool_call>`,
+    output: (b) =>
+      `<tool_call>\n<function=write_file>\n<parameter=path>\na.txt\n</parameter>\n<parameter=content>\n${b}\n</parameter>\n</function>\n</tool_call>`,
   },
   {
     name: "GPT-OSS tool call",
     template: "openai-gpt-oss-120b.jinja",
     tools: true,
-    output: (b) => `<|channel|>analysis<|message|>Writing it.<|end|><|start|>assistant to=functions.write_file<|channel|>commentary json<|message|>{"path": "a.txt", "content": ${JSON.stringify(b)}}`,
+    output: (b) =>
+      `<|channel|>analysis<|message|>Writing it.<|end|><|start|>assistant to=functions.write_file<|channel|>commentary json<|message|>{"path": "a.txt", "content": ${JSON.stringify(b)}}`,
   },
   {
     name: "reasoning + content (Qwen3)",
@@ -119,7 +132,10 @@ function reparsing(params, pieces) {
   let acc = prefix.length;
   for (const piece of pieces) ends.push((acc += piece.length));
   const all = prefix + pieces.join("");
-  const picks = pieces.length <= samples ? ends.map((_, i) => i) : Array.from({ length: samples }, (_, k) => Math.round(((k + 0.5) * pieces.length) / samples) - 1);
+  const picks =
+    pieces.length <= samples
+      ? ends.map((_, i) => i)
+      : Array.from({ length: samples }, (_, k) => Math.round(((k + 0.5) * pieces.length) / samples) - 1);
   let ms = 0;
   for (const i of picks) {
     const text = all.slice(0, ends[i]);
@@ -128,31 +144,55 @@ function reparsing(params, pieces) {
     ms += performance.now() - t0;
   }
   const usPerChunk = (ms * 1000) / picks.length;
-  return { usPerChunk, totalMs: (usPerChunk * pieces.length) / 1000, estimated: picks.length < pieces.length, message: reparseOnce(params, all) };
+  return {
+    usPerChunk,
+    totalMs: (usPerChunk * pieces.length) / 1000,
+    estimated: picks.length < pieces.length,
+    message: reparseOnce(params, all),
+  };
 }
 
 const argsOf = (m) => JSON.stringify(m?.tool_calls?.map((t) => JSON.parse(t.function.arguments)) ?? null);
 
 console.log(`bench:parse — ${chunk} chars per chunk, node ${process.version}`);
-const header = ["case", "output chars", "chunks", "stream total ms", "stream µs/chunk", "growth", "work/char", "re-parse µs/chunk", "growth", "re-parse total ms", "speedup"];
+const header = [
+  "case",
+  "output chars",
+  "chunks",
+  "stream total ms",
+  "stream µs/chunk",
+  "growth",
+  "work/char",
+  "re-parse µs/chunk",
+  "growth",
+  "re-parse total ms",
+  "speedup",
+];
 const widths = header.map((h) => h.length);
-const fmt = (cells) => "| " + cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(" | ") + " |";
+const fmt = (cells) =>
+  "| " + cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(" | ") + " |";
 const rows = [];
 let disagree = false;
 for (const c of CASES) {
   const source = readFileSync(TEMPLATES + c.template, "utf8");
   const template = new ChatTemplate(source);
   const analysis = analyzeChatTemplate(source, { template });
-  const params = generateChatParams(analysis, template, { messages: [{ role: "user", content: "Write a.txt" }], tools: c.tools ? TOOLS : undefined });
+  const params = generateChatParams(analysis, template, {
+    messages: [{ role: "user", content: "Write a.txt" }],
+    tools: c.tools ? TOOLS : undefined,
+  });
   let base = null;
   // Warm up both parsers on this case's grammar first, so the smallest size is not measured cold.
   const warm = chunks(c.output(body(8192)));
   for (let k = 0; k < 3; k++) streaming(params, warm);
-  for (let k = 1; k <= 20; k++) reparseOnce(params, params.parser.prefix + warm.slice(0, (k * warm.length) / 20).join(""));
+  for (let k = 1; k <= 20; k++)
+    reparseOnce(params, params.parser.prefix + warm.slice(0, (k * warm.length) / 20).join(""));
   for (const n of sizes) {
     const pieces = chunks(c.output(body(n)));
     // Best of three: the streaming pass is short enough that a GC pause would show.
-    const s = [streaming(params, pieces), streaming(params, pieces), streaming(params, pieces)].sort((x, y) => x.ms - y.ms)[0];
+    const s = [streaming(params, pieces), streaming(params, pieces), streaming(params, pieces)].sort(
+      (x, y) => x.ms - y.ms,
+    )[0];
     const r = reparsing(params, pieces);
     const same = argsOf(s.message) === argsOf(r.message) && (s.message.content ?? "") === (r.message.content ?? "");
     if (!same) disagree = true;

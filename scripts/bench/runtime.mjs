@@ -17,7 +17,11 @@ import { promisify } from "node:util";
 import { benchModel, ROOT } from "./bench-model.mjs";
 import { benchFail, parseBenchArgs } from "./bench-args.mjs";
 
-const DRIVER = join(ROOT, "build", process.platform === "win32" ? "Release/toolwright-llama-loop.exe" : "toolwright-llama-loop");
+const DRIVER = join(
+  ROOT,
+  "build",
+  process.platform === "win32" ? "Release/toolwright-llama-loop.exe" : "toolwright-llama-loop",
+);
 const MODELS_DIR = join(process.env.TOOLWRIGHT_LLAMA_DIR ?? join(ROOT, "deps", "llama.cpp"), "models");
 
 const HELP = `usage: npm run bench:runtime -- [options]
@@ -87,7 +91,8 @@ async function benchModels() {
   if (!existsSync(vocabPath)) fail(`vocabulary ${vocabPath} not found (node scripts/fetch-llama.mjs)`);
   const models = [];
   for (const size of opt.sizes.split(",")) {
-    if (!Object.hasOwn(TEST_MODEL_PRESETS, size)) fail(`--sizes takes ${Object.keys(TEST_MODEL_PRESETS).join(", ")}, got "${size}"`);
+    if (!Object.hasOwn(TEST_MODEL_PRESETS, size))
+      fail(`--sizes takes ${Object.keys(TEST_MODEL_PRESETS).join(", ")}, got "${size}"`);
     models.push({ label: `${size} (${opt.vocab})`, path: await benchModel(opt.vocab, size) });
   }
   return models;
@@ -97,7 +102,9 @@ async function benchModels() {
 
 async function runDriver(model, sampling, driverReps = reps) {
   if (!existsSync(DRIVER)) {
-    return { error: `${DRIVER} not built: flock /tmp/toolwright-build.lock cmake --build build --target toolwright-llama-loop -j 2` };
+    return {
+      error: `${DRIVER} not built: flock /tmp/toolwright-build.lock cmake --build build --target toolwright-llama-loop -j 2`,
+    };
   }
   const args = [
     "--model",
@@ -277,23 +284,49 @@ for (const model of models) {
     if (tw?.error) notes.add(`toolwright: ${tw.error}`);
     else if (tw && ref.tokens && sampling === "greedy") {
       const same = tw.tokens.length > 0 && tw.tokens.every((t, i) => t === ref.tokens[i]);
-      if (!same) notes.add(`${model.label}, greedy: toolwright's tokens differ from llama.cpp's (${tw.tokens.slice(0, 6)} vs ${ref.tokens.slice(0, 6)})`);
+      if (!same)
+        notes.add(
+          `${model.label}, greedy: toolwright's tokens differ from llama.cpp's (${tw.tokens.slice(0, 6)} vs ${ref.tokens.slice(0, 6)})`,
+        );
     }
     if (opt.json && rounds) {
       const roundRatios = rounds.map((r) => (r.ref.gen_tps > 0 ? +(r.tw.gen_tps / r.ref.gen_tps).toFixed(3) : null));
       console.log(JSON.stringify({ model: model.label, sampling, gen_ratio_by_round: roundRatios }));
     }
     if (opt.json) {
-      for (const r of [ref, tw]) if (r) console.log(JSON.stringify({ model: model.label, sampling, ...r, prompt_ids: undefined, tokens: undefined, text: undefined }));
+      for (const r of [ref, tw])
+        if (r)
+          console.log(
+            JSON.stringify({
+              model: model.label,
+              sampling,
+              ...r,
+              prompt_ids: undefined,
+              tokens: undefined,
+              text: undefined,
+            }),
+          );
     }
     // The median of the round-by-round ratios: each compares two runs made back to back, so it is
     // steadier than the ratio of the two medians on a machine whose speed drifts.
-    const paired = (rounds ?? []).filter((r) => r.ref.gen_tps > 0 && r.tw.gen_tps > 0).map((r) => r.tw.gen_tps / r.ref.gen_tps);
+    const paired = (rounds ?? [])
+      .filter((r) => r.ref.gen_tps > 0 && r.tw.gen_tps > 0)
+      .map((r) => r.tw.gen_tps / r.ref.gen_tps);
     rows.push({ model: model.label, sampling, ref, tw, pairedRatio: paired.length > 0 ? median(paired) : undefined });
   }
 }
 
-const header = ["model", "sampling", "prompt tok/s llama.cpp", "toolwright", "ratio", "gen tok/s llama.cpp", "toolwright", "ratio", "per round"];
+const header = [
+  "model",
+  "sampling",
+  "prompt tok/s llama.cpp",
+  "toolwright",
+  "ratio",
+  "gen tok/s llama.cpp",
+  "toolwright",
+  "ratio",
+  "per round",
+];
 const cell = (r, key) => (r === undefined ? "skipped" : r.error ? "error" : fmt(r[key]));
 const table = rows.map(({ model, sampling, ref, tw, pairedRatio }) => [
   model,
@@ -308,11 +341,18 @@ const table = rows.map(({ model, sampling, ref, tw, pairedRatio }) => [
 ]);
 const widths = header.map((h, i) => Math.max(h.length, ...table.map((r) => r[i].length)));
 const line = (cells) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
-console.log(`\nruntime: ${threads} threads, batch ${batch}, ${promptTokens} prompt tokens, ${nGen} generated, median of ${reps} rounds (the engines alternate)`);
+console.log(
+  `\nruntime: ${threads} threads, batch ${batch}, ${promptTokens} prompt tokens, ${nGen} generated, median of ${reps} rounds (the engines alternate)`,
+);
 console.log(line(header));
 console.log(widths.map((w) => "-".repeat(w)).join("  "));
 for (const r of table) console.log(line(r));
-console.log("ratio = toolwright / llama.cpp (1.00 = as fast as llama.cpp's own C++ loop; higher is faster); per round = median of each round's generation ratio");
+console.log(
+  "ratio = toolwright / llama.cpp (1.00 = as fast as llama.cpp's own C++ loop; higher is faster); per round = median of each round's generation ratio",
+);
 const [load] = loadavg();
-if (load > availableParallelism()) notes.add(`load average ${load.toFixed(1)} on ${availableParallelism()} cores: other processes compete, timings are noisy`);
+if (load > availableParallelism())
+  notes.add(
+    `load average ${load.toFixed(1)} on ${availableParallelism()} cores: other processes compete, timings are noisy`,
+  );
 for (const note of notes) console.log(`note: ${note}`);

@@ -25,7 +25,9 @@ const { values: opt } = parseArgs({
   },
 });
 if (opt.help) {
-  console.log("usage: npm run bench:sequences -- [--model PATH] [--size bench|tiny] [--max-tokens N] [--requests N] [--concurrency LIST] [--threads N]");
+  console.log(
+    "usage: npm run bench:sequences -- [--model PATH] [--size bench|tiny] [--max-tokens N] [--requests N] [--concurrency LIST] [--threads N]",
+  );
   process.exit(0);
 }
 
@@ -38,7 +40,10 @@ const requests = Number(opt.requests);
 const threads = Number(opt.threads);
 const levels = opt.concurrency.split(",").map(Number);
 const model = await loadModel(modelPath);
-const prompts = Array.from({ length: requests }, (_, i) => `Request ${i}: write a short story about the number ${i * 7}.`);
+const prompts = Array.from(
+  { length: requests },
+  (_, i) => `Request ${i}: write a short story about the number ${i * 7}.`,
+);
 
 /** Runs every prompt, `concurrency` at a time, on `context`; returns tokens and seconds. */
 async function run(context, concurrency) {
@@ -47,7 +52,8 @@ async function run(context, concurrency) {
   const worker = async () => {
     while (next < prompts.length) {
       const prompt = prompts[next++];
-      for await (const _ of context.generate({ prompt, maxTokens, sampling: { greedy: true }, reusePrefix: false })) tokens++;
+      for await (const _ of context.generate({ prompt, maxTokens, sampling: { greedy: true }, reusePrefix: false }))
+        tokens++;
     }
   };
   const start = performance.now();
@@ -64,16 +70,24 @@ rows.push({ mode: "single-sequence context, sequential (reference)", concurrency
 for (const concurrency of levels) {
   const context = await model.createContext({ contextSize: 512, threads, sequences: Math.max(2, concurrency) });
   await run(context, concurrency); // warm-up
-  rows.push({ mode: `parallel context, sequences ${Math.max(2, concurrency)}`, concurrency, ...(await run(context, concurrency)) });
+  rows.push({
+    mode: `parallel context, sequences ${Math.max(2, concurrency)}`,
+    concurrency,
+    ...(await run(context, concurrency)),
+  });
   context.dispose();
 }
 model.dispose();
 
 const refRate = reference.tokens / reference.seconds;
-console.log(`model ${modelPath}, ${requests} requests x ${maxTokens} tokens, ${threads} threads, load average ${loadavg()[0].toFixed(2)}`);
+console.log(
+  `model ${modelPath}, ${requests} requests x ${maxTokens} tokens, ${threads} threads, load average ${loadavg()[0].toFixed(2)}`,
+);
 console.log("| mode | concurrency | tokens | seconds | tokens/s | vs reference |");
 console.log("| --- | ---: | ---: | ---: | ---: | ---: |");
 for (const r of rows) {
   const rate = r.tokens / r.seconds;
-  console.log(`| ${r.mode} | ${r.concurrency} | ${r.tokens} | ${r.seconds.toFixed(2)} | ${rate.toFixed(1)} | ${(rate / refRate).toFixed(2)}x |`);
+  console.log(
+    `| ${r.mode} | ${r.concurrency} | ${r.tokens} | ${r.seconds.toFixed(2)} | ${rate.toFixed(1)} | ${(rate / refRate).toFixed(2)}x |`,
+  );
 }

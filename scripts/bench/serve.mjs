@@ -76,7 +76,8 @@ const trials = positive("trials");
 const CONTEXT_PER_SEQUENCE = 4096;
 /** llama-server's default logical batch (its micro-batch is 512, as toolwright's). */
 const BATCH = 2048;
-if (opt.only !== undefined && opt.only !== "toolwright" && opt.only !== "llama-server") fail(`--only takes toolwright or llama-server, got "${opt.only}"`);
+if (opt.only !== undefined && opt.only !== "toolwright" && opt.only !== "llama-server")
+  fail(`--only takes toolwright or llama-server, got "${opt.only}"`);
 
 function buildLlamaServer() {
   const run = (args) => execFileSync("cmake", args, { stdio: "inherit" });
@@ -112,7 +113,13 @@ async function benchModel() {
     const { createTestModel } = await import(pathToFileURL(join(ROOT, "lib", "runtime", "gguf", "test-model.js")).href);
     const tmp = `${path}.${process.pid}.tmp`;
     const chatTemplate = readFileSync(join(LLAMA_DIR, "models", "templates", `${opt.template}.jinja`), "utf8");
-    await createTestModel({ vocabPath: join(LLAMA_DIR, "models", "ggml-vocab-qwen2.gguf"), chatTemplate, size: opt.size, seed: 1, outPath: tmp });
+    await createTestModel({
+      vocabPath: join(LLAMA_DIR, "models", "ggml-vocab-qwen2.gguf"),
+      chatTemplate,
+      size: opt.size,
+      seed: 1,
+      outPath: tmp,
+    });
     renameSync(tmp, path);
   }
   return path;
@@ -132,7 +139,12 @@ async function startServer(name, command, args, port) {
     const ok = await fetch(`${url}/health`)
       .then((r) => r.status === 200)
       .catch(() => false);
-    if (ok) return { url, child, stop: () => new Promise((r) => (exited ? r() : (child.once("exit", r), child.kill("SIGTERM")))) };
+    if (ok)
+      return {
+        url,
+        child,
+        stop: () => new Promise((r) => (exited ? r() : (child.once("exit", r), child.kill("SIGTERM")))),
+      };
     await new Promise((r) => setTimeout(r, 250));
   }
   child.kill("SIGKILL");
@@ -164,7 +176,13 @@ async function load(url, concurrency, count, level) {
       const res = await fetch(`${url}/v1/chat/completions`, {
         method: "POST",
         headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ model: "bench", messages: [{ role: "user", content: `Request ${level}-${i}: tell me about topic number ${i}.` }], max_tokens: maxTokens, temperature: 0, seed: i }),
+        body: JSON.stringify({
+          model: "bench",
+          messages: [{ role: "user", content: `Request ${level}-${i}: tell me about topic number ${i}.` }],
+          max_tokens: maxTokens,
+          temperature: 0,
+          seed: i,
+        }),
       });
       const body = /** @type {{ usage: { completion_tokens: number } }} */ (await res.json());
       if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${JSON.stringify(body).slice(0, 300)}`);
@@ -175,13 +193,20 @@ async function load(url, concurrency, count, level) {
   await Promise.all(Array.from({ length: concurrency }, worker));
   const seconds = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
-  return { rps: count / seconds, tps: tokens / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), tokens };
+  return {
+    rps: count / seconds,
+    tps: tokens / seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    tokens,
+  };
 }
 
 if (opt["build-llama-server"]) buildLlamaServer();
 const runLlama = opt.only !== "toolwright";
 const runToolwright = opt.only !== "llama-server";
-if (runLlama && !existsSync(LLAMA_SERVER)) fail(`${LLAMA_SERVER} not found: run with --build-llama-server (or --only toolwright)`);
+if (runLlama && !existsSync(LLAMA_SERVER))
+  fail(`${LLAMA_SERVER} not found: run with --build-llama-server (or --only toolwright)`);
 const cli = join(ROOT, "lib", "cli", "main.js");
 if (runToolwright && !existsSync(cli)) fail("lib/cli/main.js not found: run npm run build:ts");
 const modelPath = await benchModel();
@@ -192,7 +217,11 @@ if (runToolwright) {
   const args = [cli, "serve", modelPath, "--port", String(port), "--max-tokens", String(Math.max(maxTokens, 4096))];
   args.push("--parallel", String(parallel), "--threads", String(threads), "--threads-batch", String(threads));
   args.push("--context-size", String(CONTEXT_PER_SEQUENCE), "--batch-size", String(BATCH));
-  servers.push({ name: "toolwright", parallel, ...(await startServer("toolwright serve", process.execPath, args, port)) });
+  servers.push({
+    name: "toolwright",
+    parallel,
+    ...(await startServer("toolwright serve", process.execPath, args, port)),
+  });
 }
 if (runLlama) {
   const port = await freePort();
@@ -220,9 +249,15 @@ if (runLlama) {
   servers.push({ name: "llama-server", parallel, ...(await startServer("llama-server", LLAMA_SERVER, args, port)) });
 }
 
-console.log(`model ${modelPath}, ${maxTokens} tokens per request (greedy), threads ${threads} (generation and batch), load average ${loadavg()[0].toFixed(2)}`);
-console.log(`both: --parallel ${parallel}, ${CONTEXT_PER_SEQUENCE} tokens of context per sequence, batch ${BATCH} (micro-batch 512), best of ${trials} alternating trials per level`);
-console.log("differs: llama-server is C++ end to end (HTTP, template, tokenizer, sampler); toolwright renders the template and parses the output in JS, and samples greedy by argmax");
+console.log(
+  `model ${modelPath}, ${maxTokens} tokens per request (greedy), threads ${threads} (generation and batch), load average ${loadavg()[0].toFixed(2)}`,
+);
+console.log(
+  `both: --parallel ${parallel}, ${CONTEXT_PER_SEQUENCE} tokens of context per sequence, batch ${BATCH} (micro-batch 512), best of ${trials} alternating trials per level`,
+);
+console.log(
+  "differs: llama-server is C++ end to end (HTTP, template, tokenizer, sampler); toolwright renders the template and parses the output in JS, and samples greedy by argmax",
+);
 const results = [];
 try {
   for (const s of servers) await load(s.url, 1, 2, "warmup");
@@ -237,20 +272,30 @@ try {
       }
     }
     results.push(row);
-    const f = (r) => (r ? `${r.rps.toFixed(2).padStart(7)} ${r.tps.toFixed(1).padStart(8)} ${r.p50.toFixed(0).padStart(7)} ${r.p99.toFixed(0).padStart(7)}` : "      -        -       -       -");
+    const f = (r) =>
+      r
+        ? `${r.rps.toFixed(2).padStart(7)} ${r.tps.toFixed(1).padStart(8)} ${r.p50.toFixed(0).padStart(7)} ${r.p99.toFixed(0).padStart(7)}`
+        : "      -        -       -       -";
     if (results.length === 1) {
       console.log(`\n${"".padEnd(9)}| ${"toolwright".padEnd(32)}| ${"llama-server".padEnd(32)}| ratio`);
-      console.log(`conc  req | ${"req/s    tok/s  p50 ms  p99 ms".padEnd(32)}| ${"req/s    tok/s  p50 ms  p99 ms".padEnd(32)}| tok/s`);
+      console.log(
+        `conc  req | ${"req/s    tok/s  p50 ms  p99 ms".padEnd(32)}| ${"req/s    tok/s  p50 ms  p99 ms".padEnd(32)}| tok/s`,
+      );
     }
     const tw = row.toolwright;
     const ll = row["llama-server"];
     const ratio = tw && ll ? (tw.tps / ll.tps).toFixed(2) : "-";
-    console.log(`${String(level).padStart(4)} ${String(count).padStart(4)} | ${f(tw)} | ${f(ll)} | ${ratio}   (load ${loadavg()[0].toFixed(2)})`);
+    console.log(
+      `${String(level).padStart(4)} ${String(count).padStart(4)} | ${f(tw)} | ${f(ll)} | ${ratio}   (load ${loadavg()[0].toFixed(2)})`,
+    );
   }
   const one = results.find((r) => r.level === 1);
   const eight = results.find((r) => r.level === 8);
   if (one && eight) {
-    for (const s of servers) console.log(`${s.name}: throughput at concurrency 8 = ${(eight[s.name].tps / one[s.name].tps).toFixed(2)}x concurrency 1`);
+    for (const s of servers)
+      console.log(
+        `${s.name}: throughput at concurrency 8 = ${(eight[s.name].tps / one[s.name].tps).toFixed(2)}x concurrency 1`,
+      );
   }
   console.log(`load average ${loadavg()[0].toFixed(2)}`);
 } finally {

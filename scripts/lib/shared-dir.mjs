@@ -23,5 +23,8 @@ export function sharedDir() {
 export function sharedPath(sub) {
   const path = join(sharedDir(), sub);
   if (existsSync(path)) return { path, missing: null };
-  return { path: null, missing: `shared test data ${sub} not found at ${path} (set ${SHARED_ENV} to the shared folder)` };
+  return {
+    path: null,
+    missing: `shared test data ${sub} not found at ${path} (set ${SHARED_ENV} to the shared folder)`,
+  };
 }

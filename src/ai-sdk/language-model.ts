@@ -31,7 +31,12 @@ function finishOf(reason: FinishReason): LanguageModelV3FinishReason {
 
 function usageOf(u: ChatUsage): LanguageModelV3Usage {
   return {
-    inputTokens: { total: u.promptTokens, noCache: u.promptTokens - u.cachedPromptTokens, cacheRead: u.cachedPromptTokens, cacheWrite: undefined },
+    inputTokens: {
+      total: u.promptTokens,
+      noCache: u.promptTokens - u.cachedPromptTokens,
+      cacheRead: u.cachedPromptTokens,
+      cacheWrite: undefined,
+    },
     outputTokens: { total: u.completionTokens, text: undefined, reasoning: undefined },
   };
 }
@@ -42,7 +47,13 @@ function contentOf(result: ChatResult): LanguageModelV3Content[] {
   if (m.reasoning_content) content.push({ type: "reasoning", text: m.reasoning_content });
   const text = typeof m.content === "string" ? m.content : (m.content ?? []).map((p) => p.text).join("");
   if (text !== "") content.push({ type: "text", text });
-  for (const call of m.tool_calls ?? []) content.push({ type: "tool-call", toolCallId: call.id, toolName: call.function.name, input: call.function.arguments });
+  for (const call of m.tool_calls ?? [])
+    content.push({
+      type: "tool-call",
+      toolCallId: call.id,
+      toolName: call.function.name,
+      input: call.function.arguments,
+    });
   return content;
 }
 
@@ -62,7 +73,13 @@ class ToolwrightLanguageModel implements LanguageModelV3 {
   async doGenerate(options: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> {
     const { chat, warnings } = chatOptionsOf(options);
     const result = await this.#model.chat(chat);
-    return { content: contentOf(result), finishReason: finishOf(result.finishReason), usage: usageOf(result.usage), warnings, response: { modelId: this.modelId, timestamp: new Date() } };
+    return {
+      content: contentOf(result),
+      finishReason: finishOf(result.finishReason),
+      usage: usageOf(result.usage),
+      warnings,
+      response: { modelId: this.modelId, timestamp: new Date() },
+    };
   }
 
   async doStream(options: LanguageModelV3CallOptions): Promise<LanguageModelV3StreamResult> {
@@ -98,9 +115,18 @@ class ToolwrightLanguageModel implements LanguageModelV3 {
             for (const [index, c] of calls) {
               controller.enqueue({ type: "tool-input-end", id: c.id });
               const call = result.message.tool_calls?.[index];
-              controller.enqueue({ type: "tool-call", toolCallId: c.id, toolName: c.name, input: call?.function.arguments ?? "" });
+              controller.enqueue({
+                type: "tool-call",
+                toolCallId: c.id,
+                toolName: c.name,
+                input: call?.function.arguments ?? "",
+              });
             }
-            controller.enqueue({ type: "finish", finishReason: finishOf(result.finishReason), usage: usageOf(result.usage) });
+            controller.enqueue({
+              type: "finish",
+              finishReason: finishOf(result.finishReason),
+              usage: usageOf(result.usage),
+            });
             controller.close();
             return;
           }
@@ -121,7 +147,8 @@ class ToolwrightLanguageModel implements LanguageModelV3 {
               calls.set(t.index, call);
               controller.enqueue({ type: "tool-input-start", id: call.id, toolName: call.name });
             }
-            if (call && t.function.arguments) controller.enqueue({ type: "tool-input-delta", id: call.id, delta: t.function.arguments });
+            if (call && t.function.arguments)
+              controller.enqueue({ type: "tool-input-delta", id: call.id, delta: t.function.arguments });
           }
         } catch (e) {
           controller.enqueue({ type: "error", error: e });
@@ -148,11 +175,18 @@ class ToolwrightLanguageModel implements LanguageModelV3 {
  * const { text } = await generateText({ model: toolwright(await loadModel("model.gguf")), prompt: "Hi" });
  */
 export function toolwright(model: ChatBackend, settings: ToolwrightModelSettings = {}): LanguageModelV3 {
-  if (model === null || typeof model !== "object" || typeof model.chat !== "function" || typeof model.streamChat !== "function") {
+  if (
+    model === null ||
+    typeof model !== "object" ||
+    typeof model.chat !== "function" ||
+    typeof model.streamChat !== "function"
+  ) {
     throw new TypeError("toolwright: model must be a ChatModel (from loadModel) or a ChatSession");
   }
   if (settings.modelId !== undefined && (typeof settings.modelId !== "string" || settings.modelId === "")) {
-    throw new TypeError(`toolwright: settings.modelId must be a non-empty string, got ${JSON.stringify(settings.modelId)}`);
+    throw new TypeError(
+      `toolwright: settings.modelId must be a non-empty string, got ${JSON.stringify(settings.modelId)}`,
+    );
   }
   return new ToolwrightLanguageModel(model, settings);
 }

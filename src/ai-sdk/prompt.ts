@@ -3,7 +3,12 @@
  * becomes OpenAI-shaped messages, tools and tool choice map one to one, JSON output becomes a
  * response format. Settings toolwright cannot honour come back as warnings, as the SDK expects.
  */
-import type { LanguageModelV3CallOptions, LanguageModelV3Prompt, LanguageModelV3ToolResultOutput, SharedV3Warning } from "@ai-sdk/provider";
+import type {
+  LanguageModelV3CallOptions,
+  LanguageModelV3Prompt,
+  LanguageModelV3ToolResultOutput,
+  SharedV3Warning,
+} from "@ai-sdk/provider";
 import type { ChatOptions, ChatTool } from "../session/index.js";
 import type { SamplingOptions } from "../runtime/index.js";
 import type { AssistantMessage, ChatMessage, ToolChoice } from "../types.js";
@@ -18,7 +23,10 @@ export interface ToolwrightProviderOptions {
 }
 
 const unsupportedFile = (where: string) =>
-  new ChatCompletionError(`toolwright/ai-sdk: ${where} has a file part: files and images are not supported: the model is text-only`, { openaiCode: "unsupported_parameter" });
+  new ChatCompletionError(
+    `toolwright/ai-sdk: ${where} has a file part: files and images are not supported: the model is text-only`,
+    { openaiCode: "unsupported_parameter" },
+  );
 
 function toolOutputText(output: LanguageModelV3ToolResultOutput): string {
   switch (output.type) {
@@ -62,7 +70,14 @@ export function messagesOf(prompt: LanguageModelV3Prompt): ChatMessage[] {
           if (p.type === "text") text += p.text;
           else if (p.type === "reasoning") reasoning += p.text;
           else if (p.type === "tool-call") {
-            (message.tool_calls ??= []).push({ id: p.toolCallId, type: "function", function: { name: p.toolName, arguments: typeof p.input === "string" ? p.input : JSON.stringify(p.input) } });
+            (message.tool_calls ??= []).push({
+              id: p.toolCallId,
+              type: "function",
+              function: {
+                name: p.toolName,
+                arguments: typeof p.input === "string" ? p.input : JSON.stringify(p.input),
+              },
+            });
           } else if (p.type === "file") throw unsupportedFile(`prompt[${i}]`);
         }
         message.content = text === "" && message.tool_calls ? null : text;
@@ -72,7 +87,8 @@ export function messagesOf(prompt: LanguageModelV3Prompt): ChatMessage[] {
       }
       case "tool":
         for (const p of m.content) {
-          if (p.type === "tool-result") out.push({ role: "tool", tool_call_id: p.toolCallId, name: p.toolName, content: toolOutputText(p.output) });
+          if (p.type === "tool-result")
+            out.push({ role: "tool", tool_call_id: p.toolCallId, name: p.toolName, content: toolOutputText(p.output) });
         }
         return;
     }
@@ -86,7 +102,11 @@ export function chatOptionsOf(options: LanguageModelV3CallOptions): { chat: Chat
   const tools: ChatTool[] = [];
   for (const t of options.tools ?? []) {
     if (t.type !== "function") {
-      warnings.push({ type: "unsupported", feature: `provider tool ${t.id}`, details: "toolwright runs function tools only" });
+      warnings.push({
+        type: "unsupported",
+        feature: `provider tool ${t.id}`,
+        details: "toolwright runs function tools only",
+      });
       continue;
     }
     tools.push({
@@ -121,7 +141,13 @@ export function chatOptionsOf(options: LanguageModelV3CallOptions): { chat: Chat
     ...(format?.type === "json"
       ? {
           responseFormat: format.schema
-            ? { type: "json_schema", json_schema: { ...(format.name ? { name: format.name } : {}), schema: format.schema as Record<string, unknown> } }
+            ? {
+                type: "json_schema",
+                json_schema: {
+                  ...(format.name ? { name: format.name } : {}),
+                  schema: format.schema as Record<string, unknown>,
+                },
+              }
             : { type: "json_object" },
         }
       : {}),

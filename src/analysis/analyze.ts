@@ -65,12 +65,24 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-function runAnalysis(source: string, template: ChatTemplate, bosToken: string, eosToken: string, format: AnalysisFormatHint | null): TemplateAnalysis {
+function runAnalysis(
+  source: string,
+  template: ChatTemplate,
+  bosToken: string,
+  eosToken: string,
+  format: AnalysisFormatHint | null,
+): TemplateAnalysis {
   const caps = { ...template.caps };
   const dedicatedHandler = format?.name ?? null;
   // A family may expect its own message conventions (Kimi K2's call ids): the probes follow them.
   const probeMessages = format?.probeMessages;
-  const renderer = new VariantRenderer((context) => template.renderRaw(context), caps, bosToken, eosToken, probeMessages ? (m) => probeMessages(m) : undefined);
+  const renderer = new VariantRenderer(
+    (context) => template.renderRaw(context),
+    caps,
+    bosToken,
+    eosToken,
+    probeMessages ? (m) => probeMessages(m) : undefined,
+  );
 
   // Phases work on byte strings (see bytes.ts); everything is decoded before the workarounds,
   // whose markers are ordinary strings.
@@ -80,10 +92,12 @@ function runAnalysis(source: string, template: ChatTemplate, bosToken: string, e
   const reasoning = channels?.reasoning ?? analyzeReasoning(renderer, caps.supportsToolCalls);
   const content = analyzeContent(renderer, reasoning);
   // A content channel ends with the channel's end-of-message (see role-channels.ts).
-  if (channels && content.mode === "PLAIN") Object.assign(content, { mode: "ALWAYS_WRAPPED", start: "", end: channels.channelEnd });
+  if (channels && content.mode === "PLAIN")
+    Object.assign(content, { mode: "ALWAYS_WRAPPED", start: "", end: channels.channelEnd });
   const tools = analyzeTools(renderer, caps, reasoning);
   // The call channel closes like every channel, where its end did not differ from the content's.
-  if (channels && tools.format.sectionStart !== "" && tools.format.sectionEnd === "") tools.format.sectionEnd = channels.channelEnd;
+  if (channels && tools.format.sectionStart !== "" && tools.format.sectionEnd === "")
+    tools.format.sectionEnd = channels.channelEnd;
   const assistantStart = detectAssistantStart(renderer, reasoning);
   const userStart = detectUserStart(renderer);
   const assistantEnd = detectAssistantEnd(renderer, content);
@@ -121,20 +135,32 @@ export function analyzeTemplate(source: string, options: AnalyzeOptions = {}): T
     throw new TypeError(`analyzeTemplate: source must be a string, got ${source === null ? "null" : typeof source}`);
   }
   if (options === null || typeof options !== "object") {
-    throw new TypeError(`analyzeTemplate: options must be an object, got ${options === null ? "null" : typeof options}`);
+    throw new TypeError(
+      `analyzeTemplate: options must be an object, got ${options === null ? "null" : typeof options}`,
+    );
   }
-  checkKeys(options as Record<string, unknown>, ["bosToken", "eosToken", "template", "cache", "format"], "analyzeTemplate: options");
+  checkKeys(
+    options as Record<string, unknown>,
+    ["bosToken", "eosToken", "template", "cache", "format"],
+    "analyzeTemplate: options",
+  );
   const { bosToken = "", eosToken = "", template, cache: useCache = true, format = null } = options;
-  if (typeof bosToken !== "string") throw new TypeError(`analyzeTemplate: options.bosToken must be a string, got ${typeof bosToken}`);
-  if (typeof eosToken !== "string") throw new TypeError(`analyzeTemplate: options.eosToken must be a string, got ${typeof eosToken}`);
+  if (typeof bosToken !== "string")
+    throw new TypeError(`analyzeTemplate: options.bosToken must be a string, got ${typeof bosToken}`);
+  if (typeof eosToken !== "string")
+    throw new TypeError(`analyzeTemplate: options.eosToken must be a string, got ${typeof eosToken}`);
   if (template !== undefined && !(template instanceof ChatTemplate)) {
     throw new TypeError("analyzeTemplate: options.template must be a ChatTemplate");
   }
   if (format !== null && (typeof format !== "object" || typeof format.name !== "string" || format.name === "")) {
-    throw new TypeError("analyzeTemplate: options.format must be null or { name: non-empty string, probeMessages?: function }");
+    throw new TypeError(
+      "analyzeTemplate: options.format must be null or { name: non-empty string, probeMessages?: function }",
+    );
   }
   if (format?.probeMessages !== undefined && typeof format.probeMessages !== "function") {
-    throw new TypeError(`analyzeTemplate: options.format.probeMessages must be a function, got ${typeof format.probeMessages}`);
+    throw new TypeError(
+      `analyzeTemplate: options.format.probeMessages must be a function, got ${typeof format.probeMessages}`,
+    );
   }
   const compat = template?.compat ?? "auto";
   // A format's probe conventions are its own: the name stands for them in the key.

@@ -43,7 +43,10 @@ function lastMarkerWithTail(text: string): string {
 }
 
 function compareCalls(renderer: VariantRenderer, a: ProbeMessage, b: ProbeMessage) {
-  return renderer.compare({ messages: [USER_TURN, assistantWithCalls([a])], tools: PROBE_TOOLS }, { messages: [USER_TURN, assistantWithCalls([b])] });
+  return renderer.compare(
+    { messages: [USER_TURN, assistantWithCalls([a])], tools: PROBE_TOOLS },
+    { messages: [USER_TURN, assistantWithCalls([b])] },
+  );
 }
 
 /** A1. */
@@ -53,10 +56,22 @@ export function extractArgumentNameMarkers(renderer: VariantRenderer, out: Tools
   const { diff } = cmp;
   const args = out.arguments;
 
-  const left = findAnywhere(seq(tag("pre", until(ARG_FIRST)), lit(ARG_FIRST), tag("suffix", until('"', "X"))), diff.left);
-  const right = findAnywhere(seq(tag("pre", until(ARG_SECOND)), lit(ARG_SECOND), tag("suffix", until('"', "Y"))), diff.right);
+  const left = findAnywhere(
+    seq(tag("pre", until(ARG_FIRST)), lit(ARG_FIRST), tag("suffix", until('"', "X"))),
+    diff.left,
+  );
+  const right = findAnywhere(
+    seq(tag("pre", until(ARG_SECOND)), lit(ARG_SECOND), tag("suffix", until('"', "Y"))),
+    diff.right,
+  );
   const leftPre = tagText(left, "pre");
-  if (left.ok && right.ok && leftPre !== "" && leftPre === tagText(right, "pre") && tagText(left, "suffix") === tagText(right, "suffix")) {
+  if (
+    left.ok &&
+    right.ok &&
+    leftPre !== "" &&
+    leftPre === tagText(right, "pre") &&
+    tagText(left, "suffix") === tagText(right, "suffix")
+  ) {
     // The name sits inside a shared structure (e.g. a JSON key): that structure is the wrapper.
     args.namePrefix = leftPre;
     args.nameSuffix = tagText(left, "suffix");

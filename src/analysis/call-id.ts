@@ -7,7 +7,16 @@
  * extractCallIdMarkers(renderer, tools); // Mistral Small 3.2: BETWEEN_FUNC_AND_ARGS, prefix "[CALL_ID]", suffix "[ARGS]"
  */
 import { any, end, findAnywhere, lit, many, marker, not, seq, tag, tagText } from "./pattern.js";
-import { CALL_ID_001, CALL_ID_999, FIRST_CALL, FIRST_CALL_OTHER_ID, FUN_FIRST, PROBE_TOOLS, USER_TURN, assistantWithCalls } from "./probes.js";
+import {
+  CALL_ID_001,
+  CALL_ID_999,
+  FIRST_CALL,
+  FIRST_CALL_OTHER_ID,
+  FUN_FIRST,
+  PROBE_TOOLS,
+  USER_TURN,
+  assistantWithCalls,
+} from "./probes.js";
 import type { VariantRenderer } from "./render.js";
 import type { ToolsAnalysis } from "./types.js";
 
@@ -44,7 +53,10 @@ function dropIdFromNamePrefix(out: ToolsAnalysis): void {
 
 /** Runs T7. */
 export function extractCallIdMarkers(renderer: VariantRenderer, out: ToolsAnalysis): void {
-  const cmp = renderer.compare({ messages: [USER_TURN, assistantWithCalls([FIRST_CALL])], tools: PROBE_TOOLS }, { messages: [USER_TURN, assistantWithCalls([FIRST_CALL_OTHER_ID])] });
+  const cmp = renderer.compare(
+    { messages: [USER_TURN, assistantWithCalls([FIRST_CALL])], tools: PROBE_TOOLS },
+    { messages: [USER_TURN, assistantWithCalls([FIRST_CALL_OTHER_ID])] },
+  );
   if (!cmp) return;
   const { diff } = cmp;
   if (diff.left === "" && diff.right === "") return;

@@ -13,7 +13,13 @@ import { ASSISTANT_MSG, ASSISTANT_TURN, PROBE_TOOLS, THINKING_CONTENT, USER_TURN
 import type { VariantRenderer } from "./render.js";
 import type { ContentAnalysis, ReasoningAnalysis } from "./types.js";
 
-const WRAPPED_CONTENT = seq(tag("pre", seq(marker, space)), lit(ASSISTANT_MSG), space, tag("post", seq(marker, space)), rest);
+const WRAPPED_CONTENT = seq(
+  tag("pre", seq(marker, space)),
+  lit(ASSISTANT_MSG),
+  space,
+  tag("post", seq(marker, space)),
+  rest,
+);
 
 /** Longest content prefix taken for one (bytes): a short label, not a paragraph of instructions. */
 const PREFIX_MAX_BYTES = 32;

@@ -124,7 +124,9 @@ export function calculateDiffSplit(left: string, right: string): DiffSplit {
 
   const suffixLength = textSuffixAllowed ? commonSuffixLength(restL, restR) : 0;
   // The prefix is measured without the suffix so that the two never overlap.
-  const prefixLength = textPrefixAllowed ? commonPrefixLength(restL.slice(0, restL.length - suffixLength), restR.slice(0, restR.length - suffixLength)) : 0;
+  const prefixLength = textPrefixAllowed
+    ? commonPrefixLength(restL.slice(0, restL.length - suffixLength), restR.slice(0, restR.length - suffixLength))
+    : 0;
 
   result.prefix += restL.slice(0, prefixLength);
   result.suffix = restL.slice(restL.length - suffixLength) + result.suffix;

@@ -10,7 +10,18 @@
 import { trimLeadingWhitespace, trimWhitespace } from "./bytes.js";
 import { TemplateAnalysisError } from "./errors.js";
 import { any, choice, lit, many, marker, matchAt, not, rest, seq, space, tag, tagText, until } from "./pattern.js";
-import { ARG_FIRST, ARG_SECOND, ASSISTANT_TURN, FIRST_CALL, FUN_FIRST, FUN_SECOND, PROBE_TOOLS, SECOND_CALL, USER_TURN, assistantWithCalls } from "./probes.js";
+import {
+  ARG_FIRST,
+  ARG_SECOND,
+  ASSISTANT_TURN,
+  FIRST_CALL,
+  FUN_FIRST,
+  FUN_SECOND,
+  PROBE_TOOLS,
+  SECOND_CALL,
+  USER_TURN,
+  assistantWithCalls,
+} from "./probes.js";
 import type { VariantRenderer } from "./render.js";
 import type { ToolsAnalysis } from "./types.js";
 
@@ -20,7 +31,11 @@ const NON_MARKER_RUN = many(seq(not(marker), any));
 const NAME_IN_DIFF = seq(tag("pre", until(FUN_FIRST)), lit(FUN_FIRST), tag("post", NON_MARKER_RUN));
 
 /** JSON args: name suffix runs to the first `{`/`[` that is not inside a marker, if a marker follows. */
-const JSON_NAME_SUFFIX = seq(tag("ext", many(choice(marker, seq(not(lit("{")), not(lit("[")), any)))), NON_MARKER_RUN, marker);
+const JSON_NAME_SUFFIX = seq(
+  tag("ext", many(choice(marker, seq(not(lit("{")), not(lit("[")), any)))),
+  NON_MARKER_RUN,
+  marker,
+);
 
 const ARG_START = seq(marker, space, choice(lit(ARG_FIRST), lit(ARG_SECOND)));
 const ARGS_SEPARATOR = seq(tag("sep", many(seq(not(ARG_START), any))), ARG_START);
@@ -36,7 +51,10 @@ function closerRegion(renderer: VariantRenderer, suffix: string, out: ToolsAnaly
     return at < 0 ? suffix : suffix.slice(0, at);
   }
   // No closer known: compare against a turn without calls to see where the call ends.
-  const noCall = renderer.compare({ messages: [USER_TURN, assistantWithCalls([FIRST_CALL])], tools: PROBE_TOOLS }, { messages: [USER_TURN, ASSISTANT_TURN] });
+  const noCall = renderer.compare(
+    { messages: [USER_TURN, assistantWithCalls([FIRST_CALL])], tools: PROBE_TOOLS },
+    { messages: [USER_TURN, ASSISTANT_TURN] },
+  );
   if (!noCall) return "";
   const left = noCall.diff.left;
   const at = left.indexOf("YYYY");
@@ -48,7 +66,10 @@ function closerRegion(renderer: VariantRenderer, suffix: string, out: ToolsAnaly
 
 /** Runs T3. */
 export function extractFunctionMarkers(renderer: VariantRenderer, out: ToolsAnalysis): void {
-  const cmp = renderer.compare({ messages: [USER_TURN, assistantWithCalls([FIRST_CALL])], tools: PROBE_TOOLS }, { messages: [USER_TURN, assistantWithCalls([SECOND_CALL])] });
+  const cmp = renderer.compare(
+    { messages: [USER_TURN, assistantWithCalls([FIRST_CALL])], tools: PROBE_TOOLS },
+    { messages: [USER_TURN, assistantWithCalls([SECOND_CALL])] },
+  );
   if (!cmp) return;
   const { diff } = cmp;
   if (!diff.left.includes(FUN_FIRST) || !diff.right.includes(FUN_SECOND)) return;

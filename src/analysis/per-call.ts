@@ -16,7 +16,10 @@ import type { ToolsAnalysis } from "./types.js";
 
 /** Runs T2. */
 export function checkPerCallMarkers(renderer: VariantRenderer, out: ToolsAnalysis): void {
-  const cmp = renderer.compare({ messages: [USER_TURN, assistantWithCalls([FIRST_CALL])], tools: PROBE_TOOLS }, { messages: [USER_TURN, assistantWithCalls([FIRST_CALL, SECOND_CALL])] });
+  const cmp = renderer.compare(
+    { messages: [USER_TURN, assistantWithCalls([FIRST_CALL])], tools: PROBE_TOOLS },
+    { messages: [USER_TURN, assistantWithCalls([FIRST_CALL, SECOND_CALL])] },
+  );
   if (!cmp) return;
   const format = out.format;
 

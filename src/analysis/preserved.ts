@@ -10,7 +10,11 @@ import { trimWhitespace } from "./bytes.js";
 import type { ContentAnalysis, ReasoningAnalysis, ToolsAnalysis } from "./types.js";
 
 /** The trimmed, distinct, non-empty markers of an analysis. */
-export function collectPreservedTokens(reasoning: ReasoningAnalysis, content: ContentAnalysis, tools: ToolsAnalysis): string[] {
+export function collectPreservedTokens(
+  reasoning: ReasoningAnalysis,
+  content: ContentAnalysis,
+  tools: ToolsAnalysis,
+): string[] {
   const { format, function: fn, arguments: args, callId } = tools;
   // Python call syntax ("(", "=", ", ") is ordinary text: only the wrappers are tokens.
   const syntax =
@@ -31,7 +35,17 @@ export function collectPreservedTokens(reasoning: ReasoningAnalysis, content: Co
           callId.prefix,
           callId.suffix,
         ];
-  const markers = [reasoning.start, reasoning.end, content.start, content.end, format.sectionStart, format.sectionEnd, format.perCallStart, format.perCallEnd, ...syntax];
+  const markers = [
+    reasoning.start,
+    reasoning.end,
+    content.start,
+    content.end,
+    format.sectionStart,
+    format.sectionEnd,
+    format.perCallStart,
+    format.perCallEnd,
+    ...syntax,
+  ];
   const tokens: string[] = [];
   for (const m of markers) {
     const token = trimWhitespace(m);

@@ -42,7 +42,10 @@ function functionTool(name: string, description: string): Record<string, unknown
 }
 
 /** The two tools offered in every tool probe. */
-export const PROBE_TOOLS: readonly Record<string, unknown>[] = [functionTool(FUN_FIRST, "Test function foo"), functionTool(FUN_SECOND, "Test function bar")];
+export const PROBE_TOOLS: readonly Record<string, unknown>[] = [
+  functionTool(FUN_FIRST, "Test function foo"),
+  functionTool(FUN_SECOND, "Test function bar"),
+];
 
 export const USER_TURN: ProbeMessage = { role: "user", content: USER_MSG };
 export const USER_TURN_TWO: ProbeMessage = { role: "user", content: USER_MSG_TWO };

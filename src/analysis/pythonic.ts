@@ -19,7 +19,15 @@ import { ARG_FIRST, ARG_SECOND, FUN_FIRST } from "./probes.js";
 import type { ToolsAnalysis } from "./types.js";
 
 /** `NAME(` then a probe argument name and `=` (what no JSON or tag format renders). */
-const CALL_EXPRESSION = seq(lit(FUN_FIRST), space, lit("("), space, choice(lit(ARG_FIRST), lit(ARG_SECOND)), space, lit("="));
+const CALL_EXPRESSION = seq(
+  lit(FUN_FIRST),
+  space,
+  lit("("),
+  space,
+  choice(lit(ARG_FIRST), lit(ARG_SECOND)),
+  space,
+  lit("="),
+);
 
 /** Whether the rendered tool-call section writes the probe call as a Python call expression. */
 export function rendersPythonicCall(section: string): boolean {

@@ -12,13 +12,28 @@
  */
 import { trimWhitespace } from "./bytes.js";
 import { findAnywhere, lit, marker, opt, rest, seq, space, tag, tagText } from "./pattern.js";
-import { ASSISTANT_TURN, FUN_FIRST, ARG_FIRST, ARG_SECOND, PROBE_TOOLS, THINKING_CONTENT, USER_TURN, ASSISTANT_MSG, toolCall } from "./probes.js";
+import {
+  ASSISTANT_TURN,
+  FUN_FIRST,
+  ARG_FIRST,
+  ARG_SECOND,
+  PROBE_TOOLS,
+  THINKING_CONTENT,
+  USER_TURN,
+  ASSISTANT_MSG,
+  toolCall,
+} from "./probes.js";
 import type { VariantRenderer } from "./render.js";
 import { pruneWhitespaceSegments, segmentizeMarkers } from "./segments.js";
 import type { ReasoningAnalysis } from "./types.js";
 
 /** Reasoning text wrapped by a marker on each side (whitespace after each marker kept). */
-const WRAPPED_REASONING = seq(tag("pre", seq(marker, space)), lit(THINKING_CONTENT), tag("post", seq(space, marker, space)), rest);
+const WRAPPED_REASONING = seq(
+  tag("pre", seq(marker, space)),
+  lit(THINKING_CONTENT),
+  tag("post", seq(space, marker, space)),
+  rest,
+);
 
 /** Reasoning text followed by a closing marker only. */
 const DELIMITED_REASONING = seq(lit(THINKING_CONTENT), space, opt(seq(tag("post", seq(marker, space)), rest)));
@@ -61,7 +76,10 @@ function markersAppendedAfterTail(base: string, extended: string): [string, stri
 
 /** R2: the generation prompt with thinking disabled vs enabled. */
 function compareThinkingEnabled(renderer: VariantRenderer, out: ReasoningAnalysis): void {
-  const cmp = renderer.compare({ messages: [USER_TURN], addGenerationPrompt: true, enableThinking: false }, { enableThinking: true });
+  const cmp = renderer.compare(
+    { messages: [USER_TURN], addGenerationPrompt: true, enableThinking: false },
+    { enableThinking: true },
+  );
   if (!cmp) return;
   const { diff, outputA, outputB } = cmp;
   const leftTrimmed = trimWhitespace(diff.left);
@@ -104,7 +122,12 @@ function compareThinkingEnabled(renderer: VariantRenderer, out: ReasoningAnalysi
   if (out.mode === "NONE" && out.start === "" && out.end !== "") out.mode = "TAG_BASED";
 }
 
-const TOOL_TURN_WRAPPED = seq(tag("pre", seq(marker, space)), lit(THINKING_CONTENT), space, tag("post", seq(marker, space)));
+const TOOL_TURN_WRAPPED = seq(
+  tag("pre", seq(marker, space)),
+  lit(THINKING_CONTENT),
+  space,
+  tag("post", seq(marker, space)),
+);
 const TOOL_TURN_DELIMITED = seq(lit(THINKING_CONTENT), space, opt(tag("post", seq(marker, space))));
 
 /** R3: reasoning with text content vs reasoning with a tool call. */
@@ -116,7 +139,10 @@ function compareReasoningScope(renderer: VariantRenderer, out: ReasoningAnalysis
     reasoning_content: THINKING_CONTENT,
     tool_calls: [toolCall(FUN_FIRST, { [ARG_FIRST]: "VVVV", [ARG_SECOND]: "XXXX" })],
   };
-  const cmp = renderer.compare({ messages: [USER_TURN, withContent], tools: PROBE_TOOLS }, { messages: [USER_TURN, withCall] });
+  const cmp = renderer.compare(
+    { messages: [USER_TURN, withContent], tools: PROBE_TOOLS },
+    { messages: [USER_TURN, withCall] },
+  );
   if (!cmp) return;
   const inA = cmp.outputA.includes(THINKING_CONTENT);
   const inB = cmp.outputB.includes(THINKING_CONTENT);

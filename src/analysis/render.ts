@@ -73,7 +73,12 @@ export class VariantRenderer {
   /** Renders one variant to a byte string, or null when the template raised. */
   render(variant: Variant): string | null {
     // The tools array is a shared constant: key it by identity instead of serialising it.
-    const key = JSON.stringify([variant.messages, variant.tools ? this.toolsId(variant.tools) : 0, variant.addGenerationPrompt ?? false, variant.enableThinking ?? true]);
+    const key = JSON.stringify([
+      variant.messages,
+      variant.tools ? this.toolsId(variant.tools) : 0,
+      variant.addGenerationPrompt ?? false,
+      variant.enableThinking ?? true,
+    ]);
     const cached = this.cache.get(key);
     if (cached !== undefined || this.cache.has(key)) return cached ?? null;
     const enableThinking = variant.enableThinking ?? true;

@@ -39,7 +39,9 @@ export interface RoleChannels {
 export function roleChannels(renderer: VariantRenderer): RoleChannels | null {
   const bare = renderer.render({ messages: [USER_TURN] });
   const prompt = renderer.render({ messages: [USER_TURN], addGenerationPrompt: true });
-  const turn = renderer.render({ messages: [USER_TURN, { role: "assistant", content: ASSISTANT_MSG, reasoning_content: THINKING_CONTENT }] });
+  const turn = renderer.render({
+    messages: [USER_TURN, { role: "assistant", content: ASSISTANT_MSG, reasoning_content: THINKING_CONTENT }],
+  });
   if (bare === null || prompt === null || turn === null || !turn.startsWith(prompt)) return null;
   // The role header the generation prompt opens, which the turn writes again to switch channels.
   const header = trimWhitespace(prompt.slice(commonPrefix(bare, prompt)));

@@ -40,7 +40,10 @@ export function detectUserStart(renderer: VariantRenderer): string {
   let cmp = renderer.compare({ messages: [] }, { messages: [USER_TURN] });
   if (!cmp) {
     // Templates that refuse an empty conversation: add a user turn after an exchange.
-    cmp = renderer.compare({ messages: [USER_TURN_TWO, ASSISTANT_TURN] }, { messages: [USER_TURN_TWO, ASSISTANT_TURN, USER_TURN] });
+    cmp = renderer.compare(
+      { messages: [USER_TURN_TWO, ASSISTANT_TURN] },
+      { messages: [USER_TURN_TWO, ASSISTANT_TURN, USER_TURN] },
+    );
     if (!cmp) return "";
   }
   let turn = cmp.diff.right;

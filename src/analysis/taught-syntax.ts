@@ -26,13 +26,16 @@ const EXAMPLE_SPAN = 200;
  * history shows).
  */
 export function taughtListStart(renderer: VariantRenderer, format: ToolFormatAnalysis): string {
-  if (format.mode !== "JSON_NATIVE" || format.sectionStart !== "" || format.perCallStart !== "" || format.funNameIsKey) return "";
+  if (format.mode !== "JSON_NATIVE" || format.sectionStart !== "" || format.perCallStart !== "" || format.funNameIsKey)
+    return "";
   const prompt = renderer.render({ messages: [USER_TURN], tools: PROBE_TOOLS, addGenerationPrompt: true });
   const history = renderer.render({ messages: [USER_TURN, assistantWithCalls([FIRST_CALL])], tools: PROBE_TOOLS });
   if (prompt === null || history === null) return "";
   const name = escapeRegex(format.nameField || "name");
   const args = `"${format.argsField || "arguments"}"`;
-  for (const m of prompt.matchAll(new RegExp(`([A-Za-z_][A-Za-z0-9_]*|<[^<>\\s]+>|\\[[^[\\]\\s]+\\])\\[\\s*\\{\\s*"${name}"`, "g"))) {
+  for (const m of prompt.matchAll(
+    new RegExp(`([A-Za-z_][A-Za-z0-9_]*|<[^<>\\s]+>|\\[[^[\\]\\s]+\\])\\[\\s*\\{\\s*"${name}"`, "g"),
+  )) {
     // The example: the rest of its line (what follows it may be the tool list).
     const line = prompt.slice(m.index, m.index + m[0].length + EXAMPLE_SPAN);
     const example = line.includes("\n") ? line.slice(0, line.indexOf("\n")) : line;

@@ -13,8 +13,31 @@
  */
 import { trimLeadingWhitespace, trimWhitespace } from "./bytes.js";
 import { TemplateAnalysisError } from "./errors.js";
-import { choice, end, findAnywhere, lit, marker, not, rest, seq, space, tag, tagText, until, type Pattern } from "./pattern.js";
-import { ARG_FIRST, ASSISTANT_TURN, FIRST_CALL, FUN_FIRST, PROBE_TOOLS, SECOND_CALL, USER_TURN, assistantWithCalls } from "./probes.js";
+import {
+  choice,
+  end,
+  findAnywhere,
+  lit,
+  marker,
+  not,
+  rest,
+  seq,
+  space,
+  tag,
+  tagText,
+  until,
+  type Pattern,
+} from "./pattern.js";
+import {
+  ARG_FIRST,
+  ASSISTANT_TURN,
+  FIRST_CALL,
+  FUN_FIRST,
+  PROBE_TOOLS,
+  SECOND_CALL,
+  USER_TURN,
+  assistantWithCalls,
+} from "./probes.js";
 import { analyzePythonic, rendersPythonicCall } from "./pythonic.js";
 import { parsePythonLiteral } from "./python-literal.js";
 import type { VariantRenderer } from "./render.js";
@@ -80,7 +103,10 @@ function analyzeJsonNative(clean: string, out: ToolsAnalysis): void {
     register("", key, value);
   }
 
-  const inArray = findAnywhere(seq(tag("pre", seq(lit("["), space)), lit(cut), tag("post", seq(space, lit("]")))), clean);
+  const inArray = findAnywhere(
+    seq(tag("pre", seq(lit("["), space)), lit(cut), tag("post", seq(space, lit("]")))),
+    clean,
+  );
   if (inArray.ok) {
     format.toolsArrayWrapped = true;
     jsonStart -= tagText(inArray, "pre").length;
@@ -105,7 +131,10 @@ function analyzeJsonNative(clean: string, out: ToolsAnalysis): void {
 
 /** JSON_NATIVE / PYTHONIC with parallel calls: a section marker repeated per call is a per-call marker. */
 function checkRepeatedSectionMarker(renderer: VariantRenderer, out: ToolsAnalysis): void {
-  const cmp = renderer.compare({ messages: [USER_TURN, assistantWithCalls([FIRST_CALL])], tools: PROBE_TOOLS }, { messages: [USER_TURN, assistantWithCalls([FIRST_CALL, SECOND_CALL])] });
+  const cmp = renderer.compare(
+    { messages: [USER_TURN, assistantWithCalls([FIRST_CALL])], tools: PROBE_TOOLS },
+    { messages: [USER_TURN, assistantWithCalls([FIRST_CALL, SECOND_CALL])] },
+  );
   if (!cmp) return;
   const format = out.format;
   if (format.sectionStart !== "" && cmp.diff.right.includes(format.sectionStart)) {
@@ -118,8 +147,17 @@ function checkRepeatedSectionMarker(renderer: VariantRenderer, out: ToolsAnalysi
 
 /** The marker that carries the function name, e.g. `<function=NAME>` or `[NAME]`. */
 function functionNameMarker(name: string): Pattern {
-  const angled = seq(tag("fun_pre", seq(lit("<"), until(">", name))), lit(name), tag("fun_post", seq(not(seq(space, lit("<"))), until(">"), lit(">"))), space);
-  const squared = seq(tag("fun_pre", seq(lit("["), until("]", name))), lit(name), tag("fun_post", seq(not(seq(space, lit("["), until("]"), lit("]"))), space)));
+  const angled = seq(
+    tag("fun_pre", seq(lit("<"), until(">", name))),
+    lit(name),
+    tag("fun_post", seq(not(seq(space, lit("<"))), until(">"), lit(">"))),
+    space,
+  );
+  const squared = seq(
+    tag("fun_pre", seq(lit("["), until("]", name))),
+    lit(name),
+    tag("fun_post", seq(not(seq(space, lit("["), until("]"), lit("]"))), space)),
+  );
   return tag("fun_marker", choice(angled, squared));
 }
 
@@ -128,7 +166,13 @@ function analyzeNonJson(clean: string, out: ToolsAnalysis): void {
   const nameMarker = findAnywhere(functionNameMarker(FUN_FIRST), clean);
   const funMarker = nameMarker.ok ? tagText(nameMarker, "fun_marker") : FUN_FIRST;
 
-  const sectionAndCall = seq(tag("sec_start", seq(marker, space)), tag("call_start", seq(marker, space)), tag("fun_pre", until(funMarker)), lit(funMarker), tag("rest", rest));
+  const sectionAndCall = seq(
+    tag("sec_start", seq(marker, space)),
+    tag("call_start", seq(marker, space)),
+    tag("fun_pre", until(funMarker)),
+    lit(funMarker),
+    tag("rest", rest),
+  );
   let opening = findAnywhere(sectionAndCall, clean);
   let closing;
   if (opening.ok) {
@@ -146,7 +190,13 @@ function analyzeNonJson(clean: string, out: ToolsAnalysis): void {
 }
 
 /** Classifies the tool-call section and fills the format markers. */
-function classifyToolSection(renderer: VariantRenderer, haystack: string, reasoning: ReasoningAnalysis, supportsParallelToolCalls: boolean, out: ToolsAnalysis): void {
+function classifyToolSection(
+  renderer: VariantRenderer,
+  haystack: string,
+  reasoning: ReasoningAnalysis,
+  supportsParallelToolCalls: boolean,
+  out: ToolsAnalysis,
+): void {
   const format = out.format;
   // Reasoning markers rendered on the tool turn are not part of the tool syntax.
   const clean = removeFirst(removeFirst(haystack, reasoning.start), reasoning.end);
@@ -172,8 +222,16 @@ function classifyToolSection(renderer: VariantRenderer, haystack: string, reason
 }
 
 /** Runs T1: leaves `out.format.mode` at "NONE" when no tool-call section renders. */
-export function analyzeToolCalls(renderer: VariantRenderer, reasoning: ReasoningAnalysis, supportsParallelToolCalls: boolean, out: ToolsAnalysis): void {
-  const cmp = renderer.compare({ messages: [USER_TURN, ASSISTANT_TURN], tools: PROBE_TOOLS }, { messages: [USER_TURN, assistantWithCalls([FIRST_CALL])] });
+export function analyzeToolCalls(
+  renderer: VariantRenderer,
+  reasoning: ReasoningAnalysis,
+  supportsParallelToolCalls: boolean,
+  out: ToolsAnalysis,
+): void {
+  const cmp = renderer.compare(
+    { messages: [USER_TURN, ASSISTANT_TURN], tools: PROBE_TOOLS },
+    { messages: [USER_TURN, assistantWithCalls([FIRST_CALL])] },
+  );
   if (!cmp || cmp.diff.right === "") return;
   classifyToolSection(renderer, cmp.diff.right, reasoning, supportsParallelToolCalls, out);
 }

@@ -6,7 +6,12 @@
  * @example
  * const tools = analyzeTools(renderer, caps, reasoning);
  */
-import { extractArgsMarkers, extractArgumentNameMarkers, extractArgumentSeparator, extractArgumentValueMarkers } from "./arguments.js";
+import {
+  extractArgsMarkers,
+  extractArgumentNameMarkers,
+  extractArgumentSeparator,
+  extractArgumentValueMarkers,
+} from "./arguments.js";
 import { extractCallIdMarkers } from "./call-id.js";
 import { extractFunctionMarkers } from "./function-markers.js";
 import { checkPerCallMarkers } from "./per-call.js";
@@ -18,7 +23,11 @@ import type { ReasoningAnalysis, ToolsAnalysis } from "./types.js";
 import type { TemplateCaps } from "../template/types.js";
 
 /** Runs the tool phases; templates that do not render tool calls get an empty analysis. */
-export function analyzeTools(renderer: VariantRenderer, caps: TemplateCaps, reasoning: ReasoningAnalysis): ToolsAnalysis {
+export function analyzeTools(
+  renderer: VariantRenderer,
+  caps: TemplateCaps,
+  reasoning: ReasoningAnalysis,
+): ToolsAnalysis {
   const out = emptyToolsAnalysis();
   if (!caps.supportsToolCalls) return out;
   analyzeToolCalls(renderer, reasoning, caps.supportsParallelToolCalls, out);

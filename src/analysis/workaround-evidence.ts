@@ -58,19 +58,26 @@ function inSource(source: string, piece: string): boolean {
  * `source` is the template source; markers are compared trimmed; `overrides` are pieces of
  * diffed markers the row may drop.
  */
-export function workaroundProblem(source: string, diffed: TemplateAnalysis, corrected: TemplateAnalysis, overrides: readonly string[] = []): string | null {
+export function workaroundProblem(
+  source: string,
+  diffed: TemplateAnalysis,
+  corrected: TemplateAnalysis,
+  overrides: readonly string[] = [],
+): string | null {
   const before = analysisMarkers(diffed);
   const after = analysisMarkers(corrected);
   for (const m of after) {
     if (before.includes(m)) continue;
     const missing = pieces(m).find((p) => !inSource(source, p));
-    if (missing !== undefined) return `the template never writes ${JSON.stringify(missing)} (of the marker ${JSON.stringify(m)})`;
+    if (missing !== undefined)
+      return `the template never writes ${JSON.stringify(missing)} (of the marker ${JSON.stringify(m)})`;
   }
   // Compared piece by piece: a row may split a marker across two fields (a prefix moved into
   // the call start) or extend it, not drop a piece of it.
   for (const m of before) {
     const lost = pieces(m).find((p) => !overrides.includes(p) && !after.some((n) => n.includes(p)));
-    if (lost !== undefined) return `it drops ${JSON.stringify(lost)} (of the marker ${JSON.stringify(m)}) the renderings show`;
+    if (lost !== undefined)
+      return `it drops ${JSON.stringify(lost)} (of the marker ${JSON.stringify(m)}) the renderings show`;
   }
   return null;
 }

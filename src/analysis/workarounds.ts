@@ -71,7 +71,9 @@ export const WORKAROUNDS: readonly Workaround[] = [
   {
     // Functionary 3.1 writes calls as bare <function=NAME>{...}</function> with no section marker.
     name: "Functionary 3.1",
-    features: ['set has_code_interpreter = tools | selectattr("type", "equalto", "code_interpreter") | list | length > 0'],
+    features: [
+      'set has_code_interpreter = tools | selectattr("type", "equalto", "code_interpreter") | list | length > 0',
+    ],
     apply: (a) => {
       const t = a.tools;
       a.content.mode = "PLAIN";
@@ -126,7 +128,9 @@ export const WORKAROUNDS: readonly Workaround[] = [
   },
   {
     name: "Fireworks FireFunction v2",
-    features: ["{%- set system_prompt = '<|start_header_id|>' + 'system' + '<|end_header_id|>\\n\\n' + message['content'] | trim + '\\n' + system_prompt_suffix + '<|eot_id|>' -%}"],
+    features: [
+      "{%- set system_prompt = '<|start_header_id|>' + 'system' + '<|end_header_id|>\\n\\n' + message['content'] | trim + '\\n' + system_prompt_suffix + '<|eot_id|>' -%}",
+    ],
     apply: (a) => {
       a.assistantStart = "<|start_header_id|>assistant<|end_header_id|>";
       a.userStart = "<|start_header_id|>user<|end_header_id|>";

@@ -25,10 +25,14 @@ export type AnalyzeChatOptions = Omit<AnalyzeOptions, "format">;
  */
 export function analyzeChatTemplate(source: string, options: AnalyzeChatOptions = {}): TemplateAnalysis {
   if (typeof source !== "string") {
-    throw new TypeError(`analyzeChatTemplate: source must be a string, got ${source === null ? "null" : typeof source}`);
+    throw new TypeError(
+      `analyzeChatTemplate: source must be a string, got ${source === null ? "null" : typeof source}`,
+    );
   }
   if (options !== null && typeof options === "object" && "format" in options) {
-    throw new TypeError("analyzeChatTemplate: options.format is detected from the source; call analyzeTemplate to give one");
+    throw new TypeError(
+      "analyzeChatTemplate: options.format is detected from the source; call analyzeTemplate to give one",
+    );
   }
   const family = detectDedicatedFormat(source);
   if (family === null) return analyzeTemplate(source, options);

@@ -95,7 +95,10 @@ export function boundedRawString(p: PegArena, schema: JsonSchema, stops: string[
   if (typeof schema !== "object" || schema === null) return null;
   const s = schema as { maxLength?: unknown; minLength?: unknown };
   if (typeof s.maxLength !== "number" || !Number.isInteger(s.maxLength) || s.maxLength < 0) return null;
-  const min = typeof s.minLength === "number" && Number.isInteger(s.minLength) && s.minLength >= 0 ? Math.min(s.minLength, s.maxLength) : 0;
+  const min =
+    typeof s.minLength === "number" && Number.isInteger(s.minLength) && s.minLength >= 0
+      ? Math.min(s.minLength, s.maxLength)
+      : 0;
   const firsts = [...new Set(stops.filter((d) => d !== "").map((d) => d[0]!))];
   return p.chars(`^${firsts.map(classEscape).join("")}\\r\\n`, min, s.maxLength);
 }
@@ -130,7 +133,9 @@ function learnedSpace(p: PegArena, run: string): PegId {
  */
 function innerSpace(p: PegArena, run: string, before: string, after: string): PegId {
   const words = /\w$/.test(before) && /^\w/.test(after);
-  const parse = words ? p.seq(p.chars(" \\t\\r\\n", 1, 1), learnedSpace(p, run.slice(1)), p.space()) : p.seq(learnedSpace(p, run), p.space());
+  const parse = words
+    ? p.seq(p.chars(" \\t\\r\\n", 1, 1), learnedSpace(p, run.slice(1)), p.space())
+    : p.seq(learnedSpace(p, run), p.space());
   return p.lenient(parse, p.literal(run));
 }
 
@@ -258,7 +263,8 @@ export function pythonTyped(ctx: BuildContext, schema: JsonSchema, name: string)
   const { p } = ctx;
   const type = typeof schema === "object" && schema !== null ? (schema as { type?: unknown }).type : undefined;
   if (type === "integer" || type === "number") return p.schema(p.json(), schema, { name });
-  if ((type === "object" && ctx.jsonContainers?.objects) || (type === "array" && ctx.jsonContainers?.arrays)) return p.schema(p.json(), schema, { name });
+  if ((type === "object" && ctx.jsonContainers?.objects) || (type === "array" && ctx.jsonContainers?.arrays))
+    return p.schema(p.json(), schema, { name });
   return literalValue(p, schema, PYTHON_LITERALS, name);
 }
 
@@ -268,7 +274,12 @@ export function pythonValue(p: PegArena): PegId {
   if (existing !== undefined) return p.ref("py-value");
   return p.rule("py-value", () => {
     const ws = p.space();
-    const str = (q: string): PegId => p.seq(p.literal(q), p.zeroOrMore(p.choice(p.chars(`^${q}\\\\`, 1), p.seq(p.literal("\\"), p.any()))), p.literal(q));
+    const str = (q: string): PegId =>
+      p.seq(
+        p.literal(q),
+        p.zeroOrMore(p.choice(p.chars(`^${q}\\\\`, 1), p.seq(p.literal("\\"), p.any()))),
+        p.literal(q),
+      );
     const string = p.rule("py-string", p.choice(str('"'), str("'")));
     const number = p.rule(
       "py-number",
@@ -281,8 +292,20 @@ export function pythonValue(p: PegArena): PegId {
     );
     const value = p.ref("py-value");
     const member = p.seq(string, ws, p.literal(":"), ws, value);
-    const dict = p.seq(p.literal("{"), ws, p.optional(p.seq(member, p.zeroOrMore(p.seq(ws, p.literal(","), ws, member)), ws, p.optional(p.literal(",")), ws)), p.literal("}"));
-    const list = p.seq(p.literal("["), ws, p.optional(p.seq(value, p.zeroOrMore(p.seq(ws, p.literal(","), ws, value)), ws, p.optional(p.literal(",")), ws)), p.literal("]"));
+    const dict = p.seq(
+      p.literal("{"),
+      ws,
+      p.optional(
+        p.seq(member, p.zeroOrMore(p.seq(ws, p.literal(","), ws, member)), ws, p.optional(p.literal(",")), ws),
+      ),
+      p.literal("}"),
+    );
+    const list = p.seq(
+      p.literal("["),
+      ws,
+      p.optional(p.seq(value, p.zeroOrMore(p.seq(ws, p.literal(","), ws, value)), ws, p.optional(p.literal(",")), ws)),
+      p.literal("]"),
+    );
     const words = ["True", "False", "None", "true", "false", "null"].map((w) => p.literal(w));
     return p.choice(dict, list, string, number, ...words);
   });

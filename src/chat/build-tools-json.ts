@@ -7,7 +7,16 @@
 import type { PegId } from "../peg/index.js";
 import type { JsonSchema } from "../types.js";
 import type { ToolFormatAnalysis } from "../analysis/index.js";
-import { type BuildContext, argumentValue, marker, moreCalls, quotedKey, quotedName, ruleName, toolParameters } from "./build-helpers.js";
+import {
+  type BuildContext,
+  argumentValue,
+  marker,
+  moreCalls,
+  quotedKey,
+  quotedName,
+  ruleName,
+  toolParameters,
+} from "./build-helpers.js";
 import { ID_CHARS, MAX_ID } from "./build-tools-tagged.js";
 import { NODE } from "./tree-names.js";
 
@@ -21,8 +30,15 @@ function keyColon(ctx: BuildContext, key: string): PegId {
 function idValue(ctx: BuildContext): PegId {
   const { p } = ctx;
   // The grammar copy bounds ids (a free string need not end).
-  if (ctx.forGrammar) return p.choice(p.seq(p.literal('"'), p.capture(NODE.toolId, p.chars(ID_CHARS, 1, MAX_ID)), p.literal('"')), p.capture(NODE.toolId, p.chars("0-9", 1, 9)));
-  return p.choice(p.seq(p.literal('"'), p.capture(NODE.toolId, p.chars('^"', 0)), p.literal('"')), p.capture(NODE.toolId, p.chars("0-9", 1)));
+  if (ctx.forGrammar)
+    return p.choice(
+      p.seq(p.literal('"'), p.capture(NODE.toolId, p.chars(ID_CHARS, 1, MAX_ID)), p.literal('"')),
+      p.capture(NODE.toolId, p.chars("0-9", 1, 9)),
+    );
+  return p.choice(
+    p.seq(p.literal('"'), p.capture(NODE.toolId, p.chars('^"', 0)), p.literal('"')),
+    p.capture(NODE.toolId, p.chars("0-9", 1)),
+  );
 }
 
 /** Fields joined by `,`, optional ones with their separator. */
@@ -69,14 +85,19 @@ function callOf(ctx: BuildContext, f: ToolFormatAnalysis, name: string, schema: 
 
   const nameKey = f.nameField || "name";
   const argsKey = f.argsField || "arguments";
-  const dotted = nameKey.includes(".") ? nameKey.slice(0, nameKey.indexOf(".")) : argsKey.includes(".") ? argsKey.slice(0, argsKey.indexOf(".")) : "";
+  const dotted = nameKey.includes(".")
+    ? nameKey.slice(0, nameKey.indexOf("."))
+    : argsKey.includes(".")
+      ? argsKey.slice(0, argsKey.indexOf("."))
+      : "";
   const leaf = (k: string): string => (k.includes(".") ? k.slice(k.indexOf(".") + 1) : k);
 
   const nameField = { key: nameKey, node: p.seq(keyColon(ctx, leaf(nameKey)), nameValue), optional: false };
   const argsField = { key: argsKey, node: p.seq(keyColon(ctx, leaf(argsKey)), args), optional: false };
   const idFields: { key: string; node: PegId; optional: boolean }[] = [];
   if (f.idField) idFields.push({ key: f.idField, node: p.seq(keyColon(ctx, f.idField), idValue(ctx)), optional: true });
-  if (f.genIdField) idFields.push({ key: f.genIdField, node: p.seq(keyColon(ctx, f.genIdField), idValue(ctx)), optional: true });
+  if (f.genIdField)
+    idFields.push({ key: f.genIdField, node: p.seq(keyColon(ctx, f.genIdField), idValue(ctx)), optional: true });
 
   const order = (k: string): number => {
     const i = f.parameterOrder.indexOf(k);
@@ -86,14 +107,18 @@ function callOf(ctx: BuildContext, f: ToolFormatAnalysis, name: string, schema: 
   if (dotted !== "") {
     // {"function": {"name": ..., "arguments": ...}} with the ids beside "function".
     const inner = p.seq(p.literal("{"), p.space(), fields(ctx, [nameField, argsField]), p.space(), p.literal("}"));
-    const outer = [{ key: dotted, node: p.seq(keyColon(ctx, dotted), inner), optional: false }, ...idFields].sort((a, b) => order(a.key) - order(b.key));
+    const outer = [{ key: dotted, node: p.seq(keyColon(ctx, dotted), inner), optional: false }, ...idFields].sort(
+      (a, b) => order(a.key) - order(b.key),
+    );
     body = fields(ctx, outer);
   } else {
     const all = [nameField, argsField, ...idFields].sort((a, b) => order(a.key) - order(b.key));
     body = fields(ctx, all);
   }
   // Models trained on OpenAI data sometimes add the wrapper's "type": "function".
-  const typeField = f.openaiWrapperTrigger ? p.optional(p.seq(keyColon(ctx, "type"), p.literal('"function"'), p.space(), p.literal(","), p.space())) : p.eps();
+  const typeField = f.openaiWrapperTrigger
+    ? p.optional(p.seq(keyColon(ctx, "type"), p.literal('"function"'), p.space(), p.literal(","), p.space()))
+    : p.eps();
   return p.tag(NODE.tool, p.seq(p.literal("{"), p.space(), typeField, body, p.space(), p.literal("}")));
 }
 
@@ -104,7 +129,9 @@ function callOf(ctx: BuildContext, f: ToolFormatAnalysis, name: string, schema: 
  */
 export function buildJsonTools(ctx: BuildContext, f: ToolFormatAnalysis): PegId {
   const { p } = ctx;
-  const choices = ctx.tools.map((t, i) => p.rule(ruleName(ctx, `tool-${i}`), callOf(ctx, f, t.function.name, toolParameters(t), i)));
+  const choices = ctx.tools.map((t, i) =>
+    p.rule(ruleName(ctx, `tool-${i}`), callOf(ctx, f, t.function.name, toolParameters(t), i)),
+  );
   const call = p.choice(...choices);
   const more = (item: PegId): PegId => moreCalls(ctx, item);
 
@@ -114,10 +141,22 @@ export function buildJsonTools(ctx: BuildContext, f: ToolFormatAnalysis): PegId 
     // maxCalls bounds the calls.
     const inner = ctx.forGrammar && !f.toolsArrayWrapped ? (): PegId => p.eps() : more;
     const outer = ctx.forGrammar && f.toolsArrayWrapped ? (): PegId => p.eps() : more;
-    const one = p.seq(marker(p, f.perCallStart), p.space(), wrapArray(ctx, f, call, inner), p.space(), marker(p, f.perCallEnd));
+    const one = p.seq(
+      marker(p, f.perCallStart),
+      p.space(),
+      wrapArray(ctx, f, call, inner),
+      p.space(),
+      marker(p, f.perCallEnd),
+    );
     calls = p.seq(one, outer(p.seq(p.space(), one)));
   } else {
-    calls = p.seq(marker(p, f.sectionStart), p.space(), wrapArray(ctx, f, call, more), p.space(), marker(p, f.sectionEnd));
+    calls = p.seq(
+      marker(p, f.sectionStart),
+      p.space(),
+      wrapArray(ctx, f, call, more),
+      p.space(),
+      marker(p, f.sectionEnd),
+    );
   }
   const taught = f.taughtListStart ?? "";
   if (taught !== "") {
@@ -128,7 +167,11 @@ export function buildJsonTools(ctx: BuildContext, f: ToolFormatAnalysis): PegId 
   const start = f.sectionStart || f.perCallStart;
   // The marker as the template writes it (its whitespace may vary in the output, the trigger
   // word is the rendered one, as llama.cpp's).
-  const trigger = !ctx.toolTrigger ? false : start.trim() !== "" ? { word: start.trim() } : { pattern: markerlessTrigger(f) };
+  const trigger = !ctx.toolTrigger
+    ? false
+    : start.trim() !== ""
+      ? { word: start.trim() }
+      : { pattern: markerlessTrigger(f) };
   if (start.trim() === "" && !ctx.forGrammar) {
     const head = markerlessHead(ctx, f);
     if (head !== null) ctx.callHead = head;
@@ -162,12 +205,15 @@ function markerlessHead(ctx: BuildContext, f: ToolFormatAnalysis): PegId | null 
       return i < 0 ? f.parameterOrder.length : i;
     };
     if (keys.some((k) => k !== nameKey && rank(k) <= rank(nameKey))) return null;
-    const typeField = f.openaiWrapperTrigger ? p.optional(p.seq(keyColon(ctx, "type"), p.literal('"function"'), p.space(), p.literal(","), p.space())) : p.eps();
+    const typeField = f.openaiWrapperTrigger
+      ? p.optional(p.seq(keyColon(ctx, "type"), p.literal('"function"'), p.space(), p.literal(","), p.space()))
+      : p.eps();
     object = p.seq(p.literal("{"), p.space(), typeField, keyColon(ctx, nameKey), names);
   }
   const bare = f.toolsArrayWrapped ? p.seq(p.literal("["), p.space(), object) : object;
   const taught = f.taughtListStart ?? "";
-  const heads = taught !== "" ? p.choice(p.seq(p.literal(taught), p.space(), p.literal("["), p.space(), object), bare) : bare;
+  const heads =
+    taught !== "" ? p.choice(p.seq(p.literal(taught), p.space(), p.literal("["), p.space(), object), bare) : bare;
   return p.seq(p.space(), heads);
 }
 

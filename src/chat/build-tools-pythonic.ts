@@ -16,7 +16,20 @@
 import type { PegArena, PegId } from "../peg/index.js";
 import type { JsonSchema } from "../types.js";
 import type { ToolsAnalysis } from "../analysis/index.js";
-import { type BuildContext, boundedRawString, core, identifierEnd, marker, mayBeString, moreCalls, pythonTyped, pythonValue, ruleName, schemaProperties, toolParameters } from "./build-helpers.js";
+import {
+  type BuildContext,
+  boundedRawString,
+  core,
+  identifierEnd,
+  marker,
+  mayBeString,
+  moreCalls,
+  pythonTyped,
+  pythonValue,
+  ruleName,
+  schemaProperties,
+  toolParameters,
+} from "./build-helpers.js";
 import { orderedArguments } from "./dedicated/grammar-args.js";
 import { hasStringKeywords } from "./literal-schema.js";
 import { splitRawSchema } from "./raw-union.js";
@@ -24,7 +37,14 @@ import { NODE } from "./tree-names.js";
 
 /** `, name=` or `)`: where the call goes on after a string argument (the quote really ended). */
 function afterStringArgument(p: PegArena): PegId {
-  const nextKeyword = p.seq(p.literal(","), p.space(), p.chars("A-Za-z_", 1, 1), p.chars("A-Za-z0-9_", 0), p.space(), p.literal("="));
+  const nextKeyword = p.seq(
+    p.literal(","),
+    p.space(),
+    p.chars("A-Za-z_", 1, 1),
+    p.chars("A-Za-z0-9_", 0),
+    p.space(),
+    p.literal("="),
+  );
   return p.choice(p.literal(")"), nextKeyword, p.seq(p.literal(","), p.space(), p.literal(")")));
 }
 
@@ -45,8 +65,14 @@ export function lenientString(p: PegArena, quote: string): PegId {
 function strictString(p: PegArena, quote: string, schema: JsonSchema, name: string): PegId {
   const char = p.choice(p.chars(`^${quote}\\\\`, 1, 1), p.seq(p.literal("\\"), p.any()));
   // With string keywords (pattern, format, length) the text is plain characters the keywords then narrow.
-  const text = boundedRawString(p, schema, [quote, "\\"]) ?? (hasStringKeywords(schema) ? p.chars(`^${quote}\\\\`, 0) : p.zeroOrMore(char));
-  return p.seq(p.literal(quote), p.capture(NODE.argPyString, p.schema(text, schema, { name, raw: true })), p.literal(quote));
+  const text =
+    boundedRawString(p, schema, [quote, "\\"]) ??
+    (hasStringKeywords(schema) ? p.chars(`^${quote}\\\\`, 0) : p.zeroOrMore(char));
+  return p.seq(
+    p.literal(quote),
+    p.capture(NODE.argPyString, p.schema(text, schema, { name, raw: true })),
+    p.literal(quote),
+  );
 }
 
 /** The value of one keyword argument. */
@@ -82,7 +108,8 @@ function keywordArgument(ctx: BuildContext, key: string, schema: JsonSchema, too
 function keywordArguments(ctx: BuildContext, schema: JsonSchema, toolIndex: number): PegId {
   const { p } = ctx;
   const comma = p.seq(p.space(), p.literal(","), p.space());
-  if (ctx.forGrammar) return orderedArguments(p, schema, (key, s) => keywordArgument(ctx, key, s, toolIndex), p.literal(", "));
+  if (ctx.forGrammar)
+    return orderedArguments(p, schema, (key, s) => keywordArgument(ctx, key, s, toolIndex), p.literal(", "));
   const props = schemaProperties(schema);
   if (props.length === 0) return p.eps();
   const one = p.choice(...props.map(([key, s]) => keywordArgument(ctx, key, s, toolIndex)));
@@ -108,13 +135,20 @@ function callOf(ctx: BuildContext, name: string, schema: JsonSchema, index: numb
 export function buildPythonicTools(ctx: BuildContext, t: ToolsAnalysis): PegId {
   const { p } = ctx;
   const f = t.format;
-  const call = p.choice(...ctx.tools.map((tool, i) => p.rule(ruleName(ctx, `tool-${i}`), callOf(ctx, tool.function.name, toolParameters(tool), i))));
+  const call = p.choice(
+    ...ctx.tools.map((tool, i) =>
+      p.rule(ruleName(ctx, `tool-${i}`), callOf(ctx, tool.function.name, toolParameters(tool), i)),
+    ),
+  );
   const more = (item: PegId): PegId => moreCalls(ctx, item);
   const list = (inner: (item: PegId) => PegId): PegId => {
     const calls = p.seq(call, inner(p.seq(p.space(), p.literal(","), p.space(), call)));
     return f.toolsArrayWrapped ? p.seq(p.literal("["), p.space(), calls, p.space(), p.literal("]")) : calls;
   };
-  const wrap = (open: string, close: string, body: PegId): PegId => (core(open) === "" ? body : p.seq(marker(p, open), p.space(), body, p.space(), core(close) !== "" ? marker(p, close) : p.eps()));
+  const wrap = (open: string, close: string, body: PegId): PegId =>
+    core(open) === ""
+      ? body
+      : p.seq(marker(p, open), p.space(), body, p.space(), core(close) !== "" ? marker(p, close) : p.eps());
   let section: PegId;
   if (f.perCallStart !== "") {
     // Each call in its own wrapper: the grammar copy bounds the wrappers, not the list.

@@ -42,7 +42,8 @@ function idSection(ctx: BuildContext, t: ToolsAnalysis, after: string): PegId {
   const pre = prefix !== "" && core(prefix) !== core(t.format.perCallStart) ? marker(p, prefix) : p.eps();
   // Without an id the suffix may still open the arguments (Mistral: name[CALL_ID]id[ARGS]{...} or name[ARGS]{...}).
   // The grammar copy: after an id its suffix is required (the parser reads the id up to it).
-  if (ctx.forGrammar && suffix !== "") return p.optional(p.choice(p.seq(pre, id, marker(p, suffix)), marker(p, suffix)));
+  if (ctx.forGrammar && suffix !== "")
+    return p.optional(p.choice(p.seq(pre, id, marker(p, suffix)), marker(p, suffix)));
   return p.seq(p.optional(p.seq(pre, id)), suffix !== "" ? p.optional(marker(p, suffix)) : p.eps());
 }
 
@@ -52,18 +53,35 @@ function jsonValuePrefix(valuePrefix: string): string {
 }
 
 /** One tagged argument: name markers, value markers, the value. */
-function taggedArgument(ctx: BuildContext, t: ToolsAnalysis, toolIndex: number, name: string, schema: JsonSchema): PegId {
+function taggedArgument(
+  ctx: BuildContext,
+  t: ToolsAnalysis,
+  toolIndex: number,
+  name: string,
+  schema: JsonSchema,
+): PegId {
   const { p } = ctx;
   const a = t.arguments;
   // A string value keeps its own leading whitespace (indented code): the marker right before it
   // takes only its learned whitespace.
   const { text, typed } = splitRawSchema(schema);
   const keepTrail = text !== null;
-  const open = p.atomic(p.seq(marker(p, a.namePrefix), p.capture(NODE.argName, p.literal(name)), marker(p, a.nameSuffix, { keepTrail: keepTrail && a.valuePrefix === "" })));
+  const open = p.atomic(
+    p.seq(
+      marker(p, a.namePrefix),
+      p.capture(NODE.argName, p.literal(name)),
+      marker(p, a.nameSuffix, { keepTrail: keepTrail && a.valuePrefix === "" }),
+    ),
+  );
   const suffixCore = core(a.valueSuffix);
   // The value ends at the suffix; a newline the template puts before it is not part of it.
   const lead = a.valueSuffix.slice(0, a.valueSuffix.indexOf(suffixCore));
-  const stops = suffixCore === "" ? [core(a.namePrefix) || core(t.function.close) || core(t.format.perCallEnd) || "\n"] : lead !== "" ? [lead + suffixCore, suffixCore] : [suffixCore];
+  const stops =
+    suffixCore === ""
+      ? [core(a.namePrefix) || core(t.function.close) || core(t.format.perCallEnd) || "\n"]
+      : lead !== ""
+        ? [lead + suffixCore, suffixCore]
+        : [suffixCore];
   const delimiters = stops.filter((s) => s !== "");
   const argName = `tool-${toolIndex}-arg-${name}`;
   const alternatives: PegId[] = [];
@@ -75,25 +93,40 @@ function taggedArgument(ctx: BuildContext, t: ToolsAnalysis, toolIndex: number, 
       text === null || ctx.forGrammar
         ? value
         : p.seq(
-            p.and(p.seq(typedRawValue(p, typed, p.choice(p.json(), pythonValue(p))), p.choice(...delimiters.map((d) => (core(d) === "" ? p.literal(d) : p.seq(p.space(), p.literal(core(d)))))))),
+            p.and(
+              p.seq(
+                typedRawValue(p, typed, p.choice(p.json(), pythonValue(p))),
+                p.choice(
+                  ...delimiters.map((d) => (core(d) === "" ? p.literal(d) : p.seq(p.space(), p.literal(core(d))))),
+                ),
+              ),
+            ),
             value,
           );
     alternatives.push(p.seq(prefix !== "" ? marker(p, prefix) : p.eps(), whole));
   }
   if (text !== null) {
     const raw = (ctx.forGrammar ? boundedRawString(p, text, delimiters) : null) ?? p.until(...delimiters);
-    let value = p.capture(NODE.argString, p.schema(raw, text, { name: typed === null ? argName : `${argName}-text`, raw: true }));
+    let value = p.capture(
+      NODE.argString,
+      p.schema(raw, text, { name: typed === null ? argName : `${argName}-text`, raw: true }),
+    );
     if (ctx.cdataStrings) {
       const until = p.until("]]>");
       // The grammar copy: an enum's values, or at most maxLength characters.
-      const inner = ctx.forGrammar ? p.schema(boundedRawString(p, text, ["]]>"]) ?? until, text, { name: `${argName}-cdata`, raw: true }) : until;
+      const inner = ctx.forGrammar
+        ? p.schema(boundedRawString(p, text, ["]]>"]) ?? until, text, { name: `${argName}-cdata`, raw: true })
+        : until;
       value = p.choice(p.seq(p.literal("<![CDATA["), p.capture(NODE.argString, inner), p.literal("]]>")), value);
     }
     alternatives.push(p.seq(a.valuePrefix !== "" ? marker(p, a.valuePrefix, { keepTrail }) : p.eps(), value));
   }
   // A string value keeps its own trailing whitespace: the suffix takes only its learned whitespace.
   const close = suffixCore === "" ? p.eps() : marker(p, a.valueSuffix, { keepLead: text !== null });
-  return p.tag(NODE.toolArg, p.seq(open, alternatives.length === 1 ? alternatives[0]! : p.choice(...alternatives), close));
+  return p.tag(
+    NODE.toolArg,
+    p.seq(open, alternatives.length === 1 ? alternatives[0]! : p.choice(...alternatives), close),
+  );
 }
 
 /** A value the format writes as JSON (or Python literals, where the template prints them with repr). */
@@ -104,7 +137,10 @@ function typedValue(ctx: BuildContext, typed: JsonSchema, argName: string): PegI
   if (!python) return p.capture(NODE.argJson, argumentValue(ctx, typed, argName));
   // The parser reads any literal; the grammar (also the lazy one of tool_choice auto) is typed.
   const typedGrammar = pythonTyped(ctx, typed, ruleName(ctx, argName));
-  return p.capture(NODE.argJson, ctx.forGrammar ? typedGrammar : p.schema(pythonValue(p), typed, { name: argName, grammar: typedGrammar }));
+  return p.capture(
+    NODE.argJson,
+    ctx.forGrammar ? typedGrammar : p.schema(pythonValue(p), typed, { name: argName, grammar: typedGrammar }),
+  );
 }
 
 /** The arguments of one function: a JSON object, or tagged arguments in any order. */
@@ -122,13 +158,26 @@ function argumentsOf(ctx: BuildContext, t: ToolsAnalysis, toolIndex: number, sch
       const required = new Set(requiredOf(schema));
       args = p.seq(
         ...props.map(([name, s]) => {
-          const one = p.seq(p.space(), p.rule(ruleName(ctx, `tool-${toolIndex}-arg-${name.replace(/[^A-Za-z0-9_-]/g, "_")}`), taggedArgument(ctx, t, toolIndex, name, s)));
+          const one = p.seq(
+            p.space(),
+            p.rule(
+              ruleName(ctx, `tool-${toolIndex}-arg-${name.replace(/[^A-Za-z0-9_-]/g, "_")}`),
+              taggedArgument(ctx, t, toolIndex, name, s),
+            ),
+          );
           return required.has(name) ? one : p.optional(one);
         }),
       );
     } else {
       // Models write arguments in the order they choose: any order, each at most once in practice.
-      const one = p.choice(...props.map(([name, s]) => p.rule(`tool-${toolIndex}-arg-${name.replace(/[^A-Za-z0-9_-]/g, "_")}`, taggedArgument(ctx, t, toolIndex, name, s))));
+      const one = p.choice(
+        ...props.map(([name, s]) =>
+          p.rule(
+            `tool-${toolIndex}-arg-${name.replace(/[^A-Za-z0-9_-]/g, "_")}`,
+            taggedArgument(ctx, t, toolIndex, name, s),
+          ),
+        ),
+      );
       args = p.seq(one, p.repeat(p.seq(p.space(), one), 0, props.length - 1));
       if (!hasRequired(schema)) args = p.optional(args);
     }
@@ -160,11 +209,29 @@ function callOf(ctx: BuildContext, t: ToolsAnalysis, name: string, schema: JsonS
   const digits = ctx.forGrammar ? 3 : null;
   const handle = t.callId.position === "NONE" ? nameHandle(fn) : null;
   let openItems: PegId[];
-  if (handle === null) openItems = [counterMarker(p, fn.namePrefix, digits), p.capture(NODE.toolName, p.literal(name)), nameEnd, counterMarker(p, fn.nameSuffix, digits)];
+  if (handle === null)
+    openItems = [
+      counterMarker(p, fn.namePrefix, digits),
+      p.capture(NODE.toolName, p.literal(name)),
+      nameEnd,
+      counterMarker(p, fn.nameSuffix, digits),
+    ];
   else {
     // The numbered name is the call's id (functions.NAME:0): the model's own id is kept.
-    const id = p.tag(NODE.toolId, p.seq(counterMarker(p, handle.before, digits), p.capture(NODE.toolName, p.literal(name)), nameEnd, counterMarker(p, handle.after, digits)));
-    openItems = [counterMarker(p, fn.namePrefix.slice(0, fn.namePrefix.length - handle.before.length), digits), id, counterMarker(p, fn.nameSuffix.slice(handle.after.length), digits)];
+    const id = p.tag(
+      NODE.toolId,
+      p.seq(
+        counterMarker(p, handle.before, digits),
+        p.capture(NODE.toolName, p.literal(name)),
+        nameEnd,
+        counterMarker(p, handle.after, digits),
+      ),
+    );
+    openItems = [
+      counterMarker(p, fn.namePrefix.slice(0, fn.namePrefix.length - handle.before.length), digits),
+      id,
+      counterMarker(p, fn.nameSuffix.slice(handle.after.length), digits),
+    ];
   }
   if (fn.argsSeparator !== "") openItems.push(p.space(), marker(p, fn.argsSeparator));
   const open = p.atomic(p.seq(...openItems));
@@ -184,7 +251,9 @@ function callOf(ctx: BuildContext, t: ToolsAnalysis, name: string, schema: JsonS
 export function buildTaggedTools(ctx: BuildContext, t: ToolsAnalysis): PegId {
   const { p } = ctx;
   const f = t.format;
-  const choices = ctx.tools.map((tool, i) => p.rule(ruleName(ctx, `tool-${i}`), callOf(ctx, t, tool.function.name, toolParameters(tool), i)));
+  const choices = ctx.tools.map((tool, i) =>
+    p.rule(ruleName(ctx, `tool-${i}`), callOf(ctx, t, tool.function.name, toolParameters(tool), i)),
+  );
   const call = p.choice(...choices);
   const more = (item: PegId): PegId => moreCalls(ctx, item);
   let calls: PegId;
@@ -194,14 +263,22 @@ export function buildTaggedTools(ctx: BuildContext, t: ToolsAnalysis): PegId {
   const skip = ctx.forGrammar ? new Set<string>() : new Set(skippableMarkers(t));
   const mark = (m: string): PegId => (skip.has(m) ? p.optional(marker(p, m)) : marker(p, m));
   if (f.perCallStart !== "") {
-    const one = p.seq(mark(f.perCallStart), p.space(), call, p.space(), f.perCallEnd !== "" ? mark(f.perCallEnd) : p.eps());
+    const one = p.seq(
+      mark(f.perCallStart),
+      p.space(),
+      call,
+      p.space(),
+      f.perCallEnd !== "" ? mark(f.perCallEnd) : p.eps(),
+    );
     calls = p.seq(one, more(p.seq(p.space(), one)));
     if (f.sectionStart !== "") calls = p.seq(mark(f.sectionStart), p.space(), calls, p.space(), mark(f.sectionEnd));
   } else {
     const list = p.seq(call, more(p.seq(p.space(), p.optional(p.literal(",")), p.space(), call)));
     calls = p.seq(marker(p, f.sectionStart), p.space(), list, p.space(), marker(p, f.sectionEnd));
   }
-  return p.rule(ruleName(ctx, "tool-calls"), p.tag(NODE.toolSection, calls), { trigger: ctx.toolTrigger ? triggerOf(t) : false });
+  return p.rule(ruleName(ctx, "tool-calls"), p.tag(NODE.toolSection, calls), {
+    trigger: ctx.toolTrigger ? triggerOf(t) : false,
+  });
 }
 
 /** Looks like a format marker (bracketed or piped), not a word that prose may contain. */
@@ -242,7 +319,12 @@ export function callOpeners(t: ToolsAnalysis): string[] {
 /** The word that starts a call section (section, per-call or function-name opener). */
 export function toolTriggerWord(t: ToolsAnalysis): string {
   const f = t.format;
-  return core(f.sectionStart) || core(f.perCallStart) || (t.callId.position === "PRE_FUNC_NAME" ? core(t.callId.prefix) : "") || core(t.function.namePrefix.replace(/\d+/g, ""));
+  return (
+    core(f.sectionStart) ||
+    core(f.perCallStart) ||
+    (t.callId.position === "PRE_FUNC_NAME" ? core(t.callId.prefix) : "") ||
+    core(t.function.namePrefix.replace(/\d+/g, ""))
+  );
 }
 
 function triggerOf(t: ToolsAnalysis): true | { word: string } {

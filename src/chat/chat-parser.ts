@@ -19,7 +19,10 @@ import { MessageMapper } from "./mapper.js";
 import type { ChatDelta, ChatParams, ChatParseOptions, ChatParserSpec } from "./types.js";
 
 function specOf(source: ChatParserSpec | ChatParams, where: string): ChatParserSpec {
-  if (source === null || typeof source !== "object") throw new TypeError(`${where}: expected ChatParams or a parser spec, got ${source === null ? "null" : typeof source}`);
+  if (source === null || typeof source !== "object")
+    throw new TypeError(
+      `${where}: expected ChatParams or a parser spec, got ${source === null ? "null" : typeof source}`,
+    );
   const spec = "parser" in source ? source.parser : source;
   if (!spec || typeof spec !== "object" || !("arena" in spec) || typeof spec.root !== "number") {
     throw new TypeError(`${where}: expected ChatParams or a parser spec (with arena and root)`);
@@ -28,9 +31,11 @@ function specOf(source: ChatParserSpec | ChatParams, where: string): ChatParserS
 }
 
 function checkOptions(options: ChatParseOptions, where: string): (index: number) => string {
-  if (options === null || typeof options !== "object") throw new TypeError(`${where}: options must be an object, got ${options === null ? "null" : typeof options}`);
+  if (options === null || typeof options !== "object")
+    throw new TypeError(`${where}: options must be an object, got ${options === null ? "null" : typeof options}`);
   const gen = options.generateCallId;
-  if (gen !== undefined && typeof gen !== "function") throw new TypeError(`${where}: options.generateCallId must be a function, got ${typeof gen}`);
+  if (gen !== undefined && typeof gen !== "function")
+    throw new TypeError(`${where}: options.generateCallId must be a function, got ${typeof gen}`);
   return gen ?? randomCallId;
 }
 
@@ -62,10 +67,13 @@ export class ChatStreamParser {
     this.engine = new PegStreamParser(this.spec.arena, this.spec.root);
     const kept = this.spec.keptPrefix ?? 0;
     if (!Number.isInteger(kept) || kept < 0 || kept > this.spec.prefix.length)
-      throw new RangeError(`ChatStreamParser: keptPrefix must be an integer from 0 to the prefix length (${this.spec.prefix.length}), got ${kept}`);
+      throw new RangeError(
+        `ChatStreamParser: keptPrefix must be an integer from 0 to the prefix length (${this.spec.prefix.length}), got ${kept}`,
+      );
     this.mapper = new MessageMapper(this.spec.mapping, newId, this.spec.prefix.length - kept);
     const stopAt = this.spec.stopAt ?? [];
-    if (!Array.isArray(stopAt) || stopAt.some((x) => typeof x !== "string")) throw new TypeError("ChatStreamParser: stopAt must be an array of strings");
+    if (!Array.isArray(stopAt) || stopAt.some((x) => typeof x !== "string"))
+      throw new TypeError("ChatStreamParser: stopAt must be an array of strings");
     this.stop = stopAt.some((x) => x !== "") ? new StopStringFilter(stopAt) : null;
     if (this.spec.prefix !== "") this.consume(this.spec.prefix);
   }
@@ -82,7 +90,8 @@ export class ChatStreamParser {
 
   /** Adds a chunk of output; returns the deltas it completes. */
   feed(chunk: string): ChatDelta[] {
-    if (typeof chunk !== "string") throw new TypeError(`ChatStreamParser.feed(chunk): chunk must be a string, got ${typeof chunk}`);
+    if (typeof chunk !== "string")
+      throw new TypeError(`ChatStreamParser.feed(chunk): chunk must be a string, got ${typeof chunk}`);
     if (this.done) throw new RangeError("ChatStreamParser.feed(): the stream is already finished");
     if (chunk !== "" && !this.stopped) this.consume(this.untilStop(chunk));
     return this.mapper.drain();
@@ -175,8 +184,13 @@ export class ChatStreamParser {
  * parseChatOutput(params, '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>');
  * // { role: "assistant", content: null, tool_calls: [{ id: "…", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } }] }
  */
-export function parseChatOutput(params: ChatParams | ChatParserSpec, output: string, options: ChatParseOptions = {}): AssistantMessage {
-  if (typeof output !== "string") throw new TypeError(`parseChatOutput(output): output must be a string, got ${typeof output}`);
+export function parseChatOutput(
+  params: ChatParams | ChatParserSpec,
+  output: string,
+  options: ChatParseOptions = {},
+): AssistantMessage {
+  if (typeof output !== "string")
+    throw new TypeError(`parseChatOutput(output): output must be a string, got ${typeof output}`);
   const parser = new ChatStreamParser(params, options);
   parser.feed(output);
   parser.finish();

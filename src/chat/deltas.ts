@@ -28,7 +28,10 @@ export function accumulateDeltas(deltas: Iterable<ChatDelta>): AssistantMessage 
     }
   }
   const toolCalls = calls.filter((c) => c !== undefined);
-  const msg: AssistantMessage = { role: "assistant", content: content !== "" ? content : toolCalls.length > 0 ? null : "" };
+  const msg: AssistantMessage = {
+    role: "assistant",
+    content: content !== "" ? content : toolCalls.length > 0 ? null : "",
+  };
   if (reasoning !== "") msg.reasoning_content = reasoning;
   if (toolCalls.length > 0) msg.tool_calls = toolCalls;
   return msg;

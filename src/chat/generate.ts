@@ -15,7 +15,13 @@ import { ChatTemplate } from "../template/index.js";
 import { core } from "./build-helpers.js";
 import { dedicatedHandler } from "./dedicated/index.js";
 import { type BuiltParser, buildGenericParser } from "./generic-parser.js";
-import { type ReasoningPrefixState, continuationPrefix, reasoningPrefix, renderContinuation, renderPrompt } from "./prompt.js";
+import {
+  type ReasoningPrefixState,
+  continuationPrefix,
+  reasoningPrefix,
+  renderContinuation,
+  renderPrompt,
+} from "./prompt.js";
 import { normalizeRequest } from "./request.js";
 import { type SpaceBound, templateSpace } from "./template-space.js";
 import { turnEndStops } from "./turn-end.js";
@@ -86,16 +92,37 @@ function grammarOf(built: BuiltParser, state: ReasoningPrefixState, space: Space
  * params.grammarTriggers; // [{ type: "word", value: "<tool_call>" }]
  * parseChatOutput(params, '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>');
  */
-export function generateChatParams(analysis: TemplateAnalysis, template: ChatTemplate, request: ChatRequest): ChatParams {
-  if (analysis === null || typeof analysis !== "object" || typeof analysis.reasoning !== "object" || typeof analysis.tools !== "object") {
-    throw new TypeError("generateChatParams: analysis must be a TemplateAnalysis (from analyzeChatTemplate or analyzeTemplate)");
+export function generateChatParams(
+  analysis: TemplateAnalysis,
+  template: ChatTemplate,
+  request: ChatRequest,
+): ChatParams {
+  if (
+    analysis === null ||
+    typeof analysis !== "object" ||
+    typeof analysis.reasoning !== "object" ||
+    typeof analysis.tools !== "object"
+  ) {
+    throw new TypeError(
+      "generateChatParams: analysis must be a TemplateAnalysis (from analyzeChatTemplate or analyzeTemplate)",
+    );
   }
   if (!(template instanceof ChatTemplate)) throw new TypeError("generateChatParams: template must be a ChatTemplate");
   const req = normalizeRequest(request, template.caps);
   const handler = dedicatedHandler(analysis.dedicatedHandler);
 
   const messages = handler?.adaptMessages ? handler.adaptMessages(request.messages) : request.messages;
-  const continued = req.continuation === null ? null : renderContinuation(template, request, messages, req.continuation, handler?.reasoning ?? analysis.reasoning, handler?.contentStart);
+  const continued =
+    req.continuation === null
+      ? null
+      : renderContinuation(
+          template,
+          request,
+          messages,
+          req.continuation,
+          handler?.reasoning ?? analysis.reasoning,
+          handler?.contentStart,
+        );
   const { prompt, generationPrompt } = continued ?? renderPrompt(template, request, messages, req.addGenerationPrompt);
   // Parsers are built for the generation prompt the model would have continued without prefill.
   const baseGeneration = continued?.baseGenerationPrompt ?? generationPrompt;
@@ -113,21 +140,28 @@ export function generateChatParams(analysis: TemplateAnalysis, template: ChatTem
     ({ prefix, state } = reasoningPrefix(baseGeneration, analysis.reasoning));
     if (continued !== null && continued.state !== "none") state = continued.state;
     const tagged = analysis.tools.format.mode === "TAG_WITH_TAGGED" && req.tools.length > 0;
-    built = buildGenericParser(analysis, req, { pythonTaggedValues: tagged && rendersPythonLiterals(template), jsonContainers: jsonContainersOf(tagged, template), deferredGrammar: state === "open" });
+    built = buildGenericParser(analysis, req, {
+      pythonTaggedValues: tagged && rendersPythonLiterals(template),
+      jsonContainers: jsonContainersOf(tagged, template),
+      deferredGrammar: state === "open",
+    });
   }
   if (continued !== null) {
     prefix = continuationPrefix(prefix, continued);
     if (continued.state !== "none") state = continued.state;
   }
   // The message keeps the continued text; inline reasoning keeps the opener the prompt wrote.
-  const keptPrefix = continued !== null ? continued.continued.length : req.reasoningInline && state === "open" ? prefix.length : 0;
+  const keptPrefix =
+    continued !== null ? continued.continued.length : req.reasoningInline && state === "open" ? prefix.length : 0;
   const mapping = req.reasoningInline ? { ...built.mapping, reasoningInline: true } : built.mapping;
   const stopAt = turnEndStops(analysis, handler?.build ? preservedTokens : null);
   const space = templateSpace(template, CHAT_SPACE);
   const g = grammarOf(built, state, space);
   // The model may open reasoning under a strict grammar: what follows it, for the reasoning budget.
   const afterReasoning =
-    g.grammar !== null && !g.lazy && state === "none" && built.reasoningEnd !== null ? pegToGbnf(built.arena, built.grammarBody ?? built.body, { ...CHAT_SCHEMA, space }).grammar : null;
+    g.grammar !== null && !g.lazy && state === "none" && built.reasoningEnd !== null
+      ? pegToGbnf(built.arena, built.grammarBody ?? built.body, { ...CHAT_SCHEMA, space }).grammar
+      : null;
   return {
     prompt,
     generationPrompt,

@@ -62,10 +62,16 @@ export interface BuiltParser {
 function reasoningBlock(p: PegArena, a: TemplateAnalysis, callOpeners: string[]): PegId | null {
   const { mode, start, end } = a.reasoning;
   if (mode === "NONE" || core(end) === "") return null;
-  const text = p.capture(NODE.reasoning, callOpeners.length === 0 ? p.until(core(end)) : reasoningText(p, core(end), callOpeners));
+  const text = p.capture(
+    NODE.reasoning,
+    callOpeners.length === 0 ? p.until(core(end)) : reasoningText(p, core(end), callOpeners),
+  );
   // A call ends reasoning only when no end marker follows: a call-like text in reasoning that
   // the model closes later is part of the reasoning (Reka writes one).
-  const close = callOpeners.length === 0 ? marker(p, end) : p.choice(marker(p, end), p.and(p.choice(...callOpeners.map((w) => p.literal(w)))));
+  const close =
+    callOpeners.length === 0
+      ? marker(p, end)
+      : p.choice(marker(p, end), p.and(p.choice(...callOpeners.map((w) => p.literal(w)))));
   const block = core(start) !== "" ? p.seq(p.space(), marker(p, start), text, close) : p.seq(text, close);
   return p.optional(p.tag(NODE.reasoningBlock, block));
 }
@@ -117,7 +123,11 @@ function contentOnly(p: PegArena, a: TemplateAnalysis): PegId {
   if (mode === "PLAIN" || core(end) === "") return p.seq(contentPrefix(p, a), p.capture(NODE.content, p.rest()));
   // Models do not always write the opener (some prompts end with it): it is optional.
   const opener = core(start) !== "" ? p.optional(marker(p, start)) : p.eps();
-  return p.seq(opener, p.capture(NODE.content, p.until(core(end))), p.optional(p.seq(marker(p, end), p.space(), p.end())));
+  return p.seq(
+    opener,
+    p.capture(NODE.content, p.until(core(end))),
+    p.optional(p.seq(marker(p, end), p.space(), p.end())),
+  );
 }
 
 /**
@@ -159,7 +169,17 @@ function withTools(ctx: BuildContext, a: TemplateAnalysis, section: PegId): PegI
       // Content as a channel of its own (role-channels.ts): closed by its end-of-message, calls
       // follow under the role header written again, and close their channel the same way.
       const header = core(a.assistantStart) !== "" ? p.optional(marker(p, a.assistantStart)) : p.eps();
-      return p.seq(p.optional(plain), p.space(), header, p.space(), calls, p.space(), p.optional(marker(p, end)), p.space(), p.end());
+      return p.seq(
+        p.optional(plain),
+        p.space(),
+        header,
+        p.space(),
+        calls,
+        p.space(),
+        p.optional(marker(p, end)),
+        p.space(),
+        p.end(),
+      );
     }
     const wrapped = p.seq(marker(p, start), p.capture(NODE.content, p.until(...stops)), p.optional(marker(p, end)));
     const text = p.optional(p.choice(wrapped, plain));
@@ -171,14 +191,21 @@ function withTools(ctx: BuildContext, a: TemplateAnalysis, section: PegId): PegI
     // Output that starts like a call through its tool name is not content: the stream has
     // announced the call by then, so a whole parse must recover it as a broken call too.
     const notCall = ctx.callHead === undefined ? p.eps() : p.not(ctx.callHead);
-    return ctx.requireCalls ? callsOnly : p.choice(callsOnly, p.seq(notCall, contentPrefix(p, a), p.capture(NODE.content, p.rest())));
+    return ctx.requireCalls
+      ? callsOnly
+      : p.choice(callsOnly, p.seq(notCall, contentPrefix(p, a), p.capture(NODE.content, p.rest())));
   }
   // Text a model writes after its calls is content (Ling 3 does); only after calls that parsed,
   // so a broken call still fails here and is recovered as a call.
   const trailing = p.optional(p.capture(NODE.content, p.rest()));
   const callsThenText = p.seq(section, p.space(), trailing);
   const after = ctx.requireCalls ? callsThenText : p.choice(callsThenText, p.eps());
-  return p.seq(p.optional(p.seq(contentPrefix(p, a), p.capture(NODE.content, p.until(...openers)))), after, p.space(), p.end());
+  return p.seq(
+    p.optional(p.seq(contentPrefix(p, a), p.capture(NODE.content, p.until(...openers)))),
+    after,
+    p.space(),
+    p.end(),
+  );
 }
 
 /**
@@ -219,7 +246,11 @@ export interface GenericOptions {
  * const built = buildGenericParser(analysis, normalizeRequest(request, analysis.caps));
  * parsePeg(built.arena, built.root, "<think>\nhm\n</think>\n\nHi").status; // "success"
  */
-export function buildGenericParser(a: TemplateAnalysis, req: NormalizedRequest, options: GenericOptions = {}): BuiltParser {
+export function buildGenericParser(
+  a: TemplateAnalysis,
+  req: NormalizedRequest,
+  options: GenericOptions = {},
+): BuiltParser {
   const p = new PegArena();
   const ctx: BuildContext = {
     p,
@@ -251,7 +282,15 @@ export function buildGenericParser(a: TemplateAnalysis, req: NormalizedRequest, 
   const strictBody = grammarBody ?? (req.jsonSchema !== null ? body : undefined);
   const emptyReasoning = reasoning === null || req.thinking ? null : emptyReasoningBlock(p, a);
   const grammarRoot =
-    strictBody === undefined ? undefined : reasoning === null ? strictBody : req.thinking ? p.seq(reasoning, strictBody) : emptyReasoning === null ? strictBody : p.seq(emptyReasoning, strictBody);
+    strictBody === undefined
+      ? undefined
+      : reasoning === null
+        ? strictBody
+        : req.thinking
+          ? p.seq(reasoning, strictBody)
+          : emptyReasoning === null
+            ? strictBody
+            : p.seq(emptyReasoning, strictBody);
   const f = a.tools.format;
   // The model's own id is kept, also one the template numbers itself (Command R7B's tool_call_id "0").
   const idField = f.idField || f.genIdField;

@@ -168,7 +168,11 @@ export class JsonNormalizer {
     this.held = "";
     for (let i = 0; i < text.length && !this.broken; i++) {
       const c = text[i]!;
-      if (delim !== "" && c === delim[0] && (this.quote === delim || (this.quote === "" && this.bare === "" && !this.bareKey && this.expectsValue()))) {
+      if (
+        delim !== "" &&
+        c === delim[0] &&
+        (this.quote === delim || (this.quote === "" && this.bare === "" && !this.bareKey && this.expectsValue()))
+      ) {
         if (text.startsWith(delim, i)) {
           out += this.delimitedString();
           i += delim.length - 1;
@@ -250,7 +254,12 @@ export class JsonNormalizer {
 
   /** The reader is where a string may start (a key counts where keys may be quoted). */
   private expectsValue(): boolean {
-    return this.expect === Expect.Value || this.expect === Expect.ValueOrClose || this.expect === Expect.Key || this.expect === Expect.KeyOrClose;
+    return (
+      this.expect === Expect.Value ||
+      this.expect === Expect.ValueOrClose ||
+      this.expect === Expect.Key ||
+      this.expect === Expect.KeyOrClose
+    );
   }
 
   /** The dialect's string delimiter: opens a string where one may start, else closes it. */

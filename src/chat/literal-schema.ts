@@ -64,10 +64,14 @@ export function literalValue(p: PegArena, schema: JsonSchema, d: LiteralDialect,
   }
   for (const key of ["anyOf", "oneOf"] as const) {
     const list = schema[key];
-    if (Array.isArray(list) && list.length > 0) return p.choice(...list.map((m, i) => literalValue(p, m as JsonSchema, d, `${name}-${i}`)));
+    if (Array.isArray(list) && list.length > 0)
+      return p.choice(...list.map((m, i) => literalValue(p, m as JsonSchema, d, `${name}-${i}`)));
   }
   const type = schema.type;
-  if (Array.isArray(type)) return p.choice(...type.map((t) => literalValue(p, { ...schema, type: t } as JsonSchema, d, `${name}-${String(t)}`)));
+  if (Array.isArray(type))
+    return p.choice(
+      ...type.map((t) => literalValue(p, { ...schema, type: t } as JsonSchema, d, `${name}-${String(t)}`)),
+    );
   switch (type) {
     case "string":
       return d.string(p, schema, name);
@@ -90,16 +94,37 @@ export function literalValue(p: PegArena, schema: JsonSchema, d: LiteralDialect,
 function objectValue(p: PegArena, schema: Obj, d: LiteralDialect, name: string): PegId {
   const props = schema.properties;
   // Free-form objects (no properties, or more allowed) keep the permissive grammar.
-  if (!isObj(props) || Object.keys(props).length === 0 || (schema.additionalProperties !== undefined && schema.additionalProperties !== false)) return d.any(p);
-  const member = (key: string, s: JsonSchema): PegId => p.seq(d.key(p, key), p.space(), p.literal(d.colon), p.space(), literalValue(p, s, d, `${name}-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`));
+  if (
+    !isObj(props) ||
+    Object.keys(props).length === 0 ||
+    (schema.additionalProperties !== undefined && schema.additionalProperties !== false)
+  )
+    return d.any(p);
+  const member = (key: string, s: JsonSchema): PegId =>
+    p.seq(
+      d.key(p, key),
+      p.space(),
+      p.literal(d.colon),
+      p.space(),
+      literalValue(p, s, d, `${name}-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`),
+    );
   const sep = p.seq(p.space(), p.literal(d.comma), p.space());
-  return p.seq(p.literal("{"), p.space(), orderedArguments(p, schema as JsonSchema, member, sep, d.sortedKeys === true ? "sorted" : "schema"), p.space(), p.literal("}"));
+  return p.seq(
+    p.literal("{"),
+    p.space(),
+    orderedArguments(p, schema as JsonSchema, member, sep, d.sortedKeys === true ? "sorted" : "schema"),
+    p.space(),
+    p.literal("}"),
+  );
 }
 
 function arrayValue(p: PegArena, schema: Obj, d: LiteralDialect, name: string): PegId {
   if (!isObj(schema.items) && schema.items !== undefined) return d.any(p);
   const ruleName = `${d.name}-${name}-item`;
-  const item = p.ruleNode(ruleName) !== undefined ? p.ref(ruleName) : p.rule(ruleName, literalValue(p, (schema.items as JsonSchema | undefined) ?? {}, d, `${name}-item`));
+  const item =
+    p.ruleNode(ruleName) !== undefined
+      ? p.ref(ruleName)
+      : p.rule(ruleName, literalValue(p, (schema.items as JsonSchema | undefined) ?? {}, d, `${name}-item`));
   const min = typeof schema.minItems === "number" ? Math.max(0, Math.floor(schema.minItems)) : 0;
   const max = typeof schema.maxItems === "number" ? Math.max(0, Math.floor(schema.maxItems)) : null;
   if (max === 0) return p.seq(p.literal("["), p.space(), p.literal("]"));

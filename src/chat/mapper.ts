@@ -160,8 +160,13 @@ export class MessageMapper {
 
   /** The message as mapped so far. */
   message(): AssistantMessage {
-    const toolCalls: ToolCall[] = this.calls.filter((c) => c.headerSent).map((c) => ({ id: c.id ?? "", type: "function", function: { name: c.name ?? "", arguments: c.args } }));
-    const msg: AssistantMessage = { role: "assistant", content: this.contentText !== "" ? this.contentText : toolCalls.length > 0 ? null : "" };
+    const toolCalls: ToolCall[] = this.calls
+      .filter((c) => c.headerSent)
+      .map((c) => ({ id: c.id ?? "", type: "function", function: { name: c.name ?? "", arguments: c.args } }));
+    const msg: AssistantMessage = {
+      role: "assistant",
+      content: this.contentText !== "" ? this.contentText : toolCalls.length > 0 ? null : "",
+    };
     if (this.reasoningText !== "") msg.reasoning_content = this.reasoningText;
     if (toolCalls.length > 0) msg.tool_calls = toolCalls;
     return msg;
@@ -206,10 +211,19 @@ export class MessageMapper {
       // Inline reasoning: the whole block, markers included, is content text, from the moment its
       // opener is complete (a partial opener may still turn out to be something else) and it holds
       // reasoning or is closed (an opener the prompt wrote, left empty, is no content).
-      const inline = n.kind === "tag" && n.name === NODE.reasoningBlock && this.mapping.reasoningInline === true && (continuing && level.processedEnd > n.start ? true : inlineBlockStarted(n, input));
+      const inline =
+        n.kind === "tag" &&
+        n.name === NODE.reasoningBlock &&
+        this.mapping.reasoningInline === true &&
+        (continuing && level.processedEnd > n.start ? true : inlineBlockStarted(n, input));
       if (n.kind === "capture" || inline) {
         if (n.end > level.processedEnd) {
-          this.captureText(inline ? NODE.content : n.name, input.slice(level.processedEnd, n.end), level.processedEnd, inline);
+          this.captureText(
+            inline ? NODE.content : n.name,
+            input.slice(level.processedEnd, n.end),
+            level.processedEnd,
+            inline,
+          );
           level.processedEnd = n.end;
           level.emitted = true;
           if (n.end > this.cutAt) this.cutAt = n.end;
@@ -260,7 +274,18 @@ export class MessageMapper {
     }
     if (n.name === NODE.tool) {
       if (this.call) this.closeCall(this.call);
-      this.call = { index: -1, name: null, id: null, headerSent: false, args: "", buffer: "", json: null, tagged: 0, awaitingValue: false, nested: [] };
+      this.call = {
+        index: -1,
+        name: null,
+        id: null,
+        headerSent: false,
+        args: "",
+        buffer: "",
+        json: null,
+        tagged: 0,
+        awaitingValue: false,
+        nested: [],
+      };
     }
   }
 
@@ -307,7 +332,11 @@ export class MessageMapper {
         const call = this.call;
         if (!call) return;
         call.awaitingValue = false;
-        const v = (this.value ??= { kind: "json", opened: true, norm: new JsonNormalizer(this.mapping.valueDialect ?? null) });
+        const v = (this.value ??= {
+          kind: "json",
+          opened: true,
+          norm: new JsonNormalizer(this.mapping.valueDialect ?? null),
+        });
         this.emitArgs(call, v.norm!.push(text));
         return;
       }
@@ -332,7 +361,8 @@ export class MessageMapper {
   private exit(n: PegTreeNode, input: PegTextSource): void {
     const call = this.call;
     // Only names and ids are read whole: slicing every closing node would re-read each call's text.
-    const text = n.name === NODE.toolName || n.name === NODE.toolId || n.name === NODE.argName ? input.slice(n.start, n.end) : "";
+    const text =
+      n.name === NODE.toolName || n.name === NODE.toolId || n.name === NODE.argName ? input.slice(n.start, n.end) : "";
     switch (n.name) {
       case NODE.tool:
         if (call) this.closeCall(call);
@@ -445,7 +475,12 @@ export class MessageMapper {
     if (call.headerSent) return;
     call.id ??= this.newId(call.index);
     call.headerSent = true;
-    this.pushToolDelta({ index: call.index, id: call.id, type: "function", function: { name: call.name ?? "", arguments: "" } });
+    this.pushToolDelta({
+      index: call.index,
+      id: call.id,
+      type: "function",
+      function: { name: call.name ?? "", arguments: "" },
+    });
     if (call.buffer !== "") {
       const buffered = call.buffer;
       call.buffer = "";

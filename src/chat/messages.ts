@@ -14,7 +14,10 @@ import { dedicatedHandler } from "./dedicated/index.js";
  * template.render({ messages: prepareMessages(analysis, history), tools, addGenerationPrompt: false });
  */
 export function prepareMessages(analysis: TemplateAnalysis, messages: ChatMessage[]): ChatMessage[] {
-  if (!Array.isArray(messages)) throw new TypeError(`prepareMessages: messages must be an array, got ${messages === null ? "null" : typeof messages}`);
+  if (!Array.isArray(messages))
+    throw new TypeError(
+      `prepareMessages: messages must be an array, got ${messages === null ? "null" : typeof messages}`,
+    );
   const handler = dedicatedHandler(analysis.dedicatedHandler);
   return handler?.adaptMessages ? handler.adaptMessages(messages) : messages;
 }

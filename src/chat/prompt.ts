@@ -21,7 +21,12 @@ export interface RenderedPrompt {
  * @example
  * renderPrompt(template, request).generationPrompt; // "<|im_start|>assistant\n<think>\n"
  */
-export function renderPrompt(template: ChatTemplate, request: ChatRequest, messages: ChatMessage[] = request.messages, addGenerationPrompt = true): RenderedPrompt {
+export function renderPrompt(
+  template: ChatTemplate,
+  request: ChatRequest,
+  messages: ChatMessage[] = request.messages,
+  addGenerationPrompt = true,
+): RenderedPrompt {
   const input = {
     messages,
     tools: request.tools && request.tools.length > 0 ? request.tools : undefined,
@@ -49,14 +54,19 @@ export type ReasoningPrefixState = "none" | "open" | "closed";
  * reasoningPrefix("<|im_start|>assistant\n<think>\n", { mode: "TAG_BASED", start: "<think>\n", end: "</think>" });
  * // { prefix: "<think>\n", state: "open" }
  */
-export function reasoningPrefix(generationPrompt: string, reasoning: ReasoningAnalysis): { prefix: string; state: ReasoningPrefixState } {
+export function reasoningPrefix(
+  generationPrompt: string,
+  reasoning: ReasoningAnalysis,
+): { prefix: string; state: ReasoningPrefixState } {
   const start = reasoning.start.trim();
   const end = reasoning.end.trim();
   if (reasoning.mode === "NONE" || end === "") return { prefix: "", state: "none" };
   if (start === "") {
     // Delimiter-style reasoning (no opener): a prompt ending with the delimiter has closed it.
     const at = generationPrompt.lastIndexOf(end);
-    return at >= 0 && generationPrompt.slice(at + end.length).trim() === "" ? { prefix: generationPrompt.slice(at), state: "closed" } : { prefix: "", state: "none" };
+    return at >= 0 && generationPrompt.slice(at + end.length).trim() === ""
+      ? { prefix: generationPrompt.slice(at), state: "closed" }
+      : { prefix: "", state: "none" };
   }
   const at = generationPrompt.lastIndexOf(start);
   if (at < 0) return { prefix: "", state: "none" };
@@ -109,7 +119,11 @@ export function renderContinuation(
     const at = generation.indexOf(opener);
     // The reasoning is written out when there is some, or when the prompt opens it anyway.
     if (at >= 0 || thought !== "" || continuation === "reasoning") {
-      generation = (at >= 0 ? generation.slice(0, at) : generation) + reasoning.start + thought + (continuation === "content" ? reasoning.end : "");
+      generation =
+        (at >= 0 ? generation.slice(0, at) : generation) +
+        reasoning.start +
+        thought +
+        (continuation === "content" ? reasoning.end : "");
       continuedFrom = at >= 0 ? at : before.generationPrompt.length;
       reasoningWritten = true;
     }
@@ -117,7 +131,14 @@ export function renderContinuation(
   if (continuation === "content") generation += contentStart + textOf(final.content);
   const continued = generation.slice(continuedFrom);
   const state: ReasoningPrefixState = !reasoningWritten ? "none" : continuation === "reasoning" ? "open" : "closed";
-  return { prompt: head + generation, generationPrompt: generation, baseGenerationPrompt: before.generationPrompt, continuedFrom, continued, state };
+  return {
+    prompt: head + generation,
+    generationPrompt: generation,
+    baseGenerationPrompt: before.generationPrompt,
+    continuedFrom,
+    continued,
+    state,
+  };
 }
 
 /**

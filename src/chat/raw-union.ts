@@ -65,7 +65,8 @@ export function splitRawSchema(schema: JsonSchema): RawSplit {
     };
   }
   if ("const" in s) return typeof s.const === "string" ? { text: schema, typed: null } : { text: null, typed: schema };
-  if (typeof s.type === "string") return s.type === "string" ? { text: schema, typed: null } : { text: null, typed: schema };
+  if (typeof s.type === "string")
+    return s.type === "string" ? { text: schema, typed: null } : { text: null, typed: schema };
   if (Array.isArray(s.type)) {
     const others = s.type.filter((t) => t !== "string");
     return {
@@ -107,7 +108,9 @@ function kindsOf(schema: JsonSchema, into: Kinds): void {
   else if ("const" in schema) into.values.push(schema.const);
   else if (typeof schema.type === "string") into.types.add(schema.type);
   else if (Array.isArray(schema.type)) for (const t of schema.type) into.types.add(String(t));
-  else if (Array.isArray(schema.anyOf) || Array.isArray(schema.oneOf)) for (const m of [...((schema.anyOf as unknown[]) ?? []), ...((schema.oneOf as unknown[]) ?? [])]) kindsOf(m as JsonSchema, into);
+  else if (Array.isArray(schema.anyOf) || Array.isArray(schema.oneOf))
+    for (const m of [...((schema.anyOf as unknown[]) ?? []), ...((schema.oneOf as unknown[]) ?? [])])
+      kindsOf(m as JsonSchema, into);
   else into.any = true;
 }
 
@@ -115,7 +118,12 @@ function kindsOf(schema: JsonSchema, into: Kinds): void {
 function numberText(p: PegArena, integer: boolean): PegId {
   const sign = p.optional(p.literal("-"));
   if (integer) return p.seq(sign, p.chars("0-9", 1));
-  return p.seq(sign, p.chars("0-9", 1), p.optional(p.seq(p.literal("."), p.chars("0-9", 1))), p.optional(p.seq(p.chars("eE", 1, 1), p.optional(p.chars("+\\-", 1, 1)), p.chars("0-9", 1))));
+  return p.seq(
+    sign,
+    p.chars("0-9", 1),
+    p.optional(p.seq(p.literal("."), p.chars("0-9", 1))),
+    p.optional(p.seq(p.chars("eE", 1, 1), p.optional(p.chars("+\\-", 1, 1)), p.chars("0-9", 1))),
+  );
 }
 
 /**
@@ -149,7 +157,14 @@ export function typedRawValue(p: PegArena, typed: JsonSchema, container: PegId):
 
 /** Whether the schema says anything about its values' types or values (else a format reads them by shape). */
 export function constrainsValues(schema: JsonSchema): boolean {
-  return isObj(schema) && ("type" in schema || "enum" in schema || "const" in schema || Array.isArray(schema.anyOf) || Array.isArray(schema.oneOf));
+  return (
+    isObj(schema) &&
+    ("type" in schema ||
+      "enum" in schema ||
+      "const" in schema ||
+      Array.isArray(schema.anyOf) ||
+      Array.isArray(schema.oneOf))
+  );
 }
 
 /**
@@ -159,7 +174,12 @@ export function constrainsValues(schema: JsonSchema): boolean {
 export function isScalarTyped(typed: JsonSchema): boolean {
   const k: Kinds = { types: new Set(), values: [], any: false };
   kindsOf(typed, k);
-  return !k.any && !k.types.has("object") && !k.types.has("array") && k.values.every((v) => v === null || typeof v !== "object");
+  return (
+    !k.any &&
+    !k.types.has("object") &&
+    !k.types.has("array") &&
+    k.values.every((v) => v === null || typeof v !== "object")
+  );
 }
 
 /** How {@link rawOrTyped} writes each part. */
@@ -190,7 +210,10 @@ export function rawOrTyped(p: PegArena, schema: JsonSchema, parts: RawOrTypedPar
   const alts: PegId[] = [];
   if (typed !== null) {
     const value = parts.typed(typed);
-    const guard = text === null || parts.forGrammar || parts.stops === null ? null : p.and(p.seq(typedRawValue(p, typed, p.json()), p.space(), p.choice(...parts.stops.map((s) => p.literal(s)))));
+    const guard =
+      text === null || parts.forGrammar || parts.stops === null
+        ? null
+        : p.and(p.seq(typedRawValue(p, typed, p.json()), p.space(), p.choice(...parts.stops.map((s) => p.literal(s)))));
     alts.push(guard === null ? value : p.seq(guard, value));
   }
   if (text !== null) alts.push(parts.text(text));

@@ -33,7 +33,8 @@ function resolve(root: unknown, ref: string): unknown {
  * inlineLocalRefs(root, root.properties.v); // { enum: [1, 2] }
  */
 export function inlineLocalRefs(root: JsonSchema, schema: JsonSchema, depth = MAX_DEPTH): JsonSchema {
-  if (Array.isArray(schema)) return schema.map((s) => inlineLocalRefs(root, s as JsonSchema, depth)) as unknown as JsonSchema;
+  if (Array.isArray(schema))
+    return schema.map((s) => inlineLocalRefs(root, s as JsonSchema, depth)) as unknown as JsonSchema;
   if (typeof schema !== "object" || schema === null) return schema;
   const { $ref, ...rest } = schema as Record<string, unknown>;
   if (typeof $ref === "string") {
@@ -44,6 +45,8 @@ export function inlineLocalRefs(root: JsonSchema, schema: JsonSchema, depth = MA
     }
   }
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(schema as Record<string, unknown>)) out[k] = DATA_KEYWORDS.has(k) || typeof v !== "object" || v === null ? v : inlineLocalRefs(root, v as JsonSchema, depth);
+  for (const [k, v] of Object.entries(schema as Record<string, unknown>))
+    out[k] =
+      DATA_KEYWORDS.has(k) || typeof v !== "object" || v === null ? v : inlineLocalRefs(root, v as JsonSchema, depth);
   return out as JsonSchema;
 }

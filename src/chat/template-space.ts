@@ -21,10 +21,18 @@ export interface SpaceBound {
 
 const PROBE_TOOL: ToolDefinition = {
   type: "function",
-  function: { name: "probe_tool", description: "probe", parameters: { type: "object", properties: { a: { type: "string" } }, required: ["a"] } },
+  function: {
+    name: "probe_tool",
+    description: "probe",
+    parameters: { type: "object", properties: { a: { type: "string" } }, required: ["a"] },
+  },
 };
 const PROBE_USER: ChatMessage = { role: "user", content: "probe" };
-const call = (id: string) => ({ id, type: "function" as const, function: { name: "probe_tool", arguments: JSON.stringify({ a: "x" }) } });
+const call = (id: string) => ({
+  id,
+  type: "function" as const,
+  function: { name: "probe_tool", arguments: JSON.stringify({ a: "x" }) },
+});
 
 /** The widest whitespace run of `text`, as a bound: leading blanks, line breaks, trailing indent. */
 export function whitespaceRuns(text: string): SpaceBound {
@@ -42,7 +50,11 @@ export function whitespaceRuns(text: string): SpaceBound {
 /** The assistant turn with tool calls as the template renders it after the prompt, or "" when it cannot. */
 function renderedCallTurn(template: ChatTemplate): string {
   const parallel = template.caps.supportsParallelToolCalls;
-  const turn: ChatMessage = { role: "assistant", content: "", tool_calls: parallel ? [call("call00001"), call("call00002")] : [call("call00001")] };
+  const turn: ChatMessage = {
+    role: "assistant",
+    content: "",
+    tool_calls: parallel ? [call("call00001"), call("call00002")] : [call("call00001")],
+  };
   try {
     const prompt = template.render({ messages: [PROBE_USER], tools: [PROBE_TOOL], addGenerationPrompt: true });
     const full = template.render({ messages: [PROBE_USER, turn], tools: [PROBE_TOOL], addGenerationPrompt: false });
@@ -63,8 +75,14 @@ const cache = new WeakMap<ChatTemplate, SpaceBound>();
 export function templateSpace(template: ChatTemplate, base: SpaceBound): SpaceBound {
   let measured = cache.get(template);
   if (measured === undefined) {
-    measured = template.caps.supportsToolCalls ? whitespaceRuns(renderedCallTurn(template)) : { inline: 0, lines: 0, indent: 0 };
+    measured = template.caps.supportsToolCalls
+      ? whitespaceRuns(renderedCallTurn(template))
+      : { inline: 0, lines: 0, indent: 0 };
     cache.set(template, measured);
   }
-  return { inline: Math.max(base.inline, measured.inline), lines: Math.max(base.lines, measured.lines), indent: Math.max(base.indent, measured.indent) };
+  return {
+    inline: Math.max(base.inline, measured.inline),
+    lines: Math.max(base.lines, measured.lines),
+    indent: Math.max(base.indent, measured.indent),
+  };
 }

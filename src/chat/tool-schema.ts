@@ -110,11 +110,16 @@ export function parametersJsonSchema(value: unknown, where: string): JsonSchema 
     try {
       schema = std.jsonSchema.input({ target: "draft-2020-12" });
     } catch (e) {
-      throw new TypeError(`${where}: the ${vendor} schema cannot be exported as JSON Schema: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+      throw new TypeError(
+        `${where}: the ${vendor} schema cannot be exported as JSON Schema: ${e instanceof Error ? e.message : String(e)}`,
+        { cause: e },
+      );
     }
     const bad = nonJsonPart(schema, "schema");
     if (bad !== null || schema === null || typeof schema !== "object" || Array.isArray(schema)) {
-      throw new TypeError(`${where}: the ${vendor} schema's JSON Schema export is not a JSON Schema object${bad ? ` (${bad})` : ""}`);
+      throw new TypeError(
+        `${where}: the ${vendor} schema's JSON Schema export is not a JSON Schema object${bad ? ` (${bad})` : ""}`,
+      );
     }
     // `$schema` names the draft we asked for, which is also what a schema without it means: it
     // would only cost prompt tokens (templates render the tools).
@@ -123,7 +128,9 @@ export function parametersJsonSchema(value: unknown, where: string): JsonSchema 
     return json;
   }
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    throw new TypeError(`${where} must be a JSON Schema object (or a zod or other Standard JSON Schema), got ${value === null ? "null" : Array.isArray(value) ? "an array" : describeValue(value)}`);
+    throw new TypeError(
+      `${where} must be a JSON Schema object (or a zod or other Standard JSON Schema), got ${value === null ? "null" : Array.isArray(value) ? "an array" : describeValue(value)}`,
+    );
   }
   const bad = nonJsonPart(value, where);
   if (bad !== null) throw new TypeError(`${where} must be a JSON Schema (plain JSON data), but ${bad}`);
@@ -147,11 +154,19 @@ export function checkStrictSchema(schema: JsonSchema, where: string): void {
   const key = contentKey(schema);
   if (key !== undefined && exact.get(key)) return;
   try {
-    new SchemaConverter(new GbnfBuilder(), { strict: true, additionalProperties: false, propertyOrder: "schema" }).convert(schema, "strict");
+    new SchemaConverter(new GbnfBuilder(), {
+      strict: true,
+      additionalProperties: false,
+      propertyOrder: "schema",
+    }).convert(schema, "strict");
   } catch (e) {
     if (!(e instanceof SchemaError)) throw e;
     const reason = e.message.slice(`JSON Schema at ${e.pointer}, keyword ${e.keyword}: `.length);
-    throw new SchemaError(e.pointer, e.keyword, `${where} has strict: true, but its schema cannot be enforced exactly: ${reason}`);
+    throw new SchemaError(
+      e.pointer,
+      e.keyword,
+      `${where} has strict: true, but its schema cannot be enforced exactly: ${reason}`,
+    );
   }
   if (key !== undefined) exact.set(key, true, 0);
 }

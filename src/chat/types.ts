@@ -52,7 +52,10 @@ export interface ChatRequest {
  * What activates a lazy grammar: a word, a regex searched in the output (the grammar sees the
  * output from the first capture group, or from the match when there is none), or a token text.
  */
-export type ChatGrammarTrigger = { type: "word"; value: string } | { type: "pattern"; value: string } | { type: "token"; value: string };
+export type ChatGrammarTrigger =
+  | { type: "word"; value: string }
+  | { type: "pattern"; value: string }
+  | { type: "token"; value: string };
 
 /** How the mapper turns the parse tree of one format into a message. */
 export interface ChatMappingOptions {

@@ -48,7 +48,15 @@ function syntaxOf(template: ChatTemplate): ValueSyntax {
           role: "assistant",
           content: "",
           tool_calls: [
-            { id: "call12345", type: "function", function: { name: "probe_fn", arguments: '{"probe_flag": true, "probe_obj": {"probe_key": "probe_value"}, "probe_list": ["probe_item"]}' } },
+            {
+              id: "call12345",
+              type: "function",
+              function: {
+                name: "probe_fn",
+                arguments:
+                  '{"probe_flag": true, "probe_obj": {"probe_key": "probe_value"}, "probe_list": ["probe_item"]}',
+              },
+            },
           ],
         },
       ],

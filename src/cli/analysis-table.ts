@@ -61,7 +61,9 @@ export function formatAnalysisTable(a: TemplateAnalysis): string {
       ["  per-call end", format.perCallEnd],
     ]);
     if (format.mode === "JSON_NATIVE") {
-      const shape = format.funNameIsKey ? "function name is the key" : `name "${format.nameField}", arguments "${format.argsField}"`;
+      const shape = format.funNameIsKey
+        ? "function name is the key"
+        : `name "${format.nameField}", arguments "${format.argsField}"`;
       rows.push(["  json fields", shape]);
       if (format.idField) rows.push(["  id field", format.idField]);
       if (format.genIdField) rows.push(["  generated id field", format.genIdField]);

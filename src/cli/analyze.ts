@@ -67,8 +67,10 @@ async function loadTemplate(path: string): Promise<TemplateSource> {
       throw e;
     }
     const template = meta.get("tokenizer.chat_template");
-    if (!template) throw new CliFailure(`${path}: the model has no chat template (no tokenizer.chat_template in its metadata)`);
-    if (template.type !== "string") throw new CliFailure(`${path}: tokenizer.chat_template is a ${template.type}, not a string`);
+    if (!template)
+      throw new CliFailure(`${path}: the model has no chat template (no tokenizer.chat_template in its metadata)`);
+    if (template.type !== "string")
+      throw new CliFailure(`${path}: tokenizer.chat_template is a ${template.type}, not a string`);
     return {
       source: template.value,
       bosToken: tokenText(meta, "tokenizer.ggml.bos_token_id"),
@@ -95,7 +97,8 @@ export async function runAnalyze(argv: readonly string[], io: CliIo): Promise<nu
       io.stdout.write(ANALYZE_USAGE);
       return 0;
     }
-    if (positionals.length !== 1) throw new UsageError(`expected one model or template path, got ${positionals.length}`);
+    if (positionals.length !== 1)
+      throw new UsageError(`expected one model or template path, got ${positionals.length}`);
     json = values.json === true;
     arg = positionals[0]!;
   } catch (e) {

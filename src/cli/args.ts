@@ -44,7 +44,9 @@ const HELP: OptionSpec = { type: "boolean", short: "h", help: "show this help" }
  */
 export function parseCommandArgs(argv: readonly string[], table: OptionTable): ParsedArgs {
   const all: OptionTable = { ...table, help: HELP };
-  const options = Object.fromEntries(Object.entries(all).map(([name, o]) => [name, o.short ? { type: o.type, short: o.short } : { type: o.type }]));
+  const options = Object.fromEntries(
+    Object.entries(all).map(([name, o]) => [name, o.short ? { type: o.type, short: o.short } : { type: o.type }]),
+  );
   // Not strict: the tokens are checked here, so the messages can say more than parseArgs' own.
   const { tokens } = parseArgs({ args: [...argv], options, allowPositionals: true, strict: false, tokens: true });
   const values: ParsedArgs["values"] = {};
@@ -61,7 +63,8 @@ export function parseCommandArgs(argv: readonly string[], table: OptionTable): P
       throw new UsageError(`unknown option ${token.rawName}${hint ? ` (did you mean --${hint}?)` : ""}`);
     }
     if (spec.type === "boolean") {
-      if (token.inlineValue) throw new UsageError(`${token.rawName} takes no value, got ${JSON.stringify(token.value)}`);
+      if (token.inlineValue)
+        throw new UsageError(`${token.rawName} takes no value, got ${JSON.stringify(token.value)}`);
       values[token.name] = true;
       continue;
     }
@@ -86,7 +89,10 @@ export function formatOptions(table: OptionTable): string {
     return [flag, o.help] as const;
   });
   const width = Math.max(...rows.map(([flag]) => flag.length)) + 2;
-  return rows.map(([flag, help]) => `  ${flag.padEnd(width)}${help.replace(/\n/g, `\n  ${" ".repeat(width)}`)}`).join("\n") + "\n";
+  return (
+    rows.map(([flag, help]) => `  ${flag.padEnd(width)}${help.replace(/\n/g, `\n  ${" ".repeat(width)}`)}`).join("\n") +
+    "\n"
+  );
 }
 
 /**
@@ -96,11 +102,19 @@ export function formatOptions(table: OptionTable): string {
  * @example
  * parseNumberOption("max-tokens", "16", true, 1); // 16
  */
-export function parseNumberOption(option: string, text: string, integer: boolean, min: number, max = Number.MAX_SAFE_INTEGER): number {
+export function parseNumberOption(
+  option: string,
+  text: string,
+  integer: boolean,
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
   const n = Number(text);
   if (text.trim() === "" || !Number.isFinite(n) || (integer && !Number.isInteger(n)) || n < min || n > max) {
     const range = max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `in [${min}, ${max}]`;
-    throw new UsageError(`--${option} must be ${integer ? "an integer" : "a number"} ${range}, got ${JSON.stringify(text)}`);
+    throw new UsageError(
+      `--${option} must be ${integer ? "an integer" : "a number"} ${range}, got ${JSON.stringify(text)}`,
+    );
   }
   return n;
 }

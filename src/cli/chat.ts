@@ -14,7 +14,14 @@ import { ModelLoadError } from "../runtime/errors.js";
 import type { ChatMessage, ResponseFormat, ToolChoice, ToolDefinition } from "../types.js";
 import type { SamplingOptions } from "../runtime/sampling.js";
 import type { CliIo } from "./analyze.js";
-import { formatOptions, type OptionTable, parseCommandArgs, parseNumberOption, stringValue, UsageError } from "./args.js";
+import {
+  formatOptions,
+  type OptionTable,
+  parseCommandArgs,
+  parseNumberOption,
+  stringValue,
+  UsageError,
+} from "./args.js";
 import { readJsonSchemaFile, readTemplateFile, readToolsFile } from "./chat-inputs.js";
 import { AnswerView } from "./chat-output.js";
 import { resolveModelArg } from "./model-arg.js";
@@ -26,7 +33,11 @@ const CHAT_OPTIONS: OptionTable = {
   "json-schema": { type: "string", value: "FILE", help: "JSON Schema file the answers must follow (response_format)" },
   system: { type: "string", value: "TEXT", help: "system message at the start of the conversation" },
   template: { type: "string", value: "FILE", help: "Jinja chat template to use instead of the model's own" },
-  "context-size": { type: "string", value: "N", help: "tokens of context (default: sized automatically, up to 8192 and the model's training context)" },
+  "context-size": {
+    type: "string",
+    value: "N",
+    help: "tokens of context (default: sized automatically, up to 8192 and the model's training context)",
+  },
   "max-tokens": { type: "string", value: "N", help: "most tokens per answer (default 1024)" },
   temperature: { type: "string", value: "T", help: "sampling temperature (0 = greedy)" },
   seed: { type: "string", value: "N", help: "sampling seed, for repeatable answers" },
@@ -109,9 +120,11 @@ function parseChatArgs(argv: readonly string[]): ChatArgs | "help" {
   const gpu = text("gpu");
   if (gpu === "off") args.gpu = false;
   else if (gpu === "auto" || gpu === "cuda" || gpu === "metal" || gpu === "vulkan") args.gpu = gpu;
-  else if (gpu !== undefined) throw new UsageError(`--gpu must be auto, cuda, metal, vulkan or off, got ${JSON.stringify(gpu)}`);
+  else if (gpu !== undefined)
+    throw new UsageError(`--gpu must be auto, cuda, metal, vulkan or off, got ${JSON.stringify(gpu)}`);
   set("gpuLayers", number("gpu-layers", true, 0));
-  if (args.toolChoice === "required" && args.toolsPath === undefined) throw new UsageError("--tool-choice required needs --tools");
+  if (args.toolChoice === "required" && args.toolsPath === undefined)
+    throw new UsageError("--tool-choice required needs --tools");
   return args;
 }
 
@@ -157,7 +170,9 @@ export async function runChat(argv: readonly string[], io: ChatIo): Promise<numb
   try {
     const train = model.info.trainContextSize;
     if (args.contextSize !== undefined && train > 0 && args.contextSize > train) {
-      io.stderr.write(`toolwright chat: --context-size ${args.contextSize} exceeds the model's training context (${train} tokens)\n`);
+      io.stderr.write(
+        `toolwright chat: --context-size ${args.contextSize} exceeds the model's training context (${train} tokens)\n`,
+      );
       return 1;
     }
     io.stderr.write(`${describePlacement(model)}\n`);
@@ -205,9 +220,14 @@ async function converse(model: Model, args: ChatArgs, inputs: ChatInputs, io: Ch
   const color = stdoutTty && (process.env.NO_COLOR ?? "") === "";
   const dim = (text: string) => (color ? `\x1b[2m${text}\x1b[22m` : text);
   // --context-size gets a session of its own; otherwise the model's (its default context).
-  const session = args.contextSize !== undefined ? new ChatSession(model, { context: { contextSize: args.contextSize } }) : model;
+  const session =
+    args.contextSize !== undefined ? new ChatSession(model, { context: { contextSize: args.contextSize } }) : model;
 
-  const rl = createInterface({ input: stdin, output: interactive ? (io.stdout as NodeJS.WritableStream) : undefined, terminal: interactive });
+  const rl = createInterface({
+    input: stdin,
+    output: interactive ? (io.stdout as NodeJS.WritableStream) : undefined,
+    terminal: interactive,
+  });
   rl.setPrompt("> ");
   let generation: AbortController | undefined;
   // Ctrl-C stops the answer being written; at the prompt it quits.
@@ -245,7 +265,8 @@ async function converse(model: Model, args: ChatArgs, inputs: ChatInputs, io: Ch
           const result = await stream.result;
           view.end(result.message);
           if (result.finishReason === "abort") io.stderr.write("[answer stopped]\n");
-          else if (result.finishReason === "length") io.stderr.write(`[answer cut at ${result.usage.completionTokens} tokens]\n`);
+          else if (result.finishReason === "length")
+            io.stderr.write(`[answer cut at ${result.usage.completionTokens} tokens]\n`);
           messages.push(result.message);
         } catch (e) {
           // A failed turn is dropped from the history; the conversation goes on.

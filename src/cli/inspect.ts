@@ -55,7 +55,8 @@ export async function runInspect(argv: readonly string[], io: CliIo): Promise<nu
     if (positionals.length !== 1) throw new UsageError(`expected one model path, got ${positionals.length}`);
     json = values.json === true;
     template = values.template === true;
-    if (json && template) throw new UsageError("--json and --template cannot be combined (--json includes the template)");
+    if (json && template)
+      throw new UsageError("--json and --template cannot be combined (--json includes the template)");
     arg = positionals[0]!;
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
@@ -74,7 +75,9 @@ export async function runInspect(argv: readonly string[], io: CliIo): Promise<nu
   }
   if (template) {
     if (summary.chatTemplate.source === null) {
-      io.stderr.write(`toolwright inspect: ${path}: the model has no chat template (no tokenizer.chat_template in its metadata)\n`);
+      io.stderr.write(
+        `toolwright inspect: ${path}: the model has no chat template (no tokenizer.chat_template in its metadata)\n`,
+      );
       return 1;
     }
     const source = summary.chatTemplate.source;
@@ -93,15 +96,23 @@ export async function runInspect(argv: readonly string[], io: CliIo): Promise<nu
  */
 export function formatSummary(s: ModelSummary): string {
   const out: string[] = [];
-  const row = (label: string, value: string, width = 16) => out.push(`  ${label.padEnd(Math.max(width, label.length + 2))}${value}`);
+  const row = (label: string, value: string, width = 16) =>
+    out.push(`  ${label.padEnd(Math.max(width, label.length + 2))}${value}`);
 
   out.push(s.file.path);
-  row("file", `${formatBytes(s.file.sizeBytes)}, GGUF v${s.file.ggufVersion}, ${s.file.tensorCount} tensors, ${s.file.metadataCount} metadata keys`);
+  row(
+    "file",
+    `${formatBytes(s.file.sizeBytes)}, GGUF v${s.file.ggufVersion}, ${s.file.tensorCount} tensors, ${s.file.metadataCount} metadata keys`,
+  );
   row("architecture", s.general.architecture ?? "(none: general.architecture is missing)");
   if (s.general.name !== null) row("name", s.general.name);
   if (s.general.sizeLabel !== null) row("size label", s.general.sizeLabel);
-  row("parameters", `${formatCount(s.tensors.parameterCount)} (${formatBytes(s.tensors.bytes)} of tensor data, ${s.tensors.bitsPerWeight.toFixed(2)} bits per weight)`);
-  if (s.general.fileType !== null) row("file type", `${s.general.fileType.name} (general.file_type ${s.general.fileType.id})`);
+  row(
+    "parameters",
+    `${formatCount(s.tensors.parameterCount)} (${formatBytes(s.tensors.bytes)} of tensor data, ${s.tensors.bitsPerWeight.toFixed(2)} bits per weight)`,
+  );
+  if (s.general.fileType !== null)
+    row("file type", `${s.general.fileType.name} (general.file_type ${s.general.fileType.id})`);
   const types = Object.entries(s.tensors.types).map(([name, t]) => `${name} ×${t.count}`);
   row("tensor types", types.length > 0 ? types.join(", ") : "(no tensors)");
 
@@ -142,12 +153,15 @@ export function formatSummary(s: ModelSummary): string {
   const specials = Object.entries(v.specialTokens);
   if (specials.length > 0) {
     out.push("  special tokens");
-    for (const [role, tok] of specials) row(`  ${role}`, `${tok.id} ${tok.text === null ? "(outside the vocabulary)" : JSON.stringify(tok.text)}`);
+    for (const [role, tok] of specials)
+      row(`  ${role}`, `${tok.id} ${tok.text === null ? "(outside the vocabulary)" : JSON.stringify(tok.text)}`);
   }
   if (v.controlTokenSample.length > 0) {
     const total = (v.tokenTypes.control ?? 0) + (v.tokenTypes["user-defined"] ?? 0) - v.placeholderTokens;
     const more = total > v.controlTokenSample.length ? ` … ${total - v.controlTokenSample.length} more` : "";
-    out.push(`  control and user-defined tokens: ${v.controlTokenSample.map((x) => JSON.stringify(x)).join(" ")}${more}`);
+    out.push(
+      `  control and user-defined tokens: ${v.controlTokenSample.map((x) => JSON.stringify(x)).join(" ")}${more}`,
+    );
   }
   if (v.placeholderTokens > 0) out.push(`  placeholder tokens (reserved, unused): ${v.placeholderTokens}`);
 

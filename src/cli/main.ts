@@ -43,7 +43,11 @@ const COMMANDS: Record<string, Command> = {
     usage: CHAT_USAGE,
     run: runChat,
   },
-  "rpc-server": { summary: "serve this machine's devices to other machines' models (llama.cpp RPC; no auth)", usage: RPC_SERVER_USAGE, run: runRpcServer },
+  "rpc-server": {
+    summary: "serve this machine's devices to other machines' models (llama.cpp RPC; no auth)",
+    usage: RPC_SERVER_USAGE,
+    run: runRpcServer,
+  },
   serve: {
     summary: "serve a model over HTTP with OpenAI's chat-completions API",
     usage: SERVE_USAGE,
@@ -92,7 +96,11 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   }
   const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!command) {
-    io.stderr.write(name.startsWith("-") ? `toolwright: unknown option ${name} (options go after the command)\n\n${mainUsage()}` : unknownCommand(name));
+    io.stderr.write(
+      name.startsWith("-")
+        ? `toolwright: unknown option ${name} (options go after the command)\n\n${mainUsage()}`
+        : unknownCommand(name),
+    );
     return 2;
   }
   return command.run(rest, io);

@@ -29,7 +29,10 @@ export function memorySummary(info: GgufFileInfo): MemorySummary | null {
     const weights = info.tensors.reduce((sum, t) => sum + Math.ceil(t.byteSize / 32) * 32, 0);
     const train = facts.trainContextSize > 0 ? facts.trainContextSize : 4096;
     const sizes = [...new Set([Math.min(train, AUTO_CONTEXT_CAP), train])];
-    return { weights, contexts: sizes.map((contextSize) => estimateFromFacts(facts, weights, { contextSize }, "inspect")) };
+    return {
+      weights,
+      contexts: sizes.map((contextSize) => estimateFromFacts(facts, weights, { contextSize }, "inspect")),
+    };
   } catch {
     return null; // metadata of the wrong type: the summary's warnings say what
   }
@@ -47,7 +50,9 @@ export function formatMemory(memory: MemorySummary | null, bytes: (n: number) =>
   out.push(`  ${"weights".padEnd(18)}${bytes(memory.weights)}`);
   for (const e of memory.contexts) {
     const state = e.recurrentState > 0 ? `, recurrent state ${bytes(e.recurrentState)}` : "";
-    out.push(`  ${`${e.contextSize} tokens`.padEnd(18)}KV cache ${bytes(e.kvCache)}${state}, compute buffers ~${bytes(e.computeBuffers)}, total ~${bytes(e.total)}`);
+    out.push(
+      `  ${`${e.contextSize} tokens`.padEnd(18)}KV cache ${bytes(e.kvCache)}${state}, compute buffers ~${bytes(e.computeBuffers)}, total ~${bytes(e.total)}`,
+    );
   }
   return out;
 }

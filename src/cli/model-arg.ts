@@ -28,10 +28,15 @@ export interface ModelArgCommand {
  * @example
  * const path = await resolveModelArg(argv[0], { command: "analyze", usage: ANALYZE_USAGE }, io);
  */
-export async function resolveModelArg(arg: string, { command, usage }: ModelArgCommand, io: CliIo): Promise<string | number> {
+export async function resolveModelArg(
+  arg: string,
+  { command, usage }: ModelArgCommand,
+  io: CliIo,
+): Promise<string | number> {
   if (!isHfModelRef(arg)) return arg;
   const progress = createProgressReporter(io.stderr as ProgressStream, `pulling ${arg.slice(3)}`);
-  const onProgress = (p: DownloadProgress) => progress.update(p.totalBytes ? p.receivedBytes / p.totalBytes : 0, formatBytes(p.receivedBytes));
+  const onProgress = (p: DownloadProgress) =>
+    progress.update(p.totalBytes ? p.receivedBytes / p.totalBytes : 0, formatBytes(p.receivedBytes));
   try {
     const { path } = await pullModel(arg, { checkForUpdate: false, onProgress });
     progress.done();

@@ -30,7 +30,14 @@ export interface SpecialTokenFact {
 
 /** Summary of a GGUF model file. */
 export interface ModelSummary {
-  file: { path: string; sizeBytes: number; ggufVersion: number; tensorCount: number; metadataCount: number; alignment: number };
+  file: {
+    path: string;
+    sizeBytes: number;
+    ggufVersion: number;
+    tensorCount: number;
+    metadataCount: number;
+    alignment: number;
+  };
   general: {
     architecture: string | null;
     name: string | null;
@@ -123,10 +130,19 @@ const FILE_TYPES: Record<number, string> = {
 };
 
 // GGUF token types (tokenizer.ggml.token_type).
-const TOKEN_TYPES: Record<number, string> = { 0: "undefined", 1: "normal", 2: "unknown", 3: "control", 4: "user-defined", 5: "unused", 6: "byte" };
+const TOKEN_TYPES: Record<number, string> = {
+  0: "undefined",
+  1: "normal",
+  2: "unknown",
+  3: "control",
+  4: "user-defined",
+  5: "unused",
+  6: "byte",
+};
 
 /** Unused vocabulary slots that models reserve for later (not worth listing). */
-const PLACEHOLDER_TOKEN = /^(\[PAD\d+\]|\[unused\d+\]|<unused\d+>|<\|reserved_special_token_\d+\|>|<\|reserved_\d+\|>|<\|placeholder\d+\|>)$/i;
+const PLACEHOLDER_TOKEN =
+  /^(\[PAD\d+\]|\[unused\d+\]|<unused\d+>|<\|reserved_special_token_\d+\|>|<\|reserved_\d+\|>|<\|placeholder\d+\|>)$/i;
 
 const SPECIAL_TOKEN_KEY = /^tokenizer\.ggml\.(\w+)_token_id$/;
 const NAMED_TEMPLATE_KEY = /^tokenizer\.chat_template\.(.+)$/;
@@ -178,7 +194,15 @@ class MetadataView {
   integerArray(key: string): ArrayLike<number> | null {
     const v = this.meta.get(key);
     if (v === undefined) return null;
-    if (v.type === "array" && (v.itemType === "int32" || v.itemType === "uint32" || v.itemType === "int8" || v.itemType === "uint8" || v.itemType === "int16" || v.itemType === "uint16")) {
+    if (
+      v.type === "array" &&
+      (v.itemType === "int32" ||
+        v.itemType === "uint32" ||
+        v.itemType === "int8" ||
+        v.itemType === "uint8" ||
+        v.itemType === "int16" ||
+        v.itemType === "uint16")
+    ) {
       return v.value;
     }
     this.warnings.push(`${key} is a ${describeType(v)}, expected an array of integers`);
@@ -216,7 +240,8 @@ export function summarizeGguf(info: GgufFileInfo): ModelSummary {
     const prefix = `${architecture}.`;
     for (const [key, value] of info.metadata) {
       if (!key.startsWith(prefix) || value.type === "array") continue;
-      hyperparameters[key.slice(prefix.length)] = value.type === "float32" ? shortestFloat32(value.value) : ggufToJson(value);
+      hyperparameters[key.slice(prefix.length)] =
+        value.type === "float32" ? shortestFloat32(value.value) : ggufToJson(value);
     }
   }
 
@@ -233,7 +258,8 @@ export function summarizeGguf(info: GgufFileInfo): ModelSummary {
       architecture,
       name: view.string("general.name"),
       sizeLabel: view.string("general.size_label"),
-      fileType: fileTypeId === null ? null : { id: fileTypeId, name: FILE_TYPES[fileTypeId] ?? `unknown (${fileTypeId})` },
+      fileType:
+        fileTypeId === null ? null : { id: fileTypeId, name: FILE_TYPES[fileTypeId] ?? `unknown (${fileTypeId})` },
       quantizationVersion: view.number("general.quantization_version"),
     },
     hyperparameters,
@@ -312,7 +338,8 @@ function summarizeVocabulary(view: MetadataView): ModelSummary["vocabulary"] {
     const id = view.number(key);
     if (id === null) continue;
     const text = tokens && Number.isInteger(id) && id >= 0 && id < tokens.length ? tokens[id]! : null;
-    if (text === null && tokens) view.warnings.push(`${key} = ${id} is outside the vocabulary (${tokens.length} tokens)`);
+    if (text === null && tokens)
+      view.warnings.push(`${key} = ${id} is outside the vocabulary (${tokens.length} tokens)`);
     specialTokens[m[1]!] = { id, text };
   }
 

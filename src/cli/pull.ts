@@ -6,15 +6,29 @@
  * const code = await runPull(["hf:Qwen/Qwen3-0.6B-GGUF/Qwen3-0.6B-Q8_0.gguf"], process);
  */
 import { AbortError } from "../runtime/errors.js";
-import { ModelDownloadError, modelCacheDir, pullModel, type DownloadProgress, type PulledModel } from "../runtime/hub/index.js";
+import {
+  ModelDownloadError,
+  modelCacheDir,
+  pullModel,
+  type DownloadProgress,
+  type PulledModel,
+} from "../runtime/hub/index.js";
 import type { CliIo } from "./analyze.js";
 import { formatOptions, type OptionTable, parseCommandArgs, stringValue, UsageError } from "./args.js";
 import { createProgressReporter, formatBytes, type ProgressStream } from "./progress.js";
 
 const PULL_OPTIONS: OptionTable = {
   revision: { type: "string", value: "REV", help: "branch, tag or commit (default main)" },
-  endpoint: { type: "string", value: "URL", help: "the hub's base URL (default $TOOLWRIGHT_HF_ENDPOINT, $HF_ENDPOINT\nor https://huggingface.co)" },
-  "cache-dir": { type: "string", value: "DIR", help: "where models are kept (default $TOOLWRIGHT_MODELS_DIR or\n~/.cache/toolwright/models; XDG_CACHE_HOME is respected)" },
+  endpoint: {
+    type: "string",
+    value: "URL",
+    help: "the hub's base URL (default $TOOLWRIGHT_HF_ENDPOINT, $HF_ENDPOINT\nor https://huggingface.co)",
+  },
+  "cache-dir": {
+    type: "string",
+    value: "DIR",
+    help: "where models are kept (default $TOOLWRIGHT_MODELS_DIR or\n~/.cache/toolwright/models; XDG_CACHE_HOME is respected)",
+  },
   quiet: { type: "boolean", short: "q", help: "no progress, only the path" },
 };
 
@@ -52,9 +66,13 @@ export async function runPull(argv: readonly string[], io: CliIo): Promise<numbe
       io.stdout.write(PULL_USAGE);
       return 0;
     }
-    if (parsed.positionals.length !== 1) throw new UsageError(`expected one model reference, got ${parsed.positionals.length}`);
+    if (parsed.positionals.length !== 1)
+      throw new UsageError(`expected one model reference, got ${parsed.positionals.length}`);
     ref = parsed.positionals[0]!;
-    if (!ref.startsWith("hf:")) throw new UsageError(`${JSON.stringify(ref)} is not a model reference: write hf:OWNER/REPO/FILE.gguf or hf:OWNER/REPO:QUANT`);
+    if (!ref.startsWith("hf:"))
+      throw new UsageError(
+        `${JSON.stringify(ref)} is not a model reference: write hf:OWNER/REPO/FILE.gguf or hf:OWNER/REPO:QUANT`,
+      );
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
     io.stderr.write(`toolwright pull: ${e.message}\n\n${PULL_USAGE}`);
@@ -64,7 +82,9 @@ export async function runPull(argv: readonly string[], io: CliIo): Promise<numbe
   const controller = new AbortController();
   const onInterrupt = () => controller.abort();
   process.once("SIGINT", onInterrupt);
-  const progress = values.quiet ? undefined : createProgressReporter(io.stderr as ProgressStream, `pulling ${ref.slice(3)}`);
+  const progress = values.quiet
+    ? undefined
+    : createProgressReporter(io.stderr as ProgressStream, `pulling ${ref.slice(3)}`);
   const revision = stringValue(values, "revision");
   const endpoint = stringValue(values, "endpoint");
   const cacheDir = stringValue(values, "cache-dir");
@@ -104,11 +124,15 @@ function fraction(p: DownloadProgress): number {
 }
 
 function describeProgress(p: DownloadProgress): string {
-  return p.totalBytes ? `${formatBytes(p.receivedBytes)} of ${formatBytes(p.totalBytes)}` : formatBytes(p.receivedBytes);
+  return p.totalBytes
+    ? `${formatBytes(p.receivedBytes)} of ${formatBytes(p.totalBytes)}`
+    : formatBytes(p.receivedBytes);
 }
 
 function summary(p: PulledModel, cacheDir: string): string {
   const what = `${p.repo}/${p.file} (${formatBytes(p.sizeBytes)}${p.sha256 ? `, sha256 ${p.sha256.slice(0, 12)}…` : ""})`;
   if (p.source === "downloaded") return `downloaded ${what} into ${cacheDir}`;
-  return p.checked ? `up to date: ${what}` : `cached (the hub was not reached, so it is not known to be current): ${what}`;
+  return p.checked
+    ? `up to date: ${what}`
+    : `cached (the hub was not reached, so it is not known to be current): ${what}`;
 }

@@ -94,7 +94,9 @@ export async function runRpcServer(argv: readonly string[], io: CliIo): Promise<
     io.stderr.write(`toolwright rpc-server: ${(err as Error).message}${code}\n`);
     return 1;
   }
-  io.stderr.write(`toolwright rpc-server: serving on ${server.endpoint} (no authentication: loopback or a trusted private network only)\n`);
+  io.stderr.write(
+    `toolwright rpc-server: serving on ${server.endpoint} (no authentication: loopback or a trusted private network only)\n`,
+  );
   // The native server thread does not keep the process alive; this does, until a signal.
   const alive = setInterval(() => {}, 1 << 30);
   const code = await Promise.race([

@@ -10,7 +10,14 @@ import { ModelLoadError } from "../runtime/errors.js";
 import { ChatSession, loadModel } from "../session/index.js";
 import { createServer } from "../server/index.js";
 import type { CliIo } from "./analyze.js";
-import { formatOptions, type OptionTable, parseCommandArgs, parseNumberOption, stringValue, UsageError } from "./args.js";
+import {
+  formatOptions,
+  type OptionTable,
+  parseCommandArgs,
+  parseNumberOption,
+  stringValue,
+  UsageError,
+} from "./args.js";
 import { createProgressReporter, type ProgressStream } from "./progress.js";
 
 /** Requests decoded together by default: as many as `model.chat()` runs at once. */
@@ -21,19 +28,35 @@ const MAX_PARALLEL = 256;
 const SERVE_OPTIONS: OptionTable = {
   host: { type: "string", value: "HOST", help: "address to listen on (default 127.0.0.1: this machine only)" },
   port: { type: "string", value: "N", help: "port (default 8080; 0 picks a free one)" },
-  "api-key": { type: "string", value: "KEY", help: "require 'Authorization: Bearer KEY' (default: $TOOLWRIGHT_API_KEY, else none)" },
+  "api-key": {
+    type: "string",
+    value: "KEY",
+    help: "require 'Authorization: Bearer KEY' (default: $TOOLWRIGHT_API_KEY, else none)",
+  },
   alias: { type: "string", value: "NAME", help: "the model id clients see (default: the file name without .gguf)" },
-  "max-tokens": { type: "string", value: "N", help: "most tokens a request may generate, and the default (default 4096)" },
+  "max-tokens": {
+    type: "string",
+    value: "N",
+    help: "most tokens a request may generate, and the default (default 4096)",
+  },
   "max-body": { type: "string", value: "BYTES", help: "largest request body (default 8388608)" },
   parallel: {
     type: "string",
     value: "N",
     help: `requests decoded together, one sequence of the context each, in one batch per token\n(default ${DEFAULT_PARALLEL}, at most ${MAX_PARALLEL}); more wait for a free sequence (llama-server's --parallel)`,
   },
-  "context-size": { type: "string", value: "N", help: "tokens of context of each sequence (default: automatic, up to 8192)" },
+  "context-size": {
+    type: "string",
+    value: "N",
+    help: "tokens of context of each sequence (default: automatic, up to 8192)",
+  },
   threads: { type: "string", value: "N", help: "CPU threads for generation (default: the cores, at most 8)" },
   "threads-batch": { type: "string", value: "N", help: "CPU threads for prompt evaluation (default: --threads)" },
-  "batch-size": { type: "string", value: "N", help: "most tokens decoded in one batch: the sequences' next tokens and prompt chunks\n(default 512)" },
+  "batch-size": {
+    type: "string",
+    value: "N",
+    help: "most tokens decoded in one batch: the sequences' next tokens and prompt chunks\n(default 512)",
+  },
   gpu: { type: "string", value: "MODE", help: "auto (default), cuda, metal, vulkan or off" },
   "gpu-layers": { type: "string", value: "N", help: "layers to offload to the GPU (default: all)" },
 };
@@ -98,7 +121,10 @@ export function parseServeArgs(argv: readonly string[]) {
 
 /** Resolves when the first of SIGINT / SIGTERM (or `stop`) arrives; `again` runs on the next one. */
 function stopRequested(stop: AbortSignal | undefined, again: () => void): Promise<void> {
-  if (stop) return stop.aborted ? Promise.resolve() : new Promise((resolve) => stop.addEventListener("abort", () => resolve(), { once: true }));
+  if (stop)
+    return stop.aborted
+      ? Promise.resolve()
+      : new Promise((resolve) => stop.addEventListener("abort", () => resolve(), { once: true }));
   return new Promise((resolve) => {
     let seen = false;
     const onSignal = () => {
@@ -154,7 +180,9 @@ export async function runServe(argv: readonly string[], io: ServeIo): Promise<nu
   try {
     const train = model.info.trainContextSize;
     if (args.contextSize !== undefined && train > 0 && args.contextSize > train) {
-      io.stderr.write(`toolwright serve: --context-size ${args.contextSize} exceeds the model's training context (${train} tokens)\n\n${SERVE_USAGE}`);
+      io.stderr.write(
+        `toolwright serve: --context-size ${args.contextSize} exceeds the model's training context (${train} tokens)\n\n${SERVE_USAGE}`,
+      );
       return 2;
     }
     // The requests share one context of --parallel sequences (not model.chat()'s own session).
@@ -167,7 +195,11 @@ export async function runServe(argv: readonly string[], io: ServeIo): Promise<nu
         ...(args.batchSize !== undefined ? { batchSize: args.batchSize } : {}),
       },
     });
-    const backend = { path: model.path, chat: session.chat.bind(session), streamChat: session.streamChat.bind(session) };
+    const backend = {
+      path: model.path,
+      chat: session.chat.bind(session),
+      streamChat: session.streamChat.bind(session),
+    };
     const server = createServer(backend, {
       log: (line) => io.stderr.write(`${line}\n`),
       ...(args.apiKey !== undefined ? { apiKey: args.apiKey } : {}),
@@ -183,7 +215,9 @@ export async function runServe(argv: readonly string[], io: ServeIo): Promise<nu
       return 1;
     }
     const key = args.apiKey !== undefined ? ", API key required" : "";
-    io.stdout.write(`toolwright serve: ${server.modelId} at ${url}/v1 (${args.parallel} parallel sequence${args.parallel === 1 ? "" : "s"}${key})\n`);
+    io.stdout.write(
+      `toolwright serve: ${server.modelId} at ${url}/v1 (${args.parallel} parallel sequence${args.parallel === 1 ? "" : "s"}${key})\n`,
+    );
     await stopRequested(io.stop, () => void server.close({ timeoutMs: 0 }));
     io.stderr.write(`toolwright serve: stopping (${server.inFlight} request(s) in flight)\n`);
     await server.close();

@@ -84,7 +84,8 @@ export function any(): GbnfExpr {
  * ref("value"); // value
  */
 export function ref(name: string): GbnfExpr {
-  if (typeof name !== "string" || name === "") throw new TypeError(`ref(name): name must be a non-empty string, got ${JSON.stringify(name)}`);
+  if (typeof name !== "string" || name === "")
+    throw new TypeError(`ref(name): name must be a non-empty string, got ${JSON.stringify(name)}`);
   return { type: "ref", name };
 }
 
@@ -154,7 +155,8 @@ export function alt(...items: GbnfExpr[]): GbnfExpr {
  */
 export function rep(item: GbnfExpr, min: number, max: number | null): GbnfExpr {
   if (!Number.isInteger(min) || min < 0) throw new RangeError(`rep(): min must be a non-negative integer, got ${min}`);
-  if (max !== null && (!Number.isInteger(max) || max < min)) throw new RangeError(`rep(): max must be null or an integer >= min (${min}), got ${max}`);
+  if (max !== null && (!Number.isInteger(max) || max < min))
+    throw new RangeError(`rep(): max must be null or an integer >= min (${min}), got ${max}`);
   if (max === 0) return EMPTY;
   if (min === 1 && max === 1) return item;
   if (isEmpty(item)) return EMPTY;

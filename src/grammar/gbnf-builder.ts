@@ -73,11 +73,13 @@ export class GbnfBuilder {
 
   /** Sets the body of `name` (reserved or new). Redefining a rule with a different body throws. */
   define(name: string, body: GbnfExpr): void {
-    if (sanitizeRuleName(name) !== name) throw new RangeError(`GbnfBuilder.define: invalid rule name ${JSON.stringify(name)}`);
+    if (sanitizeRuleName(name) !== name)
+      throw new RangeError(`GbnfBuilder.define: invalid rule name ${JSON.stringify(name)}`);
     const previous = this.bodies.get(name);
     const key = printExpr(body);
     if (previous) {
-      if (printExpr(previous) !== key) throw new RangeError(`GbnfBuilder.define: rule ${name} is already defined differently`);
+      if (printExpr(previous) !== key)
+        throw new RangeError(`GbnfBuilder.define: rule ${name} is already defined differently`);
       return;
     }
     this.bodies.set(name, body);

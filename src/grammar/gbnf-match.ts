@@ -75,7 +75,8 @@ class StackTable {
       const cur = todo.pop()!;
       if (seen.has(cur)) continue;
       seen.add(cur);
-      if (++steps > this.maxExpansion) throw new GbnfMatchLimitError(`expanding one parse stack took more than ${this.maxExpansion} steps`);
+      if (++steps > this.maxExpansion)
+        throw new GbnfMatchLimitError(`expanding one parse stack took more than ${this.maxExpansion} steps`);
       if (cur === EMPTY_STACK) {
         out.push(cur);
         continue;
@@ -197,7 +198,8 @@ export class GbnfMatcher {
       if (after < 0) continue;
       for (const x of t.expand(t.push(after, t.parent[s]!))) next.add(x);
     }
-    if (next.size > this.maxStacks) throw new GbnfMatchLimitError(`more than ${this.maxStacks} live parse stacks after ${this.consumed} code points`);
+    if (next.size > this.maxStacks)
+      throw new GbnfMatchLimitError(`more than ${this.maxStacks} live parse stacks after ${this.consumed} code points`);
     this.stacks = Int32Array.from(next);
     if (next.size === 0) return false;
     this.consumed++;
@@ -222,7 +224,11 @@ export interface GbnfMatchResult {
  * matchGbnf('root ::= [0-9]+', "123").ok; // true
  * matchGbnf('root ::= [0-9]+', "12a").consumed; // 2
  */
-export function matchGbnf(grammar: string | GbnfGrammar | CompiledGbnf, text: string, options: GbnfMatcherOptions = {}): GbnfMatchResult {
+export function matchGbnf(
+  grammar: string | GbnfGrammar | CompiledGbnf,
+  text: string,
+  options: GbnfMatcherOptions = {},
+): GbnfMatchResult {
   const m = new GbnfMatcher(grammar, options);
   const prefixOk = m.accept(text);
   return { ok: prefixOk && m.isComplete, prefixOk, consumed: m.consumed };

@@ -28,13 +28,17 @@ export class GbnfSyntaxError extends ToolwrightError<"TOOLWRIGHT_GBNF_SYNTAX"> {
     readonly column: number,
     readonly rule: string | null,
   ) {
-    super(`GBNF ${rule !== null ? `rule ${rule}, ` : ""}line ${line}, column ${column}: ${message}`, "TOOLWRIGHT_GBNF_SYNTAX");
+    super(
+      `GBNF ${rule !== null ? `rule ${rule}, ` : ""}line ${line}, column ${column}: ${message}`,
+      "TOOLWRIGHT_GBNF_SYNTAX",
+    );
     this.name = "GbnfSyntaxError";
   }
 }
 
 const isDigit = (c: string | undefined): boolean => c !== undefined && c >= "0" && c <= "9";
-const isWordChar = (c: string | undefined): boolean => c !== undefined && ((c >= "a" && c <= "z") || (c >= "A" && c <= "Z") || c === "-" || isDigit(c));
+const isWordChar = (c: string | undefined): boolean =>
+  c !== undefined && ((c >= "a" && c <= "z") || (c >= "A" && c <= "Z") || c === "-" || isDigit(c));
 
 class Parser {
   private pos = 0;

@@ -20,7 +20,15 @@ function hex(cp: number, width: number): string {
 
 /** Whether a non-ASCII code point is unsafe to print raw (controls, surrogates, separators, BOM, noncharacters). */
 function needsUnicodeEscape(cp: number): boolean {
-  return (cp >= 0x80 && cp <= 0x9f) || (cp >= 0xd800 && cp <= 0xdfff) || cp === 0x2028 || cp === 0x2029 || cp === 0xfeff || (cp >= 0xfdd0 && cp <= 0xfdef) || (cp & 0xfffe) === 0xfffe;
+  return (
+    (cp >= 0x80 && cp <= 0x9f) ||
+    (cp >= 0xd800 && cp <= 0xdfff) ||
+    cp === 0x2028 ||
+    cp === 0x2029 ||
+    cp === 0xfeff ||
+    (cp >= 0xfdd0 && cp <= 0xfdef) ||
+    (cp & 0xfffe) === 0xfffe
+  );
 }
 
 function escapeCodePoint(cp: number, ascii: boolean, special: ReadonlySet<number>): string {
@@ -118,7 +126,8 @@ function printAt(e: GbnfExpr, prec: number, options: GbnfPrintOptions): string {
     }
     case "repeat": {
       const inner = e.item;
-      const needsParens = inner.type === "repeat" || inner.type === "choice" || (inner.type === "sequence" && inner.items.length !== 1);
+      const needsParens =
+        inner.type === "repeat" || inner.type === "choice" || (inner.type === "sequence" && inner.items.length !== 1);
       const base = needsParens ? `(${printAt(inner, PREC_CHOICE, options)})` : printAt(inner, PREC_POSTFIX, options);
       return base + repeatSuffix(e.min, e.max);
     }

@@ -13,13 +13,45 @@ export { GbnfBuilder, childRuleName, sanitizeRuleName } from "./gbnf-builder.js"
 export { type GbnfPrintOptions, escapeClass, escapeLiteral, printExpr, printRule } from "./gbnf-print.js";
 export { type GbnfGrammar, GbnfSyntaxError, MAX_REPETITION, parseGbnf } from "./gbnf-parse.js";
 export { type CompiledGbnf, compileGbnf } from "./gbnf-compile.js";
-export { GbnfMatchLimitError, GbnfMatcher, type GbnfMatcherOptions, type GbnfMatchResult, matchGbnf } from "./gbnf-match.js";
-export { type PyJson, PyJsonSyntaxError, dumpsPython, parsePyJson, pyJsonToJs, pythonFloatRepr, pythonJsonString } from "./python-json.js";
+export {
+  GbnfMatchLimitError,
+  GbnfMatcher,
+  type GbnfMatcherOptions,
+  type GbnfMatchResult,
+  matchGbnf,
+} from "./gbnf-match.js";
+export {
+  type PyJson,
+  PyJsonSyntaxError,
+  dumpsPython,
+  parsePyJson,
+  pyJsonToJs,
+  pythonFloatRepr,
+  pythonJsonString,
+} from "./python-json.js";
 export { type RegexNode, RegexSyntaxError } from "./regex/regex-ast.js";
 export { parseRegex } from "./regex/regex-parse.js";
 export * from "./regex/automaton.js";
 export { type DfaSpelling, dfaToGbnf } from "./regex/dfa-gbnf.js";
 export { JsonText, type WhitespacePolicy } from "./schema/json-text.js";
-export { RELAXATIONS, RESTRICTION_KINDS, type Relaxation, type RelaxationKind, SchemaError } from "./schema/schema-error.js";
-export { DEFAULT_PROPERTY_ORDER, type PropertyOrder, SchemaConverter, type SchemaToGbnfOptions, jsonSchemaToGbnf } from "./schema/schema-to-gbnf.js";
-export { type CoverageCase, type CoverageOutcome, checkCoverageCase, parseCoverageCase, summarizeCoverage } from "./schema/coverage.js";
+export {
+  RELAXATIONS,
+  RESTRICTION_KINDS,
+  type Relaxation,
+  type RelaxationKind,
+  SchemaError,
+} from "./schema/schema-error.js";
+export {
+  DEFAULT_PROPERTY_ORDER,
+  type PropertyOrder,
+  SchemaConverter,
+  type SchemaToGbnfOptions,
+  jsonSchemaToGbnf,
+} from "./schema/schema-to-gbnf.js";
+export {
+  type CoverageCase,
+  type CoverageOutcome,
+  checkCoverageCase,
+  parseCoverageCase,
+  summarizeCoverage,
+} from "./schema/coverage.js";

@@ -31,8 +31,10 @@ export class LruCache<V> {
     readonly maxWeight: number,
     private readonly onEvict?: (value: V) => void,
   ) {
-    if (!Number.isInteger(maxEntries) || maxEntries < 0) throw new RangeError(`LruCache: maxEntries must be a non-negative integer, got ${String(maxEntries)}`);
-    if (!Number.isFinite(maxWeight) || maxWeight < 0) throw new RangeError(`LruCache: maxWeight must be a non-negative number, got ${String(maxWeight)}`);
+    if (!Number.isInteger(maxEntries) || maxEntries < 0)
+      throw new RangeError(`LruCache: maxEntries must be a non-negative integer, got ${String(maxEntries)}`);
+    if (!Number.isFinite(maxWeight) || maxWeight < 0)
+      throw new RangeError(`LruCache: maxWeight must be a non-negative number, got ${String(maxWeight)}`);
   }
 
   /** The value, now most recently used, or undefined (counted as a miss). */

@@ -291,7 +291,8 @@ export function pyJsonToJs(v: PyJson): unknown {
       return v.items.map(pyJsonToJs);
     case "object": {
       const o: Record<string, unknown> = {};
-      for (const [k, x] of v.entries) Object.defineProperty(o, k, { value: pyJsonToJs(x), enumerable: true, writable: true, configurable: true });
+      for (const [k, x] of v.entries)
+        Object.defineProperty(o, k, { value: pyJsonToJs(x), enumerable: true, writable: true, configurable: true });
       return o;
     }
   }

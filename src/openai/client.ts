@@ -59,9 +59,18 @@ export interface ModelInfoObject {
 export interface OpenAIClient {
   chat: {
     completions: {
-      create(body: ChatCompletionCreateParamsNonStreaming & ToolwrightChatCompletionExtensions, options?: ChatRequestOptions): Promise<ReasoningChatCompletion>;
-      create(body: ChatCompletionCreateParamsStreaming & ToolwrightChatCompletionExtensions, options?: ChatRequestOptions): Promise<ChatCompletionStream>;
-      create(body: ChatCompletionCreateParams & ToolwrightChatCompletionExtensions, options?: ChatRequestOptions): Promise<ReasoningChatCompletion | ChatCompletionStream>;
+      create(
+        body: ChatCompletionCreateParamsNonStreaming & ToolwrightChatCompletionExtensions,
+        options?: ChatRequestOptions,
+      ): Promise<ReasoningChatCompletion>;
+      create(
+        body: ChatCompletionCreateParamsStreaming & ToolwrightChatCompletionExtensions,
+        options?: ChatRequestOptions,
+      ): Promise<ChatCompletionStream>;
+      create(
+        body: ChatCompletionCreateParams & ToolwrightChatCompletionExtensions,
+        options?: ChatRequestOptions,
+      ): Promise<ReasoningChatCompletion | ChatCompletionStream>;
     };
   };
   models: { list(): Promise<{ object: "list"; data: ModelInfoObject[] }> };
@@ -109,20 +118,32 @@ const aborted = () => new AbortError("chat.completions.create: the request was a
  * for await (const chunk of await client.chat.completions.create({ model: "local", messages, stream: true })) process.stdout.write(chunk.choices[0]?.delta.content ?? "");
  */
 export function createOpenAIClient(model: ChatBackend, options: OpenAIClientOptions = {}): OpenAIClient {
-  if (model === null || typeof model !== "object" || typeof model.chat !== "function" || typeof model.streamChat !== "function") {
+  if (
+    model === null ||
+    typeof model !== "object" ||
+    typeof model.chat !== "function" ||
+    typeof model.streamChat !== "function"
+  ) {
     throw new TypeError("createOpenAIClient: model must be a ChatModel (from loadModel) or a ChatSession");
   }
   if (options.modelId !== undefined && (typeof options.modelId !== "string" || options.modelId === "")) {
-    throw new TypeError(`createOpenAIClient: options.modelId must be a non-empty string, got ${JSON.stringify(options.modelId)}`);
+    throw new TypeError(
+      `createOpenAIClient: options.modelId must be a non-empty string, got ${JSON.stringify(options.modelId)}`,
+    );
   }
   if (options.maxTokens !== undefined && (!Number.isInteger(options.maxTokens) || options.maxTokens < 1)) {
-    throw new RangeError(`createOpenAIClient: options.maxTokens must be a positive integer, got ${JSON.stringify(options.maxTokens)}`);
+    throw new RangeError(
+      `createOpenAIClient: options.maxTokens must be a positive integer, got ${JSON.stringify(options.maxTokens)}`,
+    );
   }
   const modelId = options.modelId ?? (model.path ? basename(model.path).replace(/\.gguf$/i, "") : "toolwright");
   const limits: RequestLimits = options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {};
   const created = Math.floor(Date.now() / 1000);
 
-  async function complete(body: unknown, request: ChatRequestOptions = {}): Promise<ReasoningChatCompletion | ChatCompletionStream> {
+  async function complete(
+    body: unknown,
+    request: ChatRequestOptions = {},
+  ): Promise<ReasoningChatCompletion | ChatCompletionStream> {
     const mapped = toChatOptions(body, limits);
     const controller = new AbortController();
     const { signal, release } = eitherSignal(controller.signal, request.signal);
@@ -142,7 +163,13 @@ export function createOpenAIClient(model: ChatBackend, options: OpenAIClientOpti
       return toChatCompletion(result, meta);
     }
     try {
-      return await openStream(model.streamChat(chatOptions), new ChunkMapper(meta, mapped.includeUsage), controller, signal, release);
+      return await openStream(
+        model.streamChat(chatOptions),
+        new ChunkMapper(meta, mapped.includeUsage),
+        controller,
+        signal,
+        release,
+      );
     } catch (e) {
       release();
       throw e;
@@ -152,7 +179,9 @@ export function createOpenAIClient(model: ChatBackend, options: OpenAIClientOpti
   return {
     modelId,
     chat: { completions: { create: complete as OpenAIClient["chat"]["completions"]["create"] } },
-    models: { list: async () => ({ object: "list", data: [{ id: modelId, object: "model", created, owned_by: "toolwright" }] }) },
+    models: {
+      list: async () => ({ object: "list", data: [{ id: modelId, object: "model", created, owned_by: "toolwright" }] }),
+    },
   };
 }
 
@@ -161,7 +190,13 @@ export function createOpenAIClient(model: ChatBackend, options: OpenAIClientOpti
  * output (a prompt over the context, a template that refuses it) rejects `create` itself, as an
  * HTTP error status would.
  */
-async function openStream(stream: ChatStream, mapper: ChunkMapper, controller: AbortController, signal: AbortSignal, release: () => void): Promise<ChatCompletionStream> {
+async function openStream(
+  stream: ChatStream,
+  mapper: ChunkMapper,
+  controller: AbortController,
+  signal: AbortSignal,
+  release: () => void,
+): Promise<ChatCompletionStream> {
   const source = stream[Symbol.asyncIterator]();
   let first: IteratorResult<Parameters<ChunkMapper["map"]>[0]>;
   try {

@@ -6,7 +6,12 @@
 import { ToolwrightError, type ToolwrightErrorCode } from "../errors.js";
 
 /** OpenAI's error `type`s that toolwright uses. */
-export type ChatCompletionErrorType = "invalid_request_error" | "authentication_error" | "not_found_error" | "server_error" | "unavailable_error";
+export type ChatCompletionErrorType =
+  | "invalid_request_error"
+  | "authentication_error"
+  | "not_found_error"
+  | "server_error"
+  | "unavailable_error";
 
 /** The JSON body of an OpenAI error response. */
 export interface ChatCompletionErrorBody {
@@ -30,8 +35,22 @@ export class ChatCompletionError extends ToolwrightError {
   readonly param: string | null;
   readonly openaiCode: string | null;
 
-  constructor(message: string, init: { status?: number; type?: ChatCompletionErrorType; param?: string | null; openaiCode?: string | null; code?: ToolwrightErrorCode; cause?: unknown } = {}) {
-    super(message, init.code ?? "TOOLWRIGHT_INVALID_REQUEST", init.cause === undefined ? undefined : { cause: init.cause });
+  constructor(
+    message: string,
+    init: {
+      status?: number;
+      type?: ChatCompletionErrorType;
+      param?: string | null;
+      openaiCode?: string | null;
+      code?: ToolwrightErrorCode;
+      cause?: unknown;
+    } = {},
+  ) {
+    super(
+      message,
+      init.code ?? "TOOLWRIGHT_INVALID_REQUEST",
+      init.cause === undefined ? undefined : { cause: init.cause },
+    );
     this.status = init.status ?? 400;
     this.type = init.type ?? "invalid_request_error";
     this.param = init.param ?? null;
@@ -57,7 +76,12 @@ export function invalid(param: string | null, message: string): ChatCompletionEr
 /** Codes of a prompt that does not fit the context (OpenAI's context_length_exceeded). */
 const CONTEXT_EXCEEDED: ReadonlySet<string> = new Set(["TOOLWRIGHT_CONTEXT_FULL", "TOOLWRIGHT_CONTEXT_OVERFLOW"]);
 /** Codes of errors that the request itself caused (a 400, not the server's fault). */
-const REQUEST_FAULTS: ReadonlySet<string> = new Set(["TOOLWRIGHT_TEMPLATE_RAISED", "TOOLWRIGHT_INVALID_SCHEMA", "TOOLWRIGHT_GBNF_SYNTAX", "TOOLWRIGHT_TOKENIZE_FAILED"]);
+const REQUEST_FAULTS: ReadonlySet<string> = new Set([
+  "TOOLWRIGHT_TEMPLATE_RAISED",
+  "TOOLWRIGHT_INVALID_SCHEMA",
+  "TOOLWRIGHT_GBNF_SYNTAX",
+  "TOOLWRIGHT_TOKENIZE_FAILED",
+]);
 
 /**
  * Turns whatever a chat request threw into a ChatCompletionError: option errors (TypeError,
@@ -72,9 +96,18 @@ export function toChatCompletionError(e: unknown): ChatCompletionError {
   if (e instanceof ChatCompletionError) return e;
   const message = e instanceof Error ? e.message : String(e);
   // The runtime reports a prompt longer than the context as a RangeError of generate's options.
-  if (e instanceof RangeError && /more than the context size/.test(message)) return new ChatCompletionError(message, { param: "messages", openaiCode: "context_length_exceeded", cause: e });
-  if (e instanceof TypeError || e instanceof RangeError) return new ChatCompletionError(message, { openaiCode: "invalid_value", cause: e });
-  if (e instanceof ToolwrightError && CONTEXT_EXCEEDED.has(e.code)) return new ChatCompletionError(message, { param: "messages", openaiCode: "context_length_exceeded", cause: e });
-  if (e instanceof ToolwrightError && REQUEST_FAULTS.has(e.code)) return new ChatCompletionError(message, { openaiCode: "invalid_value", cause: e });
-  return new ChatCompletionError(message, { status: 500, type: "server_error", code: e instanceof ToolwrightError ? e.code : "TOOLWRIGHT_INTERNAL", cause: e });
+  if (e instanceof RangeError && /more than the context size/.test(message))
+    return new ChatCompletionError(message, { param: "messages", openaiCode: "context_length_exceeded", cause: e });
+  if (e instanceof TypeError || e instanceof RangeError)
+    return new ChatCompletionError(message, { openaiCode: "invalid_value", cause: e });
+  if (e instanceof ToolwrightError && CONTEXT_EXCEEDED.has(e.code))
+    return new ChatCompletionError(message, { param: "messages", openaiCode: "context_length_exceeded", cause: e });
+  if (e instanceof ToolwrightError && REQUEST_FAULTS.has(e.code))
+    return new ChatCompletionError(message, { openaiCode: "invalid_value", cause: e });
+  return new ChatCompletionError(message, {
+    status: 500,
+    type: "server_error",
+    code: e instanceof ToolwrightError ? e.code : "TOOLWRIGHT_INTERNAL",
+    cause: e,
+  });
 }

@@ -10,7 +10,14 @@
  * const completion = await openai.chat.completions.create({ model: "local", messages: [{ role: "user", content: "Hi" }] });
  */
 export { createOpenAIClient } from "./client.js";
-export type { ChatBackend, ChatCompletionStream, ChatRequestOptions, ModelInfoObject, OpenAIClient, OpenAIClientOptions } from "./client.js";
+export type {
+  ChatBackend,
+  ChatCompletionStream,
+  ChatRequestOptions,
+  ModelInfoObject,
+  OpenAIClient,
+  OpenAIClientOptions,
+} from "./client.js";
 export { ChatCompletionError, toChatCompletionError } from "./errors.js";
 export type { ChatCompletionErrorBody, ChatCompletionErrorType } from "./errors.js";
 export { toChatOptions } from "./request.js";

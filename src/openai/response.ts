@@ -35,7 +35,12 @@ export function completionMeta(model: string): CompletionMeta {
  * toCompletionUsage({ promptTokens: 9, completionTokens: 3, totalTokens: 12, cachedPromptTokens: 0 }).total_tokens; // 12
  */
 export function toCompletionUsage(u: ChatUsage): CompletionUsage {
-  return { prompt_tokens: u.promptTokens, completion_tokens: u.completionTokens, total_tokens: u.totalTokens, prompt_tokens_details: { cached_tokens: u.cachedPromptTokens } };
+  return {
+    prompt_tokens: u.promptTokens,
+    completion_tokens: u.completionTokens,
+    total_tokens: u.totalTokens,
+    prompt_tokens_details: { cached_tokens: u.cachedPromptTokens },
+  };
 }
 
 function textOf(content: AssistantMessage["content"]): string {
@@ -47,8 +52,17 @@ function textOf(content: AssistantMessage["content"]): string {
 function toMessage(m: AssistantMessage): ReasoningChatCompletionMessage {
   const calls = m.tool_calls ?? [];
   const content = textOf(m.content);
-  const out: ReasoningChatCompletionMessage = { role: "assistant", content: content === "" && calls.length > 0 ? null : content, refusal: null };
-  if (calls.length > 0) out.tool_calls = calls.map((c) => ({ id: c.id, type: "function", function: { name: c.function.name, arguments: c.function.arguments } }));
+  const out: ReasoningChatCompletionMessage = {
+    role: "assistant",
+    content: content === "" && calls.length > 0 ? null : content,
+    refusal: null,
+  };
+  if (calls.length > 0)
+    out.tool_calls = calls.map((c) => ({
+      id: c.id,
+      type: "function",
+      function: { name: c.function.name, arguments: c.function.arguments },
+    }));
   if (m.reasoning_content) out.reasoning_content = m.reasoning_content;
   return out;
 }
@@ -70,7 +84,9 @@ export function toChatCompletion(result: ChatResult, meta: CompletionMeta): Reas
     object: "chat.completion",
     created: meta.created,
     model: meta.model,
-    choices: [{ index: 0, message: toMessage(result.message), finish_reason: finishOf(result.finishReason), logprobs: null }],
+    choices: [
+      { index: 0, message: toMessage(result.message), finish_reason: finishOf(result.finishReason), logprobs: null },
+    ],
     usage: toCompletionUsage(result.usage),
   };
 }
@@ -98,7 +114,14 @@ export class ChunkMapper {
   }
 
   #chunk(choices: ReasoningChatCompletionChunk["choices"]): ReasoningChatCompletionChunk {
-    return { id: this.#meta.id, object: "chat.completion.chunk", created: this.#meta.created, model: this.#meta.model, choices, ...(this.#includeUsage ? { usage: null } : {}) };
+    return {
+      id: this.#meta.id,
+      object: "chat.completion.chunk",
+      created: this.#meta.created,
+      model: this.#meta.model,
+      choices,
+      ...(this.#includeUsage ? { usage: null } : {}),
+    };
   }
 
   /** The first chunk, as OpenAI sends it: the role and empty content. */
@@ -118,10 +141,14 @@ export class ChunkMapper {
       delta.tool_calls = d.tool_calls.map((t) => ({
         index: t.index,
         ...(t.id !== undefined ? { id: t.id, type: "function" as const } : {}),
-        function: { ...(t.function.name !== undefined ? { name: t.function.name } : {}), arguments: t.function.arguments ?? "" },
+        function: {
+          ...(t.function.name !== undefined ? { name: t.function.name } : {}),
+          arguments: t.function.arguments ?? "",
+        },
       }));
     }
-    if (choice.finish_reason !== null) return [this.#chunk([{ index: 0, delta, finish_reason: finishOf(choice.finish_reason), logprobs: null }])];
+    if (choice.finish_reason !== null)
+      return [this.#chunk([{ index: 0, delta, finish_reason: finishOf(choice.finish_reason), logprobs: null }])];
     if (Object.keys(delta).length === 0) return [];
     return [this.#chunk([{ index: 0, delta, finish_reason: null, logprobs: null }])];
   }
@@ -129,6 +156,15 @@ export class ChunkMapper {
   /** The last chunks: the usage, when asked for. */
   finish(): ReasoningChatCompletionChunk[] {
     if (!this.#includeUsage || !this.#usage) return [];
-    return [{ id: this.#meta.id, object: "chat.completion.chunk", created: this.#meta.created, model: this.#meta.model, choices: [], usage: toCompletionUsage(this.#usage) }];
+    return [
+      {
+        id: this.#meta.id,
+        object: "chat.completion.chunk",
+        created: this.#meta.created,
+        model: this.#meta.model,
+        choices: [],
+        usage: toCompletionUsage(this.#usage),
+      },
+    ];
   }
 }

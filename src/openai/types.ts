@@ -12,17 +12,28 @@ import type {
   ChatCompletionMessage,
 } from "openai/resources/chat/completions";
 
-export type { ChatCompletion, ChatCompletionChunk, ChatCompletionCreateParams, ChatCompletionCreateParamsNonStreaming, ChatCompletionCreateParamsStreaming, ChatCompletionMessage };
+export type {
+  ChatCompletion,
+  ChatCompletionChunk,
+  ChatCompletionCreateParams,
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionCreateParamsStreaming,
+  ChatCompletionMessage,
+};
 
 /** The assistant's message, with its reasoning as llama-server returns it. */
 export type ReasoningChatCompletionMessage = ChatCompletionMessage & { reasoning_content?: string };
 
 /** OpenAI's `ChatCompletion`, whose message may carry `reasoning_content`. */
-export type ReasoningChatCompletion = ChatCompletion & { choices: Array<ChatCompletion.Choice & { message: ReasoningChatCompletionMessage }> };
+export type ReasoningChatCompletion = ChatCompletion & {
+  choices: Array<ChatCompletion.Choice & { message: ReasoningChatCompletionMessage }>;
+};
 
 /** OpenAI's `ChatCompletionChunk`, whose delta may carry `reasoning_content`. */
 export type ReasoningChatCompletionChunk = ChatCompletionChunk & {
-  choices: Array<ChatCompletionChunk.Choice & { delta: ChatCompletionChunk.Choice.Delta & { reasoning_content?: string } }>;
+  choices: Array<
+    ChatCompletionChunk.Choice & { delta: ChatCompletionChunk.Choice.Delta & { reasoning_content?: string } }
+  >;
 };
 
 /**

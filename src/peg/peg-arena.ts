@@ -52,7 +52,8 @@ export class PegArena {
   }
 
   private check(id: PegId, what: string): PegId {
-    if (!Number.isInteger(id) || id < 0 || id >= this.nodes.length) throw new RangeError(`${what}: ${id} is not a node of this arena`);
+    if (!Number.isInteger(id) || id < 0 || id >= this.nodes.length)
+      throw new RangeError(`${what}: ${id} is not a node of this arena`);
     return id;
   }
 
@@ -75,16 +76,20 @@ export class PegArena {
       try {
         node = parseRegex(`[${spec}]`);
       } catch (e) {
-        if (e instanceof RegexSyntaxError) throw new RangeError(`chars(spec): bad class ${JSON.stringify(spec)}: ${e.message}`);
+        if (e instanceof RegexSyntaxError)
+          throw new RangeError(`chars(spec): bad class ${JSON.stringify(spec)}: ${e.message}`);
         throw e;
       }
-      if (node.type !== "set") throw new RangeError(`chars(spec): ${JSON.stringify(spec)} is not a single character class`);
+      if (node.type !== "set")
+        throw new RangeError(`chars(spec): ${JSON.stringify(spec)} is not a single character class`);
       ranges = node.ranges;
     } else {
       ranges = spec;
     }
-    if (!Number.isInteger(min) || min < 0) throw new RangeError(`chars(): min must be a non-negative integer, got ${min}`);
-    if (max !== null && (!Number.isInteger(max) || max < min)) throw new RangeError(`chars(): max must be null or >= min, got ${max}`);
+    if (!Number.isInteger(min) || min < 0)
+      throw new RangeError(`chars(): min must be a non-negative integer, got ${min}`);
+    if (max !== null && (!Number.isInteger(max) || max < min))
+      throw new RangeError(`chars(): max must be null or >= min, got ${max}`);
     return this.add({ type: "chars", ranges, negated: false, min, max });
   }
 
@@ -128,8 +133,10 @@ export class PegArena {
   /** `A{min,max}`, greedy (max null: unbounded). */
   repeat(item: PegId, min: number, max: number | null): PegId {
     this.check(item, "repeat()");
-    if (!Number.isInteger(min) || min < 0) throw new RangeError(`repeat(): min must be a non-negative integer, got ${min}`);
-    if (max !== null && (!Number.isInteger(max) || max < min)) throw new RangeError(`repeat(): max must be null or >= min, got ${max}`);
+    if (!Number.isInteger(min) || min < 0)
+      throw new RangeError(`repeat(): min must be a non-negative integer, got ${min}`);
+    if (max !== null && (!Number.isInteger(max) || max < min))
+      throw new RangeError(`repeat(): max must be null or >= min, got ${max}`);
     return this.add({ type: "repeat", item, min, max });
   }
 
@@ -166,7 +173,8 @@ export class PegArena {
    * const list = p.rule("list", () => p.seq(p.literal("["), p.optional(p.ref("list")), p.literal("]")));
    */
   rule(name: string, body: PegId | (() => PegId), options: RuleOptions = {}): PegId {
-    if (typeof name !== "string" || !/^[A-Za-z0-9_-]+$/.test(name)) throw new RangeError(`rule(name): name must match [A-Za-z0-9_-]+, got ${JSON.stringify(name)}`);
+    if (typeof name !== "string" || !/^[A-Za-z0-9_-]+$/.test(name))
+      throw new RangeError(`rule(name): name must match [A-Za-z0-9_-]+, got ${JSON.stringify(name)}`);
     if (this.rules.has(name)) throw new RangeError(`rule(): rule ${JSON.stringify(name)} is already defined`);
     // Placeholder first, so the body can refer to the rule.
     const id = this.add({ type: "eps" });
@@ -197,10 +205,19 @@ export class PegArena {
    */
   schema(item: PegId, schema: JsonSchema | object, options: SchemaNodeOptions = {}): PegId {
     if (typeof schema !== "boolean" && (schema === null || typeof schema !== "object" || Array.isArray(schema))) {
-      throw new TypeError(`schema(): schema must be an object or a boolean, got ${schema === null ? "null" : typeof schema}`);
+      throw new TypeError(
+        `schema(): schema must be an object or a boolean, got ${schema === null ? "null" : typeof schema}`,
+      );
     }
     const grammar = options.grammar === undefined ? {} : { grammar: this.check(options.grammar, "schema() grammar") };
-    return this.add({ type: "schema", item: this.check(item, "schema()"), schema: schema as JsonSchema, name: options.name ?? "schema", raw: options.raw ?? false, ...grammar });
+    return this.add({
+      type: "schema",
+      item: this.check(item, "schema()"),
+      schema: schema as JsonSchema,
+      name: options.name ?? "schema",
+      raw: options.raw ?? false,
+      ...grammar,
+    });
   }
 
   /**
@@ -211,7 +228,11 @@ export class PegArena {
    * p.lenient(p.seq(p.optional(p.literal("\n")), p.space()), p.optional(p.literal("\n")));
    */
   lenient(parse: PegId, grammar: PegId): PegId {
-    return this.add({ type: "lenient", parse: this.check(parse, "lenient() parse"), grammar: this.check(grammar, "lenient() grammar") });
+    return this.add({
+      type: "lenient",
+      parse: this.check(parse, "lenient() parse"),
+      grammar: this.check(grammar, "lenient() grammar"),
+    });
   }
 
   /** A result-tree node named `name` holding the nodes produced inside `item`. */
@@ -278,7 +299,8 @@ export class PegArena {
 
   validate(): void {
     for (const n of this.nodes) {
-      if (n.type === "ref" && !this.rules.has(n.name)) throw new RangeError(`PegArena: rule ${JSON.stringify(n.name)} is referenced but never defined`);
+      if (n.type === "ref" && !this.rules.has(n.name))
+        throw new RangeError(`PegArena: rule ${JSON.stringify(n.name)} is referenced but never defined`);
     }
   }
 }
@@ -288,7 +310,10 @@ function buildJson(p: PegArena): PegId {
   const ws = p.space();
   const hex = p.chars("0-9a-fA-F", 4, 4);
   const escapeSeq = p.seq(p.literal("\\"), p.choice(p.chars('"\\\\/bfnrt', 1, 1), p.seq(p.literal("u"), hex)));
-  const string = p.rule("json-string", p.seq(p.literal('"'), p.zeroOrMore(p.choice(p.chars('^"\\\\\\x00-\\x1f', 1), escapeSeq)), p.literal('"')));
+  const string = p.rule(
+    "json-string",
+    p.seq(p.literal('"'), p.zeroOrMore(p.choice(p.chars('^"\\\\\\x00-\\x1f', 1), escapeSeq)), p.literal('"')),
+  );
   const digits = p.chars("0-9", 1);
   const number = p.rule(
     "json-number",
@@ -301,7 +326,26 @@ function buildJson(p: PegArena): PegId {
   );
   const value = p.ref("json-value");
   const member = p.seq(string, ws, p.literal(":"), ws, value);
-  const object = p.rule("json-object", p.seq(p.literal("{"), ws, p.optional(p.seq(member, p.zeroOrMore(p.seq(ws, p.literal(","), ws, member)), ws)), p.literal("}")));
-  const array = p.rule("json-array", p.seq(p.literal("["), ws, p.optional(p.seq(value, p.zeroOrMore(p.seq(ws, p.literal(","), ws, value)), ws)), p.literal("]")));
-  return p.rule("json-value", p.choice(object, array, string, number, p.literal("true"), p.literal("false"), p.literal("null")));
+  const object = p.rule(
+    "json-object",
+    p.seq(
+      p.literal("{"),
+      ws,
+      p.optional(p.seq(member, p.zeroOrMore(p.seq(ws, p.literal(","), ws, member)), ws)),
+      p.literal("}"),
+    ),
+  );
+  const array = p.rule(
+    "json-array",
+    p.seq(
+      p.literal("["),
+      ws,
+      p.optional(p.seq(value, p.zeroOrMore(p.seq(ws, p.literal(","), ws, value)), ws)),
+      p.literal("]"),
+    ),
+  );
+  return p.rule(
+    "json-value",
+    p.choice(object, array, string, number, p.literal("true"), p.literal("false"), p.literal("null")),
+  );
 }

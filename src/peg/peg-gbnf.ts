@@ -21,7 +21,9 @@ import type { PegArena } from "./peg-arena.js";
 import type { PegId } from "./peg-nodes.js";
 
 /** What activates a lazy grammar (llama.cpp's grammar trigger kinds). */
-export type GrammarTrigger = { readonly type: "word"; readonly value: string } | { readonly type: "pattern"; readonly value: string };
+export type GrammarTrigger =
+  | { readonly type: "word"; readonly value: string }
+  | { readonly type: "pattern"; readonly value: string };
 
 /** Options of {@link pegToGbnf}. */
 export interface PegGbnfOptions extends SchemaToGbnfOptions, GbnfPrintOptions {
@@ -60,11 +62,15 @@ class Emitter {
     else {
       for (const key of ["inline", "lines", "indent"] as const) {
         const v = sp[key];
-        if (!Number.isInteger(v) || v < 0) throw new RangeError(`pegToGbnf: options.space.${key} must be a non-negative integer, got ${String(v)}`);
+        if (!Number.isInteger(v) || v < 0)
+          throw new RangeError(`pegToGbnf: options.space.${key} must be a non-negative integer, got ${String(v)}`);
       }
       const blank = chars(" \t");
       const lineBreak = seq(opt(lit("\r")), lit("\n"));
-      this.space = seq(rep(blank, 0, sp.inline), sp.lines === 0 ? EMPTY : opt(seq(rep(lineBreak, 1, sp.lines), rep(blank, 0, sp.indent))));
+      this.space = seq(
+        rep(blank, 0, sp.inline),
+        sp.lines === 0 ? EMPTY : opt(seq(rep(lineBreak, 1, sp.lines), rep(blank, 0, sp.indent))),
+      );
     }
     this.builder.reserve("root");
     // Generated JSON keeps the schema's property order unless asked otherwise (see SchemaToGbnfOptions.propertyOrder).
@@ -145,11 +151,16 @@ class Emitter {
     const s = schema as { enum?: unknown[]; const?: unknown } | null;
     if (s && typeof s === "object") {
       const values = Array.isArray(s.enum) ? s.enum : "const" in s ? [s.const] : null;
-      if (values && values.length > 0 && values.every((v) => typeof v === "string")) return alt(...(values as string[]).map(lit));
+      if (values && values.length > 0 && values.every((v) => typeof v === "string"))
+        return alt(...(values as string[]).map(lit));
     }
     const n = this.arena.node(item);
     const text: RawText | null =
-      n.type === "until" ? { kind: "until", delimiters: n.delimiters } : n.type === "chars" ? { kind: "chars", ranges: n.ranges, negated: n.negated, min: n.min, max: n.max } : null;
+      n.type === "until"
+        ? { kind: "until", delimiters: n.delimiters }
+        : n.type === "chars"
+          ? { kind: "chars", ranges: n.ranges, negated: n.negated, min: n.min, max: n.max }
+          : null;
     const d = text === null ? null : rawStringDfa(schema, text);
     if (d !== null) return dfaToGbnf(this.builder, d, name, { char: (r) => cls(r), accept: EMPTY });
     return this.expr(item);
@@ -160,7 +171,10 @@ class Emitter {
     const key = JSON.stringify(delimiters);
     const cached = this.untilRules.get(key);
     if (cached) return cached;
-    const word = (d: string): RegexNode => ({ type: "seq", items: [...d].map((c) => ({ type: "set", ranges: [[c.codePointAt(0)!, c.codePointAt(0)!]] }) as RegexNode) });
+    const word = (d: string): RegexNode => ({
+      type: "seq",
+      items: [...d].map((c) => ({ type: "set", ranges: [[c.codePointAt(0)!, c.codePointAt(0)!]] }) as RegexNode),
+    });
     const contains = regexToDfa({ type: "alt", items: delimiters.map(word) });
     const e = dfaToGbnf(this.builder, complementDfa(contains), "until", { char: (r) => cls(r), accept: EMPTY });
     this.untilRules.set(key, e);
@@ -297,7 +311,11 @@ export function pegToGbnf(arena: PegArena, root: PegId, options: PegGbnfOptions 
   };
   const result = emitGbnf(arena, root, { ...rest, onRelaxation: record });
   if (key !== undefined) {
-    PEG_GBNF_CACHE.set(key, { grammar: result.grammar, triggers: result.triggers.map((t) => ({ ...t })), relaxations }, result.grammar.length);
+    PEG_GBNF_CACHE.set(
+      key,
+      { grammar: result.grammar, triggers: result.triggers.map((t) => ({ ...t })), relaxations },
+      result.grammar.length,
+    );
   }
   return result;
 }
@@ -330,7 +348,10 @@ function emitGbnf(arena: PegArena, root: PegId, options: PegGbnfOptions): PegGbn
       else if ("pattern" in n.trigger) triggers.push({ type: "pattern", value: n.trigger.pattern });
       else {
         const word = em.leadingLiteral(n.item);
-        if (word === "") throw new RangeError(`pegToGbnf: trigger rule ${JSON.stringify(n.name)} does not start with a literal; give { word } or { pattern }`);
+        if (word === "")
+          throw new RangeError(
+            `pegToGbnf: trigger rule ${JSON.stringify(n.name)} does not start with a literal; give { word } or { pattern }`,
+          );
         triggers.push({ type: "word", value: word });
       }
       alts.push(em.rule(n.name));

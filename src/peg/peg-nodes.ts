@@ -14,7 +14,13 @@ export type PegNode =
   /** `"text"` */
   | { readonly type: "literal"; readonly text: string }
   /** `[ranges]{min,max}` / `[^ranges]{min,max}` (max null: unbounded), greedy. */
-  | { readonly type: "chars"; readonly ranges: readonly CodeRange[]; readonly negated: boolean; readonly min: number; readonly max: number | null }
+  | {
+      readonly type: "chars";
+      readonly ranges: readonly CodeRange[];
+      readonly negated: boolean;
+      readonly min: number;
+      readonly max: number | null;
+    }
   /** `.` */
   | { readonly type: "any" }
   /** `(!D1 !D2 ... .)*`: everything up to the first delimiter (not consumed). */
@@ -38,7 +44,14 @@ export type PegNode =
   /** Any JSON value; `item` is its parser (built from combinators). */
   | { readonly type: "json"; readonly item: PegId }
   /** `item`, whose grammar is the JSON Schema's (or, `raw`, the schema's string content unquoted). */
-  | { readonly type: "schema"; readonly item: PegId; readonly schema: JsonSchema; readonly name: string; readonly raw: boolean; readonly grammar?: PegId }
+  | {
+      readonly type: "schema";
+      readonly item: PegId;
+      readonly schema: JsonSchema;
+      readonly name: string;
+      readonly raw: boolean;
+      readonly grammar?: PegId;
+    }
   /** A node in the result tree whose children are the nodes inside `item`. */
   | { readonly type: "tag"; readonly name: string; readonly item: PegId }
   /** A leaf in the result tree holding the text `item` matched. */

@@ -22,7 +22,16 @@ import { rangesContain } from "../grammar/char-set.js";
 import type { PegArena } from "./peg-arena.js";
 import type { PegId, PegNode } from "./peg-nodes.js";
 import { PegText, type PegTextSource } from "./peg-text.js";
-import { NO_NODES, TreeNode, concatNodes, nodeArray, prefixOf, pushNodes, type PegNodeList, type PegTreeNode } from "./peg-tree.js";
+import {
+  NO_NODES,
+  TreeNode,
+  concatNodes,
+  nodeArray,
+  prefixOf,
+  pushNodes,
+  type PegNodeList,
+  type PegTreeNode,
+} from "./peg-tree.js";
 
 export type { PegNodeList, PegTreeNode } from "./peg-tree.js";
 
@@ -218,7 +227,13 @@ class Engine {
     }
     const resumable = node.type === "chars" || node.type === "until" || node.type === "repeat" || node.type === "space";
     const touched = this.eof;
-    this.memo.set(key, { out, eof: touched, len: this.input.length, final: this.final, resume: resumable ? this.resumeOut : undefined });
+    this.memo.set(key, {
+      out,
+      eof: touched,
+      len: this.input.length,
+      final: this.final,
+      resume: resumable ? this.resumeOut : undefined,
+    });
     this.eof = outer || touched;
     return out;
   }
@@ -298,7 +313,14 @@ class Engine {
       case "capture": {
         const r = this.eval(node.item, pos);
         if (r.s === FAIL) return r;
-        const tree = new TreeNode(node.type, node.name, pos, r.end, r.s === MORE, node.type === "tag" ? r.nodes : NO_NODES);
+        const tree = new TreeNode(
+          node.type,
+          node.name,
+          pos,
+          r.end,
+          r.s === MORE,
+          node.type === "tag" ? r.nodes : NO_NODES,
+        );
         return { s: r.s, end: r.end, nodes: [tree] };
       }
       case "atomic": {
@@ -314,7 +336,14 @@ class Engine {
     }
   }
 
-  private chars(ranges: readonly (readonly [number, number])[], negated: boolean, min: number, max: number | null, pos: number, resume: CharsResume | undefined): Outcome {
+  private chars(
+    ranges: readonly (readonly [number, number])[],
+    negated: boolean,
+    min: number,
+    max: number | null,
+    pos: number,
+    resume: CharsResume | undefined,
+  ): Outcome {
     const input = this.input;
     let p = resume?.p ?? pos;
     let count = resume?.count ?? 0;
@@ -386,7 +415,11 @@ class Engine {
       if (r.s === FAIL) break;
       if (r.s === MORE) {
         this.resumeOut = stable;
-        return { s: MORE, end: r.end, nodes: concatNodes(concatNodes(prefixOf(stable.nodes), extra ?? NO_NODES), r.nodes) };
+        return {
+          s: MORE,
+          end: r.end,
+          nodes: concatNodes(concatNodes(prefixOf(stable.nodes), extra ?? NO_NODES), r.nodes),
+        };
       }
       if (r.end === p) break; // no progress: stop rather than loop
       count++;
@@ -423,7 +456,12 @@ interface RepeatResume {
  * const r = parsePeg(arena, root, "Hello <call>{\"a\":", { partial: true });
  * r.status; // "need-more"
  */
-export function parsePeg(arena: PegArena, root: PegId, input: string, options: { partial?: boolean } = {}): PegParseResult {
+export function parsePeg(
+  arena: PegArena,
+  root: PegId,
+  input: string,
+  options: { partial?: boolean } = {},
+): PegParseResult {
   if (typeof input !== "string") throw new TypeError(`parsePeg(input): input must be a string, got ${typeof input}`);
   const e = new Engine(arena, root);
   e.input = new PegText(input);

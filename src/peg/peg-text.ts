@@ -135,7 +135,8 @@ export class PegText implements PegTextSource {
   private build(from: number, to: number): string {
     if (to - from <= PIECE) return String.fromCharCode.apply(null, this.buf.subarray(from, to) as unknown as number[]);
     const parts: string[] = [];
-    for (let i = from; i < to; i += PIECE) parts.push(String.fromCharCode.apply(null, this.buf.subarray(i, Math.min(to, i + PIECE)) as unknown as number[]));
+    for (let i = from; i < to; i += PIECE)
+      parts.push(String.fromCharCode.apply(null, this.buf.subarray(i, Math.min(to, i + PIECE)) as unknown as number[]));
     return parts.join("");
   }
 }

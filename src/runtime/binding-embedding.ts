@@ -32,7 +32,10 @@ export interface NativeEmbeddingInfo {
 export interface NativeEmbeddingContext {
   info(): NativeEmbeddingInfo;
   /** One vector per text (pooling "none": one row of `dimensions` floats per token). */
-  embed(texts: string[], options?: { normalize?: boolean; batchTokens?: number }): Promise<{ vectors: Float32Array[]; tokenCounts: number[] }>;
+  embed(
+    texts: string[],
+    options?: { normalize?: boolean; batchTokens?: number },
+  ): Promise<{ vectors: Float32Array[]; tokenCounts: number[] }>;
   /** Makes the running embed() stop at the next graph node (it rejects with ABORT_ERR). */
   cancel(): void;
   dispose(): void;
@@ -55,4 +58,7 @@ export interface NativeMeasureOptions {
 }
 
 /** Creates a context with these settings, reads what llama.cpp allocated, frees it. */
-export type NativeMeasureContextMemory = (model: NativeModel, options: NativeMeasureOptions) => Promise<NativeMemoryUsage & { contextSize: number }>;
+export type NativeMeasureContextMemory = (
+  model: NativeModel,
+  options: NativeMeasureOptions,
+) => Promise<NativeMemoryUsage & { contextSize: number }>;

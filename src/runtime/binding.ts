@@ -135,7 +135,11 @@ export interface NativeModel {
 }
 
 export interface NativeModelClass {
-  load(path: string, options: NativeLoadOptions, onProgress?: (progress: number) => void): { promise: Promise<NativeModel>; cancel(): void };
+  load(
+    path: string,
+    options: NativeLoadOptions,
+    onProgress?: (progress: number) => void,
+  ): { promise: Promise<NativeModel>; cancel(): void };
 }
 
 export interface NativeContextOptions {
@@ -197,14 +201,23 @@ export interface NativeContext {
    * that decode natively and rejects with its failure. A decode also waits for it (`decode([])`
    * just waits); clear/truncate cancel it.
    */
-  step(sampler: NativeSampler, pending?: NativeTokens | number | null, options?: NativeStepOptions): Promise<NativeStepResult>;
+  step(
+    sampler: NativeSampler,
+    pending?: NativeTokens | number | null,
+    options?: NativeStepOptions,
+  ): Promise<NativeStepResult>;
   /** Makes the running decode stop early (it rejects with code ABORT_ERR); on a parallel context, ends every request. */
   cancel(): void;
   /**
    * Parallel contexts: queues a generation on a free sequence (or until one is free); returns its
    * id. `onEvent` is called on the main thread for each event and must not throw.
    */
-  submit(sampler: NativeSampler, tokens: NativeTokens, options: NativeSubmitOptions, onEvent: (event: NativeSequenceEvent) => void): number;
+  submit(
+    sampler: NativeSampler,
+    tokens: NativeTokens,
+    options: NativeSubmitOptions,
+    onEvent: (event: NativeSequenceEvent) => void,
+  ): number;
   /** Parallel contexts: that request ends with reason "abort"; the others go on (a paused one too). */
   cancelRequest(id: number): void;
   /**
@@ -223,7 +236,14 @@ export interface NativeContext {
    * requestsRunning / requestsPaused (parallel contexts): submitted requests not ended yet, and
    * those of them paused for their reader after the last batch.
    */
-  stats(): { evaluatedTokens: number; sampledTokens: number; stepsSettledEarly: number; decodeThreads: number; requestsRunning: number; requestsPaused: number };
+  stats(): {
+    evaluatedTokens: number;
+    sampledTokens: number;
+    stepsSettledEarly: number;
+    decodeThreads: number;
+    requestsRunning: number;
+    requestsPaused: number;
+  };
   dispose(): void;
   readonly disposed: boolean;
 }
@@ -388,7 +408,8 @@ export function addonCandidates(root = PACKAGE_ROOT): string[] {
     // Within one folder (prebuildify-tagged names) too, GPU builds first.
     files.sort((a, b) => gpuFirst(a, b) || a.localeCompare(b));
     for (const f of files) out.push(join(dir, f));
-    if (files.length === 0 && dir.endsWith(`${process.platform}-${process.arch}`)) out.push(join(dir, "toolwright.node"));
+    if (files.length === 0 && dir.endsWith(`${process.platform}-${process.arch}`))
+      out.push(join(dir, "toolwright.node"));
   }
   for (const dir of locals) if (!preferred.includes(dir)) out.push(join(dir, "toolwright.node"));
   return out;
@@ -418,7 +439,8 @@ function prebuildDirs(root: string): string[] {
 
 /** Sort order of file names in one folder (prebuildify-tagged names): the variant table's order. */
 function gpuFirst(a: string, b: string): number {
-  const rank = (name: string) => Math.min(...["cuda", "vulkan", "metal"].map((v) => (name.toLowerCase().includes(v) ? variantRank(v) : Infinity)));
+  const rank = (name: string) =>
+    Math.min(...["cuda", "vulkan", "metal"].map((v) => (name.toLowerCase().includes(v) ? variantRank(v) : Infinity)));
   const ra = rank(a);
   const rb = rank(b);
   return ra === rb ? 0 : ra < rb ? -1 : 1;
@@ -430,7 +452,12 @@ function reportOf(path: string, info: NativeSystemInfo, passedOver: readonly Att
   const fromFolder = folder === undefined ? undefined : variantOfFolder(folder);
   const gpu = ["CUDA", "Vulkan", "Metal", "MTL"].find((b) => backends.some((x) => x.toLowerCase() === b.toLowerCase()));
   const variant = fromFolder?.name ?? (gpu === undefined ? "cpu" : gpu === "MTL" ? "metal" : gpu.toLowerCase());
-  return Object.freeze({ path, variant, backends: Object.freeze([...backends]), passedOver: Object.freeze([...passedOver]) });
+  return Object.freeze({
+    path,
+    variant,
+    backends: Object.freeze([...backends]),
+    passedOver: Object.freeze([...passedOver]),
+  });
 }
 
 /**

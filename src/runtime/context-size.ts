@@ -39,7 +39,11 @@ export function freeMemoryFor(model: Model): number {
  * @example
  * const size = autoContextSize(model, { batchSize: 512 }, freeMemoryFor(model));
  */
-export function autoContextSize(model: Model, options: { batchSize?: number; sequences?: number }, freeBytes: number): number {
+export function autoContextSize(
+  model: Model,
+  options: { batchSize?: number; sequences?: number },
+  freeBytes: number,
+): number {
   const facts = modelFacts(model.metadata);
   const train = model.info.trainContextSize > 0 ? model.info.trainContextSize : 4096;
   const max = Math.min(train, AUTO_CONTEXT_CAP);
@@ -47,7 +51,12 @@ export function autoContextSize(model: Model, options: { batchSize?: number; seq
   const budget = freeBytes * MEMORY_SHARE - MEMORY_RESERVE;
   const sequences = options.sequences ?? 1;
   const cost = (size: number) => {
-    const e = estimateFromFacts(facts, 0, { contextSize: size * sequences, sequences, ...(options.batchSize ? { batchSize: options.batchSize } : {}) }, "createContext");
+    const e = estimateFromFacts(
+      facts,
+      0,
+      { contextSize: size * sequences, sequences, ...(options.batchSize ? { batchSize: options.batchSize } : {}) },
+      "createContext",
+    );
     return e.kvCache + e.recurrentState + e.computeBuffers + e.outputBuffer;
   };
   if (cost(max) <= budget) return max;

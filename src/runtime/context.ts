@@ -3,17 +3,36 @@
  */
 import { ToolwrightError } from "../errors.js";
 import { availableParallelism } from "node:os";
-import { loadNative, type NativeContext, type NativeGrammarSpec, type NativeSampler, type NativeSamplerOptions } from "./binding.js";
+import {
+  loadNative,
+  type NativeContext,
+  type NativeGrammarSpec,
+  type NativeSampler,
+  type NativeSamplerOptions,
+} from "./binding.js";
 import { autoContextSize, freeMemoryFor } from "./context-size.js";
 import { awaitNative, callNative, disposedError, errorCode } from "./errors.js";
 import { estimateFromFacts } from "./memory-estimate.js";
 import { modelFacts } from "./model-facts.js";
-import { type GenerateOptions, Generation, type GenerationHost, type GenerationStats, planGeneration } from "./generation.js";
+import {
+  type GenerateOptions,
+  Generation,
+  type GenerationHost,
+  type GenerationStats,
+  planGeneration,
+} from "./generation.js";
 import type { Model } from "./model.js";
 import { checkKeys, checkObject, checkTokens, describe, optBoolean, optInteger } from "./validate.js";
 
 /** The keys of {@link ContextOptions} (createContext and ChatSession check them). */
-export const CONTEXT_OPTION_KEYS: readonly string[] = ["contextSize", "batchSize", "threads", "threadsBatch", "sequences", "allowBeyondTraining"];
+export const CONTEXT_OPTION_KEYS: readonly string[] = [
+  "contextSize",
+  "batchSize",
+  "threads",
+  "threadsBatch",
+  "sequences",
+  "allowBeyondTraining",
+];
 
 /** The most sequences one context runs (llama.cpp's limit). */
 export const MAX_SEQUENCES = 256;
@@ -101,9 +120,13 @@ export class Context {
     const o = checkObject(options, "createContext: options");
     checkKeys(o, CONTEXT_OPTION_KEYS, "createContext: options");
     const auto = o.contextSize === undefined || o.contextSize === "auto";
-    if (typeof o.contextSize === "string" && !auto) throw new RangeError(`createContext: options.contextSize must be a number of tokens or "auto", got ${describe(o.contextSize)}`);
+    if (typeof o.contextSize === "string" && !auto)
+      throw new RangeError(
+        `createContext: options.contextSize must be a number of tokens or "auto", got ${describe(o.contextSize)}`,
+      );
     const requested = auto ? undefined : optInteger(o.contextSize, "createContext: options.contextSize", 1, 1 << 24);
-    const allowBeyondTraining = optBoolean(o.allowBeyondTraining, "createContext: options.allowBeyondTraining") ?? false;
+    const allowBeyondTraining =
+      optBoolean(o.allowBeyondTraining, "createContext: options.allowBeyondTraining") ?? false;
     const batchSize = optInteger(o.batchSize, "createContext: options.batchSize", 1, 1 << 20);
     const train = model.info.trainContextSize;
     if (requested !== undefined && train > 0 && requested > train && !allowBeyondTraining) {
@@ -113,8 +136,16 @@ export class Context {
     }
     const sequences = optInteger(o.sequences, "createContext: options.sequences", 1, MAX_SEQUENCES);
     // "auto" sizes each sequence so that the caches of all of them fit.
-    const contextSize = requested ?? autoContextSize(model, { ...defined("batchSize", batchSize), ...defined("sequences", sequences) }, freeMemoryFor(model));
-    const threads = optInteger(o.threads, "createContext: options.threads", 1, 1024) ?? Math.max(1, Math.min(availableParallelism(), 8));
+    const contextSize =
+      requested ??
+      autoContextSize(
+        model,
+        { ...defined("batchSize", batchSize), ...defined("sequences", sequences) },
+        freeMemoryFor(model),
+      );
+    const threads =
+      optInteger(o.threads, "createContext: options.threads", 1, 1024) ??
+      Math.max(1, Math.min(availableParallelism(), 8));
     const nativeOptions = {
       contextSize,
       ...defined("batchSize", batchSize),
@@ -229,7 +260,9 @@ export class Context {
       throw new ToolwrightError(`${method}: a generation is running on this context`, "TOOLWRIGHT_CONTEXT_BUSY");
     }
     if (this.sequences > 1) {
-      throw new TypeError(`${method}: this context runs ${this.sequences} sequences; the method is for single-sequence contexts (sequences: 1)`);
+      throw new TypeError(
+        `${method}: this context runs ${this.sequences} sequences; the method is for single-sequence contexts (sequences: 1)`,
+      );
     }
   }
 
@@ -258,7 +291,12 @@ export class Context {
     try {
       sampler = this.#host.createSampler(plan.sampling, plan.grammar);
     } catch (err) {
-      if (errorCode(err) === "TOOLWRIGHT_INVALID_GRAMMAR") throw new ToolwrightError(`generate: options.grammar: ${(err as Error).message}`, "TOOLWRIGHT_INVALID_GRAMMAR", { cause: err });
+      if (errorCode(err) === "TOOLWRIGHT_INVALID_GRAMMAR")
+        throw new ToolwrightError(
+          `generate: options.grammar: ${(err as Error).message}`,
+          "TOOLWRIGHT_INVALID_GRAMMAR",
+          { cause: err },
+        );
       throw err;
     }
     return new Generation(this.#host, plan, sampler);

@@ -60,9 +60,11 @@ export function listDevices(): DeviceInfo[] {
 export function nativeGpuChoice(value: unknown, what: string): string {
   if (value === undefined) return "auto";
   if (value === false) return "none";
-  if (typeof value !== "string") throw new TypeError(`${what} must be "auto", "cuda", "metal", "vulkan" or false, got ${describe(value)}`);
+  if (typeof value !== "string")
+    throw new TypeError(`${what} must be "auto", "cuda", "metal", "vulkan" or false, got ${describe(value)}`);
   const lower = value.toLowerCase();
-  if (!GPU_CHOICES.includes(lower)) throw new RangeError(`${what} must be "auto", "cuda", "metal", "vulkan" or false, got "${value}"`);
+  if (!GPU_CHOICES.includes(lower))
+    throw new RangeError(`${what} must be "auto", "cuda", "metal", "vulkan" or false, got "${value}"`);
   return lower;
 }
 

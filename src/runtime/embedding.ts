@@ -75,9 +75,14 @@ export interface PlannedEmbed {
  * @example
  * planEmbed(["a", "b"], { pooling: "mean" }, { trainContextSize: 4096, modelPooling: false });
  */
-export function planEmbed(texts: unknown, options: unknown, model: { trainContextSize: number; modelPooling: boolean }): { texts: string[]; plan: PlannedEmbed } {
+export function planEmbed(
+  texts: unknown,
+  options: unknown,
+  model: { trainContextSize: number; modelPooling: boolean },
+): { texts: string[]; plan: PlannedEmbed } {
   const list = typeof texts === "string" ? [texts] : texts;
-  if (!Array.isArray(list)) throw new TypeError(`Model.embed: texts must be a string or an array of strings, got ${describe(texts)}`);
+  if (!Array.isArray(list))
+    throw new TypeError(`Model.embed: texts must be a string or an array of strings, got ${describe(texts)}`);
   list.forEach((t: unknown, i) => {
     if (typeof t !== "string") throw new TypeError(`Model.embed: texts[${i}] must be a string, got ${describe(t)}`);
     if (t === "") throw new RangeError(`Model.embed: texts[${i}] is empty: there is nothing to embed`);
@@ -85,7 +90,9 @@ export function planEmbed(texts: unknown, options: unknown, model: { trainContex
   const o = checkObject(options, "Model.embed: options");
   checkKeys(o, OPTION_KEYS, "Model.embed: options");
   if (o.pooling !== undefined && !POOLINGS.includes(o.pooling as Pooling)) {
-    throw new RangeError(`Model.embed: options.pooling must be ${POOLINGS.map((p) => `"${p}"`).join(", ")}, got ${describe(o.pooling)}`);
+    throw new RangeError(
+      `Model.embed: options.pooling must be ${POOLINGS.map((p) => `"${p}"`).join(", ")}, got ${describe(o.pooling)}`,
+    );
   }
   const train = model.trainContextSize > 0 ? model.trainContextSize : DEFAULT_CONTEXT;
   return {
@@ -94,8 +101,11 @@ export function planEmbed(texts: unknown, options: unknown, model: { trainContex
       pooling: (o.pooling as Pooling | undefined) ?? (model.modelPooling ? "model" : "mean"),
       normalize: optBoolean(o.normalize, "Model.embed: options.normalize") ?? true,
       signal: optSignal(o.signal, "Model.embed: options.signal"),
-      contextSize: optInteger(o.contextSize, "Model.embed: options.contextSize", 1, 1 << 20) ?? Math.min(train, DEFAULT_CONTEXT),
-      threads: optInteger(o.threads, "Model.embed: options.threads", 1, 1024) ?? Math.max(1, Math.min(availableParallelism(), 8)),
+      contextSize:
+        optInteger(o.contextSize, "Model.embed: options.contextSize", 1, 1 << 20) ?? Math.min(train, DEFAULT_CONTEXT),
+      threads:
+        optInteger(o.threads, "Model.embed: options.threads", 1, 1024) ??
+        Math.max(1, Math.min(availableParallelism(), 8)),
     },
   };
 }
@@ -146,11 +156,17 @@ export class Embedder {
     } catch (err) {
       const code = errorCode(err);
       // dispose() stops a running embedding the way an abort does.
-      if (code === "ABORT_ERR" && this.#disposed && !plan.signal?.aborted) throw disposedError("Model.embed: the model was disposed during the embedding", { cause: err });
+      if (code === "ABORT_ERR" && this.#disposed && !plan.signal?.aborted)
+        throw disposedError("Model.embed: the model was disposed during the embedding", { cause: err });
       if (code === "ABORT_ERR" || err instanceof AbortError) throw aborted();
       if (code === "TOOLWRIGHT_CONTEXT_OVERFLOW") {
         const [, tokens] = /has (\d+) tokens/.exec((err as Error).message) ?? [];
-        throw new ContextOverflowError(`Model.embed: ${(err as Error).message.replace(/^embed: /, "")}`, Number(tokens ?? 0), plan.contextSize, { cause: err });
+        throw new ContextOverflowError(
+          `Model.embed: ${(err as Error).message.replace(/^embed: /, "")}`,
+          Number(tokens ?? 0),
+          plan.contextSize,
+          { cause: err },
+        );
       }
       throw fromNativeError(err);
     } finally {

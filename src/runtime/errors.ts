@@ -71,7 +71,9 @@ export class ContextOverflowError extends ToolwrightError<"TOOLWRIGHT_CONTEXT_OV
  * How the addon's errors become toolwright's classes, by code: codes with a class of their own get
  * it; every other code of the table becomes a {@link ToolwrightError} with that code.
  */
-const NATIVE_ERROR_CLASSES: { readonly [C in ToolwrightErrorCode]?: (message: string, cause: unknown) => ToolwrightError } = {
+const NATIVE_ERROR_CLASSES: {
+  readonly [C in ToolwrightErrorCode]?: (message: string, cause: unknown) => ToolwrightError;
+} = {
   ABORT_ERR: (message, cause) => new AbortError(message, { cause }),
 };
 

@@ -11,7 +11,16 @@ import { callNative, disposedError, errorCode, fromNativeError } from "./errors.
 import { type GrammarOptions, type SamplingOptions, toNativeGrammar, toNativeSampling } from "./sampling.js";
 import { runOnSequence } from "./sequence-generation.js";
 import { StopStringFilter } from "./stop-strings.js";
-import { checkKeys, checkObject, checkString, checkTokens, optBoolean, optInteger, optSignal, optStringArray } from "./validate.js";
+import {
+  checkKeys,
+  checkObject,
+  checkString,
+  checkTokens,
+  optBoolean,
+  optInteger,
+  optSignal,
+  optStringArray,
+} from "./validate.js";
 
 /** Why a generation ended. */
 export type StopReason =
@@ -110,9 +119,15 @@ const abandoned = new FinalizationRegistry<{ end?: () => void }>((held) => held.
 /** Validates generate()'s options up front, so mistakes throw at the call. */
 export function planGeneration(options: unknown, vocabSize: number): Plan {
   const o = checkObject(options, "generate: options");
-  checkKeys(o, ["prompt", "tokens", "addSpecial", "maxTokens", "stop", "sampling", "grammar", "signal", "reusePrefix"], "generate: options");
-  if (o.prompt === undefined && o.tokens === undefined) throw new TypeError("generate: options.prompt or options.tokens is required");
-  if (o.prompt !== undefined && o.tokens !== undefined) throw new TypeError("generate: give options.prompt or options.tokens, not both");
+  checkKeys(
+    o,
+    ["prompt", "tokens", "addSpecial", "maxTokens", "stop", "sampling", "grammar", "signal", "reusePrefix"],
+    "generate: options",
+  );
+  if (o.prompt === undefined && o.tokens === undefined)
+    throw new TypeError("generate: options.prompt or options.tokens is required");
+  if (o.prompt !== undefined && o.tokens !== undefined)
+    throw new TypeError("generate: give options.prompt or options.tokens, not both");
   const prompt = o.prompt === undefined ? undefined : checkString(o.prompt, "generate: options.prompt");
   const tokens = o.tokens === undefined ? undefined : checkTokens(o.tokens, "generate: options.tokens", vocabSize);
   const stop = optStringArray(o.stop, "generate: options.stop") ?? [];
@@ -144,7 +159,13 @@ export function planGeneration(options: unknown, vocabSize: number): Plan {
 export class Generation implements AsyncIterable<GeneratedToken> {
   /** Why it ended; undefined while running. */
   stopReason: StopReason | undefined;
-  readonly stats: GenerationStats = { promptTokens: 0, promptTokensReused: 0, promptTokensEvaluated: 0, tokensGenerated: 0, sequence: 0 };
+  readonly stats: GenerationStats = {
+    promptTokens: 0,
+    promptTokensReused: 0,
+    promptTokensEvaluated: 0,
+    tokensGenerated: 0,
+    sequence: 0,
+  };
   readonly #host: GenerationHost;
   readonly #plan: Plan;
   /** Built by generate() (so grammar mistakes surface there); used by the first iteration. */
@@ -201,7 +222,9 @@ export class Generation implements AsyncIterable<GeneratedToken> {
       const prompt = plan.tokens ?? (await host.tokenizePrompt(plan.prompt ?? "", plan.addSpecial));
       if (prompt.length === 0) throw new RangeError("generate: the prompt is empty (no tokens)");
       if (prompt.length > host.contextSize) {
-        throw new RangeError(`generate: the prompt has ${prompt.length} tokens, more than the context size ${host.contextSize}`);
+        throw new RangeError(
+          `generate: the prompt has ${prompt.length} tokens, more than the context size ${host.contextSize}`,
+        );
       }
       const uncached = this.#reusePrefix(ctx, prompt);
       let pending: Int32Array | number | null = uncached;
@@ -297,7 +320,11 @@ export class Generation implements AsyncIterable<GeneratedToken> {
           release();
         };
       };
-      yield* runOnSequence(host, this.#plan, sampler, { stats, stop: (reason) => (this.stopReason = reason), submitted });
+      yield* runOnSequence(host, this.#plan, sampler, {
+        stats,
+        stop: (reason) => (this.stopReason = reason),
+        submitted,
+      });
       if (this.stopReason === undefined && this.#plan.signal?.aborted) this.stopReason = "abort";
     } finally {
       abandoned.unregister(held);
@@ -332,7 +359,8 @@ export class Generation implements AsyncIterable<GeneratedToken> {
  * its class.
  */
 function stepError(err: unknown, ctx: NativeContext): unknown {
-  if (ctx.disposed) return disposedError("Context.generate: the context was disposed during the generation", { cause: err });
+  if (ctx.disposed)
+    return disposedError("Context.generate: the context was disposed during the generation", { cause: err });
   return fromNativeError(err);
 }
 

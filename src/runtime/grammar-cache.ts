@@ -34,7 +34,15 @@ export interface GrammarCacheStats {
  */
 export function grammarCacheStats(): GrammarCacheStats {
   const s = loadNative().grammarCacheStats();
-  return { hits: s.hits, misses: s.misses, evictions: s.evictions, warmEngines: s.warmEngines, entries: s.entries, bytes: s.bytes, maxBytes: s.maxBytes };
+  return {
+    hits: s.hits,
+    misses: s.misses,
+    evictions: s.evictions,
+    warmEngines: s.warmEngines,
+    entries: s.entries,
+    bytes: s.bytes,
+    maxBytes: s.maxBytes,
+  };
 }
 
 /**

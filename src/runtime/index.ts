@@ -8,7 +8,15 @@
  * console.log(await context.generate({ prompt: "Hello", maxTokens: 16 }).text());
  */
 export { loadModel, Model, TokenAttribute } from "./model.js";
-export type { LoadModelOptions, TokenizeOptions, DetokenizeOptions, SpecialTokens, TokenKind, ModelInfo, Vocabulary } from "./model.js";
+export type {
+  LoadModelOptions,
+  TokenizeOptions,
+  DetokenizeOptions,
+  SpecialTokens,
+  TokenKind,
+  ModelInfo,
+  Vocabulary,
+} from "./model.js";
 export { listDevices } from "./devices.js";
 export type { DeviceInfo, GpuOption, ModelPlacement } from "./devices.js";
 export { Context } from "./context.js";
@@ -19,7 +27,13 @@ export type { SamplingOptions, GrammarOptions } from "./sampling.js";
 export { StopStringFilter } from "./stop-strings.js";
 export { AbortError, ModelLoadError, ContextOverflowError } from "./errors.js";
 export { pullModel, ModelDownloadError, modelCacheDir, isHfModelRef, parseHfModelRef } from "./hub/index.js";
-export type { PullModelOptions, PulledModel, DownloadProgress, ModelDownloadErrorCode, HfModelRef } from "./hub/index.js";
+export type {
+  PullModelOptions,
+  PulledModel,
+  DownloadProgress,
+  ModelDownloadErrorCode,
+  HfModelRef,
+} from "./hub/index.js";
 export { loadNative, loadedAddon, NativeAddonError } from "./binding.js";
 export type { NativeBinding, LoadedAddon, AddonAttempt } from "./binding.js";
 export { addonVariants } from "./variants.js";

@@ -85,10 +85,12 @@ function planEstimate(options: unknown, facts: ModelFacts, where: string): Plann
   checkKeys(o, OPTION_KEYS, `${where}: options`);
   const kvName = o.kvType ?? "f16";
   const kvType = typeof kvName === "string" ? KV_TYPES[kvName] : undefined;
-  if (!kvType) throw new RangeError(`${where}: options.kvType must be "f16", "f32" or "q8_0", got ${describe(o.kvType)}`);
+  if (!kvType)
+    throw new RangeError(`${where}: options.kvType must be "f16", "f32" or "q8_0", got ${describe(o.kvType)}`);
   const train = facts.trainContextSize > 0 ? facts.trainContextSize : 4096;
   return {
-    contextSize: optInteger(o.contextSize, `${where}: options.contextSize`, 1, 1 << 24) ?? Math.min(train, AUTO_CONTEXT_CAP),
+    contextSize:
+      optInteger(o.contextSize, `${where}: options.contextSize`, 1, 1 << 24) ?? Math.min(train, AUTO_CONTEXT_CAP),
     batchSize: optInteger(o.batchSize, `${where}: options.batchSize`, 1, 1 << 24) ?? 512,
     ubatchSize: optInteger(o.ubatchSize, `${where}: options.ubatchSize`, 1, 1 << 24) ?? 512,
     sequences: optInteger(o.sequences, `${where}: options.sequences`, 1, 256) ?? 1,
@@ -109,7 +111,12 @@ function rowBytes(type: { blockSize: number; typeSize: number }, elements: numbe
  * @example
  * const e = estimateFromFacts(modelFacts(meta), weights, { contextSize: 4096 });
  */
-export function estimateFromFacts(facts: ModelFacts, weights: number, options: MemoryEstimateOptions = {}, where = "estimateMemory"): MemoryEstimate {
+export function estimateFromFacts(
+  facts: ModelFacts,
+  weights: number,
+  options: MemoryEstimateOptions = {},
+  where = "estimateMemory",
+): MemoryEstimate {
   const p = planEstimate(options, facts, where);
   if (!(facts.layerCount >= 1 && facts.layerCount <= MAX_LAYERS) || !(facts.embeddingLength >= 1)) {
     throw new RangeError(
@@ -142,7 +149,8 @@ export function estimateFromFacts(facts: ModelFacts, weights: number, options: M
   }
   // One row of conv and one of SSM state per sequence and recurrent layer, in f32.
   const [conv, state] = facts.recurrentFloats;
-  const recurrentState = recurrentLayers * (pad(conv * 4 * p.sequences, TENSOR_ALIGNMENT) + pad(state * 4 * p.sequences, TENSOR_ALIGNMENT));
+  const recurrentState =
+    recurrentLayers * (pad(conv * 4 * p.sequences, TENSOR_ALIGNMENT) + pad(state * 4 * p.sequences, TENSOR_ALIGNMENT));
   const embd = facts.embeddingLength;
   const outputPhase = ubatch * (4 * facts.vocabSize + 8 * embd + 4);
   const layerPhase = ubatch * 4 * (3 * embd + 3 * facts.feedForwardLength);
@@ -160,11 +168,22 @@ export function estimateFromFacts(facts: ModelFacts, weights: number, options: M
 }
 
 function isModel(value: unknown): value is Model {
-  return value !== null && typeof value === "object" && "metadata" in value && "info" in value && typeof (value as Model).createContext === "function";
+  return (
+    value !== null &&
+    typeof value === "object" &&
+    "metadata" in value &&
+    "info" in value &&
+    typeof (value as Model).createContext === "function"
+  );
 }
 
 function isFileInfo(value: unknown): value is GgufFileInfo {
-  return value !== null && typeof value === "object" && (value as GgufFileInfo).metadata instanceof Map && Array.isArray((value as GgufFileInfo).tensors);
+  return (
+    value !== null &&
+    typeof value === "object" &&
+    (value as GgufFileInfo).metadata instanceof Map &&
+    Array.isArray((value as GgufFileInfo).tensors)
+  );
 }
 
 /**
@@ -179,11 +198,16 @@ function isFileInfo(value: unknown): value is GgufFileInfo {
  * const e = await estimateMemory("model.gguf", { contextSize: 8192 });
  * console.log(e.weights, e.kvCache, e.computeBuffers, e.total);
  */
-export async function estimateMemory(source: string | GgufFileInfo | Model, options: MemoryEstimateOptions = {}): Promise<MemoryEstimate> {
+export async function estimateMemory(
+  source: string | GgufFileInfo | Model,
+  options: MemoryEstimateOptions = {},
+): Promise<MemoryEstimate> {
   if (typeof source === "string") return estimateMemoryOfFile(await readGguf(source), options);
   if (isFileInfo(source)) return estimateMemoryOfFile(source, options);
   if (isModel(source)) return estimateFromFacts(modelFacts(source.metadata), source.info.sizeBytes, options);
-  throw new TypeError(`estimateMemory: source must be a GGUF path, readGguf's result or a loaded Model, got ${describe(source)}`);
+  throw new TypeError(
+    `estimateMemory: source must be a GGUF path, readGguf's result or a loaded Model, got ${describe(source)}`,
+  );
 }
 
 function estimateMemoryOfFile(file: GgufFileInfo, options: MemoryEstimateOptions): MemoryEstimate {

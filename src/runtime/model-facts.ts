@@ -88,7 +88,9 @@ function stringReader(meta: Readonly<Record<string, string>>): MetadataReader {
 }
 
 /** Sliding-window layouts llama.cpp gives each architecture: every `pattern`-th layer is dense (the first when denseFirst). */
-const SLIDING_ARCHITECTURES: Readonly<Record<string, { pattern: number; window?: number; denseFirst?: boolean; needsWindowKey?: boolean }>> = {
+const SLIDING_ARCHITECTURES: Readonly<
+  Record<string, { pattern: number; window?: number; denseFirst?: boolean; needsWindowKey?: boolean }>
+> = {
   gemma2: { pattern: 2, window: 4096 },
   gemma3: { pattern: 6, needsWindowKey: true },
   gemma3n: { pattern: 5 },
@@ -124,7 +126,8 @@ export function modelFacts(source: GgufMetadata | Readonly<Record<string, string
   const headCount = perLayer("attention.head_count", 0);
   const firstHeads = headCount.find((h) => h > 0) ?? 0;
   // llama.cpp: without head_count_kv every layer has as many KV heads as heads.
-  const kvGiven = r.number(key("attention.head_count_kv")) !== undefined || r.numbers(key("attention.head_count_kv")) !== undefined;
+  const kvGiven =
+    r.number(key("attention.head_count_kv")) !== undefined || r.numbers(key("attention.head_count_kv")) !== undefined;
   const headCountKv = kvGiven ? perLayer("attention.head_count_kv", firstHeads) : [...headCount];
   const headSize = firstHeads > 0 ? Math.floor(embeddingLength / firstHeads) : 0;
   const keyLength = r.number(key("attention.key_length")) ?? headSize;

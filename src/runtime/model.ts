@@ -10,7 +10,17 @@ import { ToolwrightError } from "../errors.js";
 import { AbortError, ModelLoadError, awaitNative, callNative, disposedError, errorCode } from "./errors.js";
 import { GgufError } from "./gguf/errors.js";
 import { readGgufMetadata } from "./gguf/reader.js";
-import { checkKeys, checkObject, checkString, checkTokens, describe, optBoolean, optFunction, optInteger, optSignal } from "./validate.js";
+import {
+  checkKeys,
+  checkObject,
+  checkString,
+  checkTokens,
+  describe,
+  optBoolean,
+  optFunction,
+  optInteger,
+  optSignal,
+} from "./validate.js";
 import { nativeGpuChoice, placementOf, type GpuOption, type ModelPlacement } from "./devices.js";
 import { resolveModelPath } from "./hub/pull.js";
 import type { PullModelOptions } from "./hub/pull.js";
@@ -195,13 +205,22 @@ function llamaReason(message: string, path: string): string {
  * @example
  * const model = await loadModelAs((native, file) => new ChatModel(native, file), "model.gguf");
  */
-export async function loadModelAs<M extends Model>(make: (native: NativeModel, path: string) => M, pathOrRef: string, options: LoadModelOptions = {}): Promise<M> {
+export async function loadModelAs<M extends Model>(
+  make: (native: NativeModel, path: string) => M,
+  pathOrRef: string,
+  options: LoadModelOptions = {},
+): Promise<M> {
   checkString(pathOrRef, "loadModel: path");
   if (pathOrRef === "") throw new RangeError("loadModel: path must not be empty");
   const opts = checkObject(options, "loadModel: options");
-  checkKeys(opts, ["onProgress", "signal", "vocabOnly", "gpuLayers", "gpu", "useMmap", "download", "rpcServers"], "loadModel: options");
+  checkKeys(
+    opts,
+    ["onProgress", "signal", "vocabOnly", "gpuLayers", "gpu", "useMmap", "download", "rpcServers"],
+    "loadModel: options",
+  );
   const download = checkObject(opts.download, "loadModel: options.download");
-  if (download.signal !== undefined) throw new TypeError("loadModel: options.download.signal is not an option: options.signal aborts the download too");
+  if (download.signal !== undefined)
+    throw new TypeError("loadModel: options.download.signal is not an option: options.signal aborts the download too");
   const onProgress = optFunction<(progress: number) => void>(opts.onProgress, "loadModel: options.onProgress");
   const signal = optSignal(opts.signal, "loadModel: options.signal");
   const vocabOnly = optBoolean(opts.vocabOnly, "loadModel: options.vocabOnly") ?? false;
@@ -214,9 +233,14 @@ export async function loadModelAs<M extends Model>(make: (native: NativeModel, p
     gpuLayers = optInteger(opts.gpuLayers, "loadModel: options.gpuLayers", 0, 2 ** 31 - 1)!;
   }
   const gpu = nativeGpuChoice(opts.gpu, "loadModel: options.gpu");
-  const rpcServers = opts.rpcServers === undefined ? [] : checkRpcServers(opts.rpcServers, "loadModel: options.rpcServers");
+  const rpcServers =
+    opts.rpcServers === undefined ? [] : checkRpcServers(opts.rpcServers, "loadModel: options.rpcServers");
   if (signal?.aborted) throw new AbortError(`loadModel: loading "${pathOrRef}" was aborted`, { cause: signal.reason });
-  const path = await resolveModelPath(pathOrRef, { ...download, ...(signal ? { signal } : {}) }, "loadModel: options.download");
+  const path = await resolveModelPath(
+    pathOrRef,
+    { ...download, ...(signal ? { signal } : {}) },
+    "loadModel: options.download",
+  );
 
   const native = loadNative();
   if (rpcServers.length > 0 && !vocabOnly) {
@@ -224,10 +248,17 @@ export async function loadModelAs<M extends Model>(make: (native: NativeModel, p
       // In parallel: each waits for its own server's answer. A server a live model of this process
       // is connected to is not greeted: it serves one connection at a time.
       const connected = new Set(native.rpcEndpointsInUse?.() ?? []);
-      await Promise.all(rpcServers.filter((endpoint) => !connected.has(endpoint)).map((endpoint) => greetRpcServer(endpoint)));
+      await Promise.all(
+        rpcServers.filter((endpoint) => !connected.has(endpoint)).map((endpoint) => greetRpcServer(endpoint)),
+      );
     } catch (err) {
       const code = err instanceof ToolwrightError ? err.code : "TOOLWRIGHT_RPC_UNREACHABLE";
-      throw new ModelLoadError(`Cannot load model "${path}": ${err instanceof Error ? err.message : String(err)}`, code, path, { cause: err });
+      throw new ModelLoadError(
+        `Cannot load model "${path}": ${err instanceof Error ? err.message : String(err)}`,
+        code,
+        path,
+        { cause: err },
+      );
     }
     if (signal?.aborted) throw new AbortError(`loadModel: loading "${path}" was aborted`, { cause: signal.reason });
   }
@@ -246,7 +277,13 @@ export async function loadModelAs<M extends Model>(make: (native: NativeModel, p
       });
     }
   };
-  const nativeOptions = { vocabOnly, gpuLayers, gpu, ...(useMmap === undefined ? {} : { useMmap }), ...(rpcServers.length > 0 ? { rpcServers } : {}) };
+  const nativeOptions = {
+    vocabOnly,
+    gpuLayers,
+    gpu,
+    ...(useMmap === undefined ? {} : { useMmap }),
+    ...(rpcServers.length > 0 ? { rpcServers } : {}),
+  };
   const task = native.Model.load(path, nativeOptions, onProgress ? report : undefined);
   const onAbort = () => task.cancel();
   signal?.addEventListener("abort", onAbort, { once: true });
@@ -262,7 +299,12 @@ export async function loadModelAs<M extends Model>(make: (native: NativeModel, p
       const precise = await preciseGgufProblem(path);
       if (precise !== undefined) {
         // The code stays TOOLWRIGHT_LOAD_FAILED (what callers already test for); the message gains the reason.
-        throw new ModelLoadError(`Cannot load model "${path}": ${precise.reason} (llama.cpp: ${llamaReason(message, path)})`, code, path, { cause: precise.error });
+        throw new ModelLoadError(
+          `Cannot load model "${path}": ${precise.reason} (llama.cpp: ${llamaReason(message, path)})`,
+          code,
+          path,
+          { cause: precise.error },
+        );
       }
     }
     if (code === "TOOLWRIGHT_NO_GPU") throw new ModelLoadError(message + whyNoGpuVariant(), code, path, { cause: err });
@@ -523,7 +565,8 @@ export class Model {
    * for await (const { text } of context.generate({ prompt: "Once upon a time" })) process.stdout.write(text);
    */
   async createContext(options: ContextOptions = {}): Promise<Context> {
-    if (this.vocabOnly) throw new RangeError(`Model.createContext: "${this.path}" was loaded with vocabOnly: it cannot generate`);
+    if (this.vocabOnly)
+      throw new RangeError(`Model.createContext: "${this.path}" was loaded with vocabOnly: it cannot generate`);
     const context = await Context.create(this, options);
     if (this.disposed) {
       // The model was disposed while the context was being created.
@@ -552,7 +595,10 @@ export class Model {
   async embed(texts: string | readonly string[], options: EmbedOptions = {}): Promise<Float32Array | Float32Array[]> {
     if (this.vocabOnly) throw new RangeError(`Model.embed: "${this.path}" was loaded with vocabOnly: it cannot embed`);
     const arch = this.metadata["general.architecture"] ?? "";
-    const { texts: list, plan } = planEmbed(texts, options, { trainContextSize: this.info.trainContextSize, modelPooling: this.metadata[`${arch}.pooling_type`] !== undefined });
+    const { texts: list, plan } = planEmbed(texts, options, {
+      trainContextSize: this.info.trainContextSize,
+      modelPooling: this.metadata[`${arch}.pooling_type`] !== undefined,
+    });
     this.#embedder ??= new Embedder(() => this.native);
     const vectors = await this.#embedder.embed(list, plan);
     return typeof texts === "string" ? vectors[0]! : vectors;

@@ -37,7 +37,9 @@ export function parseRpcEndpoint(value: unknown, what: string): RpcEndpoint {
   const match = /^([^:\s\0]+):(\d{1,5})$/.exec(value);
   const port = match ? Number(match[2]) : 0;
   if (!match || port < 1 || port > 65535) {
-    throw new RangeError(`${what} must be "host:port" (a host name or IPv4 address, and a port from 1 to 65535), got ${JSON.stringify(value)}`);
+    throw new RangeError(
+      `${what} must be "host:port" (a host name or IPv4 address, and a port from 1 to 65535), got ${JSON.stringify(value)}`,
+    );
   }
   return { host: match[1]!, port };
 }
@@ -49,7 +51,8 @@ export function parseRpcEndpoint(value: unknown, what: string): RpcEndpoint {
  * checkRpcServers(["10.0.0.2:50052", "10.0.0.3:50052"], "loadModel: options.rpcServers");
  */
 export function checkRpcServers(value: unknown, what: string): string[] {
-  if (!Array.isArray(value)) throw new TypeError(`${what} must be an array of "host:port" strings, got ${describe(value)}`);
+  if (!Array.isArray(value))
+    throw new TypeError(`${what} must be an array of "host:port" strings, got ${describe(value)}`);
   if (value.length > 16) throw new RangeError(`${what} may name at most 16 servers, got ${value.length}`);
   const seen = new Set<string>();
   return value.map((entry: unknown, i) => {
@@ -74,7 +77,10 @@ export async function greetRpcServer(endpoint: string, timeoutMs = GREETING_TIME
   const { host, port } = parseRpcEndpoint(endpoint, "endpoint");
   const protocol = loadNative().systemInfo().rpc;
   if (!protocol) {
-    throw new ToolwrightError("rpcServers: this build of the addon has no RPC backend (rebuild it with TOOLWRIGHT_RPC=1)", "TOOLWRIGHT_RPC_UNREACHABLE");
+    throw new ToolwrightError(
+      "rpcServers: this build of the addon has no RPC backend (rebuild it with TOOLWRIGHT_RPC=1)",
+      "TOOLWRIGHT_RPC_UNREACHABLE",
+    );
   }
   const fail = (why: string) => new ToolwrightError(`RPC server ${endpoint}: ${why}`, "TOOLWRIGHT_RPC_UNREACHABLE");
   const reply = await new Promise<Buffer>((resolve, reject) => {
@@ -87,14 +93,23 @@ export async function greetRpcServer(endpoint: string, timeoutMs = GREETING_TIME
       if (error) reject(error);
       else resolve(value!);
     };
-    const timer = setTimeout(() => done(fail(`no answer within ${timeoutMs} ms (is it serving another client?)`)), timeoutMs);
+    const timer = setTimeout(
+      () => done(fail(`no answer within ${timeoutMs} ms (is it serving another client?)`)),
+      timeoutMs,
+    );
     socket.on("error", (err) => done(fail(`cannot connect: ${err.message}`)));
     socket.on("data", (chunk) => {
       chunks.push(chunk);
       size += chunk.length;
       if (size >= 8 + HELLO_RESPONSE_SIZE) done(undefined, Buffer.concat(chunks));
     });
-    socket.on("end", () => done(fail("it closed the connection without answering the greeting (not a llama.cpp RPC server, or another version)")));
+    socket.on("end", () =>
+      done(
+        fail(
+          "it closed the connection without answering the greeting (not a llama.cpp RPC server, or another version)",
+        ),
+      ),
+    );
     socket.connect(port, host, () => {
       const request = Buffer.alloc(1 + 8 + HELLO_REQUEST_SIZE);
       request.writeUInt8(RPC_CMD_HELLO, 0);
@@ -103,10 +118,15 @@ export async function greetRpcServer(endpoint: string, timeoutMs = GREETING_TIME
     });
   });
   const length = reply.readBigUInt64LE(0);
-  if (length !== BigInt(HELLO_RESPONSE_SIZE)) throw fail(`its greeting has ${length} bytes where ${HELLO_RESPONSE_SIZE} were expected (not a llama.cpp RPC server of this version)`);
+  if (length !== BigInt(HELLO_RESPONSE_SIZE))
+    throw fail(
+      `its greeting has ${length} bytes where ${HELLO_RESPONSE_SIZE} were expected (not a llama.cpp RPC server of this version)`,
+    );
   const [major, minor, patch] = [reply[8]!, reply[9]!, reply[10]!];
   if (major !== protocol.major || minor > protocol.minor) {
-    throw fail(`it speaks RPC protocol ${major}.${minor}.${patch}, this build ${protocol.major}.${protocol.minor}.${protocol.patch}: run the same toolwright (or llama.cpp) version on both sides`);
+    throw fail(
+      `it speaks RPC protocol ${major}.${minor}.${patch}, this build ${protocol.major}.${protocol.minor}.${protocol.patch}: run the same toolwright (or llama.cpp) version on both sides`,
+    );
   }
 }
 
@@ -143,12 +163,16 @@ export function serveRpc(options: ServeRpcOptions = {}): RpcServer {
   const opts = checkObject(options, "serveRpc: options");
   checkKeys(opts, ["host", "port", "threads"], "serveRpc: options");
   const host = opts.host === undefined ? "127.0.0.1" : checkString(opts.host, "serveRpc: options.host");
-  if (!/^[^:\s\0]+$/.test(host)) throw new RangeError(`serveRpc: options.host must be a host name or IPv4 address, got ${JSON.stringify(host)}`);
+  if (!/^[^:\s\0]+$/.test(host))
+    throw new RangeError(`serveRpc: options.host must be a host name or IPv4 address, got ${JSON.stringify(host)}`);
   const port = optInteger(opts.port, "serveRpc: options.port", 1, 65535) ?? 50052;
   const threads = optInteger(opts.threads, "serveRpc: options.threads", 1, 1024) ?? availableParallelism();
   const native = loadNative();
   if (typeof native.startRpcServer !== "function" || !native.systemInfo().rpc) {
-    throw new ToolwrightError("rpc-server: this build of the addon has no RPC backend (rebuild it with TOOLWRIGHT_RPC=1)", "TOOLWRIGHT_RPC_SERVER_FAILED");
+    throw new ToolwrightError(
+      "rpc-server: this build of the addon has no RPC backend (rebuild it with TOOLWRIGHT_RPC=1)",
+      "TOOLWRIGHT_RPC_SERVER_FAILED",
+    );
   }
   let onExit: (message: string) => void = () => {};
   const stopped = new Promise<string>((resolve) => {

@@ -3,7 +3,16 @@
  * sampler's configuration.
  */
 import type { NativeGrammarSpec, NativeSamplerOptions } from "./binding.js";
-import { checkKeys, checkObject, checkString, checkTokens, optBoolean, optInteger, optNumber, optStringArray } from "./validate.js";
+import {
+  checkKeys,
+  checkObject,
+  checkString,
+  checkTokens,
+  optBoolean,
+  optInteger,
+  optNumber,
+  optStringArray,
+} from "./validate.js";
 
 /**
  * How the next token is picked. The chain runs penalties, top-k, top-p, min-p, temperature, then a
@@ -77,7 +86,18 @@ export function toNativeSampling(value: unknown, vocabSize: number): NativeSampl
 }
 
 /** The keys of {@link SamplingOptions} (generate and chat check them). */
-export const SAMPLING_KEYS: readonly string[] = ["temperature", "topK", "topP", "minP", "repeatPenalty", "presencePenalty", "frequencyPenalty", "penaltyLastN", "seed", "greedy"];
+export const SAMPLING_KEYS: readonly string[] = [
+  "temperature",
+  "topK",
+  "topP",
+  "minP",
+  "repeatPenalty",
+  "presencePenalty",
+  "frequencyPenalty",
+  "penaltyLastN",
+  "seed",
+  "greedy",
+];
 
 export function toNativeGrammar(value: unknown, vocabSize: number): NativeGrammarSpec {
   const o = checkObject(value, "generate: options.grammar");
@@ -91,7 +111,10 @@ export function toNativeGrammar(value: unknown, vocabSize: number): NativeGramma
     const lazy = checkObject(o.lazy, "generate: options.grammar.lazy");
     checkKeys(lazy, ["patterns", "tokens"], "generate: options.grammar.lazy");
     const patterns = optStringArray(lazy.patterns, "generate: options.grammar.lazy.patterns") ?? [];
-    const tokens = lazy.tokens === undefined ? new Int32Array(0) : checkTokens(lazy.tokens, "generate: options.grammar.lazy.tokens", vocabSize);
+    const tokens =
+      lazy.tokens === undefined
+        ? new Int32Array(0)
+        : checkTokens(lazy.tokens, "generate: options.grammar.lazy.tokens", vocabSize);
     if (patterns.length === 0 && tokens.length === 0) {
       throw new RangeError("generate: options.grammar.lazy needs at least one pattern or token");
     }

@@ -66,19 +66,30 @@ class EventQueue {
 }
 
 /** Runs one generation on a free sequence of a parallel context; yields like Generation does. */
-export async function* runOnSequence(host: GenerationHost, plan: SequencePlan, sampler: NativeSampler, out: SequenceOutcome): AsyncGenerator<GeneratedToken, void, undefined> {
+export async function* runOnSequence(
+  host: GenerationHost,
+  plan: SequencePlan,
+  sampler: NativeSampler,
+  out: SequenceOutcome,
+): AsyncGenerator<GeneratedToken, void, undefined> {
   const ctx = host.native();
   if (plan.signal?.aborted) return out.stop("abort");
   const prompt = plan.tokens ?? (await host.tokenizePrompt(plan.prompt ?? "", plan.addSpecial));
   if (prompt.length === 0) throw new RangeError("generate: the prompt is empty (no tokens)");
   if (prompt.length > host.contextSize) {
-    throw new RangeError(`generate: the prompt has ${prompt.length} tokens, more than the context size ${host.contextSize}`);
+    throw new RangeError(
+      `generate: the prompt has ${prompt.length} tokens, more than the context size ${host.contextSize}`,
+    );
   }
   if (ctx.disposed) throw disposedError("Context is disposed");
   out.stats.promptTokens = prompt.length;
   const queue = new EventQueue();
   const maxTokens = Number.isFinite(plan.maxTokens) ? plan.maxTokens : -1;
-  const id = callNative(() => ctx.submit(sampler, prompt, { maxTokens, reusePrefix: plan.reusePrefix, readAhead: READ_AHEAD }, (event) => queue.push(event)));
+  const id = callNative(() =>
+    ctx.submit(sampler, prompt, { maxTokens, reusePrefix: plan.reusePrefix, readAhead: READ_AHEAD }, (event) =>
+      queue.push(event),
+    ),
+  );
   queue.onToken = (taken) => ctx.consumed(id, taken);
   out.submitted(() => ctx.cancelRequest(id));
   let ended = false;

@@ -114,7 +114,8 @@ export function editDistance(a: string, b: string): number {
     for (let j = 1; j < cols; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       let v = Math.min(d[(i - 1) * cols + j]! + 1, d[i * cols + j - 1]! + 1, d[(i - 1) * cols + j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, d[(i - 2) * cols + j - 2]! + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        v = Math.min(v, d[(i - 2) * cols + j - 2]! + 1);
       d[i * cols + j] = v;
     }
   }
@@ -151,6 +152,8 @@ export function checkKeys(value: Record<string, unknown>, known: Iterable<string
   for (const key of Object.keys(value)) {
     if (names.includes(key)) continue;
     const hint = closestName(key, names);
-    throw new TypeError(`${name} has an unknown key ${JSON.stringify(key)} (${hint ? `did you mean ${JSON.stringify(hint)}?` : `known keys: ${names.join(", ")}`})`);
+    throw new TypeError(
+      `${name} has an unknown key ${JSON.stringify(key)} (${hint ? `did you mean ${JSON.stringify(hint)}?` : `known keys: ${names.join(", ")}`})`,
+    );
   }
 }

@@ -38,7 +38,9 @@ let table: readonly AddonVariant[] | undefined;
  */
 export function addonVariants(): readonly AddonVariant[] {
   if (table === undefined) {
-    const parsed = JSON.parse(readFileSync(join(PACKAGE_ROOT, "addon-variants.json"), "utf8")) as { variants: AddonVariant[] };
+    const parsed = JSON.parse(readFileSync(join(PACKAGE_ROOT, "addon-variants.json"), "utf8")) as {
+      variants: AddonVariant[];
+    };
     table = Object.freeze(parsed.variants.map((v) => Object.freeze({ ...v })));
   }
   return table;
@@ -51,7 +53,10 @@ export function defaultVariant(platform: string = process.platform): AddonVarian
 }
 
 /** The variant a prebuild folder name (`linux-x64`, `linux-x64-cuda`, ...) holds, or undefined. */
-export function variantOfFolder(folder: string, base = `${process.platform}-${process.arch}`): AddonVariant | undefined {
+export function variantOfFolder(
+  folder: string,
+  base = `${process.platform}-${process.arch}`,
+): AddonVariant | undefined {
   if (folder === base) return defaultVariant();
   if (!folder.startsWith(`${base}-`)) return undefined;
   const name = folder.slice(base.length + 1).toLowerCase();
@@ -82,9 +87,13 @@ export interface AddonDeviceFacts {
  */
 export function unusableGpuBuild(facts: AddonDeviceFacts): string | undefined {
   if (facts.backends === undefined) return undefined;
-  const built = addonVariants().filter((v) => v.backend !== null && facts.backends!.some((b) => sameBackend(b, v.backend!)));
+  const built = addonVariants().filter(
+    (v) => v.backend !== null && facts.backends!.some((b) => sameBackend(b, v.backend!)),
+  );
   if (built.length === 0) return undefined;
-  const usable = built.some((v) => facts.devices.some((d) => (d.type === "gpu" || d.type === "igpu") && sameBackend(d.backend, v.backend!)));
+  const usable = built.some((v) =>
+    facts.devices.some((d) => (d.type === "gpu" || d.type === "igpu") && sameBackend(d.backend, v.backend!)),
+  );
   if (usable) return undefined;
   const names = built.map((v) => v.backend).join(" and ");
   return `built for ${names}, but it finds no ${names} device here (needs ${built.map((v) => v.needs).join("; ")})`;

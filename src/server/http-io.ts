@@ -11,7 +11,11 @@ import { ChatCompletionError } from "../openai/index.js";
  */
 export async function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
   const declared = Number(req.headers["content-length"]);
-  const tooLarge = () => new ChatCompletionError(`The request body is larger than this server accepts (${limit} bytes).`, { status: 413, openaiCode: "request_too_large" });
+  const tooLarge = () =>
+    new ChatCompletionError(`The request body is larger than this server accepts (${limit} bytes).`, {
+      status: 413,
+      openaiCode: "request_too_large",
+    });
   if (Number.isFinite(declared) && declared > limit) throw tooLarge();
   const parts: Buffer[] = [];
   let size = 0;
@@ -21,19 +25,32 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
     parts.push(part);
   }
   const text = Buffer.concat(parts).toString("utf8");
-  if (text.trim() === "") throw new ChatCompletionError("The request body is empty: expected a JSON object.", { openaiCode: "invalid_json" });
+  if (text.trim() === "")
+    throw new ChatCompletionError("The request body is empty: expected a JSON object.", { openaiCode: "invalid_json" });
   try {
     return JSON.parse(text);
   } catch (e) {
-    throw new ChatCompletionError(`The request body is not valid JSON: ${(e as Error).message}`, { openaiCode: "invalid_json", cause: e });
+    throw new ChatCompletionError(`The request body is not valid JSON: ${(e as Error).message}`, {
+      openaiCode: "invalid_json",
+      cause: e,
+    });
   }
 }
 
 /** Sends a JSON response (unless the client is gone). */
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   if (res.headersSent || res.destroyed) return;
   const data = JSON.stringify(body);
-  res.writeHead(status, { "Content-Type": "application/json; charset=utf-8", "Content-Length": Buffer.byteLength(data), ...headers });
+  res.writeHead(status, {
+    "Content-Type": "application/json; charset=utf-8",
+    "Content-Length": Buffer.byteLength(data),
+    ...headers,
+  });
   res.end(data);
 }
 
@@ -48,7 +65,13 @@ export class SseWriter {
 
   constructor(res: ServerResponse, headers: Record<string, string> = {}) {
     this.#res = res;
-    res.writeHead(200, { "Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-cache", Connection: "keep-alive", "X-Accel-Buffering": "no", ...headers });
+    res.writeHead(200, {
+      "Content-Type": "text/event-stream; charset=utf-8",
+      "Cache-Control": "no-cache",
+      Connection: "keep-alive",
+      "X-Accel-Buffering": "no",
+      ...headers,
+    });
     res.flushHeaders();
   }
 

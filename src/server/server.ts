@@ -10,7 +10,14 @@ import { timingSafeEqual } from "node:crypto";
 import { type IncomingMessage, type Server, type ServerResponse, createServer as createHttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { AbortError } from "../runtime/index.js";
-import { type ChatBackend, ChatCompletionError, type ChatCompletionStream, type OpenAIClient, createOpenAIClient, toChatCompletionError } from "../openai/index.js";
+import {
+  type ChatBackend,
+  ChatCompletionError,
+  type ChatCompletionStream,
+  type OpenAIClient,
+  createOpenAIClient,
+  toChatCompletionError,
+} from "../openai/index.js";
 import { readJsonBody, SseWriter, sendError, sendJson } from "./http-io.js";
 
 /** Options of {@link createServer}. */
@@ -44,15 +51,23 @@ export interface CloseOptions {
 const SERVER_KEYS = ["apiKey", "modelId", "maxTokens", "maxBodyBytes", "log"];
 
 function checkServerOptions(o: ServerOptions): void {
-  if (o === null || typeof o !== "object") throw new TypeError(`createServer: options must be an object, got ${o === null ? "null" : typeof o}`);
-  for (const key of Object.keys(o)) if (!SERVER_KEYS.includes(key)) throw new TypeError(`createServer: options has an unknown key ${JSON.stringify(key)} (known keys: ${SERVER_KEYS.join(", ")})`);
-  if (o.apiKey !== undefined && (typeof o.apiKey !== "string" || o.apiKey === "")) throw new TypeError("createServer: options.apiKey must be a non-empty string");
+  if (o === null || typeof o !== "object")
+    throw new TypeError(`createServer: options must be an object, got ${o === null ? "null" : typeof o}`);
+  for (const key of Object.keys(o))
+    if (!SERVER_KEYS.includes(key))
+      throw new TypeError(
+        `createServer: options has an unknown key ${JSON.stringify(key)} (known keys: ${SERVER_KEYS.join(", ")})`,
+      );
+  if (o.apiKey !== undefined && (typeof o.apiKey !== "string" || o.apiKey === ""))
+    throw new TypeError("createServer: options.apiKey must be a non-empty string");
   const positive = (v: unknown, name: string) => {
-    if (v !== undefined && (typeof v !== "number" || !Number.isInteger(v) || v < 1)) throw new RangeError(`createServer: options.${name} must be a positive integer, got ${JSON.stringify(v)}`);
+    if (v !== undefined && (typeof v !== "number" || !Number.isInteger(v) || v < 1))
+      throw new RangeError(`createServer: options.${name} must be a positive integer, got ${JSON.stringify(v)}`);
   };
   positive(o.maxTokens, "maxTokens");
   positive(o.maxBodyBytes, "maxBodyBytes");
-  if (o.log !== undefined && typeof o.log !== "function") throw new TypeError("createServer: options.log must be a function");
+  if (o.log !== undefined && typeof o.log !== "function")
+    throw new TypeError("createServer: options.log must be a function");
 }
 
 function sameKey(given: string, expected: string): boolean {
@@ -81,7 +96,10 @@ export class ToolwrightServer {
     checkServerOptions(options);
     this.#options = options;
     this.#maxBodyBytes = options.maxBodyBytes ?? 8 * 1024 * 1024;
-    this.#client = createOpenAIClient(model, { maxTokens: options.maxTokens ?? 4096, ...(options.modelId !== undefined ? { modelId: options.modelId } : {}) });
+    this.#client = createOpenAIClient(model, {
+      maxTokens: options.maxTokens ?? 4096,
+      ...(options.modelId !== undefined ? { modelId: options.modelId } : {}),
+    });
     this.httpServer = createHttpServer((req, res) => this.#track(req, res));
   }
 
@@ -104,8 +122,10 @@ export class ToolwrightServer {
   listen(options: ListenOptions = {}): Promise<{ url: string; host: string; port: number }> {
     const host = options.host ?? "127.0.0.1";
     const port = options.port ?? 8080;
-    if (typeof host !== "string" || host === "") throw new TypeError(`listen: options.host must be a non-empty string, got ${JSON.stringify(host)}`);
-    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new RangeError(`listen: options.port must be an integer in [0, 65535], got ${JSON.stringify(port)}`);
+    if (typeof host !== "string" || host === "")
+      throw new TypeError(`listen: options.host must be a non-empty string, got ${JSON.stringify(host)}`);
+    if (!Number.isInteger(port) || port < 0 || port > 65535)
+      throw new RangeError(`listen: options.port must be an integer in [0, 65535], got ${JSON.stringify(port)}`);
     return new Promise((resolve, reject) => {
       this.httpServer.once("error", reject);
       this.httpServer.listen(port, host, () => {
@@ -126,8 +146,16 @@ export class ToolwrightServer {
    */
   close(options: CloseOptions = {}): Promise<void> {
     if (options.timeoutMs !== undefined) {
-      if (!Number.isFinite(options.timeoutMs) || options.timeoutMs < 0) throw new RangeError(`close: options.timeoutMs must be a number >= 0, got ${JSON.stringify(options.timeoutMs)}`);
-      this.#abortTimers.push(setTimeout(() => this.#inFlight.forEach((c) => c.abort(new AbortError("the server is shutting down"))), options.timeoutMs));
+      if (!Number.isFinite(options.timeoutMs) || options.timeoutMs < 0)
+        throw new RangeError(
+          `close: options.timeoutMs must be a number >= 0, got ${JSON.stringify(options.timeoutMs)}`,
+        );
+      this.#abortTimers.push(
+        setTimeout(
+          () => this.#inFlight.forEach((c) => c.abort(new AbortError("the server is shutting down"))),
+          options.timeoutMs,
+        ),
+      );
     }
     this.#closing ??= this.#drain();
     return this.#closing;
@@ -155,7 +183,9 @@ export class ToolwrightServer {
       })
       .finally(() => {
         this.#inFlight.delete(work);
-        this.#options.log?.(`${req.method} ${req.url} ${res.statusCode}${controller.signal.aborted ? " (aborted)" : ""} ${Math.round(performance.now() - started)} ms`);
+        this.#options.log?.(
+          `${req.method} ${req.url} ${res.statusCode}${controller.signal.aborted ? " (aborted)" : ""} ${Math.round(performance.now() - started)} ms`,
+        );
       });
     this.#inFlight.set(work, controller);
   }
@@ -171,7 +201,12 @@ export class ToolwrightServer {
       if (this.#closing) return sendJson(res, 503, { status: "shutting down" }, { Connection: "close" });
       return sendJson(res, 200, { status: "ok" });
     }
-    if (this.#closing) throw new ChatCompletionError("The server is shutting down.", { status: 503, type: "unavailable_error", code: "TOOLWRIGHT_SERVER_UNAVAILABLE" });
+    if (this.#closing)
+      throw new ChatCompletionError("The server is shutting down.", {
+        status: 503,
+        type: "unavailable_error",
+        code: "TOOLWRIGHT_SERVER_UNAVAILABLE",
+      });
     this.#authorize(req);
     const method = req.method ?? "GET";
     if (path === "/v1/models" || path === "/models") {
@@ -195,7 +230,11 @@ export class ToolwrightServer {
       if (method !== "POST") throw notAllowed(method, path);
       return this.#chatCompletions(req, res, signal);
     }
-    throw new ChatCompletionError(`Unknown request URL: ${method} ${path}.`, { status: 404, type: "invalid_request_error", openaiCode: "unknown_url" });
+    throw new ChatCompletionError(`Unknown request URL: ${method} ${path}.`, {
+      status: 404,
+      type: "invalid_request_error",
+      openaiCode: "unknown_url",
+    });
   }
 
   #authorize(req: IncomingMessage): void {
@@ -204,8 +243,15 @@ export class ToolwrightServer {
     const header = req.headers.authorization ?? "";
     const match = /^Bearer\s+(.+)$/i.exec(header);
     if (match && sameKey(match[1]!.trim(), key)) return;
-    const message = match ? "Incorrect API key provided." : "You didn't provide an API key. Provide it in the Authorization header (Authorization: Bearer YOUR_KEY).";
-    throw new ChatCompletionError(message, { status: 401, type: "invalid_request_error", openaiCode: "invalid_api_key", code: "TOOLWRIGHT_UNAUTHORIZED" });
+    const message = match
+      ? "Incorrect API key provided."
+      : "You didn't provide an API key. Provide it in the Authorization header (Authorization: Bearer YOUR_KEY).";
+    throw new ChatCompletionError(message, {
+      status: 401,
+      type: "invalid_request_error",
+      openaiCode: "invalid_api_key",
+      code: "TOOLWRIGHT_UNAUTHORIZED",
+    });
   }
 
   async #chatCompletions(req: IncomingMessage, res: ServerResponse, signal: AbortSignal): Promise<void> {
@@ -236,7 +282,11 @@ function isStream(v: unknown): v is ChatCompletionStream {
 }
 
 function notAllowed(method: string, path: string): ChatCompletionError {
-  return new ChatCompletionError(`Method ${method} is not allowed on ${path}.`, { status: 405, type: "invalid_request_error", openaiCode: "method_not_allowed" });
+  return new ChatCompletionError(`Method ${method} is not allowed on ${path}.`, {
+    status: 405,
+    type: "invalid_request_error",
+    openaiCode: "method_not_allowed",
+  });
 }
 
 /**

@@ -20,7 +20,11 @@ function refWithSiblings(v: unknown): boolean {
     const x = stack.pop();
     if (Array.isArray(x)) stack.push(...x);
     else if (isObj(x)) {
-      if (typeof x.$ref === "string" && Object.keys(x).some((k) => k !== "$ref" && !["title", "description", "$comment"].includes(k))) return true;
+      if (
+        typeof x.$ref === "string" &&
+        Object.keys(x).some((k) => k !== "$ref" && !["title", "description", "$comment"].includes(k))
+      )
+        return true;
       stack.push(...Object.values(x));
     }
   }
@@ -43,7 +47,10 @@ export function closedSchema(schema: JsonSchema): JsonSchema {
     const each = (key: string, close: boolean) => {
       const x = v[key];
       if (Array.isArray(x)) out[key] = x.map((s) => walk(s, close));
-      else if (isObj(x) && ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"].includes(key)) {
+      else if (
+        isObj(x) &&
+        ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"].includes(key)
+      ) {
         out[key] = Object.fromEntries(Object.entries(x).map(([k, s]) => [k, walk(s, close)]));
       } else if (x !== undefined) out[key] = walk(x, close);
     };
@@ -58,7 +65,8 @@ export function closedSchema(schema: JsonSchema): JsonSchema {
     each("allOf", false);
     each("anyOf", !ownProps);
     each("oneOf", !ownProps);
-    if (closable && ownProps && !SAYS_OTHERS.some((k) => k in v) && !COMPOSED.some((k) => k in v)) out.additionalProperties = false;
+    if (closable && ownProps && !SAYS_OTHERS.some((k) => k in v) && !COMPOSED.some((k) => k in v))
+      out.additionalProperties = false;
     return out;
   };
   return walk(schema, true) as JsonSchema;

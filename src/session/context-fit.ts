@@ -25,7 +25,8 @@ export interface FittedPrompt<P> {
 /** Splits the messages into the kept head (leading system/developer messages) and the turns after it. */
 export function splitTurns(messages: readonly ChatMessage[]): { head: ChatMessage[]; turns: ChatMessage[][] } {
   let start = 0;
-  while (start < messages.length && (messages[start]!.role === "system" || messages[start]!.role === "developer")) start++;
+  while (start < messages.length && (messages[start]!.role === "system" || messages[start]!.role === "developer"))
+    start++;
   const turns: ChatMessage[][] = [];
   for (let i = start; i < messages.length; i++) {
     const m = messages[i]!;

@@ -39,17 +39,23 @@ const SPEC_KEYS = ["name", "description", "parameters", "strict", "execute"];
  * });
  * await model.chat({ messages, tools: [weather] });
  */
-export function defineTool<const P extends JsonSchema | StandardSchemaLike, Result = unknown>(spec: ToolSpec<P, Result>): ChatTool<ToolArguments<P>> {
+export function defineTool<const P extends JsonSchema | StandardSchemaLike, Result = unknown>(
+  spec: ToolSpec<P, Result>,
+): ChatTool<ToolArguments<P>> {
   if (spec === undefined) throw new TypeError("defineTool: spec must be an object, got undefined");
   const o = checkObject(spec, "defineTool: spec");
   checkKeys(o, SPEC_KEYS, "defineTool: spec");
   checkString(o.name, "defineTool: spec.name");
   if (o.name === "") throw new RangeError("defineTool: spec.name must not be empty");
   if (o.description !== undefined) checkString(o.description, "defineTool: spec.description");
-  if (o.parameters === undefined) throw new TypeError("defineTool: spec.parameters is missing (a JSON Schema, or a zod or other Standard JSON Schema object)");
+  if (o.parameters === undefined)
+    throw new TypeError(
+      "defineTool: spec.parameters is missing (a JSON Schema, or a zod or other Standard JSON Schema object)",
+    );
   parametersJsonSchema(o.parameters, "defineTool: spec.parameters");
   optBoolean(o.strict, "defineTool: spec.strict");
-  if (o.execute !== undefined && typeof o.execute !== "function") throw new TypeError(`defineTool: spec.execute must be a function, got ${describe(o.execute)}`);
+  if (o.execute !== undefined && typeof o.execute !== "function")
+    throw new TypeError(`defineTool: spec.execute must be a function, got ${describe(o.execute)}`);
   const tool: ChatTool<ToolArguments<P>> = {
     type: "function",
     function: {

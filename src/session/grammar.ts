@@ -38,7 +38,12 @@ function anywhere(pattern: string, captures: boolean, guard: string): string {
  * const tokenize = (text: string) => model.tokenize(text, { addSpecial: false, parseSpecial: true });
  * chatGrammar(params, tokenize, undefined); // { gbnf, lazy: { patterns: ["^[\\s\\S]*?(<tool_call>)[\\s\\S]*"] } }
  */
-export function chatGrammar(params: ChatParams, tokenize: TriggerTokenizer, engine: string | undefined, options: { afterReasoning?: boolean } = {}): GrammarOptions | undefined {
+export function chatGrammar(
+  params: ChatParams,
+  tokenize: TriggerTokenizer,
+  engine: string | undefined,
+  options: { afterReasoning?: boolean } = {},
+): GrammarOptions | undefined {
   if (params.grammar === null) return undefined;
   const base: GrammarOptions = { gbnf: params.grammar, ...(engine === undefined ? {} : { engine }) };
   if (!params.grammarLazy) return base;

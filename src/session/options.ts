@@ -6,7 +6,16 @@ import { checkMessages } from "../chat/request.js";
 import { parametersJsonSchema } from "../chat/tool-schema.js";
 import { CONTEXT_OPTION_KEYS } from "../runtime/context.js";
 import { SAMPLING_KEYS } from "../runtime/sampling.js";
-import { checkKeys, checkObject, checkString, describe, optBoolean, optInteger, optSignal, optStringArray } from "../runtime/validate.js";
+import {
+  checkKeys,
+  checkObject,
+  checkString,
+  describe,
+  optBoolean,
+  optInteger,
+  optSignal,
+  optStringArray,
+} from "../runtime/validate.js";
 import type { ContextOverflow } from "./context-fit.js";
 import type { ChatOptions, ChatTool } from "./types.js";
 
@@ -61,14 +70,16 @@ const OVERFLOWS: readonly string[] = ["error", "truncate-oldest"];
 /** Checks a `contextOverflow` option. */
 function optOverflow(value: unknown, name: string): ContextOverflow | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== "string" || !OVERFLOWS.includes(value)) throw new RangeError(`${name} must be "error" or "truncate-oldest", got ${describe(value)}`);
+  if (typeof value !== "string" || !OVERFLOWS.includes(value))
+    throw new RangeError(`${name} must be "error" or "truncate-oldest", got ${describe(value)}`);
   return value as ContextOverflow;
 }
 
 /** Checks a `contextSize` option: a positive integer or "auto". */
 function optContextSize(value: unknown, name: string): number | "auto" | undefined {
   if (value === "auto") return value;
-  if (typeof value === "string") throw new RangeError(`${name} must be a number of tokens or "auto", got ${describe(value)}`);
+  if (typeof value === "string")
+    throw new RangeError(`${name} must be a number of tokens or "auto", got ${describe(value)}`);
   return optInteger(value, name, 1, 1 << 24);
 }
 
@@ -84,7 +95,12 @@ export const SESSION_OPTION_KEYS: readonly string[] = ["context", "grammarEngine
 export function checkSessionOptions(options: unknown): void {
   const o = checkObject(options, "ChatSession: options");
   checkKeys(o, SESSION_OPTION_KEYS, "ChatSession: options");
-  if (o.context !== undefined) checkKeys(checkObject(o.context, "ChatSession: options.context"), CONTEXT_OPTION_KEYS, "ChatSession: options.context");
+  if (o.context !== undefined)
+    checkKeys(
+      checkObject(o.context, "ChatSession: options.context"),
+      CONTEXT_OPTION_KEYS,
+      "ChatSession: options.context",
+    );
   if (o.grammarEngine !== undefined) checkString(o.grammarEngine, "ChatSession: options.grammarEngine");
   optOverflow(o.contextOverflow, "ChatSession: options.contextOverflow");
 }
@@ -97,13 +113,23 @@ function checkTools(value: unknown, where: string): ChatTool[] {
     if (tool.type !== "function" || tool.function === null || typeof tool.function !== "object") {
       throw new TypeError(`${where}: options.tools[${i}] must be {type: "function", function: {name, parameters}}`);
     }
-    checkKeys(tool as unknown as Record<string, unknown>, ["type", "function", "execute"], `${where}: options.tools[${i}]`);
-    checkKeys(tool.function as unknown as Record<string, unknown>, ["name", "description", "parameters", "strict"], `${where}: options.tools[${i}].function`);
+    checkKeys(
+      tool as unknown as Record<string, unknown>,
+      ["type", "function", "execute"],
+      `${where}: options.tools[${i}]`,
+    );
+    checkKeys(
+      tool.function as unknown as Record<string, unknown>,
+      ["name", "description", "parameters", "strict"],
+      `${where}: options.tools[${i}].function`,
+    );
     checkString(tool.function.name, `${where}: options.tools[${i}].function.name`);
     // A schema library's object becomes JSON Schema here (once per object), or a TypeError names it.
-    if (tool.function.parameters !== undefined) parametersJsonSchema(tool.function.parameters, `${where}: options.tools[${i}].function.parameters`);
+    if (tool.function.parameters !== undefined)
+      parametersJsonSchema(tool.function.parameters, `${where}: options.tools[${i}].function.parameters`);
     // null: not set (OpenAI's SDK types allow it).
-    if (tool.function.strict !== null) optBoolean(tool.function.strict, `${where}: options.tools[${i}].function.strict`);
+    if (tool.function.strict !== null)
+      optBoolean(tool.function.strict, `${where}: options.tools[${i}].function.strict`);
     if (tool.execute !== undefined && typeof tool.execute !== "function") {
       throw new TypeError(`${where}: options.tools[${i}].execute must be a function, got ${describe(tool.execute)}`);
     }
@@ -113,7 +139,8 @@ function checkTools(value: unknown, where: string): ChatTool[] {
 
 /** A responseFormat's schema, checked (a schema library's object converted, once per object) as tools' parameters are. */
 function checkResponseFormatSchema(format: Record<string, unknown>, where: string): void {
-  if (format.type === "json_object" && format.schema !== undefined) parametersJsonSchema(format.schema, `${where}: options.responseFormat.schema`);
+  if (format.type === "json_object" && format.schema !== undefined)
+    parametersJsonSchema(format.schema, `${where}: options.responseFormat.schema`);
   const spec = format.json_schema;
   if (format.type !== "json_schema" || spec === null || typeof spec !== "object") return;
   const schema = (spec as Record<string, unknown>).schema;
@@ -132,7 +159,8 @@ export function planChat(value: unknown, where: string): PlannedChat {
   }
   const o = value as Record<string, unknown>;
   checkKeys(o, KNOWN, `${where}: options`);
-  if (!Array.isArray(o.messages)) throw new TypeError(`${where}: options.messages must be an array of messages, got ${describe(o.messages)}`);
+  if (!Array.isArray(o.messages))
+    throw new TypeError(`${where}: options.messages must be an array of messages, got ${describe(o.messages)}`);
   if (o.messages.length === 0) throw new RangeError(`${where}: options.messages must not be empty`);
   checkMessages(o.messages, `${where}: options`);
   const tools = checkTools(o.tools, where);
@@ -140,19 +168,25 @@ export function planChat(value: unknown, where: string): PlannedChat {
   optBoolean(o.enableThinking, `${where}: options.enableThinking`);
   if (o.extraContext !== undefined) checkObject(o.extraContext, `${where}: options.extraContext`);
   if (o.reasoningFormat !== undefined && o.reasoningFormat !== "auto" && o.reasoningFormat !== "none") {
-    throw new RangeError(`${where}: options.reasoningFormat must be "auto" or "none", got ${describe(o.reasoningFormat)}`);
+    throw new RangeError(
+      `${where}: options.reasoningFormat must be "auto" or "none", got ${describe(o.reasoningFormat)}`,
+    );
   }
   const cont = o.continueFinalMessage;
   if (cont !== undefined && typeof cont !== "boolean" && cont !== "content" && cont !== "reasoning") {
-    throw new TypeError(`${where}: options.continueFinalMessage must be a boolean, "content" or "reasoning", got ${describe(cont)}`);
+    throw new TypeError(
+      `${where}: options.continueFinalMessage must be a boolean, "content" or "reasoning", got ${describe(cont)}`,
+    );
   }
   optBoolean(o.addGenerationPrompt, `${where}: options.addGenerationPrompt`);
-  if (o.sampling !== undefined) checkKeys(checkObject(o.sampling, `${where}: options.sampling`), SAMPLING_KEYS, `${where}: options.sampling`);
+  if (o.sampling !== undefined)
+    checkKeys(checkObject(o.sampling, `${where}: options.sampling`), SAMPLING_KEYS, `${where}: options.sampling`);
   if (o.template !== undefined) {
     checkString(o.template, `${where}: options.template`);
     if ((o.template as string).trim() === "") throw new RangeError(`${where}: options.template must not be empty`);
   }
-  if (o.responseFormat !== undefined) checkResponseFormatSchema(checkObject(o.responseFormat, `${where}: options.responseFormat`), where);
+  if (o.responseFormat !== undefined)
+    checkResponseFormatSchema(checkObject(o.responseFormat, `${where}: options.responseFormat`), where);
   const stop = optStringArray(o.stop, `${where}: options.stop`) ?? [];
   stop.forEach((s, i) => {
     if (s === "") throw new RangeError(`${where}: options.stop[${i}] must not be empty`);
@@ -160,10 +194,13 @@ export function planChat(value: unknown, where: string): PlannedChat {
   const budget = optInteger(o.reasoningBudget, `${where}: options.reasoningBudget`, 0, 2 ** 31 - 1);
   const budgetAlias = optInteger(o.maxReasoningTokens, `${where}: options.maxReasoningTokens`, 0, 2 ** 31 - 1);
   if (budget !== undefined && budgetAlias !== undefined && budget !== budgetAlias) {
-    throw new RangeError(`${where}: options.reasoningBudget (${budget}) and options.maxReasoningTokens (${budgetAlias}) disagree; give one`);
+    throw new RangeError(
+      `${where}: options.reasoningBudget (${budget}) and options.maxReasoningTokens (${budgetAlias}) disagree; give one`,
+    );
   }
   optInteger(o.maxToolCalls, `${where}: options.maxToolCalls`, 1, 1 << 16);
-  const grammarEngine = o.grammarEngine === undefined ? undefined : checkString(o.grammarEngine, `${where}: options.grammarEngine`);
+  const grammarEngine =
+    o.grammarEngine === undefined ? undefined : checkString(o.grammarEngine, `${where}: options.grammarEngine`);
   const anyExecute = tools.some((t) => t.execute !== undefined);
   return {
     options: o as unknown as ChatOptions,

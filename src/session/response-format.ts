@@ -27,7 +27,10 @@ export interface ResponseFormatError {
 /** The answer's JSON Schema (a schema library's object converted, once per object, as the grammar's is). */
 function schemaOf(format: ResponseFormat | undefined): JsonSchema | null {
   if (format === undefined || format.type === "text") return null;
-  if (format.type === "json_object") return format.schema === undefined ? { type: "object" } : parametersJsonSchema(format.schema, "responseFormat.schema");
+  if (format.type === "json_object")
+    return format.schema === undefined
+      ? { type: "object" }
+      : parametersJsonSchema(format.schema, "responseFormat.schema");
   return parametersJsonSchema(format.json_schema.schema, "responseFormat.json_schema.schema");
 }
 
@@ -47,7 +50,10 @@ function answerText(content: string): string {
  * const r = await model.chat({ messages, responseFormat: { type: "json_schema", json_schema: { schema } } });
  * if (r.responseFormatError) console.warn(r.responseFormatError.error.message);
  */
-export function checkResponseFormat(message: AssistantMessage, format: ResponseFormat | undefined): ResponseFormatError | null {
+export function checkResponseFormat(
+  message: AssistantMessage,
+  format: ResponseFormat | undefined,
+): ResponseFormatError | null {
   const schema = schemaOf(format);
   if (schema === null || (message.tool_calls?.length ?? 0) > 0) return null;
   const content = typeof message.content === "string" ? message.content : "";
@@ -55,11 +61,23 @@ export function checkResponseFormat(message: AssistantMessage, format: ResponseF
   try {
     value = JSON.parse(answerText(content));
   } catch (e) {
-    return { error: new ToolwrightError(`the answer is not JSON, as responseFormat asks (${(e as Error).message})`, "TOOLWRIGHT_RESPONSE_FORMAT", { cause: e }) };
+    return {
+      error: new ToolwrightError(
+        `the answer is not JSON, as responseFormat asks (${(e as Error).message})`,
+        "TOOLWRIGHT_RESPONSE_FORMAT",
+        { cause: e },
+      ),
+    };
   }
   const validate = validatorOf(schema);
   if (validate instanceof Error) {
-    return { error: new ToolwrightError(`the responseFormat schema cannot be used to check the answer: ${validate.message}`, "TOOLWRIGHT_RESPONSE_FORMAT", { cause: validate }) };
+    return {
+      error: new ToolwrightError(
+        `the responseFormat schema cannot be used to check the answer: ${validate.message}`,
+        "TOOLWRIGHT_RESPONSE_FORMAT",
+        { cause: validate },
+      ),
+    };
   }
   if (validate === null || validate(value)) return null;
   const details = [...(validate.errors ?? [])];
@@ -67,5 +85,11 @@ export function checkResponseFormat(message: AssistantMessage, format: ResponseF
     .slice(0, 8)
     .map((d) => `${d.instancePath === "" ? "answer" : `answer${d.instancePath}`} ${d.message ?? "is invalid"}`)
     .join("; ");
-  return { error: new ToolwrightError(`the answer does not match the responseFormat schema: ${text}`, "TOOLWRIGHT_RESPONSE_FORMAT"), details };
+  return {
+    error: new ToolwrightError(
+      `the answer does not match the responseFormat schema: ${text}`,
+      "TOOLWRIGHT_RESPONSE_FORMAT",
+    ),
+    details,
+  };
 }

@@ -44,7 +44,11 @@ type FromType<S, T> = T extends "string"
             ? FromObject<S>
             : unknown;
 
-type FromArray<S> = S extends { readonly prefixItems: unknown } ? unknown[] : S extends { readonly items: infer I } ? FromJsonSchema<I>[] : unknown[];
+type FromArray<S> = S extends { readonly prefixItems: unknown }
+  ? unknown[]
+  : S extends { readonly items: infer I }
+    ? FromJsonSchema<I>[]
+    : unknown[];
 
 type RequiredKeys<S> = S extends { readonly required: readonly (infer K)[] } ? K : never;
 
@@ -66,7 +70,11 @@ type FromObject<S> = S extends { readonly properties: infer P }
   : { [key: string]: unknown };
 
 /** The output type a Standard Schema (zod, ArkType, Valibot, …) declares. */
-export type StandardOutput<S> = S extends { readonly "~standard": { readonly types?: infer T } } ? (NonNullable<T> extends { readonly output: infer O } ? O : unknown) : unknown;
+export type StandardOutput<S> = S extends { readonly "~standard": { readonly types?: infer T } }
+  ? NonNullable<T> extends { readonly output: infer O }
+    ? O
+    : unknown
+  : unknown;
 
 /**
  * The arguments `execute` receives for `parameters`: a schema library's output type, or the

@@ -48,7 +48,11 @@ function compile(schema: Exclude<JsonSchema, boolean>): Compiled {
  * const v = schemaValidator({ type: "integer" });
  * typeof v === "function" && v(3); // true
  */
-export function schemaValidator(schema: JsonSchema | undefined, variant = "", prepare: (s: Exclude<JsonSchema, boolean>) => JsonSchema = (s) => s): ValidateFunction | Error | null {
+export function schemaValidator(
+  schema: JsonSchema | undefined,
+  variant = "",
+  prepare: (s: Exclude<JsonSchema, boolean>) => JsonSchema = (s) => s,
+): ValidateFunction | Error | null {
   if (schema === undefined || schema === true) return null;
   if (schema === false) return ajv.compile(false);
   const key = contentKey(schema);

@@ -13,7 +13,16 @@ import { checkResponseFormat } from "./response-format.js";
 import { runStep, type StepOutcome } from "./step.js";
 import { preparedTemplate } from "./template-cache.js";
 import { canExecuteAll, checkToolArguments, executeToolCalls } from "./tools.js";
-import type { ChatChunk, ChatOptions, ChatResult, ChatSessionOptions, ChatStep, ChatTool, ChatUsage, ToolCallError } from "./types.js";
+import type {
+  ChatChunk,
+  ChatOptions,
+  ChatResult,
+  ChatSessionOptions,
+  ChatStep,
+  ChatTool,
+  ChatUsage,
+  ToolCallError,
+} from "./types.js";
 
 /** A streamed request: iterate it for chunks; `result` settles when it ends. */
 export interface ChatStream extends AsyncIterable<ChatChunk> {
@@ -175,8 +184,19 @@ export class ChatSession {
     const added: ChatMessage[] = [];
     const steps: ChatStep[] = [];
     for (let index = 0; ; index++) {
-      const stepPlan = { ...plan, grammarEngine: plan.grammarEngine ?? this.#options.grammarEngine, contextOverflow: plan.contextOverflow ?? this.#options.contextOverflow };
-      const it = runStep(context, stepPlan, prepared, messages, index === 0 ? startedAt : performance.now(), index === 0);
+      const stepPlan = {
+        ...plan,
+        grammarEngine: plan.grammarEngine ?? this.#options.grammarEngine,
+        contextOverflow: plan.contextOverflow ?? this.#options.contextOverflow,
+      };
+      const it = runStep(
+        context,
+        stepPlan,
+        prepared,
+        messages,
+        index === 0 ? startedAt : performance.now(),
+        index === 0,
+      );
       let outcome: StepOutcome;
       let first = true;
       try {
@@ -188,7 +208,11 @@ export class ChatSession {
           }
           const delta = first ? { role: "assistant" as const, ...next.value } : next.value;
           first = false;
-          yield { type: "delta", step: index, chunk: { choices: [{ index: 0, delta, finish_reason: null }], step: index } };
+          yield {
+            type: "delta",
+            step: index,
+            chunk: { choices: [{ index: 0, delta, finish_reason: null }], step: index },
+          };
         }
       } finally {
         await it.return(undefined as never).catch(() => undefined);
@@ -209,7 +233,8 @@ export class ChatSession {
       };
       steps.push(step);
       const calls = message.tool_calls ?? [];
-      const runTools = outcome.finishReason === "tool_calls" && index + 1 < plan.maxSteps && canExecuteAll(calls, plan.tools);
+      const runTools =
+        outcome.finishReason === "tool_calls" && index + 1 < plan.maxSteps && canExecuteAll(calls, plan.tools);
       if (runTools) {
         const run = await executeToolCalls(calls, plan.tools, plan.signal);
         step.toolMessages = run.messages;
@@ -255,7 +280,8 @@ function cutOffCalls(calls: readonly ToolCall[], tools: readonly ChatTool[]): To
     const tool = tools.find((t) => t.function.name === call.function.name);
     if (!call.incomplete || !tool?.execute) return;
     const checked = checkToolArguments(call, tool);
-    if (!checked.ok) errors.push({ index, toolCallId: call.id, name: call.function.name, kind: "incomplete", error: checked.error });
+    if (!checked.ok)
+      errors.push({ index, toolCallId: call.id, name: call.function.name, kind: "incomplete", error: checked.error });
   });
   return errors;
 }

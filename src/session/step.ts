@@ -36,16 +36,27 @@ function jsonFunction(f: ChatToolFunction): FunctionDefinition {
 }
 
 /** The chat request of one turn, with `execute` stripped from the tools (templates render them). */
-export function paramsFor(plan: PlannedChat, prepared: PreparedTemplate, messages: ChatMessage[], firstTurn = true): ChatParams {
+export function paramsFor(
+  plan: PlannedChat,
+  prepared: PreparedTemplate,
+  messages: ChatMessage[],
+  firstTurn = true,
+): ChatParams {
   const o = plan.options;
   return generateChatParams(prepared.analysis, prepared.template, {
     messages,
-    ...(plan.tools.length ? { tools: plan.tools.map((t) => ({ type: "function" as const, function: jsonFunction(t.function) })) } : {}),
+    ...(plan.tools.length
+      ? { tools: plan.tools.map((t) => ({ type: "function" as const, function: jsonFunction(t.function) })) }
+      : {}),
     ...(o.toolChoice !== undefined ? { toolChoice: o.toolChoice } : {}),
     ...(o.parallelToolCalls !== undefined ? { parallelToolCalls: o.parallelToolCalls } : {}),
     ...(o.responseFormat !== undefined ? { responseFormat: o.responseFormat } : {}),
     // A reasoning budget of 0 asks for no reasoning: templates that can turn it off do.
-    ...(o.enableThinking !== undefined ? { enableThinking: o.enableThinking } : plan.reasoningBudget === 0 ? { enableThinking: false } : {}),
+    ...(o.enableThinking !== undefined
+      ? { enableThinking: o.enableThinking }
+      : plan.reasoningBudget === 0
+        ? { enableThinking: false }
+        : {}),
     ...(o.maxToolCalls !== undefined ? { maxToolCalls: o.maxToolCalls } : {}),
     ...(o.extraContext !== undefined ? { extraContext: o.extraContext } : {}),
     ...(o.reasoningFormat !== undefined ? { reasoningFormat: o.reasoningFormat } : {}),
@@ -65,7 +76,12 @@ function finishReasonOf(stop: StopReason | undefined, message: AssistantMessage)
 
 /** Whether the grammar is the deferred one, which starts by writing the reasoning end itself. */
 function grammarStartsWithReasoningEnd(params: ChatParams): boolean {
-  return params.grammarLazy && params.grammarTriggers.length === 1 && params.grammarTriggers[0]!.type === "word" && params.grammarTriggers[0]!.value === params.reasoningEnd;
+  return (
+    params.grammarLazy &&
+    params.grammarTriggers.length === 1 &&
+    params.grammarTriggers[0]!.type === "word" &&
+    params.grammarTriggers[0]!.value === params.reasoningEnd
+  );
 }
 
 /**
@@ -112,10 +128,18 @@ export async function* runStep(
   let stopReason: StopReason | undefined;
 
   const end = params.reasoningEnd;
-  const budget = new ReasoningBudget(plan.reasoningBudget, { opener: params.reasoningStart, end, forcedOpen: params.thinkingForcedOpen });
+  const budget = new ReasoningBudget(plan.reasoningBudget, {
+    opener: params.reasoningStart,
+    end,
+    forcedOpen: params.thinkingForcedOpen,
+  });
   let forced = false;
 
-  const run = async function* (tokens: Int32Array, maxTokens: number, g: GrammarOptions | undefined): AsyncGenerator<ChatDelta, Generation> {
+  const run = async function* (
+    tokens: Int32Array,
+    maxTokens: number,
+    g: GrammarOptions | undefined,
+  ): AsyncGenerator<ChatDelta, Generation> {
     const generation = context.generate({
       tokens,
       maxTokens,
@@ -182,7 +206,9 @@ export async function* runStep(
     // that would close it into JSON is not streamed. A call named only now is announced bare.
     const { tool_calls, ...rest } = delta;
     for (const t of tool_calls) open.add(t.index);
-    const headers = tool_calls.filter((t) => t.id !== undefined).map((t) => ({ ...t, function: { ...t.function, arguments: "" } }));
+    const headers = tool_calls
+      .filter((t) => t.id !== undefined)
+      .map((t) => ({ ...t, function: { ...t.function, arguments: "" } }));
     if (headers.length > 0) yield { ...rest, tool_calls: headers };
     else if (Object.keys(rest).length > 0) yield rest;
   }
@@ -190,7 +216,13 @@ export async function* runStep(
   const message = parser.message();
   if (open.size > 0 && message.tool_calls) {
     message.tool_calls = message.tool_calls.map((call, i) =>
-      open.has(i) ? { ...call, function: { ...call.function, arguments: partial?.tool_calls?.[i]?.function.arguments ?? "" }, incomplete: true } : call,
+      open.has(i)
+        ? {
+            ...call,
+            function: { ...call.function, arguments: partial?.tool_calls?.[i]?.function.arguments ?? "" },
+            incomplete: true,
+          }
+        : call,
     );
   }
   usage.totalTokens = usage.promptTokens + usage.completionTokens;
@@ -204,7 +236,8 @@ export async function* runStep(
       promptMs: first_ - genStart,
       generationMs,
       firstTokenMs: first_ - startedAt,
-      tokensPerSecond: usage.completionTokens > 1 && generationMs > 0 ? ((usage.completionTokens - 1) * 1000) / generationMs : 0,
+      tokensPerSecond:
+        usage.completionTokens > 1 && generationMs > 0 ? ((usage.completionTokens - 1) * 1000) / generationMs : 0,
     },
     params,
     droppedMessages: fitted.droppedMessages,

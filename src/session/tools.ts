@@ -5,7 +5,12 @@
  * reported to the caller as a {@link ToolCallError}.
  */
 import type { ErrorObject, ValidateFunction } from "ajv";
-import { type StandardResult, type StandardSchemaLike, isStandardSchema, parametersJsonSchema } from "../chat/tool-schema.js";
+import {
+  type StandardResult,
+  type StandardSchemaLike,
+  isStandardSchema,
+  parametersJsonSchema,
+} from "../chat/tool-schema.js";
 import { ToolwrightError } from "../errors.js";
 import type { JsonSchema, ToolCall, ToolMessage } from "../types.js";
 import { closedSchema } from "./closed-schema.js";
@@ -43,31 +48,61 @@ function describeErrors(errors: readonly ErrorObject[]): string {
  * checkToolArguments({ id: "c1", type: "function", function: { name: "f", arguments: '{"n":"x"}' } }, tool);
  * // { ok: false, error: ToolwrightError TOOLWRIGHT_TOOL_ARGUMENTS "arguments/n must be integer" }
  */
-export function checkToolArguments(call: ToolCall, tool: ChatTool): { ok: true; args: unknown } | { ok: false; error: ToolwrightError; details?: ErrorObject[] } {
+export function checkToolArguments(
+  call: ToolCall,
+  tool: ChatTool,
+): { ok: true; args: unknown } | { ok: false; error: ToolwrightError; details?: ErrorObject[] } {
   const name = JSON.stringify(call.function.name);
   if (call.incomplete) {
-    return { ok: false, error: new ToolwrightError(`tool call ${name} was cut off before its arguments were complete; it was not executed`, "TOOLWRIGHT_TOOL_INCOMPLETE") };
+    return {
+      ok: false,
+      error: new ToolwrightError(
+        `tool call ${name} was cut off before its arguments were complete; it was not executed`,
+        "TOOLWRIGHT_TOOL_INCOMPLETE",
+      ),
+    };
   }
   let args: unknown;
   try {
     args = call.function.arguments.trim() === "" ? {} : JSON.parse(call.function.arguments);
   } catch (e) {
-    return { ok: false, error: new ToolwrightError(`the arguments of tool call ${name} are not valid JSON (${(e as Error).message})`, "TOOLWRIGHT_TOOL_ARGUMENTS", { cause: e }) };
+    return {
+      ok: false,
+      error: new ToolwrightError(
+        `the arguments of tool call ${name} are not valid JSON (${(e as Error).message})`,
+        "TOOLWRIGHT_TOOL_ARGUMENTS",
+        { cause: e },
+      ),
+    };
   }
   const params = tool.function.parameters;
   // A schema library's own validator checks its arguments (in executeToolCalls: it may be async);
   // one with only a JSON Schema export (Standard JSON Schema needs no validate) is checked by ajv.
   if (isStandardSchema(params) && typeof params["~standard"].validate === "function") return { ok: true, args };
-  const validate = validatorOf(isStandardSchema(params) ? parametersJsonSchema(params, "parameters") : params, tool.function.strict === true);
+  const validate = validatorOf(
+    isStandardSchema(params) ? parametersJsonSchema(params, "parameters") : params,
+    tool.function.strict === true,
+  );
   if (validate instanceof Error) {
     return {
       ok: false,
-      error: new ToolwrightError(`the parameters schema of tool ${name} cannot be used to check its arguments: ${validate.message}`, "TOOLWRIGHT_TOOL_ARGUMENTS", { cause: validate }),
+      error: new ToolwrightError(
+        `the parameters schema of tool ${name} cannot be used to check its arguments: ${validate.message}`,
+        "TOOLWRIGHT_TOOL_ARGUMENTS",
+        { cause: validate },
+      ),
     };
   }
   if (validate && !validate(args)) {
     const details = [...(validate.errors ?? [])];
-    return { ok: false, error: new ToolwrightError(`the arguments of tool call ${name} do not match its parameters schema: ${describeErrors(details)}`, "TOOLWRIGHT_TOOL_ARGUMENTS"), details };
+    return {
+      ok: false,
+      error: new ToolwrightError(
+        `the arguments of tool call ${name} do not match its parameters schema: ${describeErrors(details)}`,
+        "TOOLWRIGHT_TOOL_ARGUMENTS",
+      ),
+      details,
+    };
   }
   return { ok: true, args };
 }
@@ -77,7 +112,11 @@ function issuePath(path: ReadonlyArray<PropertyKey | { readonly key: PropertyKey
 }
 
 /** A schema library's validation of parsed arguments: its output (defaults, transforms applied) or its issues. */
-async function standardValidate(schema: StandardSchemaLike, args: unknown, name: string): Promise<{ ok: true; value: unknown } | { ok: false; error: ToolwrightError }> {
+async function standardValidate(
+  schema: StandardSchemaLike,
+  args: unknown,
+  name: string,
+): Promise<{ ok: true; value: unknown } | { ok: false; error: ToolwrightError }> {
   let result: StandardResult;
   try {
     result = await schema["~standard"].validate!(args);
@@ -96,14 +135,23 @@ async function standardValidate(schema: StandardSchemaLike, args: unknown, name:
       .slice(0, 8)
       .map((i) => `arguments${issuePath(i.path)}: ${i.message}`)
       .join("; ");
-    return { ok: false, error: new ToolwrightError(`the arguments of tool call ${JSON.stringify(name)} do not match its parameters schema: ${text}`, "TOOLWRIGHT_TOOL_ARGUMENTS") };
+    return {
+      ok: false,
+      error: new ToolwrightError(
+        `the arguments of tool call ${JSON.stringify(name)} do not match its parameters schema: ${text}`,
+        "TOOLWRIGHT_TOOL_ARGUMENTS",
+      ),
+    };
   }
   return { ok: true, value: result.value };
 }
 
 /** Whether every call names a tool the runner can execute. */
 export function canExecuteAll(calls: readonly ToolCall[], tools: readonly ChatTool[]): boolean {
-  return calls.length > 0 && calls.every((c) => tools.some((t) => t.function.name === c.function.name && t.execute !== undefined));
+  return (
+    calls.length > 0 &&
+    calls.every((c) => tools.some((t) => t.function.name === c.function.name && t.execute !== undefined))
+  );
 }
 
 /** The tool messages of one turn (one per call, in order) and what went wrong. */
@@ -121,7 +169,11 @@ export interface ToolRun {
  * const { messages, errors } = await executeToolCalls(message.tool_calls, tools, signal);
  * // messages: [{ role: "tool", tool_call_id: "abc", name: "get_weather", content: "{\"temp\":21}" }]
  */
-export async function executeToolCalls(calls: readonly ToolCall[], tools: readonly ChatTool[], signal: AbortSignal | undefined): Promise<ToolRun> {
+export async function executeToolCalls(
+  calls: readonly ToolCall[],
+  tools: readonly ChatTool[],
+  signal: AbortSignal | undefined,
+): Promise<ToolRun> {
   const errors: (ToolCallError | undefined)[] = new Array(calls.length);
   const messages = await Promise.all(
     calls.map(async (call, index): Promise<ToolMessage> => {
@@ -155,7 +207,12 @@ export async function executeToolCalls(calls: readonly ToolCall[], tools: readon
         content = resultText(await tool.execute(args, { signal, toolCallId: call.id }));
       } catch (e) {
         const message = e instanceof Error ? e.message : String(e);
-        fail("execute_failed", new ToolwrightError(`tool ${JSON.stringify(name)} failed: ${message}`, "TOOLWRIGHT_TOOL_FAILED", { cause: e }));
+        fail(
+          "execute_failed",
+          new ToolwrightError(`tool ${JSON.stringify(name)} failed: ${message}`, "TOOLWRIGHT_TOOL_FAILED", {
+            cause: e,
+          }),
+        );
         content = `Error: ${message}`;
       }
       return { role: "tool", tool_call_id: call.id, name, content: content! };

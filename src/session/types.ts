@@ -6,7 +6,15 @@ import type { ErrorObject } from "ajv";
 import type { ToolwrightError } from "../errors.js";
 import type { ContextOptions } from "../runtime/context.js";
 import type { SamplingOptions } from "../runtime/sampling.js";
-import type { AssistantMessage, ChatMessage, FunctionDefinition, JsonSchema, ResponseFormat, ToolChoice, ToolMessage } from "../types.js";
+import type {
+  AssistantMessage,
+  ChatMessage,
+  FunctionDefinition,
+  JsonSchema,
+  ResponseFormat,
+  ToolChoice,
+  ToolMessage,
+} from "../types.js";
 import type { StandardSchemaLike } from "../chat/tool-schema.js";
 import type { ChatDelta } from "../chat/types.js";
 import type { ResponseFormatError } from "./response-format.js";

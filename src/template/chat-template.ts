@@ -41,16 +41,25 @@ export class ChatTemplate {
     if (options === null || typeof options !== "object") {
       throw new TypeError(`ChatTemplate: options must be an object, got ${kind(options)}`);
     }
-    checkKeys(options as Record<string, unknown>, ["bosToken", "eosToken", "now", "allowMutation", "compat"], "ChatTemplate: options");
+    checkKeys(
+      options as Record<string, unknown>,
+      ["bosToken", "eosToken", "now", "allowMutation", "compat"],
+      "ChatTemplate: options",
+    );
     const { bosToken = "", eosToken = "", now = () => new Date(), allowMutation = false, compat = "strict" } = options;
-    if (typeof bosToken !== "string") throw new TypeError(`ChatTemplate: options.bosToken must be a string, got ${kind(bosToken)}`);
-    if (typeof eosToken !== "string") throw new TypeError(`ChatTemplate: options.eosToken must be a string, got ${kind(eosToken)}`);
-    if (typeof now !== "function") throw new TypeError(`ChatTemplate: options.now must be a function, got ${kind(now)}`);
+    if (typeof bosToken !== "string")
+      throw new TypeError(`ChatTemplate: options.bosToken must be a string, got ${kind(bosToken)}`);
+    if (typeof eosToken !== "string")
+      throw new TypeError(`ChatTemplate: options.eosToken must be a string, got ${kind(eosToken)}`);
+    if (typeof now !== "function")
+      throw new TypeError(`ChatTemplate: options.now must be a function, got ${kind(now)}`);
     if (typeof allowMutation !== "boolean") {
       throw new TypeError(`ChatTemplate: options.allowMutation must be a boolean, got ${kind(allowMutation)}`);
     }
     if (!COMPAT_MODES.includes(compat)) {
-      throw new TypeError(`ChatTemplate: options.compat must be "strict", "lenient" or "auto", got ${JSON.stringify(compat) ?? kind(compat)}`);
+      throw new TypeError(
+        `ChatTemplate: options.compat must be "strict", "lenient" or "auto", got ${JSON.stringify(compat) ?? kind(compat)}`,
+      );
     }
     this.source = source;
     this.compat = compat;
@@ -106,10 +115,16 @@ export class ChatTemplate {
   }
 
   #renderContext(input: RenderInput, where: string): Record<string, unknown> {
-    if (input === null || typeof input !== "object") throw new TypeError(`${where}: input must be an object, got ${kind(input)}`);
-    checkKeys(input as unknown as Record<string, unknown>, ["messages", "tools", "addGenerationPrompt", "enableThinking", "extraContext"], `${where}: input`);
+    if (input === null || typeof input !== "object")
+      throw new TypeError(`${where}: input must be an object, got ${kind(input)}`);
+    checkKeys(
+      input as unknown as Record<string, unknown>,
+      ["messages", "tools", "addGenerationPrompt", "enableThinking", "extraContext"],
+      `${where}: input`,
+    );
     const { messages, tools, addGenerationPrompt = true, enableThinking, extraContext } = input;
-    if (!Array.isArray(messages)) throw new TypeError(`${where}: input.messages must be an array, got ${kind(messages)}`);
+    if (!Array.isArray(messages))
+      throw new TypeError(`${where}: input.messages must be an array, got ${kind(messages)}`);
     if (tools !== undefined && !Array.isArray(tools)) {
       throw new TypeError(`${where}: input.tools must be an array when given, got ${kind(tools)}`);
     }
@@ -119,7 +134,10 @@ export class ChatTemplate {
     if (enableThinking !== undefined && typeof enableThinking !== "boolean") {
       throw new TypeError(`${where}: input.enableThinking must be a boolean, got ${kind(enableThinking)}`);
     }
-    if (extraContext !== undefined && (extraContext === null || typeof extraContext !== "object" || Array.isArray(extraContext))) {
+    if (
+      extraContext !== undefined &&
+      (extraContext === null || typeof extraContext !== "object" || Array.isArray(extraContext))
+    ) {
       throw new TypeError(`${where}: input.extraContext must be an object, got ${kind(extraContext)}`);
     }
     const context: Record<string, unknown> = {
@@ -160,7 +178,8 @@ export class ChatTemplate {
       throw new TypeError(`${where}: context must be an object, got ${kind(context)}`);
     }
     const full = { bos_token: this.#bosToken, eos_token: this.#eosToken, ...context };
-    if (this.compat !== "auto") return { text: this.#compiled.render(full, this.compat === "lenient"), mode: this.compat };
+    if (this.compat !== "auto")
+      return { text: this.#compiled.render(full, this.compat === "lenient"), mode: this.compat };
     try {
       return { text: this.#compiled.render(full, false), mode: "strict" };
     } catch (strictError) {

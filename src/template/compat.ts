@@ -42,17 +42,23 @@ export const LENIENT_RELAXATIONS: readonly Readonly<Relaxation>[] = Object.freez
       {
         id: "mutation",
         strictRaises: ["SecurityError"],
-        rule: "list.append/extend/insert/pop/remove/reverse/sort/clear and dict.pop/popitem/setdefault/update/clear work " + "(transformers' immutable sandbox refuses them; llama.cpp allows them).",
+        rule:
+          "list.append/extend/insert/pop/remove/reverse/sort/clear and dict.pop/popitem/setdefault/update/clear work " +
+          "(transformers' immutable sandbox refuses them; llama.cpp allows them).",
       },
       {
         id: "chainable-undefined",
         strictRaises: ["UndefinedError"],
-        rule: "`x.attr`, `x[key]` and `x[a:b]` on an undefined value give that undefined value again (Jinja2's " + "ChainableUndefined; llama.cpp returns undefined) instead of raising.",
+        rule:
+          "`x.attr`, `x[key]` and `x[a:b]` on an undefined value give that undefined value again (Jinja2's " +
+          "ChainableUndefined; llama.cpp returns undefined) instead of raising.",
       },
       {
         id: "concat-missing",
         strictRaises: ["UndefinedError", "TypeError"],
-        rule: '`+` between a string and an undefined value or None treats the missing side as "" (llama.cpp\'s ' + "concatenation rule); Python raises UndefinedError or TypeError.",
+        rule:
+          '`+` between a string and an undefined value or None treats the missing side as "" (llama.cpp\'s ' +
+          "concatenation rule); Python raises UndefinedError or TypeError.",
       },
       {
         id: "iterator-as-list",

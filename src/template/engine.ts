@@ -40,7 +40,8 @@ function fromJsTracked(v: unknown, track: WeakMap<object, PyValue>): PyValue {
   if (Array.isArray(v)) out = v.map((x) => fromJsTracked(x, track));
   else {
     const m: PyDict = new Map();
-    for (const [k, x] of Object.entries(v as Record<string, unknown>)) if (x !== undefined) m.set(k, fromJsTracked(x, track));
+    for (const [k, x] of Object.entries(v as Record<string, unknown>))
+      if (x !== undefined) m.set(k, fromJsTracked(x, track));
     out = m;
   }
   track.set(v, out);
@@ -53,7 +54,10 @@ function wrapError(e: unknown): Error {
   if (e instanceof RangeError && /call stack/i.test(e.message)) {
     return new TemplateRuntimeError("chat template recursed too deeply", "RecursionError");
   }
-  return new TemplateRuntimeError(`chat template rendering failed: ${(e as Error)?.message ?? String(e)}`, "InternalError");
+  return new TemplateRuntimeError(
+    `chat template rendering failed: ${(e as Error)?.message ?? String(e)}`,
+    "InternalError",
+  );
 }
 
 /** Parses `source` once; throws TemplateSyntaxError when it does not compile. */

@@ -118,7 +118,10 @@ export class Evaluator implements FilterEnv {
   /** Counts one step of the render budget (limits.ts): statements and loop iterations. */
   #step(): void {
     if (++this.#steps > MAX_RENDER_STEPS) {
-      throw new PyError("LimitError", `rendering took more than ${MAX_RENDER_STEPS} steps (statements and loop iterations), the render budget`);
+      throw new PyError(
+        "LimitError",
+        `rendering took more than ${MAX_RENDER_STEPS} steps (statements and loop iterations), the render budget`,
+      );
     }
   }
 
@@ -198,7 +201,8 @@ export class Evaluator implements FilterEnv {
       const s = new Scope(scope, depth + 1);
       loop.index0 = i;
       loop.prev = i > 0 ? items[i - 1]! : new PyUndefined("previtem", NO_OBJECT, "there is no previous item");
-      loop.next = i + 1 < items.length ? items[i + 1]! : new PyUndefined("nextitem", NO_OBJECT, "there is no next item");
+      loop.next =
+        i + 1 < items.length ? items[i + 1]! : new PyUndefined("nextitem", NO_OBJECT, "there is no next item");
       s.vars.set("loop", loop);
       this.#assign(node.loopvar, items[i]!, s);
       if (this.#block(node.body, s, out) === Flow.Break) break;
@@ -213,7 +217,8 @@ export class Evaluator implements FilterEnv {
     if (target.type === "TupleLiteral") {
       const items = iterate(value);
       const n = target.value.length;
-      if (items.length < n) throw new PyError("ValueError", `not enough values to unpack (expected ${n}, got ${items.length})`);
+      if (items.length < n)
+        throw new PyError("ValueError", `not enough values to unpack (expected ${n}, got ${items.length})`);
       if (items.length > n) throw new PyError("ValueError", `too many values to unpack (expected ${n})`);
       target.value.forEach((t, i) => this.#assign(t, items[i]!, scope));
       return;
@@ -261,11 +266,18 @@ export class Evaluator implements FilterEnv {
           kwargs.delete(pname);
         }
         if (v === undefined && p.type === "KeywordArgumentExpression") pending.push([pname, p.value]);
-        else s.vars.set(pname, v !== undefined ? v : new PyUndefined(pname, NO_OBJECT, `parameter ${JSON.stringify(pname)} was not provided`));
+        else
+          s.vars.set(
+            pname,
+            v !== undefined
+              ? v
+              : new PyUndefined(pname, NO_OBJECT, `parameter ${JSON.stringify(pname)} was not provided`),
+          );
       });
       for (const [pname, dflt] of pending) s.vars.set(pname, this.eval(dflt, s));
       if (a.args.length > params.length) {
-        if (!usesVarargs) throw new PyError("TypeError", `macro '${name}' takes not more than ${params.length} argument(s)`);
+        if (!usesVarargs)
+          throw new PyError("TypeError", `macro '${name}' takes not more than ${params.length} argument(s)`);
       }
       s.vars.set("varargs", new PyTuple(a.args.slice(params.length)));
       if (kwargs.size > 0 && !usesKwargs) {
@@ -329,9 +341,17 @@ export class Evaluator implements FilterEnv {
         return node.negate ? !r : r;
       }
       case "Ternary":
-        return truthy(this.eval(node.condition, scope)) ? this.eval(node.trueExpr, scope) : this.eval(node.falseExpr, scope);
+        return truthy(this.eval(node.condition, scope))
+          ? this.eval(node.trueExpr, scope)
+          : this.eval(node.falseExpr, scope);
       case "SelectExpression":
-        return truthy(this.eval(node.test, scope)) ? this.eval(node.lhs, scope) : new PyUndefined(undefined, NO_OBJECT, "the inline if-expression evaluated to false and no else section was defined.");
+        return truthy(this.eval(node.test, scope))
+          ? this.eval(node.lhs, scope)
+          : new PyUndefined(
+              undefined,
+              NO_OBJECT,
+              "the inline if-expression evaluated to false and no else section was defined.",
+            );
       default:
         throw new PyError("TemplateSyntaxError", `unexpected ${node.type} in an expression`);
     }
@@ -377,7 +397,10 @@ export class Evaluator implements FilterEnv {
     const obj = this.eval(member.object, scope);
     if (this.lenient && obj instanceof PyUndefined) return this.#invoke(obj, this.#args(node.args, scope));
     const name = !member.computed && member.property.type === "Identifier" ? member.property.value : undefined;
-    const fn = name !== undefined ? pyGetAttr(obj, name, this.mutable) : pyGetItem(obj, this.eval(member.property, scope), this.mutable);
+    const fn =
+      name !== undefined
+        ? pyGetAttr(obj, name, this.mutable)
+        : pyGetItem(obj, this.eval(member.property, scope), this.mutable);
     if (name !== undefined) this.stats!.access(obj, name, fn);
     const a = this.#args(node.args, scope);
     const result = this.#invoke(fn, a);
@@ -429,7 +452,8 @@ export class Evaluator implements FilterEnv {
       else if (n.type === "SpreadExpression") args.push(...iterate(this.eval(n.argument, scope)));
       else if (n.type === "KeywordSpreadExpression") {
         const m = this.eval(n.argument, scope);
-        if (!(m instanceof Map)) throw new PyError("TypeError", `argument after ** must be a mapping, not ${typeName(m)}`);
+        if (!(m instanceof Map))
+          throw new PyError("TypeError", `argument after ** must be a mapping, not ${typeName(m)}`);
         for (const [k, v] of m) kwargs.set(String(k), v);
       } else args.push(this.eval(n, scope));
     }

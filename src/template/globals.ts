@@ -8,7 +8,19 @@
  */
 import { TemplateError } from "./errors.js";
 import { strftime } from "./strftime.js";
-import { PyCallable, PyError, PyNamespace, PyRange, isInt, numVal, pyStr, typeName, type PyArgs, type PyDict, type PyValue } from "./py-values.js";
+import {
+  PyCallable,
+  PyError,
+  PyNamespace,
+  PyRange,
+  isInt,
+  numVal,
+  pyStr,
+  typeName,
+  type PyArgs,
+  type PyDict,
+  type PyValue,
+} from "./py-values.js";
 import { iterate } from "./py-ops.js";
 
 const MAX_RANGE = 100000;
@@ -23,7 +35,10 @@ function range({ args }: PyArgs): PyValue {
   const r = new PyRange(start, stop, step);
   // Checked on the arithmetic length, before anything is built: range(10**18) must not allocate.
   if (!(r.length <= MAX_RANGE)) {
-    throw new PyError("OverflowError", `Range too big. The sandbox blocks ranges larger than MAX_RANGE (${MAX_RANGE}).`);
+    throw new PyError(
+      "OverflowError",
+      `Range too big. The sandbox blocks ranges larger than MAX_RANGE (${MAX_RANGE}).`,
+    );
   }
   return r;
 }

@@ -45,15 +45,20 @@ type Filter = (env: FilterEnv, value: PyValue, a: PyArgs) => PyValue;
 function bind(fname: string, a: PyArgs, params: [string, PyValue?][]): PyValue[] {
   const out: PyValue[] = [];
   if (a.args.length > params.length) {
-    throw new PyError("TypeError", `${fname}() takes ${params.length + 1} positional arguments but ${a.args.length + 1} were given`);
+    throw new PyError(
+      "TypeError",
+      `${fname}() takes ${params.length + 1} positional arguments but ${a.args.length + 1} were given`,
+    );
   }
   for (const k of a.kwargs.keys()) {
-    if (!params.some(([p]) => p === k)) throw new PyError("TypeError", `${fname}() got an unexpected keyword argument '${k}'`);
+    if (!params.some(([p]) => p === k))
+      throw new PyError("TypeError", `${fname}() got an unexpected keyword argument '${k}'`);
   }
   params.forEach(([name, dflt], i) => {
     const v = i < a.args.length ? a.args[i] : a.kwargs.get(name);
     if (v === undefined) {
-      if (dflt === undefined) throw new PyError("TypeError", `${fname}() missing 1 required positional argument: '${name}'`);
+      if (dflt === undefined)
+        throw new PyError("TypeError", `${fname}() missing 1 required positional argument: '${name}'`);
       out.push(dflt);
     } else out.push(v);
   });
@@ -93,7 +98,14 @@ function sortKeyed(items: PyValue[], key: (v: PyValue) => PyValue, reverse: bool
 
 function pyIntFromString(s: string, base: number): number | null {
   const t = s.trim().replace(/_/g, "");
-  const re = base === 10 ? /^[+-]?\d+$/ : base === 16 ? /^[+-]?(0x)?[0-9a-f]+$/i : base === 8 ? /^[+-]?(0o)?[0-7]+$/i : /^[+-]?(0b)?[01]+$/i;
+  const re =
+    base === 10
+      ? /^[+-]?\d+$/
+      : base === 16
+        ? /^[+-]?(0x)?[0-9a-f]+$/i
+        : base === 8
+          ? /^[+-]?(0o)?[0-7]+$/i
+          : /^[+-]?(0b)?[01]+$/i;
   if (!re.test(t)) return null;
   const neg = t.startsWith("-");
   const digits = t.replace(/^[+-]/, "").replace(/^0[xob]/i, "");
@@ -286,7 +298,9 @@ const FILTERS: Record<string, Filter> = {
       throw new PyError("TypeError", `'${typeName(v)}' object is not reversible`);
     }
     const items = iterate(v);
-    return items.length ? items[items.length - 1]! : new PyUndefined(undefined, undefined, "No last item, sequence was empty.");
+    return items.length
+      ? items[items.length - 1]!
+      : new PyUndefined(undefined, undefined, "No last item, sequence was empty.");
   },
   length: (_e, v) => pyLen(v),
   list: (_e, v) => iterate(v).slice(),
@@ -299,7 +313,8 @@ const FILTERS: Record<string, Filter> = {
       kw.delete("attribute");
       const dflt = kw.get("default") ?? null;
       kw.delete("default");
-      if (kw.size) throw new PyError("FilterArgumentError", `Unexpected keyword argument ${pyRepr(kw.keys().next().value!)}`);
+      if (kw.size)
+        throw new PyError("FilterArgumentError", `Unexpected keyword argument ${pyRepr(kw.keys().next().value!)}`);
       return new PyIterator(items.map(attrGetter(attr, false, dflt)));
     }
     if (a.args.length === 0) throw new PyError("FilterArgumentError", "map requires a filter argument");
@@ -386,11 +401,17 @@ const FILTERS: Record<string, Filter> = {
     let seps: [string, string] | null = null;
     if (separators !== null) {
       const parts = iterate(separators!);
-      if (parts.length !== 2) throw new PyError("ValueError", `not enough values to unpack (expected 2, got ${parts.length})`);
+      if (parts.length !== 2)
+        throw new PyError("ValueError", `not enough values to unpack (expected 2, got ${parts.length})`);
       seps = [pyStr(parts[0]!), pyStr(parts[1]!)];
     }
     const ind = indent === null ? null : isStr(indent!) ? strVal(indent) : isInt(indent!) ? numVal(indent) : null;
-    return jsonDumps(v, { ensureAscii: truthy(ensureAscii!), indent: ind, separators: seps, sortKeys: truthy(sortKeys!) });
+    return jsonDumps(v, {
+      ensureAscii: truthy(ensureAscii!),
+      indent: ind,
+      separators: seps,
+      sortKeys: truthy(sortKeys!),
+    });
   },
   trim: (_e, v, a) => {
     const [chars] = bind("do_trim", a, [["chars", null]]);

@@ -5,13 +5,31 @@
  * @example
  * JINJA_TESTS.get("mapping")!(new Map(), []); // true
  */
-import { PyFloat, PyIterator, PyMarkup, PyRange, PyTuple, PyUndefined, isStr, numVal, strVal, type PyValue } from "./py-values.js";
+import {
+  PyFloat,
+  PyIterator,
+  PyMarkup,
+  PyRange,
+  PyTuple,
+  PyUndefined,
+  isStr,
+  numVal,
+  strVal,
+  type PyValue,
+} from "./py-values.js";
 import { binaryOp, isCallable, pyCompare, pyContains, pyEquals } from "./py-ops.js";
 
 export type JinjaTest = (value: PyValue, args: PyValue[]) => boolean;
 
 function isSequence(v: PyValue): boolean {
-  return isStr(v) || Array.isArray(v) || v instanceof PyTuple || v instanceof Map || v instanceof PyRange || v instanceof PyUndefined;
+  return (
+    isStr(v) ||
+    Array.isArray(v) ||
+    v instanceof PyTuple ||
+    v instanceof Map ||
+    v instanceof PyRange ||
+    v instanceof PyUndefined
+  );
 }
 
 const cmp =

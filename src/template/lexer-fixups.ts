@@ -24,7 +24,8 @@ function rewriteEscape(s: string, i: number): [string, number] {
   if (c === "a") return ["\\x07", 2];
   const oct = /^[0-7]{1,3}/.exec(s.slice(i + 1, i + 4));
   if (oct) return [hexEscape(parseInt(oct[0], 8)), 1 + oct[0].length];
-  if (c === "U" && /^[0-9a-fA-F]{8}$/.test(s.slice(i + 2, i + 10))) return [hexEscape(parseInt(s.slice(i + 2, i + 10), 16)), 10];
+  if (c === "U" && /^[0-9a-fA-F]{8}$/.test(s.slice(i + 2, i + 10)))
+    return [hexEscape(parseInt(s.slice(i + 2, i + 10), 16)), 10];
   if (c === "N") return [s.slice(i, i + 2), 2]; // \N{NAME}: unsupported, the lexer reports it
   if (KNOWN_ESCAPES.has(c)) return [s.slice(i, i + 2), 2];
   return ["\\\\" + c, 2]; // unknown escape: Python keeps the backslash
@@ -99,8 +100,19 @@ export interface Token {
 export const TEST_FILTER = "__jinja_test__";
 export const NEGATED_TEST_FILTER = "__jinja_test_not__";
 
-const ARG_START = new Set(["Identifier", "StringLiteral", "NumericLiteral", "OpenParen", "OpenSquareBracket", "OpenCurlyBracket"]);
-const OPENERS: Record<string, string> = { OpenParen: "CloseParen", OpenSquareBracket: "CloseSquareBracket", OpenCurlyBracket: "CloseCurlyBracket" };
+const ARG_START = new Set([
+  "Identifier",
+  "StringLiteral",
+  "NumericLiteral",
+  "OpenParen",
+  "OpenSquareBracket",
+  "OpenCurlyBracket",
+]);
+const OPENERS: Record<string, string> = {
+  OpenParen: "CloseParen",
+  OpenSquareBracket: "CloseSquareBracket",
+  OpenCurlyBracket: "CloseCurlyBracket",
+};
 
 /** Index just past the bracket group opening at `i`. */
 function skipGroup(tokens: Token[], i: number): number {
@@ -124,7 +136,12 @@ function skipGroup(tokens: Token[], i: number): number {
  * primary expression with its postfixes unless the next word is `else`, `or` or `and`.
  */
 export function rewriteTestArguments(tokens: Token[]): Token[] {
-  const hasTestArgs = tokens.some((t, i) => t.type === "Identifier" && t.value === "is" && ARG_START.has(tokens[i + (tokens[i + 1]?.value === "not" ? 3 : 2)]?.type ?? ""));
+  const hasTestArgs = tokens.some(
+    (t, i) =>
+      t.type === "Identifier" &&
+      t.value === "is" &&
+      ARG_START.has(tokens[i + (tokens[i + 1]?.value === "not" ? 3 : 2)]?.type ?? ""),
+  );
   if (!hasTestArgs) return tokens;
   const out: Token[] = [];
   for (let i = 0; i < tokens.length; i++) {
@@ -167,7 +184,12 @@ export function rewriteTestArguments(tokens: Token[]): Token[] {
       args = tokens.slice(j + 1, k);
       end = k;
     }
-    out.push({ value: "|", type: "Pipe" }, { value: negated ? NEGATED_TEST_FILTER : TEST_FILTER, type: "Identifier" }, { value: "(", type: "OpenParen" }, { value: name.value, type: "StringLiteral" });
+    out.push(
+      { value: "|", type: "Pipe" },
+      { value: negated ? NEGATED_TEST_FILTER : TEST_FILTER, type: "Identifier" },
+      { value: "(", type: "OpenParen" },
+      { value: name.value, type: "StringLiteral" },
+    );
     if (args.length > 0) out.push({ value: ",", type: "Comma" }, ...args);
     out.push({ value: ")", type: "CloseParen" });
     i = end - 1;

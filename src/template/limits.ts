@@ -22,6 +22,9 @@ export const MAX_VALUE_LENGTH = 1 << 25;
 /** Throws MemoryError when an operation is about to build a value of `length` items/characters. */
 export function checkLength(length: number, what: string): void {
   if (!(length <= MAX_VALUE_LENGTH)) {
-    throw new PyError("MemoryError", `${what} of ${length} would exceed the render budget of ${MAX_VALUE_LENGTH} items or characters per value`);
+    throw new PyError(
+      "MemoryError",
+      `${what} of ${length} would exceed the render budget of ${MAX_VALUE_LENGTH} items or characters per value`,
+    );
   }
 }

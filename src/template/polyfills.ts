@@ -30,7 +30,9 @@ function argumentsAsObject(args: unknown, where: string): unknown {
   try {
     return JSON.parse(args) as unknown;
   } catch (e) {
-    throw new RangeError(`${where} must be a JSON string, got ${JSON.stringify(args).slice(0, 80)} (${(e as Error).message})`);
+    throw new RangeError(
+      `${where} must be a JSON string, got ${JSON.stringify(args).slice(0, 80)} (${(e as Error).message})`,
+    );
   }
 }
 
@@ -50,10 +52,16 @@ function argumentsAsString(args: unknown): string {
  * @example
  * const msgs = polyfillMessages(messages, tpl.caps, { handlesDeveloperRole: false });
  */
-export function polyfillMessages(messages: ChatMessage[], caps: TemplateCaps, traits: PolyfillTraits): TemplateMessage[] {
+export function polyfillMessages(
+  messages: ChatMessage[],
+  caps: TemplateCaps,
+  traits: PolyfillTraits,
+): TemplateMessage[] {
   let out: TemplateMessage[] = messages.map((m, i) => {
     if (m === null || typeof m !== "object" || typeof m.role !== "string") {
-      throw new TypeError(`messages[${i}] must be an object with a string role, got ${JSON.stringify(m)?.slice(0, 80)}`);
+      throw new TypeError(
+        `messages[${i}] must be an object with a string role, got ${JSON.stringify(m)?.slice(0, 80)}`,
+      );
     }
     return { ...m } as TemplateMessage;
   });
@@ -91,7 +99,9 @@ export function polyfillMessages(messages: ChatMessage[], caps: TemplateCaps, tr
     m.tool_calls = (m.tool_calls as Record<string, unknown>[]).map((call, j) => {
       const fn = (call?.function ?? {}) as Record<string, unknown>;
       const where = `messages[${i}].tool_calls[${j}].function.arguments`;
-      const args = caps.supportsObjectArguments ? argumentsAsObject(fn.arguments, where) : argumentsAsString(fn.arguments);
+      const args = caps.supportsObjectArguments
+        ? argumentsAsObject(fn.arguments, where)
+        : argumentsAsString(fn.arguments);
       return { ...call, function: { ...fn, arguments: args } };
     });
   });

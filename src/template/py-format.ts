@@ -6,7 +6,23 @@
  * percentFormat("%s=%d", new PyTuple(["a", 1])); // "a=1"
  * jsonDumps(fromJs({ a: "é" }), {}); // '{"a": "é"}'
  */
-import { PyError, PyFloat, PyIterator, PyMarkup, PyTuple, PyUndefined, floatRepr, isNumber, isStr, numVal, pyRepr, pyStr, strVal, typeName, type PyValue } from "./py-values.js";
+import {
+  PyError,
+  PyFloat,
+  PyIterator,
+  PyMarkup,
+  PyTuple,
+  PyUndefined,
+  floatRepr,
+  isNumber,
+  isStr,
+  numVal,
+  pyRepr,
+  pyStr,
+  strVal,
+  typeName,
+  type PyValue,
+} from "./py-values.js";
 
 interface Spec {
   fill: string;
@@ -73,7 +89,8 @@ function group(intDigits: string, sep: string): string {
 }
 
 function formatNumber(v: PyValue, spec: Spec): string {
-  if (!isNumber(v)) throw new PyError("ValueError", `Unknown format code '${spec.type}' for object of type '${typeName(v)}'`);
+  if (!isNumber(v))
+    throw new PyError("ValueError", `Unknown format code '${spec.type}' for object of type '${typeName(v)}'`);
   const x = numVal(v);
   const neg = x < 0 || Object.is(x, -0);
   const ax = Math.abs(x);
@@ -113,7 +130,12 @@ function formatNumber(v: PyValue, spec: Spec): string {
     }
     case "g":
     case "":
-      body = spec.precision === undefined ? (v instanceof PyFloat ? floatRepr(ax) : String(ax)) : String(Number(ax.toPrecision(spec.precision)));
+      body =
+        spec.precision === undefined
+          ? v instanceof PyFloat
+            ? floatRepr(ax)
+            : String(ax)
+          : String(Number(ax.toPrecision(spec.precision)));
       break;
     default:
       throw new PyError("ValueError", `Unknown format code '${t}' for object of type '${typeName(v)}'`);
@@ -154,7 +176,12 @@ export function formatValue(v: PyValue, specText: string): string {
 }
 
 /** Python `str.format(*args, **kwargs)`. */
-export function strFormat(fmt: string, args: PyValue[], kwargs: Map<string, PyValue>, getField: (obj: PyValue, key: string | number, isIndex: boolean) => PyValue): string {
+export function strFormat(
+  fmt: string,
+  args: PyValue[],
+  kwargs: Map<string, PyValue>,
+  getField: (obj: PyValue, key: string | number, isIndex: boolean) => PyValue,
+): string {
   let auto = 0;
   let out = "";
   let i = 0;
@@ -175,11 +202,13 @@ export function strFormat(fmt: string, args: PyValue[], kwargs: Map<string, PyVa
       const [, name = "", path = "", conv, spec = ""] = fm;
       let value: PyValue;
       if (name === "") {
-        if (auto >= args.length) throw new PyError("IndexError", `Replacement index ${auto} out of range for positional args tuple`);
+        if (auto >= args.length)
+          throw new PyError("IndexError", `Replacement index ${auto} out of range for positional args tuple`);
         value = args[auto++]!;
       } else if (/^\d+$/.test(name)) {
         const idx = Number(name);
-        if (idx >= args.length) throw new PyError("IndexError", `Replacement index ${idx} out of range for positional args tuple`);
+        if (idx >= args.length)
+          throw new PyError("IndexError", `Replacement index ${idx} out of range for positional args tuple`);
         value = args[idx]!;
       } else {
         if (!kwargs.has(name)) throw new PyError("KeyError", pyRepr(name));
@@ -263,7 +292,12 @@ export function percentFormat(fmt: string, values: PyValue): string {
         s = formatValue(num, spec + t);
       }
     }
-    if (width) s = flags.includes("-") ? s.padEnd(width) : flags.includes("0") && conv !== "s" ? s.padStart(width, "0") : s.padStart(width);
+    if (width)
+      s = flags.includes("-")
+        ? s.padEnd(width)
+        : flags.includes("0") && conv !== "s"
+          ? s.padStart(width, "0")
+          : s.padStart(width);
     out += s;
   }
   out += fmt.slice(last);
@@ -314,7 +348,12 @@ function jsonKey(k: PyValue, ensureAscii: boolean): string {
 /** Python `json.dumps(v, ensure_ascii, indent, separators, sort_keys)`. */
 export function jsonDumps(v: PyValue, opts: JsonOptions): string {
   const ensureAscii = opts.ensureAscii ?? true;
-  const indent = opts.indent === null || opts.indent === undefined ? null : typeof opts.indent === "number" ? " ".repeat(opts.indent) : opts.indent;
+  const indent =
+    opts.indent === null || opts.indent === undefined
+      ? null
+      : typeof opts.indent === "number"
+        ? " ".repeat(opts.indent)
+        : opts.indent;
   const [itemSep, keySep] = opts.separators ?? (indent !== null ? [",", ": "] : [", ", ": "]);
   const sortKeys = opts.sortKeys ?? false;
 
@@ -347,7 +386,9 @@ export function jsonDumps(v: PyValue, opts: JsonOptions): string {
           return sa < sb ? -1 : sa > sb ? 1 : 0;
         });
       }
-      return "{" + nl + entries.map(([k, i]) => jsonKey(k, ensureAscii) + keySep + enc(i, level + 1)).join(sep) + close + "}";
+      return (
+        "{" + nl + entries.map(([k, i]) => jsonKey(k, ensureAscii) + keySep + enc(i, level + 1)).join(sep) + close + "}"
+      );
     }
     const tn = x instanceof PyIterator ? x.typeName : x instanceof PyUndefined ? "Undefined" : typeName(x);
     throw new PyError("TypeError", `Object of type ${tn} is not JSON serializable`);

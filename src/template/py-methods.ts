@@ -36,7 +36,12 @@ const UNSAFE: Record<string, Set<string>> = {
 };
 
 function unsafe(obj: PyValue, name: string): PyUndefined {
-  return new PyUndefined(name, obj, `access to attribute ${pyRepr(name)} of ${pyRepr(typeName(obj))} object is unsafe.`, "SecurityError");
+  return new PyUndefined(
+    name,
+    obj,
+    `access to attribute ${pyRepr(name)} of ${pyRepr(typeName(obj))} object is unsafe.`,
+    "SecurityError",
+  );
 }
 
 function arg(a: PyArgs, i: number, name: string): PyValue | undefined {
@@ -198,7 +203,8 @@ function strMethod(s: string, name: string, markup: boolean): ((a: PyArgs) => Py
     case "count":
       return (a) => {
         const sub = arg(a, 0, "sub");
-        if (sub === undefined || !isStr(sub)) throw new PyError("TypeError", `must be str, not ${typeName(sub ?? null)}`);
+        if (sub === undefined || !isStr(sub))
+          throw new PyError("TypeError", `must be str, not ${typeName(sub ?? null)}`);
         const t = strVal(sub);
         if (name === "count") return t === "" ? s.length + 1 : s.split(t).length - 1;
         const i = name.startsWith("r") ? s.lastIndexOf(t) : s.indexOf(t);
@@ -210,7 +216,8 @@ function strMethod(s: string, name: string, markup: boolean): ((a: PyArgs) => Py
         wrap(
           iterate(a.args[0] ?? [])
             .map((x) => {
-              if (!isStr(x)) throw new PyError("TypeError", `sequence item 0: expected str instance, ${typeName(x)} found`);
+              if (!isStr(x))
+                throw new PyError("TypeError", `sequence item 0: expected str instance, ${typeName(x)} found`);
               return strVal(x);
             })
             .join(s),

@@ -6,7 +6,17 @@
  * @example
  * mutatingMethod([1], "append")!({ args: [2], kwargs: new Map() }); // list becomes [1, 2]
  */
-import { PyError, PyTuple, isInt, numVal, pyRepr, truthy, type PyArgs, type PyDict, type PyValue } from "./py-values.js";
+import {
+  PyError,
+  PyTuple,
+  isInt,
+  numVal,
+  pyRepr,
+  truthy,
+  type PyArgs,
+  type PyDict,
+  type PyValue,
+} from "./py-values.js";
 import { dictGet, dictSet, findKey, iterate, pyCompare, pyEquals } from "./py-ops.js";
 
 type Method = (a: PyArgs) => PyValue;

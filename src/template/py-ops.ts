@@ -133,7 +133,12 @@ export function pyContains(haystack: PyValue, needle: PyValue): boolean {
     if (haystack.exc !== "UndefinedError") failUndefined(haystack);
     return false;
   }
-  if (Array.isArray(haystack) || haystack instanceof PyTuple || haystack instanceof PyIterator || haystack instanceof PyRange) {
+  if (
+    Array.isArray(haystack) ||
+    haystack instanceof PyTuple ||
+    haystack instanceof PyIterator ||
+    haystack instanceof PyRange
+  ) {
     return iterate(haystack).some((x) => pyEquals(x, needle));
   }
   throw new PyError("TypeError", `argument of type '${typeName(haystack)}' is not iterable`);
@@ -205,7 +210,11 @@ export function binaryOp(op: string, a: PyValue, b: PyValue): PyValue {
         if (y === 0) throw new PyError("ZeroDivisionError", float ? "float division by zero" : "division by zero");
         return new PyFloat(x / y);
       case "//":
-        if (y === 0) throw new PyError("ZeroDivisionError", float ? "float floor division by zero" : "integer division or modulo by zero");
+        if (y === 0)
+          throw new PyError(
+            "ZeroDivisionError",
+            float ? "float floor division by zero" : "integer division or modulo by zero",
+          );
         return numberResult(Math.floor(x / y), float);
       case "%":
         if (y === 0) throw new PyError("ZeroDivisionError", float ? "float modulo" : "integer modulo by zero");
@@ -292,11 +301,18 @@ export function isCallable(v: PyValue): boolean {
 
 /** Python slicing of a list, tuple or str. */
 export function pySlice(obj: PyValue, start: PyValue, stop: PyValue, step: PyValue): PyValue {
-  const seq = Array.isArray(obj) ? obj : obj instanceof PyTuple ? obj.items : isStr(obj) ? Array.from(strVal(obj)) : null;
+  const seq = Array.isArray(obj)
+    ? obj
+    : obj instanceof PyTuple
+      ? obj.items
+      : isStr(obj)
+        ? Array.from(strVal(obj))
+        : null;
   if (seq === null) throw new PyError("TypeError", `'${typeName(obj)}' object is not subscriptable`);
   const num = (v: PyValue, what: string): number | null => {
     if (v === null || v instanceof PyUndefined) return null;
-    if (!isInt(v)) throw new PyError("TypeError", `slice indices must be integers or None or have an __index__ method (${what})`);
+    if (!isInt(v))
+      throw new PyError("TypeError", `slice indices must be integers or None or have an __index__ method (${what})`);
     return numVal(v);
   };
   const len = seq.length;

@@ -105,7 +105,22 @@ export class PyCallable {
 export type PyDict = Map<PyKey, PyValue>;
 export type PyKey = string | number | boolean | null | PyFloat | PyTuple;
 
-export type PyValue = string | number | boolean | null | PyFloat | PyMarkup | PyValue[] | PyTuple | PyDict | PyIterator | PyRange | PyNamespace | PyUndefined | PyCallable | LoopContext;
+export type PyValue =
+  | string
+  | number
+  | boolean
+  | null
+  | PyFloat
+  | PyMarkup
+  | PyValue[]
+  | PyTuple
+  | PyDict
+  | PyIterator
+  | PyRange
+  | PyNamespace
+  | PyUndefined
+  | PyCallable
+  | LoopContext;
 
 /** The `loop` variable inside `{% for %}`. */
 export class LoopContext {
@@ -144,7 +159,9 @@ export function fromJs(v: unknown): PyValue {
     case "undefined":
       return new PyUndefined();
     case "function":
-      return new PyCallable((v as { name?: string }).name || "function", ({ args }) => fromJs((v as (...a: unknown[]) => unknown)(...args.map(toJs))));
+      return new PyCallable((v as { name?: string }).name || "function", ({ args }) =>
+        fromJs((v as (...a: unknown[]) => unknown)(...args.map(toJs))),
+      );
     case "object": {
       if (v === null) return null;
       if (Array.isArray(v)) return v.map(fromJs);
@@ -350,7 +367,12 @@ export function pyStr(v: PyValue): string {
 
 /** markupsafe's `escape`. */
 export function htmlEscape(s: string): string {
-  return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/'/g, "&#39;").replace(/"/g, "&#34;");
+  return s
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/'/g, "&#39;")
+    .replace(/"/g, "&#34;");
 }
 
 /** Jinja2's message for using an Undefined (`'x' is undefined`, `'dict object' has no attribute 'y'`). */

@@ -4,7 +4,20 @@
  * @example
  * strftime(new Date(2025, 0, 15), "%d %b %Y"); // "15 Jan 2025"
  */
-const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
+const MONTHS = [
+  "January",
+  "February",
+  "March",
+  "April",
+  "May",
+  "June",
+  "July",
+  "August",
+  "September",
+  "October",
+  "November",
+  "December",
+];
 const DAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
 
 export function strftime(d: Date, fmt: string): string {
@@ -41,7 +54,8 @@ export function strftime(d: Date, fmt: string): string {
         return DAYS[d.getDay()]!.slice(0, 3);
       case "j": {
         const start = new Date(d.getFullYear(), 0, 1);
-        const day = Math.round((new Date(d.getFullYear(), d.getMonth(), d.getDate()).getTime() - start.getTime()) / 86400000) + 1;
+        const day =
+          Math.round((new Date(d.getFullYear(), d.getMonth(), d.getDate()).getTime() - start.getTime()) / 86400000) + 1;
         return String(day).padStart(3, "0");
       }
       case "w":

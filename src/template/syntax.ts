@@ -8,7 +8,13 @@
  */
 import { parse, tokenize } from "@huggingface/jinja";
 import { TemplateSyntaxError } from "./errors.js";
-import { normalizeEscapes, rewriteTestArguments, NEGATED_TEST_FILTER, TEST_FILTER, type Token } from "./lexer-fixups.js";
+import {
+  normalizeEscapes,
+  rewriteTestArguments,
+  NEGATED_TEST_FILTER,
+  TEST_FILTER,
+  type Token,
+} from "./lexer-fixups.js";
 
 export { NEGATED_TEST_FILTER, TEST_FILTER };
 
@@ -41,7 +47,12 @@ export type Node =
   | { type: "KeywordArgumentExpression"; key: IdentifierNode; value: Node }
   | { type: "SpreadExpression"; argument: Node }
   | { type: "KeywordSpreadExpression"; argument: Node }
-  | { type: "CallStatement"; call: { type: "CallExpression"; callee: Node; args: Node[] }; callerArgs: Node[] | null; body: Node[] }
+  | {
+      type: "CallStatement";
+      call: { type: "CallExpression"; callee: Node; args: Node[] };
+      callerArgs: Node[] | null;
+      body: Node[];
+    }
   | { type: "Ternary"; condition: Node; trueExpr: Node; falseExpr: Node };
 
 export interface IdentifierNode {
@@ -82,7 +93,9 @@ function compileUncached(source: string, known: KnownNames): Program {
     program = parse(rewriteTestArguments(tokens) as Parameters<typeof parse>[0]) as unknown as Program;
   } catch (e) {
     // The parser runs off the token list when a block or expression is left open.
-    const message = /reading 'type'|Unexpected end of input/.test((e as Error).message) ? "unexpected end of template (a block, expression or string is not closed)" : (e as Error).message;
+    const message = /reading 'type'|Unexpected end of input/.test((e as Error).message)
+      ? "unexpected end of template (a block, expression or string is not closed)"
+      : (e as Error).message;
     throw new TemplateSyntaxError(`chat template failed to parse: ${message}`);
   }
   checkNames(program, known);
@@ -108,7 +121,8 @@ function checkNames(program: Program, known: KnownNames): void {
       if (name === TEST_FILTER || name === NEGATED_TEST_FILTER) {
         const test = (node.filter as { args?: Node[] }).args?.[0];
         const testName = test?.type === "StringLiteral" ? test.value : "";
-        if (!known.hasTest(testName)) throw new TemplateSyntaxError(`No test named '${testName}'.`, "TemplateAssertionError");
+        if (!known.hasTest(testName))
+          throw new TemplateSyntaxError(`No test named '${testName}'.`, "TemplateAssertionError");
       } else if (!known.hasFilter(name)) {
         throw new TemplateSyntaxError(`No filter named '${name}'.`, "TemplateAssertionError");
       }
@@ -172,7 +186,11 @@ const MACRO_INFO = new WeakMap<Node[], MacroInfo>();
 export function macroInfo(body: Node[]): MacroInfo {
   let info = MACRO_INFO.get(body);
   if (!info) {
-    info = { usesVarargs: mentions(body, "varargs"), usesKwargs: mentions(body, "kwargs"), usesCaller: mentions(body, "caller") };
+    info = {
+      usesVarargs: mentions(body, "varargs"),
+      usesKwargs: mentions(body, "kwargs"),
+      usesCaller: mentions(body, "caller"),
+    };
     MACRO_INFO.set(body, info);
   }
   return info;

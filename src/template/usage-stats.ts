@@ -75,7 +75,10 @@ export class UsageStats {
   usedMember(obj: unknown, key: string): boolean {
     if (obj === null || typeof obj !== "object") return false;
     const s = this.#objects.get(obj);
-    return !!s && (s.has(key) || s.has("deep") || s.has("items") || s.has("values") || s.has("iterated") || s.has("dictsort"));
+    return (
+      !!s &&
+      (s.has(key) || s.has("deep") || s.has("items") || s.has("values") || s.has("iterated") || s.has("dictsort"))
+    );
   }
 
   /** Whether the template looked up variable `name`. */

@@ -14,7 +14,9 @@ let model: ChatModel;
 let thinking: ChatModel;
 beforeAll(async () => {
   model = await loadModel(await ensureTestModel({ vocab: "llama-spm", template: "meta-llama-Llama-3.1-8B-Instruct" }));
-  thinking = await loadModel(await ensureTestModel({ vocab: "llama-spm", template: "deepseek-ai-DeepSeek-R1-Distill-Qwen-32B" }));
+  thinking = await loadModel(
+    await ensureTestModel({ vocab: "llama-spm", template: "deepseek-ai-DeepSeek-R1-Distill-Qwen-32B" }),
+  );
 });
 afterAll(() => {
   model?.dispose();
@@ -45,7 +47,14 @@ describe("the AI SDK provider", () => {
 
   it("generateText: a required tool call with schema-valid input, executed by the SDK", async () => {
     const seen: string[] = [];
-    const r = await generateText({ model: toolwright(model), prompt: "Weather in Paris?", tools: { get_weather: weatherTool(seen) }, toolChoice: "required", maxOutputTokens: 160, seed: 1 });
+    const r = await generateText({
+      model: toolwright(model),
+      prompt: "Weather in Paris?",
+      tools: { get_weather: weatherTool(seen) },
+      toolChoice: "required",
+      maxOutputTokens: 160,
+      seed: 1,
+    });
     expect(r.finishReason).toBe("tool-calls");
     expect(r.toolCalls).toHaveLength(1);
     expect(r.toolCalls[0]!.toolName).toBe("get_weather");
@@ -122,7 +131,12 @@ describe("the AI SDK provider", () => {
     }
     const { object } = await generateObject({
       model: toolwright(model),
-      schema: jsonSchema<{ ok: boolean }>({ type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"], additionalProperties: false }),
+      schema: jsonSchema<{ ok: boolean }>({
+        type: "object",
+        properties: { ok: { type: "boolean" } },
+        required: ["ok"],
+        additionalProperties: false,
+      }),
       prompt: "ok?",
       maxOutputTokens: 32,
       seed: 5,
@@ -131,9 +145,21 @@ describe("the AI SDK provider", () => {
   });
 
   it("returns reasoning as reasoning parts, streamed or not", async () => {
-    const r = await generateText({ model: toolwright(thinking), prompt: "Think", maxOutputTokens: 24, seed: 1, providerOptions: { toolwright: { enableThinking: true } } });
+    const r = await generateText({
+      model: toolwright(thinking),
+      prompt: "Think",
+      maxOutputTokens: 24,
+      seed: 1,
+      providerOptions: { toolwright: { enableThinking: true } },
+    });
     expect((r.reasoningText ?? "").length).toBeGreaterThan(0);
-    const s = streamText({ model: toolwright(thinking), prompt: "Think", maxOutputTokens: 24, seed: 1, providerOptions: { toolwright: { enableThinking: true } } });
+    const s = streamText({
+      model: toolwright(thinking),
+      prompt: "Think",
+      maxOutputTokens: 24,
+      seed: 1,
+      providerOptions: { toolwright: { enableThinking: true } },
+    });
     let reasoning = "";
     for await (const part of s.fullStream) if (part.type === "reasoning-delta") reasoning += part.text;
     expect(reasoning.length).toBeGreaterThan(0);

@@ -41,7 +41,9 @@ let thinking: Model;
 beforeAll(async () => {
   model = await loadModel(await ensureTestModel({ vocab: "llama-spm", template: "meta-llama-Llama-3.1-8B-Instruct" }));
   // Its generation prompt opens "<think>": reasoning is forced open.
-  thinking = await loadModel(await ensureTestModel({ vocab: "llama-spm", template: "deepseek-ai-DeepSeek-R1-Distill-Qwen-32B" }));
+  thinking = await loadModel(
+    await ensureTestModel({ vocab: "llama-spm", template: "deepseek-ai-DeepSeek-R1-Distill-Qwen-32B" }),
+  );
 });
 afterAll(() => {
   model?.dispose();
@@ -54,7 +56,13 @@ const user = (content: string) => ({ role: "user" as const, content });
 
 describe("chat()", () => {
   it("makes a tool call that parses under toolChoice required", async () => {
-    const r = await model.chat({ messages: [user("Weather in Paris?")], tools: [weather], toolChoice: "required", maxTokens: CALL_TOKENS, sampling: { seed: 1 } });
+    const r = await model.chat({
+      messages: [user("Weather in Paris?")],
+      tools: [weather],
+      toolChoice: "required",
+      maxTokens: CALL_TOKENS,
+      sampling: { seed: 1 },
+    });
     expect(r.finishReason).toBe("tool_calls");
     const call = r.message.tool_calls![0]!;
     expect(call.function.name).toBe("get_weather");
@@ -67,7 +75,12 @@ describe("chat()", () => {
 
   it("answers with a valid JSON instance under response_format json_schema", async () => {
     for (const seed of [1, 2]) {
-      const r = await model.chat({ messages: [user("Is it sunny?")], responseFormat, maxTokens: 48, sampling: { seed } });
+      const r = await model.chat({
+        messages: [user("Is it sunny?")],
+        responseFormat,
+        maxTokens: 48,
+        sampling: { seed },
+      });
       expect(r.finishReason).toBe("stop");
       const value = JSON.parse(r.message.content as string);
       expect(validAnswer(value), JSON.stringify(validAnswer.errors)).toBe(true);
@@ -79,20 +92,42 @@ describe("chat()", () => {
     const zodAnswer = z.object({ answer: z.enum(["yes", "no"]), score: z.int().min(0).max(9) });
     for (const seed of [1, 2]) {
       const zodFormat = { type: "json_schema" as const, json_schema: { name: "answer", schema: zodAnswer } };
-      const r = await model.chat({ messages: [user("Is it sunny?")], responseFormat: zodFormat, maxTokens: 48, sampling: { seed } });
+      const r = await model.chat({
+        messages: [user("Is it sunny?")],
+        responseFormat: zodFormat,
+        maxTokens: 48,
+        sampling: { seed },
+      });
       expect(r.finishReason).toBe("stop");
-      expect(zodAnswer.safeParse(JSON.parse(r.message.content as string)).success, r.message.content as string).toBe(true);
+      expect(zodAnswer.safeParse(JSON.parse(r.message.content as string)).success, r.message.content as string).toBe(
+        true,
+      );
       expect(r.responseFormatError).toBeUndefined();
-      const plain = await model.chat({ messages: [user("Is it sunny?")], responseFormat, maxTokens: 48, sampling: { seed } });
+      const plain = await model.chat({
+        messages: [user("Is it sunny?")],
+        responseFormat,
+        maxTokens: 48,
+        sampling: { seed },
+      });
       expect(r.message.content).toBe(plain.message.content);
     }
     // Cut off: the check of the answer runs on the zod schema's JSON Schema too.
-    const cut = await model.chat({ messages: [user("Is it sunny?")], responseFormat: { type: "json_schema", json_schema: { schema: zodAnswer } }, maxTokens: 3, sampling: { seed: 1 } });
+    const cut = await model.chat({
+      messages: [user("Is it sunny?")],
+      responseFormat: { type: "json_schema", json_schema: { schema: zodAnswer } },
+      maxTokens: 3,
+      sampling: { seed: 1 },
+    });
     expect(cut.responseFormatError?.error.code).toBe("TOOLWRIGHT_RESPONSE_FORMAT");
   });
 
   it("reports an answer cut off before its JSON ends in responseFormatError", async () => {
-    const r = await model.chat({ messages: [user("Is it sunny?")], responseFormat, maxTokens: 3, sampling: { seed: 1 } });
+    const r = await model.chat({
+      messages: [user("Is it sunny?")],
+      responseFormat,
+      maxTokens: 3,
+      sampling: { seed: 1 },
+    });
     expect(r.finishReason).toBe("length");
     expect(r.responseFormatError?.error.code).toBe("TOOLWRIGHT_RESPONSE_FORMAT");
     expect(r.responseFormatError?.error.message).toMatch(/not JSON/);
@@ -100,7 +135,14 @@ describe("chat()", () => {
 
   it("leaves reasoning unconstrained and applies the grammar once it ends", async () => {
     for (const seed of [1, 2]) {
-      const r = await thinking.chat({ messages: [user("Is it sunny?")], responseFormat, enableThinking: true, reasoningBudget: 6, maxTokens: 64, sampling: { seed } });
+      const r = await thinking.chat({
+        messages: [user("Is it sunny?")],
+        responseFormat,
+        enableThinking: true,
+        reasoningBudget: 6,
+        maxTokens: 64,
+        sampling: { seed },
+      });
       // Random text: the JSON grammar would have rejected it from the first character.
       const reasoning = r.message.reasoning_content ?? "";
       expect(reasoning.trim()).not.toBe("");
@@ -118,12 +160,19 @@ describe("chat()", () => {
     expect(r1.usage.cachedPromptTokens).toBeGreaterThanOrEqual(0);
     // The first prompt up to the assistant turn is shared.
     expect(r2.usage.cachedPromptTokens).toBeGreaterThan(r1.usage.promptTokens - 8);
-    expect(r2.usage.promptTokens - r2.usage.cachedPromptTokens).toBeLessThan(r2.usage.promptTokens - r1.usage.promptTokens + 8);
+    expect(r2.usage.promptTokens - r2.usage.cachedPromptTokens).toBeLessThan(
+      r2.usage.promptTokens - r1.usage.promptTokens + 8,
+    );
   });
 
   it("abort returns the partial message and the next request works", async () => {
     const controller = new AbortController();
-    const stream = model.streamChat({ messages: [user("Tell me a story.")], maxTokens: 500, signal: controller.signal, sampling: { seed: 4 } });
+    const stream = model.streamChat({
+      messages: [user("Tell me a story.")],
+      maxTokens: 500,
+      signal: controller.signal,
+      sampling: { seed: 4 },
+    });
     let chunks = 0;
     for await (const chunk of stream) {
       if (chunk.choices[0].delta.content || chunk.choices[0].delta.reasoning_content) chunks++;
@@ -159,13 +208,24 @@ describe("chat()", () => {
         return { temperature: 21 };
       },
     };
-    const r = await model.chat({ messages: [user("Weather?")], tools: [tool], toolChoice: "required", maxSteps: 2, maxTokens: CALL_TOKENS, sampling: { seed: 6 } });
+    const r = await model.chat({
+      messages: [user("Weather?")],
+      tools: [tool],
+      toolChoice: "required",
+      maxSteps: 2,
+      maxTokens: CALL_TOKENS,
+      sampling: { seed: 6 },
+    });
     // Every step is forced to call: the runner stops at maxSteps with the last calls unexecuted.
     expect(r.steps).toHaveLength(2);
     expect(r.finishReason).toBe("tool_calls");
     expect(r.steps[0]!.finishReason).toBe("tool_calls");
     expect(seen.length).toBeGreaterThanOrEqual(1);
-    expect(r.messages.map((m) => m.role)).toEqual(["assistant", ...r.steps[0]!.toolMessages.map(() => "tool"), "assistant"]);
+    expect(r.messages.map((m) => m.role)).toEqual([
+      "assistant",
+      ...r.steps[0]!.toolMessages.map(() => "tool"),
+      "assistant",
+    ]);
     const toolMessages = r.messages.filter((m) => m.role === "tool");
     expect(toolMessages.length).toBe(seen.length);
     expect(toolMessages[0]).toMatchObject({ role: "tool", name: "get_weather", content: "Error: station offline" });
@@ -173,7 +233,13 @@ describe("chat()", () => {
   });
 
   it("streamChat deltas add up to the final message", async () => {
-    const stream = model.streamChat({ messages: [user("Weather?")], tools: [weather], toolChoice: "required", maxTokens: CALL_TOKENS, sampling: { seed: 8 } });
+    const stream = model.streamChat({
+      messages: [user("Weather?")],
+      tools: [weather],
+      toolChoice: "required",
+      maxTokens: CALL_TOKENS,
+      sampling: { seed: 8 },
+    });
     let args = "";
     let finish: string | null = null;
     for await (const chunk of stream) {
@@ -186,7 +252,13 @@ describe("chat()", () => {
   });
 
   it("grammar: false leaves decoding free and still parses the output", async () => {
-    const request = { messages: [user("Weather in Paris?")], tools: [weather], toolChoice: "required" as const, maxTokens: 48, sampling: { seed: 1 } };
+    const request = {
+      messages: [user("Weather in Paris?")],
+      tools: [weather],
+      toolChoice: "required" as const,
+      maxTokens: 48,
+      sampling: { seed: 1 },
+    };
     const free = await model.chat({ ...request, grammar: false });
     // A random-weight model never writes a well-formed call by itself: unconstrained, it rambles
     // to maxTokens, and what it wrote stays content.
@@ -204,15 +276,29 @@ describe("chat()", () => {
     await expect(model.chat({ messages: [user("x")], maxTokens: 0 })).rejects.toThrow(/options\.maxTokens/);
     await expect(model.chat({ messages: [user("x")], maxSteps: "2" as never })).rejects.toThrow(/options\.maxSteps/);
     await expect(model.chat({ messages: [user("x")], bogus: 1 } as never)).rejects.toThrow(/unknown key "bogus"/);
-    await expect(model.chat({ messages: [user("x")], tools: [{ ...weather, execute: 3 as never }] })).rejects.toThrow(/tools\[0\]\.execute/);
+    await expect(model.chat({ messages: [user("x")], tools: [{ ...weather, execute: 3 as never }] })).rejects.toThrow(
+      /tools\[0\]\.execute/,
+    );
     expect(() => model.streamChat({ messages: "hi" as never })).toThrow(/options\.messages/);
-    await expect(model.chat({ messages: [user("x")], reasoningBudget: -1 })).rejects.toThrow(/options\.reasoningBudget/);
-    await expect(model.chat({ messages: [user("x")], maxReasoningTokens: 1.5 })).rejects.toThrow(/options\.maxReasoningTokens/);
-    await expect(model.chat({ messages: [user("x")], reasoningBudget: 4, maxReasoningTokens: 8 })).rejects.toThrow(/disagree/);
+    await expect(model.chat({ messages: [user("x")], reasoningBudget: -1 })).rejects.toThrow(
+      /options\.reasoningBudget/,
+    );
+    await expect(model.chat({ messages: [user("x")], maxReasoningTokens: 1.5 })).rejects.toThrow(
+      /options\.maxReasoningTokens/,
+    );
+    await expect(model.chat({ messages: [user("x")], reasoningBudget: 4, maxReasoningTokens: 8 })).rejects.toThrow(
+      /disagree/,
+    );
     await expect(model.chat({ messages: [user("x")], maxToolCalls: 0 })).rejects.toThrow(/options\.maxToolCalls/);
-    await expect(model.chat({ messages: [user("x")], reasoningFormat: "raw" as never })).rejects.toThrow(/options\.reasoningFormat/);
-    await expect(model.chat({ messages: [user("x")], continueFinalMessage: 1 as never })).rejects.toThrow(/options\.continueFinalMessage/);
-    await expect(model.chat({ messages: [user("x")], continueFinalMessage: true })).rejects.toThrow(/needs a final assistant message/);
+    await expect(model.chat({ messages: [user("x")], reasoningFormat: "raw" as never })).rejects.toThrow(
+      /options\.reasoningFormat/,
+    );
+    await expect(model.chat({ messages: [user("x")], continueFinalMessage: 1 as never })).rejects.toThrow(
+      /options\.continueFinalMessage/,
+    );
+    await expect(model.chat({ messages: [user("x")], continueFinalMessage: true })).rejects.toThrow(
+      /needs a final assistant message/,
+    );
   });
 });
 
@@ -220,14 +306,24 @@ describe("continueFinalMessage and reasoningFormat through chat()", () => {
   const prefill = { role: "assistant" as const, content: "The answer is" };
 
   it("continues the final assistant message: the message holds the prefilled text, and replaces it", async () => {
-    const r = await model.chat({ messages: [user("Question?"), prefill], continueFinalMessage: true, maxTokens: 8, sampling: { seed: 3 } });
+    const r = await model.chat({
+      messages: [user("Question?"), prefill],
+      continueFinalMessage: true,
+      maxTokens: 8,
+      sampling: { seed: 3 },
+    });
     expect(r.message.content).toMatch(/^The answer is/);
     expect((r.message.content as string).length).toBeGreaterThan("The answer is".length);
     expect(r.messages).toEqual([r.message]);
   });
 
   it("streamChat's deltas start with the prefilled text and add up to the message", async () => {
-    const stream = model.streamChat({ messages: [user("Question?"), prefill], addGenerationPrompt: false, maxTokens: 8, sampling: { seed: 3 } });
+    const stream = model.streamChat({
+      messages: [user("Question?"), prefill],
+      addGenerationPrompt: false,
+      maxTokens: 8,
+      sampling: { seed: 3 },
+    });
     let content = "";
     for await (const chunk of stream) content += chunk.choices[0].delta.content ?? "";
     const r = await stream.result;
@@ -237,18 +333,30 @@ describe("continueFinalMessage and reasoningFormat through chat()", () => {
 
   it('reasoningFormat "none" leaves forced-open reasoning in the content, opener included', async () => {
     for (const seed of [1, 2, 3]) {
-      const r = await thinking.chat({ messages: [user("Hi")], reasoningFormat: "none", enableThinking: true, maxTokens: 12, sampling: { seed } });
+      const r = await thinking.chat({
+        messages: [user("Hi")],
+        reasoningFormat: "none",
+        enableThinking: true,
+        maxTokens: 12,
+        sampling: { seed },
+      });
       expect(r.message.reasoning_content ?? null).toBeNull();
       expect(r.message.content).toMatch(/^<think>\n./s);
     }
-    const separated = await thinking.chat({ messages: [user("Hi")], enableThinking: true, maxTokens: 12, sampling: { seed: 1 } });
+    const separated = await thinking.chat({
+      messages: [user("Hi")],
+      enableThinking: true,
+      maxTokens: 12,
+      sampling: { seed: 1 },
+    });
     expect(separated.message.content ?? "").not.toMatch(/^<think>/);
     expect((separated.message.reasoning_content ?? "").length).toBeGreaterThan(0);
   });
 });
 
 describe("reasoning budget", () => {
-  const reasoningTokens = (m: Model, text: string | null | undefined) => (text ? m.tokenize(text, { addSpecial: false }).length : 0);
+  const reasoningTokens = (m: Model, text: string | null | undefined) =>
+    text ? m.tokenize(text, { addSpecial: false }).length : 0;
 
   it("closes forced-open reasoning after that many tokens and the answer follows", async () => {
     for (const seed of [1, 2, 3]) {
@@ -261,7 +369,12 @@ describe("reasoning budget", () => {
 
   it("maxReasoningTokens is the same option", async () => {
     const a = await thinking.chat({ messages: [user("Hi")], reasoningBudget: 3, maxTokens: 12, sampling: { seed: 7 } });
-    const b = await thinking.chat({ messages: [user("Hi")], maxReasoningTokens: 3, maxTokens: 12, sampling: { seed: 7 } });
+    const b = await thinking.chat({
+      messages: [user("Hi")],
+      maxReasoningTokens: 3,
+      maxTokens: 12,
+      sampling: { seed: 7 },
+    });
     expect(b.message).toEqual({ ...a.message, tool_calls: a.message.tool_calls });
   });
 
@@ -299,7 +412,14 @@ describe("reasoning budget", () => {
   });
 
   it("0 means no reasoning, and a required call follows at once", async () => {
-    const r = await thinking.chat({ messages: [user("Weather?")], tools: [weather], toolChoice: "required", reasoningBudget: 0, maxTokens: CALL_TOKENS, sampling: { seed: 4 } });
+    const r = await thinking.chat({
+      messages: [user("Weather?")],
+      tools: [weather],
+      toolChoice: "required",
+      reasoningBudget: 0,
+      maxTokens: CALL_TOKENS,
+      sampling: { seed: 4 },
+    });
     expect(r.message.reasoning_content ?? "").toBe("");
     expect(r.finishReason).toBe("tool_calls");
     expect(r.message.tool_calls?.[0]?.function.name).toBe("get_weather");

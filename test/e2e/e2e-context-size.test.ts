@@ -22,7 +22,11 @@ const system: ChatMessage = { role: "system", content: "You are a terse assistan
 /** A conversation of `turns` long question/answer pairs, then a short last question. */
 function longConversation(turns: number): ChatMessage[] {
   const out: ChatMessage[] = [system];
-  for (let i = 0; i < turns; i++) out.push(user(`Question ${i}: ${"tell me more about the weather ".repeat(6)}`), assistant(`Answer ${i}: ${"it is sunny and warm ".repeat(6)}`));
+  for (let i = 0; i < turns; i++)
+    out.push(
+      user(`Question ${i}: ${"tell me more about the weather ".repeat(6)}`),
+      assistant(`Answer ${i}: ${"it is sunny and warm ".repeat(6)}`),
+    );
   out.push(user("And tomorrow?"));
   return out;
 }
@@ -43,7 +47,9 @@ describe("contextSize", () => {
 
   it("beyond the training context is a RangeError naming it (the session's allowBeyondTraining allows it)", async () => {
     const train = model.info.trainContextSize;
-    await expect(model.chat({ messages: [user("Hi")], maxTokens: 1, contextSize: train * 2 })).rejects.toThrow(new RegExp(`exceeds the model's training context \\(${train} tokens\\)`));
+    await expect(model.chat({ messages: [user("Hi")], maxTokens: 1, contextSize: train * 2 })).rejects.toThrow(
+      new RegExp(`exceeds the model's training context \\(${train} tokens\\)`),
+    );
     const session = new ChatSession(model, { context: { allowBeyondTraining: true, threads: 1 } });
     const r = await session.chat({ messages: [user("Hi")], maxTokens: 1, contextSize: train * 2 });
     expect(r.finishReason).toBeDefined();
@@ -61,7 +67,9 @@ describe("a conversation that outgrows the context", () => {
     expect(e.contextSize).toBe(SMALL);
     expect(e.needed).toBeGreaterThan(SMALL);
     expect(e.message).toContain(`the prompt needs ${e.needed} tokens`);
-    expect(e.message).toMatch(/larger contextSize \(the model was trained for 4096\).*contextOverflow: "truncate-oldest"/);
+    expect(e.message).toMatch(
+      /larger contextSize \(the model was trained for 4096\).*contextOverflow: "truncate-oldest"/,
+    );
     // The same conversation fits a larger context.
     const r = await model.chat({ messages, maxTokens: 4, contextSize: 4096, sampling: GREEDY });
     expect(r.droppedMessages).toBe(0);
@@ -70,7 +78,13 @@ describe("a conversation that outgrows the context", () => {
 
   it('"truncate-oldest": drops whole old turns until the prompt fits with room to answer, and answers', async () => {
     const messages = longConversation(12);
-    const r = await model.chat({ messages, maxTokens: 8, contextSize: SMALL, contextOverflow: "truncate-oldest", sampling: GREEDY });
+    const r = await model.chat({
+      messages,
+      maxTokens: 8,
+      contextSize: SMALL,
+      contextOverflow: "truncate-oldest",
+      sampling: GREEDY,
+    });
     expect(r.droppedMessages).toBeGreaterThan(0);
     expect(r.droppedMessages % 2).toBe(0); // question/answer pairs
     expect(r.usage.promptTokens).toBeLessThanOrEqual(SMALL - Math.min(8, SMALL / 4));
@@ -83,7 +97,11 @@ describe("a conversation that outgrows the context", () => {
   });
 
   it('"truncate-oldest" keeps a tool call with its results, and the ChatSession option sets the default', async () => {
-    const call = (id: string): ChatMessage => ({ role: "assistant", content: "", tool_calls: [{ id, type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } }] });
+    const call = (id: string): ChatMessage => ({
+      role: "assistant",
+      content: "",
+      tool_calls: [{ id, type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } }],
+    });
     const messages: ChatMessage[] = [system];
     for (let i = 0; i < 8; i++) {
       messages.push(
@@ -98,13 +116,17 @@ describe("a conversation that outgrows the context", () => {
     const r = await session.chat({ messages, maxTokens: 4, contextSize: SMALL, sampling: GREEDY });
     expect(r.droppedMessages).toBeGreaterThan(0);
     expect(r.droppedMessages % 4).toBe(0); // user, call, result, answer: a tool round goes whole
-    await expect(session.chat({ messages, maxTokens: 4, contextSize: SMALL, contextOverflow: "error" })).rejects.toBeInstanceOf(ContextOverflowError);
+    await expect(
+      session.chat({ messages, maxTokens: 4, contextSize: SMALL, contextOverflow: "error" }),
+    ).rejects.toBeInstanceOf(ContextOverflowError);
     session.dispose();
   });
 
   it('"truncate-oldest" when the latest turn alone does not fit: the error says so', async () => {
     const messages = [system, user("old"), assistant("old"), user("word ".repeat(600))];
-    const err = await model.chat({ messages, maxTokens: 4, contextSize: SMALL, contextOverflow: "truncate-oldest" }).catch((e: unknown) => e);
+    const err = await model
+      .chat({ messages, maxTokens: 4, contextSize: SMALL, contextOverflow: "truncate-oldest" })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ContextOverflowError);
     expect((err as Error).message).toMatch(/latest turn alone do not fit/);
   });

@@ -16,7 +16,15 @@ beforeAll(async () => {
 });
 afterAll(() => model?.dispose());
 
-const params = (over: Partial<ChatParams>): ChatParams => ({ grammar: 'root ::= "x"', grammarLazy: true, grammarTriggers: [], thinkingForcedOpen: false, reasoningEnd: null, ...over }) as ChatParams;
+const params = (over: Partial<ChatParams>): ChatParams =>
+  ({
+    grammar: 'root ::= "x"',
+    grammarLazy: true,
+    grammarTriggers: [],
+    thinkingForcedOpen: false,
+    reasoningEnd: null,
+    ...over,
+  }) as ChatParams;
 
 /** Where the runtime would start the grammar: the first capture group of a full match. */
 function start(pattern: string, output: string): number | null {
@@ -31,7 +39,10 @@ const tok = (text: string) => model.tokenize(text, { addSpecial: false, parseSpe
 describe("chatGrammar", () => {
   it("returns no grammar when the request has none, and a strict one as is", () => {
     expect(chatGrammar(params({ grammar: null }), tok, undefined)).toBeUndefined();
-    expect(chatGrammar(params({ grammarLazy: false }), tok, "toolwright")).toEqual({ gbnf: 'root ::= "x"', engine: "toolwright" });
+    expect(chatGrammar(params({ grammarLazy: false }), tok, "toolwright")).toEqual({
+      gbnf: 'root ::= "x"',
+      engine: "toolwright",
+    });
   });
 
   it.each([
@@ -47,14 +58,30 @@ describe("chatGrammar", () => {
   });
 
   it("with reasoning forced open, a trigger inside the reasoning does not count", () => {
-    const g = chatGrammar(params({ thinkingForcedOpen: true, reasoningEnd: "</think>", grammarTriggers: [{ type: "word", value: "<tool_call>" }] }), tok, undefined)!;
+    const g = chatGrammar(
+      params({
+        thinkingForcedOpen: true,
+        reasoningEnd: "</think>",
+        grammarTriggers: [{ type: "word", value: "<tool_call>" }],
+      }),
+      tok,
+      undefined,
+    )!;
     const pattern = g.lazy!.patterns![0]!;
     expect(start(pattern, "thinking <tool_call> still thinking")).toBeNull();
     expect(start(pattern, "a <tool_call> b</think>\n<tool_call>{")).toBe("a <tool_call> b</think>\n".length);
   });
 
   it("the deferred grammar's own reasoning-end trigger is not guarded", () => {
-    const g = chatGrammar(params({ thinkingForcedOpen: true, reasoningEnd: "</think>", grammarTriggers: [{ type: "word", value: "</think>" }] }), tok, undefined)!;
+    const g = chatGrammar(
+      params({
+        thinkingForcedOpen: true,
+        reasoningEnd: "</think>",
+        grammarTriggers: [{ type: "word", value: "</think>" }],
+      }),
+      tok,
+      undefined,
+    )!;
     expect(start(g.lazy!.patterns![0]!, "reason</think>\n{")).toBe(6);
   });
 

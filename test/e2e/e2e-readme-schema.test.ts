@@ -8,25 +8,45 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defineTool, loadModel, type ChatModel } from "../../src/index.js";
 import { ensureTestModel } from "../helpers/test-models.js";
 
-const README_SCHEMA = { type: "object", properties: { city: { type: "string", maxLength: 40 } }, required: ["city"] } as const;
+const README_SCHEMA = {
+  type: "object",
+  properties: { city: { type: "string", maxLength: 40 } },
+  required: ["city"],
+} as const;
 const TEMPLATES = ["meta-llama-Llama-3.1-8B-Instruct", "Qwen-Qwen3-0.6B", "Mistral-Small-3.2-24B-Instruct-2506"];
 const SEEDS = [1, 2, 3, 4, 5];
 
 const models = new Map<string, ChatModel>();
 beforeAll(async () => {
-  for (const template of TEMPLATES) models.set(template, await loadModel(await ensureTestModel({ vocab: "llama-spm", template })));
+  for (const template of TEMPLATES)
+    models.set(template, await loadModel(await ensureTestModel({ vocab: "llama-spm", template })));
 });
 afterAll(() => {
   for (const m of models.values()) m.dispose();
 });
 
 /** Per seed, the calls the model writes: their argument keys, or "incomplete" when maxTokens cut one. */
-async function callsWritten(model: ChatModel, parameters: Record<string, unknown>, seeds: number[], strict = false): Promise<(string[] | "incomplete")[]> {
+async function callsWritten(
+  model: ChatModel,
+  parameters: Record<string, unknown>,
+  seeds: number[],
+  strict = false,
+): Promise<(string[] | "incomplete")[]> {
   const out: (string[] | "incomplete")[] = [];
   for (const seed of seeds) {
-    const tool = { type: "function" as const, function: { name: "get_weather", description: "Current weather in a city", parameters, strict } };
-    const r = await model.chat({ messages: [{ role: "user", content: "Weather in Paris?" }], tools: [tool], toolChoice: "required", maxTokens: 128, sampling: { seed } });
-    for (const call of r.message.tool_calls ?? []) out.push(call.incomplete ? "incomplete" : Object.keys(JSON.parse(call.function.arguments) as object));
+    const tool = {
+      type: "function" as const,
+      function: { name: "get_weather", description: "Current weather in a city", parameters, strict },
+    };
+    const r = await model.chat({
+      messages: [{ role: "user", content: "Weather in Paris?" }],
+      tools: [tool],
+      toolChoice: "required",
+      maxTokens: 128,
+      sampling: { seed },
+    });
+    for (const call of r.message.tool_calls ?? [])
+      out.push(call.incomplete ? "incomplete" : Object.keys(JSON.parse(call.function.arguments) as object));
   }
   return out;
 }
@@ -45,7 +65,11 @@ describe.each(TEMPLATES)("%s", (template) => {
   });
 
   it("additionalProperties: true lets the model write other keys, until maxTokens cuts the call (the control)", async () => {
-    const calls = await callsWritten(models.get(template)!, { ...README_SCHEMA, additionalProperties: true }, SEEDS.slice(0, 3));
+    const calls = await callsWritten(
+      models.get(template)!,
+      { ...README_SCHEMA, additionalProperties: true },
+      SEEDS.slice(0, 3),
+    );
     expect(calls.some((c) => c === "incomplete" || c.some((k) => k !== "city"))).toBe(true);
   });
 });
@@ -53,8 +77,19 @@ describe.each(TEMPLATES)("%s", (template) => {
 it("the runner gives a defineTool's execute the checked arguments", async () => {
   const model = models.get(TEMPLATES[0]!)!;
   const seen: string[] = [];
-  const tool = defineTool({ name: "get_weather", parameters: README_SCHEMA, execute: ({ city }) => (seen.push(city), { city, temperature: 21 }) });
-  const r = await model.chat({ messages: [{ role: "user", content: "Weather in Paris?" }], tools: [tool], toolChoice: "required", maxTokens: 128, maxSteps: 2, sampling: { seed: 1 } });
+  const tool = defineTool({
+    name: "get_weather",
+    parameters: README_SCHEMA,
+    execute: ({ city }) => (seen.push(city), { city, temperature: 21 }),
+  });
+  const r = await model.chat({
+    messages: [{ role: "user", content: "Weather in Paris?" }],
+    tools: [tool],
+    toolChoice: "required",
+    maxTokens: 128,
+    maxSteps: 2,
+    sampling: { seed: 1 },
+  });
   expect(r.steps[0]!.message.tool_calls?.length).toBeGreaterThan(0);
   const first = r.steps[0]!.message.tool_calls![0]!;
   if (!first.incomplete) expect(seen[0]).toBe((JSON.parse(first.function.arguments) as { city: string }).city);

@@ -37,7 +37,8 @@ const toolTemplates = readdirSync(templatesDir)
   .filter((name) => {
     try {
       // As the chat layer reads templates (compat "auto": Kimi K2, FireFunction v2 and others need it).
-      return new ChatTemplate(readFileSync(join(templatesDir, `${name}.jinja`), "utf8"), { compat: "auto" }).caps.supportsToolCalls;
+      return new ChatTemplate(readFileSync(join(templatesDir, `${name}.jinja`), "utf8"), { compat: "auto" }).caps
+        .supportsToolCalls;
     } catch {
       return false;
     }
@@ -56,7 +57,10 @@ const parameters = {
   required: ["unit", "days", "hourly", "city"],
   additionalProperties: false,
 };
-const tool: ChatTool = { type: "function", function: { name: "get_forecast", description: "Weather forecast", parameters } };
+const tool: ChatTool = {
+  type: "function",
+  function: { name: "get_forecast", description: "Weather forecast", parameters },
+};
 const validate = new Ajv({ strict: false }).compile(parameters);
 
 interface Outcome {
@@ -67,7 +71,10 @@ interface Outcome {
 const outcomes: Outcome[] = [];
 
 afterAll(() => {
-  const lines = outcomes.map((o) => `${o.ok === SEEDS ? "ok  " : "FAIL"} ${o.template.padEnd(60)} ${o.ok}/${SEEDS}  ${o.failures.slice(0, 2).join(" | ")}`);
+  const lines = outcomes.map(
+    (o) =>
+      `${o.ok === SEEDS ? "ok  " : "FAIL"} ${o.template.padEnd(60)} ${o.ok}/${SEEDS}  ${o.failures.slice(0, 2).join(" | ")}`,
+  );
   const passing = outcomes.filter((o) => o.ok === SEEDS).length;
   console.log(`tool_choice required, ${passing}/${outcomes.length} templates pass ${SEEDS} seeds\n${lines.join("\n")}`);
 });
@@ -85,10 +92,20 @@ describe.each(toolTemplates)("%s", (template) => {
       const messages = [{ role: "user" as const, content: "Forecast for Oslo?" }];
       for (let seed = 1; seed <= SEEDS; seed++) {
         // Not thinking; the budget closes reasoning that the prompt forces open (random weights never end it).
-        const r = await model.chat({ messages, tools: [tool], toolChoice: "required", enableThinking: false, reasoningBudget: 4, parallelToolCalls: false, maxTokens: MAX_TOKENS, sampling: { seed } });
+        const r = await model.chat({
+          messages,
+          tools: [tool],
+          toolChoice: "required",
+          enableThinking: false,
+          reasoningBudget: 4,
+          parallelToolCalls: false,
+          maxTokens: MAX_TOKENS,
+          sampling: { seed },
+        });
         const calls = r.message.tool_calls ?? [];
         let problem: string | undefined;
-        if (r.finishReason !== "tool_calls") problem = `${r.finishReason} after ${r.usage.completionTokens} tokens: ${JSON.stringify(r.message.content ?? r.message.reasoning_content)?.slice(0, 60)}`;
+        if (r.finishReason !== "tool_calls")
+          problem = `${r.finishReason} after ${r.usage.completionTokens} tokens: ${JSON.stringify(r.message.content ?? r.message.reasoning_content)?.slice(0, 60)}`;
         else if (calls.length === 0) problem = `no call: ${JSON.stringify(r.message.content)?.slice(0, 80)}`;
         for (const call of calls) {
           if (problem) break;
@@ -100,7 +117,8 @@ describe.each(toolTemplates)("%s", (template) => {
             } catch {
               problem = `arguments not JSON: ${call.function.arguments.slice(0, 80)}`;
             }
-            if (!problem && !validate(args)) problem = `invalid arguments ${call.function.arguments.slice(0, 80)}: ${validate.errors?.[0]?.message}`;
+            if (!problem && !validate(args))
+              problem = `invalid arguments ${call.function.arguments.slice(0, 80)}: ${validate.errors?.[0]?.message}`;
           }
         }
         if (problem) outcome.failures.push(`seed ${seed}: ${problem}`);
@@ -112,7 +130,9 @@ describe.each(toolTemplates)("%s", (template) => {
       expect(auto.message.content === null || typeof auto.message.content === "string").toBe(true);
       for (const c of auto.message.tool_calls ?? []) expect(() => JSON.parse(c.function.arguments)).not.toThrow();
       // Printed as each template finishes: the run shows its progress.
-      console.log(`${outcome.ok === SEEDS ? "ok  " : "FAIL"} ${template} ${outcome.ok}/${SEEDS} ${outcome.failures.slice(0, 2).join(" | ")}`);
+      console.log(
+        `${outcome.ok === SEEDS ? "ok  " : "FAIL"} ${template} ${outcome.ok}/${SEEDS} ${outcome.failures.slice(0, 2).join(" | ")}`,
+      );
       expect(outcome.failures).toEqual([]);
     } finally {
       model.dispose();

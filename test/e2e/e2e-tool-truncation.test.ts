@@ -11,7 +11,12 @@ import type { ChatChunk, ChatTool } from "../../src/session/index.js";
 import { ensureTestModel } from "../helpers/test-models.js";
 
 // Open to more keys: random weights write long free keys, so maxTokens cuts inside the arguments.
-const parameters = { type: "object", properties: { city: { type: "string" } }, required: ["city"], additionalProperties: true };
+const parameters = {
+  type: "object",
+  properties: { city: { type: "string" } },
+  required: ["city"],
+  additionalProperties: true,
+};
 
 let model: Model;
 beforeAll(async () => {
@@ -25,33 +30,45 @@ function streamedArguments(chunks: ChatChunk[], step = 0): string[] {
   const args: string[] = [];
   for (const c of chunks) {
     if (c.step !== step) continue;
-    for (const t of c.choices[0].delta.tool_calls ?? []) args[t.index] = (args[t.index] ?? "") + (t.function.arguments ?? "");
+    for (const t of c.choices[0].delta.tool_calls ?? [])
+      args[t.index] = (args[t.index] ?? "") + (t.function.arguments ?? "");
   }
   return args;
 }
 
 describe("a call cut off by maxTokens", () => {
-  it.each([48, 56, 64, 80, 96])("keeps its raw partial arguments and is marked incomplete (maxTokens %i)", async (maxTokens) => {
-    let ran = 0;
-    const tools: ChatTool[] = [{ type: "function", function: { name: "get_weather", parameters }, execute: () => ran++ }];
-    const stream = model.streamChat({ messages: [user("Weather?")], tools, toolChoice: "required", maxTokens, sampling: { seed: 3 } });
-    const chunks: ChatChunk[] = [];
-    for await (const c of stream) chunks.push(c);
-    const r = await stream.result;
-    expect(r.finishReason).toBe("length");
-    expect(ran).toBe(0);
-    const calls = r.message.tool_calls ?? [];
-    // Streaming and the final message agree, character for character.
-    expect(streamedArguments(chunks)).toEqual(calls.map((c) => c.function.arguments));
-    for (const call of calls) {
-      if (!call.incomplete) continue;
-      // Never "repaired" into a closed JSON value.
-      expect(() => JSON.parse(call.function.arguments)).toThrow();
-      expect(r.toolErrors).toContainEqual(expect.objectContaining({ kind: "incomplete", toolCallId: call.id }));
-    }
-    expect(calls.some((c) => c.incomplete)).toBe(true);
-    expect(chunks.at(-1)!.toolErrors).toEqual(r.toolErrors);
-  });
+  it.each([48, 56, 64, 80, 96])(
+    "keeps its raw partial arguments and is marked incomplete (maxTokens %i)",
+    async (maxTokens) => {
+      let ran = 0;
+      const tools: ChatTool[] = [
+        { type: "function", function: { name: "get_weather", parameters }, execute: () => ran++ },
+      ];
+      const stream = model.streamChat({
+        messages: [user("Weather?")],
+        tools,
+        toolChoice: "required",
+        maxTokens,
+        sampling: { seed: 3 },
+      });
+      const chunks: ChatChunk[] = [];
+      for await (const c of stream) chunks.push(c);
+      const r = await stream.result;
+      expect(r.finishReason).toBe("length");
+      expect(ran).toBe(0);
+      const calls = r.message.tool_calls ?? [];
+      // Streaming and the final message agree, character for character.
+      expect(streamedArguments(chunks)).toEqual(calls.map((c) => c.function.arguments));
+      for (const call of calls) {
+        if (!call.incomplete) continue;
+        // Never "repaired" into a closed JSON value.
+        expect(() => JSON.parse(call.function.arguments)).toThrow();
+        expect(r.toolErrors).toContainEqual(expect.objectContaining({ kind: "incomplete", toolCallId: call.id }));
+      }
+      expect(calls.some((c) => c.incomplete)).toBe(true);
+      expect(chunks.at(-1)!.toolErrors).toEqual(r.toolErrors);
+    },
+  );
 });
 
 describe("the runner checks arguments against the schema", () => {
@@ -61,7 +78,15 @@ describe("the runner checks arguments against the schema", () => {
     // check keeps it from `execute`.
     const strict = {
       type: "object",
-      properties: { tags: { type: "array", items: { type: "string", pattern: "^[ab]$" }, minItems: 2, maxItems: 2, uniqueItems: true } },
+      properties: {
+        tags: {
+          type: "array",
+          items: { type: "string", pattern: "^[ab]$" },
+          minItems: 2,
+          maxItems: 2,
+          uniqueItems: true,
+        },
+      },
       required: ["tags"],
       additionalProperties: false,
     };
@@ -69,8 +94,22 @@ describe("the runner checks arguments against the schema", () => {
     let invalidSeen = 0;
     for (const seed of [1, 2, 3, 4]) {
       const executed: unknown[] = [];
-      const tools: ChatTool[] = [{ type: "function", function: { name: "pick", parameters: strict }, execute: (args) => (executed.push(args), "done") }];
-      const stream = model.streamChat({ messages: [user("Pick")], tools, toolChoice: "required", parallelToolCalls: false, maxTokens: 160, maxSteps: 2, sampling: { seed } });
+      const tools: ChatTool[] = [
+        {
+          type: "function",
+          function: { name: "pick", parameters: strict },
+          execute: (args) => (executed.push(args), "done"),
+        },
+      ];
+      const stream = model.streamChat({
+        messages: [user("Pick")],
+        tools,
+        toolChoice: "required",
+        parallelToolCalls: false,
+        maxTokens: 160,
+        maxSteps: 2,
+        sampling: { seed },
+      });
       const chunks: ChatChunk[] = [];
       for await (const c of stream) chunks.push(c);
       const r = await stream.result;

@@ -19,11 +19,24 @@ import { AbortError } from "../../src/runtime/index.js";
 import { loadModel, type ChatModel, type ChatTool } from "../../src/session/index.js";
 import { ensureTestModel } from "../helpers/test-models.js";
 
-const weatherSchema = { type: "object", properties: { city: { type: "string", enum: ["Paris", "Oslo"] } }, required: ["city"], additionalProperties: false };
+const weatherSchema = {
+  type: "object",
+  properties: { city: { type: "string", enum: ["Paris", "Oslo"] } },
+  required: ["city"],
+  additionalProperties: false,
+};
 const validWeather = new Ajv({ strict: false }).compile(weatherSchema);
 // OpenAI's own tool type, strict: null included.
-const tools: ChatCompletionTool[] = [{ type: "function", function: { name: "get_weather", description: "Weather", parameters: weatherSchema, strict: null } }];
-const LONG = { type: "json_schema" as const, json_schema: { name: "long", schema: { type: "string", minLength: 2000 } } };
+const tools: ChatCompletionTool[] = [
+  {
+    type: "function",
+    function: { name: "get_weather", description: "Weather", parameters: weatherSchema, strict: null },
+  },
+];
+const LONG = {
+  type: "json_schema" as const,
+  json_schema: { name: "long", schema: { type: "string", minLength: 2000 } },
+};
 
 let model: ChatModel;
 let client: OpenAIClient;
@@ -39,7 +52,15 @@ describe("createOpenAIClient", () => {
       { role: "system", content: "Be brief." },
       { role: "user", content: [{ type: "text", text: "Weather in Paris?" }] },
     ];
-    const completion: ChatCompletion = await client.chat.completions.create({ model: "local", messages, tools, tool_choice: "required", parallel_tool_calls: false, max_tokens: 160, seed: 1 });
+    const completion: ChatCompletion = await client.chat.completions.create({
+      model: "local",
+      messages,
+      tools,
+      tool_choice: "required",
+      parallel_tool_calls: false,
+      max_tokens: 160,
+      seed: 1,
+    });
     expect(completion.object).toBe("chat.completion");
     expect(completion.model).toBe("local");
     const choice = completion.choices[0]!;
@@ -48,17 +69,37 @@ describe("createOpenAIClient", () => {
     const call = message.tool_calls![0]!;
     if (call.type !== "function") throw new Error("expected a function call");
     expect(validWeather(JSON.parse(call.function.arguments)), call.function.arguments).toBe(true);
-    const next: ChatCompletionMessageParam[] = [...messages, message, { role: "tool", tool_call_id: call.id, content: '{"temperature": 21}' }];
-    const answer = await client.chat.completions.create({ model: "local", messages: next, max_completion_tokens: 8, temperature: 0.7, top_p: 0.9, stop: ["\n\n"] });
+    const next: ChatCompletionMessageParam[] = [
+      ...messages,
+      message,
+      { role: "tool", tool_call_id: call.id, content: '{"temperature": 21}' },
+    ];
+    const answer = await client.chat.completions.create({
+      model: "local",
+      messages: next,
+      max_completion_tokens: 8,
+      temperature: 0.7,
+      top_p: 0.9,
+      stop: ["\n\n"],
+    });
     expect(answer.choices[0]!.message.role).toBe("assistant");
     expect(answer.usage!.total_tokens).toBe(answer.usage!.prompt_tokens + answer.usage!.completion_tokens);
   });
 
   it("takes OpenAI's tools as they are through model.chat() too", async () => {
     const chatTools: ChatTool[] = tools.flatMap((t) => (t.type === "function" ? [t] : []));
-    const r = await model.chat({ messages: [{ role: "user", content: "Weather?" }], tools: chatTools, toolChoice: "required", maxTokens: 160, sampling: { seed: 2 } });
+    const r = await model.chat({
+      messages: [{ role: "user", content: "Weather?" }],
+      tools: chatTools,
+      toolChoice: "required",
+      maxTokens: 160,
+      sampling: { seed: 2 },
+    });
     // toolwright's messages are OpenAI message params.
-    const back: ChatCompletionMessageParam[] = [{ role: "user", content: "Weather?" }, ...r.messages.filter((m) => m.role !== "developer")];
+    const back: ChatCompletionMessageParam[] = [
+      { role: "user", content: "Weather?" },
+      ...r.messages.filter((m) => m.role !== "developer"),
+    ];
     expect(back).toHaveLength(2);
   });
 
@@ -85,31 +126,67 @@ describe("createOpenAIClient", () => {
   });
 
   it("aborts: create rejects with an AbortError; a stream being read just ends", async () => {
-    await expect(client.chat.completions.create({ model: "local", messages: [{ role: "user", content: "Hi" }] }, { signal: AbortSignal.abort() })).rejects.toBeInstanceOf(AbortError);
+    await expect(
+      client.chat.completions.create(
+        { model: "local", messages: [{ role: "user", content: "Hi" }] },
+        { signal: AbortSignal.abort() },
+      ),
+    ).rejects.toBeInstanceOf(AbortError);
     const controller = new AbortController();
-    const pending = client.chat.completions.create({ model: "local", messages: [{ role: "user", content: "Hi" }], max_tokens: 400, response_format: LONG }, { signal: controller.signal });
+    const pending = client.chat.completions.create(
+      { model: "local", messages: [{ role: "user", content: "Hi" }], max_tokens: 400, response_format: LONG },
+      { signal: controller.signal },
+    );
     setTimeout(() => controller.abort(), 50);
     await expect(pending).rejects.toBeInstanceOf(AbortError);
-    const stream = await client.chat.completions.create({ model: "local", messages: [{ role: "user", content: "Go" }], max_tokens: 400, response_format: LONG, stream: true });
+    const stream = await client.chat.completions.create({
+      model: "local",
+      messages: [{ role: "user", content: "Go" }],
+      max_tokens: 400,
+      response_format: LONG,
+      stream: true,
+    });
     let n = 0;
     for await (const _ of stream) if (++n === 3) stream.controller.abort();
     expect(n).toBeLessThan(10);
     // A stream aborted without being read gives the model back to the next request.
-    const unread = await client.chat.completions.create({ model: "local", messages: [{ role: "user", content: "Go" }], max_tokens: 400, response_format: LONG, stream: true });
+    const unread = await client.chat.completions.create({
+      model: "local",
+      messages: [{ role: "user", content: "Go" }],
+      max_tokens: 400,
+      response_format: LONG,
+      stream: true,
+    });
     unread.controller.abort();
-    const after = await client.chat.completions.create({ model: "local", messages: [{ role: "user", content: "Hi" }], max_tokens: 2 });
+    const after = await client.chat.completions.create({
+      model: "local",
+      messages: [{ role: "user", content: "Hi" }],
+      max_tokens: 2,
+    });
     expect(after.choices).toHaveLength(1);
   });
 
   const REFUSED: { label: string; body: Record<string, unknown>; param: string }[] = [
     { label: "n > 1", body: { n: 3 }, param: "n" },
     { label: "audio", body: { audio: { voice: "alloy", format: "wav" } }, param: "audio" },
-    { label: "an image part", body: { messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: "https://x/y.png" } }] }] }, param: "messages[0].content[0]" },
+    {
+      label: "an image part",
+      body: { messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: "https://x/y.png" } }] }] },
+      param: "messages[0].content[0]",
+    },
     { label: "a custom tool", body: { tools: [{ type: "custom", custom: { name: "grep" } }] }, param: "tools[0].type" },
-    { label: "max_tokens and max_completion_tokens that disagree", body: { max_tokens: 4, max_completion_tokens: 5 }, param: "max_tokens" },
+    {
+      label: "max_tokens and max_completion_tokens that disagree",
+      body: { max_tokens: 4, max_completion_tokens: 5 },
+      param: "max_tokens",
+    },
   ];
   it.each(REFUSED)("refuses $label with a 400 ChatCompletionError", async ({ body, param }) => {
-    const params = { model: "local", messages: [{ role: "user", content: "Hi" }], ...body } as ChatCompletionCreateParamsNonStreaming;
+    const params = {
+      model: "local",
+      messages: [{ role: "user", content: "Hi" }],
+      ...body,
+    } as ChatCompletionCreateParamsNonStreaming;
     const e = await client.chat.completions.create(params).catch((err: unknown) => err);
     expect(e).toBeInstanceOf(ChatCompletionError);
     expect(e).toMatchObject({ status: 400, param, type: "invalid_request_error", code: "TOOLWRIGHT_INVALID_REQUEST" });

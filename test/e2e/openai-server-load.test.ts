@@ -26,7 +26,11 @@ beforeAll(async () => {
   const { url } = await server.listen({ port: 0 });
   client = new OpenAI({ baseURL: `${url}/v1`, apiKey: "none", maxRetries: 0, timeout: 600_000 });
   for (let k = 0; k < LENGTHS; k++) {
-    const c = await client.chat.completions.create({ model: "m", messages: [{ role: "user", content: promptOf(k) }], max_tokens: 1 });
+    const c = await client.chat.completions.create({
+      model: "m",
+      messages: [{ role: "user", content: promptOf(k) }],
+      max_tokens: 1,
+    });
     expectedPromptTokens.push(c.usage!.prompt_tokens);
   }
   expect(new Set(expectedPromptTokens).size).toBe(LENGTHS);
@@ -56,7 +60,15 @@ const expectedPromptTokens: number[] = [];
 function ticketTool(i: number): OpenAI.Chat.ChatCompletionFunctionTool {
   return {
     type: "function",
-    function: { name: "open_ticket", parameters: { type: "object", properties: { ticket: { type: "string", enum: [`t${(i >> 2) % TICKETS}`] } }, required: ["ticket"], additionalProperties: false } },
+    function: {
+      name: "open_ticket",
+      parameters: {
+        type: "object",
+        properties: { ticket: { type: "string", enum: [`t${(i >> 2) % TICKETS}`] } },
+        required: ["ticket"],
+        additionalProperties: false,
+      },
+    },
   };
 }
 
@@ -67,7 +79,9 @@ async function one(i: number): Promise<Outcome> {
     model: "m",
     messages: [{ role: "user" as const, content: withTool ? `Ticket ${i}` : promptOf(i) }],
     seed: i,
-    ...(withTool ? { tools: [ticketTool(i)], tool_choice: "required" as const, max_tokens: 160 } : { max_tokens: maxTokensOf(i) }),
+    ...(withTool
+      ? { tools: [ticketTool(i)], tool_choice: "required" as const, max_tokens: 160 }
+      : { max_tokens: maxTokensOf(i) }),
   };
   if (!stream) {
     const c = await client.chat.completions.create(params);

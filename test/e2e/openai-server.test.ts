@@ -18,14 +18,25 @@ const weatherSchema = {
   required: ["city"],
   additionalProperties: false,
 };
-const weather: OpenAI.Chat.ChatCompletionTool = { type: "function", function: { name: "get_weather", parameters: weatherSchema, strict: null } };
+const weather: OpenAI.Chat.ChatCompletionTool = {
+  type: "function",
+  function: { name: "get_weather", parameters: weatherSchema, strict: null },
+};
 const validWeather = new Ajv({ strict: false }).compile(weatherSchema);
-const answerSchema = { type: "object", properties: { answer: { type: "string", enum: ["yes", "no"] } }, required: ["answer"], additionalProperties: false };
+const answerSchema = {
+  type: "object",
+  properties: { answer: { type: "string", enum: ["yes", "no"] } },
+  required: ["answer"],
+  additionalProperties: false,
+};
 const validAnswer = new Ajv({ strict: false }).compile(answerSchema);
 
 const user = (content: string) => ({ role: "user" as const, content });
 /** A response format that keeps a random-weight model writing (no early end of turn). */
-const LONG = { type: "json_schema" as const, json_schema: { name: "long", schema: { type: "string", minLength: 2000 } } };
+const LONG = {
+  type: "json_schema" as const,
+  json_schema: { name: "long", schema: { type: "string", minLength: 2000 } },
+};
 const API_KEY = "test-key-0123";
 
 let model: ChatModel;
@@ -38,8 +49,15 @@ const log: string[] = [];
 
 beforeAll(async () => {
   model = await loadModel(await ensureTestModel({ vocab: "llama-spm", template: "meta-llama-Llama-3.1-8B-Instruct" }));
-  thinking = await loadModel(await ensureTestModel({ vocab: "llama-spm", template: "deepseek-ai-DeepSeek-R1-Distill-Qwen-32B" }));
-  server = createServer(model, { apiKey: API_KEY, maxTokens: 512, maxBodyBytes: 64 * 1024, log: (line) => log.push(line) });
+  thinking = await loadModel(
+    await ensureTestModel({ vocab: "llama-spm", template: "deepseek-ai-DeepSeek-R1-Distill-Qwen-32B" }),
+  );
+  server = createServer(model, {
+    apiKey: API_KEY,
+    maxTokens: 512,
+    maxBodyBytes: 64 * 1024,
+    log: (line) => log.push(line),
+  });
   ({ url } = await server.listen({ port: 0 }));
   client = new OpenAI({ baseURL: `${url}/v1`, apiKey: API_KEY, maxRetries: 0 });
   thinkingServer = createServer(thinking, { modelId: "thinker" });
@@ -62,7 +80,12 @@ describe("the openai client against createServer", () => {
   });
 
   it("creates a completion with OpenAI's fields and snake_case usage", async () => {
-    const c = await client.chat.completions.create({ model: server.modelId, messages: [user("Hi")], max_tokens: 12, seed: 1 });
+    const c = await client.chat.completions.create({
+      model: server.modelId,
+      messages: [user("Hi")],
+      max_tokens: 12,
+      seed: 1,
+    });
     expect(c.id).toMatch(/^chatcmpl-/);
     expect(c.object).toBe("chat.completion");
     expect(c.model).toBe(server.modelId);
@@ -76,7 +99,13 @@ describe("the openai client against createServer", () => {
   });
 
   it("streams chunks with one id, the role first, and a last usage chunk", async () => {
-    const stream = await client.chat.completions.create({ model: server.modelId, messages: [user("Tell a story")], max_completion_tokens: 16, stream: true, stream_options: { include_usage: true } });
+    const stream = await client.chat.completions.create({
+      model: server.modelId,
+      messages: [user("Tell a story")],
+      max_completion_tokens: 16,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     const chunks: OpenAI.Chat.ChatCompletionChunk[] = [];
     for await (const chunk of stream) chunks.push(chunk);
     expect(new Set(chunks.map((c) => c.id)).size).toBe(1);
@@ -93,7 +122,14 @@ describe("the openai client against createServer", () => {
 
   it("makes schema-valid tool calls under tool_choice required, streamed or not", async () => {
     for (const seed of [1, 2, 3]) {
-      const c = await client.chat.completions.create({ model: server.modelId, messages: [user("Weather?")], tools: [weather], tool_choice: "required", max_tokens: 160, seed });
+      const c = await client.chat.completions.create({
+        model: server.modelId,
+        messages: [user("Weather?")],
+        tools: [weather],
+        tool_choice: "required",
+        max_tokens: 160,
+        seed,
+      });
       expect(c.choices[0]!.finish_reason).toBe("tool_calls");
       const call = c.choices[0]!.message.tool_calls![0]!;
       expect(call.type).toBe("function");
@@ -101,8 +137,17 @@ describe("the openai client against createServer", () => {
       expect(call.function.name).toBe("get_weather");
       expect(validWeather(JSON.parse(call.function.arguments)), call.function.arguments).toBe(true);
       // The message goes back into the conversation as it is, with a tool result.
-      const next: OpenAI.Chat.ChatCompletionMessageParam[] = [user("Weather?"), c.choices[0]!.message, { role: "tool", tool_call_id: call.id, content: "21 C" }];
-      const after = await client.chat.completions.create({ model: server.modelId, messages: next, max_tokens: 8, seed });
+      const next: OpenAI.Chat.ChatCompletionMessageParam[] = [
+        user("Weather?"),
+        c.choices[0]!.message,
+        { role: "tool", tool_call_id: call.id, content: "21 C" },
+      ];
+      const after = await client.chat.completions.create({
+        model: server.modelId,
+        messages: next,
+        max_tokens: 8,
+        seed,
+      });
       expect(after.choices[0]!.message.role).toBe("assistant");
     }
     const stream = await client.chat.completions.create({
@@ -147,27 +192,45 @@ describe("the openai client against createServer", () => {
       temperature: 0.5,
       top_p: 0.9,
     });
-    if (o.choices[0]!.finish_reason === "stop") expect(typeof JSON.parse(o.choices[0]!.message.content!)).toBe("object");
+    if (o.choices[0]!.finish_reason === "stop")
+      expect(typeof JSON.parse(o.choices[0]!.message.content!)).toBe("object");
     else expect(o.choices[0]!.finish_reason).toBe("length");
   });
 
   it("returns reasoning in reasoning_content, as llama-server does", async () => {
     const t = await thinkingServer.listen({ port: 0 });
     const thinker = new OpenAI({ baseURL: `${t.url}/v1`, apiKey: "unused", maxRetries: 0 });
-    const c = await thinker.chat.completions.create({ model: "thinker", messages: [user("Think")], max_tokens: 24, seed: 1, reasoning_effort: "low" });
+    const c = await thinker.chat.completions.create({
+      model: "thinker",
+      messages: [user("Think")],
+      max_tokens: 24,
+      seed: 1,
+      reasoning_effort: "low",
+    });
     const message = c.choices[0]!.message as OpenAI.Chat.ChatCompletionMessage & { reasoning_content?: string };
     expect(c.model).toBe("thinker");
     expect((message.reasoning_content ?? "").length).toBeGreaterThan(0);
-    const stream = await thinker.chat.completions.create({ model: "thinker", messages: [user("Think")], max_tokens: 24, seed: 1, reasoning_effort: "high", stream: true });
+    const stream = await thinker.chat.completions.create({
+      model: "thinker",
+      messages: [user("Think")],
+      max_tokens: 24,
+      seed: 1,
+      reasoning_effort: "high",
+      stream: true,
+    });
     let reasoning = "";
-    for await (const chunk of stream) reasoning += (chunk.choices[0]?.delta as { reasoning_content?: string } | undefined)?.reasoning_content ?? "";
+    for await (const chunk of stream)
+      reasoning += (chunk.choices[0]?.delta as { reasoning_content?: string } | undefined)?.reasoning_content ?? "";
     expect(reasoning.length).toBeGreaterThan(0);
   });
 
   it("aborts a stream from the client side, and the server goes on serving", async () => {
     const before = log.length;
     const controller = new AbortController();
-    const stream = await client.chat.completions.create({ model: server.modelId, messages: [user("Go on")], max_tokens: 500, response_format: LONG, stream: true }, { signal: controller.signal });
+    const stream = await client.chat.completions.create(
+      { model: server.modelId, messages: [user("Go on")], max_tokens: 500, response_format: LONG, stream: true },
+      { signal: controller.signal },
+    );
     let seen = 0;
     // OpenAI's SDK ends an aborted stream quietly.
     for await (const _ of stream) if (++seen === 2) controller.abort();
@@ -176,7 +239,12 @@ describe("the openai client against createServer", () => {
     while (server.inFlight > 0) await new Promise((r) => setTimeout(r, 10));
     expect(log.slice(before).filter((l) => /\(aborted\)/.test(l))).toHaveLength(1);
     // Aborted before the response: APIUserAbortError.
-    await expect(client.chat.completions.create({ model: server.modelId, messages: [user("Hi")] }, { signal: AbortSignal.abort() })).rejects.toBeInstanceOf(APIUserAbortError);
+    await expect(
+      client.chat.completions.create(
+        { model: server.modelId, messages: [user("Hi")] },
+        { signal: AbortSignal.abort() },
+      ),
+    ).rejects.toBeInstanceOf(APIUserAbortError);
     const c = await client.chat.completions.create({ model: server.modelId, messages: [user("Hi")], max_tokens: 4 });
     expect(c.choices[0]!.message.role).toBe("assistant");
   });
@@ -185,7 +253,9 @@ describe("the openai client against createServer", () => {
 describe("auth and errors", () => {
   it("requires the Bearer key on every route but /health", async () => {
     const wrong = new OpenAI({ baseURL: `${url}/v1`, apiKey: "nope", maxRetries: 0 });
-    await expect(wrong.chat.completions.create({ model: "m", messages: [user("Hi")] })).rejects.toBeInstanceOf(AuthenticationError);
+    await expect(wrong.chat.completions.create({ model: "m", messages: [user("Hi")] })).rejects.toBeInstanceOf(
+      AuthenticationError,
+    );
     await expect(wrong.models.list()).rejects.toMatchObject({ status: 401, code: "invalid_api_key" });
     const none = await fetch(`${url}/v1/models`);
     expect(none.status).toBe(401);
@@ -197,16 +267,40 @@ describe("auth and errors", () => {
 
   const BAD: { label: string; params: Record<string, unknown>; param: string; message: RegExp }[] = [
     { label: "n > 1", params: { n: 2 }, param: "n", message: /one choice/ },
-    { label: "audio output", params: { modalities: ["text", "audio"], audio: { voice: "alloy", format: "mp3" } }, param: "audio", message: /audio/ },
+    {
+      label: "audio output",
+      params: { modalities: ["text", "audio"], audio: { voice: "alloy", format: "mp3" } },
+      param: "audio",
+      message: /audio/,
+    },
     {
       label: "an image part",
-      params: { messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: "data:image/png;base64,AA==" } }] }] },
+      params: {
+        messages: [
+          { role: "user", content: [{ type: "image_url", image_url: { url: "data:image/png;base64,AA==" } }] },
+        ],
+      },
       param: "messages[0].content[0]",
       message: /text-only/,
     },
-    { label: "a custom tool", params: { tools: [{ type: "custom", custom: { name: "x" } }] }, param: "tools[0].type", message: /custom tools are not supported/ },
-    { label: "an unknown parameter", params: { temprature: 1 }, param: "temprature", message: /Unrecognized request argument supplied: temprature \(did you mean 'temperature'\?\)/ },
-    { label: "max_tokens over the server's limit", params: { max_tokens: 100_000 }, param: "max_tokens", message: /more than this server allows \(512\)/ },
+    {
+      label: "a custom tool",
+      params: { tools: [{ type: "custom", custom: { name: "x" } }] },
+      param: "tools[0].type",
+      message: /custom tools are not supported/,
+    },
+    {
+      label: "an unknown parameter",
+      params: { temprature: 1 },
+      param: "temprature",
+      message: /Unrecognized request argument supplied: temprature \(did you mean 'temperature'\?\)/,
+    },
+    {
+      label: "max_tokens over the server's limit",
+      params: { max_tokens: 100_000 },
+      param: "max_tokens",
+      message: /more than this server allows \(512\)/,
+    },
     { label: "a temperature out of range", params: { temperature: 3 }, param: "temperature", message: /out of range/ },
     { label: "logprobs", params: { logprobs: true }, param: "logprobs", message: /not supported/ },
     {
@@ -215,10 +309,19 @@ describe("auth and errors", () => {
       param: "tool_choice.function.name",
       message: /no function named "nope"/,
     },
-    { label: "a tool message without tool_call_id", params: { messages: [{ role: "tool", content: "x" }] }, param: "messages[0].tool_call_id", message: /Missing required parameter/ },
+    {
+      label: "a tool message without tool_call_id",
+      params: { messages: [{ role: "tool", content: "x" }] },
+      param: "messages[0].tool_call_id",
+      message: /Missing required parameter/,
+    },
   ];
   it.each(BAD)("refuses $label with a 400 naming the parameter", async ({ params, param, message }) => {
-    const body = { model: server.modelId, messages: [user("Hi")], ...params } as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming;
+    const body = {
+      model: server.modelId,
+      messages: [user("Hi")],
+      ...params,
+    } as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming;
     const error = await client.chat.completions.create(body).then(
       () => undefined,
       (e: unknown) => e,
@@ -235,7 +338,11 @@ describe("auth and errors", () => {
       { res: await post("{not json"), status: 400, code: "invalid_json" },
       { res: await post(""), status: 400, code: "invalid_json" },
       { res: await post("[1]"), status: 400, code: "invalid_value" },
-      { res: await post(JSON.stringify({ model: "m", messages: [user("x".repeat(70 * 1024))] })), status: 413, code: "request_too_large" },
+      {
+        res: await post(JSON.stringify({ model: "m", messages: [user("x".repeat(70 * 1024))] })),
+        status: 413,
+        code: "request_too_large",
+      },
       { res: await fetch(`${url}/v1/nothing`, { headers: auth }), status: 404, code: "unknown_url" },
       { res: await fetch(`${url}/v1/chat/completions`, { headers: auth }), status: 405, code: "method_not_allowed" },
     ];
@@ -255,7 +362,9 @@ describe("auth and errors", () => {
     try {
       const c = new OpenAI({ baseURL: `${u}/v1`, apiKey: "x", maxRetries: 0 });
       const huge = "word ".repeat(Math.ceil(model.info.trainContextSize * 1.5));
-      await expect(c.chat.completions.create({ model: "m", messages: [user(huge)], max_tokens: 4 })).rejects.toMatchObject({ status: 400, code: "context_length_exceeded" });
+      await expect(
+        c.chat.completions.create({ model: "m", messages: [user(huge)], max_tokens: 4 }),
+      ).rejects.toMatchObject({ status: 400, code: "context_length_exceeded" });
       const ok = await c.chat.completions.create({ model: "m", messages: [user("Hi")], max_tokens: 4 });
       expect(ok.choices).toHaveLength(1);
     } finally {
@@ -267,13 +376,17 @@ describe("auth and errors", () => {
 /** Posts a streaming request with node:http and destroys the socket after the first event. */
 function disconnectAfterFirstEvent(base: string, body: unknown): Promise<void> {
   return new Promise((resolve, reject) => {
-    const req = request(`${base}/v1/chat/completions`, { method: "POST", headers: { "Content-Type": "application/json", Authorization: `Bearer ${API_KEY}` } }, (res) => {
-      res.once("data", () => {
-        req.destroy();
-        resolve();
-      });
-      res.once("error", () => undefined);
-    });
+    const req = request(
+      `${base}/v1/chat/completions`,
+      { method: "POST", headers: { "Content-Type": "application/json", Authorization: `Bearer ${API_KEY}` } },
+      (res) => {
+        res.once("data", () => {
+          req.destroy();
+          resolve();
+        });
+        res.once("error", () => undefined);
+      },
+    );
     req.on("error", (e) => (req.destroyed ? undefined : reject(e)));
     req.end(JSON.stringify(body));
   });
@@ -282,7 +395,14 @@ function disconnectAfterFirstEvent(base: string, body: unknown): Promise<void> {
 describe("connections and shutdown", () => {
   it("a client that disconnects aborts its generation", async () => {
     const before = log.length;
-    await disconnectAfterFirstEvent(url, { model: "m", messages: [user("Go on and on")], max_tokens: 512, response_format: LONG, stream: true, seed: 3 });
+    await disconnectAfterFirstEvent(url, {
+      model: "m",
+      messages: [user("Go on and on")],
+      max_tokens: 512,
+      response_format: LONG,
+      stream: true,
+      seed: 3,
+    });
     // The server logs the request when its handler ends: aborted, long before 512 tokens.
     while (server.inFlight > 0) await new Promise((r) => setTimeout(r, 10));
     const lines = log.slice(before).filter((l) => l.startsWith("POST /v1/chat/completions"));
@@ -307,7 +427,13 @@ describe("connections and shutdown", () => {
     const local = createServer(model);
     const { url: u } = await local.listen({ port: 0 });
     const c = new OpenAI({ baseURL: `${u}/v1`, apiKey: "x", maxRetries: 0 });
-    const stream = await c.chat.completions.create({ model: "m", messages: [user("Long story")], max_tokens: 48, response_format: LONG, stream: true });
+    const stream = await c.chat.completions.create({
+      model: "m",
+      messages: [user("Long story")],
+      max_tokens: 48,
+      response_format: LONG,
+      stream: true,
+    });
     const closing = local.close();
     let finish: string | null = null;
     let chunks = 0;

@@ -37,7 +37,13 @@ export const IMPROVEMENTS: Record<string, Difference> = {
       "<|tool_call_end|>, and preserves only those wrappers as tokens.",
   },
   "upstage-Solar-Open-100B.jinja": {
-    fields: ["tools.callId.position", "tools.callId.prefix", "tools.callId.suffix", "tools.function.namePrefix", "preservedTokens"],
+    fields: [
+      "tools.callId.position",
+      "tools.callId.prefix",
+      "tools.callId.suffix",
+      "tools.function.namePrefix",
+      "preservedTokens",
+    ],
     reason:
       "Solar writes the call id before the function name. llama.cpp's call-id phase finds the function name " +
       "in the tool declarations of the system prompt, gives up, and leaves the probe id 'call00001' inside the " +
@@ -67,18 +73,24 @@ export const IMPROVEMENTS: Record<string, Difference> = {
 export const LENIENT_TEMPLATES: Record<string, { strictRaises: string; reason: string }> = {
   "Kimi-K2-Instruct.jinja": {
     strictRaises: "SecurityError",
-    reason: "calls list.append()/pop() to number tool calls; transformers' immutable sandbox refuses them (relaxation: mutation).",
+    reason:
+      "calls list.append()/pop() to number tool calls; transformers' immutable sandbox refuses them (relaxation: mutation).",
   },
   "Kimi-K2-Thinking.jinja": {
     strictRaises: "SecurityError",
-    reason: "calls list.append()/pop() to number tool calls; transformers' immutable sandbox refuses them (relaxation: mutation).",
+    reason:
+      "calls list.append()/pop() to number tool calls; transformers' immutable sandbox refuses them (relaxation: mutation).",
   },
   "fireworks-ai-llama-3-firefunction-v2.jinja": {
     strictRaises: "UndefinedError",
-    reason: "concatenates `functions` and `datetime`, variables the chat-template context does not have; llama.cpp's " + 'engine concatenates a missing value as "" (relaxation: concat-missing).',
+    reason:
+      "concatenates `functions` and `datetime`, variables the chat-template context does not have; llama.cpp's " +
+      'engine concatenates a missing value as "" (relaxation: concat-missing).',
   },
   "llama-cpp-deepseek-r1.jinja": {
     strictRaises: "TypeError",
-    reason: "pipes `tools | map(attribute='function')` into tojson: in Python map gives a generator that json.dumps " + "refuses; llama.cpp's map gives a list (relaxation: iterator-as-list).",
+    reason:
+      "pipes `tools | map(attribute='function')` into tojson: in Python map gives a generator that json.dumps " +
+      "refuses; llama.cpp's map gives a list (relaxation: iterator-as-list).",
   },
 };

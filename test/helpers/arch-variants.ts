@@ -42,9 +42,16 @@ export async function convertTestModel(llamaPath: string, outPath: string, varia
   const layers = Number((file.metadata.get("llama.block_count")?.value as number | undefined) ?? 0);
   const embd = Number((file.metadata.get("llama.embedding_length")?.value as number | undefined) ?? 0);
   const tensors: GgufTensorSpec[] = [];
-  for (const t of file.tensors) tensors.push({ name: t.name, shape: t.shape, type: t.type, data: await readTensorBytes(file, t) });
+  for (const t of file.tensors)
+    tensors.push({ name: t.name, shape: t.shape, type: t.type, data: await readTensorBytes(file, t) });
   for (let il = 0; il < layers; il++) {
-    for (const norm of variant.layerNorms) tensors.push({ name: `blk.${il}.${norm}.weight`, shape: [embd], type: GgmlType.F32, data: new Float32Array(embd).fill(1) });
+    for (const norm of variant.layerNorms)
+      tensors.push({
+        name: `blk.${il}.${norm}.weight`,
+        shape: [embd],
+        type: GgmlType.F32,
+        data: new Float32Array(embd).fill(1),
+      });
   }
   await writeGguf(outPath, { metadata, tensors });
 }
@@ -56,7 +63,11 @@ export async function convertTestModel(llamaPath: string, outPath: string, varia
  * @example
  * await writeMambaModel(vocabPath("llama-spm"), "mamba.gguf", { embeddingLength: 64, layers: 2 });
  */
-export async function writeMambaModel(vocabFile: string, outPath: string, size: { embeddingLength: number; layers: number; stateSize?: number; convKernel?: number }): Promise<void> {
+export async function writeMambaModel(
+  vocabFile: string,
+  outPath: string,
+  size: { embeddingLength: number; layers: number; stateSize?: number; convKernel?: number },
+): Promise<void> {
   const vocab = await readGguf(vocabFile);
   const tokens = vocab.metadata.get("tokenizer.ggml.tokens")!.value as string[];
   const n = size.embeddingLength;
@@ -75,8 +86,14 @@ export async function writeMambaModel(vocabFile: string, outPath: string, size: 
     ["mamba.ssm.time_step_rank", { type: "uint32", value: rank }],
     ["mamba.attention.layer_norm_rms_epsilon", { type: "float32", value: 1e-5 }],
   ]);
-  for (const [key, value] of vocab.metadata) if (key.startsWith("tokenizer.") && !key.startsWith("tokenizer.chat_template")) metadata.set(key, value);
-  const f32 = (name: string, shape: number[], fill = 0): GgufTensorSpec => ({ name, shape, type: GgmlType.F32, data: new Float32Array(shape.reduce((a, b) => a * b, 1)).fill(fill) });
+  for (const [key, value] of vocab.metadata)
+    if (key.startsWith("tokenizer.") && !key.startsWith("tokenizer.chat_template")) metadata.set(key, value);
+  const f32 = (name: string, shape: number[], fill = 0): GgufTensorSpec => ({
+    name,
+    shape,
+    type: GgmlType.F32,
+    data: new Float32Array(shape.reduce((a, b) => a * b, 1)).fill(fill),
+  });
   const tensors: GgufTensorSpec[] = [f32("token_embd.weight", [n, tokens.length]), f32("output_norm.weight", [n], 1)];
   for (let il = 0; il < size.layers; il++) {
     const b = `blk.${il}`;

@@ -20,7 +20,10 @@ export const TOOLS: ToolDefinition[] = [
       description: "Current weather in a city",
       parameters: {
         type: "object",
-        properties: { city: { type: "string", description: "City name" }, days: { type: "integer", description: "Days ahead" } },
+        properties: {
+          city: { type: "string", description: "City name" },
+          days: { type: "integer", description: "Days ahead" },
+        },
         required: ["city"],
       },
     },
@@ -47,7 +50,11 @@ export const TOOLS: ToolDefinition[] = [
 ];
 
 export const USER: ChatMessage = { role: "user", content: "What is the weather in Paris?" };
-const call = (id: string, name: string, args: Record<string, unknown>) => ({ id, type: "function" as const, function: { name, arguments: JSON.stringify(args) } });
+const call = (id: string, name: string, args: Record<string, unknown>) => ({
+  id,
+  type: "function" as const,
+  function: { name, arguments: JSON.stringify(args) },
+});
 
 /** A scenario: the assistant turn rendered through the template and expected back. */
 export interface Scenario {
@@ -69,17 +76,42 @@ export const SCENARIOS: Scenario[] = [
     enableThinking: true,
     reasoningEffort: true,
   },
-  { name: "one call", message: { role: "assistant", content: "", tool_calls: [call("call12345", "get_weather", { city: "Paris" })] } },
+  {
+    name: "one call",
+    message: { role: "assistant", content: "", tool_calls: [call("call12345", "get_weather", { city: "Paris" })] },
+  },
   {
     name: "two parallel calls",
     parallel: true,
-    message: { role: "assistant", content: "", tool_calls: [call("call12345", "get_weather", { city: "Paris" }), call("call67890", "get_weather", { city: "Tokyo", days: 3 })] },
+    message: {
+      role: "assistant",
+      content: "",
+      tool_calls: [
+        call("call12345", "get_weather", { city: "Paris" }),
+        call("call67890", "get_weather", { city: "Tokyo", days: 3 }),
+      ],
+    },
   },
   {
     name: "arguments of every type",
-    message: { role: "assistant", content: "", tool_calls: [call("call24680", "record", { text: "plain", count: 3.5, flag: true, meta: { k: [1, 2], z: null }, items: ["x", { y: 1 }] })] },
+    message: {
+      role: "assistant",
+      content: "",
+      tool_calls: [
+        call("call24680", "record", {
+          text: "plain",
+          count: 3.5,
+          flag: true,
+          meta: { k: [1, 2], z: null },
+          items: ["x", { y: 1 }],
+        }),
+      ],
+    },
   },
-  { name: "unicode, quotes, newlines", message: { role: "assistant", content: "", tool_calls: [call("call13579", "record", { text: TRICKY_STRING })] } },
+  {
+    name: "unicode, quotes, newlines",
+    message: { role: "assistant", content: "", tool_calls: [call("call13579", "record", { text: TRICKY_STRING })] },
+  },
 ];
 
 /**
@@ -117,7 +149,10 @@ export function withoutNullMembers(value: unknown): unknown {
  */
 export function scenarioFor(t: { name: string }, s: Scenario): Scenario {
   if (!(t.name in NULL_NOT_EXPRESSIBLE) || !s.message.tool_calls) return s;
-  const tool_calls = s.message.tool_calls.map((c) => ({ ...c, function: { ...c.function, arguments: JSON.stringify(withoutNullMembers(JSON.parse(c.function.arguments))) } }));
+  const tool_calls = s.message.tool_calls.map((c) => ({
+    ...c,
+    function: { ...c.function, arguments: JSON.stringify(withoutNullMembers(JSON.parse(c.function.arguments))) },
+  }));
   return { ...s, message: { ...s.message, tool_calls } };
 }
 
@@ -165,7 +200,11 @@ function commonPrefix(a: string, b: string): number {
 function turnEnd(t: TemplateCase, tools: ToolDefinition[]): string {
   const sentinel = "ZQX_END_SENTINEL";
   try {
-    const r = t.template.render({ messages: [USER, { role: "assistant", content: sentinel }], tools, addGenerationPrompt: false });
+    const r = t.template.render({
+      messages: [USER, { role: "assistant", content: sentinel }],
+      tools,
+      addGenerationPrompt: false,
+    });
     const at = r.lastIndexOf(sentinel);
     return at < 0 ? "" : r.slice(at + sentinel.length).trim();
   } catch {
@@ -184,7 +223,12 @@ function reasoningEffort(t: TemplateCase): string {
     effort =
       REASONING_EFFORTS.find((e) => {
         try {
-          t.template.render({ messages: [USER], tools: TOOLS, addGenerationPrompt: true, extraContext: { reasoning_effort: e } });
+          t.template.render({
+            messages: [USER],
+            tools: TOOLS,
+            addGenerationPrompt: true,
+            extraContext: { reasoning_effort: e },
+          });
           return true;
         } catch {
           return false;
@@ -197,7 +241,9 @@ function reasoningEffort(t: TemplateCase): string {
 
 /** Template variables a scenario sets. */
 export function extraContext(t: TemplateCase, s: Scenario): Record<string, unknown> | undefined {
-  return s.reasoningEffort && t.template.caps.supportsReasoningEffort ? { reasoning_effort: reasoningEffort(t) } : undefined;
+  return s.reasoningEffort && t.template.caps.supportsReasoningEffort
+    ? { reasoning_effort: reasoningEffort(t) }
+    : undefined;
 }
 
 /** Every marker of the format (kept when stripping the end of a turn). */
@@ -238,11 +284,22 @@ const TRAILING_MARKER = /<[^<>\s"{}]*>$|\[[^[\]\s"{}]*\]$/;
  *    DeepSeek R1 Distill repeats the assistant header): trailing markers that are not format
  *    markers are dropped, as are the end-of-turn text and whitespace.
  */
-export function generatedPart(t: TemplateCase, s: Scenario, params: ChatParams, tools: ToolDefinition[] = TOOLS): { output: string } | { error: string } {
+export function generatedPart(
+  t: TemplateCase,
+  s: Scenario,
+  params: ChatParams,
+  tools: ToolDefinition[] = TOOLS,
+): { output: string } | { error: string } {
   const messages = prepareMessages(t.analysis, [USER, s.message]);
   let full: string;
   try {
-    full = t.template.render({ messages, tools, addGenerationPrompt: false, enableThinking: s.enableThinking, extraContext: extraContext(t, s) });
+    full = t.template.render({
+      messages,
+      tools,
+      addGenerationPrompt: false,
+      enableThinking: s.enableThinking,
+      extraContext: extraContext(t, s),
+    });
   } catch (e) {
     return { error: (e as Error).message };
   }
@@ -267,11 +324,14 @@ export function generatedPart(t: TemplateCase, s: Scenario, params: ChatParams, 
   const end = params.reasoningEnd;
   if (params.thinkingForcedOpen && end !== null && !output.includes(end)) output = end + output;
   // The prompt already closed reasoning but the history turn renders the closing marker alone.
-  if (end !== null && params.parser.prefix.includes(end) && output.trimStart().startsWith(end)) output = output.trimStart().slice(end.length);
+  if (end !== null && params.parser.prefix.includes(end) && output.trimStart().startsWith(end))
+    output = output.trimStart().slice(end.length);
   const keep = formatMarkers(t, params);
   // The end-of-turn token: the first marker after a turn's content that the format does not use.
   const tail = turnEnd(t, tools);
-  const eot = (tail.match(/<[^<>\s"{}]*>|\[[^[\]\s"{}]*\]/g) ?? []).find((m) => !keep.some((k) => k.includes(m))) ?? (/[<[]/.test(tail) ? "" : tail);
+  const eot =
+    (tail.match(/<[^<>\s"{}]*>|\[[^[\]\s"{}]*\]/g) ?? []).find((m) => !keep.some((k) => k.includes(m))) ??
+    (/[<[]/.test(tail) ? "" : tail);
   const cutAt = eot === "" ? -1 : output.indexOf(eot);
   if (cutAt >= 0) output = output.slice(0, cutAt);
   for (let changed = true; changed; ) {
@@ -310,18 +370,25 @@ function parseArgs(s: string): unknown {
 export function messageDifferences(expected: AssistantMessage, got: AssistantMessage, output: string): string[] {
   const problems: string[] = [];
   const text = (v: unknown): string => (typeof v === "string" ? v.trim() : "");
-  if (text(got.content) !== text(expected.content)) problems.push(`content ${JSON.stringify(got.content)} instead of ${JSON.stringify(expected.content)}`);
-  const wantReasoning = typeof expected.reasoning_content === "string" && output.includes(expected.reasoning_content) ? expected.reasoning_content : "";
-  if (text(got.reasoning_content) !== text(wantReasoning)) problems.push(`reasoning ${JSON.stringify(got.reasoning_content)} instead of ${JSON.stringify(wantReasoning)}`);
+  if (text(got.content) !== text(expected.content))
+    problems.push(`content ${JSON.stringify(got.content)} instead of ${JSON.stringify(expected.content)}`);
+  const wantReasoning =
+    typeof expected.reasoning_content === "string" && output.includes(expected.reasoning_content)
+      ? expected.reasoning_content
+      : "";
+  if (text(got.reasoning_content) !== text(wantReasoning))
+    problems.push(`reasoning ${JSON.stringify(got.reasoning_content)} instead of ${JSON.stringify(wantReasoning)}`);
   const want = expected.tool_calls ?? [];
   const have = got.tool_calls ?? [];
   if (have.length !== want.length) problems.push(`${have.length} calls instead of ${want.length}`);
   want.forEach((w, i) => {
     const h = have[i];
     if (!h) return;
-    if (h.function.name !== w.function.name) problems.push(`call ${i}: name ${h.function.name} instead of ${w.function.name}`);
+    if (h.function.name !== w.function.name)
+      problems.push(`call ${i}: name ${h.function.name} instead of ${w.function.name}`);
     const args = parseArgs(h.function.arguments);
-    if (!isDeepStrictEqual(args, JSON.parse(w.function.arguments))) problems.push(`call ${i}: arguments ${h.function.arguments} instead of ${w.function.arguments}`);
+    if (!isDeepStrictEqual(args, JSON.parse(w.function.arguments)))
+      problems.push(`call ${i}: arguments ${h.function.arguments} instead of ${w.function.arguments}`);
     if (output.includes(w.id) && h.id !== w.id) problems.push(`call ${i}: id ${h.id} instead of ${w.id}`);
   });
   return problems;

@@ -11,7 +11,12 @@ export const CALL_IDS = { generateCallId: (i: number) => `call${i}` };
  * Feeds `output` to a new parser (with {@link CALL_IDS}) in chunks of 1 to `maxChunk` characters,
  * their sizes drawn from `seed`; returns the deltas (the finish's included) and the parser.
  */
-export function streamInChunks(params: ChatParams, output: string, seed: number, maxChunk: number): { deltas: ChatDelta[]; parser: ChatStreamParser } {
+export function streamInChunks(
+  params: ChatParams,
+  output: string,
+  seed: number,
+  maxChunk: number,
+): { deltas: ChatDelta[]; parser: ChatStreamParser } {
   const next = xorshiftRandom(seed);
   const parser = new ChatStreamParser(params, CALL_IDS);
   const deltas: ChatDelta[] = [];

@@ -58,7 +58,8 @@ export async function ensureCompiledLib(): Promise<string> {
           const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
           // Type errors elsewhere in a work-in-progress tree do not stop tsc from emitting.
           spawnSync(process.execPath, [tsc, "-p", "tsconfig.build.json"], { cwd: REPO_ROOT, stdio: "ignore" });
-          if (!existsSync(join(LIB_DIR, "index.js"))) throw new Error("tsc -p tsconfig.build.json did not produce lib/index.js");
+          if (!existsSync(join(LIB_DIR, "index.js")))
+            throw new Error("tsc -p tsconfig.build.json did not produce lib/index.js");
         }
         return LIB_DIR;
       } finally {

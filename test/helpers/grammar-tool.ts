@@ -8,7 +8,9 @@ import { fileURLToPath } from "node:url";
 import { expect } from "vitest";
 
 export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
-export const GRAMMAR_TOOL = process.env.TOOLWRIGHT_GRAMMAR_TOOL ?? fileURLToPath(new URL("../../build/bin/toolwright-grammar-tool", import.meta.url));
+export const GRAMMAR_TOOL =
+  process.env.TOOLWRIGHT_GRAMMAR_TOOL ??
+  fileURLToPath(new URL("../../build/bin/toolwright-grammar-tool", import.meta.url));
 export const GBNF_FIXTURES = fileURLToPath(new URL("../fixtures/gbnf/", import.meta.url));
 export const LLAMA_GRAMMARS = fileURLToPath(new URL("../../deps/llama.cpp/grammars/", import.meta.url));
 

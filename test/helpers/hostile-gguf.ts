@@ -21,10 +21,15 @@ export async function rewriteGguf(from: string, to: string, options: RewriteOpti
   const file = await readGguf(from);
   const metadata = new Map(file.metadata);
   const tensors: GgufTensorSpec[] = [];
-  for (const t of file.tensors) tensors.push({ name: t.name, shape: t.shape, type: t.type, data: await readTensorBytes(file, t) });
+  for (const t of file.tensors)
+    tensors.push({ name: t.name, shape: t.shape, type: t.type, data: await readTensorBytes(file, t) });
   options.metadata?.(metadata);
   options.tensors?.(tensors);
-  await writeGguf(to, { metadata, tensors, ...(options.alignment === undefined ? {} : { alignment: options.alignment }) });
+  await writeGguf(to, {
+    metadata,
+    tensors,
+    ...(options.alignment === undefined ? {} : { alignment: options.alignment }),
+  });
   return (await readGguf(to)).dataOffset;
 }
 

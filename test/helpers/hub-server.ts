@@ -75,7 +75,12 @@ export async function startHubServer(): Promise<HubServer> {
       status = 206;
     }
     const body = bytes.subarray(start);
-    const headers: Record<string, string> = { etag, "accept-ranges": "bytes", "content-length": String(body.length), "content-type": "application/octet-stream" };
+    const headers: Record<string, string> = {
+      etag,
+      "accept-ranges": "bytes",
+      "content-length": String(body.length),
+      "content-type": "application/octet-stream",
+    };
     if (status === 206) headers["content-range"] = `bytes ${start}-${total - 1}/${total}`;
     res.writeHead(status, headers);
     if (req.method === "HEAD") {

@@ -38,13 +38,21 @@ export interface InstallReport {
 }
 
 /** Runs the install check in `mode` with the given model; returns its report and stderr. */
-export function runInstallCheck(mode: "prebuild" | "source", model: string, env: NodeJS.ProcessEnv = process.env): { report: InstallReport; status: number | null; stderr: string } {
-  const r = spawnSync(process.execPath, [join(REPO_ROOT, "scripts", "test-install.mjs"), "--no-build", "--mode", mode, "--model", model], {
-    cwd: REPO_ROOT,
-    encoding: "utf8",
-    maxBuffer: 64 << 20,
-    env,
-  });
+export function runInstallCheck(
+  mode: "prebuild" | "source",
+  model: string,
+  env: NodeJS.ProcessEnv = process.env,
+): { report: InstallReport; status: number | null; stderr: string } {
+  const r = spawnSync(
+    process.execPath,
+    [join(REPO_ROOT, "scripts", "test-install.mjs"), "--no-build", "--mode", mode, "--model", model],
+    {
+      cwd: REPO_ROOT,
+      encoding: "utf8",
+      maxBuffer: 64 << 20,
+      env,
+    },
+  );
   return { report: JSON.parse(r.stdout) as InstallReport, status: r.status, stderr: r.stderr };
 }
 
@@ -81,6 +89,9 @@ export function runtimeDependencyClosure(): string[] {
 /** One line with what the install took, for the test output (the numbers docs/install.md quotes). */
 export function installSummary(report: InstallReport): string {
   const mb = (bytes: number | undefined) => `${((bytes ?? 0) / 1e6).toFixed(1)} MB`;
-  const cache = report.mode === "source" ? `; in the cache: build folder ${mb(report.cacheBuildBytes)}, llama.cpp clone ${mb(report.llamaBytes)}` : "";
+  const cache =
+    report.mode === "source"
+      ? `; in the cache: build folder ${mb(report.cacheBuildBytes)}, llama.cpp clone ${mb(report.llamaBytes)}`
+      : "";
   return `[install, ${report.mode}] npm install ${report.installSeconds} s; node_modules/toolwright ${mb(report.packageBytes)}, node_modules ${mb(report.nodeModulesBytes)} in ${report.packages?.length} packages${cache}`;
 }

@@ -76,7 +76,11 @@ try {
 process.exit(0);
 `;
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [`--max-old-space-size=${maxOldSpaceMiB}`, "--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
+    const child = spawn(
+      process.execPath,
+      [`--max-old-space-size=${maxOldSpaceMiB}`, "--input-type=module", "-e", script],
+      { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } },
+    );
     let stdout = "";
     let stderr = "";
     let timedOut = false;
@@ -91,9 +95,22 @@ process.exit(0);
       const line = stdout.split("\n").find((l) => l.startsWith(REPORT));
       const tail = stderr.slice(-4000);
       if (timedOut) return resolve({ kind: "hung", signal, exitCode, stderr: tail, maxRssMiB: null });
-      if (line === undefined || exitCode !== 0) return resolve({ kind: "crashed", signal, exitCode, stderr: tail, maxRssMiB: null });
-      const r = JSON.parse(line.slice(REPORT.length)) as { kind: "returned" | "threw"; value?: unknown; error?: IsolatedResult["error"]; maxRss: number };
-      resolve({ kind: r.kind, ...(r.kind === "returned" ? { value: r.value } : { error: r.error! }), signal, exitCode, stderr: tail, maxRssMiB: Math.round(r.maxRss / 1024) });
+      if (line === undefined || exitCode !== 0)
+        return resolve({ kind: "crashed", signal, exitCode, stderr: tail, maxRssMiB: null });
+      const r = JSON.parse(line.slice(REPORT.length)) as {
+        kind: "returned" | "threw";
+        value?: unknown;
+        error?: IsolatedResult["error"];
+        maxRss: number;
+      };
+      resolve({
+        kind: r.kind,
+        ...(r.kind === "returned" ? { value: r.value } : { error: r.error! }),
+        signal,
+        exitCode,
+        stderr: tail,
+        maxRssMiB: Math.round(r.maxRss / 1024),
+      });
     });
   });
 }

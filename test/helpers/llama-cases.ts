@@ -6,7 +6,13 @@ import { isDeepStrictEqual } from "node:util";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { analyzeChatTemplate, ChatStreamParser, generateChatParams, type ChatParams, type ChatRequest } from "../../src/chat/index.js";
+import {
+  analyzeChatTemplate,
+  ChatStreamParser,
+  generateChatParams,
+  type ChatParams,
+  type ChatRequest,
+} from "../../src/chat/index.js";
 import { ChatTemplate } from "../../src/template/index.js";
 import type { AssistantMessage, ChatMessage, JsonSchema, ToolDefinition } from "../../src/types.js";
 
@@ -28,7 +34,12 @@ export interface LlamaCase {
   add_generation_prompt: boolean;
   continue_final_message: "none" | "content" | "reasoning";
   json_schema: unknown;
-  expect: { role: "assistant"; content: string; reasoning_content: string; tool_calls: { name: string; arguments: string; id: string }[] };
+  expect: {
+    role: "assistant";
+    content: string;
+    reasoning_content: string;
+    tool_calls: { name: string; arguments: string; id: string }[];
+  };
 }
 
 /** Reads every case of a cases.jsonl file. */
@@ -60,7 +71,8 @@ export function requestOf(c: LlamaCase): ChatRequest {
     req.toolChoice = c.tool_choice;
     req.parallelToolCalls = c.parallel_tool_calls;
   }
-  if (c.json_schema !== null && c.json_schema !== undefined) req.responseFormat = { type: "json_schema", json_schema: { schema: c.json_schema as JsonSchema } };
+  if (c.json_schema !== null && c.json_schema !== undefined)
+    req.responseFormat = { type: "json_schema", json_schema: { schema: c.json_schema as JsonSchema } };
   if (c.reasoning_format === "none") req.reasoningFormat = "none";
   if (c.continue_final_message !== "none") req.continueFinalMessage = c.continue_final_message;
   else if (!c.add_generation_prompt) req.addGenerationPrompt = false;
@@ -132,8 +144,10 @@ export function judge(c: LlamaCase, got: AssistantMessage): Verdict {
     const h = have[i];
     if (!h) return;
     if (h.function.name !== w.name) hard.push(`call ${i}: name ${h.function.name} instead of ${w.name}`);
-    if (!isDeepStrictEqual(parsed(h.function.arguments), parsed(w.arguments))) hard.push(`call ${i}: arguments ${h.function.arguments} instead of ${w.arguments}`);
-    if (w.id !== "" && h.id !== w.id) (c.input.includes(w.id) ? hard : ids).push(`call ${i}: id ${h.id} instead of ${w.id}`);
+    if (!isDeepStrictEqual(parsed(h.function.arguments), parsed(w.arguments)))
+      hard.push(`call ${i}: arguments ${h.function.arguments} instead of ${w.arguments}`);
+    if (w.id !== "" && h.id !== w.id)
+      (c.input.includes(w.id) ? hard : ids).push(`call ${i}: id ${h.id} instead of ${w.id}`);
   });
   if (hard.length > 0) return { kind: "differs", problems: [...hard, ...ws, ...ids] };
   if (ws.length > 0) return { kind: "whitespace", problems: [...ws, ...ids] };

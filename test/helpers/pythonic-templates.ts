@@ -32,17 +32,81 @@ export interface PythonicExpectation {
  * property of the template, not of the parser.
  */
 export const UNREADABLE_VALUES: Record<string, string> = {
-  "vllm--toolace.jinja": "prints each value with `\"%sr\" | format(value)` (meant to be `%r`): `city=Parisr`, an unquoted string with a stray 'r', so no parser can recover the value.",
+  "vllm--toolace.jinja":
+    "prints each value with `\"%sr\" | format(value)` (meant to be `%r`): `city=Parisr`, an unquoted string with a stray 'r', so no parser can recover the value.",
 };
 
 export const PYTHONIC_TEMPLATES: PythonicExpectation[] = [
-  { dir: "llama.cpp", file: "LFM2.5-8B-A1B.jinja", sectionStart: "<|tool_call_start|>", sectionEnd: "<|tool_call_end|>", perCallStart: "", perCallEnd: "", toolsArrayWrapped: true, roundTrips: true },
-  { dir: "templates-dev", file: "vllm--toolace.jinja", sectionStart: "", sectionEnd: "", perCallStart: "", perCallEnd: "", toolsArrayWrapped: true, roundTrips: false },
-  { dir: "fixtures", file: "python-start.jinja", sectionStart: "<|python_start|>", sectionEnd: "<|python_end|>", perCallStart: "", perCallEnd: "", toolsArrayWrapped: true, roundTrips: true },
-  { dir: "fixtures", file: "tool-call-start.jinja", sectionStart: "<|tool_call_start|>", sectionEnd: "<|tool_call_end|>", perCallStart: "", perCallEnd: "", toolsArrayWrapped: true, roundTrips: true },
-  { dir: "fixtures", file: "bare-list.jinja", sectionStart: "", sectionEnd: "", perCallStart: "", perCallEnd: "", toolsArrayWrapped: true, roundTrips: true },
-  { dir: "fixtures", file: "functools.jinja", sectionStart: "functools", sectionEnd: "", perCallStart: "", perCallEnd: "", toolsArrayWrapped: true, roundTrips: true },
-  { dir: "fixtures", file: "tool-code-blocks.jinja", sectionStart: "", sectionEnd: "", perCallStart: "```tool_code", perCallEnd: "```", toolsArrayWrapped: false, roundTrips: true },
+  {
+    dir: "llama.cpp",
+    file: "LFM2.5-8B-A1B.jinja",
+    sectionStart: "<|tool_call_start|>",
+    sectionEnd: "<|tool_call_end|>",
+    perCallStart: "",
+    perCallEnd: "",
+    toolsArrayWrapped: true,
+    roundTrips: true,
+  },
+  {
+    dir: "templates-dev",
+    file: "vllm--toolace.jinja",
+    sectionStart: "",
+    sectionEnd: "",
+    perCallStart: "",
+    perCallEnd: "",
+    toolsArrayWrapped: true,
+    roundTrips: false,
+  },
+  {
+    dir: "fixtures",
+    file: "python-start.jinja",
+    sectionStart: "<|python_start|>",
+    sectionEnd: "<|python_end|>",
+    perCallStart: "",
+    perCallEnd: "",
+    toolsArrayWrapped: true,
+    roundTrips: true,
+  },
+  {
+    dir: "fixtures",
+    file: "tool-call-start.jinja",
+    sectionStart: "<|tool_call_start|>",
+    sectionEnd: "<|tool_call_end|>",
+    perCallStart: "",
+    perCallEnd: "",
+    toolsArrayWrapped: true,
+    roundTrips: true,
+  },
+  {
+    dir: "fixtures",
+    file: "bare-list.jinja",
+    sectionStart: "",
+    sectionEnd: "",
+    perCallStart: "",
+    perCallEnd: "",
+    toolsArrayWrapped: true,
+    roundTrips: true,
+  },
+  {
+    dir: "fixtures",
+    file: "functools.jinja",
+    sectionStart: "functools",
+    sectionEnd: "",
+    perCallStart: "",
+    perCallEnd: "",
+    toolsArrayWrapped: true,
+    roundTrips: true,
+  },
+  {
+    dir: "fixtures",
+    file: "tool-code-blocks.jinja",
+    sectionStart: "",
+    sectionEnd: "",
+    perCallStart: "```tool_code",
+    perCallEnd: "```",
+    toolsArrayWrapped: false,
+    roundTrips: true,
+  },
 ];
 
 /** The path of an expectation's template, or null when its shared data is missing. */

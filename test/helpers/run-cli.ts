@@ -37,7 +37,10 @@ export interface CliProcess {
 
 /** Starts `node lib/cli/main.js ...args` in the repository, without colours, `env` added to the environment. */
 export function spawnCli(args: string[], env: Record<string, string> = {}): CliProcess {
-  const child = spawn(process.execPath, [join(REPO_ROOT, "lib", "cli", "main.js"), ...args], { cwd: REPO_ROOT, env: { ...process.env, NO_COLOR: "1", ...env } });
+  const child = spawn(process.execPath, [join(REPO_ROOT, "lib", "cli", "main.js"), ...args], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, NO_COLOR: "1", ...env },
+  });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
@@ -50,7 +53,11 @@ export function spawnCli(args: string[], env: Record<string, string> = {}): CliP
 }
 
 /** Runs `node lib/cli/main.js ...args` with `input` on stdin, to its end. */
-export async function runCliProcess(args: string[], input: string, env: Record<string, string> = {}): Promise<CliRun & { code: number | null }> {
+export async function runCliProcess(
+  args: string[],
+  input: string,
+  env: Record<string, string> = {},
+): Promise<CliRun & { code: number | null }> {
   const p = spawnCli(args, env);
   p.child.stdin.end(input);
   const code = await p.exit;

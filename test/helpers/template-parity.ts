@@ -24,7 +24,10 @@ export interface GoldenSet {
 }
 
 export function loadGoldens(dir: string): GoldenSet {
-  const { now, scenarios } = JSON.parse(readFileSync(join(dir, "_scenarios.json"), "utf8")) as { now: string; scenarios: Record<string, Record<string, unknown>> };
+  const { now, scenarios } = JSON.parse(readFileSync(join(dir, "_scenarios.json"), "utf8")) as {
+    now: string;
+    scenarios: Record<string, Record<string, unknown>>;
+  };
   const [d, t] = now.split("T") as [string, string];
   const [y, mo, da] = d.split("-").map(Number) as [number, number, number];
   const [h, mi, s] = t.split(":").map(Number) as [number, number, number];
@@ -39,7 +42,14 @@ export function renderCase(tpl: ChatTemplate | Error, context: Record<string, un
     if (tpl instanceof Error) throw tpl;
     return { output: tpl.renderRaw(structuredClone(context)) };
   } catch (e) {
-    const type = e instanceof TemplateError ? "TemplateError" : e instanceof TemplateRuntimeError ? e.pythonType : e instanceof TemplateSyntaxError ? e.pythonType : `JS:${(e as Error).name}`;
+    const type =
+      e instanceof TemplateError
+        ? "TemplateError"
+        : e instanceof TemplateRuntimeError
+          ? e.pythonType
+          : e instanceof TemplateSyntaxError
+            ? e.pythonType
+            : `JS:${(e as Error).name}`;
     return { error: { type, message: (e as Error).message } };
   }
 }
@@ -59,7 +69,12 @@ export function matches(golden: Outcome, ours: Outcome): boolean {
  * `lenientDiffers` names templates whose lenient rendering is known to differ where strict
  * renders, and why: they are checked to still differ (so the entry goes stale once fixed).
  */
-export function paritySuites(label: string, set: GoldenSet, templatesDir: string | null, lenientDiffers: Readonly<Record<string, string>> = {}): void {
+export function paritySuites(
+  label: string,
+  set: GoldenSet,
+  templatesDir: string | null,
+  lenientDiffers: Readonly<Record<string, string>> = {},
+): void {
   const read = (file: string) => {
     const golden = JSON.parse(readFileSync(join(set.dir, file), "utf8")) as Golden;
     return { golden, source: readFileSync(join(templatesDir!, golden.template), "utf8") };

@@ -66,10 +66,13 @@ export function templatePath(template: string): string {
  */
 export async function ensureTestModel(options: EnsureTestModelOptions): Promise<string> {
   const { vocab, template, size = "tiny", seed = 1 } = options;
-  if (typeof vocab !== "string" || vocab === "") throw new TypeError(`ensureTestModel: vocab must be a name or path, got ${JSON.stringify(vocab)}`);
+  if (typeof vocab !== "string" || vocab === "")
+    throw new TypeError(`ensureTestModel: vocab must be a name or path, got ${JSON.stringify(vocab)}`);
   const vocabFile = vocabPath(vocab);
   if (!existsSync(vocabFile)) {
-    throw new Error(`ensureTestModel: vocabulary ${vocabFile} not found (run "node scripts/fetch-llama.mjs" to get deps/llama.cpp)`);
+    throw new Error(
+      `ensureTestModel: vocabulary ${vocabFile} not found (run "node scripts/fetch-llama.mjs" to get deps/llama.cpp)`,
+    );
   }
   let chatTemplate: string | undefined;
   if (template !== undefined) {
@@ -80,7 +83,16 @@ export async function ensureTestModel(options: EnsureTestModelOptions): Promise<
 
   const vocabStat = await stat(vocabFile);
   const key = createHash("sha256")
-    .update(JSON.stringify({ GENERATOR_VERSION, vocabFile, vocabSize: vocabStat.size, vocabMtime: vocabStat.mtimeMs, size, seed }))
+    .update(
+      JSON.stringify({
+        GENERATOR_VERSION,
+        vocabFile,
+        vocabSize: vocabStat.size,
+        vocabMtime: vocabStat.mtimeMs,
+        size,
+        seed,
+      }),
+    )
     .update(chatTemplate ?? "\0no template")
     .digest("hex")
     .slice(0, 12);

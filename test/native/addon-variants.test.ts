@@ -21,13 +21,15 @@ import { ensureTestModel, REPO_ROOT } from "../helpers/test-models.js";
 
 const base = `${process.platform}-${process.arch}`;
 const LOCAL_BUILD = join(REPO_ROOT, "build", "Release", "toolwright.node");
-const VULKAN_BUILD = process.env.TOOLWRIGHT_TEST_VULKAN_ADDON ?? join(REPO_ROOT, "build-vulkan", "Release", "toolwright.node");
+const VULKAN_BUILD =
+  process.env.TOOLWRIGHT_TEST_VULKAN_ADDON ?? join(REPO_ROOT, "build-vulkan", "Release", "toolwright.node");
 const hasVulkanBuild = existsSync(VULKAN_BUILD);
 const hasCompiler = process.platform === "linux" && spawnSync("cc", ["--version"]).status === 0;
 const roots: string[] = [];
 let modelPath: string;
 
-if (!hasVulkanBuild) console.log(`addon-variants: Vulkan cases skipped: no Vulkan build at ${VULKAN_BUILD} (see docs/gpu.md)`);
+if (!hasVulkanBuild)
+  console.log(`addon-variants: Vulkan cases skipped: no Vulkan build at ${VULKAN_BUILD} (see docs/gpu.md)`);
 if (!hasCompiler) console.log("addon-variants: the CUDA-variant case needs Linux and a C compiler (cc): skipped");
 
 beforeAll(async () => {
@@ -57,7 +59,10 @@ function brokenCudaAddon(path: string): void {
     if (r.status !== 0) throw new Error(`cc ${args.join(" ")} failed: ${r.stderr}`);
   };
   writeFileSync(join(work, "cudart.c"), "int cudaRuntimeGetVersion(int* v) { *v = 12000; return 0; }\n");
-  writeFileSync(join(work, "addon.c"), "int cudaRuntimeGetVersion(int*);\nint toolwright_probe(void) { int v; return cudaRuntimeGetVersion(&v); }\n");
+  writeFileSync(
+    join(work, "addon.c"),
+    "int cudaRuntimeGetVersion(int*);\nint toolwright_probe(void) { int v; return cudaRuntimeGetVersion(&v); }\n",
+  );
   cc(["-shared", "-fPIC", "-o", "libcudart.so.12", "-Wl,-soname,libcudart.so.12", "cudart.c"]);
   mkdirSync(join(path, ".."), { recursive: true });
   cc(["-shared", "-fPIC", "-o", path, "addon.c", "-Wl,--no-as-needed", join(work, "libcudart.so.12")]);
@@ -66,7 +71,11 @@ function brokenCudaAddon(path: string): void {
 
 /** Runs an ES module in a child Node.js process with `env` added; returns its JSON report. */
 function child(script: string, env: Record<string, string>): Record<string, unknown> {
-  const r = spawnSync(process.execPath, ["--input-type=module", "-e", script], { cwd: REPO_ROOT, env: { ...process.env, ...env }, encoding: "utf8" });
+  const r = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...env },
+    encoding: "utf8",
+  });
   expect(r.status, r.stderr).toBe(0);
   const line = r.stdout.trim().split("\n").at(-1)!;
   return JSON.parse(line) as Record<string, unknown>;
@@ -80,7 +89,12 @@ describe("the variant table", () => {
   test("lists cuda, vulkan, metal, cpu in the loader's order, each with what it needs", () => {
     expect(addonVariants().map((v) => v.name)).toEqual(["cuda", "vulkan", "metal", "cpu"]);
     for (const v of addonVariants()) expect(v.needs.length).toBeGreaterThan(10);
-    expect(addonVariants().find((v) => v.name === "cuda")!.linuxLibraries).toEqual(["^libcuda\\.so\\.", "^libcudart\\.so\\.", "^libcublas\\.so\\.", "^libcublasLt\\.so\\."]);
+    expect(addonVariants().find((v) => v.name === "cuda")!.linuxLibraries).toEqual([
+      "^libcuda\\.so\\.",
+      "^libcudart\\.so\\.",
+      "^libcublas\\.so\\.",
+      "^libcublasLt\\.so\\.",
+    ]);
   });
 
   test.each([
@@ -99,11 +113,14 @@ describe("the variant table", () => {
     { facts: { backends: ["CUDA", "CPU"], devices: [{ backend: "CPU", type: "cpu" }] }, unusable: true },
     { facts: { backends: ["MTL", "CPU"], devices: [{ backend: "MTL", type: "gpu" }] }, unusable: false },
     { facts: { devices: [{ backend: "CPU", type: "cpu" }] }, unusable: false },
-  ])("a build with $facts.backends and devices $facts.devices.length is passed over: $unusable", ({ facts, unusable }) => {
-    const reason = unusableGpuBuild(facts);
-    expect(reason !== undefined).toBe(unusable);
-    if (reason) expect(reason).toMatch(/^built for (CUDA|Vulkan), but it finds no \w+ device here \(needs /);
-  });
+  ])(
+    "a build with $facts.backends and devices $facts.devices.length is passed over: $unusable",
+    ({ facts, unusable }) => {
+      const reason = unusableGpuBuild(facts);
+      expect(reason !== undefined).toBe(unusable);
+      if (reason) expect(reason).toMatch(/^built for (CUDA|Vulkan), but it finds no \w+ device here \(needs /);
+    },
+  );
 });
 
 test("this process's addon: what loadedAddon() and listDevices() report", () => {
@@ -122,7 +139,10 @@ describe.skipIf(!hasCompiler)("a CUDA variant without the CUDA runtime", () => {
     mkdirSync(join(root, "prebuilds", base), { recursive: true });
     symlinkSync(LOCAL_BUILD, join(root, "prebuilds", base, "toolwright.node"));
     const candidates = addonCandidates(root).filter((p) => p.startsWith(root) && existsSync(p));
-    expect(candidates).toEqual([join(root, "prebuilds", `${base}-cuda`, "toolwright.node"), join(root, "prebuilds", base, "toolwright.node")]);
+    expect(candidates).toEqual([
+      join(root, "prebuilds", `${base}-cuda`, "toolwright.node"),
+      join(root, "prebuilds", base, "toolwright.node"),
+    ]);
     const { binding, report } = chooseAddon(candidates);
     expect(typeof binding.Model.load).toBe("function");
     expect(report.path).toBe(candidates[1]);
@@ -166,7 +186,10 @@ describe.skipIf(!hasVulkanBuild)("a Vulkan build on a machine without a Vulkan d
     );
     expect(out.path).not.toBe(VULKAN_BUILD);
     expect(out.variant).toBe("cpu");
-    expect(out.skipped).toEqual({ path: VULKAN_BUILD, error: expect.stringMatching(/^built for Vulkan, but it finds no Vulkan device here/) });
+    expect(out.skipped).toEqual({
+      path: VULKAN_BUILD,
+      error: expect.stringMatching(/^built for Vulkan, but it finds no Vulkan device here/),
+    });
     expect(out.devices).not.toContain("Vulkan");
     expect(out.placement).toBe("cpu");
     expect(out.code).toBe("TOOLWRIGHT_NO_GPU");

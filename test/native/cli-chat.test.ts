@@ -16,7 +16,12 @@ const WEATHER_TOOLS = [
     function: {
       name: "get_weather",
       description: "Current weather in a city",
-      parameters: { type: "object", properties: { city: { enum: ["Paris", "Oslo"] } }, required: ["city"], additionalProperties: false },
+      parameters: {
+        type: "object",
+        properties: { city: { enum: ["Paris", "Oslo"] } },
+        required: ["city"],
+        additionalProperties: false,
+      },
     },
   },
 ];
@@ -53,7 +58,10 @@ describe("toolwright chat", () => {
   }, 60_000);
 
   it("keeps the conversation over several turns and quits at end of input", async () => {
-    const r = await runCliProcess(["chat", model, "--max-tokens", "8", "--seed", "2", "--system", "Be brief.", "--no-thinking"], "one\ntwo\n");
+    const r = await runCliProcess(
+      ["chat", model, "--max-tokens", "8", "--seed", "2", "--system", "Be brief.", "--no-thinking"],
+      "one\ntwo\n",
+    );
     expect(r.code, r.stderr).toBe(0);
     // Each answer ends with a newline: two answers, two (or more) lines.
     expect(r.stdout.split("\n").filter((l) => l !== "").length).toBeGreaterThanOrEqual(2);
@@ -73,7 +81,10 @@ describe("toolwright chat", () => {
   it("shows a required tool call as → name(arguments)", async () => {
     const tools = join(dir, "tools.json");
     writeFileSync(tools, JSON.stringify(WEATHER_TOOLS));
-    const r = await runCliProcess(["chat", model, "--tools", tools, "--tool-choice", "required", "--max-tokens", "64", "--seed", "1"], "weather in Paris?\n");
+    const r = await runCliProcess(
+      ["chat", model, "--tools", tools, "--tool-choice", "required", "--max-tokens", "64", "--seed", "1"],
+      "weather in Paris?\n",
+    );
     expect(r.code, r.stderr).toBe(0);
     const call = r.stdout.split("\n").find((l) => l.startsWith("→ "));
     expect(call, r.stdout).toBeDefined();
@@ -129,7 +140,10 @@ describe("toolwright chat", () => {
   it("--json-schema FILE constrains every answer to the schema", async () => {
     const schema = join(dir, "answer.schema.json");
     writeFileSync(schema, JSON.stringify({ enum: ["yes", "no"] }));
-    const r = await runCliProcess(["chat", model, "--json-schema", schema, "--max-tokens", "16", "--seed", "3"], "is it?\nreally?\n");
+    const r = await runCliProcess(
+      ["chat", model, "--json-schema", schema, "--max-tokens", "16", "--seed", "3"],
+      "is it?\nreally?\n",
+    );
     expect(r.code, r.stderr).toBe(0);
     const answers = r.stdout.split("\n").filter((l) => l !== "");
     expect(answers).toHaveLength(2);
@@ -147,7 +161,10 @@ describe("toolwright chat", () => {
   }, 60_000);
 
   it("--context-size N sizes the context: a longer prompt is refused, a short one answered", async () => {
-    const small = await runCliProcess(["chat", model, "--context-size", "64", "--max-tokens", "4"], `${"word ".repeat(200)}\nhi\n`);
+    const small = await runCliProcess(
+      ["chat", model, "--context-size", "64", "--max-tokens", "4"],
+      `${"word ".repeat(200)}\nhi\n`,
+    );
     expect(small.code, small.stderr).toBe(0);
     // The long message does not fit (the context is rounded up to 256 tokens); the short one does.
     expect(small.stderr).toMatch(/the prompt needs \d+ tokens .* but the context holds 256/);
@@ -158,11 +175,29 @@ describe("toolwright chat", () => {
   }, 60_000);
 
   it.each([
-    ["a template that does not compile", "--template", "bad.jinja", "{% if %}", /template file .*bad\.jinja does not compile/],
+    [
+      "a template that does not compile",
+      "--template",
+      "bad.jinja",
+      "{% if %}",
+      /template file .*bad\.jinja does not compile/,
+    ],
     ["an empty template", "--template", "empty.jinja", "  \n", /template file .*empty\.jinja is empty/],
-    ["a schema file that is not JSON", "--json-schema", "bad.json", "{", /JSON Schema file .*bad\.json is not valid JSON/],
+    [
+      "a schema file that is not JSON",
+      "--json-schema",
+      "bad.json",
+      "{",
+      /JSON Schema file .*bad\.json is not valid JSON/,
+    ],
     ["a schema that is an array", "--json-schema", "arr.json", "[1]", /must hold a schema \(an object\), got an array/],
-    ["a schema the grammar cannot follow", "--json-schema", "ref.json", '{"$ref": "#/nope"}', /JSON Schema file .*ref\.json: /],
+    [
+      "a schema the grammar cannot follow",
+      "--json-schema",
+      "ref.json",
+      '{"$ref": "#/nope"}',
+      /JSON Schema file .*ref\.json: /,
+    ],
     [
       "tools whose parameters the grammar cannot follow",
       "--tools",
@@ -170,7 +205,13 @@ describe("toolwright chat", () => {
       JSON.stringify([{ type: "function", function: { name: "f", parameters: { $ref: "#/nope" } } }]),
       /tools\[0\]\.function\.parameters \(f\): /,
     ],
-    ["two tools of one name", "--tools", "twice.json", JSON.stringify([WEATHER_TOOLS[0], WEATHER_TOOLS[0]]), /tools\[1\]: a second tool named "get_weather"/],
+    [
+      "two tools of one name",
+      "--tools",
+      "twice.json",
+      JSON.stringify([WEATHER_TOOLS[0], WEATHER_TOOLS[0]]),
+      /tools\[1\]: a second tool named "get_weather"/,
+    ],
   ])(
     "rejects %s before loading the model (exit 1, file named)",
     async (_what, flag, name, content, problem) => {
@@ -205,7 +246,16 @@ describe("toolwright chat", () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("Usage: toolwright chat <model.gguf | hf:OWNER/REPO/FILE.gguf>");
     expect(r.stdout).toMatch(/NOT executed/);
-    for (const option of ["--context-size N", "--template FILE", "--system TEXT", "--tools FILE", "--json-schema FILE", "--tool-choice MODE", "-h, --help"]) expect(r.stdout).toContain(option);
+    for (const option of [
+      "--context-size N",
+      "--template FILE",
+      "--system TEXT",
+      "--tools FILE",
+      "--json-schema FILE",
+      "--tool-choice MODE",
+      "-h, --help",
+    ])
+      expect(r.stdout).toContain(option);
   }, 30_000);
 
   it("--version prints the package's version; an unknown command gets a did-you-mean", async () => {

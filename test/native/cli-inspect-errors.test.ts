@@ -52,7 +52,12 @@ describe("inspect on broken files", () => {
       const r = await run("inspect", path);
       if (expected) {
         failed++;
-        expect({ name: m.name, code: r.code, stderr: r.stderr, stdout: r.stdout }).toEqual({ name: m.name, code: 1, stderr: `toolwright inspect: ${expected.message}\n`, stdout: "" });
+        expect({ name: m.name, code: r.code, stderr: r.stderr, stdout: r.stdout }).toEqual({
+          name: m.name,
+          code: 1,
+          stderr: `toolwright inspect: ${expected.message}\n`,
+          stdout: "",
+        });
       } else {
         expect({ name: m.name, code: r.code, stderr: r.stderr }).toEqual({ name: m.name, code: 0, stderr: "" });
       }

@@ -30,7 +30,11 @@ describe("a generated model", () => {
     const tiny = TEST_MODEL_PRESETS.tiny;
 
     expect(s.general.architecture).toBe("llama");
-    expect(s.hyperparameters).toMatchObject({ block_count: tiny.layers, embedding_length: tiny.embeddingLength, feed_forward_length: tiny.feedForwardLength });
+    expect(s.hyperparameters).toMatchObject({
+      block_count: tiny.layers,
+      embedding_length: tiny.embeddingLength,
+      feed_forward_length: tiny.feedForwardLength,
+    });
     expect(s.hyperparameters["attention.head_count"]).toBe(tiny.heads);
     expect(s.general.fileType?.name).toBe(`MOSTLY_${tiny.weightType.toUpperCase()}`);
 
@@ -38,7 +42,9 @@ describe("a generated model", () => {
     expect(s.tensors.parameterCount).toBe(info.tensors.reduce((n, t) => n + t.elementCount, 0));
     const countsByType = new Map<string, number>();
     for (const t of info.tensors) countsByType.set(t.typeName, (countsByType.get(t.typeName) ?? 0) + 1);
-    expect(Object.fromEntries(Object.entries(s.tensors.types).map(([k, v]) => [k, v.count]))).toEqual(Object.fromEntries(countsByType));
+    expect(Object.fromEntries(Object.entries(s.tensors.types).map(([k, v]) => [k, v.count]))).toEqual(
+      Object.fromEntries(countsByType),
+    );
     // q8_0 stores 34 bytes per 32 weights; the f32 norms pull the average up a little.
     expect(s.tensors.bitsPerWeight).toBeGreaterThan(8.5 - 1e-9);
     expect(s.tensors.bitsPerWeight).toBeLessThan(9);
@@ -124,7 +130,11 @@ describe("bad files: one clear line on stderr, exit code 1", () => {
     ["a directory", () => dir, /is a directory/],
     ["a text file", () => write("notes.gguf", "hello, not a model"), /not a GGUF file: starts with "hell"/],
     ["an empty file", () => write("empty.gguf", ""), /not a GGUF file: only 0 bytes/],
-    ["a truncated model", () => write("cut.gguf", readFileSync(modelPath).subarray(0, 4096)), /cut\.gguf: .*(truncated|ends|past the end)/i],
+    [
+      "a truncated model",
+      () => write("cut.gguf", readFileSync(modelPath).subarray(0, 4096)),
+      /cut\.gguf: .*(truncated|ends|past the end)/i,
+    ],
   ];
   for (const [name, make, message] of cases) {
     it(name, async () => {

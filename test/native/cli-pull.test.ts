@@ -45,7 +45,9 @@ describe("toolwright pull", () => {
     // Not a terminal: a few plain lines, the last at 100% with the byte counts.
     expect(r.stderr).toMatch(/^pulling toolwright-test\/Chat-GGUF\/chat-Q8_0\.gguf: 0% /m);
     expect(r.stderr).toMatch(/: 100% [\d.]+ MiB of [\d.]+ MiB\n/);
-    expect(r.stderr).toMatch(/^downloaded toolwright-test\/Chat-GGUF\/chat-Q8_0\.gguf \([\d.]+ MiB, sha256 [0-9a-f]{12}…\)/m);
+    expect(r.stderr).toMatch(
+      /^downloaded toolwright-test\/Chat-GGUF\/chat-Q8_0\.gguf \([\d.]+ MiB, sha256 [0-9a-f]{12}…\)/m,
+    );
     expect(r.stderr).not.toContain("\r");
 
     const again = await run("pull", REF, "--endpoint", server.endpoint, "--cache-dir", cache, "--quiet");
@@ -75,8 +77,16 @@ describe("toolwright pull", () => {
   });
 
   it.each([
-    ["a missing file", () => [`hf:${REPO}/missing.gguf`, "--endpoint", server.endpoint], /missing\.gguf.*not found.*\[TOOLWRIGHT_DOWNLOAD_NOT_FOUND\]/],
-    ["an unreachable hub", async () => [REF, "--endpoint", await closedEndpoint()], /cannot reach 127\.0\.0\.1:\d+ \(ECONNREFUSED\).*\[TOOLWRIGHT_OFFLINE\]/],
+    [
+      "a missing file",
+      () => [`hf:${REPO}/missing.gguf`, "--endpoint", server.endpoint],
+      /missing\.gguf.*not found.*\[TOOLWRIGHT_DOWNLOAD_NOT_FOUND\]/,
+    ],
+    [
+      "an unreachable hub",
+      async () => [REF, "--endpoint", await closedEndpoint()],
+      /cannot reach 127\.0\.0\.1:\d+ \(ECONNREFUSED\).*\[TOOLWRIGHT_OFFLINE\]/,
+    ],
   ])("%s: one line on stderr, exit 1", async (_what, args, message) => {
     const r = await run("pull", ...(await args()), "--cache-dir", freshCache());
     expect(r.code).toBe(1);
@@ -104,13 +114,17 @@ describe("toolwright pull", () => {
     const help = await run("pull", "--help");
     expect(help.code).toBe(0);
     expect((await run("help", "pull")).stdout).toBe(help.stdout);
-    for (const option of ["--revision REV", "--endpoint URL", "--cache-dir DIR", "-q, --quiet", "-h, --help"]) expect(help.stdout).toContain(option);
+    for (const option of ["--revision REV", "--endpoint URL", "--cache-dir DIR", "-q, --quiet", "-h, --help"])
+      expect(help.stdout).toContain(option);
   });
 });
 
 /** Runs `fn` with the hub and the models cache taken from the environment, as a user sets them. */
 async function withHubEnv<T>(endpoint: string, cache: string, fn: () => Promise<T>): Promise<T> {
-  const saved = { TOOLWRIGHT_HF_ENDPOINT: process.env.TOOLWRIGHT_HF_ENDPOINT, TOOLWRIGHT_MODELS_DIR: process.env.TOOLWRIGHT_MODELS_DIR };
+  const saved = {
+    TOOLWRIGHT_HF_ENDPOINT: process.env.TOOLWRIGHT_HF_ENDPOINT,
+    TOOLWRIGHT_MODELS_DIR: process.env.TOOLWRIGHT_MODELS_DIR,
+  };
   process.env.TOOLWRIGHT_HF_ENDPOINT = endpoint;
   process.env.TOOLWRIGHT_MODELS_DIR = cache;
   try {
@@ -160,7 +174,9 @@ describe("loadModel with an hf: path", () => {
   it("downloads into the cache, loads it, and loads the cached file again with the hub gone", async () => {
     const cacheDir = freshCache();
     const received: number[] = [];
-    const model1 = await loadModel(REF, { download: { endpoint: server.endpoint, cacheDir, onProgress: (p) => received.push(p.receivedBytes) } });
+    const model1 = await loadModel(REF, {
+      download: { endpoint: server.endpoint, cacheDir, onProgress: (p) => received.push(p.receivedBytes) },
+    });
     const path = join(cacheDir, "hf", "toolwright-test", "Chat-GGUF", "main", FILE);
     try {
       expect(model1.path).toBe(path);
@@ -179,11 +195,17 @@ describe("loadModel with an hf: path", () => {
 
   it("a download failure is a ModelDownloadError; download options are checked", async () => {
     const cacheDir = freshCache();
-    const err = await loadModel(`hf:${REPO}/nope.gguf`, { download: { endpoint: server.endpoint, cacheDir } }).catch((e: unknown) => e);
+    const err = await loadModel(`hf:${REPO}/nope.gguf`, { download: { endpoint: server.endpoint, cacheDir } }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(ModelDownloadError);
     expect((err as ModelDownloadError).code).toBe("TOOLWRIGHT_DOWNLOAD_NOT_FOUND");
-    await expect(loadModel(REF, { download: { endpont: "x" } as never })).rejects.toThrow(/loadModel: options\.download has an unknown key "endpont" \(did you mean "endpoint"\?\)/);
-    await expect(loadModel(REF, { download: { signal: AbortSignal.abort() } as never })).rejects.toThrow(/options\.signal aborts the download too/);
+    await expect(loadModel(REF, { download: { endpont: "x" } as never })).rejects.toThrow(
+      /loadModel: options\.download has an unknown key "endpont" \(did you mean "endpoint"\?\)/,
+    );
+    await expect(loadModel(REF, { download: { signal: AbortSignal.abort() } as never })).rejects.toThrow(
+      /options\.signal aborts the download too/,
+    );
     await expect(loadModel("hf:nothing")).rejects.toThrow(RangeError);
   });
 });
@@ -195,7 +217,10 @@ describe("toolwright chat hf:…", () => {
 
   it("downloads the model into the cache, then answers", async () => {
     const cache = freshCache();
-    const { code, stdout, stderr } = await runCliProcess(["chat", REF, "--max-tokens", "8", "--seed", "1"], "hello\n", { TOOLWRIGHT_HF_ENDPOINT: server.endpoint, TOOLWRIGHT_MODELS_DIR: cache });
+    const { code, stdout, stderr } = await runCliProcess(["chat", REF, "--max-tokens", "8", "--seed", "1"], "hello\n", {
+      TOOLWRIGHT_HF_ENDPOINT: server.endpoint,
+      TOOLWRIGHT_MODELS_DIR: cache,
+    });
     expect(code, stderr).toBe(0);
     expect(stderr).toMatch(/pulling toolwright-test\/Chat-GGUF\/chat-Q8_0\.gguf: 100%/);
     expect(stderr).toMatch(/loading chat-Q8_0\.gguf: 100%/);

@@ -11,8 +11,14 @@ import { ensureTestModel, REPO_ROOT } from "../helpers/test-models.js";
 
 const CLI = join(REPO_ROOT, "lib", "cli", "main.js");
 
-function start(args: string[], env: Record<string, string> = {}): { child: ChildProcessWithoutNullStreams; out: { stdout: string; stderr: string }; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, [CLI, "serve", ...args], { cwd: REPO_ROOT, env: { ...process.env, NO_COLOR: "1", ...env } });
+function start(
+  args: string[],
+  env: Record<string, string> = {},
+): { child: ChildProcessWithoutNullStreams; out: { stdout: string; stderr: string }; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, [CLI, "serve", ...args], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, NO_COLOR: "1", ...env },
+  });
   const out = { stdout: "", stderr: "" };
   child.stdout.on("data", (d: Buffer) => (out.stdout += d.toString()));
   child.stderr.on("data", (d: Buffer) => (out.stderr += d.toString()));
@@ -39,20 +45,29 @@ describe("toolwright serve", () => {
   }, 300_000);
 
   it("serves the openai client with a Bearer key and drains on SIGTERM", async () => {
-    const { child, out, exited } = start([model, "--port", "0", "--alias", "tiny", "--max-tokens", "64"], { TOOLWRIGHT_API_KEY: "k1" });
+    const { child, out, exited } = start([model, "--port", "0", "--alias", "tiny", "--max-tokens", "64"], {
+      TOOLWRIGHT_API_KEY: "k1",
+    });
     const baseURL = await listening(out, exited);
     expect(new URL(baseURL).hostname).toBe("127.0.0.1");
     expect(out.stdout).toMatch(/API key required/);
     const client = new OpenAI({ baseURL, apiKey: "k1", maxRetries: 0 });
     expect((await client.models.list()).data[0]!.id).toBe("tiny");
-    await expect(new OpenAI({ baseURL, apiKey: "k2", maxRetries: 0 }).models.list()).rejects.toMatchObject({ status: 401 });
-    await expect(client.chat.completions.create({ model: "tiny", messages: [{ role: "user", content: "Hi" }], max_tokens: 65 })).rejects.toMatchObject({ status: 400, param: "max_tokens" });
+    await expect(new OpenAI({ baseURL, apiKey: "k2", maxRetries: 0 }).models.list()).rejects.toMatchObject({
+      status: 401,
+    });
+    await expect(
+      client.chat.completions.create({ model: "tiny", messages: [{ role: "user", content: "Hi" }], max_tokens: 65 }),
+    ).rejects.toMatchObject({ status: 400, param: "max_tokens" });
     // A long answer in flight when SIGTERM arrives still ends normally.
     const stream = await client.chat.completions.create({
       model: "tiny",
       messages: [{ role: "user", content: "Story" }],
       max_tokens: 64,
-      response_format: { type: "json_schema", json_schema: { name: "long", schema: { type: "string", minLength: 2000 } } },
+      response_format: {
+        type: "json_schema",
+        json_schema: { name: "long", schema: { type: "string", minLength: 2000 } },
+      },
       stream: true,
     });
     let finish: string | null = null;
@@ -73,15 +88,36 @@ describe("toolwright serve", () => {
     // evaluated whole in both runs (a prompt split differently between cache and batch may differ
     // in the last bits, as in llama.cpp), and only the batching differs.
     const nemo = await ensureTestModel({ vocab: "llama-spm", template: "mistralai-Mistral-Nemo-Instruct-2407" });
-    const questions = ["Why is the sky blue?", "Name three rivers.", "Count to five", "What is a prime number", "Tell me a joke"];
+    const questions = [
+      "Why is the sky blue?",
+      "Name three rivers.",
+      "Count to five",
+      "What is a prime number",
+      "Tell me a joke",
+    ];
     const answers = async (concurrent: boolean) => {
-      const { child, out, exited } = start([nemo, "--port", "0", "--parallel", "3", "--threads", "1", "--context-size", "512"]);
+      const { child, out, exited } = start([
+        nemo,
+        "--port",
+        "0",
+        "--parallel",
+        "3",
+        "--threads",
+        "1",
+        "--context-size",
+        "512",
+      ]);
       try {
         const baseURL = await listening(out, exited);
         expect(out.stdout).toMatch(/\(3 parallel sequences\)/);
         const client = new OpenAI({ baseURL, apiKey: "none", maxRetries: 0 });
         const ask = async (q: string) => {
-          const r = await client.chat.completions.create({ model: "m", messages: [{ role: "user", content: q }], max_tokens: 24, temperature: 0 });
+          const r = await client.chat.completions.create({
+            model: "m",
+            messages: [{ role: "user", content: q }],
+            max_tokens: 24,
+            temperature: 0,
+          });
           return r.choices[0]!.message.content;
         };
         const result: (string | null)[] = [];
@@ -102,9 +138,19 @@ describe("toolwright serve", () => {
   const USAGE: { label: string; args: string[]; code: number; message: RegExp }[] = [
     { label: "no model", args: [], code: 2, message: /expected one model path/ },
     { label: "a bad port", args: ["m.gguf", "--port", "http"], code: 2, message: /--port must be an integer/ },
-    { label: "an unknown option", args: ["m.gguf", "--prot", "1"], code: 2, message: /unknown option --prot \(did you mean --port\?\)/ },
+    {
+      label: "an unknown option",
+      args: ["m.gguf", "--prot", "1"],
+      code: 2,
+      message: /unknown option --prot \(did you mean --port\?\)/,
+    },
     { label: "a missing model file", args: ["no-such-model.gguf"], code: 1, message: /no-such-model\.gguf/ },
-    { label: "--parallel 0", args: ["m.gguf", "--parallel", "0"], code: 2, message: /--parallel must be an integer in \[1, 256\]/ },
+    {
+      label: "--parallel 0",
+      args: ["m.gguf", "--parallel", "0"],
+      code: 2,
+      message: /--parallel must be an integer in \[1, 256\]/,
+    },
     { label: "--threads without a value", args: ["m.gguf", "--threads"], code: 2, message: /--threads needs a value/ },
   ];
   it.each(USAGE)("exits $code on $label", async ({ args, code, message }) => {

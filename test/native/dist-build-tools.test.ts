@@ -21,22 +21,38 @@ function obtain(root: string, cache: string) {
     timeout: 300_000,
   });
   expect(r.status, r.stderr).toBe(0);
-  return { tools: JSON.parse(r.stdout.trim().split("\n").pop()!) as { cmakeJs: string; nodeAddonApiDir: string; source: string }, log: r.stderr };
+  return {
+    tools: JSON.parse(r.stdout.trim().split("\n").pop()!) as {
+      cmakeJs: string;
+      nodeAddonApiDir: string;
+      source: string;
+    },
+    log: r.stderr,
+  };
 }
 
-test("without the tooling in node_modules, it is installed into the cache once, then reused", { timeout: 600_000 }, () => {
-  const pkg = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { devDependencies: Record<string, string> };
+test("without the tooling in node_modules, it is installed into the cache once, then reused", {
+  timeout: 600_000,
+}, () => {
+  const pkg = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as {
+    devDependencies: Record<string, string>;
+  };
   const root = join(work, "package");
   const cache = join(work, "cache");
   mkdirSync(root, { recursive: true });
-  writeFileSync(join(root, "package.json"), JSON.stringify({ name: "toolwright", version: "0.0.0", devDependencies: pkg.devDependencies }));
+  writeFileSync(
+    join(root, "package.json"),
+    JSON.stringify({ name: "toolwright", version: "0.0.0", devDependencies: pkg.devDependencies }),
+  );
 
   const first = obtain(root, cache);
   expect(first.tools.source.startsWith(join(cache, "build-tools"))).toBe(true);
   expect(first.log).toContain("installing cmake-js@");
   expect(existsSync(first.tools.cmakeJs)).toBe(true);
   expect(existsSync(join(first.tools.nodeAddonApiDir, "napi.h"))).toBe(true);
-  const installed = JSON.parse(readFileSync(join(first.tools.source, "node_modules", "cmake-js", "package.json"), "utf8")) as { version: string };
+  const installed = JSON.parse(
+    readFileSync(join(first.tools.source, "node_modules", "cmake-js", "package.json"), "utf8"),
+  ) as { version: string };
   expect(installed.version.split(".")[0]).toBe(pkg.devDependencies["cmake-js"]!.replace(/^\^/, "").split(".")[0]);
   // cmake-js runs: its own --version.
   const version = spawnSync(process.execPath, [first.tools.cmakeJs, "--version"], { encoding: "utf8" });

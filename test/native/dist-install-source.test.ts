@@ -12,7 +12,12 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, expect, test } from "vitest";
 import { ensureCompiledLib } from "../helpers/compiled-lib.js";
-import { type InstallReport, installSummary, runInstallCheck, runtimeDependencyClosure } from "../helpers/install-check.js";
+import {
+  type InstallReport,
+  installSummary,
+  runInstallCheck,
+  runtimeDependencyClosure,
+} from "../helpers/install-check.js";
 import { ensureTestModel } from "../helpers/test-models.js";
 
 let report: InstallReport;

@@ -7,7 +7,12 @@
 import { beforeAll, expect, test } from "vitest";
 import { readGgufMetadata } from "../../src/runtime/gguf/index.js";
 import { ensureCompiledLib } from "../helpers/compiled-lib.js";
-import { type InstallReport, installSummary, runInstallCheck, runtimeDependencyClosure } from "../helpers/install-check.js";
+import {
+  type InstallReport,
+  installSummary,
+  runInstallCheck,
+  runtimeDependencyClosure,
+} from "../helpers/install-check.js";
 import { ensureTestModel } from "../helpers/test-models.js";
 
 let model: string;

@@ -43,7 +43,12 @@ describe("candidate order", () => {
     delete process.env.TOOLWRIGHT_VARIANT;
     const other = process.platform === "win32" ? "linux-x64" : "win32-x64";
     const root = packageRoot([base, `${base}-vulkan`, `${base}-cuda`, other, `${other}-cuda`]);
-    expect(addonCandidates(root)).toEqual([prebuilt(root, `${base}-cuda`), prebuilt(root, `${base}-vulkan`), prebuilt(root, base), local(root)]);
+    expect(addonCandidates(root)).toEqual([
+      prebuilt(root, `${base}-cuda`),
+      prebuilt(root, `${base}-vulkan`),
+      prebuilt(root, base),
+      local(root),
+    ]);
   });
 
   test("a local build made on purpose (marker file beside it) goes before the prebuilds", () => {
@@ -71,9 +76,19 @@ describe("candidate order", () => {
     delete process.env.TOOLWRIGHT_ADDON;
     const root = packageRoot([base, `${base}-cuda`, `${base}-vulkan`]);
     process.env.TOOLWRIGHT_VARIANT = "cpu";
-    expect(addonCandidates(root)).toEqual([prebuilt(root, base), prebuilt(root, `${base}-cuda`), prebuilt(root, `${base}-vulkan`), local(root)]);
+    expect(addonCandidates(root)).toEqual([
+      prebuilt(root, base),
+      prebuilt(root, `${base}-cuda`),
+      prebuilt(root, `${base}-vulkan`),
+      local(root),
+    ]);
     process.env.TOOLWRIGHT_VARIANT = "Vulkan";
-    expect(addonCandidates(root)).toEqual([prebuilt(root, `${base}-vulkan`), prebuilt(root, `${base}-cuda`), prebuilt(root, base), local(root)]);
+    expect(addonCandidates(root)).toEqual([
+      prebuilt(root, `${base}-vulkan`),
+      prebuilt(root, `${base}-cuda`),
+      prebuilt(root, base),
+      local(root),
+    ]);
   });
 
   test("TOOLWRIGHT_ADDON comes before everything", () => {

@@ -13,7 +13,10 @@ interface ImportCheck {
   imports: string[];
   problems: string[];
 }
-type Checker = { hostImportProblems(file: string): ImportCheck | undefined; hostImportProblemsInDump(text: string): ImportCheck };
+type Checker = {
+  hostImportProblems(file: string): ImportCheck | undefined;
+  hostImportProblemsInDump(text: string): ImportCheck;
+};
 
 const checker = (await import(pathToFileURL(join(REPO_ROOT, "scripts", "prebuild.mjs")).href)) as Checker;
 const ADDON = join(REPO_ROOT, "build", "Release", "toolwright.node");
@@ -38,7 +41,12 @@ describe.runIf(process.platform === "linux" && hasObjdump)("host imports of the 
       "0000000000000000  w   D  *UND*	0000000000000000  Base        __gmon_start__",
     ].join("\n");
     const check = checker.hostImportProblemsInDump(dump);
-    expect(check.imports).toEqual(["_ZN2v87Isolate10GetCurrentEv", "napi_create_external_arraybuffer", "napi_create_object", "uv_default_loop"]);
+    expect(check.imports).toEqual([
+      "_ZN2v87Isolate10GetCurrentEv",
+      "napi_create_external_arraybuffer",
+      "napi_create_object",
+      "uv_default_loop",
+    ]);
     expect(check.problems).toHaveLength(3);
     expect(check.problems.join("\n")).toMatch(/_ZN2v87Isolate10GetCurrentEv.*not Node-API/);
     expect(check.problems.join("\n")).toMatch(/uv_default_loop.*not Node-API/);

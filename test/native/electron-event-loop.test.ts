@@ -56,7 +56,12 @@ test("the JS thread spends little CPU while a model loads and while it generates
   const context = load.result.context;
   const generation = await cpuOf(async () => {
     let tokens = 0;
-    for await (const _ of context.generate({ prompt: "Once upon a time", maxTokens: 128, sampling: { temperature: 1, seed: 3 } })) tokens++;
+    for await (const _ of context.generate({
+      prompt: "Once upon a time",
+      maxTokens: 128,
+      sampling: { temperature: 1, seed: 3 },
+    }))
+      tokens++;
     return tokens;
   });
   expect(generation.result).toBe(128);
@@ -67,7 +72,12 @@ test("the JS thread spends little CPU while a model loads and while it generates
   if (!perThread) return; // no per-thread CPU accounting on this OS
   // Enough work to see where it ran (a tick is 10 ms; this 150k-token vocabulary takes ~300 ms).
   expect(load.process).toBeGreaterThanOrEqual(8);
-  expect(load.jsThread * 4, `load: JS thread ${load.jsThread} of ${load.process} ticks`).toBeLessThanOrEqual(load.process);
+  expect(load.jsThread * 4, `load: JS thread ${load.jsThread} of ${load.process} ticks`).toBeLessThanOrEqual(
+    load.process,
+  );
   expect(generation.process).toBeGreaterThanOrEqual(4);
-  expect(generation.jsThread * 2, `generation: JS thread ${generation.jsThread} of ${generation.process} ticks`).toBeLessThanOrEqual(generation.process);
+  expect(
+    generation.jsThread * 2,
+    `generation: JS thread ${generation.jsThread} of ${generation.process} ticks`,
+  ).toBeLessThanOrEqual(generation.process);
 });

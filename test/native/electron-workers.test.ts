@@ -59,14 +59,28 @@ beforeAll(async () => {
   model = await loadModel(modelPath);
   const context = await model.createContext(CONTEXT);
   expected = [];
-  for await (const chunk of context.generate({ prompt: PROMPT, maxTokens: MAX_TOKENS, sampling: { greedy: true } })) expected.push(chunk.token);
+  for await (const chunk of context.generate({ prompt: PROMPT, maxTokens: MAX_TOKENS, sampling: { greedy: true } }))
+    expected.push(chunk.token);
 });
 afterAll(() => model?.dispose());
 
-function startWorker(barrier: SharedArrayBuffer, parties: number, announceFirstToken = false): { worker: Worker; done: Promise<WorkerResult>; firstToken: Promise<void> } {
+function startWorker(
+  barrier: SharedArrayBuffer,
+  parties: number,
+  announceFirstToken = false,
+): { worker: Worker; done: Promise<WorkerResult>; firstToken: Promise<void> } {
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
-    workerData: { libUrl, modelPath, context: CONTEXT, prompt: PROMPT, maxTokens: MAX_TOKENS, barrier, parties, announceFirstToken },
+    workerData: {
+      libUrl,
+      modelPath,
+      context: CONTEXT,
+      prompt: PROMPT,
+      maxTokens: MAX_TOKENS,
+      barrier,
+      parties,
+      announceFirstToken,
+    },
   });
   let onFirst!: () => void;
   const firstToken = new Promise<void>((r) => (onFirst = r));
@@ -116,7 +130,8 @@ test("terminating a worker mid-generation leaves the process and the main thread
   }
   const context = await model.createContext(CONTEXT);
   const tokens: number[] = [];
-  for await (const chunk of context.generate({ prompt: PROMPT, maxTokens: MAX_TOKENS, sampling: { greedy: true } })) tokens.push(chunk.token);
+  for await (const chunk of context.generate({ prompt: PROMPT, maxTokens: MAX_TOKENS, sampling: { greedy: true } }))
+    tokens.push(chunk.token);
   expect(tokens).toEqual(expected);
   context.dispose();
 });
@@ -154,17 +169,20 @@ test("terminating workers while they load the addon and a model does not abort t
 // A context's own thread must end with the worker's environment, even when the worker is
 // terminated while that thread decodes a token ahead: after the environment is gone the addon's
 // code may be unloaded, so no thread of it may still run.
-test.runIf(existsSync("/proc/self/task"))("terminating a worker mid-generation leaves none of its threads behind", async () => {
-  // Thread ids, not a count: other threads of the process may end meanwhile.
-  const threads = () => new Set(readdirSync("/proc/self/task"));
-  for (let i = 0; i < 3; i++) {
-    const before = threads();
-    const w = startWorker(new SharedArrayBuffer(4), 1, true);
-    w.done.catch(() => undefined);
-    await w.firstToken;
-    expect([...threads()].filter((t) => !before.has(t)).length).toBeGreaterThan(0); // the worker's own
-    await w.worker.terminate();
-    // terminate() resolves once the worker's thread has exited, so its environment's cleanup ran.
-    expect([...threads()].filter((t) => !before.has(t))).toEqual([]);
-  }
-});
+test.runIf(existsSync("/proc/self/task"))(
+  "terminating a worker mid-generation leaves none of its threads behind",
+  async () => {
+    // Thread ids, not a count: other threads of the process may end meanwhile.
+    const threads = () => new Set(readdirSync("/proc/self/task"));
+    for (let i = 0; i < 3; i++) {
+      const before = threads();
+      const w = startWorker(new SharedArrayBuffer(4), 1, true);
+      w.done.catch(() => undefined);
+      await w.firstToken;
+      expect([...threads()].filter((t) => !before.has(t)).length).toBeGreaterThan(0); // the worker's own
+      await w.worker.terminate();
+      // terminate() resolves once the worker's thread has exited, so its environment's cleanup ran.
+      expect([...threads()].filter((t) => !before.has(t))).toEqual([]);
+    }
+  },
+);

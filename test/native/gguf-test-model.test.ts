@@ -6,7 +6,19 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GgmlType, createTestModel, decodeValues, gguf, ggufNumber, ggufString, readGguf, readGgufMetadata, readTensorBytes, writeGguf, type GgufFileInfo } from "../../src/runtime/gguf/index.js";
+import {
+  GgmlType,
+  createTestModel,
+  decodeValues,
+  gguf,
+  ggufNumber,
+  ggufString,
+  readGguf,
+  readGgufMetadata,
+  readTensorBytes,
+  writeGguf,
+  type GgufFileInfo,
+} from "../../src/runtime/gguf/index.js";
 import { REPO_ROOT, TEST_MODEL_CACHE, ensureTestModel, templatePath, vocabPath } from "../helpers/test-models.js";
 
 let dir: string;
@@ -33,10 +45,16 @@ describe("a tiny test model (qwen2 vocabulary, Qwen3 template)", () => {
     expect(ggufString(m, "general.architecture")).toBe("llama");
     expect(
       Object.fromEntries(
-        ["context_length", "embedding_length", "block_count", "feed_forward_length", "attention.head_count", "attention.head_count_kv", "rope.dimension_count", "vocab_size"].map((k) => [
-          k,
-          ggufNumber(m, `llama.${k}`),
-        ]),
+        [
+          "context_length",
+          "embedding_length",
+          "block_count",
+          "feed_forward_length",
+          "attention.head_count",
+          "attention.head_count_kv",
+          "rope.dimension_count",
+          "vocab_size",
+        ].map((k) => [k, ggufNumber(m, `llama.${k}`)]),
       ),
     ).toEqual({
       context_length: 4096,
@@ -54,9 +72,18 @@ describe("a tiny test model (qwen2 vocabulary, Qwen3 template)", () => {
   it("copies every tokenizer key of the vocabulary and sets the chat template", async () => {
     const vocab = await readGgufMetadata(vocabPath("qwen2"));
     const copied = [...vocab.keys()].filter((k) => k.startsWith("tokenizer.") && k !== "tokenizer.chat_template");
-    expect(copied).toEqual(expect.arrayContaining(["tokenizer.ggml.pre", "tokenizer.ggml.merges", "tokenizer.ggml.token_type", "tokenizer.ggml.eos_token_id"]));
+    expect(copied).toEqual(
+      expect.arrayContaining([
+        "tokenizer.ggml.pre",
+        "tokenizer.ggml.merges",
+        "tokenizer.ggml.token_type",
+        "tokenizer.ggml.eos_token_id",
+      ]),
+    );
     for (const key of copied) expect(file.metadata.get(key), key).toEqual(vocab.get(key));
-    expect(ggufString(file.metadata, "tokenizer.chat_template")).toBe(await readFile(templatePath("Qwen-Qwen3-0.6B"), "utf8"));
+    expect(ggufString(file.metadata, "tokenizer.chat_template")).toBe(
+      await readFile(templatePath("Qwen-Qwen3-0.6B"), "utf8"),
+    );
   });
 
   it("has the llama tensors with llama.cpp's shapes, output tied to token_embd", () => {
@@ -79,7 +106,9 @@ describe("a tiny test model (qwen2 vocabulary, Qwen3 template)", () => {
   });
 
   it("has unit norms and finite weights with standard deviation 1/sqrt(fan_in)", async () => {
-    expect([...decodeValues(GgmlType.F32, await readTensorBytes(file, "blk.1.ffn_norm.weight"))]).toEqual(new Array(64).fill(1));
+    expect([...decodeValues(GgmlType.F32, await readTensorBytes(file, "blk.1.ffn_norm.weight"))]).toEqual(
+      new Array(64).fill(1),
+    );
     for (const [name, fanIn] of [
       ["blk.0.attn_q.weight", 64],
       ["blk.1.ffn_down.weight", 128],
@@ -119,7 +148,15 @@ describe("createTestModel", () => {
     const info = await createTestModel({
       vocabPath: spm,
       outPath: out,
-      size: { embeddingLength: 96, layers: 1, heads: 3, kvHeads: 1, feedForwardLength: 160, tieOutput: false, weightType: "f16" },
+      size: {
+        embeddingLength: 96,
+        layers: 1,
+        heads: 3,
+        kvHeads: 1,
+        feedForwardLength: 160,
+        tieOutput: false,
+        weightType: "f16",
+      },
     });
     const file = await readGguf(out);
     const output = file.tensors.find((t) => t.name === "output.weight");
@@ -131,20 +168,30 @@ describe("createTestModel", () => {
 
   it.each([
     [{ size: "huge" }, /size must be tiny or bench or dimensions, got "huge"/],
-    [{ size: { embeddingLength: 64, layers: 2, heads: 5, kvHeads: 1, feedForwardLength: 128 } }, /must split into 5 heads/],
-    [{ size: { embeddingLength: 64, layers: 2, heads: 4, kvHeads: 3, feedForwardLength: 128 } }, /kvHeads 3 must divide heads 4/],
+    [
+      { size: { embeddingLength: 64, layers: 2, heads: 5, kvHeads: 1, feedForwardLength: 128 } },
+      /must split into 5 heads/,
+    ],
+    [
+      { size: { embeddingLength: 64, layers: 2, heads: 4, kvHeads: 3, feedForwardLength: 128 } },
+      /kvHeads 3 must divide heads 4/,
+    ],
     [{ size: { embeddingLength: 48, layers: 2, heads: 4, kvHeads: 1, feedForwardLength: 128 } }, /multiples of 32/],
     [{ seed: -1 }, /seed must be an integer in \[0, 2\^32\), got -1/],
     [{ chatTemplate: 42 }, /chatTemplate must be template source text/],
     [{ vocabPath: "/nonexistent/vocab.gguf" }, /\/nonexistent\/vocab.gguf: no such file/],
   ])("rejects %o", async (bad, message) => {
-    await expect(createTestModel({ vocabPath: spm, outPath: join(dir, "bad.gguf"), ...(bad as object) })).rejects.toThrow(message);
+    await expect(
+      createTestModel({ vocabPath: spm, outPath: join(dir, "bad.gguf"), ...(bad as object) }),
+    ).rejects.toThrow(message);
   });
 
   it("rejects a GGUF without a tokenizer as vocabulary", async () => {
     const notVocab = join(dir, "not-vocab.gguf");
     await writeGguf(notVocab, { metadata: [["general.name", gguf.string("x")]] });
-    await expect(createTestModel({ vocabPath: notVocab, outPath: join(dir, "bad.gguf") })).rejects.toThrow(/has no tokenizer/);
+    await expect(createTestModel({ vocabPath: notVocab, outPath: join(dir, "bad.gguf") })).rejects.toThrow(
+      /has no tokenizer/,
+    );
   });
 });
 
@@ -152,7 +199,9 @@ describe("ensureTestModel", () => {
   it("generates once when several callers ask at the same time", async () => {
     const first = await ensureTestModel({ vocab: "llama-spm", seed: 90210 });
     await unlink(first);
-    const paths = await Promise.all(Array.from({ length: 4 }, () => ensureTestModel({ vocab: "llama-spm", seed: 90210 })));
+    const paths = await Promise.all(
+      Array.from({ length: 4 }, () => ensureTestModel({ vocab: "llama-spm", seed: 90210 })),
+    );
     expect(new Set(paths)).toEqual(new Set([first]));
     expect(first.startsWith(TEST_MODEL_CACHE)).toBe(true);
     expect((await readGguf(first)).tensors).toHaveLength(20);
@@ -161,7 +210,9 @@ describe("ensureTestModel", () => {
 
   it("names unknown vocabularies and templates clearly", async () => {
     await expect(ensureTestModel({ vocab: "klingon" })).rejects.toThrow(/ggml-vocab-klingon.gguf not found/);
-    await expect(ensureTestModel({ vocab: "qwen2", template: "no-such-template" })).rejects.toThrow(/no-such-template.jinja not found/);
+    await expect(ensureTestModel({ vocab: "qwen2", template: "no-such-template" })).rejects.toThrow(
+      /no-such-template.jinja not found/,
+    );
   });
 });
 
@@ -169,21 +220,37 @@ describe("ensureTestModel", () => {
 // cmake --build build --target toolwright-llama-loop).
 const driver = join(REPO_ROOT, "build", "toolwright-llama-loop");
 describe.skipIf(!existsSync(driver))("llama.cpp runs the generated models", () => {
-  it.each(["llama-bpe", "qwen2", "llama-spm"])("loads, tokenizes and generates with the %s vocabulary", async (vocab) => {
-    const model = await ensureTestModel({ vocab, template: "Qwen-Qwen3-0.6B" });
-    const { stdout } = await promisify(execFile)(driver, ["--model", model, "--prompt", "Hello, world! 你好", "--n-gen", "8", "--threads", "1", "--print-text"]);
-    const result = JSON.parse(stdout.trim().split("\n").pop()!);
-    expect(result.error).toBeUndefined();
-    expect(result.n_vocab).toBe(ggufNumber(await readGgufMetadata(model), "llama.vocab_size"));
-    expect(result.prompt_tokens).toBeGreaterThan(3);
-    expect(result.gen_tokens).toBe(8);
-    expect(result.tokens.every((t: number) => t >= 0 && t < result.n_vocab)).toBe(true);
-  });
+  it.each(["llama-bpe", "qwen2", "llama-spm"])(
+    "loads, tokenizes and generates with the %s vocabulary",
+    async (vocab) => {
+      const model = await ensureTestModel({ vocab, template: "Qwen-Qwen3-0.6B" });
+      const { stdout } = await promisify(execFile)(driver, [
+        "--model",
+        model,
+        "--prompt",
+        "Hello, world! 你好",
+        "--n-gen",
+        "8",
+        "--threads",
+        "1",
+        "--print-text",
+      ]);
+      const result = JSON.parse(stdout.trim().split("\n").pop()!);
+      expect(result.error).toBeUndefined();
+      expect(result.n_vocab).toBe(ggufNumber(await readGgufMetadata(model), "llama.vocab_size"));
+      expect(result.prompt_tokens).toBeGreaterThan(3);
+      expect(result.gen_tokens).toBe(8);
+      expect(result.tokens.every((t: number) => t >= 0 && t < result.n_vocab)).toBe(true);
+    },
+  );
 
-  it.each(["llama-bpe", "qwen2", "llama-spm"])("tokenizes llama.cpp's %s vocab test cases exactly as expected", async (vocab) => {
-    const model = await ensureTestModel({ vocab });
-    const cases = `${vocabPath(vocab)}.inp`;
-    const { stdout } = await promisify(execFile)(driver, ["--model", model, "--tokenize-test", cases]);
-    expect(JSON.parse(stdout.trim())).toMatchObject({ tokenize_cases: 46, tokenize_failures: 0 });
-  });
+  it.each(["llama-bpe", "qwen2", "llama-spm"])(
+    "tokenizes llama.cpp's %s vocab test cases exactly as expected",
+    async (vocab) => {
+      const model = await ensureTestModel({ vocab });
+      const cases = `${vocabPath(vocab)}.inp`;
+      const { stdout } = await promisify(execFile)(driver, ["--model", model, "--tokenize-test", cases]);
+      expect(JSON.parse(stdout.trim())).toMatchObject({ tokenize_cases: 46, tokenize_failures: 0 });
+    },
+  );
 });

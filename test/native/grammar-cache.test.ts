@@ -7,7 +7,15 @@
  * at once) are compared by toolwright-grammar-tool's `cache` mode.
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { clearGrammarCache, type Context, type GrammarOptions, grammarCacheStats, loadModel, type Model, setGrammarCacheLimit } from "../../src/index.js";
+import {
+  clearGrammarCache,
+  type Context,
+  type GrammarOptions,
+  grammarCacheStats,
+  loadModel,
+  type Model,
+  setGrammarCacheLimit,
+} from "../../src/index.js";
 import { GBNF_FIXTURES, LLAMA_GRAMMARS, runGrammarTool, vocabPath } from "../helpers/grammar-tool.js";
 import { ensureTestModel } from "../helpers/test-models.js";
 
@@ -34,7 +42,12 @@ afterAll(() => {
 });
 
 async function run(ctx: Context, grammar: GrammarOptions, seed: number): Promise<number[]> {
-  const generation = ctx.generate({ prompt: "Answer:", maxTokens: 48, grammar, sampling: { seed, temperature: 1.5, topK: 0, topP: 1, minP: 0 } });
+  const generation = ctx.generate({
+    prompt: "Answer:",
+    maxTokens: 48,
+    grammar,
+    sampling: { seed, temperature: 1.5, topK: 0, topP: 1, minP: 0 },
+  });
   const tokens: number[] = [];
   for await (const chunk of generation) tokens.push(chunk.token);
   return tokens;
@@ -50,7 +63,10 @@ async function uncached(ctx: Context, grammar: GrammarOptions, seed: number): Pr
   }
 }
 
-function delta<K extends keyof ReturnType<typeof grammarCacheStats>>(before: ReturnType<typeof grammarCacheStats>, key: K): number {
+function delta<K extends keyof ReturnType<typeof grammarCacheStats>>(
+  before: ReturnType<typeof grammarCacheStats>,
+  key: K,
+): number {
   return grammarCacheStats()[key] - before[key];
 }
 
@@ -77,8 +93,14 @@ describe("compiled-grammar cache", () => {
 
   const VARIANTS: Array<{ name: string; grammar: GrammarOptions }> = [
     { name: "another root", grammar: { gbnf: JSONISH, root: "other" } },
-    { name: "lazy, one trigger pattern", grammar: { gbnf: JSONISH, lazy: { patterns: ["^[\\s\\S]*?(\\{)[\\s\\S]*"] } } },
-    { name: "lazy, another trigger pattern", grammar: { gbnf: JSONISH, lazy: { patterns: ["^[\\s\\S]*?(\\{ )[\\s\\S]*"] } } },
+    {
+      name: "lazy, one trigger pattern",
+      grammar: { gbnf: JSONISH, lazy: { patterns: ["^[\\s\\S]*?(\\{)[\\s\\S]*"] } },
+    },
+    {
+      name: "lazy, another trigger pattern",
+      grammar: { gbnf: JSONISH, lazy: { patterns: ["^[\\s\\S]*?(\\{ )[\\s\\S]*"] } },
+    },
     { name: "lazy, a trigger token", grammar: { gbnf: JSONISH, lazy: { tokens: [90] } } },
     { name: "one more space in the text", grammar: { gbnf: `${JSONISH} ` } },
   ];
@@ -175,20 +197,37 @@ describe("compiled-grammar cache", () => {
       setGrammarCacheLimit(DEFAULT_LIMIT);
     }
     expect(grammarCacheStats().maxBytes).toBe(DEFAULT_LIMIT);
-    for (const bad of [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) expect(() => setGrammarCacheLimit(bad)).toThrow(RangeError);
-    for (const bad of ["1", undefined, null]) expect(() => setGrammarCacheLimit(bad as unknown as number)).toThrow(TypeError);
+    for (const bad of [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY])
+      expect(() => setGrammarCacheLimit(bad)).toThrow(RangeError);
+    for (const bad of ["1", undefined, null])
+      expect(() => setGrammarCacheLimit(bad as unknown as number)).toThrow(TypeError);
   });
 });
 
 describe("chat requests that repeat their tools", () => {
   test("the second request compiles no grammar and gives the same answer", async () => {
-    const chatModel = await loadModel(await ensureTestModel({ vocab: "llama-spm", template: "meta-llama-Llama-3.1-8B-Instruct" }));
+    const chatModel = await loadModel(
+      await ensureTestModel({ vocab: "llama-spm", template: "meta-llama-Llama-3.1-8B-Instruct" }),
+    );
     try {
       // A new tools array each time, as a server parses each request's body anew.
       const tools = () => [
-        { type: "function" as const, function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string", maxLength: 12 } }, required: ["city"] } } },
+        {
+          type: "function" as const,
+          function: {
+            name: "get_weather",
+            parameters: { type: "object", properties: { city: { type: "string", maxLength: 12 } }, required: ["city"] },
+          },
+        },
       ];
-      const ask = () => chatModel.chat({ messages: [{ role: "user", content: "Weather in Paris?" }], tools: tools(), toolChoice: "required", maxTokens: 40, sampling: { seed: 5 } });
+      const ask = () =>
+        chatModel.chat({
+          messages: [{ role: "user", content: "Weather in Paris?" }],
+          tools: tools(),
+          toolChoice: "required",
+          maxTokens: 40,
+          sampling: { seed: 5 },
+        });
       setGrammarCacheLimit(0);
       const reference = await ask();
       setGrammarCacheLimit(DEFAULT_LIMIT);
@@ -198,7 +237,10 @@ describe("chat requests that repeat their tools", () => {
       expect(delta(before, "misses")).toBe(1);
       expect(delta(before, "hits")).toBe(1);
       // Call ids are random; the rest of the message is what the grammar and sampler made.
-      const made = (r: typeof first) => ({ content: r.message.content, calls: r.message.tool_calls?.map((c) => c.function) });
+      const made = (r: typeof first) => ({
+        content: r.message.content,
+        calls: r.message.tool_calls?.map((c) => c.function),
+      });
       expect(made(second)).toEqual(made(first));
       expect(made(first)).toEqual(made(reference));
       expect(first.message.tool_calls?.[0]?.function.name).toBe("get_weather");
@@ -219,21 +261,44 @@ describe("compiled-grammar cache, mask by mask (toolwright-grammar-tool cache)",
     warm_engines: number;
     evictions: number;
   }
-  test.each(["llama-bpe", "qwen2"])("warm masks equal cold ones at every step, from 4 threads at once too (%s)", async (vocab) => {
-    const { code, result } = await runGrammarTool<CacheResult>(["cache", "--vocab", vocabPath(vocab), "--threads", "4", "--walk-steps", "24", GBNF_FIXTURES, LLAMA_GRAMMARS]);
-    expect(result.cases).toBeGreaterThan(10);
-    expect(result.mismatches).toBe(0);
-    expect(result.thread_mismatches).toBe(0);
-    expect(code).toBe(0);
-    // Per grammar: one compile, then the warm run and the 4 threads hit (the warm run gets the
-    // engine the cold one gave back); each thread's commented copy is compiled once.
-    expect(result.misses).toBe(result.cases + result.skipped + result.cases * 4);
-    expect(result.hits).toBe(result.cases * 5);
-    expect(result.warm_engines).toBeGreaterThanOrEqual(result.cases);
-  });
+  test.each(["llama-bpe", "qwen2"])(
+    "warm masks equal cold ones at every step, from 4 threads at once too (%s)",
+    async (vocab) => {
+      const { code, result } = await runGrammarTool<CacheResult>([
+        "cache",
+        "--vocab",
+        vocabPath(vocab),
+        "--threads",
+        "4",
+        "--walk-steps",
+        "24",
+        GBNF_FIXTURES,
+        LLAMA_GRAMMARS,
+      ]);
+      expect(result.cases).toBeGreaterThan(10);
+      expect(result.mismatches).toBe(0);
+      expect(result.thread_mismatches).toBe(0);
+      expect(code).toBe(0);
+      // Per grammar: one compile, then the warm run and the 4 threads hit (the warm run gets the
+      // engine the cold one gave back); each thread's commented copy is compiled once.
+      expect(result.misses).toBe(result.cases + result.skipped + result.cases * 4);
+      expect(result.hits).toBe(result.cases * 5);
+      expect(result.warm_engines).toBeGreaterThanOrEqual(result.cases);
+    },
+  );
 
   test("under a budget too small for most grammars, from 4 threads: evicted or not kept, same masks", async () => {
-    const { code, result } = await runGrammarTool<CacheResult>(["cache", "--vocab", vocabPath("llama-bpe"), "--threads", "4", "--cache-bytes", "20000", GBNF_FIXTURES, LLAMA_GRAMMARS]);
+    const { code, result } = await runGrammarTool<CacheResult>([
+      "cache",
+      "--vocab",
+      vocabPath("llama-bpe"),
+      "--threads",
+      "4",
+      "--cache-bytes",
+      "20000",
+      GBNF_FIXTURES,
+      LLAMA_GRAMMARS,
+    ]);
     expect(result.mismatches).toBe(0);
     expect(result.thread_mismatches).toBe(0);
     expect(code).toBe(0);

@@ -27,7 +27,14 @@ const CASES: DiffCase[] = [
   // SentencePiece with byte-fallback tokens: multi-byte characters arrive one byte at a time.
   { name: "fixtures / llama-spm", vocab: "llama-spm", paths: [GBNF_FIXTURES], walks: 4, steps: 60, minGrammars: 10 },
   // llama.cpp's own example grammars as test material.
-  { name: "llama.cpp grammars / llama-bpe", vocab: "llama-bpe", paths: [LLAMA_GRAMMARS], walks: 1, steps: 24, minGrammars: 8 },
+  {
+    name: "llama.cpp grammars / llama-bpe",
+    vocab: "llama-bpe",
+    paths: [LLAMA_GRAMMARS],
+    walks: 1,
+    steps: 24,
+    minGrammars: 8,
+  },
   // Lazy grammars: nothing is masked until the trigger, then the text from the trigger on is fed;
   // branch walks follow the text past the trigger, then take random tokens.
   {
@@ -100,7 +107,19 @@ const TIMEOUT_MS = FULL ? 1_800_000 : 300_000;
 
 describe("grammar engine vs llama.cpp: identical masks", () => {
   it.each(CASES)("$name", { timeout: TIMEOUT_MS }, async (c) => {
-    const args = ["diff", "--vocab", vocabPath(c.vocab), "--walks", String(c.walks), "--steps", String(c.steps), "--seed", "7", ...(c.extra ?? []), ...c.paths];
+    const args = [
+      "diff",
+      "--vocab",
+      vocabPath(c.vocab),
+      "--walks",
+      String(c.walks),
+      "--steps",
+      String(c.steps),
+      "--seed",
+      "7",
+      ...(c.extra ?? []),
+      ...c.paths,
+    ];
     const { code, result, stderr } = await runGrammarTool<DiffResult>(args, TIMEOUT_MS);
     expect(result.divergences, stderr).toEqual([]);
     expect(result.validity_mismatches, stderr).toEqual([]);
@@ -113,7 +132,22 @@ describe("grammar engine vs llama.cpp: identical masks", () => {
     const vocab = vocabPath("llama-bpe");
     const { result: ids } = await runGrammarTool<number[][]>(["tokenize", "--vocab", vocab, " {"]);
     expect(ids[0]).toHaveLength(1);
-    const args = ["diff", "--vocab", vocab, "--walks", "2", "--branch-walks", "3", "--steps", "40", "--seed", "5", "--trigger-token", String(ids[0]![0]), join(GBNF_FIXTURES, "lazy-token")];
+    const args = [
+      "diff",
+      "--vocab",
+      vocab,
+      "--walks",
+      "2",
+      "--branch-walks",
+      "3",
+      "--steps",
+      "40",
+      "--seed",
+      "5",
+      "--trigger-token",
+      String(ids[0]![0]),
+      join(GBNF_FIXTURES, "lazy-token"),
+    ];
     const { code, result, stderr } = await runGrammarTool<DiffResult>(args, TIMEOUT_MS);
     expect(result.divergences, stderr).toEqual([]);
     expect(result.validity_mismatches, stderr).toEqual([]);
@@ -123,19 +157,23 @@ describe("grammar engine vs llama.cpp: identical masks", () => {
     expect(code).toBe(0);
   });
 
-  it.skipIf(!converter)("MaskBench schemas converted by toolwright's converter, along their valid instances", { timeout: FULL ? 1_800_000 : TIMEOUT_MS }, async () => {
-    // npm test: 6 schemas along their instances. TOOLWRIGHT_GRAMMAR_DIFF_FULL=1: 60 schemas, with
-    // branch walks (a prefix of the instance, then random tokens) and random walks from the start.
-    const dir = FULL ? convertSchemas(converter!, 60, 40) : convertSchemas(converter!, 6, 397);
-    const walks = FULL ? ["--walks", "1", "--branch-walks", "1", "--steps", "30", "--seed", "11"] : ["--walks", "0"];
-    const args = ["diff", "--vocab", vocabPath("llama-bpe"), ...walks, "--rollbacks", "2", dir];
-    const { code, result, stderr } = await runGrammarTool<DiffResult>(args, FULL ? 1_800_000 : TIMEOUT_MS);
-    expect(result.divergences, stderr).toEqual([]);
-    expect(result.validity_mismatches, stderr).toEqual([]);
-    expect(result.grammars).toBeGreaterThanOrEqual(5);
-    expect(result.steps).toBeGreaterThan(100);
-    expect(code).toBe(0);
-  });
+  it.skipIf(!converter)(
+    "MaskBench schemas converted by toolwright's converter, along their valid instances",
+    { timeout: FULL ? 1_800_000 : TIMEOUT_MS },
+    async () => {
+      // npm test: 6 schemas along their instances. TOOLWRIGHT_GRAMMAR_DIFF_FULL=1: 60 schemas, with
+      // branch walks (a prefix of the instance, then random tokens) and random walks from the start.
+      const dir = FULL ? convertSchemas(converter!, 60, 40) : convertSchemas(converter!, 6, 397);
+      const walks = FULL ? ["--walks", "1", "--branch-walks", "1", "--steps", "30", "--seed", "11"] : ["--walks", "0"];
+      const args = ["diff", "--vocab", vocabPath("llama-bpe"), ...walks, "--rollbacks", "2", dir];
+      const { code, result, stderr } = await runGrammarTool<DiffResult>(args, FULL ? 1_800_000 : TIMEOUT_MS);
+      expect(result.divergences, stderr).toEqual([]);
+      expect(result.validity_mismatches, stderr).toEqual([]);
+      expect(result.grammars).toBeGreaterThanOrEqual(5);
+      expect(result.steps).toBeGreaterThan(100);
+      expect(code).toBe(0);
+    },
+  );
 
   it("rejects exactly the grammars llama.cpp rejects", { timeout: TIMEOUT_MS }, async () => {
     const dir = join(GBNF_FIXTURES, "invalid");

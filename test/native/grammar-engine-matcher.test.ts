@@ -13,7 +13,15 @@ const grammarFile = join(dir, "call.gbnf");
 writeFileSync(grammarFile, CALL_GRAMMAR);
 
 async function trace(text: string, extra: string[] = []): Promise<TraceResult> {
-  const { result } = await runGrammarTool<TraceResult>(["trace", "--vocab", vocabPath("llama-bpe"), "--text", text, ...extra, grammarFile]);
+  const { result } = await runGrammarTool<TraceResult>([
+    "trace",
+    "--vocab",
+    vocabPath("llama-bpe"),
+    "--text",
+    text,
+    ...extra,
+    grammarFile,
+  ]);
   expect(result.ok, result.error).toBe(true);
   return result;
 }
@@ -76,7 +84,18 @@ describe("grammar matcher", () => {
   it("activates on a trigger token and feeds the token itself", async () => {
     const file = join(dir, "spaced.gbnf");
     writeFileSync(file, 'root ::= " "? "{" [a-z]+ "}"\n');
-    const run = async (extra: string[]) => (await runGrammarTool<TraceResult>(["trace", "--vocab", vocabPath("llama-bpe"), "--text", "ok {abc}", ...extra, file])).result;
+    const run = async (extra: string[]) =>
+      (
+        await runGrammarTool<TraceResult>([
+          "trace",
+          "--vocab",
+          vocabPath("llama-bpe"),
+          "--text",
+          "ok {abc}",
+          ...extra,
+          file,
+        ])
+      ).result;
     // Whatever token carries the "{" in this vocabulary becomes the trigger.
     const probe = await run([]);
     const brace = probe.steps.find((s) => s.piece.includes("{"))!;
@@ -101,7 +120,8 @@ describe("grammar matcher", () => {
     const spmTrace = async (gbnf: string, text: string): Promise<TraceResult> => {
       const file = join(dir, `utf8-${gbnf.length}.gbnf`);
       writeFileSync(file, gbnf);
-      return (await runGrammarTool<TraceResult>(["trace", "--vocab", vocabPath("llama-spm"), "--text", text, file])).result;
+      return (await runGrammarTool<TraceResult>(["trace", "--vocab", vocabPath("llama-spm"), "--text", text, file]))
+        .result;
     };
     const isByte = (s: { piece: string }) => s.piece.length === 1 && s.piece.charCodeAt(0) >= 0x80;
 
@@ -157,7 +177,14 @@ describe("grammar matcher", () => {
       { what: "an ASCII byte inside a sequence", hex: "e341", refusedAt: 1 },
     ];
     it.each(CASES)("$what", async ({ hex, refusedAt }) => {
-      const { result: r } = await runGrammarTool<TraceResult>(["trace", "--vocab", vocabPath("llama-spm"), "--hex", `7b${hex}7d`, file]);
+      const { result: r } = await runGrammarTool<TraceResult>([
+        "trace",
+        "--vocab",
+        vocabPath("llama-spm"),
+        "--hex",
+        `7b${hex}7d`,
+        file,
+      ]);
       expect(r.ok, r.error).toBe(true);
       const seq = r.steps.slice(1, 1 + hex.length / 2);
       const firstRefused = seq.findIndex((s) => !s.allowed);

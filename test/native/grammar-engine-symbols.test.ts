@@ -7,7 +7,15 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { type CheckEntry, type DiffResult, expectGrammarErrors, GBNF_FIXTURES, type GrammarErrorCase, runGrammarTool, vocabPath } from "../helpers/grammar-tool.js";
+import {
+  type CheckEntry,
+  type DiffResult,
+  expectGrammarErrors,
+  GBNF_FIXTURES,
+  type GrammarErrorCase,
+  runGrammarTool,
+  vocabPath,
+} from "../helpers/grammar-tool.js";
 
 interface GrammarCase {
   name: string;
@@ -18,9 +26,17 @@ interface GrammarCase {
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 
 const VALID: GrammarCase[] = [
-  { name: "duplicate definition, the last one wins", gbnf: 'root ::= item item\nitem ::= "a"\nitem ::= "b" | "c"\n', text: "bc" },
+  {
+    name: "duplicate definition, the last one wins",
+    gbnf: 'root ::= item item\nitem ::= "a"\nitem ::= "b" | "c"\n',
+    text: "bc",
+  },
   { name: "forward references", gbnf: 'root ::= a b\nb ::= c "y"\nc ::= "x"\na ::= "w" c\n', text: "wxxy" },
-  { name: "names differing in one character", gbnf: 'root ::= item-1 item-10 item-1-0 ("x" | item-0)\nitem-1 ::= "a"\nitem-10 ::= "b"\nitem-1-0 ::= "c"\nitem-0 ::= "d"\n', text: "abcd" },
+  {
+    name: "names differing in one character",
+    gbnf: 'root ::= item-1 item-10 item-1-0 ("x" | item-0)\nitem-1 ::= "a"\nitem-10 ::= "b"\nitem-1-0 ::= "c"\nitem-0 ::= "d"\n',
+    text: "abcd",
+  },
   {
     name: "names sharing a long prefix",
     gbnf: `root ::= ${range(300)
@@ -30,7 +46,11 @@ const VALID: GrammarCase[] = [
       .join("")}`,
     text: "123,a,b",
   },
-  { name: "redefined rule used before and after", gbnf: 'root ::= r (r "-")? r\nr ::= "k"\nr ::= "m" | "n"\n', text: "mn-m" },
+  {
+    name: "redefined rule used before and after",
+    gbnf: 'root ::= r (r "-")? r\nr ::= "k"\nr ::= "m" | "n"\n',
+    text: "mn-m",
+  },
   {
     name: "20,000 chained rules",
     gbnf: `root ::= r0\n${range(20000)
@@ -48,7 +68,11 @@ const VALID: GrammarCase[] = [
       .join("")}`,
     text: "abcde".repeat(10),
   },
-  { name: "1,000 synthesized rules from one repetition", gbnf: 'root ::= ("a" [b-c]?){0,1000} "."\n', text: "abacaab." },
+  {
+    name: "1,000 synthesized rules from one repetition",
+    gbnf: 'root ::= ("a" [b-c]?){0,1000} "."\n',
+    text: "abacaab.",
+  },
 ];
 
 function writeGrammars(cases: GrammarCase[]): string {
@@ -113,7 +137,9 @@ const ERRORS: GrammarErrorCase[] = [
 const TIMEOUT_MS = 300_000;
 
 describe("grammar engine symbol and rule tables", () => {
-  it("masks match llama.cpp's on duplicate, forward, look-alike and thousands of rules", { timeout: TIMEOUT_MS }, async () => {
+  it("masks match llama.cpp's on duplicate, forward, look-alike and thousands of rules", {
+    timeout: TIMEOUT_MS,
+  }, async () => {
     const dir = writeGrammars(VALID);
     const args = ["diff", "--vocab", vocabPath("llama-bpe"), "--walks", "2", "--steps", "24", "--seed", "3", dir];
     const { code, result, stderr } = await runGrammarTool<DiffResult>(args, TIMEOUT_MS);

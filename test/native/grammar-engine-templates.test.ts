@@ -47,10 +47,25 @@ function templateGrammars(templates: TemplateCase[]): GrammarEntry[] {
   const seen = new Map<string, GrammarEntry>();
   for (const t of templates) {
     for (const v of VARIANTS) {
-      const params = generateChatParams(t.analysis, t.template, { messages: [USER], tools: TOOLS, toolChoice: v.toolChoice, enableThinking: v.enableThinking });
+      const params = generateChatParams(t.analysis, t.template, {
+        messages: [USER],
+        tools: TOOLS,
+        toolChoice: v.toolChoice,
+        enableThinking: v.enableThinking,
+      });
       if (params.grammar === null) continue;
-      const key = JSON.stringify([params.grammar, params.grammarLazy, params.grammarTriggers, params.thinkingForcedOpen, params.reasoningEnd]);
-      const entry = seen.get(key) ?? { label: `${t.name} ${v.toolChoice} thinking-${v.enableThinking ? "on" : "off"}`, params, texts: [] };
+      const key = JSON.stringify([
+        params.grammar,
+        params.grammarLazy,
+        params.grammarTriggers,
+        params.thinkingForcedOpen,
+        params.reasoningEnd,
+      ]);
+      const entry = seen.get(key) ?? {
+        label: `${t.name} ${v.toolChoice} thinking-${v.enableThinking ? "on" : "off"}`,
+        params,
+        texts: [],
+      };
       seen.set(key, entry);
       for (const s of TEXT_SCENARIOS) {
         const g = generatedPart(t, { ...s, enableThinking: v.enableThinking }, params);
@@ -63,8 +78,12 @@ function templateGrammars(templates: TemplateCase[]): GrammarEntry[] {
 
 /** Trigger-token texts resolved by the real vocabulary (special tokens parsed), as Model.tokenize does. */
 async function tokenizer(entries: GrammarEntry[]): Promise<Pick<Model, "tokenize">> {
-  const texts = [...new Set(entries.flatMap((e) => e.params.grammarTriggers.filter((t) => t.type === "token").map((t) => t.value)))];
-  const ids = texts.length ? (await runGrammarTool<number[][]>(["tokenize", "--vocab", vocabPath(VOCAB), ...texts])).result : [];
+  const texts = [
+    ...new Set(entries.flatMap((e) => e.params.grammarTriggers.filter((t) => t.type === "token").map((t) => t.value))),
+  ];
+  const ids = texts.length
+    ? (await runGrammarTool<number[][]>(["tokenize", "--vocab", vocabPath(VOCAB), ...texts])).result
+    : [];
   const byText = new Map(texts.map((t, i) => [t, ids[i]!]));
   return {
     tokenize: (text: string) => {
@@ -81,13 +100,20 @@ function writeCases(entries: GrammarEntry[], model: Pick<Model, "tokenize">): { 
   let lazy = 0;
   entries.forEach((e, i) => {
     const base = join(dir, `${String(i).padStart(3, "0")}-${e.label.replace(/[^a-z0-9]+/gi, "-")}`);
-    const options = chatGrammar(e.params, (text) => model.tokenize(text, { addSpecial: false, parseSpecial: true }), undefined)!;
+    const options = chatGrammar(
+      e.params,
+      (text) => model.tokenize(text, { addSpecial: false, parseSpecial: true }),
+      undefined,
+    )!;
     writeFileSync(`${base}.gbnf`, options.gbnf);
     if (e.texts.length) writeFileSync(`${base}.txt`, e.texts.join("\n\x1e\n"));
     if (options.lazy) {
       lazy++;
       // One trigger per line: a pattern's literal line breaks become the \n / \r escapes.
-      const lines = [...(options.lazy.patterns ?? []).map((p) => `pattern ${p.replace(/\n/g, "\\n").replace(/\r/g, "\\r")}`), ...[...(options.lazy.tokens ?? [])].map((id) => `token ${id}`)];
+      const lines = [
+        ...(options.lazy.patterns ?? []).map((p) => `pattern ${p.replace(/\n/g, "\\n").replace(/\r/g, "\\r")}`),
+        ...[...(options.lazy.tokens ?? [])].map((id) => `token ${id}`),
+      ];
       writeFileSync(`${base}.lazy`, `${lines.join("\n")}\n`);
     }
   });
@@ -120,7 +146,9 @@ describe("grammar engine vs llama.cpp on the chat layer's tool-call grammars", (
     expect(all.filter((e) => e.texts.length === 0).map((e) => e.label)).toEqual([]);
   });
 
-  it(`identical masks along texts, branches and random walks (${FULL ? "all" : "sampled"} grammars)`, { timeout: TIMEOUT_MS }, async () => {
+  it(`identical masks along texts, branches and random walks (${FULL ? "all" : "sampled"} grammars)`, {
+    timeout: TIMEOUT_MS,
+  }, async () => {
     const entries = FULL ? all : sample(all);
     const { dir, lazy } = writeCases(entries, await tokenizer(entries));
     expect(lazy).toBeGreaterThan(0);

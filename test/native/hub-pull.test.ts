@@ -7,7 +7,13 @@ import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { AbortError } from "../../src/runtime/errors.js";
-import { type DownloadProgress, ModelDownloadError, modelCacheDir, parseHfModelRef, pullModel } from "../../src/runtime/hub/index.js";
+import {
+  type DownloadProgress,
+  ModelDownloadError,
+  modelCacheDir,
+  parseHfModelRef,
+  pullModel,
+} from "../../src/runtime/hub/index.js";
 import { hubEndpoint } from "../../src/runtime/hub/hub-http.js";
 import { pickQuantFile } from "../../src/runtime/hub/model-ref.js";
 import { closedEndpoint, type HubServer, sha256, startHubServer } from "../helpers/hub-server.js";
@@ -56,12 +62,24 @@ describe("pulling a file", () => {
     const pulled = await pullModel(REF, opts({ onProgress: (p: DownloadProgress) => progress.push(p) }));
     expect(pulled.path).toBe(join(cacheDir, "hf", "toolwright-test", "Tiny-GGUF", "main", FILE));
     expect(readFileSync(pulled.path).equals(model)).toBe(true);
-    expect(pulled).toMatchObject({ repo: REPO, file: FILE, revision: "main", sizeBytes: model.length, sha256: sha256(model), source: "downloaded", checked: true });
+    expect(pulled).toMatchObject({
+      repo: REPO,
+      file: FILE,
+      revision: "main",
+      sizeBytes: model.length,
+      sha256: sha256(model),
+      source: "downloaded",
+      checked: true,
+    });
     expect(progress[0]).toEqual({ receivedBytes: 0, totalBytes: model.length, resumedFromBytes: 0 });
     expect(progress.at(-1)!.receivedBytes).toBe(model.length);
-    for (let i = 1; i < progress.length; i++) expect(progress[i]!.receivedBytes).toBeGreaterThanOrEqual(progress[i - 1]!.receivedBytes);
+    for (let i = 1; i < progress.length; i++)
+      expect(progress[i]!.receivedBytes).toBeGreaterThanOrEqual(progress[i - 1]!.receivedBytes);
     // Nothing but the model and its record is left behind.
-    expect(readdirSync(join(cacheDir, "hf", "toolwright-test", "Tiny-GGUF", "main")).sort()).toEqual([FILE, `${FILE}.meta.json`]);
+    expect(readdirSync(join(cacheDir, "hf", "toolwright-test", "Tiny-GGUF", "main")).sort()).toEqual([
+      FILE,
+      `${FILE}.meta.json`,
+    ]);
     expect(newRequests().map((r) => r.method)).toEqual(["HEAD", "GET", "GET"]);
   });
 
@@ -128,7 +146,8 @@ describe("pulling a file", () => {
 describe("quantization tags", () => {
   const QREPO = "toolwright-test/Quants-GGUF";
   beforeAll(() => {
-    for (const name of ["Quants-Q8_0.gguf", "Quants-Q4_K_M.gguf", "mmproj-Quants-Q4_K_M.gguf", "README.md"]) server.put(QREPO, name, { content: model });
+    for (const name of ["Quants-Q8_0.gguf", "Quants-Q4_K_M.gguf", "mmproj-Quants-Q4_K_M.gguf", "README.md"])
+      server.put(QREPO, name, { content: model });
   });
 
   it.each([
@@ -156,7 +175,11 @@ describe("quantization tags", () => {
     [["a-Q8_0.gguf", "a-F16.gguf"], undefined, "a-Q8_0.gguf"],
     [["a-F16.gguf", "b-BF16.gguf"], undefined, "a-F16.gguf"],
     [["mmproj-a-Q4_K_M.gguf", "a-Q4_K_M.gguf"], "Q4_K_M", "a-Q4_K_M.gguf"],
-    [["Q4_K_M/a-Q4_K_M-00002-of-00002.gguf", "Q4_K_M/a-Q4_K_M-00001-of-00002.gguf"], "Q4_K_M", "Q4_K_M/a-Q4_K_M-00001-of-00002.gguf"],
+    [
+      ["Q4_K_M/a-Q4_K_M-00002-of-00002.gguf", "Q4_K_M/a-Q4_K_M-00001-of-00002.gguf"],
+      "Q4_K_M",
+      "Q4_K_M/a-Q4_K_M-00001-of-00002.gguf",
+    ],
     [["a-Q4_K_M.gguf"], "Q4_K", undefined],
     [["a-IQ4_XS.gguf"], "Q4_K_M", undefined],
   ])("pickQuantFile(%j, %s) is %s", (paths, quant, expected) => {
@@ -198,7 +221,13 @@ describe("resuming", () => {
     server.holdBodies(new Promise<void>((r) => (released = r)));
     server.dropAfter(Math.floor(model.length / 3));
     // The first response sends a third, then drops; abort as soon as some bytes are on disk.
-    const first = pullModel(REF, opts({ signal: controller.signal, onProgress: (p: DownloadProgress) => p.receivedBytes > 0 && controller.abort() }));
+    const first = pullModel(
+      REF,
+      opts({
+        signal: controller.signal,
+        onProgress: (p: DownloadProgress) => p.receivedBytes > 0 && controller.abort(),
+      }),
+    );
     released();
     const err = await first.catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AbortError);
@@ -238,7 +267,10 @@ describe("resuming", () => {
     rmSync(`${dest}.meta.json`);
     // Right version per the hub's metadata, but a stale content validator: the CDN sends 200.
     writeFileSync(`${dest}.part`, new Uint8Array(1000).fill(7));
-    writeFileSync(`${dest}.part.json`, JSON.stringify({ url: "x", sha256: sha256(model), size: model.length, contentEtag: '"stale"' }));
+    writeFileSync(
+      `${dest}.part.json`,
+      JSON.stringify({ url: "x", sha256: sha256(model), size: model.length, contentEtag: '"stale"' }),
+    );
     requestsBefore = server.requests.length;
     const pulled = await pullModel(REF, opts());
     expect(readFileSync(pulled.path).equals(model)).toBe(true);
@@ -294,7 +326,9 @@ describe("failures", () => {
 
   it("a server that sends something other than a GGUF file (an HTML page): TOOLWRIGHT_DOWNLOAD_FAILED, nothing kept", async () => {
     freshCache();
-    server.put(REPO, "page.gguf", { content: new TextEncoder().encode("<!DOCTYPE html><html>not a model</html>".repeat(100)) });
+    server.put(REPO, "page.gguf", {
+      content: new TextEncoder().encode("<!DOCTYPE html><html>not a model</html>".repeat(100)),
+    });
     const err = await pullModel(`hf:${REPO}/page.gguf`, opts()).catch((e: unknown) => e);
     expect((err as ModelDownloadError).code).toBe("TOOLWRIGHT_DOWNLOAD_FAILED");
     expect((err as Error).message).toMatch(/starts with "<!DO", not "GGUF"/);
@@ -303,8 +337,18 @@ describe("failures", () => {
 
   it.each([
     ["a missing file", `hf:${REPO}/nope.gguf`, "TOOLWRIGHT_DOWNLOAD_NOT_FOUND", /nope\.gguf.*not found.*404/],
-    ["a missing repository", "hf:toolwright-test/Nothing-GGUF/x.gguf", "TOOLWRIGHT_DOWNLOAD_NOT_FOUND", /not found.*404/],
-    ["a missing repository (quantization)", "hf:toolwright-test/Nothing-GGUF:Q4_K_M", "TOOLWRIGHT_DOWNLOAD_NOT_FOUND", /not found.*404/],
+    [
+      "a missing repository",
+      "hf:toolwright-test/Nothing-GGUF/x.gguf",
+      "TOOLWRIGHT_DOWNLOAD_NOT_FOUND",
+      /not found.*404/,
+    ],
+    [
+      "a missing repository (quantization)",
+      "hf:toolwright-test/Nothing-GGUF:Q4_K_M",
+      "TOOLWRIGHT_DOWNLOAD_NOT_FOUND",
+      /not found.*404/,
+    ],
   ])("%s: %s", async (_what, ref, code, message) => {
     freshCache();
     const err = await pullModel(ref, opts()).catch((e: unknown) => e);
@@ -345,7 +389,10 @@ describe("failures", () => {
 
 describe("references, options and places", () => {
   it.each([
-    ["hf:Qwen/Qwen3-0.6B-GGUF/Qwen3-0.6B-Q8_0.gguf", { repo: "Qwen/Qwen3-0.6B-GGUF", file: "Qwen3-0.6B-Q8_0.gguf", quant: undefined }],
+    [
+      "hf:Qwen/Qwen3-0.6B-GGUF/Qwen3-0.6B-Q8_0.gguf",
+      { repo: "Qwen/Qwen3-0.6B-GGUF", file: "Qwen3-0.6B-Q8_0.gguf", quant: undefined },
+    ],
     ["hf:a/b/dir/sub/m.GGUF", { repo: "a/b", file: "dir/sub/m.GGUF", quant: undefined }],
     ["hf:Qwen/Qwen3-4B-GGUF:Q4_K_M", { repo: "Qwen/Qwen3-4B-GGUF", file: undefined, quant: "Q4_K_M" }],
     ["hf:Qwen/Qwen3-4B-GGUF", { repo: "Qwen/Qwen3-4B-GGUF", file: undefined, quant: undefined }],
@@ -353,12 +400,20 @@ describe("references, options and places", () => {
     expect(parseHfModelRef(ref)).toEqual(expected);
   });
 
-  it.each([["hf:"], ["hf:onlyowner"], ["hf:a/b/model.bin"], ["hf:a/b/../../etc/x.gguf"], ["hf:a/b//x.gguf"], ["hf:a b/c/x.gguf"], ["hf:../b/x.gguf"], ["hf:a/b:"], ["hf:a/b:Q4 K"], ["./model.gguf"]])(
-    "rejects %s with a RangeError",
-    async (ref) => {
-      expect(() => parseHfModelRef(ref)).toThrow(RangeError);
-    },
-  );
+  it.each([
+    ["hf:"],
+    ["hf:onlyowner"],
+    ["hf:a/b/model.bin"],
+    ["hf:a/b/../../etc/x.gguf"],
+    ["hf:a/b//x.gguf"],
+    ["hf:a b/c/x.gguf"],
+    ["hf:../b/x.gguf"],
+    ["hf:a/b:"],
+    ["hf:a/b:Q4 K"],
+    ["./model.gguf"],
+  ])("rejects %s with a RangeError", async (ref) => {
+    expect(() => parseHfModelRef(ref)).toThrow(RangeError);
+  });
 
   it.each([
     [{ cacheDir: "" }, RangeError, /cacheDir must not be empty/],

@@ -48,7 +48,11 @@ interface Served {
 /** Starts `toolwright rpc-server` on a free port and waits until it accepts connections. */
 async function startServer(): Promise<Served> {
   const port = await freePort();
-  const child = spawn(process.execPath, [CLI, "rpc-server", "--host", "127.0.0.1", "--port", String(port), "--threads", "1"], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(
+    process.execPath,
+    [CLI, "rpc-server", "--host", "127.0.0.1", "--port", String(port), "--threads", "1"],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
   servers.push(child);
   let stderr = "";
   child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
@@ -61,11 +65,16 @@ async function startServer(): Promise<Served> {
 }
 
 function exitOf(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
+  if (child.exitCode !== null || child.signalCode !== null)
+    return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
   return new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
 }
 
-async function greedyTokens(path: string, options: Parameters<typeof loadModel>[1], prompt: string): Promise<{ tokens: number[]; placement: unknown }> {
+async function greedyTokens(
+  path: string,
+  options: Parameters<typeof loadModel>[1],
+  prompt: string,
+): Promise<{ tokens: number[]; placement: unknown }> {
   await using model = await loadModel(path, options);
   await using context = await model.createContext({ contextSize: 256, threads: 1 });
   const tokens: number[] = [];
@@ -93,7 +102,11 @@ describe.skipIf(!hasRpc)("a model split across two rpc-servers", () => {
     const prompt = "The weather in Paris today is";
     const local = await greedyTokens(modelPath, { gpu: false }, prompt);
     const remote = await greedyTokens(modelPath, { gpu: false, rpcServers: [a.endpoint, b.endpoint] }, prompt);
-    const placement = remote.placement as { devices: { backend: string; description: string }[]; gpuLayers: number; backend: string };
+    const placement = remote.placement as {
+      devices: { backend: string; description: string }[];
+      gpuLayers: number;
+      backend: string;
+    };
     expect(placement.backend).toBe("RPC");
     expect(placement.devices.map((d) => [d.backend, d.description])).toEqual([
       ["RPC", a.endpoint],
@@ -153,7 +166,11 @@ describe.skipIf(!hasRpc)("a model split across two rpc-servers", () => {
       out.local = (await loadModel(path, { gpu: false })).info.layerCount;
       process.send(JSON.stringify(out));
     `;
-    const client = spawn(process.execPath, ["--input-type=module", "-e", script, modelPath, a.endpoint, victim.endpoint], { stdio: ["ignore", "ignore", "pipe", "ipc"] });
+    const client = spawn(
+      process.execPath,
+      ["--input-type=module", "-e", script, modelPath, a.endpoint, victim.endpoint],
+      { stdio: ["ignore", "ignore", "pipe", "ipc"] },
+    );
     let stderr = "";
     client.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
     let report: Record<string, unknown> | undefined;
@@ -209,13 +226,21 @@ describe.skipIf(!hasRpc)("servers that cannot serve: a clear load error, never a
 
 test.each([
   { rpcServers: "127.0.0.1:50052", error: TypeError, message: /options\.rpcServers must be an array/ },
-  { rpcServers: [50052], error: TypeError, message: /options\.rpcServers\[0\] must be a "host:port" string, got 50052/ },
+  {
+    rpcServers: [50052],
+    error: TypeError,
+    message: /options\.rpcServers\[0\] must be a "host:port" string, got 50052/,
+  },
   { rpcServers: ["localhost"], error: RangeError, message: /options\.rpcServers\[0\] must be "host:port"/ },
   { rpcServers: ["[::1]:50052"], error: RangeError, message: /options\.rpcServers\[0\]/ },
   { rpcServers: ["h:0"], error: RangeError, message: /port from 1 to 65535/ },
   { rpcServers: ["h:65536"], error: RangeError, message: /port from 1 to 65535/ },
   { rpcServers: ["a:1", "a:1"], error: RangeError, message: /options\.rpcServers\[1\]: a:1 is named twice/ },
-  { rpcServers: Array.from({ length: 17 }, (_, i) => `h:${i + 1}`), error: RangeError, message: /at most 16 servers, got 17/ },
+  {
+    rpcServers: Array.from({ length: 17 }, (_, i) => `h:${i + 1}`),
+    error: RangeError,
+    message: /at most 16 servers, got 17/,
+  },
 ])("rpcServers: $rpcServers is refused with a $error.name", async ({ rpcServers, error, message }) => {
   const result = loadModel(modelPath, { rpcServers: rpcServers as never });
   await expect(result).rejects.toBeInstanceOf(error);
@@ -225,7 +250,11 @@ test.each([
 test.each([
   { options: { port: 0 }, error: RangeError, message: /serveRpc: options\.port/ },
   { options: { port: "50052" }, error: TypeError, message: /serveRpc: options\.port/ },
-  { options: { host: "10.0.0.1:80" }, error: RangeError, message: /serveRpc: options\.host must be a host name or IPv4 address/ },
+  {
+    options: { host: "10.0.0.1:80" },
+    error: RangeError,
+    message: /serveRpc: options\.host must be a host name or IPv4 address/,
+  },
   { options: { threads: 0 }, error: RangeError, message: /serveRpc: options\.threads/ },
   { options: { prot: 50052 }, error: TypeError, message: /unknown key "prot" \(did you mean "port"\?\)/ },
 ])("serveRpc($options) is refused before anything starts", ({ options, error, message }) => {

@@ -52,7 +52,12 @@ describe("generate() with decode-ahead", () => {
   test("gives the same tokens as a loop without decode-ahead, and the cache holds exactly them", async () => {
     const prompt = model.tokenize(PROMPT);
     const generated = [];
-    for await (const t of context.generate({ tokens: prompt, maxTokens: 20, sampling: { temperature: 1, seed: 3 }, reusePrefix: false })) {
+    for await (const t of context.generate({
+      tokens: prompt,
+      maxTokens: 20,
+      sampling: { temperature: 1, seed: 3 },
+      reusePrefix: false,
+    })) {
       generated.push(t.token);
     }
     const ctx = context.native;
@@ -65,7 +70,9 @@ describe("generate() with decode-ahead", () => {
 
   test("a stop string leaves the last token decoded; stats count it once; the next prompt reuses the cache", async () => {
     const prompt = model.tokenize(PROMPT);
-    const probe = await context.generate({ tokens: prompt, maxTokens: 12, sampling: { greedy: true }, reusePrefix: false }).text();
+    const probe = await context
+      .generate({ tokens: prompt, maxTokens: 12, sampling: { greedy: true }, reusePrefix: false })
+      .text();
     const stop = probe
       .slice(Math.floor(probe.length / 2))
       .trim()
@@ -73,7 +80,13 @@ describe("generate() with decode-ahead", () => {
     expect(stop.length).toBeGreaterThan(0);
 
     const before = context.stats.evaluatedTokens;
-    const generation = context.generate({ tokens: prompt, maxTokens: 12, stop: [stop], sampling: { greedy: true }, reusePrefix: false });
+    const generation = context.generate({
+      tokens: prompt,
+      maxTokens: 12,
+      stop: [stop],
+      sampling: { greedy: true },
+      reusePrefix: false,
+    });
     const tokens = [];
     for await (const t of generation) tokens.push(t.token);
     expect(generation.stopReason).toBe("stop");
@@ -103,7 +116,12 @@ describe("generate() with decode-ahead", () => {
 
   test("aborting from a token handler ends with 'abort' and the context stays usable", async () => {
     const controller = new AbortController();
-    const generation = context.generate({ prompt: PROMPT, maxTokens: 200, sampling: { greedy: true }, signal: controller.signal });
+    const generation = context.generate({
+      prompt: PROMPT,
+      maxTokens: 200,
+      sampling: { greedy: true },
+      signal: controller.signal,
+    });
     let seen = 0;
     for await (const _ of generation) if (++seen === 3) controller.abort();
     expect(generation.stopReason).toBe("abort");
@@ -122,7 +140,12 @@ describe("the overlap", () => {
     let early = 0;
     for (let attempt = 0; attempt < 5 && early === 0; attempt++) {
       const before = context.native.stats().stepsSettledEarly;
-      const generation = context.generate({ prompt: PROMPT, maxTokens: 24, sampling: { greedy: true }, reusePrefix: false });
+      const generation = context.generate({
+        prompt: PROMPT,
+        maxTokens: 24,
+        sampling: { greedy: true },
+        reusePrefix: false,
+      });
       const tokens = [];
       for await (const t of generation) tokens.push(t);
       early = context.native.stats().stepsSettledEarly - before;
@@ -140,7 +163,9 @@ describe("the overlap", () => {
       expect(own.native.stats().decodeThreads).toBe(0);
       await own.decode(model.tokenize(PROMPT));
       for (let i = 0; i < 3; i++) {
-        await own.generate({ prompt: PROMPT, maxTokens: 12, sampling: { temperature: 1, seed: i }, reusePrefix: i > 0 }).text();
+        await own
+          .generate({ prompt: PROMPT, maxTokens: 12, sampling: { temperature: 1, seed: i }, reusePrefix: i > 0 })
+          .text();
       }
       expect(own.stats.evaluatedTokens).toBeGreaterThan(20);
       expect(own.native.stats().decodeThreads).toBe(1);

@@ -21,7 +21,8 @@ const TEXTS = ["The cat sat on the mat.", "A completely different sentence about
 const norm = (v: Float32Array) => Math.sqrt(v.reduce((s, x) => s + x * x, 0));
 const maxDiff = (a: Float32Array, b: Float32Array) => a.reduce((m, x, i) => Math.max(m, Math.abs(x - b[i]!)), 0);
 /** The rows of a pooling "none" result (one per token). */
-const rows = (flat: Float32Array) => Array.from({ length: flat.length / dims }, (_, r) => flat.subarray(r * dims, (r + 1) * dims));
+const rows = (flat: Float32Array) =>
+  Array.from({ length: flat.length / dims }, (_, r) => flat.subarray(r * dims, (r + 1) * dims));
 const tokenCount = (text: string) => model.tokenize(text).length;
 
 describe("shape", () => {
@@ -130,7 +131,9 @@ describe("pooling", () => {
 
 describe("limits and failures", () => {
   it("an empty text is a RangeError naming its index; nothing is embedded", async () => {
-    await expect(model.embed(["fine", ""])).rejects.toThrow(new RangeError("Model.embed: texts[1] is empty: there is nothing to embed"));
+    await expect(model.embed(["fine", ""])).rejects.toThrow(
+      new RangeError("Model.embed: texts[1] is empty: there is nothing to embed"),
+    );
     await expect(model.embed("")).rejects.toThrow(RangeError);
   });
 
@@ -140,7 +143,11 @@ describe("limits and failures", () => {
     const err = await model.embed(["short", long], { contextSize: 256 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ContextOverflowError);
     expect(err).toMatchObject({ code: "TOOLWRIGHT_CONTEXT_OVERFLOW", needed: tokens, contextSize: 256 });
-    expect((err as Error).message).toMatch(new RegExp(`texts\\[1\\] has ${tokens} tokens, more than the embedding context holds \\(contextSize 256\\); pass a larger contextSize`));
+    expect((err as Error).message).toMatch(
+      new RegExp(
+        `texts\\[1\\] has ${tokens} tokens, more than the embedding context holds \\(contextSize 256\\); pass a larger contextSize`,
+      ),
+    );
     const [, v] = await model.embed(["short", long], { contextSize: 512 });
     expect(v!.length).toBe(dims);
   });
@@ -157,7 +164,11 @@ describe("limits and failures", () => {
   });
 
   it("concurrent calls queue up and each gets its own results", async () => {
-    const [a, b, c] = await Promise.all([model.embed(TEXTS[0]!), model.embed(TEXTS[1]!, { pooling: "last" }), model.embed(TEXTS[0]!)]);
+    const [a, b, c] = await Promise.all([
+      model.embed(TEXTS[0]!),
+      model.embed(TEXTS[1]!, { pooling: "last" }),
+      model.embed(TEXTS[0]!),
+    ]);
     expect(Array.from(c!)).toEqual(Array.from(a!));
     expect(maxDiff(a!, b!)).toBeGreaterThan(1e-3);
   });
@@ -188,7 +199,11 @@ describe("limits and failures", () => {
 
 describe("option checks", () => {
   it.each([
-    [{ pooling: "max" }, RangeError, 'Model.embed: options.pooling must be "model", "mean", "cls", "last", "none", got "max"'],
+    [
+      { pooling: "max" },
+      RangeError,
+      'Model.embed: options.pooling must be "model", "mean", "cls", "last", "none", got "max"',
+    ],
     [{ normalise: true }, TypeError, 'did you mean "normalize"'],
     [{ normalize: "yes" }, TypeError, "Model.embed: options.normalize"],
     [{ contextSize: 0 }, RangeError, "Model.embed: options.contextSize"],

@@ -112,13 +112,16 @@ const disposedModelCases: { name: string; run: (model: Model) => unknown }[] = [
 ];
 
 describe("a disposed model", () => {
-  test.each(disposedModelCases)("$name: a ToolwrightError with code TOOLWRIGHT_DISPOSED naming the model", async ({ run }) => {
-    const disposed = await loadModel(path);
-    disposed.dispose();
-    const err = await failure(() => run(disposed));
-    expect(err).toBeInstanceOf(ToolwrightError);
-    expect(err).toMatchObject({ code: "TOOLWRIGHT_DISPOSED", message: expect.stringContaining(path) });
-  });
+  test.each(disposedModelCases)(
+    "$name: a ToolwrightError with code TOOLWRIGHT_DISPOSED naming the model",
+    async ({ run }) => {
+      const disposed = await loadModel(path);
+      disposed.dispose();
+      const err = await failure(() => run(disposed));
+      expect(err).toBeInstanceOf(ToolwrightError);
+      expect(err).toMatchObject({ code: "TOOLWRIGHT_DISPOSED", message: expect.stringContaining(path) });
+    },
+  );
 
   test("disposed while embedding: TOOLWRIGHT_DISPOSED", async () => {
     const m = await loadModel(path);

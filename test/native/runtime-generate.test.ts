@@ -4,7 +4,14 @@
  */
 import { ToolwrightError } from "../../src/errors.js";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { type Context, type GeneratedToken, type Generation, loadModel, loadNative, type Model } from "../../src/index.js";
+import {
+  type Context,
+  type GeneratedToken,
+  type Generation,
+  loadModel,
+  loadNative,
+  type Model,
+} from "../../src/index.js";
 import { ensureTestModel } from "../helpers/test-models.js";
 
 let model: Model;
@@ -32,7 +39,8 @@ const PROMPT = "Once upon a time, in a land far away,";
 
 describe("determinism", () => {
   test("the same seed gives the same tokens; another seed gives others", async () => {
-    const run = (seed: number) => collect(context.generate({ prompt: PROMPT, maxTokens: 24, sampling: { temperature: 1, seed } }));
+    const run = (seed: number) =>
+      collect(context.generate({ prompt: PROMPT, maxTokens: 24, sampling: { temperature: 1, seed } }));
     const a = await run(7);
     const b = await run(7);
     const c = await run(8);
@@ -42,20 +50,33 @@ describe("determinism", () => {
   });
 
   test("greedy decoding repeats exactly, with or without a reused prefix", async () => {
-    const run = (reusePrefix: boolean) => collect(context.generate({ prompt: PROMPT, maxTokens: 16, sampling: { greedy: true }, reusePrefix }));
+    const run = (reusePrefix: boolean) =>
+      collect(context.generate({ prompt: PROMPT, maxTokens: 16, sampling: { greedy: true }, reusePrefix }));
     const first = await run(false);
     const second = await run(true);
     expect(second.map((t) => t.token)).toEqual(first.map((t) => t.token));
   });
 
-  test.each(["Once upon a time", "The weather today is", "Numbers 1 2 3"])("greedy without a grammar picks the first highest logit, as llama.cpp's greedy sampler: %s", async (prompt) => {
-    // A grammar that allows any text sends sampling through llama.cpp's sampler chain (its greedy
-    // sampler, then the grammar's check of its pick); without one the logits' argmax is read directly.
-    const run = (grammar?: { gbnf: string }) => collect(context.generate({ prompt, maxTokens: 24, sampling: { greedy: true }, reusePrefix: false, ...(grammar ? { grammar } : {}) }));
-    const direct = (await run()).map((t) => t.token);
-    expect(direct).toHaveLength(24);
-    expect((await run({ gbnf: String.raw`root ::= [^\x00]*` })).map((t) => t.token)).toEqual(direct);
-  });
+  test.each(["Once upon a time", "The weather today is", "Numbers 1 2 3"])(
+    "greedy without a grammar picks the first highest logit, as llama.cpp's greedy sampler: %s",
+    async (prompt) => {
+      // A grammar that allows any text sends sampling through llama.cpp's sampler chain (its greedy
+      // sampler, then the grammar's check of its pick); without one the logits' argmax is read directly.
+      const run = (grammar?: { gbnf: string }) =>
+        collect(
+          context.generate({
+            prompt,
+            maxTokens: 24,
+            sampling: { greedy: true },
+            reusePrefix: false,
+            ...(grammar ? { grammar } : {}),
+          }),
+        );
+      const direct = (await run()).map((t) => t.token);
+      expect(direct).toHaveLength(24);
+      expect((await run({ gbnf: String.raw`root ::= [^\x00]*` })).map((t) => t.token)).toEqual(direct);
+    },
+  );
 });
 
 describe("grammar", () => {
@@ -68,7 +89,12 @@ ws     ::= " "?
 `;
 
   test.each([1, 2, 3])("a JSON grammar makes the random model emit valid JSON (seed %i)", async (seed) => {
-    const generation = context.generate({ prompt: PROMPT, maxTokens: 200, grammar: { gbnf: JSON_GBNF }, sampling: { seed, temperature: 1 } });
+    const generation = context.generate({
+      prompt: PROMPT,
+      maxTokens: 200,
+      grammar: { gbnf: JSON_GBNF },
+      sampling: { seed, temperature: 1 },
+    });
     const text = await generation.text();
     expect(generation.stopReason).toBe("eog");
     const value = JSON.parse(text) as { name: string; age: number; tags: string[] };
@@ -84,7 +110,12 @@ ws     ::= " "?
     let sawSplit = false;
     for (let seed = 1; seed <= 6 && !sawSplit; seed++) {
       const chunks = await collect(
-        context.generate({ prompt: PROMPT, maxTokens: 64, grammar: { gbnf: `root ::= ${JSON.stringify(target)}` }, sampling: { seed, temperature: 2, topK: 0, topP: 1, minP: 0 } }),
+        context.generate({
+          prompt: PROMPT,
+          maxTokens: 64,
+          grammar: { gbnf: `root ::= ${JSON.stringify(target)}` },
+          sampling: { seed, temperature: 2, topK: 0, topP: 1, minP: 0 },
+        }),
       );
       expect(chunks.map((c) => c.text).join("")).toBe(target);
       for (const c of chunks) expect(c.text).not.toContain("\uFFFD");
@@ -106,19 +137,25 @@ ws     ::= " "?
     expect(text).not.toBe("x");
   });
 
-  test.each(["tokens", "patterns"] as const)("a lazy grammar takes over once its trigger (%s) appears", async (kind) => {
-    const sampling = { greedy: true };
-    const free = await collect(context.generate({ prompt: PROMPT, maxTokens: 6, sampling }));
-    const trigger = free[2]!;
-    expect(trigger.text.length).toBeGreaterThan(0);
-    const lazy = kind === "tokens" ? { tokens: [trigger.token] } : { patterns: [`[\\s\\S]*?(${trigger.text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")})`] };
-    // Once triggered, the grammar is fed the output from the trigger on and forces " done".
-    const gbnf = `root ::= ${JSON.stringify(trigger.text)} " done"`;
-    const generation = context.generate({ prompt: PROMPT, maxTokens: 40, sampling, grammar: { gbnf, lazy } });
-    const text = await generation.text();
-    expect(text).toBe(`${free[0]!.text}${free[1]!.text}${trigger.text} done`);
-    expect(generation.stopReason).toBe("eog");
-  });
+  test.each(["tokens", "patterns"] as const)(
+    "a lazy grammar takes over once its trigger (%s) appears",
+    async (kind) => {
+      const sampling = { greedy: true };
+      const free = await collect(context.generate({ prompt: PROMPT, maxTokens: 6, sampling }));
+      const trigger = free[2]!;
+      expect(trigger.text.length).toBeGreaterThan(0);
+      const lazy =
+        kind === "tokens"
+          ? { tokens: [trigger.token] }
+          : { patterns: [`[\\s\\S]*?(${trigger.text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")})`] };
+      // Once triggered, the grammar is fed the output from the trigger on and forces " done".
+      const gbnf = `root ::= ${JSON.stringify(trigger.text)} " done"`;
+      const generation = context.generate({ prompt: PROMPT, maxTokens: 40, sampling, grammar: { gbnf, lazy } });
+      const text = await generation.text();
+      expect(text).toBe(`${free[0]!.text}${free[1]!.text}${trigger.text} done`);
+      expect(generation.stopReason).toBe("eog");
+    },
+  );
 
   test("an invalid grammar is thrown by generate() itself, naming the rule", async () => {
     let error: unknown;
@@ -168,7 +205,9 @@ describe("stop strings and ends", () => {
       // Every free cell holds a decoded token, plus the last sampled one (never decoded).
       expect(chunks.length).toBe(small.contextSize - prompt.length + 1);
       expect(small.size).toBe(small.contextSize);
-      await expect(small.generate({ tokens: Array.from({ length: 300 }, () => 100) }).text()).rejects.toThrow(RangeError);
+      await expect(small.generate({ tokens: Array.from({ length: 300 }, () => 100) }).text()).rejects.toThrow(
+        RangeError,
+      );
     } finally {
       small.dispose();
     }
@@ -266,7 +305,9 @@ test("one generation at a time per context", async () => {
   const first = context.generate({ prompt: PROMPT, maxTokens: 8 });
   const iterator = first[Symbol.asyncIterator]();
   await iterator.next();
-  await expect(context.generate({ prompt: PROMPT, maxTokens: 1 }).text()).rejects.toMatchObject({ code: "TOOLWRIGHT_CONTEXT_BUSY" });
+  await expect(context.generate({ prompt: PROMPT, maxTokens: 1 }).text()).rejects.toMatchObject({
+    code: "TOOLWRIGHT_CONTEXT_BUSY",
+  });
   await iterator.return?.();
   expect(await context.generate({ prompt: PROMPT, maxTokens: 1 }).text()).toBeTypeOf("string");
   expect(() => first[Symbol.asyncIterator]()).toThrow(/only once/);
@@ -294,13 +335,38 @@ test.each([
   { name: "negative maxTokens", options: { prompt: "a", maxTokens: -1 }, error: RangeError, message: /maxTokens/ },
   { name: "stop not an array", options: { prompt: "a", stop: "x" }, error: TypeError, message: /options\.stop/ },
   { name: "empty stop string", options: { prompt: "a", stop: [""] }, error: RangeError, message: /stop\[0\]/ },
-  { name: "temperature negative", options: { prompt: "a", sampling: { temperature: -1 } }, error: RangeError, message: /temperature/ },
+  {
+    name: "temperature negative",
+    options: { prompt: "a", sampling: { temperature: -1 } },
+    error: RangeError,
+    message: /temperature/,
+  },
   { name: "topP above 1", options: { prompt: "a", sampling: { topP: 2 } }, error: RangeError, message: /topP/ },
-  { name: "seed not an integer", options: { prompt: "a", sampling: { seed: 1.5 } }, error: RangeError, message: /seed/ },
-  { name: "unknown sampling key", options: { prompt: "a", sampling: { temp: 1 } }, error: TypeError, message: /unknown key "temp"/ },
+  {
+    name: "seed not an integer",
+    options: { prompt: "a", sampling: { seed: 1.5 } },
+    error: RangeError,
+    message: /seed/,
+  },
+  {
+    name: "unknown sampling key",
+    options: { prompt: "a", sampling: { temp: 1 } },
+    error: TypeError,
+    message: /unknown key "temp"/,
+  },
   { name: "grammar without gbnf", options: { prompt: "a", grammar: {} }, error: TypeError, message: /grammar\.gbnf/ },
-  { name: "lazy grammar without triggers", options: { prompt: "a", grammar: { gbnf: 'root ::= "x"', lazy: {} } }, error: RangeError, message: /lazy/ },
-  { name: "signal not an AbortSignal", options: { prompt: "a", signal: 1 }, error: TypeError, message: /options\.signal/ },
+  {
+    name: "lazy grammar without triggers",
+    options: { prompt: "a", grammar: { gbnf: 'root ::= "x"', lazy: {} } },
+    error: RangeError,
+    message: /lazy/,
+  },
+  {
+    name: "signal not an AbortSignal",
+    options: { prompt: "a", signal: 1 },
+    error: TypeError,
+    message: /options\.signal/,
+  },
 ])("generate option check: $name", ({ options, error, message }) => {
   expect(() => context.generate(options as never)).toThrow(error);
   expect(() => context.generate(options as never)).toThrow(message);

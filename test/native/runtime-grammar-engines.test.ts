@@ -26,7 +26,11 @@ ws     ::= " "?
     check: (text) => expect(() => JSON.parse(text)).not.toThrow(),
   },
   { name: "alternatives and repetition", gbnf: `root ::= ("yes" | "no" | "maybe") (", " ("yes" | "no")){0,4} "."` },
-  { name: "negated class with Unicode", gbnf: `root ::= "<" [^<>\\n]{1,20} ">"`, partsOnIllFormedUtf8: /^<[^<>\n]{1,20}>$/u },
+  {
+    name: "negated class with Unicode",
+    gbnf: `root ::= "<" [^<>\\n]{1,20} ">"`,
+    partsOnIllFormedUtf8: /^<[^<>\n]{1,20}>$/u,
+  },
 ];
 
 let model: Model;

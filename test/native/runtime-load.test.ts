@@ -38,7 +38,9 @@ test("loads, reporting monotonic progress that ends at 1 before the promise reso
     for (let i = 1; i < progress.length; i++) expect(progress[i]!).toBeGreaterThan(progress[i - 1]!);
     for (const p of progress) expect(p >= 0 && p <= 1).toBe(true);
     expect(model.vocabSize).toBe(32000);
-    expect(model.chatTemplate).toBe(readFileSync(join("deps/llama.cpp/models/templates/Qwen-Qwen3-0.6B.jinja"), "utf8"));
+    expect(model.chatTemplate).toBe(
+      readFileSync(join("deps/llama.cpp/models/templates/Qwen-Qwen3-0.6B.jinja"), "utf8"),
+    );
     expect(model.metadata["tokenizer.chat_template"]).toBe(model.chatTemplate);
     expect(model.metadata["general.architecture"]).toBe("llama");
     expect(model.info.layerCount).toBeGreaterThan(0);
@@ -75,21 +77,66 @@ describe("bad files give an error naming the path and the reason", () => {
   const cases: Array<{ name: string; make: () => string; code: string; reason: RegExp }> = [
     { name: "missing file", make: () => join(scratch, "does-not-exist.gguf"), code: "ENOENT", reason: /no such file/ },
     { name: "a directory", make: () => scratch, code: "EISDIR", reason: /directory/ },
-    { name: "empty file", make: () => write("empty.gguf", Buffer.alloc(0)), code: "TOOLWRIGHT_INVALID_GGUF", reason: /empty/ },
-    { name: "shorter than the magic", make: () => write("short.gguf", Buffer.from("GG")), code: "TOOLWRIGHT_INVALID_GGUF", reason: /truncated/ },
-    { name: "wrong magic", make: () => write("json.gguf", Buffer.from('{"not": "gguf"}')), code: "TOOLWRIGHT_INVALID_GGUF", reason: /not a GGUF file.*7b 22 6e 6f/ },
-    { name: "random bytes", make: () => write("random.gguf", randomBytes(4096, 1)), code: "TOOLWRIGHT_INVALID_GGUF", reason: /not a GGUF file/ },
+    {
+      name: "empty file",
+      make: () => write("empty.gguf", Buffer.alloc(0)),
+      code: "TOOLWRIGHT_INVALID_GGUF",
+      reason: /empty/,
+    },
+    {
+      name: "shorter than the magic",
+      make: () => write("short.gguf", Buffer.from("GG")),
+      code: "TOOLWRIGHT_INVALID_GGUF",
+      reason: /truncated/,
+    },
+    {
+      name: "wrong magic",
+      make: () => write("json.gguf", Buffer.from('{"not": "gguf"}')),
+      code: "TOOLWRIGHT_INVALID_GGUF",
+      reason: /not a GGUF file.*7b 22 6e 6f/,
+    },
+    {
+      name: "random bytes",
+      make: () => write("random.gguf", randomBytes(4096, 1)),
+      code: "TOOLWRIGHT_INVALID_GGUF",
+      reason: /not a GGUF file/,
+    },
     {
       name: "random bytes after the magic",
       make: () => write("random-magic.gguf", Buffer.concat([Buffer.from("GGUF"), randomBytes(4096, 2)])),
       code: "TOOLWRIGHT_LOAD_FAILED",
       reason: /version|header|key-value|tensor/,
     },
-    { name: "truncated in the header", make: () => truncated("trunc-header.gguf", 64), code: "TOOLWRIGHT_LOAD_FAILED", reason: /failed to read/ },
-    { name: "truncated in the metadata", make: () => truncated("trunc-meta.gguf", 100_000), code: "TOOLWRIGHT_LOAD_FAILED", reason: /failed to read/ },
-    { name: "truncated in the tensor data", make: () => truncated("trunc-data.gguf", 0.9), code: "TOOLWRIGHT_LOAD_FAILED", reason: /not within the file bounds/ },
-    { name: "impossible block count", make: () => patchedBlockCount("layers0.gguf", 0), code: "TOOLWRIGHT_INVALID_GGUF", reason: /block_count is 0/ },
-    { name: "too many blocks", make: () => patchedBlockCount("layers9999.gguf", 9999), code: "TOOLWRIGHT_INVALID_GGUF", reason: /block_count is 9999/ },
+    {
+      name: "truncated in the header",
+      make: () => truncated("trunc-header.gguf", 64),
+      code: "TOOLWRIGHT_LOAD_FAILED",
+      reason: /failed to read/,
+    },
+    {
+      name: "truncated in the metadata",
+      make: () => truncated("trunc-meta.gguf", 100_000),
+      code: "TOOLWRIGHT_LOAD_FAILED",
+      reason: /failed to read/,
+    },
+    {
+      name: "truncated in the tensor data",
+      make: () => truncated("trunc-data.gguf", 0.9),
+      code: "TOOLWRIGHT_LOAD_FAILED",
+      reason: /not within the file bounds/,
+    },
+    {
+      name: "impossible block count",
+      make: () => patchedBlockCount("layers0.gguf", 0),
+      code: "TOOLWRIGHT_INVALID_GGUF",
+      reason: /block_count is 0/,
+    },
+    {
+      name: "too many blocks",
+      make: () => patchedBlockCount("layers9999.gguf", 9999),
+      code: "TOOLWRIGHT_INVALID_GGUF",
+      reason: /block_count is 9999/,
+    },
   ];
 
   test.each(cases)("$name", async ({ make, code, reason }) => {
@@ -148,15 +195,55 @@ describe("bad files give an error naming the path and the reason", () => {
 });
 
 test.each([
-  { name: "path not a string", call: () => loadModel(42 as unknown as string), error: TypeError, message: /path must be a string/ },
+  {
+    name: "path not a string",
+    call: () => loadModel(42 as unknown as string),
+    error: TypeError,
+    message: /path must be a string/,
+  },
   { name: "empty path", call: () => loadModel(""), error: RangeError, message: /path must not be empty/ },
-  { name: "options not an object", call: () => loadModel(modelPath, 5 as never), error: TypeError, message: /options must be an object/ },
-  { name: "onProgress not a function", call: () => loadModel(modelPath, { onProgress: 1 as never }), error: TypeError, message: /options\.onProgress/ },
-  { name: "signal not an AbortSignal", call: () => loadModel(modelPath, { signal: {} as never }), error: TypeError, message: /options\.signal/ },
-  { name: "vocabOnly not a boolean", call: () => loadModel(modelPath, { vocabOnly: "yes" as never }), error: TypeError, message: /options\.vocabOnly/ },
-  { name: "negative gpuLayers", call: () => loadModel(modelPath, { gpuLayers: -2 }), error: RangeError, message: /options\.gpuLayers/ },
-  { name: "gpuLayers not a number", call: () => loadModel(modelPath, { gpuLayers: "all" as never }), error: TypeError, message: /options\.gpuLayers/ },
-  { name: "useMmap not a boolean", call: () => loadModel(modelPath, { useMmap: 1 as never }), error: TypeError, message: /options\.useMmap/ },
+  {
+    name: "options not an object",
+    call: () => loadModel(modelPath, 5 as never),
+    error: TypeError,
+    message: /options must be an object/,
+  },
+  {
+    name: "onProgress not a function",
+    call: () => loadModel(modelPath, { onProgress: 1 as never }),
+    error: TypeError,
+    message: /options\.onProgress/,
+  },
+  {
+    name: "signal not an AbortSignal",
+    call: () => loadModel(modelPath, { signal: {} as never }),
+    error: TypeError,
+    message: /options\.signal/,
+  },
+  {
+    name: "vocabOnly not a boolean",
+    call: () => loadModel(modelPath, { vocabOnly: "yes" as never }),
+    error: TypeError,
+    message: /options\.vocabOnly/,
+  },
+  {
+    name: "negative gpuLayers",
+    call: () => loadModel(modelPath, { gpuLayers: -2 }),
+    error: RangeError,
+    message: /options\.gpuLayers/,
+  },
+  {
+    name: "gpuLayers not a number",
+    call: () => loadModel(modelPath, { gpuLayers: "all" as never }),
+    error: TypeError,
+    message: /options\.gpuLayers/,
+  },
+  {
+    name: "useMmap not a boolean",
+    call: () => loadModel(modelPath, { useMmap: 1 as never }),
+    error: TypeError,
+    message: /options\.useMmap/,
+  },
 ])("option check: $name", async ({ call, error, message }) => {
   const result = call();
   await expect(result).rejects.toBeInstanceOf(error);

@@ -21,12 +21,28 @@ import { convertTestModel, GEMMA2, writeMambaModel } from "../helpers/arch-varia
 import { vocabPath } from "../helpers/test-models.js";
 
 const SHAPES: [string, string, TestModelArch][] = [
-  ["tiny, grouped-query", "llama-spm", { embeddingLength: 64, layers: 2, heads: 4, kvHeads: 2, feedForwardLength: 128 }],
+  [
+    "tiny, grouped-query",
+    "llama-spm",
+    { embeddingLength: 64, layers: 2, heads: 4, kvHeads: 2, feedForwardLength: 128 },
+  ],
   ["full multi-head", "llama-spm", { embeddingLength: 128, layers: 3, heads: 4, kvHeads: 4, feedForwardLength: 256 }],
-  ["one KV head, f16 weights", "llama-spm", { embeddingLength: 256, layers: 2, heads: 8, kvHeads: 1, feedForwardLength: 512, weightType: "f16" }],
-  ["large vocabulary, 32K training context", "qwen2", { embeddingLength: 64, layers: 2, heads: 2, kvHeads: 1, feedForwardLength: 128, contextLength: 32768 }],
+  [
+    "one KV head, f16 weights",
+    "llama-spm",
+    { embeddingLength: 256, layers: 2, heads: 8, kvHeads: 1, feedForwardLength: 512, weightType: "f16" },
+  ],
+  [
+    "large vocabulary, 32K training context",
+    "qwen2",
+    { embeddingLength: 64, layers: 2, heads: 2, kvHeads: 1, feedForwardLength: 128, contextLength: 32768 },
+  ],
   // The layer phase outweighs the logits: the compute buffers follow the FFN.
-  ["FFN wider than a third of the vocabulary", "llama-spm", { embeddingLength: 512, layers: 1, heads: 8, kvHeads: 2, feedForwardLength: 16384 }],
+  [
+    "FFN wider than a third of the vocabulary",
+    "llama-spm",
+    { embeddingLength: 512, layers: 1, heads: 8, kvHeads: 2, feedForwardLength: 16384 },
+  ],
 ];
 const CONTEXT_SIZES = [256, 1000, 4096];
 const COMPUTE_TOLERANCE = 0.1;
@@ -54,20 +70,26 @@ async function withModel<T>(path: string, work: (model: Model) => Promise<T>): P
 }
 
 describe("against llama.cpp's allocations", () => {
-  it.each(SHAPES.map(([name]) => [name]))("%s: weights and KV cache exact, compute buffers within 10%%", async (name) => {
-    const path = paths.get(name)!;
-    await withModel(path, async (model) => {
-      for (const contextSize of CONTEXT_SIZES) {
-        const actual = await loadNative().measureContextMemory(model.native, { contextSize });
-        const e = await estimateMemory(path, { contextSize });
-        expect(e.contextSize, `contextSize ${contextSize}`).toBe(actual.contextSize);
-        expect(e.kvCache, `KV at ${contextSize}`).toBe(actual.context);
-        expect(e.weights).toBe(actual.model);
-        expect(Math.abs(e.computeBuffers - actual.compute) / actual.compute, `compute at ${contextSize}: ${e.computeBuffers} vs ${actual.compute}`).toBeLessThan(COMPUTE_TOLERANCE);
-        expect(e.total).toBe(e.weights + e.kvCache + e.recurrentState + e.computeBuffers + e.outputBuffer);
-      }
-    });
-  });
+  it.each(SHAPES.map(([name]) => [name]))(
+    "%s: weights and KV cache exact, compute buffers within 10%%",
+    async (name) => {
+      const path = paths.get(name)!;
+      await withModel(path, async (model) => {
+        for (const contextSize of CONTEXT_SIZES) {
+          const actual = await loadNative().measureContextMemory(model.native, { contextSize });
+          const e = await estimateMemory(path, { contextSize });
+          expect(e.contextSize, `contextSize ${contextSize}`).toBe(actual.contextSize);
+          expect(e.kvCache, `KV at ${contextSize}`).toBe(actual.context);
+          expect(e.weights).toBe(actual.model);
+          expect(
+            Math.abs(e.computeBuffers - actual.compute) / actual.compute,
+            `compute at ${contextSize}: ${e.computeBuffers} vs ${actual.compute}`,
+          ).toBeLessThan(COMPUTE_TOLERANCE);
+          expect(e.total).toBe(e.weights + e.kvCache + e.recurrentState + e.computeBuffers + e.outputBuffer);
+        }
+      });
+    },
+  );
 
   it("several sequences: one stream of cells per sequence, as llama.cpp splits the context", async () => {
     const path = paths.get("tiny, grouped-query")!;
@@ -137,7 +159,10 @@ describe("toolwright inspect", () => {
     const atTraining = await estimateMemory(path, { contextSize: 32768 });
     const json = await inspect(path, "--json");
     expect(json.code).toBe(0);
-    expect((JSON.parse(json.stdout) as ModelSummary).memory).toEqual({ weights: atDefault.weights, contexts: [atDefault, atTraining] });
+    expect((JSON.parse(json.stdout) as ModelSummary).memory).toEqual({
+      weights: atDefault.weights,
+      contexts: [atDefault, atTraining],
+    });
     const text = await inspect(path);
     expect(text.stdout).toMatch(
       /\nMemory \(estimate[^\n]*\n {2}weights +[\d.]+ MiB\n {2}8192 tokens +KV cache 2\.00 MiB, compute buffers ~[\d.]+ MiB, total ~[\d.]+ MiB\n {2}32768 tokens +KV cache 8\.00 MiB/,
@@ -164,7 +189,9 @@ describe("the automatic context size", () => {
         expect(context.contextSize).toBe(expected);
         const explicit = await model.createContext({ contextSize: "auto", threads: 1 });
         expect(explicit.contextSize).toBe(expected);
-        await expect(model.createContext({ contextSize: "max" as never })).rejects.toThrow(new RangeError('createContext: options.contextSize must be a number of tokens or "auto", got "max"'));
+        await expect(model.createContext({ contextSize: "max" as never })).rejects.toThrow(
+          new RangeError('createContext: options.contextSize must be a number of tokens or "auto", got "max"'),
+        );
       });
     }
   });
@@ -215,17 +242,32 @@ describe("option checks", () => {
   });
 
   it.each([
-    ["an implausible layer count", { "llama.block_count": gguf.uint32(4_000_000_000), "llama.embedding_length": gguf.uint32(64) }],
+    [
+      "an implausible layer count",
+      { "llama.block_count": gguf.uint32(4_000_000_000), "llama.embedding_length": gguf.uint32(64) },
+    ],
     ["no layers", { "llama.embedding_length": gguf.uint32(64) }],
-    ["a float layer count", { "llama.block_count": gguf.float32(Number.NaN), "llama.embedding_length": gguf.uint32(64) }],
+    [
+      "a float layer count",
+      { "llama.block_count": gguf.float32(Number.NaN), "llama.embedding_length": gguf.uint32(64) },
+    ],
   ])("metadata with %s is a RangeError naming the keys, at once", async (_, keys) => {
     const path = join(dir, "hostile.gguf");
-    await writeGguf(path, { metadata: new Map([["general.architecture", gguf.string("llama")], ...Object.entries(keys)]) });
-    await expect(estimateMemory(path)).rejects.toThrow(/estimateMemory: the metadata does not describe a model llama.cpp loads \(llama\.block_count .*layers must be 1 to 512\)/);
+    await writeGguf(path, {
+      metadata: new Map([["general.architecture", gguf.string("llama")], ...Object.entries(keys)]),
+    });
+    await expect(estimateMemory(path)).rejects.toThrow(
+      /estimateMemory: the metadata does not describe a model llama.cpp loads \(llama\.block_count .*layers must be 1 to 512\)/,
+    );
   });
 
   it("a source that is not a path, GGUF info or model is a TypeError; a missing file a GgufError", async () => {
-    await expect(estimateMemory(42 as never)).rejects.toThrow(/estimateMemory: source must be a GGUF path, readGguf's result or a loaded Model, got 42/);
-    await expect(estimateMemory(join(dir, "missing.gguf"))).rejects.toMatchObject({ name: "GgufError", code: "NOT_FOUND" });
+    await expect(estimateMemory(42 as never)).rejects.toThrow(
+      /estimateMemory: source must be a GGUF path, readGguf's result or a loaded Model, got 42/,
+    );
+    await expect(estimateMemory(join(dir, "missing.gguf"))).rejects.toMatchObject({
+      name: "GgufError",
+      code: "NOT_FOUND",
+    });
   });
 });

@@ -3,7 +3,13 @@
  * TypeError/RangeError naming the method and argument, never a crash.
  */
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { loadNative, type NativeBinding, type NativeContext, type NativeModel, type NativeSampler } from "../../src/runtime/binding.js";
+import {
+  loadNative,
+  type NativeBinding,
+  type NativeContext,
+  type NativeModel,
+  type NativeSampler,
+} from "../../src/runtime/binding.js";
 import { ensureTestModel } from "../helpers/test-models.js";
 
 let native: NativeBinding;
@@ -27,28 +33,133 @@ afterAll(() => {
 const anyNative = () => native as unknown as Record<string, any>;
 
 test.each([
-  { name: "Model.load without a path", call: () => anyNative().Model.load(), error: TypeError, message: /Model\.load: path must be a string, got undefined/ },
-  { name: "Model.load with bad options", call: () => anyNative().Model.load("x.gguf", 5), error: TypeError, message: /options must be an object/ },
-  { name: "Model.load with a non-function callback", call: () => anyNative().Model.load("x.gguf", {}, 5), error: TypeError, message: /onProgress must be a function/ },
-  { name: "Model.load with fractional gpuLayers", call: () => anyNative().Model.load("x.gguf", { gpuLayers: 1.5 }), error: RangeError, message: /gpuLayers/ },
-  { name: "new Model from JS", call: () => new (anyNative().Model)({}), error: TypeError, message: /not constructible/ },
-  { name: "new Context from JS", call: () => new (anyNative().Context)({}), error: TypeError, message: /not constructible/ },
-  { name: "Context.create with a non-model", call: () => anyNative().Context.create({}), error: TypeError, message: /model must be a native Model/ },
-  { name: "Context.create with contextSize too big", call: () => anyNative().Context.create(model, { contextSize: 2 ** 30 }), error: RangeError, message: /contextSize/ },
-  { name: "new Sampler with a non-model", call: () => new (anyNative().Sampler)(null), error: TypeError, message: /model must be a native Model/ },
-  { name: "new Sampler with topP 2", call: () => new (anyNative().Sampler)(model, { topP: 2 }), error: RangeError, message: /topP/ },
-  { name: "new Sampler with a string seed", call: () => new (anyNative().Sampler)(model, { seed: "1" }), error: TypeError, message: /seed/ },
-  { name: "setGrammar without gbnf", call: () => (sampler as any).setGrammar({}), error: TypeError, message: /gbnf must be a string/ },
-  { name: "setGrammar lazy without triggers", call: () => (sampler as any).setGrammar({ gbnf: 'root ::= "x"', lazy: true }), error: RangeError, message: /trigger/ },
-  { name: "setGrammar with unknown engine", call: () => (sampler as any).setGrammar({ gbnf: 'root ::= "x"', engine: "nope" }), error: Error, message: /unknown grammar engine "nope"/ },
-  { name: "step with a non-sampler", call: () => (context as any).step({}), error: TypeError, message: /sampler must be a native Sampler/ },
-  { name: "step with a bad pending token", call: () => (context as any).step(sampler, [-1]), error: RangeError, message: /pending\[0\]/ },
-  { name: "decode with strings", call: () => (context as any).decode(["a"]), error: TypeError, message: /tokens\[0\] must be a token id/ },
-  { name: "decode with a Float32Array", call: () => (context as any).decode(new Float32Array(2)), error: TypeError, message: /Int32Array/ },
-  { name: "truncate with a negative count", call: () => (context as any).truncate(-1), error: RangeError, message: /keep/ },
+  {
+    name: "Model.load without a path",
+    call: () => anyNative().Model.load(),
+    error: TypeError,
+    message: /Model\.load: path must be a string, got undefined/,
+  },
+  {
+    name: "Model.load with bad options",
+    call: () => anyNative().Model.load("x.gguf", 5),
+    error: TypeError,
+    message: /options must be an object/,
+  },
+  {
+    name: "Model.load with a non-function callback",
+    call: () => anyNative().Model.load("x.gguf", {}, 5),
+    error: TypeError,
+    message: /onProgress must be a function/,
+  },
+  {
+    name: "Model.load with fractional gpuLayers",
+    call: () => anyNative().Model.load("x.gguf", { gpuLayers: 1.5 }),
+    error: RangeError,
+    message: /gpuLayers/,
+  },
+  {
+    name: "new Model from JS",
+    call: () => new (anyNative().Model)({}),
+    error: TypeError,
+    message: /not constructible/,
+  },
+  {
+    name: "new Context from JS",
+    call: () => new (anyNative().Context)({}),
+    error: TypeError,
+    message: /not constructible/,
+  },
+  {
+    name: "Context.create with a non-model",
+    call: () => anyNative().Context.create({}),
+    error: TypeError,
+    message: /model must be a native Model/,
+  },
+  {
+    name: "Context.create with contextSize too big",
+    call: () => anyNative().Context.create(model, { contextSize: 2 ** 30 }),
+    error: RangeError,
+    message: /contextSize/,
+  },
+  {
+    name: "new Sampler with a non-model",
+    call: () => new (anyNative().Sampler)(null),
+    error: TypeError,
+    message: /model must be a native Model/,
+  },
+  {
+    name: "new Sampler with topP 2",
+    call: () => new (anyNative().Sampler)(model, { topP: 2 }),
+    error: RangeError,
+    message: /topP/,
+  },
+  {
+    name: "new Sampler with a string seed",
+    call: () => new (anyNative().Sampler)(model, { seed: "1" }),
+    error: TypeError,
+    message: /seed/,
+  },
+  {
+    name: "setGrammar without gbnf",
+    call: () => (sampler as any).setGrammar({}),
+    error: TypeError,
+    message: /gbnf must be a string/,
+  },
+  {
+    name: "setGrammar lazy without triggers",
+    call: () => (sampler as any).setGrammar({ gbnf: 'root ::= "x"', lazy: true }),
+    error: RangeError,
+    message: /trigger/,
+  },
+  {
+    name: "setGrammar with unknown engine",
+    call: () => (sampler as any).setGrammar({ gbnf: 'root ::= "x"', engine: "nope" }),
+    error: Error,
+    message: /unknown grammar engine "nope"/,
+  },
+  {
+    name: "step with a non-sampler",
+    call: () => (context as any).step({}),
+    error: TypeError,
+    message: /sampler must be a native Sampler/,
+  },
+  {
+    name: "step with a bad pending token",
+    call: () => (context as any).step(sampler, [-1]),
+    error: RangeError,
+    message: /pending\[0\]/,
+  },
+  {
+    name: "decode with strings",
+    call: () => (context as any).decode(["a"]),
+    error: TypeError,
+    message: /tokens\[0\] must be a token id/,
+  },
+  {
+    name: "decode with a Float32Array",
+    call: () => (context as any).decode(new Float32Array(2)),
+    error: TypeError,
+    message: /Int32Array/,
+  },
+  {
+    name: "truncate with a negative count",
+    call: () => (context as any).truncate(-1),
+    error: RangeError,
+    message: /keep/,
+  },
   { name: "tokenPiece out of range", call: () => (model as any).tokenPiece(1e9), error: RangeError, message: /token/ },
-  { name: "tokenize with a non-string", call: () => (model as any).tokenize({}), error: TypeError, message: /text must be a string/ },
-  { name: "detokenize with a bad option", call: () => (model as any).detokenize([1], { removeSpecial: 1 }), error: TypeError, message: /removeSpecial/ },
+  {
+    name: "tokenize with a non-string",
+    call: () => (model as any).tokenize({}),
+    error: TypeError,
+    message: /text must be a string/,
+  },
+  {
+    name: "detokenize with a bad option",
+    call: () => (model as any).detokenize([1], { removeSpecial: 1 }),
+    error: TypeError,
+    message: /removeSpecial/,
+  },
 ])("$name", ({ call, error, message }) => {
   expect(call).toThrow(error);
   expect(call).toThrow(message);
@@ -56,7 +167,10 @@ test.each([
 
 test("a step needs logits, and a busy context refuses a second worker", async () => {
   context.clear();
-  await expect(context.step(sampler)).rejects.toMatchObject({ code: "TOOLWRIGHT_SAMPLE_FAILED", message: expect.stringContaining("decode a prompt first") });
+  await expect(context.step(sampler)).rejects.toMatchObject({
+    code: "TOOLWRIGHT_SAMPLE_FAILED",
+    message: expect.stringContaining("decode a prompt first"),
+  });
   const first = context.decode([1, 2, 3]);
   expect(() => context.decode([4])).toThrow(/busy/);
   expect(await first).toBe(3);

@@ -21,14 +21,27 @@ afterAll(() => {
 });
 
 const cases: { name: string; run: () => unknown; message: RegExp }[] = [
-  { name: "loadModel", run: () => loadModel(path, { gpuLayer: 0 } as never), message: /^loadModel: options has an unknown key "gpuLayer" \(did you mean "gpuLayers"\?\)$/ },
+  {
+    name: "loadModel",
+    run: () => loadModel(path, { gpuLayer: 0 } as never),
+    message: /^loadModel: options has an unknown key "gpuLayer" \(did you mean "gpuLayers"\?\)$/,
+  },
   {
     name: "loadModel (no close key)",
     run: () => loadModel(path, { cache: true } as never),
-    message: /^loadModel: options has an unknown key "cache" \(known keys: onProgress, signal, vocabOnly, gpuLayers, gpu, useMmap, download, rpcServers\)$/,
+    message:
+      /^loadModel: options has an unknown key "cache" \(known keys: onProgress, signal, vocabOnly, gpuLayers, gpu, useMmap, download, rpcServers\)$/,
   },
-  { name: "createContext", run: () => model.createContext({ context_size: 64 } as never), message: /^createContext: options has an unknown key "context_size" \(did you mean "contextSize"\?\)$/ },
-  { name: "generate", run: () => context.generate({ prompt: "a", maxToken: 1 } as never), message: /^generate: options has an unknown key "maxToken" \(did you mean "maxTokens"\?\)$/ },
+  {
+    name: "createContext",
+    run: () => model.createContext({ context_size: 64 } as never),
+    message: /^createContext: options has an unknown key "context_size" \(did you mean "contextSize"\?\)$/,
+  },
+  {
+    name: "generate",
+    run: () => context.generate({ prompt: "a", maxToken: 1 } as never),
+    message: /^generate: options has an unknown key "maxToken" \(did you mean "maxTokens"\?\)$/,
+  },
   {
     name: "generate sampling",
     run: () => context.generate({ prompt: "a", sampling: { top_p: 0.5 } } as never),
@@ -44,7 +57,11 @@ const cases: { name: string; run: () => unknown; message: RegExp }[] = [
     run: () => context.generate({ prompt: "a", grammar: { gbnf: 'root ::= "a"', lazy: { pattern: ["a"] } } } as never),
     message: /^generate: options.grammar.lazy has an unknown key "pattern" \(did you mean "patterns"\?\)$/,
   },
-  { name: "tokenize", run: () => model.tokenize("a", { addSpecials: true } as never), message: /^Model.tokenize: options has an unknown key "addSpecials" \(did you mean "addSpecial"\?\)$/ },
+  {
+    name: "tokenize",
+    run: () => model.tokenize("a", { addSpecials: true } as never),
+    message: /^Model.tokenize: options has an unknown key "addSpecials" \(did you mean "addSpecial"\?\)$/,
+  },
   {
     name: "tokenizeAsync",
     run: () => model.tokenizeAsync("a", { parse_special: true } as never),
@@ -55,7 +72,11 @@ const cases: { name: string; run: () => unknown; message: RegExp }[] = [
     run: () => model.detokenize([1], { removeSpecials: true } as never),
     message: /^Model.detokenize: options has an unknown key "removeSpecials" \(did you mean "removeSpecial"\?\)$/,
   },
-  { name: "ChatSession", run: () => new ChatSession(model, { contextt: {} } as never), message: /^ChatSession: options has an unknown key "contextt" \(did you mean "context"\?\)$/ },
+  {
+    name: "ChatSession",
+    run: () => new ChatSession(model, { contextt: {} } as never),
+    message: /^ChatSession: options has an unknown key "contextt" \(did you mean "context"\?\)$/,
+  },
 ];
 
 describe("unknown option keys", () => {
@@ -64,7 +85,8 @@ describe("unknown option keys", () => {
     try {
       const r = run();
       if (r instanceof Promise) await r;
-      else if (r && typeof (r as AsyncIterable<unknown>)[Symbol.asyncIterator] === "function") for await (const _ of r as AsyncIterable<unknown>);
+      else if (r && typeof (r as AsyncIterable<unknown>)[Symbol.asyncIterator] === "function")
+        for await (const _ of r as AsyncIterable<unknown>);
     } catch (e) {
       error = e;
     }

@@ -34,7 +34,10 @@ async function until(ready: () => boolean): Promise<void> {
   while (!ready()) await new Promise((r) => setTimeout(r, 5));
 }
 
-async function tokensOf(generation: Generation | AsyncIterator<{ token: number }>, first: number[] = []): Promise<number[]> {
+async function tokensOf(
+  generation: Generation | AsyncIterator<{ token: number }>,
+  first: number[] = [],
+): Promise<number[]> {
   const out = [...first];
   const it = Symbol.asyncIterator in generation ? (generation as Generation)[Symbol.asyncIterator]() : generation;
   for (let next = await it.next(); !next.done; next = await it.next()) out.push(next.value.token);
@@ -53,7 +56,9 @@ describe("a reader that stops reading", () => {
     const first = await it.next();
     await until(() => context.native.stats().requestsPaused === 1);
     // The other sequence runs a whole generation meanwhile; the paused one stays where it was.
-    const other = await tokensOf(context.generate({ prompt: "The weather today is", maxTokens: 64, sampling: GREEDY, reusePrefix: false }));
+    const other = await tokensOf(
+      context.generate({ prompt: "The weather today is", maxTokens: 64, sampling: GREEDY, reusePrefix: false }),
+    );
     expect(other).toHaveLength(64);
     expect(context.native.stats().requestsPaused).toBe(1);
     expect(context.native.stats().sampledTokens - sampledBefore).toBe(64 + 1 + READ_AHEAD);

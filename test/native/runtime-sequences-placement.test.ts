@@ -22,7 +22,15 @@ beforeAll(async () => {
 
 afterAll(() => model?.dispose());
 
-const PROMPTS = ["Once upon a time", "The weather today is", "Dear diary,", "In the beginning", "Lists:", "Numbers 1 2 3", "Hello world"];
+const PROMPTS = [
+  "Once upon a time",
+  "The weather today is",
+  "Dear diary,",
+  "In the beginning",
+  "Lists:",
+  "Numbers 1 2 3",
+  "Hello world",
+];
 
 async function tokensOf(generation: Generation): Promise<number[]> {
   const out: number[] = [];
@@ -81,7 +89,9 @@ describe("requests join next to the running ones", () => {
   test("a continued conversation joins next to the running one and takes its cached prefix along", async () => {
     const context = await model.createContext({ ...CONTEXT, sequences: 4 });
     try {
-      const first = Array.from(model.tokenize("Conversation A: you are a helpful assistant. Answer briefly and stay on topic, please."));
+      const first = Array.from(
+        model.tokenize("Conversation A: you are a helpful assistant. Answer briefly and stay on topic, please."),
+      );
       const a1 = context.generate({ tokens: first, maxTokens: 4, sampling: GREEDY });
       const reply = await tokensOf(a1);
       const other = context.generate({ prompt: PROMPTS[1]!, maxTokens: 2, sampling: GREEDY });
@@ -98,7 +108,9 @@ describe("requests join next to the running ones", () => {
       expect(a2.stats.promptTokensReused).toBe(first.length + reply.length - 1);
       expect(a2.stats.promptTokensEvaluated).toBe(continued.length - a2.stats.promptTokensReused);
       await running.rest();
-      expect(a2Tokens).toEqual(await tokensOf(context.generate({ tokens: continued, maxTokens: 12, sampling: GREEDY, reusePrefix: false })));
+      expect(a2Tokens).toEqual(
+        await tokensOf(context.generate({ tokens: continued, maxTokens: 12, sampling: GREEDY, reusePrefix: false })),
+      );
     } finally {
       context.dispose();
     }

@@ -30,7 +30,14 @@ async function tokensOf(generation: Generation): Promise<number[]> {
   return out;
 }
 
-const PROMPTS = ["Once upon a time", "The weather today is", "Dear diary,", "In the beginning", "Lists:", "Numbers 1 2 3"];
+const PROMPTS = [
+  "Once upon a time",
+  "The weather today is",
+  "Dear diary,",
+  "In the beginning",
+  "Lists:",
+  "Numbers 1 2 3",
+];
 
 /** Generation options per case: greedy, and seeded sampling (each sequence has its own sampler). */
 const SAMPLINGS: { name: string; sampling: GenerateOptions["sampling"] }[] = [
@@ -53,12 +60,25 @@ describe("determinism per sequence", () => {
 describe("each sequence keeps its own state", () => {
   test("a grammar per sequence is respected while the others generate freely", async () => {
     const digits = context.generate({ prompt: PROMPTS[0]!, maxTokens: 8, grammar: { gbnf: "root ::= [0-9]{6}" } });
-    const word = context.generate({ prompt: PROMPTS[1]!, maxTokens: 12, grammar: { gbnf: 'root ::= ("yes" | "no") " " [a-z]{3,5}' } });
-    const free = context.generate({ prompt: PROMPTS[2]!, maxTokens: 12, sampling: { greedy: true }, reusePrefix: false });
+    const word = context.generate({
+      prompt: PROMPTS[1]!,
+      maxTokens: 12,
+      grammar: { gbnf: 'root ::= ("yes" | "no") " " [a-z]{3,5}' },
+    });
+    const free = context.generate({
+      prompt: PROMPTS[2]!,
+      maxTokens: 12,
+      sampling: { greedy: true },
+      reusePrefix: false,
+    });
     const [a, b, c] = await Promise.all([digits.text(), word.text(), tokensOf(free)]);
     expect(a).toMatch(/^[0-9]{6}$/);
     expect(b).toMatch(/^(yes|no) [a-z]{3,5}$/);
-    expect(c).toEqual(await tokensOf(context.generate({ prompt: PROMPTS[2]!, maxTokens: 12, sampling: { greedy: true }, reusePrefix: false })));
+    expect(c).toEqual(
+      await tokensOf(
+        context.generate({ prompt: PROMPTS[2]!, maxTokens: 12, sampling: { greedy: true }, reusePrefix: false }),
+      ),
+    );
   });
 
   test("stop strings end one sequence only", async () => {
@@ -76,11 +96,14 @@ describe("each sequence keeps its own state", () => {
   test("aborting one generation does not disturb the others", async () => {
     const greedy = { greedy: true } as const;
     const alone = [];
-    for (const prompt of PROMPTS.slice(0, 3)) alone.push(await tokensOf(context.generate({ prompt, maxTokens: 16, sampling: greedy, reusePrefix: false })));
+    for (const prompt of PROMPTS.slice(0, 3))
+      alone.push(await tokensOf(context.generate({ prompt, maxTokens: 16, sampling: greedy, reusePrefix: false })));
     const ac = new AbortController();
     const victim = context.generate({ prompt: PROMPTS[3]!, maxTokens: 200, sampling: greedy, signal: ac.signal });
     const victimTokens: number[] = [];
-    const others = PROMPTS.slice(0, 3).map((prompt) => tokensOf(context.generate({ prompt, maxTokens: 16, sampling: greedy, reusePrefix: false })));
+    const others = PROMPTS.slice(0, 3).map((prompt) =>
+      tokensOf(context.generate({ prompt, maxTokens: 16, sampling: greedy, reusePrefix: false })),
+    );
     for await (const chunk of victim) if (victimTokens.push(chunk.token) === 3) ac.abort();
     expect(victim.stopReason).toBe("abort");
     expect(victimTokens.length).toBeLessThan(200);
@@ -96,7 +119,8 @@ describe("each sequence keeps its own state", () => {
       const ac = new AbortController();
       const run = async (i: number) => {
         // The first token of a running generation: the queued one waits now; abort it.
-        for await (const _ of ctx.generate({ tokens: tokens(i), maxTokens: 200, sampling: { greedy: true } })) ac.abort();
+        for await (const _ of ctx.generate({ tokens: tokens(i), maxTokens: 200, sampling: { greedy: true } }))
+          ac.abort();
         order.push(`running ${i}`);
       };
       const running = [0, 1].map(run);
@@ -113,8 +137,12 @@ describe("each sequence keeps its own state", () => {
 
   test("a request submitted while another runs gives its lone tokens, and so does the running one", async () => {
     const greedy = { greedy: true } as const;
-    const longAlone = await tokensOf(context.generate({ prompt: PROMPTS[0]!, maxTokens: 40, sampling: greedy, reusePrefix: false }));
-    const shortAlone = await tokensOf(context.generate({ prompt: PROMPTS[5]!, maxTokens: 6, sampling: greedy, reusePrefix: false }));
+    const longAlone = await tokensOf(
+      context.generate({ prompt: PROMPTS[0]!, maxTokens: 40, sampling: greedy, reusePrefix: false }),
+    );
+    const shortAlone = await tokensOf(
+      context.generate({ prompt: PROMPTS[5]!, maxTokens: 6, sampling: greedy, reusePrefix: false }),
+    );
     const long = context.generate({ prompt: PROMPTS[0]!, maxTokens: 40, sampling: greedy, reusePrefix: false });
     const longTokens: number[] = [];
     let joined: Promise<number[]> | undefined;
@@ -122,7 +150,9 @@ describe("each sequence keeps its own state", () => {
       longTokens.push(chunk.token);
       if (longTokens.length === 5) {
         // Joins while the long one runs; its tokens come in between the long one's.
-        joined = tokensOf(context.generate({ prompt: PROMPTS[5]!, maxTokens: 6, sampling: greedy, reusePrefix: false }));
+        joined = tokensOf(
+          context.generate({ prompt: PROMPTS[5]!, maxTokens: 6, sampling: greedy, reusePrefix: false }),
+        );
       }
     }
     // Which finishes first depends on how far the native loop ran ahead of this consumer (no
@@ -136,11 +166,27 @@ describe("prefix reuse per sequence", () => {
   test("a continued prompt reuses its sequence's cache while another conversation runs", async () => {
     const ctx = await model.createContext({ ...CONTEXT, sequences: 2 });
     try {
-      const a1 = ctx.generate({ prompt: "Conversation A: hello there, how are you", maxTokens: 4, sampling: { greedy: true } });
-      const b1 = ctx.generate({ prompt: "Conversation B is about something else entirely", maxTokens: 4, sampling: { greedy: true } });
+      const a1 = ctx.generate({
+        prompt: "Conversation A: hello there, how are you",
+        maxTokens: 4,
+        sampling: { greedy: true },
+      });
+      const b1 = ctx.generate({
+        prompt: "Conversation B is about something else entirely",
+        maxTokens: 4,
+        sampling: { greedy: true },
+      });
       await Promise.all([a1.text(), b1.text()]);
-      const a2 = ctx.generate({ prompt: "Conversation A: hello there, how are you today?", maxTokens: 4, sampling: { greedy: true } });
-      const b2 = ctx.generate({ prompt: "Conversation B is about something else entirely, again", maxTokens: 4, sampling: { greedy: true } });
+      const a2 = ctx.generate({
+        prompt: "Conversation A: hello there, how are you today?",
+        maxTokens: 4,
+        sampling: { greedy: true },
+      });
+      const b2 = ctx.generate({
+        prompt: "Conversation B is about something else entirely, again",
+        maxTokens: 4,
+        sampling: { greedy: true },
+      });
       await Promise.all([a2.text(), b2.text()]);
       // Each continuation found its own earlier prompt (not only the shared BOS) in its sequence.
       expect(a2.stats.promptTokensReused).toBe(a1.stats.promptTokens);
@@ -152,7 +198,9 @@ describe("prefix reuse per sequence", () => {
   test("a prompt sharing a prefix with another sequence's cache starts from a copy of it, with the tokens it gives alone", async () => {
     const ctx = await model.createContext({ ...CONTEXT, sequences: 3 });
     try {
-      const shared = Array.from(model.tokenize("You are a helpful assistant. Answer briefly and stay on topic, please, always."));
+      const shared = Array.from(
+        model.tokenize("You are a helpful assistant. Answer briefly and stay on topic, please, always."),
+      );
       const greedy = { greedy: true } as const;
       // A's generated tail is longer than the shared part: B does not continue A's sequence but
       // takes a free one, and copies the shared prefix into it.
@@ -162,7 +210,9 @@ describe("prefix reuse per sequence", () => {
       const bTokens = await tokensOf(b);
       expect(b.stats.promptTokensReused).toBe(shared.length);
       expect(b.stats.promptTokensEvaluated).toBe(1);
-      const alone = await tokensOf(ctx.generate({ tokens: [...shared, 200], maxTokens: 12, sampling: greedy, reusePrefix: false }));
+      const alone = await tokensOf(
+        ctx.generate({ tokens: [...shared, 200], maxTokens: 12, sampling: greedy, reusePrefix: false }),
+      );
       expect(bTokens).toEqual(alone);
     } finally {
       ctx.dispose();

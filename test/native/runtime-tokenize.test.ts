@@ -72,7 +72,10 @@ describe.each(VOCABS)("vocabulary %s", (name) => {
     const cases = referenceCases(name);
     expect(cases.length).toBeGreaterThan(30);
     for (const { text, ids } of cases) {
-      expect(Array.from(model(name).tokenize(text, { addSpecial: false, parseSpecial: false })), JSON.stringify(text)).toEqual(ids);
+      expect(
+        Array.from(model(name).tokenize(text, { addSpecial: false, parseSpecial: false })),
+        JSON.stringify(text),
+      ).toEqual(ids);
     }
   });
 

@@ -22,7 +22,9 @@ beforeAll(async () => {
 
 /** Loads `path` with `options` in a child, then runs `then` (with `m` the model). */
 function load(path: string, options: object, then = "") {
-  return isolated(`const m = await lib.loadModel(${JSON.stringify(path)}, ${JSON.stringify(options)}); ${then}; return "ok";`);
+  return isolated(
+    `const m = await lib.loadModel(${JSON.stringify(path)}, ${JSON.stringify(options)}); ${then}; return "ok";`,
+  );
 }
 
 describe("hostile GGUF files: errors, not crashes", () => {
@@ -51,7 +53,11 @@ describe("hostile GGUF files: errors, not crashes", () => {
       });
     }
     expect(offset % 32).toBe(8);
-    const r = await load(path, {}, `const c = await m.createContext({ contextSize: 256 }); await c.decode(m.tokenize("hello world")); c.dispose()`);
+    const r = await load(
+      path,
+      {},
+      `const c = await m.createContext({ contextSize: 256 }); await c.decode(m.tokenize("hello world")); c.dispose()`,
+    );
     expect(r.kind, r.stderr).toBe("returned");
   });
 
@@ -85,7 +91,8 @@ describe("hostile GGUF files: errors, not crashes", () => {
       metadata: (m) => {
         for (const key of ["tokenizer.ggml.tokens", "tokenizer.ggml.scores", "tokenizer.ggml.token_type"]) {
           const v = m.get(key);
-          if (v?.type === "array") (v as { value: unknown }).value = (v.value as { slice(a: number, b: number): unknown }).slice(0, 1);
+          if (v?.type === "array")
+            (v as { value: unknown }).value = (v.value as { slice(a: number, b: number): unknown }).slice(0, 1);
         }
       },
     });
@@ -104,7 +111,11 @@ describe("hostile GGUF files: errors, not crashes", () => {
         t.data = (t.data as Uint8Array).slice(0, t.shape[0]);
       },
     });
-    const r = await load(path, {}, `const c = await m.createContext({ contextSize: 256 }); await c.decode(m.tokenize("hello"))`);
+    const r = await load(
+      path,
+      {},
+      `const c = await m.createContext({ contextSize: 256 }); await c.decode(m.tokenize("hello"))`,
+    );
     expect(r.kind, r.stderr).toBe("threw");
     expect(r.error).toMatchObject({ name: "ModelLoadError", code: "TOOLWRIGHT_INVALID_GGUF" });
     expect(r.error?.message).toMatch(/output_norm\.weight has type i8, but a norm's weights must be F32/);
@@ -121,7 +132,9 @@ describe("hostile GGUF files: errors, not crashes", () => {
     expect(r.error).toMatchObject({ name: "ModelLoadError", code: "TOOLWRIGHT_LOAD_FAILED" });
     expect(r.error?.message).toContain(path);
     // The reader's reason first, llama.cpp's own in parentheses after it.
-    expect(r.error?.message).toMatch(/: header claims 1099511627776 metadata entries.*implausible.*\(llama\.cpp: .*failed to read key-value pairs/);
+    expect(r.error?.message).toMatch(
+      /: header claims 1099511627776 metadata entries.*implausible.*\(llama\.cpp: .*failed to read key-value pairs/,
+    );
   });
 
   it("an SPM vocabulary labelled bert (WPM) with byte tokens: a ModelLoadError, not GGML_ABORT", async () => {
@@ -139,7 +152,9 @@ describe("hostile GGUF files: errors, not crashes", () => {
     const r = await load(path, { vocabOnly: true }, `return Array.from(m.tokenize("hello 𝄞 world"))`);
     expect(r.kind, r.stderr).toBe("threw");
     expect(r.error).toMatchObject({ name: "ModelLoadError", code: "TOOLWRIGHT_INVALID_GGUF" });
-    expect(r.error?.message).toMatch(/RWKV vocabulary has no token for the byte 0x[0-9A-F]{2}, with which token \d+ .* starts/);
+    expect(r.error?.message).toMatch(
+      /RWKV vocabulary has no token for the byte 0x[0-9A-F]{2}, with which token \d+ .* starts/,
+    );
   });
 
   it("an SPM vocabulary labelled rwkv: a ModelLoadError (byte tokens; without them, the byte a token starts with)", async () => {
@@ -163,11 +178,15 @@ describe("hostile GGUF files: errors, not crashes", () => {
   });
 
   it("contextSize far beyond the training context: a RangeError with a memory estimate", async () => {
-    const r = await isolated(`const m = await lib.loadModel(${JSON.stringify(spm)}); await m.createContext({ contextSize: 2 ** 24 }); return "created";`);
+    const r = await isolated(
+      `const m = await lib.loadModel(${JSON.stringify(spm)}); await m.createContext({ contextSize: 2 ** 24 }); return "created";`,
+    );
     expect(r.kind, r.stderr).toBe("threw");
     expect(r.error?.name).toBe("RangeError");
     expect(r.error?.message).toMatch(/training context \(4096 tokens\).*about [\d.]+ GiB.*allowBeyondTraining/);
-    const ok = await isolated(`const m = await lib.loadModel(${JSON.stringify(spm)}); const c = await m.createContext({ contextSize: 8192, allowBeyondTraining: true }); return c.contextSize;`);
+    const ok = await isolated(
+      `const m = await lib.loadModel(${JSON.stringify(spm)}); const c = await m.createContext({ contextSize: 8192, allowBeyondTraining: true }); return c.contextSize;`,
+    );
     expect(ok).toMatchObject({ kind: "returned", value: 8192 });
   });
 });

@@ -62,7 +62,8 @@ function walk(buf: Buffer): { fields: Field[]; kvRecords: { start: number; end: 
       out.push({ offset: p + 4, size: 8, what: `${what} item count` });
       const n = Number(buf.readBigUInt64LE(p + 4));
       p += 12;
-      if (item === 8) for (let i = 0; i < n; i++) i < 3 ? str(`${what}[${i}]`) : (p += 8 + Number(buf.readBigUInt64LE(p)));
+      if (item === 8)
+        for (let i = 0; i < n; i++) i < 3 ? str(`${what}[${i}]`) : (p += 8 + Number(buf.readBigUInt64LE(p)));
       else p += n * SCALAR[item]!;
       return;
     }
@@ -108,7 +109,18 @@ const ODD_VALUES: GgufValue[] = [
   { type: "uint64", value: 1n << 62n },
   { type: "float64", value: -1e308 },
 ];
-const TENSOR_TYPES = [GgmlType.F32, GgmlType.F16, GgmlType.BF16, GgmlType.Q4_0, GgmlType.Q8_0, GgmlType.Q4_K, GgmlType.I8, GgmlType.I16, GgmlType.I32, GgmlType.IQ4_NL];
+const TENSOR_TYPES = [
+  GgmlType.F32,
+  GgmlType.F16,
+  GgmlType.BF16,
+  GgmlType.Q4_0,
+  GgmlType.Q8_0,
+  GgmlType.Q4_K,
+  GgmlType.I8,
+  GgmlType.I16,
+  GgmlType.I32,
+  GgmlType.IQ4_NL,
+];
 
 /** Mutant `i` of the sweep, deterministic in SEED: [description, file bytes]. */
 async function mutant(i: number): Promise<[string, Buffer]> {
@@ -168,7 +180,9 @@ async function mutant(i: number): Promise<[string, Buffer]> {
     bytes = 0;
   }
   if (bytes === 0) return [`${t.name} kept (type ${type} cannot hold its shape)`, base];
-  const changed = tensors.map((x) => (x === t ? { ...x, type, data: new Uint8Array(bytes).fill(rng.nextU32() & 0x3f) } : x));
+  const changed = tensors.map((x) =>
+    x === t ? { ...x, type, data: new Uint8Array(bytes).fill(rng.nextU32() & 0x3f) } : x,
+  );
   await writeGguf(path, { metadata: parsed.metadata, tensors: changed });
   return [`${t.name} retyped to ${type}`, await readFile(path)];
 }
@@ -179,7 +193,8 @@ beforeAll(async () => {
   ({ fields, kvRecords, end: headerEnd } = walk(base));
   parsed = await readGguf(model);
   tensors = [];
-  for (const t of parsed.tensors) tensors.push({ name: t.name, shape: t.shape, type: t.type, data: await readTensorBytes(parsed, t) });
+  for (const t of parsed.tensors)
+    tensors.push({ name: t.name, shape: t.shape, type: t.type, data: await readTensorBytes(parsed, t) });
 }, 300_000);
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -230,7 +245,8 @@ describe(`GGUF mutant sweep (seed ${SEED}, ${BATCHES * PER_BATCH} mutants)`, () 
       const value = r.value as { outcomes: Record<string, number>; cpuSeconds: number };
       expect(value.cpuSeconds).toBeLessThan(BATCH_CPU_SECONDS);
       // Every error is a documented class: a ModelLoadError (or a ToolwrightError from tokenizing/decoding).
-      for (const outcome of Object.keys(value.outcomes)) expect(outcome).toMatch(/^(ran|ModelLoadError:|ToolwrightError:TOOLWRIGHT_|RangeError:)/);
+      for (const outcome of Object.keys(value.outcomes))
+        expect(outcome).toMatch(/^(ran|ModelLoadError:|ToolwrightError:TOOLWRIGHT_|RangeError:)/);
     }, 400_000);
   }
 });

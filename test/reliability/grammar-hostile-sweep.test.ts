@@ -21,19 +21,41 @@ function hostileGrammar(next: () => number): Case {
     case 0:
       return { gbnf: `root ::= ${"(".repeat(n)}"a"${")".repeat(n)}` };
     case 1:
-      return { gbnf: Array.from({ length: n }, (_, i) => `${i === 0 ? "root" : `r${i}`} ::= ${i + 1 < n ? `r${i + 1}` : '"a"'}`).join("\n") };
+      return {
+        gbnf: Array.from(
+          { length: n },
+          (_, i) => `${i === 0 ? "root" : `r${i}`} ::= ${i + 1 < n ? `r${i + 1}` : '"a"'}`,
+        ).join("\n"),
+      };
     case 2: {
       const [a, b] = [pick(next, [0, 1, 3, 2000, 5000]), pick(next, [0, 1, 2, 3, 2001])];
       return { gbnf: `root ::= "x" ws\nws ::= " "{${a},${b}}` };
     }
     case 3:
-      return { gbnf: pick(next, ['root ::= root "a" | "b"', 'root ::= a "x"\na ::= b a "y" | "z"\nb ::= "q"?', 'root ::= a\na ::= b\nb ::= a "c" | "d"']) };
+      return {
+        gbnf: pick(next, [
+          'root ::= root "a" | "b"',
+          'root ::= a "x"\na ::= b a "y" | "z"\nb ::= "q"?',
+          'root ::= a\na ::= b\nb ::= a "c" | "d"',
+        ]),
+      };
     case 4:
       return { gbnf: `root ::= ${Array.from({ length: Math.min(n, 60_000) }, (_, i) => `"w${i}"`).join(" | ")}` };
     case 5:
-      return { gbnf: `root ::= [${Array.from({ length: Math.min(n, 20_000) }, (_, i) => String.fromCodePoint(0x4e00 + i * 2)).join("")}]+` };
+      return {
+        gbnf: `root ::= [${Array.from({ length: Math.min(n, 20_000) }, (_, i) => String.fromCodePoint(0x4e00 + i * 2)).join("")}]+`,
+      };
     case 6:
-      return { gbnf: pick(next, ["root ::= undefined-rule", "root ::= ", 'root ::= "a" (', "root ::= [a-", 'root ::= "\\x"', "root ::= <[999999999]>"]) };
+      return {
+        gbnf: pick(next, [
+          "root ::= undefined-rule",
+          "root ::= ",
+          'root ::= "a" (',
+          "root ::= [a-",
+          'root ::= "\\x"',
+          "root ::= <[999999999]>",
+        ]),
+      };
     default:
       return { gbnf: 'root ::= "a"+', patterns: [pick(next, ["a", "(".repeat(n), "x".repeat(n), "[", "a{99999}"])] };
   }

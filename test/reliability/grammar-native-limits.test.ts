@@ -27,7 +27,8 @@ const generate = (grammar: string) =>
   );
 
 const nested = (n: number) => `"root ::= " + "(".repeat(${n}) + '"a"' + ")".repeat(${n})`;
-const chained = (n: number) => `Array.from({ length: ${n} }, (_, i) => "r" + i + " ::= " + (i + 1 < ${n} ? "r" + (i + 1) : '"a"')).join("\\n").replace(/^r0 /, "root ")`;
+const chained = (n: number) =>
+  `Array.from({ length: ${n} }, (_, i) => "r" + i + " ::= " + (i + 1 < ${n} ? "r" + (i + 1) : '"a"')).join("\\n").replace(/^r0 /, "root ")`;
 
 describe.each(["llama", "toolwright"])("engine %s", (engine) => {
   it("100,000 nested groups: an error naming the nesting bound and position", async () => {
@@ -44,7 +45,9 @@ describe.each(["llama", "toolwright"])("engine %s", (engine) => {
   });
 
   it("a 1 MB lazy trigger pattern: an error naming the pattern and the bound", async () => {
-    const r = await generate(`{ engine: ${JSON.stringify(engine)}, gbnf: 'root ::= "a"', lazy: { patterns: ["x".repeat(1 << 20)] } }`);
+    const r = await generate(
+      `{ engine: ${JSON.stringify(engine)}, gbnf: 'root ::= "a"', lazy: { patterns: ["x".repeat(1 << 20)] } }`,
+    );
     expect(r.kind, r.stderr).toBe("threw");
     expect(r.error?.message).toMatch(/trigger pattern 0 is 1048576 bytes/);
   });
@@ -59,13 +62,17 @@ describe.each(["llama", "toolwright"])("engine %s", (engine) => {
   });
 
   it("200,000 alternatives: works or an error naming the bound", async () => {
-    const r = await generate(`{ engine: ${JSON.stringify(engine)}, gbnf: "root ::= " + Array.from({ length: 200000 }, (_, i) => '"w' + i + '"').join(" | ") }`);
+    const r = await generate(
+      `{ engine: ${JSON.stringify(engine)}, gbnf: "root ::= " + Array.from({ length: 200000 }, (_, i) => '"w' + i + '"').join(" | ") }`,
+    );
     expect(["returned", "threw"], r.stderr).toContain(r.kind);
     if (r.kind === "threw") expect(r.error?.message).toMatch(/200000 alternatives/);
   });
 
   it("a 100,000-item class: works or an error naming the rule and the bound", async () => {
-    const r = await generate(`{ engine: ${JSON.stringify(engine)}, gbnf: "root ::= [" + Array.from({ length: 100000 }, (_, i) => String.fromCodePoint(0x4e00 + i * 2)).join("") + "]" }`);
+    const r = await generate(
+      `{ engine: ${JSON.stringify(engine)}, gbnf: "root ::= [" + Array.from({ length: 100000 }, (_, i) => String.fromCodePoint(0x4e00 + i * 2)).join("") + "]" }`,
+    );
     expect(["returned", "threw"], r.stderr).toContain(r.kind);
     if (r.kind === "threw") expect(r.error?.message).toMatch(/character class in rule 'root' has more than 4096/);
   });

@@ -48,7 +48,10 @@ describe("schema converter bounds", () => {
   });
 
   it("10k prefixItems convert, into a grammar of shallow rules", () => {
-    const g = jsonSchemaToGbnf({ type: "array", prefixItems: Array.from({ length: 10_000 }, (_, i) => ({ const: i })) });
+    const g = jsonSchemaToGbnf({
+      type: "array",
+      prefixItems: Array.from({ length: 10_000 }, (_, i) => ({ const: i })),
+    });
     expect(g).toContain("9999");
     // No rule's body nests hundreds of groups deep.
     const deepest = Math.max(...g.split("\n").map((line) => line.split("(").length - 1));
@@ -60,13 +63,18 @@ describe("schema converter bounds", () => {
     expect(jsonSchemaToGbnf({ type: "string", pattern: `^[${cls}]+$` })).toMatch(/^root ::=/m);
   });
 
-  it.each(["#/definitions/~2/%ZZ", "#/%E0%A4%A", "#%"])("a malformed $ref fragment %s: a SchemaError naming the pointer", (ref) => {
-    expect(() => jsonSchemaToGbnf({ type: "object", properties: { a: { $ref: ref } }, definitions: {} })).toThrow(SchemaError);
-    try {
-      jsonSchemaToGbnf({ type: "object", properties: { a: { $ref: ref } }, definitions: {} });
-    } catch (e) {
-      expect((e as SchemaError).pointer).toBe("#/properties/a");
-      expect((e as Error).message).toContain(ref.slice(1, 5));
-    }
-  });
+  it.each(["#/definitions/~2/%ZZ", "#/%E0%A4%A", "#%"])(
+    "a malformed $ref fragment %s: a SchemaError naming the pointer",
+    (ref) => {
+      expect(() => jsonSchemaToGbnf({ type: "object", properties: { a: { $ref: ref } }, definitions: {} })).toThrow(
+        SchemaError,
+      );
+      try {
+        jsonSchemaToGbnf({ type: "object", properties: { a: { $ref: ref } }, definitions: {} });
+      } catch (e) {
+        expect((e as SchemaError).pointer).toBe("#/properties/a");
+        expect((e as Error).message).toContain(ref.slice(1, 5));
+      }
+    },
+  );
 });

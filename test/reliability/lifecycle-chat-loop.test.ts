@@ -44,5 +44,8 @@ return { warm, end, growth: end - warm, reasons };
   expect(r.kind, describeOutcome(r)).toBe("returned");
   const v = r.value as { warm: number; end: number; growth: number; reasons: Record<string, number> };
   expect(Object.values(v.reasons).reduce((a, b) => a + b, 0)).toBe(CHATS);
-  expect(v.growth, `RSS ${v.warm.toFixed(0)} MiB after ${WARMUP} chats, ${v.end.toFixed(0)} MiB after ${CHATS}`).toBeLessThan(GROWTH_BOUND_MIB);
+  expect(
+    v.growth,
+    `RSS ${v.warm.toFixed(0)} MiB after ${WARMUP} chats, ${v.end.toFixed(0)} MiB after ${CHATS}`,
+  ).toBeLessThan(GROWTH_BOUND_MIB);
 }, 1_600_000);

@@ -46,8 +46,16 @@ const variants: { name: string; disposeAt: string; freshModel: boolean }[] = [
   { name: "the context", disposeAt: "ctx.dispose();", freshModel: false },
   { name: "the context after an abort", disposeAt: "ac.abort(); ctx.dispose();", freshModel: false },
   { name: "the model before the context", disposeAt: "model.dispose(); ctx.dispose();", freshModel: true },
-  { name: "the context twice and the model, in one tick", disposeAt: "ctx.dispose(); model.dispose(); ctx.dispose();", freshModel: true },
-  { name: "the context from a timer racing the loop", disposeAt: "setImmediate(() => ctx.dispose()); queueMicrotask(() => ctx.dispose());", freshModel: false },
+  {
+    name: "the context twice and the model, in one tick",
+    disposeAt: "ctx.dispose(); model.dispose(); ctx.dispose();",
+    freshModel: true,
+  },
+  {
+    name: "the context from a timer racing the loop",
+    disposeAt: "setImmediate(() => ctx.dispose()); queueMicrotask(() => ctx.dispose());",
+    freshModel: false,
+  },
 ];
 
 describe("lifecycle: dispose at every token index", () => {

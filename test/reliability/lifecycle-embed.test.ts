@@ -38,7 +38,10 @@ const check = async () => {
 
 describe("lifecycle: embeddings cut short", () => {
   it("workers terminated mid-embed, three times, then the main thread embeds", async () => {
-    const r = await isolated(`${starter(libUrl, path)}\nfor (let i = 0; i < 3; i++) await cut();\nreturn await check();`, { timeoutMs: 180_000 });
+    const r = await isolated(
+      `${starter(libUrl, path)}\nfor (let i = 0; i < 3; i++) await cut();\nreturn await check();`,
+      { timeoutMs: 180_000 },
+    );
     expect(r.kind, describeOutcome(r)).toBe("returned");
     expect(r.value).toBe(64);
   });

@@ -65,7 +65,13 @@ function hostilePieces(name: string): string[] {
   ];
 }
 
-const CASES = ["meta-llama-Llama-3.1-8B-Instruct", "meta-llama-Llama-3.2-3B-Instruct", "NousResearch-Hermes-3-Llama-3.1-8B-tool_use", "Qwen-Qwen3-0.6B", "mistralai-Mistral-Nemo-Instruct-2407"];
+const CASES = [
+  "meta-llama-Llama-3.1-8B-Instruct",
+  "meta-llama-Llama-3.2-3B-Instruct",
+  "NousResearch-Hermes-3-Llama-3.1-8B-tool_use",
+  "Qwen-Qwen3-0.6B",
+  "mistralai-Mistral-Nemo-Instruct-2407",
+];
 
 describe.each(CASES)("%s: hostile outputs", (name) => {
   let source: string;
@@ -89,7 +95,10 @@ describe.each(CASES)("%s: hostile outputs", (name) => {
       for (let i = 0; i < len; i++) text += pieces[Math.floor(next() * pieces.length)];
       const whole = shape(parseChatOutput(params, text));
       const stream = shape(streamed(params, text, next));
-      if (JSON.stringify(whole) !== JSON.stringify(stream)) mismatches.push(`${JSON.stringify(text)}\n  whole ${JSON.stringify(whole)}\n  streamed ${JSON.stringify(stream)}`);
+      if (JSON.stringify(whole) !== JSON.stringify(stream))
+        mismatches.push(
+          `${JSON.stringify(text)}\n  whole ${JSON.stringify(whole)}\n  streamed ${JSON.stringify(stream)}`,
+        );
     }
     expect(mismatches.slice(0, 5).join("\n")).toBe("");
   });
@@ -100,7 +109,12 @@ describe.each(CASES)("%s: hostile outputs", (name) => {
     const whole = shape(parseChatOutput(params, text));
     const stream = shape(streamed(params, text, rng(depth)));
     expect(stream).toEqual(whole);
-    const unclosed = shape(parseChatOutput(params, `{"name": "${TOOLS[0]!.function.name}", "parameters": {"city": ${'{"a": '.repeat(depth)}`));
+    const unclosed = shape(
+      parseChatOutput(
+        params,
+        `{"name": "${TOOLS[0]!.function.name}", "parameters": {"city": ${'{"a": '.repeat(depth)}`,
+      ),
+    );
     expect(unclosed).toBeDefined();
   });
 });

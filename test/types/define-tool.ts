@@ -47,11 +47,35 @@ type Args = ToolArguments<{
   };
   required: ["tags", "at", "note", "kind", "either", "free"];
 }>;
-assertType<Equal<Args, { tags: string[]; at: { lat: number; lon: number }; note: string | null; kind: "point"; either: number | boolean; free: { [key: string]: unknown } }>>(true);
+assertType<
+  Equal<
+    Args,
+    {
+      tags: string[];
+      at: { lat: number; lon: number };
+      note: string | null;
+      kind: "point";
+      either: number | boolean;
+      free: { [key: string]: unknown };
+    }
+  >
+>(true);
 
 // additionalProperties: only with a schema that allows more do other keys appear in the type.
-assertType<Equal<ToolArguments<{ type: "object"; properties: { a: { type: "string" } }; required: ["a"] }>, { a: string }>>(true);
-assertType<Equal<ToolArguments<{ type: "object"; properties: { a: { type: "string" } }; required: ["a"]; additionalProperties: true }>, { a: string; [key: string]: unknown }>>(true);
+assertType<
+  Equal<ToolArguments<{ type: "object"; properties: { a: { type: "string" } }; required: ["a"] }>, { a: string }>
+>(true);
+assertType<
+  Equal<
+    ToolArguments<{
+      type: "object";
+      properties: { a: { type: "string" } };
+      required: ["a"];
+      additionalProperties: true;
+    }>,
+    { a: string; [key: string]: unknown }
+  >
+>(true);
 
 // A zod schema: the execute argument is the schema's output type (defaults applied).
 defineTool({

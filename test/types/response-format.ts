@@ -7,14 +7,22 @@ import * as z from "zod";
 const answer = z.object({ answer: z.enum(["yes", "no"]), score: z.int().min(0).max(9) });
 
 // The OpenAI shape, with a zod schema where the JSON Schema goes.
-const zodFormat: ResponseFormat = { type: "json_schema", json_schema: { name: "answer", schema: answer, strict: true } };
+const zodFormat: ResponseFormat = {
+  type: "json_schema",
+  json_schema: { name: "answer", schema: answer, strict: true },
+};
 const zodObject: ResponseFormat = { type: "json_object", schema: answer };
-const jsonFormat: ResponseFormat = { type: "json_schema", json_schema: { schema: { type: "object", properties: { answer: { type: "string" } } } } };
+const jsonFormat: ResponseFormat = {
+  type: "json_schema",
+  json_schema: { schema: { type: "object", properties: { answer: { type: "string" } } } },
+};
 const asStandard: StandardSchemaLike = answer;
 void [zodObject, jsonFormat, asStandard];
 
 // A Standard JSON Schema object from any library: the `~standard` interface is enough.
-const library = { "~standard": { version: 1 as const, vendor: "mylib", jsonSchema: { input: () => ({ type: "object" }) } } };
+const library = {
+  "~standard": { version: 1 as const, vendor: "mylib", jsonSchema: { input: () => ({ type: "object" }) } },
+};
 const libraryFormat: ResponseFormat = { type: "json_schema", json_schema: { schema: library } };
 void libraryFormat;
 
@@ -30,7 +38,13 @@ async function chatWithZod(): Promise<void> {
   const model = await loadModel("model.gguf");
   const options: ChatOptions = { messages: [{ role: "user", content: "Sunny?" }], responseFormat: zodFormat };
   await model.chat(options);
-  await model.chat({ messages: [{ role: "user", content: "Sunny?" }], responseFormat: { type: "json_schema", json_schema: { schema: answer } } });
-  await model.streamChat({ messages: [{ role: "user", content: "Sunny?" }], responseFormat: { type: "json_object", schema: answer } }).result;
+  await model.chat({
+    messages: [{ role: "user", content: "Sunny?" }],
+    responseFormat: { type: "json_schema", json_schema: { schema: answer } },
+  });
+  await model.streamChat({
+    messages: [{ role: "user", content: "Sunny?" }],
+    responseFormat: { type: "json_object", schema: answer },
+  }).result;
 }
 void chatWithZod;

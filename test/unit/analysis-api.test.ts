@@ -61,8 +61,12 @@ describe("analyzeTemplate", () => {
   it("validates its arguments", () => {
     expect(() => analyzeTemplate(42 as unknown as string)).toThrow(/source must be a string, got number/);
     expect(() => analyzeTemplate("x", null as unknown as object)).toThrow(/options must be an object, got null/);
-    expect(() => analyzeTemplate("x", { bosToken: 1 as unknown as string })).toThrow(/options\.bosToken must be a string/);
-    expect(() => analyzeTemplate("x", { template: {} as ChatTemplate })).toThrow(/options\.template must be a ChatTemplate/);
+    expect(() => analyzeTemplate("x", { bosToken: 1 as unknown as string })).toThrow(
+      /options\.bosToken must be a string/,
+    );
+    expect(() => analyzeTemplate("x", { template: {} as ChatTemplate })).toThrow(
+      /options\.template must be a ChatTemplate/,
+    );
   });
 
   it("reports a template that does not compile", () => {
@@ -81,10 +85,13 @@ describe("analyzeTemplate", () => {
 
   it("keys the cache on BOS/EOS too", () => {
     const plain = analyzeTemplate("{{ bos_token }}{% for m in messages %}{{ m.content }}{{ eos_token }}{% endfor %}");
-    const withTokens = analyzeTemplate("{{ bos_token }}{% for m in messages %}{{ m.content }}{{ eos_token }}{% endfor %}", {
-      bosToken: "<s>",
-      eosToken: "</s>",
-    });
+    const withTokens = analyzeTemplate(
+      "{{ bos_token }}{% for m in messages %}{{ m.content }}{{ eos_token }}{% endfor %}",
+      {
+        bosToken: "<s>",
+        eosToken: "</s>",
+      },
+    );
     expect(withTokens).not.toBe(plain);
   });
 
@@ -130,11 +137,19 @@ describe("analyzeTemplate", () => {
       (ctx.messages as Record<string, unknown>[])
         .map((m) => {
           const calls = (m.tool_calls as { function: { name: string; arguments: unknown } }[] | undefined) ?? [];
-          const body = calls.map((c) => `<tool_call>{"name": "${c.function.name}", "arguments": ${pyRepr(c.function.arguments)}}</tool_call>`);
+          const body = calls.map(
+            (c) =>
+              `<tool_call>{"name": "${c.function.name}", "arguments": ${pyRepr(c.function.arguments)}}</tool_call>`,
+          );
           return `<|${String(m.role)}|>${String(m.content ?? "")}${body.join("")}<|end|>`;
         })
         .join("");
-    const caps = { ...new ChatTemplate("x").caps, supportsToolCalls: true, supportsParallelToolCalls: true, supportsObjectArguments: true };
+    const caps = {
+      ...new ChatTemplate("x").caps,
+      supportsToolCalls: true,
+      supportsParallelToolCalls: true,
+      supportsObjectArguments: true,
+    };
     const tools = analyzeTools(new VariantRenderer(render, caps, "", ""), caps, { mode: "NONE", start: "", end: "" });
     expect(tools.format).toMatchObject({
       mode: "JSON_NATIVE",
@@ -199,7 +214,9 @@ describe("the analysis with and without a format hint", () => {
 
   it("a format hint leaves role channels to the format, as llama.cpp reports the analysis", () => {
     const muse = readFileSync(join(TEMPLATES_DIR, "muse-glimmer.jinja"), "utf8");
-    expect(analyzeTemplate(muse, { format: { name: "muse-glimmer" } }).content).not.toEqual(analyzeTemplate(muse).content);
+    expect(analyzeTemplate(muse, { format: { name: "muse-glimmer" } }).content).not.toEqual(
+      analyzeTemplate(muse).content,
+    );
   });
 
   it("probe conventions reach the probes", () => {

@@ -40,8 +40,13 @@ describe.each([
   });
 
   it("tool calls still parse", () => {
-    const got = parseChatOutput(params, '<tool_calls>[{"name": "get_weather", "arguments": {"city": "Paris"}}]</tool_calls>');
-    expect(got.tool_calls?.map((c) => [c.function.name, JSON.parse(c.function.arguments)])).toEqual([["get_weather", { city: "Paris" }]]);
+    const got = parseChatOutput(
+      params,
+      '<tool_calls>[{"name": "get_weather", "arguments": {"city": "Paris"}}]</tool_calls>',
+    );
+    expect(got.tool_calls?.map((c) => [c.function.name, JSON.parse(c.function.arguments)])).toEqual([
+      ["get_weather", { city: "Paris" }],
+    ]);
   });
 });
 

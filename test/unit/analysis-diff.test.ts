@@ -4,7 +4,24 @@
 import { describe, expect, it } from "vitest";
 import { fromBytes, toBytes, trimWhitespace } from "../../src/analysis/bytes.js";
 import { afterCommonSuffix, calculateDiffSplit, untilCommonPrefix } from "../../src/analysis/diff.js";
-import { any, choice, end, findAnywhere, lit, many, marker, matchAt, not, opt, rest, seq, space, tag, tagText, until } from "../../src/analysis/pattern.js";
+import {
+  any,
+  choice,
+  end,
+  findAnywhere,
+  lit,
+  many,
+  marker,
+  matchAt,
+  not,
+  opt,
+  rest,
+  seq,
+  space,
+  tag,
+  tagText,
+  until,
+} from "../../src/analysis/pattern.js";
 import { parsePythonLiteral } from "../../src/analysis/python-literal.js";
 import { pruneWhitespaceSegments, segmentizeMarkers } from "../../src/analysis/segments.js";
 

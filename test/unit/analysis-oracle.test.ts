@@ -39,21 +39,28 @@ describe("analysis agrees with llama.cpp", () => {
 });
 
 describe("templates that need llama.cpp's leniency", () => {
-  const context = () => ({ messages: [USER_TURN, assistantWithCalls([FIRST_CALL])], tools: PROBE_TOOLS, enable_thinking: true });
-
-  it.each(Object.entries(LENIENT_TEMPLATES))("%s raises on the tool-call probe strictly, renders in auto mode", (name, { strictRaises }) => {
-    let error: unknown;
-    try {
-      new ChatTemplate(source(name)).renderRaw(context());
-    } catch (e) {
-      error = e;
-    }
-    expect(error).toBeInstanceOf(TemplateRuntimeError);
-    expect((error as TemplateRuntimeError).pythonType).toBe(strictRaises);
-    const out = new ChatTemplate(source(name), { compat: "auto" }).renderRawWithMode(context());
-    expect(out.mode).toBe("lenient");
-    expect(out.text).toContain(FUN_FIRST);
+  const context = () => ({
+    messages: [USER_TURN, assistantWithCalls([FIRST_CALL])],
+    tools: PROBE_TOOLS,
+    enable_thinking: true,
   });
+
+  it.each(Object.entries(LENIENT_TEMPLATES))(
+    "%s raises on the tool-call probe strictly, renders in auto mode",
+    (name, { strictRaises }) => {
+      let error: unknown;
+      try {
+        new ChatTemplate(source(name)).renderRaw(context());
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(TemplateRuntimeError);
+      expect((error as TemplateRuntimeError).pythonType).toBe(strictRaises);
+      const out = new ChatTemplate(source(name), { compat: "auto" }).renderRawWithMode(context());
+      expect(out.mode).toBe("lenient");
+      expect(out.text).toContain(FUN_FIRST);
+    },
+  );
 
   it.each(names)("%s: renderMode is lenient exactly for the listed templates", (name) => {
     expect(analyzeChatTemplate(source(name)).renderMode).toBe(name in LENIENT_TEMPLATES ? "lenient" : "strict");

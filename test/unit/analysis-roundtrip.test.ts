@@ -40,7 +40,9 @@ function renderCall(source: string): string {
       {
         role: "assistant",
         content: "",
-        tool_calls: [{ id: CALL_ID, type: "function", function: { name: NAME, arguments: JSON.stringify({ [ARG]: VALUE }) } }],
+        tool_calls: [
+          { id: CALL_ID, type: "function", function: { name: NAME, arguments: JSON.stringify({ [ARG]: VALUE }) } },
+        ],
       },
     ],
     tools: TOOLS,

@@ -17,7 +17,9 @@ const teaching = (instructions: string) => `{%- for m in messages -%}
 {%- endfor -%}
 {%- if add_generation_prompt -%}<|bot|>{%- endif -%}`;
 
-const TEACHES = teaching('To call functions, write calltool[{"name": [function name], "arguments": [arguments as JSON]}, ...]');
+const TEACHES = teaching(
+  'To call functions, write calltool[{"name": [function name], "arguments": [arguments as JSON]}, ...]',
+);
 
 function setup(source: string) {
   const template = new ChatTemplate(source, { compat: "auto" });
@@ -35,7 +37,11 @@ describe("a taught call list besides the rendered bare calls", () => {
 
   it.each([
     { label: "the taught list", output: `calltool[${bare}]`, calls: 1 },
-    { label: "the taught list with two calls", output: `calltool[${bare}, ${bare.replace("Paris", "Tokyo")}]`, calls: 2 },
+    {
+      label: "the taught list with two calls",
+      output: `calltool[${bare}, ${bare.replace("Paris", "Tokyo")}]`,
+      calls: 2,
+    },
     { label: "the bare call the history renders", output: bare, calls: 1 },
   ])("$label parses, and the grammar accepts it", ({ output, calls }) => {
     for (const toolChoice of ["auto", "required"] as const) {
@@ -57,8 +63,15 @@ describe("a taught call list besides the rendered bare calls", () => {
 
 describe("what is not a taught opener", () => {
   it.each([
-    { label: "a tool list written against a tag", instructions: 'Tools: <tools>[{% for t in tools %}{"name": "{{ t.function.name }}", "arguments": {}}{% endfor %}]</tools>' },
-    { label: "instructions without an example of the arguments", instructions: 'Reply with calltool[{"name": [function name]}]' },
+    {
+      label: "a tool list written against a tag",
+      instructions:
+        'Tools: <tools>[{% for t in tools %}{"name": "{{ t.function.name }}", "arguments": {}}{% endfor %}]</tools>',
+    },
+    {
+      label: "instructions without an example of the arguments",
+      instructions: 'Reply with calltool[{"name": [function name]}]',
+    },
     { label: "no instructions", instructions: "You may call tools." },
   ])("$label", ({ instructions }) => {
     expect(setup(teaching(instructions)).analysis.tools.format.taughtListStart).toBe("");

@@ -5,7 +5,14 @@ import type { TemplateAnalysis } from "../../src/analysis/index.js";
 import { analyzeChatTemplate, generateChatParams, parseChatOutput } from "../../src/chat/index.js";
 import { workaroundProblem } from "../../src/analysis/workaround-evidence.js";
 import { ChatTemplate } from "../../src/template/index.js";
-import { SCENARIOS, TOOLS, USER, generatedPart, messageDifferences, type TemplateCase } from "../helpers/chat-roundtrip.js";
+import {
+  SCENARIOS,
+  TOOLS,
+  USER,
+  generatedPart,
+  messageDifferences,
+  type TemplateCase,
+} from "../helpers/chat-roundtrip.js";
 
 // The Functionary 3.1 row's feature (its tool-list prologue), on a template that writes
 // DeepSeek-R1 calls, as functionary's DeepSeek-R1 templates do.
@@ -58,8 +65,18 @@ describe("workaroundProblem", () => {
   };
   it.each([
     { label: "nothing changed", change: () => {}, source: DEEPSEEK_CALLS, problem: null },
-    { label: "a marker the source never writes", change: (a: TemplateAnalysis) => (a.tools.format.perCallStart = "<function="), source: DEEPSEEK_CALLS, problem: /never writes "<function="/ },
-    { label: "a diffed marker dropped", change: (a: TemplateAnalysis) => (a.tools.format.sectionStart = ""), source: DEEPSEEK_CALLS, problem: /drops "<｜tool▁calls▁begin｜>"/ },
+    {
+      label: "a marker the source never writes",
+      change: (a: TemplateAnalysis) => (a.tools.format.perCallStart = "<function="),
+      source: DEEPSEEK_CALLS,
+      problem: /never writes "<function="/,
+    },
+    {
+      label: "a diffed marker dropped",
+      change: (a: TemplateAnalysis) => (a.tools.format.sectionStart = ""),
+      source: DEEPSEEK_CALLS,
+      problem: /drops "<｜tool▁calls▁begin｜>"/,
+    },
     {
       label: "an opener whose closing tag the source strips",
       change: (a: TemplateAnalysis) => ((a.reasoning.start = "<think>"), (a.reasoning.end = "</think>")),
@@ -68,7 +85,10 @@ describe("workaroundProblem", () => {
     },
     {
       label: "a marker split across two fields",
-      change: (a: TemplateAnalysis) => ((a.tools.format.perCallStart = "<｜tool▁call▁begin｜>function"), (a.tools.function.namePrefix = "<｜tool▁sep｜>")),
+      change: (a: TemplateAnalysis) => (
+        (a.tools.format.perCallStart = "<｜tool▁call▁begin｜>function"),
+        (a.tools.function.namePrefix = "<｜tool▁sep｜>")
+      ),
       source: DEEPSEEK_CALLS,
       problem: null,
     },

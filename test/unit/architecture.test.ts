@@ -24,7 +24,9 @@ const LAYER: Record<string, number> = {
 };
 
 function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : [],
+  );
 }
 
 /** The top-level folder of a path inside src/, or null for a file at src/'s root. */
@@ -54,7 +56,9 @@ function crossFolderImports(): Edge[] {
 
 describe("public surface", () => {
   const pkg = JSON.parse(readFileSync(join(SRC, "../package.json"), "utf8")) as { exports: Record<string, unknown> };
-  const exported = new Set(Object.keys(pkg.exports).map((k) => (k === "." ? "toolwright" : `toolwright/${k.slice(2)}`)));
+  const exported = new Set(
+    Object.keys(pkg.exports).map((k) => (k === "." ? "toolwright" : `toolwright/${k.slice(2)}`)),
+  );
 
   it("JSDoc examples import only from paths the package exports", () => {
     const wrong: string[] = [];
@@ -96,7 +100,9 @@ describe("layering of src/", () => {
   });
 
   it("imports only point down", () => {
-    const upward = edges.filter((e) => !(LAYER[e.from]! > LAYER[e.to]!)).map((e) => `${e.file} imports ${e.to}/ (${e.from} may not)`);
+    const upward = edges
+      .filter((e) => !(LAYER[e.from]! > LAYER[e.to]!))
+      .map((e) => `${e.file} imports ${e.to}/ (${e.from} may not)`);
     expect(upward).toEqual([]);
   });
 
@@ -116,7 +122,12 @@ describe("test projects", () => {
 
   it("unit tests never load the addon (they run without a build)", () => {
     const loads = /\b(loadModel|loadNative|ensureTestModel|runGrammarTool)\b/;
-    const offenders = readdirSync(join(TEST, "unit")).filter((f) => f.endsWith(".test.ts") && f !== "architecture.test.ts" && loads.test(readFileSync(join(TEST, "unit", f), "utf8")));
+    const offenders = readdirSync(join(TEST, "unit")).filter(
+      (f) =>
+        f.endsWith(".test.ts") &&
+        f !== "architecture.test.ts" &&
+        loads.test(readFileSync(join(TEST, "unit", f), "utf8")),
+    );
     expect(offenders).toEqual([]);
   });
 

@@ -6,7 +6,13 @@ import { homedir, tmpdir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 import { buildLayout, cacheRoot, isCheckout } from "../../scripts/build-layout.mjs";
-import { BUILD_TOOLS, nestedNpmEnv, resolveBuildTools, satisfiesRange, wantedBuildTools } from "../../scripts/build-tools.mjs";
+import {
+  BUILD_TOOLS,
+  nestedNpmEnv,
+  resolveBuildTools,
+  satisfiesRange,
+  wantedBuildTools,
+} from "../../scripts/build-tools.mjs";
 import { REPO_ROOT } from "../helpers/test-models.js";
 
 const temps: string[] = [];
@@ -47,7 +53,9 @@ describe("buildLayout", () => {
     const layout = buildLayout(root, { TOOLWRIGHT_CACHE_DIR: "/cache" });
     expect(layout.kind).toBe("installed");
     expect(layout.llamaDir).toBe(join("/cache", "llama.cpp-0123456789ab"));
-    expect(layout.buildDir).toMatch(new RegExp(`^/cache/builds/toolwright-9\\.8\\.7-${process.platform}-${process.arch}-[0-9a-f]{12}$`));
+    expect(layout.buildDir).toMatch(
+      new RegExp(`^/cache/builds/toolwright-9\\.8\\.7-${process.platform}-${process.arch}-[0-9a-f]{12}$`),
+    );
     expect(layout.addonDir).toBe(join(root, "addon"));
     // Another installed copy gets its own build folder (CMake ties one to one source folder).
     const other = mkdtempSync(join(tmpdir(), "toolwright-layout-"));

@@ -38,24 +38,106 @@ function params(name: string, request: Partial<ChatRequest> = {}): ChatParams {
 }
 const ids = { generateCallId: (i: number) => `id${i}` };
 const QWEN = "Qwen-Qwen3-0.6B.jinja";
-const weather = (city: string) => `<tool_call>\n{"name": "get_weather", "arguments": {"city": "${city}"}}\n</tool_call>`;
+const weather = (city: string) =>
+  `<tool_call>\n{"name": "get_weather", "arguments": {"city": "${city}"}}\n</tool_call>`;
 
 describe("argument checks", () => {
   const { template, analysis } = load(QWEN);
   it.each([
-    ["analysis", () => generateChatParams(null as unknown as TemplateAnalysis, template, { messages: [] }), TypeError, /analysis/],
+    [
+      "analysis",
+      () => generateChatParams(null as unknown as TemplateAnalysis, template, { messages: [] }),
+      TypeError,
+      /analysis/,
+    ],
     ["template", () => generateChatParams(analysis, {} as ChatTemplate, { messages: [] }), TypeError, /template/],
     ["request", () => generateChatParams(analysis, template, null as unknown as ChatRequest), TypeError, /request/],
-    ["messages", () => generateChatParams(analysis, template, { messages: "hi" } as unknown as ChatRequest), TypeError, /request\.messages/],
-    ["tools", () => generateChatParams(analysis, template, { messages: [USER], tools: {} } as unknown as ChatRequest), TypeError, /request\.tools/],
-    ["tool name", () => generateChatParams(analysis, template, { messages: [USER], tools: [{ type: "function", function: { name: "" } }] }), TypeError, /name/],
-    ["duplicate tool", () => generateChatParams(analysis, template, { messages: [USER], tools: [TOOLS[0]!, TOOLS[0]!] }), RangeError, /two functions/],
-    ["toolChoice", () => generateChatParams(analysis, template, { messages: [USER], tools: TOOLS, toolChoice: "sometimes" } as unknown as ChatRequest), TypeError, /toolChoice/],
-    ["unknown named tool", () => generateChatParams(analysis, template, { messages: [USER], tools: TOOLS, toolChoice: { type: "function", function: { name: "nope" } } }), RangeError, /nope/],
-    ["required without tools", () => generateChatParams(analysis, template, { messages: [USER], toolChoice: "required" }), RangeError, /requires a call/],
-    ["parallelToolCalls", () => generateChatParams(analysis, template, { messages: [USER], parallelToolCalls: "yes" } as unknown as ChatRequest), TypeError, /parallelToolCalls/],
-    ["responseFormat", () => generateChatParams(analysis, template, { messages: [USER], responseFormat: { type: "xml" } } as unknown as ChatRequest), RangeError, /responseFormat\.type/],
-    ["json_schema", () => generateChatParams(analysis, template, { messages: [USER], responseFormat: { type: "json_schema" } } as unknown as ChatRequest), TypeError, /json_schema\.schema/],
+    [
+      "messages",
+      () => generateChatParams(analysis, template, { messages: "hi" } as unknown as ChatRequest),
+      TypeError,
+      /request\.messages/,
+    ],
+    [
+      "tools",
+      () => generateChatParams(analysis, template, { messages: [USER], tools: {} } as unknown as ChatRequest),
+      TypeError,
+      /request\.tools/,
+    ],
+    [
+      "tool name",
+      () =>
+        generateChatParams(analysis, template, {
+          messages: [USER],
+          tools: [{ type: "function", function: { name: "" } }],
+        }),
+      TypeError,
+      /name/,
+    ],
+    [
+      "duplicate tool",
+      () => generateChatParams(analysis, template, { messages: [USER], tools: [TOOLS[0]!, TOOLS[0]!] }),
+      RangeError,
+      /two functions/,
+    ],
+    [
+      "toolChoice",
+      () =>
+        generateChatParams(analysis, template, {
+          messages: [USER],
+          tools: TOOLS,
+          toolChoice: "sometimes",
+        } as unknown as ChatRequest),
+      TypeError,
+      /toolChoice/,
+    ],
+    [
+      "unknown named tool",
+      () =>
+        generateChatParams(analysis, template, {
+          messages: [USER],
+          tools: TOOLS,
+          toolChoice: { type: "function", function: { name: "nope" } },
+        }),
+      RangeError,
+      /nope/,
+    ],
+    [
+      "required without tools",
+      () => generateChatParams(analysis, template, { messages: [USER], toolChoice: "required" }),
+      RangeError,
+      /requires a call/,
+    ],
+    [
+      "parallelToolCalls",
+      () =>
+        generateChatParams(analysis, template, {
+          messages: [USER],
+          parallelToolCalls: "yes",
+        } as unknown as ChatRequest),
+      TypeError,
+      /parallelToolCalls/,
+    ],
+    [
+      "responseFormat",
+      () =>
+        generateChatParams(analysis, template, {
+          messages: [USER],
+          responseFormat: { type: "xml" },
+        } as unknown as ChatRequest),
+      RangeError,
+      /responseFormat\.type/,
+    ],
+    [
+      "json_schema",
+      () =>
+        generateChatParams(analysis, template, {
+          messages: [USER],
+          responseFormat: { type: "json_schema" },
+        } as unknown as ChatRequest),
+      TypeError,
+      /json_schema\.schema/,
+    ],
   ] as const)("%s", (_, call, type, message) => {
     expect(call).toThrow(type);
     expect(call).toThrow(message);
@@ -73,7 +155,11 @@ describe("tool_choice and grammar modes", () => {
   it("no tools: no grammar, everything is content (reasoning apart)", () => {
     const p = params(QWEN, { tools: [] });
     expect(p.grammar).toBeNull();
-    expect(parseChatOutput(p, "<think>\nhm\n</think>\n\n" + weather("X"))).toEqual({ role: "assistant", content: weather("X"), reasoning_content: "hm" });
+    expect(parseChatOutput(p, "<think>\nhm\n</think>\n\n" + weather("X"))).toEqual({
+      role: "assistant",
+      content: weather("X"),
+      reasoning_content: "hm",
+    });
   });
 
   it("none: tools are rendered in the prompt but calls are not parsed or constrained", () => {
@@ -105,14 +191,23 @@ describe("tool_choice and grammar modes", () => {
   it("named: only that function", () => {
     const p = params(QWEN, { toolChoice: { type: "function", function: { name: "record" } } });
     expect(matchGbnf(p.grammar!, weather("Paris")).ok).toBe(false);
-    expect(matchGbnf(p.grammar!, '<tool_call>\n{"name": "record", "arguments": {"text": "x"}}\n</tool_call>').ok).toBe(true);
+    expect(matchGbnf(p.grammar!, '<tool_call>\n{"name": "record", "arguments": {"text": "x"}}\n</tool_call>').ok).toBe(
+      true,
+    );
     expect(parseChatOutput(p, weather("Paris")).tool_calls).toBeUndefined();
   });
 
   it("the grammar follows the arguments schema", () => {
     const p = params(QWEN, { toolChoice: "required" });
-    expect(matchGbnf(p.grammar!, '<tool_call>\n{"name": "get_weather", "arguments": {"city": 3}}\n</tool_call>').ok).toBe(false);
-    expect(matchGbnf(p.grammar!, '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Oslo", "days": 2}}\n</tool_call>').ok).toBe(true);
+    expect(
+      matchGbnf(p.grammar!, '<tool_call>\n{"name": "get_weather", "arguments": {"city": 3}}\n</tool_call>').ok,
+    ).toBe(false);
+    expect(
+      matchGbnf(
+        p.grammar!,
+        '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Oslo", "days": 2}}\n</tool_call>',
+      ).ok,
+    ).toBe(true);
   });
 
   it("parallel calls: several by default, one when parallelToolCalls is false", () => {
@@ -137,7 +232,8 @@ describe("forced-open reasoning", () => {
     expect(p.reasoningEnd).toBe("</think>");
     expect(p.grammarLazy).toBe(true);
     expect(p.grammarTriggers).toEqual([{ type: "word", value: "</think>" }]);
-    const call = "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>";
+    const call =
+      "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>";
     const output = `Anything { goes "here.\n</think>\n${call}`;
     const msg = parseChatOutput(p, output, ids);
     expect(msg.reasoning_content).toBe('Anything { goes "here.');
@@ -162,20 +258,32 @@ const DEDICATED_TRIGGERS: Record<string, string[]> = {
   // The generic analysis splits the namespace token; the dedicated handler triggers on the whole opener.
   "MiniMax-M3.jinja": ["]<]minimax[>[<tool_call>"],
   // A call starts at its recipient header (any recipient but self and user), before <atem:function_calls>.
-  "muse-glimmer.jinja": ["(?:^|<\\|start\\|>assistant)( to=(?!self<\\|message\\|>)(?!user<\\|message\\|>)[^<]*<\\|message\\|>)"],
+  "muse-glimmer.jinja": [
+    "(?:^|<\\|start\\|>assistant)( to=(?!self<\\|message\\|>)(?!user<\\|message\\|>)[^<]*<\\|message\\|>)",
+  ],
 };
 
 describe("lazy triggers agree with llama.cpp's (trimmed), and exist where llama.cpp has none", () => {
   const table = loadOracleTable();
   const rows = toolTemplates()
-    .map((t) => ({ label: t.name, t, theirs: DEDICATED_TRIGGERS[t.name] ?? (table.templates[t.name]?.generator?.grammar_triggers ?? []).map((x) => x.value.trim()) }))
+    .map((t) => ({
+      label: t.name,
+      t,
+      theirs:
+        DEDICATED_TRIGGERS[t.name] ??
+        (table.templates[t.name]?.generator?.grammar_triggers ?? []).map((x) => x.value.trim()),
+    }))
     .filter((r) => r.theirs.length > 0);
   it("covers most tool templates", () => expect(rows.length).toBeGreaterThanOrEqual(45));
   it.each(rows)("$label", ({ t, theirs }) => {
     const p = generateChatParams(t.analysis, t.template, { messages: [USER], tools: TOOLS });
     expect(p.grammarTriggers.map((x) => x.value)).toEqual(theirs);
   });
-  it.each(["meta-llama-Llama-3.1-8B-Instruct.jinja", "openai-gpt-oss-120b.jinja", "meetkai-functionary-medium-v3.2.jinja"])("%s", (name) => {
+  it.each([
+    "meta-llama-Llama-3.1-8B-Instruct.jinja",
+    "openai-gpt-oss-120b.jinja",
+    "meetkai-functionary-medium-v3.2.jinja",
+  ])("%s", (name) => {
     expect(table.templates[name]?.generator?.grammar_triggers ?? []).toEqual([]);
     expect(params(name).grammarTriggers.length).toBeGreaterThan(0);
   });
@@ -184,7 +292,10 @@ describe("lazy triggers agree with llama.cpp's (trimmed), and exist where llama.
 describe("call ids", () => {
   it("ids the model writes are kept; missing ones are generated, unique, 9 letters and digits", () => {
     const mistral = params("Mistral-Small-3.2-24B-Instruct-2506.jinja");
-    const msg = parseChatOutput(mistral, '[TOOL_CALLS]get_weather[CALL_ID]aB3dE5fG7[ARGS]{"city": "X"}[TOOL_CALLS]get_weather[ARGS]{"city": "Y"}');
+    const msg = parseChatOutput(
+      mistral,
+      '[TOOL_CALLS]get_weather[CALL_ID]aB3dE5fG7[ARGS]{"city": "X"}[TOOL_CALLS]get_weather[ARGS]{"city": "Y"}',
+    );
     expect(msg.tool_calls?.map((c) => c.id)[0]).toBe("aB3dE5fG7");
     expect(msg.tool_calls?.[1]?.id).toMatch(/^[A-Za-z0-9]{9}$/);
     const generated = new Set(Array.from({ length: 200 }, () => randomCallId()));
@@ -204,7 +315,11 @@ describe("call ids", () => {
 
   it("ids a template numbers itself (Command R7B tool_call_id) are the model's ids and kept, as llama.cpp keeps them", () => {
     const r7b = params("CohereForAI-c4ai-command-r7b-12-2024-tool_use.jinja");
-    const msg = parseChatOutput(r7b, '<|START_ACTION|>[\n    {"tool_call_id": "0", "tool_name": "get_weather", "parameters": {"city": "X"}}\n]<|END_ACTION|>', ids);
+    const msg = parseChatOutput(
+      r7b,
+      '<|START_ACTION|>[\n    {"tool_call_id": "0", "tool_name": "get_weather", "parameters": {"city": "X"}}\n]<|END_ACTION|>',
+      ids,
+    );
     expect(msg.tool_calls?.[0]?.id).toBe("0");
   });
 });
@@ -214,14 +329,28 @@ describe("dedicated handlers", () => {
     const p = params("openai-gpt-oss-120b.jinja");
     expect(p.parser.format).toBe("gpt-oss");
     expect(p.parser.prefix).toBe("<|start|>assistant");
-    const a = parseChatOutput(p, "<|channel|>analysis<|message|>Think.<|end|><|start|>assistant<|channel|>final<|message|>Done.", ids);
+    const a = parseChatOutput(
+      p,
+      "<|channel|>analysis<|message|>Think.<|end|><|start|>assistant<|channel|>final<|message|>Done.",
+      ids,
+    );
     expect(a).toEqual({ role: "assistant", content: "Done.", reasoning_content: "Think." });
-    const b = parseChatOutput(p, '<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city": "X"}', ids);
+    const b = parseChatOutput(
+      p,
+      '<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city": "X"}',
+      ids,
+    );
     expect(b.tool_calls?.[0]?.function).toEqual({ name: "get_weather", arguments: '{"city":"X"}' });
-    const c = parseChatOutput(p, '<|channel|>commentary<|message|>Checking.<|end|><|start|>assistant to=functions.get_weather<|channel|>commentary json<|message|>{"city": "Y"}', ids);
+    const c = parseChatOutput(
+      p,
+      '<|channel|>commentary<|message|>Checking.<|end|><|start|>assistant to=functions.get_weather<|channel|>commentary json<|message|>{"city": "Y"}',
+      ids,
+    );
     expect(c.content).toBe("Checking.");
     expect(c.tool_calls?.[0]?.function.arguments).toBe('{"city":"Y"}');
-    expect(matchGbnf(p.grammar!, ' to=functions.get_weather<|channel|>commentary json<|message|>{"city": "Y"}').ok).toBe(true);
+    expect(
+      matchGbnf(p.grammar!, ' to=functions.get_weather<|channel|>commentary json<|message|>{"city": "Y"}').ok,
+    ).toBe(true);
   });
 
   it("GPT-OSS: history reasoning goes to the template's thinking field", () => {
@@ -250,7 +379,9 @@ describe("dedicated handlers", () => {
       tool_calls: [{ id: "id0", type: "function", function: { name: "get_weather", arguments: '{"city":"X"}' } }],
     });
     const { analysis } = load("mistralai-Ministral-3-14B-Reasoning-2512.jinja");
-    expect(prepareMessages(analysis, [{ role: "assistant", content: "A", reasoning_content: "R" }])[0]).toMatchObject({ content: "[THINK]R[/THINK]A" });
+    expect(prepareMessages(analysis, [{ role: "assistant", content: "A", reasoning_content: "R" }])[0]).toMatchObject({
+      content: "[THINK]R[/THINK]A",
+    });
   });
 });
 
@@ -263,24 +394,48 @@ describe("JSON layouts no template in the set uses", () => {
   });
 
   it("Python dicts: single-quoted keys and strings, True/None; the grammar allows them too", () => {
-    const p = generateChatParams(withFormat({ usesPythonDicts: true }), template, { messages: [USER], tools: TOOLS, toolChoice: "required" });
-    const out = "<tool_call>\n{'name': 'get_weather', 'arguments': {'city': 'It\\'s \"Paris\"', 'days': None}}\n</tool_call>";
-    expect(parseChatOutput(p, out, ids).tool_calls?.[0]?.function).toEqual({ name: "get_weather", arguments: '{"city":"It\'s \\"Paris\\"","days":null}' });
-    // The grammar types the arguments by the schema: None only where it allows null ("days" is an integer).
-    expect(matchGbnf(p.grammar!, out).ok).toBe(false);
-    const valid = "<tool_call>\n{'name': 'record', 'arguments': {'text': 'It\\'s \"Paris\"', 'flag': True, 'meta': {'z': None}}}\n</tool_call>";
-    expect(parseChatOutput(p, valid, ids).tool_calls?.[0]?.function).toEqual({ name: "record", arguments: '{"text":"It\'s \\"Paris\\"","flag":true,"meta":{"z":null}}' });
-    expect(matchGbnf(p.grammar!, valid).ok).toBe(true);
-  });
-
-  it('nested keys: {"function": {"name": ..., "arguments": ...}, "id": ...}', () => {
-    const p = generateChatParams(withFormat({ nameField: "function.name", argsField: "function.arguments", idField: "id", parameterOrder: ["id", "function"] }), template, {
+    const p = generateChatParams(withFormat({ usesPythonDicts: true }), template, {
       messages: [USER],
       tools: TOOLS,
       toolChoice: "required",
     });
-    const out = '<tool_call>\n{"id": "abc", "function": {"name": "get_weather", "arguments": {"city": "Rome"}}}\n</tool_call>';
-    expect(parseChatOutput(p, out, ids).tool_calls).toEqual([{ id: "abc", type: "function", function: { name: "get_weather", arguments: '{"city":"Rome"}' } }]);
+    const out =
+      "<tool_call>\n{'name': 'get_weather', 'arguments': {'city': 'It\\'s \"Paris\"', 'days': None}}\n</tool_call>";
+    expect(parseChatOutput(p, out, ids).tool_calls?.[0]?.function).toEqual({
+      name: "get_weather",
+      arguments: '{"city":"It\'s \\"Paris\\"","days":null}',
+    });
+    // The grammar types the arguments by the schema: None only where it allows null ("days" is an integer).
+    expect(matchGbnf(p.grammar!, out).ok).toBe(false);
+    const valid =
+      "<tool_call>\n{'name': 'record', 'arguments': {'text': 'It\\'s \"Paris\"', 'flag': True, 'meta': {'z': None}}}\n</tool_call>";
+    expect(parseChatOutput(p, valid, ids).tool_calls?.[0]?.function).toEqual({
+      name: "record",
+      arguments: '{"text":"It\'s \\"Paris\\"","flag":true,"meta":{"z":null}}',
+    });
+    expect(matchGbnf(p.grammar!, valid).ok).toBe(true);
+  });
+
+  it('nested keys: {"function": {"name": ..., "arguments": ...}, "id": ...}', () => {
+    const p = generateChatParams(
+      withFormat({
+        nameField: "function.name",
+        argsField: "function.arguments",
+        idField: "id",
+        parameterOrder: ["id", "function"],
+      }),
+      template,
+      {
+        messages: [USER],
+        tools: TOOLS,
+        toolChoice: "required",
+      },
+    );
+    const out =
+      '<tool_call>\n{"id": "abc", "function": {"name": "get_weather", "arguments": {"city": "Rome"}}}\n</tool_call>';
+    expect(parseChatOutput(p, out, ids).tool_calls).toEqual([
+      { id: "abc", type: "function", function: { name: "get_weather", arguments: '{"city":"Rome"}' } },
+    ]);
     expect(matchGbnf(p.grammar!, out).ok).toBe(true);
   });
 });

@@ -31,17 +31,43 @@ const KEYWORDS: KeywordCase[] = [
   { name: "string const, no type", schema: { const: "on" }, allowed: ["on"], outside: "off" },
   { name: "number const, no type", schema: { const: 7 }, allowed: [7], outside: 8 },
   { name: "mixed enum", schema: { enum: ["auto", 1] }, allowed: ["auto", 1], outside: 9 },
-  { name: "anyOf of consts", schema: { anyOf: [{ const: "low" }, { const: 10 }] }, allowed: ["low", 10], outside: "high" },
-  { name: "typed string enum", schema: { type: "string", enum: ["fast", "slow"] }, allowed: ["slow"], outside: "medium" },
+  {
+    name: "anyOf of consts",
+    schema: { anyOf: [{ const: "low" }, { const: 10 }] },
+    allowed: ["low", 10],
+    outside: "high",
+  },
+  {
+    name: "typed string enum",
+    schema: { type: "string", enum: ["fast", "slow"] },
+    allowed: ["slow"],
+    outside: "medium",
+  },
   { name: "nullable enum", schema: { type: ["string", "null"], enum: ["a", null] }, allowed: ["a"], outside: "z" },
   { name: "string pattern", schema: { type: "string", pattern: "^[a-z]+$" }, allowed: ["abc"], outside: "ABC1" },
   { name: "string format", schema: { type: "string", format: "date" }, allowed: ["2024-01-02"], outside: "yesterday" },
   // One character short even where the template's newline before the value could count as text.
   { name: "string minLength", schema: { type: "string", minLength: 3 }, allowed: ["abcd"], outside: "a" },
   { name: "integer maximum", schema: { type: "integer", maximum: 10 }, allowed: [7], outside: 12 },
-  { name: "nested object enum", schema: { type: "object", properties: { k: { enum: ["a", "b"] } }, required: ["k"] }, allowed: [{ k: "a" }], outside: { k: "z" } },
-  { name: "array items enum", schema: { type: "array", items: { enum: ["a", "b"] } }, allowed: [["a", "b"]], outside: ["z"] },
-  { name: "enum through $ref", schema: { $ref: "#/$defs/Mode" }, defs: { Mode: { enum: ["fast", "slow"] } }, allowed: ["fast"], outside: "medium" },
+  {
+    name: "nested object enum",
+    schema: { type: "object", properties: { k: { enum: ["a", "b"] } }, required: ["k"] },
+    allowed: [{ k: "a" }],
+    outside: { k: "z" },
+  },
+  {
+    name: "array items enum",
+    schema: { type: "array", items: { enum: ["a", "b"] } },
+    allowed: [["a", "b"]],
+    outside: ["z"],
+  },
+  {
+    name: "enum through $ref",
+    schema: { $ref: "#/$defs/Mode" },
+    defs: { Mode: { enum: ["fast", "slow"] } },
+    allowed: ["fast"],
+    outside: "medium",
+  },
 ];
 
 /**
@@ -49,23 +75,58 @@ const KEYWORDS: KeywordCase[] = [
  * without it there is no request to constrain).
  */
 const UNRENDERABLE: Record<string, { cases: string[]; reason: string }> = {
-  "CohereForAI-c4ai-command-r-plus-tool_use.jinja": { cases: ["nullable enum"], reason: 'rendering the tool list raises "recursed too deeply" on a list of types' },
-  "NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use.jinja": { cases: ["nullable enum"], reason: 'rendering the tool list raises "recursed too deeply" on a list of types' },
-  "NousResearch-Hermes-3-Llama-3.1-8B-tool_use.jinja": { cases: ["nullable enum"], reason: 'rendering the tool list raises "recursed too deeply" on a list of types' },
+  "CohereForAI-c4ai-command-r-plus-tool_use.jinja": {
+    cases: ["nullable enum"],
+    reason: 'rendering the tool list raises "recursed too deeply" on a list of types',
+  },
+  "NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use.jinja": {
+    cases: ["nullable enum"],
+    reason: 'rendering the tool list raises "recursed too deeply" on a list of types',
+  },
+  "NousResearch-Hermes-3-Llama-3.1-8B-tool_use.jinja": {
+    cases: ["nullable enum"],
+    reason: 'rendering the tool list raises "recursed too deeply" on a list of types',
+  },
 };
 
 function toolFor(schema: JsonSchema, defs?: Record<string, JsonSchema>): ToolDefinition[] {
   return [
-    { type: "function", function: { name: "pick", description: "Pick a mode", parameters: { type: "object", ...(defs ? { $defs: defs } : {}), properties: { mode: schema }, required: ["mode"] } } },
+    {
+      type: "function",
+      function: {
+        name: "pick",
+        description: "Pick a mode",
+        parameters: {
+          type: "object",
+          ...(defs ? { $defs: defs } : {}),
+          properties: { mode: schema },
+          required: ["mode"],
+        },
+      },
+    },
   ];
 }
 
 /** Whether the request's grammar accepts the template's rendering of a call with `mode: value`. */
 function accepts(t: TemplateCase, toolChoice: "auto" | "required", k: KeywordCase, value: unknown): boolean {
   const tools = toolFor(k.schema, k.defs);
-  const params = generateChatParams(t.analysis, t.template, { messages: [USER], tools, toolChoice, enableThinking: false });
-  const call = { id: "call12345", type: "function" as const, function: { name: "pick", arguments: JSON.stringify({ mode: value }) } };
-  const g = generatedPart(t, { name: "pick", enableThinking: false, message: { role: "assistant", content: "", tool_calls: [call] } }, params, tools);
+  const params = generateChatParams(t.analysis, t.template, {
+    messages: [USER],
+    tools,
+    toolChoice,
+    enableThinking: false,
+  });
+  const call = {
+    id: "call12345",
+    type: "function" as const,
+    function: { name: "pick", arguments: JSON.stringify({ mode: value }) },
+  };
+  const g = generatedPart(
+    t,
+    { name: "pick", enableThinking: false, message: { role: "assistant", content: "", tool_calls: [call] } },
+    params,
+    tools,
+  );
   if ("error" in g) throw new Error(g.error);
   const text = grammarInput(params, g.output);
   if (text === null) throw new Error(`no trigger fires in ${JSON.stringify(g.output)}`);
@@ -84,23 +145,43 @@ function fixtureTemplates(): TemplateCase[] {
     .map((name) => {
       const source = readFileSync(PYTHONIC_FIXTURES + name, "utf8");
       const template = new ChatTemplate(source, { compat: "auto" });
-      return { name: `fixtures/pythonic/${name}`, source, template, analysis: analyzeChatTemplate(source, { template }) };
+      return {
+        name: `fixtures/pythonic/${name}`,
+        source,
+        template,
+        analysis: analyzeChatTemplate(source, { template }),
+      };
     })
     .filter((t) => t.template.caps.supportsToolCalls && rendersCall(t));
 }
 
 function rendersCall(t: TemplateCase): boolean {
   const tools = toolFor({ type: "integer" });
-  const params = generateChatParams(t.analysis, t.template, { messages: [USER], tools, toolChoice: "required", enableThinking: false });
+  const params = generateChatParams(t.analysis, t.template, {
+    messages: [USER],
+    tools,
+    toolChoice: "required",
+    enableThinking: false,
+  });
   const call = { id: "call12345", type: "function" as const, function: { name: "pick", arguments: '{"mode": 1}' } };
-  const g = generatedPart(t, { name: "pick", enableThinking: false, message: { role: "assistant", content: "", tool_calls: [call] } }, params, tools);
+  const g = generatedPart(
+    t,
+    { name: "pick", enableThinking: false, message: { role: "assistant", content: "", tool_calls: [call] } },
+    params,
+    tools,
+  );
   return "output" in g && g.output.includes("pick(");
 }
 
 const templates = [...toolTemplates(), ...fixtureTemplates()];
 const cases = templates.flatMap((t) =>
   KEYWORDS.filter((k) => !UNRENDERABLE[t.name]?.cases.includes(k.name)).flatMap((k) =>
-    (["required", "auto"] as const).map((toolChoice) => ({ label: `${t.name} | ${t.analysis.tools.format.mode} | ${toolChoice} | ${k.name}`, t, k, toolChoice })),
+    (["required", "auto"] as const).map((toolChoice) => ({
+      label: `${t.name} | ${t.analysis.tools.format.mode} | ${toolChoice} | ${k.name}`,
+      t,
+      k,
+      toolChoice,
+    })),
   ),
 );
 
@@ -112,9 +193,18 @@ describe("a forced call's grammar enforces the schema's keywords in every argume
 });
 
 describe("the templates listed as unable to render a schema still are", () => {
-  it.each(Object.entries(UNRENDERABLE).flatMap(([name, u]) => u.cases.map((c) => ({ name, c }))))("$name | $c", ({ name, c }) => {
-    const t = templates.find((x) => x.name === name)!;
-    const k = KEYWORDS.find((x) => x.name === c)!;
-    expect(() => generateChatParams(t.analysis, t.template, { messages: [USER], tools: toolFor(k.schema, k.defs), toolChoice: "required" })).toThrow();
-  });
+  it.each(Object.entries(UNRENDERABLE).flatMap(([name, u]) => u.cases.map((c) => ({ name, c }))))(
+    "$name | $c",
+    ({ name, c }) => {
+      const t = templates.find((x) => x.name === name)!;
+      const k = KEYWORDS.find((x) => x.name === c)!;
+      expect(() =>
+        generateChatParams(t.analysis, t.template, {
+          messages: [USER],
+          tools: toolFor(k.schema, k.defs),
+          toolChoice: "required",
+        }),
+      ).toThrow();
+    },
+  );
 });

@@ -3,9 +3,21 @@
 // anyOf of string and integer is 42, and a plain string type keeps "42" a string. Each template
 // renders the call; whole parsing and chunked streaming must both give the arguments back.
 import { describe, expect, it } from "vitest";
-import { ChatStreamParser, accumulateDeltas, generateChatParams, parseChatOutput, type ChatParams } from "../../src/chat/index.js";
+import {
+  ChatStreamParser,
+  accumulateDeltas,
+  generateChatParams,
+  parseChatOutput,
+  type ChatParams,
+} from "../../src/chat/index.js";
 import type { JsonSchema, ToolDefinition } from "../../src/types.js";
-import { NULL_NOT_EXPRESSIBLE, USER, generatedPart, toolTemplates, withoutNullMembers } from "../helpers/chat-roundtrip.js";
+import {
+  NULL_NOT_EXPRESSIBLE,
+  USER,
+  generatedPart,
+  toolTemplates,
+  withoutNullMembers,
+} from "../helpers/chat-roundtrip.js";
 
 interface TypeCase {
   name: string;
@@ -27,8 +39,18 @@ const TYPES: TypeCase[] = [
   { name: "plain string, 'null'", schema: { type: "string" }, value: "null" },
   { name: "mixed enum, 1", schema: { enum: ["auto", 1] }, value: 1 },
   { name: "mixed enum, 'auto'", schema: { enum: ["auto", 1] }, value: "auto" },
-  { name: "$ref to integer | string, 3", schema: { $ref: "#/$defs/Level" }, defs: { Level: { type: ["integer", "string"] } }, value: 3 },
-  { name: "$ref to integer | string, 'high'", schema: { $ref: "#/$defs/Level" }, defs: { Level: { type: ["integer", "string"] } }, value: "high" },
+  {
+    name: "$ref to integer | string, 3",
+    schema: { $ref: "#/$defs/Level" },
+    defs: { Level: { type: ["integer", "string"] } },
+    value: 3,
+  },
+  {
+    name: "$ref to integer | string, 'high'",
+    schema: { $ref: "#/$defs/Level" },
+    defs: { Level: { type: ["integer", "string"] } },
+    value: "high",
+  },
 ];
 
 const ids = { generateCallId: (i: number) => `call${i}` };
@@ -52,15 +74,29 @@ describe("tagged values are typed by their schema (whole and streamed)", () => {
         function: {
           name: "put",
           description: "Store a value",
-          parameters: { type: "object", ...(c.defs ? { $defs: c.defs } : {}), properties: { v: c.schema, n: { type: "integer" } }, required: ["v", "n"] },
+          parameters: {
+            type: "object",
+            ...(c.defs ? { $defs: c.defs } : {}),
+            properties: { v: c.schema, n: { type: "integer" } },
+            required: ["v", "n"],
+          },
         },
       },
     ];
     // A template that cannot write null leaves the member out (see NULL_NOT_EXPRESSIBLE).
     const args = t.name in NULL_NOT_EXPRESSIBLE ? withoutNullMembers({ v: c.value, n: 1 }) : { v: c.value, n: 1 };
-    const call = { id: "call12345", type: "function" as const, function: { name: "put", arguments: JSON.stringify(args) } };
+    const call = {
+      id: "call12345",
+      type: "function" as const,
+      function: { name: "put", arguments: JSON.stringify(args) },
+    };
     const params = generateChatParams(t.analysis, t.template, { messages: [USER], tools, enableThinking: false });
-    const g = generatedPart(t, { name: "put", enableThinking: false, message: { role: "assistant", content: "", tool_calls: [call] } }, params, tools);
+    const g = generatedPart(
+      t,
+      { name: "put", enableThinking: false, message: { role: "assistant", content: "", tool_calls: [call] } },
+      params,
+      tools,
+    );
     if ("error" in g) throw new Error(g.error);
     const whole = parseChatOutput(params, g.output, ids);
     expect(JSON.parse(whole.tool_calls?.[0]?.function.arguments ?? "null"), g.output).toEqual(args);

@@ -5,7 +5,13 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { analyzeChatTemplate, ChatStreamParser, generateChatParams, parseChatOutput, type ChatRequest } from "../../src/chat/index.js";
+import {
+  analyzeChatTemplate,
+  ChatStreamParser,
+  generateChatParams,
+  parseChatOutput,
+  type ChatRequest,
+} from "../../src/chat/index.js";
 import { ChatTemplate } from "../../src/template/index.js";
 import type { AssistantMessage, ChatMessage, ToolDefinition } from "../../src/types.js";
 import { TEMPLATES_DIR } from "../helpers/analysis-oracle.js";
@@ -19,7 +25,10 @@ function load(name: string) {
 const user: ChatMessage = { role: "user", content: "Hey there!" };
 const tool: ToolDefinition = {
   type: "function",
-  function: { name: "get_time", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } },
+  function: {
+    name: "get_time",
+    parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+  },
 };
 
 function chunked(params: ReturnType<typeof generateChatParams>, output: string, size: number): AssistantMessage {
@@ -43,13 +52,20 @@ const CONTINUATIONS = [
   { template: "Kimi-K2-Thinking", promptEnd: "<think>I'm", close: "</think>" },
   { template: "mistralai-Ministral-3-14B-Reasoning-2512", promptEnd: "[THINK]I'm", close: "[/THINK]" },
   { template: "google-gemma-4-31B-it", promptEnd: "<|channel>thought\nI'm", close: "<channel|>" },
-  { template: "openai-gpt-oss-120b", promptEnd: "<|channel|>analysis<|message|>I'm", close: "<|end|><|start|>assistant<|channel|>final<|message|>" },
+  {
+    template: "openai-gpt-oss-120b",
+    promptEnd: "<|channel|>analysis<|message|>I'm",
+    close: "<|end|><|start|>assistant<|channel|>final<|message|>",
+  },
 ];
 
 describe("continueFinalMessage", () => {
   it.each(CONTINUATIONS)("$template: reasoning goes on, then the answer", ({ template, promptEnd, close }) => {
     const { template: tpl, analysis } = load(template);
-    const params = generateChatParams(analysis, tpl, { messages: [user, { role: "assistant", content: "", reasoning_content: "I'm" }], continueFinalMessage: true });
+    const params = generateChatParams(analysis, tpl, {
+      messages: [user, { role: "assistant", content: "", reasoning_content: "I'm" }],
+      continueFinalMessage: true,
+    });
     expect(params.continuesFinalMessage).toBe(true);
     expect(params.prompt.endsWith(promptEnd)).toBe(true);
     const msg = parseAll(params, ` thinking${close}Hello, world!`);
@@ -59,7 +75,10 @@ describe("continueFinalMessage", () => {
 
   it.each(CONTINUATIONS)("$template: content goes on after the prefilled text", ({ template }) => {
     const { template: tpl, analysis } = load(template);
-    const params = generateChatParams(analysis, tpl, { messages: [user, { role: "assistant", content: "Hello, ", reasoning_content: "I'm thinking" }], continueFinalMessage: "content" });
+    const params = generateChatParams(analysis, tpl, {
+      messages: [user, { role: "assistant", content: "Hello, ", reasoning_content: "I'm thinking" }],
+      continueFinalMessage: "content",
+    });
     expect(params.prompt.endsWith("Hello, ")).toBe(true);
     const msg = parseAll(params, "world!");
     expect(msg.content).toBe("Hello, world!");
@@ -68,7 +87,10 @@ describe("continueFinalMessage", () => {
 
   it("addGenerationPrompt: false after an assistant message continues it (transformers' convention)", () => {
     const { template, analysis } = load("Qwen-Qwen2.5-7B-Instruct");
-    const params = generateChatParams(analysis, template, { messages: [user, { role: "assistant", content: "The answer is" }], addGenerationPrompt: false });
+    const params = generateChatParams(analysis, template, {
+      messages: [user, { role: "assistant", content: "The answer is" }],
+      addGenerationPrompt: false,
+    });
     expect(params.continuesFinalMessage).toBe(true);
     expect(params.prompt.endsWith("<|im_start|>assistant\nThe answer is")).toBe(true);
     expect(parseAll(params, " 42.").content).toBe("The answer is 42.");
@@ -83,7 +105,12 @@ describe("continueFinalMessage", () => {
   });
 
   const { template, analysis } = load("Qwen3.5-4B");
-  const BAD: { label: string; request: Partial<ChatRequest>; error: RegExp; type: typeof TypeError | typeof RangeError }[] = [
+  const BAD: {
+    label: string;
+    request: Partial<ChatRequest>;
+    error: RegExp;
+    type: typeof TypeError | typeof RangeError;
+  }[] = [
     {
       label: "final message is not an assistant's",
       request: { messages: [user], continueFinalMessage: true },
@@ -92,13 +119,27 @@ describe("continueFinalMessage", () => {
     },
     {
       label: "final message has calls",
-      request: { messages: [user, { role: "assistant", content: null, tool_calls: [{ id: "a", type: "function", function: { name: "f", arguments: "{}" } }] }], continueFinalMessage: true },
+      request: {
+        messages: [
+          user,
+          {
+            role: "assistant",
+            content: null,
+            tool_calls: [{ id: "a", type: "function", function: { name: "f", arguments: "{}" } }],
+          },
+        ],
+        continueFinalMessage: true,
+      },
       error: /cannot continue request\.messages\[1\]: it has tool_calls/,
       type: RangeError,
     },
     {
       label: "with a generation prompt",
-      request: { messages: [user, { role: "assistant", content: "x" }], continueFinalMessage: true, addGenerationPrompt: true },
+      request: {
+        messages: [user, { role: "assistant", content: "x" }],
+        continueFinalMessage: true,
+        addGenerationPrompt: true,
+      },
       error: /exclude each other/,
       type: RangeError,
     },
@@ -108,8 +149,18 @@ describe("continueFinalMessage", () => {
       error: /continueFinalMessage must be a boolean, "content" or "reasoning", got "yes"/,
       type: TypeError,
     },
-    { label: "addGenerationPrompt not a boolean", request: { messages: [user], addGenerationPrompt: 1 as never }, error: /addGenerationPrompt must be a boolean, got number/, type: TypeError },
-    { label: "unknown reasoningFormat", request: { messages: [user], reasoningFormat: "deepseek" as never }, error: /reasoningFormat must be "auto" or "none", got "deepseek"/, type: RangeError },
+    {
+      label: "addGenerationPrompt not a boolean",
+      request: { messages: [user], addGenerationPrompt: 1 as never },
+      error: /addGenerationPrompt must be a boolean, got number/,
+      type: TypeError,
+    },
+    {
+      label: "unknown reasoningFormat",
+      request: { messages: [user], reasoningFormat: "deepseek" as never },
+      error: /reasoningFormat must be "auto" or "none", got "deepseek"/,
+      type: RangeError,
+    },
   ];
   it.each(BAD)("rejects: $label", ({ request, error, type }) => {
     expect(() => generateChatParams(analysis, template, request as ChatRequest)).toThrow(type);
@@ -119,9 +170,21 @@ describe("continueFinalMessage", () => {
 
 describe('reasoningFormat: "none"', () => {
   const INLINE = [
-    { template: "Qwen3.5-4B", output: "I'm\nthinking\n</think>\n\nHello!", content: "<think>\nI'm\nthinking\n</think>\n\nHello!" },
-    { template: "mistralai-Ministral-3-14B-Reasoning-2512", output: "[THINK]I'm thinking[/THINK]Hello!", content: "[THINK]I'm thinking[/THINK]Hello!" },
-    { template: "google-gemma-4-31B-it", output: "<|channel>thought\nI'm thinking<channel|>Hello!", content: "<|channel>thought\nI'm thinking<channel|>Hello!" },
+    {
+      template: "Qwen3.5-4B",
+      output: "I'm\nthinking\n</think>\n\nHello!",
+      content: "<think>\nI'm\nthinking\n</think>\n\nHello!",
+    },
+    {
+      template: "mistralai-Ministral-3-14B-Reasoning-2512",
+      output: "[THINK]I'm thinking[/THINK]Hello!",
+      content: "[THINK]I'm thinking[/THINK]Hello!",
+    },
+    {
+      template: "google-gemma-4-31B-it",
+      output: "<|channel>thought\nI'm thinking<channel|>Hello!",
+      content: "<|channel>thought\nI'm thinking<channel|>Hello!",
+    },
     // Content markers are still taken off; the reasoning block keeps its own.
     {
       template: "CohereForAI-c4ai-command-r7b-12-2024-tool_use",
@@ -139,14 +202,19 @@ describe('reasoningFormat: "none"', () => {
 
   it("the same output separates reasoning by default", () => {
     const { template, analysis } = load("Qwen3.5-4B");
-    const msg = parseAll(generateChatParams(analysis, template, { messages: [user] }), "I'm\nthinking\n</think>\n\nHello!");
+    const msg = parseAll(
+      generateChatParams(analysis, template, { messages: [user] }),
+      "I'm\nthinking\n</think>\n\nHello!",
+    );
     expect(msg).toMatchObject({ content: "Hello!", reasoning_content: "I'm\nthinking" });
   });
 
   it("the grammar does not change", () => {
     const { template, analysis } = load("Qwen3.5-4B");
     const request = { messages: [user], tools: [tool], toolChoice: "required" as const };
-    expect(generateChatParams(analysis, template, { ...request, reasoningFormat: "none" }).grammar).toBe(generateChatParams(analysis, template, request).grammar);
+    expect(generateChatParams(analysis, template, { ...request, reasoningFormat: "none" }).grammar).toBe(
+      generateChatParams(analysis, template, request).grammar,
+    );
   });
 });
 
@@ -155,13 +223,15 @@ describe("model output the parser reads anyway", () => {
     {
       label: "a call ends reasoning the prompt opened (no end marker)",
       template: "Qwen3.5-4B",
-      output: "Let me check.\n<tool_call>\n<function=get_time>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>",
+      output:
+        "Let me check.\n<tool_call>\n<function=get_time>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>",
       want: { reasoning_content: "Let me check.", calls: [["get_time", { city: "Paris" }]] },
     },
     {
       label: "a call-like text in reasoning that the model closes later stays reasoning",
       template: "Qwen3.5-4B",
-      output: "Maybe <tool_call> here.\n</think>\n\n<tool_call>\n<function=get_time>\n<parameter=city>\nOslo\n</parameter>\n</function>\n</tool_call>",
+      output:
+        "Maybe <tool_call> here.\n</think>\n\n<tool_call>\n<function=get_time>\n<parameter=city>\nOslo\n</parameter>\n</function>\n</tool_call>",
       want: { reasoning_content: "Maybe <tool_call> here.", calls: [["get_time", { city: "Oslo" }]] },
     },
     {
@@ -173,7 +243,8 @@ describe("model output the parser reads anyway", () => {
     {
       label: "calls without the section marker, the last one unclosed",
       template: "Kimi-K2-Thinking",
-      output: '<|tool_call_begin|>functions.get_time:0<|tool_call_argument_begin|>{"city": "Paris"}<|tool_call_begin|>functions.get_time:1<|tool_call_argument_begin|>{"city": "Oslo"}',
+      output:
+        '<|tool_call_begin|>functions.get_time:0<|tool_call_argument_begin|>{"city": "Paris"}<|tool_call_begin|>functions.get_time:1<|tool_call_argument_begin|>{"city": "Oslo"}',
       want: {
         calls: [
           ["get_time", { city: "Paris" }],
@@ -184,7 +255,8 @@ describe("model output the parser reads anyway", () => {
     {
       label: "text after the calls is content",
       template: "inclusionai-ling-3.0-flash",
-      output: "</think>\n<tool_call>get_time\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n</tool_call>\nDone.",
+      output:
+        "</think>\n<tool_call>get_time\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n</tool_call>\nDone.",
       want: { content: "Done.", calls: [["get_time", { city: "Paris" }]] },
     },
     {
@@ -200,13 +272,17 @@ describe("model output the parser reads anyway", () => {
     const msg = parseAll(params, output);
     expect((msg.content ?? "") as string).toBe(want.content ?? "");
     if (want.reasoning_content !== undefined) expect(msg.reasoning_content).toBe(want.reasoning_content);
-    expect((msg.tool_calls ?? []).map((c) => [c.function.name, JSON.parse(c.function.arguments)])).toEqual(want.calls ?? []);
+    expect((msg.tool_calls ?? []).map((c) => [c.function.name, JSON.parse(c.function.arguments)])).toEqual(
+      want.calls ?? [],
+    );
   });
 
   it("the turn's end marker is a stop string where no format marker contains it", () => {
     const ling = load("inclusionai-ling-3.0-flash");
     expect(ling.analysis.assistantEnd).toBe("<|role_end|>");
-    expect(generateChatParams(ling.analysis, ling.template, { messages: [user] }).additionalStops).toContain("<|role_end|>");
+    expect(generateChatParams(ling.analysis, ling.template, { messages: [user] }).additionalStops).toContain(
+      "<|role_end|>",
+    );
     // Kimi K3 closes its blocks with the same marker it ends a turn with: no stop there.
     const k3 = load("Kimi-K3");
     expect(generateChatParams(k3.analysis, k3.template, { messages: [user] }).parser.stopAt).toEqual([]);

@@ -8,7 +8,14 @@ import { analyzeChatTemplate, generateChatParams, parseChatOutput } from "../../
 import { GENERIC_HANDLES, dedicatedHandler } from "../../src/chat/dedicated/index.js";
 import { ChatTemplate } from "../../src/template/index.js";
 import { TEMPLATES_DIR } from "../helpers/analysis-oracle.js";
-import { SCENARIOS, TOOLS, USER, generatedPart, messageDifferences, type TemplateCase } from "../helpers/chat-roundtrip.js";
+import {
+  SCENARIOS,
+  TOOLS,
+  USER,
+  generatedPart,
+  messageDifferences,
+  type TemplateCase,
+} from "../helpers/chat-roundtrip.js";
 import { sharedData } from "../helpers/shared-data.js";
 
 /**
@@ -30,7 +37,9 @@ const flagged: TemplateCase[] = dirs.flatMap((dir) =>
     }),
 );
 
-const generic = flagged.filter((t) => dedicatedHandler(t.analysis.dedicatedHandler) === null && t.template.caps.supportsToolCalls);
+const generic = flagged.filter(
+  (t) => dedicatedHandler(t.analysis.dedicatedHandler) === null && t.template.caps.supportsToolCalls,
+);
 const oneCall = SCENARIOS.find((s) => s.name === "one call")!;
 
 function oneCallProblems(t: TemplateCase): string[] {
@@ -43,18 +52,30 @@ function oneCallProblems(t: TemplateCase): string[] {
 describe("formats flagged for a dedicated handler", () => {
   it("some are flagged", () => expect(flagged.length).toBeGreaterThan(10));
 
-  it.each(flagged.map((t) => ({ label: `${t.name} (${t.analysis.dedicatedHandler})`, t })))("$label has a handler or a documented generic one", ({ t }) => {
-    const name = t.analysis.dedicatedHandler!;
-    expect(dedicatedHandler(name) !== null || name in GENERIC_HANDLES, `flagged ${name}: no dedicated handler and not in GENERIC_HANDLES`).toBe(true);
-  });
+  it.each(flagged.map((t) => ({ label: `${t.name} (${t.analysis.dedicatedHandler})`, t })))(
+    "$label has a handler or a documented generic one",
+    ({ t }) => {
+      const name = t.analysis.dedicatedHandler!;
+      expect(
+        dedicatedHandler(name) !== null || name in GENERIC_HANDLES,
+        `flagged ${name}: no dedicated handler and not in GENERIC_HANDLES`,
+      ).toBe(true);
+    },
+  );
 
-  it.each(generic.filter((t) => !(t.name in GENERIC_FAILS)).map((t) => ({ label: t.name, t })))("the generic generator round trips $label", ({ t }) => {
-    expect(oneCallProblems(t)).toEqual([]);
-  });
+  it.each(generic.filter((t) => !(t.name in GENERIC_FAILS)).map((t) => ({ label: t.name, t })))(
+    "the generic generator round trips $label",
+    ({ t }) => {
+      expect(oneCallProblems(t)).toEqual([]);
+    },
+  );
 
-  it.each(Object.keys(GENERIC_FAILS).filter((n) => generic.some((t) => t.name === n)))("%s still fails (else drop it from GENERIC_FAILS)", (name) => {
-    expect(oneCallProblems(generic.find((t) => t.name === name)!)).not.toEqual([]);
-  });
+  it.each(Object.keys(GENERIC_FAILS).filter((n) => generic.some((t) => t.name === n)))(
+    "%s still fails (else drop it from GENERIC_FAILS)",
+    (name) => {
+      expect(oneCallProblems(generic.find((t) => t.name === name)!)).not.toEqual([]);
+    },
+  );
 
   it("every listed generic format is flagged somewhere and no format is both", () => {
     for (const name of Object.keys(GENERIC_HANDLES)) {

@@ -6,7 +6,15 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { analyzeChatTemplate, ChatStreamParser, accumulateDeltas, generateChatParams, parseChatOutput, type ChatParams, type ChatRequest } from "../../src/chat/index.js";
+import {
+  analyzeChatTemplate,
+  ChatStreamParser,
+  accumulateDeltas,
+  generateChatParams,
+  parseChatOutput,
+  type ChatParams,
+  type ChatRequest,
+} from "../../src/chat/index.js";
 import { matchGbnf } from "../../src/grammar/gbnf-match.js";
 import { ChatTemplate } from "../../src/template/index.js";
 import { TEMPLATES_DIR } from "../helpers/analysis-oracle.js";
@@ -16,7 +24,8 @@ import { fromTrigger } from "../helpers/grammar-input.js";
 const source = readFileSync(join(TEMPLATES_DIR, "openai-gpt-oss-120b.jinja"), "utf8");
 const template = new ChatTemplate(source);
 const analysis = analyzeChatTemplate(source, { template });
-const params = (request: Partial<ChatRequest> = {}): ChatParams => generateChatParams(analysis, template, { messages: [USER], tools: TOOLS, ...request });
+const params = (request: Partial<ChatRequest> = {}): ChatParams =>
+  generateChatParams(analysis, template, { messages: [USER], tools: TOOLS, ...request });
 const ids = { generateCallId: (i: number) => `id${i}` };
 
 const THINK = "<|channel|>analysis<|message|>Let me look.<|end|><|start|>assistant";
@@ -47,11 +56,36 @@ const CASES: RecipientCase[] = [
     output: ` to=functions.lookup<|channel|>commentary json<|message|>{}`,
     calls: [{ name: "lookup", arguments: "{}" }],
   },
-  { name: "built-in browser.search", request: {}, output: `${THINK} to=browser.search<|channel|>commentary json<|message|>{"query": "Paris"}<|call|>`, calls: [] },
-  { name: "built-in python", request: {}, output: `${THINK}<|channel|>commentary to=python <|constrain|>code<|message|>print("hello")`, calls: [] },
-  { name: "built-in container.exec, no tools", request: { tools: [] }, output: `${THINK} to=container.exec<|channel|>commentary<|message|>ls -l`, calls: [] },
-  { name: "a function call when no tools are in use", request: { tools: [] }, output: `${THINK} to=functions.get_weather<|channel|>commentary json<|message|>{"city": "Paris"}`, calls: [] },
-  { name: "a function call with tool_choice none", request: { toolChoice: "none" }, output: `${THINK} to=functions.get_weather<|channel|>commentary json<|message|>{"city": "Paris"}`, calls: [] },
+  {
+    name: "built-in browser.search",
+    request: {},
+    output: `${THINK} to=browser.search<|channel|>commentary json<|message|>{"query": "Paris"}<|call|>`,
+    calls: [],
+  },
+  {
+    name: "built-in python",
+    request: {},
+    output: `${THINK}<|channel|>commentary to=python <|constrain|>code<|message|>print("hello")`,
+    calls: [],
+  },
+  {
+    name: "built-in container.exec, no tools",
+    request: { tools: [] },
+    output: `${THINK} to=container.exec<|channel|>commentary<|message|>ls -l`,
+    calls: [],
+  },
+  {
+    name: "a function call when no tools are in use",
+    request: { tools: [] },
+    output: `${THINK} to=functions.get_weather<|channel|>commentary json<|message|>{"city": "Paris"}`,
+    calls: [],
+  },
+  {
+    name: "a function call with tool_choice none",
+    request: { toolChoice: "none" },
+    output: `${THINK} to=functions.get_weather<|channel|>commentary json<|message|>{"city": "Paris"}`,
+    calls: [],
+  },
 ];
 
 function streamed(p: ChatParams, output: string) {

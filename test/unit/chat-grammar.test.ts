@@ -8,7 +8,18 @@ import { describe, expect, it } from "vitest";
 import { generateChatParams, parseChatOutput, type ChatParams } from "../../src/chat/index.js";
 import { fromTrigger, grammarInput } from "../helpers/grammar-input.js";
 import { matchGbnf } from "../../src/grammar/gbnf-match.js";
-import { KNOWN_FAILURES, SCENARIOS, type Scenario, TOOLS, USER, extraContext, generatedPart, messageDifferences, scenarioFor, toolTemplates } from "../helpers/chat-roundtrip.js";
+import {
+  KNOWN_FAILURES,
+  SCENARIOS,
+  type Scenario,
+  TOOLS,
+  USER,
+  extraContext,
+  generatedPart,
+  messageDifferences,
+  scenarioFor,
+  toolTemplates,
+} from "../helpers/chat-roundtrip.js";
 
 const templates = toolTemplates();
 const toolScenarios = SCENARIOS.filter((s) => s.message.tool_calls);
@@ -16,21 +27,34 @@ const toolScenarios = SCENARIOS.filter((s) => s.message.tool_calls);
 const cases = templates.flatMap((t) =>
   (["auto", "required"] as const).flatMap((toolChoice) =>
     toolScenarios
-      .filter((s) => (!s.parallel || t.template.caps.supportsParallelToolCalls) && !KNOWN_FAILURES[t.name]?.scenarios.includes(s.name))
+      .filter(
+        (s) =>
+          (!s.parallel || t.template.caps.supportsParallelToolCalls) &&
+          !KNOWN_FAILURES[t.name]?.scenarios.includes(s.name),
+      )
       .map((s) => ({ label: `${t.name} | ${toolChoice} | ${s.name}`, t, s: scenarioFor(t, s), toolChoice })),
   ),
 );
 
 describe("the grammar accepts what the parser reads back", () => {
   it.each(cases)("$label", ({ t, s, toolChoice }) => {
-    const params = generateChatParams(t.analysis, t.template, { messages: [USER], tools: TOOLS, toolChoice, enableThinking: s.enableThinking, extraContext: extraContext(t, s) });
+    const params = generateChatParams(t.analysis, t.template, {
+      messages: [USER],
+      tools: TOOLS,
+      toolChoice,
+      enableThinking: s.enableThinking,
+      extraContext: extraContext(t, s),
+    });
     const g = generatedPart(t, s, params);
     if ("error" in g) throw new Error(g.error);
     expect(messageDifferences(s.message, parseChatOutput(params, g.output), g.output)).toEqual([]);
     expect(params.grammar).not.toBeNull();
     expect(params.grammarLazy).toBe(toolChoice === "auto" || params.thinkingForcedOpen);
     const text = grammarInput(params, g.output);
-    expect(text, `no trigger of ${JSON.stringify(params.grammarTriggers)} in ${JSON.stringify(g.output)}`).not.toBeNull();
+    expect(
+      text,
+      `no trigger of ${JSON.stringify(params.grammarTriggers)} in ${JSON.stringify(g.output)}`,
+    ).not.toBeNull();
     const r = matchGbnf(params.grammar!, text!);
     const content = s.message.content;
     const hasContent = typeof content === "string" && content.trim() !== "";
@@ -47,7 +71,12 @@ describe("the grammar accepts what the parser reads back", () => {
 describe("tool_choice required without thinking: the grammar accepts the template's own rendering of a call", () => {
   const oneCall = SCENARIOS.find((s) => s.name === "one call")!;
   it.each(templates.map((t) => ({ label: t.name, t })))("$label", ({ t }) => {
-    const params = generateChatParams(t.analysis, t.template, { messages: [USER], tools: TOOLS, toolChoice: "required", enableThinking: false });
+    const params = generateChatParams(t.analysis, t.template, {
+      messages: [USER],
+      tools: TOOLS,
+      toolChoice: "required",
+      enableThinking: false,
+    });
     const g = generatedPart(t, { ...oneCall, enableThinking: false }, params);
     if ("error" in g) throw new Error(g.error);
     const text = grammarInput(params, g.output);
@@ -58,7 +87,12 @@ describe("tool_choice required without thinking: the grammar accepts the templat
 
   it("an empty reasoning block is all it allows before the call (Kimi K2 Thinking renders one)", () => {
     const t = templates.find((x) => x.name.startsWith("Kimi-K2-Thinking"))!;
-    const params = generateChatParams(t.analysis, t.template, { messages: [USER], tools: TOOLS, toolChoice: "required", enableThinking: false });
+    const params = generateChatParams(t.analysis, t.template, {
+      messages: [USER],
+      tools: TOOLS,
+      toolChoice: "required",
+      enableThinking: false,
+    });
     const g = generatedPart(t, { ...oneCall, enableThinking: false }, params);
     if ("error" in g) throw new Error(g.error);
     expect(g.output.startsWith("<think></think>")).toBe(true);
@@ -71,7 +105,11 @@ describe("tool_choice required without thinking: the grammar accepts the templat
 describe("tool_choice required rejects plain content", () => {
   const supported = templates.filter((t) => !KNOWN_FAILURES[t.name]?.scenarios.includes("one call"));
   it.each(supported.map((t) => ({ label: t.name, t })))("$label", ({ t }) => {
-    const params = generateChatParams(t.analysis, t.template, { messages: [USER], tools: TOOLS, toolChoice: "required" });
+    const params = generateChatParams(t.analysis, t.template, {
+      messages: [USER],
+      tools: TOOLS,
+      toolChoice: "required",
+    });
     const plain = "The weather in Paris is sunny.";
     const text = params.grammarLazy ? `${params.reasoningEnd ?? ""}${plain}` : plain;
     if (params.grammarLazy) expect(fromTrigger(text, params.grammarTriggers)).not.toBeNull();
@@ -83,10 +121,22 @@ describe("tool_choice required rejects plain content", () => {
 });
 
 describe("response_format json_schema: the answer is JSON matching the schema, reasoning unconstrained", () => {
-  const schema = { type: "object", properties: { city: { type: "string" }, temp: { type: "number" } }, required: ["city", "temp"], additionalProperties: false };
-  const answer: Scenario = { name: "json answer", message: { role: "assistant", content: '{"city": "Paris", "temp": 21.5}' } };
+  const schema = {
+    type: "object",
+    properties: { city: { type: "string" }, temp: { type: "number" } },
+    required: ["city", "temp"],
+    additionalProperties: false,
+  };
+  const answer: Scenario = {
+    name: "json answer",
+    message: { role: "assistant", content: '{"city": "Paris", "temp": 21.5}' },
+  };
   // Formats whose plain answers do not round trip wrap answers in ways the parser does not know.
-  it.each(templates.filter((t) => !KNOWN_FAILURES[t.name]?.scenarios.includes("reasoning and content")).map((t) => ({ label: t.name, t })))("$label", ({ t }) => {
+  it.each(
+    templates
+      .filter((t) => !KNOWN_FAILURES[t.name]?.scenarios.includes("reasoning and content"))
+      .map((t) => ({ label: t.name, t })),
+  )("$label", ({ t }) => {
     // Tools are offered too (some templates cannot render without): the schema takes precedence.
     const params = generateChatParams(t.analysis, t.template, {
       messages: [USER],
@@ -116,7 +166,12 @@ describe("tool_choice required: the grammar is the call alone, bounded", () => {
   const weather = [TOOLS[0]!];
   const required = (name: string, extra: Partial<Parameters<typeof generateChatParams>[2]> = {}) => {
     const t = get(name);
-    return generateChatParams(t.analysis, t.template, { messages: [USER], tools: weather, toolChoice: "required", ...extra });
+    return generateChatParams(t.analysis, t.template, {
+      messages: [USER],
+      tools: weather,
+      toolChoice: "required",
+      ...extra,
+    });
   };
   const accepts = (params: ChatParams, text: string) => matchGbnf(params.grammar!, text).ok;
   const hermesCall = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>';
@@ -143,14 +198,29 @@ describe("tool_choice required: the grammar is the call alone, bounded", () => {
   it("a request that does not think gets no reasoning block; one that thinks may reason freely first", () => {
     // Templates with a reasoning opener the model may write itself.
     const candidates = templates.filter((t) => {
-      const p = generateChatParams(t.analysis, t.template, { messages: [USER], tools: weather, toolChoice: "required", enableThinking: true });
+      const p = generateChatParams(t.analysis, t.template, {
+        messages: [USER],
+        tools: weather,
+        toolChoice: "required",
+        enableThinking: true,
+      });
       // Where the prompt neither opens nor closes reasoning.
       return p.reasoningStart !== null && p.grammarAfterReasoning !== null;
     });
     expect(candidates.length).toBeGreaterThan(3);
     for (const t of candidates) {
-      const on = generateChatParams(t.analysis, t.template, { messages: [USER], tools: weather, toolChoice: "required", enableThinking: true });
-      const off = generateChatParams(t.analysis, t.template, { messages: [USER], tools: weather, toolChoice: "required", enableThinking: false });
+      const on = generateChatParams(t.analysis, t.template, {
+        messages: [USER],
+        tools: weather,
+        toolChoice: "required",
+        enableThinking: true,
+      });
+      const off = generateChatParams(t.analysis, t.template, {
+        messages: [USER],
+        tools: weather,
+        toolChoice: "required",
+        enableThinking: false,
+      });
       const reasoning = `${on.reasoningStart}anything at all, 日本語 {"x": 1}`;
       expect(matchGbnf(on.grammar!, reasoning).prefixOk, t.name).toBe(true);
       expect(matchGbnf(off.grammar!, reasoning).prefixOk, t.name).toBe(false);
@@ -169,7 +239,9 @@ describe("tool_choice required: the grammar is the call alone, bounded", () => {
     expect(accepts(params, call(days))).toBe(false);
     expect(accepts(params, call(city + city))).toBe(false);
     expect(accepts(params, call(city.replace("Paris", "3\n</parameter>\n<parameter=days>\n4")))).toBe(true); // a string may hold anything but the end tag
-    expect(accepts(params, call('<parameter=city>\nParis\n</parameter>\n<parameter=days>\n"three"\n</parameter>\n'))).toBe(false);
+    expect(
+      accepts(params, call('<parameter=city>\nParis\n</parameter>\n<parameter=days>\n"three"\n</parameter>\n')),
+    ).toBe(false);
   });
 
   it.each([
@@ -183,10 +255,26 @@ describe("tool_choice required: the grammar is the call alone, bounded", () => {
       good: ' to=functions.get_weather<|channel|>commentary json<|message|>{"city": "Paris"}',
       bad: '<|channel|>commentary<|message|>Let me check.<|end|><|start|>assistant to=functions.get_weather<|channel|>commentary json<|message|>{"city": "Paris"}',
     },
-    { name: "meetkai-functionary-medium-v3.2", good: 'get_weather\n{"city": "Paris"}', bad: 'all\nLet me check.>>>get_weather\n{"city": "Paris"}' },
-    { name: "mistralai-Ministral-3-14B-Reasoning-2512", good: '[TOOL_CALLS]get_weather[ARGS]{"city": "Paris"}', bad: 'Sure.[TOOL_CALLS]get_weather[ARGS]{"city": "Paris"}' },
-    { name: "LFM2.5-8B-A1B", good: "<|tool_call_start|>[get_weather(city='Paris', days=2)]<|tool_call_end|>", bad: "Sure.<|tool_call_start|>[get_weather(city='Paris')]<|tool_call_end|>" },
-    { name: "LFM2.5-8B-A1B", good: "<|tool_call_start|>[get_weather(city='Paris')]<|tool_call_end|>", bad: "<|tool_call_start|>[get_weather(days=2)]<|tool_call_end|>" },
+    {
+      name: "meetkai-functionary-medium-v3.2",
+      good: 'get_weather\n{"city": "Paris"}',
+      bad: 'all\nLet me check.>>>get_weather\n{"city": "Paris"}',
+    },
+    {
+      name: "mistralai-Ministral-3-14B-Reasoning-2512",
+      good: '[TOOL_CALLS]get_weather[ARGS]{"city": "Paris"}',
+      bad: 'Sure.[TOOL_CALLS]get_weather[ARGS]{"city": "Paris"}',
+    },
+    {
+      name: "LFM2.5-8B-A1B",
+      good: "<|tool_call_start|>[get_weather(city='Paris', days=2)]<|tool_call_end|>",
+      bad: "Sure.<|tool_call_start|>[get_weather(city='Paris')]<|tool_call_end|>",
+    },
+    {
+      name: "LFM2.5-8B-A1B",
+      good: "<|tool_call_start|>[get_weather(city='Paris')]<|tool_call_end|>",
+      bad: "<|tool_call_start|>[get_weather(days=2)]<|tool_call_end|>",
+    },
   ])("dedicated $name: accepts the call, rejects $bad", ({ name, good, bad }) => {
     const params = required(name, { enableThinking: false });
     const text = (s: string) => (params.grammarLazy ? `${params.reasoningEnd}${s}` : s);
@@ -197,7 +285,8 @@ describe("tool_choice required: the grammar is the call alone, bounded", () => {
   it("MiniMax M3: no content before the call, arguments in order", () => {
     const params = required("MiniMax-M3", { enableThinking: false });
     const NS = "]<]minimax[>[";
-    const call = (args: string) => `</mm:think>${NS}<tool_call>${NS}<invoke name="get_weather">${args}${NS}</invoke>${NS}</tool_call>`;
+    const call = (args: string) =>
+      `</mm:think>${NS}<tool_call>${NS}<invoke name="get_weather">${args}${NS}</invoke>${NS}</tool_call>`;
     const city = `${NS}<city>Paris${NS}</city>`;
     expect(accepts(params, call(city))).toBe(true);
     expect(accepts(params, `Sure.${call(city)}`)).toBe(false);
@@ -209,7 +298,12 @@ describe("tool_choice required: the grammar is the call alone, bounded", () => {
 describe("tool_choice required: ids", () => {
   it("Mistral: an id is bounded and must be followed by [ARGS]", () => {
     const t = templates.find((x) => x.name.startsWith("Mistral-Small-3.2"))!;
-    const params = generateChatParams(t.analysis, t.template, { messages: [USER], tools: [TOOLS[0]!], toolChoice: "required", parallelToolCalls: false });
+    const params = generateChatParams(t.analysis, t.template, {
+      messages: [USER],
+      tools: [TOOLS[0]!],
+      toolChoice: "required",
+      parallelToolCalls: false,
+    });
     const ok = (s: string) => matchGbnf(params.grammar!, s).ok;
     expect(ok('[TOOL_CALLS]get_weather[CALL_ID]call12345[ARGS]{"city": "Paris"}')).toBe(true);
     expect(ok('[TOOL_CALLS]get_weather[ARGS]{"city": "Paris"}')).toBe(true);

@@ -31,7 +31,11 @@ const CASES: [label: string, input: string, json: string][] = [
   ["an escaped single quote becomes a plain one", "{'s': 'it\\'s'}", '{"s":"it\'s"}'],
   ["mixed quoting in one object", `{"a": 'x', 'b': "y"}`, '{"a":"x","b":"y"}'],
   ["Python number spellings", "{'n': 1_000, 'm': .5, 'k': +3}", '{"n":1000,"m":0.5,"k":3}'],
-  ["JSON escapes are kept, \\x escapes translated", `{"s": "a\\nb\\u00e9", 't': '\\x41'}`, '{"s":"a\\nb\\u00e9","t":"\\u0041"}'],
+  [
+    "JSON escapes are kept, \\x escapes translated",
+    `{"s": "a\\nb\\u00e9", 't': '\\x41'}`,
+    '{"s":"a\\nb\\u00e9","t":"\\u0041"}',
+  ],
   // closing-quote tracking
   ["a single quote inside a double-quoted string is content", `{"s": "it's"}`, '{"s":"it\'s"}'],
   ["an escaped double quote does not end the string", `{"s": "a\\"b"}`, '{"s":"a\\"b"}'],
@@ -79,9 +83,13 @@ describe("arguments written before the name are buffered until the name is known
   const p = new PegArena();
   const args = p.capture(NODE.toolArgs, p.json());
   const name = p.atomic(p.seq(p.literal('"'), p.capture(NODE.toolName, p.chars("a-z_", 1)), p.literal('"')));
-  const call = p.tag(NODE.tool, p.seq(p.literal('<call>{"arguments": '), args, p.literal(', "name": '), name, p.literal("}</call>")));
+  const call = p.tag(
+    NODE.tool,
+    p.seq(p.literal('<call>{"arguments": '), args, p.literal(', "name": '), name, p.literal("}</call>")),
+  );
   const root = p.seq(p.capture(NODE.content, p.until("<call>")), p.zeroOrMore(call), p.end());
-  const text = 'Ok.<call>{"arguments": {"city": "Paris", "days": 3}, "name": "get_weather"}</call><call>{"arguments": {}, "name": "now"}</call>';
+  const text =
+    'Ok.<call>{"arguments": {"city": "Paris", "days": 3}, "name": "get_weather"}</call><call>{"arguments": {}, "name": "now"}</call>';
 
   it.each([1, 3, 11])("in %i-character chunks", (size) => {
     const s = new PegStreamParser(p, root);
@@ -99,7 +107,12 @@ describe("arguments written before the name are buffered until the name is known
     // Each call's first delta carries id, type and name; argument fragments only come after it.
     const calls = deltas.flatMap((d) => d.tool_calls ?? []);
     const firstOf = (index: number) => calls.findIndex((c) => c.index === index);
-    expect(calls[firstOf(0)]).toEqual({ index: 0, id: "id0", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris","days":3}' } });
+    expect(calls[firstOf(0)]).toEqual({
+      index: 0,
+      id: "id0",
+      type: "function",
+      function: { name: "get_weather", arguments: '{"city":"Paris","days":3}' },
+    });
     expect(calls[firstOf(1)]).toMatchObject({ index: 1, id: "id1", function: { name: "now" } });
     expect(firstOf(1)).toBeGreaterThan(firstOf(0));
     expect(calls.filter((c) => c.id !== undefined)).toHaveLength(2);

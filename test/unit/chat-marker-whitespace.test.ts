@@ -15,12 +15,14 @@ describe.each([
   {
     template: "deepseek-ai-DeepSeek-R1-Distill-Qwen-32B.jinja",
     // Learned: "get_weather\n```json\n{...}\n```"
-    canonical: '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n{"city": "Paris"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
+    canonical:
+      '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n{"city": "Paris"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
     outputs: [
       '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n\n```json\n\n{"city": "Paris"}\n\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
       '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather ```json {"city": "Paris"} ```<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
     ],
-    otherSpace: '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather ```json {"city": "Paris"} ```<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
+    otherSpace:
+      '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather ```json {"city": "Paris"} ```<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
     bad: '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```jso n\n{"city": "Paris"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
   },
   {
@@ -36,27 +38,37 @@ describe.each([
   {
     template: "CohereForAI-c4ai-command-r7b-12-2024-tool_use.jinja",
     // Learned: "<|START_ACTION|>[\n    {...}\n]<|END_ACTION|>"
-    canonical: '<|START_ACTION|>[\n    {"tool_call_id": "0", "tool_name": "get_weather", "parameters": {"city": "Paris"}}\n]<|END_ACTION|>',
-    outputs: ['<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "get_weather", "parameters": {"city": "Paris"}}]<|END_ACTION|>'],
+    canonical:
+      '<|START_ACTION|>[\n    {"tool_call_id": "0", "tool_name": "get_weather", "parameters": {"city": "Paris"}}\n]<|END_ACTION|>',
+    outputs: [
+      '<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "get_weather", "parameters": {"city": "Paris"}}]<|END_ACTION|>',
+    ],
     bad: '<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "get_weather", "parameters": {"city": "Paris"}}]<|END_ACTIO|>',
   },
 ])("$template", ({ template, canonical, outputs, bad, otherSpace }) => {
   const t = templates.get(template)!;
-  const paramsFor = (toolChoice: "auto" | "required") => generateChatParams(t.analysis, t.template, { messages: [USER], tools: TOOLS, toolChoice, enableThinking: false });
+  const paramsFor = (toolChoice: "auto" | "required") =>
+    generateChatParams(t.analysis, t.template, { messages: [USER], tools: TOOLS, toolChoice, enableThinking: false });
   const accepts = (params: ReturnType<typeof paramsFor>, output: string) => {
     const text = grammarInput(params, output);
     return text !== null && matchGbnf(params.grammar!, text).ok;
   };
 
-  it.each([canonical, ...outputs].map((output) => ({ output, label: JSON.stringify(output).slice(0, 80) })))("reads $label", ({ output }) => {
-    for (const toolChoice of ["auto", "required"] as const) {
-      const got = parseChatOutput(paramsFor(toolChoice), output);
-      expect(got.tool_calls?.map((c) => [c.function.name, JSON.parse(c.function.arguments)])).toEqual([["get_weather", { city: "Paris" }]]);
-    }
-  });
+  it.each([canonical, ...outputs].map((output) => ({ output, label: JSON.stringify(output).slice(0, 80) })))(
+    "reads $label",
+    ({ output }) => {
+      for (const toolChoice of ["auto", "required"] as const) {
+        const got = parseChatOutput(paramsFor(toolChoice), output);
+        expect(got.tool_calls?.map((c) => [c.function.name, JSON.parse(c.function.arguments)])).toEqual([
+          ["get_weather", { city: "Paris" }],
+        ]);
+      }
+    },
+  );
 
   it("the grammar accepts the marker as learned", () => {
-    for (const toolChoice of ["auto", "required"] as const) expect(accepts(paramsFor(toolChoice), canonical), toolChoice).toBe(true);
+    for (const toolChoice of ["auto", "required"] as const)
+      expect(accepts(paramsFor(toolChoice), canonical), toolChoice).toBe(true);
   });
 
   it("the grammar rejects a marker spelled otherwise, or with other whitespace than learned", () => {

@@ -1,7 +1,13 @@
 // MiniMax M3 writes object and array arguments as nested elements; the parser reads them back
 // by the schema where it types them and by their shape where it does not, whole and streamed.
 import { describe, expect, it } from "vitest";
-import { ChatStreamParser, accumulateDeltas, generateChatParams, parseChatOutput, type ChatParams } from "../../src/chat/index.js";
+import {
+  ChatStreamParser,
+  accumulateDeltas,
+  generateChatParams,
+  parseChatOutput,
+  type ChatParams,
+} from "../../src/chat/index.js";
 import { matchGbnf } from "../../src/grammar/gbnf-match.js";
 import type { AssistantMessage, ToolDefinition } from "../../src/types.js";
 import { TOOLS, USER, generatedPart, toolTemplates } from "../helpers/chat-roundtrip.js";
@@ -35,22 +41,35 @@ const TYPED: ToolDefinition = {
 describe("MiniMax M3 nested-element arguments", () => {
   it("untyped objects and arrays rendered by the template come back (no null members)", () => {
     const args = { text: "plain", count: 3.5, flag: true, meta: { k: [1, 2], s: "two words" }, items: ["x", { y: 1 }] };
-    const message: AssistantMessage = { role: "assistant", content: "", tool_calls: [{ id: "c1", type: "function", function: { name: "record", arguments: JSON.stringify(args) } }] };
+    const message: AssistantMessage = {
+      role: "assistant",
+      content: "",
+      tool_calls: [{ id: "c1", type: "function", function: { name: "record", arguments: JSON.stringify(args) } }],
+    };
     const params = generateChatParams(minimax.analysis, minimax.template, { messages: [USER], tools: TOOLS });
     const g = generatedPart(minimax, { name: "nested", message }, params);
     if ("error" in g) throw new Error(g.error);
     expect(g.output).toContain(`${NS}<item>`);
     for (const msg of [parseChatOutput(params, g.output, ids), streamed(params, g.output)]) {
-      expect(msg.tool_calls?.map((c) => [c.function.name, JSON.parse(c.function.arguments)])).toEqual([["record", args]]);
+      expect(msg.tool_calls?.map((c) => [c.function.name, JSON.parse(c.function.arguments)])).toEqual([
+        ["record", args],
+      ]);
     }
     const trigger = `${NS}<tool_call>`;
     expect(matchGbnf(params.grammar!, g.output.slice(g.output.indexOf(trigger))).ok).toBe(true);
   });
 
   it("schema-typed members, arrays of numbers and of strings", () => {
-    const params = generateChatParams(minimax.analysis, minimax.template, { messages: [USER], tools: [TYPED], toolChoice: "required" });
+    const params = generateChatParams(minimax.analysis, minimax.template, {
+      messages: [USER],
+      tools: [TYPED],
+      toolChoice: "required",
+    });
     const el = (k: string, v: string) => `${NS}<${k}>${v}${NS}</${k}>`;
-    const body = el("stop", el("city", "Nice") + el("nights", "2")) + el("days", el("item", "1") + el("item", "3")) + el("tags", el("item", "7") + el("item", "a b"));
+    const body =
+      el("stop", el("city", "Nice") + el("nights", "2")) +
+      el("days", el("item", "1") + el("item", "3")) +
+      el("tags", el("item", "7") + el("item", "a b"));
     const output = `</mm:think>${NS}<tool_call>\n${NS}<invoke name="plan">${body}${NS}</invoke>\n${NS}</tool_call>`;
     const want = { stop: { city: "Nice", nights: 2 }, days: [1, 3], tags: ["7", "a b"] };
     for (const msg of [parseChatOutput(params, output, ids), streamed(params, output)]) {
@@ -79,7 +98,14 @@ describe("MiniMax M3: what the template renders for null, read back", () => {
 
   it('untyped arguments: null members are absent, a null item reads as an empty string (what "" renders as too)', () => {
     const params = generateChatParams(minimax.analysis, minimax.template, { messages: [USER], tools: TOOLS });
-    const g = generatedPart(minimax, { name: "nulls", message: call("record", { text: "a", count: null, meta: { k: [1, null], z: null }, items: [null, "x"] }) }, params);
+    const g = generatedPart(
+      minimax,
+      {
+        name: "nulls",
+        message: call("record", { text: "a", count: null, meta: { k: [1, null], z: null }, items: [null, "x"] }),
+      },
+      params,
+    );
     if ("error" in g) throw new Error(g.error);
     expect(g.output).not.toContain("<count>");
     expect(g.output).not.toContain("<z>");
@@ -117,7 +143,11 @@ describe("MiniMax M3: what the template renders for null, read back", () => {
       el("days", items("1", "", "2")) + el("flags", items("", "true")) + el("tags", items("", "a")),
       { days: [1, null, 2], flags: [null, true], tags: ["", "a"] },
     ],
-    ["empty typed arrays and objects (all members null or none)", el("days", "") + el("opts", "") + el("stop", ""), { days: [], opts: {}, stop: {} }],
+    [
+      "empty typed arrays and objects (all members null or none)",
+      el("days", "") + el("opts", "") + el("stop", ""),
+      { days: [], opts: {}, stop: {} },
+    ],
   ])("%s", (_, body, want) => {
     const params = generateChatParams(minimax.analysis, minimax.template, { messages: [USER], tools: [NULLABLE] });
     const output = `</mm:think>${NS}<tool_call>\n${NS}<invoke name="log">${body}${NS}</invoke>\n${NS}</tool_call>`;

@@ -4,7 +4,15 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { analyzeChatTemplate, ChatStreamParser, accumulateDeltas, generateChatParams, parseChatOutput, type ChatParams, type ChatRequest } from "../../src/chat/index.js";
+import {
+  analyzeChatTemplate,
+  ChatStreamParser,
+  accumulateDeltas,
+  generateChatParams,
+  parseChatOutput,
+  type ChatParams,
+  type ChatRequest,
+} from "../../src/chat/index.js";
 import { ChatTemplate } from "../../src/template/index.js";
 import type { AssistantMessage } from "../../src/types.js";
 import { TEMPLATES_DIR } from "../helpers/analysis-oracle.js";
@@ -17,7 +25,11 @@ function params(name: string, extra: Partial<ChatRequest> = {}): ChatParams {
   if (!p) {
     const source = readFileSync(join(TEMPLATES_DIR, name), "utf8");
     const template = new ChatTemplate(source);
-    p = generateChatParams(analyzeChatTemplate(source, { template }), template, { messages: [USER], tools: TOOLS, ...extra });
+    p = generateChatParams(analyzeChatTemplate(source, { template }), template, {
+      messages: [USER],
+      tools: TOOLS,
+      ...extra,
+    });
     cache.set(key, p);
   }
   return p;
@@ -29,7 +41,11 @@ const MISTRAL = "Mistral-Small-3.2-24B-Instruct-2506.jinja";
 const LLAMA = "meta-llama-Llama-3.1-8B-Instruct.jinja";
 const GPT_OSS = "openai-gpt-oss-120b.jinja";
 
-const call = (name: string, args: unknown, id = "id0") => ({ id, type: "function" as const, function: { name, arguments: JSON.stringify(args) } });
+const call = (name: string, args: unknown, id = "id0") => ({
+  id,
+  type: "function" as const,
+  function: { name, arguments: JSON.stringify(args) },
+});
 
 interface Case {
   name: string;
@@ -62,7 +78,12 @@ const CASES: Case[] = [
     name: "truncated inside a number, after reasoning",
     template: QWEN,
     output: '<think>\nok\n</think>\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "X", "days": 1',
-    expected: { role: "assistant", content: null, reasoning_content: "ok", tool_calls: [call("get_weather", { city: "X", days: 1 })] },
+    expected: {
+      role: "assistant",
+      content: null,
+      reasoning_content: "ok",
+      tool_calls: [call("get_weather", { city: "X", days: 1 })],
+    },
   },
   {
     name: "truncated inside the function name: the text stays content",
@@ -92,7 +113,11 @@ const CASES: Case[] = [
     name: "broken JSON: the call is kept with completed arguments, the rest is content",
     template: QWEN,
     output: '<tool_call>\n{"name": "get_weather", "arguments": {"city": Paris}}\n</tool_call>',
-    expected: { role: "assistant", content: "Paris}}\n</tool_call>", tool_calls: [call("get_weather", { city: null })] },
+    expected: {
+      role: "assistant",
+      content: "Paris}}\n</tool_call>",
+      tool_calls: [call("get_weather", { city: null })],
+    },
   },
   {
     name: "text after the calls becomes content",
@@ -129,7 +154,11 @@ const CASES: Case[] = [
     name: "tagged: unknown argument name ends the call",
     template: CODER,
     output: "<tool_call>\n<function=get_weather>\n<parameter=town>\nParis\n</parameter>\n</function>\n</tool_call>",
-    expected: { role: "assistant", content: "<parameter=town>\nParis\n</parameter>\n</function>\n</tool_call>", tool_calls: [call("get_weather", {})] },
+    expected: {
+      role: "assistant",
+      content: "<parameter=town>\nParis\n</parameter>\n</function>\n</tool_call>",
+      tool_calls: [call("get_weather", {})],
+    },
   },
   {
     name: "call id read from the output, truncated arguments",
@@ -158,8 +187,14 @@ const CASES: Case[] = [
   {
     name: "GPT-OSS: truncated call after reasoning",
     template: GPT_OSS,
-    output: '<|channel|>analysis<|message|>thinking<|end|><|start|>assistant to=functions.get_weather<|channel|>commentary json<|message|>{"city": "Pa',
-    expected: { role: "assistant", content: null, reasoning_content: "thinking", tool_calls: [call("get_weather", { city: "Pa" })] },
+    output:
+      '<|channel|>analysis<|message|>thinking<|end|><|start|>assistant to=functions.get_weather<|channel|>commentary json<|message|>{"city": "Pa',
+    expected: {
+      role: "assistant",
+      content: null,
+      reasoning_content: "thinking",
+      tool_calls: [call("get_weather", { city: "Pa" })],
+    },
   },
   {
     name: "GPT-OSS: analysis channel never closed",
@@ -198,12 +233,18 @@ describe("every prefix of every rendered output parses without throwing, with JS
   it.each(templates.map((t) => ({ label: t.name, t })))("$label", ({ t }) => {
     for (const s of SCENARIOS) {
       if (s.parallel && !t.template.caps.supportsParallelToolCalls) continue;
-      const p = generateChatParams(t.analysis, t.template, { messages: [USER], tools: TOOLS, enableThinking: s.enableThinking, extraContext: extraContext(t, s) });
+      const p = generateChatParams(t.analysis, t.template, {
+        messages: [USER],
+        tools: TOOLS,
+        enableThinking: s.enableThinking,
+        extraContext: extraContext(t, s),
+      });
       const g = generatedPart(t, s, p);
       if ("error" in g) continue;
       for (let n = 0; n <= g.output.length; n += 3) {
         const msg = parseChatOutput(p, g.output.slice(0, n));
-        for (const c of msg.tool_calls ?? []) expect(() => JSON.parse(c.function.arguments), `${s.name} at ${n}: ${c.function.arguments}`).not.toThrow();
+        for (const c of msg.tool_calls ?? [])
+          expect(() => JSON.parse(c.function.arguments), `${s.name} at ${n}: ${c.function.arguments}`).not.toThrow();
       }
     }
   });

@@ -31,11 +31,18 @@ const all: LlamaCase[] =
         .split("\n")
         .filter((l) => l.trim() !== "")
         .map((l) => JSON.parse(l) as LlamaCase);
-const lfm = all.filter((c) => /\/LFM2[^/]*\.jinja$/.test(c.template) && c.tools !== null && c.reasoning_format === "none");
+const lfm = all.filter(
+  (c) => /\/LFM2[^/]*\.jinja$/.test(c.template) && c.tools !== null && c.reasoning_format === "none",
+);
 const t = pythonicCase(PYTHONIC_TEMPLATES.find((e) => e.file === "LFM2.5-8B-A1B.jinja")!)!;
 
 function paramsOf(c: LlamaCase) {
-  return generateChatParams(t.analysis, t.template, { messages: [{ role: "user", content: "Hey there!" }], tools: c.tools!, toolChoice: c.tool_choice, parallelToolCalls: c.parallel_tool_calls });
+  return generateChatParams(t.analysis, t.template, {
+    messages: [{ role: "user", content: "Hey there!" }],
+    tools: c.tools!,
+    toolChoice: c.tool_choice,
+    parallelToolCalls: c.parallel_tool_calls,
+  });
 }
 
 describe.skipIf(dir === null)("LFM2 / LFM2.5 model output through the generic PYTHONIC parser", () => {
@@ -43,19 +50,31 @@ describe.skipIf(dir === null)("LFM2 / LFM2.5 model output through the generic PY
     expect(lfm.length).toBeGreaterThanOrEqual(40);
   });
 
-  it.each(lfm.filter((c) => !c.is_partial).map((c) => ({ label: `#${c.id} ${c.template.split("/").pop()} ${JSON.stringify(c.input).slice(0, 60)}`, c })))("$label", ({ c }) => {
+  it.each(
+    lfm
+      .filter((c) => !c.is_partial)
+      .map((c) => ({ label: `#${c.id} ${c.template.split("/").pop()} ${JSON.stringify(c.input).slice(0, 60)}`, c })),
+  )("$label", ({ c }) => {
     const got = parseChatOutput(paramsOf(c), c.input);
     expect(typeof got.content === "string" ? got.content.trim() : (got.content ?? "")).toBe(c.expect.content.trim());
-    const calls = (got.tool_calls ?? []).map((x) => ({ name: x.function.name, arguments: JSON.parse(x.function.arguments) as unknown }));
-    expect(calls).toEqual(c.expect.tool_calls.map((x) => ({ name: x.name, arguments: JSON.parse(x.arguments) as unknown })));
+    const calls = (got.tool_calls ?? []).map((x) => ({
+      name: x.function.name,
+      arguments: JSON.parse(x.function.arguments) as unknown,
+    }));
+    expect(calls).toEqual(
+      c.expect.tool_calls.map((x) => ({ name: x.name, arguments: JSON.parse(x.arguments) as unknown })),
+    );
   });
 
-  it.each(lfm.filter((c) => c.is_partial).map((c) => ({ label: `#${c.id} partial ${JSON.stringify(c.input)}`, c })))("$label", ({ c }) => {
-    // A partial output names the call and streams what is certain of its arguments.
-    const parser = new ChatStreamParser(paramsOf(c));
-    parser.feed(c.input);
-    const call = parser.message().tool_calls?.[0];
-    expect(call?.function.name).toBe(c.expect.tool_calls[0]!.name);
-    expect(c.expect.tool_calls[0]!.arguments.replace(/\s/g, "").startsWith(call!.function.arguments)).toBe(true);
-  });
+  it.each(lfm.filter((c) => c.is_partial).map((c) => ({ label: `#${c.id} partial ${JSON.stringify(c.input)}`, c })))(
+    "$label",
+    ({ c }) => {
+      // A partial output names the call and streams what is certain of its arguments.
+      const parser = new ChatStreamParser(paramsOf(c));
+      parser.feed(c.input);
+      const call = parser.message().tool_calls?.[0];
+      expect(call?.function.name).toBe(c.expect.tool_calls[0]!.name);
+      expect(c.expect.tool_calls[0]!.arguments.replace(/\s/g, "").startsWith(call!.function.arguments)).toBe(true);
+    },
+  );
 });

@@ -14,7 +14,15 @@ const TOOLS: ToolDefinition[] = [
     function: {
       name: "put",
       description: "Stores a value",
-      parameters: { type: "object", properties: { value: { description: "Anything" }, text: { type: "string" }, n: { type: "number" }, flag: { type: "boolean" } } },
+      parameters: {
+        type: "object",
+        properties: {
+          value: { description: "Anything" },
+          text: { type: "string" },
+          n: { type: "number" },
+          flag: { type: "boolean" },
+        },
+      },
     },
   },
 ];
@@ -53,7 +61,9 @@ describe("string escapes, in double and single quotes", () => {
     // Python keeps an unknown escape as written.
     ["\\q", "\\q"],
   ];
-  it.each(escapes.flatMap(([written, meant]) => ['"', "'"].map((q) => ({ label: `${q}${written}${q}`, q, written, meant }))))("$label", ({ q, written, meant }) => {
+  it.each(
+    escapes.flatMap(([written, meant]) => ['"', "'"].map((q) => ({ label: `${q}${written}${q}`, q, written, meant }))),
+  )("$label", ({ q, written, meant }) => {
     expect(argsOf(wrapped, call(`text=${q}a${written}b${q}`))).toEqual({ text: `a${meant}b` });
     // Untyped values take the same path.
     expect(argsOf(wrapped, call(`value=${q}a${written}b${q}`))).toEqual({ value: `a${meant}b` });
@@ -114,7 +124,9 @@ describe("streaming and partial input", () => {
   it.each([1, 2, 3, 5, 7])("chunks of %i characters give the whole-output call", (size) => {
     const parser = new ChatStreamParser(wrapped, ids);
     const args: string[] = [];
-    for (let i = 0; i < output.length; i += size) for (const d of parser.feed(output.slice(i, i + size))) for (const tc of d.tool_calls ?? []) args.push(tc.function.arguments ?? "");
+    for (let i = 0; i < output.length; i += size)
+      for (const d of parser.feed(output.slice(i, i + size)))
+        for (const tc of d.tool_calls ?? []) args.push(tc.function.arguments ?? "");
     for (const d of parser.finish()) for (const tc of d.tool_calls ?? []) args.push(tc.function.arguments ?? "");
     expect(JSON.parse(args.join(""))).toEqual(expected);
     expect(parser.message()).toEqual(parseChatOutput(wrapped, output, ids));
@@ -147,12 +159,13 @@ describe("streaming and partial input", () => {
 // name was read stays a call, its arguments completed to valid JSON) and the text the parser
 // could not place becomes content.
 describe("malformed calls fall back to content, never throw", () => {
-  it.each(["<|python_start|>[unknown_tool(x=1)]<|python_end|>", "<|python_start|>put(text='x')<|python_end|>", "[put(text='x')]"])(
-    "not a call of a declared tool in the format: all content: %s",
-    (output) => {
-      expect(parseChatOutput(wrapped, output)).toEqual({ role: "assistant", content: output });
-    },
-  );
+  it.each([
+    "<|python_start|>[unknown_tool(x=1)]<|python_end|>",
+    "<|python_start|>put(text='x')<|python_end|>",
+    "[put(text='x')]",
+  ])("not a call of a declared tool in the format: all content: %s", (output) => {
+    expect(parseChatOutput(wrapped, output)).toEqual({ role: "assistant", content: output });
+  });
 
   it.each([
     ["<|python_start|>[put(text=unquoted)]<|python_end|>", { text: null }, "unquoted)]<|python_end|>"],
@@ -203,10 +216,19 @@ describe("the grammar follows each tool's schema (tool_choice required)", () => 
       },
     },
   ];
-  const params = generateChatParams(t.analysis, t.template, { messages: [{ role: "user", content: "hi" }], tools, toolChoice: "required" });
+  const params = generateChatParams(t.analysis, t.template, {
+    messages: [{ role: "user", content: "hi" }],
+    tools,
+    toolChoice: "required",
+  });
   const wrap = (args: string): string => `<|python_start|>[pick(${args})]<|python_end|>`;
 
-  it.each(["color='red'", 'color="blue", note="abc", n=-2, on=True, none=None', "color='red', text='a\\'b \\\\ \\n'", "color='red', on=false, none=null"])("accepts %s", (args) => {
+  it.each([
+    "color='red'",
+    'color="blue", note="abc", n=-2, on=True, none=None',
+    "color='red', text='a\\'b \\\\ \\n'",
+    "color='red', on=false, none=null",
+  ])("accepts %s", (args) => {
     expect(matchGbnf(params.grammar!, wrap(args)).ok).toBe(true);
     expect(parseChatOutput(params, wrap(args)).tool_calls).toHaveLength(1);
   });

@@ -5,7 +5,13 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { analyzeChatTemplate, accumulateDeltas, generateChatParams, parseChatOutput, type ChatParams } from "../../src/chat/index.js";
+import {
+  analyzeChatTemplate,
+  accumulateDeltas,
+  generateChatParams,
+  parseChatOutput,
+  type ChatParams,
+} from "../../src/chat/index.js";
 import { ChatTemplate } from "../../src/template/index.js";
 import { TEMPLATES_DIR } from "../helpers/analysis-oracle.js";
 import { sharedData } from "../helpers/shared-data.js";
@@ -17,7 +23,11 @@ import { CALL_IDS, streamInChunks } from "../helpers/chunked-stream.js";
 
 const toolScenarios = SCENARIOS.filter((s) => s.message.tool_calls);
 const readable = PYTHONIC_TEMPLATES.filter((e) => e.roundTrips).map((e) => pythonicCase(e)!);
-const cases = readable.flatMap((t) => toolScenarios.filter((s) => !s.parallel || t.template.caps.supportsParallelToolCalls).map((s) => ({ label: `${t.name} | ${s.name}`, t, s })));
+const cases = readable.flatMap((t) =>
+  toolScenarios
+    .filter((s) => !s.parallel || t.template.caps.supportsParallelToolCalls)
+    .map((s) => ({ label: `${t.name} | ${s.name}`, t, s })),
+);
 
 function paramsFor(t: (typeof readable)[number], toolChoice: "auto" | "required" = "auto"): ChatParams {
   return generateChatParams(t.analysis, t.template, { messages: [USER], tools: TOOLS, toolChoice });
@@ -35,7 +45,13 @@ describe("analysis: every template that renders pythonic calls is PYTHONIC", () 
     if (t === null) return;
     const f = t.analysis.tools.format;
     expect(f.mode).toBe("PYTHONIC");
-    expect({ sectionStart: f.sectionStart, sectionEnd: f.sectionEnd, perCallStart: f.perCallStart, perCallEnd: f.perCallEnd, toolsArrayWrapped: f.toolsArrayWrapped }).toEqual({
+    expect({
+      sectionStart: f.sectionStart,
+      sectionEnd: f.sectionEnd,
+      perCallStart: f.perCallStart,
+      perCallEnd: f.perCallEnd,
+      toolsArrayWrapped: f.toolsArrayWrapped,
+    }).toEqual({
       sectionStart: e.sectionStart,
       sectionEnd: e.sectionEnd,
       perCallStart: e.perCallStart,
@@ -56,7 +72,8 @@ describe("analysis: no other reference template is PYTHONIC", () => {
         const source = readFileSync(join(dir, file), "utf8");
         let mode: string;
         try {
-          mode = analyzeChatTemplate(source, { template: new ChatTemplate(source, { compat: "auto" }) }).tools.format.mode;
+          mode = analyzeChatTemplate(source, { template: new ChatTemplate(source, { compat: "auto" }) }).tools.format
+            .mode;
         } catch {
           continue; // templates the analysis cannot read are covered elsewhere
         }
@@ -92,7 +109,9 @@ describe("round trip through pythonic templates", () => {
 const UNESCAPED_QUOTES = new Set(["LFM2.5-8B-A1B.jinja"]);
 
 describe("the grammar accepts what the parser reads back", () => {
-  const grammarCases = cases.flatMap((c) => (["auto", "required"] as const).map((toolChoice) => ({ ...c, label: `${c.label} | ${toolChoice}`, toolChoice })));
+  const grammarCases = cases.flatMap((c) =>
+    (["auto", "required"] as const).map((toolChoice) => ({ ...c, label: `${c.label} | ${toolChoice}`, toolChoice })),
+  );
   it.each(grammarCases)("$label", ({ t, s, toolChoice }) => {
     const params = paramsFor(t, toolChoice);
     const output = outputOf(t, s, params);
@@ -107,20 +126,25 @@ describe("the grammar accepts what the parser reads back", () => {
   });
 
   const tool = TOOLS[0]!;
-  const both = readable.flatMap((t) => (["auto", "required"] as const).map((toolChoice) => ({ label: `${t.name} | ${toolChoice}`, t, toolChoice })));
-  it.each(both)("$label: the grammar rejects an undeclared keyword argument and a missing required one", ({ t, toolChoice }) => {
-    const params = paramsFor(t, toolChoice);
-    const output = outputOf(t, toolScenarios[0]!, params);
-    const one = params.grammarLazy ? fromTrigger(output, params.grammarTriggers)! : output;
-    expect(matchGbnf(params.grammar!, one).ok, one).toBe(true);
-    const undeclared = one.replace(/city=/, "country='France', city=");
-    expect(undeclared).not.toBe(one);
-    expect(matchGbnf(params.grammar!, undeclared).ok, undeclared).toBe(false);
-    const missing = one.replace(/city=(["'])Paris\1/, "days=3");
-    expect(missing).not.toBe(one);
-    expect(matchGbnf(params.grammar!, missing).ok, missing).toBe(false);
-    expect(tool.function.name).toBe("get_weather");
-  });
+  const both = readable.flatMap((t) =>
+    (["auto", "required"] as const).map((toolChoice) => ({ label: `${t.name} | ${toolChoice}`, t, toolChoice })),
+  );
+  it.each(both)(
+    "$label: the grammar rejects an undeclared keyword argument and a missing required one",
+    ({ t, toolChoice }) => {
+      const params = paramsFor(t, toolChoice);
+      const output = outputOf(t, toolScenarios[0]!, params);
+      const one = params.grammarLazy ? fromTrigger(output, params.grammarTriggers)! : output;
+      expect(matchGbnf(params.grammar!, one).ok, one).toBe(true);
+      const undeclared = one.replace(/city=/, "country='France', city=");
+      expect(undeclared).not.toBe(one);
+      expect(matchGbnf(params.grammar!, undeclared).ok, undeclared).toBe(false);
+      const missing = one.replace(/city=(["'])Paris\1/, "days=3");
+      expect(missing).not.toBe(one);
+      expect(matchGbnf(params.grammar!, missing).ok, missing).toBe(false);
+      expect(tool.function.name).toBe("get_weather");
+    },
+  );
 
   it.each(both)("$label: values follow the schema's types, in Python literal syntax", ({ t, toolChoice }) => {
     const params = paramsFor(t, toolChoice);
@@ -139,17 +163,20 @@ describe("the grammar accepts what the parser reads back", () => {
     expect(text).toMatch(/flag=True/);
   });
 
-  it.each(readable.map((t) => ({ label: t.name, t })))("$label: tool_choice auto triggers on the wrapper or the call start", ({ t }) => {
-    const params = paramsFor(t);
-    const word = t.analysis.tools.format.sectionStart.trim() || t.analysis.tools.format.perCallStart.trim();
-    if (word !== "") expect(params.grammarTriggers).toEqual([{ type: "word", value: word }]);
-    else {
-      expect(params.grammarTriggers).toHaveLength(1);
-      expect(params.grammarTriggers[0]!.type).toBe("pattern");
-      expect(fromTrigger("[get_weather(city='Paris')]", params.grammarTriggers)).toBe("[get_weather(city='Paris')]");
-      expect(fromTrigger("[link](https://example.com)", params.grammarTriggers)).toBeNull();
-    }
-  });
+  it.each(readable.map((t) => ({ label: t.name, t })))(
+    "$label: tool_choice auto triggers on the wrapper or the call start",
+    ({ t }) => {
+      const params = paramsFor(t);
+      const word = t.analysis.tools.format.sectionStart.trim() || t.analysis.tools.format.perCallStart.trim();
+      if (word !== "") expect(params.grammarTriggers).toEqual([{ type: "word", value: word }]);
+      else {
+        expect(params.grammarTriggers).toHaveLength(1);
+        expect(params.grammarTriggers[0]!.type).toBe("pattern");
+        expect(fromTrigger("[get_weather(city='Paris')]", params.grammarTriggers)).toBe("[get_weather(city='Paris')]");
+        expect(fromTrigger("[link](https://example.com)", params.grammarTriggers)).toBeNull();
+      }
+    },
+  );
 });
 
 describe("chunked streaming gives the whole-output message", () => {

@@ -14,12 +14,22 @@ describe("splitRawSchema: text and typed parts", () => {
     ["string", { type: "string", maxLength: 3 }, { type: "string", maxLength: 3 }, null],
     ["integer", { type: "integer" }, null, { type: "integer" }],
     ["nullable string", { type: ["string", "null"] }, { type: "string" }, { type: "null" }],
-    ["string or number or boolean", { type: ["string", "number", "boolean"] }, { type: "string" }, { type: ["number", "boolean"] }],
+    [
+      "string or number or boolean",
+      { type: ["string", "number", "boolean"] },
+      { type: "string" },
+      { type: ["number", "boolean"] },
+    ],
     ["mixed enum", { enum: ["a", 1, null] }, { enum: ["a"] }, { enum: [1, null] }],
     ["string const", { const: "on" }, { const: "on" }, null],
     ["number const", { const: 7 }, null, { const: 7 }],
     ["anyOf", { anyOf: [{ type: "string" }, { type: "integer" }] }, { type: "string" }, { type: "integer" }],
-    ["oneOf of three", { oneOf: [{ type: "string" }, { type: "integer" }, { type: "null" }] }, { type: "string" }, { oneOf: [{ type: "integer" }, { type: "null" }] }],
+    [
+      "oneOf of three",
+      { oneOf: [{ type: "string" }, { type: "integer" }, { type: "null" }] },
+      { type: "string" },
+      { oneOf: [{ type: "integer" }, { type: "null" }] },
+    ],
     ["untyped", { description: "x" }, { description: "x" }, null],
   ])("%s", (_, schema, text, typed) => {
     expect(splitRawSchema(schema)).toEqual({ text, typed });
@@ -49,7 +59,11 @@ describe("rawStringDfa: raw text under the schema's string keywords", () => {
 describe("PegArena.schema with a grammar of its own", () => {
   it("parses as its item, constrains as its grammar", () => {
     const p = new PegArena();
-    const value = p.schema(p.chars("a-z0-9", 1), { type: "integer" }, { name: "v", grammar: p.choice(p.literal("one"), p.literal("two")) });
+    const value = p.schema(
+      p.chars("a-z0-9", 1),
+      { type: "integer" },
+      { name: "v", grammar: p.choice(p.literal("one"), p.literal("two")) },
+    );
     const root = p.seq(p.literal("<"), value, p.literal(">"), p.end());
     expect(p.parse(root, "<three3>").status).toBe("success");
     const g = p.toGbnf(root).grammar;

@@ -22,7 +22,12 @@ import {
 const templates = toolTemplates();
 
 function roundTrip(t: TemplateCase, s: Scenario): { output: string; problems: string[] } {
-  const params = generateChatParams(t.analysis, t.template, { messages: [USER], tools: TOOLS, enableThinking: s.enableThinking, extraContext: extraContext(t, s) });
+  const params = generateChatParams(t.analysis, t.template, {
+    messages: [USER],
+    tools: TOOLS,
+    enableThinking: s.enableThinking,
+    extraContext: extraContext(t, s),
+  });
   const g = generatedPart(t, s, params);
   if ("error" in g) throw new Error(`the template cannot render the scenario: ${g.error}`);
   const got = parseChatOutput(params, g.output, { generateCallId: (i) => `generated${i}` });
@@ -30,7 +35,13 @@ function roundTrip(t: TemplateCase, s: Scenario): { output: string; problems: st
 }
 
 // Templates that cannot express null get the scenario's arguments without null members.
-const cases = templates.flatMap((t) => SCENARIOS.filter((s) => !s.parallel || t.template.caps.supportsParallelToolCalls).map((s) => ({ label: `${t.name} | ${s.name}`, t, s: scenarioFor(t, s) })));
+const cases = templates.flatMap((t) =>
+  SCENARIOS.filter((s) => !s.parallel || t.template.caps.supportsParallelToolCalls).map((s) => ({
+    label: `${t.name} | ${s.name}`,
+    t,
+    s: scenarioFor(t, s),
+  })),
+);
 
 describe("round trip through every tool-calling template", () => {
   it("covers every template whose caps say it renders tool calls", () => {
@@ -59,7 +70,13 @@ describe("no known failures, and every null exemption is real", () => {
     const message = {
       role: "assistant" as const,
       content: "",
-      tool_calls: [{ id: "c1", type: "function" as const, function: { name: "record", arguments: JSON.stringify({ text: "a", meta: { kept: 1, gone: null } }) } }],
+      tool_calls: [
+        {
+          id: "c1",
+          type: "function" as const,
+          function: { name: "record", arguments: JSON.stringify({ text: "a", meta: { kept: 1, gone: null } }) },
+        },
+      ],
     };
     const rendered = t.template.render({ messages: [USER, message], tools: TOOLS, addGenerationPrompt: false });
     expect(rendered).toContain("kept");
@@ -69,6 +86,7 @@ describe("no known failures, and every null exemption is real", () => {
   it("every other template keeps null arguments in the round trip", () => {
     const every = SCENARIOS.find((s) => s.name === "arguments of every type")!;
     expect(every.message.tool_calls![0]!.function.arguments).toContain("null");
-    for (const t of templates.filter((x) => !(x.name in NULL_NOT_EXPRESSIBLE))) expect(scenarioFor(t, every)).toBe(every);
+    for (const t of templates.filter((x) => !(x.name in NULL_NOT_EXPRESSIBLE)))
+      expect(scenarioFor(t, every)).toBe(every);
   });
 });

@@ -2,7 +2,14 @@
 // parsing it whole, and the deltas concatenate to exactly that message. Parsing work grows
 // linearly with the output (work counter, not timing: timings belong to bench:parse).
 import { describe, expect, it } from "vitest";
-import { ChatStreamParser, accumulateDeltas, generateChatParams, parseChatOutput, type ChatDelta, analyzeChatTemplate } from "../../src/chat/index.js";
+import {
+  ChatStreamParser,
+  accumulateDeltas,
+  generateChatParams,
+  parseChatOutput,
+  type ChatDelta,
+  analyzeChatTemplate,
+} from "../../src/chat/index.js";
 import { MessageMapper } from "../../src/chat/mapper.js";
 import { PegStreamParser, type PegTextSource } from "../../src/peg/index.js";
 import { ChatTemplate } from "../../src/template/index.js";
@@ -14,11 +21,22 @@ import { CALL_IDS, streamInChunks } from "../helpers/chunked-stream.js";
 
 const ids = CALL_IDS;
 
-const cases = toolTemplates().flatMap((t) => SCENARIOS.filter((s) => !s.parallel || t.template.caps.supportsParallelToolCalls).map((s) => ({ label: `${t.name} | ${s.name}`, t, s })));
+const cases = toolTemplates().flatMap((t) =>
+  SCENARIOS.filter((s) => !s.parallel || t.template.caps.supportsParallelToolCalls).map((s) => ({
+    label: `${t.name} | ${s.name}`,
+    t,
+    s,
+  })),
+);
 
 describe("chunked streaming gives the whole-output message (every template, conforming or not)", () => {
   it.each(cases)("$label", ({ t, s }) => {
-    const params = generateChatParams(t.analysis, t.template, { messages: [USER], tools: TOOLS, enableThinking: s.enableThinking, extraContext: extraContext(t, s) });
+    const params = generateChatParams(t.analysis, t.template, {
+      messages: [USER],
+      tools: TOOLS,
+      enableThinking: s.enableThinking,
+      extraContext: extraContext(t, s),
+    });
     const g = generatedPart(t, s, params);
     if ("error" in g) throw new Error(g.error);
     const whole = parseChatOutput(params, g.output, ids);
@@ -44,7 +62,13 @@ describe("streamed deltas", () => {
   it("a call's name comes first, then its argument fragments; reasoning and content as they arrive", () => {
     const p = new ChatStreamParser(params, ids);
     const seen: ChatDelta[][] = [];
-    for (const piece of ["<think>\nHm", "m.\n</think>\n\nSure", '.\n<tool_call>\n{"name": "get_w', 'eather", "arguments": {"city": "Pa', 'ris"}}\n</tool_call>']) {
+    for (const piece of [
+      "<think>\nHm",
+      "m.\n</think>\n\nSure",
+      '.\n<tool_call>\n{"name": "get_w',
+      'eather", "arguments": {"city": "Pa',
+      'ris"}}\n</tool_call>',
+    ]) {
       seen.push(p.feed(piece));
     }
     seen.push(p.finish());
@@ -52,14 +76,21 @@ describe("streamed deltas", () => {
     expect(seen[1]).toEqual([{ reasoning_content: "m." }, { content: "Sure" }]);
     // The name is not complete yet: nothing for the call.
     expect(seen[2]).toEqual([{ content: "." }]);
-    expect(seen[3]).toEqual([{ tool_calls: [{ index: 0, id: "call0", type: "function", function: { name: "get_weather", arguments: '{"city":"Pa' } }] }]);
+    expect(seen[3]).toEqual([
+      {
+        tool_calls: [
+          { index: 0, id: "call0", type: "function", function: { name: "get_weather", arguments: '{"city":"Pa' } },
+        ],
+      },
+    ]);
     expect(seen[4]).toEqual([{ tool_calls: [{ index: 0, function: { arguments: 'ris"}' } }] }]);
     expect(seen[5]).toEqual([]);
   });
 
   it("parallel calls: each call's first delta has index, id, type and name; then its argument fragments", () => {
     const p = new ChatStreamParser(params, ids);
-    const text = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>\n<tool_call>\n{"name": "record", "arguments": {"text": "a\\nb", "count": 2}}\n</tool_call>';
+    const text =
+      '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>\n<tool_call>\n{"name": "record", "arguments": {"text": "a\\nb", "count": 2}}\n</tool_call>';
     const deltas: ChatDelta[] = [];
     for (let i = 0; i < text.length; i += 2) deltas.push(...p.feed(text.slice(i, i + 2)));
     deltas.push(...p.finish());
@@ -78,7 +109,10 @@ describe("streamed deltas", () => {
     // Call 1 starts only after call 0 is done.
     const lastOf0 = parts.map((c) => c.index).lastIndexOf(0);
     expect(parts.findIndex((c) => c.index === 1)).toBeGreaterThan(lastOf0);
-    expect(accumulateDeltas(deltas).tool_calls!.map((c) => JSON.parse(c.function.arguments))).toEqual([{ city: "Paris" }, { text: "a\nb", count: 2 }]);
+    expect(accumulateDeltas(deltas).tool_calls!.map((c) => JSON.parse(c.function.arguments))).toEqual([
+      { city: "Paris" },
+      { text: "a\nb", count: 2 },
+    ]);
   });
 
   it("a prefix of the call marker is held back, then released as content when it is not one", () => {
@@ -93,12 +127,26 @@ describe("streamed deltas", () => {
   it("tagged arguments (Qwen3-Coder): name first, string values escaped into JSON as they arrive", () => {
     const source2 = readFileSync(join(TEMPLATES_DIR, "Qwen3-Coder.jinja"), "utf8");
     const template2 = new ChatTemplate(source2);
-    const params2 = generateChatParams(analyzeChatTemplate(source2, { template: template2 }), template2, { messages: [USER], tools: TOOLS });
+    const params2 = generateChatParams(analyzeChatTemplate(source2, { template: template2 }), template2, {
+      messages: [USER],
+      tools: TOOLS,
+    });
     const p = new ChatStreamParser(params2, ids);
-    const seen = ["<tool_call>\n<function=rec", 'ord>\n<parameter=text>\nsay "hi', '"\n</parameter>\n<parameter=count>\n4', "2\n</parameter>\n</function>\n</tool_call>"].map((c) => p.feed(c));
+    const seen = [
+      "<tool_call>\n<function=rec",
+      'ord>\n<parameter=text>\nsay "hi',
+      '"\n</parameter>\n<parameter=count>\n4',
+      "2\n</parameter>\n</function>\n</tool_call>",
+    ].map((c) => p.feed(c));
     seen.push(p.finish());
     expect(seen[0]).toEqual([]);
-    expect(seen[1]).toEqual([{ tool_calls: [{ index: 0, id: "call0", type: "function", function: { name: "record", arguments: '{"text":"say \\"hi' } }] }]);
+    expect(seen[1]).toEqual([
+      {
+        tool_calls: [
+          { index: 0, id: "call0", type: "function", function: { name: "record", arguments: '{"text":"say \\"hi' } },
+        ],
+      },
+    ]);
     // The string closes and the next argument's key is written once its name is complete.
     expect(seen[2]).toEqual([{ tool_calls: [{ index: 0, function: { arguments: '\\"","count":' } }] }]);
     expect(accumulateDeltas(seen.flat())).toEqual(p.message());
@@ -117,13 +165,24 @@ describe("streamed deltas", () => {
 
 describe("parsing work grows linearly with the output", () => {
   const cases2 = [
-    { name: "Qwen-Qwen3-0.6B.jinja", output: (body: string) => `<think>\nok\n</think>\n\n<tool_call>\n{"name": "record", "arguments": {"text": ${JSON.stringify(body)}}}\n</tool_call>` },
-    { name: "Qwen3-Coder.jinja", output: (body: string) => `<tool_call>\n<function=record>\n<parameter=text>\n${body}\n</parameter>\n</function>\n</tool_call>` },
+    {
+      name: "Qwen-Qwen3-0.6B.jinja",
+      output: (body: string) =>
+        `<think>\nok\n</think>\n\n<tool_call>\n{"name": "record", "arguments": {"text": ${JSON.stringify(body)}}}\n</tool_call>`,
+    },
+    {
+      name: "Qwen3-Coder.jinja",
+      output: (body: string) =>
+        `<tool_call>\n<function=record>\n<parameter=text>\n${body}\n</parameter>\n</function>\n</tool_call>`,
+    },
   ];
   it.each(cases2)("$name: 4-character chunks of a long string argument", ({ name, output }) => {
     const source = readFileSync(join(TEMPLATES_DIR, name), "utf8");
     const template = new ChatTemplate(source);
-    const params = generateChatParams(analyzeChatTemplate(source, { template }), template, { messages: [USER], tools: TOOLS });
+    const params = generateChatParams(analyzeChatTemplate(source, { template }), template, {
+      messages: [USER],
+      tools: TOOLS,
+    });
     const work = (n: number): number => {
       let body = "";
       for (let i = 0; body.length < n; i++) body += `line ${i}: "quoted" \\ ✓\n`;
@@ -131,7 +190,9 @@ describe("parsing work grows linearly with the output", () => {
       const p = new ChatStreamParser(params, ids);
       for (let i = 0; i < text.length; i += 4) p.feed(text.slice(i, i + 4));
       p.finish();
-      expect(JSON.parse(p.message().tool_calls![0]!.function.arguments).text).toBe(body.slice(0, n).replace(/^\n|\n$/g, ""));
+      expect(JSON.parse(p.message().tool_calls![0]!.function.arguments).text).toBe(
+        body.slice(0, n).replace(/^\n|\n$/g, ""),
+      );
       return p.work;
     };
     const small = work(4000);
@@ -147,7 +208,11 @@ describe("streaming work stays linear with many calls and many nested items", ()
     {
       label: "Qwen3: n parallel calls",
       name: "Qwen-Qwen3-0.6B.jinja",
-      output: (n: number) => Array.from({ length: n }, (_, i) => `<tool_call>\n{"name": "get_weather", "arguments": {"city": "P${i}"}}\n</tool_call>\n`).join(""),
+      output: (n: number) =>
+        Array.from(
+          { length: n },
+          (_, i) => `<tool_call>\n{"name": "get_weather", "arguments": {"city": "P${i}"}}\n</tool_call>\n`,
+        ).join(""),
       check: (calls: number, n: number) => expect(calls).toBe(n),
     },
     {
@@ -163,7 +228,10 @@ describe("streaming work stays linear with many calls and many nested items", ()
   it.each(cases3)("$label", ({ name, output, check }) => {
     const source = readFileSync(join(TEMPLATES_DIR, name), "utf8");
     const template = new ChatTemplate(source);
-    const params = generateChatParams(analyzeChatTemplate(source, { template }), template, { messages: [USER], tools: TOOLS });
+    const params = generateChatParams(analyzeChatTemplate(source, { template }), template, {
+      messages: [USER],
+      tools: TOOLS,
+    });
     const perChar = (n: number): number => {
       const text = output(n);
       const p = new ChatStreamParser(params, ids);
@@ -194,13 +262,24 @@ describe("the mapper reads each piece of text a bounded number of times", () => 
     }
   }
   const outputs = [
-    { name: "Qwen-Qwen3-0.6B.jinja", output: (b: string) => `<think>\n${b}\n</think>\n\n${b}\n<tool_call>\n{"name": "record", "arguments": {"text": ${JSON.stringify(b)}}}\n</tool_call>` },
-    { name: "Qwen3-Coder.jinja", output: (b: string) => `${b}\n<tool_call>\n<function=record>\n<parameter=text>\n${b}\n</parameter>\n</function>\n</tool_call>` },
+    {
+      name: "Qwen-Qwen3-0.6B.jinja",
+      output: (b: string) =>
+        `<think>\n${b}\n</think>\n\n${b}\n<tool_call>\n{"name": "record", "arguments": {"text": ${JSON.stringify(b)}}}\n</tool_call>`,
+    },
+    {
+      name: "Qwen3-Coder.jinja",
+      output: (b: string) =>
+        `${b}\n<tool_call>\n<function=record>\n<parameter=text>\n${b}\n</parameter>\n</function>\n</tool_call>`,
+    },
   ];
   it.each(outputs)("$name", ({ name, output }) => {
     const source = readFileSync(join(TEMPLATES_DIR, name), "utf8");
     const template = new ChatTemplate(source);
-    const params = generateChatParams(analyzeChatTemplate(source, { template }), template, { messages: [USER], tools: TOOLS });
+    const params = generateChatParams(analyzeChatTemplate(source, { template }), template, {
+      messages: [USER],
+      tools: TOOLS,
+    });
     const { arena, root, mapping, prefix } = params.parser;
     let body = "";
     for (let i = 0; body.length < 20_000; i++) body += `line ${i}: "q" \\ ✓\n`;

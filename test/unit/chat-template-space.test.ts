@@ -7,7 +7,14 @@ import { CHAT_SPACE } from "../../src/chat/generate.js";
 import { templateSpace, whitespaceRuns } from "../../src/chat/template-space.js";
 import { matchGbnf } from "../../src/grammar/gbnf-match.js";
 import { ChatTemplate } from "../../src/template/index.js";
-import { SCENARIOS, TOOLS, USER, generatedPart, messageDifferences, type TemplateCase } from "../helpers/chat-roundtrip.js";
+import {
+  SCENARIOS,
+  TOOLS,
+  USER,
+  generatedPart,
+  messageDifferences,
+  type TemplateCase,
+} from "../helpers/chat-roundtrip.js";
 import { grammarInput } from "../helpers/grammar-input.js";
 
 describe("whitespaceRuns", () => {
@@ -34,7 +41,12 @@ const INDENTED = `{%- for m in messages -%}
 
 describe("a template that indents its markers", () => {
   const template = new ChatTemplate(INDENTED, { compat: "auto" });
-  const t: TemplateCase = { name: "indented", source: INDENTED, template, analysis: analyzeChatTemplate(INDENTED, { template, cache: false }) };
+  const t: TemplateCase = {
+    name: "indented",
+    source: INDENTED,
+    template,
+    analysis: analyzeChatTemplate(INDENTED, { template, cache: false }),
+  };
 
   it("widens the bound to the runs it renders", () => {
     const space = templateSpace(template, CHAT_SPACE);
@@ -43,7 +55,9 @@ describe("a template that indents its markers", () => {
   });
 
   const cases = (["auto", "required"] as const).flatMap((toolChoice) =>
-    SCENARIOS.filter((s) => s.message.tool_calls && (!s.parallel || template.caps.supportsParallelToolCalls)).map((s) => ({ label: `${toolChoice} | ${s.name}`, s, toolChoice })),
+    SCENARIOS.filter((s) => s.message.tool_calls && (!s.parallel || template.caps.supportsParallelToolCalls)).map(
+      (s) => ({ label: `${toolChoice} | ${s.name}`, s, toolChoice }),
+    ),
   );
   it.each(cases)("the grammar accepts the rendered calls: $label", ({ s, toolChoice }) => {
     const params = generateChatParams(t.analysis, t.template, { messages: [USER], tools: TOOLS, toolChoice });
@@ -56,7 +70,11 @@ describe("a template that indents its markers", () => {
   });
 
   it("still bounds whitespace beyond what the template renders", () => {
-    const params = generateChatParams(t.analysis, t.template, { messages: [USER], tools: [TOOLS[0]!], toolChoice: "required" });
+    const params = generateChatParams(t.analysis, t.template, {
+      messages: [USER],
+      tools: [TOOLS[0]!],
+      toolChoice: "required",
+    });
     const call = '<call>{"name": "get_weather", "arguments": {"city": "Paris"}}</call>';
     expect(matchGbnf(params.grammar!, `${" ".repeat(16)}${call}`).ok).toBe(true);
     expect(matchGbnf(params.grammar!, `${" ".repeat(40)}${call}`).ok).toBe(false);
@@ -65,6 +83,8 @@ describe("a template that indents its markers", () => {
 
 describe("templates that render no wide runs keep the default bound", () => {
   it("a template without tool calls", () => {
-    expect(templateSpace(new ChatTemplate("{% for m in messages %}{{ m.content }}{% endfor %}"), CHAT_SPACE)).toEqual(CHAT_SPACE);
+    expect(templateSpace(new ChatTemplate("{% for m in messages %}{{ m.content }}{% endfor %}"), CHAT_SPACE)).toEqual(
+      CHAT_SPACE,
+    );
   });
 });

@@ -8,7 +8,10 @@ const CASES: { text: string; json: unknown }[] = [
   { text: '{city:<|"|>Paris<|"|>,days:3}', json: { city: "Paris", days: 3 } },
   { text: "{}", json: {} },
   { text: '{text:<|"|>He said "hi" \\ back\n<|"|>}', json: { text: 'He said "hi" \\ back\n' } },
-  { text: '{items:[<|"|>x<|"|>,{y:1}],meta:{k:[1,2],z:None},flag:true}', json: { items: ["x", { y: 1 }], meta: { k: [1, 2], z: null }, flag: true } },
+  {
+    text: '{items:[<|"|>x<|"|>,{y:1}],meta:{k:[1,2],z:None},flag:true}',
+    json: { items: ["x", { y: 1 }], meta: { k: [1, 2], z: null }, flag: true },
+  },
   { text: '{<|"|>quoted key<|"|>:<|"|><|"|>}', json: { "quoted key": "" } },
 ];
 
@@ -21,7 +24,8 @@ describe("Gemma 4 value dialect", () => {
   it.each(CASES)("$text", ({ text, json }) => {
     expect(JSON.parse(normalize([text]))).toEqual(json);
     // Every split point, and one character at a time.
-    for (let i = 1; i < text.length; i++) expect(JSON.parse(normalize([text.slice(0, i), text.slice(i)]))).toEqual(json);
+    for (let i = 1; i < text.length; i++)
+      expect(JSON.parse(normalize([text.slice(0, i), text.slice(i)]))).toEqual(json);
     expect(JSON.parse(normalize([...text]))).toEqual(json);
   });
 

@@ -13,7 +13,13 @@ function view() {
 }
 
 const call = (index: number, name: string | undefined, args: string): ChatDelta => ({
-  tool_calls: [{ index, ...(name !== undefined ? { id: `c${index}`, type: "function" as const } : {}), function: { ...(name !== undefined ? { name } : {}), arguments: args } }],
+  tool_calls: [
+    {
+      index,
+      ...(name !== undefined ? { id: `c${index}`, type: "function" as const } : {}),
+      function: { ...(name !== undefined ? { name } : {}), arguments: args },
+    },
+  ],
 });
 
 const message = (calls: [string, string][]): AssistantMessage => ({
@@ -26,11 +32,21 @@ describe("AnswerView", () => {
   it("writes each argument fragment as it arrives", () => {
     const { v, text } = view();
     const seen: string[] = [];
-    for (const d of [call(0, "get_weather", ""), call(0, undefined, '{"ci'), call(0, undefined, 'ty": "Pa'), call(0, undefined, 'ris"}')]) {
+    for (const d of [
+      call(0, "get_weather", ""),
+      call(0, undefined, '{"ci'),
+      call(0, undefined, 'ty": "Pa'),
+      call(0, undefined, 'ris"}'),
+    ]) {
       v.delta(d);
       seen.push(text());
     }
-    expect(seen).toEqual(["→ get_weather(", '→ get_weather({"ci', '→ get_weather({"city": "Pa', '→ get_weather({"city": "Paris"}']);
+    expect(seen).toEqual([
+      "→ get_weather(",
+      '→ get_weather({"ci',
+      '→ get_weather({"city": "Pa',
+      '→ get_weather({"city": "Paris"}',
+    ]);
     v.end(message([["get_weather", '{"city": "Paris"}']]));
     expect(text()).toBe('→ get_weather({"city": "Paris"})\n');
   });
@@ -46,7 +62,12 @@ describe("AnswerView", () => {
       'Checking.\n→ a({})\n→ b({"x":1})\n',
     ],
     ["reasoning, then content", [{ reasoning_content: "hmm" }, { content: "Hi" }], [], "<dim>hmm</dim>\nHi\n"],
-    ["reasoning, then a call", [{ reasoning_content: "hmm\n" }, call(0, "a", "{}")], [["a", "{}"]], "<dim>hmm\n</dim>→ a({})\n"],
+    [
+      "reasoning, then a call",
+      [{ reasoning_content: "hmm\n" }, call(0, "a", "{}")],
+      [["a", "{}"]],
+      "<dim>hmm\n</dim>→ a({})\n",
+    ],
     ["a call the stream never showed", [{ content: "x" }], [["late", '{"k":2}']], 'x\n→ late({"k":2})\n'],
     ["nothing", [], [], ""],
   ] as [string, ChatDelta[], [string, string][], string][])("%s", (_name, deltas, calls, expected) => {

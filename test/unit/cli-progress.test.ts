@@ -22,7 +22,12 @@ describe("progress", () => {
     ] as const)
       p.update(f, d);
     p.done();
-    expect(writes).toEqual(["pulling x: 0% 0 B\n", "pulling x: 30% 3 B\n", "pulling x: 60% 6 B\n", "pulling x: 100% 10 B\n"]);
+    expect(writes).toEqual([
+      "pulling x: 0% 0 B\n",
+      "pulling x: 30% 3 B\n",
+      "pulling x: 60% 6 B\n",
+      "pulling x: 100% 10 B\n",
+    ]);
   });
 
   it("on a terminal: the bar is redrawn on one line, ends at 100%, and is erased", () => {

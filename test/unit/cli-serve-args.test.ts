@@ -7,10 +7,30 @@ import { parseServeArgs, SERVE_USAGE } from "../../src/cli/serve.js";
 
 describe("toolwright serve flags", () => {
   const VALID: { args: string[]; expected: Record<string, unknown> }[] = [
-    { args: ["m.gguf"], expected: { modelPath: "m.gguf", host: "127.0.0.1", port: 8080, parallel: 4, threads: undefined, batchSize: undefined, contextSize: undefined } },
-    { args: ["m.gguf", "--parallel", "16", "--threads", "2"], expected: { parallel: 16, threads: 2, threadsBatch: undefined } },
-    { args: ["m.gguf", "--parallel=1", "--threads-batch", "3", "--batch-size", "64"], expected: { parallel: 1, threadsBatch: 3, batchSize: 64 } },
-    { args: ["m.gguf", "--context-size", "4096", "--port", "0", "--max-tokens", "32"], expected: { contextSize: 4096, port: 0, maxTokens: 32 } },
+    {
+      args: ["m.gguf"],
+      expected: {
+        modelPath: "m.gguf",
+        host: "127.0.0.1",
+        port: 8080,
+        parallel: 4,
+        threads: undefined,
+        batchSize: undefined,
+        contextSize: undefined,
+      },
+    },
+    {
+      args: ["m.gguf", "--parallel", "16", "--threads", "2"],
+      expected: { parallel: 16, threads: 2, threadsBatch: undefined },
+    },
+    {
+      args: ["m.gguf", "--parallel=1", "--threads-batch", "3", "--batch-size", "64"],
+      expected: { parallel: 1, threadsBatch: 3, batchSize: 64 },
+    },
+    {
+      args: ["m.gguf", "--context-size", "4096", "--port", "0", "--max-tokens", "32"],
+      expected: { contextSize: 4096, port: 0, maxTokens: 32 },
+    },
     { args: ["m.gguf", "--parallel", "256"], expected: { parallel: 256 } },
   ];
   it.each(VALID)("$args", ({ args, expected }) => {
@@ -40,14 +60,26 @@ describe("toolwright serve flags", () => {
 
   it("--help asks for the help, which lists every flag", () => {
     expect(parseServeArgs(["--help"])).toBe("help");
-    for (const flag of ["--parallel N", "--threads N", "--threads-batch N", "--batch-size N", "--context-size N", "--api-key KEY", "-h, --help"]) expect(SERVE_USAGE).toContain(flag);
+    for (const flag of [
+      "--parallel N",
+      "--threads N",
+      "--threads-batch N",
+      "--batch-size N",
+      "--context-size N",
+      "--api-key KEY",
+      "-h, --help",
+    ])
+      expect(SERVE_USAGE).toContain(flag);
   });
 });
 
 describe("toolwright rpc-server flags", () => {
   const io = () => {
     const out = { stdout: "", stderr: "" };
-    return { out, io: { stdout: { write: (s: string) => (out.stdout += s) }, stderr: { write: (s: string) => (out.stderr += s) } } };
+    return {
+      out,
+      io: { stdout: { write: (s: string) => (out.stdout += s) }, stderr: { write: (s: string) => (out.stderr += s) } },
+    };
   };
   const USAGE: { args: string[]; message: RegExp }[] = [
     { args: ["--port", "abc"], message: /--port must be a positive integer, got "abc"/ },

@@ -24,11 +24,14 @@ async function thrown(fn: () => unknown): Promise<unknown> {
 
 describe("error codes", () => {
   it("src/error-codes.ts is generated from native/error_codes.def", () => {
-    expect(() => execFileSync(process.execPath, [join(ROOT, "scripts/gen-error-codes.mjs"), "--check"], { stdio: "pipe" })).not.toThrow();
+    expect(() =>
+      execFileSync(process.execPath, [join(ROOT, "scripts/gen-error-codes.mjs"), "--check"], { stdio: "pipe" }),
+    ).not.toThrow();
   });
 
   it("no code is written as a literal outside the table", () => {
-    const literal = /"(TOOLWRIGHT_(?!DEBUG|GRAMMAR_|ADDON|VARIANT|CUDA|METAL|FORCE_BUILD|HAS_GRAMMAR_ENGINE|BUILD_)[A-Z_]+|ABORT_ERR)"/;
+    const literal =
+      /"(TOOLWRIGHT_(?!DEBUG|GRAMMAR_|ADDON|VARIANT|CUDA|METAL|FORCE_BUILD|HAS_GRAMMAR_ENGINE|BUILD_)[A-Z_]+|ABORT_ERR)"/;
     const offenders: string[] = [];
     const walk = (dir: string): void => {
       for (const e of readdirSync(dir, { withFileTypes: true })) {
@@ -38,7 +41,8 @@ describe("error codes", () => {
           readFileSync(p, "utf8")
             .split("\n")
             .forEach((line, i) => {
-              if (literal.test(line) && !/^\s*(\/\/|\*)/.test(line)) offenders.push(`${p.slice(ROOT.length + 1)}:${i + 1}`);
+              if (literal.test(line) && !/^\s*(\/\/|\*)/.test(line))
+                offenders.push(`${p.slice(ROOT.length + 1)}:${i + 1}`);
             });
         }
       }
@@ -51,11 +55,31 @@ describe("error codes", () => {
 
   const CASES: { label: string; make: () => unknown; code: string }[] = [
     { label: "AbortError", make: () => new AbortError(), code: "ABORT_ERR" },
-    { label: "ModelLoadError keeps a known code", make: () => new ModelLoadError("x", "ENOENT", "m.gguf"), code: "ENOENT" },
-    { label: "template syntax", make: () => thrown(() => new ChatTemplate("{{ x|nosuch }}")), code: "TOOLWRIGHT_TEMPLATE_SYNTAX" },
-    { label: "template runtime", make: () => thrown(() => new ChatTemplate("{{ 'a' + 1 }}").renderRaw({})), code: "TOOLWRIGHT_TEMPLATE_RUNTIME" },
-    { label: "template raise_exception", make: () => thrown(() => new ChatTemplate("{{ raise_exception('no') }}").renderRaw({})), code: "TOOLWRIGHT_TEMPLATE_RAISED" },
-    { label: "schema", make: () => thrown(() => jsonSchemaToGbnf({ $ref: "#/nope" })), code: "TOOLWRIGHT_INVALID_SCHEMA" },
+    {
+      label: "ModelLoadError keeps a known code",
+      make: () => new ModelLoadError("x", "ENOENT", "m.gguf"),
+      code: "ENOENT",
+    },
+    {
+      label: "template syntax",
+      make: () => thrown(() => new ChatTemplate("{{ x|nosuch }}")),
+      code: "TOOLWRIGHT_TEMPLATE_SYNTAX",
+    },
+    {
+      label: "template runtime",
+      make: () => thrown(() => new ChatTemplate("{{ 'a' + 1 }}").renderRaw({})),
+      code: "TOOLWRIGHT_TEMPLATE_RUNTIME",
+    },
+    {
+      label: "template raise_exception",
+      make: () => thrown(() => new ChatTemplate("{{ raise_exception('no') }}").renderRaw({})),
+      code: "TOOLWRIGHT_TEMPLATE_RAISED",
+    },
+    {
+      label: "schema",
+      make: () => thrown(() => jsonSchemaToGbnf({ $ref: "#/nope" })),
+      code: "TOOLWRIGHT_INVALID_SCHEMA",
+    },
     { label: "GBNF", make: () => thrown(() => parseGbnf('root ::= "a')), code: "TOOLWRIGHT_GBNF_SYNTAX" },
     { label: "template analysis", make: () => new TemplateAnalysisError("x"), code: "TOOLWRIGHT_TEMPLATE_ANALYSIS" },
     { label: "GGUF reader", make: () => thrown(() => readGguf(join(ROOT, "no-such-file.gguf"))), code: "NOT_FOUND" },
@@ -92,7 +116,10 @@ describe("the addon's errors at the runtime boundary", () => {
   });
 
   const UNCHANGED: { label: string; error: unknown }[] = [
-    { label: "a native TypeError about an argument", error: new TypeError("Context.decode: tokens must be an Int32Array") },
+    {
+      label: "a native TypeError about an argument",
+      error: new TypeError("Context.decode: tokens must be an Int32Array"),
+    },
     { label: "an error with a code outside the table", error: nativeError("spawn failed", "ERR_SOMETHING") },
     { label: "a ToolwrightError", error: new ToolwrightError("busy", "TOOLWRIGHT_CONTEXT_BUSY") },
     { label: "a thrown string", error: "not an error" },

@@ -93,12 +93,27 @@ describe("readGguf on bad files", () => {
     ["version 1", header(1, 0n, 0n), "UNSUPPORTED_VERSION", /unsupported GGUF version 1/],
     ["version 4", header(4, 0n, 0n), "UNSUPPORTED_VERSION", /version 4/],
     ["a big-endian file", header(0x03000000, 0n, 0n), "UNSUPPORTED_VERSION", /big-endian/],
-    ["2^50 metadata entries", header(3, 0n, 2n ** 50n), "IMPLAUSIBLE", /header claims 1125899906842624 metadata entries.*implausible/],
+    [
+      "2^50 metadata entries",
+      header(3, 0n, 2n ** 50n),
+      "IMPLAUSIBLE",
+      /header claims 1125899906842624 metadata entries.*implausible/,
+    ],
     ["2^63 tensors", header(3, 2n ** 63n, 0n), "IMPLAUSIBLE", /implausibly large/],
-    ["more entries than bytes", header(3, 1000n, 1000n, Buffer.alloc(100)), "TRUNCATED", /header claims 1000 metadata entries and 1000 tensors, needing at least 37000 bytes, but only 100 remain/],
+    [
+      "more entries than bytes",
+      header(3, 1000n, 1000n, Buffer.alloc(100)),
+      "TRUNCATED",
+      /header claims 1000 metadata entries and 1000 tensors, needing at least 37000 bytes, but only 100 remain/,
+    ],
     [
       "an array of 2^40 strings",
-      header(3, 0n, 1n, Buffer.concat([ggufStr("tokenizer.ggml.tokens"), u32(9), u32(8), u64(2n ** 40n), Buffer.alloc(64)])),
+      header(
+        3,
+        0n,
+        1n,
+        Buffer.concat([ggufStr("tokenizer.ggml.tokens"), u32(9), u32(8), u64(2n ** 40n), Buffer.alloc(64)]),
+      ),
       "IMPLAUSIBLE",
       /array "tokenizer.ggml.tokens" claims 1099511627776 string items/,
     ],
@@ -108,11 +123,41 @@ describe("readGguf on bad files", () => {
       "TRUNCATED",
       /file is truncated: the value of "k" claims 1099511627776 bytes, but only 64 remain/,
     ],
-    ["an unknown value type", header(3, 0n, 1n, Buffer.concat([ggufStr("k"), u32(13), Buffer.alloc(8)])), "INVALID", /unknown value type 13 for metadata key "k"/],
-    ["a duplicate key", header(3, 0n, 2n, Buffer.concat([ggufStr("k"), u32(0), Buffer.from([1]), ggufStr("k"), u32(0), Buffer.from([2])])), "INVALID", /duplicate metadata key "k"/],
-    ["an alignment that is not a power of two", header(3, 0n, 1n, Buffer.concat([ggufStr("general.alignment"), u32(4), u32(48)])), "INVALID", /general.alignment 48 is not a power of two/],
-    ["a 5-dimensional tensor", header(3, 1n, 0n, Buffer.concat([ggufStr("t"), u32(5), Buffer.alloc(60)])), "INVALID", /tensor "t" has 5 dimensions/],
-    ["an unknown tensor type", header(3, 1n, 0n, Buffer.concat([ggufStr("t"), u32(1), u64(32n), u32(4), u64(0n), Buffer.alloc(32)])), "INVALID", /tensor "t" has unknown ggml type 4/],
+    [
+      "an unknown value type",
+      header(3, 0n, 1n, Buffer.concat([ggufStr("k"), u32(13), Buffer.alloc(8)])),
+      "INVALID",
+      /unknown value type 13 for metadata key "k"/,
+    ],
+    [
+      "a duplicate key",
+      header(
+        3,
+        0n,
+        2n,
+        Buffer.concat([ggufStr("k"), u32(0), Buffer.from([1]), ggufStr("k"), u32(0), Buffer.from([2])]),
+      ),
+      "INVALID",
+      /duplicate metadata key "k"/,
+    ],
+    [
+      "an alignment that is not a power of two",
+      header(3, 0n, 1n, Buffer.concat([ggufStr("general.alignment"), u32(4), u32(48)])),
+      "INVALID",
+      /general.alignment 48 is not a power of two/,
+    ],
+    [
+      "a 5-dimensional tensor",
+      header(3, 1n, 0n, Buffer.concat([ggufStr("t"), u32(5), Buffer.alloc(60)])),
+      "INVALID",
+      /tensor "t" has 5 dimensions/,
+    ],
+    [
+      "an unknown tensor type",
+      header(3, 1n, 0n, Buffer.concat([ggufStr("t"), u32(1), u64(32n), u32(4), u64(0n), Buffer.alloc(32)])),
+      "INVALID",
+      /tensor "t" has unknown ggml type 4/,
+    ],
     [
       "a q8_0 row of 48 elements",
       header(3, 1n, 0n, Buffer.concat([ggufStr("t"), u32(1), u64(48n), u32(8), u64(0n), Buffer.alloc(64)])),
@@ -127,7 +172,12 @@ describe("readGguf on bad files", () => {
     ],
     [
       "tensor data past the end",
-      header(3, 1n, 0n, Buffer.concat([ggufStr("t"), u32(2), u64(1024n), u64(1024n), u32(0), u64(0n), Buffer.alloc(8)])),
+      header(
+        3,
+        1n,
+        0n,
+        Buffer.concat([ggufStr("t"), u32(2), u64(1024n), u64(1024n), u32(0), u64(0n), Buffer.alloc(8)]),
+      ),
       "TRUNCATED",
       /tensor "t" \(4194304 bytes\) would end at offset/,
     ],
@@ -144,7 +194,9 @@ describe("readGguf on bad files", () => {
     for (const cut of prefixes) {
       const e = await errorOf(await fileWith(valid.subarray(0, cut)));
       expect(e.code, `cut at ${cut}`).toBe("TRUNCATED");
-      expect(e.message, `cut at ${cut}`).toMatch(new RegExp(`^${e.path}: file is truncated: .*(ends at offset ${cut}|only \\d+ remain|file ends at ${cut})`));
+      expect(e.message, `cut at ${cut}`).toMatch(
+        new RegExp(`^${e.path}: file is truncated: .*(ends at offset ${cut}|only \\d+ remain|file ends at ${cut})`),
+      );
     }
   });
 
@@ -152,7 +204,9 @@ describe("readGguf on bad files", () => {
     let seed = 12345;
     const random = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
     for (let i = 0; i < 200; i++) {
-      const body = Buffer.from(Array.from({ length: 8 + Math.floor(random() * 300) }, () => Math.floor(random() * 256)));
+      const body = Buffer.from(
+        Array.from({ length: 8 + Math.floor(random() * 300) }, () => Math.floor(random() * 256)),
+      );
       // Small counts so parsing gets past the header into keys, types and lengths.
       const bytes = header(3, BigInt(Math.floor(random() * 3)), BigInt(1 + Math.floor(random() * 4)), body);
       const e = await errorOf(await fileWith(bytes));

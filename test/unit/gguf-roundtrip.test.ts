@@ -208,10 +208,18 @@ describe("writer validation", () => {
     ["uint8 out of range", [["k", gguf.uint8(256)]], /uint8 must be an integer in \[0, 255\], got 256/],
     ["fractional int32", [["k", gguf.int32(1.5)]], /int32 must be an integer/],
     ["number as string", [["k", { type: "string", value: 5 } as unknown as GgufValue]], /expected a string, got 5/],
-    ["wrong typed array", [["k", { type: "array", itemType: "int32", value: new Float32Array(1) } as unknown as GgufValue]], /expected a Int32Array/],
+    [
+      "wrong typed array",
+      [["k", { type: "array", itemType: "int32", value: new Float32Array(1) } as unknown as GgufValue]],
+      /expected a Int32Array/,
+    ],
     ["unknown type", [["k", { type: "float16", value: 1 } as unknown as GgufValue]], /unknown value type "float16"/],
     ["number as uint64", [["k", { type: "uint64", value: 5 } as unknown as GgufValue]], /uint64 must be a bigint/],
-    ["mixed string array", [["k", { type: "array", itemType: "string", value: ["a", 1] } as unknown as GgufValue]], /"k\[1\]": expected a string/],
+    [
+      "mixed string array",
+      [["k", { type: "array", itemType: "string", value: ["a", 1] } as unknown as GgufValue]],
+      /"k\[1\]": expected a string/,
+    ],
     ["empty key", [["", gguf.uint8(1)]], /key must be a non-empty string/],
   ])("rejects metadata: %s", async (_, metadata, message) => {
     await expect(writeGguf(path(), { metadata })).rejects.toThrow(message);
@@ -220,13 +228,25 @@ describe("writer validation", () => {
   it.each<[string, GgufTensorSpec[], RegExp]>([
     ["duplicate names", [tensor({}), tensor({})], /"t" is used twice/],
     ["name too long", [tensor({ name: "x".repeat(64) })], /1 to 63 bytes/],
-    ["row not a block multiple", [tensor({ type: GgmlType.Q8_0, shape: [48] })], /not a multiple of the q8_0 block size 32/],
+    [
+      "row not a block multiple",
+      [tensor({ type: GgmlType.Q8_0, shape: [48] })],
+      /not a multiple of the q8_0 block size 32/,
+    ],
     ["five dimensions", [tensor({ shape: [32, 1, 1, 1, 1] })], /1 to 4 positive integers/],
     ["zero dimension", [tensor({ shape: [0] })], /1 to 4 positive integers/],
     ["unknown type", [tensor({ type: 4 })], /unknown ggml type 4/],
     ["too few values", [tensor({ data: new Float32Array(16) })], /data is 64 bytes, its shape and type need 128/],
-    ["too many chunk bytes", [tensor({ data: () => [new Float32Array(32), new Float32Array(32)] })], /exceeds the 128 bytes/],
-    ["values for an unencodable type", [tensor({ type: GgmlType.Q4_0, data: new Float32Array(32) })], /float values can be encoded as f32, f16, bf16 or q8_0, not q4_0/],
+    [
+      "too many chunk bytes",
+      [tensor({ data: () => [new Float32Array(32), new Float32Array(32)] })],
+      /exceeds the 128 bytes/,
+    ],
+    [
+      "values for an unencodable type",
+      [tensor({ type: GgmlType.Q4_0, data: new Float32Array(32) })],
+      /float values can be encoded as f32, f16, bf16 or q8_0, not q4_0/,
+    ],
   ])("rejects tensors: %s, leaving no partial file", async (_, tensors, message) => {
     const p = path();
     await expect(writeGguf(p, { metadata: [], tensors })).rejects.toThrow(message);

@@ -6,7 +6,15 @@ import { vocabPath } from "../helpers/test-models.js";
 // Real vocabularies shipped with llama.cpp (deps/llama.cpp/models): tokenizer metadata, no tensors.
 describe.each([
   { vocab: "qwen2", tokens: 151936, model: "gpt2", pre: "qwen2", eos: 151643, hasTemplate: true, merges: true },
-  { vocab: "llama-bpe", tokens: 128256, model: "gpt2", pre: "llama-bpe", eos: 128001, hasTemplate: false, merges: true },
+  {
+    vocab: "llama-bpe",
+    tokens: 128256,
+    model: "gpt2",
+    pre: "llama-bpe",
+    eos: 128001,
+    hasTemplate: false,
+    merges: true,
+  },
   { vocab: "llama-spm", tokens: 32000, model: "llama", pre: "default", eos: 2, hasTemplate: false, merges: false },
 ])("reading ggml-vocab-$vocab.gguf", ({ vocab, tokens, model, pre, eos, hasTemplate, merges }) => {
   it("finds the tokenizer: model, pre-tokenizer, tokens, types, special ids", async () => {

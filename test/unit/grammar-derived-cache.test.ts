@@ -27,7 +27,11 @@ cyclic.self = cyclic;
 
 describe("contentKey", () => {
   const SAME: Array<[string, unknown, unknown]> = [
-    ["nested objects built apart", { type: "object", properties: { a: { type: "string" } } }, JSON.parse('{"type":"object","properties":{"a":{"type":"string"}}}')],
+    [
+      "nested objects built apart",
+      { type: "object", properties: { a: { type: "string" } } },
+      JSON.parse('{"type":"object","properties":{"a":{"type":"string"}}}'),
+    ],
     ["arrays", [1, "x", null, true], [1, "x", null, true]],
     ["integer-like keys (JS orders them)", { 2: "b", 1: "a" }, { 1: "a", 2: "b" }],
     ["an object without prototype", Object.assign(Object.create(null), { a: 1 }), { a: 1 }],
@@ -122,7 +126,11 @@ describe("LruCache", () => {
 
 /** A schema nobody else in this file converts (the caches are per process). */
 function uniqueSchema(tag: string): Record<string, unknown> {
-  return { type: "object", properties: { [`${tag}_name`]: { type: "string", maxLength: 8 }, [`${tag}_n`]: { type: "integer", minimum: 0 } }, required: [`${tag}_name`] };
+  return {
+    type: "object",
+    properties: { [`${tag}_name`]: { type: "string", maxLength: 8 }, [`${tag}_n`]: { type: "integer", minimum: 0 } },
+    required: [`${tag}_name`],
+  };
 }
 
 describe("jsonSchemaToGbnf reuses its result for the same content", () => {
@@ -163,7 +171,13 @@ describe("jsonSchemaToGbnf reuses its result for the same content", () => {
   });
 
   it("reports the same relaxations on a hit as on the first conversion", () => {
-    const schema = { type: "array", items: { type: "string" }, uniqueItems: true, minItems: 1, description: "relaxed-twice" } as JsonSchema;
+    const schema = {
+      type: "array",
+      items: { type: "string" },
+      uniqueItems: true,
+      minItems: 1,
+      description: "relaxed-twice",
+    } as JsonSchema;
     const first: Relaxation[] = [];
     const second: Relaxation[] = [];
     const before = schemaGbnfCacheStats();
@@ -185,7 +199,10 @@ describe("jsonSchemaToGbnf reuses its result for the same content", () => {
 
   it("does not keep a failure", () => {
     const before = schemaGbnfCacheStats();
-    for (let i = 0; i < 2; i++) expect(() => jsonSchemaToGbnf({ type: "array", uniqueItems: true, items: { type: "string" } }, { strict: true })).toThrow(/uniqueItems/);
+    for (let i = 0; i < 2; i++)
+      expect(() =>
+        jsonSchemaToGbnf({ type: "array", uniqueItems: true, items: { type: "string" } }, { strict: true }),
+      ).toThrow(/uniqueItems/);
     expect(schemaGbnfCacheStats().hits).toBe(before.hits);
   });
 });
@@ -194,7 +211,9 @@ describe("chat grammars reuse the PEG → GBNF conversion", () => {
   const source = readFileSync(join(TEMPLATES_DIR, "Qwen-Qwen3-0.6B.jinja"), "utf8");
   const template = new ChatTemplate(source);
   const analysis = analyzeChatTemplate(source, { template });
-  const tools = (tag: string): ToolDefinition[] => [{ type: "function", function: { name: `${tag}_lookup`, parameters: uniqueSchema(tag) as JsonSchema } }];
+  const tools = (tag: string): ToolDefinition[] => [
+    { type: "function", function: { name: `${tag}_lookup`, parameters: uniqueSchema(tag) as JsonSchema } },
+  ];
   const request = (t: ToolDefinition[]) => ({ messages: [{ role: "user" as const, content: "hi" }], tools: t });
 
   it("the same tools in new objects: one conversion, the same grammar", () => {
@@ -243,7 +262,11 @@ describe("checkStrictSchema checks by content", () => {
 });
 
 describe("argument and answer validators are kept by content", () => {
-  const schema = (): JsonSchema => ({ type: "object", properties: { city: { type: "string" }, days: { type: "integer" } }, required: ["city"] });
+  const schema = (): JsonSchema => ({
+    type: "object",
+    properties: { city: { type: "string" }, days: { type: "integer" } },
+    required: ["city"],
+  });
 
   it("the same schema in new objects gets the same compiled validator", () => {
     const a = schemaValidator(schema());

@@ -1,5 +1,17 @@
 import { describe, expect, test } from "vitest";
-import { RegexSyntaxError, compileGbnf, dfaAccepts, jsonSchemaToGbnf, GbnfMatcher, parseRegex, regexToDfa, complementDfa, literalsToDfa, productDfa, lengthDfa } from "../../src/grammar/index.js";
+import {
+  RegexSyntaxError,
+  compileGbnf,
+  dfaAccepts,
+  jsonSchemaToGbnf,
+  GbnfMatcher,
+  parseRegex,
+  regexToDfa,
+  complementDfa,
+  literalsToDfa,
+  productDfa,
+  lengthDfa,
+} from "../../src/grammar/index.js";
 
 /** Deterministic pseudo-random strings over an alphabet that exercises the patterns below. */
 function* samples(count: number, alphabet: string, maxLen: number): Generator<string> {
@@ -65,7 +77,9 @@ describe("regex parser", () => {
   });
 
   test("takes Python spellings used by real schemas", () => {
-    expect(dfaAccepts(regexToDfa(parseRegex("\\A(?P<y>[0-9]{4})-(?P=y)\\Z"), { anchored: false }), "2024-2024")).toBe(true);
+    expect(dfaAccepts(regexToDfa(parseRegex("\\A(?P<y>[0-9]{4})-(?P=y)\\Z"), { anchored: false }), "2024-2024")).toBe(
+      true,
+    );
   });
 });
 

@@ -1,7 +1,13 @@
 import { Ajv } from "ajv";
 import { Ajv2019 } from "ajv/dist/2019.js";
 import { describe, expect, test } from "vitest";
-import { type Relaxation, type SchemaToGbnfOptions, jsonSchemaToGbnf, matchGbnf, parseGbnf } from "../../src/grammar/index.js";
+import {
+  type Relaxation,
+  type SchemaToGbnfOptions,
+  jsonSchemaToGbnf,
+  matchGbnf,
+  parseGbnf,
+} from "../../src/grammar/index.js";
 
 // Keywords the converter makes exact: each case lists instances the grammar must accept and
 // must reject; ajv (the validator the session uses) confirms every label, and the conversion
@@ -31,7 +37,8 @@ function run(cases: Case[], exactKinds: Relaxation["kind"][]): void {
       expect({ text, ok: matchGbnf(g, text).ok }).toEqual({ text, ok: true });
     }
     for (const text of c.reject) {
-      if (validate && !c.rejectValid) expect({ text, valid: validate(JSON.parse(text)) }).toEqual({ text, valid: false });
+      if (validate && !c.rejectValid)
+        expect({ text, valid: validate(JSON.parse(text)) }).toEqual({ text, valid: false });
       expect({ text, ok: matchGbnf(g, text).ok }).toEqual({ text, ok: false });
     }
     expect(seen.filter((r) => exactKinds.includes(r.kind))).toEqual([]);
@@ -39,8 +46,18 @@ function run(cases: Case[], exactKinds: Relaxation["kind"][]): void {
 }
 
 describe("propertyOrder", () => {
-  const schema = { type: "object", properties: { a: { type: "integer" }, b: { type: "string" }, c: { type: "boolean" } }, required: ["b"], additionalProperties: false };
-  const all = ['{"a": 1, "b": "x", "c": true}', '{"c": true, "b": "x", "a": 1}', '{"b": "x", "a": 1}', '{"a": 1, "c": true, "b": "x"}'];
+  const schema = {
+    type: "object",
+    properties: { a: { type: "integer" }, b: { type: "string" }, c: { type: "boolean" } },
+    required: ["b"],
+    additionalProperties: false,
+  };
+  const all = [
+    '{"a": 1, "b": "x", "c": true}',
+    '{"c": true, "b": "x", "a": 1}',
+    '{"b": "x", "a": 1}',
+    '{"a": 1, "c": true, "b": "x"}',
+  ];
   const orders: [SchemaToGbnfOptions["propertyOrder"], boolean[]][] = [
     ["any", [true, true, true, true]],
     [undefined, [true, true, true, true]],
@@ -64,7 +81,11 @@ describe("propertyOrder", () => {
       {
         name: "any order with extra properties anywhere",
         rejectValid: true,
-        schema: { type: "object", properties: { a: { type: "integer" }, b: { type: "string" } }, additionalProperties: { type: "null" } },
+        schema: {
+          type: "object",
+          properties: { a: { type: "integer" }, b: { type: "string" } },
+          additionalProperties: { type: "null" },
+        },
         accept: ['{"z": null, "b": "x", "y": null, "a": 1}', "{}"],
         reject: ['{"z": 1}', '{"a": 1, "a": 1}'],
       },
@@ -83,7 +104,9 @@ describe("propertyOrder", () => {
   test("more members than tracked as a set: any order still, repeated keys reported", () => {
     const props = Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`k${i}`, { type: "integer" }]));
     const seen: Relaxation[] = [];
-    const g = jsonSchemaToGbnf({ type: "object", properties: props, required: ["k0"] } as never, { onRelaxation: (r) => seen.push(r) });
+    const g = jsonSchemaToGbnf({ type: "object", properties: props, required: ["k0"] } as never, {
+      onRelaxation: (r) => seen.push(r),
+    });
     expect(matchGbnf(g, '{"k8": 1, "k0": 2}').ok).toBe(true);
     expect(matchGbnf(g, '{"k8": 1}').ok).toBe(false);
     expect(seen.map((r) => r.kind)).toContain("duplicateKeys");
@@ -91,7 +114,10 @@ describe("propertyOrder", () => {
 });
 
 test("strict: any order is exact (a set) up to 8 members, an error beyond", () => {
-  const object = (n: number) => ({ type: "object", properties: Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, { type: "integer" }])) });
+  const object = (n: number) => ({
+    type: "object",
+    properties: Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, { type: "integer" }])),
+  });
   const g = jsonSchemaToGbnf(object(7) as never, { strict: true });
   expect(matchGbnf(g, '{"k6": 1, "k0": 2}').ok).toBe(true);
   expect(matchGbnf(g, '{"k6": 1, "k6": 2}').ok).toBe(false);
@@ -132,7 +158,11 @@ describe("oneOf exclusivity", () => {
     [
       {
         name: "branches told apart by required keys",
-        schema: { type: "object", properties: { side: { type: "integer" }, radius: { type: "integer" } }, oneOf: [{ required: ["side"] }, { required: ["radius"] }] },
+        schema: {
+          type: "object",
+          properties: { side: { type: "integer" }, radius: { type: "integer" } },
+          oneOf: [{ required: ["side"] }, { required: ["radius"] }],
+        },
         accept: ['{"side": 1}', '{"radius": 2}'],
         reject: ['{"side": 1, "radius": 2}', "{}"],
       },
@@ -150,7 +180,13 @@ describe("oneOf exclusivity", () => {
       },
       {
         name: "disjoint branches need no negation",
-        schema: { oneOf: [{ type: "string" }, { type: "integer" }, { properties: { kind: { const: "a" } }, required: ["kind"], type: "object" }] },
+        schema: {
+          oneOf: [
+            { type: "string" },
+            { type: "integer" },
+            { properties: { kind: { const: "a" } }, required: ["kind"], type: "object" },
+          ],
+        },
         accept: ['"s"', "3", '{"kind": "a"}'],
         reject: ["true", '{"kind": "b"}'],
       },
@@ -168,15 +204,30 @@ describe("oneOf exclusivity", () => {
 describe("not", () => {
   run(
     [
-      { name: "not both keys", schema: { type: "object", not: { required: ["body", "bodyValue"] } }, accept: ['{"body": 1}', "{}"], reject: ['{"body": 1, "bodyValue": 2}'] },
+      {
+        name: "not both keys",
+        schema: { type: "object", not: { required: ["body", "bodyValue"] } },
+        accept: ['{"body": 1}', "{}"],
+        reject: ['{"body": 1, "bodyValue": 2}'],
+      },
       {
         name: "not a typed property",
         schema: { type: "object", not: { properties: { a: { type: "string" } }, required: ["a"] } },
         accept: ["{}", '{"a": 1}'],
         reject: ['{"a": "s"}'],
       },
-      { name: "not a length bound", schema: { type: "string", not: { minLength: 3 } }, accept: ['"ab"'], reject: ['"abc"'] },
-      { name: "not anyOf", schema: { type: "integer", not: { anyOf: [{ minimum: 10 }, { maximum: 0 }] } }, accept: ["5", "1", "9"], reject: ["0", "10", "-3"] },
+      {
+        name: "not a length bound",
+        schema: { type: "string", not: { minLength: 3 } },
+        accept: ['"ab"'],
+        reject: ['"abc"'],
+      },
+      {
+        name: "not anyOf",
+        schema: { type: "integer", not: { anyOf: [{ minimum: 10 }, { maximum: 0 }] } },
+        accept: ["5", "1", "9"],
+        reject: ["0", "10", "-3"],
+      },
     ],
     ["not"],
   );
@@ -213,7 +264,10 @@ describe("dependencies by branching", () => {
       },
       {
         name: "draft-4 dependencies, key list and schema",
-        schema: { type: "object", dependencies: { a: ["b"], c: { properties: { d: { type: "integer" } }, required: ["d"] } } },
+        schema: {
+          type: "object",
+          dependencies: { a: ["b"], c: { properties: { d: { type: "integer" } }, required: ["d"] } },
+        },
         accept: ['{"a": 1, "b": 2}', '{"c": 1, "d": 2}', '{"d": "x"}'],
         reject: ['{"a": 1}', '{"c": 1}', '{"c": 1, "d": "x"}'],
       },
@@ -237,7 +291,12 @@ describe("uniqueItems over small value sets", () => {
         accept: ["[]", '["red"]', '["blue", "red", "green"]'],
         reject: ['["red", "red"]', '["red", "green", "red"]', '["pink"]'],
       },
-      { name: "booleans", schema: { type: "array", uniqueItems: true, items: { type: "boolean" } }, accept: ["[true, false]"], reject: ["[true, true]", "[false, true, false]"] },
+      {
+        name: "booleans",
+        schema: { type: "array", uniqueItems: true, items: { type: "boolean" } },
+        accept: ["[true, false]"],
+        reject: ["[true, true]", "[false, true, false]"],
+      },
       {
         name: "with counts",
         schema: { type: "array", uniqueItems: true, items: { enum: [1, 2, 3] }, minItems: 2, maxItems: 2 },
@@ -250,7 +309,10 @@ describe("uniqueItems over small value sets", () => {
 
   test("items from an infinite language stay relaxed and reported", () => {
     const seen: Relaxation[] = [];
-    const g = jsonSchemaToGbnf({ type: "array", uniqueItems: true, items: { type: "string" } }, { onRelaxation: (r) => seen.push(r) });
+    const g = jsonSchemaToGbnf(
+      { type: "array", uniqueItems: true, items: { type: "string" } },
+      { onRelaxation: (r) => seen.push(r) },
+    );
     expect(matchGbnf(g, '["a", "a"]').ok).toBe(true);
     expect(seen.map((r) => r.kind)).toEqual(["uniqueItems"]);
   });
@@ -271,7 +333,12 @@ describe("multipleOf", () => {
         accept: ["0.1", "99.9", "100", "100.00", "5"],
         reject: ["0", "0.0", "100.1", "101", "0.05"],
       },
-      { name: "integers mod 7", schema: { type: "integer", multipleOf: 7 }, accept: ["0", "14", "-21", "700"], reject: ["1", "15", "-22"] },
+      {
+        name: "integers mod 7",
+        schema: { type: "integer", multipleOf: 7 },
+        accept: ["0", "14", "-21", "700"],
+        reject: ["1", "15", "-22"],
+      },
     ],
     ["multipleOf"],
   );
@@ -286,13 +353,29 @@ describe("formats", () => {
   });
   run(
     [
-      fmt("ipv6", ["::1", "2001:db8::8a2e:370:7334", "::ffff:192.0.2.1", "1:2:3:4:5:6:7:8", "::"], ["1:2:3:4:5:6:7:8:9", "12345::", "1::2::3", ":1"]),
-      fmt("uri", ["http://example.com/a?b=c#d", "urn:isbn:0451450523", "mailto:a@b.c", "http://[::1]:80/"], ["example.com", "http://a b", "/relative", "1http://x"]),
+      fmt(
+        "ipv6",
+        ["::1", "2001:db8::8a2e:370:7334", "::ffff:192.0.2.1", "1:2:3:4:5:6:7:8", "::"],
+        ["1:2:3:4:5:6:7:8:9", "12345::", "1::2::3", ":1"],
+      ),
+      fmt(
+        "uri",
+        ["http://example.com/a?b=c#d", "urn:isbn:0451450523", "mailto:a@b.c", "http://[::1]:80/"],
+        ["example.com", "http://a b", "/relative", "1http://x"],
+      ),
       fmt("uri-reference", ["/relative/path", "../x", "http://e.com", "", "#frag"], ["a b", "http://x y"]),
       fmt("iri", ["http://例え.jp/パス"], ["例え.jp"]),
-      fmt("uri-template", ["http://example.com/{id}", "/users{/id}{?q,lang}", "{+path:6}/here"], ["http://example.com/resource/{", "{a b}", "{}"]),
+      fmt(
+        "uri-template",
+        ["http://example.com/{id}", "/users{/id}{?q,lang}", "{+path:6}/here"],
+        ["http://example.com/resource/{", "{a b}", "{}"],
+      ),
       fmt("duration", ["P3Y6M4DT12H30M5S", "PT20M", "P1W", "P1D"], ["P", "PT", "1D", "P1H", "P1DT"]),
-      fmt("email", ["john.doe@example.com", "a+b@[192.168.0.1]", '"a b"@x.org'], ["a@", "@b.c", "a..b@c.d", "a b@c.d", "a@b@c"]),
+      fmt(
+        "email",
+        ["john.doe@example.com", "a+b@[192.168.0.1]", '"a b"@x.org'],
+        ["a@", "@b.c", "a..b@c.d", "a b@c.d", "a@b@c"],
+      ),
       fmt("json-pointer", ["", "/a/b", "/a~1b"], ["a", "/~2"]),
       fmt("relative-json-pointer", ["0", "1/a", "2#"], ["-1", "01", "/a"]),
     ],
@@ -301,7 +384,16 @@ describe("formats", () => {
 
   test("formats with a loose shape are reported, unknown ones ignored and reported", () => {
     const seen: Relaxation[] = [];
-    jsonSchemaToGbnf({ type: "object", properties: { h: { type: "string", format: "hostname" }, x: { type: "string", format: "no-such-format" } } }, { onRelaxation: (r) => seen.push(r) });
-    expect(seen.filter((r) => r.kind === "format").map((r) => r.detail)).toEqual([expect.stringContaining("253"), expect.stringContaining("no-such-format")]);
+    jsonSchemaToGbnf(
+      {
+        type: "object",
+        properties: { h: { type: "string", format: "hostname" }, x: { type: "string", format: "no-such-format" } },
+      },
+      { onRelaxation: (r) => seen.push(r) },
+    );
+    expect(seen.filter((r) => r.kind === "format").map((r) => r.detail)).toEqual([
+      expect.stringContaining("253"),
+      expect.stringContaining("no-such-format"),
+    ]);
   });
 });

@@ -3,7 +3,16 @@
 // whole and streamed in random chunks, and the message must equal llama.cpp's expectation exactly,
 // unless the case is in IMPROVEMENTS, where toolwright reads the output differently on purpose.
 import { describe, expect, it } from "vitest";
-import { caseLabel, judge, loadLlamaCases, paramsOf, randomCuts, replay, type LlamaCase, type Verdict } from "../helpers/llama-cases.js";
+import {
+  caseLabel,
+  judge,
+  loadLlamaCases,
+  paramsOf,
+  randomCuts,
+  replay,
+  type LlamaCase,
+  type Verdict,
+} from "../helpers/llama-cases.js";
 import { sharedData } from "../helpers/shared-data.js";
 
 type Kind = Exclude<Verdict["kind"], "exact">;
@@ -13,8 +22,10 @@ type Kind = Exclude<Verdict["kind"], "exact">;
  * (a "whitespace" entry excuses only whitespace at the ends of content or reasoning) and why
  * toolwright's reading is the one it keeps. Each entry must still differ: a stale one fails.
  */
-const TRIMMED = "content and reasoning come back trimmed (toolwright's TextField), llama.cpp keeps the newline before a call or an end marker";
-const COMPACT_PARTIAL = "a partial call's arguments stream as compact JSON (`{\"arg1\":`); llama.cpp keeps the model's space after the colon";
+const TRIMMED =
+  "content and reasoning come back trimmed (toolwright's TextField), llama.cpp keeps the newline before a call or an end marker";
+const COMPACT_PARTIAL =
+  "a partial call's arguments stream as compact JSON (`{\"arg1\":`); llama.cpp keeps the model's space after the colon";
 export const IMPROVEMENTS: Record<number, { kind: Kind; reason: string }> = {
   14: { kind: "whitespace", reason: `${TRIMMED} (a second <think> the model writes inside prompt-opened reasoning)` },
   17: { kind: "whitespace", reason: TRIMMED },
@@ -29,7 +40,8 @@ export const IMPROVEMENTS: Record<number, { kind: Kind; reason: string }> = {
   192: { kind: "whitespace", reason: TRIMMED },
   193: {
     kind: "differs",
-    reason: "reasoningFormat none keeps a reasoning block inline with its opener, also the prompt's `<think>` when a call ends the block; llama.cpp drops the opener only in that case",
+    reason:
+      "reasoningFormat none keeps a reasoning block inline with its opener, also the prompt's `<think>` when a call ends the block; llama.cpp drops the opener only in that case",
   },
   237: {
     kind: "differs",
@@ -53,11 +65,13 @@ export const IMPROVEMENTS: Record<number, { kind: Kind; reason: string }> = {
   },
   390: {
     kind: "differs",
-    reason: "the reasoning holds what the model wrote; llama.cpp also counts the prompt's fixed preamble (\"Here are my reasoning steps:\") as the model's reasoning",
+    reason:
+      "the reasoning holds what the model wrote; llama.cpp also counts the prompt's fixed preamble (\"Here are my reasoning steps:\") as the model's reasoning",
   },
   391: {
     kind: "differs",
-    reason: "the reasoning holds what the model wrote; llama.cpp also counts the prompt's fixed preamble (\"Here are my reasoning steps:\") as the model's reasoning",
+    reason:
+      "the reasoning holds what the model wrote; llama.cpp also counts the prompt's fixed preamble (\"Here are my reasoning steps:\") as the model's reasoning",
   },
 };
 
@@ -71,7 +85,10 @@ interface Outcome {
 
 function run(c: LlamaCase): Outcome {
   const params = paramsOf(c);
-  return { whole: judge(c, replay(c, params)), streamed: [1, 2].map((seed) => judge(c, replay(c, params, randomCuts(c.input.length, c.id * 7 + seed)))) };
+  return {
+    whole: judge(c, replay(c, params)),
+    streamed: [1, 2].map((seed) => judge(c, replay(c, params, randomCuts(c.input.length, c.id * 7 + seed)))),
+  };
 }
 
 describe.skipIf(path === null)("llama.cpp's test-chat cases through toolwright's params and parser", () => {

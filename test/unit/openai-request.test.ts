@@ -7,7 +7,10 @@ import { ChunkMapper, toChatCompletion } from "../../src/openai/response.js";
 import type { ChatResult } from "../../src/session/index.js";
 
 const base = { model: "m", messages: [{ role: "user", content: "Hi" }] };
-const fn = (name: string, extra: Record<string, unknown> = {}) => ({ type: "function", function: { name, parameters: { type: "object" }, ...extra } });
+const fn = (name: string, extra: Record<string, unknown> = {}) => ({
+  type: "function",
+  function: { name, parameters: { type: "object" }, ...extra },
+});
 
 const MAPPED: { label: string; params: Record<string, unknown>; expected: Record<string, unknown> }[] = [
   { label: "max_tokens", params: { max_tokens: 7 }, expected: { maxTokens: 7 } },
@@ -15,35 +18,87 @@ const MAPPED: { label: string; params: Record<string, unknown>; expected: Record
   {
     label: "sampling",
     params: { temperature: 0.2, top_p: 0.5, presence_penalty: 1, frequency_penalty: -1, top_k: 5, min_p: 0.1 },
-    expected: { sampling: { temperature: 0.2, topP: 0.5, presencePenalty: 1, frequencyPenalty: -1, topK: 5, minP: 0.1 } },
+    expected: {
+      sampling: { temperature: 0.2, topP: 0.5, presencePenalty: 1, frequencyPenalty: -1, topK: 5, minP: 0.1 },
+    },
   },
-  { label: "a negative seed folds into the sampler's range", params: { seed: -1 }, expected: { sampling: { seed: 0xfffffffe } } },
+  {
+    label: "a negative seed folds into the sampler's range",
+    params: { seed: -1 },
+    expected: { sampling: { seed: 0xfffffffe } },
+  },
   { label: "stop as a string", params: { stop: "END" }, expected: { stop: ["END"] } },
   { label: "stop as an array", params: { stop: ["a", "b"] }, expected: { stop: ["a", "b"] } },
-  { label: "strict: null is dropped", params: { tools: [fn("f", { strict: null })] }, expected: { tools: [{ type: "function", function: { name: "f", parameters: { type: "object" } } }] } },
-  { label: "tool_choice required", params: { tools: [fn("f")], tool_choice: "required", parallel_tool_calls: false }, expected: { toolChoice: "required", parallelToolCalls: false } },
-  { label: "a named tool_choice", params: { tools: [fn("f")], tool_choice: { type: "function", function: { name: "f" } } }, expected: { toolChoice: { type: "function", function: { name: "f" } } } },
+  {
+    label: "strict: null is dropped",
+    params: { tools: [fn("f", { strict: null })] },
+    expected: { tools: [{ type: "function", function: { name: "f", parameters: { type: "object" } } }] },
+  },
+  {
+    label: "tool_choice required",
+    params: { tools: [fn("f")], tool_choice: "required", parallel_tool_calls: false },
+    expected: { toolChoice: "required", parallelToolCalls: false },
+  },
+  {
+    label: "a named tool_choice",
+    params: { tools: [fn("f")], tool_choice: { type: "function", function: { name: "f" } } },
+    expected: { toolChoice: { type: "function", function: { name: "f" } } },
+  },
   {
     label: "allowed_tools narrows the tools",
-    params: { tools: [fn("f"), fn("g")], tool_choice: { type: "allowed_tools", allowed_tools: { mode: "required", tools: [{ type: "function", function: { name: "g" } }] } } },
-    expected: { toolChoice: "required", tools: [{ type: "function", function: { name: "g", parameters: { type: "object" } } }] },
+    params: {
+      tools: [fn("f"), fn("g")],
+      tool_choice: {
+        type: "allowed_tools",
+        allowed_tools: { mode: "required", tools: [{ type: "function", function: { name: "g" } }] },
+      },
+    },
+    expected: {
+      toolChoice: "required",
+      tools: [{ type: "function", function: { name: "g", parameters: { type: "object" } } }],
+    },
   },
-  { label: "json_object", params: { response_format: { type: "json_object" } }, expected: { responseFormat: { type: "json_object" } } },
+  {
+    label: "json_object",
+    params: { response_format: { type: "json_object" } },
+    expected: { responseFormat: { type: "json_object" } },
+  },
   {
     label: "json_schema",
-    params: { response_format: { type: "json_schema", json_schema: { name: "a", schema: { type: "string" }, strict: true } } },
-    expected: { responseFormat: { type: "json_schema", json_schema: { name: "a", schema: { type: "string" }, strict: true } } },
+    params: {
+      response_format: { type: "json_schema", json_schema: { name: "a", schema: { type: "string" }, strict: true } },
+    },
+    expected: {
+      responseFormat: { type: "json_schema", json_schema: { name: "a", schema: { type: "string" }, strict: true } },
+    },
   },
-  { label: "reasoning_effort turns thinking on and reaches the template", params: { reasoning_effort: "high" }, expected: { enableThinking: true, extraContext: { reasoning_effort: "high" } } },
-  { label: "reasoning_effort none turns thinking off", params: { reasoning_effort: "none" }, expected: { enableThinking: false } },
-  { label: "chat_template_kwargs", params: { chat_template_kwargs: { enable_thinking: false, x: 1 } }, expected: { enableThinking: false, extraContext: { enable_thinking: false, x: 1 } } },
+  {
+    label: "reasoning_effort turns thinking on and reaches the template",
+    params: { reasoning_effort: "high" },
+    expected: { enableThinking: true, extraContext: { reasoning_effort: "high" } },
+  },
+  {
+    label: "reasoning_effort none turns thinking off",
+    params: { reasoning_effort: "none" },
+    expected: { enableThinking: false },
+  },
+  {
+    label: "chat_template_kwargs",
+    params: { chat_template_kwargs: { enable_thinking: false, x: 1 } },
+    expected: { enableThinking: false, extraContext: { enable_thinking: false, x: 1 } },
+  },
   {
     label: "messages: parts, refusals, tool calls, reasoning and tool results",
     params: {
       messages: [
         { role: "developer", content: [{ type: "text", text: "D" }] },
         { role: "user", content: "U", name: "bob" },
-        { role: "assistant", content: [{ type: "refusal", refusal: "no" }], reasoning_content: "R", tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{}" } }] },
+        {
+          role: "assistant",
+          content: [{ type: "refusal", refusal: "no" }],
+          reasoning_content: "R",
+          tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{}" } }],
+        },
         { role: "tool", tool_call_id: "c1", content: "21" },
       ],
     },
@@ -51,7 +106,12 @@ const MAPPED: { label: string; params: Record<string, unknown>; expected: Record
       messages: [
         { role: "developer", content: [{ type: "text", text: "D" }] },
         { role: "user", content: "U" },
-        { role: "assistant", content: [{ type: "text", text: "no" }], reasoning_content: "R", tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{}" } }] },
+        {
+          role: "assistant",
+          content: [{ type: "text", text: "no" }],
+          reasoning_content: "R",
+          tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{}" } }],
+        },
         { role: "tool", tool_call_id: "c1", content: "21" },
       ],
     },
@@ -63,15 +123,50 @@ const REFUSED: { label: string; params: Record<string, unknown>; param: string |
   { label: "no model", params: { model: undefined }, param: "model", message: /Missing required parameter: 'model'/ },
   { label: "empty messages", params: { messages: [] }, param: "messages", message: /empty array/ },
   { label: "n = 2", params: { n: 2 }, param: "n", message: /n must be 1/ },
-  { label: "an audio part", params: { messages: [{ role: "user", content: [{ type: "input_audio", input_audio: {} }] }] }, param: "messages[0].content[0]", message: /audio input/ },
-  { label: "a file part", params: { messages: [{ role: "user", content: [{ type: "file", file: {} }] }] }, param: "messages[0].content[0]", message: /file input/ },
-  { label: "the function role", params: { messages: [{ role: "function", name: "f", content: "x" }] }, param: "messages[0].role", message: /deprecated/ },
+  {
+    label: "an audio part",
+    params: { messages: [{ role: "user", content: [{ type: "input_audio", input_audio: {} }] }] },
+    param: "messages[0].content[0]",
+    message: /audio input/,
+  },
+  {
+    label: "a file part",
+    params: { messages: [{ role: "user", content: [{ type: "file", file: {} }] }] },
+    param: "messages[0].content[0]",
+    message: /file input/,
+  },
+  {
+    label: "the function role",
+    params: { messages: [{ role: "function", name: "f", content: "x" }] },
+    param: "messages[0].role",
+    message: /deprecated/,
+  },
   { label: "functions", params: { functions: [{ name: "f" }] }, param: "functions", message: /deprecated/ },
-  { label: "a custom tool_choice", params: { tools: [fn("f")], tool_choice: { type: "custom", custom: { name: "x" } } }, param: "tool_choice", message: /custom tools/ },
-  { label: "stream_options without stream", params: { stream_options: { include_usage: true } }, param: "stream_options", message: /only allowed when 'stream' is true/ },
-  { label: "a non-integer max_tokens", params: { max_tokens: 1.5 }, param: "max_tokens", message: /expected an integer/ },
+  {
+    label: "a custom tool_choice",
+    params: { tools: [fn("f")], tool_choice: { type: "custom", custom: { name: "x" } } },
+    param: "tool_choice",
+    message: /custom tools/,
+  },
+  {
+    label: "stream_options without stream",
+    params: { stream_options: { include_usage: true } },
+    param: "stream_options",
+    message: /only allowed when 'stream' is true/,
+  },
+  {
+    label: "a non-integer max_tokens",
+    params: { max_tokens: 1.5 },
+    param: "max_tokens",
+    message: /expected an integer/,
+  },
   { label: "top_p above 1", params: { top_p: 1.5 }, param: "top_p", message: /out of range/ },
-  { label: "a response_format type", params: { response_format: { type: "xml" } }, param: "response_format.type", message: /Supported values/ },
+  {
+    label: "a response_format type",
+    params: { response_format: { type: "xml" } },
+    param: "response_format.type",
+    message: /Supported values/,
+  },
   { label: "logit_bias", params: { logit_bias: { "1": 5 } }, param: "logit_bias", message: /not supported/ },
   { label: "an unknown key", params: { max_token: 5 }, param: "max_token", message: /did you mean 'max_tokens'/ },
 ];
@@ -83,7 +178,16 @@ describe("toChatOptions", () => {
   });
 
   it("reads stream, include_usage and the model, and ignores informational parameters", () => {
-    const r = toChatOptions({ ...base, stream: true, stream_options: { include_usage: true }, user: "u", store: false, metadata: {}, n: 1, logprobs: false });
+    const r = toChatOptions({
+      ...base,
+      stream: true,
+      stream_options: { include_usage: true },
+      user: "u",
+      store: false,
+      metadata: {},
+      n: 1,
+      logprobs: false,
+    });
     expect(r).toMatchObject({ stream: true, includeUsage: true, model: "m" });
     expect(Object.keys(r.options)).toEqual(["messages"]);
   });
@@ -91,7 +195,9 @@ describe("toChatOptions", () => {
   it("applies the server's max_tokens limit as the default and the ceiling", () => {
     expect(toChatOptions(base, { maxTokens: 64 }).options.maxTokens).toBe(64);
     expect(toChatOptions({ ...base, max_tokens: 10 }, { maxTokens: 64 }).options.maxTokens).toBe(10);
-    expect(() => toChatOptions({ ...base, max_tokens: 65 }, { maxTokens: 64 })).toThrow(/more than this server allows \(64\)/);
+    expect(() => toChatOptions({ ...base, max_tokens: 65 }, { maxTokens: 64 })).toThrow(
+      /more than this server allows \(64\)/,
+    );
   });
 
   it.each(REFUSED)("refuses $label with a 400 naming the parameter", ({ params, param, message }) => {
@@ -111,7 +217,11 @@ describe("toChatOptions", () => {
 describe("toChatCompletionError", () => {
   it.each([
     { error: new RangeError("chat: options.x"), status: 400, code: "invalid_value" },
-    { error: new RangeError("generate: the prompt has 9 tokens, more than the context size 4"), status: 400, code: "context_length_exceeded" },
+    {
+      error: new RangeError("generate: the prompt has 9 tokens, more than the context size 4"),
+      status: 400,
+      code: "context_length_exceeded",
+    },
     { error: new Error("boom"), status: 500, code: null },
   ])("$error.message → $status", ({ error, status, code }) => {
     const e = toChatCompletionError(error);
@@ -140,7 +250,12 @@ describe("OpenAI shapes of results", () => {
     const c = toChatCompletion(
       result({
         finishReason: "tool_calls",
-        message: { role: "assistant", content: "", reasoning_content: "hm", tool_calls: [{ id: "a", type: "function", function: { name: "f", arguments: "{" }, incomplete: true }] },
+        message: {
+          role: "assistant",
+          content: "",
+          reasoning_content: "hm",
+          tool_calls: [{ id: "a", type: "function", function: { name: "f", arguments: "{" }, incomplete: true }],
+        },
       }),
       meta,
     );
@@ -154,7 +269,13 @@ describe("OpenAI shapes of results", () => {
           index: 0,
           finish_reason: "tool_calls",
           logprobs: null,
-          message: { role: "assistant", content: null, refusal: null, reasoning_content: "hm", tool_calls: [{ id: "a", type: "function", function: { name: "f", arguments: "{" } }] },
+          message: {
+            role: "assistant",
+            content: null,
+            refusal: null,
+            reasoning_content: "hm",
+            tool_calls: [{ id: "a", type: "function", function: { name: "f", arguments: "{" } }],
+          },
         },
       ],
       usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7, prompt_tokens_details: { cached_tokens: 3 } },
@@ -166,7 +287,19 @@ describe("OpenAI shapes of results", () => {
     const out = [
       m.start(),
       ...m.map({ step: 0, choices: [{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }] }),
-      ...m.map({ step: 0, choices: [{ index: 0, delta: { content: "Hi", tool_calls: [{ index: 0, id: "a", type: "function", function: { name: "f", arguments: "" } }] }, finish_reason: null }] }),
+      ...m.map({
+        step: 0,
+        choices: [
+          {
+            index: 0,
+            delta: {
+              content: "Hi",
+              tool_calls: [{ index: 0, id: "a", type: "function", function: { name: "f", arguments: "" } }],
+            },
+            finish_reason: null,
+          },
+        ],
+      }),
       ...m.map({ step: 0, choices: [{ index: 0, delta: {}, finish_reason: "stop" }], usage: result({}).usage }),
       ...m.finish(),
     ];
@@ -176,7 +309,12 @@ describe("OpenAI shapes of results", () => {
       {},
       null,
     ]);
-    expect(out.map((c) => c.usage)).toEqual([null, null, null, { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7, prompt_tokens_details: { cached_tokens: 3 } }]);
+    expect(out.map((c) => c.usage)).toEqual([
+      null,
+      null,
+      null,
+      { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7, prompt_tokens_details: { cached_tokens: 3 } },
+    ]);
     expect(out.every((c) => c.id === "chatcmpl-x" && c.object === "chat.completion.chunk")).toBe(true);
   });
 

@@ -12,7 +12,9 @@ const weatherSchema = {
 /** reasoning, content, then tool calls whose arguments follow a schema. */
 function chatGrammar() {
   const p = new PegArena();
-  const reasoning = p.optional(p.seq(p.literal("<think>"), p.capture("reasoning", p.until("</think>")), p.literal("</think>"), p.space()));
+  const reasoning = p.optional(
+    p.seq(p.literal("<think>"), p.capture("reasoning", p.until("</think>")), p.literal("</think>"), p.space()),
+  );
   const call = p.rule(
     "tool-call",
     p.tag(
@@ -45,7 +47,11 @@ describe("pegToGbnf", () => {
     ["plain content", "Hello!", true],
     ["reasoning then content", "<think>hmm</think>\nHello", true],
     ["a call", '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}</tool_call>', true],
-    ["content then two calls", 'ok<tool_call>{"name": "get_weather", "arguments": {"city": "A"}}</tool_call><tool_call>{"name": "get_weather", "arguments": {"city": "B"}}</tool_call>', true],
+    [
+      "content then two calls",
+      'ok<tool_call>{"name": "get_weather", "arguments": {"city": "A"}}</tool_call><tool_call>{"name": "get_weather", "arguments": {"city": "B"}}</tool_call>',
+      true,
+    ],
     ["unclosed call", '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}', false],
     ["text after a call", '<tool_call>{"name": "get_weather", "arguments": {"city": "P"}}</tool_call>bye', false],
     ["unclosed reasoning falls back to content", "<think>hmm", true],
@@ -91,7 +97,11 @@ describe("pegToGbnf", () => {
 
   test("a raw string schema (tagged arguments) constrains the unquoted text", () => {
     const q = new PegArena();
-    const r = q.seq(q.literal("<unit>"), q.capture("unit", q.schema(q.until("</unit>"), { enum: ["celsius", "fahrenheit"] }, { raw: true })), q.literal("</unit>"));
+    const r = q.seq(
+      q.literal("<unit>"),
+      q.capture("unit", q.schema(q.until("</unit>"), { enum: ["celsius", "fahrenheit"] }, { raw: true })),
+      q.literal("</unit>"),
+    );
     const g = q.toGbnf(r).grammar;
     expect(matchGbnf(g, "<unit>celsius</unit>").ok).toBe(true);
     expect(matchGbnf(g, "<unit>kelvin</unit>").ok).toBe(false);
@@ -116,7 +126,9 @@ describe("pegToGbnf lazy mode", () => {
   });
 
   test("the grammar starts at the trigger: the call only, no content or reasoning", () => {
-    expect(matchGbnf(lazy.grammar, '<tool_call>{"name": "get_weather", "arguments": {"city": "Oslo"}}</tool_call>').ok).toBe(true);
+    expect(
+      matchGbnf(lazy.grammar, '<tool_call>{"name": "get_weather", "arguments": {"city": "Oslo"}}</tool_call>').ok,
+    ).toBe(true);
     expect(matchGbnf(lazy.grammar, "Hello").ok).toBe(false);
     expect(lazy.grammar).not.toContain("think");
   });

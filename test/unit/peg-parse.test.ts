@@ -1,5 +1,12 @@
 import { describe, expect, test } from "vitest";
-import { PegArena, PegLeftRecursionError, PegStreamParser, findPegNodes, parsePeg, pegText } from "../../src/peg/index.js";
+import {
+  PegArena,
+  PegLeftRecursionError,
+  PegStreamParser,
+  findPegNodes,
+  parsePeg,
+  pegText,
+} from "../../src/peg/index.js";
 import type { PegParseResult } from "../../src/peg/index.js";
 
 /** content until <tool_call>, then zero or more tool calls with a name and JSON arguments. */
@@ -73,11 +80,20 @@ describe("PEG parse on partial input", () => {
   test.each([
     ["text so far", "Hello", ['content*="Hello"']],
     ["a delimiter being typed is not content", "Hello <tool", ['content*="Hello "']],
-    ["inside the call", 'Hi<tool_call>{"name": "get_w', ['content="Hi"', 'tool_call*="<tool_call>{\\"name\\": \\"get_w"', '  tool_name*="get_w"']],
+    [
+      "inside the call",
+      'Hi<tool_call>{"name": "get_w',
+      ['content="Hi"', 'tool_call*="<tool_call>{\\"name\\": \\"get_w"', '  tool_name*="get_w"'],
+    ],
     [
       "arguments half written",
       'Hi<tool_call>{"name": "f", "arguments": {"city": "Par',
-      ['content="Hi"', 'tool_call*="<tool_call>{\\"name\\": \\"f\\", \\"arguments\\": {\\"city\\": \\"Par"', '  tool_name="f"', '  tool_args*="{\\"city\\": \\"Par"'],
+      [
+        'content="Hi"',
+        'tool_call*="<tool_call>{\\"name\\": \\"f\\", \\"arguments\\": {\\"city\\": \\"Par"',
+        '  tool_name="f"',
+        '  tool_args*="{\\"city\\": \\"Par"',
+      ],
     ],
   ])("%s", (_, input, tree) => {
     const r = parsePeg(p, root, input, { partial: true });
@@ -135,7 +151,16 @@ describe("PEG parse on partial input", () => {
 describe("each combinator on complete and partial input", () => {
   const q = new PegArena();
   // A nested list through a recursive rule: [a,[b,c]].
-  const list = q.rule("list", () => q.tag("list", q.seq(q.literal("["), q.optional(q.seq(q.ref("item"), q.zeroOrMore(q.seq(q.literal(","), q.ref("item"))))), q.literal("]"))));
+  const list = q.rule("list", () =>
+    q.tag(
+      "list",
+      q.seq(
+        q.literal("["),
+        q.optional(q.seq(q.ref("item"), q.zeroOrMore(q.seq(q.literal(","), q.ref("item"))))),
+        q.literal("]"),
+      ),
+    ),
+  );
   q.rule("item", () => q.choice(q.ref("list"), q.capture("atom", q.chars("a-z", 1))));
   const roots = {
     repeat: q.seq(q.capture("x", q.repeat(q.literal("ab"), 2, 3)), q.end()),
@@ -159,7 +184,12 @@ describe("each combinator on complete and partial input", () => {
     ["until", "a</c>b</a>", "success", ['t="a</c>b"']],
     ["optional", "xyzy", "success", ['o="yz"']],
     ["optional", "xy", "success", []],
-    ["list", "[a,[b,c],[]]", "success", ['list="[a,[b,c],[]]"', '  atom="a"', '  list="[b,c]"', '    atom="b"', '    atom="c"', '  list="[]"']],
+    [
+      "list",
+      "[a,[b,c],[]]",
+      "success",
+      ['list="[a,[b,c],[]]"', '  atom="a"', '  list="[b,c]"', '    atom="b"', '    atom="c"', '  list="[]"'],
+    ],
     ["list", "[a,]", "fail", []],
     ["schema", '{"a": [1, {}]}', "success", ['j="{\\"a\\": [1, {}]}"']],
     ["schema", '{"a": [1, }', "fail", []],
@@ -202,7 +232,8 @@ describe("each combinator on complete and partial input", () => {
 
 describe("PEG streaming", () => {
   const { p, root } = toolGrammar();
-  const full = 'Let me check.<tool_call>{"name": "get_weather", "arguments": {"city": "Paris", "days": [1, 2.5e3]}}</tool_call>\n<tool_call>{"name": "now", "arguments": {}}</tool_call>';
+  const full =
+    'Let me check.<tool_call>{"name": "get_weather", "arguments": {"city": "Paris", "days": [1, 2.5e3]}}</tool_call>\n<tool_call>{"name": "now", "arguments": {}}</tool_call>';
 
   test("feeding chunk by chunk ends where a one-shot parse ends", () => {
     for (const size of [1, 3, 7]) {
@@ -228,7 +259,11 @@ describe("PEG streaming", () => {
   test("work over a stream grows linearly with its length", () => {
     const work = (n: number): number => {
       const s = new PegStreamParser(p, root);
-      const text = "word ".repeat(n / 5) + '<tool_call>{"name": "f", "arguments": {"xs": [' + "1, ".repeat(n / 3) + "2]}}</tool_call>";
+      const text =
+        "word ".repeat(n / 5) +
+        '<tool_call>{"name": "f", "arguments": {"xs": [' +
+        "1, ".repeat(n / 3) +
+        "2]}}</tool_call>";
       for (let i = 0; i < text.length; i += 2) s.feed(text.slice(i, i + 2));
       expect(s.finish().status).toBe("success");
       return s.work / text.length;

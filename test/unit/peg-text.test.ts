@@ -44,7 +44,8 @@ describe("PegText reads like the string it holds", () => {
       expect(t.slice(a!, b)).toBe(SAMPLE.slice(a, b));
     expect(t.slice(12)).toBe(SAMPLE.slice(12));
     for (const needle of ["<tool_call>", "</tool_call>", "😀", "語 <", "zz", "", "l>"]) {
-      for (const from of [0, 1, 3, 20, SAMPLE.length - 3, SAMPLE.length]) expect(t.indexOf(needle, from), `${needle}@${from}`).toBe(SAMPLE.indexOf(needle, from));
+      for (const from of [0, 1, 3, 20, SAMPLE.length - 3, SAMPLE.length])
+        expect(t.indexOf(needle, from), `${needle}@${from}`).toBe(SAMPLE.indexOf(needle, from));
     }
   });
 

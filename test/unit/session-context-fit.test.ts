@@ -27,7 +27,11 @@ function recordingRender() {
 }
 
 const system: ChatMessage = { role: "system", content: "You answer briefly." };
-const call = (id: string): ChatMessage => ({ role: "assistant", content: "", tool_calls: [{ id, type: "function", function: { name: "lookup", arguments: `{"q":"${id}"}` } }] });
+const call = (id: string): ChatMessage => ({
+  role: "assistant",
+  content: "",
+  tool_calls: [{ id, type: "function", function: { name: "lookup", arguments: `{"q":"${id}"}` } }],
+});
 const result = (id: string): ChatMessage => ({ role: "tool", tool_call_id: id, content: `result ${id} `.repeat(8) });
 const long = (text: string) => text.repeat(12);
 
@@ -47,13 +51,25 @@ const history: ChatMessage[] = [
   { role: "user", content: "latest question" },
 ];
 
-const limits = (contextSize: number, overflow: "error" | "truncate-oldest", reserve = 0) => ({ contextSize, reserve, overflow, where: "chat", trainContextSize: 32768 });
+const limits = (contextSize: number, overflow: "error" | "truncate-oldest", reserve = 0) => ({
+  contextSize,
+  reserve,
+  overflow,
+  where: "chat",
+  trainContextSize: 32768,
+});
 
 describe("splitTurns", () => {
   it("keeps leading system messages apart and starts a turn at each user message", () => {
     const { head, turns } = splitTurns(history);
     expect(head).toEqual([system]);
-    expect(turns.map((t) => t.map((m) => m.role))).toEqual([["user", "assistant"], ["user", "assistant", "tool", "assistant"], ["user", "assistant"], ["user", "assistant"], ["user"]]);
+    expect(turns.map((t) => t.map((m) => m.role))).toEqual([
+      ["user", "assistant"],
+      ["user", "assistant", "tool", "assistant"],
+      ["user", "assistant"],
+      ["user", "assistant"],
+      ["user"],
+    ]);
   });
 });
 
@@ -74,7 +90,9 @@ describe("fitPrompt", () => {
     expect(err).toMatchObject({ code: "TOOLWRIGHT_CONTEXT_OVERFLOW", needed: whole + 1, contextSize: whole });
     expect((err as Error).message).toContain(`needs ${whole + 1} tokens`);
     expect((err as Error).message).toContain(`holds ${whole} (contextSize)`);
-    expect((err as Error).message).toMatch(/larger contextSize \(the model was trained for 32768\).*contextOverflow: "truncate-oldest"/);
+    expect((err as Error).message).toMatch(
+      /larger contextSize \(the model was trained for 32768\).*contextOverflow: "truncate-oldest"/,
+    );
   });
 
   it('"truncate-oldest": drops the fewest oldest turns that leave `reserve` tokens, keeping the system prompt and the latest turn', async () => {
@@ -106,7 +124,11 @@ describe("fitPrompt", () => {
         // What is kept is a suffix of whole turns.
         const starts = turns.map((_, i) => turns.slice(i).flat());
         expect(starts.some((s) => JSON.stringify(s) === JSON.stringify(rest))).toBe(true);
-        for (const m of rest) if (m.role === "tool") expect(rest.some((a) => a.role === "assistant" && a.tool_calls?.some((c) => c.id === m.tool_call_id))).toBe(true);
+        for (const m of rest)
+          if (m.role === "tool")
+            expect(rest.some((a) => a.role === "assistant" && a.tool_calls?.some((c) => c.id === m.tool_call_id))).toBe(
+              true,
+            );
       }
     }
   });
@@ -132,10 +154,18 @@ describe("fitPrompt", () => {
 describe("contextSize and contextOverflow options", () => {
   const user = { role: "user", content: "Hi" } as const;
   it.each([
-    [{ contextSize: 0 }, RangeError, /options\.contextSize must be an integer in \[1, 16777216\], got 0|options\.contextSize/],
+    [
+      { contextSize: 0 },
+      RangeError,
+      /options\.contextSize must be an integer in \[1, 16777216\], got 0|options\.contextSize/,
+    ],
     [{ contextSize: "big" }, RangeError, /options\.contextSize must be a number of tokens or "auto", got "big"/],
     [{ contextSize: 1.5 }, RangeError, /options\.contextSize/],
-    [{ contextOverflow: "drop" }, RangeError, /options\.contextOverflow must be "error" or "truncate-oldest", got "drop"/],
+    [
+      { contextOverflow: "drop" },
+      RangeError,
+      /options\.contextOverflow must be "error" or "truncate-oldest", got "drop"/,
+    ],
     [{ contextOverflow: true }, RangeError, /options\.contextOverflow must be "error" or "truncate-oldest", got true/],
   ])("chat %j is rejected", (extra, type, message) => {
     expect(() => planChat({ messages: [user], ...extra }, "chat")).toThrow(type);
@@ -143,12 +173,19 @@ describe("contextSize and contextOverflow options", () => {
   });
 
   it("valid values are planned", () => {
-    expect(planChat({ messages: [user], contextSize: 2048, contextOverflow: "truncate-oldest" }, "chat")).toMatchObject({ contextSize: 2048, contextOverflow: "truncate-oldest" });
-    expect(planChat({ messages: [user], contextSize: "auto" }, "chat")).toMatchObject({ contextSize: "auto", contextOverflow: undefined });
+    expect(planChat({ messages: [user], contextSize: 2048, contextOverflow: "truncate-oldest" }, "chat")).toMatchObject(
+      { contextSize: 2048, contextOverflow: "truncate-oldest" },
+    );
+    expect(planChat({ messages: [user], contextSize: "auto" }, "chat")).toMatchObject({
+      contextSize: "auto",
+      contextOverflow: undefined,
+    });
   });
 
   it("ChatSession checks its contextOverflow", () => {
-    expect(() => checkSessionOptions({ contextOverflow: "shift" })).toThrow(/ChatSession: options\.contextOverflow must be "error" or "truncate-oldest", got "shift"/);
+    expect(() => checkSessionOptions({ contextOverflow: "shift" })).toThrow(
+      /ChatSession: options\.contextOverflow must be "error" or "truncate-oldest", got "shift"/,
+    );
     expect(() => checkSessionOptions({ contextOverflow: "truncate-oldest" })).not.toThrow();
   });
 });

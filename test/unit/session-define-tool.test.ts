@@ -17,15 +17,33 @@ import type { ToolCall, ToolDefinition } from "../../src/types.js";
 import { matchGbnf } from "../../src/grammar/gbnf-match.js";
 import { USER, generatedPart, toolTemplates } from "../helpers/chat-roundtrip.js";
 
-const README_SCHEMA = { type: "object", properties: { city: { type: "string", maxLength: 40 } }, required: ["city"] } as const;
-const call = (args: unknown, name = "get_weather"): ToolCall => ({ id: "c1", type: "function", function: { name, arguments: typeof args === "string" ? args : JSON.stringify(args) } });
+const README_SCHEMA = {
+  type: "object",
+  properties: { city: { type: "string", maxLength: 40 } },
+  required: ["city"],
+} as const;
+const call = (args: unknown, name = "get_weather"): ToolCall => ({
+  id: "c1",
+  type: "function",
+  function: { name, arguments: typeof args === "string" ? args : JSON.stringify(args) },
+});
 const qwen = toolTemplates().find((t) => t.name.startsWith("Qwen-Qwen3-0.6B"))!;
 
 describe("defineTool", () => {
   it("makes an OpenAI-shaped tool with its execute", async () => {
     const execute = async ({ city }: { city: string }) => ({ city, temperature: 21 });
-    const tool = defineTool({ name: "get_weather", description: "Weather", parameters: README_SCHEMA, strict: true, execute });
-    expect(tool).toEqual({ type: "function", function: { name: "get_weather", description: "Weather", parameters: README_SCHEMA, strict: true }, execute });
+    const tool = defineTool({
+      name: "get_weather",
+      description: "Weather",
+      parameters: README_SCHEMA,
+      strict: true,
+      execute,
+    });
+    expect(tool).toEqual({
+      type: "function",
+      function: { name: "get_weather", description: "Weather", parameters: README_SCHEMA, strict: true },
+      execute,
+    });
     const bare = defineTool({ name: "f", parameters: { type: "object" } });
     expect(bare).toEqual({ type: "function", function: { name: "f", parameters: { type: "object" } } });
     expect("execute" in bare).toBe(false);
@@ -33,15 +51,28 @@ describe("defineTool", () => {
 
   it.each([
     { name: "not an object", spec: 42, error: /^defineTool: spec must be an object, got 42$/ },
-    { name: "unknown key", spec: { name: "f", parameters: {}, exectue: () => 1 }, error: /unknown key "exectue" \(did you mean "execute"\?\)/ },
+    {
+      name: "unknown key",
+      spec: { name: "f", parameters: {}, exectue: () => 1 },
+      error: /unknown key "exectue" \(did you mean "execute"\?\)/,
+    },
     { name: "no name", spec: { parameters: {} }, error: /^defineTool: spec.name must be a string, got undefined$/ },
     { name: "no parameters", spec: { name: "f" }, error: /^defineTool: spec.parameters is missing/ },
-    { name: "execute not a function", spec: { name: "f", parameters: {}, execute: "run" }, error: /^defineTool: spec.execute must be a function, got "run"$/ },
-    { name: "strict not a boolean", spec: { name: "f", parameters: {}, strict: 1 }, error: /^defineTool: spec.strict must be a boolean, got 1$/ },
+    {
+      name: "execute not a function",
+      spec: { name: "f", parameters: {}, execute: "run" },
+      error: /^defineTool: spec.execute must be a function, got "run"$/,
+    },
+    {
+      name: "strict not a boolean",
+      spec: { name: "f", parameters: {}, strict: 1 },
+      error: /^defineTool: spec.strict must be a boolean, got 1$/,
+    },
     {
       name: "a function inside the schema",
       spec: { name: "f", parameters: { type: "object", properties: { city: String } } },
-      error: /^defineTool: spec.parameters must be a JSON Schema \(plain JSON data\), but defineTool: spec.parameters.properties.city is a function$/,
+      error:
+        /^defineTool: spec.parameters must be a JSON Schema \(plain JSON data\), but defineTool: spec.parameters.properties.city is a function$/,
     },
   ])("rejects $name with a TypeError naming it", ({ spec, error }) => {
     expect(() => defineTool(spec as never)).toThrow(TypeError);
@@ -54,16 +85,29 @@ describe("zod schemas as parameters", () => {
 
   it("convert with zod's own JSON Schema export (of the input: what the model writes), once per schema", () => {
     const json = parametersJsonSchema(zodWeather, "parameters");
-    expect(json).toMatchObject({ type: "object", properties: { city: { type: "string", maxLength: 40 }, unit: { enum: ["c", "f"], default: "c" } }, required: ["city"] });
+    expect(json).toMatchObject({
+      type: "object",
+      properties: { city: { type: "string", maxLength: 40 }, unit: { enum: ["c", "f"], default: "c" } },
+      required: ["city"],
+    });
     expect(parametersJsonSchema(zodWeather, "parameters")).toBe(json);
   });
 
   it("reach the chat layer as JSON Schema: the grammar enforces it, undeclared keys included", () => {
-    const tool = defineTool({ name: "get_weather", parameters: zodWeather, execute: ({ city, unit }) => `${city}/${unit}` });
+    const tool = defineTool({
+      name: "get_weather",
+      parameters: zodWeather,
+      execute: ({ city, unit }) => `${city}/${unit}`,
+    });
     const plan = planChat({ messages: [USER], tools: [tool], toolChoice: "required", enableThinking: false }, "chat");
     const params = paramsFor(plan, { template: qwen.template, analysis: qwen.analysis } as never, [USER]);
     expect(params.prompt).toContain('"maxLength": 40');
-    const tools = [{ type: "function" as const, function: { name: "get_weather", parameters: parametersJsonSchema(zodWeather, "p") } }];
+    const tools = [
+      {
+        type: "function" as const,
+        function: { name: "get_weather", parameters: parametersJsonSchema(zodWeather, "p") },
+      },
+    ];
     const accepts = (args: unknown) => {
       const message = { role: "assistant" as const, content: "", tool_calls: [call(args)] };
       const g = generatedPart(qwen, { name: "zod", message, enableThinking: false }, params, tools);
@@ -78,20 +122,30 @@ describe("zod schemas as parameters", () => {
 
   it("run through zod's own validation: execute gets zod's output, zod's issues are reported", async () => {
     const seen: unknown[] = [];
-    const tool = defineTool({ name: "get_weather", parameters: zodWeather, execute: (args) => (seen.push(args), "ok") });
+    const tool = defineTool({
+      name: "get_weather",
+      parameters: zodWeather,
+      execute: (args) => (seen.push(args), "ok"),
+    });
     const good = await executeToolCalls([call({ city: "Paris" })], [tool], undefined);
     expect(good.errors).toEqual([]);
     expect(seen).toEqual([{ city: "Paris", unit: "c" }]);
     const bad = await executeToolCalls([call({ city: "x".repeat(41) })], [tool], undefined);
     expect(bad.errors).toHaveLength(1);
     expect(bad.errors[0]!.kind).toBe("invalid_arguments");
-    expect(bad.errors[0]!.error.message).toMatch(/^the arguments of tool call "get_weather" do not match its parameters schema: arguments\/city: /);
+    expect(bad.errors[0]!.error.message).toMatch(
+      /^the arguments of tool call "get_weather" do not match its parameters schema: arguments\/city: /,
+    );
     expect(seen).toHaveLength(1);
   });
 
   it("transforms and refinements of the output are zod's: execute gets the transformed value", async () => {
     let got: unknown;
-    const tool = defineTool({ name: "n", parameters: z.object({ n: z.string().transform((s) => s.length) }), execute: ({ n }) => (got = n) });
+    const tool = defineTool({
+      name: "n",
+      parameters: z.object({ n: z.string().transform((s) => s.length) }),
+      execute: ({ n }) => (got = n),
+    });
     await executeToolCalls([call({ n: "abcd" }, "n")], [tool], undefined);
     expect(got).toBe(4);
   });
@@ -99,9 +153,19 @@ describe("zod schemas as parameters", () => {
 
 describe("a Standard JSON Schema without a validator (the interface does not require one)", () => {
   it("is checked by the runner against its exported JSON Schema", async () => {
-    const jsonOnly = { "~standard": { version: 1 as const, vendor: "jsononly", jsonSchema: { input: () => ({ type: "object", properties: { city: { type: "string" } }, required: ["city"] }) } } };
+    const jsonOnly = {
+      "~standard": {
+        version: 1 as const,
+        vendor: "jsononly",
+        jsonSchema: { input: () => ({ type: "object", properties: { city: { type: "string" } }, required: ["city"] }) },
+      },
+    };
     const seen: unknown[] = [];
-    const tool: ChatTool = { type: "function", function: { name: "get_weather", parameters: jsonOnly }, execute: (args) => (seen.push(args), "ok") };
+    const tool: ChatTool = {
+      type: "function",
+      function: { name: "get_weather", parameters: jsonOnly },
+      execute: (args) => (seen.push(args), "ok"),
+    };
     expect((await executeToolCalls([call({ city: "Paris" })], [tool], undefined)).errors).toEqual([]);
     const bad = await executeToolCalls([call({ city: 3 })], [tool], undefined);
     expect(bad.errors[0]?.error.message).toMatch(/arguments\/city must be string/);
@@ -117,8 +181,17 @@ describe("what is not a schema: a TypeError naming tools[i] and what was given",
       parameters: fakeStandard,
       error: /^chat: options.tools\[0\].function.parameters is a oldlib schema without a JSON Schema export/,
     },
-    { name: "a function", parameters: () => 1, error: /^chat: options.tools\[0\].function.parameters must be a JSON Schema object \(or a zod or other Standard JSON Schema\), got a function$/ },
-    { name: "a class instance inside", parameters: { type: "object", properties: { when: new Date(0) } }, error: /options.tools\[0\].function.parameters.properties.when is a Date instance$/ },
+    {
+      name: "a function",
+      parameters: () => 1,
+      error:
+        /^chat: options.tools\[0\].function.parameters must be a JSON Schema object \(or a zod or other Standard JSON Schema\), got a function$/,
+    },
+    {
+      name: "a class instance inside",
+      parameters: { type: "object", properties: { when: new Date(0) } },
+      error: /options.tools\[0\].function.parameters.properties.when is a Date instance$/,
+    },
     {
       name: "a cycle",
       parameters: (() => {
@@ -130,19 +203,36 @@ describe("what is not a schema: a TypeError naming tools[i] and what was given",
     },
     { name: "a number", parameters: 3, error: /got 3$/ },
   ])("$name", ({ parameters, error }) => {
-    const run = () => planChat({ messages: [USER], tools: [{ type: "function", function: { name: "get_weather", parameters } } as ChatTool] }, "chat");
+    const run = () =>
+      planChat(
+        { messages: [USER], tools: [{ type: "function", function: { name: "get_weather", parameters } } as ChatTool] },
+        "chat",
+      );
     expect(run).toThrow(TypeError);
     expect(run).toThrow(error);
   });
 
   it("an undefined property counts as absent, as in JSON", () => {
-    const parameters = { type: "object", description: undefined, properties: { city: { type: "string", description: undefined } } };
-    expect(() => planChat({ messages: [USER], tools: [{ type: "function", function: { name: "f", parameters } }] }, "chat")).not.toThrow();
-    expect(() => generateChatParams(qwen.analysis, qwen.template, { messages: [USER], tools: [{ type: "function", function: { name: "f", parameters } }] })).not.toThrow();
+    const parameters = {
+      type: "object",
+      description: undefined,
+      properties: { city: { type: "string", description: undefined } },
+    };
+    expect(() =>
+      planChat({ messages: [USER], tools: [{ type: "function", function: { name: "f", parameters } }] }, "chat"),
+    ).not.toThrow();
+    expect(() =>
+      generateChatParams(qwen.analysis, qwen.template, {
+        messages: [USER],
+        tools: [{ type: "function", function: { name: "f", parameters } }],
+      }),
+    ).not.toThrow();
   });
 
   it("the chat layer names a schema library's object given to it directly", () => {
-    const tools = [{ type: "function" as const, function: { name: "f", parameters: z.object({ a: z.string() }) as never } }];
+    const tools = [
+      { type: "function" as const, function: { name: "f", parameters: z.object({ a: z.string() }) as never } },
+    ];
     expect(() => generateChatParams(qwen.analysis, qwen.template, { messages: [USER], tools })).toThrow(
       /^generateChatParams: request.tools\[0\].function.parameters is a zod schema: the chat layer takes JSON Schema \(convert it with parametersJsonSchema\(\); model.chat\(\) does\)$/,
     );
@@ -150,51 +240,84 @@ describe("what is not a schema: a TypeError naming tools[i] and what was given",
 
   it("a zod schema the library cannot export names the library's reason", () => {
     const tool = { type: "function" as const, function: { name: "f", parameters: z.object({ when: z.date() }) } };
-    expect(() => planChat({ messages: [USER], tools: [tool] }, "chat")).toThrow(/^chat: options.tools\[0\].function.parameters: the zod schema cannot be exported as JSON Schema: /);
+    expect(() => planChat({ messages: [USER], tools: [tool] }, "chat")).toThrow(
+      /^chat: options.tools\[0\].function.parameters: the zod schema cannot be exported as JSON Schema: /,
+    );
   });
 });
 
 describe("strict: true", () => {
-  const strictTool = (parameters: Record<string, unknown>): ToolDefinition[] => [{ type: "function", function: { name: "f", parameters, strict: true } }];
-  const params = (tools: ToolDefinition[]) => generateChatParams(qwen.analysis, qwen.template, { messages: [USER], tools, toolChoice: "required" });
+  const strictTool = (parameters: Record<string, unknown>): ToolDefinition[] => [
+    { type: "function", function: { name: "f", parameters, strict: true } },
+  ];
+  const params = (tools: ToolDefinition[]) =>
+    generateChatParams(qwen.analysis, qwen.template, { messages: [USER], tools, toolChoice: "required" });
 
   it("a schema the grammar enforces exactly works as without strict", () => {
     expect(params(strictTool(README_SCHEMA)).grammar).not.toBeNull();
   });
 
   it.each([
-    { name: "uniqueItems", schema: { type: "object", properties: { tags: { type: "array", uniqueItems: true } } }, pointer: "#/properties/tags", keyword: "uniqueItems" },
-    { name: "oneOf", schema: { type: "object", properties: { v: { oneOf: [{ type: "integer" }, { type: "number" }] } } }, pointer: "#/properties/v", keyword: "oneOf" },
-  ])("a schema the grammar would relax ($name) fails the request with a SchemaError naming the tool", ({ schema, pointer, keyword }) => {
-    let error: unknown;
-    try {
-      params(strictTool(schema));
-    } catch (e) {
-      error = e;
-    }
-    expect(error).toBeInstanceOf(SchemaError);
-    expect(error).toMatchObject({ pointer, keyword, code: "TOOLWRIGHT_INVALID_SCHEMA" });
-    expect((error as Error).message).toMatch(/request.tools\[0\] \("f"\) has strict: true, but its schema cannot be enforced exactly: not expressible exactly/);
-    // Without strict the same schema is relaxed, and the tool runner checks what the grammar cannot.
-    expect(params([{ type: "function", function: { name: "f", parameters: schema } }]).grammar).not.toBeNull();
-  });
+    {
+      name: "uniqueItems",
+      schema: { type: "object", properties: { tags: { type: "array", uniqueItems: true } } },
+      pointer: "#/properties/tags",
+      keyword: "uniqueItems",
+    },
+    {
+      name: "oneOf",
+      schema: { type: "object", properties: { v: { oneOf: [{ type: "integer" }, { type: "number" }] } } },
+      pointer: "#/properties/v",
+      keyword: "oneOf",
+    },
+  ])(
+    "a schema the grammar would relax ($name) fails the request with a SchemaError naming the tool",
+    ({ schema, pointer, keyword }) => {
+      let error: unknown;
+      try {
+        params(strictTool(schema));
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(SchemaError);
+      expect(error).toMatchObject({ pointer, keyword, code: "TOOLWRIGHT_INVALID_SCHEMA" });
+      expect((error as Error).message).toMatch(
+        /request.tools\[0\] \("f"\) has strict: true, but its schema cannot be enforced exactly: not expressible exactly/,
+      );
+      // Without strict the same schema is relaxed, and the tool runner checks what the grammar cannot.
+      expect(params([{ type: "function", function: { name: "f", parameters: schema } }]).grammar).not.toBeNull();
+    },
+  );
 
   it("response_format json_schema with strict: true is checked the same way", () => {
     const run = (strict: boolean) =>
-      generateChatParams(qwen.analysis, qwen.template, { messages: [USER], responseFormat: { type: "json_schema", json_schema: { name: "x", strict, schema: { type: "array", uniqueItems: true } } } });
+      generateChatParams(qwen.analysis, qwen.template, {
+        messages: [USER],
+        responseFormat: {
+          type: "json_schema",
+          json_schema: { name: "x", strict, schema: { type: "array", uniqueItems: true } },
+        },
+      });
     expect(() => run(true)).toThrow(/request.responseFormat.json_schema has strict: true/);
     expect(run(false).grammar).not.toBeNull();
   });
 
   it("strict must be a boolean", () => {
-    expect(() => planChat({ messages: [USER], tools: [{ type: "function", function: { name: "f", strict: "yes" } }] as never }, "chat")).toThrow(
-      /^chat: options.tools\[0\].function.strict must be a boolean, got "yes"$/,
-    );
+    expect(() =>
+      planChat(
+        { messages: [USER], tools: [{ type: "function", function: { name: "f", strict: "yes" } }] as never },
+        "chat",
+      ),
+    ).toThrow(/^chat: options.tools\[0\].function.strict must be a boolean, got "yes"$/);
   });
 
   it("the runner rejects undeclared keys for a strict tool, and lets them through otherwise (JSON Schema's default)", async () => {
     const run = async (strict: boolean) => {
-      const tool: ChatTool = { type: "function", function: { name: "get_weather", parameters: README_SCHEMA, strict }, execute: () => "ok" };
+      const tool: ChatTool = {
+        type: "function",
+        function: { name: "get_weather", parameters: README_SCHEMA, strict },
+        execute: () => "ok",
+      };
       return (await executeToolCalls([call({ city: "Paris", junk: 1 })], [tool], undefined)).errors;
     };
     const strictErrors = await run(true);
@@ -204,7 +327,14 @@ describe("strict: true", () => {
   });
 
   it("a JSON Schema that says it is draft 2020-12 (zod's export) is validated by the runner", async () => {
-    const tool: ChatTool = { type: "function", function: { name: "get_weather", parameters: { $schema: "https://json-schema.org/draft/2020-12/schema", ...README_SCHEMA } }, execute: () => "ok" };
+    const tool: ChatTool = {
+      type: "function",
+      function: {
+        name: "get_weather",
+        parameters: { $schema: "https://json-schema.org/draft/2020-12/schema", ...README_SCHEMA },
+      },
+      execute: () => "ok",
+    };
     expect((await executeToolCalls([call({ city: "Paris" })], [tool], undefined)).errors).toEqual([]);
     expect((await executeToolCalls([call({ city: 1 })], [tool], undefined)).errors[0]?.kind).toBe("invalid_arguments");
   });
@@ -213,25 +343,51 @@ describe("strict: true", () => {
 describe("closedSchema: what a strict tool's arguments are checked against", () => {
   const props = { a: { type: "string" } };
   it.each([
-    { name: "closes an object with properties", schema: { type: "object", properties: props }, expected: { type: "object", properties: props, additionalProperties: false } },
-    { name: "keeps additionalProperties as given", schema: { properties: props, additionalProperties: true }, expected: { properties: props, additionalProperties: true } },
+    {
+      name: "closes an object with properties",
+      schema: { type: "object", properties: props },
+      expected: { type: "object", properties: props, additionalProperties: false },
+    },
+    {
+      name: "keeps additionalProperties as given",
+      schema: { properties: props, additionalProperties: true },
+      expected: { properties: props, additionalProperties: true },
+    },
     { name: "leaves free-form objects open", schema: { type: "object" }, expected: { type: "object" } },
     {
       name: "closes nested objects and items",
       schema: { properties: { o: { properties: props }, l: { items: { properties: props } } } },
-      expected: { properties: { o: { properties: props, additionalProperties: false }, l: { items: { properties: props, additionalProperties: false } } }, additionalProperties: false },
+      expected: {
+        properties: {
+          o: { properties: props, additionalProperties: false },
+          l: { items: { properties: props, additionalProperties: false } },
+        },
+        additionalProperties: false,
+      },
     },
     {
       name: "leaves allOf members and their parent open (the grammar closes their union)",
       schema: { allOf: [{ properties: props }, { properties: { b: {} } }] },
       expected: { allOf: [{ properties: props }, { properties: { b: {} } }] },
     },
-    { name: "closes anyOf branches of a parent without properties", schema: { anyOf: [{ properties: props }] }, expected: { anyOf: [{ properties: props, additionalProperties: false }] } },
-    { name: "leaves anyOf branches open beside properties", schema: { properties: props, anyOf: [{ properties: { b: {} } }] }, expected: { properties: props, anyOf: [{ properties: { b: {} } }] } },
+    {
+      name: "closes anyOf branches of a parent without properties",
+      schema: { anyOf: [{ properties: props }] },
+      expected: { anyOf: [{ properties: props, additionalProperties: false }] },
+    },
+    {
+      name: "leaves anyOf branches open beside properties",
+      schema: { properties: props, anyOf: [{ properties: { b: {} } }] },
+      expected: { properties: props, anyOf: [{ properties: { b: {} } }] },
+    },
     {
       name: "leaves $ref targets open when a $ref has siblings",
       schema: { $defs: { x: { properties: props } }, properties: { v: { $ref: "#/$defs/x", properties: { b: {} } } } },
-      expected: { $defs: { x: { properties: props } }, properties: { v: { $ref: "#/$defs/x", properties: { b: {} } } }, additionalProperties: false },
+      expected: {
+        $defs: { x: { properties: props } },
+        properties: { v: { $ref: "#/$defs/x", properties: { b: {} } } },
+        additionalProperties: false,
+      },
     },
   ])("$name", ({ schema, expected }) => {
     expect(closedSchema(schema)).toEqual(expected);

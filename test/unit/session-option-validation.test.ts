@@ -37,14 +37,22 @@ describe("editDistance and closestName", () => {
   });
 
   it("checkKeys names the object, the key and the hint, or the known keys", () => {
-    expect(() => checkKeys({ maxToken: 1 }, ["maxTokens", "stop"], "generate: options")).toThrow(new TypeError('generate: options has an unknown key "maxToken" (did you mean "maxTokens"?)'));
-    expect(() => checkKeys({ bogus: 1 }, ["maxTokens", "stop"], "generate: options")).toThrow(new TypeError('generate: options has an unknown key "bogus" (known keys: maxTokens, stop)'));
+    expect(() => checkKeys({ maxToken: 1 }, ["maxTokens", "stop"], "generate: options")).toThrow(
+      new TypeError('generate: options has an unknown key "maxToken" (did you mean "maxTokens"?)'),
+    );
+    expect(() => checkKeys({ bogus: 1 }, ["maxTokens", "stop"], "generate: options")).toThrow(
+      new TypeError('generate: options has an unknown key "bogus" (known keys: maxTokens, stop)'),
+    );
     expect(() => checkKeys({ stop: [] }, ["maxTokens", "stop"], "x")).not.toThrow();
   });
 });
 
 const unknownKeys: { name: string; run: () => unknown; message: RegExp }[] = [
-  { name: "chat options", run: () => planChat({ messages: [user], maxToken: 8 }, "chat"), message: /^chat: options has an unknown key "maxToken" \(did you mean "maxTokens"\?\)$/ },
+  {
+    name: "chat options",
+    run: () => planChat({ messages: [user], maxToken: 8 }, "chat"),
+    message: /^chat: options has an unknown key "maxToken" \(did you mean "maxTokens"\?\)$/,
+  },
   {
     name: "streamChat options",
     run: () => planChat({ messages: [user], tool_choice: "auto" }, "streamChat"),
@@ -57,22 +65,37 @@ const unknownKeys: { name: string; run: () => unknown; message: RegExp }[] = [
   },
   {
     name: "chat tool",
-    run: () => planChat({ messages: [user], tools: [{ type: "function", function: { name: "f" }, excute: () => 1 }] }, "chat"),
+    run: () =>
+      planChat({ messages: [user], tools: [{ type: "function", function: { name: "f" }, excute: () => 1 }] }, "chat"),
     message: /chat: options.tools\[0\] has an unknown key "excute" \(did you mean "execute"\?\)/,
   },
   {
     name: "chat tool function",
-    run: () => planChat({ messages: [user], tools: [{ type: "function", function: { name: "f", parameter: {} } }] }, "chat"),
+    run: () =>
+      planChat({ messages: [user], tools: [{ type: "function", function: { name: "f", parameter: {} } }] }, "chat"),
     message: /options.tools\[0\].function has an unknown key "parameter" \(did you mean "parameters"\?\)/,
   },
-  { name: "ChatTemplate options", run: () => new ChatTemplate("x", { compt: "auto" } as never), message: /ChatTemplate: options has an unknown key "compt" \(did you mean "compat"\?\)/ },
+  {
+    name: "ChatTemplate options",
+    run: () => new ChatTemplate("x", { compt: "auto" } as never),
+    message: /ChatTemplate: options has an unknown key "compt" \(did you mean "compat"\?\)/,
+  },
   {
     name: "ChatTemplate render input",
     run: () => new ChatTemplate("x").render({ messages: [], addGenerationPromt: true } as never),
-    message: /ChatTemplate.render: input has an unknown key "addGenerationPromt" \(did you mean "addGenerationPrompt"\?\)/,
+    message:
+      /ChatTemplate.render: input has an unknown key "addGenerationPromt" \(did you mean "addGenerationPrompt"\?\)/,
   },
-  { name: "analyzeTemplate options", run: () => analyzeTemplate("x", { eosTokn: "</s>" } as never), message: /analyzeTemplate: options has an unknown key "eosTokn" \(did you mean "eosToken"\?\)/ },
-  { name: "ChatSession options", run: () => checkSessionOptions({ grammarEngin: "llama" }), message: /ChatSession: options has an unknown key "grammarEngin" \(did you mean "grammarEngine"\?\)/ },
+  {
+    name: "analyzeTemplate options",
+    run: () => analyzeTemplate("x", { eosTokn: "</s>" } as never),
+    message: /analyzeTemplate: options has an unknown key "eosTokn" \(did you mean "eosToken"\?\)/,
+  },
+  {
+    name: "ChatSession options",
+    run: () => checkSessionOptions({ grammarEngin: "llama" }),
+    message: /ChatSession: options has an unknown key "grammarEngin" \(did you mean "grammarEngine"\?\)/,
+  },
   {
     name: "ChatSession context options",
     run: () => checkSessionOptions({ context: { contextSise: 8 } }),
@@ -87,22 +110,50 @@ describe("unknown keys are rejected with a hint", () => {
   });
 
   it("generateChatParams request", () => {
-    const source = "{% for m in messages %}{{ m.role }}: {{ m.content }}\n{% endfor %}{% if add_generation_prompt %}assistant:{% endif %}";
+    const source =
+      "{% for m in messages %}{{ m.role }}: {{ m.content }}\n{% endfor %}{% if add_generation_prompt %}assistant:{% endif %}";
     const analysis = analyzeTemplate(source);
     const template = new ChatTemplate(source);
     const run = () => generateChatParams(analysis, template, { messages: [user], enable_thinking: false } as never);
     expect(run).toThrow(TypeError);
-    expect(run).toThrow(/generateChatParams: request has an unknown key "enable_thinking" \(did you mean "enableThinking"\?\)/);
+    expect(run).toThrow(
+      /generateChatParams: request has an unknown key "enable_thinking" \(did you mean "enableThinking"\?\)/,
+    );
   });
 });
 
 type Bad = { name: string; messages: unknown[]; error: typeof TypeError | typeof RangeError; message: RegExp };
 const badMessages: Bad[] = [
-  { name: "a message that is not an object", messages: [user, "hi"], error: TypeError, message: /options.messages\[1\] must be a message object, got string/ },
-  { name: "a missing role", messages: [{ content: "x" }], error: RangeError, message: /options.messages\[0\].role must be .* got nothing/ },
-  { name: "an unknown role", messages: [{ role: "bot", content: "x" }], error: RangeError, message: /options.messages\[0\].role must be .* got "bot"/ },
-  { name: "user content null", messages: [{ role: "user", content: null }], error: TypeError, message: /options.messages\[0\].content is null/ },
-  { name: "user content missing", messages: [{ role: "user" }], error: TypeError, message: /options.messages\[0\].content is missing/ },
+  {
+    name: "a message that is not an object",
+    messages: [user, "hi"],
+    error: TypeError,
+    message: /options.messages\[1\] must be a message object, got string/,
+  },
+  {
+    name: "a missing role",
+    messages: [{ content: "x" }],
+    error: RangeError,
+    message: /options.messages\[0\].role must be .* got nothing/,
+  },
+  {
+    name: "an unknown role",
+    messages: [{ role: "bot", content: "x" }],
+    error: RangeError,
+    message: /options.messages\[0\].role must be .* got "bot"/,
+  },
+  {
+    name: "user content null",
+    messages: [{ role: "user", content: null }],
+    error: TypeError,
+    message: /options.messages\[0\].content is null/,
+  },
+  {
+    name: "user content missing",
+    messages: [{ role: "user" }],
+    error: TypeError,
+    message: /options.messages\[0\].content is missing/,
+  },
   {
     name: "system content a number",
     messages: [{ role: "system", content: 3 }, user],
@@ -115,14 +166,24 @@ const badMessages: Bad[] = [
     error: TypeError,
     message: /options.messages\[1\].content is null: an assistant message needs content unless it has tool_calls/,
   },
-  { name: "assistant content missing", messages: [user, { role: "assistant" }, user], error: TypeError, message: /options.messages\[1\].content is missing/ },
+  {
+    name: "assistant content missing",
+    messages: [user, { role: "assistant" }, user],
+    error: TypeError,
+    message: /options.messages\[1\].content is missing/,
+  },
   {
     name: "an unknown content part type",
     messages: [{ role: "user", content: [{ type: "txt", text: "x" }] }],
     error: TypeError,
     message: /options.messages\[0\].content\[0\].type must be "text", got "txt"/,
   },
-  { name: "a text part without text", messages: [{ role: "user", content: [{ type: "text" }] }], error: TypeError, message: /options.messages\[0\].content\[0\].text must be a string, got undefined/ },
+  {
+    name: "a text part without text",
+    messages: [{ role: "user", content: [{ type: "text" }] }],
+    error: TypeError,
+    message: /options.messages\[0\].content\[0\].text must be a string, got undefined/,
+  },
   {
     name: "an image part",
     messages: [
@@ -135,7 +196,8 @@ const badMessages: Bad[] = [
       },
     ],
     error: RangeError,
-    message: /options.messages\[0\].content\[1\] is an image part \(type "image_url"\): toolwright runs text-only models, which cannot read images/,
+    message:
+      /options.messages\[0\].content\[1\] is an image part \(type "image_url"\): toolwright runs text-only models, which cannot read images/,
   },
   {
     name: "an audio part",
@@ -145,7 +207,15 @@ const badMessages: Bad[] = [
   },
   {
     name: "a tool message without tool_call_id",
-    messages: [user, { role: "assistant", content: null, tool_calls: [{ id: "a", type: "function", function: { name: "f", arguments: "{}" } }] }, { role: "tool", content: "1" }],
+    messages: [
+      user,
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "a", type: "function", function: { name: "f", arguments: "{}" } }],
+      },
+      { role: "tool", content: "1" },
+    ],
     error: TypeError,
     message: /options.messages\[2\].tool_call_id is missing/,
   },
@@ -155,11 +225,24 @@ const badMessages: Bad[] = [
     error: TypeError,
     message: /options.messages\[1\].tool_call_id must be a string, got number/,
   },
-  { name: "a tool message with null content", messages: [user, { role: "tool", tool_call_id: "a", content: null }], error: TypeError, message: /options.messages\[1\].content is null/ },
-  { name: "tool_calls not an array", messages: [user, { role: "assistant", content: "", tool_calls: {} }], error: TypeError, message: /options.messages\[1\].tool_calls must be an array, got object/ },
+  {
+    name: "a tool message with null content",
+    messages: [user, { role: "tool", tool_call_id: "a", content: null }],
+    error: TypeError,
+    message: /options.messages\[1\].content is null/,
+  },
+  {
+    name: "tool_calls not an array",
+    messages: [user, { role: "assistant", content: "", tool_calls: {} }],
+    error: TypeError,
+    message: /options.messages\[1\].tool_calls must be an array, got object/,
+  },
   {
     name: "a tool call without a name",
-    messages: [user, { role: "assistant", content: null, tool_calls: [{ id: "a", type: "function", function: { arguments: "{}" } }] }],
+    messages: [
+      user,
+      { role: "assistant", content: null, tool_calls: [{ id: "a", type: "function", function: { arguments: "{}" } }] },
+    ],
     error: TypeError,
     message: /options.messages\[1\].tool_calls\[0\].function.name must be a string/,
   },
@@ -179,13 +262,41 @@ describe("messages are checked at the boundary", () => {
   });
 
   it.each([
-    ["plain turns", [{ role: "system", content: "s" }, user, { role: "assistant", content: "a" }, { role: "user", content: [{ type: "text", text: "b" }] }]],
+    [
+      "plain turns",
+      [
+        { role: "system", content: "s" },
+        user,
+        { role: "assistant", content: "a" },
+        { role: "user", content: [{ type: "text", text: "b" }] },
+      ],
+    ],
     [
       "a call and its result",
-      [user, { role: "assistant", content: null, tool_calls: [{ id: "a", type: "function", function: { name: "f", arguments: "{}" } }] }, { role: "tool", tool_call_id: "a", content: "1" }],
+      [
+        user,
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [{ id: "a", type: "function", function: { name: "f", arguments: "{}" } }],
+        },
+        { role: "tool", tool_call_id: "a", content: "1" },
+      ],
     ],
-    ["an assistant message with only reasoning (a prefill)", [user, { role: "assistant", reasoning_content: "Let me think" }]],
-    ["arguments as an object", [user, { role: "assistant", tool_calls: [{ id: "a", type: "function", function: { name: "f", arguments: { x: 1 } } }] }]],
+    [
+      "an assistant message with only reasoning (a prefill)",
+      [user, { role: "assistant", reasoning_content: "Let me think" }],
+    ],
+    [
+      "arguments as an object",
+      [
+        user,
+        {
+          role: "assistant",
+          tool_calls: [{ id: "a", type: "function", function: { name: "f", arguments: { x: 1 } } }],
+        },
+      ],
+    ],
   ])("accepts %s", (_name, messages) => {
     expect(() => planChat({ messages }, "chat")).not.toThrow();
   });

@@ -19,13 +19,55 @@ function run(budget: number | undefined, markers: ReasoningMarkers, tokens: stri
 }
 
 const CASES = [
-  { label: "forced open: runs out on the budget's last token", budget: 3, markers: FORCED, tokens: ["a", "b", "c", "d"], want: { exhaustedAt: 2, state: "exhausted", spent: 3 } },
-  { label: "forced open: closed in time", budget: 5, markers: FORCED, tokens: ["a", "</think>", "x", "y", "z", "w"], want: { exhaustedAt: -1, state: "done", spent: 1 } },
-  { label: "model-opened: counting starts after the opener", budget: 2, markers: OPENED, tokens: ["<th", "ink>", "a", "b", "c"], want: { exhaustedAt: 3, state: "exhausted", spent: 2 } },
-  { label: "model-opened: an answer without reasoning settles at once", budget: 1, markers: OPENED, tokens: ["Hello", " there", "<think>"], want: { exhaustedAt: -1, state: "done", spent: 0 } },
-  { label: "leading whitespace before the opener is fine", budget: 1, markers: OPENED, tokens: ["\n", "<think>", "a", "b"], want: { exhaustedAt: 2, state: "exhausted", spent: 1 } },
-  { label: "no budget: never runs out", budget: undefined, markers: FORCED, tokens: ["a", "b", "c"], want: { exhaustedAt: -1, state: "done", spent: 0 } },
-  { label: "no end marker: no budget applies", budget: 1, markers: { opener: "<think>", end: null, forcedOpen: false }, tokens: ["<think>", "a"], want: { exhaustedAt: -1, state: "done", spent: 0 } },
+  {
+    label: "forced open: runs out on the budget's last token",
+    budget: 3,
+    markers: FORCED,
+    tokens: ["a", "b", "c", "d"],
+    want: { exhaustedAt: 2, state: "exhausted", spent: 3 },
+  },
+  {
+    label: "forced open: closed in time",
+    budget: 5,
+    markers: FORCED,
+    tokens: ["a", "</think>", "x", "y", "z", "w"],
+    want: { exhaustedAt: -1, state: "done", spent: 1 },
+  },
+  {
+    label: "model-opened: counting starts after the opener",
+    budget: 2,
+    markers: OPENED,
+    tokens: ["<th", "ink>", "a", "b", "c"],
+    want: { exhaustedAt: 3, state: "exhausted", spent: 2 },
+  },
+  {
+    label: "model-opened: an answer without reasoning settles at once",
+    budget: 1,
+    markers: OPENED,
+    tokens: ["Hello", " there", "<think>"],
+    want: { exhaustedAt: -1, state: "done", spent: 0 },
+  },
+  {
+    label: "leading whitespace before the opener is fine",
+    budget: 1,
+    markers: OPENED,
+    tokens: ["\n", "<think>", "a", "b"],
+    want: { exhaustedAt: 2, state: "exhausted", spent: 1 },
+  },
+  {
+    label: "no budget: never runs out",
+    budget: undefined,
+    markers: FORCED,
+    tokens: ["a", "b", "c"],
+    want: { exhaustedAt: -1, state: "done", spent: 0 },
+  },
+  {
+    label: "no end marker: no budget applies",
+    budget: 1,
+    markers: { opener: "<think>", end: null, forcedOpen: false },
+    tokens: ["<think>", "a"],
+    want: { exhaustedAt: -1, state: "done", spent: 0 },
+  },
   {
     label: "no opener and not forced: no budget applies",
     budget: 1,

@@ -7,7 +7,11 @@ import type { AssistantMessage, ResponseFormat } from "../../src/types.js";
 
 // The check chat() runs on a finished answer: what the grammar could not make exact (here
 // uniqueItems over strings, which a grammar cannot compare) is caught by validating the JSON.
-const schema = { type: "object", properties: { tags: { type: "array", items: { type: "string" }, uniqueItems: true } }, required: ["tags"] };
+const schema = {
+  type: "object",
+  properties: { tags: { type: "array", items: { type: "string" }, uniqueItems: true } },
+  required: ["tags"],
+};
 const jsonSchema: ResponseFormat = { type: "json_schema", json_schema: { schema } };
 const answer = (content: string | null, calls = false): AssistantMessage => ({
   role: "assistant",
@@ -27,14 +31,29 @@ describe("checkResponseFormat", () => {
   });
 
   test.each([
-    ["repeated items (a relaxation of the grammar)", jsonSchema, answer('{"tags": ["a", "a"]}'), /uniqueItems|duplicate/i, true],
+    [
+      "repeated items (a relaxation of the grammar)",
+      jsonSchema,
+      answer('{"tags": ["a", "a"]}'),
+      /uniqueItems|duplicate/i,
+      true,
+    ],
     ["a missing required key", jsonSchema, answer("{}"), /tags/, true],
     ["an answer cut off", jsonSchema, answer('{"tags": ["a"'), /not JSON/, false],
     ["no content", jsonSchema, answer(null), /not JSON/, false],
     ["json_object that is an array", { type: "json_object" } as ResponseFormat, answer("[1]"), /object/, true],
     [
       "a 2020-12 keyword (dependentRequired)",
-      { type: "json_schema", json_schema: { schema: { $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", dependentRequired: { card: ["billing"] } } } } as ResponseFormat,
+      {
+        type: "json_schema",
+        json_schema: {
+          schema: {
+            $schema: "https://json-schema.org/draft/2020-12/schema",
+            type: "object",
+            dependentRequired: { card: ["billing"] },
+          },
+        },
+      } as ResponseFormat,
       answer('{"card": 1}'),
       /billing/,
       true,
@@ -60,20 +79,27 @@ describe("a schema library's object as the responseFormat schema (as tool parame
     const tooMany = checkResponseFormat(answer('{"tags": ["a", "b", "c"]}'), format);
     expect(tooMany?.error.code).toBe("TOOLWRIGHT_RESPONSE_FORMAT");
     expect(tooMany?.details?.[0]).toMatchObject({ instancePath: "/tags", keyword: "maxItems" });
-    expect(checkResponseFormat(answer('{"tags": "a"}'), format)?.details?.[0]).toMatchObject({ instancePath: "/tags", keyword: "type" });
+    expect(checkResponseFormat(answer('{"tags": "a"}'), format)?.details?.[0]).toMatchObject({
+      instancePath: "/tags",
+      keyword: "type",
+    });
   });
 
   const messages = [{ role: "user" as const, content: "Hi" }];
   test.each([
     {
       name: "a library object without a JSON Schema export",
-      responseFormat: { type: "json_schema", json_schema: { schema: { "~standard": { version: 1, vendor: "oldlib", validate: () => ({ value: {} }) } } } },
+      responseFormat: {
+        type: "json_schema",
+        json_schema: { schema: { "~standard": { version: 1, vendor: "oldlib", validate: () => ({ value: {} }) } } },
+      },
       error: /^chat: options.responseFormat.json_schema.schema is a oldlib schema without a JSON Schema export/,
     },
     {
       name: "a json_object schema that is a function",
       responseFormat: { type: "json_object", schema: () => 1 },
-      error: /^chat: options.responseFormat.schema must be a JSON Schema object \(or a zod or other Standard JSON Schema\), got a function$/,
+      error:
+        /^chat: options.responseFormat.schema must be a JSON Schema object \(or a zod or other Standard JSON Schema\), got a function$/,
     },
   ])("chat() options: $name is a TypeError naming the option", ({ responseFormat, error }) => {
     expect(() => planChat({ messages, responseFormat }, "chat")).toThrow(TypeError);
@@ -81,6 +107,7 @@ describe("a schema library's object as the responseFormat schema (as tool parame
   });
 
   test("chat() options accept a zod schema in both formats", () => {
-    for (const [, responseFormat] of formats) expect(planChat({ messages, responseFormat }, "chat").options.responseFormat).toBe(responseFormat);
+    for (const [, responseFormat] of formats)
+      expect(planChat({ messages, responseFormat }, "chat").options.responseFormat).toBe(responseFormat);
   });
 });

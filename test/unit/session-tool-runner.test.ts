@@ -12,7 +12,11 @@ import type { ToolCall } from "../../src/types.js";
 
 const schema = {
   type: "object",
-  properties: { city: { type: "string", enum: ["Paris", "Oslo"] }, days: { type: "integer", minimum: 1, maximum: 7, multipleOf: 2 }, tags: { type: "array", uniqueItems: true } },
+  properties: {
+    city: { type: "string", enum: ["Paris", "Oslo"] },
+    days: { type: "integer", minimum: 1, maximum: 7, multipleOf: 2 },
+    tags: { type: "array", uniqueItems: true },
+  },
   required: ["city"],
   additionalProperties: false,
 };
@@ -24,24 +28,86 @@ function call(args: string, extra: Partial<ToolCall> = {}, name = "get_weather")
 const cases: { name: string; call: ToolCall; kind: string | null; code?: string; match?: RegExp }[] = [
   { name: "valid arguments", call: call('{"city":"Paris"}'), kind: null },
   { name: "valid with optional fields", call: call('{"city":"Oslo","days":4,"tags":["a","b"]}'), kind: null },
-  { name: "not JSON", call: call('{"city":"Par'), kind: "invalid_arguments", code: "TOOLWRIGHT_TOOL_ARGUMENTS", match: /not valid JSON/ },
-  { name: "missing required", call: call("{}"), kind: "invalid_arguments", code: "TOOLWRIGHT_TOOL_ARGUMENTS", match: /must have required property 'city'/ },
-  { name: "empty arguments break required", call: call(""), kind: "invalid_arguments", code: "TOOLWRIGHT_TOOL_ARGUMENTS", match: /required property 'city'/ },
-  { name: "enum", call: call('{"city":"Rome"}'), kind: "invalid_arguments", code: "TOOLWRIGHT_TOOL_ARGUMENTS", match: /arguments\/city must be equal to one of the allowed values/ },
-  { name: "wrong type", call: call('{"city":"Paris","days":"2"}'), kind: "invalid_arguments", code: "TOOLWRIGHT_TOOL_ARGUMENTS", match: /arguments\/days must be integer/ },
-  { name: "multipleOf (a grammar does not enforce it with bounds)", call: call('{"city":"Paris","days":3}'), kind: "invalid_arguments", match: /multiple of 2/ },
-  { name: "uniqueItems (no grammar can enforce it)", call: call('{"city":"Paris","tags":["a","a"]}'), kind: "invalid_arguments", match: /duplicate items/ },
-  { name: "additional property", call: call('{"city":"Paris","country":"FR"}'), kind: "invalid_arguments", match: /additional properties \("country"\)/ },
+  {
+    name: "not JSON",
+    call: call('{"city":"Par'),
+    kind: "invalid_arguments",
+    code: "TOOLWRIGHT_TOOL_ARGUMENTS",
+    match: /not valid JSON/,
+  },
+  {
+    name: "missing required",
+    call: call("{}"),
+    kind: "invalid_arguments",
+    code: "TOOLWRIGHT_TOOL_ARGUMENTS",
+    match: /must have required property 'city'/,
+  },
+  {
+    name: "empty arguments break required",
+    call: call(""),
+    kind: "invalid_arguments",
+    code: "TOOLWRIGHT_TOOL_ARGUMENTS",
+    match: /required property 'city'/,
+  },
+  {
+    name: "enum",
+    call: call('{"city":"Rome"}'),
+    kind: "invalid_arguments",
+    code: "TOOLWRIGHT_TOOL_ARGUMENTS",
+    match: /arguments\/city must be equal to one of the allowed values/,
+  },
+  {
+    name: "wrong type",
+    call: call('{"city":"Paris","days":"2"}'),
+    kind: "invalid_arguments",
+    code: "TOOLWRIGHT_TOOL_ARGUMENTS",
+    match: /arguments\/days must be integer/,
+  },
+  {
+    name: "multipleOf (a grammar does not enforce it with bounds)",
+    call: call('{"city":"Paris","days":3}'),
+    kind: "invalid_arguments",
+    match: /multiple of 2/,
+  },
+  {
+    name: "uniqueItems (no grammar can enforce it)",
+    call: call('{"city":"Paris","tags":["a","a"]}'),
+    kind: "invalid_arguments",
+    match: /duplicate items/,
+  },
+  {
+    name: "additional property",
+    call: call('{"city":"Paris","country":"FR"}'),
+    kind: "invalid_arguments",
+    match: /additional properties \("country"\)/,
+  },
   { name: "not an object", call: call("[1]"), kind: "invalid_arguments", match: /must be object/ },
-  { name: "cut off", call: call('{"city":"Pa', { incomplete: true }), kind: "incomplete", code: "TOOLWRIGHT_TOOL_INCOMPLETE", match: /cut off/ },
-  { name: "cut off even when the prefix parses", call: call('{"city":"Paris"}', { incomplete: true }), kind: "incomplete", code: "TOOLWRIGHT_TOOL_INCOMPLETE" },
+  {
+    name: "cut off",
+    call: call('{"city":"Pa', { incomplete: true }),
+    kind: "incomplete",
+    code: "TOOLWRIGHT_TOOL_INCOMPLETE",
+    match: /cut off/,
+  },
+  {
+    name: "cut off even when the prefix parses",
+    call: call('{"city":"Paris"}', { incomplete: true }),
+    kind: "incomplete",
+    code: "TOOLWRIGHT_TOOL_INCOMPLETE",
+  },
   { name: "unknown tool", call: call("{}", {}, "nope"), kind: "unknown_tool", code: "TOOLWRIGHT_TOOL_UNKNOWN" },
 ];
 
 describe("executeToolCalls validates before execute", () => {
   it.each(cases)("$name", async ({ call: c, kind, code, match }) => {
     const seen: unknown[] = [];
-    const tools: ChatTool[] = [{ type: "function", function: { name: "get_weather", parameters: schema }, execute: (args) => (seen.push(args), "ok") }];
+    const tools: ChatTool[] = [
+      {
+        type: "function",
+        function: { name: "get_weather", parameters: schema },
+        execute: (args) => (seen.push(args), "ok"),
+      },
+    ];
     const { messages, errors } = await executeToolCalls([c], tools, undefined);
     expect(messages).toHaveLength(1);
     expect(messages[0]!.tool_call_id).toBe("call_1");
@@ -72,7 +138,11 @@ describe("executeToolCalls validates before execute", () => {
           throw boom;
         },
       },
-      { type: "function", function: { name: "async", parameters: { type: "object" } }, execute: async () => Promise.reject(new Error("timeout")) },
+      {
+        type: "function",
+        function: { name: "async", parameters: { type: "object" } },
+        execute: async () => Promise.reject(new Error("timeout")),
+      },
       { type: "function", function: { name: "fine" }, execute: () => ({ a: 1 }) },
     ];
     const calls = [call("{}", { id: "a" }, "sync"), call("{}", { id: "b" }, "async"), call("{}", { id: "c" }, "fine")];
@@ -87,7 +157,13 @@ describe("executeToolCalls validates before execute", () => {
 
   it("reports a parameters schema that cannot be compiled instead of executing unchecked", async () => {
     let ran = false;
-    const tools: ChatTool[] = [{ type: "function", function: { name: "f", parameters: { type: "object", properties: { a: { $ref: "#/nowhere" } } } }, execute: () => (ran = true) }];
+    const tools: ChatTool[] = [
+      {
+        type: "function",
+        function: { name: "f", parameters: { type: "object", properties: { a: { $ref: "#/nowhere" } } } },
+        execute: () => (ran = true),
+      },
+    ];
     const { errors } = await executeToolCalls([call('{"a":1}', {}, "f")], tools, undefined);
     expect(ran).toBe(false);
     expect(errors[0]!.error.message).toMatch(/cannot be used to check/);

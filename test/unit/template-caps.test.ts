@@ -150,7 +150,9 @@ describe("caps of inline templates", () => {
   });
 
   test("a template that ignores system messages has no system role", () => {
-    const tpl = new ChatTemplate("{% for m in messages if m.role != 'system' %}{{ m.role }}: {{ m.content }}\n{% endfor %}");
+    const tpl = new ChatTemplate(
+      "{% for m in messages if m.role != 'system' %}{{ m.role }}: {{ m.content }}\n{% endfor %}",
+    );
     expect(tpl.caps.supportsSystemRole).toBe(false);
     expect(tpl.caps.supportsTools).toBe(false);
     expect(tpl.caps.supportsToolCalls).toBe(false);
@@ -162,7 +164,9 @@ describe("caps of inline templates", () => {
     );
     expect(objectArgs.caps.supportsObjectArguments).toBe(true);
     expect(objectArgs.caps.requiresObjectArguments).toBe(true);
-    const stringArgs = new ChatTemplate("{% for m in messages %}{% for c in m.tool_calls or [] %}{{ c.function.name }}{{ c.function.arguments }}{% endfor %}{% endfor %}{{ tools|tojson }}");
+    const stringArgs = new ChatTemplate(
+      "{% for m in messages %}{% for c in m.tool_calls or [] %}{{ c.function.name }}{{ c.function.arguments }}{% endfor %}{% endfor %}{{ tools|tojson }}",
+    );
     expect(stringArgs.caps.supportsObjectArguments).toBe(false);
     expect(stringArgs.caps.supportsToolCalls).toBe(true);
     expect(stringArgs.caps.supportsParallelToolCalls).toBe(true);

@@ -8,7 +8,13 @@
 import { describe, expect, test } from "vitest";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ChatTemplate, LENIENT_RELAXATIONS, TemplateError, TemplateRuntimeError, type Relaxation } from "../../src/template/index.js";
+import {
+  ChatTemplate,
+  LENIENT_RELAXATIONS,
+  TemplateError,
+  TemplateRuntimeError,
+  type Relaxation,
+} from "../../src/template/index.js";
 import type { ChatMessage } from "../../src/types.js";
 
 const TEMPLATES = join(import.meta.dirname, "../../deps/llama.cpp/models/templates");
@@ -24,14 +30,24 @@ interface Case {
 
 // prettier-ignore
 const RELAXED: Case[] = [
-  { relaxation: "mutation", source: "{% set l = [1] %}{% set _ = l.append(2) %}{{ l }}", strict: ["SecurityError", "access to attribute 'append' of 'list' object is unsafe."], lenient: "[1, 2]" },
+  {
+    relaxation: "mutation",
+    source: "{% set l = [1] %}{% set _ = l.append(2) %}{{ l }}",
+    strict: ["SecurityError", "access to attribute 'append' of 'list' object is unsafe."],
+    lenient: "[1, 2]",
+  },
   {
     relaxation: "mutation",
     source: "{% set d = {'a': 1} %}{% set _ = d.update({'b': 2}) %}{{ d | tojson }}",
     strict: ["SecurityError", "access to attribute 'update' of 'dict' object is unsafe."],
     lenient: '{"a": 1, "b": 2}',
   },
-  { relaxation: "chainable-undefined", source: "[{{ missing.attr.deeper }}|{{ missing['k'][0] }}|{{ missing[1:2] }}]", strict: ["UndefinedError", "'missing' is undefined"], lenient: "[||]" },
+  {
+    relaxation: "chainable-undefined",
+    source: "[{{ missing.attr.deeper }}|{{ missing['k'][0] }}|{{ missing[1:2] }}]",
+    strict: ["UndefinedError", "'missing' is undefined"],
+    lenient: "[||]",
+  },
   {
     relaxation: "chainable-undefined",
     source: "{% if messages[0].role is defined %}y{% else %}n{% endif %}",
@@ -39,18 +55,79 @@ const RELAXED: Case[] = [
     strict: ["UndefinedError", "list object has no element 0"],
     lenient: "n",
   },
-  { relaxation: "concat-missing", source: "{{ 'a' + functions }}", strict: ["UndefinedError", "'functions' is undefined"], lenient: "a" },
-  { relaxation: "concat-missing", source: "{{ x + 'b' }}", strict: ["UndefinedError", "'x' is undefined"], lenient: "b" },
-  { relaxation: "none-iteration", source: "[{% for t in tools %}{{ t }}{% endfor %}]", context: { tools: null }, strict: ["TypeError", "'NoneType' object is not iterable"], lenient: "[]" },
-  { relaxation: "concat-missing", source: "{{ 'a' + none }}", strict: ["TypeError", 'can only concatenate str (not "NoneType") to str'], lenient: "a" },
-  { relaxation: "concat-missing", source: "{{ none + 'b' }}", strict: ["TypeError", "unsupported operand type(s) for +: 'NoneType' and 'str'"], lenient: "b" },
-  { relaxation: "iterator-as-list", source: "{{ [1, 2] | map('string') | tojson }}", strict: ["TypeError", "Object of type generator is not JSON serializable"], lenient: '["1", "2"]' },
-  { relaxation: "iterator-as-list", source: "{{ {'a': [1] | select} | tojson }}", strict: ["TypeError", "Object of type generator is not JSON serializable"], lenient: '{"a": [1]}' },
-  { relaxation: "iterator-as-list", source: "{{ [1, 2, 3] | select('odd') | length }}", strict: ["TypeError", "object of type 'generator' has no len()"], lenient: "2" },
-  { relaxation: "iterator-as-list", source: "{{ [1, 2] | select | count }}", strict: ["TypeError", "object of type 'generator' has no len()"], lenient: "2" },
-  { relaxation: "iterator-as-list", source: "{{ [1, 2] | map('string') | last }}", strict: ["TypeError", "'generator' object is not reversible"], lenient: "2" },
-  { relaxation: "iterator-as-list", source: "{{ ([1] | list) + ([2] | select) }}", strict: ["TypeError", 'can only concatenate list (not "generator") to list'], lenient: "[1, 2]" },
-  { relaxation: "iterator-as-list", source: "{{ ([2] | select) + [1] }}", strict: ["TypeError", "unsupported operand type(s) for +: 'generator' and 'list'"], lenient: "[2, 1]" },
+  {
+    relaxation: "concat-missing",
+    source: "{{ 'a' + functions }}",
+    strict: ["UndefinedError", "'functions' is undefined"],
+    lenient: "a",
+  },
+  {
+    relaxation: "concat-missing",
+    source: "{{ x + 'b' }}",
+    strict: ["UndefinedError", "'x' is undefined"],
+    lenient: "b",
+  },
+  {
+    relaxation: "none-iteration",
+    source: "[{% for t in tools %}{{ t }}{% endfor %}]",
+    context: { tools: null },
+    strict: ["TypeError", "'NoneType' object is not iterable"],
+    lenient: "[]",
+  },
+  {
+    relaxation: "concat-missing",
+    source: "{{ 'a' + none }}",
+    strict: ["TypeError", 'can only concatenate str (not "NoneType") to str'],
+    lenient: "a",
+  },
+  {
+    relaxation: "concat-missing",
+    source: "{{ none + 'b' }}",
+    strict: ["TypeError", "unsupported operand type(s) for +: 'NoneType' and 'str'"],
+    lenient: "b",
+  },
+  {
+    relaxation: "iterator-as-list",
+    source: "{{ [1, 2] | map('string') | tojson }}",
+    strict: ["TypeError", "Object of type generator is not JSON serializable"],
+    lenient: '["1", "2"]',
+  },
+  {
+    relaxation: "iterator-as-list",
+    source: "{{ {'a': [1] | select} | tojson }}",
+    strict: ["TypeError", "Object of type generator is not JSON serializable"],
+    lenient: '{"a": [1]}',
+  },
+  {
+    relaxation: "iterator-as-list",
+    source: "{{ [1, 2, 3] | select('odd') | length }}",
+    strict: ["TypeError", "object of type 'generator' has no len()"],
+    lenient: "2",
+  },
+  {
+    relaxation: "iterator-as-list",
+    source: "{{ [1, 2] | select | count }}",
+    strict: ["TypeError", "object of type 'generator' has no len()"],
+    lenient: "2",
+  },
+  {
+    relaxation: "iterator-as-list",
+    source: "{{ [1, 2] | map('string') | last }}",
+    strict: ["TypeError", "'generator' object is not reversible"],
+    lenient: "2",
+  },
+  {
+    relaxation: "iterator-as-list",
+    source: "{{ ([1] | list) + ([2] | select) }}",
+    strict: ["TypeError", 'can only concatenate list (not "generator") to list'],
+    lenient: "[1, 2]",
+  },
+  {
+    relaxation: "iterator-as-list",
+    source: "{{ ([2] | select) + [1] }}",
+    strict: ["TypeError", "unsupported operand type(s) for +: 'generator' and 'list'"],
+    lenient: "[2, 1]",
+  },
   // Read as a list, not consumed: the loop still sees the items (llama.cpp's map gives a list).
   {
     relaxation: "iterator-as-list",
@@ -104,7 +181,10 @@ describe("lenient relaxations", () => {
   test.each(RELAXED)("$relaxation: $source", ({ source, context, strict, lenient }) => {
     expect(outcome(new ChatTemplate(source), context)).toEqual(strict);
     expect(outcome(new ChatTemplate(source, { compat: "lenient" }), context)).toBe(lenient);
-    expect(new ChatTemplate(source, { compat: "auto" }).renderRawWithMode(context ?? {})).toEqual({ text: lenient, mode: "lenient" });
+    expect(new ChatTemplate(source, { compat: "auto" }).renderRawWithMode(context ?? {})).toEqual({
+      text: lenient,
+      mode: "lenient",
+    });
   });
 
   test.each(STILL_RAISING)("still raises: %s", (source, type, message) => {
@@ -120,7 +200,9 @@ describe("lenient relaxations", () => {
 
   test("lenient mode does not mutate the caller's data", () => {
     const messages = [{ role: "user", content: "Hi" }];
-    const tpl = new ChatTemplate("{% set _ = messages.append({'role': 'x'}) %}{{ messages | length }}", { compat: "lenient" });
+    const tpl = new ChatTemplate("{% set _ = messages.append({'role': 'x'}) %}{{ messages | length }}", {
+      compat: "lenient",
+    });
     expect(tpl.renderRaw({ messages })).toBe("2");
     expect(messages).toHaveLength(1);
   });
@@ -128,8 +210,13 @@ describe("lenient relaxations", () => {
 
 describe("auto policy", () => {
   test("renders strictly whenever strict mode renders", () => {
-    const tpl = new ChatTemplate("{% for m in messages %}{{ m.role }}: {{ m.content }}\n{% endfor %}", { compat: "auto" });
-    expect(tpl.renderRawWithMode({ messages: [{ role: "user", content: "Hi" }] })).toEqual({ text: "user: Hi\n", mode: "strict" });
+    const tpl = new ChatTemplate("{% for m in messages %}{{ m.role }}: {{ m.content }}\n{% endfor %}", {
+      compat: "auto",
+    });
+    expect(tpl.renderRawWithMode({ messages: [{ role: "user", content: "Hi" }] })).toEqual({
+      text: "user: Hi\n",
+      mode: "strict",
+    });
   });
 
   test("the template's own raise_exception is never retried leniently", () => {
@@ -156,7 +243,10 @@ describe("auto policy", () => {
     const messages: ChatMessage[] = [{ role: "assistant", content: null }];
     expect(() => new ChatTemplate(src).render({ messages, addGenerationPrompt: false })).toThrow(TemplateRuntimeError);
     expect(tpl.render({ messages, addGenerationPrompt: false })).toBe("[assistant]");
-    expect(tpl.renderWithMode({ messages, addGenerationPrompt: false })).toEqual({ text: "[assistant]", mode: "lenient" });
+    expect(tpl.renderWithMode({ messages, addGenerationPrompt: false })).toEqual({
+      text: "[assistant]",
+      mode: "lenient",
+    });
   });
 });
 
@@ -164,25 +254,33 @@ describe("compat option", () => {
   test("defaults to strict and is validated", () => {
     expect(new ChatTemplate("x").compat).toBe("strict");
     expect(new ChatTemplate("x", { compat: "auto" }).compat).toBe("auto");
-    expect(() => new ChatTemplate("x", { compat: "loose" as never })).toThrow(/options\.compat must be "strict", "lenient" or "auto", got "loose"/);
+    expect(() => new ChatTemplate("x", { compat: "loose" as never })).toThrow(
+      /options\.compat must be "strict", "lenient" or "auto", got "loose"/,
+    );
     expect(() => new ChatTemplate("x", { compat: 1 as never })).toThrow(TypeError);
   });
 
   test("renderRawWithMode validates its context like renderRaw", () => {
-    expect(() => new ChatTemplate("x").renderRawWithMode([] as never)).toThrow(/renderRawWithMode: context must be an object, got array/);
+    expect(() => new ChatTemplate("x").renderRawWithMode([] as never)).toThrow(
+      /renderRawWithMode: context must be an object, got array/,
+    );
   });
 });
 
 describe.skipIf(!existsSync(TEMPLATES))("caps in the mode that renders", () => {
-  const load = (name: string, compat: "strict" | "lenient" | "auto") => new ChatTemplate(readFileSync(join(TEMPLATES, `${name}.jinja`), "utf8"), { compat });
+  const load = (name: string, compat: "strict" | "lenient" | "auto") =>
+    new ChatTemplate(readFileSync(join(TEMPLATES, `${name}.jinja`), "utf8"), { compat });
 
-  test.each(["Kimi-K2-Instruct", "Kimi-K2-Thinking", "fireworks-ai-llama-3-firefunction-v2", "llama-cpp-deepseek-r1"])("%s: strict probes raise, auto probes render leniently", (name) => {
-    expect(load(name, "strict").capsRenderMode).toBe("strict");
-    expect(load(name, "strict").caps.supportsToolCalls).toBe(false);
-    const auto = load(name, "auto");
-    expect(auto.caps.supportsToolCalls).toBe(true);
-    expect(auto.capsRenderMode).toBe("lenient");
-  });
+  test.each(["Kimi-K2-Instruct", "Kimi-K2-Thinking", "fireworks-ai-llama-3-firefunction-v2", "llama-cpp-deepseek-r1"])(
+    "%s: strict probes raise, auto probes render leniently",
+    (name) => {
+      expect(load(name, "strict").capsRenderMode).toBe("strict");
+      expect(load(name, "strict").caps.supportsToolCalls).toBe(false);
+      const auto = load(name, "auto");
+      expect(auto.caps.supportsToolCalls).toBe(true);
+      expect(auto.capsRenderMode).toBe("lenient");
+    },
+  );
 
   test("a template transformers renders keeps strict caps in auto mode", () => {
     const strict = load("Qwen-Qwen3-0.6B", "strict");
@@ -200,13 +298,21 @@ describe.skipIf(!existsSync(TEMPLATES))("caps in the mode that renders", () => {
     const out = load("Kimi-K2-Instruct", "auto").renderWithMode({
       messages: [
         { role: "user", content: "Weather?" },
-        { role: "assistant", content: "", tool_calls: [{ id: "x", type: "function", function: { name: "get_weather", arguments: '{"city": "Paris"}' } }] },
+        {
+          role: "assistant",
+          content: "",
+          tool_calls: [
+            { id: "x", type: "function", function: { name: "get_weather", arguments: '{"city": "Paris"}' } },
+          ],
+        },
         { role: "tool", tool_call_id: "x", content: "sunny" },
       ],
       addGenerationPrompt: true,
     });
     expect(out.mode).toBe("lenient");
-    expect(out.text).toContain('<|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{"city": "Paris"}<|tool_call_end|>');
+    expect(out.text).toContain(
+      '<|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{"city": "Paris"}<|tool_call_end|>',
+    );
     expect(out.text).toContain("## Return of functions.get_weather:0");
   });
 });

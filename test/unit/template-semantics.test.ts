@@ -14,7 +14,9 @@ interface Snippet {
   output?: string;
   error?: { type: string; message: string };
 }
-const golden = JSON.parse(readFileSync(join(import.meta.dirname, "../fixtures/template-goldens/_snippets.json"), "utf8")) as {
+const golden = JSON.parse(
+  readFileSync(join(import.meta.dirname, "../fixtures/template-goldens/_snippets.json"), "utf8"),
+) as {
   now: string;
   context: Record<string, unknown>;
   snippets: Snippet[];
@@ -31,7 +33,14 @@ function outcome(snippet: Snippet): Snippet {
     const tpl = new ChatTemplate(snippet.source, { now, allowMutation: snippet.allowMutation ?? false });
     return { source: snippet.source, output: tpl.renderRaw(structuredClone(golden.context)) };
   } catch (e) {
-    const type = e instanceof TemplateError ? "TemplateError" : e instanceof TemplateRuntimeError ? e.pythonType : e instanceof TemplateSyntaxError ? e.pythonType : "JS";
+    const type =
+      e instanceof TemplateError
+        ? "TemplateError"
+        : e instanceof TemplateRuntimeError
+          ? e.pythonType
+          : e instanceof TemplateSyntaxError
+            ? e.pythonType
+            : "JS";
     return { source: snippet.source, error: { type, message: (e as Error).message } };
   }
 }

@@ -6,10 +6,28 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { analyzeChatTemplate, ChatStreamParser, accumulateDeltas, generateChatParams, parseChatOutput, type ChatDelta } from "../../src/chat/index.js";
+import {
+  analyzeChatTemplate,
+  ChatStreamParser,
+  accumulateDeltas,
+  generateChatParams,
+  parseChatOutput,
+  type ChatDelta,
+} from "../../src/chat/index.js";
 import { matchGbnf } from "../../src/grammar/gbnf-match.js";
 import { ChatTemplate } from "../../src/template/index.js";
-import { SCENARIOS, TOOLS, USER, extraContext, generatedPart, messageDifferences, scenarioFor, toolTemplates, type Scenario, type TemplateCase } from "../helpers/chat-roundtrip.js";
+import {
+  SCENARIOS,
+  TOOLS,
+  USER,
+  extraContext,
+  generatedPart,
+  messageDifferences,
+  scenarioFor,
+  toolTemplates,
+  type Scenario,
+  type TemplateCase,
+} from "../helpers/chat-roundtrip.js";
 import { grammarInput } from "../helpers/grammar-input.js";
 import { UNREADABLE_VALUES } from "../helpers/pythonic-templates.js";
 import { sharedData } from "../helpers/shared-data.js";
@@ -28,13 +46,21 @@ const UNREADABLE: ReadonlySet<string> = new Set(Object.keys(UNREADABLE_VALUES));
  */
 const KNOWN_FAILURES: Record<string, { scenarios: string[]; reason: string }> = {};
 
-const excused = (t: { name: string }, s: Scenario) => (UNREADABLE.has(t.name) && s.message.tool_calls !== undefined) || (KNOWN_FAILURES[t.name]?.scenarios.includes(s.name) ?? false);
+const excused = (t: { name: string }, s: Scenario) =>
+  (UNREADABLE.has(t.name) && s.message.tool_calls !== undefined) ||
+  (KNOWN_FAILURES[t.name]?.scenarios.includes(s.name) ?? false);
 
 const templates: TemplateCase[] = DIR === null ? [] : toolTemplates(DIR);
-const applicable = (t: TemplateCase) => SCENARIOS.filter((s) => !s.parallel || t.template.caps.supportsParallelToolCalls).map((s) => scenarioFor(t, s));
+const applicable = (t: TemplateCase) =>
+  SCENARIOS.filter((s) => !s.parallel || t.template.caps.supportsParallelToolCalls).map((s) => scenarioFor(t, s));
 
 function roundTrip(t: TemplateCase, s: Scenario): { output: string; problems: string[] } {
-  const params = generateChatParams(t.analysis, t.template, { messages: [USER], tools: TOOLS, enableThinking: s.enableThinking, extraContext: extraContext(t, s) });
+  const params = generateChatParams(t.analysis, t.template, {
+    messages: [USER],
+    tools: TOOLS,
+    enableThinking: s.enableThinking,
+    extraContext: extraContext(t, s),
+  });
   const g = generatedPart(t, s, params);
   if ("error" in g) throw new Error(`the template cannot render the scenario: ${g.error}`);
   const got = parseChatOutput(params, g.output, { generateCallId: (i) => `generated${i}` });
@@ -43,13 +69,20 @@ function roundTrip(t: TemplateCase, s: Scenario): { output: string; problems: st
 
 /** Problems of the grammar with the scenario's output under `toolChoice` (none: it accepts). */
 function grammarProblems(t: TemplateCase, s: Scenario, toolChoice: "auto" | "required"): string[] {
-  const params = generateChatParams(t.analysis, t.template, { messages: [USER], tools: TOOLS, toolChoice, enableThinking: s.enableThinking, extraContext: extraContext(t, s) });
+  const params = generateChatParams(t.analysis, t.template, {
+    messages: [USER],
+    tools: TOOLS,
+    toolChoice,
+    enableThinking: s.enableThinking,
+    extraContext: extraContext(t, s),
+  });
   const g = generatedPart(t, s, params);
   if ("error" in g) return [g.error];
   const problems = messageDifferences(s.message, parseChatOutput(params, g.output), g.output);
   if (params.grammar === null) return [...problems, "no grammar"];
   const text = grammarInput(params, g.output);
-  if (text === null) return [...problems, `no trigger of ${JSON.stringify(params.grammarTriggers)} in ${JSON.stringify(g.output)}`];
+  if (text === null)
+    return [...problems, `no trigger of ${JSON.stringify(params.grammarTriggers)} in ${JSON.stringify(g.output)}`];
   const r = matchGbnf(params.grammar, text);
   return r.ok ? problems : [...problems, `rejected after ${r.consumed} code points of ${JSON.stringify(text)}`];
 }
@@ -97,7 +130,11 @@ describe.skipIf(DIR === null)("templates-dev: the grammar accepts what the parse
 
 describe.skipIf(DIR === null)("templates-dev: tool_choice required rejects plain content", () => {
   it.each(templates.filter((t) => !UNREADABLE.has(t.name)).map((t) => ({ label: t.name, t })))("$label", ({ t }) => {
-    const params = generateChatParams(t.analysis, t.template, { messages: [USER], tools: TOOLS, toolChoice: "required" });
+    const params = generateChatParams(t.analysis, t.template, {
+      messages: [USER],
+      tools: TOOLS,
+      toolChoice: "required",
+    });
     const plain = "The weather in Paris is sunny.";
     const text = params.grammarLazy ? `${params.reasoningEnd ?? ""}${plain}` : plain;
     expect(matchGbnf(params.grammar!, grammarInput(params, text) ?? text).ok).toBe(false);
@@ -106,10 +143,22 @@ describe.skipIf(DIR === null)("templates-dev: tool_choice required rejects plain
 });
 
 describe.skipIf(DIR === null)("templates-dev: response_format json_schema constrains the answer", () => {
-  const schema = { type: "object", properties: { city: { type: "string" }, temp: { type: "number" } }, required: ["city", "temp"], additionalProperties: false };
-  const answer: Scenario = { name: "json answer", message: { role: "assistant", content: '{"city": "Paris", "temp": 21.5}' } };
+  const schema = {
+    type: "object",
+    properties: { city: { type: "string" }, temp: { type: "number" } },
+    required: ["city", "temp"],
+    additionalProperties: false,
+  };
+  const answer: Scenario = {
+    name: "json answer",
+    message: { role: "assistant", content: '{"city": "Paris", "temp": 21.5}' },
+  };
   it.each(templates.map((t) => ({ label: t.name, t })))("$label", ({ t }) => {
-    const params = generateChatParams(t.analysis, t.template, { messages: [USER], tools: TOOLS, responseFormat: { type: "json_schema", json_schema: { name: "weather", schema } } });
+    const params = generateChatParams(t.analysis, t.template, {
+      messages: [USER],
+      tools: TOOLS,
+      responseFormat: { type: "json_schema", json_schema: { name: "weather", schema } },
+    });
     const g = generatedPart(t, answer, params);
     if ("error" in g) throw new Error(g.error);
     expect(JSON.parse(String(parseChatOutput(params, g.output).content))).toEqual({ city: "Paris", temp: 21.5 });
@@ -121,14 +170,24 @@ describe.skipIf(DIR === null)("templates-dev: response_format json_schema constr
 });
 
 /** The output fed in chunks of 1..maxChunk characters (deterministic sizes). */
-function streamed(t: TemplateCase, s: Scenario, maxChunk: number): { whole: unknown; message: unknown; deltas: unknown } {
+function streamed(
+  t: TemplateCase,
+  s: Scenario,
+  maxChunk: number,
+): { whole: unknown; message: unknown; deltas: unknown } {
   const ids = { generateCallId: (i: number) => `call${i}` };
-  const params = generateChatParams(t.analysis, t.template, { messages: [USER], tools: TOOLS, enableThinking: s.enableThinking, extraContext: extraContext(t, s) });
+  const params = generateChatParams(t.analysis, t.template, {
+    messages: [USER],
+    tools: TOOLS,
+    enableThinking: s.enableThinking,
+    extraContext: extraContext(t, s),
+  });
   const g = generatedPart(t, s, params);
   if ("error" in g) throw new Error(g.error);
   const parser = new ChatStreamParser(params, ids);
   const deltas: ChatDelta[] = [];
-  for (let i = 0, k = 1; i < g.output.length; i += k, k = 1 + ((k * 7 + i) % maxChunk)) deltas.push(...parser.feed(g.output.slice(i, i + k)));
+  for (let i = 0, k = 1; i < g.output.length; i += k, k = 1 + ((k * 7 + i) % maxChunk))
+    deltas.push(...parser.feed(g.output.slice(i, i + k)));
   deltas.push(...parser.finish());
   return { whole: parseChatOutput(params, g.output, ids), message: parser.message(), deltas: accumulateDeltas(deltas) };
 }

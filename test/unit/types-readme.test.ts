@@ -34,7 +34,9 @@ function check(extra: Map<string, string>): string[] {
   const getSourceFile = host.getSourceFile.bind(host);
   host.getSourceFile = (name, lang, onError, create) => {
     const text = extra.get(name);
-    return text !== undefined ? ts.createSourceFile(name, text, lang, true) : getSourceFile(name, lang, onError, create);
+    return text !== undefined
+      ? ts.createSourceFile(name, text, lang, true)
+      : getSourceFile(name, lang, onError, create);
   };
   const fileExists = host.fileExists.bind(host);
   host.fileExists = (name) => extra.has(name) || fileExists(name);
@@ -50,7 +52,10 @@ function check(extra: Map<string, string>): string[] {
       .flatMap((f) => [...program.getSyntacticDiagnostics(f), ...program.getSemanticDiagnostics(f)]),
   ];
   return diagnostics.map((d) => {
-    const where = d.file && d.start !== undefined ? `${d.file.fileName.replace(`${ROOT}/`, "")}:${d.file.getLineAndCharacterOfPosition(d.start).line + 1}` : "(options)";
+    const where =
+      d.file && d.start !== undefined
+        ? `${d.file.fileName.replace(`${ROOT}/`, "")}:${d.file.getLineAndCharacterOfPosition(d.start).line + 1}`
+        : "(options)";
     return `${where}: ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`;
   });
 }
@@ -76,7 +81,10 @@ describe("the type-level test project", () => {
   it("fails on a README tool whose execute reads an argument the schema does not declare", () => {
     const weather = blocks.find((b) => b.code.includes("execute: async ({ city })"));
     expect(weather).toBeDefined();
-    const broken = { ...weather!, code: weather!.code.replace("execute: async ({ city })", "execute: async ({ town })") };
+    const broken = {
+      ...weather!,
+      code: weather!.code.replace("execute: async ({ city })", "execute: async ({ town })"),
+    };
     const errors = check(virtualFiles([broken]));
     expect(errors.some((e) => /readme-line-\d+\.ts:\d+: Property 'town' does not exist/.test(e))).toBe(true);
   });

@@ -29,21 +29,31 @@ function build(req: NormalizedRequest): DedicatedBuild {
         `tool-${i}`,
         p.tag(
           NODE.tool,
-          p.seq(p.atomic(p.seq(p.capture(NODE.toolName, p.literal(t.function.name)), p.literal("\n"))), p.capture(NODE.toolArgs, p.schema(p.json(), toolParameters(t), { name: `tool-${i}-args` }))),
+          p.seq(
+            p.atomic(p.seq(p.capture(NODE.toolName, p.literal(t.function.name)), p.literal("\n"))),
+            p.capture(NODE.toolArgs, p.schema(p.json(), toolParameters(t), { name: `tool-${i}-args` })),
+          ),
         ),
       ),
     );
     const call = p.choice(...calls);
     const list = p.seq(call, req.parallel ? p.zeroOrMore(p.seq(p.space(), p.literal(PREFIX), call)) : p.eps());
     // After content, the next ">>>" always starts a call; right after the prompt, a recipient line that is not "all".
-    const afterContent = p.rule("tool-calls-after-content", p.tag(NODE.toolSection, p.seq(p.literal(PREFIX), list)), { trigger: true });
-    const first = p.rule("tool-calls", p.tag(NODE.toolSection, list), { trigger: { pattern: "^((?!all\\n)[A-Za-z0-9_.\\-]+\\n)" } });
+    const afterContent = p.rule("tool-calls-after-content", p.tag(NODE.toolSection, p.seq(p.literal(PREFIX), list)), {
+      trigger: true,
+    });
+    const first = p.rule("tool-calls", p.tag(NODE.toolSection, list), {
+      trigger: { pattern: "^((?!all\\n)[A-Za-z0-9_.\\-]+\\n)" },
+    });
     const contentThenCalls = p.seq(p.literal("all\n"), p.capture(NODE.content, p.until(PREFIX)), afterContent);
     const options = req.toolChoice === "required" ? [contentThenCalls, first] : [contentThenCalls, contentToEnd, first];
     body = p.seq(p.choice(...options), p.space(), p.end());
     if (req.toolChoice === "required") {
       // The grammar: a call right away (no "all" content first), the number of calls bounded.
-      const bounded = p.seq(call, req.parallel ? p.repeat(p.seq(p.space(), p.literal(PREFIX), call), 0, req.maxCalls - 1) : p.eps());
+      const bounded = p.seq(
+        call,
+        req.parallel ? p.repeat(p.seq(p.space(), p.literal(PREFIX), call), 0, req.maxCalls - 1) : p.eps(),
+      );
       grammarBody = p.seq(p.rule("g-tool-calls", p.tag(NODE.toolSection, bounded)), p.space(), p.end());
     }
   }

@@ -37,12 +37,36 @@ function valueRules(p: PegArena): PegId {
       p.optional(p.seq(p.chars("eE", 1, 1), p.optional(p.chars("+\\-", 1, 1)), p.chars("0-9", 1))),
     ),
   );
-  const literal = p.rule("gemma4-literal", p.choice(p.literal("true"), p.literal("false"), p.literal("null"), p.literal("True"), p.literal("False"), p.literal("None")));
+  const literal = p.rule(
+    "gemma4-literal",
+    p.choice(
+      p.literal("true"),
+      p.literal("false"),
+      p.literal("null"),
+      p.literal("True"),
+      p.literal("False"),
+      p.literal("None"),
+    ),
+  );
   const value = p.ref("gemma4-value");
   const key = p.choice(str, p.chars("A-Za-z0-9_\\-.$@", 1));
   const member = p.seq(key, ws, p.literal(":"), ws, value);
-  const object = p.rule("gemma4-object", () => p.seq(p.literal("{"), ws, p.optional(p.seq(member, p.zeroOrMore(p.seq(ws, p.literal(","), ws, member)), ws)), p.literal("}")));
-  const array = p.rule("gemma4-array", () => p.seq(p.literal("["), ws, p.optional(p.seq(value, p.zeroOrMore(p.seq(ws, p.literal(","), ws, value)), ws)), p.literal("]")));
+  const object = p.rule("gemma4-object", () =>
+    p.seq(
+      p.literal("{"),
+      ws,
+      p.optional(p.seq(member, p.zeroOrMore(p.seq(ws, p.literal(","), ws, member)), ws)),
+      p.literal("}"),
+    ),
+  );
+  const array = p.rule("gemma4-array", () =>
+    p.seq(
+      p.literal("["),
+      ws,
+      p.optional(p.seq(value, p.zeroOrMore(p.seq(ws, p.literal(","), ws, value)), ws)),
+      p.literal("]"),
+    ),
+  );
   p.rule("gemma4-value", p.choice(str, object, array, number, literal));
   return object;
 }
@@ -71,14 +95,28 @@ function typedArgs(p: PegArena, tool: ToolDefinition, i: number): PegId {
     const value = literalValue(p, schema, GEMMA4_LITERALS, `tool-${i}-arg-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`);
     return p.seq(p.literal(/^[A-Za-z0-9_\-.$@]+$/.test(key) ? key : `${STRING}${key}${STRING}`), p.literal(":"), value);
   };
-  return p.rule(name, p.seq(p.literal("{"), orderedArguments(p, toolParameters(tool), arg, p.literal(","), "sorted"), p.literal("}")));
+  return p.rule(
+    name,
+    p.seq(p.literal("{"), orderedArguments(p, toolParameters(tool), arg, p.literal(","), "sorted"), p.literal("}")),
+  );
 }
 
 /** The grammar's call section for tool_choice "required": arguments in schema order, typed, bounded. */
 function requiredSection(p: PegArena, req: NormalizedRequest): PegId {
-  const calls = req.tools.map((t, i) => p.rule(`g-tool-${i}`, p.tag(NODE.tool, p.seq(p.capture(NODE.toolName, p.literal(t.function.name)), p.capture(NODE.toolArgs, typedArgs(p, t, i))))));
+  const calls = req.tools.map((t, i) =>
+    p.rule(
+      `g-tool-${i}`,
+      p.tag(
+        NODE.tool,
+        p.seq(p.capture(NODE.toolName, p.literal(t.function.name)), p.capture(NODE.toolArgs, typedArgs(p, t, i))),
+      ),
+    ),
+  );
   const one = p.seq(p.literal(CALL), p.choice(...calls), p.literal(CALL_END));
-  return p.rule("g-tool-calls", p.tag(NODE.toolSection, p.seq(one, req.parallel ? p.repeat(p.seq(p.space(), one), 0, req.maxCalls - 1) : p.eps())));
+  return p.rule(
+    "g-tool-calls",
+    p.tag(NODE.toolSection, p.seq(one, req.parallel ? p.repeat(p.seq(p.space(), one), 0, req.maxCalls - 1) : p.eps())),
+  );
 }
 
 function build(req: NormalizedRequest): DedicatedBuild {
@@ -87,7 +125,15 @@ function build(req: NormalizedRequest): DedicatedBuild {
   // Empty channels other than a thought one are skipped.
   const thought = p.seq(
     p.zeroOrMore(p.seq(p.literal(CHANNEL), p.not(p.literal("thought")), p.optional(p.literal(CHANNEL_END)))),
-    p.tag(NODE.reasoningBlock, p.seq(p.literal(`${CHANNEL}thought`), p.space(), p.capture(NODE.reasoning, p.until(CHANNEL_END)), p.literal(CHANNEL_END))),
+    p.tag(
+      NODE.reasoningBlock,
+      p.seq(
+        p.literal(`${CHANNEL}thought`),
+        p.space(),
+        p.capture(NODE.reasoning, p.until(CHANNEL_END)),
+        p.literal(CHANNEL_END),
+      ),
+    ),
   );
   const start = p.optional(p.literal("<|turn>model\n"));
   let body: PegId;
@@ -104,18 +150,31 @@ function build(req: NormalizedRequest): DedicatedBuild {
           NODE.tool,
           p.seq(
             p.atomic(p.seq(p.capture(NODE.toolName, p.literal(t.function.name)), p.and(p.literal("{")))),
-            p.capture(NODE.toolArgs, p.schema(object, toolParameters(t), { name: `tool-${i}-args`, grammar: typedArgs(p, t, i) })),
+            p.capture(
+              NODE.toolArgs,
+              p.schema(object, toolParameters(t), { name: `tool-${i}-args`, grammar: typedArgs(p, t, i) }),
+            ),
           ),
         ),
       ),
     );
     const one = p.seq(p.literal(CALL), p.choice(...calls), p.literal(CALL_END));
-    const section = p.rule("tool-calls", p.tag(NODE.toolSection, p.seq(one, req.parallel ? p.zeroOrMore(p.seq(p.space(), one)) : p.eps())), { trigger: true });
+    const section = p.rule(
+      "tool-calls",
+      p.tag(NODE.toolSection, p.seq(one, req.parallel ? p.zeroOrMore(p.seq(p.space(), one)) : p.eps())),
+      { trigger: true },
+    );
     // The model's end-of-turn marker after calls (the template writes it in history).
     const after = p.seq(p.space(), p.optional(p.literal("<|tool_response>")), p.space(), p.end());
     if (req.toolChoice === "required") {
       body = p.seq(p.optional(thought), p.space(), section, after);
-      grammarRoot = p.seq(start, req.thinking ? p.optional(thought) : p.eps(), p.space(), requiredSection(p, req), after);
+      grammarRoot = p.seq(
+        start,
+        req.thinking ? p.optional(thought) : p.eps(),
+        p.space(),
+        requiredSection(p, req),
+        after,
+      );
     } else {
       const content = p.capture(NODE.content, p.until(CHANNEL, CHANNEL_END, "<|tool_call>"));
       const message = p.seq(p.optional(thought), content);
@@ -124,7 +183,13 @@ function build(req: NormalizedRequest): DedicatedBuild {
   } else {
     // A trailing empty thought block or a stray channel end may follow the content.
     const content = p.capture(NODE.content, p.until(CHANNEL, CHANNEL_END));
-    body = p.seq(p.optional(thought), content, p.zeroOrMore(p.seq(thought, content)), p.optional(p.literal(CHANNEL_END)), p.capture(NODE.content, p.rest()));
+    body = p.seq(
+      p.optional(thought),
+      content,
+      p.zeroOrMore(p.seq(thought, content)),
+      p.optional(p.literal(CHANNEL_END)),
+      p.capture(NODE.content, p.rest()),
+    );
   }
   const root = p.seq(start, body);
   const built = dedicatedParser("gemma4", p, req, {
@@ -134,7 +199,12 @@ function build(req: NormalizedRequest): DedicatedBuild {
     mapping: { valueDialect: GEMMA4_DIALECT },
     useTools,
   });
-  return { built, prefix: "", state: "none", preservedTokens: [CHANNEL, CHANNEL_END, "<|tool_call>", CALL_END, "<|turn>", STRING] };
+  return {
+    built,
+    prefix: "",
+    state: "none",
+    preservedTokens: [CHANNEL, CHANNEL_END, "<|tool_call>", CALL_END, "<|turn>", STRING],
+  };
 }
 
 /** The Gemma 4 handler. */

@@ -7,6 +7,7 @@ import { type DedicatedHandlerDef, sourceHas } from "./handler.js";
 export const gigachatV3: DedicatedHandlerDef = {
   name: "gigachat-v3",
   handles: ["gigachat-v3"],
-  detect: (s) => (sourceHas(s, "<|role_sep|>", "<|message_sep|>") && !s.includes("<|function_call|>") ? "gigachat-v3" : null),
+  detect: (s) =>
+    sourceHas(s, "<|role_sep|>", "<|message_sep|>") && !s.includes("<|function_call|>") ? "gigachat-v3" : null,
   generic: "JSON calls after a 'function call' role header the diffing finds",
 };

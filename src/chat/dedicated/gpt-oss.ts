@@ -33,11 +33,25 @@ const END = "<|end|>";
  * constraint as the template writes them, nothing free.
  */
 function requiredGrammar(p: PegArena, req: NormalizedRequest, analysis: PegId): PegId {
-  const constraint = p.optional(p.choice(p.literal(" <|constrain|>json"), p.literal("<|constrain|>json"), p.literal(" json")));
+  const constraint = p.optional(
+    p.choice(p.literal(" <|constrain|>json"), p.literal("<|constrain|>json"), p.literal(" json")),
+  );
   const calls = req.tools.map((t, i) => {
     const channel = p.seq(p.literal("<|channel|>"), p.choice(p.literal("commentary"), p.literal("analysis")));
-    const header = p.seq(p.literal(" to=functions."), p.capture(NODE.toolName, p.literal(t.function.name)), p.optional(channel), constraint, p.literal("<|message|>"));
-    return p.rule(`g-tool-${i}`, p.tag(NODE.tool, p.seq(header, p.capture(NODE.toolArgs, p.schema(p.json(), toolParameters(t), { name: `tool-${i}-args` })))));
+    const header = p.seq(
+      p.literal(" to=functions."),
+      p.capture(NODE.toolName, p.literal(t.function.name)),
+      p.optional(channel),
+      constraint,
+      p.literal("<|message|>"),
+    );
+    return p.rule(
+      `g-tool-${i}`,
+      p.tag(
+        NODE.tool,
+        p.seq(header, p.capture(NODE.toolArgs, p.schema(p.json(), toolParameters(t), { name: `tool-${i}-args` }))),
+      ),
+    );
   });
   const call = p.rule("g-tool-call", p.tag(NODE.toolSection, p.choice(...calls)));
   const withChannel = p.seq(p.optional(p.literal("<|channel|>commentary")), call);
@@ -65,7 +79,13 @@ function undeclaredCall(p: PegArena, constraint: PegId): PegId {
 /** A message to any other recipient (built-in tools, or any call when no tools are in use): read and dropped. */
 function unsolicited(p: PegArena): PegId {
   const channel = p.optional(p.seq(p.literal("<|channel|>"), p.choice(p.literal("commentary"), p.literal("analysis"))));
-  return p.seq(channel, p.literal(" to="), p.not(p.literal("assistant")), p.until(END, "<|call|>", "<|return|>"), p.optional(p.choice(p.literal(END), p.literal("<|call|>"), p.literal("<|return|>"))));
+  return p.seq(
+    channel,
+    p.literal(" to="),
+    p.not(p.literal("assistant")),
+    p.until(END, "<|call|>", "<|return|>"),
+    p.optional(p.choice(p.literal(END), p.literal("<|call|>"), p.literal("<|return|>"))),
+  );
 }
 
 function build(req: NormalizedRequest): DedicatedBuild {
@@ -74,7 +94,13 @@ function build(req: NormalizedRequest): DedicatedBuild {
   const text = (capture: string): PegId => p.capture(capture, p.until(END, "<|return|>", "<|call|>"));
   // Models sometimes put a stray commentary channel (and recipient) before the real one.
   const stray = p.optional(p.seq(channel("commentary"), p.optional(p.literal(" to=assistant"))));
-  const analysis = p.seq(stray, p.tag(NODE.reasoningBlock, p.seq(channel("analysis"), p.literal("<|message|>"), text(NODE.reasoning), p.literal(END))));
+  const analysis = p.seq(
+    stray,
+    p.tag(
+      NODE.reasoningBlock,
+      p.seq(channel("analysis"), p.literal("<|message|>"), text(NODE.reasoning), p.literal(END)),
+    ),
+  );
   const preamble = p.seq(channel("commentary"), p.literal("<|message|>"), text(NODE.content), p.literal(END));
   const earlier = p.zeroOrMore(p.seq(p.choice(analysis, preamble), p.literal(START)));
   const constraint = p.optional(p.seq(p.space(), p.optional(p.literal("<|constrain|>")), p.chars("A-Za-z0-9_\\-", 1)));
@@ -94,17 +120,31 @@ function build(req: NormalizedRequest): DedicatedBuild {
           p.seq(
             p.literal(" to=functions."),
             p.capture(NODE.toolName, p.literal(t.function.name)),
-            p.choice(p.seq(p.literal("<|channel|>"), p.choice(p.literal("commentary"), p.literal("analysis")), constraint), constraint),
+            p.choice(
+              p.seq(p.literal("<|channel|>"), p.choice(p.literal("commentary"), p.literal("analysis")), constraint),
+              constraint,
+            ),
             p.literal("<|message|>"),
           ),
         );
-        return p.rule(`tool-${i}`, p.tag(NODE.tool, p.seq(header, p.capture(NODE.toolArgs, p.schema(p.json(), toolParameters(t), { name: `tool-${i}-args` })))));
+        return p.rule(
+          `tool-${i}`,
+          p.tag(
+            NODE.tool,
+            p.seq(header, p.capture(NODE.toolArgs, p.schema(p.json(), toolParameters(t), { name: `tool-${i}-args` }))),
+          ),
+        );
       });
       const call = p.rule("tool-call", p.tag(NODE.toolSection, p.choice(...calls)), { trigger: true });
-      const anyChannel = p.optional(p.seq(p.literal("<|channel|>"), p.choice(p.literal("commentary"), p.literal("analysis"))));
+      const anyChannel = p.optional(
+        p.seq(p.literal("<|channel|>"), p.choice(p.literal("commentary"), p.literal("analysis"))),
+      );
       const withChannel = p.seq(anyChannel, call);
       const undeclared = p.seq(anyChannel, undeclaredCall(p, constraint));
-      last = req.toolChoice === "required" ? p.choice(withChannel, undeclared, unsolicited(p)) : p.choice(withChannel, final, undeclared, unsolicited(p));
+      last =
+        req.toolChoice === "required"
+          ? p.choice(withChannel, undeclared, unsolicited(p))
+          : p.choice(withChannel, final, undeclared, unsolicited(p));
       if (req.toolChoice === "required") grammarBody = requiredGrammar(p, req, analysis);
     } else {
       last = p.choice(final, unsolicited(p));
@@ -118,7 +158,12 @@ function build(req: NormalizedRequest): DedicatedBuild {
     ...(grammarBody !== undefined ? { grammarBody, grammarRoot: p.seq(p.literal(START), grammarBody) } : {}),
     useTools,
   });
-  return { built, prefix: START, state: "closed", preservedTokens: ["<|channel|>", "<|constrain|>", "<|message|>", "<|start|>", "<|end|>"] };
+  return {
+    built,
+    prefix: START,
+    state: "closed",
+    preservedTokens: ["<|channel|>", "<|constrain|>", "<|message|>", "<|start|>", "<|end|>"],
+  };
 }
 
 /** The template reads reasoning from `thinking`; a turn with calls renders them instead of content. */

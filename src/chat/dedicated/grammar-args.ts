@@ -6,7 +6,13 @@
  */
 import type { PegArena, PegId } from "../../peg/index.js";
 import type { JsonSchema, ToolDefinition } from "../../types.js";
-import { argumentValue, type BuildContext, boundedRawString, schemaProperties, toolParameters } from "../build-helpers.js";
+import {
+  argumentValue,
+  type BuildContext,
+  boundedRawString,
+  schemaProperties,
+  toolParameters,
+} from "../build-helpers.js";
 import { rawOrTyped } from "../raw-union.js";
 import { NODE } from "../tree-names.js";
 
@@ -23,14 +29,21 @@ function requiredOf(schema: JsonSchema): Set<string> {
  * orderedArguments(p, { type: "object", properties: { a: {}, b: {} }, required: ["b"] }, arg, p.literal(", "));
  * // (a ", ")? b
  */
-export function orderedArguments(p: PegArena, schema: JsonSchema, arg: (key: string, schema: JsonSchema) => PegId, sep: PegId, order: "schema" | "sorted" = "schema"): PegId {
+export function orderedArguments(
+  p: PegArena,
+  schema: JsonSchema,
+  arg: (key: string, schema: JsonSchema) => PegId,
+  sep: PegId,
+  order: "schema" | "sorted" = "schema",
+): PegId {
   const props = schemaProperties(schema);
   // Templates that print arguments with dictsort write them in key order.
   if (order === "sorted") props.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   if (props.length === 0) return p.eps();
   const required = requiredOf(schema);
   const items = props.map(([key, s]) => ({ node: arg(key, s), required: required.has(key) }));
-  const tail = (from: number): PegId[] => items.slice(from).map((it) => (it.required ? p.seq(sep, it.node) : p.optional(p.seq(sep, it.node))));
+  const tail = (from: number): PegId[] =>
+    items.slice(from).map((it) => (it.required ? p.seq(sep, it.node) : p.optional(p.seq(sep, it.node))));
   const firstRequired = items.findIndex((it) => it.required);
   if (firstRequired >= 0) {
     const before = items.slice(0, firstRequired).map((it) => p.optional(p.seq(it.node, sep)));
@@ -60,7 +73,14 @@ export function grammarString(p: PegArena, schema: JsonSchema, stops: string[], 
  * @example
  * taggedArgsRule(p, ctx, tool, 0, "</param>", (key, value) => p.seq(p.literal(`<param name="${key}">`), value, p.literal("</param>")));
  */
-export function taggedArgsRule(p: PegArena, parse: BuildContext, tool: ToolDefinition, i: number, valueEnd: string, element: (key: string, value: PegId) => PegId): PegId {
+export function taggedArgsRule(
+  p: PegArena,
+  parse: BuildContext,
+  tool: ToolDefinition,
+  i: number,
+  valueEnd: string,
+  element: (key: string, value: PegId) => PegId,
+): PegId {
   const rule = `g-tool-${i}-args`;
   if (p.ruleNode(rule) !== undefined) return p.ref(rule);
   const ctx: BuildContext = { ...parse, forGrammar: true };

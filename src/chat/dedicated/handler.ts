@@ -149,7 +149,12 @@ export interface ReasoningThenBodyParts {
  * @example
  * const built = reasoningThenBody("ministral-3", p, req, { reasoning, body, grammarBody, reasoningStart: THINK, reasoningEnd: END_THINK, useTools });
  */
-export function reasoningThenBody(name: string, p: PegArena, req: NormalizedRequest, parts: ReasoningThenBodyParts): BuiltParser {
+export function reasoningThenBody(
+  name: string,
+  p: PegArena,
+  req: NormalizedRequest,
+  parts: ReasoningThenBodyParts,
+): BuiltParser {
   const lead = parts.lead === undefined ? [] : [parts.lead];
   const strict = parts.grammarBody ?? (req.jsonSchema !== null ? parts.body : undefined);
   const grammarReasoning = parts.grammarReasoning ?? (req.thinking ? parts.reasoning : undefined);
@@ -157,7 +162,9 @@ export function reasoningThenBody(name: string, p: PegArena, req: NormalizedRequ
     root: p.seq(...lead, parts.reasoning, parts.body),
     body: parts.body,
     ...(parts.grammarBody !== undefined ? { grammarBody: parts.grammarBody } : {}),
-    ...(strict !== undefined ? { grammarRoot: p.seq(...lead, ...(grammarReasoning === undefined ? [] : [grammarReasoning]), strict) } : {}),
+    ...(strict !== undefined
+      ? { grammarRoot: p.seq(...lead, ...(grammarReasoning === undefined ? [] : [grammarReasoning]), strict) }
+      : {}),
     reasoningEnd: parts.reasoningEnd,
     reasoningStart: parts.reasoningStart,
     useTools: parts.useTools,

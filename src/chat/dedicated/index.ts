@@ -42,7 +42,9 @@ export const DEDICATED_FORMATS: readonly DedicatedHandlerDef[] = [
   qwen3Coder,
 ];
 
-const BY_FAMILY = new Map<DedicatedHandler, DedicatedHandlerDef>(DEDICATED_FORMATS.flatMap((f) => f.handles.map((family) => [family, f] as const)));
+const BY_FAMILY = new Map<DedicatedHandler, DedicatedHandlerDef>(
+  DEDICATED_FORMATS.flatMap((f) => f.handles.map((family) => [family, f] as const)),
+);
 
 /**
  * Families llama.cpp gives a hand-written handler that toolwright's generic analysis reads, and
@@ -50,7 +52,9 @@ const BY_FAMILY = new Map<DedicatedHandler, DedicatedHandlerDef>(DEDICATED_FORMA
  * that these round trip through the generic generator.
  */
 export const GENERIC_HANDLES: Readonly<Record<DedicatedHandler, string>> = Object.fromEntries(
-  DEDICATED_FORMATS.flatMap((f) => (f.generic === undefined ? [] : f.handles.map((family) => [family, f.generic!] as const))),
+  DEDICATED_FORMATS.flatMap((f) =>
+    f.generic === undefined ? [] : f.handles.map((family) => [family, f.generic!] as const),
+  ),
 );
 
 /**

@@ -10,14 +10,26 @@
  * String arguments are raw text, others JSON. The prompt opens the think block.
  */
 import { PegArena, type PegId } from "../../peg/index.js";
-import { argumentValue, schemaProperties, toolParameters, type BuildContext, jsonAnswerValue } from "../build-helpers.js";
+import {
+  argumentValue,
+  schemaProperties,
+  toolParameters,
+  type BuildContext,
+  jsonAnswerValue,
+} from "../build-helpers.js";
 import type { ReasoningPrefixState } from "../prompt.js";
 import type { NormalizedRequest } from "../request.js";
 import { rawOrTyped } from "../raw-union.js";
 import { NODE } from "../tree-names.js";
 import type { ToolDefinition } from "../../types.js";
 import { taggedArgsRule } from "./grammar-args.js";
-import { type DedicatedBuild, type DedicatedContext, type DedicatedHandlerDef, reasoningThenBody, sourceHas } from "./handler.js";
+import {
+  type DedicatedBuild,
+  type DedicatedContext,
+  type DedicatedHandlerDef,
+  reasoningThenBody,
+  sourceHas,
+} from "./handler.js";
 
 const SEP = "<|sep|>";
 const open = (name: string): string => `<|open|>${name}${SEP}`;
@@ -44,8 +56,22 @@ function thinkPrefix(generationPrompt: string): { prefix: string; state: Reasoni
 function typedArgs(p: PegArena, parse: BuildContext, t: ToolDefinition, i: number): PegId {
   return taggedArgsRule(p, parse, t, i, close("argument"), (key, value) => {
     // The template adds the value's type as an attribute.
-    const type = p.optional(p.seq(p.literal(' type="'), p.choice(...["string", "number", "integer", "boolean", "object", "array", "null"].map((n) => p.literal(n))), p.literal('"')));
-    return p.seq(p.literal('<|open|>argument key="'), p.capture(NODE.argName, p.literal(key)), p.literal('"'), type, p.literal(SEP), value, p.literal(close("argument")));
+    const type = p.optional(
+      p.seq(
+        p.literal(' type="'),
+        p.choice(...["string", "number", "integer", "boolean", "object", "array", "null"].map((n) => p.literal(n))),
+        p.literal('"'),
+      ),
+    );
+    return p.seq(
+      p.literal('<|open|>argument key="'),
+      p.capture(NODE.argName, p.literal(key)),
+      p.literal('"'),
+      type,
+      p.literal(SEP),
+      value,
+      p.literal(close("argument")),
+    );
   });
 }
 
@@ -54,31 +80,84 @@ function requiredGrammar(p: PegArena, req: NormalizedRequest, parse: BuildContex
   const calls = req.tools.map((t, i) => {
     // ...and the call's index.
     const index = p.optional(p.seq(p.literal(' index="'), p.chars("0-9", 1, 3), p.literal('"')));
-    const head = p.seq(p.literal('<|open|>call tool="'), p.capture(NODE.toolName, p.literal(t.function.name)), p.literal('"'), index, p.literal(SEP));
-    return p.rule(`g-tool-${i}`, p.tag(NODE.tool, p.seq(head, p.space(), typedArgs(p, parse, t, i), p.space(), p.literal(close("call")))));
+    const head = p.seq(
+      p.literal('<|open|>call tool="'),
+      p.capture(NODE.toolName, p.literal(t.function.name)),
+      p.literal('"'),
+      index,
+      p.literal(SEP),
+    );
+    return p.rule(
+      `g-tool-${i}`,
+      p.tag(NODE.tool, p.seq(head, p.space(), typedArgs(p, parse, t, i), p.space(), p.literal(close("call")))),
+    );
   });
   const call = p.choice(...calls);
   const list = p.seq(call, req.parallel ? p.repeat(p.seq(p.space(), call), 0, req.maxCalls - 1) : p.eps());
   // The template writes an empty response before the tools.
   const emptyResponse = p.optional(p.seq(p.literal(RESP_START), p.literal(RESP_END)));
-  return p.seq(p.space(), emptyResponse, p.space(), p.rule("g-tool-calls", p.tag(NODE.toolSection, p.seq(p.literal(TOOLS_START), p.space(), list, p.space(), p.literal(TOOLS_END), trailer))));
+  return p.seq(
+    p.space(),
+    emptyResponse,
+    p.space(),
+    p.rule(
+      "g-tool-calls",
+      p.tag(NODE.toolSection, p.seq(p.literal(TOOLS_START), p.space(), list, p.space(), p.literal(TOOLS_END), trailer)),
+    ),
+  );
 }
 
 function build(req: NormalizedRequest, { generationPrompt }: DedicatedContext): DedicatedBuild {
   const p = new PegArena();
   const { prefix, state } = thinkPrefix(generationPrompt);
   const useTools = req.tools.length > 0 && req.toolChoice !== "none" && req.jsonSchema === null;
-  const reasoning = p.optional(p.tag(NODE.reasoningBlock, p.seq(p.literal(THINK_START), p.capture(NODE.reasoning, p.until(THINK_END, RESP_START)), p.optional(p.literal(THINK_END)))));
-  const trailer = p.seq(p.space(), p.optional(p.literal(MSG_END)), p.space(), p.optional(p.literal(EOM)), p.space(), p.end());
+  const reasoning = p.optional(
+    p.tag(
+      NODE.reasoningBlock,
+      p.seq(
+        p.literal(THINK_START),
+        p.capture(NODE.reasoning, p.until(THINK_END, RESP_START)),
+        p.optional(p.literal(THINK_END)),
+      ),
+    ),
+  );
+  const trailer = p.seq(
+    p.space(),
+    p.optional(p.literal(MSG_END)),
+    p.space(),
+    p.optional(p.literal(EOM)),
+    p.space(),
+    p.end(),
+  );
   let body: PegId;
   let grammarBody: PegId | undefined;
   if (req.jsonSchema !== null) {
     const answer = jsonAnswerValue(p, req.jsonSchema);
-    body = p.seq(p.optional(p.literal(RESP_START)), p.space(), answer, p.space(), p.optional(p.literal(RESP_END)), trailer);
+    body = p.seq(
+      p.optional(p.literal(RESP_START)),
+      p.space(),
+      answer,
+      p.space(),
+      p.optional(p.literal(RESP_END)),
+      trailer,
+    );
   } else {
-    const response = p.seq(p.optional(p.literal(RESP_START)), p.capture(NODE.content, p.until(RESP_END, TOOLS_START, MSG_END)), p.optional(p.literal(RESP_END)));
+    const response = p.seq(
+      p.optional(p.literal(RESP_START)),
+      p.capture(NODE.content, p.until(RESP_END, TOOLS_START, MSG_END)),
+      p.optional(p.literal(RESP_END)),
+    );
     if (useTools) {
-      const ctx: BuildContext = { p, tools: req.tools, requireCalls: true, parallel: req.parallel, pythonValues: false, pythonTaggedValues: false, toolTrigger: true, cdataStrings: false };
+      const ctx: BuildContext = {
+        p,
+        tools: req.tools,
+        requireCalls: true,
+        parallel: req.parallel,
+        pythonValues: false,
+        pythonTaggedValues: false,
+        toolTrigger: true,
+        cdataStrings: false,
+      };
       const calls = req.tools.map((t, i) => {
         const args = schemaProperties(toolParameters(t)).map(([key, schema]) => {
           const name = `tool-${i}-arg-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`;
@@ -88,21 +167,50 @@ function build(req: NormalizedRequest, { generationPrompt }: DedicatedContext): 
             stops: [close("argument")],
             forGrammar: false,
           });
-          const head = p.atomic(p.seq(p.literal('<|open|>argument key="'), p.capture(NODE.argName, p.literal(key)), p.literal('"'), p.until(SEP), p.literal(SEP)));
+          const head = p.atomic(
+            p.seq(
+              p.literal('<|open|>argument key="'),
+              p.capture(NODE.argName, p.literal(key)),
+              p.literal('"'),
+              p.until(SEP),
+              p.literal(SEP),
+            ),
+          );
           return p.tag(NODE.toolArg, p.seq(head, value, p.literal(close("argument"))));
         });
-        const head = p.atomic(p.seq(p.literal('<|open|>call tool="'), p.capture(NODE.toolName, p.literal(t.function.name)), p.literal('"'), p.until(SEP), p.literal(SEP)));
+        const head = p.atomic(
+          p.seq(
+            p.literal('<|open|>call tool="'),
+            p.capture(NODE.toolName, p.literal(t.function.name)),
+            p.literal('"'),
+            p.until(SEP),
+            p.literal(SEP),
+          ),
+        );
         const anyOrder = args.length === 0 ? p.eps() : p.zeroOrMore(p.seq(p.space(), p.choice(...args)));
         // The grammar (also the lazy one of tool_choice auto) writes them typed, in schema order.
-        const argList = args.length === 0 ? anyOrder : p.schema(anyOrder, toolParameters(t), { name: `tool-${i}-args`, grammar: p.seq(p.space(), typedArgs(p, ctx, t, i)) });
+        const argList =
+          args.length === 0
+            ? anyOrder
+            : p.schema(anyOrder, toolParameters(t), {
+                name: `tool-${i}-args`,
+                grammar: p.seq(p.space(), typedArgs(p, ctx, t, i)),
+              });
         return p.rule(`tool-${i}`, p.tag(NODE.tool, p.seq(head, argList, p.space(), p.literal(close("call")))));
       });
       if (req.toolChoice === "required") grammarBody = requiredGrammar(p, req, ctx, trailer);
       const call = p.choice(...calls);
       const list = p.seq(call, req.parallel ? p.zeroOrMore(p.seq(p.space(), call)) : p.eps());
-      const section = p.rule("tool-calls", p.tag(NODE.toolSection, p.seq(p.literal(TOOLS_START), p.space(), list, p.space(), p.literal(TOOLS_END), trailer)), {
-        trigger: state !== "open" || req.toolChoice === "auto",
-      });
+      const section = p.rule(
+        "tool-calls",
+        p.tag(
+          NODE.toolSection,
+          p.seq(p.literal(TOOLS_START), p.space(), list, p.space(), p.literal(TOOLS_END), trailer),
+        ),
+        {
+          trigger: state !== "open" || req.toolChoice === "auto",
+        },
+      );
       // The section takes the end of the message with it (a lazy grammar covers only the section).
       body = p.seq(response, p.space(), req.toolChoice === "required" ? section : p.choice(section, trailer));
     } else {

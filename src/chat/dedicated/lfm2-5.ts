@@ -7,7 +7,14 @@
  */
 import type { ChatMessage } from "../../types.js";
 import { PegArena, type PegId } from "../../peg/index.js";
-import { type BuildContext, pythonTyped, pythonValue, schemaProperties, toolParameters, jsonAnswerValue } from "../build-helpers.js";
+import {
+  type BuildContext,
+  pythonTyped,
+  pythonValue,
+  schemaProperties,
+  toolParameters,
+  jsonAnswerValue,
+} from "../build-helpers.js";
 import type { JsonSchema, ToolDefinition } from "../../types.js";
 import { grammarString, orderedArguments } from "./grammar-args.js";
 import type { NormalizedRequest } from "../request.js";
@@ -43,8 +50,16 @@ function typedArgs(p: PegArena, req: NormalizedRequest, t: ToolDefinition, i: nu
   const arg = (key: string, schema: JsonSchema): PegId => {
     const name = `tool-${i}-arg-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`;
     // Strings with keywords (enum, pattern, bounds) cannot hold the quote; others are read as the parser reads them.
-    const text = (s: JsonSchema): PegId => (hasStringKeywords(s) ? p.seq(p.literal("'"), p.capture(NODE.argString, grammarString(p, s, ["'"], name)), p.literal("'")) : lenientString(p, "'"));
-    const value = rawOrTyped(p, schema, { text, typed: (s) => p.capture(NODE.argJson, pythonTyped(ctx, s, name)), stops: null, forGrammar: true });
+    const text = (s: JsonSchema): PegId =>
+      hasStringKeywords(s)
+        ? p.seq(p.literal("'"), p.capture(NODE.argString, grammarString(p, s, ["'"], name)), p.literal("'"))
+        : lenientString(p, "'");
+    const value = rawOrTyped(p, schema, {
+      text,
+      typed: (s) => p.capture(NODE.argJson, pythonTyped(ctx, s, name)),
+      stops: null,
+      forGrammar: true,
+    });
     return p.tag(NODE.toolArg, p.seq(p.capture(NODE.argName, p.literal(key)), p.literal("="), value));
   };
   return p.rule(rule, orderedArguments(p, toolParameters(t), arg, p.literal(", ")));
@@ -55,16 +70,46 @@ function typedArgs(p: PegArena, req: NormalizedRequest, t: ToolDefinition, i: nu
  * order, strings single-quoted and bounded by the schema, other values typed Python literals.
  */
 function requiredGrammar(p: PegArena, req: NormalizedRequest): PegId {
-  const calls = req.tools.map((t, i) => p.rule(`g-tool-${i}`, p.tag(NODE.tool, p.seq(p.capture(NODE.toolName, p.literal(t.function.name)), p.literal("("), typedArgs(p, req, t, i), p.literal(")")))));
+  const calls = req.tools.map((t, i) =>
+    p.rule(
+      `g-tool-${i}`,
+      p.tag(
+        NODE.tool,
+        p.seq(
+          p.capture(NODE.toolName, p.literal(t.function.name)),
+          p.literal("("),
+          typedArgs(p, req, t, i),
+          p.literal(")"),
+        ),
+      ),
+    ),
+  );
   const call = p.choice(...calls);
-  const list = p.seq(p.literal("["), call, req.parallel ? p.repeat(p.seq(p.literal(", "), call), 0, req.maxCalls - 1) : p.eps(), p.literal("]"));
-  return p.seq(p.rule("g-tool-calls", p.tag(NODE.toolSection, p.seq(p.literal(CALLS_START), list, p.literal(CALLS_END)))), p.space(), p.end());
+  const list = p.seq(
+    p.literal("["),
+    call,
+    req.parallel ? p.repeat(p.seq(p.literal(", "), call), 0, req.maxCalls - 1) : p.eps(),
+    p.literal("]"),
+  );
+  return p.seq(
+    p.rule("g-tool-calls", p.tag(NODE.toolSection, p.seq(p.literal(CALLS_START), list, p.literal(CALLS_END)))),
+    p.space(),
+    p.end(),
+  );
 }
 
 function build(req: NormalizedRequest): DedicatedBuild {
   const p = new PegArena();
   const useTools = req.tools.length > 0 && req.toolChoice !== "none" && req.jsonSchema === null;
-  const reasoning = p.optional(p.seq(p.tag(NODE.reasoningBlock, p.seq(p.literal(THINK), p.capture(NODE.reasoning, p.until(END_THINK)), p.literal(END_THINK))), p.space()));
+  const reasoning = p.optional(
+    p.seq(
+      p.tag(
+        NODE.reasoningBlock,
+        p.seq(p.literal(THINK), p.capture(NODE.reasoning, p.until(END_THINK)), p.literal(END_THINK)),
+      ),
+      p.space(),
+    ),
+  );
   let body: PegId;
   let grammarBody: PegId | undefined;
   if (req.jsonSchema !== null) {
@@ -78,19 +123,46 @@ function build(req: NormalizedRequest): DedicatedBuild {
           stops: null,
           forGrammar: false,
         });
-        return p.tag(NODE.toolArg, p.seq(p.atomic(p.seq(p.capture(NODE.argName, p.literal(key)), p.space(), p.literal("="))), p.space(), value));
+        return p.tag(
+          NODE.toolArg,
+          p.seq(p.atomic(p.seq(p.capture(NODE.argName, p.literal(key)), p.space(), p.literal("="))), p.space(), value),
+        );
       });
-      const anyOrder = args.length === 0 ? p.eps() : p.optional(p.seq(p.choice(...args), p.zeroOrMore(p.seq(p.space(), p.literal(","), p.space(), p.choice(...args)))));
+      const anyOrder =
+        args.length === 0
+          ? p.eps()
+          : p.optional(
+              p.seq(p.choice(...args), p.zeroOrMore(p.seq(p.space(), p.literal(","), p.space(), p.choice(...args)))),
+            );
       // The grammar (also the lazy one of tool_choice auto) writes them typed, in schema order.
-      const argList = args.length === 0 ? anyOrder : p.schema(anyOrder, toolParameters(t), { name: `tool-${i}-args`, grammar: typedArgs(p, req, t, i) });
+      const argList =
+        args.length === 0
+          ? anyOrder
+          : p.schema(anyOrder, toolParameters(t), { name: `tool-${i}-args`, grammar: typedArgs(p, req, t, i) });
       const head = p.atomic(p.seq(p.capture(NODE.toolName, p.literal(t.function.name)), p.literal("(")));
       return p.rule(`tool-${i}`, p.tag(NODE.tool, p.seq(head, p.space(), argList, p.space(), p.literal(")"))));
     });
     const call = p.choice(...calls);
     // The parser reads every call the model writes (the required grammar bounds them).
-    const list = p.seq(p.literal("["), p.space(), call, p.zeroOrMore(p.seq(p.space(), p.literal(","), p.space(), call)), p.space(), p.literal("]"));
-    const section = p.rule("tool-calls", p.tag(NODE.toolSection, p.seq(p.literal(CALLS_START), list, p.literal(CALLS_END))), { trigger: true });
-    body = p.seq(p.capture(NODE.content, p.until(CALLS_START)), req.toolChoice === "required" ? section : p.optional(section), p.space(), p.end());
+    const list = p.seq(
+      p.literal("["),
+      p.space(),
+      call,
+      p.zeroOrMore(p.seq(p.space(), p.literal(","), p.space(), call)),
+      p.space(),
+      p.literal("]"),
+    );
+    const section = p.rule(
+      "tool-calls",
+      p.tag(NODE.toolSection, p.seq(p.literal(CALLS_START), list, p.literal(CALLS_END))),
+      { trigger: true },
+    );
+    body = p.seq(
+      p.capture(NODE.content, p.until(CALLS_START)),
+      req.toolChoice === "required" ? section : p.optional(section),
+      p.space(),
+      p.end(),
+    );
     if (req.toolChoice === "required") grammarBody = requiredGrammar(p, req);
   } else {
     body = p.capture(NODE.content, p.rest());
@@ -108,7 +180,11 @@ function build(req: NormalizedRequest): DedicatedBuild {
 
 /** The template reads reasoning from `thinking`. */
 function adaptMessages(messages: ChatMessage[]): ChatMessage[] {
-  return messages.map((m) => (m.role === "assistant" && typeof m.reasoning_content === "string" ? ({ ...m, thinking: m.reasoning_content } as unknown as ChatMessage) : m));
+  return messages.map((m) =>
+    m.role === "assistant" && typeof m.reasoning_content === "string"
+      ? ({ ...m, thinking: m.reasoning_content } as unknown as ChatMessage)
+      : m,
+  );
 }
 
 /** The LFM2.5 handler. */
@@ -120,4 +196,11 @@ function detect(s: string): "lfm2" | "lfm2.5" | null {
   return sourceHas(s, "List of tools: [") && !s.includes("<|tool_list_start|>") ? "lfm2.5" : null;
 }
 
-export const lfm25: DedicatedHandlerDef = { name: "lfm2.5", handles: ["lfm2", "lfm2.5"], detect, reasoning: { start: THINK, end: END_THINK }, adaptMessages, build };
+export const lfm25: DedicatedHandlerDef = {
+  name: "lfm2.5",
+  handles: ["lfm2", "lfm2.5"],
+  detect,
+  reasoning: { start: THINK, end: END_THINK },
+  adaptMessages,
+  build,
+};

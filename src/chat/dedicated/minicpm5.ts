@@ -16,9 +16,25 @@ function corrected(a: TemplateAnalysis): TemplateAnalysis {
   return {
     ...a,
     tools: {
-      format: { ...a.tools.format, mode: "TAG_WITH_TAGGED", sectionStart: "", sectionEnd: "", perCallStart: "", perCallEnd: "" },
+      format: {
+        ...a.tools.format,
+        mode: "TAG_WITH_TAGGED",
+        sectionStart: "",
+        sectionEnd: "",
+        perCallStart: "",
+        perCallEnd: "",
+      },
       function: { namePrefix: '<function name="', nameSuffix: '">', argsSeparator: "", close: "</function>" },
-      arguments: { start: "", end: "", namePrefix: '<param name="', nameSuffix: '">', valuePrefix: "", valueSuffix: "</param>", separator: "", tolerateIntertagWhitespace: true },
+      arguments: {
+        start: "",
+        end: "",
+        namePrefix: '<param name="',
+        nameSuffix: '">',
+        valuePrefix: "",
+        valueSuffix: "</param>",
+        separator: "",
+        tolerateIntertagWhitespace: true,
+      },
       callId: { position: "NONE", prefix: "", suffix: "" },
     },
   };
@@ -26,7 +42,12 @@ function corrected(a: TemplateAnalysis): TemplateAnalysis {
 
 function build(req: NormalizedRequest, { generationPrompt, analysis, template }: DedicatedContext): DedicatedBuild {
   const { prefix, state } = reasoningPrefix(generationPrompt, analysis.reasoning);
-  const built = buildGenericParser(corrected(analysis), req, { pythonTaggedValues: true, jsonContainers: jsonContainersOf(true, template), cdataStrings: true, deferredGrammar: state === "open" });
+  const built = buildGenericParser(corrected(analysis), req, {
+    pythonTaggedValues: true,
+    jsonContainers: jsonContainersOf(true, template),
+    cdataStrings: true,
+    deferredGrammar: state === "open",
+  });
   return {
     built: { ...built, format: "minicpm5" },
     prefix,

@@ -12,7 +12,14 @@
  */
 import { PegArena, type PegId } from "../../peg/index.js";
 import type { JsonSchema, ToolDefinition } from "../../types.js";
-import { argumentValue, schemaProperties, toolParameters, type BuildContext, jsonAnswerValue, maybeFenced } from "../build-helpers.js";
+import {
+  argumentValue,
+  schemaProperties,
+  toolParameters,
+  type BuildContext,
+  jsonAnswerValue,
+  maybeFenced,
+} from "../build-helpers.js";
 import type { NormalizedRequest } from "../request.js";
 import { constrainsValues, isScalarTyped, rawOrTyped, splitRawSchema } from "../raw-union.js";
 import { NODE } from "../tree-names.js";
@@ -47,7 +54,10 @@ class ElementValues {
     const p = this.p;
     const close = `${NS}</item>`;
     // Lookaheads keep tree nodes out until the parse is sure of them: a streamed mapping never takes output back.
-    const one = p.seq(p.and(p.literal(`${NS}<item>`)), p.tag(NODE.argItem, p.seq(p.literal(`${NS}<item>`), item(close), p.literal(close))));
+    const one = p.seq(
+      p.and(p.literal(`${NS}<item>`)),
+      p.tag(NODE.argItem, p.seq(p.literal(`${NS}<item>`), item(close), p.literal(close))),
+    );
     return p.seq(p.and(p.literal(`${NS}<item>`)), p.tag(NODE.argArray, p.oneOrMore(p.seq(p.space(), one))));
   }
 
@@ -59,11 +69,24 @@ class ElementValues {
       const opener = p.seq(p.literal(`${NS}<`), p.chars(ELEMENT_NAME, 1), p.literal(">"));
       const member = p.tag(
         NODE.toolArg,
-        p.seq(p.atomic(p.seq(p.literal(`${NS}<`), p.capture(NODE.argName, p.chars(ELEMENT_NAME, 1)), p.literal(">"))), p.ref("mm-any"), p.literal(`${NS}</`), p.chars(ELEMENT_NAME, 1), p.literal(">")),
+        p.seq(
+          p.atomic(p.seq(p.literal(`${NS}<`), p.capture(NODE.argName, p.chars(ELEMENT_NAME, 1)), p.literal(">"))),
+          p.ref("mm-any"),
+          p.literal(`${NS}</`),
+          p.chars(ELEMENT_NAME, 1),
+          p.literal(">"),
+        ),
       );
       const elements = p.seq(p.and(opener), p.tag(NODE.argObject, p.oneOrMore(p.seq(p.space(), member))));
-      const scalar = p.choice(p.literal("true"), p.literal("false"), p.seq(p.optional(p.literal("-")), p.chars("0-9", 1), p.optional(p.seq(p.literal("."), p.chars("0-9", 1)))));
-      const text = p.choice(p.seq(p.and(p.seq(scalar, p.literal(NS))), p.capture(NODE.argJson, scalar)), p.capture(NODE.argString, p.until(NS)));
+      const scalar = p.choice(
+        p.literal("true"),
+        p.literal("false"),
+        p.seq(p.optional(p.literal("-")), p.chars("0-9", 1), p.optional(p.seq(p.literal("."), p.chars("0-9", 1)))),
+      );
+      const text = p.choice(
+        p.seq(p.and(p.seq(scalar, p.literal(NS))), p.capture(NODE.argJson, scalar)),
+        p.capture(NODE.argString, p.until(NS)),
+      );
       return p.choice(
         this.items(() => p.ref("mm-any")),
         elements,
@@ -87,7 +110,10 @@ class ElementValues {
       return p.tag(NODE.argObject, p.zeroOrMore(p.seq(p.space(), p.choice(...members))));
     }
     if (type === "array") {
-      const items = typeof schema === "object" && schema !== null ? ((schema as { items?: unknown }).items as JsonSchema | undefined) : undefined;
+      const items =
+        typeof schema === "object" && schema !== null
+          ? ((schema as { items?: unknown }).items as JsonSchema | undefined)
+          : undefined;
       // An empty array renders as an empty element: read it as [] (the grammar sees items or nothing, as before).
       return p.choice(
         this.items((c) => this.of(items ?? {}, c)),
@@ -96,7 +122,11 @@ class ElementValues {
     }
     // An object the schema does not detail: an empty element is {} rather than "".
     if (type === "object") return p.choice(p.tag(NODE.argObject, this.empty(close)), this.untyped());
-    if (type === "string") return p.capture(NODE.argString, this.ctx.forGrammar ? grammarString(p, schema, [close], `mm-string-${this.count++}`) : p.until(close));
+    if (type === "string")
+      return p.capture(
+        NODE.argString,
+        this.ctx.forGrammar ? grammarString(p, schema, [close], `mm-string-${this.count++}`) : p.until(close),
+      );
     if (type === "number" || type === "integer" || type === "boolean") {
       const value = p.capture(NODE.argJson, argumentValue(this.ctx, schema, `mm-value-${this.count++}`));
       // A null array item renders as an empty <item> (null members are left out): no value reads as null.
@@ -106,7 +136,11 @@ class ElementValues {
     const split = splitRawSchema(schema);
     if (type === null && constrainsValues(schema) && (split.typed === null || isScalarTyped(split.typed))) {
       return rawOrTyped(p, schema, {
-        text: (s) => p.capture(NODE.argString, this.ctx.forGrammar ? grammarString(p, s, [close], `mm-string-${this.count++}`) : p.until(close)),
+        text: (s) =>
+          p.capture(
+            NODE.argString,
+            this.ctx.forGrammar ? grammarString(p, s, [close], `mm-string-${this.count++}`) : p.until(close),
+          ),
         typed: (s) => p.capture(NODE.argJson, argumentValue(this.ctx, s, `mm-value-${this.count++}`)),
         stops: [close],
         forGrammar: this.ctx.forGrammar === true,
@@ -127,7 +161,10 @@ class ElementValues {
     const close = `${NS}</${key}>`;
     const head = p.atomic(p.seq(p.literal(`${NS}<`), p.capture(NODE.argName, p.literal(key)), p.literal(">")));
     // The parser keeps whitespace before the close in a string value: the grammar copy writes none there.
-    return p.tag(NODE.toolArg, p.seq(head, this.of(schema, close), this.ctx.forGrammar ? p.eps() : p.space(), p.literal(close)));
+    return p.tag(
+      NODE.toolArg,
+      p.seq(head, this.of(schema, close), this.ctx.forGrammar ? p.eps() : p.space(), p.literal(close)),
+    );
   }
 }
 
@@ -144,20 +181,38 @@ function typedArgs(p: PegArena, values: ElementValues, tool: ToolDefinition, i: 
 /** The grammar of tool_choice "required": the call section alone, arguments in schema order, bounded. */
 function requiredGrammar(p: PegArena, req: NormalizedRequest, values: ElementValues): PegId {
   const calls = req.tools.map((t, i) => {
-    const head = p.seq(p.literal(`${NS}<invoke name="`), p.capture(NODE.toolName, p.literal(t.function.name)), p.literal('">'));
+    const head = p.seq(
+      p.literal(`${NS}<invoke name="`),
+      p.capture(NODE.toolName, p.literal(t.function.name)),
+      p.literal('">'),
+    );
     const args = typedArgs(p, values, t, i);
     return p.rule(`g-tool-${i}`, p.tag(NODE.tool, p.seq(head, args, p.space(), p.literal(`${NS}</invoke>`))));
   });
   const call = p.choice(...calls);
   const list = p.seq(call, req.parallel ? p.repeat(p.seq(p.space(), call), 0, req.maxCalls - 1) : p.eps());
-  return p.seq(p.space(), p.rule("g-tool-calls", p.tag(NODE.toolSection, p.seq(p.literal(CALLS_START), p.space(), list, p.space(), p.literal(CALLS_END)))), p.space(), p.end());
+  return p.seq(
+    p.space(),
+    p.rule(
+      "g-tool-calls",
+      p.tag(NODE.toolSection, p.seq(p.literal(CALLS_START), p.space(), list, p.space(), p.literal(CALLS_END))),
+    ),
+    p.space(),
+    p.end(),
+  );
 }
 
 function build(req: NormalizedRequest): DedicatedBuild {
   const p = new PegArena();
   const useTools = req.tools.length > 0 && req.toolChoice !== "none" && req.jsonSchema === null;
   const reasoning = p.optional(
-    p.choice(p.tag(NODE.reasoningBlock, p.seq(p.literal(THINK_START), p.space(), p.capture(NODE.reasoning, p.until(THINK_END)), p.literal(THINK_END))), p.literal(THINK_END)),
+    p.choice(
+      p.tag(
+        NODE.reasoningBlock,
+        p.seq(p.literal(THINK_START), p.space(), p.capture(NODE.reasoning, p.until(THINK_END)), p.literal(THINK_END)),
+      ),
+      p.literal(THINK_END),
+    ),
   );
   let body: PegId;
   let grammarBody: PegId | undefined;
@@ -165,21 +220,44 @@ function build(req: NormalizedRequest): DedicatedBuild {
     const answer = jsonAnswerValue(p, req.jsonSchema);
     body = p.seq(p.space(), maybeFenced(p, answer), p.space(), p.end());
   } else if (useTools) {
-    const ctx: BuildContext = { p, tools: req.tools, requireCalls: true, parallel: req.parallel, pythonValues: false, pythonTaggedValues: false, toolTrigger: true, cdataStrings: false };
+    const ctx: BuildContext = {
+      p,
+      tools: req.tools,
+      requireCalls: true,
+      parallel: req.parallel,
+      pythonValues: false,
+      pythonTaggedValues: false,
+      toolTrigger: true,
+      cdataStrings: false,
+    };
     const values = new ElementValues(p, ctx);
     // The grammar's values (also the lazy grammar of tool_choice auto): typed and bounded.
     const grammarValues = new ElementValues(p, { ...ctx, forGrammar: true });
     const calls = req.tools.map((t, i) => {
-      const args = schemaProperties(toolParameters(t)).map(([key, schema]) => p.rule(`tool-${i}-arg-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`, values.member(key, schema)));
-      const head = p.atomic(p.seq(p.literal(`${NS}<invoke name="`), p.capture(NODE.toolName, p.literal(t.function.name)), p.literal('">')));
+      const args = schemaProperties(toolParameters(t)).map(([key, schema]) =>
+        p.rule(`tool-${i}-arg-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`, values.member(key, schema)),
+      );
+      const head = p.atomic(
+        p.seq(p.literal(`${NS}<invoke name="`), p.capture(NODE.toolName, p.literal(t.function.name)), p.literal('">')),
+      );
       const anyOrder = args.length === 0 ? p.eps() : p.zeroOrMore(p.seq(p.space(), p.choice(...args)));
-      const argList = args.length === 0 ? anyOrder : p.schema(anyOrder, toolParameters(t), { name: `tool-${i}-args`, grammar: typedArgs(p, grammarValues, t, i) });
+      const argList =
+        args.length === 0
+          ? anyOrder
+          : p.schema(anyOrder, toolParameters(t), {
+              name: `tool-${i}-args`,
+              grammar: typedArgs(p, grammarValues, t, i),
+            });
       return p.rule(`tool-${i}`, p.tag(NODE.tool, p.seq(head, argList, p.space(), p.literal(`${NS}</invoke>`))));
     });
     if (req.toolChoice === "required") grammarBody = requiredGrammar(p, req, grammarValues);
     const call = p.choice(...calls);
     const list = p.seq(call, req.parallel ? p.zeroOrMore(p.seq(p.space(), call)) : p.eps());
-    const section = p.rule("tool-calls", p.tag(NODE.toolSection, p.seq(p.literal(CALLS_START), p.space(), list, p.space(), p.literal(CALLS_END))), { trigger: true });
+    const section = p.rule(
+      "tool-calls",
+      p.tag(NODE.toolSection, p.seq(p.literal(CALLS_START), p.space(), list, p.space(), p.literal(CALLS_END))),
+      { trigger: true },
+    );
     const content = p.capture(NODE.content, p.until(CALLS_START));
     body = p.seq(content, req.toolChoice === "required" ? section : p.optional(section), p.space(), p.end());
   } else {
@@ -195,7 +273,12 @@ function build(req: NormalizedRequest): DedicatedBuild {
     reasoningStart: THINK_START,
     useTools,
   });
-  return { built, prefix: "", state: "none", preservedTokens: [NS, "<tool_call>", "</tool_call>", THINK_START, THINK_END] };
+  return {
+    built,
+    prefix: "",
+    state: "none",
+    preservedTokens: [NS, "<tool_call>", "</tool_call>", THINK_START, THINK_END],
+  };
 }
 
 /** The MiniMax M3 handler. */

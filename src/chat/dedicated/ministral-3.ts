@@ -16,7 +16,12 @@ const CALLS = "[TOOL_CALLS]";
 
 function build(req: NormalizedRequest): DedicatedBuild {
   const p = new PegArena();
-  const reasoning = p.optional(p.tag(NODE.reasoningBlock, p.seq(p.literal(THINK), p.capture(NODE.reasoning, p.until(END_THINK)), p.literal(END_THINK))));
+  const reasoning = p.optional(
+    p.tag(
+      NODE.reasoningBlock,
+      p.seq(p.literal(THINK), p.capture(NODE.reasoning, p.until(END_THINK)), p.literal(END_THINK)),
+    ),
+  );
   const useTools = req.tools.length > 0 && req.toolChoice !== "none" && req.jsonSchema === null;
   let body: PegId;
   let grammarBody: PegId | undefined;
@@ -38,8 +43,17 @@ function build(req: NormalizedRequest): DedicatedBuild {
       ),
     );
     const one = p.seq(p.literal(CALLS), p.choice(...calls));
-    const section = p.rule("tool-calls", p.tag(NODE.toolSection, p.seq(one, req.parallel ? p.zeroOrMore(p.seq(p.space(), one)) : p.eps())), { trigger: true });
-    body = p.seq(p.optional(p.capture(NODE.content, p.until(CALLS))), req.toolChoice === "required" ? section : p.optional(section), p.space(), p.end());
+    const section = p.rule(
+      "tool-calls",
+      p.tag(NODE.toolSection, p.seq(one, req.parallel ? p.zeroOrMore(p.seq(p.space(), one)) : p.eps())),
+      { trigger: true },
+    );
+    body = p.seq(
+      p.optional(p.capture(NODE.content, p.until(CALLS))),
+      req.toolChoice === "required" ? section : p.optional(section),
+      p.space(),
+      p.end(),
+    );
     if (req.toolChoice === "required") {
       // The grammar: the calls alone, their number bounded.
       const more = req.parallel ? p.repeat(p.seq(p.space(), one), 0, req.maxCalls - 1) : p.eps();
@@ -63,7 +77,12 @@ function build(req: NormalizedRequest): DedicatedBuild {
 function adaptMessages(messages: ChatMessage[]): ChatMessage[] {
   return messages.map((m) => {
     if (m.role !== "assistant" || typeof m.reasoning_content !== "string" || m.reasoning_content === "") return m;
-    const text = typeof m.content === "string" ? m.content : Array.isArray(m.content) ? m.content.map((c) => c.text).join("\n") : "";
+    const text =
+      typeof m.content === "string"
+        ? m.content
+        : Array.isArray(m.content)
+          ? m.content.map((c) => c.text).join("\n")
+          : "";
     const { reasoning_content, ...rest } = m;
     return { ...rest, content: `${THINK}${reasoning_content}${END_THINK}${text}` };
   });
@@ -74,7 +93,8 @@ export const ministral3: DedicatedHandlerDef = {
   name: "ministral-3",
   handles: ["ministral-3"],
   // Mistral Small 3.2 has [CALL_ID]; Ministral / Magistral 3 do not.
-  detect: (s) => (sourceHas(s, "[SYSTEM_PROMPT]", "[TOOL_CALLS]", "[ARGS]") && !s.includes("[CALL_ID]") ? "ministral-3" : null),
+  detect: (s) =>
+    sourceHas(s, "[SYSTEM_PROMPT]", "[TOOL_CALLS]", "[ARGS]") && !s.includes("[CALL_ID]") ? "ministral-3" : null,
   reasoning: { start: THINK, end: END_THINK },
   adaptMessages,
   build,

@@ -12,7 +12,13 @@
  * String parameters are raw text, others JSON.
  */
 import { PegArena, type PegId } from "../../peg/index.js";
-import { argumentValue, schemaProperties, toolParameters, type BuildContext, jsonAnswerValue } from "../build-helpers.js";
+import {
+  argumentValue,
+  schemaProperties,
+  toolParameters,
+  type BuildContext,
+  jsonAnswerValue,
+} from "../build-helpers.js";
 import type { NormalizedRequest } from "../request.js";
 import { rawOrTyped } from "../raw-union.js";
 import { NODE } from "../tree-names.js";
@@ -26,11 +32,20 @@ const EOM = "<|eom|>";
 const EOT = "<|eot|>";
 const PARAM_END = "</atem:parameter>";
 /** A recipient header naming neither the model itself nor the user starts a call. */
-const CALL_TRIGGER = "(?:^|<\\|start\\|>assistant)( to=(?!self<\\|message\\|>)(?!user<\\|message\\|>)[^<]*<\\|message\\|>)";
+const CALL_TRIGGER =
+  "(?:^|<\\|start\\|>assistant)( to=(?!self<\\|message\\|>)(?!user<\\|message\\|>)[^<]*<\\|message\\|>)";
 
 /** The grammar of one tool's arguments (a rule, built once): in schema order, typed, bounded. */
 function typedArgs(p: PegArena, parse: BuildContext, t: ToolDefinition, i: number): PegId {
-  return taggedArgsRule(p, parse, t, i, PARAM_END, (key, value) => p.seq(p.literal('<atem:parameter name="'), p.capture(NODE.argName, p.literal(key)), p.literal('">'), value, p.literal(PARAM_END)));
+  return taggedArgsRule(p, parse, t, i, PARAM_END, (key, value) =>
+    p.seq(
+      p.literal('<atem:parameter name="'),
+      p.capture(NODE.argName, p.literal(key)),
+      p.literal('">'),
+      value,
+      p.literal(PARAM_END),
+    ),
+  );
 }
 
 /**
@@ -38,7 +53,13 @@ function typedArgs(p: PegArena, parse: BuildContext, t: ToolDefinition, i: numbe
  * the calls, the recipient being the function's name as the template writes it, arguments in
  * schema order, bounded.
  */
-function requiredGrammar(p: PegArena, req: NormalizedRequest, parse: BuildContext, earlier: PegId, ending: PegId): PegId {
+function requiredGrammar(
+  p: PegArena,
+  req: NormalizedRequest,
+  parse: BuildContext,
+  earlier: PegId,
+  ending: PegId,
+): PegId {
   const calls = req.tools.map((t, i) => {
     const head = p.seq(
       p.literal(` to=${t.function.name}${MESSAGE}<atem:function_calls>`),
@@ -47,17 +68,40 @@ function requiredGrammar(p: PegArena, req: NormalizedRequest, parse: BuildContex
       p.capture(NODE.toolName, p.literal(t.function.name)),
       p.literal('">'),
     );
-    return p.rule(`g-tool-${i}`, p.tag(NODE.tool, p.seq(head, p.space(), typedArgs(p, parse, t, i), p.space(), p.literal("</atem:invoke>"), p.space(), p.literal("</atem:function_calls>"))));
+    return p.rule(
+      `g-tool-${i}`,
+      p.tag(
+        NODE.tool,
+        p.seq(
+          head,
+          p.space(),
+          typedArgs(p, parse, t, i),
+          p.space(),
+          p.literal("</atem:invoke>"),
+          p.space(),
+          p.literal("</atem:function_calls>"),
+        ),
+      ),
+    );
   });
   const call = p.choice(...calls);
-  const list = p.seq(call, req.parallel ? p.repeat(p.seq(p.literal(EOM), p.literal(START), call), 0, req.maxCalls - 1) : p.eps(), ending);
+  const list = p.seq(
+    call,
+    req.parallel ? p.repeat(p.seq(p.literal(EOM), p.literal(START), call), 0, req.maxCalls - 1) : p.eps(),
+    ending,
+  );
   return p.seq(earlier, p.rule("g-tool-calls", p.tag(NODE.toolSection, list)));
 }
 
 function build(req: NormalizedRequest): DedicatedBuild {
   const p = new PegArena();
   const useTools = req.tools.length > 0 && req.toolChoice !== "none" && req.jsonSchema === null;
-  const analysis = p.seq(p.literal(` to=self${MESSAGE}`), p.capture(NODE.reasoning, p.until(EOM)), p.literal(EOM), p.literal(START));
+  const analysis = p.seq(
+    p.literal(` to=self${MESSAGE}`),
+    p.capture(NODE.reasoning, p.until(EOM)),
+    p.literal(EOM),
+    p.literal(START),
+  );
   const earlier = p.zeroOrMore(analysis);
   const ending = p.seq(p.space(), p.optional(p.choice(p.literal(EOT), p.literal(EOM))), p.space(), p.end());
   let last: PegId;
@@ -66,9 +110,22 @@ function build(req: NormalizedRequest): DedicatedBuild {
     const answer = jsonAnswerValue(p, req.jsonSchema);
     last = p.seq(p.optional(p.literal(" to=user")), p.literal(MESSAGE), p.space(), answer, ending);
   } else {
-    const final = p.seq(p.optional(p.literal(" to=user")), p.literal(MESSAGE), p.capture(NODE.content, p.until(EOT, EOM)));
+    const final = p.seq(
+      p.optional(p.literal(" to=user")),
+      p.literal(MESSAGE),
+      p.capture(NODE.content, p.until(EOT, EOM)),
+    );
     if (useTools) {
-      const ctx: BuildContext = { p, tools: req.tools, requireCalls: true, parallel: req.parallel, pythonValues: false, pythonTaggedValues: false, toolTrigger: true, cdataStrings: false };
+      const ctx: BuildContext = {
+        p,
+        tools: req.tools,
+        requireCalls: true,
+        parallel: req.parallel,
+        pythonValues: false,
+        pythonTaggedValues: false,
+        toolTrigger: true,
+        cdataStrings: false,
+      };
       const calls = req.tools.map((t, i) => {
         const args = schemaProperties(toolParameters(t)).map(([key, schema]) => {
           const name = `tool-${i}-arg-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`;
@@ -78,7 +135,9 @@ function build(req: NormalizedRequest): DedicatedBuild {
             stops: [PARAM_END],
             forGrammar: false,
           });
-          const head = p.atomic(p.seq(p.literal('<atem:parameter name="'), p.capture(NODE.argName, p.literal(key)), p.literal('">')));
+          const head = p.atomic(
+            p.seq(p.literal('<atem:parameter name="'), p.capture(NODE.argName, p.literal(key)), p.literal('">')),
+          );
           return p.tag(NODE.toolArg, p.seq(head, value, p.literal(PARAM_END)));
         });
         const head = p.atomic(
@@ -94,14 +153,41 @@ function build(req: NormalizedRequest): DedicatedBuild {
         );
         const anyOrder = args.length === 0 ? p.eps() : p.zeroOrMore(p.seq(p.space(), p.choice(...args)));
         // The grammar (also the lazy one of tool_choice auto) writes them typed, in schema order.
-        const argList = args.length === 0 ? anyOrder : p.schema(anyOrder, toolParameters(t), { name: `tool-${i}-args`, grammar: p.seq(p.space(), typedArgs(p, ctx, t, i)) });
-        return p.rule(`tool-${i}`, p.tag(NODE.tool, p.seq(head, argList, p.space(), p.literal("</atem:invoke>"), p.space(), p.literal("</atem:function_calls>"))));
+        const argList =
+          args.length === 0
+            ? anyOrder
+            : p.schema(anyOrder, toolParameters(t), {
+                name: `tool-${i}-args`,
+                grammar: p.seq(p.space(), typedArgs(p, ctx, t, i)),
+              });
+        return p.rule(
+          `tool-${i}`,
+          p.tag(
+            NODE.tool,
+            p.seq(
+              head,
+              argList,
+              p.space(),
+              p.literal("</atem:invoke>"),
+              p.space(),
+              p.literal("</atem:function_calls>"),
+            ),
+          ),
+        );
       });
-      if (req.toolChoice === "required") grammarBody = requiredGrammar(p, req, ctx, req.thinking ? earlier : p.eps(), ending);
+      if (req.toolChoice === "required")
+        grammarBody = requiredGrammar(p, req, ctx, req.thinking ? earlier : p.eps(), ending);
       const call = p.choice(...calls);
-      const list = p.seq(call, req.parallel ? p.zeroOrMore(p.seq(p.literal(EOM), p.literal(START), call)) : p.eps(), ending);
+      const list = p.seq(
+        call,
+        req.parallel ? p.zeroOrMore(p.seq(p.literal(EOM), p.literal(START), call)) : p.eps(),
+        ending,
+      );
       const section = p.rule("tool-calls", p.tag(NODE.toolSection, list), { trigger: { pattern: CALL_TRIGGER } });
-      last = req.toolChoice === "required" ? section : p.choice(section, p.seq(final, p.choice(p.seq(p.literal(EOM), p.literal(START), section), ending)));
+      last =
+        req.toolChoice === "required"
+          ? section
+          : p.choice(section, p.seq(final, p.choice(p.seq(p.literal(EOM), p.literal(START), section), ending)));
     } else {
       last = p.seq(final, ending);
     }
@@ -114,7 +200,18 @@ function build(req: NormalizedRequest): DedicatedBuild {
     ...(grammarBody !== undefined ? { grammarBody, grammarRoot: p.seq(p.literal(START), grammarBody) } : {}),
     useTools,
   });
-  const preservedTokens = ["<|start|>", MESSAGE, EOM, EOT, "<atem:function_calls>", "<atem:invoke", "<atem:parameter", PARAM_END, "</atem:invoke>", "</atem:function_calls>"];
+  const preservedTokens = [
+    "<|start|>",
+    MESSAGE,
+    EOM,
+    EOT,
+    "<atem:function_calls>",
+    "<atem:invoke",
+    "<atem:parameter",
+    PARAM_END,
+    "</atem:invoke>",
+    "</atem:function_calls>",
+  ];
   return { built, prefix: START, state: "closed", preservedTokens };
 }
 

@@ -8,6 +8,10 @@ import { type DedicatedHandlerDef, sourceHas } from "./handler.js";
 export const qwen3Coder: DedicatedHandlerDef = {
   name: "qwen3-coder",
   handles: ["qwen3-coder"],
-  detect: (s) => (sourceHas(s, "<tool_call>", "<function=", "<parameter=") && !s.includes("'<tool_call><function=' ~ tool_call.name ~ '>'") ? "qwen3-coder" : null),
+  detect: (s) =>
+    sourceHas(s, "<tool_call>", "<function=", "<parameter=") &&
+    !s.includes("'<tool_call><function=' ~ tool_call.name ~ '>'")
+      ? "qwen3-coder"
+      : null,
   generic: "tagged calls (<tool_call><function=NAME><parameter=KEY>) whose markers the diffing finds",
 };

@@ -192,7 +192,10 @@ function closure(nfa: Nfa, set: Iterable<number>, atStart: boolean, atEnd: boole
  * const d = regexToDfa(parseRegex("^a+$"));
  * dfaAccepts(d, "aaa"); // true
  */
-export function regexToDfa(node: RegexNode, options: { anchored?: boolean; limit?: number; relaxations?: RegexRelaxations } = {}): Dfa {
+export function regexToDfa(
+  node: RegexNode,
+  options: { anchored?: boolean; limit?: number; relaxations?: RegexRelaxations } = {},
+): Dfa {
   const relax = options.relaxations ?? {};
   const limit = options.limit ?? DEFAULT_LIMIT;
   const nfa = new Nfa(relax);

@@ -365,7 +365,8 @@ function literal(cp: number): RegexNode {
  * // { type: "seq", items: [{ type: "start" }, { type: "repeat", ... }, { type: "end" }] }
  */
 export function parseRegex(pattern: string): RegexNode {
-  if (typeof pattern !== "string") throw new TypeError(`parseRegex(pattern): pattern must be a string, got ${typeof pattern}`);
+  if (typeof pattern !== "string")
+    throw new TypeError(`parseRegex(pattern): pattern must be a string, got ${typeof pattern}`);
   return new RegexParser(pattern).parse();
 }
 

@@ -45,7 +45,8 @@ export function parseCoverageCase(name: string, text: string): CoverageCase {
   const doc = parsePyJson(text);
   const schema = field(doc, "schema");
   const tests = field(doc, "tests");
-  if (schema === undefined || tests?.kind !== "array") throw new TypeError(`${name}: not a MaskBench file (needs "schema" and "tests")`);
+  if (schema === undefined || tests?.kind !== "array")
+    throw new TypeError(`${name}: not a MaskBench file (needs "schema" and "tests")`);
   return {
     name,
     schema: pyJsonToJs(schema),
@@ -80,14 +81,16 @@ export function checkCoverageCase(c: CoverageCase, options: SchemaToGbnfOptions 
   try {
     grammar = jsonSchemaToGbnf(c.schema as never, { ...options, onRelaxation: (r) => relaxations.add(r.kind) });
   } catch (e) {
-    if (e instanceof SchemaError) return out(false, `SchemaError (${e.keyword}): ${e.message.replace(/^.*?: /, "").slice(0, 60)}`);
+    if (e instanceof SchemaError)
+      return out(false, `SchemaError (${e.keyword}): ${e.message.replace(/^.*?: /, "").slice(0, 60)}`);
     return out(false, `converter crash: ${(e as Error).message.slice(0, 80)}`);
   }
   let compiled;
   try {
     compiled = compileGbnf(grammar);
   } catch (e) {
-    if (e instanceof GbnfSyntaxError) return out(false, `invalid GBNF: ${e.message.slice(0, 80)}`, 0, 0, grammar.length);
+    if (e instanceof GbnfSyntaxError)
+      return out(false, `invalid GBNF: ${e.message.slice(0, 80)}`, 0, 0, grammar.length);
     throw e;
   }
   let falseRejects = 0;
@@ -98,7 +101,8 @@ export function checkCoverageCase(c: CoverageCase, options: SchemaToGbnfOptions 
       const m = new GbnfMatcher(compiled);
       accepted = m.accept(t.text) && m.isComplete;
     } catch (e) {
-      if (e instanceof GbnfMatchLimitError) return out(false, "matcher limit (ambiguous grammar)", 0, 0, grammar.length);
+      if (e instanceof GbnfMatchLimitError)
+        return out(false, "matcher limit (ambiguous grammar)", 0, 0, grammar.length);
       throw e;
     }
     if (accepted && !t.valid) falseAccepts++;
@@ -108,8 +112,15 @@ export function checkCoverageCase(c: CoverageCase, options: SchemaToGbnfOptions 
   // Restrictions only ever reject; they cannot explain an accepted invalid instance.
   // duplicateKeys cannot explain one either: instances come from dicts, whose keys are unique.
   const supersets = [...relaxations].filter((k) => !RESTRICTION_KINDS.has(k) && k !== "duplicateKeys").sort();
-  let reason = falseRejects > 0 ? "rejects a valid instance" : `accepts an invalid instance${supersets.length ? ` [${supersets.join(", ")}]` : ""}`;
-  if (falseRejects > 0 && options.propertyOrder !== "any" && checkCoverageCase(c, { ...options, propertyOrder: "any" }).falseRejects === 0) {
+  let reason =
+    falseRejects > 0
+      ? "rejects a valid instance"
+      : `accepts an invalid instance${supersets.length ? ` [${supersets.join(", ")}]` : ""}`;
+  if (
+    falseRejects > 0 &&
+    options.propertyOrder !== "any" &&
+    checkCoverageCase(c, { ...options, propertyOrder: "any" }).falseRejects === 0
+  ) {
     reason = "rejects a valid instance: keys not in `properties` order (passes with propertyOrder any)";
   }
   return out(false, reason, falseRejects, falseAccepts, grammar.length);
@@ -121,7 +132,11 @@ export function checkCoverageCase(c: CoverageCase, options: SchemaToGbnfOptions 
  * @example
  * const { passed, total, reasons } = summarizeCoverage(outcomes);
  */
-export function summarizeCoverage(outcomes: readonly CoverageOutcome[]): { passed: number; total: number; reasons: [string, number][] } {
+export function summarizeCoverage(outcomes: readonly CoverageOutcome[]): {
+  passed: number;
+  total: number;
+  reasons: [string, number][];
+} {
   const reasons = new Map<string, number>();
   for (const o of outcomes) if (!o.pass && o.reason) reasons.set(o.reason, (reasons.get(o.reason) ?? 0) + 1);
   return {

@@ -16,17 +16,26 @@ export const DEPENDENCY_KEYWORDS = ["dependencies", "dependentRequired", "depend
  * @example
  * dependencyGroups(ctx, loc, "dependentRequired"); // [[{lacks "a"}, {required: ["a", "b"]}]]
  */
-export function dependencyGroups(ctx: NormalizeContext, loc: SchemaLocation, keyword: (typeof DEPENDENCY_KEYWORDS)[number]): SchemaLocation[][] {
+export function dependencyGroups(
+  ctx: NormalizeContext,
+  loc: SchemaLocation,
+  keyword: (typeof DEPENDENCY_KEYWORDS)[number],
+): SchemaLocation[][] {
   const map = (loc.schema as Record<string, unknown>)[keyword];
   if (map === null || typeof map !== "object" || Array.isArray(map)) return [];
   const base = ctx.doc.baseOf(loc);
   const groups: SchemaLocation[][] = [];
   for (const [key, dep] of Object.entries(map)) {
     const where = `${loc.pointer}/${keyword}/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`;
-    const absent: SchemaLocation = { schema: { type: "object", not: { required: [key] } }, pointer: `${where}(absent)`, base };
+    const absent: SchemaLocation = {
+      schema: { type: "object", not: { required: [key] } },
+      pointer: `${where}(absent)`,
+      base,
+    };
     if (Array.isArray(dep)) {
       // `required` holds for non-objects, so two branches cover every value.
-      if (dep.length > 0) groups.push([absent, { schema: { required: [key, ...dep.map(String)] }, pointer: `${where}(present)`, base }]);
+      if (dep.length > 0)
+        groups.push([absent, { schema: { required: [key, ...dep.map(String)] }, pointer: `${where}(present)`, base }]);
     } else if (dep === true || (dep !== null && typeof dep === "object" && Object.keys(dep).length === 0)) {
     } else if (dep === false || (dep !== null && typeof dep === "object")) {
       // The schema applies only to objects having the key; other values pass untouched.

@@ -121,7 +121,13 @@ export class JsonText {
 
   /** Any JSON number. */
   number(): GbnfExpr {
-    return this.rule("number", () => seq(this.integer(), opt(seq(lit("."), rep(DIGIT, 1, null))), opt(seq(chars("eE"), opt(chars("+-")), rep(DIGIT, 1, null)))));
+    return this.rule("number", () =>
+      seq(
+        this.integer(),
+        opt(seq(lit("."), rep(DIGIT, 1, null))),
+        opt(seq(chars("eE"), opt(chars("+-")), rep(DIGIT, 1, null))),
+      ),
+    );
   }
 
   boolean(): GbnfExpr {
@@ -190,7 +196,8 @@ export class JsonText {
         else controls.push(c);
       }
     }
-    if (shortLetters !== "") parts.push(seq(lit("\\"), shortLetters.length === 1 ? lit(shortLetters) : chars(shortLetters)));
+    if (shortLetters !== "")
+      parts.push(seq(lit("\\"), shortLetters.length === 1 ? lit(shortLetters) : chars(shortLetters)));
     if (controls.length > 0) {
       const byHigh = new Map<number, number[]>();
       for (const c of controls) byHigh.set(c >> 4, [...(byHigh.get(c >> 4) ?? []), c & 15]);

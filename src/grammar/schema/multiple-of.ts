@@ -20,7 +20,13 @@ const NONZERO = cls([[0x31, 0x39]]);
  * @example
  * decimalMultiples(jt, 2, { value: 0, strict: false }, null, "price"); // 0, 12.5, 3.99, 3.990
  */
-export function decimalMultiples(jt: JsonText, digits: number, lo: Bound | null, hi: Bound | null, hint: string): GbnfExpr | null {
+export function decimalMultiples(
+  jt: JsonText,
+  digits: number,
+  lo: Bound | null,
+  hi: Bound | null,
+  hint: string,
+): GbnfExpr | null {
   if (lo === null || !Number.isInteger(lo.value) || lo.value < 0 || (lo.strict && lo.value !== 0)) return null;
   if (hi !== null && (!Number.isInteger(hi.value) || hi.strict)) return null;
   if (digits < 1 || digits > 12) return null;

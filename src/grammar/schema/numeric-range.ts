@@ -114,7 +114,8 @@ function fracAtLeast(b: string, strict: boolean): Digits {
 
 /** Fraction digit strings f with 0.f <= 0.b (or < when strict). */
 function fracAtMost(b: string, strict: boolean): Digits {
-  if (/^0*$/.test(b)) return strict ? { empty: false, nonEmpty: null } : { empty: true, nonEmpty: rep(lit("0"), 1, null) };
+  if (/^0*$/.test(b))
+    return strict ? { empty: false, nonEmpty: null } : { empty: true, nonEmpty: rep(lit("0"), 1, null) };
   const b0 = Number(b[0]);
   const alts: GbnfExpr[] = [];
   if (b0 > 0) alts.push(seq(digitClass(0, b0 - 1), star(DIGIT)));
@@ -133,7 +134,9 @@ function fracBetween(lo: string, loStrict: boolean, hi: string, hiStrict: boolea
   if (a === b) {
     if (loStrict || hiStrict) return { empty: false, nonEmpty: null };
     const significant = a.replace(/0+$/, "");
-    return significant === "" ? { empty: true, nonEmpty: rep(lit("0"), 1, null) } : { empty: false, nonEmpty: seq(lit(significant), star(lit("0"))) };
+    return significant === ""
+      ? { empty: true, nonEmpty: rep(lit("0"), 1, null) }
+      : { empty: false, nonEmpty: seq(lit(significant), star(lit("0"))) };
   }
   if (a[0] === b[0]) {
     const rest = fracBetween(a.slice(1), loStrict, b.slice(1), hiStrict);
@@ -276,7 +279,8 @@ function exponentForms(lo: DecimalBound | null, hi: DecimalBound | null): GbnfEx
   if (boundBelowOrAt(lo, -1) && boundAboveOrAt(hi, 0)) out.push(seq(lit("-"), small));
   // |x| >= 1 includes 1 itself, so a strict bound at 1 excludes the class.
   if (hi === null && (lo === null || signedValue(lo) < 1 || (signedValue(lo) === 1 && !lo.strict))) out.push(large);
-  if (lo === null && (hi === null || signedValue(hi) > -1 || (signedValue(hi) === -1 && !hi.strict))) out.push(seq(lit("-"), large));
+  if (lo === null && (hi === null || signedValue(hi) > -1 || (signedValue(hi) === -1 && !hi.strict)))
+    out.push(seq(lit("-"), large));
   return out;
 }
 

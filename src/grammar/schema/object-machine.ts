@@ -47,7 +47,15 @@ export function machineStates(order: MemberOrder, members: number, min: number, 
  * @example
  * objectMachine(jt, members, null, "set", 0, 2, "root"); // any order, at most 2 properties
  */
-export function objectMachine(jt: JsonText, members: readonly ObjectMember[], extra: GbnfExpr | null, order: MemberOrder, min: number, max: number | null, hint: string): GbnfExpr {
+export function objectMachine(
+  jt: JsonText,
+  members: readonly ObjectMember[],
+  extra: GbnfExpr | null,
+  order: MemberOrder,
+  min: number,
+  max: number | null,
+  hint: string,
+): GbnfExpr {
   const ws = jt.ws();
   const comma = seq(lit(","), ws);
   const limit = countLimit(min, max);
@@ -68,7 +76,8 @@ export function objectMachine(jt: JsonText, members: readonly ObjectMember[], ex
     }
     return out;
   };
-  const done = (pos: number): boolean => (order === "set" ? (pos & allRequired) === allRequired : members.slice(pos).every((m) => !m.required));
+  const done = (pos: number): boolean =>
+    order === "set" ? (pos & allRequired) === allRequired : members.slice(pos).every((m) => !m.required);
   const names = new Map<string, string | null>();
   // A state's rule, or null when nothing can complete from it (pruned, so no dead rules remain).
   const state = (pos: number, count: number): string | null => {
@@ -102,5 +111,7 @@ export function objectMachine(jt: JsonText, members: readonly ObjectMember[], ex
   const body = state(start, 0);
   const emptyOk = done(start) && min === 0;
   if (body === null) return emptyOk ? seq(lit("{"), ws, lit("}")) : NOTHING;
-  return emptyOk ? seq(lit("{"), ws, alt(seq(ref(body), ws), EMPTY), lit("}")) : seq(lit("{"), ws, ref(body), ws, lit("}"));
+  return emptyOk
+    ? seq(lit("{"), ws, alt(seq(ref(body), ws), EMPTY), lit("}"))
+    : seq(lit("{"), ws, ref(body), ws, lit("}"));
 }

@@ -24,7 +24,11 @@ function width(schema: unknown): number {
 function resolved(ctx: NormalizeContext, loc: SchemaLocation): unknown {
   let s = loc.schema;
   let here = loc;
-  for (let i = 0; i < 8 && s !== null && typeof s === "object" && typeof (s as { $ref?: unknown }).$ref === "string"; i++) {
+  for (
+    let i = 0;
+    i < 8 && s !== null && typeof s === "object" && typeof (s as { $ref?: unknown }).$ref === "string";
+    i++
+  ) {
     const o = s as Record<string, unknown>;
     const onlyRef = Object.keys(o).every((k) => k === "$ref" || ["title", "description", "$comment"].includes(k));
     if (!onlyRef && !ctx.doc.refOverridesSiblings) break;
@@ -78,7 +82,12 @@ export function exclusiveBranches(ctx: NormalizeContext, loc: SchemaLocation): S
     return negations;
   });
   if (alternatives > MAX_EXCLUSION_ALTERNATIVES) {
-    ctx.relax("oneOf", loc.pointer, "oneOf", `exclusion would take more than ${MAX_EXCLUSION_ALTERNATIVES} alternatives`);
+    ctx.relax(
+      "oneOf",
+      loc.pointer,
+      "oneOf",
+      `exclusion would take more than ${MAX_EXCLUSION_ALTERNATIVES} alternatives`,
+    );
     return branches;
   }
   // A partial exclusion would still copy every branch (no rule shared with the plain subschemas)
@@ -88,5 +97,7 @@ export function exclusiveBranches(ctx: NormalizeContext, loc: SchemaLocation): S
     return branches;
   }
   // The branch itself is copied by reference; `$ref`s in it resolve against the same base.
-  return branches.map((b, i) => (plans[i]!.length === 0 ? b : { schema: { allOf: [b.schema, ...plans[i]!] }, pointer: `${b.pointer}(only)`, base }));
+  return branches.map((b, i) =>
+    plans[i]!.length === 0 ? b : { schema: { allOf: [b.schema, ...plans[i]!] }, pointer: `${b.pointer}(only)`, base },
+  );
 }

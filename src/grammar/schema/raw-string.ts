@@ -5,7 +5,15 @@
  * arguments raw, so these keywords are enforced on the decoded text itself, with no JSON quoting.
  */
 import { complementRanges, type CodeRange } from "../char-set.js";
-import { AutomatonLimitError, type Dfa, complementDfa, dfaLengthRange, lengthDfa, productDfa, regexToDfa } from "../regex/automaton.js";
+import {
+  AutomatonLimitError,
+  type Dfa,
+  complementDfa,
+  dfaLengthRange,
+  lengthDfa,
+  productDfa,
+  regexToDfa,
+} from "../regex/automaton.js";
 import type { RegexNode } from "../regex/regex-ast.js";
 import { parseRegex } from "../regex/regex-parse.js";
 import { FORMAT_PATTERNS } from "./schema-scalars.js";
@@ -21,7 +29,10 @@ export type RawText =
   | { kind: "chars"; ranges: readonly CodeRange[]; negated: boolean; min: number; max: number | null };
 
 function word(d: string): RegexNode {
-  return { type: "seq", items: [...d].map((c) => ({ type: "set", ranges: [[c.codePointAt(0)!, c.codePointAt(0)!]] }) as RegexNode) };
+  return {
+    type: "seq",
+    items: [...d].map((c) => ({ type: "set", ranges: [[c.codePointAt(0)!, c.codePointAt(0)!]] }) as RegexNode),
+  };
 }
 
 /**
@@ -31,7 +42,8 @@ function word(d: string): RegexNode {
  */
 function earlyEndings(delimiters: readonly string[]): string[] {
   const out = new Set<string>();
-  for (const d of delimiters) for (let k = 1; k < d.length; k++) if (delimiters.some((e) => e.startsWith(d.slice(k)))) out.add(d.slice(0, k));
+  for (const d of delimiters)
+    for (let k = 1; k < d.length; k++) if (delimiters.some((e) => e.startsWith(d.slice(k)))) out.add(d.slice(0, k));
   return [...out];
 }
 
@@ -39,11 +51,17 @@ function baseDfa(text: RawText): Dfa {
   if (text.kind === "until") {
     // "Contains a delimiter" (search semantics), complemented; nor ending where the parser would stop early.
     const words = text.delimiters.map(word);
-    const endings: RegexNode[] = earlyEndings(text.delimiters).map((e) => ({ type: "seq", items: [word(e), { type: "end" }] }));
+    const endings: RegexNode[] = earlyEndings(text.delimiters).map((e) => ({
+      type: "seq",
+      items: [word(e), { type: "end" }],
+    }));
     return complementDfa(regexToDfa({ type: "alt", items: [...words, ...endings] }, { limit: LIMIT }));
   }
   const ranges = text.negated ? complementRanges(text.ranges) : text.ranges;
-  return regexToDfa({ type: "repeat", item: { type: "set", ranges }, min: text.min, max: text.max }, { anchored: true, limit: LIMIT });
+  return regexToDfa(
+    { type: "repeat", item: { type: "set", ranges }, min: text.min, max: text.max },
+    { anchored: true, limit: LIMIT },
+  );
 }
 
 /** The string keywords of a schema as regexes and bounds; null when it has none. */
@@ -52,7 +70,8 @@ function keywordsOf(schema: unknown): { patterns: RegexNode[]; min: number; max:
   const s = schema as { pattern?: unknown; format?: unknown; minLength?: unknown; maxLength?: unknown };
   const patterns: RegexNode[] = [];
   if (typeof s.pattern === "string") patterns.push(parseRegex(s.pattern));
-  if (typeof s.format === "string" && FORMAT_PATTERNS[s.format] !== undefined) patterns.push(parseRegex(FORMAT_PATTERNS[s.format]!));
+  if (typeof s.format === "string" && FORMAT_PATTERNS[s.format] !== undefined)
+    patterns.push(parseRegex(FORMAT_PATTERNS[s.format]!));
   const min = typeof s.minLength === "number" && Number.isInteger(s.minLength) && s.minLength > 0 ? s.minLength : 0;
   const max = typeof s.maxLength === "number" && Number.isInteger(s.maxLength) && s.maxLength >= 0 ? s.maxLength : null;
   if (patterns.length === 0 && min === 0 && max === null) return null;

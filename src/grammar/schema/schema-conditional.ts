@@ -27,7 +27,8 @@ export function negateDiscriminator(ifSchema: unknown): unknown {
     if (value === null || typeof value !== "object" || Array.isArray(value)) return null;
     const v = value as Record<string, unknown>;
     if (!onlyKeys(v, ["const", "enum"])) return null;
-    const negated = "const" in v ? { not: { const: v.const } } : Array.isArray(v.enum) ? { not: { enum: v.enum } } : null;
+    const negated =
+      "const" in v ? { not: { const: v.const } } : Array.isArray(v.enum) ? { not: { enum: v.enum } } : null;
     if (negated === null) return null;
     violations.push({ required: [key], properties: { [key]: negated } });
   }
@@ -44,7 +45,10 @@ export function negateDiscriminator(ifSchema: unknown): unknown {
  * The two branches of `loc`'s if/then/else as synthetic locations (for an anyOf group), or null
  * when `if` cannot be negated; `exact` is false when the negation is only a superset.
  */
-export function conditionalBranches(loc: SchemaLocation, doc?: SchemaDocument): { branches: [SchemaLocation, SchemaLocation]; exact: boolean } | null {
+export function conditionalBranches(
+  loc: SchemaLocation,
+  doc?: SchemaDocument,
+): { branches: [SchemaLocation, SchemaLocation]; exact: boolean } | null {
   const o = loc.schema as Record<string, unknown>;
   let notIf = negateDiscriminator(o.if);
   let exact = true;

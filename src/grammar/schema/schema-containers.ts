@@ -15,7 +15,14 @@ import type { RelaxationKind } from "./schema-error.js";
 import type { Norm } from "./schema-normalize.js";
 import { NOTHING, isNothing, stringLanguage } from "./string-language.js";
 import { uniqueArray } from "./unique-items.js";
-import { MAX_MACHINE_STATES, MAX_SET_MEMBERS, MAX_STRICT_SET_MEMBERS, type MemberOrder, machineStates, objectMachine } from "./object-machine.js";
+import {
+  MAX_MACHINE_STATES,
+  MAX_SET_MEMBERS,
+  MAX_STRICT_SET_MEMBERS,
+  type MemberOrder,
+  machineStates,
+  objectMachine,
+} from "./object-machine.js";
 
 /**
  * Where declared properties may appear: "schema" in `properties` order, "required-first" the
@@ -32,7 +39,9 @@ export interface ContainerContext {
   /** The values satisfying all of `locs` when they are a finite list (enum, const, booleans, null), else null. */
   finiteValues(locs: readonly SchemaLocation[]): unknown[] | null;
   /** Normalises the string constraints of `locs` (for propertyNames). */
-  stringConstraintsOf(locs: readonly SchemaLocation[]): { patterns: RegexNode[]; minLength: number; maxLength: number | null } | null;
+  stringConstraintsOf(
+    locs: readonly SchemaLocation[],
+  ): { patterns: RegexNode[]; minLength: number; maxLength: number | null } | null;
   relax(kind: RelaxationKind, pointer: string, keyword: string, detail?: string): void;
   /** What a missing additionalProperties means. */
   additionalDefault: boolean;
@@ -72,7 +81,9 @@ export function arrayExpr(ctx: ContainerContext, n: Norm, hint: string): GbnfExp
     if (unique !== null) return unique;
     ctx.relax("uniqueItems", n.pointer, "uniqueItems");
   }
-  const prefix = n.prefixItems.map((locs, i) => named(ctx, sub(hint, String(i)), ctx.visit(locs, sub(hint, String(i)))));
+  const prefix = n.prefixItems.map((locs, i) =>
+    named(ctx, sub(hint, String(i)), ctx.visit(locs, sub(hint, String(i)))),
+  );
   const rest = n.items === false ? null : named(ctx, sub(hint, "item"), ctx.visit(n.items, sub(hint, "item")));
   const open = seq(lit("["), ws);
   const close = lit("]");
@@ -99,7 +110,8 @@ export function arrayExpr(ctx: ContainerContext, n: Norm, hint: string): GbnfExp
     for (let i = prefix.length - 1; i >= from; i--) {
       const next = acc;
       acc = tailOne(i, () => next);
-      if ((prefix.length - i) % TAIL_CHUNK === 0 && i > from && !isNothing(acc) && acc !== EMPTY) acc = named(ctx, sub(hint, `tail-${i}`), acc);
+      if ((prefix.length - i) % TAIL_CHUNK === 0 && i > from && !isNothing(acc) && acc !== EMPTY)
+        acc = named(ctx, sub(hint, `tail-${i}`), acc);
     }
     return acc;
   };
@@ -117,7 +129,11 @@ function containsNothing(e: GbnfExpr): boolean {
   return false;
 }
 
-function compile(ctx: ContainerContext, source: string, pointer: string): { node: RegexNode; test: (k: string) => boolean } | null {
+function compile(
+  ctx: ContainerContext,
+  source: string,
+  pointer: string,
+): { node: RegexNode; test: (k: string) => boolean } | null {
   try {
     const node = parseRegex(source);
     let re: RegExp | null = null;
@@ -176,7 +192,10 @@ export function objectExpr(ctx: ContainerContext, n: Norm, hint: string): GbnfEx
       if (required) return NOTHING;
       continue;
     }
-    members.push({ kv: named(ctx, sub(hint, `${key}-kv`), seq(lit(pythonJsonString(key)), lit(":"), ws, value)), required });
+    members.push({
+      kv: named(ctx, sub(hint, `${key}-kv`), seq(lit(pythonJsonString(key)), lit(":"), ws, value)),
+      required,
+    });
   }
 
   const extra = extraMember(ctx, n, patterns, names, nameRules, hint);
@@ -185,14 +204,17 @@ export function objectExpr(ctx: ContainerContext, n: Norm, hint: string): GbnfEx
   if (n.maxProperties !== null && requiredCount > n.maxProperties) return NOTHING;
   if (ctx.propertyOrder === "required-first") members.sort((a, b) => Number(b.required) - Number(a.required));
   // minProperties 1 is exact (the member list must not be empty); larger counts need counting.
-  const needsCount = n.minProperties > Math.max(1, requiredCount) || (n.maxProperties !== null && (extra !== null || members.length > n.maxProperties));
+  const needsCount =
+    n.minProperties > Math.max(1, requiredCount) ||
+    (n.maxProperties !== null && (extra !== null || members.length > n.maxProperties));
   const order: MemberOrder = ctx.propertyOrder === "any" && members.length > 1 ? "set" : "sequence";
   // Strict conversions pay for exact sets up to the state budget rather than allow repeated keys.
   const exactSet = order === "sequence" || members.length <= (ctx.strict ? MAX_STRICT_SET_MEMBERS : MAX_SET_MEMBERS);
   if ((needsCount || order === "set") && exactSet) {
     const states = machineStates(order, members.length, n.minProperties, n.maxProperties);
     if (states <= MAX_MACHINE_STATES) {
-      if (order === "sequence" && members.length > 1 && members.some((m) => !m.required)) ctx.relax("propertyOrder", n.pointer, "properties");
+      if (order === "sequence" && members.length > 1 && members.some((m) => !m.required))
+        ctx.relax("propertyOrder", n.pointer, "properties");
       return objectMachine(ctx.jt, members, extra, order, n.minProperties, n.maxProperties, hint);
     }
   }
@@ -263,7 +285,14 @@ const MAX_TRACKED_REQUIRED = 6;
  * parsed JSON object); optional and extra keys may appear anywhere. A repeated key is not
  * prevented (RELAXATIONS.duplicateKeys).
  */
-function anyOrderObject(ctx: ContainerContext, n: Norm, members: { kv: GbnfExpr; required: boolean }[], extra: GbnfExpr | null, nonEmpty: boolean, hint: string): GbnfExpr {
+function anyOrderObject(
+  ctx: ContainerContext,
+  n: Norm,
+  members: { kv: GbnfExpr; required: boolean }[],
+  extra: GbnfExpr | null,
+  nonEmpty: boolean,
+  hint: string,
+): GbnfExpr {
   const ws = ctx.jt.ws();
   const comma = seq(lit(","), ws);
   const req = members.filter((m) => m.required).map((m) => m.kv);
@@ -313,7 +342,9 @@ function anyOrderObject(ctx: ContainerContext, n: Norm, members: { kv: GbnfExpr;
   if (optKv) firsts.push(seq(optKv, state(0)));
   for (const [kv, next] of successors(0)) firsts.push(seq(kv, state(next)));
   const body = alt(...firsts);
-  return req.length === 0 && !nonEmpty ? seq(lit("{"), ws, opt(seq(body, ws)), lit("}")) : seq(lit("{"), ws, body, ws, lit("}"));
+  return req.length === 0 && !nonEmpty
+    ? seq(lit("{"), ws, opt(seq(body, ws)), lit("}"))
+    : seq(lit("{"), ws, body, ws, lit("}"));
 }
 
 interface NameRules {
@@ -377,7 +408,12 @@ function extraMember(
   patterns.forEach((p, i) => {
     const key = stringLanguage(
       ctx.jt,
-      { patterns: [p.node, ...baseNamePatterns], minLength: nameRules?.minLength ?? 0, maxLength: nameRules?.maxLength ?? null, excludeWords: exclude },
+      {
+        patterns: [p.node, ...baseNamePatterns],
+        minLength: nameRules?.minLength ?? 0,
+        maxLength: nameRules?.maxLength ?? null,
+        excludeWords: exclude,
+      },
       sub(hint, `pk${i}`),
     );
     for (const r of key.relaxations) ctx.relax("regexFeature", n.pointer, "patternProperties", r);
@@ -402,7 +438,8 @@ function extraMember(
     );
     for (const r of key.relaxations) ctx.relax("regexFeature", n.pointer, "additionalProperties", r);
     const value = ctx.visit(additional, sub(hint, "av"));
-    if (!isNothing(key.expr) && !isNothing(value)) alts.push(seq(named(ctx, sub(hint, "ak"), key.expr), lit(":"), ws, value));
+    if (!isNothing(key.expr) && !isNothing(value))
+      alts.push(seq(named(ctx, sub(hint, "ak"), key.expr), lit(":"), ws, value));
   }
   if (alts.length === 0) return null;
   return named(ctx, sub(hint, "extra"), alt(...alts));

@@ -59,7 +59,8 @@ export class SchemaDocument {
   readonly draft: number | null;
 
   constructor(readonly schema: unknown) {
-    const declared = schema !== null && typeof schema === "object" ? (schema as { $schema?: unknown }).$schema : undefined;
+    const declared =
+      schema !== null && typeof schema === "object" ? (schema as { $schema?: unknown }).$schema : undefined;
     const m = typeof declared === "string" ? /draft-0?(\d+)|draft\/(20\d\d)/.exec(declared) : null;
     this.draft = m ? Number(m[1] ?? m[2]) : null;
     this.refOverridesSiblings = this.draft !== null && this.draft <= 7;
@@ -77,7 +78,12 @@ export class SchemaDocument {
     const obj = node as Record<string, unknown>;
     let here = base;
     if (isSchema) {
-      const id = typeof obj.$id === "string" ? obj.$id : typeof obj.id === "string" && typeof obj.$ref !== "string" ? obj.id : null;
+      const id =
+        typeof obj.$id === "string"
+          ? obj.$id
+          : typeof obj.id === "string" && typeof obj.$ref !== "string"
+            ? obj.id
+            : null;
       if (id !== null) {
         const abs = resolveUri(id, base);
         const [doc, frag] = splitFragment(abs, pointer, "$id");
@@ -88,8 +94,10 @@ export class SchemaDocument {
           if (!this.resources.has(doc)) this.resources.set(doc, { schema: node, pointer, base: doc });
         }
       }
-      if (typeof obj.$anchor === "string") this.anchors.set(`${here}#${obj.$anchor}`, { schema: node, pointer, base: here });
-      if (typeof obj.$dynamicAnchor === "string") this.anchors.set(`${here}#${obj.$dynamicAnchor}`, { schema: node, pointer, base: here });
+      if (typeof obj.$anchor === "string")
+        this.anchors.set(`${here}#${obj.$anchor}`, { schema: node, pointer, base: here });
+      if (typeof obj.$dynamicAnchor === "string")
+        this.anchors.set(`${here}#${obj.$dynamicAnchor}`, { schema: node, pointer, base: here });
     }
     for (const [k, v] of Object.entries(obj)) {
       if (DATA_KEYWORDS.has(k)) continue;
@@ -103,7 +111,8 @@ export class SchemaDocument {
     const s = loc.schema;
     if (s !== null && typeof s === "object" && !Array.isArray(s)) {
       const o = s as Record<string, unknown>;
-      const id = typeof o.$id === "string" ? o.$id : typeof o.id === "string" && typeof o.$ref !== "string" ? o.id : null;
+      const id =
+        typeof o.$id === "string" ? o.$id : typeof o.id === "string" && typeof o.$ref !== "string" ? o.id : null;
       if (id !== null) {
         const [doc] = splitFragment(resolveUri(id, loc.base), loc.pointer, "$id");
         return doc;
@@ -133,7 +142,12 @@ export class SchemaDocument {
       return anchor;
     }
     const doc = this.resources.get(docUri);
-    if (!doc) throw new SchemaError(loc.pointer, "$ref", `${JSON.stringify(ref)} is not in this document (remote references are not fetched)`);
+    if (!doc)
+      throw new SchemaError(
+        loc.pointer,
+        "$ref",
+        `${JSON.stringify(ref)} is not in this document (remote references are not fetched)`,
+      );
     if (frag === "") return doc;
     const found = this.walk(doc, frag);
     if (found) return found;

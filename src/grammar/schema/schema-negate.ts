@@ -77,7 +77,11 @@ function any(parts: Negation[]): Negation {
   const live = parts.filter((p) => p.schema !== false);
   const exact = parts.every((p) => p.exact);
   if (live.length === 0) return { schema: false, exact };
-  const flat = live.flatMap((p) => (isObject(p.schema) && Object.keys(p.schema).length === 1 && Array.isArray(p.schema.anyOf) ? p.schema.anyOf : [p.schema]));
+  const flat = live.flatMap((p) =>
+    isObject(p.schema) && Object.keys(p.schema).length === 1 && Array.isArray(p.schema.anyOf)
+      ? p.schema.anyOf
+      : [p.schema],
+  );
   return { schema: flat.length === 1 ? flat[0] : { anyOf: flat }, exact };
 }
 
@@ -125,12 +129,24 @@ export function negateSchema(doc: SchemaDocument, loc: SchemaLocation, base: str
 }
 
 /** ¬ of one keyword (null: the keyword does not constrain here). */
-function negateKeyword(doc: SchemaDocument, loc: SchemaLocation, k: string, v: unknown, s: Record<string, unknown>, base: string, ownBase: string, depth: number): Negation | null {
+function negateKeyword(
+  doc: SchemaDocument,
+  loc: SchemaLocation,
+  k: string,
+  v: unknown,
+  s: Record<string, unknown>,
+  base: string,
+  ownBase: string,
+  depth: number,
+): Negation | null {
   const exact = (schema: unknown): Negation => ({ schema, exact: true });
   switch (k) {
     case "type":
       // `not integer` keeps the integers among numbers (see mergeNot): a superset, so not exact.
-      return { schema: { not: { type: v } }, exact: !(Array.isArray(v) ? v : [v]).includes("integer") || (Array.isArray(v) && v.includes("number")) };
+      return {
+        schema: { not: { type: v } },
+        exact: !(Array.isArray(v) ? v : [v]).includes("integer") || (Array.isArray(v) && v.includes("number")),
+      };
     case "enum":
       return Array.isArray(v) ? exact({ not: { enum: v } }) : LOOSE;
     case "const":
@@ -146,14 +162,21 @@ function negateKeyword(doc: SchemaDocument, loc: SchemaLocation, k: string, v: u
           const inner = negateSchema(doc, doc.child(loc, "properties", key), base, depth);
           if (inner.schema === false) return inner;
           if (inner.schema === true) return inner;
-          return { schema: { type: "object", required: [key], properties: { [key]: inner.schema } }, exact: inner.exact };
+          return {
+            schema: { type: "object", required: [key], properties: { [key]: inner.schema } },
+            exact: inner.exact,
+          };
         }),
       );
     }
     case "allOf":
-      return Array.isArray(v) ? any(v.map((_, i) => negateSchema(doc, doc.child(loc, "allOf", i), base, depth))) : LOOSE;
+      return Array.isArray(v)
+        ? any(v.map((_, i) => negateSchema(doc, doc.child(loc, "allOf", i), base, depth)))
+        : LOOSE;
     case "anyOf":
-      return Array.isArray(v) ? all(v.map((_, i) => negateSchema(doc, doc.child(loc, "anyOf", i), base, depth))) : LOOSE;
+      return Array.isArray(v)
+        ? all(v.map((_, i) => negateSchema(doc, doc.child(loc, "anyOf", i), base, depth)))
+        : LOOSE;
     case "not":
       // ¬¬S is S itself, copied here: only when its `$ref`s cannot resolve differently from `base`.
       return !mentionsRef(v) || ownBase === base ? exact(v) : LOOSE;
@@ -184,7 +207,12 @@ export function provablyDisjoint(a: unknown, b: unknown): boolean {
   if (!isObject(a) || !isObject(b)) return a === false || b === false;
   const ta = typesOf(a);
   const tb = typesOf(b);
-  if (ta && tb && ![...ta].some((t) => tb.has(t) || (t === "integer" && tb.has("number")) || (t === "number" && tb.has("integer")))) return true;
+  if (
+    ta &&
+    tb &&
+    ![...ta].some((t) => tb.has(t) || (t === "integer" && tb.has("number")) || (t === "number" && tb.has("integer")))
+  )
+    return true;
   const va = valuesOf(a);
   const vb = valuesOf(b);
   if (va && vb && !va.some((x) => vb.some((y) => JSON.stringify(x) === JSON.stringify(y)))) return true;
@@ -195,7 +223,8 @@ export function provablyDisjoint(a: unknown, b: unknown): boolean {
 function closedAgainst(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
   if (a.additionalProperties !== false || a.patternProperties !== undefined || !Array.isArray(b.required)) return false;
   const declared = isObject(a.properties) ? a.properties : {};
-  const objectOnly = (typesOf(a)?.size === 1 && typesOf(a)!.has("object")) || (typesOf(b)?.size === 1 && typesOf(b)!.has("object"));
+  const objectOnly =
+    (typesOf(a)?.size === 1 && typesOf(a)!.has("object")) || (typesOf(b)?.size === 1 && typesOf(b)!.has("object"));
   return objectOnly && b.required.some((k) => typeof k === "string" && !Object.hasOwn(declared, k));
 }
 

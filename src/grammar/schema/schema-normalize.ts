@@ -144,7 +144,12 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
     if (Array.isArray(b)) return false;
     const ka = Object.keys(a as object);
     const kb = Object.keys(b as object);
-    return ka.length === kb.length && ka.every((k) => k in (b as object) && jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+    return (
+      ka.length === kb.length &&
+      ka.every(
+        (k) => k in (b as object) && jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]),
+      )
+    );
   }
   return false;
 }
@@ -254,7 +259,8 @@ export function mergeInto(ctx: NormalizeContext, n: Norm, loc: SchemaLocation): 
   for (const k of DEPENDENCY_KEYWORDS) if (o[k] !== undefined) n.anyOf.push(...dependencyGroups(ctx, loc, k));
   if (o.uniqueItems === true) (n.uniqueItems = true), n.touched.add("array");
   if (o.contains !== undefined) ctx.relax("contains", loc.pointer, "contains");
-  for (const k of ["unevaluatedProperties", "unevaluatedItems"]) if (o[k] !== undefined && o[k] !== true) ctx.relax("unevaluated", loc.pointer, k);
+  for (const k of ["unevaluatedProperties", "unevaluatedItems"])
+    if (o[k] !== undefined && o[k] !== true) ctx.relax("unevaluated", loc.pointer, k);
 }
 
 function restrictValues(n: Norm, values: unknown[]): void {
@@ -338,7 +344,13 @@ function mergeArray(n: Norm, o: Record<string, unknown>, at: (...t: (string | nu
   if (maxI !== null) (n.maxItems = n.maxItems === null ? maxI : Math.min(n.maxItems, maxI)), touch();
 }
 
-function mergeObject(ctx: NormalizeContext, n: Norm, o: Record<string, unknown>, loc: SchemaLocation, at: (...t: (string | number)[]) => SchemaLocation): void {
+function mergeObject(
+  ctx: NormalizeContext,
+  n: Norm,
+  o: Record<string, unknown>,
+  loc: SchemaLocation,
+  at: (...t: (string | number)[]) => SchemaLocation,
+): void {
   const touch = (): void => void n.touched.add("object");
   const scope: ObjectScope = { keys: new Set(), patterns: [], additional: null, pointer: loc.pointer };
   let hasScope = false;
@@ -355,7 +367,8 @@ function mergeObject(ctx: NormalizeContext, n: Norm, o: Record<string, unknown>,
     hasScope = true;
   }
   if (o.patternProperties !== undefined && o.patternProperties !== null && typeof o.patternProperties === "object") {
-    for (const source of Object.keys(o.patternProperties)) scope.patterns.push({ source, schemas: [at("patternProperties", source)] });
+    for (const source of Object.keys(o.patternProperties))
+      scope.patterns.push({ source, schemas: [at("patternProperties", source)] });
     hasScope = true;
   }
   if (o.additionalProperties !== undefined) {
@@ -415,7 +428,12 @@ function mergeNot(ctx: NormalizeContext, n: Norm, loc: SchemaLocation): void {
   }
   if (keys.length === 1 && keys[0] === "anyOf" && Array.isArray(o.anyOf)) {
     const all = o.anyOf.every(
-      (b) => b && typeof b === "object" && Object.keys(b).length === 1 && Array.isArray((b as { required?: unknown }).required) && (b as { required: unknown[] }).required.length === 1,
+      (b) =>
+        b &&
+        typeof b === "object" &&
+        Object.keys(b).length === 1 &&
+        Array.isArray((b as { required?: unknown }).required) &&
+        (b as { required: unknown[] }).required.length === 1,
     );
     if (all) {
       for (const b of o.anyOf as { required: string[] }[]) n.forbidden.add(String(b.required[0]));
@@ -426,5 +444,6 @@ function mergeNot(ctx: NormalizeContext, n: Norm, loc: SchemaLocation): void {
   // Anything else: merge the negation as a schema (De Morgan over the keywords; see schema-negate.ts).
   const neg = negateSchema(ctx.doc, loc, loc.base);
   if (!neg.exact) ctx.relax("not", loc.pointer, "not");
-  if (neg.schema !== true) mergeInto(ctx, n, { schema: neg.schema, pointer: `${loc.pointer}(negated)`, base: loc.base });
+  if (neg.schema !== true)
+    mergeInto(ctx, n, { schema: neg.schema, pointer: `${loc.pointer}(negated)`, base: loc.base });
 }

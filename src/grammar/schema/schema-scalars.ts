@@ -56,8 +56,18 @@ export function stringExpr(ctx: ScalarContext, n: Norm, hint: string): GbnfExpr 
   }
   const excludeWords = n.notValues.filter((v): v is string => typeof v === "string");
   if (n.maxLength !== null && n.maxLength > 2000) ctx.relax("repetitionCap", n.pointer, "maxLength");
-  const result = stringLanguage(ctx.jt, { patterns, minLength: n.minLength, maxLength: n.maxLength !== null && n.maxLength > 2000 ? null : n.maxLength, excludeWords }, hint);
-  for (const r of result.relaxations) ctx.relax(r.includes("too complex") ? "stringComplexity" : "regexFeature", n.pointer, "pattern", r);
+  const result = stringLanguage(
+    ctx.jt,
+    {
+      patterns,
+      minLength: n.minLength,
+      maxLength: n.maxLength !== null && n.maxLength > 2000 ? null : n.maxLength,
+      excludeWords,
+    },
+    hint,
+  );
+  for (const r of result.relaxations)
+    ctx.relax(r.includes("too complex") ? "stringComplexity" : "regexFeature", n.pointer, "pattern", r);
   return result.expr;
 }
 
@@ -115,7 +125,10 @@ export function integerExpr(ctx: ScalarContext, n: Norm, hint: string): GbnfExpr
     if (lo === null && hi === null && k <= 1000) return seq(opt(lit("-")), multipleOfDigits(ctx, k, hint));
     // A bounded range with few multiples: list them.
     if (lo !== null && hi !== null && (hi - lo) / BigInt(k) <= 256n) {
-      const first = ((lo % BigInt(k)) + BigInt(k)) % BigInt(k) === 0n ? lo : lo + (BigInt(k) - (((lo % BigInt(k)) + BigInt(k)) % BigInt(k)));
+      const first =
+        ((lo % BigInt(k)) + BigInt(k)) % BigInt(k) === 0n
+          ? lo
+          : lo + (BigInt(k) - (((lo % BigInt(k)) + BigInt(k)) % BigInt(k)));
       const values: GbnfExpr[] = [];
       for (let v = first; v <= hi; v += BigInt(k)) values.push(lit(v.toString()));
       return values.length ? alt(...values) : NOTHING;

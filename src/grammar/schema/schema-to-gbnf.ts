@@ -27,7 +27,16 @@ import { SchemaDocument, type SchemaLocation } from "./schema-document.js";
 import { contentKey } from "../content-key.js";
 import { LruCache, type LruCacheStats } from "../lru-cache.js";
 import { RELAXATIONS, RESTRICTION_KINDS, type Relaxation, type RelaxationKind, SchemaError } from "./schema-error.js";
-import { ALL_TYPES, type Norm, type TypeName, cloneNorm, emptyNorm, isPureRef, jsonEqual, mergeInto } from "./schema-normalize.js";
+import {
+  ALL_TYPES,
+  type Norm,
+  type TypeName,
+  cloneNorm,
+  emptyNorm,
+  isPureRef,
+  jsonEqual,
+  mergeInto,
+} from "./schema-normalize.js";
 import { integerExpr, numberExpr, stringExpr } from "./schema-scalars.js";
 import { NOTHING, isNothing } from "./string-language.js";
 
@@ -60,7 +69,19 @@ const ANNOTATION_ONLY = (s: unknown): boolean =>
   (s !== null &&
     typeof s === "object" &&
     !Array.isArray(s) &&
-    Object.keys(s).every((k) => ["title", "description", "$comment", "examples", "default", "$schema", "readOnly", "writeOnly", "deprecated"].includes(k)));
+    Object.keys(s).every((k) =>
+      [
+        "title",
+        "description",
+        "$comment",
+        "examples",
+        "default",
+        "$schema",
+        "readOnly",
+        "writeOnly",
+        "deprecated",
+      ].includes(k),
+    ));
 
 /**
  * Converts JSON Schemas into rules of a shared builder (several schemas may share one grammar,
@@ -90,9 +111,11 @@ export class SchemaConverter {
     private readonly options: SchemaToGbnfOptions = {},
   ) {
     const ws = options.whitespace ?? "flexible";
-    if (!["flexible", "single", "none"].includes(ws)) throw new RangeError(`whitespace must be "flexible", "single" or "none", got ${JSON.stringify(ws)}`);
+    if (!["flexible", "single", "none"].includes(ws))
+      throw new RangeError(`whitespace must be "flexible", "single" or "none", got ${JSON.stringify(ws)}`);
     const order = options.propertyOrder ?? DEFAULT_PROPERTY_ORDER;
-    if (!["schema", "required-first", "any"].includes(order)) throw new RangeError(`propertyOrder must be "schema", "required-first" or "any", got ${JSON.stringify(order)}`);
+    if (!["schema", "required-first", "any"].includes(order))
+      throw new RangeError(`propertyOrder must be "schema", "required-first" or "any", got ${JSON.stringify(order)}`);
     this.jt = new JsonText(builder, ws);
   }
 
@@ -114,7 +137,9 @@ export class SchemaConverter {
    */
   convert(schema: JsonSchema, name = "root"): string {
     if (typeof schema !== "boolean" && (schema === null || typeof schema !== "object" || Array.isArray(schema))) {
-      throw new TypeError(`convert(schema): schema must be an object or a boolean, got ${schema === null ? "null" : typeof schema}`);
+      throw new TypeError(
+        `convert(schema): schema must be an object or a boolean, got ${schema === null ? "null" : typeof schema}`,
+      );
     }
     this.doc = new SchemaDocument(schema);
     this.docCount++;
@@ -123,7 +148,8 @@ export class SchemaConverter {
       e = this.ruleFor([this.doc.root], name);
     } catch (err) {
       // A safety net under the depth bound of visit(): no stack overflow leaves as a RangeError.
-      if (err instanceof RangeError && /call stack/i.test(err.message)) throw new SchemaError("#", "(schema)", "the schema is nested too deeply to convert");
+      if (err instanceof RangeError && /call stack/i.test(err.message))
+        throw new SchemaError("#", "(schema)", "the schema is nested too deeply to convert");
       throw err;
     } finally {
       this.depth = 0;
@@ -133,7 +159,12 @@ export class SchemaConverter {
   }
 
   relax(kind: RelaxationKind, pointer: string, keyword: string, detail?: string): void {
-    if (this.options.strict && !RESTRICTION_KINDS.has(kind)) throw new SchemaError(pointer, keyword, `not expressible exactly: ${RELAXATIONS[kind]}${detail ? ` (${detail})` : ""}`);
+    if (this.options.strict && !RESTRICTION_KINDS.has(kind))
+      throw new SchemaError(
+        pointer,
+        keyword,
+        `not expressible exactly: ${RELAXATIONS[kind]}${detail ? ` (${detail})` : ""}`,
+      );
     const key = `${this.docCount}|${kind}|${pointer}|${keyword}|${detail ?? ""}`;
     if (this.reported.has(key)) return;
     this.reported.add(key);
@@ -148,7 +179,11 @@ export class SchemaConverter {
   /** Grammar for a value satisfying every schema in `locs`. */
   visit(locs: readonly SchemaLocation[], hint: string): GbnfExpr {
     if (this.depth >= MAX_SCHEMA_DEPTH) {
-      throw new SchemaError(locs[0]?.pointer ?? "#", "(schema)", `nested more than ${MAX_SCHEMA_DEPTH} subschemas deep (the converter's bound)`);
+      throw new SchemaError(
+        locs[0]?.pointer ?? "#",
+        "(schema)",
+        `nested more than ${MAX_SCHEMA_DEPTH} subschemas deep (the converter's bound)`,
+      );
     }
     this.depth++;
     try {
@@ -162,7 +197,9 @@ export class SchemaConverter {
     const live = locs.filter((l) => !ANNOTATION_ONLY(l.schema));
     if (live.length === 0) return this.jt.value();
     const only = live.length === 1 ? live[0]!.schema : null;
-    const refOnly = isPureRef(only) || (this.document.refOverridesSiblings && typeof (only as { $ref?: unknown } | null)?.$ref === "string");
+    const refOnly =
+      isPureRef(only) ||
+      (this.document.refOverridesSiblings && typeof (only as { $ref?: unknown } | null)?.$ref === "string");
     if (refOnly) {
       const target = this.document.resolve((live[0]!.schema as { $ref: string }).$ref, live[0]!);
       return this.ruleFor([target], refHint(target.pointer, hint));
@@ -250,7 +287,8 @@ export class SchemaConverter {
     if (n.anyOf.length > 0) return null;
     let values: unknown[];
     if (n.enumValues !== null) values = n.enumValues;
-    else if (n.types !== null && [...n.types].every((t) => t === "boolean" || t === "null")) values = [true, false, null];
+    else if (n.types !== null && [...n.types].every((t) => t === "boolean" || t === "null"))
+      values = [true, false, null];
     else return null;
     const out: unknown[] = [];
     for (const v of values) if (valueAllowed(n, v) && !out.some((w) => jsonEqual(v, w))) out.push(v);
@@ -258,7 +296,9 @@ export class SchemaConverter {
   }
 
   /** String constraints of `locs` (for propertyNames), or null when they are not only string keywords. */
-  stringConstraintsOf(locs: readonly SchemaLocation[]): { patterns: RegexNode[]; minLength: number; maxLength: number | null } | null {
+  stringConstraintsOf(
+    locs: readonly SchemaLocation[],
+  ): { patterns: RegexNode[]; minLength: number; maxLength: number | null } | null {
     const n = this.normalize(locs);
     const patterns: RegexNode[] = [];
     for (const p of n.patterns) {
@@ -269,7 +309,8 @@ export class SchemaConverter {
         this.relax("regexUnsupported", p.pointer, "propertyNames", e.message);
       }
     }
-    if (n.enumValues !== null || n.anyOf.length > 0) this.relax("not", n.pointer, "propertyNames", "only length and pattern of propertyNames are enforced");
+    if (n.enumValues !== null || n.anyOf.length > 0)
+      this.relax("not", n.pointer, "propertyNames", "only length and pattern of propertyNames are enforced");
     return { patterns, minLength: n.minLength, maxLength: n.maxLength };
   }
 
@@ -278,7 +319,8 @@ export class SchemaConverter {
     if (n.anyOf.length > 0) return this.expandAnyOf(n, hint);
     if (n.enumValues !== null) return this.enumExpr(n);
     const types = effectiveTypes(n);
-    if (types.length === ALL_TYPES.length - 1 && n.touched.size === 0 && n.notValues.length === 0) return this.jt.value();
+    if (types.length === ALL_TYPES.length - 1 && n.touched.size === 0 && n.notValues.length === 0)
+      return this.jt.value();
     if (n.notValues.some((v) => typeof v === "number" || (v !== null && typeof v === "object"))) {
       this.relax("not", n.pointer, "not", "excluded numbers, arrays and objects are not enforced");
     }
@@ -382,7 +424,15 @@ function effectiveTypes(n: Norm): TypeName[] {
 }
 
 function isUnconstrained(n: Norm): boolean {
-  return n.types === null && n.enumValues === null && n.touched.size === 0 && n.notValues.length === 0 && n.required.size === 0 && n.forbidden.size === 0 && n.never === null;
+  return (
+    n.types === null &&
+    n.enumValues === null &&
+    n.touched.size === 0 &&
+    n.notValues.length === 0 &&
+    n.required.size === 0 &&
+    n.forbidden.size === 0 &&
+    n.never === null
+  );
 }
 
 /** A readable rule name for a `$ref` target: its definition name, without URL or package prefix. */

@@ -6,7 +6,17 @@
  */
 import { type GbnfExpr, EMPTY, alt, lit, ref, seq, star } from "../gbnf-ast.js";
 import { MAX_CODE_POINT } from "../char-set.js";
-import { AutomatonLimitError, type Dfa, type RegexRelaxations, complementDfa, dfaLengthRange, lengthDfa, literalsToDfa, productDfa, regexToDfa } from "../regex/automaton.js";
+import {
+  AutomatonLimitError,
+  type Dfa,
+  type RegexRelaxations,
+  complementDfa,
+  dfaLengthRange,
+  lengthDfa,
+  literalsToDfa,
+  productDfa,
+  regexToDfa,
+} from "../regex/automaton.js";
 import { dfaToGbnf } from "../regex/dfa-gbnf.js";
 import type { RegexNode } from "../regex/regex-ast.js";
 import { type JsonText, repeatCapped } from "./json-text.js";
@@ -80,7 +90,8 @@ function buildStringLanguage(jt: JsonText, c: StringConstraint, nameHint: string
       const r: RegexRelaxations = {};
       const d = regexToDfa(p, { limit: DFA_LIMIT, relaxations: r });
       // Excluding an over-approximated pattern would wrongly reject; exclude only exact ones.
-      if (r.backref || r.lookaround || r.wordBoundary) relaxations.push("excluded pattern with lookaround/backreference ignored");
+      if (r.backref || r.lookaround || r.wordBoundary)
+        relaxations.push("excluded pattern with lookaround/backreference ignored");
       else and(complementDfa(d));
     }
     if (relax.lookaround) relaxations.push("regex lookaround ignored");
@@ -92,7 +103,9 @@ function buildStringLanguage(jt: JsonText, c: StringConstraint, nameHint: string
     return { expr: seq(lit('"'), start), relaxations };
   } catch (e) {
     if (!(e instanceof AutomatonLimitError)) throw e;
-    relaxations.push(`string constraints too complex for an exact grammar (over ${DFA_LIMIT} states); pattern kept, other constraints dropped`);
+    relaxations.push(
+      `string constraints too complex for an exact grammar (over ${DFA_LIMIT} states); pattern kept, other constraints dropped`,
+    );
     const first = patterns[0] ? structural(jt, patterns[0], nameHint, relaxations) : null;
     if (first) return { expr: seq(lit('"'), first.expr, lit('"')), relaxations };
     return { expr: jt.stringOfLength(min, max), relaxations };
@@ -241,7 +254,8 @@ function convert(jt: JsonText, n: RegexNode, nameHint: string, relaxations: stri
       return convert(jt, n.item, nameHint, relaxations);
     case "repeat": {
       let item = convert(jt, n.item, nameHint, relaxations);
-      if (item.type !== "class" && item.type !== "ref" && item.type !== "literal") item = ref(jt.builder.add(nameHint, item));
+      if (item.type !== "class" && item.type !== "ref" && item.type !== "literal")
+        item = ref(jt.builder.add(nameHint, item));
       return repeatCapped(item, n.min, n.max);
     }
     case "look":

@@ -19,7 +19,13 @@ export const MAX_UNIQUE_VALUES = 8;
  * @example
  * uniqueArray(jt, ["a", "b", "c"], 1, null, "tags"); // ["a"], ["c", "a"], never ["a", "a"]
  */
-export function uniqueArray(jt: JsonText, values: readonly unknown[], min: number, max: number | null, hint: string): GbnfExpr | null {
+export function uniqueArray(
+  jt: JsonText,
+  values: readonly unknown[],
+  min: number,
+  max: number | null,
+  hint: string,
+): GbnfExpr | null {
   if (values.length > MAX_UNIQUE_VALUES) return null;
   const ws = jt.ws();
   const comma = seq(lit(","), ws);
@@ -36,7 +42,8 @@ export function uniqueArray(jt: JsonText, values: readonly unknown[], min: numbe
     names.set(s, name);
     const count = popcount(s);
     const alts: GbnfExpr[] = [];
-    if (count < cap) items.forEach((e, k) => (s & (1 << k) ? undefined : alts.push(seq(comma, e, ref(state(s | (1 << k)))))));
+    if (count < cap)
+      items.forEach((e, k) => (s & (1 << k) ? undefined : alts.push(seq(comma, e, ref(state(s | (1 << k)))))));
     if (count >= min) alts.push(EMPTY);
     jt.builder.define(name, alt(...alts));
     return name;

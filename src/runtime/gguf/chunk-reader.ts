@@ -50,7 +50,12 @@ export class ChunkReader {
   async fill(n: number, what: string): Promise<void> {
     if (this.available() >= n) return;
     if (n > this.remainingInFile) {
-      throw new GgufError("TRUNCATED", this.path, `file is truncated: ${what} needs ${n} bytes but the file ends at offset ${this.fileSize}`, this.offset);
+      throw new GgufError(
+        "TRUNCATED",
+        this.path,
+        `file is truncated: ${what} needs ${n} bytes but the file ends at offset ${this.fileSize}`,
+        this.offset,
+      );
     }
     // Move the unread tail to the front, growing the buffer if one item is larger than it.
     const tail = this.end - this.pos;
@@ -110,7 +115,12 @@ export class ChunkReader {
       return;
     }
     if (fileOffset > this.fileSize) {
-      throw new GgufError("TRUNCATED", this.path, `file is truncated: ${what} would start past its end ${this.fileSize}`, fileOffset);
+      throw new GgufError(
+        "TRUNCATED",
+        this.path,
+        `file is truncated: ${what} would start past its end ${this.fileSize}`,
+        fileOffset,
+      );
     }
     this.base = fileOffset;
     this.pos = 0;

@@ -1,7 +1,15 @@
 import { ToolwrightError } from "../../errors.js";
 
 /** What was wrong with a GGUF file (or with what a caller asked to write). */
-export type GgufErrorCode = "NOT_FOUND" | "NOT_A_FILE" | "IO" | "BAD_MAGIC" | "UNSUPPORTED_VERSION" | "TRUNCATED" | "IMPLAUSIBLE" | "INVALID";
+export type GgufErrorCode =
+  | "NOT_FOUND"
+  | "NOT_A_FILE"
+  | "IO"
+  | "BAD_MAGIC"
+  | "UNSUPPORTED_VERSION"
+  | "TRUNCATED"
+  | "IMPLAUSIBLE"
+  | "INVALID";
 
 /**
  * A GGUF file that cannot be read: the message names the file, the offset and what is wrong.

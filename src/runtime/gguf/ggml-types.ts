@@ -118,7 +118,9 @@ export function ggmlTensorBytes(id: number, shape: readonly number[]): number {
   if (!traits) throw new RangeError(`unknown ggml type id ${id}`);
   const rowLength = shape[0] ?? 1;
   if (rowLength % traits.blockSize !== 0) {
-    throw new RangeError(`row length ${rowLength} is not a multiple of the ${traits.name} block size ${traits.blockSize}`);
+    throw new RangeError(
+      `row length ${rowLength} is not a multiple of the ${traits.name} block size ${traits.blockSize}`,
+    );
   }
   let rows = 1;
   for (let i = 1; i < shape.length; i++) rows *= shape[i]!;

@@ -2,7 +2,14 @@
  * Serialises GGUF metadata values and tensor infos into a growable little-endian byte buffer,
  * checking each value against its declared type (the boundary where caller data enters the file).
  */
-import { GGUF_TYPED_ARRAYS, GGUF_VALUE_TYPES, type GgufArray, type GgufValue, type GgufValueType, isTypedArrayItemType } from "./types.js";
+import {
+  GGUF_TYPED_ARRAYS,
+  GGUF_VALUE_TYPES,
+  type GgufArray,
+  type GgufValue,
+  type GgufValueType,
+  isTypedArrayItemType,
+} from "./types.js";
 
 const INT_RANGES: Partial<Record<GgufValueType, [number, number]>> = {
   uint8: [0, 0xff],
@@ -58,7 +65,8 @@ export class HeaderEncoder {
 
   /** Writes one key/value: key, type id, value. `where` names the key for error messages. */
   keyValue(key: string, value: GgufValue): void {
-    if (typeof key !== "string" || key.length === 0) throw new TypeError(`GGUF metadata key must be a non-empty string, got ${JSON.stringify(key)}`);
+    if (typeof key !== "string" || key.length === 0)
+      throw new TypeError(`GGUF metadata key must be a non-empty string, got ${JSON.stringify(key)}`);
     if (value === null || typeof value !== "object") {
       throw new TypeError(`GGUF metadata "${key}": expected a { type, value } object, got ${String(value)}`);
     }
@@ -88,7 +96,8 @@ export class HeaderEncoder {
       case "float64":
         if (typeof value !== "number") throw typeError(where, "a number", value);
         this.ensure(8);
-        this.length = v.type === "float32" ? this.buf.writeFloatLE(value, this.length) : this.buf.writeDoubleLE(value, this.length);
+        this.length =
+          v.type === "float32" ? this.buf.writeFloatLE(value, this.length) : this.buf.writeDoubleLE(value, this.length);
         return;
       case "array":
         this.array(v, where);
@@ -102,7 +111,9 @@ export class HeaderEncoder {
     const range = INT_RANGES[type];
     if (!range) throw new TypeError(`GGUF metadata "${where}": unknown value type ${JSON.stringify(type)}`);
     if (typeof n !== "number" || !Number.isInteger(n) || n < range[0] || n > range[1]) {
-      throw new RangeError(`GGUF metadata "${where}": ${type} must be an integer in [${range[0]}, ${range[1]}], got ${String(n)}`);
+      throw new RangeError(
+        `GGUF metadata "${where}": ${type} must be an integer in [${range[0]}, ${range[1]}], got ${String(n)}`,
+      );
     }
     this.ensure(4);
     switch (type) {
@@ -127,10 +138,12 @@ export class HeaderEncoder {
   }
 
   private scalar64(type: "uint64" | "int64", n: unknown, where: string): void {
-    const ok = typeof n === "bigint" && (type === "uint64" ? n >= 0n && n < 1n << 64n : n >= -(1n << 63n) && n < 1n << 63n);
+    const ok =
+      typeof n === "bigint" && (type === "uint64" ? n >= 0n && n < 1n << 64n : n >= -(1n << 63n) && n < 1n << 63n);
     if (!ok) throw new RangeError(`GGUF metadata "${where}": ${type} must be a bigint in range, got ${String(n)}`);
     this.ensure(8);
-    this.length = type === "uint64" ? this.buf.writeBigUInt64LE(n, this.length) : this.buf.writeBigInt64LE(n, this.length);
+    this.length =
+      type === "uint64" ? this.buf.writeBigUInt64LE(n, this.length) : this.buf.writeBigInt64LE(n, this.length);
   }
 
   private array(v: GgufArray, where: string): void {
@@ -178,6 +191,11 @@ function typeId(type: unknown, where: string): number {
 }
 
 function typeError(where: string, expected: string, got: unknown): TypeError {
-  const shown = typeof got === "object" && got !== null ? (got.constructor?.name ?? "object") : typeof got === "bigint" ? `${got}n` : JSON.stringify(got);
+  const shown =
+    typeof got === "object" && got !== null
+      ? (got.constructor?.name ?? "object")
+      : typeof got === "bigint"
+        ? `${got}n`
+        : JSON.stringify(got);
   return new TypeError(`GGUF metadata "${where}": expected ${expected}, got ${shown}`);
 }

@@ -10,7 +10,16 @@ import { endianness } from "node:os";
 import { ChunkReader } from "./chunk-reader.js";
 import { GgufError } from "./errors.js";
 import { ggmlTypeTraits } from "./ggml-types.js";
-import { GGUF_TYPED_ARRAYS, GGUF_VALUE_TYPES, type GgufArray, type GgufFileInfo, type GgufMetadata, type GgufTensorInfo, type GgufValue, type GgufValueType } from "./types.js";
+import {
+  GGUF_TYPED_ARRAYS,
+  GGUF_VALUE_TYPES,
+  type GgufArray,
+  type GgufFileInfo,
+  type GgufMetadata,
+  type GgufTensorInfo,
+  type GgufValue,
+  type GgufValueType,
+} from "./types.js";
 
 const GGUF_MAGIC = 0x46554747; // "GGUF" read as a little-endian u32
 const DEFAULT_ALIGNMENT = 32;
@@ -50,7 +59,11 @@ export async function readGguf(path: string): Promise<GgufFileInfo> {
   try {
     const st = await stat(path);
     if (!st.isFile()) {
-      throw new GgufError("NOT_A_FILE", path, st.isDirectory() ? "is a directory, not a GGUF file" : "is not a regular file");
+      throw new GgufError(
+        "NOT_A_FILE",
+        path,
+        st.isDirectory() ? "is a directory, not a GGUF file" : "is not a regular file",
+      );
     }
     size = st.size;
   } catch (e) {
@@ -107,13 +120,23 @@ async function parse(r: ChunkReader): Promise<GgufFileInfo> {
   if (version !== 2 && version !== 3) {
     const swapped = r.buffer.readUInt32BE(r.pos);
     const why = swapped === 2 || swapped === 3 ? " (a big-endian GGUF file, not supported)" : "";
-    throw new GgufError("UNSUPPORTED_VERSION", path, `unsupported GGUF version ${version}${why}: only 2 and 3 are read`, 4);
+    throw new GgufError(
+      "UNSUPPORTED_VERSION",
+      path,
+      `unsupported GGUF version ${version}${why}: only 2 and 3 are read`,
+      4,
+    );
   }
   r.pos += 4;
   const tensorCount = readU64(r, "tensor count");
   const kvCount = readU64(r, "metadata key/value count");
   // Smallest possible encodings: a key/value is 8 (key length) + 4 (type) + 1 bytes, a tensor info 24.
-  checkFits(r, kvCount * 13 + tensorCount * 24, `header claims ${kvCount} metadata entries and ${tensorCount} tensors`, 8);
+  checkFits(
+    r,
+    kvCount * 13 + tensorCount * 24,
+    `header claims ${kvCount} metadata entries and ${tensorCount} tensors`,
+    8,
+  );
 
   const metadata: GgufMetadata = new Map();
   for (let i = 0; i < kvCount; i++) {
@@ -142,7 +165,8 @@ async function parse(r: ChunkReader): Promise<GgufFileInfo> {
   for (let i = 0; i < tensorCount; i++) {
     const infoOffset = r.offset;
     const tensor = await readTensorInfo(r, i);
-    if (names.has(tensor.name)) throw new GgufError("INVALID", path, `duplicate tensor name "${tensor.name}"`, infoOffset);
+    if (names.has(tensor.name))
+      throw new GgufError("INVALID", path, `duplicate tensor name "${tensor.name}"`, infoOffset);
     names.add(tensor.name);
     tensors.push(tensor);
   }
@@ -151,7 +175,11 @@ async function parse(r: ChunkReader): Promise<GgufFileInfo> {
   const dataOffset = tensorCount > 0 ? alignUp(headerEnd, alignment) : headerEnd;
   for (const t of tensors) {
     if (t.offset % alignment !== 0) {
-      throw new GgufError("INVALID", path, `tensor "${t.name}" data offset ${t.offset} is not a multiple of the alignment ${alignment}`);
+      throw new GgufError(
+        "INVALID",
+        path,
+        `tensor "${t.name}" data offset ${t.offset} is not a multiple of the alignment ${alignment}`,
+      );
     }
     t.fileOffset = dataOffset + t.offset;
     if (t.fileOffset + t.byteSize > r.fileSize) {
@@ -175,7 +203,12 @@ function readU64(r: ChunkReader, what: string): number {
   const lo = r.buffer.readUInt32LE(r.pos);
   const hi = r.buffer.readUInt32LE(r.pos + 4);
   if (hi >= 0x200000) {
-    throw new GgufError("IMPLAUSIBLE", r.path, `${what} ${(BigInt(hi) << 32n) | BigInt(lo)} is implausibly large`, r.offset);
+    throw new GgufError(
+      "IMPLAUSIBLE",
+      r.path,
+      `${what} ${(BigInt(hi) << 32n) | BigInt(lo)} is implausibly large`,
+      r.offset,
+    );
   }
   r.pos += 8;
   return hi * 0x100000000 + lo;
@@ -257,7 +290,12 @@ async function readValue(r: ChunkReader, type: GgufValueType, key: string, depth
 
 async function readArray(r: ChunkReader, key: string, depth: number): Promise<GgufArray> {
   if (depth >= MAX_ARRAY_NESTING) {
-    throw new GgufError("INVALID", r.path, `metadata "${key}" nests arrays more than ${MAX_ARRAY_NESTING} deep`, r.offset);
+    throw new GgufError(
+      "INVALID",
+      r.path,
+      `metadata "${key}" nests arrays more than ${MAX_ARRAY_NESTING} deep`,
+      r.offset,
+    );
   }
   if (r.available() < 12) await r.fill(12, `the array header of "${key}"`);
   const itemType = valueType(r, key);
@@ -318,7 +356,12 @@ async function readTensorInfo(r: ChunkReader, index: number): Promise<GgufTensor
   const nDims = r.buffer.readUInt32LE(r.pos);
   r.pos += 4;
   if (nDims > MAX_DIMS) {
-    throw new GgufError("INVALID", r.path, `tensor "${name}" has ${nDims} dimensions, at most ${MAX_DIMS} are allowed`, dimsAt);
+    throw new GgufError(
+      "INVALID",
+      r.path,
+      `tensor "${name}" has ${nDims} dimensions, at most ${MAX_DIMS} are allowed`,
+      dimsAt,
+    );
   }
   await r.fill(nDims * 8 + 4 + 8, `the shape, type and offset of tensor "${name}"`);
   const shape: number[] = [];
@@ -329,7 +372,12 @@ async function readTensorInfo(r: ChunkReader, index: number): Promise<GgufTensor
     elementCount *= ne;
   }
   if (!Number.isSafeInteger(elementCount)) {
-    throw new GgufError("IMPLAUSIBLE", r.path, `tensor "${name}" shape [${shape.join(", ")}] has too many elements`, dimsAt);
+    throw new GgufError(
+      "IMPLAUSIBLE",
+      r.path,
+      `tensor "${name}" shape [${shape.join(", ")}] has too many elements`,
+      dimsAt,
+    );
   }
   const typeAt = r.offset;
   const type = r.buffer.readUInt32LE(r.pos);
@@ -338,7 +386,12 @@ async function readTensorInfo(r: ChunkReader, index: number): Promise<GgufTensor
   if (!traits) throw new GgufError("INVALID", r.path, `tensor "${name}" has unknown ggml type ${type}`, typeAt);
   const rowLength = shape[0] ?? 1;
   if (rowLength % traits.blockSize !== 0) {
-    throw new GgufError("INVALID", r.path, `tensor "${name}" of type ${traits.name} has rows of ${rowLength} elements, not a multiple of the block size ${traits.blockSize}`, dimsAt);
+    throw new GgufError(
+      "INVALID",
+      r.path,
+      `tensor "${name}" of type ${traits.name} has rows of ${rowLength} elements, not a multiple of the block size ${traits.blockSize}`,
+      dimsAt,
+    );
   }
   const byteSize = (elementCount / traits.blockSize) * traits.typeSize;
   const offset = readU64(r, `data offset of tensor "${name}"`);

@@ -19,7 +19,8 @@ export async function readTensorBytes(file: GgufFileInfo, tensor: string | GgufT
     let done = 0;
     while (done < out.length) {
       const { bytesRead } = await fh.read(out, done, out.length - done, info.fileOffset + done);
-      if (bytesRead === 0) throw new GgufError("TRUNCATED", file.path, `file ends inside tensor "${info.name}"`, info.fileOffset + done);
+      if (bytesRead === 0)
+        throw new GgufError("TRUNCATED", file.path, `file ends inside tensor "${info.name}"`, info.fileOffset + done);
       done += bytesRead;
     }
   } finally {

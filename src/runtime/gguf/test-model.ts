@@ -44,8 +44,26 @@ export interface TestModelArch {
  * await createTestModel({ vocabPath, size: { ...TEST_MODEL_PRESETS.tiny, layers: 4 }, outPath });
  */
 export const TEST_MODEL_PRESETS = {
-  tiny: { embeddingLength: 64, layers: 2, heads: 4, kvHeads: 2, feedForwardLength: 128, contextLength: 4096, tieOutput: true, weightType: "q8_0" },
-  bench: { embeddingLength: 896, layers: 24, heads: 14, kvHeads: 2, feedForwardLength: 4864, contextLength: 32768, tieOutput: true, weightType: "q8_0" },
+  tiny: {
+    embeddingLength: 64,
+    layers: 2,
+    heads: 4,
+    kvHeads: 2,
+    feedForwardLength: 128,
+    contextLength: 4096,
+    tieOutput: true,
+    weightType: "q8_0",
+  },
+  bench: {
+    embeddingLength: 896,
+    layers: 24,
+    heads: 14,
+    kvHeads: 2,
+    feedForwardLength: 4864,
+    contextLength: 32768,
+    tieOutput: true,
+    weightType: "q8_0",
+  },
 } as const satisfies Record<string, TestModelArch>;
 
 /** Progress of `createTestModel`: bytes written of the final file size. */
@@ -103,10 +121,13 @@ const CHUNK_ELEMENTS = 1 << 20;
  * });
  */
 export async function createTestModel(options: CreateTestModelOptions): Promise<TestModelInfo> {
-  if (options === null || typeof options !== "object") throw new TypeError("createTestModel: options must be an object");
+  if (options === null || typeof options !== "object")
+    throw new TypeError("createTestModel: options must be an object");
   const { vocabPath, chatTemplate, outPath, onProgress } = options;
-  if (typeof vocabPath !== "string" || vocabPath === "") throw new TypeError(`createTestModel: vocabPath must be a path, got ${JSON.stringify(vocabPath)}`);
-  if (typeof outPath !== "string" || outPath === "") throw new TypeError(`createTestModel: outPath must be a path, got ${JSON.stringify(outPath)}`);
+  if (typeof vocabPath !== "string" || vocabPath === "")
+    throw new TypeError(`createTestModel: vocabPath must be a path, got ${JSON.stringify(vocabPath)}`);
+  if (typeof outPath !== "string" || outPath === "")
+    throw new TypeError(`createTestModel: outPath must be a path, got ${JSON.stringify(outPath)}`);
   if (chatTemplate !== undefined && typeof chatTemplate !== "string") {
     throw new TypeError(`createTestModel: chatTemplate must be template source text, got ${typeof chatTemplate}`);
   }
@@ -119,7 +140,9 @@ export async function createTestModel(options: CreateTestModelOptions): Promise<
   const vocab = await readGguf(vocabPath);
   const tokens = vocab.metadata.get("tokenizer.ggml.tokens");
   if (!vocab.metadata.has("tokenizer.ggml.model") || tokens?.type !== "array" || tokens.itemType !== "string") {
-    throw new RangeError(`createTestModel: ${vocabPath} has no tokenizer (tokenizer.ggml.model and tokenizer.ggml.tokens)`);
+    throw new RangeError(
+      `createTestModel: ${vocabPath} has no tokenizer (tokenizer.ggml.model and tokenizer.ggml.tokens)`,
+    );
   }
   const vocabSize = tokens.value.length;
   const sizeName = typeof options.size === "string" ? options.size : options.size === undefined ? "tiny" : "custom";
@@ -144,7 +167,9 @@ function resolveArch(size: NonNullable<CreateTestModelOptions["size"]>): Require
   let given: TestModelArch;
   if (typeof size === "string") {
     if (!Object.hasOwn(TEST_MODEL_PRESETS, size)) {
-      throw new RangeError(`createTestModel: size must be ${Object.keys(TEST_MODEL_PRESETS).join(" or ")} or dimensions, got ${JSON.stringify(size)}`);
+      throw new RangeError(
+        `createTestModel: size must be ${Object.keys(TEST_MODEL_PRESETS).join(" or ")} or dimensions, got ${JSON.stringify(size)}`,
+      );
     }
     given = TEST_MODEL_PRESETS[size];
   } else if (size !== null && typeof size === "object") {
@@ -161,23 +186,38 @@ function resolveArch(size: NonNullable<CreateTestModelOptions["size"]>): Require
   const positive = ["embeddingLength", "layers", "heads", "kvHeads", "feedForwardLength", "contextLength"] as const;
   for (const key of positive) {
     const v = arch[key];
-    if (!Number.isSafeInteger(v) || v <= 0) throw new RangeError(`createTestModel: size.${key} must be a positive integer, got ${String(v)}`);
+    if (!Number.isSafeInteger(v) || v <= 0)
+      throw new RangeError(`createTestModel: size.${key} must be a positive integer, got ${String(v)}`);
   }
   if (arch.embeddingLength % 32 !== 0 || arch.feedForwardLength % 32 !== 0) {
-    throw new RangeError(`createTestModel: embeddingLength (${arch.embeddingLength}) and feedForwardLength (${arch.feedForwardLength}) must be multiples of 32`);
+    throw new RangeError(
+      `createTestModel: embeddingLength (${arch.embeddingLength}) and feedForwardLength (${arch.feedForwardLength}) must be multiples of 32`,
+    );
   }
   if (arch.embeddingLength % arch.heads !== 0 || (arch.embeddingLength / arch.heads) % 2 !== 0) {
-    throw new RangeError(`createTestModel: embeddingLength ${arch.embeddingLength} must split into ${arch.heads} heads of even size`);
+    throw new RangeError(
+      `createTestModel: embeddingLength ${arch.embeddingLength} must split into ${arch.heads} heads of even size`,
+    );
   }
-  if (arch.heads % arch.kvHeads !== 0) throw new RangeError(`createTestModel: kvHeads ${arch.kvHeads} must divide heads ${arch.heads}`);
+  if (arch.heads % arch.kvHeads !== 0)
+    throw new RangeError(`createTestModel: kvHeads ${arch.kvHeads} must divide heads ${arch.heads}`);
   if (arch.layers > 512) throw new RangeError(`createTestModel: layers must be at most 512, got ${arch.layers}`);
   if (!(arch.weightType in GGML_WEIGHT_TYPE)) {
-    throw new RangeError(`createTestModel: weightType must be q8_0, f16 or f32, got ${JSON.stringify(arch.weightType)}`);
+    throw new RangeError(
+      `createTestModel: weightType must be q8_0, f16 or f32, got ${JSON.stringify(arch.weightType)}`,
+    );
   }
   return arch;
 }
 
-function buildMetadata(arch: Required<TestModelArch>, vocabMeta: GgufMetadata, vocabSize: number, name: string, seed: number, chatTemplate: string | undefined): GgufMetadata {
+function buildMetadata(
+  arch: Required<TestModelArch>,
+  vocabMeta: GgufMetadata,
+  vocabSize: number,
+  name: string,
+  seed: number,
+  chatTemplate: string | undefined,
+): GgufMetadata {
   const headDim = arch.embeddingLength / arch.heads;
   const meta: GgufMetadata = new Map<string, GgufValue>([
     ["general.architecture", gguf.string("llama")],
@@ -247,7 +287,13 @@ function buildTensors(arch: Required<TestModelArch>, vocabSize: number, seed: nu
  * generated directly (one scale, 32 random int8 in [-127, 127]): same distribution as quantising
  * uniform floats, at a fraction of the cost, which keeps the 0.5B "bench" model quick to make.
  */
-function* randomMatrix(type: number, cols: number, rows: number, seed: number, name: string): Generator<Float32Array | Uint8Array> {
+function* randomMatrix(
+  type: number,
+  cols: number,
+  rows: number,
+  seed: number,
+  name: string,
+): Generator<Float32Array | Uint8Array> {
   const rng = new Xoshiro128(seed, name);
   const amplitude = Math.sqrt(3 / cols);
   const rowsPerChunk = Math.max(1, Math.floor(CHUNK_ELEMENTS / cols));

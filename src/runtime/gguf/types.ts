@@ -6,7 +6,21 @@
  */
 
 /** GGUF value type names, indexed by their numeric id in the file format. */
-export const GGUF_VALUE_TYPES = ["uint8", "int8", "uint16", "int16", "uint32", "int32", "float32", "bool", "string", "array", "uint64", "int64", "float64"] as const;
+export const GGUF_VALUE_TYPES = [
+  "uint8",
+  "int8",
+  "uint16",
+  "int16",
+  "uint32",
+  "int32",
+  "float32",
+  "bool",
+  "string",
+  "array",
+  "uint64",
+  "int64",
+  "float64",
+] as const;
 
 /** A GGUF value type name: `uint8` … `float64`, `bool`, `string` or `array`. */
 export type GgufValueType = (typeof GGUF_VALUE_TYPES)[number];
@@ -17,7 +31,11 @@ export type GgufNumberType = "uint8" | "int8" | "uint16" | "int16" | "uint32" | 
 export type GgufBigIntType = "uint64" | "int64";
 
 /** A scalar metadata value. */
-export type GgufScalar = { type: GgufNumberType; value: number } | { type: GgufBigIntType; value: bigint } | { type: "bool"; value: boolean } | { type: "string"; value: string };
+export type GgufScalar =
+  | { type: GgufNumberType; value: number }
+  | { type: GgufBigIntType; value: bigint }
+  | { type: "bool"; value: boolean }
+  | { type: "string"; value: string };
 
 /** Typed array used for each numeric item type of a GGUF array. */
 export interface GgufTypedArrays {

@@ -91,7 +91,9 @@ export function ggufStringArray(meta: GgufMetadata, key: string): string[] | und
   const v = meta.get(key);
   if (v === undefined) return undefined;
   if (v.type !== "array" || v.itemType !== "string") {
-    throw new TypeError(`GGUF metadata "${key}" is a ${v.type === "array" ? `${v.itemType} array` : v.type}, not a string array`);
+    throw new TypeError(
+      `GGUF metadata "${key}" is a ${v.type === "array" ? `${v.itemType} array` : v.type}, not a string array`,
+    );
   }
   return v.value;
 }

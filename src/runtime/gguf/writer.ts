@@ -24,7 +24,10 @@ const FLUSH_BYTES = 4 << 20;
  * already in the tensor's type, or a function returning an (async) iterable of such chunks, called
  * once when the tensor is written. Value chunks must hold whole blocks (a multiple of 32 for Q8_0).
  */
-export type GgufTensorData = Float32Array | Uint8Array | (() => Iterable<Float32Array | Uint8Array> | AsyncIterable<Float32Array | Uint8Array>);
+export type GgufTensorData =
+  | Float32Array
+  | Uint8Array
+  | (() => Iterable<Float32Array | Uint8Array> | AsyncIterable<Float32Array | Uint8Array>);
 
 /** One tensor to write. */
 export interface GgufTensorSpec {
@@ -102,7 +105,9 @@ export async function writeGguf(path: string, options: WriteGgufOptions): Promis
       const report = options.onProgress && (() => options.onProgress!(out.position, total, t.name));
       const written = await writeTensorData(out, t, layout.sizes[i]!, report);
       if (written !== layout.sizes[i]) {
-        throw new RangeError(`writeGguf: tensor "${t.name}" data is ${written} bytes, its shape and type need ${layout.sizes[i]}`);
+        throw new RangeError(
+          `writeGguf: tensor "${t.name}" data is ${written} bytes, its shape and type need ${layout.sizes[i]}`,
+        );
       }
       await out.pad(alignUp(written, alignment) - written);
       report?.();
@@ -133,7 +138,8 @@ function resolveAlignment(metadata: Map<string, GgufValue>, requested: number | 
     throw new RangeError(`writeGguf: alignment ${alignment} contradicts general.alignment ${String(inMeta.value)}`);
   }
   // Readers only learn a non-default alignment from the metadata.
-  if (inMeta === undefined && alignment !== DEFAULT_ALIGNMENT) metadata.set("general.alignment", { type: "uint32", value: alignment });
+  if (inMeta === undefined && alignment !== DEFAULT_ALIGNMENT)
+    metadata.set("general.alignment", { type: "uint32", value: alignment });
   return alignment;
 }
 
@@ -144,16 +150,27 @@ function layoutTensors(tensors: readonly GgufTensorSpec[], alignment: number) {
   const sizes: number[] = [];
   let offset = 0;
   for (const t of tensors) {
-    if (t === null || typeof t !== "object") throw new TypeError(`writeGguf: each tensor must be an object, got ${String(t)}`);
+    if (t === null || typeof t !== "object")
+      throw new TypeError(`writeGguf: each tensor must be an object, got ${String(t)}`);
     if (typeof t.name !== "string" || t.name.length === 0 || Buffer.byteLength(t.name) > MAX_TENSOR_NAME_BYTES) {
-      throw new RangeError(`writeGguf: tensor name must be 1 to ${MAX_TENSOR_NAME_BYTES} bytes, got ${JSON.stringify(t.name)}`);
+      throw new RangeError(
+        `writeGguf: tensor name must be 1 to ${MAX_TENSOR_NAME_BYTES} bytes, got ${JSON.stringify(t.name)}`,
+      );
     }
     if (names.has(t.name)) throw new RangeError(`writeGguf: tensor name "${t.name}" is used twice`);
     names.add(t.name);
-    if (!Array.isArray(t.shape) || t.shape.length < 1 || t.shape.length > 4 || !t.shape.every((d: unknown) => Number.isSafeInteger(d) && (d as number) > 0)) {
-      throw new RangeError(`writeGguf: tensor "${t.name}" shape must be 1 to 4 positive integers, got ${JSON.stringify(t.shape)}`);
+    if (
+      !Array.isArray(t.shape) ||
+      t.shape.length < 1 ||
+      t.shape.length > 4 ||
+      !t.shape.every((d: unknown) => Number.isSafeInteger(d) && (d as number) > 0)
+    ) {
+      throw new RangeError(
+        `writeGguf: tensor "${t.name}" shape must be 1 to 4 positive integers, got ${JSON.stringify(t.shape)}`,
+      );
     }
-    if (!ggmlTypeTraits(t.type)) throw new RangeError(`writeGguf: tensor "${t.name}" has unknown ggml type ${String(t.type)}`);
+    if (!ggmlTypeTraits(t.type))
+      throw new RangeError(`writeGguf: tensor "${t.name}" has unknown ggml type ${String(t.type)}`);
     let size: number;
     try {
       size = ggmlTensorBytes(t.type, t.shape);
@@ -167,7 +184,12 @@ function layoutTensors(tensors: readonly GgufTensorSpec[], alignment: number) {
   return { offsets, sizes, dataSize: offset };
 }
 
-async function writeTensorData(out: OutputStream, t: GgufTensorSpec, expected: number, report?: () => void): Promise<number> {
+async function writeTensorData(
+  out: OutputStream,
+  t: GgufTensorSpec,
+  expected: number,
+  report?: () => void,
+): Promise<number> {
   const data = t.data;
   if (typeof data === "function") {
     let written = 0;
@@ -175,7 +197,9 @@ async function writeTensorData(out: OutputStream, t: GgufTensorSpec, expected: n
       const bytes = toBytes(t, chunk);
       written += bytes.length;
       if (written > expected) {
-        throw new RangeError(`writeGguf: tensor "${t.name}" data exceeds the ${expected} bytes its shape and type need`);
+        throw new RangeError(
+          `writeGguf: tensor "${t.name}" data exceeds the ${expected} bytes its shape and type need`,
+        );
       }
       await out.write(bytes);
       report?.();
@@ -190,12 +214,16 @@ async function writeTensorData(out: OutputStream, t: GgufTensorSpec, expected: n
 function toBytes(t: GgufTensorSpec, chunk: unknown): Uint8Array {
   if (chunk instanceof Float32Array) {
     if (!ENCODABLE_TYPES.has(t.type)) {
-      throw new RangeError(`writeGguf: tensor "${t.name}": float values can be encoded as f32, f16, bf16 or q8_0, not ${ggmlTypeTraits(t.type)?.name}; pass encoded bytes`);
+      throw new RangeError(
+        `writeGguf: tensor "${t.name}": float values can be encoded as f32, f16, bf16 or q8_0, not ${ggmlTypeTraits(t.type)?.name}; pass encoded bytes`,
+      );
     }
     return encodeValues(t.type, chunk);
   }
   if (chunk instanceof Uint8Array) return chunk;
-  throw new TypeError(`writeGguf: tensor "${t.name}" data must be a Float32Array, a Uint8Array or a function yielding them`);
+  throw new TypeError(
+    `writeGguf: tensor "${t.name}" data must be a Float32Array, a Uint8Array or a function yielding them`,
+  );
 }
 
 /** Batches small writes into large ones. */

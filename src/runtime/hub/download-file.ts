@@ -94,7 +94,12 @@ export async function downloadFile(options: DownloadFileOptions): Promise<string
   const kept = await readPartRecord(recordPath);
   let offset = (await stat(partPath).catch(() => undefined))?.size ?? 0;
   if (offset > 0 && (!kept || !sameVersion(kept, file) || (file.size !== undefined && offset > file.size))) offset = 0;
-  let record: PartRecord = { url: file.url, ...(file.sha256 ? { sha256: file.sha256 } : {}), ...(file.etag ? { etag: file.etag } : {}), ...(file.size !== undefined ? { size: file.size } : {}) };
+  let record: PartRecord = {
+    url: file.url,
+    ...(file.sha256 ? { sha256: file.sha256 } : {}),
+    ...(file.etag ? { etag: file.etag } : {}),
+    ...(file.size !== undefined ? { size: file.size } : {}),
+  };
   if (offset > 0 && kept?.contentEtag) record.contentEtag = kept.contentEtag;
 
   let hash = createHash("sha256");
@@ -118,10 +123,19 @@ export async function downloadFile(options: DownloadFileOptions): Promise<string
   while (file.size === undefined || offset < file.size) {
     if (failures >= MAX_ATTEMPTS_WITHOUT_PROGRESS) {
       const at = file.size === undefined ? `${offset} bytes` : `${offset} of ${file.size} bytes`;
-      const code = lastError instanceof ModelDownloadError && lastError.code === "TOOLWRIGHT_OFFLINE" ? "TOOLWRIGHT_OFFLINE" : "TOOLWRIGHT_DOWNLOAD_FAILED";
-      throw new ModelDownloadError(`${what}: the download kept failing at ${at} (${errorText(lastError)}); the partial file is kept: pull again to resume`, code, file.url, { cause: lastError });
+      const code =
+        lastError instanceof ModelDownloadError && lastError.code === "TOOLWRIGHT_OFFLINE"
+          ? "TOOLWRIGHT_OFFLINE"
+          : "TOOLWRIGHT_DOWNLOAD_FAILED";
+      throw new ModelDownloadError(
+        `${what}: the download kept failing at ${at} (${errorText(lastError)}); the partial file is kept: pull again to resume`,
+        code,
+        file.url,
+        { cause: lastError },
+      );
     }
-    if (failures > 0) await sleep(RETRY_DELAY_MS * failures, undefined, signal ? { signal } : {}).catch(() => undefined);
+    if (failures > 0)
+      await sleep(RETRY_DELAY_MS * failures, undefined, signal ? { signal } : {}).catch(() => undefined);
     if (signal?.aborted) throw abortError(what, signal);
 
     const headers: Record<string, string> = {};
@@ -134,7 +148,8 @@ export async function downloadFile(options: DownloadFileOptions): Promise<string
       res = await hubFetch(conn, file.url, { headers });
     } catch (err) {
       // Unreachable before the first byte: say so at once. Mid-download: retry.
-      if (!(err instanceof ModelDownloadError) || (err.code === "TOOLWRIGHT_OFFLINE" && offset === 0 && failures === 0)) throw err;
+      if (!(err instanceof ModelDownloadError) || (err.code === "TOOLWRIGHT_OFFLINE" && offset === 0 && failures === 0))
+        throw err;
       lastError = err;
       failures++;
       continue;
@@ -152,7 +167,11 @@ export async function downloadFile(options: DownloadFileOptions): Promise<string
       const start = rangeStart(res.headers.get("content-range"));
       if (start !== offset) {
         void res.body?.cancel().catch(() => undefined);
-        throw new ModelDownloadError(`${what}: asked for bytes from ${offset}, the server sent ${res.headers.get("content-range") ?? "no Content-Range"}`, "TOOLWRIGHT_DOWNLOAD_FAILED", file.url);
+        throw new ModelDownloadError(
+          `${what}: asked for bytes from ${offset}, the server sent ${res.headers.get("content-range") ?? "no Content-Range"}`,
+          "TOOLWRIGHT_DOWNLOAD_FAILED",
+          file.url,
+        );
       }
     } else if (res.status !== 200) {
       const err = statusError(res, file.url, what, conn);
@@ -177,7 +196,11 @@ export async function downloadFile(options: DownloadFileOptions): Promise<string
         const bytes = chunk as Uint8Array;
         if (offset === 0) checkMagic(bytes, options, file.url);
         if (file.size !== undefined && offset + bytes.length > file.size) {
-          throw new ModelDownloadError(`${what}: the server sent more than the ${file.size} bytes the hub announced`, "TOOLWRIGHT_DOWNLOAD_FAILED", file.url);
+          throw new ModelDownloadError(
+            `${what}: the server sent more than the ${file.size} bytes the hub announced`,
+            "TOOLWRIGHT_DOWNLOAD_FAILED",
+            file.url,
+          );
         }
         await handle.write(bytes, 0, bytes.length, offset);
         hash.update(bytes);
@@ -205,7 +228,8 @@ export async function downloadFile(options: DownloadFileOptions): Promise<string
   if ((file.size !== undefined && size !== file.size) || (file.sha256 !== undefined && sha256 !== file.sha256)) {
     await rm(partPath, { force: true });
     await rm(recordPath, { force: true });
-    const expected = file.sha256 !== undefined ? `sha256 ${file.sha256}, ${file.size ?? "?"} bytes` : `${file.size} bytes`;
+    const expected =
+      file.sha256 !== undefined ? `sha256 ${file.sha256}, ${file.size ?? "?"} bytes` : `${file.size} bytes`;
     throw new ModelDownloadError(
       `${what}: the downloaded file does not match the hub's metadata (expected ${expected}; got sha256 ${sha256}, ${size} bytes); it was deleted`,
       "TOOLWRIGHT_CHECKSUM_MISMATCH",

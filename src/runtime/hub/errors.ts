@@ -1,7 +1,12 @@
 import { ToolwrightError } from "../../errors.js";
 
 /** Why a model download failed. */
-export type ModelDownloadErrorCode = "TOOLWRIGHT_OFFLINE" | "TOOLWRIGHT_DOWNLOAD_NOT_FOUND" | "TOOLWRIGHT_DOWNLOAD_DENIED" | "TOOLWRIGHT_DOWNLOAD_FAILED" | "TOOLWRIGHT_CHECKSUM_MISMATCH";
+export type ModelDownloadErrorCode =
+  | "TOOLWRIGHT_OFFLINE"
+  | "TOOLWRIGHT_DOWNLOAD_NOT_FOUND"
+  | "TOOLWRIGHT_DOWNLOAD_DENIED"
+  | "TOOLWRIGHT_DOWNLOAD_FAILED"
+  | "TOOLWRIGHT_CHECKSUM_MISMATCH";
 
 /**
  * A model could not be downloaded. `code` says why: TOOLWRIGHT_OFFLINE (the hub cannot be
@@ -23,7 +28,12 @@ export class ModelDownloadError extends ToolwrightError<ModelDownloadErrorCode> 
   /** The HTTP status, when the hub answered with an error. */
   readonly status: number | undefined;
 
-  constructor(message: string, code: ModelDownloadErrorCode, url: string, options?: { status?: number; cause?: unknown }) {
+  constructor(
+    message: string,
+    code: ModelDownloadErrorCode,
+    url: string,
+    options?: { status?: number; cause?: unknown },
+  ) {
     super(message, code, options?.cause === undefined ? undefined : { cause: options.cause });
     this.url = url;
     this.status = options?.status;

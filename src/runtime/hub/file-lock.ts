@@ -40,7 +40,11 @@ async function isStale(path: string): Promise<boolean> {
  * Takes the lock at `path`, waiting while another holder has it. `onWait` is called once when
  * it has to wait. Rejects when `signal` aborts.
  */
-export async function acquireLock(path: string, signal: AbortSignal | undefined, onWait?: () => void): Promise<HeldLock> {
+export async function acquireLock(
+  path: string,
+  signal: AbortSignal | undefined,
+  onWait?: () => void,
+): Promise<HeldLock> {
   let waited = false;
   for (;;) {
     signal?.throwIfAborted();

@@ -22,7 +22,11 @@ export interface HubConnection {
  * @example
  * hubEndpoint(undefined, { HF_ENDPOINT: "https://hf-mirror.com/" }); // "https://hf-mirror.com"
  */
-export function hubEndpoint(option: string | undefined, env: Record<string, string | undefined> = process.env, optionName = "options.endpoint"): string {
+export function hubEndpoint(
+  option: string | undefined,
+  env: Record<string, string | undefined> = process.env,
+  optionName = "options.endpoint",
+): string {
   const [value, name] =
     option !== undefined
       ? [option, optionName]
@@ -37,21 +41,39 @@ export function hubEndpoint(option: string | undefined, env: Record<string, stri
   } catch {
     throw new RangeError(`${name} must be an http(s) URL, got ${JSON.stringify(value)}`);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new RangeError(`${name} must be an http(s) URL, got ${JSON.stringify(value)}`);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new RangeError(`${name} must be an http(s) URL, got ${JSON.stringify(value)}`);
   return url.href.replace(/\/+$/, "");
 }
 
 /** The access token: the option, else `$HF_TOKEN`, else `$HUGGING_FACE_HUB_TOKEN`. */
-export function hubToken(option: string | undefined, env: Record<string, string | undefined> = process.env): string | undefined {
+export function hubToken(
+  option: string | undefined,
+  env: Record<string, string | undefined> = process.env,
+): string | undefined {
   return option ?? (env.HF_TOKEN || env.HUGGING_FACE_HUB_TOKEN || undefined);
 }
 
 /** Connection-level error codes that mean the host cannot be reached at all. */
-const UNREACHABLE = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "ETIMEDOUT", "ENETUNREACH", "EHOSTUNREACH", "ENETDOWN", "EHOSTDOWN", "UND_ERR_CONNECT_TIMEOUT"]);
+const UNREACHABLE = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "ETIMEDOUT",
+  "ENETUNREACH",
+  "EHOSTUNREACH",
+  "ENETDOWN",
+  "EHOSTDOWN",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
 
 /** The `code` of a fetch failure's cause chain (undici wraps the socket error). */
 export function networkErrorCode(err: unknown): string | undefined {
-  for (let e: unknown = err, depth = 0; e && typeof e === "object" && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+  for (
+    let e: unknown = err, depth = 0;
+    e && typeof e === "object" && depth < 5;
+    e = (e as { cause?: unknown }).cause, depth++
+  ) {
     const code = (e as { code?: unknown }).code;
     if (typeof code === "string") return code;
     // AggregateError of several addresses (IPv4 and IPv6) refused alike.
@@ -74,11 +96,25 @@ export function abortError(what: string, signal: AbortSignal | undefined): Abort
  * `fetch` with the hub's headers (token only for the hub's own origin, no compression so byte
  * ranges mean bytes). A failure to connect becomes TOOLWRIGHT_OFFLINE.
  */
-export async function hubFetch(conn: HubConnection, url: string, init: { method?: string; headers?: Record<string, string>; redirect?: "follow" | "manual" } = {}): Promise<Response> {
-  const headers: Record<string, string> = { "accept-encoding": "identity", "user-agent": "toolwright", ...init.headers };
-  if (conn.token && new URL(url).origin === new URL(conn.endpoint).origin) headers.authorization = `Bearer ${conn.token}`;
+export async function hubFetch(
+  conn: HubConnection,
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; redirect?: "follow" | "manual" } = {},
+): Promise<Response> {
+  const headers: Record<string, string> = {
+    "accept-encoding": "identity",
+    "user-agent": "toolwright",
+    ...init.headers,
+  };
+  if (conn.token && new URL(url).origin === new URL(conn.endpoint).origin)
+    headers.authorization = `Bearer ${conn.token}`;
   try {
-    return await fetch(url, { method: init.method ?? "GET", headers, redirect: init.redirect ?? "follow", ...(conn.signal ? { signal: conn.signal } : {}) });
+    return await fetch(url, {
+      method: init.method ?? "GET",
+      headers,
+      redirect: init.redirect ?? "follow",
+      ...(conn.signal ? { signal: conn.signal } : {}),
+    });
   } catch (err) {
     if (isAbort(err, conn.signal)) throw abortError(url, conn.signal);
     const code = networkErrorCode(err);
@@ -91,7 +127,12 @@ export async function hubFetch(conn: HubConnection, url: string, init: { method?
         { cause: err },
       );
     }
-    throw new ModelDownloadError(`request to ${host} failed (${code}): ${err instanceof Error ? err.message : String(err)}`, "TOOLWRIGHT_DOWNLOAD_FAILED", url, { cause: err });
+    throw new ModelDownloadError(
+      `request to ${host} failed (${code}): ${err instanceof Error ? err.message : String(err)}`,
+      "TOOLWRIGHT_DOWNLOAD_FAILED",
+      url,
+      { cause: err },
+    );
   }
 }
 
@@ -105,15 +146,37 @@ export function statusError(res: Response, url: string, what: string, conn: HubC
   const hubMessage = res.headers.get("x-error-message");
   const detail = hubMessage ? ` (${hubMessage})` : "";
   void res.body?.cancel().catch(() => undefined);
-  if (res.status === 404 || hubCode === "RepoNotFound" || hubCode === "EntryNotFound" || hubCode === "RevisionNotFound") {
+  if (
+    res.status === 404 ||
+    hubCode === "RepoNotFound" ||
+    hubCode === "EntryNotFound" ||
+    hubCode === "RevisionNotFound"
+  ) {
     const access = res.status === 401 && !conn.token ? "; if it is private or gated, set HF_TOKEN" : "";
-    return new ModelDownloadError(`${what} was not found on ${new URL(conn.endpoint).host}: HTTP ${res.status}${detail}${access}`, "TOOLWRIGHT_DOWNLOAD_NOT_FOUND", url, { status: res.status });
+    return new ModelDownloadError(
+      `${what} was not found on ${new URL(conn.endpoint).host}: HTTP ${res.status}${detail}${access}`,
+      "TOOLWRIGHT_DOWNLOAD_NOT_FOUND",
+      url,
+      { status: res.status },
+    );
   }
   if (res.status === 401 || res.status === 403) {
-    const hint = conn.token ? "the token in HF_TOKEN has no access to it (accept the model's terms on its page?)" : "it is gated or private: set HF_TOKEN to an access token";
-    return new ModelDownloadError(`${what}: access denied, HTTP ${res.status}${detail}: ${hint}`, "TOOLWRIGHT_DOWNLOAD_DENIED", url, { status: res.status });
+    const hint = conn.token
+      ? "the token in HF_TOKEN has no access to it (accept the model's terms on its page?)"
+      : "it is gated or private: set HF_TOKEN to an access token";
+    return new ModelDownloadError(
+      `${what}: access denied, HTTP ${res.status}${detail}: ${hint}`,
+      "TOOLWRIGHT_DOWNLOAD_DENIED",
+      url,
+      { status: res.status },
+    );
   }
-  return new ModelDownloadError(`${what}: the hub answered HTTP ${res.status} ${res.statusText}${detail}`, "TOOLWRIGHT_DOWNLOAD_FAILED", url, { status: res.status });
+  return new ModelDownloadError(
+    `${what}: the hub answered HTTP ${res.status} ${res.statusText}${detail}`,
+    "TOOLWRIGHT_DOWNLOAD_FAILED",
+    url,
+    { status: res.status },
+  );
 }
 
 /** A URL path from segments, each percent-encoded. */

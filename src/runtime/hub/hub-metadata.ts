@@ -51,7 +51,12 @@ export function resolveUrl(endpoint: string, repo: string, revision: string, fil
  * HEADs a file's resolve URL, following only redirects within the hub (a renamed repository),
  * and reads its size, sha256, ETag and commit.
  */
-export async function fetchFileInfo(conn: HubConnection, repo: string, revision: string, file: string): Promise<HubFileInfo> {
+export async function fetchFileInfo(
+  conn: HubConnection,
+  repo: string,
+  revision: string,
+  file: string,
+): Promise<HubFileInfo> {
   const what = `${repo}/${file} (revision ${revision})`;
   let url = resolveUrl(conn.endpoint, repo, revision, file);
   for (let hop = 0; ; hop++) {
@@ -60,7 +65,12 @@ export async function fetchFileInfo(conn: HubConnection, repo: string, revision:
     if (res.status >= 300 && res.status < 400 && location !== null) {
       const target = new URL(location, url);
       // A redirect within the hub (renamed repository) is followed; one elsewhere is the CDN.
-      if (target.origin === new URL(url).origin && target.pathname.includes("/resolve/") && hop < MAX_RELATIVE_REDIRECTS && !res.headers.has("x-linked-etag")) {
+      if (
+        target.origin === new URL(url).origin &&
+        target.pathname.includes("/resolve/") &&
+        hop < MAX_RELATIVE_REDIRECTS &&
+        !res.headers.has("x-linked-etag")
+      ) {
         url = target.href;
         continue;
       }
@@ -77,7 +87,9 @@ function describe(res: Response, url: string): HubFileInfo {
   const sha = linkedEtag?.toLowerCase();
   return {
     url,
-    size: sizeHeader(res.headers.get("x-linked-size")) ?? (res.status === 200 ? sizeHeader(res.headers.get("content-length")) : undefined),
+    size:
+      sizeHeader(res.headers.get("x-linked-size")) ??
+      (res.status === 200 ? sizeHeader(res.headers.get("content-length")) : undefined),
     sha256: sha !== undefined && SHA256.test(sha) ? sha : undefined,
     etag,
     commit: res.headers.get("x-repo-commit") ?? undefined,
@@ -96,7 +108,8 @@ const MAX_LISTING_PAGES = 50;
 
 /** The files of a repository at a revision (`/api/models/OWNER/REPO/tree/REV?recursive=true`, every page). */
 export async function listRepoFiles(conn: HubConnection, repo: string, revision: string): Promise<RepoFile[]> {
-  let url: string | undefined = `${conn.endpoint}/api/models/${urlPath(repo)}/tree/${encodeURIComponent(revision)}?recursive=true`;
+  let url: string | undefined =
+    `${conn.endpoint}/api/models/${urlPath(repo)}/tree/${encodeURIComponent(revision)}?recursive=true`;
   const files: RepoFile[] = [];
   for (let page = 0; url !== undefined && page < MAX_LISTING_PAGES; page++) {
     const res = await hubFetch(conn, url, { headers: { accept: "application/json" } });
@@ -105,13 +118,25 @@ export async function listRepoFiles(conn: HubConnection, repo: string, revision:
     try {
       data = await res.json();
     } catch (err) {
-      throw new ModelDownloadError(`the file listing of ${repo} is not JSON: ${(err as Error).message}`, "TOOLWRIGHT_DOWNLOAD_FAILED", url, { cause: err });
+      throw new ModelDownloadError(
+        `the file listing of ${repo} is not JSON: ${(err as Error).message}`,
+        "TOOLWRIGHT_DOWNLOAD_FAILED",
+        url,
+        { cause: err },
+      );
     }
-    if (!Array.isArray(data)) throw new ModelDownloadError(`the file listing of ${repo} is not an array`, "TOOLWRIGHT_DOWNLOAD_FAILED", url);
-    for (const item of data as { type?: unknown; path?: unknown; size?: unknown; lfs?: { oid?: unknown; size?: unknown } }[]) {
+    if (!Array.isArray(data))
+      throw new ModelDownloadError(`the file listing of ${repo} is not an array`, "TOOLWRIGHT_DOWNLOAD_FAILED", url);
+    for (const item of data as {
+      type?: unknown;
+      path?: unknown;
+      size?: unknown;
+      lfs?: { oid?: unknown; size?: unknown };
+    }[]) {
       if (item === null || typeof item !== "object" || item.type !== "file" || typeof item.path !== "string") continue;
       const oid = typeof item.lfs?.oid === "string" ? item.lfs.oid.toLowerCase() : undefined;
-      const size = typeof item.lfs?.size === "number" ? item.lfs.size : typeof item.size === "number" ? item.size : undefined;
+      const size =
+        typeof item.lfs?.size === "number" ? item.lfs.size : typeof item.size === "number" ? item.size : undefined;
       files.push({ path: item.path, size, sha256: oid !== undefined && SHA256.test(oid) ? oid : undefined });
     }
     url = nextPage(res.headers.get("link"), url);

@@ -35,7 +35,9 @@ export function isHfModelRef(text: string): boolean {
 
 function checkName(part: string, what: string, ref: string): void {
   if (!NAME.test(part) || part === "." || part === "..") {
-    throw new RangeError(`${JSON.stringify(ref)}: ${what} ${JSON.stringify(part)} is not a hub name (letters, digits, "-", "_" and "." only)`);
+    throw new RangeError(
+      `${JSON.stringify(ref)}: ${what} ${JSON.stringify(part)} is not a hub name (letters, digits, "-", "_" and "." only)`,
+    );
   }
 }
 
@@ -46,7 +48,10 @@ function checkName(part: string, what: string, ref: string): void {
  * parseHfModelRef("hf:Qwen/Qwen3-4B-GGUF:Q4_K_M"); // { repo: "Qwen/Qwen3-4B-GGUF", file: undefined, quant: "Q4_K_M" }
  */
 export function parseHfModelRef(ref: string): HfModelRef {
-  if (!isHfModelRef(ref)) throw new RangeError(`${JSON.stringify(ref)} is not an hf: reference (hf:OWNER/REPO/FILE.gguf or hf:OWNER/REPO:QUANT)`);
+  if (!isHfModelRef(ref))
+    throw new RangeError(
+      `${JSON.stringify(ref)} is not an hf: reference (hf:OWNER/REPO/FILE.gguf or hf:OWNER/REPO:QUANT)`,
+    );
   const body = ref.slice(PREFIX.length);
   const parts = body.split("/");
   if (parts.length < 2 || parts[0] === "" || parts[1] === "") {
@@ -60,7 +65,10 @@ export function parseHfModelRef(ref: string): HfModelRef {
     if (colon >= 0) {
       quant = name.slice(colon + 1);
       name = name.slice(0, colon);
-      if (!QUANT.test(quant)) throw new RangeError(`${JSON.stringify(ref)}: the quantization ${JSON.stringify(quant)} is not a name such as Q4_K_M`);
+      if (!QUANT.test(quant))
+        throw new RangeError(
+          `${JSON.stringify(ref)}: the quantization ${JSON.stringify(quant)} is not a name such as Q4_K_M`,
+        );
     }
   }
   checkName(owner, "the owner", ref);
@@ -71,11 +79,14 @@ export function parseHfModelRef(ref: string): HfModelRef {
   for (const segment of path) {
     // The path becomes a path under the cache directory: nothing may climb out of it.
     if (segment === "" || segment === "." || segment === ".." || /[\\:\0-\x1f]/.test(segment)) {
-      throw new RangeError(`${JSON.stringify(ref)}: the file path ${JSON.stringify(path.join("/"))} has an empty, ".", ".." or invalid segment`);
+      throw new RangeError(
+        `${JSON.stringify(ref)}: the file path ${JSON.stringify(path.join("/"))} has an empty, ".", ".." or invalid segment`,
+      );
     }
   }
   const file = path.join("/");
-  if (!file.toLowerCase().endsWith(".gguf")) throw new RangeError(`${JSON.stringify(ref)}: the file must be a .gguf file, got ${JSON.stringify(file)}`);
+  if (!file.toLowerCase().endsWith(".gguf"))
+    throw new RangeError(`${JSON.stringify(ref)}: the file must be a .gguf file, got ${JSON.stringify(file)}`);
   return { repo, file, quant: undefined };
 }
 

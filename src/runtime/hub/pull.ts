@@ -66,7 +66,15 @@ interface CachedRecord {
   downloadedAt: string;
 }
 
-export const PULL_OPTION_KEYS: readonly string[] = ["revision", "endpoint", "token", "cacheDir", "checkForUpdate", "onProgress", "signal"];
+export const PULL_OPTION_KEYS: readonly string[] = [
+  "revision",
+  "endpoint",
+  "token",
+  "cacheDir",
+  "checkForUpdate",
+  "onProgress",
+  "signal",
+];
 
 /** Checked options with the environment's defaults filled in. */
 interface PullPlan {
@@ -162,7 +170,8 @@ async function pullPlanned(ref: string, plan: PullPlan): Promise<PulledModel> {
       info = await fetchFileInfo(conn, parsed.repo, revision, file);
     } catch (err) {
       // No network: a cached copy will do.
-      if (cached && err instanceof ModelDownloadError && err.code === "TOOLWRIGHT_OFFLINE") return result(dest, cached, "cached", false);
+      if (cached && err instanceof ModelDownloadError && err.code === "TOOLWRIGHT_OFFLINE")
+        return result(dest, cached, "cached", false);
       throw err;
     }
     if (info.sha256 === undefined && listed !== undefined) info = { ...info, sha256: listed };
@@ -174,7 +183,14 @@ async function pullPlanned(ref: string, plan: PullPlan): Promise<PulledModel> {
       // Another process may have finished it while this one waited.
       const done = await readCached(dest);
       if (done && isCurrent(done, info)) return result(dest, done, "cached", true);
-      const sha256 = await downloadFile({ conn, file: info, dest, what: `${parsed.repo}/${file}`, onProgress: plan.onProgress, magic: "GGUF" });
+      const sha256 = await downloadFile({
+        conn,
+        file: info,
+        dest,
+        what: `${parsed.repo}/${file}`,
+        onProgress: plan.onProgress,
+        magic: "GGUF",
+      });
       const size = (await stat(dest)).size;
       const record: CachedRecord = {
         repo: parsed.repo,
@@ -197,12 +213,26 @@ async function pullPlanned(ref: string, plan: PullPlan): Promise<PulledModel> {
     if (err instanceof ModelDownloadError || err instanceof AbortError || err instanceof RangeError) throw err;
     // The file system (no space, no permission): still a download failure, with the reason.
     const code = (err as NodeJS.ErrnoException).code;
-    throw new ModelDownloadError(`${ref}: ${code ? `${code}: ` : ""}${(err as Error).message ?? String(err)}`, "TOOLWRIGHT_DOWNLOAD_FAILED", conn.endpoint, { cause: err });
+    throw new ModelDownloadError(
+      `${ref}: ${code ? `${code}: ` : ""}${(err as Error).message ?? String(err)}`,
+      "TOOLWRIGHT_DOWNLOAD_FAILED",
+      conn.endpoint,
+      { cause: err },
+    );
   }
 }
 
 function result(path: string, record: CachedRecord, source: PulledModel["source"], checked: boolean): PulledModel {
-  return { path, repo: record.repo, file: record.file, revision: record.revision, sizeBytes: record.size, sha256: record.sha256, source, checked };
+  return {
+    path,
+    repo: record.repo,
+    file: record.file,
+    revision: record.revision,
+    sizeBytes: record.size,
+    sha256: record.sha256,
+    source,
+    checked,
+  };
 }
 
 /** A cached file is current when the hub describes the same content. */
@@ -214,7 +244,10 @@ function isCurrent(cached: CachedRecord, info: HubFileInfo): boolean {
 
 /** The record of a complete cached file (one whose size still matches it), or undefined. */
 async function readCached(dest: string): Promise<CachedRecord | undefined> {
-  const [info, text] = await Promise.all([stat(dest).catch(() => undefined), readFile(`${dest}.meta.json`, "utf8").catch(() => undefined)]);
+  const [info, text] = await Promise.all([
+    stat(dest).catch(() => undefined),
+    readFile(`${dest}.meta.json`, "utf8").catch(() => undefined),
+  ]);
   if (!info?.isFile() || text === undefined) return undefined;
   try {
     const record = JSON.parse(text) as CachedRecord;
@@ -225,7 +258,12 @@ async function readCached(dest: string): Promise<CachedRecord | undefined> {
 }
 
 /** Picks the file for `REPO:QUANT`: from the hub's listing, or from the cache when allowed or offline. */
-async function pickFile(plan: PullPlan, repo: string, quant: string | undefined, ref: string): Promise<{ file: string; sha256?: string; cached?: PulledModel }> {
+async function pickFile(
+  plan: PullPlan,
+  repo: string,
+  quant: string | undefined,
+  ref: string,
+): Promise<{ file: string; sha256?: string; cached?: PulledModel }> {
   const cachedPick = async () => {
     const dir = revisionDir(plan.cacheDir, repo, plan.revision);
     const local = await cachedGgufFiles(dir);
@@ -255,7 +293,10 @@ async function pickFile(plan: PullPlan, repo: string, quant: string | undefined,
   );
   if (file === undefined) {
     const ggufs = files.filter((f) => f.path.toLowerCase().endsWith(".gguf")).map((f) => f.path);
-    const available = ggufs.length > 0 ? `; its .gguf files: ${ggufs.slice(0, 20).join(", ")}${ggufs.length > 20 ? ", …" : ""}` : "; it has no .gguf file";
+    const available =
+      ggufs.length > 0
+        ? `; its .gguf files: ${ggufs.slice(0, 20).join(", ")}${ggufs.length > 20 ? ", …" : ""}`
+        : "; it has no .gguf file";
     throw new ModelDownloadError(
       `${ref}: no file of ${repo} matches ${quant === undefined ? "a model file" : `the quantization ${quant}`}${available}`,
       "TOOLWRIGHT_DOWNLOAD_NOT_FOUND",
