@@ -7,9 +7,10 @@
  * partial parse of the whole output, upgraded to the complete parse when that agrees with it.
  * The result therefore depends only on the text, never on how it was chunked.
  *
- * Output that does not conform never throws: where the parse fails, what was recognised up to
- * the failure is kept (calls closed, arguments completed to valid JSON) and the text from there
- * on becomes content.
+ * Output that does not conform never throws and loses nothing: where the parse fails, what was
+ * recognised up to the failure is kept; a call the model had not finished there is content, and
+ * reading starts again one character past where that call's text began (a later call section
+ * is still read). Where no call was open, the text from the failure on becomes content.
  */
 import { PegStreamParser, parsePeg, type PegParseResult } from "../peg/index.js";
 import type { AssistantMessage } from "../types.js";
@@ -52,7 +53,11 @@ function checkOptions(options: ChatParseOptions, where: string): (index: number)
  */
 export class ChatStreamParser {
   private readonly spec: ChatParserSpec;
-  private readonly engine: PegStreamParser;
+  /** The parse of the current segment: the input from `segmentStart` on. */
+  private engine: PegStreamParser;
+  private segmentStart = 0;
+  /** The whole input: prefix and output. */
+  private input = "";
   private readonly mapper: MessageMapper;
   private frozen = false;
   private done = false;
@@ -80,7 +85,7 @@ export class ChatStreamParser {
 
   /** The model output received so far (without the prompt prefix). */
   get text(): string {
-    return this.engine.text.slice(this.spec.prefix.length);
+    return this.input.slice(this.spec.prefix.length);
   }
 
   /** Parsing work so far (see PegStreamParser.work): grows linearly with the output. */
@@ -111,9 +116,18 @@ export class ChatStreamParser {
     const held = this.stop !== null && !this.stopped ? this.stop.flush() : "";
     if (held !== "") this.consume(held);
     this.done = true;
-    if (!this.frozen) {
+    while (!this.frozen) {
       const result = this.engine.finish();
-      if (result.status !== "success" || !this.mapper.apply(result.nodeList, result.source)) this.freeze();
+      if (result.status === "success" && this.mapper.apply(result.nodeList, result.source)) break;
+      if (result.status === "success") {
+        this.freeze();
+        break;
+      }
+      // The output ended inside a structure (an unfinished call): its text is content, and the
+      // rest is read again after it.
+      if (!this.restart()) break;
+      const rest = this.input.slice(this.segmentStart);
+      if (rest !== "") this.parseMore(this.engine.feed(rest));
     }
     this.mapper.finish();
     return this.mapper.drain();
@@ -128,25 +142,60 @@ export class ChatStreamParser {
     if (chunk === "") return;
     const start = this.length;
     this.length += chunk.length;
+    this.input += chunk;
     if (this.frozen) {
       this.mapper.appendContent(chunk, start);
       return;
     }
-    const result = this.engine.feed(chunk);
-    if (result.status === "fail") this.recover(result);
-    else if (!this.mapper.apply(result.nodeList, result.source)) this.freeze();
+    this.parseMore(this.engine.feed(chunk));
+  }
+
+  /** Maps a segment's parse result; on a failure, recovers and reads on in a new segment. */
+  private parseMore(result: PegParseResult): void {
+    while (!this.frozen) {
+      if (result.status !== "fail") {
+        if (!this.mapper.apply(result.nodeList, result.source)) this.freeze();
+        return;
+      }
+      this.mapPartial(result);
+      if (!this.restart()) return;
+      const rest = this.input.slice(this.segmentStart);
+      if (rest === "") return;
+      result = this.engine.feed(rest);
+    }
   }
 
   /**
-   * The parse failed: map what the partial parse up to the failure recognised, then treat the
-   * rest as content. (The partial parse of that prefix is what a stream chunked there would
-   * have produced, so this does not depend on the chunking.)
+   * Closes what the failed parse left open. Where that was a call (or a call section), its text
+   * is content and a new segment starts one character past its start: a parse of the format's
+   * body, which reads content up to the next call. Returns false when nothing was open: then the
+   * rest is content (frozen).
    */
-  private recover(failed: PegParseResult): void {
+  private restart(): boolean {
+    if (!this.mapper.closeStructures()) {
+      this.freeze();
+      return false;
+    }
+    const from = this.mapper.cut;
+    if (from >= this.input.length) return false;
+    this.mapper.appendContent(this.input.slice(from, from + 1), from);
+    this.segmentStart = from + 1;
+    this.engine = new PegStreamParser(this.spec.arena, this.spec.resumeRoot ?? this.spec.root);
+    this.mapper.startSegment(this.segmentStart);
+    return true;
+  }
+
+  /**
+   * The parse failed: map what the partial parse up to the failure recognised. (The partial
+   * parse of that prefix is what a stream chunked there would have produced, so this does not
+   * depend on the chunking.)
+   */
+  private mapPartial(failed: PegParseResult): void {
     const input = this.engine.text;
-    const lowest = this.spec.prefix.length;
+    const lowest = this.segmentStart === 0 ? this.spec.prefix.length : 0;
     const at = Math.min(Math.max(failed.failAt, lowest), input.length);
-    let partial = parsePeg(this.spec.arena, this.spec.root, input.slice(0, at), { partial: true });
+    const root = this.segmentStart === 0 ? this.spec.root : (this.spec.resumeRoot ?? this.spec.root);
+    let partial = parsePeg(this.spec.arena, root, input.slice(0, at), { partial: true });
     if (partial.status === "fail") {
       // Find the longest prefix that still parses (a prefix of a parsable text parses too).
       let lo = lowest;
@@ -154,7 +203,7 @@ export class ChatStreamParser {
       let best: PegParseResult | null = null;
       while (lo <= hi) {
         const mid = (lo + hi) >> 1;
-        const r = parsePeg(this.spec.arena, this.spec.root, input.slice(0, mid), { partial: true });
+        const r = parsePeg(this.spec.arena, root, input.slice(0, mid), { partial: true });
         if (r.status === "fail") hi = mid - 1;
         else {
           best = r;
@@ -164,16 +213,14 @@ export class ChatStreamParser {
       partial = best ?? partial;
     }
     if (partial.status !== "fail") this.mapper.apply(partial.nodeList, partial.source);
-    this.freeze();
   }
 
   /** Stops structured parsing: open calls are closed, the unparsed rest becomes content. */
   private freeze(): void {
     this.frozen = true;
     this.mapper.closeStructures();
-    const input = this.engine.text;
     const from = Math.max(this.mapper.cut, this.spec.prefix.length);
-    if (from < input.length) this.mapper.appendContent(input.slice(from), from);
+    if (from < this.input.length) this.mapper.appendContent(this.input.slice(from), from);
   }
 }
 

@@ -12,7 +12,7 @@
 import type { TemplateAnalysis } from "../analysis/index.js";
 import { pegToGbnf } from "../peg/index.js";
 import { ChatTemplate } from "../template/index.js";
-import { core } from "./build-helpers.js";
+import { core, toolParameters } from "./build-helpers.js";
 import { dedicatedHandler } from "./dedicated/index.js";
 import { type BuiltParser, buildGenericParser } from "./generic-parser.js";
 import {
@@ -26,7 +26,7 @@ import { normalizeRequest } from "./request.js";
 import { type SpaceBound, templateSpace } from "./template-space.js";
 import { turnEndStops } from "./turn-end.js";
 import { jsonContainersOf, rendersPythonLiterals } from "./value-syntax.js";
-import type { ChatGrammarTrigger, ChatParams, ChatRequest } from "./types.js";
+import type { ChatGrammarTrigger, ChatMappingOptions, ChatParams, ChatRequest } from "./types.js";
 
 interface GrammarResult {
   grammar: string | null;
@@ -153,7 +153,12 @@ export function generateChatParams(
   // The message keeps the continued text; inline reasoning keeps the opener the prompt wrote.
   const keptPrefix =
     continued !== null ? continued.continued.length : req.reasoningInline && state === "open" ? prefix.length : 0;
-  const mapping = req.reasoningInline ? { ...built.mapping, reasoningInline: true } : built.mapping;
+  const mapping: ChatMappingOptions = {
+    ...built.mapping,
+    ...(req.reasoningInline ? { reasoningInline: true } : {}),
+    // Finished calls' arguments are checked against the schemas (call-finish.ts).
+    toolParameters: Object.fromEntries(req.tools.map((t) => [t.function.name, toolParameters(t)])),
+  };
   const stopAt = turnEndStops(analysis, handler?.build ? preservedTokens : null);
   const space = templateSpace(template, CHAT_SPACE);
   const g = grammarOf(built, state, space);
@@ -166,7 +171,16 @@ export function generateChatParams(
     prompt,
     generationPrompt,
     continuesFinalMessage: continued !== null,
-    parser: { arena: built.arena, root: built.root, prefix, keptPrefix, mapping, stopAt, format: built.format },
+    parser: {
+      arena: built.arena,
+      root: built.root,
+      resumeRoot: built.body,
+      prefix,
+      keptPrefix,
+      mapping,
+      stopAt,
+      format: built.format,
+    },
     grammar: g.grammar,
     grammarLazy: g.lazy,
     grammarTriggers: g.triggers,

@@ -195,10 +195,12 @@ function withTools(ctx: BuildContext, a: TemplateAnalysis, section: PegId): PegI
       ? callsOnly
       : p.choice(callsOnly, p.seq(notCall, contentPrefix(p, a), p.capture(NODE.content, p.rest())));
   }
-  // Text a model writes after its calls is content (Ling 3 does); only after calls that parsed,
-  // so a broken call still fails here and is recovered as a call.
-  const trailing = p.optional(p.capture(NODE.content, p.rest()));
-  const callsThenText = p.seq(section, p.space(), trailing);
+  // Text a model writes after its calls is content (Ling 3 does), up to the next call section:
+  // models write several sections, with text between them. A broken call fails here, and the
+  // stream parser keeps its text as content and reads on (chat-parser.ts).
+  const between = p.capture(NODE.content, p.until(...openers));
+  const more = ctx.parallel ? p.zeroOrMore(p.seq(p.space(), p.optional(between), section)) : p.eps();
+  const callsThenText = p.seq(section, more, p.space(), p.optional(between));
   const after = ctx.requireCalls ? callsThenText : p.choice(callsThenText, p.eps());
   return p.seq(
     p.optional(p.seq(contentPrefix(p, a), p.capture(NODE.content, p.until(...openers)))),

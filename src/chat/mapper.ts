@@ -4,13 +4,16 @@
  * (a cursor per tree depth), so streaming costs stay linear in the output. Every piece of
  * output is emitted once, as a delta; the message is the sum of the deltas.
  *
- * Tool calls: nothing is emitted for a call until its name is known (arguments seen before are
- * buffered); arguments are normalised to compact JSON as they stream (Python literals and
- * quotes converted, tagged string values quoted and escaped), and whatever is still open when
- * the output ends is closed (quotes, brackets, `null` for a missing value).
+ * Tool calls: arguments are normalised to compact JSON as they are read (Python literals and
+ * quotes converted, tagged string values quoted and escaped). A call is emitted, as one delta,
+ * only once the model has finished writing it (call-finish.ts): its arguments are then checked
+ * (an object, no argument twice) and repaired where the schema says how. A call the model did
+ * not finish, or that is malformed, is never a call: its text is content. While the output
+ * streams, `message()` also shows the call being written (llama.cpp's partial messages).
  */
 import type { PegNodeList, PegTextSource, PegTreeNode } from "../peg/index.js";
 import type { AssistantMessage, ToolCall } from "../types.js";
+import { finishCallArguments } from "./call-finish.js";
 import { JsonNormalizer, escapeJsonStringContent } from "./json-normalizer.js";
 import { PythonStringContent } from "./python-string.js";
 import { TextField } from "./text-field.js";
@@ -19,15 +22,24 @@ import type { ChatDelta, ChatMappingOptions, ToolCallDelta } from "./types.js";
 
 /** One call being mapped. */
 interface CallState {
-  /** Index in the message once the name is known, else -1. */
+  /** Position among the calls being read once the name is known, else -1. */
   index: number;
   name: string | null;
   id: string | null;
-  headerSent: boolean;
-  /** Arguments emitted (in deltas) so far. */
+  /** The id made for the call when the model wrote none (once asked for). */
+  madeId: string | null;
+  /** Input offset where the call's text starts (its section's opener, for a section's first call). */
+  start: number;
+  /** The call's closing marker was read (formats whose calls must be closed: `callEndRequired`). */
+  closed: boolean;
+  /** Emitted, as a finished call. */
+  committed: boolean;
+  /** Arguments read so far (compact JSON, closed when the call ends). */
   args: string;
-  /** Arguments produced before the call's first delta. */
-  buffer: string;
+  /** Names of the tagged arguments read (an argument written twice makes the call malformed). */
+  argNames: string[];
+  /** Offset in `args` where the key of a tagged argument still waiting for its value starts, else -1. */
+  keyStart: number;
   /** JSON arguments (`tool-args`). */
   json: JsonNormalizer | null;
   /** Number of tagged arguments started. */
@@ -95,7 +107,13 @@ export class MessageMapper {
   private contentText = "";
   private reasoningText = "";
   private readonly calls: CallState[] = [];
+  private committed = 0;
   private call: CallState | null = null;
+  /** Start of the tool section being read (-1 outside one) and how many of its calls were emitted. */
+  private sectionStart = -1;
+  private sectionCalls = 0;
+  /** Offset of the current parse segment in the input (a parse restarted after unparsable text). */
+  private base = 0;
   private value: ValueState | null = null;
   private deltas: ChatDelta[] = [];
   private cutAt = 0;
@@ -135,11 +153,34 @@ export class MessageMapper {
     if (out !== "") this.emitText("content", out);
   }
 
-  /** Closes the call and value still open (text fields stay open for more content). */
-  closeStructures(): void {
-    this.closeValue();
-    if (this.call) this.closeCall(this.call);
+  /**
+   * Structured reading stops (the parse failed, or the output ended): the call still open was not
+   * finished, so it is dropped and {@link cut} moves back to where its text starts (its section's
+   * opener when no call of the section was emitted): that text is content.
+   */
+  closeStructures(): boolean {
+    this.value = null;
+    const call = this.call;
     this.call = null;
+    let from = -1;
+    if (call !== null) {
+      this.dropCall(call);
+      from = call.start;
+    } else if (this.sectionStart >= 0 && this.sectionCalls === 0) from = this.sectionStart;
+    this.sectionStart = -1;
+    if (from < 0) return false;
+    this.cutAt = from;
+    return true;
+  }
+
+  /**
+   * Starts mapping the trees of a new parse that reads the input from `base` on (the mapping so
+   * far stays: calls, content, reasoning).
+   */
+  startSegment(base: number): void {
+    this.levels.length = 0;
+    this.base = base;
+    if (base > this.cutAt) this.cutAt = base;
   }
 
   /** Closes whatever is still open (calls, values, text fields). Idempotent. */
@@ -160,9 +201,10 @@ export class MessageMapper {
 
   /** The message as mapped so far. */
   message(): AssistantMessage {
+    // Finished calls, and while the output streams the one being written (its arguments so far).
     const toolCalls: ToolCall[] = this.calls
-      .filter((c) => c.headerSent)
-      .map((c) => ({ id: c.id ?? "", type: "function", function: { name: c.name ?? "", arguments: c.args } }));
+      .filter((c) => c.committed || !this.finished)
+      .map((c) => ({ id: this.idOf(c), type: "function", function: { name: c.name ?? "", arguments: c.args } }));
     const msg: AssistantMessage = {
       role: "assistant",
       content: this.contentText !== "" ? this.contentText : toolCalls.length > 0 ? null : "",
@@ -221,22 +263,22 @@ export class MessageMapper {
           this.captureText(
             inline ? NODE.content : n.name,
             input.slice(level.processedEnd, n.end),
-            level.processedEnd,
+            level.processedEnd + this.base,
             inline,
           );
           level.processedEnd = n.end;
           level.emitted = true;
-          if (n.end > this.cutAt) this.cutAt = n.end;
+          if (n.end + this.base > this.cutAt) this.cutAt = n.end + this.base;
         }
       } else {
         if (this.walk(n.childList, depth + 1, input)) level.emitted = true;
         // A structure that produced output was recognised up to its end (even if unfinished).
-        if (level.emitted && n.end > this.cutAt) this.cutAt = n.end;
+        if (level.emitted && n.end + this.base > this.cutAt) this.cutAt = n.end + this.base;
       }
       if (level.emitted) produced = true;
       if (n.incomplete) return produced;
       this.exit(n, input);
-      if (n.kind === "tag" && n.end > this.cutAt) this.cutAt = n.end;
+      if (n.kind === "tag" && n.end + this.base > this.cutAt) this.cutAt = n.end + this.base;
       level.done = i + 1;
       level.openStart = -1;
       level.emitted = false;
@@ -248,6 +290,7 @@ export class MessageMapper {
   /** Forgets an open node that produced nothing and is gone from the new snapshot. */
   private discardOpen(level: Level): void {
     if (level.openName === NODE.tool && this.call && this.call.index < 0) this.call = null;
+    if (level.openName === NODE.toolSection && this.sectionCalls === 0) this.sectionStart = -1;
     if (level.openName === NODE.toolArg) this.value = null;
     // A nested value whose opener was taken back (only its frame exists: brackets open with members).
     if ((level.openName === NODE.argObject || level.openName === NODE.argArray) && this.call) this.call.nested.pop();
@@ -272,15 +315,29 @@ export class MessageMapper {
       call.awaitingValue = true;
       return;
     }
+    if (n.name === NODE.toolSection) {
+      this.sectionStart = n.start + this.base;
+      this.sectionCalls = 0;
+      return;
+    }
+    if (n.name === NODE.callEnd) {
+      if (this.call) this.call.closed = true;
+      return;
+    }
     if (n.name === NODE.tool) {
-      if (this.call) this.closeCall(this.call);
+      if (this.call) this.dropCall(this.call);
+      const start = n.start + this.base;
       this.call = {
         index: -1,
         name: null,
         id: null,
-        headerSent: false,
+        madeId: null,
+        start: this.sectionStart >= 0 && this.sectionCalls === 0 ? Math.min(this.sectionStart, start) : start,
+        closed: false,
+        committed: false,
         args: "",
-        buffer: "",
+        argNames: [],
+        keyStart: -1,
         json: null,
         tagged: 0,
         awaitingValue: false,
@@ -360,13 +417,17 @@ export class MessageMapper {
 
   private exit(n: PegTreeNode, input: PegTextSource): void {
     const call = this.call;
+    if (n.name === NODE.toolSection) {
+      this.sectionStart = -1;
+      return;
+    }
     // Only names and ids are read whole: slicing every closing node would re-read each call's text.
     const text =
       n.name === NODE.toolName || n.name === NODE.toolId || n.name === NODE.argName ? input.slice(n.start, n.end) : "";
     switch (n.name) {
       case NODE.tool:
-        if (call) this.closeCall(call);
         this.call = null;
+        if (call) this.endCall(call, n.end + this.base, input, n.end);
         return;
       case NODE.argObject:
       case NODE.argArray:
@@ -384,13 +445,11 @@ export class MessageMapper {
         call.name = text.trim();
         call.index = this.calls.length;
         this.calls.push(call);
-        if (!this.mapping.idAfterName || call.id !== null || this.mapping.ignoreModelIds) this.sendHeader(call);
         return;
       case NODE.toolId: {
         if (!call || this.mapping.ignoreModelIds) return;
         const id = text.trim().replace(/^["']|["']$/g, "");
         if (call.id === null && id !== "") call.id = id;
-        if (call.index >= 0 && !call.headerSent) this.sendHeader(call);
         return;
       }
       case NODE.toolArgs:
@@ -405,6 +464,10 @@ export class MessageMapper {
           this.emitArgs(call, `${top.members === 0 ? "{" : ","}${JSON.stringify(text.trim())}:`);
           top.members++;
         } else {
+          // An argument named without a value (the model went on to the next one) is left out.
+          if (call.awaitingValue && call.keyStart >= 0) this.dropDanglingKey(call);
+          call.keyStart = call.args.length;
+          call.argNames.push(text.trim());
           this.emitArgs(call, `${call.tagged === 0 ? "{" : ","}${JSON.stringify(text.trim())}:`);
           call.tagged++;
         }
@@ -451,51 +514,77 @@ export class MessageMapper {
     this.emitArgs(call, frame.members === 0 ? open + close : close);
   }
 
-  private closeCall(call: CallState): void {
-    if (call.index < 0) return; // never named: dropped
+  /** Closes the arguments of a call whose text ended (open values, brackets, a dangling key). */
+  private closeArguments(call: CallState): void {
     if (call.json) {
       this.emitArgs(call, call.json.close());
       if (!call.json.hasValue) this.emitArgs(call, "{}");
     } else if (call.tagged > 0) {
       if (this.value) this.closeValue();
       while (call.nested.length > 0) this.closeNested(call);
-      if (call.awaitingValue) this.emitArgs(call, "null");
-      this.emitArgs(call, "}");
+      if (call.awaitingValue && call.keyStart >= 0) this.dropDanglingKey(call);
+      this.emitArgs(call, call.tagged > 0 ? "}" : "{}");
     } else {
       this.emitArgs(call, "{}");
     }
-    if (!call.headerSent) this.sendHeader(call);
     call.json = null;
     call.tagged = -1;
   }
 
-  // ---- output -------------------------------------------------------------------------
-
-  private sendHeader(call: CallState): void {
-    if (call.headerSent) return;
-    call.id ??= this.newId(call.index);
-    call.headerSent = true;
-    this.pushToolDelta({
-      index: call.index,
-      id: call.id,
-      type: "function",
-      function: { name: call.name ?? "", arguments: "" },
-    });
-    if (call.buffer !== "") {
-      const buffered = call.buffer;
-      call.buffer = "";
-      this.emitArgs(call, buffered);
-    }
-  }
-
-  private emitArgs(call: CallState, text: string): void {
-    if (text === "") return;
-    if (!call.headerSent) {
-      call.buffer += text;
+  /**
+   * A call's text ended: emitted when the model finished it (its closing marker read, where the
+   * format has one) and its arguments hold; otherwise its text, `start` to `end`, is content.
+   */
+  private endCall(call: CallState, end: number, input: PegTextSource, localEnd: number): void {
+    if (call.index < 0) return; // never named: its text stays where the parse put it
+    this.closeArguments(call);
+    const finished = call.closed || this.mapping.callEndRequired !== true;
+    const args = finished ? finishCallArguments(call.args, call.argNames, this.mapping.toolParameters?.[call.name!]) : null;
+    if (args === null) {
+      this.dropCall(call);
+      const from = Math.max(call.start, this.prefixLength);
+      if (from < end) this.appendContent(input.slice(from - this.base, localEnd), from);
       return;
     }
+    call.args = args;
+    call.id = this.idOf(call);
+    call.committed = true;
+    const index = this.committed++;
+    if (this.sectionStart >= 0) this.sectionCalls++;
+    this.pushToolDelta({ index, id: call.id, type: "function", function: { name: call.name!, arguments: args } });
+  }
+
+  /** Forgets a call that is not one (unfinished or malformed). */
+  private dropCall(call: CallState): void {
+    const at = this.calls.indexOf(call);
+    if (at >= 0) this.calls.splice(at, 1);
+    call.index = -1;
+  }
+
+  /** Takes back the key of a tagged argument that got no value. */
+  private dropDanglingKey(call: CallState): void {
+    const first = call.args[call.keyStart] === "{";
+    call.args = call.args.slice(0, call.keyStart);
+    call.argNames.pop();
+    call.tagged--;
+    call.keyStart = -1;
+    call.awaitingValue = false;
+    // Without the first key's "{", the next key opens the object.
+    if (first) call.tagged = 0;
+  }
+
+  /** The call's id: the model's own, else one made for it (made once). */
+  private idOf(call: CallState): string {
+    if (call.id !== null && !this.mapping.ignoreModelIds) return call.id;
+    // Calls are emitted in order: the one being read gets the next index.
+    call.madeId ??= this.newId(this.committed);
+    return call.madeId;
+  }
+
+  // ---- output -------------------------------------------------------------------------
+
+  private emitArgs(call: CallState, text: string): void {
     call.args += text;
-    this.pushToolDelta({ index: call.index, function: { arguments: text } });
   }
 
   private emitText(field: "content" | "reasoning_content", text: string): void {

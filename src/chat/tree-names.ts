@@ -11,6 +11,11 @@ export const NODE = {
   content: "content",
   /** Tag: everything that belongs to one tool call. */
   tool: "tool",
+  /**
+   * Tag: the marker that closes one call, in formats whose calls have one: a call the parse ends
+   * without it was not finished by the model (`ChatMappingOptions.callEndRequired`).
+   */
+  callEnd: "call-end",
   /** Tag: a whole tool-call section (its end is where recovered trailing text starts). */
   toolSection: "tool-section",
   /** Capture: the function name (complete when present: always inside an atomic). */

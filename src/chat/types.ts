@@ -70,6 +70,13 @@ export interface ChatMappingOptions {
    * `reasoning-block` node as content text.
    */
   reasoningInline?: boolean;
+  /**
+   * Calls end with a closing marker (a `call-end` node): a call whose text stops before it is
+   * one the model did not finish, and is content.
+   */
+  callEndRequired?: boolean;
+  /** Each tool's parameter schema, by name: finished calls' arguments are checked against it. */
+  toolParameters?: Record<string, unknown>;
 }
 
 /**
@@ -81,6 +88,11 @@ export interface ChatParserSpec {
   arena: PegArena;
   /** Root of the parser (reads prefix + output). */
   root: PegId;
+  /**
+   * Where reading starts again after text the parser could not place (content up to the next
+   * call, then calls): the body after reasoning. Absent: `root`.
+   */
+  resumeRoot?: PegId;
   /** Text of the prompt that the output continues; parsed before the output. */
   prefix: string;
   /**

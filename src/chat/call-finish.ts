@@ -1,0 +1,83 @@
+/**
+ * The last check of a call the model finished writing: its arguments must be one JSON object
+ * (or a JSON string holding one) with no argument written twice; a value of a non-string
+ * parameter that came as text is read as the JSON it spells where it does (escaped quotes
+ * included), else it stays text. A call that fails the check is not a call: the mapper keeps its
+ * text as content, as serving projects' parsers return malformed calls.
+ */
+
+/**
+ * The arguments to emit for a finished call, or null when the call is malformed.
+ *
+ * @param args The arguments as the mapper read them (compact JSON).
+ * @param argNames The names of tagged arguments in the order written (empty for JSON arguments).
+ * @param schema The tool's parameter schema, when the request declared the tool.
+ * @example
+ * finishCallArguments('{"n":"[1, 2]"}', ["n"], { type: "object", properties: { n: { type: "array" } } }); // '{"n":[1,2]}'
+ * finishCallArguments('{"a":1}', ["a", "a"], undefined); // null: an argument written twice
+ */
+export function finishCallArguments(args: string, argNames: readonly string[], schema: unknown): string | null {
+  if (new Set(argNames).size !== argNames.length) return null;
+  let value = parseJson(args);
+  let changed = false;
+  if (typeof value === "string") {
+    // Arguments written as a JSON string holding the object.
+    value = parseJson(value);
+    changed = true;
+  }
+  if (!isPlainObject(value)) return null;
+  const properties = propertiesOf(schema);
+  for (const [key, v] of Object.entries(value)) {
+    if (typeof v !== "string") continue;
+    const typed = readAsDeclared(v, properties[key]);
+    if (typed !== undefined) {
+      value[key] = typed;
+      changed = true;
+    }
+  }
+  return changed ? JSON.stringify(value) : args;
+}
+
+/** `undefined` where the text is not JSON. */
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === "object" && !Array.isArray(v);
+}
+
+function propertiesOf(schema: unknown): Record<string, unknown> {
+  if (!isPlainObject(schema)) return {};
+  const props = schema.properties;
+  return isPlainObject(props) ? props : {};
+}
+
+/** JSON types a property schema allows; null when it allows any (or strings). */
+function declaredTypes(schema: unknown): Set<string> | null {
+  if (!isPlainObject(schema)) return null;
+  const t = schema.type;
+  const types = typeof t === "string" ? [t] : Array.isArray(t) ? t.filter((x) => typeof x === "string") : [];
+  if (types.length === 0 || types.includes("string")) return null;
+  return new Set(types as string[]);
+}
+
+/**
+ * A text value of a parameter declared as a container: the JSON it spells (also with its quotes
+ * escaped, as models that write JSON inside a tagged value do), when that has a declared type.
+ */
+function readAsDeclared(text: string, schema: unknown): unknown {
+  const types = declaredTypes(schema);
+  if (types === null || !(types.has("array") || types.has("object"))) return undefined;
+  for (const candidate of [text, text.replace(/\\"/g, '"')]) {
+    const v = parseJson(candidate);
+    if (v === undefined) continue;
+    const kind = Array.isArray(v) ? "array" : v === null ? "null" : typeof v;
+    if (types.has(kind)) return v;
+  }
+  return undefined;
+}
