@@ -123,10 +123,59 @@ function taggedArgument(
   }
   // A string value keeps its own trailing whitespace: the suffix takes only its learned whitespace.
   const close = suffixCore === "" ? p.eps() : marker(p, a.valueSuffix, { keepLead: text !== null });
+  const value = alternatives.length === 1 ? alternatives[0]! : p.choice(...alternatives);
+  if (ctx.forGrammar) return p.tag(NODE.toolArg, p.seq(open, value, close));
+  // The parser also reads a value that does not fit the schema (kept as text: `count=not a
+  // number`), and a name the model gave no value (left out of the arguments).
+  let read = value;
+  if (text === null) {
+    const prefix = jsonValuePrefix(a.valuePrefix);
+    const typedRead = p.seq(prefix !== "" ? marker(p, prefix) : p.eps(), guardedValue(ctx, typed!, delimiters, typedValue(ctx, typed!, argName)));
+    read = p.choice(typedRead, lenientText(ctx, a.valuePrefix, delimiters));
+  }
   return p.tag(
     NODE.toolArg,
-    p.seq(open, alternatives.length === 1 ? alternatives[0]! : p.choice(...alternatives), close),
+    p.seq(open, p.lenient(p.optional(p.seq(read, close)), p.seq(value, close))),
   );
+}
+
+/** A typed value only where the whole value reads as one (else it is text). */
+function guardedValue(ctx: BuildContext, typed: JsonSchema, delimiters: string[], value: PegId): PegId {
+  const { p } = ctx;
+  const ends = delimiters.map((d) => (core(d) === "" ? p.literal(d) : p.seq(p.space(), p.literal(core(d)))));
+  return p.seq(p.and(p.seq(typedRawValue(p, typed, p.choice(p.json(), pythonValue(p))), p.choice(...ends))), value);
+}
+
+/** For the parser: a value of a non-string parameter written as text, read up to its end. */
+function lenientText(ctx: BuildContext, valuePrefix: string, stops: string[]): PegId {
+  const { p } = ctx;
+  const raw = p.capture(NODE.argString, p.until(...stops));
+  const prefix = valuePrefix !== "" ? marker(p, jsonValuePrefix(valuePrefix)) : p.eps();
+  return p.seq(prefix, raw);
+}
+
+/**
+ * For the parser: an argument the schema does not declare (kept: argument checks report it), its
+ * value JSON where the whole value reads as JSON, else text.
+ */
+function undeclaredArgument(ctx: BuildContext, t: ToolsAnalysis): PegId | null {
+  const { p } = ctx;
+  const a = t.arguments;
+  const nameEnd = core(a.nameSuffix);
+  if (core(a.namePrefix) === "" || nameEnd === "") return null;
+  const suffixCore = core(a.valueSuffix);
+  const stops = [suffixCore || core(a.namePrefix) || core(t.function.close) || core(t.format.perCallEnd) || "\n"];
+  const name = p.capture(NODE.argName, p.chars(`^${classEscape(nameEnd[0]!)}<>\n`, 1, 64));
+  const open = p.atomic(p.seq(marker(p, a.namePrefix), name, marker(p, a.nameSuffix, { keepTrail: true })));
+  const prefix = a.valuePrefix !== "" ? marker(p, a.valuePrefix, { keepTrail: true }) : p.eps();
+  const json = p.capture(NODE.argJson, p.choice(p.json(), pythonValue(p)));
+  const value = p.choice(guardedValue(ctx, {}, stops, json), p.capture(NODE.argString, p.until(...stops)));
+  const close = suffixCore === "" ? p.eps() : marker(p, a.valueSuffix, { keepLead: true });
+  return p.tag(NODE.toolArg, p.seq(open, p.optional(p.seq(prefix, value, close))));
+}
+
+function classEscape(ch: string): string {
+  return /[\\\]^-]/.test(ch) ? `\\${ch}` : ch;
 }
 
 /** A value the format writes as JSON (or Python literals, where the template prints them with repr). */
@@ -181,10 +230,27 @@ function argumentsOf(ctx: BuildContext, t: ToolsAnalysis, toolIndex: number, sch
       args = p.seq(one, p.repeat(p.seq(p.space(), one), 0, props.length - 1));
       if (!hasRequired(schema)) args = p.optional(args);
     }
+    if (!ctx.forGrammar) args = p.lenient(lenientArguments(ctx, t, toolIndex, schema), args);
   }
   const start = a.start !== "" ? marker(p, a.start) : p.eps();
   const end = a.end !== "" ? marker(p, a.end) : p.eps();
   return p.seq(start, args, end);
+}
+
+/**
+ * For the parser: tagged arguments in any number (an argument written twice makes the call
+ * malformed, call-finish.ts), undeclared ones too, or the arguments as one JSON object.
+ */
+function lenientArguments(ctx: BuildContext, t: ToolsAnalysis, toolIndex: number, schema: JsonSchema): PegId {
+  const { p } = ctx;
+  const declared = schemaProperties(schema).map(([name]) =>
+    p.ref(`tool-${toolIndex}-arg-${name.replace(/[^A-Za-z0-9_-]/g, "_")}`),
+  );
+  const undeclared = undeclaredArgument(ctx, t);
+  const items = undeclared === null ? declared : [...declared, undeclared];
+  const tagged = items.length === 0 ? p.eps() : p.zeroOrMore(p.seq(p.space(), p.choice(...items)));
+  const json = p.seq(p.and(p.literal("{")), p.capture(NODE.toolArgs, p.json()));
+  return p.choice(json, tagged);
 }
 
 function isNumeric(schema: JsonSchema): boolean {
@@ -243,8 +309,31 @@ function callOf(ctx: BuildContext, t: ToolsAnalysis, name: string, schema: JsonS
   else items.push(open);
   items.push(p.space(), argumentsOf(ctx, t, index, schema));
   if (pos === "POST_ARGS") items.push(p.space(), idSection(ctx, t, fn.close || t.format.perCallEnd));
-  if (fn.close !== "") items.push(p.space(), marker(p, fn.close));
-  return p.tag(NODE.tool, p.seq(...items));
+  if (fn.close !== "") items.push(p.space(), p.tag(NODE.callEnd, marker(p, fn.close)));
+  const call = p.seq(...items);
+  const selfClosed = ctx.forGrammar ? null : selfClosingCall(ctx, t, name);
+  return p.tag(NODE.tool, selfClosed === null ? call : p.lenient(p.choice(selfClosed, call), call));
+}
+
+/**
+ * For the parser: a call without arguments written as one self-closing element
+ * (`<invoke name="f"/>`), where the name marker closes an XML-style opening tag.
+ */
+function selfClosingCall(ctx: BuildContext, t: ToolsAnalysis, name: string): PegId | null {
+  const { p } = ctx;
+  const fn = t.function;
+  const suffix = core(fn.nameSuffix);
+  if (fn.close === "" || !suffix.endsWith(">") || !core(fn.namePrefix).startsWith("<")) return null;
+  const closed = `${suffix.slice(0, -1)}/>`;
+  // Atomic: while it is only a prefix it must not show a name another reading takes back.
+  return p.atomic(
+    p.seq(
+      marker(p, fn.namePrefix),
+      p.capture(NODE.toolName, p.literal(name)),
+      p.space(),
+      p.tag(NODE.callEnd, p.literal(closed)),
+    ),
+  );
 }
 
 /** The tool-call part for tag-based formats (a trigger rule starting the lazy grammar). */
@@ -263,13 +352,9 @@ export function buildTaggedTools(ctx: BuildContext, t: ToolsAnalysis): PegId {
   const skip = ctx.forGrammar ? new Set<string>() : new Set(skippableMarkers(t));
   const mark = (m: string): PegId => (skip.has(m) ? p.optional(marker(p, m)) : marker(p, m));
   if (f.perCallStart !== "") {
-    const one = p.seq(
-      mark(f.perCallStart),
-      p.space(),
-      call,
-      p.space(),
-      f.perCallEnd !== "" ? mark(f.perCallEnd) : p.eps(),
-    );
+    // The per-call closer ends the call where the function has no closer of its own.
+    const perCallEnd = t.function.close === "" ? p.tag(NODE.callEnd, mark(f.perCallEnd)) : mark(f.perCallEnd);
+    const one = p.seq(mark(f.perCallStart), p.space(), call, p.space(), f.perCallEnd !== "" ? perCallEnd : p.eps());
     calls = p.seq(one, more(p.seq(p.space(), one)));
     if (f.sectionStart !== "") calls = p.seq(mark(f.sectionStart), p.space(), calls, p.space(), mark(f.sectionEnd));
   } else {

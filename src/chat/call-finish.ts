@@ -67,13 +67,15 @@ function declaredTypes(schema: unknown): Set<string> | null {
 }
 
 /**
- * A text value of a parameter declared as a container: the JSON it spells (also with its quotes
- * escaped, as models that write JSON inside a tagged value do), when that has a declared type.
+ * A text value of a parameter declared as a container: the JSON it spells (also escaped once
+ * more, as models that write JSON inside a tagged value do), when that has a declared type.
  */
 function readAsDeclared(text: string, schema: unknown): unknown {
   const types = declaredTypes(schema);
   if (types === null || !(types.has("array") || types.has("object"))) return undefined;
-  for (const candidate of [text, text.replace(/\\"/g, '"')]) {
+  // The text as it is, else as the body of a JSON string (the model escaped the JSON once more).
+  const unescaped = parseJson(`"${text}"`);
+  for (const candidate of typeof unescaped === "string" ? [text, unescaped] : [text]) {
     const v = parseJson(candidate);
     if (v === undefined) continue;
     const kind = Array.isArray(v) ? "array" : v === null ? "null" : typeof v;

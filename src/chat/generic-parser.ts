@@ -229,6 +229,16 @@ function openersOf(a: TemplateAnalysis): string[] {
   }
 }
 
+/**
+ * Tagged calls end with a marker (the function's closer, else the per-call one): a call the
+ * output stops before it is one the model did not finish.
+ */
+function callsClose(a: TemplateAnalysis): boolean {
+  const mode = a.tools.format.mode;
+  if (mode !== "TAG_WITH_JSON" && mode !== "TAG_WITH_TAGGED") return false;
+  return core(a.tools.function.close) !== "" || core(a.tools.format.perCallEnd) !== "";
+}
+
 /** Options of {@link buildGenericParser}. */
 export interface GenericOptions {
   /** Tagged non-string values are Python literals (see value-syntax.ts). */
@@ -313,7 +323,7 @@ export function buildGenericParser(
     reasoningStart: reasoning === null || core(a.reasoning.start) === "" ? null : core(a.reasoning.start),
     constrained: req.jsonSchema !== null || useTools,
     lazy: req.jsonSchema === null && useTools && req.toolChoice === "auto",
-    mapping: { idAfterName, ignoreModelIds: false },
+    mapping: { idAfterName, ignoreModelIds: false, callEndRequired: useTools && callsClose(a) },
     format: "generic",
   };
 }

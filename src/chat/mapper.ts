@@ -109,6 +109,8 @@ export class MessageMapper {
   private readonly calls: CallState[] = [];
   private committed = 0;
   private call: CallState | null = null;
+  /** A call whose text ended, waiting for the closing marker that follows it (see endCall). */
+  private pending: { call: CallState; from: number; text: string } | null = null;
   /** Start of the tool section being read (-1 outside one) and how many of its calls were emitted. */
   private sectionStart = -1;
   private sectionCalls = 0;
@@ -149,6 +151,7 @@ export class MessageMapper {
 
   /** Appends raw text to the content (output the parser could not place). */
   appendContent(text: string, start: number): void {
+    this.settlePending();
     const out = this.content.push(text, start);
     if (out !== "") this.emitText("content", out);
   }
@@ -159,6 +162,7 @@ export class MessageMapper {
    * opener when no call of the section was emitted): that text is content.
    */
   closeStructures(): boolean {
+    this.settlePending();
     this.value = null;
     const call = this.call;
     this.call = null;
@@ -178,6 +182,7 @@ export class MessageMapper {
    * far stays: calls, content, reasoning).
    */
   startSegment(base: number): void {
+    this.settlePending();
     this.levels.length = 0;
     this.base = base;
     if (base > this.cutAt) this.cutAt = base;
@@ -320,11 +325,8 @@ export class MessageMapper {
       this.sectionCalls = 0;
       return;
     }
-    if (n.name === NODE.callEnd) {
-      if (this.call) this.call.closed = true;
-      return;
-    }
     if (n.name === NODE.tool) {
+      this.settlePending();
       if (this.call) this.dropCall(this.call);
       const start = n.start + this.base;
       this.call = {
@@ -353,6 +355,7 @@ export class MessageMapper {
       start += skip;
       if (text === "") return;
     }
+    if (name === NODE.content || name === NODE.reasoning) this.settlePending();
     switch (name) {
       case NODE.content: {
         // Content right after an inline reasoning block joins it as written, without a separator.
@@ -418,7 +421,18 @@ export class MessageMapper {
   private exit(n: PegTreeNode, input: PegTextSource): void {
     const call = this.call;
     if (n.name === NODE.toolSection) {
+      this.settlePending();
       this.sectionStart = -1;
+      return;
+    }
+    // An empty match is a closer the parse let the model leave out: the call is not closed.
+    if (n.name === NODE.callEnd) {
+      if (n.end === n.start) return;
+      if (call) call.closed = true;
+      else if (this.pending !== null) {
+        this.pending.call.closed = true;
+        this.settlePending();
+      }
       return;
     }
     // Only names and ids are read whole: slicing every closing node would re-read each call's text.
@@ -538,12 +552,29 @@ export class MessageMapper {
   private endCall(call: CallState, end: number, input: PegTextSource, localEnd: number): void {
     if (call.index < 0) return; // never named: its text stays where the parse put it
     this.closeArguments(call);
+    const from = Math.max(call.start, this.prefixLength);
+    const text = from < end ? input.slice(from - this.base, localEnd) : "";
+    // A closer outside the call's node (a per-call end marker) decides once it is read.
+    if (this.mapping.callEndRequired === true && !call.closed) this.pending = { call, from, text };
+    else this.settle(call, from, text);
+  }
+
+  /** A call waiting for its closing marker: the output went on without it, so it is content. */
+  private settlePending(): void {
+    const pending = this.pending;
+    if (pending === null) return;
+    this.pending = null;
+    this.settle(pending.call, pending.from, pending.text);
+  }
+
+  /** Emits a call the model finished whose arguments hold; else its text (`from` on) is content. */
+  private settle(call: CallState, from: number, text: string): void {
     const finished = call.closed || this.mapping.callEndRequired !== true;
-    const args = finished ? finishCallArguments(call.args, call.argNames, this.mapping.toolParameters?.[call.name!]) : null;
+    const params = this.mapping.toolParameters?.[call.name!];
+    const args = finished ? finishCallArguments(call.args, call.argNames, params) : null;
     if (args === null) {
       this.dropCall(call);
-      const from = Math.max(call.start, this.prefixLength);
-      if (from < end) this.appendContent(input.slice(from - this.base, localEnd), from);
+      if (text !== "") this.appendContent(text, from);
       return;
     }
     call.args = args;
