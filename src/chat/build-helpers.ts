@@ -16,6 +16,8 @@ export interface BuildContext {
   /** At least one call is required (tool_choice "required" or a named function). */
   requireCalls: boolean;
   parallel: boolean;
+  /** The parser reads several calls (see NormalizedRequest.readsParallel); default `parallel`. */
+  readsParallel?: boolean;
   /** Arguments are written as Python literals (single quotes, True/None). */
   pythonValues: boolean;
   /** Tagged non-string values are written as Python literals (the template prints them with repr). */
@@ -75,9 +77,15 @@ export function ruleName(ctx: BuildContext, name: string): string {
  */
 export function moreCalls(ctx: BuildContext, item: PegId): PegId {
   const { p } = ctx;
+  if (!ctx.forGrammar)
+    return (ctx.readsParallel ?? ctx.parallel) ? p.lenient(p.zeroOrMore(item), parserMore(ctx, item)) : p.eps();
   if (!ctx.parallel) return p.eps();
-  if (!ctx.forGrammar) return p.zeroOrMore(item);
   return p.repeat(item, 0, Math.max(0, (ctx.maxCalls ?? DEFAULT_MAX_TOOL_CALLS) - 1));
+}
+
+/** What the grammar allows of further calls where the parser reads more than the template writes. */
+function parserMore(ctx: BuildContext, item: PegId): PegId {
+  return ctx.parallel ? ctx.p.zeroOrMore(item) : ctx.p.eps();
 }
 
 function classEscape(ch: string): string {

@@ -114,12 +114,35 @@ function callOf(ctx: BuildContext, f: ToolFormatAnalysis, name: string, schema: 
   } else {
     const all = [nameField, argsField, ...idFields].sort((a, b) => order(a.key) - order(b.key));
     body = fields(ctx, all);
+    // The parser reads the fields in any order, the arguments also under the other usual key.
+    if (!ctx.forGrammar) body = p.lenient(anyOrder(ctx, [nameField, argsField, ...idFields], argsKey, args), body);
   }
   // Models trained on OpenAI data sometimes add the wrapper's "type": "function".
   const typeField = f.openaiWrapperTrigger
     ? p.optional(p.seq(keyColon(ctx, "type"), p.literal('"function"'), p.space(), p.literal(","), p.space()))
     : p.eps();
   return p.tag(NODE.tool, p.seq(p.literal("{"), p.space(), typeField, body, p.space(), p.literal("}")));
+}
+
+/** Keys models use for a call's arguments. */
+const ARGUMENT_KEYS = ["arguments", "parameters"];
+
+/** For the parser: the call's fields in any order (each once in practice), the arguments under either usual key. */
+function anyOrder(ctx: BuildContext, parts: { key: string; node: PegId }[], argsKey: string, args: PegId): PegId {
+  const { p } = ctx;
+  const aliases = ARGUMENT_KEYS.filter((k) => k !== argsKey).map((k) => p.seq(keyColon(ctx, k), args));
+  const member = p.choice(...parts.map((x) => x.node), ...aliases);
+  const sep = p.seq(p.space(), p.literal(","), p.space());
+  return p.seq(member, p.repeat(p.seq(sep, member), 0, parts.length + aliases.length - 1));
+}
+
+/**
+ * For the parser: a special token a model writes before a markerless call (`<|python_tag|>`),
+ * recognised by its shape; it is not part of the call.
+ */
+export function specialToken(ctx: BuildContext): PegId {
+  const { p } = ctx;
+  return p.seq(p.literal("<|"), p.chars("A-Za-z0-9_", 1, 32), p.literal("|>"));
 }
 
 /**
@@ -136,7 +159,21 @@ export function buildJsonTools(ctx: BuildContext, f: ToolFormatAnalysis): PegId 
   const more = (item: PegId): PegId => moreCalls(ctx, item);
 
   let calls: PegId;
-  if (f.sectionStart === "" && f.perCallStart !== "") {
+  if (f.sectionStart.trim() === "" && f.perCallStart.trim() === "" && !f.toolsArrayWrapped && !ctx.forGrammar) {
+    // Markerless calls: the parser also reads a special token before a call, and calls separated
+    // by `;`, `,` or whitespace.
+    const token = p.optional(p.seq(specialToken(ctx), p.space()));
+    const sep = p.seq(p.space(), p.optional(p.chars(",;", 1, 1)), p.space(), token);
+    const original = p.seq(
+      marker(p, f.sectionStart),
+      p.space(),
+      wrapArray(ctx, f, call, more),
+      p.space(),
+      marker(p, f.sectionEnd),
+    );
+    const read = p.seq(p.space(), token, call, more(p.seq(sep, call)), p.space(), marker(p, f.sectionEnd));
+    calls = p.lenient(read, original);
+  } else if (f.sectionStart === "" && f.perCallStart !== "") {
     // The grammar copy repeats either the calls in one marker's array or the markers, so that
     // maxCalls bounds the calls.
     const inner = ctx.forGrammar && !f.toolsArrayWrapped ? (): PegId => p.eps() : more;

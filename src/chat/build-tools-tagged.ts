@@ -130,13 +130,13 @@ function taggedArgument(
   let read = value;
   if (text === null) {
     const prefix = jsonValuePrefix(a.valuePrefix);
-    const typedRead = p.seq(prefix !== "" ? marker(p, prefix) : p.eps(), guardedValue(ctx, typed!, delimiters, typedValue(ctx, typed!, argName)));
+    const typedRead = p.seq(
+      prefix !== "" ? marker(p, prefix) : p.eps(),
+      guardedValue(ctx, typed!, delimiters, typedValue(ctx, typed!, argName)),
+    );
     read = p.choice(typedRead, lenientText(ctx, a.valuePrefix, delimiters));
   }
-  return p.tag(
-    NODE.toolArg,
-    p.seq(open, p.lenient(p.optional(p.seq(read, close)), p.seq(value, close))),
-  );
+  return p.tag(NODE.toolArg, p.seq(open, p.lenient(p.optional(p.seq(read, close)), p.seq(value, close))));
 }
 
 /** A typed value only where the whole value reads as one (else it is text). */

@@ -13,7 +13,7 @@ import type { TemplateAnalysis } from "../analysis/index.js";
 import { PegArena, type PegId } from "../peg/index.js";
 import type { JsonSchema } from "../types.js";
 import { type BuildContext, core, grammarContext, jsonAnswerValue, marker, maybeFenced } from "./build-helpers.js";
-import { buildJsonTools } from "./build-tools-json.js";
+import { buildJsonTools, specialToken } from "./build-tools-json.js";
 import { buildPythonicTools, pythonicTriggerWord } from "./build-tools-pythonic.js";
 import { buildTaggedTools, callOpeners } from "./build-tools-tagged.js";
 import { nameHandle } from "./name-handle.js";
@@ -191,15 +191,21 @@ function withTools(ctx: BuildContext, a: TemplateAnalysis, section: PegId): PegI
     // Output that starts like a call through its tool name is not content: the stream has
     // announced the call by then, so a whole parse must recover it as a broken call too.
     const notCall = ctx.callHead === undefined ? p.eps() : p.not(ctx.callHead);
-    return ctx.requireCalls
-      ? callsOnly
-      : p.choice(callsOnly, p.seq(notCall, contentPrefix(p, a), p.capture(NODE.content, p.rest())));
+    if (ctx.requireCalls) return callsOnly;
+    if (ctx.callHead === undefined)
+      return p.choice(callsOnly, p.seq(notCall, contentPrefix(p, a), p.capture(NODE.content, p.rest())));
+    // Text, then calls a special token announces (`Let me check. <|python_tag|>{"name": ...}`).
+    const announced = p.seq(specialToken(ctx), p.space(), ctx.callHead);
+    const text = p.capture(NODE.content, p.zeroOrMore(p.seq(p.not(announced), p.any())));
+    const calls = p.optional(p.seq(p.and(announced), section));
+    return p.choice(callsOnly, p.seq(notCall, contentPrefix(p, a), text, calls, p.space(), p.end()));
   }
   // Text a model writes after its calls is content (Ling 3 does), up to the next call section:
   // models write several sections, with text between them. A broken call fails here, and the
   // stream parser keeps its text as content and reads on (chat-parser.ts).
   const between = p.capture(NODE.content, p.until(...openers));
-  const more = ctx.parallel ? p.zeroOrMore(p.seq(p.space(), p.optional(between), section)) : p.eps();
+  const more =
+    (ctx.readsParallel ?? ctx.parallel) ? p.zeroOrMore(p.seq(p.space(), p.optional(between), section)) : p.eps();
   const callsThenText = p.seq(section, more, p.space(), p.optional(between));
   const after = ctx.requireCalls ? callsThenText : p.choice(callsThenText, p.eps());
   return p.seq(
@@ -269,6 +275,7 @@ export function buildGenericParser(
     tools: req.tools,
     requireCalls: req.toolChoice === "required",
     parallel: req.parallel,
+    readsParallel: req.readsParallel,
     pythonValues: a.tools.format.usesPythonDicts,
     pythonTaggedValues: a.tools.format.usesPythonDicts || (options.pythonTaggedValues ?? false),
     toolTrigger: !(options.deferredGrammar ?? false) || req.toolChoice === "auto",

@@ -16,6 +16,11 @@ export interface NormalizedRequest {
   /** "required" also stands for a named function. */
   toolChoice: "auto" | "required" | "none";
   parallel: boolean;
+  /**
+   * The parser reads every call the model wrote, also where the template renders one per turn;
+   * false only when the request asks for one call (parallelToolCalls false, a named function).
+   */
+  readsParallel: boolean;
   /** Schema the answer must match (response_format json_schema / json_object), else null. */
   jsonSchema: JsonSchema | null;
   /** The model may reason first (enableThinking is not false): strict grammars allow a reasoning block. */
@@ -286,6 +291,7 @@ export function normalizeRequest(request: ChatRequest, caps: TemplateCaps): Norm
   }
   const named = typeof choice === "object";
   const parallel = !named && (parallelRequested ?? caps.supportsParallelToolCalls) && caps.supportsParallelToolCalls;
+  const readsParallel = !named && parallelRequested !== false;
   if (request.enableThinking !== undefined && typeof request.enableThinking !== "boolean") {
     throw new TypeError(
       `generateChatParams: request.enableThinking must be a boolean, got ${kind(request.enableThinking)}`,
@@ -307,6 +313,7 @@ export function normalizeRequest(request: ChatRequest, caps: TemplateCaps): Norm
     tools,
     toolChoice,
     parallel: parallel && maxCalls > 1,
+    readsParallel: readsParallel && maxCalls > 1,
     jsonSchema: jsonSchemaOf(request.responseFormat),
     thinking: request.enableThinking !== false,
     maxCalls,

@@ -153,6 +153,7 @@ function build(req: NormalizedRequest, { generationPrompt }: DedicatedContext): 
         tools: req.tools,
         requireCalls: true,
         parallel: req.parallel,
+        readsParallel: req.readsParallel,
         pythonValues: false,
         pythonTaggedValues: false,
         toolTrigger: true,

@@ -41,6 +41,7 @@ function typedArgs(p: PegArena, req: NormalizedRequest, t: ToolDefinition, i: nu
     tools: req.tools,
     requireCalls: true,
     parallel: req.parallel,
+    readsParallel: req.readsParallel,
     pythonValues: false,
     pythonTaggedValues: true,
     toolTrigger: false,

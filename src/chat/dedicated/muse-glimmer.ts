@@ -121,6 +121,7 @@ function build(req: NormalizedRequest): DedicatedBuild {
         tools: req.tools,
         requireCalls: true,
         parallel: req.parallel,
+        readsParallel: req.readsParallel,
         pythonValues: false,
         pythonTaggedValues: false,
         toolTrigger: true,
