@@ -2,7 +2,7 @@
  * Checks a chat request and resolves its options into what the builders use: the tools the
  * model may call, whether a call is required, parallel calls, the JSON schema of the answer.
  */
-import { checkKeys } from "../runtime/validate.js";
+import { checkKeys } from "../validate/index.js";
 import type { TemplateCaps } from "../template/index.js";
 import type { JsonSchema, ToolDefinition } from "../types.js";
 import { DEFAULT_MAX_TOOL_CALLS } from "./build-helpers.js";

@@ -8,7 +8,7 @@
  * const { values, positionals } = parseCommandArgs(["m.gguf", "--json"], { json: { type: "boolean", help: "print JSON" } });
  */
 import { parseArgs } from "node:util";
-import { closestName } from "../runtime/validate.js";
+import { closestName } from "../validate/index.js";
 
 /** One option of a command. */
 export interface OptionSpec {

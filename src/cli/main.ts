@@ -8,7 +8,7 @@
  */
 import { readFileSync, realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { closestName } from "../runtime/validate.js";
+import { closestName } from "../validate/index.js";
 import { ANALYZE_USAGE, runAnalyze, type CliIo } from "./analyze.js";
 import { INSPECT_USAGE, runInspect } from "./inspect.js";
 import { CHAT_USAGE, runChat } from "./chat.js";

@@ -8,7 +8,7 @@
 import type { ChatOptions, ChatTool } from "../session/index.js";
 import type { SamplingOptions } from "../runtime/index.js";
 import type { ChatMessage, ContentPart, ResponseFormat, ToolChoice } from "../types.js";
-import { closestName, describe } from "../runtime/validate.js";
+import { closestName, describe } from "../validate/index.js";
 import { invalid, unsupported } from "./errors.js";
 
 /** A request mapped to chat options, with what the response needs to know. */

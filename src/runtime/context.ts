@@ -22,7 +22,7 @@ import {
   planGeneration,
 } from "./generation.js";
 import type { Model } from "./model.js";
-import { checkKeys, checkObject, checkTokens, describe, optBoolean, optInteger } from "./validate.js";
+import { checkKeys, checkObject, checkTokens, describe, optBoolean, optInteger } from "../validate/index.js";
 
 /** The keys of {@link ContextOptions} (createContext and ChatSession check them). */
 export const CONTEXT_OPTION_KEYS: readonly string[] = [

@@ -7,7 +7,7 @@ import { readGguf } from "./gguf/reader.js";
 import type { GgufFileInfo } from "./gguf/types.js";
 import type { Model } from "./model.js";
 import { MAX_LAYERS, modelFacts, type ModelFacts } from "./model-facts.js";
-import { checkKeys, checkObject, describe, optBoolean, optInteger } from "./validate.js";
+import { checkKeys, checkObject, describe, optBoolean, optInteger } from "../validate/index.js";
 
 /** Options of {@link estimateMemory}. */
 export interface MemoryEstimateOptions {

@@ -20,7 +20,7 @@ import {
   optFunction,
   optInteger,
   optSignal,
-} from "./validate.js";
+} from "../validate/index.js";
 import { nativeGpuChoice, placementOf, type GpuOption, type ModelPlacement } from "./devices.js";
 import { resolveModelPath } from "./hub/pull.js";
 import type { PullModelOptions } from "./hub/pull.js";

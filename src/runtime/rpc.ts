@@ -10,7 +10,7 @@ import { Socket } from "node:net";
 import { availableParallelism } from "node:os";
 import { ToolwrightError } from "../errors.js";
 import { loadNative } from "./binding.js";
-import { checkKeys, checkObject, checkString, describe, optInteger } from "./validate.js";
+import { checkKeys, checkObject, checkString, describe, optInteger } from "../validate/index.js";
 
 /** How long a server may take to accept a connection and answer the greeting. */
 const GREETING_TIMEOUT_MS = 10_000;

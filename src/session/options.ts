@@ -15,7 +15,7 @@ import {
   optInteger,
   optSignal,
   optStringArray,
-} from "../runtime/validate.js";
+} from "../validate/index.js";
 import type { ContextOverflow } from "./context-fit.js";
 import type { ChatOptions, ChatTool } from "./types.js";
 

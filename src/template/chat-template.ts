@@ -1,6 +1,6 @@
 import { compileTemplate, type CompiledTemplate, type TrackedRender } from "./engine.js";
 import { detectCaps, type ProbeRunner } from "./caps.js";
-import { checkKeys } from "../runtime/validate.js";
+import { checkKeys } from "../validate/index.js";
 import { isRelaxable } from "./compat.js";
 import { TemplateError } from "./errors.js";
 import { polyfillMessages } from "./polyfills.js";

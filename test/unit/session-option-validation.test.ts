@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { analyzeTemplate } from "../../src/analysis/index.js";
 import { generateChatParams } from "../../src/chat/index.js";
 import { checkMessages } from "../../src/chat/request.js";
-import { checkKeys, closestName, editDistance } from "../../src/runtime/validate.js";
+import { checkKeys, closestName, editDistance } from "../../src/validate/index.js";
 import { checkSessionOptions, planChat } from "../../src/session/options.js";
 import { ChatTemplate } from "../../src/template/index.js";
 

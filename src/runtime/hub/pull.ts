@@ -5,7 +5,7 @@
  */
 import { readdir, readFile, writeFile, mkdir, stat } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
-import { checkKeys, checkObject, checkString, optBoolean, optFunction, optSignal } from "../validate.js";
+import { checkKeys, checkObject, checkString, optBoolean, optFunction, optSignal } from "../../validate/index.js";
 import { AbortError } from "../errors.js";
 import { hubFilePath, modelCacheDir, revisionDir } from "./cache-dir.js";
 import { type DownloadProgress, downloadFile } from "./download-file.js";
