@@ -13,7 +13,9 @@ import { type PegParseResult, parsePeg } from "./peg-parser.js";
  *
  * @example
  * const p = new PegArena();
- * const call = p.rule("call", p.seq(p.literal("<call>"), p.capture("args", p.json()), p.literal("</call>")), { trigger: true });
+ * const call = p.rule("call", p.seq(p.literal("<call>"), p.capture("args", p.json()), p.literal("</call>")), {
+ *   trigger: true,
+ * });
  * const root = p.seq(p.capture("content", p.until("<call>")), p.optional(call), p.end());
  */
 export class PegArena {

@@ -367,7 +367,8 @@ function emitGbnf(arena: PegArena, root: PegId, options: PegGbnfOptions): PegGbn
         const word = em.leadingLiteral(n.item);
         if (word === "")
           throw new RangeError(
-            `pegToGbnf: trigger rule ${JSON.stringify(n.name)} does not start with a literal; give { word } or { pattern }`,
+            `pegToGbnf: trigger rule ${JSON.stringify(n.name)} does not start with a literal; give { word } or ` +
+              `{ pattern }`,
           );
         triggers.push({ type: "word", value: word });
       }

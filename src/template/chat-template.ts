@@ -58,7 +58,8 @@ export class ChatTemplate {
     }
     if (!COMPAT_MODES.includes(compat)) {
       throw new TypeError(
-        `ChatTemplate: options.compat must be "strict", "lenient" or "auto", got ${JSON.stringify(compat) ?? kind(compat)}`,
+        `ChatTemplate: options.compat must be "strict", "lenient" or "auto", got ` +
+          `${JSON.stringify(compat) ?? kind(compat)}`,
       );
     }
     this.source = source;

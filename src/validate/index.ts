@@ -154,7 +154,8 @@ export function checkKeys(value: Record<string, unknown>, known: Iterable<string
     if (names.includes(key)) continue;
     const hint = closestName(key, names);
     throw new TypeError(
-      `${name} has an unknown key ${JSON.stringify(key)} (${hint ? `did you mean ${JSON.stringify(hint)}?` : `known keys: ${names.join(", ")}`})`,
+      `${name} has an unknown key ${JSON.stringify(key)} ` +
+        `(${hint ? `did you mean ${JSON.stringify(hint)}?` : `known keys: ${names.join(", ")}`})`,
     );
   }
 }
