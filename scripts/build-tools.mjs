@@ -48,8 +48,11 @@ export function satisfiesRange(version, range) {
  * @param {NodeJS.ProcessEnv} env
  */
 export function nestedNpmEnv(env) {
-  const keep =
-    /^npm_config_(registry|cache|userconfig|globalconfig|offline|prefer_offline|prefer_online|proxy|https_proxy|noproxy|strict_ssl|cafile|ca|fetch_\w+|maxsockets|loglevel|@[^:]+:registry)$/i;
+  const keep = new RegExp(
+    "^npm_config_(registry|cache|userconfig|globalconfig|offline|prefer_offline|prefer_online|proxy|" +
+      String.raw`https_proxy|noproxy|strict_ssl|cafile|ca|fetch_\w+|maxsockets|loglevel|@[^:]+:registry)$`,
+    "i",
+  );
   /** @type {NodeJS.ProcessEnv} */
   const out = {};
   for (const [key, value] of Object.entries(env)) {

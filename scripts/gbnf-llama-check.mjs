@@ -101,6 +101,7 @@ lines.forEach((line, i) => {
   }
 });
 console.log(
-  `grammars: ${files.length} checked, ${rejected} rejected by llama.cpp; instances: ${instances}, ${disagreements} disagreements`,
+  `grammars: ${files.length} checked, ${rejected} rejected by llama.cpp; instances: ${instances}, ` +
+    `${disagreements} disagreements`,
 );
 process.exit(rejected || disagreements || lines.length !== expected.length ? 1 : 0);

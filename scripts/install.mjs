@@ -101,7 +101,8 @@ function rank(folder, base) {
 function main() {
   if (truthy(process.env.TOOLWRIGHT_SKIP_BUILD)) {
     log(
-      "TOOLWRIGHT_SKIP_BUILD is set: not building the native addon (loadModel() will fail until `npm run build:native`).",
+      "TOOLWRIGHT_SKIP_BUILD is set: not building the native addon (loadModel() will fail until `npm run " +
+        "build:native`).",
     );
     return;
   }
@@ -114,7 +115,8 @@ function main() {
     }
     const which = gpu ? `${gpu.slice("TOOLWRIGHT_".length)} ` : "";
     log(
-      `no prebuilt ${which}addon for ${process.platform}-${process.arch} loads here: building from source (this takes several minutes)`,
+      `no prebuilt ${which}addon for ${process.platform}-${process.arch} loads here: building from source ` +
+        `(this takes several minutes)`,
     );
   } else {
     log("building from source (TOOLWRIGHT_FORCE_BUILD is set)");
@@ -127,7 +129,8 @@ function main() {
   if (result.status !== 0) {
     log(
       "the native addon could not be built, so toolwright cannot run models. Fix the error above and run " +
-        "`npm rebuild toolwright` (or `npm run build:native` in a clone), or set TOOLWRIGHT_SKIP_BUILD=1 to install without it.",
+        "`npm rebuild toolwright` (or `npm run build:native` in a clone), or set TOOLWRIGHT_SKIP_BUILD=1 to " +
+        "install without it.",
     );
     process.exit(result.status ?? 1);
   }

@@ -34,5 +34,6 @@ if (r.status !== 0) {
   process.exit(1);
 }
 console.log(
-  `lint-native: ${list.length} files ${fix ? "formatted" : "clang-formatted"} (${relative(ROOT, join(ROOT, ".clang-format"))})`,
+  `lint-native: ${list.length} files ${fix ? "formatted" : "clang-formatted"} ` +
+    `(${relative(ROOT, join(ROOT, ".clang-format"))})`,
 );

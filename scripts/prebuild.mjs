@@ -172,7 +172,8 @@ export function checkPrebuild(file, { variant = defaultVariant(), buildDir, maxG
         const [major, minor] = maxGlibc.split(".").map(Number);
         if (newest[0] > major || (newest[0] === major && newest[1] > minor)) {
           problems.push(
-            `needs ${facts.newestGlibcSymbol}, newer than the glibc ${maxGlibc} it must run on (build on an older distribution)`,
+            `needs ${facts.newestGlibcSymbol}, newer than the glibc ${maxGlibc} it must run on (build on an ` +
+              `older distribution)`,
           );
         }
       }
@@ -287,7 +288,8 @@ async function main() {
   });
   if (values.help) {
     process.stdout.write(
-      "Usage: node scripts/prebuild.mjs [--variant cpu|metal|cuda|vulkan] [--build-dir DIR] [--cuda-archs LIST] [--max-glibc 2.28] [--check-only]\n",
+      "Usage: node scripts/prebuild.mjs [--variant cpu|metal|cuda|vulkan] [--build-dir DIR] [--cuda-archs " +
+        "LIST] [--max-glibc 2.28] [--check-only]\n",
     );
     return;
   }

@@ -41,13 +41,16 @@ for (const name of names) {
   templates[name] = record;
   const a = record.analysis;
   console.log(
-    `${name}: ${record.error ?? `${a.reasoning.mode} / ${a.content.mode} / ${a.tools.format.mode}`}${record.specialized ? " (dedicated)" : ""}`,
+    `${name}: ` +
+      `${record.error ?? `${a.reasoning.mode} / ${a.content.mode} / ${a.tools.format.mode}`}` +
+      `${record.specialized ? " (dedicated)" : ""}`,
   );
 }
 
 const table = {
   description:
-    "llama.cpp's differential template analysis of its own models/templates, recorded by scripts/record-analysis-oracle.mjs",
+    "llama.cpp's differential template analysis of its own models/templates, recorded by " +
+    "scripts/record-analysis-oracle.mjs",
   llamaCppCommit: source.commit,
   bosToken: "",
   eosToken: "",

@@ -51,7 +51,8 @@ const { passed, total, reasons } = summarizeCoverage(outcomes);
 const pct = ((100 * passed) / total).toFixed(1);
 const isDefault = mainOrder === DEFAULT_PROPERTY_ORDER ? ", the default" : "";
 console.log(
-  `schema coverage (propertyOrder: ${mainOrder}${isDefault}): ${passed}/${total} = ${pct}% (${((Date.now() - started) / 1000).toFixed(1)} s)`,
+  `schema coverage (propertyOrder: ${mainOrder}${isDefault}): ${passed}/${total} = ${pct}% ` +
+    `(${((Date.now() - started) / 1000).toFixed(1)} s)`,
 );
 if (orderArg === "all") {
   for (const order of ["schema", "required-first", "any"].filter((o) => o !== mainOrder)) {

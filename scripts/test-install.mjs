@@ -16,7 +16,8 @@
 // from a CommonJS file, and run the `toolwright` CLI. Measures the install's time and sizes.
 // Prints a JSON report; exits 1 when a step fails.
 //
-//   node scripts/test-install.mjs [--mode prebuild|source] [--model PATH] [--no-build] [--keep] [--keep-path] [--cpu-only]
+//   node scripts/test-install.mjs [--mode prebuild|source] [--model PATH] [--no-build] [--keep] [--keep-path]
+//                                 [--cpu-only]
 //
 //   --no-build    use lib/ as it is (default: compile it first)
 //   --keep        leave the temporary folder and the build folder in the cache (paths in the report)
@@ -51,8 +52,11 @@ import { buildLayout } from "./build-layout.mjs";
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const PLATFORM_DIR = `${process.platform}-${process.arch}`;
 /** Build tools that must not be reachable: with them gone, a source build cannot happen. */
-const BUILD_TOOL =
-  /^((x86_64|aarch64)-linux-gnu-)?(cc|c\+\+|gcc|g\+\+|clang|clang\+\+|cmake|nvcc|ninja|make|ld)(-\d+(\.\d+)*)?(\.exe)?$/;
+const BUILD_TOOL = new RegExp(
+  /^((x86_64|aarch64)-linux-gnu-)?/.source +
+    /(cc|c\+\+|gcc|g\+\+|clang|clang\+\+|cmake|nvcc|ninja|make|ld)/.source +
+    /(-\d+(\.\d+)*)?(\.exe)?$/.source,
+);
 
 function log(message) {
   process.stderr.write(`[toolwright:test-install] ${message}\n`);
@@ -70,7 +74,8 @@ function run(cmd, args, options) {
   if (r.error) throw new StepError(`${cmd} ${args.join(" ")}: ${r.error.message}`);
   if (r.status !== 0) {
     throw new StepError(
-      `${cmd} ${args.join(" ")} exited with ${r.status}:\n${(r.stdout + r.stderr).trim().split("\n").slice(-30).join("\n")}`,
+      `${cmd} ${args.join(" ")} exited with ` +
+        `${r.status}:\n${(r.stdout + r.stderr).trim().split("\n").slice(-30).join("\n")}`,
     );
   }
   return r;
@@ -273,19 +278,22 @@ import { loadModel } from "toolwright";
 const model = await loadModel(process.argv[2], process.argv[3] === "cpu-only" ? { gpuLayers: 0 } : {});
 let result;
 if (typeof model.chat === "function" && model.chatTemplate) {
-  const r = await model.chat({ messages: [{ role: "user", content: "Hello" }], maxTokens: 8, sampling: { greedy: true } });
+  const r = await model.chat({ messages: [{ role: "user", content: "Hello" }], maxTokens: 8, sampling: {
+    greedy: true } });
   result = { api: "chat", tokens: r.usage?.completionTokens ?? 0, text: r.message?.content ?? "" };
 } else {
   const context = await model.createContext({ contextSize: 256, threads: 1 });
   result = { api: "generate", tokens: 0, text: "" };
-  for await (const chunk of context.generate({ prompt: "Once upon a time", maxTokens: 8, sampling: { greedy: true } })) {
+  for await (const chunk of context.generate({ prompt: "Once upon a time", maxTokens: 8, sampling: {
+    greedy: true } })) {
     result.tokens++;
     result.text += chunk.text;
   }
 }
 let addon = null;
 try {
-  addon = readFileSync("/proc/self/maps", "utf8").split("\\n").map((l) => l.split(/\\s+/).slice(5).join(" ")).find((p) => p.endsWith("toolwright.node")) ?? null;
+  addon = readFileSync("/proc/self/maps", "utf8").split("\\n").map((l) => l.split(/\\s+/).slice(5).join(" "))
+    .find((p) => p.endsWith("toolwright.node")) ?? null;
 } catch {}
 model.dispose();
 console.log(JSON.stringify({ ...result, addon }));
@@ -322,14 +330,18 @@ const pkg = require("toolwright/package.json");
     const specifier = key === "." ? "toolwright" : "toolwright/" + key.slice(2);
     const required = require(specifier);
     const imported = await import(specifier);
-    exports[specifier] = { required: Object.keys(required).sort(), imported: Object.keys(imported).filter((k) => k !== "default").sort() };
-    for (const name of Object.keys(imported)) if (name !== "default" && imported[name] !== required[name]) sameInstances = false;
+    exports[specifier] = { required: Object.keys(required).sort(),
+      imported: Object.keys(imported).filter((k) => k !== "default").sort() };
+    for (const name of Object.keys(imported))
+      if (name !== "default" && imported[name] !== required[name]) sameInstances = false;
   }
   console.log(JSON.stringify({ exports, sameInstances, loadModel: typeof require("toolwright").loadModel }));
 })();
 `;
 
-/** Bounds on `npm install` (a cold source build takes ~10 min on 2 cores): past them npm is killed and the step fails. */
+/**
+ * Bounds on `npm install` (a cold source build takes ~10 min on 2 cores): past them npm is killed and the step fails.
+ */
 const INSTALL_TIMEOUT_MS = { prebuild: 5 * 60_000, source: 40 * 60_000 };
 
 async function main() {

@@ -57,7 +57,7 @@ export const ERROR_CODES = {
     "the hub has no such repository, revision or file (HTTP 404), or no file matches the quantization asked for",
   TOOLWRIGHT_DOWNLOAD_DENIED: "the hub refused access (HTTP 401 or 403: a gated or private repository; set HF_TOKEN)",
   TOOLWRIGHT_DOWNLOAD_FAILED:
-    "a download failed: an HTTP error, a connection dropped past the retries, a response that breaks the protocol, or a file system error",
+    "a download failed: an HTTP error, a connection lost after retries, a protocol violation or a file system error",
   TOOLWRIGHT_CHECKSUM_MISMATCH:
     "a downloaded file's sha256 or size differs from the hub's metadata (the file is not kept)",
   TOOLWRIGHT_RESPONSE_FORMAT:

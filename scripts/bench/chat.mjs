@@ -31,7 +31,8 @@ const { values: opt } = parseArgs({
 });
 if (opt.help) {
   console.log(
-    `usage: npm run bench:chat -- [--model PATH] [--size bench|tiny] [--template NAME] [--max-tokens N] [--reps N] [--threads N] [--modes LIST]`,
+    `usage: npm run bench:chat -- [--model PATH] [--size bench|tiny] [--template NAME] [--max-tokens N] ` +
+      `[--reps N] [--threads N] [--modes LIST]`,
   );
   process.exit(0);
 }
@@ -133,7 +134,8 @@ async function measurePair(extra, engine) {
 }
 
 console.log(
-  `model ${modelPath} (${model.vocabSize} tokens), template ${opt.template}, maxTokens ${maxTokens}, reps ${reps} (alternating with grammar off), threads ${opt.threads}`,
+  `model ${modelPath} (${model.vocabSize} tokens), template ${opt.template}, maxTokens ${maxTokens}, reps ` +
+    `${reps} (alternating with grammar off), threads ${opt.threads}`,
 );
 console.log(
   `grammar engines: ${engines.join(", ")}; load average at start: ${loadavg()

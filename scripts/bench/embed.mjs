@@ -67,7 +67,8 @@ const single = await time(async () => {
 const row = (name, seconds) =>
   `| ${name.padEnd(26)} | ${(count / seconds).toFixed(1).padStart(9)} | ${(tokens / seconds).toFixed(0).padStart(9)} |`;
 console.log(
-  `model ${modelPath} (${model.info.embeddingSize} dimensions), ${count} texts, ${tokens} tokens, ${options.threads} thread(s); load average ${loadavg()[0].toFixed(2)}`,
+  `model ${modelPath} (${model.info.embeddingSize} dimensions), ${count} texts, ${tokens} tokens, ` +
+    `${options.threads} thread(s); load average ${loadavg()[0].toFixed(2)}`,
 );
 console.log("| mode                       |   texts/s |  tokens/s |");
 console.log("| --- | ---: | ---: |");

@@ -99,7 +99,8 @@ export function printNativeCacheSection(dirs, vocabs = VOCABS) {
     ]);
     const kib = (b) => `${(b / 1024).toFixed(0)} KiB`;
     console.log(
-      `cache: ${r.hits} hits, ${r.misses} misses, ${r.warm_engines} warm engines; one entry with its warm engine p50 ${kib(r.entry_bytes.p50)}, ` +
+      `cache: ${r.hits} hits, ${r.misses} misses, ${r.warm_engines} warm engines; one entry with its warm ` +
+        `engine p50 ${kib(r.entry_bytes.p50)}, ` +
         `max ${kib(r.entry_bytes.max)}; masks differing cold vs cached: ${r.mismatches}`,
     );
   }
@@ -177,7 +178,8 @@ async function printTsSection(schemas) {
   const cc = summary(chatCold);
   const cw = summary(chatWarm.slice(1));
   console.log(
-    `\nTypeScript grammar caches: µs; cold = first time for that content, cached = the same content again in new objects`,
+    `\nTypeScript grammar caches: µs; cold = first time for that content, cached = the same content again ` +
+      `in new objects`,
   );
   const row = (label, c, w) => [
     label,

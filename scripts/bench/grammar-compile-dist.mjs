@@ -21,7 +21,8 @@ export function printCompileDistribution({ tool, root, dirs, source, count, voca
       continue;
     }
     console.log(
-      `\n${v.label} — cold compile of ${r.cases} grammars (${source}; ${count} prepared, ${r.failed} rejected), median of ${r.runs} run(s) each, no masks`,
+      `\n${v.label} — cold compile of ${r.cases} grammars (${source}; ${count} prepared, ${r.failed} ` +
+        `rejected), median of ${r.runs} run(s) each, no masks`,
     );
     const head = ["", "mean", "p50", "p99", "p99.9", "max"];
     const row = (name, s) => [name, fmt(s.mean), fmt(s.p50), fmt(s.p99), fmt(s.p999), fmt(s.max)];

@@ -4,8 +4,8 @@
 // vocabularies. Prints per-mask µs (mean, p50, p99, p99.9, max; wall and CPU time) and compile time side by side.
 //
 // Grammars, in order of preference:
-//   1. MaskBench schemas (../shared/maskbench-dev beside the repo, or $TOOLWRIGHT_SHARED_DIR/maskbench-dev) converted by
-//      toolwright's JSON-Schema converter (lib/grammar, once built), masks along each schema's
+//   1. MaskBench schemas (../shared/maskbench-dev beside the repo, or $TOOLWRIGHT_SHARED_DIR/maskbench-dev)
+//      converted by toolwright's JSON-Schema converter (lib/grammar, once built), masks along each schema's
 //      first valid instance;
 //   2. --gbnf-dir DIR: GBNF files named after MaskBench schemas (NAME.gbnf), same instances;
 //   3. otherwise the hand-written fixtures and llama.cpp's example grammars (their sample texts,
@@ -211,29 +211,36 @@ function printTable(label, r, source, count) {
     `p99 ≤ ${TARGETS.p99Us} µs: ${fmt(m.p99)} ${verdict(m.p99 <= TARGETS.p99Us)}`,
     `max ≤ ${fmt(TARGETS.maxUs)} µs: ${fmt(m.max)} ${verdict(m.max <= TARGETS.maxUs)}`,
     r.llama
-      ? `≥ ${TARGETS.speedUp}x faster (mean): ${ratio(r.llama.mask_us.mean, m.mean)} ${verdict(r.llama.mask_us.mean >= TARGETS.speedUp * m.mean)}`
+      ? `≥ ${TARGETS.speedUp}x faster (mean): ${ratio(r.llama.mask_us.mean, m.mean)} ` +
+        `${verdict(r.llama.mask_us.mean >= TARGETS.speedUp * m.mean)}`
       : `≥ ${TARGETS.speedUp}x faster: not measured (--no-reference)`,
-    `compile p99 ≤ ${TARGETS.compileP99Us / 1000} ms: ${fmt(r.ours.compile_us.p99 / 1000)} ms ${verdict(r.ours.compile_us.p99 <= TARGETS.compileP99Us)}`,
+    `compile p99 ≤ ${TARGETS.compileP99Us / 1000} ms: ${fmt(r.ours.compile_us.p99 / 1000)} ms ` +
+      `${verdict(r.ours.compile_us.p99 <= TARGETS.compileP99Us)}`,
   ];
   console.log(`\ntargets: ${checks.join("; ")}`);
   const c = r.ours.mask_cpu_us;
   if (c) {
     console.log(
-      `targets on CPU time: mean ${fmt(c.mean)} ${verdict(c.mean <= TARGETS.meanUs)}; p99 ${fmt(c.p99)} ${verdict(c.p99 <= TARGETS.p99Us)}; ` +
+      `targets on CPU time: mean ${fmt(c.mean)} ${verdict(c.mean <= TARGETS.meanUs)}; p99 ${fmt(c.p99)} ` +
+        `${verdict(c.p99 <= TARGETS.p99Us)}; ` +
         `max ${fmt(c.max)} ${verdict(c.max <= TARGETS.maxUs)}`,
     );
   }
   console.log(
-    `masks differing from llama.cpp: ${r.llama ? r.mismatched_masks : "not checked"}; texts rejected: ${r.rejected_texts}; ` +
-      `accept mean ${fmt(r.ours.accept_us.mean)} µs; vocabulary preprocessing ${r.vocab_build_ms.toFixed(0)} ms (once per model)`,
+    `masks differing from llama.cpp: ${r.llama ? r.mismatched_masks : "not checked"}; texts rejected: ` +
+      `${r.rejected_texts}; ` +
+      `accept mean ${fmt(r.ours.accept_us.mean)} µs; vocabulary preprocessing ${r.vocab_build_ms.toFixed(0)} ` +
+      `ms (once per model)`,
   );
   const p = r.ours.profile;
   if (p) {
     const pct = (x) => `${(100 * x).toFixed(0)}%`;
     const dist = (d) => `p50 ${fmt(d.p50)}, p99 ${fmt(d.p99)}, max ${fmt(d.max)}`;
     console.log(
-      `where the mask time goes: ${pct(p.time_share_building_slices)} in the ${p.steps_building_slices} masks that built class slices ` +
-        `(built lazily, once per vocabulary); ${pct(p.time_share_fresh)} in the ${p.steps_fresh} masks computed fresh (the rest are per-state cache hits); ` +
+      `where the mask time goes: ${pct(p.time_share_building_slices)} in the ${p.steps_building_slices} masks ` +
+        `that built class slices ` +
+        `(built lazily, once per vocabulary); ${pct(p.time_share_fresh)} in the ${p.steps_fresh} masks computed ` +
+        `fresh (the rest are per-state cache hits); ` +
         `live stacks per mask ${dist(p.stacks)}; prefix-tree nodes walked per mask ${dist(p.nodes)}`,
     );
   }
@@ -241,7 +248,8 @@ function printTable(label, r, source, count) {
     .slice(0, 5)
     .map(
       (s) =>
-        `${fmt(s.cpu_us ?? s.us)} µs${s.cpu_us === undefined ? "" : " CPU"} at step ${s.step} of ${basename(s.grammar, ".gbnf")}` +
+        `${fmt(s.cpu_us ?? s.us)} µs${s.cpu_us === undefined ? "" : " CPU"} at step ${s.step} of ` +
+        `${basename(s.grammar, ".gbnf")}` +
         (s.stacks === undefined
           ? ""
           : ` (${s.stacks} stacks, ${s.nodes} nodes, ${s.built} slices built${s.cached ? ", cached" : ""})`),

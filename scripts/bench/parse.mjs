@@ -72,21 +72,25 @@ const CASES = [
     template: "Qwen-Qwen3-0.6B.jinja",
     tools: true,
     output: (b) =>
-      `<think>\nWriting it.\n</think>\n\n<tool_call>\n{"name": "write_file", "arguments": {"path": "a.txt", "content": ${JSON.stringify(b)}}}\n</tool_call>`,
+      `<think>\nWriting it.\n</think>\n\n<tool_call>\n{"name": "write_file", "arguments": {"path": "a.txt", ` +
+      `"content": ${JSON.stringify(b)}}}\n</tool_call>`,
   },
   {
     name: "tagged tool call (Qwen3-Coder)",
     template: "Qwen3-Coder.jinja",
     tools: true,
     output: (b) =>
-      `<tool_call>\n<function=write_file>\n<parameter=path>\na.txt\n</parameter>\n<parameter=content>\n${b}\n</parameter>\n</function>\n</tool_call>`,
+      "<tool_call>\n<function=write_file>\n<parameter=path>\na.txt\n</parameter>\n" +
+      `<parameter=content>\n${b}\n</parameter>\n</function>\n</tool_call>`,
   },
   {
     name: "GPT-OSS tool call",
     template: "openai-gpt-oss-120b.jinja",
     tools: true,
     output: (b) =>
-      `<|channel|>analysis<|message|>Writing it.<|end|><|start|>assistant to=functions.write_file<|channel|>commentary json<|message|>{"path": "a.txt", "content": ${JSON.stringify(b)}}`,
+      `<|channel|>analysis<|message|>Writing it.<|end|><|start|>assistant ` +
+      `to=functions.write_file<|channel|>commentary json<|message|>{"path": "a.txt", ` +
+      `"content": ${JSON.stringify(b)}}`,
   },
   {
     name: "reasoning + content (Qwen3)",

@@ -103,7 +103,9 @@ async function benchModels() {
 async function runDriver(model, sampling, driverReps = reps) {
   if (!existsSync(DRIVER)) {
     return {
-      error: `${DRIVER} not built: flock /tmp/toolwright-build.lock cmake --build build --target toolwright-llama-loop -j 2`,
+      error:
+        `${DRIVER} not built: flock /tmp/toolwright-build.lock cmake --build build --target ` +
+        `toolwright-llama-loop -j 2`,
     };
   }
   const args = [
@@ -286,7 +288,8 @@ for (const model of models) {
       const same = tw.tokens.length > 0 && tw.tokens.every((t, i) => t === ref.tokens[i]);
       if (!same)
         notes.add(
-          `${model.label}, greedy: toolwright's tokens differ from llama.cpp's (${tw.tokens.slice(0, 6)} vs ${ref.tokens.slice(0, 6)})`,
+          `${model.label}, greedy: toolwright's tokens differ from llama.cpp's (${tw.tokens.slice(0, 6)} vs ` +
+            `${ref.tokens.slice(0, 6)})`,
         );
     }
     if (opt.json && rounds) {
@@ -342,13 +345,15 @@ const table = rows.map(({ model, sampling, ref, tw, pairedRatio }) => [
 const widths = header.map((h, i) => Math.max(h.length, ...table.map((r) => r[i].length)));
 const line = (cells) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
 console.log(
-  `\nruntime: ${threads} threads, batch ${batch}, ${promptTokens} prompt tokens, ${nGen} generated, median of ${reps} rounds (the engines alternate)`,
+  `\nruntime: ${threads} threads, batch ${batch}, ${promptTokens} prompt tokens, ${nGen} generated, ` +
+    `median of ${reps} rounds (the engines alternate)`,
 );
 console.log(line(header));
 console.log(widths.map((w) => "-".repeat(w)).join("  "));
 for (const r of table) console.log(line(r));
 console.log(
-  "ratio = toolwright / llama.cpp (1.00 = as fast as llama.cpp's own C++ loop; higher is faster); per round = median of each round's generation ratio",
+  "ratio = toolwright / llama.cpp (1.00 = as fast as llama.cpp's own C++ loop; higher is faster); per " +
+    "round = median of each round's generation ratio",
 );
 const [load] = loadavg();
 if (load > availableParallelism())

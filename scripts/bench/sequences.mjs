@@ -26,7 +26,8 @@ const { values: opt } = parseArgs({
 });
 if (opt.help) {
   console.log(
-    "usage: npm run bench:sequences -- [--model PATH] [--size bench|tiny] [--max-tokens N] [--requests N] [--concurrency LIST] [--threads N]",
+    "usage: npm run bench:sequences -- [--model PATH] [--size bench|tiny] [--max-tokens N] [--requests N] " +
+      "[--concurrency LIST] [--threads N]",
   );
   process.exit(0);
 }
@@ -81,13 +82,15 @@ model.dispose();
 
 const refRate = reference.tokens / reference.seconds;
 console.log(
-  `model ${modelPath}, ${requests} requests x ${maxTokens} tokens, ${threads} threads, load average ${loadavg()[0].toFixed(2)}`,
+  `model ${modelPath}, ${requests} requests x ${maxTokens} tokens, ${threads} threads, load average ` +
+    `${loadavg()[0].toFixed(2)}`,
 );
 console.log("| mode | concurrency | tokens | seconds | tokens/s | vs reference |");
 console.log("| --- | ---: | ---: | ---: | ---: | ---: |");
 for (const r of rows) {
   const rate = r.tokens / r.seconds;
   console.log(
-    `| ${r.mode} | ${r.concurrency} | ${r.tokens} | ${r.seconds.toFixed(2)} | ${rate.toFixed(1)} | ${(rate / refRate).toFixed(2)}x |`,
+    `| ${r.mode} | ${r.concurrency} | ${r.tokens} | ${r.seconds.toFixed(2)} | ${rate.toFixed(1)} | ` +
+      `${(rate / refRate).toFixed(2)}x |`,
   );
 }

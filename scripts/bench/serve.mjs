@@ -250,13 +250,16 @@ if (runLlama) {
 }
 
 console.log(
-  `model ${modelPath}, ${maxTokens} tokens per request (greedy), threads ${threads} (generation and batch), load average ${loadavg()[0].toFixed(2)}`,
+  `model ${modelPath}, ${maxTokens} tokens per request (greedy), threads ${threads} (generation and ` +
+    `batch), load average ${loadavg()[0].toFixed(2)}`,
 );
 console.log(
-  `both: --parallel ${parallel}, ${CONTEXT_PER_SEQUENCE} tokens of context per sequence, batch ${BATCH} (micro-batch 512), best of ${trials} alternating trials per level`,
+  `both: --parallel ${parallel}, ${CONTEXT_PER_SEQUENCE} tokens of context per sequence, batch ${BATCH} ` +
+    `(micro-batch 512), best of ${trials} alternating trials per level`,
 );
 console.log(
-  "differs: llama-server is C++ end to end (HTTP, template, tokenizer, sampler); toolwright renders the template and parses the output in JS, and samples greedy by argmax",
+  "differs: llama-server is C++ end to end (HTTP, template, tokenizer, sampler); toolwright renders the " +
+    "template and parses the output in JS, and samples greedy by argmax",
 );
 const results = [];
 try {
@@ -274,19 +277,22 @@ try {
     results.push(row);
     const f = (r) =>
       r
-        ? `${r.rps.toFixed(2).padStart(7)} ${r.tps.toFixed(1).padStart(8)} ${r.p50.toFixed(0).padStart(7)} ${r.p99.toFixed(0).padStart(7)}`
+        ? `${r.rps.toFixed(2).padStart(7)} ${r.tps.toFixed(1).padStart(8)} ${r.p50.toFixed(0).padStart(7)} ` +
+          `${r.p99.toFixed(0).padStart(7)}`
         : "      -        -       -       -";
     if (results.length === 1) {
       console.log(`\n${"".padEnd(9)}| ${"toolwright".padEnd(32)}| ${"llama-server".padEnd(32)}| ratio`);
       console.log(
-        `conc  req | ${"req/s    tok/s  p50 ms  p99 ms".padEnd(32)}| ${"req/s    tok/s  p50 ms  p99 ms".padEnd(32)}| tok/s`,
+        `conc  req | ${"req/s    tok/s  p50 ms  p99 ms".padEnd(32)}| ` +
+          `${"req/s    tok/s  p50 ms  p99 ms".padEnd(32)}| tok/s`,
       );
     }
     const tw = row.toolwright;
     const ll = row["llama-server"];
     const ratio = tw && ll ? (tw.tps / ll.tps).toFixed(2) : "-";
     console.log(
-      `${String(level).padStart(4)} ${String(count).padStart(4)} | ${f(tw)} | ${f(ll)} | ${ratio}   (load ${loadavg()[0].toFixed(2)})`,
+      `${String(level).padStart(4)} ${String(count).padStart(4)} | ${f(tw)} | ${f(ll)} | ${ratio}   (load ` +
+        `${loadavg()[0].toFixed(2)})`,
     );
   }
   const one = results.find((r) => r.level === 1);

@@ -18,7 +18,7 @@ import { analyzeTools } from "./tools.js";
 import { detectAssistantEnd } from "./turn-end.js";
 import type { AnalysisFormatHint, TemplateAnalysis } from "./types.js";
 import { applyWorkarounds } from "./workarounds.js";
-import { checkKeys } from "../runtime/validate.js";
+import { checkKeys } from "../validate/index.js";
 import { ChatTemplate } from "../template/index.js";
 
 export interface AnalyzeOptions {

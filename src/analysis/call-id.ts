@@ -4,7 +4,8 @@
  * id's position; the nearest markers around the id are its prefix and suffix.
  *
  * @example
- * extractCallIdMarkers(renderer, tools); // Mistral Small 3.2: BETWEEN_FUNC_AND_ARGS, prefix "[CALL_ID]", suffix "[ARGS]"
+ * extractCallIdMarkers(renderer, tools);
+ * // Mistral Small 3.2: BETWEEN_FUNC_AND_ARGS, prefix "[CALL_ID]", suffix "[ARGS]"
  */
 import { any, end, findAnywhere, lit, many, marker, not, seq, tag, tagText } from "./pattern.js";
 import {

@@ -10,7 +10,8 @@
  * under a re-written role header (the parser allows the assistant start there).
  *
  * @example
- * roleChannels(renderer)?.reasoning; // { mode: "TAG_BASED", start: "/think\n", end: "<|im_end|>\n<|im_start|>assistant" }
+ * roleChannels(renderer)?.reasoning;
+ * // { mode: "TAG_BASED", start: "/think\n", end: "<|im_end|>\n<|im_start|>assistant" }
  * roleChannels(renderer)?.channelEnd; // "<|im_end|>": content ends there, calls may follow under the header
  */
 import { trimWhitespace } from "./bytes.js";

@@ -82,7 +82,9 @@ export interface ToolFormatAnalysis {
   funNameIsKey: boolean;
   /** JSON / PYTHONIC: calls are wrapped in a list `[...]`. */
   toolsArrayWrapped: boolean;
-  /** Arguments are rendered as Python dicts (single-quoted strings) or Python literals (PYTHONIC). toolwright addition. */
+  /**
+   * Arguments are rendered as Python dicts (single-quoted strings) or Python literals (PYTHONIC). toolwright addition.
+   */
   usesPythonDicts: boolean;
   /** The model may also emit the OpenAI `{"type": "function", ...}` wrapper. */
   openaiWrapperTrigger: boolean;

@@ -129,7 +129,8 @@ export const WORKAROUNDS: readonly Workaround[] = [
   {
     name: "Fireworks FireFunction v2",
     features: [
-      "{%- set system_prompt = '<|start_header_id|>' + 'system' + '<|end_header_id|>\\n\\n' + message['content'] | trim + '\\n' + system_prompt_suffix + '<|eot_id|>' -%}",
+      "{%- set system_prompt = '<|start_header_id|>' + 'system' + '<|end_header_id|>\\n\\n' + " +
+        "message['content'] | trim + '\\n' + system_prompt_suffix + '<|eot_id|>' -%}",
     ],
     apply: (a) => {
       a.assistantStart = "<|start_header_id|>assistant<|end_header_id|>";

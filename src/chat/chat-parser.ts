@@ -73,7 +73,8 @@ export class ChatStreamParser {
     const kept = this.spec.keptPrefix ?? 0;
     if (!Number.isInteger(kept) || kept < 0 || kept > this.spec.prefix.length)
       throw new RangeError(
-        `ChatStreamParser: keptPrefix must be an integer from 0 to the prefix length (${this.spec.prefix.length}), got ${kept}`,
+        `ChatStreamParser: keptPrefix must be an integer from 0 to the prefix length ` +
+          `(${this.spec.prefix.length}), got ${kept}`,
       );
     this.mapper = new MessageMapper(this.spec.mapping, newId, this.spec.prefix.length - kept);
     const stopAt = this.spec.stopAt ?? [];
@@ -229,7 +230,8 @@ export class ChatStreamParser {
  *
  * @example
  * parseChatOutput(params, '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>');
- * // { role: "assistant", content: null, tool_calls: [{ id: "…", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } }] }
+ * // { role: "assistant", content: null,
+ * //   tool_calls: [{ id: "…", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } }] }
  */
 export function parseChatOutput(
   params: ChatParams | ChatParserSpec,

@@ -86,7 +86,10 @@ function grammarOf(built: BuiltParser, state: ReasoningPrefixState, space: Space
  * const analysis = analyzeChatTemplate(source, { template });
  * const params = generateChatParams(analysis, template, {
  *   messages: [{ role: "user", content: "Weather in Paris?" }],
- *   tools: [{ type: "function", function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } } } } }],
+ *   tools: [{
+ *     type: "function",
+ *     function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } } } },
+ *   }],
  * });
  * params.grammarLazy;     // true
  * params.grammarTriggers; // [{ type: "word", value: "<tool_call>" }]

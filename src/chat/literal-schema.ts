@@ -51,7 +51,8 @@ function literalOf(d: LiteralDialect, v: unknown): string[] | null {
  * The grammar copy of a value of `schema` in dialect `d`.
  *
  * @example
- * literalValue(p, { type: "object", properties: { k: { enum: ["a", "b"] } }, required: ["k"] }, PYTHON_LITERALS, "arg");
+ * const schema = { type: "object", properties: { k: { enum: ["a", "b"] } }, required: ["k"] };
+ * literalValue(p, schema, PYTHON_LITERALS, "arg");
  * // "{" "'k'" ": " ("'a'" | "'b'") "}"
  */
 export function literalValue(p: PegArena, schema: JsonSchema, d: LiteralDialect, name: string): PegId {

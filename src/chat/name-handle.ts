@@ -23,7 +23,8 @@ const ID_HEAD = /^[A-Za-z0-9_.:-]+/;
  * to the name.
  *
  * @example
- * nameHandle({ namePrefix: "functions.", nameSuffix: ":0<|tool_call_argument_begin|>", ... }); // { before: "functions.", after: ":0" }
+ * nameHandle({ namePrefix: "functions.", nameSuffix: ":0<|tool_call_argument_begin|>", ... });
+ * // { before: "functions.", after: ":0" }
  * nameHandle({ namePrefix: "<function=", nameSuffix: ">\n", ... }); // null
  */
 export function nameHandle(fn: Pick<ToolFunctionAnalysis, "namePrefix" | "nameSuffix">): NameHandle | null {

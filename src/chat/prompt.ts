@@ -146,7 +146,9 @@ export function renderContinuation(
  * prompt, e.g. a format's turn header) before the continued text, then the continued text.
  *
  * @example
- * continuationPrefix("<|start|>assistant", { baseGenerationPrompt: "<|start|>assistant", continuedFrom: 18, continued: "Hi" } as ContinuedPrompt);
+ * continuationPrefix("<|start|>assistant", {
+ *   baseGenerationPrompt: "<|start|>assistant", continuedFrom: 18, continued: "Hi",
+ * } as ContinuedPrompt);
  * // "<|start|>assistantHi"
  */
 export function continuationPrefix(basePrefix: string, c: ContinuedPrompt): string {

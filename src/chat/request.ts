@@ -2,7 +2,7 @@
  * Checks a chat request and resolves its options into what the builders use: the tools the
  * model may call, whether a call is required, parallel calls, the JSON schema of the answer.
  */
-import { checkKeys } from "../runtime/validate.js";
+import { checkKeys } from "../validate/index.js";
 import type { TemplateCaps } from "../template/index.js";
 import type { JsonSchema, ToolDefinition } from "../types.js";
 import { DEFAULT_MAX_TOOL_CALLS } from "./build-helpers.js";
@@ -57,7 +57,8 @@ function checkTools(tools: unknown): ToolDefinition[] {
       typeof tool.function !== "object"
     ) {
       throw new TypeError(
-        `generateChatParams: request.tools[${i}] must be {type: "function", function: {...}}, got ${JSON.stringify(t)?.slice(0, 80)}`,
+        `generateChatParams: request.tools[${i}] must be {type: "function", function: {...}}, got ` +
+          `${JSON.stringify(t)?.slice(0, 80)}`,
       );
     }
     const name = tool.function.name;
@@ -72,7 +73,8 @@ function checkTools(tools: unknown): ToolDefinition[] {
     const where = `generateChatParams: request.tools[${i}].function.parameters`;
     if (isStandardSchema(params)) {
       throw new TypeError(
-        `${where} is a ${String(params["~standard"].vendor)} schema: the chat layer takes JSON Schema (convert it with parametersJsonSchema(); model.chat() does)`,
+        `${where} is a ${String(params["~standard"].vendor)} schema: the chat layer takes JSON Schema (convert ` +
+          `it with parametersJsonSchema(); model.chat() does)`,
       );
     }
     if (params !== undefined && params !== null) parametersJsonSchema(params, where);
@@ -116,7 +118,8 @@ function jsonSchemaOf(format: unknown): JsonSchema | null {
     }
     default:
       throw new RangeError(
-        `generateChatParams: request.responseFormat.type must be "text", "json_object" or "json_schema", got ${JSON.stringify(f.type)}`,
+        `generateChatParams: request.responseFormat.type must be "text", "json_object" or "json_schema", got ` +
+          `${JSON.stringify(f.type)}`,
       );
   }
 }
@@ -148,7 +151,8 @@ function partsOk(content: unknown[], at: string): void {
     const type = (part as { type?: unknown }).type;
     if (typeof type === "string" && IMAGE_PARTS.has(type)) {
       throw new RangeError(
-        `${where} is an image part (type ${JSON.stringify(type)}): toolwright runs text-only models, which cannot read images; send text parts only`,
+        `${where} is an image part (type ${JSON.stringify(type)}): toolwright runs text-only models, which ` +
+          `cannot read images; send text parts only`,
       );
     }
     if (typeof type === "string" && OTHER_MEDIA_PARTS.has(type)) {
@@ -196,7 +200,8 @@ export function checkMessages(messages: unknown, where: string): void {
     const msg = m as Record<string, unknown>;
     if (typeof msg.role !== "string" || !ROLES.includes(msg.role)) {
       throw new RangeError(
-        `${at}.role must be "system", "developer", "user", "assistant" or "tool", got ${msg.role === undefined ? "nothing" : JSON.stringify(msg.role)}`,
+        `${at}.role must be "system", "developer", "user", "assistant" or "tool", got ` +
+          `${msg.role === undefined ? "nothing" : JSON.stringify(msg.role)}`,
       );
     }
     if (msg.role === "assistant") {
@@ -229,7 +234,8 @@ export function checkMessages(messages: unknown, where: string): void {
         (Array.isArray(calls) && calls.length > 0) || (typeof reasoning === "string" && reasoning !== "");
       if (!nullable && (msg.content === null || msg.content === undefined)) {
         throw new TypeError(
-          `${at}.content is ${msg.content === null ? "null" : "missing"}: an assistant message needs content unless it has tool_calls`,
+          `${at}.content is ${msg.content === null ? "null" : "missing"}: an assistant message needs content ` +
+            `unless it has tool_calls`,
         );
       }
       contentOk(msg.content, `${at}.content`, nullable);
@@ -278,7 +284,8 @@ export function normalizeRequest(request: ChatRequest, caps: TemplateCaps): Norm
     toolChoice = "required";
   } else {
     throw new TypeError(
-      `generateChatParams: request.toolChoice must be "auto", "required", "none" or {type: "function", function: {name}}, got ${JSON.stringify(choice)}`,
+      `generateChatParams: request.toolChoice must be "auto", "required", "none" or {type: "function", ` +
+        `function: {name}}, got ${JSON.stringify(choice)}`,
     );
   }
   if (tools.length === 0 && toolChoice === "required")
@@ -305,7 +312,8 @@ export function normalizeRequest(request: ChatRequest, caps: TemplateCaps): Norm
   const reasoningFormat = request.reasoningFormat ?? "auto";
   if (reasoningFormat !== "auto" && reasoningFormat !== "none") {
     throw new RangeError(
-      `generateChatParams: request.reasoningFormat must be "auto" or "none", got ${JSON.stringify(request.reasoningFormat)}`,
+      `generateChatParams: request.reasoningFormat must be "auto" or "none", got ` +
+        `${JSON.stringify(request.reasoningFormat)}`,
     );
   }
   const { continuation, addGenerationPrompt } = continuationOf(request);
@@ -339,7 +347,8 @@ function continuationOf(request: ChatRequest): Pick<NormalizedRequest, "continua
   const cont = request.continueFinalMessage;
   if (cont !== undefined && typeof cont !== "boolean" && cont !== "content" && cont !== "reasoning") {
     throw new TypeError(
-      `generateChatParams: request.continueFinalMessage must be a boolean, "content" or "reasoning", got ${JSON.stringify(cont)}`,
+      `generateChatParams: request.continueFinalMessage must be a boolean, "content" or "reasoning", got ` +
+        `${JSON.stringify(cont)}`,
     );
   }
   const agp = request.addGenerationPrompt;
@@ -354,17 +363,21 @@ function continuationOf(request: ChatRequest): Pick<NormalizedRequest, "continua
   if (wanted === false) return { continuation: null, addGenerationPrompt: agp ?? true };
   if (agp === true)
     throw new RangeError(
-      "generateChatParams: request.continueFinalMessage and request.addGenerationPrompt: true exclude each other (a continuation has no generation prompt)",
+      "generateChatParams: request.continueFinalMessage and request.addGenerationPrompt: true exclude each " +
+        "other (a continuation has no generation prompt)",
     );
   const at = request.messages.length - 1;
   if (!lastIsAssistant) {
     throw new RangeError(
-      `generateChatParams: request.continueFinalMessage needs a final assistant message to continue, but request.messages[${at}] is ${last === undefined ? "missing" : `a ${JSON.stringify(last?.role)} message`}`,
+      `generateChatParams: request.continueFinalMessage needs a final assistant message to continue, but ` +
+        `request.messages[${at}] is ` +
+        `${last === undefined ? "missing" : `a ${JSON.stringify(last?.role)} message`}`,
     );
   }
   if (Array.isArray(last.tool_calls) && last.tool_calls.length > 0) {
     throw new RangeError(
-      `generateChatParams: request.continueFinalMessage cannot continue request.messages[${at}]: it has tool_calls (only text and reasoning can be continued)`,
+      `generateChatParams: request.continueFinalMessage cannot continue request.messages[${at}]: it has ` +
+        `tool_calls (only text and reasoning can be continued)`,
     );
   }
   if (wanted !== true) return { continuation: wanted, addGenerationPrompt: false };

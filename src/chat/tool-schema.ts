@@ -102,7 +102,8 @@ export function parametersJsonSchema(value: unknown, where: string): JsonSchema 
     const vendor = typeof std.vendor === "string" ? std.vendor : "unknown";
     if (typeof std.jsonSchema?.input !== "function") {
       throw new TypeError(
-        `${where} is a ${vendor} schema without a JSON Schema export (the Standard JSON Schema \`~standard.jsonSchema\`, zod >= 4.2 has it): ` +
+        `${where} is a ${vendor} schema without a JSON Schema export (the Standard JSON Schema ` +
+          `\`~standard.jsonSchema\`, zod >= 4.2 has it): ` +
           'upgrade the library, or pass the JSON Schema itself (zod 4: z.toJSONSchema(schema, { io: "input" }))',
       );
     }
@@ -111,7 +112,8 @@ export function parametersJsonSchema(value: unknown, where: string): JsonSchema 
       schema = std.jsonSchema.input({ target: "draft-2020-12" });
     } catch (e) {
       throw new TypeError(
-        `${where}: the ${vendor} schema cannot be exported as JSON Schema: ${e instanceof Error ? e.message : String(e)}`,
+        `${where}: the ${vendor} schema cannot be exported as JSON Schema: ` +
+          `${e instanceof Error ? e.message : String(e)}`,
         { cause: e },
       );
     }
@@ -129,7 +131,8 @@ export function parametersJsonSchema(value: unknown, where: string): JsonSchema 
   }
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw new TypeError(
-      `${where} must be a JSON Schema object (or a zod or other Standard JSON Schema), got ${value === null ? "null" : Array.isArray(value) ? "an array" : describeValue(value)}`,
+      `${where} must be a JSON Schema object (or a zod or other Standard JSON Schema), got ` +
+        `${value === null ? "null" : Array.isArray(value) ? "an array" : describeValue(value)}`,
     );
   }
   const bad = nonJsonPart(value, where);

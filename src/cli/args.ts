@@ -5,10 +5,11 @@
  * {@link UsageError} that names it.
  *
  * @example
- * const { values, positionals } = parseCommandArgs(["m.gguf", "--json"], { json: { type: "boolean", help: "print JSON" } });
+ * const table = { json: { type: "boolean", help: "print JSON" } };
+ * const { values, positionals } = parseCommandArgs(["m.gguf", "--json"], table);
  */
 import { parseArgs } from "node:util";
-import { closestName } from "../runtime/validate.js";
+import { closestName } from "../validate/index.js";
 
 /** One option of a command. */
 export interface OptionSpec {
@@ -40,7 +41,8 @@ const HELP: OptionSpec = { type: "boolean", short: "h", help: "show this help" }
  * table does not allow.
  *
  * @example
- * parseCommandArgs(["--jsn"], { json: { type: "boolean", help: "" } }); // UsageError: unknown option --jsn (did you mean --json?)
+ * parseCommandArgs(["--jsn"], { json: { type: "boolean", help: "" } });
+ * // UsageError: unknown option --jsn (did you mean --json?)
  */
 export function parseCommandArgs(argv: readonly string[], table: OptionTable): ParsedArgs {
   const all: OptionTable = { ...table, help: HELP };
@@ -81,7 +83,8 @@ export function parseCommandArgs(argv: readonly string[], table: OptionTable): P
  * The option list of a command's help, from its table (aligned, -h/--help last).
  *
  * @example
- * formatOptions({ json: { type: "boolean", help: "print JSON" } }); // "  --json        print JSON\n  -h, --help    show this help\n"
+ * formatOptions({ json: { type: "boolean", help: "print JSON" } });
+ * // "  --json        print JSON\n  -h, --help    show this help\n"
  */
 export function formatOptions(table: OptionTable): string {
   const rows = Object.entries({ ...table, help: HELP }).map(([name, o]) => {

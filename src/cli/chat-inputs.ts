@@ -101,7 +101,8 @@ export async function readJsonSchemaFile(path: string): Promise<ResponseFormat> 
   const schema = await readJson(path, "JSON Schema file");
   if (typeof schema !== "boolean" && (schema === null || typeof schema !== "object" || Array.isArray(schema))) {
     throw new Error(
-      `JSON Schema file ${path} must hold a schema (an object), got ${Array.isArray(schema) ? "an array" : JSON.stringify(schema)}`,
+      `JSON Schema file ${path} must hold a schema (an object), got ` +
+        `${Array.isArray(schema) ? "an array" : JSON.stringify(schema)}`,
     );
   }
   checkSchema(schema, `JSON Schema file ${path}`);

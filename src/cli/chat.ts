@@ -183,7 +183,10 @@ export async function runChat(argv: readonly string[], io: ChatIo): Promise<numb
   return 0;
 }
 
-/** Downloads an hf: model if needed, then loads it with a progress bar; a failure is exit code 1 (2 for a malformed hf: reference). */
+/**
+ * Downloads an hf: model if needed, then loads it with a progress bar; a failure is exit code 1 (2 for a malformed hf:
+ * reference).
+ */
 async function load(args: ChatArgs, io: ChatIo): Promise<Model | number> {
   const path = await resolveModelArg(args.model, { command: "chat", usage: CHAT_USAGE }, io);
   if (typeof path === "number") return path;

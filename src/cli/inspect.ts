@@ -102,14 +102,16 @@ export function formatSummary(s: ModelSummary): string {
   out.push(s.file.path);
   row(
     "file",
-    `${formatBytes(s.file.sizeBytes)}, GGUF v${s.file.ggufVersion}, ${s.file.tensorCount} tensors, ${s.file.metadataCount} metadata keys`,
+    `${formatBytes(s.file.sizeBytes)}, GGUF v${s.file.ggufVersion}, ${s.file.tensorCount} tensors, ` +
+      `${s.file.metadataCount} metadata keys`,
   );
   row("architecture", s.general.architecture ?? "(none: general.architecture is missing)");
   if (s.general.name !== null) row("name", s.general.name);
   if (s.general.sizeLabel !== null) row("size label", s.general.sizeLabel);
   row(
     "parameters",
-    `${formatCount(s.tensors.parameterCount)} (${formatBytes(s.tensors.bytes)} of tensor data, ${s.tensors.bitsPerWeight.toFixed(2)} bits per weight)`,
+    `${formatCount(s.tensors.parameterCount)} (${formatBytes(s.tensors.bytes)} of tensor data, ` +
+      `${s.tensors.bitsPerWeight.toFixed(2)} bits per weight)`,
   );
   if (s.general.fileType !== null)
     row("file type", `${s.general.fileType.name} (general.file_type ${s.general.fileType.id})`);

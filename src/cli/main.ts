@@ -8,7 +8,7 @@
  */
 import { readFileSync, realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { closestName } from "../runtime/validate.js";
+import { closestName } from "../validate/index.js";
 import { ANALYZE_USAGE, runAnalyze, type CliIo } from "./analyze.js";
 import { INSPECT_USAGE, runInspect } from "./inspect.js";
 import { CHAT_USAGE, runChat } from "./chat.js";
@@ -58,7 +58,11 @@ const COMMANDS: Record<string, Command> = {
 function mainUsage(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((n) => n.length));
   const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
-  return `Usage: toolwright <command> [options]\n\nCommands:\n${lines.join("\n")}\n\n  --version     print toolwright's version\n  -h, --help    show this help\n\nRun 'toolwright help <command>' (or 'toolwright <command> --help') for a command's options.\n`;
+  return (
+    `Usage: toolwright <command> [options]\n\nCommands:\n${lines.join("\n")}\n\n  --version     print ` +
+    `toolwright's version\n  -h, --help    show this help\n\nRun 'toolwright help ` +
+    `<command>' (or 'toolwright <command> --help') for a command's options.\n`
+  );
 }
 
 /** The package's version, from its package.json (two folders up from src/cli and lib/cli alike). */
@@ -69,7 +73,10 @@ function version(): string {
 
 function unknownCommand(name: string): string {
   const hint = closestName(name, Object.keys(COMMANDS));
-  return `toolwright: unknown command ${JSON.stringify(name)}${hint ? ` (did you mean ${JSON.stringify(hint)}?)` : ""}\n\n${mainUsage()}`;
+  return (
+    `toolwright: unknown command ` +
+    `${JSON.stringify(name)}${hint ? ` (did you mean ${JSON.stringify(hint)}?)` : ""}\n\n${mainUsage()}`
+  );
 }
 
 /**

@@ -51,7 +51,8 @@ export function formatMemory(memory: MemorySummary | null, bytes: (n: number) =>
   for (const e of memory.contexts) {
     const state = e.recurrentState > 0 ? `, recurrent state ${bytes(e.recurrentState)}` : "";
     out.push(
-      `  ${`${e.contextSize} tokens`.padEnd(18)}KV cache ${bytes(e.kvCache)}${state}, compute buffers ~${bytes(e.computeBuffers)}, total ~${bytes(e.total)}`,
+      `  ${`${e.contextSize} tokens`.padEnd(18)}KV cache ${bytes(e.kvCache)}${state}, compute buffers ` +
+        `~${bytes(e.computeBuffers)}, total ~${bytes(e.total)}`,
     );
   }
   return out;

@@ -4,7 +4,8 @@
  * prints.
  *
  * @example
- * const path = await resolveModelArg("hf:Qwen/Qwen3-0.6B-GGUF:Q8_0", { command: "inspect", usage: INSPECT_USAGE }, process);
+ * const usage = { command: "inspect", usage: INSPECT_USAGE };
+ * const path = await resolveModelArg("hf:Qwen/Qwen3-0.6B-GGUF:Q8_0", usage, process);
  * if (typeof path === "number") return path; // the exit code
  */
 import { type DownloadProgress, isHfModelRef, ModelDownloadError, pullModel } from "../runtime/hub/index.js";

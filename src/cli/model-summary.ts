@@ -79,7 +79,9 @@ export interface ModelSummary {
     addSep: boolean | null;
     /** Up to 24 control and user-defined tokens (chat markers, tool-call markers, ...), placeholders left out. */
     controlTokenSample: string[];
-    /** Control and user-defined tokens that are unused placeholders ([PAD151646], <|reserved_special_token_3|>, ...). */
+    /**
+     * Control and user-defined tokens that are unused placeholders ([PAD151646], <|reserved_special_token_3|>, ...).
+     */
     placeholderTokens: number;
   };
   /** Metadata that had an unexpected type or value. */

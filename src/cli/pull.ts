@@ -27,7 +27,9 @@ const PULL_OPTIONS: OptionTable = {
   "cache-dir": {
     type: "string",
     value: "DIR",
-    help: "where models are kept (default $TOOLWRIGHT_MODELS_DIR or\n~/.cache/toolwright/models; XDG_CACHE_HOME is respected)",
+    help:
+      "where models are kept (default $TOOLWRIGHT_MODELS_DIR or\n~/.cache/toolwright/models; XDG_CACHE_HOME " +
+      "is respected)",
   },
   quiet: { type: "boolean", short: "q", help: "no progress, only the path" },
 };
@@ -130,7 +132,8 @@ function describeProgress(p: DownloadProgress): string {
 }
 
 function summary(p: PulledModel, cacheDir: string): string {
-  const what = `${p.repo}/${p.file} (${formatBytes(p.sizeBytes)}${p.sha256 ? `, sha256 ${p.sha256.slice(0, 12)}…` : ""})`;
+  const sha = p.sha256 ? `, sha256 ${p.sha256.slice(0, 12)}…` : "";
+  const what = `${p.repo}/${p.file} (${formatBytes(p.sizeBytes)}${sha})`;
   if (p.source === "downloaded") return `downloaded ${what} into ${cacheDir}`;
   return p.checked
     ? `up to date: ${what}`

@@ -95,7 +95,8 @@ export async function runRpcServer(argv: readonly string[], io: CliIo): Promise<
     return 1;
   }
   io.stderr.write(
-    `toolwright rpc-server: serving on ${server.endpoint} (no authentication: loopback or a trusted private network only)\n`,
+    `toolwright rpc-server: serving on ${server.endpoint} (no authentication: loopback or a trusted private ` +
+      `network only)\n`,
   );
   // The native server thread does not keep the process alive; this does, until a signal.
   const alive = setInterval(() => {}, 1 << 30);

@@ -43,7 +43,10 @@ const SERVE_OPTIONS: OptionTable = {
   parallel: {
     type: "string",
     value: "N",
-    help: `requests decoded together, one sequence of the context each, in one batch per token\n(default ${DEFAULT_PARALLEL}, at most ${MAX_PARALLEL}); more wait for a free sequence (llama-server's --parallel)`,
+    help:
+      `requests decoded together, one sequence of the context each, in one batch per token\n(default ` +
+      `${DEFAULT_PARALLEL}, at most ${MAX_PARALLEL}); more wait for a free sequence ` +
+      `(llama-server's --parallel)`,
   },
   "context-size": {
     type: "string",
@@ -181,7 +184,8 @@ export async function runServe(argv: readonly string[], io: ServeIo): Promise<nu
     const train = model.info.trainContextSize;
     if (args.contextSize !== undefined && train > 0 && args.contextSize > train) {
       io.stderr.write(
-        `toolwright serve: --context-size ${args.contextSize} exceeds the model's training context (${train} tokens)\n\n${SERVE_USAGE}`,
+        `toolwright serve: --context-size ${args.contextSize} exceeds the model's training context (${train} ` +
+          `tokens)\n\n${SERVE_USAGE}`,
       );
       return 2;
     }
@@ -216,7 +220,8 @@ export async function runServe(argv: readonly string[], io: ServeIo): Promise<nu
     }
     const key = args.apiKey !== undefined ? ", API key required" : "";
     io.stdout.write(
-      `toolwright serve: ${server.modelId} at ${url}/v1 (${args.parallel} parallel sequence${args.parallel === 1 ? "" : "s"}${key})\n`,
+      `toolwright serve: ${server.modelId} at ${url}/v1 (${args.parallel} parallel ` +
+        `sequence${args.parallel === 1 ? "" : "s"}${key})\n`,
     );
     await stopRequested(io.stop, () => void server.close({ timeoutMs: 0 }));
     io.stderr.write(`toolwright serve: stopping (${server.inFlight} request(s) in flight)\n`);

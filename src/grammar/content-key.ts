@@ -11,7 +11,8 @@
  * instance, a Map, a cycle...): such a value is not cached.
  *
  * @example
- * contentKey({ type: "object", properties: { a: {} } }) === contentKey({ type: "object", properties: { a: {} } }); // true
+ * contentKey({ type: "object", properties: { a: {} } }) === contentKey({ type: "object", properties: { a: {} } });
+ * // true
  */
 export function contentKey(value: unknown): string | undefined {
   const parts: string[] = [];

@@ -8,6 +8,8 @@
  * matchGbnf(g, "[1, 2]").ok; // true
  */
 export * from "./char-set.js";
+export { contentKey } from "./content-key.js";
+export { LruCache, type LruCacheStats } from "./lru-cache.js";
 export * from "./gbnf-ast.js";
 export { GbnfBuilder, childRuleName, sanitizeRuleName } from "./gbnf-builder.js";
 export { type GbnfPrintOptions, escapeClass, escapeLiteral, printExpr, printRule } from "./gbnf-print.js";
@@ -33,7 +35,8 @@ export { type RegexNode, RegexSyntaxError } from "./regex/regex-ast.js";
 export { parseRegex } from "./regex/regex-parse.js";
 export * from "./regex/automaton.js";
 export { type DfaSpelling, dfaToGbnf } from "./regex/dfa-gbnf.js";
-export { JsonText, type WhitespacePolicy } from "./schema/json-text.js";
+export { JsonText, type WhitespacePolicy, repeatCapped } from "./schema/json-text.js";
+export { type RawText, rawStringDfa } from "./schema/raw-string.js";
 export {
   RELAXATIONS,
   RESTRICTION_KINDS,

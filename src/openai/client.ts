@@ -113,9 +113,11 @@ const aborted = () => new AbortError("chat.completions.create: the request was a
  * import { loadModel } from "toolwright";
  * import { createOpenAIClient } from "toolwright/openai";
  * const client = createOpenAIClient(await loadModel("model.gguf"));
- * const completion = await client.chat.completions.create({ model: "local", messages: [{ role: "user", content: "Hi" }] });
+ * const messages = [{ role: "user" as const, content: "Hi" }];
+ * const completion = await client.chat.completions.create({ model: "local", messages });
  * console.log(completion.choices[0].message.content);
- * for await (const chunk of await client.chat.completions.create({ model: "local", messages, stream: true })) process.stdout.write(chunk.choices[0]?.delta.content ?? "");
+ * for await (const chunk of await client.chat.completions.create({ model: "local", messages, stream: true }))
+ *   process.stdout.write(chunk.choices[0]?.delta.content ?? "");
  */
 export function createOpenAIClient(model: ChatBackend, options: OpenAIClientOptions = {}): OpenAIClient {
   if (

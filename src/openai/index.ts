@@ -7,7 +7,10 @@
  * import { loadModel } from "toolwright";
  * import { createOpenAIClient } from "toolwright/openai";
  * const openai = createOpenAIClient(await loadModel("model.gguf"));
- * const completion = await openai.chat.completions.create({ model: "local", messages: [{ role: "user", content: "Hi" }] });
+ * const completion = await openai.chat.completions.create({
+ *   model: "local",
+ *   messages: [{ role: "user", content: "Hi" }],
+ * });
  */
 export { createOpenAIClient } from "./client.js";
 export type {

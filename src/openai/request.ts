@@ -8,7 +8,7 @@
 import type { ChatOptions, ChatTool } from "../session/index.js";
 import type { SamplingOptions } from "../runtime/index.js";
 import type { ChatMessage, ContentPart, ResponseFormat, ToolChoice } from "../types.js";
-import { closestName, describe } from "../runtime/validate.js";
+import { closestName, describe } from "../validate/index.js";
 import { invalid, unsupported } from "./errors.js";
 
 /** A request mapped to chat options, with what the response needs to know. */
@@ -111,7 +111,8 @@ function textOf(parts: unknown, param: string, allowRefusal: boolean): string | 
       throw unsupported(at, `Invalid content part '${at}': file input is not supported: this model is text-only.`);
     throw invalid(
       at,
-      `Invalid content part '${at}': type ${JSON.stringify(p.type)} is not one of "text"${allowRefusal ? ', "refusal"' : ""}.`,
+      `Invalid content part '${at}': type ${JSON.stringify(p.type)} is not one of ` +
+        `"text"${allowRefusal ? ', "refusal"' : ""}.`,
     );
   });
 }
@@ -189,7 +190,8 @@ function messagesOf(value: unknown): ChatMessage[] {
       default:
         throw invalid(
           `${at}.role`,
-          `Invalid value for '${at}.role': ${JSON.stringify(m.role)}. Supported values are: "system", "developer", "user", "assistant" and "tool".`,
+          `Invalid value for '${at}.role': ${JSON.stringify(m.role)}. Supported values are: "system", ` +
+            `"developer", "user", "assistant" and "tool".`,
         );
     }
   });
@@ -221,7 +223,8 @@ function toolsOf(value: unknown): ChatTool[] {
       if (!isObject(fn.parameters))
         throw invalid(
           `${at}.function.parameters`,
-          `Invalid type for '${at}.function.parameters': expected a JSON Schema object, but got ${describe(fn.parameters)}.`,
+          `Invalid type for '${at}.function.parameters': expected a JSON Schema object, but got ` +
+            `${describe(fn.parameters)}.`,
         );
       out.function.parameters = fn.parameters;
     }
@@ -257,7 +260,8 @@ function toolChoiceOf(value: unknown, tools: ChatTool[]): { toolChoice?: ToolCho
       if (mode !== "auto" && mode !== "required")
         throw invalid(
           "tool_choice.allowed_tools.mode",
-          `Invalid value for 'tool_choice.allowed_tools.mode': ${JSON.stringify(mode)}. Supported values are: "auto" and "required".`,
+          `Invalid value for 'tool_choice.allowed_tools.mode': ${JSON.stringify(mode)}. Supported values are: ` +
+            `"auto" and "required".`,
         );
       if (!Array.isArray(allowed))
         throw invalid(
@@ -277,7 +281,9 @@ function toolChoiceOf(value: unknown, tools: ChatTool[]): { toolChoice?: ToolCho
   }
   throw invalid(
     "tool_choice",
-    `Invalid value for 'tool_choice': ${JSON.stringify(value)?.slice(0, 80)}. Supported values are: "none", "auto", "required", {type: "function", function: {name}} and {type: "allowed_tools", allowed_tools}.`,
+    `Invalid value for 'tool_choice': ${JSON.stringify(value)?.slice(0, 80)}. Supported values are: "none", ` +
+      `"auto", "required", {type: "function", function: {name}} and {type: ` +
+      `"allowed_tools", allowed_tools}.`,
   );
 }
 
@@ -298,7 +304,8 @@ function responseFormatOf(value: unknown): ResponseFormat | undefined {
     if (!isObject(schema) && typeof schema !== "boolean")
       throw invalid(
         "response_format.json_schema.schema",
-        `Invalid type for 'response_format.json_schema.schema': expected a JSON Schema object, but got ${describe(schema)}.`,
+        `Invalid type for 'response_format.json_schema.schema': expected a JSON Schema object, but got ` +
+          `${describe(schema)}.`,
       );
     return {
       type: "json_schema",
@@ -311,7 +318,8 @@ function responseFormatOf(value: unknown): ResponseFormat | undefined {
   }
   throw invalid(
     "response_format.type",
-    `Invalid value for 'response_format.type': ${JSON.stringify(value.type)}. Supported values are: "text", "json_object" and "json_schema".`,
+    `Invalid value for 'response_format.type': ${JSON.stringify(value.type)}. Supported values are: "text", ` +
+      `"json_object" and "json_schema".`,
   );
 }
 
@@ -364,7 +372,8 @@ function maxTokensOf(p: Record<string, unknown>, limits: RequestLimits): number 
   if (limit !== undefined && asked !== undefined && asked > limit) {
     throw invalid(
       b !== undefined ? "max_completion_tokens" : "max_tokens",
-      `Invalid '${b !== undefined ? "max_completion_tokens" : "max_tokens"}': ${asked} is more than this server allows (${limit}).`,
+      `Invalid '${b !== undefined ? "max_completion_tokens" : "max_tokens"}': ${asked} is more than this ` +
+        `server allows (${limit}).`,
     );
   }
   return asked ?? limit;
@@ -376,7 +385,11 @@ function maxTokensOf(p: Record<string, unknown>, limits: RequestLimits): number 
  * @throws {ChatCompletionError} a 400 naming the parameter that is wrong or not supported.
  * @example
  * import { toChatOptions } from "toolwright/openai";
- * const { options, stream } = toChatOptions({ model: "local", messages: [{ role: "user", content: "Hi" }], max_tokens: 32 });
+ * const { options, stream } = toChatOptions({
+ *   model: "local",
+ *   messages: [{ role: "user", content: "Hi" }],
+ *   max_tokens: 32,
+ * });
  * const result = await model.chat(options);
  */
 export function toChatOptions(params: unknown, limits: RequestLimits = {}): MappedRequest {
@@ -416,7 +429,8 @@ export function toChatOptions(params: unknown, limits: RequestLimits = {}): Mapp
     if (!isObject(params.chat_template_kwargs))
       throw invalid(
         "chat_template_kwargs",
-        `Invalid type for 'chat_template_kwargs': expected an object, but got ${describe(params.chat_template_kwargs)}.`,
+        `Invalid type for 'chat_template_kwargs': expected an object, but got ` +
+          `${describe(params.chat_template_kwargs)}.`,
       );
     Object.assign(extraContext, params.chat_template_kwargs);
   }

@@ -32,7 +32,8 @@ export function completionMeta(model: string): CompletionMeta {
  *
  * @example
  * import { toCompletionUsage } from "toolwright/openai";
- * toCompletionUsage({ promptTokens: 9, completionTokens: 3, totalTokens: 12, cachedPromptTokens: 0 }).total_tokens; // 12
+ * toCompletionUsage({ promptTokens: 9, completionTokens: 3, totalTokens: 12, cachedPromptTokens: 0 }).total_tokens;
+ * // 12
  */
 export function toCompletionUsage(u: ChatUsage): CompletionUsage {
   return {

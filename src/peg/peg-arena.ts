@@ -2,10 +2,7 @@
  * Builder for PEG combinators. Each method adds a node and returns its id; the JSDoc of each
  * gives the notation it stands for.
  */
-import type { CodeRange } from "../grammar/char-set.js";
-import { contentKey } from "../grammar/content-key.js";
-import { RegexSyntaxError } from "../grammar/regex/regex-ast.js";
-import { parseRegex } from "../grammar/regex/regex-parse.js";
+import { type CodeRange, RegexSyntaxError, contentKey, parseRegex } from "../grammar/index.js";
 import type { JsonSchema } from "../types.js";
 import { type PegGbnf, type PegGbnfOptions, pegToGbnf } from "./peg-gbnf.js";
 import type { PegId, PegNode, RuleOptions, SchemaNodeOptions, TriggerSpec } from "./peg-nodes.js";
@@ -16,7 +13,9 @@ import { type PegParseResult, parsePeg } from "./peg-parser.js";
  *
  * @example
  * const p = new PegArena();
- * const call = p.rule("call", p.seq(p.literal("<call>"), p.capture("args", p.json()), p.literal("</call>")), { trigger: true });
+ * const call = p.rule("call", p.seq(p.literal("<call>"), p.capture("args", p.json()), p.literal("</call>")), {
+ *   trigger: true,
+ * });
  * const root = p.seq(p.capture("content", p.until("<call>")), p.optional(call), p.end());
  */
 export class PegArena {

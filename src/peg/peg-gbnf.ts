@@ -5,18 +5,35 @@
  * (the grammar then accepts a superset of what the parser does). Lazy mode emits only the trigger
  * rules (what follows a trigger) and returns the trigger words/patterns that activate it.
  */
-import { type GbnfExpr, EMPTY, alt, any, chars, cls, lit, opt, ref, rep, seq, star } from "../grammar/gbnf-ast.js";
-import { contentKey } from "../grammar/content-key.js";
-import { GbnfBuilder } from "../grammar/gbnf-builder.js";
-import type { GbnfPrintOptions } from "../grammar/gbnf-print.js";
-import { complementDfa, regexToDfa } from "../grammar/regex/automaton.js";
-import { LruCache, type LruCacheStats } from "../grammar/lru-cache.js";
-import { dfaToGbnf } from "../grammar/regex/dfa-gbnf.js";
-import type { RegexNode } from "../grammar/regex/regex-ast.js";
-import { repeatCapped } from "../grammar/schema/json-text.js";
-import { type RawText, rawStringDfa } from "../grammar/schema/raw-string.js";
-import type { Relaxation } from "../grammar/schema/schema-error.js";
-import { SchemaConverter, type SchemaToGbnfOptions } from "../grammar/schema/schema-to-gbnf.js";
+import {
+  EMPTY,
+  type GbnfExpr,
+  type GbnfPrintOptions,
+  GbnfBuilder,
+  LruCache,
+  type LruCacheStats,
+  type RawText,
+  type RegexNode,
+  type Relaxation,
+  SchemaConverter,
+  type SchemaToGbnfOptions,
+  alt,
+  any,
+  chars,
+  cls,
+  complementDfa,
+  contentKey,
+  dfaToGbnf,
+  lit,
+  opt,
+  rawStringDfa,
+  ref,
+  regexToDfa,
+  rep,
+  repeatCapped,
+  seq,
+  star,
+} from "../grammar/index.js";
 import type { PegArena } from "./peg-arena.js";
 import type { PegId } from "./peg-nodes.js";
 
@@ -350,7 +367,8 @@ function emitGbnf(arena: PegArena, root: PegId, options: PegGbnfOptions): PegGbn
         const word = em.leadingLiteral(n.item);
         if (word === "")
           throw new RangeError(
-            `pegToGbnf: trigger rule ${JSON.stringify(n.name)} does not start with a literal; give { word } or { pattern }`,
+            `pegToGbnf: trigger rule ${JSON.stringify(n.name)} does not start with a literal; give { word } or ` +
+              `{ pattern }`,
           );
         triggers.push({ type: "word", value: word });
       }

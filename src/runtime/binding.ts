@@ -174,7 +174,10 @@ export interface NativeSubmitOptions {
   maxTokens?: number;
   /** Reuse the slot's cached prefix (default true). */
   reusePrefix?: boolean;
-  /** Tokens the generation may run ahead of its reader ({@link NativeContext.consumed}) before it pauses (default 16; 0: no limit). */
+  /**
+   * Tokens the generation may run ahead of its reader ({@link NativeContext.consumed}) before it pauses (default 16; 0:
+   * no limit).
+   */
   readAhead?: number;
 }
 
@@ -206,7 +209,9 @@ export interface NativeContext {
     pending?: NativeTokens | number | null,
     options?: NativeStepOptions,
   ): Promise<NativeStepResult>;
-  /** Makes the running decode stop early (it rejects with code ABORT_ERR); on a parallel context, ends every request. */
+  /**
+   * Makes the running decode stop early (it rejects with code ABORT_ERR); on a parallel context, ends every request.
+   */
   cancel(): void;
   /**
    * Parallel contexts: queues a generation on a free sequence (or until one is free); returns its
@@ -527,7 +532,10 @@ export function loadAddonFrom(paths: readonly string[]): NativeBinding {
  * {@link loadAddonFrom} with the report of the choice.
  *
  * @example
- * const { binding, report } = chooseAddon(["prebuilds/linux-x64-cuda/toolwright.node", "build/Release/toolwright.node"]);
+ * const { binding, report } = chooseAddon([
+ *   "prebuilds/linux-x64-cuda/toolwright.node",
+ *   "build/Release/toolwright.node",
+ * ]);
  * console.log(report.variant, report.passedOver);
  */
 export function chooseAddon(paths: readonly string[]): { binding: NativeBinding; report: LoadedAddon } {

@@ -22,7 +22,7 @@ import {
   planGeneration,
 } from "./generation.js";
 import type { Model } from "./model.js";
-import { checkKeys, checkObject, checkTokens, describe, optBoolean, optInteger } from "./validate.js";
+import { checkKeys, checkObject, checkTokens, describe, optBoolean, optInteger } from "../validate/index.js";
 
 /** The keys of {@link ContextOptions} (createContext and ChatSession check them). */
 export const CONTEXT_OPTION_KEYS: readonly string[] = [
@@ -131,7 +131,11 @@ export class Context {
     const train = model.info.trainContextSize;
     if (requested !== undefined && train > 0 && requested > train && !allowBeyondTraining) {
       throw new RangeError(
-        `createContext: options.contextSize ${requested} exceeds the model's training context (${train} tokens); its KV cache would take about ${formatBytes(kvCacheBytes(model, requested))} (${formatBytes(kvCacheBytes(model, train))} at ${train}). Pass allowBeyondTraining: true to use it anyway`,
+        `createContext: options.contextSize ${requested} exceeds the model's training context (${train} ` +
+          `tokens); its KV cache would take about ` +
+          `${formatBytes(kvCacheBytes(model, requested))} ` +
+          `(${formatBytes(kvCacheBytes(model, train))} at ${train}). Pass allowBeyondTraining: ` +
+          `true to use it anyway`,
       );
     }
     const sequences = optInteger(o.sequences, "createContext: options.sequences", 1, MAX_SEQUENCES);
@@ -189,7 +193,8 @@ export class Context {
         // A parallel context queues generations beyond its sequences natively.
         if (this.#generating > 0 && this.sequences === 1) {
           throw new ToolwrightError(
-            "Context.generate: another generation is running on this context; finish it first or create another context (or one with sequences > 1)",
+            "Context.generate: another generation is running on this context; finish it first or create another " +
+              "context (or one with sequences > 1)",
             "TOOLWRIGHT_CONTEXT_BUSY",
           );
         }
@@ -261,7 +266,8 @@ export class Context {
     }
     if (this.sequences > 1) {
       throw new TypeError(
-        `${method}: this context runs ${this.sequences} sequences; the method is for single-sequence contexts (sequences: 1)`,
+        `${method}: this context runs ${this.sequences} sequences; the method is for single-sequence contexts ` +
+          `(sequences: 1)`,
       );
     }
   }

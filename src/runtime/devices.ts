@@ -3,7 +3,7 @@
  * chooses among them.
  */
 import { loadNative, type NativeDevice } from "./binding.js";
-import { describe } from "./validate.js";
+import { describe } from "../validate/index.js";
 
 /**
  * Where a model's weights go: `"auto"` (the default) uses every discrete GPU of the build's GPU

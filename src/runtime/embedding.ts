@@ -7,7 +7,7 @@ import { availableParallelism } from "node:os";
 import { loadNative, type NativeModel } from "./binding.js";
 import type { NativeEmbeddingContext } from "./binding-embedding.js";
 import { AbortError, ContextOverflowError, awaitNative, disposedError, errorCode, fromNativeError } from "./errors.js";
-import { checkKeys, checkObject, describe, optBoolean, optInteger, optSignal } from "./validate.js";
+import { checkKeys, checkObject, describe, optBoolean, optInteger, optSignal } from "../validate/index.js";
 
 /**
  * How token vectors become one vector per text (llama.cpp's pooling types): "mean" averages

@@ -35,7 +35,10 @@ export class AbortError extends ToolwrightError<"ABORT_ERR"> {
 export class ModelLoadError extends ToolwrightError {
   override name = "ModelLoadError";
   readonly path: string;
-  /** `code`: ENOENT, EISDIR, EACCES, TOOLWRIGHT_INVALID_GGUF, TOOLWRIGHT_LOAD_FAILED, TOOLWRIGHT_FILE_ERROR, TOOLWRIGHT_NO_GPU, TOOLWRIGHT_RPC_UNREACHABLE, TOOLWRIGHT_RPC_LOST. */
+  /**
+   * `code`: ENOENT, EISDIR, EACCES, TOOLWRIGHT_INVALID_GGUF, TOOLWRIGHT_LOAD_FAILED, TOOLWRIGHT_FILE_ERROR,
+   * TOOLWRIGHT_NO_GPU, TOOLWRIGHT_RPC_UNREACHABLE, TOOLWRIGHT_RPC_LOST.
+   */
   constructor(message: string, code: string, path: string, options?: { cause?: unknown }) {
     super(message, isErrorCode(code) ? code : "TOOLWRIGHT_LOAD_FAILED", options);
     this.path = path;

@@ -20,7 +20,7 @@ import {
   optInteger,
   optSignal,
   optStringArray,
-} from "./validate.js";
+} from "../validate/index.js";
 
 /** Why a generation ended. */
 export type StopReason =

@@ -5,7 +5,7 @@
  * (least recently used first out); a model's entries go when the model is disposed.
  */
 import { loadNative } from "./binding.js";
-import { optInteger } from "./validate.js";
+import { optInteger } from "../validate/index.js";
 
 /** Counters and size of the compiled-grammar cache ({@link grammarCacheStats}). */
 export interface GrammarCacheStats {

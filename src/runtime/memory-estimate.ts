@@ -7,7 +7,7 @@ import { readGguf } from "./gguf/reader.js";
 import type { GgufFileInfo } from "./gguf/types.js";
 import type { Model } from "./model.js";
 import { MAX_LAYERS, modelFacts, type ModelFacts } from "./model-facts.js";
-import { checkKeys, checkObject, describe, optBoolean, optInteger } from "./validate.js";
+import { checkKeys, checkObject, describe, optBoolean, optInteger } from "../validate/index.js";
 
 /** Options of {@link estimateMemory}. */
 export interface MemoryEstimateOptions {
@@ -120,7 +120,9 @@ export function estimateFromFacts(
   const p = planEstimate(options, facts, where);
   if (!(facts.layerCount >= 1 && facts.layerCount <= MAX_LAYERS) || !(facts.embeddingLength >= 1)) {
     throw new RangeError(
-      `${where}: the metadata does not describe a model llama.cpp loads (${facts.architecture}.block_count ${facts.layerCount}, ${facts.architecture}.embedding_length ${facts.embeddingLength}; layers must be 1 to ${MAX_LAYERS})`,
+      `${where}: the metadata does not describe a model llama.cpp loads (${facts.architecture}.block_count ` +
+        `${facts.layerCount}, ${facts.architecture}.embedding_length ` +
+        `${facts.embeddingLength}; layers must be 1 to ${MAX_LAYERS})`,
     );
   }
   // llama.cpp pads the context to 256 cells, then gives each sequence its own stream of

@@ -25,7 +25,10 @@ export interface ModelFacts {
   /** Sliding-window attention: the window (0: none) and which layers use it. */
   slidingWindow: number;
   slidingLayers: boolean[];
-  /** Recurrent state per sequence and recurrent layer, in floats: the conv (or token-shift) rows and the SSM (or WKV) rows. */
+  /**
+   * Recurrent state per sequence and recurrent layer, in floats: the conv (or token-shift) rows and the SSM (or WKV)
+   * rows.
+   */
   recurrentFloats: [conv: number, state: number];
   /** Whether every layer without a KV cache is recurrent (a pure or hybrid recurrent model). */
   recurrent: boolean;
@@ -87,7 +90,10 @@ function stringReader(meta: Readonly<Record<string, string>>): MetadataReader {
   };
 }
 
-/** Sliding-window layouts llama.cpp gives each architecture: every `pattern`-th layer is dense (the first when denseFirst). */
+/**
+ * Sliding-window layouts llama.cpp gives each architecture: every `pattern`-th layer is dense (the first when
+ * denseFirst).
+ */
 const SLIDING_ARCHITECTURES: Readonly<
   Record<string, { pattern: number; window?: number; denseFirst?: boolean; needsWindowKey?: boolean }>
 > = {

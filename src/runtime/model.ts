@@ -20,7 +20,7 @@ import {
   optFunction,
   optInteger,
   optSignal,
-} from "./validate.js";
+} from "../validate/index.js";
 import { nativeGpuChoice, placementOf, type GpuOption, type ModelPlacement } from "./devices.js";
 import { resolveModelPath } from "./hub/pull.js";
 import type { PullModelOptions } from "./hub/pull.js";
@@ -48,7 +48,9 @@ export interface LoadModelOptions {
    * without asking the hub unless `checkForUpdate` is true; `signal` is the load's.
    *
    * @example
-   * await loadModel("hf:Qwen/Qwen3-0.6B-GGUF/Qwen3-0.6B-Q8_0.gguf", { download: { onProgress: (p) => console.log(p.receivedBytes) } });
+   * await loadModel("hf:Qwen/Qwen3-0.6B-GGUF/Qwen3-0.6B-Q8_0.gguf", {
+   *   download: { onProgress: (p) => console.log(p.receivedBytes) },
+   * });
    */
   download?: Omit<PullModelOptions, "signal">;
   /**

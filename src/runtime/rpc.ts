@@ -10,7 +10,7 @@ import { Socket } from "node:net";
 import { availableParallelism } from "node:os";
 import { ToolwrightError } from "../errors.js";
 import { loadNative } from "./binding.js";
-import { checkKeys, checkObject, checkString, describe, optInteger } from "./validate.js";
+import { checkKeys, checkObject, checkString, describe, optInteger } from "../validate/index.js";
 
 /** How long a server may take to accept a connection and answer the greeting. */
 const GREETING_TIMEOUT_MS = 10_000;
@@ -38,7 +38,8 @@ export function parseRpcEndpoint(value: unknown, what: string): RpcEndpoint {
   const port = match ? Number(match[2]) : 0;
   if (!match || port < 1 || port > 65535) {
     throw new RangeError(
-      `${what} must be "host:port" (a host name or IPv4 address, and a port from 1 to 65535), got ${JSON.stringify(value)}`,
+      `${what} must be "host:port" (a host name or IPv4 address, and a port from 1 to 65535), got ` +
+        `${JSON.stringify(value)}`,
     );
   }
   return { host: match[1]!, port };
@@ -120,12 +121,15 @@ export async function greetRpcServer(endpoint: string, timeoutMs = GREETING_TIME
   const length = reply.readBigUInt64LE(0);
   if (length !== BigInt(HELLO_RESPONSE_SIZE))
     throw fail(
-      `its greeting has ${length} bytes where ${HELLO_RESPONSE_SIZE} were expected (not a llama.cpp RPC server of this version)`,
+      `its greeting has ${length} bytes where ${HELLO_RESPONSE_SIZE} were expected (not a llama.cpp RPC ` +
+        `server of this version)`,
     );
   const [major, minor, patch] = [reply[8]!, reply[9]!, reply[10]!];
   if (major !== protocol.major || minor > protocol.minor) {
     throw fail(
-      `it speaks RPC protocol ${major}.${minor}.${patch}, this build ${protocol.major}.${protocol.minor}.${protocol.patch}: run the same toolwright (or llama.cpp) version on both sides`,
+      `it speaks RPC protocol ${major}.${minor}.${patch}, this build ` +
+        `${protocol.major}.${protocol.minor}.${protocol.patch}: run the same toolwright (or ` +
+        `llama.cpp) version on both sides`,
     );
   }
 }

@@ -12,7 +12,7 @@ import {
   optInteger,
   optNumber,
   optStringArray,
-} from "./validate.js";
+} from "../validate/index.js";
 
 /**
  * How the next token is picked. The chain runs penalties, top-k, top-p, min-p, temperature, then a

@@ -184,7 +184,8 @@ export class ToolwrightServer {
       .finally(() => {
         this.#inFlight.delete(work);
         this.#options.log?.(
-          `${req.method} ${req.url} ${res.statusCode}${controller.signal.aborted ? " (aborted)" : ""} ${Math.round(performance.now() - started)} ms`,
+          `${req.method} ${req.url} ${res.statusCode}${controller.signal.aborted ? " (aborted)" : ""} ` +
+            `${Math.round(performance.now() - started)} ms`,
         );
       });
     this.#inFlight.set(work, controller);

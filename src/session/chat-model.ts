@@ -41,8 +41,14 @@ export class ChatModel extends Model {
    * @example
    * const { message, finishReason } = await model.chat({
    *   messages: [{ role: "user", content: "Weather in Paris?" }],
-   *   tools: [{ type: "function", function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } },
-   *             execute: async ({ city }) => ({ city, temperature: 21 }) }],
+   *   tools: [{
+   *     type: "function",
+   *     function: {
+   *       name: "get_weather",
+   *       parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+   *     },
+   *     execute: async ({ city }) => ({ city, temperature: 21 }),
+   *   }],
    * });
    */
   chat(options: ChatOptions): Promise<ChatResult> {

@@ -41,7 +41,9 @@ export function splitTurns(messages: readonly ChatMessage[]): { head: ChatMessag
  * drops the oldest turns (binary search on how many) until it leaves `reserve` tokens of room.
  *
  * @example
- * const fitted = await fitPrompt(messages, render, { contextSize: 4096, reserve: 512, overflow: "truncate-oldest", where: "chat", trainContextSize: 32768 });
+ * const fitted = await fitPrompt(messages, render, {
+ *   contextSize: 4096, reserve: 512, overflow: "truncate-oldest", where: "chat", trainContextSize: 32768,
+ * });
  */
 export async function fitPrompt<P>(
   messages: readonly ChatMessage[],
@@ -56,10 +58,13 @@ export async function fitPrompt<P>(
   if (limits.overflow === "error" || turns.length <= 1) {
     const remedy =
       limits.overflow === "error"
-        ? `pass a larger contextSize${larger}, send fewer or shorter messages, or pass contextOverflow: "truncate-oldest" to drop the oldest turns`
-        : `the system prompt, the tools and the latest turn alone do not fit; pass a larger contextSize${larger} or shorten them`;
+        ? `pass a larger contextSize${larger}, send fewer or shorter messages, or pass contextOverflow: ` +
+          `"truncate-oldest" to drop the oldest turns`
+        : `the system prompt, the tools and the latest turn alone do not fit; pass a larger ` +
+          `contextSize${larger} or shorten them`;
     throw new ContextOverflowError(
-      `${where}: the prompt needs ${whole.tokens.length + 1} tokens (with one to generate) but the context holds ${contextSize} (contextSize); ${remedy}`,
+      `${where}: the prompt needs ${whole.tokens.length + 1} tokens (with one to generate) but the context ` +
+        `holds ${contextSize} (contextSize); ${remedy}`,
       whole.tokens.length + 1,
       contextSize,
     );
@@ -84,7 +89,10 @@ export async function fitPrompt<P>(
     const last = await render(keep(turns.length - 1));
     if (last.tokens.length >= contextSize) {
       throw new ContextOverflowError(
-        `${where}: even with every older turn dropped, the prompt needs ${last.tokens.length + 1} tokens (with one to generate) but the context holds ${contextSize} (contextSize); the system prompt, the tools and the latest turn alone do not fit: pass a larger contextSize${larger} or shorten them`,
+        `${where}: even with every older turn dropped, the prompt needs ${last.tokens.length + 1} tokens (with ` +
+          `one to generate) but the context holds ${contextSize} (contextSize); the system ` +
+          `prompt, the tools and the latest turn alone do not fit: pass a larger ` +
+          `contextSize${larger} or shorten them`,
         last.tokens.length + 1,
         contextSize,
       );

@@ -4,7 +4,7 @@
  * library's object such as zod's (its output type; the runner validates with the library).
  */
 import { parametersJsonSchema } from "../chat/tool-schema.js";
-import { checkKeys, checkObject, checkString, describe, optBoolean } from "../runtime/validate.js";
+import { checkKeys, checkObject, checkString, describe, optBoolean } from "../validate/index.js";
 import type { JsonSchema } from "../types.js";
 import type { StandardSchemaLike } from "../chat/tool-schema.js";
 import type { ToolArguments } from "./schema-type.js";

@@ -15,7 +15,7 @@ import {
   optInteger,
   optSignal,
   optStringArray,
-} from "../runtime/validate.js";
+} from "../validate/index.js";
 import type { ContextOverflow } from "./context-fit.js";
 import type { ChatOptions, ChatTool } from "./types.js";
 
@@ -137,7 +137,9 @@ function checkTools(value: unknown, where: string): ChatTool[] {
   });
 }
 
-/** A responseFormat's schema, checked (a schema library's object converted, once per object) as tools' parameters are. */
+/**
+ * A responseFormat's schema, checked (a schema library's object converted, once per object) as tools' parameters are.
+ */
 function checkResponseFormatSchema(format: Record<string, unknown>, where: string): void {
   if (format.type === "json_object" && format.schema !== undefined)
     parametersJsonSchema(format.schema, `${where}: options.responseFormat.schema`);
@@ -195,7 +197,8 @@ export function planChat(value: unknown, where: string): PlannedChat {
   const budgetAlias = optInteger(o.maxReasoningTokens, `${where}: options.maxReasoningTokens`, 0, 2 ** 31 - 1);
   if (budget !== undefined && budgetAlias !== undefined && budget !== budgetAlias) {
     throw new RangeError(
-      `${where}: options.reasoningBudget (${budget}) and options.maxReasoningTokens (${budgetAlias}) disagree; give one`,
+      `${where}: options.reasoningBudget (${budget}) and options.maxReasoningTokens (${budgetAlias}) ` +
+        `disagree; give one`,
     );
   }
   optInteger(o.maxToolCalls, `${where}: options.maxToolCalls`, 1, 1 << 16);

@@ -38,7 +38,9 @@ type Event = { type: "delta"; step: number; chunk: ChatChunk };
  * @example
  * const session = new ChatSession(model);
  * const r1 = await session.chat({ messages: [{ role: "user", content: "Hi" }] });
- * const r2 = await session.chat({ messages: [{ role: "user", content: "Hi" }, r1.message, { role: "user", content: "More" }] });
+ * const r2 = await session.chat({
+ *   messages: [{ role: "user", content: "Hi" }, r1.message, { role: "user", content: "More" }],
+ * });
  * r2.usage.cachedPromptTokens; // most of the first prompt
  *
  * const parallel = new ChatSession(model, { context: { sequences: 4 } });
@@ -65,8 +67,11 @@ export class ChatSession {
    * @example
    * const { message, finishReason, usage } = await session.chat({
    *   messages: [{ role: "user", content: "Weather in Paris?" }],
-   *   tools: [{ type: "function", function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } } } },
-   *             execute: async ({ city }) => ({ city, temperature: 21 }) }],
+   *   tools: [{
+   *     type: "function",
+   *     function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } } } },
+   *     execute: async ({ city }) => ({ city, temperature: 21 }),
+   *   }],
    * });
    */
   async chat(options: ChatOptions): Promise<ChatResult> {

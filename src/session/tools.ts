@@ -36,7 +36,9 @@ function describeErrors(errors: readonly ErrorObject[]): string {
     .slice(0, 8)
     .map(
       (e) =>
-        `${e.instancePath === "" ? "arguments" : `arguments${e.instancePath}`} ${e.message ?? "is invalid"}${e.keyword === "additionalProperties" ? ` (${JSON.stringify(e.params.additionalProperty)})` : ""}`,
+        `${e.instancePath === "" ? "arguments" : `arguments${e.instancePath}`} ` +
+        `${e.message ?? "is invalid"}` +
+        `${e.keyword === "additionalProperties" ? ` (${JSON.stringify(e.params.additionalProperty)})` : ""}`,
     )
     .join("; ");
 }
@@ -124,7 +126,8 @@ async function standardValidate(
     return {
       ok: false,
       error: new ToolwrightError(
-        `the ${schema["~standard"].vendor} schema of tool ${JSON.stringify(name)} threw while checking its arguments: ${(e as Error)?.message ?? String(e)}`,
+        `the ${schema["~standard"].vendor} schema of tool ${JSON.stringify(name)} threw while checking its ` +
+          `arguments: ${(e as Error)?.message ?? String(e)}`,
         "TOOLWRIGHT_TOOL_ARGUMENTS",
         { cause: e },
       ),

@@ -113,7 +113,10 @@ export interface ChatOptions {
    * the message has reasoning and no content. Only the first model turn continues.
    *
    * @example
-   * await model.chat({ messages: [user, { role: "assistant", content: "The capital of France is" }], continueFinalMessage: true });
+   * await model.chat({
+   *   messages: [user, { role: "assistant", content: "The capital of France is" }],
+   *   continueFinalMessage: true,
+   * });
    */
   continueFinalMessage?: boolean | "content" | "reasoning";
   /** false: no generation prompt; after a final assistant message this continues it (see `continueFinalMessage`). */

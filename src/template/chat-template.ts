@@ -1,6 +1,6 @@
 import { compileTemplate, type CompiledTemplate, type TrackedRender } from "./engine.js";
 import { detectCaps, type ProbeRunner } from "./caps.js";
-import { checkKeys } from "../runtime/validate.js";
+import { checkKeys } from "../validate/index.js";
 import { isRelaxable } from "./compat.js";
 import { TemplateError } from "./errors.js";
 import { polyfillMessages } from "./polyfills.js";
@@ -58,7 +58,8 @@ export class ChatTemplate {
     }
     if (!COMPAT_MODES.includes(compat)) {
       throw new TypeError(
-        `ChatTemplate: options.compat must be "strict", "lenient" or "auto", got ${JSON.stringify(compat) ?? kind(compat)}`,
+        `ChatTemplate: options.compat must be "strict", "lenient" or "auto", got ` +
+          `${JSON.stringify(compat) ?? kind(compat)}`,
       );
     }
     this.source = source;

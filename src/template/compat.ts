@@ -73,7 +73,8 @@ export const LENIENT_RELAXATIONS: readonly Readonly<Relaxation>[] = Object.freez
         strictRaises: ["TypeError"],
         rule:
           "A `for` loop over None loops zero times (llama.cpp leaves a `tools` the request does not give undefined, " +
-          "which Jinja2 iterates as empty; transformers passes None, which raises): a tool-use template renders without tools.",
+          "which Jinja2 iterates as empty; transformers passes None, which raises): a tool-use template renders " +
+          "without tools.",
       },
     ] satisfies Relaxation[]
   ).map((r) => Object.freeze(r)),

@@ -25,7 +25,11 @@ export class TemplateError extends ToolwrightError<"TOOLWRIGHT_TEMPLATE_RAISED">
  * The template source could not be compiled (lexer/parser error, unknown filter or test).
  *
  * @example
- * try { new ChatTemplate("{{ x|nosuch }}"); } catch (e) { (e as TemplateSyntaxError).pythonType; } // "TemplateAssertionError"
+ * try {
+ *   new ChatTemplate("{{ x|nosuch }}");
+ * } catch (e) {
+ *   (e as TemplateSyntaxError).pythonType; // "TemplateAssertionError"
+ * }
  */
 export class TemplateSyntaxError extends ToolwrightError<"TOOLWRIGHT_TEMPLATE_SYNTAX"> {
   override name = "TemplateSyntaxError";

@@ -286,7 +286,8 @@ export function percentFormat(fmt: string, values: PyValue): string {
           const what = isStr(value) ? "str" : typeName(value);
           throw new PyError("TypeError", `%${conv} format: a real number is required, not ${what}`);
         }
-        const spec = `${flags.includes("+") ? "+" : flags.includes(" ") ? " " : ""}${precision !== undefined ? "." + precision : ""}`;
+        const sign = flags.includes("+") ? "+" : flags.includes(" ") ? " " : "";
+        const spec = `${sign}${precision !== undefined ? "." + precision : ""}`;
         const t = conv === "i" || conv === "u" ? "d" : conv!;
         const num = t === "d" ? Math.trunc(numVal(value)) : value;
         s = formatValue(num, spec + t);

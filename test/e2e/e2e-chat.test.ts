@@ -88,7 +88,7 @@ describe("chat()", () => {
     }
   });
 
-  it("takes a zod schema as the response_format schema: the same answers as its JSON Schema, valid for zod", async () => {
+  it("a zod response_format schema: the same answers as its JSON Schema, valid for zod", async () => {
     const zodAnswer = z.object({ answer: z.enum(["yes", "no"]), score: z.int().min(0).max(9) });
     for (const seed of [1, 2]) {
       const zodFormat = { type: "json_schema" as const, json_schema: { name: "answer", schema: zodAnswer } };

@@ -45,7 +45,7 @@ describe("contextSize", () => {
     expect(other.usage.cachedPromptTokens).toBe(0);
   });
 
-  it("beyond the training context is a RangeError naming it (the session's allowBeyondTraining allows it)", async () => {
+  it("beyond the training context: a RangeError naming it (the session's allowBeyondTraining allows it)", async () => {
     const train = model.info.trainContextSize;
     await expect(model.chat({ messages: [user("Hi")], maxTokens: 1, contextSize: train * 2 })).rejects.toThrow(
       new RegExp(`exceeds the model's training context \\(${train} tokens\\)`),

@@ -64,7 +64,7 @@ describe.each(TEMPLATES)("%s", (template) => {
     for (const c of calls) expect(c).toEqual(["city"]);
   });
 
-  it("additionalProperties: true lets the model write other keys, until maxTokens cuts the call (the control)", async () => {
+  it("additionalProperties: true lets the model write other keys until maxTokens cuts the call (control)", async () => {
     const calls = await callsWritten(
       models.get(template)!,
       { ...README_SCHEMA, additionalProperties: true },

@@ -73,7 +73,8 @@ const outcomes: Outcome[] = [];
 afterAll(() => {
   const lines = outcomes.map(
     (o) =>
-      `${o.ok === SEEDS ? "ok  " : "FAIL"} ${o.template.padEnd(60)} ${o.ok}/${SEEDS}  ${o.failures.slice(0, 2).join(" | ")}`,
+      `${o.ok === SEEDS ? "ok  " : "FAIL"} ${o.template.padEnd(60)} ${o.ok}/${SEEDS}  ` +
+      `${o.failures.slice(0, 2).join(" | ")}`,
   );
   const passing = outcomes.filter((o) => o.ok === SEEDS).length;
   console.log(`tool_choice required, ${passing}/${outcomes.length} templates pass ${SEEDS} seeds\n${lines.join("\n")}`);
@@ -105,7 +106,9 @@ describe.each(toolTemplates)("%s", (template) => {
         const calls = r.message.tool_calls ?? [];
         let problem: string | undefined;
         if (r.finishReason !== "tool_calls")
-          problem = `${r.finishReason} after ${r.usage.completionTokens} tokens: ${JSON.stringify(r.message.content ?? r.message.reasoning_content)?.slice(0, 60)}`;
+          problem =
+            `${r.finishReason} after ${r.usage.completionTokens} tokens: ` +
+            `${JSON.stringify(r.message.content ?? r.message.reasoning_content)?.slice(0, 60)}`;
         else if (calls.length === 0) problem = `no call: ${JSON.stringify(r.message.content)?.slice(0, 80)}`;
         for (const call of calls) {
           if (problem) break;
@@ -131,7 +134,8 @@ describe.each(toolTemplates)("%s", (template) => {
       for (const c of auto.message.tool_calls ?? []) expect(() => JSON.parse(c.function.arguments)).not.toThrow();
       // Printed as each template finishes: the run shows its progress.
       console.log(
-        `${outcome.ok === SEEDS ? "ok  " : "FAIL"} ${template} ${outcome.ok}/${SEEDS} ${outcome.failures.slice(0, 2).join(" | ")}`,
+        `${outcome.ok === SEEDS ? "ok  " : "FAIL"} ${template} ${outcome.ok}/${SEEDS} ` +
+          `${outcome.failures.slice(0, 2).join(" | ")}`,
       );
       expect(outcome.failures).toEqual([]);
     } finally {

@@ -31,9 +31,11 @@ export const IMPROVEMENTS: Record<string, Difference> = {
     reason:
       "The template writes calls as Python call expressions, [NAME(ARG='value', ...)]. llama.cpp's generic analysis " +
       "has no such format: it labels the template TAG_WITH_TAGGED and bakes the probe's own function name, argument " +
-      "names and values into the markers (name suffix \"(AA_ARG_FST_AA='XXXX', BB_ARG_SND_BB='YYYY')]\"), so a parser " +
+      "names and values into the markers (name suffix \"(AA_ARG_FST_AA='XXXX', BB_ARG_SND_BB='YYYY')]\"), so " +
+      "a parser " +
       "built from them only reads the probe call; llama.cpp uses a dedicated handler instead. toolwright detects " +
-      "PYTHONIC (name followed by '(' and a keyword argument), with the list in brackets inside <|tool_call_start|> / " +
+      "PYTHONIC (name followed by '(' and a keyword argument), with the list in brackets inside " +
+      "<|tool_call_start|> / " +
       "<|tool_call_end|>, and preserves only those wrappers as tokens.",
   },
   "upstage-Solar-Open-100B.jinja": {
@@ -74,12 +76,14 @@ export const LENIENT_TEMPLATES: Record<string, { strictRaises: string; reason: s
   "Kimi-K2-Instruct.jinja": {
     strictRaises: "SecurityError",
     reason:
-      "calls list.append()/pop() to number tool calls; transformers' immutable sandbox refuses them (relaxation: mutation).",
+      "calls list.append()/pop() to number tool calls; transformers' immutable sandbox refuses them " +
+      "(relaxation: mutation).",
   },
   "Kimi-K2-Thinking.jinja": {
     strictRaises: "SecurityError",
     reason:
-      "calls list.append()/pop() to number tool calls; transformers' immutable sandbox refuses them (relaxation: mutation).",
+      "calls list.append()/pop() to number tool calls; transformers' immutable sandbox refuses them " +
+      "(relaxation: mutation).",
   },
   "fireworks-ai-llama-3-firefunction-v2.jinja": {
     strictRaises: "UndefinedError",

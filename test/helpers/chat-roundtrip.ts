@@ -128,7 +128,9 @@ export const KNOWN_FAILURES: Record<string, { scenarios: string[]; reason: strin
  */
 export const NULL_NOT_EXPRESSIBLE: Record<string, string> = {
   "MiniMax-M3.jinja":
-    'The template leaves null members out by design (its comment: `<key>null</key>` would read back as the string "null", so the convention is to omit the field) and renders a null array item as an empty <item>, the same as an empty string.',
+    "The template leaves null members out by design (its comment: `<key>null</key>` would read back as the " +
+    'string "null", so the convention is to omit the field) and renders a null array ' +
+    "item as an empty <item>, the same as an empty string.",
 };
 
 /** The value without its null object members (what a template that omits them can carry). */

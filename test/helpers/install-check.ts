@@ -93,5 +93,9 @@ export function installSummary(report: InstallReport): string {
     report.mode === "source"
       ? `; in the cache: build folder ${mb(report.cacheBuildBytes)}, llama.cpp clone ${mb(report.llamaBytes)}`
       : "";
-  return `[install, ${report.mode}] npm install ${report.installSeconds} s; node_modules/toolwright ${mb(report.packageBytes)}, node_modules ${mb(report.nodeModulesBytes)} in ${report.packages?.length} packages${cache}`;
+  return (
+    `[install, ${report.mode}] npm install ${report.installSeconds} s; node_modules/toolwright ` +
+    `${mb(report.packageBytes)}, node_modules ${mb(report.nodeModulesBytes)} in ` +
+    `${report.packages?.length} packages${cache}`
+  );
 }

@@ -6,7 +6,9 @@
  * e.g. "grammar/index.js"), and returns a JSON-serialisable value.
  *
  * @example
- * const r = await isolated(`const { readGgufMetadata } = lib; await readGgufMetadata(${JSON.stringify(path)}); return "read";`);
+ * const r = await isolated(
+ *   `const { readGgufMetadata } = lib; await readGgufMetadata(${JSON.stringify(path)}); return "read";`,
+ * );
  * expect(r.kind).toBe("threw");                    // a clean error, no crash
  * expect(r.error?.name).toBe("GgufError");
  */
@@ -66,12 +68,14 @@ export async function isolated(body: string, options: IsolatedOptions = {}): Pro
   const script = `
 const lib = await import(${JSON.stringify(pathToFileURL(join(lib, "index.js")).href)});
 const sub = (p) => import(${JSON.stringify(pathToFileURL(lib).href)} + "/" + p);
-const report = (o) => process.stdout.write(${JSON.stringify(REPORT)} + JSON.stringify({ ...o, maxRss: process.resourceUsage().maxRSS }) + "\\n");
+const report = (o) => process.stdout.write(${JSON.stringify(REPORT)} + JSON.stringify({ ...o,
+  maxRss: process.resourceUsage().maxRSS }) + "\\n");
 try {
   const value = await (async () => { ${body} })();
   report({ kind: "returned", value: value === undefined ? null : value });
 } catch (e) {
-  report({ kind: "threw", error: { name: e?.name ?? typeof e, message: String(e?.message ?? e), ...(typeof e?.code === "string" ? { code: e.code } : {}) } });
+  report({ kind: "threw", error: { name: e?.name ?? typeof e, message: String(e?.message ?? e),
+    ...(typeof e?.code === "string" ? { code: e.code } : {}) } });
 }
 process.exit(0);
 `;

@@ -33,7 +33,8 @@ export interface PythonicExpectation {
  */
 export const UNREADABLE_VALUES: Record<string, string> = {
   "vllm--toolace.jinja":
-    "prints each value with `\"%sr\" | format(value)` (meant to be `%r`): `city=Parisr`, an unquoted string with a stray 'r', so no parser can recover the value.",
+    'prints each value with `"%sr" | format(value)` (meant to be `%r`): `city=Parisr`, an unquoted string ' +
+    "with a stray 'r', so no parser can recover the value.",
 };
 
 export const PYTHONIC_TEMPLATES: PythonicExpectation[] = [

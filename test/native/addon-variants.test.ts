@@ -161,7 +161,8 @@ describe.skipIf(!hasCompiler)("a CUDA variant without the CUDA runtime", () => {
        const m = await loadModel(${JSON.stringify(modelPath)});
        const placement = m.placement.backend; m.dispose();
        const e = await loadModel(${JSON.stringify(modelPath)}, { gpu: "cuda" }).catch((e) => e);
-       console.log(JSON.stringify({ variant: loadedAddon().variant, skipped: loadedAddon().passedOver[0], placement, code: e.code, message: e.message }));`,
+       console.log(JSON.stringify({ variant: loadedAddon().variant, skipped: loadedAddon().passedOver[0], placement,
+         code: e.code, message: e.message }));`,
       { TOOLWRIGHT_ADDON: fake },
     );
     expect(out.variant).toBe("cpu");
@@ -181,7 +182,8 @@ describe.skipIf(!hasVulkanBuild)("a Vulkan build on a machine without a Vulkan d
        const placement = m.placement.backend; m.dispose();
        const e = await loadModel(${JSON.stringify(modelPath)}, { gpu: "vulkan" }).catch((e) => e);
        const a = loadedAddon();
-       console.log(JSON.stringify({ path: a.path, variant: a.variant, skipped: a.passedOver[0], devices: listDevices().map((d) => d.backend), placement, code: e.code, message: e.message }));`,
+       console.log(JSON.stringify({ path: a.path, variant: a.variant, skipped: a.passedOver[0],
+         devices: listDevices().map((d) => d.backend), placement, code: e.code, message: e.message }));`,
       { ...NO_ICD, TOOLWRIGHT_ADDON: VULKAN_BUILD },
     );
     expect(out.path).not.toBe(VULKAN_BUILD);
@@ -204,7 +206,8 @@ describe.skipIf(!hasVulkanBuild)("a Vulkan build on a machine without a Vulkan d
        const m = await task.promise;
        const devices = m.info().devices.length; m.dispose();
        const e = await binding.Model.load(${JSON.stringify(modelPath)}, { gpu: "vulkan" }).promise.catch((e) => e);
-       console.log(JSON.stringify({ variant: report.variant, noDevice: report.noDevice, backends: report.backends, devices, code: e.code }));`,
+       console.log(JSON.stringify({ variant: report.variant, noDevice: report.noDevice, backends: report.backends,
+         devices, code: e.code }));`,
       NO_ICD,
     );
     expect(out.variant).toBe("vulkan");

@@ -56,7 +56,7 @@ describe("toolwright pull", () => {
     expect(loud.stderr).toMatch(/^up to date: /m);
   });
 
-  it("takes the hub from TOOLWRIGHT_HF_ENDPOINT and the cache from TOOLWRIGHT_MODELS_DIR; a quantization tag picks the file", async () => {
+  it("hub from TOOLWRIGHT_HF_ENDPOINT, cache from TOOLWRIGHT_MODELS_DIR; a quant tag picks the file", async () => {
     const cache = freshCache();
     const saved = { endpoint: process.env.TOOLWRIGHT_HF_ENDPOINT, dir: process.env.TOOLWRIGHT_MODELS_DIR };
     process.env.TOOLWRIGHT_HF_ENDPOINT = server.endpoint;
@@ -138,7 +138,7 @@ async function withHubEnv<T>(endpoint: string, cache: string, fn: () => Promise<
 }
 
 describe.each(["inspect", "analyze"])("toolwright %s hf:…", (command) => {
-  it("downloads the model into the cache and reports on it as on the local file; then works with the hub gone", async () => {
+  it("downloads into the cache and reports on it as on the local file; then works with the hub gone", async () => {
     const cache = freshCache();
     const path = join(cache, "hf", "toolwright-test", "Chat-GGUF", "main", FILE);
     const r = await withHubEnv(server.endpoint, cache, () => run(command, REF, "--json"));

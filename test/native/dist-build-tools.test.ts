@@ -14,7 +14,9 @@ const work = mkdtempSync(join(tmpdir(), "toolwright-build-tools-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 function obtain(root: string, cache: string) {
-  const script = `import(${JSON.stringify(pathToFileURL(join(REPO_ROOT, "scripts", "build-tools.mjs")).href)}).then((m) => console.log(JSON.stringify(m.obtainBuildTools(${JSON.stringify(root)}))))`;
+  const url = JSON.stringify(pathToFileURL(join(REPO_ROOT, "scripts", "build-tools.mjs")).href);
+  const obtain = `m.obtainBuildTools(${JSON.stringify(root)})`;
+  const script = `import(${url}).then((m) => console.log(JSON.stringify(${obtain})))`;
   const r = spawnSync(process.execPath, ["-e", script], {
     encoding: "utf8",
     env: { ...process.env, TOOLWRIGHT_CACHE_DIR: cache, npm_config_prefer_offline: "true" },

@@ -32,7 +32,8 @@ const { parentPort, workerData } = require("node:worker_threads");
   while (Atomics.load(barrier, 0) < workerData.parties) Atomics.wait(barrier, 0, Atomics.load(barrier, 0), 50);
   const started = performance.timeOrigin + performance.now();
   const tokens = [];
-  for await (const chunk of context.generate({ prompt: workerData.prompt, maxTokens: workerData.maxTokens, sampling: { greedy: true } })) {
+  for await (const chunk of context.generate({ prompt: workerData.prompt, maxTokens: workerData.maxTokens, sampling: {
+    greedy: true } })) {
     tokens.push(chunk.token);
     if (workerData.announceFirstToken && tokens.length === 1) parentPort.postMessage({ type: "first-token" });
   }

@@ -34,7 +34,9 @@ const VALID: GrammarCase[] = [
   { name: "forward references", gbnf: 'root ::= a b\nb ::= c "y"\nc ::= "x"\na ::= "w" c\n', text: "wxxy" },
   {
     name: "names differing in one character",
-    gbnf: 'root ::= item-1 item-10 item-1-0 ("x" | item-0)\nitem-1 ::= "a"\nitem-10 ::= "b"\nitem-1-0 ::= "c"\nitem-0 ::= "d"\n',
+    gbnf:
+      'root ::= item-1 item-10 item-1-0 ("x" | item-0)\nitem-1 ::= "a"\nitem-10 ::= "b"\nitem-1-0 ::= ' +
+      '"c"\nitem-0 ::= "d"\n',
     text: "abcd",
   },
   {

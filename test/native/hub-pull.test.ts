@@ -83,7 +83,7 @@ describe("pulling a file", () => {
     expect(newRequests().map((r) => r.method)).toEqual(["HEAD", "GET", "GET"]);
   });
 
-  it("a second pull asks the hub (HEAD) and finds the cached file current; checkForUpdate: false asks nothing", async () => {
+  it("a second pull asks the hub (HEAD): the cache is current; checkForUpdate: false asks nothing", async () => {
     freshCache();
     await pullModel(REF, opts());
     requestsBefore = server.requests.length;
@@ -107,7 +107,7 @@ describe("pulling a file", () => {
     expect(readFileSync(pulled.path).equals(changed)).toBe(true);
   });
 
-  it("a file in a folder of the repository, and a small file kept in git (no LFS, no sha256 from the hub)", async () => {
+  it("a file in a folder of the repository, and a small file kept in git (no LFS, no sha256 from hub)", async () => {
     freshCache();
     server.put(REPO, "sub/dir/inner.gguf", { content: model });
     server.put(REPO, "small.gguf", { content: model.subarray(0, 1000), lfs: false });
@@ -205,7 +205,7 @@ describe("resuming", () => {
     expect(gets[1]!.headers["if-range"]).toBe(`"${sha256(model)}"`);
   });
 
-  it("gives up after repeated drops without progress, keeping the partial file (TOOLWRIGHT_DOWNLOAD_FAILED)", async () => {
+  it("gives up after drops without progress, keeps the partial file (TOOLWRIGHT_DOWNLOAD_FAILED)", async () => {
     freshCache();
     server.dropAfter(0, 100);
     const err = await pullModel(REF, opts()).catch((e: unknown) => e);
@@ -288,7 +288,7 @@ describe("concurrent pulls of one file", () => {
     expect([a.source, b.source].sort()).toEqual(["cached", "downloaded"]);
   });
 
-  it("a lock held by a live process makes a pull wait (abortable); a lock left by a dead one is taken over", async () => {
+  it("a live process's lock makes a pull wait (abortable); a lock left by a dead one is taken over", async () => {
     freshCache();
     const dir = join(cacheDir, "hf", "toolwright-test", "Tiny-GGUF", "main");
     mkdirSync(dir, { recursive: true });
@@ -324,7 +324,7 @@ describe("failures", () => {
     expect(readdirSync(join(cacheDir, "hf", "toolwright-test", "Tiny-GGUF", "main"))).toEqual([]);
   });
 
-  it("a server that sends something other than a GGUF file (an HTML page): TOOLWRIGHT_DOWNLOAD_FAILED, nothing kept", async () => {
+  it("a server sending no GGUF file (an HTML page): TOOLWRIGHT_DOWNLOAD_FAILED, nothing kept", async () => {
     freshCache();
     server.put(REPO, "page.gguf", {
       content: new TextEncoder().encode("<!DOCTYPE html><html>not a model</html>".repeat(100)),
@@ -367,7 +367,7 @@ describe("failures", () => {
     expect((err as Error).message).toMatch(/HF_TOKEN/);
   });
 
-  it("an unreachable hub (connection refused): TOOLWRIGHT_OFFLINE; a cached copy is used instead when there is one", async () => {
+  it("an unreachable hub (connection refused): TOOLWRIGHT_OFFLINE; a cached copy is used if any", async () => {
     freshCache();
     const offline = await closedEndpoint();
     const err = await pullModel(REF, { endpoint: offline, cacheDir }).catch((e: unknown) => e);

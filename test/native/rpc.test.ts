@@ -117,7 +117,7 @@ describe.skipIf(!hasRpc)("a model split across two rpc-servers", () => {
     expect(remote.tokens).toEqual(local.tokens);
   });
 
-  test("a second model on the same servers while the first is loaded (one connection per server and process)", async () => {
+  test("a second model on the same servers while the first is loaded (one connection per server)", async () => {
     await using first = await loadModel(modelPath, { gpu: false, rpcServers: [a.endpoint, b.endpoint] });
     const second = await greedyTokens(modelPath, { gpu: false, rpcServers: [b.endpoint] }, "Hello");
     const local = await greedyTokens(modelPath, { gpu: false }, "Hello");
@@ -147,15 +147,18 @@ describe.skipIf(!hasRpc)("a model split across two rpc-servers", () => {
     // The client in a child process: after a loss, RPC cannot be used again in that process.
     const script = `
       import { loadModel, ToolwrightError } from ${JSON.stringify(join(REPO_ROOT, "lib", "index.js"))};
-      const classOf = (e) => (e instanceof ToolwrightError ? e.name : "not a ToolwrightError: " + e?.name) + " " + e?.code;
+      const classOf = (e) =>
+        (e instanceof ToolwrightError ? e.name : "not a ToolwrightError: " + e?.name) + " " + e?.code;
       const [path, keep, victim] = process.argv.slice(1);
       const model = await loadModel(path, { gpu: false, rpcServers: [keep, victim] });
       const context = await model.createContext({ contextSize: 512, threads: 1 });
       const out = { tokens: 0 };
       try {
-        for await (const t of context.generate({ prompt: "Once upon a time", maxTokens: 400, sampling: { greedy: true } })) {
+        for await (const t of context.generate({ prompt: "Once upon a time", maxTokens: 400, sampling: {
+          greedy: true } })) {
           // Waits until the server is dead: the next token needs it.
-          if (++out.tokens === 4) await new Promise((killed) => { process.once("message", killed); process.send("kill"); });
+          if (++out.tokens === 4) await new Promise((killed) => { process.once("message", killed);
+            process.send("kill"); });
         }
       } catch (e) { out.error = { code: e.code, message: e.message, class: classOf(e), causeCode: e.cause?.code }; }
       try { await context.generate({ prompt: "again", maxTokens: 2 }).text(); } catch (e) { out.again = classOf(e); }

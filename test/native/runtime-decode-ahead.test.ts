@@ -68,7 +68,7 @@ describe("generate() with decode-ahead", () => {
     expect(generated).toEqual(reference);
   });
 
-  test("a stop string leaves the last token decoded; stats count it once; the next prompt reuses the cache", async () => {
+  test("a stop string leaves the last token decoded, counted once; the next prompt reuses the cache", async () => {
     const prompt = model.tokenize(PROMPT);
     const probe = await context
       .generate({ tokens: prompt, maxTokens: 12, sampling: { greedy: true }, reusePrefix: false })
@@ -204,7 +204,7 @@ describe("native step with decodeAhead", () => {
     }
   });
 
-  test("cancel() during a decode-ahead makes the next step reject with ABORT_ERR; the cache stays consistent", async () => {
+  test("cancel() during a decode-ahead: the next step rejects with ABORT_ERR; the cache stays consistent", async () => {
     const ctx = context.native;
     ctx.clear();
     const prompt = model.tokenize(PROMPT);

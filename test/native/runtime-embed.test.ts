@@ -54,7 +54,7 @@ describe("determinism", () => {
     expect(Array.from(b)).toEqual(Array.from(a));
   });
 
-  it("a text's vector never depends on the other texts of its batch: same shape, other content, identical vector", async () => {
+  it("a text's vector never depends on the other texts of its batch (same shape, other content)", async () => {
     const text = "item number 7 in a long list of short texts";
     const neighbours = (word: string) => Array.from({ length: 9 }, (_, i) => `${word} ${i} `.repeat(6));
     expect(neighbours("cat").map(tokenCount)).toEqual(neighbours("dog").map(tokenCount));
@@ -63,7 +63,7 @@ describe("determinism", () => {
     expect(Array.from(b!)).toEqual(Array.from(a!));
   });
 
-  it("a text embedded alone or in a batch of many (several batches) gives the same vector up to the kernels' precision", async () => {
+  it("a text alone or in a batch of many (several batches): the same vector up to the kernels' precision", async () => {
     // Not bit-identical: llama.cpp's CPU kernels take other paths for larger batches (measured on
     // normalised vectors: up to 2e-3 per component with q8_0 weights, 1.4e-4 with f32; a few
     // 1e-8 while the batch stays a handful of tokens). The test above shows it is not leakage.
@@ -80,7 +80,7 @@ describe("determinism", () => {
 });
 
 describe("normalisation", () => {
-  it("normalize (the default) gives an L2 norm of 1; normalize false the raw vector in the same direction", async () => {
+  it("normalize (default) gives an L2 norm of 1; normalize false the raw vector in the same direction", async () => {
     const normalized = await model.embed(TEXTS);
     const raw = await model.embed(TEXTS, { normalize: false });
     for (let i = 0; i < TEXTS.length; i++) {
@@ -137,7 +137,7 @@ describe("limits and failures", () => {
     await expect(model.embed("")).rejects.toThrow(RangeError);
   });
 
-  it("a text longer than contextSize is a ContextOverflowError naming both sizes; a larger contextSize embeds it", async () => {
+  it("a text over contextSize: a ContextOverflowError naming both sizes; a larger contextSize embeds it", async () => {
     const long = "word ".repeat(300);
     const tokens = tokenCount(long);
     const err = await model.embed(["short", long], { contextSize: 256 }).catch((e: unknown) => e);
@@ -145,14 +145,15 @@ describe("limits and failures", () => {
     expect(err).toMatchObject({ code: "TOOLWRIGHT_CONTEXT_OVERFLOW", needed: tokens, contextSize: 256 });
     expect((err as Error).message).toMatch(
       new RegExp(
-        `texts\\[1\\] has ${tokens} tokens, more than the embedding context holds \\(contextSize 256\\); pass a larger contextSize`,
+        `texts\\[1\\] has ${tokens} tokens, more than the embedding context holds \\(contextSize 256\\); pass a ` +
+          `larger contextSize`,
       ),
     );
     const [, v] = await model.embed(["short", long], { contextSize: 512 });
     expect(v!.length).toBe(dims);
   });
 
-  it("an aborted signal rejects with AbortError, before or during the work; the model embeds again afterwards", async () => {
+  it("an aborted signal rejects with AbortError, before or during the work; the model embeds again after", async () => {
     await expect(model.embed(TEXTS, { signal: AbortSignal.abort() })).rejects.toBeInstanceOf(AbortError);
     const many = Array.from({ length: 400 }, (_, i) => `text ${i} `.repeat(20));
     const controller = new AbortController();

@@ -80,8 +80,10 @@ describe("determinism", () => {
 });
 
 describe("grammar", () => {
-  const JSON_GBNF = String.raw`
-root   ::= "{" ws "\"name\"" ws ":" ws string ws "," ws "\"age\"" ws ":" ws number ws "," ws "\"tags\"" ws ":" ws tags ws "}"
+  const JSON_GBNF =
+    String.raw`
+root   ::= "{" ws "\"name\"" ws ":" ws string ws "," ws "\"age\"" ws ":" ws number ws "," ` +
+    String.raw`ws "\"tags\"" ws ":" ws tags ws "}"
 string ::= "\"" [a-zA-Z0-9 é日🎉]{1,12} "\""
 number ::= "-"? ("0" | [1-9] [0-9]{0,3}) ("." [0-9]{1,3})?
 tags   ::= "[" ws (string (ws "," ws string){0,2})? ws "]"

@@ -16,8 +16,10 @@ import { ensureTestModel } from "../helpers/test-models.js";
 const GRAMMARS: Array<{ name: string; gbnf: string; check?: (text: string) => void; partsOnIllFormedUtf8?: RegExp }> = [
   {
     name: "bounded JSON object",
-    gbnf: String.raw`
-root   ::= "{" ws "\"name\"" ws ":" ws string ws "," ws "\"n\"" ws ":" ws number ws "," ws "\"tags\"" ws ":" ws tags ws "}"
+    gbnf:
+      String.raw`
+root   ::= "{" ws "\"name\"" ws ":" ws string ws "," ws "\"n\"" ws ":" ws number ws "," ` +
+      String.raw`ws "\"tags\"" ws ":" ws tags ws "}"
 string ::= "\"" [a-zA-Z0-9 é日🎉]{1,12} "\""
 number ::= "-"? ("0" | [1-9] [0-9]{0,3}) ("." [0-9]{1,3})?
 tags   ::= "[" ws (string (ws "," ws string){0,2})? ws "]"

@@ -195,7 +195,7 @@ describe("prefix reuse per sequence", () => {
       ctx.dispose();
     }
   });
-  test("a prompt sharing a prefix with another sequence's cache starts from a copy of it, with the tokens it gives alone", async () => {
+  test("a prompt sharing a prefix with another sequence's cache starts from a copy, same tokens as alone", async () => {
     const ctx = await model.createContext({ ...CONTEXT, sequences: 3 });
     try {
       const shared = Array.from(
@@ -244,7 +244,8 @@ describe("no libuv pool thread per generation", () => {
       const ctx = await model.createContext({ contextSize: 1024, threads: 1, sequences: 8 });
       const tokens = Array.from(model.tokenize("Once upon a time"));
       const counts = await Promise.all(Array.from({ length: 8 }, async (_, i) => {
-        let n = 0; for await (const _t of ctx.generate({ tokens: [...tokens, 100 + i], maxTokens: 10, sampling: { greedy: true } })) n++; return n;
+        let n = 0; for await (const _t of ctx.generate({ tokens: [...tokens, 100 + i], maxTokens: 10, sampling: {
+          greedy: true } })) n++; return n;
       }));
       return counts;`;
     const r = await isolated(body, { timeoutMs: 120_000, env: { UV_THREADPOOL_SIZE: "1" } });

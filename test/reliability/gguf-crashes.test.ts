@@ -146,7 +146,7 @@ describe("hostile GGUF files: errors, not crashes", () => {
     expect(r.error?.message).toMatch(/is a byte token, which a "bert" vocabulary cannot have/);
   });
 
-  it("a BPE vocabulary labelled rwkv: a ModelLoadError, not token ids of -1 or a tokenizer looping forever", async () => {
+  it("a BPE vocabulary labelled rwkv: a ModelLoadError, not token ids of -1 or a tokenizer looping", async () => {
     const path = join(dir, "bpe-as-rwkv.gguf");
     await rewriteGguf(bpe, path, { metadata: (m) => m.set("tokenizer.ggml.model", gguf.string("rwkv")) });
     const r = await load(path, { vocabOnly: true }, `return Array.from(m.tokenize("hello 𝄞 world"))`);
@@ -157,7 +157,7 @@ describe("hostile GGUF files: errors, not crashes", () => {
     );
   });
 
-  it("an SPM vocabulary labelled rwkv: a ModelLoadError (byte tokens; without them, the byte a token starts with)", async () => {
+  it("an SPM vocabulary labelled rwkv: a ModelLoadError (byte tokens, or else a token's first byte)", async () => {
     const path = join(dir, "spm-as-rwkv.gguf");
     await rewriteGguf(spm, path, { metadata: (m) => m.set("tokenizer.ggml.model", gguf.string("rwkv")) });
     const r = await load(path, { vocabOnly: true }, `m.tokenize("hello")`);
@@ -179,13 +179,15 @@ describe("hostile GGUF files: errors, not crashes", () => {
 
   it("contextSize far beyond the training context: a RangeError with a memory estimate", async () => {
     const r = await isolated(
-      `const m = await lib.loadModel(${JSON.stringify(spm)}); await m.createContext({ contextSize: 2 ** 24 }); return "created";`,
+      `const m = await lib.loadModel(${JSON.stringify(spm)}); await m.createContext({ contextSize: 2 ** 24 ` +
+        `}); return "created";`,
     );
     expect(r.kind, r.stderr).toBe("threw");
     expect(r.error?.name).toBe("RangeError");
     expect(r.error?.message).toMatch(/training context \(4096 tokens\).*about [\d.]+ GiB.*allowBeyondTraining/);
     const ok = await isolated(
-      `const m = await lib.loadModel(${JSON.stringify(spm)}); const c = await m.createContext({ contextSize: 8192, allowBeyondTraining: true }); return c.contextSize;`,
+      `const m = await lib.loadModel(${JSON.stringify(spm)}); const c = await m.createContext({ contextSize: ` +
+        `8192, allowBeyondTraining: true }); return c.contextSize;`,
     );
     expect(ok).toMatchObject({ kind: "returned", value: 8192 });
   });

@@ -43,7 +43,9 @@ function hostileGrammar(next: () => number): Case {
       return { gbnf: `root ::= ${Array.from({ length: Math.min(n, 60_000) }, (_, i) => `"w${i}"`).join(" | ")}` };
     case 5:
       return {
-        gbnf: `root ::= [${Array.from({ length: Math.min(n, 20_000) }, (_, i) => String.fromCodePoint(0x4e00 + i * 2)).join("")}]+`,
+        gbnf:
+          `root ::= ` +
+          `[${Array.from({ length: Math.min(n, 20_000) }, (_, i) => String.fromCodePoint(0x4e00 + i * 2)).join("")}]+`,
       };
     case 6:
       return {
@@ -77,10 +79,15 @@ describe("hostile grammars (seeded)", () => {
       `const model = await lib.loadModel(${JSON.stringify(modelPath)});
        const context = await model.createContext({ contextSize: 256, threads: 1 });
        const out = [];
-       for (const c of JSON.parse((await import("node:fs")).readFileSync(${JSON.stringify(file)}, "utf8"))) for (const engine of ["llama", "toolwright"]) {
+       for (const c of JSON.parse((await import("node:fs")).readFileSync(${JSON.stringify(file)},
+         "utf8"))) for (const engine of ["llama", "toolwright"]) {
          const grammar = { engine, gbnf: c.gbnf, ...(c.patterns ? { lazy: { patterns: c.patterns } } : {}) };
-         try { for await (const _ of context.generate({ prompt: "Answer:", maxTokens: 4, grammar, sampling: { seed: 1 } })) {} out.push("ok"); }
-         catch (e) { out.push(typeof e?.message === "string" && e.message.length > 10 && !/internal/i.test(e.message) ? "error" : "BAD " + e?.name + ": " + String(e?.message).slice(0, 200)); }
+         try { for await (const _ of context.generate({ prompt: "Answer:", maxTokens: 4, grammar, sampling: {
+           seed: 1 } })) {} out.push("ok"); }
+         catch (e) {
+           const named = typeof e?.message === "string" && e.message.length > 10 && !/internal/i.test(e.message);
+           out.push(named ? "error" : "BAD " + e?.name + ": " + String(e?.message).slice(0, 200));
+         }
        }
        model.dispose();
        return out;`,

@@ -20,7 +20,8 @@ const generate = (grammar: string) =>
      const grammar = ${grammar};
      let text = "";
      try {
-       for await (const chunk of context.generate({ prompt: "Answer:", maxTokens: 8, grammar, sampling: { seed: 1 } })) text += chunk.text;
+       for await (const chunk of context.generate({ prompt: "Answer:", maxTokens: 8, grammar, sampling: {
+         seed: 1 } })) text += chunk.text;
      } finally { model.dispose(); }
      return text;`,
     { timeoutMs: 90_000 },
@@ -28,7 +29,8 @@ const generate = (grammar: string) =>
 
 const nested = (n: number) => `"root ::= " + "(".repeat(${n}) + '"a"' + ")".repeat(${n})`;
 const chained = (n: number) =>
-  `Array.from({ length: ${n} }, (_, i) => "r" + i + " ::= " + (i + 1 < ${n} ? "r" + (i + 1) : '"a"')).join("\\n").replace(/^r0 /, "root ")`;
+  `Array.from({ length: ${n} }, (_, i) => "r" + i + " ::= " + (i + 1 < ${n} ? "r" + (i + 1) : ` +
+  `'"a"')).join("\\n").replace(/^r0 /, "root ")`;
 
 describe.each(["llama", "toolwright"])("engine %s", (engine) => {
   it("100,000 nested groups: an error naming the nesting bound and position", async () => {
@@ -63,7 +65,8 @@ describe.each(["llama", "toolwright"])("engine %s", (engine) => {
 
   it("200,000 alternatives: works or an error naming the bound", async () => {
     const r = await generate(
-      `{ engine: ${JSON.stringify(engine)}, gbnf: "root ::= " + Array.from({ length: 200000 }, (_, i) => '"w' + i + '"').join(" | ") }`,
+      `{ engine: ${JSON.stringify(engine)}, gbnf: "root ::= " + Array.from({ length: 200000 }, (_, i) => '"w' ` +
+        `+ i + '"').join(" | ") }`,
     );
     expect(["returned", "threw"], r.stderr).toContain(r.kind);
     if (r.kind === "threw") expect(r.error?.message).toMatch(/200000 alternatives/);
@@ -71,7 +74,8 @@ describe.each(["llama", "toolwright"])("engine %s", (engine) => {
 
   it("a 100,000-item class: works or an error naming the rule and the bound", async () => {
     const r = await generate(
-      `{ engine: ${JSON.stringify(engine)}, gbnf: "root ::= [" + Array.from({ length: 100000 }, (_, i) => String.fromCodePoint(0x4e00 + i * 2)).join("") + "]" }`,
+      `{ engine: ${JSON.stringify(engine)}, gbnf: "root ::= [" + Array.from({ length: 100000 }, (_, i) => ` +
+        `String.fromCodePoint(0x4e00 + i * 2)).join("") + "]" }`,
     );
     expect(["returned", "threw"], r.stderr).toContain(r.kind);
     if (r.kind === "threw") expect(r.error?.message).toMatch(/character class in rule 'root' has more than 4096/);
@@ -79,7 +83,9 @@ describe.each(["llama", "toolwright"])("engine %s", (engine) => {
 
   it("a schema pattern of 100,000 alternatives: works or an error naming the bound", async () => {
     const r = await generate(
-      `{ engine: ${JSON.stringify(engine)}, gbnf: (await sub("grammar/index.js")).jsonSchemaToGbnf({ type: "string", pattern: "^(" + Array.from({ length: 100000 }, (_, i) => "w" + i).join("|") + ")$" }) }`,
+      `{ engine: ${JSON.stringify(engine)}, gbnf: (await sub("grammar/index.js")).jsonSchemaToGbnf({ type: ` +
+        `"string", pattern: "^(" + Array.from({ length: 100000 }, (_, i) => "w" + ` +
+        `i).join("|") + ")$" }) }`,
     );
     expect(["returned", "threw"], r.stderr).toContain(r.kind);
     if (r.kind === "threw") expect(r.error?.message).toMatch(/alternatives, more than the 50000/);
@@ -87,7 +93,8 @@ describe.each(["llama", "toolwright"])("engine %s", (engine) => {
 
   it("the token-refs fixture generates", async () => {
     const r = await generate(
-      `{ engine: ${JSON.stringify(engine)}, gbnf: (await import("node:fs")).readFileSync(${JSON.stringify(new URL("../fixtures/gbnf/token-refs.gbnf", import.meta.url).pathname)}, "utf8") }`,
+      `{ engine: ${JSON.stringify(engine)}, gbnf: (await import("node:fs")).readFileSync(` +
+        `${JSON.stringify(new URL("../fixtures/gbnf/token-refs.gbnf", import.meta.url).pathname)}, "utf8") }`,
     );
     expect(r.kind, `${r.error?.message} ${r.stderr}`).toBe("returned");
   });

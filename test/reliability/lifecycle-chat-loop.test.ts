@@ -19,7 +19,8 @@ beforeAll(async () => {
 it(`${CHATS} chats in a loop: RSS grows less than ${GROWTH_BOUND_MIB} MiB after ${WARMUP}`, async () => {
   const body = `
 const model = await lib.loadModel(${JSON.stringify(path)});
-const tools = [{ type: "function", function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string", enum: ["Paris", "Oslo"] } }, required: ["city"] } }, execute: ({ city }) => ({ city, t: 21 }) }];
+const tools = [{ type: "function", function: { name: "get_weather", parameters: { type: "object", properties: { city: {
+  type: "string", enum: ["Paris", "Oslo"] } }, required: ["city"] } }, execute: ({ city }) => ({ city, t: 21 }) }];
 const mib = () => process.memoryUsage().rss / 1048576;
 let warm = 0;
 const reasons = {};
@@ -29,7 +30,8 @@ for (let i = 0; i < ${CHATS}; i++) {
   const options = { messages: [{ role: "user", content: "Hi " + i }], maxTokens: 4, sampling: { seed: i } };
   let r;
   if (i % 10 === 1) r = await model.chat({ ...options, tools, toolChoice: "required", maxTokens: 48, maxSteps: 2 });
-  else if (i % 10 === 2) { const s = new lib.ChatSession(model, { context: { contextSize: 256 } }); r = await s.chat(options); s.dispose(); }
+  else if (i % 10 === 2) { const s = new lib.ChatSession(model, { context: { contextSize: 256 } });
+    r = await s.chat(options); s.dispose(); }
   else r = await model.chat(options);
   reasons[r.finishReason] = (reasons[r.finishReason] ?? 0) + 1;
   if (i === ${WARMUP - 1}) { globalThis.gc?.(); warm = mib(); }

@@ -79,8 +79,11 @@ describe("lifecycle: dispose at every token index", () => {
       const out = [];
       for (const at of ${JSON.stringify(INDICES)}) {
         const ctx = await model.createContext({ contextSize: 256, threads: 2, sequences: 4 });
-        const run = async (prompt, onToken) => { let n = 0; try { for await (const _ of ctx.generate({ prompt, maxTokens: ${MAX_TOKENS}, sampling: { greedy: true } })) onToken(++n); return "ended"; } catch { return "threw"; } };
-        const ends = await Promise.all([run("Once", (n) => { if (n === at) ctx.dispose(); }), run("Twice", () => {}), run("Thrice", () => {})]);
+        const run = async (prompt, onToken) => { let n = 0; try { for await (const _ of ctx.generate({ prompt,
+          maxTokens: ${MAX_TOKENS}, sampling: { greedy: true } })) onToken(++n); return "ended"; } catch {
+          return "threw"; } };
+        const ends = await Promise.all([run("Once", (n) => { if (n === at) ctx.dispose(); }), run("Twice", () => {}),
+          run("Thrice", () => {})]);
         out.push({ at, ctx: ctx.disposed, ends: ends.length });
       }
       return out;`;
@@ -103,14 +106,17 @@ describe("lifecycle: dispose at every token index", () => {
         const lib = await import(workerData.lib);
         const model = await lib.loadModel(workerData.model);
         const ctx = await model.createContext({ contextSize: 256, threads: 1, sequences: 3 });
-        const run = async (p) => { for await (const _ of ctx.generate({ prompt: p, maxTokens: 200 })) parentPort.postMessage("token"); };
+        const run = async (p) => { for await (const _ of ctx.generate({ prompt: p,
+          maxTokens: 200 })) parentPort.postMessage("token"); };
         await Promise.all([run("a"), run("b"), run("c")]);
         parentPort.postMessage("done");\`);
       const seen = [];
       for (const at of [1, 5, 12, 30]) {
-        const w = new Worker(file, { execArgv: [], workerData: { lib: ${JSON.stringify(libUrl)}, model: ${JSON.stringify(path)} } });
+        const w = new Worker(file, { execArgv: [], workerData: { lib: ${JSON.stringify(libUrl)},
+          model: ${JSON.stringify(path)} } });
         let n = 0;
-        await new Promise((resolve) => { w.on("message", (m) => { if (m === "token" && ++n === at) resolve(); if (m === "done") resolve(); }); w.on("error", (e) => { seen.push(String(e)); resolve(); }); });
+        await new Promise((resolve) => { w.on("message", (m) => { if (m === "token" && ++n === at) resolve();
+          if (m === "done") resolve(); }); w.on("error", (e) => { seen.push(String(e)); resolve(); }); });
         await w.terminate();
         seen.push(n >= at);
       }
@@ -129,7 +135,8 @@ describe("lifecycle: dispose at every token index", () => {
     const body = `const model = await lib.loadModel(${JSON.stringify(path)});
       const ctx = await model.createContext({ contextSize: 256, threads: 2 });
       let n = 0;
-      try { for await (const _ of ctx.generate({ prompt: "Once", maxTokens: ${MAX_TOKENS}, sampling: { greedy: true } })) if (++n === ${at}) ctx.dispose(); } catch {}
+      try { for await (const _ of ctx.generate({ prompt: "Once", maxTokens: ${MAX_TOKENS}, sampling: {
+        greedy: true } })) if (++n === ${at}) ctx.dispose(); } catch {}
       return ctx.disposed;`;
     const r = await isolated(body, { timeoutMs: 60_000 });
     expect(r.kind, `${r.kind} (signal ${r.signal}, exit code ${r.exitCode}): ${r.stderr}`).toBe("returned");

@@ -15,7 +15,8 @@ const prelude = (p: string) => `
 const path = ${JSON.stringify(p)};
 const model = await lib.loadModel(path);
 const ctx = await model.createContext({ contextSize: 512 });
-const errorOf = async (f) => { try { await f(); return null; } catch (e) { return { name: e?.name, code: e?.code ?? null }; } };
+const errorOf = async (f) => { try { await f(); return null; } catch (e) { return { name: e?.name,
+  code: e?.code ?? null }; } };
 `;
 
 interface Case {
@@ -30,10 +31,12 @@ interface Case {
 const cases: Case[] = [
   {
     name: "abort mid-generation",
-    body: `const ac = new AbortController(); const g = ctx.generate({ prompt: "Once", maxTokens: 400, signal: ac.signal });
+    body: `const ac = new AbortController(); const g = ctx.generate({ prompt: "Once", maxTokens: 400,
+      signal: ac.signal });
       let n = 0; const err = await errorOf(async () => { for await (const _ of g) if (++n === 5) ac.abort(); });
       const after = await ctx.generate({ prompt: "Again", maxTokens: 2 }).text();
-      return { stoppedEarly: n < 400, aborted: g.stopReason === "abort" || err?.code === "ABORT_ERR", after: typeof after, stop: g.stopReason ?? null, err };`,
+      return { stoppedEarly: n < 400, aborted: g.stopReason === "abort" || err?.code === "ABORT_ERR",
+        after: typeof after, stop: g.stopReason ?? null, err };`,
     kind: "returned",
     value: expect.objectContaining({ stoppedEarly: true, aborted: true, after: "string" }),
   },
@@ -55,7 +58,8 @@ const cases: Case[] = [
   },
   {
     name: "dispose the model while generation is awaited without reading",
-    body: `const g = ctx.generate({ prompt: "Once", maxTokens: 400 }); const text = g.text(); setImmediate(() => model.dispose());
+    body: `const g = ctx.generate({ prompt: "Once", maxTokens: 400 }); const text = g.text();
+      setImmediate(() => model.dispose());
       await errorOf(() => text); await new Promise((r) => setTimeout(r, 20)); return { disposed: model.disposed };`,
     kind: "returned",
     value: { disposed: true },
@@ -119,7 +123,9 @@ const cases: Case[] = [
   },
   {
     name: "chat after the model is disposed",
-    body: `const m = await lib.loadModel(path); m.dispose(); await m.chat({ messages: [{ role: "user", content: "Hi" }], maxTokens: 4 }); return "chatted";`,
+    body:
+      `const m = await lib.loadModel(path); m.dispose(); await m.chat({ messages: [{ role: "user", content: ` +
+      `"Hi" }], maxTokens: 4 }); return "chatted";`,
     kind: "threw",
   },
 ];

@@ -24,9 +24,11 @@ ${writeWorkerFile(`(async () => {
   parentPort.postMessage("done");
 })();`)}
 const cut = () => new Promise((resolve, reject) => {
-  const w = new Worker(file, { execArgv: [], workerData: { lib: ${JSON.stringify(lib)}, model: ${JSON.stringify(model)} } });
+  const w = new Worker(file, { execArgv: [], workerData: { lib: ${JSON.stringify(lib)},
+    model: ${JSON.stringify(model)} } });
   w.on("error", reject);
-  w.on("message", (m) => { if (m === "embedding") setTimeout(() => w.terminate().then(resolve), 20); if (m === "done") reject(new Error("the embedding finished before the cut")); });
+  w.on("message", (m) => { if (m === "embedding") setTimeout(() => w.terminate().then(resolve), 20);
+    if (m === "done") reject(new Error("the embedding finished before the cut")); });
 });
 const check = async () => {
   const model = await lib.loadModel(${JSON.stringify(model)}, { gpu: false });
@@ -46,7 +48,7 @@ describe("lifecycle: embeddings cut short", () => {
     expect(r.value).toBe(64);
   });
 
-  it("a model disposed mid-embed, and one garbage-collected with its embedding context, then the main thread embeds", async () => {
+  it("a model disposed mid-embed, one garbage-collected with its embedding context, then main embeds", async () => {
     const body = `
 const model = await lib.loadModel(${JSON.stringify(path)}, { gpu: false });
 const running = model.embed(Array.from({ length: 2000 }, (_, i) => "text " + i + " " + "word ".repeat(30)));

@@ -24,7 +24,8 @@ ${writeWorkerFile(`(async () => {
   }
   parentPort.postMessage("done");
 })();`)}
-const start = (generate = false) => new Worker(file, { execArgv: [], workerData: { lib: ${JSON.stringify(lib)}, model: ${JSON.stringify(model)}, generate } });
+const start = (generate = false) => new Worker(file, { execArgv: [], workerData: { lib: ${JSON.stringify(lib)},
+  model: ${JSON.stringify(model)}, generate } });
 /** Terminates the worker at the first message \`when\` (or at once); returns what it had sent. */
 const cut = (when, generate = false) => new Promise((resolve) => {
   const w = start(generate);
@@ -47,7 +48,10 @@ const check = async () => {
 
 // Each cut must have happened where it says: the worker sent that message and no error.
 const cuts = (when: string, times: number, generate = false) =>
-  `for (let i = 0; i < ${times}; i++) { const r = await cut(${JSON.stringify(when)}, ${generate}); if (${JSON.stringify(when)} !== "at-once" && !r.seen.includes(${JSON.stringify(when)}) || r.seen.some((m) => m.startsWith("error:"))) throw new Error("cut ${when}: saw " + r.seen.join(", ")); }`;
+  `for (let i = 0; i < ${times}; i++) { const r = await cut(${JSON.stringify(when)}, ${generate}); if ` +
+  `(${JSON.stringify(when)} !== "at-once" && !r.seen.includes(${JSON.stringify(when)}) ` +
+  `|| r.seen.some((m) => m.startsWith("error:"))) throw new Error("cut ${when}: saw " ` +
+  `+ r.seen.join(", ")); }`;
 const sequences: { name: string; body: string }[] = [
   { name: "terminated before it starts", body: cuts("at-once", 4) },
   { name: "terminated once the package is imported (load about to start)", body: cuts("importing-done", 4) },
@@ -56,7 +60,10 @@ const sequences: { name: string; body: string }[] = [
   { name: "terminated mid-generation", body: cuts("token", 3, true) },
   {
     name: "terminated after a delay, several at once",
-    body: `const delays = [1, 5, 20, 50, 100, 200]; await Promise.all(delays.map((ms) => new Promise((resolve) => { const w = start(); w.on("error", () => undefined); setTimeout(() => w.terminate().then(resolve), ms); })));`,
+    body:
+      `const delays = [1, 5, 20, 50, 100, 200]; await Promise.all(delays.map((ms) => new Promise((resolve) ` +
+      `=> { const w = start(); w.on("error", () => undefined); setTimeout(() => ` +
+      `w.terminate().then(resolve), ms); })));`,
   },
 ];
 

@@ -39,7 +39,8 @@ describe("hostile templates (seeded)", () => {
        const out = [];
        for (const src of ${JSON.stringify(sources)}) {
          try { new ChatTemplate(src).render({ messages: [] }); out.push("ok"); }
-         catch (e) { out.push(["TemplateRuntimeError", "TemplateSyntaxError", "TemplateError"].includes(e?.name) ? "error" : "WRONG " + e?.name + ": " + e?.message + " in " + src); }
+         catch (e) { out.push(["TemplateRuntimeError", "TemplateSyntaxError",
+           "TemplateError"].includes(e?.name) ? "error" : "WRONG " + e?.name + ": " + e?.message + " in " + src); }
        }
        return out;`,
       { timeoutMs: 600_000, maxOldSpaceMiB: 1536 },

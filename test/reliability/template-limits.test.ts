@@ -8,7 +8,8 @@ import { isolated } from "../helpers/isolated.js";
 
 const render = (source: string) =>
   isolated(
-    `const { ChatTemplate } = await sub("template/index.js"); return new ChatTemplate(${JSON.stringify(source)}).render({ messages: [] });`,
+    `const { ChatTemplate } = await sub("template/index.js"); return new ` +
+      `ChatTemplate(${JSON.stringify(source)}).render({ messages: [] });`,
     {
       timeoutMs: 120_000,
       maxOldSpaceMiB: 1536,
@@ -27,12 +28,14 @@ describe("template render budget", () => {
     ],
     [
       "list doubling",
-      "{% set ns = namespace(x=[1]) %}{% for i in range(80) %}{% set ns.x = ns.x + ns.x %}{% endfor %}{{ ns.x|length }}",
+      "{% set ns = namespace(x=[1]) %}{% for i in range(80) %}{% set ns.x = ns.x + ns.x %}{% endfor %}{{ " +
+        "ns.x|length }}",
       /budget/,
     ],
     [
       "string doubling",
-      "{% set ns = namespace(x='ab') %}{% for i in range(80) %}{% set ns.x = ns.x ~ ns.x %}{% endfor %}{{ ns.x|length }}",
+      "{% set ns = namespace(x='ab') %}{% for i in range(80) %}{% set ns.x = ns.x ~ ns.x %}{% endfor %}{{ " +
+        "ns.x|length }}",
       /budget/,
     ],
     ["string repetition", "{{ ('x' * 10**12)|length }}", /budget/],

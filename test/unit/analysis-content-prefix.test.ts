@@ -5,10 +5,12 @@ import { analyzeChatTemplate, generateChatParams, parseChatOutput } from "../../
 import { ChatTemplate } from "../../src/template/index.js";
 import { TOOLS, USER } from "../helpers/chat-roundtrip.js";
 
-const prefixed = (label: string) => `{%- for m in messages -%}
+const prefixed = (label: string) =>
+  `{%- for m in messages -%}
 {%- if m.role == 'user' -%}<|user|>{{ m.content }}<|end|>
 {%- elif m.role == 'assistant' -%}<|assistant|>
-{%- if m.tool_calls -%}<tool_calls>[{% for c in m.tool_calls %}{"name": "{{ c.function.name }}", "arguments": {{ c.function.arguments }}}{% if not loop.last %}, {% endif %}{% endfor %}]</tool_calls>
+{%- if m.tool_calls -%}<tool_calls>[{% for c in m.tool_calls %}{"name": "{{ c.function.name }}", "arguments": {{ ` +
+  `c.function.arguments }}}{% if not loop.last %}, {% endif %}{% endfor %}]</tool_calls>
 {%- else -%}${label}{{ m.content }}{%- endif -%}<|end|>
 {%- endif -%}
 {%- endfor -%}

@@ -15,7 +15,8 @@ import {
 } from "../helpers/chat-roundtrip.js";
 import { grammarInput } from "../helpers/grammar-input.js";
 
-const CHANNELS = `{%- for m in messages -%}
+const CHANNELS =
+  `{%- for m in messages -%}
 {%- if m.role == 'assistant' -%}
 {%- if m.reasoning_content %}<|start|>assistant/think
 {{ m.reasoning_content }}<|close|>
@@ -25,7 +26,8 @@ const CHANNELS = `{%- for m in messages -%}
 {% else %}<|turn_end|>
 {% endif %}{% endif -%}
 {%- if m.tool_calls %}<|start|>assistant -> tool/call
-[{% for c in m.tool_calls %}{"name": "{{ c.function.name }}", "arguments": {{ c.function.arguments }}}{% if not loop.last %}, {% endif %}{% endfor %}]<|close|><|turn_end|>
+[{% for c in m.tool_calls %}{"name": "{{ c.function.name }}", "arguments": {{ c.function.arguments }}}{% if not ` +
+  `loop.last %}, {% endif %}{% endfor %}]<|close|><|turn_end|>
 {% endif -%}
 {%- else -%}<|start|>{{ m.role }}
 {{ m.content }}<|close|>
@@ -72,7 +74,8 @@ describe("channels switched by role name", () => {
   it("content, then calls under the role header written again", () => {
     const params = generateChatParams(t.analysis, t.template, { messages: [USER], tools: TOOLS });
     const output =
-      '\nLet me check.<|close|>\n<|start|>assistant -> tool/call\n[{"name": "get_weather", "arguments": {"city": "Paris"}}]<|close|>';
+      '\nLet me check.<|close|>\n<|start|>assistant -> tool/call\n[{"name": "get_weather", "arguments": ' +
+      '{"city": "Paris"}}]<|close|>';
     const got = parseChatOutput(params, output);
     expect(String(got.content).trim()).toBe("Let me check.");
     expect(got.tool_calls?.map((c) => [c.function.name, JSON.parse(c.function.arguments)])).toEqual([
@@ -83,7 +86,8 @@ describe("channels switched by role name", () => {
   it("streamed character by character, the same message", () => {
     const params = generateChatParams(t.analysis, t.template, { messages: [USER], tools: TOOLS });
     const output =
-      '/think\nNeed it.<|close|>\n<|start|>assistant\nLet me check.<|close|>\n<|start|>assistant -> tool/call\n[{"name": "get_weather", "arguments": {"city": "Paris"}}]<|close|>';
+      "/think\nNeed it.<|close|>\n<|start|>assistant\nLet me check.<|close|>\n<|start|>assistant -> " +
+      'tool/call\n[{"name": "get_weather", "arguments": {"city": "Paris"}}]<|close|>';
     const ids = { generateCallId: (i: number) => `c${i}` };
     const parser = new ChatStreamParser(params, ids);
     for (const ch of output) parser.feed(ch);
@@ -109,7 +113,8 @@ describe("channels switched by role name", () => {
   it("reasoning, then calls", () => {
     const params = generateChatParams(t.analysis, t.template, { messages: [USER], tools: TOOLS });
     const output =
-      '/think\nNeed the weather.<|close|>\n<|start|>assistant -> tool/call\n[{"name": "get_weather", "arguments": {"city": "Paris"}}]<|close|>';
+      '/think\nNeed the weather.<|close|>\n<|start|>assistant -> tool/call\n[{"name": "get_weather", ' +
+      '"arguments": {"city": "Paris"}}]<|close|>';
     const got = parseChatOutput(params, output);
     expect(String(got.reasoning_content).trim()).toBe("Need the weather.");
     expect(got.tool_calls).toHaveLength(1);

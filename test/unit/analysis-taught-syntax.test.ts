@@ -8,11 +8,14 @@ import { ChatTemplate } from "../../src/template/index.js";
 import { TOOLS, USER } from "../helpers/chat-roundtrip.js";
 import { grammarInput } from "../helpers/grammar-input.js";
 
-const teaching = (instructions: string) => `{%- for m in messages -%}
+const teaching = (instructions: string) =>
+  `{%- for m in messages -%}
 {%- if m.role == 'user' -%}<|sys|>${instructions}
 {% for t in tools %}{{ t | tojson }}
 {% endfor %}<|end|><|usr|>{{ m.content }}<|end|>
-{%- elif m.role == 'assistant' -%}<|bot|>{% if m.content %}{{ m.content }}{% elif m.tool_calls %}{% for c in m.tool_calls %}{"name": "{{ c.function.name }}", "arguments": {{ c.function.arguments }}}{% if not loop.last %},{% endif %}{% endfor %}{% endif %}<|end|>
+{%- elif m.role == 'assistant' -%}<|bot|>{% if m.content %}{{ m.content }}{% elif m.tool_calls %}{% for c in ` +
+  `m.tool_calls %}{"name": "{{ c.function.name }}", "arguments": {{ c.function.arguments }}}{% if not ` +
+  `loop.last %},{% endif %}{% endfor %}{% endif %}<|end|>
 {%- endif -%}
 {%- endfor -%}
 {%- if add_generation_prompt -%}<|bot|>{%- endif -%}`;

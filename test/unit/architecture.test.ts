@@ -1,7 +1,8 @@
 // The layering of src/: each top-level folder imports only from folders below it, so no import
 // cycle crosses a folder and the runtime knows nothing of chat. The layers, top to bottom:
-//   cli → server, ai-sdk → openai → session → chat → analysis, peg → template, grammar → runtime
-// (src/types.ts, the shared OpenAI shapes, may be imported from anywhere).
+//   cli → server, ai-sdk → openai → session → chat → analysis, peg → template, grammar → runtime → validate
+// (src/types.ts, the shared OpenAI shapes, may be imported from anywhere). peg/ reaches grammar/ only through
+// its index, so grammar's files can move without peg noticing.
 import { readFileSync, readdirSync } from "node:fs";
 import { dirname, join, normalize, relative, sep } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -21,6 +22,7 @@ const LAYER: Record<string, number> = {
   template: 2,
   grammar: 2,
   runtime: 1,
+  validate: 0,
 };
 
 function sourceFiles(dir: string): string[] {
@@ -38,7 +40,10 @@ function folderOf(path: string): string | null {
 interface Edge {
   from: string;
   to: string;
+  /** The importing file, relative to src/. */
   file: string;
+  /** The imported file, relative to src/ (a `.js` specifier as written). */
+  target: string;
 }
 
 function crossFolderImports(): Edge[] {
@@ -47,8 +52,10 @@ function crossFolderImports(): Edge[] {
     const from = folderOf(file);
     if (from === null) continue;
     for (const m of readFileSync(file, "utf8").matchAll(/(?:from|import)\s*\(?\s*"(\.{1,2}\/[^"]+)"/g)) {
-      const to = folderOf(normalize(join(dirname(file), m[1]!)));
-      if (to !== null && to !== from) edges.push({ from, to, file: relative(SRC, file) });
+      const target = normalize(join(dirname(file), m[1]!));
+      const to = folderOf(target);
+      if (to !== null && to !== from)
+        edges.push({ from, to, file: relative(SRC, file), target: relative(SRC, target) });
     }
   }
   return edges;
@@ -106,14 +113,29 @@ describe("layering of src/", () => {
     expect(upward).toEqual([]);
   });
 
-  it("the runtime imports no other folder", () => {
-    expect(edges.filter((e) => e.from === "runtime")).toEqual([]);
+  it("the runtime imports only the validation kit, which imports nothing", () => {
+    expect(edges.filter((e) => e.from === "runtime" && e.to !== "validate")).toEqual([]);
+    expect(edges.filter((e) => e.from === "validate")).toEqual([]);
+  });
+
+  it("the text layers (template, grammar, analysis, peg) do not need the runtime", () => {
+    const text = new Set(["template", "grammar", "analysis", "peg"]);
+    expect(edges.filter((e) => text.has(e.from) && e.to === "runtime").map((e) => e.file)).toEqual([]);
+  });
+
+  it("peg/ imports grammar/ only through grammar/index.ts", () => {
+    const deep = edges
+      .filter((e) => e.from === "peg" && e.to === "grammar" && e.target !== join("grammar", "index.js"))
+      .map((e) => `${e.file} imports ${e.target}`);
+    expect(deep).toEqual([]);
   });
 
   it("finds the imports it checks", () => {
     // A check that found nothing would pass vacuously.
     expect(edges.some((e) => e.from === "session" && e.to === "runtime")).toBe(true);
     expect(edges.some((e) => e.from === "chat" && e.to === "peg")).toBe(true);
+    expect(edges.some((e) => e.from === "peg" && e.to === "grammar")).toBe(true);
+    expect(edges.some((e) => e.from === "template" && e.to === "validate")).toBe(true);
   });
 });
 

@@ -313,11 +313,12 @@ describe("call ids", () => {
     expect(accumulateDeltas(deltas).tool_calls?.[0]?.function.arguments).toBe('{"city":"X"}');
   });
 
-  it("ids a template numbers itself (Command R7B tool_call_id) are the model's ids and kept, as llama.cpp keeps them", () => {
+  it("ids a template numbers itself (Command R7B tool_call_id) are the model's, kept as llama.cpp does", () => {
     const r7b = params("CohereForAI-c4ai-command-r7b-12-2024-tool_use.jinja");
     const msg = parseChatOutput(
       r7b,
-      '<|START_ACTION|>[\n    {"tool_call_id": "0", "tool_name": "get_weather", "parameters": {"city": "X"}}\n]<|END_ACTION|>',
+      '<|START_ACTION|>[\n    {"tool_call_id": "0", "tool_name": "get_weather", "parameters": {"city": ' +
+        '"X"}}\n]<|END_ACTION|>',
       ids,
     );
     expect(msg.tool_calls?.[0]?.id).toBe("0");
@@ -343,7 +344,8 @@ describe("dedicated handlers", () => {
     expect(b.tool_calls?.[0]?.function).toEqual({ name: "get_weather", arguments: '{"city":"X"}' });
     const c = parseChatOutput(
       p,
-      '<|channel|>commentary<|message|>Checking.<|end|><|start|>assistant to=functions.get_weather<|channel|>commentary json<|message|>{"city": "Y"}',
+      "<|channel|>commentary<|message|>Checking.<|end|><|start|>assistant " +
+        'to=functions.get_weather<|channel|>commentary json<|message|>{"city": "Y"}',
       ids,
     );
     expect(c.content).toBe("Checking.");
@@ -408,7 +410,8 @@ describe("JSON layouts no template in the set uses", () => {
     // The grammar types the arguments by the schema: None only where it allows null ("days" is an integer).
     expect(matchGbnf(p.grammar!, out).ok).toBe(false);
     const valid =
-      "<tool_call>\n{'name': 'record', 'arguments': {'text': 'It\\'s \"Paris\"', 'flag': True, 'meta': {'z': None}}}\n</tool_call>";
+      "<tool_call>\n{'name': 'record', 'arguments': {'text': 'It\\'s \"Paris\"', 'flag': True, 'meta': {'z': " +
+      "None}}}\n</tool_call>";
     expect(parseChatOutput(p, valid, ids).tool_calls?.[0]?.function).toEqual({
       name: "record",
       arguments: '{"text":"It\'s \\"Paris\\"","flag":true,"meta":{"z":null}}',

@@ -224,14 +224,17 @@ describe("model output the parser reads anyway", () => {
       label: "a call ends reasoning the prompt opened (no end marker)",
       template: "Qwen3.5-4B",
       output:
-        "Let me check.\n<tool_call>\n<function=get_time>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>",
+        "Let me " +
+        "check.\n<tool_call>\n<function=get_time>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>",
       want: { reasoning_content: "Let me check.", calls: [["get_time", { city: "Paris" }]] },
     },
     {
       label: "a call-like text in reasoning that the model closes later stays reasoning",
       template: "Qwen3.5-4B",
       output:
-        "Maybe <tool_call> here.\n</think>\n\n<tool_call>\n<function=get_time>\n<parameter=city>\nOslo\n</parameter>\n</function>\n</tool_call>",
+        "Maybe <tool_call> " +
+        "here.\n</think>\n\n<tool_call>\n<function=get_time>\n<parameter=city>\nOslo\n</parameter>\n" +
+        "</function>\n</tool_call>",
       want: { reasoning_content: "Maybe <tool_call> here.", calls: [["get_time", { city: "Oslo" }]] },
     },
     {
@@ -244,7 +247,9 @@ describe("model output the parser reads anyway", () => {
       label: "calls without the section marker, the last one unclosed",
       template: "Kimi-K2-Thinking",
       output:
-        '<|tool_call_begin|>functions.get_time:0<|tool_call_argument_begin|>{"city": "Paris"}<|tool_call_begin|>functions.get_time:1<|tool_call_argument_begin|>{"city": "Oslo"}',
+        '<|tool_call_begin|>functions.get_time:0<|tool_call_argument_begin|>{"city": ' +
+        '"Paris"}<|tool_call_begin|>functions.get_time:1<|tool_call_argument_begin|>{"city": ' +
+        '"Oslo"}',
       want: {
         calls: [
           ["get_time", { city: "Paris" }],

@@ -238,7 +238,8 @@ describe("tool_choice required: the grammar is the call alone, bounded", () => {
     expect(accepts(params, call(city + days))).toBe(true);
     expect(accepts(params, call(days))).toBe(false);
     expect(accepts(params, call(city + city))).toBe(false);
-    expect(accepts(params, call(city.replace("Paris", "3\n</parameter>\n<parameter=days>\n4")))).toBe(true); // a string may hold anything but the end tag
+    // A string may hold anything but the end tag.
+    expect(accepts(params, call(city.replace("Paris", "3\n</parameter>\n<parameter=days>\n4")))).toBe(true);
     expect(
       accepts(params, call('<parameter=city>\nParis\n</parameter>\n<parameter=days>\n"three"\n</parameter>\n')),
     ).toBe(false);
@@ -253,7 +254,9 @@ describe("tool_choice required: the grammar is the call alone, bounded", () => {
     {
       name: "openai-gpt-oss-120b",
       good: ' to=functions.get_weather<|channel|>commentary json<|message|>{"city": "Paris"}',
-      bad: '<|channel|>commentary<|message|>Let me check.<|end|><|start|>assistant to=functions.get_weather<|channel|>commentary json<|message|>{"city": "Paris"}',
+      bad:
+        "<|channel|>commentary<|message|>Let me check.<|end|><|start|>assistant " +
+        'to=functions.get_weather<|channel|>commentary json<|message|>{"city": "Paris"}',
     },
     {
       name: "meetkai-functionary-medium-v3.2",

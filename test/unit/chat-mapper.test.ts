@@ -89,7 +89,8 @@ describe("arguments written before the name are buffered until the name is known
   );
   const root = p.seq(p.capture(NODE.content, p.until("<call>")), p.zeroOrMore(call), p.end());
   const text =
-    'Ok.<call>{"arguments": {"city": "Paris", "days": 3}, "name": "get_weather"}</call><call>{"arguments": {}, "name": "now"}</call>';
+    'Ok.<call>{"arguments": {"city": "Paris", "days": 3}, "name": "get_weather"}</call><call>{"arguments": ' +
+    '{}, "name": "now"}</call>';
 
   it.each([1, 3, 11])("in %i-character chunks", (size) => {
     const s = new PegStreamParser(p, root);

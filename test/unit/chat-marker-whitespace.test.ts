@@ -16,14 +16,20 @@ describe.each([
     template: "deepseek-ai-DeepSeek-R1-Distill-Qwen-32B.jinja",
     // Learned: "get_weather\n```json\n{...}\n```"
     canonical:
-      '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n{"city": "Paris"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
+      '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n{"city": ' +
+      '"Paris"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
     outputs: [
-      '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n\n```json\n\n{"city": "Paris"}\n\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
-      '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather ```json {"city": "Paris"} ```<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
+      '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n\n```json\n\n{"city": ' +
+        '"Paris"}\n\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
+      '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather ```json {"city": "Paris"} ' +
+        "```<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
     ],
     otherSpace:
-      '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather ```json {"city": "Paris"} ```<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
-    bad: '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```jso n\n{"city": "Paris"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
+      '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather ```json {"city": "Paris"} ' +
+      "```<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+    bad:
+      '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```jso n\n{"city": ' +
+      '"Paris"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
   },
   {
     template: "GLM-4.6.jinja",
@@ -39,11 +45,15 @@ describe.each([
     template: "CohereForAI-c4ai-command-r7b-12-2024-tool_use.jinja",
     // Learned: "<|START_ACTION|>[\n    {...}\n]<|END_ACTION|>"
     canonical:
-      '<|START_ACTION|>[\n    {"tool_call_id": "0", "tool_name": "get_weather", "parameters": {"city": "Paris"}}\n]<|END_ACTION|>',
+      '<|START_ACTION|>[\n    {"tool_call_id": "0", "tool_name": "get_weather", "parameters": {"city": ' +
+      '"Paris"}}\n]<|END_ACTION|>',
     outputs: [
-      '<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "get_weather", "parameters": {"city": "Paris"}}]<|END_ACTION|>',
+      '<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "get_weather", "parameters": {"city": ' +
+        '"Paris"}}]<|END_ACTION|>',
     ],
-    bad: '<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "get_weather", "parameters": {"city": "Paris"}}]<|END_ACTIO|>',
+    bad:
+      '<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "get_weather", "parameters": {"city": ' +
+      '"Paris"}}]<|END_ACTIO|>',
   },
 ])("$template", ({ template, canonical, outputs, bad, otherSpace }) => {
   const t = templates.get(template)!;

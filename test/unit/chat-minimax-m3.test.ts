@@ -80,7 +80,8 @@ describe("MiniMax M3 nested-element arguments", () => {
 
   it("a call cut off inside nested elements still has valid JSON arguments", () => {
     const params = generateChatParams(minimax.analysis, minimax.template, { messages: [USER], tools: [TYPED] });
-    const output = `</mm:think>${NS}<tool_call>\n${NS}<invoke name="plan">${NS}<days>${NS}<item>1${NS}</item>${NS}<item>2`;
+    const head = `</mm:think>${NS}<tool_call>\n${NS}<invoke name="plan">`;
+    const output = `${head}${NS}<days>${NS}<item>1${NS}</item>${NS}<item>2`;
     const args = JSON.parse(streamed(params, output).tool_calls![0]!.function.arguments);
     expect(args.days[0]).toBe(1);
   });
@@ -96,7 +97,7 @@ describe("MiniMax M3: what the template renders for null, read back", () => {
     tool_calls: [{ id: "c1", type: "function", function: { name, arguments: JSON.stringify(args) } }],
   });
 
-  it('untyped arguments: null members are absent, a null item reads as an empty string (what "" renders as too)', () => {
+  it('untyped arguments: null members are absent, a null item reads as "" (what "" renders as too)', () => {
     const params = generateChatParams(minimax.analysis, minimax.template, { messages: [USER], tools: TOOLS });
     const g = generatedPart(
       minimax,

@@ -188,7 +188,8 @@ const CASES: Case[] = [
     name: "GPT-OSS: truncated call after reasoning",
     template: GPT_OSS,
     output:
-      '<|channel|>analysis<|message|>thinking<|end|><|start|>assistant to=functions.get_weather<|channel|>commentary json<|message|>{"city": "Pa',
+      "<|channel|>analysis<|message|>thinking<|end|><|start|>assistant " +
+      'to=functions.get_weather<|channel|>commentary json<|message|>{"city": "Pa',
     expected: {
       role: "assistant",
       content: null,

@@ -74,7 +74,7 @@ describe("string escapes, in double and single quotes", () => {
     expect(argsOf(wrapped, call(`text='say "hi"'`))).toEqual({ text: 'say "hi"' });
   });
 
-  it("an unescaped quote of the same kind is text unless the call goes on after it (LFM2.5 writes such strings)", () => {
+  it("an unescaped quote of the same kind is text unless the call goes on after it (LFM2.5 writes them)", () => {
     expect(argsOf(wrapped, call(`text='it's here', n=1`))).toEqual({ text: "it's here", n: 1 });
     expect(argsOf(wrapped, call(`text="a "quoted" word"`))).toEqual({ text: 'a "quoted" word' });
   });

@@ -28,7 +28,10 @@ const callWith = (args: Record<string, unknown>): Scenario => ({
 
 const templates = toolTemplates();
 
-/** Whether the grammar of a required call to a tool of `parameters` accepts the template's rendering of a call with `args`. */
+/**
+ * Whether the grammar of a required call to a tool of `parameters` accepts the template's rendering of a call with
+ * `args`.
+ */
 function accepts(
   t: (typeof templates)[number],
   parameters: Record<string, unknown>,

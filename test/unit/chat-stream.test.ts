@@ -90,7 +90,9 @@ describe("streamed deltas", () => {
   it("parallel calls: each call's first delta has index, id, type and name; then its argument fragments", () => {
     const p = new ChatStreamParser(params, ids);
     const text =
-      '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>\n<tool_call>\n{"name": "record", "arguments": {"text": "a\\nb", "count": 2}}\n</tool_call>';
+      '<tool_call>\n{"name": "get_weather", "arguments": {"city": ' +
+      '"Paris"}}\n</tool_call>\n<tool_call>\n{"name": "record", "arguments": {"text": ' +
+      '"a\\nb", "count": 2}}\n</tool_call>';
     const deltas: ChatDelta[] = [];
     for (let i = 0; i < text.length; i += 2) deltas.push(...p.feed(text.slice(i, i + 2)));
     deltas.push(...p.finish());
@@ -168,7 +170,8 @@ describe("parsing work grows linearly with the output", () => {
     {
       name: "Qwen-Qwen3-0.6B.jinja",
       output: (body: string) =>
-        `<think>\nok\n</think>\n\n<tool_call>\n{"name": "record", "arguments": {"text": ${JSON.stringify(body)}}}\n</tool_call>`,
+        `<think>\nok\n</think>\n\n<tool_call>\n{"name": "record", "arguments": {"text": ` +
+        `${JSON.stringify(body)}}}\n</tool_call>`,
     },
     {
       name: "Qwen3-Coder.jinja",
@@ -265,7 +268,8 @@ describe("the mapper reads each piece of text a bounded number of times", () => 
     {
       name: "Qwen-Qwen3-0.6B.jinja",
       output: (b: string) =>
-        `<think>\n${b}\n</think>\n\n${b}\n<tool_call>\n{"name": "record", "arguments": {"text": ${JSON.stringify(b)}}}\n</tool_call>`,
+        `<think>\n${b}\n</think>\n\n${b}\n<tool_call>\n{"name": "record", "arguments": {"text": ` +
+        `${JSON.stringify(b)}}}\n</tool_call>`,
     },
     {
       name: "Qwen3-Coder.jinja",

@@ -30,8 +30,8 @@ describe("error codes", () => {
   });
 
   it("no code is written as a literal outside the table", () => {
-    const literal =
-      /"(TOOLWRIGHT_(?!DEBUG|GRAMMAR_|ADDON|VARIANT|CUDA|METAL|FORCE_BUILD|HAS_GRAMMAR_ENGINE|BUILD_)[A-Z_]+|ABORT_ERR)"/;
+    const notCodes = "DEBUG|GRAMMAR_|ADDON|VARIANT|CUDA|METAL|FORCE_BUILD|HAS_GRAMMAR_ENGINE|BUILD_";
+    const literal = new RegExp(`"(TOOLWRIGHT_(?!${notCodes})[A-Z_]+|ABORT_ERR)"`);
     const offenders: string[] = [];
     const walk = (dir: string): void => {
       for (const e of readdirSync(dir, { withFileTypes: true })) {

@@ -23,7 +23,8 @@ type Kind = Exclude<Verdict["kind"], "exact">;
  * toolwright's reading is the one it keeps. Each entry must still differ: a stale one fails.
  */
 const TRIMMED =
-  "content and reasoning come back trimmed (toolwright's TextField), llama.cpp keeps the newline before a call or an end marker";
+  "content and reasoning come back trimmed (toolwright's TextField), llama.cpp keeps the newline before a " +
+  "call or an end marker";
 const COMPACT_PARTIAL =
   "a partial call's arguments stream as compact JSON (`{\"arg1\":`); llama.cpp keeps the model's space after the colon";
 export const IMPROVEMENTS: Record<number, { kind: Kind; reason: string }> = {
@@ -41,17 +42,22 @@ export const IMPROVEMENTS: Record<number, { kind: Kind; reason: string }> = {
   193: {
     kind: "differs",
     reason:
-      "reasoningFormat none keeps a reasoning block inline with its opener, also the prompt's `<think>` when a call ends the block; llama.cpp drops the opener only in that case",
+      "reasoningFormat none keeps a reasoning block inline with its opener, also the prompt's `<think>` when " +
+      "a call ends the block; llama.cpp drops the opener only in that case",
   },
   237: {
     kind: "differs",
     reason:
-      "continuing reasoning on Kimi K2 Instruct: its template renders no reasoning, so the analysis finds no reasoning markers to continue between; llama.cpp's hand-written Kimi handler assumes <think>",
+      "continuing reasoning on Kimi K2 Instruct: its template renders no reasoning, so the analysis finds no " +
+      "reasoning markers to continue between; llama.cpp's hand-written Kimi handler " +
+      "assumes <think>",
   },
   238: {
     kind: "differs",
     reason:
-      "continuing reasoning on Kimi K2 Instruct: its template renders no reasoning, so the analysis finds no reasoning markers to continue between; llama.cpp's hand-written Kimi handler assumes <think>",
+      "continuing reasoning on Kimi K2 Instruct: its template renders no reasoning, so the analysis finds no " +
+      "reasoning markers to continue between; llama.cpp's hand-written Kimi handler " +
+      "assumes <think>",
   },
   226: { kind: "differs", reason: COMPACT_PARTIAL },
   253: { kind: "differs", reason: COMPACT_PARTIAL },
@@ -61,17 +67,21 @@ export const IMPROVEMENTS: Record<number, { kind: Kind; reason: string }> = {
   331: {
     kind: "differs",
     reason:
-      "`label` is oneOf [string, {text}] and the model wrote it as a nested <text> element: toolwright reads the object branch the element matches; llama.cpp keeps the element markup as a string",
+      "`label` is oneOf [string, {text}] and the model wrote it as a nested <text> element: toolwright reads " +
+      "the object branch the element matches; llama.cpp keeps the element markup as a " +
+      "string",
   },
   390: {
     kind: "differs",
     reason:
-      "the reasoning holds what the model wrote; llama.cpp also counts the prompt's fixed preamble (\"Here are my reasoning steps:\") as the model's reasoning",
+      "the reasoning holds what the model wrote; llama.cpp also counts the prompt's fixed preamble (\"Here " +
+      "are my reasoning steps:\") as the model's reasoning",
   },
   391: {
     kind: "differs",
     reason:
-      "the reasoning holds what the model wrote; llama.cpp also counts the prompt's fixed preamble (\"Here are my reasoning steps:\") as the model's reasoning",
+      "the reasoning holds what the model wrote; llama.cpp also counts the prompt's fixed preamble (\"Here " +
+      "are my reasoning steps:\") as the model's reasoning",
   },
 };
 

@@ -49,7 +49,8 @@ describe("pegToGbnf", () => {
     ["a call", '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}</tool_call>', true],
     [
       "content then two calls",
-      'ok<tool_call>{"name": "get_weather", "arguments": {"city": "A"}}</tool_call><tool_call>{"name": "get_weather", "arguments": {"city": "B"}}</tool_call>',
+      'ok<tool_call>{"name": "get_weather", "arguments": {"city": "A"}}</tool_call><tool_call>{"name": ' +
+        '"get_weather", "arguments": {"city": "B"}}</tool_call>',
       true,
     ],
     ["unclosed call", '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}', false],

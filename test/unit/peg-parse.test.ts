@@ -56,7 +56,8 @@ describe("PEG parse on complete input", () => {
       "success",
       [
         'content="Sure."',
-        'tool_call="<tool_call>{\\"name\\": \\"get_weather\\", \\"arguments\\": {\\"city\\": \\"Paris\\"}}</tool_call>"',
+        'tool_call="<tool_call>{\\"name\\": \\"get_weather\\", \\"arguments\\": {\\"city\\": ' +
+          '\\"Paris\\"}}</tool_call>"',
         '  tool_name="get_weather"',
         '  tool_args="{\\"city\\": \\"Paris\\"}"',
       ],
@@ -233,7 +234,8 @@ describe("each combinator on complete and partial input", () => {
 describe("PEG streaming", () => {
   const { p, root } = toolGrammar();
   const full =
-    'Let me check.<tool_call>{"name": "get_weather", "arguments": {"city": "Paris", "days": [1, 2.5e3]}}</tool_call>\n<tool_call>{"name": "now", "arguments": {}}</tool_call>';
+    'Let me check.<tool_call>{"name": "get_weather", "arguments": {"city": "Paris", "days": [1, ' +
+    '2.5e3]}}</tool_call>\n<tool_call>{"name": "now", "arguments": {}}</tool_call>';
 
   test("feeding chunk by chunk ends where a one-shot parse ends", () => {
     for (const size of [1, 3, 7]) {

@@ -12,7 +12,9 @@ import { ChatTemplate } from "../../src/template/index.js";
 import type { ChatMessage } from "../../src/types.js";
 
 const chatml = new ChatTemplate(
-  "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content if m.content is string else '' }}{% if m.tool_calls %}{{ m.tool_calls | tojson }}{% endif %}<|im_end|>\n{% endfor %}<|im_start|>assistant\n",
+  "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content if m.content is string else '' }}{% if " +
+    "m.tool_calls %}{{ m.tool_calls | tojson }}{% endif %}<|im_end|>\n{% endfor " +
+    "%}<|im_start|>assistant\n",
 );
 
 /** Renders with the template; one token per character. Records what it was given. */
@@ -95,7 +97,7 @@ describe("fitPrompt", () => {
     );
   });
 
-  it('"truncate-oldest": drops the fewest oldest turns that leave `reserve` tokens, keeping the system prompt and the latest turn', async () => {
+  it('"truncate-oldest" drops the fewest oldest turns that leave `reserve`; system and last turn stay', async () => {
     const { render, seen } = recordingRender();
     const whole = (await render(history)).tokens.length;
     const withoutFirst = (await render([system, ...history.slice(3)])).tokens.length;
@@ -111,7 +113,7 @@ describe("fitPrompt", () => {
     expect(seen.length).toBeGreaterThan(1);
   });
 
-  it("never separates a tool call from its results: every prompt tried starts its turns at a user message", async () => {
+  it("never separates a tool call from its results: every prompt tried starts at a user message", async () => {
     const { render, seen } = recordingRender();
     const { turns } = splitTurns(history);
     for (let size = 200; size < 1200; size += 37) {

@@ -68,7 +68,8 @@ const EXPECTED: [string, string][] = [
   ["deepseek-ai-DeepSeek-V3.2", "111110100"],
   ["deepseek-ai-DeepSeek-V4", "111110111"],
   ["deepseek-ai-DeepSeek-V4-Flash-0731", "111110111"],
-  ["fireworks-ai-llama-3-firefunction-v2", "000000000"], // raises under transformers (`functions` undefined); llama.cpp: 011110100
+  // Raises under transformers (`functions` undefined); llama.cpp: 011110100.
+  ["fireworks-ai-llama-3-firefunction-v2", "000000000"],
   ["google-gemma-2-2b-it", "000010000"],
   ["google-gemma-4-31B-it", "111111100"],
   ["google-gemma-4-31B-it-interleaved", "111111100"],
@@ -160,12 +161,14 @@ describe("caps of inline templates", () => {
 
   test("string arguments vs object arguments", () => {
     const objectArgs = new ChatTemplate(
-      "{% for m in messages %}{% for c in m.tool_calls or [] %}{% for k, v in c.function.arguments.items() %}{{ k }}={{ v }}{% endfor %}{% endfor %}{% endfor %}{{ tools|tojson }}",
+      "{% for m in messages %}{% for c in m.tool_calls or [] %}{% for k, v in c.function.arguments.items() " +
+        "%}{{ k }}={{ v }}{% endfor %}{% endfor %}{% endfor %}{{ tools|tojson }}",
     );
     expect(objectArgs.caps.supportsObjectArguments).toBe(true);
     expect(objectArgs.caps.requiresObjectArguments).toBe(true);
     const stringArgs = new ChatTemplate(
-      "{% for m in messages %}{% for c in m.tool_calls or [] %}{{ c.function.name }}{{ c.function.arguments }}{% endfor %}{% endfor %}{{ tools|tojson }}",
+      "{% for m in messages %}{% for c in m.tool_calls or [] %}{{ c.function.name }}{{ c.function.arguments " +
+        "}}{% endfor %}{% endfor %}{{ tools|tojson }}",
     );
     expect(stringArgs.caps.supportsObjectArguments).toBe(false);
     expect(stringArgs.caps.supportsToolCalls).toBe(true);

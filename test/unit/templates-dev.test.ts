@@ -1,8 +1,8 @@
 // The templates-dev set (public chat templates from outside llama.cpp's test set, in the shared
 // data): the analysis never throws, every template whose caps say it renders tool calls round
 // trips every scenario (whole and streamed in chunks), and the grammar accepts what the parser
-// reads back (tool_choice auto and required). Same checks as chat-roundtrip.test.ts / chat-grammar.test.ts, over templates
-// the analysis was not developed against.
+// reads back (tool_choice auto and required). Same checks as chat-roundtrip.test.ts / chat-grammar.test.ts, over
+// templates the analysis was not developed against.
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";

@@ -71,7 +71,9 @@ export function grammarString(p: PegArena, schema: JsonSchema, stops: string[], 
  * `element` writes an argument around its name and value.
  *
  * @example
- * taggedArgsRule(p, ctx, tool, 0, "</param>", (key, value) => p.seq(p.literal(`<param name="${key}">`), value, p.literal("</param>")));
+ * taggedArgsRule(p, ctx, tool, 0, "</param>", (key, value) =>
+ *   p.seq(p.literal(`<param name="${key}">`), value, p.literal("</param>")),
+ * );
  */
 export function taggedArgsRule(
   p: PegArena,

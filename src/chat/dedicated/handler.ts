@@ -147,7 +147,9 @@ export interface ReasoningThenBodyParts {
  * where the request constrains the output.
  *
  * @example
- * const built = reasoningThenBody("ministral-3", p, req, { reasoning, body, grammarBody, reasoningStart: THINK, reasoningEnd: END_THINK, useTools });
+ * const built = reasoningThenBody("ministral-3", p, req, {
+ *   reasoning, body, grammarBody, reasoningStart: THINK, reasoningEnd: END_THINK, useTools,
+ * });
  */
 export function reasoningThenBody(
   name: string,

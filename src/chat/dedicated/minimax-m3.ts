@@ -61,7 +61,9 @@ class ElementValues {
     return p.seq(p.and(p.literal(`${NS}<item>`)), p.tag(NODE.argArray, p.oneOrMore(p.seq(p.space(), one))));
   }
 
-  /** The value of any type: items, named elements, or text (a number or literal when it reads as one, else a string). */
+  /**
+   * The value of any type: items, named elements, or text (a number or literal when it reads as one, else a string).
+   */
   untyped(): PegId {
     const p = this.p;
     if (p.ruleNode("mm-any") !== undefined) return p.ref("mm-any");

@@ -15,32 +15,47 @@ import { ToolwrightError } from "../../errors.js";
 /** The approximations the converter may make; keys are what `onRelaxation` reports. */
 export const RELAXATIONS = {
   oneOf:
-    "oneOf branches that overlap are made exclusive by negating the others; where a negation is only a superset (patterns, formats, items, additionalProperties), or past the size budget, the oneOf is an anyOf: an instance matching several may pass",
-  not: "not is exact where the schema has a negation (types, const/enum, required, properties, bounds, allOf/anyOf, $ref); other keywords under not (pattern, format, items, ...) are ignored",
+    "oneOf branches that overlap are made exclusive by negating the others; where a negation is only a " +
+    "superset (patterns, formats, items, additionalProperties), or past the size budget, " +
+    "the oneOf is an anyOf: an instance matching several may pass",
+  not:
+    "not is exact where the schema has a negation (types, const/enum, required, properties, bounds, " +
+    "allOf/anyOf, $ref); other keywords under not (pattern, format, items, ...) are " +
+    "ignored",
   ifThenElse:
-    "if/then/else: when `if` has no exact negation the else branch applies to a superset of ¬if; when it has none at all the condition is ignored",
+    "if/then/else: when `if` has no exact negation the else branch applies to a superset of ¬if; when it " +
+    "has none at all the condition is ignored",
   dependencies:
-    "dependencies/dependentRequired/dependentSchemas are exact by branching; a value that is neither a key list nor a schema is ignored (beyond 64 combinations: anyOfExpansion)",
+    "dependencies/dependentRequired/dependentSchemas are exact by branching; a value that is neither a key " +
+    "list nor a schema is ignored (beyond 64 combinations: anyOfExpansion)",
   uniqueItems:
-    "uniqueItems is exact for items from at most 8 values (enum, const, booleans, null); a grammar cannot compare other items",
+    "uniqueItems is exact for items from at most 8 values (enum, const, booleans, null); a grammar cannot " +
+    "compare other items",
   contains: "contains, minContains and maxContains are ignored",
   propertyCount:
-    "minProperties/maxProperties are counted exactly up to 512 grammar states per object; beyond, they are ignored when optional or extra properties make the count variable",
+    "minProperties/maxProperties are counted exactly up to 512 grammar states per object; beyond, they are " +
+    "ignored when optional or extra properties make the count variable",
   multipleOf:
-    "multipleOf is enforced for integers without bounds (mod-k digits), small bounded ranges (listed), and powers of ten for numbers unbounded or from a non-negative integer lower bound to an integer upper one; otherwise ignored",
+    "multipleOf is enforced for integers without bounds (mod-k digits), small bounded ranges (listed), and " +
+    "powers of ten for numbers unbounded or from a non-negative integer lower bound to " +
+    "an integer upper one; otherwise ignored",
   numberExponent:
-    "restriction: bounded numbers take exponent notation only where its magnitude surely fits (|x| < 1, or unbounded above); multipleOf numbers take none",
+    "restriction: bounded numbers take exponent notation only where its magnitude surely fits (|x| < 1, or " +
+    "unbounded above); multipleOf numbers take none",
   propertyOrder:
-    'restriction: with propertyOrder "schema" (the chat default) or "required-first", declared properties must appear in that order (extra properties may appear anywhere)',
+    'restriction: with propertyOrder "schema" (the chat default) or "required-first", declared properties ' +
+    "must appear in that order (extra properties may appear anywhere)",
   duplicateKeys:
-    'with propertyOrder "any", an object with more than four declared properties may repeat an optional key (required ones are tracked as a set up to six, counted beyond)',
+    'with propertyOrder "any", an object with more than four declared properties may repeat an optional key ' +
+    "(required ones are tracked as a set up to six, counted beyond)",
   overlappingPatterns: "a key matching several patternProperties must satisfy only one of their schemas",
   regexFeature: "regex lookarounds and word boundaries are ignored; back-references match their group's pattern",
   regexUnsupported: "a pattern using unsupported syntax (unicode properties, inline flags) is ignored",
   stringComplexity: "string constraints too complex for an exact grammar keep only the pattern",
   repetitionCap: "counts above 2000 (maxLength, maxItems, ...) become unbounded, as in llama.cpp",
   format:
-    "unknown formats are ignored (formats are annotations in JSON Schema); hostname and email do not check total lengths; idn-email and idn-hostname are shapes",
+    "unknown formats are ignored (formats are annotations in JSON Schema); hostname and email do not check " +
+    "total lengths; idn-email and idn-hostname are shapes",
   anyOfExpansion: "more than 64 combinations of anyOf/oneOf/dependency branches: later groups are ignored",
   enumObjectOrder: "restriction: object values in enum/const must keep their key order",
   unevaluated: "unevaluatedProperties/unevaluatedItems are ignored",

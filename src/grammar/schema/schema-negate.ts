@@ -201,7 +201,8 @@ function negateKeyword(
  * `enum`/`const` values, or a property one requires whose `const`/`enum` values the other rules out.
  *
  * @example
- * provablyDisjoint({ properties: { kind: { const: "a" } }, required: ["kind"] }, { properties: { kind: { const: "b" } } }); // true
+ * const a = { properties: { kind: { const: "a" } }, required: ["kind"] };
+ * provablyDisjoint(a, { properties: { kind: { const: "b" } } }); // true
  */
 export function provablyDisjoint(a: unknown, b: unknown): boolean {
   if (!isObject(a) || !isObject(b)) return a === false || b === false;

@@ -407,7 +407,8 @@ function mergeNot(ctx: NormalizeContext, n: Norm, loc: SchemaLocation): void {
   if (keys.length === 1 && keys[0] === "type") {
     const types = (Array.isArray(o.type) ? o.type : [o.type]) as TypeName[];
     const remaining = ALL_TYPES.filter((t) => !types.includes(t) && !(t === "integer" && types.includes("number")));
-    // not number keeps no integers either; not integer keeps non-integral numbers, which we cannot express: keep number.
+    // not number keeps no integers either; not integer keeps non-integral numbers, which we cannot
+    // express: keep number.
     intersectTypes(n, remaining.length ? remaining : []);
     return;
   }

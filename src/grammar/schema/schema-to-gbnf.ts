@@ -44,7 +44,9 @@ import { NOTHING, isNothing } from "./string-language.js";
 export interface SchemaToGbnfOptions {
   /** Whitespace allowed between JSON tokens (default "flexible"; see `json-text.ts`). */
   whitespace?: WhitespacePolicy;
-  /** What an absent `additionalProperties` means on objects declaring properties (default true, as JSON Schema says). */
+  /**
+   * What an absent `additionalProperties` means on objects declaring properties (default true, as JSON Schema says).
+   */
   additionalProperties?: boolean;
   /**
    * Where declared properties may appear. "any" (default here): any order, as JSON Schema says

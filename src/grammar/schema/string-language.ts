@@ -104,7 +104,8 @@ function buildStringLanguage(jt: JsonText, c: StringConstraint, nameHint: string
   } catch (e) {
     if (!(e instanceof AutomatonLimitError)) throw e;
     relaxations.push(
-      `string constraints too complex for an exact grammar (over ${DFA_LIMIT} states); pattern kept, other constraints dropped`,
+      `string constraints too complex for an exact grammar (over ${DFA_LIMIT} states); pattern kept, other ` +
+        `constraints dropped`,
     );
     const first = patterns[0] ? structural(jt, patterns[0], nameHint, relaxations) : null;
     if (first) return { expr: seq(lit('"'), first.expr, lit('"')), relaxations };

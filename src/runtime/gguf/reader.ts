@@ -186,7 +186,8 @@ async function parse(r: ChunkReader): Promise<GgufFileInfo> {
       throw new GgufError(
         "TRUNCATED",
         path,
-        `file is truncated: tensor "${t.name}" (${t.byteSize} bytes) would end at offset ${t.fileOffset + t.byteSize} but the file ends at ${r.fileSize}`,
+        `file is truncated: tensor "${t.name}" (${t.byteSize} bytes) would end at offset ` +
+          `${t.fileOffset + t.byteSize} but the file ends at ${r.fileSize}`,
         t.fileOffset,
       );
     }
@@ -389,7 +390,8 @@ async function readTensorInfo(r: ChunkReader, index: number): Promise<GgufTensor
     throw new GgufError(
       "INVALID",
       r.path,
-      `tensor "${name}" of type ${traits.name} has rows of ${rowLength} elements, not a multiple of the block size ${traits.blockSize}`,
+      `tensor "${name}" of type ${traits.name} has rows of ${rowLength} elements, not a multiple of the block ` +
+        `size ${traits.blockSize}`,
       dimsAt,
     );
   }

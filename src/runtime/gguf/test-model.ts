@@ -36,8 +36,8 @@ export interface TestModelArch {
 }
 
 /**
- * Presets (see {@link createTestModel}). "tiny" loads and runs in milliseconds even with a 152k vocabulary (~10 MB with qwen2).
- * "bench" has Qwen2.5-0.5B's shape (494M parameters with a 152k vocabulary, tied output) in Q8_0,
+ * Presets (see {@link createTestModel}). "tiny" loads and runs in milliseconds even with a 152k vocabulary (~10 MB with
+ * qwen2). "bench" has Qwen2.5-0.5B's shape (494M parameters with a 152k vocabulary, tied output) in Q8_0,
  * the format small models are commonly run in, so tokens/s are representative of real use.
  *
  * @example
@@ -168,7 +168,8 @@ function resolveArch(size: NonNullable<CreateTestModelOptions["size"]>): Require
   if (typeof size === "string") {
     if (!Object.hasOwn(TEST_MODEL_PRESETS, size)) {
       throw new RangeError(
-        `createTestModel: size must be ${Object.keys(TEST_MODEL_PRESETS).join(" or ")} or dimensions, got ${JSON.stringify(size)}`,
+        `createTestModel: size must be ${Object.keys(TEST_MODEL_PRESETS).join(" or ")} or dimensions, got ` +
+          `${JSON.stringify(size)}`,
       );
     }
     given = TEST_MODEL_PRESETS[size];
@@ -191,7 +192,8 @@ function resolveArch(size: NonNullable<CreateTestModelOptions["size"]>): Require
   }
   if (arch.embeddingLength % 32 !== 0 || arch.feedForwardLength % 32 !== 0) {
     throw new RangeError(
-      `createTestModel: embeddingLength (${arch.embeddingLength}) and feedForwardLength (${arch.feedForwardLength}) must be multiples of 32`,
+      `createTestModel: embeddingLength (${arch.embeddingLength}) and feedForwardLength ` +
+        `(${arch.feedForwardLength}) must be multiples of 32`,
     );
   }
   if (arch.embeddingLength % arch.heads !== 0 || (arch.embeddingLength / arch.heads) % 2 !== 0) {

@@ -215,7 +215,8 @@ function toBytes(t: GgufTensorSpec, chunk: unknown): Uint8Array {
   if (chunk instanceof Float32Array) {
     if (!ENCODABLE_TYPES.has(t.type)) {
       throw new RangeError(
-        `writeGguf: tensor "${t.name}": float values can be encoded as f32, f16, bf16 or q8_0, not ${ggmlTypeTraits(t.type)?.name}; pass encoded bytes`,
+        `writeGguf: tensor "${t.name}": float values can be encoded as f32, f16, bf16 or q8_0, not ` +
+          `${ggmlTypeTraits(t.type)?.name}; pass encoded bytes`,
       );
     }
     return encodeValues(t.type, chunk);

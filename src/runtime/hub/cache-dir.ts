@@ -25,7 +25,8 @@ export function modelCacheDir(env: Record<string, string | undefined> = process.
  * The cached path of a hub file: `<cacheDir>/hf/OWNER/REPO/<revision>/<path in repo>`.
  *
  * @example
- * hubFilePath("/c", "Qwen/Qwen3-0.6B-GGUF", "main", "Qwen3-0.6B-Q8_0.gguf"); // /c/hf/Qwen/Qwen3-0.6B-GGUF/main/Qwen3-0.6B-Q8_0.gguf
+ * hubFilePath("/c", "Qwen/Qwen3-0.6B-GGUF", "main", "Qwen3-0.6B-Q8_0.gguf");
+ * // /c/hf/Qwen/Qwen3-0.6B-GGUF/main/Qwen3-0.6B-Q8_0.gguf
  */
 export function hubFilePath(cacheDir: string, repo: string, revision: string, file: string): string {
   return join(revisionDir(cacheDir, repo, revision), ...file.split("/"));

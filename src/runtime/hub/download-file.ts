@@ -43,7 +43,9 @@ export interface DownloadFileOptions {
   /** What the messages call the file. */
   what: string;
   onProgress?: (progress: DownloadProgress) => void;
-  /** The bytes the file must start with ("GGUF"): anything else (an HTML page from a wrong endpoint) is refused early. */
+  /**
+   * The bytes the file must start with ("GGUF"): anything else (an HTML page from a wrong endpoint) is refused early.
+   */
   magic?: string;
 }
 
@@ -128,7 +130,8 @@ export async function downloadFile(options: DownloadFileOptions): Promise<string
           ? "TOOLWRIGHT_OFFLINE"
           : "TOOLWRIGHT_DOWNLOAD_FAILED";
       throw new ModelDownloadError(
-        `${what}: the download kept failing at ${at} (${errorText(lastError)}); the partial file is kept: pull again to resume`,
+        `${what}: the download kept failing at ${at} (${errorText(lastError)}); the partial file is kept: pull ` +
+          `again to resume`,
         code,
         file.url,
         { cause: lastError },
@@ -168,7 +171,8 @@ export async function downloadFile(options: DownloadFileOptions): Promise<string
       if (start !== offset) {
         void res.body?.cancel().catch(() => undefined);
         throw new ModelDownloadError(
-          `${what}: asked for bytes from ${offset}, the server sent ${res.headers.get("content-range") ?? "no Content-Range"}`,
+          `${what}: asked for bytes from ${offset}, the server sent ` +
+            `${res.headers.get("content-range") ?? "no Content-Range"}`,
           "TOOLWRIGHT_DOWNLOAD_FAILED",
           file.url,
         );
@@ -231,7 +235,8 @@ export async function downloadFile(options: DownloadFileOptions): Promise<string
     const expected =
       file.sha256 !== undefined ? `sha256 ${file.sha256}, ${file.size ?? "?"} bytes` : `${file.size} bytes`;
     throw new ModelDownloadError(
-      `${what}: the downloaded file does not match the hub's metadata (expected ${expected}; got sha256 ${sha256}, ${size} bytes); it was deleted`,
+      `${what}: the downloaded file does not match the hub's metadata (expected ${expected}; got sha256 ` +
+        `${sha256}, ${size} bytes); it was deleted`,
       "TOOLWRIGHT_CHECKSUM_MISMATCH",
       file.url,
     );
@@ -264,7 +269,8 @@ function checkMagic(bytes: Uint8Array, options: DownloadFileOptions, url: string
   const start = Buffer.from(bytes.subarray(0, magic.length)).toString("latin1");
   if (start !== magic) {
     throw new ModelDownloadError(
-      `${options.what}: the server sent a file that starts with ${JSON.stringify(start)}, not ${JSON.stringify(magic)}: is the endpoint a model hub?`,
+      `${options.what}: the server sent a file that starts with ${JSON.stringify(start)}, not ` +
+        `${JSON.stringify(magic)}: is the endpoint a model hub?`,
       "TOOLWRIGHT_DOWNLOAD_FAILED",
       url,
     );

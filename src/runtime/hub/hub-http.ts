@@ -121,7 +121,9 @@ export async function hubFetch(
     const host = new URL(url).host;
     if (code === undefined || UNREACHABLE.has(code)) {
       throw new ModelDownloadError(
-        `cannot reach ${host} (${code ?? (err instanceof Error ? err.message : String(err))}): check the network connection, or point TOOLWRIGHT_HF_ENDPOINT / HF_ENDPOINT at a reachable hub or mirror`,
+        `cannot reach ${host} (${code ?? (err instanceof Error ? err.message : String(err))}): check the ` +
+          `network connection, or point TOOLWRIGHT_HF_ENDPOINT / HF_ENDPOINT at a reachable ` +
+          `hub or mirror`,
         "TOOLWRIGHT_OFFLINE",
         url,
         { cause: err },

@@ -36,7 +36,8 @@ export function isHfModelRef(text: string): boolean {
 function checkName(part: string, what: string, ref: string): void {
   if (!NAME.test(part) || part === "." || part === "..") {
     throw new RangeError(
-      `${JSON.stringify(ref)}: ${what} ${JSON.stringify(part)} is not a hub name (letters, digits, "-", "_" and "." only)`,
+      `${JSON.stringify(ref)}: ${what} ${JSON.stringify(part)} is not a hub name (letters, digits, "-", "_" ` +
+        `and "." only)`,
     );
   }
 }
@@ -80,7 +81,8 @@ export function parseHfModelRef(ref: string): HfModelRef {
     // The path becomes a path under the cache directory: nothing may climb out of it.
     if (segment === "" || segment === "." || segment === ".." || /[\\:\0-\x1f]/.test(segment)) {
       throw new RangeError(
-        `${JSON.stringify(ref)}: the file path ${JSON.stringify(path.join("/"))} has an empty, ".", ".." or invalid segment`,
+        `${JSON.stringify(ref)}: the file path ${JSON.stringify(path.join("/"))} has an empty, ".", ".." or ` +
+          `invalid segment`,
       );
     }
   }

@@ -5,7 +5,7 @@
  */
 import { readdir, readFile, writeFile, mkdir, stat } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
-import { checkKeys, checkObject, checkString, optBoolean, optFunction, optSignal } from "../validate.js";
+import { checkKeys, checkObject, checkString, optBoolean, optFunction, optSignal } from "../../validate/index.js";
 import { AbortError } from "../errors.js";
 import { hubFilePath, modelCacheDir, revisionDir } from "./cache-dir.js";
 import { type DownloadProgress, downloadFile } from "./download-file.js";
@@ -49,7 +49,10 @@ export interface PulledModel {
   sha256: string | null;
   /** "downloaded" now, or "cached" (already there and current, or not checked). */
   source: "downloaded" | "cached";
-  /** Whether the hub was asked: false with `checkForUpdate: false`, or when it could not be reached and a cached copy was used. */
+  /**
+   * Whether the hub was asked: false with `checkForUpdate: false`, or when it could not be reached and a cached copy
+   * was used.
+   */
   checked: boolean;
 }
 
@@ -141,7 +144,8 @@ export async function pullModel(ref: string, options: PullModelOptions = {}): Pr
  *
  * @internal For `loadModel`.
  * @example
- * const path = await resolveModelPath("hf:Qwen/Qwen3-0.6B-GGUF/Qwen3-0.6B-Q8_0.gguf", {}, "loadModel: options.download");
+ * const ref = "hf:Qwen/Qwen3-0.6B-GGUF/Qwen3-0.6B-Q8_0.gguf";
+ * const path = await resolveModelPath(ref, {}, "loadModel: options.download");
  */
 export async function resolveModelPath(pathOrRef: string, options: unknown, name: string): Promise<string> {
   const plan = planPull(options, name, false);
@@ -298,7 +302,8 @@ async function pickFile(
         ? `; its .gguf files: ${ggufs.slice(0, 20).join(", ")}${ggufs.length > 20 ? ", …" : ""}`
         : "; it has no .gguf file";
     throw new ModelDownloadError(
-      `${ref}: no file of ${repo} matches ${quant === undefined ? "a model file" : `the quantization ${quant}`}${available}`,
+      `${ref}: no file of ${repo} matches ` +
+        `${quant === undefined ? "a model file" : `the quantization ${quant}`}${available}`,
       "TOOLWRIGHT_DOWNLOAD_NOT_FOUND",
       `${plan.conn.endpoint}/${repo}`,
     );

@@ -1,6 +1,7 @@
 /**
- * Argument checks for the public runtime API: each throws a TypeError or RangeError that names
- * the option and shows what was given.
+ * Argument checks for the public API of every layer: each throws a TypeError or RangeError that
+ * names the option and shows what was given. The lowest folder of src/ (it imports nothing), so a
+ * layer that only checks its options need not depend on the runtime.
  */
 
 /** Short description of a value for error messages. */
@@ -153,7 +154,8 @@ export function checkKeys(value: Record<string, unknown>, known: Iterable<string
     if (names.includes(key)) continue;
     const hint = closestName(key, names);
     throw new TypeError(
-      `${name} has an unknown key ${JSON.stringify(key)} (${hint ? `did you mean ${JSON.stringify(hint)}?` : `known keys: ${names.join(", ")}`})`,
+      `${name} has an unknown key ${JSON.stringify(key)} ` +
+        `(${hint ? `did you mean ${JSON.stringify(hint)}?` : `known keys: ${names.join(", ")}`})`,
     );
   }
 }
