@@ -2,6 +2,9 @@
 // with the analysis fields that differ and why.
 //  - IMPROVEMENTS: toolwright's value is deliberately different and better;
 //    test/analysis-roundtrip.test.ts demonstrates each one on a real rendering.
+//  - TAUGHT_IN_PROSE: the template renders no tool call, and its tools prompt teaches the call
+//    syntax in words; toolwright reads it, llama.cpp finds no format. No rendering can show it:
+//    test/analysis-taught-section.test.ts parses the taught syntax instead.
 // LENIENT_TEMPLATES is not a list of differences: it names the templates whose ordinary
 // conversations raise under Python Jinja2 (transformers) semantics and only render with
 // llama.cpp's relaxations (src/template/compat.ts). analyzeTemplate renders them in
@@ -68,6 +71,17 @@ export const IMPROVEMENTS: Record<string, Difference> = {
       "them as a Python dict, and the 'markers' it derives contain the probe's own name and arguments. toolwright " +
       "renders probes the way it renders prompts (JSON-string arguments) and finds name + JSON arguments. " +
       "Both llama.cpp and toolwright route this template to a dedicated handler.",
+  },
+};
+
+export const TAUGHT_IN_PROSE: Record<string, Difference> = {
+  "ibm-granite-granite-3.3-2B-Instruct.jinja": {
+    fields: ["preservedTokens", "tools.format.mode", "tools.format.sectionStart", "tools.format.toolsArrayWrapped"],
+    reason:
+      "The template renders no assistant tool calls; given tools, its system prompt says to respond with " +
+      "<|tool_call|> followed by a JSON list of tools used. llama.cpp's analysis finds no format (NONE) and builds " +
+      "no parser; toolwright reads the marker and the list from the prose (JSON_NATIVE, section <|tool_call|>, " +
+      "calls in a list) and preserves <|tool_call|> as a token.",
   },
 };
 
