@@ -49,9 +49,8 @@ if (!existsSync(bin)) {
   );
 }
 
-const { parseCoverageCase, jsonSchemaToGbnf, compileGbnf, GbnfMatcher } = await import(
-  pathToFileURL(join(lib, "grammar/index.js")).href
-);
+const { jsonSchemaToGbnf, compileGbnf, GbnfMatcher } = await import(pathToFileURL(join(lib, "grammar/index.js")).href);
+const { parseCoverageCase } = await import(pathToFileURL(join(lib, "grammar/schema/coverage.js")).href);
 let files = readdirSync(dir)
   .filter((f) => f.endsWith(".json"))
   .sort();

@@ -40,7 +40,6 @@ export {
   Generation,
   AbortError,
   ModelLoadError,
-  loadNative,
   NativeAddonError,
   loadedAddon,
   addonVariants,

@@ -37,7 +37,8 @@ if (opt.help) {
   process.exit(0);
 }
 
-const { loadModel, loadNative, ChatSession } = await lib("index.js");
+const { loadModel, ChatSession } = await lib("index.js");
+const { loadNative } = await lib("runtime/binding.js");
 
 const templatePath = join(ROOT, "deps", "llama.cpp", "models", "templates", `${opt.template}.jinja`);
 const template = readFileSync(templatePath, "utf8");

@@ -8,8 +8,4 @@
  */
 export { analyzeTemplate, type AnalyzeOptions } from "./analyze.js";
 export { TemplateAnalysisError } from "./errors.js";
-export { analysisMarkers } from "./workaround-evidence.js";
-export { calculateDiffSplit, untilCommonPrefix, afterCommonSuffix, type DiffSplit } from "./diff.js";
-export { segmentizeMarkers, pruneWhitespaceSegments, type Segment, type SegmentType } from "./segments.js";
-export { WORKAROUNDS, type Workaround } from "./workarounds.js";
 export type * from "./types.js";

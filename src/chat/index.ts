@@ -11,14 +11,8 @@
  */
 export { generateChatParams } from "./generate.js";
 export { analyzeChatTemplate, type AnalyzeChatOptions } from "./analyze-chat.js";
-export { detectDedicatedFormat, type DedicatedHandler } from "./dedicated/index.js";
 export { ChatStreamParser, parseChatOutput } from "./chat-parser.js";
 export { accumulateDeltas } from "./deltas.js";
-export { prepareMessages } from "./messages.js";
-export { JsonNormalizer } from "./json-normalizer.js";
-export { randomCallId } from "./call-id.js";
-export { parametersJsonSchema } from "./tool-schema.js";
-export { NODE as CHAT_NODE } from "./tree-names.js";
 export type {
   ChatDelta,
   ChatGrammarTrigger,

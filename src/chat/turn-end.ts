@@ -2,7 +2,8 @@
  * Where the model's output ends: the marker that closes its turn (analysis.assistantEnd), unless
  * the format also uses that text inside a turn (Kimi K3's `<|close|>` closes its blocks too).
  */
-import { analysisMarkers, type TemplateAnalysis } from "../analysis/index.js";
+import type { TemplateAnalysis } from "../analysis/index.js";
+import { analysisMarkers } from "../analysis/workaround-evidence.js";
 import { core } from "./build-helpers.js";
 
 /**

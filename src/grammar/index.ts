@@ -1,19 +1,19 @@
 /**
- * GBNF tooling: building, printing, parsing and matching grammars in llama.cpp's dialect,
- * regexes and automata for string languages, and JSON Schema → GBNF.
+ * GBNF tooling: JSON Schema → GBNF (with the relaxations it may report), and parsing, compiling
+ * and matching grammars in llama.cpp's dialect. The builders, regexes and automata behind them are
+ * internal (src/grammar/).
  *
  * @example
  * import { jsonSchemaToGbnf, matchGbnf } from "toolwright/grammar";
  * const g = jsonSchemaToGbnf({ type: "array", items: { type: "integer" } });
  * matchGbnf(g, "[1, 2]").ok; // true
  */
-export * from "./char-set.js";
+export { type GbnfGrammar, GbnfSyntaxError, parseGbnf } from "./gbnf-parse.js";
+// What the PEG layer builds its grammars with (it imports grammar/ only through this index).
 export { contentKey } from "./content-key.js";
 export { LruCache, type LruCacheStats } from "./lru-cache.js";
-export * from "./gbnf-ast.js";
-export { GbnfBuilder, childRuleName, sanitizeRuleName } from "./gbnf-builder.js";
-export { type GbnfPrintOptions, escapeClass, escapeLiteral, printExpr, printRule } from "./gbnf-print.js";
-export { type GbnfGrammar, GbnfSyntaxError, MAX_REPETITION, parseGbnf } from "./gbnf-parse.js";
+export { repeatCapped } from "./schema/json-text.js";
+export { type RawText, rawStringDfa } from "./schema/raw-string.js";
 export { type CompiledGbnf, compileGbnf } from "./gbnf-compile.js";
 export {
   GbnfMatchLimitError,
@@ -22,39 +22,6 @@ export {
   type GbnfMatchResult,
   matchGbnf,
 } from "./gbnf-match.js";
-export {
-  type PyJson,
-  PyJsonSyntaxError,
-  dumpsPython,
-  parsePyJson,
-  pyJsonToJs,
-  pythonFloatRepr,
-  pythonJsonString,
-} from "./python-json.js";
-export { type RegexNode, RegexSyntaxError } from "./regex/regex-ast.js";
-export { parseRegex } from "./regex/regex-parse.js";
-export * from "./regex/automaton.js";
-export { type DfaSpelling, dfaToGbnf } from "./regex/dfa-gbnf.js";
-export { JsonText, type WhitespacePolicy, repeatCapped } from "./schema/json-text.js";
-export { type RawText, rawStringDfa } from "./schema/raw-string.js";
-export {
-  RELAXATIONS,
-  RESTRICTION_KINDS,
-  type Relaxation,
-  type RelaxationKind,
-  SchemaError,
-} from "./schema/schema-error.js";
-export {
-  DEFAULT_PROPERTY_ORDER,
-  type PropertyOrder,
-  SchemaConverter,
-  type SchemaToGbnfOptions,
-  jsonSchemaToGbnf,
-} from "./schema/schema-to-gbnf.js";
-export {
-  type CoverageCase,
-  type CoverageOutcome,
-  checkCoverageCase,
-  parseCoverageCase,
-  summarizeCoverage,
-} from "./schema/coverage.js";
+export type { WhitespacePolicy } from "./schema/json-text.js";
+export { RELAXATIONS, type Relaxation, type RelaxationKind, SchemaError } from "./schema/schema-error.js";
+export { type PropertyOrder, type SchemaToGbnfOptions, jsonSchemaToGbnf } from "./schema/schema-to-gbnf.js";

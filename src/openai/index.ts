@@ -23,8 +23,4 @@ export type {
 } from "./client.js";
 export { ChatCompletionError, toChatCompletionError } from "./errors.js";
 export type { ChatCompletionErrorBody, ChatCompletionErrorType } from "./errors.js";
-export { toChatOptions } from "./request.js";
-export type { MappedRequest, RequestLimits } from "./request.js";
-export { ChunkMapper, completionMeta, toChatCompletion, toCompletionUsage } from "./response.js";
-export type { CompletionMeta } from "./response.js";
 export type * from "./types.js";

@@ -384,7 +384,6 @@ function maxTokensOf(p: Record<string, unknown>, limits: RequestLimits): number 
  *
  * @throws {ChatCompletionError} a 400 naming the parameter that is wrong or not supported.
  * @example
- * import { toChatOptions } from "toolwright/openai";
  * const { options, stream } = toChatOptions({
  *   model: "local",
  *   messages: [{ role: "user", content: "Hi" }],

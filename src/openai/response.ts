@@ -20,7 +20,6 @@ export interface CompletionMeta {
  * A fresh id and timestamp for one request's completion.
  *
  * @example
- * import { completionMeta } from "toolwright/openai";
  * completionMeta("local").id; // "chatcmpl-…"
  */
 export function completionMeta(model: string): CompletionMeta {
@@ -31,7 +30,6 @@ export function completionMeta(model: string): CompletionMeta {
  * toolwright's usage → OpenAI's (cached prompt tokens in `prompt_tokens_details`).
  *
  * @example
- * import { toCompletionUsage } from "toolwright/openai";
  * toCompletionUsage({ promptTokens: 9, completionTokens: 3, totalTokens: 12, cachedPromptTokens: 0 }).total_tokens;
  * // 12
  */
@@ -76,7 +74,6 @@ const finishOf = (f: ChatResult["finishReason"]): OpenAIFinish => (f === "abort"
  * A finished `model.chat()` result as OpenAI's `chat.completion`.
  *
  * @example
- * import { completionMeta, toChatCompletion } from "toolwright/openai";
  * const completion = toChatCompletion(await model.chat(options), completionMeta("local"));
  */
 export function toChatCompletion(result: ChatResult, meta: CompletionMeta): ReasoningChatCompletion {
@@ -98,7 +95,6 @@ export function toChatCompletion(result: ChatResult, meta: CompletionMeta): Reas
  * choices, as OpenAI sends it.
  *
  * @example
- * import { ChunkMapper, completionMeta } from "toolwright/openai";
  * const mapper = new ChunkMapper(completionMeta("local"), true);
  * send(mapper.start());
  * for await (const chunk of model.streamChat(options)) for (const c of mapper.map(chunk)) send(c);

@@ -9,10 +9,9 @@
  * parsePeg(p, root, "hi").status; // "success"
  */
 export { PegArena } from "./peg-arena.js";
-export type { PegId, PegNode, RuleOptions, SchemaNodeOptions, TriggerSpec } from "./peg-nodes.js";
+export type { PegId, RuleOptions, SchemaNodeOptions, TriggerSpec } from "./peg-nodes.js";
 export { PegLeftRecursionError, PegStreamParser, findPegNodes, parsePeg, pegText } from "./peg-parser.js";
 export type { PegNodeList, PegParseResult, PegStatus, PegTreeNode } from "./peg-parser.js";
-export { PegText } from "./peg-text.js";
 export type { PegTextSource } from "./peg-text.js";
 export { pegToGbnf } from "./peg-gbnf.js";
 export type { GrammarTrigger, PegGbnf, PegGbnfOptions } from "./peg-gbnf.js";

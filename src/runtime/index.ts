@@ -7,7 +7,7 @@
  * await using context = await model.createContext();
  * console.log(await context.generate({ prompt: "Hello", maxTokens: 16 }).text());
  */
-export { loadModel, Model, TokenAttribute } from "./model.js";
+export { Model, TokenAttribute } from "./model.js";
 export type {
   LoadModelOptions,
   TokenizeOptions,
@@ -24,7 +24,6 @@ export type { ContextOptions, ContextStats } from "./context.js";
 export { Generation } from "./generation.js";
 export type { GenerateOptions, GeneratedToken, GenerationStats, StopReason } from "./generation.js";
 export type { SamplingOptions, GrammarOptions } from "./sampling.js";
-export { StopStringFilter } from "./stop-strings.js";
 export { AbortError, ModelLoadError, ContextOverflowError } from "./errors.js";
 export { pullModel, ModelDownloadError, modelCacheDir, isHfModelRef, parseHfModelRef } from "./hub/index.js";
 export type {
@@ -34,8 +33,8 @@ export type {
   ModelDownloadErrorCode,
   HfModelRef,
 } from "./hub/index.js";
-export { loadNative, loadedAddon, NativeAddonError } from "./binding.js";
-export type { NativeBinding, LoadedAddon, AddonAttempt } from "./binding.js";
+export { loadedAddon, NativeAddonError } from "./binding.js";
+export type { LoadedAddon, AddonAttempt } from "./binding.js";
 export { addonVariants } from "./variants.js";
 export type { AddonVariant } from "./variants.js";
 export { serveRpc } from "./rpc.js";

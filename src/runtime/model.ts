@@ -153,24 +153,6 @@ export interface Vocabulary {
 const registry = new FinalizationRegistry<NativeModel>((native) => native.dispose());
 
 /**
- * Loads a GGUF model file on a worker thread. `path` may be an `hf:` reference
- * (`hf:OWNER/REPO/FILE.gguf`, `hf:OWNER/REPO:QUANT`): it is downloaded into the cache first
- * (see {@link pullModel}), or found there.
- *
- * @throws {ModelLoadError} naming the path and the reason (missing file, directory, not GGUF, malformed).
- * @throws {ModelDownloadError} when an `hf:` model cannot be downloaded.
- * @throws {AbortError} when `signal` aborts first.
- * @example
- * const model = await loadModel("qwen2.5-0.5b-instruct-q8_0.gguf", {
- *   onProgress: (p) => console.log(`${Math.round(p * 100)}%`),
- * });
- * console.log(model.chatTemplate);
- */
-export async function loadModel(path: string, options: LoadModelOptions = {}): Promise<Model> {
-  return loadModelAs((native, file) => new Model(native, file), path, options);
-}
-
-/**
  * llama.cpp's loader says only "failed to read key-value pairs" or "failed to read header" for most
  * malformed files; toolwright's own reader says exactly what is wrong with the same file.
  */
@@ -200,8 +182,9 @@ function llamaReason(message: string, path: string): string {
 }
 
 /**
- * {@link loadModel}, building the model object with `make` (a layer above the runtime adds its
- * methods to a subclass of {@link Model}).
+ * Loads a GGUF model (`path` or an `hf:` reference, see {@link pullModel}), building the model
+ * object with `make`: the runtime has no `loadModel` of its own, toolwright's one (session layer)
+ * makes a `ChatModel`, a subclass of {@link Model} with the chat methods.
  *
  * @internal
  * @example

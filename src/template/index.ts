@@ -9,4 +9,3 @@
 export { ChatTemplate } from "./chat-template.js";
 export { TemplateError, TemplateSyntaxError, TemplateRuntimeError } from "./errors.js";
 export type { RenderInput, TemplateCaps, ChatTemplateOptions, CompatMode, RenderMode, RenderResult } from "./types.js";
-export { LENIENT_RELAXATIONS, type Relaxation } from "./compat.js";

@@ -5,7 +5,7 @@
  * default grammar that the runtime uses).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadModel, type Model } from "../../src/runtime/index.js";
+import { loadModel, type Model } from "../../src/index.js";
 import { chatGrammar } from "../../src/session/grammar.js";
 import type { ChatParams } from "../../src/chat/index.js";
 import { ensureTestModel } from "../helpers/test-models.js";

@@ -6,7 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ModelSummary } from "../../src/cli/model-summary.js";
-import { GgmlType, gguf, readGguf, TEST_MODEL_PRESETS, writeGguf } from "../../src/runtime/gguf/index.js";
+import { GgmlType, gguf, readGguf, writeGguf } from "../../src/runtime/gguf/index.js";
+import { TEST_MODEL_PRESETS } from "../../src/runtime/gguf/test-model.js";
 import { ensureTestModel, templatePath } from "../helpers/test-models.js";
 import { runCli as run } from "../helpers/run-cli.js";
 

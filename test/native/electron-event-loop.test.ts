@@ -9,7 +9,8 @@
 //   of it on the JS thread. Latency itself is measured by `node scripts/bench/event-loop.mjs`.
 import { existsSync, readFileSync } from "node:fs";
 import { afterAll, expect, test } from "vitest";
-import { loadModel, loadNative, type Model } from "../../src/index.js";
+import { loadModel, type Model } from "../../src/index.js";
+import { loadNative } from "../../src/runtime/binding.js";
 import { ensureTestModel } from "../helpers/test-models.js";
 
 let model: Model | undefined;

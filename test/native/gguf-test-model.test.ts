@@ -8,8 +8,6 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   GgmlType,
-  createTestModel,
-  decodeValues,
   gguf,
   ggufNumber,
   ggufString,
@@ -19,6 +17,8 @@ import {
   writeGguf,
   type GgufFileInfo,
 } from "../../src/runtime/gguf/index.js";
+import { createTestModel } from "../../src/runtime/gguf/test-model.js";
+import { decodeValues } from "../../src/runtime/gguf/codec.js";
 import { REPO_ROOT, TEST_MODEL_CACHE, ensureTestModel, templatePath, vocabPath } from "../helpers/test-models.js";
 
 let dir: string;

@@ -8,7 +8,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { createServer, Socket } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { loadModel, loadNative, ModelLoadError, serveRpc } from "../../src/index.js";
+import { loadModel, ModelLoadError, serveRpc } from "../../src/index.js";
+import { loadNative } from "../../src/runtime/binding.js";
 import { ensureCompiledLib } from "../helpers/compiled-lib.js";
 import { ensureTestModel, REPO_ROOT } from "../helpers/test-models.js";
 

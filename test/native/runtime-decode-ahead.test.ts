@@ -6,7 +6,8 @@
  */
 import { existsSync, readdirSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { type Context, loadModel, loadNative, type Model } from "../../src/index.js";
+import { type Context, loadModel, type Model } from "../../src/index.js";
+import { loadNative } from "../../src/runtime/binding.js";
 import type { NativeContext, NativeSampler } from "../../src/runtime/binding.js";
 import { ensureTestModel } from "../helpers/test-models.js";
 

@@ -5,7 +5,8 @@
  * abort, concurrent calls, disposal, and the option checks.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AbortError, ContextOverflowError, loadModel, loadNative, type Model } from "../../src/index.js";
+import { AbortError, ContextOverflowError, loadModel, type Model } from "../../src/index.js";
+import { loadNative } from "../../src/runtime/binding.js";
 import { ensureTestModel } from "../helpers/test-models.js";
 
 let model: Model;

@@ -4,14 +4,8 @@
  */
 import { ToolwrightError } from "../../src/errors.js";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import {
-  type Context,
-  type GeneratedToken,
-  type Generation,
-  loadModel,
-  loadNative,
-  type Model,
-} from "../../src/index.js";
+import { type Context, type GeneratedToken, type Generation, loadModel, type Model } from "../../src/index.js";
+import { loadNative } from "../../src/runtime/binding.js";
 import { ensureTestModel } from "../helpers/test-models.js";
 
 let model: Model;

@@ -10,7 +10,8 @@
  * and inside the grammar (the differential tool checks the masks agree on every other token).
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { type Context, loadModel, loadNative, type Model } from "../../src/index.js";
+import { type Context, loadModel, type Model } from "../../src/index.js";
+import { loadNative } from "../../src/runtime/binding.js";
 import { ensureTestModel } from "../helpers/test-models.js";
 
 const GRAMMARS: Array<{ name: string; gbnf: string; check?: (text: string) => void; partsOnIllFormedUtf8?: RegExp }> = [

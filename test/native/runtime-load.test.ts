@@ -6,7 +6,8 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileS
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { AbortError, loadModel, loadNative, ModelLoadError } from "../../src/index.js";
+import { AbortError, loadModel, ModelLoadError } from "../../src/index.js";
+import { loadNative } from "../../src/runtime/binding.js";
 import { ensureTestModel } from "../helpers/test-models.js";
 
 let modelPath: string;

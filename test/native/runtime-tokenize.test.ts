@@ -5,7 +5,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { loadModel, loadNative, type Model, TokenAttribute } from "../../src/index.js";
+import { loadModel, type Model, TokenAttribute } from "../../src/index.js";
+import { loadNative } from "../../src/runtime/binding.js";
 import { LLAMA_MODELS_DIR } from "../helpers/test-models.js";
 
 const VOCABS = ["llama-bpe", "qwen2", "llama-spm"] as const;

@@ -3,8 +3,10 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { WORKAROUNDS, analyzeTemplate } from "../../src/analysis/index.js";
-import { analyzeChatTemplate, detectDedicatedFormat } from "../../src/chat/index.js";
+import { analyzeTemplate } from "../../src/analysis/index.js";
+import { WORKAROUNDS } from "../../src/analysis/workarounds.js";
+import { analyzeChatTemplate } from "../../src/chat/index.js";
+import { detectDedicatedFormat } from "../../src/chat/dedicated/index.js";
 import { DEDICATED_FORMATS } from "../../src/chat/dedicated/index.js";
 import { VariantRenderer } from "../../src/analysis/render.js";
 import { analyzeTools } from "../../src/analysis/tools.js";

@@ -11,11 +11,11 @@ import {
   accumulateDeltas,
   generateChatParams,
   parseChatOutput,
-  prepareMessages,
-  randomCallId,
   type ChatParams,
   type ChatRequest,
 } from "../../src/chat/index.js";
+import { prepareMessages } from "../../src/chat/messages.js";
+import { randomCallId } from "../../src/chat/call-id.js";
 import { matchGbnf } from "../../src/grammar/gbnf-match.js";
 import { ChatTemplate } from "../../src/template/index.js";
 import { TEMPLATES_DIR, loadOracleTable } from "../helpers/analysis-oracle.js";

@@ -4,10 +4,6 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   GgmlType,
-  decodeValues,
-  encodeValues,
-  f16BitsToF32,
-  f32ToF16Bits,
   gguf,
   ggufNumber,
   ggufString,
@@ -19,6 +15,7 @@ import {
   type GgufTensorSpec,
   type GgufValue,
 } from "../../src/runtime/gguf/index.js";
+import { decodeValues, encodeValues, f16BitsToF32, f32ToF16Bits } from "../../src/runtime/gguf/codec.js";
 
 let dir: string;
 beforeAll(async () => {

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { sharedData } from "../helpers/shared-data.js";
-import { checkCoverageCase, parseCoverageCase, summarizeCoverage } from "../../src/grammar/index.js";
+import { checkCoverageCase, parseCoverageCase, summarizeCoverage } from "../../src/grammar/schema/coverage.js";
 
 // MaskBench coverage on a fixed sample (every 3rd schema) to keep the run short on 2 cores;
 // `node scripts/schema-coverage.mjs` reports the full figure. The floors sit just under the

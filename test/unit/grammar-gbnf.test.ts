@@ -1,25 +1,8 @@
 import { describe, expect, test } from "vitest";
-import {
-  GbnfBuilder,
-  GbnfMatcher,
-  GbnfSyntaxError,
-  alt,
-  chars,
-  cls,
-  compileGbnf,
-  escapeLiteral,
-  lit,
-  matchGbnf,
-  opt,
-  parseGbnf,
-  plus,
-  printExpr,
-  ref,
-  rep,
-  sanitizeRuleName,
-  seq,
-  star,
-} from "../../src/grammar/index.js";
+import { GbnfMatcher, GbnfSyntaxError, compileGbnf, matchGbnf, parseGbnf } from "../../src/grammar/index.js";
+import { GbnfBuilder, sanitizeRuleName } from "../../src/grammar/gbnf-builder.js";
+import { alt, chars, cls, lit, opt, plus, ref, rep, seq, star } from "../../src/grammar/gbnf-ast.js";
+import { escapeLiteral, printExpr } from "../../src/grammar/gbnf-print.js";
 
 describe("GbnfBuilder", () => {
   test("identical bodies share one rule, names are sanitized and unique", () => {

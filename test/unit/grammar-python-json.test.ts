@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { PyJsonSyntaxError, dumpsPython, parsePyJson, pythonFloatRepr } from "../../src/grammar/index.js";
+import { PyJsonSyntaxError, dumpsPython, parsePyJson, pythonFloatRepr } from "../../src/grammar/python-json.js";
 
 describe("json.dumps(data, ensure_ascii=False) equivalent", () => {
   // Expected strings are what CPython 3 prints for json.dumps(json.loads(input), ensure_ascii=False).

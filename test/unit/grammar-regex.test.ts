@@ -1,17 +1,15 @@
 import { describe, expect, test } from "vitest";
+import { compileGbnf, jsonSchemaToGbnf, GbnfMatcher } from "../../src/grammar/index.js";
+import { RegexSyntaxError } from "../../src/grammar/regex/regex-ast.js";
 import {
-  RegexSyntaxError,
-  compileGbnf,
   dfaAccepts,
-  jsonSchemaToGbnf,
-  GbnfMatcher,
-  parseRegex,
   regexToDfa,
   complementDfa,
   literalsToDfa,
   productDfa,
   lengthDfa,
-} from "../../src/grammar/index.js";
+} from "../../src/grammar/regex/automaton.js";
+import { parseRegex } from "../../src/grammar/regex/regex-parse.js";
 
 /** Deterministic pseudo-random strings over an alphabet that exercises the patterns below. */
 function* samples(count: number, alphabet: string, maxLen: number): Generator<string> {

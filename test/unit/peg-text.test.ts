@@ -1,7 +1,8 @@
 // The streaming text buffer: string-like reads, and appends that copy only the new text (the
 // stream parser used to do `input += chunk`, which made V8 copy the whole text on every chunk).
 import { describe, expect, test } from "vitest";
-import { PegArena, PegStreamParser, PegText } from "../../src/peg/index.js";
+import { PegArena, PegStreamParser } from "../../src/peg/index.js";
+import { PegText } from "../../src/peg/peg-text.js";
 
 /** A PegText built by appending `text` in pieces of `size`. */
 function appended(text: string, size: number): PegText {

@@ -1,6 +1,6 @@
 /** StopStringFilter: stop strings over streamed chunks (no native code involved). */
 import { describe, expect, test } from "vitest";
-import { StopStringFilter } from "../../src/runtime/index.js";
+import { StopStringFilter } from "../../src/runtime/stop-strings.js";
 
 /** Feeds chunks; returns the emitted text per chunk, whether it stopped, and the final flush. */
 function run(stops: string[], chunks: string[]): { emitted: string[]; stopped: boolean; flushed: string } {

@@ -8,13 +8,8 @@
 import { describe, expect, test } from "vitest";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import {
-  ChatTemplate,
-  LENIENT_RELAXATIONS,
-  TemplateError,
-  TemplateRuntimeError,
-  type Relaxation,
-} from "../../src/template/index.js";
+import { ChatTemplate, TemplateError, TemplateRuntimeError } from "../../src/template/index.js";
+import { LENIENT_RELAXATIONS, type Relaxation } from "../../src/template/compat.js";
 import type { ChatMessage } from "../../src/types.js";
 
 const TEMPLATES = join(import.meta.dirname, "../../deps/llama.cpp/models/templates");

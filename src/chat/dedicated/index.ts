@@ -62,7 +62,6 @@ export const GENERIC_HANDLES: Readonly<Record<DedicatedHandler, string>> = Objec
  * when the generic analysis applies.
  *
  * @example
- * import { detectDedicatedFormat } from "toolwright/chat";
  * detectDedicatedFormat(gptOssSource); // "gpt-oss"
  */
 export function detectDedicatedFormat(source: string): DedicatedHandler | null {
