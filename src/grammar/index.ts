@@ -9,11 +9,6 @@
  * matchGbnf(g, "[1, 2]").ok; // true
  */
 export { type GbnfGrammar, GbnfSyntaxError, parseGbnf } from "./gbnf-parse.js";
-// What the PEG layer builds its grammars with (it imports grammar/ only through this index).
-export { contentKey } from "./content-key.js";
-export { LruCache, type LruCacheStats } from "./lru-cache.js";
-export { repeatCapped } from "./schema/json-text.js";
-export { type RawText, rawStringDfa } from "./schema/raw-string.js";
 export { type CompiledGbnf, compileGbnf } from "./gbnf-compile.js";
 export {
   GbnfMatchLimitError,

@@ -2,7 +2,7 @@
  * Builder for PEG combinators. Each method adds a node and returns its id; the JSDoc of each
  * gives the notation it stands for.
  */
-import { type CodeRange, RegexSyntaxError, contentKey, parseRegex } from "../grammar/index.js";
+import { type CodeRange, RegexSyntaxError, contentKey, parseRegex } from "../grammar/internal.js";
 import type { JsonSchema } from "../types.js";
 import { type PegGbnf, type PegGbnfOptions, pegToGbnf } from "./peg-gbnf.js";
 import type { PegId, PegNode, RuleOptions, SchemaNodeOptions, TriggerSpec } from "./peg-nodes.js";

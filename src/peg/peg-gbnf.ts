@@ -33,7 +33,7 @@ import {
   repeatCapped,
   seq,
   star,
-} from "../grammar/index.js";
+} from "../grammar/internal.js";
 import type { PegArena } from "./peg-arena.js";
 import type { PegId } from "./peg-nodes.js";
 

@@ -3,7 +3,7 @@
  * an array and referring to each other by id. One definition drives both the parser
  * (`peg-parser.ts`) and the grammar for constrained decoding (`peg-gbnf.ts`).
  */
-import type { CodeRange } from "../grammar/index.js";
+import type { CodeRange } from "../grammar/internal.js";
 import type { JsonSchema } from "../types.js";
 
 /** Id of a node in its {@link PegArena}. */

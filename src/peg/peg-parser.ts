@@ -18,7 +18,7 @@
  * repetitions instead of copying them (peg-tree.ts), so each snapshot costs O(depth) to build
  * and stays valid after later feeds.
  */
-import { rangesContain } from "../grammar/index.js";
+import { rangesContain } from "../grammar/internal.js";
 import type { PegArena } from "./peg-arena.js";
 import type { PegId, PegNode } from "./peg-nodes.js";
 import { PegText, type PegTextSource } from "./peg-text.js";
