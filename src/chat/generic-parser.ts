@@ -236,12 +236,12 @@ function openersOf(a: TemplateAnalysis): string[] {
 }
 
 /**
- * Tagged calls end with a marker (the function's closer, else the per-call one): a call the
- * output stops before it is one the model did not finish.
+ * Tagged arguments end with the call's marker (the function's closer, else the per-call one): a
+ * call the output stops before it is one the model did not finish. (A JSON argument object ends
+ * with its own brace.)
  */
 function callsClose(a: TemplateAnalysis): boolean {
-  const mode = a.tools.format.mode;
-  if (mode !== "TAG_WITH_JSON" && mode !== "TAG_WITH_TAGGED") return false;
+  if (a.tools.format.mode !== "TAG_WITH_TAGGED") return false;
   return core(a.tools.function.close) !== "" || core(a.tools.format.perCallEnd) !== "";
 }
 
