@@ -27,5 +27,6 @@ export type {
   ChatParseOptions,
   ChatParserSpec,
   ChatRequest,
+  GrammarPlan,
   ToolCallDelta,
 } from "./types.js";
