@@ -37,7 +37,10 @@ export interface ChatRequest {
    * opening a new turn: the prompt ends inside that message, and the output is parsed as its
    * continuation (the message returned holds the prefilled text too). `"reasoning"` continues
    * its reasoning, `"content"` its content; `true` picks reasoning when the message has
-   * reasoning and no content, else content.
+   * reasoning and no content, else content. (`model.chat()` continues in its first model turn only.)
+   *
+   * @example
+   * await model.chat({ messages: [user, { role: "assistant", content: "The capital of France is" }], continueFinalMessage: true });
    */
   continueFinalMessage?: boolean | "content" | "reasoning";
   /**

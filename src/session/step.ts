@@ -10,11 +10,11 @@ import type { AssistantMessage, ChatMessage, FunctionDefinition } from "../types
 import { parametersJsonSchema } from "../chat/tool-schema.js";
 import { ChatStreamParser } from "../chat/chat-parser.js";
 import { generateChatParams } from "../chat/generate.js";
-import type { ChatDelta, ChatParams } from "../chat/types.js";
+import type { ChatDelta, ChatParams, ChatRequest } from "../chat/types.js";
 import { fitPrompt } from "./context-fit.js";
 import { afterReasoningClosed, chatGrammar } from "./grammar.js";
 import { ReasoningBudget } from "./reasoning-budget.js";
-import type { PlannedChat } from "./options.js";
+import { FORWARDED_OPTIONS, type PlannedChat } from "./options.js";
 import type { PreparedTemplate } from "./template-cache.js";
 import type { ChatTimings, ChatToolFunction, ChatUsage, FinishReason } from "./types.js";
 
@@ -43,27 +43,17 @@ export function paramsFor(
   firstTurn = true,
 ): ChatParams {
   const o = plan.options;
-  return generateChatParams(prepared.analysis, prepared.template, {
-    messages,
-    ...(plan.tools.length
-      ? { tools: plan.tools.map((t) => ({ type: "function" as const, function: jsonFunction(t.function) })) }
-      : {}),
-    ...(o.toolChoice !== undefined ? { toolChoice: o.toolChoice } : {}),
-    ...(o.parallelToolCalls !== undefined ? { parallelToolCalls: o.parallelToolCalls } : {}),
-    ...(o.responseFormat !== undefined ? { responseFormat: o.responseFormat } : {}),
-    // A reasoning budget of 0 asks for no reasoning: templates that can turn it off do.
-    ...(o.enableThinking !== undefined
-      ? { enableThinking: o.enableThinking }
-      : plan.reasoningBudget === 0
-        ? { enableThinking: false }
-        : {}),
-    ...(o.maxToolCalls !== undefined ? { maxToolCalls: o.maxToolCalls } : {}),
-    ...(o.extraContext !== undefined ? { extraContext: o.extraContext } : {}),
-    ...(o.reasoningFormat !== undefined ? { reasoningFormat: o.reasoningFormat } : {}),
-    // Only the first turn continues the caller's final message (later turns follow tool results).
-    ...(firstTurn && o.continueFinalMessage !== undefined ? { continueFinalMessage: o.continueFinalMessage } : {}),
-    ...(firstTurn && o.addGenerationPrompt !== undefined ? { addGenerationPrompt: o.addGenerationPrompt } : {}),
-  });
+  const request: Record<string, unknown> = { messages };
+  // Options given as is, by chat()'s option table (only the first turn continues the caller's final message).
+  for (const [key, forward] of FORWARDED_OPTIONS) {
+    if (o[key] !== undefined && (forward === "each turn" || firstTurn)) request[key] = o[key];
+  }
+  if (plan.tools.length)
+    request.tools = plan.tools.map((t) => ({ type: "function" as const, function: jsonFunction(t.function) }));
+  // A reasoning budget of 0 asks for no reasoning: templates that can turn it off do.
+  if (o.enableThinking !== undefined) request.enableThinking = o.enableThinking;
+  else if (plan.reasoningBudget === 0) request.enableThinking = false;
+  return generateChatParams(prepared.analysis, prepared.template, request as unknown as ChatRequest);
 }
 
 function finishReasonOf(stop: StopReason | undefined, message: AssistantMessage): FinishReason {
