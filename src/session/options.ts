@@ -6,7 +6,7 @@ import { checkMessageList } from "../chat/message-check.js";
 import { SHARED_REQUEST_OPTIONS } from "../chat/request-options.js";
 import { parametersJsonSchema } from "../chat/tool-schema.js";
 import type { ChatRequest } from "../chat/types.js";
-import { CONTEXT_OPTION_KEYS } from "../runtime/context.js";
+import { CONTEXT_OPTION_KEYS, type ContextOptions } from "../runtime/context.js";
 import { SAMPLING_KEYS, type SamplingOptions } from "../runtime/sampling.js";
 import {
   type OptionRow,
@@ -22,7 +22,7 @@ import {
 } from "../runtime/validate.js";
 import type { ResponseFormat, ToolChoice } from "../types.js";
 import type { ContextOverflow } from "./context-fit.js";
-import type { ChatOptions, ChatTool } from "./types.js";
+import type { ChatOptions, ChatSessionOptions, ChatTool } from "./types.js";
 
 /** Checked options with defaults filled in. */
 export interface PlannedChat {
@@ -62,8 +62,20 @@ function optContextSize(value: unknown, name: string): number | "auto" | undefin
   return optInteger(value, name, 1, 1 << 24);
 }
 
+/** The one table of {@link ChatSessionOptions}. */
+const SESSION_OPTIONS = {
+  context: {
+    check(value, name) {
+      checkKeys(checkObject(value, name), CONTEXT_OPTION_KEYS, name);
+      return value as ContextOptions;
+    },
+  },
+  grammarEngine: { check: (v, name) => checkString(v, name) },
+  contextOverflow: { check: (v, name) => optOverflow(v, name) as ContextOverflow },
+} satisfies { readonly [K in keyof Required<ChatSessionOptions>]: OptionRow };
+
 /** The keys of {@link ChatSessionOptions}. */
-export const SESSION_OPTION_KEYS: readonly string[] = ["context", "grammarEngine", "contextOverflow"];
+export const SESSION_OPTION_KEYS: readonly string[] = Object.keys(SESSION_OPTIONS);
 
 /**
  * Checks `new ChatSession(model, options)`'s options (and the context options in them).
@@ -72,16 +84,7 @@ export const SESSION_OPTION_KEYS: readonly string[] = ["context", "grammarEngine
  * checkSessionOptions({ context: { contextSize: 4096 } });
  */
 export function checkSessionOptions(options: unknown): void {
-  const o = checkObject(options, "ChatSession: options");
-  checkKeys(o, SESSION_OPTION_KEYS, "ChatSession: options");
-  if (o.context !== undefined)
-    checkKeys(
-      checkObject(o.context, "ChatSession: options.context"),
-      CONTEXT_OPTION_KEYS,
-      "ChatSession: options.context",
-    );
-  if (o.grammarEngine !== undefined) checkString(o.grammarEngine, "ChatSession: options.grammarEngine");
-  optOverflow(o.contextOverflow, "ChatSession: options.contextOverflow");
+  checkOptionTable(checkObject(options, "ChatSession: options"), SESSION_OPTIONS, "ChatSession: options");
 }
 
 function checkTools(value: unknown, name: string): ChatTool[] {
