@@ -8,13 +8,15 @@
  *   - tool_choice required / named, response_format json_schema: a strict grammar; when the
  *     prompt opens reasoning, it is deferred (lazy, triggered by the reasoning end marker) so
  *     reasoning is never constrained.
+ *
+ * That choice is made once, as the request's GrammarPlan (grammar-plan.ts).
  */
 import type { TemplateAnalysis } from "../analysis/index.js";
-import { pegToGbnf } from "../peg/index.js";
 import { ChatTemplate } from "../template/index.js";
 import { core, toolParameters } from "./build-helpers.js";
 import { dedicatedHandler } from "./dedicated/index.js";
 import { type BuiltParser, buildGenericParser } from "./generic-parser.js";
+import { grammarFields, planGrammar } from "./grammar-plan.js";
 import {
   type ReasoningPrefixState,
   continuationPrefix,
@@ -23,18 +25,10 @@ import {
   renderPrompt,
 } from "./prompt.js";
 import { normalizeRequest } from "./request.js";
-import { type SpaceBound, templateSpace } from "./template-space.js";
+import { templateSpace } from "./template-space.js";
 import { turnEndStops } from "./turn-end.js";
 import { jsonContainersOf, rendersPythonLiterals } from "./value-syntax.js";
-import type { ChatGrammarTrigger, ChatMappingOptions, ChatParams, ChatRequest } from "./types.js";
-
-interface GrammarResult {
-  grammar: string | null;
-  lazy: boolean;
-  triggers: ChatGrammarTrigger[];
-}
-
-const NO_GRAMMAR: GrammarResult = { grammar: null, lazy: false, triggers: [] };
+import type { ChatMappingOptions, ChatParams, ChatRequest } from "./types.js";
 
 /**
  * Most whitespace characters where a chat grammar allows free whitespace (between markers,
@@ -43,40 +37,6 @@ const NO_GRAMMAR: GrammarResult = { grammar: null, lazy: false, triggers: [] };
  * Templates that render wider runs themselves widen it (template-space.ts).
  */
 export const CHAT_SPACE = { inline: 2, lines: 2, indent: 8 };
-
-/**
- * Tool arguments and response_format answers hold only the properties their schema declares,
- * unless it allows more (`additionalProperties: true` or a schema): what users mean by a schema,
- * and what llama.cpp and OpenAI's strict mode do. Without it, a random or confused model may
- * spend its tokens inventing keys. (The converter's own default is JSON Schema's: allowed.)
- */
-const CHAT_SCHEMA = { additionalProperties: false } as const;
-
-/** The grammar of a built parser, given where the prompt leaves reasoning. */
-function grammarOf(built: BuiltParser, state: ReasoningPrefixState, space: SpaceBound): GrammarResult {
-  if (!built.constrained) return NO_GRAMMAR;
-  const p = built.arena;
-  if (built.lazy) {
-    try {
-      const g = pegToGbnf(p, built.lazyGrammarRoot ?? built.root, { ...CHAT_SCHEMA, lazy: true, space });
-      return { grammar: g.grammar, lazy: true, triggers: g.triggers.map((t) => ({ ...t })) };
-    } catch (e) {
-      // No marker opens a call in this format: calls stay unconstrained under tool_choice auto.
-      if (e instanceof RangeError) return NO_GRAMMAR;
-      throw e;
-    }
-  }
-  const body = built.grammarBody ?? built.body;
-  const root = built.grammarRoot ?? built.root;
-  if (state === "open" && built.reasoningEnd !== null) {
-    const end = built.reasoningEnd;
-    const after = p.rule("after-reasoning", p.seq(p.literal(end), p.space(), body), { trigger: { word: end } });
-    const g = pegToGbnf(p, after, { ...CHAT_SCHEMA, lazy: true, space });
-    return { grammar: g.grammar, lazy: true, triggers: g.triggers.map((t) => ({ ...t })) };
-  }
-  const g = pegToGbnf(p, state === "closed" ? body : root, { ...CHAT_SCHEMA, space });
-  return { grammar: g.grammar, lazy: false, triggers: [] };
-}
 
 /**
  * Derives prompt, parser and grammar for one chat request.
@@ -164,12 +124,7 @@ export function generateChatParams(
   };
   const stopAt = turnEndStops(analysis, handler?.build ? preservedTokens : null);
   const space = templateSpace(template, CHAT_SPACE);
-  const g = grammarOf(built, state, space);
-  // The model may open reasoning under a strict grammar: what follows it, for the reasoning budget.
-  const afterReasoning =
-    g.grammar !== null && !g.lazy && state === "none" && built.reasoningEnd !== null
-      ? pegToGbnf(built.arena, built.grammarBody ?? built.body, { ...CHAT_SCHEMA, space }).grammar
-      : null;
+  const grammarPlan = planGrammar(built, { state, space, jsonAnswer: req.jsonSchema !== null });
   return {
     prompt,
     generationPrompt,
@@ -184,14 +139,12 @@ export function generateChatParams(
       stopAt,
       format: built.format,
     },
-    grammar: g.grammar,
-    grammarLazy: g.lazy,
-    grammarTriggers: g.triggers,
+    grammarPlan,
+    ...grammarFields(grammarPlan),
     preservedTokens,
     additionalStops: [...new Set([...analysis.additionalStops, ...stopAt])],
     thinkingForcedOpen: state === "open",
     reasoningEnd: built.reasoningEnd === null ? null : core(built.reasoningEnd),
     reasoningStart: built.reasoningEnd === null || !built.reasoningStart ? null : core(built.reasoningStart),
-    grammarAfterReasoning: afterReasoning,
   };
 }

@@ -21,5 +21,6 @@ export type {
   ChatParseOptions,
   ChatParserSpec,
   ChatRequest,
+  GrammarPlan,
   ToolCallDelta,
 } from "./types.js";

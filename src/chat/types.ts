@@ -37,7 +37,10 @@ export interface ChatRequest {
    * opening a new turn: the prompt ends inside that message, and the output is parsed as its
    * continuation (the message returned holds the prefilled text too). `"reasoning"` continues
    * its reasoning, `"content"` its content; `true` picks reasoning when the message has
-   * reasoning and no content, else content.
+   * reasoning and no content, else content. (`model.chat()` continues in its first model turn only.)
+   *
+   * @example
+   * await model.chat({ messages: [user, { role: "assistant", content: "The capital of France is" }], continueFinalMessage: true });
    */
   continueFinalMessage?: boolean | "content" | "reasoning";
   /**
@@ -56,6 +59,37 @@ export type ChatGrammarTrigger =
   | { type: "word"; value: string }
   | { type: "pattern"; value: string }
   | { type: "token"; value: string };
+
+/**
+ * Which grammar one request generates under, decided once by {@link generateChatParams}; the
+ * session only carries it out (`chatGrammar`, and when the reasoning budget closes reasoning).
+ *
+ *   - `none`: the output is unconstrained (no tools, no JSON schema, or no marker opens a call);
+ *   - `lazy`: tool_choice "auto": the grammar starts at a trigger (the call section's marker);
+ *     with `guard`, a trigger only counts after that word (the reasoning end, when the prompt
+ *     opened reasoning), so reasoning is never constrained;
+ *   - `after-reasoning`: a strict grammar deferred past reasoning the prompt opened: it starts
+ *     with `reasoningEnd` itself, triggered by it;
+ *   - `strict`: tool_choice "required" or a named tool (`constrains: "tool-calls"`), or a JSON
+ *     answer (`"response-format"`), from the first token; `afterReasoning` is the grammar of what
+ *     follows reasoning the model may open itself (null when it cannot).
+ *
+ * @example
+ * import { generateChatParams } from "toolwright/chat";
+ * const { grammarPlan } = generateChatParams(analysis, template, { messages, tools });
+ * if (grammarPlan.kind === "lazy") console.log(grammarPlan.triggers); // [{ type: "word", value: "<tool_call>" }]
+ */
+export type GrammarPlan =
+  | { kind: "none" }
+  | { kind: "lazy"; gbnf: string; triggers: ChatGrammarTrigger[]; guard: string | null }
+  | {
+      kind: "after-reasoning";
+      gbnf: string;
+      triggers: ChatGrammarTrigger[];
+      /** The reasoning end: the grammar's first words, and the trigger that starts it. */
+      reasoningEnd: string;
+    }
+  | { kind: "strict"; gbnf: string; constrains: "tool-calls" | "response-format"; afterReasoning: string | null };
 
 /** How the mapper turns the parse tree of one format into a message. */
 export interface ChatMappingOptions {
@@ -122,6 +156,8 @@ export interface ChatParams {
    */
   continuesFinalMessage: boolean;
   parser: ChatParserSpec;
+  /** Which grammar applies and how: the fields `grammar` … `grammarAfterReasoning` are views of it. */
+  grammarPlan: GrammarPlan;
   /** GBNF grammar from the parser definition, or null when output is unconstrained. */
   grammar: string | null;
   /** The grammar only applies from a trigger on (tool_choice auto, or deferred past reasoning). */

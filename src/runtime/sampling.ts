@@ -64,40 +64,49 @@ export interface GrammarOptions {
   engine?: string;
 }
 
+/** How one sampling option is checked (`name` is the option as messages name it). */
+type SamplingCheck<K extends keyof SamplingOptions> = (
+  value: unknown,
+  name: string,
+  vocabSize: number,
+) => NativeSamplerOptions[K] | undefined;
+
+/**
+ * The one table of sampling options: each key's check and range. The native sampler takes the
+ * same keys; {@link SamplingOptions} documents them (the table must cover exactly its keys).
+ */
+const SAMPLING_TABLE: { readonly [K in keyof Required<SamplingOptions>]: SamplingCheck<K> } = {
+  temperature: (v, name) => optNumber(v, name, 0, 1e6),
+  topK: (v, name, vocabSize) => optInteger(v, name, 0, vocabSize),
+  topP: (v, name) => optNumber(v, name, 0, 1),
+  minP: (v, name) => optNumber(v, name, 0, 1),
+  repeatPenalty: (v, name) => optNumber(v, name, 1e-6, 1e6),
+  presencePenalty: (v, name) => optNumber(v, name, -1e6, 1e6),
+  frequencyPenalty: (v, name) => optNumber(v, name, -1e6, 1e6),
+  penaltyLastN: (v, name) => optInteger(v, name, 0, 1 << 20),
+  seed: (v, name) => optInteger(v, name, 0, 0xfffffffe),
+  greedy: (v, name) => optBoolean(v, name),
+};
+
+/** The keys of {@link SamplingOptions} (generate and chat check them). */
+export const SAMPLING_KEYS: readonly string[] = Object.keys(SAMPLING_TABLE);
+
+/**
+ * Checks `generate`'s sampling options against the table; the native sampler's configuration.
+ *
+ * @example
+ * toNativeSampling({ temperature: 0.7, seed: 42 }, model.vocabSize); // { temperature: 0.7, seed: 42 }
+ */
 export function toNativeSampling(value: unknown, vocabSize: number): NativeSamplerOptions {
   const o = checkObject(value, "generate: options.sampling");
   checkKeys(o, SAMPLING_KEYS, "generate: options.sampling");
-  const name = (key: string) => `generate: options.sampling.${key}`;
-  const out: NativeSamplerOptions = {};
-  const set = <K extends keyof NativeSamplerOptions>(key: K, v: NativeSamplerOptions[K] | undefined) => {
-    if (v !== undefined) out[key] = v;
-  };
-  set("temperature", optNumber(o.temperature, name("temperature"), 0, 1e6));
-  set("topK", optInteger(o.topK, name("topK"), 0, vocabSize));
-  set("topP", optNumber(o.topP, name("topP"), 0, 1));
-  set("minP", optNumber(o.minP, name("minP"), 0, 1));
-  set("repeatPenalty", optNumber(o.repeatPenalty, name("repeatPenalty"), 1e-6, 1e6));
-  set("presencePenalty", optNumber(o.presencePenalty, name("presencePenalty"), -1e6, 1e6));
-  set("frequencyPenalty", optNumber(o.frequencyPenalty, name("frequencyPenalty"), -1e6, 1e6));
-  set("penaltyLastN", optInteger(o.penaltyLastN, name("penaltyLastN"), 0, 1 << 20));
-  set("seed", optInteger(o.seed, name("seed"), 0, 0xfffffffe));
-  set("greedy", optBoolean(o.greedy, name("greedy")));
-  return out;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(SAMPLING_TABLE) as (keyof SamplingOptions)[]) {
+    const checked = SAMPLING_TABLE[key](o[key], `generate: options.sampling.${key}`, vocabSize);
+    if (checked !== undefined) out[key] = checked;
+  }
+  return out as NativeSamplerOptions;
 }
-
-/** The keys of {@link SamplingOptions} (generate and chat check them). */
-export const SAMPLING_KEYS: readonly string[] = [
-  "temperature",
-  "topK",
-  "topP",
-  "minP",
-  "repeatPenalty",
-  "presencePenalty",
-  "frequencyPenalty",
-  "penaltyLastN",
-  "seed",
-  "greedy",
-];
 
 export function toNativeGrammar(value: unknown, vocabSize: number): NativeGrammarSpec {
   const o = checkObject(value, "generate: options.grammar");

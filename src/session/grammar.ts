@@ -3,7 +3,7 @@
  * place that turns an engine choice into the runtime's option (undefined: the runtime's default).
  */
 import type { GrammarOptions } from "../runtime/sampling.js";
-import type { ChatParams } from "../chat/types.js";
+import type { ChatGrammarTrigger, GrammarPlan } from "../chat/types.js";
 
 /** Tokenizes a trigger text (special tokens parsed), to tell whether it is one token. */
 export type TriggerTokenizer = (text: string) => ArrayLike<number>;
@@ -28,32 +28,63 @@ function anywhere(pattern: string, captures: boolean, guard: string): string {
   return `^[\\s\\S]*?${guard ? `${guard}[\\s\\S]*?` : ""}${body}[\\s\\S]*`;
 }
 
+/** The runtime's option for a grammar applied from the current position on (no triggers). */
+function fromHere(gbnf: string, engine: string | undefined): GrammarOptions {
+  return { gbnf, ...(engine === undefined ? {} : { engine }) };
+}
+
+/**
+ * A grammar applied from the current position on (no triggers), or undefined for none.
+ *
+ * @example
+ * strictGrammar('root ::= "yes" | "no"', undefined); // { gbnf: 'root ::= "yes" | "no"' }
+ */
+export function strictGrammar(gbnf: string | null, engine: string | undefined): GrammarOptions | undefined {
+  return gbnf === null ? undefined : fromHere(gbnf, engine);
+}
+
 /**
  * The grammar option of one chat generation, or undefined when the output is unconstrained.
  * Word and pattern triggers become lazy patterns; a token trigger becomes a lazy token when the
- * vocabulary has it as one token, else a word pattern. When the prompt opens reasoning, triggers
- * other than the reasoning end only count after it, so reasoning is never constrained.
+ * vocabulary has it as one token, else a word pattern. A lazy plan's `guard` (the reasoning end,
+ * when the prompt opens reasoning) makes its other triggers count only after it, so reasoning is
+ * never constrained; `afterReasoning` drops it (the output is past the reasoning already).
  *
  * @example
+ * import { generateChatParams } from "toolwright/chat";
  * const tokenize = (text: string) => model.tokenize(text, { addSpecial: false, parseSpecial: true });
- * chatGrammar(params, tokenize, undefined); // { gbnf, lazy: { patterns: ["^[\\s\\S]*?(<tool_call>)[\\s\\S]*"] } }
+ * const params = generateChatParams(analysis, template, { messages, tools });
+ * chatGrammar(params.grammarPlan, tokenize, undefined); // { gbnf, lazy: { patterns: ["^[\\s\\S]*?(<tool_call>)[\\s\\S]*"] } }
  */
 export function chatGrammar(
-  params: ChatParams,
+  plan: GrammarPlan,
   tokenize: TriggerTokenizer,
   engine: string | undefined,
   options: { afterReasoning?: boolean } = {},
 ): GrammarOptions | undefined {
-  if (params.grammar === null) return undefined;
-  const base: GrammarOptions = { gbnf: params.grammar, ...(engine === undefined ? {} : { engine }) };
-  if (!params.grammarLazy) return base;
-  const end = params.reasoningEnd;
-  // After the reasoning was closed for the model (reasoning budget), the output is past it already.
-  const guarded = params.thinkingForcedOpen && !options.afterReasoning;
-  const guardFor = (value: string) => (guarded && end !== null && value !== end ? escapeRegex(end) : "");
+  switch (plan.kind) {
+    case "none":
+      return undefined;
+    case "strict":
+      return fromHere(plan.gbnf, engine);
+    case "lazy":
+      return lazyGrammar(plan.gbnf, plan.triggers, options.afterReasoning ? null : plan.guard, tokenize, engine);
+    case "after-reasoning":
+      return lazyGrammar(plan.gbnf, plan.triggers, options.afterReasoning ? null : plan.reasoningEnd, tokenize, engine);
+  }
+}
+
+function lazyGrammar(
+  gbnf: string,
+  triggers: readonly ChatGrammarTrigger[],
+  guard: string | null,
+  tokenize: TriggerTokenizer,
+  engine: string | undefined,
+): GrammarOptions | undefined {
+  const guardFor = (value: string) => (guard !== null && value !== guard ? escapeRegex(guard) : "");
   const patterns: string[] = [];
   const tokens: number[] = [];
-  for (const t of params.grammarTriggers) {
+  for (const t of triggers) {
     switch (t.type) {
       case "word":
         patterns.push(anywhere(escapeRegex(t.value), false, guardFor(t.value)));
@@ -74,18 +105,34 @@ export function chatGrammar(
     }
   }
   if (patterns.length === 0 && tokens.length === 0) return undefined;
-  return { ...base, lazy: { ...(patterns.length ? { patterns } : {}), ...(tokens.length ? { tokens } : {}) } };
+  const lazy = { ...(patterns.length ? { patterns } : {}), ...(tokens.length ? { tokens } : {}) };
+  return { ...fromHere(gbnf, engine), lazy };
+}
+
+/** How generation goes on once the reasoning budget has closed the reasoning. */
+export interface AfterReasoningClosed {
+  /** Text the session writes for the model first (the reasoning end), or "" when the grammar writes it. */
+  marker: string;
+  grammar: GrammarOptions | undefined;
 }
 
 /**
- * A grammar applied from the current position on (no triggers): used when the reasoning budget
- * runs out, with the deferred grammar (which starts with the reasoning end, so the model must
- * now write it) or with the grammar of what follows reasoning.
+ * What follows reasoning closed by the reasoning budget: a deferred grammar (it starts with the
+ * reasoning end) now applies from here, so the model writes the end under it; otherwise the
+ * session writes the end and generation goes on under the grammar of what follows reasoning
+ * (a lazy grammar's triggers unguarded).
  *
  * @example
- * strictGrammar(params.grammar, undefined); // { gbnf }
+ * afterReasoningClosed(params.grammarPlan, "</think>", tokenize, undefined); // { marker: "</think>\n", grammar: { gbnf } }
  */
-export function strictGrammar(gbnf: string | null, engine: string | undefined): GrammarOptions | undefined {
-  if (gbnf === null) return undefined;
-  return { gbnf, ...(engine === undefined ? {} : { engine }) };
+export function afterReasoningClosed(
+  plan: GrammarPlan,
+  reasoningEnd: string,
+  tokenize: TriggerTokenizer,
+  engine: string | undefined,
+): AfterReasoningClosed {
+  if (plan.kind === "after-reasoning") return { marker: "", grammar: fromHere(plan.gbnf, engine) };
+  const marker = `${reasoningEnd}\n`;
+  if (plan.kind === "strict") return { marker, grammar: fromHere(plan.afterReasoning ?? plan.gbnf, engine) };
+  return { marker, grammar: chatGrammar(plan, tokenize, engine, { afterReasoning: true }) };
 }

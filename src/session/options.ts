@@ -2,13 +2,17 @@
  * Validation of chat() options: each mistake throws a TypeError or RangeError that names the
  * option and shows what was given, before any work starts.
  */
-import { checkMessages } from "../chat/request.js";
+import { checkMessageList } from "../chat/message-check.js";
+import { SHARED_REQUEST_OPTIONS } from "../chat/request-options.js";
 import { parametersJsonSchema } from "../chat/tool-schema.js";
-import { CONTEXT_OPTION_KEYS } from "../runtime/context.js";
-import { SAMPLING_KEYS } from "../runtime/sampling.js";
+import type { ChatRequest } from "../chat/types.js";
+import { CONTEXT_OPTION_KEYS, type ContextOptions } from "../runtime/context.js";
+import { SAMPLING_KEYS, type SamplingOptions } from "../runtime/sampling.js";
 import {
+  type OptionRow,
   checkKeys,
   checkObject,
+  checkOptionTable,
   checkString,
   describe,
   optBoolean,
@@ -16,8 +20,9 @@ import {
   optSignal,
   optStringArray,
 } from "../validate/index.js";
+import type { ResponseFormat, ToolChoice } from "../types.js";
 import type { ContextOverflow } from "./context-fit.js";
-import type { ChatOptions, ChatTool } from "./types.js";
+import type { ChatOptions, ChatSessionOptions, ChatTool } from "./types.js";
 
 /** Checked options with defaults filled in. */
 export interface PlannedChat {
@@ -39,32 +44,6 @@ export interface PlannedChat {
   where: string;
 }
 
-const KNOWN = [
-  "messages",
-  "tools",
-  "toolChoice",
-  "parallelToolCalls",
-  "responseFormat",
-  "enableThinking",
-  "extraContext",
-  "sampling",
-  "maxTokens",
-  "stop",
-  "signal",
-  "template",
-  "maxSteps",
-  "reasoningBudget",
-  "maxReasoningTokens",
-  "maxToolCalls",
-  "grammarEngine",
-  "grammar",
-  "reasoningFormat",
-  "continueFinalMessage",
-  "addGenerationPrompt",
-  "contextSize",
-  "contextOverflow",
-];
-
 const OVERFLOWS: readonly string[] = ["error", "truncate-oldest"];
 
 /** Checks a `contextOverflow` option. */
@@ -83,8 +62,20 @@ function optContextSize(value: unknown, name: string): number | "auto" | undefin
   return optInteger(value, name, 1, 1 << 24);
 }
 
+/** The one table of {@link ChatSessionOptions}. */
+const SESSION_OPTIONS = {
+  context: {
+    check(value, name) {
+      checkKeys(checkObject(value, name), CONTEXT_OPTION_KEYS, name);
+      return value as ContextOptions;
+    },
+  },
+  grammarEngine: { check: (v, name) => checkString(v, name) },
+  contextOverflow: { check: (v, name) => optOverflow(v, name) as ContextOverflow },
+} satisfies { readonly [K in keyof Required<ChatSessionOptions>]: OptionRow };
+
 /** The keys of {@link ChatSessionOptions}. */
-export const SESSION_OPTION_KEYS: readonly string[] = ["context", "grammarEngine", "contextOverflow"];
+export const SESSION_OPTION_KEYS: readonly string[] = Object.keys(SESSION_OPTIONS);
 
 /**
  * Checks `new ChatSession(model, options)`'s options (and the context options in them).
@@ -93,61 +84,128 @@ export const SESSION_OPTION_KEYS: readonly string[] = ["context", "grammarEngine
  * checkSessionOptions({ context: { contextSize: 4096 } });
  */
 export function checkSessionOptions(options: unknown): void {
-  const o = checkObject(options, "ChatSession: options");
-  checkKeys(o, SESSION_OPTION_KEYS, "ChatSession: options");
-  if (o.context !== undefined)
-    checkKeys(
-      checkObject(o.context, "ChatSession: options.context"),
-      CONTEXT_OPTION_KEYS,
-      "ChatSession: options.context",
-    );
-  if (o.grammarEngine !== undefined) checkString(o.grammarEngine, "ChatSession: options.grammarEngine");
-  optOverflow(o.contextOverflow, "ChatSession: options.contextOverflow");
+  checkOptionTable(checkObject(options, "ChatSession: options"), SESSION_OPTIONS, "ChatSession: options");
 }
 
-function checkTools(value: unknown, where: string): ChatTool[] {
-  if (value === undefined) return [];
-  if (!Array.isArray(value)) throw new TypeError(`${where}: options.tools must be an array, got ${describe(value)}`);
+function checkTools(value: unknown, name: string): ChatTool[] {
+  if (!Array.isArray(value)) throw new TypeError(`${name} must be an array, got ${describe(value)}`);
   return value.map((t: unknown, i) => {
-    const tool = checkObject(t, `${where}: options.tools[${i}]`) as unknown as ChatTool;
+    const tool = checkObject(t, `${name}[${i}]`) as unknown as ChatTool;
     if (tool.type !== "function" || tool.function === null || typeof tool.function !== "object") {
-      throw new TypeError(`${where}: options.tools[${i}] must be {type: "function", function: {name, parameters}}`);
+      throw new TypeError(`${name}[${i}] must be {type: "function", function: {name, parameters}}`);
     }
-    checkKeys(
-      tool as unknown as Record<string, unknown>,
-      ["type", "function", "execute"],
-      `${where}: options.tools[${i}]`,
-    );
+    checkKeys(tool as unknown as Record<string, unknown>, ["type", "function", "execute"], `${name}[${i}]`);
     checkKeys(
       tool.function as unknown as Record<string, unknown>,
       ["name", "description", "parameters", "strict"],
-      `${where}: options.tools[${i}].function`,
+      `${name}[${i}].function`,
     );
-    checkString(tool.function.name, `${where}: options.tools[${i}].function.name`);
+    checkString(tool.function.name, `${name}[${i}].function.name`);
     // A schema library's object becomes JSON Schema here (once per object), or a TypeError names it.
     if (tool.function.parameters !== undefined)
-      parametersJsonSchema(tool.function.parameters, `${where}: options.tools[${i}].function.parameters`);
+      parametersJsonSchema(tool.function.parameters, `${name}[${i}].function.parameters`);
     // null: not set (OpenAI's SDK types allow it).
-    if (tool.function.strict !== null)
-      optBoolean(tool.function.strict, `${where}: options.tools[${i}].function.strict`);
+    if (tool.function.strict !== null) optBoolean(tool.function.strict, `${name}[${i}].function.strict`);
     if (tool.execute !== undefined && typeof tool.execute !== "function") {
-      throw new TypeError(`${where}: options.tools[${i}].execute must be a function, got ${describe(tool.execute)}`);
+      throw new TypeError(`${name}[${i}].execute must be a function, got ${describe(tool.execute)}`);
     }
     return tool;
   });
 }
 
-/**
- * A responseFormat's schema, checked (a schema library's object converted, once per object) as tools' parameters are.
- */
-function checkResponseFormatSchema(format: Record<string, unknown>, where: string): void {
+/** A responseFormat's schema, checked (a schema library's object converted, once per object) as tools' parameters are. */
+function checkResponseFormatSchema(format: Record<string, unknown>, name: string): void {
   if (format.type === "json_object" && format.schema !== undefined)
-    parametersJsonSchema(format.schema, `${where}: options.responseFormat.schema`);
+    parametersJsonSchema(format.schema, `${name}.schema`);
   const spec = format.json_schema;
   if (format.type !== "json_schema" || spec === null || typeof spec !== "object") return;
   const schema = (spec as Record<string, unknown>).schema;
-  if (schema !== undefined) parametersJsonSchema(schema, `${where}: options.responseFormat.json_schema.schema`);
+  if (schema !== undefined) parametersJsonSchema(schema, `${name}.json_schema.schema`);
 }
+
+/** Where a chat() option goes in the chat layer's request of each model turn. */
+type Forward = "each turn" | "first turn";
+
+/** A row of chat()'s option table: its check and, for an option of the chat request, where it goes. */
+interface ChatOptionRow<T = unknown> extends OptionRow<T> {
+  /** Passed on as is to the request of each turn, or of the first only (later turns follow tool results). */
+  forward?: Forward;
+}
+
+/** A row of an integer in [min, max]. */
+const integer = (min: number, max: number): OptionRow<number> => ({
+  check: (v, name) => optInteger(v, name, min, max) as number,
+});
+
+/**
+ * The one table of chat()'s options ({@link ChatOptions}): each option's check, in order, and
+ * where it goes. The options a chat request shares take their rows from the chat layer's table;
+ * `tools` (execute stripped, schemas converted) and `enableThinking` (a budget of 0 turns it off)
+ * are mapped by {@link chatRequestOf}.
+ */
+const CHAT_OPTIONS = {
+  messages: {
+    required: true,
+    check(value, name) {
+      if (!Array.isArray(value)) throw new TypeError(`${name} must be an array of messages, got ${describe(value)}`);
+      if (value.length === 0) throw new RangeError(`${name} must not be empty`);
+      return checkMessageList(value, name);
+    },
+  },
+  tools: { check: (v, name) => checkTools(v, name) },
+  // Checked by the chat layer against the tools (generateChatParams names it).
+  toolChoice: { check: (v) => v as ToolChoice, forward: "each turn" },
+  parallelToolCalls: { ...SHARED_REQUEST_OPTIONS.parallelToolCalls, forward: "each turn" },
+  enableThinking: SHARED_REQUEST_OPTIONS.enableThinking,
+  extraContext: { ...SHARED_REQUEST_OPTIONS.extraContext, forward: "each turn" },
+  reasoningFormat: { ...SHARED_REQUEST_OPTIONS.reasoningFormat, forward: "each turn" },
+  continueFinalMessage: { ...SHARED_REQUEST_OPTIONS.continueFinalMessage, forward: "first turn" },
+  addGenerationPrompt: { ...SHARED_REQUEST_OPTIONS.addGenerationPrompt, forward: "first turn" },
+  sampling: {
+    check(value, name) {
+      const sampling = checkObject(value, name);
+      checkKeys(sampling, SAMPLING_KEYS, name);
+      return sampling as SamplingOptions;
+    },
+  },
+  template: {
+    check(value, name) {
+      if (checkString(value, name).trim() === "") throw new RangeError(`${name} must not be empty`);
+      return value as string;
+    },
+  },
+  responseFormat: {
+    check(value, name) {
+      checkResponseFormatSchema(checkObject(value, name), name);
+      return value as ResponseFormat;
+    },
+    forward: "each turn",
+  },
+  stop: {
+    check(value, name) {
+      const stop = optStringArray(value, name) as string[];
+      stop.forEach((s, i) => {
+        if (s === "") throw new RangeError(`${name}[${i}] must not be empty`);
+      });
+      return stop;
+    },
+  },
+  reasoningBudget: integer(0, 2 ** 31 - 1),
+  maxReasoningTokens: integer(0, 2 ** 31 - 1),
+  maxToolCalls: { ...SHARED_REQUEST_OPTIONS.maxToolCalls, forward: "each turn" },
+  grammarEngine: { check: (v, name) => checkString(v, name) },
+  maxTokens: integer(1, 2 ** 31 - 1),
+  maxSteps: integer(1, 1 << 16),
+  signal: { check: (v, name) => optSignal(v, name) as AbortSignal },
+  grammar: { check: (v, name) => optBoolean(v, name) as boolean },
+  contextSize: { check: (v, name) => optContextSize(v, name) as number | "auto" },
+  contextOverflow: { check: (v, name) => optOverflow(v, name) as ContextOverflow },
+} satisfies { readonly [K in keyof Required<ChatOptions>]: ChatOptionRow };
+
+/** The options of the chat layer's request that chat() passes on as given, and when. */
+export const FORWARDED_OPTIONS: readonly (readonly [keyof ChatOptions & keyof ChatRequest, Forward])[] = Object.entries(
+  CHAT_OPTIONS as Record<string, ChatOptionRow>,
+).flatMap(([key, row]) => (row.forward ? [[key as keyof ChatOptions & keyof ChatRequest, row.forward] as const] : []));
 
 /**
  * Checks chat() options. `where` prefixes the messages ("chat" or "streamChat").
@@ -159,64 +217,28 @@ export function planChat(value: unknown, where: string): PlannedChat {
   if (value === undefined || value === null || typeof value !== "object" || Array.isArray(value)) {
     throw new TypeError(`${where}: options must be an object, got ${describe(value)}`);
   }
-  const o = value as Record<string, unknown>;
-  checkKeys(o, KNOWN, `${where}: options`);
-  if (!Array.isArray(o.messages))
-    throw new TypeError(`${where}: options.messages must be an array of messages, got ${describe(o.messages)}`);
-  if (o.messages.length === 0) throw new RangeError(`${where}: options.messages must not be empty`);
-  checkMessages(o.messages, `${where}: options`);
-  const tools = checkTools(o.tools, where);
-  optBoolean(o.parallelToolCalls, `${where}: options.parallelToolCalls`);
-  optBoolean(o.enableThinking, `${where}: options.enableThinking`);
-  if (o.extraContext !== undefined) checkObject(o.extraContext, `${where}: options.extraContext`);
-  if (o.reasoningFormat !== undefined && o.reasoningFormat !== "auto" && o.reasoningFormat !== "none") {
-    throw new RangeError(
-      `${where}: options.reasoningFormat must be "auto" or "none", got ${describe(o.reasoningFormat)}`,
-    );
-  }
-  const cont = o.continueFinalMessage;
-  if (cont !== undefined && typeof cont !== "boolean" && cont !== "content" && cont !== "reasoning") {
-    throw new TypeError(
-      `${where}: options.continueFinalMessage must be a boolean, "content" or "reasoning", got ${describe(cont)}`,
-    );
-  }
-  optBoolean(o.addGenerationPrompt, `${where}: options.addGenerationPrompt`);
-  if (o.sampling !== undefined)
-    checkKeys(checkObject(o.sampling, `${where}: options.sampling`), SAMPLING_KEYS, `${where}: options.sampling`);
-  if (o.template !== undefined) {
-    checkString(o.template, `${where}: options.template`);
-    if ((o.template as string).trim() === "") throw new RangeError(`${where}: options.template must not be empty`);
-  }
-  if (o.responseFormat !== undefined)
-    checkResponseFormatSchema(checkObject(o.responseFormat, `${where}: options.responseFormat`), where);
-  const stop = optStringArray(o.stop, `${where}: options.stop`) ?? [];
-  stop.forEach((s, i) => {
-    if (s === "") throw new RangeError(`${where}: options.stop[${i}] must not be empty`);
-  });
-  const budget = optInteger(o.reasoningBudget, `${where}: options.reasoningBudget`, 0, 2 ** 31 - 1);
-  const budgetAlias = optInteger(o.maxReasoningTokens, `${where}: options.maxReasoningTokens`, 0, 2 ** 31 - 1);
+  const o = checkOptionTable(value as Record<string, unknown>, CHAT_OPTIONS, `${where}: options`);
+  const budget = o.reasoningBudget;
+  const budgetAlias = o.maxReasoningTokens;
   if (budget !== undefined && budgetAlias !== undefined && budget !== budgetAlias) {
     throw new RangeError(
-      `${where}: options.reasoningBudget (${budget}) and options.maxReasoningTokens (${budgetAlias}) ` +
-        `disagree; give one`,
+      `${where}: options.reasoningBudget (${budget}) and options.maxReasoningTokens (${budgetAlias}) disagree; give one`,
     );
   }
-  optInteger(o.maxToolCalls, `${where}: options.maxToolCalls`, 1, 1 << 16);
-  const grammarEngine =
-    o.grammarEngine === undefined ? undefined : checkString(o.grammarEngine, `${where}: options.grammarEngine`);
+  const tools = o.tools ?? [];
   const anyExecute = tools.some((t) => t.execute !== undefined);
   return {
-    options: o as unknown as ChatOptions,
+    options: value as ChatOptions,
     tools,
-    maxTokens: optInteger(o.maxTokens, `${where}: options.maxTokens`, 1, 2 ** 31 - 1) ?? 1024,
-    maxSteps: optInteger(o.maxSteps, `${where}: options.maxSteps`, 1, 1 << 16) ?? (anyExecute ? 8 : 1),
-    stop,
-    signal: optSignal(o.signal, `${where}: options.signal`),
+    maxTokens: o.maxTokens ?? 1024,
+    maxSteps: o.maxSteps ?? (anyExecute ? 8 : 1),
+    stop: o.stop ?? [],
+    signal: o.signal,
     reasoningBudget: budget ?? budgetAlias,
-    grammarEngine,
-    grammar: optBoolean(o.grammar, `${where}: options.grammar`) ?? true,
-    contextSize: optContextSize(o.contextSize, `${where}: options.contextSize`),
-    contextOverflow: optOverflow(o.contextOverflow, `${where}: options.contextOverflow`),
+    grammarEngine: o.grammarEngine,
+    grammar: o.grammar ?? true,
+    contextSize: o.contextSize,
+    contextOverflow: o.contextOverflow,
     where,
   };
 }

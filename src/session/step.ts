@@ -10,11 +10,11 @@ import type { AssistantMessage, ChatMessage, FunctionDefinition } from "../types
 import { parametersJsonSchema } from "../chat/tool-schema.js";
 import { ChatStreamParser } from "../chat/chat-parser.js";
 import { generateChatParams } from "../chat/generate.js";
-import type { ChatDelta, ChatParams } from "../chat/types.js";
+import type { ChatDelta, ChatParams, ChatRequest } from "../chat/types.js";
 import { fitPrompt } from "./context-fit.js";
-import { chatGrammar, strictGrammar } from "./grammar.js";
+import { afterReasoningClosed, chatGrammar } from "./grammar.js";
 import { ReasoningBudget } from "./reasoning-budget.js";
-import type { PlannedChat } from "./options.js";
+import { FORWARDED_OPTIONS, type PlannedChat } from "./options.js";
 import type { PreparedTemplate } from "./template-cache.js";
 import type { ChatTimings, ChatToolFunction, ChatUsage, FinishReason } from "./types.js";
 
@@ -43,27 +43,17 @@ export function paramsFor(
   firstTurn = true,
 ): ChatParams {
   const o = plan.options;
-  return generateChatParams(prepared.analysis, prepared.template, {
-    messages,
-    ...(plan.tools.length
-      ? { tools: plan.tools.map((t) => ({ type: "function" as const, function: jsonFunction(t.function) })) }
-      : {}),
-    ...(o.toolChoice !== undefined ? { toolChoice: o.toolChoice } : {}),
-    ...(o.parallelToolCalls !== undefined ? { parallelToolCalls: o.parallelToolCalls } : {}),
-    ...(o.responseFormat !== undefined ? { responseFormat: o.responseFormat } : {}),
-    // A reasoning budget of 0 asks for no reasoning: templates that can turn it off do.
-    ...(o.enableThinking !== undefined
-      ? { enableThinking: o.enableThinking }
-      : plan.reasoningBudget === 0
-        ? { enableThinking: false }
-        : {}),
-    ...(o.maxToolCalls !== undefined ? { maxToolCalls: o.maxToolCalls } : {}),
-    ...(o.extraContext !== undefined ? { extraContext: o.extraContext } : {}),
-    ...(o.reasoningFormat !== undefined ? { reasoningFormat: o.reasoningFormat } : {}),
-    // Only the first turn continues the caller's final message (later turns follow tool results).
-    ...(firstTurn && o.continueFinalMessage !== undefined ? { continueFinalMessage: o.continueFinalMessage } : {}),
-    ...(firstTurn && o.addGenerationPrompt !== undefined ? { addGenerationPrompt: o.addGenerationPrompt } : {}),
-  });
+  const request: Record<string, unknown> = { messages };
+  // Options given as is, by chat()'s option table (only the first turn continues the caller's final message).
+  for (const [key, forward] of FORWARDED_OPTIONS) {
+    if (o[key] !== undefined && (forward === "each turn" || firstTurn)) request[key] = o[key];
+  }
+  if (plan.tools.length)
+    request.tools = plan.tools.map((t) => ({ type: "function" as const, function: jsonFunction(t.function) }));
+  // A reasoning budget of 0 asks for no reasoning: templates that can turn it off do.
+  if (o.enableThinking !== undefined) request.enableThinking = o.enableThinking;
+  else if (plan.reasoningBudget === 0) request.enableThinking = false;
+  return generateChatParams(prepared.analysis, prepared.template, request as unknown as ChatRequest);
 }
 
 function finishReasonOf(stop: StopReason | undefined, message: AssistantMessage): FinishReason {
@@ -74,14 +64,198 @@ function finishReasonOf(stop: StopReason | undefined, message: AssistantMessage)
   return "stop";
 }
 
-/** Whether the grammar is the deferred one, which starts by writing the reasoning end itself. */
-function grammarStartsWithReasoningEnd(params: ChatParams): boolean {
-  return (
-    params.grammarLazy &&
-    params.grammarTriggers.length === 1 &&
-    params.grammarTriggers[0]!.type === "word" &&
-    params.grammarTriggers[0]!.value === params.reasoningEnd
+/** The state a turn's generations share: the parser, the tokens generated, the reasoning budget. */
+interface Turn {
+  context: Context;
+  plan: PlannedChat;
+  params: ChatParams;
+  /** The prompt's tokens. */
+  prompt: Int32Array;
+  parser: ChatStreamParser;
+  budget: ReasoningBudget;
+  stop: string[];
+  tokenize: (text: string) => Int32Array;
+  generated: number[];
+  usage: ChatUsage;
+  firstAt: number | undefined;
+  stopReason: StopReason | undefined;
+  /** The budget ran out (or was 0 with reasoning forced open): the session closes reasoning. */
+  forced: boolean;
+}
+
+/** Renders, tokenizes and fits the prompt of one turn (dropping old turns where the plan says so). */
+async function fittedPrompt(
+  context: Context,
+  plan: PlannedChat,
+  prepared: PreparedTemplate,
+  messages: ChatMessage[],
+  firstTurn: boolean,
+) {
+  const model = context.model;
+  const bos = model.specialTokens.bos >= 0 ? model.detokenize([model.specialTokens.bos]) : "";
+  const render = async (list: ChatMessage[]) => {
+    const rendered = paramsFor(plan, prepared, list, firstTurn);
+    // Most templates write BOS themselves: do not add a second one.
+    const addSpecial = !(bos !== "" && rendered.prompt.startsWith(bos));
+    return { params: rendered, tokens: await model.tokenizeAsync(rendered.prompt, { addSpecial, parseSpecial: true }) };
+  };
+  // A prompt that does not fit fails, or loses its oldest turns (plan.contextOverflow); the
+  // truncation leaves room for a quarter of the context or maxTokens, whichever is less.
+  return fitPrompt(messages, render, {
+    contextSize: context.contextSize,
+    reserve: Math.min(plan.maxTokens, Math.floor(context.contextSize / 4)),
+    overflow: plan.contextOverflow ?? "error",
+    where: plan.where,
+    trainContextSize: model.info.trainContextSize,
+  });
+}
+
+/** The shared state of a turn over a fitted prompt. */
+function startTurn(context: Context, plan: PlannedChat, params: ChatParams, prompt: Int32Array): Turn {
+  const model = context.model;
+  return {
+    context,
+    plan,
+    params,
+    prompt,
+    parser: new ChatStreamParser(params),
+    budget: new ReasoningBudget(plan.reasoningBudget, {
+      opener: params.reasoningStart,
+      end: params.reasoningEnd,
+      forcedOpen: params.thinkingForcedOpen,
+    }),
+    stop: [...new Set([...params.additionalStops.filter((s) => s !== ""), ...plan.stop])],
+    tokenize: (text) => model.tokenize(text, { addSpecial: false, parseSpecial: true }),
+    generated: [],
+    usage: { promptTokens: prompt.length, completionTokens: 0, totalTokens: 0, cachedPromptTokens: 0 },
+    firstAt: undefined,
+    stopReason: undefined,
+    forced: false,
+  };
+}
+
+/** One generation into the turn's parser; stops early when the reasoning budget runs out. */
+async function* generate(
+  turn: Turn,
+  tokens: Int32Array,
+  maxTokens: number,
+  grammar: GrammarOptions | undefined,
+): AsyncGenerator<ChatDelta, Generation> {
+  const { plan, parser } = turn;
+  const generation = turn.context.generate({
+    tokens,
+    maxTokens,
+    stop: turn.stop,
+    ...(plan.options.sampling ? { sampling: plan.options.sampling } : {}),
+    ...(grammar ? { grammar } : {}),
+    ...(plan.signal ? { signal: plan.signal } : {}),
+  });
+  for await (const { token, text } of generation) {
+    turn.firstAt ??= performance.now();
+    turn.generated.push(token);
+    const before = parser.text;
+    if (text !== "") yield* parser.feed(text);
+    if (!turn.forced && turn.budget.step(before, parser.text)) {
+      // Out of budget: stop here (leaving the loop ends the generation); the caller closes reasoning.
+      turn.forced = true;
+      break;
+    }
+  }
+  return generation;
+}
+
+/**
+ * The first generation, under the plan's grammar. Returns false when there was none: a budget of
+ * 0 closes forced-open reasoning before the first token.
+ */
+async function* generateFirst(turn: Turn): AsyncGenerator<ChatDelta, boolean> {
+  const { plan, params } = turn;
+  if (turn.budget.budget === 0 && params.thinkingForcedOpen) {
+    turn.forced = true;
+    return false;
+  }
+  const grammar = plan.grammar ? chatGrammar(params.grammarPlan, turn.tokenize, plan.grammarEngine) : undefined;
+  const first = yield* generate(turn, turn.prompt, plan.maxTokens, grammar);
+  turn.usage.cachedPromptTokens = first.stats.promptTokensReused;
+  turn.usage.completionTokens = first.stats.tokensGenerated;
+  turn.stopReason = first.stopReason;
+  return true;
+}
+
+/**
+ * Reasoning ran out of budget: close it and let the answer follow under the grammar of what
+ * follows reasoning (or, without room left, end the turn).
+ */
+async function* closeReasoning(turn: Turn, generatedFirst: boolean): AsyncGenerator<ChatDelta, void> {
+  const { plan, params, usage } = turn;
+  const end = params.reasoningEnd;
+  if (end === null || usage.completionTokens >= plan.maxTokens || plan.signal?.aborted) {
+    // Closed for lack of room: the budget met maxTokens.
+    if (turn.stopReason === undefined) turn.stopReason = plan.signal?.aborted ? "abort" : "maxTokens";
+    return;
+  }
+  const next = plan.grammar
+    ? afterReasoningClosed(params.grammarPlan, end, turn.tokenize, plan.grammarEngine)
+    : { marker: `${end}\n`, grammar: undefined };
+  let tokens = Int32Array.from([...turn.prompt, ...turn.generated]);
+  if (next.marker !== "") {
+    tokens = Int32Array.from([...tokens, ...turn.tokenize(next.marker)]);
+    yield* turn.parser.feed(next.marker);
+  }
+  const second = yield* generate(turn, tokens, plan.maxTokens - usage.completionTokens, next.grammar);
+  if (!generatedFirst) usage.cachedPromptTokens = second.stats.promptTokensReused;
+  usage.completionTokens += second.stats.tokensGenerated;
+  turn.stopReason = second.stopReason;
+}
+
+/**
+ * The parser's last deltas. Cut off (`truncated`): a call still open keeps its raw partial
+ * arguments (OpenAI's behaviour); the text that would close it into JSON is not streamed, and a
+ * call named only now is announced bare. Returns the indices of the calls left open.
+ */
+function* finishDeltas(parser: ChatStreamParser, truncated: boolean): Generator<ChatDelta, Set<number>> {
+  const open = new Set<number>();
+  for (const delta of parser.finish()) {
+    if (!truncated || delta.tool_calls === undefined) {
+      yield delta;
+      continue;
+    }
+    const { tool_calls, ...rest } = delta;
+    for (const t of tool_calls) open.add(t.index);
+    const headers = tool_calls
+      .filter((t) => t.id !== undefined)
+      .map((t) => ({ ...t, function: { ...t.function, arguments: "" } }));
+    if (headers.length > 0) yield { ...rest, tool_calls: headers };
+    else if (Object.keys(rest).length > 0) yield rest;
+  }
+  return open;
+}
+
+/** The calls left open, marked incomplete with their arguments as generated (`partial`). */
+function markIncomplete(message: AssistantMessage, open: Set<number>, partial: AssistantMessage | undefined): void {
+  if (open.size === 0 || !message.tool_calls) return;
+  message.tool_calls = message.tool_calls.map((call, i) =>
+    open.has(i)
+      ? {
+          ...call,
+          function: { ...call.function, arguments: partial?.tool_calls?.[i]?.function.arguments ?? "" },
+          incomplete: true,
+        }
+      : call,
   );
+}
+
+/** The turn's timings, from the call (`startedAt`), the start of generation and its first token. */
+function timingsOf(turn: Turn, startedAt: number, genStart: number, done: number): ChatTimings {
+  const first = turn.firstAt ?? done;
+  const generationMs = done - first;
+  const n = turn.usage.completionTokens;
+  return {
+    promptMs: first - genStart,
+    generationMs,
+    firstTokenMs: first - startedAt,
+    tokensPerSecond: n > 1 && generationMs > 0 ? ((n - 1) * 1000) / generationMs : 0,
+  };
 }
 
 /**
@@ -98,148 +272,25 @@ export async function* runStep(
   startedAt: number,
   firstTurn = true,
 ): AsyncGenerator<ChatDelta, StepOutcome, undefined> {
-  const model = context.model;
-  const bos = model.specialTokens.bos >= 0 ? model.detokenize([model.specialTokens.bos]) : "";
-  const render = async (list: ChatMessage[]) => {
-    const rendered = paramsFor(plan, prepared, list, firstTurn);
-    // Most templates write BOS themselves: do not add a second one.
-    const addSpecial = !(bos !== "" && rendered.prompt.startsWith(bos));
-    return { params: rendered, tokens: await model.tokenizeAsync(rendered.prompt, { addSpecial, parseSpecial: true }) };
-  };
-  // A prompt that does not fit fails, or loses its oldest turns (plan.contextOverflow); the
-  // truncation leaves room for a quarter of the context or maxTokens, whichever is less.
-  const fitted = await fitPrompt(messages, render, {
-    contextSize: context.contextSize,
-    reserve: Math.min(plan.maxTokens, Math.floor(context.contextSize / 4)),
-    overflow: plan.contextOverflow ?? "error",
-    where: plan.where,
-    trainContextSize: model.info.trainContextSize,
-  });
-  const params = fitted.params;
-  const prompt = fitted.tokens;
-  const tokenize = (text: string) => model.tokenize(text, { addSpecial: false, parseSpecial: true });
-  const grammar = plan.grammar ? chatGrammar(params, tokenize, plan.grammarEngine) : undefined;
-  const stop = [...new Set([...params.additionalStops.filter((s) => s !== ""), ...plan.stop])];
-  const parser = new ChatStreamParser(params);
-  const usage: ChatUsage = { promptTokens: prompt.length, completionTokens: 0, totalTokens: 0, cachedPromptTokens: 0 };
-  const generated: number[] = [];
-  let genStart = performance.now();
-  let firstAt: number | undefined;
-  let stopReason: StopReason | undefined;
-
-  const end = params.reasoningEnd;
-  const budget = new ReasoningBudget(plan.reasoningBudget, {
-    opener: params.reasoningStart,
-    end,
-    forcedOpen: params.thinkingForcedOpen,
-  });
-  let forced = false;
-
-  const run = async function* (
-    tokens: Int32Array,
-    maxTokens: number,
-    g: GrammarOptions | undefined,
-  ): AsyncGenerator<ChatDelta, Generation> {
-    const generation = context.generate({
-      tokens,
-      maxTokens,
-      stop,
-      ...(plan.options.sampling ? { sampling: plan.options.sampling } : {}),
-      ...(g ? { grammar: g } : {}),
-      ...(plan.signal ? { signal: plan.signal } : {}),
-    });
-    for await (const { token, text } of generation) {
-      firstAt ??= performance.now();
-      generated.push(token);
-      const before = parser.text;
-      if (text !== "") yield* parser.feed(text);
-      if (!forced && budget.step(before, parser.text)) {
-        // Out of budget: stop here (leaving the loop ends the generation); the caller closes reasoning.
-        forced = true;
-        break;
-      }
-    }
-    return generation;
-  };
-
-  genStart = performance.now();
-  // A budget of 0 closes forced-open reasoning before the first token.
-  const closeAtOnce = budget.budget === 0 && params.thinkingForcedOpen;
-  if (closeAtOnce) forced = true;
-  else {
-    const first = yield* run(prompt, plan.maxTokens, grammar);
-    usage.cachedPromptTokens = first.stats.promptTokensReused;
-    usage.completionTokens = first.stats.tokensGenerated;
-    stopReason = first.stopReason;
-  }
-  if (forced && end !== null && usage.completionTokens < plan.maxTokens && !plan.signal?.aborted) {
-    // Reasoning ran out of budget: close it and let the answer follow under the grammar of what follows reasoning.
-    let tokens = Int32Array.from([...prompt, ...generated]);
-    let g: GrammarOptions | undefined;
-    if (plan.grammar && grammarStartsWithReasoningEnd(params)) g = strictGrammar(params.grammar, plan.grammarEngine);
-    else {
-      const marker = `${end}\n`;
-      tokens = Int32Array.from([...tokens, ...model.tokenize(marker, { addSpecial: false, parseSpecial: true })]);
-      yield* parser.feed(marker);
-      if (!plan.grammar) g = undefined;
-      else if (params.grammarLazy) g = chatGrammar(params, tokenize, plan.grammarEngine, { afterReasoning: true });
-      else g = strictGrammar(params.grammarAfterReasoning ?? params.grammar, plan.grammarEngine);
-    }
-    const second = yield* run(tokens, plan.maxTokens - usage.completionTokens, g);
-    if (closeAtOnce) usage.cachedPromptTokens = second.stats.promptTokensReused;
-    usage.completionTokens += second.stats.tokensGenerated;
-    stopReason = second.stopReason;
-  } else if (forced && stopReason === undefined) {
-    // Closed for lack of room: the budget met maxTokens.
-    stopReason = plan.signal?.aborted ? "abort" : "maxTokens";
-  }
-  const truncated = stopReason === "maxTokens" || stopReason === "contextFull";
+  const fitted = await fittedPrompt(context, plan, prepared, messages, firstTurn);
+  const turn = startTurn(context, plan, fitted.params, fitted.tokens);
+  const genStart = performance.now();
+  const generatedFirst = yield* generateFirst(turn);
+  if (turn.forced) yield* closeReasoning(turn, generatedFirst);
+  const truncated = turn.stopReason === "maxTokens" || turn.stopReason === "contextFull";
   // The arguments as generated, before the parser closes what is still open.
-  const partial = truncated ? parser.message() : undefined;
-  const open = new Set<number>();
-  for (const delta of parser.finish()) {
-    if (!truncated || delta.tool_calls === undefined) {
-      yield delta;
-      continue;
-    }
-    // Cut off: a call still open keeps its raw partial arguments (OpenAI's behaviour); the text
-    // that would close it into JSON is not streamed. A call named only now is announced bare.
-    const { tool_calls, ...rest } = delta;
-    for (const t of tool_calls) open.add(t.index);
-    const headers = tool_calls
-      .filter((t) => t.id !== undefined)
-      .map((t) => ({ ...t, function: { ...t.function, arguments: "" } }));
-    if (headers.length > 0) yield { ...rest, tool_calls: headers };
-    else if (Object.keys(rest).length > 0) yield rest;
-  }
+  const partial = truncated ? turn.parser.message() : undefined;
+  const open = yield* finishDeltas(turn.parser, truncated);
   const done = performance.now();
-  const message = parser.message();
-  if (open.size > 0 && message.tool_calls) {
-    message.tool_calls = message.tool_calls.map((call, i) =>
-      open.has(i)
-        ? {
-            ...call,
-            function: { ...call.function, arguments: partial?.tool_calls?.[i]?.function.arguments ?? "" },
-            incomplete: true,
-          }
-        : call,
-    );
-  }
-  usage.totalTokens = usage.promptTokens + usage.completionTokens;
-  const first_ = firstAt ?? done;
-  const generationMs = done - first_;
+  const message = turn.parser.message();
+  markIncomplete(message, open, partial);
+  turn.usage.totalTokens = turn.usage.promptTokens + turn.usage.completionTokens;
   return {
     message,
-    finishReason: finishReasonOf(stopReason, message),
-    usage,
-    timings: {
-      promptMs: first_ - genStart,
-      generationMs,
-      firstTokenMs: first_ - startedAt,
-      tokensPerSecond:
-        usage.completionTokens > 1 && generationMs > 0 ? ((usage.completionTokens - 1) * 1000) / generationMs : 0,
-    },
-    params,
+    finishReason: finishReasonOf(turn.stopReason, message),
+    usage: turn.usage,
+    timings: timingsOf(turn, startedAt, genStart, done),
+    params: fitted.params,
     droppedMessages: fitted.droppedMessages,
   };
 }

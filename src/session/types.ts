@@ -6,17 +6,9 @@ import type { ErrorObject } from "ajv";
 import type { ToolwrightError } from "../errors.js";
 import type { ContextOptions } from "../runtime/context.js";
 import type { SamplingOptions } from "../runtime/sampling.js";
-import type {
-  AssistantMessage,
-  ChatMessage,
-  FunctionDefinition,
-  JsonSchema,
-  ResponseFormat,
-  ToolChoice,
-  ToolMessage,
-} from "../types.js";
+import type { AssistantMessage, ChatMessage, FunctionDefinition, JsonSchema, ToolMessage } from "../types.js";
 import type { StandardSchemaLike } from "../chat/tool-schema.js";
-import type { ChatDelta } from "../chat/types.js";
+import type { ChatDelta, ChatRequest } from "../chat/types.js";
 import type { ResponseFormatError } from "./response-format.js";
 
 export type { ResponseFormatError } from "./response-format.js";
@@ -87,40 +79,12 @@ export interface ToolCallError {
   details?: ErrorObject[];
 }
 
-/** Options of {@link ChatSession.chat} (and `Model.chat`). */
-export interface ChatOptions {
-  /** The conversation so far, in OpenAI's shape. */
-  messages: ChatMessage[];
+/**
+ * Options of {@link ChatSession.chat} (and `Model.chat`): a chat request's options (the chat
+ * layer's `ChatRequest`, with tools that may `execute`) and how the session runs it.
+ */
+export interface ChatOptions extends Omit<ChatRequest, "tools"> {
   tools?: ChatTool[];
-  /** Default "auto". */
-  toolChoice?: ToolChoice;
-  parallelToolCalls?: boolean;
-  /** `{type: "json_schema", json_schema: {schema}}` constrains the answer to matching JSON. */
-  responseFormat?: ResponseFormat;
-  /** Sets the template's `enable_thinking`. */
-  enableThinking?: boolean;
-  /** Extra template variables (e.g. `reasoning_effort`). */
-  extraContext?: Record<string, unknown>;
-  /**
-   * "auto" (default) returns reasoning in `reasoning_content`; "none" leaves it inline in
-   * `content`, its markers included.
-   */
-  reasoningFormat?: "auto" | "none";
-  /**
-   * Continue the final assistant message (prefill) instead of answering after it: the model goes
-   * on from its text, and the returned message is that message continued (its prefilled text
-   * included). `"reasoning"` / `"content"` say which part goes on; `true` picks reasoning when
-   * the message has reasoning and no content. Only the first model turn continues.
-   *
-   * @example
-   * await model.chat({
-   *   messages: [user, { role: "assistant", content: "The capital of France is" }],
-   *   continueFinalMessage: true,
-   * });
-   */
-  continueFinalMessage?: boolean | "content" | "reasoning";
-  /** false: no generation prompt; after a final assistant message this continues it (see `continueFinalMessage`). */
-  addGenerationPrompt?: boolean;
   sampling?: SamplingOptions;
   /** Most tokens generated per model turn. Default 1024. */
   maxTokens?: number;
@@ -132,11 +96,6 @@ export interface ChatOptions {
   template?: string;
   /** Most model turns when tools have `execute` (default 8; 1 turns the runner off). */
   maxSteps?: number;
-  /**
-   * Most calls per turn the grammar lets the model write when calls are parallel (default 8):
-   * a strict grammar (tool_choice "required") then always comes to an end.
-   */
-  maxToolCalls?: number;
   /**
    * Most tokens of reasoning per model turn, where the format has an end-of-reasoning marker
    * (as llama.cpp's `--reasoning-budget`): when the prompt opens reasoning, or the model opens

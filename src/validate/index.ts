@@ -159,3 +159,38 @@ export function checkKeys(value: Record<string, unknown>, known: Iterable<string
     );
   }
 }
+
+/** One option of an options table: its check, given a value that is not undefined. */
+export interface OptionRow<T = unknown> {
+  /** Checks a given value; throws a TypeError or RangeError naming `name` and what was given. */
+  check(value: unknown, name: string): T;
+  /** Checked even when not given (its check says what is missing). */
+  required?: boolean;
+}
+
+/** The checked values of an options object (those given), typed by its table. */
+export type CheckedOptions<Table> = {
+  -readonly [K in keyof Table]?: Table[K] extends OptionRow<infer T> ? T : never;
+};
+
+/**
+ * Checks an options object against its table: unknown keys are rejected (with a hint), then each
+ * given option is checked by its row, in the table's order. `name` is the object as messages
+ * name it ("chat: options"); an option is named `name.key`.
+ *
+ * @example
+ * checkOptionTable({ stop: 1 }, { stop: { check: (v, n) => optStringArray(v, n) } }, "generate: options");
+ * // TypeError: generate: options.stop must be an array of strings, got 1
+ */
+export function checkOptionTable<Table extends Readonly<Record<string, OptionRow>>>(
+  value: Record<string, unknown>,
+  table: Table,
+  name: string,
+): CheckedOptions<Table> {
+  checkKeys(value, Object.keys(table), name);
+  const checked: Record<string, unknown> = {};
+  for (const [key, row] of Object.entries(table)) {
+    if (value[key] !== undefined || row.required) checked[key] = row.check(value[key], `${name}.${key}`);
+  }
+  return checked as CheckedOptions<Table>;
+}

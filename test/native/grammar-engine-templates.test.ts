@@ -101,7 +101,7 @@ function writeCases(entries: GrammarEntry[], model: Pick<Model, "tokenize">): { 
   entries.forEach((e, i) => {
     const base = join(dir, `${String(i).padStart(3, "0")}-${e.label.replace(/[^a-z0-9]+/gi, "-")}`);
     const options = chatGrammar(
-      e.params,
+      e.params.grammarPlan,
       (text) => model.tokenize(text, { addSpecial: false, parseSpecial: true }),
       undefined,
     )!;

@@ -152,7 +152,7 @@ describe("continueFinalMessage", () => {
     {
       label: "addGenerationPrompt not a boolean",
       request: { messages: [user], addGenerationPrompt: 1 as never },
-      error: /addGenerationPrompt must be a boolean, got number/,
+      error: /addGenerationPrompt must be a boolean, got 1/,
       type: TypeError,
     },
     {
