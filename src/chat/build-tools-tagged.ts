@@ -164,7 +164,10 @@ function undeclaredArgument(ctx: BuildContext, t: ToolsAnalysis): PegId | null {
   const nameEnd = core(a.nameSuffix);
   if (core(a.namePrefix) === "" || nameEnd === "") return null;
   const suffixCore = core(a.valueSuffix);
-  const stops = [suffixCore || core(a.namePrefix) || core(t.function.close) || core(t.format.perCallEnd) || "\n"];
+  const lead = a.valueSuffix.slice(0, a.valueSuffix.indexOf(suffixCore));
+  const end = suffixCore || core(a.namePrefix) || core(t.function.close) || core(t.format.perCallEnd) || "\n";
+  // The value ends at the suffix; a newline the template puts before it is not part of it.
+  const stops = suffixCore !== "" && lead !== "" ? [lead + suffixCore, suffixCore] : [end];
   const name = p.capture(NODE.argName, p.chars(`^${classEscape(nameEnd[0]!)}<>\n`, 1, 64));
   const open = p.atomic(p.seq(marker(p, a.namePrefix), name, marker(p, a.nameSuffix, { keepTrail: true })));
   const prefix = a.valuePrefix !== "" ? marker(p, a.valuePrefix, { keepTrail: true }) : p.eps();

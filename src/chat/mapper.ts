@@ -110,7 +110,7 @@ export class MessageMapper {
   private committed = 0;
   private call: CallState | null = null;
   /** A call whose text ended, waiting for the closing marker that follows it (see endCall). */
-  private pending: { call: CallState; from: number; text: string } | null = null;
+  private pending: { call: CallState; from: number; text: () => string } | null = null;
   /** Start of the tool section being read (-1 outside one) and how many of its calls were emitted. */
   private sectionStart = -1;
   private sectionCalls = 0;
@@ -553,7 +553,8 @@ export class MessageMapper {
     if (call.index < 0) return; // never named: its text stays where the parse put it
     this.closeArguments(call);
     const from = Math.max(call.start, this.prefixLength);
-    const text = from < end ? input.slice(from - this.base, localEnd) : "";
+    // The call's text, read only if it turns out not to be a call (reads stay linear).
+    const text = (): string => (from < end ? input.slice(from - this.base, localEnd) : "");
     // A closer outside the call's node (a per-call end marker) decides once it is read.
     if (this.mapping.callEndRequired === true && !call.closed) this.pending = { call, from, text };
     else this.settle(call, from, text);
@@ -568,13 +569,14 @@ export class MessageMapper {
   }
 
   /** Emits a call the model finished whose arguments hold; else its text (`from` on) is content. */
-  private settle(call: CallState, from: number, text: string): void {
+  private settle(call: CallState, from: number, text: () => string): void {
     const finished = call.closed || this.mapping.callEndRequired !== true;
     const params = this.mapping.toolParameters?.[call.name!];
     const args = finished ? finishCallArguments(call.args, call.argNames, params) : null;
     if (args === null) {
       this.dropCall(call);
-      if (text !== "") this.appendContent(text, from);
+      const raw = text();
+      if (raw !== "") this.appendContent(raw, from);
       return;
     }
     call.args = args;

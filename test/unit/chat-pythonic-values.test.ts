@@ -2,7 +2,14 @@
 // either quote, True/False/None, numbers, nested dicts and lists), streamed a piece at a time,
 // and malformed calls, which fall back to content instead of throwing.
 import { describe, expect, it } from "vitest";
-import { ChatStreamParser, generateChatParams, parseChatOutput, type ChatParams } from "../../src/chat/index.js";
+import {
+  ChatStreamParser,
+  accumulateDeltas,
+  generateChatParams,
+  parseChatOutput,
+  type ChatDelta,
+  type ChatParams,
+} from "../../src/chat/index.js";
 import { PythonStringContent } from "../../src/chat/python-string.js";
 import { matchGbnf } from "../../src/grammar/gbnf-match.js";
 import type { ToolDefinition } from "../../src/types.js";
@@ -155,9 +162,8 @@ describe("streaming and partial input", () => {
   });
 });
 
-// As for every format (chat-nonconforming.test.ts): what was recognised is kept (a call whose
-// name was read stays a call, its arguments completed to valid JSON) and the text the parser
-// could not place becomes content.
+// As for every format (chat-nonconforming.test.ts): finished calls are kept; a call the model did
+// not finish or wrote malformed is no call, and its text is content (nothing is lost).
 describe("malformed calls fall back to content, never throw", () => {
   it.each([
     "<|python_start|>[unknown_tool(x=1)]<|python_end|>",
@@ -168,16 +174,27 @@ describe("malformed calls fall back to content, never throw", () => {
   });
 
   it.each([
-    ["<|python_start|>[put(text=unquoted)]<|python_end|>", { text: null }, "unquoted)]<|python_end|>"],
-    ["<|python_start|>[put(undeclared=1)]<|python_end|>", {}, "undeclared=1)]<|python_end|>"],
+    "<|python_start|>[put(text=unquoted)]<|python_end|>",
+    "<|python_start|>[put(undeclared=1)]<|python_end|>",
+    "<|python_start|>[put(n=1 flag=True)]<|python_end|>",
+    "<|python_start|>[put(value={'a': (1)})]<|python_end|>",
+    "<|python_start|>[put(text='x'",
+    "<|python_start|>[put(text='it's",
+    "<|python_start|>[put(value={'k': [1, 'a",
+  ])("a malformed or unfinished call is its text, in any chunks: %s", (output) => {
+    for (const chunk of [output.length, 1, 3]) {
+      const parser = new ChatStreamParser(wrapped, ids);
+      const deltas: ChatDelta[] = [];
+      for (let i = 0; i < output.length; i += chunk) deltas.push(...parser.feed(output.slice(i, i + chunk)));
+      deltas.push(...parser.finish());
+      expect(parser.message(), `chunks of ${chunk}`).toEqual({ role: "assistant", content: output });
+      expect(accumulateDeltas(deltas), `chunks of ${chunk}`).toEqual({ role: "assistant", content: output });
+    }
+  });
+
+  it.each([
     ["<|python_start|>[put(text='x') junk]<|python_end|>", { text: "x" }, "junk]<|python_end|>"],
-    ["<|python_start|>[put(n=1 flag=True)]<|python_end|>", { n: 1 }, "flag=True)]<|python_end|>"],
-    ["<|python_start|>[put(value={'a': (1)})]<|python_end|>", { value: { a: null } }, "(1)})]<|python_end|>"],
-    // Cut right after a quote: whether it closed the string is unknown, so it is left over.
-    ["<|python_start|>[put(text='x'", { text: "x" }, "'"],
-    ["<|python_start|>[put(text='it's", { text: "it's" }, ""],
-    ["<|python_start|>[put(value={'k': [1, 'a", { value: { k: [1, "a"] } }, ""],
-  ] as const)("%s", (output, args, rest) => {
+  ] as const)("a finished call is kept, the text after it is content: %s", (output, args, rest) => {
     for (const chunk of [output.length, 1, 3]) {
       const parser = new ChatStreamParser(wrapped, ids);
       expect(() => {

@@ -59,9 +59,10 @@ describe("streamed deltas", () => {
   const analysis = analyzeChatTemplate(source, { template });
   const params = generateChatParams(analysis, template, { messages: [USER], tools: TOOLS });
 
-  it("a call's name comes first, then its argument fragments; reasoning and content as they arrive", () => {
+  it("a call comes as one delta once the model finished it; reasoning and content as they arrive", () => {
     const p = new ChatStreamParser(params, ids);
     const seen: ChatDelta[][] = [];
+    const shown: (string | undefined)[] = [];
     for (const piece of [
       "<think>\nHm",
       "m.\n</think>\n\nSure",
@@ -70,24 +71,26 @@ describe("streamed deltas", () => {
       'ris"}}\n</tool_call>',
     ]) {
       seen.push(p.feed(piece));
+      shown.push(p.message().tool_calls?.[0]?.function.arguments);
     }
     seen.push(p.finish());
     expect(seen[0]).toEqual([{ reasoning_content: "Hm" }]);
     expect(seen[1]).toEqual([{ reasoning_content: "m." }, { content: "Sure" }]);
-    // The name is not complete yet: nothing for the call.
     expect(seen[2]).toEqual([{ content: "." }]);
-    expect(seen[3]).toEqual([
+    // Not finished: no delta, but the message shows the call being written.
+    expect(seen[3]).toEqual([]);
+    expect(shown[3]).toBe('{"city":"Pa');
+    expect(seen[4]).toEqual([
       {
         tool_calls: [
-          { index: 0, id: "call0", type: "function", function: { name: "get_weather", arguments: '{"city":"Pa' } },
+          { index: 0, id: "call0", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } },
         ],
       },
     ]);
-    expect(seen[4]).toEqual([{ tool_calls: [{ index: 0, function: { arguments: 'ris"}' } }] }]);
     expect(seen[5]).toEqual([]);
   });
 
-  it("parallel calls: each call's first delta has index, id, type and name; then its argument fragments", () => {
+  it("parallel calls: each comes as one delta with index, id, type, name and arguments, in order", () => {
     const p = new ChatStreamParser(params, ids);
     const text =
       '<tool_call>\n{"name": "get_weather", "arguments": {"city": ' +
@@ -100,21 +103,12 @@ describe("streamed deltas", () => {
       expect(Object.keys(d)).toEqual(["tool_calls"]);
       return d.tool_calls!;
     });
-    for (const index of [0, 1]) {
-      const mine = parts.filter((c) => c.index === index);
-      expect(mine[0]).toMatchObject({ index, id: `call${index}`, type: "function" });
-      expect(mine[0]!.function.name).toBe(["get_weather", "record"][index]);
-      // Later fragments carry arguments only.
-      for (const c of mine.slice(1)) expect(Object.keys(c.function)).toEqual(["arguments"]);
-      expect(mine.length).toBeGreaterThan(2);
-    }
-    // Call 1 starts only after call 0 is done.
-    const lastOf0 = parts.map((c) => c.index).lastIndexOf(0);
-    expect(parts.findIndex((c) => c.index === 1)).toBeGreaterThan(lastOf0);
-    expect(accumulateDeltas(deltas).tool_calls!.map((c) => JSON.parse(c.function.arguments))).toEqual([
-      { city: "Paris" },
-      { text: "a\nb", count: 2 },
+    expect(parts.map((c) => [c.index, c.id, c.type, c.function.name])).toEqual([
+      [0, "call0", "function", "get_weather"],
+      [1, "call1", "function", "record"],
     ]);
+    expect(parts.map((c) => JSON.parse(c.function.arguments!))).toEqual([{ city: "Paris" }, { text: "a\nb", count: 2 }]);
+    expect(accumulateDeltas(deltas)).toEqual(p.message());
   });
 
   it("a prefix of the call marker is held back, then released as content when it is not one", () => {
@@ -126,7 +120,7 @@ describe("streamed deltas", () => {
     expect(p.message()).toEqual({ role: "assistant", content: "Use <tool_caller> here." });
   });
 
-  it("tagged arguments (Qwen3-Coder): name first, string values escaped into JSON as they arrive", () => {
+  it("tagged arguments (Qwen3-Coder): string values escaped into JSON as they arrive", () => {
     const source2 = readFileSync(join(TEMPLATES_DIR, "Qwen3-Coder.jinja"), "utf8");
     const template2 = new ChatTemplate(source2);
     const params2 = generateChatParams(analyzeChatTemplate(source2, { template: template2 }), template2, {
@@ -139,19 +133,16 @@ describe("streamed deltas", () => {
       'ord>\n<parameter=text>\nsay "hi',
       '"\n</parameter>\n<parameter=count>\n4',
       "2\n</parameter>\n</function>\n</tool_call>",
-    ].map((c) => p.feed(c));
-    seen.push(p.finish());
-    expect(seen[0]).toEqual([]);
-    expect(seen[1]).toEqual([
-      {
-        tool_calls: [
-          { index: 0, id: "call0", type: "function", function: { name: "record", arguments: '{"text":"say \\"hi' } },
-        ],
-      },
-    ]);
-    // The string closes and the next argument's key is written once its name is complete.
-    expect(seen[2]).toEqual([{ tool_calls: [{ index: 0, function: { arguments: '\\"","count":' } }] }]);
-    expect(accumulateDeltas(seen.flat())).toEqual(p.message());
+    ].map((c) => {
+      const out = p.feed(c);
+      return { out, args: p.message().tool_calls?.[0]?.function.arguments };
+    });
+    const last = p.finish();
+    expect(seen.slice(0, 3).map((x) => x.out)).toEqual([[], [], []]);
+    // While it streams the message shows the arguments so far, strings escaped into JSON.
+    expect(seen[1]!.args).toBe('{"text":"say \\"hi');
+    expect(seen[2]!.args).toBe('{"text":"say \\"hi\\"","count":');
+    expect(accumulateDeltas([...seen.flatMap((x) => x.out), ...last])).toEqual(p.message());
     expect(JSON.parse(p.message().tool_calls![0]!.function.arguments)).toEqual({ text: 'say "hi"', count: 42 });
   });
 
