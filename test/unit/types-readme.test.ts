@@ -1,7 +1,7 @@
 // Every js / ts code block of the README, type-checked as a user's strict TypeScript would, in
 // the type-level test project (test/types/, whose declarations the blocks see; a block fenced
-// ```js no-typecheck is skipped). A README change is checked. The project's own files, with their
-// @ts-expect-error assertions, are checked by `npm run typecheck` (checking them here too doubled
+// ```js no-typecheck is skipped). A README change is checked. `npm run typecheck` checks the
+// project's own files and their `@ts-expect-error` assertions (checking them here too doubled
 // this file's time).
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
