@@ -10,8 +10,12 @@ export default defineConfig({
     maxWorkers: 2,
     reporters: ["default", "./test/support/summary-reporter.ts"],
     projects: [
-      // No addon: templates, analysis, PEG, grammars, chat params and parsers, the oracles.
+      // No addon: templates, analysis, PEG, grammars, chat params and parsers. The inner loop: it must
+      // stay under a minute on 2 cores; a suite that sweeps a whole data set goes to "oracle".
       { extends: true, test: { name: "unit", include: ["test/unit/**/*.test.ts"] } },
+      // No addon, data-driven: the suites that check a whole reference set (llama.cpp's test-chat
+      // cases and analysis, Python Jinja2 goldens, templates-dev, MaskBench), most from ../shared.
+      { extends: true, test: { name: "oracle", include: ["test/oracle/**/*.test.ts"] } },
       // The addon: loading, tokenizing, generating, grammar engines, CLI, packaging, workers.
       { extends: true, test: { name: "native", include: ["test/native/**/*.test.ts"] } },
       // Chat end to end on random-weight models (the sweeps).
