@@ -12,7 +12,11 @@ export default defineConfig({
     projects: [
       // No addon: templates, analysis, PEG, grammars, chat params and parsers. The inner loop: it must
       // stay under a minute on 2 cores; a suite that sweeps a whole data set goes to "oracle".
-      { extends: true, test: { name: "unit", include: ["test/unit/**/*.test.ts"] } },
+      // Not isolated: the files of a worker share one module graph, so src/ is loaded and the
+      // templates analysed (test/helpers/chat-roundtrip.ts) once per worker, not once per file
+      // (that halved the run). A test must not rely on fresh module state: caches are checked by
+      // the change in their stats, never by absolute counts.
+      { extends: true, test: { name: "unit", include: ["test/unit/**/*.test.ts"], isolate: false } },
       // No addon, data-driven: the suites that check a whole reference set (llama.cpp's test-chat
       // cases and analysis, Python Jinja2 goldens, templates-dev, MaskBench), most from ../shared.
       { extends: true, test: { name: "oracle", include: ["test/oracle/**/*.test.ts"] } },
