@@ -10,8 +10,16 @@ export default defineConfig({
     maxWorkers: 2,
     reporters: ["default", "./test/support/summary-reporter.ts"],
     projects: [
-      // No addon: templates, analysis, PEG, grammars, chat params and parsers, the oracles.
-      { extends: true, test: { name: "unit", include: ["test/unit/**/*.test.ts"] } },
+      // No addon: templates, analysis, PEG, grammars, chat params and parsers. The inner loop: it must
+      // stay under a minute on 2 cores; a suite that sweeps a whole data set goes to "oracle".
+      // Not isolated: the files of a worker share one module graph, so src/ is loaded and the
+      // templates analysed (test/helpers/chat-roundtrip.ts) once per worker, not once per file
+      // (that halved the run). A test must not rely on fresh module state: caches are checked by
+      // the change in their stats, never by absolute counts.
+      { extends: true, test: { name: "unit", include: ["test/unit/**/*.test.ts"], isolate: false } },
+      // No addon, data-driven: the suites that check a whole reference set (llama.cpp's test-chat
+      // cases and analysis, Python Jinja2 goldens, templates-dev, MaskBench), most from ../shared.
+      { extends: true, test: { name: "oracle", include: ["test/oracle/**/*.test.ts"] } },
       // The addon: loading, tokenizing, generating, grammar engines, CLI, packaging, workers.
       { extends: true, test: { name: "native", include: ["test/native/**/*.test.ts"] } },
       // Chat end to end on random-weight models (the sweeps).

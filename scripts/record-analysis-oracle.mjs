@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Records llama.cpp's template analysis of every deps/llama.cpp/models/templates/*.jinja into
-// test/fixtures/analysis-oracle.json, the expected table for test/analysis-oracle.test.ts.
+// test/fixtures/analysis-oracle.json, the expected table for test/oracle/analysis-oracle.test.ts.
 //
 // Needs the oracle binary (CI does not; the JSON is committed):
 //   cmake -S scripts/oracle -B build-oracle

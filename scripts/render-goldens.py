@@ -10,7 +10,7 @@ with toolwright's ChatTemplate.renderRaw and compares.
 Usage: python3 scripts/render-goldens.py [templates_dir] [out_dir]
 
 The engine snippets (_snippets.json) do not depend on the templates: they are written with the
-default templates only. The templates-dev goldens (test/template-parity-dev.test.ts) come from
+default templates only. The templates-dev goldens (test/oracle/template-parity-dev.test.ts) come from
 
     python3 scripts/render-goldens.py ../shared/templates-dev test/fixtures/template-goldens-dev
 """

@@ -5,7 +5,7 @@ Generates seeded random conversations (roles, string/typed/None content, reasoni
 tool calls with object or JSON-string arguments, tool results, tools/enable_thinking/effort
 flags), renders every llama.cpp test template with Python Jinja2 set up as in
 render-goldens.py, and writes {"now", "contexts", "cases"} to OUT. Run the TypeScript side with
-    TEMPLATE_FUZZ=OUT npx vitest run test/template-parity.test.ts
+    TEMPLATE_FUZZ=OUT npx vitest run test/oracle/template-parity.test.ts
 
 Usage: python3 scripts/template-fuzz.py SEED COUNT OUT
 """

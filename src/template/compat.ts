@@ -6,7 +6,7 @@
  *
  * The rule that keeps them safe: every relaxation only touches an operation that RAISES under
  * strict (transformers) semantics. A template that renders strictly renders byte-identically in
- * lenient mode (test/template-parity.test.ts checks this on every golden), so "strict, then
+ * lenient mode (test/oracle/template-parity.test.ts checks this on every golden), so "strict, then
  * lenient when strict raised" never changes a prompt that transformers would produce.
  * (The one observable exception: a mutating method tested with `is defined` is defined.)
  *

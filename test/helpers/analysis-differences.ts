@@ -1,14 +1,14 @@
 // Every known difference between toolwright's template analysis and llama.cpp's, per template,
 // with the analysis fields that differ and why.
 //  - IMPROVEMENTS: toolwright's value is deliberately different and better;
-//    test/analysis-roundtrip.test.ts demonstrates each one on a real rendering.
+//    test/unit/analysis-roundtrip.test.ts demonstrates each one on a real rendering.
 //  - TAUGHT_IN_PROSE: the template renders no tool call, and its tools prompt teaches the call
 //    syntax in words; toolwright reads it, llama.cpp finds no format. No rendering can show it:
-//    test/analysis-taught-section.test.ts parses the taught syntax instead.
+//    test/unit/analysis-taught-section.test.ts parses the taught syntax instead.
 // LENIENT_TEMPLATES is not a list of differences: it names the templates whose ordinary
 // conversations raise under Python Jinja2 (transformers) semantics and only render with
 // llama.cpp's relaxations (src/template/compat.ts). analyzeTemplate renders them in
-// compat "auto" mode and agrees with llama.cpp on them; test/analysis-oracle.test.ts checks
+// compat "auto" mode and agrees with llama.cpp on them; test/oracle/analysis-oracle.test.ts checks
 // that each one really raises strictly, that its analysis says renderMode "lenient", and that
 // no other template does.
 

@@ -178,19 +178,35 @@ export interface TemplateCase {
  * tool calls. Templates are rendered in compat "auto" mode (strict Python Jinja2, and
  * llama.cpp's relaxations only where strict raises), as the analysis renders them: that is how
  * the Kimi-K2 templates (list.append) and firefunction-v2 / llama-cpp-deepseek-r1 (undefined
- * variables) render tool calls at all.
+ * variables) render tool calls at all. `only` picks templates by file name before they are
+ * analysed (a file that needs a few templates does not pay for analysing all of them). Each
+ * template is analysed once per module instance (test files that share a worker share it).
  */
-export function toolTemplates(dir: string = TEMPLATES_DIR): TemplateCase[] {
-  const out: TemplateCase[] = [];
-  for (const name of readdirSync(dir)
-    .filter((f) => f.endsWith(".jinja"))
-    .sort()) {
-    const source = readFileSync(join(dir, name), "utf8");
+export function toolTemplates(
+  dir: string = TEMPLATES_DIR,
+  only: (name: string) => boolean = () => true,
+): TemplateCase[] {
+  return readdirSync(dir)
+    .filter((f) => f.endsWith(".jinja") && only(f))
+    .sort()
+    .map((name) => toolTemplate(join(dir, name), name))
+    .filter((t) => t !== null);
+}
+
+const analysed = new Map<string, TemplateCase | null>();
+
+/** The template at `path` with its analysis, or null when it renders no tool calls. */
+function toolTemplate(path: string, name: string): TemplateCase | null {
+  let t = analysed.get(path);
+  if (t === undefined) {
+    const source = readFileSync(path, "utf8");
     const template = new ChatTemplate(source, { compat: "auto", now: fixedNow });
-    if (!template.caps.supportsToolCalls) continue;
-    out.push({ name, source, template, analysis: analyzeChatTemplate(source, { template }) });
+    t = template.caps.supportsToolCalls
+      ? { name, source, template, analysis: analyzeChatTemplate(source, { template }) }
+      : null;
+    analysed.set(path, t);
   }
-  return out;
+  return t;
 }
 
 function commonPrefix(a: string, b: string): number {

@@ -107,8 +107,8 @@ function toolFor(schema: JsonSchema, defs?: Record<string, JsonSchema>): ToolDef
   ];
 }
 
-/** Whether the request's grammar accepts the template's rendering of a call with `mode: value`. */
-function accepts(t: TemplateCase, toolChoice: "auto" | "required", k: KeywordCase, value: unknown): boolean {
+/** The request for a call to `pick` under `k`'s schema: its tools and chat params (grammar included). */
+function request(t: TemplateCase, toolChoice: "auto" | "required", k: KeywordCase) {
   const tools = toolFor(k.schema, k.defs);
   const params = generateChatParams(t.analysis, t.template, {
     messages: [USER],
@@ -116,6 +116,11 @@ function accepts(t: TemplateCase, toolChoice: "auto" | "required", k: KeywordCas
     toolChoice,
     enableThinking: false,
   });
+  return { tools, params };
+}
+
+/** Whether the request's grammar accepts the template's rendering of a call with `mode: value`. */
+function accepts(t: TemplateCase, { tools, params }: ReturnType<typeof request>, value: unknown): boolean {
   const call = {
     id: "call12345",
     type: "function" as const,
@@ -187,8 +192,10 @@ const cases = templates.flatMap((t) =>
 
 describe("a forced call's grammar enforces the schema's keywords in every argument format", () => {
   it.each(cases)("$label", ({ t, k, toolChoice }) => {
-    for (const v of k.allowed) expect(accepts(t, toolChoice, k, v), `rejected ${JSON.stringify(v)}`).toBe(true);
-    expect(accepts(t, toolChoice, k, k.outside), `accepted ${JSON.stringify(k.outside)}`).toBe(false);
+    // One request per case: the params depend on the schema and tool_choice only, not on the value.
+    const req = request(t, toolChoice, k);
+    for (const v of k.allowed) expect(accepts(t, req, v), `rejected ${JSON.stringify(v)}`).toBe(true);
+    expect(accepts(t, req, k.outside), `accepted ${JSON.stringify(k.outside)}`).toBe(false);
   });
 });
 

@@ -12,7 +12,7 @@ import { matchGbnf } from "../../src/grammar/gbnf-match.js";
 import type { AssistantMessage, ToolDefinition } from "../../src/types.js";
 import { TOOLS, USER, generatedPart, toolTemplates } from "../helpers/chat-roundtrip.js";
 
-const minimax = toolTemplates().find((t) => t.name === "MiniMax-M3.jinja")!;
+const minimax = toolTemplates(undefined, (name) => name === "MiniMax-M3.jinja")[0]!;
 const NS = "]<]minimax[>[";
 const ids = { generateCallId: (i: number) => `id${i}` };
 

@@ -27,7 +27,7 @@ const call = (args: unknown, name = "get_weather"): ToolCall => ({
   type: "function",
   function: { name, arguments: typeof args === "string" ? args : JSON.stringify(args) },
 });
-const qwen = toolTemplates().find((t) => t.name.startsWith("Qwen-Qwen3-0.6B"))!;
+const qwen = toolTemplates(undefined, (name) => name.startsWith("Qwen-Qwen3-0.6B"))[0]!;
 
 describe("defineTool", () => {
   it("makes an OpenAI-shaped tool with its execute", async () => {

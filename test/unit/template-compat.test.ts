@@ -3,7 +3,7 @@
  * strict, and the "auto" policy (strict first, lenient only after a relaxable error, never after
  * the template's own raise_exception). Strict errors below are Python Jinja2's (checked against
  * ImmutableSandboxedEnvironment); that lenient mode keeps every strict rendering is checked on
- * all goldens in template-parity.test.ts.
+ * all goldens in test/oracle/template-parity.test.ts.
  */
 import { describe, expect, test } from "vitest";
 import { existsSync, readFileSync } from "node:fs";

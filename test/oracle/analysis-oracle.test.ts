@@ -2,7 +2,8 @@
 // test templates. The expected table was recorded by llama.cpp itself (scripts/oracle/,
 // scripts/record-analysis-oracle.mjs). Every field must agree, except where
 // test/helpers/analysis-differences.ts lists a known difference: IMPROVEMENTS (shown to be
-// better by test/analysis-roundtrip.test.ts) and TAUGHT_IN_PROSE (call syntax read from the prompt's words). Templates that only render with llama.cpp's
+// better by test/unit/analysis-roundtrip.test.ts) and TAUGHT_IN_PROSE (call syntax read from the prompt's
+// words). Templates that only render with llama.cpp's
 // relaxations (LENIENT_TEMPLATES) are analysed in compat "auto" mode and must agree too.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
