@@ -10,7 +10,8 @@
  *
  * @example
  * const taught = taughtCallSection(renderer);
- * // { sectionStart: "<|tool_call|>", sectionEnd: "", toolsArrayWrapped: true, nameField: "name", argsField: "arguments" }
+ * // { sectionStart: "<|tool_call|>", sectionEnd: "", toolsArrayWrapped: true,
+ *      nameField: "name", argsField: "arguments" }
  */
 import { ARG_FIRST, FUN_FIRST, FUN_SECOND, PROBE_TOOLS, USER_TURN } from "./probes.js";
 import type { VariantRenderer } from "./render.js";

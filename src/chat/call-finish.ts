@@ -13,7 +13,8 @@
  * @param argNames The names of tagged arguments in the order written (empty for JSON arguments).
  * @param schema The tool's parameter schema, when the request declared the tool.
  * @example
- * finishCallArguments('{"n":"[1, 2]"}', ["n"], { type: "object", properties: { n: { type: "array" } } }); // '{"n":[1,2]}'
+ * finishCallArguments('{"n":"[1, 2]"}', ["n"], { type: "object", properties: { n: { type: "array" } } });
+ * // '{"n":[1,2]}'
  * finishCallArguments('{"a":1}', ["a", "a"], undefined); // null: an argument written twice
  */
 export function finishCallArguments(args: string, argNames: readonly string[], schema: unknown): string | null {

@@ -84,7 +84,8 @@ export function planGrammar(built: BuiltParser, { state, space, jsonAnswer }: Gr
  * The flat grammar fields of {@link ChatParams}, as views of a plan.
  *
  * @example
- * grammarFields({ kind: "none" }); // { grammar: null, grammarLazy: false, grammarTriggers: [], grammarAfterReasoning: null }
+ * grammarFields({ kind: "none" });
+ * // { grammar: null, grammarLazy: false, grammarTriggers: [], grammarAfterReasoning: null }
  */
 export function grammarFields(
   plan: GrammarPlan,

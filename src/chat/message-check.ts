@@ -21,7 +21,8 @@ function partsOk(content: unknown[], at: string): void {
     const type = (part as { type?: unknown }).type;
     if (typeof type === "string" && IMAGE_PARTS.has(type)) {
       throw new RangeError(
-        `${where} is an image part (type ${JSON.stringify(type)}): toolwright runs text-only models, which cannot read images; send text parts only`,
+        `${where} is an image part (type ${JSON.stringify(type)}): toolwright runs text-only models, which ` +
+          `cannot read images; send text parts only`,
       );
     }
     if (typeof type === "string" && OTHER_MEDIA_PARTS.has(type)) {
@@ -78,7 +79,8 @@ export function checkMessageList(messages: unknown, name: string): ChatMessage[]
     const msg = m as Record<string, unknown>;
     if (typeof msg.role !== "string" || !ROLES.includes(msg.role)) {
       throw new RangeError(
-        `${at}.role must be "system", "developer", "user", "assistant" or "tool", got ${msg.role === undefined ? "nothing" : JSON.stringify(msg.role)}`,
+        `${at}.role must be "system", "developer", "user", "assistant" or "tool", got ` +
+          `${msg.role === undefined ? "nothing" : JSON.stringify(msg.role)}`,
       );
     }
     if (msg.role === "assistant") {
@@ -111,7 +113,8 @@ export function checkMessageList(messages: unknown, name: string): ChatMessage[]
         (Array.isArray(calls) && calls.length > 0) || (typeof reasoning === "string" && reasoning !== "");
       if (!nullable && (msg.content === null || msg.content === undefined)) {
         throw new TypeError(
-          `${at}.content is ${msg.content === null ? "null" : "missing"}: an assistant message needs content unless it has tool_calls`,
+          `${at}.content is ${msg.content === null ? "null" : "missing"}: an assistant message needs content ` +
+            `unless it has tool_calls`,
         );
       }
       contentOk(msg.content, `${at}.content`, nullable);

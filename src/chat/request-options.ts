@@ -35,7 +35,8 @@ function checkTools(tools: unknown, at: string): ToolDefinition[] {
     const where = `${at}[${i}].function.parameters`;
     if (isStandardSchema(params)) {
       throw new TypeError(
-        `${where} is a ${String(params["~standard"].vendor)} schema: the chat layer takes JSON Schema (convert it with parametersJsonSchema(); model.chat() does)`,
+        `${where} is a ${String(params["~standard"].vendor)} schema: the chat layer takes JSON Schema ` +
+          `(convert it with parametersJsonSchema(); model.chat() does)`,
       );
     }
     if (params !== undefined && params !== null) parametersJsonSchema(params, where);

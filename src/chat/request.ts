@@ -121,17 +121,20 @@ function continuationOf(
   if (wanted === false) return { continuation: null, addGenerationPrompt: agp ?? true };
   if (agp === true)
     throw new RangeError(
-      "generateChatParams: request.continueFinalMessage and request.addGenerationPrompt: true exclude each other (a continuation has no generation prompt)",
+      "generateChatParams: request.continueFinalMessage and request.addGenerationPrompt: true exclude each " +
+        "other (a continuation has no generation prompt)",
     );
   const at = request.messages.length - 1;
   if (!lastIsAssistant) {
     throw new RangeError(
-      `generateChatParams: request.continueFinalMessage needs a final assistant message to continue, but request.messages[${at}] is ${last === undefined ? "missing" : `a ${JSON.stringify(last?.role)} message`}`,
+      `generateChatParams: request.continueFinalMessage needs a final assistant message to continue, but ` +
+        `request.messages[${at}] is ${last === undefined ? "missing" : `a ${JSON.stringify(last?.role)} message`}`,
     );
   }
   if (Array.isArray(last.tool_calls) && last.tool_calls.length > 0) {
     throw new RangeError(
-      `generateChatParams: request.continueFinalMessage cannot continue request.messages[${at}]: it has tool_calls (only text and reasoning can be continued)`,
+      `generateChatParams: request.continueFinalMessage cannot continue request.messages[${at}]: it has ` +
+        `tool_calls (only text and reasoning can be continued)`,
     );
   }
   if (wanted !== true) return { continuation: wanted, addGenerationPrompt: false };

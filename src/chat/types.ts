@@ -40,7 +40,8 @@ export interface ChatRequest {
    * reasoning and no content, else content. (`model.chat()` continues in its first model turn only.)
    *
    * @example
-   * await model.chat({ messages: [user, { role: "assistant", content: "The capital of France is" }], continueFinalMessage: true });
+   * const history = [user, { role: "assistant", content: "The capital of France is" }];
+   * await model.chat({ messages: history, continueFinalMessage: true });
    */
   continueFinalMessage?: boolean | "content" | "reasoning";
   /**

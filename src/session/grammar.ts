@@ -54,7 +54,8 @@ export function strictGrammar(gbnf: string | null, engine: string | undefined): 
  * import { generateChatParams } from "toolwright/chat";
  * const tokenize = (text: string) => model.tokenize(text, { addSpecial: false, parseSpecial: true });
  * const params = generateChatParams(analysis, template, { messages, tools });
- * chatGrammar(params.grammarPlan, tokenize, undefined); // { gbnf, lazy: { patterns: ["^[\\s\\S]*?(<tool_call>)[\\s\\S]*"] } }
+ * chatGrammar(params.grammarPlan, tokenize, undefined);
+ * // { gbnf, lazy: { patterns: ["^[\\s\\S]*?(<tool_call>)[\\s\\S]*"] } }
  */
 export function chatGrammar(
   plan: GrammarPlan,
@@ -123,7 +124,8 @@ export interface AfterReasoningClosed {
  * (a lazy grammar's triggers unguarded).
  *
  * @example
- * afterReasoningClosed(params.grammarPlan, "</think>", tokenize, undefined); // { marker: "</think>\n", grammar: { gbnf } }
+ * afterReasoningClosed(params.grammarPlan, "</think>", tokenize, undefined);
+ * // { marker: "</think>\n", grammar: { gbnf } }
  */
 export function afterReasoningClosed(
   plan: GrammarPlan,

@@ -113,7 +113,7 @@ function checkTools(value: unknown, name: string): ChatTool[] {
   });
 }
 
-/** A responseFormat's schema, checked (a schema library's object converted, once per object) as tools' parameters are. */
+/** A responseFormat's schema, checked as tools' parameters are (a schema library's object converted once). */
 function checkResponseFormatSchema(format: Record<string, unknown>, name: string): void {
   if (format.type === "json_object" && format.schema !== undefined)
     parametersJsonSchema(format.schema, `${name}.schema`);
@@ -222,7 +222,8 @@ export function planChat(value: unknown, where: string): PlannedChat {
   const budgetAlias = o.maxReasoningTokens;
   if (budget !== undefined && budgetAlias !== undefined && budget !== budgetAlias) {
     throw new RangeError(
-      `${where}: options.reasoningBudget (${budget}) and options.maxReasoningTokens (${budgetAlias}) disagree; give one`,
+      `${where}: options.reasoningBudget (${budget}) and options.maxReasoningTokens (${budgetAlias}) ` +
+        `disagree; give one`,
     );
   }
   const tools = o.tools ?? [];

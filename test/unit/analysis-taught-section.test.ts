@@ -136,7 +136,9 @@ describe("what is not a taught call section", () => {
 {%- if m.role == 'user' -%}<|sys|>Respond with <|tool_call|> followed by a JSON list.
 {% for t in tools %}{{ t | tojson }}
 {% endfor %}<|end|><|usr|>{{ m.content }}<|end|>
-{%- elif m.role == 'assistant' -%}<|bot|>{% if m.tool_calls %}{% for c in m.tool_calls %}<fn>{"name": "{{ c.function.name }}", "arguments": {{ c.function.arguments }}}</fn>{% endfor %}{% else %}{{ m.content }}{% endif %}<|end|>
+{%- elif m.role == 'assistant' -%}<|bot|>{% if m.tool_calls %}{% for c in m.tool_calls
+%}<fn>{"name": "{{ c.function.name }}", "arguments": {{ c.function.arguments }}}</fn>{% endfor
+%}{% else %}{{ m.content }}{% endif %}<|end|>
 {%- endif -%}
 {%- endfor -%}
 {%- if add_generation_prompt -%}<|bot|>{%- endif -%}`;

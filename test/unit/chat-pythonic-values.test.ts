@@ -192,23 +192,24 @@ describe("malformed calls fall back to content, never throw", () => {
     }
   });
 
-  it.each([
-    ["<|python_start|>[put(text='x') junk]<|python_end|>", { text: "x" }, "junk]<|python_end|>"],
-  ] as const)("a finished call is kept, the text after it is content: %s", (output, args, rest) => {
-    for (const chunk of [output.length, 1, 3]) {
-      const parser = new ChatStreamParser(wrapped, ids);
-      expect(() => {
-        for (let i = 0; i < output.length; i += chunk) parser.feed(output.slice(i, i + chunk));
-        parser.finish();
-      }).not.toThrow();
-      const msg = parser.message();
-      expect(
-        msg.tool_calls?.map((c) => JSON.parse(c.function.arguments) as unknown),
-        `chunks of ${chunk}`,
-      ).toEqual([args]);
-      expect(msg.content ?? "", `chunks of ${chunk}`).toBe(rest);
-    }
-  });
+  it.each([["<|python_start|>[put(text='x') junk]<|python_end|>", { text: "x" }, "junk]<|python_end|>"]] as const)(
+    "a finished call is kept, the text after it is content: %s",
+    (output, args, rest) => {
+      for (const chunk of [output.length, 1, 3]) {
+        const parser = new ChatStreamParser(wrapped, ids);
+        expect(() => {
+          for (let i = 0; i < output.length; i += chunk) parser.feed(output.slice(i, i + chunk));
+          parser.finish();
+        }).not.toThrow();
+        const msg = parser.message();
+        expect(
+          msg.tool_calls?.map((c) => JSON.parse(c.function.arguments) as unknown),
+          `chunks of ${chunk}`,
+        ).toEqual([args]);
+        expect(msg.content ?? "", `chunks of ${chunk}`).toBe(rest);
+      }
+    },
+  );
 });
 
 describe("the grammar follows each tool's schema (tool_choice required)", () => {

@@ -107,7 +107,10 @@ describe("streamed deltas", () => {
       [0, "call0", "function", "get_weather"],
       [1, "call1", "function", "record"],
     ]);
-    expect(parts.map((c) => JSON.parse(c.function.arguments!))).toEqual([{ city: "Paris" }, { text: "a\nb", count: 2 }]);
+    expect(parts.map((c) => JSON.parse(c.function.arguments!))).toEqual([
+      { city: "Paris" },
+      { text: "a\nb", count: 2 },
+    ]);
     expect(accumulateDeltas(deltas)).toEqual(p.message());
   });
 

@@ -13,7 +13,8 @@ import { ChatTemplate } from "../../src/template/index.js";
 
 const user = { role: "user", content: "Hi" } as const;
 const source =
-  "{% for m in messages %}{{ m.role }}: {{ m.content }}\n{% endfor %}{% if add_generation_prompt %}assistant:{% endif %}";
+  "{% for m in messages %}{{ m.role }}: {{ m.content }}\n{% endfor %}" +
+  "{% if add_generation_prompt %}assistant:{% endif %}";
 const analysis = analyzeTemplate(source);
 const template = new ChatTemplate(source);
 
