@@ -58,7 +58,7 @@ export function paramsFor(
 
 function finishReasonOf(stop: StopReason | undefined, message: AssistantMessage): FinishReason {
   if (stop === "abort") return "abort";
-  // Output cut off by maxTokens or a full context: "length" (a call left open is marked incomplete).
+  // Output cut off by maxTokens or a full context: "length" (a call it cut is content, not a call).
   if (stop === "maxTokens" || stop === "contextFull") return "length";
   if (message.tool_calls?.length) return "tool_calls";
   return "stop";
@@ -208,43 +208,6 @@ async function* closeReasoning(turn: Turn, generatedFirst: boolean): AsyncGenera
   turn.stopReason = second.stopReason;
 }
 
-/**
- * The parser's last deltas. Cut off (`truncated`): a call still open keeps its raw partial
- * arguments (OpenAI's behaviour); the text that would close it into JSON is not streamed, and a
- * call named only now is announced bare. Returns the indices of the calls left open.
- */
-function* finishDeltas(parser: ChatStreamParser, truncated: boolean): Generator<ChatDelta, Set<number>> {
-  const open = new Set<number>();
-  for (const delta of parser.finish()) {
-    if (!truncated || delta.tool_calls === undefined) {
-      yield delta;
-      continue;
-    }
-    const { tool_calls, ...rest } = delta;
-    for (const t of tool_calls) open.add(t.index);
-    const headers = tool_calls
-      .filter((t) => t.id !== undefined)
-      .map((t) => ({ ...t, function: { ...t.function, arguments: "" } }));
-    if (headers.length > 0) yield { ...rest, tool_calls: headers };
-    else if (Object.keys(rest).length > 0) yield rest;
-  }
-  return open;
-}
-
-/** The calls left open, marked incomplete with their arguments as generated (`partial`). */
-function markIncomplete(message: AssistantMessage, open: Set<number>, partial: AssistantMessage | undefined): void {
-  if (open.size === 0 || !message.tool_calls) return;
-  message.tool_calls = message.tool_calls.map((call, i) =>
-    open.has(i)
-      ? {
-          ...call,
-          function: { ...call.function, arguments: partial?.tool_calls?.[i]?.function.arguments ?? "" },
-          incomplete: true,
-        }
-      : call,
-  );
-}
-
 /** The turn's timings, from the call (`startedAt`), the start of generation and its first token. */
 function timingsOf(turn: Turn, startedAt: number, genStart: number, done: number): ChatTimings {
   const first = turn.firstAt ?? done;
@@ -277,13 +240,11 @@ export async function* runStep(
   const genStart = performance.now();
   const generatedFirst = yield* generateFirst(turn);
   if (turn.forced) yield* closeReasoning(turn, generatedFirst);
-  const truncated = turn.stopReason === "maxTokens" || turn.stopReason === "contextFull";
-  // The arguments as generated, before the parser closes what is still open.
-  const partial = truncated ? turn.parser.message() : undefined;
-  const open = yield* finishDeltas(turn.parser, truncated);
+  // A call the output stops inside (maxTokens, a full context, the end of sequence) is no call: the
+  // parser gives its text as content (chat-parser.ts), so it is never run.
+  yield* turn.parser.finish();
   const done = performance.now();
   const message = turn.parser.message();
-  markIncomplete(message, open, partial);
   turn.usage.totalTokens = turn.usage.promptTokens + turn.usage.completionTokens;
   return {
     message,

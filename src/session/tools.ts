@@ -27,8 +27,12 @@ function resultText(value: unknown): string {
   }
 }
 
-function validatorOf(schema: JsonSchema | undefined, strict: boolean): ValidateFunction | Error | null {
-  return strict ? schemaValidator(schema, "strict", closedSchema) : schemaValidator(schema);
+/**
+ * Arguments are checked against the schema closed as the grammar closes it: an argument the schema
+ * does not declare (which the parser keeps, read from unconstrained output) is reported, never run.
+ */
+function validatorOf(schema: JsonSchema | undefined): ValidateFunction | Error | null {
+  return schemaValidator(schema, "closed", closedSchema);
 }
 
 function describeErrors(errors: readonly ErrorObject[]): string {
@@ -81,10 +85,7 @@ export function checkToolArguments(
   // A schema library's own validator checks its arguments (in executeToolCalls: it may be async);
   // one with only a JSON Schema export (Standard JSON Schema needs no validate) is checked by ajv.
   if (isStandardSchema(params) && typeof params["~standard"].validate === "function") return { ok: true, args };
-  const validate = validatorOf(
-    isStandardSchema(params) ? parametersJsonSchema(params, "parameters") : params,
-    tool.function.strict === true,
-  );
+  const validate = validatorOf(isStandardSchema(params) ? parametersJsonSchema(params, "parameters") : params);
   if (validate instanceof Error) {
     return {
       ok: false,

@@ -321,19 +321,21 @@ describe("strict: true", () => {
     ).toThrow(/^chat: options.tools\[0\].function.strict must be a boolean, got "yes"$/);
   });
 
-  it("the runner rejects undeclared keys of a strict tool, else lets them through (JSON Schema default)", async () => {
-    const run = async (strict: boolean) => {
+  it("the runner rejects undeclared keys (as the grammar closes objects), unless the schema allows them", async () => {
+    const run = async (strict: boolean, parameters: object = README_SCHEMA) => {
       const tool: ChatTool = {
         type: "function",
-        function: { name: "get_weather", parameters: README_SCHEMA, strict },
+        function: { name: "get_weather", parameters, strict },
         execute: () => "ok",
       };
       return (await executeToolCalls([call({ city: "Paris", junk: 1 })], [tool], undefined)).errors;
     };
-    const strictErrors = await run(true);
-    expect(strictErrors).toHaveLength(1);
-    expect(strictErrors[0]!.error.message).toMatch(/must NOT have additional properties \("junk"\)/);
-    expect(await run(false)).toEqual([]);
+    for (const strict of [true, false]) {
+      const errors = await run(strict);
+      expect(errors).toHaveLength(1);
+      expect(errors[0]!.error.message).toMatch(/must NOT have additional properties \("junk"\)/);
+    }
+    expect(await run(false, { ...README_SCHEMA, additionalProperties: true })).toEqual([]);
   });
 
   it("a JSON Schema that says it is draft 2020-12 (zod's export) is validated by the runner", async () => {
