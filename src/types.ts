@@ -49,9 +49,8 @@ export interface ToolCall {
   type: "function";
   function: { name: string; arguments: string };
   /**
-   * The output ended inside this call (finish reason "length": maxTokens or a full context).
-   * `arguments` is then the raw partial text as generated, as OpenAI returns it: it is not
-   * closed into JSON, and the tool runner never executes the call.
+   * The call was not finished (a message from elsewhere may say so): the tool runner never executes
+   * it. toolwright's own parser returns no such call: a call the output stops inside is content.
    */
   incomplete?: true;
 }

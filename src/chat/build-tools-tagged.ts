@@ -136,6 +136,8 @@ function taggedArgument(
     );
     read = p.choice(typedRead, lenientText(ctx, a.valuePrefix, delimiters));
   }
+  // Whitespace the template does not write may come between the name and the value markers.
+  if (a.valuePrefix.trim() !== "") read = p.seq(p.space(), read);
   return p.tag(NODE.toolArg, p.seq(open, p.lenient(p.optional(p.seq(read, close)), p.seq(value, close))));
 }
 
@@ -170,7 +172,7 @@ function undeclaredArgument(ctx: BuildContext, t: ToolsAnalysis): PegId | null {
   const stops = suffixCore !== "" && lead !== "" ? [lead + suffixCore, suffixCore] : [end];
   const name = p.capture(NODE.argName, p.chars(`^${classEscape(nameEnd[0]!)}<>\n`, 1, 64));
   const open = p.atomic(p.seq(marker(p, a.namePrefix), name, marker(p, a.nameSuffix, { keepTrail: true })));
-  const prefix = a.valuePrefix !== "" ? marker(p, a.valuePrefix, { keepTrail: true }) : p.eps();
+  const prefix = a.valuePrefix !== "" ? p.seq(p.space(), marker(p, a.valuePrefix, { keepTrail: true })) : p.eps();
   const json = p.capture(NODE.argJson, p.choice(p.json(), pythonValue(p)));
   const value = p.choice(guardedValue(ctx, {}, stops, json), p.capture(NODE.argString, p.until(...stops)));
   const close = suffixCore === "" ? p.eps() : marker(p, a.valueSuffix, { keepLead: true });

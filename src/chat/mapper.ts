@@ -110,7 +110,7 @@ export class MessageMapper {
   private committed = 0;
   private call: CallState | null = null;
   /** A call whose text ended, waiting for the closing marker that follows it (see endCall). */
-  private pending: { call: CallState; from: number; text: () => string } | null = null;
+  private pending: { call: CallState; from: number; input: PegTextSource; end: number } | null = null;
   /** Start of the tool section being read (-1 outside one) and how many of its calls were emitted. */
   private sectionStart = -1;
   private sectionCalls = 0;
@@ -430,7 +430,9 @@ export class MessageMapper {
       if (n.end === n.start) return;
       if (call) call.closed = true;
       else if (this.pending !== null) {
+        // The closer's text belongs to the call (content too, if the call is not one).
         this.pending.call.closed = true;
+        this.pending.end = n.end;
         this.settlePending();
       }
       return;
@@ -553,11 +555,14 @@ export class MessageMapper {
     if (call.index < 0) return; // never named: its text stays where the parse put it
     this.closeArguments(call);
     const from = Math.max(call.start, this.prefixLength);
-    // The call's text, read only if it turns out not to be a call (reads stay linear).
-    const text = (): string => (from < end ? input.slice(from - this.base, localEnd) : "");
     // A closer outside the call's node (a per-call end marker) decides once it is read.
-    if (this.mapping.callEndRequired === true && !call.closed) this.pending = { call, from, text };
-    else this.settle(call, from, text);
+    if (this.mapping.callEndRequired === true && !call.closed) this.pending = { call, from, input, end: localEnd };
+    else this.settle(call, from, this.textOf(from, input, localEnd));
+  }
+
+  /** A call's text from `from` on, read only if it turns out not to be a call (reads stay linear). */
+  private textOf(from: number, input: PegTextSource, localEnd: number): () => string {
+    return () => (from - this.base < localEnd ? input.slice(from - this.base, localEnd) : "");
   }
 
   /** A call waiting for its closing marker: the output went on without it, so it is content. */
@@ -565,7 +570,7 @@ export class MessageMapper {
     const pending = this.pending;
     if (pending === null) return;
     this.pending = null;
-    this.settle(pending.call, pending.from, pending.text);
+    this.settle(pending.call, pending.from, this.textOf(pending.from, pending.input, pending.end));
   }
 
   /** Emits a call the model finished whose arguments hold; else its text (`from` on) is content. */

@@ -69,7 +69,7 @@ export interface ToolCallError {
   name: string;
   /**
    * "invalid_arguments": not JSON, or against the tool's `parameters` schema (not executed);
-   * "incomplete": cut off by maxTokens or a full context (not executed); "unknown_tool": no
+   * "incomplete": a call marked `incomplete` in a message passed in (not executed); "unknown_tool": no
    * executable tool of that name; "execute_failed": `execute` threw or rejected.
    */
   kind: "invalid_arguments" | "incomplete" | "unknown_tool" | "execute_failed";

@@ -27,6 +27,9 @@ const TRIMMED =
   "call or an end marker";
 const COMPACT_PARTIAL =
   "a partial call's arguments stream as compact JSON (`{\"arg1\":`); llama.cpp keeps the model's space after the colon";
+const BUILT_IN_RECIPIENT =
+  "a GPT-OSS message to a built-in recipient (python, container.*) is no call: toolwright keeps its text as " +
+  "content (nothing the model wrote is lost); llama.cpp drops it";
 export const IMPROVEMENTS: Record<number, { kind: Kind; reason: string }> = {
   14: { kind: "whitespace", reason: `${TRIMMED} (a second <think> the model writes inside prompt-opened reasoning)` },
   17: { kind: "whitespace", reason: TRIMMED },
@@ -71,6 +74,8 @@ export const IMPROVEMENTS: Record<number, { kind: Kind; reason: string }> = {
       "the object branch the element matches; llama.cpp keeps the element markup as a " +
       "string",
   },
+  426: { kind: "differs", reason: BUILT_IN_RECIPIENT },
+  427: { kind: "differs", reason: BUILT_IN_RECIPIENT },
   390: {
     kind: "differs",
     reason:

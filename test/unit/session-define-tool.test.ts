@@ -13,7 +13,7 @@ import { planChat } from "../../src/session/options.js";
 import { paramsFor } from "../../src/session/step.js";
 import { executeToolCalls } from "../../src/session/tools.js";
 import type { ChatTool } from "../../src/session/types.js";
-import type { ToolCall, ToolDefinition } from "../../src/types.js";
+import type { JsonSchema, ToolCall, ToolDefinition } from "../../src/types.js";
 import { matchGbnf } from "../../src/grammar/gbnf-match.js";
 import { USER, generatedPart, toolTemplates } from "../helpers/chat-roundtrip.js";
 
@@ -322,7 +322,7 @@ describe("strict: true", () => {
   });
 
   it("the runner rejects undeclared keys (as the grammar closes objects), unless the schema allows them", async () => {
-    const run = async (strict: boolean, parameters: object = README_SCHEMA) => {
+    const run = async (strict: boolean, parameters: JsonSchema = README_SCHEMA) => {
       const tool: ChatTool = {
         type: "function",
         function: { name: "get_weather", parameters, strict },

@@ -12,10 +12,11 @@
  *  - `to=functions.NAME` with a NAME the request did not declare (a misspelling, a tool from an
  *    earlier request) is read as a call to NAME when the request uses tools, so the application
  *    sees it and can answer with an error; the template renders it back the same way.
+ *  - `to=NAME` without the `functions.` prefix, NAME a declared tool, is read as that call.
  *  - any other recipient (the template's built-in tools `browser.*`, `python`, `container.*`), and
- *    any call when the request uses no tools, is neither content nor a call: the message is
- *    dropped, reasoning and preambles before it kept, as llama.cpp does. The template renders
- *    every call as `functions.NAME`, so such a call could not be sent back as a tool call.
+ *    any call when the request uses no tools, is no call: the message's text is content (nothing
+ *    the model wrote is lost; llama.cpp drops it). The template renders every call as
+ *    `functions.NAME`, so such a call could not be sent back as a tool call.
  */
 import type { ChatMessage } from "../../types.js";
 import { PegArena, type PegId } from "../../peg/index.js";
@@ -76,14 +77,17 @@ function undeclaredCall(p: PegArena, constraint: PegId): PegId {
   return p.tag(NODE.toolSection, p.tag(NODE.tool, p.seq(header, p.capture(NODE.toolArgs, p.json()))));
 }
 
-/** A message to any other recipient (built-in tools, or any call when no tools are in use): read and dropped. */
+/** A message to any other recipient (built-in tools, or any call when no tools are in use): its text is content. */
 function unsolicited(p: PegArena): PegId {
   const channel = p.optional(p.seq(p.literal("<|channel|>"), p.choice(p.literal("commentary"), p.literal("analysis"))));
-  return p.seq(
+  const message = p.seq(
     channel,
     p.literal(" to="),
     p.not(p.literal("assistant")),
     p.until(END, "<|call|>", "<|return|>"),
+  );
+  return p.seq(
+    p.capture(NODE.content, message),
     p.optional(p.choice(p.literal(END), p.literal("<|call|>"), p.literal("<|return|>"))),
   );
 }
@@ -116,9 +120,14 @@ function build(req: NormalizedRequest): DedicatedBuild {
     if (useTools) {
       const calls = req.tools.map((t, i) => {
         // The recipient goes in the role header (" to=...<|channel|>commentary") or after the channel.
+        // The parser also reads the recipient without its `functions.` prefix; the grammar writes it.
+        const recipient = p.lenient(
+          p.seq(p.literal(" to="), p.optional(p.literal("functions."))),
+          p.literal(" to=functions."),
+        );
         const header = p.atomic(
           p.seq(
-            p.literal(" to=functions."),
+            recipient,
             p.capture(NODE.toolName, p.literal(t.function.name)),
             p.choice(
               p.seq(p.literal("<|channel|>"), p.choice(p.literal("commentary"), p.literal("analysis")), constraint),
@@ -139,7 +148,8 @@ function build(req: NormalizedRequest): DedicatedBuild {
       const anyChannel = p.optional(
         p.seq(p.literal("<|channel|>"), p.choice(p.literal("commentary"), p.literal("analysis"))),
       );
-      const withChannel = p.seq(anyChannel, call);
+      // The parser also reads the end-of-call marker where the output still holds it.
+      const withChannel = p.seq(anyChannel, call, p.optional(p.seq(p.space(), p.literal("<|call|>"))));
       const undeclared = p.seq(anyChannel, undeclaredCall(p, constraint));
       last =
         req.toolChoice === "required"

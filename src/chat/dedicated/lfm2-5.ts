@@ -29,6 +29,19 @@ const CALLS_END = "<|tool_call_end|>";
 const THINK = "<think>";
 const END_THINK = "</think>";
 
+/** For the parser: `{"name": "NAME", "arguments": {...}}`, fields in any order, arguments also under "parameters". */
+function jsonCallObject(p: PegArena, name: string): PegId {
+  const key = (k: string): PegId => p.seq(p.literal(JSON.stringify(k)), p.space(), p.literal(":"), p.space());
+  const nameField = p.seq(key("name"), p.literal('"'), p.capture(NODE.toolName, p.literal(name)), p.literal('"'));
+  const argsField = p.seq(p.choice(key("arguments"), key("parameters")), p.capture(NODE.toolArgs, p.json()));
+  const member = p.choice(nameField, argsField);
+  const sep = p.seq(p.space(), p.literal(","), p.space());
+  return p.tag(
+    NODE.tool,
+    p.seq(p.literal("{"), p.space(), member, p.repeat(p.seq(sep, member), 0, 1), p.space(), p.literal("}")),
+  );
+}
+
 /**
  * The grammar of one tool's keyword arguments (a rule, built once): in schema order, strings
  * single-quoted and bounded by the schema, other values typed Python literals.
@@ -117,13 +130,10 @@ function build(req: NormalizedRequest): DedicatedBuild {
     body = p.seq(p.space(), jsonAnswerValue(p, req.jsonSchema), p.space(), p.end());
   } else if (useTools) {
     const calls = req.tools.map((t, i) => {
-      const args = schemaProperties(toolParameters(t)).map(([key, schema]) => {
-        const value = rawOrTyped(p, schema, {
-          text: () => p.choice(lenientString(p, "'"), lenientString(p, '"')),
-          typed: () => p.capture(NODE.argJson, pythonValue(p)),
-          stops: null,
-          forGrammar: false,
-        });
+      const args = schemaProperties(toolParameters(t)).map(([key]) => {
+        // Any string or literal: a value that does not fit the schema (None for a string) is kept
+        // as written, and the argument check reports it.
+        const value = p.choice(lenientString(p, "'"), lenientString(p, '"'), p.capture(NODE.argJson, pythonValue(p)));
         return p.tag(
           NODE.toolArg,
           p.seq(p.atomic(p.seq(p.capture(NODE.argName, p.literal(key)), p.space(), p.literal("="))), p.space(), value),
@@ -143,7 +153,11 @@ function build(req: NormalizedRequest): DedicatedBuild {
       const head = p.atomic(p.seq(p.capture(NODE.toolName, p.literal(t.function.name)), p.literal("(")));
       return p.rule(`tool-${i}`, p.tag(NODE.tool, p.seq(head, p.space(), argList, p.space(), p.literal(")"))));
     });
-    const call = p.choice(...calls);
+    // The parser also reads calls written as JSON objects in the list; the grammar writes Python calls.
+    const call = p.lenient(
+      p.choice(...calls, ...req.tools.map((t) => jsonCallObject(p, t.function.name))),
+      p.choice(...calls),
+    );
     // The parser reads every call the model writes (the required grammar bounds them).
     const list = p.seq(
       p.literal("["),
@@ -158,9 +172,15 @@ function build(req: NormalizedRequest): DedicatedBuild {
       p.tag(NODE.toolSection, p.seq(p.literal(CALLS_START), list, p.literal(CALLS_END))),
       { trigger: true },
     );
+    // Text between call sections is content; every section is read.
+    const more = req.readsParallel
+      ? p.zeroOrMore(p.seq(p.capture(NODE.content, p.until(CALLS_START)), section))
+      : p.eps();
     body = p.seq(
       p.capture(NODE.content, p.until(CALLS_START)),
       req.toolChoice === "required" ? section : p.optional(section),
+      more,
+      p.optional(p.capture(NODE.content, p.until(CALLS_START))),
       p.space(),
       p.end(),
     );

@@ -1,0 +1,211 @@
+// What models really write, beyond what their templates render (docs/reading-output.md): each row
+// is one shape of the superset the parser reads, or one rule for what is never a call, checked
+// whole and in chunks of every size from 1 to 7 (the deltas add up to the message each time).
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import {
+  ChatStreamParser,
+  accumulateDeltas,
+  analyzeChatTemplate,
+  generateChatParams,
+  parseChatOutput,
+  type ChatParams,
+} from "../../src/chat/index.js";
+import { ChatTemplate } from "../../src/template/index.js";
+import type { AssistantMessage, ToolDefinition } from "../../src/types.js";
+import { TEMPLATES_DIR } from "../helpers/analysis-oracle.js";
+
+const tool = (name: string, properties: Record<string, object>): ToolDefinition => ({
+  type: "function",
+  function: { name, parameters: { type: "object", properties } },
+});
+const TOOLS = [
+  tool("get_weather", { city: { type: "string" }, count: { type: "integer" }, todos: { type: "array" } }),
+  tool("search", { q: { type: "string" } }),
+  tool("submit", {}),
+];
+
+const cache = new Map<string, ChatParams>();
+function paramsOf(template: string): ChatParams {
+  let p = cache.get(template);
+  if (!p) {
+    const source = readFileSync(join(TEMPLATES_DIR, template), "utf8");
+    const t = new ChatTemplate(source, { compat: "auto" });
+    p = generateChatParams(analyzeChatTemplate(source, { template: t }), t, {
+      messages: [{ role: "user", content: "Help" }],
+      tools: TOOLS,
+    });
+    cache.set(template, p);
+  }
+  return p;
+}
+
+/** The calls and content a row expects (ids are not compared). */
+interface Want {
+  calls: [string, object][];
+  content: string | null;
+}
+
+const LLAMA = "meta-llama-Llama-3.2-3B-Instruct.jinja";
+const GLM = "GLM-4.7-Flash.jinja";
+const CODER = "Qwen3-Coder.jinja";
+const DSV4 = "deepseek-ai-DeepSeek-V4.jinja";
+const GPT_OSS = "openai-gpt-oss-120b.jinja";
+const LFM2 = "LFM2-8B-A1B.jinja";
+const QWEN = "Qwen-Qwen3-0.6B.jinja";
+
+const ROWS: { name: string; template: string; output: string; want: Want }[] = [
+  {
+    name: "a special token before markerless JSON calls, `;` between them",
+    template: LLAMA,
+    output:
+      '<|python_tag|>{"name": "get_weather", "parameters": {"city": "Paris"}};{"name": "search", "parameters": {}}',
+    want: {
+      calls: [
+        ["get_weather", { city: "Paris" }],
+        ["search", {}],
+      ],
+      content: null,
+    },
+  },
+  {
+    name: "text, then a call a special token announces",
+    template: LLAMA,
+    output: 'Let me check. <|python_tag|>{"name": "get_weather", "parameters": {"city": "Tokyo"}}',
+    want: { calls: [["get_weather", { city: "Tokyo" }]], content: "Let me check." },
+  },
+  {
+    name: "JSON fields in any order, arguments under the other usual key",
+    template: QWEN,
+    output: '<tool_call>\n{"parameters": {"city": "Oslo"}, "name": "get_weather"}\n</tool_call>',
+    want: { calls: [["get_weather", { city: "Oslo" }]], content: null },
+  },
+  {
+    name: "several call sections with text between them",
+    template: QWEN,
+    output:
+      '<tool_call>\n{"name": "search", "arguments": {"q": "a"}}\n</tool_call>\nand then\n' +
+      '<tool_call>\n{"name": "search", "arguments": {"q": "b"}}\n</tool_call>',
+    want: {
+      calls: [
+        ["search", { q: "a" }],
+        ["search", { q: "b" }],
+      ],
+      content: "and then",
+    },
+  },
+  {
+    name: "a value that does not fit its schema is kept as text",
+    template: GLM,
+    output: "<tool_call>get_weather<arg_key>count</arg_key><arg_value>not a number</arg_value></tool_call>",
+    want: { calls: [["get_weather", { count: "not a number" }]], content: null },
+  },
+  {
+    name: "JSON escaped once more in an array parameter is read as the array",
+    template: GLM,
+    output: '<tool_call>get_weather<arg_key>todos</arg_key><arg_value>[{\\"id\\": 1}]</arg_value></tool_call>',
+    want: { calls: [["get_weather", { todos: [{ id: 1 }] }]], content: null },
+  },
+  {
+    name: "an argument name without a value is left out",
+    template: GLM,
+    output: "<tool_call>get_weather<arg_key>city</arg_key><arg_key>count</arg_key><arg_value>3</arg_value></tool_call>",
+    want: { calls: [["get_weather", { count: 3 }]], content: null },
+  },
+  {
+    name: "an undeclared argument is kept",
+    template: CODER,
+    output: "<tool_call>\n<function=search>\n<parameter=lang>\nen\n</parameter>\n</function>\n</tool_call>",
+    want: { calls: [["search", { lang: "en" }]], content: null },
+  },
+  {
+    name: "a self-closing call without arguments",
+    template: DSV4,
+    output: 'Done.\n<｜DSML｜tool_calls>\n<｜DSML｜invoke name="submit"/>\n</｜DSML｜tool_calls>',
+    want: { calls: [["submit", {}]], content: "Done." },
+  },
+  {
+    name: "GPT-OSS: a recipient without `functions.`",
+    template: GPT_OSS,
+    output: '<|channel|>commentary to=search <|constrain|>json<|message|>{"q": "x"}',
+    want: { calls: [["search", { q: "x" }]], content: null },
+  },
+  {
+    name: "GPT-OSS: an output that starts at the recipient, with its end-of-call marker",
+    template: GPT_OSS,
+    output: ' to=functions.search<|channel|>commentary json<|message|>{"q": "x"}<|call|>',
+    want: { calls: [["search", { q: "x" }]], content: null },
+  },
+  {
+    name: "GPT-OSS: a message to a built-in recipient is content, not dropped",
+    template: GPT_OSS,
+    output: '<|channel|>commentary to=browser.search <|constrain|>json<|message|>{"q": "x"}',
+    want: { calls: [], content: '<|channel|>commentary to=browser.search <|constrain|>json<|message|>{"q": "x"}' },
+  },
+  {
+    name: "LFM2: Python None for a string parameter, text after the calls",
+    template: LFM2,
+    output: "<|tool_call_start|>[get_weather(city=None, count=2)]<|tool_call_end|>Done.",
+    want: { calls: [["get_weather", { city: null, count: 2 }]], content: "Done." },
+  },
+  {
+    name: "LFM2: a JSON call list inside the call markers",
+    template: LFM2,
+    output: '<|tool_call_start|>[{"name": "search", "arguments": {"q": "x"}}]<|tool_call_end|>',
+    want: { calls: [["search", { q: "x" }]], content: null },
+  },
+  {
+    name: "an unfinished call is its text",
+    template: QWEN,
+    output: 'Sure. <tool_call>\n{"name": "search", "arguments": {"q": "unfinish',
+    want: { calls: [], content: 'Sure. <tool_call>\n{"name": "search", "arguments": {"q": "unfinish' },
+  },
+  {
+    name: "a tagged call that ends without its closing marker is its text",
+    template: GLM,
+    output: "<tool_call>search<arg_key>q</arg_key><arg_value>x</arg_value>",
+    want: { calls: [], content: "<tool_call>search<arg_key>q</arg_key><arg_value>x</arg_value>" },
+  },
+  {
+    name: "an argument written twice makes the call its text; a later call is still read",
+    template: GLM,
+    output:
+      "<tool_call>search<arg_key>q</arg_key><arg_value>a</arg_value><arg_key>q</arg_key><arg_value>b</arg_value>" +
+      "</tool_call>\n<tool_call>submit</tool_call>",
+    want: {
+      calls: [["submit", {}]],
+      content:
+        "<tool_call>search<arg_key>q</arg_key><arg_value>a</arg_value><arg_key>q</arg_key><arg_value>b</arg_value></tool_call>",
+    },
+  },
+  {
+    name: "malformed arguments (a set literal) stay text, the same in any chunks",
+    template: GLM,
+    output: "<tool_call>get_weather\n<arg_key>todos</arg_key>\n<arg_value>{1, 2, 3}</arg_value>\n</tool_call>",
+    want: { calls: [["get_weather", { todos: "{1, 2, 3}" }]], content: null },
+  },
+];
+
+function shape(m: AssistantMessage): Want {
+  return {
+    calls: (m.tool_calls ?? []).map((c) => [c.function.name, JSON.parse(c.function.arguments) as object]),
+    content: typeof m.content === "string" && m.content !== "" ? m.content : null,
+  };
+}
+
+describe("real model outputs", () => {
+  it.each(ROWS)("$name", ({ template, output, want }) => {
+    const params = paramsOf(template);
+    const whole = parseChatOutput(params, output, { generateCallId: (i) => `c${i}` });
+    expect(shape(whole)).toEqual(want);
+    for (let size = 1; size <= 7; size++) {
+      const s = new ChatStreamParser(params, { generateCallId: (i) => `c${i}` });
+      const deltas = [];
+      for (let i = 0; i < output.length; i += size) deltas.push(...s.feed(output.slice(i, i + size)));
+      deltas.push(...s.finish());
+      expect(s.message(), `chunks of ${size}`).toEqual(whole);
+      expect(accumulateDeltas(deltas), `deltas, chunks of ${size}`).toEqual(whole);
+    }
+  });
+});
