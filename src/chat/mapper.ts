@@ -289,12 +289,23 @@ export class MessageMapper {
       level.emitted = false;
       this.levels.length = depth + 1;
     }
+    // The child left open last time is gone from this snapshot (taken back before it produced output).
+    if (level.openStart >= 0 && level.done >= nodes.length) this.discardOpen(level);
     return produced;
   }
 
   /** Forgets an open node that produced nothing and is gone from the new snapshot. */
   private discardOpen(level: Level): void {
-    if (level.openName === NODE.tool && this.call && this.call.index < 0) this.call = null;
+    if (level.openName === NODE.tool || level.openName === NODE.toolSection) {
+      // A call not emitted yet goes with the reading that is taken back (calls emit nothing before
+      // they are finished), and so does the text it had taken.
+      if (this.call !== null) this.dropCall(this.call);
+      if (this.pending !== null) this.dropCall(this.pending.call);
+      this.call = null;
+      this.pending = null;
+      this.value = null;
+      this.cutAt = Math.min(this.cutAt, level.openStart + this.base);
+    }
     if (level.openName === NODE.toolSection && this.sectionCalls === 0) this.sectionStart = -1;
     if (level.openName === NODE.toolArg) this.value = null;
     // A nested value whose opener was taken back (only its frame exists: brackets open with members).

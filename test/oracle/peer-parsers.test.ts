@@ -22,10 +22,7 @@ const NOT_YET = "not read yet";
  * differs (README, "Unfinished and malformed calls"); `not read yet`: an output shape the parser
  * does not read yet (work left on the issue "Read what models write").
  */
-export const DIFFERENCES: Record<
-  string,
-  { kind: typeof BY_DESIGN | typeof NOT_YET; reason: string; chunkingDiffers?: true }
-> = {
+export const DIFFERENCES: Record<string, { kind: typeof BY_DESIGN | typeof NOT_YET; reason: string }> = {
   "sglang-gigachat3-404-156699": {
     kind: BY_DESIGN,
     reason: "a call with a name and no arguments key is a call with no arguments; the peer rejects it",
@@ -49,10 +46,7 @@ export const DIFFERENCES: Record<
   },
   "sglang-minimax_m3-459-463b52": {
     kind: NOT_YET,
-    reason:
-      "the dedicated MiniMax M3 parser reads one <tool_call> block: a second block stays content, " +
-      "except where a chunk boundary makes the partial parse fail and reading restarts (a known defect)",
-    chunkingDiffers: true,
+    reason: "the dedicated MiniMax M3 parser reads one <tool_call> block: a second block stays content",
   },
   "sglang-glm45-370-c00a6c": { kind: NOT_YET, reason: "escaped newlines (`\\n` as two characters) between markers" },
   "sglang-glm45-372-1fd5b0": { kind: NOT_YET, reason: "escaped newlines (`\\n` as two characters) between markers" },
@@ -85,7 +79,6 @@ describe.skipIf(path === null)("peer parsers' real outputs through toolwright's 
     if (excused === undefined) expect(problems).toEqual([]);
     else expect(problems.length, `stale difference entry: ${c.id} now passes`).toBeGreaterThan(0);
     expect(whole.sum).toEqual(whole.message);
-    if (excused?.chunkingDiffers) return;
     for (const [seed, max] of [
       [7, 3],
       [11, 8],

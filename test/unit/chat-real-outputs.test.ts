@@ -176,7 +176,8 @@ const ROWS: { name: string; template: string; output: string; want: Want }[] = [
     want: {
       calls: [["submit", {}]],
       content:
-        "<tool_call>search<arg_key>q</arg_key><arg_value>a</arg_value><arg_key>q</arg_key><arg_value>b</arg_value></tool_call>",
+        "<tool_call>search<arg_key>q</arg_key><arg_value>a</arg_value>" +
+        "<arg_key>q</arg_key><arg_value>b</arg_value></tool_call>",
     },
   },
   {
