@@ -39,10 +39,18 @@ void EventSink::Send(SequenceEvent event) {
   if (napi_call_threadsafe_function(tsfn_, data, napi_tsfn_nonblocking) != napi_ok) delete data;
 }
 
+void EventSink::Hold(SequenceEvent event) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  last_ = std::make_unique<SequenceEvent>(std::move(event));
+}
+
 void EventSink::Close() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!open_) return;
   open_ = false;
+  if (last_ && napi_call_threadsafe_function(tsfn_, last_.get(), napi_tsfn_nonblocking) == napi_ok) {
+    last_.release();  // CallJs owns it now
+  }
   napi_release_threadsafe_function(tsfn_, napi_tsfn_release);
 }
 
@@ -120,7 +128,10 @@ BatchScheduler::BatchScheduler(int32_t sequences) : slots_(static_cast<size_t>(s
   for (size_t i = 0; i < slots_.size(); i++) slots_[i].seq = static_cast<llama_seq_id>(i);
 }
 
-BatchScheduler::~BatchScheduler() { FailAll(codes::kAbort, "the context was disposed"); }
+BatchScheduler::~BatchScheduler() {
+  FailAll(codes::kAbort, "the context was disposed");
+  for (const std::shared_ptr<EventSink>& sink : ended_) sink->Close();
+}
 
 void BatchScheduler::Submit(const ContextPtr& state, RequestPtr request) {
   request->sampler->busy.store(true);
@@ -133,14 +144,14 @@ void BatchScheduler::Submit(const ContextPtr& state, RequestPtr request) {
     round_posted_ = true;
   }
   if (post) {
-    state->thread->Post([keep = state]() { RunRound(keep); });
+    state->thread->Post([keep = state]() mutable { RunRound(std::move(keep)); });
   }
 }
 
 void BatchScheduler::PostLocked(const ContextPtr& state) {
   if (round_posted_) return;
   round_posted_ = true;
-  state->thread->Post([keep = state]() { RunRound(keep); });
+  state->thread->Post([keep = state]() mutable { RunRound(std::move(keep)); });
 }
 
 void BatchScheduler::Cancel(const ContextPtr& state, uint64_t id) {
@@ -205,15 +216,23 @@ bool BatchScheduler::RunnableLocked() const {
   return false;
 }
 
-void BatchScheduler::RunRound(const ContextPtr& state) {
+void BatchScheduler::RunRound(ContextPtr state) {
   BatchScheduler& self = *state->scheduler;
   self.Round(*state);
-  // Another round while one can do anything; else the next Submit, Consumed or Cancel posts it
-  // (the check and those share mutex_, so none is missed). Each queued job holds the context,
-  // so a dispose() meanwhile only aborts it.
-  std::lock_guard<std::mutex> lock(self.mutex_);
-  self.round_posted_ = false;
-  if (state->abort.load() ? !self.inflight_.empty() : self.RunnableLocked()) self.PostLocked(state);
+  std::vector<std::shared_ptr<EventSink>> ended;
+  {
+    // Another round while one can do anything; else the next Submit, Consumed or Cancel posts it
+    // (the check and those share mutex_, so none is missed). Each queued job holds the context,
+    // so a dispose() meanwhile only aborts it.
+    std::lock_guard<std::mutex> lock(self.mutex_);
+    self.round_posted_ = false;
+    if (state->abort.load() ? !self.inflight_.empty() : self.RunnableLocked()) self.PostLocked(state);
+    ended.swap(self.ended_);
+  }
+  // The round lets go of the context before its requests' readers learn they ended: a dispose()
+  // right after frees the context (and its model) at once, not later on this thread.
+  state.reset();
+  for (const std::shared_ptr<EventSink>& sink : ended) sink->Close();
 }
 
 void BatchScheduler::Round(ContextState& state) {
@@ -535,13 +554,16 @@ void BatchScheduler::End(const RequestPtr& request, const std::string& reason, c
     inflight_.erase(std::remove(inflight_.begin(), inflight_.end(), request), inflight_.end());
   }
   request->sampler->busy.store(false);
+  request->sampler.reset();  // the reader may dispose the model once it sees the end
   SequenceEvent end;
   end.kind = SequenceEvent::kEnd;
   end.reason = reason;
   end.code = code;
   end.error = error;
-  request->events->Send(std::move(end));
-  request->events->Close();
+  // Queued, not sent: RunRound sends it once the round let go of the context (the destructor at once).
+  std::lock_guard<std::mutex> lock(mutex_);
+  ended_.push_back(request->events);
+  request->events->Hold(std::move(end));
 }
 
 void BatchScheduler::Finish(Slot& slot, const std::string& reason, const std::string& code,

@@ -18,8 +18,10 @@
 // this one.
 //
 // A cancelled request whose tokens are all in the batch being decoded stops that decode at the
-// next graph node (AbortBatch, llama.cpp's abort callback). When it ends, its sequence keeps the
-// prompt and the tokens its reader took: what was generated ahead of the reader is dropped.
+// next graph node (AbortBatch, llama.cpp's abort callback). A request's end event is sent once the
+// round has let go of the context, so a dispose() when it arrives frees the context at once. When it ends,
+// its sequence keeps the prompt and the tokens its reader took: what was generated ahead of the reader is
+// dropped.
 //
 // Backpressure: a request runs at most `read_ahead` tokens ahead of what its reader has taken
 // (JS reports each token it takes with Consumed()). A reader that stops reading pauses its
@@ -79,7 +81,9 @@ class EventSink {
                                            std::shared_ptr<ReadWindow> window);
   // Any thread: queues the event without blocking (dropped once closed).
   void Send(SequenceEvent event);
-  // Any thread: the last event was sent; releases the thread-safe function. Idempotent.
+  // Any thread: keeps `event` to send as the last one, when Close() is called.
+  void Hold(SequenceEvent event);
+  // Any thread: sends the held event, if any, and releases the thread-safe function. Idempotent.
   void Close();
   // Main thread: whether the thread-safe function keeps the event loop alive (it does while the
   // reader may be waiting; not while the request is paused for an idle reader).
@@ -95,6 +99,7 @@ class EventSink {
   napi_env env_ = nullptr;
   napi_threadsafe_function tsfn_ = nullptr;
   std::shared_ptr<ReadWindow> window_;
+  std::unique_ptr<SequenceEvent> last_;  // guarded by mutex_
 };
 
 // One generation on a context. Built on the main thread; then the context's thread owns it.
@@ -160,7 +165,7 @@ class BatchScheduler {
   };
 
   // Context's thread: one round, then another is posted while any request can run.
-  static void RunRound(const ContextPtr& state);
+  static void RunRound(ContextPtr state);
   // Context's thread: one round (a batch of every request that can run).
   void Round(ContextState& state);
   // Context's thread, under mutex_: whether a round would do anything.
@@ -209,8 +214,10 @@ class BatchScheduler {
   std::deque<RequestPtr> waiting_;                  // guarded by mutex_
   std::vector<RequestPtr> inflight_;                // every request not finished yet; guarded by mutex_
   bool round_posted_ = false;                       // guarded by mutex_
-  std::vector<Slot> slots_;                         // context's thread only
-  uint64_t assigned_ = 0;                           // requests assigned so far; context's thread only
+  // Sinks of requests that ended in this round, their end event held; guarded by mutex_.
+  std::vector<std::shared_ptr<EventSink>> ended_;
+  std::vector<Slot> slots_;  // context's thread only
+  uint64_t assigned_ = 0;    // requests assigned so far; context's thread only
 };
 
 }  // namespace toolwright
