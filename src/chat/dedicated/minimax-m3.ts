@@ -261,8 +261,17 @@ function build(req: NormalizedRequest): DedicatedBuild {
       p.tag(NODE.toolSection, p.seq(p.literal(CALLS_START), p.space(), list, p.space(), p.literal(CALLS_END))),
       { trigger: true },
     );
-    const content = p.capture(NODE.content, p.until(CALLS_START));
-    body = p.seq(content, req.toolChoice === "required" ? section : p.optional(section), p.space(), p.end());
+    const content = (): PegId => p.capture(NODE.content, p.until(CALLS_START));
+    // Every call block is read, with text between and after them (content).
+    const more = req.readsParallel ? p.zeroOrMore(p.seq(p.optional(content()), section)) : p.eps();
+    body = p.seq(
+      content(),
+      req.toolChoice === "required" ? section : p.optional(section),
+      more,
+      p.optional(content()),
+      p.space(),
+      p.end(),
+    );
   } else {
     body = p.capture(NODE.content, p.rest());
   }
