@@ -144,6 +144,8 @@ export async function* runOnSequence(
     // Ended early (stop string, break, error): end the request, and wait until it has left its
     // sequence, so the stats and the slot are settled when the loop returns.
     if (!ended && !ctx.disposed) {
+      // Tokens drained here were never taken by the reader: the cache keeps only those it took.
+      queue.onToken = undefined;
       ctx.cancelRequest(id);
       for (;;) if ((await queue.next()).type === "end") break;
     }
