@@ -174,6 +174,33 @@ describe("the openai client against createServer", () => {
     expect(validWeather(JSON.parse(args)), args).toBe(true);
   });
 
+  it("a call max_tokens cuts is content, never a tool call, streamed or not (finish_reason length)", async () => {
+    for (const max_tokens of [6, 12]) {
+      const params = {
+        model: server.modelId,
+        messages: [user("Weather?")],
+        tools: [weather],
+        tool_choice: "required" as const,
+        max_tokens,
+        seed: 1,
+      };
+      const c = await client.chat.completions.create(params);
+      expect(c.choices[0]!.finish_reason).toBe("length");
+      expect(c.choices[0]!.message.tool_calls ?? []).toEqual([]);
+      // The model's text is kept: the start of the call the grammar made it write.
+      expect(c.choices[0]!.message.content).toMatch(/^\{"name"/);
+      let content = "";
+      let finish: string | null = null;
+      for await (const chunk of await client.chat.completions.create({ ...params, stream: true })) {
+        expect(chunk.choices[0]?.delta.tool_calls ?? []).toEqual([]);
+        content += chunk.choices[0]?.delta.content ?? "";
+        finish = chunk.choices[0]?.finish_reason ?? finish;
+      }
+      expect(finish).toBe("length");
+      expect(content).toBe(c.choices[0]!.message.content);
+    }
+  });
+
   it("answers JSON under response_format json_schema and json_object", async () => {
     const c = await client.chat.completions.create({
       model: server.modelId,
