@@ -88,7 +88,8 @@ function parserMore(ctx: BuildContext, item: PegId): PegId {
   return ctx.parallel ? ctx.p.zeroOrMore(item) : ctx.p.eps();
 }
 
-function classEscape(ch: string): string {
+/** `ch` escaped for a character class of `p.chars`. */
+export function classEscape(ch: string): string {
   return /[\\\][^-]/.test(ch) ? `\\${ch}` : ch;
 }
 

@@ -12,6 +12,7 @@ import {
   type BuildContext,
   argumentValue,
   boundedRawString,
+  classEscape,
   pythonTyped,
   pythonValue,
   core,
@@ -89,20 +90,7 @@ function taggedArgument(
     const value = typedValue(ctx, typed, argName);
     const prefix = jsonValuePrefix(a.valuePrefix);
     // Beside strings, a typed value is one only where the whole value reads as one ("null", "42").
-    const whole =
-      text === null || ctx.forGrammar
-        ? value
-        : p.seq(
-            p.and(
-              p.seq(
-                typedRawValue(p, typed, p.choice(p.json(), pythonValue(p))),
-                p.choice(
-                  ...delimiters.map((d) => (core(d) === "" ? p.literal(d) : p.seq(p.space(), p.literal(core(d))))),
-                ),
-              ),
-            ),
-            value,
-          );
+    const whole = text === null || ctx.forGrammar ? value : guardedValue(ctx, typed, delimiters, value);
     alternatives.push(p.seq(prefix !== "" ? marker(p, prefix) : p.eps(), whole));
   }
   if (text !== null) {
@@ -177,10 +165,6 @@ function undeclaredArgument(ctx: BuildContext, t: ToolsAnalysis): PegId | null {
   const value = p.choice(guardedValue(ctx, {}, stops, json), p.capture(NODE.argString, p.until(...stops)));
   const close = suffixCore === "" ? p.eps() : marker(p, a.valueSuffix, { keepLead: true });
   return p.tag(NODE.toolArg, p.seq(open, p.optional(p.seq(prefix, value, close))));
-}
-
-function classEscape(ch: string): string {
-  return /[\\\]^-]/.test(ch) ? `\\${ch}` : ch;
 }
 
 /** A value the format writes as JSON (or Python literals, where the template prints them with repr). */

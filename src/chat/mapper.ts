@@ -454,7 +454,7 @@ export class MessageMapper {
     switch (n.name) {
       case NODE.tool:
         this.call = null;
-        if (call) this.endCall(call, n.end + this.base, input, n.end);
+        if (call) this.endCall(call, input, n.end);
         return;
       case NODE.argObject:
       case NODE.argArray:
@@ -562,7 +562,7 @@ export class MessageMapper {
    * A call's text ended: emitted when the model finished it (its closing marker read, where the
    * format has one) and its arguments hold; otherwise its text, `start` to `end`, is content.
    */
-  private endCall(call: CallState, end: number, input: PegTextSource, localEnd: number): void {
+  private endCall(call: CallState, input: PegTextSource, localEnd: number): void {
     if (call.index < 0) return; // never named: its text stays where the parse put it
     this.closeArguments(call);
     const from = Math.max(call.start, this.prefixLength);
