@@ -305,6 +305,31 @@ function callOf(ctx: BuildContext, t: ToolsAnalysis, name: string, schema: JsonS
 }
 
 /**
+ * For the parser: a call whose numbered handle holds only its counter (`<|tool_call_begin|>0…`,
+ * the name left out). Its name is the one declared tool its arguments fit (call-finish.ts).
+ */
+function bareCounterCall(ctx: BuildContext, t: ToolsAnalysis): PegId | null {
+  const fn = t.function;
+  const handle = t.callId.position === "NONE" ? nameHandle(fn) : null;
+  if (ctx.forGrammar || handle === null || t.format.mode !== "TAG_WITH_JSON") return null;
+  const { p } = ctx;
+  const openItems = [
+    counterMarker(p, fn.namePrefix.slice(0, fn.namePrefix.length - handle.before.length)),
+    p.capture(NODE.toolName, p.eps()),
+    p.chars("0-9", 1, null),
+    counterMarker(p, fn.nameSuffix.slice(handle.after.length)),
+  ];
+  if (fn.argsSeparator !== "") openItems.push(p.space(), marker(p, fn.argsSeparator));
+  const a = t.arguments;
+  const items = [p.atomic(p.seq(...openItems)), p.space()];
+  if (a.start !== "") items.push(marker(p, a.start));
+  items.push(p.seq(p.and(p.literal("{")), p.capture(NODE.toolArgs, p.json())));
+  if (a.end !== "") items.push(marker(p, a.end));
+  if (fn.close !== "") items.push(p.space(), p.tag(NODE.callEnd, marker(p, fn.close)));
+  return p.tag(NODE.tool, p.seq(...items));
+}
+
+/**
  * For the parser: a call without arguments written as one self-closing element
  * (`<invoke name="f"/>`), where the name marker closes an XML-style opening tag.
  */
@@ -332,7 +357,8 @@ export function buildTaggedTools(ctx: BuildContext, t: ToolsAnalysis): PegId {
   const choices = ctx.tools.map((tool, i) =>
     p.rule(ruleName(ctx, `tool-${i}`), callOf(ctx, t, tool.function.name, toolParameters(tool), i)),
   );
-  const call = p.choice(...choices);
+  const bare = bareCounterCall(ctx, t);
+  const call = p.choice(...choices, ...(bare === null ? [] : [bare]));
   const more = (item: PegId): PegId => moreCalls(ctx, item);
   let calls: PegId;
   // The parser reads calls whose models skip a marker another marker still makes clear (Qwen3-Coder

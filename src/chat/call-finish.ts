@@ -84,3 +84,24 @@ function readAsDeclared(text: string, schema: unknown): unknown {
   }
   return undefined;
 }
+
+/**
+ * The name of a call the model wrote without one: the one declared tool whose parameters its
+ * arguments fit (every argument declared, every required one given), else null.
+ *
+ * @example
+ * toolNameFromArguments('{"city":"Tokyo"}', { read: { properties: { path: {} } }, weather: { properties: { city: {} } } });
+ * // "weather"
+ */
+export function toolNameFromArguments(args: string, tools: Readonly<Record<string, unknown>>): string | null {
+  let value = parseJson(args);
+  if (typeof value === "string") value = parseJson(value);
+  if (!isPlainObject(value)) return null;
+  const keys = Object.keys(value);
+  const fitting = Object.entries(tools).filter(([, schema]) => {
+    const declared = propertiesOf(schema);
+    const required = isPlainObject(schema) && Array.isArray(schema.required) ? schema.required : [];
+    return keys.every((k) => k in declared) && required.every((r) => keys.includes(r));
+  });
+  return fitting.length === 1 ? fitting[0]![0] : null;
+}

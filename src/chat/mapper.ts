@@ -13,7 +13,7 @@
  */
 import type { PegNodeList, PegTextSource, PegTreeNode } from "../peg/index.js";
 import type { AssistantMessage, ToolCall } from "../types.js";
-import { finishCallArguments } from "./call-finish.js";
+import { finishCallArguments, toolNameFromArguments } from "./call-finish.js";
 import { JsonNormalizer, escapeJsonStringContent } from "./json-normalizer.js";
 import { PythonStringContent } from "./python-string.js";
 import { TextField } from "./text-field.js";
@@ -114,6 +114,13 @@ export class MessageMapper {
   /** Start of the tool section being read (-1 outside one) and how many of its calls were emitted. */
   private sectionStart = -1;
   private sectionCalls = 0;
+  /** Where the last call's text ended (its node or its closer), absolute; -1 before any. */
+  private callTextEnd = -1;
+  /**
+   * After a call that is not one: where its text (now content) ended. The closers and section
+   * end that follow it are its text too, until the next call starts (absolute; -1 when none).
+   */
+  private owedFrom = -1;
   /** Offset of the current parse segment in the input (a parse restarted after unparsable text). */
   private base = 0;
   private value: ValueState | null = null;
@@ -171,6 +178,9 @@ export class MessageMapper {
       this.dropCall(call);
       from = call.start;
     } else if (this.sectionStart >= 0 && this.sectionCalls === 0) from = this.sectionStart;
+    // Markers read after a call that is not one are its text: the content goes on from there.
+    if (this.owedFrom >= 0 && this.owedFrom < this.cutAt) this.cutAt = this.owedFrom;
+    this.owedFrom = -1;
     this.sectionStart = -1;
     if (from < 0) return false;
     this.cutAt = from;
@@ -183,6 +193,7 @@ export class MessageMapper {
    */
   startSegment(base: number): void {
     this.settlePending();
+    this.owedFrom = -1;
     this.levels.length = 0;
     this.base = base;
     if (base > this.cutAt) this.cutAt = base;
@@ -338,14 +349,15 @@ export class MessageMapper {
     }
     if (n.name === NODE.tool) {
       this.settlePending();
+      this.owedFrom = -1;
       if (this.call) this.dropCall(this.call);
-      const start = n.start + this.base;
+      const start = this.callStart(n.start + this.base);
       this.call = {
         index: -1,
         name: null,
         id: null,
         madeId: null,
-        start: this.sectionStart >= 0 && this.sectionCalls === 0 ? Math.min(this.sectionStart, start) : start,
+        start,
         closed: false,
         committed: false,
         args: "",
@@ -357,6 +369,23 @@ export class MessageMapper {
         nested: [],
       };
     }
+  }
+
+  /**
+   * Where a call's text starts: its section's opener when no call of the section was emitted,
+   * else the end of the call before it (so a per-call opener outside the call's node is its text).
+   */
+  private callStart(nodeStart: number): number {
+    if (this.sectionStart >= 0 && this.sectionCalls === 0) return Math.min(this.sectionStart, nodeStart);
+    return this.callTextEnd >= this.base && this.callTextEnd < nodeStart ? this.callTextEnd : nodeStart;
+  }
+
+  /** The text after a call that is not one, up to `localEnd`, is content too (see owedFrom). */
+  private payOwed(input: PegTextSource, localEnd: number): void {
+    const from = this.owedFrom;
+    if (from < this.base || localEnd + this.base <= from) return;
+    this.owedFrom = localEnd + this.base;
+    this.appendContent(input.slice(from - this.base, localEnd), from);
   }
 
   private captureText(name: string, text: string, start: number, inline = false): void {
@@ -433,19 +462,22 @@ export class MessageMapper {
     const call = this.call;
     if (n.name === NODE.toolSection) {
       this.settlePending();
+      this.payOwed(input, n.end);
+      this.owedFrom = -1;
       this.sectionStart = -1;
       return;
     }
     // An empty match is a closer the parse let the model leave out: the call is not closed.
     if (n.name === NODE.callEnd) {
       if (n.end === n.start) return;
+      this.callTextEnd = n.end + this.base;
       if (call) call.closed = true;
       else if (this.pending !== null) {
         // The closer's text belongs to the call (content too, if the call is not one).
         this.pending.call.closed = true;
         this.pending.end = n.end;
         this.settlePending();
-      }
+      } else this.payOwed(input, n.end);
       return;
     }
     // Only names and ids are read whole: slicing every closing node would re-read each call's text.
@@ -454,6 +486,7 @@ export class MessageMapper {
     switch (n.name) {
       case NODE.tool:
         this.call = null;
+        this.callTextEnd = n.end + this.base;
         if (call) this.endCall(call, input, n.end);
         return;
       case NODE.argObject:
@@ -568,7 +601,7 @@ export class MessageMapper {
     const from = Math.max(call.start, this.prefixLength);
     // A closer outside the call's node (a per-call end marker) decides once it is read.
     if (this.mapping.callEndRequired === true && !call.closed) this.pending = { call, from, input, end: localEnd };
-    else this.settle(call, from, this.textOf(from, input, localEnd));
+    else this.settle(call, from, localEnd + this.base, this.textOf(from, input, localEnd));
   }
 
   /** A call's text from `from` on, read only if it turns out not to be a call (reads stay linear). */
@@ -581,18 +614,25 @@ export class MessageMapper {
     const pending = this.pending;
     if (pending === null) return;
     this.pending = null;
-    this.settle(pending.call, pending.from, this.textOf(pending.from, pending.input, pending.end));
+    const end = pending.end + this.base;
+    this.settle(pending.call, pending.from, end, this.textOf(pending.from, pending.input, pending.end));
   }
 
-  /** Emits a call the model finished whose arguments hold; else its text (`from` on) is content. */
-  private settle(call: CallState, from: number, text: () => string): void {
+  /**
+   * Emits a call the model finished whose arguments hold; else its text (`from` to `end`,
+   * absolute) is content, and so are the markers that close it (owedFrom).
+   */
+  private settle(call: CallState, from: number, end: number, text: () => string): void {
     const finished = call.closed || this.mapping.callEndRequired !== true;
+    // A call written without its name (a bare counter) names the one tool its arguments fit.
+    if (call.name === "") call.name = toolNameFromArguments(call.args, this.mapping.toolParameters ?? {}) ?? "";
     const params = this.mapping.toolParameters?.[call.name!];
-    const args = finished ? finishCallArguments(call.args, call.argNames, params) : null;
+    const args = finished && call.name !== "" ? finishCallArguments(call.args, call.argNames, params) : null;
     if (args === null) {
       this.dropCall(call);
       const raw = text();
       if (raw !== "") this.appendContent(raw, from);
+      this.owedFrom = Math.max(from, end);
       return;
     }
     call.args = args;

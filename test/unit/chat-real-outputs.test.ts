@@ -54,6 +54,7 @@ const DSV4 = "deepseek-ai-DeepSeek-V4.jinja";
 const GPT_OSS = "openai-gpt-oss-120b.jinja";
 const LFM2 = "LFM2-8B-A1B.jinja";
 const QWEN = "Qwen-Qwen3-0.6B.jinja";
+const KIMI = "moonshotai-Kimi-K2.jinja";
 
 const ROWS: { name: string; template: string; output: string; want: Want }[] = [
   {
@@ -185,6 +186,40 @@ const ROWS: { name: string; template: string; output: string; want: Want }[] = [
     template: GLM,
     output: "<tool_call>get_weather\n<arg_key>todos</arg_key>\n<arg_value>{1, 2, 3}</arg_value>\n</tool_call>",
     want: { calls: [["get_weather", { todos: "{1, 2, 3}" }]], content: null },
+  },
+  {
+    name: "a numbered call id without the name: the one tool its arguments fit",
+    template: KIMI,
+    output:
+      "<|tool_calls_section_begin|><|tool_call_begin|>0<|tool_call_argument_begin|>{\"q\": \"x\"}<|tool_call_end|>" +
+      "<|tool_calls_section_end|>",
+    want: { calls: [["search", { q: "x" }]], content: null },
+  },
+  {
+    name: "a numbered call id without the name, arguments no tool fits: its whole text is content",
+    template: KIMI,
+    output:
+      "<|tool_calls_section_begin|><|tool_call_begin|>0<|tool_call_argument_begin|>{\"x\": 1}<|tool_call_end|>" +
+      "<|tool_calls_section_end|>",
+    want: {
+      calls: [],
+      content:
+        "<|tool_calls_section_begin|><|tool_call_begin|>0<|tool_call_argument_begin|>{\"x\": 1}<|tool_call_end|>" +
+        "<|tool_calls_section_end|>",
+    },
+  },
+  {
+    name: "a malformed call after a call: its opener and closers are content with it",
+    template: KIMI,
+    output:
+      "<|tool_calls_section_begin|><|tool_call_begin|>functions.search:0<|tool_call_argument_begin|>{\"q\": \"a\"}" +
+      '<|tool_call_end|> <|tool_call_begin|>functions.search:1<|tool_call_argument_begin|>"b"<|tool_call_end|> ' +
+      "<|tool_calls_section_end|>",
+    want: {
+      calls: [["search", { q: "a" }]],
+      content:
+        '<|tool_call_begin|>functions.search:1<|tool_call_argument_begin|>"b"<|tool_call_end|> <|tool_calls_section_end|>',
+    },
   },
 ];
 
