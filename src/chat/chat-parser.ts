@@ -17,6 +17,7 @@ import type { AssistantMessage } from "../types.js";
 import { StopStringFilter } from "../runtime/stop-strings.js";
 import { randomCallId } from "./call-id.js";
 import { MessageMapper } from "./mapper.js";
+import { TrailingEndFilter } from "./trailing-end.js";
 import type { ChatDelta, ChatParams, ChatParseOptions, ChatParserSpec } from "./types.js";
 
 function specOf(source: ChatParserSpec | ChatParams, where: string): ChatParserSpec {
@@ -65,6 +66,8 @@ export class ChatStreamParser {
   /** Cuts the output at the turn's end marker (null when the format has none). */
   private readonly stop: StopStringFilter | null;
   private stopped = false;
+  /** Holds back a possible end-of-sequence text at the end of the output (null when none is known). */
+  private readonly trailingEnd: TrailingEndFilter | null;
 
   constructor(params: ChatParams | ChatParserSpec, options: ChatParseOptions = {}) {
     this.spec = specOf(params, "ChatStreamParser");
@@ -81,6 +84,10 @@ export class ChatStreamParser {
     if (!Array.isArray(stopAt) || stopAt.some((x) => typeof x !== "string"))
       throw new TypeError("ChatStreamParser: stopAt must be an array of strings");
     this.stop = stopAt.some((x) => x !== "") ? new StopStringFilter(stopAt) : null;
+    const endTexts = this.spec.endTexts ?? [];
+    if (!Array.isArray(endTexts) || endTexts.some((x) => typeof x !== "string"))
+      throw new TypeError("ChatStreamParser: endTexts must be an array of strings");
+    this.trailingEnd = endTexts.some((x) => x.trim() !== "") ? new TrailingEndFilter(endTexts) : null;
     if (this.spec.prefix !== "") this.consume(this.spec.prefix);
   }
 
@@ -105,16 +112,20 @@ export class ChatStreamParser {
 
   /** The part of `chunk` before the turn's end marker (a possible start of it is held back). */
   private untilStop(chunk: string): string {
-    if (this.stop === null) return chunk;
-    const { text, stopped } = this.stop.push(chunk);
-    this.stopped = stopped;
-    return text;
+    let text = chunk;
+    if (this.stop !== null) {
+      const r = this.stop.push(chunk);
+      this.stopped = r.stopped;
+      text = r.text;
+    }
+    return this.trailingEnd === null ? text : this.trailingEnd.push(text);
   }
 
   /** Ends the output; returns the last deltas (closing what is still open). */
   finish(): ChatDelta[] {
     if (this.done) return [];
-    const held = this.stop !== null && !this.stopped ? this.stop.flush() : "";
+    let held = this.stop !== null && !this.stopped ? this.stop.flush() : "";
+    if (this.trailingEnd !== null) held = this.trailingEnd.push(held) + this.trailingEnd.finish();
     if (held !== "") this.consume(held);
     this.done = true;
     while (!this.frozen) {

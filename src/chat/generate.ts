@@ -26,7 +26,7 @@ import {
 } from "./prompt.js";
 import { normalizeRequest } from "./request.js";
 import { templateSpace } from "./template-space.js";
-import { turnEndStops } from "./turn-end.js";
+import { endTextsOf, turnEndStops } from "./turn-end.js";
 import { jsonContainersOf, rendersPythonLiterals } from "./value-syntax.js";
 import type { ChatMappingOptions, ChatParams, ChatRequest } from "./types.js";
 
@@ -137,6 +137,7 @@ export function generateChatParams(
       keptPrefix,
       mapping,
       stopAt,
+      endTexts: endTextsOf(analysis, template, stopAt),
       format: built.format,
     },
     grammarPlan,

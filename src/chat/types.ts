@@ -141,6 +141,11 @@ export interface ChatParserSpec {
    * format uses it nowhere else): nothing from there on is parsed or shows in the message.
    */
   stopAt?: string[];
+  /**
+   * End-of-sequence texts (`</s>`): one that ends the output, whitespace aside, is dropped, as
+   * models that write their end token as text mean it (src/chat/trailing-end.ts).
+   */
+  endTexts?: string[];
   /** Which builder made it: "generic" or a dedicated handler's name. */
   format: string;
 }

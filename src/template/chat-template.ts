@@ -70,6 +70,11 @@ export class ChatTemplate {
     this.#compiled = compileTemplate(source, now, allowMutation);
   }
 
+  /** The `eos_token` the template renders (the model's end-of-sequence text; "" when not given). */
+  get eosToken(): string {
+    return this.#eosToken;
+  }
+
   /**
    * What the template can do, detected on first access by rendering probe conversations.
    *

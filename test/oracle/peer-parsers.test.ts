@@ -55,7 +55,6 @@ export const DIFFERENCES: Record<string, { kind: typeof BY_DESIGN | typeof NOT_Y
     kind: NOT_YET,
     reason: "markerless JSON: a broken call, then a valid one with no marker between them",
   },
-  "sglang-gigachat3-409-276a66": { kind: NOT_YET, reason: "an end-of-sequence text (`</s>`) kept in content" },
 };
 
 const path = sharedData("peer-parsers-dev/cases.jsonl");

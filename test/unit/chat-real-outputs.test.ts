@@ -191,7 +191,7 @@ const ROWS: { name: string; template: string; output: string; want: Want }[] = [
     name: "a numbered call id without the name: the one tool its arguments fit",
     template: KIMI,
     output:
-      "<|tool_calls_section_begin|><|tool_call_begin|>0<|tool_call_argument_begin|>{\"q\": \"x\"}<|tool_call_end|>" +
+      '<|tool_calls_section_begin|><|tool_call_begin|>0<|tool_call_argument_begin|>{"q": "x"}<|tool_call_end|>' +
       "<|tool_calls_section_end|>",
     want: { calls: [["search", { q: "x" }]], content: null },
   },
@@ -199,12 +199,12 @@ const ROWS: { name: string; template: string; output: string; want: Want }[] = [
     name: "a numbered call id without the name, arguments no tool fits: its whole text is content",
     template: KIMI,
     output:
-      "<|tool_calls_section_begin|><|tool_call_begin|>0<|tool_call_argument_begin|>{\"x\": 1}<|tool_call_end|>" +
+      '<|tool_calls_section_begin|><|tool_call_begin|>0<|tool_call_argument_begin|>{"x": 1}<|tool_call_end|>' +
       "<|tool_calls_section_end|>",
     want: {
       calls: [],
       content:
-        "<|tool_calls_section_begin|><|tool_call_begin|>0<|tool_call_argument_begin|>{\"x\": 1}<|tool_call_end|>" +
+        '<|tool_calls_section_begin|><|tool_call_begin|>0<|tool_call_argument_begin|>{"x": 1}<|tool_call_end|>' +
         "<|tool_calls_section_end|>",
     },
   },
@@ -212,7 +212,7 @@ const ROWS: { name: string; template: string; output: string; want: Want }[] = [
     name: "a malformed call after a call: its opener and closers are content with it",
     template: KIMI,
     output:
-      "<|tool_calls_section_begin|><|tool_call_begin|>functions.search:0<|tool_call_argument_begin|>{\"q\": \"a\"}" +
+      '<|tool_calls_section_begin|><|tool_call_begin|>functions.search:0<|tool_call_argument_begin|>{"q": "a"}' +
       '<|tool_call_end|> <|tool_call_begin|>functions.search:1<|tool_call_argument_begin|>"b"<|tool_call_end|> ' +
       "<|tool_calls_section_end|>",
     want: {
@@ -220,6 +220,12 @@ const ROWS: { name: string; template: string; output: string; want: Want }[] = [
       content:
         '<|tool_call_begin|>functions.search:1<|tool_call_argument_begin|>"b"<|tool_call_end|> <|tool_calls_section_end|>',
     },
+  },
+  {
+    name: "an end-of-sequence text written as text at the end is dropped",
+    template: QWEN,
+    output: 'I will look.\n<tool_call>\n{"name": "search", "arguments": {"q": "a"}}\n</tool_call></s>',
+    want: { calls: [["search", { q: "a" }]], content: "I will look." },
   },
 ];
 
