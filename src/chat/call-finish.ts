@@ -90,8 +90,8 @@ function readAsDeclared(text: string, schema: unknown): unknown {
  * arguments fit (every argument declared, every required one given), else null.
  *
  * @example
- * toolNameFromArguments('{"city":"Tokyo"}', { read: { properties: { path: {} } }, weather: { properties: { city: {} } } });
- * // "weather"
+ * const tools = { read: { properties: { path: {} } }, weather: { properties: { city: {} } } };
+ * toolNameFromArguments('{"city":"Tokyo"}', tools); // "weather"
  */
 export function toolNameFromArguments(args: string, tools: Readonly<Record<string, unknown>>): string | null {
   let value = parseJson(args);

@@ -218,7 +218,8 @@ const ROWS: { name: string; template: string; output: string; want: Want }[] = [
     want: {
       calls: [["search", { q: "a" }]],
       content:
-        '<|tool_call_begin|>functions.search:1<|tool_call_argument_begin|>"b"<|tool_call_end|> <|tool_calls_section_end|>',
+        '<|tool_call_begin|>functions.search:1<|tool_call_argument_begin|>"b"<|tool_call_end|> ' +
+        "<|tool_calls_section_end|>",
     },
   },
   {
