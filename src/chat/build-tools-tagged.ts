@@ -256,31 +256,26 @@ function hasRequired(schema: JsonSchema): boolean {
   return requiredOf(schema).length > 0;
 }
 
-/** One call of one function. */
-function callOf(ctx: BuildContext, t: ToolsAnalysis, name: string, schema: JsonSchema, index: number): PegId {
+/**
+ * One call of one function; `name` null: for the parser, a call of a function the request does
+ * not declare (any identifier, any arguments), so reading goes on after it (the mapper keeps its
+ * text as content).
+ */
+function callOf(ctx: BuildContext, t: ToolsAnalysis, name: string | null, schema: JsonSchema, index: number): PegId {
   const { p } = ctx;
   const fn = t.function;
+  const nameNode = p.capture(NODE.toolName, name === null ? p.chars("A-Za-z0-9_.\\-", 1, null) : p.literal(name));
   const nameEnd = fn.nameSuffix.trim() === "" ? identifierEnd(p) : p.eps();
   const digits = ctx.forGrammar ? 3 : null;
   const handle = t.callId.position === "NONE" ? nameHandle(fn) : null;
   let openItems: PegId[];
   if (handle === null)
-    openItems = [
-      counterMarker(p, fn.namePrefix, digits),
-      p.capture(NODE.toolName, p.literal(name)),
-      nameEnd,
-      counterMarker(p, fn.nameSuffix, digits),
-    ];
+    openItems = [counterMarker(p, fn.namePrefix, digits), nameNode, nameEnd, counterMarker(p, fn.nameSuffix, digits)];
   else {
     // The numbered name is the call's id (functions.NAME:0): the model's own id is kept.
     const id = p.tag(
       NODE.toolId,
-      p.seq(
-        counterMarker(p, handle.before, digits),
-        p.capture(NODE.toolName, p.literal(name)),
-        nameEnd,
-        counterMarker(p, handle.after, digits),
-      ),
+      p.seq(counterMarker(p, handle.before, digits), nameNode, nameEnd, counterMarker(p, handle.after, digits)),
     );
     openItems = [
       counterMarker(p, fn.namePrefix.slice(0, fn.namePrefix.length - handle.before.length), digits),
@@ -300,7 +295,7 @@ function callOf(ctx: BuildContext, t: ToolsAnalysis, name: string, schema: JsonS
   if (pos === "POST_ARGS") items.push(p.space(), idSection(ctx, t, fn.close || t.format.perCallEnd));
   if (fn.close !== "") items.push(p.space(), p.tag(NODE.callEnd, marker(p, fn.close)));
   const call = p.seq(...items);
-  const selfClosed = ctx.forGrammar ? null : selfClosingCall(ctx, t, name);
+  const selfClosed = ctx.forGrammar || name === null ? null : selfClosingCall(ctx, t, name);
   return p.tag(NODE.tool, selfClosed === null ? call : p.lenient(p.choice(selfClosed, call), call));
 }
 
@@ -357,8 +352,7 @@ export function buildTaggedTools(ctx: BuildContext, t: ToolsAnalysis): PegId {
   const choices = ctx.tools.map((tool, i) =>
     p.rule(ruleName(ctx, `tool-${i}`), callOf(ctx, t, tool.function.name, toolParameters(tool), i)),
   );
-  const bare = bareCounterCall(ctx, t);
-  const call = p.choice(...choices, ...(bare === null ? [] : [bare]));
+  const call = withParserOnlyCalls(ctx, t, choices);
   const more = (item: PegId): PegId => moreCalls(ctx, item);
   let calls: PegId;
   // The parser reads calls whose models skip a marker another marker still makes clear (Qwen3-Coder
@@ -379,6 +373,19 @@ export function buildTaggedTools(ctx: BuildContext, t: ToolsAnalysis): PegId {
   return p.rule(ruleName(ctx, "tool-calls"), p.tag(NODE.toolSection, calls), {
     trigger: ctx.toolTrigger ? triggerOf(t) : false,
   });
+}
+
+/**
+ * The calls of the declared tools; the parser also reads a bare-counter call and a call of an
+ * undeclared tool (both to keep reading after them), which the grammar never writes.
+ */
+function withParserOnlyCalls(ctx: BuildContext, t: ToolsAnalysis, choices: PegId[]): PegId {
+  const { p } = ctx;
+  const declared = p.choice(...choices);
+  if (ctx.forGrammar) return declared;
+  const bare = bareCounterCall(ctx, t);
+  const undeclared = p.rule(ruleName(ctx, "tool-undeclared"), callOf(ctx, t, null, { type: "object" }, choices.length));
+  return p.lenient(p.choice(...choices, ...(bare === null ? [] : [bare]), undeclared), declared);
 }
 
 /** Looks like a format marker (bracketed or piped), not a word that prose may contain. */

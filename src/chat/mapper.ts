@@ -476,6 +476,7 @@ export class MessageMapper {
         // The closer's text belongs to the call (content too, if the call is not one).
         this.pending.call.closed = true;
         this.pending.end = n.end;
+        this.pending.input = input;
         this.settlePending();
       } else this.payOwed(input, n.end);
       return;
@@ -626,8 +627,10 @@ export class MessageMapper {
     const finished = call.closed || this.mapping.callEndRequired !== true;
     // A call written without its name (a bare counter) names the one tool its arguments fit.
     if (call.name === "") call.name = toolNameFromArguments(call.args, this.mapping.toolParameters ?? {}) ?? "";
-    const params = this.mapping.toolParameters?.[call.name!];
-    const args = finished && call.name !== "" ? finishCallArguments(call.args, call.argNames, params) : null;
+    const tools = this.mapping.toolParameters;
+    // A call to a tool the request does not declare is not one (its text is content).
+    const declared = call.name !== "" && (tools === undefined || Object.hasOwn(tools, call.name!));
+    const args = finished && declared ? finishCallArguments(call.args, call.argNames, tools?.[call.name!]) : null;
     if (args === null) {
       this.dropCall(call);
       const raw = text();

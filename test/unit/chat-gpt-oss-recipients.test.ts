@@ -1,7 +1,7 @@
-// GPT-OSS messages to recipients that are not declared tools (see the gpt-oss handler):
-// `to=functions.NAME` with an undeclared NAME is a call to NAME when the request uses tools (the
-// application can reject it); built-in recipients (browser.*, python, container.*), and any call
-// when no tools are in use, are no call: the message's text is content, reasoning kept (llama.cpp
+// GPT-OSS messages to recipients that are not declared tools (see the gpt-oss handler): a call to
+// a function the request does not declare (`to=functions.NAME`, a misspelled or unknown NAME),
+// built-in recipients (browser.*, python, container.*), and any call when no tools are in use,
+// are no call (docs/reading-output.md): the message's text is content, reasoning kept (llama.cpp
 // drops it; toolwright loses nothing the model wrote). Whole and streamed parsing agree; no
 // grammar allows an undeclared recipient.
 import { readFileSync } from "node:fs";
@@ -43,19 +43,19 @@ const CASES: RecipientCase[] = [
     name: "misspelled function, role header",
     request: {},
     output: `${THINK} to=functions.get_wether<|channel|>commentary json<|message|>{"city": "Paris"}`,
-    calls: [{ name: "get_wether", arguments: '{"city":"Paris"}' }],
+    calls: [],
   },
   {
     name: "undeclared function, channel header",
     request: {},
     output: `${THINK}<|channel|>commentary to=functions.lookup <|constrain|>json<|message|>{"q": 1}`,
-    calls: [{ name: "lookup", arguments: '{"q":1}' }],
+    calls: [],
   },
   {
     name: "undeclared function, tool_choice required",
     request: { toolChoice: "required" },
     output: ` to=functions.lookup<|channel|>commentary json<|message|>{}`,
-    calls: [{ name: "lookup", arguments: "{}" }],
+    calls: [],
   },
   {
     name: "built-in browser.search",

@@ -228,6 +228,20 @@ const ROWS: { name: string; template: string; output: string; want: Want }[] = [
     output: 'I will look.\n<tool_call>\n{"name": "search", "arguments": {"q": "a"}}\n</tool_call></s>',
     want: { calls: [["search", { q: "a" }]], content: "I will look." },
   },
+  {
+    name: "a call to an undeclared tool between calls is content; the calls around it are read",
+    template: GLM,
+    output:
+      "<tool_call>search<arg_key>q</arg_key><arg_value>a</arg_value></tool_call>" +
+      "<tool_call>nope<arg_key>x</arg_key><arg_value>1</arg_value></tool_call><tool_call>submit</tool_call>",
+    want: {
+      calls: [
+        ["search", { q: "a" }],
+        ["submit", {}],
+      ],
+      content: "<tool_call>nope<arg_key>x</arg_key><arg_value>1</arg_value></tool_call>",
+    },
+  },
 ];
 
 function shape(m: AssistantMessage): Want {

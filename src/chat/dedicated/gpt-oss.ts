@@ -9,14 +9,10 @@
  *
  * Messages to recipients that are not declared tools are handled deliberately (the grammar,
  * lazy or strict, only ever allows the declared functions):
- *  - `to=functions.NAME` with a NAME the request did not declare (a misspelling, a tool from an
- *    earlier request) is read as a call to NAME when the request uses tools, so the application
- *    sees it and can answer with an error; the template renders it back the same way.
  *  - `to=NAME` without the `functions.` prefix, NAME a declared tool, is read as that call.
- *  - any other recipient (the template's built-in tools `browser.*`, `python`, `container.*`), and
- *    any call when the request uses no tools, is no call: the message's text is content (nothing
- *    the model wrote is lost; llama.cpp drops it). The template renders every call as
- *    `functions.NAME`, so such a call could not be sent back as a tool call.
+ *  - any other recipient (a function the request did not declare, the template's built-in tools
+ *    `browser.*`, `python`, `container.*`), and any call when the request uses no tools, is no
+ *    call: the message's text is content (nothing the model wrote is lost; llama.cpp drops it).
  */
 import type { ChatMessage } from "../../types.js";
 import { PegArena, type PegId } from "../../peg/index.js";
@@ -61,23 +57,9 @@ function requiredGrammar(p: PegArena, req: NormalizedRequest, analysis: PegId): 
 }
 
 /**
- * A call to a function the request did not declare (` to=functions.NAME`, JSON arguments): read
- * as a call to NAME. Parser only: it is no trigger rule, so no grammar allows it.
+ * A message to any other recipient (built-in tools, an undeclared function, or any call when no
+ * tools are in use): its text is content.
  */
-function undeclaredCall(p: PegArena, constraint: PegId): PegId {
-  const header = p.atomic(
-    p.seq(
-      p.literal(" to=functions."),
-      p.capture(NODE.toolName, p.chars("A-Za-z0-9_\\-.", 1)),
-      p.optional(p.seq(p.literal("<|channel|>"), p.choice(p.literal("commentary"), p.literal("analysis")))),
-      constraint,
-      p.literal("<|message|>"),
-    ),
-  );
-  return p.tag(NODE.toolSection, p.tag(NODE.tool, p.seq(header, p.capture(NODE.toolArgs, p.json()))));
-}
-
-/** A message to any other recipient (built-in tools, or any call when no tools are in use): its text is content. */
 function unsolicited(p: PegArena): PegId {
   const channel = p.optional(p.seq(p.literal("<|channel|>"), p.choice(p.literal("commentary"), p.literal("analysis"))));
   const message = p.seq(
@@ -150,11 +132,11 @@ function build(req: NormalizedRequest): DedicatedBuild {
       );
       // The parser also reads the end-of-call marker where the output still holds it.
       const withChannel = p.seq(anyChannel, call, p.optional(p.seq(p.space(), p.literal("<|call|>"))));
-      const undeclared = p.seq(anyChannel, undeclaredCall(p, constraint));
+      // A call to a function the request does not declare is no call: unsolicited, as content.
       last =
         req.toolChoice === "required"
-          ? p.choice(withChannel, undeclared, unsolicited(p))
-          : p.choice(withChannel, final, undeclared, unsolicited(p));
+          ? p.choice(withChannel, unsolicited(p))
+          : p.choice(withChannel, final, unsolicited(p));
       if (req.toolChoice === "required") grammarBody = requiredGrammar(p, req, analysis);
     } else {
       last = p.choice(final, unsolicited(p));
