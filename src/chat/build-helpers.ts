@@ -127,7 +127,21 @@ export function core(text: string): string {
 function flexibleSpace(p: PegArena, run: string): PegId {
   // The grammar writes the learned whitespace only: stop words elsewhere (a trigger, a content
   // scan) are the marker as learned, so a constrained model must write it that way.
-  return p.lenient(p.seq(learnedSpace(p, run), p.space()), learnedSpace(p, run));
+  return p.lenient(p.seq(learnedSpace(p, run), readSpace(p)), learnedSpace(p, run));
+}
+
+/**
+ * For the parser: any whitespace between markers, each character also written as its escape
+ * sequence (`\n`, `\r`, `\t`: a backslash and a letter), as models do that write a whole call as
+ * one escaped string. Only where marker whitespace is read: a value keeps what it holds.
+ */
+function readSpace(p: PegArena): PegId {
+  return p.zeroOrMore(p.choice(p.chars(" \\t\\r\\n", 1), escapedSpace(p)));
+}
+
+/** A whitespace escape sequence written literally: a backslash, then `n`, `r` or `t`. */
+function escapedSpace(p: PegArena): PegId {
+  return p.seq(p.literal("\\"), p.chars("nrt", 1, 1));
 }
 
 /** Only the whitespace a marker was learned with, each character optional. */
@@ -143,8 +157,8 @@ function learnedSpace(p: PegArena, run: string): PegId {
 function innerSpace(p: PegArena, run: string, before: string, after: string): PegId {
   const words = /\w$/.test(before) && /^\w/.test(after);
   const parse = words
-    ? p.seq(p.chars(" \\t\\r\\n", 1, 1), learnedSpace(p, run.slice(1)), p.space())
-    : p.seq(learnedSpace(p, run), p.space());
+    ? p.seq(p.choice(p.chars(" \\t\\r\\n", 1, 1), escapedSpace(p)), learnedSpace(p, run.slice(1)), readSpace(p))
+    : p.seq(learnedSpace(p, run), readSpace(p));
   return p.lenient(parse, p.literal(run));
 }
 
@@ -160,11 +174,15 @@ function innerSpace(p: PegArena, run: string, before: string, after: string): Pe
  */
 export function marker(p: PegArena, text: string, options: { keepTrail?: boolean; keepLead?: boolean } = {}): PegId {
   const c = core(text);
-  if (c === "") return text === "" ? p.eps() : p.space();
+  if (c === "") return text === "" ? p.eps() : p.lenient(readSpace(p), p.space());
   const lead = text.slice(0, text.indexOf(c));
   const trail = text.slice(text.indexOf(c) + c.length);
   const items: PegId[] = [];
-  if (lead !== "") items.push(options.keepLead ? learnedSpace(p, lead) : flexibleSpace(p, lead));
+  // Before a marker the parser reads any whitespace, escaped too, even where none was learned:
+  // what precedes it (a name, a JSON value, a closing tag) never ends in whitespace it keeps, and
+  // text read up to the marker stops before it anyway.
+  if (options.keepLead) items.push(learnedSpace(p, lead));
+  else items.push(lead !== "" ? flexibleSpace(p, lead) : p.lenient(readSpace(p), p.eps()));
   const parts = c.split(/([ \t\r\n]+)/);
   parts.forEach((part, i) => {
     if (i % 2 === 0) items.push(p.literal(part));

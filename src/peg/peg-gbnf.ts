@@ -210,6 +210,8 @@ class Emitter {
         for (const item of n.items) {
           const inner = this.arena.node(item);
           if (inner.type === "eps" || inner.type === "not" || inner.type === "and") continue;
+          // Parser-only leniency the grammar writes nothing for (whitespace before a marker).
+          if (inner.type === "lenient" && this.arena.node(inner.grammar).type === "eps") continue;
           return this.leadingLiteral(item, seen);
         }
         return "";

@@ -44,9 +44,6 @@ export const DIFFERENCES: Record<string, { kind: typeof BY_DESIGN | typeof NOT_Y
     kind: NOT_YET,
     reason: "the dedicated Gemma 4 parser reads one call section: a second one after text stays content",
   },
-  "sglang-glm45-370-c00a6c": { kind: NOT_YET, reason: "escaped newlines (`\\n` as two characters) between markers" },
-  "sglang-glm45-372-1fd5b0": { kind: NOT_YET, reason: "escaped newlines (`\\n` as two characters) between markers" },
-  "sglang-glm45-374-423ef7": { kind: NOT_YET, reason: "escaped newlines (`\\n` as two characters) between markers" },
   "sglang-llama3_json-347-902772": {
     kind: NOT_YET,
     reason: "markerless JSON: a broken call, then a valid one with no marker between them",

@@ -49,6 +49,7 @@ interface Want {
 
 const LLAMA = "meta-llama-Llama-3.2-3B-Instruct.jinja";
 const GLM = "GLM-4.7-Flash.jinja";
+const GLM46 = "GLM-4.6.jinja";
 const CODER = "Qwen3-Coder.jinja";
 const DSV4 = "deepseek-ai-DeepSeek-V4.jinja";
 const GPT_OSS = "openai-gpt-oss-120b.jinja";
@@ -107,6 +108,27 @@ const ROWS: { name: string; template: string; output: string; want: Want }[] = [
     template: GLM,
     output: '<tool_call>get_weather<arg_key>todos</arg_key><arg_value>[{\\"id\\": 1}]</arg_value></tool_call>',
     want: { calls: [["get_weather", { todos: [{ id: 1 }] }]], content: null },
+  },
+  {
+    name: "whitespace between markers written as escape sequences; string values keep theirs",
+    template: GLM46,
+    output:
+      "<tool_call>get_weather\\n<arg_key>city</arg_key>\\n<arg_value>a\\nb</arg_value>\\n" +
+      '<arg_key>todos</arg_key>\\r\\n<arg_value>[{\\"id\\": 1, \\"t\\": \\"C:\\\\\\\\x \\\\\\\\n\\"}]</arg_value>' +
+      "\\t\\n</tool_call>",
+    want: { calls: [["get_weather", { city: "a\\nb", todos: [{ id: 1, t: "C:\\x \\n" }] }]], content: null },
+  },
+  {
+    name: "an escaped newline before a marker where the template writes no whitespace",
+    template: GLM,
+    output: "<tool_call>search\\n<arg_key>q</arg_key>\\n<arg_value>x</arg_value>\\n</tool_call>",
+    want: { calls: [["search", { q: "x" }]], content: null },
+  },
+  {
+    name: "escaped newlines around a JSON call inside its markers",
+    template: QWEN,
+    output: '<tool_call>\\n{"name": "search", "arguments": {"q": "a\\\\nb"}}\\n</tool_call>',
+    want: { calls: [["search", { q: "a\\nb" }]], content: null },
   },
   {
     name: "an argument name without a value is left out",

@@ -134,6 +134,13 @@ describe("pegToGbnf lazy mode", () => {
     expect(lazy.grammar).not.toContain("think");
   });
 
+  test("the trigger word is the first literal past parser-only leniency the grammar writes nothing for", () => {
+    const q = new PegArena();
+    const lead = q.lenient(q.space(), q.eps());
+    const a = q.rule("a", q.seq(lead, q.literal("<call>"), q.literal("x")), { trigger: true });
+    expect(pegToGbnf(q, a, { lazy: true }).triggers).toEqual([{ type: "word", value: "<call>" }]);
+  });
+
   test("explicit trigger patterns are passed through; a trigger without a leading literal is an error", () => {
     const q = new PegArena();
     const a = q.rule("a", q.seq(q.chars("0-9", 1), q.literal("!")), { trigger: { pattern: "[0-9]+!" } });
