@@ -52,10 +52,6 @@ export const DIFFERENCES: Record<string, { kind: typeof BY_DESIGN | typeof NOT_Y
     reason: "a call to an undeclared tool inside a section ends the section: the calls after it stay content",
   },
   "sglang-kimi_k2-332-3e6392": { kind: NOT_YET, reason: "Kimi K2: a call whose id is a bare counter has no name" },
-  "sglang-llama3_json-347-902772": {
-    kind: NOT_YET,
-    reason: "markerless JSON: a broken call, then a valid one with no marker between them",
-  },
   "sglang-gigachat3-409-276a66": { kind: NOT_YET, reason: "an end-of-sequence text (`</s>`) kept in content" },
 };
 

@@ -76,6 +76,24 @@ const ROWS: { name: string; template: string; output: string; want: Want }[] = [
     want: { calls: [["get_weather", { city: "Tokyo" }]], content: "Let me check." },
   },
   {
+    name: "a broken call without markers, then a valid one: the broken text is content, the call is read",
+    template: LLAMA,
+    output: '{"name": "get_weather", "parameters": {{"name": "search", "parameters": {"q": "x"}}',
+    want: { calls: [["search", { q: "x" }]], content: '{"name": "get_weather", "parameters": {' },
+  },
+  {
+    name: "after a broken call without markers, JSON whose name is no declared tool stays content",
+    template: LLAMA,
+    output: '{"name": "get_weather", "parameters": {{"name": "Bob", "parameters": {}}',
+    want: { calls: [], content: '{"name": "get_weather", "parameters": {{"name": "Bob", "parameters": {}}' },
+  },
+  {
+    name: "text, then bare JSON naming a tool, with no call before it: content",
+    template: LLAMA,
+    output: 'For example {"name": "search", "parameters": {"q": "x"}} would search.',
+    want: { calls: [], content: 'For example {"name": "search", "parameters": {"q": "x"}} would search.' },
+  },
+  {
     name: "JSON fields in any order, arguments under the other usual key",
     template: QWEN,
     output: '<tool_call>\n{"parameters": {"city": "Oslo"}, "name": "get_weather"}\n</tool_call>',
