@@ -114,6 +114,8 @@ export class MessageMapper {
   /** Start of the tool section being read (-1 outside one) and how many of its calls were emitted. */
   private sectionStart = -1;
   private sectionCalls = 0;
+  /** A call of the section was malformed: its text is content, the section's text after it is unread. */
+  private sectionRejected = false;
   /** Offset of the current parse segment in the input (a parse restarted after unparsable text). */
   private base = 0;
   private value: ValueState | null = null;
@@ -334,6 +336,7 @@ export class MessageMapper {
     if (n.name === NODE.toolSection) {
       this.sectionStart = n.start + this.base;
       this.sectionCalls = 0;
+      this.sectionRejected = false;
       return;
     }
     if (n.name === NODE.tool) {
@@ -433,6 +436,10 @@ export class MessageMapper {
     const call = this.call;
     if (n.name === NODE.toolSection) {
       this.settlePending();
+      // A section none of whose calls held: the text after the last one (its closer) is content too.
+      const rest = this.sectionStart - this.base;
+      if (this.sectionRejected && this.sectionCalls === 0 && rest < n.end)
+        this.appendContent(input.slice(rest, n.end), this.sectionStart);
       this.sectionStart = -1;
       return;
     }
@@ -568,7 +575,7 @@ export class MessageMapper {
     const from = Math.max(call.start, this.prefixLength);
     // A closer outside the call's node (a per-call end marker) decides once it is read.
     if (this.mapping.callEndRequired === true && !call.closed) this.pending = { call, from, input, end: localEnd };
-    else this.settle(call, from, this.textOf(from, input, localEnd));
+    else this.settle(call, from, this.textOf(from, input, localEnd), localEnd + this.base);
   }
 
   /** A call's text from `from` on, read only if it turns out not to be a call (reads stay linear). */
@@ -581,11 +588,16 @@ export class MessageMapper {
     const pending = this.pending;
     if (pending === null) return;
     this.pending = null;
-    this.settle(pending.call, pending.from, this.textOf(pending.from, pending.input, pending.end));
+    const { call, from, input, end } = pending;
+    this.settle(call, from, this.textOf(from, input, end), end + this.base);
   }
 
-  /** Emits a call the model finished whose arguments hold; else its text (`from` on) is content. */
-  private settle(call: CallState, from: number, text: () => string): void {
+  /**
+   * Emits a call the model finished whose arguments hold; else its text (`from` to `end`) is
+   * content, and the section's unread text starts after it (an abandoned section is read again
+   * from there, not from its opener: that would repeat the text).
+   */
+  private settle(call: CallState, from: number, text: () => string, end: number): void {
     const finished = call.closed || this.mapping.callEndRequired !== true;
     const params = this.mapping.toolParameters?.[call.name!];
     const args = finished ? finishCallArguments(call.args, call.argNames, params) : null;
@@ -593,6 +605,10 @@ export class MessageMapper {
       this.dropCall(call);
       const raw = text();
       if (raw !== "") this.appendContent(raw, from);
+      if (this.sectionStart >= 0 && this.sectionCalls === 0) {
+        this.sectionStart = Math.max(end, from);
+        this.sectionRejected = true;
+      }
       return;
     }
     call.args = args;

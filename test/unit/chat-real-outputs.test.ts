@@ -199,6 +199,29 @@ const ROWS: { name: string; template: string; output: string; want: Want }[] = [
     },
   },
   {
+    name: "a malformed call without markers, then text: its text is content once",
+    template: LLAMA,
+    output: '{"name": "search", "parameters": [1]}; {"name": "search", "parameters": [2]} later',
+    want: { calls: [], content: '{"name": "search", "parameters": [1]}; {"name": "search", "parameters": [2]} later' },
+  },
+  {
+    name: "a broken call, a malformed one, then text and a call: both texts are content, the call is read",
+    template: LLAMA,
+    output:
+      '{"name": "search", "parameters": {{"name": "search", "parameters": [1]}} more ' +
+      '{"name": "search", "parameters": {"q": "x"}}',
+    want: {
+      calls: [["search", { q: "x" }]],
+      content: '{"name": "search", "parameters": {{"name": "search", "parameters": [1]}} more',
+    },
+  },
+  {
+    name: "a call section whose only call is malformed: its closer is content too",
+    template: QWEN,
+    output: '<tool_call>\n{"name": "search", "arguments": [1]}\n</tool_call> later',
+    want: { calls: [], content: '<tool_call>\n{"name": "search", "arguments": [1]}\n</tool_call>\nlater' },
+  },
+  {
     name: "malformed arguments (a set literal) stay text, the same in any chunks",
     template: GLM,
     output: "<tool_call>get_weather\n<arg_key>todos</arg_key>\n<arg_value>{1, 2, 3}</arg_value>\n</tool_call>",
