@@ -132,7 +132,7 @@ export function generateChatParams(
     parser: {
       arena: built.arena,
       root: built.root,
-      resumeRoot: built.body,
+      resumeRoot: built.resume ?? built.body,
       prefix,
       keptPrefix,
       mapping,

@@ -29,6 +29,11 @@ export interface BuiltParser {
   /** What follows the reasoning (where a deferred grammar starts). */
   body: PegId;
   /**
+   * Where reading starts again after an abandoned call (chat-parser.ts), when that differs from
+   * `body` (calls without markers, see markerlessResume). Parser only. Absent: `body`.
+   */
+  resume?: PegId;
+  /**
    * Stricter roots for the grammar than for parsing, over the same sub-parsers (e.g. under
    * `tool_choice: "required"` the grammar makes the call come first, while the parser still
    * reads text before a call). Absent: the grammar uses `root` and `body`.
@@ -217,6 +222,21 @@ function withTools(ctx: BuildContext, a: TemplateAnalysis, section: PegId): PegI
 }
 
 /**
+ * Where reading resumes one character past an abandoned call, for calls no marker opens: text up
+ * to the next call head (a declared tool's name as the first field) or a call a special token
+ * announces, then the calls. The model was writing calls there, so a call may begin after that
+ * text (a broken call, then a valid one); from the start of the output, a bare call still has to
+ * come first. Undefined where calls have markers or no fixed head (`body` serves then).
+ */
+function markerlessResume(ctx: BuildContext, a: TemplateAnalysis, section: PegId): PegId | undefined {
+  const { p } = ctx;
+  if (ctx.callHead === undefined || openersOf(a).length > 0) return undefined;
+  const opens = p.choice(p.seq(specialToken(ctx), p.space(), ctx.callHead), ctx.callHead);
+  const text = p.capture(NODE.content, p.zeroOrMore(p.seq(p.not(opens), p.any())));
+  return p.seq(text, p.optional(p.seq(p.and(opens), section)), p.space(), p.end());
+}
+
+/**
  * The words that open calls in this format's output (the first is the section's trigger word;
  * none when calls are recognised by their own start).
  */
@@ -284,12 +304,14 @@ export function buildGenericParser(
   };
   const useTools = req.tools.length > 0 && req.toolChoice !== "none" && a.tools.format.mode !== "NONE";
   let body: PegId;
+  let resume: PegId | undefined;
   let grammarBody: PegId | undefined;
   let lazyGrammarRoot: PegId | undefined;
   if (req.jsonSchema !== null) body = jsonAnswer(p, a, req.jsonSchema);
   else if (useTools) {
     const section = toolSection(ctx, a);
     body = withTools(ctx, a, section);
+    resume = markerlessResume(ctx, a, section);
     // The grammar's own copy of the section: schema-ordered, bounded (see BuildContext.forGrammar).
     if (ctx.requireCalls) grammarBody = callsFirst(p, toolSection(grammarContext(ctx, req.maxCalls), a));
     else if (a.tools.format.mode === "PYTHONIC") lazyGrammarRoot = toolSection(grammarContext(ctx, req.maxCalls), a);
@@ -323,6 +345,7 @@ export function buildGenericParser(
     arena: p,
     root,
     body,
+    ...(resume !== undefined ? { resume } : {}),
     ...(grammarBody !== undefined ? { grammarBody } : {}),
     ...(grammarRoot !== undefined ? { grammarRoot } : {}),
     ...(lazyGrammarRoot !== undefined ? { lazyGrammarRoot } : {}),

@@ -386,6 +386,13 @@ export class MessageMapper {
     if (from < this.base || localEnd + this.base <= from) return;
     this.owedFrom = localEnd + this.base;
     this.appendContent(input.slice(from - this.base, localEnd), from);
+    this.moveSectionStart();
+  }
+
+  /** In a section with no call emitted, its text up to owedFrom is content already. */
+  private moveSectionStart(): void {
+    if (this.sectionStart >= 0 && this.sectionCalls === 0 && this.sectionStart < this.owedFrom)
+      this.sectionStart = this.owedFrom;
   }
 
   private captureText(name: string, text: string, start: number, inline = false): void {
@@ -636,6 +643,8 @@ export class MessageMapper {
       const raw = text();
       if (raw !== "") this.appendContent(raw, from);
       this.owedFrom = Math.max(from, end);
+      // An abandoned section is read again from after it, not from its opener (no text twice).
+      this.moveSectionStart();
       return;
     }
     call.args = args;

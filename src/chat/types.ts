@@ -125,7 +125,8 @@ export interface ChatParserSpec {
   root: PegId;
   /**
    * Where reading starts again after text the parser could not place (content up to the next
-   * call, then calls): the body after reasoning. Absent: `root`.
+   * call, then calls): the body after reasoning (for calls without markers, a body in which a
+   * call may begin after text). Absent: `root`.
    */
   resumeRoot?: PegId;
   /** Text of the prompt that the output continues; parsed before the output. */

@@ -44,10 +44,6 @@ export const DIFFERENCES: Record<string, { kind: typeof BY_DESIGN | typeof NOT_Y
     kind: NOT_YET,
     reason: "the dedicated Gemma 4 parser reads one call section: a second one after text stays content",
   },
-  "sglang-llama3_json-347-902772": {
-    kind: NOT_YET,
-    reason: "markerless JSON: a broken call, then a valid one with no marker between them",
-  },
 };
 
 const path = sharedData("peer-parsers-dev/cases.jsonl");

@@ -78,6 +78,24 @@ const ROWS: { name: string; template: string; output: string; want: Want }[] = [
     want: { calls: [["get_weather", { city: "Tokyo" }]], content: "Let me check." },
   },
   {
+    name: "a broken call without markers, then a valid one: the broken text is content, the call is read",
+    template: LLAMA,
+    output: '{"name": "get_weather", "parameters": {{"name": "search", "parameters": {"q": "x"}}',
+    want: { calls: [["search", { q: "x" }]], content: '{"name": "get_weather", "parameters": {' },
+  },
+  {
+    name: "after a broken call without markers, JSON whose name is no declared tool stays content",
+    template: LLAMA,
+    output: '{"name": "get_weather", "parameters": {{"name": "Bob", "parameters": {}}',
+    want: { calls: [], content: '{"name": "get_weather", "parameters": {{"name": "Bob", "parameters": {}}' },
+  },
+  {
+    name: "text, then bare JSON naming a tool, with no call before it: content",
+    template: LLAMA,
+    output: 'For example {"name": "search", "parameters": {"q": "x"}} would search.',
+    want: { calls: [], content: 'For example {"name": "search", "parameters": {"q": "x"}} would search.' },
+  },
+  {
     name: "JSON fields in any order, arguments under the other usual key",
     template: QWEN,
     output: '<tool_call>\n{"parameters": {"city": "Oslo"}, "name": "get_weather"}\n</tool_call>',
@@ -202,6 +220,29 @@ const ROWS: { name: string; template: string; output: string; want: Want }[] = [
         "<tool_call>search<arg_key>q</arg_key><arg_value>a</arg_value>" +
         "<arg_key>q</arg_key><arg_value>b</arg_value></tool_call>",
     },
+  },
+  {
+    name: "a malformed call without markers, then text: its text is content once",
+    template: LLAMA,
+    output: '{"name": "search", "parameters": [1]}; {"name": "search", "parameters": [2]} later',
+    want: { calls: [], content: '{"name": "search", "parameters": [1]}; {"name": "search", "parameters": [2]} later' },
+  },
+  {
+    name: "a broken call, a malformed one, then text and a call: both texts are content, the call is read",
+    template: LLAMA,
+    output:
+      '{"name": "search", "parameters": {{"name": "search", "parameters": [1]}} more ' +
+      '{"name": "search", "parameters": {"q": "x"}}',
+    want: {
+      calls: [["search", { q: "x" }]],
+      content: '{"name": "search", "parameters": {{"name": "search", "parameters": [1]}} more',
+    },
+  },
+  {
+    name: "a call section whose only call is malformed: its closer is content too",
+    template: QWEN,
+    output: '<tool_call>\n{"name": "search", "arguments": [1]}\n</tool_call> later',
+    want: { calls: [], content: '<tool_call>\n{"name": "search", "arguments": [1]}\n</tool_call>\nlater' },
   },
   {
     name: "malformed arguments (a set literal) stay text, the same in any chunks",
