@@ -56,6 +56,7 @@ const LFM2 = "LFM2-8B-A1B.jinja";
 const QWEN = "Qwen-Qwen3-0.6B.jinja";
 const GEMMA4 = "google-gemma-4-31B-it.jinja";
 const MINIMAX = "MiniMax-M3.jinja";
+const MINISTRAL = "mistralai-Ministral-3-14B-Reasoning-2512.jinja";
 
 const ROWS: { name: string; template: string; output: string; want: Want }[] = [
   {
@@ -132,6 +133,18 @@ const ROWS: { name: string; template: string; output: string; want: Want }[] = [
       '</mm:think>A ]<]minimax[>[<tool_call>]<]minimax[>[<invoke name="search">]<]minimax[>[<q>x]<]minimax[>[</q>' +
       ']<]minimax[>[</invoke>]<]minimax[>[</tool_call> B ]<]minimax[>[<tool_call>]<]minimax[>[<invoke name="submit">' +
       "]<]minimax[>[</invoke>]<]minimax[>[</tool_call> C",
+    want: {
+      calls: [
+        ["search", { q: "x" }],
+        ["submit", {}],
+      ],
+      content: "A \nB \nC",
+    },
+  },
+  {
+    name: "calls each behind their own opener, with text between and after them (a format's own builder)",
+    template: MINISTRAL,
+    output: 'A [TOOL_CALLS]search[ARGS]{"q": "x"} B [TOOL_CALLS]submit[ARGS]{} C',
     want: {
       calls: [
         ["search", { q: "x" }],
