@@ -88,6 +88,22 @@ function parserMore(ctx: BuildContext, item: PegId): PegId {
   return ctx.parallel ? ctx.p.zeroOrMore(item) : ctx.p.eps();
 }
 
+/**
+ * A call section, then further ones with text between them, then text: models write several
+ * sections (`text <call/> more text <call/> end`), and every one is read, the text before,
+ * between and after them content (never dropped). `stops` ends a text: a section opener first,
+ * then any word the format's turn ends with. `readsMore` false: only the first section is read.
+ * A broken section fails here; the stream parser keeps its text as content (chat-parser.ts).
+ *
+ * @example
+ * const body = p.seq(p.capture(NODE.content, p.until(OPEN)), sectionsThenText(p, section, [OPEN], true), p.end());
+ */
+export function sectionsThenText(p: PegArena, section: PegId, stops: readonly string[], readsMore: boolean): PegId {
+  const text = p.capture(NODE.content, p.until(...stops));
+  const more = readsMore ? p.zeroOrMore(p.seq(p.space(), p.optional(text), section)) : p.eps();
+  return p.seq(section, more, p.space(), p.optional(text));
+}
+
 /** `ch` escaped for a character class of `p.chars`. */
 export function classEscape(ch: string): string {
   return /[\\\][^-]/.test(ch) ? `\\${ch}` : ch;

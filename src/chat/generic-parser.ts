@@ -12,7 +12,15 @@
 import type { TemplateAnalysis } from "../analysis/index.js";
 import { PegArena, type PegId } from "../peg/index.js";
 import type { JsonSchema } from "../types.js";
-import { type BuildContext, core, grammarContext, jsonAnswerValue, marker, maybeFenced } from "./build-helpers.js";
+import {
+  type BuildContext,
+  core,
+  grammarContext,
+  jsonAnswerValue,
+  marker,
+  maybeFenced,
+  sectionsThenText,
+} from "./build-helpers.js";
 import { buildJsonTools, specialToken } from "./build-tools-json.js";
 import { buildPythonicTools, pythonicTriggerWord } from "./build-tools-pythonic.js";
 import { buildTaggedTools, callOpeners } from "./build-tools-tagged.js";
@@ -205,13 +213,8 @@ function withTools(ctx: BuildContext, a: TemplateAnalysis, section: PegId): PegI
     const calls = p.optional(p.seq(p.and(announced), section));
     return p.choice(callsOnly, p.seq(notCall, contentPrefix(p, a), text, calls, p.space(), p.end()));
   }
-  // Text a model writes after its calls is content (Ling 3 does), up to the next call section:
-  // models write several sections, with text between them. A broken call fails here, and the
-  // stream parser keeps its text as content and reads on (chat-parser.ts).
-  const between = p.capture(NODE.content, p.until(...openers));
-  const more =
-    (ctx.readsParallel ?? ctx.parallel) ? p.zeroOrMore(p.seq(p.space(), p.optional(between), section)) : p.eps();
-  const callsThenText = p.seq(section, more, p.space(), p.optional(between));
+  // Text a model writes after its calls is content (Ling 3 does), up to the next call section.
+  const callsThenText = sectionsThenText(p, section, openers, ctx.readsParallel ?? ctx.parallel);
   const after = ctx.requireCalls ? callsThenText : p.choice(callsThenText, p.eps());
   return p.seq(
     p.optional(p.seq(contentPrefix(p, a), p.capture(NODE.content, p.until(...openers)))),

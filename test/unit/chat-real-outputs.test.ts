@@ -56,6 +56,9 @@ const GPT_OSS = "openai-gpt-oss-120b.jinja";
 const LFM2 = "LFM2-8B-A1B.jinja";
 const QWEN = "Qwen-Qwen3-0.6B.jinja";
 const KIMI = "moonshotai-Kimi-K2.jinja";
+const GEMMA4 = "google-gemma-4-31B-it.jinja";
+const MINIMAX = "MiniMax-M3.jinja";
+const MINISTRAL = "mistralai-Ministral-3-14B-Reasoning-2512.jinja";
 
 const ROWS: { name: string; template: string; output: string; want: Want }[] = [
   {
@@ -113,6 +116,61 @@ const ROWS: { name: string; template: string; output: string; want: Want }[] = [
         ["search", { q: "b" }],
       ],
       content: "and then",
+    },
+  },
+  {
+    name: "one block per call, with text before, between and after the blocks (a format's own builder)",
+    template: GEMMA4,
+    output:
+      'Some text <|tool_call>call:get_weather{city:<|"|>Tokyo<|"|>}<tool_call|> more text ' +
+      '<|tool_call>call:search{q:<|"|>UTC<|"|>}<tool_call|> done<|tool_response>',
+    want: {
+      calls: [
+        ["get_weather", { city: "Tokyo" }],
+        ["search", { q: "UTC" }],
+      ],
+      content: "Some text \nmore text \ndone",
+    },
+  },
+  {
+    name: "call sections with text between them, a broken section between two good ones (a format's own builder)",
+    template: LFM2,
+    output:
+      'First <|tool_call_start|>[search(q="a")]<|tool_call_end|> then <|tool_call_start|>[search(q=]<|tool_call_end|>' +
+      " last <|tool_call_start|>[submit()]<|tool_call_end|>",
+    want: {
+      calls: [
+        ["search", { q: "a" }],
+        ["submit", {}],
+      ],
+      content: "First \nthen <|tool_call_start|>[search(q=]<|tool_call_end|> last",
+    },
+  },
+  {
+    name: "call sections with namespaced markers, text between and after them (a format's own builder)",
+    template: MINIMAX,
+    output:
+      '</mm:think>A ]<]minimax[>[<tool_call>]<]minimax[>[<invoke name="search">]<]minimax[>[<q>x]<]minimax[>[</q>' +
+      ']<]minimax[>[</invoke>]<]minimax[>[</tool_call> B ]<]minimax[>[<tool_call>]<]minimax[>[<invoke name="submit">' +
+      "]<]minimax[>[</invoke>]<]minimax[>[</tool_call> C",
+    want: {
+      calls: [
+        ["search", { q: "x" }],
+        ["submit", {}],
+      ],
+      content: "A \nB \nC",
+    },
+  },
+  {
+    name: "calls each behind their own opener, with text between and after them (a format's own builder)",
+    template: MINISTRAL,
+    output: 'A [TOOL_CALLS]search[ARGS]{"q": "x"} B [TOOL_CALLS]submit[ARGS]{} C',
+    want: {
+      calls: [
+        ["search", { q: "x" }],
+        ["submit", {}],
+      ],
+      content: "A \nB \nC",
     },
   },
   {

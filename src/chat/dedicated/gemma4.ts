@@ -11,7 +11,7 @@ import type { NormalizedRequest } from "../request.js";
 import { NODE } from "../tree-names.js";
 import { type DedicatedBuild, type DedicatedHandlerDef, dedicatedParser, sourceHas } from "./handler.js";
 import type { JsonSchema, ToolDefinition } from "../../types.js";
-import { toolParameters, jsonAnswerValue, maybeFenced } from "../build-helpers.js";
+import { toolParameters, jsonAnswerValue, maybeFenced, sectionsThenText } from "../build-helpers.js";
 import { orderedArguments } from "./grammar-args.js";
 import { type LiteralDialect, literalValue, quotedString } from "../literal-schema.js";
 
@@ -20,6 +20,8 @@ const CHANNEL_END = "<channel|>";
 const CALL = "<|tool_call>call:";
 const CALL_END = "<tool_call|>";
 const STRING = '<|"|>';
+/** What the model writes after its calls: the turn goes to the tool's response. */
+const TURN_END = "<|tool_response>";
 
 /** How the mapper reads Gemma 4 argument objects. */
 export const GEMMA4_DIALECT: ValueDialect = { stringDelimiter: STRING, bareKeys: true };
@@ -165,9 +167,11 @@ function build(req: NormalizedRequest): DedicatedBuild {
       { trigger: true },
     );
     // The model's end-of-turn marker after calls (the template writes it in history).
-    const after = p.seq(p.space(), p.optional(p.literal("<|tool_response>")), p.space(), p.end());
+    const after = p.seq(p.space(), p.optional(p.literal(TURN_END)), p.space(), p.end());
+    // Every call section is read, with the text between and after them (content).
+    const sections = sectionsThenText(p, section, ["<|tool_call>", TURN_END], req.readsParallel);
     if (req.toolChoice === "required") {
-      body = p.seq(p.optional(thought), p.space(), section, after);
+      body = p.seq(p.optional(thought), p.space(), sections, after);
       grammarRoot = p.seq(
         start,
         req.thinking ? p.optional(thought) : p.eps(),
@@ -178,7 +182,7 @@ function build(req: NormalizedRequest): DedicatedBuild {
     } else {
       const content = p.capture(NODE.content, p.until(CHANNEL, CHANNEL_END, "<|tool_call>"));
       const message = p.seq(p.optional(thought), content);
-      body = p.seq(message, p.zeroOrMore(p.seq(thought, content)), p.optional(section), after);
+      body = p.seq(message, p.zeroOrMore(p.seq(thought, content)), p.optional(sections), after);
     }
   } else {
     // A trailing empty thought block or a stray channel end may follow the content.

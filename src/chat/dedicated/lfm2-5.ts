@@ -14,6 +14,7 @@ import {
   schemaProperties,
   toolParameters,
   jsonAnswerValue,
+  sectionsThenText,
 } from "../build-helpers.js";
 import type { JsonSchema, ToolDefinition } from "../../types.js";
 import { grammarString, orderedArguments } from "./grammar-args.js";
@@ -172,15 +173,11 @@ function build(req: NormalizedRequest): DedicatedBuild {
       p.tag(NODE.toolSection, p.seq(p.literal(CALLS_START), list, p.literal(CALLS_END))),
       { trigger: true },
     );
-    // Text between call sections is content; every section is read.
-    const more = req.readsParallel
-      ? p.zeroOrMore(p.seq(p.capture(NODE.content, p.until(CALLS_START)), section))
-      : p.eps();
+    // Every call section is read, with the text between and after them (content).
+    const sections = sectionsThenText(p, section, [CALLS_START], req.readsParallel);
     body = p.seq(
       p.capture(NODE.content, p.until(CALLS_START)),
-      req.toolChoice === "required" ? section : p.optional(section),
-      more,
-      p.optional(p.capture(NODE.content, p.until(CALLS_START))),
+      req.toolChoice === "required" ? sections : p.optional(sections),
       p.space(),
       p.end(),
     );

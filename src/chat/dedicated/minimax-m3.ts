@@ -19,6 +19,7 @@ import {
   type BuildContext,
   jsonAnswerValue,
   maybeFenced,
+  sectionsThenText,
 } from "../build-helpers.js";
 import type { NormalizedRequest } from "../request.js";
 import { constrainsValues, isScalarTyped, rawOrTyped, splitRawSchema } from "../raw-union.js";
@@ -261,14 +262,11 @@ function build(req: NormalizedRequest): DedicatedBuild {
       p.tag(NODE.toolSection, p.seq(p.literal(CALLS_START), p.space(), list, p.space(), p.literal(CALLS_END))),
       { trigger: true },
     );
-    const content = (): PegId => p.capture(NODE.content, p.until(CALLS_START));
-    // Every call block is read, with text between and after them (content).
-    const more = req.readsParallel ? p.zeroOrMore(p.seq(p.optional(content()), section)) : p.eps();
+    // Every call block is read, with the text between and after them (content).
+    const sections = sectionsThenText(p, section, [CALLS_START], req.readsParallel);
     body = p.seq(
-      content(),
-      req.toolChoice === "required" ? section : p.optional(section),
-      more,
-      p.optional(content()),
+      p.capture(NODE.content, p.until(CALLS_START)),
+      req.toolChoice === "required" ? sections : p.optional(sections),
       p.space(),
       p.end(),
     );

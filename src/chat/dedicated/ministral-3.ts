@@ -5,7 +5,7 @@
  */
 import type { ChatMessage } from "../../types.js";
 import { PegArena, type PegId } from "../../peg/index.js";
-import { identifierEnd, toolParameters, jsonAnswerValue, maybeFenced } from "../build-helpers.js";
+import { identifierEnd, toolParameters, jsonAnswerValue, maybeFenced, sectionsThenText } from "../build-helpers.js";
 import type { NormalizedRequest } from "../request.js";
 import { NODE } from "../tree-names.js";
 import { type DedicatedBuild, type DedicatedHandlerDef, reasoningThenBody, sourceHas } from "./handler.js";
@@ -48,9 +48,11 @@ function build(req: NormalizedRequest): DedicatedBuild {
       p.tag(NODE.toolSection, p.seq(one, req.parallel ? p.zeroOrMore(p.seq(p.space(), one)) : p.eps())),
       { trigger: true },
     );
+    // Every call section is read, with the text between and after them (content).
+    const sections = sectionsThenText(p, section, [CALLS], req.readsParallel);
     body = p.seq(
       p.optional(p.capture(NODE.content, p.until(CALLS))),
-      req.toolChoice === "required" ? section : p.optional(section),
+      req.toolChoice === "required" ? sections : p.optional(sections),
       p.space(),
       p.end(),
     );
