@@ -356,7 +356,12 @@ export function buildGenericParser(
     reasoningStart: reasoning === null || core(a.reasoning.start) === "" ? null : core(a.reasoning.start),
     constrained: req.jsonSchema !== null || useTools,
     lazy: req.jsonSchema === null && useTools && req.toolChoice === "auto",
-    mapping: { idAfterName, ignoreModelIds: false, callEndRequired: useTools && callsClose(a) },
+    mapping: {
+      idAfterName,
+      ignoreModelIds: false,
+      callEndRequired: useTools && callsClose(a),
+      argumentsRequired: useTools && a.tools.format.mode === "JSON_NATIVE",
+    },
     format: "generic",
   };
 }

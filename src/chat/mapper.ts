@@ -42,6 +42,8 @@ interface CallState {
   keyStart: number;
   /** JSON arguments (`tool-args`). */
   json: JsonNormalizer | null;
+  /** The call's arguments field was written (see ChatMappingOptions.argumentsRequired). */
+  argsWritten: boolean;
   /** Number of tagged arguments started. */
   tagged: number;
   /** A tagged argument's name was written and its value has not started. */
@@ -365,6 +367,7 @@ export class MessageMapper {
         keyStart: -1,
         json: null,
         tagged: 0,
+        argsWritten: false,
         awaitingValue: false,
         nested: [],
       };
@@ -420,6 +423,7 @@ export class MessageMapper {
         const call = this.call;
         if (!call) return;
         call.json ??= new JsonNormalizer(this.mapping.valueDialect ?? null);
+        call.argsWritten = true;
         this.emitArgs(call, call.json.push(text));
         return;
       }
@@ -637,7 +641,8 @@ export class MessageMapper {
     const tools = this.mapping.toolParameters;
     // A call to a tool the request does not declare is not one (its text is content).
     const declared = call.name !== "" && (tools === undefined || Object.hasOwn(tools, call.name!));
-    const args = finished && declared ? finishCallArguments(call.args, call.argNames, tools?.[call.name!]) : null;
+    const written = call.argsWritten || this.mapping.argumentsRequired !== true;
+    const args = finished && declared && written ? finishCallArguments(call.args, call.argNames, tools?.[call.name!]) : null;
     if (args === null) {
       this.dropCall(call);
       const raw = text();

@@ -110,6 +110,11 @@ export interface ChatMappingOptions {
    * one the model did not finish, and is content.
    */
   callEndRequired?: boolean;
+  /**
+   * Calls carry their arguments in a field of their own (JSON calls): a call written without
+   * it (`{"name": "f"}`) is malformed, and its text is content.
+   */
+  argumentsRequired?: boolean;
   /** Each tool's parameter schema, by name: finished calls' arguments are checked against it. */
   toolParameters?: Record<string, unknown>;
 }

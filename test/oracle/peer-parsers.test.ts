@@ -23,10 +23,6 @@ const NOT_YET = "not read yet";
  * does not read yet (work left on the issue "Read what models write").
  */
 export const DIFFERENCES: Record<string, { kind: typeof BY_DESIGN | typeof NOT_YET; reason: string }> = {
-  "sglang-gigachat3-404-156699": {
-    kind: BY_DESIGN,
-    reason: "a call with a name and no arguments key is a call with no arguments; the peer rejects it",
-  },
   "sglang-minicpm5-454-7fa67c": {
     kind: BY_DESIGN,
     reason:

@@ -363,6 +363,12 @@ const ROWS: { name: string; template: string; output: string; want: Want }[] = [
       content: "<tool_call>nope<arg_key>x</arg_key><arg_value>1</arg_value></tool_call>",
     },
   },
+  {
+    name: "a JSON call without its arguments field is its text",
+    template: LLAMA,
+    output: '{"name": "search"}',
+    want: { calls: [], content: '{"name": "search"}' },
+  },
 ];
 
 function shape(m: AssistantMessage): Want {
