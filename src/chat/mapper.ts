@@ -642,7 +642,8 @@ export class MessageMapper {
     // A call to a tool the request does not declare is not one (its text is content).
     const declared = call.name !== "" && (tools === undefined || Object.hasOwn(tools, call.name!));
     const written = call.argsWritten || this.mapping.argumentsRequired !== true;
-    const args = finished && declared && written ? finishCallArguments(call.args, call.argNames, tools?.[call.name!]) : null;
+    const args =
+      finished && declared && written ? finishCallArguments(call.args, call.argNames, tools?.[call.name!]) : null;
     if (args === null) {
       this.dropCall(call);
       const raw = text();
