@@ -115,7 +115,7 @@ function callOf(ctx: BuildContext, f: ToolFormatAnalysis, name: string, schema: 
     const all = [nameField, argsField, ...idFields].sort((a, b) => order(a.key) - order(b.key));
     body = fields(ctx, all);
     // The parser reads the fields in any order, the arguments also under the other usual key.
-    if (!ctx.forGrammar) body = p.lenient(anyOrder(ctx, [nameField, argsField, ...idFields], argsKey, args), body);
+    if (!ctx.forGrammar) body = p.lenient(anyOrder(ctx, nameField.node, [argsField, ...idFields], argsKey, args), body);
   }
   // Models trained on OpenAI data sometimes add the wrapper's "type": "function".
   const typeField = f.openaiWrapperTrigger
@@ -127,13 +127,24 @@ function callOf(ctx: BuildContext, f: ToolFormatAnalysis, name: string, schema: 
 /** Keys models use for a call's arguments. */
 const ARGUMENT_KEYS = ["arguments", "parameters"];
 
-/** For the parser: the call's fields in any order (each once in practice), the arguments under either usual key. */
-function anyOrder(ctx: BuildContext, parts: { key: string; node: PegId }[], argsKey: string, args: PegId): PegId {
+/**
+ * For the parser: the call's fields in any order (each once in practice), the arguments under either usual key.
+ * The name is required: a JSON object without it is not a call, and its text stays content.
+ */
+function anyOrder(
+  ctx: BuildContext,
+  name: PegId,
+  parts: { key: string; node: PegId }[],
+  argsKey: string,
+  args: PegId,
+): PegId {
   const { p } = ctx;
   const aliases = ARGUMENT_KEYS.filter((k) => k !== argsKey).map((k) => p.seq(keyColon(ctx, k), args));
-  const member = p.choice(...parts.map((x) => x.node), ...aliases);
+  const other = p.choice(...parts.map((x) => x.node), ...aliases);
   const sep = p.seq(p.space(), p.literal(","), p.space());
-  return p.seq(member, p.repeat(p.seq(sep, member), 0, parts.length + aliases.length - 1));
+  const max = parts.length + aliases.length;
+  const member = p.choice(name, other);
+  return p.seq(p.repeat(p.seq(other, sep), 0, max), name, p.repeat(p.seq(sep, member), 0, max));
 }
 
 /**

@@ -369,6 +369,12 @@ const ROWS: { name: string; template: string; output: string; want: Want }[] = [
     output: '{"name": "search"}',
     want: { calls: [], content: '{"name": "search"}' },
   },
+  {
+    name: "a JSON object with arguments but no name field is its text, also as the whole output",
+    template: LLAMA,
+    output: '{"parameters": {"q": "tides"}}',
+    want: { calls: [], content: '{"parameters": {"q": "tides"}}' },
+  },
 ];
 
 function shape(m: AssistantMessage): Want {
