@@ -272,10 +272,18 @@ function callOf(ctx: BuildContext, t: ToolsAnalysis, name: string | null, schema
   if (handle === null)
     openItems = [counterMarker(p, fn.namePrefix, digits), nameNode, nameEnd, counterMarker(p, fn.nameSuffix, digits)];
   else {
-    // The numbered name is the call's id (functions.NAME:0): the model's own id is kept.
+    // The numbered name is the call's id (functions.NAME:0): the model's own id is kept. The
+    // parser also reads it without the head before the name (NAME:0), when the counter follows.
+    const head = counterMarker(p, handle.before, digits);
+    const optionalHead = !ctx.forGrammar && !/\d/.test(handle.before) && /\d/.test(handle.after);
     const id = p.tag(
       NODE.toolId,
-      p.seq(counterMarker(p, handle.before, digits), nameNode, nameEnd, counterMarker(p, handle.after, digits)),
+      p.seq(
+        optionalHead ? p.lenient(p.optional(head), head) : head,
+        nameNode,
+        nameEnd,
+        counterMarker(p, handle.after, digits),
+      ),
     );
     openItems = [
       counterMarker(p, fn.namePrefix.slice(0, fn.namePrefix.length - handle.before.length), digits),
@@ -283,7 +291,11 @@ function callOf(ctx: BuildContext, t: ToolsAnalysis, name: string | null, schema
       counterMarker(p, fn.nameSuffix.slice(handle.after.length), digits),
     ];
   }
-  if (fn.argsSeparator !== "") openItems.push(p.space(), marker(p, fn.argsSeparator));
+  if (fn.argsSeparator !== "") {
+    const separator = p.seq(p.space(), marker(p, fn.argsSeparator));
+    const skippable = name !== null && separatorSkippable(ctx, t);
+    openItems.push(skippable ? p.lenient(p.choice(separator, objectNext(ctx)), separator) : separator);
+  }
   const open = p.atomic(p.seq(...openItems));
   const items: PegId[] = [];
   const pos = t.callId.position;
@@ -297,6 +309,21 @@ function callOf(ctx: BuildContext, t: ToolsAnalysis, name: string | null, schema
   const call = p.seq(...items);
   const selfClosed = ctx.forGrammar || name === null ? null : selfClosingCall(ctx, t, name);
   return p.tag(NODE.tool, selfClosed === null ? call : p.lenient(p.choice(selfClosed, call), call));
+}
+
+/**
+ * For the parser: whether a marker between a declared name and its arguments may be left out
+ * (`NAME{…}` for `NAME<sep>{…}`): only after a marker that opens the call, so a tool's name in
+ * prose never starts one.
+ */
+function separatorSkippable(ctx: BuildContext, t: ToolsAnalysis): boolean {
+  const f = t.format;
+  return !ctx.forGrammar && [f.sectionStart, f.perCallStart, t.function.namePrefix].some((m) => core(m) !== "");
+}
+
+/** Lookahead: a JSON object follows right here (no whitespace: `NAME{`). */
+function objectNext(ctx: BuildContext): PegId {
+  return ctx.p.and(ctx.p.literal("{"));
 }
 
 /**

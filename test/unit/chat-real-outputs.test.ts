@@ -59,8 +59,11 @@ const KIMI = "moonshotai-Kimi-K2.jinja";
 const GEMMA4 = "google-gemma-4-31B-it.jinja";
 const MINIMAX = "MiniMax-M3.jinja";
 const MINISTRAL = "mistralai-Ministral-3-14B-Reasoning-2512.jinja";
+const DEVSTRAL = "unsloth-mistral-Devstral-Small-2507.jinja";
+const HY3 = "tencent-Hy3.jinja";
 
-const ROWS: { name: string; template: string; output: string; want: Want }[] = [
+/** One shape; `ids`: the call ids expected where the model wrote them (else ids are not compared). */
+const ROWS: { name: string; template: string; output: string; want: Want; ids?: string[] }[] = [
   {
     name: "a special token before markerless JSON calls, `;` between them",
     template: LLAMA,
@@ -172,6 +175,44 @@ const ROWS: { name: string; template: string; output: string; want: Want }[] = [
       ],
       content: "A \nB \nC",
     },
+  },
+  {
+    name: "the name followed directly by its JSON arguments, without the marker between them (a format's own builder)",
+    template: DEVSTRAL,
+    output: '[TOOL_CALLS]get_weather{"city": "Paris", "count": 2}',
+    want: { calls: [["get_weather", { city: "Paris", count: 2 }]], content: null },
+  },
+  {
+    name: "text, then calls each without the marker between name and arguments (a format's own builder)",
+    template: DEVSTRAL,
+    output: 'bla[TOOL_CALLS]search{"q": "a"}[TOOL_CALLS]submit{}',
+    want: {
+      calls: [
+        ["search", { q: "a" }],
+        ["submit", {}],
+      ],
+      content: "bla",
+    },
+  },
+  {
+    name: "a declared name that only begins a longer word, then JSON, is no call (a format's own builder)",
+    template: DEVSTRAL,
+    output: '[TOOL_CALLS]searcher{"q": "a"}',
+    want: { calls: [], content: '[TOOL_CALLS]searcher{"q": "a"}' },
+  },
+  {
+    name: "the arguments as JSON right after the name, without the separator marker the template writes",
+    template: HY3,
+    output:
+      '<tool_calls:opensource>\n<tool_call:opensource>search{"q": "x"}</tool_call:opensource>\n' +
+      "</tool_calls:opensource>",
+    want: { calls: [["search", { q: "x" }]], content: null },
+  },
+  {
+    name: "a tool name followed by JSON in text, with no call marker before it, is content",
+    template: HY3,
+    output: 'Try search{"q": "x"} later.',
+    want: { calls: [], content: 'Try search{"q": "x"} later.' },
   },
   {
     name: "a value that does not fit its schema is kept as text",
@@ -317,6 +358,44 @@ const ROWS: { name: string; template: string; output: string; want: Want }[] = [
     want: { calls: [["search", { q: "x" }]], content: null },
   },
   {
+    name: "a numbered call id without its head before the name (`NAME:0`): the call, the id as written",
+    template: KIMI,
+    output:
+      '<|tool_calls_section_begin|><|tool_call_begin|>get_weather:0 <|tool_call_argument_begin|>{"city": "Tokyo"}' +
+      "<|tool_call_end|><|tool_calls_section_end|>",
+    want: { calls: [["get_weather", { city: "Tokyo" }]], content: null },
+    ids: ["get_weather:0"],
+  },
+  {
+    name: "numbered call ids with and without their head, in one section",
+    template: KIMI,
+    output:
+      '<|tool_calls_section_begin|><|tool_call_begin|>search:0<|tool_call_argument_begin|>{"q": "a"}<|tool_call_end|>' +
+      '<|tool_call_begin|>functions.search:1<|tool_call_argument_begin|>{"q": "b"}<|tool_call_end|>' +
+      "<|tool_calls_section_end|>",
+    want: {
+      calls: [
+        ["search", { q: "a" }],
+        ["search", { q: "b" }],
+      ],
+      content: null,
+    },
+    ids: ["search:0", "functions.search:1"],
+  },
+  {
+    name: "a call id with its name but neither its head nor its counter is its text",
+    template: KIMI,
+    output:
+      '<|tool_calls_section_begin|><|tool_call_begin|>search<|tool_call_argument_begin|>{"q": "a"}<|tool_call_end|>' +
+      "<|tool_calls_section_end|>",
+    want: {
+      calls: [],
+      content:
+        '<|tool_calls_section_begin|><|tool_call_begin|>search<|tool_call_argument_begin|>{"q": "a"}<|tool_call_end|>' +
+        "<|tool_calls_section_end|>",
+    },
+  },
+  {
     name: "a numbered call id without the name, arguments no tool fits: its whole text is content",
     template: KIMI,
     output:
@@ -385,10 +464,11 @@ function shape(m: AssistantMessage): Want {
 }
 
 describe("real model outputs", () => {
-  it.each(ROWS)("$name", ({ template, output, want }) => {
+  it.each(ROWS)("$name", ({ template, output, want, ids }) => {
     const params = paramsOf(template);
     const whole = parseChatOutput(params, output, { generateCallId: (i) => `c${i}` });
     expect(shape(whole)).toEqual(want);
+    if (ids !== undefined) expect((whole.tool_calls ?? []).map((c) => c.id)).toEqual(ids);
     for (let size = 1; size <= 7; size++) {
       const s = new ChatStreamParser(params, { generateCallId: (i) => `c${i}` });
       const deltas = [];

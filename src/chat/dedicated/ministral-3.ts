@@ -1,7 +1,8 @@
 /**
  * Ministral 3 / Magistral / Devstral: optional reasoning in [THINK]…[/THINK], content, then
- * calls, each "[TOOL_CALLS]name[ARGS]{json}". The template renders reasoning only as a
- * "thinking" content block, which is what the message adapter produces.
+ * calls, each "[TOOL_CALLS]name[ARGS]{json}" (the parser also reads "[TOOL_CALLS]name{json}").
+ * The template renders reasoning only as a "thinking" content block, which is what the message
+ * adapter produces.
  */
 import type { ChatMessage } from "../../types.js";
 import { PegArena, type PegId } from "../../peg/index.js";
@@ -13,6 +14,7 @@ import { type DedicatedBuild, type DedicatedHandlerDef, reasoningThenBody, sourc
 const THINK = "[THINK]";
 const END_THINK = "[/THINK]";
 const CALLS = "[TOOL_CALLS]";
+const ARGS = "[ARGS]";
 
 function build(req: NormalizedRequest): DedicatedBuild {
   const p = new PegArena();
@@ -36,7 +38,8 @@ function build(req: NormalizedRequest): DedicatedBuild {
           NODE.tool,
           p.seq(
             p.atomic(p.seq(p.capture(NODE.toolName, p.literal(t.function.name)), identifierEnd(p))),
-            p.literal("[ARGS]"),
+            // The parser also reads the arguments right after the name, without [ARGS] (`name{…}`).
+            p.lenient(p.choice(p.literal(ARGS), p.and(p.literal("{"))), p.literal(ARGS)),
             p.capture(NODE.toolArgs, p.schema(p.json(), toolParameters(t), { name: `tool-${i}-args` })),
           ),
         ),
@@ -72,7 +75,7 @@ function build(req: NormalizedRequest): DedicatedBuild {
     reasoningStart: THINK,
     useTools,
   });
-  return { built, prefix: "", state: "none", preservedTokens: [THINK, END_THINK, CALLS, "[ARGS]"] };
+  return { built, prefix: "", state: "none", preservedTokens: [THINK, END_THINK, CALLS, ARGS] };
 }
 
 /** Reasoning is rendered from a thinking block, which the template writes as [THINK]…[/THINK]. */
