@@ -2,8 +2,8 @@
  * The AI SDK provider keeps the rule for unfinished calls (a random-weight Llama 3.1 model, tool
  * choice required so the grammar makes it write a call): a call maxOutputTokens or a stop sequence
  * cuts is no call, in doGenerate and doStream alike: no tool-call part, its raw text kept as text,
- * finish reason "length" (or "stop"), never "tool-calls"; a finished call is one tool-call part, finish reason "tool-calls", with no call markup
- * in the text.
+ * finish reason "length" (or "stop"), never "tool-calls"; a finished call is one tool-call part,
+ * finish reason "tool-calls", with no call markup in the text.
  */
 import type {
   LanguageModelV3,
