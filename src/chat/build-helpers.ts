@@ -104,16 +104,24 @@ export function sectionsThenText(p: PegArena, section: PegId, stops: readonly st
 
 /**
  * A call section, then further ones with `between` optional before each, then `between` once
- * more, optional, whitespace around it: {@link sectionsThenText} where what a format writes
+ * more, optional, whitespace before it: {@link sectionsThenText} where what a format writes
  * between its sections is more than plain text (wrapped content, messages with their own
- * headers). `between` must not read a section's opener.
+ * headers). `between` reads the whitespace before the next section where the format allows
+ * any (a header may begin with a space of its own), and must not read a section's opener.
+ * `first`: the first section, where it is written otherwise (without the opener of the others).
  *
  * @example
  * const calls = sectionsBetween(p, callMessage, p.seq(p.literal(NEXT_MESSAGE), preambles), true);
  */
-export function sectionsBetween(p: PegArena, section: PegId, between: PegId, readsMore: boolean): PegId {
-  const more = readsMore ? p.zeroOrMore(p.seq(p.space(), p.optional(between), p.space(), section)) : p.eps();
-  return p.seq(section, more, p.space(), p.optional(between));
+export function sectionsBetween(
+  p: PegArena,
+  section: PegId,
+  between: PegId,
+  readsMore: boolean,
+  first: PegId = section,
+): PegId {
+  const more = readsMore ? p.zeroOrMore(p.seq(p.space(), p.optional(between), section)) : p.eps();
+  return p.seq(first, more, p.space(), p.optional(between));
 }
 
 /** `ch` escaped for a character class of `p.chars`. */

@@ -216,7 +216,8 @@ function build(req: NormalizedRequest, { generationPrompt }: DedicatedContext): 
         },
       );
       // Every tools block is read, with the response text between and after them.
-      const sections = p.seq(sectionsBetween(p, section, response, req.readsParallel), trailer);
+      const between = p.seq(response, p.space());
+      const sections = p.seq(sectionsBetween(p, section, between, req.readsParallel), trailer);
       body = p.seq(response, p.space(), req.toolChoice === "required" ? sections : p.choice(sections, trailer));
     } else {
       body = p.seq(response, trailer);
