@@ -59,6 +59,7 @@ const KIMI = "moonshotai-Kimi-K2.jinja";
 const GEMMA4 = "google-gemma-4-31B-it.jinja";
 const MINIMAX = "MiniMax-M3.jinja";
 const MINISTRAL = "mistralai-Ministral-3-14B-Reasoning-2512.jinja";
+const COHERE2 = "Cohere2MoE.jinja";
 
 const ROWS: { name: string; template: string; output: string; want: Want }[] = [
   {
@@ -171,6 +172,36 @@ const ROWS: { name: string; template: string; output: string; want: Want }[] = [
         ["submit", {}],
       ],
       content: "A \nB \nC",
+    },
+  },
+  {
+    name: "call sections with wrapped text between and after them, and plain text",
+    template: COHERE2,
+    output:
+      '<|END_THINKING|>A <|START_ACTION|>[{"tool_call_id": "0", "tool_name": "search", "parameters": {"q": "x"}}]' +
+      '<|END_ACTION|><|START_TEXT|>B<|END_TEXT|> <|START_ACTION|>[{"tool_call_id": "1", "tool_name": "submit", ' +
+      '"parameters": {}}]<|END_ACTION|> <|START_TEXT|>C<|END_TEXT|>',
+    want: {
+      calls: [
+        ["search", { q: "x" }],
+        ["submit", {}],
+      ],
+      content: "A \nB\nC",
+    },
+  },
+  {
+    name: "one call per message, the recipient in the header, messages between and after (a format's own builder)",
+    template: GPT_OSS,
+    output:
+      ' to=functions.search<|channel|>commentary json<|message|>{"q": "x"}<|call|><|start|>assistant' +
+      "<|channel|>commentary<|message|>B<|end|><|start|>assistant to=functions.submit<|channel|>commentary json" +
+      "<|message|>{}<|call|><|start|>assistant<|channel|>final<|message|>C",
+    want: {
+      calls: [
+        ["search", { q: "x" }],
+        ["submit", {}],
+      ],
+      content: "B\nC",
     },
   },
   {

@@ -49,7 +49,11 @@ function build(req: NormalizedRequest): DedicatedBuild {
     const between = p.seq(p.literal(`${PREFIX}all\n`), p.capture(NODE.content, p.until(PREFIX)));
     const callsFrom = (firstSection: PegId): PegId =>
       sectionsBetween(p, afterContent, between, req.readsParallel, firstSection);
-    const contentThenCalls = p.seq(p.literal("all\n"), p.capture(NODE.content, p.until(PREFIX)), callsFrom(afterContent));
+    const contentThenCalls = p.seq(
+      p.literal("all\n"),
+      p.capture(NODE.content, p.until(PREFIX)),
+      callsFrom(afterContent),
+    );
     const callsFirst = callsFrom(first);
     const options =
       req.toolChoice === "required" ? [contentThenCalls, callsFirst] : [contentThenCalls, contentToEnd, callsFirst];
