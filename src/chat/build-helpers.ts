@@ -99,9 +99,29 @@ function parserMore(ctx: BuildContext, item: PegId): PegId {
  * const body = p.seq(p.capture(NODE.content, p.until(OPEN)), sectionsThenText(p, section, [OPEN], true), p.end());
  */
 export function sectionsThenText(p: PegArena, section: PegId, stops: readonly string[], readsMore: boolean): PegId {
-  const text = p.capture(NODE.content, p.until(...stops));
-  const more = readsMore ? p.zeroOrMore(p.seq(p.space(), p.optional(text), section)) : p.eps();
-  return p.seq(section, more, p.space(), p.optional(text));
+  return sectionsBetween(p, section, p.capture(NODE.content, p.until(...stops)), readsMore);
+}
+
+/**
+ * A call section, then further ones with `between` optional before each, then `between` once
+ * more, optional, whitespace before it: {@link sectionsThenText} where what a format writes
+ * between its sections is more than plain text (wrapped content, messages with their own
+ * headers). `between` reads the whitespace before the next section where the format allows
+ * any (a header may begin with a space of its own), and must not read a section's opener.
+ * `first`: the first section, where it is written otherwise (without the opener of the others).
+ *
+ * @example
+ * const calls = sectionsBetween(p, callMessage, p.seq(p.literal(NEXT_MESSAGE), preambles), true);
+ */
+export function sectionsBetween(
+  p: PegArena,
+  section: PegId,
+  between: PegId,
+  readsMore: boolean,
+  first: PegId = section,
+): PegId {
+  const more = readsMore ? p.zeroOrMore(p.seq(p.space(), p.optional(between), section)) : p.eps();
+  return p.seq(first, more, p.space(), p.optional(between));
 }
 
 /** `ch` escaped for a character class of `p.chars`. */

@@ -19,6 +19,7 @@ import {
   jsonAnswerValue,
   marker,
   maybeFenced,
+  sectionsBetween,
   sectionsThenText,
 } from "./build-helpers.js";
 import { buildJsonTools, specialToken } from "./build-tools-json.js";
@@ -195,8 +196,10 @@ function withTools(ctx: BuildContext, a: TemplateAnalysis, section: PegId): PegI
       );
     }
     const wrapped = p.seq(marker(p, start), p.capture(NODE.content, p.until(...stops)), p.optional(marker(p, end)));
-    const text = p.optional(p.choice(wrapped, plain));
-    return p.seq(text, p.space(), calls, p.space(), p.end());
+    const text = p.choice(wrapped, plain);
+    // Every call section is read, with the (wrapped or plain) text between and after them.
+    const sections = sectionsBetween(p, section, text, ctx.readsParallel ?? ctx.parallel);
+    return p.seq(p.optional(text), p.space(), ctx.requireCalls ? sections : p.optional(sections), p.space(), p.end());
   }
   if (trigger === "") {
     // No marker opens a call: it is recognised by its own start, else the output is content.

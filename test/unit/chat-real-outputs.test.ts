@@ -61,6 +61,7 @@ const MINIMAX = "MiniMax-M3.jinja";
 const MINISTRAL = "mistralai-Ministral-3-14B-Reasoning-2512.jinja";
 const DEVSTRAL = "unsloth-mistral-Devstral-Small-2507.jinja";
 const HY3 = "tencent-Hy3.jinja";
+const COHERE2 = "Cohere2MoE.jinja";
 
 /** One shape; `ids`: the call ids expected where the model wrote them (else ids are not compared). */
 const ROWS: { name: string; template: string; output: string; want: Want; ids?: string[] }[] = [
@@ -213,6 +214,34 @@ const ROWS: { name: string; template: string; output: string; want: Want; ids?: 
     template: HY3,
     output: 'Try search{"q": "x"} later.',
     want: { calls: [], content: 'Try search{"q": "x"} later.' },
+    name: "call sections with wrapped text between and after them, and plain text",
+    template: COHERE2,
+    output:
+      '<|END_THINKING|>A <|START_ACTION|>[{"tool_call_id": "0", "tool_name": "search", "parameters": {"q": "x"}}]' +
+      '<|END_ACTION|><|START_TEXT|>B<|END_TEXT|> <|START_ACTION|>[{"tool_call_id": "1", "tool_name": "submit", ' +
+      '"parameters": {}}]<|END_ACTION|> <|START_TEXT|>C<|END_TEXT|>',
+    want: {
+      calls: [
+        ["search", { q: "x" }],
+        ["submit", {}],
+      ],
+      content: "A \nB\nC",
+    },
+  },
+  {
+    name: "one call per message, the recipient in the header, messages between and after (a format's own builder)",
+    template: GPT_OSS,
+    output:
+      ' to=functions.search<|channel|>commentary json<|message|>{"q": "x"}<|call|><|start|>assistant' +
+      "<|channel|>commentary<|message|>B<|end|><|start|>assistant to=functions.submit<|channel|>commentary json" +
+      "<|message|>{}<|call|><|start|>assistant<|channel|>final<|message|>C",
+    want: {
+      calls: [
+        ["search", { q: "x" }],
+        ["submit", {}],
+      ],
+      content: "B\nC",
+    },
   },
   {
     name: "a value that does not fit its schema is kept as text",

@@ -2,11 +2,11 @@
  * Functionary v3.2: every message starts with a recipient line after ">>>" (the prompt ends
  * with the first ">>>"):
  *   all\nTEXT>>>get_weather\n{"city": "Paris"}>>>other\n{...}
- * "all" addresses the user (content, only first); any other recipient is a function call with
- * JSON arguments.
+ * "all" addresses the user (content); any other recipient is a function call with JSON
+ * arguments. The template writes content first only; models also write it between and after calls.
  */
 import { PegArena, type PegId } from "../../peg/index.js";
-import { toolParameters, jsonAnswerValue } from "../build-helpers.js";
+import { toolParameters, jsonAnswerValue, sectionsBetween } from "../build-helpers.js";
 import type { NormalizedRequest } from "../request.js";
 import { NODE } from "../tree-names.js";
 import { type DedicatedBuild, type DedicatedHandlerDef, dedicatedParser, sourceHas } from "./handler.js";
@@ -45,8 +45,18 @@ function build(req: NormalizedRequest): DedicatedBuild {
     const first = p.rule("tool-calls", p.tag(NODE.toolSection, list), {
       trigger: { pattern: "^((?!all\\n)[A-Za-z0-9_.\\-]+\\n)" },
     });
-    const contentThenCalls = p.seq(p.literal("all\n"), p.capture(NODE.content, p.until(PREFIX)), afterContent);
-    const options = req.toolChoice === "required" ? [contentThenCalls, first] : [contentThenCalls, contentToEnd, first];
+    // Every further call is read, with the messages to the user between and after them.
+    const between = p.seq(p.literal(`${PREFIX}all\n`), p.capture(NODE.content, p.until(PREFIX)));
+    const callsFrom = (firstSection: PegId): PegId =>
+      sectionsBetween(p, afterContent, between, req.readsParallel, firstSection);
+    const contentThenCalls = p.seq(
+      p.literal("all\n"),
+      p.capture(NODE.content, p.until(PREFIX)),
+      callsFrom(afterContent),
+    );
+    const callsFirst = callsFrom(first);
+    const options =
+      req.toolChoice === "required" ? [contentThenCalls, callsFirst] : [contentThenCalls, contentToEnd, callsFirst];
     body = p.seq(p.choice(...options), p.space(), p.end());
     if (req.toolChoice === "required") {
       // The grammar: a call right away (no "all" content first), the number of calls bounded.

@@ -2,9 +2,10 @@
  * GPT-OSS (harmony format): the output is a series of messages on channels,
  *   <|channel|>analysis<|message|>REASONING<|end|><|start|>assistant
  *   <|channel|>commentary<|message|>PREAMBLE<|end|><|start|>assistant
- * ending with either the answer or one tool call:
+ * ending with either the answer or tool calls, one per message (each followed by the next
+ * message's header, more reasoning or preamble messages, and the answer after the last):
  *   <|channel|>final<|message|>ANSWER
- *   [<|channel|>commentary] to=functions.NAME[<|channel|>commentary] [<|constrain|>]json<|message|>ARGS
+ *   [<|channel|>commentary] to=functions.NAME[<|channel|>commentary] [<|constrain|>]json<|message|>ARGS<|call|>
  * The prompt ends with "<|start|>assistant", which the parser reads first.
  *
  * Messages to recipients that are not declared tools are handled deliberately (the grammar,
@@ -16,7 +17,7 @@
  */
 import type { ChatMessage } from "../../types.js";
 import { PegArena, type PegId } from "../../peg/index.js";
-import { toolParameters, jsonAnswerValue } from "../build-helpers.js";
+import { toolParameters, jsonAnswerValue, sectionsBetween } from "../build-helpers.js";
 import type { NormalizedRequest } from "../request.js";
 import { NODE } from "../tree-names.js";
 import { type DedicatedBuild, type DedicatedHandlerDef, dedicatedParser, sourceHas } from "./handler.js";
@@ -132,11 +133,17 @@ function build(req: NormalizedRequest): DedicatedBuild {
       );
       // The parser also reads the end-of-call marker where the output still holds it.
       const withChannel = p.seq(anyChannel, call, p.optional(p.seq(p.space(), p.literal("<|call|>"))));
+      // One call per message: each further call message is read, with the reasoning and preamble
+      // messages before it, then the answer (or a message to another recipient) after the last.
+      const callMessages = p.seq(
+        sectionsBetween(p, withChannel, p.seq(p.literal(START), earlier), req.readsParallel),
+        p.optional(p.choice(final, unsolicited(p))),
+      );
       // A call to a function the request does not declare is no call: unsolicited, as content.
       last =
         req.toolChoice === "required"
-          ? p.choice(withChannel, unsolicited(p))
-          : p.choice(withChannel, final, unsolicited(p));
+          ? p.choice(callMessages, unsolicited(p))
+          : p.choice(callMessages, final, unsolicited(p));
       if (req.toolChoice === "required") grammarBody = requiredGrammar(p, req, analysis);
     } else {
       last = p.choice(final, unsolicited(p));

@@ -16,6 +16,7 @@ import {
   toolParameters,
   type BuildContext,
   jsonAnswerValue,
+  sectionsBetween,
 } from "../build-helpers.js";
 import type { ReasoningPrefixState } from "../prompt.js";
 import type { NormalizedRequest } from "../request.js";
@@ -202,18 +203,22 @@ function build(req: NormalizedRequest, { generationPrompt }: DedicatedContext): 
       if (req.toolChoice === "required") grammarBody = requiredGrammar(p, req, ctx, trailer);
       const call = p.choice(...calls);
       const list = p.seq(call, req.parallel ? p.zeroOrMore(p.seq(p.space(), call)) : p.eps());
+      // The grammar's section takes the end of the message with it (a lazy grammar covers only
+      // the section); the parser reads it after the last section.
       const section = p.rule(
         "tool-calls",
         p.tag(
           NODE.toolSection,
-          p.seq(p.literal(TOOLS_START), p.space(), list, p.space(), p.literal(TOOLS_END), trailer),
+          p.seq(p.literal(TOOLS_START), p.space(), list, p.space(), p.literal(TOOLS_END), p.lenient(p.eps(), trailer)),
         ),
         {
           trigger: state !== "open" || req.toolChoice === "auto",
         },
       );
-      // The section takes the end of the message with it (a lazy grammar covers only the section).
-      body = p.seq(response, p.space(), req.toolChoice === "required" ? section : p.choice(section, trailer));
+      // Every tools block is read, with the response text between and after them.
+      const between = p.seq(response, p.space());
+      const sections = p.seq(sectionsBetween(p, section, between, req.readsParallel), trailer);
+      body = p.seq(response, p.space(), req.toolChoice === "required" ? sections : p.choice(sections, trailer));
     } else {
       body = p.seq(response, trailer);
     }

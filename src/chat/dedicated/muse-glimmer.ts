@@ -18,6 +18,7 @@ import {
   toolParameters,
   type BuildContext,
   jsonAnswerValue,
+  sectionsBetween,
 } from "../build-helpers.js";
 import type { NormalizedRequest } from "../request.js";
 import { rawOrTyped } from "../raw-union.js";
@@ -184,11 +185,21 @@ function build(req: NormalizedRequest): DedicatedBuild {
         req.parallel ? p.zeroOrMore(p.seq(p.literal(EOM), p.literal(START), call)) : p.eps(),
         ending,
       );
-      const section = p.rule("tool-calls", p.tag(NODE.toolSection, list), { trigger: { pattern: CALL_TRIGGER } });
+      // The grammar's section runs to the end of the turn (a lazy grammar covers only the
+      // section); the parser reads one call message per section, and what follows it below.
+      const section = p.rule("tool-calls", p.tag(NODE.toolSection, p.lenient(call, list)), {
+        trigger: { pattern: CALL_TRIGGER },
+      });
+      // Every call message is read, with the reasoning and answer messages between and after them.
+      const next = p.seq(p.literal(EOM), p.literal(START));
+      const between = p.seq(next, p.zeroOrMore(p.choice(analysis, p.seq(final, next))));
+      const callMessages = p.seq(sectionsBetween(p, section, between, req.readsParallel), p.optional(final), ending);
+      // An answer message may come first (under tool_choice "required" too: the grammar has its own).
+      const answerThenCalls = p.seq(final, next, callMessages);
       last =
         req.toolChoice === "required"
-          ? section
-          : p.choice(section, p.seq(final, p.choice(p.seq(p.literal(EOM), p.literal(START), section), ending)));
+          ? p.choice(callMessages, answerThenCalls)
+          : p.choice(callMessages, answerThenCalls, p.seq(final, ending));
     } else {
       last = p.seq(final, ending);
     }
