@@ -214,6 +214,8 @@ const ROWS: { name: string; template: string; output: string; want: Want; ids?: 
     template: HY3,
     output: 'Try search{"q": "x"} later.',
     want: { calls: [], content: 'Try search{"q": "x"} later.' },
+  },
+  {
     name: "call sections with wrapped text between and after them, and plain text",
     template: COHERE2,
     output:
