@@ -184,6 +184,9 @@ export function buildJsonTools(ctx: BuildContext, f: ToolFormatAnalysis): PegId 
     );
     const read = p.seq(p.space(), token, call, more(p.seq(sep, call)), p.space(), marker(p, f.sectionEnd));
     calls = p.lenient(read, original);
+    // In a code fence, the calls may also come as one list.
+    const list = p.seq(call, more(p.seq(sep, call)));
+    ctx.fencedCalls = p.seq(token, p.choice(p.seq(p.literal("["), p.space(), list, p.space(), p.literal("]")), list));
   } else if (f.sectionStart === "" && f.perCallStart !== "") {
     // The grammar copy repeats either the calls in one marker's array or the markers, so that
     // maxCalls bounds the calls.
@@ -212,6 +215,7 @@ export function buildJsonTools(ctx: BuildContext, f: ToolFormatAnalysis): PegId 
     const list = p.seq(p.literal(taught), p.space(), wrapArray(ctx, { ...f, toolsArrayWrapped: true }, call, more));
     calls = p.choice(list, calls);
   }
+  if (!ctx.forGrammar) ctx.fencedCalls ??= fencedJsonCalls(ctx, f, calls, call, more);
   const start = f.sectionStart || f.perCallStart;
   // The marker as the template writes it (its whitespace may vary in the output, the trigger
   // word is the rendered one, as llama.cpp's).
@@ -225,6 +229,23 @@ export function buildJsonTools(ctx: BuildContext, f: ToolFormatAnalysis): PegId 
     if (head !== null) ctx.callHead = head;
   }
   return p.rule(ruleName(ctx, "tool-calls"), p.tag(NODE.toolSection, calls), { trigger });
+}
+
+/**
+ * For the parser: what a code fence around calls holds: the section as the template writes it, or
+ * for calls no marker opens, one call or several (in a list or not, whatever the template writes).
+ */
+function fencedJsonCalls(
+  ctx: BuildContext,
+  f: ToolFormatAnalysis,
+  calls: PegId,
+  call: PegId,
+  more: (item: PegId) => PegId,
+): PegId {
+  if (f.sectionStart.trim() !== "" || f.perCallStart.trim() !== "") return calls;
+  const { p } = ctx;
+  const list = (wrapped: boolean): PegId => wrapArray(ctx, { ...f, toolsArrayWrapped: wrapped }, call, more);
+  return p.choice(list(true), list(false));
 }
 
 /** Calls, comma separated, in `[...]` when the template wraps them in an array. */
