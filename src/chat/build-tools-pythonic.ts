@@ -163,8 +163,7 @@ export function buildPythonicTools(ctx: BuildContext, t: ToolsAnalysis): PegId {
   }
   // In a code fence, bare calls may also come as one list or not.
   if (!ctx.forGrammar)
-    ctx.fencedCalls =
-      pythonicTriggerWord(t) !== "" ? section : p.choice(list(more), list(more, !f.toolsArrayWrapped));
+    ctx.fencedCalls = pythonicTriggerWord(t) !== "" ? section : p.choice(list(more), list(more, !f.toolsArrayWrapped));
   const trigger = ctx.toolTrigger ? pythonicTrigger(ctx, t) : false;
   return p.rule(ruleName(ctx, "tool-calls"), p.tag(NODE.toolSection, section), { trigger });
 }
