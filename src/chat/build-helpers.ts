@@ -51,6 +51,11 @@ export interface BuildContext {
    * broken call, never re-read as plain content (streamed and whole parses agree).
    */
   callHead?: PegId;
+  /**
+   * Set by the call format's builder, for the parser: what a Markdown code fence around calls holds
+   * when it holds only calls (the section's calls without its tag; see fenced-calls.ts).
+   */
+  fencedCalls?: PegId;
 }
 
 /** Most parallel calls per turn a grammar allows unless the request says otherwise. */
@@ -92,14 +97,21 @@ function parserMore(ctx: BuildContext, item: PegId): PegId {
  * A call section, then further ones with text between them, then text: models write several
  * sections (`text <call/> more text <call/> end`), and every one is read, the text before,
  * between and after them content (never dropped). `stops` ends a text: a section opener first,
- * then any word the format's turn ends with. `readsMore` false: only the first section is read.
+ * then any word the format's turn ends with (`text`, when given, is the text instead). `readsMore`
+ * false: only the first section is read.
  * A broken section fails here; the stream parser keeps its text as content (chat-parser.ts).
  *
  * @example
  * const body = p.seq(p.capture(NODE.content, p.until(OPEN)), sectionsThenText(p, section, [OPEN], true), p.end());
  */
-export function sectionsThenText(p: PegArena, section: PegId, stops: readonly string[], readsMore: boolean): PegId {
-  return sectionsBetween(p, section, p.capture(NODE.content, p.until(...stops)), readsMore);
+export function sectionsThenText(
+  p: PegArena,
+  section: PegId,
+  stops: readonly string[],
+  readsMore: boolean,
+  text: PegId = p.capture(NODE.content, p.until(...stops)),
+): PegId {
+  return sectionsBetween(p, section, text, readsMore);
 }
 
 /**

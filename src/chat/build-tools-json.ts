@@ -148,12 +148,15 @@ function anyOrder(
 }
 
 /**
- * For the parser: a special token a model writes before a markerless call (`<|python_tag|>`),
- * recognised by its shape; it is not part of the call.
+ * For the parser: a special token a model writes before a markerless call, recognised by its
+ * shape (`<|python_tag|>`, or a bracketed upper-case word as `[TOOL_CALLS]`); it is not part of the call.
  */
 export function specialToken(ctx: BuildContext): PegId {
   const { p } = ctx;
-  return p.seq(p.literal("<|"), p.chars("A-Za-z0-9_", 1, 32), p.literal("|>"));
+  return p.choice(
+    p.seq(p.literal("<|"), p.chars("A-Za-z0-9_", 1, 32), p.literal("|>")),
+    p.seq(p.literal("["), p.chars("A-Z", 1, 1), p.chars("A-Z0-9_", 0, 31), p.literal("]")),
+  );
 }
 
 /**
@@ -170,9 +173,9 @@ export function buildJsonTools(ctx: BuildContext, f: ToolFormatAnalysis): PegId 
   const more = (item: PegId): PegId => moreCalls(ctx, item);
 
   let calls: PegId;
-  if (f.sectionStart.trim() === "" && f.perCallStart.trim() === "" && !f.toolsArrayWrapped && !ctx.forGrammar) {
-    // Markerless calls: the parser also reads a special token before a call, and calls separated
-    // by `;`, `,` or whitespace.
+  if (f.sectionStart.trim() === "" && f.perCallStart.trim() === "" && !ctx.forGrammar) {
+    // Markerless calls: the parser also reads a special token before a call, calls separated by
+    // `;`, `,` or whitespace, and the calls as one list or not, whichever the template writes.
     const token = p.optional(p.seq(specialToken(ctx), p.space()));
     const sep = p.seq(p.space(), p.optional(p.chars(",;", 1, 1)), p.space(), token);
     const original = p.seq(
@@ -182,8 +185,11 @@ export function buildJsonTools(ctx: BuildContext, f: ToolFormatAnalysis): PegId 
       p.space(),
       marker(p, f.sectionEnd),
     );
-    const read = p.seq(p.space(), token, call, more(p.seq(sep, call)), p.space(), marker(p, f.sectionEnd));
-    calls = p.lenient(read, original);
+    const list = p.seq(call, more(p.seq(sep, call)));
+    const listed = p.seq(p.literal("["), p.space(), list, p.space(), p.literal("]"));
+    const either = p.choice(listed, list);
+    calls = p.lenient(p.seq(p.space(), token, either, p.space(), marker(p, f.sectionEnd)), original);
+    ctx.fencedCalls = p.seq(token, either);
   } else if (f.sectionStart === "" && f.perCallStart !== "") {
     // The grammar copy repeats either the calls in one marker's array or the markers, so that
     // maxCalls bounds the calls.
@@ -212,6 +218,8 @@ export function buildJsonTools(ctx: BuildContext, f: ToolFormatAnalysis): PegId 
     const list = p.seq(p.literal(taught), p.space(), wrapArray(ctx, { ...f, toolsArrayWrapped: true }, call, more));
     calls = p.choice(list, calls);
   }
+  // In a code fence, marked calls come as the template writes them.
+  if (!ctx.forGrammar) ctx.fencedCalls ??= calls;
   const start = f.sectionStart || f.perCallStart;
   // The marker as the template writes it (its whitespace may vary in the output, the trigger
   // word is the rendered one, as llama.cpp's).
@@ -258,7 +266,8 @@ function markerlessHead(ctx: BuildContext, f: ToolFormatAnalysis): PegId | null 
       : p.eps();
     object = p.seq(p.literal("{"), p.space(), typeField, keyColon(ctx, nameKey), names);
   }
-  const bare = f.toolsArrayWrapped ? p.seq(p.literal("["), p.space(), object) : object;
+  // The parser reads the calls in a list or not, whichever the template writes (see buildJsonTools).
+  const bare = p.choice(p.seq(p.literal("["), p.space(), object), object);
   const taught = f.taughtListStart ?? "";
   const heads =
     taught !== "" ? p.choice(p.seq(p.literal(taught), p.space(), p.literal("["), p.space(), object), bare) : bare;

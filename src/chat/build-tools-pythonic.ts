@@ -141,9 +141,9 @@ export function buildPythonicTools(ctx: BuildContext, t: ToolsAnalysis): PegId {
     ),
   );
   const more = (item: PegId): PegId => moreCalls(ctx, item);
-  const list = (inner: (item: PegId) => PegId): PegId => {
+  const list = (inner: (item: PegId) => PegId, wrapped = f.toolsArrayWrapped): PegId => {
     const calls = p.seq(call, inner(p.seq(p.space(), p.literal(","), p.space(), call)));
-    return f.toolsArrayWrapped ? p.seq(p.literal("["), p.space(), calls, p.space(), p.literal("]")) : calls;
+    return wrapped ? p.seq(p.literal("["), p.space(), calls, p.space(), p.literal("]")) : calls;
   };
   const wrap = (open: string, close: string, body: PegId): PegId =>
     core(open) === ""
@@ -161,6 +161,9 @@ export function buildPythonicTools(ctx: BuildContext, t: ToolsAnalysis): PegId {
   } else {
     section = wrap(f.sectionStart, f.sectionEnd, list(more));
   }
+  // In a code fence, bare calls may also come as one list or not.
+  if (!ctx.forGrammar)
+    ctx.fencedCalls = pythonicTriggerWord(t) !== "" ? section : p.choice(list(more), list(more, !f.toolsArrayWrapped));
   const trigger = ctx.toolTrigger ? pythonicTrigger(ctx, t) : false;
   return p.rule(ruleName(ctx, "tool-calls"), p.tag(NODE.toolSection, section), { trigger });
 }

@@ -397,6 +397,7 @@ export function buildTaggedTools(ctx: BuildContext, t: ToolsAnalysis): PegId {
     const list = p.seq(call, more(p.seq(p.space(), p.optional(p.literal(",")), p.space(), call)));
     calls = p.seq(marker(p, f.sectionStart), p.space(), list, p.space(), marker(p, f.sectionEnd));
   }
+  if (!ctx.forGrammar) ctx.fencedCalls = calls;
   return p.rule(ruleName(ctx, "tool-calls"), p.tag(NODE.toolSection, calls), {
     trigger: ctx.toolTrigger ? triggerOf(t) : false,
   });

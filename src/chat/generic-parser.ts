@@ -25,6 +25,7 @@ import {
 import { buildJsonTools, specialToken } from "./build-tools-json.js";
 import { buildPythonicTools, pythonicTriggerWord } from "./build-tools-pythonic.js";
 import { buildTaggedTools, callOpeners } from "./build-tools-tagged.js";
+import { fencedSection, textBeforeCalls, textBeforeMatch } from "./fenced-calls.js";
 import { nameHandle } from "./name-handle.js";
 import type { NormalizedRequest } from "./request.js";
 import { NODE } from "./tree-names.js";
@@ -208,23 +209,25 @@ function withTools(ctx: BuildContext, a: TemplateAnalysis, section: PegId): PegI
     // announced the call by then, so a whole parse must recover it as a broken call too.
     const notCall = ctx.callHead === undefined ? p.eps() : p.not(ctx.callHead);
     if (ctx.requireCalls) return callsOnly;
-    if (ctx.callHead === undefined)
+    const fenced = fencedSection(ctx, a.tools);
+    if (ctx.callHead === undefined && fenced === null)
       return p.choice(callsOnly, p.seq(notCall, contentPrefix(p, a), p.capture(NODE.content, p.rest())));
-    // Text, then calls a special token announces (`Let me check. <|python_tag|>{"name": ...}`).
-    const announced = p.seq(specialToken(ctx), p.space(), ctx.callHead);
-    const text = p.capture(NODE.content, p.zeroOrMore(p.seq(p.not(announced), p.any())));
-    const calls = p.optional(p.seq(p.and(announced), section));
-    return p.choice(callsOnly, p.seq(notCall, contentPrefix(p, a), text, calls, p.space(), p.end()));
+    // Text, then calls a special token announces (`Let me check. <|python_tag|>{"name": ...}`),
+    // or fences of calls with text around them.
+    const announced = ctx.callHead === undefined ? null : p.seq(specialToken(ctx), p.space(), ctx.callHead);
+    const text = textBeforeMatch(p, announced === null ? [] : [announced], fenced);
+    const blocks = fenced === null ? p.eps() : p.zeroOrMore(p.seq(fenced, text));
+    const calls = announced === null ? p.eps() : p.optional(p.seq(p.and(announced), section));
+    return p.choice(callsOnly, p.seq(notCall, contentPrefix(p, a), text, blocks, calls, p.space(), p.end()));
   }
-  // Text a model writes after its calls is content (Ling 3 does), up to the next call section.
-  const callsThenText = sectionsThenText(p, section, openers, ctx.readsParallel ?? ctx.parallel);
+  // Text a model writes after its calls is content (Ling 3 does), up to the next call section
+  // (or a fence of calls).
+  const fenced = fencedSection(ctx, a.tools);
+  const sections = fenced === null ? section : p.choice(fenced, section);
+  const text = (): PegId => textBeforeCalls(p, openers, fenced);
+  const callsThenText = sectionsThenText(p, sections, openers, ctx.readsParallel ?? ctx.parallel, text());
   const after = ctx.requireCalls ? callsThenText : p.choice(callsThenText, p.eps());
-  return p.seq(
-    p.optional(p.seq(contentPrefix(p, a), p.capture(NODE.content, p.until(...openers)))),
-    after,
-    p.space(),
-    p.end(),
-  );
+  return p.seq(p.optional(p.seq(contentPrefix(p, a), text())), after, p.space(), p.end());
 }
 
 /**
@@ -238,8 +241,10 @@ function markerlessResume(ctx: BuildContext, a: TemplateAnalysis, section: PegId
   const { p } = ctx;
   if (ctx.callHead === undefined || openersOf(a).length > 0) return undefined;
   const opens = p.choice(p.seq(specialToken(ctx), p.space(), ctx.callHead), ctx.callHead);
-  const text = p.capture(NODE.content, p.zeroOrMore(p.seq(p.not(opens), p.any())));
-  return p.seq(text, p.optional(p.seq(p.and(opens), section)), p.space(), p.end());
+  const fenced = fencedSection(ctx, a.tools);
+  const text = textBeforeMatch(p, [opens], fenced);
+  const blocks = fenced === null ? p.eps() : p.zeroOrMore(p.seq(fenced, text));
+  return p.seq(text, blocks, p.optional(p.seq(p.and(opens), section)), p.space(), p.end());
 }
 
 /**

@@ -62,6 +62,9 @@ const MINISTRAL = "mistralai-Ministral-3-14B-Reasoning-2512.jinja";
 const DEVSTRAL = "unsloth-mistral-Devstral-Small-2507.jinja";
 const HY3 = "tencent-Hy3.jinja";
 const COHERE2 = "Cohere2MoE.jinja";
+const QWEN25 = "Qwen-Qwen2.5-7B-Instruct.jinja";
+
+const WEATHER = '{"name": "get_weather", "parameters": {"city": "Paris"}}';
 
 /** One shape; `ids`: the call ids expected where the model wrote them (else ids are not compared). */
 const ROWS: { name: string; template: string; output: string; want: Want; ids?: string[] }[] = [
@@ -484,6 +487,90 @@ const ROWS: { name: string; template: string; output: string; want: Want; ids?: 
     template: LLAMA,
     output: '{"parameters": {"q": "tides"}}',
     want: { calls: [], content: '{"parameters": {"q": "tides"}}' },
+  },
+  {
+    name: "text, then markerless JSON calls as a list in a ```json fence: the fence is no content",
+    template: LLAMA,
+    output: `I'll help you with that.\n\`\`\`json\n[${WEATHER}, {"name": "search", "parameters": {"q": "a"}}]\n\`\`\``,
+    want: {
+      calls: [
+        ["get_weather", { city: "Paris" }],
+        ["search", { q: "a" }],
+      ],
+      content: "I'll help you with that.",
+    },
+  },
+  {
+    name: "one markerless JSON call in a plain fence, text after it stays content",
+    template: LLAMA,
+    output: `\`\`\`\n${WEATHER}\n\`\`\`\nDone.`,
+    want: { calls: [["get_weather", { city: "Paris" }]], content: "Done." },
+  },
+  {
+    name: "a fence of calls the output ends in without its closing fence",
+    template: LLAMA,
+    output: `Sure.\n\`\`\`json\n${WEATHER}`,
+    want: { calls: [["get_weather", { city: "Paris" }]], content: "Sure." },
+  },
+  {
+    name: "a fence holding JSON that is no call stays content as written",
+    template: LLAMA,
+    output: 'The answer:\n```json\n{"name": "Paris", "population": 2100000}\n```',
+    want: { calls: [], content: 'The answer:\n```json\n{"name": "Paris", "population": 2100000}\n```' },
+  },
+  {
+    name: "a fence holding a call and other code stays content as written",
+    template: LLAMA,
+    output: `\`\`\`python\n${WEATHER}\nprint(1)\n\`\`\``,
+    want: { calls: [], content: `\`\`\`python\n${WEATHER}\nprint(1)\n\`\`\`` },
+  },
+  {
+    name: "a fenced call whose arguments are not an object is content with its fence",
+    template: LLAMA,
+    output: '```json\n{"name": "search", "parameters": "a"}\n```\nok',
+    want: { calls: [], content: '```json\n{"name": "search", "parameters": "a"}\n```\nok' },
+  },
+  {
+    name: "a code block, then a fence of calls: the code block's closing fence opens nothing",
+    template: LLAMA,
+    output: `\`\`\`python\nx = 1\n\`\`\`\n${WEATHER}`,
+    want: { calls: [], content: `\`\`\`python\nx = 1\n\`\`\`\n${WEATHER}` },
+  },
+  {
+    name: "marked calls inside a fence, text around it",
+    template: QWEN25,
+    output: 'Sure.\n```xml\n<tool_call>\n{"name": "search", "arguments": {"q": "a"}}\n</tool_call>\n```\nWait for it.',
+    want: { calls: [["search", { q: "a" }]], content: "Sure.\n\nWait for it." },
+  },
+  {
+    name: "a code block before marked calls keeps both its fences as content",
+    template: QWEN25,
+    output: 'See:\n```\n{"a": 1}\n```\n<tool_call>\n{"name": "search", "arguments": {"q": "a"}}\n</tool_call>',
+    want: { calls: [["search", { q: "a" }]], content: 'See:\n```\n{"a": 1}\n```' },
+  },
+  {
+    name: "tagged calls inside a fence",
+    template: GLM46,
+    output: "On it.\n```\n<tool_call>search\n<arg_key>q</arg_key>\n<arg_value>a</arg_value>\n</tool_call>\n```",
+    want: { calls: [["search", { q: "a" }]], content: "On it." },
+  },
+  {
+    name: "markerless JSON calls as one list where the template writes one object",
+    template: LLAMA,
+    output: `[${WEATHER}, {"name": "submit", "parameters": {}}]`,
+    want: {
+      calls: [
+        ["get_weather", { city: "Paris" }],
+        ["submit", {}],
+      ],
+      content: null,
+    },
+  },
+  {
+    name: "a bracketed upper-case token before markerless JSON calls is dropped",
+    template: LLAMA,
+    output: `Checking. [TOOL_CALLS][${WEATHER}]`,
+    want: { calls: [["get_weather", { city: "Paris" }]], content: "Checking." },
   },
 ];
 

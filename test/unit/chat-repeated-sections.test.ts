@@ -61,10 +61,12 @@ const muse = (i: number) =>
   ` to=${CALLS[i]![0]}<|message|><atem:function_calls>\n<atem:invoke name="${CALLS[i]![0]}">\n` +
   `${i === 0 ? '<atem:parameter name="q">x</atem:parameter>\n' : ""}</atem:invoke>\n</atem:function_calls>`;
 const qwenCoder = (i: number) =>
-  `<tool_call>\n<function=${CALLS[i]![0]}>\n${i === 0 ? "<parameter=q>\nx\n</parameter>\n" : ""}</function>\n</tool_call>`;
+  `<tool_call>\n<function=${CALLS[i]![0]}>\n` +
+  `${i === 0 ? "<parameter=q>\nx\n</parameter>\n" : ""}</function>\n</tool_call>`;
 const dsml = (section: string) => (i: number) =>
   `<｜DSML｜${section}>\n<｜DSML｜invoke name="${CALLS[i]![0]}">\n` +
-  `${i === 0 ? '<｜DSML｜parameter name="q" string="true">x</｜DSML｜parameter>\n' : ""}</｜DSML｜invoke>\n</｜DSML｜${section}>`;
+  `${i === 0 ? '<｜DSML｜parameter name="q" string="true">x</｜DSML｜parameter>\n' : ""}` +
+  `</｜DSML｜invoke>\n</｜DSML｜${section}>`;
 const cohere = (i: number) =>
   `<|START_ACTION|>[\n    {"tool_call_id": "${i}", "tool_name": "${CALLS[i]![0]}", "parameters": ` +
   `${JSON.stringify(CALLS[i]![1])}}\n]<|END_ACTION|>`;
@@ -162,7 +164,8 @@ const FORMATS: Format[] = [
     name: "MiniMax M3",
     templates: ["MiniMax-M3.jinja"],
     call: (i) =>
-      `${M}<tool_call>${M}<invoke name="${CALLS[i]![0]}">${i === 0 ? `${M}<q>x${M}</q>` : ""}${M}</invoke>${M}</tool_call>`,
+      `${M}<tool_call>${M}<invoke name="${CALLS[i]![0]}">` +
+      `${i === 0 ? `${M}<q>x${M}</q>` : ""}${M}</invoke>${M}</tool_call>`,
     pre: "</mm:think>",
   },
   {

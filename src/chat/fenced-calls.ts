@@ -1,0 +1,76 @@
+/**
+ * Calls inside a Markdown code fence, for the parser only: models write their calls as a fenced
+ * block ("```json\n[{...}]\n```"), most of all those that learned the format from a prompt's
+ * examples. A fence is read as calls only when all it holds is calls of the format (the calls its
+ * builder sets as `BuildContext.fencedCalls`); any other fence stays content as written. The fence's
+ * markup belongs to the call section: it is not content when its calls are read (the mapper makes
+ * it content with a call that is not one), and the text around it stays content.
+ */
+import type { PegArena, PegId } from "../peg/index.js";
+import type { ToolsAnalysis } from "../analysis/index.js";
+import type { BuildContext } from "./build-helpers.js";
+import { NODE } from "./tree-names.js";
+
+/** The Markdown code fence. */
+export const FENCE = "```";
+
+/** The fence's opening line: the backticks, a language word if any (`json`, `xml`, `python`), whitespace. */
+function fenceOpen(p: PegArena): PegId {
+  return p.seq(p.literal(FENCE), p.chars("A-Za-z0-9_+\\-", 0, 32), p.space());
+}
+
+/** The template writes a fence in its own call markers (the fence is then the format's, not a wrapper). */
+function fenceInMarkers(t: ToolsAnalysis): boolean {
+  const f = t.format;
+  return [f.sectionStart, f.sectionEnd, f.perCallStart, f.perCallEnd, t.function.namePrefix].some((m) =>
+    m.includes(FENCE),
+  );
+}
+
+/**
+ * A whole fence that holds only calls, as a call section; null where the format sets no fenced
+ * calls, or writes a fence itself. The closing fence may be left out at the end of the output
+ * (the model stopped right after its calls). Built once per parser: its nodes are shared.
+ *
+ * @example
+ * const fenced = fencedSection(ctx, analysis.tools); // "```json\n" calls "\n```"
+ */
+export function fencedSection(ctx: BuildContext, t: ToolsAnalysis): PegId | null {
+  const { p } = ctx;
+  if (ctx.forGrammar || ctx.fencedCalls === undefined || fenceInMarkers(t)) return null;
+  const close = p.choice(p.literal(FENCE), p.end());
+  return p.tag(NODE.toolSection, p.seq(fenceOpen(p), ctx.fencedCalls, p.space(), close));
+}
+
+/**
+ * Content up to the first of `stops` or a fence of calls (`fenced`). A fence that holds anything
+ * else is text up to its closing fence (which therefore never opens a fence of calls), unless a
+ * stop comes first. Without `fenced`, the text up to the first of `stops`.
+ *
+ * @example
+ * const text = textBeforeCalls(p, ["<tool_call>"], fenced);
+ */
+export function textBeforeCalls(p: PegArena, stops: readonly string[], fenced: PegId | null): PegId {
+  if (fenced === null) return p.capture(NODE.content, p.until(...stops));
+  const piece = p.until(...stops, FENCE);
+  const codeBlock = p.seq(p.not(fenced), p.literal(FENCE), piece, p.optional(p.literal(FENCE)));
+  return p.capture(NODE.content, p.seq(piece, p.zeroOrMore(p.seq(codeBlock, piece))));
+}
+
+/**
+ * Content up to the first place where one of `stops` or a fence of calls (`fenced`) matches; a
+ * fence that holds anything else is text as in {@link textBeforeCalls}.
+ *
+ * @example
+ * const text = textBeforeMatch(p, [announcedCall], fenced);
+ */
+export function textBeforeMatch(p: PegArena, stops: readonly PegId[], fenced: PegId | null): PegId {
+  const char = (extra: PegId[]): PegId => {
+    const all = [...stops, ...extra];
+    return all.length === 0 ? p.any() : p.seq(p.not(p.choice(...all)), p.any());
+  };
+  if (fenced === null) return p.capture(NODE.content, p.zeroOrMore(char([])));
+  const inFence = char([p.literal(FENCE)]);
+  const codeBlock = p.seq(p.not(fenced), p.literal(FENCE), p.zeroOrMore(inFence), p.optional(p.literal(FENCE)));
+  return p.capture(NODE.content, p.zeroOrMore(p.choice(codeBlock, inFence)));
+}
