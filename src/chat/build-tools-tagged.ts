@@ -395,7 +395,9 @@ export function buildTaggedTools(ctx: BuildContext, t: ToolsAnalysis): PegId {
     if (f.sectionStart !== "") calls = p.seq(mark(f.sectionStart), p.space(), calls, p.space(), mark(f.sectionEnd));
   } else {
     const list = p.seq(call, more(p.seq(p.space(), p.optional(p.literal(",")), p.space(), call)));
-    calls = p.seq(marker(p, f.sectionStart), p.space(), list, p.space(), marker(p, f.sectionEnd));
+    // The parser reads a section its model left unclosed; the grammar writes the closer.
+    const end = f.sectionEnd === "" ? p.eps() : p.lenient(mark(f.sectionEnd), marker(p, f.sectionEnd));
+    calls = p.seq(marker(p, f.sectionStart), p.space(), list, p.space(), end);
   }
   if (!ctx.forGrammar) ctx.fencedCalls = calls;
   return p.rule(ruleName(ctx, "tool-calls"), p.tag(NODE.toolSection, calls), {

@@ -572,6 +572,12 @@ const ROWS: { name: string; template: string; output: string; want: Want; ids?: 
     output: `Checking. [TOOL_CALLS][${WEATHER}]`,
     want: { calls: [["get_weather", { city: "Paris" }]], content: "Checking." },
   },
+  {
+    name: "a section the output ends without its closer, after the call's own closer",
+    template: "MiniMax-M2.jinja",
+    output: '<minimax:tool_call>\n<invoke name="search">\n<parameter name="q">x</parameter>\n</invoke>',
+    want: { calls: [["search", { q: "x" }]], content: null },
+  },
 ];
 
 function shape(m: AssistantMessage): Want {
