@@ -1,9 +1,9 @@
 /**
- * `Context.generate()` on a parallel context (`sequences > 1`): the generation is submitted to the
- * context's batch scheduler (native/batch_scheduler.h), which runs it on one of the context's
- * sequences alongside the others and reports each token through a thread-safe function. This
- * file turns those events into the same tokens, text, stop reasons and stats as the
- * single-sequence loop (generation.ts): UTF-8-safe text, stop strings, abort.
+ * The token loop of `Context.generate()`: the generation is submitted to the context's batch
+ * scheduler (native/batch_scheduler.h), which runs it on one of the context's sequences (the only
+ * one of a single-sequence context) alongside any others and reports each token through a
+ * thread-safe function. This file turns those events into tokens, text, stop reasons and stats:
+ * UTF-8-safe text, stop strings, abort.
  */
 import { ToolwrightError } from "../errors.js";
 import type { NativeSampler, NativeSequenceEvent } from "./binding.js";
@@ -32,8 +32,8 @@ export interface SequenceOutcome {
 
 /**
  * Tokens a request may run ahead of its reader before its sequence pauses: enough that the
- * reader's per-token work overlaps the next batches (the decode-ahead), few enough that a
- * reader that stops reading does not leave its sequence generating to maxTokens.
+ * reader's per-token work overlaps the next batches, few enough that a reader that stops reading
+ * does not leave its sequence generating to maxTokens.
  */
 export const READ_AHEAD = 16;
 
@@ -65,7 +65,7 @@ class EventQueue {
   }
 }
 
-/** Runs one generation on a free sequence of a parallel context; yields like Generation does. */
+/** Runs one generation on a free sequence of the context; yields like Generation does. */
 export async function* runOnSequence(
   host: GenerationHost,
   plan: SequencePlan,
@@ -123,6 +123,8 @@ export async function* runOnSequence(
         if (rest && event.reason !== "abort") yield { token: lastToken, text: rest };
         return;
       }
+      // Tokens generated ahead of the reader before an abort are not handed out.
+      if (plan.signal?.aborted) return out.stop("abort");
       out.stats.tokensGenerated++;
       lastToken = event.token;
       if (event.eog) {
