@@ -548,6 +548,7 @@ void BatchScheduler::SampleRows(ContextState& state) {
 
 void BatchScheduler::End(const RequestPtr& request, const std::string& reason, const std::string& code,
                          const std::string& error) {
+  if (request->ended.exchange(true)) return;  // FailLost ended it
   // Out of the books first: once JS sees the end, the counts and the sampler say it ended.
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -586,6 +587,30 @@ void BatchScheduler::FailAll(const std::string& code, const std::string& error) 
     waiting.swap(waiting_);
   }
   for (const RequestPtr& request : waiting) End(request, "", code, error);
+}
+
+void BatchScheduler::FailLost(const std::string& message) {
+  std::vector<RequestPtr> requests;
+  std::vector<std::shared_ptr<EventSink>> ended;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    requests.assign(inflight_.begin(), inflight_.end());
+    inflight_.clear();
+    waiting_.clear();
+    ended.swap(ended_);
+  }
+  // Ends decided before the loss would be sent when the stuck round lets go: send them now.
+  for (const std::shared_ptr<EventSink>& sink : ended) sink->Close();
+  for (const RequestPtr& request : requests) {
+    if (request->ended.exchange(true)) continue;
+    request->sampler->busy.store(false);
+    SequenceEvent end;
+    end.kind = SequenceEvent::kEnd;
+    end.code = codes::kRpcLost;
+    end.error = message;
+    request->events->Hold(std::move(end));
+    request->events->Close();
+  }
 }
 
 bool BatchScheduler::AbortBatch() const {

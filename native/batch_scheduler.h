@@ -113,6 +113,7 @@ struct SequenceRequest {
   std::shared_ptr<ReadWindow> window = std::make_shared<ReadWindow>();
   std::atomic<bool> cancelled{false};
   std::atomic<bool> paused{false};  // waiting for its reader after the last round
+  std::atomic<bool> ended{false};   // its end was decided (by the round, or by FailLost)
 };
 using RequestPtr = std::shared_ptr<SequenceRequest>;
 
@@ -137,6 +138,9 @@ class BatchScheduler {
   size_t Pending();
   // Running requests paused because their reader is behind (any thread).
   size_t Paused();
+  // Any thread, once an RPC server of the model was lost (rpc.h): every request queued or running
+  // ends with TOOLWRIGHT_RPC_LOST now, since the round waiting on that server never returns.
+  void FailLost(const std::string& message);
   // llama.cpp's abort callback (any thread of the decode): every request in the batch being
   // decoded is cancelled. Never true between batches.
   bool AbortBatch() const;

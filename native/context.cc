@@ -49,6 +49,7 @@ int64_t EstimateNativeBytes(const ContextState& s) {
 }  // namespace
 
 ContextState::~ContextState() {
+  if (rpc_listener != 0) StopListeningForRpcLoss(rpc_listener);
   // Idle (see the member): joins it, or, on the thread itself, lets it end after this job.
   if (thread) thread->Stop();
   scheduler.reset();  // ends any request still in it (the thread is stopped: nothing runs them)

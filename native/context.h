@@ -61,6 +61,8 @@ struct ContextState {
   // is freed there and the thread ends after that job: the registry, which shares the thread,
   // joins it, so no thread of a disposed context outlives its environment or the process.
   std::shared_ptr<SerialThread> thread;
+  // For a model with layers on RPC servers: the listener that ends the requests when one is lost.
+  uint64_t rpc_listener = 0;
 
   ~ContextState();
 };

@@ -91,6 +91,13 @@ class CreateContextWorker : public ModelWorker<ContextOptions> {
       return;
     }
     state->thread = std::make_shared<SerialThread>();
+    if (UsesRpc(*model_)) {
+      // The round stuck on a lost server never ends its requests: the loss does (rpc.h).
+      std::weak_ptr<ContextState> weak = state;
+      state->rpc_listener = ListenForRpcLoss([weak](const std::string& message) {
+        if (ContextPtr s = weak.lock()) s->scheduler->FailLost(message);
+      });
+    }
     state_ = std::move(state);
   }
   Napi::Value Result(Napi::Env env) override { return Context::NewInstance(env, std::move(state_)); }

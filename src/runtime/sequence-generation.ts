@@ -5,10 +5,9 @@
  * thread-safe function. This file turns those events into tokens, text, stop reasons and stats:
  * UTF-8-safe text, stop strings, abort.
  */
-import { ToolwrightError } from "../errors.js";
 import type { NativeSampler, NativeSequenceEvent } from "./binding.js";
 import type { GeneratedToken, GenerationHost, GenerationStats, StopReason } from "./generation.js";
-import { callNative, disposedError, isErrorCode } from "./errors.js";
+import { callNative, disposedError, fromNativeError, isErrorCode } from "./errors.js";
 import { StopStringFilter } from "./stop-strings.js";
 
 /** What the sequence loop needs of its Generation's plan. */
@@ -114,7 +113,9 @@ export async function* runOnSequence(
           if (ctx.disposed) throw disposedError("Context.generate: the context was disposed during the generation");
           if (event.code === "ABORT_ERR") return out.stop("abort");
           const code = event.code !== undefined && isErrorCode(event.code) ? event.code : "TOOLWRIGHT_INTERNAL";
-          throw new ToolwrightError(`generate: ${event.message ?? "the sequence failed"}`, code);
+          // The addon's end event as the error it stands for: mapped like a thrown one (kept as the cause).
+          const native = Object.assign(new Error(`generate: ${event.message ?? "the sequence failed"}`), { code });
+          throw fromNativeError(native);
         }
         if (event.reason === "eog") return out.stop("eog");
         // maxTokens, contextFull or abort after the last token: what was held back is released.
