@@ -39,10 +39,18 @@ void EventSink::Send(SequenceEvent event) {
   if (napi_call_threadsafe_function(tsfn_, data, napi_tsfn_nonblocking) != napi_ok) delete data;
 }
 
+void EventSink::Hold(SequenceEvent event) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  last_ = std::make_unique<SequenceEvent>(std::move(event));
+}
+
 void EventSink::Close() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!open_) return;
   open_ = false;
+  if (last_ && napi_call_threadsafe_function(tsfn_, last_.get(), napi_tsfn_nonblocking) == napi_ok) {
+    last_.release();  // CallJs owns it now
+  }
   napi_release_threadsafe_function(tsfn_, napi_tsfn_release);
 }
 
@@ -120,7 +128,10 @@ BatchScheduler::BatchScheduler(int32_t sequences) : slots_(static_cast<size_t>(s
   for (size_t i = 0; i < slots_.size(); i++) slots_[i].seq = static_cast<llama_seq_id>(i);
 }
 
-BatchScheduler::~BatchScheduler() { FailAll(codes::kAbort, "the context was disposed"); }
+BatchScheduler::~BatchScheduler() {
+  FailAll(codes::kAbort, "the context was disposed");
+  for (const std::shared_ptr<EventSink>& sink : ended_) sink->Close();
+}
 
 void BatchScheduler::Submit(const ContextPtr& state, RequestPtr request) {
   request->sampler->busy.store(true);
@@ -133,14 +144,14 @@ void BatchScheduler::Submit(const ContextPtr& state, RequestPtr request) {
     round_posted_ = true;
   }
   if (post) {
-    state->thread->Post([keep = state]() { RunRound(keep); });
+    state->thread->Post([keep = state]() mutable { RunRound(std::move(keep)); });
   }
 }
 
 void BatchScheduler::PostLocked(const ContextPtr& state) {
   if (round_posted_) return;
   round_posted_ = true;
-  state->thread->Post([keep = state]() { RunRound(keep); });
+  state->thread->Post([keep = state]() mutable { RunRound(std::move(keep)); });
 }
 
 void BatchScheduler::Cancel(const ContextPtr& state, uint64_t id) {
@@ -205,24 +216,36 @@ bool BatchScheduler::RunnableLocked() const {
   return false;
 }
 
-void BatchScheduler::RunRound(const ContextPtr& state) {
+void BatchScheduler::RunRound(ContextPtr state) {
   BatchScheduler& self = *state->scheduler;
   self.Round(*state);
-  // Another round while one can do anything; else the next Submit, Consumed or Cancel posts it
-  // (the check and those share mutex_, so none is missed). Each queued job holds the context,
-  // so a dispose() meanwhile only aborts it.
-  std::lock_guard<std::mutex> lock(self.mutex_);
-  self.round_posted_ = false;
-  if (state->abort.load() ? !self.inflight_.empty() : self.RunnableLocked()) self.PostLocked(state);
+  std::vector<std::shared_ptr<EventSink>> ended;
+  {
+    // Another round while one can do anything; else the next Submit, Consumed or Cancel posts it
+    // (the check and those share mutex_, so none is missed). Each queued job holds the context,
+    // so a dispose() meanwhile only aborts it.
+    std::lock_guard<std::mutex> lock(self.mutex_);
+    self.round_posted_ = false;
+    if (state->abort.load() ? !self.inflight_.empty() : self.RunnableLocked()) self.PostLocked(state);
+    ended.swap(self.ended_);
+  }
+  // The round lets go of the context before its requests' readers learn they ended: a dispose()
+  // right after frees the context (and its model) at once, not later on this thread.
+  state.reset();
+  for (const std::shared_ptr<EventSink>& sink : ended) sink->Close();
 }
 
 void BatchScheduler::Round(ContextState& state) {
+  std::lock_guard<std::mutex> slots_lock(slots_mutex_);
   if (state.abort.load()) {  // dispose() or the environment stopping
     FailAll(codes::kAbort, "the context was disposed");
     return;
   }
   for (Slot& slot : slots_) {
-    if (slot.request && slot.request->cancelled.load()) Finish(slot, "abort");
+    if (slot.request && slot.request->cancelled.load()) {
+      TrimToReader(state, slot);
+      Finish(slot, "abort");
+    }
   }
   TakeWaiting(state);
   if (Decode(state)) SampleRows(state);
@@ -428,16 +451,30 @@ bool BatchScheduler::Decode(ContextState& state) {
   }
   if (batch.n_tokens == 0) return false;
 
+  NoteDecodeThread(state);
+  batch_requests_.clear();
+  for (size_t k = 0; k < slots_.size(); k++) {
+    if (decodes[k] || chunk[k] > 0) batch_requests_.push_back(slots_[k].request.get());
+  }
   ScopedLogCapture capture;
   const int32_t status = llama_decode(state.ctx, batch);
+  batch_requests_.clear();
   llama_memory_t memory = llama_get_memory(state.ctx);
   if (status != 0) {
     // Drop what part of this batch made it into the cache, so each slot's tokens stay the truth.
     for (Slot& slot : slots_) {
       if (slot.request) llama_memory_seq_rm(memory, slot.seq, static_cast<llama_pos>(slot.tokens.size()), -1);
     }
-    if (status == 2) {
+    if (status == 2 && state.abort.load()) {
       FailAll(codes::kAbort, "the context was disposed");
+    } else if (status == 2) {
+      // Every request of the batch was cancelled (AbortBatch): they end, the others go on.
+      for (Slot& slot : slots_) {
+        if (slot.request && slot.request->cancelled.load()) {
+          TrimToReader(state, slot);
+          Finish(slot, "abort");
+        }
+      }
     } else if (status == 1) {
       // No room left in the shared cache: the longest running sequence ends, the others go on.
       Slot* longest = nullptr;
@@ -453,7 +490,6 @@ bool BatchScheduler::Decode(ContextState& state) {
     }
     return false;
   }
-  size_t cached = 0;
   for (size_t k = 0; k < slots_.size(); k++) {
     Slot& slot = slots_[k];
     if (!slot.request) continue;
@@ -468,8 +504,7 @@ bool BatchScheduler::Decode(ContextState& state) {
       if (slot.pending.empty() && slot.request->max_tokens == 0) Finish(slot, "maxTokens");  // prefill only
     }
   }
-  for (const Slot& slot : slots_) cached += slot.tokens.size();
-  state.n_tokens.store(cached);
+  CountTokens(state);
   state.evaluated_tokens += static_cast<uint64_t>(batch.n_tokens);
   return true;
 }
@@ -513,19 +548,23 @@ void BatchScheduler::SampleRows(ContextState& state) {
 
 void BatchScheduler::End(const RequestPtr& request, const std::string& reason, const std::string& code,
                          const std::string& error) {
+  if (request->ended.exchange(true)) return;  // FailLost ended it
   // Out of the books first: once JS sees the end, the counts and the sampler say it ended.
   {
     std::lock_guard<std::mutex> lock(mutex_);
     inflight_.erase(std::remove(inflight_.begin(), inflight_.end(), request), inflight_.end());
   }
   request->sampler->busy.store(false);
+  request->sampler.reset();  // the reader may dispose the model once it sees the end
   SequenceEvent end;
   end.kind = SequenceEvent::kEnd;
   end.reason = reason;
   end.code = code;
   end.error = error;
-  request->events->Send(std::move(end));
-  request->events->Close();
+  // Queued, not sent: RunRound sends it once the round let go of the context (the destructor at once).
+  std::lock_guard<std::mutex> lock(mutex_);
+  ended_.push_back(request->events);
+  request->events->Hold(std::move(end));
 }
 
 void BatchScheduler::Finish(Slot& slot, const std::string& reason, const std::string& code,
@@ -548,6 +587,136 @@ void BatchScheduler::FailAll(const std::string& code, const std::string& error) 
     waiting.swap(waiting_);
   }
   for (const RequestPtr& request : waiting) End(request, "", code, error);
+}
+
+void BatchScheduler::FailLost(const std::string& message) {
+  std::vector<RequestPtr> requests;
+  std::vector<std::shared_ptr<EventSink>> ended;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    requests.assign(inflight_.begin(), inflight_.end());
+    inflight_.clear();
+    waiting_.clear();
+    ended.swap(ended_);
+  }
+  // Ends decided before the loss would be sent when the stuck round lets go: send them now.
+  for (const std::shared_ptr<EventSink>& sink : ended) sink->Close();
+  for (const RequestPtr& request : requests) {
+    if (request->ended.exchange(true)) continue;
+    request->sampler->busy.store(false);
+    SequenceEvent end;
+    end.kind = SequenceEvent::kEnd;
+    end.code = codes::kRpcLost;
+    end.error = message;
+    request->events->Hold(std::move(end));
+    request->events->Close();
+  }
+}
+
+bool BatchScheduler::AbortBatch() const {
+  if (batch_requests_.empty()) return false;
+  return std::all_of(batch_requests_.begin(), batch_requests_.end(),
+                     [](const SequenceRequest* r) { return r->cancelled.load(std::memory_order_relaxed); });
+}
+
+void BatchScheduler::NoteDecodeThread(ContextState& state) {
+  const std::thread::id self = std::this_thread::get_id();
+  if (std::find(decode_thread_ids_.begin(), decode_thread_ids_.end(), self) != decode_thread_ids_.end())
+    return;
+  decode_thread_ids_.push_back(self);
+  state.decode_threads.store(static_cast<uint32_t>(decode_thread_ids_.size()));
+}
+
+void BatchScheduler::CountTokens(ContextState& state) const {
+  size_t cached = 0;
+  for (const Slot& slot : slots_) cached += slot.tokens.size();
+  state.n_tokens.store(cached);
+}
+
+void BatchScheduler::TrimToReader(ContextState& state, Slot& slot) {
+  const SequenceRequest& request = *slot.request;
+  const size_t keep =
+      request.prompt.size() + static_cast<size_t>(std::max<int64_t>(0, request.window->consumed));
+  if (!slot.pending.empty() || slot.tokens.size() <= keep) return;
+  // A model that cannot drop part of a sequence keeps the tokens: they are in its cache.
+  if (!llama_memory_seq_rm(llama_get_memory(state.ctx), slot.seq, static_cast<llama_pos>(keep), -1)) return;
+  slot.tokens.resize(keep);
+  CountTokens(state);
+}
+
+bool BatchScheduler::Append(ContextState& state, const std::vector<llama_token>& input, std::string* code,
+                            std::string* error) {
+  if (input.empty()) return true;
+  std::lock_guard<std::mutex> slots_lock(slots_mutex_);
+  Slot& slot = slots_[0];
+  if (slot.tokens.size() + input.size() > state.n_ctx) {
+    *code = codes::kContextFull;
+    *error = "the context is full: " + std::to_string(slot.tokens.size()) + " tokens in it + " +
+             std::to_string(input.size()) + " new > contextSize " + std::to_string(state.n_ctx);
+    return false;
+  }
+  NoteDecodeThread(state);
+  llama_batch& batch = state.batch;
+  llama_memory_t memory = llama_get_memory(state.ctx);
+  const size_t capacity = static_cast<size_t>(state.batch_capacity);
+  for (size_t start = 0; start < input.size(); start += capacity) {
+    const size_t n = std::min(input.size() - start, capacity);
+    const size_t base = slot.tokens.size();
+    batch.n_tokens = static_cast<int32_t>(n);
+    for (size_t i = 0; i < n; i++) {
+      batch.token[i] = input[start + i];
+      batch.pos[i] = static_cast<llama_pos>(base + i);
+      batch.n_seq_id[i] = 1;
+      batch.seq_id[i][0] = slot.seq;
+      batch.logits[i] = 0;  // nothing samples from them: a generation decodes its last prompt token itself
+    }
+    ScopedLogCapture capture;
+    const int32_t status = llama_decode(state.ctx, batch);
+    if (status != 0) {
+      llama_memory_seq_rm(memory, slot.seq, static_cast<llama_pos>(base), -1);
+      const std::string reason = capture.Reason();
+      if (status == 2) {
+        *code = codes::kAbort;
+        *error = "decoding was aborted";
+      } else if (status == 1) {
+        *code = codes::kContextFull;
+        *error = "no room in the KV cache for the batch (llama_decode returned 1)";
+      } else {
+        *code = codes::kDecodeFailed;
+        *error = "llama_decode failed (returned " + std::to_string(status) + ")" +
+                 (reason.empty() ? "" : ": " + reason);
+      }
+      return false;
+    }
+    slot.tokens.insert(slot.tokens.end(), input.begin() + static_cast<std::ptrdiff_t>(start),
+                       input.begin() + static_cast<std::ptrdiff_t>(start + n));
+    CountTokens(state);
+    state.evaluated_tokens += n;
+  }
+  return true;
+}
+
+void BatchScheduler::Clear(ContextState& state) {
+  std::lock_guard<std::mutex> slots_lock(slots_mutex_);
+  llama_memory_clear(llama_get_memory(state.ctx), false);  // metadata only: zeroing a large cache costs ms
+  for (Slot& slot : slots_) slot.tokens.clear();
+  state.n_tokens.store(0);
+}
+
+bool BatchScheduler::Truncate(ContextState& state, size_t keep) {
+  std::lock_guard<std::mutex> slots_lock(slots_mutex_);
+  Slot& slot = slots_[0];
+  if (keep >= slot.tokens.size()) return true;
+  if (!llama_memory_seq_rm(llama_get_memory(state.ctx), slot.seq, static_cast<llama_pos>(keep), -1))
+    return false;
+  slot.tokens.resize(keep);
+  CountTokens(state);
+  return true;
+}
+
+std::vector<llama_token> BatchScheduler::Tokens() {
+  std::lock_guard<std::mutex> slots_lock(slots_mutex_);
+  return slots_[0].tokens;
 }
 
 }  // namespace toolwright

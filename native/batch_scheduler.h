@@ -1,5 +1,5 @@
-// BatchScheduler: many generations on one context at once (a context created with `parallel`
-// sequences), with continuous batching.
+// BatchScheduler: every generation of a context runs here, one per sequence, with continuous
+// batching; a context of one sequence is the case of a single slot.
 //
 // Each generation (a request: prompt, its own sampler with its grammar, max tokens) takes one of
 // the context's sequences (a slot). On the context's thread, each round builds ONE llama_batch of
@@ -14,7 +14,14 @@
 //
 // Results go back through each request's thread-safe function, called from the context's thread
 // without blocking: no libuv pool thread waits for a generation, so the number of concurrent
-// generations is not capped by UV_THREADPOOL_SIZE.
+// generations is not capped by UV_THREADPOOL_SIZE, and the next token is decoded while JS handles
+// this one.
+//
+// A cancelled request whose tokens are all in the batch being decoded stops that decode at the
+// next graph node (AbortBatch, llama.cpp's abort callback). A request's end event is sent once the
+// round has let go of the context, so a dispose() when it arrives frees the context at once. When it ends,
+// its sequence keeps the prompt and the tokens its reader took: what was generated ahead of the reader is
+// dropped.
 //
 // Backpressure: a request runs at most `read_ahead` tokens ahead of what its reader has taken
 // (JS reports each token it takes with Consumed()). A reader that stops reading pauses its
@@ -31,6 +38,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "llama.h"
@@ -73,7 +81,9 @@ class EventSink {
                                            std::shared_ptr<ReadWindow> window);
   // Any thread: queues the event without blocking (dropped once closed).
   void Send(SequenceEvent event);
-  // Any thread: the last event was sent; releases the thread-safe function. Idempotent.
+  // Any thread: keeps `event` to send as the last one, when Close() is called.
+  void Hold(SequenceEvent event);
+  // Any thread: sends the held event, if any, and releases the thread-safe function. Idempotent.
   void Close();
   // Main thread: whether the thread-safe function keeps the event loop alive (it does while the
   // reader may be waiting; not while the request is paused for an idle reader).
@@ -89,9 +99,10 @@ class EventSink {
   napi_env env_ = nullptr;
   napi_threadsafe_function tsfn_ = nullptr;
   std::shared_ptr<ReadWindow> window_;
+  std::unique_ptr<SequenceEvent> last_;  // guarded by mutex_
 };
 
-// One generation on a parallel context. Built on the main thread; then the context's thread owns it.
+// One generation on a context. Built on the main thread; then the context's thread owns it.
 struct SequenceRequest {
   uint64_t id = 0;
   SamplerPtr sampler;  // marked busy while the request runs
@@ -102,6 +113,7 @@ struct SequenceRequest {
   std::shared_ptr<ReadWindow> window = std::make_shared<ReadWindow>();
   std::atomic<bool> cancelled{false};
   std::atomic<bool> paused{false};  // waiting for its reader after the last round
+  std::atomic<bool> ended{false};   // its end was decided (by the round, or by FailLost)
 };
 using RequestPtr = std::shared_ptr<SequenceRequest>;
 
@@ -126,6 +138,23 @@ class BatchScheduler {
   size_t Pending();
   // Running requests paused because their reader is behind (any thread).
   size_t Paused();
+  // Any thread, once an RPC server of the model was lost (rpc.h): every request queued or running
+  // ends with TOOLWRIGHT_RPC_LOST now, since the round waiting on that server never returns.
+  void FailLost(const std::string& message);
+  // llama.cpp's abort callback (any thread of the decode): every request in the batch being
+  // decoded is cancelled. Never true between batches.
+  bool AbortBatch() const;
+
+  // The single-sequence API (sequence 0), while no request runs; JS and Context refuse these
+  // while one does. Context's thread: appends `input` to the cache in batches; on failure the
+  // cache is left as the successfully decoded batches made it. Returns false with a code and message.
+  bool Append(ContextState& state, const std::vector<llama_token>& input, std::string* code,
+              std::string* error);
+  // Main thread (they wait for a round's tail): empties sequence 0; keeps its first `keep` tokens
+  // (false, and nothing changed, when the model cannot drop part of a sequence); its tokens.
+  void Clear(ContextState& state);
+  bool Truncate(ContextState& state, size_t keep);
+  std::vector<llama_token> Tokens();
 
  private:
   struct Slot {
@@ -140,7 +169,7 @@ class BatchScheduler {
   };
 
   // Context's thread: one round, then another is posted while any request can run.
-  static void RunRound(const ContextPtr& state);
+  static void RunRound(ContextPtr state);
   // Context's thread: one round (a batch of every request that can run).
   void Round(ContextState& state);
   // Context's thread, under mutex_: whether a round would do anything.
@@ -172,13 +201,27 @@ class BatchScheduler {
   void Finish(Slot& slot, const std::string& reason, const std::string& code = "",
               const std::string& error = "");
   void FailAll(const std::string& code, const std::string& error);
+  // Context's thread: counts the OS threads that have decoded for the context (state.decode_threads).
+  void NoteDecodeThread(ContextState& state);
+  // Ends a cancelled request's slot at what its reader took (see the top of this file).
+  void TrimToReader(ContextState& state, Slot& slot);
+  // Sets state.n_tokens to the tokens of every slot.
+  void CountTokens(ContextState& state) const;
 
   std::mutex mutex_;
-  std::deque<RequestPtr> waiting_;    // guarded by mutex_
-  std::vector<RequestPtr> inflight_;  // every request not finished yet; guarded by mutex_
-  bool round_posted_ = false;         // guarded by mutex_
-  std::vector<Slot> slots_;           // context's thread only
-  uint64_t assigned_ = 0;             // requests assigned so far; context's thread only
+  // Held by a round and by Append on the context's thread, and by Clear/Truncate/Tokens on the
+  // main thread: slots_ is the context thread's, but those read or change it between rounds.
+  std::mutex slots_mutex_;
+  // The requests of the batch being decoded (read by AbortBatch during llama_decode).
+  std::vector<const SequenceRequest*> batch_requests_;
+  std::vector<std::thread::id> decode_thread_ids_;  // context's thread only
+  std::deque<RequestPtr> waiting_;                  // guarded by mutex_
+  std::vector<RequestPtr> inflight_;                // every request not finished yet; guarded by mutex_
+  bool round_posted_ = false;                       // guarded by mutex_
+  // Sinks of requests that ended in this round, their end event held; guarded by mutex_.
+  std::vector<std::shared_ptr<EventSink>> ended_;
+  std::vector<Slot> slots_;  // context's thread only
+  uint64_t assigned_ = 0;    // requests assigned so far; context's thread only
 };
 
 }  // namespace toolwright

@@ -20,13 +20,6 @@ constexpr int64_t kMaxSequences = 256;
 
 const napi_type_tag kContextStateTag = {0x3f6b1c9e8d2a4705ULL, 0xb4e2917c5d0f3a68ULL};
 
-// A new decode or step clears an old cancel(), but not after a step that decodes ahead: a
-// cancel() between such a step and the next one is meant for the generation they belong to, so
-// the next operation rejects with ABORT_ERR (and a running decode-ahead stops at once).
-void ResetAbortUnlessAhead(ContextState& state) {
-  if (!state.AheadPending()) state.abort.store(false);
-}
-
 ContextOptions ReadContextOptions(const Napi::Object& o, const ModelPtr& model) {
   constexpr const char* kMethod = "Context.create";
   ContextOptions c;
@@ -56,6 +49,7 @@ int64_t EstimateNativeBytes(const ContextState& s) {
 }  // namespace
 
 ContextState::~ContextState() {
+  if (rpc_listener != 0) StopListeningForRpcLoss(rpc_listener);
   // Idle (see the member): joins it, or, on the thread itself, lets it end after this job.
   if (thread) thread->Stop();
   scheduler.reset();  // ends any request still in it (the thread is stopped: nothing runs them)
@@ -63,116 +57,6 @@ ContextState::~ContextState() {
   if (ctx != nullptr && !(model && ModelRpcLost(*model))) llama_free(ctx);  // else leaked (rpc.h)
   if (pool_batch != nullptr && pool_batch != pool) ggml_threadpool_free(pool_batch);
   if (pool != nullptr) ggml_threadpool_free(pool);
-}
-
-void ContextState::BeginAhead() {
-  std::lock_guard<std::mutex> lock(ahead_mutex_);
-  ahead_running_ = true;
-  ahead_pending_ = true;
-  ahead_code_.clear();
-  ahead_error_.clear();
-}
-
-void ContextState::EndAhead(std::string code, std::string error) {
-  {
-    std::lock_guard<std::mutex> lock(ahead_mutex_);
-    ahead_running_ = false;
-    ahead_code_ = std::move(code);
-    ahead_error_ = std::move(error);
-  }
-  ahead_done_.notify_all();
-}
-
-bool ContextState::AwaitAhead(std::string* code, std::string* error, bool consume) {
-  std::unique_lock<std::mutex> lock(ahead_mutex_);
-  ahead_done_.wait(lock, [this] { return !ahead_running_; });
-  const bool ok = ahead_code_.empty();
-  if (!ok) {
-    *code = ahead_code_;
-    *error = ahead_error_;
-  }
-  if (consume) {
-    ahead_pending_ = false;
-    ahead_code_.clear();
-    ahead_error_.clear();
-  }
-  return ok;
-}
-
-bool ContextState::AheadRunning() {
-  std::lock_guard<std::mutex> lock(ahead_mutex_);
-  return ahead_running_;
-}
-
-bool ContextState::AheadPending() {
-  std::lock_guard<std::mutex> lock(ahead_mutex_);
-  return ahead_pending_;
-}
-
-void ContextState::CancelAhead() {
-  std::unique_lock<std::mutex> lock(ahead_mutex_);
-  if (ahead_running_) {
-    abort.store(true);
-    ahead_done_.wait(lock, [this] { return !ahead_running_; });
-    abort.store(false);
-  }
-  ahead_pending_ = false;
-  ahead_code_.clear();
-  ahead_error_.clear();
-}
-
-bool ContextState::Decode(const std::vector<llama_token>& input, std::string* code, std::string* error) {
-  if (input.empty()) return true;
-  const std::thread::id self = std::this_thread::get_id();
-  if (std::find(decode_thread_ids_.begin(), decode_thread_ids_.end(), self) == decode_thread_ids_.end()) {
-    decode_thread_ids_.push_back(self);
-    decode_threads.store(static_cast<uint32_t>(decode_thread_ids_.size()));
-  }
-  if (tokens.size() + input.size() > n_ctx) {
-    *code = codes::kContextFull;
-    *error = "the context is full: " + std::to_string(tokens.size()) + " tokens in it + " +
-             std::to_string(input.size()) + " new > contextSize " + std::to_string(n_ctx);
-    return false;
-  }
-  llama_memory_t memory = llama_get_memory(ctx);
-  for (size_t start = 0; start < input.size(); start += static_cast<size_t>(batch_capacity)) {
-    const size_t n = std::min(input.size() - start, static_cast<size_t>(batch_capacity));
-    const size_t base = tokens.size();
-    batch.n_tokens = static_cast<int32_t>(n);
-    for (size_t i = 0; i < n; i++) {
-      batch.token[i] = input[start + i];
-      batch.pos[i] = static_cast<llama_pos>(base + i);
-      batch.n_seq_id[i] = 1;
-      batch.seq_id[i][0] = 0;
-      batch.logits[i] = start + i + 1 == input.size() ? 1 : 0;
-    }
-    has_logits = false;
-    ScopedLogCapture capture;
-    const int32_t status = llama_decode(ctx, batch);
-    if (status != 0) {
-      // Drop whatever part of this batch made it into the cache, so `tokens` stays the truth.
-      llama_memory_seq_rm(memory, 0, static_cast<llama_pos>(base), -1);
-      const std::string reason = capture.Reason();
-      if (status == 2) {
-        *code = codes::kAbort;
-        *error = "decoding was aborted";
-      } else if (status == 1) {
-        *code = codes::kContextFull;
-        *error = "no room in the KV cache for the batch (llama_decode returned 1)";
-      } else {
-        *code = codes::kDecodeFailed;
-        *error = "llama_decode failed (returned " + std::to_string(status) + ")" +
-                 (reason.empty() ? "" : ": " + reason);
-      }
-      return false;
-    }
-    tokens.insert(tokens.end(), input.begin() + static_cast<std::ptrdiff_t>(start),
-                  input.begin() + static_cast<std::ptrdiff_t>(start + n));
-    n_tokens.store(tokens.size());
-    evaluated_tokens += n;
-  }
-  has_logits = true;
-  return true;
 }
 
 void ContextRegistry::Add(const ContextPtr& state) {
@@ -215,7 +99,6 @@ void Context::Init(Napi::Env env, Napi::Object exports) {
                                         StaticMethod<&Context::Create>("create"),
                                         InstanceMethod<&Context::Info>("info"),
                                         InstanceMethod<&Context::Decode>("decode"),
-                                        InstanceMethod<&Context::Step>("step"),
                                         InstanceMethod<&Context::Cancel>("cancel"),
                                         InstanceMethod<&Context::Clear>("clear"),
                                         InstanceMethod<&Context::Truncate>("truncate"),
@@ -300,10 +183,16 @@ const ContextPtr& Context::Idle(Napi::Env env, const char* method) const {
 
 const ContextPtr& Context::Single(Napi::Env env, const char* method) const {
   const ContextPtr& state = Idle(env, method);
-  if (state->scheduler) {
+  if (state->n_seq > 1) {
     throw Napi::TypeError::New(env, std::string(method) + ": this context runs " +
                                         std::to_string(state->n_seq) +
-                                        " parallel sequences; generate with submit()");
+                                        " parallel sequences; the method is for a context of one");
+  }
+  if (state->scheduler->Pending() > 0) {
+    Napi::Error e =
+        Napi::Error::New(env, std::string(method) + ": the context is busy (a generation is running on it)");
+    e.Set("code", Napi::String::New(env, codes::kContextBusy));
+    throw e;
   }
   return state;
 }
@@ -328,52 +217,18 @@ Napi::Value Context::Decode(const Napi::CallbackInfo& info) {
   std::vector<llama_token> input = args::Tokens(env, info.Length() > 0 ? info[0] : env.Undefined(),
                                                 s->model->n_vocab, "Context.decode", "tokens");
   s->busy.store(true);
-  ResetAbortUnlessAhead(*s);
   return QueueDecode(env, info.This().As<Napi::Object>(), s, std::move(input));
 }
 
-// step(sampler, pending?, {decodeAhead}?) -> Promise<{token, bytes, eog}>; pending: token id(s)
-// to decode first; decodeAhead: settle once sampled, then decode the token (unless it ends
-// generation) before the next operation on this context runs.
-Napi::Value Context::Step(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  const ContextPtr& s = Single(env, "Context.step");
-  SamplerPtr sampler =
-      Sampler::FromValue(env, info.Length() > 0 ? info[0] : env.Undefined(), "Context.step", "sampler");
-  if (sampler->model->model != s->model->model) {
-    args::ThrowRange(env, "Context.step", "the sampler was created for a different model");
-  }
-  std::vector<llama_token> input;
-  if (info.Length() > 1 && !info[1].IsUndefined() && !info[1].IsNull()) {
-    input = args::Tokens(env, info[1], s->model->n_vocab, "Context.step", "pending");
-  }
-  const bool decode_ahead = args::OptBool(args::OptionalObject(info, 2, "Context.step", "options"),
-                                          "decodeAhead", false, "Context.step");
-  s->busy.store(true);
-  sampler->busy.store(true);
-  ResetAbortUnlessAhead(*s);
-  return QueueStep(env, info.This().As<Napi::Object>(), s, std::move(sampler), std::move(input),
-                   decode_ahead);
-}
-
-// cancel(): makes the running decode stop at the next graph node (rejects with ABORT_ERR); a
-// running decode-ahead stops too, and the next step or decode rejects with ABORT_ERR.
+// cancel(): every generation on the context ends with "abort" (the context stays usable).
 Napi::Value Context::Cancel(const Napi::CallbackInfo& info) {
-  if (state_ && state_->scheduler) {
-    state_->scheduler->CancelAll(state_);  // a parallel context's abort flag means dispose
-  } else if (state_) {
-    state_->abort.store(true);
-  }
+  if (state_) state_->scheduler->CancelAll(state_);  // the abort flag means dispose
   return info.Env().Undefined();
 }
 
 Napi::Value Context::Clear(const Napi::CallbackInfo& info) {
   const ContextPtr& s = Single(info.Env(), "Context.clear");
-  s->CancelAhead();
-  llama_memory_clear(llama_get_memory(s->ctx), false);  // metadata only: zeroing a large cache costs ms
-  s->tokens.clear();
-  s->n_tokens.store(0);
-  s->has_logits = false;
+  s->scheduler->Clear(*s);
   return info.Env().Undefined();
 }
 
@@ -383,27 +238,15 @@ Napi::Value Context::Truncate(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const ContextPtr& s = Single(env, "Context.truncate");
   const auto keep = static_cast<size_t>(args::Integer(info, 0, "Context.truncate", "keep", 0, INT32_MAX));
-  s->CancelAhead();
-  if (keep >= s->tokens.size()) return Napi::Boolean::New(env, true);
-  if (!llama_memory_seq_rm(llama_get_memory(s->ctx), 0, static_cast<llama_pos>(keep), -1)) {
-    return Napi::Boolean::New(env, false);
-  }
-  s->tokens.resize(keep);
-  s->n_tokens.store(keep);
-  s->has_logits = false;
-  return Napi::Boolean::New(env, true);
+  return Napi::Boolean::New(env, s->scheduler->Truncate(*s, keep));
 }
 
 Napi::Value Context::Tokens(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const ContextPtr& s = Single(env, "Context.tokens");
-  // The cache is the truth only once a decode-ahead is done (generate() waits for it natively
-  // before it returns, so this does not block in practice).
-  std::string code;
-  std::string error;
-  s->AwaitAhead(&code, &error, false);
-  Napi::Int32Array out = Napi::Int32Array::New(env, s->tokens.size());
-  if (!s->tokens.empty()) std::memcpy(out.Data(), s->tokens.data(), s->tokens.size() * sizeof(llama_token));
+  const std::vector<llama_token> tokens = s->scheduler->Tokens();
+  Napi::Int32Array out = Napi::Int32Array::New(env, tokens.size());
+  if (!tokens.empty()) std::memcpy(out.Data(), tokens.data(), tokens.size() * sizeof(llama_token));
   return out;
 }
 
@@ -418,24 +261,30 @@ Napi::Value Context::Stats(const Napi::CallbackInfo& info) {
   Napi::Object out = Napi::Object::New(env);
   out.Set("evaluatedTokens", static_cast<double>(s->evaluated_tokens.load()));
   out.Set("sampledTokens", static_cast<double>(s->sampled_tokens.load()));
-  out.Set("stepsSettledEarly", static_cast<double>(s->settled_early.load()));
   out.Set("decodeThreads", static_cast<double>(s->decode_threads.load()));
-  out.Set("requestsRunning", static_cast<double>(s->scheduler ? s->scheduler->Pending() : 0));
-  out.Set("requestsPaused", static_cast<double>(s->scheduler ? s->scheduler->Paused() : 0));
+  out.Set("requestsRunning", static_cast<double>(s->scheduler->Pending()));
+  out.Set("requestsPaused", static_cast<double>(s->scheduler->Paused()));
   return out;
 }
 
-// submit(sampler, tokens, {maxTokens?, reusePrefix?, readAhead?}, onEvent) -> request id. A parallel
-// context's generation: onEvent gets {type: "start", sequence, reused, evaluated}, then {type: "token",
-// token, bytes, eog} per token, then {type: "end", reason} or {type: "end", code, message}, called
-// from the context's thread through a thread-safe function (see batch_scheduler.h).
+// submit(sampler, tokens, {maxTokens?, reusePrefix?, readAhead?}, onEvent) -> request id. A
+// generation on a free sequence (or queued until one is free): onEvent gets {type: "start", sequence, reused,
+// evaluated}, then {type: "token", token, bytes, eog} per token, then {type: "end", reason} or {type: "end",
+// code, message}, called from the context's thread through a thread-safe function (see batch_scheduler.h).
 Napi::Value Context::Submit(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   constexpr const char* kMethod = "Context.submit";
   const ContextPtr& s = Live(env, kMethod);
-  if (!s->scheduler) {
-    throw Napi::TypeError::New(env,
-                               "Context.submit: this context has one sequence; create it with sequences > 1");
+  if (ModelRpcLost(*s->model)) {
+    Napi::Error e = Napi::Error::New(env, std::string(kMethod) + ": " + RpcLostMessage());
+    e.Set("code", Napi::String::New(env, codes::kRpcLost));
+    throw e;
+  }
+  if (s->busy.load()) {
+    Napi::Error e =
+        Napi::Error::New(env, "Context.submit: the context is busy (a decode is running; await it first)");
+    e.Set("code", Napi::String::New(env, codes::kContextBusy));
+    throw e;
   }
   SamplerPtr sampler =
       Sampler::FromValue(env, info.Length() > 0 ? info[0] : env.Undefined(), kMethod, "sampler");
@@ -469,7 +318,7 @@ Napi::Value Context::Submit(const Napi::CallbackInfo& info) {
 // cancelRequest(id): that request ends with reason "abort" at the next round; the others go on.
 Napi::Value Context::CancelRequest(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  if (state_ && state_->scheduler) {
+  if (state_) {
     const auto id =
         static_cast<uint64_t>(args::Integer(info, 0, "Context.cancelRequest", "id", 0, INT64_C(1) << 52));
     state_->scheduler->Cancel(state_, id);
@@ -484,7 +333,7 @@ Napi::Value Context::Consumed(const Napi::CallbackInfo& info) {
   constexpr const char* kMethod = "Context.consumed";
   const auto id = static_cast<uint64_t>(args::Integer(info, 0, kMethod, "id", 0, INT64_C(1) << 52));
   const int64_t tokens = args::Integer(info, 1, kMethod, "tokens", 0, INT64_C(1) << 52);
-  if (state_ && state_->scheduler) state_->scheduler->Consumed(state_, id, tokens);
+  if (state_) state_->scheduler->Consumed(state_, id, tokens);
   return env.Undefined();
 }
 

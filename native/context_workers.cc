@@ -17,8 +17,10 @@
 namespace toolwright {
 namespace {
 
+// llama.cpp's abort callback: the context is disposed, or every request in the batch was cancelled.
 bool AbortRequested(void* data) {
-  return static_cast<ContextState*>(data)->abort.load(std::memory_order_relaxed);
+  const auto* state = static_cast<const ContextState*>(data);
+  return state->abort.load(std::memory_order_relaxed) || state->scheduler->AbortBatch();
 }
 
 ggml_threadpool* NewThreadPool(int32_t threads) {
@@ -80,15 +82,22 @@ class CreateContextWorker : public ModelWorker<ContextOptions> {
     state->n_batch = llama_n_batch(state->ctx);
     state->batch_capacity = static_cast<int32_t>(state->n_batch);
     state->batch = llama_batch_init(state->batch_capacity, 0, 1);
+    state->n_seq = options_.sequences;
+    state->scheduler = std::make_unique<BatchScheduler>(options_.sequences);
     llama_set_abort_callback(state->ctx, &AbortRequested, state.get());
     if (!AttachThreadPools(*state, options_)) {
       Fail(codes::kContextFailed, "Cannot create a context for \"" + model_->path +
                                       "\": could not start its CPU threads (ggml_threadpool_new failed)");
       return;
     }
-    state->n_seq = options_.sequences;
-    if (options_.sequences > 1) state->scheduler = std::make_unique<BatchScheduler>(options_.sequences);
     state->thread = std::make_shared<SerialThread>();
+    if (UsesRpc(*model_)) {
+      // The round stuck on a lost server never ends its requests: the loss does (rpc.h).
+      std::weak_ptr<ContextState> weak = state;
+      state->rpc_listener = ListenForRpcLoss([weak](const std::string& message) {
+        if (ContextPtr s = weak.lock()) s->scheduler->FailLost(message);
+      });
+    }
     state_ = std::move(state);
   }
   Napi::Value Result(Napi::Env env) override { return Context::NewInstance(env, std::move(state_)); }
@@ -104,9 +113,9 @@ struct JobStatus {
 };
 
 // How a job on the context's thread hands its outcome to the waiting worker. It holds the job's
-// only reference to the context: the job's captures hold none, so once it has delivered for good
-// nothing of it keeps the context (or its model) alive, and a dispose() right after the promise
-// settles frees them at once.
+// only reference to the context: the job's captures hold none, so once it has delivered nothing
+// of it keeps the context (or its model) alive, and a dispose() right after the promise settles
+// frees them at once.
 template <typename T>
 class Delivery {
  public:
@@ -118,8 +127,6 @@ class Delivery {
     keep_.reset();
     promise_->set_value(std::move(value));
   }
-  // The job goes on (a decode-ahead) and keeps the context until it ends.
-  void Early(T value) { promise_->set_value(std::move(value)); }
   // The job threw: the worker rejects with it, unless the outcome was delivered already.
   void Fail(std::exception_ptr error) {
     keep_.reset();
@@ -153,15 +160,7 @@ T RunOnContextThread(const ContextPtr& state, Job job) {
   return AwaitUnlessRpcLost(outcome, *state->model);
 }
 
-// Context's thread: takes the previous step's decode-ahead outcome; its failure becomes this
-// operation's, so the caller learns the cache did not take that token.
-bool TakeAheadOutcome(ContextState& state, const char* method, JobStatus* status) {
-  if (state.AwaitAhead(&status->code, &status->error, true)) return true;
-  status->error = std::string(method) + ": decoding the previous step's token ahead failed: " + status->error;
-  return false;
-}
-
-// A cancel() between queueing and the start of the job aborts this operation.
+// A dispose() between queueing and the start of the job aborts this operation.
 bool CheckNotCancelled(ContextState& state, const char* method, JobStatus* status) {
   if (!state.abort.load()) return true;
   status->code = codes::kAbort;
@@ -180,9 +179,7 @@ class DecodeWorker : public PromiseWorker {
         RunOnContextThread<JobStatus>(state_, [input = std::move(input_)](Delivery<JobStatus>& delivery) {
           ContextState& s = delivery.state();
           JobStatus st;
-          if (TakeAheadOutcome(s, "Context.decode", &st) && CheckNotCancelled(s, "Context.decode", &st)) {
-            s.Decode(input, &st.code, &st.error);
-          }
+          if (CheckNotCancelled(s, "Context.decode", &st)) s.scheduler->Append(s, input, &st.code, &st.error);
           delivery.Final(std::move(st));
         });
     if (!status.code.empty()) Fail(status.code, status.error);
@@ -197,129 +194,6 @@ class DecodeWorker : public PromiseWorker {
   std::vector<llama_token> input_;
 };
 
-// Ends a decode-ahead however the job leaves (an exception included), so no waiter hangs.
-class AheadGuard {
- public:
-  explicit AheadGuard(ContextState& state) : state_(state) { state_.BeginAhead(); }
-  ~AheadGuard() {
-    if (!ended_) state_.EndAhead(codes::kInternal, "internal error while decoding ahead");
-  }
-  void End(std::string code, std::string error) {
-    ended_ = true;
-    state_.EndAhead(std::move(code), std::move(error));
-  }
-  AheadGuard(const AheadGuard&) = delete;
-  AheadGuard& operator=(const AheadGuard&) = delete;
-
- private:
-  ContextState& state_;
-  bool ended_ = false;
-};
-
-struct StepOutcome {
-  JobStatus status;
-  llama_token token = LLAMA_TOKEN_NULL;
-  std::string piece;
-  bool eog = false;
-};
-
-// Context's thread: one generation step. Decodes the pending tokens, then samples, applies the
-// grammar and accepts; delivers the token, then (decode_ahead, and not an end of generation)
-// decodes it into the cache while the caller already handles it.
-void StepJob(Delivery<StepOutcome>& delivery, SamplerState& sampler, const std::vector<llama_token>& pending,
-             bool decode_ahead) {
-  ContextState& state = delivery.state();  // not used after delivery.Final()
-  StepOutcome out;
-  JobStatus& st = out.status;
-  if (!TakeAheadOutcome(state, "Context.step", &st) || !CheckNotCancelled(state, "Context.step", &st) ||
-      !state.Decode(pending, &st.code, &st.error)) {
-    delivery.Final(std::move(out));
-    return;
-  }
-  if (!state.has_logits) {
-    st = {codes::kSampleFailed, "Context.step: nothing to sample from: decode a prompt first"};
-    delivery.Final(std::move(out));
-    return;
-  }
-  {
-    ScopedLogCapture capture;
-    std::string error;
-    out.token = sampler.Sample(state.ctx, &error);
-    if (out.token == LLAMA_TOKEN_NULL) {
-      const std::string reason = capture.Reason();
-      st = {codes::kSampleFailed, "Context.step: " + error + (reason.empty() ? "" : ": " + reason)};
-      delivery.Final(std::move(out));
-      return;
-    }
-  }
-  state.sampled_tokens++;
-  out.piece = TokenPiece(state.model->vocab, out.token);
-  out.eog = llama_vocab_is_eog(state.model->vocab, out.token);
-  const llama_token token = out.token;
-  if (!decode_ahead || out.eog) {
-    delivery.Final(std::move(out));
-    return;
-  }
-  // Mark the decode-ahead before delivering, so the main thread sees it from the moment the
-  // step's promise can settle.
-  AheadGuard ahead(state);
-  delivery.Early(std::move(out));
-  std::string code;
-  std::string error;
-  try {
-    if (state.Decode({token}, &code, &error)) {
-      ahead.End("", "");
-    } else {
-      ahead.End(code, error);
-    }
-  } catch (const std::exception& e) {
-    ahead.End(codes::kInternal, std::string("internal error: ") + e.what());
-  }
-}
-
-class StepWorker : public PromiseWorker {
- public:
-  StepWorker(Napi::Env env, Napi::Object owner, ContextPtr state, SamplerPtr sampler,
-             std::vector<llama_token> pending, bool decode_ahead)
-      : PromiseWorker(env, "toolwright.step", owner),
-        state_(std::move(state)),
-        sampler_(std::move(sampler)),
-        pending_(std::move(pending)),
-        decode_ahead_(decode_ahead) {}
-
- protected:
-  void Run() override {
-    // A raw sampler pointer: this worker holds the sampler until it settles, and the job is done
-    // with it once it delivers.
-    outcome_ = RunOnContextThread<StepOutcome>(
-        state_, [sampler = sampler_.get(), pending = std::move(pending_), ahead = decode_ahead_](
-                    Delivery<StepOutcome>& delivery) { StepJob(delivery, *sampler, pending, ahead); });
-    if (!outcome_.status.code.empty()) Fail(outcome_.status.code, outcome_.status.error);
-  }
-
-  // The step no longer holds the context or the sampler (a decode-ahead may still run).
-  void Settle() override {
-    sampler_->busy.store(false);
-    state_->busy.store(false);
-  }
-
-  Napi::Value Result(Napi::Env env) override {
-    if (state_->AheadRunning()) state_->settled_early++;
-    Napi::Object out = Napi::Object::New(env);
-    out.Set("token", Napi::Number::New(env, outcome_.token));
-    out.Set("bytes", Napi::Buffer<char>::Copy(env, outcome_.piece.data(), outcome_.piece.size()));
-    out.Set("eog", Napi::Boolean::New(env, outcome_.eog));
-    return out;
-  }
-
- private:
-  ContextPtr state_;
-  SamplerPtr sampler_;
-  std::vector<llama_token> pending_;
-  bool decode_ahead_;
-  StepOutcome outcome_;
-};
-
 }  // namespace
 
 Napi::Promise QueueCreateContext(Napi::Env env, Napi::Object owner, ModelPtr model,
@@ -330,12 +204,6 @@ Napi::Promise QueueCreateContext(Napi::Env env, Napi::Object owner, ModelPtr mod
 Napi::Promise QueueDecode(Napi::Env env, Napi::Object owner, ContextPtr state,
                           std::vector<llama_token> input) {
   return (new DecodeWorker(env, owner, std::move(state), std::move(input)))->Start();
-}
-
-Napi::Promise QueueStep(Napi::Env env, Napi::Object owner, ContextPtr state, SamplerPtr sampler,
-                        std::vector<llama_token> pending, bool decode_ahead) {
-  return (new StepWorker(env, owner, std::move(state), std::move(sampler), std::move(pending), decode_ahead))
-      ->Start();
 }
 
 }  // namespace toolwright

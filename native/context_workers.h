@@ -1,7 +1,7 @@
-// The Context's AsyncWorkers: create, decode and step. Each copies its inputs, and decode and
-// step run their llama work as a job on the context's own thread (ContextState::thread) while
-// the worker waits for the outcome, so Execute() never touches N-API and consecutive decodes
-// stay on one OS thread.
+// The Context's AsyncWorkers: create and decode. Each copies its inputs, and decode runs its
+// llama work as a job on the context's own thread (ContextState::thread) while the worker waits
+// for the outcome, so Execute() never touches N-API and every decode of a context stays on one OS
+// thread. Generations need no worker: they run in the context's BatchScheduler.
 #pragma once
 
 #include <napi.h>
@@ -12,7 +12,6 @@
 #include "context.h"
 #include "llama.h"
 #include "model.h"
-#include "sampler.h"
 
 namespace toolwright {
 
@@ -22,7 +21,7 @@ struct ContextOptions {
   uint32_t ubatch_size = 512;
   int32_t threads = 4;
   int32_t threads_batch = 4;
-  int32_t sequences = 1;  // > 1: a parallel context (batch_scheduler.h)
+  int32_t sequences = 1;  // sequences of the BatchScheduler; > 1: separate caches, not unified
 };
 
 // Creates a llama_context, its CPU thread pools and its thread; resolves with a JS Context.
@@ -33,11 +32,5 @@ Napi::Promise QueueCreateContext(Napi::Env env, Napi::Object owner, ModelPtr mod
 // The caller has marked the context busy; the worker clears it when it settles.
 Napi::Promise QueueDecode(Napi::Env env, Napi::Object owner, ContextPtr state,
                           std::vector<llama_token> input);
-
-// Decodes `pending`, then samples with `sampler`; resolves with {token, bytes, eog}. With
-// `decode_ahead` it resolves once the token is sampled and the context's thread goes on to
-// decode that token (unless it ends generation). The caller has marked both busy.
-Napi::Promise QueueStep(Napi::Env env, Napi::Object owner, ContextPtr state, SamplerPtr sampler,
-                        std::vector<llama_token> pending, bool decode_ahead);
 
 }  // namespace toolwright

@@ -30,6 +30,20 @@ std::atomic<bool> g_lost{false};
 std::mutex g_lost_mutex;
 std::string g_lost_message;  // guarded by g_lost_mutex
 
+std::mutex g_listeners_mutex;
+uint64_t g_next_listener = 1;  // guarded by g_listeners_mutex
+std::vector<std::pair<uint64_t, std::function<void(const std::string&)>>> g_listeners;  // same
+
+// Tells every listener of a loss (the thread that lost the server, before it parks).
+[[maybe_unused]] void NotifyRpcLoss(const std::string& message) {
+  std::vector<std::function<void(const std::string&)>> listeners;
+  {
+    std::lock_guard<std::mutex> lock(g_listeners_mutex);
+    for (const auto& entry : g_listeners) listeners.push_back(entry.second);
+  }
+  for (const auto& listener : listeners) listener(message);
+}
+
 std::mutex g_models_mutex;
 std::vector<std::weak_ptr<ModelHandle>> g_rpc_models;  // guarded by g_models_mutex
 
@@ -49,6 +63,7 @@ void OnGgmlAbort(const char* message) {
     if (g_lost_message.empty()) g_lost_message = message;
   }
   g_lost.store(true);
+  NotifyRpcLoss(RpcLostMessage());
   for (;;) std::this_thread::sleep_for(std::chrono::hours(24));
 }
 
@@ -96,6 +111,24 @@ void InstallRpcAbortHandler() {
 }
 
 bool RpcLost() { return g_lost.load(); }
+
+uint64_t ListenForRpcLoss(std::function<void(const std::string&)> listener) {
+  uint64_t id = 0;
+  {
+    std::lock_guard<std::mutex> lock(g_listeners_mutex);
+    id = g_next_listener++;
+    g_listeners.emplace_back(id, listener);
+  }
+  if (RpcLost()) listener(RpcLostMessage());
+  return id;
+}
+
+void StopListeningForRpcLoss(uint64_t id) {
+  std::lock_guard<std::mutex> lock(g_listeners_mutex);
+  g_listeners.erase(std::remove_if(g_listeners.begin(), g_listeners.end(),
+                                   [id](const auto& entry) { return entry.first == id; }),
+                    g_listeners.end());
+}
 
 std::string RpcLostMessage() {
   std::lock_guard<std::mutex> lock(g_lost_mutex);

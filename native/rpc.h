@@ -13,6 +13,7 @@
 #include <napi.h>
 
 #include <chrono>
+#include <functional>
 #include <future>
 #include <string>
 #include <vector>
@@ -31,6 +32,12 @@ void InstallRpcAbortHandler();
 // Whether a connection to an RPC server broke in this process, and ggml's words for it.
 bool RpcLost();
 std::string RpcLostMessage();
+
+// Calls `listener` with ggml's message when an RPC server is lost, on the thread that lost it
+// (which then parks for good), or at once when one was lost already. Any thread. The listener must
+// not throw. Returns the id StopListeningForRpcLoss takes.
+uint64_t ListenForRpcLoss(std::function<void(const std::string&)> listener);
+void StopListeningForRpcLoss(uint64_t id);
 
 // The model has layers on RPC servers.
 bool UsesRpc(const ModelHandle& model);

@@ -148,7 +148,7 @@ export interface NativeContextOptions {
   ubatchSize?: number;
   threads?: number;
   threadsBatch?: number;
-  /** Parallel sequences (> 1: generation goes through submit(); decode/step/clear/truncate/tokens throw). */
+  /** Sequences, each generation on one (> 1: separate caches; decode/clear/truncate/tokens throw). */
   sequences?: number;
 }
 
@@ -181,41 +181,15 @@ export interface NativeSubmitOptions {
   readAhead?: number;
 }
 
-/** One generation step's result: the sampled token, its bytes, whether it ends generation. */
-export interface NativeStepResult {
-  token: number;
-  bytes: Buffer;
-  eog: boolean;
-}
-
-export interface NativeStepOptions {
-  /** Decode the sampled token into the cache after settling. Default false. */
-  decodeAhead?: boolean;
-}
-
 export interface NativeContext {
   info(): NativeContextInfo;
   /** Resolves with the number of tokens in the KV cache afterwards. */
   decode(tokens: NativeTokens): Promise<number>;
-  /**
-   * Decodes `pending` (if any), then samples, applies the grammar and accepts, natively. With
-   * `decodeAhead` it settles as soon as the token is sampled and then decodes that token (unless it
-   * ends generation) on the worker thread: pass `pending: null` to the next step, which waits for
-   * that decode natively and rejects with its failure. A decode also waits for it (`decode([])`
-   * just waits); clear/truncate cancel it.
-   */
-  step(
-    sampler: NativeSampler,
-    pending?: NativeTokens | number | null,
-    options?: NativeStepOptions,
-  ): Promise<NativeStepResult>;
-  /**
-   * Makes the running decode stop early (it rejects with code ABORT_ERR); on a parallel context, ends every request.
-   */
+  /** Ends every submitted request (reason "abort"). */
   cancel(): void;
   /**
-   * Parallel contexts: queues a generation on a free sequence (or until one is free); returns its
-   * id. `onEvent` is called on the main thread for each event and must not throw.
+   * Queues a generation on a free sequence (or until one is free); returns its id. `onEvent` is
+   * called on the main thread for each event and must not throw.
    */
   submit(
     sampler: NativeSampler,
@@ -223,10 +197,13 @@ export interface NativeContext {
     options: NativeSubmitOptions,
     onEvent: (event: NativeSequenceEvent) => void,
   ): number;
-  /** Parallel contexts: that request ends with reason "abort"; the others go on (a paused one too). */
+  /**
+   * That request ends with reason "abort"; the others go on (a paused one too). Its sequence keeps
+   * the prompt and the tokens its reader took ({@link NativeContext.consumed}).
+   */
   cancelRequest(id: number): void;
   /**
-   * Parallel contexts: the reader of request `id` has taken `tokens` token events so far. A request
+   * The reader of request `id` has taken `tokens` token events so far. A request
    * runs at most `readAhead` tokens ahead of its reader, then pauses (its sequence left out of the
    * batches, its thread-safe function unreferenced) until this says the reader took more.
    */
@@ -236,15 +213,13 @@ export interface NativeContext {
   tokens(): Int32Array;
   readonly size: number;
   /**
-   * stepsSettledEarly: steps whose promise settled while their token was still decoding ahead;
    * decodeThreads: OS threads that have decoded for this context (1: all on the context's own);
-   * requestsRunning / requestsPaused (parallel contexts): submitted requests not ended yet, and
+   * requestsRunning / requestsPaused: submitted requests not ended yet, and
    * those of them paused for their reader after the last batch.
    */
   stats(): {
     evaluatedTokens: number;
     sampledTokens: number;
-    stepsSettledEarly: number;
     decodeThreads: number;
     requestsRunning: number;
     requestsPaused: number;
@@ -325,7 +300,7 @@ export interface NativeBinding {
   rpcEndpointsInUse?(): string[];
   /**
    * Aborts every context's work and joins every context thread, disposed contexts' included (one
-   * may still be freeing its context after a dispose() during a decode-ahead). Called on the
+   * may still be freeing its context after a dispose() during a round). Called on the
    * process's "exit" event: process.exit() runs no native cleanup hook, and a context thread
    * still running llama.cpp code while the process runs its exit handlers can crash it.
    */

@@ -172,7 +172,6 @@ export class Context {
     registry.register(this, native, this);
     this.#host = {
       contextSize: info.contextSize,
-      sequences: info.sequences,
       vocabSize: model.vocabSize,
       native: () => this.native,
       tokenizePrompt: (text, addSpecial) => model.tokenizeAsync(text, { addSpecial, parseSpecial: true }),
@@ -259,7 +258,7 @@ export class Context {
     return callNative(() => this.native.tokens());
   }
 
-  /** The cache belongs to a running generation (which decodes its next token ahead meanwhile). */
+  /** The cache belongs to a running generation (whose tokens are decoded on the context's thread meanwhile). */
   #notGenerating(method: string): void {
     if (this.#generating > 0) {
       throw new ToolwrightError(`${method}: a generation is running on this context`, "TOOLWRIGHT_CONTEXT_BUSY");

@@ -87,7 +87,7 @@ const NATIVE_ERROR_CLASSES: {
  * about an argument), is returned as it is.
  *
  * @example
- * try { await native.step(sampler, pending); } catch (err) { throw fromNativeError(err); }
+ * try { await native.decode(tokens); } catch (err) { throw fromNativeError(err); }
  */
 export function fromNativeError(err: unknown): unknown {
   if (err instanceof ToolwrightError) return err;
@@ -116,7 +116,7 @@ export function callNative<T>(call: () => T): T {
  * through {@link fromNativeError}.
  *
  * @example
- * const step = await awaitNative(() => native.step(sampler, pending));
+ * const step = await awaitNative(() => native.decode(tokens));
  */
 export async function awaitNative<T>(call: () => Promise<T>): Promise<T> {
   try {

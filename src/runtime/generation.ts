@@ -1,16 +1,13 @@
 /**
- * `Context.generate()`: the token loop. Each step is ONE native call (sample, apply the grammar,
- * accept), so logits never cross into JS; this file only turns token bytes into UTF-8-safe text,
- * applies stop strings, and decides when to stop. Each step but the last also decodes its token
- * ahead: the native call settles once the token is sampled and decodes it while JS handles the
- * text, so the per-token round trip to JS overlaps the next decode.
+ * `Context.generate()`: its options, checked up front, and the `Generation` it returns. The tokens
+ * come from the context's batch scheduler (native/batch_scheduler.h), which samples, applies the
+ * grammar and decodes natively on the context's own thread, so logits never cross into JS; the
+ * loop that turns its events into text is in sequence-generation.ts.
  */
 import type { NativeContext, NativeGrammarSpec, NativeSampler, NativeSamplerOptions } from "./binding.js";
 import type { Context } from "./context.js";
-import { callNative, disposedError, errorCode, fromNativeError } from "./errors.js";
 import { type GrammarOptions, type SamplingOptions, toNativeGrammar, toNativeSampling } from "./sampling.js";
 import { runOnSequence } from "./sequence-generation.js";
-import { StopStringFilter } from "./stop-strings.js";
 import {
   checkKeys,
   checkObject,
@@ -87,8 +84,6 @@ export interface GenerationStats {
 /** What generate() needs from its Context (kept small to avoid a circular import of the class). */
 export interface GenerationHost {
   readonly contextSize: number;
-  /** The context's sequences: more than 1 runs generations through its batch scheduler (sequence-generation.ts). */
-  readonly sequences: number;
   readonly vocabSize: number;
   native(): NativeContext;
   tokenizePrompt(text: string, addSpecial: boolean): Promise<Int32Array>;
@@ -110,9 +105,9 @@ interface Plan {
 }
 
 /**
- * A generation on a parallel context whose iterator is dropped unfinished (neither read to the
- * end nor returned) would hold its sequence, paused for a reader that never comes: once the
- * iterator is garbage, its request ends and the context counts it as finished.
+ * A generation whose iterator is dropped unfinished (neither read to the end nor returned) would
+ * hold its sequence, paused for a reader that never comes: once the iterator is garbage, its
+ * request ends and the context counts it as finished.
  */
 const abandoned = new FinalizationRegistry<{ end?: () => void }>((held) => held.end?.());
 
@@ -182,10 +177,9 @@ export class Generation implements AsyncIterable<GeneratedToken> {
   [Symbol.asyncIterator](): AsyncIterator<GeneratedToken> {
     if (this.#consumed) throw new Error("Generation: a generation can be iterated only once");
     this.#consumed = true;
-    if (this.#host.sequences === 1) return this.#run();
     // What ends the request must not refer to the iterator, or it would never be garbage.
     const held: { end?: () => void } = {};
-    const it = this.#runOnSequence(held);
+    const it = this.#run(held);
     abandoned.register(it, held, held);
     return it;
   }
@@ -202,105 +196,11 @@ export class Generation implements AsyncIterable<GeneratedToken> {
     return out;
   }
 
-  async *#run(): AsyncGenerator<GeneratedToken, void, undefined> {
-    const host = this.#host;
-    const plan = this.#plan;
-    host.acquire();
-    let sampler: NativeSampler | undefined;
-    let ctx: NativeContext | undefined;
-    let aheadRunning = false;
-    const onAbort = () => ctx?.cancel();
-    plan.signal?.addEventListener("abort", onAbort, { once: true });
-    try {
-      ctx = host.native();
-      sampler = this.#sampler ?? host.createSampler(plan.sampling, plan.grammar);
-      this.#sampler = undefined;
-      if (plan.signal?.aborted) {
-        this.stopReason = "abort";
-        return;
-      }
-      const prompt = plan.tokens ?? (await host.tokenizePrompt(plan.prompt ?? "", plan.addSpecial));
-      if (prompt.length === 0) throw new RangeError("generate: the prompt is empty (no tokens)");
-      if (prompt.length > host.contextSize) {
-        throw new RangeError(
-          `generate: the prompt has ${prompt.length} tokens, more than the context size ${host.contextSize}`,
-        );
-      }
-      const uncached = this.#reusePrefix(ctx, prompt);
-      let pending: Int32Array | number | null = uncached;
-      // Tokens in the cache once the next step has decoded what it must (kept here because the
-      // native size moves while a token is decoded ahead).
-      let cached = prompt.length;
-      const decoder = new TextDecoder("utf-8");
-      const stops = new StopStringFilter(plan.stop);
-      if (plan.maxTokens === 0) {
-        // Prefill only: evaluate the prompt so a later generation reuses it.
-        try {
-          if (uncached.length > 0) await ctx.decode(uncached);
-        } catch (err) {
-          if (errorCode(err) !== "ABORT_ERR" || ctx.disposed) throw stepError(err, ctx);
-          this.stopReason = "abort";
-          return;
-        }
-      }
-      let full = false;
-      while (this.stats.tokensGenerated < plan.maxTokens && !full) {
-        if (plan.signal?.aborted) {
-          this.stopReason = "abort";
-          return;
-        }
-        // Decode this token ahead unless it is the last one (by maxTokens or by context room).
-        const decodeAhead = this.stats.tokensGenerated + 1 < plan.maxTokens && cached + 1 <= host.contextSize;
-        let step;
-        try {
-          aheadRunning = false; // this step waits for (and reports) the previous decode-ahead
-          step = await ctx.step(sampler, pending, { decodeAhead });
-        } catch (err) {
-          if (errorCode(err) === "ABORT_ERR" && !ctx.disposed) {
-            this.stopReason = "abort";
-            return;
-          }
-          throw stepError(err, ctx);
-        }
-        pending = decodeAhead && !step.eog ? null : step.token;
-        aheadRunning = pending === null;
-        this.stats.tokensGenerated++;
-        if (step.eog) {
-          this.stopReason = "eog";
-          const rest = decoder.decode() + stops.flush();
-          if (rest) yield { token: step.token, text: rest };
-          return;
-        }
-        // The next step must decode this token: without room for it, this one is the last.
-        full = cached + 1 > host.contextSize;
-        cached++;
-        const last = full || this.stats.tokensGenerated >= plan.maxTokens;
-        const { text, stopped } = stops.push(decoder.decode(step.bytes, { stream: !last }));
-        if (stopped) {
-          this.stopReason = "stop";
-          yield { token: step.token, text };
-          return;
-        }
-        yield { token: step.token, text: last ? text + stops.flush() : text };
-      }
-      this.stopReason = full ? "contextFull" : "maxTokens";
-    } finally {
-      // Ended early (stop string, abort, break, error) with a token still being decoded ahead:
-      // wait for it, so the context's cache and busy state are settled when the loop returns.
-      // Its failure (an abort) does not matter any more: the cache holds what was decoded.
-      if (aheadRunning && ctx && !ctx.disposed) await settleDecodeAhead(ctx);
-      plan.signal?.removeEventListener("abort", onAbort);
-      sampler?.dispose();
-      host.release(this.stats);
-      if (this.stopReason === undefined && plan.signal?.aborted) this.stopReason = "abort";
-    }
-  }
-
   /**
-   * A parallel context: the generation runs on one of its sequences, batched with the others.
+   * The generation runs on one of the context's sequences, batched with any others running.
    * `held.end` ends it if the iterator is dropped unfinished (see `abandoned`).
    */
-  async *#runOnSequence(held: { end?: () => void }): AsyncGenerator<GeneratedToken, void, undefined> {
+  async *#run(held: { end?: () => void }): AsyncGenerator<GeneratedToken, void, undefined> {
     const host = this.#host;
     const stats = this.stats;
     host.acquire();
@@ -331,44 +231,5 @@ export class Generation implements AsyncIterable<GeneratedToken> {
       sampler?.dispose();
       release();
     }
-  }
-
-  /** Drops the cached tokens that differ from the prompt; returns what still needs decoding. */
-  #reusePrefix(ctx: NativeContext, prompt: Int32Array): Int32Array {
-    let keep = 0;
-    if (this.#plan.reusePrefix) {
-      const cached = callNative(() => ctx.tokens());
-      const limit = Math.min(cached.length, prompt.length - 1); // the last prompt token must be decoded for logits
-      while (keep < limit && cached[keep] === prompt[keep]) keep++;
-    }
-    if (keep === 0) callNative(() => ctx.clear());
-    else if (!callNative(() => ctx.truncate(keep))) {
-      callNative(() => ctx.clear()); // recurrent models cannot drop a partial sequence
-      keep = 0;
-    }
-    this.stats.promptTokens = prompt.length;
-    this.stats.promptTokensReused = keep;
-    this.stats.promptTokensEvaluated = prompt.length - keep;
-    return prompt.subarray(keep);
-  }
-}
-
-/**
- * What a failed step or decode throws: the context disposed under the generation (which the addon
- * reports as an abort, or as a plain error for a step begun after it), else the addon's error as
- * its class.
- */
-function stepError(err: unknown, ctx: NativeContext): unknown {
-  if (ctx.disposed)
-    return disposedError("Context.generate: the context was disposed during the generation", { cause: err });
-  return fromNativeError(err);
-}
-
-/** Waits (natively, off the main thread) for a running decode-ahead: an empty decode waits for it. */
-async function settleDecodeAhead(ctx: NativeContext): Promise<void> {
-  try {
-    await ctx.decode(new Int32Array(0));
-  } catch {
-    // An aborted or failed decode-ahead left the cache as it was; nothing else to settle.
   }
 }

@@ -1,14 +1,13 @@
 /**
- * `Context.generate()` on a parallel context (`sequences > 1`): the generation is submitted to the
- * context's batch scheduler (native/batch_scheduler.h), which runs it on one of the context's
- * sequences alongside the others and reports each token through a thread-safe function. This
- * file turns those events into the same tokens, text, stop reasons and stats as the
- * single-sequence loop (generation.ts): UTF-8-safe text, stop strings, abort.
+ * The token loop of `Context.generate()`: the generation is submitted to the context's batch
+ * scheduler (native/batch_scheduler.h), which runs it on one of the context's sequences (the only
+ * one of a single-sequence context) alongside any others and reports each token through a
+ * thread-safe function. This file turns those events into tokens, text, stop reasons and stats:
+ * UTF-8-safe text, stop strings, abort.
  */
-import { ToolwrightError } from "../errors.js";
 import type { NativeSampler, NativeSequenceEvent } from "./binding.js";
 import type { GeneratedToken, GenerationHost, GenerationStats, StopReason } from "./generation.js";
-import { callNative, disposedError, isErrorCode } from "./errors.js";
+import { callNative, disposedError, fromNativeError, isErrorCode } from "./errors.js";
 import { StopStringFilter } from "./stop-strings.js";
 
 /** What the sequence loop needs of its Generation's plan. */
@@ -32,8 +31,8 @@ export interface SequenceOutcome {
 
 /**
  * Tokens a request may run ahead of its reader before its sequence pauses: enough that the
- * reader's per-token work overlaps the next batches (the decode-ahead), few enough that a
- * reader that stops reading does not leave its sequence generating to maxTokens.
+ * reader's per-token work overlaps the next batches, few enough that a reader that stops reading
+ * does not leave its sequence generating to maxTokens.
  */
 export const READ_AHEAD = 16;
 
@@ -65,7 +64,7 @@ class EventQueue {
   }
 }
 
-/** Runs one generation on a free sequence of a parallel context; yields like Generation does. */
+/** Runs one generation on a free sequence of the context; yields like Generation does. */
 export async function* runOnSequence(
   host: GenerationHost,
   plan: SequencePlan,
@@ -114,7 +113,9 @@ export async function* runOnSequence(
           if (ctx.disposed) throw disposedError("Context.generate: the context was disposed during the generation");
           if (event.code === "ABORT_ERR") return out.stop("abort");
           const code = event.code !== undefined && isErrorCode(event.code) ? event.code : "TOOLWRIGHT_INTERNAL";
-          throw new ToolwrightError(`generate: ${event.message ?? "the sequence failed"}`, code);
+          // The addon's end event as the error it stands for: mapped like a thrown one (kept as the cause).
+          const native = Object.assign(new Error(`generate: ${event.message ?? "the sequence failed"}`), { code });
+          throw fromNativeError(native);
         }
         if (event.reason === "eog") return out.stop("eog");
         // maxTokens, contextFull or abort after the last token: what was held back is released.
@@ -123,6 +124,8 @@ export async function* runOnSequence(
         if (rest && event.reason !== "abort") yield { token: lastToken, text: rest };
         return;
       }
+      // Tokens generated ahead of the reader before an abort are not handed out.
+      if (plan.signal?.aborted) return out.stop("abort");
       out.stats.tokensGenerated++;
       lastToken = event.token;
       if (event.eog) {

@@ -9,6 +9,7 @@ import {
   type NativeContext,
   type NativeModel,
   type NativeSampler,
+  type NativeSequenceEvent,
 } from "../../src/runtime/binding.js";
 import { ensureTestModel } from "../helpers/test-models.js";
 
@@ -31,6 +32,22 @@ afterAll(() => {
 });
 
 const anyNative = () => native as unknown as Record<string, any>;
+
+/** Submits a generation and collects its events up to the end event. */
+function generateEvents(
+  ctx: NativeContext,
+  s: NativeSampler,
+  tokens: number[],
+  maxTokens: number,
+): Promise<NativeSequenceEvent[]> {
+  return new Promise((resolve) => {
+    const events: NativeSequenceEvent[] = [];
+    ctx.submit(s, Int32Array.from(tokens), { maxTokens }, (event) => {
+      events.push(event);
+      if (event.type === "end") resolve(events);
+    });
+  });
+}
 
 test.each([
   {
@@ -118,16 +135,22 @@ test.each([
     message: /unknown grammar engine "nope"/,
   },
   {
-    name: "step with a non-sampler",
-    call: () => (context as any).step({}),
+    name: "submit with a non-sampler",
+    call: () => (context as any).submit({}, [1], {}, () => undefined),
     error: TypeError,
     message: /sampler must be a native Sampler/,
   },
   {
-    name: "step with a bad pending token",
-    call: () => (context as any).step(sampler, [-1]),
+    name: "submit with a bad token",
+    call: () => (context as any).submit(sampler, [-1], {}, () => undefined),
     error: RangeError,
-    message: /pending\[0\]/,
+    message: /tokens\[0\]/,
+  },
+  {
+    name: "submit without a callback",
+    call: () => (context as any).submit(sampler, [1], {}),
+    error: TypeError,
+    message: /onEvent must be a function/,
   },
   {
     name: "decode with strings",
@@ -165,19 +188,19 @@ test.each([
   expect(call).toThrow(message);
 });
 
-test("a step needs logits, and a busy context refuses a second worker", async () => {
+test("a busy context refuses a second decode and a generation; a generation reports start, tokens, end", async () => {
   context.clear();
-  await expect(context.step(sampler)).rejects.toMatchObject({
-    code: "TOOLWRIGHT_SAMPLE_FAILED",
-    message: expect.stringContaining("decode a prompt first"),
-  });
   const first = context.decode([1, 2, 3]);
   expect(() => context.decode([4])).toThrow(/busy/);
+  expect(() => context.submit(sampler, [1], {}, () => undefined)).toThrow(/busy/);
   expect(await first).toBe(3);
-  const step = await context.step(sampler);
-  expect(step.token).toBeGreaterThanOrEqual(0);
-  expect(Buffer.isBuffer(step.bytes)).toBe(true);
   expect(Array.from(context.tokens())).toEqual([1, 2, 3]);
+  const events = await generateEvents(context, sampler, [1, 2, 3, 4], 2);
+  expect(events[0]).toEqual({ type: "start", sequence: 0, reused: 3, evaluated: 1 });
+  const tokens = events.filter((e) => e.type === "token");
+  expect(tokens.length).toBeGreaterThanOrEqual(1);
+  expect(Buffer.isBuffer(tokens[0]!.bytes)).toBe(true);
+  expect(events.at(-1)).toMatchObject({ type: "end" });
   expect(context.truncate(1)).toBe(true);
   expect(context.size).toBe(1);
 });
@@ -186,7 +209,7 @@ test("a sampler for another model is refused", async () => {
   const other = await native.Model.load(await ensureTestModel({ vocab: "llama-spm", seed: 2 }), {}).promise;
   const foreign = new native.Sampler(other, {});
   try {
-    expect(() => context.step(foreign, [1])).toThrow(/different model/);
+    expect(() => context.submit(foreign, [1], {}, () => undefined)).toThrow(/different model/);
   } finally {
     foreign.dispose();
     other.dispose();
@@ -199,7 +222,8 @@ test("disposed objects refuse calls instead of crashing", async () => {
   const s = new native.Sampler(m, {});
   m.dispose(); // the context keeps the weights alive
   await c.decode([1, 2]);
-  expect((await c.step(s)).token).toBeGreaterThanOrEqual(0);
+  const events = await generateEvents(c, s, [1, 2, 3], 1);
+  expect(events.map((e) => e.type)).toEqual(["start", "token", "end"]);
   s.dispose();
   c.dispose();
   expect(() => c.decode([1])).toThrow(/disposed/);
