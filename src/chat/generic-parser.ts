@@ -212,9 +212,13 @@ function withTools(ctx: BuildContext, a: TemplateAnalysis, section: PegId): PegI
     const fenced = fencedSection(ctx, a.tools);
     if (ctx.callHead === undefined && fenced === null)
       return p.choice(callsOnly, p.seq(notCall, contentPrefix(p, a), p.capture(NODE.content, p.rest())));
-    // Text, then calls a special token announces (`Let me check. <|python_tag|>{"name": ...}`),
-    // or fences of calls with text around them.
-    const announced = ctx.callHead === undefined ? null : p.seq(specialToken(ctx), p.space(), ctx.callHead);
+    // Text, then calls (`Let me check. {"name": ...}`, also announced by a special token:
+    // `<|python_tag|>{"name": ...}`), or fences of calls with text around them. A call starts
+    // where a declared tool's name is the first field of an object.
+    const announced =
+      ctx.callHead === undefined
+        ? null
+        : p.choice(p.seq(specialToken(ctx), p.space(), ctx.callHead), ctx.callHead);
     const text = textBeforeMatch(p, announced === null ? [] : [announced], fenced);
     const blocks = fenced === null ? p.eps() : p.zeroOrMore(p.seq(fenced, text));
     const calls = announced === null ? p.eps() : p.optional(p.seq(p.and(announced), section));
@@ -233,9 +237,8 @@ function withTools(ctx: BuildContext, a: TemplateAnalysis, section: PegId): PegI
 /**
  * Where reading resumes one character past an abandoned call, for calls no marker opens: text up
  * to the next call head (a declared tool's name as the first field) or a call a special token
- * announces, then the calls. The model was writing calls there, so a call may begin after that
- * text (a broken call, then a valid one); from the start of the output, a bare call still has to
- * come first. Undefined where calls have markers or no fixed head (`body` serves then).
+ * announces, then the calls (a broken call, then a valid one), as the body reads them after
+ * text. Undefined where calls have markers or no fixed head (`body` serves then).
  */
 function markerlessResume(ctx: BuildContext, a: TemplateAnalysis, section: PegId): PegId | undefined {
   const { p } = ctx;

@@ -100,10 +100,16 @@ const ROWS: { name: string; template: string; output: string; want: Want; ids?: 
     want: { calls: [], content: '{"name": "get_weather", "parameters": {{"name": "Bob", "parameters": {}}' },
   },
   {
-    name: "text, then bare JSON naming a tool, with no call before it: content",
+    name: "text, then a markerless JSON call, then text",
     template: LLAMA,
-    output: 'For example {"name": "search", "parameters": {"q": "x"}} would search.',
-    want: { calls: [], content: 'For example {"name": "search", "parameters": {"q": "x"}} would search.' },
+    output: 'Let me look. {"name": "search", "parameters": {"q": "x"}} Back soon.',
+    want: { calls: [["search", { q: "x" }]], content: "Let me look.\nBack soon." },
+  },
+  {
+    name: "text, then JSON naming no declared tool: content",
+    template: LLAMA,
+    output: 'For example {"name": "lookup", "parameters": {"q": "x"}} would look.',
+    want: { calls: [], content: 'For example {"name": "lookup", "parameters": {"q": "x"}} would look.' },
   },
   {
     name: "JSON fields in any order, arguments under the other usual key",
@@ -531,10 +537,10 @@ const ROWS: { name: string; template: string; output: string; want: Want; ids?: 
     want: { calls: [], content: '```json\n{"name": "search", "parameters": "a"}\n```\nok' },
   },
   {
-    name: "a code block, then a fence of calls: the code block's closing fence opens nothing",
+    name: "a code block, then a call: the code block's closing fence opens no fence of calls",
     template: LLAMA,
     output: `\`\`\`python\nx = 1\n\`\`\`\n${WEATHER}`,
-    want: { calls: [], content: `\`\`\`python\nx = 1\n\`\`\`\n${WEATHER}` },
+    want: { calls: [["get_weather", { city: "Paris" }]], content: "```python\nx = 1\n```" },
   },
   {
     name: "marked calls inside a fence, text around it",
