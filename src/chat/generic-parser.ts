@@ -216,9 +216,7 @@ function withTools(ctx: BuildContext, a: TemplateAnalysis, section: PegId): PegI
     // `<|python_tag|>{"name": ...}`), or fences of calls with text around them. A call starts
     // where a declared tool's name is the first field of an object.
     const announced =
-      ctx.callHead === undefined
-        ? null
-        : p.choice(p.seq(specialToken(ctx), p.space(), ctx.callHead), ctx.callHead);
+      ctx.callHead === undefined ? null : p.choice(p.seq(specialToken(ctx), p.space(), ctx.callHead), ctx.callHead);
     const text = textBeforeMatch(p, announced === null ? [] : [announced], fenced);
     const blocks = fenced === null ? p.eps() : p.zeroOrMore(p.seq(fenced, text));
     const calls = announced === null ? p.eps() : p.optional(p.seq(p.and(announced), section));
