@@ -1,0 +1,88 @@
+/**
+ * What the mapper (mapper.ts) has produced: the content and reasoning texts, and the deltas not
+ * drained yet. Every piece of output goes out once, as a delta; consecutive pieces of one kind
+ * join one delta, so a stream sends few.
+ */
+import type { AssistantMessage, ToolCall } from "../types.js";
+import { TextField } from "./text-field.js";
+import type { ChatDelta, ToolCallDelta } from "./types.js";
+
+/** The mapped message's texts and pending deltas. */
+export class MessageOutput {
+  private readonly content = new TextField();
+  private readonly reasoning = new TextField();
+  private contentText = "";
+  private reasoningText = "";
+  private deltas: ChatDelta[] = [];
+  /** The last content text came from an inline reasoning block. */
+  private afterInlineReasoning = false;
+
+  /** Content or reasoning text was produced. */
+  get hasText(): boolean {
+    return this.contentText !== "" || this.reasoningText !== "";
+  }
+
+  /** Adds raw text at input offset `start` to the content (output the parser could not place). */
+  appendContent(text: string, start: number): void {
+    const out = this.content.push(text, start);
+    if (out !== "") this.emitText("content", out);
+  }
+
+  /** Adds a content capture's text; `inline`: it is an inline reasoning block, markers included. */
+  captureContent(text: string, start: number, inline: boolean): void {
+    // Content right after an inline reasoning block joins it as written, without a separator.
+    const out = this.content.push(text, start, this.afterInlineReasoning && !inline);
+    this.afterInlineReasoning = inline;
+    if (out !== "") this.emitText("content", out);
+  }
+
+  /** Adds a reasoning capture's text. */
+  captureReasoning(text: string, start: number): void {
+    const out = this.reasoning.push(text, start);
+    if (out !== "") this.emitText("reasoning_content", out);
+  }
+
+  /** Emits a call, or more of one (arguments only), joining the last delta where it can. */
+  pushToolDelta(d: ToolCallDelta): void {
+    const last = this.deltas[this.deltas.length - 1];
+    const prev = last?.tool_calls?.[last.tool_calls.length - 1];
+    if (prev && prev.index === d.index && d.id === undefined && prev.function.arguments !== undefined) {
+      prev.function.arguments += d.function.arguments ?? "";
+      return;
+    }
+    if (last?.tool_calls && Object.keys(last).length === 1) last.tool_calls.push(d);
+    else this.deltas.push({ tool_calls: [d] });
+  }
+
+  /** The texts end: trailing whitespace held back is dropped. */
+  finish(): void {
+    this.content.finish();
+    this.reasoning.finish();
+  }
+
+  /** Deltas produced since the last call. */
+  drain(): ChatDelta[] {
+    const out = this.deltas;
+    this.deltas = [];
+    return out;
+  }
+
+  /** The message: the texts so far and `toolCalls`. */
+  message(toolCalls: ToolCall[]): AssistantMessage {
+    const msg: AssistantMessage = {
+      role: "assistant",
+      content: this.contentText !== "" ? this.contentText : toolCalls.length > 0 ? null : "",
+    };
+    if (this.reasoningText !== "") msg.reasoning_content = this.reasoningText;
+    if (toolCalls.length > 0) msg.tool_calls = toolCalls;
+    return msg;
+  }
+
+  private emitText(field: "content" | "reasoning_content", text: string): void {
+    if (field === "content") this.contentText += text;
+    else this.reasoningText += text;
+    const last = this.deltas[this.deltas.length - 1];
+    if (last && Object.keys(last).length === 1 && last[field] !== undefined) last[field] += text;
+    else this.deltas.push({ [field]: text });
+  }
+}
