@@ -1,0 +1,243 @@
+// Real model outputs (test/helpers/real-outputs.ts): the shapes of each format's calls beyond what its template
+// renders (text between sections, markers left out or escaped), tagged argument values and model-written call ids.
+import {
+  CODER,
+  COHERE2,
+  describeRealOutputs,
+  DEVSTRAL,
+  DSV4,
+  GEMMA4,
+  GLM,
+  GLM46,
+  GPT_OSS,
+  HY3,
+  KIMI,
+  LFM2,
+  MINIMAX,
+  MINISTRAL,
+  type RealOutputRow,
+} from "../helpers/real-outputs.js";
+
+const ROWS: RealOutputRow[] = [
+  {
+    name: "one block per call, with text before, between and after the blocks (a format's own builder)",
+    template: GEMMA4,
+    output:
+      'Some text <|tool_call>call:get_weather{city:<|"|>Tokyo<|"|>}<tool_call|> more text ' +
+      '<|tool_call>call:search{q:<|"|>UTC<|"|>}<tool_call|> done<|tool_response>',
+    want: {
+      calls: [
+        ["get_weather", { city: "Tokyo" }],
+        ["search", { q: "UTC" }],
+      ],
+      content: "Some text \nmore text \ndone",
+    },
+  },
+  {
+    name: "call sections with text between them, a broken section between two good ones (a format's own builder)",
+    template: LFM2,
+    output:
+      'First <|tool_call_start|>[search(q="a")]<|tool_call_end|> then <|tool_call_start|>[search(q=]<|tool_call_end|>' +
+      " last <|tool_call_start|>[submit()]<|tool_call_end|>",
+    want: {
+      calls: [
+        ["search", { q: "a" }],
+        ["submit", {}],
+      ],
+      content: "First \nthen <|tool_call_start|>[search(q=]<|tool_call_end|> last",
+    },
+  },
+  {
+    name: "call sections with namespaced markers, text between and after them (a format's own builder)",
+    template: MINIMAX,
+    output:
+      '</mm:think>A ]<]minimax[>[<tool_call>]<]minimax[>[<invoke name="search">]<]minimax[>[<q>x]<]minimax[>[</q>' +
+      ']<]minimax[>[</invoke>]<]minimax[>[</tool_call> B ]<]minimax[>[<tool_call>]<]minimax[>[<invoke name="submit">' +
+      "]<]minimax[>[</invoke>]<]minimax[>[</tool_call> C",
+    want: {
+      calls: [
+        ["search", { q: "x" }],
+        ["submit", {}],
+      ],
+      content: "A \nB \nC",
+    },
+  },
+  {
+    name: "calls each behind their own opener, with text between and after them (a format's own builder)",
+    template: MINISTRAL,
+    output: 'A [TOOL_CALLS]search[ARGS]{"q": "x"} B [TOOL_CALLS]submit[ARGS]{} C',
+    want: {
+      calls: [
+        ["search", { q: "x" }],
+        ["submit", {}],
+      ],
+      content: "A \nB \nC",
+    },
+  },
+  {
+    name: "the name followed directly by its JSON arguments, without the marker between them (a format's own builder)",
+    template: DEVSTRAL,
+    output: '[TOOL_CALLS]get_weather{"city": "Paris", "count": 2}',
+    want: { calls: [["get_weather", { city: "Paris", count: 2 }]], content: null },
+  },
+  {
+    name: "text, then calls each without the marker between name and arguments (a format's own builder)",
+    template: DEVSTRAL,
+    output: 'bla[TOOL_CALLS]search{"q": "a"}[TOOL_CALLS]submit{}',
+    want: {
+      calls: [
+        ["search", { q: "a" }],
+        ["submit", {}],
+      ],
+      content: "bla",
+    },
+  },
+  {
+    name: "the arguments as JSON right after the name, without the separator marker the template writes",
+    template: HY3,
+    output:
+      '<tool_calls:opensource>\n<tool_call:opensource>search{"q": "x"}</tool_call:opensource>\n' +
+      "</tool_calls:opensource>",
+    want: { calls: [["search", { q: "x" }]], content: null },
+  },
+  {
+    name: "call sections with wrapped text between and after them, and plain text",
+    template: COHERE2,
+    output:
+      '<|END_THINKING|>A <|START_ACTION|>[{"tool_call_id": "0", "tool_name": "search", "parameters": {"q": "x"}}]' +
+      '<|END_ACTION|><|START_TEXT|>B<|END_TEXT|> <|START_ACTION|>[{"tool_call_id": "1", "tool_name": "submit", ' +
+      '"parameters": {}}]<|END_ACTION|> <|START_TEXT|>C<|END_TEXT|>',
+    want: {
+      calls: [
+        ["search", { q: "x" }],
+        ["submit", {}],
+      ],
+      content: "A \nB\nC",
+    },
+  },
+  {
+    name: "one call per message, the recipient in the header, messages between and after (a format's own builder)",
+    template: GPT_OSS,
+    output:
+      ' to=functions.search<|channel|>commentary json<|message|>{"q": "x"}<|call|><|start|>assistant' +
+      "<|channel|>commentary<|message|>B<|end|><|start|>assistant to=functions.submit<|channel|>commentary json" +
+      "<|message|>{}<|call|><|start|>assistant<|channel|>final<|message|>C",
+    want: {
+      calls: [
+        ["search", { q: "x" }],
+        ["submit", {}],
+      ],
+      content: "B\nC",
+    },
+  },
+  {
+    name: "a value that does not fit its schema is kept as text",
+    template: GLM,
+    output: "<tool_call>get_weather<arg_key>count</arg_key><arg_value>not a number</arg_value></tool_call>",
+    want: { calls: [["get_weather", { count: "not a number" }]], content: null },
+  },
+  {
+    name: "JSON escaped once more in an array parameter is read as the array",
+    template: GLM,
+    output: '<tool_call>get_weather<arg_key>todos</arg_key><arg_value>[{\\"id\\": 1}]</arg_value></tool_call>',
+    want: { calls: [["get_weather", { todos: [{ id: 1 }] }]], content: null },
+  },
+  {
+    name: "whitespace between markers written as escape sequences; string values keep theirs",
+    template: GLM46,
+    output:
+      "<tool_call>get_weather\\n<arg_key>city</arg_key>\\n<arg_value>a\\nb</arg_value>\\n" +
+      '<arg_key>todos</arg_key>\\r\\n<arg_value>[{\\"id\\": 1, \\"t\\": \\"C:\\\\\\\\x \\\\\\\\n\\"}]</arg_value>' +
+      "\\t\\n</tool_call>",
+    want: { calls: [["get_weather", { city: "a\\nb", todos: [{ id: 1, t: "C:\\x \\n" }] }]], content: null },
+  },
+  {
+    name: "an escaped newline before a marker where the template writes no whitespace",
+    template: GLM,
+    output: "<tool_call>search\\n<arg_key>q</arg_key>\\n<arg_value>x</arg_value>\\n</tool_call>",
+    want: { calls: [["search", { q: "x" }]], content: null },
+  },
+  {
+    name: "an argument name without a value is left out",
+    template: GLM,
+    output: "<tool_call>get_weather<arg_key>city</arg_key><arg_key>count</arg_key><arg_value>3</arg_value></tool_call>",
+    want: { calls: [["get_weather", { count: 3 }]], content: null },
+  },
+  {
+    name: "an undeclared argument is kept",
+    template: CODER,
+    output: "<tool_call>\n<function=search>\n<parameter=lang>\nen\n</parameter>\n</function>\n</tool_call>",
+    want: { calls: [["search", { lang: "en" }]], content: null },
+  },
+  {
+    name: "a self-closing call without arguments",
+    template: DSV4,
+    output: 'Done.\n<｜DSML｜tool_calls>\n<｜DSML｜invoke name="submit"/>\n</｜DSML｜tool_calls>',
+    want: { calls: [["submit", {}]], content: "Done." },
+  },
+  {
+    name: "GPT-OSS: a recipient without `functions.`",
+    template: GPT_OSS,
+    output: '<|channel|>commentary to=search <|constrain|>json<|message|>{"q": "x"}',
+    want: { calls: [["search", { q: "x" }]], content: null },
+  },
+  {
+    name: "GPT-OSS: an output that starts at the recipient, with its end-of-call marker",
+    template: GPT_OSS,
+    output: ' to=functions.search<|channel|>commentary json<|message|>{"q": "x"}<|call|>',
+    want: { calls: [["search", { q: "x" }]], content: null },
+  },
+  {
+    name: "LFM2: Python None for a string parameter, text after the calls",
+    template: LFM2,
+    output: "<|tool_call_start|>[get_weather(city=None, count=2)]<|tool_call_end|>Done.",
+    want: { calls: [["get_weather", { city: null, count: 2 }]], content: "Done." },
+  },
+  {
+    name: "malformed arguments (a set literal) stay text, the same in any chunks",
+    template: GLM,
+    output: "<tool_call>get_weather\n<arg_key>todos</arg_key>\n<arg_value>{1, 2, 3}</arg_value>\n</tool_call>",
+    want: { calls: [["get_weather", { todos: "{1, 2, 3}" }]], content: null },
+  },
+  {
+    name: "a numbered call id without the name: the one tool its arguments fit",
+    template: KIMI,
+    output:
+      '<|tool_calls_section_begin|><|tool_call_begin|>0<|tool_call_argument_begin|>{"q": "x"}<|tool_call_end|>' +
+      "<|tool_calls_section_end|>",
+    want: { calls: [["search", { q: "x" }]], content: null },
+  },
+  {
+    name: "a numbered call id without its head before the name (`NAME:0`): the call, the id as written",
+    template: KIMI,
+    output:
+      '<|tool_calls_section_begin|><|tool_call_begin|>get_weather:0 <|tool_call_argument_begin|>{"city": "Tokyo"}' +
+      "<|tool_call_end|><|tool_calls_section_end|>",
+    want: { calls: [["get_weather", { city: "Tokyo" }]], content: null },
+    ids: ["get_weather:0"],
+  },
+  {
+    name: "numbered call ids with and without their head, in one section",
+    template: KIMI,
+    output:
+      '<|tool_calls_section_begin|><|tool_call_begin|>search:0<|tool_call_argument_begin|>{"q": "a"}<|tool_call_end|>' +
+      '<|tool_call_begin|>functions.search:1<|tool_call_argument_begin|>{"q": "b"}<|tool_call_end|>' +
+      "<|tool_calls_section_end|>",
+    want: {
+      calls: [
+        ["search", { q: "a" }],
+        ["search", { q: "b" }],
+      ],
+      content: null,
+    },
+    ids: ["search:0", "functions.search:1"],
+  },
+  {
+    name: "a section the output ends without its closer, after the call's own closer",
+    template: "MiniMax-M2.jinja",
+    output: '<minimax:tool_call>\n<invoke name="search">\n<parameter name="q">x</parameter>\n</invoke>',
+    want: { calls: [["search", { q: "x" }]], content: null },
+  },
+];
+
+describeRealOutputs("real model outputs: each format's calls, tagged values and call ids", ROWS);
