@@ -14,6 +14,7 @@
 
 #include "ggml.h"
 #include "gguf.h"
+#include "gguf_tokenizer_check.h"
 #include "log_capture.h"
 
 namespace toolwright {
@@ -217,11 +218,11 @@ bool CheckRwkvVocabulary(const gguf_context* ctx, int64_t tokens_id, size_t n, s
 
 // llama.cpp builds a text -> id map and asserts that it has as many entries as the token list.
 bool CheckVocabulary(const gguf_context* ctx, std::string* reason) {
-  std::string model;
   const int64_t model_id = gguf_find_key(ctx, "tokenizer.ggml.model");
-  if (model_id >= 0 && gguf_get_kv_type(ctx, model_id) == GGUF_TYPE_STRING)
-    model = gguf_get_val_str(ctx, model_id);
-  if (model_id < 0 || model == "no_vocab" || model == "none") return true;
+  // llama.cpp reports a missing or mistyped tokenizer.ggml.model itself.
+  if (model_id < 0 || gguf_get_kv_type(ctx, model_id) != GGUF_TYPE_STRING) return true;
+  const std::string model = gguf_get_val_str(ctx, model_id);
+  if (model == "no_vocab" || model == "none") return true;
   const int64_t tokens_id = gguf_find_key(ctx, "tokenizer.ggml.tokens");
   if (tokens_id < 0 || gguf_get_kv_type(ctx, tokens_id) != GGUF_TYPE_ARRAY ||
       gguf_get_arr_type(ctx, tokens_id) != GGUF_TYPE_STRING)
@@ -255,12 +256,27 @@ bool CheckVocabulary(const gguf_context* ctx, std::string* reason) {
   if (model == "rwkv" && !CheckRwkvVocabulary(ctx, tokens_id, n, reason)) return false;
   std::unordered_map<std::string_view, size_t> seen;
   seen.reserve(n);
+  std::vector<size_t> empty;
   for (size_t i = 0; i < n; i++) {
     const std::string_view text = gguf_get_arr_str(ctx, tokens_id, i);
+    if (text.empty()) {
+      empty.push_back(i);
+      continue;
+    }
     const auto [it, inserted] = seen.emplace(text, i);
     if (!inserted) {
       *reason = "the vocabulary has two tokens with the same text " + Quoted(text) + " (ids " +
                 std::to_string(it->second) + " and " + std::to_string(i) + ")";
+      return false;
+    }
+  }
+  // llama.cpp renames an empty token i to "[EMPTY_i]", which must not be another token's text.
+  for (const size_t i : empty) {
+    const std::string name = "[EMPTY_" + std::to_string(i) + "]";
+    const auto it = seen.find(name);
+    if (it != seen.end()) {
+      *reason = "token " + std::to_string(i) + " has an empty text, which llama.cpp names " + Quoted(name) +
+                ", the text of token " + std::to_string(it->second) + " (two tokens with the same text)";
       return false;
     }
   }
@@ -314,6 +330,7 @@ bool CheckModelFile(const std::string& path, bool vocab_only, GgufFindings* find
   std::unique_ptr<gguf_context, GgufFree> ctx(gguf_init_from_file(path.c_str(), params));
   if (!ctx) return true;
   if (!vocab_only && !Check(ctx.get(), reason)) return false;
+  if (!CheckTokenizerKeys(ctx.get(), reason)) return false;
   if (!CheckVocabulary(ctx.get(), reason)) return false;
   if (vocab_only) return true;
   if (!CheckTensorTypes(ctx.get(), reason)) return false;

@@ -21,8 +21,9 @@ struct GgufFindings {
 
 // Returns false and sets *reason when the file would make llama.cpp abort: impossible
 // hyperparameters (skipped with vocab_only), a vocabulary llama.cpp asserts on (duplicate token
-// texts, an empty token list), tensors of types their role cannot have (integer weights, norms
-// other than F32). Files whose header cannot be parsed pass (llama.cpp reports those properly).
+// texts, an empty token list), tokenizer keys it cannot tokenize with (gguf_tokenizer_check.h),
+// tensors of types their role cannot have (integer weights, norms other than F32). Files whose
+// header cannot be parsed pass (llama.cpp reports those properly).
 bool CheckModelFile(const std::string& path, bool vocab_only, GgufFindings* findings, std::string* reason);
 
 // After llama.cpp loaded the vocabulary: the invariants its tokenizer asserts on at run time

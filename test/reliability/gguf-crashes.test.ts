@@ -66,7 +66,10 @@ describe("hostile GGUF files: errors, not crashes", () => {
     await rewriteGguf(spm, path, {
       metadata: (m) => {
         const t = tokenTexts(m);
-        t[t.indexOf("<0xF0>")] = "<0xF0>-renamed";
+        const id = t.indexOf("<0xF0>");
+        t[id] = "<0xF0>-renamed";
+        // A normal token now: a byte-typed one must be written <0xHH> (refused before this check).
+        (m.get("tokenizer.ggml.token_type") as { value: Int32Array }).value[id] = 1;
       },
     });
     const r = await load(path, { vocabOnly: true }, `m.tokenize("𝄞")`);
