@@ -27,7 +27,9 @@ let qwen3: ChatSession;
 let r1: ChatSession;
 beforeAll(async () => {
   qwen3Model = await loadModel(await ensureTestModel({ vocab: "qwen2", template: "Qwen-Qwen3-0.6B" }));
-  r1Model = await loadModel(await ensureTestModel({ vocab: "qwen2", template: "deepseek-ai-DeepSeek-R1-Distill-Qwen-32B" }));
+  r1Model = await loadModel(
+    await ensureTestModel({ vocab: "qwen2", template: "deepseek-ai-DeepSeek-R1-Distill-Qwen-32B" }),
+  );
   qwen3 = new ChatSession(qwen3Model, { context: { threads: 1 } });
   r1 = new ChatSession(r1Model, { context: { threads: 1 } });
 });
