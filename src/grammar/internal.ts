@@ -10,6 +10,7 @@ export { GbnfBuilder, childRuleName, sanitizeRuleName } from "./gbnf-builder.js"
 export { type GbnfPrintOptions, escapeClass, escapeLiteral, printExpr, printRule } from "./gbnf-print.js";
 export { type GbnfGrammar, GbnfSyntaxError, MAX_REPETITION, parseGbnf } from "./gbnf-parse.js";
 export { type CompiledGbnf, compileGbnf } from "./gbnf-compile.js";
+export { shortestGbnfText } from "./gbnf-shortest.js";
 export {
   GbnfMatchLimitError,
   GbnfMatcher,

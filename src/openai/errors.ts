@@ -83,6 +83,15 @@ const REQUEST_FAULTS: ReadonlySet<string> = new Set([
   "TOOLWRIGHT_TOKENIZE_FAILED",
 ]);
 
+/** The OpenAI parameters of the chat() options that chat() itself may refuse (after the request's own checks). */
+const PARAM_OF_OPTION: Readonly<Record<string, string>> = { maxTokens: "max_tokens" };
+
+/** The parameter a chat() option error names (`chat: options.maxTokens (8) …`), or null. */
+function paramOf(message: string): string | null {
+  const option = /^(?:chat|streamChat): options\.(\w+)/.exec(message)?.[1];
+  return (option !== undefined && PARAM_OF_OPTION[option]) || null;
+}
+
 /**
  * Turns whatever a chat request threw into a ChatCompletionError: option errors (TypeError,
  * RangeError) and request faults (a prompt over the context, a template refusing the
@@ -99,7 +108,7 @@ export function toChatCompletionError(e: unknown): ChatCompletionError {
   if (e instanceof RangeError && /more than the context size/.test(message))
     return new ChatCompletionError(message, { param: "messages", openaiCode: "context_length_exceeded", cause: e });
   if (e instanceof TypeError || e instanceof RangeError)
-    return new ChatCompletionError(message, { openaiCode: "invalid_value", cause: e });
+    return new ChatCompletionError(message, { param: paramOf(message), openaiCode: "invalid_value", cause: e });
   if (e instanceof ToolwrightError && CONTEXT_EXCEEDED.has(e.code))
     return new ChatCompletionError(message, { param: "messages", openaiCode: "context_length_exceeded", cause: e });
   if (e instanceof ToolwrightError && REQUEST_FAULTS.has(e.code))

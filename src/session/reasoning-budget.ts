@@ -3,9 +3,12 @@
  * each token and says when reasoning has used up its tokens. Reasoning counts where it is open:
  * forced open by the prompt, or opened by the model with the format's opener.
  *
- *   undecided ──(output opens reasoning)──▶ reasoning ──(budget tokens)──▶ exhausted
+ *   undecided ──(output opens reasoning)──▶ reasoning ──(budget tokens, or closeBy)──▶ exhausted
  *       │                                       │
  *       └──(output starts with anything else)───┴──(end marker)──▶ done
+ *
+ * `closeBy` is a second limit, on the whole output: reasoning still open once the output has that
+ * many tokens is closed, so what must follow it (a required call) still fits in maxTokens.
  */
 
 /** Where the budget stands. */
@@ -21,6 +24,12 @@ export interface ReasoningMarkers {
   forcedOpen: boolean;
 }
 
+/** Limits besides the budget. */
+export interface ReasoningLimits {
+  /** Reasoning still open when the output (reasoning opener included) reaches this many tokens is closed. */
+  closeBy?: number;
+}
+
 /**
  * Counts reasoning tokens against a budget.
  *
@@ -31,21 +40,30 @@ export interface ReasoningMarkers {
  */
 export class ReasoningBudget {
   readonly #budget: number | undefined;
+  readonly #closeBy: number;
   readonly #markers: ReasoningMarkers;
   #state: ReasoningBudgetState;
   #spent = 0;
+  #tokens = 0;
 
-  /** `budget` undefined: no limit (the state is "done" at once). */
-  constructor(budget: number | undefined, markers: ReasoningMarkers) {
+  /** `budget` undefined: no limit on reasoning itself (with no `closeBy` either, the state is "done" at once). */
+  constructor(budget: number | undefined, markers: ReasoningMarkers, limits: ReasoningLimits = {}) {
     this.#markers = markers;
     const applies = markers.end !== null && (markers.forcedOpen || markers.opener !== null);
     this.#budget = applies ? budget : undefined;
-    this.#state = this.#budget === undefined ? "done" : markers.forcedOpen ? "reasoning" : "undecided";
+    this.#closeBy = applies ? (limits.closeBy ?? Infinity) : Infinity;
+    const limited = this.#budget !== undefined || this.#closeBy !== Infinity;
+    this.#state = !limited ? "done" : markers.forcedOpen ? "reasoning" : "undecided";
   }
 
   /** The budget in tokens where it applies, else undefined. */
   get budget(): number | undefined {
     return this.#budget;
+  }
+
+  /** The prompt opened reasoning and no token of it fits: the caller closes it before generating. */
+  get closesAtOnce(): boolean {
+    return this.#markers.forcedOpen && this.#state === "reasoning" && (this.#budget === 0 || this.#closeBy <= 0);
   }
 
   get state(): ReasoningBudgetState {
@@ -59,12 +77,18 @@ export class ReasoningBudget {
 
   /**
    * One token was generated: `before` and `after` are the whole output before and after it.
-   * Returns true when this token used up the budget (the state is then "exhausted").
+   * Returns true when this token used up the budget, or brought reasoning to `closeBy` (the
+   * state is then "exhausted").
    */
   step(before: string, after: string): boolean {
     if (this.#state === "done" || this.#state === "exhausted") return false;
-    if (!this.#inside(before) || !this.#inside(after)) return false;
-    if (++this.#spent < this.#budget!) return false;
+    this.#tokens++;
+    const wasInside = this.#inside(before);
+    if (!this.#inside(after)) return false;
+    // The token that completes the opener is not reasoning, but the output may already be at closeBy.
+    if (wasInside) this.#spent++;
+    const spentAll = wasInside && this.#budget !== undefined && this.#spent >= this.#budget;
+    if (!spentAll && this.#tokens < this.#closeBy) return false;
     this.#state = "exhausted";
     return true;
   }

@@ -12,7 +12,8 @@ import { ChatStreamParser } from "../chat/chat-parser.js";
 import { generateChatParams } from "../chat/generate.js";
 import type { ChatDelta, ChatParams, ChatRequest } from "../chat/types.js";
 import { fitPrompt } from "./context-fit.js";
-import { afterReasoningClosed, chatGrammar } from "./grammar.js";
+import { type CallRoom, requiredCallRoom } from "./call-room.js";
+import { afterReasoningClosed, chatGrammar, strictGrammar } from "./grammar.js";
 import { ReasoningBudget } from "./reasoning-budget.js";
 import { FORWARDED_OPTIONS, type PlannedChat } from "./options.js";
 import type { PreparedTemplate } from "./template-cache.js";
@@ -81,6 +82,8 @@ interface Turn {
   stopReason: StopReason | undefined;
   /** The budget ran out (or was 0 with reasoning forced open): the session closes reasoning. */
   forced: boolean;
+  /** Output tokens by which reasoning closes so that a required call fits after it; undefined: no such limit. */
+  closeBy: number | undefined;
 }
 
 /** Renders, tokenizes and fits the prompt of one turn (dropping old turns where the plan says so). */
@@ -110,27 +113,47 @@ async function fittedPrompt(
   });
 }
 
+/**
+ * The room of the call the request requires; a maxTokens that cannot hold even the shortest call
+ * fails here, before any token is generated.
+ */
+function checkedCallRoom(plan: PlannedChat, params: ChatParams, tokenize: (text: string) => Int32Array) {
+  const room = requiredCallRoom(params, plan.options.toolChoice, tokenize);
+  if (room !== null && plan.maxTokens < room.call) {
+    throw new RangeError(
+      `${plan.where}: options.maxTokens (${plan.maxTokens}) has no room for ${room.what}: ` +
+        `the shortest one the grammar accepts takes ${room.call} tokens`,
+    );
+  }
+  return room;
+}
+
 /** The shared state of a turn over a fitted prompt. */
 function startTurn(context: Context, plan: PlannedChat, params: ChatParams, prompt: Int32Array): Turn {
   const model = context.model;
+  const tokenize = (text: string) => model.tokenize(text, { addSpecial: false, parseSpecial: true });
+  const room: CallRoom | null = checkedCallRoom(plan, params, tokenize);
+  // A required call must fit after the reasoning end: reasoning closes that many tokens before maxTokens.
+  const closeBy = room?.afterClose == null ? undefined : plan.maxTokens - room.afterClose;
   return {
     context,
     plan,
     params,
     prompt,
     parser: new ChatStreamParser(params),
-    budget: new ReasoningBudget(plan.reasoningBudget, {
-      opener: params.reasoningStart,
-      end: params.reasoningEnd,
-      forcedOpen: params.thinkingForcedOpen,
-    }),
+    budget: new ReasoningBudget(
+      plan.reasoningBudget,
+      { opener: params.reasoningStart, end: params.reasoningEnd, forcedOpen: params.thinkingForcedOpen },
+      closeBy === undefined ? {} : { closeBy },
+    ),
     stop: [...new Set([...params.additionalStops.filter((s) => s !== ""), ...plan.stop])],
-    tokenize: (text) => model.tokenize(text, { addSpecial: false, parseSpecial: true }),
+    tokenize,
     generated: [],
     usage: { promptTokens: prompt.length, completionTokens: 0, totalTokens: 0, cachedPromptTokens: 0 },
     firstAt: undefined,
     stopReason: undefined,
     forced: false,
+    closeBy,
   };
 }
 
@@ -165,16 +188,30 @@ async function* generate(
 }
 
 /**
+ * The grammar of the first generation: the plan's, or, where the model may open reasoning but a
+ * required call leaves no room for even its opener, the grammar of what follows reasoning.
+ */
+function firstGrammar(turn: Turn): GrammarOptions | undefined {
+  const { plan, params, closeBy } = turn;
+  const g = params.grammarPlan;
+  const opener = params.reasoningStart;
+  if (g.kind === "strict" && g.afterReasoning !== null && closeBy !== undefined && opener !== null) {
+    if (closeBy < turn.tokenize(opener).length) return strictGrammar(g.afterReasoning, plan.grammarEngine);
+  }
+  return chatGrammar(g, turn.tokenize, plan.grammarEngine);
+}
+
+/**
  * The first generation, under the plan's grammar. Returns false when there was none: a budget of
- * 0 closes forced-open reasoning before the first token.
+ * 0 (or no room before a required call) closes forced-open reasoning before the first token.
  */
 async function* generateFirst(turn: Turn): AsyncGenerator<ChatDelta, boolean> {
-  const { plan, params } = turn;
-  if (turn.budget.budget === 0 && params.thinkingForcedOpen) {
+  const { plan } = turn;
+  if (turn.budget.closesAtOnce) {
     turn.forced = true;
     return false;
   }
-  const grammar = plan.grammar ? chatGrammar(params.grammarPlan, turn.tokenize, plan.grammarEngine) : undefined;
+  const grammar = plan.grammar ? firstGrammar(turn) : undefined;
   const first = yield* generate(turn, turn.prompt, plan.maxTokens, grammar);
   turn.usage.cachedPromptTokens = first.stats.promptTokensReused;
   turn.usage.completionTokens = first.stats.tokensGenerated;

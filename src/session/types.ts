@@ -86,7 +86,10 @@ export interface ToolCallError {
 export interface ChatOptions extends Omit<ChatRequest, "tools"> {
   tools?: ChatTool[];
   sampling?: SamplingOptions;
-  /** Most tokens generated per model turn. Default 1024. */
+  /**
+   * Most tokens generated per model turn. Default 1024. Under `toolChoice: "required"` or a named
+   * tool, a value below the tokens of the shortest call the grammar accepts is a RangeError.
+   */
   maxTokens?: number;
   /** Extra stop strings. */
   stop?: string[];
@@ -103,7 +106,8 @@ export interface ChatOptions extends Omit<ChatRequest, "tools"> {
    * written for the model, or forced by the grammar) and the answer follows under the
    * request's grammar. 0: no reasoning (templates that can turn thinking off render without
    * it, unless `enableThinking` says otherwise; forced-open reasoning is closed at once).
-   * Default: no limit. Alias: `maxReasoningTokens`.
+   * Default: no limit. Alias: `maxReasoningTokens`. Under a required call, reasoning also closes
+   * where only the room of the shortest call is left in `maxTokens`, whichever comes first.
    *
    * @example
    * await model.chat({ messages, tools, toolChoice: "required", reasoningBudget: 256 });

@@ -79,11 +79,12 @@ async function streamed(options: LanguageModelV3CallOptions): Promise<Outcome & 
 }
 
 describe("the AI SDK provider and unfinished calls", () => {
-  // Where the output ends inside the call the grammar makes the model write (seed 1): a few tokens
+  // Where the output ends inside the call the grammar makes the model write (seed 1): some tokens
   // in, or at a stop sequence the call holds (the same end as an end of sequence inside it).
   const CUTS = [
-    { label: "maxOutputTokens 6", maxTokens: 6, stop: undefined, finish: "length" },
-    { label: "maxOutputTokens 12", maxTokens: 12, stop: undefined, finish: "length" },
+    // (The shortest call takes 16 tokens: fewer is an error, below.)
+    { label: "maxOutputTokens 20", maxTokens: 20, stop: undefined, finish: "length" },
+    { label: "maxOutputTokens 32", maxTokens: 32, stop: undefined, finish: "length" },
     { label: 'the stop sequence "}"', maxTokens: 160, stop: ["}"], finish: "stop" },
   ];
   it.each(CUTS)(
@@ -99,6 +100,16 @@ describe("the AI SDK provider and unfinished calls", () => {
       expect(stream).toEqual({ ...whole, inputStarts: 0 });
     },
   );
+
+  it("a maxOutputTokens with no room for the shortest call fails before any token", async () => {
+    await expect(lm.doGenerate(callOptions(8, 1))).rejects.toThrow(/maxTokens \(8\) has no room for a tool call/);
+    const { stream } = await lm.doStream(callOptions(8, 1));
+    const parts: LanguageModelV3StreamPart[] = [];
+    for await (const part of stream) parts.push(part);
+    expect(parts.some((p) => p.type === "text-delta" || p.type === "tool-call")).toBe(false);
+    const error = parts.find((p) => p.type === "error");
+    expect(error?.type === "error" ? String(error.error) : "").toMatch(/has no room for a tool call/);
+  });
 
   it("a finished call is one tool-call part, finish tool-calls, no call markup in the text", async () => {
     const options = callOptions(160, 1);
@@ -124,7 +135,7 @@ describe("the AI SDK provider and unfinished calls", () => {
         }),
       },
       toolChoice: "required",
-      maxOutputTokens: 12,
+      maxOutputTokens: 20,
       seed: 1,
     });
     const error = await run.then(

@@ -175,7 +175,8 @@ describe("the openai client against createServer", () => {
   });
 
   it("a call max_tokens cuts is content, never a tool call, streamed or not (finish_reason length)", async () => {
-    for (const max_tokens of [6, 12]) {
+    // From 16 tokens on (the shortest call: a smaller max_tokens is a 400, below); random weights write longer calls.
+    for (const max_tokens of [20, 32]) {
       const params = {
         model: server.modelId,
         messages: [user("Weather?")],
@@ -188,7 +189,7 @@ describe("the openai client against createServer", () => {
       expect(c.choices[0]!.finish_reason).toBe("length");
       expect(c.choices[0]!.message.tool_calls ?? []).toEqual([]);
       // The model's text is kept: the start of the call the grammar made it write.
-      expect(c.choices[0]!.message.content).toMatch(/^\{"name"/);
+      expect(c.choices[0]!.message.content).toMatch(/^\{\s*"name"/);
       let content = "";
       let finish: string | null = null;
       for await (const chunk of await client.chat.completions.create({ ...params, stream: true })) {
@@ -198,6 +199,25 @@ describe("the openai client against createServer", () => {
       }
       expect(finish).toBe("length");
       expect(content).toBe(c.choices[0]!.message.content);
+    }
+  });
+
+  it("a max_tokens with no room for the required call is a 400 naming it, streamed or not", async () => {
+    const params = {
+      model: server.modelId,
+      messages: [user("Weather?")],
+      tools: [weather],
+      tool_choice: "required" as const,
+      max_tokens: 8,
+    };
+    for (const stream of [false, true]) {
+      const error = await client.chat.completions.create({ ...params, stream }).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(BadRequestError);
+      expect(error).toMatchObject({ status: 400, param: "max_tokens", type: "invalid_request_error" });
+      expect((error as Error).message).toMatch(/maxTokens \(8\) has no room for a tool call: .* takes 16 tokens/);
     }
   });
 

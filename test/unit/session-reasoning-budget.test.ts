@@ -6,8 +6,8 @@ const FORCED: ReasoningMarkers = { opener: null, end: "</think>", forcedOpen: tr
 const OPENED: ReasoningMarkers = { opener: "<think>", end: "</think>", forcedOpen: false };
 
 /** Feeds `tokens`; returns the index of the token that used up the budget (or -1) and the final state. */
-function run(budget: number | undefined, markers: ReasoningMarkers, tokens: string[]) {
-  const b = new ReasoningBudget(budget, markers);
+function run(budget: number | undefined, markers: ReasoningMarkers, tokens: string[], closeBy?: number) {
+  const b = new ReasoningBudget(budget, markers, closeBy === undefined ? {} : { closeBy });
   let text = "";
   let exhaustedAt = -1;
   tokens.forEach((t, i) => {
@@ -77,7 +77,79 @@ const CASES = [
   },
 ] as const;
 
+// closeBy: reasoning still open when the whole output reaches that many tokens closes (a required call follows).
+const CLOSE_BY_CASES = [
+  {
+    label: "forced open, no budget: closes on the output's closeBy-th token",
+    budget: undefined,
+    closeBy: 3,
+    markers: FORCED,
+    tokens: ["a", "b", "c", "d"],
+    want: { exhaustedAt: 2, state: "exhausted", spent: 3 },
+  },
+  {
+    label: "model-opened: the opener's tokens count toward closeBy",
+    budget: undefined,
+    closeBy: 4,
+    markers: OPENED,
+    tokens: ["\n", "<think>", "a", "b", "c"],
+    want: { exhaustedAt: 3, state: "exhausted", spent: 2 },
+  },
+  {
+    label: "model-opened: closeBy reached by the opener itself closes at the opener",
+    budget: undefined,
+    closeBy: 1,
+    markers: OPENED,
+    tokens: ["<th", "ink>", "a"],
+    want: { exhaustedAt: 1, state: "exhausted", spent: 0 },
+  },
+  {
+    label: "the budget, when smaller, still runs out first",
+    budget: 2,
+    closeBy: 10,
+    markers: FORCED,
+    tokens: ["a", "b", "c"],
+    want: { exhaustedAt: 1, state: "exhausted", spent: 2 },
+  },
+  {
+    label: "closeBy, when sooner, comes before the budget",
+    budget: 10,
+    closeBy: 2,
+    markers: FORCED,
+    tokens: ["a", "b", "c"],
+    want: { exhaustedAt: 1, state: "exhausted", spent: 2 },
+  },
+  {
+    label: "reasoning closed by the model in time: nothing to do",
+    budget: undefined,
+    closeBy: 3,
+    markers: FORCED,
+    tokens: ["a", "</think>", "x", "y"],
+    want: { exhaustedAt: -1, state: "done", spent: 1 },
+  },
+  {
+    label: "an answer without reasoning is never cut",
+    budget: undefined,
+    closeBy: 1,
+    markers: OPENED,
+    tokens: ["<tool_call>", "x", "y"],
+    want: { exhaustedAt: -1, state: "done", spent: 0 },
+  },
+] as const;
+
 describe("ReasoningBudget", () => {
+  it.each(CLOSE_BY_CASES)("$label", ({ budget, closeBy, markers, tokens, want }) => {
+    expect(run(budget, markers, [...tokens], closeBy)).toEqual(want);
+  });
+
+  it("closes forced-open reasoning at once when no token of it fits", () => {
+    expect(new ReasoningBudget(undefined, FORCED, { closeBy: 0 }).closesAtOnce).toBe(true);
+    expect(new ReasoningBudget(0, FORCED).closesAtOnce).toBe(true);
+    expect(new ReasoningBudget(undefined, FORCED, { closeBy: 1 }).closesAtOnce).toBe(false);
+    // The model may open reasoning or not: nothing to close yet.
+    expect(new ReasoningBudget(undefined, OPENED, { closeBy: 0 }).closesAtOnce).toBe(false);
+  });
+
   it.each(CASES)("$label", ({ budget, markers, tokens, want }) => {
     expect(run(budget, markers, [...tokens])).toEqual(want);
   });
