@@ -128,13 +128,22 @@ function checkedCallRoom(plan: PlannedChat, params: ChatParams, tokenize: (text:
   return room;
 }
 
+/**
+ * Where reasoning must close so that a required call still fits after the reasoning end: before
+ * the shortest call's tokens and, where maxTokens has them to spare, as many again (models write
+ * whitespace and real values; the shortest call has neither), up to half of what is spare.
+ */
+function reasoningCloseBy(maxTokens: number, shortest: number): number {
+  const spare = maxTokens - shortest;
+  return spare - Math.min(shortest, Math.max(0, Math.floor(spare / 2)));
+}
+
 /** The shared state of a turn over a fitted prompt. */
 function startTurn(context: Context, plan: PlannedChat, params: ChatParams, prompt: Int32Array): Turn {
   const model = context.model;
   const tokenize = (text: string) => model.tokenize(text, { addSpecial: false, parseSpecial: true });
   const room: CallRoom | null = checkedCallRoom(plan, params, tokenize);
-  // A required call must fit after the reasoning end: reasoning closes that many tokens before maxTokens.
-  const closeBy = room?.afterClose == null ? undefined : plan.maxTokens - room.afterClose;
+  const closeBy = room?.afterClose == null ? undefined : reasoningCloseBy(plan.maxTokens, room.afterClose);
   return {
     context,
     plan,
