@@ -4,7 +4,7 @@
 // never a RangeError from a stack overflow, a URIError, or minutes of work. Pure TypeScript: run
 // in-process.
 import { describe, expect, it } from "vitest";
-import { jsonSchemaToGbnf, SchemaError } from "../../src/grammar/index.js";
+import { compileGbnf, jsonSchemaToGbnf, SchemaError } from "../../src/grammar/index.js";
 
 type Schema = Record<string, unknown>;
 const nest = (depth: number, wrap: (s: Schema) => Schema): Schema => {
@@ -107,6 +107,14 @@ describe("schema converter bounds", () => {
   ])("%s (within the budget) converts", (_name, schema) => {
     expect(jsonSchemaToGbnf(schema)).toMatch(/^root ::=/m);
   });
+
+  it.each(["schema", "required-first", "any"] as const)(
+    "1,000 optional properties, propertyOrder %s: a grammar the parsers accept (no `?` over 2000 rules)",
+    (propertyOrder) => {
+      const gbnf = jsonSchemaToGbnf({ type: "object", properties: propertiesOf(1000) }, { propertyOrder });
+      expect(compileGbnf(gbnf).ruleIndex.size).toBeGreaterThan(1000);
+    },
+  );
 
   // Keyword pairs that leave nothing: a SchemaError naming the subschema, not a grammar that
   // drops (or mis-shapes) the value and lets the chat "succeed".

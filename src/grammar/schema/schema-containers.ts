@@ -288,8 +288,15 @@ export function objectExpr(ctx: ContainerContext, n: Norm, hint: string): GbnfEx
   const leading = extra === null ? null : seq(extra, extras, rest(0));
   const body = leading === null ? firstExpr : alt(firstExpr, leading);
   const anyRequired = nonEmpty || members.some((m) => m.required);
-  return anyRequired ? seq(lit("{"), ws, body, ws, lit("}")) : seq(lit("{"), ws, opt(seq(body, ws)), lit("}"));
+  if (anyRequired) return seq(lit("{"), ws, body, ws, lit("}"));
+  // llama.cpp counts the rule names first seen inside `( ... )?` as rules the `?` repeats (2000 at
+  // most): hundreds of optional members would make the grammar invalid. Their choice gets a rule.
+  const optional = firstExpr.type === "choice" && firstExpr.items.length > MANY_FIRST_MEMBERS;
+  return seq(lit("{"), ws, opt(seq(optional ? named(ctx, sub(hint, "members"), body) : body, ws)), lit("}"));
 }
+
+/** Leading alternatives of an object beyond which they are named as one rule (see above). */
+const MANY_FIRST_MEMBERS = 256;
 
 /** Most required keys tracked as a set in any-order objects (2^n rules); beyond, they are counted. */
 const MAX_TRACKED_REQUIRED = 6;
