@@ -113,6 +113,9 @@ describe("parseGbnf accepts llama.cpp's dialect", () => {
     ['root ::= ("a"', "expecting ')'", 1, 14, "root"],
     ['root ::= "a"\nnext ::= "b"\nbad ::= [a-', "unexpected end of input", 3, 9, "bad"],
     ['root ::= "a"\n| "b"', "expecting a rule name", 2, 1, null],
+    ['root ::= "\\U00110000"', "escape names U+110000, above U+10FFFF", 1, 11, "root"],
+    ['root ::= "a"\nx ::= [a-\\UFFFFFFFF]', "above U+10FFFF", 2, 10, "x"],
+    [`root ::= ${"(".repeat(501)}"a"${")".repeat(501)}`, "groups nested more than 500 deep", 1, 510, "root"],
   ])("%j fails with %s at %i:%i in rule %s", (text, message, line, column, rule) => {
     try {
       parseGbnf(text);
@@ -130,6 +133,11 @@ describe("parseGbnf accepts llama.cpp's dialect", () => {
     expect(() => compileGbnf('root ::= x\nx ::= e root\ne ::= "" | "q"')).toThrow(/left recursion/);
     expect(() => compileGbnf('start ::= "a"')).toThrow(/'root'/);
     expect(() => compileGbnf('start ::= "a"', "start")).not.toThrow();
+  });
+
+  test("groups nested 500 deep and the escape U+10FFFF are accepted", () => {
+    expect(matchGbnf(`root ::= ${"(".repeat(500)}"a"${")".repeat(500)}`, "a").ok).toBe(true);
+    expect(matchGbnf('root ::= "\\U0010FFFF"', "\u{10FFFF}").ok).toBe(true);
   });
 
   test("a max repetition above 2000 is unbounded, as in llama.cpp", () => {

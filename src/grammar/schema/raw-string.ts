@@ -17,6 +17,7 @@ import {
 import type { RegexNode } from "../regex/regex-ast.js";
 import { parseRegex } from "../regex/regex-parse.js";
 import { FORMAT_PATTERNS } from "./schema-scalars.js";
+import { MAX_PATTERN_ITEMS, patternWeight } from "./schema-budget.js";
 
 /** Most DFA states before the raw language is given up (the text parser's grammar is used). */
 const LIMIT = 3000;
@@ -69,7 +70,12 @@ function keywordsOf(schema: unknown): { patterns: RegexNode[]; min: number; max:
   if (typeof schema !== "object" || schema === null) return null;
   const s = schema as { pattern?: unknown; format?: unknown; minLength?: unknown; maxLength?: unknown };
   const patterns: RegexNode[] = [];
-  if (typeof s.pattern === "string") patterns.push(parseRegex(s.pattern));
+  if (typeof s.pattern === "string") {
+    const node = parseRegex(s.pattern);
+    // Over the converter's budget (which refuses the schema): not worth an automaton here.
+    if (patternWeight(node, MAX_PATTERN_ITEMS) > MAX_PATTERN_ITEMS) throw new AutomatonLimitError(MAX_PATTERN_ITEMS);
+    patterns.push(node);
+  }
   if (typeof s.format === "string" && FORMAT_PATTERNS[s.format] !== undefined)
     patterns.push(parseRegex(FORMAT_PATTERNS[s.format]!));
   const min = typeof s.minLength === "number" && Number.isInteger(s.minLength) && s.minLength > 0 ? s.minLength : 0;

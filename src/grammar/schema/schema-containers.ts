@@ -13,8 +13,9 @@ import { childRuleName as sub } from "../gbnf-builder.js";
 import type { SchemaLocation } from "./schema-document.js";
 import type { RelaxationKind } from "./schema-error.js";
 import type { Norm } from "./schema-normalize.js";
-import { NOTHING, isNothing, stringLanguage } from "./string-language.js";
+import { NOTHING, isNothing, nothingBecause, nothingOr, stringLanguage } from "./string-language.js";
 import { uniqueArray } from "./unique-items.js";
+import { checkObjectBudget, checkPatternBudget } from "./schema-budget.js";
 import {
   MAX_MACHINE_STATES,
   MAX_SET_MEMBERS,
@@ -74,7 +75,8 @@ export function arrayExpr(ctx: ContainerContext, n: Norm, hint: string): GbnfExp
     ctx.relax("repetitionCap", n.pointer, "maxItems");
     max = null;
   }
-  if (max !== null && max < min) return NOTHING;
+  if (max !== null && max < min)
+    return nothingBecause(n.pointer, "minItems/maxItems", `minItems ${min} exceeds maxItems ${max}`);
   if (n.uniqueItems && (max === null || max > 1)) {
     const values = n.prefixItems.length === 0 && n.items !== false ? ctx.finiteValues(n.items) : null;
     const unique = values === null ? null : uniqueArray(ctx.jt, values, min, max, hint);
@@ -116,9 +118,11 @@ export function arrayExpr(ctx: ContainerContext, n: Norm, hint: string): GbnfExp
     return acc;
   };
   const first = prefix.length > 0 ? prefix[0]! : rest;
-  if (first === null || isNothing(first)) return min > 0 ? NOTHING : seq(open, close);
+  const tooFew = (e: GbnfExpr | null): GbnfExpr =>
+    nothingOr(e ?? NOTHING, n.pointer, "minItems", `minItems ${min}, but the items allowed match nothing`);
+  if (first === null || isNothing(first)) return min > 0 ? tooFew(first) : seq(open, close);
   const body = seq(first, tail(1));
-  if (containsNothing(body)) return min > 0 ? NOTHING : seq(open, close);
+  if (containsNothing(body)) return min > 0 ? tooFew(null) : seq(open, close);
   return min > 0 ? seq(open, body, ws, close) : seq(open, opt(seq(body, ws)), close);
 }
 
@@ -134,20 +138,22 @@ function compile(
   source: string,
   pointer: string,
 ): { node: RegexNode; test: (k: string) => boolean } | null {
+  let node: RegexNode;
   try {
-    const node = parseRegex(source);
-    let re: RegExp | null = null;
-    try {
-      re = new RegExp(source, "u");
-    } catch {
-      re = null;
-    }
-    return { node, test: (k) => (re ? re.test(k) : false) };
+    node = parseRegex(source);
   } catch (e) {
     if (!(e instanceof RegexSyntaxError)) throw e;
     ctx.relax("regexUnsupported", pointer, "patternProperties", e.message);
     return null;
   }
+  checkPatternBudget(node, pointer, "patternProperties");
+  let re: RegExp | null = null;
+  try {
+    re = new RegExp(source, "u");
+  } catch {
+    re = null;
+  }
+  return { node, test: (k) => (re ? re.test(k) : false) };
 }
 
 /**
@@ -168,6 +174,7 @@ export function objectExpr(ctx: ContainerContext, n: Norm, hint: string): GbnfEx
   // Declared keys: `properties` in order, then required keys declared nowhere.
   const keys = [...n.properties.keys()];
   for (const k of n.required) if (!n.properties.has(k)) keys.push(k);
+  checkObjectBudget(keys.length, n.pointer);
   // Extra keys may be none of the declared or forbidden ones.
   const names = new Set([...keys, ...n.forbidden]);
   const nameRules = keyNameConstraint(ctx, n);
@@ -187,9 +194,12 @@ export function objectExpr(ctx: ContainerContext, n: Norm, hint: string): GbnfEx
         else locs.push(scope.additional);
       }
     }
-    const value = forbidden ? NOTHING : ctx.visit(locs, sub(hint, String(key)));
+    const value = forbidden
+      ? nothingBecause(n.pointer, "required", `property ${JSON.stringify(key)} is not allowed here`)
+      : ctx.visit(locs, sub(hint, String(key)));
     if (isNothing(value)) {
-      if (required) return NOTHING;
+      if (required)
+        return nothingOr(value, n.pointer, "required", `required property ${JSON.stringify(key)} matches nothing`);
       continue;
     }
     members.push({
@@ -200,8 +210,14 @@ export function objectExpr(ctx: ContainerContext, n: Norm, hint: string): GbnfEx
 
   const extra = extraMember(ctx, n, patterns, names, nameRules, hint);
   const requiredCount = members.filter((m) => m.required).length;
-  if (extra === null && members.length < n.minProperties) return NOTHING;
-  if (n.maxProperties !== null && requiredCount > n.maxProperties) return NOTHING;
+  if (extra === null && members.length < n.minProperties) {
+    const reason = `minProperties ${n.minProperties}, but only ${members.length} properties are allowed`;
+    return nothingBecause(n.pointer, "minProperties", reason);
+  }
+  if (n.maxProperties !== null && requiredCount > n.maxProperties) {
+    const reason = `${requiredCount} required properties exceed maxProperties ${n.maxProperties}`;
+    return nothingBecause(n.pointer, "required/maxProperties", reason);
+  }
   if (ctx.propertyOrder === "required-first") members.sort((a, b) => Number(b.required) - Number(a.required));
   // minProperties 1 is exact (the member list must not be empty); larger counts need counting.
   const needsCount =
@@ -272,8 +288,15 @@ export function objectExpr(ctx: ContainerContext, n: Norm, hint: string): GbnfEx
   const leading = extra === null ? null : seq(extra, extras, rest(0));
   const body = leading === null ? firstExpr : alt(firstExpr, leading);
   const anyRequired = nonEmpty || members.some((m) => m.required);
-  return anyRequired ? seq(lit("{"), ws, body, ws, lit("}")) : seq(lit("{"), ws, opt(seq(body, ws)), lit("}"));
+  if (anyRequired) return seq(lit("{"), ws, body, ws, lit("}"));
+  // llama.cpp counts the rule names first seen inside `( ... )?` as rules the `?` repeats (2000 at
+  // most): hundreds of optional members would make the grammar invalid. Their choice gets a rule.
+  const optional = firstExpr.type === "choice" && firstExpr.items.length > MANY_FIRST_MEMBERS;
+  return seq(lit("{"), ws, opt(seq(optional ? named(ctx, sub(hint, "members"), body) : body, ws)), lit("}"));
 }
+
+/** Leading alternatives of an object beyond which they are named as one rule (see above). */
+const MANY_FIRST_MEMBERS = 256;
 
 /** Most required keys tracked as a set in any-order objects (2^n rules); beyond, they are counted. */
 const MAX_TRACKED_REQUIRED = 6;

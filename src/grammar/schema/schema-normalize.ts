@@ -10,6 +10,7 @@ import { ANNOTATIONS, negateSchema } from "./schema-negate.js";
 import { conditionalBranches } from "./schema-conditional.js";
 import type { SchemaDocument, SchemaLocation } from "./schema-document.js";
 import { type RelaxationKind, SchemaError } from "./schema-error.js";
+import { checkKeywordConflicts } from "./keyword-conflicts.js";
 
 /** JSON Schema instance types (`integer` is a subset of `number`). */
 export type TypeName = "null" | "boolean" | "object" | "array" | "number" | "integer" | "string";
@@ -218,6 +219,8 @@ export function mergeInto(ctx: NormalizeContext, n: Norm, loc: SchemaLocation): 
     mergeInto(ctx, n, ref === "#" ? ctx.doc.root : ctx.doc.resolve(ref, loc));
   }
 
+  // Schemas the converter builds (negations, oneOf/dependency branches) end their pointer with "(...)".
+  if (!loc.pointer.endsWith(")")) checkKeywordConflicts(o, loc.pointer);
   if (o.type !== undefined) {
     const types = Array.isArray(o.type) ? o.type : [o.type];
     for (const t of types) {

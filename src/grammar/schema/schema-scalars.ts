@@ -10,9 +10,10 @@ import type { JsonText } from "./json-text.js";
 import { decimalBound, decimalRange, integerRange } from "./numeric-range.js";
 import type { RelaxationKind } from "./schema-error.js";
 import type { Norm } from "./schema-normalize.js";
-import { NOTHING, stringLanguage } from "./string-language.js";
+import { isNothing, nothingBecause, nothingOr, stringLanguage } from "./string-language.js";
 import { FORMAT_PATTERNS, LOOSE_FORMATS } from "./format.js";
 import { decimalMultiples } from "./multiple-of.js";
+import { checkPatternBudget } from "./schema-budget.js";
 
 export { FORMAT_PATTERNS } from "./format.js";
 
@@ -23,13 +24,16 @@ export interface ScalarContext {
 }
 
 function parsePattern(ctx: ScalarContext, source: string, pointer: string, keyword: string): RegexNode | null {
+  let node: RegexNode;
   try {
-    return parseRegex(source);
+    node = parseRegex(source);
   } catch (e) {
     if (!(e instanceof RegexSyntaxError)) throw e;
     ctx.relax("regexUnsupported", pointer, keyword, e.message);
     return null;
   }
+  checkPatternBudget(node, pointer, keyword);
+  return node;
 }
 
 /**
@@ -54,6 +58,12 @@ export function stringExpr(ctx: ScalarContext, n: Norm, hint: string): GbnfExpr 
     if (loose !== undefined) ctx.relax("format", f.pointer, "format", `${f.name}: ${loose}`);
     patterns.push(parseRegex(source));
   }
+  if (n.maxLength !== null && n.minLength > n.maxLength)
+    return nothingBecause(
+      n.pointer,
+      "minLength/maxLength",
+      `minLength ${n.minLength} exceeds maxLength ${n.maxLength}`,
+    );
   const excludeWords = n.notValues.filter((v): v is string => typeof v === "string");
   if (n.maxLength !== null && n.maxLength > 2000) ctx.relax("repetitionCap", n.pointer, "maxLength");
   const result = stringLanguage(
@@ -68,6 +78,8 @@ export function stringExpr(ctx: ScalarContext, n: Norm, hint: string): GbnfExpr 
   );
   for (const r of result.relaxations)
     ctx.relax(r.includes("too complex") ? "stringComplexity" : "regexFeature", n.pointer, "pattern", r);
+  if (isNothing(result.expr))
+    return nothingOr(result.expr, n.pointer, "pattern", "no string satisfies the pattern, format and length keywords");
   return result.expr;
 }
 
@@ -131,12 +143,12 @@ export function integerExpr(ctx: ScalarContext, n: Norm, hint: string): GbnfExpr
           : lo + (BigInt(k) - (((lo % BigInt(k)) + BigInt(k)) % BigInt(k)));
       const values: GbnfExpr[] = [];
       for (let v = first; v <= hi; v += BigInt(k)) values.push(lit(v.toString()));
-      return values.length ? alt(...values) : NOTHING;
+      return values.length ? alt(...values) : nothingBecause(n.pointer, "multipleOf", `no multiple of ${k} in bounds`);
     }
     ctx.relax("multipleOf", n.pointer, "multipleOf", `${k} with bounds`);
   }
   if (lo === null && hi === null) return ctx.jt.integer();
-  return integerRange(lo, hi) ?? NOTHING;
+  return integerRange(lo, hi) ?? nothingBecause(n.pointer, "minimum/maximum", "no integer lies within the bounds");
 }
 
 /**
@@ -173,5 +185,5 @@ export function numberExpr(ctx: ScalarContext, n: Norm, hint: string): GbnfExpr 
   ctx.relax("numberExponent", n.pointer, "minimum/maximum");
   const lo = n.minimum ? decimalBound(n.minimum.value, n.minimum.strict) : null;
   const hi = n.maximum ? decimalBound(n.maximum.value, n.maximum.strict) : null;
-  return decimalRange(lo, hi) ?? NOTHING;
+  return decimalRange(lo, hi) ?? nothingBecause(n.pointer, "minimum/maximum", "no number lies within the bounds");
 }

@@ -38,7 +38,8 @@ import {
   mergeInto,
 } from "./schema-normalize.js";
 import { integerExpr, numberExpr, stringExpr } from "./schema-scalars.js";
-import { NOTHING, isNothing } from "./string-language.js";
+import { checkPatternBudget } from "./schema-budget.js";
+import { NOTHING, firstNothing, isNothing, nothingBecause, nothingCause } from "./string-language.js";
 
 /** Options of {@link jsonSchemaToGbnf} and {@link SchemaConverter}. */
 export interface SchemaToGbnfOptions {
@@ -156,7 +157,12 @@ export class SchemaConverter {
     } finally {
       this.depth = 0;
     }
-    if (isNothing(e)) throw new SchemaError("#", "(schema)", "no JSON value satisfies this schema");
+    if (isNothing(e)) {
+      // Name the subschema whose keywords left nothing, when the generators said which.
+      const cause = nothingCause(e);
+      if (cause === null) throw new SchemaError("#", "(schema)", "no JSON value satisfies this schema");
+      throw new SchemaError(cause.pointer, cause.keyword, `${cause.reason}: no JSON value satisfies this schema`);
+    }
     return (e as { name: string }).name;
   }
 
@@ -268,7 +274,7 @@ export class SchemaConverter {
       if (state.recursive) throw new SchemaError(pointer, "$ref", "a recursive schema matches nothing");
       this.ruleCache.delete(key);
       this.builder.release(reserved);
-      return NOTHING;
+      return e;
     }
     this.builder.define(reserved, e);
     return ref(reserved);
@@ -304,12 +310,16 @@ export class SchemaConverter {
     const n = this.normalize(locs);
     const patterns: RegexNode[] = [];
     for (const p of n.patterns) {
+      let node: RegexNode;
       try {
-        patterns.push(parseRegex(p.source));
+        node = parseRegex(p.source);
       } catch (e) {
         if (!(e instanceof RegexSyntaxError)) throw e;
         this.relax("regexUnsupported", p.pointer, "propertyNames", e.message);
+        continue;
       }
+      checkPatternBudget(node, p.pointer, "propertyNames");
+      patterns.push(node);
     }
     if (n.enumValues !== null || n.anyOf.length > 0)
       this.relax("not", n.pointer, "propertyNames", "only length and pattern of propertyNames are enforced");
@@ -317,7 +327,7 @@ export class SchemaConverter {
   }
 
   private generate(n: Norm, hint: string): GbnfExpr {
-    if (n.never !== null) return NOTHING;
+    if (n.never !== null) return nothingBecause(n.pointer, "(schema)", n.never);
     if (n.anyOf.length > 0) return this.expandAnyOf(n, hint);
     if (n.enumValues !== null) return this.enumExpr(n);
     const types = effectiveTypes(n);
@@ -327,11 +337,12 @@ export class SchemaConverter {
       this.relax("not", n.pointer, "not", "excluded numbers, arrays and objects are not enforced");
     }
     const parts: GbnfExpr[] = [];
+    const empty: GbnfExpr[] = [];
     for (const t of types) {
       const e = this.typeExpr(n, t, hint);
-      if (!isNothing(e)) parts.push(e);
+      (isNothing(e) ? empty : parts).push(e);
     }
-    return parts.length === 0 ? NOTHING : alt(...parts);
+    return parts.length === 0 ? firstNothing(empty) : alt(...parts);
   }
 
   private typeExpr(n: Norm, t: TypeName, hint: string): GbnfExpr {
@@ -375,6 +386,7 @@ export class SchemaConverter {
     const unconstrained = rest.length === 0 && isUnconstrained(base);
     const ctx = { doc: this.document, relax: this.relax.bind(this) };
     const parts: GbnfExpr[] = [];
+    const empty: GbnfExpr[] = [];
     first!.forEach((loc, i) => {
       let e: GbnfExpr;
       const branchHint = childRuleName(hint, String(i));
@@ -386,9 +398,9 @@ export class SchemaConverter {
         // A branch can lead back to the same merged set (recursion through anyOf): name it first.
         e = this.normRule(branch, branchHint);
       }
-      if (!isNothing(e)) parts.push(e);
+      (isNothing(e) ? empty : parts).push(e);
     });
-    return parts.length === 0 ? NOTHING : alt(...parts);
+    return parts.length === 0 ? firstNothing(empty) : alt(...parts);
   }
 
   /** A merged constraint set, guarded against recursion. */
@@ -398,7 +410,8 @@ export class SchemaConverter {
 
   private enumExpr(n: Norm): GbnfExpr {
     const values = n.enumValues!.filter((v) => valueAllowed(n, v));
-    if (values.length === 0) return NOTHING;
+    if (values.length === 0)
+      return nothingBecause(n.pointer, "enum", "no enum/const value satisfies the other keywords");
     if (values.some((v) => v !== null && typeof v === "object" && !Array.isArray(v) && Object.keys(v).length > 1)) {
       this.relax("enumObjectOrder", n.pointer, "enum");
     }

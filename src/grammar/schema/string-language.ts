@@ -121,6 +121,54 @@ export function isNothing(e: GbnfExpr): boolean {
   return e.type === "class" && e.ranges.length === 0 && !e.negated;
 }
 
+/** Why a subschema matches nothing: carried by the NOTHING it generated, up to the error at the root. */
+export interface NothingCause {
+  pointer: string;
+  keyword: string;
+  reason: string;
+}
+
+/**
+ * {@link NOTHING} that remembers why (isNothing holds for it).
+ *
+ * @example
+ * nothingBecause("#/properties/n", "minItems/maxItems", "minItems 3 exceeds maxItems 1");
+ */
+export function nothingBecause(pointer: string, keyword: string, reason: string): GbnfExpr {
+  return Object.assign({ type: "class" as const, ranges: [], negated: false }, { cause: { pointer, keyword, reason } });
+}
+
+/**
+ * The cause `e` carries when it is a NOTHING made by {@link nothingBecause}, else null.
+ *
+ * @example
+ * nothingCause(NOTHING); // null
+ */
+export function nothingCause(e: GbnfExpr): NothingCause | null {
+  if (!isNothing(e)) return null;
+  return (e as { cause?: NothingCause }).cause ?? null;
+}
+
+/**
+ * `e` when it is a NOTHING with a cause, else a NOTHING with this one.
+ *
+ * @example
+ * nothingOr(valueExpr, "#", "required", 'required property "a" matches nothing');
+ */
+export function nothingOr(e: GbnfExpr, pointer: string, keyword: string, reason: string): GbnfExpr {
+  return nothingCause(e) !== null ? e : nothingBecause(pointer, keyword, reason);
+}
+
+/**
+ * The first of `parts` that carries a cause, else {@link NOTHING} (every part matching nothing).
+ *
+ * @example
+ * firstNothing([NOTHING, nothingBecause("#", "enum", "no value")]); // the second
+ */
+export function firstNothing(parts: readonly GbnfExpr[]): GbnfExpr {
+  return parts.find((p) => nothingCause(p) !== null) ?? NOTHING;
+}
+
 function withinBounds([lo, hi]: [number, number | null], min: number, max: number | null): boolean {
   if (lo < min) return false;
   if (max === null) return true;
