@@ -405,7 +405,11 @@ export function jsonDumps(v: PyValue, opts: JsonOptions): string {
         });
       }
       return built(
-        "{" + nl + entries.map(([k, i]) => jsonKey(k, ensureAscii) + keySep + enc(i, level + 1)).join(sep) + close + "}",
+        "{" +
+          nl +
+          entries.map(([k, i]) => jsonKey(k, ensureAscii) + keySep + enc(i, level + 1)).join(sep) +
+          close +
+          "}",
       );
     }
     const tn = x instanceof PyIterator ? x.typeName : x instanceof PyUndefined ? "Undefined" : typeName(x);
