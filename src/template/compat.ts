@@ -17,6 +17,7 @@
  * //   strict  → TemplateRuntimeError("'datetime' is undefined", "UndefinedError")
  * //   lenient → "Today is "
  */
+import { checkLength } from "./limits.js";
 import { TemplateError, TemplateRuntimeError } from "./errors.js";
 import { PyIterator, PyTuple, PyUndefined, isStr, type PyDict, type PyValue } from "./py-values.js";
 
@@ -106,7 +107,9 @@ export function lenientListConcat(a: PyValue, b: PyValue): PyValue[] | undefined
   const list = (v: PyValue) => (v instanceof PyIterator ? v.peek() : Array.isArray(v) ? v : undefined);
   const x = list(a);
   const y = list(b);
-  return x && y ? [...x, ...y] : undefined;
+  if (!x || !y) return undefined;
+  checkLength(x.length + y.length, "a list", "item");
+  return [...x, ...y];
 }
 
 /** Filters that iterator-as-list applies to, and whether they read nested values too. */

@@ -13,6 +13,7 @@ import {
   PyCallable,
   PyError,
   PyFloat,
+  PyMarkup,
   PyNamespace,
   PyTuple,
   PyUndefined,
@@ -31,7 +32,8 @@ import { JINJA_TESTS } from "./jinja-tests.js";
 import { NEGATED_TEST_FILTER, TEST_FILTER, macroInfo, type IdentifierNode, type Node, type Program } from "./syntax.js";
 import type { UsageStats } from "./usage-stats.js";
 import { lenientConcat, lenientListConcat, listifyForFilter } from "./compat.js";
-import { MAX_RENDER_STEPS, checkLength } from "./limits.js";
+import { RenderBudget, boundLength, withBudget } from "./limits.js";
+import { RenderOutput } from "./render-output.js";
 
 /** How an Evaluator bends Python Jinja2's rules. */
 export interface EvaluatorMode {
@@ -74,6 +76,21 @@ const CONSTANTS = new Map<string, PyValue>([
   ["None", null],
 ]);
 
+/** How many items a container holds, for the render budget. */
+function itemsOf(v: PyValue): number {
+  if (Array.isArray(v)) return v.length;
+  if (v instanceof PyTuple) return v.items.length;
+  if (v instanceof Map) return v.size;
+  return 0;
+}
+
+/** How many characters a string holds, for the render budget. */
+function charsOf(v: PyValue): number {
+  if (typeof v === "string") return v.length;
+  if (v instanceof PyMarkup) return v.value.length;
+  return 0;
+}
+
 const EMPTY_KWARGS: ReadonlyMap<string, PyValue> = new Map();
 
 /** Evaluates one render of a program. Not reentrant: make one per render. */
@@ -81,7 +98,7 @@ export class Evaluator implements FilterEnv {
   readonly #root: Scope;
   private readonly mutable: boolean;
   private readonly lenient: boolean;
-  #steps = 0;
+  readonly #budget = new RenderBudget();
   #outLength = 0;
 
   constructor(
@@ -99,15 +116,20 @@ export class Evaluator implements FilterEnv {
   /** Renders with `context` layered over the globals (context wins, as in Jinja2's render()). */
   render(context: PyDict): string {
     for (const [k, v] of context) this.#root.vars.set(String(k), v);
-    const out: string[] = [];
-    this.#block(this.program.body, this.#root, out);
-    return out.join("");
+    const out = new RenderOutput();
+    withBudget(this.#budget, () => this.#block(this.program.body, this.#root, out));
+    return out.text();
+  }
+
+  /** Steps of the render budget (limits.ts) this render has taken so far. */
+  get steps(): number {
+    return this.#budget.steps;
   }
 
   // -------------------------------------------------------------------------------------------
   // Statements
 
-  #block(nodes: Node[], scope: Scope, out: string[]): Flow {
+  #block(nodes: Node[], scope: Scope, out: RenderOutput): Flow {
     for (const node of nodes) {
       const flow = this.#statement(node, scope, out);
       if (flow !== Flow.Normal) return flow;
@@ -115,24 +137,36 @@ export class Evaluator implements FilterEnv {
     return Flow.Normal;
   }
 
-  /** Counts one step of the render budget (limits.ts): statements and loop iterations. */
+  /** Counts one step of the render budget (limits.ts): a statement, loop iteration or call. */
   #step(): void {
-    if (++this.#steps > MAX_RENDER_STEPS) {
-      throw new PyError(
-        "LimitError",
-        `rendering took more than ${MAX_RENDER_STEPS} steps (statements and loop iterations), the render budget`,
-      );
-    }
+    this.#budget.charge(1);
   }
 
-  /** Appends to the output, counting what one render outputs against the budget. */
-  #emit(out: string[], text: string): void {
+  /** Appends to the output, counting its characters against the budget. */
+  #emit(out: RenderOutput, text: string): void {
     this.#outLength += text.length;
-    checkLength(this.#outLength, "the rendered output");
+    boundLength(this.#outLength, "the rendered output");
+    this.#budget.chargeChars(text.length);
     out.push(text);
   }
 
-  #statement(node: Node, scope: Scope, out: string[]): Flow {
+  /**
+   * Counts reading a string against the budget. Concatenation builds ropes (counted by the shorter
+   * side, limits.ts); reading one copies it flat, so every operation that reads a string counts it.
+   */
+  #read<T extends PyValue>(v: T): T {
+    this.#budget.chargeChars(charsOf(v));
+    return v;
+  }
+
+  /** Counts a call against the budget: one step, plus what its result holds (items and characters). */
+  #charged(result: PyValue): PyValue {
+    this.#budget.charge(1 + itemsOf(result));
+    this.#budget.chargeChars(charsOf(result));
+    return result;
+  }
+
+  #statement(node: Node, scope: Scope, out: RenderOutput): Flow {
     this.#step();
     switch (node.type) {
       case "StringLiteral":
@@ -159,9 +193,9 @@ export class Evaluator implements FilterEnv {
         this.#emit(out, pyStr(this.#callBlock(node, scope)));
         return Flow.Normal;
       case "FilterStatement": {
-        const inner: string[] = [];
+        const inner = new RenderOutput();
         this.#block(node.body, scope, inner);
-        this.#emit(out, pyStr(this.#applyFilter(inner.join(""), node.filter, scope)));
+        this.#emit(out, pyStr(this.#applyFilter(inner.text(), node.filter, scope)));
         return Flow.Normal;
       }
       default:
@@ -170,7 +204,7 @@ export class Evaluator implements FilterEnv {
     }
   }
 
-  #for(node: Extract<Node, { type: "For" }>, scope: Scope, out: string[]): void {
+  #for(node: Extract<Node, { type: "For" }>, scope: Scope, out: RenderOutput): void {
     let iterableNode = node.iterable;
     let filter: Node | undefined;
     if (iterableNode.type === "SelectExpression") {
@@ -230,9 +264,9 @@ export class Evaluator implements FilterEnv {
     let value: PyValue;
     if (node.value) value = this.eval(node.value, scope);
     else {
-      const inner: string[] = [];
+      const inner = new RenderOutput();
       this.#block(node.body, scope, inner);
-      value = inner.join("");
+      value = inner.text();
     }
     const target = node.assignee;
     if (target.type === "MemberExpression" && !target.computed && target.property.type === "Identifier") {
@@ -284,9 +318,9 @@ export class Evaluator implements FilterEnv {
         throw new PyError("TypeError", `macro '${name}' takes no keyword argument '${kwargs.keys().next().value}'`);
       }
       s.vars.set("kwargs", kwargs as PyDict);
-      const out: string[] = [];
+      const out = new RenderOutput();
       this.#block(body, s, out);
-      return out.join("");
+      return out.text();
     };
     return new PyCallable(name, fn, `<Macro '${name}'>`);
   }
@@ -304,6 +338,7 @@ export class Evaluator implements FilterEnv {
 
   /** Evaluates an expression node to a Python value. */
   eval(node: Node, scope: Scope): PyValue {
+    this.#budget.charge(1);
     switch (node.type) {
       case "StringLiteral":
         return node.value;
@@ -314,12 +349,12 @@ export class Evaluator implements FilterEnv {
       case "Identifier":
         return this.#identifier(node, scope);
       case "ArrayLiteral":
-        return node.value.map((x) => this.eval(x, scope));
+        return node.value.map((x) => this.#read(this.eval(x, scope)));
       case "TupleLiteral":
-        return new PyTuple(node.value.map((x) => this.eval(x, scope)));
+        return new PyTuple(node.value.map((x) => this.#read(this.eval(x, scope))));
       case "ObjectLiteral": {
         const m: PyDict = new Map();
-        for (const [k, v] of node.value) dictSet(m, this.eval(k, scope), this.eval(v, scope));
+        for (const [k, v] of node.value) dictSet(m, this.#read(this.eval(k, scope)), this.#read(this.eval(v, scope)));
         return m;
       }
       case "MemberExpression":
@@ -334,9 +369,9 @@ export class Evaluator implements FilterEnv {
       case "BinaryExpression":
         return this.#binary(node, scope);
       case "FilterExpression":
-        return this.#applyFilter(this.eval(node.operand, scope), node.filter, scope);
+        return this.#applyFilter(this.#read(this.eval(node.operand, scope)), node.filter, scope);
       case "TestExpression": {
-        const v = this.eval(node.operand, scope);
+        const v = this.#read(this.eval(node.operand, scope));
         const r = this.callTest(node.test.value, v, []);
         return node.negate ? !r : r;
       }
@@ -366,7 +401,7 @@ export class Evaluator implements FilterEnv {
   }
 
   #member(node: Extract<Node, { type: "MemberExpression" }>, scope: Scope): PyValue {
-    const obj = this.eval(node.object, scope);
+    const obj = this.#read(this.eval(node.object, scope));
     // chainable-undefined (compat.ts): strict raises below.
     if (this.lenient && obj instanceof PyUndefined) return obj;
     const prop = node.property;
@@ -385,7 +420,7 @@ export class Evaluator implements FilterEnv {
       this.stats?.access(obj, 0, obj);
       return pySlice(obj, start, stop, step);
     }
-    const key = this.eval(prop, scope);
+    const key = this.#read(this.eval(prop, scope));
     result = pyGetItem(obj, key, this.mutable);
     this.stats?.access(obj, key, result);
     return result;
@@ -394,7 +429,7 @@ export class Evaluator implements FilterEnv {
   /** `obj.get(key)` reads `obj[key]` as far as usage stats go. */
   #trackedMethodCall(node: Extract<Node, { type: "CallExpression" }>, scope: Scope): PyValue {
     const member = node.callee as Extract<Node, { type: "MemberExpression" }>;
-    const obj = this.eval(member.object, scope);
+    const obj = this.#read(this.eval(member.object, scope));
     if (this.lenient && obj instanceof PyUndefined) return this.#invoke(obj, this.#args(node.args, scope));
     const name = !member.computed && member.property.type === "Identifier" ? member.property.value : undefined;
     const fn =
@@ -414,6 +449,10 @@ export class Evaluator implements FilterEnv {
     if (op === "and") return truthy(left) ? this.eval(node.right, scope) : left;
     if (op === "or") return truthy(left) ? left : this.eval(node.right, scope);
     const right = this.eval(node.right, scope);
+    if (op !== "~" && op !== "+") {
+      this.#read(left);
+      this.#read(right);
+    }
     switch (op) {
       case "==":
         return pyEquals(left, right);
@@ -448,20 +487,20 @@ export class Evaluator implements FilterEnv {
     const args: PyValue[] = [];
     const kwargs = new Map<string, PyValue>();
     for (const n of nodes) {
-      if (n.type === "KeywordArgumentExpression") kwargs.set(n.key.value, this.eval(n.value, scope));
+      if (n.type === "KeywordArgumentExpression") kwargs.set(n.key.value, this.#read(this.eval(n.value, scope)));
       else if (n.type === "SpreadExpression") args.push(...iterate(this.eval(n.argument, scope)));
       else if (n.type === "KeywordSpreadExpression") {
         const m = this.eval(n.argument, scope);
         if (!(m instanceof Map))
           throw new PyError("TypeError", `argument after ** must be a mapping, not ${typeName(m)}`);
         for (const [k, v] of m) kwargs.set(String(k), v);
-      } else args.push(this.eval(n, scope));
+      } else args.push(this.#read(this.eval(n, scope)));
     }
     return { args, kwargs };
   }
 
   #invoke(fn: PyValue, a: PyArgs): PyValue {
-    if (fn instanceof PyCallable) return fn.fn(a);
+    if (fn instanceof PyCallable) return this.#charged(fn.fn(a));
     if (fn instanceof PyUndefined) failUndefined(fn);
     throw new PyError("TypeError", `'${typeName(fn)}' object is not callable`);
   }
@@ -487,7 +526,7 @@ export class Evaluator implements FilterEnv {
       if (name === "tojson" || name === "string") this.stats.markDeep(value);
       else this.stats.mark(value, name);
     }
-    return callFilter(this, name, value, a);
+    return this.#charged(callFilter(this, name, value, a));
   }
 
   /** FilterEnv: runs a test by name (for `is`, select/reject). */
@@ -495,11 +534,12 @@ export class Evaluator implements FilterEnv {
     const t = JINJA_TESTS.get(name);
     if (!t) throw new PyError("TemplateRuntimeError", `No test named '${name}'${byName ? "" : " found"}.`);
     this.stats?.mark(value, `test_is_${name}`);
+    this.#step();
     return t(value, args);
   }
 
   /** FilterEnv: runs a filter by name (for map). */
   callFilter(name: string, value: PyValue, args: PyArgs): PyValue {
-    return callFilter(this, name, value, args, true);
+    return this.#charged(callFilter(this, name, value, args, true));
   }
 }

@@ -31,6 +31,7 @@ import { binaryOp, iterate, pyCompare, pyEquals, pyLen } from "./py-ops.js";
 import { jsonDumps, percentFormat, toFixedPy } from "./py-format.js";
 import { pyGetItem, pyAttribute, pySplitlines } from "./py-methods.js";
 import { FILTER_NAMES } from "./jinja-tests.js";
+import { checkLength, checkedJoin } from "./limits.js";
 
 /** What filters need from the environment: tests and filters by name (for select/map). */
 export interface FilterEnv {
@@ -195,6 +196,7 @@ const FILTERS: Record<string, Filter> = {
     const [w] = bind("do_center", a, [["width", 80]]);
     const s = pyStr(v);
     const n = Math.max(0, numVal(w as number) - s.length);
+    checkLength(s.length + n, "a centered string");
     const left = Math.floor(n / 2) + (n & numVal(w as number) & 1);
     return " ".repeat(left) + s + " ".repeat(n - left);
   },
@@ -263,6 +265,7 @@ const FILTERS: Record<string, Filter> = {
     if (v instanceof PyUndefined) failUndefined(v); // Python: `s += "\n"` on Undefined
     const ind = isStr(width!) ? strVal(width) : " ".repeat(numVal(width as number));
     const s = pyStr(v) + "\n";
+    checkLength(s.length + pySplitlines(s).length * ind.length, "an indented string");
     let rv: string;
     if (truthy(blank!)) rv = pySplitlines(s).join("\n" + ind);
     else {
@@ -291,7 +294,7 @@ const FILTERS: Record<string, Filter> = {
     ]);
     let items = iterate(v);
     if (attr !== null) items = items.map(attrGetter(attr!, false));
-    return items.map(pyStr).join(pyStr(d!));
+    return checkedJoin(items.map(pyStr), pyStr(d!));
   },
   last: (_e, v) => {
     if (v instanceof PyIterator || v instanceof Map) {

@@ -6,6 +6,7 @@
  * percentFormat("%s=%d", new PyTuple(["a", 1])); // "a=1"
  * jsonDumps(fromJs({ a: "é" }), {}); // '{"a": "é"}'
  */
+import { chargeChars, chargeSteps, checkLength } from "./limits.js";
 import {
   PyError,
   PyFloat,
@@ -62,6 +63,7 @@ export function toFixedPy(x: number, f: number): string {
   if (!Number.isFinite(x)) return Number.isNaN(x) ? "nan" : x > 0 ? "inf" : "-inf";
   const exact = exactDecimal(x);
   const [intPart, fracPart = ""] = exact.split(".") as [string, string?];
+  checkLength(f, "a formatted number");
   let keep = intPart + fracPart.slice(0, f).padEnd(f, "0");
   const rest = fracPart.slice(f);
   const restTrim = rest.replace(/0+$/, "");
@@ -74,6 +76,7 @@ export function toFixedPy(x: number, f: number): string {
 
 function pad(s: string, width: number, align: string, fill: string): string {
   if (s.length >= width) return s;
+  checkLength(width * fill.length, "a padded string");
   const n = width - s.length;
   if (align === "<") return s + fill.repeat(n);
   if (align === "^") return fill.repeat(Math.floor(n / 2)) + s + fill.repeat(Math.ceil(n / 2));
@@ -293,6 +296,7 @@ export function percentFormat(fmt: string, values: PyValue): string {
         s = formatValue(num, spec + t);
       }
     }
+    if (width) checkLength(width, "a padded string");
     if (width)
       s = flags.includes("-")
         ? s.padEnd(width)
@@ -346,6 +350,17 @@ function jsonKey(k: PyValue, ensureAscii: boolean): string {
   throw new PyError("TypeError", `keys must be str, int, float, bool or None, not ${typeName(k)}`);
 }
 
+/** A container's JSON, its characters counted against the render budget (each level copies its items' text). */
+function built(text: string): string {
+  chargeChars(text.length);
+  return text;
+}
+
+function indentWidth(n: number): number {
+  checkLength(n, "a JSON indent");
+  return n;
+}
+
 /** Python `json.dumps(v, ensure_ascii, indent, separators, sort_keys)`. */
 export function jsonDumps(v: PyValue, opts: JsonOptions): string {
   const ensureAscii = opts.ensureAscii ?? true;
@@ -353,12 +368,14 @@ export function jsonDumps(v: PyValue, opts: JsonOptions): string {
     opts.indent === null || opts.indent === undefined
       ? null
       : typeof opts.indent === "number"
-        ? " ".repeat(opts.indent)
+        ? " ".repeat(indentWidth(opts.indent))
         : opts.indent;
   const [itemSep, keySep] = opts.separators ?? (indent !== null ? [",", ": "] : [", ", ": "]);
   const sortKeys = opts.sortKeys ?? false;
 
   const enc = (x: PyValue, level: number): string => {
+    // A step per value: nested lists can share items, so a dump can be exponentially long.
+    chargeSteps(1);
     if (x === null) return "null";
     if (x === true) return "true";
     if (x === false) return "false";
@@ -375,7 +392,7 @@ export function jsonDumps(v: PyValue, opts: JsonOptions): string {
     if (Array.isArray(x) || x instanceof PyTuple) {
       const items = Array.isArray(x) ? x : x.items;
       if (items.length === 0) return "[]";
-      return "[" + nl + items.map((i) => enc(i, level + 1)).join(sep) + close + "]";
+      return built("[" + nl + items.map((i) => enc(i, level + 1)).join(sep) + close + "]");
     }
     if (x instanceof Map) {
       if (x.size === 0) return "{}";
@@ -387,8 +404,12 @@ export function jsonDumps(v: PyValue, opts: JsonOptions): string {
           return sa < sb ? -1 : sa > sb ? 1 : 0;
         });
       }
-      return (
-        "{" + nl + entries.map(([k, i]) => jsonKey(k, ensureAscii) + keySep + enc(i, level + 1)).join(sep) + close + "}"
+      return built(
+        "{" +
+          nl +
+          entries.map(([k, i]) => jsonKey(k, ensureAscii) + keySep + enc(i, level + 1)).join(sep) +
+          close +
+          "}",
       );
     }
     const tn = x instanceof PyIterator ? x.typeName : x instanceof PyUndefined ? "Undefined" : typeName(x);

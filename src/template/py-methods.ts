@@ -28,6 +28,7 @@ import {
 } from "./py-values.js";
 import { dictGet, iterate, pyEquals } from "./py-ops.js";
 import { strFormat } from "./py-format.js";
+import { checkLength, checkedJoin } from "./limits.js";
 import { mutatingMethod } from "./py-mutating.js";
 
 const UNSAFE: Record<string, Set<string>> = {
@@ -214,13 +215,14 @@ function strMethod(s: string, name: string, markup: boolean): ((a: PyArgs) => Py
     case "join":
       return (a) =>
         wrap(
-          iterate(a.args[0] ?? [])
-            .map((x) => {
+          checkedJoin(
+            iterate(a.args[0] ?? []).map((x) => {
               if (!isStr(x))
                 throw new PyError("TypeError", `sequence item 0: expected str instance, ${typeName(x)} found`);
               return strVal(x);
-            })
-            .join(s),
+            }),
+            s,
+          ),
         );
     case "format":
       return (a) => wrap(strFormat(s, a.args, a.kwargs, (obj, key) => pyGetItem(obj, key)));
@@ -252,6 +254,7 @@ function strMethod(s: string, name: string, markup: boolean): ((a: PyArgs) => Py
       return (a) => {
         const w = intArg(a, 0, "width", 0);
         const sign = /^[+-]/.test(s) ? s[0]! : "";
+        checkLength(w, "a padded string");
         return sign + s.slice(sign.length).padStart(w - sign.length, "0");
       };
     case "center":
@@ -261,6 +264,7 @@ function strMethod(s: string, name: string, markup: boolean): ((a: PyArgs) => Py
         const w = intArg(a, 0, "width", 0);
         const fill = a.args[1] !== undefined ? strVal(a.args[1] as string) : " ";
         const n = Math.max(0, w - s.length);
+        checkLength(s.length + n * fill.length, "a padded string");
         if (name === "ljust") return s + fill.repeat(n);
         if (name === "rjust") return fill.repeat(n) + s;
         const left = Math.floor(n / 2) + (n & w & 1);
@@ -285,8 +289,8 @@ function strMethod(s: string, name: string, markup: boolean): ((a: PyArgs) => Py
 /** Python `str.replace(old, new, count)`. */
 export function pyReplace(s: string, old: string, repl: string, count: number): string {
   if (count < 0) {
-    if (old === "") return repl + Array.from(s).join(repl) + repl;
-    return s.split(old).join(repl);
+    if (old === "") return repl + checkedJoin(Array.from(s), repl) + repl;
+    return checkedJoin(s.split(old), repl);
   }
   let out = s;
   let from = 0;

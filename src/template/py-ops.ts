@@ -30,10 +30,12 @@ import {
   type PyValue,
 } from "./py-values.js";
 import { percentFormat } from "./py-format.js";
-import { checkLength } from "./limits.js";
+import { chargeChars, chargeSteps, checkConcat, checkLength } from "./limits.js";
 
 /** Python `==`. */
 export function pyEquals(a: PyValue, b: PyValue): boolean {
+  // A step per comparison: nested lists can share items, so a deep compare can be exponential.
+  chargeSteps(1);
   if (a === b) return true;
   if (isNumber(a) && isNumber(b)) return numVal(a) === numVal(b);
   if (isStr(a) && isStr(b)) return strVal(a) === strVal(b);
@@ -89,6 +91,7 @@ export function pyCompare(a: PyValue, b: PyValue, op: string): number {
 export function iterate(v: PyValue): PyValue[] {
   if (Array.isArray(v)) return v;
   if (v instanceof PyTuple) return v.items;
+  chargeSteps(pyLenOrZero(v)); // the list built below: a step per item
   if (typeof v === "string") return Array.from(v);
   if (v instanceof PyMarkup) return Array.from(v.value);
   if (v instanceof Map) return Array.from(v.keys());
@@ -101,6 +104,14 @@ export function iterate(v: PyValue): PyValue[] {
   throw new PyError("TypeError", `'${typeName(v)}' object is not iterable`);
 }
 
+function pyLenOrZero(v: PyValue): number {
+  if (typeof v === "string") return v.length;
+  if (v instanceof PyMarkup) return v.value.length;
+  if (v instanceof Map) return v.size;
+  if (v instanceof PyRange) return v.length;
+  return 0;
+}
+
 /** Python `len()`. */
 export function pyLen(v: PyValue): number {
   if (typeof v === "string") return codePointLength(v);
@@ -108,7 +119,7 @@ export function pyLen(v: PyValue): number {
   if (Array.isArray(v)) return v.length;
   if (v instanceof PyTuple) return v.items.length;
   if (v instanceof Map) return v.size;
-  if (v instanceof PyRange) return v.toArray().length;
+  if (v instanceof PyRange) return v.length;
   if (v instanceof PyUndefined) return 0;
   throw new PyError("TypeError", `object of type '${typeName(v)}' has no len()`);
 }
@@ -126,6 +137,7 @@ export function pyContains(haystack: PyValue, needle: PyValue): boolean {
       if (needle instanceof PyUndefined) failUndefined(needle);
       throw new PyError("TypeError", `'in <string>' requires string as left operand, not ${typeName(needle)}`);
     }
+    chargeChars(strVal(haystack).length);
     return strVal(haystack).includes(strVal(needle));
   }
   if (haystack instanceof Map) return findKey(haystack, needle) !== undefined;
@@ -233,21 +245,21 @@ export function binaryOp(op: string, a: PyValue, b: PyValue): PyValue {
     }
     if (typeof a === "string") {
       if (typeof b === "string") {
-        checkLength(a.length + b.length, "a string");
+        checkConcat(a.length, b.length);
         return a + b;
       }
       throw new PyError("TypeError", `can only concatenate str (not "${typeName(b)}") to str`);
     }
     if (Array.isArray(a)) {
       if (Array.isArray(b)) {
-        checkLength(a.length + b.length, "a list");
+        checkLength(a.length + b.length, "a list", "item");
         return a.concat(b);
       }
       throw new PyError("TypeError", `can only concatenate list (not "${typeName(b)}") to list`);
     }
     if (a instanceof PyTuple) {
       if (b instanceof PyTuple) {
-        checkLength(a.items.length + b.items.length, "a tuple");
+        checkLength(a.items.length + b.items.length, "a tuple", "item");
         return new PyTuple(a.items.concat(b.items));
       }
       throw new PyError("TypeError", `can only concatenate tuple (not "${typeName(b)}") to tuple`);
@@ -258,7 +270,7 @@ export function binaryOp(op: string, a: PyValue, b: PyValue): PyValue {
     const [seq, n] = isInt(b) ? [a, numVal(b)] : isInt(a) ? [b, numVal(a)] : [null, 0];
     if (typeof seq === "string" || Array.isArray(seq) || seq instanceof PyTuple) {
       const len = typeof seq === "string" ? seq.length : Array.isArray(seq) ? seq.length : seq.items.length;
-      if (len > 0 && n > 0) checkLength(len * n, `a ${typeName(seq)}`);
+      if (len > 0 && n > 0) checkLength(len * n, `a ${typeName(seq)}`, typeof seq === "string" ? "char" : "item");
     }
     if (typeof seq === "string") return seq.repeat(Math.max(0, n));
     if (Array.isArray(seq)) return Array.from({ length: Math.max(0, n) }, () => seq).flat();
@@ -290,7 +302,7 @@ export function unaryOp(op: string, v: PyValue): PyValue {
 export function concat(a: PyValue, b: PyValue): string {
   const left = pyStr(a);
   const right = pyStr(b);
-  checkLength(left.length + right.length, "a string");
+  checkConcat(left.length, right.length);
   return left + right;
 }
 

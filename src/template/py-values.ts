@@ -5,6 +5,8 @@
  * @example
  * pyStr(fromJs({ a: [1, "x", null] })); // "{'a': [1, 'x', None]}"
  */
+// limits.ts imports PyError from here: the cycle is safe, each side uses the other only inside functions.
+import { chargeChars, chargeSteps } from "./limits.js";
 
 /** A Python float (ints are plain JS numbers; a float must stay a float when integral, e.g. 2.0). */
 export class PyFloat {
@@ -325,8 +327,16 @@ export function strRepr(s: string): string {
   return out + quote;
 }
 
+/** A container's repr, its characters counted against the render budget (each level copies its items' text). */
+function built(text: string): string {
+  chargeChars(text.length);
+  return text;
+}
+
 /** Python `repr(v)`. */
 export function pyRepr(v: PyValue): string {
+  // A step per value: nested lists can share items, so a repr can be exponentially long.
+  chargeSteps(1);
   if (v === null) return "None";
   switch (typeof v) {
     case "string":
@@ -338,14 +348,14 @@ export function pyRepr(v: PyValue): string {
   }
   if (v instanceof PyFloat) return floatRepr(v.value);
   if (v instanceof PyMarkup) return `Markup(${strRepr(v.value)})`;
-  if (Array.isArray(v)) return `[${v.map(pyRepr).join(", ")}]`;
+  if (Array.isArray(v)) return built(`[${v.map(pyRepr).join(", ")}]`);
   if (v instanceof PyTuple) {
-    return v.items.length === 1 ? `(${pyRepr(v.items[0]!)},)` : `(${v.items.map(pyRepr).join(", ")})`;
+    return built(v.items.length === 1 ? `(${pyRepr(v.items[0]!)},)` : `(${v.items.map(pyRepr).join(", ")})`);
   }
   if (v instanceof Map) {
     const parts: string[] = [];
     for (const [k, x] of v) parts.push(`${pyRepr(k)}: ${pyRepr(x)}`);
-    return `{${parts.join(", ")}}`;
+    return built(`{${parts.join(", ")}}`);
   }
   if (v instanceof PyUndefined) return "Undefined";
   if (v instanceof PyRange) {

@@ -8,6 +8,7 @@
  */
 import { parse, tokenize } from "@huggingface/jinja";
 import { TemplateSyntaxError } from "./errors.js";
+import { astDepth, checkNestingDepth, tokenNestingDepth } from "./nesting.js";
 import {
   normalizeEscapes,
   rewriteTestArguments,
@@ -88,18 +89,35 @@ export function compileSource(source: string, known: KnownNames): Program {
 
 function compileUncached(source: string, known: KnownNames): Program {
   let program: Program;
+  let tokens: Token[] = [];
   try {
-    const tokens = tokenize(normalizeEscapes(source), { lstrip_blocks: true, trim_blocks: true }) as Token[];
-    program = parse(rewriteTestArguments(tokens) as Parameters<typeof parse>[0]) as unknown as Program;
+    tokens = rewriteTestArguments(
+      tokenize(normalizeEscapes(source), { lstrip_blocks: true, trim_blocks: true }) as Token[],
+    );
+    checkNestingDepth(tokenNestingDepth(tokens), "brackets, blocks and prefix operators");
+    program = parse(tokens as Parameters<typeof parse>[0]) as unknown as Program;
   } catch (e) {
+    if (e instanceof TemplateSyntaxError) throw e;
+    if (isStackOverflow(e)) {
+      // The stack was shallower than MAX_NESTING_DEPTH needs (a caller deep in recursion).
+      throw new TemplateSyntaxError(
+        `chat template nests ${tokenNestingDepth(tokens)} levels deep, deeper than the parser's stack allows`,
+      );
+    }
     // The parser runs off the token list when a block or expression is left open.
     const message = /reading 'type'|Unexpected end of input/.test((e as Error).message)
       ? "unexpected end of template (a block, expression or string is not closed)"
       : (e as Error).message;
     throw new TemplateSyntaxError(`chat template failed to parse: ${message}`);
   }
+  // Filter and operator chains parse in a loop but build trees that recursive walks cannot follow.
+  checkNestingDepth(astDepth(program), "statements and expressions");
   checkNames(program, known);
   return program;
+}
+
+function isStackOverflow(e: unknown): boolean {
+  return e instanceof RangeError && /call stack/i.test(e.message);
 }
 
 function filterName(node: Node): string {

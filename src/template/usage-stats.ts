@@ -38,6 +38,8 @@ export class UsageStats {
 
   /** Marks `v` and everything inside it used (tojson / string dump the whole value). */
   markDeep(v: PyValue): void {
+    // Once per container: nested lists may share items, and walking every path can be exponential.
+    if (v !== null && typeof v === "object" && this.#objects.get(v)?.has("deep")) return;
     this.mark(v, "deep");
     if (Array.isArray(v)) for (const x of v) this.markDeep(x);
     else if (v instanceof PyTuple) for (const x of v.items) this.markDeep(x);

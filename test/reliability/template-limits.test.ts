@@ -51,6 +51,79 @@ describe("template render budget", () => {
     });
   }
 
+  // Issue 31 item 2: each ends with the error named, the work bounded by the step budget (the
+  // message names it) and the child's peak memory far under 256 MB.
+  const budgeted: [string, string, "TemplateRuntimeError" | "TemplateSyntaxError", RegExp][] = [
+    [
+      "1e10 nested iterations, then text",
+      "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}x",
+      "TemplateRuntimeError",
+      /more than 10000000 steps/,
+    ],
+    [
+      "three nested loops printing k",
+      "{% for i in range(100000) %}{% for j in range(100000) %}{% for k in range(100000) %}{{ k }}" +
+        "{% endfor %}{% endfor %}{% endfor %}",
+      "TemplateRuntimeError",
+      /more than 10000000 steps/,
+    ],
+    [
+      "a list built in every iteration",
+      "{% for i in range(100000) %}{% set x = range(100000)|list %}{% endfor %}",
+      "TemplateRuntimeError",
+      /more than 10000000 steps/,
+    ],
+    [
+      "a fresh rope compared in every iteration",
+      "{% set ns = namespace(x='a' * 1000000) %}{% for i in range(100000) %}{% if (ns.x ~ 'b') == ns.x %}" +
+        "{% endif %}{% endfor %}",
+      "TemplateRuntimeError",
+      /more than 10000000 steps/,
+    ],
+    [
+      "repr of a list nested 80 deep with shared items",
+      "{% set ns = namespace(x=[1]) %}{% for i in range(80) %}{% set ns.x = [ns.x, ns.x] %}{% endfor %}{{ ns.x }}",
+      "TemplateRuntimeError",
+      /more than 10000000 steps/,
+    ],
+    [
+      "tojson of a list nested 80 deep with shared items",
+      "{% set ns = namespace(x=[1]) %}{% for i in range(80) %}{% set ns.x = [ns.x, ns.x] %}{% endfor %}" +
+        "{{ ns.x|tojson }}",
+      "TemplateRuntimeError",
+      /more than 10000000 steps/,
+    ],
+    ["a join of 1e9 characters", "{{ range(100000)|join('x' * 10000) }}", "TemplateRuntimeError", /budget/],
+  ];
+  for (const [name, source, errorName, message] of budgeted) {
+    it(`${name}: a ${errorName} within the budget`, async () => {
+      const r = await render(source);
+      expect(r.kind, r.stderr).toBe("threw");
+      expect(r.error?.name).toBe(errorName);
+      expect(r.error?.message).toMatch(message);
+      expect(r.maxRssMiB).toBeLessThan(256);
+    });
+  }
+
+  // Built in the child: 100,000-deep sources are too long for its command line.
+  const deep: [string, string, RegExp][] = [
+    ["a filter chain 100,000 deep", `"{{ 'x'" + "|trim".repeat(100000) + " }}"`, /nests 100002 levels deep/],
+    ["a + chain 100,000 deep", `"{{ 1" + "+1".repeat(100000) + " }}"`, /nests 100002 levels deep/],
+    ["brackets 100,000 deep", `"{{ " + "(".repeat(100000) + "1" + ")".repeat(100000) + " }}"`, /nests 100000 levels/],
+    ["not 100,000 times", `"{{ " + "not ".repeat(100000) + "1 }}"`, /nests 100000 levels deep/],
+    ["ifs 100,000 deep", `"{% if 1 %}".repeat(100000) + "{% endif %}".repeat(100000)`, /nests 100000 levels/],
+  ];
+  for (const [name, sourceExpr, message] of deep) {
+    it(`${name}: a TemplateSyntaxError naming the depth, no stack overflow`, async () => {
+      const r = await isolated(
+        `const { ChatTemplate } = await sub("template/index.js"); new ChatTemplate(${sourceExpr}); return "compiled";`,
+      );
+      expect(r.kind, r.stderr).toBe("threw");
+      expect(r.error?.name).toBe("TemplateSyntaxError");
+      expect(r.error?.message).toMatch(message);
+    });
+  }
+
   it("ranges within the sandbox's bound still render", async () => {
     const r = await render("{{ range(100000)|length }} {{ range(10, 0, -3)|list }} {{ range(0)|length }}");
     expect(r).toMatchObject({ kind: "returned", value: "100000 [10, 7, 4, 1] 0" });
