@@ -20,6 +20,7 @@ import type { AnalysisFormatHint, TemplateAnalysis } from "./types.js";
 import { applyWorkarounds } from "./workarounds.js";
 import { checkKeys } from "../validate/index.js";
 import { ChatTemplate } from "../template/index.js";
+import { withSharedBudget } from "../template/limits.js";
 
 export interface AnalyzeOptions {
   /** Value of `bos_token` while rendering probes (default ""). */
@@ -65,7 +66,12 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-function runAnalysis(
+/** The analysis's renders share one render budget: a hostile template fails them all at once. */
+function runAnalysis(...args: Parameters<typeof analyzeRenders>): TemplateAnalysis {
+  return withSharedBudget(() => analyzeRenders(...args));
+}
+
+function analyzeRenders(
   source: string,
   template: ChatTemplate,
   bosToken: string,

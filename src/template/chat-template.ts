@@ -3,6 +3,7 @@ import { detectCaps, type ProbeRunner } from "./caps.js";
 import { checkKeys } from "../validate/index.js";
 import { isRelaxable } from "./compat.js";
 import { TemplateError } from "./errors.js";
+import { withSharedBudget } from "./limits.js";
 import { polyfillMessages } from "./polyfills.js";
 import type { ChatTemplateOptions, CompatMode, RenderInput, RenderMode, RenderResult, TemplateCaps } from "./types.js";
 
@@ -82,7 +83,8 @@ export class ChatTemplate {
    * const { supportsTools, supportsParallelToolCalls } = tpl.caps;
    */
   get caps(): TemplateCaps {
-    this.#caps ??= detectCaps(this.#probeRunner());
+    // The probes share one budget: a hostile template costs one render's budget, not one per probe.
+    this.#caps ??= withSharedBudget(() => detectCaps(this.#probeRunner()));
     return this.#caps;
   }
 

@@ -30,10 +30,17 @@ export const MAX_NESTING_DEPTH = 256;
 /** Characters built, read or output that cost one step (a character costs far less than a statement). */
 export const CHARS_PER_STEP = 8;
 
-/** The step counter of one render, kept in characters (a step is CHARS_PER_STEP of them). */
+// The budget of the render running now (rendering is synchronous; nested uses save and restore it).
+let active: RenderBudget | undefined;
+
+/**
+ * The step counter of one render, kept in characters (a step is CHARS_PER_STEP of them). A budget
+ * made while another is active (a render inside {@link withSharedBudget}) also counts against it.
+ */
 export class RenderBudget {
   #units = 0;
   readonly #maxUnits: number;
+  readonly #parent: RenderBudget | undefined = active;
   constructor(readonly maxSteps: number = MAX_RENDER_STEPS) {
     this.#maxUnits = maxSteps * CHARS_PER_STEP;
   }
@@ -50,6 +57,7 @@ export class RenderBudget {
 
   /** Counts `n` characters; throws LimitError once the render has taken more than `maxSteps`. */
   chargeChars(n: number): void {
+    this.#parent?.chargeChars(n);
     this.#units += n;
     if (this.#units > this.#maxUnits) {
       throw new PyError(
@@ -61,8 +69,6 @@ export class RenderBudget {
   }
 }
 
-let active: RenderBudget | undefined;
-
 /** Runs `fn` (one render) with `budget` as the budget that chargeSteps and checkLength count against. */
 export function withBudget<T>(budget: RenderBudget, fn: () => T): T {
   const outer = active;
@@ -72,6 +78,17 @@ export function withBudget<T>(budget: RenderBudget, fn: () => T): T {
   } finally {
     active = outer;
   }
+}
+
+/**
+ * Runs `fn`, whose renders (capability probes, an analysis) share one budget of `maxSteps` on top
+ * of each render's own: a hostile template fails every render after the budget is spent, at once.
+ *
+ * @example
+ * const caps = withSharedBudget(() => detectCaps(runner));
+ */
+export function withSharedBudget<T>(fn: () => T, maxSteps: number = MAX_RENDER_STEPS): T {
+  return withBudget(new RenderBudget(maxSteps), fn);
 }
 
 /** Counts `n` steps against the render now running (none outside a render). */
