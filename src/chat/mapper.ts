@@ -30,6 +30,8 @@ interface Level {
   processedEnd: number;
   /** The open child produced output (it must not disappear from later snapshots). */
   emitted: boolean;
+  /** The output's version when the open child opened (see takenBackWhole). */
+  openVersion: number;
 }
 
 const CONSISTENT = true;
@@ -63,6 +65,8 @@ export class MessageMapper {
   private base = 0;
   private cutAt = 0;
   private finished = false;
+  /** The text of the last tree mapped (the current segment's). */
+  private input: PegTextSource | null = null;
 
   /**
    * @param prefixLength Text before this offset came from the prompt (a parser prefix): it is
@@ -89,6 +93,7 @@ export class MessageMapper {
   apply(nodes: PegNodeList, input: PegTextSource): boolean {
     if (this.finished) throw new RangeError("MessageMapper.apply: the message is already finished");
     if (this.verify(nodes, 0) !== CONSISTENT) return false;
+    this.input = input;
     this.walk(nodes, 0, input);
     return true;
   }
@@ -105,12 +110,27 @@ export class MessageMapper {
    */
   closeStructures(): boolean {
     this.args.forgetValue();
-    const { textFrom, owedFrom } = this.ledger.stopReading();
+    const { textFrom, owedFrom, tailFrom } = this.ledger.stopReading();
     // Markers read after a call that is not one are its text: the content goes on from there.
     if (owedFrom >= 0 && owedFrom < this.cutAt) this.cutAt = owedFrom;
+    // An open section's text after its last call (past the space that separates calls) was no
+    // call's, nor any text's: it is content.
+    if (tailFrom >= this.base) {
+      const after = this.pastSpace(Math.max(tailFrom, this.output.textEnd));
+      if (after < this.cutAt) this.cutAt = after;
+    }
     if (textFrom < 0) return false;
     this.cutAt = textFrom;
     return true;
+  }
+
+  /** The first offset from `from` (absolute) on, up to the cut, that is not whitespace in the last tree's input. */
+  private pastSpace(from: number): number {
+    const input = this.input;
+    let at = from;
+    while (at < this.cutAt && at - this.base < (input?.length ?? 0) && /\s/.test(input!.slice(at - this.base, at - this.base + 1)))
+      at++;
+    return at;
   }
 
   /**
@@ -120,6 +140,7 @@ export class MessageMapper {
   startSegment(base: number): void {
     this.ledger.startSegment(base);
     this.levels.length = 0;
+    this.input = null;
     this.base = base;
     if (base > this.cutAt) this.cutAt = base;
   }
@@ -148,9 +169,19 @@ export class MessageMapper {
     const level = this.levels[depth];
     if (!level || level.openStart < 0) return nodes.length >= (level?.done ?? 0) || !this.anyOutput();
     const n = nodes.at(level.done);
-    if (!n || n.start !== level.openStart || n.name !== level.openName) return !level.emitted;
+    if (!n || n.start !== level.openStart || n.name !== level.openName) return !level.emitted || this.takenBackWhole(level);
     if (n.kind === "capture") return n.end >= level.processedEnd;
     return this.verify(n.childList, depth + 1);
+  }
+
+  /**
+   * An open call or section that produced no output since it opened (its name and arguments read,
+   * nothing emitted) may go whole: the call's state goes with it (discardOpen), so a later parse
+   * that reads its text another way (content, another call) maps as if it had never been read.
+   */
+  private takenBackWhole(level: Level): boolean {
+    const whole = level.openName === NODE.tool || level.openName === NODE.toolSection;
+    return whole && this.output.version === level.openVersion;
   }
 
   private anyOutput(): boolean {
@@ -161,7 +192,7 @@ export class MessageMapper {
   private walk(nodes: PegNodeList, depth: number, input: PegTextSource): boolean {
     let level = this.levels[depth];
     if (!level) {
-      level = { done: 0, openStart: -1, openName: "", processedEnd: 0, emitted: false };
+      level = { done: 0, openStart: -1, openName: "", processedEnd: 0, emitted: false, openVersion: 0 };
       this.levels[depth] = level;
     }
     let produced = false;
@@ -177,6 +208,8 @@ export class MessageMapper {
         level.processedEnd = n.start;
         level.emitted = false;
         this.enter(n);
+        // After enter: a call waiting for its closer, settled as this one starts, is not this one's output.
+        level.openVersion = this.output.version;
       }
       // Inline reasoning: the whole block, markers included, is content text, from the moment its
       // opener is complete (a partial opener may still turn out to be something else) and it holds
