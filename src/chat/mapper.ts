@@ -32,6 +32,9 @@ interface Level {
   emitted: boolean;
   /** The output's version when the open child opened (see takenBackWhole). */
   openVersion: number;
+  /** Span of the last child fully mapped (-1 before any): a later snapshot must still hold it. */
+  lastStart: number;
+  lastEnd: number;
 }
 
 const CONSISTENT = true;
@@ -167,11 +170,28 @@ export class MessageMapper {
 
   private verify(nodes: PegNodeList, depth: number): boolean {
     const level = this.levels[depth];
+    if (level && !this.keepsLastDone(nodes, level)) return !CONSISTENT;
     if (!level || level.openStart < 0) return nodes.length >= (level?.done ?? 0) || !this.anyOutput();
     const n = nodes.at(level.done);
     if (!n || n.start !== level.openStart || n.name !== level.openName) return !level.emitted || this.takenBackWhole(level);
     if (n.kind === "capture") return n.end >= level.processedEnd;
-    return this.verify(n.childList, depth + 1);
+    if (this.verify(n.childList, depth + 1) === CONSISTENT) return CONSISTENT;
+    if (!this.takenBackWhole(level)) return !CONSISTENT;
+    // The call reads its text another way now (its arguments end where a value seemed to start):
+    // it is read again from its start, as if this snapshot were the first to show it.
+    this.discardOpen(level);
+    this.levels.length = depth + 1;
+    return CONSISTENT;
+  }
+
+  /**
+   * The last child mapped whole is still there, unchanged (a parse may take back a finished value
+   * for another reading of it, as a CDATA value that turns out not to be one).
+   */
+  private keepsLastDone(nodes: PegNodeList, level: Level): boolean {
+    if (level.done === 0 || level.lastStart < 0) return true;
+    const n = nodes.at(level.done - 1);
+    return n !== undefined && n.start === level.lastStart && n.end === level.lastEnd;
   }
 
   /**
@@ -192,7 +212,16 @@ export class MessageMapper {
   private walk(nodes: PegNodeList, depth: number, input: PegTextSource): boolean {
     let level = this.levels[depth];
     if (!level) {
-      level = { done: 0, openStart: -1, openName: "", processedEnd: 0, emitted: false, openVersion: 0 };
+      level = {
+        done: 0,
+        openStart: -1,
+        openName: "",
+        processedEnd: 0,
+        emitted: false,
+        openVersion: 0,
+        lastStart: -1,
+        lastEnd: -1,
+      };
       this.levels[depth] = level;
     }
     let produced = false;
@@ -241,6 +270,8 @@ export class MessageMapper {
       this.exit(n, input);
       if (n.kind === "tag" && n.end + this.base > this.cutAt) this.cutAt = n.end + this.base;
       level.done = i + 1;
+      level.lastStart = n.start;
+      level.lastEnd = n.end;
       level.openStart = -1;
       level.emitted = false;
       this.levels.length = depth + 1;
