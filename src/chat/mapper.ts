@@ -67,6 +67,11 @@ export class MessageMapper {
   /** Offset of the current parse segment in the input (a parse restarted after unparsable text). */
   private base = 0;
   private cutAt = 0;
+  /**
+   * End of the unfinished structure that produced output in the last snapshot (-1 when none): it
+   * extends the cut only when reading stops, as a later snapshot may end the structure sooner.
+   */
+  private openEnd = -1;
   private finished = false;
   /** The text of the last tree mapped (the current segment's). */
   private input: PegTextSource | null = null;
@@ -97,6 +102,7 @@ export class MessageMapper {
     if (this.finished) throw new RangeError("MessageMapper.apply: the message is already finished");
     if (this.verify(nodes, 0) !== CONSISTENT) return false;
     this.input = input;
+    this.openEnd = -1;
     this.walk(nodes, 0, input);
     return true;
   }
@@ -113,6 +119,8 @@ export class MessageMapper {
    */
   closeStructures(): boolean {
     this.args.forgetValue();
+    if (this.openEnd > this.cutAt) this.cutAt = this.openEnd;
+    this.openEnd = -1;
     const { textFrom, owedFrom, tailFrom } = this.ledger.stopReading();
     // Markers read after a call that is not one are its text: the content goes on from there.
     if (owedFrom >= 0 && owedFrom < this.cutAt) this.cutAt = owedFrom;
@@ -144,6 +152,7 @@ export class MessageMapper {
     this.ledger.startSegment(base);
     this.levels.length = 0;
     this.input = null;
+    this.openEnd = -1;
     this.base = base;
     if (base > this.cutAt) this.cutAt = base;
   }
@@ -262,8 +271,10 @@ export class MessageMapper {
         }
       } else {
         if (this.walk(n.childList, depth + 1, input)) level.emitted = true;
-        // A structure that produced output was recognised up to its end (even if unfinished).
-        if (level.emitted && n.end + this.base > this.cutAt) this.cutAt = n.end + this.base;
+        // A structure that produced output was recognised up to its end (even if unfinished: then
+        // up to where this snapshot ends it).
+        if (level.emitted && n.incomplete) this.openEnd = Math.max(this.openEnd, n.end + this.base);
+        else if (level.emitted && n.end + this.base > this.cutAt) this.cutAt = n.end + this.base;
       }
       if (level.emitted) produced = true;
       if (n.incomplete) return produced;

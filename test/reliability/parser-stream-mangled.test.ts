@@ -1,5 +1,5 @@
 // Mangled outputs whose streamed message once differed from the whole-text parse: one row per
-// cause, each with the single split point that showed it (found by a seeded fuzzer flipping,
+// cause, each with the fewest split points that showed it (found by a seeded fuzzer flipping,
 // deleting, duplicating and truncating characters of valid outputs). The whole parse must give
 // the message the row wants, and streaming split there, in random chunks and char by char must
 // give the same message, as must the sum of its deltas. Pure TypeScript: run in-process.
@@ -36,8 +36,8 @@ interface Row {
   tools: ToolDefinition[];
   request?: Partial<ChatRequest>;
   output: string;
-  /** The split point that showed the difference: the output up to the end of this text. */
-  cutAfter: string;
+  /** The split points that showed the difference: after each of these texts, found in order. */
+  cutsAfter: string[];
   want: { content: string | null; calls: [string, unknown][] };
 }
 
@@ -47,7 +47,7 @@ const ROWS: Row[] = [
     template: "openai-gpt-oss-120b.jinja",
     tools: [SPECIAL],
     output: '<|channel|>commentary to=functions.special_function<|message|>{"arg1":}',
-    cutAfter: "<|message|>",
+    cutsAfter: ["<|message|>"],
     want: { content: '<|channel|>commentary to=functions.special_function<|message|>{"arg1":}', calls: [] },
   },
   {
@@ -57,7 +57,7 @@ const ROWS: Row[] = [
     request: { parallelToolCalls: false },
     output:
       "<tool_call>\n<function=special_function>\n<parameter=arg1>\n1\n</parameter>\n</function>\n<tool_call>",
-    cutAfter: "</function>\n<t",
+    cutsAfter: ["</function>\n<t"],
     want: { content: "<tool_call>", calls: [["special_function", { arg1: 1 }]] },
   },
   {
@@ -68,7 +68,7 @@ const ROWS: Row[] = [
     output:
       "</think><tool_call>get_weath{er<arg_key</arg_key><arg_value>Paris</arg_value></tool_call>" +
       "<tool_call>get_weather<arg_key>city</arg_key><arg_value>Tokyo</arg_value></tool_call>",
-    cutAfter: "get_weath{",
+    cutsAfter: ["get_weath{"],
     want: {
       content: "<tool_call>get_weath{er<arg_key</arg_key><arg_value>Paris</arg_value></tool_call>",
       calls: [["get_weather", { city: "Tokyo" }]],
@@ -80,10 +80,40 @@ const ROWS: Row[] = [
     tools: [HTML],
     request: { parallelToolCalls: false, enableThinking: false },
     output: '<function name="html"><param name="markup"><![CDATA[x</para]]>m>]]></param></function>',
-    cutAfter: "</para]]>",
+    cutsAfter: ["</para]]>"],
     want: { content: null, calls: [["html", { markup: "<![CDATA[x</para]]>m>]]>" }]] },
   },
+  {
+    cause: "an unfinished section ended sooner by a later reading (a partial closer that is not one)",
+    template: "moonshotai-Kimi-K2.jinja",
+    tools: [WEATHER],
+    request: { parallelToolCalls: false },
+    output:
+      "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>" +
+      '{"city": "Paris"}<|tool_call_end|><|tool_call_begin|>functions.get_weather:1<|tool_call_argument_begin|>' +
+      '{"city": "Tokyo"}<|tool_call_end|><|tool_calls_sdction_end|>',
+    cutsAfter: ["<|tool_call_end|><|t", "<|tool_call_"],
+    want: {
+      content:
+        "<|tool_call_begin|>functions.get_weather:1<|tool_call_argument_begin|>" +
+        '{"city": "Tokyo"}<|tool_call_end|><|tool_calls_sdction_end|>',
+      calls: [["get_weather", { city: "Paris" }]],
+    },
+  },
 ];
+
+/** The output split after each of `after`, searched in order. */
+function splitAfter(output: string, after: string[]): string[] {
+  const pieces: string[] = [];
+  let from = 0;
+  for (const text of after) {
+    const at = output.indexOf(text, from);
+    expect(at, `"${text}" is in the output`).toBeGreaterThanOrEqual(0);
+    pieces.push(output.slice(from, at + text.length));
+    from = at + text.length;
+  }
+  return [...pieces, output.slice(from)];
+}
 
 function paramsOf(row: Row): ChatParams {
   const source = readFileSync(join(TEMPLATES, row.template), "utf8");
@@ -126,10 +156,8 @@ describe("mangled outputs: the streamed message equals the whole-text parse", ()
     const params = paramsOf(row);
     const whole = parseChatOutput(params, row.output, IDS);
     expect(shape(whole)).toEqual(row.want);
-    const cut = row.output.indexOf(row.cutAfter) + row.cutAfter.length;
-    expect(cut, "cutAfter is in the output").toBeGreaterThanOrEqual(row.cutAfter.length);
     const splits: [string, string[]][] = [
-      ["split at the cut", [row.output.slice(0, cut), row.output.slice(cut)]],
+      ["split at the cuts", splitAfter(row.output, row.cutsAfter)],
       ["char by char", Array.from(row.output)],
       ...[1, 2, 3].map((seed): [string, string[]] => [`random chunks ${seed}`, randomPieces(row.output, seed)]),
     ];
