@@ -156,6 +156,10 @@ function mangle(text: string, next: () => number): string {
 }
 
 const MANGLED = ["Qwen-Qwen3-0.6B.jinja", "Qwen3-Coder.jinja", "moonshotai-Kimi-K2.jinja", "openai-gpt-oss-120b.jinja"];
+/** Valid outputs in a shape the template does not render but models write (the channel before the recipient). */
+const WRITTEN: Record<string, string[]> = {
+  "openai-gpt-oss-120b.jinja": ['<|channel|>commentary to=functions.get_weather<|message|>{"city": "Paris"}'],
+};
 
 describe("mangled valid outputs: whole and streamed agree", () => {
   const templates = toolTemplates(undefined, (f) => MANGLED.includes(f));
@@ -169,7 +173,8 @@ describe("mangled valid outputs: whole and streamed agree", () => {
       [true, false].flatMap((parallelToolCalls) => {
         const params = generateChatParams(t.analysis, t.template, { messages: [USER], tools: TOOLS, parallelToolCalls });
         const g = generatedPart(t, scenarioFor(t, s), params);
-        return "output" in g ? [{ params, output: g.output }] : [];
+        const written = (WRITTEN[t.name] ?? []).map((output) => ({ params, output }));
+        return "output" in g ? [{ params, output: g.output }, ...written] : written;
       }),
     );
 
