@@ -137,11 +137,8 @@ export class MessageMapper {
 
   /** The first offset from `from` (absolute) on, up to the cut, that is not whitespace in the last tree's input. */
   private pastSpace(from: number): number {
-    const input = this.input;
-    let at = from;
-    while (at < this.cutAt && at - this.base < (input?.length ?? 0) && /\s/.test(input!.slice(at - this.base, at - this.base + 1)))
-      at++;
-    return at;
+    const text = this.input === null ? "" : this.input.slice(from - this.base, this.cutAt - this.base);
+    return from + (text.length - text.trimStart().length);
   }
 
   /**
@@ -182,7 +179,8 @@ export class MessageMapper {
     if (level && !this.keepsLastDone(nodes, level)) return !CONSISTENT;
     if (!level || level.openStart < 0) return nodes.length >= (level?.done ?? 0) || !this.anyOutput();
     const n = nodes.at(level.done);
-    if (!n || n.start !== level.openStart || n.name !== level.openName) return !level.emitted || this.takenBackWhole(level);
+    if (!n || n.start !== level.openStart || n.name !== level.openName)
+      return !level.emitted || this.takenBackWhole(level);
     if (n.kind === "capture") return n.end >= level.processedEnd;
     if (this.verify(n.childList, depth + 1) === CONSISTENT) return CONSISTENT;
     if (!this.takenBackWhole(level)) return !CONSISTENT;

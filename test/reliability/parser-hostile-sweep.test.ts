@@ -171,7 +171,11 @@ describe("mangled valid outputs: whole and streamed agree", () => {
     // Valid outputs: each call scenario as the template renders it, read with and without parallel calls.
     const seeds = SCENARIOS.filter((s) => s.message.tool_calls).flatMap((s) =>
       [true, false].flatMap((parallelToolCalls) => {
-        const params = generateChatParams(t.analysis, t.template, { messages: [USER], tools: TOOLS, parallelToolCalls });
+        const params = generateChatParams(t.analysis, t.template, {
+          messages: [USER],
+          tools: TOOLS,
+          parallelToolCalls,
+        });
         const g = generatedPart(t, scenarioFor(t, s), params);
         const written = (WRITTEN[t.name] ?? []).map((output) => ({ params, output }));
         return "output" in g ? [{ params, output: g.output }, ...written] : written;

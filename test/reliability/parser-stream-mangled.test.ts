@@ -55,8 +55,7 @@ const ROWS: Row[] = [
     template: "Qwen3-Coder.jinja",
     tools: [SPECIAL],
     request: { parallelToolCalls: false },
-    output:
-      "<tool_call>\n<function=special_function>\n<parameter=arg1>\n1\n</parameter>\n</function>\n<tool_call>",
+    output: "<tool_call>\n<function=special_function>\n<parameter=arg1>\n1\n</parameter>\n</function>\n<tool_call>",
     cutsAfter: ["</function>\n<t"],
     want: { content: "<tool_call>", calls: [["special_function", { arg1: 1 }]] },
   },
