@@ -90,9 +90,11 @@ export class CallLedger {
   /**
    * Structured reading stops: the open call was not finished, so it is dropped. Returns where the
    * text that is content again starts (the call's, or its section's opener when no call of the
-   * section was emitted; -1 when none) and where the text owed after a call that is not one starts.
+   * section was emitted; -1 when none), where the text owed after a call that is not one starts,
+   * and, in a section left open after an emitted call, where that call's text ended (what the
+   * section read after it, a partial closer, is no call's text).
    */
-  stopReading(): { textFrom: number; owedFrom: number } {
+  stopReading(): { textFrom: number; owedFrom: number; tailFrom: number } {
     this.settlePending();
     const call = this.call;
     this.call = null;
@@ -101,10 +103,11 @@ export class CallLedger {
       this.dropCall(call);
       textFrom = call.start;
     } else if (this.sectionStart >= 0 && this.sectionCalls === 0) textFrom = this.sectionStart;
+    const tailFrom = call === null && this.sectionStart >= 0 && this.sectionCalls > 0 ? this.callTextEnd : -1;
     const owedFrom = this.owedFrom;
     this.owedFrom = -1;
     this.sectionStart = -1;
-    return { textFrom, owedFrom };
+    return { textFrom, owedFrom, tailFrom };
   }
 
   /**

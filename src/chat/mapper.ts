@@ -30,6 +30,11 @@ interface Level {
   processedEnd: number;
   /** The open child produced output (it must not disappear from later snapshots). */
   emitted: boolean;
+  /** The output's version when the open child opened (see takenBackWhole). */
+  openVersion: number;
+  /** Span of the last child fully mapped (-1 before any): a later snapshot must still hold it. */
+  lastStart: number;
+  lastEnd: number;
 }
 
 const CONSISTENT = true;
@@ -62,7 +67,14 @@ export class MessageMapper {
   /** Offset of the current parse segment in the input (a parse restarted after unparsable text). */
   private base = 0;
   private cutAt = 0;
+  /**
+   * End of the unfinished structure that produced output in the last snapshot (-1 when none): it
+   * extends the cut only when reading stops, as a later snapshot may end the structure sooner.
+   */
+  private openEnd = -1;
   private finished = false;
+  /** The text of the last tree mapped (the current segment's). */
+  private input: PegTextSource | null = null;
 
   /**
    * @param prefixLength Text before this offset came from the prompt (a parser prefix): it is
@@ -89,6 +101,8 @@ export class MessageMapper {
   apply(nodes: PegNodeList, input: PegTextSource): boolean {
     if (this.finished) throw new RangeError("MessageMapper.apply: the message is already finished");
     if (this.verify(nodes, 0) !== CONSISTENT) return false;
+    this.input = input;
+    this.openEnd = -1;
     this.walk(nodes, 0, input);
     return true;
   }
@@ -105,12 +119,26 @@ export class MessageMapper {
    */
   closeStructures(): boolean {
     this.args.forgetValue();
-    const { textFrom, owedFrom } = this.ledger.stopReading();
+    if (this.openEnd > this.cutAt) this.cutAt = this.openEnd;
+    this.openEnd = -1;
+    const { textFrom, owedFrom, tailFrom } = this.ledger.stopReading();
     // Markers read after a call that is not one are its text: the content goes on from there.
     if (owedFrom >= 0 && owedFrom < this.cutAt) this.cutAt = owedFrom;
+    // An open section's text after its last call (past the space that separates calls) was no
+    // call's, nor any text's: it is content.
+    if (tailFrom >= this.base) {
+      const after = this.pastSpace(Math.max(tailFrom, this.output.textEnd));
+      if (after < this.cutAt) this.cutAt = after;
+    }
     if (textFrom < 0) return false;
     this.cutAt = textFrom;
     return true;
+  }
+
+  /** The first offset from `from` (absolute) on, up to the cut, that is not whitespace in the last tree's input. */
+  private pastSpace(from: number): number {
+    const text = this.input === null ? "" : this.input.slice(from - this.base, this.cutAt - this.base);
+    return from + (text.length - text.trimStart().length);
   }
 
   /**
@@ -120,6 +148,8 @@ export class MessageMapper {
   startSegment(base: number): void {
     this.ledger.startSegment(base);
     this.levels.length = 0;
+    this.input = null;
+    this.openEnd = -1;
     this.base = base;
     if (base > this.cutAt) this.cutAt = base;
   }
@@ -146,11 +176,39 @@ export class MessageMapper {
 
   private verify(nodes: PegNodeList, depth: number): boolean {
     const level = this.levels[depth];
+    if (level && !this.keepsLastDone(nodes, level)) return !CONSISTENT;
     if (!level || level.openStart < 0) return nodes.length >= (level?.done ?? 0) || !this.anyOutput();
     const n = nodes.at(level.done);
-    if (!n || n.start !== level.openStart || n.name !== level.openName) return !level.emitted;
+    if (!n || n.start !== level.openStart || n.name !== level.openName)
+      return !level.emitted || this.takenBackWhole(level);
     if (n.kind === "capture") return n.end >= level.processedEnd;
-    return this.verify(n.childList, depth + 1);
+    if (this.verify(n.childList, depth + 1) === CONSISTENT) return CONSISTENT;
+    if (!this.takenBackWhole(level)) return !CONSISTENT;
+    // The call reads its text another way now (its arguments end where a value seemed to start):
+    // it is read again from its start, as if this snapshot were the first to show it.
+    this.discardOpen(level);
+    this.levels.length = depth + 1;
+    return CONSISTENT;
+  }
+
+  /**
+   * The last child mapped whole is still there, unchanged (a parse may take back a finished value
+   * for another reading of it, as a CDATA value that turns out not to be one).
+   */
+  private keepsLastDone(nodes: PegNodeList, level: Level): boolean {
+    if (level.done === 0 || level.lastStart < 0) return true;
+    const n = nodes.at(level.done - 1);
+    return n !== undefined && n.start === level.lastStart && n.end === level.lastEnd;
+  }
+
+  /**
+   * An open call or section that produced no output since it opened (its name and arguments read,
+   * nothing emitted) may go whole: the call's state goes with it (discardOpen), so a later parse
+   * that reads its text another way (content, another call) maps as if it had never been read.
+   */
+  private takenBackWhole(level: Level): boolean {
+    const whole = level.openName === NODE.tool || level.openName === NODE.toolSection;
+    return whole && this.output.version === level.openVersion;
   }
 
   private anyOutput(): boolean {
@@ -161,7 +219,16 @@ export class MessageMapper {
   private walk(nodes: PegNodeList, depth: number, input: PegTextSource): boolean {
     let level = this.levels[depth];
     if (!level) {
-      level = { done: 0, openStart: -1, openName: "", processedEnd: 0, emitted: false };
+      level = {
+        done: 0,
+        openStart: -1,
+        openName: "",
+        processedEnd: 0,
+        emitted: false,
+        openVersion: 0,
+        lastStart: -1,
+        lastEnd: -1,
+      };
       this.levels[depth] = level;
     }
     let produced = false;
@@ -177,6 +244,8 @@ export class MessageMapper {
         level.processedEnd = n.start;
         level.emitted = false;
         this.enter(n);
+        // After enter: a call waiting for its closer, settled as this one starts, is not this one's output.
+        level.openVersion = this.output.version;
       }
       // Inline reasoning: the whole block, markers included, is content text, from the moment its
       // opener is complete (a partial opener may still turn out to be something else) and it holds
@@ -200,14 +269,18 @@ export class MessageMapper {
         }
       } else {
         if (this.walk(n.childList, depth + 1, input)) level.emitted = true;
-        // A structure that produced output was recognised up to its end (even if unfinished).
-        if (level.emitted && n.end + this.base > this.cutAt) this.cutAt = n.end + this.base;
+        // A structure that produced output was recognised up to its end (even if unfinished: then
+        // up to where this snapshot ends it).
+        if (level.emitted && n.incomplete) this.openEnd = Math.max(this.openEnd, n.end + this.base);
+        else if (level.emitted && n.end + this.base > this.cutAt) this.cutAt = n.end + this.base;
       }
       if (level.emitted) produced = true;
       if (n.incomplete) return produced;
       this.exit(n, input);
       if (n.kind === "tag" && n.end + this.base > this.cutAt) this.cutAt = n.end + this.base;
       level.done = i + 1;
+      level.lastStart = n.start;
+      level.lastEnd = n.end;
       level.openStart = -1;
       level.emitted = false;
       this.levels.length = depth + 1;

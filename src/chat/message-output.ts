@@ -16,20 +16,34 @@ export class MessageOutput {
   private deltas: ChatDelta[] = [];
   /** The last content text came from an inline reasoning block. */
   private afterInlineReasoning = false;
+  private pushes = 0;
+  private lastTextEnd = -1;
+
+  /** Counts the pieces pushed (texts, held whitespace included, and calls): unchanged, nothing was produced. */
+  get version(): number {
+    return this.pushes;
+  }
 
   /** Content or reasoning text was produced. */
   get hasText(): boolean {
     return this.contentText !== "" || this.reasoningText !== "";
   }
 
+  /** Input offset after the last content or reasoning text pushed (-1 before any). */
+  get textEnd(): number {
+    return this.lastTextEnd;
+  }
+
   /** Adds raw text at input offset `start` to the content (output the parser could not place). */
   appendContent(text: string, start: number): void {
+    this.pushed(text, start);
     const out = this.content.push(text, start);
     if (out !== "") this.emitText("content", out);
   }
 
   /** Adds a content capture's text; `inline`: it is an inline reasoning block, markers included. */
   captureContent(text: string, start: number, inline: boolean): void {
+    this.pushed(text, start);
     // Content right after an inline reasoning block joins it as written, without a separator.
     const out = this.content.push(text, start, this.afterInlineReasoning && !inline);
     this.afterInlineReasoning = inline;
@@ -38,12 +52,14 @@ export class MessageOutput {
 
   /** Adds a reasoning capture's text. */
   captureReasoning(text: string, start: number): void {
+    this.pushed(text, start);
     const out = this.reasoning.push(text, start);
     if (out !== "") this.emitText("reasoning_content", out);
   }
 
   /** Emits a call, or more of one (arguments only), joining the last delta where it can. */
   pushToolDelta(d: ToolCallDelta): void {
+    this.pushes++;
     const last = this.deltas[this.deltas.length - 1];
     const prev = last?.tool_calls?.[last.tool_calls.length - 1];
     if (prev && prev.index === d.index && d.id === undefined && prev.function.arguments !== undefined) {
@@ -76,6 +92,11 @@ export class MessageOutput {
     if (this.reasoningText !== "") msg.reasoning_content = this.reasoningText;
     if (toolCalls.length > 0) msg.tool_calls = toolCalls;
     return msg;
+  }
+
+  private pushed(text: string, start: number): void {
+    this.pushes++;
+    this.lastTextEnd = Math.max(this.lastTextEnd, start + text.length);
   }
 
   private emitText(field: "content" | "reasoning_content", text: string): void {
