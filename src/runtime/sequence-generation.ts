@@ -124,8 +124,9 @@ export async function* runOnSequence(
         if (rest && event.reason !== "abort") yield { token: lastToken, text: rest };
         return;
       }
-      // Tokens generated ahead of the reader before an abort are not handed out.
+      // Tokens generated ahead of the reader before an abort or a dispose are not handed out.
       if (plan.signal?.aborted) return out.stop("abort");
+      if (ctx.disposed) throw disposedError("Context.generate: the context was disposed during the generation");
       out.stats.tokensGenerated++;
       lastToken = event.token;
       if (event.eog) {
