@@ -156,22 +156,6 @@ bool Check(const gguf_context* ctx, std::string* reason) {
   return true;
 }
 
-std::string Quoted(std::string_view text) {
-  std::string out = "\"";
-  for (const char c : text.substr(0, 40)) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || c == '"' || c == '\\') {
-      char buf[8];
-      std::snprintf(buf, sizeof(buf), "\\x%02x", u);
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  if (text.size() > 40) out += "...";
-  return out + "\"";
-}
-
 // An RWKV token's bytes: its text uses \\t, \\n, \\r, \\xHH and \\c (for c) escapes.
 std::string RwkvBytes(std::string_view text) {
   std::string out;
@@ -208,7 +192,7 @@ bool CheckRwkvVocabulary(const gguf_context* ctx, int64_t tokens_id, size_t n, s
       char hex[8];
       std::snprintf(hex, sizeof(hex), "0x%02X", first);
       *reason = std::string("the RWKV vocabulary has no token for the byte ") + hex + ", with which token " +
-                std::to_string(id) + " " + Quoted(gguf_get_arr_str(ctx, tokens_id, id)) +
+                std::to_string(id) + " " + QuotedText(gguf_get_arr_str(ctx, tokens_id, id)) +
                 " starts (the tokenizer would loop forever)";
       return false;
     }
@@ -247,7 +231,7 @@ bool CheckVocabulary(const gguf_context* ctx, std::string* reason) {
     const size_t n_types = gguf_get_arr_n(ctx, types_id);
     for (size_t i = 0; i < n_types && i < n; i++) {
       if (types[i] == LLAMA_TOKEN_TYPE_BYTE) {
-        *reason = "token " + std::to_string(i) + " " + Quoted(gguf_get_arr_str(ctx, tokens_id, i)) +
+        *reason = "token " + std::to_string(i) + " " + QuotedText(gguf_get_arr_str(ctx, tokens_id, i)) +
                   " is a byte token, which a \"" + model + "\" vocabulary cannot have";
         return false;
       }
@@ -265,7 +249,7 @@ bool CheckVocabulary(const gguf_context* ctx, std::string* reason) {
     }
     const auto [it, inserted] = seen.emplace(text, i);
     if (!inserted) {
-      *reason = "the vocabulary has two tokens with the same text " + Quoted(text) + " (ids " +
+      *reason = "the vocabulary has two tokens with the same text " + QuotedText(text) + " (ids " +
                 std::to_string(it->second) + " and " + std::to_string(i) + ")";
       return false;
     }
@@ -275,8 +259,8 @@ bool CheckVocabulary(const gguf_context* ctx, std::string* reason) {
     const std::string name = "[EMPTY_" + std::to_string(i) + "]";
     const auto it = seen.find(name);
     if (it != seen.end()) {
-      *reason = "token " + std::to_string(i) + " has an empty text, which llama.cpp names " + Quoted(name) +
-                ", the text of token " + std::to_string(it->second) + " (two tokens with the same text)";
+      *reason = "token " + std::to_string(i) + " has an empty text, which llama.cpp names " +
+                QuotedText(name) + ", the text of token " + std::to_string(it->second) + " (two tokens with the same text)";
       return false;
     }
   }

@@ -20,22 +20,6 @@ constexpr const char* kMergesKey = "tokenizer.ggml.merges";
 constexpr std::string_view kSupportedModels[] = {"llama",  "gpt2",   "bert",      "t5",        "rwkv",
                                                  "plamo2", "gemma4", "hybriddna", "whitespace"};
 
-std::string Quote(std::string_view text) {
-  std::string out = "\"";
-  for (const char c : text.substr(0, 40)) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || c == '"' || c == '\\') {
-      char buf[8];
-      std::snprintf(buf, sizeof(buf), "\\x%02x", u);
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  if (text.size() > 40) out += "...";
-  return out + "\"";
-}
-
 // The key's string array, or -1 when it is absent or not an array of strings.
 int64_t StringArray(const gguf_context* ctx, const char* key) {
   const int64_t id = gguf_find_key(ctx, key);
@@ -57,12 +41,12 @@ const void* TypedArray(const gguf_context* ctx, const char* key, gguf_type type,
 std::string TokenDesc(const gguf_context* ctx, int64_t tokens_id, size_t i) {
   std::string out = "token " + std::to_string(i);
   if (tokens_id >= 0 && i < gguf_get_arr_n(ctx, tokens_id))
-    out += " " + Quote(gguf_get_arr_str(ctx, tokens_id, i));
+    out += " " + QuotedText(gguf_get_arr_str(ctx, tokens_id, i));
   return out;
 }
 
 bool CheckModelName(const std::string& model, std::string* reason) {
-  const std::string what = std::string("metadata ") + kModelKey + " is " + Quote(model);
+  const std::string what = std::string("metadata ") + kModelKey + " is " + QuotedText(model);
   if (model == "none" || model == "no_vocab") {
     *reason = what +
               ": the model has no tokenizer, so it cannot tokenize or detokenize text (llama.cpp aborts "
@@ -147,8 +131,8 @@ bool CheckMerges(const gguf_context* ctx, const std::string& model, std::string*
     const std::string_view merge = gguf_get_arr_str(ctx, id, i);
     const size_t space = merge.empty() ? std::string_view::npos : merge.find(' ', 1);
     if (space == std::string_view::npos || space + 1 == merge.size()) {
-      *reason = std::string("metadata ") + kMergesKey + "[" + std::to_string(i) + "] is " + Quote(merge) +
-                ", expected two pieces separated by a space";
+      *reason = std::string("metadata ") + kMergesKey + "[" + std::to_string(i) + "] is " +
+                QuotedText(merge) + ", expected two pieces separated by a space";
       return false;
     }
   }
@@ -165,6 +149,22 @@ bool CheckTokenizerKeys(const gguf_context* ctx, std::string* reason) {
   const int64_t tokens_id = StringArray(ctx, "tokenizer.ggml.tokens");
   return CheckTokenTypes(ctx, model, tokens_id, reason) && CheckScores(ctx, tokens_id, reason) &&
          CheckMerges(ctx, model, reason);
+}
+
+std::string QuotedText(std::string_view text) {
+  std::string out = "\"";
+  for (const char c : text.substr(0, 40)) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || c == '"' || c == '\\') {
+      char buf[8];
+      std::snprintf(buf, sizeof(buf), "\\x%02x", u);
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  if (text.size() > 40) out += "...";
+  return out + "\"";
 }
 
 }  // namespace toolwright

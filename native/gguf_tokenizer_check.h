@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "gguf.h"
 
@@ -15,5 +16,8 @@ namespace toolwright {
 // Returns false and sets *reason when a tokenizer key holds what llama.cpp cannot tokenize with.
 // A key that is absent or of the wrong GGUF type passes: llama.cpp's load reports those itself.
 bool CheckTokenizerKeys(const gguf_context* ctx, std::string* reason);
+
+// `text` quoted for an error message: its first 40 bytes, control bytes, quotes and backslashes as \xHH.
+std::string QuotedText(std::string_view text);
 
 }  // namespace toolwright
