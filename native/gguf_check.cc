@@ -260,7 +260,8 @@ bool CheckVocabulary(const gguf_context* ctx, std::string* reason) {
     const auto it = seen.find(name);
     if (it != seen.end()) {
       *reason = "token " + std::to_string(i) + " has an empty text, which llama.cpp names " +
-                QuotedText(name) + ", the text of token " + std::to_string(it->second) + " (two tokens with the same text)";
+                QuotedText(name) + ", the text of token " + std::to_string(it->second) +
+                " (two tokens with the same text)";
       return false;
     }
   }
