@@ -8,6 +8,10 @@ export default defineConfig({
     hookTimeout: 600_000,
     // Native model tests are CPU-heavy; on 2 cores more workers only thrash.
     maxWorkers: 2,
+    // One CPU thread per context, sleeping while idle, unless a test asks for more (and child processes, such
+    // as `toolwright serve`, inherit it): with two workers that fills two cores, and no pool thread spins on
+    // a barrier while the OS has descheduled its partner, which is what made a loaded machine 10x slower.
+    env: { TOOLWRIGHT_THREADS: "1", TOOLWRIGHT_POLL: "0" },
     reporters: ["default", "./test/support/summary-reporter.ts"],
     projects: [
       // No addon: templates, analysis, PEG, grammars, chat params and parsers. The inner loop: it must

@@ -30,6 +30,7 @@ ContextOptions ReadContextOptions(const Napi::Object& o, const ModelPtr& model) 
   c.ubatch_size = static_cast<uint32_t>(args::OptInt(o, "ubatchSize", 512, 1, 1 << 20, kMethod));
   c.threads = static_cast<int32_t>(args::OptInt(o, "threads", 4, 1, 1024, kMethod));
   c.threads_batch = static_cast<int32_t>(args::OptInt(o, "threadsBatch", c.threads, 1, 1024, kMethod));
+  c.poll = static_cast<int32_t>(args::OptInt(o, "poll", 50, 0, 100, kMethod));
   c.sequences = static_cast<int32_t>(args::OptInt(o, "sequences", 1, 1, kMaxSequences, kMethod));
   return c;
 }
@@ -148,7 +149,7 @@ Context::Context(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Context>(inf
   if (state_) external_.Set(info.Env(), EstimateNativeBytes(*state_));
 }
 
-// create(model, {contextSize, batchSize, ubatchSize, threads, threadsBatch}) -> Promise<Context>
+// create(model, {contextSize, batchSize, ubatchSize, threads, threadsBatch, poll, sequences}) -> Promise<Context>
 Napi::Value Context::Create(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   ModelPtr model =

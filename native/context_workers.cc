@@ -23,17 +23,19 @@ bool AbortRequested(void* data) {
   return state->abort.load(std::memory_order_relaxed) || state->scheduler->AbortBatch();
 }
 
-ggml_threadpool* NewThreadPool(int32_t threads) {
-  // Default polling (workers spin briefly between decodes, then sleep), as llama-cli uses.
+ggml_threadpool* NewThreadPool(int32_t threads, int32_t poll) {
+  // poll 50 (ggml's default, as llama-cli uses): idle workers spin briefly for the next decode, then sleep.
+  // 0: they sleep at once, which keeps threads of several contexts from spinning against each other.
   ggml_threadpool_params params = ggml_threadpool_params_default(threads);
+  params.poll = static_cast<uint32_t>(poll);
   return ggml_threadpool_new(&params);
 }
 
 bool AttachThreadPools(ContextState& state, const ContextOptions& options) {
-  state.pool = NewThreadPool(options.threads);
+  state.pool = NewThreadPool(options.threads, options.poll);
   if (state.pool == nullptr) return false;
-  state.pool_batch =
-      options.threads_batch == options.threads ? state.pool : NewThreadPool(options.threads_batch);
+  state.pool_batch = options.threads_batch == options.threads ? state.pool
+                                                              : NewThreadPool(options.threads_batch, options.poll);
   if (state.pool_batch == nullptr) return false;
   llama_attach_threadpool(state.ctx, state.pool, state.pool_batch);
   return true;

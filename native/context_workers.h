@@ -21,6 +21,7 @@ struct ContextOptions {
   uint32_t ubatch_size = 512;
   int32_t threads = 4;
   int32_t threads_batch = 4;
+  int32_t poll = 50;      // ggml's busy-wait level of idle pool threads, 0 (sleep at once) to 100
   int32_t sequences = 1;  // sequences of the BatchScheduler; > 1: separate caches, not unified
 };
 

@@ -148,6 +148,8 @@ export interface NativeContextOptions {
   ubatchSize?: number;
   threads?: number;
   threadsBatch?: number;
+  /** Busy-wait level of idle pool threads, 0 to 100 (ggml_threadpool_params.poll). */
+  poll?: number;
   /** Sequences, each generation on one (> 1: separate caches; decode/clear/truncate/tokens throw). */
   sequences?: number;
 }

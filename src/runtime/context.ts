@@ -2,7 +2,6 @@
  * `Context`: a KV cache on a model, and the place where text is generated.
  */
 import { ToolwrightError } from "../errors.js";
-import { availableParallelism } from "node:os";
 import {
   loadNative,
   type NativeContext,
@@ -11,6 +10,7 @@ import {
   type NativeSamplerOptions,
 } from "./binding.js";
 import { autoContextSize, freeMemoryFor } from "./context-size.js";
+import { defaultPoll, defaultThreads } from "./cpu-threads.js";
 import { awaitNative, callNative, disposedError, errorCode } from "./errors.js";
 import { estimateFromFacts } from "./memory-estimate.js";
 import { modelFacts } from "./model-facts.js";
@@ -30,6 +30,7 @@ export const CONTEXT_OPTION_KEYS: readonly string[] = [
   "batchSize",
   "threads",
   "threadsBatch",
+  "poll",
   "sequences",
   "allowBeyondTraining",
 ];
@@ -47,10 +48,23 @@ export interface ContextOptions {
   contextSize?: number | "auto";
   /** Most prompt tokens evaluated per native call. Default 512. */
   batchSize?: number;
-  /** CPU threads for generation. Default min(availableParallelism(), 8). */
+  /**
+   * CPU threads for generation. Default: the environment variable `TOOLWRIGHT_THREADS`, else
+   * min(availableParallelism(), 8).
+   */
   threads?: number;
   /** CPU threads for prompt evaluation. Default `threads`. */
   threadsBatch?: number;
+  /**
+   * How long idle CPU threads busy-wait for the next decode before they sleep, 0 to 100 (llama.cpp's
+   * polling level). Default: the environment variable `TOOLWRIGHT_POLL`, else 50, which answers the
+   * next token soonest on a machine of its own. 0 sleeps at once: better where other work shares
+   * the cores, such as several contexts, a test suite or a busy desktop.
+   *
+   * @example
+   * const context = await model.createContext({ threads: 2, poll: 0 });
+   */
+  poll?: number;
   /**
    * Generations this context runs at once, 1 to 256 (default 1). With more than 1, each
    * {@link Context.generate} takes one of the context's sequences and all running ones are
@@ -147,14 +161,13 @@ export class Context {
         { ...defined("batchSize", batchSize), ...defined("sequences", sequences) },
         freeMemoryFor(model),
       );
-    const threads =
-      optInteger(o.threads, "createContext: options.threads", 1, 1024) ??
-      Math.max(1, Math.min(availableParallelism(), 8));
+    const threads = optInteger(o.threads, "createContext: options.threads", 1, 1024) ?? defaultThreads();
     const nativeOptions = {
       contextSize,
       ...defined("batchSize", batchSize),
       threads,
       threadsBatch: optInteger(o.threadsBatch, "createContext: options.threadsBatch", 1, 1024) ?? threads,
+      poll: optInteger(o.poll, "createContext: options.poll", 0, 100) ?? defaultPoll(),
       ...defined("sequences", sequences),
     };
     const native = await awaitNative(() => loadNative().Context.create(model.native, nativeOptions));

@@ -3,7 +3,7 @@
  * context (created on first use with the pooling and size asked for, and replaced when a call
  * asks for others); calls on it run one after another, each on a worker thread.
  */
-import { availableParallelism } from "node:os";
+import { defaultThreads } from "./cpu-threads.js";
 import { loadNative, type NativeModel } from "./binding.js";
 import type { NativeEmbeddingContext } from "./binding-embedding.js";
 import { AbortError, ContextOverflowError, awaitNative, disposedError, errorCode, fromNativeError } from "./errors.js";
@@ -31,7 +31,7 @@ export interface EmbedOptions {
    * the compute buffers grow with it (by 4 bytes × vocabulary size per token).
    */
   contextSize?: number;
-  /** CPU threads of the embedding context. Default min(availableParallelism(), 8), as contexts. */
+  /** CPU threads of the embedding context. Default as contexts: `TOOLWRIGHT_THREADS`, else min(cores, 8). */
   threads?: number;
 }
 
@@ -104,8 +104,7 @@ export function planEmbed(
       contextSize:
         optInteger(o.contextSize, "Model.embed: options.contextSize", 1, 1 << 20) ?? Math.min(train, DEFAULT_CONTEXT),
       threads:
-        optInteger(o.threads, "Model.embed: options.threads", 1, 1024) ??
-        Math.max(1, Math.min(availableParallelism(), 8)),
+        optInteger(o.threads, "Model.embed: options.threads", 1, 1024) ?? defaultThreads(),
     },
   };
 }
