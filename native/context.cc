@@ -149,7 +149,8 @@ Context::Context(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Context>(inf
   if (state_) external_.Set(info.Env(), EstimateNativeBytes(*state_));
 }
 
-// create(model, {contextSize, batchSize, ubatchSize, threads, threadsBatch, poll, sequences}) -> Promise<Context>
+// create(model, {contextSize, batchSize, ubatchSize, threads, threadsBatch, poll, sequences}) ->
+// Promise<Context>
 Napi::Value Context::Create(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   ModelPtr model =

@@ -34,8 +34,9 @@ ggml_threadpool* NewThreadPool(int32_t threads, int32_t poll) {
 bool AttachThreadPools(ContextState& state, const ContextOptions& options) {
   state.pool = NewThreadPool(options.threads, options.poll);
   if (state.pool == nullptr) return false;
-  state.pool_batch = options.threads_batch == options.threads ? state.pool
-                                                              : NewThreadPool(options.threads_batch, options.poll);
+  state.pool_batch = options.threads_batch == options.threads
+                         ? state.pool
+                         : NewThreadPool(options.threads_batch, options.poll);
   if (state.pool_batch == nullptr) return false;
   llama_attach_threadpool(state.ctx, state.pool, state.pool_batch);
   return true;

@@ -30,7 +30,9 @@ function envInteger(name: string, min: number, max: number): number | undefined 
  * @internal
  */
 export function defaultThreads(): number {
-  return envInteger("TOOLWRIGHT_THREADS", 1, 1024) ?? Math.max(1, Math.min(availableParallelism(), MAX_DEFAULT_THREADS));
+  return (
+    envInteger("TOOLWRIGHT_THREADS", 1, 1024) ?? Math.max(1, Math.min(availableParallelism(), MAX_DEFAULT_THREADS))
+  );
 }
 
 /** Idle pool threads' polling level when an option leaves it out: `TOOLWRIGHT_POLL`, else 50. @internal */

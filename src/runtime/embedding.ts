@@ -103,8 +103,7 @@ export function planEmbed(
       signal: optSignal(o.signal, "Model.embed: options.signal"),
       contextSize:
         optInteger(o.contextSize, "Model.embed: options.contextSize", 1, 1 << 20) ?? Math.min(train, DEFAULT_CONTEXT),
-      threads:
-        optInteger(o.threads, "Model.embed: options.threads", 1, 1024) ?? defaultThreads(),
+      threads: optInteger(o.threads, "Model.embed: options.threads", 1, 1024) ?? defaultThreads(),
     },
   };
 }
