@@ -4,6 +4,7 @@
  * extra per-layer norms (all ones) that architecture's loader asks for.
  */
 import { GgmlType } from "../../src/runtime/gguf/ggml-types.js";
+import { Xoshiro128 } from "../../src/runtime/gguf/random.js";
 import { readGguf } from "../../src/runtime/gguf/reader.js";
 import { readTensorBytes } from "../../src/runtime/gguf/tensor-data.js";
 import type { GgufValue } from "../../src/runtime/gguf/types.js";
@@ -57,8 +58,10 @@ export async function convertTestModel(llamaPath: string, outPath: string, varia
 }
 
 /**
- * Writes a Mamba (recurrent, no attention) model with the tokenizer of `vocabFile`: zero weights,
- * norms of ones. It only has to load: tests measure its recurrent state, not its output.
+ * Writes a Mamba (recurrent, no attention) model with the tokenizer of `vocabFile`, norms of ones.
+ * Without `seed` its weights are zero: it only has to load (tests measuring its recurrent state).
+ * With `seed` they are small uniform values (a slow, stable decay: A in [-0.15, -0.05)), so its output depends on the
+ * whole prompt, for tests of generation on recurrent state.
  *
  * @example
  * await writeMambaModel(vocabPath("llama-spm"), "mamba.gguf", { embeddingLength: 64, layers: 2 });
@@ -66,7 +69,7 @@ export async function convertTestModel(llamaPath: string, outPath: string, varia
 export async function writeMambaModel(
   vocabFile: string,
   outPath: string,
-  size: { embeddingLength: number; layers: number; stateSize?: number; convKernel?: number },
+  size: { embeddingLength: number; layers: number; stateSize?: number; convKernel?: number; seed?: number },
 ): Promise<void> {
   const vocab = await readGguf(vocabFile);
   const tokens = vocab.metadata.get("tokenizer.ggml.tokens")!.value as string[];
@@ -94,20 +97,34 @@ export async function writeMambaModel(
     type: GgmlType.F32,
     data: new Float32Array(shape.reduce((a, b) => a * b, 1)).fill(fill),
   });
-  const tensors: GgufTensorSpec[] = [f32("token_embd.weight", [n, tokens.length]), f32("output_norm.weight", [n], 1)];
+  // Random: uniform in [offset - amplitude, offset + amplitude) when seeded, else zeros.
+  const weights = (name: string, shape: number[], amplitude = 0.1, offset = 0): GgufTensorSpec => {
+    const spec = f32(name, shape);
+    if (size.seed === undefined) return spec;
+    const data = spec.data as Float32Array;
+    new Xoshiro128(size.seed, name).fillUniform(data, amplitude);
+    for (let i = 0; i < data.length; i++) data[i] = (data[i] as number) + offset;
+    return spec;
+  };
+  const tensors: GgufTensorSpec[] = [
+    weights("token_embd.weight", [n, tokens.length], 1),
+    f32("output_norm.weight", [n], 1),
+  ];
+  // Seeded: an output matrix of its own, so the next token is not simply the last one's embedding.
+  if (size.seed !== undefined) tensors.push(weights("output.weight", [n, tokens.length], 1));
   for (let il = 0; il < size.layers; il++) {
     const b = `blk.${il}`;
     tensors.push(
       f32(`${b}.attn_norm.weight`, [n], 1),
-      f32(`${b}.ssm_in.weight`, [n, 2 * inner]),
-      f32(`${b}.ssm_conv1d.weight`, [conv, inner]),
+      weights(`${b}.ssm_in.weight`, [n, 2 * inner], 0.3),
+      weights(`${b}.ssm_conv1d.weight`, [conv, inner], 0.5),
       f32(`${b}.ssm_conv1d.bias`, [inner]),
-      f32(`${b}.ssm_x.weight`, [inner, rank + 2 * state]),
-      f32(`${b}.ssm_dt.weight`, [rank, inner]),
+      weights(`${b}.ssm_x.weight`, [inner, rank + 2 * state]),
+      weights(`${b}.ssm_dt.weight`, [rank, inner]),
       f32(`${b}.ssm_dt.bias`, [inner]),
-      f32(`${b}.ssm_a`, [state, inner]),
-      f32(`${b}.ssm_d`, [inner]),
-      f32(`${b}.ssm_out.weight`, [inner, n]),
+      weights(`${b}.ssm_a`, [state, inner], 0.05, -0.1),
+      f32(`${b}.ssm_d`, [inner], 1),
+      weights(`${b}.ssm_out.weight`, [inner, n], 1),
     );
   }
   await writeGguf(outPath, { metadata, tensors });
