@@ -18,6 +18,7 @@
 //   cmake -S deps/llama.cpp -B .cache/llama-server/build -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF \
 //     -DLLAMA_BUILD_SERVER=ON -DLLAMA_BUILD_COMMON=ON -DLLAMA_BUILD_TOOLS=ON -DLLAMA_BUILD_TESTS=OFF \
 //     -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_UI=OFF -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_OPENSSL=OFF -DGGML_OPENMP=OFF
+//     (on x86-64 also -DCMAKE_C_FLAGS and -DCMAKE_CXX_FLAGS "-mno-amx-tile -mno-amx-int8 -mno-amx-bf16", as the addon)
 //   cmake --build .cache/llama-server/build --target llama-server -j 2
 // (--build-llama-server runs these two commands.) The load average is printed: the machine may be shared.
 import { execFileSync, spawn } from "node:child_process";
@@ -99,8 +100,19 @@ function buildLlamaServer() {
     "-DLLAMA_OPENSSL=OFF",
     "-DGGML_OPENMP=OFF",
     "-DLLAMA_ALL_WARNINGS=OFF",
+    ...noAmxFlags(),
   ]);
   run(["--build", SERVER_BUILD, "--target", "llama-server", "-j", String(availableParallelism())]);
+}
+
+/**
+ * The addon's own x86-64 build turns AMX off (CMakeLists.txt, TOOLWRIGHT_AMX): virtual machines may report it
+ * and then kill the first AMX instruction with SIGILL. llama-server is built with the same instruction set.
+ */
+function noAmxFlags() {
+  if (process.arch !== "x64" || process.env.TOOLWRIGHT_AMX === "1") return [];
+  const flags = "-mno-amx-tile -mno-amx-int8 -mno-amx-bf16";
+  return [`-DCMAKE_C_FLAGS=${flags}`, `-DCMAKE_CXX_FLAGS=${flags}`];
 }
 
 async function benchModel() {
