@@ -32,13 +32,19 @@ function alive(pid: number): boolean {
   }
 }
 
-/** Deletes the namespaces of this helper whose process has exited (one killed before its cleanup ran). */
+/**
+ * Deletes the namespaces of this helper whose test process has exited (one killed before its cleanup ran),
+ * after killing the processes it left in them (its servers, a hung client).
+ */
 function removeStaleNamespaces(): void {
   const list = spawnSync("ip", ["netns", "list"], { encoding: "utf8" }).stdout ?? "";
   for (const line of list.split("\n")) {
     const name = line.split(" ")[0] ?? "";
-    const pid = name.startsWith(PREFIX) ? Number.parseInt(name.slice(PREFIX.length), 10) : Number.NaN;
-    if (Number.isInteger(pid) && pid !== process.pid && !alive(pid)) ip("netns", "del", name);
+    const owner = name.startsWith(PREFIX) ? Number.parseInt(name.slice(PREFIX.length), 10) : Number.NaN;
+    if (!Number.isInteger(owner) || owner === process.pid || alive(owner)) continue;
+    const pids = spawnSync("ip", ["netns", "pids", name], { encoding: "utf8" }).stdout ?? "";
+    for (const pid of pids.split("\n").filter(Boolean)) if (alive(Number(pid))) process.kill(Number(pid), "SIGKILL");
+    ip("netns", "del", name);
   }
 }
 

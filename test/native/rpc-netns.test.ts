@@ -64,7 +64,7 @@ describe.skipIf(unavailable !== undefined)("a model across two network namespace
     expect(run.report!.tokens).toEqual(local.tokens);
   });
 
-  test("the far server killed mid-generation gives TOOLWRIGHT_RPC_LOST, then the client goes on and exits", async () => {
+  test("the far server killed mid-generation gives TOOLWRIGHT_RPC_LOST, and the client goes on to exit", async () => {
     const kill = async () => {
       farVictim.child.kill("SIGKILL");
       await exitOf(farVictim.child);
