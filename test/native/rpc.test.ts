@@ -4,18 +4,25 @@
  * run's. A server killed mid-generation gives TOOLWRIGHT_RPC_LOST, not a crash or a hang (in a
  * child process, since a lost server leaves that process unable to use RPC again).
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { createServer, Socket } from "node:net";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { loadModel, ModelLoadError, serveRpc } from "../../src/index.js";
 import { loadNative } from "../../src/runtime/binding.js";
 import { ensureCompiledLib } from "../helpers/compiled-lib.js";
-import { ensureTestModel, REPO_ROOT } from "../helpers/test-models.js";
+import {
+  CLI,
+  exitOf,
+  expectRpcLost,
+  generateThroughCut,
+  greedyTokens,
+  killAll,
+  type Served,
+  spawnRpcServer,
+} from "../helpers/rpc-servers.js";
+import { ensureTestModel } from "../helpers/test-models.js";
 
-const CLI = join(REPO_ROOT, "lib", "cli", "main.js");
 const hasRpc = Boolean(loadNative().systemInfo().rpc);
-const servers: ChildProcess[] = [];
 let modelPath: string;
 
 /** A TCP port nothing listens on right now. */
@@ -40,47 +47,15 @@ function accepts(port: number): Promise<boolean> {
   });
 }
 
-interface Served {
-  child: ChildProcess;
-  endpoint: string;
-  stderr: () => string;
-}
-
 /** Starts `toolwright rpc-server` on a free port and waits until it accepts connections. */
 async function startServer(): Promise<Served> {
-  const port = await freePort();
-  const child = spawn(
-    process.execPath,
-    [CLI, "rpc-server", "--host", "127.0.0.1", "--port", String(port), "--threads", "1"],
-    { stdio: ["ignore", "pipe", "pipe"] },
-  );
-  servers.push(child);
-  let stderr = "";
-  child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
-  child.stdout!.resume();
+  const served = await spawnRpcServer("127.0.0.1", await freePort());
+  const port = Number(served.endpoint.split(":")[1]);
   while (!(await accepts(port))) {
-    if (child.exitCode !== null) throw new Error(`rpc-server exited with ${child.exitCode}: ${stderr}`);
+    if (served.child.exitCode !== null) throw new Error(`rpc-server exited with ${served.child.exitCode}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  return { child, endpoint: `127.0.0.1:${port}`, stderr: () => stderr };
-}
-
-function exitOf(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-  if (child.exitCode !== null || child.signalCode !== null)
-    return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
-  return new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
-}
-
-async function greedyTokens(
-  path: string,
-  options: Parameters<typeof loadModel>[1],
-  prompt: string,
-): Promise<{ tokens: number[]; placement: unknown }> {
-  await using model = await loadModel(path, options);
-  await using context = await model.createContext({ contextSize: 256, threads: 1 });
-  const tokens: number[] = [];
-  for await (const t of context.generate({ prompt, maxTokens: 24, sampling: { greedy: true } })) tokens.push(t.token);
-  return { tokens, placement: model.placement };
+  return served;
 }
 
 beforeAll(async () => {
@@ -88,9 +63,7 @@ beforeAll(async () => {
   modelPath = await ensureTestModel({ vocab: "llama-spm", template: "Qwen-Qwen3-0.6B" });
 }, 300_000);
 
-afterAll(async () => {
-  for (const child of servers) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-});
+afterAll(killAll);
 
 describe.skipIf(!hasRpc)("a model split across two rpc-servers", () => {
   let a: Served;
@@ -145,60 +118,11 @@ describe.skipIf(!hasRpc)("a model split across two rpc-servers", () => {
 
   test("killing a server mid-generation gives TOOLWRIGHT_RPC_LOST, then the process goes on and exits", async () => {
     const victim = await startServer();
-    // The client in a child process: after a loss, RPC cannot be used again in that process.
-    const script = `
-      import { loadModel, ToolwrightError } from ${JSON.stringify(join(REPO_ROOT, "lib", "index.js"))};
-      const classOf = (e) =>
-        (e instanceof ToolwrightError ? e.name : "not a ToolwrightError: " + e?.name) + " " + e?.code;
-      const [path, keep, victim] = process.argv.slice(1);
-      const model = await loadModel(path, { gpu: false, rpcServers: [keep, victim] });
-      const context = await model.createContext({ contextSize: 512, threads: 1 });
-      const out = { tokens: 0 };
-      try {
-        for await (const t of context.generate({ prompt: "Once upon a time", maxTokens: 400, sampling: {
-          greedy: true } })) {
-          // Waits until the server is dead: the next token needs it.
-          if (++out.tokens === 4) await new Promise((killed) => { process.once("message", killed);
-            process.send("kill"); });
-        }
-      } catch (e) { out.error = { code: e.code, message: e.message, class: classOf(e), causeCode: e.cause?.code }; }
-      try { await context.generate({ prompt: "again", maxTokens: 2 }).text(); } catch (e) { out.again = classOf(e); }
-      try { await model.createContext({ contextSize: 256 }); } catch (e) { out.newContext = classOf(e); }
-      try { await loadModel(path, { rpcServers: [keep] }); } catch (e) { out.reload = classOf(e); }
-      await context[Symbol.asyncDispose]();
-      await model[Symbol.asyncDispose]();
-      out.local = (await loadModel(path, { gpu: false })).info.layerCount;
-      process.send(JSON.stringify(out));
-    `;
-    const client = spawn(
-      process.execPath,
-      ["--input-type=module", "-e", script, modelPath, a.endpoint, victim.endpoint],
-      { stdio: ["ignore", "ignore", "pipe", "ipc"] },
-    );
-    let stderr = "";
-    client.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
-    let report: Record<string, unknown> | undefined;
-    client.on("message", (m) => {
-      if (m === "kill") {
-        victim.child.kill("SIGKILL");
-        void exitOf(victim.child).then(() => client.send("killed"));
-      } else report = JSON.parse(String(m)) as Record<string, unknown>;
-    });
-    expect(await exitOf(client), stderr).toEqual({ code: 0, signal: null });
-    expect(report, stderr).toBeDefined();
-    const error = report!.error as { code: string; message: string; class: string; causeCode: string } | undefined;
-    expect(error?.code, stderr).toBe("TOOLWRIGHT_RPC_LOST");
-    expect(error!.message).toMatch(/RPC server/);
-    // The addon's error, mapped to toolwright's class at the runtime boundary (kept as the cause).
-    expect(error!.class).toBe("ToolwrightError TOOLWRIGHT_RPC_LOST");
-    expect(error!.causeCode).toBe("TOOLWRIGHT_RPC_LOST");
-    expect(report!.tokens).toBeGreaterThanOrEqual(4);
-    expect(report!.tokens).toBeLessThan(400);
-    // The context, new contexts and new RPC loads all say the same; local models still load.
-    expect(report!.again).toBe("ToolwrightError TOOLWRIGHT_RPC_LOST");
-    expect(report!.newContext).toBe("ToolwrightError TOOLWRIGHT_RPC_LOST");
-    expect(report!.reload).toBe("ModelLoadError TOOLWRIGHT_RPC_LOST");
-    expect(report!.local).toBe(2);
+    const kill = async () => {
+      victim.child.kill("SIGKILL");
+      await exitOf(victim.child);
+    };
+    expectRpcLost(await generateThroughCut(modelPath, a.endpoint, victim.endpoint, kill));
   });
 });
 
