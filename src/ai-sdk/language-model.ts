@@ -15,6 +15,7 @@ import type {
   LanguageModelV3Usage,
 } from "@ai-sdk/provider";
 import type { ChatBackend } from "../openai/index.js";
+import { AbortError } from "../runtime/index.js";
 import type { ChatResult, ChatUsage, FinishReason } from "../session/index.js";
 import { chatOptionsOf } from "./prompt.js";
 
@@ -24,9 +25,17 @@ export interface ToolwrightModelSettings {
   modelId?: string;
 }
 
-function finishOf(reason: FinishReason): LanguageModelV3FinishReason {
-  const unified = reason === "tool_calls" ? "tool-calls" : reason === "abort" ? "other" : reason;
-  return { unified, raw: reason };
+/** Only reasons of a call that ended: an aborted one throws ({@link abortedCall}), as a provider over fetch does. */
+function finishOf(reason: Exclude<FinishReason, "abort">): LanguageModelV3FinishReason {
+  return { unified: reason === "tool_calls" ? "tool-calls" : reason, raw: reason };
+}
+
+/**
+ * What an aborted call throws: an AbortError (its `name` is "AbortError"), so the AI SDK and apps see
+ * the abort as they see a fetch's, not as a finished answer.
+ */
+function abortedCall(signal: AbortSignal | undefined): AbortError {
+  return new AbortError("toolwright: the call was aborted", { cause: signal?.reason });
 }
 
 function usageOf(u: ChatUsage): LanguageModelV3Usage {
@@ -73,6 +82,7 @@ class ToolwrightLanguageModel implements LanguageModelV3 {
   async doGenerate(options: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> {
     const { chat, warnings } = chatOptionsOf(options);
     const result = await this.#model.chat(chat);
+    if (result.finishReason === "abort") throw abortedCall(options.abortSignal);
     return {
       content: contentOf(result),
       finishReason: finishOf(result.finishReason),
@@ -112,6 +122,10 @@ class ToolwrightLanguageModel implements LanguageModelV3 {
           if (next.done) {
             close();
             const result = await source.result;
+            if (result.finishReason === "abort") {
+              controller.error(abortedCall(options.abortSignal));
+              return;
+            }
             for (const [index, c] of calls) {
               controller.enqueue({ type: "tool-input-end", id: c.id });
               const call = result.message.tool_calls?.[index];
