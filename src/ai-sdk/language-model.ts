@@ -105,9 +105,16 @@ class ToolwrightLanguageModel implements LanguageModelV3 {
         controller.enqueue({ type: "stream-start", warnings });
         controller.enqueue({ type: "response-metadata", modelId, timestamp: new Date() });
       },
+      // Reads source chunks until one gives the SDK a part: a pull that enqueues nothing is not
+      // called again (a chunk with an empty delta, as an abort's last one, would stall the stream).
       async pull(controller) {
+        let emitted = false;
+        const emit = (streamPart: LanguageModelV3StreamPart) => {
+          emitted = true;
+          controller.enqueue(streamPart);
+        };
         const close = () => {
-          if (open) controller.enqueue({ type: open === "text" ? "text-end" : "reasoning-end", id: `${open}-${part}` });
+          if (open) emit({ type: open === "text" ? "text-end" : "reasoning-end", id: `${open}-${part}` });
           open = null;
         };
         const switchTo = (kind: "text" | "reasoning") => {
@@ -115,54 +122,47 @@ class ToolwrightLanguageModel implements LanguageModelV3 {
           close();
           open = kind;
           part++;
-          controller.enqueue({ type: kind === "text" ? "text-start" : "reasoning-start", id: `${kind}-${part}` });
+          emit({ type: kind === "text" ? "text-start" : "reasoning-start", id: `${kind}-${part}` });
         };
         try {
-          const next = await iterator.next();
-          if (next.done) {
-            close();
-            const result = await source.result;
-            if (result.finishReason === "abort") {
-              controller.error(abortedCall(options.abortSignal));
+          while (!emitted) {
+            const next = await iterator.next();
+            if (next.done) {
+              close();
+              const result = await source.result;
+              if (result.finishReason === "abort") {
+                controller.error(abortedCall(options.abortSignal));
+                return;
+              }
+              for (const [index, c] of calls) {
+                emit({ type: "tool-input-end", id: c.id });
+                const call = result.message.tool_calls?.[index];
+                emit({ type: "tool-call", toolCallId: c.id, toolName: c.name, input: call?.function.arguments ?? "" });
+              }
+              emit({ type: "finish", finishReason: finishOf(result.finishReason), usage: usageOf(result.usage) });
+              controller.close();
               return;
             }
-            for (const [index, c] of calls) {
-              controller.enqueue({ type: "tool-input-end", id: c.id });
-              const call = result.message.tool_calls?.[index];
-              controller.enqueue({
-                type: "tool-call",
-                toolCallId: c.id,
-                toolName: c.name,
-                input: call?.function.arguments ?? "",
-              });
+            const delta = next.value.choices[0].delta;
+            if (delta.reasoning_content) {
+              switchTo("reasoning");
+              emit({ type: "reasoning-delta", id: `reasoning-${part}`, delta: delta.reasoning_content });
             }
-            controller.enqueue({
-              type: "finish",
-              finishReason: finishOf(result.finishReason),
-              usage: usageOf(result.usage),
-            });
-            controller.close();
-            return;
-          }
-          const delta = next.value.choices[0].delta;
-          if (delta.reasoning_content) {
-            switchTo("reasoning");
-            controller.enqueue({ type: "reasoning-delta", id: `reasoning-${part}`, delta: delta.reasoning_content });
-          }
-          if (delta.content) {
-            switchTo("text");
-            controller.enqueue({ type: "text-delta", id: `text-${part}`, delta: delta.content });
-          }
-          for (const t of delta.tool_calls ?? []) {
-            let call = calls.get(t.index);
-            if (!call && t.id !== undefined) {
-              close();
-              call = { id: t.id, name: t.function.name ?? "" };
-              calls.set(t.index, call);
-              controller.enqueue({ type: "tool-input-start", id: call.id, toolName: call.name });
+            if (delta.content) {
+              switchTo("text");
+              emit({ type: "text-delta", id: `text-${part}`, delta: delta.content });
             }
-            if (call && t.function.arguments)
-              controller.enqueue({ type: "tool-input-delta", id: call.id, delta: t.function.arguments });
+            for (const t of delta.tool_calls ?? []) {
+              let call = calls.get(t.index);
+              if (!call && t.id !== undefined) {
+                close();
+                call = { id: t.id, name: t.function.name ?? "" };
+                calls.set(t.index, call);
+                emit({ type: "tool-input-start", id: call.id, toolName: call.name });
+              }
+              if (call && t.function.arguments)
+                emit({ type: "tool-input-delta", id: call.id, delta: t.function.arguments });
+            }
           }
         } catch (e) {
           controller.enqueue({ type: "error", error: e });
