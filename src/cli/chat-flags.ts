@@ -43,9 +43,11 @@ export const CHAT_FLAG_OF_OPTION: Readonly<Record<string, string>> = {
 
 /**
  * `message` with chat()'s option names replaced by the flags that set them: "streamChat: options.template
- * must not be empty" → "--template must not be empty"; "pass options.template" → "pass --template".
- * A deeper path keeps its part inside the flag's value: "options.tools[0].function.parameters" →
- * "--tools (tools[0].function.parameters)". Options no flag sets are left as they are.
+ * must not be empty" → "--template must not be empty"; "pass options.template" → "pass --template". A deeper
+ * path keeps its part inside the flag's value: "options.tools[0].function.parameters" → "--tools
+ * (tools[0].function.parameters)". An option named bare in a remedy ("pass a larger contextSize", `pass
+ * contextOverflow: "truncate-oldest"`) is replaced too where its name is camelCase (not an English word).
+ * Options no flag sets are left as they are.
  *
  * @example
  * flagMessage("chat: the model has no chat template; pass options.template", CHAT_FLAG_OF_OPTION);
@@ -54,11 +56,17 @@ export const CHAT_FLAG_OF_OPTION: Readonly<Record<string, string>> = {
 export function flagMessage(message: string, flags: Readonly<Record<string, string>>): string {
   // Longest first: "sampling.seed" before a shorter option it starts with.
   const options = Object.keys(flags).sort((a, b) => b.length - a.length);
-  const named = message.replace(/\boptions\.([A-Za-z]+(?:\.[A-Za-z_$][\w$]*|\[\d+\])*)/g, (all, path: string) => {
+  let named = message.replace(/\boptions\.([A-Za-z]+(?:\.[A-Za-z_$][\w$]*|\[\d+\])*)/g, (all, path: string) => {
     const option = options.find((o) => path === o || path.startsWith(`${o}.`) || path.startsWith(`${o}[`));
     if (option === undefined) return all;
     return path === option ? flags[option]! : `${flags[option]} (${path})`;
   });
+  for (const option of options.filter((o) => /^[a-z]+[A-Z]\w*$/.test(o))) {
+    const bare = new RegExp(`(?<![\\w.$-])${option}(?::\\s*"([^"]*)")?(?![\\w.[])`, "g");
+    named = named.replace(bare, (_all, value?: string) =>
+      value === undefined ? flags[option]! : `${flags[option]} ${value}`,
+    );
+  }
   // The CLI writes its own prefix: chat()'s ("chat: ") would say it twice.
   return named.replace(/^(?:chat|streamChat): /, "");
 }

@@ -88,7 +88,7 @@ describe("CORS", () => {
     expect(preflight.headers.get("access-control-allow-origin")).toBeNull();
   });
 
-  it("with origins: an allowed origin gets its header (errors too); a preflight is answered without the key", async () => {
+  it("with origins: an allowed origin gets its header (errors too); preflights need no key", async () => {
     const allowed = await fetch(`${namedUrl}/v1/models`, { headers: { Origin: ORIGIN, Authorization: "Bearer k" } });
     expect(allowed.headers.get("access-control-allow-origin")).toBe(ORIGIN);
     expect(allowed.headers.get("vary")).toMatch(/Origin/);
@@ -131,7 +131,7 @@ describe("CORS", () => {
 describe("/v1/embeddings", () => {
   const TEXTS = ["The cat sat on the mat.", "A ship at sea."];
 
-  it("gives model.embed()'s vectors, as floats or base64 (the openai client's default), with the prompt tokens", async () => {
+  it("gives model.embed()'s vectors as floats or base64 (the openai client's default), with the tokens", async () => {
     const expected = await model.embed(TEXTS);
     const viaClient = await client.embeddings.create({ model: "tiny", input: TEXTS }); // base64 on the wire
     const res = await fetch(`${namedUrl}/v1/embeddings`, {

@@ -6,6 +6,7 @@ import { CHAT_USAGE, parseChatArgs } from "../../src/cli/chat.js";
 import { CHAT_FLAG_OF_OPTION, flagMessage } from "../../src/cli/chat-flags.js";
 import { UsageError } from "../../src/cli/args.js";
 import { DEFAULT_MAX_TOKENS } from "../../src/session/index.js";
+import { fitPrompt } from "../../src/session/context-fit.js";
 import { planChat } from "../../src/session/options.js";
 
 const messages = [{ role: "user" as const, content: "Hi" }];
@@ -18,6 +19,20 @@ function chatError(options: Record<string, unknown>): string {
     return (e as Error).message;
   }
   throw new Error(`planChat accepted ${JSON.stringify(options)}`);
+}
+
+/** The message of a conversation that outgrows a 16-token context (overflow "error"). */
+async function overflowError(): Promise<string> {
+  const render = async (m: unknown[]) => ({ params: null, tokens: new Int32Array(10 * m.length) });
+  const limits = {
+    contextSize: 16,
+    reserve: 4,
+    overflow: "error" as const,
+    where: "streamChat",
+    trainContextSize: 4096,
+  };
+  const err = await fitPrompt([...messages, ...messages], render, limits).catch((e: unknown) => e);
+  return (err as Error).message;
 }
 
 describe("toolwright chat's messages name the flags", () => {
@@ -54,6 +69,14 @@ describe("toolwright chat's messages name the flags", () => {
     const text = message();
     expect(text).toMatch(/options\./);
     expect(flagMessage(text, CHAT_FLAG_OF_OPTION)).toMatch(expected);
+  });
+
+  it("options named bare in a remedy: a conversation longer than --context-size", async () => {
+    const text = await overflowError();
+    expect(text).toMatch(/\(contextSize\); pass a larger contextSize .* or pass contextOverflow: "truncate-oldest"/);
+    const named = flagMessage(text, CHAT_FLAG_OF_OPTION);
+    expect(named).toMatch(/^the prompt needs \d+ tokens .* holds 16 \(--context-size\); pass a larger --context-size /);
+    expect(named).toMatch(/ or pass --context-overflow truncate-oldest to drop the oldest turns$/);
   });
 
   it("every flag the table names is one of the command's", () => {
