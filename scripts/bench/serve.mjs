@@ -228,7 +228,7 @@ if (runToolwright) {
   const port = await freePort();
   const args = [cli, "serve", modelPath, "--port", String(port), "--max-tokens", String(Math.max(maxTokens, 4096))];
   args.push("--parallel", String(parallel), "--threads", String(threads), "--threads-batch", String(threads));
-  args.push("--context-size", String(CONTEXT_PER_SEQUENCE), "--batch-size", String(BATCH));
+  args.push("--context-size", String(CONTEXT_PER_SEQUENCE), "--batch-size", String(BATCH), "--alias", "bench");
   servers.push({
     name: "toolwright",
     parallel,

@@ -15,6 +15,7 @@ import type {
   LanguageModelV3Usage,
 } from "@ai-sdk/provider";
 import type { ChatBackend } from "../openai/index.js";
+import { AbortError } from "../runtime/index.js";
 import type { ChatResult, ChatUsage, FinishReason } from "../session/index.js";
 import { chatOptionsOf } from "./prompt.js";
 
@@ -24,9 +25,17 @@ export interface ToolwrightModelSettings {
   modelId?: string;
 }
 
-function finishOf(reason: FinishReason): LanguageModelV3FinishReason {
-  const unified = reason === "tool_calls" ? "tool-calls" : reason === "abort" ? "other" : reason;
-  return { unified, raw: reason };
+/** Only reasons of a call that ended: an aborted one throws ({@link abortedCall}), as a provider over fetch does. */
+function finishOf(reason: Exclude<FinishReason, "abort">): LanguageModelV3FinishReason {
+  return { unified: reason === "tool_calls" ? "tool-calls" : reason, raw: reason };
+}
+
+/**
+ * What an aborted call throws: an AbortError (its `name` is "AbortError"), so the AI SDK and apps see
+ * the abort as they see a fetch's, not as a finished answer.
+ */
+function abortedCall(signal: AbortSignal | undefined): AbortError {
+  return new AbortError("toolwright: the call was aborted", { cause: signal?.reason });
 }
 
 function usageOf(u: ChatUsage): LanguageModelV3Usage {
@@ -73,6 +82,7 @@ class ToolwrightLanguageModel implements LanguageModelV3 {
   async doGenerate(options: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> {
     const { chat, warnings } = chatOptionsOf(options);
     const result = await this.#model.chat(chat);
+    if (result.finishReason === "abort") throw abortedCall(options.abortSignal);
     return {
       content: contentOf(result),
       finishReason: finishOf(result.finishReason),
@@ -95,9 +105,16 @@ class ToolwrightLanguageModel implements LanguageModelV3 {
         controller.enqueue({ type: "stream-start", warnings });
         controller.enqueue({ type: "response-metadata", modelId, timestamp: new Date() });
       },
+      // Reads source chunks until one gives the SDK a part: a pull that enqueues nothing is not
+      // called again (a chunk with an empty delta, as an abort's last one, would stall the stream).
       async pull(controller) {
+        let emitted = false;
+        const emit = (streamPart: LanguageModelV3StreamPart) => {
+          emitted = true;
+          controller.enqueue(streamPart);
+        };
         const close = () => {
-          if (open) controller.enqueue({ type: open === "text" ? "text-end" : "reasoning-end", id: `${open}-${part}` });
+          if (open) emit({ type: open === "text" ? "text-end" : "reasoning-end", id: `${open}-${part}` });
           open = null;
         };
         const switchTo = (kind: "text" | "reasoning") => {
@@ -105,50 +122,47 @@ class ToolwrightLanguageModel implements LanguageModelV3 {
           close();
           open = kind;
           part++;
-          controller.enqueue({ type: kind === "text" ? "text-start" : "reasoning-start", id: `${kind}-${part}` });
+          emit({ type: kind === "text" ? "text-start" : "reasoning-start", id: `${kind}-${part}` });
         };
         try {
-          const next = await iterator.next();
-          if (next.done) {
-            close();
-            const result = await source.result;
-            for (const [index, c] of calls) {
-              controller.enqueue({ type: "tool-input-end", id: c.id });
-              const call = result.message.tool_calls?.[index];
-              controller.enqueue({
-                type: "tool-call",
-                toolCallId: c.id,
-                toolName: c.name,
-                input: call?.function.arguments ?? "",
-              });
-            }
-            controller.enqueue({
-              type: "finish",
-              finishReason: finishOf(result.finishReason),
-              usage: usageOf(result.usage),
-            });
-            controller.close();
-            return;
-          }
-          const delta = next.value.choices[0].delta;
-          if (delta.reasoning_content) {
-            switchTo("reasoning");
-            controller.enqueue({ type: "reasoning-delta", id: `reasoning-${part}`, delta: delta.reasoning_content });
-          }
-          if (delta.content) {
-            switchTo("text");
-            controller.enqueue({ type: "text-delta", id: `text-${part}`, delta: delta.content });
-          }
-          for (const t of delta.tool_calls ?? []) {
-            let call = calls.get(t.index);
-            if (!call && t.id !== undefined) {
+          while (!emitted) {
+            const next = await iterator.next();
+            if (next.done) {
               close();
-              call = { id: t.id, name: t.function.name ?? "" };
-              calls.set(t.index, call);
-              controller.enqueue({ type: "tool-input-start", id: call.id, toolName: call.name });
+              const result = await source.result;
+              if (result.finishReason === "abort") {
+                controller.error(abortedCall(options.abortSignal));
+                return;
+              }
+              for (const [index, c] of calls) {
+                emit({ type: "tool-input-end", id: c.id });
+                const call = result.message.tool_calls?.[index];
+                emit({ type: "tool-call", toolCallId: c.id, toolName: c.name, input: call?.function.arguments ?? "" });
+              }
+              emit({ type: "finish", finishReason: finishOf(result.finishReason), usage: usageOf(result.usage) });
+              controller.close();
+              return;
             }
-            if (call && t.function.arguments)
-              controller.enqueue({ type: "tool-input-delta", id: call.id, delta: t.function.arguments });
+            const delta = next.value.choices[0].delta;
+            if (delta.reasoning_content) {
+              switchTo("reasoning");
+              emit({ type: "reasoning-delta", id: `reasoning-${part}`, delta: delta.reasoning_content });
+            }
+            if (delta.content) {
+              switchTo("text");
+              emit({ type: "text-delta", id: `text-${part}`, delta: delta.content });
+            }
+            for (const t of delta.tool_calls ?? []) {
+              let call = calls.get(t.index);
+              if (!call && t.id !== undefined) {
+                close();
+                call = { id: t.id, name: t.function.name ?? "" };
+                calls.set(t.index, call);
+                emit({ type: "tool-input-start", id: call.id, toolName: call.name });
+              }
+              if (call && t.function.arguments)
+                emit({ type: "tool-input-delta", id: call.id, delta: t.function.arguments });
+            }
           }
         } catch (e) {
           controller.enqueue({ type: "error", error: e });

@@ -13,6 +13,7 @@ export { generateChatParams } from "./generate.js";
 export { analyzeChatTemplate, type AnalyzeChatOptions } from "./analyze-chat.js";
 export { ChatStreamParser, parseChatOutput } from "./chat-parser.js";
 export { accumulateDeltas } from "./deltas.js";
+export { ToolSchemaError } from "./tool-schema.js";
 export type {
   ChatDelta,
   ChatGrammarTrigger,

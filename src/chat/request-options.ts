@@ -6,7 +6,7 @@
 import { type OptionRow, checkObject, describe, optBoolean, optInteger } from "../validate/index.js";
 import type { JsonSchema, ToolChoice, ToolDefinition } from "../types.js";
 import { checkMessageList, kind } from "./message-check.js";
-import { checkStrictSchema, isStandardSchema, parametersJsonSchema } from "./tool-schema.js";
+import { checkStrictSchema, checkToolSchema, isStandardSchema, parametersJsonSchema } from "./tool-schema.js";
 import type { ChatRequest } from "./types.js";
 
 function checkTools(tools: unknown, at: string): ToolDefinition[] {
@@ -43,8 +43,7 @@ function checkTools(tools: unknown, at: string): ToolDefinition[] {
     const strict: unknown = tool.function.strict;
     if (strict !== undefined && strict !== null && typeof strict !== "boolean")
       throw new TypeError(`${at}[${i}].function.strict must be a boolean, got ${kind(strict)}`);
-    if (strict === true && params !== undefined && params !== null)
-      checkStrictSchema(params as JsonSchema, `request.tools[${i}] (${JSON.stringify(name)})`);
+    if (params !== undefined && params !== null) checkToolSchema(params as JsonSchema, i, name, strict === true);
     return tool;
   });
 }

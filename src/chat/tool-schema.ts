@@ -173,3 +173,56 @@ export function checkStrictSchema(schema: JsonSchema, where: string): void {
   }
   if (key !== undefined) exact.set(key, true, 0);
 }
+
+/** Schemas already found to convert (without strict), by content. */
+const convertible = new LruCache<true>(512, 8 * 1024 * 1024);
+
+/**
+ * A tool's parameters schema that no grammar can be made from (a `$ref` to nothing, a schema no
+ * value satisfies, …): the SchemaError's JSON pointer (from the parameters' root) and keyword, and
+ * the tool, by its index in the request's tools and its name, so that an API can name both.
+ *
+ * @example
+ * import { ToolSchemaError } from "toolwright/chat";
+ * try { generateChatParams(template, request); }
+ * catch (e) { if (e instanceof ToolSchemaError) console.log(e.toolName, e.pointer); } // "get_weather" "#/properties/x"
+ */
+export class ToolSchemaError extends SchemaError {
+  constructor(
+    readonly toolIndex: number,
+    readonly toolName: string,
+    cause: SchemaError,
+  ) {
+    const reason = cause.message.slice(`JSON Schema at ${cause.pointer}, keyword ${cause.keyword}: `.length);
+    const named = reason.includes(`tools[${toolIndex}]`)
+      ? reason
+      : `request.tools[${toolIndex}] (${JSON.stringify(toolName)}): ${reason}`;
+    super(cause.pointer, cause.keyword, named);
+    this.name = "ToolSchemaError";
+  }
+}
+
+/**
+ * Checks that a tool's parameters convert to a grammar (exactly, with `strict`), before any grammar
+ * is built: a {@link ToolSchemaError} names the tool and where in its schema the problem is.
+ *
+ * @example
+ * checkToolSchema({ $ref: "#/nope" }, 0, "f", false);
+ * // ToolSchemaError: JSON Schema at #, keyword $ref: request.tools[0] ("f"): "#/nope" points to nothing
+ */
+export function checkToolSchema(schema: JsonSchema, index: number, name: string, strict: boolean): void {
+  try {
+    if (strict) checkStrictSchema(schema, `request.tools[${index}] (${JSON.stringify(name)})`);
+    if (strict || typeof schema === "boolean") return;
+    const key = contentKey(schema);
+    if (key !== undefined && convertible.get(key)) return;
+    new SchemaConverter(new GbnfBuilder(), { additionalProperties: false, propertyOrder: "schema" }).convert(
+      schema,
+      "parameters",
+    );
+    if (key !== undefined) convertible.set(key, true, 0);
+  } catch (e) {
+    if (e instanceof SchemaError) throw new ToolSchemaError(index, name, e);
+    throw e;
+  }
+}

@@ -17,6 +17,8 @@ export interface OptionSpec {
   short?: string;
   /** The value's name in the help ("N", "FILE"); string options only. */
   value?: string;
+  /** A string option that may be given more than once: its value is the list of all (see {@link stringValues}). */
+  multiple?: boolean;
   help: string;
 }
 
@@ -27,9 +29,9 @@ export class UsageError extends Error {
   override name = "UsageError";
 }
 
-/** What was given: each string option's value, each flag as true. */
+/** What was given: each string option's value (a list for `multiple` ones), each flag as true. */
 export interface ParsedArgs {
-  values: Record<string, string | boolean | undefined>;
+  values: Record<string, string | string[] | boolean | undefined>;
   positionals: string[];
 }
 
@@ -74,7 +76,10 @@ export function parseCommandArgs(argv: readonly string[], table: OptionTable): P
     if (token.value === undefined || (!token.inlineValue && token.value.startsWith("--"))) {
       throw new UsageError(`${token.rawName} needs a value${spec.value ? ` (${spec.value})` : ""}`);
     }
-    values[token.name] = token.value;
+    if (spec.multiple) {
+      const before = values[token.name];
+      values[token.name] = [...(Array.isArray(before) ? before : []), token.value];
+    } else values[token.name] = token.value;
   }
   return { values, positionals };
 }
@@ -126,4 +131,15 @@ export function parseNumberOption(
 export function stringValue(values: ParsedArgs["values"], name: string): string | undefined {
   const v = values[name];
   return typeof v === "string" ? v : undefined;
+}
+
+/**
+ * A `multiple` option's values, in the order given (empty when not given).
+ *
+ * @example
+ * stringValues(parseCommandArgs(["--alias", "a", "--alias", "b"], table).values, "alias"); // ["a", "b"]
+ */
+export function stringValues(values: ParsedArgs["values"], name: string): string[] {
+  const v = values[name];
+  return Array.isArray(v) ? v : typeof v === "string" ? [v] : [];
 }

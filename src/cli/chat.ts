@@ -8,7 +8,7 @@
 import { basename } from "node:path";
 import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
-import { type ChatModel as Model, ChatSession, loadModel } from "../session/index.js";
+import { type ChatModel as Model, ChatSession, DEFAULT_MAX_TOKENS, loadModel } from "../session/index.js";
 import type { GpuOption } from "../runtime/devices.js";
 import { ModelLoadError } from "../runtime/errors.js";
 import type { ChatMessage, ResponseFormat, ToolChoice, ToolDefinition } from "../types.js";
@@ -22,6 +22,7 @@ import {
   stringValue,
   UsageError,
 } from "./args.js";
+import { CHAT_FLAG_OF_OPTION, CONTEXT_OVERFLOW_OPTION, contextOverflowOf, flagMessage } from "./chat-flags.js";
 import { readJsonSchemaFile, readTemplateFile, readToolsFile } from "./chat-inputs.js";
 import { AnswerView } from "./chat-output.js";
 import { resolveModelArg } from "./model-arg.js";
@@ -38,7 +39,8 @@ const CHAT_OPTIONS: OptionTable = {
     value: "N",
     help: "tokens of context (default: sized automatically, up to 8192 and the model's training context)",
   },
-  "max-tokens": { type: "string", value: "N", help: "most tokens per answer (default 1024)" },
+  "context-overflow": CONTEXT_OVERFLOW_OPTION,
+  "max-tokens": { type: "string", value: "N", help: `most tokens per answer (default ${DEFAULT_MAX_TOKENS})` },
   temperature: { type: "string", value: "T", help: "sampling temperature (0 = greedy)" },
   seed: { type: "string", value: "N", help: "sampling seed, for repeatable answers" },
   "no-thinking": { type: "boolean", help: "ask the template not to reason (enable_thinking=false)" },
@@ -66,7 +68,7 @@ export interface ChatIo extends CliIo {
   stdin?: Readable & { isTTY?: boolean };
 }
 
-interface ChatArgs {
+export interface ChatArgs {
   model: string;
   toolsPath?: string;
   toolChoice?: ToolChoice;
@@ -74,6 +76,7 @@ interface ChatArgs {
   system?: string;
   templatePath?: string;
   contextSize?: number;
+  contextOverflow?: "error" | "truncate-oldest";
   maxTokens?: number;
   sampling: SamplingOptions;
   enableThinking?: boolean;
@@ -88,7 +91,13 @@ interface ChatInputs {
   responseFormat?: ResponseFormat;
 }
 
-function parseChatArgs(argv: readonly string[]): ChatArgs | "help" {
+/**
+ * The chat command's arguments (throws a {@link UsageError}).
+ *
+ * @example
+ * parseChatArgs(["model.gguf", "--context-overflow", "truncate-oldest"]); // { model, contextOverflow, ... }
+ */
+export function parseChatArgs(argv: readonly string[]): ChatArgs | "help" {
   const { values, positionals } = parseCommandArgs(argv, CHAT_OPTIONS);
   if (values.help) return "help";
   if (positionals.length !== 1) throw new UsageError(`expected one model path, got ${positionals.length}`);
@@ -111,6 +120,7 @@ function parseChatArgs(argv: readonly string[]): ChatArgs | "help" {
   }
   set("toolChoice", toolChoice);
   set("contextSize", number("context-size", true, 1, 1 << 24));
+  set("contextOverflow", contextOverflowOf(text("context-overflow")));
   set("maxTokens", number("max-tokens", true, 1));
   const temperature = number("temperature", false, 0);
   if (temperature !== undefined) args.sampling.temperature = temperature;
@@ -258,6 +268,7 @@ async function converse(model: Model, args: ChatArgs, inputs: ChatInputs, io: Ch
             ...(inputs.responseFormat ? { responseFormat: inputs.responseFormat } : {}),
             ...(args.toolChoice ? { toolChoice: args.toolChoice } : {}),
             ...(args.maxTokens !== undefined ? { maxTokens: args.maxTokens } : {}),
+            ...(args.contextOverflow !== undefined ? { contextOverflow: args.contextOverflow } : {}),
             ...(args.enableThinking !== undefined ? { enableThinking: args.enableThinking } : {}),
             sampling: args.sampling,
             maxSteps: 1,
@@ -267,6 +278,8 @@ async function converse(model: Model, args: ChatArgs, inputs: ChatInputs, io: Ch
           for await (const chunk of stream) view.delta(chunk.choices[0].delta);
           const result = await stream.result;
           view.end(result.message);
+          if (result.droppedMessages > 0)
+            io.stderr.write(`[${result.droppedMessages} earliest messages left out to fit the context]\n`);
           if (result.finishReason === "abort") io.stderr.write("[answer stopped]\n");
           else if (result.finishReason === "length")
             io.stderr.write(`[answer cut at ${result.usage.completionTokens} tokens]\n`);
@@ -274,7 +287,9 @@ async function converse(model: Model, args: ChatArgs, inputs: ChatInputs, io: Ch
         } catch (e) {
           // A failed turn is dropped from the history; the conversation goes on.
           messages.pop();
-          io.stderr.write(`toolwright chat: ${e instanceof Error ? e.message : String(e)}\n`);
+          // chat() names its options; the user typed flags.
+          const message = e instanceof Error ? e.message : String(e);
+          io.stderr.write(`toolwright chat: ${flagMessage(message, CHAT_FLAG_OF_OPTION)}\n`);
         } finally {
           generation = undefined;
         }

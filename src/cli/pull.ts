@@ -14,7 +14,7 @@ import {
   type PulledModel,
 } from "../runtime/hub/index.js";
 import type { CliIo } from "./analyze.js";
-import { formatOptions, type OptionTable, parseCommandArgs, stringValue, UsageError } from "./args.js";
+import { formatOptions, type OptionTable, type ParsedArgs, parseCommandArgs, stringValue, UsageError } from "./args.js";
 import { createProgressReporter, formatBytes, type ProgressStream } from "./progress.js";
 
 const PULL_OPTIONS: OptionTable = {
@@ -60,7 +60,7 @@ checksum mismatch), 2 usage error, 130 interrupted.
  */
 export async function runPull(argv: readonly string[], io: CliIo): Promise<number> {
   let ref: string;
-  let values: Record<string, string | boolean | undefined>;
+  let values: ParsedArgs["values"];
   try {
     const parsed = parseCommandArgs(argv, PULL_OPTIONS);
     values = parsed.values;

@@ -1,13 +1,15 @@
 /**
- * `toolwright serve <model.gguf>`: the OpenAI-compatible HTTP server (`toolwright/server`) on
- * a model loaded from the command line, until SIGINT or SIGTERM drains it.
+ * `toolwright serve <model.gguf | hf:…>`: the OpenAI-compatible HTTP server (`toolwright/server`)
+ * on a model loaded from the command line, until SIGINT or SIGTERM drains it.
  *
  * @example
  * // $ toolwright serve model.gguf --port 8080 --api-key secret
  */
+import { createServer as createNetServer } from "node:net";
 import type { GpuOption } from "../runtime/devices.js";
 import { ModelLoadError } from "../runtime/errors.js";
-import { ChatSession, loadModel } from "../session/index.js";
+import { ChatSession, DEFAULT_MAX_TOKENS, loadModel } from "../session/index.js";
+import { corsOrigins } from "../server/cors.js";
 import { createServer } from "../server/index.js";
 import type { CliIo } from "./analyze.js";
 import {
@@ -16,8 +18,11 @@ import {
   parseCommandArgs,
   parseNumberOption,
   stringValue,
+  stringValues,
   UsageError,
 } from "./args.js";
+import { contextOverflowOf, CONTEXT_OVERFLOW_OPTION } from "./chat-flags.js";
+import { resolveModelArg } from "./model-arg.js";
 import { createProgressReporter, type ProgressStream } from "./progress.js";
 
 /** Requests decoded together by default: as many as `model.chat()` runs at once. */
@@ -33,12 +38,29 @@ const SERVE_OPTIONS: OptionTable = {
     value: "KEY",
     help: "require 'Authorization: Bearer KEY' (default: $TOOLWRIGHT_API_KEY, else none)",
   },
-  alias: { type: "string", value: "NAME", help: "the model id clients see (default: the file name without .gguf)" },
+  alias: {
+    type: "string",
+    value: "NAME",
+    multiple: true,
+    help:
+      "a name clients may give as 'model' (repeatable; the first is the id responses carry;\n" +
+      "the file name without .gguf is always accepted; another name is a 404)",
+  },
+  cors: {
+    type: "string",
+    value: "ORIGINS",
+    multiple: true,
+    help: "allow browsers on these origins: '*' or https://a.example,https://b.example\n(default: off)",
+  },
   "max-tokens": {
     type: "string",
     value: "N",
-    help: "most tokens a request may generate, and the default (default 4096)",
+    help:
+      `most tokens a request may ask for, and what one that sets none gets\n(default: no limit but the ` +
+      `context's; a request that sets none gets ${DEFAULT_MAX_TOKENS})`,
   },
+  "context-overflow": CONTEXT_OVERFLOW_OPTION,
+  quiet: { type: "boolean", short: "q", help: "no access log (one line per request on stderr)" },
   "max-body": { type: "string", value: "BYTES", help: "largest request body (default 8388608)" },
   parallel: {
     type: "string",
@@ -64,18 +86,23 @@ const SERVE_OPTIONS: OptionTable = {
   "gpu-layers": { type: "string", value: "N", help: "layers to offload to the GPU (default: all)" },
 };
 
-export const SERVE_USAGE = `Usage: toolwright serve <model.gguf> [options]
+export const SERVE_USAGE = `Usage: toolwright serve <model.gguf | hf:OWNER/REPO/FILE.gguf> [options]
 
 Serves the model over HTTP with OpenAI's chat-completions API:
   POST /v1/chat/completions   (stream: true for server-sent events)
+  POST /v1/embeddings
   GET  /v1/models, GET /health
-Point an OpenAI client at http://HOST:PORT/v1. SIGINT or SIGTERM stops taking
-requests and exits once those in flight end (a second signal aborts them).
+Point an OpenAI client at http://HOST:PORT/v1. A request's 'model' is the model
+id or an --alias (another name is a 404); a request without one gets the loaded
+model. An hf: model is downloaded first (see 'toolwright help pull'), or taken
+from the cache. SIGINT or SIGTERM stops taking requests and exits once those in
+flight end (a second signal aborts them).
 Up to --parallel requests run at once, decoded together (continuous batching:
 a new request joins the running batch, a finished one leaves it).
 
 ${formatOptions(SERVE_OPTIONS)}
-Exit codes: 0 stopped by a signal, 1 the model cannot be loaded or the port is taken, 2 usage error.
+Exit codes: 0 stopped by a signal, 1 the model cannot be downloaded or loaded or the port
+is taken (checked before the model loads), 2 usage error.
 `;
 
 /** What `runServe` reads and writes. `stop`, when given, stops the server instead of signals (tests). */
@@ -104,12 +131,18 @@ export function parseServeArgs(argv: readonly string[]) {
   const apiKey = text("api-key") ?? process.env.TOOLWRIGHT_API_KEY;
   if (apiKey === "") throw new UsageError("--api-key must not be empty");
   if (text("host") === "") throw new UsageError("--host must not be empty");
+  const aliases = stringValues(values, "alias");
+  if (aliases.includes("")) throw new UsageError("--alias must not be empty");
+  const cors = stringValues(values, "cors").flatMap((v) => v.split(",").map((o) => o.trim()));
   return {
     modelPath: positionals[0]!,
     host: text("host") ?? "127.0.0.1",
     port: integer("port", 0, 65535) ?? 8080,
     apiKey,
-    alias: text("alias"),
+    aliases,
+    cors: cors.length > 0 ? corsOf(cors) : undefined,
+    contextOverflow: contextOverflowOf(text("context-overflow")),
+    quiet: values.quiet === true,
     maxTokens: integer("max-tokens", 1),
     maxBodyBytes: integer("max-body", 1),
     parallel: integer("parallel", 1, MAX_PARALLEL) ?? DEFAULT_PARALLEL,
@@ -120,6 +153,28 @@ export function parseServeArgs(argv: readonly string[]) {
     gpu: gpuOf(text("gpu")),
     gpuLayers: integer("gpu-layers", 0),
   };
+}
+
+/** The --cors origins, checked as the server checks them (a mistake is a usage error). */
+function corsOf(origins: string[]): string[] {
+  try {
+    return [...corsOrigins(origins, "--cors")];
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+}
+
+/**
+ * Whether host:port can be listened on, found before the model loads (minutes, for a large one):
+ * a taken port fails at once. Resolves to the error, or undefined when it is free.
+ */
+function portProblem(host: string, port: number): Promise<Error | undefined> {
+  if (port === 0) return Promise.resolve(undefined);
+  return new Promise((resolve) => {
+    const probe = createNetServer();
+    probe.once("error", (e) => resolve(e));
+    probe.listen(port, host, () => probe.close(() => resolve(undefined)));
+  });
 }
 
 /** Resolves when the first of SIGINT / SIGTERM (or `stop`) arrives; `again` runs on the next one. */
@@ -165,10 +220,17 @@ export async function runServe(argv: readonly string[], io: ServeIo): Promise<nu
     io.stderr.write(`toolwright serve: ${e.message}\n\n${SERVE_USAGE}`);
     return 2;
   }
-  const progress = createProgressReporter(io.stderr, `loading ${args.modelPath}`);
+  const portError = await portProblem(args.host, args.port);
+  if (portError) {
+    io.stderr.write(`toolwright serve: cannot listen on ${args.host}:${args.port}: ${portError.message}\n`);
+    return 1;
+  }
+  const path = await resolveModelArg(args.modelPath, { command: "serve", usage: SERVE_USAGE }, io);
+  if (typeof path === "number") return path;
+  const progress = createProgressReporter(io.stderr, `loading ${path}`);
   let model: Awaited<ReturnType<typeof loadModel>>;
   try {
-    model = await loadModel(args.modelPath, {
+    model = await loadModel(path, {
       onProgress: progress.update,
       ...(args.gpu !== undefined ? { gpu: args.gpu } : {}),
       ...(args.gpuLayers !== undefined ? { gpuLayers: args.gpuLayers } : {}),
@@ -191,6 +253,7 @@ export async function runServe(argv: readonly string[], io: ServeIo): Promise<nu
     }
     // The requests share one context of --parallel sequences (not model.chat()'s own session).
     const session = new ChatSession(model, {
+      ...(args.contextOverflow !== undefined ? { contextOverflow: args.contextOverflow } : {}),
       context: {
         sequences: args.parallel,
         ...(args.contextSize !== undefined ? { contextSize: args.contextSize } : {}),
@@ -201,13 +264,19 @@ export async function runServe(argv: readonly string[], io: ServeIo): Promise<nu
     });
     const backend = {
       path: model.path,
+      info: model.info,
       chat: session.chat.bind(session),
       streamChat: session.streamChat.bind(session),
+      embed: (texts: readonly string[], options?: { signal?: AbortSignal }) => model.embed(texts, options),
+      tokenize: (text: string) => model.tokenize(text),
+      detokenize: (tokens: ArrayLike<number>) => model.detokenize(tokens),
     };
+    const [alias, ...aliases] = args.aliases;
     const server = createServer(backend, {
-      log: (line) => io.stderr.write(`${line}\n`),
+      ...(args.quiet ? {} : { log: (line: string) => io.stderr.write(`${line}\n`) }),
       ...(args.apiKey !== undefined ? { apiKey: args.apiKey } : {}),
-      ...(args.alias !== undefined ? { modelId: args.alias } : {}),
+      ...(alias !== undefined ? { modelId: alias, aliases } : {}),
+      ...(args.cors !== undefined ? { cors: args.cors } : {}),
       ...(args.maxTokens !== undefined ? { maxTokens: args.maxTokens } : {}),
       ...(args.maxBodyBytes !== undefined ? { maxBodyBytes: args.maxBodyBytes } : {}),
     });

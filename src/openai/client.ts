@@ -6,10 +6,13 @@
 import { basename } from "node:path";
 import { AbortError } from "../runtime/index.js";
 import type { ChatOptions, ChatResult, ChatStream } from "../session/index.js";
+import { createEmbeddings, type EmbeddingBackend } from "./embeddings.js";
 import { ChatCompletionError, toChatCompletionError } from "./errors.js";
 import { toChatOptions, type RequestLimits } from "./request.js";
 import { ChunkMapper, completionMeta, toChatCompletion } from "./response.js";
 import type {
+  CreateEmbeddingResponse,
+  EmbeddingCreateParams,
   ChatCompletionCreateParams,
   ChatCompletionCreateParamsNonStreaming,
   ChatCompletionCreateParamsStreaming,
@@ -18,8 +21,12 @@ import type {
   ToolwrightChatCompletionExtensions,
 } from "./types.js";
 
-/** What the client needs of a model: a `ChatModel` (from `loadModel`) or a `ChatSession`. */
-export interface ChatBackend {
+/**
+ * What the client needs of a model: a `ChatModel` (from `loadModel`) or a `ChatSession`. The
+ * embeddings API needs a model's `embed`, `tokenize`, `detokenize` and `info` too (a `ChatModel`
+ * has them).
+ */
+export interface ChatBackend extends Partial<EmbeddingBackend> {
   chat(options: ChatOptions): Promise<ChatResult>;
   streamChat(options: ChatOptions): ChatStream;
   /** The model file: its base name is the default model id. */
@@ -72,6 +79,10 @@ export interface OpenAIClient {
         options?: ChatRequestOptions,
       ): Promise<ReasoningChatCompletion | ChatCompletionStream>;
     };
+  };
+  embeddings: {
+    /** OpenAI's embeddings API over the model's `embed()`; a 404 when the backend cannot embed (a ChatSession). */
+    create(body: EmbeddingCreateParams, options?: ChatRequestOptions): Promise<CreateEmbeddingResponse>;
   };
   models: { list(): Promise<{ object: "list"; data: ModelInfoObject[] }> };
   /** The model id responses carry. */
@@ -178,13 +189,38 @@ export function createOpenAIClient(model: ChatBackend, options: OpenAIClientOpti
     }
   }
 
+  async function embed(body: unknown, request: ChatRequestOptions = {}): Promise<CreateEmbeddingResponse> {
+    if (!canEmbed(model))
+      throw new ChatCompletionError("This model does not serve embeddings: pass a ChatModel (from loadModel).", {
+        status: 404,
+        openaiCode: "unknown_url",
+      });
+    const signal = request.signal ?? undefined;
+    if (signal?.aborted) throw aborted();
+    try {
+      return await createEmbeddings(model, body, modelId, signal);
+    } catch (e) {
+      throw signal?.aborted ? aborted() : e;
+    }
+  }
+
   return {
     modelId,
     chat: { completions: { create: complete as OpenAIClient["chat"]["completions"]["create"] } },
+    embeddings: { create: embed },
     models: {
       list: async () => ({ object: "list", data: [{ id: modelId, object: "model", created, owned_by: "toolwright" }] }),
     },
   };
+}
+
+function canEmbed(model: ChatBackend): model is ChatBackend & EmbeddingBackend {
+  return (
+    typeof model.embed === "function" &&
+    typeof model.tokenize === "function" &&
+    typeof model.detokenize === "function" &&
+    typeof model.info?.embeddingSize === "number"
+  );
 }
 
 /**

@@ -3,6 +3,7 @@
  * `{"error": {message, type, param, code}}` with its HTTP status, so OpenAI clients surface them
  * as they would OpenAI's own.
  */
+import { ToolSchemaError } from "../chat/index.js";
 import { ToolwrightError, type ToolwrightErrorCode } from "../errors.js";
 
 /** OpenAI's error `type`s that toolwright uses. */
@@ -111,6 +112,13 @@ export function toChatCompletionError(e: unknown): ChatCompletionError {
     return new ChatCompletionError(message, { param: paramOf(message), openaiCode: "invalid_value", cause: e });
   if (e instanceof ToolwrightError && CONTEXT_EXCEEDED.has(e.code))
     return new ChatCompletionError(message, { param: "messages", openaiCode: "context_length_exceeded", cause: e });
+  // The tool and, after the parameters' path, the JSON pointer of the part at fault.
+  if (e instanceof ToolSchemaError)
+    return new ChatCompletionError(message, {
+      param: `tools[${e.toolIndex}].function.parameters${e.pointer}`,
+      openaiCode: "invalid_value",
+      cause: e,
+    });
   if (e instanceof ToolwrightError && REQUEST_FAULTS.has(e.code))
     return new ChatCompletionError(message, { openaiCode: "invalid_value", cause: e });
   return new ChatCompletionError(message, {

@@ -21,6 +21,7 @@ export type {
   OpenAIClient,
   OpenAIClientOptions,
 } from "./client.js";
+export type { EmbeddingBackend } from "./embeddings.js";
 export { ChatCompletionError, toChatCompletionError } from "./errors.js";
 export type { ChatCompletionErrorBody, ChatCompletionErrorType } from "./errors.js";
 export type * from "./types.js";

@@ -11,6 +11,7 @@ import type {
   ChatCompletionCreateParamsStreaming,
   ChatCompletionMessage,
 } from "openai/resources/chat/completions";
+import type { CreateEmbeddingResponse, EmbeddingCreateParams } from "openai/resources/embeddings";
 
 export type {
   ChatCompletion,
@@ -19,6 +20,8 @@ export type {
   ChatCompletionCreateParamsNonStreaming,
   ChatCompletionCreateParamsStreaming,
   ChatCompletionMessage,
+  CreateEmbeddingResponse,
+  EmbeddingCreateParams,
 };
 
 /** The assistant's message, with its reasoning as llama-server returns it. */

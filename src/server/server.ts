@@ -1,7 +1,7 @@
 /**
  * An OpenAI-compatible HTTP server over a loaded model: `/v1/chat/completions` (JSON or
- * server-sent events), `/v1/models` and `/health`. Built on node:http: the server needs a
- * router of four routes, a body limit and SSE, which node:http does in a page, and toolwright
+ * server-sent events), `/v1/embeddings`, `/v1/models` and `/health`. Built on node:http: the server
+ * needs a router of five routes, a body limit and SSE, which node:http does in a page, and toolwright
  * keeps its dependencies few (no framework to audit or keep up to date). Every request goes
  * through the in-process client of `toolwright/openai`, so the HTTP and in-process APIs cannot
  * drift apart.
@@ -9,6 +9,7 @@
 import { timingSafeEqual } from "node:crypto";
 import { type IncomingMessage, type Server, type ServerResponse, createServer as createHttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { basename } from "node:path";
 import { AbortError } from "../runtime/index.js";
 import {
   type ChatBackend,
@@ -18,6 +19,7 @@ import {
   createOpenAIClient,
   toChatCompletionError,
 } from "../openai/index.js";
+import { type CorsOrigins, corsHeaders, corsOrigins, isPreflight, preflightHeaders } from "./cors.js";
 import { readJsonBody, SseWriter, sendError, sendJson } from "./http-io.js";
 
 /** Options of {@link createServer}. */
@@ -26,7 +28,22 @@ export interface ServerOptions {
   apiKey?: string;
   /** The model id of responses and /v1/models. Default: the file's base name without ".gguf". */
   modelId?: string;
-  /** The most tokens a request may generate; also the default of requests that set none. Default 4096. */
+  /**
+   * More names requests may give as `model` (each listed by /v1/models too). The model id and the
+   * file's base name are always accepted; another name is a 404 (`model_not_found`) that lists them.
+   * A request without `model` gets the loaded one.
+   */
+  aliases?: readonly string[];
+  /**
+   * Cross-origin requests from browsers: "*" (any origin), an origin ("https://app.example"), or a
+   * list of them. Default: off (no Access-Control headers; browsers refuse cross-origin calls).
+   */
+  cors?: string | readonly string[];
+  /**
+   * The most tokens a request may ask for (a 400 beyond), and what a request that sets none gets.
+   * Default: no limit but the context's, and a request that sets none gets chat()'s default
+   * (`DEFAULT_MAX_TOKENS`, 1024), as `model.chat()` and `toolwright chat` do.
+   */
   maxTokens?: number;
   /** The largest request body accepted, in bytes (413 beyond). Default 8 MiB. */
   maxBodyBytes?: number;
@@ -48,7 +65,7 @@ export interface CloseOptions {
   timeoutMs?: number;
 }
 
-const SERVER_KEYS = ["apiKey", "modelId", "maxTokens", "maxBodyBytes", "log"];
+const SERVER_KEYS = ["apiKey", "modelId", "aliases", "cors", "maxTokens", "maxBodyBytes", "log"];
 
 function checkServerOptions(o: ServerOptions): void {
   if (o === null || typeof o !== "object")
@@ -68,6 +85,19 @@ function checkServerOptions(o: ServerOptions): void {
   positive(o.maxBodyBytes, "maxBodyBytes");
   if (o.log !== undefined && typeof o.log !== "function")
     throw new TypeError("createServer: options.log must be a function");
+  if (
+    o.aliases !== undefined &&
+    (!Array.isArray(o.aliases) || o.aliases.some((a: unknown) => typeof a !== "string" || a === ""))
+  )
+    throw new TypeError(
+      `createServer: options.aliases must be an array of non-empty strings, got ${JSON.stringify(o.aliases)}`,
+    );
+}
+
+/** The names a request may give as `model`: the id first, then the aliases and the file's name. */
+function modelNames(modelId: string, aliases: readonly string[], path: string | undefined): string[] {
+  const file = path ? basename(path).replace(/\.gguf$/i, "") : undefined;
+  return [...new Set([modelId, ...aliases, ...(file ? [file] : [])])];
 }
 
 function sameKey(given: string, expected: string): boolean {
@@ -86,6 +116,9 @@ export class ToolwrightServer {
   readonly #client: OpenAIClient;
   readonly #options: ServerOptions;
   readonly #maxBodyBytes: number;
+  readonly #modelNames: readonly string[];
+  readonly #cors: CorsOrigins | undefined;
+  readonly #created = Math.floor(Date.now() / 1000);
   /** The requests in flight, each with the controller that aborts its generation. */
   readonly #inFlight = new Map<Promise<void>, AbortController>();
   #closing: Promise<void> | undefined;
@@ -97,15 +130,22 @@ export class ToolwrightServer {
     this.#options = options;
     this.#maxBodyBytes = options.maxBodyBytes ?? 8 * 1024 * 1024;
     this.#client = createOpenAIClient(model, {
-      maxTokens: options.maxTokens ?? 4096,
+      ...(options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {}),
       ...(options.modelId !== undefined ? { modelId: options.modelId } : {}),
     });
+    this.#modelNames = modelNames(this.#client.modelId, options.aliases ?? [], model.path);
+    this.#cors = options.cors === undefined ? undefined : corsOrigins(options.cors, "createServer: options.cors");
     this.httpServer = createHttpServer((req, res) => this.#track(req, res));
   }
 
   /** The model id the server reports. */
   get modelId(): string {
     return this.#client.modelId;
+  }
+
+  /** The names requests may give as `model` (the model id first), as /v1/models lists them. */
+  get modelNames(): readonly string[] {
+    return this.#modelNames;
   }
 
   /** Requests being answered now. */
@@ -171,6 +211,7 @@ export class ToolwrightServer {
   }
 
   #track(req: IncomingMessage, res: ServerResponse): void {
+    for (const [name, value] of Object.entries(corsHeaders(this.#cors, req))) res.setHeader(name, value);
     const controller = new AbortController();
     // A client that goes away before its response ends aborts its generation.
     res.once("close", () => {
@@ -202,6 +243,12 @@ export class ToolwrightServer {
       if (this.#closing) return sendJson(res, 503, { status: "shutting down" }, { Connection: "close" });
       return sendJson(res, 200, { status: "ok" });
     }
+    // A browser's preflight carries no credentials: it is answered before the key is checked.
+    if (this.#cors && isPreflight(req)) {
+      res.writeHead(204, preflightHeaders(this.#cors, req));
+      res.end();
+      return;
+    }
     if (this.#closing)
       throw new ChatCompletionError("The server is shutting down.", {
         status: 503,
@@ -212,24 +259,18 @@ export class ToolwrightServer {
     const method = req.method ?? "GET";
     if (path === "/v1/models" || path === "/models") {
       if (method !== "GET") throw notAllowed(method, path);
-      return sendJson(res, 200, await this.#client.models.list());
+      return sendJson(res, 200, { object: "list", data: this.#modelNames.map((id) => this.#modelObject(id)) });
     }
     const modelPath = /^\/(?:v1\/)?models\/(.+)$/.exec(path);
-    if (modelPath) {
-      const { data } = await this.#client.models.list();
-      const found = data.find((m) => m.id === decodeURIComponent(modelPath[1]!));
-      if (!found)
-        throw new ChatCompletionError(`The model '${decodeURIComponent(modelPath[1]!)}' does not exist.`, {
-          status: 404,
-          type: "invalid_request_error",
-          param: "model",
-          openaiCode: "model_not_found",
-        });
-      return sendJson(res, 200, found);
-    }
+    if (modelPath) return sendJson(res, 200, this.#modelObject(this.#servedName(decodeURIComponent(modelPath[1]!))));
     if (path === "/v1/chat/completions" || path === "/chat/completions") {
       if (method !== "POST") throw notAllowed(method, path);
       return this.#chatCompletions(req, res, signal);
+    }
+    if (path === "/v1/embeddings" || path === "/embeddings") {
+      if (method !== "POST") throw notAllowed(method, path);
+      const body = this.#withModel(await readJsonBody(req, this.#maxBodyBytes));
+      return sendJson(res, 200, await this.#client.embeddings.create(body as never, { signal }), this.#closeHeader());
     }
     throw new ChatCompletionError(`Unknown request URL: ${method} ${path}.`, {
       status: 404,
@@ -255,9 +296,41 @@ export class ToolwrightServer {
     });
   }
 
+  #modelObject(id: string) {
+    return { id, object: "model", created: this.#created, owned_by: "toolwright" };
+  }
+
+  /** `name` when the server serves it; else a 404 listing the names it serves. */
+  #servedName(name: string): string {
+    if (this.#modelNames.includes(name)) return name;
+    const names = this.#modelNames.map((n) => `'${n}'`).join(", ");
+    throw new ChatCompletionError(`The model '${name}' does not exist: this server serves ${names}.`, {
+      status: 404,
+      type: "invalid_request_error",
+      param: "model",
+      openaiCode: "model_not_found",
+    });
+  }
+
+  /**
+   * The body with its `model` checked: a name the server does not serve is a 404; none (OpenAI
+   * requires one, this server is lenient) means the loaded model.
+   */
+  #withModel(body: unknown): unknown {
+    if (body === null || typeof body !== "object" || Array.isArray(body)) return body;
+    const { model } = body as { model?: unknown };
+    if (model === undefined || model === null) return { ...body, model: this.#client.modelId };
+    if (typeof model === "string") this.#servedName(model);
+    return body;
+  }
+
+  #closeHeader(): Record<string, string> {
+    return this.#closing ? { Connection: "close" } : {};
+  }
+
   async #chatCompletions(req: IncomingMessage, res: ServerResponse, signal: AbortSignal): Promise<void> {
-    const body = await readJsonBody(req, this.#maxBodyBytes);
-    const headers: Record<string, string> = this.#closing ? { Connection: "close" } : {};
+    const body = this.#withModel(await readJsonBody(req, this.#maxBodyBytes));
+    const headers = this.#closeHeader();
     const result = await this.#client.chat.completions.create(body as never, { signal });
     if (!isStream(result)) return sendJson(res, 200, result, headers);
     let sse: SseWriter;
@@ -292,8 +365,10 @@ function notAllowed(method: string, path: string): ChatCompletionError {
 
 /**
  * An OpenAI-compatible HTTP server over a loaded model (what `toolwright serve` runs):
- * `POST /v1/chat/completions` (JSON, or server-sent events with `stream: true`), `GET
- * /v1/models`, `GET /health`. Errors are OpenAI's error JSON with its HTTP status. A client that
+ * `POST /v1/chat/completions` (JSON, or server-sent events with `stream: true`), `POST
+ * /v1/embeddings` (with a model that can embed: a `ChatModel` can), `GET /v1/models`, `GET /health`.
+ * Errors are OpenAI's error JSON with its HTTP status. A request names one of the server's
+ * {@link ToolwrightServer.modelNames} as `model` (another is a 404), or none. A client that
  * disconnects aborts its generation; `close()` drains the requests in flight.
  *
  * @example

@@ -9,6 +9,7 @@
  */
 export { ChatModel, loadModel } from "./chat-model.js";
 export { ChatSession } from "./session.js";
+export { DEFAULT_MAX_TOKENS } from "./options.js";
 export type { ChatStream } from "./session.js";
 export { defineTool, type ToolSpec } from "./define-tool.js";
 export type { ToolArguments, FromJsonSchema } from "./schema-type.js";

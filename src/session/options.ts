@@ -38,11 +38,19 @@ export interface PlannedChat {
   grammar: boolean;
   /** The context size asked for: a number, "auto", or undefined (keep the session's context). */
   contextSize: number | "auto" | undefined;
+  /** A contextSize beyond the training context is allowed (else the context's RangeError). */
+  allowBeyondTraining: boolean;
   /** What to do when the prompt does not fit the context; undefined: the session's choice. */
   contextOverflow: ContextOverflow | undefined;
   /** "chat" or "streamChat": the prefix of error messages. */
   where: string;
 }
+
+/**
+ * Tokens a model turn may generate when the request sets no `maxTokens`: one default for chat(),
+ * streamChat(), `toolwright chat`, the OpenAI client and `toolwright serve`.
+ */
+export const DEFAULT_MAX_TOKENS = 1024;
 
 const OVERFLOWS: readonly string[] = ["error", "truncate-oldest"];
 
@@ -199,6 +207,7 @@ const CHAT_OPTIONS = {
   signal: { check: (v, name) => optSignal(v, name) as AbortSignal },
   grammar: { check: (v, name) => optBoolean(v, name) as boolean },
   contextSize: { check: (v, name) => optContextSize(v, name) as number | "auto" },
+  allowBeyondTraining: { check: (v, name) => optBoolean(v, name) as boolean },
   contextOverflow: { check: (v, name) => optOverflow(v, name) as ContextOverflow },
 } satisfies { readonly [K in keyof Required<ChatOptions>]: ChatOptionRow };
 
@@ -231,7 +240,7 @@ export function planChat(value: unknown, where: string): PlannedChat {
   return {
     options: value as ChatOptions,
     tools,
-    maxTokens: o.maxTokens ?? 1024,
+    maxTokens: o.maxTokens ?? DEFAULT_MAX_TOKENS,
     maxSteps: o.maxSteps ?? (anyExecute ? 8 : 1),
     stop: o.stop ?? [],
     signal: o.signal,
@@ -239,6 +248,7 @@ export function planChat(value: unknown, where: string): PlannedChat {
     grammarEngine: o.grammarEngine,
     grammar: o.grammar ?? true,
     contextSize: o.contextSize,
+    allowBeyondTraining: o.allowBeyondTraining ?? false,
     contextOverflow: o.contextOverflow,
     where,
   };

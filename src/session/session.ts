@@ -172,7 +172,11 @@ export class ChatSession {
       if (c && !c.disposed && sameSize) return c;
       c?.dispose();
     }
-    const options = { ...this.#options.context, ...(asked !== undefined ? { contextSize: asked } : {}) };
+    const options = {
+      ...this.#options.context,
+      ...(asked !== undefined ? { contextSize: asked } : {}),
+      ...(plan.allowBeyondTraining ? { allowBeyondTraining: true } : {}),
+    };
     this.#context = this.model.createContext(options);
     return this.#context;
   }

@@ -129,7 +129,7 @@ export interface ChatOptions extends Omit<ChatRequest, "tools"> {
   grammar?: boolean;
   /**
    * Tokens of the model's chat context: a number (rounded up to a multiple of 256; above the
-   * training context only with the session's `context.allowBeyondTraining`), or "auto" (the
+   * training context only with `allowBeyondTraining`), or "auto" (the
    * default when the session creates its context: the training context, at most 8192, as far as
    * free memory allows). A size other than the current context's makes a new context (and the
    * KV cache starts empty).
@@ -138,6 +138,14 @@ export interface ChatOptions extends Omit<ChatRequest, "tools"> {
    * await model.chat({ messages, contextSize: 16384 });
    */
   contextSize?: number | "auto";
+  /**
+   * Lets `contextSize` go beyond the model's training context (as the context option of the same
+   * name): the model may answer worse there, and the KV cache grows with it. Default false.
+   *
+   * @example
+   * await model.chat({ messages, contextSize: 65536, allowBeyondTraining: true });
+   */
+  allowBeyondTraining?: boolean;
   /**
    * When the prompt does not fit the context: "error" (default) throws a ContextOverflowError
    * naming the tokens needed and the context size; "truncate-oldest" leaves the oldest turns out

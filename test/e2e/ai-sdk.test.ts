@@ -164,4 +164,37 @@ describe("the AI SDK provider", () => {
     for await (const part of s.fullStream) if (part.type === "reasoning-delta") reasoning += part.text;
     expect(reasoning.length).toBeGreaterThan(0);
   });
+
+  it("an aborted call throws an AbortError, as a provider over fetch does (not a finish reason)", async () => {
+    const lm = toolwright(model);
+    const prompt = [{ role: "user" as const, content: [{ type: "text" as const, text: "Write" }] }];
+    // A string no shorter than the budget keeps a random-weight model writing until the abort.
+    const responseFormat = { type: "json" as const, schema: { type: "string", minLength: 4000 } };
+    const early = new AbortController();
+    early.abort();
+    await expect(
+      lm.doGenerate({ prompt, maxOutputTokens: 512, responseFormat, abortSignal: early.signal }),
+    ).rejects.toMatchObject({ name: "AbortError" });
+
+    const controller = new AbortController();
+    const { stream } = await lm.doStream({
+      prompt,
+      maxOutputTokens: 512,
+      responseFormat,
+      abortSignal: controller.signal,
+    });
+    const reader = stream.getReader();
+    const seen: string[] = [];
+    const failure = await (async () => {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return undefined;
+        seen.push(value.type);
+        if (value.type === "text-delta") controller.abort();
+      }
+    })().catch((e: unknown) => e);
+    expect(failure).toMatchObject({ name: "AbortError" });
+    expect(seen).toContain("text-delta");
+    expect(seen).not.toContain("finish");
+  });
 });

@@ -45,10 +45,21 @@ describe("contextSize", () => {
     expect(other.usage.cachedPromptTokens).toBe(0);
   });
 
-  it("beyond the training context: a RangeError naming it (the session's allowBeyondTraining allows it)", async () => {
+  it("beyond the training context: a RangeError; chat's or the session's allowBeyondTraining allows it", async () => {
     const train = model.info.trainContextSize;
     await expect(model.chat({ messages: [user("Hi")], maxTokens: 1, contextSize: train * 2 })).rejects.toThrow(
-      new RegExp(`exceeds the model's training context \\(${train} tokens\\)`),
+      new RegExp(`exceeds the model's training context \\(${train} tokens\\).*Pass allowBeyondTraining`),
+    );
+    // The option the error suggests is one of chat()'s.
+    const beyond = await model.chat({
+      messages: [user("Hi")],
+      maxTokens: 1,
+      contextSize: train * 2,
+      allowBeyondTraining: true,
+    });
+    expect(beyond.finishReason).toBeDefined();
+    await expect(model.chat({ messages: [user("Hi")], allowBeyondTraining: "yes" as never })).rejects.toThrow(
+      /chat: options\.allowBeyondTraining must be a boolean/,
     );
     const session = new ChatSession(model, { context: { allowBeyondTraining: true, threads: 1 } });
     const r = await session.chat({ messages: [user("Hi")], maxTokens: 1, contextSize: train * 2 });

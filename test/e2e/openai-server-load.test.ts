@@ -27,7 +27,7 @@ beforeAll(async () => {
   client = new OpenAI({ baseURL: `${url}/v1`, apiKey: "none", maxRetries: 0, timeout: 600_000 });
   for (let k = 0; k < LENGTHS; k++) {
     const c = await client.chat.completions.create({
-      model: "m",
+      model: server.modelId,
       messages: [{ role: "user", content: promptOf(k) }],
       max_tokens: 1,
     });
@@ -76,7 +76,7 @@ async function one(i: number): Promise<Outcome> {
   const withTool = i % 4 === 0;
   const stream = i % 8 < 4;
   const params = {
-    model: "m",
+    model: server.modelId,
     messages: [{ role: "user" as const, content: withTool ? `Ticket ${i}` : promptOf(i) }],
     seed: i,
     ...(withTool

@@ -300,9 +300,9 @@ describe("the openai client against createServer", () => {
 describe("auth and errors", () => {
   it("requires the Bearer key on every route but /health", async () => {
     const wrong = new OpenAI({ baseURL: `${url}/v1`, apiKey: "nope", maxRetries: 0 });
-    await expect(wrong.chat.completions.create({ model: "m", messages: [user("Hi")] })).rejects.toBeInstanceOf(
-      AuthenticationError,
-    );
+    await expect(
+      wrong.chat.completions.create({ model: server.modelId, messages: [user("Hi")] }),
+    ).rejects.toBeInstanceOf(AuthenticationError);
     await expect(wrong.models.list()).rejects.toMatchObject({ status: 401, code: "invalid_api_key" });
     const none = await fetch(`${url}/v1/models`);
     expect(none.status).toBe(401);
@@ -386,7 +386,7 @@ describe("auth and errors", () => {
       { res: await post(""), status: 400, code: "invalid_json" },
       { res: await post("[1]"), status: 400, code: "invalid_value" },
       {
-        res: await post(JSON.stringify({ model: "m", messages: [user("x".repeat(70 * 1024))] })),
+        res: await post(JSON.stringify({ model: server.modelId, messages: [user("x".repeat(70 * 1024))] })),
         status: 413,
         code: "request_too_large",
       },
@@ -410,9 +410,9 @@ describe("auth and errors", () => {
       const c = new OpenAI({ baseURL: `${u}/v1`, apiKey: "x", maxRetries: 0 });
       const huge = "word ".repeat(Math.ceil(model.info.trainContextSize * 1.5));
       await expect(
-        c.chat.completions.create({ model: "m", messages: [user(huge)], max_tokens: 4 }),
+        c.chat.completions.create({ model: local.modelId, messages: [user(huge)], max_tokens: 4 }),
       ).rejects.toMatchObject({ status: 400, code: "context_length_exceeded" });
-      const ok = await c.chat.completions.create({ model: "m", messages: [user("Hi")], max_tokens: 4 });
+      const ok = await c.chat.completions.create({ model: local.modelId, messages: [user("Hi")], max_tokens: 4 });
       expect(ok.choices).toHaveLength(1);
     } finally {
       await local.close();
@@ -443,7 +443,7 @@ describe("connections and shutdown", () => {
   it("a client that disconnects aborts its generation", async () => {
     const before = log.length;
     await disconnectAfterFirstEvent(url, {
-      model: "m",
+      model: server.modelId,
       messages: [user("Go on and on")],
       max_tokens: 512,
       response_format: LONG,
@@ -460,7 +460,7 @@ describe("connections and shutdown", () => {
     const pending = fetch(`${url}/v1/chat/completions`, {
       method: "POST",
       headers: { "Content-Type": "application/json", Authorization: `Bearer ${API_KEY}` },
-      body: JSON.stringify({ model: "m", messages: [user("More")], max_tokens: 512, response_format: LONG }),
+      body: JSON.stringify({ model: server.modelId, messages: [user("More")], max_tokens: 512, response_format: LONG }),
       signal: controller.signal,
     });
     while (server.inFlight === 0) await new Promise((r) => setTimeout(r, 5));
@@ -475,7 +475,7 @@ describe("connections and shutdown", () => {
     const { url: u } = await local.listen({ port: 0 });
     const c = new OpenAI({ baseURL: `${u}/v1`, apiKey: "x", maxRetries: 0 });
     const stream = await c.chat.completions.create({
-      model: "m",
+      model: local.modelId,
       messages: [user("Long story")],
       max_tokens: 48,
       response_format: LONG,
@@ -492,6 +492,6 @@ describe("connections and shutdown", () => {
     expect(chunks).toBeGreaterThan(1);
     await closing;
     expect(local.httpServer.listening).toBe(false);
-    await expect(c.chat.completions.create({ model: "m", messages: [user("Hi")] })).rejects.toThrow();
+    await expect(c.chat.completions.create({ model: local.modelId, messages: [user("Hi")] })).rejects.toThrow();
   });
 });

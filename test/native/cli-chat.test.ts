@@ -67,6 +67,20 @@ describe("toolwright chat", () => {
     expect(r.stdout.split("\n").filter((l) => l !== "").length).toBeGreaterThanOrEqual(2);
   }, 60_000);
 
+  it("a conversation over --context-size: an error naming the flags; --context-overflow drops turns", async () => {
+    const question = (i: number) => `Question ${i}: ${"tell me about the weather ".repeat(8)}`;
+    const turns = `${Array.from({ length: 6 }, (_, i) => question(i)).join("\n")}\n`;
+    const args = ["chat", model, "--context-size", "256", "--max-tokens", "8", "--seed", "1"];
+    const failing = await runCliProcess(args, turns);
+    expect(failing.code, failing.stderr).toBe(0); // a failed turn is reported; the chat goes on
+    expect(failing.stderr).toMatch(/toolwright chat: the prompt needs \d+ tokens .*\(--context-size\); /);
+    expect(failing.stderr).toMatch(/ or pass --context-overflow truncate-oldest to drop the oldest turns/);
+    const truncating = await runCliProcess([...args, "--context-overflow", "truncate-oldest"], turns);
+    expect(truncating.code, truncating.stderr).toBe(0);
+    expect(truncating.stderr).not.toMatch(/the prompt needs/);
+    expect(truncating.stderr).toMatch(/\[\d+ earliest messages left out to fit the context\]/);
+  }, 60_000);
+
   it("Ctrl-C stops the answer being written, not the program", async () => {
     const { child, stdout, stderr, exit: closed } = spawnCli(["chat", model, "--max-tokens", "1000000"]);
     child.stdin.write("tell me everything\n");

@@ -170,6 +170,28 @@ describe.each(["inspect", "analyze"])("toolwright %s hf:…", (command) => {
   });
 });
 
+describe("toolwright serve hf:…", () => {
+  // serve downloads as chat does: a failure is the one line pull prints and exit 1 (2 for a malformed
+  // reference), not a stack trace; the port is checked and free, so the download is what fails.
+  it.each([
+    ["a missing file", () => [`hf:${REPO}/missing.gguf`, server.endpoint], 1],
+    ["an unreachable hub", async () => [REF, await closedEndpoint()], 1],
+    ["a malformed reference", () => ["hf:a/b/model.bin", server.endpoint], 2],
+  ])("%s: the line `toolwright pull` prints, exit %i", async (_what, args, exitCode) => {
+    const [ref, endpoint] = (await args()) as [string, string];
+    const pulled = await run("pull", ref, "--endpoint", endpoint, "--cache-dir", freshCache(), "--quiet");
+    const r = await withHubEnv(endpoint, freshCache(), () => run("serve", ref, "--port", "0"));
+    expect(r.code).toBe(exitCode);
+    expect(r.stdout).toBe("");
+    const lines = r.stderr.split("\n").filter((line) => line.startsWith("toolwright "));
+    const pulledLine = pulled.stderr.split("\n").find((line) => line.startsWith("toolwright "))!;
+    expect(lines[0]).toBe(pulledLine.replace("toolwright pull:", "toolwright serve:"));
+    expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
+    if (exitCode === 2) expect(r.stderr).toContain("Usage: toolwright serve");
+    else expect(lines).toHaveLength(1);
+  });
+});
+
 describe("loadModel with an hf: path", () => {
   it("downloads into the cache, loads it, and loads the cached file again with the hub gone", async () => {
     const cacheDir = freshCache();

@@ -3,7 +3,7 @@
  * by the real `openai` client; SIGTERM drains the request in flight before the process exits.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import OpenAI from "openai";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ensureCompiledLib } from "../helpers/compiled-lib.js";
@@ -83,6 +83,57 @@ describe("toolwright serve", () => {
     expect(out.stderr).toMatch(/stopped/);
   });
 
+  it("--alias (repeated), --cors, --quiet, --context-overflow, and /v1/embeddings on the command's model", async () => {
+    const { child, out, exited } = start([
+      model,
+      "--port",
+      "0",
+      "--alias",
+      "tiny",
+      "--alias",
+      "small",
+      "--cors",
+      "https://app.example",
+      "--quiet",
+      "--context-overflow",
+      "truncate-oldest",
+      "--context-size",
+      "256",
+      "--parallel",
+      "1",
+      "--threads",
+      "1",
+    ]);
+    try {
+      const baseURL = await listening(out, exited);
+      const client = new OpenAI({ baseURL, apiKey: "none", maxRetries: 0 });
+      const file = basename(model, ".gguf");
+      expect((await client.models.list()).data.map((m) => m.id)).toEqual(["tiny", "small", file]);
+      await expect(
+        client.chat.completions.create({ model: "other", messages: [{ role: "user", content: "Hi" }] }),
+      ).rejects.toMatchObject({ status: 404, code: "model_not_found" });
+      const cors = await fetch(`${baseURL}/models`, { headers: { Origin: "https://app.example" } });
+      expect(cors.headers.get("access-control-allow-origin")).toBe("https://app.example");
+      // A conversation far over the 256-token context loses its oldest turns instead of failing.
+      const messages = Array.from({ length: 40 }, (_, i) => ({
+        role: i % 2 === 0 ? ("user" as const) : ("assistant" as const),
+        content: `Turn ${i}: tell me more about the weather in the mountains today`,
+      }));
+      messages.push({ role: "user", content: "And tomorrow?" });
+      const r = await client.chat.completions.create({ model: "small", messages, max_tokens: 4 });
+      expect(r.usage!.prompt_tokens).toBeLessThanOrEqual(256);
+      const embedded = await client.embeddings.create({ model: "tiny", input: ["a cat", "a dog"] });
+      expect(embedded.data).toHaveLength(2);
+      expect(embedded.data[0]!.embedding.length).toBeGreaterThan(0);
+    } finally {
+      child.kill("SIGTERM");
+      expect(await exited).toBe(0);
+    }
+    // --quiet: no access log; the lines of starting and stopping remain.
+    expect(out.stderr).not.toMatch(/(GET|POST) \/v1\//);
+    expect(out.stderr).toMatch(/stopped/);
+  });
+
   it("--parallel: concurrent requests give the answers they give one at a time (greedy)", async () => {
     // A template that adds no shared preamble: no prompt shares a prefix worth reusing, so each is
     // evaluated whole in both runs (a prompt split differently between cache and batch may differ
@@ -113,7 +164,7 @@ describe("toolwright serve", () => {
         const client = new OpenAI({ baseURL, apiKey: "none", maxRetries: 0 });
         const ask = async (q: string) => {
           const r = await client.chat.completions.create({
-            model: "m",
+            model: basename(nemo, ".gguf"),
             messages: [{ role: "user", content: q }],
             max_tokens: 24,
             temperature: 0,

@@ -1,9 +1,11 @@
 // The command-line flags of `toolwright serve` and `toolwright rpc-server`, through the one
-// option parser of src/cli/args.ts: values, defaults, and the usage error each mistake gives.
+// option parser of src/cli/args.ts: values, defaults, and the usage error each mistake gives; and
+// serve's port check, which comes before the model is looked at.
+import { createServer } from "node:net";
 import { describe, expect, it } from "vitest";
 import { UsageError } from "../../src/cli/args.js";
 import { runRpcServer } from "../../src/cli/rpc-server.js";
-import { parseServeArgs, SERVE_USAGE } from "../../src/cli/serve.js";
+import { parseServeArgs, runServe, SERVE_USAGE } from "../../src/cli/serve.js";
 
 describe("toolwright serve flags", () => {
   const VALID: { args: string[]; expected: Record<string, unknown> }[] = [
@@ -17,8 +19,24 @@ describe("toolwright serve flags", () => {
         threads: undefined,
         batchSize: undefined,
         contextSize: undefined,
+        aliases: [],
+        cors: undefined,
+        contextOverflow: undefined,
+        quiet: false,
+        maxTokens: undefined,
       },
     },
+    {
+      args: ["m.gguf", "--alias", "tiny", "--alias=gpt-4o-mini", "-q"],
+      expected: { aliases: ["tiny", "gpt-4o-mini"], quiet: true },
+    },
+    { args: ["m.gguf", "--cors", "*"], expected: { cors: ["*"] } },
+    {
+      args: ["m.gguf", "--cors", "https://a.example, http://localhost:3000", "--cors", "https://b.example"],
+      expected: { cors: ["https://a.example", "http://localhost:3000", "https://b.example"] },
+    },
+    { args: ["m.gguf", "--context-overflow", "truncate-oldest"], expected: { contextOverflow: "truncate-oldest" } },
+    { args: ["m.gguf", "--context-overflow", "error", "--quiet"], expected: { contextOverflow: "error", quiet: true } },
     {
       args: ["m.gguf", "--parallel", "16", "--threads", "2"],
       expected: { parallel: 16, threads: 2, threadsBatch: undefined },
@@ -51,6 +69,14 @@ describe("toolwright serve flags", () => {
     { args: ["m.gguf", "--paralel", "4"], message: /unknown option --paralel \(did you mean --parallel\?\)/ },
     { args: ["m.gguf", "--host", ""], message: /--host must not be empty/ },
     { args: [], message: /expected one model path, got 0/ },
+    { args: ["m.gguf", "--alias", ""], message: /--alias must not be empty/ },
+    { args: ["m.gguf", "--cors", "https://a.example/"], message: /--cors: "https:\/\/a\.example\/" is not an origin/ },
+    { args: ["m.gguf", "--cors", "a.example"], message: /--cors: "a\.example" is not an origin/ },
+    {
+      args: ["m.gguf", "--context-overflow", "drop"],
+      message: /--context-overflow must be error or truncate-oldest, got "drop"/,
+    },
+    { args: ["m.gguf", "--quiet=1"], message: /--quiet takes no value/ },
     { args: ["a.gguf", "b.gguf"], message: /expected one model path, got 2/ },
   ];
   it.each(INVALID)("$args is a usage error", ({ args, message }) => {
@@ -67,9 +93,32 @@ describe("toolwright serve flags", () => {
       "--batch-size N",
       "--context-size N",
       "--api-key KEY",
+      "--alias NAME",
+      "--cors ORIGINS",
+      "--context-overflow MODE",
+      "-q, --quiet",
+      "POST /v1/embeddings",
       "-h, --help",
     ])
       expect(SERVE_USAGE).toContain(flag);
+    // The one default of maxTokens, as chat() has it.
+    expect(SERVE_USAGE).toMatch(/a request that sets none gets 1024/);
+  });
+
+  it("checks the port before it looks at the model: a taken port fails at once, exit 1", async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    const port = (taken.address() as { port: number }).port;
+    let stderr = "";
+    try {
+      const io = { stdout: { write: () => true }, stderr: { write: (t: string) => ((stderr += t), true) } };
+      // The model does not exist: a check made after loading would report that instead.
+      expect(await runServe(["no-such-model.gguf", "--port", String(port)], io as never)).toBe(1);
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
+    expect(stderr).toMatch(new RegExp(`^toolwright serve: cannot listen on 127\\.0\\.0\\.1:${port}: .*EADDRINUSE`));
+    expect(stderr).not.toMatch(/no-such-model/);
   });
 });
 
