@@ -91,6 +91,10 @@ describe("the AI SDK provider and unfinished calls", () => {
     "a call cut by $label is no call: its text kept, finish $finish",
     async ({ maxTokens, stop, finish }) => {
       const options = callOptions(maxTokens, 1, stop);
+      // Both reads below then start from the same cached prompt: a prompt evaluated in one batch and one
+      // found in the cache can differ in the last bits of the logits, which on random weights can flip a
+      // near-tie token (seen with one thread: `"name":` against `"name": `).
+      await generated(options);
       const whole = await generated(options);
       expect(whole.finish).toBe(finish);
       expect(whole.calls).toEqual([]);
