@@ -167,7 +167,8 @@ Napi::Value RpcEndpointsInUse(const Napi::CallbackInfo& info) {
       const ModelPtr model = weak.lock();
       if (!model) continue;
       for (const std::string& endpoint : RpcEndpoints(*model))
-        if (std::find(endpoints.begin(), endpoints.end(), endpoint) == endpoints.end()) endpoints.push_back(endpoint);
+        if (std::find(endpoints.begin(), endpoints.end(), endpoint) == endpoints.end())
+          endpoints.push_back(endpoint);
     }
   }
   Napi::Array out = Napi::Array::New(info.Env(), endpoints.size());

@@ -75,20 +75,19 @@ describe.skipIf(unavailable !== undefined)("a model across two network namespace
     expectRpcLost(await generateThroughCut(modelPath, near.endpoint, farVictim.endpoint, kill, options));
   });
 
-  // No RST crosses a link that is down: the client notices when TCP gives up retransmitting its next request
-  // (ggml-rpc's recv then fails and it aborts, which the addon turns into TOOLWRIGHT_RPC_LOST). That takes
-  // net.ipv4.tcp_retries2 retries, about 15 minutes at Linux's default of 15; the client's namespace has 3
-  // here (about 3 s), so the test is cheap and checks the same path. The link goes down between two
-  // generations, when no request is on the way (see the todo below for one that is).
+  // No RST crosses a link that is down: the client notices when TCP gives up on its next request (ggml-rpc's
+  // recv then fails and it aborts, which the addon turns into TOOLWRIGHT_RPC_LOST). TCP alone would retransmit
+  // net.ipv4.tcp_retries2 times, about 15 minutes at Linux's default of 15; the user timeout the addon sets on
+  // ggml-rpc's sockets (native/rpc_keepalive.h) ends it after 25 s unacknowledged at the latest. The link goes
+  // down between two generations, when no request is on the way (see below for one that is).
   test.each([
     { end: "far", what: "the far end", port: 50054 },
     { end: "near", what: "the near end", port: 50055 },
   ] as const)(
-    "$what of the link going down: the next generation gives TOOLWRIGHT_RPC_LOST once TCP gives up",
+    "$what of the link going down: the next generation gives TOOLWRIGHT_RPC_LOST once TCP gives up on it",
     async ({ end, port }) => {
       const victim = await spawnRpcServer(hosts.farAddress, port, hosts.exec(hosts.far));
       const [namespace, link] = end === "far" ? [hosts.far, hosts.farLink] : [hosts.near, hosts.nearLink];
-      hosts.setSysctl(hosts.near, "net/ipv4/tcp_retries2", "3");
       const down = async () => hosts.setLink(namespace, link, "down");
       try {
         const options = { prefix: hosts.exec(hosts.near), when: "between" } as const;
@@ -101,49 +100,50 @@ describe.skipIf(unavailable !== undefined)("a model across two network namespace
 
   // When the link goes down while a reply is on its way (the request was acknowledged), the client has nothing to
   // retransmit and waits in recv(): only TCP keepalive, which the addon sets on ggml-rpc's sockets
-  // (native/rpc_keepalive.h), finds that the server is gone (probes from 10 s of silence, given up at 25 s). A far
-  // server stopped (SIGSTOP) holds its reply back while its kernel still acknowledges the request. A request sent
-  // into a link that is down is ended by the user timeout (25 s unacknowledged). The client's namespace has
-  // Linux's default tcp_retries2 (15, about 15 minutes) here, so TCP's retransmission giving up is not what ends
-  // either case.
+  // (native/rpc_keepalive.h), finds that the server is gone (probes after 10 s of silence, given up at 25 s); it
+  // hung for good before. A far server stopped (SIGSTOP) holds its reply back while its kernel still acknowledges
+  // the request. The same with the link taken down before the next generation: its request is ended by the user
+  // timeout. The client's namespace has Linux's default tcp_retries2 here (15, about 15 minutes).
   test.each([
     { what: "a reply on its way", when: "mid-generation", port: 50056 },
     { what: "the next request sent into it", when: "between", port: 50057 },
-  ] as const)("the link going down with $what gives TOOLWRIGHT_RPC_LOST through TCP keepalive", async ({
-    what,
-    when,
-    port,
-  }) => {
-    const victim = await spawnRpcServer(hosts.farAddress, port, hosts.exec(hosts.far));
-    hosts.setSysctl(hosts.near, "net/ipv4/tcp_retries2", "15");
-    let downAt = 0;
-    const down = () => {
-      hosts.setLink(hosts.far, hosts.farLink, "down");
-      downAt = Date.now();
-    };
-    let clientTimer = "";
-    let linkDown = Promise.resolve();
-    let finished = false;
-    const stopAndCut = async () => {
-      clientTimer = (await clientConnection(port)).timer;
-      victim.child.kill("SIGSTOP");
-      if (when === "between") down();
-      else linkDown = untilRequestWaits(port, () => finished).then((waits) => waits && down());
-    };
-    try {
-      const options = { prefix: hosts.exec(hosts.near), when };
-      const run = await generateThroughCut(modelPath, near.endpoint, victim.endpoint, stopAndCut, options);
-      expect(clientTimer, "the client's connection to the stopped server").toMatch(/^timer:\(keepalive,/);
-      expectRpcLost(run);
-      const seconds = ((run.report!.failedAt! - downAt) / 1000).toFixed(1);
-      console.info(`rpc-netns: ${what}: TOOLWRIGHT_RPC_LOST ${seconds} s after the link went down`);
-    } finally {
-      finished = true;
-      await linkDown;
-      hosts.setLink(hosts.far, hosts.farLink, "up");
-      victim.child.kill("SIGKILL");
-    }
-  });
+  ] as const)(
+    "the link going down with $what gives TOOLWRIGHT_RPC_LOST through TCP keepalive",
+    async ({ what, when, port }) => {
+      const victim = await spawnRpcServer(hosts.farAddress, port, hosts.exec(hosts.far));
+      hosts.setSysctl(hosts.near, "net/ipv4/tcp_retries2", "15");
+      let downAt = 0;
+      const down = () => {
+        hosts.setLink(hosts.far, hosts.farLink, "down");
+        downAt = Date.now();
+      };
+      let clientTimer = "";
+      let linkDown = Promise.resolve();
+      let finished = false;
+      const stopAndCut = async () => {
+        clientTimer = (await clientConnection(port)).timer;
+        victim.child.kill("SIGSTOP");
+        if (when === "between") return down();
+        // Taken down behind the client's back, once its request waits at the stopped server.
+        linkDown = (async () => {
+          if (await untilRequestWaits(port, () => finished)) down();
+        })();
+      };
+      try {
+        const options = { prefix: hosts.exec(hosts.near), when };
+        const run = await generateThroughCut(modelPath, near.endpoint, victim.endpoint, stopAndCut, options);
+        expect(clientTimer, "the client's connection to the stopped server").toMatch(/^timer:\(keepalive,/);
+        expectRpcLost(run);
+        const seconds = ((run.report!.failedAt! - downAt) / 1000).toFixed(1);
+        console.info(`rpc-netns: ${what}: TOOLWRIGHT_RPC_LOST ${seconds} s after the link went down`);
+      } finally {
+        finished = true;
+        await linkDown;
+        hosts.setLink(hosts.far, hosts.farLink, "up");
+        victim.child.kill("SIGKILL");
+      }
+    },
+  );
 
   /** The client's idle connection to the far server on `port` (the near namespace), once it is idle. */
   async function clientConnection(port: number): Promise<TcpConnection> {
