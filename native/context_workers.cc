@@ -12,6 +12,7 @@
 #include "model_worker.h"
 #include "promise_worker.h"
 #include "rpc.h"
+#include "rpc_keepalive.h"
 #include "vocab_ops.h"
 
 namespace toolwright {
@@ -95,6 +96,8 @@ class CreateContextWorker : public ModelWorker<ContextOptions> {
     }
     state->thread = std::make_shared<SerialThread>();
     if (UsesRpc(*model_)) {
+      // A context may open its own connection to a server that holds none of the weights.
+      KeepRpcConnectionsAlive(RpcEndpoints(*model_));
       // The round stuck on a lost server never ends its requests: the loss does (rpc.h).
       std::weak_ptr<ContextState> weak = state;
       state->rpc_listener = ListenForRpcLoss([weak](const std::string& message) {

@@ -17,6 +17,7 @@
 #include "napi_args.h"
 #include "promise_worker.h"
 #include "rpc.h"
+#include "rpc_keepalive.h"
 
 namespace toolwright {
 namespace {
@@ -190,13 +191,22 @@ class LoadModelWorker : public PromiseWorker {
       handle_->gpu_layers =
           options_.gpu_layers < 0 ? offloadable : std::min(options_.gpu_layers, offloadable);
       handle_->devices = std::move(placed);
-      if (UsesRpc(*handle_)) RememberRpcModel(handle_);
+      if (UsesRpc(*handle_)) {
+        RememberRpcModel(handle_);
+        KeepRpcConnectionsAlive(options_.rpc_servers);  // a connection opened after the upload too
+      }
     }
   }
 
   // Runs on the loading thread; returning false makes llama.cpp abandon the load.
   static bool OnProgress(float progress, void* user_data) {
     auto* self = static_cast<LoadModelWorker*>(user_data);
+    // The weights' buffers (and their connections) exist before the first step: a link lost during
+    // the upload is then found too (rpc_keepalive.h).
+    if (!self->connections_kept_alive_) {
+      self->connections_kept_alive_ = true;
+      KeepRpcConnectionsAlive(self->options_.rpc_servers);
+    }
     // Thousands of tensors: only forward steps of at least 1% (and the end).
     if (self->has_progress_ && (progress >= 1.0f || progress - self->last_sent_ >= 0.01f)) {
       self->last_sent_ = progress;
@@ -223,6 +233,7 @@ class LoadModelWorker : public PromiseWorker {
   bool has_progress_ = false;
   bool released_ = false;
   float last_sent_ = -1.0f;
+  bool connections_kept_alive_ = false;
   ModelPtr handle_;
 };
 

@@ -143,6 +143,14 @@ bool UsesRpc(const ModelHandle& model) {
   return false;
 }
 
+std::vector<std::string> RpcEndpoints(const ModelHandle& model) {
+  std::vector<std::string> endpoints;
+  for (const DeviceInfo& d : model.devices)
+    if (d.backend == "RPC" && std::find(endpoints.begin(), endpoints.end(), d.description) == endpoints.end())
+      endpoints.push_back(d.description);  // ggml names an RPC device by its endpoint
+  return endpoints;
+}
+
 void RememberRpcModel(const ModelPtr& model) {
   std::lock_guard<std::mutex> lock(g_models_mutex);
   g_rpc_models.erase(std::remove_if(g_rpc_models.begin(), g_rpc_models.end(),
@@ -158,10 +166,9 @@ Napi::Value RpcEndpointsInUse(const Napi::CallbackInfo& info) {
     for (const std::weak_ptr<ModelHandle>& weak : g_rpc_models) {
       const ModelPtr model = weak.lock();
       if (!model) continue;
-      for (const DeviceInfo& d : model->devices)
-        if (d.backend == "RPC" &&
-            std::find(endpoints.begin(), endpoints.end(), d.description) == endpoints.end())
-          endpoints.push_back(d.description);  // ggml names an RPC device by its endpoint
+      for (const std::string& endpoint : RpcEndpoints(*model))
+        if (std::find(endpoints.begin(), endpoints.end(), endpoint) == endpoints.end())
+          endpoints.push_back(endpoint);
     }
   }
   Napi::Array out = Napi::Array::New(info.Env(), endpoints.size());

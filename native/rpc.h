@@ -44,6 +44,9 @@ bool UsesRpc(const ModelHandle& model);
 // ... and one of them was lost: everything of the model must be left alone (no free, no wait).
 inline bool ModelRpcLost(const ModelHandle& model) { return RpcLost() && UsesRpc(model); }
 
+// The "host:port" of each RPC server the model has layers on, in order.
+std::vector<std::string> RpcEndpoints(const ModelHandle& model);
+
 // Remembers a loaded model with layers on RPC servers (any thread), for RpcEndpointsInUse.
 void RememberRpcModel(const ModelPtr& model);
 

@@ -82,8 +82,36 @@ export interface VethHosts {
    * `setSysctl(near, "net/ipv4/tcp_retries2", "3")`.
    */
   setSysctl(namespace: string, key: string, value: string): void;
+  /** The TCP connections of one namespace from or to `port` (iproute2's `ss`), with their queues and timer. */
+  connections(namespace: string, port: number): TcpConnection[];
   /** Deletes both namespaces (and so the veth pair); idempotent. */
   remove(): void;
+}
+
+/** One TCP connection as `ss -tno` shows it. */
+export interface TcpConnection {
+  state: string;
+  /** Bytes received that its process has not read yet, and bytes sent that the peer has not acknowledged. */
+  recvQueue: number;
+  sendQueue: number;
+  local: string;
+  peer: string;
+  /** The pending timer, e.g. `timer:(keepalive,9.7sec,0)`; "" when none. */
+  timer: string;
+}
+
+/** The connections from or to `port` in `namespace` (`ss -tnoH` prints one a line: state, queues, ends, timer). */
+function connectionsOf(namespace: string, port: number): TcpConnection[] {
+  const filter = `( dport = :${port} or sport = :${port} )`;
+  const run = spawnSync("ip", ["netns", "exec", namespace, "ss", "-tnoH", filter], { encoding: "utf8" });
+  if (run.error || run.status !== 0) throw new Error(`ss in ${namespace}: ${run.error?.message ?? run.stderr}`);
+  return run.stdout
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => {
+      const [state = "", recv = "", send = "", local = "", peer = "", ...rest] = line.trim().split(/\s+/);
+      return { state, recvQueue: Number(recv), sendQueue: Number(send), local, peer, timer: rest.join(" ") };
+    });
 }
 
 /**
@@ -137,6 +165,7 @@ export function createVethHosts(): VethHosts {
       const failed = ip("netns", "exec", namespace, "sh", "-c", 'echo "$1" > "/proc/sys/$2"', "sh", value, key);
       if (failed !== undefined) throw new Error(`sysctl ${key}=${value} in ${namespace}: ${failed}`);
     },
+    connections: connectionsOf,
     remove,
   };
 }

@@ -141,7 +141,10 @@ const CUT_CLIENT = `${CLIENT_PRELUDE}
     }
     for await (const t of context.generate({ prompt: "Once upon a time", maxTokens: 400, sampling }))
       if (++out.tokens === 4 && !between) await cut();
-  } catch (e) { out.error = { code: e.code, message: e.message, class: classOf(e), causeCode: e.cause?.code }; }
+  } catch (e) {
+    out.failedAt = Date.now();
+    out.error = { code: e.code, message: e.message, class: classOf(e), causeCode: e.cause?.code };
+  }
   try { await context.generate({ prompt: "again", maxTokens: 2 }).text(); } catch (e) { out.again = classOf(e); }
   try { await model.createContext({ contextSize: 256 }); } catch (e) { out.newContext = classOf(e); }
   try { await loadModel(path, { rpcServers: [keep] }); } catch (e) { out.reload = classOf(e); }
@@ -194,6 +197,8 @@ export function greedyTokensInChild(
 export interface CutReport {
   tokens: number;
   error?: { code: string; message: string; class: string; causeCode: string };
+  /** When the generation failed (Date.now() in the client: the same clock as this process's). */
+  failedAt?: number;
   again?: string;
   newContext?: string;
   reload?: string;
