@@ -1,4 +1,5 @@
-// Recurrent models (Mamba: no KV cache, one state per sequence) on the one token loop. Their state
+// Recurrent and hybrid models on the one token loop: Mamba (no KV cache, one state per sequence)
+// and a Jamba-style hybrid (Mamba layers and attention layers with a KV cache). A recurrent state
 // cannot drop a partial sequence or be copied, so prefix reuse must fall back to evaluating the
 // whole prompt; whatever the path, a prompt gives the tokens a fresh context gives it, alone or
 // batched with other sequences.
@@ -7,21 +8,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type Context, loadModel, type Model } from "../../src/index.js";
-import { writeMambaModel } from "../helpers/arch-variants.js";
+import { type RecurrentModelSize, writeMambaModel } from "../helpers/arch-variants.js";
 import { vocabPath } from "../helpers/test-models.js";
 
 const dir = mkdtempSync(join(tmpdir(), "tw-recurrent-"));
-let model: Model;
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-beforeAll(async () => {
-  const path = join(dir, "mamba.gguf");
-  await writeMambaModel(vocabPath("llama-spm"), path, { embeddingLength: 64, layers: 2, seed: 7 });
-  model = await loadModel(path);
-});
-afterAll(async () => {
-  await model?.dispose();
-  rmSync(dir, { recursive: true, force: true });
-});
+const MODELS: { name: string; size: RecurrentModelSize }[] = [
+  { name: "mamba", size: { embeddingLength: 64, layers: 2, seed: 7 } },
+  { name: "hybrid (jamba)", size: { embeddingLength: 64, layers: 3, seed: 7, attentionLayers: [1] } },
+];
 
 const PROMPTS = [
   "The quick brown fox jumps over",
@@ -37,19 +33,22 @@ async function greedy(context: Context, prompt: string, reusePrefix = true): Pro
   return tokens;
 }
 
-async function fresh(prompt: string): Promise<number[]> {
-  await using context = await model.createContext({ contextSize: 256 });
-  return await greedy(context, prompt);
-}
-
-describe("a recurrent model on the token loop", () => {
+describe.each(MODELS)("a $name model on the token loop", ({ name, size }) => {
+  let model: Model;
   let expected: number[][];
   beforeAll(async () => {
+    const path = join(dir, `${name.replace(/\W+/g, "-")}.gguf`);
+    await writeMambaModel(vocabPath("llama-spm"), path, size);
+    model = await loadModel(path);
     expected = [];
-    for (const prompt of PROMPTS) expected.push(await fresh(prompt));
+    for (const prompt of PROMPTS) {
+      await using context = await model.createContext({ contextSize: 256 });
+      expected.push(await greedy(context, prompt));
+    }
   });
+  afterAll(() => model?.dispose());
 
-  test("the model is recurrent and its output depends on the prompt", () => {
+  test("the model is recurrent and its output depends on the whole prompt", () => {
     expect(model.info.isRecurrent).toBe(true);
     expect(expected[0]).toHaveLength(8);
     expect(new Set(expected.map((t) => t.join(","))).size).toBe(PROMPTS.length);
