@@ -2,7 +2,8 @@
 // inputs ran, the coverage and features reached, and the findings it wrote.
 
 /**
- * @typedef {{ execs: number, cov: number, ft: number, crashes: string[], timeouts: string[], ooms: string[] }} FuzzStats
+ * @typedef {{ execs: number, cov: number, ft: number,
+ *   crashes: string[], timeouts: string[], ooms: string[] }} FuzzStats
  */
 
 const KINDS = /** @type {const} */ ([

@@ -58,7 +58,7 @@ const OUTPUT = `INFO: Seed: 1234
 #65536\tpulse  cov: 360 ft: 455 corp: 12/99b lim: 652 exec/s: 4096 rss: 40Mb
 ==77== ERROR: libFuzzer: deadly signal
 MS: 2 InsertByte-CopyPart-; base unit: 0000
-artifact_prefix='/r/.cache/fuzz/findings/gbnf-parse/'; Test unit written to /r/.cache/fuzz/findings/gbnf-parse/crash-ab12
+artifact_prefix='/r/f/'; Test unit written to /r/f/crash-ab12
 stat::number_of_executed_units: 70001
 stat::average_exec_per_sec:     4117
 `;
@@ -70,7 +70,7 @@ describe("libFuzzer output", () => {
       execs: 70001,
       cov: 360,
       ft: 455,
-      crashes: ["/r/.cache/fuzz/findings/gbnf-parse/crash-ab12"],
+      crashes: ["/r/f/crash-ab12"],
       timeouts: [],
       ooms: [],
     });
