@@ -24,7 +24,7 @@ const JAZZER = join(ROOT, "fuzz/js/node_modules/@jazzer.js/core/dist/cli.js");
 async function prepare(target) {
   if (target.kind === "native") {
     requireClang();
-    return { cmd: buildNative(ROOT, CACHE, target), args: [], bundle: null };
+    return { cmd: await buildNative(ROOT, CACHE, target), args: [], bundle: null, sync: true };
   }
   requireClang();
   prepareJs(ROOT);
@@ -62,7 +62,7 @@ async function seedCorpus(target, corpus) {
 function libFuzzerFlags(target, args, seconds, findings) {
   return [
     `-max_total_time=${Math.max(1, Math.round(seconds))}`,
-    `-timeout=${args.timeout}`,
+    ...(target.kind === "native" ? [`-timeout=${args.timeout}`] : []),
     `-rss_limit_mb=${args.rssMb}`,
     `-max_len=${target.maxLen}`,
     `-artifact_prefix=${findings}/`,
@@ -71,13 +71,12 @@ function libFuzzerFlags(target, args, seconds, findings) {
 }
 
 /** One fuzzer process; resolves with its output once it exits. */
-function runOnce(command, inputs, flags, sync, log) {
-  const args =
-    command.bundle === null
-      ? [...command.args, ...inputs, ...flags]
-      : [...command.args, ...inputs, ...(sync ? ["--sync"] : []), "--", ...flags];
+function runOnce(command, inputs, flags, timeout, log) {
+  // Jazzer.js passes its own -timeout to libFuzzer (the last one wins), so the limit goes through its option.
+  const jazzer = [...(command.sync ? ["--sync"] : []), `--timeout=${timeout * 1000}`, "--"];
+  const args = command.bundle === null ? [...inputs, ...flags] : [...inputs, ...jazzer, ...flags];
   return new Promise((done, fail) => {
-    const child = spawn("nice", ["-n", "5", command.cmd, ...args], {
+    const child = spawn("nice", ["-n", "5", command.cmd, ...command.args, ...args], {
       cwd: ROOT,
       env: {
         ...process.env,
@@ -98,7 +97,6 @@ function runOnce(command, inputs, flags, sync, log) {
 }
 
 async function fuzzTarget(target, args) {
-  const command = await prepare(target);
   const corpus = join(CACHE, "corpus", target.name);
   const findings = join(CACHE, "findings", target.name);
   mkdirSync(findings, { recursive: true });
@@ -107,30 +105,34 @@ async function fuzzTarget(target, args) {
   const log = createWriteStream(join(CACHE, "logs", `${target.name}.log`), { flags: "a" });
   console.log(`fuzz: ${target.name} (${target.what}): ${seeded} seeds, ${args.minutes} min, log .cache/fuzz/logs/`);
   const total = { execs: 0, cov: 0, ft: 0, crashes: [], timeouts: [], ooms: [] };
+  let command = await prepare(target);
   const start = Date.now();
   const budget = args.minutes * 60_000;
   let runs = 0;
+  const seen = new Set();
   // A finding ends a libFuzzer process; the next run goes on with the grown corpus until time is up.
   while (Date.now() - start < budget - 1000) {
+    // Built again after a finding: a fix made while the target runs is fuzzed from its next run on.
+    if (runs > 0) command = await prepare(target);
     const seconds = (budget - (Date.now() - start)) / 1000;
-    const { text, code } = await runOnce(
-      command,
-      [corpus],
-      libFuzzerFlags(target, args, seconds, findings),
-      target.sync,
-      log,
-    );
+    const flags = libFuzzerFlags(target, args, seconds, findings);
+    const { text, code } = await runOnce(command, [corpus], flags, args.timeout, log);
     runs++;
     const stats = parseLibFuzzerOutput(text);
     addStats(total, stats);
-    for (const f of [...stats.crashes, ...stats.timeouts, ...stats.ooms])
-      console.log(`fuzz: ${target.name}: finding ${f}`);
-    const found = stats.crashes.length + stats.timeouts.length + stats.ooms.length;
-    if (found === 0 && code !== 0) {
-      console.log(`fuzz: ${target.name}: the fuzzer exited with ${code} without a finding (see the log)`);
+    const found = [...stats.crashes, ...stats.timeouts, ...stats.ooms];
+    const fresh = found.filter((f) => !seen.has(f));
+    for (const f of fresh) console.log(`fuzz: ${target.name}: finding ${f}`);
+    if (found.length === 0) {
+      if (code !== 0) console.log(`fuzz: ${target.name}: the fuzzer exited with ${code} and no finding (see its log)`);
       break;
     }
-    if (found === 0) break;
+    // The same input again: it is in the corpus now, and every run would stop on it until it is fixed.
+    if (fresh.length === 0) {
+      console.log(`fuzz: ${target.name}: ${found[0]} found again; stopping until it is fixed`);
+      break;
+    }
+    for (const f of fresh) seen.add(f);
   }
   log.end();
   return { name: target.name, stats: total, minutes: (Date.now() - start) / 60_000, runs };
@@ -138,14 +140,8 @@ async function fuzzTarget(target, args) {
 
 async function repro(target, file, args) {
   const command = await prepare(target);
-  const { text, code } = await runOnce(
-    command,
-    [resolve(file)],
-    [`-timeout=${args.timeout}`, `-rss_limit_mb=${args.rssMb}`],
-    target.sync,
-    process.stdout,
-  );
-  void text;
+  const flags = [`-rss_limit_mb=${args.rssMb}`, ...(command.bundle === null ? [`-timeout=${args.timeout}`] : [])];
+  const { code } = await runOnce(command, [resolve(file)], flags, args.timeout, process.stdout);
   process.exitCode = code ?? 1;
 }
 

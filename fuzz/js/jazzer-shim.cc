@@ -21,5 +21,7 @@ void __sanitizer_cov_trace_const_cmp8_with_pc(uintptr_t, uint64_t arg1, uint64_t
   __sanitizer_cov_trace_const_cmp8(arg1, arg2);
 }
 
-void __sanitizer_cov_trace_pc_indir_with_pc(void*, uintptr_t callee) { __sanitizer_cov_trace_pc_indir(callee); }
+void __sanitizer_cov_trace_pc_indir_with_pc(void*, uintptr_t callee) {
+  __sanitizer_cov_trace_pc_indir(callee);
+}
 }

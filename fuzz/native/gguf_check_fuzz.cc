@@ -16,7 +16,8 @@ namespace {
 
 std::string ScratchPath() {
   const char* dir = std::getenv("TMPDIR");
-  return std::string(dir && *dir ? dir : "/tmp") + "/toolwright-gguf-fuzz-" + std::to_string(getpid()) + ".gguf";
+  return std::string(dir && *dir ? dir : "/tmp") + "/toolwright-gguf-fuzz-" + std::to_string(getpid()) +
+         ".gguf";
 }
 
 void Quiet(ggml_log_level, const char*, void*) {}

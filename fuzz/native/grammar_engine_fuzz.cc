@@ -30,11 +30,37 @@ constexpr size_t kMaxOps = 200;
 // Pieces as a model's vocabulary holds them: words, JSON punctuation, markers, multi-byte UTF-8
 // characters and their fragments, invalid bytes, texts with a NUL, and every printable ASCII char.
 std::vector<std::string> Pieces() {
-  std::vector<std::string> p = {"</s>", "ab", "abc", "true", "false", "null", "\\u", "<think>", "</think>",
-                                "<tool>", "\xC3\xA9", "\xE6\x97\xA5\xE6\x9C\xAC", "\xF0\x9F\x98\x80", "\xC3",
-                                "\xA9", "\xF0\x9F", "\x98\x80", "\xE2\x80", "\x9C", "\x80", "\xFF", "",
-                                std::string("\0a", 2), std::string("a\0b", 3), "  ", "\n\n", "abcdefgh",
-                                "::=", "\xC0\xAF", "\xED\xA0\x80", "\xF4\x90\x80\x80"};
+  std::vector<std::string> p = {"</s>",
+                                "ab",
+                                "abc",
+                                "true",
+                                "false",
+                                "null",
+                                "\\u",
+                                "<think>",
+                                "</think>",
+                                "<tool>",
+                                "\xC3\xA9",
+                                "\xE6\x97\xA5\xE6\x9C\xAC",
+                                "\xF0\x9F\x98\x80",
+                                "\xC3",
+                                "\xA9",
+                                "\xF0\x9F",
+                                "\x98\x80",
+                                "\xE2\x80",
+                                "\x9C",
+                                "\x80",
+                                "\xFF",
+                                "",
+                                std::string("\0a", 2),
+                                std::string("a\0b", 3),
+                                "  ",
+                                "\n\n",
+                                "abcdefgh",
+                                "::=",
+                                "\xC0\xAF",
+                                "\xED\xA0\x80",
+                                "\xF4\x90\x80\x80"};
   for (char c = 0x20; c < 0x7F; c++) p.emplace_back(1, c);
   p.emplace_back("\n");
   p.emplace_back("\t");

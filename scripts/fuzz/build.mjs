@@ -3,7 +3,7 @@
 // clang in its own folder, never committed); and for the TypeScript targets, Jazzer.js (installed
 // from fuzz/js/package-lock.json with scripts off, its addon linked against clang's libFuzzer) and
 // one CommonJS bundle per target (Jazzer.js instruments code that is require()d).
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -25,6 +25,19 @@ export function requireClang() {
     throw new Error("clang++ not found: apt-get install -y clang libclang-rt-14-dev (libFuzzer comes with it)");
   const rt = libFuzzerNoMain();
   if (!existsSync(rt)) throw new Error(`libFuzzer not found at ${rt}: apt-get install -y libclang-rt-14-dev`);
+}
+
+/** Runs the commands two at a time (the machine has two cores); throws when one fails. */
+async function runTwoAtATime(commands) {
+  const queue = [...commands];
+  const worker = async () => {
+    for (let c = queue.shift(); c !== undefined; c = queue.shift()) {
+      const [cmd, ...args] = c;
+      const code = await new Promise((done) => spawn(cmd, args, { stdio: "inherit" }).on("close", done));
+      if (code !== 0) throw new Error(`${cmd} ${args.slice(0, 6).join(" ")}... exited with ${code}`);
+    }
+  };
+  await Promise.all([worker(), worker()]);
 }
 
 function libFuzzerNoMain() {
@@ -71,23 +84,30 @@ function ggmlBase(root, cache) {
 }
 
 /** Builds a native target's binary (incrementally: objects newer than their sources and headers are kept). */
-export function buildNative(root, cache, target) {
+export async function buildNative(root, cache, target) {
   const includes = ["native", "native/grammar", "deps/llama.cpp/include", "deps/llama.cpp/ggml/include"];
   const headers = includes.slice(0, 2).flatMap((d) => filesIn(join(root, d), /\.h$/));
   const headerTime = newestMtime(headers);
   const objDir = join(cache, "obj");
   mkdirSync(objDir, { recursive: true });
   const objects = [];
+  const compiles = [];
+  // Each function in its own section: the GGUF checks' functions that call llama.cpp (not linked
+  // here) are dropped at link time, since no target calls them.
+  const flags = [
+    ...CXXFLAGS,
+    "-fsanitize=fuzzer-no-link",
+    "-ffunction-sections",
+    ...includes.map((d) => `-I${join(root, d)}`),
+  ];
   for (const src of sourceFiles(root, target)) {
     const obj = join(objDir, relative(root, src).replaceAll("/", "_") + ".o");
     objects.push(obj);
     if (existsSync(obj) && statSync(obj).mtimeMs > Math.max(statSync(src).mtimeMs, headerTime)) continue;
-    console.log(`fuzz: compiling ${relative(root, src)}`);
-    // Each function in its own section: the GGUF checks' functions that call llama.cpp (not
-    // linked here) are dropped at link time, since no target calls them.
-    const flags = [...CXXFLAGS, "-fsanitize=fuzzer-no-link", "-ffunction-sections"];
-    run("nice", ["-n", "5", "clang++", ...flags, ...includes.map((d) => `-I${join(root, d)}`), "-c", src, "-o", obj]);
+    compiles.push(["nice", "-n", "5", "clang++", ...flags, "-c", src, "-o", obj]);
   }
+  if (compiles.length > 0) console.log(`fuzz: compiling ${compiles.length} files for ${target.name}`);
+  await runTwoAtATime(compiles);
   const bin = join(cache, "bin", target.name);
   mkdirSync(dirname(bin), { recursive: true });
   const libs = target.ggml ? [ggmlBase(root, cache), "-lpthread", "-lm"] : [];
@@ -115,7 +135,7 @@ export function prepareJs(root) {
     mkdirSync(dirname(addon), { recursive: true });
     const sources = [...filesIn(fuzzer, /\.cpp$/), ...filesIn(join(fuzzer, "shared"), /\.cpp$/)];
     const flags = "-n 5 clang++ -shared -fPIC -O2 -std=c++17 -DNAPI_VERSION=4 -DNAPI_CPP_EXCEPTIONS".split(" ");
-    const includes = [`-I${nodeInclude}`, `-I${join(js, "node_modules/node-addon-api")}`];
+    const includes = [`-I${nodeInclude}`, `-I${join(js, "node_modules/node-addon-api")}`, `-I${join(js, "include")}`];
     const libFuzzer = ["-Wl,--whole-archive", libFuzzerNoMain(), "-Wl,--no-whole-archive", "-lpthread"];
     run("nice", [...flags, ...includes, ...sources, join(js, "jazzer-shim.cc"), ...libFuzzer, "-o", addon]);
   }
