@@ -68,16 +68,18 @@ function sourceFiles(root, target) {
 
 function ggmlBase(root, cache) {
   const dir = join(cache, "ggml");
-  const lib = join(dir, "src/libggml-base.a");
+  const lib = join(dir, "ggml/src/libggml-base.a");
   if (!existsSync(join(dir, "build.ninja"))) {
     // Instrumented for coverage and ASan (not UBSan: ggml's code is llama.cpp's, not ours to fix).
+    // Configured from llama.cpp's root (its ggml folder alone lacks files a standalone build needs).
     const flags = "-g -O1 -fno-omit-frame-pointer -fsanitize=address,fuzzer-no-link";
-    const options = "-DBUILD_SHARED_LIBS=OFF -DGGML_NATIVE=OFF -DGGML_OPENMP=OFF -DGGML_BACKEND_DL=OFF";
+    const off = "COMMON TESTS TOOLS EXAMPLES SERVER APP".split(" ").map((x) => `-DLLAMA_BUILD_${x}=OFF`);
+    const options = "-DBUILD_SHARED_LIBS=OFF -DGGML_NATIVE=OFF -DGGML_OPENMP=OFF -DLLAMA_OPENSSL=OFF";
     const compilers =
       "-G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++";
-    const source = ["-S", join(root, "deps/llama.cpp/ggml"), "-B", dir];
+    const source = ["-S", join(root, "deps/llama.cpp"), "-B", dir];
     const flagArgs = [`-DCMAKE_C_FLAGS=${flags}`, `-DCMAKE_CXX_FLAGS=${flags}`];
-    run("cmake", [...source, ...compilers.split(" "), ...flagArgs, ...options.split(" ")]);
+    run("cmake", [...source, ...compilers.split(" "), ...flagArgs, ...off, ...options.split(" ")]);
   }
   run("nice", ["-n", "5", "cmake", "--build", dir, "--target", "ggml-base", "-j", "2"]);
   return lib;
@@ -92,14 +94,7 @@ export async function buildNative(root, cache, target) {
   mkdirSync(objDir, { recursive: true });
   const objects = [];
   const compiles = [];
-  // Each function in its own section: the GGUF checks' functions that call llama.cpp (not linked
-  // here) are dropped at link time, since no target calls them.
-  const flags = [
-    ...CXXFLAGS,
-    "-fsanitize=fuzzer-no-link",
-    "-ffunction-sections",
-    ...includes.map((d) => `-I${join(root, d)}`),
-  ];
+  const flags = [...CXXFLAGS, "-fsanitize=fuzzer-no-link", ...includes.map((d) => `-I${join(root, d)}`)];
   for (const src of sourceFiles(root, target)) {
     const obj = join(objDir, relative(root, src).replaceAll("/", "_") + ".o");
     objects.push(obj);
@@ -112,7 +107,7 @@ export async function buildNative(root, cache, target) {
   mkdirSync(dirname(bin), { recursive: true });
   const libs = target.ggml ? [ggmlBase(root, cache), "-lpthread", "-lm"] : [];
   if (!existsSync(bin) || statSync(bin).mtimeMs < newestMtime([...objects, ...libs.slice(0, 1)])) {
-    run("clang++", [...CXXFLAGS, "-fsanitize=fuzzer", "-Wl,--gc-sections", ...objects, ...libs, "-o", bin]);
+    run("clang++", [...CXXFLAGS, "-fsanitize=fuzzer", ...objects, ...libs, "-o", bin]);
   }
   return bin;
 }

@@ -40,7 +40,12 @@ export const TARGETS = [
     kind: "native",
     what: "pre-load GGUF checks over ggml's reader (native/gguf_check*)",
     harness: "fuzz/native/gguf_check_fuzz.cc",
-    sources: ["native/gguf_check.cc", "native/gguf_tokenizer_check.cc", "fuzz/native/quiet_log_capture.cc"],
+    sources: [
+      "native/gguf_check.cc",
+      "native/gguf_tokenizer_check.cc",
+      "fuzz/native/quiet_log_capture.cc",
+      "fuzz/native/no_llama_vocab.cc",
+    ],
     ggml: true,
     maxLen: 1 << 16,
     seeds: { js: "gguf-reader" },
