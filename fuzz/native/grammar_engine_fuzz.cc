@@ -3,7 +3,7 @@
 // drive a matcher: fill masks, accept tokens and raw text, roll back, reset, copy. Besides crashes,
 // a finding is any broken invariant of the engine's contract:
 //  - the fast mask and the exact per-token check (token_allowed) agree on every token;
-//  - a token the mask allows is accepted; a refused one leaves the state unchanged;
+//  - a token the mask of an active matcher allows is accepted; a refused one leaves the state unchanged;
 //  - the end-of-generation token is allowed exactly when the matcher may end (is_accepting);
 //  - a copied matcher gives the same mask.
 #include <cstdint>
@@ -119,7 +119,10 @@ void Drive(tg::Matcher& m, Bytes& in) {
         if (allowed.empty()) break;
         const int32_t t = allowed[in.next() % allowed.size()];
         if (t == kEog) break;  // generation would end here
-        if (!m.accept(t)) Broken("an allowed token was refused", t);
+        // Before its trigger a lazy grammar masks nothing (as llama.cpp's), so the trigger text
+        // it then feeds may be refused; once active, the mask is exact.
+        const bool active = m.is_active();
+        if (!m.accept(t) && active) Broken("an allowed token was refused", t);
         break;
       }
       case 1: {  // any token: a refused one leaves the mask as it was
