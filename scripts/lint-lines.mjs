@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Checks that no line of our tracked TypeScript/JavaScript (src/, test/, scripts/, examples/) is longer
+// Checks that no line of our tracked TypeScript/JavaScript (src/, test/, scripts/, examples/, fuzz/) is longer
 // than 120 columns. Biome's lineWidth is 120 but it leaves long strings, comments and regexes as they
 // are; this catches those. Data fixtures under test/fixtures/ are exempt. Columns are code points, so
 // "→" counts one. Exits 1 listing file:line: columns for each offender.
@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const MAX = 120;
-const DIRS = ["src", "test", "scripts", "examples"];
+const DIRS = ["src", "test", "scripts", "examples", "fuzz"];
 const SOURCE = /\.(ts|mts|cts|js|mjs|cjs)$/;
 
 /** Tracked files (git ls-files), so build outputs and symlinked dependencies are never read. */

@@ -8,14 +8,14 @@ import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const DIRS = ["native", "scripts/bench", "scripts/oracle", "scripts/gbnf-oracle"];
+const DIRS = ["native", "scripts/bench", "scripts/oracle", "scripts/gbnf-oracle", "fuzz/native", "fuzz/js"];
 const fix = process.argv.includes("--fix");
 const mustHave = process.argv.includes("--require");
 
 function files(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const p = join(dir, e.name);
-    if (e.isDirectory()) return files(p);
+    if (e.isDirectory()) return e.name === "node_modules" ? [] : files(p);
     return /\.(cc|cpp|h)$/.test(e.name) ? [p] : [];
   });
 }

@@ -201,7 +201,8 @@ void Slice::build_cum_rows() const {
     }
     for (uint32_t d = 1; d < cum_rows; d++) {
       uint64_t* row = &cum_bits_[d * words];
-      for (size_t w = 0; w < words; w++) row[w] |= row[w - words];
+      const uint64_t* before = row - words;  // not row[w - words]: w - words wraps around (UB)
+      for (size_t w = 0; w < words; w++) row[w] |= before[w];
     }
     return;
   }

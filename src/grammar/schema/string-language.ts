@@ -201,7 +201,8 @@ function structural(jt: JsonText, node: RegexNode, nameHint: string, relaxations
     let endAnchored = false;
     while (items[0]?.type === "start") items.shift(), (startAnchored = true);
     while (items[items.length - 1]?.type === "end") items.pop(), (endAnchored = true);
-    if (items.some(containsAnchor)) return null;
+    // An empty class (`[]`) has no GBNF spelling; the automaton path drops what it makes unmatchable.
+    if (items.some(containsAnchor) || items.some(containsEmptySet)) return null;
     const core = items.map((x) => convert(jt, x, nameHint, relaxations));
     const anyStar = star(jt.char());
     out.push(seq(startAnchored ? EMPTY : anyStar, ...core, endAnchored ? EMPTY : anyStar));
@@ -246,6 +247,21 @@ function containsAnchor(n: RegexNode): boolean {
     case "set":
     case "wordBoundary":
     case "backref":
+      return false;
+  }
+}
+
+function containsEmptySet(n: RegexNode): boolean {
+  switch (n.type) {
+    case "set":
+      return n.ranges.length === 0;
+    case "seq":
+    case "alt":
+      return n.items.some(containsEmptySet);
+    case "repeat":
+    case "group":
+      return containsEmptySet(n.item);
+    default:
       return false;
   }
 }
