@@ -127,9 +127,10 @@ bool Matcher::accept_waiting(int32_t token) {
     awaiting_ = false;
     return advance(state_, partial_, token, piece);
   }
+  const size_t appended_at = buffer_.size();
   positions_.push_back(BufferedToken{token, buffer_.size(), buffer_.size() + piece.size()});
   buffer_ += piece;
-  const auto start = watcher_.find(buffer_);
+  const auto start = watcher_.find(buffer_, appended_at);
   if (!start) return true;
   awaiting_ = false;
   // Replay the buffered tokens from the trigger on (the first one possibly cut).
@@ -146,9 +147,10 @@ bool Matcher::accept_bytes(std::string_view bytes) {
   const Snapshot before = snapshot();
   if (awaiting_) {
     // Raw text counts as generated text for triggers, with no token of its own.
+    const size_t appended_at = buffer_.size();
     positions_.push_back(BufferedToken{-1, buffer_.size(), buffer_.size() + bytes.size()});
     buffer_.append(bytes.data(), bytes.size());
-    const auto start = watcher_.find(buffer_);
+    const auto start = watcher_.find(buffer_, appended_at);
     if (start) {
       awaiting_ = false;
       if (!accept_bytes(std::string_view(buffer_).substr(*start))) {

@@ -28,14 +28,31 @@ class TriggerWatcher {
   explicit TriggerWatcher(const LazyOptions& options);
 
   bool is_trigger_token(int32_t token) const;
-  // Where the grammar's input starts in `text` (everything generated so far), or nullopt.
-  std::optional<size_t> find(const std::string& text) const;
+  // Where the grammar's input starts in `text` (everything generated so far), or nullopt. `appended_at`:
+  // where the text added since the last call begins (0: all of it is new). An "anywhere" pattern then
+  // searches only where a match can end in the new text, allowing matches up to kMaxTriggerMatch bytes long.
+  std::optional<size_t> find(const std::string& text, size_t appended_at = 0) const;
+
+  // The longest trigger match (of a regex that is not one literal) found across calls.
+  static constexpr size_t kMaxTriggerMatch = 4096;
 
  private:
+  // A pattern of the "anywhere" shape `^[\s\S]*?CORE[\s\S]*`, which every lazy chat grammar uses, is not
+  // matched as written: libstdc++'s regex recurses once per character of `[\s\S]*`, so a long output
+  // overflowed the stack (a crash at ~60k characters), and each token cost time linear in all the text so
+  // far. Its first match is where CORE first matches, found by searching for CORE alone (after `guard`, when
+  // CORE starts with a literal followed by `[\s\S]*?`), or by a substring search when CORE is one literal
+  // group.
   struct Pattern {
     std::string source;
     std::regex regex;
+    bool anywhere = false;
+    std::string guard;                   // literal that must come first (anywhere patterns)
+    std::optional<std::string> literal;  // CORE is `(literal)`
+    std::regex core;
   };
+  static Pattern Compile(const std::string& source);
+  static std::optional<size_t> FindAnywhere(const Pattern& p, const std::string& text, size_t appended_at);
   std::vector<int32_t> tokens_;
   std::vector<Pattern> patterns_;
   std::string reasoning_end_;

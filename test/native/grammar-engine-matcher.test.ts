@@ -108,6 +108,45 @@ describe("grammar matcher", () => {
     expect(r.final.accepting).toBe(true);
   });
 
+  // A lazy grammar waits through whatever the model writes before its trigger. The chat layer's triggers are
+  // "anywhere" patterns (`^[\s\S]*?(TRIGGER)[\s\S]*`, optionally after a guard such as the reasoning end):
+  // matched as written with std::regex over the whole output, 64k characters overflowed the stack (a crash)
+  // and each token cost time linear in the text so far (found by npm run fuzz).
+  it.each([
+    { name: "trigger word", pattern: "^[\\s\\S]*?(<tool_call>)[\\s\\S]*", prefix: "", first: "<tool_call>" },
+    {
+      name: "trigger words, no anchor",
+      pattern: "[\\s\\S]*?(<tool_call>|\\[TOOL)[\\s\\S]*",
+      prefix: "",
+      first: "<tool_call>",
+    },
+    { name: "regex trigger", pattern: "^[\\s\\S]*?(<tool_call>\\s*\\{)[\\s\\S]*", prefix: "", first: "<tool_call>{" },
+    {
+      name: "guarded by the reasoning end",
+      pattern: "^[\\s\\S]*?</think>[\\s\\S]*?(<tool_call>)[\\s\\S]*",
+      prefix: "<tool_call> inside reasoning </think>",
+      first: "<tool_call>",
+    },
+  ])("a $name after 100,000 characters of text activates the grammar there", async ({ pattern, prefix, first }) => {
+    const file = join(dir, "after-long-text.gbnf");
+    writeFileSync(file, 'root ::= "<tool_call>" "{"? [a-z]+\n');
+    const text = `${prefix}${"hello world ".repeat(8400)}${first}abc`;
+    const args = ["trace", "--vocab", vocabPath("llama-bpe"), "--bytes", "--lazy", "--trigger-pattern", pattern];
+    const r = (await runGrammarTool<TraceResult>([...args, "--text", text, file])).result;
+    // The grammar turns active at the token that completes the trigger, not before.
+    const active = r.steps.findIndex((s) => s.active);
+    const before = r.steps
+      .slice(0, active)
+      .map((s) => s.piece)
+      .join("");
+    const triggerAt = text.lastIndexOf(first);
+    expect(active).toBeGreaterThan(8000);
+    expect(before.length).toBeLessThan(triggerAt + first.length);
+    expect(before.length + r.steps[active]!.piece.length).toBeGreaterThan(triggerAt);
+    expect(r.steps.every((s) => s.accepted)).toBe(true);
+    expect(r.final.accepting).toBe(true);
+  });
+
   it("accepts raw bytes, including characters split across calls", async () => {
     const r = await trace("{abc}", ["--bytes"]);
     expect(r.steps.every((s) => s.accepted)).toBe(true);
