@@ -13,6 +13,7 @@
  * }
  */
 import { spawnSync } from "node:child_process";
+import { processAlive } from "../../src/runtime/hub/file-lock.js";
 
 const PREFIX = "tw-rpc-";
 
@@ -21,15 +22,6 @@ function ip(...args: string[]): string | undefined {
   const run = spawnSync("ip", args, { encoding: "utf8" });
   if (run.error) return run.error.message;
   return run.status === 0 ? undefined : run.stderr.trim() || `exit code ${run.status}`;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 /**
@@ -41,9 +33,10 @@ function removeStaleNamespaces(): void {
   for (const line of list.split("\n")) {
     const name = line.split(" ")[0] ?? "";
     const owner = name.startsWith(PREFIX) ? Number.parseInt(name.slice(PREFIX.length), 10) : Number.NaN;
-    if (!Number.isInteger(owner) || owner === process.pid || alive(owner)) continue;
+    if (!Number.isInteger(owner) || owner === process.pid || processAlive(owner)) continue;
     const pids = spawnSync("ip", ["netns", "pids", name], { encoding: "utf8" }).stdout ?? "";
-    for (const pid of pids.split("\n").filter(Boolean)) if (alive(Number(pid))) process.kill(Number(pid), "SIGKILL");
+    for (const pid of pids.split("\n").filter(Boolean))
+      if (processAlive(Number(pid))) process.kill(Number(pid), "SIGKILL");
     ip("netns", "del", name);
   }
 }

@@ -137,6 +137,13 @@ async function withHubEnv<T>(endpoint: string, cache: string, fn: () => Promise<
   }
 }
 
+/** Downloads that fail: what `pull` prints for each is what a command given the same reference prints. */
+const DOWNLOAD_FAILURES: [string, () => string[] | Promise<string[]>, number][] = [
+  ["a missing file", () => [`hf:${REPO}/missing.gguf`, server.endpoint], 1],
+  ["an unreachable hub", async () => [REF, await closedEndpoint()], 1],
+  ["a malformed reference", () => ["hf:a/b/model.bin", server.endpoint], 2],
+];
+
 describe.each(["inspect", "analyze"])("toolwright %s hf:…", (command) => {
   it("downloads into the cache and reports on it as on the local file; then works with the hub gone", async () => {
     const cache = freshCache();
@@ -153,11 +160,7 @@ describe.each(["inspect", "analyze"])("toolwright %s hf:…", (command) => {
     expect(offline.stdout).toBe(local.stdout);
   });
 
-  it.each([
-    ["a missing file", () => [`hf:${REPO}/missing.gguf`, server.endpoint], 1],
-    ["an unreachable hub", async () => [REF, await closedEndpoint()], 1],
-    ["a malformed reference", () => ["hf:a/b/model.bin", server.endpoint], 2],
-  ])("%s: the line `toolwright pull` prints, exit %i", async (_what, args, exitCode) => {
+  it.each(DOWNLOAD_FAILURES)("%s: the line `toolwright pull` prints, exit %i", async (_what, args, exitCode) => {
     const [ref, endpoint] = (await args()) as [string, string];
     const pulled = await run("pull", ref, "--endpoint", endpoint, "--cache-dir", freshCache(), "--quiet");
     const r = await withHubEnv(endpoint, freshCache(), () => run(command, ref));
@@ -173,11 +176,7 @@ describe.each(["inspect", "analyze"])("toolwright %s hf:…", (command) => {
 describe("toolwright serve hf:…", () => {
   // serve downloads as chat does: a failure is the one line pull prints and exit 1 (2 for a malformed
   // reference), not a stack trace; the port is checked and free, so the download is what fails.
-  it.each([
-    ["a missing file", () => [`hf:${REPO}/missing.gguf`, server.endpoint], 1],
-    ["an unreachable hub", async () => [REF, await closedEndpoint()], 1],
-    ["a malformed reference", () => ["hf:a/b/model.bin", server.endpoint], 2],
-  ])("%s: the line `toolwright pull` prints, exit %i", async (_what, args, exitCode) => {
+  it.each(DOWNLOAD_FAILURES)("%s: the line `toolwright pull` prints, exit %i", async (_what, args, exitCode) => {
     const [ref, endpoint] = (await args()) as [string, string];
     const pulled = await run("pull", ref, "--endpoint", endpoint, "--cache-dir", freshCache(), "--quiet");
     const r = await withHubEnv(endpoint, freshCache(), () => run("serve", ref, "--port", "0"));

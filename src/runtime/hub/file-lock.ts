@@ -19,7 +19,8 @@ export interface HeldLock {
   release(): Promise<void>;
 }
 
-function processAlive(pid: number): boolean {
+/** Whether a process with this id exists (one we may not signal counts). @internal */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
