@@ -4,6 +4,7 @@
 #include "addon_data.h"
 #include "context.h"
 #include "embedding.h"
+#include "projector.h"
 #include "grammar_cache_napi.h"
 #include "grammar_slot.h"
 #include "grammar_toolwright.h"
@@ -30,6 +31,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   Context::Init(env, exports);
   Sampler::Init(env, exports);
   EmbeddingContext::Init(env, exports);
+  Projector::Init(env, exports);
+  MediaPromptObject::Init(env, exports);
   exports.Set("measureContextMemory", Napi::Function::New(env, MeasureContextMemory, "measureContextMemory"));
   exports.Set("systemInfo", Napi::Function::New(env, SystemInfo, "systemInfo"));
   exports.Set("startRpcServer", Napi::Function::New(env, StartRpcServer, "startRpcServer"));

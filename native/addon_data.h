@@ -16,6 +16,8 @@ struct AddonData {
   Napi::FunctionReference context_constructor;
   Napi::FunctionReference sampler_constructor;
   Napi::FunctionReference embedding_constructor;
+  Napi::FunctionReference projector_constructor;
+  Napi::FunctionReference media_prompt_constructor;
   // This environment's contexts, stopped when it is torn down (see ContextRegistry).
   std::shared_ptr<ContextRegistry> contexts;
 };

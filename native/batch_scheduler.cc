@@ -248,6 +248,7 @@ void BatchScheduler::Round(ContextState& state) {
     }
   }
   TakeWaiting(state);
+  DecodeMedia(state);
   if (Decode(state)) SampleRows(state);
   for (const Slot& slot : slots_) {
     if (slot.request) slot.request->paused.store(WaitsForReader(slot));
@@ -285,6 +286,11 @@ void BatchScheduler::TakeWaiting(ContextState& state) {
 }
 
 namespace {
+
+// Prompt tokens before the first image placeholder of `pending`.
+size_t TextAhead(const std::vector<llama_token>& pending) {
+  return static_cast<size_t>(std::find_if(pending.begin(), pending.end(), IsPlaceholder) - pending.begin());
+}
 
 // Prompt tokens `cached` holds already, leaving the last one (its logits give the first token).
 size_t ReusablePrefix(const std::vector<llama_token>& cached, const std::vector<llama_token>& prompt) {
@@ -380,6 +386,8 @@ void BatchScheduler::Assign(ContextState& state, Slot& slot, RequestPtr request)
     // Another sequence holds more of the prompt (a system prompt shared by requests that landed
     // on other sequences): start from a copy of its cache instead of evaluating that again.
     if (CopyPrefix(state, slot, prompt, keep)) keep = slot.tokens.size();
+    // An image is in the cache whole or not at all: a match that ends inside one starts before it.
+    if (request->media) keep = request->media->SpanStart(keep);
   }
   llama_memory_t memory = llama_get_memory(state.ctx);
   if (keep < slot.tokens.size()) {
@@ -432,7 +440,8 @@ bool BatchScheduler::Decode(ContextState& state) {
   for (size_t k = 0; k < slots_.size(); k++) {
     const Slot& slot = slots_[k];
     if (!slot.request || slot.pending.empty()) continue;
-    chunk[k] = std::min(slot.pending.size(), static_cast<size_t>(capacity - used));
+    chunk[k] = std::min(TextAhead(slot.pending), static_cast<size_t>(capacity - used));
+    if (chunk[k] == 0 && IsPlaceholder(slot.pending.front())) continue;  // an image: DecodeMedia's
     if (chunk[k] == 0) break;
     used += static_cast<int32_t>(chunk[k]);
   }

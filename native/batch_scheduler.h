@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "llama.h"
+#include "projector.h"
 #include "sampler.h"
 
 namespace toolwright {
@@ -107,6 +108,8 @@ struct SequenceRequest {
   uint64_t id = 0;
   SamplerPtr sampler;  // marked busy while the request runs
   std::vector<llama_token> prompt;
+  // The images of `prompt` (its placeholder tokens), or null for a text prompt.
+  MediaPromptPtr media;
   int64_t max_tokens = -1;  // -1: until the sequence's room runs out
   bool reuse_prefix = true;
   std::shared_ptr<EventSink> events;  // closed after the kEnd event
@@ -194,6 +197,11 @@ class BatchScheduler {
   // `slot`'s, and copying it pays, makes `slot` a copy of that prefix. Returns whether it did.
   bool CopyPrefix(ContextState& state, Slot& slot, const std::vector<llama_token>& prompt, size_t keep);
   bool Decode(ContextState& state);
+  // Context's thread (batch_media.cc): each slot whose prompt goes on with an image has it encoded by
+  // the projector and its embeddings decoded at the image's positions, one slot at a time.
+  void DecodeMedia(ContextState& state);
+  // DecodeMedia for one slot: false when its request ended.
+  bool DecodeImage(ContextState& state, Slot& slot);
   void SampleRows(ContextState& state);
   // Ends a request: `reason` is a stop reason, or empty with an error code and message.
   void End(const RequestPtr& request, const std::string& reason, const std::string& code = "",

@@ -8,6 +8,7 @@
 #include "context_workers.h"
 #include "log_capture.h"
 #include "napi_args.h"
+#include "projector.h"
 #include "promise_worker.h"
 #include "rpc.h"
 #include "sampler.h"
@@ -269,7 +270,36 @@ Napi::Value Context::Stats(const Napi::CallbackInfo& info) {
   return out;
 }
 
-// submit(sampler, tokens, {maxTokens?, reusePrefix?, readAhead?}, onEvent) -> request id. A
+namespace {
+
+// The tokens of a prompt with images: text token ids, and the placeholders of `media`'s images at
+// the places `media` has them (the prompt goes on past `media`'s tokens with text only).
+std::vector<llama_token> MediaTokens(Napi::Env env, const Napi::Value& value, const MediaPrompt& media,
+                                     int32_t n_vocab, const char* method) {
+  if (!value.IsTypedArray() || value.As<Napi::TypedArray>().TypedArrayType() != napi_int32_array)
+    args::ThrowType(env, method, "tokens must be an Int32Array when options.media is given", value);
+  Napi::Int32Array array = value.As<Napi::Int32Array>();
+  std::vector<llama_token> tokens(array.Data(), array.Data() + array.ElementLength());
+  for (size_t i = 0; i < tokens.size(); i++) {
+    const bool placed = i < media.tokens.size() && media.tokens[i] == tokens[i];
+    if (IsPlaceholder(tokens[i]) ? !placed : tokens[i] >= n_vocab)
+      args::ThrowRange(env, method,
+                       "tokens[" + std::to_string(i) + "] (" + std::to_string(tokens[i]) +
+                           ") is neither a token id nor the media prompt's image at that place");
+  }
+  for (const MediaSpan& span : media.media) {
+    if (span.offset + span.length > tokens.size() || !IsPlaceholder(tokens[span.offset]))
+      args::ThrowRange(env, method, "tokens must start with the media prompt's tokens, images included");
+  }
+  // The logits that pick the first token come from the prompt's last text token.
+  if (!tokens.empty() && IsPlaceholder(tokens.back()))
+    args::ThrowRange(env, method, "a prompt with images must end with text, not with an image");
+  return tokens;
+}
+
+}  // namespace
+
+// submit(sampler, tokens, {maxTokens?, media?, reusePrefix?, readAhead?}, onEvent) -> request id. A
 // generation on a free sequence (or queued until one is free): onEvent gets {type: "start", sequence, reused,
 // evaluated}, then {type: "token", token, bytes, eog} per token, then {type: "end", reason} or {type: "end",
 // code, message}, called from the context's thread through a thread-safe function (see batch_scheduler.h).
@@ -293,15 +323,21 @@ Napi::Value Context::Submit(const Napi::CallbackInfo& info) {
   if (sampler->model->model != s->model->model)
     args::ThrowRange(env, kMethod, "the sampler was created for a different model");
   auto request = std::make_shared<SequenceRequest>();
-  request->prompt =
-      args::Tokens(env, info.Length() > 1 ? info[1] : env.Undefined(), s->model->n_vocab, kMethod, "tokens");
+  const Napi::Value tokens = info.Length() > 1 ? info[1] : env.Undefined();
+  Napi::Object options = args::OptionalObject(info, 2, kMethod, "options");
+  request->media = options.Has("media") ? MediaPromptObject::FromValue(options.Get("media")) : nullptr;
+  if (options.Has("media") && !options.Get("media").IsUndefined() && !request->media)
+    args::ThrowType(env, kMethod, "options.media must be a MediaPrompt", options.Get("media"));
+  if (request->media && request->media->projector->model->model != s->model->model)
+    args::ThrowRange(env, kMethod, "options.media was made by the projector of a different model");
+  request->prompt = request->media ? MediaTokens(env, tokens, *request->media, s->model->n_vocab, kMethod)
+                                   : args::Tokens(env, tokens, s->model->n_vocab, kMethod, "tokens");
   if (request->prompt.empty()) args::ThrowRange(env, kMethod, "tokens must not be empty");
   if (request->prompt.size() > s->n_ctx) {
     args::ThrowRange(env, kMethod,
                      "the prompt has " + std::to_string(request->prompt.size()) +
                          " tokens, more than the context size " + std::to_string(s->n_ctx));
   }
-  Napi::Object options = args::OptionalObject(info, 2, kMethod, "options");
   request->max_tokens = args::OptInt(options, "maxTokens", -1, -1, INT32_MAX, kMethod);
   request->reuse_prefix = args::OptBool(options, "reusePrefix", true, kMethod);
   request->window->read_ahead =

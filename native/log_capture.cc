@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "llama.h"
+#include "mtmd-helper.h"
 
 namespace toolwright {
 namespace {
@@ -89,7 +90,10 @@ std::string CleanReason(const std::string& text) {
 
 void InstallLogHandler() {
   static std::once_flag once;
-  std::call_once(once, [] { llama_log_set(OnLog, nullptr); });
+  std::call_once(once, [] {
+    llama_log_set(OnLog, nullptr);
+    mtmd_helper_log_set(OnLog, nullptr);  // the projector library (images) logs through its own hook
+  });
 }
 
 ScopedLogCapture::ScopedLogCapture() : previous_(tl_capture) { tl_capture = this; }

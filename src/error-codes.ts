@@ -17,6 +17,11 @@ export const ERROR_CODES = {
   TOOLWRIGHT_INVALID_GGUF: "the file is not a GGUF file llama.cpp can load (the message says what is wrong)",
   TOOLWRIGHT_LOAD_FAILED: "llama.cpp could not load the model",
   TOOLWRIGHT_NO_GPU: "a GPU backend was demanded and none is usable",
+  TOOLWRIGHT_PROJECTOR_FAILED:
+    "the projector file (mmproj GGUF) cannot be loaded for this model, or its kind is not supported yet",
+  TOOLWRIGHT_MEDIA_INVALID:
+    "an image cannot be decoded or prepared for the projector, or the prompt's media markers do not match the images",
+  TOOLWRIGHT_NO_PROJECTOR: "images were sent to a model loaded without a projector",
   TOOLWRIGHT_RPC_UNREACHABLE:
     "an RPC server of rpcServers does not answer, or is not a compatible llama.cpp RPC server",
   TOOLWRIGHT_RPC_LOST:

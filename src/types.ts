@@ -66,9 +66,32 @@ export interface SystemMessage {
   content: string | ContentPart[];
 }
 
+/**
+ * An image in a user message, as OpenAI sends one: `url` is a data URL (`data:image/png;base64,…`),
+ * a file path or a `file:` URL. The model must have a projector (`loadModel`'s `projector`).
+ *
+ * @example
+ * const part: ImageUrlPart = { type: "image_url", image_url: { url: "./screenshot.png" } };
+ */
+export interface ImageUrlPart {
+  type: "image_url";
+  image_url: { url: string; detail?: "auto" | "low" | "high" };
+}
+
+/**
+ * An image already in memory (an encoded PNG, JPEG, BMP or GIF file) in a user message.
+ *
+ * @example
+ * const part: ImagePart = { type: "image", image: await readFile("screenshot.png") };
+ */
+export interface ImagePart {
+  type: "image";
+  image: Uint8Array;
+}
+
 export interface UserMessage {
   role: "user";
-  content: string | ContentPart[];
+  content: string | (ContentPart | ImageUrlPart | ImagePart)[];
 }
 
 export interface AssistantMessage {

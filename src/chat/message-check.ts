@@ -10,39 +10,56 @@ export function kind(v: unknown): string {
 }
 
 const ROLES = ["system", "developer", "user", "assistant", "tool"];
-const IMAGE_PARTS = new Set(["image_url", "image", "input_image"]);
-const OTHER_MEDIA_PARTS = new Set(["input_audio", "audio", "file", "video", "video_url"]);
+const OTHER_MEDIA_PARTS = new Set(["input_audio", "audio", "file", "video", "video_url", "input_image"]);
 
-function partsOk(content: unknown[], at: string): void {
+/** An image part's shape: `{type: "image_url", image_url: {url}}` or `{type: "image", image: bytes}`. */
+function imagePartOk(part: Record<string, unknown>, where: string): void {
+  if (part.type === "image") {
+    if (!(part.image instanceof Uint8Array))
+      throw new TypeError(`${where}.image must be a Uint8Array (an encoded image file), got ${kind(part.image)}`);
+    return;
+  }
+  const image = part.image_url as { url?: unknown } | null | undefined;
+  if (image === null || typeof image !== "object")
+    throw new TypeError(`${where}.image_url must be {url}, got ${kind(image)}`);
+  if (typeof image.url !== "string" || image.url === "")
+    throw new TypeError(
+      `${where}.image_url.url must be a data URL, a file path or a file: URL, got ${kind(image.url)}`,
+    );
+}
+
+function partsOk(content: unknown[], at: string, images: boolean): void {
   content.forEach((part: unknown, j) => {
     const where = `${at}[${j}]`;
     if (part === null || typeof part !== "object" || Array.isArray(part))
       throw new TypeError(`${where} must be a content part ({type: "text", text}), got ${kind(part)}`);
     const type = (part as { type?: unknown }).type;
-    if (typeof type === "string" && IMAGE_PARTS.has(type)) {
-      throw new RangeError(
-        `${where} is an image part (type ${JSON.stringify(type)}): toolwright runs text-only models, which ` +
-          `cannot read images; send text parts only`,
-      );
+    if (type === "image_url" || type === "image") {
+      if (!images)
+        throw new RangeError(
+          `${where} is an image part (type ${JSON.stringify(type)}): only user messages carry images`,
+        );
+      imagePartOk(part as Record<string, unknown>, where);
+      return;
     }
     if (typeof type === "string" && OTHER_MEDIA_PARTS.has(type)) {
       throw new RangeError(
-        `${where} is a ${JSON.stringify(type)} part: toolwright runs text-only models; send text parts only`,
+        `${where} is a ${JSON.stringify(type)} part: toolwright reads text and images ({type: "image_url"}) only`,
       );
     }
-    if (type !== "text")
-      throw new TypeError(
-        `${where}.type must be "text", got ${typeof type === "string" ? JSON.stringify(type) : kind(type)}`,
-      );
+    if (type !== "text") {
+      const got = typeof type === "string" ? JSON.stringify(type) : kind(type);
+      throw new TypeError(`${where}.type must be "text", "image_url" or "image", got ${got}`);
+    }
     const text = (part as { text?: unknown }).text;
     if (typeof text !== "string") throw new TypeError(`${where}.text must be a string, got ${kind(text)}`);
   });
 }
 
-function contentOk(content: unknown, at: string, nullable: boolean): void {
+function contentOk(content: unknown, at: string, nullable: boolean, images = false): void {
   if (typeof content === "string") return;
   if (Array.isArray(content)) {
-    partsOk(content, at);
+    partsOk(content, at, images);
     return;
   }
   if ((content === null || content === undefined) && nullable) return;
@@ -122,7 +139,7 @@ export function checkMessageList(messages: unknown, name: string): ChatMessage[]
     }
     if (msg.content === null)
       throw new TypeError(`${at}.content is null: a ${msg.role} message needs a string or an array of text parts`);
-    contentOk(msg.content, `${at}.content`, false);
+    contentOk(msg.content, `${at}.content`, false, msg.role === "user");
     if (msg.role === "tool") {
       if (msg.tool_call_id === undefined || msg.tool_call_id === null)
         throw new TypeError(`${at}.tool_call_id is missing: a tool message answers the call with that id`);

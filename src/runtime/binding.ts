@@ -18,6 +18,7 @@
  * tried, why each failed, and how to build the addon.
  */
 import type { NativeEmbeddingContextClass, NativeMeasureContextMemory } from "./binding-embedding.js";
+import type { NativeMediaPrompt, NativeProjectorClass } from "./binding-projector.js";
 import { ToolwrightError } from "../errors.js";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -181,6 +182,8 @@ export interface NativeSubmitOptions {
    * no limit).
    */
   readAhead?: number;
+  /** The images of `tokens` (which start with its tokens, placeholders included). */
+  media?: NativeMediaPrompt;
 }
 
 export interface NativeContext {
@@ -294,6 +297,7 @@ export interface NativeBinding {
   Context: NativeContextClass;
   Sampler: NativeSamplerClass;
   EmbeddingContext: NativeEmbeddingContextClass;
+  Projector: NativeProjectorClass;
   measureContextMemory: NativeMeasureContextMemory;
   systemInfo(): NativeSystemInfo;
   /** Serves this machine's devices over RPC on a thread until the process ends (absent in old builds). */

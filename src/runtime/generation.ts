@@ -4,6 +4,7 @@
  * grammar and decodes natively on the context's own thread, so logits never cross into JS; the
  * loop that turns its events into text is in sequence-generation.ts.
  */
+import { MediaPrompt, mediaTokensFault } from "./projector.js";
 import type { NativeContext, NativeGrammarSpec, NativeSampler, NativeSamplerOptions } from "./binding.js";
 import type { Context } from "./context.js";
 import { type GrammarOptions, type SamplingOptions, toNativeGrammar, toNativeSampling } from "./sampling.js";
@@ -13,6 +14,7 @@ import {
   checkObject,
   checkString,
   checkTokens,
+  describe,
   optBoolean,
   optInteger,
   optSignal,
@@ -50,6 +52,11 @@ export interface GenerateOptions {
   signal?: AbortSignal;
   /** Reuse the cached prefix shared with the previous prompt (default true). */
   reusePrefix?: boolean;
+  /**
+   * The images of the prompt: a {@link MediaPrompt} from `Model.tokenizeWithImages`. `tokens`
+   * (default: its tokens) must start with its tokens, image placeholders included, and end with text.
+   */
+  media?: MediaPrompt;
 }
 
 /** One generated token and the text it completes. */
@@ -95,6 +102,7 @@ export interface GenerationHost {
 interface Plan {
   prompt: string | undefined;
   tokens: Int32Array | undefined;
+  media: MediaPrompt | undefined;
   addSpecial: boolean;
   maxTokens: number;
   stop: string[];
@@ -116,22 +124,16 @@ export function planGeneration(options: unknown, vocabSize: number): Plan {
   const o = checkObject(options, "generate: options");
   checkKeys(
     o,
-    ["prompt", "tokens", "addSpecial", "maxTokens", "stop", "sampling", "grammar", "signal", "reusePrefix"],
+    ["prompt", "tokens", "addSpecial", "maxTokens", "stop", "sampling", "grammar", "signal", "reusePrefix", "media"],
     "generate: options",
   );
-  if (o.prompt === undefined && o.tokens === undefined)
-    throw new TypeError("generate: options.prompt or options.tokens is required");
-  if (o.prompt !== undefined && o.tokens !== undefined)
-    throw new TypeError("generate: give options.prompt or options.tokens, not both");
-  const prompt = o.prompt === undefined ? undefined : checkString(o.prompt, "generate: options.prompt");
-  const tokens = o.tokens === undefined ? undefined : checkTokens(o.tokens, "generate: options.tokens", vocabSize);
+  const source = o.media === undefined ? planText(o, vocabSize) : planMedia(o, vocabSize);
   const stop = optStringArray(o.stop, "generate: options.stop") ?? [];
   stop.forEach((s, i) => {
     if (s === "") throw new RangeError(`generate: options.stop[${i}] must not be empty`);
   });
   return {
-    prompt,
-    tokens: tokens ? Int32Array.from(tokens) : undefined,
+    ...source,
     addSpecial: optBoolean(o.addSpecial, "generate: options.addSpecial") ?? true,
     maxTokens: optInteger(o.maxTokens, "generate: options.maxTokens", 0, 2 ** 31 - 1) ?? Number.POSITIVE_INFINITY,
     stop,
@@ -140,6 +142,42 @@ export function planGeneration(options: unknown, vocabSize: number): Plan {
     signal: optSignal(o.signal, "generate: options.signal"),
     reusePrefix: optBoolean(o.reusePrefix, "generate: options.reusePrefix") ?? true,
   };
+}
+
+/** The prompt of a generation: text or token ids. */
+function planText(o: Record<string, unknown>, vocabSize: number): Pick<Plan, "prompt" | "tokens" | "media"> {
+  if (o.prompt === undefined && o.tokens === undefined)
+    throw new TypeError("generate: options.prompt or options.tokens is required");
+  if (o.prompt !== undefined && o.tokens !== undefined)
+    throw new TypeError("generate: give options.prompt or options.tokens, not both");
+  const prompt = o.prompt === undefined ? undefined : checkString(o.prompt, "generate: options.prompt");
+  const tokens = o.tokens === undefined ? undefined : checkTokens(o.tokens, "generate: options.tokens", vocabSize);
+  return { prompt, tokens: tokens ? Int32Array.from(tokens) : undefined, media: undefined };
+}
+
+/** The prompt of a generation with images: `media`, and `tokens` that start with its tokens. */
+function planMedia(o: Record<string, unknown>, vocabSize: number): Pick<Plan, "prompt" | "tokens" | "media"> {
+  if (!(o.media instanceof MediaPrompt))
+    throw new TypeError(
+      `generate: options.media must be a MediaPrompt (from model.tokenizeWithImages), got ${describe(o.media)}`,
+    );
+  if (o.prompt !== undefined)
+    throw new TypeError("generate: options.media goes with options.tokens, not options.prompt");
+  const media = o.media;
+  const tokens = o.tokens === undefined ? media.tokens : checkMediaTokens(o.tokens, vocabSize);
+  const fault = mediaTokensFault(tokens, media);
+  if (fault !== undefined) throw new RangeError(`generate: options.tokens: ${fault}`);
+  return { prompt: undefined, tokens: Int32Array.from(tokens), media };
+}
+
+/** Token ids, or negative image placeholders (checked against the media prompt after). */
+function checkMediaTokens(value: unknown, vocabSize: number): Int32Array {
+  if (!(value instanceof Int32Array))
+    throw new TypeError(`generate: options.tokens must be an Int32Array with options.media, got ${describe(value)}`);
+  const over = value.findIndex((t) => t >= vocabSize);
+  if (over >= 0)
+    throw new RangeError(`generate: options.tokens[${over}] must be a token id below ${vocabSize}, got ${value[over]}`);
+  return value;
 }
 
 /**

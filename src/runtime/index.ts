@@ -43,4 +43,6 @@ export type { EmbedOptions, Pooling } from "./embedding.js";
 export { grammarCacheStats, clearGrammarCache, setGrammarCacheLimit } from "./grammar-cache.js";
 export type { GrammarCacheStats } from "./grammar-cache.js";
 export { estimateMemory } from "./memory-estimate.js";
+export { MediaError, MediaPrompt } from "./projector.js";
+export type { MediaErrorCode, MediaPromptImage, ProjectorInfo } from "./projector.js";
 export type { MemoryEstimate, MemoryEstimateOptions } from "./memory-estimate.js";

@@ -23,6 +23,9 @@ import {
 } from "../validate/index.js";
 import { nativeGpuChoice, placementOf, type GpuOption, type ModelPlacement } from "./devices.js";
 import { resolveModelPath } from "./hub/pull.js";
+import type { NativeProjector } from "./binding-projector.js";
+import { defaultThreads } from "./cpu-threads.js";
+import { MediaError, loadProjector, tokenizeWithImages, type MediaPrompt, type ProjectorInfo } from "./projector.js";
 import type { PullModelOptions } from "./hub/pull.js";
 
 /** Options of {@link loadModel}. */
@@ -63,6 +66,16 @@ export interface LoadModelOptions {
    * network only.
    */
   rpcServers?: readonly string[];
+  /**
+   * A multimodal projector for the model (an "mmproj" GGUF: a path or an `hf:` reference, pulled
+   * like the model), so that chats can carry images. It must be made for this model (its output
+   * width is the model's embedding size); models that place images with M-RoPE positions
+   * (Qwen2-VL and kin) are not supported yet. Fails with a {@link MediaError}.
+   *
+   * @example
+   * const model = await loadModel("gemma-3-4b-it-Q4_K_M.gguf", { projector: "mmproj-gemma-3-4b-it-f16.gguf" });
+   */
+  projector?: string;
 }
 
 /** Options of {@link Model.tokenize}. */
@@ -200,7 +213,7 @@ export async function loadModelAs<M extends Model>(
   const opts = checkObject(options, "loadModel: options");
   checkKeys(
     opts,
-    ["onProgress", "signal", "vocabOnly", "gpuLayers", "gpu", "useMmap", "download", "rpcServers"],
+    ["onProgress", "signal", "vocabOnly", "gpuLayers", "gpu", "useMmap", "download", "rpcServers", "projector"],
     "loadModel: options",
   );
   const download = checkObject(opts.download, "loadModel: options.download");
@@ -218,6 +231,11 @@ export async function loadModelAs<M extends Model>(
     gpuLayers = optInteger(opts.gpuLayers, "loadModel: options.gpuLayers", 0, 2 ** 31 - 1)!;
   }
   const gpu = nativeGpuChoice(opts.gpu, "loadModel: options.gpu");
+  const projectorRef =
+    opts.projector === undefined ? undefined : checkString(opts.projector, "loadModel: options.projector");
+  if (projectorRef === "") throw new RangeError("loadModel: options.projector must not be empty");
+  if (projectorRef !== undefined && vocabOnly)
+    throw new RangeError("loadModel: options.projector needs the weights: it cannot be used with vocabOnly");
   const rpcServers =
     opts.rpcServers === undefined ? [] : checkRpcServers(opts.rpcServers, "loadModel: options.rpcServers");
   if (signal?.aborted) throw new AbortError(`loadModel: loading "${pathOrRef}" was aborted`, { cause: signal.reason });
@@ -297,15 +315,33 @@ export async function loadModelAs<M extends Model>(
   } finally {
     signal?.removeEventListener("abort", onAbort);
   }
+  let projector: NativeProjector | undefined;
+  if (projectorRef !== undefined) {
+    try {
+      const projectorPath = await resolveModelPath(
+        projectorRef,
+        { ...download, ...(signal ? { signal } : {}) },
+        "loadModel: options.download",
+      );
+      projector = await loadProjector(handle, projectorPath, defaultThreads());
+    } catch (err) {
+      done = true;
+      handle.dispose();
+      throw err;
+    }
+  }
   report(1);
   done = true;
   // Loaded, but the abort came after llama.cpp's last progress check (possibly from the
   // final progress report just above).
   if (signal?.aborted) {
+    projector?.dispose();
     handle.dispose();
     throw new AbortError(`Cannot load model "${path}": the load was aborted`, { cause: signal.reason });
   }
-  return make(handle, path);
+  const model = make(handle, path);
+  if (projector) model.attachProjector(projector);
+  return model;
 }
 
 /**
@@ -343,6 +379,8 @@ export class Model {
   /** Weak, so a forgotten context can still be garbage-collected (and freed by its registry). */
   readonly #contexts = new Set<WeakRef<Context>>();
   #embedder: Embedder | undefined;
+  #projector: NativeProjector | undefined;
+  #projectorInfo: Readonly<ProjectorInfo> | undefined;
 
   /** @internal Use {@link loadModel}. */
   constructor(native: NativeModel, path: string) {
@@ -589,6 +627,55 @@ export class Model {
     return typeof texts === "string" ? vectors[0]! : vectors;
   }
 
+  /** @internal Called by loadModel when it loaded a projector with the model. */
+  attachProjector(projector: NativeProjector): void {
+    this.#projector = projector;
+    this.#projectorInfo = Object.freeze(projector.info());
+  }
+
+  /**
+   * The model's projector (loadModel's `projector` option): what it reads and its image marker;
+   * undefined when the model reads text only.
+   *
+   * @example
+   * if (model.projector?.vision) console.log("this model reads images");
+   */
+  get projector(): Readonly<ProjectorInfo> | undefined {
+    return this.#projectorInfo;
+  }
+
+  /**
+   * Tokenizes `text` with `images` (encoded files: PNG, JPEG, BMP, GIF) in place of its markers
+   * ({@link ProjectorInfo.marker}, once per image, in order), for {@link Context.generate}'s
+   * `media`. A model without a projector fails with a {@link MediaError} (TOOLWRIGHT_NO_PROJECTOR),
+   * an image that cannot be read with TOOLWRIGHT_MEDIA_INVALID.
+   *
+   * @example
+   * const media = await model.tokenizeWithImages(`Describe ${model.projector!.marker}`, [await readFile("a.png")]);
+   */
+  async tokenizeWithImages(
+    text: string,
+    images: readonly Uint8Array[],
+    options: TokenizeOptions = {},
+  ): Promise<MediaPrompt> {
+    checkString(text, "Model.tokenizeWithImages: text");
+    if (!Array.isArray(images))
+      throw new TypeError(`Model.tokenizeWithImages: images must be an array, got ${describe(images)}`);
+    images.forEach((image, i) => {
+      if (!(image instanceof Uint8Array))
+        throw new TypeError(`Model.tokenizeWithImages: images[${i}] must be a Uint8Array, got ${describe(image)}`);
+    });
+    const opts = tokenizeOptions(options, "Model.tokenizeWithImages");
+    if (!this.#native) throw disposedError(`Model "${this.path}" is disposed`);
+    if (!this.#projector)
+      throw new MediaError(
+        `Model "${this.path}" has no projector, so it cannot read images: load it with loadModel(path, { projector })`,
+        "TOOLWRIGHT_NO_PROJECTOR",
+        "TOOLWRIGHT_NO_PROJECTOR",
+      );
+    return tokenizeWithImages(this.#projector, text, images, opts);
+  }
+
   /** @internal Called by a context's dispose. */
   forgetContext(context: Context): void {
     for (const ref of this.#contexts) {
@@ -610,6 +697,8 @@ export class Model {
     this.#contexts.clear();
     this.#embedder?.dispose();
     this.#embedder = undefined;
+    this.#projector?.dispose();
+    this.#projector = undefined;
     registry.unregister(this);
     this.#native.dispose();
     this.#native = undefined;

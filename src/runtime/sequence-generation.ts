@@ -6,6 +6,7 @@
  * UTF-8-safe text, stop strings, abort.
  */
 import type { NativeSampler, NativeSequenceEvent } from "./binding.js";
+import type { MediaPrompt } from "./projector.js";
 import type { GeneratedToken, GenerationHost, GenerationStats, StopReason } from "./generation.js";
 import { callNative, disposedError, fromNativeError, isErrorCode } from "./errors.js";
 import { StopStringFilter } from "./stop-strings.js";
@@ -14,6 +15,7 @@ import { StopStringFilter } from "./stop-strings.js";
 export interface SequencePlan {
   prompt: string | undefined;
   tokens: Int32Array | undefined;
+  media: MediaPrompt | undefined;
   addSpecial: boolean;
   maxTokens: number;
   stop: string[];
@@ -84,11 +86,13 @@ export async function* runOnSequence(
   out.stats.promptTokens = prompt.length;
   const queue = new EventQueue();
   const maxTokens = Number.isFinite(plan.maxTokens) ? plan.maxTokens : -1;
-  const id = callNative(() =>
-    ctx.submit(sampler, prompt, { maxTokens, reusePrefix: plan.reusePrefix, readAhead: READ_AHEAD }, (event) =>
-      queue.push(event),
-    ),
-  );
+  const options = {
+    maxTokens,
+    reusePrefix: plan.reusePrefix,
+    readAhead: READ_AHEAD,
+    ...(plan.media ? { media: plan.media.native } : {}),
+  };
+  const id = callNative(() => ctx.submit(sampler, prompt, options, (event) => queue.push(event)));
   queue.onToken = (taken) => ctx.consumed(id, taken);
   out.submitted(() => ctx.cancelRequest(id));
   let ended = false;

@@ -7,7 +7,7 @@
  */
 import type { Context } from "../runtime/context.js";
 import type { Model } from "../runtime/model.js";
-import type { ChatMessage, ToolCall } from "../types.js";
+import type { AssistantMessage, ChatMessage, ToolCall, ToolMessage } from "../types.js";
 import { checkSessionOptions, planChat, type PlannedChat } from "./options.js";
 import { checkResponseFormat } from "./response-format.js";
 import { runStep, type StepOutcome } from "./step.js";
@@ -190,7 +190,7 @@ export class ChatSession {
     const prepared = preparedTemplate(source, tokenText(model.specialTokens.bos), tokenText(model.specialTokens.eos));
     const context = await this.#contextFor(plan);
     const messages: ChatMessage[] = [...plan.options.messages];
-    const added: ChatMessage[] = [];
+    const added: (AssistantMessage | ToolMessage)[] = [];
     const steps: ChatStep[] = [];
     for (let index = 0; ; index++) {
       const stepPlan = {

@@ -6,7 +6,7 @@ import type { ErrorObject } from "ajv";
 import type { ToolwrightError } from "../errors.js";
 import type { ContextOptions } from "../runtime/context.js";
 import type { SamplingOptions } from "../runtime/sampling.js";
-import type { AssistantMessage, ChatMessage, FunctionDefinition, JsonSchema, ToolMessage } from "../types.js";
+import type { AssistantMessage, FunctionDefinition, JsonSchema, ToolMessage } from "../types.js";
 import type { StandardSchemaLike } from "../chat/tool-schema.js";
 import type { ChatDelta, ChatRequest } from "../chat/types.js";
 import type { ResponseFormatError } from "./response-format.js";
@@ -211,7 +211,7 @@ export interface ChatResult {
   /** Every model turn, in order. */
   steps: ChatStep[];
   /** The messages this request added to the conversation (assistant turns and tool results). */
-  messages: ChatMessage[];
+  messages: (AssistantMessage | ToolMessage)[];
   /** Every step's `toolErrors`, in order: calls not executed (invalid, cut off, unknown) and execute failures. */
   toolErrors: ToolCallError[];
   /** The most messages any step left out of its prompt to fit the context (0: none). */

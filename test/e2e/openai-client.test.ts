@@ -96,10 +96,7 @@ describe("createOpenAIClient", () => {
       sampling: { seed: 2 },
     });
     // toolwright's messages are OpenAI message params.
-    const back: ChatCompletionMessageParam[] = [
-      { role: "user", content: "Weather?" },
-      ...r.messages.filter((m) => m.role !== "developer"),
-    ];
+    const back: ChatCompletionMessageParam[] = [{ role: "user", content: "Weather?" }, ...r.messages];
     expect(back).toHaveLength(2);
   });
 
