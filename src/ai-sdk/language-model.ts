@@ -71,7 +71,8 @@ class ToolwrightLanguageModel implements LanguageModelV3 {
   readonly specificationVersion = "v3" as const;
   readonly provider = "toolwright";
   readonly modelId: string;
-  readonly supportedUrls: Record<string, RegExp[]> = {};
+  /** Images in files are read here (the SDK downloads web URLs itself and passes the bytes). */
+  readonly supportedUrls: Record<string, RegExp[]> = { "image/*": [/^file:/i, /^data:/i] };
   readonly #model: ChatBackend;
 
   constructor(model: ChatBackend, settings: ToolwrightModelSettings) {

@@ -11,7 +11,7 @@ import type {
 } from "@ai-sdk/provider";
 import type { ChatOptions, ChatTool } from "../session/index.js";
 import type { SamplingOptions } from "../runtime/index.js";
-import type { AssistantMessage, ChatMessage, ToolChoice } from "../types.js";
+import type { AssistantMessage, ChatMessage, ImagePart, ImageUrlPart, ToolChoice, UserMessage } from "../types.js";
 import { ChatCompletionError } from "../openai/index.js";
 
 /** Options of the provider's own, under `providerOptions.toolwright`. */
@@ -22,11 +22,30 @@ export interface ToolwrightProviderOptions {
   reasoningBudget?: number;
 }
 
-const unsupportedFile = (where: string) =>
+const unsupportedFile = (where: string, what: string) =>
   new ChatCompletionError(
-    `toolwright/ai-sdk: ${where} has a file part: files and images are not supported: the model is text-only`,
-    { openaiCode: "unsupported_parameter" },
+    `toolwright/ai-sdk: ${where} has a file part (${what}): toolwright reads images in user messages only`,
+    {
+      openaiCode: "unsupported_parameter",
+    },
   );
+
+type UserPart = LanguageModelV3Prompt[number] & { role: "user" } extends { content: (infer P)[] } ? P : never;
+
+/** A user message's file part as an image part: bytes, base64 data or a URL (a file: URL or a data URL). */
+function imagePartOf(p: UserPart & { type: "file" }, where: string): ImagePart | ImageUrlPart {
+  if (!p.mediaType.startsWith("image/")) throw unsupportedFile(where, p.mediaType);
+  if (p.data instanceof Uint8Array) return { type: "image", image: p.data };
+  if (p.data instanceof URL) return { type: "image_url", image_url: { url: p.originalUrl ?? p.data.href } };
+  const mediaType = p.mediaType === "image/*" ? "image/png" : p.mediaType;
+  return { type: "image_url", image_url: { url: `data:${mediaType};base64,${p.data}` } };
+}
+
+/** A user message's content: its text, or text and image parts when it has files. */
+function userContentOf(parts: readonly UserPart[], where: string): UserMessage["content"] {
+  if (!parts.some((p) => p.type === "file")) return parts.map((p) => (p.type === "text" ? p.text : "")).join("");
+  return parts.map((p) => (p.type === "file" ? imagePartOf(p, where) : { type: "text" as const, text: p.text }));
+}
 
 function toolOutputText(output: LanguageModelV3ToolResultOutput): string {
   switch (output.type) {
@@ -52,15 +71,7 @@ export function messagesOf(prompt: LanguageModelV3Prompt): ChatMessage[] {
         out.push({ role: "system", content: m.content });
         return;
       case "user":
-        out.push({
-          role: "user",
-          content: m.content
-            .map((p) => {
-              if (p.type === "file") throw unsupportedFile(`prompt[${i}]`);
-              return p.text;
-            })
-            .join(""),
-        });
+        out.push({ role: "user", content: userContentOf(m.content, `prompt[${i}]`) });
         return;
       case "assistant": {
         const message: AssistantMessage = { role: "assistant", content: "" };
@@ -78,7 +89,7 @@ export function messagesOf(prompt: LanguageModelV3Prompt): ChatMessage[] {
                 arguments: typeof p.input === "string" ? p.input : JSON.stringify(p.input),
               },
             });
-          } else if (p.type === "file") throw unsupportedFile(`prompt[${i}]`);
+          } else if (p.type === "file") throw unsupportedFile(`prompt[${i}]`, `${p.mediaType} in an assistant message`);
         }
         message.content = text === "" && message.tool_calls ? null : text;
         if (reasoning !== "") message.reasoning_content = reasoning;

@@ -84,6 +84,8 @@ const REQUEST_FAULTS: ReadonlySet<string> = new Set([
   "TOOLWRIGHT_TOKENIZE_FAILED",
 ]);
 
+/** Codes of images the request sent that cannot be read (or a model that reads none). */
+const MEDIA_FAULTS: ReadonlySet<string> = new Set(["TOOLWRIGHT_MEDIA_INVALID", "TOOLWRIGHT_NO_PROJECTOR"]);
 /** The OpenAI parameters of the chat() options that chat() itself may refuse (after the request's own checks). */
 const PARAM_OF_OPTION: Readonly<Record<string, string>> = { maxTokens: "max_tokens" };
 
@@ -119,6 +121,8 @@ export function toChatCompletionError(e: unknown): ChatCompletionError {
       openaiCode: "invalid_value",
       cause: e,
     });
+  if (e instanceof ToolwrightError && MEDIA_FAULTS.has(e.code))
+    return new ChatCompletionError(message, { param: "messages", openaiCode: "invalid_value", code: e.code, cause: e });
   if (e instanceof ToolwrightError && REQUEST_FAULTS.has(e.code))
     return new ChatCompletionError(message, { openaiCode: "invalid_value", cause: e });
   return new ChatCompletionError(message, {

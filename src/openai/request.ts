@@ -2,12 +2,12 @@
  * OpenAI chat-completion parameters → the options of `model.chat()`. The one request mapping of
  * the OpenAI surface: the in-process client and the HTTP server both go through it, and
  * `model.chat()` checks what it produces, so there is no second implementation of a request.
- * What toolwright cannot honour (n > 1, audio, images on a text-only model, logprobs, custom
+ * What toolwright cannot honour (n > 1, audio, images outside user messages, logprobs, custom
  * tools) fails here with an OpenAI-style 400 that names the parameter.
  */
 import type { ChatOptions, ChatTool } from "../session/index.js";
 import type { SamplingOptions } from "../runtime/index.js";
-import type { ChatMessage, ContentPart, ResponseFormat, ToolChoice } from "../types.js";
+import type { ChatMessage, ContentPart, ImageUrlPart, ResponseFormat, ToolChoice } from "../types.js";
 import { closestName, describe } from "../validate/index.js";
 import { invalid, unsupported } from "./errors.js";
 
@@ -91,24 +91,52 @@ function number(v: unknown, param: string, min: number, max: number, integer = f
 }
 
 function textOf(parts: unknown, param: string, allowRefusal: boolean): string | ContentPart[] {
+  return partsOf(parts, param, allowRefusal, false) as string | ContentPart[];
+}
+
+/** A user message's content: text, and images (`image_url` parts: data URLs, file paths, file: URLs). */
+function userContentOf(parts: unknown, param: string): string | (ContentPart | ImageUrlPart)[] {
+  return partsOf(parts, param, false, true);
+}
+
+function imageUrlOf(p: Record<string, unknown>, at: string): ImageUrlPart {
+  const image = p.image_url;
+  if (!isObject(image) || typeof image.url !== "string" || image.url === "")
+    throw invalid(`${at}.image_url.url`, `Invalid '${at}.image_url.url': expected a URL string.`);
+  return { type: "image_url", image_url: { url: image.url } };
+}
+
+function partsOf(
+  parts: unknown,
+  param: string,
+  allowRefusal: boolean,
+  allowImages: boolean,
+): string | (ContentPart | ImageUrlPart)[] {
   if (typeof parts === "string") return parts;
   if (!Array.isArray(parts))
     throw invalid(
       param,
       `Invalid type for '${param}': expected a string or an array of content parts, but got ${describe(parts)}.`,
     );
-  return parts.map((p: unknown, j): ContentPart => {
+  return parts.map((p: unknown, j): ContentPart | ImageUrlPart => {
     const at = `${param}[${j}]`;
     if (!isObject(p))
       throw invalid(at, `Invalid type for '${at}': expected a content part object, but got ${describe(p)}.`);
     if (p.type === "text" && typeof p.text === "string") return { type: "text", text: p.text };
     if (allowRefusal && p.type === "refusal" && typeof p.refusal === "string") return { type: "text", text: p.refusal };
+    if (p.type === "image_url" && allowImages) return imageUrlOf(p, at);
     if (p.type === "image_url")
-      throw unsupported(at, `Invalid content part '${at}': image input is not supported: this model is text-only.`);
+      throw invalid(at, `Invalid content part '${at}': images are read in user messages only.`);
     if (p.type === "input_audio")
-      throw unsupported(at, `Invalid content part '${at}': audio input is not supported: this model is text-only.`);
+      throw unsupported(
+        at,
+        `Invalid content part '${at}': audio input is not supported: toolwright reads text and images.`,
+      );
     if (p.type === "file")
-      throw unsupported(at, `Invalid content part '${at}': file input is not supported: this model is text-only.`);
+      throw unsupported(
+        at,
+        `Invalid content part '${at}': file input is not supported: send images as image_url parts.`,
+      );
     throw invalid(
       at,
       `Invalid content part '${at}': type ${JSON.stringify(p.type)} is not one of ` +
@@ -160,10 +188,9 @@ function messagesOf(value: unknown): ChatMessage[] {
       case "developer":
         return { role: m.role, content: textOf(m.content, content, false) };
       case "user":
-        return { role: "user", content: textOf(m.content, content, false) };
+        return { role: "user", content: userContentOf(m.content, content) };
       case "assistant": {
-        if (given(m.audio))
-          throw unsupported(`${at}.audio`, `Invalid '${at}.audio': audio is not supported: this model is text-only.`);
+        if (given(m.audio)) throw unsupported(`${at}.audio`, `Invalid '${at}.audio': toolwright does not take audio.`);
         if (given(m.function_call))
           throw unsupported(
             `${at}.function_call`,

@@ -12,6 +12,9 @@ import { ChatStreamParser } from "../chat/chat-parser.js";
 import { generateChatParams } from "../chat/generate.js";
 import type { ChatDelta, ChatParams, ChatRequest } from "../chat/types.js";
 import { fitPrompt } from "./context-fit.js";
+import { readImage } from "./images.js";
+import { hasImages, type ImageSource, imagesToMarkers } from "../chat/media-parts.js";
+import { MediaError, type MediaPrompt } from "../runtime/projector.js";
 import { type CallRoom, requiredCallRoom } from "./call-room.js";
 import { afterReasoningClosed, chatGrammar, strictGrammar } from "./grammar.js";
 import { ReasoningBudget } from "./reasoning-budget.js";
@@ -70,8 +73,10 @@ interface Turn {
   context: Context;
   plan: PlannedChat;
   params: ChatParams;
-  /** The prompt's tokens. */
+  /** The prompt's tokens (image placeholders included). */
   prompt: Int32Array;
+  /** The prompt's images, if it has any. */
+  media: MediaPrompt | undefined;
   parser: ChatStreamParser;
   budget: ReasoningBudget;
   stop: string[];
@@ -96,21 +101,51 @@ async function fittedPrompt(
 ) {
   const model = context.model;
   const bos = model.specialTokens.bos >= 0 ? model.detokenize([model.specialTokens.bos]) : "";
+  const images = new Map<ImageSource, Promise<Uint8Array>>(); // read once, however often the prompt is fitted
+  const mediaOf = new Map<Int32Array, MediaPrompt>(); // fitPrompt may render several times: each prompt's images
   const render = async (list: ChatMessage[]) => {
-    const rendered = paramsFor(plan, prepared, list, firstTurn);
+    const marked = hasImages(list)
+      ? imagesToMarkers(list, markerOf(model, plan.where), `${plan.where}.messages`)
+      : undefined;
+    const rendered = paramsFor(plan, prepared, marked?.messages ?? list, firstTurn);
     // Most templates write BOS themselves: do not add a second one.
     const addSpecial = !(bos !== "" && rendered.prompt.startsWith(bos));
-    return { params: rendered, tokens: await model.tokenizeAsync(rendered.prompt, { addSpecial, parseSpecial: true }) };
+    if (marked === undefined || marked.images.length === 0) {
+      return {
+        params: rendered,
+        tokens: await model.tokenizeAsync(rendered.prompt, { addSpecial, parseSpecial: true }),
+      };
+    }
+    for (const source of marked.images) if (!images.has(source)) images.set(source, readImage(source));
+    const bytes = await Promise.all(marked.images.map((source) => images.get(source) as Promise<Uint8Array>));
+    const media = await model.tokenizeWithImages(rendered.prompt, bytes, { addSpecial, parseSpecial: true });
+    mediaOf.set(media.tokens, media);
+    return { params: rendered, tokens: media.tokens };
   };
   // A prompt that does not fit fails, or loses its oldest turns (plan.contextOverflow); the
   // truncation leaves room for a quarter of the context or maxTokens, whichever is less.
-  return fitPrompt(messages, render, {
+  const fitted = await fitPrompt(messages, render, {
     contextSize: context.contextSize,
     reserve: Math.min(plan.maxTokens, Math.floor(context.contextSize / 4)),
     overflow: plan.contextOverflow ?? "error",
     where: plan.where,
     trainContextSize: model.info.trainContextSize,
   });
+  return { ...fitted, media: mediaOf.get(fitted.tokens) };
+}
+
+/** The projector's image marker, or a MediaError when the model reads no images. */
+function markerOf(model: Context["model"], where: string): string {
+  const marker = model.projector?.marker;
+  if (marker === undefined) {
+    throw new MediaError(
+      `${where}: the messages have images, but model "${model.path}" has no projector to read them: ` +
+        `load it with loadModel(path, { projector: "mmproj….gguf" })`,
+      "TOOLWRIGHT_NO_PROJECTOR",
+      "TOOLWRIGHT_NO_PROJECTOR",
+    );
+  }
+  return marker;
 }
 
 /**
@@ -139,7 +174,13 @@ function reasoningCloseBy(maxTokens: number, shortest: number): number {
 }
 
 /** The shared state of a turn over a fitted prompt. */
-function startTurn(context: Context, plan: PlannedChat, params: ChatParams, prompt: Int32Array): Turn {
+function startTurn(
+  context: Context,
+  plan: PlannedChat,
+  params: ChatParams,
+  prompt: Int32Array,
+  media: MediaPrompt | undefined,
+): Turn {
   const model = context.model;
   const tokenize = (text: string) => model.tokenize(text, { addSpecial: false, parseSpecial: true });
   const room: CallRoom | null = checkedCallRoom(plan, params, tokenize);
@@ -149,6 +190,7 @@ function startTurn(context: Context, plan: PlannedChat, params: ChatParams, prom
     plan,
     params,
     prompt,
+    media,
     parser: new ChatStreamParser(params),
     budget: new ReasoningBudget(
       plan.reasoningBudget,
@@ -176,6 +218,7 @@ async function* generate(
   const { plan, parser } = turn;
   const generation = turn.context.generate({
     tokens,
+    ...(turn.media ? { media: turn.media } : {}),
     maxTokens,
     stop: turn.stop,
     ...(plan.options.sampling ? { sampling: plan.options.sampling } : {}),
@@ -282,7 +325,7 @@ export async function* runStep(
   firstTurn = true,
 ): AsyncGenerator<ChatDelta, StepOutcome, undefined> {
   const fitted = await fittedPrompt(context, plan, prepared, messages, firstTurn);
-  const turn = startTurn(context, plan, fitted.params, fitted.tokens);
+  const turn = startTurn(context, plan, fitted.params, fitted.tokens, fitted.media);
   const genStart = performance.now();
   const generatedFirst = yield* generateFirst(turn);
   if (turn.forced) yield* closeReasoning(turn, generatedFirst);

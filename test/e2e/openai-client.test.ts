@@ -167,8 +167,8 @@ describe("createOpenAIClient", () => {
     { label: "n > 1", body: { n: 3 }, param: "n" },
     { label: "audio", body: { audio: { voice: "alloy", format: "wav" } }, param: "audio" },
     {
-      label: "an image part",
-      body: { messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: "https://x/y.png" } }] }] },
+      label: "an image part outside a user message",
+      body: { messages: [{ role: "system", content: [{ type: "image_url", image_url: { url: "https://x/y.png" } }] }] },
       param: "messages[0].content[0]",
     },
     { label: "a custom tool", body: { tools: [{ type: "custom", custom: { name: "grep" } }] }, param: "tools[0].type" },
@@ -188,6 +188,15 @@ describe("createOpenAIClient", () => {
     expect(e).toBeInstanceOf(ChatCompletionError);
     expect(e).toMatchObject({ status: 400, param, type: "invalid_request_error", code: "TOOLWRIGHT_INVALID_REQUEST" });
     expect((e as ChatCompletionError).toJSON().error.param).toBe(param);
+  });
+
+  it("refuses an image for a model without a projector with a 400 naming messages", async () => {
+    const url = "data:image/png;base64,AA==";
+    const e = await client.chat.completions
+      .create({ model: "local", messages: [{ role: "user", content: [{ type: "image_url", image_url: { url } }] }] })
+      .catch((err: unknown) => err);
+    expect(e).toBeInstanceOf(ChatCompletionError);
+    expect(e).toMatchObject({ status: 400, param: "messages", code: "TOOLWRIGHT_NO_PROJECTOR" });
   });
 
   it("types: OpenAI's shapes only", async () => {

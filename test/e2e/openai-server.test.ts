@@ -327,8 +327,8 @@ describe("auth and errors", () => {
           { role: "user", content: [{ type: "image_url", image_url: { url: "data:image/png;base64,AA==" } }] },
         ],
       },
-      param: "messages[0].content[0]",
-      message: /text-only/,
+      param: "messages",
+      message: /has no projector/,
     },
     {
       label: "a custom tool",

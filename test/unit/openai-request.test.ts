@@ -14,6 +14,31 @@ const fn = (name: string, extra: Record<string, unknown> = {}) => ({
 
 const MAPPED: { label: string; params: Record<string, unknown>; expected: Record<string, unknown> }[] = [
   { label: "max_tokens", params: { max_tokens: 7 }, expected: { maxTokens: 7 } },
+  {
+    label: "a user message's image_url part",
+    params: {
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "What is this?" },
+            { type: "image_url", image_url: { url: "data:image/png;base64,AA==", detail: "high" } },
+          ],
+        },
+      ],
+    },
+    expected: {
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "What is this?" },
+            { type: "image_url", image_url: { url: "data:image/png;base64,AA==" } },
+          ],
+        },
+      ],
+    },
+  },
   { label: "max_completion_tokens", params: { max_completion_tokens: 9 }, expected: { maxTokens: 9 } },
   {
     label: "sampling",
@@ -128,6 +153,18 @@ const REFUSED: { label: string; params: Record<string, unknown>; param: string |
     params: { messages: [{ role: "user", content: [{ type: "input_audio", input_audio: {} }] }] },
     param: "messages[0].content[0]",
     message: /audio input/,
+  },
+  {
+    label: "an image part in a system message",
+    params: { messages: [{ role: "system", content: [{ type: "image_url", image_url: { url: "x.png" } }] }] },
+    param: "messages[0].content[0]",
+    message: /user messages only/,
+  },
+  {
+    label: "an image part without its url",
+    params: { messages: [{ role: "user", content: [{ type: "image_url", image_url: {} }] }] },
+    param: "messages[0].content[0].image_url.url",
+    message: /expected a URL string/,
   },
   {
     label: "a file part",

@@ -177,7 +177,7 @@ const badMessages: Bad[] = [
     name: "an unknown content part type",
     messages: [{ role: "user", content: [{ type: "txt", text: "x" }] }],
     error: TypeError,
-    message: /options.messages\[0\].content\[0\].type must be "text", got "txt"/,
+    message: /options.messages\[0\].content\[0\].type must be "text", "image_url" or "image", got "txt"/,
   },
   {
     name: "a text part without text",
@@ -186,27 +186,31 @@ const badMessages: Bad[] = [
     message: /options.messages\[0\].content\[0\].text must be a string, got undefined/,
   },
   {
-    name: "an image part",
+    name: "an image part outside a user message",
+    messages: [{ role: "system", content: [{ type: "image_url", image_url: { url: "data:" } }] }],
+    error: RangeError,
+    message:
+      /options.messages\[0\].content\[0\] is an image part \(type "image_url"\): only user messages carry images/,
+  },
+  {
+    name: "an image part without its url",
     messages: [
       {
         role: "user",
         content: [
           { type: "text", text: "what is this?" },
-          { type: "image_url", image_url: { url: "data:" } },
+          { type: "image_url", image_url: {} },
         ],
       },
     ],
-    error: RangeError,
-    message: new RegExp(
-      /options.messages\[0\].content\[1\] is an image part \(type "image_url"\): /.source +
-        /toolwright runs text-only models, which cannot read images/.source,
-    ),
+    error: TypeError,
+    message: /options.messages\[0\].content\[1\].image_url.url must be a data URL, a file path or a file: URL/,
   },
   {
     name: "an audio part",
     messages: [{ role: "user", content: [{ type: "input_audio" }] }],
     error: RangeError,
-    message: /options.messages\[0\].content\[0\] is a "input_audio" part: toolwright runs text-only models/,
+    message: /options.messages\[0\].content\[0\] is a "input_audio" part: toolwright reads text and images/,
   },
   {
     name: "a tool message without tool_call_id",
