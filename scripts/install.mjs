@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // npm `install` hook: use the prebuilt addon for this platform when one loads (prebuilds/ in a
 // clone, or the platform package @toolwright/<platform>-<arch>[-variant] that npm installed from the
-// optionalDependencies), otherwise build it from source (scripts/build-native.mjs). An installed package builds in the user's cache
-// (~/.cache/toolwright, see scripts/build-layout.mjs) and gets only addon/toolwright.node; the
-// build tooling (cmake-js) is fetched then, into the same cache (scripts/build-tools.mjs).
+// optionalDependencies), otherwise build it from source (scripts/build-native.mjs). An installed
+// package builds in the user's cache (~/.cache/toolwright, see scripts/build-layout.mjs) and gets
+// only addon/toolwright.node; the build tooling (cmake-js) is fetched then, into the same cache
+// (scripts/build-tools.mjs).
 //
 //   TOOLWRIGHT_SKIP_BUILD=1   do nothing (e.g. only the TypeScript parts are needed)
 //   TOOLWRIGHT_FORCE_BUILD=1  build from source even when a prebuilt binary exists

@@ -62,7 +62,7 @@ export function platformManifest(folder, files, main) {
   return {
     name: `${TABLE.packageScope}/${folder}`,
     version: main.version,
-    description: `The ${label} build of ${main.name}'s native addon for ${platform}-${arch} (installed by ${main.name}).`,
+    description: `The ${label} build of ${main.name}'s native addon for ${platform}-${arch}.`,
     license: main.license,
     ...(main.author ? { author: main.author } : {}),
     ...(main.homepage ? { homepage: main.homepage } : {}),

@@ -260,7 +260,7 @@ function packPlatformLayout(dir, tarball, facts, prebuild) {
   const source = prebuild ? join(ROOT, "prebuilds", PLATFORM_DIR) : undefined;
   if (source) for (const f of readdirSync(source)) copyFileSync(join(source, f), join(prebuilds, PLATFORM_DIR, f));
   else copyFileSync(localBuild(), join(prebuilds, PLATFORM_DIR, "toolwright.node"));
-  /** @type {{ name: string, dir: string }[]} */
+  /** @type {import("./platform-packages.mjs").MadePackage[]} */
   let made = [];
   const main = repack(dir, tarball, (pkg) => {
     rmSync(join(pkg, "prebuilds"), { recursive: true, force: true });

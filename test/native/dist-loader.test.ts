@@ -153,7 +153,11 @@ describe("platform packages", () => {
     delete process.env.TOOLWRIGHT_VARIANT;
     const root = packageRoot([base]);
     // Declared: the three Linux-like variants; installed: cuda and the default; metal neither.
-    withPlatformPackages(root, { [`${base}-cuda`]: version, [base]: version }, [`${base}-cuda`, `${base}-vulkan`, base]);
+    withPlatformPackages(root, { [`${base}-cuda`]: version, [base]: version }, [
+      `${base}-cuda`,
+      `${base}-vulkan`,
+      base,
+    ]);
     expect(addonCandidates(root)).toEqual([
       inPackage(root, `${base}-cuda`),
       `@toolwright/${base}-vulkan`,
