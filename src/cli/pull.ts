@@ -1,6 +1,6 @@
 /**
  * `toolwright pull hf:OWNER/REPO/FILE.gguf`: downloads a model from the Hugging Face hub (or a
- * mirror) into the local cache and prints its path; progress goes to stderr.
+ * mirror) into the Hugging Face hub cache and prints its path; progress goes to stderr.
  *
  * @example
  * const code = await runPull(["hf:Qwen/Qwen3-0.6B-GGUF/Qwen3-0.6B-Q8_0.gguf"], process);

@@ -67,7 +67,7 @@ describe("toolwright pull", () => {
     expect(r.stdout).toBe(`${snapshot(cache, "chat-Q4_K_M.gguf")}\n`);
   });
 
-  it("finds a model an earlier version pulled into TOOLWRIGHT_MODELS_DIR (TOOLWRIGHT_CACHE_LAYOUT=toolwright)", async () => {
+  it("finds what an earlier version pulled into TOOLWRIGHT_MODELS_DIR (layout toolwright)", async () => {
     const cache = freshCache();
     const older = join(`${cache}-legacy`, "hf", "toolwright-test", "Chat-GGUF", "main", FILE);
     process.env.TOOLWRIGHT_CACHE_LAYOUT = "toolwright";

@@ -147,7 +147,7 @@ describe("a model another tool put in the hub cache", () => {
 });
 
 describe("a pull into the hub cache", () => {
-  it("writes what a huggingface_hub reader accepts: ref = commit, snapshot link → blob named by its sha256", async () => {
+  it("writes what a huggingface_hub reader accepts: ref = commit, snapshot → blob named by sha256", async () => {
     const { hub, legacy } = fresh();
     const pulled = await pullModel(REF, { endpoint: server.endpoint, cacheDir: hub, legacyCacheDir: legacy });
     const commit = server.commit(REPO, "main");
