@@ -37,7 +37,8 @@ export interface PullModelOptions {
   legacyCacheDir?: string;
   /**
    * Where downloads go: "huggingface" (the hub cache, default) or "toolwright" (`legacyCacheDir`, as earlier
-   * versions did). The default is `$TOOLWRIGHT_CACHE_LAYOUT` when set.
+   * versions did). The default is `$TOOLWRIGHT_CACHE_LAYOUT` when set. A hub (a mirror) that names no commit
+   * (`X-Repo-Commit`) or sends an ETag that cannot name a file is downloaded from into `legacyCacheDir` too.
    */
   layout?: CacheLayout;
   /**
