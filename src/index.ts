@@ -45,7 +45,14 @@ export {
   addonVariants,
   serveRpc,
 } from "./runtime/index.js";
-export { pullModel, ModelDownloadError, modelCacheDir, isHfModelRef, parseHfModelRef } from "./runtime/index.js";
+export {
+  pullModel,
+  ModelDownloadError,
+  hfCacheDir,
+  modelCacheDir,
+  isHfModelRef,
+  parseHfModelRef,
+} from "./runtime/index.js";
 export { ContextOverflowError, estimateMemory } from "./runtime/index.js";
 export { grammarCacheStats, clearGrammarCache, setGrammarCacheLimit } from "./runtime/index.js";
 export type * from "./runtime/index.js";

@@ -25,8 +25,16 @@ export { Generation } from "./generation.js";
 export type { GenerateOptions, GeneratedToken, GenerationStats, StopReason } from "./generation.js";
 export type { SamplingOptions, GrammarOptions } from "./sampling.js";
 export { AbortError, ModelLoadError, ContextOverflowError } from "./errors.js";
-export { pullModel, ModelDownloadError, modelCacheDir, isHfModelRef, parseHfModelRef } from "./hub/index.js";
+export {
+  pullModel,
+  ModelDownloadError,
+  hfCacheDir,
+  modelCacheDir,
+  isHfModelRef,
+  parseHfModelRef,
+} from "./hub/index.js";
 export type {
+  CacheLayout,
   PullModelOptions,
   PulledModel,
   DownloadProgress,
