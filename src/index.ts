@@ -46,7 +46,7 @@ export {
   serveRpc,
 } from "./runtime/index.js";
 export { pullModel, ModelDownloadError, modelCacheDir, isHfModelRef, parseHfModelRef } from "./runtime/index.js";
-export { ContextOverflowError, estimateMemory } from "./runtime/index.js";
+export { ContextOverflowError, NotARerankerError, estimateMemory } from "./runtime/index.js";
 export { grammarCacheStats, clearGrammarCache, setGrammarCacheLimit } from "./runtime/index.js";
 export type * from "./runtime/index.js";
 export { ChatTemplate, TemplateError, TemplateRuntimeError, TemplateSyntaxError } from "./template/index.js";
