@@ -1,12 +1,13 @@
 /**
- * Random-weight BERT models for the reranking tests: a cross-encoder with llama.cpp's rank head
+ * Random-weight models for the reranking tests: a BERT cross-encoder with llama.cpp's rank head
  * (pooling type rank, the `cls` and `cls.output` classifier tensors), or the same encoder without
  * the head (an embedding model, pooling mean), from a real WordPiece vocabulary
- * (deps/llama.cpp/models/ggml-vocab-bert-bge.gguf).
+ * (deps/llama.cpp/models/ggml-vocab-bert-bge.gguf); and a decoder reranker shaped like Qwen3-Reranker.
  */
 import { GgmlType } from "../../src/runtime/gguf/ggml-types.js";
 import { Xoshiro128 } from "../../src/runtime/gguf/random.js";
 import { readGguf } from "../../src/runtime/gguf/reader.js";
+import { readTensorBytes } from "../../src/runtime/gguf/tensor-data.js";
 import type { GgufValue } from "../../src/runtime/gguf/types.js";
 import { writeGguf, type GgufTensorSpec } from "../../src/runtime/gguf/writer.js";
 
@@ -94,5 +95,44 @@ export async function writeBertModel(vocabFile: string, outPath: string, options
   }
   // The head of a BERT cross-encoder: a dense layer (tanh) on the [CLS] vector, then one score.
   if (options.head === "rank") tensors.push(...linear("cls", n, n), ...linear("cls.output", n, 1));
+  await writeGguf(outPath, { metadata, tensors });
+}
+
+/**
+ * Writes a decoder reranker shaped like Qwen3-Reranker as llama.cpp converts it: the llama test model at
+ * `llamaPath` as a qwen3 (plus its per-head q/k norms, all ones), pooling type rank, a `cls.output` head of two
+ * labels ("yes", "no": llama.cpp scores the softmax of the last token's) and a rerank prompt.
+ *
+ * @example
+ * await writeQwen3Reranker(await ensureTestModel({ vocab: "qwen2" }), "qwen3-reranker.gguf", "{query}|{document}");
+ */
+export async function writeQwen3Reranker(llamaPath: string, outPath: string, rerankTemplate: string): Promise<void> {
+  const file = await readGguf(llamaPath);
+  const metadata = new Map<string, GgufValue>();
+  for (const [key, value] of file.metadata) {
+    if (key === "general.architecture") metadata.set(key, { type: "string", value: "qwen3" });
+    else if (key.startsWith("llama.")) metadata.set(`qwen3.${key.slice("llama.".length)}`, value);
+    else if (!key.startsWith("tokenizer.chat_template")) metadata.set(key, value);
+  }
+  metadata.set("qwen3.pooling_type", { type: "uint32", value: POOLING.rank });
+  metadata.set("qwen3.classifier.output_labels", { type: "array", itemType: "string", value: ["yes", "no"] });
+  metadata.set("tokenizer.chat_template.rerank", { type: "string", value: rerankTemplate });
+  const number = (key: string) => Number(file.metadata.get(key)?.value ?? 0);
+  const n = number("llama.embedding_length");
+  const headDim = n / number("llama.attention.head_count");
+  const tensors: GgufTensorSpec[] = [];
+  for (const t of file.tensors)
+    tensors.push({ name: t.name, shape: t.shape, type: t.type, data: await readTensorBytes(file, t) });
+  for (let il = 0; il < number("llama.block_count"); il++)
+    for (const norm of ["attn_q_norm", "attn_k_norm"])
+      tensors.push({
+        name: `blk.${il}.${norm}.weight`,
+        shape: [headDim],
+        type: GgmlType.F32,
+        data: new Float32Array(headDim).fill(1),
+      });
+  const head = new Float32Array(n * 2);
+  new Xoshiro128(1, "cls.output.weight").fillUniform(head, 1);
+  tensors.push({ name: "cls.output.weight", shape: [n, 2], type: GgmlType.F32, data: head });
   await writeGguf(outPath, { metadata, tensors });
 }

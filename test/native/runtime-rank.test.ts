@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AbortError, ContextOverflowError, NotARerankerError, loadModel, type Model } from "../../src/index.js";
 import { loadNative } from "../../src/runtime/binding.js";
-import { writeBertModel } from "../helpers/reranker-model.js";
+import { writeBertModel, writeQwen3Reranker } from "../helpers/reranker-model.js";
 import { ensureTestModel, vocabPath } from "../helpers/test-models.js";
 
 const dir = mkdtempSync(join(tmpdir(), "toolwright-rank-"));
@@ -131,6 +131,37 @@ describe("pair formatting", () => {
       expect(Math.abs(withPrompt! - without!)).toBeGreaterThan(TOLERANCE);
     } finally {
       templated.dispose();
+    }
+  });
+});
+
+describe("a decoder reranker (Qwen3-Reranker's shape: last token, a yes/no head, a rerank prompt)", () => {
+  const PROMPT = "<|im_start|>user\n<Query>: {query}\n<Document>: {document}<|im_end|>\n<|im_start|>assistant\n";
+  let qwen: Model;
+  beforeAll(async () => {
+    const path = join(dir, "qwen3-reranker.gguf");
+    await writeQwen3Reranker(await ensureTestModel({ vocab: "qwen2" }), path, PROMPT);
+    qwen = await loadModel(path, { gpu: false });
+  });
+  afterAll(() => qwen?.dispose());
+
+  it("pairs are its prompt with special tokens parsed; scores are the softmax's 'yes', in (0, 1)", async () => {
+    const tokens = Array.from(qwen.rankTokens("a cat", "the mat"));
+    const imStart = qwen.tokenize("<|im_start|>", { addSpecial: false, parseSpecial: true });
+    expect(imStart).toHaveLength(1);
+    expect(tokens.filter((t) => t === imStart[0])).toHaveLength(2);
+    const scores = await qwen.rank(QUERY, DOCUMENTS);
+    expect(scores).toHaveLength(DOCUMENTS.length);
+    for (const s of scores) expect(s > 0 && s < 1).toBe(true);
+    expect(new Set(scores).size).toBe(DOCUMENTS.length);
+  });
+
+  it("a pair scored alone equals the same pair in a batch (causal sequences side by side)", async () => {
+    const batch = await qwen.rank(QUERY, DOCUMENTS);
+    for (const [i, document] of DOCUMENTS.entries()) {
+      const [alone] = await qwen.rank(QUERY, [document]);
+      // Its q8_0 weights: matrix kernels of other batch shapes round differently (about 1e-4 here).
+      expect(Math.abs(alone! - batch[i]!)).toBeLessThan(1e-3);
     }
   });
 });
