@@ -64,7 +64,7 @@ async function post(body: unknown, path = "/v1/rerank", base = url): Promise<{ s
 }
 
 describe("/v1/rerank", () => {
-  it("every document, best first, each index mapping back to its document's score; usage counts the pairs", async () => {
+  it("every document, best first, each index mapping back to its score; usage counts the pairs", async () => {
     const scores = await reranker.rank(QUERY, DOCUMENTS);
     const { status, body } = await post({ model: "ranker", query: QUERY, documents: DOCUMENTS });
     expect(status).toBe(200);
