@@ -41,6 +41,8 @@ export const ERROR_CODES = {
   TOOLWRIGHT_DETOKENIZE_FAILED: "the tokens could not be turned into text",
   TOOLWRIGHT_INVALID_GRAMMAR: "a grammar given to the sampler is not valid GBNF",
   TOOLWRIGHT_DISPOSED: "the model or context was disposed before or during the operation",
+  TOOLWRIGHT_NOT_A_RERANKER:
+    "rank() on a model without a rank head (pooling type rank and a classifier: cls or cls.output tensors)",
   TOOLWRIGHT_TEMPLATE_SYNTAX: "a chat template does not compile",
   TOOLWRIGHT_TEMPLATE_RUNTIME: "a chat template fails while rendering, as Python Jinja2 would",
   TOOLWRIGHT_TEMPLATE_RAISED: "a chat template refused the conversation (raise_exception)",

@@ -53,7 +53,7 @@ export {
   isHfModelRef,
   parseHfModelRef,
 } from "./runtime/index.js";
-export { ContextOverflowError, estimateMemory } from "./runtime/index.js";
+export { ContextOverflowError, NotARerankerError, estimateMemory } from "./runtime/index.js";
 export { grammarCacheStats, clearGrammarCache, setGrammarCacheLimit } from "./runtime/index.js";
 export type * from "./runtime/index.js";
 export { ChatTemplate, TemplateError, TemplateRuntimeError, TemplateSyntaxError } from "./template/index.js";

@@ -91,6 +91,7 @@ export const SERVE_USAGE = `Usage: toolwright serve <model.gguf | hf:OWNER/REPO/
 Serves the model over HTTP with OpenAI's chat-completions API:
   POST /v1/chat/completions   (stream: true for server-sent events)
   POST /v1/embeddings
+  POST /v1/rerank             (a reranker model: llama-server's rerank API)
   GET  /v1/models, GET /health
 Point an OpenAI client at http://HOST:PORT/v1. A request's 'model' is the model
 id or an --alias (another name is a 404); a request without one gets the loaded
@@ -270,6 +271,9 @@ export async function runServe(argv: readonly string[], io: ServeIo): Promise<nu
       embed: (texts: readonly string[], options?: { signal?: AbortSignal }) => model.embed(texts, options),
       tokenize: (text: string) => model.tokenize(text),
       detokenize: (tokens: ArrayLike<number>) => model.detokenize(tokens),
+      rank: (query: string, documents: readonly string[], options?: { signal?: AbortSignal }) =>
+        model.rank(query, documents, options),
+      rankTokens: (query: string, document: string) => model.rankTokens(query, document),
     };
     const [alias, ...aliases] = args.aliases;
     const server = createServer(backend, {

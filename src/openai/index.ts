@@ -22,6 +22,7 @@ export type {
   OpenAIClientOptions,
 } from "./client.js";
 export type { EmbeddingBackend } from "./embeddings.js";
+export type { RerankBackend, RerankCreateParams, RerankResponse, RerankResult } from "./rerank.js";
 export { ChatCompletionError, toChatCompletionError } from "./errors.js";
 export type { ChatCompletionErrorBody, ChatCompletionErrorType } from "./errors.js";
 export type * from "./types.js";

@@ -71,6 +71,30 @@ export class ContextOverflowError extends ToolwrightError<"TOOLWRIGHT_CONTEXT_OV
 }
 
 /**
+ * `model.rank()` on a model that is not a reranker: llama.cpp scores a query/document pair only
+ * with a rank head (the model's pooling type "rank" and a classifier, the `cls` or `cls.output`
+ * tensors). `reason` says which is missing. Thrown before anything is decoded.
+ *
+ * @example
+ * import { NotARerankerError, loadModel } from "toolwright";
+ * const model = await loadModel("model.gguf");
+ * try {
+ *   await model.rank("a query", ["a document"]);
+ * } catch (err) {
+ *   if (err instanceof NotARerankerError) console.log(err.reason);
+ * }
+ */
+export class NotARerankerError extends ToolwrightError<"TOOLWRIGHT_NOT_A_RERANKER"> {
+  override name = "NotARerankerError";
+  /** What the model lacks, e.g. "its pooling type is mean, not rank". */
+  readonly reason: string;
+  constructor(message: string, reason: string, options?: { cause?: unknown }) {
+    super(message, "TOOLWRIGHT_NOT_A_RERANKER", options);
+    this.reason = reason;
+  }
+}
+
+/**
  * How the addon's errors become toolwright's classes, by code: codes with a class of their own get
  * it; every other code of the table becomes a {@link ToolwrightError} with that code.
  */

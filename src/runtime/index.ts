@@ -24,7 +24,7 @@ export type { ContextOptions, ContextStats } from "./context.js";
 export { Generation } from "./generation.js";
 export type { GenerateOptions, GeneratedToken, GenerationStats, StopReason } from "./generation.js";
 export type { SamplingOptions, GrammarOptions } from "./sampling.js";
-export { AbortError, ModelLoadError, ContextOverflowError } from "./errors.js";
+export { AbortError, ModelLoadError, ContextOverflowError, NotARerankerError } from "./errors.js";
 export {
   pullModel,
   ModelDownloadError,
@@ -48,6 +48,7 @@ export type { AddonVariant } from "./variants.js";
 export { serveRpc } from "./rpc.js";
 export type { ServeRpcOptions, RpcServer } from "./rpc.js";
 export type { EmbedOptions, Pooling } from "./embedding.js";
+export type { RankOptions } from "./rank.js";
 export { grammarCacheStats, clearGrammarCache, setGrammarCacheLimit } from "./grammar-cache.js";
 export type { GrammarCacheStats } from "./grammar-cache.js";
 export { estimateMemory } from "./memory-estimate.js";

@@ -6,6 +6,7 @@ import { loadedAddon, loadNative, type NativeModel, type NativeSpecialTokens } f
 import { checkRpcServers, greetRpcServer } from "./rpc.js";
 import { Context, type ContextOptions } from "./context.js";
 import { Embedder, planEmbed, type EmbedOptions } from "./embedding.js";
+import { planRank, rankPairTokens, Ranker, type RankOptions } from "./rank.js";
 import { ToolwrightError } from "../errors.js";
 import { AbortError, ModelLoadError, awaitNative, callNative, disposedError, errorCode } from "./errors.js";
 import { GgufError } from "./gguf/errors.js";
@@ -343,6 +344,7 @@ export class Model {
   /** Weak, so a forgotten context can still be garbage-collected (and freed by its registry). */
   readonly #contexts = new Set<WeakRef<Context>>();
   #embedder: Embedder | undefined;
+  #ranker: Ranker | undefined;
 
   /** @internal Use {@link loadModel}. */
   constructor(native: NativeModel, path: string) {
@@ -589,6 +591,46 @@ export class Model {
     return typeof texts === "string" ? vectors[0]! : vectors;
   }
 
+  /**
+   * Scores how relevant each document is to `query` with a reranker (a model with llama.cpp's
+   * rank head, e.g. a BGE reranker): one score per document, in the documents' order (higher is
+   * more relevant; sort them yourself). Pairs are formatted as {@link Model.rankTokens} shows and
+   * batched on a worker thread. Calls on one model run one after another.
+   *
+   * @throws {NotARerankerError} before anything is decoded, when the model has no rank head;
+   * {@link ContextOverflowError} for a pair longer than `contextSize` tokens; {@link AbortError}
+   * when `signal` aborts; TypeError/RangeError for bad arguments.
+   * @example
+   * import { loadModel } from "toolwright";
+   * const model = await loadModel("bge-reranker-v2-m3.gguf");
+   * const documents = ["A cat is a small feline.", "Paris is in France."];
+   * const scores = await model.rank("what is a cat?", documents);
+   * const best = documents[scores.indexOf(Math.max(...scores))];
+   */
+  async rank(query: string, documents: readonly string[], options: RankOptions = {}): Promise<number[]> {
+    if (this.vocabOnly) throw new RangeError(`Model.rank: "${this.path}" was loaded with vocabOnly: it cannot rank`);
+    const { query: q, documents: list, plan } = planRank(query, documents, options, this.info.trainContextSize);
+    this.#ranker ??= new Ranker(() => this.native, this.path, this.metadata);
+    return this.#ranker.rank(this, q, list, plan);
+  }
+
+  /**
+   * The tokens {@link Model.rank} scores a query/document pair on, as llama.cpp's server formats
+   * them: the model's rerank prompt (`tokenizer.chat_template.rerank`, `{query}` and `{document}`
+   * filled in) when it has one, else BOS query EOS SEP document EOS with the special tokens the
+   * vocabulary adds ([CLS] query [SEP] document for a BERT vocabulary).
+   *
+   * @example
+   * import { loadModel } from "toolwright";
+   * const model = await loadModel("bge-reranker-v2-m3.gguf");
+   * console.log(model.detokenize(model.rankTokens("what is a cat?", "A cat is a small feline.")));
+   */
+  rankTokens(query: string, document: string): Int32Array {
+    checkString(query, "Model.rankTokens: query");
+    checkString(document, "Model.rankTokens: document");
+    return rankPairTokens(this, query, document);
+  }
+
   /** @internal Called by a context's dispose. */
   forgetContext(context: Context): void {
     for (const ref of this.#contexts) {
@@ -610,6 +652,8 @@ export class Model {
     this.#contexts.clear();
     this.#embedder?.dispose();
     this.#embedder = undefined;
+    this.#ranker?.dispose();
+    this.#ranker = undefined;
     registry.unregister(this);
     this.#native.dispose();
     this.#native = undefined;
