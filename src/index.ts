@@ -9,6 +9,8 @@
  * import { loadModel } from "toolwright";
  * const model = await loadModel("model.gguf");
  * const { message } = await model.chat({ messages: [{ role: "user", content: "Hi" }] });
+ *
+ * @module toolwright
  */
 export type * from "./types.js";
 export { ToolwrightError, ERROR_CODES, type ToolwrightErrorCode } from "./errors.js";

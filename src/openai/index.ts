@@ -11,6 +11,8 @@
  *   model: "local",
  *   messages: [{ role: "user", content: "Hi" }],
  * });
+ *
+ * @module toolwright/openai
  */
 export { createOpenAIClient } from "./client.js";
 export type {

@@ -342,7 +342,7 @@ export interface AddonAttempt {
 }
 type Attempt = AddonAttempt;
 
-/** Which addon binary {@link loadNative} chose, and why the ones before it were not used. */
+/** Which addon binary was loaded ({@link loadedAddon}), and why the ones before it were not used. */
 export interface LoadedAddon {
   path: string;
   /** Its variant: from its prebuild folder, else from the GPU backend compiled in ("cpu" without one). */
