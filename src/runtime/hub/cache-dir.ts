@@ -8,7 +8,6 @@
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 
-type Env = Record<string, string | undefined>;
 
 /** `~` and `~/…` as Python's `os.path.expanduser` reads them, then an absolute path. */
 function expandHome(path: string): string {
@@ -26,7 +25,7 @@ function expandHome(path: string): string {
  * import { hfCacheDir } from "toolwright";
  * console.log(hfCacheDir()); // /home/me/.cache/huggingface/hub
  */
-export function hfCacheDir(env: Env = process.env): string {
+export function hfCacheDir(env: Readonly<Record<string, string | undefined>> = process.env): string {
   const hubCache = env.HF_HUB_CACHE || env.HUGGINGFACE_HUB_CACHE;
   if (hubCache) return expandHome(hubCache);
   // huggingface_hub takes XDG_CACHE_HOME as it is (a relative one too), unlike toolwright's own folder.
@@ -43,7 +42,7 @@ export function hfCacheDir(env: Env = process.env): string {
  * import { modelCacheDir } from "toolwright";
  * console.log(modelCacheDir()); // /home/me/.cache/toolwright/models
  */
-export function modelCacheDir(env: Env = process.env): string {
+export function modelCacheDir(env: Readonly<Record<string, string | undefined>> = process.env): string {
   if (env.TOOLWRIGHT_MODELS_DIR) return resolve(env.TOOLWRIGHT_MODELS_DIR);
   if (env.TOOLWRIGHT_CACHE_DIR) return join(resolve(env.TOOLWRIGHT_CACHE_DIR), "models");
   // The XDG spec says a relative XDG_CACHE_HOME is invalid and must be ignored.
