@@ -9,9 +9,13 @@ import {
   type NativeSampler,
   type NativeSamplerOptions,
 } from "./binding.js";
+import { readFile, rename, unlink, writeFile } from "node:fs/promises";
+import { resolve } from "node:path";
 import { autoContextSize, freeMemoryFor } from "./context-size.js";
 import { defaultPoll, defaultThreads } from "./cpu-threads.js";
-import { awaitNative, callNative, disposedError, errorCode } from "./errors.js";
+import { SavedStateError, awaitNative, callNative, disposedError, errorCode } from "./errors.js";
+import { type LoraSpec, checkLoras } from "./lora.js";
+import { checkStateFits, decodeState, encodeState, modelFingerprint } from "./saved-state.js";
 import { estimateFromFacts } from "./memory-estimate.js";
 import { modelFacts } from "./model-facts.js";
 import {
@@ -33,6 +37,7 @@ export const CONTEXT_OPTION_KEYS: readonly string[] = [
   "poll",
   "sequences",
   "allowBeyondTraining",
+  "loras",
 ];
 
 /** The most sequences one context runs (llama.cpp's limit). */
@@ -87,6 +92,31 @@ export interface ContextOptions {
    * never trained on positions that far and the KV cache grows with it.
    */
   allowBeyondTraining?: boolean;
+  /**
+   * LoRA adapters applied from the start ({@link Context.setLoras}); default none.
+   *
+   * @example
+   * const adapter = await model.loadLora("adapter.gguf");
+   * const context = await model.createContext({ loras: [{ adapter, scale: 0.8 }] });
+   */
+  loras?: readonly LoraSpec[];
+}
+
+/** Options of {@link Context.saveState} and {@link Context.loadState}. */
+export interface StateOptions {
+  /**
+   * The sequence, 0 to `sequences - 1`. Default: for saveState, the sequence of the latest generation; for
+   * loadState, the free sequence least recently used.
+   */
+  sequence?: number;
+}
+
+/** What {@link Context.saveState} wrote or {@link Context.loadState} restored. */
+export interface SavedStateInfo {
+  /** The sequence it came from or went to. */
+  sequence: number;
+  /** The tokens of that sequence's cache: a prompt starting with them reuses them. */
+  tokens: Int32Array;
 }
 
 /** Cumulative token counts of a context (all generations on it). */
@@ -128,6 +158,7 @@ export class Context {
   #generating = 0;
   readonly #stats = { promptTokensEvaluated: 0, promptTokensReused: 0, tokensGenerated: 0 };
   readonly #host: GenerationHost;
+  #loras: readonly LoraSpec[] = [];
 
   /** @internal Use {@link Model.createContext}. */
   static async create(model: Model, options: ContextOptions = {}): Promise<Context> {
@@ -170,8 +201,18 @@ export class Context {
       poll: optInteger(o.poll, "createContext: options.poll", 0, 100) ?? defaultPoll(),
       ...defined("sequences", sequences),
     };
+    const loras = o.loras === undefined ? [] : checkLoras(o.loras, "createContext: options.loras", model);
     const native = await awaitNative(() => loadNative().Context.create(model.native, nativeOptions));
-    return new Context(model, native);
+    const context = new Context(model, native);
+    if (loras.length > 0) {
+      try {
+        await context.#applyLoras(loras);
+      } catch (err) {
+        context.dispose();
+        throw err;
+      }
+    }
+    return context;
   }
 
   private constructor(model: Model, native: NativeContext) {
@@ -361,6 +402,115 @@ export class Context {
   }
 
   /**
+   * The LoRA adapters applied, with their scales (empty: the base weights).
+   *
+   * @example
+   * console.log(context.loras.map(({ adapter, scale }) => `${adapter.path} x${scale}`));
+   */
+  get loras(): readonly LoraSpec[] {
+    return this.#loras;
+  }
+
+  /**
+   * Applies these LoRA adapters (of this context's model) with their scales, replacing the ones
+   * applied before; `[]` goes back to the base weights. A changed set empties the cache (its tokens were
+   * computed under other weights). Rejects (code TOOLWRIGHT_CONTEXT_BUSY) while a generation runs.
+   *
+   * @example
+   * const adapter = await model.loadLora("adapter.gguf");
+   * await context.setLoras([{ adapter, scale: 1 }]);
+   * await context.setLoras([]); // the base model again
+   */
+  async setLoras(loras: readonly LoraSpec[]): Promise<void> {
+    const checked = checkLoras(loras, "Context.setLoras: loras", this.model);
+    this.#idle("Context.setLoras");
+    await this.#applyLoras(checked);
+  }
+
+  async #applyLoras(loras: ReturnType<typeof checkLoras>): Promise<void> {
+    await awaitNative(() => this.native.setLoras(loras.map(({ adapter, scale }) => ({ adapter, scale }))));
+    this.#loras = Object.freeze(loras.map(({ spec }) => Object.freeze({ ...spec })));
+  }
+
+  /** The applied adapters as a state file records them. */
+  #loraNames(): string[] {
+    return this.#loras.map(({ adapter, scale }) => `${resolve(adapter.path)}@${scale ?? 1}`);
+  }
+
+  /**
+   * Writes one sequence's KV cache and its tokens to `path` (written to a temporary file, then renamed), with
+   * a header naming the model and adapters, so {@link Context.loadState} can restore it later, in another
+   * context or process, without evaluating those tokens again. Rejects (code TOOLWRIGHT_CONTEXT_BUSY) while a
+   * generation runs on that sequence.
+   *
+   * @example
+   * await context.generate({ prompt: longSystemPrompt, maxTokens: 0 }).text();
+   * await context.saveState("system-prompt.state");
+   */
+  async saveState(path: string, options: StateOptions = {}): Promise<SavedStateInfo> {
+    const file = checkPath(path, "Context.saveState: path");
+    const sequence = this.#sequenceOption(options, "Context.saveState");
+    const saved = await awaitNative(() => this.native.saveSequence(sequence ?? -1));
+    const chunks = encodeState(await modelFingerprint(this.model), this.#loraNames(), saved.tokens, saved.data);
+    const temporary = `${file}.${process.pid}.tmp`;
+    try {
+      await writeFile(temporary, chunks);
+      await rename(temporary, file);
+    } catch (err) {
+      await unlink(temporary).catch(() => undefined);
+      throw err;
+    }
+    return { sequence: saved.sequence, tokens: saved.tokens };
+  }
+
+  /**
+   * Restores a state {@link Context.saveState} wrote onto a sequence, replacing what it held: a prompt that
+   * starts with the restored tokens reuses them instead of evaluating them. Throws a {@link SavedStateError}
+   * naming the path: ENOENT, TOOLWRIGHT_STATE_INVALID (not a state file, another format version, truncated or
+   * corrupt) or TOOLWRIGHT_STATE_MISMATCH (another model, other LoRA adapters, more tokens than the context).
+   *
+   * @example
+   * await context.loadState("system-prompt.state");
+   * await context.generate({ prompt: longSystemPrompt + question }).text(); // evaluates only the question
+   */
+  async loadState(path: string, options: StateOptions = {}): Promise<SavedStateInfo> {
+    const file = checkPath(path, "Context.loadState: path");
+    const requested = this.#sequenceOption(options, "Context.loadState");
+    this.native;
+    let bytes: Buffer;
+    try {
+      bytes = await readFile(file);
+    } catch (err) {
+      const code = errorCode(err) === "ENOENT" ? "ENOENT" : "TOOLWRIGHT_STATE_INVALID";
+      throw new SavedStateError(`Cannot restore "${file}": ${(err as Error).message}`, code, file, { cause: err });
+    }
+    const state = decodeState(bytes, file);
+    checkStateFits(state.header, await modelFingerprint(this.model), this.#loraNames(), this.contextSize, file);
+    let sequence: number;
+    try {
+      sequence = await awaitNative(() => this.native.restoreSequence(requested ?? -1, state.tokens, state.data));
+    } catch (err) {
+      const code = errorCode(err);
+      if (code !== "TOOLWRIGHT_STATE_INVALID" && code !== "TOOLWRIGHT_STATE_MISMATCH") throw err;
+      throw new SavedStateError(`Cannot restore "${file}": ${(err as Error).message}`, code, file, { cause: err });
+    }
+    return { sequence, tokens: state.tokens };
+  }
+
+  #sequenceOption(options: StateOptions, method: string): number | undefined {
+    const o = checkObject(options, `${method}: options`);
+    checkKeys(o, ["sequence"], `${method}: options`);
+    return optInteger(o.sequence, `${method}: options.sequence`, 0, this.sequences - 1);
+  }
+
+  /** No generation runs (adapters change every sequence's weights). */
+  #idle(method: string): void {
+    if (this.#generating > 0) {
+      throw new ToolwrightError(`${method}: a generation is running on this context`, "TOOLWRIGHT_CONTEXT_BUSY");
+    }
+  }
+
+  /**
    * Frees the KV cache. Idempotent; a step still running finishes first (natively).
    *
    * @example
@@ -393,6 +543,12 @@ export class Context {
   [Symbol.dispose](): void {
     this.dispose();
   }
+}
+
+function checkPath(path: unknown, name: string): string {
+  if (typeof path !== "string") throw new TypeError(`${name} must be a string, got ${describe(path)}`);
+  if (path === "") throw new RangeError(`${name} must not be empty`);
+  return path;
 }
 
 function defined<K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> {

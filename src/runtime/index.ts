@@ -20,11 +20,13 @@ export type {
 export { listDevices } from "./devices.js";
 export type { DeviceInfo, GpuOption, ModelPlacement } from "./devices.js";
 export { Context } from "./context.js";
-export type { ContextOptions, ContextStats } from "./context.js";
+export type { ContextOptions, ContextStats, StateOptions, SavedStateInfo } from "./context.js";
+export { LoraAdapter } from "./lora.js";
+export type { LoraSpec } from "./lora.js";
 export { Generation } from "./generation.js";
 export type { GenerateOptions, GeneratedToken, GenerationStats, StopReason } from "./generation.js";
 export type { SamplingOptions, GrammarOptions } from "./sampling.js";
-export { AbortError, ModelLoadError, ContextOverflowError } from "./errors.js";
+export { AbortError, ModelLoadError, ContextOverflowError, LoraError, SavedStateError } from "./errors.js";
 export { pullModel, ModelDownloadError, modelCacheDir, isHfModelRef, parseHfModelRef } from "./hub/index.js";
 export type {
   PullModelOptions,
