@@ -451,7 +451,7 @@ export class Context {
     const file = checkPath(path, "Context.saveState: path");
     const sequence = this.#sequenceOption(options, "Context.saveState");
     const saved = await awaitNative(() => this.native.saveSequence(sequence ?? -1));
-    const chunks = encodeState(await modelFingerprint(this.model), this.#loraNames(), saved.tokens, saved.data);
+    const chunks = encodeState(await modelFingerprint(this.model), this.#loraNames(), this.sequences, saved.tokens, saved.data);
     const temporary = `${file}.${process.pid}.tmp`;
     try {
       await writeFile(temporary, chunks);
@@ -485,7 +485,7 @@ export class Context {
       throw new SavedStateError(`Cannot restore "${file}": ${(err as Error).message}`, code, file, { cause: err });
     }
     const state = decodeState(bytes, file);
-    checkStateFits(state.header, await modelFingerprint(this.model), this.#loraNames(), this.contextSize, file);
+    checkStateFits(state.header, await modelFingerprint(this.model), this.#loraNames(), this, file);
     let sequence: number;
     try {
       sequence = await awaitNative(() => this.native.restoreSequence(requested ?? -1, state.tokens, state.data));

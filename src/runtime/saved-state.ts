@@ -32,6 +32,11 @@ export interface StateHeader {
   model: ModelFingerprint;
   /** The adapters the cache was computed under: "path@scale", in order. */
   loras: string[];
+  /**
+   * The saving context's `sequences`: llama.cpp lays out a sequence's state per cache stream (one for a
+   * context of one sequence, one per sequence otherwise), so it restores only into as many.
+   */
+  sequences: number;
   tokenCount: number;
   stateBytes: number;
   /** sha256 of the tokens and state bytes. */
@@ -101,12 +106,14 @@ function digest(tokens: Int32Array, data: Uint8Array): string {
 export function encodeState(
   model: ModelFingerprint,
   loras: string[],
+  sequences: number,
   tokens: Int32Array,
   data: Uint8Array,
 ): Buffer[] {
   const header: StateHeader = {
     model,
     loras,
+    sequences,
     tokenCount: tokens.length,
     stateBytes: data.byteLength,
     sha256: digest(tokens, data),
@@ -156,6 +163,7 @@ function parseHeader(bytes: Buffer): StateHeader | undefined {
   const h = value as Partial<StateHeader> | null;
   const count = (n: unknown): n is number => typeof n === "number" && Number.isSafeInteger(n) && n >= 0;
   if (h === null || typeof h !== "object" || !count(h.tokenCount) || !count(h.stateBytes)) return undefined;
+  if (!count(h.sequences)) return undefined;
   if (typeof h.sha256 !== "string" || !Array.isArray(h.loras) || typeof h.model !== "object" || h.model === null)
     return undefined;
   if (typeof h.model.hash !== "string") return undefined;
@@ -164,13 +172,13 @@ function parseHeader(bytes: Buffer): StateHeader | undefined {
 
 /**
  * Throws a {@link SavedStateError} (TOOLWRIGHT_STATE_MISMATCH) when the state was made by another model, under
- * other adapters, or holds more tokens than `contextSize`.
+ * other adapters, holds more tokens than the context, or comes from a context of another number of sequences.
  */
 export function checkStateFits(
   header: StateHeader,
   model: ModelFingerprint,
   loras: string[],
-  contextSize: number,
+  context: { contextSize: number; sequences: number },
   path: string,
 ): void {
   const mismatch = (what: string): SavedStateError =>
@@ -186,6 +194,12 @@ export function checkStateFits(
     const list = (l: string[]): string => (l.length === 0 ? "none" : l.join(", "));
     throw mismatch(`it was saved under LoRA adapters ${list(header.loras)}; this context has ${list(loras)}`);
   }
-  if (header.tokenCount > contextSize)
-    throw mismatch(`it holds ${header.tokenCount} tokens, more than the context size ${contextSize}`);
+  if (header.tokenCount > context.contextSize)
+    throw mismatch(`it holds ${header.tokenCount} tokens, more than the context size ${context.contextSize}`);
+  if (header.sequences !== context.sequences) {
+    throw mismatch(
+      `it was saved from a context of ${header.sequences} sequence(s) and this one has ${context.sequences}; ` +
+        "restore it into a context with the same `sequences`",
+    );
+  }
 }
