@@ -42,7 +42,7 @@ export const ERROR_CODES = {
   TOOLWRIGHT_INVALID_GRAMMAR: "a grammar given to the sampler is not valid GBNF",
   TOOLWRIGHT_DISPOSED: "the model or context was disposed before or during the operation",
   TOOLWRIGHT_LORA_INVALID:
-    "a file is not a LoRA adapter llama.cpp can apply to this model (not an adapter, another architecture, tensors of another shape)",
+    "a file is not a LoRA adapter llama.cpp can apply to this model (another architecture, shape)",
   TOOLWRIGHT_STATE_INVALID: "a saved state file is not one toolwright wrote, or is truncated or corrupt",
   TOOLWRIGHT_STATE_MISMATCH: "a saved state was made by another model, or does not fit this context",
   TOOLWRIGHT_TEMPLATE_SYNTAX: "a chat template does not compile",

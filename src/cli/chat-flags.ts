@@ -93,7 +93,8 @@ export const LORA_OPTION: OptionSpec = {
  * a path with a colon in it stays whole). A {@link UsageError} names the flag.
  *
  * @example
- * loraFlagsOf(["style.gguf:0.5", "C:\\adapters\\tone.gguf"]); // [{ path: "style.gguf", scale: 0.5 }, { path: "C:\\...", scale: 1 }]
+ * loraFlagsOf(["style.gguf:0.5", "C:\\adapters\\tone.gguf"]);
+ * // [{ path: "style.gguf", scale: 0.5 }, { path: "C:\\adapters\\tone.gguf", scale: 1 }]
  */
 export function loraFlagsOf(values: readonly string[]): LoraFlag[] {
   return values.map((value) => {
@@ -101,7 +102,8 @@ export function loraFlagsOf(values: readonly string[]): LoraFlag[] {
     const path = match ? match[1]! : value;
     const scale = match ? Number(match[2]) : 1;
     if (path === "") throw new UsageError(`--lora must name an adapter file, got ${JSON.stringify(value)}`);
-    if (!Number.isFinite(scale)) throw new UsageError(`--lora scale must be a finite number, got ${JSON.stringify(value)}`);
+    if (!Number.isFinite(scale))
+      throw new UsageError(`--lora scale must be a finite number, got ${JSON.stringify(value)}`);
     return { path, scale };
   });
 }

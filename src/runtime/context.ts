@@ -9,13 +9,19 @@ import {
   type NativeSampler,
   type NativeSamplerOptions,
 } from "./binding.js";
-import { readFile, rename, unlink, writeFile } from "node:fs/promises";
-import { resolve } from "node:path";
 import { autoContextSize, freeMemoryFor } from "./context-size.js";
 import { defaultPoll, defaultThreads } from "./cpu-threads.js";
-import { SavedStateError, awaitNative, callNative, disposedError, errorCode } from "./errors.js";
-import { type LoraSpec, checkLoras } from "./lora.js";
-import { checkStateFits, decodeState, encodeState, modelFingerprint } from "./saved-state.js";
+import { awaitNative, callNative, disposedError, errorCode } from "./errors.js";
+import { type LoraSpec, checkLoras, loraNames } from "./lora.js";
+import {
+  type SavedStateInfo,
+  type StateOptions,
+  checkStatePath,
+  readStateFile,
+  restoreSequence,
+  stateSequenceOption,
+  writeStateFile,
+} from "./saved-state.js";
 import { estimateFromFacts } from "./memory-estimate.js";
 import { modelFacts } from "./model-facts.js";
 import {
@@ -100,23 +106,6 @@ export interface ContextOptions {
    * const context = await model.createContext({ loras: [{ adapter, scale: 0.8 }] });
    */
   loras?: readonly LoraSpec[];
-}
-
-/** Options of {@link Context.saveState} and {@link Context.loadState}. */
-export interface StateOptions {
-  /**
-   * The sequence, 0 to `sequences - 1`. Default: for saveState, the sequence of the latest generation; for
-   * loadState, the free sequence least recently used.
-   */
-  sequence?: number;
-}
-
-/** What {@link Context.saveState} wrote or {@link Context.loadState} restored. */
-export interface SavedStateInfo {
-  /** The sequence it came from or went to. */
-  sequence: number;
-  /** The tokens of that sequence's cache: a prompt starting with them reuses them. */
-  tokens: Int32Array;
 }
 
 /** Cumulative token counts of a context (all generations on it). */
@@ -432,11 +421,6 @@ export class Context {
     this.#loras = Object.freeze(loras.map(({ spec }) => Object.freeze({ ...spec })));
   }
 
-  /** The applied adapters as a state file records them. */
-  #loraNames(): string[] {
-    return this.#loras.map(({ adapter, scale }) => `${resolve(adapter.path)}@${scale ?? 1}`);
-  }
-
   /**
    * Writes one sequence's KV cache and its tokens to `path` (written to a temporary file, then renamed), with
    * a header naming the model and adapters, so {@link Context.loadState} can restore it later, in another
@@ -448,18 +432,10 @@ export class Context {
    * await context.saveState("system-prompt.state");
    */
   async saveState(path: string, options: StateOptions = {}): Promise<SavedStateInfo> {
-    const file = checkPath(path, "Context.saveState: path");
-    const sequence = this.#sequenceOption(options, "Context.saveState");
+    const file = checkStatePath(path, "Context.saveState: path");
+    const sequence = stateSequenceOption(options, "Context.saveState", this.sequences);
     const saved = await awaitNative(() => this.native.saveSequence(sequence ?? -1));
-    const chunks = encodeState(await modelFingerprint(this.model), this.#loraNames(), this.sequences, saved.tokens, saved.data);
-    const temporary = `${file}.${process.pid}.tmp`;
-    try {
-      await writeFile(temporary, chunks);
-      await rename(temporary, file);
-    } catch (err) {
-      await unlink(temporary).catch(() => undefined);
-      throw err;
-    }
+    await writeStateFile(file, this.model, { loras: loraNames(this.#loras), sequences: this.sequences }, saved);
     return { sequence: saved.sequence, tokens: saved.tokens };
   }
 
@@ -474,33 +450,16 @@ export class Context {
    * await context.generate({ prompt: longSystemPrompt + question }).text(); // evaluates only the question
    */
   async loadState(path: string, options: StateOptions = {}): Promise<SavedStateInfo> {
-    const file = checkPath(path, "Context.loadState: path");
-    const requested = this.#sequenceOption(options, "Context.loadState");
+    const file = checkStatePath(path, "Context.loadState: path");
+    const requested = stateSequenceOption(options, "Context.loadState", this.sequences);
     this.native;
-    let bytes: Buffer;
-    try {
-      bytes = await readFile(file);
-    } catch (err) {
-      const code = errorCode(err) === "ENOENT" ? "ENOENT" : "TOOLWRIGHT_STATE_INVALID";
-      throw new SavedStateError(`Cannot restore "${file}": ${(err as Error).message}`, code, file, { cause: err });
-    }
-    const state = decodeState(bytes, file);
-    checkStateFits(state.header, await modelFingerprint(this.model), this.#loraNames(), this, file);
-    let sequence: number;
-    try {
-      sequence = await awaitNative(() => this.native.restoreSequence(requested ?? -1, state.tokens, state.data));
-    } catch (err) {
-      const code = errorCode(err);
-      if (code !== "TOOLWRIGHT_STATE_INVALID" && code !== "TOOLWRIGHT_STATE_MISMATCH") throw err;
-      throw new SavedStateError(`Cannot restore "${file}": ${(err as Error).message}`, code, file, { cause: err });
-    }
+    const state = await readStateFile(file, this.model, {
+      loras: loraNames(this.#loras),
+      sequences: this.sequences,
+      contextSize: this.contextSize,
+    });
+    const sequence = await restoreSequence(this.native, file, requested, state);
     return { sequence, tokens: state.tokens };
-  }
-
-  #sequenceOption(options: StateOptions, method: string): number | undefined {
-    const o = checkObject(options, `${method}: options`);
-    checkKeys(o, ["sequence"], `${method}: options`);
-    return optInteger(o.sequence, `${method}: options.sequence`, 0, this.sequences - 1);
   }
 
   /** No generation runs (adapters change every sequence's weights). */
@@ -543,12 +502,6 @@ export class Context {
   [Symbol.dispose](): void {
     this.dispose();
   }
-}
-
-function checkPath(path: unknown, name: string): string {
-  if (typeof path !== "string") throw new TypeError(`${name} must be a string, got ${describe(path)}`);
-  if (path === "") throw new RangeError(`${name} must not be empty`);
-  return path;
 }
 
 function defined<K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> {

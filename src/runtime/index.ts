@@ -20,7 +20,8 @@ export type {
 export { listDevices } from "./devices.js";
 export type { DeviceInfo, GpuOption, ModelPlacement } from "./devices.js";
 export { Context } from "./context.js";
-export type { ContextOptions, ContextStats, StateOptions, SavedStateInfo } from "./context.js";
+export type { ContextOptions, ContextStats } from "./context.js";
+export type { StateOptions, SavedStateInfo } from "./saved-state.js";
 export { LoraAdapter } from "./lora.js";
 export type { LoraSpec } from "./lora.js";
 export { Generation } from "./generation.js";

@@ -2,6 +2,7 @@
  * LoRA adapters: low-rank weight deltas loaded for one model and applied to its contexts with a
  * scale (llama.cpp's adapter GGUF format, as convert_lora_to_gguf.py writes it).
  */
+import { resolve } from "node:path";
 import { type NativeLoraAdapter, loadNative } from "./binding.js";
 import { LoraError, disposedError, errorCode } from "./errors.js";
 import type { Model } from "./model.js";
@@ -113,7 +114,8 @@ export function checkLoras(
   name: string,
   model: Model,
 ): { adapter: NativeLoraAdapter; scale: number; spec: LoraSpec }[] {
-  if (!Array.isArray(value)) throw new TypeError(`${name} must be an array of { adapter, scale }, got ${describe(value)}`);
+  if (!Array.isArray(value))
+    throw new TypeError(`${name} must be an array of { adapter, scale }, got ${describe(value)}`);
   return value.map((entry, i) => {
     const o = checkObject(entry, `${name}[${i}]`);
     checkKeys(o, ["adapter", "scale"], `${name}[${i}]`);
@@ -125,4 +127,9 @@ export function checkLoras(
     const scale = optNumber(o.scale, `${name}[${i}].scale`, -1e6, 1e6) ?? 1;
     return { adapter, scale, spec: { adapter: o.adapter, scale } };
   });
+}
+
+/** The applied adapters as a saved state records them: "absolute path@scale", in order. */
+export function loraNames(loras: readonly LoraSpec[]): string[] {
+  return loras.map(({ adapter, scale }) => `${resolve(adapter.path)}@${scale ?? 1}`);
 }

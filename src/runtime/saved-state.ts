@@ -7,9 +7,29 @@
  * JSON header ({@link StateHeader}); the tokens as i32; llama.cpp's state bytes.
  */
 import { createHash } from "node:crypto";
-import { open } from "node:fs/promises";
-import { SavedStateError } from "./errors.js";
+import { open, readFile, rename, unlink, writeFile } from "node:fs/promises";
+import { SavedStateError, errorCode } from "./errors.js";
+import type { NativeContext } from "./binding.js";
+import { awaitNative } from "./errors.js";
 import type { Model } from "./model.js";
+import { checkKeys, checkObject, describe, optInteger } from "../validate/index.js";
+
+/** Options of `Context.saveState` and `Context.loadState`. */
+export interface StateOptions {
+  /**
+   * The sequence, 0 to `sequences - 1`. Default: for saveState, the sequence of the latest generation; for
+   * loadState, the free sequence least recently used.
+   */
+  sequence?: number;
+}
+
+/** What `Context.saveState` wrote or `Context.loadState` restored. */
+export interface SavedStateInfo {
+  /** The sequence it came from or went to. */
+  sequence: number;
+  /** The tokens of that sequence's cache: a prompt starting with them reuses them. */
+  tokens: Int32Array;
+}
 
 const MAGIC = Buffer.from("TWSTATE\0", "latin1");
 /** Bump when the layout or the header's meaning changes: older files are refused, not misread. */
@@ -201,5 +221,82 @@ export function checkStateFits(
       `it was saved from a context of ${header.sequences} sequence(s) and this one has ${context.sequences}; ` +
         "restore it into a context with the same `sequences`",
     );
+  }
+}
+
+/** What a state file records of its context besides the model. */
+export interface StateContext {
+  /** The applied adapters, "path@scale" in order. */
+  loras: string[];
+  sequences: number;
+}
+
+/** Writes `saved` (a sequence's tokens and llama.cpp's bytes) to `file` through a temporary file renamed over it. */
+export async function writeStateFile(
+  file: string,
+  model: Model,
+  context: StateContext,
+  saved: { tokens: Int32Array; data: Uint8Array },
+): Promise<void> {
+  const fingerprint = await modelFingerprint(model);
+  const chunks = encodeState(fingerprint, context.loras, context.sequences, saved.tokens, saved.data);
+  const temporary = `${file}.${process.pid}.tmp`;
+  try {
+    await writeFile(temporary, chunks);
+    await rename(temporary, file);
+  } catch (err) {
+    await unlink(temporary).catch(() => undefined);
+    throw err;
+  }
+}
+
+/**
+ * Reads and checks a state file for a context of `model`: a {@link SavedStateError} naming `file` when it is
+ * missing, damaged, or does not fit ({@link checkStateFits}).
+ */
+export async function readStateFile(
+  file: string,
+  model: Model,
+  context: StateContext & { contextSize: number },
+): Promise<SavedState> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(file);
+  } catch (err) {
+    const code = errorCode(err) === "ENOENT" ? "ENOENT" : "TOOLWRIGHT_STATE_INVALID";
+    throw new SavedStateError(`Cannot restore "${file}": ${(err as Error).message}`, code, file, { cause: err });
+  }
+  const state = decodeState(bytes, file);
+  checkStateFits(state.header, await modelFingerprint(model), context.loras, context, file);
+  return state;
+}
+
+/** A state file's path option: a non-empty string. */
+export function checkStatePath(path: unknown, name: string): string {
+  if (typeof path !== "string") throw new TypeError(`${name} must be a string, got ${describe(path)}`);
+  if (path === "") throw new RangeError(`${name} must not be empty`);
+  return path;
+}
+
+/** The `sequence` of {@link StateOptions}, checked against a context of `sequences`. */
+export function stateSequenceOption(options: unknown, method: string, sequences: number): number | undefined {
+  const o = checkObject(options, `${method}: options`);
+  checkKeys(o, ["sequence"], `${method}: options`);
+  return optInteger(o.sequence, `${method}: options.sequence`, 0, sequences - 1);
+}
+
+/** Restores a checked state onto `sequence` (undefined: the native side picks); resolves with the sequence. */
+export async function restoreSequence(
+  native: NativeContext,
+  file: string,
+  sequence: number | undefined,
+  state: SavedState,
+): Promise<number> {
+  try {
+    return await awaitNative(() => native.restoreSequence(sequence ?? -1, state.tokens, state.data));
+  } catch (err) {
+    const code = errorCode(err);
+    if (code !== "TOOLWRIGHT_STATE_INVALID" && code !== "TOOLWRIGHT_STATE_MISMATCH") throw err;
+    throw new SavedStateError(`Cannot restore "${file}": ${(err as Error).message}`, code, file, { cause: err });
   }
 }

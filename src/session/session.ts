@@ -170,7 +170,8 @@ export class ChatSession {
    * const model = await loadModel("model.gguf");
    * const session = new ChatSession(model);
    * await session.restore("assistant.state");
-   * const r = await session.chat({ messages: [{ role: "system", content: longInstructions }, { role: "user", content: "Hi" }] });
+   * const system = { role: "system", content: longInstructions } as const;
+   * const r = await session.chat({ messages: [system, { role: "user", content: "Hi" }] });
    * r.usage.cachedPromptTokens; // the whole saved prompt
    */
   async restore(path: string): Promise<void> {

@@ -24,7 +24,10 @@ afterAll(() => {
 
 const GREEDY = { greedy: true } as const;
 const OPTIONS = { context: { contextSize: 1024, threads: 1 } } as const;
-const system: ChatMessage = { role: "system", content: `You are a terse assistant. ${"Follow the house rules. ".repeat(20)}` };
+const system: ChatMessage = {
+  role: "system",
+  content: `You are a terse assistant. ${"Follow the house rules. ".repeat(20)}`,
+};
 const first: ChatMessage[] = [system, { role: "user", content: "Hello there, how are you?" }];
 
 describe("ChatSession.save / restore", () => {
@@ -55,12 +58,16 @@ describe("ChatSession.save / restore", () => {
     await session.save(file);
     writeFileSync(file, readFileSync(file).subarray(0, 64));
     await expect(session.restore(file)).rejects.toBeInstanceOf(SavedStateError);
-    await using other = await loadModel(await ensureTestModel({ vocab: "llama-spm", seed: 3, template: "Qwen-Qwen3-0.6B" }));
+    await using other = await loadModel(
+      await ensureTestModel({ vocab: "llama-spm", seed: 3, template: "Qwen-Qwen3-0.6B" }),
+    );
     const foreign = new ChatSession(other, OPTIONS);
     await foreign.chat({ messages: first, maxTokens: 2, sampling: GREEDY });
     await foreign.save(join(dir, "foreign.state"));
     foreign.dispose();
-    await expect(session.restore(join(dir, "foreign.state"))).rejects.toMatchObject({ code: "TOOLWRIGHT_STATE_MISMATCH" });
+    await expect(session.restore(join(dir, "foreign.state"))).rejects.toMatchObject({
+      code: "TOOLWRIGHT_STATE_MISMATCH",
+    });
     const after = await session.chat({ messages: first, maxTokens: 2, sampling: GREEDY });
     expect(after.usage.completionTokens).toBeGreaterThan(0);
     session.dispose();

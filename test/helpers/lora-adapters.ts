@@ -31,7 +31,11 @@ const ADAPTED = /^blk\.\d+\.(attn_q|attn_k|attn_v|attn_output|ffn_gate|ffn_up|ff
  * @example
  * await writeLoraAdapter(await ensureTestModel({ vocab: "llama-spm" }), "adapter.gguf", { seed: 2 });
  */
-export async function writeLoraAdapter(modelPath: string, outPath: string, options: LoraAdapterOptions = {}): Promise<void> {
+export async function writeLoraAdapter(
+  modelPath: string,
+  outPath: string,
+  options: LoraAdapterOptions = {},
+): Promise<void> {
   const { rank = 4, alpha = 4, seed = 1, amplitude = 0.5 } = options;
   const targets = options.targets ?? ((name: string) => ADAPTED.test(name));
   const model = await readGguf(modelPath);
@@ -47,7 +51,12 @@ export async function writeLoraAdapter(modelPath: string, outPath: string, optio
     };
     const base = t.name.slice(0, -".weight".length);
     tensors.push(
-      { name: `${base}.weight.lora_a`, shape: [inputs, rank], type: GgmlType.F32, data: random(`${base}.a`, inputs * rank) },
+      {
+        name: `${base}.weight.lora_a`,
+        shape: [inputs, rank],
+        type: GgmlType.F32,
+        data: random(`${base}.a`, inputs * rank),
+      },
       {
         name: `${base}.weight.lora_b`,
         shape: [rank, outputs],

@@ -24,7 +24,8 @@ let base: number[];
 
 async function greedy(context: Context, prompt = PROMPT): Promise<number[]> {
   const out: number[] = [];
-  for await (const chunk of context.generate({ prompt, maxTokens: 16, sampling: { greedy: true } })) out.push(chunk.token);
+  for await (const chunk of context.generate({ prompt, maxTokens: 16, sampling: { greedy: true } }))
+    out.push(chunk.token);
   return out;
 }
 
@@ -171,9 +172,19 @@ describe("refused adapters", () => {
   });
 });
 
-const BAD_OPTIONS: { name: string; loras: () => unknown; error: typeof TypeError | typeof RangeError; message: RegExp }[] = [
+const BAD_OPTIONS: {
+  name: string;
+  loras: () => unknown;
+  error: typeof TypeError | typeof RangeError;
+  message: RegExp;
+}[] = [
   { name: "not an array", loras: () => "adapter.gguf", error: TypeError, message: /options\.loras must be an array/ },
-  { name: "a path instead of an adapter", loras: () => [{ adapter: "a.gguf" }], error: TypeError, message: /loras\[0\]\.adapter/ },
+  {
+    name: "a path instead of an adapter",
+    loras: () => [{ adapter: "a.gguf" }],
+    error: TypeError,
+    message: /loras\[0\]\.adapter/,
+  },
   { name: "an unknown key", loras: () => [{ adapter, weight: 1 }], error: TypeError, message: /loras\[0\].*weight/ },
   { name: "a scale that is not a number", loras: () => [{ adapter, scale: "1" }], error: TypeError, message: /scale/ },
   { name: "a NaN scale", loras: () => [{ adapter, scale: Number.NaN }], error: RangeError, message: /scale/ },

@@ -89,8 +89,18 @@ describe("restoring", () => {
 
 /** Ways to spoil the saved file. */
 const SPOILED: { name: string; spoil: (bytes: Buffer) => Buffer; code: string; message: RegExp }[] = [
-  { name: "truncated", spoil: (b) => b.subarray(0, b.length - 100), code: "TOOLWRIGHT_STATE_INVALID", message: /truncated/ },
-  { name: "cut inside the header", spoil: (b) => b.subarray(0, 40), code: "TOOLWRIGHT_STATE_INVALID", message: /truncated/ },
+  {
+    name: "truncated",
+    spoil: (b) => b.subarray(0, b.length - 100),
+    code: "TOOLWRIGHT_STATE_INVALID",
+    message: /truncated/,
+  },
+  {
+    name: "cut inside the header",
+    spoil: (b) => b.subarray(0, 40),
+    code: "TOOLWRIGHT_STATE_INVALID",
+    message: /truncated/,
+  },
   { name: "empty", spoil: () => Buffer.alloc(0), code: "TOOLWRIGHT_STATE_INVALID", message: /magic/ },
   {
     name: "random bytes",
@@ -144,7 +154,11 @@ describe("refused states", () => {
   test("a missing file: ENOENT", async () => {
     await using context = await model.createContext(CONTEXT);
     const file = join(dir, "missing.state");
-    await expect(context.loadState(file)).rejects.toMatchObject({ name: "SavedStateError", code: "ENOENT", path: file });
+    await expect(context.loadState(file)).rejects.toMatchObject({
+      name: "SavedStateError",
+      code: "ENOENT",
+      path: file,
+    });
   });
 
   test("another model's state: TOOLWRIGHT_STATE_MISMATCH naming both", async () => {
@@ -184,7 +198,9 @@ describe("refused states", () => {
 
   test("a sequence out of range: RangeError naming the option", async () => {
     await using context = await model.createContext(CONTEXT);
-    await expect(context.loadState(saved, { sequence: 1 })).rejects.toThrow(/options\.sequence must be an integer in \[0, 0\]/);
+    await expect(context.loadState(saved, { sequence: 1 })).rejects.toThrow(
+      /options\.sequence must be an integer in \[0, 0\]/,
+    );
     await expect(context.saveState(join(dir, "x.state"), { seq: 0 } as never)).rejects.toThrow(TypeError);
   });
 });

@@ -111,7 +111,13 @@ describe("--lora FILE[:SCALE] (chat and serve)", () => {
     { argv: [], loras: [] },
     { argv: ["--lora", "style.gguf"], loras: [{ path: "style.gguf", scale: 1 }] },
     { argv: ["--lora", "style.gguf:0.5"], loras: [{ path: "style.gguf", scale: 0.5 }] },
-    { argv: ["--lora", "a.gguf:-1", "--lora", "b.gguf:2e-1"], loras: [{ path: "a.gguf", scale: -1 }, { path: "b.gguf", scale: 0.2 }] },
+    {
+      argv: ["--lora", "a.gguf:-1", "--lora", "b.gguf:2e-1"],
+      loras: [
+        { path: "a.gguf", scale: -1 },
+        { path: "b.gguf", scale: 0.2 },
+      ],
+    },
     { argv: ["--lora", "C:\\adapters\\tone.gguf"], loras: [{ path: "C:\\adapters\\tone.gguf", scale: 1 }] },
     { argv: ["--lora", "C:\\adapters\\tone.gguf:.25"], loras: [{ path: "C:\\adapters\\tone.gguf", scale: 0.25 }] },
     { argv: ["--lora", "odd:name.gguf"], loras: [{ path: "odd:name.gguf", scale: 1 }] },
