@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type Context, loadModel, type Model, SavedStateError } from "../../src/index.js";
+import { encodeState, modelFingerprint } from "../../src/runtime/saved-state.js";
 import { writeLoraAdapter } from "../helpers/lora-adapters.js";
 import { ensureTestModel } from "../helpers/test-models.js";
 
@@ -204,3 +205,37 @@ describe("refused states", () => {
     await expect(context.saveState(join(dir, "x.state"), { seq: 0 } as never)).rejects.toThrow(TypeError);
   });
 });
+
+/**
+ * llama.cpp's own bytes damaged under a valid header (as a bug or a hand-made file would): llama.cpp refuses them
+ * or restores what it reads, the process does not crash, and the context goes on generating.
+ */
+const DAMAGED_LLAMA_BYTES: { name: string; damage: (data: Buffer) => Uint8Array }[] = [
+  { name: "random bytes", damage: () => Uint8Array.from({ length: 5000 }, (_, i) => (i * 7919 + 13) & 0xff) },
+  { name: "zeros", damage: () => new Uint8Array(100) },
+  { name: "the first 20 bytes", damage: (d) => d.subarray(0, 20) },
+  { name: "the first half", damage: (d) => d.subarray(0, d.length >> 1) },
+  {
+    name: "a count overwritten with 2^31 - 1",
+    damage: (d) => {
+      const c = Buffer.from(d);
+      c.writeUInt32LE(0x7fffffff, 4);
+      return c;
+    },
+  },
+];
+
+test.each(DAMAGED_LLAMA_BYTES)(
+  "damaged llama.cpp state ($name): refused or restored, never a crash",
+  async ({ damage }) => {
+    const bytes = readFileSync(saved);
+    const data = bytes.subarray(16 + bytes.readUInt32LE(12) + prefix.length * 4);
+    const file = join(dir, "damaged-llama.state");
+    writeFileSync(file, Buffer.concat(encodeState(await modelFingerprint(model), [], 1, prefix, damage(data))));
+    await using context = await model.createContext(CONTEXT);
+    const outcome = await context.loadState(file).catch((e: unknown) => e);
+    if (outcome instanceof Error)
+      expect(outcome).toMatchObject({ name: "SavedStateError", code: "TOOLWRIGHT_STATE_INVALID" });
+    expect(await greedy(context, full)).toHaveLength(12);
+  },
+);
