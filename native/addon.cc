@@ -9,6 +9,7 @@
 #include "grammar_toolwright.h"
 #include "llama.h"
 #include "log_capture.h"
+#include "lora.h"
 #include "memory_usage.h"
 #include "model.h"
 #include "rpc.h"
@@ -28,6 +29,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
 #endif
   Model::Init(env, exports);
   Context::Init(env, exports);
+  LoraAdapter::Init(env, exports);
   Sampler::Init(env, exports);
   EmbeddingContext::Init(env, exports);
   exports.Set("measureContextMemory", Napi::Function::New(env, MeasureContextMemory, "measureContextMemory"));

@@ -16,6 +16,7 @@ struct AddonData {
   Napi::FunctionReference context_constructor;
   Napi::FunctionReference sampler_constructor;
   Napi::FunctionReference embedding_constructor;
+  Napi::FunctionReference lora_constructor;
   // This environment's contexts, stopped when it is torn down (see ContextRegistry).
   std::shared_ptr<ContextRegistry> contexts;
 };

@@ -21,7 +21,7 @@ import {
   stringValues,
   UsageError,
 } from "./args.js";
-import { contextOverflowOf, CONTEXT_OVERFLOW_OPTION } from "./chat-flags.js";
+import { contextOverflowOf, CONTEXT_OVERFLOW_OPTION, LORA_OPTION, loadLoraFlags, loraFlagsOf } from "./chat-flags.js";
 import { resolveModelArg } from "./model-arg.js";
 import { createProgressReporter, type ProgressStream } from "./progress.js";
 
@@ -60,6 +60,7 @@ const SERVE_OPTIONS: OptionTable = {
       `context's; a request that sets none gets ${DEFAULT_MAX_TOKENS})`,
   },
   "context-overflow": CONTEXT_OVERFLOW_OPTION,
+  lora: LORA_OPTION,
   quiet: { type: "boolean", short: "q", help: "no access log (one line per request on stderr)" },
   "max-body": { type: "string", value: "BYTES", help: "largest request body (default 8388608)" },
   parallel: {
@@ -153,6 +154,7 @@ export function parseServeArgs(argv: readonly string[]) {
     batchSize: integer("batch-size", 1, 1 << 20),
     gpu: gpuOf(text("gpu")),
     gpuLayers: integer("gpu-layers", 0),
+    loras: loraFlagsOf(stringValues(values, "lora")),
   };
 }
 
@@ -252,6 +254,11 @@ export async function runServe(argv: readonly string[], io: ServeIo): Promise<nu
       );
       return 2;
     }
+    const loras = await loadLoraFlags(model, args.loras);
+    if (typeof loras === "string") {
+      io.stderr.write(`toolwright serve: ${loras}\n`);
+      return 1;
+    }
     // The requests share one context of --parallel sequences (not model.chat()'s own session).
     const session = new ChatSession(model, {
       ...(args.contextOverflow !== undefined ? { contextOverflow: args.contextOverflow } : {}),
@@ -261,6 +268,7 @@ export async function runServe(argv: readonly string[], io: ServeIo): Promise<nu
         ...(args.threads !== undefined ? { threads: args.threads } : {}),
         ...(args.threadsBatch !== undefined ? { threadsBatch: args.threadsBatch } : {}),
         ...(args.batchSize !== undefined ? { batchSize: args.batchSize } : {}),
+        ...(loras.length > 0 ? { loras } : {}),
       },
     });
     const backend = {

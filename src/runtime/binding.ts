@@ -221,6 +221,18 @@ export interface NativeContext {
    * batches, its thread-safe function unreferenced) until this says the reader took more.
    */
   consumed(id: number, tokens: number): void;
+  /**
+   * The LoRA adapters every later decode adds, with their scales (empty: the base weights). Rejects with
+   * TOOLWRIGHT_CONTEXT_BUSY while a generation runs or waits; a changed set empties every sequence's cache.
+   */
+  setLoras(loras: readonly { adapter: NativeLoraAdapter; scale: number }[]): Promise<void>;
+  /** One sequence's KV state and tokens (-1: the sequence of the latest generation). */
+  saveSequence(sequence: number): Promise<{ sequence: number; tokens: Int32Array; data: Buffer }>;
+  /**
+   * Replaces a sequence (-1: the free one least recently used) with a saved state whose tokens become its
+   * history; resolves with the sequence. Rejects with TOOLWRIGHT_STATE_INVALID or TOOLWRIGHT_STATE_MISMATCH.
+   */
+  restoreSequence(sequence: number, tokens: NativeTokens, data: Uint8Array): Promise<number>;
   clear(): void;
   truncate(keep: number): boolean;
   tokens(): Int32Array;
@@ -239,6 +251,18 @@ export interface NativeContext {
   };
   dispose(): void;
   readonly disposed: boolean;
+}
+
+/** A LoRA adapter loaded for one model; a context applying it keeps it alive after dispose(). */
+export interface NativeLoraAdapter {
+  info(): { path: string; alpha: number };
+  dispose(): void;
+  readonly disposed: boolean;
+}
+
+export interface NativeLoraAdapterClass {
+  /** Rejects with ENOENT, EISDIR, TOOLWRIGHT_FILE_ERROR or TOOLWRIGHT_LORA_INVALID (llama.cpp's reason). */
+  load(model: NativeModel, path: string): Promise<NativeLoraAdapter>;
 }
 
 export interface NativeContextClass {
@@ -303,6 +327,7 @@ export interface NativeRpcServerOptions {
 export interface NativeBinding {
   Model: NativeModelClass;
   Context: NativeContextClass;
+  LoraAdapter: NativeLoraAdapterClass;
   Sampler: NativeSamplerClass;
   EmbeddingContext: NativeEmbeddingContextClass;
   measureContextMemory: NativeMeasureContextMemory;

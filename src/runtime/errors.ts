@@ -95,6 +95,58 @@ export class NotARerankerError extends ToolwrightError<"TOOLWRIGHT_NOT_A_RERANKE
 }
 
 /**
+ * A LoRA adapter could not be loaded or applied; `message` names the path and the reason (for a
+ * file llama.cpp refuses, its own reason and the llama call that failed).
+ *
+ * @example
+ * import { LoraError } from "toolwright";
+ * try {
+ *   await model.loadLora("adapter.gguf");
+ * } catch (err) {
+ *   if (err instanceof LoraError && err.code === "TOOLWRIGHT_LORA_INVALID") console.log(err.message);
+ * }
+ */
+export class LoraError extends ToolwrightError {
+  override name = "LoraError";
+  /** The adapter file. */
+  readonly path: string;
+  /**
+   * `code`: ENOENT, EISDIR, TOOLWRIGHT_FILE_ERROR, TOOLWRIGHT_LORA_INVALID (not an adapter, another architecture,
+   * tensors of another shape), TOOLWRIGHT_DISPOSED (the model or adapter was disposed).
+   */
+  constructor(message: string, code: string, path: string, options?: { cause?: unknown }) {
+    super(message, isErrorCode(code) ? code : "TOOLWRIGHT_LORA_INVALID", options);
+    this.path = path;
+  }
+}
+
+/**
+ * A saved state file cannot be restored here; `message` names the path and what is wrong.
+ *
+ * @example
+ * import { SavedStateError } from "toolwright";
+ * try {
+ *   await context.loadState("chat.state");
+ * } catch (err) {
+ *   if (err instanceof SavedStateError && err.code === "TOOLWRIGHT_STATE_MISMATCH") console.log("another model's");
+ * }
+ */
+export class SavedStateError extends ToolwrightError {
+  override name = "SavedStateError";
+  /** The state file. */
+  readonly path: string;
+  /**
+   * `code`: ENOENT (no such file), TOOLWRIGHT_STATE_INVALID (not a toolwright state file, another format version,
+   * truncated or corrupt), TOOLWRIGHT_STATE_MISMATCH (made by another model or under other LoRA adapters, or more
+   * tokens than the context holds).
+   */
+  constructor(message: string, code: string, path: string, options?: { cause?: unknown }) {
+    super(message, isErrorCode(code) ? code : "TOOLWRIGHT_STATE_INVALID", options);
+    this.path = path;
+  }
+}
+
+/**
  * How the addon's errors become toolwright's classes, by code: codes with a class of their own get
  * it; every other code of the table becomes a {@link ToolwrightError} with that code.
  */

@@ -21,10 +21,20 @@ export { listDevices } from "./devices.js";
 export type { DeviceInfo, GpuOption, ModelPlacement } from "./devices.js";
 export { Context } from "./context.js";
 export type { ContextOptions, ContextStats } from "./context.js";
+export type { StateOptions, SavedStateInfo } from "./saved-state.js";
+export { LoraAdapter } from "./lora.js";
+export type { LoraSpec } from "./lora.js";
 export { Generation } from "./generation.js";
 export type { GenerateOptions, GeneratedToken, GenerationStats, StopReason } from "./generation.js";
 export type { SamplingOptions, GrammarOptions } from "./sampling.js";
-export { AbortError, ModelLoadError, ContextOverflowError, NotARerankerError } from "./errors.js";
+export {
+  AbortError,
+  ModelLoadError,
+  ContextOverflowError,
+  NotARerankerError,
+  LoraError,
+  SavedStateError,
+} from "./errors.js";
 export {
   pullModel,
   ModelDownloadError,

@@ -7,6 +7,7 @@ import { checkRpcServers, greetRpcServer } from "./rpc.js";
 import { Context, type ContextOptions } from "./context.js";
 import { Embedder, planEmbed, type EmbedOptions } from "./embedding.js";
 import { planRank, rankPairTokens, Ranker, type RankOptions } from "./rank.js";
+import { LoraAdapter } from "./lora.js";
 import { ToolwrightError } from "../errors.js";
 import { AbortError, ModelLoadError, awaitNative, callNative, disposedError, errorCode } from "./errors.js";
 import { GgufError } from "./gguf/errors.js";
@@ -345,6 +346,8 @@ export class Model {
   readonly #contexts = new Set<WeakRef<Context>>();
   #embedder: Embedder | undefined;
   #ranker: Ranker | undefined;
+  /** Freed with the model. */
+  readonly #adapters = new Set<WeakRef<LoraAdapter>>();
 
   /** @internal Use {@link loadModel}. */
   constructor(native: NativeModel, path: string) {
@@ -565,6 +568,33 @@ export class Model {
   }
 
   /**
+   * Loads a LoRA adapter GGUF for this model on a worker thread; apply it with
+   * `context.setLoras([{ adapter, scale }])` or `createContext({ loras })`. It is freed with the model.
+   *
+   * @throws {LoraError} naming the path: ENOENT, TOOLWRIGHT_LORA_INVALID (not an adapter, another architecture,
+   * tensors of another shape: llama.cpp's reason and the call that failed).
+   * @example
+   * import { loadModel } from "toolwright";
+   * await using model = await loadModel("model.gguf");
+   * const adapter = await model.loadLora("adapter.gguf");
+   * await using context = await model.createContext({ loras: [{ adapter, scale: 1 }] });
+   */
+  async loadLora(path: string): Promise<LoraAdapter> {
+    checkString(path, "Model.loadLora: path");
+    if (path === "") throw new RangeError("Model.loadLora: path must not be empty");
+    if (this.vocabOnly)
+      throw new RangeError(`Model.loadLora: "${this.path}" was loaded with vocabOnly: it has no weights to adapt`);
+    this.native;
+    const adapter = await LoraAdapter.load(this, path);
+    if (this.disposed) {
+      adapter.dispose();
+      throw disposedError(`Model "${this.path}" was disposed while its LoRA adapter was loading`);
+    }
+    this.#adapters.add(new WeakRef(adapter));
+    return adapter;
+  }
+
+  /**
    * Embeds texts on llama.cpp's embedding path: one vector of `info.embeddingSize` floats per
    * text (with pooling "none", one such row per token, concatenated). Texts are batched; the
    * work runs on a worker thread. Calls on one model run one after another.
@@ -650,6 +680,8 @@ export class Model {
     if (!this.#native) return;
     for (const ref of [...this.#contexts]) ref.deref()?.dispose();
     this.#contexts.clear();
+    for (const ref of this.#adapters) ref.deref()?.dispose();
+    this.#adapters.clear();
     this.#embedder?.dispose();
     this.#embedder = undefined;
     this.#ranker?.dispose();

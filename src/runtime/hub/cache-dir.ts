@@ -8,7 +8,6 @@
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 
-
 /** `~` and `~/…` as Python's `os.path.expanduser` reads them, then an absolute path. */
 function expandHome(path: string): string {
   if (path === "~") return homedir();
