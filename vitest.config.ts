@@ -24,6 +24,9 @@ export default defineConfig({
       // No addon, data-driven: the suites that check a whole reference set (llama.cpp's test-chat
       // cases and analysis, Python Jinja2 goldens, templates-dev, MaskBench), most from ../shared.
       { extends: true, test: { name: "oracle", include: ["test/oracle/**/*.test.ts"] } },
+      // No addon: the API reference (typedoc) builds with no warning. Its own project since typedoc
+      // reads all of src/ and renders ~300 pages: ~12 s of CPU, too much for the inner loop.
+      { extends: true, test: { name: "docs", include: ["test/docs/**/*.test.ts"] } },
       // The addon: loading, tokenizing, generating, grammar engines, CLI, packaging, workers.
       { extends: true, test: { name: "native", include: ["test/native/**/*.test.ts"] } },
       // Chat end to end on random-weight models (the sweeps).

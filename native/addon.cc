@@ -10,6 +10,7 @@
 #include "grammar_toolwright.h"
 #include "llama.h"
 #include "log_capture.h"
+#include "lora.h"
 #include "memory_usage.h"
 #include "model.h"
 #include "rpc.h"
@@ -29,6 +30,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
 #endif
   Model::Init(env, exports);
   Context::Init(env, exports);
+  LoraAdapter::Init(env, exports);
   Sampler::Init(env, exports);
   EmbeddingContext::Init(env, exports);
   Projector::Init(env, exports);

@@ -18,6 +18,7 @@ struct AddonData {
   Napi::FunctionReference embedding_constructor;
   Napi::FunctionReference projector_constructor;
   Napi::FunctionReference media_prompt_constructor;
+  Napi::FunctionReference lora_constructor;
   // This environment's contexts, stopped when it is torn down (see ContextRegistry).
   std::shared_ptr<ContextRegistry> contexts;
 };

@@ -120,6 +120,13 @@ struct SequenceRequest {
 };
 using RequestPtr = std::shared_ptr<SequenceRequest>;
 
+// One sequence's KV state as llama.cpp serializes it, and the tokens it holds (saved sessions).
+struct SequenceState {
+  llama_seq_id seq = 0;
+  std::vector<llama_token> tokens;
+  std::vector<uint8_t> data;
+};
+
 class BatchScheduler {
  public:
   explicit BatchScheduler(int32_t sequences);
@@ -158,6 +165,18 @@ class BatchScheduler {
   void Clear(ContextState& state);
   bool Truncate(ContextState& state, size_t keep);
   std::vector<llama_token> Tokens();
+
+  // Context's thread, between rounds (the jobs of setLoras and of saved states). Whether no
+  // request runs or waits: a job posted now runs before any round a later Submit posts.
+  bool Idle();
+  // The state of sequence `seq` (< 0: the one that ran the latest request) with its tokens; fails
+  // (false, code and message) while a request runs on it. In batch_scheduler_state.cc.
+  bool SaveSequence(ContextState& state, llama_seq_id seq, SequenceState* out, std::string* code,
+                    std::string* error);
+  // Replaces sequence `in.seq` (< 0: the free one least recently used; set to the one taken) with
+  // a saved state: its tokens become the sequence's history, so the next prompt starting with them
+  // reuses them. On failure the sequence is left empty.
+  bool RestoreSequence(ContextState& state, SequenceState* in, std::string* code, std::string* error);
 
  private:
   struct Slot {

@@ -110,6 +110,9 @@ void Context::Init(Napi::Env env, Napi::Object exports) {
                                         InstanceMethod<&Context::Submit>("submit"),
                                         InstanceMethod<&Context::CancelRequest>("cancelRequest"),
                                         InstanceMethod<&Context::Consumed>("consumed"),
+                                        InstanceMethod<&Context::SetLoras>("setLoras"),
+                                        InstanceMethod<&Context::SaveSequence>("saveSequence"),
+                                        InstanceMethod<&Context::RestoreSequence>("restoreSequence"),
                                         InstanceMethod<&Context::Dispose>("dispose"),
                                         InstanceAccessor<&Context::IsDisposed>("disposed"),
                                     });

@@ -21,6 +21,7 @@
 
 #include "ggml-cpu.h"
 #include "llama.h"
+#include "lora.h"
 #include "model.h"
 #include "serial_thread.h"
 
@@ -61,6 +62,9 @@ struct ContextState {
   // is freed there and the thread ends after that job: the registry, which shares the thread,
   // joins it, so no thread of a disposed context outlives its environment or the process.
   std::shared_ptr<SerialThread> thread;
+  // The LoRA adapters applied (llama_set_adapters_lora), kept alive while applied; context's thread only.
+  std::vector<LoraPtr> loras;
+  std::vector<float> lora_scales;
   // For a model with layers on RPC servers: the listener that ends the requests when one is lost.
   uint64_t rpc_listener = 0;
 
@@ -112,6 +116,10 @@ class Context : public Napi::ObjectWrap<Context> {
   Napi::Value Submit(const Napi::CallbackInfo& info);
   Napi::Value CancelRequest(const Napi::CallbackInfo& info);
   Napi::Value Consumed(const Napi::CallbackInfo& info);
+  // In context_state.cc: adapters and saved sequence states, each a job on the context's thread.
+  Napi::Value SetLoras(const Napi::CallbackInfo& info);
+  Napi::Value SaveSequence(const Napi::CallbackInfo& info);
+  Napi::Value RestoreSequence(const Napi::CallbackInfo& info);
   Napi::Value Dispose(const Napi::CallbackInfo& info);
   Napi::Value IsDisposed(const Napi::CallbackInfo& info);
 

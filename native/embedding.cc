@@ -78,9 +78,12 @@ class CreateEmbeddingWorker : public ModelWorker<EmbeddingCreateOptions> {
     }
     state->n_ctx = llama_n_ctx(state->ctx);
     state->n_seq_max = llama_n_seq_max(state->ctx);
-    state->n_embd = llama_model_n_embd_out(model_->model);
     state->pooling = llama_pooling_type(state->ctx);
-    if (state->pooling == LLAMA_POOLING_TYPE_RANK) {
+    // A rank head outputs n_cls_out scores per sequence instead of a vector of n_embd floats.
+    state->n_embd = state->pooling == LLAMA_POOLING_TYPE_RANK
+                        ? static_cast<int32_t>(llama_model_n_cls_out(model_->model))
+                        : llama_model_n_embd_out(model_->model);
+    if (state->pooling == LLAMA_POOLING_TYPE_RANK && options_.pooling != LLAMA_POOLING_TYPE_RANK) {
       Fail(codes::kContextFailed, "Cannot create an embedding context for \"" + model_->path +
                                       "\": the model is a reranker (pooling \"rank\"); pass another pooling");
       return;
@@ -120,48 +123,57 @@ void NormalizeRows(float* data, size_t rows, size_t width) {
 
 class EmbedWorker : public PromiseWorker {
  public:
-  EmbedWorker(Napi::Env env, Napi::Object owner, EmbeddingPtr state, std::vector<std::string> texts,
-              bool normalize, uint32_t batch_tokens)
+  EmbedWorker(Napi::Env env, Napi::Object owner, EmbeddingPtr state, EmbedInputs inputs, bool normalize,
+              uint32_t batch_tokens)
       : PromiseWorker(env, "toolwright.embed", owner),
         state_(std::move(state)),
-        texts_(std::move(texts)),
+        inputs_(std::move(inputs)),
         normalize_(normalize),
         batch_tokens_(batch_tokens) {}
 
  protected:
   void Run() override {
     EmbeddingState& s = *state_;
-    std::vector<std::vector<llama_token>> tokens(texts_.size());
-    for (size_t i = 0; i < texts_.size(); i++) {
-      std::string error;
-      if (!TokenizeText(s.model->vocab, texts_[i], true, true, &tokens[i], &error)) {
-        return Fail(codes::kTokenizeFailed, "embed: texts[" + std::to_string(i) + "]: " + error);
+    std::vector<std::vector<llama_token>>& tokens = inputs_.tokens;
+    const std::string& label = inputs_.label;
+    if (!inputs_.texts.empty()) {
+      tokens.assign(inputs_.texts.size(), {});
+      for (size_t i = 0; i < inputs_.texts.size(); i++) {
+        std::string error;
+        if (!TokenizeText(s.model->vocab, inputs_.texts[i], true, true, &tokens[i], &error)) {
+          return Fail(codes::kTokenizeFailed, "embed: " + label + "[" + std::to_string(i) + "]: " + error);
+        }
       }
+    }
+    for (size_t i = 0; i < tokens.size(); i++) {
       if (tokens[i].empty()) {
-        return Fail(codes::kTokenizeFailed, "embed: texts[" + std::to_string(i) + "] gives no tokens");
+        return Fail(codes::kTokenizeFailed,
+                    "embed: " + label + "[" + std::to_string(i) + "] gives no tokens");
       }
       if (tokens[i].size() > s.n_ctx) {
         return Fail(codes::kContextOverflow,
-                    "embed: texts[" + std::to_string(i) + "] has " + std::to_string(tokens[i].size()) +
+                    "embed: " + label + "[" + std::to_string(i) + "] has " +
+                        std::to_string(tokens[i].size()) +
                         " tokens, more than the embedding context holds (contextSize " +
                         std::to_string(s.n_ctx) + "); pass a larger contextSize");
       }
     }
+    const size_t count = tokens.size();
     const bool pooled = s.pooling != LLAMA_POOLING_TYPE_NONE;
     const size_t width = static_cast<size_t>(s.n_embd);
-    outputs_.resize(texts_.size());
-    for (size_t i = 0; i < texts_.size(); i++) outputs_[i].resize(width * (pooled ? 1 : tokens[i].size()));
+    outputs_.resize(count);
+    for (size_t i = 0; i < count; i++) outputs_[i].resize(width * (pooled ? 1 : tokens[i].size()));
 
     OwnedBatch owned(static_cast<int32_t>(s.n_ctx));
     llama_batch& batch = owned.get();
     const uint32_t target = std::max<uint32_t>(1, std::min(batch_tokens_, s.n_ctx));
     size_t next = 0;
-    while (next < texts_.size()) {
+    while (next < count) {
       // Whole texts, as separate sequences, up to `target` tokens (a longer text goes alone, up
       // to the context size) and n_seq_max texts.
       const size_t first = next;
       batch.n_tokens = 0;
-      while (next < texts_.size() && next - first < s.n_seq_max) {
+      while (next < count && next - first < s.n_seq_max) {
         const size_t n = tokens[next].size();
         if (next > first && static_cast<size_t>(batch.n_tokens) + n > target) break;
         const auto seq = static_cast<llama_seq_id>(next - first);
@@ -239,7 +251,7 @@ class EmbedWorker : public PromiseWorker {
   }
 
   EmbeddingPtr state_;
-  std::vector<std::string> texts_;
+  EmbedInputs inputs_;
   bool normalize_;
   uint32_t batch_tokens_;
   std::vector<std::vector<float>> outputs_;
@@ -274,6 +286,8 @@ bool ParsePooling(const std::string& name, enum llama_pooling_type* out) {
     *out = LLAMA_POOLING_TYPE_CLS;
   else if (name == "last")
     *out = LLAMA_POOLING_TYPE_LAST;
+  else if (name == "rank")
+    *out = LLAMA_POOLING_TYPE_RANK;
   else
     return false;
   return true;
@@ -289,6 +303,7 @@ void EmbeddingContext::Init(Napi::Env env, Napi::Object exports) {
                                         StaticMethod<&EmbeddingContext::Create>("create"),
                                         InstanceMethod<&EmbeddingContext::Info>("info"),
                                         InstanceMethod<&EmbeddingContext::Embed>("embed"),
+                                        InstanceMethod<&EmbeddingContext::EmbedTokens>("embedTokens"),
                                         InstanceMethod<&EmbeddingContext::Cancel>("cancel"),
                                         InstanceMethod<&EmbeddingContext::Dispose>("dispose"),
                                         InstanceAccessor<&EmbeddingContext::IsDisposed>("disposed"),
@@ -334,7 +349,8 @@ Napi::Value EmbeddingContext::Create(const Napi::CallbackInfo& info) {
   if (!ParsePooling(pooling, &options.pooling)) {
     args::ThrowRange(
         env, kMethod,
-        "option pooling must be \"model\", \"none\", \"mean\", \"cls\" or \"last\", got \"" + pooling + "\"");
+        "option pooling must be \"model\", \"none\", \"mean\", \"cls\", \"last\" or \"rank\", got \"" +
+            pooling + "\"");
   }
   return (new CreateEmbeddingWorker(env, info[0].As<Napi::Object>(), std::move(model), options))->Start();
 }
@@ -359,30 +375,56 @@ Napi::Value EmbeddingContext::Info(const Napi::CallbackInfo& info) {
 Napi::Value EmbeddingContext::Embed(const Napi::CallbackInfo& info) {
   constexpr const char* kMethod = "EmbeddingContext.embed";
   Napi::Env env = info.Env();
-  const EmbeddingPtr& s = Live(env, kMethod);
+  Live(env, kMethod);
   Napi::Value list = info.Length() > 0 ? info[0] : env.Undefined();
   if (!list.IsArray()) args::ThrowType(env, kMethod, "texts must be an array of strings", list);
   Napi::Array array = list.As<Napi::Array>();
-  std::vector<std::string> texts;
-  texts.reserve(array.Length());
+  EmbedInputs inputs;
+  inputs.texts.reserve(array.Length());
   for (uint32_t i = 0; i < array.Length(); i++) {
     Napi::Value v = array.Get(i);
     if (!v.IsString()) args::ThrowType(env, kMethod, "texts[" + std::to_string(i) + "] must be a string", v);
-    texts.push_back(v.As<Napi::String>().Utf8Value());
+    inputs.texts.push_back(v.As<Napi::String>().Utf8Value());
   }
-  Napi::Object o = args::OptionalObject(info, 1, kMethod, "options");
-  const bool normalize = args::OptBool(o, "normalize", false, kMethod);
+  return StartEmbed(info, kMethod, std::move(inputs));
+}
+
+// embedTokens(tokenLists: token id arrays, {normalize, batchTokens}) -> the same as embed(): each list is
+// decoded as given (no special tokens added). Used by rank(), which formats query/document pairs.
+Napi::Value EmbeddingContext::EmbedTokens(const Napi::CallbackInfo& info) {
+  constexpr const char* kMethod = "EmbeddingContext.embedTokens";
+  Napi::Env env = info.Env();
+  const EmbeddingPtr& s = Live(env, kMethod);
+  Napi::Value list = info.Length() > 0 ? info[0] : env.Undefined();
+  if (!list.IsArray()) args::ThrowType(env, kMethod, "tokenLists must be an array of token id arrays", list);
+  Napi::Array array = list.As<Napi::Array>();
+  EmbedInputs inputs;
+  inputs.label = "inputs";
+  inputs.tokens.reserve(array.Length());
+  for (uint32_t i = 0; i < array.Length(); i++) {
+    const std::string name = "tokenLists[" + std::to_string(i) + "]";
+    inputs.tokens.push_back(args::Tokens(env, array.Get(i), s->model->n_vocab, kMethod, name.c_str()));
+  }
+  return StartEmbed(info, kMethod, std::move(inputs));
+}
+
+Napi::Value EmbeddingContext::StartEmbed(const Napi::CallbackInfo& info, const char* method,
+                                         EmbedInputs inputs) {
+  Napi::Env env = info.Env();
+  const EmbeddingPtr& s = Live(env, method);
+  Napi::Object o = args::OptionalObject(info, 1, method, "options");
+  const bool normalize = args::OptBool(o, "normalize", false, method);
   const auto batch_tokens =
-      static_cast<uint32_t>(args::OptInt(o, "batchTokens", s->n_ctx, 1, 1 << 24, kMethod));
+      static_cast<uint32_t>(args::OptInt(o, "batchTokens", s->n_ctx, 1, 1 << 24, method));
   if (s->busy.load()) {
     Napi::Error e =
-        Napi::Error::New(env, std::string(kMethod) + ": another embed() is running on this context");
+        Napi::Error::New(env, std::string(method) + ": another embed() is running on this context");
     e.Set("code", Napi::String::New(env, codes::kContextBusy));
     throw e;
   }
   s->busy.store(true);
   s->abort.store(false);
-  return (new EmbedWorker(env, info.This().As<Napi::Object>(), s, std::move(texts), normalize, batch_tokens))
+  return (new EmbedWorker(env, info.This().As<Napi::Object>(), s, std::move(inputs), normalize, batch_tokens))
       ->Start();
 }
 

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "external_memory.h"
 #include "llama.h"
@@ -38,7 +39,16 @@ struct EmbeddingState {
 };
 using EmbeddingPtr = std::shared_ptr<EmbeddingState>;
 
-// "model" (the model's own pooling, from its metadata), "none", "mean", "cls" or "last".
+// What an embed call decodes: texts to tokenize on the worker, or token lists given as they are
+// (a rank call formats each query/document pair itself). `label` names the inputs in errors.
+struct EmbedInputs {
+  std::vector<std::string> texts;
+  std::vector<std::vector<llama_token>> tokens;
+  std::string label = "texts";
+};
+
+// "model" (the model's own pooling, from its metadata), "none", "mean", "cls", "last" or "rank" (a
+// reranker's classification head: a score per sequence).
 // Returns false for any other name.
 bool ParsePooling(const std::string& name, enum llama_pooling_type* out);
 
@@ -59,6 +69,8 @@ class EmbeddingContext : public Napi::ObjectWrap<EmbeddingContext> {
 
   Napi::Value Info(const Napi::CallbackInfo& info);
   Napi::Value Embed(const Napi::CallbackInfo& info);
+  Napi::Value EmbedTokens(const Napi::CallbackInfo& info);
+  Napi::Value StartEmbed(const Napi::CallbackInfo& info, const char* method, EmbedInputs inputs);
   Napi::Value Cancel(const Napi::CallbackInfo& info);
   Napi::Value Dispose(const Napi::CallbackInfo& info);
   Napi::Value IsDisposed(const Napi::CallbackInfo& info);

@@ -1,13 +1,16 @@
 #!/usr/bin/env node
-// npm `install` hook: use the prebuilt addon for this platform when one loads, otherwise build it
-// from source (scripts/build-native.mjs). An installed package builds in the user's cache
-// (~/.cache/toolwright, see scripts/build-layout.mjs) and gets only addon/toolwright.node; the
-// build tooling (cmake-js) is fetched then, into the same cache (scripts/build-tools.mjs).
+// npm `install` hook: use the prebuilt addon for this platform when one loads (prebuilds/ in a
+// clone, or the platform package @toolwright/<platform>-<arch>[-variant] that npm installed from the
+// optionalDependencies), otherwise build it from source (scripts/build-native.mjs). An installed
+// package builds in the user's cache (~/.cache/toolwright, see scripts/build-layout.mjs) and gets
+// only addon/toolwright.node; the build tooling (cmake-js) is fetched then, into the same cache
+// (scripts/build-tools.mjs).
 //
 //   TOOLWRIGHT_SKIP_BUILD=1   do nothing (e.g. only the TypeScript parts are needed)
 //   TOOLWRIGHT_FORCE_BUILD=1  build from source even when a prebuilt binary exists
 //   TOOLWRIGHT_CUDA=1 / TOOLWRIGHT_METAL=1 / TOOLWRIGHT_VULKAN=1  use that backend's prebuild
-//                            (prebuilds/<platform>-<arch>-cuda/, ...) if it loads, else build it
+//                            (prebuilds/<platform>-<arch>-cuda/ or @toolwright/<platform>-<arch>-cuda, ...)
+//                            if it loads, else build it
 //   TOOLWRIGHT_PORTABLE=1    (for source builds) target any AVX2 CPU, as the prebuilds do
 //   TOOLWRIGHT_CACHE_DIR     (for source builds) the cache folder
 import { spawnSync } from "node:child_process";
@@ -27,7 +30,8 @@ function log(message) {
  * Prebuild folder suffix ("" = the platform's default build) that each GPU switch asks for, from
  * the variant table the loader also reads (addon-variants.json).
  */
-const TABLE = JSON.parse(readFileSync(join(ROOT, "addon-variants.json"), "utf8")).variants;
+const { variants: TABLE, packageScope: SCOPE } = JSON.parse(readFileSync(join(ROOT, "addon-variants.json"), "utf8"));
+const VERSION = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).version;
 const GPU_FOLDERS = Object.fromEntries(
   TABLE.filter((v) => v.backend !== null).map((v) => [
     `TOOLWRIGHT_${v.name.toUpperCase()}`,
@@ -55,26 +59,30 @@ function missingCpuFeatures() {
 /**
  * The first prebuilt binary for this platform that loads, or undefined. `gpu` (a TOOLWRIGHT_*
  * switch) limits the search to that backend's folder; otherwise GPU variants come first, as in
- * the runtime loader.
+ * the runtime loader. Each folder is looked for in prebuilds/ (a clone, a package packed with
+ * them), then as its platform package (@toolwright/<folder>, an optional dependency: the
+ * published layout).
  */
 function loadablePrebuild(gpu) {
   const base = `${process.platform}-${process.arch}`;
   const prebuilds = join(ROOT, "prebuilds");
-  if (!existsSync(prebuilds)) return undefined;
+  const present = existsSync(prebuilds) ? readdirSync(prebuilds) : [];
+  const fromTable = TABLE.map((v) => (v.defaultOn.includes(process.platform) ? base : `${base}-${v.name}`));
   const folders = gpu
     ? [`${base}${GPU_FOLDERS[gpu]}`]
-    : readdirSync(prebuilds)
+    : [...new Set([...present, ...fromTable])]
         .filter((d) => d === base || d.startsWith(`${base}-`))
         .sort((a, b) => rank(a, base) - rank(b, base) || a.localeCompare(b));
+  const dirs = folders.flatMap((folder) => [join(prebuilds, folder), platformPackageDir(folder)]);
+  if (!dirs.some((dir) => dir !== undefined && existsSync(dir))) return undefined;
   const unfit = missingCpuFeatures();
   if (unfit) {
     log(`not using the prebuilt binaries: ${unfit}, which they need`);
     return undefined;
   }
   const require = createRequire(import.meta.url);
-  for (const folder of folders) {
-    const dir = join(prebuilds, folder);
-    if (!existsSync(dir)) continue;
+  for (const dir of dirs) {
+    if (dir === undefined || !existsSync(dir)) continue;
     for (const file of readdirSync(dir)
       .filter((f) => f.endsWith(".node"))
       .sort()) {
@@ -87,6 +95,24 @@ function loadablePrebuild(gpu) {
       }
     }
   }
+  return undefined;
+}
+
+/**
+ * The folder of the platform package that ships prebuild `folder`, when it is installed and of
+ * this package's version (they are released in lockstep); undefined otherwise.
+ */
+function platformPackageDir(folder) {
+  const name = `${SCOPE}/${folder}`;
+  let manifest;
+  try {
+    manifest = createRequire(join(ROOT, "package.json")).resolve(`${name}/package.json`);
+  } catch {
+    return undefined; // not installed: another platform's or variant's package
+  }
+  const theirs = JSON.parse(readFileSync(manifest, "utf8")).version;
+  if (theirs === VERSION) return dirname(manifest);
+  log(`not using ${name}: version ${theirs}, toolwright is ${VERSION}`);
   return undefined;
 }
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Builds the prebuilt addon shipped in the npm package:
+// Builds the prebuilt addon that the npm packages ship (one platform package per folder,
+// scripts/platform-packages.mjs):
 //   prebuilds/<platform>-<arch>[-<variant>]/toolwright.node
 // through prebuildify (N-API build, stripped), with cmake-js doing the actual build.
 //

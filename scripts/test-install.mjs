@@ -1,22 +1,24 @@
 #!/usr/bin/env node
-// Installs the package the way a user gets it, and runs it. Two modes:
+// Installs the package the way a user gets it, and runs it. Three modes:
 //
-//   --mode prebuild (default): the tarball ships a prebuilt addon for this platform; it is
-//     installed with no C/C++ compiler, CMake or nvcc on PATH (a PATH of symlinks to everything
-//     else), so a source build cannot happen;
+//   --mode packages (default): the published layout: the main tarball ships no binary and lists
+//     the platform package (@toolwright/<platform>-<arch>, made by scripts/platform-packages.mjs)
+//     as an optional dependency; both tarballs are installed together with no C/C++ compiler,
+//     CMake or nvcc on PATH (a PATH of symlinks to everything else), so a source build cannot happen;
+//   --mode prebuild: the same, with the prebuilt addon inside the main tarball (prebuilds/);
 //   --mode source: the tarball ships no prebuild, so the install script builds the addon from
 //     source: llama.cpp's clone and the object files go to the user's cache (TOOLWRIGHT_CACHE_DIR,
 //     default ~/.cache/toolwright), the build tooling (cmake-js) too; only the addon lands in the
 //     package. ccache (CCACHE_DIR) and the cached llama.cpp bundle keep repeated runs short.
 //
 // Steps: `npm pack` this repository (what `files` in package.json ships); `npm install` the
-// tarball into an empty folder from the npm cache (--prefer-offline); there, load a generated test
+// tarball(s) into an empty folder from the npm cache (--prefer-offline); there, load a generated test
 // model through `import "toolwright"` and generate a few tokens (chat() when the model has a chat
 // template, else generate()), check which addon file the process mapped, `require()` every export
 // from a CommonJS file, and run the `toolwright` CLI. Measures the install's time and sizes.
 // Prints a JSON report; exits 1 when a step fails.
 //
-//   node scripts/test-install.mjs [--mode prebuild|source] [--model PATH] [--no-build] [--keep] [--keep-path]
+//   node scripts/test-install.mjs [--mode packages|prebuild|source] [--model PATH] [--no-build] [--keep] [--keep-path]
 //                                 [--cpu-only]
 //
 //   --no-build    use lib/ as it is (default: compile it first)
@@ -24,10 +26,10 @@
 //   --keep-path   install with the normal PATH (Windows, where a PATH of symlinks is impractical)
 //   --cpu-only    load with gpuLayers: 0 (CI machines whose GPU is virtual)
 //
-// In prebuild mode the package must ship a prebuilt addon for this platform: prebuilds/<platform>-<arch>/
-// from `npm run build:prebuild` (or CI). When there is none, this machine's own build
-// (build/Release/toolwright.node) is put into the tarball in its place, so the packaging and
-// install path is still checked end to end (the report says which was used).
+// The packages and prebuild modes take the prebuilt addon for this platform from prebuilds/<platform>-<arch>/
+// (`npm run build:prebuild`, or CI). When there is none, this machine's own build
+// (build/Release/toolwright.node) stands in for it, so the packaging and install path is still
+// checked end to end (the report says which was used).
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
@@ -48,6 +50,7 @@ import { delimiter, dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { buildLayout } from "./build-layout.mjs";
+import { makePlatformPackages, withOptionalDependencies } from "./platform-packages.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const PLATFORM_DIR = `${process.platform}-${process.arch}`;
@@ -216,13 +219,10 @@ function pack(dir, mode) {
       facts: { ...facts, tarballBytes: r.bytes, addonSource: "built from source by the install script" },
     };
   }
+  if (mode === "packages") return packPlatformLayout(dir, tarball, facts, prebuild);
   if (prebuild) return { tarball, facts: { ...facts, addonSource: prebuild } };
 
-  const local = join(ROOT, "build", "Release", "toolwright.node");
-  if (!existsSync(local))
-    throw new StepError(
-      `no prebuilds/${PLATFORM_DIR}/*.node and no ${local}: run npm run build:prebuild (or build:native) first`,
-    );
+  const local = localBuild();
   log(`no prebuilds/${PLATFORM_DIR}/ in the package: putting build/Release/toolwright.node in its place`);
   const r = repack(dir, tarball, (pkg) => {
     mkdirSync(join(pkg, "prebuilds", PLATFORM_DIR), { recursive: true });
@@ -235,6 +235,53 @@ function pack(dir, mode) {
       ...facts,
       tarballBytes: r.bytes,
       addonSource: "build/Release/toolwright.node (no prebuild in the repository)",
+    },
+  };
+}
+
+/** This machine's build, which stands in for a missing prebuild. */
+function localBuild() {
+  const local = join(ROOT, "build", "Release", "toolwright.node");
+  if (!existsSync(local))
+    throw new StepError(
+      `no prebuilds/${PLATFORM_DIR}/*.node and no ${local}: run npm run build:prebuild (or build:native) first`,
+    );
+  return local;
+}
+
+/**
+ * The published layout: the main tarball without prebuilds/ and with an optional dependency on
+ * this platform's package, which scripts/platform-packages.mjs makes from prebuilds/<platform>-<arch>/
+ * (or this machine's build in its place) and which is packed beside it.
+ */
+function packPlatformLayout(dir, tarball, facts, prebuild) {
+  const prebuilds = join(dir, "platform-prebuilds");
+  mkdirSync(join(prebuilds, PLATFORM_DIR), { recursive: true });
+  const source = prebuild ? join(ROOT, "prebuilds", PLATFORM_DIR) : undefined;
+  if (source) for (const f of readdirSync(source)) copyFileSync(join(source, f), join(prebuilds, PLATFORM_DIR, f));
+  else copyFileSync(localBuild(), join(prebuilds, PLATFORM_DIR, "toolwright.node"));
+  /** @type {import("./platform-packages.mjs").MadePackage[]} */
+  let made = [];
+  const main = repack(dir, tarball, (pkg) => {
+    rmSync(join(pkg, "prebuilds"), { recursive: true, force: true });
+    const manifest = JSON.parse(readFileSync(join(pkg, "package.json"), "utf8"));
+    made = makePlatformPackages({ prebuilds, out: join(dir, "platform-packages"), main: manifest });
+    writeFileSync(join(pkg, "package.json"), JSON.stringify(withOptionalDependencies(manifest, made), null, 2));
+  });
+  const packed = JSON.parse(
+    run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", dir], { cwd: made[0].dir }).stdout,
+  )[0];
+  return {
+    tarball: main.tarball,
+    extraTarballs: [join(dir, packed.filename)],
+    facts: {
+      ...facts,
+      tarballBytes: main.bytes,
+      platformPackage: made[0].name,
+      platformTarball: packed.filename,
+      platformTarballBytes: packed.size,
+      platformFiles: packed.files.map((f) => f.path).sort(),
+      addonSource: prebuild ?? "build/Release/toolwright.node (no prebuild in the repository)",
     },
   };
 }
@@ -274,7 +321,8 @@ function installedPackages(nodeModules) {
 // The app: chat() when the package has it and the model has a chat template, else generate().
 const APP_SCRIPT = `
 import { readFileSync } from "node:fs";
-import { loadModel } from "toolwright";
+import * as toolwright from "toolwright";
+const { loadModel } = toolwright;
 const model = await loadModel(process.argv[2], process.argv[3] === "cpu-only" ? { gpuLayers: 0 } : {});
 let result;
 if (typeof model.chat === "function" && model.chatTemplate) {
@@ -295,8 +343,10 @@ try {
   addon = readFileSync("/proc/self/maps", "utf8").split("\\n").map((l) => l.split(/\\s+/).slice(5).join(" "))
     .find((p) => p.endsWith("toolwright.node")) ?? null;
 } catch {}
+const loaded = toolwright.loadedAddon?.();
 model.dispose();
-console.log(JSON.stringify({ ...result, addon }));
+console.log(JSON.stringify({ ...result, addon, loaded: loaded && { path: loaded.path, variant: loaded.variant,
+  passedOver: loaded.passedOver } }));
 `;
 
 /**
@@ -342,12 +392,12 @@ const pkg = require("toolwright/package.json");
 /**
  * Bounds on `npm install` (a cold source build takes ~10 min on 2 cores): past them npm is killed and the step fails.
  */
-const INSTALL_TIMEOUT_MS = { prebuild: 5 * 60_000, source: 40 * 60_000 };
+const INSTALL_TIMEOUT_MS = { packages: 5 * 60_000, prebuild: 5 * 60_000, source: 40 * 60_000 };
 
 async function main() {
   const { values } = parseArgs({
     options: {
-      mode: { type: "string", default: "prebuild" },
+      mode: { type: "string", default: "packages" },
       model: { type: "string" },
       "no-build": { type: "boolean", default: false },
       keep: { type: "boolean", default: false },
@@ -356,8 +406,8 @@ async function main() {
     },
   });
   const mode = values.mode;
-  if (mode !== "prebuild" && mode !== "source") {
-    log(`--mode must be prebuild or source, got "${mode}"`);
+  if (mode !== "packages" && mode !== "prebuild" && mode !== "source") {
+    log(`--mode must be packages, prebuild or source, got "${mode}"`);
     process.exit(2);
   }
   const work = workFolder(mode);
@@ -378,7 +428,7 @@ async function main() {
     const model = values.model ? resolve(values.model) : await makeModel(work);
 
     let t = Date.now();
-    const { tarball, facts } = pack(work, mode);
+    const { tarball, extraTarballs = [], facts } = pack(work, mode);
     Object.assign(report, facts, { packSeconds: (Date.now() - t) / 1000 });
 
     let env;
@@ -407,13 +457,13 @@ async function main() {
     t = Date.now();
     const install = run(
       "npm",
-      ["install", tarball, "--prefer-offline", "--no-audit", "--no-fund", "--foreground-scripts"],
+      ["install", tarball, ...extraTarballs, "--prefer-offline", "--no-audit", "--no-fund", "--foreground-scripts"],
       { cwd: app, env, timeout: INSTALL_TIMEOUT_MS[mode] },
     );
     report.installSeconds = (Date.now() - t) / 1000;
     const installLog = install.stdout + install.stderr;
     const installed = join(app, "node_modules", "toolwright");
-    if (mode === "prebuild") {
+    if (mode !== "source") {
       const used = /\[toolwright:install\] using the prebuilt addon (\S+)/.exec(installLog);
       if (!used)
         throw new StepError(
@@ -442,14 +492,26 @@ async function main() {
     report.packageBytes = treeBytes(installed);
     report.nodeModulesBytes = treeBytes(join(app, "node_modules"));
     report.packages = installedPackages(join(app, "node_modules"));
+    const platformDir = report.platformPackage && join(app, "node_modules", ...report.platformPackage.split("/"));
+    if (platformDir) report.platformPackageBytes = treeBytes(platformDir);
 
     t = Date.now();
     const appArgs = ["check.mjs", model, ...(values["cpu-only"] ? ["cpu-only"] : [])];
     const result = JSON.parse(run(process.execPath, appArgs, { cwd: app, env }).stdout.trim().split("\n").pop());
     report.runSeconds = (Date.now() - t) / 1000;
-    Object.assign(report, { api: result.api, tokens: result.tokens, text: result.text, addonMapped: result.addon });
+    Object.assign(report, {
+      api: result.api,
+      tokens: result.tokens,
+      text: result.text,
+      addonMapped: result.addon,
+      loaded: result.loaded,
+    });
     if (!(result.tokens > 0)) throw new StepError(`the installed package generated no tokens with ${result.api}()`);
-    const expectedAddon = mode === "prebuild" ? join(installed, "prebuilds") : join(installed, "addon");
+    const expectedAddon = {
+      packages: platformDir,
+      prebuild: join(installed, "prebuilds"),
+      source: join(installed, "addon"),
+    }[mode];
     if (result.addon !== null && !result.addon.startsWith(expectedAddon))
       throw new StepError(`the app loaded ${result.addon}, not an addon under ${expectedAddon}`);
 

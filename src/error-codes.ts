@@ -46,6 +46,12 @@ export const ERROR_CODES = {
   TOOLWRIGHT_DETOKENIZE_FAILED: "the tokens could not be turned into text",
   TOOLWRIGHT_INVALID_GRAMMAR: "a grammar given to the sampler is not valid GBNF",
   TOOLWRIGHT_DISPOSED: "the model or context was disposed before or during the operation",
+  TOOLWRIGHT_NOT_A_RERANKER:
+    "rank() on a model without a rank head (pooling type rank and a classifier: cls or cls.output tensors)",
+  TOOLWRIGHT_LORA_INVALID:
+    "a file is not a LoRA adapter llama.cpp can apply to this model (another architecture, shape)",
+  TOOLWRIGHT_STATE_INVALID: "a saved state file is not one toolwright wrote, or is truncated or corrupt",
+  TOOLWRIGHT_STATE_MISMATCH: "a saved state was made by another model, or does not fit this context",
   TOOLWRIGHT_TEMPLATE_SYNTAX: "a chat template does not compile",
   TOOLWRIGHT_TEMPLATE_RUNTIME: "a chat template fails while rendering, as Python Jinja2 would",
   TOOLWRIGHT_TEMPLATE_RAISED: "a chat template refused the conversation (raise_exception)",

@@ -9,6 +9,8 @@
  * import { loadModel } from "toolwright";
  * const model = await loadModel("model.gguf");
  * const { message } = await model.chat({ messages: [{ role: "user", content: "Hi" }] });
+ *
+ * @module toolwright
  */
 export type * from "./types.js";
 export { ToolwrightError, ERROR_CODES, type ToolwrightErrorCode } from "./errors.js";
@@ -38,6 +40,9 @@ export {
   listDevices,
   Context,
   Generation,
+  LoraAdapter,
+  LoraError,
+  SavedStateError,
   AbortError,
   ModelLoadError,
   NativeAddonError,
@@ -45,8 +50,15 @@ export {
   addonVariants,
   serveRpc,
 } from "./runtime/index.js";
-export { pullModel, ModelDownloadError, modelCacheDir, isHfModelRef, parseHfModelRef } from "./runtime/index.js";
-export { ContextOverflowError, estimateMemory, MediaError, MediaPrompt } from "./runtime/index.js";
+export {
+  pullModel,
+  ModelDownloadError,
+  hfCacheDir,
+  modelCacheDir,
+  isHfModelRef,
+  parseHfModelRef,
+} from "./runtime/index.js";
+export { ContextOverflowError, NotARerankerError, estimateMemory, MediaError, MediaPrompt } from "./runtime/index.js";
 export { grammarCacheStats, clearGrammarCache, setGrammarCacheLimit } from "./runtime/index.js";
 export type * from "./runtime/index.js";
 export { ChatTemplate, TemplateError, TemplateRuntimeError, TemplateSyntaxError } from "./template/index.js";

@@ -7,6 +7,8 @@
  * import { toolwright } from "toolwright/ai-sdk";
  * // generateText from the "ai" package
  * const { text } = await generateText({ model: toolwright(await loadModel("model.gguf")), prompt: "Hi" });
+ *
+ * @module toolwright/ai-sdk
  */
 export { toolwright } from "./language-model.js";
 export type { ToolwrightModelSettings } from "./language-model.js";

@@ -5,6 +5,8 @@
  * @example
  * import { analyzeTemplate } from "toolwright/analysis";
  * const { reasoning, tools } = analyzeTemplate(source);
+ *
+ * @module toolwright/analysis
  */
 export { analyzeTemplate, type AnalyzeOptions } from "./analyze.js";
 export { TemplateAnalysisError } from "./errors.js";

@@ -8,12 +8,15 @@
  * const params = generateChatParams(analysis, template, { messages, tools });
  * const stream = new ChatStreamParser(params);
  * stream.feed("<tool_call>\n{\"name\": \"get_weather\", ");
+ *
+ * @module toolwright/chat
  */
 export { generateChatParams } from "./generate.js";
 export { analyzeChatTemplate, type AnalyzeChatOptions } from "./analyze-chat.js";
 export { ChatStreamParser, parseChatOutput } from "./chat-parser.js";
 export { accumulateDeltas } from "./deltas.js";
 export { ToolSchemaError } from "./tool-schema.js";
+export type { ValueDialect } from "./json-normalizer.js";
 export type {
   ChatDelta,
   ChatGrammarTrigger,

@@ -106,8 +106,9 @@ function bareToJson(token: string): string | null {
  * bare (`{city:<|"|>Paris<|"|>}`).
  *
  * @example
- * const n = new JsonNormalizer({ stringDelimiter: '<|"|>', bareKeys: true });
- * n.push('{city:<|"|>Paris<|"|>}') + n.close(); // '{"city":"Paris"}'
+ * import type { ValueDialect } from "toolwright/chat";
+ * // Gemma 4's arguments: {city:<|"|>Paris<|"|>} reads as {"city":"Paris"}
+ * const gemma4: ValueDialect = { stringDelimiter: '<|"|>', bareKeys: true };
  */
 export interface ValueDialect {
   /** Opens and closes a string; its content is raw text. */

@@ -1,11 +1,14 @@
 /**
  * What `toolwright chat` and `toolwright serve` share about chat options on the command line: the
- * `--context-overflow` flag, and error messages that name the flag the user typed (`--template`)
+ * `--context-overflow` and `--lora` flags, and error messages that name the flag the user typed (`--template`)
  * where chat() names its option (`options.template`).
  *
  * @example
  * flagMessage('streamChat: options.maxTokens (4) is below ...', CHAT_FLAG_OF_OPTION); // "--max-tokens (4) is ..."
  */
+import { LoraError } from "../runtime/errors.js";
+import type { LoraSpec } from "../runtime/lora.js";
+import type { Model } from "../runtime/model.js";
 import type { OptionSpec } from "./args.js";
 import { UsageError } from "./args.js";
 
@@ -69,4 +72,55 @@ export function flagMessage(message: string, flags: Readonly<Record<string, stri
   }
   // The CLI writes its own prefix: chat()'s ("chat: ") would say it twice.
   return named.replace(/^(?:chat|streamChat): /, "");
+}
+
+/** A `--lora FILE[:SCALE]` value: the adapter file and its scale (default 1). */
+export interface LoraFlag {
+  path: string;
+  scale: number;
+}
+
+/** The `--lora` row of a command's option table (repeatable). */
+export const LORA_OPTION: OptionSpec = {
+  type: "string",
+  multiple: true,
+  value: "FILE[:SCALE]",
+  help: "a LoRA adapter GGUF to apply, with its scale (default 1); repeat for several",
+};
+
+/**
+ * The `--lora` values: a trailing `:SCALE` that is a number is the scale, else the whole value is the path (so
+ * a path with a colon in it stays whole). A {@link UsageError} names the flag.
+ *
+ * @example
+ * loraFlagsOf(["style.gguf:0.5", "C:\\adapters\\tone.gguf"]);
+ * // [{ path: "style.gguf", scale: 0.5 }, { path: "C:\\adapters\\tone.gguf", scale: 1 }]
+ */
+export function loraFlagsOf(values: readonly string[]): LoraFlag[] {
+  return values.map((value) => {
+    const match = /^(.*):([-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?)$/i.exec(value);
+    const path = match ? match[1]! : value;
+    const scale = match ? Number(match[2]) : 1;
+    if (path === "") throw new UsageError(`--lora must name an adapter file, got ${JSON.stringify(value)}`);
+    if (!Number.isFinite(scale))
+      throw new UsageError(`--lora scale must be a finite number, got ${JSON.stringify(value)}`);
+    return { path, scale };
+  });
+}
+
+/**
+ * Loads the `--lora` adapters for `model`: the context option `loras`, or the error message (naming the file and
+ * why) when one cannot be loaded.
+ */
+export async function loadLoraFlags(model: Model, flags: readonly LoraFlag[]): Promise<LoraSpec[] | string> {
+  const loras: LoraSpec[] = [];
+  for (const { path, scale } of flags) {
+    try {
+      loras.push({ adapter: await model.loadLora(path), scale });
+    } catch (e) {
+      if (!(e instanceof LoraError)) throw e;
+      return `--lora: ${e.message}`;
+    }
+  }
+  return loras;
 }

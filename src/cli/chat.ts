@@ -13,6 +13,7 @@ import type { GpuOption } from "../runtime/devices.js";
 import { ModelLoadError } from "../runtime/errors.js";
 import type { ChatMessage, ResponseFormat, ToolChoice, ToolDefinition } from "../types.js";
 import type { SamplingOptions } from "../runtime/sampling.js";
+import type { LoraSpec } from "../runtime/lora.js";
 import type { CliIo } from "./analyze.js";
 import {
   formatOptions,
@@ -20,9 +21,19 @@ import {
   parseCommandArgs,
   parseNumberOption,
   stringValue,
+  stringValues,
   UsageError,
 } from "./args.js";
-import { CHAT_FLAG_OF_OPTION, CONTEXT_OVERFLOW_OPTION, contextOverflowOf, flagMessage } from "./chat-flags.js";
+import {
+  CHAT_FLAG_OF_OPTION,
+  CONTEXT_OVERFLOW_OPTION,
+  contextOverflowOf,
+  flagMessage,
+  LORA_OPTION,
+  type LoraFlag,
+  loadLoraFlags,
+  loraFlagsOf,
+} from "./chat-flags.js";
 import { readJsonSchemaFile, readTemplateFile, readToolsFile } from "./chat-inputs.js";
 import { AnswerView } from "./chat-output.js";
 import { resolveModelArg } from "./model-arg.js";
@@ -46,6 +57,7 @@ const CHAT_OPTIONS: OptionTable = {
   "no-thinking": { type: "boolean", help: "ask the template not to reason (enable_thinking=false)" },
   gpu: { type: "string", value: "MODE", help: "auto (default: the build's GPUs if any), cuda, metal, vulkan or off" },
   "gpu-layers": { type: "string", value: "N", help: "layers to offload to the GPU (default: all)" },
+  lora: LORA_OPTION,
 };
 
 export const CHAT_USAGE = `Usage: toolwright chat <model.gguf | hf:OWNER/REPO/FILE.gguf> [options]
@@ -82,6 +94,7 @@ export interface ChatArgs {
   enableThinking?: boolean;
   gpu?: GpuOption;
   gpuLayers?: number;
+  loras: LoraFlag[];
 }
 
 /** What the files named on the command line hold. */
@@ -102,7 +115,7 @@ export function parseChatArgs(argv: readonly string[]): ChatArgs | "help" {
   if (values.help) return "help";
   if (positionals.length !== 1) throw new UsageError(`expected one model path, got ${positionals.length}`);
   const text = (name: string) => stringValue(values, name);
-  const args: ChatArgs = { model: positionals[0]!, sampling: {} };
+  const args: ChatArgs = { model: positionals[0]!, sampling: {}, loras: loraFlagsOf(stringValues(values, "lora")) };
   const number = (name: string, integer: boolean, min: number, max?: number) => {
     const value = text(name);
     return value === undefined ? undefined : parseNumberOption(name, value, integer, min, max);
@@ -185,8 +198,13 @@ export async function runChat(argv: readonly string[], io: ChatIo): Promise<numb
       );
       return 1;
     }
+    const loras = await loadLoraFlags(model, args.loras);
+    if (typeof loras === "string") {
+      io.stderr.write(`toolwright chat: ${loras}\n`);
+      return 1;
+    }
     io.stderr.write(`${describePlacement(model)}\n`);
-    await converse(model, args, inputs, io);
+    await converse(model, args, inputs, io, loras);
   } finally {
     model.dispose();
   }
@@ -226,15 +244,25 @@ function describePlacement(model: Model): string {
 }
 
 /** The read-answer loop, until /exit, end of input, or Ctrl-C at the prompt. */
-async function converse(model: Model, args: ChatArgs, inputs: ChatInputs, io: ChatIo): Promise<void> {
+async function converse(
+  model: Model,
+  args: ChatArgs,
+  inputs: ChatInputs,
+  io: ChatIo,
+  loras: LoraSpec[],
+): Promise<void> {
   const stdin = io.stdin ?? process.stdin;
   const interactive = stdin.isTTY === true;
   const stdoutTty = (io.stdout as { isTTY?: boolean }).isTTY === true;
   const color = stdoutTty && (process.env.NO_COLOR ?? "") === "";
   const dim = (text: string) => (color ? `\x1b[2m${text}\x1b[22m` : text);
-  // --context-size gets a session of its own; otherwise the model's (its default context).
-  const session =
-    args.contextSize !== undefined ? new ChatSession(model, { context: { contextSize: args.contextSize } }) : model;
+  // --context-size or --lora gets a session of its own; otherwise the model's (its default context).
+  const own = args.contextSize !== undefined || loras.length > 0;
+  const context = {
+    ...(args.contextSize !== undefined ? { contextSize: args.contextSize } : {}),
+    ...(loras.length > 0 ? { loras } : {}),
+  };
+  const session = own ? new ChatSession(model, { context }) : model;
 
   const rl = createInterface({
     input: stdin,

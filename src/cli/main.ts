@@ -24,7 +24,7 @@ interface Command {
 
 const COMMANDS: Record<string, Command> = {
   pull: {
-    summary: "download a model from the Hugging Face hub into the local cache",
+    summary: "download a model from the Hugging Face hub into the hub cache it shares",
     usage: PULL_USAGE,
     run: runPull,
   },

@@ -1,18 +1,12 @@
 /**
  * `toolwright pull hf:OWNER/REPO/FILE.gguf`: downloads a model from the Hugging Face hub (or a
- * mirror) into the local cache and prints its path; progress goes to stderr.
+ * mirror) into the Hugging Face hub cache and prints its path; progress goes to stderr.
  *
  * @example
  * const code = await runPull(["hf:Qwen/Qwen3-0.6B-GGUF/Qwen3-0.6B-Q8_0.gguf"], process);
  */
 import { AbortError } from "../runtime/errors.js";
-import {
-  ModelDownloadError,
-  modelCacheDir,
-  pullModel,
-  type DownloadProgress,
-  type PulledModel,
-} from "../runtime/hub/index.js";
+import { ModelDownloadError, pullModel, type DownloadProgress, type PulledModel } from "../runtime/hub/index.js";
 import type { CliIo } from "./analyze.js";
 import { formatOptions, type OptionTable, type ParsedArgs, parseCommandArgs, stringValue, UsageError } from "./args.js";
 import { createProgressReporter, formatBytes, type ProgressStream } from "./progress.js";
@@ -28,16 +22,17 @@ const PULL_OPTIONS: OptionTable = {
     type: "string",
     value: "DIR",
     help:
-      "where models are kept (default $TOOLWRIGHT_MODELS_DIR or\n~/.cache/toolwright/models; XDG_CACHE_HOME " +
-      "is respected)",
+      "the Hugging Face hub cache (default $HF_HUB_CACHE, $HF_HOME/hub\nor ~/.cache/huggingface/hub), shared " +
+      "with\nhuggingface-cli and llama.cpp's -hf",
   },
   quiet: { type: "boolean", short: "q", help: "no progress, only the path" },
 };
 
 export const PULL_USAGE = `Usage: toolwright pull <hf:OWNER/REPO/FILE.gguf | hf:OWNER/REPO[:QUANT]> [options]
 
-Downloads a GGUF model from the Hugging Face hub into the local cache, or finds it
-there up to date, and prints its path. An interrupted download (Ctrl-C, a dropped
+Downloads a GGUF model from the Hugging Face hub into the hub cache that
+huggingface-cli, Python and llama.cpp's -hf share, or finds it there (or in the
+folder of earlier toolwright versions) up to date, and prints its path. An interrupted download (Ctrl-C, a dropped
 connection) resumes where it stopped; the file is checked against the sha256 the
 hub publishes. Set HF_TOKEN for gated or private repositories.
 
@@ -116,7 +111,7 @@ export async function runPull(argv: readonly string[], io: CliIo): Promise<numbe
     process.off("SIGINT", onInterrupt);
   }
   progress?.done();
-  if (!values.quiet) io.stderr.write(`${summary(pulled, cacheDir ?? modelCacheDir())}\n`);
+  if (!values.quiet) io.stderr.write(`${summary(pulled)}\n`);
   io.stdout.write(`${pulled.path}\n`);
   return 0;
 }
@@ -131,10 +126,10 @@ function describeProgress(p: DownloadProgress): string {
     : formatBytes(p.receivedBytes);
 }
 
-function summary(p: PulledModel, cacheDir: string): string {
+function summary(p: PulledModel): string {
   const sha = p.sha256 ? `, sha256 ${p.sha256.slice(0, 12)}…` : "";
   const what = `${p.repo}/${p.file} (${formatBytes(p.sizeBytes)}${sha})`;
-  if (p.source === "downloaded") return `downloaded ${what} into ${cacheDir}`;
+  if (p.source === "downloaded") return `downloaded ${what}`;
   return p.checked
     ? `up to date: ${what}`
     : `cached (the hub was not reached, so it is not known to be current): ${what}`;

@@ -21,7 +21,7 @@ import {
   stringValues,
   UsageError,
 } from "./args.js";
-import { contextOverflowOf, CONTEXT_OVERFLOW_OPTION } from "./chat-flags.js";
+import { contextOverflowOf, CONTEXT_OVERFLOW_OPTION, LORA_OPTION, loadLoraFlags, loraFlagsOf } from "./chat-flags.js";
 import { resolveModelArg } from "./model-arg.js";
 import { createProgressReporter, type ProgressStream } from "./progress.js";
 
@@ -60,6 +60,7 @@ const SERVE_OPTIONS: OptionTable = {
       `context's; a request that sets none gets ${DEFAULT_MAX_TOKENS})`,
   },
   "context-overflow": CONTEXT_OVERFLOW_OPTION,
+  lora: LORA_OPTION,
   quiet: { type: "boolean", short: "q", help: "no access log (one line per request on stderr)" },
   "max-body": { type: "string", value: "BYTES", help: "largest request body (default 8388608)" },
   parallel: {
@@ -91,6 +92,7 @@ export const SERVE_USAGE = `Usage: toolwright serve <model.gguf | hf:OWNER/REPO/
 Serves the model over HTTP with OpenAI's chat-completions API:
   POST /v1/chat/completions   (stream: true for server-sent events)
   POST /v1/embeddings
+  POST /v1/rerank             (a reranker model: llama-server's rerank API)
   GET  /v1/models, GET /health
 Point an OpenAI client at http://HOST:PORT/v1. A request's 'model' is the model
 id or an --alias (another name is a 404); a request without one gets the loaded
@@ -152,6 +154,7 @@ export function parseServeArgs(argv: readonly string[]) {
     batchSize: integer("batch-size", 1, 1 << 20),
     gpu: gpuOf(text("gpu")),
     gpuLayers: integer("gpu-layers", 0),
+    loras: loraFlagsOf(stringValues(values, "lora")),
   };
 }
 
@@ -251,6 +254,11 @@ export async function runServe(argv: readonly string[], io: ServeIo): Promise<nu
       );
       return 2;
     }
+    const loras = await loadLoraFlags(model, args.loras);
+    if (typeof loras === "string") {
+      io.stderr.write(`toolwright serve: ${loras}\n`);
+      return 1;
+    }
     // The requests share one context of --parallel sequences (not model.chat()'s own session).
     const session = new ChatSession(model, {
       ...(args.contextOverflow !== undefined ? { contextOverflow: args.contextOverflow } : {}),
@@ -260,6 +268,7 @@ export async function runServe(argv: readonly string[], io: ServeIo): Promise<nu
         ...(args.threads !== undefined ? { threads: args.threads } : {}),
         ...(args.threadsBatch !== undefined ? { threadsBatch: args.threadsBatch } : {}),
         ...(args.batchSize !== undefined ? { batchSize: args.batchSize } : {}),
+        ...(loras.length > 0 ? { loras } : {}),
       },
     });
     const backend = {
@@ -270,6 +279,9 @@ export async function runServe(argv: readonly string[], io: ServeIo): Promise<nu
       embed: (texts: readonly string[], options?: { signal?: AbortSignal }) => model.embed(texts, options),
       tokenize: (text: string) => model.tokenize(text),
       detokenize: (tokens: ArrayLike<number>) => model.detokenize(tokens),
+      rank: (query: string, documents: readonly string[], options?: { signal?: AbortSignal }) =>
+        model.rank(query, documents, options),
+      rankTokens: (query: string, document: string) => model.rankTokens(query, document),
     };
     const [alias, ...aliases] = args.aliases;
     const server = createServer(backend, {

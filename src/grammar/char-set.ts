@@ -3,7 +3,13 @@
  * GBNF character classes, regex classes and JSON string escaping all reduce to these.
  */
 
-/** One inclusive code-point range `[lo, hi]`. */
+/**
+ * One inclusive code-point range `[lo, hi]`.
+ *
+ * @example
+ * import type { CodeRange } from "toolwright/grammar";
+ * const digits: CodeRange = [0x30, 0x39]; // [0-9]
+ */
 export type CodeRange = readonly [lo: number, hi: number];
 
 /** The largest Unicode code point. */

@@ -4,7 +4,14 @@
  */
 import { type CodeRange, normalizeRanges } from "./char-set.js";
 
-/** A GBNF expression node; `type` is the discriminant. */
+/**
+ * A GBNF expression node; `type` is the discriminant.
+ *
+ * @example
+ * import { parseGbnf, type GbnfExpr } from "toolwright/grammar";
+ * const root: GbnfExpr | undefined = parseGbnf('root ::= "yes" | "no"').rules.get("root");
+ * root?.type; // "choice"
+ */
 export type GbnfExpr =
   /** `"text"`: the exact code points of `text` (empty text matches the empty string). */
   | { readonly type: "literal"; readonly text: string }

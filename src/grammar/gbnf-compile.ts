@@ -23,7 +23,7 @@ export enum El {
 
 /** A grammar flattened for matching. All rules live in one element array. */
 export interface CompiledGbnf {
-  /** Element kinds (see {@link El}). */
+  /** Element kinds: llama.cpp's `llama_gretype` codes (end 0, alternate 1, rule reference 2, char 3, ...). */
   readonly types: Int32Array;
   /** Element values: code point, rule index or token id. */
   readonly values: Int32Array;

@@ -6,7 +6,14 @@
 import { type CodeRange, complementRanges, normalizeRanges } from "./char-set.js";
 import type { GbnfExpr } from "./gbnf-ast.js";
 
-/** Options for {@link printExpr} and {@link printRule}. */
+/**
+ * How GBNF is printed: the options {@link jsonSchemaToGbnf} takes besides the conversion's own.
+ *
+ * @example
+ * import { jsonSchemaToGbnf, type GbnfPrintOptions } from "toolwright/grammar";
+ * const print: GbnfPrintOptions = { ascii: true, wrapAt: 0 };
+ * jsonSchemaToGbnf({ const: "café" }, print); // the é written as \u00E9
+ */
 export interface GbnfPrintOptions {
   /** Escape every non-ASCII code point as `\uXXXX` / `\UXXXXXXXX` (default false: printable ones stay raw). */
   ascii?: boolean;

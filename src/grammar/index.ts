@@ -7,8 +7,13 @@
  * import { jsonSchemaToGbnf, matchGbnf } from "toolwright/grammar";
  * const g = jsonSchemaToGbnf({ type: "array", items: { type: "integer" } });
  * matchGbnf(g, "[1, 2]").ok; // true
+ *
+ * @module toolwright/grammar
  */
+export type { CodeRange } from "./char-set.js";
+export type { GbnfExpr } from "./gbnf-ast.js";
 export { type GbnfGrammar, GbnfSyntaxError, parseGbnf } from "./gbnf-parse.js";
+export type { GbnfPrintOptions } from "./gbnf-print.js";
 export { type CompiledGbnf, compileGbnf } from "./gbnf-compile.js";
 export {
   GbnfMatchLimitError,

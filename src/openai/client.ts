@@ -8,6 +8,7 @@ import { AbortError } from "../runtime/index.js";
 import type { ChatOptions, ChatResult, ChatStream } from "../session/index.js";
 import { createEmbeddings, type EmbeddingBackend } from "./embeddings.js";
 import { ChatCompletionError, toChatCompletionError } from "./errors.js";
+import { createRerank, type RerankBackend, type RerankCreateParams, type RerankResponse } from "./rerank.js";
 import { toChatOptions, type RequestLimits } from "./request.js";
 import { ChunkMapper, completionMeta, toChatCompletion } from "./response.js";
 import type {
@@ -23,10 +24,10 @@ import type {
 
 /**
  * What the client needs of a model: a `ChatModel` (from `loadModel`) or a `ChatSession`. The
- * embeddings API needs a model's `embed`, `tokenize`, `detokenize` and `info` too (a `ChatModel`
- * has them).
+ * embeddings API needs a model's `embed`, `tokenize`, `detokenize` and `info` too, the rerank API
+ * its `rank` and `rankTokens` (a `ChatModel` has them).
  */
-export interface ChatBackend extends Partial<EmbeddingBackend> {
+export interface ChatBackend extends Partial<EmbeddingBackend>, Partial<RerankBackend> {
   chat(options: ChatOptions): Promise<ChatResult>;
   streamChat(options: ChatOptions): ChatStream;
   /** The model file: its base name is the default model id. */
@@ -83,6 +84,13 @@ export interface OpenAIClient {
   embeddings: {
     /** OpenAI's embeddings API over the model's `embed()`; a 404 when the backend cannot embed (a ChatSession). */
     create(body: EmbeddingCreateParams, options?: ChatRequestOptions): Promise<CreateEmbeddingResponse>;
+  };
+  /**
+   * Not OpenAI's: llama-server's (and Jina's, Cohere's) rerank API over the model's `rank()`, which
+   * the server serves as `/v1/rerank`; a 404 when the backend cannot rank (a ChatSession).
+   */
+  rerank: {
+    create(body: RerankCreateParams, options?: ChatRequestOptions): Promise<RerankResponse>;
   };
   models: { list(): Promise<{ object: "list"; data: ModelInfoObject[] }> };
   /** The model id responses carry. */
@@ -204,10 +212,26 @@ export function createOpenAIClient(model: ChatBackend, options: OpenAIClientOpti
     }
   }
 
+  async function rerank(body: unknown, request: ChatRequestOptions = {}): Promise<RerankResponse> {
+    if (typeof model.rank !== "function" || typeof model.rankTokens !== "function")
+      throw new ChatCompletionError("This model does not serve reranking: pass a ChatModel (from loadModel).", {
+        status: 404,
+        openaiCode: "unknown_url",
+      });
+    const signal = request.signal ?? undefined;
+    if (signal?.aborted) throw aborted();
+    try {
+      return await createRerank(model as RerankBackend, body, modelId, signal);
+    } catch (e) {
+      throw signal?.aborted ? aborted() : e;
+    }
+  }
+
   return {
     modelId,
     chat: { completions: { create: complete as OpenAIClient["chat"]["completions"]["create"] } },
     embeddings: { create: embed },
+    rerank: { create: rerank },
     models: {
       list: async () => ({ object: "list", data: [{ id: modelId, object: "model", created, owned_by: "toolwright" }] }),
     },

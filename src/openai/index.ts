@@ -11,6 +11,8 @@
  *   model: "local",
  *   messages: [{ role: "user", content: "Hi" }],
  * });
+ *
+ * @module toolwright/openai
  */
 export { createOpenAIClient } from "./client.js";
 export type {
@@ -22,6 +24,7 @@ export type {
   OpenAIClientOptions,
 } from "./client.js";
 export type { EmbeddingBackend } from "./embeddings.js";
+export type { RerankBackend, RerankCreateParams, RerankResponse, RerankResult } from "./rerank.js";
 export { ChatCompletionError, toChatCompletionError } from "./errors.js";
 export type { ChatCompletionErrorBody, ChatCompletionErrorType } from "./errors.js";
 export type * from "./types.js";

@@ -7,9 +7,11 @@
  * const p = new PegArena();
  * const root = p.seq(p.capture("content", p.until("<call>")), p.end());
  * parsePeg(p, root, "hi").status; // "success"
+ *
+ * @module toolwright/peg
  */
 export { PegArena } from "./peg-arena.js";
-export type { PegId, RuleOptions, SchemaNodeOptions, TriggerSpec } from "./peg-nodes.js";
+export type { PegId, PegNode, RuleOptions, SchemaNodeOptions, TriggerSpec } from "./peg-nodes.js";
 export { PegLeftRecursionError, PegStreamParser, findPegNodes, parsePeg, pegText } from "./peg-parser.js";
 export type { PegNodeList, PegParseResult, PegStatus, PegTreeNode } from "./peg-parser.js";
 export type { PegTextSource } from "./peg-text.js";

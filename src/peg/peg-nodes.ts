@@ -9,7 +9,14 @@ import type { JsonSchema } from "../types.js";
 /** Id of a node in its {@link PegArena}. */
 export type PegId = number;
 
-/** A combinator node; `type` is the discriminant. Comments give the PEG notation. */
+/**
+ * A combinator node; `type` is the discriminant. Comments give the PEG notation.
+ *
+ * @example
+ * import { PegArena, type PegNode } from "toolwright/peg";
+ * const p = new PegArena();
+ * const node: PegNode = p.node(p.literal("hi")); // { type: "literal", text: "hi" }
+ */
 export type PegNode =
   /** `"text"` */
   | { readonly type: "literal"; readonly text: string }

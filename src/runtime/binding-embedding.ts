@@ -17,7 +17,7 @@ export interface NativeEmbeddingOptions {
   contextSize?: number;
   sequences?: number;
   threads?: number;
-  /** "model", "none", "mean", "cls" or "last". */
+  /** "model", "none", "mean", "cls", "last" or "rank" (a reranker's head: its scores are the vector). */
   pooling?: string;
 }
 
@@ -25,7 +25,7 @@ export interface NativeEmbeddingInfo {
   contextSize: number;
   sequences: number;
   dimensions: number;
-  /** The pooling in effect: "none", "mean", "cls" or "last". */
+  /** The pooling in effect: "none", "mean", "cls", "last" or "rank". */
   pooling: string;
 }
 
@@ -34,6 +34,11 @@ export interface NativeEmbeddingContext {
   /** One vector per text (pooling "none": one row of `dimensions` floats per token). */
   embed(
     texts: string[],
+    options?: { normalize?: boolean; batchTokens?: number },
+  ): Promise<{ vectors: Float32Array[]; tokenCounts: number[] }>;
+  /** As embed(), for token lists decoded as given (no special tokens added): rank() uses it. */
+  embedTokens(
+    tokenLists: Int32Array[],
     options?: { normalize?: boolean; batchTokens?: number },
   ): Promise<{ vectors: Float32Array[]; tokenCounts: number[] }>;
   /** Makes the running embed() stop at the next graph node (it rejects with ABORT_ERR). */

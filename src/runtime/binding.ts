@@ -2,9 +2,12 @@
  * Loads the native addon and describes its interface.
  *
  * Search order: `TOOLWRIGHT_ADDON` (an explicit path), then the prebuilt binaries for this
- * platform (`prebuilds/<platform>-<arch>[-variant]/`, in the order of the variant table
- * `addon-variants.json` (variants.ts): GPU variants first; `TOOLWRIGHT_VARIANT=cpu|cuda|vulkan|...`
- * puts that variant first), then a local build (`build/Release/toolwright.node` in a clone,
+ * platform, in the order of the variant table `addon-variants.json` (variants.ts): GPU variants
+ * first; `TOOLWRIGHT_VARIANT=cpu|cuda|vulkan|...` puts that variant first. Each variant's folder
+ * `prebuilds/<platform>-<arch>[-variant]/` of this package (a clone, a fallback install) comes
+ * before its platform package `@toolwright/<platform>-<arch>[-variant]` (the published layout: npm
+ * installs the ones that fit the machine from the optionalDependencies; missing ones are normal).
+ * Then a local build (`build/Release/toolwright.node` in a clone,
  * `addon/toolwright.node` in an installed package that built from source). A local build
  * made on purpose (`npm run build:native`, or an install with `TOOLWRIGHT_FORCE_BUILD=1` or a GPU
  * switch) carries a marker file beside it and is tried before the prebuilds: it exists because a
@@ -22,9 +25,17 @@ import type { NativeMediaPrompt, NativeProjectorClass } from "./binding-projecto
 import { ToolwrightError } from "../errors.js";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { unusableGpuBuild, variantOfFolder, variantRank } from "./variants.js";
+import {
+  addonVariants,
+  defaultVariant,
+  platformPackageName,
+  platformPackageScope,
+  unusableGpuBuild,
+  variantOfFolder,
+  variantRank,
+} from "./variants.js";
 
 /** Package root: this file is src/runtime/binding.ts, compiled to lib/runtime/binding.js. */
 const PACKAGE_ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -213,6 +224,18 @@ export interface NativeContext {
    * batches, its thread-safe function unreferenced) until this says the reader took more.
    */
   consumed(id: number, tokens: number): void;
+  /**
+   * The LoRA adapters every later decode adds, with their scales (empty: the base weights). Rejects with
+   * TOOLWRIGHT_CONTEXT_BUSY while a generation runs or waits; a changed set empties every sequence's cache.
+   */
+  setLoras(loras: readonly { adapter: NativeLoraAdapter; scale: number }[]): Promise<void>;
+  /** One sequence's KV state and tokens (-1: the sequence of the latest generation). */
+  saveSequence(sequence: number): Promise<{ sequence: number; tokens: Int32Array; data: Buffer }>;
+  /**
+   * Replaces a sequence (-1: the free one least recently used) with a saved state whose tokens become its
+   * history; resolves with the sequence. Rejects with TOOLWRIGHT_STATE_INVALID or TOOLWRIGHT_STATE_MISMATCH.
+   */
+  restoreSequence(sequence: number, tokens: NativeTokens, data: Uint8Array): Promise<number>;
   clear(): void;
   truncate(keep: number): boolean;
   tokens(): Int32Array;
@@ -231,6 +254,18 @@ export interface NativeContext {
   };
   dispose(): void;
   readonly disposed: boolean;
+}
+
+/** A LoRA adapter loaded for one model; a context applying it keeps it alive after dispose(). */
+export interface NativeLoraAdapter {
+  info(): { path: string; alpha: number };
+  dispose(): void;
+  readonly disposed: boolean;
+}
+
+export interface NativeLoraAdapterClass {
+  /** Rejects with ENOENT, EISDIR, TOOLWRIGHT_FILE_ERROR or TOOLWRIGHT_LORA_INVALID (llama.cpp's reason). */
+  load(model: NativeModel, path: string): Promise<NativeLoraAdapter>;
 }
 
 export interface NativeContextClass {
@@ -295,6 +330,7 @@ export interface NativeRpcServerOptions {
 export interface NativeBinding {
   Model: NativeModelClass;
   Context: NativeContextClass;
+  LoraAdapter: NativeLoraAdapterClass;
   Sampler: NativeSamplerClass;
   EmbeddingContext: NativeEmbeddingContextClass;
   Projector: NativeProjectorClass;
@@ -335,7 +371,7 @@ export interface AddonAttempt {
 }
 type Attempt = AddonAttempt;
 
-/** Which addon binary {@link loadNative} chose, and why the ones before it were not used. */
+/** Which addon binary was loaded ({@link loadedAddon}), and why the ones before it were not used. */
 export interface LoadedAddon {
   path: string;
   /** Its variant: from its prebuild folder, else from the GPU backend compiled in ("cpu" without one). */
@@ -364,6 +400,9 @@ export class NativeAddonError extends ToolwrightError<"TOOLWRIGHT_NO_ADDON"> {
   }
 }
 
+/** A scoped npm package name (`@toolwright/linux-x64-cuda`), as opposed to a file path. */
+const PACKAGE_NAME = /^@[^/\\]+\/[^/\\]+$/;
+
 let cached: NativeBinding | undefined;
 let chosen: LoadedAddon | undefined;
 
@@ -374,7 +413,9 @@ let chosen: LoadedAddon | undefined;
 export const PREFERRED_BUILD_MARKER = "toolwright.preferred";
 
 /**
- * Candidate addon files, in the order they are tried.
+ * Candidate addon files, in the order they are tried. A platform package that this package
+ * declares in its optionalDependencies but that is not installed is listed by its name (npm left
+ * it out: another platform, `--omit=optional`), so that the error names it too.
  *
  * @example
  * console.log(addonCandidates());
@@ -389,38 +430,81 @@ export function addonCandidates(root = PACKAGE_ROOT): string[] {
   if (existsSync(join(root, "addon", "toolwright.node"))) locals.push(join(root, "addon"));
   const preferred = locals.filter((dir) => existsSync(join(dir, PREFERRED_BUILD_MARKER)));
   for (const dir of preferred) out.push(join(dir, "toolwright.node"));
-  for (const dir of prebuildDirs(root)) {
-    const files = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith(".node")) : [];
-    // Within one folder (prebuildify-tagged names) too, GPU builds first.
-    files.sort((a, b) => gpuFirst(a, b) || a.localeCompare(b));
-    for (const f of files) out.push(join(dir, f));
-    if (files.length === 0 && dir.endsWith(`${process.platform}-${process.arch}`))
-      out.push(join(dir, "toolwright.node"));
+  const base = `${process.platform}-${process.arch}`;
+  const packages = platformPackages(root);
+  for (const folder of prebuildFolders(root)) {
+    // The package's own prebuilds/ (a clone, a fallback install) before the platform package.
+    const dir = join(root, "prebuilds", folder);
+    const files = addonFiles(dir);
+    out.push(...files);
+    if (files.length === 0 && folder === base) out.push(join(dir, "toolwright.node"));
+    const pkg = packages.resolve(folder);
+    if (pkg.dir !== undefined) out.push(...addonFiles(pkg.dir));
+    else if (pkg.declared) out.push(pkg.name);
   }
   for (const dir of locals) if (!preferred.includes(dir)) out.push(join(dir, "toolwright.node"));
   return out;
 }
 
+/** The `.node` files of a prebuild folder; within one folder (prebuildify-tagged names) too, GPU builds first. */
+function addonFiles(dir: string): string[] {
+  const files = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith(".node")) : [];
+  files.sort((a, b) => gpuFirst(a, b) || a.localeCompare(b));
+  return files.map((f) => join(dir, f));
+}
+
 /**
- * This platform's prebuild folders in the order tried: `TOOLWRIGHT_VARIANT`'s first ("cpu" or
- * "default" name the plain folder), then GPU variants, then the plain folder.
+ * This platform's prebuild folder names in the order tried: `TOOLWRIGHT_VARIANT`'s first ("cpu" or
+ * "default" name the plain folder), then GPU variants, then the plain folder. The folders of
+ * prebuilds/ and those of the variant table (whose platform packages may be installed).
  */
-function prebuildDirs(root: string): string[] {
+function prebuildFolders(root: string): string[] {
   const base = `${process.platform}-${process.arch}`;
   const prebuilds = join(root, "prebuilds");
-  const variants = existsSync(prebuilds)
-    ? readdirSync(prebuilds)
-        .filter((d) => d.startsWith(`${base}-`))
-        .map((d) => d.slice(base.length + 1))
-    : [];
+  const present = existsSync(prebuilds) ? readdirSync(prebuilds).filter((d) => d.startsWith(`${base}-`)) : [];
+  const fromTable = addonVariants().map((v) => (v === defaultVariant() ? base : `${base}-${v.name}`));
+  const suffixes = [...new Set([...present, ...fromTable])]
+    .filter((d) => d !== base)
+    .map((d) => d.slice(base.length + 1));
   const rank = (v: string) => variantRank(variantOfFolder(v ? `${base}-${v}` : base, base)?.name ?? v);
-  let order = [...variants, ""].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+  let order = [...suffixes, ""].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
   const wanted = process.env.TOOLWRIGHT_VARIANT?.toLowerCase();
   if (wanted) {
     const first = wanted === "cpu" || wanted === "default" ? "" : wanted;
     order = [first, ...order.filter((v) => v !== first)];
   }
-  return order.map((v) => join(prebuilds, v ? `${base}-${v}` : base));
+  return order.map((v) => (v ? `${base}-${v}` : base));
+}
+
+/**
+ * Where the platform packages (`@toolwright/<folder>`) are installed, resolved as Node resolves
+ * them from the package root; and which of them the package declares (optionalDependencies,
+ * written at publish by scripts/platform-packages.mjs).
+ */
+function platformPackages(root: string): {
+  resolve(folder: string): { name: string; dir: string | undefined; declared: boolean };
+} {
+  const manifest = join(root, "package.json");
+  const declared = readManifest(manifest)?.optionalDependencies ?? {};
+  const require = createRequire(manifest);
+  return {
+    resolve(folder) {
+      const name = platformPackageName(folder);
+      let dir: string | undefined;
+      try {
+        dir = dirname(require.resolve(`${name}/package.json`));
+      } catch {
+        // not installed: normal for another platform's or another variant's package
+      }
+      return { name, dir, declared: Object.hasOwn(declared, name) };
+    },
+  };
+}
+
+interface PackageManifest {
+  name?: string;
+  version?: string;
+  optionalDependencies?: Record<string, string>;
 }
 
 /** Sort order of file names in one folder (prebuildify-tagged names): the variant table's order. */
@@ -434,7 +518,7 @@ function gpuFirst(a: string, b: string): number {
 
 function reportOf(path: string, info: NativeSystemInfo, passedOver: readonly Attempt[]): LoadedAddon {
   const backends = info.backends ?? [...new Set(info.devices.map((d) => d.backend))];
-  const folder = /[\\/]prebuilds[\\/]([^\\/]+)[\\/][^\\/]+$/.exec(path)?.[1];
+  const folder = prebuiltOrigin(path)?.folder;
   const fromFolder = folder === undefined ? undefined : variantOfFolder(folder);
   const gpu = ["CUDA", "Vulkan", "Metal", "MTL"].find((b) => backends.some((x) => x.toLowerCase() === b.toLowerCase()));
   const variant = fromFolder?.name ?? (gpu === undefined ? "cpu" : gpu === "MTL" ? "metal" : gpu.toLowerCase());
@@ -447,11 +531,43 @@ function reportOf(path: string, info: NativeSystemInfo, passedOver: readonly Att
 }
 
 /**
+ * Where a prebuilt binary comes from: `prebuilds/<folder>/x.node` in this package, or
+ * `<scope>/<folder>/x.node`, a platform package; undefined for a local build.
+ */
+function prebuiltOrigin(path: string): { folder: string; platformPackage?: string } | undefined {
+  const m = /[\\/]([^\\/]+)[\\/]([^\\/]+)[\\/][^\\/]+$/.exec(path);
+  if (m === null) return undefined;
+  if (m[1] === "prebuilds") return { folder: m[2]! };
+  return m[1] === platformPackageScope() ? { folder: m[2]!, platformPackage: `${m[1]}/${m[2]}` } : undefined;
+}
+
+/**
+ * Why a binary of a platform package cannot be used with this toolwright: its version differs
+ * (the addon and lib/ are built together and released in lockstep), or undefined.
+ */
+function versionMismatch(path: string): string | undefined {
+  const name = prebuiltOrigin(path)?.platformPackage;
+  if (name === undefined) return undefined;
+  const own = readManifest(join(PACKAGE_ROOT, "package.json"))?.version;
+  const theirs = readManifest(join(dirname(path), "package.json"))?.version;
+  if (own === undefined || theirs === own) return undefined;
+  return `${name} is version ${theirs}, toolwright is ${own}: reinstall toolwright`;
+}
+
+function readManifest(path: string): PackageManifest | undefined {
+  try {
+    return JSON.parse(readFileSync(path, "utf8")) as PackageManifest;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Why a portable x86-64 prebuild cannot run on this CPU (it needs AVX2, FMA, F16C and BMI2), or
  * undefined when it can or when this cannot be told (only Linux exposes the CPU flags cheaply).
  */
 function missingCpuFeatures(path: string): string | undefined {
-  if (process.platform !== "linux" || process.arch !== "x64" || !/[\\/]prebuilds[\\/]/.test(path)) return undefined;
+  if (process.platform !== "linux" || process.arch !== "x64" || prebuiltOrigin(path) === undefined) return undefined;
   let cpuinfo: string;
   try {
     cpuinfo = readFileSync("/proc/cpuinfo", "utf8");
@@ -526,10 +642,12 @@ export function chooseAddon(paths: readonly string[]): { binding: NativeBinding;
   let deviceless: { binding: NativeBinding; path: string; reason: string; attempts: number } | undefined;
   for (const path of paths) {
     if (!existsSync(path)) {
-      attempts.push({ path, error: "not found" });
+      // A bare package name: a platform package declared as an optional dependency, not installed.
+      const error = PACKAGE_NAME.test(path) ? "not installed (optional dependency)" : "not found";
+      attempts.push({ path, error });
       continue;
     }
-    const unfit = missingCpuFeatures(path);
+    const unfit = missingCpuFeatures(path) ?? versionMismatch(path);
     if (unfit) {
       attempts.push({ path, error: unfit });
       continue;
@@ -560,7 +678,9 @@ export function chooseAddon(paths: readonly string[]): { binding: NativeBinding;
       `Build it with \`npm run build:native\` in a clone, or \`npm rebuild toolwright\` with ` +
       `TOOLWRIGHT_FORCE_BUILD=1 in an app (needs CMake and a C++17 compiler; ` +
       `TOOLWRIGHT_CUDA=1 / TOOLWRIGHT_METAL=1 select a GPU backend), ` +
-      `or reinstall the package to get a prebuilt binary for ${process.platform}-${process.arch}. ` +
+      `or reinstall the package to get a prebuilt binary for ${process.platform}-${process.arch} ` +
+      `(the optional dependency ${platformPackageName(`${process.platform}-${process.arch}`)}: not with ` +
+      `--omit=optional). ` +
       `See docs/install.md in the toolwright repository.`,
     attempts,
   );

@@ -12,6 +12,16 @@ import {
 import { autoContextSize, freeMemoryFor } from "./context-size.js";
 import { defaultPoll, defaultThreads } from "./cpu-threads.js";
 import { awaitNative, callNative, disposedError, errorCode } from "./errors.js";
+import { type LoraSpec, checkLoras, loraNames } from "./lora.js";
+import {
+  type SavedStateInfo,
+  type StateOptions,
+  checkStatePath,
+  readStateFile,
+  restoreSequence,
+  stateSequenceOption,
+  writeStateFile,
+} from "./saved-state.js";
 import { estimateFromFacts } from "./memory-estimate.js";
 import { modelFacts } from "./model-facts.js";
 import {
@@ -33,6 +43,7 @@ export const CONTEXT_OPTION_KEYS: readonly string[] = [
   "poll",
   "sequences",
   "allowBeyondTraining",
+  "loras",
 ];
 
 /** The most sequences one context runs (llama.cpp's limit). */
@@ -87,6 +98,14 @@ export interface ContextOptions {
    * never trained on positions that far and the KV cache grows with it.
    */
   allowBeyondTraining?: boolean;
+  /**
+   * LoRA adapters applied from the start ({@link Context.setLoras}); default none.
+   *
+   * @example
+   * const adapter = await model.loadLora("adapter.gguf");
+   * const context = await model.createContext({ loras: [{ adapter, scale: 0.8 }] });
+   */
+  loras?: readonly LoraSpec[];
 }
 
 /** Cumulative token counts of a context (all generations on it). */
@@ -128,6 +147,7 @@ export class Context {
   #generating = 0;
   readonly #stats = { promptTokensEvaluated: 0, promptTokensReused: 0, tokensGenerated: 0 };
   readonly #host: GenerationHost;
+  #loras: readonly LoraSpec[] = [];
 
   /** @internal Use {@link Model.createContext}. */
   static async create(model: Model, options: ContextOptions = {}): Promise<Context> {
@@ -170,8 +190,18 @@ export class Context {
       poll: optInteger(o.poll, "createContext: options.poll", 0, 100) ?? defaultPoll(),
       ...defined("sequences", sequences),
     };
+    const loras = o.loras === undefined ? [] : checkLoras(o.loras, "createContext: options.loras", model);
     const native = await awaitNative(() => loadNative().Context.create(model.native, nativeOptions));
-    return new Context(model, native);
+    const context = new Context(model, native);
+    if (loras.length > 0) {
+      try {
+        await context.#applyLoras(loras);
+      } catch (err) {
+        context.dispose();
+        throw err;
+      }
+    }
+    return context;
   }
 
   private constructor(model: Model, native: NativeContext) {
@@ -358,6 +388,85 @@ export class Context {
     const n = optInteger(keep, "Context.truncate: keep", 0, 2 ** 31 - 1);
     if (n === undefined) throw new TypeError("Context.truncate: keep is required");
     return callNative(() => this.native.truncate(n));
+  }
+
+  /**
+   * The LoRA adapters applied, with their scales (empty: the base weights).
+   *
+   * @example
+   * console.log(context.loras.map(({ adapter, scale }) => `${adapter.path} x${scale}`));
+   */
+  get loras(): readonly LoraSpec[] {
+    return this.#loras;
+  }
+
+  /**
+   * Applies these LoRA adapters (of this context's model) with their scales, replacing the ones
+   * applied before; `[]` goes back to the base weights. A changed set empties the cache (its tokens were
+   * computed under other weights). Rejects (code TOOLWRIGHT_CONTEXT_BUSY) while a generation runs.
+   *
+   * @example
+   * const adapter = await model.loadLora("adapter.gguf");
+   * await context.setLoras([{ adapter, scale: 1 }]);
+   * await context.setLoras([]); // the base model again
+   */
+  async setLoras(loras: readonly LoraSpec[]): Promise<void> {
+    const checked = checkLoras(loras, "Context.setLoras: loras", this.model);
+    this.#idle("Context.setLoras");
+    await this.#applyLoras(checked);
+  }
+
+  async #applyLoras(loras: ReturnType<typeof checkLoras>): Promise<void> {
+    await awaitNative(() => this.native.setLoras(loras.map(({ adapter, scale }) => ({ adapter, scale }))));
+    this.#loras = Object.freeze(loras.map(({ spec }) => Object.freeze({ ...spec })));
+  }
+
+  /**
+   * Writes one sequence's KV cache and its tokens to `path` (written to a temporary file, then renamed), with
+   * a header naming the model and adapters, so {@link Context.loadState} can restore it later, in another
+   * context or process, without evaluating those tokens again. Rejects (code TOOLWRIGHT_CONTEXT_BUSY) while a
+   * generation runs on that sequence.
+   *
+   * @example
+   * await context.generate({ prompt: longSystemPrompt, maxTokens: 0 }).text();
+   * await context.saveState("system-prompt.state");
+   */
+  async saveState(path: string, options: StateOptions = {}): Promise<SavedStateInfo> {
+    const file = checkStatePath(path, "Context.saveState: path");
+    const sequence = stateSequenceOption(options, "Context.saveState", this.sequences);
+    const saved = await awaitNative(() => this.native.saveSequence(sequence ?? -1));
+    await writeStateFile(file, this.model, { loras: loraNames(this.#loras), sequences: this.sequences }, saved);
+    return { sequence: saved.sequence, tokens: saved.tokens };
+  }
+
+  /**
+   * Restores a state {@link Context.saveState} wrote onto a sequence, replacing what it held: a prompt that
+   * starts with the restored tokens reuses them instead of evaluating them. Throws a {@link SavedStateError}
+   * naming the path: ENOENT, TOOLWRIGHT_STATE_INVALID (not a state file, another format version, truncated or
+   * corrupt) or TOOLWRIGHT_STATE_MISMATCH (another model, other LoRA adapters, more tokens than the context).
+   *
+   * @example
+   * await context.loadState("system-prompt.state");
+   * await context.generate({ prompt: longSystemPrompt + question }).text(); // evaluates only the question
+   */
+  async loadState(path: string, options: StateOptions = {}): Promise<SavedStateInfo> {
+    const file = checkStatePath(path, "Context.loadState: path");
+    const requested = stateSequenceOption(options, "Context.loadState", this.sequences);
+    this.native;
+    const state = await readStateFile(file, this.model, {
+      loras: loraNames(this.#loras),
+      sequences: this.sequences,
+      contextSize: this.contextSize,
+    });
+    const sequence = await restoreSequence(this.native, file, requested, state);
+    return { sequence, tokens: state.tokens };
+  }
+
+  /** No generation runs (adapters change every sequence's weights). */
+  #idle(method: string): void {
+    if (this.#generating > 0) {
+      throw new ToolwrightError(`${method}: a generation is running on this context`, "TOOLWRIGHT_CONTEXT_BUSY");
+    }
   }
 
   /**

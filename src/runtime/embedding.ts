@@ -43,26 +43,32 @@ const CALL_TEXTS = 64;
 /** Characters per native call: about one batch of BATCH_TOKENS tokens (a token is ~4 characters). */
 const CALL_CHARACTERS = 4 * BATCH_TOKENS;
 
-/** Consecutive runs of texts of about one batch each (a longer text goes alone). */
-function* callChunks(texts: string[]): Generator<string[]> {
-  let chunk: string[] = [];
-  let characters = 0;
-  for (const text of texts) {
-    if (chunk.length > 0 && (chunk.length === CALL_TEXTS || characters + text.length > CALL_CHARACTERS)) {
-      yield chunk;
+/**
+ * Consecutive runs of inputs of about one batch each (a longer input goes alone), with the index
+ * of each run's first input: texts by characters, token lists by tokens.
+ */
+function* callChunks<T extends string | Int32Array>(inputs: T[]): Generator<{ first: number; chunk: T[] }> {
+  let chunk: T[] = [];
+  let first = 0;
+  let size = 0;
+  for (const [i, input] of inputs.entries()) {
+    const cost = typeof input === "string" ? input.length : input.length * (CALL_CHARACTERS / BATCH_TOKENS);
+    if (chunk.length > 0 && (chunk.length === CALL_TEXTS || size + cost > CALL_CHARACTERS)) {
+      yield { first, chunk };
       chunk = [];
-      characters = 0;
+      first = i;
+      size = 0;
     }
-    chunk.push(text);
-    characters += text.length;
+    chunk.push(input);
+    size += cost;
   }
-  if (chunk.length > 0) yield chunk;
+  if (chunk.length > 0) yield { first, chunk };
 }
 const OPTION_KEYS = ["pooling", "normalize", "signal", "contextSize", "threads"];
 
-/** Checked embed() options. */
+/** Checked embed() options ("rank": a reranker's scores, for rank()). */
 export interface PlannedEmbed {
-  pooling: Pooling;
+  pooling: Pooling | "rank";
   normalize: boolean;
   signal: AbortSignal | undefined;
   contextSize: number;
@@ -108,6 +114,12 @@ export function planEmbed(
   };
 }
 
+/** How a call's errors name it and its inputs: "Model.embed" and "texts". @internal */
+export interface CallNames {
+  method: string;
+  label: string;
+}
+
 /** A model's embedding context and the queue of calls on it. @internal */
 export class Embedder {
   readonly #model: () => NativeModel;
@@ -121,9 +133,15 @@ export class Embedder {
 
   /** Runs one embed() call after the ones before it. */
   embed(texts: string[], plan: PlannedEmbed): Promise<Float32Array[]> {
-    const run = this.#tail.catch(() => undefined).then(() => this.#run(texts, plan));
-    this.#tail = run.catch(() => undefined);
-    return run;
+    return this.#queue(() => this.#run(texts, plan, { method: "Model.embed", label: "texts" }));
+  }
+
+  /**
+   * Decodes token lists as given (no special tokens added), after the calls before it; errors name
+   * `method` and each list as `label[i]`.
+   */
+  embedTokens(lists: Int32Array[], plan: PlannedEmbed, names: CallNames): Promise<Float32Array[]> {
+    return this.#queue(() => this.#run(lists, plan, names));
   }
 
   dispose(): void {
@@ -132,22 +150,35 @@ export class Embedder {
     this.#context = undefined;
   }
 
-  async #run(texts: string[], plan: PlannedEmbed): Promise<Float32Array[]> {
-    const aborted = () => new AbortError("Model.embed: the embedding was aborted", { cause: plan.signal?.reason });
+  #queue(call: () => Promise<Float32Array[]>): Promise<Float32Array[]> {
+    const run = this.#tail.catch(() => undefined).then(call);
+    this.#tail = run.catch(() => undefined);
+    return run;
+  }
+
+  async #run(inputs: string[] | Int32Array[], plan: PlannedEmbed, names: CallNames): Promise<Float32Array[]> {
+    const { method } = names;
+    const aborted = () => new AbortError(`${method}: the embedding was aborted`, { cause: plan.signal?.reason });
     if (plan.signal?.aborted) throw aborted();
-    if (texts.length === 0) return [];
-    const native = await this.#contextFor(plan);
+    if (inputs.length === 0) return [];
+    const native = await this.#contextFor(plan, method);
     if (plan.signal?.aborted) throw aborted();
     const onAbort = () => native.cancel();
     plan.signal?.addEventListener("abort", onAbort, { once: true });
+    let offset = 0;
     try {
-      // A native call embeds about one batch of texts: an abort is seen between calls too, and a
+      // A native call embeds about one batch of inputs: an abort is seen between calls too, and a
       // worker_thread being terminated waits for one call only (Node lets the thread pool's work
       // finish before it tears an environment down).
       const out: Float32Array[] = [];
-      for (const chunk of callChunks(texts)) {
+      const options = { normalize: plan.normalize, batchTokens: BATCH_TOKENS };
+      for (const { first, chunk } of callChunks<string | Int32Array>(inputs)) {
         if (plan.signal?.aborted) throw aborted();
-        const { vectors } = await native.embed(chunk, { normalize: plan.normalize, batchTokens: BATCH_TOKENS });
+        offset = first;
+        const { vectors } =
+          typeof chunk[0] === "string"
+            ? await native.embed(chunk as string[], options)
+            : await native.embedTokens(chunk as Int32Array[], options);
         for (const v of vectors) out.push(v);
       }
       return out;
@@ -155,16 +186,15 @@ export class Embedder {
       const code = errorCode(err);
       // dispose() stops a running embedding the way an abort does.
       if (code === "ABORT_ERR" && this.#disposed && !plan.signal?.aborted)
-        throw disposedError("Model.embed: the model was disposed during the embedding", { cause: err });
+        throw disposedError(`${method}: the model was disposed during the embedding`, { cause: err });
       if (code === "ABORT_ERR" || err instanceof AbortError) throw aborted();
       if (code === "TOOLWRIGHT_CONTEXT_OVERFLOW") {
-        const [, tokens] = /has (\d+) tokens/.exec((err as Error).message) ?? [];
-        throw new ContextOverflowError(
-          `Model.embed: ${(err as Error).message.replace(/^embed: /, "")}`,
-          Number(tokens ?? 0),
-          plan.contextSize,
-          { cause: err },
-        );
+        // The native message numbers the inputs of its own call: renumbered over the whole list.
+        const [, index, tokens] = /^embed: \w+\[(\d+)\] has (\d+) tokens/.exec((err as Error).message) ?? [];
+        const message = (err as Error).message
+          .replace(/^embed: \w+\[\d+\]/, `${method}: ${names.label}[${Number(index ?? 0) + offset}]`)
+          .replace(/^embed: /, `${method}: `);
+        throw new ContextOverflowError(message, Number(tokens ?? 0), plan.contextSize, { cause: err });
       }
       throw fromNativeError(err);
     } finally {
@@ -172,7 +202,7 @@ export class Embedder {
     }
   }
 
-  async #contextFor(plan: PlannedEmbed): Promise<NativeEmbeddingContext> {
+  async #contextFor(plan: PlannedEmbed, method: string): Promise<NativeEmbeddingContext> {
     const key = `${plan.pooling}:${plan.contextSize}:${plan.threads}`;
     if (this.#context?.key === key) return this.#context.native;
     this.#context?.native.dispose();
@@ -181,7 +211,7 @@ export class Embedder {
     const native = await awaitNative(() => loadNative().EmbeddingContext.create(this.#model(), options));
     if (this.#disposed) {
       native.dispose();
-      throw disposedError("Model.embed: the model was disposed while its embedding context was being created");
+      throw disposedError(`${method}: the model was disposed while its embedding context was being created`);
     }
     this.#context = { key, native };
     return native;

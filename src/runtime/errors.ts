@@ -71,6 +71,82 @@ export class ContextOverflowError extends ToolwrightError<"TOOLWRIGHT_CONTEXT_OV
 }
 
 /**
+ * `model.rank()` on a model that is not a reranker: llama.cpp scores a query/document pair only
+ * with a rank head (the model's pooling type "rank" and a classifier, the `cls` or `cls.output`
+ * tensors). `reason` says which is missing. Thrown before anything is decoded.
+ *
+ * @example
+ * import { NotARerankerError, loadModel } from "toolwright";
+ * const model = await loadModel("model.gguf");
+ * try {
+ *   await model.rank("a query", ["a document"]);
+ * } catch (err) {
+ *   if (err instanceof NotARerankerError) console.log(err.reason);
+ * }
+ */
+export class NotARerankerError extends ToolwrightError<"TOOLWRIGHT_NOT_A_RERANKER"> {
+  override name = "NotARerankerError";
+  /** What the model lacks, e.g. "its pooling type is mean, not rank". */
+  readonly reason: string;
+  constructor(message: string, reason: string, options?: { cause?: unknown }) {
+    super(message, "TOOLWRIGHT_NOT_A_RERANKER", options);
+    this.reason = reason;
+  }
+}
+
+/**
+ * A LoRA adapter could not be loaded or applied; `message` names the path and the reason (for a
+ * file llama.cpp refuses, its own reason and the llama call that failed).
+ *
+ * @example
+ * import { LoraError } from "toolwright";
+ * try {
+ *   await model.loadLora("adapter.gguf");
+ * } catch (err) {
+ *   if (err instanceof LoraError && err.code === "TOOLWRIGHT_LORA_INVALID") console.log(err.message);
+ * }
+ */
+export class LoraError extends ToolwrightError {
+  override name = "LoraError";
+  /** The adapter file. */
+  readonly path: string;
+  /**
+   * `code`: ENOENT, EISDIR, TOOLWRIGHT_FILE_ERROR, TOOLWRIGHT_LORA_INVALID (not an adapter, another architecture,
+   * tensors of another shape), TOOLWRIGHT_DISPOSED (the model or adapter was disposed).
+   */
+  constructor(message: string, code: string, path: string, options?: { cause?: unknown }) {
+    super(message, isErrorCode(code) ? code : "TOOLWRIGHT_LORA_INVALID", options);
+    this.path = path;
+  }
+}
+
+/**
+ * A saved state file cannot be restored here; `message` names the path and what is wrong.
+ *
+ * @example
+ * import { SavedStateError } from "toolwright";
+ * try {
+ *   await context.loadState("chat.state");
+ * } catch (err) {
+ *   if (err instanceof SavedStateError && err.code === "TOOLWRIGHT_STATE_MISMATCH") console.log("another model's");
+ * }
+ */
+export class SavedStateError extends ToolwrightError {
+  override name = "SavedStateError";
+  /** The state file. */
+  readonly path: string;
+  /**
+   * `code`: ENOENT (no such file), TOOLWRIGHT_STATE_INVALID (not a toolwright state file, another format version,
+   * truncated or corrupt), TOOLWRIGHT_STATE_MISMATCH (made by another model or under other LoRA adapters, or more
+   * tokens than the context holds).
+   */
+  constructor(message: string, code: string, path: string, options?: { cause?: unknown }) {
+    super(message, isErrorCode(code) ? code : "TOOLWRIGHT_STATE_INVALID", options);
+    this.path = path;
+  }
+}
+
+/**
  * How the addon's errors become toolwright's classes, by code: codes with a class of their own get
  * it; every other code of the table becomes a {@link ToolwrightError} with that code.
  */

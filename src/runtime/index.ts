@@ -21,12 +21,30 @@ export { listDevices } from "./devices.js";
 export type { DeviceInfo, GpuOption, ModelPlacement } from "./devices.js";
 export { Context } from "./context.js";
 export type { ContextOptions, ContextStats } from "./context.js";
+export type { StateOptions, SavedStateInfo } from "./saved-state.js";
+export { LoraAdapter } from "./lora.js";
+export type { LoraSpec } from "./lora.js";
 export { Generation } from "./generation.js";
 export type { GenerateOptions, GeneratedToken, GenerationStats, StopReason } from "./generation.js";
 export type { SamplingOptions, GrammarOptions } from "./sampling.js";
-export { AbortError, ModelLoadError, ContextOverflowError } from "./errors.js";
-export { pullModel, ModelDownloadError, modelCacheDir, isHfModelRef, parseHfModelRef } from "./hub/index.js";
+export {
+  AbortError,
+  ModelLoadError,
+  ContextOverflowError,
+  NotARerankerError,
+  LoraError,
+  SavedStateError,
+} from "./errors.js";
+export {
+  pullModel,
+  ModelDownloadError,
+  hfCacheDir,
+  modelCacheDir,
+  isHfModelRef,
+  parseHfModelRef,
+} from "./hub/index.js";
 export type {
+  CacheLayout,
   PullModelOptions,
   PulledModel,
   DownloadProgress,
@@ -40,6 +58,7 @@ export type { AddonVariant } from "./variants.js";
 export { serveRpc } from "./rpc.js";
 export type { ServeRpcOptions, RpcServer } from "./rpc.js";
 export type { EmbedOptions, Pooling } from "./embedding.js";
+export type { RankOptions } from "./rank.js";
 export { grammarCacheStats, clearGrammarCache, setGrammarCacheLimit } from "./grammar-cache.js";
 export type { GrammarCacheStats } from "./grammar-cache.js";
 export { estimateMemory } from "./memory-estimate.js";

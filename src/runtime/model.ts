@@ -6,6 +6,8 @@ import { loadedAddon, loadNative, type NativeModel, type NativeSpecialTokens } f
 import { checkRpcServers, greetRpcServer } from "./rpc.js";
 import { Context, type ContextOptions } from "./context.js";
 import { Embedder, planEmbed, type EmbedOptions } from "./embedding.js";
+import { planRank, rankPairTokens, Ranker, type RankOptions } from "./rank.js";
+import { LoraAdapter } from "./lora.js";
 import { ToolwrightError } from "../errors.js";
 import { AbortError, ModelLoadError, awaitNative, callNative, disposedError, errorCode } from "./errors.js";
 import { GgufError } from "./gguf/errors.js";
@@ -381,6 +383,9 @@ export class Model {
   #embedder: Embedder | undefined;
   #projector: NativeProjector | undefined;
   #projectorInfo: Readonly<ProjectorInfo> | undefined;
+  #ranker: Ranker | undefined;
+  /** Freed with the model. */
+  readonly #adapters = new Set<WeakRef<LoraAdapter>>();
 
   /** @internal Use {@link loadModel}. */
   constructor(native: NativeModel, path: string) {
@@ -601,6 +606,33 @@ export class Model {
   }
 
   /**
+   * Loads a LoRA adapter GGUF for this model on a worker thread; apply it with
+   * `context.setLoras([{ adapter, scale }])` or `createContext({ loras })`. It is freed with the model.
+   *
+   * @throws {LoraError} naming the path: ENOENT, TOOLWRIGHT_LORA_INVALID (not an adapter, another architecture,
+   * tensors of another shape: llama.cpp's reason and the call that failed).
+   * @example
+   * import { loadModel } from "toolwright";
+   * await using model = await loadModel("model.gguf");
+   * const adapter = await model.loadLora("adapter.gguf");
+   * await using context = await model.createContext({ loras: [{ adapter, scale: 1 }] });
+   */
+  async loadLora(path: string): Promise<LoraAdapter> {
+    checkString(path, "Model.loadLora: path");
+    if (path === "") throw new RangeError("Model.loadLora: path must not be empty");
+    if (this.vocabOnly)
+      throw new RangeError(`Model.loadLora: "${this.path}" was loaded with vocabOnly: it has no weights to adapt`);
+    this.native;
+    const adapter = await LoraAdapter.load(this, path);
+    if (this.disposed) {
+      adapter.dispose();
+      throw disposedError(`Model "${this.path}" was disposed while its LoRA adapter was loading`);
+    }
+    this.#adapters.add(new WeakRef(adapter));
+    return adapter;
+  }
+
+  /**
    * Embeds texts on llama.cpp's embedding path: one vector of `info.embeddingSize` floats per
    * text (with pooling "none", one such row per token, concatenated). Texts are batched; the
    * work runs on a worker thread. Calls on one model run one after another.
@@ -676,6 +708,46 @@ export class Model {
     return tokenizeWithImages(this.#projector, text, images, opts);
   }
 
+  /**
+   * Scores how relevant each document is to `query` with a reranker (a model with llama.cpp's
+   * rank head, e.g. a BGE reranker): one score per document, in the documents' order (higher is
+   * more relevant; sort them yourself). Pairs are formatted as {@link Model.rankTokens} shows and
+   * batched on a worker thread. Calls on one model run one after another.
+   *
+   * @throws {NotARerankerError} before anything is decoded, when the model has no rank head;
+   * {@link ContextOverflowError} for a pair longer than `contextSize` tokens; {@link AbortError}
+   * when `signal` aborts; TypeError/RangeError for bad arguments.
+   * @example
+   * import { loadModel } from "toolwright";
+   * const model = await loadModel("bge-reranker-v2-m3.gguf");
+   * const documents = ["A cat is a small feline.", "Paris is in France."];
+   * const scores = await model.rank("what is a cat?", documents);
+   * const best = documents[scores.indexOf(Math.max(...scores))];
+   */
+  async rank(query: string, documents: readonly string[], options: RankOptions = {}): Promise<number[]> {
+    if (this.vocabOnly) throw new RangeError(`Model.rank: "${this.path}" was loaded with vocabOnly: it cannot rank`);
+    const { query: q, documents: list, plan } = planRank(query, documents, options, this.info.trainContextSize);
+    this.#ranker ??= new Ranker(() => this.native, this.path, this.metadata);
+    return this.#ranker.rank(this, q, list, plan);
+  }
+
+  /**
+   * The tokens {@link Model.rank} scores a query/document pair on, as llama.cpp's server formats
+   * them: the model's rerank prompt (`tokenizer.chat_template.rerank`, `{query}` and `{document}`
+   * filled in) when it has one, else BOS query EOS SEP document EOS with the special tokens the
+   * vocabulary adds ([CLS] query [SEP] document for a BERT vocabulary).
+   *
+   * @example
+   * import { loadModel } from "toolwright";
+   * const model = await loadModel("bge-reranker-v2-m3.gguf");
+   * console.log(model.detokenize(model.rankTokens("what is a cat?", "A cat is a small feline.")));
+   */
+  rankTokens(query: string, document: string): Int32Array {
+    checkString(query, "Model.rankTokens: query");
+    checkString(document, "Model.rankTokens: document");
+    return rankPairTokens(this, query, document);
+  }
+
   /** @internal Called by a context's dispose. */
   forgetContext(context: Context): void {
     for (const ref of this.#contexts) {
@@ -695,10 +767,14 @@ export class Model {
     if (!this.#native) return;
     for (const ref of [...this.#contexts]) ref.deref()?.dispose();
     this.#contexts.clear();
+    for (const ref of this.#adapters) ref.deref()?.dispose();
+    this.#adapters.clear();
     this.#embedder?.dispose();
     this.#embedder = undefined;
     this.#projector?.dispose();
     this.#projector = undefined;
+    this.#ranker?.dispose();
+    this.#ranker = undefined;
     registry.unregister(this);
     this.#native.dispose();
     this.#native = undefined;

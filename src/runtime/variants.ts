@@ -28,6 +28,20 @@ export interface AddonVariant {
 }
 
 let table: readonly AddonVariant[] | undefined;
+let scope: string | undefined;
+
+/** Reads `addon-variants.json` once: the variants and the platform packages' npm scope. */
+function readTable(): readonly AddonVariant[] {
+  if (table === undefined) {
+    const parsed = JSON.parse(readFileSync(join(PACKAGE_ROOT, "addon-variants.json"), "utf8")) as {
+      packageScope: string;
+      variants: AddonVariant[];
+    };
+    scope = parsed.packageScope;
+    table = Object.freeze(parsed.variants.map((v) => Object.freeze({ ...v })));
+  }
+  return table;
+}
 
 /**
  * The variants in the loader's order of preference.
@@ -37,13 +51,22 @@ let table: readonly AddonVariant[] | undefined;
  * console.log(addonVariants().map((v) => v.name)); // ["cuda", "vulkan", "metal", "cpu"]
  */
 export function addonVariants(): readonly AddonVariant[] {
-  if (table === undefined) {
-    const parsed = JSON.parse(readFileSync(join(PACKAGE_ROOT, "addon-variants.json"), "utf8")) as {
-      variants: AddonVariant[];
-    };
-    table = Object.freeze(parsed.variants.map((v) => Object.freeze({ ...v })));
-  }
-  return table;
+  return readTable();
+}
+
+/**
+ * The npm package that ships one prebuild folder (`linux-x64-cuda` → `@toolwright/linux-x64-cuda`):
+ * the published package lists them as optionalDependencies, and npm installs those whose
+ * os/cpu/libc fit the machine.
+ */
+export function platformPackageName(folder: string): string {
+  return `${platformPackageScope()}/${folder}`;
+}
+
+/** The platform packages' npm scope (`@toolwright`). */
+export function platformPackageScope(): string {
+  readTable();
+  return scope!;
 }
 
 /** The platform's default variant: its prebuild folder is `<platform>-<arch>` with no suffix. */

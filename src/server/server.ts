@@ -1,6 +1,6 @@
 /**
  * An OpenAI-compatible HTTP server over a loaded model: `/v1/chat/completions` (JSON or
- * server-sent events), `/v1/embeddings`, `/v1/models` and `/health`. Built on node:http: the server
+ * server-sent events), `/v1/embeddings`, `/v1/rerank`, `/v1/models` and `/health`. Built on node:http: the server
  * needs a router of five routes, a body limit and SSE, which node:http does in a page, and toolwright
  * keeps its dependencies few (no framework to audit or keep up to date). Every request goes
  * through the in-process client of `toolwright/openai`, so the HTTP and in-process APIs cannot
@@ -272,6 +272,11 @@ export class ToolwrightServer {
       const body = this.#withModel(await readJsonBody(req, this.#maxBodyBytes));
       return sendJson(res, 200, await this.#client.embeddings.create(body as never, { signal }), this.#closeHeader());
     }
+    if (RERANK_PATHS.has(path)) {
+      if (method !== "POST") throw notAllowed(method, path);
+      const body = this.#withModel(await readJsonBody(req, this.#maxBodyBytes));
+      return sendJson(res, 200, await this.#client.rerank.create(body as never, { signal }), this.#closeHeader());
+    }
     throw new ChatCompletionError(`Unknown request URL: ${method} ${path}.`, {
       status: 404,
       type: "invalid_request_error",
@@ -351,6 +356,9 @@ export class ToolwrightServer {
   }
 }
 
+/** llama-server's rerank routes (Jina's and Cohere's is /v1/rerank). */
+const RERANK_PATHS: ReadonlySet<string> = new Set(["/v1/rerank", "/rerank", "/v1/reranking", "/reranking"]);
+
 function isStream(v: unknown): v is ChatCompletionStream {
   return typeof v === "object" && v !== null && Symbol.asyncIterator in v;
 }
@@ -366,7 +374,8 @@ function notAllowed(method: string, path: string): ChatCompletionError {
 /**
  * An OpenAI-compatible HTTP server over a loaded model (what `toolwright serve` runs):
  * `POST /v1/chat/completions` (JSON, or server-sent events with `stream: true`), `POST
- * /v1/embeddings` (with a model that can embed: a `ChatModel` can), `GET /v1/models`, `GET /health`.
+ * /v1/embeddings` (with a model that can embed: a `ChatModel` can), `POST /v1/rerank` (llama-server's,
+ * Jina's and Cohere's rerank API, with a reranker model; also `/rerank`), `GET /v1/models`, `GET /health`.
  * Errors are OpenAI's error JSON with its HTTP status. A request names one of the server's
  * {@link ToolwrightServer.modelNames} as `model` (another is a 404), or none. A client that
  * disconnects aborts its generation; `close()` drains the requests in flight.

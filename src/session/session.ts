@@ -137,6 +137,50 @@ export class ChatSession {
     };
   }
 
+  /**
+   * Writes the session's cache (the conversation of its latest request: prompt and answer) to `path`, after
+   * the requests before it. A later session restores it with {@link ChatSession.restore} and its next request
+   * whose prompt starts the same way (the same system prompt, the same earlier turns) evaluates only what is new.
+   * Throws a TOOLWRIGHT_CONTEXT_BUSY error while a request of a parallel session runs on that sequence.
+   *
+   * @example
+   * import { ChatSession, loadModel } from "toolwright";
+   * const model = await loadModel("model.gguf");
+   * const session = new ChatSession(model);
+   * await session.chat({ messages: [{ role: "system", content: longInstructions }, { role: "user", content: "Hi" }] });
+   * await session.save("assistant.state");
+   */
+  async save(path: string): Promise<void> {
+    await this.#turn(async () => {
+      const context = await this.#context?.catch(() => undefined);
+      if (!context || context.disposed)
+        throw new RangeError("ChatSession.save: nothing to save: no request has run on this session yet");
+      await context.saveState(path);
+    });
+  }
+
+  /**
+   * Restores a cache {@link ChatSession.save} wrote (from a session of the same model, LoRA adapters and
+   * `context.sequences`) into this session's context, after the requests before it: the next request whose
+   * prompt starts with the saved conversation reuses it instead of evaluating it. Throws a
+   * {@link SavedStateError} naming the path and what is wrong (another model, a truncated or corrupt file).
+   *
+   * @example
+   * import { ChatSession, loadModel } from "toolwright";
+   * const model = await loadModel("model.gguf");
+   * const session = new ChatSession(model);
+   * await session.restore("assistant.state");
+   * const system = { role: "system", content: longInstructions } as const;
+   * const r = await session.chat({ messages: [system, { role: "user", content: "Hi" }] });
+   * r.usage.cachedPromptTokens; // the whole saved prompt
+   */
+  async restore(path: string): Promise<void> {
+    await this.#turn(async () => {
+      const context = await this.#contextFor({ contextSize: undefined, allowBeyondTraining: false });
+      await context.loadState(path);
+    });
+  }
+
   /** Frees the session's context (the model stays loaded). */
   dispose(): void {
     const context = this.#context;
@@ -164,7 +208,7 @@ export class ChatSession {
    * The session's context: kept while a request asks for no size (or "auto") or for the size it
    * has; a request asking for another size gets a new context (and an empty cache).
    */
-  async #contextFor(plan: PlannedChat): Promise<Context> {
+  async #contextFor(plan: Pick<PlannedChat, "contextSize" | "allowBeyondTraining">): Promise<Context> {
     const asked = plan.contextSize;
     if (this.#context) {
       const c = await this.#context.catch(() => undefined);

@@ -5,6 +5,8 @@
  * import { ChatTemplate } from "toolwright/template";
  * const tpl = new ChatTemplate(source);
  * tpl.render({ messages: [{ role: "user", content: "Hi" }] });
+ *
+ * @module toolwright/template
  */
 export { ChatTemplate } from "./chat-template.js";
 export { TemplateError, TemplateSyntaxError, TemplateRuntimeError } from "./errors.js";

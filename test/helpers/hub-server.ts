@@ -32,6 +32,11 @@ export interface HubServer {
   dropAfter(bytes: number, count?: number): void;
   /** Content responses serve these bytes instead of the file's (the metadata stays the file's). */
   corrupt(repo: string, path: string, bytes: Uint8Array): void;
+  /**
+   * The commit a revision of a repository resolves to (`X-Repo-Commit`): a 40-hex revision is itself, any other
+   * is a hash of the revision and the repository's files, so changing a file makes a new commit, as on the hub.
+   */
+  commit(repo: string, revision: string): string;
   /** Requests for this repository answer 401 Unauthorized, as for a gated model without a token. */
   gate(repo: string): void;
   /** Content responses wait for this promise before sending their body. */
@@ -53,6 +58,13 @@ export async function startHubServer(): Promise<HubServer> {
 
   const blobs = new Map<string, Uint8Array>();
   const key = (repo: string, path: string) => `${repo}\0${path}`;
+  const commitOf = (repo: string, revision: string) => {
+    if (/^[0-9a-f]{40}$/.test(revision)) return revision;
+    const hash = createHash("sha1").update(`${repo}\0${revision}`);
+    for (const [path, file] of [...(repos.get(repo) ?? [])].sort(([a], [b]) => (a < b ? -1 : 1)))
+      hash.update(`\0${path}\0${sha256(file.content)}`);
+    return hash.digest("hex");
+  };
 
   const notFound = (res: ServerResponse, code: string) => {
     res.writeHead(404, { "x-error-code": code, "x-error-message": `${code} (local hub)` });
@@ -140,7 +152,7 @@ export async function startHubServer(): Promise<HubServer> {
     const file = files.get(filePath);
     if (!file) return notFound(res, "EntryNotFound");
     const served = corrupted.get(key(repo, filePath)) ?? file.content;
-    const commit = "0123456789abcdef0123456789abcdef01234567";
+    const commit = commitOf(repo, decodeURIComponent(resolve[2]!));
     if (file.lfs === false) {
       res.setHeader("x-repo-commit", commit);
       void serveContent(req, res, served, `"${createHash("sha1").update(file.content).digest("hex")}"`);
@@ -176,6 +188,7 @@ export async function startHubServer(): Promise<HubServer> {
     corrupt(repo, path, bytes) {
       corrupted.set(key(repo, path), bytes);
     },
+    commit: commitOf,
     gate(repo) {
       gated.add(repo);
     },

@@ -7,18 +7,28 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { REPO_ROOT } from "./test-models.js";
 
+/** packages: the published layout (main tarball + platform package); prebuild: prebuilds/ in the main tarball. */
+export type InstallMode = "packages" | "prebuild" | "source";
+
 export interface InstallReport {
   ok: boolean;
   error?: string;
-  mode: "prebuild" | "source";
+  mode: InstallMode;
   addonSource: string;
   installUsed: string;
   addonMapped: string | null;
+  /** loadedAddon() in the app: the binary chosen and the candidates before it. */
+  loaded: { path: string; variant: string; passedOver: { path: string; error: string }[] };
   buildToolsRemovedFromPath: string[];
   api: string;
   tokens: number;
   cliInspect: { architecture: string; vocabulary: number };
   tarballBytes: number;
+  /** packages mode: the platform package's name, tarball size, files, and installed size. */
+  platformPackage?: string;
+  platformTarballBytes?: number;
+  platformFiles?: string[];
+  platformPackageBytes?: number;
   sourceMaps: number;
   sourceMapsWithoutSources: string[];
   installSeconds: number;
@@ -39,7 +49,7 @@ export interface InstallReport {
 
 /** Runs the install check in `mode` with the given model; returns its report and stderr. */
 export function runInstallCheck(
-  mode: "prebuild" | "source",
+  mode: InstallMode,
   model: string,
   env: NodeJS.ProcessEnv = process.env,
 ): { report: InstallReport; status: number | null; stderr: string } {
@@ -89,13 +99,18 @@ export function runtimeDependencyClosure(): string[] {
 /** One line with what the install took, for the test output (the numbers docs/install.md quotes). */
 export function installSummary(report: InstallReport): string {
   const mb = (bytes: number | undefined) => `${((bytes ?? 0) / 1e6).toFixed(1)} MB`;
+  const platform =
+    report.platformPackage === undefined
+      ? ""
+      : `; ${report.platformPackage}: tarball ${mb(report.platformTarballBytes)}, installed ` +
+        `${mb(report.platformPackageBytes)}`;
   const cache =
     report.mode === "source"
       ? `; in the cache: build folder ${mb(report.cacheBuildBytes)}, llama.cpp clone ${mb(report.llamaBytes)}`
       : "";
   return (
     `[install, ${report.mode}] npm install ${report.installSeconds} s; node_modules/toolwright ` +
-    `${mb(report.packageBytes)}, node_modules ${mb(report.nodeModulesBytes)} in ` +
-    `${report.packages?.length} packages${cache}`
+    `${mb(report.packageBytes)} (tarball ${mb(report.tarballBytes)})${platform}, node_modules ` +
+    `${mb(report.nodeModulesBytes)} in ${report.packages?.length} packages${cache}`
   );
 }

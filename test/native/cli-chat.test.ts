@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ensureCompiledLib } from "../helpers/compiled-lib.js";
+import { writeLoraAdapter } from "../helpers/lora-adapters.js";
 import { runCliProcess, spawnCli } from "../helpers/run-cli.js";
 import { ensureTestModel, REPO_ROOT } from "../helpers/test-models.js";
 
@@ -122,6 +123,24 @@ describe("toolwright chat", () => {
     },
     30_000,
   );
+
+  it("--lora applies an adapter (the greedy answer changes); a missing or invalid one exits 1 naming it", async () => {
+    const adapter = join(dir, "adapter.gguf");
+    await writeLoraAdapter(model, adapter, { seed: 5 });
+    const greedy = ["--temperature", "0", "--max-tokens", "12"];
+    const base = await runCliProcess(["chat", model, ...greedy], "hello\n");
+    const zero = await runCliProcess(["chat", model, ...greedy, "--lora", `${adapter}:0`], "hello\n");
+    const adapted = await runCliProcess(["chat", model, ...greedy, "--lora", adapter], "hello\n");
+    expect([base.code, zero.code, adapted.code]).toEqual([0, 0, 0]);
+    expect(zero.stdout).toBe(base.stdout);
+    expect(adapted.stdout).not.toBe(base.stdout);
+    const missing = await runCliProcess(["chat", model, "--lora", join(dir, "none.gguf")], "hello\n");
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain(`--lora: Cannot load the LoRA adapter "${join(dir, "none.gguf")}": no such file`);
+    const invalid = await runCliProcess(["chat", model, "--lora", model], "hello\n");
+    expect(invalid.code).toBe(1);
+    expect(invalid.stderr).toMatch(/general\.type.*llama_adapter_lora_init failed/);
+  }, 60_000);
 
   it("reports a missing model file with exit 1", async () => {
     const missing = join(dir, "no-such-model.gguf");

@@ -21,6 +21,9 @@ let model: Buffer;
 let root: string;
 let n = 0;
 const freshCache = () => join(root, `cache-${n++}`);
+/** Where the hub cache `cache` keeps a file of main (the commit the test hub gives it now). */
+const snapshot = (cache: string, file = FILE) =>
+  join(cache, "models--toolwright-test--Chat-GGUF", "snapshots", server.commit(REPO, "main"), file);
 
 beforeAll(async () => {
   model = readFileSync(await ensureTestModel({ vocab: "llama-spm", template: "meta-llama-Llama-3.1-8B-Instruct" }));
@@ -39,7 +42,8 @@ describe("toolwright pull", () => {
     const cache = freshCache();
     const r = await run("pull", REF, "--endpoint", server.endpoint, "--cache-dir", cache);
     expect(r.code, r.stderr).toBe(0);
-    const path = join(cache, "hf", "toolwright-test", "Chat-GGUF", "main", FILE);
+    // The hub cache's layout: snapshots/<commit>/<file>, a link to the blob.
+    const path = snapshot(cache);
     expect(r.stdout).toBe(`${path}\n`);
     expect(readFileSync(path).equals(model)).toBe(true);
     // Not a terminal: a few plain lines, the last at 100% with the byte counts.
@@ -56,24 +60,27 @@ describe("toolwright pull", () => {
     expect(loud.stderr).toMatch(/^up to date: /m);
   });
 
-  it("hub from TOOLWRIGHT_HF_ENDPOINT, cache from TOOLWRIGHT_MODELS_DIR; a quant tag picks the file", async () => {
+  it("hub from TOOLWRIGHT_HF_ENDPOINT, cache from HF_HUB_CACHE; a quant tag picks the file", async () => {
     const cache = freshCache();
-    const saved = { endpoint: process.env.TOOLWRIGHT_HF_ENDPOINT, dir: process.env.TOOLWRIGHT_MODELS_DIR };
-    process.env.TOOLWRIGHT_HF_ENDPOINT = server.endpoint;
-    process.env.TOOLWRIGHT_MODELS_DIR = cache;
+    const r = await withHubEnv(server.endpoint, cache, () => run("pull", `hf:${REPO}:Q4_K_M`, "-q"));
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe(`${snapshot(cache, "chat-Q4_K_M.gguf")}\n`);
+  });
+
+  it("finds what an earlier version pulled into TOOLWRIGHT_MODELS_DIR (layout toolwright)", async () => {
+    const cache = freshCache();
+    const older = join(`${cache}-legacy`, "hf", "toolwright-test", "Chat-GGUF", "main", FILE);
+    process.env.TOOLWRIGHT_CACHE_LAYOUT = "toolwright";
     try {
-      const r = await run("pull", `hf:${REPO}:Q4_K_M`, "-q");
-      expect(r.code, r.stderr).toBe(0);
-      expect(r.stdout).toBe(`${join(cache, "hf", "toolwright-test", "Chat-GGUF", "main", "chat-Q4_K_M.gguf")}\n`);
+      const r = await withHubEnv(server.endpoint, cache, () => run("pull", REF, "-q"));
+      expect(r).toEqual({ code: 0, stdout: `${older}\n`, stderr: "" });
     } finally {
-      for (const [k, v] of [
-        ["TOOLWRIGHT_HF_ENDPOINT", saved.endpoint],
-        ["TOOLWRIGHT_MODELS_DIR", saved.dir],
-      ] as const) {
-        if (v === undefined) delete process.env[k];
-        else process.env[k] = v;
-      }
+      delete process.env.TOOLWRIGHT_CACHE_LAYOUT;
     }
+    const again = await withHubEnv(server.endpoint, cache, () => run("pull", REF));
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toBe(`${older}\n`);
+    expect(again.stderr).toMatch(/^up to date: /m);
   });
 
   it.each([
@@ -119,14 +126,19 @@ describe("toolwright pull", () => {
   });
 });
 
-/** Runs `fn` with the hub and the models cache taken from the environment, as a user sets them. */
+/**
+ * Runs `fn` with the hub and the caches taken from the environment, as a user sets them: the hub cache `cache`,
+ * toolwright's older folder beside it.
+ */
 async function withHubEnv<T>(endpoint: string, cache: string, fn: () => Promise<T>): Promise<T> {
   const saved = {
     TOOLWRIGHT_HF_ENDPOINT: process.env.TOOLWRIGHT_HF_ENDPOINT,
+    HF_HUB_CACHE: process.env.HF_HUB_CACHE,
     TOOLWRIGHT_MODELS_DIR: process.env.TOOLWRIGHT_MODELS_DIR,
   };
   process.env.TOOLWRIGHT_HF_ENDPOINT = endpoint;
-  process.env.TOOLWRIGHT_MODELS_DIR = cache;
+  process.env.HF_HUB_CACHE = cache;
+  process.env.TOOLWRIGHT_MODELS_DIR = `${cache}-legacy`;
   try {
     return await fn();
   } finally {
@@ -147,7 +159,7 @@ const DOWNLOAD_FAILURES: [string, () => string[] | Promise<string[]>, number][] 
 describe.each(["inspect", "analyze"])("toolwright %s hf:…", (command) => {
   it("downloads into the cache and reports on it as on the local file; then works with the hub gone", async () => {
     const cache = freshCache();
-    const path = join(cache, "hf", "toolwright-test", "Chat-GGUF", "main", FILE);
+    const path = snapshot(cache);
     const r = await withHubEnv(server.endpoint, cache, () => run(command, REF, "--json"));
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/^pulling toolwright-test\/Chat-GGUF\/chat-Q8_0\.gguf: 100%/m);
@@ -198,7 +210,7 @@ describe("loadModel with an hf: path", () => {
     const model1 = await loadModel(REF, {
       download: { endpoint: server.endpoint, cacheDir, onProgress: (p) => received.push(p.receivedBytes) },
     });
-    const path = join(cacheDir, "hf", "toolwright-test", "Chat-GGUF", "main", FILE);
+    const path = snapshot(cacheDir);
     try {
       expect(model1.path).toBe(path);
       expect(model1.tokenize("hello").length).toBeGreaterThan(0);
@@ -240,12 +252,13 @@ describe("toolwright chat hf:…", () => {
     const cache = freshCache();
     const { code, stdout, stderr } = await runCliProcess(["chat", REF, "--max-tokens", "8", "--seed", "1"], "hello\n", {
       TOOLWRIGHT_HF_ENDPOINT: server.endpoint,
-      TOOLWRIGHT_MODELS_DIR: cache,
+      HF_HUB_CACHE: cache,
+      TOOLWRIGHT_MODELS_DIR: `${cache}-legacy`,
     });
     expect(code, stderr).toBe(0);
     expect(stderr).toMatch(/pulling toolwright-test\/Chat-GGUF\/chat-Q8_0\.gguf: 100%/);
     expect(stderr).toMatch(/loading chat-Q8_0\.gguf: 100%/);
     expect(stdout.trim().length).toBeGreaterThan(0);
-    expect(readFileSync(join(cache, "hf", "toolwright-test", "Chat-GGUF", "main", FILE)).equals(model)).toBe(true);
+    expect(readFileSync(snapshot(cache)).equals(model)).toBe(true);
   }, 120_000);
 });

@@ -2,12 +2,14 @@
 // Prebuilds first, GPU variants before the default build (they fail to load where their runtime is
 // missing), TOOLWRIGHT_VARIANT picks one first, then the local build (a clone's build/Release, an
 // installed package's addon/); a local build marked as made on purpose goes before the prebuilds;
-// a failure names every place tried.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+// a failure names every place tried. Platform packages (@toolwright/<platform>-<arch>[-variant], the
+// published layout) come after the same variant's prebuilds/ folder.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, test } from "vitest";
 import { addonCandidates, loadAddonFrom, NativeAddonError, PREFERRED_BUILD_MARKER } from "../../src/runtime/binding.js";
+import { REPO_ROOT } from "../helpers/test-models.js";
 
 const base = `${process.platform}-${process.arch}`;
 const roots: string[] = [];
@@ -34,6 +36,25 @@ function packageRoot(folders: string[]): string {
   return root;
 }
 
+const { version } = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { version: string };
+
+/**
+ * Installs fake platform packages under the root's node_modules (each with an empty toolwright.node)
+ * and declares `declared` in the root's package.json as optionalDependencies, as a publish does.
+ */
+function withPlatformPackages(root: string, installed: Record<string, string>, declared: string[]): void {
+  for (const [folder, v] of Object.entries(installed)) {
+    const dir = join(root, "node_modules", "@toolwright", folder);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "package.json"), JSON.stringify({ name: `@toolwright/${folder}`, version: v }));
+    writeFileSync(join(dir, "toolwright.node"), "");
+  }
+  const optionalDependencies = Object.fromEntries(declared.map((f) => [`@toolwright/${f}`, version]));
+  writeFileSync(join(root, "package.json"), JSON.stringify({ name: "toolwright", version, optionalDependencies }));
+}
+
+const inPackage = (root: string, folder: string) =>
+  join(root, "node_modules", "@toolwright", folder, "toolwright.node");
 const prebuilt = (root: string, folder: string) => join(root, "prebuilds", folder, "toolwright.node");
 const local = (root: string) => join(root, "build", "Release", "toolwright.node");
 
@@ -124,4 +145,53 @@ test("when nothing loads, the error lists every prebuild and the local build wit
   expect(e.message).toContain("npm run build:native");
   expect(e.message).toContain("TOOLWRIGHT_FORCE_BUILD=1");
   expect(e.message.split("\n").filter((l) => l.startsWith("  - "))).toHaveLength(3);
+});
+
+describe("platform packages", () => {
+  test("each after its variant's prebuilds/ folder; a declared one not installed is listed by name", () => {
+    delete process.env.TOOLWRIGHT_ADDON;
+    delete process.env.TOOLWRIGHT_VARIANT;
+    const root = packageRoot([base]);
+    // Declared: the three Linux-like variants; installed: cuda and the default; metal neither.
+    withPlatformPackages(root, { [`${base}-cuda`]: version, [base]: version }, [
+      `${base}-cuda`,
+      `${base}-vulkan`,
+      base,
+    ]);
+    expect(addonCandidates(root)).toEqual([
+      inPackage(root, `${base}-cuda`),
+      `@toolwright/${base}-vulkan`,
+      prebuilt(root, base),
+      inPackage(root, base),
+      local(root),
+    ]);
+    process.env.TOOLWRIGHT_VARIANT = "cpu";
+    expect(addonCandidates(root).slice(0, 2)).toEqual([prebuilt(root, base), inPackage(root, base)]);
+  });
+
+  test("the published layout (no prebuilds/): the error names the missing package and refuses another version", () => {
+    delete process.env.TOOLWRIGHT_ADDON;
+    delete process.env.TOOLWRIGHT_VARIANT;
+    const root = packageRoot([]);
+    withPlatformPackages(root, { [base]: "0.0.0-other" }, [`${base}-cuda`, base]);
+    let error: unknown;
+    try {
+      loadAddonFrom(addonCandidates(root));
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(NativeAddonError);
+    const attempts = (error as NativeAddonError).attempts;
+    expect(attempts.map((a) => a.path)).toEqual([
+      `@toolwright/${base}-cuda`,
+      prebuilt(root, base),
+      inPackage(root, base),
+      local(root),
+    ]);
+    expect(attempts[0]!.error).toBe("not installed (optional dependency)");
+    expect(attempts[1]!.error).toBe("not found");
+    // Refused before loading (unless this CPU lacks AVX2, which is checked first).
+    expect(attempts[2]!.error).toMatch(/version 0\.0\.0-other, toolwright is|this CPU lacks/);
+    expect((error as NativeAddonError).message).toContain(`the optional dependency @toolwright/${base}`);
+  });
 });

@@ -1,8 +1,18 @@
 // pullModel against a local stand-in for the Hugging Face hub (test/helpers/hub-server.ts): the
 // bytes and sha256 of a generated model arrive intact through redirects, byte ranges, a dropped
 // connection, an abort and a resume; a wrong sha256, a missing file, a gated repository and an
-// unreachable hub give clear errors of documented codes.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+// unreachable hub give clear errors of documented codes. Downloads go to the Hugging Face hub cache's layout
+// (hub-cache.test.ts checks the layout itself, the older folder and offline use).
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -10,11 +20,12 @@ import { AbortError } from "../../src/runtime/errors.js";
 import {
   type DownloadProgress,
   ModelDownloadError,
+  hfCacheDir,
   modelCacheDir,
   parseHfModelRef,
   pullModel,
 } from "../../src/runtime/hub/index.js";
-import { hubEndpoint } from "../../src/runtime/hub/hub-http.js";
+import { hubEndpoint, hubOffline } from "../../src/runtime/hub/hub-http.js";
 import { pickQuantFile } from "../../src/runtime/hub/model-ref.js";
 import { closedEndpoint, type HubServer, sha256, startHubServer } from "../helpers/hub-server.js";
 import { ensureTestModel } from "../helpers/test-models.js";
@@ -26,7 +37,9 @@ const REF = `hf:${REPO}/${FILE}`;
 let model: Buffer;
 let server: HubServer;
 let root: string;
+/** The Hugging Face hub cache of the test, and toolwright's older folder beside it. */
 let cacheDir: string;
+let legacyCacheDir: string;
 let n = 0;
 
 beforeAll(async () => {
@@ -47,25 +60,33 @@ afterEach(() => {
   server.put(REPO, FILE, { content: model });
 });
 function freshCache(): string {
-  cacheDir = join(root, `cache-${n++}`);
+  cacheDir = join(root, `cache-${n}`, "hub");
+  legacyCacheDir = join(root, `cache-${n++}`, "legacy");
   requestsBefore = server.requests.length;
   return cacheDir;
 }
+const repoDir = () => join(cacheDir, "models--toolwright-test--Tiny-GGUF");
+/** Where the hub cache keeps a file of a revision (the commit the test hub gives it now). */
+const snapshot = (file = FILE, revision = "main") =>
+  join(repoDir(), "snapshots", server.commit(REPO, revision), ...file.split("/"));
+const blob = (content: Uint8Array = model) => join(repoDir(), "blobs", sha256(content));
+const lockDir = () => join(cacheDir, ".locks", "models--toolwright-test--Tiny-GGUF");
 const newRequests = () => server.requests.slice(requestsBefore);
 const contentGets = () => newRequests().filter((r) => r.method === "GET" && r.url.startsWith("/cdn/"));
-const opts = (extra: object = {}) => ({ endpoint: server.endpoint, cacheDir, ...extra });
+const opts = (extra: object = {}) => ({ endpoint: server.endpoint, cacheDir, legacyCacheDir, ...extra });
 
 describe("pulling a file", () => {
   it("downloads into the cache through the hub's redirect, with the hub's sha256, and reports progress", async () => {
     freshCache();
     const progress: DownloadProgress[] = [];
     const pulled = await pullModel(REF, opts({ onProgress: (p: DownloadProgress) => progress.push(p) }));
-    expect(pulled.path).toBe(join(cacheDir, "hf", "toolwright-test", "Tiny-GGUF", "main", FILE));
+    expect(pulled.path).toBe(snapshot());
     expect(readFileSync(pulled.path).equals(model)).toBe(true);
     expect(pulled).toMatchObject({
       repo: REPO,
       file: FILE,
       revision: "main",
+      commit: server.commit(REPO, "main"),
       sizeBytes: model.length,
       sha256: sha256(model),
       source: "downloaded",
@@ -75,11 +96,11 @@ describe("pulling a file", () => {
     expect(progress.at(-1)!.receivedBytes).toBe(model.length);
     for (let i = 1; i < progress.length; i++)
       expect(progress[i]!.receivedBytes).toBeGreaterThanOrEqual(progress[i - 1]!.receivedBytes);
-    // Nothing but the model and its record is left behind.
-    expect(readdirSync(join(cacheDir, "hf", "toolwright-test", "Tiny-GGUF", "main")).sort()).toEqual([
-      FILE,
-      `${FILE}.meta.json`,
-    ]);
+    // Nothing but the blob, its snapshot link and the ref is left behind (no lock, no partial file).
+    expect(readdirSync(join(repoDir(), "blobs"))).toEqual([sha256(model)]);
+    expect(readdirSync(join(repoDir(), "snapshots", server.commit(REPO, "main")))).toEqual([FILE]);
+    expect(readdirSync(lockDir())).toEqual([]);
+    expect(existsSync(join(root, `cache-${n - 1}`, "legacy"))).toBe(false);
     expect(newRequests().map((r) => r.method)).toEqual(["HEAD", "GET", "GET"]);
   });
 
@@ -112,17 +133,22 @@ describe("pulling a file", () => {
     server.put(REPO, "sub/dir/inner.gguf", { content: model });
     server.put(REPO, "small.gguf", { content: model.subarray(0, 1000), lfs: false });
     const inner = await pullModel(`hf:${REPO}/sub/dir/inner.gguf`, opts());
-    expect(inner.path).toBe(join(cacheDir, "hf", "toolwright-test", "Tiny-GGUF", "main", "sub", "dir", "inner.gguf"));
+    expect(inner.path).toBe(snapshot("sub/dir/inner.gguf"));
+    expect(readlinkSync(inner.path)).toBe(join("..", "..", "..", "..", "blobs", sha256(model)));
     expect(readFileSync(inner.path).equals(model)).toBe(true);
     const small = await pullModel(`hf:${REPO}/small.gguf`, opts());
     expect(readFileSync(small.path).equals(model.subarray(0, 1000))).toBe(true);
     expect(small.sha256).toBe(sha256(model.subarray(0, 1000)));
+    // A file kept in git is stored under its git ETag (a sha1), as huggingface_hub stores it.
+    expect(readlinkSync(small.path)).toMatch(/^\.\.\/\.\.\/blobs\/[0-9a-f]{40}$/);
   });
 
-  it("a revision other than main goes to the resolve URL and its own cache folder", async () => {
+  it("a revision other than main goes to the resolve URL and its own snapshot and ref", async () => {
     freshCache();
     const pulled = await pullModel(REF, opts({ revision: "refs/pr/1" }));
-    expect(pulled.path).toBe(join(cacheDir, "hf", "toolwright-test", "Tiny-GGUF", "refs%2Fpr%2F1", FILE));
+    expect(pulled.path).toBe(snapshot(FILE, "refs/pr/1"));
+    expect(server.commit(REPO, "refs/pr/1")).not.toBe(server.commit(REPO, "main"));
+    expect(readFileSync(join(repoDir(), "refs", "refs", "pr", "1"), "utf8")).toBe(server.commit(REPO, "refs/pr/1"));
     expect(newRequests()[0]!.url).toBe(`/${REPO}/resolve/refs%2Fpr%2F1/${FILE}`);
   });
 
@@ -231,11 +257,11 @@ describe("resuming", () => {
     released();
     const err = await first.catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AbortError);
-    const dest = join(cacheDir, "hf", "toolwright-test", "Tiny-GGUF", "main", FILE);
-    expect(existsSync(dest)).toBe(false);
-    const kept = readFileSync(`${dest}.part`).length;
+    expect(existsSync(blob())).toBe(false);
+    expect(existsSync(snapshot())).toBe(false);
+    const kept = readFileSync(`${blob()}.incomplete`).length;
     expect(kept).toBeGreaterThan(0);
-    expect(existsSync(`${dest}.lock`)).toBe(false);
+    expect(readdirSync(lockDir()).filter((f) => f.endsWith(".lock"))).toEqual([]);
 
     requestsBefore = server.requests.length;
     const progress: DownloadProgress[] = [];
@@ -245,30 +271,40 @@ describe("resuming", () => {
     expect(contentGets()[0]!.headers.range).toBe(`bytes=${kept}-`);
   });
 
-  it("a partial file of another version is not resumed", async () => {
+  it("a partial file of another version is not resumed (toolwright's own folder)", async () => {
     freshCache();
-    const dest = join(cacheDir, "hf", "toolwright-test", "Tiny-GGUF", "main", FILE);
-    await pullModel(REF, opts({ revision: "main" }));
+    const dest = join(legacyCacheDir, "hf", "toolwright-test", "Tiny-GGUF", "main", FILE);
+    await pullModel(REF, opts({ layout: "toolwright" }));
     rmSync(dest);
     rmSync(`${dest}.meta.json`);
     writeFileSync(`${dest}.part`, model.subarray(0, 1000));
     writeFileSync(`${dest}.part.json`, JSON.stringify({ url: "x", sha256: "0".repeat(64), size: model.length }));
     requestsBefore = server.requests.length;
-    const pulled = await pullModel(REF, opts());
+    const pulled = await pullModel(REF, opts({ layout: "toolwright" }));
+    expect(pulled.path).toBe(dest);
     expect(readFileSync(pulled.path).equals(model)).toBe(true);
     expect(contentGets()[0]!.headers.range).toBeUndefined();
   });
 
+  it("a blob's .incomplete file left by another program (no record of ours) is resumed", async () => {
+    freshCache();
+    mkdirSync(join(repoDir(), "blobs"), { recursive: true });
+    writeFileSync(`${blob()}.incomplete`, model.subarray(0, 1000));
+    const pulled = await pullModel(REF, opts());
+    expect(readFileSync(pulled.path).equals(model)).toBe(true);
+    expect(contentGets()[0]!.headers.range).toBe("bytes=1000-");
+    expect(existsSync(`${blob()}.incomplete`)).toBe(false);
+  });
+
   it("when If-Range no longer matches, the server's whole file replaces the partial one", async () => {
     freshCache();
-    const dest = join(cacheDir, "hf", "toolwright-test", "Tiny-GGUF", "main", FILE);
     await pullModel(REF, opts());
-    rmSync(dest);
-    rmSync(`${dest}.meta.json`);
+    rmSync(snapshot());
+    rmSync(blob());
     // Right version per the hub's metadata, but a stale content validator: the CDN sends 200.
-    writeFileSync(`${dest}.part`, new Uint8Array(1000).fill(7));
+    writeFileSync(`${blob()}.incomplete`, new Uint8Array(1000).fill(7));
     writeFileSync(
-      `${dest}.part.json`,
+      join(lockDir(), `${sha256(model)}.toolwright-part.json`),
       JSON.stringify({ url: "x", sha256: sha256(model), size: model.length, contentEtag: '"stale"' }),
     );
     requestsBefore = server.requests.length;
@@ -290,9 +326,8 @@ describe("concurrent pulls of one file", () => {
 
   it("a live process's lock makes a pull wait (abortable); a lock left by a dead one is taken over", async () => {
     freshCache();
-    const dir = join(cacheDir, "hf", "toolwright-test", "Tiny-GGUF", "main");
-    mkdirSync(dir, { recursive: true });
-    const lock = join(dir, `${FILE}.lock`);
+    mkdirSync(lockDir(), { recursive: true });
+    const lock = join(lockDir(), `${sha256(model)}.toolwright.lock`);
     writeFileSync(lock, `${process.pid} ${hostname()}`);
     const controller = new AbortController();
     const waiting = pullModel(REF, opts({ signal: controller.signal }));
@@ -321,7 +356,8 @@ describe("failures", () => {
     expect(err).toBeInstanceOf(ModelDownloadError);
     expect((err as ModelDownloadError).code).toBe("TOOLWRIGHT_CHECKSUM_MISMATCH");
     expect((err as Error).message).toContain(sha256(model));
-    expect(readdirSync(join(cacheDir, "hf", "toolwright-test", "Tiny-GGUF", "main"))).toEqual([]);
+    expect(readdirSync(join(repoDir(), "blobs"))).toEqual([]);
+    expect(existsSync(join(repoDir(), "snapshots"))).toBe(false);
   });
 
   it("a server sending no GGUF file (an HTML page): TOOLWRIGHT_DOWNLOAD_FAILED, nothing kept", async () => {
@@ -332,7 +368,7 @@ describe("failures", () => {
     const err = await pullModel(`hf:${REPO}/page.gguf`, opts()).catch((e: unknown) => e);
     expect((err as ModelDownloadError).code).toBe("TOOLWRIGHT_DOWNLOAD_FAILED");
     expect((err as Error).message).toMatch(/starts with "<!DO", not "GGUF"/);
-    expect(readdirSync(join(cacheDir, "hf", "toolwright-test", "Tiny-GGUF", "main"))).toEqual([]);
+    expect(readdirSync(join(repoDir(), "blobs"))).toEqual([]);
   });
 
   it.each([
@@ -370,12 +406,12 @@ describe("failures", () => {
   it("an unreachable hub (connection refused): TOOLWRIGHT_OFFLINE; a cached copy is used if any", async () => {
     freshCache();
     const offline = await closedEndpoint();
-    const err = await pullModel(REF, { endpoint: offline, cacheDir }).catch((e: unknown) => e);
+    const err = await pullModel(REF, { endpoint: offline, cacheDir, legacyCacheDir }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ModelDownloadError);
     expect((err as ModelDownloadError).code).toBe("TOOLWRIGHT_OFFLINE");
     expect((err as Error).message).toMatch(/cannot reach 127\.0\.0\.1:\d+ \(ECONNREFUSED\)/);
     await pullModel(REF, opts());
-    const cached = await pullModel(REF, { endpoint: offline, cacheDir });
+    const cached = await pullModel(REF, { endpoint: offline, cacheDir, legacyCacheDir });
     expect(cached).toMatchObject({ source: "cached", checked: false });
     expect(readFileSync(cached.path).equals(model)).toBe(true);
   });
@@ -417,6 +453,8 @@ describe("references, options and places", () => {
 
   it.each([
     [{ cacheDir: "" }, RangeError, /cacheDir must not be empty/],
+    [{ legacyCacheDir: "" }, RangeError, /legacyCacheDir must not be empty/],
+    [{ layout: "hf" }, RangeError, /options\.layout must be "huggingface" or "toolwright", got "hf"/],
     [{ revision: ".." }, RangeError, /options\.revision/],
     [{ endpoint: "ftp://x" }, RangeError, /http\(s\) URL/],
     [{ chekForUpdate: true }, TypeError, /did you mean "checkForUpdate"/],
@@ -440,6 +478,34 @@ describe("references, options and places", () => {
     } finally {
       process.env.HOME = home;
     }
+  });
+
+  it.each([
+    [{}, "/home/u/.cache/huggingface/hub"],
+    [{ XDG_CACHE_HOME: "/x/cache" }, "/x/cache/huggingface/hub"],
+    [{ XDG_CACHE_HOME: "/x/cache", HF_HOME: "~/hf" }, "/home/u/hf/hub"],
+    [{ HF_HOME: "/hf", HUGGINGFACE_HUB_CACHE: "/old" }, "/old"],
+    [{ HF_HOME: "/hf", HUGGINGFACE_HUB_CACHE: "/old", HF_HUB_CACHE: "/hub" }, "/hub"],
+    [{ TOOLWRIGHT_MODELS_DIR: "/models" }, "/home/u/.cache/huggingface/hub"],
+  ])("hfCacheDir(%j) is %s", (env, expected) => {
+    const home = process.env.HOME;
+    process.env.HOME = "/home/u";
+    try {
+      expect(hfCacheDir(env)).toBe(expected);
+    } finally {
+      process.env.HOME = home;
+    }
+  });
+
+  it.each([
+    [{}, false],
+    [{ HF_HUB_OFFLINE: "1" }, true],
+    [{ HF_HUB_OFFLINE: "yes" }, true],
+    [{ HF_HUB_OFFLINE: "True" }, true],
+    [{ HF_HUB_OFFLINE: "0" }, false],
+    [{ HF_HUB_OFFLINE: "" }, false],
+  ])("hubOffline(%j) is %s", (env, expected) => {
+    expect(hubOffline(env)).toBe(expected);
   });
 
   it.each([

@@ -154,6 +154,11 @@ describe("limits and failures", () => {
     expect(v!.length).toBe(dims);
   });
 
+  it("an over-long text past the first native call (64 texts) is named by its place in the whole list", async () => {
+    const texts = [...Array.from({ length: 70 }, (_, i) => `text ${i}`), "word ".repeat(300)];
+    await expect(model.embed(texts, { contextSize: 256 })).rejects.toThrow(/^Model.embed: texts\[70\] has \d+ tokens/);
+  });
+
   it("an aborted signal rejects with AbortError, before or during the work; the model embeds again after", async () => {
     await expect(model.embed(TEXTS, { signal: AbortSignal.abort() })).rejects.toBeInstanceOf(AbortError);
     const many = Array.from({ length: 400 }, (_, i) => `text ${i} `.repeat(20));

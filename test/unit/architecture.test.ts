@@ -155,7 +155,7 @@ describe("test projects", () => {
   });
 
   it("every test file belongs to a project folder", () => {
-    for (const project of ["unit", "native", "e2e", "reliability"])
+    for (const project of ["unit", "docs", "native", "e2e", "reliability"])
       expect(
         readdirSync(join(TEST, project)).some((f) => f.endsWith(".test.ts")),
         project,

@@ -3,6 +3,7 @@
 // `options.maxTokens`). The errors are chat()'s own, from its option checks.
 import { describe, expect, it } from "vitest";
 import { CHAT_USAGE, parseChatArgs } from "../../src/cli/chat.js";
+import { parseServeArgs, SERVE_USAGE } from "../../src/cli/serve.js";
 import { CHAT_FLAG_OF_OPTION, flagMessage } from "../../src/cli/chat-flags.js";
 import { UsageError } from "../../src/cli/args.js";
 import { DEFAULT_MAX_TOKENS } from "../../src/session/index.js";
@@ -102,5 +103,39 @@ describe("toolwright chat flags", () => {
     expect(CHAT_USAGE).toMatch(
       new RegExp(`--max-tokens N +most tokens per answer \\(default ${DEFAULT_MAX_TOKENS}\\)`),
     );
+  });
+});
+
+describe("--lora FILE[:SCALE] (chat and serve)", () => {
+  const CASES: { argv: string[]; loras: { path: string; scale: number }[] }[] = [
+    { argv: [], loras: [] },
+    { argv: ["--lora", "style.gguf"], loras: [{ path: "style.gguf", scale: 1 }] },
+    { argv: ["--lora", "style.gguf:0.5"], loras: [{ path: "style.gguf", scale: 0.5 }] },
+    {
+      argv: ["--lora", "a.gguf:-1", "--lora", "b.gguf:2e-1"],
+      loras: [
+        { path: "a.gguf", scale: -1 },
+        { path: "b.gguf", scale: 0.2 },
+      ],
+    },
+    { argv: ["--lora", "C:\\adapters\\tone.gguf"], loras: [{ path: "C:\\adapters\\tone.gguf", scale: 1 }] },
+    { argv: ["--lora", "C:\\adapters\\tone.gguf:.25"], loras: [{ path: "C:\\adapters\\tone.gguf", scale: 0.25 }] },
+    { argv: ["--lora", "odd:name.gguf"], loras: [{ path: "odd:name.gguf", scale: 1 }] },
+  ];
+  it.each(CASES)("$argv", ({ argv, loras }) => {
+    const chat = parseChatArgs(["model.gguf", ...argv]);
+    expect(chat !== "help" && chat.loras).toEqual(loras);
+    const serve = parseServeArgs(["model.gguf", ...argv]);
+    expect(serve !== "help" && serve.loras).toEqual(loras);
+  });
+
+  it.each([[":0.5"], [""]])("%j is a usage error naming --lora", (value) => {
+    expect(() => parseChatArgs(["model.gguf", "--lora", value])).toThrow(UsageError);
+    expect(() => parseChatArgs(["model.gguf", "--lora", value])).toThrow(/--lora/);
+  });
+
+  it("both usages list the flag", () => {
+    expect(CHAT_USAGE).toContain("--lora FILE[:SCALE]");
+    expect(SERVE_USAGE).toContain("--lora FILE[:SCALE]");
   });
 });

@@ -98,6 +98,7 @@ describe("toolwright serve flags", () => {
       "--context-overflow MODE",
       "-q, --quiet",
       "POST /v1/embeddings",
+      "POST /v1/rerank",
       "-h, --help",
     ])
       expect(SERVE_USAGE).toContain(flag);

@@ -1,5 +1,6 @@
-// Every TOOLWRIGHT_* environment variable that the library or the addon reads is documented in the
-// README or docs/: found in the sources by how they read it (process.env, envInteger, getenv).
+// Every TOOLWRIGHT_* environment variable that the library or the addon reads, and every Hugging Face one
+// (HF_*, HUGGING_FACE_*, HUGGINGFACE_*), is documented in the README or docs/: found in the sources by how they
+// read it (process.env, envInteger, getenv).
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -13,7 +14,7 @@ function files(dir: string, endings: string[]): string[] {
 }
 
 /** How the sources read a variable: `env.X`, `env["X"]`, `envInteger("X"`, `getenv("X")`. */
-const READS = /(?:\benv\.|\benv\[["']|envInteger\(["']|getenv\(["'])(TOOLWRIGHT_[A-Z0-9_]+)/g;
+const READS = /(?:\benv\.|\benv\[["']|envInteger\(["']|getenv\(["'])((?:TOOLWRIGHT|HF|HUGGING_?FACE)_[A-Z0-9_]+)/g;
 
 function variablesRead(): Map<string, string> {
   const found = new Map<string, string>();
@@ -29,7 +30,9 @@ describe("environment variables", () => {
   const read = variablesRead();
 
   it("finds the variables the sources read (TOOLWRIGHT_DEBUG from the addon among them)", () => {
-    expect([...read.keys()]).toEqual(expect.arrayContaining(["TOOLWRIGHT_DEBUG", "TOOLWRIGHT_THREADS"]));
+    expect([...read.keys()]).toEqual(
+      expect.arrayContaining(["TOOLWRIGHT_DEBUG", "TOOLWRIGHT_THREADS", "HF_HOME", "HF_HUB_CACHE", "HF_HUB_OFFLINE"]),
+    );
   });
 
   it.each([...read])("%s (read in %s) is documented", (name) => {

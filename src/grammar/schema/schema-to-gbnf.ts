@@ -41,7 +41,7 @@ import { integerExpr, numberExpr, stringExpr } from "./schema-scalars.js";
 import { checkPatternBudget } from "./schema-budget.js";
 import { NOTHING, firstNothing, isNothing, nothingBecause, nothingCause } from "./string-language.js";
 
-/** Options of {@link jsonSchemaToGbnf} and {@link SchemaConverter}. */
+/** Options of {@link jsonSchemaToGbnf} (and of the converter behind it). */
 export interface SchemaToGbnfOptions {
   /** Whitespace allowed between JSON tokens (default "flexible"; see `json-text.ts`). */
   whitespace?: WhitespacePolicy;

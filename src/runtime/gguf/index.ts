@@ -5,6 +5,8 @@
  * @example
  * import { readGgufMetadata, ggufString } from "toolwright/gguf";
  * const template = ggufString(await readGgufMetadata("model.gguf"), "tokenizer.chat_template");
+ *
+ * @module toolwright/gguf
  */
 export { readGguf, readGgufMetadata } from "./reader.js";
 export { writeGguf, type GgufTensorData, type GgufTensorSpec, type WriteGgufOptions } from "./writer.js";

@@ -6,6 +6,8 @@
  * `models/ggml-vocab-qwen2.gguf`; the weights are deterministic in the seed. Matrices are uniform
  * with standard deviation 1/sqrt(fan_in) (fan_in = row length), norms are 1: every RMS-normed
  * activation stays O(1), so logits are finite and roughly N(0, 1) and sampling is not degenerate.
+ *
+ * @module toolwright/testing
  */
 import { f32ToF16Bits } from "./codec.js";
 import { GgmlType } from "./ggml-types.js";

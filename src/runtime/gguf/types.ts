@@ -5,8 +5,27 @@
  * typed arrays (a 150k-entry `tokenizer.ggml.scores` is one Float32Array, not 150k boxed numbers).
  */
 
+/**
+ * A GGUF value type name: `uint8` … `float64`, `bool`, `string` or `array`. Spelled out rather than derived
+ * from GGUF_VALUE_TYPES, so that the API reference shows the names.
+ */
+export type GgufValueType =
+  | "uint8"
+  | "int8"
+  | "uint16"
+  | "int16"
+  | "uint32"
+  | "int32"
+  | "float32"
+  | "bool"
+  | "string"
+  | "array"
+  | "uint64"
+  | "int64"
+  | "float64";
+
 /** GGUF value type names, indexed by their numeric id in the file format. */
-export const GGUF_VALUE_TYPES = [
+export const GGUF_VALUE_TYPES: readonly GgufValueType[] = [
   "uint8",
   "int8",
   "uint16",
@@ -20,10 +39,7 @@ export const GGUF_VALUE_TYPES = [
   "uint64",
   "int64",
   "float64",
-] as const;
-
-/** A GGUF value type name: `uint8` … `float64`, `bool`, `string` or `array`. */
-export type GgufValueType = (typeof GGUF_VALUE_TYPES)[number];
+];
 
 /** Value types whose values are JS numbers. */
 export type GgufNumberType = "uint8" | "int8" | "uint16" | "int16" | "uint32" | "int32" | "float32" | "float64";

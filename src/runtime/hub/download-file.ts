@@ -1,6 +1,6 @@
 /**
  * One file downloaded to disk, resumably: bytes go to `<dest>.part` (described by
- * `<dest>.part.json`), a dropped connection is resumed with an HTTP Range request (guarded by
+ * `<dest>.part.json`; both paths can be chosen), a dropped connection is resumed with an HTTP Range request (guarded by
  * If-Range), the sha256 is computed as the bytes arrive (over the kept part first), and the
  * finished file is renamed into place, so `<dest>` is never a partial file.
  */
@@ -47,6 +47,15 @@ export interface DownloadFileOptions {
    * The bytes the file must start with ("GGUF"): anything else (an HTML page from a wrong endpoint) is refused early.
    */
   magic?: string;
+  /** Where the partial file is kept (default `<dest>.part`). */
+  partPath?: string;
+  /** Where what the partial file is, is recorded (default `<dest>.part.json`). */
+  recordPath?: string;
+  /**
+   * The partial file's name says which version it is (a blob named by its hash): one without a record, left by
+   * another program, is resumed too.
+   */
+  partNamedByVersion?: boolean;
 }
 
 /** The identity of a file version: a partial file of another version is thrown away. */
@@ -89,13 +98,14 @@ function strongEtag(value: string | null): string | undefined {
  */
 export async function downloadFile(options: DownloadFileOptions): Promise<string> {
   const { conn, file, dest, what } = options;
-  const partPath = `${dest}.part`;
-  const recordPath = `${dest}.part.json`;
+  const partPath = options.partPath ?? `${dest}.part`;
+  const recordPath = options.recordPath ?? `${dest}.part.json`;
   const signal = conn.signal;
 
   const kept = await readPartRecord(recordPath);
   let offset = (await stat(partPath).catch(() => undefined))?.size ?? 0;
-  if (offset > 0 && (!kept || !sameVersion(kept, file) || (file.size !== undefined && offset > file.size))) offset = 0;
+  const same = options.partNamedByVersion === true || (kept !== undefined && sameVersion(kept, file));
+  if (offset > 0 && (!same || (file.size !== undefined && offset > file.size))) offset = 0;
   let record: PartRecord = {
     url: file.url,
     ...(file.sha256 ? { sha256: file.sha256 } : {}),

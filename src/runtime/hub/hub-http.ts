@@ -54,6 +54,17 @@ export function hubToken(
   return option ?? (env.HF_TOKEN || env.HUGGING_FACE_HUB_TOKEN || undefined);
 }
 
+/**
+ * Whether `$HF_HUB_OFFLINE` forbids requests to the hub, as huggingface_hub reads it (1, ON, YES or TRUE, in any
+ * case): then only cached files are used.
+ *
+ * @example
+ * hubOffline({ HF_HUB_OFFLINE: "1" }); // true
+ */
+export function hubOffline(env: Record<string, string | undefined> = process.env): boolean {
+  return ["1", "ON", "YES", "TRUE"].includes((env.HF_HUB_OFFLINE ?? "").trim().toUpperCase());
+}
+
 /** Connection-level error codes that mean the host cannot be reached at all. */
 const UNREACHABLE = new Set([
   "ECONNREFUSED",

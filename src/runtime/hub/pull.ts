@@ -1,19 +1,24 @@
 /**
- * `pullModel("hf:OWNER/REPO/FILE.gguf")`: a model file from the Hugging Face hub (or a mirror)
- * into the local cache, once. What a cached file is, is recorded beside it (`<file>.meta.json`),
- * so a later pull asks the hub only whether it changed.
+ * `pullModel("hf:OWNER/REPO/FILE.gguf")`: a model file from the Hugging Face hub (or a mirror), kept in the
+ * hub cache that huggingface_hub shares (hf-cache.ts). A file is looked for there first, then in toolwright's
+ * own folder of earlier versions (legacy-cache.ts), and downloaded only when neither has it (or, when asked
+ * to check, when the hub has a newer version).
  */
-import { readdir, readFile, writeFile, mkdir, stat } from "node:fs/promises";
-import { dirname, join, relative, sep } from "node:path";
 import { checkKeys, checkObject, checkString, optBoolean, optFunction, optSignal } from "../../validate/index.js";
 import { AbortError } from "../errors.js";
-import { hubFilePath, modelCacheDir, revisionDir } from "./cache-dir.js";
-import { type DownloadProgress, downloadFile } from "./download-file.js";
+import { hfCacheDir, modelCacheDir } from "./cache-dir.js";
+import type { DownloadProgress } from "./download-file.js";
 import { ModelDownloadError } from "./errors.js";
-import { abortError, type HubConnection, hubEndpoint, hubToken } from "./hub-http.js";
+import { findHfCached, type HfCachedFile, hfCachedGgufFiles, hfRepoDir, snapshotFile, writeRef } from "./hf-cache.js";
+import { downloadToHfCache, isStorable } from "./hf-download.js";
+import { abortError, type HubConnection, hubEndpoint, hubOffline, hubToken } from "./hub-http.js";
 import { fetchFileInfo, type HubFileInfo, listRepoFiles } from "./hub-metadata.js";
-import { acquireLock } from "./file-lock.js";
+import { downloadToLegacy, findLegacyCached, isCurrent, type LegacyFile, legacyGgufFiles } from "./legacy-cache.js";
 import { isHfModelRef, parseHfModelRef, pickQuantFile } from "./model-ref.js";
+
+/** Where new downloads go: the shared Hugging Face hub cache, or toolwright's own folder as before. */
+export type CacheLayout = "huggingface" | "toolwright";
+const LAYOUTS: readonly CacheLayout[] = ["huggingface", "toolwright"];
 
 /** Options of {@link pullModel}. */
 export interface PullModelOptions {
@@ -23,11 +28,23 @@ export interface PullModelOptions {
   endpoint?: string;
   /** Access token for gated and private repositories (default `$HF_TOKEN`). */
   token?: string;
-  /** Where models are kept (default {@link modelCacheDir}). */
+  /**
+   * The Hugging Face hub cache, read first and written by downloads (default {@link hfCacheDir}: `$HF_HUB_CACHE`,
+   * `$HF_HOME/hub` or `~/.cache/huggingface/hub`), shared with huggingface_hub and llama.cpp's `-hf`.
+   */
   cacheDir?: string;
+  /** toolwright's own folder, where earlier versions downloaded: read second (default {@link modelCacheDir}). */
+  legacyCacheDir?: string;
+  /**
+   * Where downloads go: "huggingface" (the hub cache, default) or "toolwright" (`legacyCacheDir`, as earlier
+   * versions did). The default is `$TOOLWRIGHT_CACHE_LAYOUT` when set. A hub (a mirror) that names no commit
+   * (`X-Repo-Commit`) or sends an ETag that cannot name a file is downloaded from into `legacyCacheDir` too.
+   */
+  layout?: CacheLayout;
   /**
    * Ask the hub whether a cached file is still current, and download the new version when not
-   * (default true). With false a cached file is used as it is, without any request.
+   * (default true). With false a cached file is used as it is, without any request. With `$HF_HUB_OFFLINE`
+   * set (1, ON, YES or TRUE) the hub is never asked: a cached file is used, a missing one is an error.
    */
   checkForUpdate?: boolean;
   /** Called as bytes arrive (and once at the start, with what a resumed download kept). */
@@ -38,35 +55,27 @@ export interface PullModelOptions {
 
 /** Where a pulled model is, and what it is. */
 export interface PulledModel {
-  /** The local file: pass it to `loadModel`. */
+  /** The local file: pass it to `loadModel`. In the hub cache, `…/snapshots/<commit>/<file>`. */
   path: string;
   repo: string;
   /** The file's path in the repository. */
   file: string;
   revision: string;
+  /** The commit the revision resolved to, when known. */
+  commit: string | null;
   sizeBytes: number;
-  /** The content's sha256 (hex): checked against the hub's when the hub gives one. */
+  /**
+   * The content's sha256 (hex): checked against the hub's when the hub gives one; null when not known (a small
+   * file kept in git, or a cached copy stored without symlinks).
+   */
   sha256: string | null;
   /** "downloaded" now, or "cached" (already there and current, or not checked). */
   source: "downloaded" | "cached";
   /**
-   * Whether the hub was asked: false with `checkForUpdate: false`, or when it could not be reached and a cached copy
-   * was used.
+   * Whether the hub was asked: false with `checkForUpdate: false` or `$HF_HUB_OFFLINE`, or when it could not be
+   * reached and a cached copy was used.
    */
   checked: boolean;
-}
-
-/** The record kept beside a cached file. */
-interface CachedRecord {
-  repo: string;
-  file: string;
-  revision: string;
-  url: string;
-  size: number;
-  sha256: string | null;
-  etag: string | null;
-  commit: string | null;
-  downloadedAt: string;
 }
 
 export const PULL_OPTION_KEYS: readonly string[] = [
@@ -74,6 +83,8 @@ export const PULL_OPTION_KEYS: readonly string[] = [
   "endpoint",
   "token",
   "cacheDir",
+  "legacyCacheDir",
+  "layout",
   "checkForUpdate",
   "onProgress",
   "signal",
@@ -83,9 +94,27 @@ export const PULL_OPTION_KEYS: readonly string[] = [
 interface PullPlan {
   revision: string;
   cacheDir: string;
+  legacyCacheDir: string;
+  layout: CacheLayout;
   checkForUpdate: boolean;
+  /** `$HF_HUB_OFFLINE`: no request at all. */
+  offline: boolean;
   conn: HubConnection;
   onProgress: ((p: DownloadProgress) => void) | undefined;
+}
+
+function optDir(value: unknown, name: string, fallback: () => string): string {
+  const dir = value === undefined ? fallback() : checkString(value, name);
+  if (dir === "") throw new RangeError(`${name} must not be empty`);
+  return dir;
+}
+
+function cacheLayout(value: unknown, name: string): CacheLayout {
+  const env = process.env.TOOLWRIGHT_CACHE_LAYOUT;
+  const [layout, what] = value !== undefined ? [value, name] : env ? [env, "TOOLWRIGHT_CACHE_LAYOUT"] : ["huggingface"];
+  if (!LAYOUTS.includes(layout as CacheLayout))
+    throw new RangeError(`${what} must be "huggingface" or "toolwright", got ${JSON.stringify(layout)}`);
+  return layout as CacheLayout;
 }
 
 /** Checks pull options (`name` is the options object as messages name it) and fills in defaults. */
@@ -98,13 +127,14 @@ export function planPull(options: unknown, name: string, defaultCheck: boolean):
   }
   const endpointOption = o.endpoint === undefined ? undefined : checkString(o.endpoint, `${name}.endpoint`);
   const token = o.token === undefined ? undefined : checkString(o.token, `${name}.token`);
-  const cacheDir = o.cacheDir === undefined ? modelCacheDir() : checkString(o.cacheDir, `${name}.cacheDir`);
-  if (cacheDir === "") throw new RangeError(`${name}.cacheDir must not be empty`);
   const endpoint = hubEndpoint(endpointOption, process.env, `${name}.endpoint`);
   return {
     revision,
-    cacheDir,
+    cacheDir: optDir(o.cacheDir, `${name}.cacheDir`, hfCacheDir),
+    legacyCacheDir: optDir(o.legacyCacheDir, `${name}.legacyCacheDir`, modelCacheDir),
+    layout: cacheLayout(o.layout, `${name}.layout`),
     checkForUpdate: optBoolean(o.checkForUpdate, `${name}.checkForUpdate`) ?? defaultCheck,
+    offline: hubOffline(process.env),
     conn: { endpoint, token: hubToken(token), signal: optSignal(o.signal, `${name}.signal`) },
     onProgress: optFunction<(p: DownloadProgress) => void>(o.onProgress, `${name}.onProgress`),
   };
@@ -112,10 +142,12 @@ export function planPull(options: unknown, name: string, defaultCheck: boolean):
 
 /**
  * Downloads a model from the Hugging Face hub into the cache (or finds it there) and resolves
- * with its local path. A download shows progress through `onProgress`, resumes a partial file
- * left by an earlier attempt or a dropped connection (HTTP Range), checks the sha256 the hub
- * gives for the file, and appears under its final name only when complete. Two pulls of one file
- * at once download it once.
+ * with its local path. The cache is the one huggingface_hub, huggingface-cli and llama.cpp's `-hf` share
+ * (`models--OWNER--REPO/snapshots/<commit>/<file>`), so a file pulled by any of them is found; toolwright's
+ * own folder of earlier versions is still read. A download shows progress through `onProgress`, resumes a
+ * partial file left by an earlier attempt or a dropped connection (HTTP Range), checks the sha256 the hub
+ * gives for the file, and appears under its final name only when complete. Two pulls of one file at once
+ * download it once.
  *
  * References: `hf:OWNER/REPO/FILE.gguf`, `hf:OWNER/REPO/path/in/repo/FILE.gguf`,
  * `hf:OWNER/REPO:QUANT` (the repository's file for that quantization, as llama.cpp's
@@ -154,7 +186,7 @@ export async function resolveModelPath(pathOrRef: string, options: unknown, name
 
 async function pullPlanned(ref: string, plan: PullPlan): Promise<PulledModel> {
   const parsed = parseHfModelRef(ref);
-  const { conn, revision, cacheDir } = plan;
+  const { conn } = plan;
   try {
     if (conn.signal?.aborted) throw abortError(ref, conn.signal);
     let file = parsed.file;
@@ -165,53 +197,20 @@ async function pullPlanned(ref: string, plan: PullPlan): Promise<PulledModel> {
       file = picked.file;
       listed = picked.sha256;
     }
-    const dest = hubFilePath(cacheDir, parsed.repo, revision, file);
-    const cached = await readCached(dest);
-    if (cached && !plan.checkForUpdate) return result(dest, cached, "cached", false);
+    const local = await findLocal(plan, parsed.repo, file);
+    if (local && (!plan.checkForUpdate || plan.offline)) return local;
+    if (plan.offline) throw offlineError(ref, plan);
 
     let info: HubFileInfo;
     try {
-      info = await fetchFileInfo(conn, parsed.repo, revision, file);
+      info = await fetchFileInfo(conn, parsed.repo, plan.revision, file);
     } catch (err) {
       // No network: a cached copy will do.
-      if (cached && err instanceof ModelDownloadError && err.code === "TOOLWRIGHT_OFFLINE")
-        return result(dest, cached, "cached", false);
+      if (local && err instanceof ModelDownloadError && err.code === "TOOLWRIGHT_OFFLINE") return local;
       throw err;
     }
     if (info.sha256 === undefined && listed !== undefined) info = { ...info, sha256: listed };
-    if (cached && isCurrent(cached, info)) return result(dest, cached, "cached", true);
-
-    await mkdir(dirname(dest), { recursive: true });
-    const lock = await acquireLock(`${dest}.lock`, conn.signal);
-    try {
-      // Another process may have finished it while this one waited.
-      const done = await readCached(dest);
-      if (done && isCurrent(done, info)) return result(dest, done, "cached", true);
-      const sha256 = await downloadFile({
-        conn,
-        file: info,
-        dest,
-        what: `${parsed.repo}/${file}`,
-        onProgress: plan.onProgress,
-        magic: "GGUF",
-      });
-      const size = (await stat(dest)).size;
-      const record: CachedRecord = {
-        repo: parsed.repo,
-        file,
-        revision,
-        url: info.url,
-        size,
-        sha256,
-        etag: info.etag ?? null,
-        commit: info.commit ?? null,
-        downloadedAt: new Date().toISOString(),
-      };
-      await writeFile(`${dest}.meta.json`, `${JSON.stringify(record, null, 2)}\n`);
-      return result(dest, record, "downloaded", true);
-    } finally {
-      await lock.release();
-    }
+    return (await findCurrent(plan, parsed.repo, file, info)) ?? (await download(plan, parsed.repo, file, info));
   } catch (err) {
     if (conn.signal?.aborted && !(err instanceof AbortError)) throw abortError(ref, conn.signal);
     if (err instanceof ModelDownloadError || err instanceof AbortError || err instanceof RangeError) throw err;
@@ -226,12 +225,71 @@ async function pullPlanned(ref: string, plan: PullPlan): Promise<PulledModel> {
   }
 }
 
-function result(path: string, record: CachedRecord, source: PulledModel["source"], checked: boolean): PulledModel {
+/** A cached copy of the revision's file, unchecked: the hub cache's, else toolwright's folder's. */
+async function findLocal(plan: PullPlan, repo: string, file: string): Promise<PulledModel | undefined> {
+  const hf = await findHfCached(plan.cacheDir, repo, plan.revision, file);
+  if (hf) return fromHf(hf, repo, file, plan.revision, "cached", false);
+  const legacy = await findLegacyCached(plan.legacyCacheDir, repo, plan.revision, file);
+  return legacy ? fromLegacy(legacy, "cached", false) : undefined;
+}
+
+/** A cached copy of the version the hub describes, or undefined. */
+async function findCurrent(
+  plan: PullPlan,
+  repo: string,
+  file: string,
+  info: HubFileInfo,
+): Promise<PulledModel | undefined> {
+  if (isStorable(info)) {
+    const repoDir = hfRepoDir(plan.cacheDir, repo);
+    const hf = await snapshotFile(repoDir, info.commit, file);
+    if (hf) {
+      await writeRef(repoDir, plan.revision, info.commit);
+      return fromHf(hf, repo, file, plan.revision, "cached", true);
+    }
+  }
+  const legacy = await findLegacyCached(plan.legacyCacheDir, repo, plan.revision, file);
+  return legacy && isCurrent(legacy.record, info) ? fromLegacy(legacy, "cached", true) : undefined;
+}
+
+/** Downloads into the hub cache, or into toolwright's folder (asked for, or a hub that sends no commit). */
+async function download(plan: PullPlan, repo: string, file: string, info: HubFileInfo): Promise<PulledModel> {
+  const common = { conn: plan.conn, repo, revision: plan.revision, file, onProgress: plan.onProgress };
+  if (plan.layout === "huggingface" && isStorable(info)) {
+    const { cached, downloaded } = await downloadToHfCache({ ...common, cacheDir: plan.cacheDir, info });
+    return fromHf(cached, repo, file, plan.revision, downloaded ? "downloaded" : "cached", true);
+  }
+  const { downloaded, ...legacy } = await downloadToLegacy({ ...common, dir: plan.legacyCacheDir, info });
+  return fromLegacy(legacy, downloaded ? "downloaded" : "cached", true);
+}
+
+function offlineError(ref: string, plan: PullPlan): ModelDownloadError {
+  return new ModelDownloadError(
+    `${ref}: not in the model cache (${plan.cacheDir}), and HF_HUB_OFFLINE is set: the hub is not asked`,
+    "TOOLWRIGHT_OFFLINE",
+    plan.conn.endpoint,
+  );
+}
+
+function fromHf(
+  hf: HfCachedFile,
+  repo: string,
+  file: string,
+  revision: string,
+  source: PulledModel["source"],
+  checked: boolean,
+): PulledModel {
+  const { path, commit, size, sha256 } = hf;
+  return { path, repo, file, revision, commit, sizeBytes: size, sha256, source, checked };
+}
+
+function fromLegacy({ path, record }: LegacyFile, source: PulledModel["source"], checked: boolean): PulledModel {
   return {
     path,
     repo: record.repo,
     file: record.file,
     revision: record.revision,
+    commit: record.commit,
     sizeBytes: record.size,
     sha256: record.sha256,
     source,
@@ -239,26 +297,15 @@ function result(path: string, record: CachedRecord, source: PulledModel["source"
   };
 }
 
-/** A cached file is current when the hub describes the same content. */
-function isCurrent(cached: CachedRecord, info: HubFileInfo): boolean {
-  if (info.size !== undefined && info.size !== cached.size) return false;
-  if (info.sha256 !== undefined) return info.sha256 === cached.sha256;
-  return info.etag !== undefined && info.etag === cached.etag;
-}
-
-/** The record of a complete cached file (one whose size still matches it), or undefined. */
-async function readCached(dest: string): Promise<CachedRecord | undefined> {
-  const [info, text] = await Promise.all([
-    stat(dest).catch(() => undefined),
-    readFile(`${dest}.meta.json`, "utf8").catch(() => undefined),
-  ]);
-  if (!info?.isFile() || text === undefined) return undefined;
-  try {
-    const record = JSON.parse(text) as CachedRecord;
-    return record && typeof record === "object" && record.size === info.size ? record : undefined;
-  } catch {
-    return undefined;
-  }
+/** The cached file for `REPO:QUANT` (the hub cache's, else toolwright's folder's), unchecked. */
+async function cachedPick(plan: PullPlan, repo: string, quant: string | undefined): Promise<PulledModel | undefined> {
+  const hfFile = pickQuantFile(await hfCachedGgufFiles(plan.cacheDir, repo, plan.revision), quant);
+  const hf = hfFile === undefined ? undefined : await findHfCached(plan.cacheDir, repo, plan.revision, hfFile);
+  if (hf && hfFile !== undefined) return fromHf(hf, repo, hfFile, plan.revision, "cached", false);
+  const legacyFile = pickQuantFile(await legacyGgufFiles(plan.legacyCacheDir, repo, plan.revision), quant);
+  if (legacyFile === undefined) return undefined;
+  const legacy = await findLegacyCached(plan.legacyCacheDir, repo, plan.revision, legacyFile);
+  return legacy ? fromLegacy(legacy, "cached", false) : undefined;
 }
 
 /** Picks the file for `REPO:QUANT`: from the hub's listing, or from the cache when allowed or offline. */
@@ -268,25 +315,17 @@ async function pickFile(
   quant: string | undefined,
   ref: string,
 ): Promise<{ file: string; sha256?: string; cached?: PulledModel }> {
-  const cachedPick = async () => {
-    const dir = revisionDir(plan.cacheDir, repo, plan.revision);
-    const local = await cachedGgufFiles(dir);
-    const file = pickQuantFile(local, quant);
-    if (file === undefined) return undefined;
-    const dest = hubFilePath(plan.cacheDir, repo, plan.revision, file);
-    const record = await readCached(dest);
-    return record ? result(dest, record, "cached", false) : undefined;
-  };
-  if (!plan.checkForUpdate) {
-    const cached = await cachedPick();
+  if (!plan.checkForUpdate || plan.offline) {
+    const cached = await cachedPick(plan, repo, quant);
     if (cached) return { file: cached.file, cached };
+    if (plan.offline) throw offlineError(ref, plan);
   }
   let files: Awaited<ReturnType<typeof listRepoFiles>>;
   try {
     files = await listRepoFiles(plan.conn, repo, plan.revision);
   } catch (err) {
     if (err instanceof ModelDownloadError && err.code === "TOOLWRIGHT_OFFLINE") {
-      const cached = await cachedPick();
+      const cached = await cachedPick(plan, repo, quant);
       if (cached) return { file: cached.file, cached };
     }
     throw err;
@@ -310,17 +349,4 @@ async function pickFile(
   }
   const sha256 = files.find((f) => f.path === file)?.sha256;
   return sha256 === undefined ? { file } : { file, sha256 };
-}
-
-/** The .gguf files of a cached revision, as paths in the repository. */
-async function cachedGgufFiles(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []);
-  return entries
-    .filter((e) => e.isFile() && e.name.toLowerCase().endsWith(".gguf"))
-    .map((e) =>
-      relative(dir, join(e.parentPath ?? (e as unknown as { path: string }).path, e.name))
-        .split(sep)
-        .join("/"),
-    )
-    .sort();
 }
