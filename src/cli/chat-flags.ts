@@ -74,6 +74,13 @@ export function flagMessage(message: string, flags: Readonly<Record<string, stri
   return named.replace(/^(?:chat|streamChat): /, "");
 }
 
+/** The `--projector` row of a command's option table. */
+export const PROJECTOR_OPTION: OptionSpec = {
+  type: "string",
+  value: "FILE",
+  help: "a multimodal projector (mmproj GGUF, a path or hf:) for the model, so it reads images",
+};
+
 /** A `--lora FILE[:SCALE]` value: the adapter file and its scale (default 1). */
 export interface LoraFlag {
   path: string;

@@ -112,3 +112,21 @@ export async function readJsonSchemaFile(path: string): Promise<ResponseFormat> 
       .replace(/[^A-Za-z0-9_-]/g, "_") || "answer";
   return { type: "json_schema", json_schema: { name, schema: schema as JsonSchema } };
 }
+
+/**
+ * Reads an image file for `--image` or `/image` (its bytes; decoding is the projector's job). The
+ * error names the file.
+ *
+ * @example
+ * const screenshot = await readImageFile("screen.png");
+ */
+export async function readImageFile(path: string): Promise<Uint8Array> {
+  try {
+    return await readFile(path);
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    if (err.code === "ENOENT") throw new Error(`image ${path}: no such file`);
+    if (err.code === "EISDIR") throw new Error(`image ${path}: is a directory`);
+    throw new Error(`cannot read image ${path}: ${err.message}`);
+  }
+}

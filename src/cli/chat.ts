@@ -11,7 +11,9 @@ import type { Readable } from "node:stream";
 import { type ChatModel as Model, ChatSession, DEFAULT_MAX_TOKENS, loadModel } from "../session/index.js";
 import type { GpuOption } from "../runtime/devices.js";
 import { ModelLoadError } from "../runtime/errors.js";
-import type { ChatMessage, ResponseFormat, ToolChoice, ToolDefinition } from "../types.js";
+import { ModelDownloadError } from "../runtime/hub/errors.js";
+import { MediaError } from "../runtime/projector.js";
+import type { ChatMessage, ResponseFormat, ToolChoice, ToolDefinition, UserMessage } from "../types.js";
 import type { SamplingOptions } from "../runtime/sampling.js";
 import type { LoraSpec } from "../runtime/lora.js";
 import type { CliIo } from "./analyze.js";
@@ -30,11 +32,12 @@ import {
   contextOverflowOf,
   flagMessage,
   LORA_OPTION,
+  PROJECTOR_OPTION,
   type LoraFlag,
   loadLoraFlags,
   loraFlagsOf,
 } from "./chat-flags.js";
-import { readJsonSchemaFile, readTemplateFile, readToolsFile } from "./chat-inputs.js";
+import { readImageFile, readJsonSchemaFile, readTemplateFile, readToolsFile } from "./chat-inputs.js";
 import { AnswerView } from "./chat-output.js";
 import { resolveModelArg } from "./model-arg.js";
 import { createProgressReporter, type ProgressStream } from "./progress.js";
@@ -58,6 +61,13 @@ const CHAT_OPTIONS: OptionTable = {
   gpu: { type: "string", value: "MODE", help: "auto (default: the build's GPUs if any), cuda, metal, vulkan or off" },
   "gpu-layers": { type: "string", value: "N", help: "layers to offload to the GPU (default: all)" },
   lora: LORA_OPTION,
+  projector: PROJECTOR_OPTION,
+  image: {
+    type: "string",
+    multiple: true,
+    value: "FILE",
+    help: "an image (PNG, JPEG, ...) for the first message; needs --projector. In the chat,\n/image FILE adds one to the next message",
+  },
 };
 
 export const CHAT_USAGE = `Usage: toolwright chat <model.gguf | hf:OWNER/REPO/FILE.gguf> [options]
@@ -95,10 +105,14 @@ export interface ChatArgs {
   gpu?: GpuOption;
   gpuLayers?: number;
   loras: LoraFlag[];
+  projector?: string;
+  images: string[];
 }
 
 /** What the files named on the command line hold. */
 interface ChatInputs {
+  /** The --image files, for the first message. */
+  images: Uint8Array[];
   tools?: ToolDefinition[];
   template?: string;
   responseFormat?: ResponseFormat;
@@ -115,7 +129,12 @@ export function parseChatArgs(argv: readonly string[]): ChatArgs | "help" {
   if (values.help) return "help";
   if (positionals.length !== 1) throw new UsageError(`expected one model path, got ${positionals.length}`);
   const text = (name: string) => stringValue(values, name);
-  const args: ChatArgs = { model: positionals[0]!, sampling: {}, loras: loraFlagsOf(stringValues(values, "lora")) };
+  const args: ChatArgs = {
+    model: positionals[0]!,
+    sampling: {},
+    loras: loraFlagsOf(stringValues(values, "lora")),
+    images: stringValues(values, "image"),
+  };
   const number = (name: string, integer: boolean, min: number, max?: number) => {
     const value = text(name);
     return value === undefined ? undefined : parseNumberOption(name, value, integer, min, max);
@@ -127,6 +146,9 @@ export function parseChatArgs(argv: readonly string[]): ChatArgs | "help" {
   set("jsonSchemaPath", text("json-schema"));
   set("system", text("system"));
   set("templatePath", text("template"));
+  set("projector", text("projector"));
+  if (args.images.length > 0 && args.projector === undefined)
+    throw new UsageError("--image needs --projector (the model's mmproj file) to read images");
   const toolChoice = text("tool-choice");
   if (toolChoice !== undefined && toolChoice !== "auto" && toolChoice !== "required" && toolChoice !== "none") {
     throw new UsageError(`--tool-choice must be auto, required or none, got ${JSON.stringify(toolChoice)}`);
@@ -152,7 +174,7 @@ export function parseChatArgs(argv: readonly string[]): ChatArgs | "help" {
 }
 
 async function readInputs(args: ChatArgs): Promise<ChatInputs> {
-  const inputs: ChatInputs = {};
+  const inputs: ChatInputs = { images: await Promise.all(args.images.map(readImageFile)) };
   if (args.toolsPath !== undefined) inputs.tools = await readToolsFile(args.toolsPath);
   if (args.templatePath !== undefined) inputs.template = await readTemplateFile(args.templatePath);
   if (args.jsonSchemaPath !== undefined) inputs.responseFormat = await readJsonSchemaFile(args.jsonSchemaPath);
@@ -224,13 +246,14 @@ async function load(args: ChatArgs, io: ChatIo): Promise<Model | number> {
       onProgress: progress.update,
       ...(args.gpu === undefined ? {} : { gpu: args.gpu }),
       ...(args.gpuLayers === undefined ? {} : { gpuLayers: args.gpuLayers }),
+      ...(args.projector === undefined ? {} : { projector: args.projector }),
     });
     progress.done();
     return model;
   } catch (e) {
     progress.done();
-    if (!(e instanceof ModelLoadError)) throw e;
-    io.stderr.write(`toolwright chat: ${e.message}\n`);
+    if (!(e instanceof ModelLoadError || e instanceof MediaError || e instanceof ModelDownloadError)) throw e;
+    io.stderr.write(`toolwright chat: ${e instanceof MediaError ? "--projector: " : ""}${e.message}\n`);
     return 1;
   }
 }
@@ -241,6 +264,12 @@ function describePlacement(model: Model): string {
   if (devices.length === 0) return "running on the CPU";
   const names = devices.map((d) => (d.description ? `${d.name} (${d.description})` : d.name)).join(", ");
   return `running on ${names}: ${gpuLayers} of ${model.info.layerCount + 1} layers`;
+}
+
+/** A user message: the text, and the images waiting for it. */
+function withImages(text: string, images: readonly Uint8Array[]): UserMessage["content"] {
+  if (images.length === 0) return text;
+  return [...images.map((image) => ({ type: "image" as const, image })), { type: "text" as const, text }];
 }
 
 /** The read-answer loop, until /exit, end of input, or Ctrl-C at the prompt. */
@@ -280,13 +309,25 @@ async function converse(
   process.on("SIGINT", onInterrupt);
 
   const messages: ChatMessage[] = args.system !== undefined ? [{ role: "system", content: args.system }] : [];
+  // Images waiting for the next message: --image's for the first, then each /image FILE's.
+  let images = inputs.images;
   try {
     if (interactive) rl.prompt();
     for await (const raw of rl) {
       const line = raw.trim();
       if (line === "/exit" || line === "/quit") break;
-      if (line !== "") {
-        messages.push({ role: "user", content: raw });
+      if (line.startsWith("/image ")) {
+        const file = line.slice("/image ".length).trim();
+        try {
+          if (model.projector === undefined) throw new Error("/image needs --projector (the model's mmproj file)");
+          images = [...images, await readImageFile(file)];
+          io.stderr.write(`[${basename(file)} goes with the next message]\n`);
+        } catch (e) {
+          io.stderr.write(`toolwright chat: ${(e as Error).message}\n`);
+        }
+      } else if (line !== "") {
+        messages.push({ role: "user", content: withImages(raw, images) });
+        images = [];
         generation = new AbortController();
         try {
           const stream = session.streamChat({

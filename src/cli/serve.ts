@@ -21,7 +21,16 @@ import {
   stringValues,
   UsageError,
 } from "./args.js";
-import { contextOverflowOf, CONTEXT_OVERFLOW_OPTION, LORA_OPTION, loadLoraFlags, loraFlagsOf } from "./chat-flags.js";
+import {
+  contextOverflowOf,
+  CONTEXT_OVERFLOW_OPTION,
+  LORA_OPTION,
+  loadLoraFlags,
+  loraFlagsOf,
+  PROJECTOR_OPTION,
+} from "./chat-flags.js";
+import { ModelDownloadError } from "../runtime/hub/errors.js";
+import { MediaError } from "../runtime/projector.js";
 import { resolveModelArg } from "./model-arg.js";
 import { createProgressReporter, type ProgressStream } from "./progress.js";
 
@@ -61,6 +70,7 @@ const SERVE_OPTIONS: OptionTable = {
   },
   "context-overflow": CONTEXT_OVERFLOW_OPTION,
   lora: LORA_OPTION,
+  projector: PROJECTOR_OPTION,
   quiet: { type: "boolean", short: "q", help: "no access log (one line per request on stderr)" },
   "max-body": { type: "string", value: "BYTES", help: "largest request body (default 8388608)" },
   parallel: {
@@ -90,7 +100,8 @@ const SERVE_OPTIONS: OptionTable = {
 export const SERVE_USAGE = `Usage: toolwright serve <model.gguf | hf:OWNER/REPO/FILE.gguf> [options]
 
 Serves the model over HTTP with OpenAI's chat-completions API:
-  POST /v1/chat/completions   (stream: true for server-sent events)
+  POST /v1/chat/completions   (stream: true for server-sent events; image_url parts
+                               with --projector)
   POST /v1/embeddings
   POST /v1/rerank             (a reranker model: llama-server's rerank API)
   GET  /v1/models, GET /health
@@ -155,6 +166,7 @@ export function parseServeArgs(argv: readonly string[]) {
     gpu: gpuOf(text("gpu")),
     gpuLayers: integer("gpu-layers", 0),
     loras: loraFlagsOf(stringValues(values, "lora")),
+    projector: text("projector"),
   };
 }
 
@@ -237,12 +249,13 @@ export async function runServe(argv: readonly string[], io: ServeIo): Promise<nu
       onProgress: progress.update,
       ...(args.gpu !== undefined ? { gpu: args.gpu } : {}),
       ...(args.gpuLayers !== undefined ? { gpuLayers: args.gpuLayers } : {}),
+      ...(args.projector !== undefined ? { projector: args.projector } : {}),
     });
     progress.done();
   } catch (e) {
     progress.done();
-    if (!(e instanceof ModelLoadError)) throw e;
-    io.stderr.write(`toolwright serve: ${e.message}\n`);
+    if (!(e instanceof ModelLoadError || e instanceof MediaError || e instanceof ModelDownloadError)) throw e;
+    io.stderr.write(`toolwright serve: ${e instanceof MediaError ? "--projector: " : ""}${e.message}\n`);
     return 1;
   }
   try {

@@ -5,7 +5,10 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { createOpenAIClient } from "../../src/openai/index.js";
+import { createServer } from "../../src/server/index.js";
 import { type ChatMessage, type ChatModel, loadModel, MediaError } from "../../src/index.js";
 import { makePng } from "../helpers/png.js";
 import { writeProjector } from "../helpers/projector-model.js";
@@ -97,6 +100,41 @@ describe("chat() with images", () => {
     const next: ChatMessage[] = [...first, r1.message, { role: "user", content: "And below it?" }];
     const r2 = await asked(next);
     expect(r2.usage.cachedPromptTokens).toBeGreaterThan(r1.usage.promptTokens - 8);
+  });
+});
+
+describe("the OpenAI client and server with images", () => {
+  const url = `data:image/png;base64,${SCREENSHOT.toString("base64")}`;
+  const body = {
+    model: "local",
+    messages: [
+      {
+        role: "user" as const,
+        content: [
+          { type: "text" as const, text: "What is on the screen?" },
+          { type: "image_url" as const, image_url: { url } },
+        ],
+      },
+    ],
+    max_tokens: 12,
+    temperature: 0,
+    chat_template_kwargs: { enable_thinking: false },
+  };
+
+  test("the in-process client and the HTTP server answer as chat() does", async () => {
+    const expected = (await asked(ask({ type: "image", image: SCREENSHOT }))).message.content;
+    const local = await createOpenAIClient(model).chat.completions.create(body);
+    expect(local.choices[0]?.message.content).toBe(expected);
+    const server = createServer(model, { modelId: "local" });
+    try {
+      const { url: base } = await server.listen({ port: 0 });
+      const client = new OpenAI({ baseURL: `${base}/v1`, apiKey: "none", maxRetries: 0 });
+      const remote = await client.chat.completions.create(body as never);
+      expect(remote.choices[0]?.message.content).toBe(expected);
+      expect(remote.usage?.prompt_tokens).toBe(local.usage?.prompt_tokens);
+    } finally {
+      await server.close({ timeoutMs: 0 });
+    }
   });
 });
 
