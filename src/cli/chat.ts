@@ -66,7 +66,9 @@ const CHAT_OPTIONS: OptionTable = {
     type: "string",
     multiple: true,
     value: "FILE",
-    help: "an image (PNG, JPEG, ...) for the first message; needs --projector. In the chat,\n/image FILE adds one to the next message",
+    help:
+      "an image (PNG, JPEG, ...) for the first message; needs --projector. In the chat,\n" +
+      "/image FILE adds one to the next message",
   },
 };
 
