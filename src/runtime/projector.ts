@@ -47,9 +47,13 @@ export class MediaError extends ToolwrightError<MediaErrorCode> {
   }
 }
 
-const MEDIA_CODES = ["TOOLWRIGHT_PROJECTOR_FAILED", "TOOLWRIGHT_MEDIA_INVALID", "TOOLWRIGHT_NO_PROJECTOR"] as const;
 /** The codes of a {@link MediaError}. */
-export type MediaErrorCode = (typeof MEDIA_CODES)[number];
+export type MediaErrorCode = "TOOLWRIGHT_PROJECTOR_FAILED" | "TOOLWRIGHT_MEDIA_INVALID" | "TOOLWRIGHT_NO_PROJECTOR";
+const MEDIA_CODES: readonly MediaErrorCode[] = [
+  "TOOLWRIGHT_PROJECTOR_FAILED",
+  "TOOLWRIGHT_MEDIA_INVALID",
+  "TOOLWRIGHT_NO_PROJECTOR",
+];
 
 /**
  * A prompt tokenized with images in it (`Model.tokenizeWithImages`): text token ids, and one
