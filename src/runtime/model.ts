@@ -703,7 +703,6 @@ export class Model {
       throw new MediaError(
         `Model "${this.path}" has no projector, so it cannot read images: load it with loadModel(path, { projector })`,
         "TOOLWRIGHT_NO_PROJECTOR",
-        "TOOLWRIGHT_NO_PROJECTOR",
       );
     return tokenizeWithImages(this.#projector, text, images, opts);
   }

@@ -42,8 +42,8 @@ export interface MediaPromptImage {
  */
 export class MediaError extends ToolwrightError<MediaErrorCode> {
   override readonly name = "MediaError";
-  constructor(message: string, code: string | undefined, fallback: MediaErrorCode, options?: { cause?: unknown }) {
-    super(message, MEDIA_CODES.includes(code as MediaErrorCode) ? (code as MediaErrorCode) : fallback, options);
+  constructor(message: string, code: MediaErrorCode, options?: { cause?: unknown }) {
+    super(message, code, options);
   }
 }
 
@@ -80,13 +80,19 @@ export class MediaPrompt {
   }
 }
 
+/** The media code the addon put on `err`, else `fallback`. */
+function mediaCode(err: unknown, fallback: MediaErrorCode): MediaErrorCode {
+  const code = errorCode(err);
+  return MEDIA_CODES.includes(code as MediaErrorCode) ? (code as MediaErrorCode) : fallback;
+}
+
 /** @internal Loads the projector at `path` for `model` (a TOOLWRIGHT_PROJECTOR_FAILED MediaError when it cannot). */
 export async function loadProjector(model: NativeModel, path: string, threads: number): Promise<NativeProjector> {
   try {
     return await loadNative().Projector.load(model, path, { threads });
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    throw new MediaError(message, errorCode(err), "TOOLWRIGHT_PROJECTOR_FAILED", { cause: err });
+    throw new MediaError(message, mediaCode(err, "TOOLWRIGHT_PROJECTOR_FAILED"), { cause: err });
   }
 }
 
@@ -102,7 +108,7 @@ export async function tokenizeWithImages(
   } catch (err) {
     if (err instanceof TypeError || err instanceof RangeError) throw err;
     const message = err instanceof Error ? err.message : String(err);
-    throw new MediaError(message, errorCode(err), "TOOLWRIGHT_MEDIA_INVALID", { cause: err });
+    throw new MediaError(message, mediaCode(err, "TOOLWRIGHT_MEDIA_INVALID"), { cause: err });
   }
 }
 

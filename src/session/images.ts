@@ -9,7 +9,7 @@ import type { ImageSource } from "../chat/media-parts.js";
 import { MediaError } from "../runtime/projector.js";
 
 function invalid(message: string, cause?: unknown): MediaError {
-  return new MediaError(message, "TOOLWRIGHT_MEDIA_INVALID", "TOOLWRIGHT_MEDIA_INVALID", { cause });
+  return new MediaError(message, "TOOLWRIGHT_MEDIA_INVALID", { cause });
 }
 
 function fromDataUrl(url: string, where: string): Uint8Array {

@@ -142,7 +142,6 @@ function markerOf(model: Context["model"], where: string): string {
       `${where}: the messages have images, but model "${model.path}" has no projector to read them: ` +
         `load it with loadModel(path, { projector: "mmproj….gguf" })`,
       "TOOLWRIGHT_NO_PROJECTOR",
-      "TOOLWRIGHT_NO_PROJECTOR",
     );
   }
   return marker;
