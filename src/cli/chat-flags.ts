@@ -78,7 +78,7 @@ export function flagMessage(message: string, flags: Readonly<Record<string, stri
 export const PROJECTOR_OPTION: OptionSpec = {
   type: "string",
   value: "FILE",
-  help: "a multimodal projector (mmproj GGUF, a path or hf:) for the model, so it reads images",
+  help: "a multimodal projector (mmproj GGUF: a path, hf:, or auto for an hf: model's own) so the model reads images",
 };
 
 /** A `--lora FILE[:SCALE]` value: the adapter file and its scale (default 1). */

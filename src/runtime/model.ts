@@ -24,7 +24,8 @@ import {
   optSignal,
 } from "../validate/index.js";
 import { nativeGpuChoice, placementOf, type GpuOption, type ModelPlacement } from "./devices.js";
-import { resolveModelPath } from "./hub/pull.js";
+import { resolveModelPath, resolveProjectorPath } from "./hub/pull.js";
+import { isHfModelRef } from "./hub/model-ref.js";
 import type { NativeProjector } from "./binding-projector.js";
 import { defaultThreads } from "./cpu-threads.js";
 import { MediaError, loadProjector, tokenizeWithImages, type MediaPrompt, type ProjectorInfo } from "./projector.js";
@@ -70,7 +71,9 @@ export interface LoadModelOptions {
   rpcServers?: readonly string[];
   /**
    * A multimodal projector for the model (an "mmproj" GGUF: a path or an `hf:` reference, pulled
-   * like the model), so that chats can carry images. It must be made for this model (its output
+   * like the model), so that chats can carry images. `"auto"`, for an `hf:` model, pulls the
+   * repository's mmproj file that llama.cpp's `-hf` would pick (in the model's folder, the closest
+   * quantization). It must be made for this model (its output
    * width is the model's embedding size); models that place images with M-RoPE positions
    * (Qwen2-VL and kin) are not supported yet. Fails with a {@link MediaError}.
    *
@@ -236,6 +239,10 @@ export async function loadModelAs<M extends Model>(
   const projectorRef =
     opts.projector === undefined ? undefined : checkString(opts.projector, "loadModel: options.projector");
   if (projectorRef === "") throw new RangeError("loadModel: options.projector must not be empty");
+  if (projectorRef === "auto" && !isHfModelRef(pathOrRef))
+    throw new RangeError(
+      `loadModel: options.projector "auto" finds the projector of an hf: model; give a path for ${pathOrRef}`,
+    );
   if (projectorRef !== undefined && vocabOnly)
     throw new RangeError("loadModel: options.projector needs the weights: it cannot be used with vocabOnly");
   const rpcServers =
@@ -320,11 +327,11 @@ export async function loadModelAs<M extends Model>(
   let projector: NativeProjector | undefined;
   if (projectorRef !== undefined) {
     try {
-      const projectorPath = await resolveModelPath(
-        projectorRef,
-        { ...download, ...(signal ? { signal } : {}) },
-        "loadModel: options.download",
-      );
+      const pull = { ...download, ...(signal ? { signal } : {}) };
+      const projectorPath =
+        projectorRef === "auto"
+          ? await resolveProjectorPath(pathOrRef, pull, "loadModel: options.download")
+          : await resolveModelPath(projectorRef, pull, "loadModel: options.download");
       projector = await loadProjector(handle, projectorPath, defaultThreads());
     } catch (err) {
       done = true;

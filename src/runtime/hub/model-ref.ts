@@ -123,3 +123,39 @@ export function pickQuantFile(paths: readonly string[], quant: string | undefine
   }
   return quant === undefined ? candidates[0] : undefined;
 }
+
+/** The bits of a file's quantization tag (the last "-" part of its name: "Q4_K_M" 4, "f16" 16), 0 when none. */
+function quantBits(path: string): number {
+  const name = path.slice(path.lastIndexOf("/") + 1).replace(SPLIT_PART, ".gguf");
+  const tag =
+    name
+      .replace(/\.gguf$/i, "")
+      .split("-")
+      .pop() ?? "";
+  const digits = /\d+/.exec(tag);
+  return digits ? Number(digits[0]) : 0;
+}
+
+/**
+ * The projector ("mmproj") file of `paths` for the model file `modelFile`, as llama.cpp's `-hf` picks it: a .gguf
+ * whose name has "mmproj", in the model's folder or one above it (the deepest first), then the one whose
+ * quantization is closest to the model's. Undefined when the repository has none.
+ *
+ * @example
+ * pickProjectorFile(["m-Q4_K_M.gguf", "mmproj-f16.gguf", "mmproj-Q8_0.gguf"], "m-Q4_K_M.gguf"); // "mmproj-Q8_0.gguf"
+ */
+export function pickProjectorFile(paths: readonly string[], modelFile: string): string | undefined {
+  const modelDirs = modelFile.split("/").slice(0, -1);
+  const bits = quantBits(modelFile);
+  let best: { path: string; depth: number; diff: number } | undefined;
+  for (const path of paths) {
+    const name = path.slice(path.lastIndexOf("/") + 1).toLowerCase();
+    if (!name.endsWith(".gguf") || !name.includes("mmproj")) continue;
+    const dirs = path.split("/").slice(0, -1);
+    if (dirs.length > modelDirs.length || dirs.some((d, i) => d !== modelDirs[i])) continue;
+    const candidate = { path, depth: dirs.length, diff: Math.abs(quantBits(path) - bits) };
+    if (!best || candidate.depth > best.depth || (candidate.depth === best.depth && candidate.diff < best.diff))
+      best = candidate;
+  }
+  return best?.path;
+}

@@ -14,7 +14,7 @@ import { downloadToHfCache, isStorable } from "./hf-download.js";
 import { abortError, type HubConnection, hubEndpoint, hubOffline, hubToken } from "./hub-http.js";
 import { fetchFileInfo, type HubFileInfo, listRepoFiles } from "./hub-metadata.js";
 import { downloadToLegacy, findLegacyCached, isCurrent, type LegacyFile, legacyGgufFiles } from "./legacy-cache.js";
-import { isHfModelRef, parseHfModelRef, pickQuantFile } from "./model-ref.js";
+import { isHfModelRef, parseHfModelRef, pickProjectorFile, pickQuantFile } from "./model-ref.js";
 
 /** Where new downloads go: the shared Hugging Face hub cache, or toolwright's own folder as before. */
 export type CacheLayout = "huggingface" | "toolwright";
@@ -182,6 +182,39 @@ export async function pullModel(ref: string, options: PullModelOptions = {}): Pr
 export async function resolveModelPath(pathOrRef: string, options: unknown, name: string): Promise<string> {
   const plan = planPull(options, name, false);
   return isHfModelRef(pathOrRef) ? (await pullPlanned(pathOrRef, plan)).path : pathOrRef;
+}
+
+/**
+ * The local path of the projector ("mmproj") file that goes with the `hf:` model `modelRef`, pulled like the model:
+ * the repository's mmproj file llama.cpp's `-hf` would pick ({@link pickProjectorFile}), from the cache when it is
+ * there (and checking for updates is off), else from the hub's listing. TOOLWRIGHT_DOWNLOAD_NOT_FOUND when the
+ * repository has none.
+ *
+ * @internal
+ * @example
+ * const mmproj = await resolveProjectorPath("hf:ggml-org/gemma-3-4b-it-GGUF:Q4_K_M", {}, "loadModel: options.download");
+ */
+export async function resolveProjectorPath(modelRef: string, options: unknown, name: string): Promise<string> {
+  const plan = planPull(options, name, false);
+  const model = await pullPlanned(modelRef, plan);
+  const { repo } = parseHfModelRef(modelRef);
+  let file: string | undefined;
+  if (!plan.checkForUpdate || plan.offline)
+    file = pickProjectorFile(await hfCachedGgufFiles(plan.cacheDir, repo, plan.revision), model.file);
+  if (file === undefined && plan.offline) throw offlineError(`${modelRef} (its projector)`, plan);
+  if (file === undefined)
+    file = pickProjectorFile(
+      (await listRepoFiles(plan.conn, repo, plan.revision)).map((f) => f.path),
+      model.file,
+    );
+  if (file === undefined) {
+    throw new ModelDownloadError(
+      `${modelRef}: the repository ${repo} has no projector file (a .gguf with "mmproj" in its name) for ${model.file}`,
+      "TOOLWRIGHT_DOWNLOAD_NOT_FOUND",
+      `${plan.conn.endpoint}/${repo}`,
+    );
+  }
+  return (await pullPlanned(`hf:${repo}/${file}`, plan)).path;
 }
 
 async function pullPlanned(ref: string, plan: PullPlan): Promise<PulledModel> {
