@@ -192,7 +192,7 @@ export async function resolveModelPath(pathOrRef: string, options: unknown, name
  *
  * @internal
  * @example
- * const mmproj = await resolveProjectorPath("hf:ggml-org/gemma-3-4b-it-GGUF:Q4_K_M", {}, "loadModel: options.download");
+ * const mmproj = await resolveProjectorPath("hf:ggml-org/gemma-3-4b-it-GGUF:Q4_K_M", {}, "options.download");
  */
 export async function resolveProjectorPath(modelRef: string, options: unknown, name: string): Promise<string> {
   const plan = planPull(options, name, false);
