@@ -8,8 +8,8 @@
  * console.log(await context.generate({ prompt: "Hello", maxTokens: 16 }).text());
  */
 export { Model, TokenAttribute } from "./model.js";
+export type { LoadModelOptions } from "./load-model.js";
 export type {
-  LoadModelOptions,
   TokenizeOptions,
   DetokenizeOptions,
   SpecialTokens,

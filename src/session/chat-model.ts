@@ -3,7 +3,8 @@
  * knows nothing of chat; this layer composes the two.
  */
 import type { NativeModel } from "../runtime/binding.js";
-import { Model, loadModelAs, type LoadModelOptions } from "../runtime/model.js";
+import { Model } from "../runtime/model.js";
+import { loadModelAs, type LoadModelOptions } from "../runtime/load-model.js";
 import { ChatSession, type ChatStream } from "./session.js";
 import type { ChatOptions, ChatResult } from "./types.js";
 
