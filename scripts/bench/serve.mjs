@@ -21,17 +21,14 @@
 //     (on x86-64 also -DCMAKE_C_FLAGS and -DCMAKE_CXX_FLAGS "-mno-amx-tile -mno-amx-int8 -mno-amx-bf16", as the addon)
 //   cmake --build .cache/llama-server/build --target llama-server -j 2
 // (--build-llama-server runs these two commands.) The load average is printed: the machine may be shared.
-import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, renameSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import { benchFail, parseBenchArgs } from "./bench-args.mjs";
+import { benchModel, buildLlamaServer, freePort, LLAMA_SERVER, startServer } from "./servers.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const LLAMA_DIR = process.env.TOOLWRIGHT_LLAMA_DIR ?? join(ROOT, "deps", "llama.cpp");
-const SERVER_BUILD = join(ROOT, ".cache", "llama-server", "build");
-const LLAMA_SERVER = join(SERVER_BUILD, "bin", "llama-server");
 
 const HELP = `usage: npm run bench:serve -- [options]
 
@@ -79,99 +76,6 @@ const CONTEXT_PER_SEQUENCE = 4096;
 const BATCH = 2048;
 if (opt.only !== undefined && opt.only !== "toolwright" && opt.only !== "llama-server")
   fail(`--only takes toolwright or llama-server, got "${opt.only}"`);
-
-function buildLlamaServer() {
-  const run = (args) => execFileSync("cmake", args, { stdio: "inherit" });
-  run([
-    "-S",
-    LLAMA_DIR,
-    "-B",
-    SERVER_BUILD,
-    "-DCMAKE_BUILD_TYPE=Release",
-    "-DBUILD_SHARED_LIBS=OFF",
-    "-DLLAMA_BUILD_SERVER=ON",
-    "-DLLAMA_BUILD_COMMON=ON",
-    "-DLLAMA_BUILD_TOOLS=ON",
-    "-DLLAMA_BUILD_TESTS=OFF",
-    "-DLLAMA_BUILD_EXAMPLES=OFF",
-    "-DLLAMA_BUILD_APP=OFF",
-    "-DLLAMA_BUILD_UI=OFF",
-    "-DLLAMA_USE_PREBUILT_UI=OFF",
-    "-DLLAMA_OPENSSL=OFF",
-    "-DGGML_OPENMP=OFF",
-    "-DLLAMA_ALL_WARNINGS=OFF",
-    ...noAmxFlags(),
-  ]);
-  run(["--build", SERVER_BUILD, "--target", "llama-server", "-j", String(availableParallelism())]);
-}
-
-/**
- * The addon's own x86-64 build turns AMX off (CMakeLists.txt, TOOLWRIGHT_AMX): virtual machines may report it
- * and then kill the first AMX instruction with SIGILL. llama-server is built with the same instruction set.
- */
-function noAmxFlags() {
-  if (process.arch !== "x64" || process.env.TOOLWRIGHT_AMX === "1") return [];
-  const flags = "-mno-amx-tile -mno-amx-int8 -mno-amx-bf16";
-  return [`-DCMAKE_C_FLAGS=${flags}`, `-DCMAKE_CXX_FLAGS=${flags}`];
-}
-
-async function benchModel() {
-  if (opt.model) return resolve(opt.model);
-  const cache = join(ROOT, ".cache", "bench-models");
-  const path = join(cache, `qwen2-${opt.size}-s1-${opt.template}.gguf`);
-  if (!existsSync(path)) {
-    mkdirSync(cache, { recursive: true });
-    process.stderr.write(`generating ${path} ...\n`);
-    const { createTestModel } = await import(pathToFileURL(join(ROOT, "lib", "runtime", "gguf", "test-model.js")).href);
-    const tmp = `${path}.${process.pid}.tmp`;
-    const chatTemplate = readFileSync(join(LLAMA_DIR, "models", "templates", `${opt.template}.jinja`), "utf8");
-    await createTestModel({
-      vocabPath: join(LLAMA_DIR, "models", "ggml-vocab-qwen2.gguf"),
-      chatTemplate,
-      size: opt.size,
-      seed: 1,
-      outPath: tmp,
-    });
-    renameSync(tmp, path);
-  }
-  return path;
-}
-
-/** Starts a server process; resolves with its base URL once /health answers 200. */
-async function startServer(name, command, args, port) {
-  const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
-  let output = "";
-  child.stdout.on("data", (d) => (output += d));
-  child.stderr.on("data", (d) => (output += d));
-  let exited = false;
-  child.on("exit", () => (exited = true));
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 1200; i++) {
-    if (exited) fail(`${name} exited before it was ready:\n${output.slice(-2000)}`);
-    const ok = await fetch(`${url}/health`)
-      .then((r) => r.status === 200)
-      .catch(() => false);
-    if (ok)
-      return {
-        url,
-        child,
-        stop: () => new Promise((r) => (exited ? r() : (child.once("exit", r), child.kill("SIGTERM")))),
-      };
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  child.kill("SIGKILL");
-  fail(`${name} did not become ready in 5 minutes:\n${output.slice(-2000)}`);
-}
-
-async function freePort() {
-  const { createServer } = await import("node:net");
-  return new Promise((r) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = /** @type {import("node:net").AddressInfo} */ (s.address());
-      s.close(() => r(port));
-    });
-  });
-}
 
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
@@ -221,7 +125,7 @@ if (runLlama && !existsSync(LLAMA_SERVER))
   fail(`${LLAMA_SERVER} not found: run with --build-llama-server (or --only toolwright)`);
 const cli = join(ROOT, "lib", "cli", "main.js");
 if (runToolwright && !existsSync(cli)) fail("lib/cli/main.js not found: run npm run build:ts");
-const modelPath = await benchModel();
+const modelPath = await benchModel(opt);
 
 const servers = [];
 if (runToolwright) {
@@ -232,7 +136,7 @@ if (runToolwright) {
   servers.push({
     name: "toolwright",
     parallel,
-    ...(await startServer("toolwright serve", process.execPath, args, port)),
+    ...(await startServer("toolwright serve", process.execPath, args, port, fail)),
   });
 }
 if (runLlama) {
@@ -258,7 +162,11 @@ if (runLlama) {
     "--jinja",
     "--no-webui",
   ];
-  servers.push({ name: "llama-server", parallel, ...(await startServer("llama-server", LLAMA_SERVER, args, port)) });
+  servers.push({
+    name: "llama-server",
+    parallel,
+    ...(await startServer("llama-server", LLAMA_SERVER, args, port, fail)),
+  });
 }
 
 console.log(

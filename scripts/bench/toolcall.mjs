@@ -1,0 +1,231 @@
+#!/usr/bin/env node
+// npm run bench:toolcall — one tool call, start to end: `toolwright serve` against llama.cpp's own `llama-server`
+// (built from the same llama.cpp source, same GGUF, same threads), both over loopback HTTP with streaming, so the
+// client code is the same for both. Two cases on a realistic schema (7 properties, an enum, a nested object, an
+// array): a forced call (tool_choice "required") and an auto call (tool_choice "auto").
+//
+// Columns, medians of --runs runs per case and server (alternating which server goes first):
+//   passes   forward passes of generation: tokens sampled one by one (llama-server: timings.predicted_n;
+//            toolwright: usage.forward_passes when it reports it, else the generated tokens)
+//   tokens   generated tokens (usage.completion_tokens)
+//   tok/s    generated tokens per second after the first token
+//   first    ms from the request to the first tool-call delta
+//   total    ms from the request to the end of the stream
+//   valid    runs whose call names the tool and whose arguments satisfy the schema (ajv)
+// and the ratios llama-server / toolwright for passes and total (above 1: toolwright is ahead).
+//
+// Needs `npm run build:ts`, the addon, and llama-server (`npm run bench:serve -- --build-llama-server` builds it).
+// The load average is printed: the machine may be shared.
+import { existsSync } from "node:fs";
+import { availableParallelism, loadavg } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Ajv } from "ajv";
+import { benchFail, parseBenchArgs } from "./bench-args.mjs";
+import { benchModel, buildLlamaServer, freePort, LLAMA_SERVER, startServer } from "./servers.mjs";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+
+const HELP = `usage: npm run bench:toolcall -- [options]
+
+  --model PATH          benchmark this GGUF (it must have a chat template with tools) instead of the bench model
+  --size NAME           generated model size: tiny or bench (default bench: ~0.5B, qwen2 vocabulary)
+  --template NAME       chat template of the generated model (default Qwen-Qwen2.5-7B-Instruct)
+  --runs N              runs per case and server (default 5)
+  --max-tokens N        most tokens per answer (default 256; greedy decoding)
+  --threads N           CPU threads of each server (default min(cores, 8))
+  --build-llama-server  configure and build llama-server first
+  --only NAME           run one server: toolwright or llama-server
+`;
+
+const opt = parseBenchArgs("toolcall", HELP, {
+  model: { type: "string" },
+  size: { type: "string", default: "bench" },
+  template: { type: "string", default: "Qwen-Qwen2.5-7B-Instruct" },
+  runs: { type: "string", default: "5" },
+  "max-tokens": { type: "string", default: "256" },
+  threads: { type: "string", default: String(Math.min(availableParallelism(), 8)) },
+  "build-llama-server": { type: "boolean", default: false },
+  only: { type: "string" },
+});
+const fail = (message) => benchFail("toolcall", message);
+function positive(name) {
+  if (!/^\d+$/.test(opt[name]) || Number(opt[name]) < 1)
+    fail(`--${name} must be a positive integer, got "${opt[name]}"`);
+  return Number(opt[name]);
+}
+const runs = positive("runs");
+const maxTokens = positive("max-tokens");
+const threads = positive("threads");
+if (opt.only !== undefined && opt.only !== "toolwright" && opt.only !== "llama-server")
+  fail(`--only takes toolwright or llama-server, got "${opt.only}"`);
+
+/** A calendar tool with the shapes real tools have: strings with limits, an enum, an integer, a nested object. */
+const SCHEMA = {
+  type: "object",
+  properties: {
+    title: { type: "string", maxLength: 60 },
+    date: { type: "string", pattern: "^\\d{4}-\\d{2}-\\d{2}$" },
+    start_time: { type: "string", pattern: "^\\d{2}:\\d{2}$" },
+    duration_minutes: { type: "integer", minimum: 5, maximum: 480 },
+    priority: { enum: ["low", "normal", "high"] },
+    attendees: { type: "array", items: { type: "string", maxLength: 40 }, maxItems: 6 },
+    location: {
+      type: "object",
+      properties: { city: { type: "string", maxLength: 40 }, room: { type: "string", maxLength: 20 } },
+      required: ["city"],
+      additionalProperties: false,
+    },
+  },
+  required: ["title", "date", "start_time", "duration_minutes", "priority", "location"],
+  additionalProperties: false,
+};
+const TOOLS = [
+  {
+    type: "function",
+    function: { name: "create_event", description: "Create an event in the user's calendar", parameters: SCHEMA },
+  },
+];
+const MESSAGES = [
+  { role: "system", content: "You manage the user's calendar. Today is 2026-11-28." },
+  {
+    role: "user",
+    content:
+      "Book a one-hour design review with Ana Souza and Luis Ortega next Tuesday at 10:00 in Berlin, room B2. " +
+      "It is high priority.",
+  },
+];
+const CASES = [
+  { name: "forced call", toolChoice: "required" },
+  { name: "auto call", toolChoice: "auto" },
+];
+const validArguments = new Ajv({ strict: false }).compile(SCHEMA);
+
+/** One streamed request: timings, counts and whether the call is valid. */
+async function callOnce(url, toolChoice) {
+  const started = performance.now();
+  const res = await fetch(`${url}/v1/chat/completions`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({
+      model: "bench",
+      messages: MESSAGES,
+      tools: TOOLS,
+      tool_choice: toolChoice,
+      max_tokens: maxTokens,
+      temperature: 0,
+      stream: true,
+      stream_options: { include_usage: true },
+    }),
+  });
+  if (res.status !== 200) fail(`HTTP ${res.status} from ${url}: ${(await res.text()).slice(0, 300)}`);
+  let firstToken;
+  let firstCall;
+  let usage;
+  let timings;
+  let name = "";
+  let args = "";
+  let buffer = "";
+  const decoder = new TextDecoder();
+  for await (const bytes of res.body) {
+    buffer += decoder.decode(bytes, { stream: true });
+    let end = buffer.indexOf("\n\n");
+    while (end >= 0) {
+      const event = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      end = buffer.indexOf("\n\n");
+      const data = event.replace(/^data: /, "");
+      if (data === "[DONE]" || data.trim() === "") continue;
+      const chunk = JSON.parse(data);
+      const delta = chunk.choices?.[0]?.delta;
+      if (delta && (delta.content || delta.reasoning_content || delta.tool_calls)) firstToken ??= performance.now();
+      for (const call of delta?.tool_calls ?? []) {
+        firstCall ??= performance.now();
+        name += call.function?.name ?? "";
+        args += call.function?.arguments ?? "";
+      }
+      if (chunk.usage) usage = chunk.usage;
+      if (chunk.timings) timings = chunk.timings;
+    }
+  }
+  const done = performance.now();
+  let parsed;
+  try {
+    parsed = JSON.parse(args);
+  } catch {
+    parsed = undefined;
+  }
+  const tokens = usage?.completion_tokens ?? 0;
+  return {
+    passes: timings?.predicted_n ?? usage?.forward_passes ?? tokens,
+    tokens,
+    tps: firstToken !== undefined && done > firstToken ? ((tokens - 1) * 1000) / (done - firstToken) : 0,
+    first: firstCall === undefined ? Number.NaN : firstCall - started,
+    total: done - started,
+    valid: name === "create_event" && parsed !== undefined && validArguments(parsed),
+  };
+}
+
+const median = (values) => {
+  const sorted = values.filter((v) => !Number.isNaN(v)).sort((a, b) => a - b);
+  return sorted.length === 0 ? Number.NaN : sorted[Math.floor(sorted.length / 2)];
+};
+
+if (opt["build-llama-server"]) buildLlamaServer();
+const runLlama = opt.only !== "toolwright";
+const runToolwright = opt.only !== "llama-server";
+if (runLlama && !existsSync(LLAMA_SERVER))
+  fail(`${LLAMA_SERVER} not found: run with --build-llama-server (or --only toolwright)`);
+const cli = join(ROOT, "lib", "cli", "main.js");
+if (runToolwright && !existsSync(cli)) fail("lib/cli/main.js not found: run npm run build:ts");
+const modelPath = await benchModel(opt);
+
+const servers = [];
+if (runToolwright) {
+  const port = await freePort();
+  const args = [cli, "serve", modelPath, "--port", String(port), "--parallel", "1", "--context-size", "4096"];
+  args.push("--threads", String(threads), "--threads-batch", String(threads), "--alias", "bench", "--quiet");
+  servers.push({ name: "toolwright", ...(await startServer("toolwright serve", process.execPath, args, port, fail)) });
+}
+if (runLlama) {
+  const port = await freePort();
+  const args = ["-m", modelPath, "--host", "127.0.0.1", "--port", String(port), "--parallel", "1"];
+  args.push("--ctx-size", "4096", "--threads", String(threads), "--threads-batch", String(threads));
+  args.push("--jinja", "--no-webui");
+  servers.push({ name: "llama-server", ...(await startServer("llama-server", LLAMA_SERVER, args, port, fail)) });
+}
+
+console.log(`model ${modelPath}, threads ${threads}, greedy, ${runs} runs per case, load ${loadavg()[0].toFixed(2)}`);
+const header = `${"case".padEnd(12)} ${"server".padEnd(13)} passes tokens   tok/s  first ms  total ms  valid`;
+console.log(`\n${header}`);
+try {
+  for (const s of servers) await callOnce(s.url, "required"); // warm-up: compiles the grammar, fills the cache
+  for (const c of CASES) {
+    const rows = Object.fromEntries(servers.map((s) => [s.name, []]));
+    for (let r = 0; r < runs; r++) {
+      const order = r % 2 === 0 ? servers : [...servers].reverse();
+      for (const s of order) rows[s.name].push(await callOnce(s.url, c.toolChoice));
+    }
+    const summary = {};
+    for (const s of servers) {
+      const list = rows[s.name];
+      const m = (key) => median(list.map((x) => x[key]));
+      summary[s.name] = { passes: m("passes"), total: m("total") };
+      console.log(
+        `${c.name.padEnd(12)} ${s.name.padEnd(13)} ${String(m("passes")).padStart(6)} ${String(m("tokens")).padStart(6)} ` +
+          `${m("tps").toFixed(1).padStart(7)} ${m("first").toFixed(0).padStart(9)} ${m("total").toFixed(0).padStart(9)} ` +
+          `${`${list.filter((x) => x.valid).length}/${list.length}`.padStart(6)}`,
+      );
+    }
+    const tw = summary.toolwright;
+    const ll = summary["llama-server"];
+    if (tw && ll)
+      console.log(
+        `${c.name.padEnd(12)} ratio llama-server / toolwright: passes ${(ll.passes / tw.passes).toFixed(2)}x, ` +
+          `total ${(ll.total / tw.total).toFixed(2)}x`,
+      );
+  }
+  console.log(`load average ${loadavg()[0].toFixed(2)}`);
+} finally {
+  for (const s of servers) await s.stop();
+}
