@@ -31,7 +31,8 @@ const cases: { name: string; run: () => unknown; message: RegExp }[] = [
     run: () => loadModel(path, { cache: true } as never),
     message: new RegExp(
       /^loadModel: options has an unknown key "cache" /.source +
-        /\(known keys: onProgress, signal, vocabOnly, gpuLayers, gpu, useMmap, download, rpcServers, projector\)$/.source,
+        /\(known keys: onProgress, signal, vocabOnly, gpuLayers, gpu, useMmap, download, rpcServers, projector\)$/
+          .source,
     ),
   },
   {
