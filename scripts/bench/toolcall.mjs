@@ -211,11 +211,15 @@ try {
       const list = rows[s.name];
       const m = (key) => median(list.map((x) => x[key]));
       summary[s.name] = { passes: m("passes"), total: m("total") };
-      console.log(
-        `${c.name.padEnd(12)} ${s.name.padEnd(13)} ${String(m("passes")).padStart(6)} ${String(m("tokens")).padStart(6)} ` +
-          `${m("tps").toFixed(1).padStart(7)} ${m("first").toFixed(0).padStart(9)} ${m("total").toFixed(0).padStart(9)} ` +
-          `${`${list.filter((x) => x.valid).length}/${list.length}`.padStart(6)}`,
-      );
+      const cells = [
+        String(m("passes")).padStart(6),
+        String(m("tokens")).padStart(6),
+        m("tps").toFixed(1).padStart(7),
+        m("first").toFixed(0).padStart(9),
+        m("total").toFixed(0).padStart(9),
+        `${list.filter((x) => x.valid).length}/${list.length}`.padStart(6),
+      ];
+      console.log(`${c.name.padEnd(12)} ${s.name.padEnd(13)} ${cells.join(" ")}`);
     }
     const tw = summary.toolwright;
     const ll = summary["llama-server"];
