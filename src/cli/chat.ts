@@ -39,6 +39,7 @@ import {
 } from "./chat-flags.js";
 import { readImageFile, readJsonSchemaFile, readTemplateFile, readToolsFile } from "./chat-inputs.js";
 import { AnswerView } from "./chat-output.js";
+import { type ResumedChat, resumeChat, saveChat } from "./chat-session-file.js";
 import { resolveModelArg } from "./model-arg.js";
 import { createProgressReporter, type ProgressStream } from "./progress.js";
 
@@ -62,6 +63,12 @@ const CHAT_OPTIONS: OptionTable = {
   "gpu-layers": { type: "string", value: "N", help: "layers to offload to the GPU (default: all)" },
   lora: LORA_OPTION,
   projector: PROJECTOR_OPTION,
+  session: {
+    type: "string",
+    value: "FILE",
+    help:
+      "keep the conversation in FILE (its cache in FILE.kv): resumed when FILE exists,\n" + "saved after every answer",
+  },
   image: {
     type: "string",
     multiple: true,
@@ -109,6 +116,7 @@ export interface ChatArgs {
   loras: LoraFlag[];
   projector?: string;
   images: string[];
+  sessionFile?: string;
 }
 
 /** What the files named on the command line hold. */
@@ -149,6 +157,8 @@ export function parseChatArgs(argv: readonly string[]): ChatArgs | "help" {
   set("system", text("system"));
   set("templatePath", text("template"));
   set("projector", text("projector"));
+  set("sessionFile", text("session"));
+  if (args.sessionFile === "") throw new UsageError("--session must name a file");
   if (args.images.length > 0 && args.projector === undefined)
     throw new UsageError("--image needs --projector (the model's mmproj file) to read images");
   const toolChoice = text("tool-choice");
@@ -228,7 +238,20 @@ export async function runChat(argv: readonly string[], io: ChatIo): Promise<numb
       return 1;
     }
     io.stderr.write(`${describePlacement(model)}\n`);
-    await converse(model, args, inputs, io, loras);
+    // --context-size, --lora or --session gets a session of its own; otherwise the model's (its default context).
+    const own = args.contextSize !== undefined || loras.length > 0 || args.sessionFile !== undefined;
+    const context = {
+      ...(args.contextSize !== undefined ? { contextSize: args.contextSize } : {}),
+      ...(loras.length > 0 ? { loras } : {}),
+    };
+    const session = own ? new ChatSession(model, { context }) : model;
+    try {
+      const resumed = await resumedChat(args, session, io);
+      if (resumed === null) return 1;
+      await converse(session, args, inputs, io, resumed);
+    } finally {
+      if (session instanceof ChatSession) session.dispose();
+    }
   } finally {
     model.dispose();
   }
@@ -268,6 +291,26 @@ function describePlacement(model: Model): string {
   return `running on ${names}: ${gpuLayers} of ${model.info.layerCount + 1} layers`;
 }
 
+/** The conversation --session resumes (undefined: none), or null after reporting why it cannot. */
+async function resumedChat(
+  args: ChatArgs,
+  session: Model | ChatSession,
+  io: ChatIo,
+): Promise<ResumedChat | undefined | null> {
+  if (args.sessionFile === undefined || !(session instanceof ChatSession)) return undefined;
+  try {
+    const resumed = await resumeChat(args.sessionFile, session);
+    if (resumed) {
+      io.stderr.write(`[resumed ${resumed.messages.length} messages from ${args.sessionFile}]\n`);
+      if (resumed.cacheProblem) io.stderr.write(`[its cache is evaluated again: ${resumed.cacheProblem}]\n`);
+    }
+    return resumed;
+  } catch (e) {
+    io.stderr.write(`toolwright chat: ${(e as Error).message}\n`);
+    return null;
+  }
+}
+
 /** A user message: the text, and the images waiting for it. */
 function withImages(text: string, images: readonly Uint8Array[]): UserMessage["content"] {
   if (images.length === 0) return text;
@@ -276,25 +319,17 @@ function withImages(text: string, images: readonly Uint8Array[]): UserMessage["c
 
 /** The read-answer loop, until /exit, end of input, or Ctrl-C at the prompt. */
 async function converse(
-  model: Model,
+  session: Model | ChatSession,
   args: ChatArgs,
   inputs: ChatInputs,
   io: ChatIo,
-  loras: LoraSpec[],
+  resumed: ResumedChat | undefined,
 ): Promise<void> {
   const stdin = io.stdin ?? process.stdin;
   const interactive = stdin.isTTY === true;
   const stdoutTty = (io.stdout as { isTTY?: boolean }).isTTY === true;
   const color = stdoutTty && (process.env.NO_COLOR ?? "") === "";
   const dim = (text: string) => (color ? `\x1b[2m${text}\x1b[22m` : text);
-  // --context-size or --lora gets a session of its own; otherwise the model's (its default context).
-  const own = args.contextSize !== undefined || loras.length > 0;
-  const context = {
-    ...(args.contextSize !== undefined ? { contextSize: args.contextSize } : {}),
-    ...(loras.length > 0 ? { loras } : {}),
-  };
-  const session = own ? new ChatSession(model, { context }) : model;
-
   const rl = createInterface({
     input: stdin,
     output: interactive ? (io.stdout as NodeJS.WritableStream) : undefined,
@@ -310,7 +345,9 @@ async function converse(
   rl.on("SIGINT", onInterrupt);
   process.on("SIGINT", onInterrupt);
 
-  const messages: ChatMessage[] = args.system !== undefined ? [{ role: "system", content: args.system }] : [];
+  const messages: ChatMessage[] =
+    resumed?.messages ?? (args.system !== undefined ? [{ role: "system", content: args.system }] : []);
+  const file = args.sessionFile;
   // Images waiting for the next message: --image's for the first, then each /image FILE's.
   let images = inputs.images;
   try {
@@ -319,11 +356,11 @@ async function converse(
       const line = raw.trim();
       if (line === "/exit" || line === "/quit") break;
       if (line.startsWith("/image ")) {
-        const file = line.slice("/image ".length).trim();
+        const image = line.slice("/image ".length).trim();
         try {
-          if (model.projector === undefined) throw new Error("/image needs --projector (the model's mmproj file)");
-          images = [...images, await readImageFile(file)];
-          io.stderr.write(`[${basename(file)} goes with the next message]\n`);
+          if (args.projector === undefined) throw new Error("/image needs --projector (the model's mmproj file)");
+          images = [...images, await readImageFile(image)];
+          io.stderr.write(`[${basename(image)} goes with the next message]\n`);
         } catch (e) {
           io.stderr.write(`toolwright chat: ${(e as Error).message}\n`);
         }
@@ -355,6 +392,7 @@ async function converse(
           else if (result.finishReason === "length")
             io.stderr.write(`[answer cut at ${result.usage.completionTokens} tokens]\n`);
           messages.push(result.message);
+          if (file !== undefined && session instanceof ChatSession) await saveChat(file, session, messages);
         } catch (e) {
           // A failed turn is dropped from the history; the conversation goes on.
           messages.pop();
@@ -371,6 +409,5 @@ async function converse(
     rl.off("SIGINT", onInterrupt);
     process.off("SIGINT", onInterrupt);
     rl.close();
-    if (session instanceof ChatSession) session.dispose();
   }
 }
