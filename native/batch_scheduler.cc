@@ -98,6 +98,7 @@ void EventSink::Deliver(napi_env env, napi_value callback, const SequenceEvent& 
       out.Set("type", "start");
       out.Set("sequence", event.sequence);
       out.Set("reused", static_cast<double>(event.reused));
+      out.Set("shifted", static_cast<double>(event.shifted));
       out.Set("evaluated", static_cast<double>(event.evaluated));
       break;
     case SequenceEvent::kToken:
@@ -280,7 +281,7 @@ void BatchScheduler::TakeWaiting(ContextState& state) {
       request = std::move(waiting_.front());
       waiting_.pop_front();
     }
-    Slot& slot = ChooseSlot(state, request->prompt);
+    Slot& slot = ChooseSlot(state, *request);
     Assign(state, slot, std::move(request));
   }
 }
@@ -322,8 +323,10 @@ int BatchScheduler::AddedRuns(size_t k) const {
   return 1 - (left ? 1 : 0) - (right ? 1 : 0);
 }
 
-BatchScheduler::Slot& BatchScheduler::ChooseSlot(const ContextState& state,
-                                                 const std::vector<llama_token>& prompt) {
+BatchScheduler::Slot& BatchScheduler::ChooseSlot(const ContextState& state, const SequenceRequest& request) {
+  const std::vector<llama_token>& prompt = request.prompt;
+  // A prompt that drops a span of a slot's cache keeps what a shift keeps there.
+  const bool shift = request.reuse_prefix && request.shift && CanShift(state);
   // A prefix left on another slot is copied over (CopyPrefix) where the model allows it, so
   // packing comes first; a recurrent model's state cannot be copied, so its prefix comes first.
   const llama_model* model = state.model->model;
@@ -339,6 +342,7 @@ BatchScheduler::Slot& BatchScheduler::ChooseSlot(const ContextState& state,
     size_t common = 0;
     const size_t limit = std::min(slot.tokens.size(), prompt.size());
     while (common < limit && slot.tokens[common] == prompt[common]) common++;
+    if (shift) common = std::max(common, common + PlanShift(slot.tokens, request, common).length);
     if (common * 2 < slot.tokens.size()) common = 0;
     const int64_t packing = -AddedRuns(k);
     const int64_t prefix = static_cast<int64_t>(common);
@@ -381,6 +385,7 @@ bool BatchScheduler::CopyPrefix(ContextState& state, Slot& slot, const std::vect
 void BatchScheduler::Assign(ContextState& state, Slot& slot, RequestPtr request) {
   const std::vector<llama_token>& prompt = request->prompt;
   size_t keep = 0;
+  size_t shifted = 0;
   if (request->reuse_prefix) {
     keep = ReusablePrefix(slot.tokens, prompt);
     // Another sequence holds more of the prompt (a system prompt shared by requests that landed
@@ -388,6 +393,15 @@ void BatchScheduler::Assign(ContextState& state, Slot& slot, RequestPtr request)
     if (CopyPrefix(state, slot, prompt, keep)) keep = slot.tokens.size();
     // An image is in the cache whole or not at all: a match that ends inside one starts before it.
     if (request->media) keep = request->media->SpanStart(keep);
+    // The prompt drops a span of the cache (a chat that left its oldest turns out): shift the rest.
+    if (request->shift && CanShift(state)) {
+      const ShiftPlan plan = PlanShift(slot.tokens, *request, keep);
+      if (plan.length > 0) {
+        shifted = plan.length;
+        keep = Shift(state, slot, plan);
+        if (keep == 0) shifted = 0;
+      }
+    }
   }
   llama_memory_t memory = llama_get_memory(state.ctx);
   if (keep < slot.tokens.size()) {
@@ -406,6 +420,7 @@ void BatchScheduler::Assign(ContextState& state, Slot& slot, RequestPtr request)
   start.kind = SequenceEvent::kStart;
   start.sequence = slot.seq;
   start.reused = keep;
+  start.shifted = shifted;
   start.evaluated = slot.pending.size();
   request->events->Send(std::move(start));
   slot.request = std::move(request);
