@@ -172,6 +172,13 @@ export interface ChatUsage {
   totalTokens: number;
   /** Prompt tokens found in the KV cache and not evaluated again. */
   cachedPromptTokens: number;
+  /** Prompt tokens evaluated (the rest of `promptTokens`, not found in the cache): what the prompt cost. */
+  evaluatedPromptTokens: number;
+  /**
+   * Of the cached tokens, those kept by a context shift: with `contextOverflow: "truncate-oldest"`,
+   * the turns after the dropped ones stay in the KV cache, moved down, where the model allows it.
+   */
+  shiftedPromptTokens: number;
 }
 
 /** Timings in milliseconds (of the last step for first-token figures, summed otherwise). */
