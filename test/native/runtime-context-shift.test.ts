@@ -50,33 +50,34 @@ async function prefill(context: Context, tokens: number[]): Promise<void> {
 describe("context shift on a transformer", () => {
   const parts = () => ({ head: tok(HEAD), old: tok(OLD), kept: tok(KEPT), next: tok(NEW) });
 
-  test.each([1, 4])("the cache minus a span keeps the rest: only the new tail is evaluated (%i sequences)", async (
-    sequences,
-  ) => {
-    await using context = await model.createContext({ contextSize: 512, threads: 1, sequences });
-    const { head, old, kept, next } = parts();
-    // Another conversation on another sequence: the shifted request still finds its own cache.
-    if (sequences > 1) await prefill(context, tok("A different conversation on another sequence entirely."));
-    await prefill(context, [...head, ...old, ...kept]);
-    const before = context.stats;
-    const prompt = [...head, ...kept, ...next];
-    const g = await run(context.generate({ tokens: prompt, maxTokens: 4, sampling: GREEDY, contextShift: true }));
-    // Both turns start with "User:": those tokens are the shared prefix, the rest of `kept` is shifted.
-    const shared = commonPrefix(old, kept);
-    expect(g.stats).toMatchObject({
-      promptTokens: prompt.length,
-      promptTokensReused: head.length + kept.length,
-      promptTokensShifted: kept.length - shared,
-      promptTokensEvaluated: next.length,
-    });
-    expect(context.stats.promptTokensShifted - before.promptTokensShifted).toBe(kept.length - shared);
-    expect(g.stopReason).toBe("maxTokens");
-    // The cache holds the shifted prompt and what the reader took: the next turn continues it.
-    const follow = [...prompt, ...(await generatedTokens(context, prompt)), ...next];
-    const h = await run(context.generate({ tokens: follow, maxTokens: 2, sampling: GREEDY, contextShift: true }));
-    expect(h.stats.promptTokensShifted).toBe(0);
-    expect(h.stats.promptTokensEvaluated).toBeLessThanOrEqual(next.length + 4);
-  });
+  test.each([1, 4])(
+    "the cache minus a span keeps the rest: only the new tail is evaluated (%i sequences)",
+    async (sequences) => {
+      await using context = await model.createContext({ contextSize: 512, threads: 1, sequences });
+      const { head, old, kept, next } = parts();
+      // Another conversation on another sequence: the shifted request still finds its own cache.
+      if (sequences > 1) await prefill(context, tok("A different conversation on another sequence entirely."));
+      await prefill(context, [...head, ...old, ...kept]);
+      const before = context.stats;
+      const prompt = [...head, ...kept, ...next];
+      const g = await run(context.generate({ tokens: prompt, maxTokens: 4, sampling: GREEDY, contextShift: true }));
+      // Both turns start with "User:": those tokens are the shared prefix, the rest of `kept` is shifted.
+      const shared = commonPrefix(old, kept);
+      expect(g.stats).toMatchObject({
+        promptTokens: prompt.length,
+        promptTokensReused: head.length + kept.length,
+        promptTokensShifted: kept.length - shared,
+        promptTokensEvaluated: next.length,
+      });
+      expect(context.stats.promptTokensShifted - before.promptTokensShifted).toBe(kept.length - shared);
+      expect(g.stopReason).toBe("maxTokens");
+      // The cache holds the shifted prompt and what the reader took: the next turn continues it.
+      const follow = [...prompt, ...(await generatedTokens(context, prompt)), ...next];
+      const h = await run(context.generate({ tokens: follow, maxTokens: 2, sampling: GREEDY, contextShift: true }));
+      expect(h.stats.promptTokensShifted).toBe(0);
+      expect(h.stats.promptTokensEvaluated).toBeLessThanOrEqual(next.length + 4);
+    },
+  );
 
   /** The tokens a greedy run of `prompt` writes after it on this context's state (the prefix path). */
   async function generatedTokens(context: Context, prompt: number[]): Promise<number[]> {
