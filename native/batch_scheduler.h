@@ -229,8 +229,10 @@ class BatchScheduler {
   // Whether the context's cache can drop a middle span and move what follows (not recurrent or hybrid).
   static bool CanShift(const ContextState& state);
   // The shift that keeps the most of `cached` after its first `keep` tokens (the prompt's too), or none.
-  static ShiftPlan PlanShift(const std::vector<llama_token>& cached, const SequenceRequest& request, size_t keep);
-  // Context's thread: carries out `plan` on `slot`; returns the tokens its cache keeps (0: emptied on failure).
+  static ShiftPlan PlanShift(const std::vector<llama_token>& cached, const SequenceRequest& request,
+                             size_t keep);
+  // Context's thread: carries out `plan` on `slot`; returns the tokens its cache keeps (0: emptied on
+  // failure).
   size_t Shift(ContextState& state, Slot& slot, const ShiftPlan& plan);
   bool Decode(ContextState& state);
   // Context's thread (batch_media.cc): each slot whose prompt goes on with an image has it encoded by

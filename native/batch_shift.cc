@@ -20,7 +20,8 @@ constexpr size_t kMinShiftedTokens = 16;
 
 // For each start b in `text`, how many tokens from b equal `pattern`'s first tokens (the Z-function of
 // pattern + text, capped at the pattern's length): linear, whatever the tokens repeat.
-std::vector<size_t> MatchLengths(const std::vector<llama_token>& pattern, const std::vector<llama_token>& text) {
+std::vector<size_t> MatchLengths(const std::vector<llama_token>& pattern,
+                                 const std::vector<llama_token>& text) {
   const size_t np = pattern.size();
   const size_t n = np + text.size();
   auto at = [&](size_t i) { return i < np ? pattern[i] : text[i - np]; };

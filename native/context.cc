@@ -304,8 +304,9 @@ std::vector<llama_token> MediaTokens(Napi::Env env, const Napi::Value& value, co
 
 // submit(sampler, tokens, {maxTokens?, media?, reusePrefix?, shift?, readAhead?}, onEvent) -> request id. A
 // generation on a free sequence (or queued until one is free): onEvent gets {type: "start", sequence, reused,
-// shifted, evaluated}, then {type: "token", token, bytes, eog} per token, then {type: "end", reason} or {type: "end",
-// code, message}, called from the context's thread through a thread-safe function (see batch_scheduler.h).
+// shifted, evaluated}, then {type: "token", token, bytes, eog} per token, then {type: "end", reason} or
+// {type: "end", code, message}, called from the context's thread through a thread-safe function (see
+// batch_scheduler.h).
 Napi::Value Context::Submit(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   constexpr const char* kMethod = "Context.submit";

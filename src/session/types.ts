@@ -151,7 +151,9 @@ export interface ChatOptions extends Omit<ChatRequest, "tools"> {
    * naming the tokens needed and the context size; "truncate-oldest" leaves the oldest turns out
    * of the prompt (never the system prompt, the tools or the latest turn, and never a tool call
    * without its results) until it fits with room to answer (`result.droppedMessages` says how
-   * many messages were left out).
+   * many messages were left out). The turns kept stay in the KV cache, moved down past the dropped
+   * ones (a context shift, where the model's cache allows it), so only the new tail is evaluated
+   * (`usage.shiftedPromptTokens`); the moved tokens keep what the dropped turns contributed to them.
    *
    * @example
    * const r = await model.chat({ messages: longHistory, contextOverflow: "truncate-oldest" });
