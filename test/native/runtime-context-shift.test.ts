@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type Context, type Generation, loadModel, type Model } from "../../src/index.js";
-import { writeMambaModel } from "../helpers/arch-variants.js";
+import { convertTestModel, GEMMA2, writeMambaModel } from "../helpers/arch-variants.js";
 import { ensureTestModel, vocabPath } from "../helpers/test-models.js";
 
 const dir = mkdtempSync(join(tmpdir(), "tw-shift-"));
@@ -131,6 +131,24 @@ describe("context shift on a transformer", () => {
       expect(context.size).toBeLessThanOrEqual(256);
     }
     expect(shifts).toBeGreaterThan(5);
+  });
+});
+
+describe("context shift on a sliding-window model (gemma2; contexts keep full-size window caches)", () => {
+  test("shifts like a transformer, and the next turn continues the shifted cache", async () => {
+    const path = join(dir, "gemma2.gguf");
+    await convertTestModel(await ensureTestModel({ vocab: "llama-spm" }), path, GEMMA2(32));
+    await using gemma = await loadModel(path);
+    const gtok = (text: string) => Array.from(gemma.tokenize(text, { addSpecial: false }));
+    const [head, old, kept, next] = [HEAD, OLD, KEPT, NEW].map(gtok) as [number[], number[], number[], number[]];
+    await using context = await gemma.createContext({ contextSize: 512, threads: 1 });
+    await run(context.generate({ tokens: [...head, ...old, ...kept], maxTokens: 0, sampling: GREEDY }));
+    const prompt = [...head, ...kept, ...next];
+    const g = await run(context.generate({ tokens: prompt, maxTokens: 4, sampling: GREEDY, contextShift: true }));
+    expect(g.stats.promptTokensShifted).toBe(kept.length - commonPrefix(old, kept));
+    expect(g.stats.promptTokensEvaluated).toBe(next.length);
+    const h = await run(context.generate({ tokens: [...prompt, ...next], maxTokens: 2, sampling: GREEDY }));
+    expect(h.stats.promptTokensReused).toBeGreaterThanOrEqual(prompt.length - 1);
   });
 });
 
