@@ -301,11 +301,13 @@ size_t ReusablePrefix(const std::vector<llama_token>& cached, const std::vector<
   return n;
 }
 
+}  // namespace
+
 // Whether copying a sequence's whole cache stream (what a copy between sequences of a parallel
 // context moves) costs less than evaluating the `saved` prompt tokens it spares: about 5 bytes
 // copied per FLOP of a CPU's evaluation (2 per parameter per token). Recurrent and hybrid
 // models keep a state, not a stream of cells, and are never copied.
-bool CopyPays(const ContextState& state, size_t saved) {
+bool BatchScheduler::CopyPays(const ContextState& state, size_t saved) {
   const llama_model* model = state.model->model;
   if (llama_model_is_recurrent(model) || llama_model_is_hybrid(model)) return false;
   const double heads = std::max(1, llama_model_n_head(model));
@@ -314,8 +316,6 @@ bool CopyPays(const ContextState& state, size_t saved) {
   const double copy_bytes = kv_per_token * state.n_ctx;
   return saved >= 8 && copy_bytes * 5.0 < static_cast<double>(saved) * llama_model_n_params(model);
 }
-
-}  // namespace
 
 int BatchScheduler::AddedRuns(size_t k) const {
   const bool left = k > 0 && slots_[k - 1].request;
@@ -388,13 +388,19 @@ void BatchScheduler::Assign(ContextState& state, Slot& slot, RequestPtr request)
   size_t shifted = 0;
   if (request->reuse_prefix) {
     keep = ReusablePrefix(slot.tokens, prompt);
+    const bool shift = request->shift && CanShift(state);
     // Another sequence holds more of the prompt (a system prompt shared by requests that landed
-    // on other sequences): start from a copy of its cache instead of evaluating that again.
-    if (CopyPrefix(state, slot, prompt, keep)) keep = slot.tokens.size();
+    // on other sequences, or a conversation a shift keeps): start from a copy of its cache instead
+    // of evaluating that again.
+    if (shift && CopyToShift(state, slot, *request, keep)) {
+      keep = ReusablePrefix(slot.tokens, prompt);
+    } else if (CopyPrefix(state, slot, prompt, keep)) {
+      keep = slot.tokens.size();
+    }
     // An image is in the cache whole or not at all: a match that ends inside one starts before it.
     if (request->media) keep = request->media->SpanStart(keep);
     // The prompt drops a span of the cache (a chat that left its oldest turns out): shift the rest.
-    if (request->shift && CanShift(state)) {
+    if (shift) {
       const ShiftPlan plan = PlanShift(slot.tokens, *request, keep);
       if (plan.length > 0) {
         shifted = plan.length;

@@ -219,6 +219,8 @@ class BatchScheduler {
   // Context's thread: when another slot's cache holds more of `prompt` than the `keep` tokens of
   // `slot`'s, and copying it pays, makes `slot` a copy of that prefix. Returns whether it did.
   bool CopyPrefix(ContextState& state, Slot& slot, const std::vector<llama_token>& prompt, size_t keep);
+  // Whether copying a sequence's whole cache costs less than evaluating `saved` prompt tokens.
+  static bool CopyPays(const ContextState& state, size_t saved);
   // A context shift (batch_shift.cc): the cache's span [from, to) is dropped and its next `length`
   // tokens (equal to the prompt's from `from`) move down to `from`. length 0: none.
   struct ShiftPlan {
@@ -231,6 +233,10 @@ class BatchScheduler {
   // The shift that keeps the most of `cached` after its first `keep` tokens (the prompt's too), or none.
   static ShiftPlan PlanShift(const std::vector<llama_token>& cached, const SequenceRequest& request,
                              size_t keep);
+  // Context's thread (a request that may shift): when another slot's cache keeps more of the prompt,
+  // by its prefix and a shift, than `slot`'s (`keep` tokens and a shift), and copying it pays, makes
+  // `slot` a whole copy of it, to shift next. Returns whether it did.
+  bool CopyToShift(ContextState& state, Slot& slot, const SequenceRequest& request, size_t keep);
   // Context's thread: carries out `plan` on `slot`; returns the tokens its cache keeps (0: emptied on
   // failure).
   size_t Shift(ContextState& state, Slot& slot, const ShiftPlan& plan);

@@ -41,6 +41,14 @@ std::vector<size_t> MatchLengths(const std::vector<llama_token>& pattern,
   return out;
 }
 
+// Prompt tokens `cached` holds from the start, leaving the prompt's last one (as the prefix path does).
+size_t SharedPrefix(const std::vector<llama_token>& cached, const std::vector<llama_token>& prompt) {
+  const size_t limit = std::min(cached.size(), prompt.size() - 1);
+  size_t n = 0;
+  while (n < limit && cached[n] == prompt[n]) n++;
+  return n;
+}
+
 }  // namespace
 
 bool BatchScheduler::CanShift(const ContextState& state) {
@@ -76,6 +84,29 @@ BatchScheduler::ShiftPlan BatchScheduler::PlanShift(const std::vector<llama_toke
   plan.to = start;
   plan.length = best;
   return plan;
+}
+
+bool BatchScheduler::CopyToShift(ContextState& state, Slot& slot, const SequenceRequest& request,
+                                 size_t keep) {
+  const size_t own = keep + PlanShift(slot.tokens, request, keep).length;
+  const Slot* donor = nullptr;
+  size_t best = own;
+  for (const Slot& other : slots_) {
+    if (&other == &slot) continue;
+    const size_t shared = SharedPrefix(other.tokens, request.prompt);
+    const size_t length = PlanShift(other.tokens, request, shared).length;
+    if (length > 0 && shared + length > best) {
+      donor = &other;
+      best = shared + length;
+    }
+  }
+  if (donor == nullptr || !CopyPays(state, best - own)) return false;
+  // The data moves at the next decode (across streams), before the shift's positions are applied.
+  llama_memory_t memory = llama_get_memory(state.ctx);
+  llama_memory_seq_rm(memory, slot.seq, -1, -1);
+  llama_memory_seq_cp(memory, donor->seq, slot.seq, -1, -1);
+  slot.tokens = donor->tokens;
+  return true;
 }
 
 size_t BatchScheduler::Shift(ContextState& state, Slot& slot, const ShiftPlan& plan) {

@@ -79,6 +79,29 @@ describe("context shift on a transformer", () => {
     },
   );
 
+  test("a request placed beside a running one starts from a copy of the sequence it shifts", async () => {
+    await using context = await model.createContext({ contextSize: 1024, threads: 1, sequences: 4 });
+    const { head, old, kept, next } = parts();
+    // The conversation on sequence 0, other prompts on 1 and 2, and a request running on 3.
+    const on = async (tokens: number[]) =>
+      (await run(context.generate({ tokens, maxTokens: 0, sampling: GREEDY }))).stats.sequence;
+    expect(await on([...head, ...old, ...kept])).toBe(0);
+    expect(await on(tok("Another conversation about something else entirely, on its own."))).toBe(1);
+    expect(await on(tok("A third conversation, about cooking dinner for many guests tonight."))).toBe(2);
+    const running = context.generate({ prompt: "Once upon a time", maxTokens: 48, sampling: GREEDY });
+    const reader = running[Symbol.asyncIterator]();
+    await reader.next(); // started: its sequence stays taken while it runs
+    expect(running.stats.sequence).toBe(3);
+    // Sequence 2 is beside the running one (one micro-batch): the request goes there, from a copy of 0.
+    const prompt = [...head, ...kept, ...next];
+    const g = await run(context.generate({ tokens: prompt, maxTokens: 4, sampling: GREEDY, contextShift: true }));
+    expect(g.stats.sequence).toBe(2);
+    expect(g.stats.promptTokensShifted).toBe(kept.length - commonPrefix(old, kept));
+    expect(g.stats.promptTokensEvaluated).toBe(next.length);
+    for (let r = await reader.next(); !r.done; r = await reader.next());
+    expect(running.stopReason).toBe("maxTokens");
+  });
+
   /** The tokens a greedy run of `prompt` writes after it on this context's state (the prefix path). */
   async function generatedTokens(context: Context, prompt: number[]): Promise<number[]> {
     const g = context.generate({ tokens: prompt, maxTokens: 4, sampling: GREEDY });
