@@ -342,7 +342,7 @@ BatchScheduler::Slot& BatchScheduler::ChooseSlot(const ContextState& state, cons
     size_t common = 0;
     const size_t limit = std::min(slot.tokens.size(), prompt.size());
     while (common < limit && slot.tokens[common] == prompt[common]) common++;
-    if (shift) common = std::max(common, common + PlanShift(slot.tokens, request, common).length);
+    if (shift) common += PlanShift(slot.tokens, request, common).length;
     if (common * 2 < slot.tokens.size()) common = 0;
     const int64_t packing = -AddedRuns(k);
     const int64_t prefix = static_cast<int64_t>(common);

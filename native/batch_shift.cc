@@ -61,6 +61,8 @@ BatchScheduler::ShiftPlan BatchScheduler::PlanShift(const std::vector<llama_toke
                                                     const SequenceRequest& request, size_t keep) {
   const std::vector<llama_token>& prompt = request.prompt;
   ShiftPlan plan;
+  // An image is kept whole or not at all: a head ending inside one ends before it.
+  if (request.media) keep = request.media->SpanStart(keep);
   // The prompt's last token is always evaluated (its logits give the first token).
   if (keep + 1 >= prompt.size() || keep + 1 >= cached.size()) return plan;
   // The prompt after the kept head, against the cache after it: the tail starts past the dropped span.
@@ -75,10 +77,10 @@ BatchScheduler::ShiftPlan BatchScheduler::PlanShift(const std::vector<llama_toke
       start = keep + 1 + i;
     }
   }
-  // An image is kept whole or not at all: a tail ending inside one ends before it. (The tail starts
-  // where the kept head ends, which Assign already moved off any image; a placeholder's id says its
-  // image and its place in it, so the cache's image there starts there too.)
-  if (request.media) best = request.media->SpanStart(keep + best) - keep;
+  // Likewise a tail ending inside an image ends before it. (The tail starts where the head ends, off
+  // any image; a placeholder's id says its image and its place in it, so the cache's image starts
+  // there too.)
+  if (request.media) best = std::max(request.media->SpanStart(keep + best), keep) - keep;
   if (best < kMinShiftedTokens) return plan;
   plan.from = keep;
   plan.to = start;
