@@ -98,6 +98,7 @@ void EventSink::Deliver(napi_env env, napi_value callback, const SequenceEvent& 
       out.Set("type", "start");
       out.Set("sequence", event.sequence);
       out.Set("reused", static_cast<double>(event.reused));
+      out.Set("shifted", static_cast<double>(event.shifted));
       out.Set("evaluated", static_cast<double>(event.evaluated));
       break;
     case SequenceEvent::kToken:
@@ -280,7 +281,7 @@ void BatchScheduler::TakeWaiting(ContextState& state) {
       request = std::move(waiting_.front());
       waiting_.pop_front();
     }
-    Slot& slot = ChooseSlot(state, request->prompt);
+    Slot& slot = ChooseSlot(state, *request);
     Assign(state, slot, std::move(request));
   }
 }
@@ -300,11 +301,13 @@ size_t ReusablePrefix(const std::vector<llama_token>& cached, const std::vector<
   return n;
 }
 
+}  // namespace
+
 // Whether copying a sequence's whole cache stream (what a copy between sequences of a parallel
 // context moves) costs less than evaluating the `saved` prompt tokens it spares: about 5 bytes
 // copied per FLOP of a CPU's evaluation (2 per parameter per token). Recurrent and hybrid
 // models keep a state, not a stream of cells, and are never copied.
-bool CopyPays(const ContextState& state, size_t saved) {
+bool BatchScheduler::CopyPays(const ContextState& state, size_t saved) {
   const llama_model* model = state.model->model;
   if (llama_model_is_recurrent(model) || llama_model_is_hybrid(model)) return false;
   const double heads = std::max(1, llama_model_n_head(model));
@@ -314,16 +317,16 @@ bool CopyPays(const ContextState& state, size_t saved) {
   return saved >= 8 && copy_bytes * 5.0 < static_cast<double>(saved) * llama_model_n_params(model);
 }
 
-}  // namespace
-
 int BatchScheduler::AddedRuns(size_t k) const {
   const bool left = k > 0 && slots_[k - 1].request;
   const bool right = k + 1 < slots_.size() && slots_[k + 1].request;
   return 1 - (left ? 1 : 0) - (right ? 1 : 0);
 }
 
-BatchScheduler::Slot& BatchScheduler::ChooseSlot(const ContextState& state,
-                                                 const std::vector<llama_token>& prompt) {
+BatchScheduler::Slot& BatchScheduler::ChooseSlot(const ContextState& state, const SequenceRequest& request) {
+  const std::vector<llama_token>& prompt = request.prompt;
+  // A prompt that drops a span of a slot's cache keeps what a shift keeps there.
+  const bool shift = request.reuse_prefix && request.shift && CanShift(state);
   // A prefix left on another slot is copied over (CopyPrefix) where the model allows it, so
   // packing comes first; a recurrent model's state cannot be copied, so its prefix comes first.
   const llama_model* model = state.model->model;
@@ -339,6 +342,7 @@ BatchScheduler::Slot& BatchScheduler::ChooseSlot(const ContextState& state,
     size_t common = 0;
     const size_t limit = std::min(slot.tokens.size(), prompt.size());
     while (common < limit && slot.tokens[common] == prompt[common]) common++;
+    if (shift) common += PlanShift(slot.tokens, request, common).length;
     if (common * 2 < slot.tokens.size()) common = 0;
     const int64_t packing = -AddedRuns(k);
     const int64_t prefix = static_cast<int64_t>(common);
@@ -381,13 +385,29 @@ bool BatchScheduler::CopyPrefix(ContextState& state, Slot& slot, const std::vect
 void BatchScheduler::Assign(ContextState& state, Slot& slot, RequestPtr request) {
   const std::vector<llama_token>& prompt = request->prompt;
   size_t keep = 0;
+  size_t shifted = 0;
   if (request->reuse_prefix) {
     keep = ReusablePrefix(slot.tokens, prompt);
+    const bool shift = request->shift && CanShift(state);
     // Another sequence holds more of the prompt (a system prompt shared by requests that landed
-    // on other sequences): start from a copy of its cache instead of evaluating that again.
-    if (CopyPrefix(state, slot, prompt, keep)) keep = slot.tokens.size();
+    // on other sequences, or a conversation a shift keeps): start from a copy of its cache instead
+    // of evaluating that again.
+    if (shift && CopyToShift(state, slot, *request, keep)) {
+      keep = ReusablePrefix(slot.tokens, prompt);
+    } else if (CopyPrefix(state, slot, prompt, keep)) {
+      keep = slot.tokens.size();
+    }
     // An image is in the cache whole or not at all: a match that ends inside one starts before it.
     if (request->media) keep = request->media->SpanStart(keep);
+    // The prompt drops a span of the cache (a chat that left its oldest turns out): shift the rest.
+    if (shift) {
+      const ShiftPlan plan = PlanShift(slot.tokens, *request, keep);
+      if (plan.length > 0) {
+        shifted = plan.length;
+        keep = Shift(state, slot, plan);
+        if (keep == 0) shifted = 0;
+      }
+    }
   }
   llama_memory_t memory = llama_get_memory(state.ctx);
   if (keep < slot.tokens.size()) {
@@ -406,6 +426,7 @@ void BatchScheduler::Assign(ContextState& state, Slot& slot, RequestPtr request)
   start.kind = SequenceEvent::kStart;
   start.sequence = slot.seq;
   start.reused = keep;
+  start.shifted = shifted;
   start.evaluated = slot.pending.size();
   request->events->Send(std::move(start));
   slot.request = std::move(request);

@@ -10,7 +10,8 @@
 // consecutive ids, which llama.cpp decodes in one micro-batch), then the one sharing the longest
 // prefix with its prompt. A free slot keeps its tokens in the cache (prefix reuse per slot); when
 // another slot holds a longer prefix (an earlier turn left apart, a system prompt shared by
-// requests on other slots), the new request's slot starts from a copy of it.
+// requests on other slots), the new request's slot starts from a copy of it. A request that allows it
+// keeps a cached tail past a dropped span by shifting it (a context shift, batch_shift.cc).
 //
 // Results go back through each request's thread-safe function, called from the context's thread
 // without blocking: no libuv pool thread waits for a generation, so the number of concurrent
@@ -57,7 +58,8 @@ struct SequenceEvent {
   std::string piece;
   bool eog = false;
   llama_seq_id sequence = 0;  // kStart: the slot's sequence
-  size_t reused = 0;          // kStart: prompt tokens found in the slot's cache
+  size_t reused = 0;          // kStart: prompt tokens found in the slot's cache (shifted ones included)
+  size_t shifted = 0;         // kStart: of those, tokens kept by a context shift (batch_shift.cc)
   size_t evaluated = 0;       // kStart: prompt tokens to evaluate
   std::string reason;         // kEnd: the stop reason, empty on failure
   std::string code;           // kEnd: failure code
@@ -112,6 +114,8 @@ struct SequenceRequest {
   MediaPromptPtr media;
   int64_t max_tokens = -1;  // -1: until the sequence's room runs out
   bool reuse_prefix = true;
+  // Whether a prompt that is the cache with a span removed may keep the cached tail by shifting it.
+  bool shift = false;
   std::shared_ptr<EventSink> events;  // closed after the kEnd event
   std::shared_ptr<ReadWindow> window = std::make_shared<ReadWindow>();
   std::atomic<bool> cancelled{false};
@@ -209,12 +213,33 @@ class BatchScheduler {
   // The free slot for a request (one is free): the one adding the fewest runs, then the one whose
   // cache shares the longest prefix with `prompt` (first, on a recurrent model, whose state cannot
   // be copied to another slot), then the least recently used (another conversation's cache
-  // survives longest).
-  Slot& ChooseSlot(const ContextState& state, const std::vector<llama_token>& prompt);
+  // survives longest). A request that may shift counts what a shift would keep as its prefix.
+  Slot& ChooseSlot(const ContextState& state, const SequenceRequest& request);
   void Assign(ContextState& state, Slot& slot, RequestPtr request);
   // Context's thread: when another slot's cache holds more of `prompt` than the `keep` tokens of
   // `slot`'s, and copying it pays, makes `slot` a copy of that prefix. Returns whether it did.
   bool CopyPrefix(ContextState& state, Slot& slot, const std::vector<llama_token>& prompt, size_t keep);
+  // Whether copying a sequence's whole cache costs less than evaluating `saved` prompt tokens.
+  static bool CopyPays(const ContextState& state, size_t saved);
+  // A context shift (batch_shift.cc): the cache's span [from, to) is dropped and its next `length`
+  // tokens (equal to the prompt's from `from`) move down to `from`. length 0: none.
+  struct ShiftPlan {
+    size_t from = 0;
+    size_t to = 0;
+    size_t length = 0;
+  };
+  // Whether the context's cache can drop a middle span and move what follows (not recurrent or hybrid).
+  static bool CanShift(const ContextState& state);
+  // The shift that keeps the most of `cached` after its first `keep` tokens (the prompt's too), or none.
+  static ShiftPlan PlanShift(const std::vector<llama_token>& cached, const SequenceRequest& request,
+                             size_t keep);
+  // Context's thread (a request that may shift): when another slot's cache keeps more of the prompt,
+  // by its prefix and a shift, than `slot`'s (`keep` tokens and a shift), and copying it pays, makes
+  // `slot` a whole copy of it, to shift next. Returns whether it did.
+  bool CopyToShift(ContextState& state, Slot& slot, const SequenceRequest& request, size_t keep);
+  // Context's thread: carries out `plan` on `slot`; returns the tokens its cache keeps (0: emptied on
+  // failure).
+  size_t Shift(ContextState& state, Slot& slot, const ShiftPlan& plan);
   bool Decode(ContextState& state);
   // Context's thread (batch_media.cc): each slot whose prompt goes on with an image has it encoded by
   // the projector and its embeddings decoded at the image's positions, one slot at a time.

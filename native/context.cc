@@ -302,10 +302,11 @@ std::vector<llama_token> MediaTokens(Napi::Env env, const Napi::Value& value, co
 
 }  // namespace
 
-// submit(sampler, tokens, {maxTokens?, media?, reusePrefix?, readAhead?}, onEvent) -> request id. A
+// submit(sampler, tokens, {maxTokens?, media?, reusePrefix?, shift?, readAhead?}, onEvent) -> request id. A
 // generation on a free sequence (or queued until one is free): onEvent gets {type: "start", sequence, reused,
-// evaluated}, then {type: "token", token, bytes, eog} per token, then {type: "end", reason} or {type: "end",
-// code, message}, called from the context's thread through a thread-safe function (see batch_scheduler.h).
+// shifted, evaluated}, then {type: "token", token, bytes, eog} per token, then {type: "end", reason} or
+// {type: "end", code, message}, called from the context's thread through a thread-safe function (see
+// batch_scheduler.h).
 Napi::Value Context::Submit(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   constexpr const char* kMethod = "Context.submit";
@@ -343,6 +344,7 @@ Napi::Value Context::Submit(const Napi::CallbackInfo& info) {
   }
   request->max_tokens = args::OptInt(options, "maxTokens", -1, -1, INT32_MAX, kMethod);
   request->reuse_prefix = args::OptBool(options, "reusePrefix", true, kMethod);
+  request->shift = args::OptBool(options, "shift", false, kMethod);
   request->window->read_ahead =
       args::OptInt(options, "readAhead", request->window->read_ahead, 0, INT32_MAX, kMethod);
   if (info.Length() < 4 || !info[3].IsFunction())

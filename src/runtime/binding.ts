@@ -177,8 +177,11 @@ export interface NativeContextInfo {
 
 /** What a submitted sequence reports, in order: one start, its tokens, one end. */
 export type NativeSequenceEvent =
-  /** The request took slot `sequence`: `reused` prompt tokens were in its cache, `evaluated` are decoded. */
-  | { type: "start"; sequence: number; reused: number; evaluated: number }
+  /**
+   * The request took slot `sequence`: `reused` prompt tokens were in its cache (`shifted` of them kept by a
+   * context shift), `evaluated` are decoded.
+   */
+  | { type: "start"; sequence: number; reused: number; shifted: number; evaluated: number }
   | { type: "token"; token: number; bytes: Uint8Array; eog: boolean }
   /** Ended with a stop reason ("eog", "maxTokens", "contextFull", "abort"), or failed with a code and message. */
   | { type: "end"; reason?: "eog" | "maxTokens" | "contextFull" | "abort"; code?: string; message?: string };
@@ -188,6 +191,8 @@ export interface NativeSubmitOptions {
   maxTokens?: number;
   /** Reuse the slot's cached prefix (default true). */
   reusePrefix?: boolean;
+  /** A prompt that is the slot's cache with one span removed keeps the cached rest by shifting it (default false). */
+  shift?: boolean;
   /**
    * Tokens the generation may run ahead of its reader ({@link NativeContext.consumed}) before it pauses (default 16; 0:
    * no limit).

@@ -114,6 +114,8 @@ export interface ContextStats {
   promptTokensEvaluated: number;
   /** Prompt tokens found already in the cache and not evaluated again. */
   promptTokensReused: number;
+  /** Of the reused tokens, those kept by a context shift (`GenerateOptions.contextShift`). */
+  promptTokensShifted: number;
   /** Tokens sampled. */
   tokensGenerated: number;
   /** Every token the native context evaluated (prompts and generated tokens). */
@@ -145,7 +147,12 @@ export class Context {
   #native: NativeContext | undefined;
   /** Generations running (at most 1 on a single-sequence context). */
   #generating = 0;
-  readonly #stats = { promptTokensEvaluated: 0, promptTokensReused: 0, tokensGenerated: 0 };
+  readonly #stats = {
+    promptTokensEvaluated: 0,
+    promptTokensReused: 0,
+    promptTokensShifted: 0,
+    tokensGenerated: 0,
+  };
   readonly #host: GenerationHost;
   #loras: readonly LoraSpec[] = [];
 
@@ -246,6 +253,7 @@ export class Context {
         this.#generating--;
         this.#stats.promptTokensEvaluated += stats.promptTokensEvaluated;
         this.#stats.promptTokensReused += stats.promptTokensReused;
+        this.#stats.promptTokensShifted += stats.promptTokensShifted;
         this.#stats.tokensGenerated += stats.tokensGenerated;
       },
     };

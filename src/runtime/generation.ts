@@ -53,6 +53,27 @@ export interface GenerateOptions {
   /** Reuse the cached prefix shared with the previous prompt (default true). */
   reusePrefix?: boolean;
   /**
+   * Context shift (default false): when the prompt is a sequence's cached tokens with one span
+   * removed (a conversation that left its oldest turns out), drop that span from the KV cache and
+   * move the cached rest down instead of evaluating it again; only what follows is evaluated
+   * (`stats.promptTokensShifted`). The moved tokens keep what the dropped ones contributed to them,
+   * as after llama.cpp's context shift, so the output may differ from evaluating the prompt afresh.
+   * Models whose cache cannot move positions (recurrent and hybrid ones, M-RoPE, a sliding window
+   * cache smaller than the context) evaluate the prompt after its shared prefix, as without it. An
+   * image is kept whole or evaluated again.
+   *
+   * @example
+   * import { loadModel } from "toolwright";
+   * const model = await loadModel("model.gguf");
+   * const context = await model.createContext({ contextSize: 4096 });
+   * const head = model.tokenize("System: be brief.\n");
+   * const [old, kept] = [model.tokenize("User: old question\n"), model.tokenize("User: recent one\n")];
+   * await context.generate({ tokens: [...head, ...old, ...kept], maxTokens: 8 }).text();
+   * const next = context.generate({ tokens: [...head, ...kept], maxTokens: 8, contextShift: true });
+   * await next.text(); // next.stats.promptTokensShifted: the tokens of `kept` (when at least 16)
+   */
+  contextShift?: boolean;
+  /**
    * The images of the prompt: a {@link MediaPrompt} from `Model.tokenizeWithImages`. `tokens`
    * (default: its tokens) must start with its tokens, image placeholders included, and end with text.
    */
@@ -79,6 +100,11 @@ export interface GenerationStats {
   promptTokensReused: number;
   /** Prompt tokens that were evaluated. */
   promptTokensEvaluated: number;
+  /**
+   * Of the reused tokens, those kept by a context shift ({@link GenerateOptions.contextShift}):
+   * moved in the cache past a dropped span instead of evaluated again.
+   */
+  promptTokensShifted: number;
   /** Tokens sampled (including a final end-of-generation token). */
   tokensGenerated: number;
   /**
@@ -110,6 +136,7 @@ interface Plan {
   grammar: NativeGrammarSpec | undefined;
   signal: AbortSignal | undefined;
   reusePrefix: boolean;
+  contextShift: boolean;
 }
 
 /**
@@ -124,7 +151,19 @@ export function planGeneration(options: unknown, vocabSize: number): Plan {
   const o = checkObject(options, "generate: options");
   checkKeys(
     o,
-    ["prompt", "tokens", "addSpecial", "maxTokens", "stop", "sampling", "grammar", "signal", "reusePrefix", "media"],
+    [
+      "prompt",
+      "tokens",
+      "addSpecial",
+      "maxTokens",
+      "stop",
+      "sampling",
+      "grammar",
+      "signal",
+      "reusePrefix",
+      "contextShift",
+      "media",
+    ],
     "generate: options",
   );
   const source = o.media === undefined ? planText(o, vocabSize) : planMedia(o, vocabSize);
@@ -141,6 +180,7 @@ export function planGeneration(options: unknown, vocabSize: number): Plan {
     grammar: o.grammar === undefined ? undefined : toNativeGrammar(o.grammar, vocabSize),
     signal: optSignal(o.signal, "generate: options.signal"),
     reusePrefix: optBoolean(o.reusePrefix, "generate: options.reusePrefix") ?? true,
+    contextShift: optBoolean(o.contextShift, "generate: options.contextShift") ?? false,
   };
 }
 
@@ -196,6 +236,7 @@ export class Generation implements AsyncIterable<GeneratedToken> {
     promptTokens: 0,
     promptTokensReused: 0,
     promptTokensEvaluated: 0,
+    promptTokensShifted: 0,
     tokensGenerated: 0,
     sequence: 0,
   };

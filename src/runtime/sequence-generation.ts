@@ -21,6 +21,7 @@ export interface SequencePlan {
   stop: string[];
   signal: AbortSignal | undefined;
   reusePrefix: boolean;
+  contextShift: boolean;
 }
 
 /** Where the loop writes its outcome (the Generation's fields). */
@@ -89,6 +90,7 @@ export async function* runOnSequence(
   const options = {
     maxTokens,
     reusePrefix: plan.reusePrefix,
+    shift: plan.contextShift,
     readAhead: READ_AHEAD,
     ...(plan.media ? { media: plan.media.native } : {}),
   };
@@ -108,6 +110,7 @@ export async function* runOnSequence(
       if (event.type === "start") {
         out.stats.sequence = event.sequence;
         out.stats.promptTokensReused = event.reused;
+        out.stats.promptTokensShifted = event.shifted;
         out.stats.promptTokensEvaluated = event.evaluated;
         continue;
       }

@@ -7,6 +7,10 @@
  * A turn is a user message and everything up to the next user message (the assistant's answers,
  * its tool calls and their results), so a tool call is never separated from its results. The
  * leading system (and developer) messages and the tools always stay, and so does the latest turn.
+ *
+ * The prompt with turns left out is the previous prompt with one span removed (the templates render
+ * it so: test/unit/session-truncation-shape.test.ts), so the step asks the scheduler to keep the turns
+ * after that span in the KV cache by a context shift (`generate({ contextShift })`).
  */
 import { ContextOverflowError } from "../runtime/errors.js";
 import type { ChatMessage } from "../types.js";

@@ -340,12 +340,21 @@ function cutOffCalls(calls: readonly ToolCall[], tools: readonly ChatTool[]): To
 }
 
 function sumUsage(steps: readonly ChatStep[]): ChatUsage {
-  const u: ChatUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0, cachedPromptTokens: 0 };
+  const u: ChatUsage = {
+    promptTokens: 0,
+    completionTokens: 0,
+    totalTokens: 0,
+    cachedPromptTokens: 0,
+    evaluatedPromptTokens: 0,
+    shiftedPromptTokens: 0,
+  };
   for (const s of steps) {
     u.promptTokens += s.usage.promptTokens;
     u.completionTokens += s.usage.completionTokens;
     u.totalTokens += s.usage.totalTokens;
     u.cachedPromptTokens += s.usage.cachedPromptTokens;
+    u.evaluatedPromptTokens += s.usage.evaluatedPromptTokens;
+    u.shiftedPromptTokens += s.usage.shiftedPromptTokens;
   }
   return u;
 }

@@ -77,6 +77,8 @@ interface Turn {
   prompt: Int32Array;
   /** The prompt's images, if it has any. */
   media: MediaPrompt | undefined;
+  /** The prompt left old turns out: its kept turns may stay in the cache by a context shift. */
+  shift: boolean;
   parser: ChatStreamParser;
   budget: ReasoningBudget;
   stop: string[];
@@ -179,6 +181,7 @@ function startTurn(
   params: ChatParams,
   prompt: Int32Array,
   media: MediaPrompt | undefined,
+  shift: boolean,
 ): Turn {
   const model = context.model;
   const tokenize = (text: string) => model.tokenize(text, { addSpecial: false, parseSpecial: true });
@@ -190,6 +193,7 @@ function startTurn(
     params,
     prompt,
     media,
+    shift,
     parser: new ChatStreamParser(params),
     budget: new ReasoningBudget(
       plan.reasoningBudget,
@@ -199,7 +203,14 @@ function startTurn(
     stop: [...new Set([...params.additionalStops.filter((s) => s !== ""), ...plan.stop])],
     tokenize,
     generated: [],
-    usage: { promptTokens: prompt.length, completionTokens: 0, totalTokens: 0, cachedPromptTokens: 0 },
+    usage: {
+      promptTokens: prompt.length,
+      completionTokens: 0,
+      totalTokens: 0,
+      cachedPromptTokens: 0,
+      evaluatedPromptTokens: prompt.length,
+      shiftedPromptTokens: 0,
+    },
     firstAt: undefined,
     stopReason: undefined,
     forced: false,
@@ -213,11 +224,13 @@ async function* generate(
   tokens: Int32Array,
   maxTokens: number,
   grammar: GrammarOptions | undefined,
+  contextShift = false,
 ): AsyncGenerator<ChatDelta, Generation> {
   const { plan, parser } = turn;
   const generation = turn.context.generate({
     tokens,
     ...(turn.media ? { media: turn.media } : {}),
+    ...(contextShift ? { contextShift } : {}),
     maxTokens,
     stop: turn.stop,
     ...(plan.options.sampling ? { sampling: plan.options.sampling } : {}),
@@ -263,8 +276,8 @@ async function* generateFirst(turn: Turn): AsyncGenerator<ChatDelta, boolean> {
     return false;
   }
   const grammar = plan.grammar ? firstGrammar(turn) : undefined;
-  const first = yield* generate(turn, turn.prompt, plan.maxTokens, grammar);
-  turn.usage.cachedPromptTokens = first.stats.promptTokensReused;
+  const first = yield* generate(turn, turn.prompt, plan.maxTokens, grammar, turn.shift);
+  promptUsage(turn.usage, first);
   turn.usage.completionTokens = first.stats.tokensGenerated;
   turn.stopReason = first.stopReason;
   return true;
@@ -290,10 +303,18 @@ async function* closeReasoning(turn: Turn, generatedFirst: boolean): AsyncGenera
     tokens = Int32Array.from([...tokens, ...turn.tokenize(next.marker)]);
     yield* turn.parser.feed(next.marker);
   }
-  const second = yield* generate(turn, tokens, plan.maxTokens - usage.completionTokens, next.grammar);
-  if (!generatedFirst) usage.cachedPromptTokens = second.stats.promptTokensReused;
+  const room = plan.maxTokens - usage.completionTokens;
+  const second = yield* generate(turn, tokens, room, next.grammar, !generatedFirst && turn.shift);
+  if (!generatedFirst) promptUsage(usage, second);
   usage.completionTokens += second.stats.tokensGenerated;
   turn.stopReason = second.stopReason;
+}
+
+/** The prompt's share of a turn's usage, from the generation that evaluated it. */
+function promptUsage(usage: ChatUsage, generation: Generation): void {
+  usage.cachedPromptTokens = generation.stats.promptTokensReused;
+  usage.evaluatedPromptTokens = generation.stats.promptTokensEvaluated;
+  usage.shiftedPromptTokens = generation.stats.promptTokensShifted;
 }
 
 /** The turn's timings, from the call (`startedAt`), the start of generation and its first token. */
@@ -324,7 +345,9 @@ export async function* runStep(
   firstTurn = true,
 ): AsyncGenerator<ChatDelta, StepOutcome, undefined> {
   const fitted = await fittedPrompt(context, plan, prepared, messages, firstTurn);
-  const turn = startTurn(context, plan, fitted.params, fitted.tokens, fitted.media);
+  // The prompt left its oldest turns out: the turns after them may stay in the KV cache, shifted.
+  const shift = fitted.droppedMessages > 0;
+  const turn = startTurn(context, plan, fitted.params, fitted.tokens, fitted.media, shift);
   const genStart = performance.now();
   const generatedFirst = yield* generateFirst(turn);
   if (turn.forced) yield* closeReasoning(turn, generatedFirst);

@@ -151,7 +151,9 @@ export interface ChatOptions extends Omit<ChatRequest, "tools"> {
    * naming the tokens needed and the context size; "truncate-oldest" leaves the oldest turns out
    * of the prompt (never the system prompt, the tools or the latest turn, and never a tool call
    * without its results) until it fits with room to answer (`result.droppedMessages` says how
-   * many messages were left out).
+   * many messages were left out). The turns kept stay in the KV cache, moved down past the dropped
+   * ones (a context shift, where the model's cache allows it), so only the new tail is evaluated
+   * (`usage.shiftedPromptTokens`); the moved tokens keep what the dropped turns contributed to them.
    *
    * @example
    * const r = await model.chat({ messages: longHistory, contextOverflow: "truncate-oldest" });
@@ -172,6 +174,13 @@ export interface ChatUsage {
   totalTokens: number;
   /** Prompt tokens found in the KV cache and not evaluated again. */
   cachedPromptTokens: number;
+  /** Prompt tokens evaluated (the rest of `promptTokens`, not found in the cache): what the prompt cost. */
+  evaluatedPromptTokens: number;
+  /**
+   * Of the cached tokens, those kept by a context shift: with `contextOverflow: "truncate-oldest"`,
+   * the turns after the dropped ones stay in the KV cache, moved down, where the model allows it.
+   */
+  shiftedPromptTokens: number;
 }
 
 /** Timings in milliseconds (of the last step for first-token figures, summed otherwise). */
