@@ -21,15 +21,34 @@ size_t Engine::memory_bytes(size_t mask_words) const {
   return npda->memory_bytes() + static_cast<size_t>(mask_bytes) + kEngineOverhead;
 }
 
+Engine& Engine::operator=(Engine&& o) noexcept {
+  if (warming) warming->settle();
+  npda = std::move(o.npda);
+  masks = std::move(o.masks);
+  warming = std::move(o.warming);
+  return *this;
+}
+
+Engine::~Engine() {
+  if (warming) warming->settle();  // before npda and masks are freed
+}
+
 EnginePool::EnginePool(std::shared_ptr<const Grammar> grammar, std::shared_ptr<const Vocab> vocab)
     : grammar_(std::move(grammar)), vocab_(std::move(vocab)) {
-  // The slices its repeated classes loop on, built now rather than in a mask.
-  vocab_->slices().prebuild_for(*grammar_);
-  // One engine with the first positions' masks computed, for the first checkout.
+  // One engine for the first checkout; counted before its warm-up fills it.
   Engine e = fresh_engine();
-  e.masks->preheat();
+  e.npda->initial();  // the matcher reads it while the warm-up runs
   idle_sizes_.push_back(e.memory_bytes(vocab_->n_words()));
   idle_bytes_ = idle_sizes_.back();
+  // Off this thread: the slices its repeated classes loop on (shared by the vocabulary's
+  // grammars), then the first positions' masks. The engine holds the grammar and vocabulary.
+  const Grammar* g = grammar_.get();
+  const Vocab* v = vocab_.get();
+  MaskEngine* masks = e.masks.get();
+  e.warming = Warmup::start([g, v, masks](const std::atomic<bool>& stop) {
+    v->slices().prebuild_for(*g);
+    if (!stop.load(std::memory_order_acquire)) masks->preheat(&stop);
+  });
   idle_.push_back(std::move(e));
 }
 
