@@ -51,6 +51,12 @@ void Matcher::settle() const {
   warming_.reset();
 }
 
+bool Matcher::await_warmup() const {
+  if (!warming_) return false;
+  warming_->wait();
+  return true;
+}
+
 Matcher::Matcher(const Matcher& o)
     : grammar_(o.grammar_), vocab_(o.vocab_), lazy_(o.lazy_), watcher_(o.watcher_), pool_(o.pool_) {
   npda_ = std::make_unique<Npda>(o.npda());

@@ -51,6 +51,9 @@ class Matcher {
   void reset();
   size_t n_accepted() const { return history_.size(); }
 
+  // Waits for a pooled engine's warm-up to finish (tests and benches); false when there was none.
+  bool await_warmup() const;
+
   // Exact single-token check (slow path, for tests).
   bool token_allowed(int32_t token);
   // Counts since the engine was built (a pooled engine's include its earlier matchers').

@@ -74,6 +74,11 @@ void Warmup::settle() {
   cv_.wait(lock, [this] { return phase_ == Phase::Done; });
 }
 
+void Warmup::wait() {
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait(lock, [this] { return phase_ == Phase::Done; });
+}
+
 bool Warmup::done() const {
   std::lock_guard<std::mutex> lock(mu_);
   return phase_ == Phase::Done;

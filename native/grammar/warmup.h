@@ -29,7 +29,10 @@ class Warmup {
   // Stops the work (if still running) and waits until it has returned or been skipped.
   // Safe to call from several threads and more than once.
   void settle();
-  // Whether the work has returned or been skipped (for tests and stats).
+  // Waits until the work has returned or been skipped, without stopping it (tests and benches:
+  // a prompt decoded for longer than the warm-up takes).
+  void wait();
+  // Whether the work has returned or been skipped.
   bool done() const;
 
  private:

@@ -14,9 +14,10 @@
 //   P]...
 //         [--trigger-token ID]... [--trigger-word W]... [--reasoning-end S] GRAMMAR
 //       Step one text through a matcher and report every decision.
-//   cache --vocab V.gguf [--walk-steps N] [--seed S] [--threads N] [--cache-bytes N] [--root NAME] PATH...
+//   cache --vocab V.gguf [--walk-steps N] [--seed S] [--threads N] [--cache-bytes N] [--await-warmup]
+//         [--root NAME] PATH...
 //       Compiled-grammar cache: cold vs warm compile and first mask, identical masks (also from
-//       N threads at once).
+//       N threads at once); --await-warmup: a cold sampler waits for its engine's warm-up first.
 //   slices --vocab V.gguf
 //       Class slices built by every construction for a table of classes must agree.
 //   tokenize --vocab V.gguf TEXT...
@@ -126,6 +127,8 @@ int main(int argc, char** argv) {
       k.threads = atoi(value().c_str());
     else if (a == "--cache-bytes")
       k.max_bytes = strtoll(value().c_str(), nullptr, 10);
+    else if (a == "--await-warmup")
+      k.await_warmup = true;
     else if (a == "--texts")
       b.texts_per_case = atoi(value().c_str());
     else if (a == "--no-reference")
