@@ -21,6 +21,18 @@ size_t Engine::memory_bytes(size_t mask_words) const {
   return npda->memory_bytes() + static_cast<size_t>(mask_bytes) + kEngineOverhead;
 }
 
+std::shared_ptr<Warmup> start_warmup(const Grammar& grammar, const Vocab& vocab, Npda& npda,
+                                     MaskEngine& masks) {
+  npda.initial();  // the engine's user reads it while the warm-up runs
+  const Grammar* g = &grammar;
+  const Vocab* v = &vocab;
+  MaskEngine* m = &masks;
+  return Warmup::start([g, v, m](const std::atomic<bool>& stop) {
+    v->slices().prebuild_for(*g);
+    if (!stop.load(std::memory_order_acquire)) m->preheat(&stop);
+  });
+}
+
 Engine& Engine::operator=(Engine&& o) noexcept {
   if (warming) warming->settle();
   npda = std::move(o.npda);
@@ -37,18 +49,9 @@ EnginePool::EnginePool(std::shared_ptr<const Grammar> grammar, std::shared_ptr<c
     : grammar_(std::move(grammar)), vocab_(std::move(vocab)) {
   // One engine for the first checkout; counted before its warm-up fills it.
   Engine e = fresh_engine();
-  e.npda->initial();  // the matcher reads it while the warm-up runs
   idle_sizes_.push_back(e.memory_bytes(vocab_->n_words()));
   idle_bytes_ = idle_sizes_.back();
-  // Off this thread: the slices its repeated classes loop on (shared by the vocabulary's
-  // grammars), then the first positions' masks. The engine holds the grammar and vocabulary.
-  const Grammar* g = grammar_.get();
-  const Vocab* v = vocab_.get();
-  MaskEngine* masks = e.masks.get();
-  e.warming = Warmup::start([g, v, masks](const std::atomic<bool>& stop) {
-    v->slices().prebuild_for(*g);
-    if (!stop.load(std::memory_order_acquire)) masks->preheat(&stop);
-  });
+  e.warming = start_warmup(*grammar_, *vocab_, *e.npda, *e.masks);
   idle_.push_back(std::move(e));
 }
 

@@ -24,6 +24,13 @@
 
 namespace toolwright::grammar {
 
+// Starts an engine's warm-up on the background thread (warmup.h): the slices the grammar's
+// repeated classes loop on (shared by the vocabulary's grammars), then the first positions'
+// masks (MaskEngine::preheat). The engine and whatever holds the grammar and vocabulary must
+// settle() the result before they are freed; until then only npda.initial() may be read.
+std::shared_ptr<Warmup> start_warmup(const Grammar& grammar, const Vocab& vocab, Npda& npda,
+                                     MaskEngine& masks);
+
 struct Engine {
   std::unique_ptr<Npda> npda;
   std::unique_ptr<MaskEngine> masks;  // refers to *npda: they travel together

@@ -17,8 +17,8 @@ Matcher::Matcher(std::shared_ptr<const Grammar> grammar, std::shared_ptr<const V
     : grammar_(std::move(grammar)), vocab_(std::move(vocab)), lazy_(std::move(lazy)), watcher_(lazy_) {
   npda_ = std::make_unique<Npda>(grammar_);
   masks_ = std::make_unique<MaskEngine>(*npda_, vocab_);
-  vocab_->slices().prebuild_for(*grammar_);  // the slices its repeated classes loop on, now
-  // The first masks are computed as they are asked for (a pooled engine warms up off-thread).
+  // Its slices and first masks are computed off this thread, until the engine is first used.
+  warming_ = start_warmup(*grammar_, *vocab_, *npda_, *masks_);
   reset();
 }
 

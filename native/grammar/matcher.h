@@ -51,7 +51,8 @@ class Matcher {
   void reset();
   size_t n_accepted() const { return history_.size(); }
 
-  // Waits for a pooled engine's warm-up to finish (tests and benches); false when there was none.
+  // Waits for the engine's warm-up to finish (tests and benches: a prompt decoded for longer than
+  // the warm-up takes); false when there was none (a warm engine from the pool).
   bool await_warmup() const;
 
   // Exact single-token check (slow path, for tests).
@@ -80,7 +81,7 @@ class Matcher {
   std::shared_ptr<EnginePool> pool_;  // where the engine goes back to, or null
   std::unique_ptr<Npda> npda_;
   std::unique_ptr<MaskEngine> masks_;
-  // A pooled engine's warm-up, until the engine is first used (settle()).
+  // The engine's warm-up, until the engine is first used (settle()).
   mutable std::shared_ptr<Warmup> warming_;
   uint32_t state_;
   PartialUtf8 partial_;

@@ -3,6 +3,11 @@
 #include <deque>
 #include <thread>
 
+#ifdef __linux__
+#include <pthread.h>
+#include <sched.h>
+#endif
+
 namespace toolwright::grammar {
 
 // The process's one background thread and its queue. Never destroyed (like the grammar cache):
@@ -33,6 +38,12 @@ class WarmupThread {
   bool started_ = false;
 
   void loop() {
+#ifdef __linux__
+    // Woken by a compile, the thread would otherwise preempt it (it has slept, so the scheduler
+    // favours it): a batch thread waits for its turn, and the compiling thread finishes first.
+    const sched_param none{};
+    pthread_setschedparam(pthread_self(), SCHED_BATCH, &none);
+#endif
     for (;;) {
       std::shared_ptr<Warmup> w;
       {

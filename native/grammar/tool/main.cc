@@ -4,7 +4,8 @@
 //         [--rollbacks N] [--branch-walks N] [--special-texts] [--trigger-pattern REGEX]... [--trigger-token
 //         ID]... [-v] PATH...
 //       Both engines walk the same token sequences; masks must match at every step.
-//   bench --vocab V.gguf [--no-reference] [--walk-steps N] [--texts N] [--max-seconds S] PATH...
+//   bench --vocab V.gguf [--no-reference] [--no-await-warmup] [--walk-steps N] [--texts N] [--max-seconds S]
+//         PATH...
 //       Per-mask, per-accept and compile times of both engines.
 //   compile --vocab V.gguf [--runs N] [--root NAME] PATH...
 //       Cold-compile distribution only (no masks): wall and CPU time, median of N runs each.
@@ -131,6 +132,8 @@ int main(int argc, char** argv) {
       k.await_warmup = true;
     else if (a == "--texts")
       b.texts_per_case = atoi(value().c_str());
+    else if (a == "--no-await-warmup")
+      b.await_warmup = false;
     else if (a == "--no-reference")
       b.reference = false;
     else if (a == "-v")
