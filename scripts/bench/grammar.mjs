@@ -2,6 +2,8 @@
 // npm run bench:grammar — grammar mask speed: toolwright's GBNF engine vs llama.cpp's grammar
 // sampler, same grammars and same token sequences, on the Llama 3 (128k) and Qwen2 (152k)
 // vocabularies. Prints per-mask µs (mean, p50, p99, p99.9, max; wall and CPU time) and compile time side by side.
+// Compile is parse + compile + the matcher's construction; the first masks are then computed on a background
+// thread (the warm-up), which the first mask waits for, as a generation's does while its prompt is decoded.
 //
 // Grammars, in order of preference:
 //   1. MaskBench schemas (../shared/maskbench-dev beside the repo, or $TOOLWRIGHT_SHARED_DIR/maskbench-dev)
@@ -243,6 +245,13 @@ function printTable(label, r, source, count) {
       `accept mean ${fmt(r.ours.accept_us.mean)} µs; vocabulary preprocessing ${r.vocab_build_ms.toFixed(0)} ` +
       `ms (once per model)`,
   );
+  const w = r.ours.warmup_us;
+  if (w?.n) {
+    console.log(
+      `warm-up (first masks and slices, on a background thread; the first mask waits for it, as after a ` +
+        `prompt's decoding): done p50 ${fmt(w.p50)}, p99 ${fmt(w.p99)} µs after the compile`,
+    );
+  }
   const p = r.ours.profile;
   if (p) {
     const pct = (x) => `${(100 * x).toFixed(0)}%`;
