@@ -28,8 +28,12 @@ std::shared_ptr<Warmup> start_warmup(const Grammar& grammar, const Vocab& vocab,
   const Vocab* v = &vocab;
   MaskEngine* m = &masks;
   return Warmup::start([g, v, m](const std::atomic<bool>& stop) {
-    v->slices().prebuild_for(*g);
-    if (!stop.load(std::memory_order_acquire)) m->preheat(&stop);
+    try {
+      v->slices().prebuild_for(*g);
+      if (!stop.load(std::memory_order_acquire)) m->preheat(&stop);
+    } catch (...) {
+      m->clear_cache();  // a mask stored halfway (out of memory) is never served
+    }
   });
 }
 

@@ -70,7 +70,12 @@ void Warmup::run() {
     if (phase_ != Phase::Queued) return;  // settled before it started: skipped
     phase_ = Phase::Running;
   }
-  work_(stop_);
+  try {
+    work_(stop_);
+  } catch (...) {
+    // Nothing may escape the thread: a work that throws is simply done (start_warmup's own
+    // work forgets its masks first).
+  }
   {
     std::lock_guard<std::mutex> lock(mu_);
     phase_ = Phase::Done;
