@@ -21,15 +21,41 @@ size_t Engine::memory_bytes(size_t mask_words) const {
   return npda->memory_bytes() + static_cast<size_t>(mask_bytes) + kEngineOverhead;
 }
 
+std::shared_ptr<Warmup> start_warmup(const Grammar& grammar, const Vocab& vocab, Npda& npda,
+                                     MaskEngine& masks) {
+  npda.initial();  // the engine's user reads it while the warm-up runs
+  const Grammar* g = &grammar;
+  const Vocab* v = &vocab;
+  MaskEngine* m = &masks;
+  return Warmup::start([g, v, m](const std::atomic<bool>& stop) {
+    try {
+      v->slices().prebuild_for(*g);
+      if (!stop.load(std::memory_order_acquire)) m->preheat(&stop);
+    } catch (...) {
+      m->clear_cache();  // a mask stored halfway (out of memory) is never served
+    }
+  });
+}
+
+Engine& Engine::operator=(Engine&& o) noexcept {
+  if (warming) warming->settle();
+  npda = std::move(o.npda);
+  masks = std::move(o.masks);
+  warming = std::move(o.warming);
+  return *this;
+}
+
+Engine::~Engine() {
+  if (warming) warming->settle();  // before npda and masks are freed
+}
+
 EnginePool::EnginePool(std::shared_ptr<const Grammar> grammar, std::shared_ptr<const Vocab> vocab)
     : grammar_(std::move(grammar)), vocab_(std::move(vocab)) {
-  // The slices its repeated classes loop on, built now rather than in a mask.
-  vocab_->slices().prebuild_for(*grammar_);
-  // One engine with the first positions' masks computed, for the first checkout.
+  // One engine for the first checkout; counted before its warm-up fills it.
   Engine e = fresh_engine();
-  e.masks->preheat();
   idle_sizes_.push_back(e.memory_bytes(vocab_->n_words()));
   idle_bytes_ = idle_sizes_.back();
+  e.warming = start_warmup(*grammar_, *vocab_, *e.npda, *e.masks);
   idle_.push_back(std::move(e));
 }
 

@@ -2,8 +2,10 @@
 // (MaskEngine) a finished matcher leaves behind, handed to the next matcher of the same grammar
 // so it starts with the states and masks already computed. An engine is used by one matcher at
 // a time (checked out, given back when the matcher is destroyed); only the pool's list is
-// shared, under a mutex. Masks stay exact: they are keyed by automaton state, and a state
-// means the same stacks whatever generation built it.
+// shared, under a mutex. The pool's first engine computes its first masks on the background
+// thread (warmup.h) while the generation that compiled the grammar decodes its prompt. Masks
+// stay exact: they are keyed by automaton state, and a state means the same stacks whatever
+// generation built it.
 #pragma once
 
 #include <atomic>
@@ -18,14 +20,30 @@
 #include "mask.h"
 #include "npda.h"
 #include "vocab.h"
+#include "warmup.h"
 
 namespace toolwright::grammar {
+
+// Starts an engine's warm-up on the background thread (warmup.h): the slices the grammar's
+// repeated classes loop on (shared by the vocabulary's grammars), then the first positions'
+// masks (MaskEngine::preheat). The engine and whatever holds the grammar and vocabulary must
+// settle() the result before they are freed; until then only npda.initial() may be read.
+std::shared_ptr<Warmup> start_warmup(const Grammar& grammar, const Vocab& vocab, Npda& npda,
+                                     MaskEngine& masks);
 
 struct Engine {
   std::unique_ptr<Npda> npda;
   std::unique_ptr<MaskEngine> masks;  // refers to *npda: they travel together
+  // The background warm-up still working on npda and masks, or null; settled before they are
+  // used (or freed).
+  std::shared_ptr<Warmup> warming;
   // Approximate heap bytes (automaton plus the masks it may have cached).
   size_t memory_bytes(size_t mask_words) const;
+
+  Engine() = default;
+  Engine(Engine&&) noexcept = default;
+  Engine& operator=(Engine&& o) noexcept;
+  ~Engine();
 };
 
 class EnginePool {

@@ -128,6 +128,16 @@ const uint64_t* active_mask(llama_sampler* smpl) {
   return ctx->bits.data();
 }
 
+bool await_warmup(llama_sampler* smpl) {
+  if (smpl == nullptr || smpl->iface != &g_iface) return false;
+  return static_cast<SamplerCtx*>(smpl->ctx)->matcher.await_warmup();
+}
+
+uint64_t mask_cache_hits(llama_sampler* smpl) {
+  if (smpl == nullptr || smpl->iface != &g_iface) return 0;
+  return static_cast<SamplerCtx*>(smpl->ctx)->matcher.stats().cache_hits;
+}
+
 void forget_llama_vocab(const llama_vocab* vocab) {
   std::shared_ptr<const Vocab> dropped;
   {

@@ -4,6 +4,7 @@
 // into a sampler chain where llama_sampler_init_grammar would go.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -23,6 +24,12 @@ std::shared_ptr<const Vocab> vocab_from_llama(const llama_vocab* vocab);
 // returns it (one bit per token id, n_words() words), else nullptr (another engine, or a lazy
 // grammar still waiting for its trigger: nothing is masked).
 const uint64_t* active_mask(llama_sampler* smpl);
+
+// When `smpl` is one of ours: waits for its engine's warm-up (engine_pool.h) to finish and says
+// whether it had one. For tests and benches (a prompt decoded for longer than the warm-up takes).
+bool await_warmup(llama_sampler* smpl);
+// When `smpl` is one of ours: the masks its engine served from its cache so far, else 0.
+uint64_t mask_cache_hits(llama_sampler* smpl);
 
 // Drops the cached view of `vocab` and its compiled grammars (grammar_cache.h) (its model is
 // being freed); grammars still running keep theirs.

@@ -116,9 +116,10 @@ void MaskEngine::fill(uint32_t state, PartialUtf8 partial, uint64_t* out) {
   store(state, out);
 }
 
-void MaskEngine::preheat() {
+void MaskEngine::preheat(const std::atomic<bool>* stop) {
+  auto stopped = [stop] { return stop != nullptr && stop->load(std::memory_order_acquire); };
   std::vector<uint32_t> level{npda_.initial()}, seen(level), next;
-  for (int depth = 1; depth <= kPreheatDepth && seen.size() < kPreheatStates; depth++) {
+  for (int depth = 1; depth <= kPreheatDepth && seen.size() < kPreheatStates && !stopped(); depth++) {
     next.clear();
     for (uint32_t s : level) {
       if (s == Npda::kDead) continue;
@@ -135,6 +136,7 @@ void MaskEngine::preheat() {
   const Stats before = stats_;
   std::vector<uint64_t> out(vocab_->n_words());
   for (uint32_t s : seen) {
+    if (stopped()) break;
     if (s != Npda::kDead) fill(s, PartialUtf8{}, out.data());
   }
   stats_ = before;

@@ -16,6 +16,7 @@
 // stepping the skeleton.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -45,8 +46,9 @@ class MaskEngine {
   // Computes and caches the masks of the first few states a generation meets (those up to
   // kPreheatDepth code points from the initial state, at most kPreheatStates), so that their
   // plan work (group search over many stacks, e.g. an object's first key) is paid when the
-  // grammar is compiled rather than in the first masks. Stats are left as they were.
-  void preheat();
+  // grammar is compiled rather than in the first masks. Stats are left as they were. With
+  // `stop`, it returns early once the flag is set (checked between two masks).
+  void preheat(const std::atomic<bool>* stop = nullptr);
   static constexpr int kPreheatDepth = 2;
   static constexpr size_t kPreheatStates = 8;
 

@@ -17,8 +17,8 @@ Matcher::Matcher(std::shared_ptr<const Grammar> grammar, std::shared_ptr<const V
     : grammar_(std::move(grammar)), vocab_(std::move(vocab)), lazy_(std::move(lazy)), watcher_(lazy_) {
   npda_ = std::make_unique<Npda>(grammar_);
   masks_ = std::make_unique<MaskEngine>(*npda_, vocab_);
-  vocab_->slices().prebuild_for(*grammar_);  // the slices its repeated classes loop on, now
-  masks_->preheat();                         // the first positions' masks, now
+  // Its slices and first masks are computed off this thread, until the engine is first used.
+  warming_ = start_warmup(*grammar_, *vocab_, *npda_, *masks_);
   reset();
 }
 
@@ -31,16 +31,35 @@ Matcher::Matcher(std::shared_ptr<EnginePool> pool, LazyOptions lazy, const Trigg
   Engine e = pool_->checkout();
   npda_ = std::move(e.npda);
   masks_ = std::move(e.masks);
-  reset();
+  warming_ = std::move(e.warming);
+  reset();  // reads only the initial state, set before any warm-up started
 }
 
 Matcher::~Matcher() {
-  if (pool_ && npda_ && masks_) pool_->give_back(Engine{std::move(npda_), std::move(masks_)});
+  settle();
+  if (pool_ && npda_ && masks_) {
+    Engine e;
+    e.npda = std::move(npda_);
+    e.masks = std::move(masks_);
+    pool_->give_back(std::move(e));
+  }
+}
+
+void Matcher::settle() const {
+  if (!warming_) return;
+  warming_->settle();
+  warming_.reset();
+}
+
+bool Matcher::await_warmup() const {
+  if (!warming_) return false;
+  warming_->wait();
+  return true;
 }
 
 Matcher::Matcher(const Matcher& o)
     : grammar_(o.grammar_), vocab_(o.vocab_), lazy_(o.lazy_), watcher_(o.watcher_), pool_(o.pool_) {
-  npda_ = std::make_unique<Npda>(*o.npda_);
+  npda_ = std::make_unique<Npda>(o.npda());
   masks_ = std::make_unique<MaskEngine>(*npda_, vocab_);
   state_ = o.state_;
   partial_ = o.partial_;
@@ -67,7 +86,7 @@ void Matcher::restore(const Snapshot& s) {
   positions_.resize(s.positions_len);
 }
 
-bool Matcher::is_accepting() const { return awaiting_ || npda_->accepting(state_); }
+bool Matcher::is_accepting() const { return awaiting_ || npda().accepting(state_); }
 
 void Matcher::fill_mask(uint64_t* bits) {
   if (awaiting_) {
@@ -76,16 +95,16 @@ void Matcher::fill_mask(uint64_t* bits) {
     if (n % 64) bits[n / 64] = (1ull << (n % 64)) - 1;
     return;
   }
-  masks_->fill(state_, partial_, bits);
+  masks().fill(state_, partial_, bits);
 }
 
 bool Matcher::token_allowed(int32_t token) {
   if (awaiting_) return token >= 0 && static_cast<size_t>(token) < vocab_->size();
-  return masks_->token_allowed(state_, partial_, token);
+  return masks().token_allowed(state_, partial_, token);
 }
 
 bool Matcher::advance(uint32_t& state, PartialUtf8& partial, int32_t token, std::string_view piece) {
-  Npda& n = *npda_;
+  Npda& n = npda();
   const PartialUtf8 tail = decode_utf8(piece, partial, cps_);
   // Stacks waiting for a token element take the whole token by id; the others read its
   // characters (stacks that meet a token element mid-token, or are complete, drop out).
@@ -112,7 +131,7 @@ bool Matcher::accept(int32_t token) {
       return false;
     }
   } else if (vocab_->is_eog(token)) {
-    if (!npda_->accepting(state_)) return false;
+    if (!npda().accepting(state_)) return false;
   } else if (!advance(state_, partial_, token, vocab_->piece(token))) {
     return false;
   }
@@ -166,7 +185,7 @@ bool Matcher::accept_bytes(std::string_view bytes) {
   if (tail.n_remain < 0) return false;  // not well-formed UTF-8
   uint32_t cur = state_;
   for (uint32_t cp : cps_) {
-    cur = npda_->step(cur, cp);
+    cur = npda().step(cur, cp);
     if (cur == Npda::kDead) return false;
   }
   state_ = cur;
@@ -186,11 +205,11 @@ bool Matcher::rollback(size_t n) {
 }
 
 void Matcher::maybe_compact() {
-  if (npda_->memory_bytes() < kNpdaBudgetBytes) return;
+  if (npda().memory_bytes() < kNpdaBudgetBytes) return;
   std::vector<uint32_t*> live{&state_};
   for (Snapshot& s : history_) live.push_back(&s.state);
-  masks_->clear_cache();
-  npda_->compact(live);
+  masks().clear_cache();
+  npda().compact(live);
 }
 
 }  // namespace toolwright::grammar

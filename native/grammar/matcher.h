@@ -51,12 +51,16 @@ class Matcher {
   void reset();
   size_t n_accepted() const { return history_.size(); }
 
+  // Waits for the engine's warm-up to finish (tests and benches: a prompt decoded for longer than
+  // the warm-up takes); false when there was none (a warm engine from the pool).
+  bool await_warmup() const;
+
   // Exact single-token check (slow path, for tests).
   bool token_allowed(int32_t token);
   // Counts since the engine was built (a pooled engine's include its earlier matchers').
-  const MaskEngine::Stats& stats() const { return masks_->stats(); }
+  const MaskEngine::Stats& stats() const { return masks().stats(); }
   // Stacks the parser holds at the current position (for profiling).
-  uint32_t live_stacks() const { return state_ == Npda::kDead ? 0 : npda_->n_stacks(state_); }
+  uint32_t live_stacks() const { return state_ == Npda::kDead ? 0 : npda().n_stacks(state_); }
 
  private:
   struct Snapshot {
@@ -77,6 +81,8 @@ class Matcher {
   std::shared_ptr<EnginePool> pool_;  // where the engine goes back to, or null
   std::unique_ptr<Npda> npda_;
   std::unique_ptr<MaskEngine> masks_;
+  // The engine's warm-up, until the engine is first used (settle()).
+  mutable std::shared_ptr<Warmup> warming_;
   uint32_t state_;
   PartialUtf8 partial_;
   bool awaiting_;
@@ -89,6 +95,17 @@ class Matcher {
     return Snapshot{state_, partial_, awaiting_, buffer_.size(), positions_.size()};
   }
   void restore(const Snapshot& s);
+  // Stops the engine's warm-up (its masks so far stay cached) and waits for it to let go.
+  void settle() const;
+  // The engine, once no warm-up works on it.
+  Npda& npda() const {
+    settle();
+    return *npda_;
+  }
+  MaskEngine& masks() const {
+    settle();
+    return *masks_;
+  }
   // llama.cpp's per-token advance on (state, partial); false if nothing survives.
   bool advance(uint32_t& state, PartialUtf8& partial, int32_t token, std::string_view piece);
   bool accept_waiting(int32_t token);

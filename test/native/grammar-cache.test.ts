@@ -260,6 +260,8 @@ describe("compiled-grammar cache, mask by mask (toolwright-grammar-tool cache)",
     misses: number;
     warm_engines: number;
     evictions: number;
+    first_masks_active: number;
+    first_masks_cached: number;
   }
   test.each(["llama-bpe", "qwen2"])(
     "warm masks equal cold ones at every step, from 4 threads at once too (%s)",
@@ -286,6 +288,25 @@ describe("compiled-grammar cache, mask by mask (toolwright-grammar-tool cache)",
       expect(result.warm_engines).toBeGreaterThanOrEqual(result.cases);
     },
   );
+
+  test("a new grammar's first masks are computed off the compiling thread: awaited, each is cached", async () => {
+    // As when a prompt takes longer to decode than the warm-up: the cold sampler waits for it.
+    const { code, result } = await runGrammarTool<CacheResult>([
+      "cache",
+      "--vocab",
+      vocabPath("llama-bpe"),
+      "--await-warmup",
+      "--walk-steps",
+      "24",
+      GBNF_FIXTURES,
+      LLAMA_GRAMMARS,
+    ]);
+    expect(result.cases).toBeGreaterThan(10);
+    expect(result.mismatches).toBe(0);
+    expect(code).toBe(0);
+    expect(result.first_masks_active).toBeGreaterThan(10);
+    expect(result.first_masks_cached).toBe(result.first_masks_active);
+  });
 
   test("under a budget too small for most grammars, from 4 threads: evicted or not kept, same masks", async () => {
     const { code, result } = await runGrammarTool<CacheResult>([

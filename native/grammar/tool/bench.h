@@ -14,6 +14,9 @@ struct BenchOptions {
   uint64_t seed = 1;
   bool reference = true;   // also time llama.cpp's sampler
   double max_seconds = 0;  // stop starting new grammars after this long (0: no limit)
+  // Wait for the matcher's warm-up (its first masks, computed off the compiling thread) before its
+  // first mask, as a generation's first mask comes after its prompt is decoded; timed apart.
+  bool await_warmup = true;
 };
 
 // Times masks, accepts and compiles for both engines over the same token sequences; prints one

@@ -15,6 +15,7 @@ namespace {
 
 struct Run {
   bool ok = false;
+  bool first_active = false, first_cached = false;  // the first mask: computed, and a cache hit
   double compile_us = 0, first_mask_us = 0, masks_us = 0;
   size_t masks = 0;
   std::vector<uint64_t> hashes;  // one per step: mask hash, or 0 when no mask is active
@@ -29,7 +30,7 @@ uint64_t hash_bits(const uint64_t* bits, size_t words) {
 // Creates a sampler for `c` and steps through `seq` (or, when empty and `walk` is set, a random
 // walk it records into `seq`), hashing every mask.
 Run run_once(const LoadedVocab& lv, const GrammarCase& c, const CacheOptions& opt,
-             std::vector<llama_token>& seq, bool walk) {
+             std::vector<llama_token>& seq, bool walk, bool await = false) {
   Run r;
   SamplerSpec spec;
   spec.gbnf = c.gbnf;
@@ -44,14 +45,20 @@ Run run_once(const LoadedVocab& lv, const GrammarCase& c, const CacheOptions& op
   llama_sampler* s = make_llama_sampler(lv.vocab, spec, &error);
   r.compile_us = now_us() - t0;
   if (s == nullptr) return r;
+  if (await) await_warmup(s);
   const Vocab& v = *lv.engine_vocab;
   std::mt19937_64 rng(opt.seed);
   const size_t n = walk ? static_cast<size_t>(opt.walk_steps) : seq.size();
   for (size_t step = 0; step <= n; step++) {
+    const uint64_t hits = mask_cache_hits(s);
     t0 = now_us();
     const uint64_t* bits = active_mask(s);
     const double us = now_us() - t0;
-    if (step == 0) r.first_mask_us = us;
+    if (step == 0) {
+      r.first_mask_us = us;
+      r.first_active = bits != nullptr;
+      r.first_cached = mask_cache_hits(s) > hits;
+    }
     r.masks_us += us;
     r.masks++;
     r.hashes.push_back(bits ? hash_bits(bits, v.n_words()) : 0);
@@ -92,7 +99,8 @@ int run_cache(const LoadedVocab& lv, const std::vector<GrammarCase>& cases, cons
   if (opt.max_bytes >= 0) cache.set_max_bytes(static_cast<size_t>(opt.max_bytes));
   const GrammarCache::Stats start = cache.stats();
   std::vector<double> cold_compile, warm_compile, cold_first, warm_first, cold_mask, warm_mask;
-  size_t n_cases = 0, n_skipped = 0, n_mismatch = 0, n_thread_mismatch = 0;
+  size_t n_cases = 0, n_skipped = 0, n_mismatch = 0, n_thread_mismatch = 0, n_first_active = 0,
+         n_first_cached = 0;
   std::vector<double> entry_bytes;
   std::vector<std::pair<double, std::string>> slowest;  // cold compile, grammar
   for (const GrammarCase& c : cases) {
@@ -100,12 +108,14 @@ int run_cache(const LoadedVocab& lv, const std::vector<GrammarCase>& cases, cons
     std::vector<llama_token> seq;
     const bool walk = c.texts.empty();
     if (!walk) seq = tokenize(lv.vocab, c.texts[0]);
-    const Run cold = run_once(lv, c, opt, seq, walk);
+    const Run cold = run_once(lv, c, opt, seq, walk, opt.await_warmup);
     if (!cold.ok) {
       n_skipped++;
       continue;
     }
     n_cases++;
+    n_first_active += cold.first_active ? 1 : 0;
+    n_first_cached += cold.first_cached ? 1 : 0;
     std::vector<llama_token> replay = seq;
     const Run warm = run_once(lv, c, opt, replay, false);
     entry_bytes.push_back(static_cast<double>(cache.stats().bytes));
@@ -160,6 +170,7 @@ int run_cache(const LoadedVocab& lv, const std::vector<GrammarCase>& cases, cons
   out += count("misses", end.misses - start.misses) +
          count("warm_engines", end.warm_engines - start.warm_engines);
   out += count("evictions", end.evictions - start.evictions);
+  out += count("first_masks_active", n_first_active) + count("first_masks_cached", n_first_cached);
   out += field("entry_bytes", summary_json(entry_bytes)) + "," + field("slowest_cold", slow) + ",";
   out += field("compile_cold_us", summary_json(cold_compile)) + ",";
   out += field("compile_warm_us", summary_json(warm_compile)) + ",";

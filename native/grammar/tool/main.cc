@@ -4,7 +4,8 @@
 //         [--rollbacks N] [--branch-walks N] [--special-texts] [--trigger-pattern REGEX]... [--trigger-token
 //         ID]... [-v] PATH...
 //       Both engines walk the same token sequences; masks must match at every step.
-//   bench --vocab V.gguf [--no-reference] [--walk-steps N] [--texts N] [--max-seconds S] PATH...
+//   bench --vocab V.gguf [--no-reference] [--no-await-warmup] [--walk-steps N] [--texts N] [--max-seconds S]
+//         PATH...
 //       Per-mask, per-accept and compile times of both engines.
 //   compile --vocab V.gguf [--runs N] [--root NAME] PATH...
 //       Cold-compile distribution only (no masks): wall and CPU time, median of N runs each.
@@ -14,9 +15,10 @@
 //   P]...
 //         [--trigger-token ID]... [--trigger-word W]... [--reasoning-end S] GRAMMAR
 //       Step one text through a matcher and report every decision.
-//   cache --vocab V.gguf [--walk-steps N] [--seed S] [--threads N] [--cache-bytes N] [--root NAME] PATH...
+//   cache --vocab V.gguf [--walk-steps N] [--seed S] [--threads N] [--cache-bytes N] [--await-warmup]
+//         [--root NAME] PATH...
 //       Compiled-grammar cache: cold vs warm compile and first mask, identical masks (also from
-//       N threads at once).
+//       N threads at once); --await-warmup: a cold sampler waits for its engine's warm-up first.
 //   slices --vocab V.gguf
 //       Class slices built by every construction for a table of classes must agree.
 //   tokenize --vocab V.gguf TEXT...
@@ -126,8 +128,12 @@ int main(int argc, char** argv) {
       k.threads = atoi(value().c_str());
     else if (a == "--cache-bytes")
       k.max_bytes = strtoll(value().c_str(), nullptr, 10);
+    else if (a == "--await-warmup")
+      k.await_warmup = true;
     else if (a == "--texts")
       b.texts_per_case = atoi(value().c_str());
+    else if (a == "--no-await-warmup")
+      b.await_warmup = false;
     else if (a == "--no-reference")
       b.reference = false;
     else if (a == "-v")
