@@ -196,7 +196,7 @@ test("a busy context refuses a second decode and a generation; a generation repo
   expect(await first).toBe(3);
   expect(Array.from(context.tokens())).toEqual([1, 2, 3]);
   const events = await generateEvents(context, sampler, [1, 2, 3, 4], 2);
-  expect(events[0]).toEqual({ type: "start", sequence: 0, reused: 3, evaluated: 1 });
+  expect(events[0]).toEqual({ type: "start", sequence: 0, reused: 3, evaluated: 1, shifted: 0 });
   const tokens = events.filter((e) => e.type === "token");
   expect(tokens.length).toBeGreaterThanOrEqual(1);
   expect(Buffer.isBuffer(tokens[0]!.bytes)).toBe(true);
