@@ -21,7 +21,8 @@ export const CONTEXT_OVERFLOW_OPTION: OptionSpec = {
   value: "MODE",
   help:
     "a conversation longer than the context: error (default) or truncate-oldest\n(leave the oldest turns " +
-    "out; the system prompt, the tools and the latest turn stay)",
+    "out; the system prompt, the tools and the latest turn stay, and\nthe turns kept stay in the cache where the " +
+    "model can shift them)",
 };
 
 /** The `--context-overflow` value, checked (a {@link UsageError} names the flag). */
