@@ -105,6 +105,8 @@ void EventSink::Deliver(napi_env env, napi_value callback, const SequenceEvent& 
       out.Set("token", event.token);
       out.Set("bytes", Napi::Buffer<char>::Copy(e, event.piece.data(), event.piece.size()));
       out.Set("eog", event.eog);
+      out.Set("passes", static_cast<double>(event.passes));
+      if (event.forced) out.Set("forced", true);
       break;
     case SequenceEvent::kEnd:
       out.Set("type", "end");
@@ -399,6 +401,7 @@ void BatchScheduler::Assign(ContextState& state, Slot& slot, RequestPtr request)
   }
   slot.pending.assign(prompt.begin() + static_cast<std::ptrdiff_t>(keep), prompt.end());
   slot.next = LLAMA_TOKEN_NULL;
+  slot.forced.clear();
   slot.generated = 0;
   slot.row = -1;
   slot.last_used = ++assigned_;
@@ -432,9 +435,10 @@ bool BatchScheduler::Decode(ContextState& state) {
   int32_t used = 0;
   for (size_t k = 0; k < slots_.size(); k++) {
     const Slot& slot = slots_[k];
-    if (slot.request && slot.next != LLAMA_TOKEN_NULL && !WaitsForReader(slot) && used < capacity) {
+    const int32_t n = 1 + static_cast<int32_t>(slot.forced.size());
+    if (slot.request && slot.next != LLAMA_TOKEN_NULL && !WaitsForReader(slot) && used + n <= capacity) {
       decodes[k] = true;
-      used++;
+      used += n;
     }
   }
   for (size_t k = 0; k < slots_.size(); k++) {
@@ -451,7 +455,15 @@ bool BatchScheduler::Decode(ContextState& state) {
   for (size_t k = 0; k < slots_.size(); k++) {
     Slot& slot = slots_[k];
     slot.row = -1;
-    if (decodes[k]) slot.row = add(slot.next, slot.tokens.size(), slot.seq, true);
+    if (decodes[k]) {
+      // Forced tokens follow the sampled one; only the last of them has logits to sample from.
+      slot.row = add(slot.next, slot.tokens.size(), slot.seq, slot.forced.empty());
+      for (size_t i = 0; i < slot.forced.size(); i++) {
+        const bool last = i + 1 == slot.forced.size();
+        const int32_t row = add(slot.forced[i], slot.tokens.size() + 1 + i, slot.seq, last);
+        if (last) slot.row = row;
+      }
+    }
     for (size_t i = 0; i < chunk[k]; i++) {
       const bool last = i + 1 == chunk[k] && chunk[k] == slot.pending.size() && slot.request->max_tokens != 0;
       const int32_t row = add(slot.pending[i], slot.tokens.size() + i, slot.seq, last);
@@ -502,9 +514,12 @@ bool BatchScheduler::Decode(ContextState& state) {
   for (size_t k = 0; k < slots_.size(); k++) {
     Slot& slot = slots_[k];
     if (!slot.request) continue;
+    if (decodes[k] || chunk[k] > 0) slot.request->passes++;
     if (slot.next != LLAMA_TOKEN_NULL && slot.row >= 0 && chunk[k] == 0) {
       slot.tokens.push_back(slot.next);
+      slot.tokens.insert(slot.tokens.end(), slot.forced.begin(), slot.forced.end());
       slot.next = LLAMA_TOKEN_NULL;
+      slot.forced.clear();
     }
     if (chunk[k] > 0) {
       slot.tokens.insert(slot.tokens.end(), slot.pending.begin(),
@@ -534,16 +549,8 @@ void BatchScheduler::SampleRows(ContextState& state) {
       }
     }
     state.sampled_tokens++;
-    slot.generated++;
-    SequenceEvent event;
-    event.kind = SequenceEvent::kToken;
-    event.token = token;
-    event.piece = TokenPiece(vocab, token);
-    event.eog = llama_vocab_is_eog(vocab, token);
-    const bool eog = event.eog;
-    slot.request->window->sent++;  // counted before the reader can see it
-    slot.request->events->Send(std::move(event));
-    if (eog) {
+    SendToken(state, slot, token, false);
+    if (llama_vocab_is_eog(vocab, token)) {
       Finish(slot, "eog");
     } else if (slot.request->max_tokens >= 0 && slot.generated >= slot.request->max_tokens) {
       Finish(slot, "maxTokens");
@@ -551,6 +558,7 @@ void BatchScheduler::SampleRows(ContextState& state) {
       Finish(slot, "contextFull");  // no room to decode this token for the next one
     } else {
       slot.next = token;
+      ForceAhead(state, slot);
     }
   }
 }
@@ -582,6 +590,7 @@ void BatchScheduler::Finish(Slot& slot, const std::string& reason, const std::st
   slot.request.reset();
   slot.pending.clear();
   slot.next = LLAMA_TOKEN_NULL;
+  slot.forced.clear();
   slot.row = -1;
   if (request) End(request, reason, code, error);
 }

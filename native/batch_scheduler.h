@@ -56,6 +56,8 @@ struct SequenceEvent {
   llama_token token = LLAMA_TOKEN_NULL;
   std::string piece;
   bool eog = false;
+  bool forced = false;        // kToken: appended without sampling (fast_forward.h)
+  uint64_t passes = 0;        // kToken: decode passes the request has taken part in so far
   llama_seq_id sequence = 0;  // kStart: the slot's sequence
   size_t reused = 0;          // kStart: prompt tokens found in the slot's cache
   size_t evaluated = 0;       // kStart: prompt tokens to evaluate
@@ -114,6 +116,7 @@ struct SequenceRequest {
   bool reuse_prefix = true;
   std::shared_ptr<EventSink> events;  // closed after the kEnd event
   std::shared_ptr<ReadWindow> window = std::make_shared<ReadWindow>();
+  uint64_t passes = 0;  // decode passes it took part in (context's thread)
   std::atomic<bool> cancelled{false};
   std::atomic<bool> paused{false};  // waiting for its reader after the last round
   std::atomic<bool> ended{false};   // its end was decided (by the round, or by FailLost)
@@ -185,6 +188,7 @@ class BatchScheduler {
     RequestPtr request;                   // null: free
     std::vector<llama_token> pending;     // prompt tokens still to decode
     llama_token next = LLAMA_TOKEN_NULL;  // sampled, to decode in the next round
+    std::vector<llama_token> forced;      // forced tokens after `next`, decoded with it (batch_forced.cc)
     int64_t generated = 0;
     int32_t row = -1;        // this round's logits row, -1: none
     uint64_t last_used = 0;  // when it last took a request: ties go to the least recently used
@@ -222,6 +226,11 @@ class BatchScheduler {
   // DecodeMedia for one slot: false when its request ended.
   bool DecodeImage(ContextState& state, Slot& slot);
   void SampleRows(ContextState& state);
+  // Context's thread (batch_forced.cc): after a slot's sampled token, appends the tokens its grammar
+  // forces next (fast_forward.h) to decode with it, each reported as a token; may end the request.
+  void ForceAhead(ContextState& state, Slot& slot);
+  // A token event for `token` of `slot`'s request (counted in its read window first).
+  void SendToken(ContextState& state, Slot& slot, llama_token token, bool forced);
   // Ends a request: `reason` is a stop reason, or empty with an error code and message.
   void End(const RequestPtr& request, const std::string& reason, const std::string& code = "",
            const std::string& error = "");

@@ -289,7 +289,7 @@ void Sampler::Init(Napi::Env env, Napi::Object exports) {
 }
 
 // new Sampler(model, {temperature, topK, topP, minP, repeatPenalty, presencePenalty,
-//                     frequencyPenalty, penaltyLastN, seed, greedy})
+//                     frequencyPenalty, penaltyLastN, seed, greedy, fastForward})
 Sampler::Sampler(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Sampler>(info) {
   Napi::Env env = info.Env();
   ModelPtr model = Model::FromValue(env, info.Length() > 0 ? info[0] : env.Undefined(), kNew, "model");
@@ -300,6 +300,8 @@ Sampler::Sampler(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Sampler>(inf
   state_ = std::make_shared<SamplerState>();
   state_->model = std::move(model);
   state_->chain = BuildChain(options, state_->model->n_vocab);
+  state_->fast_forward =
+      args::OptBool(args::OptionalObject(info, 1, kNew, "options"), "fastForward", true, kNew);
   // A chain of the greedy pick alone (no penalties): it keeps no state to accept tokens into.
   state_->greedy_only =
       llama_sampler_chain_n(state_->chain) == 1 && (options.greedy || options.temperature <= 0.0);

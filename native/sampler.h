@@ -30,6 +30,8 @@ struct SamplerState {
   bool verify_accept = false;
   // The chain is the greedy pick alone: without a grammar, Sample() takes the argmax directly.
   bool greedy_only = false;
+  // Tokens the grammar forces are appended without sampling (fast_forward.h); option fastForward.
+  bool fast_forward = true;
 
   ~SamplerState();
 

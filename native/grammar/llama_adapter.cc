@@ -128,6 +128,12 @@ const uint64_t* active_mask(llama_sampler* smpl) {
   return ctx->bits.data();
 }
 
+Matcher* active_matcher(llama_sampler* smpl) {
+  if (smpl == nullptr || smpl->iface != &g_iface) return nullptr;
+  auto* ctx = static_cast<SamplerCtx*>(smpl->ctx);
+  return ctx->matcher.is_active() ? &ctx->matcher : nullptr;
+}
+
 void forget_llama_vocab(const llama_vocab* vocab) {
   std::shared_ptr<const Vocab> dropped;
   {

@@ -24,6 +24,11 @@ std::shared_ptr<const Vocab> vocab_from_llama(const llama_vocab* vocab);
 // grammar still waiting for its trigger: nothing is masked).
 const uint64_t* active_mask(llama_sampler* smpl);
 
+// The matcher of `smpl` when it is one of ours and its grammar is active, else nullptr (fast-forward
+// reads the text it forces).
+class Matcher;
+Matcher* active_matcher(llama_sampler* smpl);
+
 // Drops the cached view of `vocab` and its compiled grammars (grammar_cache.h) (its model is
 // being freed); grammars still running keep theirs.
 void forget_llama_vocab(const llama_vocab* vocab);

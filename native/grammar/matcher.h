@@ -51,6 +51,11 @@ class Matcher {
   void reset();
   size_t n_accepted() const { return history_.size(); }
 
+  // The text the grammar forces from here, at most `max_bytes` (whole code points): each next
+  // character is the only one it allows, and it cannot end there. Empty while a lazy grammar waits
+  // for its trigger or inside a character. Does not advance. In forced.cc.
+  std::string forced_text(size_t max_bytes);
+
   // Exact single-token check (slow path, for tests).
   bool token_allowed(int32_t token);
   // Counts since the engine was built (a pooled engine's include its earlier matchers').

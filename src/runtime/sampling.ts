@@ -42,6 +42,14 @@ export interface SamplingOptions {
   seed?: number;
   /** Always pick the most likely token. Default false. */
   greedy?: boolean;
+  /**
+   * Fast-forward: where a grammar admits only one continuation (a tool call's markers, a schema's
+   * keys, punctuation), its tokens are appended without sampling and decoded together in one
+   * forward pass. The run stops before any token boundary where the model could still write a token
+   * running past the forced text, so at temperature 0 the output is nearly always what sampling
+   * each token gives. Counted in `stats.forcedTokens`. No effect without a grammar. Default true.
+   */
+  fastForward?: boolean;
 }
 
 /**
@@ -86,6 +94,7 @@ const SAMPLING_TABLE: { readonly [K in keyof Required<SamplingOptions>]: Samplin
   penaltyLastN: (v, name) => optInteger(v, name, 0, 1 << 20),
   seed: (v, name) => optInteger(v, name, 0, 0xfffffffe),
   greedy: (v, name) => optBoolean(v, name),
+  fastForward: (v, name) => optBoolean(v, name),
 };
 
 /** The keys of {@link SamplingOptions} (generate and chat check them). */
