@@ -93,7 +93,19 @@ async function chat(model, content, fastForward) {
   return { r, ms, tokens: sum("tokensGenerated"), forced: sum("forcedTokens"), passes: sum("forwardPasses"), prompt };
 }
 
-const total = { cases: 0, validOn: 0, validOff: 0, same: 0, tokensOn: 0, tokensOff: 0, forced: 0, passesOn: 0, passesOff: 0, msOn: 0, msOff: 0 };
+const total = {
+  cases: 0,
+  validOn: 0,
+  validOff: 0,
+  same: 0,
+  tokensOn: 0,
+  tokensOff: 0,
+  forced: 0,
+  passesOn: 0,
+  passesOff: 0,
+  msOn: 0,
+  msOff: 0,
+};
 const differ = [];
 for (const template of templates) {
   const path = await benchModelFor(template);
@@ -116,7 +128,8 @@ for (const template of templates) {
       total.msOff += off.ms;
       if (!same) differ.push(`${template} "${content}"`);
       console.log(
-        `${template.padEnd(58)} valid ${valid(on.r) ? "y" : "n"}/${valid(off.r) ? "y" : "n"} same ${same ? "y" : "n"}  ` +
+        `${template.padEnd(58)} valid ${valid(on.r) ? "y" : "n"}/${valid(off.r) ? "y" : "n"} ` +
+          `same ${same ? "y" : "n"}  ` +
           `tokens ${on.tokens}/${off.tokens} forced ${on.forced} passes ${on.passes}/${off.passes}`,
       );
     }
@@ -127,7 +140,9 @@ for (const template of templates) {
 console.log(JSON.stringify(total));
 console.log(`identical: ${total.same}/${total.cases} (${((100 * total.same) / total.cases).toFixed(1)}%)`);
 console.log(`valid with fast-forward: ${total.validOn}/${total.cases}, without: ${total.validOff}/${total.cases}`);
-console.log(`forward passes: ${total.passesOn} against ${total.passesOff} (${(total.passesOff / total.passesOn).toFixed(2)}x)`);
+console.log(
+  `forward passes: ${total.passesOn} against ${total.passesOff} (${(total.passesOff / total.passesOn).toFixed(2)}x)`,
+);
 
 // The test model of the e2e sweep for a template (its vocabulary and size from the options).
 async function benchModelFor(template) {

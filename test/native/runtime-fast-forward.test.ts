@@ -13,11 +13,15 @@ import { ensureTestModel } from "../helpers/test-models.js";
 const CONTEXT = { contextSize: 1024, threads: 1 } as const;
 
 const CALL_GBNF = String.raw`
-root ::= "<tool_call>\n{\"name\": \"get_forecast\", \"arguments\": {\"unit\": " unit ", \"days\": " days "}}\n</tool_call>"
+root ::= "<tool_call>\n{\"name\": \"get_forecast\", \"arguments\": " args "}\n</tool_call>"
+args ::= "{\"unit\": " unit ", \"days\": " days "}"
 unit ::= "\"celsius\"" | "\"fahrenheit\""
 days ::= [1-3]
 `;
-const CALL_SHAPE = /^<tool_call>\n\{"name": "get_forecast", "arguments": \{"unit": "(celsius|fahrenheit)", "days": [1-3]\}\}\n<\/tool_call>$/;
+const CALL_SHAPE = new RegExp(
+  String.raw`^<tool_call>\n\{"name": "get_forecast", "arguments": ` +
+    String.raw`\{"unit": "(celsius|fahrenheit)", "days": [1-3]\}\}\n</tool_call>$`,
+);
 const SCHEMA_GBNF = String.raw`
 root ::= "{" ws "\"city\":" ws "\"" [a-z]{1,4} "\"," ws "\"temperature_in_celsius\":" ws [0-9]{1,2} ws "}"
 ws ::= [ ]?
@@ -32,7 +36,11 @@ interface Run {
   stopReason: string | undefined;
 }
 
-async function run(context: Context, gbnf: string, options: { fastForward?: boolean; maxTokens?: number; stop?: string[] }) {
+async function run(
+  context: Context,
+  gbnf: string,
+  options: { fastForward?: boolean; maxTokens?: number; stop?: string[] },
+) {
   const generation = context.generate({
     prompt: "Call the tool:",
     maxTokens: options.maxTokens ?? 200,
