@@ -402,6 +402,7 @@ void BatchScheduler::Assign(ContextState& state, Slot& slot, RequestPtr request)
   slot.pending.assign(prompt.begin() + static_cast<std::ptrdiff_t>(keep), prompt.end());
   slot.next = LLAMA_TOKEN_NULL;
   slot.forced.clear();
+  slot.checking.clear();
   slot.generated = 0;
   slot.row = -1;
   slot.last_used = ++assigned_;
@@ -456,12 +457,14 @@ bool BatchScheduler::Decode(ContextState& state) {
     Slot& slot = slots_[k];
     slot.row = -1;
     if (decodes[k]) {
-      // Forced tokens follow the sampled one; only the last of them has logits to sample from.
-      slot.row = add(slot.next, slot.tokens.size(), slot.seq, slot.forced.empty());
+      // Forced tokens follow the sampled one; only the last of them has logits to sample from, unless
+      // each is checked against the model's own pick (the row before it).
+      slot.checking_rows.clear();
+      slot.row = add(slot.next, slot.tokens.size(), slot.seq, slot.forced.empty() || slot.forced_checked);
       for (size_t i = 0; i < slot.forced.size(); i++) {
+        slot.checking_rows.push_back(slot.row);
         const bool last = i + 1 == slot.forced.size();
-        const int32_t row = add(slot.forced[i], slot.tokens.size() + 1 + i, slot.seq, last);
-        if (last) slot.row = row;
+        slot.row = add(slot.forced[i], slot.tokens.size() + 1 + i, slot.seq, last || slot.forced_checked);
       }
     }
     for (size_t i = 0; i < chunk[k]; i++) {
@@ -519,6 +522,7 @@ bool BatchScheduler::Decode(ContextState& state) {
       slot.tokens.push_back(slot.next);
       slot.tokens.insert(slot.tokens.end(), slot.forced.begin(), slot.forced.end());
       slot.next = LLAMA_TOKEN_NULL;
+      if (slot.forced_checked) slot.checking.swap(slot.forced);
       slot.forced.clear();
     }
     if (chunk[k] > 0) {
@@ -534,32 +538,38 @@ bool BatchScheduler::Decode(ContextState& state) {
 }
 
 void BatchScheduler::SampleRows(ContextState& state) {
-  const llama_vocab* vocab = state.model->vocab;
   for (Slot& slot : slots_) {
     if (!slot.request || slot.row < 0) continue;
-    std::string error;
-    llama_token token = LLAMA_TOKEN_NULL;
-    {
-      ScopedLogCapture capture;
-      token = slot.request->sampler->Sample(state.ctx, &error, slot.row);
-      if (token == LLAMA_TOKEN_NULL) {
-        const std::string reason = capture.Reason();
-        Finish(slot, "", codes::kSampleFailed, error + (reason.empty() ? "" : ": " + reason));
-        continue;
-      }
-    }
-    state.sampled_tokens++;
-    SendToken(state, slot, token, false);
-    if (llama_vocab_is_eog(vocab, token)) {
-      Finish(slot, "eog");
-    } else if (slot.request->max_tokens >= 0 && slot.generated >= slot.request->max_tokens) {
-      Finish(slot, "maxTokens");
-    } else if (slot.tokens.size() + 1 > state.n_ctx) {
-      Finish(slot, "contextFull");  // no room to decode this token for the next one
-    } else {
-      slot.next = token;
-      ForceAhead(state, slot);
-    }
+    if (!slot.checking.empty() && !CheckForced(state, slot)) continue;
+    const llama_token token = SampleRow(state, slot, slot.row);
+    if (token != LLAMA_TOKEN_NULL) TakeSampled(state, slot, token, false);
+  }
+}
+
+llama_token BatchScheduler::SampleRow(ContextState& state, Slot& slot, int32_t row) {
+  std::string error;
+  ScopedLogCapture capture;
+  const llama_token token = slot.request->sampler->Sample(state.ctx, &error, row);
+  if (token == LLAMA_TOKEN_NULL) {
+    const std::string reason = capture.Reason();
+    Finish(slot, "", codes::kSampleFailed, error + (reason.empty() ? "" : ": " + reason));
+    return LLAMA_TOKEN_NULL;
+  }
+  state.sampled_tokens++;
+  return token;
+}
+
+void BatchScheduler::TakeSampled(ContextState& state, Slot& slot, llama_token token, bool forced) {
+  SendToken(state, slot, token, forced);
+  if (llama_vocab_is_eog(state.model->vocab, token)) {
+    Finish(slot, "eog");
+  } else if (slot.request->max_tokens >= 0 && slot.generated >= slot.request->max_tokens) {
+    Finish(slot, "maxTokens");
+  } else if (slot.tokens.size() + 1 > state.n_ctx) {
+    Finish(slot, "contextFull");  // no room to decode this token for the next one
+  } else {
+    slot.next = token;
+    ForceAhead(state, slot);
   }
 }
 
@@ -591,6 +601,7 @@ void BatchScheduler::Finish(Slot& slot, const std::string& reason, const std::st
   slot.pending.clear();
   slot.next = LLAMA_TOKEN_NULL;
   slot.forced.clear();
+  slot.checking.clear();
   slot.row = -1;
   if (request) End(request, reason, code, error);
 }

@@ -189,6 +189,9 @@ class BatchScheduler {
     std::vector<llama_token> pending;     // prompt tokens still to decode
     llama_token next = LLAMA_TOKEN_NULL;  // sampled, to decode in the next round
     std::vector<llama_token> forced;      // forced tokens after `next`, decoded with it (batch_forced.cc)
+    bool forced_checked = false;          // `forced` are reported once the model's own picks agree
+    std::vector<llama_token> checking;    // decoded forced tokens to check against the model's picks
+    std::vector<int32_t> checking_rows;   // the logits row before each of them
     int64_t generated = 0;
     int32_t row = -1;        // this round's logits row, -1: none
     uint64_t last_used = 0;  // when it last took a request: ties go to the least recently used
@@ -229,6 +232,15 @@ class BatchScheduler {
   // Context's thread (batch_forced.cc): after a slot's sampled token, appends the tokens its grammar
   // forces next (fast_forward.h) to decode with it, each reported as a token; may end the request.
   void ForceAhead(ContextState& state, Slot& slot);
+  // Context's thread (batch_forced.cc), checked fast-forward: samples the row before each decoded
+  // forced token; where the pick differs, the rest of the run leaves the cache and the pick is taken
+  // instead. True when every forced token was the pick (the slot's last row is sampled next).
+  bool CheckForced(ContextState& state, Slot& slot);
+  // The slot's pick from logits row `row`, or LLAMA_TOKEN_NULL once the request ended in failure.
+  llama_token SampleRow(ContextState& state, Slot& slot, int32_t row);
+  // A token the slot's sampler picked (or that fast-forward appended): reported, then the end of the
+  // request, or the next token to decode.
+  void TakeSampled(ContextState& state, Slot& slot, llama_token token, bool forced);
   // A token event for `token` of `slot`'s request (counted in its read window first).
   void SendToken(ContextState& state, Slot& slot, llama_token token, bool forced);
   // Ends a request: `reason` is a stop reason, or empty with an error code and message.

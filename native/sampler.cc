@@ -109,6 +109,16 @@ bool HasTokenReferences(const std::string& gbnf) {
   return false;
 }
 
+// fastForward: true (default), false, or "checked".
+void ReadFastForward(const Napi::Object& o, SamplerState& state) {
+  const Napi::Value value = o.Has("fastForward") ? o.Get("fastForward") : o.Env().Undefined();
+  if (value.IsString() && value.As<Napi::String>().Utf8Value() == "checked") {
+    state.fast_forward_checked = true;
+    return;
+  }
+  state.fast_forward = args::OptBool(o, "fastForward", true, kNew);
+}
+
 GrammarSpec ReadGrammarSpec(const Napi::Object& o, const ModelPtr& model) {
   constexpr const char* kMethod = "Sampler.setGrammar";
   GrammarSpec spec;
@@ -300,8 +310,7 @@ Sampler::Sampler(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Sampler>(inf
   state_ = std::make_shared<SamplerState>();
   state_->model = std::move(model);
   state_->chain = BuildChain(options, state_->model->n_vocab);
-  state_->fast_forward =
-      args::OptBool(args::OptionalObject(info, 1, kNew, "options"), "fastForward", true, kNew);
+  ReadFastForward(args::OptionalObject(info, 1, kNew, "options"), *state_);
   // A chain of the greedy pick alone (no penalties): it keeps no state to accept tokens into.
   state_->greedy_only =
       llama_sampler_chain_n(state_->chain) == 1 && (options.greedy || options.temperature <= 0.0);

@@ -32,6 +32,8 @@ struct SamplerState {
   bool greedy_only = false;
   // Tokens the grammar forces are appended without sampling (fast_forward.h); option fastForward.
   bool fast_forward = true;
+  // fastForward "checked": each forced token is kept only where the model's own pick agrees.
+  bool fast_forward_checked = false;
 
   ~SamplerState();
 

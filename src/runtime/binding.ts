@@ -286,8 +286,8 @@ export interface NativeSamplerOptions {
   penaltyLastN?: number;
   seed?: number;
   greedy?: boolean;
-  /** Append the tokens a grammar forces without sampling them (default true). */
-  fastForward?: boolean;
+  /** Append the tokens a grammar forces without sampling them (default true); "checked": keep those the model picks. */
+  fastForward?: boolean | "checked";
 }
 
 export interface NativeGrammarSpec {

@@ -8,6 +8,7 @@ import {
   checkObject,
   checkString,
   checkTokens,
+  describe,
   optBoolean,
   optInteger,
   optNumber,
@@ -48,8 +49,12 @@ export interface SamplingOptions {
    * forward pass. The run stops before any token boundary where the model could still write a token
    * running past the forced text, so at temperature 0 the output is nearly always what sampling
    * each token gives. Counted in `stats.forcedTokens`. No effect without a grammar. Default true.
+   *
+   * `"checked"`: the forced tokens are decoded in one batch with the logits of each, and kept only as
+   * far as the model's own pick agrees (its pick replaces the first one it does not): the output is
+   * exactly that of sampling each token, at any temperature, in fewer passes where the model agrees.
    */
-  fastForward?: boolean;
+  fastForward?: boolean | "checked";
 }
 
 /**
@@ -94,7 +99,10 @@ const SAMPLING_TABLE: { readonly [K in keyof Required<SamplingOptions>]: Samplin
   penaltyLastN: (v, name) => optInteger(v, name, 0, 1 << 20),
   seed: (v, name) => optInteger(v, name, 0, 0xfffffffe),
   greedy: (v, name) => optBoolean(v, name),
-  fastForward: (v, name) => optBoolean(v, name),
+  fastForward: (v, name) => {
+    if (v === undefined || typeof v === "boolean" || v === "checked") return v;
+    throw new TypeError(`${name} must be a boolean or "checked", got ${describe(v)}`);
+  },
 };
 
 /** The keys of {@link SamplingOptions} (generate and chat check them). */

@@ -36,17 +36,23 @@ interface Run {
   stopReason: string | undefined;
 }
 
-async function run(
-  context: Context,
-  gbnf: string,
-  options: { fastForward?: boolean; maxTokens?: number; stop?: string[] },
-) {
+interface RunOptions {
+  fastForward?: boolean | "checked";
+  maxTokens?: number;
+  stop?: string[];
+  sampling?: { temperature: number; seed?: number };
+}
+
+async function run(context: Context, gbnf: string, options: RunOptions) {
   const generation = context.generate({
     prompt: "Call the tool:",
     maxTokens: options.maxTokens ?? 200,
     stop: options.stop ?? [],
     grammar: { gbnf },
-    sampling: { temperature: 0, ...(options.fastForward === undefined ? {} : { fastForward: options.fastForward }) },
+    sampling: {
+      ...(options.sampling ?? { temperature: 0 }),
+      ...(options.fastForward === undefined ? {} : { fastForward: options.fastForward }),
+    },
   });
   const tokens: number[] = [];
   let text = "";
@@ -95,6 +101,38 @@ describe.each(["llama-spm", "qwen2"])("%s", (vocab) => {
     expect(on.text).toBe(off.text);
     expect(on.stats.forwardPasses).toBeLessThan(off.stats.forwardPasses);
     expect(on.stats.forcedTokens).toBeGreaterThan(on.stats.tokensGenerated / 2);
+  });
+
+  // Checked: each forced token is kept only where the model's own pick agrees, so the output is that of
+  // sampling each token (the same random draws too), in fewer passes where the model agrees.
+  test.each([
+    ["a forced tool call at temperature 0", CALL_GBNF, { temperature: 0 }],
+    ["a JSON schema response at temperature 0", SCHEMA_GBNF, { temperature: 0 }],
+    ["a forced tool call, sampled", CALL_GBNF, { temperature: 1, seed: 3 }],
+  ])("checked, %s: the tokens of sampling each one", async (_name, gbnf, sampling) => {
+    const off = await run(context, gbnf, { fastForward: false, sampling });
+    const checked = await run(context, gbnf, { fastForward: "checked", sampling });
+    expect(checked.tokens).toEqual(off.tokens);
+    expect(checked.text).toBe(off.text);
+    expect(checked.stats.forwardPasses).toBeLessThanOrEqual(off.stats.forwardPasses);
+    expect(checked.stats.forwardPasses).toBe(off.stats.forwardPasses - checked.stats.forcedTokens);
+  });
+
+  test("checked, a grammar with one output: most of it decoded in one pass", async () => {
+    const gbnf = String.raw`root ::= "<tool_call>\n{\"name\": \"get_forecast\", \"arguments\": {}}\n</tool_call>"`;
+    const off = await run(context, gbnf, { fastForward: false });
+    const checked = await run(context, gbnf, { fastForward: "checked" });
+    expect(checked.tokens).toEqual(off.tokens);
+    expect(checked.stats.forcedTokens).toBeGreaterThan(0);
+  });
+
+  test("checked: maxTokens cuts inside a forced run", async () => {
+    const full = await run(context, CALL_GBNF, { fastForward: false });
+    for (const maxTokens of [1, 2, 3, 5, 8]) {
+      const cut = await run(context, CALL_GBNF, { maxTokens, fastForward: "checked" });
+      expect(cut.stopReason).toBe("maxTokens");
+      expect(cut.tokens).toEqual(full.tokens.slice(0, maxTokens));
+    }
   });
 
   test("maxTokens counts forced tokens and cuts inside a forced run", async () => {
