@@ -1,7 +1,7 @@
 // Fast-forward against step-by-step decoding on the e2e sweep's tool templates, at temperature 0:
-// each template's forced call (tool_choice "required") with fastForward on and off. Prints, per
-// template, whether both calls are valid, whether the outputs are identical, the tokens forced and
-// the forward passes of each; then the totals. Needs `npm run build:ts`.
+// each template's forced call (tool_choice "required") with fastForward off, on and "checked". Prints,
+// per case and mode, whether the call is valid, whether it is identical to the one without fast-forward,
+// the tokens generated and forced and the forward passes; then the totals. Needs `npm run build:ts`.
 //   node scripts/bench/fast-forward-sweep.mjs [--vocab llama-spm] [--size tiny] [--templates a,b] [--prompts 3]
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -74,6 +74,12 @@ function valid(r) {
   }
 }
 
+// The message as compared between modes: content and calls, without the calls' generated ids.
+function messageKey(r) {
+  const calls = (r.message.tool_calls ?? []).map((c) => c.function);
+  return JSON.stringify([r.message.content, r.message.reasoning_content, calls]);
+}
+
 async function chat(model, content, fastForward) {
   generations.length = 0;
   const started = performance.now();
@@ -93,56 +99,54 @@ async function chat(model, content, fastForward) {
   return { r, ms, tokens: sum("tokensGenerated"), forced: sum("forcedTokens"), passes: sum("forwardPasses"), prompt };
 }
 
-const total = {
-  cases: 0,
-  validOn: 0,
-  validOff: 0,
-  same: 0,
-  tokensOn: 0,
-  tokensOff: 0,
-  forced: 0,
-  passesOn: 0,
-  passesOff: 0,
-  msOn: 0,
-  msOff: 0,
-};
-const differ = [];
+// Per mode: cases, valid calls, identical to step-by-step (off), tokens, forced tokens, passes, ms.
+const MODES = [false, true, "checked"];
+const totals = new Map(MODES.map((m) => [m, { valid: 0, same: 0, tokens: 0, forced: 0, passes: 0, ms: 0 }]));
+let cases = 0;
+const differ = { true: [], checked: [] };
 for (const template of templates) {
-  const path = await benchModelFor(template);
-  const model = await loadModel(path);
+  const model = await loadModel(await benchModelFor(template));
   try {
     for (const content of PROMPTS) {
-      const off = await chat(model, content, false);
-      const on = await chat(model, content, true);
-      const same = JSON.stringify(on.r.message) === JSON.stringify(off.r.message);
-      total.cases++;
-      total.validOn += valid(on.r) ? 1 : 0;
-      total.validOff += valid(off.r) ? 1 : 0;
-      total.same += same ? 1 : 0;
-      total.tokensOn += on.tokens;
-      total.tokensOff += off.tokens;
-      total.forced += on.forced;
-      total.passesOn += on.passes;
-      total.passesOff += off.passes;
-      total.msOn += on.ms;
-      total.msOff += off.ms;
-      if (!same) differ.push(`${template} "${content}"`);
-      console.log(
-        `${template.padEnd(58)} valid ${valid(on.r) ? "y" : "n"}/${valid(off.r) ? "y" : "n"} ` +
-          `same ${same ? "y" : "n"}  ` +
-          `tokens ${on.tokens}/${off.tokens} forced ${on.forced} passes ${on.passes}/${off.passes}`,
-      );
+      cases++;
+      const runs = new Map();
+      for (const mode of MODES) runs.set(mode, await chat(model, content, mode));
+      const off = messageKey(runs.get(false).r);
+      const cells = [];
+      for (const mode of MODES) {
+        const run = runs.get(mode);
+        const t = totals.get(mode);
+        const same = messageKey(run.r) === off;
+        t.valid += valid(run.r) ? 1 : 0;
+        t.same += same ? 1 : 0;
+        t.tokens += run.tokens;
+        t.forced += run.forced;
+        t.passes += run.passes;
+        t.ms += run.ms;
+        if (!same) differ[String(mode)].push(`${template} "${content}"`);
+        cells.push(
+          `${String(mode).padEnd(7)} ${valid(run.r) ? "valid" : "INVALID"} ${same ? "=" : "≠"} ` +
+            `${run.tokens}t ${run.forced}f ${run.passes}p`,
+        );
+      }
+      console.log(`${template.slice(0, 44).padEnd(44)} ${cells.join(" | ")}`);
     }
   } finally {
     model.dispose();
   }
 }
-console.log(JSON.stringify(total));
-console.log(`identical: ${total.same}/${total.cases} (${((100 * total.same) / total.cases).toFixed(1)}%)`);
-console.log(`valid with fast-forward: ${total.validOn}/${total.cases}, without: ${total.validOff}/${total.cases}`);
-console.log(
-  `forward passes: ${total.passesOn} against ${total.passesOff} (${(total.passesOff / total.passesOn).toFixed(2)}x)`,
-);
+console.log(`\n${cases} cases (${templates.length} templates × ${PROMPTS.length} prompts), temperature 0`);
+console.log("mode     valid  identical  tokens  forced  passes  passes vs off  ms");
+const base = totals.get(false);
+for (const mode of MODES) {
+  const t = totals.get(mode);
+  console.log(
+    `${String(mode).padEnd(8)} ${String(t.valid).padStart(5)}  ` +
+      `${`${((100 * t.same) / cases).toFixed(1)}%`.padStart(9)}  ` +
+      `${String(t.tokens).padStart(6)}  ${String(t.forced).padStart(6)}  ${String(t.passes).padStart(6)}  ` +
+      `${(base.passes / t.passes).toFixed(2).padStart(12)}x  ${t.ms.toFixed(0)}`,
+  );
+}
 
 // The test model of the e2e sweep for a template (its vocabulary and size from the options).
 async function benchModelFor(template) {
