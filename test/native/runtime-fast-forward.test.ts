@@ -145,6 +145,18 @@ describe.each(["llama-spm", "qwen2"])("%s", (vocab) => {
     }
   });
 
+  test("a lazy grammar forces nothing before its trigger", async () => {
+    const generation = context.generate({
+      prompt: "Call the tool:",
+      maxTokens: 24,
+      grammar: { gbnf: CALL_GBNF, lazy: { patterns: ["[\\s\\S]*?(TRIGGER_NEVER_WRITTEN)"] } },
+      sampling: { temperature: 0 },
+    });
+    for await (const _ of generation);
+    expect(generation.stats.tokensGenerated).toBeGreaterThan(0);
+    expect(generation.stats.forcedTokens).toBe(0);
+  });
+
   test("a stop string inside the forced text ends the output there", async () => {
     const cut = await run(context, CALL_GBNF, { stop: ['"arguments"'] });
     expect(cut.stopReason).toBe("stop");
