@@ -106,6 +106,8 @@ void EventSink::Deliver(napi_env env, napi_value callback, const SequenceEvent& 
       out.Set("token", event.token);
       out.Set("bytes", Napi::Buffer<char>::Copy(e, event.piece.data(), event.piece.size()));
       out.Set("eog", event.eog);
+      out.Set("passes", static_cast<double>(event.passes));
+      if (event.forced) out.Set("forced", true);
       break;
     case SequenceEvent::kEnd:
       out.Set("type", "end");
@@ -419,6 +421,8 @@ void BatchScheduler::Assign(ContextState& state, Slot& slot, RequestPtr request)
   }
   slot.pending.assign(prompt.begin() + static_cast<std::ptrdiff_t>(keep), prompt.end());
   slot.next = LLAMA_TOKEN_NULL;
+  slot.forced.clear();
+  slot.checking.clear();
   slot.generated = 0;
   slot.row = -1;
   slot.last_used = ++assigned_;
@@ -453,9 +457,10 @@ bool BatchScheduler::Decode(ContextState& state) {
   int32_t used = 0;
   for (size_t k = 0; k < slots_.size(); k++) {
     const Slot& slot = slots_[k];
-    if (slot.request && slot.next != LLAMA_TOKEN_NULL && !WaitsForReader(slot) && used < capacity) {
+    const int32_t n = 1 + static_cast<int32_t>(slot.forced.size());
+    if (slot.request && slot.next != LLAMA_TOKEN_NULL && !WaitsForReader(slot) && used + n <= capacity) {
       decodes[k] = true;
-      used++;
+      used += n;
     }
   }
   for (size_t k = 0; k < slots_.size(); k++) {
@@ -472,7 +477,17 @@ bool BatchScheduler::Decode(ContextState& state) {
   for (size_t k = 0; k < slots_.size(); k++) {
     Slot& slot = slots_[k];
     slot.row = -1;
-    if (decodes[k]) slot.row = add(slot.next, slot.tokens.size(), slot.seq, true);
+    if (decodes[k]) {
+      // Forced tokens follow the sampled one; only the last of them has logits to sample from, unless
+      // each is checked against the model's own pick (the row before it).
+      slot.checking_rows.clear();
+      slot.row = add(slot.next, slot.tokens.size(), slot.seq, slot.forced.empty() || slot.forced_checked);
+      for (size_t i = 0; i < slot.forced.size(); i++) {
+        slot.checking_rows.push_back(slot.row);
+        const bool last = i + 1 == slot.forced.size();
+        slot.row = add(slot.forced[i], slot.tokens.size() + 1 + i, slot.seq, last || slot.forced_checked);
+      }
+    }
     for (size_t i = 0; i < chunk[k]; i++) {
       const bool last = i + 1 == chunk[k] && chunk[k] == slot.pending.size() && slot.request->max_tokens != 0;
       const int32_t row = add(slot.pending[i], slot.tokens.size() + i, slot.seq, last);
@@ -523,9 +538,13 @@ bool BatchScheduler::Decode(ContextState& state) {
   for (size_t k = 0; k < slots_.size(); k++) {
     Slot& slot = slots_[k];
     if (!slot.request) continue;
+    if (decodes[k] || chunk[k] > 0) slot.request->passes++;
     if (slot.next != LLAMA_TOKEN_NULL && slot.row >= 0 && chunk[k] == 0) {
       slot.tokens.push_back(slot.next);
+      slot.tokens.insert(slot.tokens.end(), slot.forced.begin(), slot.forced.end());
       slot.next = LLAMA_TOKEN_NULL;
+      if (slot.forced_checked) slot.checking.swap(slot.forced);
+      slot.forced.clear();
     }
     if (chunk[k] > 0) {
       slot.tokens.insert(slot.tokens.end(), slot.pending.begin(),
@@ -540,39 +559,38 @@ bool BatchScheduler::Decode(ContextState& state) {
 }
 
 void BatchScheduler::SampleRows(ContextState& state) {
-  const llama_vocab* vocab = state.model->vocab;
   for (Slot& slot : slots_) {
     if (!slot.request || slot.row < 0) continue;
-    std::string error;
-    llama_token token = LLAMA_TOKEN_NULL;
-    {
-      ScopedLogCapture capture;
-      token = slot.request->sampler->Sample(state.ctx, &error, slot.row);
-      if (token == LLAMA_TOKEN_NULL) {
-        const std::string reason = capture.Reason();
-        Finish(slot, "", codes::kSampleFailed, error + (reason.empty() ? "" : ": " + reason));
-        continue;
-      }
-    }
-    state.sampled_tokens++;
-    slot.generated++;
-    SequenceEvent event;
-    event.kind = SequenceEvent::kToken;
-    event.token = token;
-    event.piece = TokenPiece(vocab, token);
-    event.eog = llama_vocab_is_eog(vocab, token);
-    const bool eog = event.eog;
-    slot.request->window->sent++;  // counted before the reader can see it
-    slot.request->events->Send(std::move(event));
-    if (eog) {
-      Finish(slot, "eog");
-    } else if (slot.request->max_tokens >= 0 && slot.generated >= slot.request->max_tokens) {
-      Finish(slot, "maxTokens");
-    } else if (slot.tokens.size() + 1 > state.n_ctx) {
-      Finish(slot, "contextFull");  // no room to decode this token for the next one
-    } else {
-      slot.next = token;
-    }
+    if (!slot.checking.empty() && !CheckForced(state, slot)) continue;
+    const llama_token token = SampleRow(state, slot, slot.row);
+    if (token != LLAMA_TOKEN_NULL) TakeSampled(state, slot, token, false);
+  }
+}
+
+llama_token BatchScheduler::SampleRow(ContextState& state, Slot& slot, int32_t row) {
+  std::string error;
+  ScopedLogCapture capture;
+  const llama_token token = slot.request->sampler->Sample(state.ctx, &error, row);
+  if (token == LLAMA_TOKEN_NULL) {
+    const std::string reason = capture.Reason();
+    Finish(slot, "", codes::kSampleFailed, error + (reason.empty() ? "" : ": " + reason));
+    return LLAMA_TOKEN_NULL;
+  }
+  state.sampled_tokens++;
+  return token;
+}
+
+void BatchScheduler::TakeSampled(ContextState& state, Slot& slot, llama_token token, bool forced) {
+  SendToken(state, slot, token, forced);
+  if (llama_vocab_is_eog(state.model->vocab, token)) {
+    Finish(slot, "eog");
+  } else if (slot.request->max_tokens >= 0 && slot.generated >= slot.request->max_tokens) {
+    Finish(slot, "maxTokens");
+  } else if (slot.tokens.size() + 1 > state.n_ctx) {
+    Finish(slot, "contextFull");  // no room to decode this token for the next one
+  } else {
+    slot.next = token;
+    ForceAhead(state, slot);
   }
 }
 
@@ -603,6 +621,8 @@ void BatchScheduler::Finish(Slot& slot, const std::string& reason, const std::st
   slot.request.reset();
   slot.pending.clear();
   slot.next = LLAMA_TOKEN_NULL;
+  slot.forced.clear();
+  slot.checking.clear();
   slot.row = -1;
   if (request) End(request, reason, code, error);
 }

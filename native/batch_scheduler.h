@@ -57,6 +57,8 @@ struct SequenceEvent {
   llama_token token = LLAMA_TOKEN_NULL;
   std::string piece;
   bool eog = false;
+  bool forced = false;        // kToken: appended without sampling (fast_forward.h)
+  uint64_t passes = 0;        // kToken: decode passes the request has taken part in so far
   llama_seq_id sequence = 0;  // kStart: the slot's sequence
   size_t reused = 0;          // kStart: prompt tokens found in the slot's cache (shifted ones included)
   size_t shifted = 0;         // kStart: of those, tokens kept by a context shift (batch_shift.cc)
@@ -118,6 +120,7 @@ struct SequenceRequest {
   bool shift = false;
   std::shared_ptr<EventSink> events;  // closed after the kEnd event
   std::shared_ptr<ReadWindow> window = std::make_shared<ReadWindow>();
+  uint64_t passes = 0;  // decode passes it took part in (context's thread)
   std::atomic<bool> cancelled{false};
   std::atomic<bool> paused{false};  // waiting for its reader after the last round
   std::atomic<bool> ended{false};   // its end was decided (by the round, or by FailLost)
@@ -189,6 +192,10 @@ class BatchScheduler {
     RequestPtr request;                   // null: free
     std::vector<llama_token> pending;     // prompt tokens still to decode
     llama_token next = LLAMA_TOKEN_NULL;  // sampled, to decode in the next round
+    std::vector<llama_token> forced;      // forced tokens after `next`, decoded with it (batch_forced.cc)
+    bool forced_checked = false;          // `forced` are reported once the model's own picks agree
+    std::vector<llama_token> checking;    // decoded forced tokens to check against the model's picks
+    std::vector<int32_t> checking_rows;   // the logits row before each of them
     int64_t generated = 0;
     int32_t row = -1;        // this round's logits row, -1: none
     uint64_t last_used = 0;  // when it last took a request: ties go to the least recently used
@@ -247,6 +254,20 @@ class BatchScheduler {
   // DecodeMedia for one slot: false when its request ended.
   bool DecodeImage(ContextState& state, Slot& slot);
   void SampleRows(ContextState& state);
+  // Context's thread (batch_forced.cc): after a slot's sampled token, appends the tokens its grammar
+  // forces next (fast_forward.h) to decode with it, each reported as a token; may end the request.
+  void ForceAhead(ContextState& state, Slot& slot);
+  // Context's thread (batch_forced.cc), checked fast-forward: samples the row before each decoded
+  // forced token; where the pick differs, the rest of the run leaves the cache and the pick is taken
+  // instead. True when every forced token was the pick (the slot's last row is sampled next).
+  bool CheckForced(ContextState& state, Slot& slot);
+  // The slot's pick from logits row `row`, or LLAMA_TOKEN_NULL once the request ended in failure.
+  llama_token SampleRow(ContextState& state, Slot& slot, int32_t row);
+  // A token the slot's sampler picked (or that fast-forward appended): reported, then the end of the
+  // request, or the next token to decode.
+  void TakeSampled(ContextState& state, Slot& slot, llama_token token, bool forced);
+  // A token event for `token` of `slot`'s request (counted in its read window first).
+  void SendToken(ContextState& state, Slot& slot, llama_token token, bool forced);
   // Ends a request: `reason` is a stop reason, or empty with an error code and message.
   void End(const RequestPtr& request, const std::string& reason, const std::string& code = "",
            const std::string& error = "");

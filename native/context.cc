@@ -267,6 +267,7 @@ Napi::Value Context::Stats(const Napi::CallbackInfo& info) {
   Napi::Object out = Napi::Object::New(env);
   out.Set("evaluatedTokens", static_cast<double>(s->evaluated_tokens.load()));
   out.Set("sampledTokens", static_cast<double>(s->sampled_tokens.load()));
+  out.Set("forcedTokens", static_cast<double>(s->forced_tokens.load()));
   out.Set("decodeThreads", static_cast<double>(s->decode_threads.load()));
   out.Set("requestsRunning", static_cast<double>(s->scheduler->Pending()));
   out.Set("requestsPaused", static_cast<double>(s->scheduler->Paused()));

@@ -46,6 +46,7 @@ struct ContextState {
   std::atomic<size_t> n_tokens{0};
   std::atomic<uint64_t> evaluated_tokens{0};
   std::atomic<uint64_t> sampled_tokens{0};
+  std::atomic<uint64_t> forced_tokens{0};  // appended without sampling (fast_forward.h)
   // How many OS threads have run a decode of this context (1: the context's own thread).
   std::atomic<uint32_t> decode_threads{0};
   // dispose() or the environment stopping: the running decode stops, every request ends.

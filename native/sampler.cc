@@ -109,6 +109,18 @@ bool HasTokenReferences(const std::string& gbnf) {
   return false;
 }
 
+// fastForward: "checked" (default: the output is exactly that of sampling each token), true, or false.
+void ReadFastForward(const Napi::Object& o, SamplerState& state) {
+  const Napi::Value value = o.Has("fastForward") ? o.Get("fastForward") : o.Env().Undefined();
+  if (value.IsUndefined() || (value.IsString() && value.As<Napi::String>().Utf8Value() == "checked")) {
+    state.fast_forward = true;
+    state.fast_forward_checked = true;
+    return;
+  }
+  state.fast_forward = args::OptBool(o, "fastForward", true, kNew);
+  state.fast_forward_checked = false;
+}
+
 GrammarSpec ReadGrammarSpec(const Napi::Object& o, const ModelPtr& model) {
   constexpr const char* kMethod = "Sampler.setGrammar";
   GrammarSpec spec;
@@ -289,7 +301,7 @@ void Sampler::Init(Napi::Env env, Napi::Object exports) {
 }
 
 // new Sampler(model, {temperature, topK, topP, minP, repeatPenalty, presencePenalty,
-//                     frequencyPenalty, penaltyLastN, seed, greedy})
+//                     frequencyPenalty, penaltyLastN, seed, greedy, fastForward})
 Sampler::Sampler(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Sampler>(info) {
   Napi::Env env = info.Env();
   ModelPtr model = Model::FromValue(env, info.Length() > 0 ? info[0] : env.Undefined(), kNew, "model");
@@ -300,6 +312,7 @@ Sampler::Sampler(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Sampler>(inf
   state_ = std::make_shared<SamplerState>();
   state_->model = std::move(model);
   state_->chain = BuildChain(options, state_->model->n_vocab);
+  ReadFastForward(args::OptionalObject(info, 1, kNew, "options"), *state_);
   // A chain of the greedy pick alone (no penalties): it keeps no state to accept tokens into.
   state_->greedy_only =
       llama_sampler_chain_n(state_->chain) == 1 && (options.greedy || options.temperature <= 0.0);

@@ -30,6 +30,10 @@ struct SamplerState {
   bool verify_accept = false;
   // The chain is the greedy pick alone: without a grammar, Sample() takes the argmax directly.
   bool greedy_only = false;
+  // Tokens the grammar forces are appended without sampling (fast_forward.h); option fastForward.
+  bool fast_forward = true;
+  // fastForward "checked": each forced token is kept only where the model's own pick agrees.
+  bool fast_forward_checked = false;
 
   ~SamplerState();
 

@@ -138,6 +138,12 @@ uint64_t mask_cache_hits(llama_sampler* smpl) {
   return static_cast<SamplerCtx*>(smpl->ctx)->matcher.stats().cache_hits;
 }
 
+Matcher* active_matcher(llama_sampler* smpl) {
+  if (smpl == nullptr || smpl->iface != &g_iface) return nullptr;
+  auto* ctx = static_cast<SamplerCtx*>(smpl->ctx);
+  return ctx->matcher.is_active() ? &ctx->matcher : nullptr;
+}
+
 void forget_llama_vocab(const llama_vocab* vocab) {
   std::shared_ptr<const Vocab> dropped;
   {

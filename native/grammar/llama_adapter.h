@@ -30,6 +30,10 @@ const uint64_t* active_mask(llama_sampler* smpl);
 bool await_warmup(llama_sampler* smpl);
 // When `smpl` is one of ours: the masks its engine served from its cache so far, else 0.
 uint64_t mask_cache_hits(llama_sampler* smpl);
+// The matcher of `smpl` when it is one of ours and its grammar is active, else nullptr (fast-forward
+// reads the text it forces).
+class Matcher;
+Matcher* active_matcher(llama_sampler* smpl);
 
 // Drops the cached view of `vocab` and its compiled grammars (grammar_cache.h) (its model is
 // being freed); grammars still running keep theirs.

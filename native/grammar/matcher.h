@@ -54,6 +54,10 @@ class Matcher {
   // Waits for the engine's warm-up to finish (tests and benches: a prompt decoded for longer than
   // the warm-up takes); false when there was none (a warm engine from the pool).
   bool await_warmup() const;
+  // The text the grammar forces from here, at most `max_bytes` (whole code points): each next
+  // character is the only one it allows, and it cannot end there. Empty while a lazy grammar waits
+  // for its trigger or inside a character. Does not advance. In forced.cc.
+  std::string forced_text(size_t max_bytes);
 
   // Exact single-token check (slow path, for tests).
   bool token_allowed(int32_t token);

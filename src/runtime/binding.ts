@@ -182,7 +182,8 @@ export type NativeSequenceEvent =
    * context shift), `evaluated` are decoded.
    */
   | { type: "start"; sequence: number; reused: number; shifted: number; evaluated: number }
-  | { type: "token"; token: number; bytes: Uint8Array; eog: boolean }
+  /** `passes`: decode passes the request took part in so far; `forced`: appended without sampling (fast-forward). */
+  | { type: "token"; token: number; bytes: Uint8Array; eog: boolean; passes: number; forced?: boolean }
   /** Ended with a stop reason ("eog", "maxTokens", "contextFull", "abort"), or failed with a code and message. */
   | { type: "end"; reason?: "eog" | "maxTokens" | "contextFull" | "abort"; code?: string; message?: string };
 
@@ -253,6 +254,8 @@ export interface NativeContext {
   stats(): {
     evaluatedTokens: number;
     sampledTokens: number;
+    /** Tokens appended without sampling because the grammar forced them (fast-forward). */
+    forcedTokens: number;
     decodeThreads: number;
     requestsRunning: number;
     requestsPaused: number;
@@ -288,6 +291,8 @@ export interface NativeSamplerOptions {
   penaltyLastN?: number;
   seed?: number;
   greedy?: boolean;
+  /** Append the tokens a grammar forces without sampling them (default true); "checked": keep those the model picks. */
+  fastForward?: boolean | "checked";
 }
 
 export interface NativeGrammarSpec {

@@ -105,8 +105,15 @@ export interface GenerationStats {
    * moved in the cache past a dropped span instead of evaluated again.
    */
   promptTokensShifted: number;
-  /** Tokens sampled (including a final end-of-generation token). */
+  /** Tokens generated: sampled ones (including a final end-of-generation token) and forced ones. */
   tokensGenerated: number;
+  /** Of those, tokens the grammar forced, appended without sampling (fast-forward). */
+  forcedTokens: number;
+  /**
+   * Forward passes (decoded batches) the generation took part in up to its last token, its prompt's
+   * included: fewer than its tokens when forced tokens are decoded together.
+   */
+  forwardPasses: number;
   /**
    * The context's sequence it ran on: 0 on a single-sequence context; on a parallel one, the
    * sequence the batch scheduler gave it (as llama-server's `id_slot`).
@@ -238,6 +245,8 @@ export class Generation implements AsyncIterable<GeneratedToken> {
     promptTokensEvaluated: 0,
     promptTokensShifted: 0,
     tokensGenerated: 0,
+    forcedTokens: 0,
+    forwardPasses: 0,
     sequence: 0,
   };
   readonly #host: GenerationHost;

@@ -8,6 +8,7 @@ import {
   checkObject,
   checkString,
   checkTokens,
+  describe,
   optBoolean,
   optInteger,
   optNumber,
@@ -42,6 +43,19 @@ export interface SamplingOptions {
   seed?: number;
   /** Always pick the most likely token. Default false. */
   greedy?: boolean;
+  /**
+   * Fast-forward: where a grammar admits only one continuation (a tool call's markers, a schema's
+   * keys, punctuation), its tokens (the tokenizer's canonical ones, cut before any boundary where a
+   * token could run past the forced text) are decoded together in one forward pass. No effect
+   * without a grammar; counted in `stats.forcedTokens` and `stats.forwardPasses`.
+   *
+   * `"checked"` (default): the forced tokens are decoded with the logits of each and kept only as far
+   * as the model's own pick agrees (its pick replaces the first one it does not), so the output is
+   * exactly that of sampling each token, at any temperature, in fewer passes where the model agrees.
+   * `true`: the forced tokens are taken as they are (the most passes saved; the model may have split
+   * the text into other tokens, so later free text can differ). `false`: every token is sampled.
+   */
+  fastForward?: boolean | "checked";
 }
 
 /**
@@ -86,6 +100,10 @@ const SAMPLING_TABLE: { readonly [K in keyof Required<SamplingOptions>]: Samplin
   penaltyLastN: (v, name) => optInteger(v, name, 0, 1 << 20),
   seed: (v, name) => optInteger(v, name, 0, 0xfffffffe),
   greedy: (v, name) => optBoolean(v, name),
+  fastForward: (v, name) => {
+    if (v === undefined || typeof v === "boolean" || v === "checked") return v;
+    throw new TypeError(`${name} must be a boolean or "checked", got ${describe(v)}`);
+  },
 };
 
 /** The keys of {@link SamplingOptions} (generate and chat check them). */

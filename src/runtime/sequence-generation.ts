@@ -135,6 +135,8 @@ export async function* runOnSequence(
       if (plan.signal?.aborted) return out.stop("abort");
       if (ctx.disposed) throw disposedError("Context.generate: the context was disposed during the generation");
       out.stats.tokensGenerated++;
+      if (event.forced) out.stats.forcedTokens++;
+      out.stats.forwardPasses = event.passes;
       lastToken = event.token;
       if (event.eog) {
         const rest = decoder.decode() + stops.flush();

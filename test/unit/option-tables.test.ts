@@ -92,6 +92,7 @@ describe("sampling options are checked by their table", () => {
     ["penaltyLastN", 0.5, RangeError],
     ["seed", 2 ** 32, RangeError],
     ["greedy", 1, TypeError],
+    ["fastForward", "no", TypeError],
   ];
 
   it("has a bad-value case for every key", () => {
@@ -105,7 +106,7 @@ describe("sampling options are checked by their table", () => {
   });
 
   it("keeps the values given, and only those", () => {
-    const given = { temperature: 0.7, topK: VOCAB, seed: 0, greedy: false };
+    const given = { temperature: 0.7, topK: VOCAB, seed: 0, greedy: false, fastForward: false };
     expect(toNativeSampling(given, VOCAB)).toEqual(given);
     expect(() => toNativeSampling({ temprature: 1 }, VOCAB)).toThrow(/did you mean "temperature"/);
   });
