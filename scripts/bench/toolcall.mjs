@@ -6,7 +6,8 @@
 //
 // Columns, medians of --runs runs per case and server (alternating which server goes first):
 //   passes   forward passes of generation: tokens sampled one by one (llama-server: timings.predicted_n;
-//            toolwright: usage.forward_passes when it reports it, else the generated tokens)
+//            toolwright: the generated tokens less those fast-forward decoded together with a sampled one,
+//            usage.completion_tokens_details.accepted_prediction_tokens)
 //   tokens   generated tokens (usage.completion_tokens)
 //   tok/s    generated tokens per second after the first token
 //   first    ms from the request to the first tool-call delta
@@ -157,7 +158,7 @@ async function callOnce(url, toolChoice) {
   }
   const tokens = usage?.completion_tokens ?? 0;
   return {
-    passes: timings?.predicted_n ?? usage?.forward_passes ?? tokens,
+    passes: timings?.predicted_n ?? tokens - (usage?.completion_tokens_details?.accepted_prediction_tokens ?? 0),
     tokens,
     tps: firstToken !== undefined && done > firstToken ? ((tokens - 1) * 1000) / (done - firstToken) : 0,
     first: firstCall === undefined ? Number.NaN : firstCall - started,

@@ -39,6 +39,8 @@ export function toCompletionUsage(u: ChatUsage): CompletionUsage {
     completion_tokens: u.completionTokens,
     total_tokens: u.totalTokens,
     prompt_tokens_details: { cached_tokens: u.cachedPromptTokens },
+    // Tokens fast-forward appended from the grammar: OpenAI's field for tokens accepted from a prediction.
+    completion_tokens_details: { accepted_prediction_tokens: u.forcedTokens },
   };
 }
 

@@ -347,6 +347,7 @@ function sumUsage(steps: readonly ChatStep[]): ChatUsage {
     cachedPromptTokens: 0,
     evaluatedPromptTokens: 0,
     shiftedPromptTokens: 0,
+    forcedTokens: 0,
   };
   for (const s of steps) {
     u.promptTokens += s.usage.promptTokens;
@@ -355,6 +356,7 @@ function sumUsage(steps: readonly ChatStep[]): ChatUsage {
     u.cachedPromptTokens += s.usage.cachedPromptTokens;
     u.evaluatedPromptTokens += s.usage.evaluatedPromptTokens;
     u.shiftedPromptTokens += s.usage.shiftedPromptTokens;
+    u.forcedTokens += s.usage.forcedTokens;
   }
   return u;
 }

@@ -210,6 +210,7 @@ function startTurn(
       cachedPromptTokens: 0,
       evaluatedPromptTokens: prompt.length,
       shiftedPromptTokens: 0,
+      forcedTokens: 0,
     },
     firstAt: undefined,
     stopReason: undefined,
@@ -279,6 +280,7 @@ async function* generateFirst(turn: Turn): AsyncGenerator<ChatDelta, boolean> {
   const first = yield* generate(turn, turn.prompt, plan.maxTokens, grammar, turn.shift);
   promptUsage(turn.usage, first);
   turn.usage.completionTokens = first.stats.tokensGenerated;
+  turn.usage.forcedTokens = first.stats.forcedTokens;
   turn.stopReason = first.stopReason;
   return true;
 }
@@ -307,6 +309,7 @@ async function* closeReasoning(turn: Turn, generatedFirst: boolean): AsyncGenera
   const second = yield* generate(turn, tokens, room, next.grammar, !generatedFirst && turn.shift);
   if (!generatedFirst) promptUsage(usage, second);
   usage.completionTokens += second.stats.tokensGenerated;
+  usage.forcedTokens += second.stats.forcedTokens;
   turn.stopReason = second.stopReason;
 }
 

@@ -181,6 +181,11 @@ export interface ChatUsage {
    * the turns after the dropped ones stay in the KV cache, moved down, where the model allows it.
    */
   shiftedPromptTokens: number;
+  /**
+   * Of the completion tokens, those a grammar forced and fast-forward decoded together instead of
+   * sampling each in its own forward pass (`sampling.fastForward`).
+   */
+  forcedTokens: number;
 }
 
 /** Timings in milliseconds (of the last step for first-token figures, summed otherwise). */

@@ -273,7 +273,15 @@ const result = (over: Partial<ChatResult>): ChatResult =>
   ({
     message: { role: "assistant", content: "" },
     finishReason: "stop",
-    usage: { promptTokens: 5, completionTokens: 2, totalTokens: 7, cachedPromptTokens: 3 },
+    usage: {
+      promptTokens: 5,
+      completionTokens: 2,
+      totalTokens: 7,
+      cachedPromptTokens: 3,
+      evaluatedPromptTokens: 2,
+      shiftedPromptTokens: 0,
+      forcedTokens: 1,
+    },
     timings: { promptMs: 1, generationMs: 1, firstTokenMs: 1, tokensPerSecond: 1 },
     steps: [],
     messages: [],
@@ -315,7 +323,13 @@ describe("OpenAI shapes of results", () => {
           },
         },
       ],
-      usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7, prompt_tokens_details: { cached_tokens: 3 } },
+      usage: {
+        prompt_tokens: 5,
+        completion_tokens: 2,
+        total_tokens: 7,
+        prompt_tokens_details: { cached_tokens: 3 },
+        completion_tokens_details: { accepted_prediction_tokens: 1 },
+      },
     });
   });
 
@@ -350,7 +364,13 @@ describe("OpenAI shapes of results", () => {
       null,
       null,
       null,
-      { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7, prompt_tokens_details: { cached_tokens: 3 } },
+      {
+        prompt_tokens: 5,
+        completion_tokens: 2,
+        total_tokens: 7,
+        prompt_tokens_details: { cached_tokens: 3 },
+        completion_tokens_details: { accepted_prediction_tokens: 1 },
+      },
     ]);
     expect(out.every((c) => c.id === "chatcmpl-x" && c.object === "chat.completion.chunk")).toBe(true);
   });
