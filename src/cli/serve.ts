@@ -5,6 +5,7 @@
  * @example
  * // $ toolwright serve model.gguf --port 8080 --api-key secret
  */
+import { resolve } from "node:path";
 import { createServer as createNetServer } from "node:net";
 import type { GpuOption } from "../runtime/devices.js";
 import { ModelLoadError } from "../runtime/errors.js";
@@ -71,6 +72,11 @@ const SERVE_OPTIONS: OptionTable = {
   "context-overflow": CONTEXT_OVERFLOW_OPTION,
   lora: LORA_OPTION,
   projector: PROJECTOR_OPTION,
+  "slot-save-path": {
+    type: "string",
+    value: "DIR",
+    help: "POST /slots/ID?action=save|restore {filename} saves a slot's cache to DIR or\nrestores it (llama-server's)",
+  },
   quiet: { type: "boolean", short: "q", help: "no access log (one line per request on stderr)" },
   "max-body": { type: "string", value: "BYTES", help: "largest request body (default 8388608)" },
   parallel: {
@@ -158,6 +164,7 @@ export function parseServeArgs(argv: readonly string[]) {
     quiet: values.quiet === true,
     maxTokens: integer("max-tokens", 1),
     maxBodyBytes: integer("max-body", 1),
+    slotSavePath: slotFolderOf(text("slot-save-path")),
     parallel: integer("parallel", 1, MAX_PARALLEL) ?? DEFAULT_PARALLEL,
     contextSize: integer("context-size", 1, 1 << 24),
     threads: integer("threads", 1, 1024),
@@ -168,6 +175,13 @@ export function parseServeArgs(argv: readonly string[]) {
     loras: loraFlagsOf(stringValues(values, "lora")),
     projector: text("projector"),
   };
+}
+
+/** The --slot-save-path folder, made absolute (a usage error when empty). */
+function slotFolderOf(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  if (text === "") throw new UsageError("--slot-save-path must name a folder");
+  return resolve(text);
 }
 
 /** The --cors origins, checked as the server checks them (a mistake is a usage error). */
@@ -295,6 +309,13 @@ export async function runServe(argv: readonly string[], io: ServeIo): Promise<nu
       rank: (query: string, documents: readonly string[], options?: { signal?: AbortSignal }) =>
         model.rank(query, documents, options),
       rankTokens: (query: string, document: string) => model.rankTokens(query, document),
+      slots: args.parallel,
+      saveSlot: async (slot: number, path: string) => ({
+        tokens: (await session.save(path, { sequence: slot })).tokens.length,
+      }),
+      restoreSlot: async (slot: number, path: string) => ({
+        tokens: (await session.restore(path, { sequence: slot })).tokens.length,
+      }),
     };
     const [alias, ...aliases] = args.aliases;
     const server = createServer(backend, {
@@ -304,6 +325,7 @@ export async function runServe(argv: readonly string[], io: ServeIo): Promise<nu
       ...(args.cors !== undefined ? { cors: args.cors } : {}),
       ...(args.maxTokens !== undefined ? { maxTokens: args.maxTokens } : {}),
       ...(args.maxBodyBytes !== undefined ? { maxBodyBytes: args.maxBodyBytes } : {}),
+      ...(args.slotSavePath !== undefined ? { slotSavePath: args.slotSavePath } : {}),
     });
     let url: string;
     try {

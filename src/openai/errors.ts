@@ -12,7 +12,9 @@ export type ChatCompletionErrorType =
   | "authentication_error"
   | "not_found_error"
   | "server_error"
-  | "unavailable_error";
+  | "unavailable_error"
+  /** A feature the server was not started with (llama-server's 501s). */
+  | "not_supported_error";
 
 /** The JSON body of an OpenAI error response. */
 export interface ChatCompletionErrorBody {

@@ -21,6 +21,7 @@ import {
 } from "../openai/index.js";
 import { type CorsOrigins, corsHeaders, corsOrigins, isPreflight, preflightHeaders } from "./cors.js";
 import { readJsonBody, SseWriter, sendError, sendJson } from "./http-io.js";
+import { handleSlot, type SlotBackend, slotOfPath } from "./slots.js";
 
 /** Options of {@link createServer}. */
 export interface ServerOptions {
@@ -49,6 +50,12 @@ export interface ServerOptions {
   maxBodyBytes?: number;
   /** Called with one line per request (method, path, status, ms). Default: silent. */
   log?: (line: string) => void;
+  /**
+   * A folder for llama-server's slot persistence: `POST /slots/{id}?action=save|restore` with
+   * `{ "filename": "name.bin" }` writes a sequence's KV cache there or reads it back. It needs a backend
+   * with slots (`toolwright serve` has them). Default: off (501).
+   */
+  slotSavePath?: string;
 }
 
 /** Where the server listens. */
@@ -65,7 +72,7 @@ export interface CloseOptions {
   timeoutMs?: number;
 }
 
-const SERVER_KEYS = ["apiKey", "modelId", "aliases", "cors", "maxTokens", "maxBodyBytes", "log"];
+const SERVER_KEYS = ["apiKey", "modelId", "aliases", "cors", "maxTokens", "maxBodyBytes", "log", "slotSavePath"];
 
 function checkServerOptions(o: ServerOptions): void {
   if (o === null || typeof o !== "object")
@@ -77,6 +84,8 @@ function checkServerOptions(o: ServerOptions): void {
       );
   if (o.apiKey !== undefined && (typeof o.apiKey !== "string" || o.apiKey === ""))
     throw new TypeError("createServer: options.apiKey must be a non-empty string");
+  if (o.slotSavePath !== undefined && (typeof o.slotSavePath !== "string" || o.slotSavePath === ""))
+    throw new TypeError("createServer: options.slotSavePath must be a folder path");
   const positive = (v: unknown, name: string) => {
     if (v !== undefined && (typeof v !== "number" || !Number.isInteger(v) || v < 1))
       throw new RangeError(`createServer: options.${name} must be a positive integer, got ${JSON.stringify(v)}`);
@@ -116,6 +125,7 @@ export class ToolwrightServer {
   readonly #client: OpenAIClient;
   readonly #options: ServerOptions;
   readonly #maxBodyBytes: number;
+  readonly #slots: Partial<SlotBackend>;
   readonly #modelNames: readonly string[];
   readonly #cors: CorsOrigins | undefined;
   readonly #created = Math.floor(Date.now() / 1000);
@@ -125,9 +135,10 @@ export class ToolwrightServer {
   readonly #abortTimers: NodeJS.Timeout[] = [];
 
   /** @internal Use {@link createServer}. */
-  constructor(model: ChatBackend, options: ServerOptions) {
+  constructor(model: ChatBackend & Partial<SlotBackend>, options: ServerOptions) {
     checkServerOptions(options);
     this.#options = options;
+    this.#slots = model;
     this.#maxBodyBytes = options.maxBodyBytes ?? 8 * 1024 * 1024;
     this.#client = createOpenAIClient(model, {
       ...(options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {}),
@@ -272,6 +283,13 @@ export class ToolwrightServer {
       const body = this.#withModel(await readJsonBody(req, this.#maxBodyBytes));
       return sendJson(res, 200, await this.#client.embeddings.create(body as never, { signal }), this.#closeHeader());
     }
+    const slot = slotOfPath(path);
+    if (slot !== undefined) {
+      if (method !== "POST") throw notAllowed(method, path);
+      const url = new URL(req.url ?? "/", "http://localhost");
+      const folder = this.#options.slotSavePath;
+      return handleSlot(req, res, { id: slot, url, folder, backend: this.#slots, maxBodyBytes: this.#maxBodyBytes });
+    }
     if (RERANK_PATHS.has(path)) {
       if (method !== "POST") throw notAllowed(method, path);
       const body = this.#withModel(await readJsonBody(req, this.#maxBodyBytes));
@@ -388,6 +406,6 @@ function notAllowed(method: string, path: string): ChatCompletionError {
  * // new OpenAI({ baseURL: `${url}/v1`, apiKey: "secret" })
  * await server.close();
  */
-export function createServer(model: ChatBackend, options: ServerOptions = {}): ToolwrightServer {
+export function createServer(model: ChatBackend & Partial<SlotBackend>, options: ServerOptions = {}): ToolwrightServer {
   return new ToolwrightServer(model, options);
 }

@@ -7,6 +7,7 @@
  */
 import type { Context } from "../runtime/context.js";
 import type { Model } from "../runtime/model.js";
+import type { SavedStateInfo, StateOptions } from "../runtime/saved-state.js";
 import type { AssistantMessage, ChatMessage, ToolCall, ToolMessage } from "../types.js";
 import { checkSessionOptions, planChat, type PlannedChat } from "./options.js";
 import { checkResponseFormat } from "./response-format.js";
@@ -142,6 +143,7 @@ export class ChatSession {
    * the requests before it. A later session restores it with {@link ChatSession.restore} and its next request
    * whose prompt starts the same way (the same system prompt, the same earlier turns) evaluates only what is new.
    * Throws a TOOLWRIGHT_CONTEXT_BUSY error while a request of a parallel session runs on that sequence.
+   * `options.sequence` picks the sequence of a parallel session (default: that of its latest request).
    *
    * @example
    * import { ChatSession, loadModel } from "toolwright";
@@ -150,12 +152,12 @@ export class ChatSession {
    * await session.chat({ messages: [{ role: "system", content: longInstructions }, { role: "user", content: "Hi" }] });
    * await session.save("assistant.state");
    */
-  async save(path: string): Promise<void> {
-    await this.#turn(async () => {
+  async save(path: string, options: StateOptions = {}): Promise<SavedStateInfo> {
+    return this.#turn(async () => {
       const context = await this.#context?.catch(() => undefined);
       if (!context || context.disposed)
         throw new RangeError("ChatSession.save: nothing to save: no request has run on this session yet");
-      await context.saveState(path);
+      return context.saveState(path, options);
     });
   }
 
@@ -164,6 +166,7 @@ export class ChatSession {
    * `context.sequences`) into this session's context, after the requests before it: the next request whose
    * prompt starts with the saved conversation reuses it instead of evaluating it. Throws a
    * {@link SavedStateError} naming the path and what is wrong (another model, a truncated or corrupt file).
+   * `options.sequence` picks the sequence of a parallel session (default: the free one least recently used).
    *
    * @example
    * import { ChatSession, loadModel } from "toolwright";
@@ -174,10 +177,10 @@ export class ChatSession {
    * const r = await session.chat({ messages: [system, { role: "user", content: "Hi" }] });
    * r.usage.cachedPromptTokens; // the whole saved prompt
    */
-  async restore(path: string): Promise<void> {
-    await this.#turn(async () => {
+  async restore(path: string, options: StateOptions = {}): Promise<SavedStateInfo> {
+    return this.#turn(async () => {
       const context = await this.#contextFor({ contextSize: undefined, allowBeyondTraining: false });
-      await context.loadState(path);
+      return context.loadState(path, options);
     });
   }
 
