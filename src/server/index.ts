@@ -12,3 +12,4 @@
  */
 export { createServer, ToolwrightServer } from "./server.js";
 export type { CloseOptions, ListenOptions, ServerOptions } from "./server.js";
+export type { SlotBackend } from "./slots.js";

@@ -11,7 +11,17 @@ import { ChatCompletionError } from "../openai/index.js";
 import { ToolwrightError } from "../errors.js";
 import { readJsonBody, sendJson } from "./http-io.js";
 
-/** What the slot routes need of the backend: one sequence's cache to a file and back. */
+/**
+ * What the slot routes need of the backend (`createServer`'s model): one sequence's cache to a file and back.
+ *
+ * @example
+ * import type { SlotBackend } from "toolwright/server";
+ * const slots: SlotBackend = {
+ *   slots: 4,
+ *   saveSlot: async (slot, path) => ({ tokens: (await session.save(path, { sequence: slot })).tokens.length }),
+ *   restoreSlot: async (slot, path) => ({ tokens: (await session.restore(path, { sequence: slot })).tokens.length }),
+ * };
+ */
 export interface SlotBackend {
   /** The number of slots (the context's sequences). */
   readonly slots: number;
