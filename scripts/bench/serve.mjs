@@ -21,14 +21,9 @@
 //     (on x86-64 also -DCMAKE_C_FLAGS and -DCMAKE_CXX_FLAGS "-mno-amx-tile -mno-amx-int8 -mno-amx-bf16", as the addon)
 //   cmake --build .cache/llama-server/build --target llama-server -j 2
 // (--build-llama-server runs these two commands.) The load average is printed: the machine may be shared.
-import { existsSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { benchFail, parseBenchArgs } from "./bench-args.mjs";
-import { benchModel, buildLlamaServer, freePort, LLAMA_SERVER, startServer } from "./servers.mjs";
-
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+import { benchModel, freePort, LLAMA_SERVER, plannedServers, startServer } from "./servers.mjs";
 
 const HELP = `usage: npm run bench:serve -- [options]
 
@@ -74,8 +69,6 @@ const trials = positive("trials");
 const CONTEXT_PER_SEQUENCE = 4096;
 /** llama-server's default logical batch (its micro-batch is 512, as toolwright's). */
 const BATCH = 2048;
-if (opt.only !== undefined && opt.only !== "toolwright" && opt.only !== "llama-server")
-  fail(`--only takes toolwright or llama-server, got "${opt.only}"`);
 
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
@@ -118,13 +111,7 @@ async function load(url, concurrency, count, level) {
   };
 }
 
-if (opt["build-llama-server"]) buildLlamaServer();
-const runLlama = opt.only !== "toolwright";
-const runToolwright = opt.only !== "llama-server";
-if (runLlama && !existsSync(LLAMA_SERVER))
-  fail(`${LLAMA_SERVER} not found: run with --build-llama-server (or --only toolwright)`);
-const cli = join(ROOT, "lib", "cli", "main.js");
-if (runToolwright && !existsSync(cli)) fail("lib/cli/main.js not found: run npm run build:ts");
+const { runLlama, runToolwright, cli } = plannedServers(opt, fail);
 const modelPath = await benchModel(opt);
 
 const servers = [];

@@ -117,3 +117,22 @@ export async function freePort() {
     });
   });
 }
+
+/**
+ * Which servers a bench runs (`--only`), after building llama-server when asked and checking that what runs
+ * exists: the compiled CLI for toolwright, the llama-server binary.
+ * @param {{ only?: string, "build-llama-server"?: boolean }} opt
+ * @param {(message: string) => never} fail
+ */
+export function plannedServers(opt, fail) {
+  if (opt.only !== undefined && opt.only !== "toolwright" && opt.only !== "llama-server")
+    fail(`--only takes toolwright or llama-server, got "${opt.only}"`);
+  if (opt["build-llama-server"]) buildLlamaServer();
+  const runLlama = opt.only !== "toolwright";
+  const runToolwright = opt.only !== "llama-server";
+  if (runLlama && !existsSync(LLAMA_SERVER))
+    fail(`${LLAMA_SERVER} not found: run with --build-llama-server (or --only toolwright)`);
+  const cli = join(ROOT, "lib", "cli", "main.js");
+  if (runToolwright && !existsSync(cli)) fail("lib/cli/main.js not found: run npm run build:ts");
+  return { runLlama, runToolwright, cli };
+}

@@ -17,15 +17,10 @@
 //
 // Needs `npm run build:ts`, the addon, and llama-server (`npm run bench:serve -- --build-llama-server` builds it).
 // The load average is printed: the machine may be shared.
-import { existsSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { Ajv } from "ajv";
 import { benchFail, parseBenchArgs } from "./bench-args.mjs";
-import { benchModel, buildLlamaServer, freePort, LLAMA_SERVER, startServer } from "./servers.mjs";
-
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+import { benchModel, freePort, LLAMA_SERVER, plannedServers, startServer } from "./servers.mjs";
 
 const HELP = `usage: npm run bench:toolcall -- [options]
 
@@ -58,8 +53,6 @@ function positive(name) {
 const runs = positive("runs");
 const maxTokens = positive("max-tokens");
 const threads = positive("threads");
-if (opt.only !== undefined && opt.only !== "toolwright" && opt.only !== "llama-server")
-  fail(`--only takes toolwright or llama-server, got "${opt.only}"`);
 
 /** A calendar tool with the shapes real tools have: strings with limits, an enum, an integer, a nested object. */
 const SCHEMA = {
@@ -172,13 +165,7 @@ const median = (values) => {
   return sorted.length === 0 ? Number.NaN : sorted[Math.floor(sorted.length / 2)];
 };
 
-if (opt["build-llama-server"]) buildLlamaServer();
-const runLlama = opt.only !== "toolwright";
-const runToolwright = opt.only !== "llama-server";
-if (runLlama && !existsSync(LLAMA_SERVER))
-  fail(`${LLAMA_SERVER} not found: run with --build-llama-server (or --only toolwright)`);
-const cli = join(ROOT, "lib", "cli", "main.js");
-if (runToolwright && !existsSync(cli)) fail("lib/cli/main.js not found: run npm run build:ts");
+const { runLlama, runToolwright, cli } = plannedServers(opt, fail);
 const modelPath = await benchModel(opt);
 
 const servers = [];
