@@ -67,28 +67,13 @@ export async function handleSlot(
   const path = join(folder, filename);
   const started = performance.now();
   try {
-    if (action === "save") {
-      const { tokens } = await backend.saveSlot(slot, path);
-      const bytes = (await stat(path)).size;
-      const ms = performance.now() - started;
-      return sendJson(res, 200, {
-        id_slot: slot,
-        filename,
-        n_saved: tokens,
-        n_written: bytes,
-        timings: { save_ms: ms },
-      });
-    }
-    const { tokens } = await backend.restoreSlot(slot, path);
+    const save = action === "save";
+    const { tokens } = await (save ? backend.saveSlot(slot, path) : backend.restoreSlot(slot, path));
     const bytes = (await stat(path)).size;
     const ms = performance.now() - started;
-    return sendJson(res, 200, {
-      id_slot: slot,
-      filename,
-      n_restored: tokens,
-      n_read: bytes,
-      timings: { restore_ms: ms },
-    });
+    // llama-server's names: n_saved / n_written / save_ms, n_restored / n_read / restore_ms.
+    const counts = save ? { n_saved: tokens, n_written: bytes } : { n_restored: tokens, n_read: bytes };
+    return sendJson(res, 200, { id_slot: slot, filename, ...counts, timings: { [`${action}_ms`]: ms } });
   } catch (e) {
     if (e instanceof ToolwrightError && /^(ENOENT|TOOLWRIGHT_STATE_|TOOLWRIGHT_CONTEXT_BUSY)/.test(e.code))
       throw new ChatCompletionError(e.message, {
