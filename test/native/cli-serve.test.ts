@@ -6,7 +6,10 @@ import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { basename, join } from "node:path";
 import OpenAI from "openai";
 import { beforeAll, describe, expect, it } from "vitest";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { ensureCompiledLib } from "../helpers/compiled-lib.js";
+import { writeLoraAdapter } from "../helpers/lora-adapters.js";
 import { ensureTestModel, REPO_ROOT } from "../helpers/test-models.js";
 
 const CLI = join(REPO_ROOT, "lib", "cli", "main.js");
@@ -208,6 +211,41 @@ describe("toolwright serve", () => {
     const { out, exited } = start(args);
     expect(await exited).toBe(code);
     expect(out.stderr).toMatch(message);
+  });
+
+  it("--lora changes the answers; --slot-save-path saves a slot; a bad adapter exits 1 naming --lora", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "toolwright-serve-lora-"));
+    const adapter = join(dir, "adapter.gguf");
+    await writeLoraAdapter(model, adapter, { seed: 5 });
+    const answer = async (extra: string[]) => {
+      const { child, out, exited } = start([model, "--port", "0", "--parallel", "1", "--threads", "1", ...extra]);
+      try {
+        const baseURL = await listening(out, exited);
+        const client = new OpenAI({ baseURL, apiKey: "none", maxRetries: 0 });
+        const r = await client.chat.completions.create({
+          messages: [{ role: "user", content: "hello" }],
+          model: basename(model, ".gguf"),
+          max_tokens: 12,
+          temperature: 0,
+        });
+        const slot = await fetch(`${baseURL.replace(/\/v1$/, "")}/slots/0?action=save`, {
+          method: "POST",
+          body: JSON.stringify({ filename: "slot0.bin" }),
+        });
+        return { text: r.choices[0]!.message.content, slot: slot.status };
+      } finally {
+        child.kill("SIGTERM");
+        await exited;
+      }
+    };
+    const base = await answer([]);
+    const tuned = await answer(["--lora", `${adapter}:1`, "--slot-save-path", dir]);
+    expect(tuned.text).not.toBe(base.text);
+    expect(base.slot).toBe(501);
+    expect(tuned.slot).toBe(200);
+    const { out, exited } = start([model, "--port", "0", "--lora", join(dir, "absent.gguf")]);
+    expect(await exited).toBe(1);
+    expect(out.stderr).toMatch(/--lora: .*absent\.gguf/);
   });
 
   it("prints its help", async () => {
