@@ -20,6 +20,8 @@ void BatchScheduler::SendToken(ContextState& state, Slot& slot, llama_token toke
   event.eog = llama_vocab_is_eog(vocab, token);
   event.forced = forced;
   event.passes = slot.request->passes;
+  event.drafted = slot.request->drafted;
+  event.accepted = slot.request->accepted;
   slot.request->window->sent++;  // counted before the reader can see it
   slot.request->events->Send(std::move(event));
 }
@@ -31,20 +33,12 @@ void BatchScheduler::ForceAhead(ContextState& state, Slot& slot) {
   const llama_model* model = state.model->model;
   const bool checked = sampler.fast_forward_checked;
   if (checked && (llama_model_is_recurrent(model) || llama_model_is_hybrid(model))) return;
-  // Room for them: in one batch with the sampled token, in the context, and within maxTokens
-  // (forced tokens count as generated ones).
-  const size_t cached = slot.tokens.size() + 1;
-  size_t room = static_cast<size_t>(std::max<int32_t>(0, state.batch_capacity - 1));
-  room = std::min<size_t>(room, state.n_ctx > cached ? state.n_ctx - cached : 0);
-  const int64_t max_tokens = slot.request->max_tokens;
-  // Checked, the token after the run is sampled from its last row: room for it too.
-  const int64_t left = max_tokens - slot.generated - (checked ? 1 : 0);
-  if (max_tokens >= 0) room = std::min<size_t>(room, static_cast<size_t>(std::max<int64_t>(0, left)));
+  const size_t room = RoomAhead(state, slot, 0, checked);
   std::vector<llama_token> forced = ForcedTokens(sampler.grammar, state.model->vocab, room);
   if (forced.empty()) return;
   slot.forced_checked = checked;
   if (checked) {
-    slot.forced = std::move(forced);  // reported once checked (CheckForced)
+    slot.forced = std::move(forced);  // reported once checked (CheckAhead)
     return;
   }
   for (llama_token token : forced) {
@@ -54,29 +48,23 @@ void BatchScheduler::ForceAhead(ContextState& state, Slot& slot) {
   state.forced_tokens += forced.size();
   slot.forced = std::move(forced);
   // The last token was reached: like a sampled one at maxTokens, it is not decoded.
+  const int64_t max_tokens = slot.request->max_tokens;
   if (max_tokens >= 0 && slot.generated >= max_tokens) Finish(slot, "maxTokens");
 }
 
-bool BatchScheduler::CheckForced(ContextState& state, Slot& slot) {
-  std::vector<llama_token> forced;
-  forced.swap(slot.checking);
-  const size_t base = slot.tokens.size() - forced.size();  // where the run starts in the cache
-  for (size_t i = 0; i < forced.size(); i++) {
-    const llama_token pick = SampleRow(state, slot, slot.checking_rows[i]);
-    if (pick == LLAMA_TOKEN_NULL) return false;
-    if (pick == forced[i]) {
-      state.forced_tokens++;
-      SendToken(state, slot, pick, true);  // room was left for the run and the token after it
-      continue;
-    }
-    // The model writes another token here: the rest of the run leaves the cache, its pick goes on.
-    llama_memory_seq_rm(llama_get_memory(state.ctx), slot.seq, static_cast<llama_pos>(base + i), -1);
-    slot.tokens.resize(base + i);
-    CountTokens(state);
-    TakeSampled(state, slot, pick, false);
-    return false;
-  }
-  return true;
+size_t BatchScheduler::RoomAhead(const ContextState& state, const Slot& slot, size_t ahead, bool checked) const {
+  // In one batch with the sampled token and the `ahead` ones, and in the context after them.
+  const size_t cached = slot.tokens.size() + 1 + ahead;
+  const auto capacity = static_cast<size_t>(std::max<int32_t>(0, state.batch_capacity - 1));
+  size_t room = capacity > ahead ? capacity - ahead : 0;
+  room = std::min<size_t>(room, state.n_ctx > cached ? state.n_ctx - cached : 0);
+  // Within maxTokens: tokens decoded ahead count as generated ones (checked ones once reported), and a
+  // checked run leaves room for the pick from its last row.
+  const int64_t max_tokens = slot.request->max_tokens;
+  if (max_tokens < 0) return room;
+  const auto unreported = static_cast<int64_t>(slot.forced_checked ? ahead : 0);
+  const int64_t left = max_tokens - slot.generated - unreported - (checked ? 1 : 0);
+  return std::min<size_t>(room, static_cast<size_t>(std::max<int64_t>(0, left)));
 }
 
 }  // namespace toolwright

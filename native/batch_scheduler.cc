@@ -108,6 +108,10 @@ void EventSink::Deliver(napi_env env, napi_value callback, const SequenceEvent& 
       out.Set("eog", event.eog);
       out.Set("passes", static_cast<double>(event.passes));
       if (event.forced) out.Set("forced", true);
+      if (event.drafted > 0) {
+        out.Set("drafted", static_cast<double>(event.drafted));
+        out.Set("accepted", static_cast<double>(event.accepted));
+      }
       break;
     case SequenceEvent::kEnd:
       out.Set("type", "end");
@@ -422,6 +426,7 @@ void BatchScheduler::Assign(ContextState& state, Slot& slot, RequestPtr request)
   slot.pending.assign(prompt.begin() + static_cast<std::ptrdiff_t>(keep), prompt.end());
   slot.next = LLAMA_TOKEN_NULL;
   slot.forced.clear();
+  slot.drafted.clear();
   slot.checking.clear();
   slot.generated = 0;
   slot.row = -1;
@@ -436,28 +441,31 @@ void BatchScheduler::Assign(ContextState& state, Slot& slot, RequestPtr request)
   slot.request = std::move(request);
 }
 
+int32_t BatchScheduler::AddToBatch(llama_batch& batch, llama_token token, size_t pos, llama_seq_id seq,
+                                   bool logits) {
+  const int32_t i = batch.n_tokens++;
+  batch.token[i] = token;
+  batch.pos[i] = static_cast<llama_pos>(pos);
+  batch.n_seq_id[i] = 1;
+  batch.seq_id[i][0] = seq;
+  batch.logits[i] = logits ? 1 : 0;
+  return i;
+}
+
 // One batch: every generating slot's sampled token (one each), and prompt chunks in the room left,
 // in sequence order. Returns false when nothing was decoded (every request in it ended).
 bool BatchScheduler::Decode(ContextState& state) {
   llama_batch& batch = state.batch;
   const int32_t capacity = state.batch_capacity;
   batch.n_tokens = 0;
-  auto add = [&](llama_token token, size_t pos, llama_seq_id seq, bool logits) {
-    const int32_t i = batch.n_tokens++;
-    batch.token[i] = token;
-    batch.pos[i] = static_cast<llama_pos>(pos);
-    batch.n_seq_id[i] = 1;
-    batch.seq_id[i][0] = seq;
-    batch.logits[i] = logits ? 1 : 0;
-    return i;
-  };
+
   // What goes in: every generating slot's token first, then prompt chunks in the room left.
   std::vector<size_t> chunk(slots_.size(), 0);  // prompt tokens of each slot in this batch
   std::vector<bool> decodes(slots_.size(), false);
   int32_t used = 0;
   for (size_t k = 0; k < slots_.size(); k++) {
     const Slot& slot = slots_[k];
-    const int32_t n = 1 + static_cast<int32_t>(slot.forced.size());
+    const int32_t n = 1 + static_cast<int32_t>(slot.forced.size() + slot.drafted.size());
     if (slot.request && slot.next != LLAMA_TOKEN_NULL && !WaitsForReader(slot) && used + n <= capacity) {
       decodes[k] = true;
       used += n;
@@ -477,20 +485,10 @@ bool BatchScheduler::Decode(ContextState& state) {
   for (size_t k = 0; k < slots_.size(); k++) {
     Slot& slot = slots_[k];
     slot.row = -1;
-    if (decodes[k]) {
-      // Forced tokens follow the sampled one; only the last of them has logits to sample from, unless
-      // each is checked against the model's own pick (the row before it).
-      slot.checking_rows.clear();
-      slot.row = add(slot.next, slot.tokens.size(), slot.seq, slot.forced.empty() || slot.forced_checked);
-      for (size_t i = 0; i < slot.forced.size(); i++) {
-        slot.checking_rows.push_back(slot.row);
-        const bool last = i + 1 == slot.forced.size();
-        slot.row = add(slot.forced[i], slot.tokens.size() + 1 + i, slot.seq, last || slot.forced_checked);
-      }
-    }
+    if (decodes[k]) AddRun(batch, slot);
     for (size_t i = 0; i < chunk[k]; i++) {
       const bool last = i + 1 == chunk[k] && chunk[k] == slot.pending.size() && slot.request->max_tokens != 0;
-      const int32_t row = add(slot.pending[i], slot.tokens.size() + i, slot.seq, last);
+      const int32_t row = AddToBatch(batch, slot.pending[i], slot.tokens.size() + i, slot.seq, last);
       if (last) slot.row = row;
     }
   }
@@ -540,11 +538,7 @@ bool BatchScheduler::Decode(ContextState& state) {
     if (!slot.request) continue;
     if (decodes[k] || chunk[k] > 0) slot.request->passes++;
     if (slot.next != LLAMA_TOKEN_NULL && slot.row >= 0 && chunk[k] == 0) {
-      slot.tokens.push_back(slot.next);
-      slot.tokens.insert(slot.tokens.end(), slot.forced.begin(), slot.forced.end());
-      slot.next = LLAMA_TOKEN_NULL;
-      if (slot.forced_checked) slot.checking.swap(slot.forced);
-      slot.forced.clear();
+      TookRun(state, slot);
     }
     if (chunk[k] > 0) {
       slot.tokens.insert(slot.tokens.end(), slot.pending.begin(),
@@ -561,7 +555,7 @@ bool BatchScheduler::Decode(ContextState& state) {
 void BatchScheduler::SampleRows(ContextState& state) {
   for (Slot& slot : slots_) {
     if (!slot.request || slot.row < 0) continue;
-    if (!slot.checking.empty() && !CheckForced(state, slot)) continue;
+    if (!slot.checking.empty() && !CheckAhead(state, slot)) continue;
     const llama_token token = SampleRow(state, slot, slot.row);
     if (token != LLAMA_TOKEN_NULL) TakeSampled(state, slot, token, false);
   }
@@ -591,6 +585,7 @@ void BatchScheduler::TakeSampled(ContextState& state, Slot& slot, llama_token to
   } else {
     slot.next = token;
     ForceAhead(state, slot);
+    if (slot.request) DraftAhead(state, slot);
   }
 }
 
@@ -622,6 +617,7 @@ void BatchScheduler::Finish(Slot& slot, const std::string& reason, const std::st
   slot.pending.clear();
   slot.next = LLAMA_TOKEN_NULL;
   slot.forced.clear();
+  slot.drafted.clear();
   slot.checking.clear();
   slot.row = -1;
   if (request) End(request, reason, code, error);

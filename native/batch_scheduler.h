@@ -59,6 +59,8 @@ struct SequenceEvent {
   bool eog = false;
   bool forced = false;        // kToken: appended without sampling (fast_forward.h)
   uint64_t passes = 0;        // kToken: decode passes the request has taken part in so far
+  uint64_t drafted = 0;       // kToken: drafted tokens decoded for the request so far (speculative.h)
+  uint64_t accepted = 0;      // kToken: of those, the ones its picks agreed with
   llama_seq_id sequence = 0;  // kStart: the slot's sequence
   size_t reused = 0;          // kStart: prompt tokens found in the slot's cache (shifted ones included)
   size_t shifted = 0;         // kStart: of those, tokens kept by a context shift (batch_shift.cc)
@@ -121,6 +123,8 @@ struct SequenceRequest {
   std::shared_ptr<EventSink> events;  // closed after the kEnd event
   std::shared_ptr<ReadWindow> window = std::make_shared<ReadWindow>();
   uint64_t passes = 0;  // decode passes it took part in (context's thread)
+  uint64_t drafted = 0;   // drafted tokens decoded for it (context's thread)
+  uint64_t accepted = 0;  // of those, the ones its picks agreed with (context's thread)
   std::atomic<bool> cancelled{false};
   std::atomic<bool> paused{false};  // waiting for its reader after the last round
   std::atomic<bool> ended{false};   // its end was decided (by the round, or by FailLost)
@@ -194,7 +198,9 @@ class BatchScheduler {
     llama_token next = LLAMA_TOKEN_NULL;  // sampled, to decode in the next round
     std::vector<llama_token> forced;      // forced tokens after `next`, decoded with it (batch_forced.cc)
     bool forced_checked = false;          // `forced` are reported once the model's own picks agree
-    std::vector<llama_token> checking;    // decoded forced tokens to check against the model's picks
+    std::vector<llama_token> drafted;     // drafted tokens after `forced`, decoded with them (batch_draft.cc)
+    std::vector<llama_token> checking;    // decoded tokens to check against the model's picks: forced, drafted
+    size_t checking_forced = 0;           // how many of `checking` are forced tokens (the first ones)
     std::vector<int32_t> checking_rows;   // the logits row before each of them
     int64_t generated = 0;
     int32_t row = -1;        // this round's logits row, -1: none
@@ -248,6 +254,13 @@ class BatchScheduler {
   // failure).
   size_t Shift(ContextState& state, Slot& slot, const ShiftPlan& plan);
   bool Decode(ContextState& state);
+  // Appends a token to `batch`; returns its row.
+  static int32_t AddToBatch(llama_batch& batch, llama_token token, size_t pos, llama_seq_id seq, bool logits);
+  // Context's thread (batch_draft.cc): adds a generating slot's run to the batch (its sampled token, then
+  // its forced and drafted ones), with logits where a pick is sampled or a token checked; after the decode,
+  // TookRun puts the run in the slot's cache and the tokens to check in `checking`.
+  void AddRun(llama_batch& batch, Slot& slot);
+  void TookRun(ContextState& state, Slot& slot);
   // Context's thread (batch_media.cc): each slot whose prompt goes on with an image has it encoded by
   // the projector and its embeddings decoded at the image's positions, one slot at a time.
   void DecodeMedia(ContextState& state);
@@ -257,10 +270,18 @@ class BatchScheduler {
   // Context's thread (batch_forced.cc): after a slot's sampled token, appends the tokens its grammar
   // forces next (fast_forward.h) to decode with it, each reported as a token; may end the request.
   void ForceAhead(ContextState& state, Slot& slot);
-  // Context's thread (batch_forced.cc), checked fast-forward: samples the row before each decoded
-  // forced token; where the pick differs, the rest of the run leaves the cache and the pick is taken
-  // instead. True when every forced token was the pick (the slot's last row is sampled next).
-  bool CheckForced(ContextState& state, Slot& slot);
+  // Context's thread (batch_draft.cc): after a slot's sampled and forced tokens, the tokens speculative
+  // decoding drafts to decode with them (speculative.h), checked by CheckAhead.
+  void DraftAhead(ContextState& state, Slot& slot);
+  // Tokens a slot may decode after its sampled one in one pass (`ahead` of them taken already): room in
+  // the batch, the context and maxTokens, leaving room for the pick after the run when it is checked.
+  size_t RoomAhead(const ContextState& state, const Slot& slot, size_t ahead, bool checked) const;
+  // Context's thread (batch_draft.cc), checked fast-forward and drafts: samples the row before each
+  // decoded token to check; where the pick differs, the rest of the run leaves the cache and the pick is
+  // taken instead. True when every token was the pick (the slot's last row is sampled next).
+  bool CheckAhead(ContextState& state, Slot& slot);
+  // Drops `slot`'s cached tokens from `keep` on (what a check found the model would not write).
+  void DropFrom(ContextState& state, Slot& slot, size_t keep);
   // The slot's pick from logits row `row`, or LLAMA_TOKEN_NULL once the request ended in failure.
   llama_token SampleRow(ContextState& state, Slot& slot, int32_t row);
   // A token the slot's sampler picked (or that fast-forward appended): reported, then the end of the

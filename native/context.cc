@@ -21,6 +21,26 @@ constexpr int64_t kMaxSequences = 256;
 
 const napi_type_tag kContextStateTag = {0x3f6b1c9e8d2a4705ULL, 0xb4e2917c5d0f3a68ULL};
 
+// speculative: {lookup?: boolean, draft?: Model, maxDraft?: 1..64}
+SpeculativeOptions ReadSpeculativeOptions(const Napi::Object& options) {
+  constexpr const char* kMethod = "Context.create: options.speculative";
+  Napi::Env env = options.Env();
+  SpeculativeOptions spec;
+  const Napi::Value value = options.Get("speculative");
+  if (value.IsUndefined()) return spec;
+  if (!value.IsObject()) args::ThrowType(env, "Context.create", "options.speculative must be an object", value);
+  const Napi::Object o = value.As<Napi::Object>();
+  spec.lookup = args::OptBool(o, "lookup", false, kMethod);
+  spec.max_draft = static_cast<int32_t>(args::OptInt(o, "maxDraft", 8, 1, 64, kMethod));
+  const Napi::Value draft = o.Get("draft");
+  if (!draft.IsUndefined()) {
+    spec.draft = Model::FromValue(env, draft, kMethod, "draft");
+    if (spec.draft->vocab_only)
+      args::ThrowRange(env, kMethod, "the draft model was loaded with vocabOnly: it has no weights to run");
+  }
+  return spec;
+}
+
 ContextOptions ReadContextOptions(const Napi::Object& o, const ModelPtr& model) {
   constexpr const char* kMethod = "Context.create";
   ContextOptions c;
@@ -33,6 +53,7 @@ ContextOptions ReadContextOptions(const Napi::Object& o, const ModelPtr& model) 
   c.threads_batch = static_cast<int32_t>(args::OptInt(o, "threadsBatch", c.threads, 1, 1024, kMethod));
   c.poll = static_cast<int32_t>(args::OptInt(o, "poll", 50, 0, 100, kMethod));
   c.sequences = static_cast<int32_t>(args::OptInt(o, "sequences", 1, 1, kMaxSequences, kMethod));
+  c.speculative = ReadSpeculativeOptions(o);
   return c;
 }
 
@@ -55,6 +76,7 @@ ContextState::~ContextState() {
   // Idle (see the member): joins it, or, on the thread itself, lets it end after this job.
   if (thread) thread->Stop();
   scheduler.reset();  // ends any request still in it (the thread is stopped: nothing runs them)
+  draft.reset();      // on the thread pools freed below
   if (batch_capacity > 0) llama_batch_free(batch);
   if (ctx != nullptr && !(model && ModelRpcLost(*model))) llama_free(ctx);  // else leaked (rpc.h)
   if (pool_batch != nullptr && pool_batch != pool) ggml_threadpool_free(pool_batch);
@@ -213,6 +235,7 @@ Napi::Value Context::Info(const Napi::CallbackInfo& info) {
   out.Set("threads", llama_n_threads(s->ctx));
   out.Set("threadsBatch", llama_n_threads_batch(s->ctx));
   out.Set("sequences", s->n_seq);
+  out.Set("speculative", s->speculative.Enabled());
   return out;
 }
 
@@ -268,6 +291,8 @@ Napi::Value Context::Stats(const Napi::CallbackInfo& info) {
   out.Set("evaluatedTokens", static_cast<double>(s->evaluated_tokens.load()));
   out.Set("sampledTokens", static_cast<double>(s->sampled_tokens.load()));
   out.Set("forcedTokens", static_cast<double>(s->forced_tokens.load()));
+  out.Set("draftedTokens", static_cast<double>(s->drafted_tokens.load()));
+  out.Set("acceptedDraftTokens", static_cast<double>(s->accepted_draft_tokens.load()));
   out.Set("decodeThreads", static_cast<double>(s->decode_threads.load()));
   out.Set("requestsRunning", static_cast<double>(s->scheduler->Pending()));
   out.Set("requestsPaused", static_cast<double>(s->scheduler->Paused()));

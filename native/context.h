@@ -24,6 +24,7 @@
 #include "lora.h"
 #include "model.h"
 #include "serial_thread.h"
+#include "speculative.h"
 
 namespace toolwright {
 
@@ -47,6 +48,8 @@ struct ContextState {
   std::atomic<uint64_t> evaluated_tokens{0};
   std::atomic<uint64_t> sampled_tokens{0};
   std::atomic<uint64_t> forced_tokens{0};  // appended without sampling (fast_forward.h)
+  std::atomic<uint64_t> drafted_tokens{0};  // drafted and decoded for checking (speculative.h)
+  std::atomic<uint64_t> accepted_draft_tokens{0};  // of those, the ones the model's picks agreed with
   // How many OS threads have run a decode of this context (1: the context's own thread).
   std::atomic<uint32_t> decode_threads{0};
   // dispose() or the environment stopping: the running decode stops, every request ends.
@@ -55,6 +58,9 @@ struct ContextState {
   std::atomic<bool> busy{false};
   // Sequences (slots); 1: the single-sequence API (decode, clear, truncate, tokens) works too.
   int32_t n_seq = 1;
+  // Speculative decoding (speculative.h): how drafts are made; the draft model's context, or null.
+  SpeculativeOptions speculative;
+  std::unique_ptr<DraftModel> draft;
   // Runs every generation on this context's thread; made with the context, never null.
   std::unique_ptr<BatchScheduler> scheduler;
   // Runs every decode and round of this context, in order. Every job holds a ContextPtr, so the

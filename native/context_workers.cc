@@ -95,6 +95,7 @@ class CreateContextWorker : public ModelWorker<ContextOptions> {
                                       "\": could not start its CPU threads (ggml_threadpool_new failed)");
       return;
     }
+    if (!AttachDraft(*state)) return;
     state->thread = std::make_shared<SerialThread>();
     if (UsesRpc(*model_)) {
       // A context may open its own connection to a server that holds none of the weights.
@@ -110,6 +111,27 @@ class CreateContextWorker : public ModelWorker<ContextOptions> {
   Napi::Value Result(Napi::Env env) override { return Context::NewInstance(env, std::move(state_)); }
 
  private:
+  // The draft model's context for speculative decoding, on the context's thread pools; false when failed.
+  bool AttachDraft(ContextState& state) {
+    state.speculative = options_.speculative;
+    const ModelPtr& draft = options_.speculative.draft;
+    if (draft == nullptr) return true;
+    std::string reason;
+    if (!SameVocabulary(model_->model, draft->model, &reason)) {
+      Fail(codes::kDraftMismatch, "The draft model \"" + draft->path + "\" cannot draft for \"" + model_->path +
+                                      "\": " + reason);
+      return false;
+    }
+    state.draft = DraftModel::Create(draft, state.n_ctx, state.n_seq, state.n_batch, &reason);
+    if (state.draft == nullptr) {
+      Fail(reason.rfind("a recurrent", 0) == 0 ? codes::kDraftMismatch : codes::kContextFailed,
+           "The draft model \"" + draft->path + "\" cannot draft: " + reason);
+      return false;
+    }
+    state.draft->AttachThreadPools(state.pool, state.pool_batch);
+    return true;
+  }
+
   ContextPtr state_;
 };
 

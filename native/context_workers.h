@@ -12,6 +12,7 @@
 #include "context.h"
 #include "llama.h"
 #include "model.h"
+#include "speculative.h"
 
 namespace toolwright {
 
@@ -23,6 +24,7 @@ struct ContextOptions {
   int32_t threads_batch = 4;
   int32_t poll = 50;      // ggml's busy-wait level of idle pool threads, 0 (sleep at once) to 100
   int32_t sequences = 1;  // sequences of the BatchScheduler; > 1: separate caches, not unified
+  SpeculativeOptions speculative;
 };
 
 // Creates a llama_context, its CPU thread pools and its thread; resolves with a JS Context.

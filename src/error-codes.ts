@@ -51,6 +51,8 @@ export const ERROR_CODES = {
   TOOLWRIGHT_LORA_INVALID:
     "a file is not a LoRA adapter llama.cpp can apply to this model (another architecture, shape)",
   TOOLWRIGHT_STATE_INVALID: "a saved state file is not one toolwright wrote, or is truncated or corrupt",
+  TOOLWRIGHT_DRAFT_MISMATCH:
+    "a draft model (speculative decoding) has another vocabulary than the model, or cannot draft (a recurrent model)",
   TOOLWRIGHT_STATE_MISMATCH: "a saved state was made by another model, or does not fit this context",
   TOOLWRIGHT_TEMPLATE_SYNTAX: "a chat template does not compile",
   TOOLWRIGHT_TEMPLATE_RUNTIME: "a chat template fails while rendering, as Python Jinja2 would",

@@ -164,6 +164,11 @@ export interface NativeContextOptions {
   poll?: number;
   /** Sequences, each generation on one (> 1: separate caches; decode/clear/truncate/tokens throw). */
   sequences?: number;
+  /**
+   * Speculative decoding: prompt lookup, a draft model with the model's vocabulary (TOOLWRIGHT_DRAFT_MISMATCH
+   * otherwise), most tokens drafted per pass (1 to 64, default 8).
+   */
+  speculative?: { lookup?: boolean; draft?: NativeModel; maxDraft?: number };
 }
 
 export interface NativeContextInfo {
@@ -173,6 +178,8 @@ export interface NativeContextInfo {
   threads: number;
   threadsBatch: number;
   sequences: number;
+  /** Whether speculative decoding is on. */
+  speculative: boolean;
 }
 
 /** What a submitted sequence reports, in order: one start, its tokens, one end. */
@@ -182,8 +189,20 @@ export type NativeSequenceEvent =
    * context shift), `evaluated` are decoded.
    */
   | { type: "start"; sequence: number; reused: number; shifted: number; evaluated: number }
-  /** `passes`: decode passes the request took part in so far; `forced`: appended without sampling (fast-forward). */
-  | { type: "token"; token: number; bytes: Uint8Array; eog: boolean; passes: number; forced?: boolean }
+  /**
+   * `passes`: decode passes the request took part in so far; `forced`: appended without sampling (fast-forward);
+   * `drafted`/`accepted` (present once any): drafted tokens decoded for it so far, and those its picks agreed with.
+   */
+  | {
+      type: "token";
+      token: number;
+      bytes: Uint8Array;
+      eog: boolean;
+      passes: number;
+      forced?: boolean;
+      drafted?: number;
+      accepted?: number;
+    }
   /** Ended with a stop reason ("eog", "maxTokens", "contextFull", "abort"), or failed with a code and message. */
   | { type: "end"; reason?: "eog" | "maxTokens" | "contextFull" | "abort"; code?: string; message?: string };
 
@@ -256,6 +275,9 @@ export interface NativeContext {
     sampledTokens: number;
     /** Tokens appended without sampling because the grammar forced them (fast-forward). */
     forcedTokens: number;
+    /** Drafted tokens decoded for checking (speculative decoding), and those the picks agreed with. */
+    draftedTokens: number;
+    acceptedDraftTokens: number;
     decodeThreads: number;
     requestsRunning: number;
     requestsPaused: number;

@@ -5,6 +5,7 @@ import { ToolwrightError } from "../errors.js";
 import {
   loadNative,
   type NativeContext,
+  type NativeContextOptions,
   type NativeGrammarSpec,
   type NativeSampler,
   type NativeSamplerOptions,
@@ -44,7 +45,40 @@ export const CONTEXT_OPTION_KEYS: readonly string[] = [
   "sequences",
   "allowBeyondTraining",
   "loras",
+  "speculative",
 ];
+
+const SPECULATIVE_KEYS: readonly string[] = ["lookup", "draft", "maxDraft"];
+
+/**
+ * Speculative decoding ({@link ContextOptions.speculative}): after each sampled token, up to `maxDraft`
+ * guessed tokens are decoded with it in the same forward pass, and each is kept only where the model's
+ * own pick (sampled from the logits before it, as without drafts) agrees. The output is the same as
+ * without drafts: at temperature 0, and draw for draw with a seeded sampler (for single-token drafts
+ * this is rejection sampling's rule: a drafted token is kept with the model's probability for it).
+ * Drafts the grammar refuses are cut before they cost a pass. Not for recurrent or hybrid models (a
+ * rejected draft must leave the cache): there it does nothing.
+ *
+ * @example
+ * const draft = await loadModel("qwen2.5-0.5b-instruct-q8_0.gguf");
+ * const context = await model.createContext({ speculative: { draft, lookup: true } });
+ */
+export interface SpeculativeOptions {
+  /**
+   * Prompt lookup: draft the tokens that followed the latest earlier occurrence of the last 2 to 4 tokens
+   * in the prompt or output (pays off where the output copies the conversation, as tool arguments often
+   * do). Tried before the draft model. Default false.
+   */
+  lookup?: boolean;
+  /**
+   * A draft model with this model's vocabulary (a smaller one of its family), run greedily in a context of
+   * its own (`contextSize` and `sequences` as this one's). Another vocabulary is a
+   * TOOLWRIGHT_DRAFT_MISMATCH error.
+   */
+  draft?: Model;
+  /** Most tokens drafted for one forward pass, 1 to 64. Default 8. */
+  maxDraft?: number;
+}
 
 /** The most sequences one context runs (llama.cpp's limit). */
 export const MAX_SEQUENCES = 256;
@@ -106,6 +140,13 @@ export interface ContextOptions {
    * const context = await model.createContext({ loras: [{ adapter, scale: 0.8 }] });
    */
   loras?: readonly LoraSpec[];
+  /**
+   * Speculative decoding with prompt lookup or a draft model ({@link SpeculativeOptions}); default off.
+   *
+   * @example
+   * const context = await model.createContext({ speculative: { lookup: true } });
+   */
+  speculative?: SpeculativeOptions;
 }
 
 /** Cumulative token counts of a context (all generations on it). */
@@ -196,6 +237,7 @@ export class Context {
       threadsBatch: optInteger(o.threadsBatch, "createContext: options.threadsBatch", 1, 1024) ?? threads,
       poll: optInteger(o.poll, "createContext: options.poll", 0, 100) ?? defaultPoll(),
       ...defined("sequences", sequences),
+      ...defined("speculative", checkSpeculative(o.speculative, model)),
     };
     const loras = o.loras === undefined ? [] : checkLoras(o.loras, "createContext: options.loras", model);
     const native = await awaitNative(() => loadNative().Context.create(model.native, nativeOptions));
@@ -531,4 +573,21 @@ function formatBytes(bytes: number): string {
     i++;
   }
   return `${i === 0 ? v : v.toFixed(1)} ${units[i]}`;
+}
+
+/** The native form of {@link ContextOptions.speculative}, or undefined when off. */
+function checkSpeculative(value: unknown, model: Model): NativeContextOptions["speculative"] {
+  if (value === undefined) return undefined;
+  const where = "createContext: options.speculative";
+  const o = checkObject(value, where);
+  checkKeys(o, SPECULATIVE_KEYS, where);
+  const lookup = optBoolean(o.lookup, `${where}.lookup`) ?? false;
+  const maxDraft = optInteger(o.maxDraft, `${where}.maxDraft`, 1, 64);
+  // A Model of this package (the class is not imported here: model.ts imports this file).
+  if (o.draft !== undefined && !(o.draft instanceof (model.constructor as new (...args: never[]) => Model))) {
+    throw new TypeError(`${where}.draft must be a Model from loadModel(), got ${describe(o.draft)}`);
+  }
+  const draft = o.draft as Model | undefined;
+  if (!lookup && draft === undefined) return undefined;
+  return { lookup, ...defined("maxDraft", maxDraft), ...(draft ? { draft: draft.native } : {}) };
 }

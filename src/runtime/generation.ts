@@ -6,7 +6,7 @@
  */
 import { MediaPrompt, mediaTokensFault } from "./projector.js";
 import type { NativeContext, NativeGrammarSpec, NativeSampler, NativeSamplerOptions } from "./binding.js";
-import type { Context } from "./context.js";
+import type { Context, ContextOptions } from "./context.js";
 import { type GrammarOptions, type SamplingOptions, toNativeGrammar, toNativeSampling } from "./sampling.js";
 import { runOnSequence } from "./sequence-generation.js";
 import {
@@ -109,6 +109,13 @@ export interface GenerationStats {
   tokensGenerated: number;
   /** Of those, tokens the grammar forced, appended without sampling (fast-forward). */
   forcedTokens: number;
+  /**
+   * Tokens drafted by speculative decoding ({@link ContextOptions.speculative}) and decoded to be
+   * checked: each kept only where the model's own pick agreed.
+   */
+  draftedTokens: number;
+  /** Of the drafted tokens, those kept (counted in `tokensGenerated` too). */
+  acceptedDraftTokens: number;
   /**
    * Forward passes (decoded batches) the generation took part in up to its last token, its prompt's
    * included: fewer than its tokens when forced tokens are decoded together.
@@ -246,6 +253,8 @@ export class Generation implements AsyncIterable<GeneratedToken> {
     promptTokensShifted: 0,
     tokensGenerated: 0,
     forcedTokens: 0,
+    draftedTokens: 0,
+    acceptedDraftTokens: 0,
     forwardPasses: 0,
     sequence: 0,
   };

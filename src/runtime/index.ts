@@ -20,7 +20,7 @@ export type {
 export { listDevices } from "./devices.js";
 export type { DeviceInfo, GpuOption, ModelPlacement } from "./devices.js";
 export { Context } from "./context.js";
-export type { ContextOptions, ContextStats } from "./context.js";
+export type { ContextOptions, ContextStats, SpeculativeOptions } from "./context.js";
 export type { StateOptions, SavedStateInfo } from "./saved-state.js";
 export { LoraAdapter } from "./lora.js";
 export type { LoraSpec } from "./lora.js";

@@ -136,6 +136,10 @@ export async function* runOnSequence(
       if (ctx.disposed) throw disposedError("Context.generate: the context was disposed during the generation");
       out.stats.tokensGenerated++;
       if (event.forced) out.stats.forcedTokens++;
+      if (event.drafted !== undefined) {
+        out.stats.draftedTokens = event.drafted;
+        out.stats.acceptedDraftTokens = event.accepted ?? 0;
+      }
       out.stats.forwardPasses = event.passes;
       lastToken = event.token;
       if (event.eog) {

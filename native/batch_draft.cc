@@ -1,0 +1,117 @@
+// The scheduler's side of speculative decoding (speculative.h) and of checked fast-forward: a slot's
+// run (its sampled token, then forced and drafted tokens) is decoded in one pass, and each token to
+// check is kept only where the pick sampled from the row before it agrees.
+#include <algorithm>
+
+#include "batch_scheduler.h"
+#include "context.h"
+#include "speculative.h"
+#include "vocab_ops.h"
+
+namespace toolwright {
+
+void BatchScheduler::AddRun(llama_batch& batch, Slot& slot) {
+  std::vector<llama_token> ahead = slot.forced;
+  ahead.insert(ahead.end(), slot.drafted.begin(), slot.drafted.end());
+  // The first token of `ahead` that is checked: unchecked forced ones need no row of their own.
+  const size_t checked_from = slot.forced_checked ? 0 : slot.forced.size();
+  slot.checking_rows.clear();
+  const size_t base = slot.tokens.size();
+  slot.row = AddToBatch(batch, slot.next, base, slot.seq, ahead.empty() || checked_from == 0);
+  for (size_t i = 0; i < ahead.size(); i++) {
+    if (i >= checked_from) slot.checking_rows.push_back(slot.row);
+    const bool rows = i + 1 == ahead.size() || i + 1 >= checked_from;
+    slot.row = AddToBatch(batch, ahead[i], base + 1 + i, slot.seq, rows);
+  }
+}
+
+void BatchScheduler::TookRun(ContextState& state, Slot& slot) {
+  slot.tokens.push_back(slot.next);
+  slot.tokens.insert(slot.tokens.end(), slot.forced.begin(), slot.forced.end());
+  slot.tokens.insert(slot.tokens.end(), slot.drafted.begin(), slot.drafted.end());
+  slot.next = LLAMA_TOKEN_NULL;
+  slot.checking.clear();
+  slot.checking_forced = 0;
+  if (slot.forced_checked) {
+    slot.checking.swap(slot.forced);
+    slot.checking_forced = slot.checking.size();
+  }
+  slot.checking.insert(slot.checking.end(), slot.drafted.begin(), slot.drafted.end());
+  slot.request->drafted += slot.drafted.size();
+  state.drafted_tokens += slot.drafted.size();
+  slot.forced.clear();
+  slot.drafted.clear();
+}
+
+void BatchScheduler::DraftAhead(ContextState& state, Slot& slot) {
+  const SpeculativeOptions& spec = state.speculative;
+  if (!spec.Enabled()) return;
+  // A rejected draft leaves the cache: not a recurrent state.
+  const llama_model* model = state.model->model;
+  if (llama_model_is_recurrent(model) || llama_model_is_hybrid(model)) return;
+  const size_t room = std::min(RoomAhead(state, slot, slot.forced.size(), true), static_cast<size_t>(spec.max_draft));
+  if (room == 0) return;
+  std::vector<llama_token> history = slot.tokens;
+  history.push_back(slot.next);
+  history.insert(history.end(), slot.forced.begin(), slot.forced.end());
+  // The grammar has accepted the sampled token and unchecked forced ones; checked ones come first.
+  DraftGuard guard(slot.request->sampler->grammar);
+  if (slot.forced_checked) {
+    for (llama_token token : slot.forced) {
+      if (!guard.Allow(token)) return;
+    }
+  }
+  std::vector<llama_token> draft;
+  if (spec.lookup) {
+    draft = LookupDraft(history, room, static_cast<size_t>(spec.lookup_min), static_cast<size_t>(spec.lookup_max));
+    // Kept up to an image (its placeholder is no token), what the grammar refuses, or the end of generation.
+    size_t n = 0;
+    while (n < draft.size() && !IsPlaceholder(draft[n]) && guard.Allow(draft[n])) {
+      if (llama_vocab_is_eog(state.model->vocab, draft[n++])) break;
+    }
+    draft.resize(n);
+  }
+  // The draft model reads text only: a prompt with images gets lookup drafts alone.
+  if (draft.empty() && state.draft && std::none_of(history.begin(), history.end(), IsPlaceholder)) {
+    draft = state.draft->Draft(slot.seq, history, room, guard);
+  }
+  slot.drafted = std::move(draft);
+}
+
+void BatchScheduler::DropFrom(ContextState& state, Slot& slot, size_t keep) {
+  llama_memory_seq_rm(llama_get_memory(state.ctx), slot.seq, static_cast<llama_pos>(keep), -1);
+  slot.tokens.resize(keep);
+  CountTokens(state);
+}
+
+bool BatchScheduler::CheckAhead(ContextState& state, Slot& slot) {
+  std::vector<llama_token> ahead;
+  ahead.swap(slot.checking);
+  const size_t forced = slot.checking_forced;
+  const size_t base = slot.tokens.size() - ahead.size();  // where the run's checked tokens start in the cache
+  for (size_t i = 0; i < ahead.size(); i++) {
+    const llama_token pick = SampleRow(state, slot, slot.checking_rows[i]);
+    if (pick == LLAMA_TOKEN_NULL) return false;
+    if (pick != ahead[i]) {
+      // The model writes another token here: the rest of the run leaves the cache, its pick goes on.
+      DropFrom(state, slot, base + i);
+      TakeSampled(state, slot, pick, false);
+      return false;
+    }
+    if (i < forced) {
+      state.forced_tokens++;
+    } else {
+      state.accepted_draft_tokens++;
+      slot.request->accepted++;
+    }
+    SendToken(state, slot, pick, i < forced);  // room was left for the run and the token after it
+    if (llama_vocab_is_eog(state.model->vocab, pick)) {
+      DropFrom(state, slot, base + i);  // as a sampled end of generation, it is not in the cache
+      Finish(slot, "eog");
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace toolwright

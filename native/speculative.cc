@@ -1,0 +1,218 @@
+#include "speculative.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "log_capture.h"
+
+#ifdef TOOLWRIGHT_HAS_GRAMMAR_ENGINE
+#include "llama_adapter.h"
+#include "matcher.h"
+#endif
+
+namespace toolwright {
+
+namespace {
+// Candidates a draft looks at when the grammar refuses the draft model's first choice.
+constexpr size_t kDraftCandidates = 16;
+}  // namespace
+
+std::vector<llama_token> LookupDraft(const std::vector<llama_token>& history, size_t max_tokens, size_t min_n,
+                                     size_t max_n) {
+  const size_t size = history.size();
+  if (max_tokens == 0 || min_n == 0) return {};
+  for (size_t n = std::min(max_n, size > 0 ? size - 1 : 0); n >= min_n; n--) {
+    const llama_token* key = history.data() + (size - n);
+    // The latest earlier occurrence (ending before the key itself), so its continuation exists.
+    for (size_t start = size - n; start-- > 0;) {
+      if (std::memcmp(history.data() + start, key, n * sizeof(llama_token)) != 0) continue;
+      const size_t from = start + n;
+      const size_t to = std::min(size, from + max_tokens);
+      return std::vector<llama_token>(history.begin() + static_cast<std::ptrdiff_t>(from),
+                                      history.begin() + static_cast<std::ptrdiff_t>(to));
+    }
+  }
+  return {};
+}
+
+bool SameVocabulary(const llama_model* target, const llama_model* draft, std::string* reason) {
+  const llama_vocab* a = llama_model_get_vocab(target);
+  const llama_vocab* b = llama_model_get_vocab(draft);
+  if (llama_vocab_type(a) != llama_vocab_type(b)) {
+    *reason = "its tokenizer is of another type";
+    return false;
+  }
+  const int32_t n = llama_vocab_n_tokens(a);
+  if (n != llama_vocab_n_tokens(b)) {
+    *reason = "it has " + std::to_string(llama_vocab_n_tokens(b)) + " tokens, the model " + std::to_string(n);
+    return false;
+  }
+  if (llama_vocab_bos(a) != llama_vocab_bos(b) || llama_vocab_eos(a) != llama_vocab_eos(b) ||
+      llama_vocab_eot(a) != llama_vocab_eot(b)) {
+    *reason = "its special tokens (BOS, EOS, EOT) differ from the model's";
+    return false;
+  }
+  for (llama_token t = 0; t < n; t++) {
+    const char* x = llama_vocab_get_text(a, t);
+    const char* y = llama_vocab_get_text(b, t);
+    if (std::strcmp(x != nullptr ? x : "", y != nullptr ? y : "") != 0) {
+      *reason = "token " + std::to_string(t) + " spells differently";
+      return false;
+    }
+  }
+  return true;
+}
+
+// ---- DraftGuard ---------------------------------------------------------------------------------
+
+#ifdef TOOLWRIGHT_HAS_GRAMMAR_ENGINE
+DraftGuard::DraftGuard(llama_sampler* grammar)
+    : matcher_(grammar != nullptr ? grammar::active_matcher(grammar) : nullptr) {}
+
+DraftGuard::~DraftGuard() {
+  if (matcher_ != nullptr && accepted_ > 0) static_cast<grammar::Matcher*>(matcher_)->rollback(accepted_);
+}
+
+void DraftGuard::FillMask(std::vector<uint64_t>* bits) {
+  auto* matcher = static_cast<grammar::Matcher*>(matcher_);
+  bits->assign(matcher->mask_words(), 0);
+  matcher->fill_mask(bits->data());
+}
+
+bool DraftGuard::Allow(llama_token token) {
+  if (matcher_ == nullptr) return true;
+  if (!static_cast<grammar::Matcher*>(matcher_)->accept(token)) return false;
+  accepted_++;
+  return true;
+}
+#else
+DraftGuard::DraftGuard(llama_sampler* /*grammar*/) {}
+DraftGuard::~DraftGuard() = default;
+bool DraftGuard::Allow(llama_token /*token*/) { return true; }
+void DraftGuard::FillMask(std::vector<uint64_t>* bits) { bits->clear(); }
+#endif
+
+// ---- DraftModel ---------------------------------------------------------------------------------
+
+std::unique_ptr<DraftModel> DraftModel::Create(ModelPtr model, uint32_t n_ctx_per_seq, int32_t sequences,
+                                               uint32_t n_batch, std::string* error) {
+  if (llama_model_is_recurrent(model->model) || llama_model_is_hybrid(model->model)) {
+    // Rejected drafts leave its cache: a recurrent state cannot drop them.
+    *error = "a recurrent or hybrid model cannot be a draft model";
+    return nullptr;
+  }
+  llama_context_params params = llama_context_default_params();
+  params.n_ctx = n_ctx_per_seq * static_cast<uint32_t>(std::max(1, sequences));
+  params.n_batch = n_batch;
+  params.n_ubatch = n_batch;
+  params.n_seq_max = static_cast<uint32_t>(std::max(1, sequences));
+  params.kv_unified = sequences <= 1;  // as the target: each sequence its own cache when parallel
+  params.no_perf = true;
+  std::unique_ptr<DraftModel> draft(new DraftModel());
+  draft->ctx_ = InitContext(model->model, params, error);
+  if (draft->ctx_ == nullptr) {
+    *error = "its context could not be made: " + *error + " (llama_init_from_model failed)";
+    return nullptr;
+  }
+  draft->model_ = std::move(model);
+  draft->n_ctx_ = llama_n_ctx_seq(draft->ctx_);
+  draft->capacity_ = static_cast<int32_t>(llama_n_batch(draft->ctx_));
+  draft->batch_ = llama_batch_init(draft->capacity_, 0, 1);
+  draft->cached_.resize(static_cast<size_t>(std::max(1, sequences)));
+  return draft;
+}
+
+DraftModel::~DraftModel() {
+  if (capacity_ > 0) llama_batch_free(batch_);
+  if (ctx_ != nullptr) llama_free(ctx_);
+}
+
+void DraftModel::AttachThreadPools(ggml_threadpool* pool, ggml_threadpool* pool_batch) {
+  llama_attach_threadpool(ctx_, pool, pool_batch);
+}
+
+void DraftModel::Forget(llama_seq_id seq) {
+  if (seq < 0 || static_cast<size_t>(seq) >= cached_.size()) return;
+  llama_memory_seq_rm(llama_get_memory(ctx_), seq, -1, -1);
+  cached_[static_cast<size_t>(seq)].clear();
+}
+
+bool DraftModel::DecodeRun(llama_seq_id seq, const llama_token* tokens, size_t n, size_t pos) {
+  batch_.n_tokens = static_cast<int32_t>(n);
+  for (size_t i = 0; i < n; i++) {
+    batch_.token[i] = tokens[i];
+    batch_.pos[i] = static_cast<llama_pos>(pos + i);
+    batch_.n_seq_id[i] = 1;
+    batch_.seq_id[i][0] = seq;
+    batch_.logits[i] = i + 1 == n ? 1 : 0;
+  }
+  ScopedLogCapture capture;
+  return llama_decode(ctx_, batch_) == 0;
+}
+
+llama_token DraftModel::Pick(DraftGuard& guard) {
+  const float* logits = llama_get_logits_ith(ctx_, -1);
+  if (logits == nullptr) return LLAMA_TOKEN_NULL;
+  const int32_t n = llama_vocab_n_tokens(model_->vocab);
+  const auto best = static_cast<llama_token>(std::max_element(logits, logits + n) - logits);
+  if (guard.Allow(best)) return best;
+  if (!guard.Checks()) return LLAMA_TOKEN_NULL;
+  // The grammar refuses the first choice: the most likely of the next ones it allows.
+  order_.resize(static_cast<size_t>(n));
+  for (int32_t i = 0; i < n; i++) order_[static_cast<size_t>(i)] = i;
+  const size_t k = std::min(kDraftCandidates, order_.size());
+  std::partial_sort(order_.begin(), order_.begin() + static_cast<std::ptrdiff_t>(k), order_.end(),
+                    [logits](int32_t x, int32_t y) { return logits[x] > logits[y]; });
+  for (size_t i = 1; i < k; i++) {
+    if (guard.Allow(order_[i])) return order_[i];
+  }
+  // None of them: the best the grammar's mask allows (what a greedy target picks under it).
+  guard.FillMask(&mask_);
+  llama_token pick = LLAMA_TOKEN_NULL;
+  for (int32_t t = 0; t < n && static_cast<size_t>(t >> 6) < mask_.size(); t++) {
+    if ((mask_[static_cast<size_t>(t >> 6)] >> (t & 63) & 1) != 0 && (pick < 0 || logits[t] > logits[pick])) pick = t;
+  }
+  return pick != LLAMA_TOKEN_NULL && guard.Allow(pick) ? pick : LLAMA_TOKEN_NULL;
+}
+
+std::vector<llama_token> DraftModel::Draft(llama_seq_id seq, const std::vector<llama_token>& history,
+                                           size_t max_tokens, DraftGuard& guard) {
+  if (history.empty() || seq < 0 || static_cast<size_t>(seq) >= cached_.size()) return {};
+  max_tokens = std::min<size_t>(max_tokens, n_ctx_ > history.size() ? n_ctx_ - history.size() : 0);
+  if (max_tokens == 0) return {};
+  std::vector<llama_token>& cached = cached_[static_cast<size_t>(seq)];
+  size_t common = 0;
+  while (common < cached.size() && common < history.size() && cached[common] == history[common]) common++;
+  if (common == history.size()) common--;  // the last token is decoded again for its logits
+  if (common < cached.size()) {
+    if (!llama_memory_seq_rm(llama_get_memory(ctx_), seq, static_cast<llama_pos>(common), -1)) {
+      Forget(seq);
+      common = 0;
+    }
+    cached.resize(common);
+  }
+  for (size_t at = common; at < history.size(); at += static_cast<size_t>(capacity_)) {
+    const size_t n = std::min(history.size() - at, static_cast<size_t>(capacity_));
+    if (!DecodeRun(seq, history.data() + at, n, at)) {
+      Forget(seq);
+      return {};
+    }
+    cached.insert(cached.end(), history.begin() + static_cast<std::ptrdiff_t>(at),
+                  history.begin() + static_cast<std::ptrdiff_t>(at + n));
+  }
+  std::vector<llama_token> out;
+  for (;;) {
+    const llama_token token = Pick(guard);
+    if (token == LLAMA_TOKEN_NULL) break;
+    out.push_back(token);
+    if (out.size() >= max_tokens || llama_vocab_is_eog(model_->vocab, token)) break;
+    if (!DecodeRun(seq, &token, 1, cached.size())) {
+      Forget(seq);
+      break;
+    }
+    cached.push_back(token);
+  }
+  return out;
+}
+
+}  // namespace toolwright

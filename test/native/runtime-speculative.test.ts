@@ -1,0 +1,183 @@
+/**
+ * Speculative decoding (native/speculative.h, ContextOptions.speculative): drafted tokens are decoded with
+ * the sampled one and kept only where the model's own pick agrees, so the output is that of decoding
+ * without drafts — at temperature 0, and draw for draw with a seeded sampler — in fewer forward passes where
+ * the drafts agree. The model as its own draft agrees everywhere (the ceiling); another random model with
+ * the same vocabulary agrees nowhere (every draft rejected, the output still the same); prompt lookup drafts
+ * from repeated n-grams. Tiny random-weight models.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import {
+  type Context,
+  type ContextOptions,
+  type GenerationStats,
+  loadModel,
+  type Model,
+  type SpeculativeOptions,
+} from "../../src/index.js";
+import { ensureTestModel } from "../helpers/test-models.js";
+
+const CONTEXT = { contextSize: 512, threads: 1 } as const;
+// Repeats itself, so prompt lookup finds n-grams to draft from.
+const PROMPT = "The cat sat on the mat. The cat sat on the";
+const SCHEMA_GBNF = String.raw`
+root ::= "{" ws "\"city\":" ws "\"" [a-z]{1,6} "\"," ws "\"days\":" ws [0-9]{1,2} ws "}"
+ws ::= [ ]?
+`;
+
+interface Run {
+  tokens: number[];
+  text: string;
+  stats: GenerationStats;
+  stopReason: string | undefined;
+}
+
+interface RunOptions {
+  maxTokens?: number;
+  sampling?: { temperature: number; seed?: number };
+  gbnf?: string;
+  stop?: string[];
+}
+
+async function run(context: Context, options: RunOptions = {}): Promise<Run> {
+  const generation = context.generate({
+    prompt: PROMPT,
+    maxTokens: options.maxTokens ?? 40,
+    sampling: options.sampling ?? { temperature: 0 },
+    ...(options.gbnf ? { grammar: { gbnf: options.gbnf } } : {}),
+    ...(options.stop ? { stop: options.stop } : {}),
+  });
+  const tokens: number[] = [];
+  let text = "";
+  for await (const chunk of generation) {
+    tokens.push(chunk.token);
+    text += chunk.text;
+  }
+  return { tokens, text, stats: { ...generation.stats }, stopReason: generation.stopReason };
+}
+
+describe("speculative decoding", () => {
+  let model: Model;
+  let other: Model; // same vocabulary, other random weights: its drafts are wrong
+  const contexts: Context[] = [];
+  async function context(speculative?: SpeculativeOptions, extra: ContextOptions = {}): Promise<Context> {
+    const created = await model.createContext({ ...CONTEXT, ...extra, ...(speculative ? { speculative } : {}) });
+    contexts.push(created);
+    return created;
+  }
+  beforeAll(async () => {
+    model = await loadModel(await ensureTestModel({ vocab: "qwen2" }));
+    other = await loadModel(await ensureTestModel({ vocab: "qwen2", seed: 2 }));
+  });
+  afterAll(() => {
+    for (const c of contexts) c.dispose();
+    other?.dispose();
+    model?.dispose();
+  });
+
+  test("the model as its own draft: the same tokens, nearly all drafted and kept, in far fewer passes", async () => {
+    const off = await run(await context());
+    const on = await run(await context({ draft: model }));
+    expect(on.tokens).toEqual(off.tokens);
+    expect(off.stats.draftedTokens).toBe(0);
+    expect(on.stats.acceptedDraftTokens).toBeGreaterThan(on.stats.tokensGenerated / 2);
+    expect(on.stats.acceptedDraftTokens).toBeLessThanOrEqual(on.stats.draftedTokens);
+    expect(on.stats.forwardPasses).toBeLessThan(off.stats.forwardPasses / 2);
+  });
+
+  test("a draft that never agrees: every draft rejected, the same tokens, no pass saved", async () => {
+    const off = await run(await context());
+    const on = await run(await context({ draft: other, maxDraft: 4 }));
+    expect(on.tokens).toEqual(off.tokens);
+    expect(on.stats.draftedTokens).toBeGreaterThan(0);
+    expect(on.stats.forwardPasses).toBe(off.stats.forwardPasses - on.stats.acceptedDraftTokens);
+  });
+
+  test("prompt lookup: the same tokens, and every kept draft saves a pass", async () => {
+    const off = await run(await context(), { maxTokens: 60 });
+    const on = await run(await context({ lookup: true }), { maxTokens: 60 });
+    expect(on.tokens).toEqual(off.tokens);
+    expect(on.stats.draftedTokens).toBeGreaterThan(0);
+    expect(on.stats.forwardPasses).toBe(off.stats.forwardPasses - on.stats.acceptedDraftTokens);
+  });
+
+  test.each([
+    ["its own draft", { draft: "self" }],
+    ["a draft that disagrees", { draft: "other" }],
+    ["prompt lookup", { lookup: true }],
+  ])("sampled with a seed, %s: the same draws", async (_name, spec) => {
+    const sampling = { temperature: 1, seed: 11 };
+    const draft = spec.draft === "self" ? model : spec.draft === "other" ? other : undefined;
+    const off = await run(await context(), { sampling });
+    const on = await run(await context({ lookup: spec.lookup === true, ...(draft ? { draft } : {}) }), { sampling });
+    expect(on.tokens).toEqual(off.tokens);
+  });
+
+  test("a grammar cuts drafts where it refuses them: the same valid output", async () => {
+    const off = await run(await context(), { gbnf: SCHEMA_GBNF, maxTokens: 60 });
+    const on = await run(await context({ draft: model, lookup: true }), { gbnf: SCHEMA_GBNF, maxTokens: 60 });
+    expect(on.stopReason).toBe("eog");
+    expect(on.text).toMatch(/^\{ ?"city": ?"[a-z]{1,6}", ?"days": ?[0-9]{1,2} ?\}$/);
+    expect(on.tokens).toEqual(off.tokens);
+    expect(on.stats.forwardPasses).toBeLessThan(off.stats.forwardPasses);
+  });
+
+  test("maxTokens and stop strings cut inside a drafted run", async () => {
+    const speculative = await context({ draft: model });
+    const full = await run(speculative);
+    for (const maxTokens of [1, 2, 5, 9]) {
+      const cut = await run(speculative, { maxTokens });
+      expect(cut.stopReason).toBe("maxTokens");
+      expect(cut.tokens).toEqual(full.tokens.slice(0, maxTokens));
+    }
+    const stop = full.text.slice(8, 14);
+    const stopped = await run(speculative, { stop: [stop] });
+    expect(stopped.stopReason).toBe("stop");
+    expect(stopped.text).toBe(full.text.slice(0, full.text.indexOf(stop)));
+  });
+
+  test("parallel sequences: each generation gives its solo tokens", async () => {
+    const solo = await context();
+    const prompts = ["The cat sat on the mat.", "One two three one two", "Hello world, hello"];
+    const expected: number[][] = [];
+    for (const prompt of prompts) {
+      const g = solo.generate({ prompt, maxTokens: 24, sampling: { temperature: 0 } });
+      const tokens: number[] = [];
+      for await (const chunk of g) tokens.push(chunk.token);
+      expected.push(tokens);
+    }
+    const parallel = await context({ draft: model, lookup: true }, { sequences: 3 });
+    const got = await Promise.all(
+      prompts.map(async (prompt) => {
+        const g = parallel.generate({ prompt, maxTokens: 24, sampling: { temperature: 0 } });
+        const tokens: number[] = [];
+        for await (const chunk of g) tokens.push(chunk.token);
+        return { tokens, stats: g.stats };
+      }),
+    );
+    expect(got.map((g) => g.tokens)).toEqual(expected);
+    for (const g of got) expect(g.stats.acceptedDraftTokens).toBeGreaterThan(0);
+  });
+
+  test("bad options name what is wrong", async () => {
+    const bad: [unknown, RegExp, ErrorConstructor][] = [
+      [{ lookup: "yes" }, /speculative\.lookup/, TypeError],
+      [{ maxDraft: 0 }, /speculative\.maxDraft/, RangeError],
+      [{ draft: "model.gguf" }, /speculative\.draft must be a Model/, TypeError],
+      [{ draftModel: model }, /draftModel/, TypeError],
+      [7, /speculative/, TypeError],
+    ];
+    for (const [speculative, message, type] of bad) {
+      await expect(model.createContext({ ...CONTEXT, speculative } as ContextOptions)).rejects.toThrow(type);
+      await expect(model.createContext({ ...CONTEXT, speculative } as ContextOptions)).rejects.toThrow(message);
+    }
+  });
+
+  test("a draft model with another vocabulary is refused with TOOLWRIGHT_DRAFT_MISMATCH", async () => {
+    await using foreign = await loadModel(await ensureTestModel({ vocab: "llama-spm" }));
+    const error = await model.createContext({ ...CONTEXT, speculative: { draft: foreign } }).catch((e) => e);
+    expect(error).toBeInstanceOf(Error);
+    expect(error.code).toBe("TOOLWRIGHT_DRAFT_MISMATCH");
+    expect(error.message).toMatch(/cannot draft/);
+  });
+});
