@@ -49,7 +49,8 @@ void BatchScheduler::DraftAhead(ContextState& state, Slot& slot) {
   // A rejected draft leaves the cache: not a recurrent state.
   const llama_model* model = state.model->model;
   if (llama_model_is_recurrent(model) || llama_model_is_hybrid(model)) return;
-  const size_t room = std::min(RoomAhead(state, slot, slot.forced.size(), true), static_cast<size_t>(spec.max_draft));
+  const size_t room =
+      std::min(RoomAhead(state, slot, slot.forced.size(), true), static_cast<size_t>(spec.max_draft));
   if (room == 0) return;
   std::vector<llama_token> history = slot.tokens;
   history.push_back(slot.next);
@@ -63,7 +64,8 @@ void BatchScheduler::DraftAhead(ContextState& state, Slot& slot) {
   }
   std::vector<llama_token> draft;
   if (spec.lookup) {
-    draft = LookupDraft(history, room, static_cast<size_t>(spec.lookup_min), static_cast<size_t>(spec.lookup_max));
+    draft = LookupDraft(history, room, static_cast<size_t>(spec.lookup_min),
+                        static_cast<size_t>(spec.lookup_max));
     // Kept up to an image (its placeholder is no token), what the grammar refuses, or the end of generation.
     size_t n = 0;
     while (n < draft.size() && !IsPlaceholder(draft[n]) && guard.Allow(draft[n])) {

@@ -52,7 +52,8 @@ void BatchScheduler::ForceAhead(ContextState& state, Slot& slot) {
   if (max_tokens >= 0 && slot.generated >= max_tokens) Finish(slot, "maxTokens");
 }
 
-size_t BatchScheduler::RoomAhead(const ContextState& state, const Slot& slot, size_t ahead, bool checked) const {
+size_t BatchScheduler::RoomAhead(const ContextState& state, const Slot& slot, size_t ahead,
+                                 bool checked) const {
   // In one batch with the sampled token and the `ahead` ones, and in the context after them.
   const size_t cached = slot.tokens.size() + 1 + ahead;
   const auto capacity = static_cast<size_t>(std::max<int32_t>(0, state.batch_capacity - 1));

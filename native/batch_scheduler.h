@@ -122,7 +122,7 @@ struct SequenceRequest {
   bool shift = false;
   std::shared_ptr<EventSink> events;  // closed after the kEnd event
   std::shared_ptr<ReadWindow> window = std::make_shared<ReadWindow>();
-  uint64_t passes = 0;  // decode passes it took part in (context's thread)
+  uint64_t passes = 0;    // decode passes it took part in (context's thread)
   uint64_t drafted = 0;   // drafted tokens decoded for it (context's thread)
   uint64_t accepted = 0;  // of those, the ones its picks agreed with (context's thread)
   std::atomic<bool> cancelled{false};
@@ -199,9 +199,9 @@ class BatchScheduler {
     std::vector<llama_token> forced;      // forced tokens after `next`, decoded with it (batch_forced.cc)
     bool forced_checked = false;          // `forced` are reported once the model's own picks agree
     std::vector<llama_token> drafted;     // drafted tokens after `forced`, decoded with them (batch_draft.cc)
-    std::vector<llama_token> checking;    // decoded tokens to check against the model's picks: forced, drafted
-    size_t checking_forced = 0;           // how many of `checking` are forced tokens (the first ones)
-    std::vector<int32_t> checking_rows;   // the logits row before each of them
+    std::vector<llama_token> checking;   // decoded tokens to check against the model's picks: forced, drafted
+    size_t checking_forced = 0;          // how many of `checking` are forced tokens (the first ones)
+    std::vector<int32_t> checking_rows;  // the logits row before each of them
     int64_t generated = 0;
     int32_t row = -1;        // this round's logits row, -1: none
     uint64_t last_used = 0;  // when it last took a request: ties go to the least recently used

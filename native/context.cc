@@ -28,7 +28,8 @@ SpeculativeOptions ReadSpeculativeOptions(const Napi::Object& options) {
   SpeculativeOptions spec;
   const Napi::Value value = options.Get("speculative");
   if (value.IsUndefined()) return spec;
-  if (!value.IsObject()) args::ThrowType(env, "Context.create", "options.speculative must be an object", value);
+  if (!value.IsObject())
+    args::ThrowType(env, "Context.create", "options.speculative must be an object", value);
   const Napi::Object o = value.As<Napi::Object>();
   spec.lookup = args::OptBool(o, "lookup", false, kMethod);
   spec.max_draft = static_cast<int32_t>(args::OptInt(o, "maxDraft", 8, 1, 64, kMethod));

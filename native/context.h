@@ -47,8 +47,8 @@ struct ContextState {
   std::atomic<size_t> n_tokens{0};
   std::atomic<uint64_t> evaluated_tokens{0};
   std::atomic<uint64_t> sampled_tokens{0};
-  std::atomic<uint64_t> forced_tokens{0};  // appended without sampling (fast_forward.h)
-  std::atomic<uint64_t> drafted_tokens{0};  // drafted and decoded for checking (speculative.h)
+  std::atomic<uint64_t> forced_tokens{0};          // appended without sampling (fast_forward.h)
+  std::atomic<uint64_t> drafted_tokens{0};         // drafted and decoded for checking (speculative.h)
   std::atomic<uint64_t> accepted_draft_tokens{0};  // of those, the ones the model's picks agreed with
   // How many OS threads have run a decode of this context (1: the context's own thread).
   std::atomic<uint32_t> decode_threads{0};

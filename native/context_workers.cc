@@ -118,8 +118,8 @@ class CreateContextWorker : public ModelWorker<ContextOptions> {
     if (draft == nullptr) return true;
     std::string reason;
     if (!SameVocabulary(model_->model, draft->model, &reason)) {
-      Fail(codes::kDraftMismatch, "The draft model \"" + draft->path + "\" cannot draft for \"" + model_->path +
-                                      "\": " + reason);
+      Fail(codes::kDraftMismatch,
+           "The draft model \"" + draft->path + "\" cannot draft for \"" + model_->path + "\": " + reason);
       return false;
     }
     state.draft = DraftModel::Create(draft, state.n_ctx, state.n_seq, state.n_batch, &reason);

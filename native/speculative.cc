@@ -170,7 +170,8 @@ llama_token DraftModel::Pick(DraftGuard& guard) {
   guard.FillMask(&mask_);
   llama_token pick = LLAMA_TOKEN_NULL;
   for (int32_t t = 0; t < n && static_cast<size_t>(t >> 6) < mask_.size(); t++) {
-    if ((mask_[static_cast<size_t>(t >> 6)] >> (t & 63) & 1) != 0 && (pick < 0 || logits[t] > logits[pick])) pick = t;
+    if ((mask_[static_cast<size_t>(t >> 6)] >> (t & 63) & 1) != 0 && (pick < 0 || logits[t] > logits[pick]))
+      pick = t;
   }
   return pick != LLAMA_TOKEN_NULL && guard.Allow(pick) ? pick : LLAMA_TOKEN_NULL;
 }

@@ -29,11 +29,11 @@ namespace toolwright {
 
 // A context's speculative settings (Context.create's `speculative`).
 struct SpeculativeOptions {
-  bool lookup = false;         // prompt lookup
-  ModelPtr draft;              // draft model, or null
-  int32_t max_draft = 8;       // most tokens drafted for one pass
-  int32_t lookup_min = 2;      // shortest n-gram matched by prompt lookup
-  int32_t lookup_max = 4;      // longest n-gram matched by prompt lookup
+  bool lookup = false;     // prompt lookup
+  ModelPtr draft;          // draft model, or null
+  int32_t max_draft = 8;   // most tokens drafted for one pass
+  int32_t lookup_min = 2;  // shortest n-gram matched by prompt lookup
+  int32_t lookup_max = 4;  // longest n-gram matched by prompt lookup
   bool Enabled() const { return lookup || draft != nullptr; }
 };
 
