@@ -41,6 +41,12 @@ import { readImageFile, readJsonSchemaFile, readTemplateFile, readToolsFile } fr
 import { AnswerView } from "./chat-output.js";
 import { type ResumedChat, resumeChat, saveChat } from "./chat-session-file.js";
 import { resolveModelArg } from "./model-arg.js";
+import {
+  loadSpeculative,
+  SPECULATIVE_OPTIONS,
+  type SpeculativeFlags,
+  speculativeFlagsOf,
+} from "./speculative-flags.js";
 import { createProgressReporter, type ProgressStream } from "./progress.js";
 
 const CHAT_OPTIONS: OptionTable = {
@@ -62,6 +68,7 @@ const CHAT_OPTIONS: OptionTable = {
   gpu: { type: "string", value: "MODE", help: "auto (default: the build's GPUs if any), cuda, metal, vulkan or off" },
   "gpu-layers": { type: "string", value: "N", help: "layers to offload to the GPU (default: all)" },
   lora: LORA_OPTION,
+  ...SPECULATIVE_OPTIONS,
   projector: PROJECTOR_OPTION,
   session: {
     type: "string",
@@ -114,6 +121,7 @@ export interface ChatArgs {
   gpu?: GpuOption;
   gpuLayers?: number;
   loras: LoraFlag[];
+  speculative: SpeculativeFlags;
   projector?: string;
   images: string[];
   sessionFile?: string;
@@ -143,6 +151,7 @@ export function parseChatArgs(argv: readonly string[]): ChatArgs | "help" {
     model: positionals[0]!,
     sampling: {},
     loras: loraFlagsOf(stringValues(values, "lora")),
+    speculative: speculativeFlagsOf(values),
     images: stringValues(values, "image"),
   };
   const number = (name: string, integer: boolean, min: number, max?: number) => {
@@ -224,6 +233,7 @@ export async function runChat(argv: readonly string[], io: ChatIo): Promise<numb
 
   const model = await load(args, io);
   if (typeof model === "number") return model;
+  let draft: { dispose(): void } | undefined;
   try {
     const train = model.info.trainContextSize;
     if (args.contextSize !== undefined && train > 0 && args.contextSize > train) {
@@ -237,12 +247,24 @@ export async function runChat(argv: readonly string[], io: ChatIo): Promise<numb
       io.stderr.write(`toolwright chat: ${loras}\n`);
       return 1;
     }
+    const speculative = await loadSpeculative(args.speculative, model, {
+      ...(args.gpu === undefined ? {} : { gpu: args.gpu }),
+      ...(args.gpuLayers === undefined ? {} : { gpuLayers: args.gpuLayers }),
+    });
+    if (typeof speculative === "string") {
+      io.stderr.write(`toolwright chat: ${speculative}\n`);
+      return 1;
+    }
+    draft = speculative.draft;
     io.stderr.write(`${describePlacement(model)}\n`);
-    // --context-size, --lora or --session gets a session of its own; otherwise the model's (its default context).
-    const own = args.contextSize !== undefined || loras.length > 0 || args.sessionFile !== undefined;
+    // --context-size, --lora, speculative decoding or --session gets a session of its own; otherwise the model's
+    // (its default context).
+    const own =
+      args.contextSize !== undefined || loras.length > 0 || args.sessionFile !== undefined || !!speculative.options;
     const context = {
       ...(args.contextSize !== undefined ? { contextSize: args.contextSize } : {}),
       ...(loras.length > 0 ? { loras } : {}),
+      ...(speculative.options ? { speculative: speculative.options } : {}),
     };
     const session = own ? new ChatSession(model, { context }) : model;
     try {
@@ -254,6 +276,7 @@ export async function runChat(argv: readonly string[], io: ChatIo): Promise<numb
     }
   } finally {
     model.dispose();
+    draft?.dispose();
   }
   return 0;
 }

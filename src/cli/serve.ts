@@ -33,6 +33,7 @@ import {
 import { ModelDownloadError } from "../runtime/hub/errors.js";
 import { MediaError } from "../runtime/projector.js";
 import { resolveModelArg } from "./model-arg.js";
+import { loadSpeculative, SPECULATIVE_OPTIONS, speculativeFlagsOf } from "./speculative-flags.js";
 import { createProgressReporter, type ProgressStream } from "./progress.js";
 
 /** Requests decoded together by default: as many as `model.chat()` runs at once. */
@@ -71,6 +72,7 @@ const SERVE_OPTIONS: OptionTable = {
   },
   "context-overflow": CONTEXT_OVERFLOW_OPTION,
   lora: LORA_OPTION,
+  ...SPECULATIVE_OPTIONS,
   projector: PROJECTOR_OPTION,
   "slot-save-path": {
     type: "string",
@@ -173,6 +175,7 @@ export function parseServeArgs(argv: readonly string[]) {
     gpu: gpuOf(text("gpu")),
     gpuLayers: integer("gpu-layers", 0),
     loras: loraFlagsOf(stringValues(values, "lora")),
+    speculative: speculativeFlagsOf(values),
     projector: text("projector"),
   };
 }
@@ -272,6 +275,7 @@ export async function runServe(argv: readonly string[], io: ServeIo): Promise<nu
     io.stderr.write(`toolwright serve: ${e instanceof MediaError ? "--projector: " : ""}${e.message}\n`);
     return 1;
   }
+  let draft: { dispose(): void } | undefined;
   try {
     const train = model.info.trainContextSize;
     if (args.contextSize !== undefined && train > 0 && args.contextSize > train) {
@@ -286,6 +290,15 @@ export async function runServe(argv: readonly string[], io: ServeIo): Promise<nu
       io.stderr.write(`toolwright serve: ${loras}\n`);
       return 1;
     }
+    const speculative = await loadSpeculative(args.speculative, model, {
+      ...(args.gpu !== undefined ? { gpu: args.gpu } : {}),
+      ...(args.gpuLayers !== undefined ? { gpuLayers: args.gpuLayers } : {}),
+    });
+    if (typeof speculative === "string") {
+      io.stderr.write(`toolwright serve: ${speculative}\n`);
+      return 1;
+    }
+    draft = speculative.draft;
     // The requests share one context of --parallel sequences (not model.chat()'s own session).
     const session = new ChatSession(model, {
       ...(args.contextOverflow !== undefined ? { contextOverflow: args.contextOverflow } : {}),
@@ -296,6 +309,7 @@ export async function runServe(argv: readonly string[], io: ServeIo): Promise<nu
         ...(args.threadsBatch !== undefined ? { threadsBatch: args.threadsBatch } : {}),
         ...(args.batchSize !== undefined ? { batchSize: args.batchSize } : {}),
         ...(loras.length > 0 ? { loras } : {}),
+        ...(speculative.options ? { speculative: speculative.options } : {}),
       },
     });
     const backend = {
@@ -347,5 +361,6 @@ export async function runServe(argv: readonly string[], io: ServeIo): Promise<nu
     return 0;
   } finally {
     model.dispose();
+    draft?.dispose();
   }
 }

@@ -39,8 +39,12 @@ export function toCompletionUsage(u: ChatUsage): CompletionUsage {
     completion_tokens: u.completionTokens,
     total_tokens: u.totalTokens,
     prompt_tokens_details: { cached_tokens: u.cachedPromptTokens },
-    // Tokens fast-forward appended from the grammar: OpenAI's field for tokens accepted from a prediction.
-    completion_tokens_details: { accepted_prediction_tokens: u.forcedTokens },
+    // Tokens decoded ahead of sampling (forced by the grammar, or drafted and kept): OpenAI's fields for the
+    // tokens of a prediction accepted and rejected.
+    completion_tokens_details: {
+      accepted_prediction_tokens: u.forcedTokens + u.acceptedDraftTokens,
+      rejected_prediction_tokens: u.draftedTokens - u.acceptedDraftTokens,
+    },
   };
 }
 

@@ -351,6 +351,8 @@ function sumUsage(steps: readonly ChatStep[]): ChatUsage {
     evaluatedPromptTokens: 0,
     shiftedPromptTokens: 0,
     forcedTokens: 0,
+    draftedTokens: 0,
+    acceptedDraftTokens: 0,
   };
   for (const s of steps) {
     u.promptTokens += s.usage.promptTokens;
@@ -360,6 +362,8 @@ function sumUsage(steps: readonly ChatStep[]): ChatUsage {
     u.evaluatedPromptTokens += s.usage.evaluatedPromptTokens;
     u.shiftedPromptTokens += s.usage.shiftedPromptTokens;
     u.forcedTokens += s.usage.forcedTokens;
+    u.draftedTokens += s.usage.draftedTokens;
+    u.acceptedDraftTokens += s.usage.acceptedDraftTokens;
   }
   return u;
 }

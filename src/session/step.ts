@@ -211,6 +211,8 @@ function startTurn(
       evaluatedPromptTokens: prompt.length,
       shiftedPromptTokens: 0,
       forcedTokens: 0,
+      draftedTokens: 0,
+      acceptedDraftTokens: 0,
     },
     firstAt: undefined,
     stopReason: undefined,
@@ -281,6 +283,8 @@ async function* generateFirst(turn: Turn): AsyncGenerator<ChatDelta, boolean> {
   promptUsage(turn.usage, first);
   turn.usage.completionTokens = first.stats.tokensGenerated;
   turn.usage.forcedTokens = first.stats.forcedTokens;
+  turn.usage.draftedTokens = first.stats.draftedTokens;
+  turn.usage.acceptedDraftTokens = first.stats.acceptedDraftTokens;
   turn.stopReason = first.stopReason;
   return true;
 }
@@ -310,6 +314,8 @@ async function* closeReasoning(turn: Turn, generatedFirst: boolean): AsyncGenera
   if (!generatedFirst) promptUsage(usage, second);
   usage.completionTokens += second.stats.tokensGenerated;
   usage.forcedTokens += second.stats.forcedTokens;
+  usage.draftedTokens += second.stats.draftedTokens;
+  usage.acceptedDraftTokens += second.stats.acceptedDraftTokens;
   turn.stopReason = second.stopReason;
 }
 

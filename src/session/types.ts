@@ -186,6 +186,12 @@ export interface ChatUsage {
    * sampling each in its own forward pass (`sampling.fastForward`).
    */
   forcedTokens: number;
+  /**
+   * Tokens speculative decoding drafted and decoded for checking (the context's `speculative` option), and
+   * of those, the ones kept because the model's own pick agreed (counted in `completionTokens` too).
+   */
+  draftedTokens: number;
+  acceptedDraftTokens: number;
 }
 
 /** Timings in milliseconds (of the last step for first-token figures, summed otherwise). */

@@ -248,6 +248,34 @@ describe("toolwright serve", () => {
     expect(out.stderr).toMatch(/--lora: .*absent\.gguf/);
   });
 
+  it("--draft-model: the same answer, drafted tokens in the usage; another vocabulary exits 1 naming it", async () => {
+    const answer = async (extra: string[]) => {
+      const { child, out, exited } = start([model, "--port", "0", "--parallel", "1", "--threads", "1", ...extra]);
+      try {
+        const client = new OpenAI({ baseURL: await listening(out, exited), apiKey: "none", maxRetries: 0 });
+        return await client.chat.completions.create({
+          messages: [{ role: "user", content: "hello" }],
+          model: basename(model, ".gguf"),
+          max_tokens: 16,
+          temperature: 0,
+        });
+      } finally {
+        child.kill("SIGTERM");
+        await exited;
+      }
+    };
+    const base = await answer([]);
+    const drafted = await answer(["--draft-model", model, "--lookup", "--draft-max", "4"]);
+    expect(drafted.choices[0]!.message.content).toBe(base.choices[0]!.message.content);
+    const details = drafted.usage?.completion_tokens_details;
+    expect(details?.accepted_prediction_tokens).toBeGreaterThan(0);
+    expect(base.usage?.completion_tokens_details?.rejected_prediction_tokens).toBe(0);
+    const foreign = await ensureTestModel({ vocab: "qwen2" });
+    const { out, exited } = start([model, "--port", "0", "--draft-model", foreign]);
+    expect(await exited).toBe(1);
+    expect(out.stderr).toMatch(/--draft-model: .*cannot draft for/);
+  });
+
   it("prints its help", async () => {
     const { out, exited } = start(["--help"]);
     expect(await exited).toBe(0);

@@ -101,15 +101,15 @@ describe("speculative decoding", () => {
     expect(on.stats.forwardPasses).toBe(off.stats.forwardPasses - on.stats.acceptedDraftTokens);
   });
 
-  test.each([
-    ["its own draft", { draft: "self" }],
-    ["a draft that disagrees", { draft: "other" }],
-    ["prompt lookup", { lookup: true }],
-  ])("sampled with a seed, %s: the same draws", async (_name, spec) => {
+  test.each<[string, "self" | "other" | undefined, boolean]>([
+    ["its own draft", "self", false],
+    ["a draft that disagrees", "other", false],
+    ["prompt lookup", undefined, true],
+  ])("sampled with a seed, %s: the same draws", async (_name, which, lookup) => {
     const sampling = { temperature: 1, seed: 11 };
-    const draft = spec.draft === "self" ? model : spec.draft === "other" ? other : undefined;
+    const draft = which === "self" ? model : which === "other" ? other : undefined;
     const off = await run(await context(), { sampling });
-    const on = await run(await context({ lookup: spec.lookup === true, ...(draft ? { draft } : {}) }), { sampling });
+    const on = await run(await context({ lookup, ...(draft ? { draft } : {}) }), { sampling });
     expect(on.tokens).toEqual(off.tokens);
   });
 

@@ -139,3 +139,27 @@ describe("--lora FILE[:SCALE] (chat and serve)", () => {
     expect(SERVE_USAGE).toContain("--lora FILE[:SCALE]");
   });
 });
+
+describe("--draft-model, --lookup, --draft-max (chat and serve)", () => {
+  it.each([
+    { argv: [], speculative: { lookup: false } },
+    { argv: ["--lookup"], speculative: { lookup: true } },
+    {
+      argv: ["--draft-model", "small.gguf", "--draft-max", "16"],
+      speculative: { lookup: false, draftModel: "small.gguf", draftMax: 16 },
+    },
+  ])("$argv", ({ argv, speculative }) => {
+    const chat = parseChatArgs(["model.gguf", ...argv]);
+    expect(chat !== "help" && chat.speculative).toEqual(speculative);
+    const serve = parseServeArgs(["model.gguf", ...argv]);
+    expect(serve !== "help" && serve.speculative).toEqual(speculative);
+  });
+
+  it("both usages list the flags", () => {
+    for (const usage of [CHAT_USAGE, SERVE_USAGE]) {
+      expect(usage).toContain("--draft-model FILE");
+      expect(usage).toContain("--lookup");
+      expect(usage).toContain("--draft-max N");
+    }
+  });
+});

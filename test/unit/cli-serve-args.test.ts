@@ -50,6 +50,9 @@ describe("toolwright serve flags", () => {
       expected: { contextSize: 4096, port: 0, maxTokens: 32 },
     },
     { args: ["m.gguf", "--parallel", "256"], expected: { parallel: 256 } },
+    { args: ["m.gguf"], expected: { speculative: { lookup: false } } },
+    { args: ["m.gguf", "--lookup", "--draft-max", "12"], expected: { speculative: { lookup: true, draftMax: 12 } } },
+    { args: ["m.gguf", "--draft-model", "d.gguf"], expected: { speculative: { lookup: false, draftModel: "d.gguf" } } },
   ];
   it.each(VALID)("$args", ({ args, expected }) => {
     expect(parseServeArgs(args)).toMatchObject(expected);
@@ -77,6 +80,9 @@ describe("toolwright serve flags", () => {
       message: /--context-overflow must be error or truncate-oldest, got "drop"/,
     },
     { args: ["m.gguf", "--quiet=1"], message: /--quiet takes no value/ },
+    { args: ["m.gguf", "--draft-max", "4"], message: /--draft-max needs --draft-model or --lookup/ },
+    { args: ["m.gguf", "--lookup", "--draft-max", "0"], message: /--draft-max must be an integer in \[1, 64\]/ },
+    { args: ["m.gguf", "--draft-model", ""], message: /--draft-model must name a model file/ },
     { args: ["a.gguf", "b.gguf"], message: /expected one model path, got 2/ },
   ];
   it.each(INVALID)("$args is a usage error", ({ args, message }) => {
