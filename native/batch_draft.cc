@@ -75,7 +75,7 @@ void BatchScheduler::DraftAhead(ContextState& state, Slot& slot) {
   }
   // The draft model reads text only: a prompt with images gets lookup drafts alone.
   if (draft.empty() && state.draft && std::none_of(history.begin(), history.end(), IsPlaceholder)) {
-    draft = state.draft->Draft(slot.seq, history, room, guard);
+    draft = state.draft->Draft(slot.seq, history, room, spec.min_probability, guard);
   }
   slot.drafted = std::move(draft);
 }

@@ -21,7 +21,7 @@ constexpr int64_t kMaxSequences = 256;
 
 const napi_type_tag kContextStateTag = {0x3f6b1c9e8d2a4705ULL, 0xb4e2917c5d0f3a68ULL};
 
-// speculative: {lookup?: boolean, draft?: Model, maxDraft?: 1..64}
+// speculative: {lookup?: boolean, draft?: Model, maxDraft?: 1..64, minProbability?: 0..1}
 SpeculativeOptions ReadSpeculativeOptions(const Napi::Object& options) {
   constexpr const char* kMethod = "Context.create: options.speculative";
   Napi::Env env = options.Env();
@@ -33,6 +33,7 @@ SpeculativeOptions ReadSpeculativeOptions(const Napi::Object& options) {
   const Napi::Object o = value.As<Napi::Object>();
   spec.lookup = args::OptBool(o, "lookup", false, kMethod);
   spec.max_draft = static_cast<int32_t>(args::OptInt(o, "maxDraft", 8, 1, 64, kMethod));
+  spec.min_probability = static_cast<float>(args::OptNumber(o, "minProbability", 0.75, 0, 1, kMethod));
   const Napi::Value draft = o.Get("draft");
   if (!draft.IsUndefined()) {
     spec.draft = Model::FromValue(env, draft, kMethod, "draft");

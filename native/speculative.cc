@@ -1,6 +1,7 @@
 #include "speculative.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "log_capture.h"
@@ -150,11 +151,20 @@ bool DraftModel::DecodeRun(llama_seq_id seq, const llama_token* tokens, size_t n
   return llama_decode(ctx_, batch_) == 0;
 }
 
-llama_token DraftModel::Pick(DraftGuard& guard) {
+llama_token DraftModel::Pick(DraftGuard& guard, float min_probability) {
   const float* logits = llama_get_logits_ith(ctx_, -1);
   if (logits == nullptr) return LLAMA_TOKEN_NULL;
   const int32_t n = llama_vocab_n_tokens(model_->vocab);
   const auto best = static_cast<llama_token>(std::max_element(logits, logits + n) - logits);
+  // A guess the draft model is unsure of is rejected more often than not: checking it costs more than it
+  // saves.
+  float least = -INFINITY;
+  if (min_probability > 0) {
+    double sum = 0;
+    for (int32_t t = 0; t < n; t++) sum += std::exp(static_cast<double>(logits[t] - logits[best]));
+    least = logits[best] + static_cast<float>(std::log(min_probability * sum));
+    if (logits[best] < least) return LLAMA_TOKEN_NULL;
+  }
   if (guard.Allow(best)) return best;
   if (!guard.Checks()) return LLAMA_TOKEN_NULL;
   // The grammar refuses the first choice: the most likely of the next ones it allows.
@@ -163,7 +173,7 @@ llama_token DraftModel::Pick(DraftGuard& guard) {
   const size_t k = std::min(kDraftCandidates, order_.size());
   std::partial_sort(order_.begin(), order_.begin() + static_cast<std::ptrdiff_t>(k), order_.end(),
                     [logits](int32_t x, int32_t y) { return logits[x] > logits[y]; });
-  for (size_t i = 1; i < k; i++) {
+  for (size_t i = 1; i < k && logits[order_[i]] >= least; i++) {
     if (guard.Allow(order_[i])) return order_[i];
   }
   // None of them: the best the grammar's mask allows (what a greedy target picks under it).
@@ -173,11 +183,11 @@ llama_token DraftModel::Pick(DraftGuard& guard) {
     if ((mask_[static_cast<size_t>(t >> 6)] >> (t & 63) & 1) != 0 && (pick < 0 || logits[t] > logits[pick]))
       pick = t;
   }
-  return pick != LLAMA_TOKEN_NULL && guard.Allow(pick) ? pick : LLAMA_TOKEN_NULL;
+  return pick != LLAMA_TOKEN_NULL && logits[pick] >= least && guard.Allow(pick) ? pick : LLAMA_TOKEN_NULL;
 }
 
 std::vector<llama_token> DraftModel::Draft(llama_seq_id seq, const std::vector<llama_token>& history,
-                                           size_t max_tokens, DraftGuard& guard) {
+                                           size_t max_tokens, float min_probability, DraftGuard& guard) {
   if (history.empty() || seq < 0 || static_cast<size_t>(seq) >= cached_.size()) return {};
   max_tokens = std::min<size_t>(max_tokens, n_ctx_ > history.size() ? n_ctx_ - history.size() : 0);
   if (max_tokens == 0) return {};
@@ -203,7 +213,7 @@ std::vector<llama_token> DraftModel::Draft(llama_seq_id seq, const std::vector<l
   }
   std::vector<llama_token> out;
   for (;;) {
-    const llama_token token = Pick(guard);
+    const llama_token token = Pick(guard, min_probability);
     if (token == LLAMA_TOKEN_NULL) break;
     out.push_back(token);
     if (out.size() >= max_tokens || llama_vocab_is_eog(model_->vocab, token)) break;

@@ -29,11 +29,12 @@ namespace toolwright {
 
 // A context's speculative settings (Context.create's `speculative`).
 struct SpeculativeOptions {
-  bool lookup = false;     // prompt lookup
-  ModelPtr draft;          // draft model, or null
-  int32_t max_draft = 8;   // most tokens drafted for one pass
-  int32_t lookup_min = 2;  // shortest n-gram matched by prompt lookup
-  int32_t lookup_max = 4;  // longest n-gram matched by prompt lookup
+  bool lookup = false;            // prompt lookup
+  ModelPtr draft;                 // draft model, or null
+  int32_t max_draft = 8;          // most tokens drafted for one pass
+  float min_probability = 0.75f;  // a draft model's draft stops at a token it gives less than this
+  int32_t lookup_min = 2;         // shortest n-gram matched by prompt lookup
+  int32_t lookup_max = 4;         // longest n-gram matched by prompt lookup
   bool Enabled() const { return lookup || draft != nullptr; }
 };
 
@@ -84,7 +85,7 @@ class DraftModel {
   // the most likely of its top candidates that `guard` allows; stops at an end-of-generation token.
   // Empty when a decode fails (drafts are only a guess: the request goes on without them).
   std::vector<llama_token> Draft(llama_seq_id seq, const std::vector<llama_token>& history, size_t max_tokens,
-                                 DraftGuard& guard);
+                                 float min_probability, DraftGuard& guard);
   // Forgets sequence `seq`'s cache (the target's slot was replaced, e.g. by a restored state).
   void Forget(llama_seq_id seq);
 
@@ -92,8 +93,9 @@ class DraftModel {
   DraftModel() = default;
   // Decodes `tokens` at `pos` on `seq`, logits for the last one only; false on failure.
   bool DecodeRun(llama_seq_id seq, const llama_token* tokens, size_t n, size_t pos);
-  // Of the last row's candidates, the most likely that `guard` allows; LLAMA_TOKEN_NULL when none.
-  llama_token Pick(DraftGuard& guard);
+  // Of the last row's candidates, the most likely that `guard` allows, when the draft model gives it at least
+  // `min_probability`; LLAMA_TOKEN_NULL when none.
+  llama_token Pick(DraftGuard& guard, float min_probability);
 
   ModelPtr model_;
   llama_context* ctx_ = nullptr;

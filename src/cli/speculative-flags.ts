@@ -24,6 +24,11 @@ export const SPECULATIVE_OPTIONS: OptionTable = {
     help: "speculative decoding with prompt lookup: draft what followed the last tokens\nearlier in the conversation",
   },
   "draft-max": { type: "string", value: "N", help: "most tokens drafted for one forward pass, 1 to 64 (default 8)" },
+  "draft-p-min": {
+    type: "string",
+    value: "P",
+    help: "a draft stops at a token the draft model gives less than P, 0 to 1 (default 0.75)",
+  },
 };
 
 /** What the flags ask for. */
@@ -31,6 +36,7 @@ export interface SpeculativeFlags {
   draftModel?: string;
   lookup: boolean;
   draftMax?: number;
+  draftPMin?: number;
 }
 
 /** The flags' values, checked (a {@link UsageError} names the flag). */
@@ -39,13 +45,17 @@ export function speculativeFlagsOf(values: ParsedArgs["values"]): SpeculativeFla
   if (draftModel === "") throw new UsageError("--draft-model must name a model file");
   const max = stringValue(values, "draft-max");
   const draftMax = max === undefined ? undefined : parseNumberOption("draft-max", max, true, 1, 64);
+  const pMin = stringValue(values, "draft-p-min");
+  const draftPMin = pMin === undefined ? undefined : parseNumberOption("draft-p-min", pMin, false, 0, 1);
   const lookup = values.lookup === true;
   if (draftMax !== undefined && draftModel === undefined && !lookup)
     throw new UsageError("--draft-max needs --draft-model or --lookup");
+  if (draftPMin !== undefined && draftModel === undefined) throw new UsageError("--draft-p-min needs --draft-model");
   return {
     lookup,
     ...(draftModel !== undefined ? { draftModel } : {}),
     ...(draftMax !== undefined ? { draftMax } : {}),
+    ...(draftPMin !== undefined ? { draftPMin } : {}),
   };
 }
 
@@ -78,6 +88,7 @@ export async function loadSpeculative(
     lookup: flags.lookup,
     ...(draft ? { draft } : {}),
     ...(flags.draftMax !== undefined ? { maxDraft: flags.draftMax } : {}),
+    ...(flags.draftPMin !== undefined ? { minProbability: flags.draftPMin } : {}),
   };
   return { options, ...(draft ? { draft } : {}) };
 }

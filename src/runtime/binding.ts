@@ -168,7 +168,7 @@ export interface NativeContextOptions {
    * Speculative decoding: prompt lookup, a draft model with the model's vocabulary (TOOLWRIGHT_DRAFT_MISMATCH
    * otherwise), most tokens drafted per pass (1 to 64, default 8).
    */
-  speculative?: { lookup?: boolean; draft?: NativeModel; maxDraft?: number };
+  speculative?: { lookup?: boolean; draft?: NativeModel; maxDraft?: number; minProbability?: number };
 }
 
 export interface NativeContextInfo {

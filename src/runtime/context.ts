@@ -33,7 +33,7 @@ import {
   planGeneration,
 } from "./generation.js";
 import type { Model } from "./model.js";
-import { checkKeys, checkObject, checkTokens, describe, optBoolean, optInteger } from "../validate/index.js";
+import { checkKeys, checkObject, checkTokens, describe, optBoolean, optInteger, optNumber } from "../validate/index.js";
 
 /** The keys of {@link ContextOptions} (createContext and ChatSession check them). */
 export const CONTEXT_OPTION_KEYS: readonly string[] = [
@@ -48,7 +48,7 @@ export const CONTEXT_OPTION_KEYS: readonly string[] = [
   "speculative",
 ];
 
-const SPECULATIVE_KEYS: readonly string[] = ["lookup", "draft", "maxDraft"];
+const SPECULATIVE_KEYS: readonly string[] = ["lookup", "draft", "maxDraft", "minProbability"];
 
 /**
  * Speculative decoding ({@link ContextOptions.speculative}): after each sampled token, up to `maxDraft`
@@ -78,6 +78,12 @@ export interface SpeculativeOptions {
   draft?: Model;
   /** Most tokens drafted for one forward pass, 1 to 64. Default 8. */
   maxDraft?: number;
+  /**
+   * The draft model's draft stops at a token it gives less than this probability, 0 to 1 (default 0.75, as
+   * llama-server's `--draft-p-min`): an unsure guess is rejected more often than not, and checking it costs more
+   * than it saves. 0 drafts `maxDraft` tokens whatever the draft model thinks of them.
+   */
+  minProbability?: number;
 }
 
 /** The most sequences one context runs (llama.cpp's limit). */
@@ -583,11 +589,17 @@ function checkSpeculative(value: unknown, model: Model): NativeContextOptions["s
   checkKeys(o, SPECULATIVE_KEYS, where);
   const lookup = optBoolean(o.lookup, `${where}.lookup`) ?? false;
   const maxDraft = optInteger(o.maxDraft, `${where}.maxDraft`, 1, 64);
+  const minProbability = optNumber(o.minProbability, `${where}.minProbability`, 0, 1);
   // A Model of this package (the class is not imported here: model.ts imports this file).
   if (o.draft !== undefined && !(o.draft instanceof (model.constructor as new (...args: never[]) => Model))) {
     throw new TypeError(`${where}.draft must be a Model from loadModel(), got ${describe(o.draft)}`);
   }
   const draft = o.draft as Model | undefined;
   if (!lookup && draft === undefined) return undefined;
-  return { lookup, ...defined("maxDraft", maxDraft), ...(draft ? { draft: draft.native } : {}) };
+  return {
+    lookup,
+    ...defined("maxDraft", maxDraft),
+    ...defined("minProbability", minProbability),
+    ...(draft ? { draft: draft.native } : {}),
+  };
 }

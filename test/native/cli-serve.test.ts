@@ -265,7 +265,7 @@ describe("toolwright serve", () => {
       }
     };
     const base = await answer([]);
-    const drafted = await answer(["--draft-model", model, "--lookup", "--draft-max", "4"]);
+    const drafted = await answer(["--draft-model", model, "--draft-p-min", "0", "--lookup", "--draft-max", "4"]);
     expect(drafted.choices[0]!.message.content).toBe(base.choices[0]!.message.content);
     const details = drafted.usage?.completion_tokens_details;
     expect(details?.accepted_prediction_tokens).toBeGreaterThan(0);

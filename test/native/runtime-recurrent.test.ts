@@ -73,4 +73,16 @@ describe.each(MODELS)("a $name model on the token loop", ({ name, size }) => {
       expect(results).toEqual(expected);
     }
   });
+
+  test("speculative decoding does nothing on it (a rejected draft cannot leave its state); as a draft it is refused", async () => {
+    await using context = await model.createContext({ contextSize: 256, speculative: { lookup: true } });
+    const generation = context.generate({ prompt: PROMPTS[0]!, maxTokens: 8, sampling: { temperature: 0 } });
+    const tokens: number[] = [];
+    for await (const chunk of generation) tokens.push(chunk.token);
+    expect(tokens).toEqual(expected[0]);
+    expect(generation.stats.draftedTokens).toBe(0);
+    const error = await model.createContext({ contextSize: 256, speculative: { draft: model } }).catch((e) => e);
+    expect(error.code).toBe("TOOLWRIGHT_DRAFT_MISMATCH");
+    expect(error.message).toMatch(/recurrent or hybrid model cannot be a draft/);
+  });
 });

@@ -14,6 +14,7 @@ import {
   loadModel,
   type Model,
   type SpeculativeOptions,
+  ToolwrightError,
 } from "../../src/index.js";
 import { ensureTestModel } from "../helpers/test-models.js";
 
@@ -77,7 +78,7 @@ describe("speculative decoding", () => {
 
   test("the model as its own draft: the same tokens, nearly all drafted and kept, in far fewer passes", async () => {
     const off = await run(await context());
-    const on = await run(await context({ draft: model }));
+    const on = await run(await context({ draft: model, minProbability: 0 }));
     expect(on.tokens).toEqual(off.tokens);
     expect(off.stats.draftedTokens).toBe(0);
     expect(on.stats.acceptedDraftTokens).toBeGreaterThan(on.stats.tokensGenerated / 2);
@@ -85,9 +86,15 @@ describe("speculative decoding", () => {
     expect(on.stats.forwardPasses).toBeLessThan(off.stats.forwardPasses / 2);
   });
 
+  test("by default a draft stops where the draft model is unsure (a random model always is)", async () => {
+    const on = await run(await context({ draft: model }));
+    expect(on.stats.draftedTokens).toBe(0);
+    expect(on.stats.tokensGenerated).toBe(40);
+  });
+
   test("a draft that never agrees: every draft rejected, the same tokens, no pass saved", async () => {
     const off = await run(await context());
-    const on = await run(await context({ draft: other, maxDraft: 4 }));
+    const on = await run(await context({ draft: other, maxDraft: 4, minProbability: 0 }));
     expect(on.tokens).toEqual(off.tokens);
     expect(on.stats.draftedTokens).toBeGreaterThan(0);
     expect(on.stats.forwardPasses).toBe(off.stats.forwardPasses - on.stats.acceptedDraftTokens);
@@ -109,13 +116,16 @@ describe("speculative decoding", () => {
     const sampling = { temperature: 1, seed: 11 };
     const draft = which === "self" ? model : which === "other" ? other : undefined;
     const off = await run(await context(), { sampling });
-    const on = await run(await context({ lookup, ...(draft ? { draft } : {}) }), { sampling });
+    const on = await run(await context({ lookup, minProbability: 0, ...(draft ? { draft } : {}) }), { sampling });
     expect(on.tokens).toEqual(off.tokens);
   });
 
   test("a grammar cuts drafts where it refuses them: the same valid output", async () => {
     const off = await run(await context(), { gbnf: SCHEMA_GBNF, maxTokens: 60 });
-    const on = await run(await context({ draft: model, lookup: true }), { gbnf: SCHEMA_GBNF, maxTokens: 60 });
+    const on = await run(await context({ draft: model, lookup: true, minProbability: 0 }), {
+      gbnf: SCHEMA_GBNF,
+      maxTokens: 60,
+    });
     expect(on.stopReason).toBe("eog");
     expect(on.text).toMatch(/^\{ ?"city": ?"[a-z]{1,6}", ?"days": ?[0-9]{1,2} ?\}$/);
     expect(on.tokens).toEqual(off.tokens);
@@ -123,7 +133,7 @@ describe("speculative decoding", () => {
   });
 
   test("maxTokens and stop strings cut inside a drafted run", async () => {
-    const speculative = await context({ draft: model });
+    const speculative = await context({ draft: model, minProbability: 0 });
     const full = await run(speculative);
     for (const maxTokens of [1, 2, 5, 9]) {
       const cut = await run(speculative, { maxTokens });
@@ -146,7 +156,7 @@ describe("speculative decoding", () => {
       for await (const chunk of g) tokens.push(chunk.token);
       expected.push(tokens);
     }
-    const parallel = await context({ draft: model, lookup: true }, { sequences: 3 });
+    const parallel = await context({ draft: model, lookup: true, minProbability: 0 }, { sequences: 3 });
     const got = await Promise.all(
       prompts.map(async (prompt) => {
         const g = parallel.generate({ prompt, maxTokens: 24, sampling: { temperature: 0 } });
@@ -163,6 +173,7 @@ describe("speculative decoding", () => {
     const bad: [unknown, RegExp, ErrorConstructor][] = [
       [{ lookup: "yes" }, /speculative\.lookup/, TypeError],
       [{ maxDraft: 0 }, /speculative\.maxDraft/, RangeError],
+      [{ lookup: true, minProbability: 1.5 }, /speculative\.minProbability/, RangeError],
       [{ draft: "model.gguf" }, /speculative\.draft must be a Model/, TypeError],
       [{ draftModel: model }, /draftModel/, TypeError],
       [7, /speculative/, TypeError],
@@ -176,7 +187,7 @@ describe("speculative decoding", () => {
   test("a draft model with another vocabulary is refused with TOOLWRIGHT_DRAFT_MISMATCH", async () => {
     await using foreign = await loadModel(await ensureTestModel({ vocab: "llama-spm" }));
     const error = await model.createContext({ ...CONTEXT, speculative: { draft: foreign } }).catch((e) => e);
-    expect(error).toBeInstanceOf(Error);
+    expect(error).toBeInstanceOf(ToolwrightError);
     expect(error.code).toBe("TOOLWRIGHT_DRAFT_MISMATCH");
     expect(error.message).toMatch(/cannot draft/);
   });

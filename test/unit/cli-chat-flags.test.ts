@@ -160,6 +160,7 @@ describe("--draft-model, --lookup, --draft-max (chat and serve)", () => {
       expect(usage).toContain("--draft-model FILE");
       expect(usage).toContain("--lookup");
       expect(usage).toContain("--draft-max N");
+      expect(usage).toContain("--draft-p-min P");
     }
   });
 });

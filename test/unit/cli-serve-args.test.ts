@@ -83,6 +83,8 @@ describe("toolwright serve flags", () => {
     { args: ["m.gguf", "--draft-max", "4"], message: /--draft-max needs --draft-model or --lookup/ },
     { args: ["m.gguf", "--lookup", "--draft-max", "0"], message: /--draft-max must be an integer in \[1, 64\]/ },
     { args: ["m.gguf", "--draft-model", ""], message: /--draft-model must name a model file/ },
+    { args: ["m.gguf", "--lookup", "--draft-p-min", "0.5"], message: /--draft-p-min needs --draft-model/ },
+    { args: ["m.gguf", "--draft-model", "d.gguf", "--draft-p-min", "2"], message: /--draft-p-min must be a number in/ },
     { args: ["a.gguf", "b.gguf"], message: /expected one model path, got 2/ },
   ];
   it.each(INVALID)("$args is a usage error", ({ args, message }) => {
