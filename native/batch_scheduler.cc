@@ -464,8 +464,12 @@ bool BatchScheduler::Decode(ContextState& state) {
   std::vector<bool> decodes(slots_.size(), false);
   int32_t used = 0;
   for (size_t k = 0; k < slots_.size(); k++) {
-    const Slot& slot = slots_[k];
-    const int32_t n = 1 + static_cast<int32_t>(slot.forced.size() + slot.drafted.size());
+    Slot& slot = slots_[k];
+    const int32_t sure = 1 + static_cast<int32_t>(slot.forced.size());
+    // Drafts are only guesses: cut to the room left rather than keep the slot out of this batch.
+    if (capacity - used - sure < static_cast<int32_t>(slot.drafted.size()))
+      slot.drafted.resize(static_cast<size_t>(std::max(0, capacity - used - sure)));
+    const int32_t n = sure + static_cast<int32_t>(slot.drafted.size());
     if (slot.request && slot.next != LLAMA_TOKEN_NULL && !WaitsForReader(slot) && used + n <= capacity) {
       decodes[k] = true;
       used += n;
