@@ -49,8 +49,8 @@ void BatchScheduler::DraftAhead(ContextState& state, Slot& slot) {
   // A rejected draft leaves the cache: not a recurrent state.
   const llama_model* model = state.model->model;
   if (llama_model_is_recurrent(model) || llama_model_is_hybrid(model)) return;
-  const size_t room =
-      std::min(RoomAhead(state, slot, slot.forced.size(), true), static_cast<size_t>(spec.max_draft));
+  if (slot.draft_budget == 0) slot.draft_budget = static_cast<size_t>(spec.max_draft);
+  const size_t room = std::min(RoomAhead(state, slot, slot.forced.size(), true), slot.draft_budget);
   if (room == 0) return;
   std::vector<llama_token> history = slot.tokens;
   history.push_back(slot.next);
@@ -86,16 +86,26 @@ void BatchScheduler::DropFrom(ContextState& state, Slot& slot, size_t keep) {
   CountTokens(state);
 }
 
+void BatchScheduler::AdaptDraftBudget(const ContextState& state, Slot& slot, size_t drafted, size_t kept) {
+  if (drafted == 0) return;
+  // Every guess kept: the next draft may be longer. One rejected: the next is at most one longer than what
+  // was kept, so a run of wrong guesses costs one checked token a pass, not maxDraft.
+  const auto most = static_cast<size_t>(state.speculative.max_draft);
+  slot.draft_budget = kept == drafted ? std::min(most, std::max<size_t>(1, slot.draft_budget) * 2) : kept + 1;
+}
+
 bool BatchScheduler::CheckAhead(ContextState& state, Slot& slot) {
   std::vector<llama_token> ahead;
   ahead.swap(slot.checking);
   const size_t forced = slot.checking_forced;
+  const size_t drafted = ahead.size() - forced;
   const size_t base = slot.tokens.size() - ahead.size();  // where the run's checked tokens start in the cache
   for (size_t i = 0; i < ahead.size(); i++) {
     const llama_token pick = SampleRow(state, slot, slot.checking_rows[i]);
     if (pick == LLAMA_TOKEN_NULL) return false;
     if (pick != ahead[i]) {
       // The model writes another token here: the rest of the run leaves the cache, its pick goes on.
+      AdaptDraftBudget(state, slot, drafted, i > forced ? i - forced : 0);
       DropFrom(state, slot, base + i);
       TakeSampled(state, slot, pick, false);
       return false;
@@ -107,12 +117,13 @@ bool BatchScheduler::CheckAhead(ContextState& state, Slot& slot) {
       slot.request->accepted++;
     }
     SendToken(state, slot, pick, i < forced);  // room was left for the run and the token after it
-    if (llama_vocab_is_eog(state.model->vocab, pick)) {
+    if (llama_vocab_is_eog(state.model->vocab, pick) && slot.request) {
       DropFrom(state, slot, base + i);  // as a sampled end of generation, it is not in the cache
       Finish(slot, "eog");
       return false;
     }
   }
+  AdaptDraftBudget(state, slot, drafted, drafted);
   return true;
 }
 

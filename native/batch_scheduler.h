@@ -199,8 +199,9 @@ class BatchScheduler {
     std::vector<llama_token> forced;      // forced tokens after `next`, decoded with it (batch_forced.cc)
     bool forced_checked = false;          // `forced` are reported once the model's own picks agree
     std::vector<llama_token> drafted;     // drafted tokens after `forced`, decoded with them (batch_draft.cc)
-    std::vector<llama_token> checking;   // decoded tokens to check against the model's picks: forced, drafted
-    size_t checking_forced = 0;          // how many of `checking` are forced tokens (the first ones)
+    std::vector<llama_token> checking;  // decoded tokens to check against the model's picks: forced, drafted
+    size_t checking_forced = 0;         // how many of `checking` are forced tokens (the first ones)
+    size_t draft_budget = 0;  // most tokens the next draft may have (0: not set yet; batch_draft.cc)
     std::vector<int32_t> checking_rows;  // the logits row before each of them
     int64_t generated = 0;
     int32_t row = -1;        // this round's logits row, -1: none
@@ -280,6 +281,9 @@ class BatchScheduler {
   // decoded token to check; where the pick differs, the rest of the run leaves the cache and the pick is
   // taken instead. True when every token was the pick (the slot's last row is sampled next).
   bool CheckAhead(ContextState& state, Slot& slot);
+  // After a check of `drafted` guesses of which the first `kept` were the picks: how long the slot's next
+  // draft may be.
+  static void AdaptDraftBudget(const ContextState& state, Slot& slot, size_t drafted, size_t kept);
   // Drops `slot`'s cached tokens from `keep` on (what a check found the model would not write).
   void DropFrom(ContextState& state, Slot& slot, size_t keep);
   // The slot's pick from logits row `row`, or LLAMA_TOKEN_NULL once the request ended in failure.
