@@ -2,6 +2,7 @@
 // run (its sampled token, then forced and drafted tokens) is decoded in one pass, and each token to
 // check is kept only where the pick sampled from the row before it agrees.
 #include <algorithm>
+#include <memory>
 
 #include "batch_scheduler.h"
 #include "context.h"
@@ -43,41 +44,58 @@ void BatchScheduler::TookRun(ContextState& state, Slot& slot) {
   slot.drafted.clear();
 }
 
-void BatchScheduler::DraftAhead(ContextState& state, Slot& slot) {
+void BatchScheduler::DraftAll(ContextState& state) {
   const SpeculativeOptions& spec = state.speculative;
-  if (!spec.Enabled()) return;
-  // A rejected draft leaves the cache: not a recurrent state.
   const llama_model* model = state.model->model;
-  if (llama_model_is_recurrent(model) || llama_model_is_hybrid(model)) return;
-  if (slot.draft_budget == 0) slot.draft_budget = static_cast<size_t>(spec.max_draft);
-  const size_t room = std::min(RoomAhead(state, slot, slot.forced.size(), true), slot.draft_budget);
-  if (room == 0) return;
-  std::vector<llama_token> history = slot.tokens;
-  history.push_back(slot.next);
-  history.insert(history.end(), slot.forced.begin(), slot.forced.end());
-  // The grammar has accepted the sampled token and unchecked forced ones; checked ones come first.
-  DraftGuard guard(slot.request->sampler->grammar);
-  if (slot.forced_checked) {
-    for (llama_token token : slot.forced) {
-      if (!guard.Allow(token)) return;
+  // A rejected draft leaves the cache: not a recurrent state.
+  const bool drafts = spec.Enabled() && !llama_model_is_recurrent(model) && !llama_model_is_hybrid(model);
+  std::vector<std::unique_ptr<DraftGuard>> guards;  // each rolls its grammar back once the drafts are made
+  std::vector<DraftJob> jobs;
+  std::vector<Slot*> owners;
+  for (Slot& slot : slots_) {
+    if (!slot.wants_draft) continue;
+    slot.wants_draft = false;
+    if (!drafts || !slot.request || slot.next == LLAMA_TOKEN_NULL) continue;
+    if (slot.draft_budget == 0) slot.draft_budget = static_cast<size_t>(spec.max_draft);
+    const size_t room = std::min(RoomAhead(state, slot, slot.forced.size(), true), slot.draft_budget);
+    if (room == 0) continue;
+    std::vector<llama_token> history = slot.tokens;
+    history.push_back(slot.next);
+    history.insert(history.end(), slot.forced.begin(), slot.forced.end());
+    // The grammar has accepted the sampled token and unchecked forced ones; checked ones come first.
+    guards.push_back(std::make_unique<DraftGuard>(slot.request->sampler->grammar));
+    DraftGuard& guard = *guards.back();
+    bool allowed = true;
+    for (size_t i = 0; slot.forced_checked && allowed && i < slot.forced.size(); i++)
+      allowed = guard.Allow(slot.forced[i]);
+    if (!allowed) continue;
+    if (spec.lookup) {
+      std::vector<llama_token> draft = LookupDraft(history, room, static_cast<size_t>(spec.lookup_min),
+                                                   static_cast<size_t>(spec.lookup_max));
+      // Kept up to an image (its placeholder is no token), what the grammar refuses, or the end of
+      // generation.
+      size_t n = 0;
+      while (n < draft.size() && !IsPlaceholder(draft[n]) && guard.Allow(draft[n])) {
+        if (llama_vocab_is_eog(state.model->vocab, draft[n++])) break;
+      }
+      draft.resize(n);
+      slot.drafted = std::move(draft);
+      if (!slot.drafted.empty()) continue;
+    }
+    // The draft model reads text only: a prompt with images gets lookup drafts alone.
+    if (state.draft && std::none_of(history.begin(), history.end(), IsPlaceholder)) {
+      DraftJob job;
+      job.seq = slot.seq;
+      job.history = std::move(history);
+      job.max_tokens = room;
+      job.guard = &guard;
+      jobs.push_back(std::move(job));
+      owners.push_back(&slot);
     }
   }
-  std::vector<llama_token> draft;
-  if (spec.lookup) {
-    draft = LookupDraft(history, room, static_cast<size_t>(spec.lookup_min),
-                        static_cast<size_t>(spec.lookup_max));
-    // Kept up to an image (its placeholder is no token), what the grammar refuses, or the end of generation.
-    size_t n = 0;
-    while (n < draft.size() && !IsPlaceholder(draft[n]) && guard.Allow(draft[n])) {
-      if (llama_vocab_is_eog(state.model->vocab, draft[n++])) break;
-    }
-    draft.resize(n);
-  }
-  // The draft model reads text only: a prompt with images gets lookup drafts alone.
-  if (draft.empty() && state.draft && std::none_of(history.begin(), history.end(), IsPlaceholder)) {
-    draft = state.draft->Draft(slot.seq, history, room, spec.min_probability, guard);
-  }
-  slot.drafted = std::move(draft);
+  if (jobs.empty()) return;
+  state.draft->Draft(jobs, spec.min_probability);
+  for (size_t i = 0; i < jobs.size(); i++) owners[i]->drafted = std::move(jobs[i].out);
 }
 
 void BatchScheduler::DropFrom(ContextState& state, Slot& slot, size_t keep) {

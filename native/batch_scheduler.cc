@@ -256,7 +256,10 @@ void BatchScheduler::Round(ContextState& state) {
   }
   TakeWaiting(state);
   DecodeMedia(state);
-  if (Decode(state)) SampleRows(state);
+  if (Decode(state)) {
+    SampleRows(state);
+    DraftAll(state);
+  }
   for (const Slot& slot : slots_) {
     if (slot.request) slot.request->paused.store(WaitsForReader(slot));
   }
@@ -590,7 +593,7 @@ void BatchScheduler::TakeSampled(ContextState& state, Slot& slot, llama_token to
   } else {
     slot.next = token;
     ForceAhead(state, slot);
-    if (slot.request) DraftAhead(state, slot);
+    slot.wants_draft = slot.request != nullptr;
   }
 }
 

@@ -201,6 +201,7 @@ class BatchScheduler {
     std::vector<llama_token> drafted;     // drafted tokens after `forced`, decoded with them (batch_draft.cc)
     std::vector<llama_token> checking;  // decoded tokens to check against the model's picks: forced, drafted
     size_t checking_forced = 0;         // how many of `checking` are forced tokens (the first ones)
+    bool wants_draft = false;           // took a pick this round: DraftAll drafts after it
     size_t draft_budget = 0;  // most tokens the next draft may have (0: not set yet; batch_draft.cc)
     std::vector<int32_t> checking_rows;  // the logits row before each of them
     int64_t generated = 0;
@@ -271,9 +272,10 @@ class BatchScheduler {
   // Context's thread (batch_forced.cc): after a slot's sampled token, appends the tokens its grammar
   // forces next (fast_forward.h) to decode with it, each reported as a token; may end the request.
   void ForceAhead(ContextState& state, Slot& slot);
-  // Context's thread (batch_draft.cc): after a slot's sampled and forced tokens, the tokens speculative
-  // decoding drafts to decode with them (speculative.h), checked by CheckAhead.
-  void DraftAhead(ContextState& state, Slot& slot);
+  // Context's thread (batch_draft.cc), after the round's picks: for each slot that took a pick, the tokens
+  // speculative decoding drafts to decode after its sampled and forced ones (speculative.h), checked by
+  // CheckAhead; the draft model drafts for all of them together.
+  void DraftAll(ContextState& state);
   // Tokens a slot may decode after its sampled one in one pass (`ahead` of them taken already): room in
   // the batch, the context and maxTokens, leaving room for the pick after the run when it is checked.
   size_t RoomAhead(const ContextState& state, const Slot& slot, size_t ahead, bool checked) const;

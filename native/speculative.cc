@@ -138,21 +138,17 @@ void DraftModel::Forget(llama_seq_id seq) {
   cached_[static_cast<size_t>(seq)].clear();
 }
 
-bool DraftModel::DecodeRun(llama_seq_id seq, const llama_token* tokens, size_t n, size_t pos) {
-  batch_.n_tokens = static_cast<int32_t>(n);
-  for (size_t i = 0; i < n; i++) {
-    batch_.token[i] = tokens[i];
-    batch_.pos[i] = static_cast<llama_pos>(pos + i);
-    batch_.n_seq_id[i] = 1;
-    batch_.seq_id[i][0] = seq;
-    batch_.logits[i] = i + 1 == n ? 1 : 0;
-  }
-  ScopedLogCapture capture;
-  return llama_decode(ctx_, batch_) == 0;
+void DraftModel::Add(llama_token token, size_t pos, llama_seq_id seq, bool logits) {
+  const int32_t i = batch_.n_tokens++;
+  batch_.token[i] = token;
+  batch_.pos[i] = static_cast<llama_pos>(pos);
+  batch_.n_seq_id[i] = 1;
+  batch_.seq_id[i][0] = seq;
+  batch_.logits[i] = logits ? 1 : 0;
 }
 
-llama_token DraftModel::Pick(DraftGuard& guard, float min_probability) {
-  const float* logits = llama_get_logits_ith(ctx_, -1);
+llama_token DraftModel::Pick(int32_t row, DraftGuard& guard, float min_probability) {
+  const float* logits = llama_get_logits_ith(ctx_, row);
   if (logits == nullptr) return LLAMA_TOKEN_NULL;
   const int32_t n = llama_vocab_n_tokens(model_->vocab);
   const auto best = static_cast<llama_token>(std::max_element(logits, logits + n) - logits);
@@ -186,44 +182,77 @@ llama_token DraftModel::Pick(DraftGuard& guard, float min_probability) {
   return pick != LLAMA_TOKEN_NULL && logits[pick] >= least && guard.Allow(pick) ? pick : LLAMA_TOKEN_NULL;
 }
 
-std::vector<llama_token> DraftModel::Draft(llama_seq_id seq, const std::vector<llama_token>& history,
-                                           size_t max_tokens, float min_probability, DraftGuard& guard) {
-  if (history.empty() || seq < 0 || static_cast<size_t>(seq) >= cached_.size()) return {};
-  max_tokens = std::min<size_t>(max_tokens, n_ctx_ > history.size() ? n_ctx_ - history.size() : 0);
-  if (max_tokens == 0) return {};
-  std::vector<llama_token>& cached = cached_[static_cast<size_t>(seq)];
+bool DraftModel::CatchUp(const DraftJob& job) {
+  std::vector<llama_token>& cached = cached_[static_cast<size_t>(job.seq)];
+  const std::vector<llama_token>& history = job.history;
   size_t common = 0;
   while (common < cached.size() && common < history.size() && cached[common] == history[common]) common++;
-  if (common == history.size()) common--;  // the last token is decoded again for its logits
+  common = std::min(common, history.size() - 1);  // the last token is decoded with the drafts, for its logits
   if (common < cached.size()) {
-    if (!llama_memory_seq_rm(llama_get_memory(ctx_), seq, static_cast<llama_pos>(common), -1)) {
-      Forget(seq);
+    if (!llama_memory_seq_rm(llama_get_memory(ctx_), job.seq, static_cast<llama_pos>(common), -1)) {
+      Forget(job.seq);
       common = 0;
     }
     cached.resize(common);
   }
-  for (size_t at = common; at < history.size(); at += static_cast<size_t>(capacity_)) {
-    const size_t n = std::min(history.size() - at, static_cast<size_t>(capacity_));
-    if (!DecodeRun(seq, history.data() + at, n, at)) {
-      Forget(seq);
-      return {};
+  const size_t end = history.size() - 1;
+  for (size_t at = common; at < end; at += static_cast<size_t>(capacity_)) {
+    const size_t n = std::min(end - at, static_cast<size_t>(capacity_));
+    batch_.n_tokens = 0;
+    for (size_t i = 0; i < n; i++) Add(history[at + i], at + i, job.seq, false);
+    ScopedLogCapture capture;
+    if (llama_decode(ctx_, batch_) != 0) {
+      Forget(job.seq);
+      return false;
     }
     cached.insert(cached.end(), history.begin() + static_cast<std::ptrdiff_t>(at),
                   history.begin() + static_cast<std::ptrdiff_t>(at + n));
   }
-  std::vector<llama_token> out;
-  for (;;) {
-    const llama_token token = Pick(guard, min_probability);
-    if (token == LLAMA_TOKEN_NULL) break;
-    out.push_back(token);
-    if (out.size() >= max_tokens || llama_vocab_is_eog(model_->vocab, token)) break;
-    if (!DecodeRun(seq, &token, 1, cached.size())) {
-      Forget(seq);
-      break;
-    }
-    cached.push_back(token);
+  return true;
+}
+
+void DraftModel::Draft(std::vector<DraftJob>& jobs, float min_probability) {
+  // A batch holds one token per job: groups of at most its capacity.
+  const auto group = static_cast<size_t>(std::max<int32_t>(1, capacity_));
+  for (size_t first = 0; first < jobs.size(); first += group) {
+    DraftGroup(jobs.data() + first, std::min(group, jobs.size() - first), min_probability);
   }
-  return out;
+}
+
+void DraftModel::DraftGroup(DraftJob* jobs, size_t count, float min_probability) {
+  std::vector<DraftJob*> active;
+  for (size_t j = 0; j < count; j++) {
+    DraftJob& job = jobs[j];
+    const bool known = job.seq >= 0 && static_cast<size_t>(job.seq) < cached_.size();
+    if (!known || job.history.empty()) continue;
+    job.max_tokens =
+        std::min<size_t>(job.max_tokens, n_ctx_ > job.history.size() ? n_ctx_ - job.history.size() : 0);
+    if (job.max_tokens > 0 && CatchUp(job)) active.push_back(&job);
+  }
+  // Each round decodes every active job's last token (its history's, then its latest draft) and picks the
+  // next.
+  while (!active.empty()) {
+    batch_.n_tokens = 0;
+    for (DraftJob* job : active) {
+      const llama_token last = job->out.empty() ? job->history.back() : job->out.back();
+      Add(last, cached_[static_cast<size_t>(job->seq)].size(), job->seq, true);
+    }
+    ScopedLogCapture capture;
+    if (llama_decode(ctx_, batch_) != 0) {
+      for (DraftJob* job : active) Forget(job->seq);
+      return;
+    }
+    std::vector<DraftJob*> next;
+    for (size_t i = 0; i < active.size(); i++) {
+      DraftJob& job = *active[i];
+      cached_[static_cast<size_t>(job.seq)].push_back(job.out.empty() ? job.history.back() : job.out.back());
+      const llama_token token = Pick(static_cast<int32_t>(i), *job.guard, min_probability);
+      if (token == LLAMA_TOKEN_NULL) continue;
+      job.out.push_back(token);
+      if (job.out.size() < job.max_tokens && !llama_vocab_is_eog(model_->vocab, token)) next.push_back(&job);
+    }
+    active.swap(next);
+  }
 }
 
 }  // namespace toolwright

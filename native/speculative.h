@@ -69,6 +69,15 @@ class DraftGuard {
   size_t accepted_ = 0;
 };
 
+// One sequence's draft by the draft model: what it continues, how far, and what its grammar allows.
+struct DraftJob {
+  llama_seq_id seq = 0;
+  std::vector<llama_token> history;
+  size_t max_tokens = 0;
+  DraftGuard* guard = nullptr;
+  std::vector<llama_token> out;  // the draft
+};
+
 // A draft model's context, one sequence per slot of the target's context; context's thread only.
 class DraftModel {
  public:
@@ -81,21 +90,27 @@ class DraftModel {
 
   // Runs on the target's CPU thread pools (used by one context at a time: the owner's thread).
   void AttachThreadPools(ggml_threadpool* pool, ggml_threadpool* pool_batch);
-  // The draft model's greedy continuation of `history` on sequence `seq`, at most `max_tokens`, each
-  // the most likely of its top candidates that `guard` allows; stops at an end-of-generation token.
-  // Empty when a decode fails (drafts are only a guess: the request goes on without them).
-  std::vector<llama_token> Draft(llama_seq_id seq, const std::vector<llama_token>& history, size_t max_tokens,
-                                 float min_probability, DraftGuard& guard);
+  // Each job's draft: the draft model's greedy continuation of its history on its sequence, at most its
+  // `max_tokens`, each the most likely of the top candidates that its guard allows; it stops at an
+  // end-of-generation token or where the draft model gives its pick less than `min_probability`. The jobs'
+  // sequences are decoded together, one batch per drafted position. A failed decode ends the drafts there
+  // (drafts are only guesses: the requests go on without them).
+  void Draft(std::vector<DraftJob>& jobs, float min_probability);
   // Forgets sequence `seq`'s cache (the target's slot was replaced, e.g. by a restored state).
   void Forget(llama_seq_id seq);
 
  private:
   DraftModel() = default;
-  // Decodes `tokens` at `pos` on `seq`, logits for the last one only; false on failure.
-  bool DecodeRun(llama_seq_id seq, const llama_token* tokens, size_t n, size_t pos);
-  // Of the last row's candidates, the most likely that `guard` allows, when the draft model gives it at least
+  // Draft for `count` jobs, at most a batch's capacity.
+  void DraftGroup(DraftJob* jobs, size_t count, float min_probability);
+  // Makes sequence `job.seq`'s cache hold all of `job.history` but its last token (decoded in batches); false
+  // on failure.
+  bool CatchUp(const DraftJob& job);
+  // Appends a token to the batch.
+  void Add(llama_token token, size_t pos, llama_seq_id seq, bool logits);
+  // Of row `row`'s candidates, the most likely that `guard` allows, when the draft model gives it at least
   // `min_probability`; LLAMA_TOKEN_NULL when none.
-  llama_token Pick(DraftGuard& guard, float min_probability);
+  llama_token Pick(int32_t row, DraftGuard& guard, float min_probability);
 
   ModelPtr model_;
   llama_context* ctx_ = nullptr;
