@@ -229,12 +229,19 @@ bool Npda::any_class_matches(uint32_t state, uint32_t cp) const {
 
 bool Npda::matches_partial_slow(uint32_t state, PartialUtf8 partial) const {
   const Grammar& g = *grammar_;
+  // The stacks of a state often share a few classes (an object's keys under many contexts): each
+  // class is tested once (the first few remembered), and ASCII-only ones not at all.
+  constexpr size_t kRemembered = 8;
+  uint32_t tested[kRemembered];
+  size_t n_tested = 0;
   for (uint32_t i = 0; i < n_stacks(state); i++) {
     const uint32_t node = stacks(state)[i];
     if (node == kEmptyStack) continue;
     const uint32_t cls = g.class_at[node_pos_[node]];
-    if (cls != Grammar::kNoClass && g.classes[cls].matches_partial(partial.value, partial.n_remain))
-      return true;
+    if (cls == Grammar::kNoClass || g.classes[cls].partial_kind == CharClass::PartialKind::Never) continue;
+    if (std::find(tested, tested + n_tested, cls) != tested + n_tested) continue;
+    if (n_tested < kRemembered) tested[n_tested++] = cls;
+    if (g.classes[cls].matches_partial(partial.value, partial.n_remain)) return true;
   }
   return false;
 }
