@@ -229,12 +229,19 @@ bool Npda::any_class_matches(uint32_t state, uint32_t cp) const {
 
 bool Npda::matches_partial_slow(uint32_t state, PartialUtf8 partial) const {
   const Grammar& g = *grammar_;
+  // The stacks of a state often share a few classes (an object's keys under many contexts): each
+  // class is tested once (the first few remembered), and ASCII-only ones not at all.
+  constexpr size_t kRemembered = 8;
+  uint32_t tested[kRemembered];
+  size_t n_tested = 0;
   for (uint32_t i = 0; i < n_stacks(state); i++) {
     const uint32_t node = stacks(state)[i];
     if (node == kEmptyStack) continue;
     const uint32_t cls = g.class_at[node_pos_[node]];
-    if (cls != Grammar::kNoClass && g.classes[cls].matches_partial(partial.value, partial.n_remain))
-      return true;
+    if (cls == Grammar::kNoClass || g.classes[cls].partial_kind == CharClass::PartialKind::Never) continue;
+    if (std::find(tested, tested + n_tested, cls) != tested + n_tested) continue;
+    if (n_tested < kRemembered) tested[n_tested++] = cls;
+    if (g.classes[cls].matches_partial(partial.value, partial.n_remain)) return true;
   }
   return false;
 }
@@ -272,13 +279,15 @@ Npda::Partition& Npda::PartitionStore::add(const uint32_t* breaks, uint32_t n) {
   p.succ = Words{alloc(n), n};
   std::copy(breaks, breaks + n, p.breaks.data);
   std::fill(p.succ.begin(), p.succ.end(), kUnset);
-  uint32_t seg = 0;
-  for (uint32_t cp = 0; cp < 128; cp++) {
-    while (seg + 1 < n && breaks[seg + 1] <= cp) seg++;
-    p.ascii[cp] = static_cast<uint16_t>(seg);
+  // Segment j covers [breaks[j], breaks[j + 1]): fill the ASCII table run by run.
+  for (uint32_t seg = 0; seg < n && breaks[seg] < 128; seg++) {
+    const uint32_t end = seg + 1 < n ? std::min<uint32_t>(breaks[seg + 1], 128) : 128;
+    std::fill(p.ascii + breaks[seg], p.ascii + end, static_cast<uint16_t>(seg));
   }
-  parts_.push_back(p);
-  return parts_.back();
+  if ((size_ & (kChunk - 1)) == 0) chunks_.push_back(std::make_unique<Partition[]>(kChunk));
+  Partition& at = (*this)[size_++];
+  at = p;
+  return at;
 }
 
 uint32_t* Npda::PartitionStore::alloc(size_t n) {
@@ -297,7 +306,8 @@ uint32_t* Npda::PartitionStore::alloc(size_t n) {
 }
 
 Npda::PartitionStore::PartitionStore(const PartitionStore& other) {
-  for (const Partition& p : other.parts_) {
+  for (size_t i = 0; i < other.size_; i++) {
+    const Partition& p = other.chunks_[i >> kChunkBits][i & (kChunk - 1)];
     Partition& q = add(p.breaks.data, p.breaks.n);
     std::copy(p.succ.begin(), p.succ.end(), q.succ.data);
   }

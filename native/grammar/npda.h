@@ -9,7 +9,6 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <vector>
 
@@ -156,16 +155,20 @@ class Npda {
     PartitionStore& operator=(const PartitionStore&) = delete;
     PartitionStore(PartitionStore&&) = default;
     PartitionStore& operator=(PartitionStore&&) = default;
-    Partition& operator[](size_t i) { return parts_[i]; }
-    size_t size() const { return parts_.size(); }
+    Partition& operator[](size_t i) { return chunks_[i >> kChunkBits][i & (kChunk - 1)]; }
+    size_t size() const { return size_; }
     // A partition with these breaks, every successor unset.
     Partition& add(const uint32_t* breaks, uint32_t n);
-    size_t memory_bytes() const { return parts_.size() * sizeof(Partition) + words_ * 4; }
+    size_t memory_bytes() const { return chunks_.size() * kChunk * sizeof(Partition) + words_ * 4; }
 
    private:
     // Blocks double from the first size up to the last (a small grammar keeps a small arena).
     static constexpr size_t kFirstBlockWords = 512, kMaxBlockWords = 16384;
-    std::deque<Partition> parts_;
+    // Partitions in fixed chunks: never moved, and one allocation per kChunk of them (a deque
+    // of these 300-byte records allocates one block per partition, a malloc per new state).
+    static constexpr size_t kChunkBits = 5, kChunk = size_t{1} << kChunkBits;
+    std::vector<std::unique_ptr<Partition[]>> chunks_;
+    size_t size_ = 0;
     std::vector<std::unique_ptr<uint32_t[]>> blocks_;
     uint32_t* free_ = nullptr;
     size_t left_ = 0, words_ = 0, next_block_ = kFirstBlockWords;

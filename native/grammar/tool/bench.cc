@@ -98,7 +98,8 @@ int run_bench(const LoadedVocab& lv, const std::string& vocab_name, const std::v
   CompileOptions copts;
   copts.resolve_token = llama_token_resolver(lv.vocab);
   // TOOLWRIGHT_GRAMMAR_STEP_LOG=1: every mask of ours on stderr (time, live stacks, prefix-tree
-  // nodes visited, slices used and built, cache hit), for profiling slow steps.
+  // nodes visited, slices used and built, cache hit, the text's last 40 bytes before the mask: which grammar
+  // position it was), for profiling slow steps.
   const char* step_log_env = getenv("TOOLWRIGHT_GRAMMAR_STEP_LOG");
   const bool step_log = step_log_env && *step_log_env && *step_log_env != '0';
   for (const GrammarCase& c : cases) {
@@ -144,6 +145,7 @@ int run_bench(const LoadedVocab& lv, const std::string& vocab_name, const std::v
       // masks are compared through hashes.
       std::vector<uint64_t> hashes;
       size_t steps = 0;
+      std::string seen;  // the text accepted so far (for the step log)
       m->reset();
       for (size_t step = 0; step <= seq.size(); step++) {
         const MaskEngine::Stats before = m->stats();
@@ -165,10 +167,11 @@ int run_bench(const LoadedVocab& lv, const std::string& vocab_name, const std::v
         rec.cached = after_stats.cache_hits > before.cache_hits;
         if (step_log) {
           fprintf(stderr,
-                  "STEP %s %zu %.1f us cpu=%.1f stacks=%u nodes=%llu slices=%llu built=%llu cached=%d\n",
+                  "STEP %s %zu %.1f us cpu=%.1f stacks=%u nodes=%llu slices=%llu built=%llu cached=%d "
+                  "after=%s\n",
                   c.name.c_str(), step, dt, dt_cpu, rec.stacks, static_cast<unsigned long long>(rec.nodes),
                   static_cast<unsigned long long>(rec.slices), static_cast<unsigned long long>(rec.built),
-                  rec.cached ? 1 : 0);
+                  rec.cached ? 1 : 0, json_str(seen.substr(seen.size() > 40 ? seen.size() - 40 : 0)).c_str());
         }
         slow.push_back(std::move(rec));
         hashes.push_back(mask_hash(bits));
@@ -182,6 +185,7 @@ int run_bench(const LoadedVocab& lv, const std::string& vocab_name, const std::v
         t0 = now_us();
         const bool ok = m->accept(tok);
         ours_accept.push_back(now_us() - t0);
+        if (step_log) seen += v.piece(tok);
         if (!ok) break;
       }
       if (!ref) continue;
