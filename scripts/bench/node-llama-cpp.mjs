@@ -47,13 +47,21 @@ function installedNodeLlamaCpp() {
         shell: process.platform === "win32",
       });
     } catch (error) {
-      const stderr = String(/** @type {{ stderr?: unknown }} */ (error).stderr ?? "").trim();
-      throw new Error(`npm install failed: ${stderr.split("\n").slice(-3).join(" ") || String(error)}`);
+      throw new Error(`npm install failed: ${npmErrorSummary(error)}`);
     }
     if (version() !== NODE_LLAMA_CPP_VERSION)
       throw new Error(`npm install left no node-llama-cpp@${NODE_LLAMA_CPP_VERSION}`);
   }
   return join(PACKAGE_DIR, "dist", "index.js");
+}
+
+/** npm's error code and first message line (its stderr also has a stack trace and a log path). */
+function npmErrorSummary(error) {
+  const stderr = String(/** @type {{ stderr?: unknown }} */ (error).stderr ?? "");
+  const lines = stderr.split("\n").map((line) => line.replace(/^npm (error|ERR!) ?/, ""));
+  const code = lines.find((line) => line.startsWith("code "))?.slice(5);
+  const message = lines.find((line) => line !== "" && !/^(code|syscall|errno|path) |^\s/.test(line));
+  return [code, message].filter(Boolean).join(": ") || String(error);
 }
 
 /**
