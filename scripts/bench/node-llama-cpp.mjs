@@ -85,12 +85,16 @@ export async function startNodeLlamaCpp(config) {
   let stderr = "";
   child.stderr.on("data", (d) => (stderr += d));
   const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  /** The worker's next message; lines that are not JSON objects (a log line on stdout) are skipped. */
   const next = async () => {
-    const { value, done } = await lines.next();
-    if (done) throw new Error(`exited: ${stderr.trim().split("\n").slice(-3).join(" ") || "no output"}`);
-    const message = JSON.parse(value);
-    if (message.error !== undefined) throw new Error(message.error);
-    return message;
+    for (;;) {
+      const { value, done } = await lines.next();
+      if (done) throw new Error(`exited: ${stderr.trim().split("\n").slice(-3).join(" ") || "no output"}`);
+      if (!value.startsWith("{")) continue;
+      const message = JSON.parse(value);
+      if (message.error !== undefined) throw new Error(message.error);
+      return message;
+    }
   };
   const stop = () =>
     new Promise((r) => (child.exitCode !== null ? r(undefined) : (child.once("exit", r), child.stdin.end())));
