@@ -119,20 +119,24 @@ export async function freePort() {
 }
 
 /**
- * Which servers a bench runs (`--only`), after building llama-server when asked and checking that what runs
- * exists: the compiled CLI for toolwright, the llama-server binary.
+ * Which servers a bench runs (`--only`: one name or several, comma-separated, out of `known`), after building
+ * llama-server when asked and checking that what runs exists: the compiled CLI for toolwright, the llama-server
+ * binary. `selected(name)` says whether a server is run.
  * @param {{ only?: string, "build-llama-server"?: boolean }} opt
  * @param {(message: string) => never} fail
+ * @param {string[]} [known]
  */
-export function plannedServers(opt, fail) {
-  if (opt.only !== undefined && opt.only !== "toolwright" && opt.only !== "llama-server")
-    fail(`--only takes toolwright or llama-server, got "${opt.only}"`);
+export function plannedServers(opt, fail, known = ["toolwright", "llama-server"]) {
+  const only = opt.only === undefined ? known : opt.only.split(",").map((name) => name.trim());
+  if (only.length === 0 || only.some((name) => !known.includes(name)))
+    fail(`--only takes ${known.join(", ")} (several comma-separated), got "${opt.only}"`);
   if (opt["build-llama-server"]) buildLlamaServer();
-  const runLlama = opt.only !== "toolwright";
-  const runToolwright = opt.only !== "llama-server";
+  const selected = (/** @type {string} */ name) => only.includes(name);
+  const runLlama = selected("llama-server");
+  const runToolwright = selected("toolwright");
   if (runLlama && !existsSync(LLAMA_SERVER))
-    fail(`${LLAMA_SERVER} not found: run with --build-llama-server (or --only toolwright)`);
+    fail(`${LLAMA_SERVER} not found: run with --build-llama-server (or --only without llama-server)`);
   const cli = join(ROOT, "lib", "cli", "main.js");
   if (runToolwright && !existsSync(cli)) fail("lib/cli/main.js not found: run npm run build:ts");
-  return { runLlama, runToolwright, cli };
+  return { runLlama, runToolwright, cli, selected };
 }

@@ -1,25 +1,30 @@
 #!/usr/bin/env node
 // npm run bench:toolcall — one tool call, start to end: `toolwright serve` against llama.cpp's own `llama-server`
 // (built from the same llama.cpp source, same GGUF, same threads), both over loopback HTTP with streaming, so the
-// client code is the same for both. Two cases on a realistic schema (7 properties, an enum, a nested object, an
-// array): a forced call (tool_choice "required") and an auto call (tool_choice "auto").
+// client code is the same for both, and against node-llama-cpp (node-llama-cpp.mjs: installed on demand, driven
+// in a child process through its LlamaChatSession function calling; no HTTP, its times are taken in the child).
+// Two cases on a realistic schema (7 properties, an enum, a nested object, an array): a forced call (tool_choice
+// "required"; node-llama-cpp has none, see node-llama-cpp-worker.mjs for its nearest equivalent) and an auto call
+// (tool_choice "auto"; node-llama-cpp: functions offered, the model decides).
 //
 // Columns, medians of --runs runs per case and server (alternating which server goes first):
 //   passes   forward passes of generation: tokens sampled one by one (llama-server: timings.predicted_n;
 //            toolwright: the generated tokens less those fast-forward decoded together with a sampled one,
-//            usage.completion_tokens_details.accepted_prediction_tokens)
+//            usage.completion_tokens_details.accepted_prediction_tokens; node-llama-cpp: its sequence's token
+//            meter, output tokens = decodes that asked for logits: it samples one token per pass, passes = tokens)
 //   tokens   generated tokens (usage.completion_tokens)
 //   tok/s    generated tokens per second after the first token
 //   first    ms from the request to the first tool-call delta
 //   total    ms from the request to the end of the stream
 //   valid    runs whose call names the tool and whose arguments satisfy the schema (ajv)
-// and the ratios llama-server / toolwright for passes and total (above 1: toolwright is ahead).
+// and the ratios other / toolwright for passes and total (above 1: toolwright is ahead).
 //
 // Needs `npm run build:ts`, the addon, and llama-server (`npm run bench:serve -- --build-llama-server` builds it).
 // The load average is printed: the machine may be shared.
 import { availableParallelism, loadavg } from "node:os";
 import { Ajv } from "ajv";
 import { benchFail, parseBenchArgs } from "./bench-args.mjs";
+import { NODE_LLAMA_CPP_VERSION, startNodeLlamaCpp } from "./node-llama-cpp.mjs";
 import { benchModel, freePort, LLAMA_SERVER, plannedServers, startServer } from "./servers.mjs";
 
 const HELP = `usage: npm run bench:toolcall -- [options]
@@ -31,7 +36,8 @@ const HELP = `usage: npm run bench:toolcall -- [options]
   --max-tokens N        most tokens per answer (default 256; greedy decoding)
   --threads N           CPU threads of each server (default min(cores, 8))
   --build-llama-server  configure and build llama-server first
-  --only NAME           run one server: toolwright or llama-server
+  --only NAMES          run only these, comma-separated: toolwright, llama-server, node-llama-cpp
+                        (node-llama-cpp@${NODE_LLAMA_CPP_VERSION} is installed into .cache/node-llama-cpp on first use)
 `;
 
 const opt = parseBenchArgs("toolcall", HELP, {
@@ -95,7 +101,7 @@ const CASES = [
 ];
 const validArguments = new Ajv({ strict: false }).compile(SCHEMA);
 
-/** One streamed request: timings, counts and whether the call is valid. */
+/** One streamed request: timings, counts, and the call's name and arguments. */
 async function callOnce(url, toolChoice) {
   const started = performance.now();
   const res = await fetch(`${url}/v1/chat/completions`, {
@@ -143,12 +149,6 @@ async function callOnce(url, toolChoice) {
     }
   }
   const done = performance.now();
-  let parsed;
-  try {
-    parsed = JSON.parse(args);
-  } catch {
-    parsed = undefined;
-  }
   const tokens = usage?.completion_tokens ?? 0;
   return {
     passes: timings?.predicted_n ?? tokens - (usage?.completion_tokens_details?.accepted_prediction_tokens ?? 0),
@@ -156,8 +156,18 @@ async function callOnce(url, toolChoice) {
     tps: firstToken !== undefined && done > firstToken ? ((tokens - 1) * 1000) / (done - firstToken) : 0,
     first: firstCall === undefined ? Number.NaN : firstCall - started,
     total: done - started,
-    valid: name === "create_event" && parsed !== undefined && validArguments(parsed),
+    name,
+    args,
   };
+}
+
+/** Whether a call names the tool and its arguments satisfy the schema. */
+function isValidCall({ name, args }) {
+  try {
+    return name === "create_event" && validArguments(JSON.parse(args));
+  } catch {
+    return false;
+  }
 }
 
 const median = (values) => {
@@ -165,7 +175,8 @@ const median = (values) => {
   return sorted.length === 0 ? Number.NaN : sorted[Math.floor(sorted.length / 2)];
 };
 
-const { runLlama, runToolwright, cli } = plannedServers(opt, fail);
+const KNOWN = ["toolwright", "llama-server", "node-llama-cpp"];
+const { runLlama, runToolwright, cli, selected } = plannedServers(opt, fail, KNOWN);
 const modelPath = await benchModel(opt);
 
 const servers = [];
@@ -173,26 +184,62 @@ if (runToolwright) {
   const port = await freePort();
   const args = [cli, "serve", modelPath, "--port", String(port), "--parallel", "1", "--context-size", "4096"];
   args.push("--threads", String(threads), "--threads-batch", String(threads), "--alias", "bench", "--quiet");
-  servers.push({ name: "toolwright", ...(await startServer("toolwright serve", process.execPath, args, port, fail)) });
+  const server = await startServer("toolwright serve", process.execPath, args, port, fail);
+  servers.push({ name: "toolwright", ...server, call: (toolChoice) => callOnce(server.url, toolChoice) });
 }
 if (runLlama) {
   const port = await freePort();
   const args = ["-m", modelPath, "--host", "127.0.0.1", "--port", String(port), "--parallel", "1"];
   args.push("--ctx-size", "4096", "--threads", String(threads), "--threads-batch", String(threads));
   args.push("--jinja", "--no-webui");
-  servers.push({ name: "llama-server", ...(await startServer("llama-server", LLAMA_SERVER, args, port, fail)) });
+  const server = await startServer("llama-server", LLAMA_SERVER, args, port, fail);
+  servers.push({ name: "llama-server", ...server, call: (toolChoice) => callOnce(server.url, toolChoice) });
+}
+/** Contenders that could not run, with why: printed as rows, the bench goes on without them. */
+const notRun = new Map();
+if (selected("node-llama-cpp")) {
+  const [system, user] = MESSAGES.map((m) => m.content);
+  const tool = TOOLS[0].function;
+  const nlc = await startNodeLlamaCpp({ modelPath, threads, contextSize: 4096, maxTokens, system, user, tool });
+  if ("reason" in nlc) notRun.set("node-llama-cpp", nlc.reason);
+  else {
+    servers.push({ name: "node-llama-cpp", ...nlc });
+    const prefix = JSON.stringify(nlc.callPrefix);
+    console.log(
+      `node-llama-cpp@${NODE_LLAMA_CPP_VERSION}: chat wrapper ${nlc.wrapper}; "forced" = a context state with no ` +
+        `prefix triggers and a functionCall noPrefixTrigger injecting ${prefix} (function-call mode from the first ` +
+        "token); passes = tokens (one sampled token per decode); times taken in its child process, no HTTP; " +
+        "its JSON grammar has no pattern, minimum or maximum (valid checks them)",
+    );
+  }
 }
 
 console.log(`model ${modelPath}, threads ${threads}, greedy, ${runs} runs per case, load ${loadavg()[0].toFixed(2)}`);
-const header = `${"case".padEnd(12)} ${"server".padEnd(13)} passes tokens   tok/s  first ms  total ms  valid`;
+const header = `${"case".padEnd(12)} ${"server".padEnd(14)} passes tokens   tok/s  first ms  total ms  valid`;
 console.log(`\n${header}`);
+/** One answer of `s`; a contender that fails (node-llama-cpp's child) is dropped with its reason. */
+async function callOrDrop(s, toolChoice) {
+  try {
+    return await s.call(toolChoice);
+  } catch (error) {
+    if (s.name === "toolwright" || s.name === "llama-server") throw error;
+    notRun.set(s.name, `failed: ${/** @type {Error} */ (error).message}`);
+    servers.splice(servers.indexOf(s), 1);
+    await s.stop();
+    return undefined;
+  }
+}
+
 try {
-  for (const s of servers) await callOnce(s.url, "required"); // warm-up: compiles the grammar, fills the cache
+  for (const s of [...servers]) await callOrDrop(s, "required"); // warm-up: compiles the grammar, fills the cache
   for (const c of CASES) {
     const rows = Object.fromEntries(servers.map((s) => [s.name, []]));
     for (let r = 0; r < runs; r++) {
-      const order = r % 2 === 0 ? servers : [...servers].reverse();
-      for (const s of order) rows[s.name].push(await callOnce(s.url, c.toolChoice));
+      const order = r % 2 === 0 ? [...servers] : [...servers].reverse();
+      for (const s of order) {
+        const result = await callOrDrop(s, c.toolChoice);
+        if (result) rows[s.name].push({ ...result, valid: isValidCall(result) });
+      }
     }
     const summary = {};
     for (const s of servers) {
@@ -207,15 +254,17 @@ try {
         m("total").toFixed(0).padStart(9),
         `${list.filter((x) => x.valid).length}/${list.length}`.padStart(6),
       ];
-      console.log(`${c.name.padEnd(12)} ${s.name.padEnd(13)} ${cells.join(" ")}`);
+      console.log(`${c.name.padEnd(12)} ${s.name.padEnd(14)} ${cells.join(" ")}`);
     }
+    for (const [name, reason] of notRun) console.log(`${c.name.padEnd(12)} ${name.padEnd(14)} not run: ${reason}`);
     const tw = summary.toolwright;
-    const ll = summary["llama-server"];
-    if (tw && ll)
+    for (const [name, other] of Object.entries(summary)) {
+      if (name === "toolwright" || !tw) continue;
       console.log(
-        `${c.name.padEnd(12)} ratio llama-server / toolwright: passes ${(ll.passes / tw.passes).toFixed(2)}x, ` +
-          `total ${(ll.total / tw.total).toFixed(2)}x`,
+        `${c.name.padEnd(12)} ratio ${name} / toolwright: passes ${(other.passes / tw.passes).toFixed(2)}x, ` +
+          `total ${(other.total / tw.total).toFixed(2)}x`,
       );
+    }
   }
   console.log(`load average ${loadavg()[0].toFixed(2)}`);
 } finally {
