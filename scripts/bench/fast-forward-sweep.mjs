@@ -1,8 +1,11 @@
 // Fast-forward against step-by-step decoding on the e2e sweep's tool templates, at temperature 0:
-// each template's forced call (tool_choice "required") with fastForward off, on and "checked". Prints,
+// each template's forced call (tool_choice "required") with fastForward off, on and "checked", and with
+// speculative decoding ("lookup": prompt lookup; "self": the model as its own draft, the ceiling of a draft
+// that agrees; both on top of "checked"). Prints,
 // per case and mode, whether the call is valid, whether it is identical to the one without fast-forward,
 // the tokens generated and forced and the forward passes; then the totals. Needs `npm run build:ts`.
 //   node scripts/bench/fast-forward-sweep.mjs [--vocab llama-spm] [--size tiny] [--templates a,b] [--prompts 3]
+//     [--modes false,true,checked,lookup,self]
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -19,7 +22,7 @@ const { values } = parseArgs({
   },
 });
 const { ChatTemplate } = await lib("template/index.js");
-const { loadModel } = await lib("session/index.js");
+const { ChatSession, loadModel } = await lib("session/index.js");
 const { Context } = await lib("runtime/context.js");
 
 // Every generation's stats, read once the chat returns (the chat's usage has no forward passes).
@@ -81,10 +84,12 @@ function messageKey(r) {
   return JSON.stringify([r.message.content, r.message.reasoning_content, calls]);
 }
 
-async function chat(model, template, content, fastForward) {
+async function chat(model, template, content, mode) {
   generations.length = 0;
   const started = performance.now();
-  const r = await model.chat({
+  const chatter = sessionOf(model, mode) ?? model;
+  const fastForward = typeof mode === "boolean" ? mode : "checked";
+  const r = await chatter.chat({
     messages: [{ role: "user", content }],
     template,
     tools: [tool],
@@ -101,8 +106,21 @@ async function chat(model, template, content, fastForward) {
   return { r, ms, tokens: sum("tokensGenerated"), forced: sum("forcedTokens"), passes: sum("forwardPasses"), prompt };
 }
 
+// A session per speculative mode (its own context, kept across cases as the model's own is).
+const sessions = new Map();
+function sessionOf(model, mode) {
+  if (mode !== "lookup" && mode !== "self") return undefined;
+  if (!sessions.has(mode)) {
+    const speculative = mode === "lookup" ? { lookup: true } : { draft: model, minProbability: 0 };
+    sessions.set(mode, new ChatSession(model, { context: { speculative } }));
+  }
+  return sessions.get(mode);
+}
+
 // Per mode: cases, valid calls, identical to step-by-step (off), tokens, forced tokens, passes, ms.
-const MODES = values.modes.split(",").map((m) => (m === "checked" ? m : m === "true"));
+const MODES = values.modes
+  .split(",")
+  .map((m) => (m === "checked" || m === "lookup" || m === "self" ? m : m === "true"));
 const totals = MODES.map(() => ({ valid: 0, same: 0, tokens: 0, forced: 0, passes: 0, ms: 0 }));
 let cases = 0;
 // One model, each template given to chat() (as the e2e sweep's models have it in their file).
@@ -115,6 +133,7 @@ for (const template of templates) {
     // once: batch shapes change the logits' last bits, which flips near ties of random weights. Every
     // compared run starts from the same warm cache.
     await chat(model, source, content, false);
+    for (const mode of MODES) if (sessionOf(model, mode)) await chat(model, source, content, mode);
     const runs = [];
     for (const mode of MODES) runs.push(await chat(model, source, content, mode));
     const off = messageKey(runs[0].r);
@@ -137,6 +156,7 @@ for (const template of templates) {
     console.log(`${template.slice(0, 44).padEnd(44)} ${cells.join(" | ")}`);
   }
 }
+for (const session of sessions.values()) session.dispose();
 model.dispose();
 console.log(`\n${cases} cases (${templates.length} templates × ${PROMPTS.length} prompts), temperature 0`);
 console.log("mode     valid  identical  tokens  forced  passes  passes vs off  ms");

@@ -8,7 +8,8 @@
 // (tool_choice "auto"; node-llama-cpp: functions offered, the model decides).
 //
 // Columns, medians of --runs runs per case and server (alternating which server goes first):
-//   passes   forward passes of generation: tokens sampled one by one (llama-server: timings.predicted_n;
+//   passes   forward passes of generation: tokens sampled one by one (llama-server: timings.predicted_n less
+//            timings.draft_n_accepted;
 //            toolwright: the generated tokens less those fast-forward decoded together with a sampled one,
 //            usage.completion_tokens_details.accepted_prediction_tokens; node-llama-cpp: its sequence's token
 //            meter, output tokens = decodes that asked for logits: it samples one token per pass, passes = tokens)
@@ -21,6 +22,7 @@
 //
 // Needs `npm run build:ts`, the addon, and llama-server (`npm run bench:serve -- --build-llama-server` builds it).
 // The load average is printed: the machine may be shared.
+import { existsSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
 import { Ajv } from "ajv";
 import { benchFail, parseBenchArgs } from "./bench-args.mjs";
@@ -36,7 +38,9 @@ const HELP = `usage: npm run bench:toolcall -- [options]
   --max-tokens N        most tokens per answer (default 256; greedy decoding)
   --threads N           CPU threads of each server (default min(cores, 8))
   --build-llama-server  configure and build llama-server first
-  --only NAMES          run only these, comma-separated: toolwright, llama-server, node-llama-cpp
+  --only NAMES          run only these, comma-separated: toolwright, llama-server, node-llama-cpp, and speculative
+                        decoding: toolwright+lookup, toolwright+self, llama-server+lookup, llama-server+self (the
+                        model as its own draft: the ceiling of a draft that agrees)
                         (node-llama-cpp@${NODE_LLAMA_CPP_VERSION} is installed into .cache/node-llama-cpp on first use)
 `;
 
@@ -151,7 +155,9 @@ async function callOnce(url, toolChoice) {
   const done = performance.now();
   const tokens = usage?.completion_tokens ?? 0;
   return {
-    passes: timings?.predicted_n ?? tokens - (usage?.completion_tokens_details?.accepted_prediction_tokens ?? 0),
+    passes: timings
+      ? timings.predicted_n - (timings.draft_n_accepted ?? 0)
+      : tokens - (usage?.completion_tokens_details?.accepted_prediction_tokens ?? 0),
     tokens,
     tps: firstToken !== undefined && done > firstToken ? ((tokens - 1) * 1000) / (done - firstToken) : 0,
     first: firstCall === undefined ? Number.NaN : firstCall - started,
@@ -175,25 +181,55 @@ const median = (values) => {
   return sorted.length === 0 ? Number.NaN : sorted[Math.floor(sorted.length / 2)];
 };
 
-const KNOWN = ["toolwright", "llama-server", "node-llama-cpp"];
+/**
+ * Speculative decoding, each server with the same settings (8 tokens a draft): prompt lookup, and the ceiling of a
+ * draft that agrees (the model as its own draft; a real draft is a smaller model of the family, and random weights
+ * make a small one useless).
+ */
+const SPECULATIVE = [
+  { name: "toolwright+lookup", server: "toolwright", args: ["--lookup", "--draft-max", "8"] },
+  {
+    name: "toolwright+self",
+    server: "toolwright",
+    args: () => ["--draft-model", modelPath, "--draft-p-min", "0", "--draft-max", "8"],
+  },
+  {
+    name: "llama-server+lookup",
+    server: "llama-server",
+    args: ["--spec-type", "ngram-simple", "--spec-draft-n-max", "8"],
+  },
+  {
+    name: "llama-server+self",
+    server: "llama-server",
+    args: () => ["--spec-type", "draft-simple", "-md", modelPath, "--spec-draft-n-max", "8", "--draft-p-min", "0"],
+  },
+];
+const KNOWN = ["toolwright", "llama-server", "node-llama-cpp", ...SPECULATIVE.map((v) => v.name)];
 const { runLlama, runToolwright, cli, selected } = plannedServers(opt, fail, KNOWN);
 const modelPath = await benchModel(opt);
 
 const servers = [];
-if (runToolwright) {
+/** Starts `toolwright serve` (or llama-server) with `extra` flags as the contender `name`. */
+async function startContender(name, server, extra) {
   const port = await freePort();
-  const args = [cli, "serve", modelPath, "--port", String(port), "--parallel", "1", "--context-size", "4096"];
-  args.push("--threads", String(threads), "--threads-batch", String(threads), "--alias", "bench", "--quiet");
-  const server = await startServer("toolwright serve", process.execPath, args, port, fail);
-  servers.push({ name: "toolwright", ...server, call: (toolChoice) => callOnce(server.url, toolChoice) });
-}
-if (runLlama) {
-  const port = await freePort();
+  if (server === "toolwright") {
+    const args = [cli, "serve", modelPath, "--port", String(port), "--parallel", "1", "--context-size", "4096"];
+    args.push("--threads", String(threads), "--threads-batch", String(threads), "--alias", "bench", "--quiet");
+    const started = await startServer(name, process.execPath, [...args, ...extra], port, fail);
+    servers.push({ name, ...started, call: (toolChoice) => callOnce(started.url, toolChoice) });
+    return;
+  }
   const args = ["-m", modelPath, "--host", "127.0.0.1", "--port", String(port), "--parallel", "1"];
   args.push("--ctx-size", "4096", "--threads", String(threads), "--threads-batch", String(threads));
   args.push("--jinja", "--no-webui");
-  const server = await startServer("llama-server", LLAMA_SERVER, args, port, fail);
-  servers.push({ name: "llama-server", ...server, call: (toolChoice) => callOnce(server.url, toolChoice) });
+  const started = await startServer(name, LLAMA_SERVER, [...args, ...extra], port, fail);
+  servers.push({ name, ...started, call: (toolChoice) => callOnce(started.url, toolChoice) });
+}
+if (runToolwright) await startContender("toolwright", "toolwright", []);
+if (runLlama) await startContender("llama-server", "llama-server", []);
+for (const v of SPECULATIVE) {
+  if (!selected(v.name) || (v.server === "llama-server" && !existsSync(LLAMA_SERVER))) continue;
+  await startContender(v.name, v.server, typeof v.args === "function" ? v.args() : v.args);
 }
 /** Contenders that could not run, with why: printed as rows, the bench goes on without them. */
 const notRun = new Map();
@@ -215,7 +251,7 @@ if (selected("node-llama-cpp")) {
 }
 
 console.log(`model ${modelPath}, threads ${threads}, greedy, ${runs} runs per case, load ${loadavg()[0].toFixed(2)}`);
-const header = `${"case".padEnd(12)} ${"server".padEnd(14)} passes tokens   tok/s  first ms  total ms  valid`;
+const header = `${"case".padEnd(12)} ${"server".padEnd(20)} passes tokens   tok/s  first ms  total ms  valid`;
 console.log(`\n${header}`);
 /** One answer of `s`; a contender that fails (node-llama-cpp's child) is dropped with its reason. */
 async function callOrDrop(s, toolChoice) {
@@ -254,9 +290,9 @@ try {
         m("total").toFixed(0).padStart(9),
         `${list.filter((x) => x.valid).length}/${list.length}`.padStart(6),
       ];
-      console.log(`${c.name.padEnd(12)} ${s.name.padEnd(14)} ${cells.join(" ")}`);
+      console.log(`${c.name.padEnd(12)} ${s.name.padEnd(20)} ${cells.join(" ")}`);
     }
-    for (const [name, reason] of notRun) console.log(`${c.name.padEnd(12)} ${name.padEnd(14)} not run: ${reason}`);
+    for (const [name, reason] of notRun) console.log(`${c.name.padEnd(12)} ${name.padEnd(20)} not run: ${reason}`);
     const tw = summary.toolwright;
     for (const [name, other] of Object.entries(summary)) {
       if (name === "toolwright" || !tw) continue;
