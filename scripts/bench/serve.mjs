@@ -9,6 +9,18 @@
 // the table shows requests/s, generated tokens/s (from usage.completion_tokens) and p50/p99
 // latency, with the tokens/s ratio toolwright / llama-server (1.00 = as fast as llama-server).
 //
+// Before the levels, each server answers --parallel requests at once (the warm-up, one on each
+// sequence): in toolwright a sequence's first request starts from a copy of another sequence's
+// cache of the shared prompt prefix (native/batch_scheduler.cc, CopyPrefix), which llama.cpp makes
+// by copying the whole stream and reserving its worst-case graph again (0.07-0.16 s more time to
+// first token, measured at --threads 1). That happens once per sequence, so the levels measure the
+// steady state; the warm-up's mean latency is printed.
+//
+// The same work both ways: the same prompts, max_tokens and temperature 0, and the generated
+// tokens are counted per server (a level whose totals differ says so). At temperature 0 llama-server
+// still runs its default sampler chain (top-k 40, top-p 0.95, min-p 0.05, then the greedy pick)
+// over the vocabulary; toolwright takes the argmax. Both pick the same token.
+//
 // The machine may be shared: another process that takes a core stalls every thread barrier of a
 // decode for a time slice, which swings a run by several times. So each level runs --trials
 // trials per server, alternating which server goes first, and each server's row is its best
@@ -72,10 +84,11 @@ const BATCH = 2048;
 
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
-/** Runs `count` requests at `concurrency`; returns req/s, tokens/s, p50/p99 ms. */
-async function load(url, concurrency, count, level) {
+/** Runs `count` requests at `concurrency`; returns req/s, tokens/s, p50/p99 ms, generated and cached tokens. */
+async function load(url, concurrency, count, level, tokensPerRequest = maxTokens) {
   let next = 0;
   let tokens = 0;
+  let cached = 0;
   const latencies = [];
   const started = performance.now();
   const worker = async () => {
@@ -88,15 +101,16 @@ async function load(url, concurrency, count, level) {
         body: JSON.stringify({
           model: "bench",
           messages: [{ role: "user", content: `Request ${level}-${i}: tell me about topic number ${i}.` }],
-          max_tokens: maxTokens,
+          max_tokens: tokensPerRequest,
           temperature: 0,
           seed: i,
         }),
       });
-      const body = /** @type {{ usage: { completion_tokens: number } }} */ (await res.json());
+      const body = /** @type {{ usage: Usage }} */ (await res.json());
       if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${JSON.stringify(body).slice(0, 300)}`);
       latencies.push(performance.now() - t);
       tokens += body.usage.completion_tokens;
+      cached += body.usage.prompt_tokens_details?.cached_tokens ?? 0;
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
@@ -107,9 +121,13 @@ async function load(url, concurrency, count, level) {
     tps: tokens / seconds,
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
+    mean: latencies.reduce((a, b) => a + b, 0) / latencies.length,
     tokens,
+    cached,
   };
 }
+
+/** @typedef {{ completion_tokens: number, prompt_tokens_details?: { cached_tokens?: number } }} Usage */
 
 const { runLlama, runToolwright, cli } = plannedServers(opt, fail);
 const modelPath = await benchModel(opt);
@@ -170,7 +188,11 @@ console.log(
 );
 const results = [];
 try {
-  for (const s of servers) await load(s.url, 1, 2, "warmup");
+  // Every sequence warm (see the header): --parallel short requests at once, one on each sequence.
+  for (const s of servers) {
+    const w = await load(s.url, parallel, parallel, "warmup", 4);
+    console.log(`warm-up ${s.name}: ${parallel} requests of 4 tokens at once, mean ${w.mean.toFixed(0)} ms`);
+  }
   for (const level of levels) {
     const count = opt.requests ? positive("requests") : Math.max(8, 2 * level);
     const row = { level, count };
@@ -197,9 +219,12 @@ try {
     const tw = row.toolwright;
     const ll = row["llama-server"];
     const ratio = tw && ll ? (tw.tps / ll.tps).toFixed(2) : "-";
+    // Not the same work: the servers generated different numbers of tokens for the same requests.
+    const differs = tw && ll && tw.tokens !== ll.tokens ? `, tokens differ: ${tw.tokens} vs ${ll.tokens}` : "";
+    const cached = servers.map((s) => `${s.name} ${row[s.name].cached}`).join(", ");
     console.log(
       `${String(level).padStart(4)} ${String(count).padStart(4)} | ${f(tw)} | ${f(ll)} | ${ratio}   (load ` +
-        `${loadavg()[0].toFixed(2)})`,
+        `${loadavg()[0].toFixed(2)}; cached prompt tokens: ${cached}${differs})`,
     );
   }
   const one = results.find((r) => r.level === 1);
