@@ -55,7 +55,9 @@ const SPECULATIVE_KEYS: readonly string[] = ["lookup", "draft", "maxDraft", "min
  * guessed tokens are decoded with it in the same forward pass, and each is kept only where the model's
  * own pick (sampled from the logits before it, as without drafts) agrees. The output is the same as
  * without drafts: at temperature 0, and draw for draw with a seeded sampler (for single-token drafts
- * this is rejection sampling's rule: a drafted token is kept with the model's probability for it).
+ * this is rejection sampling's rule: a drafted token is kept with the model's probability for it). One
+ * caveat, as for any batched evaluation: logits computed in a batch of several tokens can differ in their
+ * last bits from those of one token, which may flip a near tie of the top two.
  * Drafts the grammar refuses are cut before they cost a pass. Not for recurrent or hybrid models (a
  * rejected draft must leave the cache): there it does nothing.
  *

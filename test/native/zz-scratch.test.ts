@@ -21,20 +21,37 @@ test("scratch", async () => {
     required: ["title", "date", "start_time", "duration_minutes", "priority", "location"],
     additionalProperties: false,
   };
-  const tools = [{ type: "function", function: { name: "create_event", description: "Create an event", parameters: SCHEMA } }] as any;
+  const tools = [
+    { type: "function", function: { name: "create_event", description: "Create an event", parameters: SCHEMA } },
+  ] as any;
   const messages = [
     { role: "system", content: "You manage the user's calendar. Today is 2026-11-28." },
-    { role: "user", content: "Book a one-hour design review with Ana Souza and Luis Ortega next Tuesday at 10:00 in Berlin, room B2. It is high priority." },
+    {
+      role: "user",
+      content:
+        "Book a one-hour design review with Ana Souza and Luis Ortega next Tuesday at 10:00 in Berlin, room B2. It is high priority.",
+    },
   ] as any;
   async function go(spec: any) {
-    const s = new ChatSession(model, { context: { contextSize: 4096, threads: 2, ...(spec ? { speculative: spec } : {}) } });
+    const s = new ChatSession(model, {
+      context: { contextSize: 4096, threads: 2, ...(spec ? { speculative: spec } : {}) },
+    });
     let text = "";
-    const r = await s.chat({ messages, tools, toolChoice: "required", maxTokens: 256, sampling: { temperature: 0 } } as any).catch((e) => { throw e; });
+    const r = await s
+      .chat({ messages, tools, toolChoice: "required", maxTokens: 256, sampling: { temperature: 0 } } as any)
+      .catch((e) => {
+        throw e;
+      });
     s.dispose();
     return r;
   }
   for (const spec of [undefined, undefined, { lookup: true }, { lookup: true }]) {
     const r = await go(spec);
-    console.log(JSON.stringify(spec), r.usage.completionTokens, r.usage.forcedTokens, JSON.stringify(r.message).slice(0, 120));
+    console.log(
+      JSON.stringify(spec),
+      r.usage.completionTokens,
+      r.usage.forcedTokens,
+      JSON.stringify(r.message).slice(0, 120),
+    );
   }
 }, 600000);
