@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "batch_add.h"
 #include "batch_scheduler.h"
 #include "context.h"
 #include "speculative.h"
@@ -18,11 +19,11 @@ void BatchScheduler::AddRun(llama_batch& batch, Slot& slot) {
   const size_t checked_from = slot.forced_checked ? 0 : slot.forced.size();
   slot.checking_rows.clear();
   const size_t base = slot.tokens.size();
-  slot.row = AddToBatch(batch, slot.next, base, slot.seq, ahead.empty() || checked_from == 0);
+  slot.row = BatchAdd(batch, slot.next, base, slot.seq, ahead.empty() || checked_from == 0);
   for (size_t i = 0; i < ahead.size(); i++) {
     if (i >= checked_from) slot.checking_rows.push_back(slot.row);
     const bool rows = i + 1 == ahead.size() || i + 1 >= checked_from;
-    slot.row = AddToBatch(batch, ahead[i], base + 1 + i, slot.seq, rows);
+    slot.row = BatchAdd(batch, ahead[i], base + 1 + i, slot.seq, rows);
   }
 }
 

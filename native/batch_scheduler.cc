@@ -4,6 +4,7 @@
 #include <tuple>
 #include <utility>
 
+#include "batch_add.h"
 #include "context.h"
 #include "error_codes.h"
 #include "log_capture.h"
@@ -445,17 +446,6 @@ void BatchScheduler::Assign(ContextState& state, Slot& slot, RequestPtr request)
   slot.request = std::move(request);
 }
 
-int32_t BatchScheduler::AddToBatch(llama_batch& batch, llama_token token, size_t pos, llama_seq_id seq,
-                                   bool logits) {
-  const int32_t i = batch.n_tokens++;
-  batch.token[i] = token;
-  batch.pos[i] = static_cast<llama_pos>(pos);
-  batch.n_seq_id[i] = 1;
-  batch.seq_id[i][0] = seq;
-  batch.logits[i] = logits ? 1 : 0;
-  return i;
-}
-
 // One batch: every generating slot's sampled token (one each), and prompt chunks in the room left,
 // in sequence order. Returns false when nothing was decoded (every request in it ended).
 bool BatchScheduler::Decode(ContextState& state) {
@@ -496,7 +486,7 @@ bool BatchScheduler::Decode(ContextState& state) {
     if (decodes[k]) AddRun(batch, slot);
     for (size_t i = 0; i < chunk[k]; i++) {
       const bool last = i + 1 == chunk[k] && chunk[k] == slot.pending.size() && slot.request->max_tokens != 0;
-      const int32_t row = AddToBatch(batch, slot.pending[i], slot.tokens.size() + i, slot.seq, last);
+      const int32_t row = BatchAdd(batch, slot.pending[i], slot.tokens.size() + i, slot.seq, last);
       if (last) slot.row = row;
     }
   }

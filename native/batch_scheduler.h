@@ -256,8 +256,6 @@ class BatchScheduler {
   // failure).
   size_t Shift(ContextState& state, Slot& slot, const ShiftPlan& plan);
   bool Decode(ContextState& state);
-  // Appends a token to `batch`; returns its row.
-  static int32_t AddToBatch(llama_batch& batch, llama_token token, size_t pos, llama_seq_id seq, bool logits);
   // Context's thread (batch_draft.cc): adds a generating slot's run to the batch (its sampled token, then
   // its forced and drafted ones), with logits where a pick is sampled or a token checked; after the decode,
   // TookRun puts the run in the slot's cache and the tokens to check in `checking`.

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "batch_add.h"
 #include "log_capture.h"
 
 #ifdef TOOLWRIGHT_HAS_GRAMMAR_ENGINE
@@ -138,15 +139,6 @@ void DraftModel::Forget(llama_seq_id seq) {
   cached_[static_cast<size_t>(seq)].clear();
 }
 
-void DraftModel::Add(llama_token token, size_t pos, llama_seq_id seq, bool logits) {
-  const int32_t i = batch_.n_tokens++;
-  batch_.token[i] = token;
-  batch_.pos[i] = static_cast<llama_pos>(pos);
-  batch_.n_seq_id[i] = 1;
-  batch_.seq_id[i][0] = seq;
-  batch_.logits[i] = logits ? 1 : 0;
-}
-
 llama_token DraftModel::Pick(int32_t row, DraftGuard& guard, float min_probability) {
   const float* logits = llama_get_logits_ith(ctx_, row);
   if (logits == nullptr) return LLAMA_TOKEN_NULL;
@@ -199,7 +191,7 @@ bool DraftModel::CatchUp(const DraftJob& job) {
   for (size_t at = common; at < end; at += static_cast<size_t>(capacity_)) {
     const size_t n = std::min(end - at, static_cast<size_t>(capacity_));
     batch_.n_tokens = 0;
-    for (size_t i = 0; i < n; i++) Add(history[at + i], at + i, job.seq, false);
+    for (size_t i = 0; i < n; i++) BatchAdd(batch_, history[at + i], at + i, job.seq, false);
     ScopedLogCapture capture;
     if (llama_decode(ctx_, batch_) != 0) {
       Forget(job.seq);
@@ -235,7 +227,7 @@ void DraftModel::DraftGroup(DraftJob* jobs, size_t count, float min_probability)
     batch_.n_tokens = 0;
     for (DraftJob* job : active) {
       const llama_token last = job->out.empty() ? job->history.back() : job->out.back();
-      Add(last, cached_[static_cast<size_t>(job->seq)].size(), job->seq, true);
+      BatchAdd(batch_, last, cached_[static_cast<size_t>(job->seq)].size(), job->seq, true);
     }
     ScopedLogCapture capture;
     if (llama_decode(ctx_, batch_) != 0) {

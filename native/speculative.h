@@ -106,8 +106,6 @@ class DraftModel {
   // Makes sequence `job.seq`'s cache hold all of `job.history` but its last token (decoded in batches); false
   // on failure.
   bool CatchUp(const DraftJob& job);
-  // Appends a token to the batch.
-  void Add(llama_token token, size_t pos, llama_seq_id seq, bool logits);
   // Of row `row`'s candidates, the most likely that `guard` allows, when the draft model gives it at least
   // `min_probability`; LLAMA_TOKEN_NULL when none.
   llama_token Pick(int32_t row, DraftGuard& guard, float min_probability);

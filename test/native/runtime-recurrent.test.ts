@@ -74,7 +74,8 @@ describe.each(MODELS)("a $name model on the token loop", ({ name, size }) => {
     }
   });
 
-  test("speculative decoding does nothing on it (a rejected draft cannot leave its state); as a draft it is refused", async () => {
+  // A rejected draft cannot leave a recurrent state.
+  test("speculative decoding does nothing on it, and as a draft it is refused", async () => {
     await using context = await model.createContext({ contextSize: 256, speculative: { lookup: true } });
     const generation = context.generate({ prompt: PROMPTS[0]!, maxTokens: 8, sampling: { temperature: 0 } });
     const tokens: number[] = [];
