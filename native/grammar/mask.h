@@ -152,8 +152,9 @@ class MaskEngine {
   void expand(uint32_t node, uint32_t state, uint64_t* out, uint32_t skip = Npda::kDead);
   bool try_slice(uint32_t node, uint32_t state, uint64_t* out);
   // A state that loops on a narrow class (a number's digits: too few code points for a plan)
-  // takes a slice of that class below smaller nodes than a plan's: every token made of the class
-  // keeps the state, so they are allowed at once and only the slice's exits are stepped.
+  // takes a slice of that class below smaller nodes than a plan's, where the node's first child is
+  // a digit: every token made of the class keeps the state, so they are allowed at once and only
+  // the slice's exits are stepped.
   bool try_self_loop(uint32_t node, uint32_t state, uint64_t* out);
   uint32_t self_loop_set(uint32_t state);
   FlatMap64 self_loop_of_;  // state -> set id of the code points it loops on, or kNoLoop

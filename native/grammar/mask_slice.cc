@@ -129,9 +129,12 @@ uint32_t MaskEngine::self_loop_set(uint32_t state) {
 // stays in the state (allowed); exits and partial tokens are checked against the state, and the
 // node's children outside the class (those not leading back to the state) are walked.
 bool MaskEngine::try_self_loop(uint32_t node, uint32_t state, uint64_t* out) {
-  // Cheap test first, on a step the walk takes anyway: does the first child keep the state?
-  // (Finding the whole set steps every code-point segment of the state.)
+  // Only below digits (numbers: the classes too narrow for a plan, with subtrees of a thousand
+  // tokens in a 128k vocabulary), and after a cheap test on a step the walk takes anyway: does the
+  // first child keep the state? Finding the whole set steps every code-point segment of the state,
+  // which in a many-stack state (a string under many contexts) builds states the walk never needs.
   const uint32_t first_cp = vocab_->nodes()[node + 1].cp;
+  if (first_cp < '0' || first_cp > '9') return false;
   if (self_loop_of_.find(state) == FlatMap64::kMissing && npda_.step(state, first_cp) != state) return false;
   const uint32_t set_id = self_loop_set(state);
   if (set_id == kNoLoop) return false;
