@@ -53,6 +53,7 @@ void MaskEngine::clear_cache() {
   split_of_.clear();
   split_pool_.clear();
   uniform_of_.clear();
+  self_loop_of_.clear();
   broad_memo_.clear();
 }
 
@@ -309,6 +310,7 @@ void MaskEngine::enter(uint32_t node, uint32_t state, uint64_t* out) {
     }
     if (try_slice(node, state, out)) return;
   }
+  if (n.end - node >= kLoopSliceMinNodes && try_self_loop(node, state, out)) return;
   work_.push_back(Item{node, state});
 }
 

@@ -151,6 +151,19 @@ class MaskEngine {
   // Steps over the children of `node`; children whose successor is `skip` are left out.
   void expand(uint32_t node, uint32_t state, uint64_t* out, uint32_t skip = Npda::kDead);
   bool try_slice(uint32_t node, uint32_t state, uint64_t* out);
+  // A state that loops on a narrow class (a number's digits: too few code points for a plan)
+  // takes a slice of that class below smaller nodes than a plan's, where the node's first child is
+  // a digit: every token made of the class keeps the state, so they are allowed at once and only
+  // the slice's exits are stepped.
+  bool try_self_loop(uint32_t node, uint32_t state, uint64_t* out);
+  uint32_t self_loop_set(uint32_t state);
+  FlatMap64 self_loop_of_;  // state -> set id of the code points it loops on, or kNoLoop
+  static constexpr uint32_t kNoLoop = UINT32_MAX - 4;
+  // Self-loop slices are taken below nodes with at least this many descendants (a digit's
+  // subtree of two- and three-digit tokens is 111 nodes in a 128k vocabulary) ...
+  static constexpr uint32_t kLoopSliceMinNodes = 32;
+  // ... for states with at most this many code-point segments (larger ones are planned instead).
+  static constexpr uint32_t kLoopMaxSegments = 32;
   const Plan& plan(uint32_t state);
   const Plan& group_only(uint32_t state);
   bool extend_chain(uint32_t idx, uint32_t upto);

@@ -51,20 +51,13 @@ bool MaskEngine::try_slice(uint32_t node, uint32_t state, uint64_t* out) {
   };
   // Tokens made only of the class, at most k characters long.
   const size_t words = vocab_->n_words();
-  if (s.cum_rows > 0) {
-    const uint64_t* row;
-    uint32_t listed_from = 0, listed_to = 0;
+  if (!s.all_bits.empty()) {
     if (k >= s.max_depth) {
-      row = s.all_bits.data();
-    } else if (k < s.cum_rows) {
-      row = s.cum_row(k);
+      for (size_t w = 0; w < words; w++) out[w] |= s.all_bits[w];
     } else {
-      row = s.cum_row(s.cum_rows - 1);
-      listed_from = s.depth_end()[s.cum_rows - 1];
-      listed_to = s.depth_end()[k];
+      // A token k characters below the node is k longer than the node's depth.
+      vocab_->or_up_to_length(s.all_bits.data(), vocab_->node_depths()[node] + k, out);
     }
-    for (size_t w = 0; w < words; w++) out[w] |= row[w];
-    for (uint32_t i = listed_from; i < listed_to; i++) set_bit(out, s.tokens()[i]);
   } else {
     const uint32_t end = s.depth_end()[std::min(k, s.max_depth)];
     for (uint32_t i = 0; i < end; i++) set_bit(out, s.tokens()[i]);
@@ -108,6 +101,60 @@ bool MaskEngine::try_slice(uint32_t node, uint32_t state, uint64_t* out) {
   return true;
 }
 
+// The code points that lead from the state back to itself, as a slice set (kNoLoop if none).
+uint32_t MaskEngine::self_loop_set(uint32_t state) {
+  const uint32_t memo = self_loop_of_.find(state);
+  if (memo != FlatMap64::kMissing) return memo;
+  uint32_t result = kNoLoop;
+  if (!npda_.has_token_tops(state)) {
+    Npda::Partition& p = npda_.partition(state);
+    if (p.breaks.size() <= kLoopMaxSegments) {
+      std::vector<std::pair<uint32_t, uint32_t>> set;
+      for (uint32_t j = 0; j < p.breaks.size(); j++) {
+        if (npda_.successor_in(p, state, j) != state) continue;
+        if (!set.empty() && set.back().second != UINT32_MAX && set.back().second + 1 == p.breaks[j]) {
+          set.back().second = p.seg_end(j);
+        } else {
+          set.emplace_back(p.breaks[j], p.seg_end(j));
+        }
+      }
+      if (!set.empty()) result = vocab_->slices().intern(set);
+    }
+  }
+  self_loop_of_.insert(state, result);
+  return result;
+}
+
+// Below `node`, reached in a state that loops on its class: every token of class characters
+// stays in the state (allowed); exits and partial tokens are checked against the state, and the
+// node's children outside the class (those not leading back to the state) are walked.
+bool MaskEngine::try_self_loop(uint32_t node, uint32_t state, uint64_t* out) {
+  // Only below digits (numbers: the classes too narrow for a plan, with subtrees of a thousand
+  // tokens in a 128k vocabulary), and after a cheap test on a step the walk takes anyway: does the
+  // first child keep the state? Finding the whole set steps every code-point segment of the state,
+  // which in a many-stack state (a string under many contexts) builds states the walk never needs.
+  const uint32_t first_cp = vocab_->nodes()[node + 1].cp;
+  if (first_cp < '0' || first_cp > '9') return false;
+  if (self_loop_of_.find(state) == FlatMap64::kMissing && npda_.step(state, first_cp) != state) return false;
+  const uint32_t set_id = self_loop_set(state);
+  if (set_id == kNoLoop) return false;
+  const std::shared_ptr<const Slice> slice = vocab_->slices().get(set_id, set_id, node);
+  if (!slice) return false;
+  stats_.slices_used++;
+  const Slice& s = *slice;
+  if (!s.all_bits.empty()) {
+    const size_t words = vocab_->n_words();
+    for (size_t w = 0; w < words; w++) out[w] |= s.all_bits[w];
+  } else {
+    for (int32_t t : s.tokens()) set_bit(out, t);
+  }
+  Plan pl;
+  pl.loop_state = state;
+  apply_loop(pl, s, out, {});
+  expand(node, state, out, state);
+  return true;
+}
+
 // Nothing else can have set bits below a cut child yet (the walk reaches them only through it):
 // take back the bits the shared slice set there, i.e. its tokens in the cut child's subtree (one
 // contiguous range of the prefix tree's tokens; no slice is built below the child).
@@ -135,7 +182,7 @@ void MaskEngine::clear_cut(const Slice& s, const std::vector<std::pair<uint32_t,
 bool MaskEngine::apply_group(const Plan& pl, const Slice& s, uint32_t node, uint32_t state, uint64_t* out,
                              const std::vector<std::pair<uint32_t, uint32_t>>& cut) {
   const size_t words = vocab_->n_words();
-  if (s.cum_rows > 0) {
+  if (!s.all_bits.empty()) {
     for (size_t w = 0; w < words; w++) out[w] |= s.all_bits[w];
   } else {
     for (int32_t t : s.tokens()) set_bit(out, t);

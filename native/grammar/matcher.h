@@ -65,6 +65,9 @@ class Matcher {
   const MaskEngine::Stats& stats() const { return masks().stats(); }
   // Stacks the parser holds at the current position (for profiling).
   uint32_t live_stacks() const { return state_ == Npda::kDead ? 0 : npda().n_stacks(state_); }
+  // Parser states and stack nodes built so far (for profiling: a first visit builds them).
+  size_t built_states() const { return npda().n_states(); }
+  size_t built_stack_nodes() const { return npda().n_nodes(); }
 
  private:
   struct Snapshot {

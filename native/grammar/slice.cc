@@ -8,16 +8,13 @@ namespace toolwright::grammar {
 
 namespace {
 constexpr size_t kRegistryBudgetBytes = 256u << 20;
-constexpr uint32_t kMaxCumRows = 17;  // bitsets for depth <= 0..16; longer tokens are few
 }  // namespace
 
 size_t Slice::bytes() const {
-  // cum_bits_ counted as if built (the registry's budget is fixed when a slice is made).
-  return sizeof(Slice) + n_tokens * 4 + (max_depth + 1) * 4 + cum_rows * all_bits.size() * 8 +
-         all_bits.capacity() * 8 + partials.capacity() * sizeof(Partial) +
-         groups.capacity() * sizeof(ExitGroup) + runs.capacity() * sizeof(ExitRun) +
-         exit_children.capacity() * 4 + skel_parent.capacity() * 4 + skel_cp.capacity() * 8 +
-         skel_exits.capacity() * sizeof(SkelExit);
+  return sizeof(Slice) + n_tokens * 4 + (max_depth + 1) * 4 + all_bits.capacity() * 8 +
+         partials.capacity() * sizeof(Partial) + groups.capacity() * sizeof(ExitGroup) +
+         runs.capacity() * sizeof(ExitRun) + exit_children.capacity() * 4 + skel_parent.capacity() * 4 +
+         skel_cp.capacity() * 8 + skel_exits.capacity() * sizeof(SkelExit);
 }
 
 uint32_t SliceRegistry::intern(const std::vector<std::pair<uint32_t, uint32_t>>& given) {
@@ -157,7 +154,6 @@ std::shared_ptr<const Slice> SliceRegistry::finish(Parts p) const {
   }
   // Bitsets pay off only when many tokens are in the slice.
   if (s->n_tokens * 64 >= vocab_.size()) {
-    s->cum_rows = std::min(kMaxCumRows, s->max_depth + 1);
     if (!p.direct) {
       s->all_bits.assign(vocab_.n_words(), 0);
       for (const int32_t t : s->tokens_) s->all_bits[t >> 6] |= 1ull << (t & 63);
@@ -183,35 +179,6 @@ void Slice::build_tokens() const {
       const auto t = static_cast<int32_t>(w * 64 + static_cast<size_t>(__builtin_ctzll(x)));
       tokens_[fill[vocab_->n_cps(t) - base_depth_]++] = t;
     }
-  }
-}
-
-void Slice::build_cum_rows() const {
-  const size_t words = all_bits.size();
-  cum_bits_.assign(static_cast<size_t>(cum_rows) * words, 0);
-  if (tokens_lazy_) {
-    // Straight from the bitset (the lists may never be needed): each token into the row of its
-    // depth, then each row takes in the one before.
-    for (size_t w = 0; w < words; w++) {
-      for (uint64_t x = all_bits[w]; x; x &= x - 1) {
-        const auto t = static_cast<int32_t>(w * 64 + static_cast<size_t>(__builtin_ctzll(x)));
-        const uint32_t d = vocab_->n_cps(t) - base_depth_;
-        if (d < cum_rows) cum_bits_[d * words + w] |= x & (~x + 1);
-      }
-    }
-    for (uint32_t d = 1; d < cum_rows; d++) {
-      uint64_t* row = &cum_bits_[d * words];
-      const uint64_t* before = row - words;  // not row[w - words]: w - words wraps around (UB)
-      for (size_t w = 0; w < words; w++) row[w] |= before[w];
-    }
-    return;
-  }
-  const std::vector<int32_t>& toks = tokens();
-  const std::vector<uint32_t>& ends = depth_end();
-  for (uint32_t d = 1; d < cum_rows && d <= max_depth; d++) {
-    uint64_t* row = &cum_bits_[d * words];
-    std::copy(row - words, row, row);
-    for (uint32_t i = ends[d - 1]; i < ends[d]; i++) row[toks[i] >> 6] |= 1ull << (toks[i] & 63);
   }
 }
 

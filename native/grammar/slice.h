@@ -62,15 +62,9 @@ struct Slice {
     return depth_end_;
   }
   size_t n_tokens = 0;
-  // For slices with many tokens: the bitset of all of them, and row d (0..cum_rows-1) = bitset
-  // of those of depth <= d. The rows serve only states that take a bounded number of class
-  // characters, so they are built on first use (cum_row()): a slice used by loops never pays.
-  uint32_t cum_rows = 0;
+  // For slices with many tokens: the bitset of all of them (empty otherwise). Those up to a depth
+  // are taken by ANDing it with the vocabulary's rows of tokens by length (Vocab::or_up_to_length).
   std::vector<uint64_t> all_bits;
-  const uint64_t* cum_row(uint32_t d) const {
-    std::call_once(cum_once_, [this] { build_cum_rows(); });
-    return &cum_bits_[static_cast<size_t>(d) * all_bits.size()];
-  }
 
   struct Partial {
     uint32_t depth;
@@ -120,9 +114,6 @@ struct Slice {
     if (tokens_lazy_) std::call_once(tokens_once_, [this] { build_tokens(); });
   }
   void build_tokens() const;
-  mutable std::once_flag cum_once_;
-  mutable std::vector<uint64_t> cum_bits_;
-  void build_cum_rows() const;
 };
 
 class SliceRegistry {

@@ -470,16 +470,18 @@ std::string SliceRegistry::self_check(uint32_t first_set, uint32_t rest_set, uin
   if (!(r == s)) return differs(r, s, "scan:");
   if (!(r == e)) return differs(r, e, "exclusion:");
   if (scanned->all_bits != reference->all_bits || excluded->all_bits != reference->all_bits) return "bitsets";
-  // Row d of the depth bitsets holds the tokens of depth <= d, and no other.
-  if (reference->cum_rows > 0) {
+  // The bitset cut at depth d (by token length) holds the tokens of depth <= d, and no other.
+  if (!reference->all_bits.empty()) {
     const size_t words = reference->all_bits.size();
-    std::vector<uint64_t> expect(words, 0);
-    for (uint32_t d = 0; d < reference->cum_rows; d++) {
-      if (d >= 1 && d <= reference->max_depth) {
+    std::vector<uint64_t> expect(words, 0), got(words);
+    for (uint32_t d = 0; d <= reference->max_depth; d++) {
+      if (d >= 1) {
         for (uint32_t i = reference->depth_end()[d - 1]; i < reference->depth_end()[d]; i++)
           expect[reference->tokens()[i] >> 6] |= 1ull << (reference->tokens()[i] & 63);
       }
-      if (!std::equal(expect.begin(), expect.end(), excluded->cum_row(d))) return "depth bitsets";
+      std::fill(got.begin(), got.end(), 0);
+      vocab_.or_up_to_length(excluded->all_bits.data(), vocab_.node_depths()[node] + d, got.data());
+      if (got != expect) return "depth bitsets";
     }
   }
   return "";

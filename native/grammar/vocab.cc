@@ -177,6 +177,25 @@ std::shared_ptr<const Vocab> Vocab::build(std::vector<std::string> pieces, const
   for (int32_t id : order) {
     if (v->cp_len_[id] > 0) v->below_root_bits_[id >> 6] |= 1ull << (id & 63);
   }
+  {
+    const size_t words = v->n_words();
+    v->length_rows_.assign((kLengthRows + 1) * words, 0);
+    for (int32_t id : order) {
+      const uint32_t len = v->cp_len_[id];
+      if (len == 0) continue;
+      if (len <= kLengthRows) {
+        v->length_rows_[len * words + (id >> 6)] |= 1ull << (id & 63);
+      } else {
+        v->long_tokens_.push_back(id);
+      }
+    }
+    for (uint32_t len = 1; len <= kLengthRows; len++) {
+      for (size_t w = 0; w < words; w++)
+        v->length_rows_[len * words + w] |= v->length_rows_[(len - 1) * words + w];
+    }
+    std::stable_sort(v->long_tokens_.begin(), v->long_tokens_.end(),
+                     [&](int32_t a, int32_t b) { return v->cp_len_[a] < v->cp_len_[b]; });
+  }
   // The slices every JSON grammar needs (string bodies), built now rather than on a first mask:
   // below the root, and below the big nodes one or two characters down (where a mask meets them
   // when the string opens, or a key's first characters are fixed, within the token).
@@ -194,13 +213,24 @@ std::shared_ptr<const Vocab> Vocab::build(std::vector<std::string> pieces, const
   return v;
 }
 
+void Vocab::or_up_to_length(const uint64_t* bits, uint32_t max_cps, uint64_t* out) const {
+  const size_t words = n_words();
+  const uint64_t* row = &length_rows_[std::min(max_cps, kLengthRows) * words];
+  for (size_t w = 0; w < words; w++) out[w] |= bits[w] & row[w];
+  for (const int32_t id : long_tokens_) {
+    if (cp_len_[id] > max_cps) break;
+    out[id >> 6] |= bits[id >> 6] & (1ull << (id & 63));
+  }
+}
+
 size_t Vocab::memory_bytes() const {
   size_t b = nodes_.capacity() * sizeof(Node) + tokens_.capacity() * 4 + tokens_cps_.capacity() * 4 +
              partials_.capacity() * sizeof(PartialTail) + cp_pool_.capacity() * 4 + cp_off_.capacity() * 8 +
              tails_.capacity() * sizeof(PartialUtf8) + below_root_bits_.capacity() * 8 +
-             wide_child_nodes_.capacity() * 8 + wide_nodes_.capacity() * 8 + token_node_.capacity() * 4 +
-             node_depth_.capacity() * 4 + node_parent_.capacity() * 4 + edge_cps_.capacity() * 4 +
-             edge_off_.capacity() * 4 + edge_nodes_.capacity() * 4 + kinds_.capacity();
+             length_rows_.capacity() * 8 + long_tokens_.capacity() * 4 + wide_child_nodes_.capacity() * 8 +
+             wide_nodes_.capacity() * 8 + token_node_.capacity() * 4 + node_depth_.capacity() * 4 +
+             node_parent_.capacity() * 4 + edge_cps_.capacity() * 4 + edge_off_.capacity() * 4 +
+             edge_nodes_.capacity() * 4 + kinds_.capacity();
   for (const std::string& p : pieces_) b += p.capacity();
   return b;
 }

@@ -103,6 +103,12 @@ class Vocab {
   static constexpr uint32_t kAsciiBlockRange[kAsciiBlocks][2] = {
       {0x00, 0x1F}, {'0', '9'}, {'A', 'Z'}, {'a', 'z'}};
   const uint64_t* ascii_block_bits(uint32_t b) const { return &edge_bits_[(129 + b) * node_words()]; }
+  // Sets in `out` the tokens of `bits` at most `max_cps` code points long: one AND per word with a
+  // precomputed row of tokens by length, and the few longer tokens checked one by one. (A class
+  // repeated a bounded number of times takes the slice's tokens up to a length.)
+  void or_up_to_length(const uint64_t* bits, uint32_t max_cps, uint64_t* out) const;
+  // Rows of tokens by length: row L holds the prefix-tree tokens of at most L code points.
+  static constexpr uint32_t kLengthRows = 24;
   // Prefix-tree node a regular token ends at.
   uint32_t token_node(int32_t id) const { return token_node_[id]; }
   size_t max_token_cps() const { return max_cps_; }
@@ -125,6 +131,8 @@ class Vocab {
   std::vector<uint32_t> wide_child_nodes_, wide_child_cps_;
   std::vector<int32_t> eog_, irregular_, continuation_;
   std::vector<uint64_t> below_root_bits_;
+  std::vector<uint64_t> length_rows_;  // (kLengthRows + 1) rows of n_words()
+  std::vector<int32_t> long_tokens_;   // prefix-tree tokens longer than kLengthRows, by length
   std::vector<uint32_t> token_node_;
   std::vector<uint32_t> node_depth_;
   std::vector<uint32_t> node_parent_;

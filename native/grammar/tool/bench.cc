@@ -151,6 +151,8 @@ int run_bench(const LoadedVocab& lv, const std::string& vocab_name, const std::v
         const MaskEngine::Stats before = m->stats();
         const uint64_t built_before = v.slices().builds();
         const uint32_t stacks = m->live_stacks();
+        const size_t states_before = step_log ? m->built_states() : 0;
+        const size_t nodes_before = step_log ? m->built_stack_nodes() : 0;
         const double c0 = thread_cpu_us();
         t0 = now_us();
         m->fill_mask(bits.data());
@@ -168,10 +170,12 @@ int run_bench(const LoadedVocab& lv, const std::string& vocab_name, const std::v
         if (step_log) {
           fprintf(stderr,
                   "STEP %s %zu %.1f us cpu=%.1f stacks=%u nodes=%llu slices=%llu built=%llu cached=%d "
-                  "after=%s\n",
+                  "new_states=%zu new_stack_nodes=%zu after=%s\n",
                   c.name.c_str(), step, dt, dt_cpu, rec.stacks, static_cast<unsigned long long>(rec.nodes),
                   static_cast<unsigned long long>(rec.slices), static_cast<unsigned long long>(rec.built),
-                  rec.cached ? 1 : 0, json_str(seen.substr(seen.size() > 40 ? seen.size() - 40 : 0)).c_str());
+                  rec.cached ? 1 : 0, m->built_states() - states_before,
+                  m->built_stack_nodes() - nodes_before,
+                  json_str(seen.substr(seen.size() > 40 ? seen.size() - 40 : 0)).c_str());
         }
         slow.push_back(std::move(rec));
         hashes.push_back(mask_hash(bits));
