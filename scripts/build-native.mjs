@@ -20,6 +20,8 @@
 //   TOOLWRIGHT_PORTABLE=1   any AVX2 x86-64 CPU instead of this machine's (-DTOOLWRIGHT_PORTABLE=ON)
 //   TOOLWRIGHT_BUILD_BENCH=0  skip the llama.cpp reference driver used by bench:runtime
 //   TOOLWRIGHT_RPC=0        leave out llama.cpp's RPC backend (-DTOOLWRIGHT_RPC=OFF; on by default)
+//   TOOLWRIGHT_AMX=1        let a native x86-64 build use Intel AMX where the CPU reports it
+//                           (-DTOOLWRIGHT_AMX=ON; off by default, see CMakeLists.txt)
 //   TOOLWRIGHT_BUILD_JOBS=N parallel compile jobs (default: all cores)
 //   TOOLWRIGHT_LLAMA_DIR    use this llama.cpp checkout instead of fetching the pinned one
 //   TOOLWRIGHT_CACHE_DIR    the cache folder (default $XDG_CACHE_HOME/toolwright or ~/.cache/toolwright)
@@ -54,6 +56,7 @@ const SWITCHES = [
   ["TOOLWRIGHT_PORTABLE", "TOOLWRIGHT_PORTABLE"],
   ["TOOLWRIGHT_BUILD_BENCH", "TOOLWRIGHT_BUILD_BENCH"],
   ["TOOLWRIGHT_RPC", "TOOLWRIGHT_RPC"],
+  ["TOOLWRIGHT_AMX", "TOOLWRIGHT_AMX"],
 ];
 
 /** CMake paths from environment variables. */
