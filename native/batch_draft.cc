@@ -136,7 +136,7 @@ bool BatchScheduler::CheckAhead(ContextState& state, Slot& slot) {
       slot.request->accepted++;
     }
     SendToken(state, slot, pick, i < forced);  // room was left for the run and the token after it
-    if (llama_vocab_is_eog(state.model->vocab, pick) && slot.request) {
+    if (llama_vocab_is_eog(state.model->vocab, pick)) {
       DropFrom(state, slot, base + i);  // as a sampled end of generation, it is not in the cache
       Finish(slot, "eog");
       return false;

@@ -96,11 +96,11 @@ class DraftModel {
   // sequences are decoded together, one batch per drafted position. A failed decode ends the drafts there
   // (drafts are only guesses: the requests go on without them).
   void Draft(std::vector<DraftJob>& jobs, float min_probability);
-  // Forgets sequence `seq`'s cache (the target's slot was replaced, e.g. by a restored state).
-  void Forget(llama_seq_id seq);
 
  private:
   DraftModel() = default;
+  // Empties sequence `seq`'s cache (after a failed decode, its content is unknown).
+  void Forget(llama_seq_id seq);
   // Draft for `count` jobs, at most a batch's capacity.
   void DraftGroup(DraftJob* jobs, size_t count, float min_probability);
   // Makes sequence `job.seq`'s cache hold all of `job.history` but its last token (decoded in batches); false
