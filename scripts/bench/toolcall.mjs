@@ -116,6 +116,8 @@ async function callOnce(url, toolChoice) {
       messages: MESSAGES,
       tools: TOOLS,
       tool_choice: toolChoice,
+      // One call: the answer ends with it (llama-server's default; toolwright's, like OpenAI's, allows several).
+      parallel_tool_calls: false,
       max_tokens: maxTokens,
       temperature: 0,
       stream: true,

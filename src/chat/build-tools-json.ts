@@ -23,7 +23,7 @@ import { NODE } from "./tree-names.js";
 /** `"key" : ` */
 function keyColon(ctx: BuildContext, key: string): PegId {
   const { p } = ctx;
-  return p.seq(quotedKey(ctx, key), p.space(), p.literal(":"), p.space());
+  return p.seq(quotedKey(ctx, key), p.space("tight"), p.literal(":"), p.space("separator"));
 }
 
 /** A string or numeric id value. */
@@ -44,7 +44,7 @@ function idValue(ctx: BuildContext): PegId {
 /** Fields joined by `,`, optional ones with their separator. */
 function fields(ctx: BuildContext, parts: { node: PegId; optional: boolean }[]): PegId {
   const { p } = ctx;
-  const sep = p.seq(p.space(), p.literal(","), p.space());
+  const sep = p.seq(p.space("tight"), p.literal(","), p.space("separator"));
   const items: PegId[] = [];
   let first = true;
   for (const part of parts) {
@@ -67,17 +67,17 @@ function callOf(ctx: BuildContext, f: ToolFormatAnalysis, name: string, schema: 
   if (f.funNameIsKey) {
     const body = p.seq(
       p.literal("{"),
-      p.space(),
+      p.space("tight"),
       p.atomic(
         p.seq(
           quotedName(ctx, name, (inner) => p.capture(NODE.toolName, inner)),
-          p.space(),
+          p.space("tight"),
           p.literal(":"),
         ),
       ),
-      p.space(),
+      p.space("separator"),
       args,
-      p.space(),
+      p.space("tight"),
       p.literal("}"),
     );
     return p.tag(NODE.tool, body);
@@ -106,7 +106,13 @@ function callOf(ctx: BuildContext, f: ToolFormatAnalysis, name: string, schema: 
   let body: PegId;
   if (dotted !== "") {
     // {"function": {"name": ..., "arguments": ...}} with the ids beside "function".
-    const inner = p.seq(p.literal("{"), p.space(), fields(ctx, [nameField, argsField]), p.space(), p.literal("}"));
+    const inner = p.seq(
+      p.literal("{"),
+      p.space("tight"),
+      fields(ctx, [nameField, argsField]),
+      p.space("tight"),
+      p.literal("}"),
+    );
     const outer = [{ key: dotted, node: p.seq(keyColon(ctx, dotted), inner), optional: false }, ...idFields].sort(
       (a, b) => order(a.key) - order(b.key),
     );
@@ -119,9 +125,12 @@ function callOf(ctx: BuildContext, f: ToolFormatAnalysis, name: string, schema: 
   }
   // Models trained on OpenAI data sometimes add the wrapper's "type": "function".
   const typeField = f.openaiWrapperTrigger
-    ? p.optional(p.seq(keyColon(ctx, "type"), p.literal('"function"'), p.space(), p.literal(","), p.space()))
+    ? p.optional(
+        p.seq(keyColon(ctx, "type"), p.literal('"function"'), p.space("tight"), p.literal(","), p.space("separator")),
+      )
     : p.eps();
-  return p.tag(NODE.tool, p.seq(p.literal("{"), p.space(), typeField, body, p.space(), p.literal("}")));
+  const braces = (inside: PegId) => p.seq(p.literal("{"), p.space("tight"), inside, p.space("tight"), p.literal("}"));
+  return p.tag(NODE.tool, braces(p.seq(typeField, body)));
 }
 
 /** Keys models use for a call's arguments. */

@@ -25,6 +25,7 @@ import {
   renderPrompt,
 } from "./prompt.js";
 import { normalizeRequest } from "./request.js";
+import { templateJsonStyle } from "./template-json-style.js";
 import { templateSpace } from "./template-space.js";
 import { endTextsOf, turnEndStops } from "./turn-end.js";
 import { jsonContainersOf, rendersPythonLiterals } from "./value-syntax.js";
@@ -124,7 +125,8 @@ export function generateChatParams(
   };
   const stopAt = turnEndStops(analysis, handler?.build ? preservedTokens : null);
   const space = templateSpace(template, CHAT_SPACE);
-  const grammarPlan = planGrammar(built, { state, space, jsonAnswer: req.jsonSchema !== null });
+  const json = templateJsonStyle(template);
+  const grammarPlan = planGrammar(built, { state, space, jsonAnswer: req.jsonSchema !== null, json });
   return {
     prompt,
     generationPrompt,

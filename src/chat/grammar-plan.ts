@@ -3,7 +3,8 @@
  * where the prompt leaves reasoning and whether the request asks for a JSON answer, a
  * {@link GrammarPlan} that the session carries out as it is.
  */
-import { pegToGbnf } from "../peg/index.js";
+import type { WhitespacePolicy } from "../grammar/index.js";
+import { type PegGbnfOptions, pegToGbnf } from "../peg/index.js";
 import { core } from "./build-helpers.js";
 import type { BuiltParser } from "./generic-parser.js";
 import type { ReasoningPrefixState } from "./prompt.js";
@@ -28,14 +29,16 @@ export interface GrammarPlanInput {
   space: SpaceBound;
   /** The request asks for a JSON answer (response_format). */
   jsonAnswer: boolean;
+  /** How the template spells its calls' JSON (template-json-style.ts; default "flexible"). */
+  json?: WhitespacePolicy;
 }
 
 const copyTriggers = (triggers: readonly ChatGrammarTrigger[]) => triggers.map((t) => ({ ...t }));
 
 /** tool_choice auto: the call section, started by its trigger; none when no marker opens a call. */
-function lazyPlan(built: BuiltParser, state: ReasoningPrefixState, space: SpaceBound): GrammarPlan {
+function lazyPlan(built: BuiltParser, state: ReasoningPrefixState, options: PegGbnfOptions): GrammarPlan {
   try {
-    const g = pegToGbnf(built.arena, built.lazyGrammarRoot ?? built.root, { ...CHAT_SCHEMA, lazy: true, space });
+    const g = pegToGbnf(built.arena, built.lazyGrammarRoot ?? built.root, { ...options, lazy: true });
     const end = built.reasoningEnd;
     return {
       kind: "lazy",
@@ -57,21 +60,23 @@ function lazyPlan(built: BuiltParser, state: ReasoningPrefixState, space: SpaceB
  * const plan = planGrammar(built, { state: "none", space: CHAT_SPACE, jsonAnswer: false });
  * plan.kind; // "lazy" under tool_choice auto
  */
-export function planGrammar(built: BuiltParser, { state, space, jsonAnswer }: GrammarPlanInput): GrammarPlan {
+export function planGrammar(built: BuiltParser, input: GrammarPlanInput): GrammarPlan {
+  const { state, space, jsonAnswer } = input;
+  // A response_format answer was not taught by the template: its JSON keeps free whitespace.
+  const options: PegGbnfOptions = { ...CHAT_SCHEMA, space, whitespace: jsonAnswer ? "flexible" : input.json };
   if (!built.constrained) return NONE;
-  if (built.lazy) return lazyPlan(built, state, space);
+  if (built.lazy) return lazyPlan(built, state, options);
   const p = built.arena;
   const body = built.grammarBody ?? built.body;
   const end = built.reasoningEnd;
   if (state === "open" && end !== null) {
     const after = p.rule("after-reasoning", p.seq(p.literal(end), p.space(), body), { trigger: { word: end } });
-    const g = pegToGbnf(p, after, { ...CHAT_SCHEMA, lazy: true, space });
+    const g = pegToGbnf(p, after, { ...options, lazy: true });
     return { kind: "after-reasoning", gbnf: g.grammar, triggers: copyTriggers(g.triggers), reasoningEnd: core(end) };
   }
-  const g = pegToGbnf(p, state === "closed" ? body : (built.grammarRoot ?? built.root), { ...CHAT_SCHEMA, space });
+  const g = pegToGbnf(p, state === "closed" ? body : (built.grammarRoot ?? built.root), options);
   // The model may open reasoning under a strict grammar: what follows it, for the reasoning budget.
-  const afterReasoning =
-    state === "none" && end !== null ? pegToGbnf(p, body, { ...CHAT_SCHEMA, space }).grammar : null;
+  const afterReasoning = state === "none" && end !== null ? pegToGbnf(p, body, options).grammar : null;
   return {
     kind: "strict",
     gbnf: g.grammar,

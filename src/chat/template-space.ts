@@ -28,10 +28,10 @@ const PROBE_TOOL: ToolDefinition = {
   },
 };
 const PROBE_USER: ChatMessage = { role: "user", content: "probe" };
-const call = (id: string) => ({
+const call = (id: string, tool: ToolDefinition, args: unknown) => ({
   id,
   type: "function" as const,
-  function: { name: "probe_tool", arguments: JSON.stringify({ a: "x" }) },
+  function: { name: tool.function.name, arguments: JSON.stringify(args) },
 });
 
 /** The widest whitespace run of `text`, as a bound: leading blanks, line breaks, trailing indent. */
@@ -47,17 +47,22 @@ export function whitespaceRuns(text: string): SpaceBound {
   return out;
 }
 
-/** The assistant turn with tool calls as the template renders it after the prompt, or "" when it cannot. */
-function renderedCallTurn(template: ChatTemplate): string {
+/**
+ * The assistant turn with calls of `tool` (two where the template renders parallel calls) as the
+ * template renders it after the prompt, or "" when it cannot.
+ */
+export function renderedCallTurn(template: ChatTemplate, tool = PROBE_TOOL, args: unknown = { a: "x" }): string {
   const parallel = template.caps.supportsParallelToolCalls;
   const turn: ChatMessage = {
     role: "assistant",
     content: "",
-    tool_calls: parallel ? [call("call00001"), call("call00002")] : [call("call00001")],
+    tool_calls: parallel
+      ? [call("call00001", tool, args), call("call00002", tool, args)]
+      : [call("call00001", tool, args)],
   };
   try {
-    const prompt = template.render({ messages: [PROBE_USER], tools: [PROBE_TOOL], addGenerationPrompt: true });
-    const full = template.render({ messages: [PROBE_USER, turn], tools: [PROBE_TOOL], addGenerationPrompt: false });
+    const prompt = template.render({ messages: [PROBE_USER], tools: [tool], addGenerationPrompt: true });
+    const full = template.render({ messages: [PROBE_USER, turn], tools: [tool], addGenerationPrompt: false });
     let i = 0;
     while (i < prompt.length && i < full.length && prompt.charCodeAt(i) === full.charCodeAt(i)) i++;
     return full.slice(i).trimEnd();

@@ -15,7 +15,6 @@ import { ModelDownloadError } from "../runtime/hub/errors.js";
 import { MediaError } from "../runtime/projector.js";
 import type { ChatMessage, ResponseFormat, ToolChoice, ToolDefinition, UserMessage } from "../types.js";
 import type { SamplingOptions } from "../runtime/sampling.js";
-import type { LoraSpec } from "../runtime/lora.js";
 import type { CliIo } from "./analyze.js";
 import {
   formatOptions,

@@ -5,7 +5,7 @@
 import { type CodeRange, RegexSyntaxError, contentKey, parseRegex } from "../grammar/internal.js";
 import type { JsonSchema } from "../types.js";
 import { type PegGbnf, type PegGbnfOptions, pegToGbnf } from "./peg-gbnf.js";
-import type { PegId, PegNode, RuleOptions, SchemaNodeOptions, TriggerSpec } from "./peg-nodes.js";
+import type { JsonGap, PegId, PegNode, RuleOptions, SchemaNodeOptions, TriggerSpec } from "./peg-nodes.js";
 import { type PegParseResult, parsePeg } from "./peg-parser.js";
 
 /**
@@ -249,9 +249,12 @@ export class PegArena {
     return this.add({ type: "atomic", item: this.check(item, "atomic()") });
   }
 
-  /** `[ \t\r\n]*` */
-  space(): PegId {
-    return this.add({ type: "space" });
+  /**
+   * `[ \t\r\n]*`. `json` says where the space sits in JSON text: the grammar then writes the JSON
+   * spelling it is given (pegToGbnf's `whitespace`) there, while the parser still reads any whitespace.
+   */
+  space(json?: JsonGap): PegId {
+    return this.add(json === undefined ? { type: "space" } : { type: "space", json });
   }
 
   /** `ε`: matches the empty string. */

@@ -35,7 +35,7 @@ import {
   star,
 } from "../grammar/internal.js";
 import type { PegArena } from "./peg-arena.js";
-import type { PegId } from "./peg-nodes.js";
+import type { JsonGap, PegId } from "./peg-nodes.js";
 
 /** What activates a lazy grammar (llama.cpp's grammar trigger kinds). */
 export type GrammarTrigger =
@@ -69,11 +69,13 @@ class Emitter {
   private readonly ruleNames = new Map<string, string>();
   private readonly untilRules = new Map<string, GbnfExpr>();
   private readonly space: GbnfExpr;
+  private readonly whitespace: PegGbnfOptions["whitespace"];
 
   constructor(
     private readonly arena: PegArena,
     options: PegGbnfOptions,
   ) {
+    this.whitespace = options.whitespace;
     const sp = options.space;
     if (sp === undefined) this.space = rep(chars(" \t\r\n"), 0, SPACE_LIMIT);
     else {
@@ -92,6 +94,21 @@ class Emitter {
     this.builder.reserve("root");
     // Generated JSON keeps the schema's property order unless asked otherwise (see SchemaToGbnfOptions.propertyOrder).
     this.schemas = new SchemaConverter(this.builder, { ...options, propertyOrder: options.propertyOrder ?? "schema" });
+  }
+
+  /**
+   * A space in JSON text: the exact spelling of a learned JSON style ("spaced": one space after
+   * `:` and `,`; "none": nothing), else the free space of any other `space()`.
+   */
+  private jsonGap(gap: JsonGap): GbnfExpr {
+    switch (this.whitespace) {
+      case "spaced":
+        return gap === "separator" ? lit(" ") : EMPTY;
+      case "none":
+        return EMPTY;
+      default:
+        return ref(this.builder.add("space", this.space));
+    }
   }
 
   /** The GBNF rule of PEG rule `name` (emitted on first use). */
@@ -153,7 +170,7 @@ class Emitter {
       case "atomic":
         return this.expr(n.item);
       case "space":
-        return ref(this.builder.add("space", this.space));
+        return n.json === undefined ? ref(this.builder.add("space", this.space)) : this.jsonGap(n.json);
       case "eps":
       case "end":
         return EMPTY;

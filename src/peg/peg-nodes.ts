@@ -71,8 +71,11 @@ export type PegNode =
   | { readonly type: "lenient"; readonly parse: PegId; readonly grammar: PegId }
   /** `item`, but a partial match of it yields no tree nodes. */
   | { readonly type: "atomic"; readonly item: PegId }
-  /** `[ \t\r\n]*` */
-  | { readonly type: "space" }
+  /**
+   * `[ \t\r\n]*`. `json`: the space sits in JSON text, right inside a bracket or before `:` or `,` ("tight"), or after
+   * `:` or `,` ("separator"), so the grammar may write a learned JSON spelling there instead of free space.
+   */
+  | { readonly type: "space"; readonly json?: JsonGap }
   /** `ε` */
   | { readonly type: "eps" }
   /** `!.` (end of input) */
@@ -103,3 +106,6 @@ export interface SchemaNodeOptions {
    */
   grammar?: PegId;
 }
+
+/** Where a space sits in JSON text (see the `space` node). */
+export type JsonGap = "tight" | "separator";

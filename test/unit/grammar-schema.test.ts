@@ -540,6 +540,13 @@ describe("whitespace policy", () => {
       accept: ['{"a": [1, 2]}', '{"a":[1,2]}'],
       reject: ['{\n"a": []}'],
     },
+    {
+      name: "spaced",
+      schema: { ...schema, properties: { ...schema.properties, b: { type: "object" }, c: { enum: [{ x: [1, 2] }] } } },
+      options: { whitespace: "spaced" },
+      accept: ['{"a": [1, 2]}', '{"a": [], "b": {"k": [true, null]}}', '{"c": {"x": [1, 2]}}', "{}"],
+      reject: ['{"a":[1,2]}', '{"a": [1,2]}', '{ "a": []}', '{"a": [] }', '{"a":  []}', '{"c": {"x":[1, 2]}}'],
+    },
   ]);
 });
 

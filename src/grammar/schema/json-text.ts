@@ -7,6 +7,9 @@
  * around the whole value). That accepts compact JSON, Python's `json.dumps` output (`", "`,
  * `": "`) and indented pretty-printing up to 20 columns, while keeping the model from emitting
  * unbounded whitespace. "single" allows at most one space; "none" allows no whitespace at all.
+ * "spaced" allows exactly Python's `json.dumps` spelling: one space after `:` and `,`, none
+ * elsewhere, so that every separator is forced text (what a chat template that renders its calls
+ * with `tojson` taught the model, see chat/template-json-style.ts).
  */
 import { type CodeRange, intersectRanges, normalizeRanges } from "../char-set.js";
 import { type GbnfExpr, EMPTY, alt, chars, cls, lit, opt, ref, rep, seq, star } from "../gbnf-ast.js";
@@ -14,7 +17,7 @@ import type { GbnfBuilder } from "../gbnf-builder.js";
 import { pythonFloatRepr, pythonJsonString } from "../python-json.js";
 
 /** How much whitespace the grammar allows between JSON tokens (see the module comment). */
-export type WhitespacePolicy = "flexible" | "single" | "none";
+export type WhitespacePolicy = "flexible" | "single" | "none" | "spaced";
 
 const HEX = cls([
   [0x30, 0x39],
@@ -75,16 +78,22 @@ export class JsonText {
     return ref(n);
   }
 
-  /** Optional whitespace between tokens, per the policy. */
+  /** Whitespace after `{` or `[` and before `}` or `]`, per the policy. */
   ws(): GbnfExpr {
     switch (this.whitespace) {
       case "none":
+      case "spaced":
         return EMPTY;
       case "single":
         return this.rule("ws", () => opt(lit(" ")));
       case "flexible":
         return this.rule("ws", () => alt(EMPTY, lit(" "), seq(lit("\n"), rep(chars(" \t"), 0, 20))));
     }
+  }
+
+  /** Whitespace after `:` or `,`, per the policy. */
+  sep(): GbnfExpr {
+    return this.whitespace === "spaced" ? lit(" ") : this.ws();
   }
 
   /** One JSON string character, any escape allowed. */
@@ -150,9 +159,10 @@ export class JsonText {
     const arr = this.builder.reserve("array");
     this.cache.set("array", arr);
     const ws = this.ws();
-    const member = seq(this.string(), lit(":"), ws, ref(v));
-    this.builder.define(obj, seq(lit("{"), ws, opt(seq(member, star(seq(lit(","), ws, member)), ws)), lit("}")));
-    this.builder.define(arr, seq(lit("["), ws, opt(seq(ref(v), star(seq(lit(","), ws, ref(v))), ws)), lit("]")));
+    const sep = this.sep();
+    const member = seq(this.string(), lit(":"), sep, ref(v));
+    this.builder.define(obj, seq(lit("{"), ws, opt(seq(member, star(seq(lit(","), sep, member)), ws)), lit("}")));
+    this.builder.define(arr, seq(lit("["), ws, opt(seq(ref(v), star(seq(lit(","), sep, ref(v))), ws)), lit("]")));
     this.builder.define(v, alt(ref(obj), ref(arr), this.string(), this.number(), this.boolean(), lit("null")));
     return ref(v);
   }
@@ -214,6 +224,7 @@ export class JsonText {
    */
   literal(value: unknown): GbnfExpr {
     const ws = this.ws();
+    const sep = this.sep();
     if (value === null) return lit("null");
     if (typeof value === "boolean") return lit(value ? "true" : "false");
     if (typeof value === "number") return numberLiteral(value);
@@ -221,14 +232,14 @@ export class JsonText {
     if (Array.isArray(value)) {
       if (value.length === 0) return seq(lit("["), ws, lit("]"));
       const items = value.map((v) => this.literal(v));
-      const body = items.flatMap((x, i) => (i === 0 ? [x] : [lit(","), ws, x]));
+      const body = items.flatMap((x, i) => (i === 0 ? [x] : [lit(","), sep, x]));
       return seq(lit("["), ws, ...body, ws, lit("]"));
     }
     if (typeof value === "object") {
       const entries = Object.entries(value as Record<string, unknown>);
       if (entries.length === 0) return seq(lit("{"), ws, lit("}"));
-      const members = entries.map(([k, v]) => seq(lit(pythonJsonString(k)), lit(":"), ws, this.literal(v)));
-      const body = members.flatMap((x, i) => (i === 0 ? [x] : [lit(","), ws, x]));
+      const members = entries.map(([k, v]) => seq(lit(pythonJsonString(k)), lit(":"), sep, this.literal(v)));
+      const body = members.flatMap((x, i) => (i === 0 ? [x] : [lit(","), sep, x]));
       return seq(lit("{"), ws, ...body, ws, lit("}"));
     }
     throw new TypeError(`JsonText.literal: not a JSON value: ${String(value)}`);

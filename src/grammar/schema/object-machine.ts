@@ -57,7 +57,8 @@ export function objectMachine(
   hint: string,
 ): GbnfExpr {
   const ws = jt.ws();
-  const comma = seq(lit(","), ws);
+  const sep = jt.sep();
+  const comma = seq(lit(","), sep);
   const limit = countLimit(min, max);
   const n = members.length;
   const allRequired = members.reduce((acc, m, i) => (m.required ? acc | (1 << i) : acc), 0);

@@ -69,6 +69,7 @@ function named(ctx: ContainerContext, hint: string, e: GbnfExpr): GbnfExpr {
  */
 export function arrayExpr(ctx: ContainerContext, n: Norm, hint: string): GbnfExpr {
   const ws = ctx.jt.ws();
+  const sep = ctx.jt.sep();
   const min = n.minItems;
   let max = n.maxItems;
   if (max !== null && max > 2000) {
@@ -93,7 +94,7 @@ export function arrayExpr(ctx: ContainerContext, n: Norm, hint: string): GbnfExp
   // tail(i): the items from position i on, each preceded by a comma. Built from the end without
   // recursion (10k prefixItems must not overflow the stack), naming a rule every TAIL_CHUNK items
   // so the expression stays shallow for the printer and the grammar engines.
-  const comma = seq(lit(","), ws);
+  const comma = seq(lit(","), sep);
   const tailOne = (i: number, next: () => GbnfExpr): GbnfExpr => {
     const limit = max === null ? null : max - i;
     if (limit !== null && limit <= 0) return EMPTY;
@@ -164,6 +165,7 @@ function compile(
  */
 export function objectExpr(ctx: ContainerContext, n: Norm, hint: string): GbnfExpr {
   const ws = ctx.jt.ws();
+  const sep = ctx.jt.sep();
   const patterns: { source: string; node: RegexNode; test: (k: string) => boolean; schemas: SchemaLocation[] }[] = [];
   for (const scope of n.scopes) {
     for (const p of scope.patterns) {
@@ -203,7 +205,7 @@ export function objectExpr(ctx: ContainerContext, n: Norm, hint: string): GbnfEx
       continue;
     }
     members.push({
-      kv: named(ctx, sub(hint, `${key}-kv`), seq(lit(pythonJsonString(key)), lit(":"), ws, value)),
+      kv: named(ctx, sub(hint, `${key}-kv`), seq(lit(pythonJsonString(key)), lit(":"), sep, value)),
       required,
     });
   }
@@ -246,7 +248,7 @@ export function objectExpr(ctx: ContainerContext, n: Norm, hint: string): GbnfEx
   }
   if (needsCount) ctx.relax("propertyCount", n.pointer, "minProperties/maxProperties");
   const nonEmpty = n.minProperties >= 1;
-  const comma = seq(lit(","), ws);
+  const comma = seq(lit(","), sep);
   const extras = extra === null ? EMPTY : star(seq(comma, extra));
 
   if (members.length === 0) {
@@ -317,7 +319,8 @@ function anyOrderObject(
   hint: string,
 ): GbnfExpr {
   const ws = ctx.jt.ws();
-  const comma = seq(lit(","), ws);
+  const sep = ctx.jt.sep();
+  const comma = seq(lit(","), sep);
   const req = members.filter((m) => m.required).map((m) => m.kv);
   const optional = [...members.filter((m) => !m.required).map((m) => m.kv), ...(extra ? [extra] : [])];
   const optKv = optional.length > 0 ? named(ctx, sub(hint, "opt"), alt(...optional)) : null;
@@ -411,7 +414,7 @@ function extraMember(
   nameRules: NameRules | null,
   hint: string,
 ): GbnfExpr | null {
-  const ws = ctx.jt.ws();
+  const sep = ctx.jt.sep();
   const exclude = [...names];
   const baseNamePatterns = nameRules?.patterns ?? [];
   const alts: GbnfExpr[] = [];
@@ -445,7 +448,7 @@ function extraMember(
     if (others === null) return;
     const value = ctx.visit([...p.schemas, ...others], sub(hint, `pv${i}`));
     if (isNothing(value)) return;
-    alts.push(seq(named(ctx, sub(hint, `pk${i}`), key.expr), lit(":"), ws, value));
+    alts.push(seq(named(ctx, sub(hint, `pk${i}`), key.expr), lit(":"), sep, value));
   });
   if (additionalAllowed) {
     const key = stringLanguage(
@@ -462,7 +465,7 @@ function extraMember(
     for (const r of key.relaxations) ctx.relax("regexFeature", n.pointer, "additionalProperties", r);
     const value = ctx.visit(additional, sub(hint, "av"));
     if (!isNothing(key.expr) && !isNothing(value))
-      alts.push(seq(named(ctx, sub(hint, "ak"), key.expr), lit(":"), ws, value));
+      alts.push(seq(named(ctx, sub(hint, "ak"), key.expr), lit(":"), sep, value));
   }
   if (alts.length === 0) return null;
   return named(ctx, sub(hint, "extra"), alt(...alts));

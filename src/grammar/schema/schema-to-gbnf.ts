@@ -114,8 +114,8 @@ export class SchemaConverter {
     private readonly options: SchemaToGbnfOptions = {},
   ) {
     const ws = options.whitespace ?? "flexible";
-    if (!["flexible", "single", "none"].includes(ws))
-      throw new RangeError(`whitespace must be "flexible", "single" or "none", got ${JSON.stringify(ws)}`);
+    if (!["flexible", "single", "none", "spaced"].includes(ws))
+      throw new RangeError(`whitespace must be "flexible", "single", "none" or "spaced", got ${JSON.stringify(ws)}`);
     const order = options.propertyOrder ?? DEFAULT_PROPERTY_ORDER;
     if (!["schema", "required-first", "any"].includes(order))
       throw new RangeError(`propertyOrder must be "schema", "required-first" or "any", got ${JSON.stringify(order)}`);

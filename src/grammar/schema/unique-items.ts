@@ -28,7 +28,8 @@ export function uniqueArray(
 ): GbnfExpr | null {
   if (values.length > MAX_UNIQUE_VALUES) return null;
   const ws = jt.ws();
-  const comma = seq(lit(","), ws);
+  const sep = jt.sep();
+  const comma = seq(lit(","), sep);
   const items = values.map((v) => jt.literal(v));
   const cap = Math.min(max ?? values.length, values.length);
   if (min > cap) return NOTHING;
