@@ -16,7 +16,18 @@ import { type GbnfExpr, EMPTY, alt, chars, cls, lit, opt, ref, rep, seq, star } 
 import type { GbnfBuilder } from "../gbnf-builder.js";
 import { pythonFloatRepr, pythonJsonString } from "../python-json.js";
 
-/** How much whitespace the grammar allows between JSON tokens (see the module comment). */
+/**
+ * How much whitespace the grammar allows between JSON tokens:
+ * - `"flexible"` (default): none, one space, or a line break and up to 20 columns of indent, after `{`, `[`, `,`
+ *   and `:` and before `}` and `]`;
+ * - `"single"`: at most one space there;
+ * - `"none"`: none (compact JSON);
+ * - `"spaced"`: exactly Python's `json.dumps` spelling, one space after `:` and `,` and none elsewhere.
+ *
+ * @example
+ * import { jsonSchemaToGbnf } from "toolwright/grammar";
+ * jsonSchemaToGbnf({ type: "object" }, { whitespace: "spaced" });
+ */
 export type WhitespacePolicy = "flexible" | "single" | "none" | "spaced";
 
 const HEX = cls([
