@@ -113,6 +113,17 @@ void BatchScheduler::AdaptDraftBudget(const ContextState& state, Slot& slot, siz
   slot.draft_budget = kept == drafted ? std::min(most, std::max<size_t>(1, slot.draft_budget) * 2) : kept + 1;
 }
 
+void BatchScheduler::AdaptForcedBudget(Slot& slot, size_t forced, size_t kept) {
+  if (forced == 0) return;
+  // Past this a run is not cut: a model that agrees keeps whole markers and keys in one pass.
+  constexpr size_t kUncapped = 64;
+  if (kept < forced) {
+    slot.forced_budget = kept + 1;
+  } else if (slot.forced_budget != 0) {
+    slot.forced_budget = slot.forced_budget * 2 >= kUncapped ? 0 : slot.forced_budget * 2;
+  }
+}
+
 bool BatchScheduler::CheckAhead(ContextState& state, Slot& slot) {
   std::vector<llama_token> ahead;
   ahead.swap(slot.checking);
@@ -124,6 +135,7 @@ bool BatchScheduler::CheckAhead(ContextState& state, Slot& slot) {
     if (pick == LLAMA_TOKEN_NULL) return false;
     if (pick != ahead[i]) {
       // The model writes another token here: the rest of the run leaves the cache, its pick goes on.
+      AdaptForcedBudget(slot, forced, std::min(i, forced));
       AdaptDraftBudget(state, slot, drafted, i > forced ? i - forced : 0);
       DropFrom(state, slot, base + i);
       TakeSampled(state, slot, pick, false);
@@ -142,6 +154,7 @@ bool BatchScheduler::CheckAhead(ContextState& state, Slot& slot) {
       return false;
     }
   }
+  AdaptForcedBudget(slot, forced, forced);
   AdaptDraftBudget(state, slot, drafted, drafted);
   return true;
 }

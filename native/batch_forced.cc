@@ -33,7 +33,8 @@ void BatchScheduler::ForceAhead(ContextState& state, Slot& slot) {
   const llama_model* model = state.model->model;
   const bool checked = sampler.fast_forward_checked;
   if (checked && (llama_model_is_recurrent(model) || llama_model_is_hybrid(model))) return;
-  const size_t room = RoomAhead(state, slot, 0, checked);
+  size_t room = RoomAhead(state, slot, 0, checked);
+  if (checked && slot.forced_budget != 0) room = std::min(room, slot.forced_budget);
   std::vector<llama_token> forced = ForcedTokens(sampler.grammar, state.model->vocab, room);
   if (forced.empty()) return;
   slot.forced_checked = checked;

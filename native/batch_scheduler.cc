@@ -433,6 +433,7 @@ void BatchScheduler::Assign(ContextState& state, Slot& slot, RequestPtr request)
   slot.drafted.clear();
   slot.checking.clear();
   slot.draft_budget = 0;
+  slot.forced_budget = 0;
   slot.generated = 0;
   slot.row = -1;
   slot.last_used = ++assigned_;

@@ -203,6 +203,7 @@ class BatchScheduler {
     size_t checking_forced = 0;         // how many of `checking` are forced tokens (the first ones)
     bool wants_draft = false;           // took a pick this round: DraftAll drafts after it
     size_t draft_budget = 0;  // most tokens the next draft may have (0: not set yet; batch_draft.cc)
+    size_t forced_budget = 0;  // most checked forced tokens the next run may have (0: any; batch_draft.cc)
     std::vector<int32_t> checking_rows;  // the logits row before each of them
     int64_t generated = 0;
     int32_t row = -1;        // this round's logits row, -1: none
@@ -284,6 +285,9 @@ class BatchScheduler {
   // After a check of `drafted` guesses of which the first `kept` were the picks: how long the slot's next
   // draft may be.
   static void AdaptDraftBudget(const ContextState& state, Slot& slot, size_t drafted, size_t kept);
+  // The same for checked forced tokens: a model that splits forced text into other tokens than the
+  // tokenizer's (random weights do) gets short runs, so its rejected tokens cost little compute.
+  static void AdaptForcedBudget(Slot& slot, size_t forced, size_t kept);
   // Drops `slot`'s cached tokens from `keep` on (what a check found the model would not write).
   void DropFrom(ContextState& state, Slot& slot, size_t keep);
   // The slot's pick from logits row `row`, or LLAMA_TOKEN_NULL once the request ended in failure.
