@@ -62,15 +62,24 @@ export function jsonStyleOf(turn: string): WhitespacePolicy {
   return "flexible";
 }
 
+/**
+ * The style of the template's call turn. A template that writes the arguments string a request gives it (the
+ * same arguments sent in two spellings render differently) teaches no spelling of its own: the history's
+ * spelling is the client's.
+ */
+function renderedStyle(template: ChatTemplate): WhitespacePolicy {
+  const compact = renderedCallTurn(template, PROBE_TOOL, JSON.stringify(PROBE_ARGS));
+  const spaced = renderedCallTurn(template, PROBE_TOOL, STYLES[0].args);
+  return compact === spaced ? jsonStyleOf(compact) : "flexible";
+}
+
 const cache = new WeakMap<ChatTemplate, WhitespacePolicy>();
 
 /** The JSON style the template renders its tool calls in (see the module comment). Cached per template. */
 export function templateJsonStyle(template: ChatTemplate): WhitespacePolicy {
   let style = cache.get(template);
   if (style === undefined) {
-    style = template.caps.supportsToolCalls
-      ? jsonStyleOf(renderedCallTurn(template, PROBE_TOOL, PROBE_ARGS))
-      : "flexible";
+    style = template.caps.supportsToolCalls ? renderedStyle(template) : "flexible";
     cache.set(template, style);
   }
   return style;

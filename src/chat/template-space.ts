@@ -31,7 +31,7 @@ const PROBE_USER: ChatMessage = { role: "user", content: "probe" };
 const call = (id: string, tool: ToolDefinition, args: unknown) => ({
   id,
   type: "function" as const,
-  function: { name: tool.function.name, arguments: JSON.stringify(args) },
+  function: { name: tool.function.name, arguments: typeof args === "string" ? args : JSON.stringify(args) },
 });
 
 /** The widest whitespace run of `text`, as a bound: leading blanks, line breaks, trailing indent. */
@@ -49,7 +49,8 @@ export function whitespaceRuns(text: string): SpaceBound {
 
 /**
  * The assistant turn with calls of `tool` (two where the template renders parallel calls) as the
- * template renders it after the prompt, or "" when it cannot.
+ * template renders it after the prompt, or "" when it cannot. `args`: the calls' arguments, as a value
+ * or as the JSON string a client would send.
  */
 export function renderedCallTurn(template: ChatTemplate, tool = PROBE_TOOL, args: unknown = { a: "x" }): string {
   const parallel = template.caps.supportsParallelToolCalls;
