@@ -5,7 +5,7 @@
 import { type CodeRange, RegexSyntaxError, contentKey, parseRegex } from "../grammar/internal.js";
 import type { JsonSchema } from "../types.js";
 import { type PegGbnf, type PegGbnfOptions, pegToGbnf } from "./peg-gbnf.js";
-import type { JsonGap, PegId, PegNode, RuleOptions, SchemaNodeOptions, TriggerSpec } from "./peg-nodes.js";
+import type { PegId, PegNode, RuleOptions, SchemaNodeOptions, TriggerSpec } from "./peg-nodes.js";
 import { type PegParseResult, parsePeg } from "./peg-parser.js";
 
 /**
@@ -253,7 +253,7 @@ export class PegArena {
    * `[ \t\r\n]*`. `json` says where the space sits in JSON text: the grammar then writes the JSON
    * spelling it is given (pegToGbnf's `whitespace`) there, while the parser still reads any whitespace.
    */
-  space(json?: JsonGap): PegId {
+  space(json?: "tight" | "separator"): PegId {
     return this.add(json === undefined ? { type: "space" } : { type: "space", json });
   }
 

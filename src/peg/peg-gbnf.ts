@@ -35,7 +35,10 @@ import {
   star,
 } from "../grammar/internal.js";
 import type { PegArena } from "./peg-arena.js";
-import type { JsonGap, PegId } from "./peg-nodes.js";
+import type { PegId, PegNode } from "./peg-nodes.js";
+
+/** Where a space sits in JSON text (see the `space` node). */
+type JsonGap = NonNullable<Extract<PegNode, { type: "space" }>["json"]>;
 
 /** What activates a lazy grammar (llama.cpp's grammar trigger kinds). */
 export type GrammarTrigger =

@@ -75,7 +75,7 @@ export type PegNode =
    * `[ \t\r\n]*`. `json`: the space sits in JSON text, right inside a bracket or before `:` or `,` ("tight"), or after
    * `:` or `,` ("separator"), so the grammar may write a learned JSON spelling there instead of free space.
    */
-  | { readonly type: "space"; readonly json?: JsonGap }
+  | { readonly type: "space"; readonly json?: "tight" | "separator" }
   /** `ε` */
   | { readonly type: "eps" }
   /** `!.` (end of input) */
@@ -106,6 +106,3 @@ export interface SchemaNodeOptions {
    */
   grammar?: PegId;
 }
-
-/** Where a space sits in JSON text (see the `space` node). */
-export type JsonGap = "tight" | "separator";
