@@ -34,10 +34,13 @@ const PROBE_TOOL: ToolDefinition = {
   },
 };
 
+const SPACED_ARGS = '{"text": "x", "list": [1, 2], "nested": {"flag": true}}';
+const COMPACT_ARGS = JSON.stringify(PROBE_ARGS);
+
 /** The learned styles and how each spells the probe's arguments and one separator gap. */
 const STYLES = [
-  { style: "spaced", args: '{"text": "x", "list": [1, 2], "nested": {"flag": true}}', gap: " " },
-  { style: "none", args: JSON.stringify(PROBE_ARGS), gap: "" },
+  { style: "spaced", args: SPACED_ARGS, gap: " " },
+  { style: "none", args: COMPACT_ARGS, gap: "" },
 ] as const;
 
 const BLANK = "[ \\t\\r\\n]*";
@@ -68,8 +71,8 @@ export function jsonStyleOf(turn: string): WhitespacePolicy {
  * spelling is the client's.
  */
 function renderedStyle(template: ChatTemplate): WhitespacePolicy {
-  const compact = renderedCallTurn(template, PROBE_TOOL, JSON.stringify(PROBE_ARGS));
-  const spaced = renderedCallTurn(template, PROBE_TOOL, STYLES[0].args);
+  const compact = renderedCallTurn(template, PROBE_TOOL, COMPACT_ARGS);
+  const spaced = renderedCallTurn(template, PROBE_TOOL, SPACED_ARGS);
   return compact === spaced ? jsonStyleOf(compact) : "flexible";
 }
 

@@ -72,13 +72,14 @@ class Emitter {
   private readonly ruleNames = new Map<string, string>();
   private readonly untilRules = new Map<string, GbnfExpr>();
   private readonly space: GbnfExpr;
-  private readonly whitespace: PegGbnfOptions["whitespace"];
+  /** The JSON spelling is exact ("spaced", "none"): JSON spaces follow it, not the free space. */
+  private readonly exactJson: boolean;
 
   constructor(
     private readonly arena: PegArena,
     options: PegGbnfOptions,
   ) {
-    this.whitespace = options.whitespace;
+    this.exactJson = options.whitespace === "spaced" || options.whitespace === "none";
     const sp = options.space;
     if (sp === undefined) this.space = rep(chars(" \t\r\n"), 0, SPACE_LIMIT);
     else {
@@ -99,19 +100,10 @@ class Emitter {
     this.schemas = new SchemaConverter(this.builder, { ...options, propertyOrder: options.propertyOrder ?? "schema" });
   }
 
-  /**
-   * A space in JSON text: the exact spelling of a learned JSON style ("spaced": one space after
-   * `:` and `,`; "none": nothing), else the free space of any other `space()`.
-   */
-  private jsonGap(gap: JsonGap): GbnfExpr {
-    switch (this.whitespace) {
-      case "spaced":
-        return gap === "separator" ? lit(" ") : EMPTY;
-      case "none":
-        return EMPTY;
-      default:
-        return ref(this.builder.add("space", this.space));
-    }
+  /** A `space()` node: in JSON text under an exact spelling, what the schemas' JSON writes there. */
+  private spaceOf(gap: JsonGap | undefined): GbnfExpr {
+    if (gap !== undefined && this.exactJson) return gap === "separator" ? this.schemas.jt.sep() : this.schemas.jt.ws();
+    return ref(this.builder.add("space", this.space));
   }
 
   /** The GBNF rule of PEG rule `name` (emitted on first use). */
@@ -173,7 +165,7 @@ class Emitter {
       case "atomic":
         return this.expr(n.item);
       case "space":
-        return n.json === undefined ? ref(this.builder.add("space", this.space)) : this.jsonGap(n.json);
+        return this.spaceOf(n.json);
       case "eps":
       case "end":
         return EMPTY;

@@ -30,6 +30,14 @@ import { pythonFloatRepr, pythonJsonString } from "../python-json.js";
  */
 export type WhitespacePolicy = "flexible" | "single" | "none" | "spaced";
 
+/** Every whitespace policy (the compiler holds the list complete), for checking an option. */
+export const WHITESPACE_POLICIES = Object.keys({
+  flexible: true,
+  single: true,
+  none: true,
+  spaced: true,
+} satisfies Record<WhitespacePolicy, true>) as readonly WhitespacePolicy[];
+
 const HEX = cls([
   [0x30, 0x39],
   [0x41, 0x46],

@@ -16,7 +16,7 @@ import type { GbnfPrintOptions } from "../gbnf-print.js";
 import type { RegexNode } from "../regex/regex-ast.js";
 import { RegexSyntaxError } from "../regex/regex-ast.js";
 import { parseRegex } from "../regex/regex-parse.js";
-import { JsonText, type WhitespacePolicy } from "./json-text.js";
+import { JsonText, WHITESPACE_POLICIES, type WhitespacePolicy } from "./json-text.js";
 import { type PropertyOrder, arrayExpr, objectExpr } from "./schema-containers.js";
 
 export type { PropertyOrder } from "./schema-containers.js";
@@ -114,8 +114,10 @@ export class SchemaConverter {
     private readonly options: SchemaToGbnfOptions = {},
   ) {
     const ws = options.whitespace ?? "flexible";
-    if (!["flexible", "single", "none", "spaced"].includes(ws))
-      throw new RangeError(`whitespace must be "flexible", "single", "none" or "spaced", got ${JSON.stringify(ws)}`);
+    if (!WHITESPACE_POLICIES.includes(ws)) {
+      const known = WHITESPACE_POLICIES.map((w) => JSON.stringify(w)).join(", ");
+      throw new RangeError(`whitespace must be one of ${known}, got ${JSON.stringify(ws)}`);
+    }
     const order = options.propertyOrder ?? DEFAULT_PROPERTY_ORDER;
     if (!["schema", "required-first", "any"].includes(order))
       throw new RangeError(`propertyOrder must be "schema", "required-first" or "any", got ${JSON.stringify(order)}`);
