@@ -56,6 +56,13 @@ ContextOptions ReadContextOptions(const Napi::Object& o, const ModelPtr& model) 
   c.poll = static_cast<int32_t>(args::OptInt(o, "poll", 50, 0, 100, kMethod));
   c.sequences = static_cast<int32_t>(args::OptInt(o, "sequences", 1, 1, kMaxSequences, kMethod));
   c.speculative = ReadSpeculativeOptions(o);
+  const Napi::Value flash = o.Get("flashAttention");
+  if (!flash.IsUndefined()) {
+    if (!flash.IsBoolean())
+      args::ThrowType(o.Env(), kMethod, "options.flashAttention must be a boolean (absent: auto)", flash);
+    c.flash_attention =
+        flash.As<Napi::Boolean>().Value() ? LLAMA_FLASH_ATTN_TYPE_ENABLED : LLAMA_FLASH_ATTN_TYPE_DISABLED;
+  }
   return c;
 }
 
@@ -177,8 +184,8 @@ Context::Context(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Context>(inf
   if (state_) external_.Set(info.Env(), EstimateNativeBytes(*state_));
 }
 
-// create(model, {contextSize, batchSize, ubatchSize, threads, threadsBatch, poll, sequences}) ->
-// Promise<Context>
+// create(model, {contextSize, batchSize, ubatchSize, threads, threadsBatch, poll, sequences, flashAttention})
+// -> Promise<Context>
 Napi::Value Context::Create(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   ModelPtr model =

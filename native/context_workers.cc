@@ -69,6 +69,7 @@ class CreateContextWorker : public ModelWorker<ContextOptions> {
     params.n_threads = options_.threads;
     params.n_threads_batch = options_.threads_batch;
     params.no_perf = true;
+    params.flash_attn_type = options_.flash_attention;
 
     if (ModelRpcLost(*model_)) {
       Fail(codes::kRpcLost, "Cannot create a context for \"" + model_->path + "\": " + RpcLostMessage());

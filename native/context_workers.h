@@ -25,6 +25,7 @@ struct ContextOptions {
   int32_t poll = 50;      // ggml's busy-wait level of idle pool threads, 0 (sleep at once) to 100
   int32_t sequences = 1;  // sequences of the BatchScheduler; > 1: separate caches, not unified
   SpeculativeOptions speculative;
+  llama_flash_attn_type flash_attention = LLAMA_FLASH_ATTN_TYPE_AUTO;
 };
 
 // Creates a llama_context, its CPU thread pools and its thread; resolves with a JS Context.

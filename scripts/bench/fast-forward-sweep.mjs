@@ -5,7 +5,9 @@
 // per case and mode, whether the call is valid, whether it is identical to the one without fast-forward,
 // the tokens generated and forced and the forward passes; then the totals. Needs `npm run build:ts`.
 //   node scripts/bench/fast-forward-sweep.mjs [--vocab llama-spm] [--size tiny] [--templates a,b] [--prompts 3]
-//     [--modes false,true,checked,lookup,self]
+//     [--modes false,true,checked,lookup,self] [--flash-attention auto|on|off]
+// Flash attention off makes llama.cpp's CPU attention give the same logits for a token alone or in a batch
+// (ContextOptions.flashAttention), which is what identity with step-by-step decoding depends on.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -19,6 +21,7 @@ const { values } = parseArgs({
     prompts: { type: "string", default: "3" },
     // The modes to compare, the first being the reference (false,false shows run-to-run differences).
     modes: { type: "string", default: "false,true,checked" },
+    "flash-attention": { type: "string", default: "auto" },
   },
 });
 const { ChatTemplate } = await lib("template/index.js");
@@ -87,7 +90,7 @@ function messageKey(r) {
 async function chat(model, template, content, mode) {
   generations.length = 0;
   const started = performance.now();
-  const chatter = sessionOf(model, mode) ?? model;
+  const chatter = sessionOf(model, mode);
   const fastForward = typeof mode === "boolean" ? mode : "checked";
   const r = await chatter.chat({
     messages: [{ role: "user", content }],
@@ -107,12 +110,20 @@ async function chat(model, template, content, mode) {
 }
 
 // A session per speculative mode (its own context, kept across cases as the model's own is).
+// Every mode runs in a session of its own (its own context, kept across cases as the model's own is), with
+// flash attention as asked. Idle contexts do not busy-wait (poll 0): they would take the cores from the one at work.
+const FLASH = { auto: undefined, on: true, off: false }[values["flash-attention"]];
+if (!(values["flash-attention"] in { auto: 1, on: 1, off: 1 })) throw new RangeError("--flash-attention: auto|on|off");
 const sessions = new Map();
 function sessionOf(model, mode) {
-  if (mode !== "lookup" && mode !== "self") return undefined;
   if (!sessions.has(mode)) {
-    const speculative = mode === "lookup" ? { lookup: true } : { draft: model, minProbability: 0 };
-    sessions.set(mode, new ChatSession(model, { context: { speculative } }));
+    const speculative =
+      mode === "lookup" ? { lookup: true } : mode === "self" ? { draft: model, minProbability: 0 } : undefined;
+    const context = { poll: 0, ...(speculative ? { speculative } : {}) };
+    sessions.set(
+      mode,
+      new ChatSession(model, { context: FLASH === undefined ? context : { ...context, flashAttention: FLASH } }),
+    );
   }
   return sessions.get(mode);
 }
@@ -132,8 +143,7 @@ for (const template of templates) {
     // A first run evaluates the whole prompt in one batch, later ones reuse its cache and decode less at
     // once: batch shapes change the logits' last bits, which flips near ties of random weights. Every
     // compared run starts from the same warm cache.
-    await chat(model, source, content, false);
-    for (const mode of MODES) if (sessionOf(model, mode)) await chat(model, source, content, mode);
+    for (const mode of new Set(MODES)) await chat(model, source, content, mode);
     const runs = [];
     for (const mode of MODES) runs.push(await chat(model, source, content, mode));
     const off = messageKey(runs[0].r);
@@ -158,7 +168,9 @@ for (const template of templates) {
 }
 for (const session of sessions.values()) session.dispose();
 model.dispose();
-console.log(`\n${cases} cases (${templates.length} templates × ${PROMPTS.length} prompts), temperature 0`);
+console.log(
+  `\n${cases} cases (${templates.length} templates × ${PROMPTS.length} prompts), temperature 0, flash attention ${values["flash-attention"]}`,
+);
 console.log("mode     valid  identical  tokens  forced  passes  passes vs off  ms");
 const base = totals[0];
 for (const [i, mode] of MODES.entries()) {

@@ -169,6 +169,8 @@ export interface NativeContextOptions {
    * otherwise), most tokens drafted per pass (1 to 64, default 8).
    */
   speculative?: { lookup?: boolean; draft?: NativeModel; maxDraft?: number; minProbability?: number };
+  /** Flash attention on or off; absent: llama.cpp's "auto". */
+  flashAttention?: boolean;
 }
 
 export interface NativeContextInfo {

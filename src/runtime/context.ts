@@ -5,12 +5,12 @@ import { ToolwrightError } from "../errors.js";
 import {
   loadNative,
   type NativeContext,
-  type NativeContextOptions,
   type NativeGrammarSpec,
   type NativeSampler,
   type NativeSamplerOptions,
 } from "./binding.js";
 import { autoContextSize, freeMemoryFor } from "./context-size.js";
+import { checkFlashAttention, checkSpeculative, defined } from "./context-options.js";
 import { defaultPoll, defaultThreads } from "./cpu-threads.js";
 import { awaitNative, callNative, disposedError, errorCode } from "./errors.js";
 import { type LoraSpec, checkLoras, loraNames } from "./lora.js";
@@ -33,7 +33,7 @@ import {
   planGeneration,
 } from "./generation.js";
 import type { Model } from "./model.js";
-import { checkKeys, checkObject, checkTokens, describe, optBoolean, optInteger, optNumber } from "../validate/index.js";
+import { checkKeys, checkObject, checkTokens, describe, optBoolean, optInteger } from "../validate/index.js";
 
 /** The keys of {@link ContextOptions} (createContext and ChatSession check them). */
 export const CONTEXT_OPTION_KEYS: readonly string[] = [
@@ -46,9 +46,8 @@ export const CONTEXT_OPTION_KEYS: readonly string[] = [
   "allowBeyondTraining",
   "loras",
   "speculative",
+  "flashAttention",
 ];
-
-const SPECULATIVE_KEYS: readonly string[] = ["lookup", "draft", "maxDraft", "minProbability"];
 
 /**
  * Speculative decoding ({@link ContextOptions.speculative}): after each sampled token, up to `maxDraft`
@@ -155,6 +154,19 @@ export interface ContextOptions {
    * const context = await model.createContext({ speculative: { lookup: true } });
    */
   speculative?: SpeculativeOptions;
+  /**
+   * Flash attention: true, false, or "auto" (the default: on where the backend supports it for the model,
+   * which includes the CPU). On a GPU it saves memory and time on long prompts. Off makes a CPU context
+   * give the same logits for a token decoded alone or in a batch with others on more models: llama.cpp's CPU
+   * flash attention takes another path for one token once the cache reaches 512 cells, and another for a
+   * batch from 64 tokens, so checked fast-forward and speculative decoding (which decode several tokens at
+   * once) can flip a near tie that step-by-step decoding does not. It costs memory for the attention scores
+   * of a prompt batch (`batchSize` × cached tokens × heads).
+   *
+   * @example
+   * const context = await model.createContext({ flashAttention: false });
+   */
+  flashAttention?: boolean | "auto";
 }
 
 /** Cumulative token counts of a context (all generations on it). */
@@ -246,6 +258,7 @@ export class Context {
       poll: optInteger(o.poll, "createContext: options.poll", 0, 100) ?? defaultPoll(),
       ...defined("sequences", sequences),
       ...defined("speculative", checkSpeculative(o.speculative, model)),
+      ...defined("flashAttention", checkFlashAttention(o.flashAttention)),
     };
     const loras = o.loras === undefined ? [] : checkLoras(o.loras, "createContext: options.loras", model);
     const native = await awaitNative(() => loadNative().Context.create(model.native, nativeOptions));
@@ -562,10 +575,6 @@ export class Context {
   }
 }
 
-function defined<K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> {
-  return value === undefined ? {} : ({ [key]: value } as Record<K, V>);
-}
-
 /** The KV cache of `tokens` positions, as estimated from the model's metadata. */
 function kvCacheBytes(model: Model, tokens: number): number {
   const e = estimateFromFacts(modelFacts(model.metadata), 0, { contextSize: tokens }, "createContext");
@@ -581,27 +590,4 @@ function formatBytes(bytes: number): string {
     i++;
   }
   return `${i === 0 ? v : v.toFixed(1)} ${units[i]}`;
-}
-
-/** The native form of {@link ContextOptions.speculative}, or undefined when off. */
-function checkSpeculative(value: unknown, model: Model): NativeContextOptions["speculative"] {
-  if (value === undefined) return undefined;
-  const where = "createContext: options.speculative";
-  const o = checkObject(value, where);
-  checkKeys(o, SPECULATIVE_KEYS, where);
-  const lookup = optBoolean(o.lookup, `${where}.lookup`) ?? false;
-  const maxDraft = optInteger(o.maxDraft, `${where}.maxDraft`, 1, 64);
-  const minProbability = optNumber(o.minProbability, `${where}.minProbability`, 0, 1);
-  // A Model of this package (the class is not imported here: model.ts imports this file).
-  if (o.draft !== undefined && !(o.draft instanceof (model.constructor as new (...args: never[]) => Model))) {
-    throw new TypeError(`${where}.draft must be a Model from loadModel(), got ${describe(o.draft)}`);
-  }
-  const draft = o.draft as Model | undefined;
-  if (!lookup && draft === undefined) return undefined;
-  return {
-    lookup,
-    ...defined("maxDraft", maxDraft),
-    ...defined("minProbability", minProbability),
-    ...(draft ? { draft: draft.native } : {}),
-  };
 }
