@@ -125,8 +125,10 @@ export interface ContextOptions {
    * Each keeps its own sampler, grammar and stop strings, and a free sequence keeps its tokens
    * cached, so a prompt that continues an earlier one reuses that prefix. Each sequence has its
    * own cache of `contextSize` tokens (the KV cache takes `sequences` times the memory), so a
-   * generation gives the same tokens alone or batched with others. `decode`, `clear`, `truncate`
-   * and `cachedTokens` are for single-sequence contexts only.
+   * generation gives the same tokens alone or batched with others, but for the last bits of batched
+   * evaluation: on the CPU, flash attention takes another kernel for a lone token once its cache
+   * holds 512 tokens, which may flip a near tie (`flashAttention: false` avoids it). `decode`,
+   * `clear`, `truncate` and `cachedTokens` are for single-sequence contexts only.
    *
    * @example
    * const context = await model.createContext({ sequences: 4 });
