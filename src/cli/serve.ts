@@ -101,6 +101,13 @@ const SERVE_OPTIONS: OptionTable = {
     value: "N",
     help: "most tokens decoded in one batch: the sequences' next tokens and prompt chunks\n(default 512)",
   },
+  "flash-attention": {
+    type: "string",
+    value: "MODE",
+    help:
+      "on, off or auto (default: llama.cpp's choice, on for the CPU); off keeps a request's\n" +
+      "tokens the same alone or batched at long prompts on the CPU (llama-server's --flash-attn)",
+  },
   gpu: { type: "string", value: "MODE", help: "auto (default), cuda, metal, vulkan or off" },
   "gpu-layers": { type: "string", value: "N", help: "layers to offload to the GPU (default: all)" },
 };
@@ -130,6 +137,12 @@ is taken (checked before the model loads), 2 usage error.
 export interface ServeIo extends CliIo {
   stderr: ProgressStream;
   stop?: AbortSignal;
+}
+
+function flashAttentionOf(text: string | undefined): boolean | undefined {
+  if (text === undefined || text === "auto") return undefined;
+  if (text === "on" || text === "off") return text === "on";
+  throw new UsageError(`--flash-attention must be on, off or auto, got ${JSON.stringify(text)}`);
 }
 
 function gpuOf(text: string | undefined): GpuOption | undefined {
@@ -172,6 +185,7 @@ export function parseServeArgs(argv: readonly string[]) {
     threads: integer("threads", 1, 1024),
     threadsBatch: integer("threads-batch", 1, 1024),
     batchSize: integer("batch-size", 1, 1 << 20),
+    flashAttention: flashAttentionOf(text("flash-attention")),
     gpu: gpuOf(text("gpu")),
     gpuLayers: integer("gpu-layers", 0),
     loras: loraFlagsOf(stringValues(values, "lora")),
@@ -308,6 +322,7 @@ export async function runServe(argv: readonly string[], io: ServeIo): Promise<nu
         ...(args.threads !== undefined ? { threads: args.threads } : {}),
         ...(args.threadsBatch !== undefined ? { threadsBatch: args.threadsBatch } : {}),
         ...(args.batchSize !== undefined ? { batchSize: args.batchSize } : {}),
+        ...(args.flashAttention !== undefined ? { flashAttention: args.flashAttention } : {}),
         ...(loras.length > 0 ? { loras } : {}),
         ...(speculative.options ? { speculative: speculative.options } : {}),
       },

@@ -50,6 +50,10 @@ describe("toolwright serve flags", () => {
       expected: { contextSize: 4096, port: 0, maxTokens: 32 },
     },
     { args: ["m.gguf", "--parallel", "256"], expected: { parallel: 256 } },
+    { args: ["m.gguf"], expected: { flashAttention: undefined } },
+    { args: ["m.gguf", "--flash-attention", "off"], expected: { flashAttention: false } },
+    { args: ["m.gguf", "--flash-attention=on"], expected: { flashAttention: true } },
+    { args: ["m.gguf", "--flash-attention", "auto"], expected: { flashAttention: undefined } },
     { args: ["m.gguf"], expected: { speculative: { lookup: false } } },
     { args: ["m.gguf", "--lookup", "--draft-max", "12"], expected: { speculative: { lookup: true, draftMax: 12 } } },
     { args: ["m.gguf", "--draft-model", "d.gguf"], expected: { speculative: { lookup: false, draftModel: "d.gguf" } } },
@@ -86,6 +90,10 @@ describe("toolwright serve flags", () => {
     { args: ["m.gguf", "--lookup", "--draft-p-min", "0.5"], message: /--draft-p-min needs --draft-model/ },
     { args: ["m.gguf", "--draft-model", "d.gguf", "--draft-p-min", "2"], message: /--draft-p-min must be a number in/ },
     { args: ["a.gguf", "b.gguf"], message: /expected one model path, got 2/ },
+    {
+      args: ["m.gguf", "--flash-attention", "yes"],
+      message: /--flash-attention must be on, off or auto, got "yes"/,
+    },
   ];
   it.each(INVALID)("$args is a usage error", ({ args, message }) => {
     expect(() => parseServeArgs(args)).toThrow(UsageError);
@@ -99,6 +107,7 @@ describe("toolwright serve flags", () => {
       "--threads N",
       "--threads-batch N",
       "--batch-size N",
+      "--flash-attention MODE",
       "--context-size N",
       "--api-key KEY",
       "--alias NAME",
