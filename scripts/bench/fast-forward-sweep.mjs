@@ -169,7 +169,8 @@ for (const template of templates) {
 for (const session of sessions.values()) session.dispose();
 model.dispose();
 console.log(
-  `\n${cases} cases (${templates.length} templates × ${PROMPTS.length} prompts), temperature 0, flash attention ${values["flash-attention"]}`,
+  `\n${cases} cases (${templates.length} templates × ${PROMPTS.length} prompts), temperature 0, ` +
+    `flash attention ${values["flash-attention"]}`,
 );
 console.log("mode     valid  identical  tokens  forced  passes  passes vs off  ms");
 const base = totals[0];
