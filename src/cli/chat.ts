@@ -47,6 +47,7 @@ import {
   speculativeFlagsOf,
 } from "./speculative-flags.js";
 import { createProgressReporter, type ProgressStream } from "./progress.js";
+import { FLASH_ATTENTION_OPTION, flashAttentionOf } from "./flash-attention-flag.js";
 
 const CHAT_OPTIONS: OptionTable = {
   tools: { type: "string", value: "FILE", help: "JSON file with an OpenAI 'tools' array (or {\"tools\": [...]})" },
@@ -66,6 +67,7 @@ const CHAT_OPTIONS: OptionTable = {
   "no-thinking": { type: "boolean", help: "ask the template not to reason (enable_thinking=false)" },
   gpu: { type: "string", value: "MODE", help: "auto (default: the build's GPUs if any), cuda, metal, vulkan or off" },
   "gpu-layers": { type: "string", value: "N", help: "layers to offload to the GPU (default: all)" },
+  ...FLASH_ATTENTION_OPTION,
   lora: LORA_OPTION,
   ...SPECULATIVE_OPTIONS,
   projector: PROJECTOR_OPTION,
@@ -114,6 +116,7 @@ export interface ChatArgs {
   templatePath?: string;
   contextSize?: number;
   contextOverflow?: "error" | "truncate-oldest";
+  flashAttention?: boolean;
   maxTokens?: number;
   sampling: SamplingOptions;
   enableThinking?: boolean;
@@ -175,6 +178,7 @@ export function parseChatArgs(argv: readonly string[]): ChatArgs | "help" {
   }
   set("toolChoice", toolChoice);
   set("contextSize", number("context-size", true, 1, 1 << 24));
+  set("flashAttention", flashAttentionOf(text("flash-attention")));
   set("contextOverflow", contextOverflowOf(text("context-overflow")));
   set("maxTokens", number("max-tokens", true, 1));
   const temperature = number("temperature", false, 0);
@@ -256,12 +260,17 @@ export async function runChat(argv: readonly string[], io: ChatIo): Promise<numb
     }
     draft = speculative.draft;
     io.stderr.write(`${describePlacement(model)}\n`);
-    // --context-size, --lora, speculative decoding or --session gets a session of its own; otherwise the model's
-    // (its default context).
+    // --context-size, --flash-attention, --lora, speculative decoding or --session gets a session of its own;
+    // otherwise the model's (its default context).
     const own =
-      args.contextSize !== undefined || loras.length > 0 || args.sessionFile !== undefined || !!speculative.options;
+      args.contextSize !== undefined ||
+      args.flashAttention !== undefined ||
+      loras.length > 0 ||
+      args.sessionFile !== undefined ||
+      !!speculative.options;
     const context = {
       ...(args.contextSize !== undefined ? { contextSize: args.contextSize } : {}),
+      ...(args.flashAttention !== undefined ? { flashAttention: args.flashAttention } : {}),
       ...(loras.length > 0 ? { loras } : {}),
       ...(speculative.options ? { speculative: speculative.options } : {}),
     };

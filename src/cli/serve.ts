@@ -34,6 +34,7 @@ import { ModelDownloadError } from "../runtime/hub/errors.js";
 import { MediaError } from "../runtime/projector.js";
 import { resolveModelArg } from "./model-arg.js";
 import { loadSpeculative, SPECULATIVE_OPTIONS, speculativeFlagsOf } from "./speculative-flags.js";
+import { FLASH_ATTENTION_OPTION, flashAttentionOf } from "./flash-attention-flag.js";
 import { createProgressReporter, type ProgressStream } from "./progress.js";
 
 /** Requests decoded together by default: as many as `model.chat()` runs at once. */
@@ -101,13 +102,7 @@ const SERVE_OPTIONS: OptionTable = {
     value: "N",
     help: "most tokens decoded in one batch: the sequences' next tokens and prompt chunks\n(default 512)",
   },
-  "flash-attention": {
-    type: "string",
-    value: "MODE",
-    help:
-      "on, off or auto (default: llama.cpp's choice, on for the CPU); off keeps a request's\n" +
-      "tokens the same alone or batched at long prompts on the CPU (llama-server's --flash-attn)",
-  },
+  ...FLASH_ATTENTION_OPTION,
   gpu: { type: "string", value: "MODE", help: "auto (default), cuda, metal, vulkan or off" },
   "gpu-layers": { type: "string", value: "N", help: "layers to offload to the GPU (default: all)" },
 };
@@ -137,12 +132,6 @@ is taken (checked before the model loads), 2 usage error.
 export interface ServeIo extends CliIo {
   stderr: ProgressStream;
   stop?: AbortSignal;
-}
-
-function flashAttentionOf(text: string | undefined): boolean | undefined {
-  if (text === undefined || text === "auto") return undefined;
-  if (text === "on" || text === "off") return text === "on";
-  throw new UsageError(`--flash-attention must be on, off or auto, got ${JSON.stringify(text)}`);
 }
 
 function gpuOf(text: string | undefined): GpuOption | undefined {

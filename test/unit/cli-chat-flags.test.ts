@@ -97,6 +97,24 @@ describe("toolwright chat flags", () => {
     );
   });
 
+  it.each<[string[], boolean | undefined]>([
+    [["--flash-attention", "off"], false],
+    [["--flash-attention=on"], true],
+    [["--flash-attention", "auto"], undefined],
+    [[], undefined],
+  ])("--flash-attention %j: flashAttention %s", (argv, expected) => {
+    const args = parseChatArgs(["m.gguf", ...argv]);
+    if (expected === undefined) expect(args).not.toHaveProperty("flashAttention");
+    else expect(args).toMatchObject({ flashAttention: expected });
+  });
+
+  it("--flash-attention takes on, off or auto", () => {
+    expect(() => parseChatArgs(["m.gguf", "--flash-attention", "yes"])).toThrow(UsageError);
+    expect(() => parseChatArgs(["m.gguf", "--flash-attention", "yes"])).toThrow(
+      /--flash-attention must be on, off or auto, got "yes"/,
+    );
+  });
+
   it("--max-tokens defaults to chat()'s one default, as the help says", () => {
     expect(planChat({ messages }, "chat").maxTokens).toBe(DEFAULT_MAX_TOKENS);
     expect(DEFAULT_MAX_TOKENS).toBe(1024);
