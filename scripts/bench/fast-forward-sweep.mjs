@@ -109,11 +109,11 @@ async function chat(model, template, content, mode) {
   return { r, ms, tokens: sum("tokensGenerated"), forced: sum("forcedTokens"), passes: sum("forwardPasses"), prompt };
 }
 
-// A session per speculative mode (its own context, kept across cases as the model's own is).
 // Every mode runs in a session of its own (its own context, kept across cases as the model's own is), with
 // flash attention as asked. Idle contexts do not busy-wait (poll 0): they would take the cores from the one at work.
-const FLASH = { auto: undefined, on: true, off: false }[values["flash-attention"]];
-if (!(values["flash-attention"] in { auto: 1, on: 1, off: 1 })) throw new RangeError("--flash-attention: auto|on|off");
+const FLASH_MODES = { auto: undefined, on: true, off: false };
+if (!(values["flash-attention"] in FLASH_MODES)) throw new RangeError("--flash-attention: auto|on|off");
+const FLASH = FLASH_MODES[values["flash-attention"]];
 const sessions = new Map();
 function sessionOf(model, mode) {
   if (!sessions.has(mode)) {

@@ -260,20 +260,14 @@ export async function runChat(argv: readonly string[], io: ChatIo): Promise<numb
     }
     draft = speculative.draft;
     io.stderr.write(`${describePlacement(model)}\n`);
-    // --context-size, --flash-attention, --lora, speculative decoding or --session gets a session of its own;
-    // otherwise the model's (its default context).
-    const own =
-      args.contextSize !== undefined ||
-      args.flashAttention !== undefined ||
-      loras.length > 0 ||
-      args.sessionFile !== undefined ||
-      !!speculative.options;
     const context = {
       ...(args.contextSize !== undefined ? { contextSize: args.contextSize } : {}),
       ...(args.flashAttention !== undefined ? { flashAttention: args.flashAttention } : {}),
       ...(loras.length > 0 ? { loras } : {}),
       ...(speculative.options ? { speculative: speculative.options } : {}),
     };
+    // A context option or --session gets a session of its own; otherwise the model's (its default context).
+    const own = Object.keys(context).length > 0 || args.sessionFile !== undefined;
     const session = own ? new ChatSession(model, { context }) : model;
     try {
       const resumed = await resumedChat(args, session, io);
