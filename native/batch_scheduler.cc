@@ -341,23 +341,29 @@ BatchScheduler::Slot& BatchScheduler::ChooseSlot(const ContextState& state, cons
   // packing comes first; a recurrent model's state cannot be copied, so its prefix comes first.
   const llama_model* model = state.model->model;
   const bool copyable = !llama_model_is_recurrent(model) && !llama_model_is_hybrid(model);
-  using Rank = std::tuple<int64_t, int64_t, uint64_t>;  // greater is better
+  using Rank = std::tuple<int64_t, int64_t, bool, int64_t, uint64_t>;  // greater is better
   Slot* best = nullptr;
   Rank best_rank;
   for (size_t k = 0; k < slots_.size(); k++) {
     Slot& slot = slots_[k];
     if (slot.request) continue;
-    // A prefix counts only where it keeps at least half of the slot's cache (a shared system
-    // prompt, an earlier turn), so another conversation's cache is not taken for a few tokens.
     size_t common = 0;
     const size_t limit = std::min(slot.tokens.size(), prompt.size());
     while (common < limit && slot.tokens[common] == prompt[common]) common++;
     if (shift) common += PlanShift(slot.tokens, request, common).length;
-    if (common * 2 < slot.tokens.size()) common = 0;
+    // A prefix that keeps at least half of the slot's cache (a shared system prompt, an earlier
+    // turn) outranks recency. An empty slot comes next: it holds no one's cache. Among the others,
+    // a prefix of over a tenth of the prompt breaks ties before recency, as llama-server's
+    // most-similar slot does: where every slot holds the same system prompt, the one that also
+    // holds the start of the message is taken, and otherwise the least recently used.
+    const bool counts = request.reuse_prefix && common * 10 > prompt.size();
+    const int64_t longer = counts ? static_cast<int64_t>(common) : 0;
+    const int64_t prefix = common * 2 < slot.tokens.size() ? 0 : longer;
     const int64_t packing = -AddedRuns(k);
-    const int64_t prefix = static_cast<int64_t>(common);
+    const bool empty = slot.tokens.empty();
     const uint64_t unused_for = ~slot.last_used;  // the least recently used ranks highest
-    const Rank rank = copyable ? Rank(packing, prefix, unused_for) : Rank(prefix, packing, unused_for);
+    const Rank rank = copyable ? Rank(packing, prefix, empty, longer, unused_for)
+                               : Rank(prefix, packing, empty, longer, unused_for);
     if (best == nullptr || rank > best_rank) {
       best = &slot;
       best_rank = rank;

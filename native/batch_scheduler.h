@@ -7,8 +7,8 @@
 // decodes it, and samples each slot from its own logits row. A request submitted while others run
 // joins at the next round; a finished one leaves its slot free for a waiting request. A new
 // request takes a free slot next to the running ones (ChooseSlot: the running sequences stay on
-// consecutive ids, which llama.cpp decodes in one micro-batch), then the one sharing the longest
-// prefix with its prompt. A free slot keeps its tokens in the cache (prefix reuse per slot); when
+// consecutive ids, which llama.cpp decodes in one micro-batch), then one whose cache its prompt
+// continues, an empty one, the one sharing the longest prefix, the least recently used. A free slot keeps its tokens in the cache (prefix reuse per slot); when
 // another slot holds a longer prefix (an earlier turn left apart, a system prompt shared by
 // requests on other slots), the new request's slot starts from a copy of it. A request that allows it
 // keeps a cached tail past a dropped span by shifting it (a context shift, batch_shift.cc).

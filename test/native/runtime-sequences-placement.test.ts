@@ -115,4 +115,37 @@ describe("requests join next to the running ones", () => {
       context.dispose();
     }
   });
+
+  test("among slots that only share a system prompt, the one that also holds the start of the message is taken", async () => {
+    const context = await model.createContext({ ...CONTEXT, sequences: 3 });
+    try {
+      const system = "System: answer in one short line.";
+      const lone = async (prompt: string) => {
+        const generation = context.generate({ prompt: `${system} ${prompt}`, maxTokens: 16, sampling: GREEDY });
+        await tokensOf(generation);
+        return generation.stats;
+      };
+      // Empty sequences come first, though each holds less than half of the next prompt's prefix.
+      const placed = [await lone("Topic alpha."), await lone("Topic beta."), await lone("Topic gamma.")];
+      expect(placed.map((s) => s.sequence)).toEqual([0, 1, 2]);
+      // Least recently used is 0, but 1 holds the system prompt and "Topic beta".
+      const again = await lone("Topic beta, again.");
+      expect(again.sequence).toBe(1);
+      const shared = commonPrefix(
+        model.tokenize(`${system} Topic beta.`),
+        model.tokenize(`${system} Topic beta, again.`),
+      );
+      expect(again.promptTokensReused).toBe(shared);
+      // Only the system prompt in common with every sequence: the least recently used, 0.
+      expect((await lone("Something else entirely.")).sequence).toBe(0);
+    } finally {
+      context.dispose();
+    }
+  });
 });
+
+function commonPrefix(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  let n = 0;
+  while (n < a.length && n < b.length && a[n] === b[n]) n++;
+  return n;
+}
