@@ -8,10 +8,11 @@
 // joins at the next round; a finished one leaves its slot free for a waiting request. A new
 // request takes a free slot next to the running ones (ChooseSlot: the running sequences stay on
 // consecutive ids, which llama.cpp decodes in one micro-batch), then one whose cache its prompt
-// continues, an empty one, the one sharing the longest prefix, the least recently used. A free slot keeps its tokens in the cache (prefix reuse per slot); when
-// another slot holds a longer prefix (an earlier turn left apart, a system prompt shared by
-// requests on other slots), the new request's slot starts from a copy of it. A request that allows it
-// keeps a cached tail past a dropped span by shifting it (a context shift, batch_shift.cc).
+// continues, an empty one, the one sharing the longest prefix, the least recently used. A free slot keeps its
+// tokens in the cache (prefix reuse per slot); when another slot holds a longer prefix (an earlier turn left
+// apart, a system prompt shared by requests on other slots), the new request's slot starts from a copy of it.
+// A request that allows it keeps a cached tail past a dropped span by shifting it (a context shift,
+// batch_shift.cc).
 //
 // Results go back through each request's thread-safe function, called from the context's thread
 // without blocking: no libuv pool thread waits for a generation, so the number of concurrent
