@@ -99,11 +99,15 @@ export class CallLedger {
     const call = this.call;
     this.call = null;
     let textFrom = -1;
-    if (call !== null) {
+    if (call !== null && call.streamed !== null) this.endStream(call, null);
+    else if (call !== null) {
       this.dropCall(call);
       textFrom = call.start;
     } else if (this.sectionStart >= 0 && this.sectionCalls === 0) textFrom = this.sectionStart;
-    const tailFrom = call === null && this.sectionStart >= 0 && this.sectionCalls > 0 ? this.callTextEnd : -1;
+    const tailFrom =
+      (call === null || call.streamed !== null) && this.sectionStart >= 0 && this.sectionCalls > 0
+        ? this.callTextEnd
+        : -1;
     const owedFrom = this.owedFrom;
     this.owedFrom = -1;
     this.sectionStart = -1;
@@ -115,8 +119,9 @@ export class CallLedger {
    * emit nothing before they are finished), and so does the text it had taken.
    */
   takeBackCall(): void {
-    if (this.call !== null) this.dropCall(this.call);
-    if (this.pending !== null) this.dropCall(this.pending.call);
+    // A streamed call has produced output: the mapper never takes one back (takenBackWhole).
+    if (this.call !== null && this.call.streamed === null) this.dropCall(this.call);
+    if (this.pending !== null && this.pending.call.streamed === null) this.dropCall(this.pending.call);
     this.call = null;
     this.pending = null;
   }
@@ -155,6 +160,16 @@ export class CallLedger {
     call.name = text.trim();
     call.index = this.calls.length;
     this.calls.push(call);
+    if (this.streams(call)) this.startStream(call);
+  }
+
+  /** A streamed call's arguments written since the last delta go out (see ChatMappingOptions.streamCalls). */
+  flushStreamed(): void {
+    const call = this.call;
+    if (call === null || call.streamed === null) return;
+    // A tagged argument's key waiting for its value may still be taken back (dropDanglingKey).
+    const safe = call.awaitingValue && call.keyStart >= 0 ? call.keyStart : call.args.length;
+    if (safe > call.streamed.length) this.streamArguments(call, call.args.slice(0, safe));
   }
 
   /** The open call's id, as the model wrote it (quotes taken off). */
@@ -227,6 +242,10 @@ export class CallLedger {
    * absolute) is content, and so are the markers that close it (owedFrom).
    */
   private settle(call: CallState, from: number, end: number, text: () => string): void {
+    if (call.streamed !== null) {
+      this.endStream(call, this.finishedArguments(call));
+      return;
+    }
     const args = this.finishedArguments(call);
     if (args === null) {
       this.dropCall(call);
@@ -248,6 +267,51 @@ export class CallLedger {
       type: "function",
       function: { name: call.name!, arguments: args },
     });
+  }
+
+  /** Whether a call just named is streamed: the format and tool allow it (ChatMappingOptions.streamCalls). */
+  private streams(call: CallState): boolean {
+    const tools = this.mapping.toolParameters;
+    // A model id after the name belongs in the first delta; a nameless call is named by its arguments.
+    if (this.mapping.streamCalls !== true || this.mapping.idAfterName || call.name === "") return false;
+    return tools === undefined || Object.hasOwn(tools, call.name!);
+  }
+
+  /** Emits a streamed call's first delta: its id and name, no arguments yet. */
+  private startStream(call: CallState): void {
+    call.id = this.idOf(call);
+    call.committed = true;
+    call.streamed = "";
+    const index = this.committed++;
+    if (this.sectionStart >= 0) this.sectionCalls++;
+    this.output.pushToolDelta({ index, id: call.id, type: "function", function: { name: call.name!, arguments: "" } });
+  }
+
+  /** Emits what a streamed call's arguments added to `args` (which extends what was emitted). */
+  private streamArguments(call: CallState, args: string): void {
+    const more = args.slice(call.streamed!.length);
+    call.streamed = args;
+    if (more !== "") this.output.pushToolDelta({ index: this.indexOf(call), function: { arguments: more } });
+  }
+
+  /**
+   * A streamed call's text ended, finished (`checked`: its arguments as a whole call's would be) or
+   * cut (null). Its arguments are what was written; the checked ones where they extend what went out.
+   */
+  private endStream(call: CallState, checked: string | null): void {
+    const args = checked?.startsWith(call.streamed!) ? checked : call.args;
+    if (args.startsWith(call.streamed!)) this.streamArguments(call, args);
+    call.args = call.streamed!;
+  }
+
+  /** A committed call's index among the emitted calls. */
+  private indexOf(call: CallState): number {
+    let index = 0;
+    for (const c of this.calls) {
+      if (c === call) return index;
+      if (c.committed) index++;
+    }
+    return index;
   }
 
   /** The arguments to emit for a call whose text ended, or null when it is not a call. */

@@ -16,8 +16,10 @@ export interface CallState {
   start: number;
   /** The call's closing marker was read (formats whose calls must be closed: `callEndRequired`). */
   closed: boolean;
-  /** Emitted, as a finished call. */
+  /** Emitted, as a finished call, or from its name on (`ChatMappingOptions.streamCalls`). */
   committed: boolean;
+  /** Streamed from its name on: the arguments text emitted so far; null otherwise. */
+  streamed: string | null;
   /** Arguments read so far (compact JSON, closed when the call ends). */
   args: string;
   /** Names of the tagged arguments read (an argument written twice makes the call malformed). */
@@ -52,6 +54,7 @@ export function newCallState(start: number): CallState {
     start,
     closed: false,
     committed: false,
+    streamed: null,
     args: "",
     argNames: [],
     keyStart: -1,

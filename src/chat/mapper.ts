@@ -104,6 +104,7 @@ export class MessageMapper {
     this.input = input;
     this.openEnd = -1;
     this.walk(nodes, 0, input);
+    this.ledger.flushStreamed();
     return true;
   }
 

@@ -117,6 +117,14 @@ export interface ChatMappingOptions {
   argumentsRequired?: boolean;
   /** Each tool's parameter schema, by name: finished calls' arguments are checked against it. */
   toolParameters?: Record<string, unknown>;
+  /**
+   * A grammar makes the model finish every call it starts (a streamed, constrained generation):
+   * a call of a declared tool is emitted as soon as its name is read, and its arguments as they
+   * are written, as OpenAI streams them. Only a cut (token limit, abort) ends one early; it then
+   * stays a call, its arguments as far as written. Off (the default), a call is emitted whole once
+   * the model has finished it, and a call it did not finish is content.
+   */
+  streamCalls?: boolean;
 }
 
 /**

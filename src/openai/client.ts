@@ -185,7 +185,8 @@ export function createOpenAIClient(model: ChatBackend, options: OpenAIClientOpti
     }
     try {
       return await openStream(
-        model.streamChat(chatOptions),
+        // OpenAI streams a call's arguments as they are written; so does llama-server.
+        model.streamChat({ ...chatOptions, streamCalls: true }),
         new ChunkMapper(meta, mapped.includeUsage),
         controller,
         signal,

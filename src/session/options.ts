@@ -44,6 +44,8 @@ export interface PlannedChat {
   contextOverflow: ContextOverflow | undefined;
   /** "chat" or "streamChat": the prefix of error messages. */
   where: string;
+  /** streamChat() with `streamCalls`: calls the grammar holds are streamed as they are written. */
+  streamCalls: boolean;
 }
 
 /**
@@ -206,6 +208,7 @@ const CHAT_OPTIONS = {
   maxSteps: integer(1, 1 << 16),
   signal: { check: (v, name) => optSignal(v, name) as AbortSignal },
   grammar: { check: (v, name) => optBoolean(v, name) as boolean },
+  streamCalls: { check: (v, name) => optBoolean(v, name) as boolean },
   contextSize: { check: (v, name) => optContextSize(v, name) as number | "auto" },
   allowBeyondTraining: { check: (v, name) => optBoolean(v, name) as boolean },
   contextOverflow: { check: (v, name) => optOverflow(v, name) as ContextOverflow },
@@ -222,7 +225,7 @@ export const FORWARDED_OPTIONS: readonly (readonly [keyof ChatOptions & keyof Ch
  * @example
  * planChat({ messages: [{ role: "user", content: "Hi" }], maxTokens: 64 }, "chat").maxTokens; // 64
  */
-export function planChat(value: unknown, where: string): PlannedChat {
+export function planChat(value: unknown, where: string, streaming = false): PlannedChat {
   if (value === undefined || value === null || typeof value !== "object" || Array.isArray(value)) {
     throw new TypeError(`${where}: options must be an object, got ${describe(value)}`);
   }
@@ -251,5 +254,6 @@ export function planChat(value: unknown, where: string): PlannedChat {
     allowBeyondTraining: o.allowBeyondTraining ?? false,
     contextOverflow: o.contextOverflow,
     where,
+    streamCalls: streaming && o.streamCalls === true,
   };
 }

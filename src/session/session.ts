@@ -95,7 +95,7 @@ export class ChatSession {
    * const { usage } = await stream.result;
    */
   streamChat(options: ChatOptions): ChatStream {
-    const plan = planChat(options, "streamChat");
+    const plan = planChat(options, "streamChat", true);
     let settle!: { resolve: (r: ChatResult) => void; reject: (e: unknown) => void };
     const result = new Promise<ChatResult>((resolve, reject) => (settle = { resolve, reject }));
     result.catch(() => undefined); // the iterator rethrows; an unread result must not be unhandled

@@ -174,6 +174,21 @@ function reasoningCloseBy(maxTokens: number, shortest: number): number {
   return spare - Math.min(shortest, Math.max(0, Math.floor(spare / 2)));
 }
 
+/**
+ * Whether the turn's calls go out as they are written (streamChat's `streamCalls`): under a grammar
+ * that holds every call the parser reads (a required call, or the answer after reasoning), the
+ * model finishes each call it starts unless the output is cut.
+ */
+function streamsCalls(plan: PlannedChat, params: ChatParams): boolean {
+  const g = params.grammarPlan;
+  const constrained = g.kind === "after-reasoning" || (g.kind === "strict" && g.constrains === "tool-calls");
+  return plan.streamCalls && plan.grammar && constrained;
+}
+
+function withStreamedCalls(params: ChatParams): ChatParams {
+  return { ...params, parser: { ...params.parser, mapping: { ...params.parser.mapping, streamCalls: true } } };
+}
+
 /** The shared state of a turn over a fitted prompt. */
 function startTurn(
   context: Context,
@@ -194,7 +209,7 @@ function startTurn(
     prompt,
     media,
     shift,
-    parser: new ChatStreamParser(params),
+    parser: new ChatStreamParser(streamsCalls(plan, params) ? withStreamedCalls(params) : params),
     budget: new ReasoningBudget(
       plan.reasoningBudget,
       { opener: params.reasoningStart, end: params.reasoningEnd, forcedOpen: params.thinkingForcedOpen },

@@ -128,6 +128,21 @@ export interface ChatOptions extends Omit<ChatRequest, "tools"> {
    */
   grammar?: boolean;
   /**
+   * streamChat(): stream a call the grammar holds from its name on, its arguments as the model
+   * writes them, as OpenAI's API does (default false: each call is streamed whole once the model
+   * has finished it). Applies where the grammar holds every call (a required call, or the answer
+   * after reasoning). The grammar makes the model finish each call it starts, so only maxTokens,
+   * a full context or an abort can cut one: it then stays a call, its arguments as far as written,
+   * with finish reason "length" (or "abort"), and is never run. Without the option, a cut call is
+   * content. `toolwright serve` sets it for streamed requests.
+   *
+   * @example
+   * const stream = model.streamChat({ messages, tools, toolChoice: "required", streamCalls: true });
+   * for await (const chunk of stream) console.log(chunk.choices[0].delta.tool_calls?.[0]?.function);
+   * // { name: "get_weather", arguments: "" }, then { arguments: "{\"city\":" }, ...
+   */
+  streamCalls?: boolean;
+  /**
    * Tokens of the model's chat context: a number (rounded up to a multiple of 256; above the
    * training context only with `allowBeyondTraining`), or "auto" (the
    * default when the session creates its context: the training context, at most 8192, as far as

@@ -58,6 +58,59 @@ describe("a call cut off by maxTokens", () => {
   );
 });
 
+describe("streamCalls: a call streams from its name on", () => {
+  const weatherTool = (count: () => void): ChatTool[] => [
+    { type: "function", function: { name: "get_weather", parameters }, execute: count },
+  ];
+  async function streamed(maxTokens: number, tools: ChatTool[]) {
+    const stream = model.streamChat({
+      messages: [user("Weather?")],
+      tools,
+      toolChoice: "required",
+      maxTokens,
+      sampling: { seed: 3 },
+      streamCalls: true,
+    });
+    const chunks: ChatChunk[] = [];
+    for await (const c of stream) chunks.push(c);
+    const parts = chunks.flatMap((c) => c.choices[0].delta.tool_calls ?? []);
+    return { chunks, parts, result: await stream.result };
+  }
+
+  it("a finished call: named in an early chunk, its arguments as written", async () => {
+    const city = { type: "object", properties: { city: { type: "string", enum: ["Paris", "Oslo"] } } };
+    const closed = { ...city, required: ["city"], additionalProperties: false };
+    const { chunks, parts, result } = await streamed(200, [
+      { type: "function", function: { name: "get_weather", parameters: closed } },
+    ]);
+    expect(result.finishReason).toBe("tool_calls");
+    const call = result.message.tool_calls![0]!;
+    expect(["Paris", "Oslo"]).toContain(JSON.parse(call.function.arguments).city);
+    expect(call.function.name).toBe("get_weather");
+    expect(parts[0]).toMatchObject({ index: 0, id: call.id, function: { name: "get_weather" } });
+    expect(parts.map((p) => p.function.arguments ?? "").join("")).toBe(call.function.arguments);
+    // Named long before the call ends: the chunks after the first one that carries it hold the rest.
+    const firstAt = chunks.findIndex((c) => (c.choices[0].delta.tool_calls ?? []).length > 0);
+    const argumentChunks = chunks.slice(firstAt + 1).filter((c) => c.choices[0].delta.tool_calls !== undefined);
+    expect(argumentChunks.length).toBeGreaterThan(3);
+  });
+
+  it.each([48, 64])("a call maxTokens %i cuts stays a call, as far as written, and is never run", async (maxTokens) => {
+    let ran = 0;
+    const { chunks, parts, result } = await streamed(
+      maxTokens,
+      weatherTool(() => ran++),
+    );
+    expect(result.finishReason).toBe("length");
+    expect(ran).toBe(0);
+    const calls = result.message.tool_calls ?? [];
+    expect(calls.map((c) => c.function.name)).toEqual(["get_weather"]);
+    expect(() => JSON.parse(calls[0]!.function.arguments)).toThrow(SyntaxError);
+    expect(parts.map((p) => p.function.arguments ?? "").join("")).toBe(calls[0]!.function.arguments);
+    expect(chunks.map((c) => c.choices[0].delta.content ?? "").join("")).toBe(result.message.content ?? "");
+  });
+});
+
 describe("the runner checks arguments against the schema", () => {
   it("executes only valid calls and reports the others to the caller and the model", async () => {
     // uniqueItems over strings matched by a pattern is beyond the grammar (it is exact only for

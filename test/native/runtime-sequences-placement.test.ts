@@ -116,7 +116,7 @@ describe("requests join next to the running ones", () => {
     }
   });
 
-  test("among slots that only share a system prompt, the one that also holds the start of the message is taken", async () => {
+  test("of slots that share only a system prompt, the one that also holds the message start is taken", async () => {
     const context = await model.createContext({ ...CONTEXT, sequences: 3 });
     try {
       const system = "System: answer in one short line.";

@@ -8,6 +8,7 @@ import {
   generateChatParams,
   parseChatOutput,
   type ChatDelta,
+  type ChatParams,
   analyzeChatTemplate,
 } from "../../src/chat/index.js";
 import { MessageMapper } from "../../src/chat/mapper.js";
@@ -53,6 +54,39 @@ describe("chunked streaming gives the whole-output message (every template, conf
   });
 });
 
+/** The request's parser with calls streamed from their name on (streamChat's `streamCalls`). */
+function streamingCalls(params: ChatParams): ChatParams {
+  return { ...params, parser: { ...params.parser, mapping: { ...params.parser.mapping, streamCalls: true } } };
+}
+
+describe("streamCalls: a finished call streams from its name on and ends as the whole call (every template)", () => {
+  const withCalls = cases.filter(({ s }) => (s.message.tool_calls?.length ?? 0) > 0);
+  it.each(withCalls)("$label", ({ t, s }) => {
+    const params = generateChatParams(t.analysis, t.template, {
+      messages: [USER],
+      tools: TOOLS,
+      enableThinking: s.enableThinking,
+      extraContext: extraContext(t, s),
+    });
+    const g = generatedPart(t, s, params);
+    if ("error" in g) throw new Error(g.error);
+    const whole = parseChatOutput(params, g.output, ids);
+    const { deltas, parser } = streamInChunks(streamingCalls(params), g.output, g.output.length, 1);
+    expect(parser.message()).toEqual(whole);
+    expect(accumulateDeltas(deltas)).toEqual(whole);
+    if (params.parser.mapping.idAfterName) return; // the model's id comes after the name: the call waits for it
+    // Each call's first delta names it before its arguments are whole; the rest follow in later deltas.
+    const parts = deltas.flatMap((d) => d.tool_calls ?? []);
+    for (const [index, call] of (whole.tool_calls ?? []).entries()) {
+      const [first, ...rest] = parts.filter((c) => c.index === index);
+      expect(first).toMatchObject({ index, id: call.id, type: "function", function: { name: call.function.name } });
+      expect(call.function.arguments.startsWith(first!.function.arguments!)).toBe(true);
+      expect(first!.function.arguments!.length).toBeLessThan(call.function.arguments.length);
+      expect(rest.length).toBeGreaterThan(0);
+    }
+  });
+});
+
 describe("streamed deltas", () => {
   const source = readFileSync(join(TEMPLATES_DIR, "Qwen-Qwen3-0.6B.jinja"), "utf8");
   const template = new ChatTemplate(source);
@@ -88,6 +122,38 @@ describe("streamed deltas", () => {
       },
     ]);
     expect(seen[5]).toEqual([]);
+  });
+
+  it("streamCalls: the call goes out from its name on; one the output cuts stays a call, as written", () => {
+    const p = new ChatStreamParser(streamingCalls(params), ids);
+    const seen = [
+      "<think>\nHm.\n</think>\n\n",
+      '<tool_call>\n{"name": "get_w',
+      'eather", "arguments": {"city": "Pa',
+      'ris"}}\n</tool_call>',
+    ].map((piece) => p.feed(piece));
+    seen.push(p.finish());
+    expect(seen[1]).toEqual([]);
+    // The first delta of the call: its name, and the arguments written in the same chunk.
+    expect(seen[2]).toEqual([
+      {
+        tool_calls: [
+          { index: 0, id: "call0", type: "function", function: { name: "get_weather", arguments: '{"city":"Pa' } },
+        ],
+      },
+    ]);
+    expect(seen[3]).toEqual([{ tool_calls: [{ index: 0, function: { arguments: 'ris"}' } }] }]);
+    expect(accumulateDeltas(seen.flat())).toEqual(p.message());
+    expect(p.message().tool_calls?.[0]?.function.arguments).toBe('{"city":"Paris"}');
+
+    const cut = new ChatStreamParser(streamingCalls(params), ids);
+    const out = [...cut.feed('<tool_call>\n{"name": "get_weather", "arguments": {"city": "Pa'), ...cut.finish()];
+    expect(cut.message()).toEqual({
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id: "call0", type: "function", function: { name: "get_weather", arguments: '{"city":"Pa' } }],
+    });
+    expect(accumulateDeltas(out)).toEqual(cut.message());
   });
 
   it("parallel calls: each comes as one delta with index, id, type, name and arguments, in order", () => {
