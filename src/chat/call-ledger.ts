@@ -43,6 +43,10 @@ export class CallLedger {
   private owedFrom = -1;
   /** Offset of the current parse segment in the input (see MessageMapper.startSegment). */
   private base = 0;
+  /** Calls that start here or later (absolute) are streamed from their name on (see streamCallsFrom). */
+  private streamFrom: number;
+  /** A streamed call was cut: the output ended inside it. */
+  private cut = false;
 
   /**
    * @param prefixLength Text before this offset came from the prompt: never content.
@@ -55,7 +59,22 @@ export class CallLedger {
     private readonly prefixLength: number,
     private readonly args: ArgumentWriter,
     private readonly output: MessageOutput,
-  ) {}
+  ) {
+    this.streamFrom = mapping.streamCalls === true ? 0 : Number.POSITIVE_INFINITY;
+  }
+
+  /**
+   * Calls whose text starts at `offset` (absolute) or later are held by a grammar from there on (a
+   * lazy grammar's trigger): they are streamed from their name on, as `streamCalls` streams every call.
+   */
+  streamCallsFrom(offset: number): void {
+    this.streamFrom = Math.min(this.streamFrom, offset);
+  }
+
+  /** A streamed call was cut: the output ended inside it (it stays a call, as far as written). */
+  get cutCall(): boolean {
+    return this.cut;
+  }
 
   /** The call whose node is open, if any. */
   get current(): CallState | null {
@@ -99,8 +118,10 @@ export class CallLedger {
     const call = this.call;
     this.call = null;
     let textFrom = -1;
-    if (call !== null && call.streamed !== null) this.endStream(call, null);
-    else if (call !== null) {
+    if (call !== null && call.streamed !== null) {
+      this.endStream(call, null);
+      this.cut = true;
+    } else if (call !== null) {
       this.dropCall(call);
       textFrom = call.start;
     } else if (this.sectionStart >= 0 && this.sectionCalls === 0) textFrom = this.sectionStart;
@@ -151,6 +172,7 @@ export class CallLedger {
     this.owedFrom = -1;
     if (this.call) this.dropCall(this.call);
     this.call = newCallState(this.callStart(nodeStart));
+    this.call.held = nodeStart >= this.streamFrom;
   }
 
   /** The open call's name was read: the call takes its place among the calls. */
@@ -273,7 +295,7 @@ export class CallLedger {
   private streams(call: CallState): boolean {
     const tools = this.mapping.toolParameters;
     // A model id after the name belongs in the first delta; a nameless call is named by its arguments.
-    if (this.mapping.streamCalls !== true || this.mapping.idAfterName || call.name === "") return false;
+    if (!call.held || this.mapping.idAfterName || call.name === "") return false;
     return tools === undefined || Object.hasOwn(tools, call.name!);
   }
 

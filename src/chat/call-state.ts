@@ -20,6 +20,8 @@ export interface CallState {
   committed: boolean;
   /** Streamed from its name on: the arguments text emitted so far; null otherwise. */
   streamed: string | null;
+  /** Its node starts where a grammar holds the output (see CallLedger.streamCallsFrom). */
+  held: boolean;
   /** Arguments read so far (compact JSON, closed when the call ends). */
   args: string;
   /** Names of the tagged arguments read (an argument written twice makes the call malformed). */
@@ -55,6 +57,7 @@ export function newCallState(start: number): CallState {
     closed: false,
     committed: false,
     streamed: null,
+    held: false,
     args: "",
     argNames: [],
     keyStart: -1,

@@ -66,6 +66,7 @@ export class ChatStreamParser {
   /** Cuts the output at the turn's end marker (null when the format has none). */
   private readonly stop: StopStringFilter | null;
   private stopped = false;
+  private fedLength = 0;
   /** Holds back a possible end-of-sequence text at the end of the output (null when none is known). */
   private readonly trailingEnd: TrailingEndFilter | null;
 
@@ -91,6 +92,31 @@ export class ChatStreamParser {
     if (this.spec.prefix !== "") this.consume(this.spec.prefix);
   }
 
+  /**
+   * Calls whose text starts at output offset `offset` or later are held by a grammar from there on
+   * (where a lazy grammar's trigger matched; offsets count every character fed): they are streamed from
+   * their name on, as with the mapping's `streamCalls`.
+   *
+   * @example
+   * const stream = new ChatStreamParser(params);
+   * stream.streamCallsFrom(0); // every call of this output is held by the grammar
+   */
+  streamCallsFrom(offset: number): void {
+    if (!Number.isInteger(offset) || offset < 0)
+      throw new RangeError(`ChatStreamParser.streamCallsFrom(offset): offset must be an integer >= 0, got ${offset}`);
+    this.mapper.streamCallsFrom(this.spec.prefix.length + offset);
+  }
+
+  /** A call streamed from its name on was cut: the output ended inside it (see `streamCalls`). */
+  get cutCall(): boolean {
+    return this.mapper.cutCall;
+  }
+
+  /** Characters passed to {@link feed} so far: the offsets of {@link streamCallsFrom}. */
+  get fed(): number {
+    return this.fedLength;
+  }
+
   /** The model output received so far (without the prompt prefix). */
   get text(): string {
     return this.input.slice(this.spec.prefix.length);
@@ -106,6 +132,7 @@ export class ChatStreamParser {
     if (typeof chunk !== "string")
       throw new TypeError(`ChatStreamParser.feed(chunk): chunk must be a string, got ${typeof chunk}`);
     if (this.done) throw new RangeError("ChatStreamParser.feed(): the stream is already finished");
+    this.fedLength += chunk.length;
     if (chunk !== "" && !this.stopped) this.consume(this.untilStop(chunk));
     return this.mapper.drain();
   }

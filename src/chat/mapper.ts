@@ -108,6 +108,16 @@ export class MessageMapper {
     return true;
   }
 
+  /** Calls whose text starts at `offset` (absolute) or later stream from their name on (CallLedger.streamCallsFrom). */
+  streamCallsFrom(offset: number): void {
+    this.ledger.streamCallsFrom(offset);
+  }
+
+  /** A streamed call was cut: the output ended inside it. */
+  get cutCall(): boolean {
+    return this.ledger.cutCall;
+  }
+
   /** Appends raw text to the content (output the parser could not place). */
   appendContent(text: string, start: number): void {
     this.ledger.appendContent(text, start);

@@ -9,6 +9,7 @@ import type { GrammarOptions } from "../runtime/sampling.js";
 import type { AssistantMessage, ChatMessage, FunctionDefinition } from "../types.js";
 import { parametersJsonSchema } from "../chat/tool-schema.js";
 import { ChatStreamParser } from "../chat/chat-parser.js";
+import { TriggerWatch } from "./trigger-watch.js";
 import { generateChatParams } from "../chat/generate.js";
 import type { ChatDelta, ChatParams, ChatRequest } from "../chat/types.js";
 import { fitPrompt } from "./context-fit.js";
@@ -60,11 +61,12 @@ export function paramsFor(
   return generateChatParams(prepared.analysis, prepared.template, request as unknown as ChatRequest);
 }
 
-function finishReasonOf(stop: StopReason | undefined, message: AssistantMessage): FinishReason {
+function finishReasonOf(stop: StopReason | undefined, message: AssistantMessage, cutCall: boolean): FinishReason {
   if (stop === "abort") return "abort";
   // Output cut off by maxTokens or a full context: "length" (a call it cut is content, not a call).
   if (stop === "maxTokens" || stop === "contextFull") return "length";
-  if (message.tool_calls?.length) return "tool_calls";
+  // A call streamed as it was written and cut by a stop string is no finished call to run.
+  if (message.tool_calls?.length && !cutCall) return "tool_calls";
   return "stop";
 }
 
@@ -185,6 +187,13 @@ function streamsCalls(plan: PlannedChat, params: ChatParams): boolean {
   return plan.streamCalls && plan.grammar && constrained;
 }
 
+/** Under tool choice auto, calls stream from where the lazy grammar takes over (`streamCalls`). */
+function triggerWatchOf(turn: Turn, grammar: GrammarOptions | undefined): TriggerWatch | null {
+  const { plan, params } = turn;
+  if (!plan.streamCalls || grammar?.lazy === undefined || params.grammarPlan.kind !== "lazy") return null;
+  return new TriggerWatch(grammar.lazy);
+}
+
 function withStreamedCalls(params: ChatParams): ChatParams {
   return { ...params, parser: { ...params.parser, mapping: { ...params.parser.mapping, streamCalls: true } } };
 }
@@ -255,10 +264,14 @@ async function* generate(
     ...(grammar ? { grammar } : {}),
     ...(plan.signal ? { signal: plan.signal } : {}),
   });
+  const watch = triggerWatchOf(turn, grammar);
+  const base = parser.fed;
   for await (const { token, text } of generation) {
     turn.firstAt ??= performance.now();
     turn.generated.push(token);
     const before = parser.text;
+    const from = watch?.push(token, text) ?? null;
+    if (from !== null) parser.streamCallsFrom(base + from);
     if (text !== "") yield* parser.feed(text);
     if (!turn.forced && turn.budget.step(before, parser.text)) {
       // Out of budget: stop here (leaving the loop ends the generation); the caller closes reasoning.
@@ -383,7 +396,7 @@ export async function* runStep(
   turn.usage.totalTokens = turn.usage.promptTokens + turn.usage.completionTokens;
   return {
     message,
-    finishReason: finishReasonOf(turn.stopReason, message),
+    finishReason: finishReasonOf(turn.stopReason, message, turn.parser.cutCall),
     usage: turn.usage,
     timings: timingsOf(turn, startedAt, genStart, done),
     params: fitted.params,

@@ -27,6 +27,22 @@ afterAll(() => model?.dispose());
 
 const user = (content: string) => ({ role: "user" as const, content });
 
+/** A required call to the weather tool, streamed: its chunks, their call deltas and the result. */
+async function weatherStream(maxTokens: number, tools: ChatTool[], streamCalls: boolean) {
+  const stream = model.streamChat({
+    messages: [user("Weather?")],
+    tools,
+    toolChoice: "required",
+    maxTokens,
+    sampling: { seed: 3 },
+    streamCalls,
+  });
+  const chunks: ChatChunk[] = [];
+  for await (const c of stream) chunks.push(c);
+  const parts = chunks.flatMap((c) => c.choices[0].delta.tool_calls ?? []);
+  return { chunks, parts, result: await stream.result };
+}
+
 describe("a call cut off by maxTokens", () => {
   it.each([48, 56, 64, 80, 96])(
     "is no call: its text is content, streamed as such, never run (maxTokens %i)",
@@ -35,16 +51,7 @@ describe("a call cut off by maxTokens", () => {
       const tools: ChatTool[] = [
         { type: "function", function: { name: "get_weather", parameters }, execute: () => ran++ },
       ];
-      const stream = model.streamChat({
-        messages: [user("Weather?")],
-        tools,
-        toolChoice: "required",
-        maxTokens,
-        sampling: { seed: 3 },
-      });
-      const chunks: ChatChunk[] = [];
-      for await (const c of stream) chunks.push(c);
-      const r = await stream.result;
+      const { chunks, result: r } = await weatherStream(maxTokens, tools, false);
       expect(r.finishReason).toBe("length");
       expect(ran).toBe(0);
       expect(r.message.tool_calls).toBeUndefined();
@@ -62,20 +69,7 @@ describe("streamCalls: a call streams from its name on", () => {
   const weatherTool = (count: () => void): ChatTool[] => [
     { type: "function", function: { name: "get_weather", parameters }, execute: count },
   ];
-  async function streamed(maxTokens: number, tools: ChatTool[]) {
-    const stream = model.streamChat({
-      messages: [user("Weather?")],
-      tools,
-      toolChoice: "required",
-      maxTokens,
-      sampling: { seed: 3 },
-      streamCalls: true,
-    });
-    const chunks: ChatChunk[] = [];
-    for await (const c of stream) chunks.push(c);
-    const parts = chunks.flatMap((c) => c.choices[0].delta.tool_calls ?? []);
-    return { chunks, parts, result: await stream.result };
-  }
+  const streamed = (maxTokens: number, tools: ChatTool[]) => weatherStream(maxTokens, tools, true);
 
   it("a finished call: named in an early chunk, its arguments as written", async () => {
     const city = { type: "object", properties: { city: { type: "string", enum: ["Paris", "Oslo"] } } };

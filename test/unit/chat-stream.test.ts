@@ -30,17 +30,22 @@ const cases = toolTemplates().flatMap((t) =>
   })),
 );
 
+/** A scenario's request parameters, the output its template renders for it, and that output parsed whole. */
+function scenarioOutput(t: (typeof cases)[number]["t"], s: (typeof cases)[number]["s"]) {
+  const params = generateChatParams(t.analysis, t.template, {
+    messages: [USER],
+    tools: TOOLS,
+    enableThinking: s.enableThinking,
+    extraContext: extraContext(t, s),
+  });
+  const g = generatedPart(t, s, params);
+  if ("error" in g) throw new Error(g.error);
+  return { params, g, whole: parseChatOutput(params, g.output, ids) };
+}
+
 describe("chunked streaming gives the whole-output message (every template, conforming or not)", () => {
   it.each(cases)("$label", ({ t, s }) => {
-    const params = generateChatParams(t.analysis, t.template, {
-      messages: [USER],
-      tools: TOOLS,
-      enableThinking: s.enableThinking,
-      extraContext: extraContext(t, s),
-    });
-    const g = generatedPart(t, s, params);
-    if ("error" in g) throw new Error(g.error);
-    const whole = parseChatOutput(params, g.output, ids);
+    const { params, g, whole } = scenarioOutput(t, s);
     for (const [seed, maxChunk] of [
       [1, 1],
       [2, 3],
@@ -62,15 +67,7 @@ function streamingCalls(params: ChatParams): ChatParams {
 describe("streamCalls: a finished call streams from its name on and ends as the whole call (every template)", () => {
   const withCalls = cases.filter(({ s }) => (s.message.tool_calls?.length ?? 0) > 0);
   it.each(withCalls)("$label", ({ t, s }) => {
-    const params = generateChatParams(t.analysis, t.template, {
-      messages: [USER],
-      tools: TOOLS,
-      enableThinking: s.enableThinking,
-      extraContext: extraContext(t, s),
-    });
-    const g = generatedPart(t, s, params);
-    if ("error" in g) throw new Error(g.error);
-    const whole = parseChatOutput(params, g.output, ids);
+    const { params, g, whole } = scenarioOutput(t, s);
     const { deltas, parser } = streamInChunks(streamingCalls(params), g.output, g.output.length, 1);
     expect(parser.message()).toEqual(whole);
     expect(accumulateDeltas(deltas)).toEqual(whole);
@@ -154,6 +151,35 @@ describe("streamed deltas", () => {
       tool_calls: [{ id: "call0", type: "function", function: { name: "get_weather", arguments: '{"city":"Pa' } }],
     });
     expect(accumulateDeltas(out)).toEqual(cut.message());
+    expect(cut.cutCall).toBe(true);
+  });
+
+  it("streamCallsFrom: calls from a lazy grammar's start on stream as written; those before it come whole", () => {
+    const p = new ChatStreamParser(params, ids);
+    const first = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>\n';
+    const deltas: ChatDelta[][] = [];
+    for (const piece of [first.slice(0, 30), first.slice(30)]) deltas.push(p.feed(piece));
+    // The grammar takes over where the second call starts.
+    p.streamCallsFrom(p.fed);
+    for (const piece of ['<tool_call>\n{"name": "record", "arg', 'uments": {"text": "a', 'b"}}\n</tool_call>'])
+      deltas.push(p.feed(piece));
+    deltas.push(p.finish());
+    expect(deltas[0]).toEqual([]);
+    expect(deltas[1]).toEqual([
+      {
+        tool_calls: [
+          { index: 0, id: "call0", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } },
+        ],
+      },
+    ]);
+    expect(deltas[2]).toEqual([
+      { tool_calls: [{ index: 1, id: "call1", type: "function", function: { name: "record", arguments: "" } }] },
+    ]);
+    expect(deltas[3]).toEqual([{ tool_calls: [{ index: 1, function: { arguments: '{"text":"a' } }] }]);
+    expect(deltas[4]).toEqual([{ tool_calls: [{ index: 1, function: { arguments: 'b"}' } }] }]);
+    expect(accumulateDeltas(deltas.flat())).toEqual(p.message());
+    expect(p.cutCall).toBe(false);
+    expect(() => p.streamCallsFrom(-1)).toThrow(RangeError);
   });
 
   it("parallel calls: each comes as one delta with index, id, type, name and arguments, in order", () => {
