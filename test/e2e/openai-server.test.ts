@@ -162,8 +162,11 @@ describe("the openai client against createServer", () => {
     let args = "";
     let name = "";
     let finish: string | null = null;
+    let callChunks = 0;
     for await (const chunk of stream) {
-      for (const t of chunk.choices[0]?.delta.tool_calls ?? []) {
+      const calls = chunk.choices[0]?.delta.tool_calls ?? [];
+      if (calls.length > 0) callChunks++;
+      for (const t of calls) {
         name += t.function?.name ?? "";
         args += t.function?.arguments ?? "";
       }
@@ -172,6 +175,8 @@ describe("the openai client against createServer", () => {
     expect(finish).toBe("tool_calls");
     expect(name).toBe("get_weather");
     expect(validWeather(JSON.parse(args)), args).toBe(true);
+    // Streamed as written, as OpenAI streams a call: its name first, then its arguments in pieces.
+    expect(callChunks).toBeGreaterThan(2);
   });
 
   it("a call max_tokens cuts: content unstreamed; streamed, a call from its name on, kept as written", async () => {
