@@ -6,11 +6,11 @@ import { isDeepStrictEqual } from "node:util";
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { TemplateAnalysis } from "../../src/analysis/index.js";
-import { analyzeChatTemplate } from "../../src/chat/index.js";
+import { analyzeChatTemplate, generateChatParams } from "../../src/chat/index.js";
 import { prepareMessages } from "../../src/chat/messages.js";
 import { ChatTemplate } from "../../src/template/index.js";
 import type { AssistantMessage, ChatMessage, ToolDefinition } from "../../src/types.js";
-import type { ChatParams } from "../../src/chat/index.js";
+import type { ChatParams, ChatRequest } from "../../src/chat/index.js";
 import { TEMPLATES_DIR } from "./analysis-oracle.js";
 
 export const TOOLS: ToolDefinition[] = [
@@ -263,6 +263,20 @@ export function extraContext(t: TemplateCase, s: Scenario): Record<string, unkno
   return s.reasoningEffort && t.template.caps.supportsReasoningEffort
     ? { reasoning_effort: reasoningEffort(t) }
     : undefined;
+}
+
+/**
+ * The request parameters of a scenario on a template: the user's turn, the tools, its thinking and effort, and
+ * `more` (a tool choice).
+ */
+export function scenarioParams(t: TemplateCase, s: Scenario, more: Partial<ChatRequest> = {}): ChatParams {
+  return generateChatParams(t.analysis, t.template, {
+    messages: [USER],
+    tools: TOOLS,
+    ...more,
+    enableThinking: s.enableThinking,
+    extraContext: extraContext(t, s),
+  });
 }
 
 /** Every marker of the format (kept when stripping the end of a turn). */

@@ -20,7 +20,7 @@ import {
   SCENARIOS,
   TOOLS,
   USER,
-  extraContext,
+  scenarioParams,
   generatedPart,
   messageDifferences,
   scenarioFor,
@@ -55,12 +55,7 @@ const applicable = (t: TemplateCase) =>
   SCENARIOS.filter((s) => !s.parallel || t.template.caps.supportsParallelToolCalls).map((s) => scenarioFor(t, s));
 
 function roundTrip(t: TemplateCase, s: Scenario): { output: string; problems: string[] } {
-  const params = generateChatParams(t.analysis, t.template, {
-    messages: [USER],
-    tools: TOOLS,
-    enableThinking: s.enableThinking,
-    extraContext: extraContext(t, s),
-  });
+  const params = scenarioParams(t, s);
   const g = generatedPart(t, s, params);
   if ("error" in g) throw new Error(`the template cannot render the scenario: ${g.error}`);
   const got = parseChatOutput(params, g.output, { generateCallId: (i) => `generated${i}` });
@@ -69,13 +64,7 @@ function roundTrip(t: TemplateCase, s: Scenario): { output: string; problems: st
 
 /** Problems of the grammar with the scenario's output under `toolChoice` (none: it accepts). */
 function grammarProblems(t: TemplateCase, s: Scenario, toolChoice: "auto" | "required"): string[] {
-  const params = generateChatParams(t.analysis, t.template, {
-    messages: [USER],
-    tools: TOOLS,
-    toolChoice,
-    enableThinking: s.enableThinking,
-    extraContext: extraContext(t, s),
-  });
+  const params = scenarioParams(t, s, { toolChoice });
   const g = generatedPart(t, s, params);
   if ("error" in g) return [g.error];
   const problems = messageDifferences(s.message, parseChatOutput(params, g.output), g.output);
@@ -176,12 +165,7 @@ function streamed(
   maxChunk: number,
 ): { whole: unknown; message: unknown; deltas: unknown } {
   const ids = { generateCallId: (i: number) => `call${i}` };
-  const params = generateChatParams(t.analysis, t.template, {
-    messages: [USER],
-    tools: TOOLS,
-    enableThinking: s.enableThinking,
-    extraContext: extraContext(t, s),
-  });
+  const params = scenarioParams(t, s);
   const g = generatedPart(t, s, params);
   if ("error" in g) throw new Error(g.error);
   const parser = new ChatStreamParser(params, ids);

@@ -16,7 +16,7 @@ import {
 import { ChatTemplate } from "../../src/template/index.js";
 import type { AssistantMessage } from "../../src/types.js";
 import { TEMPLATES_DIR } from "../helpers/analysis-oracle.js";
-import { SCENARIOS, TOOLS, USER, extraContext, generatedPart, toolTemplates } from "../helpers/chat-roundtrip.js";
+import { SCENARIOS, TOOLS, USER, generatedPart, scenarioParams, toolTemplates } from "../helpers/chat-roundtrip.js";
 
 const cache = new Map<string, ChatParams>();
 function params(name: string, extra: Partial<ChatRequest> = {}): ChatParams {
@@ -228,12 +228,7 @@ describe("every prefix of every rendered output parses without throwing, with JS
   it.each(templates.map((t) => ({ label: t.name, t })))("$label", ({ t }) => {
     for (const s of SCENARIOS) {
       if (s.parallel && !t.template.caps.supportsParallelToolCalls) continue;
-      const p = generateChatParams(t.analysis, t.template, {
-        messages: [USER],
-        tools: TOOLS,
-        enableThinking: s.enableThinking,
-        extraContext: extraContext(t, s),
-      });
+      const p = scenarioParams(t, s);
       const g = generatedPart(t, s, p);
       if ("error" in g) continue;
       for (let n = 0; n <= g.output.length; n += 3) {

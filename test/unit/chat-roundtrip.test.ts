@@ -3,14 +3,14 @@
 // parser generated for that template, and expect the same message back (texts trimmed,
 // arguments compared as parsed JSON, ids where the format carries them).
 import { describe, expect, it } from "vitest";
-import { generateChatParams, parseChatOutput } from "../../src/chat/index.js";
+import { parseChatOutput } from "../../src/chat/index.js";
 import {
   KNOWN_FAILURES,
   NULL_NOT_EXPRESSIBLE,
   SCENARIOS,
   TOOLS,
   USER,
-  extraContext,
+  scenarioParams,
   generatedPart,
   messageDifferences,
   scenarioFor,
@@ -22,12 +22,7 @@ import {
 const templates = toolTemplates();
 
 function roundTrip(t: TemplateCase, s: Scenario): { output: string; problems: string[] } {
-  const params = generateChatParams(t.analysis, t.template, {
-    messages: [USER],
-    tools: TOOLS,
-    enableThinking: s.enableThinking,
-    extraContext: extraContext(t, s),
-  });
+  const params = scenarioParams(t, s);
   const g = generatedPart(t, s, params);
   if ("error" in g) throw new Error(`the template cannot render the scenario: ${g.error}`);
   const got = parseChatOutput(params, g.output, { generateCallId: (i) => `generated${i}` });

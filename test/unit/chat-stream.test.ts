@@ -14,7 +14,7 @@ import {
 import { MessageMapper } from "../../src/chat/mapper.js";
 import { PegStreamParser, type PegTextSource } from "../../src/peg/index.js";
 import { ChatTemplate } from "../../src/template/index.js";
-import { SCENARIOS, TOOLS, USER, extraContext, generatedPart, toolTemplates } from "../helpers/chat-roundtrip.js";
+import { SCENARIOS, TOOLS, USER, generatedPart, scenarioParams, toolTemplates } from "../helpers/chat-roundtrip.js";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { TEMPLATES_DIR } from "../helpers/analysis-oracle.js";
@@ -32,12 +32,7 @@ const cases = toolTemplates().flatMap((t) =>
 
 /** A scenario's request parameters, the output its template renders for it, and that output parsed whole. */
 function scenarioOutput(t: (typeof cases)[number]["t"], s: (typeof cases)[number]["s"]) {
-  const params = generateChatParams(t.analysis, t.template, {
-    messages: [USER],
-    tools: TOOLS,
-    enableThinking: s.enableThinking,
-    extraContext: extraContext(t, s),
-  });
+  const params = scenarioParams(t, s);
   const g = generatedPart(t, s, params);
   if ("error" in g) throw new Error(g.error);
   return { params, g, whole: parseChatOutput(params, g.output, ids) };
