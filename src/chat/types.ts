@@ -120,7 +120,7 @@ export interface ChatMappingOptions {
   /**
    * A grammar makes the model finish every call it starts (a streamed, constrained generation):
    * a call of a declared tool is emitted as soon as its name is read, and its arguments as they
-   * are written, as OpenAI streams them. Only a cut (token limit, abort) ends one early; it then
+   * are written, as OpenAI streams them. Only a cut (token limit, abort, stop string) ends one early; it then
    * stays a call, its arguments as far as written. Off (the default), a call is emitted whole once
    * the model has finished it, and a call it did not finish is content.
    */

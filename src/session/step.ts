@@ -63,7 +63,8 @@ export function paramsFor(
 
 function finishReasonOf(stop: StopReason | undefined, message: AssistantMessage, cutCall: boolean): FinishReason {
   if (stop === "abort") return "abort";
-  // Output cut off by maxTokens or a full context: "length" (a call it cut is content, not a call).
+  // Output cut off by maxTokens or a full context: "length" (a call it cut is content, or with streamCalls a call
+  // kept as far as written; either way never run).
   if (stop === "maxTokens" || stop === "contextFull") return "length";
   // A call streamed as it was written and cut by a stop string is no finished call to run.
   if (message.tool_calls?.length && !cutCall) return "tool_calls";
