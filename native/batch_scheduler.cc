@@ -500,6 +500,8 @@ bool BatchScheduler::Decode(ContextState& state) {
   if (batch.n_tokens == 0) return false;
 
   NoteDecodeThread(state);
+  // Generated tokens get the same logits alone or checked in a run; prompts keep the fast kernels.
+  state.reference_kernels.Use(std::all_of(chunk.begin(), chunk.end(), [](size_t n) { return n == 0; }));
   batch_requests_.clear();
   for (size_t k = 0; k < slots_.size(); k++) {
     if (decodes[k] || chunk[k] > 0) batch_requests_.push_back(slots_[k].request.get());
@@ -707,6 +709,7 @@ bool BatchScheduler::Append(ContextState& state, const std::vector<llama_token>&
     return false;
   }
   NoteDecodeThread(state);
+  state.reference_kernels.Use(false);  // a prompt (reference_kernels.h)
   llama_batch& batch = state.batch;
   llama_memory_t memory = llama_get_memory(state.ctx);
   const size_t capacity = static_cast<size_t>(state.batch_capacity);

@@ -23,6 +23,7 @@
 #include "llama.h"
 #include "lora.h"
 #include "model.h"
+#include "reference_kernels.h"
 #include "serial_thread.h"
 #include "speculative.h"
 
@@ -38,6 +39,8 @@ struct ContextState {
   // every barrier. Freed after ctx.
   ggml_threadpool* pool = nullptr;
   ggml_threadpool* pool_batch = nullptr;
+  // Batches of generated tokens decode with ggml's reference CPU kernels (reference_kernels.h).
+  ReferenceKernels reference_kernels;
   llama_batch batch = {};
   int32_t batch_capacity = 0;
   uint32_t n_ctx = 0;

@@ -84,6 +84,7 @@ class CreateContextWorker : public ModelWorker<ContextOptions> {
                                       " (llama_init_from_model failed)");
       return;
     }
+    state->reference_kernels.Attach(state->ctx);
     state->n_ctx = llama_n_ctx_seq(state->ctx);  // per sequence
     state->n_batch = llama_n_batch(state->ctx);
     state->batch_capacity = static_cast<int32_t>(state->n_batch);

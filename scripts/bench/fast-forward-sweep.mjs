@@ -6,8 +6,8 @@
 // the tokens generated and forced and the forward passes; then the totals. Needs `npm run build:ts`.
 //   node scripts/bench/fast-forward-sweep.mjs [--vocab llama-spm] [--size tiny] [--templates a,b] [--prompts 3]
 //     [--modes false,true,checked,lookup,self] [--flash-attention auto|on|off]
-// Flash attention off makes llama.cpp's CPU attention give the same logits for a token alone or in a batch
-// (ContextOptions.flashAttention), which is what identity with step-by-step decoding depends on.
+// Identity with step-by-step decoding depends on a token getting the same logits alone or in a batch: on the CPU,
+// batches of generated tokens run ggml's reference kernels for that (native/reference_kernels.h).
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";

@@ -54,9 +54,10 @@ export const CONTEXT_OPTION_KEYS: readonly string[] = [
  * guessed tokens are decoded with it in the same forward pass, and each is kept only where the model's
  * own pick (sampled from the logits before it, as without drafts) agrees. The output is the same as
  * without drafts: at temperature 0, and draw for draw with a seeded sampler (for single-token drafts
- * this is rejection sampling's rule: a drafted token is kept with the model's probability for it). One
- * caveat, as for any batched evaluation: logits computed in a batch of several tokens can differ in their
- * last bits from those of one token, which may flip a near tie of the top two.
+ * this is rejection sampling's rule: a drafted token is kept with the model's probability for it). On the
+ * CPU, batches of generated tokens run ggml's reference kernels, which give a token the same logits alone or
+ * in a batch. Elsewhere (a GPU, some weight types' matrix kernels) logits computed in a batch of several tokens
+ * can differ in their last bits from those of one token, which may flip a near tie of the top two.
  * Drafts the grammar refuses are cut before they cost a pass. Not for recurrent or hybrid models (a
  * rejected draft must leave the cache): there it does nothing.
  *
@@ -126,9 +127,10 @@ export interface ContextOptions {
    * cached, so a prompt that continues an earlier one reuses that prefix. Each sequence has its
    * own cache of `contextSize` tokens (the KV cache takes `sequences` times the memory), so a
    * generation gives the same tokens alone or batched with others, but for the last bits of batched
-   * evaluation: on the CPU, flash attention takes another kernel for a lone token once its cache
-   * holds 512 tokens, which may flip a near tie (`flashAttention: false` avoids it). `decode`,
-   * `clear`, `truncate` and `cachedTokens` are for single-sequence contexts only.
+   * evaluation: on the CPU, batches of generated tokens run ggml's reference kernels, which treat each
+   * token alike whatever the batch, but a batch that also holds another sequence's prompt keeps the fast
+   * kernels, and some weight types' matrix kernels differ between one row and several; either may flip a near
+   * tie. `decode`, `clear`, `truncate` and `cachedTokens` are for single-sequence contexts only.
    *
    * @example
    * const context = await model.createContext({ sequences: 4 });
@@ -158,12 +160,12 @@ export interface ContextOptions {
   speculative?: SpeculativeOptions;
   /**
    * Flash attention: true, false, or "auto" (the default: on where the backend supports it for the model,
-   * which includes the CPU). On a GPU it saves memory and time on long prompts. Off makes a CPU context
-   * give the same logits for a token decoded alone or in a batch with others on more models: llama.cpp's CPU
-   * flash attention takes another path for one token once the cache reaches 512 cells, and another for a
-   * batch from 64 tokens, so checked fast-forward and speculative decoding (which decode several tokens at
-   * once) can flip a near tie that step-by-step decoding does not. It costs memory for the attention scores
-   * of a prompt batch (`batchSize` × cached tokens × heads).
+   * which includes the CPU). On a GPU it saves memory and time on long prompts. llama.cpp's CPU flash
+   * attention takes another path for one token once the cache reaches 512 cells, and another for a batch
+   * from 64 tokens; batches of generated tokens therefore run its reference kernels, which treat each token
+   * alike, so checked fast-forward and speculative decoding (which decode several tokens at once) give what
+   * step-by-step decoding gives. Off costs memory for the attention scores of a prompt batch
+   * (`batchSize` × cached tokens × heads).
    *
    * @example
    * const context = await model.createContext({ flashAttention: false });

@@ -52,9 +52,8 @@ export interface SamplingOptions {
    * `"checked"` (default): the forced tokens are decoded with the logits of each and kept only as far
    * as the model's own pick agrees (its pick replaces the first one it does not), so the output is
    * that of sampling each token, at any temperature, in fewer passes where the model agrees. Exactly
-   * so where the backend gives a token the same logits in a batch as alone: on the CPU, with the context
-   * option `flashAttention: false` (its flash attention takes another kernel for a lone token once the
-   * cache holds 512 tokens, which can flip a near tie).
+   * so where the backend gives a token the same logits in a batch as alone: on the CPU, where batches of
+   * generated tokens run ggml's reference kernels (a GPU's batched kernels can flip a near tie).
    * `true`: the forced tokens are taken as they are (the most passes saved; the model may have split
    * the text into other tokens, so later free text can differ). `false`: every token is sampled.
    */

@@ -1,0 +1,31 @@
+#include "reference_kernels.h"
+
+// llama_context::get_sched(): llama.cpp's public API does not name the backends a context computes on.
+#include "llama-context.h"
+
+namespace toolwright {
+
+void ReferenceKernels::Attach(llama_context* ctx) {
+  backends_.clear();
+  on_ = false;
+  ggml_backend_sched_t sched = ctx->get_sched();
+  if (sched == nullptr) return;
+  for (int i = 0; i < ggml_backend_sched_get_n_backends(sched); i++) {
+    ggml_backend_t backend = ggml_backend_sched_get_backend(sched, i);
+    ggml_backend_dev_t device = ggml_backend_get_device(backend);
+    if (device == nullptr || ggml_backend_dev_type(device) != GGML_BACKEND_DEVICE_TYPE_CPU) continue;
+    // Looked up as test-backend-ops does: a build with backends loaded at run time links no CPU symbol.
+    ggml_backend_reg_t reg = ggml_backend_dev_backend_reg(device);
+    auto set =
+        reinterpret_cast<SetUseRef>(ggml_backend_reg_get_proc_address(reg, "ggml_backend_cpu_set_use_ref"));
+    if (set != nullptr) backends_.emplace_back(backend, set);
+  }
+}
+
+void ReferenceKernels::Use(bool on) {
+  if (on == on_) return;
+  for (const auto& [backend, set] : backends_) set(backend, on);
+  on_ = on;
+}
+
+}  // namespace toolwright
