@@ -23,9 +23,6 @@ class ReferenceKernels {
   // Whether the next decodes use the reference kernels; cheap when it is already so.
   void Use(bool on);
 
-  // Whether the context has a CPU backend whose kernels can be switched.
-  bool Switchable() const { return !backends_.empty(); }
-
  private:
   using SetUseRef = void (*)(ggml_backend_t, bool);
   std::vector<std::pair<ggml_backend_t, SetUseRef>> backends_;

@@ -12,9 +12,7 @@ export const FLASH_ATTENTION_OPTION: OptionTable = {
   "flash-attention": {
     type: "string",
     value: "MODE",
-    help:
-      "on, off or auto (default: llama.cpp's choice, on for the CPU); off keeps a request's\n" +
-      "tokens the same alone or batched at long prompts on the CPU (llama-server's --flash-attn)",
+    help: "on, off or auto (default: llama.cpp's choice, on for the CPU; llama-server's --flash-attn)",
   },
 };
 
