@@ -132,9 +132,9 @@ export interface ChatOptions extends Omit<ChatRequest, "tools"> {
    * writes them, as OpenAI's API does (default false: each call is streamed whole once the model
    * has finished it). Applies where the grammar holds the call (a required call, the answer after
    * reasoning, or under tool choice auto a call from where the grammar's trigger matched). The
-   * grammar makes the model finish each call it starts, so only maxTokens,
-   * a full context or an abort can cut one: it then stays a call, its arguments as far as written,
-   * with finish reason "length" (or "abort"), and is never run. Without the option, a cut call is
+   * grammar makes the model finish each call it starts, so only maxTokens, a full context, an abort or
+   * a stop string can cut one: it then stays a call, its arguments as far as written, with finish
+   * reason "length" (or "abort", or "stop" for a stop string), and is never run. Without the option, a cut call is
    * content. `toolwright serve` sets it for streamed requests.
    *
    * @example
