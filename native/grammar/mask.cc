@@ -16,34 +16,13 @@ constexpr size_t kCacheBudgetBytes = 64u << 20;
 
 inline void set_bit(uint64_t* bits, int32_t id) { bits[id >> 6] |= 1ull << (id & 63); }
 
-// Set bits in a mask. Without -mpopcnt, __builtin_popcountll is a slow library call on x86, so
-// use the instruction directly when the CPU has it (every x86-64 CPU since 2008).
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-__attribute__((target("popcnt"))) size_t count_bits_popcnt(const uint64_t* bits, size_t words) {
-  size_t n = 0;
-  for (size_t w = 0; w < words; w++) n += static_cast<size_t>(__builtin_popcountll(bits[w]));
-  return n;
-}
-#endif
-size_t count_bits(const uint64_t* bits, size_t words) {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  static const bool has_popcnt = __builtin_cpu_supports("popcnt");
-  if (has_popcnt) return count_bits_popcnt(bits, words);
-#endif
-  size_t n = 0;
-  for (size_t w = 0; w < words; w++) n += static_cast<size_t>(__builtin_popcountll(bits[w]));
-  return n;
-}
-
 }  // namespace
 
 MaskEngine::MaskEngine(Npda& npda, std::shared_ptr<const Vocab> vocab)
     : npda_(npda), vocab_(std::move(vocab)) {}
 
 void MaskEngine::clear_cache() {
-  cache_slot_.clear();
-  cache_.clear();
-  cache_bytes_ = 0;
+  drop_masks();
   plan_of_.clear();
   group_of_.clear();
   plans_.clear();
@@ -106,10 +85,11 @@ void MaskEngine::fill(uint32_t state, PartialUtf8 partial, uint64_t* out) {
     stats_.cache_hits++;
     const Cached& c = cache_[cache_slot_[state]];
     if (c.dense) {
-      std::memcpy(out, c.bits.data(), words * 8);
+      std::memcpy(out, c.data, words * 8);
     } else {
       std::memset(out, 0, words * 8);
-      for (int32_t id : c.ids) set_bit(out, id);
+      const auto* ids = reinterpret_cast<const int32_t*>(c.data);
+      for (uint32_t i = 0; i < c.n; i++) set_bit(out, ids[i]);
     }
     return;
   }
@@ -145,28 +125,66 @@ void MaskEngine::preheat(const std::atomic<bool>* stop) {
 
 void MaskEngine::store(uint32_t state, const uint64_t* bits) {
   const size_t words = vocab_->n_words();
-  const size_t count = count_bits(bits, words);
-  Cached c;
-  c.dense = count * 32 >= vocab_->size();
-  if (c.dense) {
-    c.bits.assign(bits, bits + words);
-  } else {
-    c.ids.reserve(count);
-    for (size_t w = 0; w < words; w++) {
-      for (uint64_t x = bits[w]; x; x &= x - 1)
-        c.ids.push_back(static_cast<int32_t>(w * 64 + __builtin_ctzll(x)));
+  // Ids while few (found without counting the bits first), else the bitset.
+  const size_t max_ids = words / kBitsetWordsPerId;
+  id_buf_.resize(max_ids + 1);
+  size_t n = 0;
+  for (size_t w = 0; w < words && n <= max_ids; w++) {
+    for (uint64_t x = bits[w]; x && n <= max_ids; x &= x - 1) {
+      id_buf_[n++] = static_cast<int32_t>(w * 64 + __builtin_ctzll(x));
     }
   }
-  const size_t bytes = (c.dense ? words * 8 : count * 4) + 64;
-  if (cache_bytes_ + bytes > kCacheBudgetBytes) {
-    cache_slot_.clear();
-    cache_.clear();
-    cache_bytes_ = 0;
+  const bool dense = n > max_ids;
+  const size_t stored_words = dense ? words : (n + 1) / 2;
+  if (cache_bytes_ + stored_words * 8 > kCacheBudgetBytes) drop_masks();
+  uint64_t* at = arena_alloc(stored_words);
+  if (dense) {
+    std::memcpy(at, bits, words * 8);
+  } else {
+    std::memcpy(at, id_buf_.data(), n * 4);
   }
+  cache_bytes_ += stored_words * 8 + sizeof(Cached);
   if (cache_slot_.size() <= state) cache_slot_.resize(state + 1, -1);
   cache_slot_[state] = static_cast<int32_t>(cache_.size());
-  cache_.push_back(std::move(c));
-  cache_bytes_ += bytes;
+  cache_.push_back(Cached{at, dense ? 0u : static_cast<uint32_t>(n), dense});
+}
+
+uint64_t* MaskEngine::arena_alloc(size_t words) {
+  if (words > arena_left_) {
+    // A few masks a block: small enough for malloc to serve from its free lists (fresh pages
+    // would fault in on every block), uninitialised.
+    const size_t block = std::max(words, vocab_->n_words() * kArenaBlockMasks);
+    arena_.push_back(std::unique_ptr<uint64_t[]>(new uint64_t[block]));
+    arena_free_ = arena_.back().get();
+    arena_left_ = block;
+  }
+  uint64_t* at = arena_free_;
+  arena_free_ += words;
+  arena_left_ -= words;
+  return at;
+}
+
+void MaskEngine::drop_masks() {
+  cache_slot_.clear();
+  cache_.clear();
+  cache_bytes_ = 0;
+  arena_.clear();
+  arena_free_ = nullptr;
+  arena_left_ = 0;
+}
+
+bool MaskEngine::or_cached(uint32_t state, uint64_t* out) {
+  if (state >= cache_slot_.size() || cache_slot_[state] < 0) return false;
+  stats_.masks++;
+  stats_.cache_hits++;
+  const Cached& c = cache_[cache_slot_[state]];
+  if (c.dense) {
+    for (size_t w = 0, words = vocab_->n_words(); w < words; w++) out[w] |= c.data[w];
+  } else {
+    const auto* ids = reinterpret_cast<const int32_t*>(c.data);
+    for (uint32_t i = 0; i < c.n; i++) set_bit(out, ids[i]);
+  }
+  return true;
 }
 
 bool MaskEngine::has_broad_top(uint32_t state) const {
@@ -243,7 +261,9 @@ bool MaskEngine::decompose(uint32_t state, uint64_t* out) {
   std::memset(out, 0, words * 8);
   const uint32_t n = split_pool_[at];
   for (uint32_t i = 0; i < n; i++) {
-    fill(split_pool_[at + 1 + i], PartialUtf8{}, part);
+    const uint32_t part_state = split_pool_[at + 1 + i];
+    if (or_cached(part_state, out)) continue;
+    fill(part_state, PartialUtf8{}, part);
     for (size_t w = 0; w < words; w++) out[w] |= part[w];
   }
   part_depth_--;

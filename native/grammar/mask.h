@@ -125,15 +125,28 @@ class MaskEngine {
   FlatMap64 uniform_of_;          // (state, set) -> successor on the whole set, or kNotUniform
   static constexpr uint32_t kNotUniform = UINT32_MAX - 2;
 
-  // cache: state -> mask, stored sparse (ids) or dense (bitset)
+  // cache: state -> mask, stored sparse (ids) or dense (bitset) in an arena of word blocks
+  // (one allocation per few masks, all dropped together when over budget).
   struct Cached {
+    const uint64_t* data;  // bitset of n_words() words, or n int32 ids
+    uint32_t n;
     bool dense;
-    std::vector<uint64_t> bits;
-    std::vector<int32_t> ids;
   };
   std::vector<int32_t> cache_slot_;  // state -> index into cache_, or -1
   std::vector<Cached> cache_;
   size_t cache_bytes_ = 0;
+  std::vector<std::unique_ptr<uint64_t[]>> arena_;
+  uint64_t* arena_free_ = nullptr;
+  size_t arena_left_ = 0;
+  uint64_t* arena_alloc(size_t words);
+  static constexpr size_t kArenaBlockMasks = 4;
+  void drop_masks();
+  // Masks with at most one token per this many bitset words are kept as ids: extracting and
+  // setting more ids costs more than copying the bitset.
+  static constexpr size_t kBitsetWordsPerId = 4;
+  std::vector<int32_t> id_buf_;  // store(): the ids found so far
+  // ORs the cached mask of `state` into `out`; false when none is cached.
+  bool or_cached(uint32_t state, uint64_t* out);
 
   void compute_fresh(uint32_t state, uint64_t* out);
   // A mask is the union of its stacks' masks: a state mixing stacks that each loop on a broad

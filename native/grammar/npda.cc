@@ -103,6 +103,13 @@ uint32_t Npda::closure(uint32_t node) {
       out_.push_back(n);
       continue;
     }
+    // A continuation met before (the value after a run of whitespace, at every run length):
+    // its stacks are known.
+    if (n != node && closure_of_[n] != kUnset) {
+      const uint32_t known = closure_of_[n];
+      out_.insert(out_.end(), list_nodes(known), list_nodes(known) + list_len(known));
+      continue;
+    }
     const uint32_t pos = node_pos_[n];
     if (g.elems[pos].type != ElemType::RuleRef) {
       out_.push_back(n);
@@ -114,8 +121,26 @@ uint32_t Npda::closure(uint32_t node) {
       todo_.push_back(g.is_end_of_alt(alt) ? cont : push(cont, alt));
     }
   }
-  const uint32_t s = intern(out_);
-  closure_of_[node] = s;
+  const uint32_t list = store_list(out_);
+  closure_of_[node] = list;
+  return list;
+}
+
+uint32_t Npda::store_list(std::vector<uint32_t>& v) {
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  const auto id = static_cast<uint32_t>(list_pool_.size());
+  list_pool_.push_back(static_cast<uint32_t>(v.size()));
+  list_pool_.push_back(kUnset);
+  list_pool_.insert(list_pool_.end(), v.begin(), v.end());
+  return id;
+}
+
+uint32_t Npda::list_state(uint32_t list) {
+  if (list_pool_[list + 1] != kUnset) return list_pool_[list + 1];
+  list_buf_.assign(list_nodes(list), list_nodes(list) + list_len(list));
+  const uint32_t s = intern(list_buf_);
+  list_pool_[list + 1] = s;
   return s;
 }
 
@@ -125,9 +150,9 @@ uint32_t Npda::successor(uint32_t node) {
   const uint32_t pos = node_pos_[node];
   const uint32_t next = g.is_token_elem(pos) ? pos + 1 : g.after_class[pos];
   const uint32_t parent = node_parent_[node];
-  const uint32_t s = closure(g.is_end_of_alt(next) ? parent : push(parent, next));
-  succ_of_[node] = s;
-  return s;
+  const uint32_t list = closure(g.is_end_of_alt(next) ? parent : push(parent, next));
+  succ_of_[node] = list;
+  return list;
 }
 
 uint32_t Npda::truncated_node(uint32_t stack, int frames) {
@@ -175,8 +200,8 @@ uint32_t Npda::initial() {
   const Grammar& g = *grammar_;
   std::vector<uint32_t> all;
   for (uint32_t alt : g.alt_starts[g.root_rule]) {
-    const uint32_t s = closure(g.is_end_of_alt(alt) ? kEmptyStack : push(kEmptyStack, alt));
-    all.insert(all.end(), stacks(s), stacks(s) + n_stacks(s));
+    const uint32_t list = closure(g.is_end_of_alt(alt) ? kEmptyStack : push(kEmptyStack, alt));
+    all.insert(all.end(), list_nodes(list), list_nodes(list) + list_len(list));
   }
   initial_ = intern(all);
   return initial_;
@@ -198,8 +223,8 @@ uint32_t Npda::step_token(uint32_t state, int32_t token) {
     const uint32_t node = stacks(state)[i];
     if (node == kEmptyStack || !g.is_token_elem(node_pos_[node])) continue;
     if (!g.token_elem_matches(node_pos_[node], token)) continue;
-    const uint32_t s = successor(node);
-    all.insert(all.end(), stacks(s), stacks(s) + n_stacks(s));
+    const uint32_t list = successor(node);
+    all.insert(all.end(), list_nodes(list), list_nodes(list) + list_len(list));
   }
   return intern(all);
 }
@@ -320,31 +345,32 @@ uint32_t Npda::segment_of(const Partition& p, uint32_t cp) {
 uint32_t Npda::compute_step(uint32_t state, uint32_t seg) {
   const Grammar& g = *grammar_;
   const uint32_t rep = partitions_[states_[state].partition].breaks[seg];
-  uint32_t single = kDead;
-  std::vector<uint32_t>& all = step_buf_;  // no re-entry: successor() interns through out_
+  uint32_t single = kNone;                 // the one successor list so far
+  std::vector<uint32_t>& all = step_buf_;  // no re-entry: successor() builds its list in out_
   bool many = false;
   for (uint32_t i = 0; i < n_stacks(state); i++) {
     const uint32_t node = stacks(state)[i];
     if (node == kEmptyStack) continue;
     const uint32_t cls = g.class_at[node_pos_[node]];
     if (cls == Grammar::kNoClass || !g.classes[cls].matches(rep)) continue;
-    const uint32_t s = successor(node);
-    if (single == kDead) {
-      single = s;
-    } else if (s != single) {
+    const uint32_t list = successor(node);
+    if (single == kNone) {
+      single = list;
+    } else if (list != single) {
       if (!many) {
-        all.assign(stacks(single), stacks(single) + n_stacks(single));
+        all.assign(list_nodes(single), list_nodes(single) + list_len(single));
         many = true;
       }
-      all.insert(all.end(), stacks(s), stacks(s) + n_stacks(s));
+      all.insert(all.end(), list_nodes(list), list_nodes(list) + list_len(list));
     }
   }
-  return many ? intern(all) : single;
+  if (many) return intern(all);
+  return single == kNone ? kDead : list_state(single);
 }
 
 size_t Npda::memory_bytes() const {
   size_t b = node_pos_.capacity() * 17 + node_index_.memory_bytes() + states_.capacity() * sizeof(State) +
-             pool_.capacity() * 4 + state_index_.memory_bytes();
+             pool_.capacity() * 4 + state_index_.memory_bytes() + list_pool_.capacity() * 4;
   return b + partitions_.memory_bytes();
 }
 

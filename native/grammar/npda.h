@@ -141,8 +141,16 @@ class Npda {
   // when none (capped: stacks grow deep).
   std::vector<uint8_t> node_cut_depth_;
   static constexpr uint8_t kNoCut = 255;
-  std::vector<uint32_t> closure_of_;  // node -> state of its closure, or kUnset
-  std::vector<uint32_t> succ_of_;     // class-topped node -> state after matching, or kUnset
+  // Memoised stack lists (a closure, a successor): most are only ever merged into the state the
+  // walk steps to, so they are kept as plain sorted lists, not interned as states. A list is
+  // list_pool_[id] = length, [id + 1] = its state once interned (or kUnset), then the nodes.
+  std::vector<uint32_t> list_pool_;
+  std::vector<uint32_t> closure_of_;  // node -> list of its closure, or kUnset
+  std::vector<uint32_t> succ_of_;     // class-topped node -> list after matching, or kUnset
+  const uint32_t* list_nodes(uint32_t list) const { return &list_pool_[list + 2]; }
+  uint32_t list_len(uint32_t list) const { return list_pool_[list]; }
+  uint32_t store_list(std::vector<uint32_t>& v);  // sorts + dedups in place
+  uint32_t list_state(uint32_t list);             // the list as a state (kDead if empty)
   FlatMap64 node_index_;
   std::vector<State> states_;
   std::vector<uint32_t> pool_;
@@ -177,7 +185,7 @@ class Npda {
   PartitionStore partitions_;
   uint32_t initial_ = kUnset;
   // scratch
-  std::vector<uint32_t> todo_, out_, merge_buf_, step_buf_, break_buf_;
+  std::vector<uint32_t> todo_, out_, merge_buf_, step_buf_, break_buf_, list_buf_;
   // closure(): node -> epoch it was last seen in (a linear "seen" list is quadratic on the
   // hundreds of stacks an ambiguous rule expands to).
   std::vector<uint32_t> seen_epoch_;
