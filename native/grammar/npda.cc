@@ -307,7 +307,7 @@ Npda::Partition& Npda::PartitionStore::add(const uint32_t* breaks, uint32_t n) {
   // Segment j covers [breaks[j], breaks[j + 1]): fill the ASCII table run by run.
   for (uint32_t seg = 0; seg < n && breaks[seg] < 128; seg++) {
     const uint32_t end = seg + 1 < n ? std::min<uint32_t>(breaks[seg + 1], 128) : 128;
-    std::fill(p.ascii + breaks[seg], p.ascii + end, static_cast<uint16_t>(seg));
+    std::fill(p.ascii + breaks[seg], p.ascii + end, static_cast<uint8_t>(seg));
   }
   if ((size_ & (kChunk - 1)) == 0) chunks_.push_back(std::make_unique<Partition[]>(kChunk));
   Partition& at = (*this)[size_++];

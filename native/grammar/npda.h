@@ -51,8 +51,8 @@ class Npda {
   // runs to UINT32_MAX); every code point of a segment leads to the same successor.
   struct Partition {
     Words breaks;
-    Words succ;           // per segment: successor state, kDead, or kUnset
-    uint16_t ascii[128];  // code point < 128 -> segment
+    Words succ;          // per segment: successor state, kDead, or kUnset
+    uint8_t ascii[128];  // code point < 128 -> segment (fits: at most 128 segments start below 128)
     uint32_t seg_end(uint32_t j) const { return j + 1 < breaks.size() ? breaks[j + 1] - 1 : UINT32_MAX; }
   };
   // Stable reference (partitions are never moved).
@@ -173,7 +173,7 @@ class Npda {
     // Blocks double from the first size up to the last (a small grammar keeps a small arena).
     static constexpr size_t kFirstBlockWords = 512, kMaxBlockWords = 16384;
     // Partitions in fixed chunks: never moved, and one allocation per kChunk of them (a deque
-    // of these 300-byte records allocates one block per partition, a malloc per new state).
+    // of these 160-byte records allocates one block per partition, a malloc per new state).
     static constexpr size_t kChunkBits = 5, kChunk = size_t{1} << kChunkBits;
     std::vector<std::unique_ptr<Partition[]>> chunks_;
     size_t size_ = 0;
