@@ -15,6 +15,8 @@
 //
 // Options: --schemas N (default 60)  --vocab llama-bpe|qwen2 (default both)  --no-reference
 //          --gbnf-dir DIR  --max-seconds S  --json
+//          --rounds N (default 5): after the table, N more toolwright-only runs, each in a fresh process, and
+//            their median mean and p99 (one run's p99 swings by ±15% on a shared machine; compare medians)
 //          --compile-only [--runs N]: only the cold-compile distribution, no masks (grammar-compile-dist.mjs);
 //            all 2,709 dev schemas in about a minute: --compile-only --schemas 2709 --vocab llama-bpe
 // The full run (60 schemas, both vocabularies) takes about 10 minutes on 2 cores, almost all of it
@@ -47,6 +49,7 @@ function parseArgs(argv) {
     json: false,
     compileOnly: false,
     runs: 1,
+    rounds: 5,
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -67,12 +70,15 @@ function parseArgs(argv) {
     else if (a === "--json") opts.json = true;
     else if (a === "--compile-only") opts.compileOnly = true;
     else if (a === "--runs") opts.runs = Number(value());
+    else if (a === "--rounds") opts.rounds = Number(value());
     else throw new RangeError(`unknown option ${a}`);
   }
   if (!Number.isInteger(opts.schemas) || opts.schemas < 1)
     throw new RangeError(`--schemas must be a positive integer, got ${opts.schemas}`);
   if (!Number.isInteger(opts.runs) || opts.runs < 1)
     throw new RangeError(`--runs must be a positive integer, got ${opts.runs}`);
+  if (!Number.isInteger(opts.rounds) || opts.rounds < 0)
+    throw new RangeError(`--rounds must be a non-negative integer, got ${opts.rounds}`);
   return opts;
 }
 
@@ -278,6 +284,35 @@ function printTable(label, r, source, count) {
   if (slow.length) console.log(`slowest toolwright masks (by CPU time): ${slow.join("; ")}`);
 }
 
+// Toolwright alone, `opts.rounds` more times, each in a fresh process: the mask means and p99s (wall and CPU).
+function roundsOf(vocab, dirs, opts) {
+  const runs = [];
+  for (let i = 0; i < opts.rounds; i++) {
+    const o = runBench(vocab, dirs, { ...opts, reference: false }).ours;
+    runs.push({ mean: o.mask_us.mean, p99: o.mask_us.p99, cpuP99: o.mask_cpu_us?.p99 ?? Number.NaN });
+  }
+  return runs;
+}
+
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
+
+function printRounds(runs) {
+  if (runs.length === 0) return;
+  const of = (key) => runs.map((x) => x[key]);
+  const spread = (xs) => `${fmt(Math.min(...xs))}–${fmt(Math.max(...xs))}`;
+  const p99 = median(of("p99"));
+  const verdict = p99 <= TARGETS.p99Us ? "met" : "NOT MET";
+  console.log(
+    `toolwright alone, ${runs.length} more runs in fresh processes (medians, range): ` +
+      `mean ${fmt(median(of("mean")))} µs (${spread(of("mean"))}); ` +
+      `p99 ${fmt(p99)} µs (${spread(of("p99"))}), ${verdict}; ` +
+      `CPU p99 ${fmt(median(of("cpuP99")))} µs (${spread(of("cpuP99"))})`,
+  );
+}
+
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
   if (!existsSync(TOOL)) {
@@ -303,8 +338,12 @@ async function main() {
   const results = [];
   for (const v of opts.vocabs) {
     const r = runBench(v.name, dirs, opts);
-    results.push({ label: v.label, r });
-    if (!opts.json) printTable(v.label, r, source, count); // as each vocabulary finishes
+    const rounds = roundsOf(v.name, dirs, opts);
+    results.push({ label: v.label, r, rounds });
+    if (!opts.json) {
+      printTable(v.label, r, source, count); // as each vocabulary finishes
+      printRounds(rounds);
+    }
   }
   if (opts.json) console.log(JSON.stringify({ source, count, results }, null, 2));
   // The compiled-grammar cache on the same grammars (bench:grammar-cache has more).
