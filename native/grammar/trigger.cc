@@ -1,6 +1,7 @@
 #include "trigger.h"
 
 #include <algorithm>
+#include <cctype>
 #include <string_view>
 
 namespace toolwright::grammar {
@@ -30,14 +31,17 @@ constexpr std::string_view kAnyPrefix = "^[\\s\\S]*?";
 constexpr std::string_view kAnyLazy = "[\\s\\S]*?";
 constexpr std::string_view kAnySuffix = "[\\s\\S]*";
 
-// The text an escaped literal stands for, or nullopt when `regex` is not a plain (escaped) literal.
+// The text an escaped literal stands for, or nullopt when `regex` is not a plain (escaped) literal. A
+// backslash before any ASCII character but a letter or digit stands for that character (ECMAScript's identity
+// escape): the chat layer escapes "/" and "-" too, so its `<\/think>` guard is a literal.
 std::optional<std::string> unescape_literal(std::string_view regex) {
   static const std::string kSpecial = ".^$|()*+?[]{}\\";
   std::string out;
   for (size_t i = 0; i < regex.size(); i++) {
     const char c = regex[i];
     if (c == '\\') {
-      if (i + 1 >= regex.size() || kSpecial.find(regex[i + 1]) == std::string::npos) return std::nullopt;
+      const unsigned char next = i + 1 < regex.size() ? static_cast<unsigned char>(regex[i + 1]) : 0;
+      if (next == 0 || next >= 0x80 || std::isalnum(next)) return std::nullopt;
       out += regex[++i];
     } else if (kSpecial.find(c) != std::string::npos) {
       return std::nullopt;

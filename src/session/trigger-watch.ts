@@ -131,14 +131,18 @@ function triggerOf(source: string): Trigger {
   return trigger;
 }
 
-/** The text an escaped literal stands for, or null when `regex` is not a plain (escaped) literal. */
+/**
+ * The text an escaped literal stands for, or null when `regex` is not a plain (escaped) literal. A backslash before
+ * any ASCII character but a letter or digit stands for that character, as in the runtime: the chat layer escapes
+ * "/" and "-" too, so its `<\/think>` guard is a literal.
+ */
 function unescapeLiteral(regex: string): string | null {
   let out = "";
   for (let i = 0; i < regex.length; i++) {
     const c = regex[i]!;
     if (c === "\\") {
       const next = regex[i + 1];
-      if (next === undefined || !REGEX_SPECIAL.includes(next)) return null;
+      if (next === undefined || next > "\x7f" || /[A-Za-z0-9]/.test(next)) return null;
       out += next;
       i++;
     } else if (REGEX_SPECIAL.includes(c)) {

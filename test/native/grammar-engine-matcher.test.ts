@@ -127,6 +127,13 @@ describe("grammar matcher", () => {
       prefix: "<tool_call> inside reasoning </think>",
       first: "<tool_call>",
     },
+    {
+      // The chat layer escapes "/" (src/session/grammar.ts): the guard is still one literal.
+      name: "guard escaped as the chat layer writes it",
+      pattern: "^[\\s\\S]*?<\\/think>[\\s\\S]*?(<tool_call>)[\\s\\S]*",
+      prefix: "<tool_call> inside reasoning </think>",
+      first: "<tool_call>",
+    },
   ])("a $name after 100,000 characters of text activates the grammar there", async ({ pattern, prefix, first }) => {
     const file = join(dir, "after-long-text.gbnf");
     writeFileSync(file, 'root ::= "<tool_call>" "{"? [a-z]+\n');

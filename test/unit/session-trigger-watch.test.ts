@@ -78,6 +78,17 @@ describe("TriggerWatch", () => {
       want: [null, null, 32],
     },
     {
+      // The chat layer escapes "/" (src/session/grammar.ts): the guard is still one literal, found however far back.
+      name: "a guard escaped as the chat layer writes it, the call 5,000 characters after it",
+      lazy: { patterns: ["^[\\s\\S]*?<\\/think>[\\s\\S]*?(<call>)[\\s\\S]*"] },
+      steps: [
+        [1, "<call> in thought </think>"],
+        [2, "x".repeat(5000)],
+        [3, "<call>"],
+      ] as [number, string][],
+      want: [null, null, 5026],
+    },
+    {
       name: "a regex core: from its first group that matched something",
       lazy: { patterns: ['^[\\s\\S]*?(\\{\\s*"name")[\\s\\S]*'] },
       steps: [
