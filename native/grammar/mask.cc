@@ -81,9 +81,9 @@ void MaskEngine::fill(uint32_t state, PartialUtf8 partial, uint64_t* out) {
     }
     return;
   }
-  if (state < cache_slot_.size() && cache_slot_[state] >= 0) {
+  if (const Cached* hit = cached(state)) {
     stats_.cache_hits++;
-    const Cached& c = cache_[cache_slot_[state]];
+    const Cached& c = *hit;
     if (c.dense) {
       std::memcpy(out, c.data, words * 8);
     } else {
@@ -174,10 +174,11 @@ void MaskEngine::drop_masks() {
 }
 
 bool MaskEngine::or_cached(uint32_t state, uint64_t* out) {
-  if (state >= cache_slot_.size() || cache_slot_[state] < 0) return false;
+  const Cached* hit = cached(state);
+  if (hit == nullptr) return false;
   stats_.masks++;
   stats_.cache_hits++;
-  const Cached& c = cache_[cache_slot_[state]];
+  const Cached& c = *hit;
   if (c.dense) {
     for (size_t w = 0, words = vocab_->n_words(); w < words; w++) out[w] |= c.data[w];
   } else {

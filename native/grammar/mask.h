@@ -145,6 +145,9 @@ class MaskEngine {
   // setting more ids costs more than copying the bitset.
   static constexpr size_t kBitsetWordsPerId = 4;
   std::vector<int32_t> id_buf_;  // store(): the ids found so far
+  const Cached* cached(uint32_t state) const {
+    return state < cache_slot_.size() && cache_slot_[state] >= 0 ? &cache_[cache_slot_[state]] : nullptr;
+  }
   // ORs the cached mask of `state` into `out`; false when none is cached.
   bool or_cached(uint32_t state, uint64_t* out);
 
