@@ -48,7 +48,7 @@ describe("toolwright serve", () => {
   }, 300_000);
 
   it("serves the openai client with a Bearer key and drains on SIGTERM", async () => {
-    const { child, out, exited } = start([model, "--port", "0", "--alias", "tiny", "--max-tokens", "64"], {
+    const { child, out, exited } = start([model, "--port", "0", "--alias", "tiny", "--max-tokens", "512"], {
       TOOLWRIGHT_API_KEY: "k1",
     });
     const baseURL = await listening(out, exited);
@@ -60,16 +60,17 @@ describe("toolwright serve", () => {
       status: 401,
     });
     await expect(
-      client.chat.completions.create({ model: "tiny", messages: [{ role: "user", content: "Hi" }], max_tokens: 65 }),
+      client.chat.completions.create({ model: "tiny", messages: [{ role: "user", content: "Hi" }], max_tokens: 513 }),
     ).rejects.toMatchObject({ status: 400, param: "max_tokens" });
-    // A long answer in flight when SIGTERM arrives still ends normally.
+    // A long answer in flight when SIGTERM arrives still ends normally. Long enough that it cannot have
+    // ended before the client reads its first chunk, however busy the machine.
     const stream = await client.chat.completions.create({
       model: "tiny",
       messages: [{ role: "user", content: "Story" }],
-      max_tokens: 64,
+      max_tokens: 512,
       response_format: {
         type: "json_schema",
-        json_schema: { name: "long", schema: { type: "string", minLength: 2000 } },
+        json_schema: { name: "long", schema: { type: "string", minLength: 100000 } },
       },
       stream: true,
     });
