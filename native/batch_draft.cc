@@ -115,13 +115,29 @@ void BatchScheduler::AdaptDraftBudget(const ContextState& state, Slot& slot, siz
 
 void BatchScheduler::AdaptForcedBudget(Slot& slot, size_t forced, size_t kept) {
   if (forced == 0) return;
-  // Past this a run is not cut: a model that agrees keeps whole markers and keys in one pass.
-  constexpr size_t kUncapped = 64;
+  // Rows decoded for nothing (the model wrote the forced text its own way from there) are a debt that
+  // kept tokens (each a pass saved) pay back. While in debt, the next checked run waits that many picks
+  // (at most kMaxForcedPause): a model that rarely agrees costs few rows, one that agrees never waits.
+  const size_t dropped = forced - kept;
+  slot.forced_debt = slot.forced_debt + dropped > kept ? slot.forced_debt + dropped - kept : 0;
+  if (dropped > 0) slot.forced_pause = std::min(kMaxForcedPause, slot.forced_debt);
+  // A run cut short: the next is at most one longer than what was kept. A run kept whole: the next may
+  // be twice as long, and past kUncappedForcedRun it is not cut (a model that agrees keeps whole markers
+  // and keys in one pass).
   if (kept < forced) {
     slot.forced_budget = kept + 1;
-  } else if (slot.forced_budget != 0) {
-    slot.forced_budget = slot.forced_budget * 2 >= kUncapped ? 0 : slot.forced_budget * 2;
+  } else if (slot.forced_budget != kAnyForcedRun) {
+    const size_t now = slot.forced_budget == 0 ? kFirstForcedRun : slot.forced_budget;
+    slot.forced_budget = now * 2 >= kUncappedForcedRun ? kAnyForcedRun : now * 2;
   }
+}
+
+size_t BatchScheduler::ForcedRunCap(Slot& slot) {
+  if (slot.forced_pause > 0) {
+    slot.forced_pause--;
+    return 0;
+  }
+  return slot.forced_budget == 0 ? kFirstForcedRun : slot.forced_budget;
 }
 
 bool BatchScheduler::CheckAhead(ContextState& state, Slot& slot) {
@@ -135,6 +151,7 @@ bool BatchScheduler::CheckAhead(ContextState& state, Slot& slot) {
     if (pick == LLAMA_TOKEN_NULL) return false;
     if (pick != ahead[i]) {
       // The model writes another token here: the rest of the run leaves the cache, its pick goes on.
+      if (i < forced) slot.request->dropped_forced += forced - i;
       AdaptForcedBudget(slot, forced, std::min(i, forced));
       AdaptDraftBudget(state, slot, drafted, i > forced ? i - forced : 0);
       DropFrom(state, slot, base + i);
@@ -147,8 +164,10 @@ bool BatchScheduler::CheckAhead(ContextState& state, Slot& slot) {
       state.accepted_draft_tokens++;
       slot.request->accepted++;
     }
+    const bool eog = llama_vocab_is_eog(state.model->vocab, pick);
+    if (eog && i + 1 < forced) slot.request->dropped_forced += forced - i - 1;  // in the event below
     SendToken(state, slot, pick, i < forced);  // room was left for the run and the token after it
-    if (llama_vocab_is_eog(state.model->vocab, pick)) {
+    if (eog) {
       DropFrom(state, slot, base + i);  // as a sampled end of generation, it is not in the cache
       Finish(slot, "eog");
       return false;

@@ -22,6 +22,7 @@ void BatchScheduler::SendToken(ContextState& state, Slot& slot, llama_token toke
   event.passes = slot.request->passes;
   event.drafted = slot.request->drafted;
   event.accepted = slot.request->accepted;
+  event.dropped_forced = slot.request->dropped_forced;
   slot.request->window->sent++;  // counted before the reader can see it
   slot.request->events->Send(std::move(event));
 }
@@ -34,7 +35,8 @@ void BatchScheduler::ForceAhead(ContextState& state, Slot& slot) {
   const bool checked = sampler.fast_forward_checked;
   if (checked && (llama_model_is_recurrent(model) || llama_model_is_hybrid(model))) return;
   size_t room = RoomAhead(state, slot, 0, checked);
-  if (checked && slot.forced_budget != 0) room = std::min(room, slot.forced_budget);
+  if (checked) room = std::min(room, ForcedRunCap(slot));
+  if (room == 0) return;
   std::vector<llama_token> forced = ForcedTokens(sampler.grammar, state.model->vocab, room);
   if (forced.empty()) return;
   slot.forced_checked = checked;

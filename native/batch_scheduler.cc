@@ -113,6 +113,7 @@ void EventSink::Deliver(napi_env env, napi_value callback, const SequenceEvent& 
         out.Set("drafted", static_cast<double>(event.drafted));
         out.Set("accepted", static_cast<double>(event.accepted));
       }
+      if (event.dropped_forced > 0) out.Set("droppedForced", static_cast<double>(event.dropped_forced));
       break;
     case SequenceEvent::kEnd:
       out.Set("type", "end");
@@ -440,6 +441,8 @@ void BatchScheduler::Assign(ContextState& state, Slot& slot, RequestPtr request)
   slot.checking.clear();
   slot.draft_budget = 0;
   slot.forced_budget = 0;
+  slot.forced_debt = 0;
+  slot.forced_pause = 0;
   slot.generated = 0;
   slot.row = -1;
   slot.last_used = ++assigned_;

@@ -58,17 +58,18 @@ struct SequenceEvent {
   llama_token token = LLAMA_TOKEN_NULL;
   std::string piece;
   bool eog = false;
-  bool forced = false;        // kToken: appended without sampling (fast_forward.h)
-  uint64_t passes = 0;        // kToken: decode passes the request has taken part in so far
-  uint64_t drafted = 0;       // kToken: drafted tokens decoded for the request so far (speculative.h)
-  uint64_t accepted = 0;      // kToken: of those, the ones its picks agreed with
-  llama_seq_id sequence = 0;  // kStart: the slot's sequence
-  size_t reused = 0;          // kStart: prompt tokens found in the slot's cache (shifted ones included)
-  size_t shifted = 0;         // kStart: of those, tokens kept by a context shift (batch_shift.cc)
-  size_t evaluated = 0;       // kStart: prompt tokens to evaluate
-  std::string reason;         // kEnd: the stop reason, empty on failure
-  std::string code;           // kEnd: failure code
-  std::string error;          // kEnd: failure message
+  bool forced = false;          // kToken: appended without sampling (fast_forward.h)
+  uint64_t passes = 0;          // kToken: decode passes the request has taken part in so far
+  uint64_t drafted = 0;         // kToken: drafted tokens decoded for the request so far (speculative.h)
+  uint64_t accepted = 0;        // kToken: of those, the ones its picks agreed with
+  uint64_t dropped_forced = 0;  // kToken: checked forced tokens decoded, then dropped (batch_draft.cc)
+  llama_seq_id sequence = 0;    // kStart: the slot's sequence
+  size_t reused = 0;            // kStart: prompt tokens found in the slot's cache (shifted ones included)
+  size_t shifted = 0;           // kStart: of those, tokens kept by a context shift (batch_shift.cc)
+  size_t evaluated = 0;         // kStart: prompt tokens to evaluate
+  std::string reason;           // kEnd: the stop reason, empty on failure
+  std::string code;             // kEnd: failure code
+  std::string error;            // kEnd: failure message
 };
 
 // How far a request's generation is ahead of its reader: shared by the request (context's thread)
@@ -123,9 +124,10 @@ struct SequenceRequest {
   bool shift = false;
   std::shared_ptr<EventSink> events;  // closed after the kEnd event
   std::shared_ptr<ReadWindow> window = std::make_shared<ReadWindow>();
-  uint64_t passes = 0;    // decode passes it took part in (context's thread)
-  uint64_t drafted = 0;   // drafted tokens decoded for it (context's thread)
-  uint64_t accepted = 0;  // of those, the ones its picks agreed with (context's thread)
+  uint64_t passes = 0;          // decode passes it took part in (context's thread)
+  uint64_t drafted = 0;         // drafted tokens decoded for it (context's thread)
+  uint64_t accepted = 0;        // of those, the ones its picks agreed with (context's thread)
+  uint64_t dropped_forced = 0;  // checked forced tokens its picks did not agree with (context's thread)
   std::atomic<bool> cancelled{false};
   std::atomic<bool> paused{false};  // waiting for its reader after the last round
   std::atomic<bool> ended{false};   // its end was decided (by the round, or by FailLost)
@@ -203,8 +205,11 @@ class BatchScheduler {
     std::vector<llama_token> checking;  // decoded tokens to check against the model's picks: forced, drafted
     size_t checking_forced = 0;         // how many of `checking` are forced tokens (the first ones)
     bool wants_draft = false;           // took a pick this round: DraftAll drafts after it
-    size_t draft_budget = 0;   // most tokens the next draft may have (0: not set yet; batch_draft.cc)
-    size_t forced_budget = 0;  // most checked forced tokens the next run may have (0: any; batch_draft.cc)
+    size_t draft_budget = 0;  // most tokens the next draft may have (0: not set yet; batch_draft.cc)
+    size_t forced_budget =
+        0;                    // most checked forced tokens the next run may have (0: not set; batch_draft.cc)
+    size_t forced_debt = 0;   // checked forced tokens dropped, less those kept since (batch_draft.cc)
+    size_t forced_pause = 0;  // picks left before the next checked run
     std::vector<int32_t> checking_rows;  // the logits row before each of them
     int64_t generated = 0;
     int32_t row = -1;        // this round's logits row, -1: none
@@ -289,6 +294,12 @@ class BatchScheduler {
   // The same for checked forced tokens: a model that splits forced text into other tokens than the
   // tokenizer's (random weights do) gets short runs, so its rejected tokens cost little compute.
   static void AdaptForcedBudget(Slot& slot, size_t forced, size_t kept);
+  // How many checked forced tokens the slot's next run may have (0 while it pauses; counts the pause down).
+  static size_t ForcedRunCap(Slot& slot);
+  static constexpr size_t kFirstForcedRun = 4;       // a request's first checked run
+  static constexpr size_t kUncappedForcedRun = 64;   // runs kept whole grow to this, then are not cut
+  static constexpr size_t kAnyForcedRun = SIZE_MAX;  // forced_budget: not cut
+  static constexpr size_t kMaxForcedPause = 16;      // most picks a pause lasts
   // Drops `slot`'s cached tokens from `keep` on (what a check found the model would not write).
   void DropFrom(ContextState& state, Slot& slot, size_t keep);
   // The slot's pick from logits row `row`, or LLAMA_TOKEN_NULL once the request ended in failure.

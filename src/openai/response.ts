@@ -43,7 +43,7 @@ export function toCompletionUsage(u: ChatUsage): CompletionUsage {
     // tokens of a prediction accepted and rejected.
     completion_tokens_details: {
       accepted_prediction_tokens: u.forcedTokens + u.acceptedDraftTokens,
-      rejected_prediction_tokens: u.draftedTokens - u.acceptedDraftTokens,
+      rejected_prediction_tokens: u.draftedTokens - u.acceptedDraftTokens + u.droppedForcedTokens,
     },
   };
 }

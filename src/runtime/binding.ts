@@ -193,7 +193,8 @@ export type NativeSequenceEvent =
   | { type: "start"; sequence: number; reused: number; shifted: number; evaluated: number }
   /**
    * `passes`: decode passes the request took part in so far; `forced`: appended without sampling (fast-forward);
-   * `drafted`/`accepted` (present once any): drafted tokens decoded for it so far, and those its picks agreed with.
+   * `drafted`/`accepted` (present once any): drafted tokens decoded for it so far, and those its picks agreed with;
+   * `droppedForced` (present once any): checked forced tokens decoded for it so far and dropped (see fastForward).
    */
   | {
       type: "token";
@@ -204,6 +205,7 @@ export type NativeSequenceEvent =
       forced?: boolean;
       drafted?: number;
       accepted?: number;
+      droppedForced?: number;
     }
   /** Ended with a stop reason ("eog", "maxTokens", "contextFull", "abort"), or failed with a code and message. */
   | { type: "end"; reason?: "eog" | "maxTokens" | "contextFull" | "abort"; code?: string; message?: string };

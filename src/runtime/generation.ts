@@ -117,6 +117,13 @@ export interface GenerationStats {
   /** Of the drafted tokens, those kept (counted in `tokensGenerated` too). */
   acceptedDraftTokens: number;
   /**
+   * Forced tokens decoded to be checked (`sampling.fastForward: "checked"`) where the model's own pick
+   * differed, so they were dropped from the cache again: decode work that bought nothing. Where a model
+   * keeps writing the forced text its own way, checked runs pause, so this stays well below
+   * `tokensGenerated`.
+   */
+  droppedForcedTokens: number;
+  /**
    * Forward passes (decoded batches) the generation took part in up to its last token, its prompt's
    * included: fewer than its tokens when forced tokens are decoded together.
    */
@@ -255,6 +262,7 @@ export class Generation implements AsyncIterable<GeneratedToken> {
     forcedTokens: 0,
     draftedTokens: 0,
     acceptedDraftTokens: 0,
+    droppedForcedTokens: 0,
     forwardPasses: 0,
     sequence: 0,
   };

@@ -140,6 +140,7 @@ export async function* runOnSequence(
         out.stats.draftedTokens = event.drafted;
         out.stats.acceptedDraftTokens = event.accepted ?? 0;
       }
+      if (event.droppedForced !== undefined) out.stats.droppedForcedTokens = event.droppedForced;
       out.stats.forwardPasses = event.passes;
       lastToken = event.token;
       if (event.eog) {

@@ -353,6 +353,7 @@ function sumUsage(steps: readonly ChatStep[]): ChatUsage {
     forcedTokens: 0,
     draftedTokens: 0,
     acceptedDraftTokens: 0,
+    droppedForcedTokens: 0,
   };
   for (const s of steps) {
     u.promptTokens += s.usage.promptTokens;
@@ -364,6 +365,7 @@ function sumUsage(steps: readonly ChatStep[]): ChatUsage {
     u.forcedTokens += s.usage.forcedTokens;
     u.draftedTokens += s.usage.draftedTokens;
     u.acceptedDraftTokens += s.usage.acceptedDraftTokens;
+    u.droppedForcedTokens += s.usage.droppedForcedTokens;
   }
   return u;
 }

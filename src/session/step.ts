@@ -238,6 +238,7 @@ function startTurn(
       forcedTokens: 0,
       draftedTokens: 0,
       acceptedDraftTokens: 0,
+      droppedForcedTokens: 0,
     },
     firstAt: undefined,
     stopReason: undefined,
@@ -314,6 +315,7 @@ async function* generateFirst(turn: Turn): AsyncGenerator<ChatDelta, boolean> {
   turn.usage.forcedTokens = first.stats.forcedTokens;
   turn.usage.draftedTokens = first.stats.draftedTokens;
   turn.usage.acceptedDraftTokens = first.stats.acceptedDraftTokens;
+  turn.usage.droppedForcedTokens = first.stats.droppedForcedTokens;
   turn.stopReason = first.stopReason;
   return true;
 }
@@ -345,6 +347,7 @@ async function* closeReasoning(turn: Turn, generatedFirst: boolean): AsyncGenera
   usage.forcedTokens += second.stats.forcedTokens;
   usage.draftedTokens += second.stats.draftedTokens;
   usage.acceptedDraftTokens += second.stats.acceptedDraftTokens;
+  usage.droppedForcedTokens += second.stats.droppedForcedTokens;
   turn.stopReason = second.stopReason;
 }
 

@@ -208,6 +208,11 @@ export interface ChatUsage {
    */
   draftedTokens: number;
   acceptedDraftTokens: number;
+  /**
+   * Forced tokens decoded for checking (`sampling.fastForward: "checked"`) that the model wrote another
+   * way, so they were dropped again (not in `completionTokens`).
+   */
+  droppedForcedTokens: number;
 }
 
 /** Timings in milliseconds (of the last step for first-token figures, summed otherwise). */

@@ -283,6 +283,7 @@ const result = (over: Partial<ChatResult>): ChatResult =>
       forcedTokens: 1,
       draftedTokens: 4,
       acceptedDraftTokens: 3,
+      droppedForcedTokens: 2,
     },
     timings: { promptMs: 1, generationMs: 1, firstTokenMs: 1, tokensPerSecond: 1 },
     steps: [],
@@ -330,7 +331,7 @@ describe("OpenAI shapes of results", () => {
         completion_tokens: 2,
         total_tokens: 7,
         prompt_tokens_details: { cached_tokens: 3 },
-        completion_tokens_details: { accepted_prediction_tokens: 4, rejected_prediction_tokens: 1 },
+        completion_tokens_details: { accepted_prediction_tokens: 4, rejected_prediction_tokens: 3 },
       },
     });
   });
@@ -371,7 +372,7 @@ describe("OpenAI shapes of results", () => {
         completion_tokens: 2,
         total_tokens: 7,
         prompt_tokens_details: { cached_tokens: 3 },
-        completion_tokens_details: { accepted_prediction_tokens: 4, rejected_prediction_tokens: 1 },
+        completion_tokens_details: { accepted_prediction_tokens: 4, rejected_prediction_tokens: 3 },
       },
     ]);
     expect(out.every((c) => c.id === "chatcmpl-x" && c.object === "chat.completion.chunk")).toBe(true);
