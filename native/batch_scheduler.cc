@@ -342,7 +342,8 @@ BatchScheduler::Slot& BatchScheduler::ChooseSlot(const ContextState& state, cons
   // packing comes first; a recurrent model's state cannot be copied, so its prefix comes first.
   const llama_model* model = state.model->model;
   const bool copyable = !llama_model_is_recurrent(model) && !llama_model_is_hybrid(model);
-  using Rank = std::tuple<int64_t, int64_t, bool, int64_t, uint64_t>;  // greater is better
+  // Greater is better.
+  using Rank = std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, uint64_t>;
   Slot* best = nullptr;
   Rank best_rank;
   for (size_t k = 0; k < slots_.size(); k++) {
@@ -352,19 +353,23 @@ BatchScheduler::Slot& BatchScheduler::ChooseSlot(const ContextState& state, cons
     const size_t limit = std::min(slot.tokens.size(), prompt.size());
     while (common < limit && slot.tokens[common] == prompt[common]) common++;
     if (shift) common += PlanShift(slot.tokens, request, common).length;
-    // A prefix that keeps at least half of the slot's cache (a shared system prompt, an earlier
-    // turn) outranks recency. An empty slot comes next: it holds no one's cache. Among the others,
-    // a prefix of over a tenth of the prompt breaks ties before recency, as llama-server's
-    // most-similar slot does: where every slot holds the same system prompt, the one that also
-    // holds the start of the message is taken, and otherwise the least recently used.
+    // A prompt that goes on from everything the slot holds (a conversation's next turn) takes it. An
+    // empty slot comes next: it holds no one's cache, and a prefix held elsewhere is copied over. Then a
+    // slot whose last prompt shares at least half with this one (its answer is not counted: another
+    // request rarely starts with it), the longest such prefix first. A prefix of over a tenth of the
+    // prompt breaks the remaining ties before recency, as llama-server's most-similar slot does: where
+    // every slot holds the same system prompt, the one that also holds the start of the message is
+    // taken, and otherwise the least recently used.
     const bool counts = request.reuse_prefix && common * 10 > prompt.size();
     const int64_t longer = counts ? static_cast<int64_t>(common) : 0;
-    const int64_t prefix = common * 2 < slot.tokens.size() ? 0 : longer;
+    const bool continues = counts && common >= slot.tokens.size();
+    const size_t held = std::min(slot.prompt_end, slot.tokens.size());
+    const int64_t prefix = common * 2 < held ? 0 : longer;
     const int64_t packing = -AddedRuns(k);
     const bool empty = slot.tokens.empty();
     const uint64_t unused_for = ~slot.last_used;  // the least recently used ranks highest
-    const Rank rank = copyable ? Rank(packing, prefix, empty, longer, unused_for)
-                               : Rank(prefix, packing, empty, longer, unused_for);
+    const Rank rank = copyable ? Rank(packing, continues, empty, prefix, longer, unused_for)
+                               : Rank(continues, prefix, packing, empty, longer, unused_for);
     if (best == nullptr || rank > best_rank) {
       best = &slot;
       best_rank = rank;
@@ -435,6 +440,7 @@ void BatchScheduler::Assign(ContextState& state, Slot& slot, RequestPtr request)
     slot.tokens.resize(keep);
   }
   slot.pending.assign(prompt.begin() + static_cast<std::ptrdiff_t>(keep), prompt.end());
+  slot.prompt_end = prompt.size();
   slot.next = LLAMA_TOKEN_NULL;
   slot.forced.clear();
   slot.drafted.clear();
@@ -747,6 +753,7 @@ bool BatchScheduler::Append(ContextState& state, const std::vector<llama_token>&
     }
     slot.tokens.insert(slot.tokens.end(), input.begin() + static_cast<std::ptrdiff_t>(start),
                        input.begin() + static_cast<std::ptrdiff_t>(start + n));
+    slot.prompt_end = slot.tokens.size();  // appended text counts as prompt (ChooseSlot)
     CountTokens(state);
     state.evaluated_tokens += n;
   }

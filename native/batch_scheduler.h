@@ -196,6 +196,7 @@ class BatchScheduler {
   struct Slot {
     llama_seq_id seq = 0;
     std::vector<llama_token> tokens;      // this sequence's tokens in the cache, in order
+    size_t prompt_end = 0;                // of those, how many its last request's prompt had (ChooseSlot)
     RequestPtr request;                   // null: free
     std::vector<llama_token> pending;     // prompt tokens still to decode
     llama_token next = LLAMA_TOKEN_NULL;  // sampled, to decode in the next round

@@ -99,6 +99,7 @@ bool BatchScheduler::RestoreSequence(ContextState& state, SequenceState* in, std
     return Refuse(code, error, codes::kStateInvalid, what + (reason.empty() ? "" : ": " + reason));
   }
   slot.tokens = in->tokens;
+  slot.prompt_end = slot.tokens.size();  // all of it counts as prompt (ChooseSlot)
   slot.last_used = ++assigned_;
   CountTokens(state);
   return true;

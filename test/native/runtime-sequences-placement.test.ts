@@ -142,6 +142,33 @@ describe("requests join next to the running ones", () => {
       context.dispose();
     }
   });
+
+  test("a request that starts like the last one takes its sequence, however long the answer held there", async () => {
+    const context = await model.createContext({ ...CONTEXT, sequences: 3 });
+    try {
+      const system = "System: answer in one short line.";
+      const lone = async (prompt: string, maxTokens: number) => {
+        const generation = context.generate({ prompt: `${system} ${prompt}`, maxTokens, sampling: GREEDY });
+        await tokensOf(generation);
+        return generation.stats;
+      };
+      // Short answers everywhere: each sequence holds the system prompt and not much more.
+      for (const topic of ["alpha", "beta", "gamma"]) await lone(`Warm-up ${topic}.`, 2);
+      const first = await lone("Request 1-0: tell me about topic number 0.", 48);
+      expect(first.tokensGenerated).toBe(48);
+      // Its answer makes that sequence's cache over twice what it shares with the next prompt; the prompt
+      // part is what counts, so it is taken, with its longer prefix.
+      const next = await lone("Request 1-1: tell me about topic number 1.", 48);
+      expect(next.sequence).toBe(first.sequence);
+      const shared = commonPrefix(
+        model.tokenize(`${system} Request 1-0: tell me about topic number 0.`),
+        model.tokenize(`${system} Request 1-1: tell me about topic number 1.`),
+      );
+      expect(next.promptTokensReused).toBe(shared);
+    } finally {
+      context.dispose();
+    }
+  });
 });
 
 function commonPrefix(a: ArrayLike<number>, b: ArrayLike<number>): number {
