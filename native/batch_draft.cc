@@ -127,8 +127,8 @@ void BatchScheduler::AdaptForcedBudget(Slot& slot, size_t forced, size_t kept) {
   if (kept < forced) {
     slot.forced_budget = kept + 1;
   } else if (slot.forced_budget != kAnyForcedRun) {
-    const size_t now = slot.forced_budget == 0 ? kFirstForcedRun : slot.forced_budget;
-    slot.forced_budget = now * 2 >= kUncappedForcedRun ? kAnyForcedRun : now * 2;
+    slot.forced_budget =
+        slot.forced_budget * 2 >= kUncappedForcedRun ? kAnyForcedRun : slot.forced_budget * 2;
   }
 }
 
@@ -137,7 +137,7 @@ size_t BatchScheduler::ForcedRunCap(Slot& slot) {
     slot.forced_pause--;
     return 0;
   }
-  return slot.forced_budget == 0 ? kFirstForcedRun : slot.forced_budget;
+  return slot.forced_budget;
 }
 
 bool BatchScheduler::CheckAhead(ContextState& state, Slot& slot) {

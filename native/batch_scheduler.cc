@@ -446,7 +446,7 @@ void BatchScheduler::Assign(ContextState& state, Slot& slot, RequestPtr request)
   slot.drafted.clear();
   slot.checking.clear();
   slot.draft_budget = 0;
-  slot.forced_budget = 0;
+  slot.forced_budget = kFirstForcedRun;
   slot.forced_debt = 0;
   slot.forced_pause = 0;
   slot.generated = 0;

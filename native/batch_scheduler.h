@@ -206,10 +206,10 @@ class BatchScheduler {
     std::vector<llama_token> checking;  // decoded tokens to check against the model's picks: forced, drafted
     size_t checking_forced = 0;         // how many of `checking` are forced tokens (the first ones)
     bool wants_draft = false;           // took a pick this round: DraftAll drafts after it
-    size_t draft_budget = 0;   // most tokens the next draft may have (0: not set yet; batch_draft.cc)
-    size_t forced_budget = 0;  // most checked forced tokens in the next run (0: not set; batch_draft.cc)
-    size_t forced_debt = 0;    // checked forced tokens dropped, less those kept since (batch_draft.cc)
-    size_t forced_pause = 0;   // picks left before the next checked run
+    size_t draft_budget = 0;  // most tokens the next draft may have (0: not set yet; batch_draft.cc)
+    size_t forced_budget = kFirstForcedRun;  // most checked forced tokens in the next run (batch_draft.cc)
+    size_t forced_debt = 0;   // checked forced tokens dropped, less those kept since (batch_draft.cc)
+    size_t forced_pause = 0;  // picks left before the next checked run
     std::vector<int32_t> checking_rows;  // the logits row before each of them
     int64_t generated = 0;
     int32_t row = -1;        // this round's logits row, -1: none
