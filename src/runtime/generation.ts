@@ -119,7 +119,7 @@ export interface GenerationStats {
   /**
    * Forced tokens decoded to be checked (`sampling.fastForward: "checked"`) where the model's own pick
    * differed, so they were dropped from the cache again: decode work that bought nothing. Where a model
-   * keeps writing the forced text its own way, checked runs pause, so this stays well below
+   * keeps writing the forced text its own way, checked runs pause, which keeps this a small share of
    * `tokensGenerated`.
    */
   droppedForcedTokens: number;
