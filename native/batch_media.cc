@@ -66,6 +66,7 @@ bool BatchScheduler::DecodeImage(ContextState& state, Slot& slot) {
     }
     return false;
   }
+  ShiftsApplied();
   const auto length = static_cast<std::ptrdiff_t>(span->length);
   slot.tokens.insert(slot.tokens.end(), slot.pending.begin(), slot.pending.begin() + length);
   slot.pending.erase(slot.pending.begin(), slot.pending.begin() + length);

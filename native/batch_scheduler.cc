@@ -304,29 +304,7 @@ size_t TextAhead(const std::vector<llama_token>& pending) {
   return static_cast<size_t>(std::find_if(pending.begin(), pending.end(), IsPlaceholder) - pending.begin());
 }
 
-// Prompt tokens `cached` holds already, leaving the last one (its logits give the first token).
-size_t ReusablePrefix(const std::vector<llama_token>& cached, const std::vector<llama_token>& prompt) {
-  const size_t limit = std::min(cached.size(), prompt.size() - 1);
-  size_t n = 0;
-  while (n < limit && cached[n] == prompt[n]) n++;
-  return n;
-}
-
 }  // namespace
-
-// Whether copying a sequence's whole cache stream (what a copy between sequences of a parallel
-// context moves) costs less than evaluating the `saved` prompt tokens it spares: about 5 bytes
-// copied per FLOP of a CPU's evaluation (2 per parameter per token). Recurrent and hybrid
-// models keep a state, not a stream of cells, and are never copied.
-bool BatchScheduler::CopyPays(const ContextState& state, size_t saved) {
-  const llama_model* model = state.model->model;
-  if (llama_model_is_recurrent(model) || llama_model_is_hybrid(model)) return false;
-  const double heads = std::max(1, llama_model_n_head(model));
-  const double kv_per_token = 2.0 * 2.0 * llama_model_n_layer(model) * llama_model_n_embd(model) *
-                              (llama_model_n_head_kv(model) / heads);  // K and V, F16
-  const double copy_bytes = kv_per_token * state.n_ctx;
-  return saved >= 8 && copy_bytes * 5.0 < static_cast<double>(saved) * llama_model_n_params(model);
-}
 
 int BatchScheduler::AddedRuns(size_t k) const {
   const bool left = k > 0 && slots_[k - 1].request;
@@ -378,47 +356,22 @@ BatchScheduler::Slot& BatchScheduler::ChooseSlot(const ContextState& state, cons
   return *best;
 }
 
-bool BatchScheduler::CopyPrefix(ContextState& state, Slot& slot, const std::vector<llama_token>& prompt,
-                                size_t keep) {
-  const Slot* donor = nullptr;
-  size_t best = keep;
-  for (const Slot& other : slots_) {
-    if (&other == &slot) continue;
-    const size_t common = ReusablePrefix(other.tokens, prompt);
-    if (common > best) {
-      donor = &other;
-      best = common;
-    }
-  }
-  if (donor == nullptr || !CopyPays(state, best - keep)) return false;
-  // The copy itself happens at the next decode, before that batch's tokens go in.
-  llama_memory_t memory = llama_get_memory(state.ctx);
-  llama_memory_seq_rm(memory, slot.seq, -1, -1);
-  llama_memory_seq_cp(memory, donor->seq, slot.seq, -1, -1);
-  if (!llama_memory_seq_rm(memory, slot.seq, static_cast<llama_pos>(best), -1)) {
-    llama_memory_seq_rm(memory, slot.seq, -1, -1);
-    slot.tokens.clear();
-    return false;
-  }
-  slot.tokens.assign(donor->tokens.begin(), donor->tokens.begin() + static_cast<std::ptrdiff_t>(best));
-  return true;
-}
-
 void BatchScheduler::Assign(ContextState& state, Slot& slot, RequestPtr request) {
   const std::vector<llama_token>& prompt = request->prompt;
   size_t keep = 0;
   size_t shifted = 0;
   if (request->reuse_prefix) {
-    keep = ReusablePrefix(slot.tokens, prompt);
+    keep = SharedPrefix(slot.tokens, prompt);
     const bool shift = request->shift && CanShift(state);
     // Another sequence holds more of the prompt (a system prompt shared by requests that landed
     // on other sequences, or a conversation a shift keeps): start from a copy of its cache instead
     // of evaluating that again.
     if (shift && CopyToShift(state, slot, *request, keep)) {
-      keep = ReusablePrefix(slot.tokens, prompt);
+      keep = SharedPrefix(slot.tokens, prompt);
     } else if (CopyPrefix(state, slot, prompt, keep)) {
       keep = slot.tokens.size();
     }
+    keep = std::min(keep, slot.tokens.size());  // a copy that failed left the slot empty
     // An image is in the cache whole or not at all: a match that ends inside one starts before it.
     if (request->media) keep = request->media->SpanStart(keep);
     // The prompt drops a span of the cache (a chat that left its oldest turns out): shift the rest.
@@ -563,6 +516,7 @@ bool BatchScheduler::Decode(ContextState& state) {
       if (slot.pending.empty() && slot.request->max_tokens == 0) Finish(slot, "maxTokens");  // prefill only
     }
   }
+  ShiftsApplied();
   CountTokens(state);
   state.evaluated_tokens += static_cast<uint64_t>(batch.n_tokens);
   return true;
@@ -751,6 +705,7 @@ bool BatchScheduler::Append(ContextState& state, const std::vector<llama_token>&
       }
       return false;
     }
+    ShiftsApplied();
     slot.tokens.insert(slot.tokens.end(), input.begin() + static_cast<std::ptrdiff_t>(start),
                        input.begin() + static_cast<std::ptrdiff_t>(start + n));
     slot.prompt_end = slot.tokens.size();  // appended text counts as prompt (ChooseSlot)

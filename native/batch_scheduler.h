@@ -214,6 +214,8 @@ class BatchScheduler {
     int64_t generated = 0;
     int32_t row = -1;        // this round's logits row, -1: none
     uint64_t last_used = 0;  // when it last took a request: ties go to the least recently used
+    // Shifted positions its keys take at the next decode: until then its cache is no donor (CopyCache).
+    bool shift_pending = false;
   };
 
   // Context's thread: one round, then another is posted while any request can run.
@@ -238,11 +240,18 @@ class BatchScheduler {
   // survives longest). A request that may shift counts what a shift would keep as its prefix.
   Slot& ChooseSlot(const ContextState& state, const SequenceRequest& request);
   void Assign(ContextState& state, Slot& slot, RequestPtr request);
-  // Context's thread: when another slot's cache holds more of `prompt` than the `keep` tokens of
-  // `slot`'s, and copying it pays, makes `slot` a copy of that prefix. Returns whether it did.
+  // Prompt tokens `cached` holds from the start, leaving the prompt's last one (its logits give the first
+  // pick).
+  static size_t SharedPrefix(const std::vector<llama_token>& cached, const std::vector<llama_token>& prompt);
+  // Context's thread (batch_copy.cc): when another slot's cache holds more of `prompt` than the `keep`
+  // tokens of `slot`'s, and copying it pays, makes `slot` a copy of that prefix. Returns whether it did.
   bool CopyPrefix(ContextState& state, Slot& slot, const std::vector<llama_token>& prompt, size_t keep);
-  // Whether copying a sequence's whole cache costs less than evaluating `saved` prompt tokens.
-  static bool CopyPays(const ContextState& state, size_t saved);
+  // Whether copying a cache of `tokens` costs less than evaluating the `saved` prompt tokens it spares.
+  static bool CopyPays(const ContextState& state, size_t tokens, size_t saved);
+  // Makes `slot`'s cache the first `keep` tokens of `donor`'s; false (and `slot` emptied) on failure.
+  bool CopyCache(ContextState& state, const Slot& donor, Slot& slot, size_t keep);
+  // After a decode: every pending shift has been applied.
+  void ShiftsApplied();
   // A context shift (batch_shift.cc): the cache's span [from, to) is dropped and its next `length`
   // tokens (equal to the prompt's from `from`) move down to `from`. length 0: none.
   struct ShiftPlan {

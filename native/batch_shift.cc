@@ -41,14 +41,6 @@ std::vector<size_t> MatchLengths(const std::vector<llama_token>& pattern,
   return out;
 }
 
-// Prompt tokens `cached` holds from the start, leaving the prompt's last one (as the prefix path does).
-size_t SharedPrefix(const std::vector<llama_token>& cached, const std::vector<llama_token>& prompt) {
-  const size_t limit = std::min(cached.size(), prompt.size() - 1);
-  size_t n = 0;
-  while (n < limit && cached[n] == prompt[n]) n++;
-  return n;
-}
-
 }  // namespace
 
 bool BatchScheduler::CanShift(const ContextState& state) {
@@ -94,7 +86,7 @@ bool BatchScheduler::CopyToShift(ContextState& state, Slot& slot, const Sequence
   const Slot* donor = nullptr;
   size_t best = own;
   for (const Slot& other : slots_) {
-    if (&other == &slot) continue;
+    if (&other == &slot || other.shift_pending) continue;
     const size_t shared = SharedPrefix(other.tokens, request.prompt);
     const size_t length = PlanShift(other.tokens, request, shared).length;
     if (length > 0 && shared + length > best) {
@@ -102,13 +94,8 @@ bool BatchScheduler::CopyToShift(ContextState& state, Slot& slot, const Sequence
       best = shared + length;
     }
   }
-  if (donor == nullptr || !CopyPays(state, best - own)) return false;
-  // The data moves at the next decode (across streams), before the shift's positions are applied.
-  llama_memory_t memory = llama_get_memory(state.ctx);
-  llama_memory_seq_rm(memory, slot.seq, -1, -1);
-  llama_memory_seq_cp(memory, donor->seq, slot.seq, -1, -1);
-  slot.tokens = donor->tokens;
-  return true;
+  if (donor == nullptr || !CopyPays(state, donor->tokens.size(), best - own)) return false;
+  return CopyCache(state, *donor, slot, donor->tokens.size());
 }
 
 size_t BatchScheduler::Shift(ContextState& state, Slot& slot, const ShiftPlan& plan) {
@@ -123,6 +110,7 @@ size_t BatchScheduler::Shift(ContextState& state, Slot& slot, const ShiftPlan& p
     return 0;
   }
   llama_memory_seq_add(memory, slot.seq, to, end, from - to);
+  slot.shift_pending = true;
   slot.tokens.erase(slot.tokens.begin() + end, slot.tokens.end());
   slot.tokens.erase(slot.tokens.begin() + from, slot.tokens.begin() + to);
   CountTokens(state);

@@ -10,11 +10,9 @@
 // latency, with the tokens/s ratio toolwright / llama-server (1.00 = as fast as llama-server).
 //
 // Before the levels, each server answers --parallel requests at once (the warm-up, one on each
-// sequence): in toolwright a sequence's first request starts from a copy of another sequence's
-// cache of the shared prompt prefix (native/batch_scheduler.cc, CopyPrefix), which llama.cpp makes
-// by copying the whole stream and reserving its worst-case graph again (0.07-0.16 s more time to
-// first token, measured at --threads 1). That happens once per sequence, so the levels measure the
-// steady state; the warm-up's mean latency is printed.
+// sequence), so the levels measure the steady state; the warm-up's mean latency is printed. A request
+// that lands on a sequence while another holds more of its prompt starts from a copy of that prefix
+// (native/batch_copy.cc); llama-server keeps prompts in a host-memory cache and restores from it.
 //
 // The same work both ways: the same prompts, max_tokens and temperature 0, and the generated
 // tokens are counted per server (a level whose totals differ says so). At temperature 0 llama-server

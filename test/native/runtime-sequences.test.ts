@@ -195,29 +195,31 @@ describe("prefix reuse per sequence", () => {
       ctx.dispose();
     }
   });
-  test("a prompt sharing a prefix with another sequence's cache starts from a copy, same tokens as alone", async () => {
-    const ctx = await model.createContext({ ...CONTEXT, sequences: 3 });
-    try {
-      const shared = Array.from(
-        model.tokenize("You are a helpful assistant. Answer briefly and stay on topic, please, always."),
-      );
-      const greedy = { greedy: true } as const;
-      // A's generated tail is longer than the shared part: B does not continue A's sequence but
-      // takes a free one, and copies the shared prefix into it.
-      const a = ctx.generate({ tokens: [...shared, 100], maxTokens: 2 * shared.length, sampling: greedy });
-      await a.text();
-      const b = ctx.generate({ tokens: [...shared, 200], maxTokens: 12, sampling: greedy });
-      const bTokens = await tokensOf(b);
-      expect(b.stats.promptTokensReused).toBe(shared.length);
-      expect(b.stats.promptTokensEvaluated).toBe(1);
-      const alone = await tokensOf(
-        ctx.generate({ tokens: [...shared, 200], maxTokens: 12, sampling: greedy, reusePrefix: false }),
-      );
-      expect(bTokens).toEqual(alone);
-    } finally {
-      ctx.dispose();
-    }
-  });
+  // A short prefix too: the copy moves the donor's cells alone, so a few tokens already pay for it.
+  test.each(["You are a helpful assistant. Answer briefly and stay on topic, please, always.", "Hi there"])(
+    "a prompt sharing a prefix with another sequence's cache starts from a copy, same tokens as alone: %s",
+    async (text) => {
+      const ctx = await model.createContext({ ...CONTEXT, sequences: 3 });
+      try {
+        const shared = Array.from(model.tokenize(text));
+        const greedy = { greedy: true } as const;
+        // A's generated tail is longer than the shared part: B does not continue A's sequence but
+        // takes a free one, and copies the shared prefix into it.
+        const a = ctx.generate({ tokens: [...shared, 100], maxTokens: 2 * shared.length, sampling: greedy });
+        await a.text();
+        const b = ctx.generate({ tokens: [...shared, 200], maxTokens: 12, sampling: greedy });
+        const bTokens = await tokensOf(b);
+        expect(b.stats.promptTokensReused).toBe(shared.length);
+        expect(b.stats.promptTokensEvaluated).toBe(1);
+        const alone = await tokensOf(
+          ctx.generate({ tokens: [...shared, 200], maxTokens: 12, sampling: greedy, reusePrefix: false }),
+        );
+        expect(bTokens).toEqual(alone);
+      } finally {
+        ctx.dispose();
+      }
+    },
+  );
 });
 
 describe("the sequences option", () => {
