@@ -1,8 +1,10 @@
-// The BatchScheduler's saved-state jobs: one sequence's KV state out of and into the context, with
-// the token history that prompt-prefix reuse compares new prompts with.
+// The BatchScheduler's jobs on the cache between rounds: one sequence's KV state out of and into the context,
+// with the token history that prompt-prefix reuse compares new prompts with, and a single-sequence context's
+// append, clear and truncate.
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "batch_scheduler.h"
 #include "context.h"
@@ -103,6 +105,84 @@ bool BatchScheduler::RestoreSequence(ContextState& state, SequenceState* in, std
   slot.last_used = ++assigned_;
   CountTokens(state);
   return true;
+}
+
+bool BatchScheduler::Append(ContextState& state, const std::vector<llama_token>& input, std::string* code,
+                            std::string* error) {
+  if (input.empty()) return true;
+  std::lock_guard<std::mutex> slots_lock(slots_mutex_);
+  Slot& slot = slots_[0];
+  if (slot.tokens.size() + input.size() > state.n_ctx) {
+    *code = codes::kContextFull;
+    *error = "the context is full: " + std::to_string(slot.tokens.size()) + " tokens in it + " +
+             std::to_string(input.size()) + " new > contextSize " + std::to_string(state.n_ctx);
+    return false;
+  }
+  NoteDecodeThread(state);
+  state.reference_kernels.Use(false);  // a prompt (reference_kernels.h)
+  llama_batch& batch = state.batch;
+  llama_memory_t memory = llama_get_memory(state.ctx);
+  const size_t capacity = static_cast<size_t>(state.batch_capacity);
+  for (size_t start = 0; start < input.size(); start += capacity) {
+    const size_t n = std::min(input.size() - start, capacity);
+    const size_t base = slot.tokens.size();
+    batch.n_tokens = static_cast<int32_t>(n);
+    for (size_t i = 0; i < n; i++) {
+      batch.token[i] = input[start + i];
+      batch.pos[i] = static_cast<llama_pos>(base + i);
+      batch.n_seq_id[i] = 1;
+      batch.seq_id[i][0] = slot.seq;
+      batch.logits[i] = 0;  // nothing samples from them: a generation decodes its last prompt token itself
+    }
+    ScopedLogCapture capture;
+    const int32_t status = llama_decode(state.ctx, batch);
+    if (status != 0) {
+      llama_memory_seq_rm(memory, slot.seq, static_cast<llama_pos>(base), -1);
+      const std::string reason = capture.Reason();
+      if (status == 2) {
+        *code = codes::kAbort;
+        *error = "decoding was aborted";
+      } else if (status == 1) {
+        *code = codes::kContextFull;
+        *error = "no room in the KV cache for the batch (llama_decode returned 1)";
+      } else {
+        *code = codes::kDecodeFailed;
+        *error = "llama_decode failed (returned " + std::to_string(status) + ")" +
+                 (reason.empty() ? "" : ": " + reason);
+      }
+      return false;
+    }
+    ShiftsApplied();
+    slot.tokens.insert(slot.tokens.end(), input.begin() + static_cast<std::ptrdiff_t>(start),
+                       input.begin() + static_cast<std::ptrdiff_t>(start + n));
+    slot.prompt_end = slot.tokens.size();  // appended text counts as prompt (ChooseSlot)
+    CountTokens(state);
+    state.evaluated_tokens += n;
+  }
+  return true;
+}
+
+void BatchScheduler::Clear(ContextState& state) {
+  std::lock_guard<std::mutex> slots_lock(slots_mutex_);
+  llama_memory_clear(llama_get_memory(state.ctx), false);  // metadata only: zeroing a large cache costs ms
+  for (Slot& slot : slots_) slot.tokens.clear();
+  state.n_tokens.store(0);
+}
+
+bool BatchScheduler::Truncate(ContextState& state, size_t keep) {
+  std::lock_guard<std::mutex> slots_lock(slots_mutex_);
+  Slot& slot = slots_[0];
+  if (keep >= slot.tokens.size()) return true;
+  if (!llama_memory_seq_rm(llama_get_memory(state.ctx), slot.seq, static_cast<llama_pos>(keep), -1))
+    return false;
+  slot.tokens.resize(keep);
+  CountTokens(state);
+  return true;
+}
+
+std::vector<llama_token> BatchScheduler::Tokens() {
+  std::lock_guard<std::mutex> slots_lock(slots_mutex_);
+  return slots_[0].tokens;
 }
 
 }  // namespace toolwright

@@ -1,0 +1,126 @@
+#include "sequence_events.h"
+
+#include <utility>
+
+#include "error_codes.h"
+
+namespace toolwright {
+
+std::shared_ptr<EventSink> EventSink::Create(Napi::Env env, Napi::Function callback,
+                                             std::shared_ptr<ReadWindow> window) {
+  auto sink = std::make_shared<EventSink>();
+  sink->env_ = env;
+  sink->window_ = std::move(window);
+  // The finalizer owns one reference, so the sink outlives the thread-safe function.
+  auto* keep = new std::shared_ptr<EventSink>(sink);
+  napi_value name = Napi::String::New(env, "toolwright.sequence");
+  const napi_status status =
+      napi_create_threadsafe_function(env, callback, nullptr, name, 0, 1, keep, &EventSink::Finalize,
+                                      sink.get(), &EventSink::CallJs, &sink->tsfn_);
+  if (status != napi_ok) {
+    delete keep;
+    throw Napi::Error::New(env, "Context.submit: could not create the result callback");
+  }
+  sink->open_ = true;
+  return sink;
+}
+
+void EventSink::Send(SequenceEvent event) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!open_) return;
+  auto* data = new SequenceEvent(std::move(event));
+  if (napi_call_threadsafe_function(tsfn_, data, napi_tsfn_nonblocking) != napi_ok) delete data;
+}
+
+void EventSink::Hold(SequenceEvent event) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  last_ = std::make_unique<SequenceEvent>(std::move(event));
+}
+
+void EventSink::Close() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!open_) return;
+  open_ = false;
+  if (last_ && napi_call_threadsafe_function(tsfn_, last_.get(), napi_tsfn_nonblocking) == napi_ok) {
+    last_.release();  // CallJs owns it now
+  }
+  napi_release_threadsafe_function(tsfn_, napi_tsfn_release);
+}
+
+void EventSink::SetReferenced(bool referenced) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!open_ || referenced_ == referenced) return;
+  referenced_ = referenced;
+  if (referenced) {
+    napi_ref_threadsafe_function(env_, tsfn_);
+  } else {
+    napi_unref_threadsafe_function(env_, tsfn_);
+  }
+}
+
+void EventSink::Finalize(napi_env /*env*/, void* data, void* /*hint*/) {
+  auto* keep = static_cast<std::shared_ptr<EventSink>*>(data);
+  {
+    std::lock_guard<std::mutex> lock((*keep)->mutex_);
+    (*keep)->open_ = false;  // torn down with the environment: never call it again
+  }
+  delete keep;
+}
+
+void EventSink::CallJs(napi_env env, napi_value callback, void* context, void* data) {
+  std::unique_ptr<SequenceEvent> event(static_cast<SequenceEvent*>(data));
+  if (env == nullptr || callback == nullptr) return;  // the environment is going away
+  // A C callback: nothing may escape it (building the object throws while a worker terminates).
+  try {
+    Deliver(env, callback, *event);
+  } catch (...) {
+  }
+  // The generation waits for its reader now: nothing more comes until the reader takes a token
+  // (and references the function again), so an idle reader does not keep the process alive. The
+  // sink lives until Finalize, which runs after the last call.
+  auto* sink = static_cast<EventSink*>(context);
+  if (event->kind == SequenceEvent::kToken && sink->window_->Full()) sink->SetReferenced(false);
+}
+
+void EventSink::Deliver(napi_env env, napi_value callback, const SequenceEvent& event) {
+  Napi::Env e(env);
+  Napi::HandleScope scope(e);
+  Napi::Object out = Napi::Object::New(e);
+  switch (event.kind) {
+    case SequenceEvent::kStart:
+      out.Set("type", "start");
+      out.Set("sequence", event.sequence);
+      out.Set("reused", static_cast<double>(event.reused));
+      out.Set("shifted", static_cast<double>(event.shifted));
+      out.Set("evaluated", static_cast<double>(event.evaluated));
+      break;
+    case SequenceEvent::kToken:
+      out.Set("type", "token");
+      out.Set("token", event.token);
+      out.Set("bytes", Napi::Buffer<char>::Copy(e, event.piece.data(), event.piece.size()));
+      out.Set("eog", event.eog);
+      out.Set("passes", static_cast<double>(event.passes));
+      if (event.forced) out.Set("forced", true);
+      if (event.drafted > 0) {
+        out.Set("drafted", static_cast<double>(event.drafted));
+        out.Set("accepted", static_cast<double>(event.accepted));
+      }
+      if (event.dropped_forced > 0) out.Set("droppedForced", static_cast<double>(event.dropped_forced));
+      break;
+    case SequenceEvent::kEnd:
+      out.Set("type", "end");
+      if (event.reason.empty()) {
+        out.Set("code", event.code.empty() ? codes::kInternal : event.code);
+        out.Set("message", event.error);
+      } else {
+        out.Set("reason", event.reason);
+      }
+      break;
+  }
+  napi_value argv[] = {out};
+  napi_value ignored;
+  // The JS callback catches its own errors; a pending exception would surface as uncaught.
+  napi_call_function(env, e.Undefined(), callback, 1, argv, &ignored);
+}
+
+}  // namespace toolwright
