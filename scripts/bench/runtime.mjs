@@ -316,10 +316,18 @@ for (const model of models) {
     }
     // The median of the round-by-round ratios: each compares two runs made back to back, so it is
     // steadier than the ratio of the two medians on a machine whose speed drifts.
-    const paired = (rounds ?? [])
-      .filter((r) => r.ref.gen_tps > 0 && r.tw.gen_tps > 0)
-      .map((r) => r.tw.gen_tps / r.ref.gen_tps);
-    rows.push({ model: model.label, sampling, ref, tw, pairedRatio: paired.length > 0 ? median(paired) : undefined });
+    const paired = (key) => {
+      const ratios = (rounds ?? []).filter((r) => r.ref[key] > 0 && r.tw[key] > 0).map((r) => r.tw[key] / r.ref[key]);
+      return ratios.length > 0 ? median(ratios) : undefined;
+    };
+    rows.push({
+      model: model.label,
+      sampling,
+      ref,
+      tw,
+      promptPaired: paired("prompt_tps"),
+      genPaired: paired("gen_tps"),
+    });
   }
 }
 
@@ -329,22 +337,25 @@ const header = [
   "prompt tok/s llama.cpp",
   "toolwright",
   "ratio",
+  "per round",
   "gen tok/s llama.cpp",
   "toolwright",
   "ratio",
   "per round",
 ];
 const cell = (r, key) => (r === undefined ? "skipped" : r.error ? "error" : fmt(r[key]));
-const table = rows.map(({ model, sampling, ref, tw, pairedRatio }) => [
+const perRound = (x) => (x === undefined ? "n/a" : x.toFixed(2));
+const table = rows.map(({ model, sampling, ref, tw, promptPaired, genPaired }) => [
   model,
   sampling,
   cell(ref, "prompt_tps"),
   cell(tw, "prompt_tps"),
   ratio(tw?.prompt_tps, ref.prompt_tps),
+  perRound(promptPaired),
   cell(ref, "gen_tps"),
   cell(tw, "gen_tps"),
   ratio(tw?.gen_tps, ref.gen_tps),
-  pairedRatio === undefined ? "n/a" : pairedRatio.toFixed(2),
+  perRound(genPaired),
 ]);
 const widths = header.map((h, i) => Math.max(h.length, ...table.map((r) => r[i].length)));
 const line = (cells) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
@@ -357,7 +368,7 @@ console.log(widths.map((w) => "-".repeat(w)).join("  "));
 for (const r of table) console.log(line(r));
 console.log(
   "ratio = toolwright / llama.cpp (1.00 = as fast as llama.cpp's own C++ loop; higher is faster); per " +
-    "round = median of each round's generation ratio",
+    "round = median of each round's ratio (two runs back to back: steadier on a machine whose speed drifts)",
 );
 const [load] = loadavg();
 if (load > availableParallelism())

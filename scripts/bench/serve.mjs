@@ -22,7 +22,9 @@
 // The machine may be shared: another process that takes a core stalls every thread barrier of a
 // decode for a time slice, which swings a run by several times. So each level runs --trials
 // trials per server, alternating which server goes first, and each server's row is its best
-// trial (the one least disturbed); the load average before and after is printed.
+// trial (the one least disturbed); the load average before and after is printed. "per trial" is the
+// median of each trial's ratio: a trial runs the two servers back to back, so a machine whose speed
+// drifts between trials moves both alike.
 //
 // Needs `npm run build:ts`, the native addon, and llama-server, built into .cache/llama-server:
 //   cmake -S deps/llama.cpp -B .cache/llama-server/build -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF \
@@ -194,12 +196,17 @@ try {
   for (const level of levels) {
     const count = opt.requests ? positive("requests") : Math.max(8, 2 * level);
     const row = { level, count };
+    /** toolwright / llama-server tokens/s of each trial: the two runs of a trial are back to back. */
+    const trialRatios = [];
     for (let t = 0; t < trials; t++) {
       const order = t % 2 === 0 ? servers : [...servers].reverse();
+      const trial = {};
       for (const s of order) {
         const r = await load(s.url, level, count, `${level}.${t}`);
+        trial[s.name] = r;
         if (!row[s.name] || r.tps > row[s.name].tps) row[s.name] = r;
       }
+      if (trial.toolwright && trial["llama-server"]) trialRatios.push(trial.toolwright.tps / trial["llama-server"].tps);
     }
     results.push(row);
     const f = (r) =>
@@ -211,17 +218,20 @@ try {
       console.log(`\n${"".padEnd(9)}| ${"toolwright".padEnd(32)}| ${"llama-server".padEnd(32)}| ratio`);
       console.log(
         `conc  req | ${"req/s    tok/s  p50 ms  p99 ms".padEnd(32)}| ` +
-          `${"req/s    tok/s  p50 ms  p99 ms".padEnd(32)}| tok/s`,
+          `${"req/s    tok/s  p50 ms  p99 ms".padEnd(32)}| tok/s  per trial`,
       );
     }
     const tw = row.toolwright;
     const ll = row["llama-server"];
     const ratio = tw && ll ? (tw.tps / ll.tps).toFixed(2) : "-";
+    const sorted = [...trialRatios].sort((a, b) => a - b);
+    const perTrial = sorted.length > 0 ? sorted[Math.floor((sorted.length - 1) / 2)].toFixed(2) : "-";
     // Not the same work: the servers generated different numbers of tokens for the same requests.
     const differs = tw && ll && tw.tokens !== ll.tokens ? `, tokens differ: ${tw.tokens} vs ${ll.tokens}` : "";
     const cached = servers.map((s) => `${s.name} ${row[s.name].cached}`).join(", ");
     console.log(
-      `${String(level).padStart(4)} ${String(count).padStart(4)} | ${f(tw)} | ${f(ll)} | ${ratio}   (load ` +
+      `${String(level).padStart(4)} ${String(count).padStart(4)} | ${f(tw)} | ${f(ll)} | ${ratio}   ` +
+        `${perTrial.padStart(9)}   (load ` +
         `${loadavg()[0].toFixed(2)}; cached prompt tokens: ${cached}${differs})`,
     );
   }
