@@ -19,17 +19,33 @@ size_t BatchScheduler::SharedPrefix(const std::vector<llama_token>& cached,
   return n;
 }
 
-// The copy moves the donor's cells out and into the slot (twice its cache's bytes); evaluating a prompt
-// token costs 2 FLOPs per parameter, and a CPU moves about 5 bytes in the time of a FLOP of evaluation.
-// Recurrent and hybrid models keep a state, not a stream of cells, and are never copied.
+namespace {
+
+// The sequence-state API writes a sliding-window cache's cells within the window of the sequence's last
+// position only: a copy cut back to a prefix would miss the cells before that.
+bool StateHoldsEveryCell(const ContextState& state, size_t tokens) {
+  const int32_t window = llama_model_n_swa(state.model->model);
+  return window <= 0 || tokens < static_cast<size_t>(window);
+}
+
+}  // namespace
+
+// The copy through the sequence-state API moves the donor's cells out and into the slot (twice its cache's
+// bytes); llama_memory_seq_cp copies every cell of the slot's stream, and the decode after it reserves the
+// worst-case graph again, which costs as much as a few prompt tokens. Evaluating a prompt token costs 2 FLOPs
+// per parameter, and a CPU moves about 5 bytes in the time of a FLOP of evaluation. Recurrent and hybrid
+// models keep a state, not a stream of cells, and are never copied.
 bool BatchScheduler::CopyPays(const ContextState& state, size_t tokens, size_t saved) {
   const llama_model* model = state.model->model;
   if (llama_model_is_recurrent(model) || llama_model_is_hybrid(model)) return false;
   const double heads = std::max(1, llama_model_n_head(model));
   const double kv_per_token = 2.0 * 2.0 * llama_model_n_layer(model) * llama_model_n_embd(model) *
                               (llama_model_n_head_kv(model) / heads);  // K and V, F16
-  const double moved_bytes = 2.0 * kv_per_token * static_cast<double>(tokens);
-  return saved > 0 && moved_bytes * 5.0 < static_cast<double>(saved) * llama_model_n_params(model);
+  const bool by_state = StateHoldsEveryCell(state, tokens);
+  const double moved_bytes =
+      by_state ? 2.0 * kv_per_token * static_cast<double>(tokens) : kv_per_token * state.n_ctx;
+  const size_t least = by_state ? 1 : 8;
+  return saved >= least && moved_bytes * 5.0 < static_cast<double>(saved) * llama_model_n_params(model);
 }
 
 bool BatchScheduler::CopyPrefix(ContextState& state, Slot& slot, const std::vector<llama_token>& prompt,
@@ -48,13 +64,25 @@ bool BatchScheduler::CopyPrefix(ContextState& state, Slot& slot, const std::vect
   return CopyCache(state, *donor, slot, best);
 }
 
-// Through the sequence-state API, not llama_memory_seq_cp: between the per-sequence streams of a parallel
-// context, that copies the whole stream (every cell of the context size) and makes the next decode reserve
-// its worst-case graph again; this moves the donor's cells alone.
+// Through the sequence-state API, which moves the donor's cells alone. llama_memory_seq_cp, between the
+// per-sequence streams of a parallel context, copies the whole stream (every cell of the context size) and
+// makes the next decode reserve its worst-case graph again: only where the state would leave cells out.
 bool BatchScheduler::CopyCache(ContextState& state, const Slot& donor, Slot& slot, size_t keep) {
   llama_memory_t memory = llama_get_memory(state.ctx);
   llama_memory_seq_rm(memory, slot.seq, -1, -1);
   slot.tokens.clear();
+  if (!StateHoldsEveryCell(state, donor.tokens.size())) {
+    // The data moves at the next decode, before that batch's tokens (and a shift's positions) go in.
+    llama_memory_seq_cp(memory, donor.seq, slot.seq, -1, -1);
+    if (!llama_memory_seq_rm(memory, slot.seq, static_cast<llama_pos>(keep), -1)) {
+      llama_memory_seq_rm(memory, slot.seq, -1, -1);
+      CountTokens(state);
+      return false;
+    }
+    slot.tokens.assign(donor.tokens.begin(), donor.tokens.begin() + static_cast<std::ptrdiff_t>(keep));
+    CountTokens(state);
+    return true;
+  }
   ScopedLogCapture capture;  // a refusal is logged: keep it out of the app's log
   std::vector<uint8_t> cells(llama_state_seq_get_size(state.ctx, donor.seq));
   const size_t written =
@@ -62,7 +90,7 @@ bool BatchScheduler::CopyCache(ContextState& state, const Slot& donor, Slot& slo
   const bool copied =
       written > 0 && written <= cells.size() &&
       llama_state_seq_set_data(state.ctx, cells.data(), written, slot.seq) == written &&
-      static_cast<size_t>(llama_memory_seq_pos_max(memory, slot.seq) + 1) == donor.tokens.size() &&
+      llama_memory_seq_pos_max(memory, slot.seq) == llama_memory_seq_pos_max(memory, donor.seq) &&
       llama_memory_seq_rm(memory, slot.seq, static_cast<llama_pos>(keep), -1);
   if (!copied) {
     llama_memory_seq_rm(memory, slot.seq, -1, -1);  // the slot evaluates its whole prompt instead
