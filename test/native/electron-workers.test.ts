@@ -192,7 +192,9 @@ test.runIf(existsSync("/proc/self/task"))(
 function threadStatus(id: string): Map<string, string> | undefined {
   try {
     const text = readFileSync(`/proc/self/task/${id}/status`, "utf8");
-    return new Map(text.split("\n").map((line) => [line.split(":")[0], line.slice(line.indexOf(":") + 1).trim()]));
+    return new Map(
+      text.split("\n").map((line) => [line.slice(0, line.indexOf(":")), line.slice(line.indexOf(":") + 1).trim()]),
+    );
   } catch {
     return undefined;
   }
