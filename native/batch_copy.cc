@@ -28,6 +28,17 @@ bool StateHoldsEveryCell(const ContextState& state, size_t tokens) {
   return window <= 0 || tokens < static_cast<size_t>(window);
 }
 
+// Sequence `from`'s cells into the empty sequence `to`, through the sequence-state API; false when refused.
+bool CopyCells(llama_context* ctx, llama_seq_id from, llama_seq_id to) {
+  ScopedLogCapture capture;  // a refusal is logged: keep it out of the app's log
+  std::vector<uint8_t> cells(llama_state_seq_get_size(ctx, from));
+  const size_t written = cells.empty() ? 0 : llama_state_seq_get_data(ctx, cells.data(), cells.size(), from);
+  llama_memory_t memory = llama_get_memory(ctx);
+  return written > 0 && written <= cells.size() &&
+         llama_state_seq_set_data(ctx, cells.data(), written, to) == written &&
+         llama_memory_seq_pos_max(memory, to) == llama_memory_seq_pos_max(memory, from);
+}
+
 }  // namespace
 
 // The copy through the sequence-state API moves the donor's cells out and into the slot (twice its cache's
@@ -66,33 +77,19 @@ bool BatchScheduler::CopyPrefix(ContextState& state, Slot& slot, const std::vect
 
 // Through the sequence-state API, which moves the donor's cells alone. llama_memory_seq_cp, between the
 // per-sequence streams of a parallel context, copies the whole stream (every cell of the context size) and
-// makes the next decode reserve its worst-case graph again: only where the state would leave cells out.
+// makes the next decode reserve its worst-case graph again: only where the state would leave cells out (its
+// data then moves at the next decode, before that batch's tokens and a shift's positions go in).
 bool BatchScheduler::CopyCache(ContextState& state, const Slot& donor, Slot& slot, size_t keep) {
   llama_memory_t memory = llama_get_memory(state.ctx);
   llama_memory_seq_rm(memory, slot.seq, -1, -1);
   slot.tokens.clear();
-  if (!StateHoldsEveryCell(state, donor.tokens.size())) {
-    // The data moves at the next decode, before that batch's tokens (and a shift's positions) go in.
+  bool copied = true;
+  if (StateHoldsEveryCell(state, donor.tokens.size())) {
+    copied = CopyCells(state.ctx, donor.seq, slot.seq);
+  } else {
     llama_memory_seq_cp(memory, donor.seq, slot.seq, -1, -1);
-    if (!llama_memory_seq_rm(memory, slot.seq, static_cast<llama_pos>(keep), -1)) {
-      llama_memory_seq_rm(memory, slot.seq, -1, -1);
-      CountTokens(state);
-      return false;
-    }
-    slot.tokens.assign(donor.tokens.begin(), donor.tokens.begin() + static_cast<std::ptrdiff_t>(keep));
-    CountTokens(state);
-    return true;
   }
-  ScopedLogCapture capture;  // a refusal is logged: keep it out of the app's log
-  std::vector<uint8_t> cells(llama_state_seq_get_size(state.ctx, donor.seq));
-  const size_t written =
-      cells.empty() ? 0 : llama_state_seq_get_data(state.ctx, cells.data(), cells.size(), donor.seq);
-  const bool copied =
-      written > 0 && written <= cells.size() &&
-      llama_state_seq_set_data(state.ctx, cells.data(), written, slot.seq) == written &&
-      llama_memory_seq_pos_max(memory, slot.seq) == llama_memory_seq_pos_max(memory, donor.seq) &&
-      llama_memory_seq_rm(memory, slot.seq, static_cast<llama_pos>(keep), -1);
-  if (!copied) {
+  if (!copied || !llama_memory_seq_rm(memory, slot.seq, static_cast<llama_pos>(keep), -1)) {
     llama_memory_seq_rm(memory, slot.seq, -1, -1);  // the slot evaluates its whole prompt instead
     CountTokens(state);
     return false;
