@@ -27,6 +27,18 @@ void BatchScheduler::AddRun(llama_batch& batch, Slot& slot) {
   }
 }
 
+KernelChoice BatchScheduler::KernelsFor(const std::vector<bool>& decodes,
+                                        const std::vector<size_t>& chunk) const {
+  if (std::any_of(chunk.begin(), chunk.end(), [](size_t n) { return n > 0; })) return KernelChoice::kFast;
+  for (size_t k = 0; k < slots_.size(); k++) {
+    const Slot& slot = slots_[k];
+    if (decodes[k] && ((slot.forced_checked && !slot.forced.empty()) || !slot.drafted.empty())) {
+      return KernelChoice::kExact;
+    }
+  }
+  return KernelChoice::kReference;
+}
+
 void BatchScheduler::TookRun(ContextState& state, Slot& slot) {
   slot.tokens.push_back(slot.next);
   slot.tokens.insert(slot.tokens.end(), slot.forced.begin(), slot.forced.end());

@@ -44,7 +44,7 @@ bool BatchScheduler::DecodeImage(ContextState& state, Slot& slot) {
     return false;
   }
   NoteDecodeThread(state);
-  state.reference_kernels.Use(false);  // a prompt (reference_kernels.h)
+  state.reference_kernels.Use(KernelChoice::kFast);  // a prompt (reference_kernels.h)
   batch_requests_.assign(1, request.get());
   llama_pos next = pos;
   const int32_t status = mtmd_helper_decode_image_chunk(projector.ctx, state.ctx, span->chunk.get(),

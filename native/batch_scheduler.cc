@@ -343,8 +343,7 @@ bool BatchScheduler::Decode(ContextState& state) {
   if (batch.n_tokens == 0) return false;
 
   NoteDecodeThread(state);
-  // Generated tokens get the same logits alone or checked in a run; prompts keep the fast kernels.
-  state.reference_kernels.Use(std::all_of(chunk.begin(), chunk.end(), [](size_t n) { return n == 0; }));
+  state.reference_kernels.Use(KernelsFor(decodes, chunk));
   batch_requests_.clear();
   for (size_t k = 0; k < slots_.size(); k++) {
     if (decodes[k] || chunk[k] > 0) batch_requests_.push_back(slots_[k].request.get());

@@ -45,6 +45,7 @@
 
 #include "llama.h"
 #include "projector.h"
+#include "reference_kernels.h"
 #include "sampler.h"
 #include "sequence_events.h"
 
@@ -218,6 +219,9 @@ class BatchScheduler {
   // its forced and drafted ones), with logits where a pick is sampled or a token checked; after the decode,
   // TookRun puts the run in the slot's cache and the tokens to check in `checking`.
   void AddRun(llama_batch& batch, Slot& slot);
+  // The CPU kernels for a batch (reference_kernels.h): fast with prompt rows, else the reference ones, and
+  // exact where a run of tokens is checked, so each gets the logits it would get alone.
+  KernelChoice KernelsFor(const std::vector<bool>& decodes, const std::vector<size_t>& chunk) const;
   void TookRun(ContextState& state, Slot& slot);
   // Context's thread (batch_media.cc): each slot whose prompt goes on with an image has it encoded by
   // the projector and its embeddings decoded at the image's positions, one slot at a time.

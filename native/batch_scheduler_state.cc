@@ -119,7 +119,7 @@ bool BatchScheduler::Append(ContextState& state, const std::vector<llama_token>&
     return false;
   }
   NoteDecodeThread(state);
-  state.reference_kernels.Use(false);  // a prompt (reference_kernels.h)
+  state.reference_kernels.Use(KernelChoice::kFast);  // a prompt (reference_kernels.h)
   llama_batch& batch = state.batch;
   llama_memory_t memory = llama_get_memory(state.ctx);
   const size_t capacity = static_cast<size_t>(state.batch_capacity);

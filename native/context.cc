@@ -84,8 +84,9 @@ ContextState::~ContextState() {
   if (rpc_listener != 0) StopListeningForRpcLoss(rpc_listener);
   // Idle (see the member): joins it, or, on the thread itself, lets it end after this job.
   if (thread) thread->Stop();
-  scheduler.reset();  // ends any request still in it (the thread is stopped: nothing runs them)
-  draft.reset();      // on the thread pools freed below
+  scheduler.reset();           // ends any request still in it (the thread is stopped: nothing runs them)
+  draft.reset();               // on the thread pools freed below
+  reference_kernels.Detach();  // before the pools it marked are freed (and their addresses reused)
   if (batch_capacity > 0) llama_batch_free(batch);
   if (ctx != nullptr && !(model && ModelRpcLost(*model))) llama_free(ctx);  // else leaked (rpc.h)
   if (pool_batch != nullptr && pool_batch != pool) ggml_threadpool_free(pool_batch);

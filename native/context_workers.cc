@@ -84,7 +84,6 @@ class CreateContextWorker : public ModelWorker<ContextOptions> {
                                       " (llama_init_from_model failed)");
       return;
     }
-    state->reference_kernels.Attach(state->ctx);
     state->n_ctx = llama_n_ctx_seq(state->ctx);  // per sequence
     state->n_batch = llama_n_batch(state->ctx);
     state->batch_capacity = static_cast<int32_t>(state->n_batch);
@@ -97,6 +96,7 @@ class CreateContextWorker : public ModelWorker<ContextOptions> {
                                       "\": could not start its CPU threads (ggml_threadpool_new failed)");
       return;
     }
+    state->reference_kernels.Attach(state->ctx, state->pool, state->pool_batch);
     if (!AttachDraft(*state)) return;
     state->thread = std::make_shared<SerialThread>();
     if (UsesRpc(*model_)) {

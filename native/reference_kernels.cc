@@ -2,12 +2,17 @@
 
 // llama_context::get_sched(): llama.cpp's public API does not name the backends a context computes on.
 #include "llama-context.h"
+#include "reference_sgemm.h"
 
 namespace toolwright {
 
-void ReferenceKernels::Attach(llama_context* ctx) {
-  backends_.clear();
-  on_ = false;
+void ReferenceKernels::Attach(llama_context* ctx, const ggml_threadpool* pool,
+                              const ggml_threadpool* pool_batch) {
+  Detach();
+  pools_.clear();
+  for (const ggml_threadpool* p : {pool, pool_batch}) {
+    if (p != nullptr && (pools_.empty() || pools_.front() != p)) pools_.push_back(p);
+  }
   ggml_backend_sched_t sched = ctx->get_sched();
   if (sched == nullptr) return;
   for (int i = 0; i < ggml_backend_sched_get_n_backends(sched); i++) {
@@ -22,10 +27,27 @@ void ReferenceKernels::Attach(llama_context* ctx) {
   }
 }
 
-void ReferenceKernels::Use(bool on) {
-  if (on == on_) return;
-  for (const auto& [backend, set] : backends_) set(backend, on);
-  on_ = on;
+void ReferenceKernels::Detach() {
+  if (choice_ == KernelChoice::kExact) DeclineTiled(false);
+  backends_.clear();
+  pools_.clear();
+  choice_ = KernelChoice::kFast;
+}
+
+void ReferenceKernels::Use(KernelChoice choice) {
+  if (choice == choice_ || backends_.empty()) return;
+  const bool reference = choice != KernelChoice::kFast;
+  if (reference != (choice_ != KernelChoice::kFast)) {
+    for (const auto& [backend, set] : backends_) set(backend, reference);
+  }
+  if ((choice == KernelChoice::kExact) != (choice_ == KernelChoice::kExact)) {
+    DeclineTiled(choice == KernelChoice::kExact);
+  }
+  choice_ = choice;
+}
+
+void ReferenceKernels::DeclineTiled(bool decline) {
+  for (const ggml_threadpool* pool : pools_) DeclineTiledMatmul(pool, decline);
 }
 
 }  // namespace toolwright

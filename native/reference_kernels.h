@@ -4,7 +4,8 @@
 // Random or undertrained weights have near ties that this flips, and checked fast-forward and
 // speculative decoding, which decode the tokens they check together, would then write other text than
 // step-by-step decoding at temperature 0. ggml's reference kernels compute each row the same way whatever
-// the batch: batches of generated tokens use them, prompt batches keep the fast paths.
+// the batch: batches of generated tokens use them, prompt batches keep the fast paths. A batch that
+// checks a run of tokens also declines llamafile's tiled matmul (reference_sgemm.h).
 #pragma once
 
 #include <utility>
@@ -15,18 +16,36 @@
 
 namespace toolwright {
 
+enum class KernelChoice {
+  kFast,       // a prompt: every fast path
+  kReference,  // generated tokens: ggml's reference kernels
+  kExact,      // a run of tokens to check: the reference kernels and no tiled matmul
+};
+
 class ReferenceKernels {
  public:
-  // Finds the CPU backends `ctx` computes on (none found: Use() does nothing).
-  void Attach(llama_context* ctx);
+  ReferenceKernels() = default;
+  ReferenceKernels(const ReferenceKernels&) = delete;
+  ReferenceKernels& operator=(const ReferenceKernels&) = delete;
+  ~ReferenceKernels() { Detach(); }
 
-  // Whether the next decodes use the reference kernels; cheap when it is already so.
-  void Use(bool on);
+  // Finds the CPU backends `ctx` computes on (none found: Use() does nothing) and the thread pools
+  // attached to it.
+  void Attach(llama_context* ctx, const ggml_threadpool* pool, const ggml_threadpool* pool_batch);
+
+  // Forgets the context; call before it is freed.
+  void Detach();
+
+  // The kernels the next decodes use; cheap when already so.
+  void Use(KernelChoice choice);
 
  private:
+  void DeclineTiled(bool decline);
+
   using SetUseRef = void (*)(ggml_backend_t, bool);
   std::vector<std::pair<ggml_backend_t, SetUseRef>> backends_;
-  bool on_ = false;
+  std::vector<const ggml_threadpool*> pools_;
+  KernelChoice choice_ = KernelChoice::kFast;
 };
 
 }  // namespace toolwright
