@@ -19,10 +19,23 @@ inline void set_bit(uint64_t* bits, int32_t id) { bits[id >> 6] |= 1ull << (id &
 }  // namespace
 
 MaskEngine::MaskEngine(Npda& npda, std::shared_ptr<const Vocab> vocab)
-    : npda_(npda), vocab_(std::move(vocab)) {}
+    : npda_(npda),
+      vocab_(std::move(vocab)),
+      // A token's code points, and one more that a pending partial character may need.
+      horizon_(npda.grammar(), static_cast<uint32_t>(vocab_->max_token_cps()) + 1) {}
+
+uint32_t MaskEngine::within_horizon(uint32_t state) {
+  if (horizon_.empty() || state == Npda::kDead) return state;
+  const uint32_t known = horizon_of_.find(state);
+  if (known != FlatMap64::kMissing) return known;
+  const uint32_t moved = npda_.within_horizon(state, horizon_);
+  horizon_of_.insert(state, moved);
+  return moved;
+}
 
 void MaskEngine::clear_cache() {
   drop_masks();
+  horizon_of_.clear();
   plan_of_.clear();
   group_of_.clear();
   plans_.clear();
@@ -81,6 +94,7 @@ void MaskEngine::fill(uint32_t state, PartialUtf8 partial, uint64_t* out) {
     }
     return;
   }
+  state = within_horizon(state);
   if (const Cached* hit = cached(state)) {
     stats_.cache_hits++;
     const Cached& c = *hit;

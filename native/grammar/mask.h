@@ -23,6 +23,7 @@
 
 #include "flat_map.h"
 #include "npda.h"
+#include "repetition_horizon.h"
 #include "slice.h"
 #include "vocab.h"
 
@@ -60,6 +61,11 @@ class MaskEngine {
  private:
   Npda& npda_;
   std::shared_ptr<const Vocab> vocab_;
+  // Frames deep in a bounded repetition stand at the horizon's depth, so a long bounded string's states share
+  // a mask (repetition_horizon.h); horizon_of_: state -> the state its mask is computed for.
+  RepetitionHorizon horizon_;
+  FlatMap64 horizon_of_;
+  uint32_t within_horizon(uint32_t state);
   Stats stats_;
   std::vector<uint32_t> decode_buf_;
 

@@ -195,6 +195,34 @@ uint32_t Npda::truncated_state(uint32_t state, int max_frames) {
   return intern(all);
 }
 
+uint32_t Npda::within_horizon(uint32_t state, const RepetitionHorizon& horizon) {
+  if (state == kDead || horizon.empty()) return state;
+  std::vector<uint32_t> moved, frames;
+  moved.reserve(n_stacks(state));
+  bool any = false;
+  for (uint32_t i = 0; i < n_stacks(state); i++) {
+    const uint32_t s = stacks(state)[i];
+    // The frames from the top down to the first that moves; below it the stack is shared as it is.
+    frames.clear();
+    uint32_t deepest_moved = kEmptyStack;
+    for (uint32_t n = s; n != kEmptyStack; n = node_parent_[n]) {
+      frames.push_back(n);
+      if (horizon.map(node_pos_[n]) != node_pos_[n]) deepest_moved = n;
+    }
+    if (deepest_moved == kEmptyStack) {
+      moved.push_back(s);
+      continue;
+    }
+    any = true;
+    size_t k = frames.size();
+    while (frames[k - 1] != deepest_moved) k--;
+    uint32_t node = node_parent_[deepest_moved];
+    for (size_t j = k; j-- > 0;) node = push(node, horizon.map(node_pos_[frames[j]]));
+    moved.push_back(node);
+  }
+  return any ? intern(moved) : state;
+}
+
 uint32_t Npda::initial() {
   if (initial_ != kUnset) return initial_;
   const Grammar& g = *grammar_;

@@ -88,6 +88,8 @@ export interface TraceStep {
   n_allowed: number;
   allowed: boolean;
   accepted: boolean;
+  /** The mask came from the engine's per-state cache. */
+  cached: boolean;
   active: boolean;
   accepting: boolean;
 }

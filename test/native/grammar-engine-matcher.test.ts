@@ -251,3 +251,44 @@ describe("grammar matcher", () => {
     expect(all.rollback).toEqual({ ok: true, n_accepted: 0, active: false, accepting: true });
   });
 });
+
+// A bounded string is a chain of one rule per character left, so each token in it met a new parser state.
+// Within a token's reach the chain's depth does not matter (native/grammar/repetition_horizon.h), so its
+// masks are those of the unbounded string and come from the cache in the same way.
+describe("grammar masks in a long bounded repetition", () => {
+  const text = `"${"the quick brown fox jumps over the lazy dog ".repeat(9)}"`;
+  async function traceGrammar(gbnf: string): Promise<TraceResult> {
+    const file = join(dir, `bounded-${gbnf.length}.gbnf`);
+    writeFileSync(file, gbnf);
+    const { result } = await runGrammarTool<TraceResult>([
+      "trace",
+      "--vocab",
+      vocabPath("llama-bpe"),
+      "--text",
+      text,
+      file,
+    ]);
+    expect(result.ok, result.error).toBe(true);
+    return result;
+  }
+
+  it("are the unbounded string's masks, and computed about as often", async () => {
+    const bounded = await traceGrammar('root ::= "\\"" [a-z ]{0,1000} "\\""\n');
+    const unbounded = await traceGrammar('root ::= "\\"" [a-z ]* "\\""\n');
+    expect(bounded.steps.length).toBeGreaterThan(60);
+    expect(bounded.steps.every((s) => s.allowed && s.accepted)).toBe(true);
+    expect(bounded.steps.map((s) => s.n_allowed)).toEqual(unbounded.steps.map((s) => s.n_allowed));
+    const fresh = (r: TraceResult) => r.steps.filter((s) => !s.cached).length;
+    expect(fresh(unbounded)).toBeLessThan(8);
+    expect(fresh(bounded)).toBeLessThanOrEqual(fresh(unbounded) + 3);
+  });
+
+  it("meet the bound: no more characters once the repetition is full", async () => {
+    const full = await traceGrammar(`root ::= "\\"" [a-z ]{0,${text.length - 2}} "\\""\n`);
+    expect(full.steps.every((s) => s.allowed && s.accepted)).toBe(true);
+    const short = await traceGrammar(`root ::= "\\"" [a-z ]{0,${text.length - 3}} "\\""\n`);
+    // The last token is ` "`: its space is one character too many.
+    expect(short.steps.slice(0, -1).every((s) => s.allowed && s.accepted)).toBe(true);
+    expect(short.steps.at(-1)).toMatchObject({ piece: ' "', allowed: false, accepted: false });
+  });
+});

@@ -1,0 +1,101 @@
+#include "repetition_horizon.h"
+
+#include <algorithm>
+
+namespace toolwright::grammar {
+namespace {
+
+constexpr uint32_t kNotChain = 0;
+
+// A rule of the form `A... | ε` (two alternatives, the second empty): the end of its first alternative
+// (its Alt element), else 0.
+uint32_t optional_alt_end(const Grammar& g, uint32_t rule) {
+  const auto alts = g.alt_starts[rule];
+  if (alts.size() != 2 || g.elems[alts[1]].type != ElemType::End) return 0;
+  const uint32_t alt_end = alts[1] - 1;
+  return alt_end > alts[0] ? alt_end : 0;
+}
+
+bool same_elems(const Grammar& g, uint32_t a, uint32_t b, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++) {
+    if (g.elems[a + i].type != g.elems[b + i].type || g.elems[a + i].value != g.elems[b + i].value)
+      return false;
+  }
+  return true;
+}
+
+// For every rule, how many copies of its chain it allows (kNotChain if it is no chain rule), and the rule of
+// one copy less (next[r]; none for a chain's last rule). Rk ::= A R(k-1) | ε is a chain rule of depth k when
+// R(k-1) is one whose first alternative starts with the same A; R1 ::= A | ε is the last.
+void chain_depths(const Grammar& g, std::vector<uint32_t>& depth, std::vector<uint32_t>& next) {
+  const auto n_rules = static_cast<uint32_t>(g.rule_start.size());
+  depth.assign(n_rules, kNotChain);
+  next.assign(n_rules, UINT32_MAX);
+  std::vector<uint8_t> visited(n_rules, 0);
+  std::vector<uint32_t> path;
+  for (uint32_t r = 0; r < n_rules; r++) {
+    // Follow the references down to a rule of known depth, then number the path back up.
+    path.clear();
+    uint32_t cur = r;
+    while (cur < n_rules && !visited[cur]) {
+      visited[cur] = 1;
+      path.push_back(cur);
+      const uint32_t end = optional_alt_end(g, cur);
+      const uint32_t last = end > 0 ? end - 1 : 0;
+      if (end == 0 || g.elems[last].type != ElemType::RuleRef) break;
+      const uint32_t ref = g.elems[last].value;
+      const uint32_t prefix = last - g.rule_start[cur];
+      const uint32_t ref_end = ref < n_rules ? optional_alt_end(g, ref) : 0;
+      // R(k-1)'s first alternative: A then (for k > 2) a reference; R1's is A alone.
+      if (ref == cur || ref_end == 0 || ref_end - g.rule_start[ref] < prefix ||
+          !same_elems(g, g.rule_start[cur], g.rule_start[ref], prefix)) {
+        break;
+      }
+      const uint32_t ref_len = ref_end - g.rule_start[ref];
+      if (ref_len != prefix && (ref_len != prefix + 1 || g.elems[ref_end - 1].type != ElemType::RuleRef))
+        break;
+      next[cur] = ref;
+      cur = ref;
+    }
+    for (auto it = path.rbegin(); it != path.rend(); ++it) {
+      const uint32_t rule = *it;
+      if (optional_alt_end(g, rule) == 0) continue;
+      const uint32_t below = next[rule];
+      if (below == UINT32_MAX) {
+        depth[rule] = 1;
+      } else if (depth[below] != kNotChain) {
+        depth[rule] = depth[below] + 1;
+      } else {
+        next[rule] = UINT32_MAX;  // its reference turned out no chain: it is a chain's last rule itself
+        depth[rule] = 1;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+RepetitionHorizon::RepetitionHorizon(const Grammar& g, uint32_t horizon) : cap_(horizon + 2) {
+  std::vector<uint32_t> depth, next;
+  chain_depths(g, depth, next);
+  const auto n_rules = static_cast<uint32_t>(depth.size());
+  // Rules by depth, so each deep rule's stand-in (the rule of depth cap_ in its chain) is its next one's.
+  std::vector<uint32_t> order;
+  for (uint32_t r = 0; r < n_rules; r++) {
+    if (depth[r] > cap_) order.push_back(r);
+  }
+  if (order.empty()) return;
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return depth[a] < depth[b]; });
+  std::vector<uint32_t> stand_in(n_rules, UINT32_MAX);
+  map_.resize(g.elems.size());
+  for (uint32_t p = 0; p < map_.size(); p++) map_[p] = p;
+  for (uint32_t r : order) {
+    const uint32_t below = next[r];
+    stand_in[r] = depth[r] == cap_ + 1 ? below : stand_in[below];
+    // Both have the layout A, a reference, Alt, End: a frame keeps its offset.
+    const uint32_t from = g.rule_start[r], to = g.rule_start[stand_in[r]];
+    for (uint32_t off = 0; g.elems[from + off].type != ElemType::End; off++) map_[from + off] = to + off;
+  }
+}
+
+}  // namespace toolwright::grammar
