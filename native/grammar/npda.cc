@@ -202,7 +202,7 @@ uint32_t Npda::within_horizon(uint32_t state, const RepetitionHorizon& horizon) 
   bool any = false;
   for (uint32_t i = 0; i < n_stacks(state); i++) {
     const uint32_t s = stacks(state)[i];
-    // The frames from the top down to the first that moves; below it the stack is shared as it is.
+    // Frames from the top down to the deepest one that moves are pushed again; below, the stack is kept.
     frames.clear();
     uint32_t deepest_moved = kEmptyStack;
     for (uint32_t n = s; n != kEmptyStack; n = node_parent_[n]) {

@@ -12,7 +12,7 @@ const dir = mkdtempSync(join(tmpdir(), "tw-gbnf-trace-"));
 const grammarFile = join(dir, "call.gbnf");
 writeFileSync(grammarFile, CALL_GRAMMAR);
 
-async function trace(text: string, extra: string[] = []): Promise<TraceResult> {
+async function trace(text: string, extra: string[] = [], file = grammarFile): Promise<TraceResult> {
   const { result } = await runGrammarTool<TraceResult>([
     "trace",
     "--vocab",
@@ -20,7 +20,7 @@ async function trace(text: string, extra: string[] = []): Promise<TraceResult> {
     "--text",
     text,
     ...extra,
-    grammarFile,
+    file,
   ]);
   expect(result.ok, result.error).toBe(true);
   return result;
@@ -257,19 +257,11 @@ describe("grammar matcher", () => {
 // masks are those of the unbounded string and come from the cache in the same way.
 describe("grammar masks in a long bounded repetition", () => {
   const text = `"${"the quick brown fox jumps over the lazy dog ".repeat(9)}"`;
+  let files = 0;
   async function traceGrammar(gbnf: string): Promise<TraceResult> {
-    const file = join(dir, `bounded-${gbnf.length}.gbnf`);
+    const file = join(dir, `bounded-${files++}.gbnf`);
     writeFileSync(file, gbnf);
-    const { result } = await runGrammarTool<TraceResult>([
-      "trace",
-      "--vocab",
-      vocabPath("llama-bpe"),
-      "--text",
-      text,
-      file,
-    ]);
-    expect(result.ok, result.error).toBe(true);
-    return result;
+    return trace(text, [], file);
   }
 
   it("are the unbounded string's masks, and computed about as often", async () => {
