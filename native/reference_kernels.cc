@@ -9,7 +9,6 @@ namespace toolwright {
 void ReferenceKernels::Attach(llama_context* ctx, const ggml_threadpool* pool,
                               const ggml_threadpool* pool_batch) {
   Detach();
-  pools_.clear();
   for (const ggml_threadpool* p : {pool, pool_batch}) {
     if (p != nullptr && (pools_.empty() || pools_.front() != p)) pools_.push_back(p);
   }

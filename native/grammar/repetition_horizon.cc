@@ -45,15 +45,13 @@ void chain_depths(const Grammar& g, std::vector<uint32_t>& depth, std::vector<ui
       if (end == 0 || g.elems[last].type != ElemType::RuleRef) break;
       const uint32_t ref = g.elems[last].value;
       const uint32_t prefix = last - g.rule_start[cur];
-      const uint32_t ref_end = ref < n_rules ? optional_alt_end(g, ref) : 0;
+      const uint32_t ref_end = ref < n_rules && ref != cur ? optional_alt_end(g, ref) : 0;
+      if (ref_end == 0) break;
       // R(k-1)'s first alternative: A then (for k > 2) a reference; R1's is A alone.
-      if (ref == cur || ref_end == 0 || ref_end - g.rule_start[ref] < prefix ||
-          !same_elems(g, g.rule_start[cur], g.rule_start[ref], prefix)) {
-        break;
-      }
       const uint32_t ref_len = ref_end - g.rule_start[ref];
-      if (ref_len != prefix && (ref_len != prefix + 1 || g.elems[ref_end - 1].type != ElemType::RuleRef))
-        break;
+      const bool shaped =
+          ref_len == prefix || (ref_len == prefix + 1 && g.elems[ref_end - 1].type == ElemType::RuleRef);
+      if (!shaped || !same_elems(g, g.rule_start[cur], g.rule_start[ref], prefix)) break;
       next[cur] = ref;
       cur = ref;
     }
@@ -66,7 +64,7 @@ void chain_depths(const Grammar& g, std::vector<uint32_t>& depth, std::vector<ui
       } else if (depth[below] != kNotChain) {
         depth[rule] = depth[below] + 1;
       } else {
-        next[rule] = UINT32_MAX;  // its reference turned out no chain: it is a chain's last rule itself
+        next[rule] = UINT32_MAX;  // its reference is on this path (a cycle: unbounded), so it ends a chain
         depth[rule] = 1;
       }
     }
