@@ -5,6 +5,7 @@
 
 #include "flat_map.h"
 #include "grammar_checks.h"
+#include "repetition_horizon.h"
 
 namespace toolwright::grammar {
 
@@ -238,6 +239,8 @@ std::shared_ptr<const Grammar> Grammar::compile(std::string_view gbnf, std::stri
     }
     g->alt_starts.end_rule();
   }
+  g->symbols = std::move(parsed.symbols);
+  add_repetition_loops(*g);
 
   const size_t n = g->elems.size();
   g->class_at.assign(n, kNoClass);
@@ -273,7 +276,6 @@ std::shared_ptr<const Grammar> Grammar::compile(std::string_view gbnf, std::stri
     g->after_class[p] = q;
     g->class_at[p] = classes.intern(t == ElemType::CharNot, any, items);
   }
-  g->symbols = std::move(parsed.symbols);
   return g;
 }
 

@@ -71,13 +71,78 @@ void chain_depths(const Grammar& g, std::vector<uint32_t>& depth, std::vector<ui
   }
 }
 
+// The item a rule `A R | ε` repeats (A: its first alternative without the final reference); length 0 when
+// the rule has another shape.
+struct Item {
+  uint32_t start = 0, len = 0;
+};
+Item repeated_item(const Grammar& g, uint32_t rule) {
+  const uint32_t end = optional_alt_end(g, rule);
+  if (end == 0 || g.elems[end - 1].type != ElemType::RuleRef) return {};
+  return {g.rule_start[rule], end - 1 - g.rule_start[rule]};
+}
+
+// The loops (rules `A L | ε` referring to themselves) of `g`, and a search among them by item.
+class Loops {
+ public:
+  explicit Loops(const Grammar& g) : g_(g) {
+    for (uint32_t r = 0; r < g.rule_start.size(); r++) {
+      const uint32_t end = optional_alt_end(g, r);
+      if (repeated_item(g, r).len > 0 && g.elems[end - 1].value == r) rules_.push_back(r);
+    }
+  }
+  // The loop repeating `item`, or UINT32_MAX.
+  uint32_t find(Item item) const {
+    for (uint32_t r : rules_) {
+      const Item own = repeated_item(g_, r);
+      if (own.len == item.len && same_elems(g_, own.start, item.start, item.len)) return r;
+    }
+    return UINT32_MAX;
+  }
+  void add(uint32_t rule) { rules_.push_back(rule); }
+
+ private:
+  const Grammar& g_;
+  std::vector<uint32_t> rules_;
+};
+
 }  // namespace
+
+void add_repetition_loops(Grammar& g) {
+  std::vector<uint32_t> depth, next;
+  chain_depths(g, depth, next);
+  Loops loops(g);
+  std::vector<Elem> rule;
+  const auto n_rules = static_cast<uint32_t>(depth.size());
+  for (uint32_t r = 0; r < n_rules; r++) {
+    // One rule of each chain deeper than the minimum has this depth.
+    if (depth[r] != kMinLoopDepth + 1) continue;
+    const Item item = repeated_item(g, r);
+    if (item.len == 0 || loops.find(item) != UINT32_MAX) continue;
+    const auto id = static_cast<uint32_t>(g.rule_start.size());
+    if (g.symbols.add_synthesized(g.symbols.base_name(r)) != id)
+      return;  // ids out of step: leave the chains be
+    rule.assign(g.elems.begin() + item.start, g.elems.begin() + item.start + item.len);
+    rule.push_back({ElemType::RuleRef, id});
+    rule.push_back({ElemType::Alt, 0});
+    rule.push_back({ElemType::End, 0});
+    const auto start = static_cast<uint32_t>(g.elems.size());
+    g.elems.insert(g.elems.end(), rule.begin(), rule.end());
+    g.rule_start.push_back(start);
+    g.alt_starts.add(start);
+    g.alt_starts.add(start + item.len + 2);  // the empty alternative: the End element
+    g.alt_starts.end_rule();
+    loops.add(id);
+  }
+}
 
 RepetitionHorizon::RepetitionHorizon(const Grammar& g, uint32_t horizon) : cap_(horizon + 2) {
   std::vector<uint32_t> depth, next;
   chain_depths(g, depth, next);
+  const Loops loops(g);
   const auto n_rules = static_cast<uint32_t>(depth.size());
-  // Rules by depth, so each deep rule's stand-in (the rule of depth cap_ in its chain) is its next one's.
+  // Rules by depth, so each deep rule's stand-in (its item's loop, else the rule of depth cap_ in its chain)
+  // is its next one's.
   std::vector<uint32_t> order;
   for (uint32_t r = 0; r < n_rules; r++) {
     if (depth[r] > cap_) order.push_back(r);
@@ -89,8 +154,13 @@ RepetitionHorizon::RepetitionHorizon(const Grammar& g, uint32_t horizon) : cap_(
   for (uint32_t p = 0; p < map_.size(); p++) map_[p] = p;
   for (uint32_t r : order) {
     const uint32_t below = next[r];
-    stand_in[r] = depth[r] == cap_ + 1 ? below : stand_in[below];
-    // Both have the layout A, a reference, Alt, End: a frame keeps its offset.
+    if (depth[r] == cap_ + 1) {
+      const uint32_t loop = loops.find(repeated_item(g, r));
+      stand_in[r] = loop != UINT32_MAX ? loop : below;
+    } else {
+      stand_in[r] = stand_in[below];
+    }
+    // All have the layout A, a reference, Alt, End: a frame keeps its offset.
     const uint32_t from = g.rule_start[r], to = g.rule_start[stand_in[r]];
     for (uint32_t off = 0; g.elems[from + off].type != ElemType::End; off++) map_[from + off] = to + off;
   }

@@ -8,6 +8,12 @@
 // non-empty before the token ends), and the same below them. So for a mask every such frame can stand at
 // its place in the chain's rule of depth H + 2, and states that differ only in how many copies are left
 // beyond the horizon share one mask.
+//
+// Better still, such a frame stands in the unbounded loop L ::= A L | ε (no token can reach the bound):
+// the state after each character of the string is then the same state, whose mask is one slice, where the
+// chain's rule of depth H + 2 still met a new state for every character of the first token. The grammar
+// gets one such loop per repeated item of a deep chain when it is compiled (add_repetition_loops), unless
+// it already has one (S* is rewritten to exactly that rule).
 #pragma once
 
 #include <cstdint>
@@ -17,6 +23,12 @@
 
 namespace toolwright::grammar {
 
+// Appends to `g` (being compiled: its symbols, rules and alternatives built, classes not yet) one loop rule
+// per distinct repeated item of the chains deeper than kMinLoopDepth, where `g` has no loop of that item.
+// The loops are reachable from no rule; RepetitionHorizon moves frames into them.
+void add_repetition_loops(Grammar& g);
+constexpr uint32_t kMinLoopDepth = 16;
+
 class RepetitionHorizon {
  public:
   // `horizon`: the most code points one token can add (the longest token, plus a pending character).
@@ -25,7 +37,7 @@ class RepetitionHorizon {
   // No chain deeper than the horizon: map() is the identity.
   bool empty() const { return map_.empty(); }
   // The position standing for `pos` within the horizon (itself unless it lies in a rule of a chain deeper
-  // than the horizon).
+  // than the horizon: then its place in the loop of the chain's item, or else in the rule at the cap).
   uint32_t map(uint32_t pos) const { return pos < map_.size() ? map_[pos] : pos; }
   // Depth of the rule `map()` moves deep frames to (a repetition allowing more copies than this is cut).
   uint32_t cap() const { return cap_; }

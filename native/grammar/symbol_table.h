@@ -43,6 +43,8 @@ class SymbolTable {
   uint32_t id_count() const { return static_cast<uint32_t>(names_.size()); }
   // The name of id `id`.
   std::string name(uint32_t id) const;
+  // The name `id` was made from (its own name unless synthesized), as add_synthesized takes it.
+  NameRef base_name(uint32_t id) const { return names_[id]; }
   // Where `name` (which must be in the table) is stored.
   NameRef stored_name(std::string_view name) const { return slots_[locate(name, hash_of(name))].name; }
   size_t memory_bytes() const {

@@ -90,6 +90,8 @@ export interface TraceStep {
   accepted: boolean;
   /** The mask came from the engine's per-state cache. */
   cached: boolean;
+  /** Parser states built while computing the mask. */
+  new_states: number;
   active: boolean;
   accepting: boolean;
 }

@@ -67,8 +67,10 @@ int run_trace(const LoadedVocab& lv, const GrammarCase& c, const TraceOptions& o
   std::string steps = "[";
   for (size_t i = 0; i < toks.size(); i++) {
     const uint64_t hits_before = m.stats().cache_hits;
+    const size_t states_before = m.built_states();
     m.fill_mask(bits.data());
     const bool cached = m.stats().cache_hits > hits_before;
+    const size_t new_states = m.built_states() - states_before;
     size_t n_allowed = 0;
     for (uint64_t w : bits) n_allowed += static_cast<size_t>(__builtin_popcountll(w));
     const llama_token t = toks[i];
@@ -78,6 +80,7 @@ int run_trace(const LoadedVocab& lv, const GrammarCase& c, const TraceOptions& o
     steps += "{\"token\":" + std::to_string(t) + ",\"piece\":" + json_str(v.piece(t)) +
              ",\"n_allowed\":" + std::to_string(n_allowed) + ",\"allowed\":" + (allowed ? "true" : "false") +
              ",\"accepted\":" + (accepted ? "true" : "false") + ",\"cached\":" + (cached ? "true" : "false") +
+             ",\"new_states\":" + std::to_string(new_states) +
              ",\"active\":" + (m.is_active() ? "true" : "false") +
              ",\"accepting\":" + (m.is_accepting() ? "true" : "false") + "}";
   }
