@@ -24,18 +24,42 @@ MaskEngine::MaskEngine(Npda& npda, std::shared_ptr<const Vocab> vocab)
       // A token's code points, and one more that a pending partial character may need.
       horizon_(npda.grammar(), static_cast<uint32_t>(vocab_->max_token_cps()) + 1) {}
 
-uint32_t MaskEngine::within_horizon(uint32_t state) {
-  if (horizon_.empty() || state == Npda::kDead) return state;
-  const uint32_t known = horizon_of_.find(state);
-  if (known != FlatMap64::kMissing) return known;
-  const uint32_t moved = npda_.within_horizon(state, horizon_);
-  horizon_of_.insert(state, moved);
-  return moved;
+uint32_t MaskEngine::find_stand_in(uint32_t state) {
+  bool moves = false;
+  for (uint32_t i = 0; i < npda_.n_stacks(state) && !moves; i++) moves = frames_move(npda_.stacks(state)[i]);
+  const uint32_t stand_in = moves ? npda_.within_horizon(state, horizon_) : state;
+  const size_t need = std::max(state, stand_in) + size_t{1};
+  if (stand_in_of_.size() < need) stand_in_of_.resize(std::max(need, stand_in_of_.size() * 2), Npda::kUnset);
+  stand_in_of_[state] = stand_in;
+  stand_in_of_[stand_in] = stand_in;
+  return stand_in;
+}
+
+// Nodes are pushed over their parents, so a stack's answer is its top frame's or its parent's (memoised: a
+// walk down to the first known node, then back up).
+bool MaskEngine::frames_move(uint32_t stack) {
+  constexpr uint8_t kUnknown = 0, kStays = 1, kMoves = 2;
+  if (frames_move_.size() < npda_.n_nodes()) frames_move_.resize(npda_.n_nodes() * 2, kUnknown);
+  std::vector<uint32_t>& path = path_buf_;
+  path.clear();
+  uint32_t n = stack;
+  while (n != Npda::kEmptyStack && frames_move_[n] == kUnknown) {
+    path.push_back(n);
+    n = npda_.stack_parent(n);
+  }
+  uint8_t below = n == Npda::kEmptyStack ? kStays : frames_move_[n];
+  for (auto it = path.rbegin(); it != path.rend(); ++it) {
+    const uint32_t pos = npda_.stack_top(*it);
+    below = below == kMoves || horizon_.map(pos) != pos ? kMoves : kStays;
+    frames_move_[*it] = below;
+  }
+  return frames_move_[stack] == kMoves;
 }
 
 void MaskEngine::clear_cache() {
   drop_masks();
-  horizon_of_.clear();
+  stand_in_of_.clear();
+  frames_move_.clear();
   plan_of_.clear();
   group_of_.clear();
   plans_.clear();
@@ -327,6 +351,7 @@ void MaskEngine::partials_at(const Vocab::Node& n, uint32_t state, uint64_t* out
 
 // `node` was reached in `state`: take its own tokens, then queue (or slice) what lies below.
 void MaskEngine::enter(uint32_t node, uint32_t state, uint64_t* out) {
+  state = within_horizon(state);
   const Vocab& v = *vocab_;
   const Vocab::Node& n = v.nodes()[node];
   for (uint32_t i = n.tok_begin; i < n.tok_own_end; i++) set_bit(out, v.tokens()[i]);

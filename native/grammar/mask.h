@@ -61,11 +61,22 @@ class MaskEngine {
  private:
   Npda& npda_;
   std::shared_ptr<const Vocab> vocab_;
-  // Frames deep in a bounded repetition stand at the horizon's depth, so a long bounded string's states share
-  // a mask (repetition_horizon.h); horizon_of_: state -> the state its mask is computed for.
+  // Frames deep in a bounded repetition stand in its item's loop (or at the horizon's depth), so a long
+  // bounded string's states share a mask (repetition_horizon.h). A state reached inside a walk may stand in
+  // too: the rest of the token is shorter still. stand_in_of_: state -> the state masks and walks use for it
+  // (kUnset: not asked yet); frames_move_: stack node -> whether some frame of that stack moves (0: not asked
+  // yet).
   RepetitionHorizon horizon_;
-  FlatMap64 horizon_of_;
-  uint32_t within_horizon(uint32_t state);
+  std::vector<uint32_t> stand_in_of_;
+  std::vector<uint8_t> frames_move_;
+  std::vector<uint32_t> path_buf_;
+  uint32_t within_horizon(uint32_t state) {
+    if (horizon_.empty() || state == Npda::kDead) return state;
+    return state < stand_in_of_.size() && stand_in_of_[state] != Npda::kUnset ? stand_in_of_[state]
+                                                                              : find_stand_in(state);
+  }
+  uint32_t find_stand_in(uint32_t state);
+  bool frames_move(uint32_t stack);
   Stats stats_;
   std::vector<uint32_t> decode_buf_;
 
