@@ -85,8 +85,9 @@ class Npda {
   bool is_truncated(uint32_t state) const { return state != kDead && states_[state].truncated; }
   // The state holding exactly these stacks (sorted and deduplicated in place); kDead if none.
   uint32_t state_of(std::vector<uint32_t>& stacks) { return intern(stacks); }
-  // The state with every stack frame moved by `horizon` (a frame deep in a repetition stands in the rule
-  // at the horizon's depth); `state` itself when no frame moves. Only for masks: it accepts other texts.
+  // The state with every stack frame moved by `horizon` (a frame deep in a repetition stands in its item's
+  // loop, or in the rule at the horizon's depth); `state` itself when no frame moves. Only for masks: it
+  // accepts other texts.
   uint32_t within_horizon(uint32_t state, const RepetitionHorizon& horizon);
   // Union of two states (either may be kDead).
   uint32_t merge(uint32_t a, uint32_t b);

@@ -87,8 +87,8 @@ class Loops {
  public:
   explicit Loops(const Grammar& g) : g_(g) {
     for (uint32_t r = 0; r < g.rule_start.size(); r++) {
-      const uint32_t end = optional_alt_end(g, r);
-      if (repeated_item(g, r).len > 0 && g.elems[end - 1].value == r) rules_.push_back(r);
+      const Item item = repeated_item(g, r);
+      if (item.len > 0 && g.elems[item.start + item.len].value == r) rules_.push_back(r);
     }
   }
   // The loop repeating `item`, or UINT32_MAX.
@@ -120,8 +120,8 @@ void add_repetition_loops(Grammar& g) {
     const Item item = repeated_item(g, r);
     if (item.len == 0 || loops.find(item) != UINT32_MAX) continue;
     const auto id = static_cast<uint32_t>(g.rule_start.size());
-    if (g.symbols.add_synthesized(g.symbols.base_name(r)) != id)
-      return;  // ids out of step: leave the chains be
+    if (g.symbols.id_count() != id) return;  // rule and symbol ids out of step: leave the chains be
+    g.symbols.add_synthesized(g.symbols.base_name(r));
     rule.assign(g.elems.begin() + item.start, g.elems.begin() + item.start + item.len);
     rule.push_back({ElemType::RuleRef, id});
     rule.push_back({ElemType::Alt, 0});
