@@ -9,17 +9,19 @@
 
 namespace toolwright::grammar {
 
-bool CharClass::matches_partial(uint32_t value, int n_remain) const {
+uint32_t CharClass::partial_low(uint32_t value, int n_remain) {
   // Invalid sequence, or a 7-bit char spread over two bytes (overlong): nothing matches.
-  if (n_remain < 0 || (n_remain == 1 && value < 2)) return false;
-  uint32_t low = value << (n_remain * 6);
-  const uint32_t high = low | ((1u << (n_remain * 6)) - 1);
-  if (low == 0) {
-    if (n_remain == 2)
-      low = 1u << 11;
-    else if (n_remain == 3)
-      low = 1u << 16;
-  }
+  if (n_remain < 0 || (n_remain == 1 && value < 2)) return UINT32_MAX;
+  const uint32_t low = value << (n_remain * 6);
+  if (low == 0 && n_remain == 2) return 1u << 11;
+  if (low == 0 && n_remain == 3) return 1u << 16;
+  return low;
+}
+
+bool CharClass::matches_partial(uint32_t value, int n_remain) const {
+  const uint32_t low = partial_low(value, n_remain);
+  if (low == UINT32_MAX) return false;
+  const uint32_t high = (value << (n_remain * 6)) | ((1u << (n_remain * 6)) - 1);
   if (any) return true;
   for (const auto& [lo, hi] : items) {
     if (lo <= high && low <= hi) return !negated;
@@ -79,6 +81,13 @@ CharClass make_class(bool negated, bool any, std::vector<std::pair<uint32_t, uin
     c.partial_kind = CharClass::PartialKind::Never;
   else
     c.partial_kind = CharClass::PartialKind::Depends;
+  if (!any && !negated) {
+    uint64_t next = 0x80;  // the first code point not yet covered
+    for (const auto& [lo, hi] : c.accepts) {
+      if (lo <= next && hi >= next) next = static_cast<uint64_t>(hi) + 1;
+    }
+    c.covers_non_ascii = next > 0x10FFFF;
+  }
   return c;
 }
 

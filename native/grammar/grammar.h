@@ -42,10 +42,16 @@ struct CharClass {
   // items only: then only the overlong check can fail), or it depends.
   enum class PartialKind : uint8_t { Never, Always, Depends };
   PartialKind partial_kind = PartialKind::Depends;
+  // Positive items covering every code point from 0x80 to U+10FFFF (a string body written as ranges): then a
+  // partial test is true for every well-formed sequence that can end at or below U+10FFFF.
+  bool covers_non_ascii = false;
 
   // Could a character whose UTF-8 encoding is still missing `n_remain` continuation bytes
   // (bits so far: `value`) satisfy this class? Same answer as llama.cpp's partial test.
   bool matches_partial(uint32_t value, int n_remain) const;
+  // The lowest code point such a sequence stands for, as the partial test computes it (UINT32_MAX when the
+  // test fails whatever the items: an invalid or overlong sequence).
+  static uint32_t partial_low(uint32_t value, int n_remain);
 };
 
 // Rule id -> the first element of each of its alternatives, all rules in one array.

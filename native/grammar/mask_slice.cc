@@ -237,11 +237,24 @@ void MaskEngine::apply_skeleton(const Plan& pl, const Slice& s, uint32_t state, 
   // Cut first characters are walked by range (or dead): their skeleton is skipped.
   const CodeSet* first = cut.empty() ? nullptr : &vocab_->slices().set(pl.first_set);
   std::vector<uint32_t> st(s.skel_parent.size());  // local: nested slices run inside this one
+  // Below its first edges the skeleton follows rest-set characters. Past a key's known prefixes they usually
+  // reach a state that every rest-set character keeps (the string body): nodes below it take it without a step.
+  uint32_t keeper = Npda::kDead, asked = Npda::kDead;
   for (size_t i = 0; i < st.size(); i++) {
     if (s.skel_parent[i] < 0) {
       st[i] = first && !first->contains(s.skel_cp[i]) ? Npda::kDead : npda_.step(state, s.skel_cp[i]);
-    } else {
-      st[i] = npda_.step(st[s.skel_parent[i]], s.skel_cp[i]);
+      continue;
+    }
+    const uint32_t from = st[s.skel_parent[i]];
+    if (from == keeper) {
+      st[i] = from;
+      continue;
+    }
+    st[i] = npda_.step(from, s.skel_cp[i]);
+    // A state that kept one character is asked once whether it keeps them all.
+    if (st[i] == from && from != asked && from != Npda::kDead) {
+      asked = from;
+      if (uniform_successor(from, pl.rest_set) == from) keeper = from;
     }
   }
   uint32_t last_state = Npda::kDead;
@@ -257,11 +270,18 @@ void MaskEngine::apply_skeleton(const Plan& pl, const Slice& s, uint32_t state, 
     }
     if (last_ok) set_bit(out, sp.token);
   }
+  // Exits leave from a few states on a few code points: the last steps are remembered.
+  constexpr size_t kExitMemo = 8;
+  struct ExitStep {
+    uint32_t from = Npda::kDead, cp = 0, next = Npda::kDead;
+  } memo[kExitMemo];
   for (const Slice::SkelExit& e : s.skel_exits) {
-    if (st[e.skel] == Npda::kDead) continue;
+    const uint32_t from = st[e.skel];
+    if (from == Npda::kDead) continue;
     stats_.nodes_visited++;
-    const uint32_t next = npda_.step(st[e.skel], e.cp);
-    if (next != Npda::kDead) enter(e.child, next, out);
+    ExitStep& m = memo[(e.cp ^ from) & (kExitMemo - 1)];
+    if (m.from != from || m.cp != e.cp) m = ExitStep{from, e.cp, npda_.step(from, e.cp)};
+    if (m.next != Npda::kDead) enter(e.child, m.next, out);
   }
 }
 

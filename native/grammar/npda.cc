@@ -68,7 +68,9 @@ uint32_t Npda::intern(std::vector<uint32_t>& v) {
       st.token_tops = true;
     } else {
       st.char_tops = true;
-      const auto kind = g.classes[g.class_at[node_pos_[node]]].partial_kind;
+      const CharClass& cls = g.classes[g.class_at[node_pos_[node]]];
+      const auto kind = cls.partial_kind;
+      st.partial_covers = st.partial_covers || cls.covers_non_ascii;
       any_always = any_always || kind == CharClass::PartialKind::Always;
       any_depends = any_depends || kind == CharClass::PartialKind::Depends;
     }

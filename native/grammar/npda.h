@@ -111,6 +111,8 @@ class Npda {
       case PartialMode::Depends:
         break;
     }
+    if (states_[state].partial_covers && CharClass::partial_low(partial.value, partial.n_remain) <= 0x10FFFF)
+      return true;
     return matches_partial_slow(state, partial);
   }
 
@@ -138,6 +140,7 @@ class Npda {
     bool accepting, token_tops, char_tops;
     bool exposed, truncated;  // see exposed() / is_truncated()
     PartialMode partial;      // what its class-topped stacks say to partial UTF-8 tests
+    bool partial_covers;      // a class-topped stack takes every code point from 0x80 to U+10FFFF
   };
 
   std::shared_ptr<const Grammar> grammar_;
