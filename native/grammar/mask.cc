@@ -167,7 +167,16 @@ void MaskEngine::store(uint32_t state, const uint64_t* bits) {
   const size_t max_ids = words / kBitsetWordsPerId;
   id_buf_.resize(max_ids + 1);
   size_t n = 0;
+  constexpr size_t kBlock = 8;  // sparse masks are mostly zero words: skip them a block at a time
   for (size_t w = 0; w < words && n <= max_ids; w++) {
+    if (w % kBlock == 0 && w + kBlock <= words) {
+      uint64_t any = 0;
+      for (size_t k = 0; k < kBlock; k++) any |= bits[w + k];
+      if (any == 0) {
+        w += kBlock - 1;
+        continue;
+      }
+    }
     for (uint64_t x = bits[w]; x && n <= max_ids; x &= x - 1) {
       id_buf_[n++] = static_cast<int32_t>(w * 64 + __builtin_ctzll(x));
     }

@@ -10,14 +10,9 @@ namespace toolwright::grammar {
 // many code points they cover. Returns the successor (kDead when under kSliceMinSpan).
 uint32_t MaskEngine::broadest_class(uint32_t state, std::vector<std::pair<uint32_t, uint32_t>>& set) {
   set.clear();
-  Npda::Partition& p = npda_.partition(state);
   // Cheap test first: are enough code points accepted at all? (No successors computed.)
-  uint64_t live = 0;
-  for (uint32_t j = 0; j < p.breaks.size() && live < kSliceMinSpan; j++) {
-    if (npda_.any_class_matches(state, p.breaks[j]))
-      live += static_cast<uint64_t>(p.seg_end(j)) - p.breaks[j] + 1;
-  }
-  if (live < kSliceMinSpan) return Npda::kDead;
+  if (npda_.accepted_span(state) < kSliceMinSpan) return Npda::kDead;
+  Npda::Partition& p = npda_.partition(state);
   spans_.clear();  // successor -> code points
   for (uint32_t j = 0; j < p.breaks.size(); j++) {
     const uint32_t s = npda_.successor_in(p, state, j);
@@ -81,12 +76,7 @@ uint64_t MaskEngine::live_span(uint32_t state) {
   // Memoised: group exploration asks about the same dead-end states once per group member.
   if (state < broad_memo_.size() && (broad_memo_[state] & kSpanKnown))
     return (broad_memo_[state] & kSpanBroad) ? kSliceMinSpan : 0;
-  Npda::Partition& p = npda_.partition(state);
-  uint64_t live = 0;
-  for (uint32_t j = 0; j < p.breaks.size() && live < kSliceMinSpan; j++) {
-    if (npda_.any_class_matches(state, p.breaks[j]))
-      live += static_cast<uint64_t>(p.seg_end(j)) - p.breaks[j] + 1;
-  }
+  const uint64_t live = npda_.accepted_span(state);
   if (broad_memo_.size() <= state) broad_memo_.resize(static_cast<size_t>(state) * 2 + 64, 0);
   broad_memo_[state] |= kSpanKnown | (live >= kSliceMinSpan ? kSpanBroad : 0);
   return live;
@@ -108,13 +98,7 @@ bool MaskEngine::loopable(uint32_t s, Plan& pl, bool looping, uint64_t min_membe
 
 // Code points the state accepts, counted up to `cap`.
 uint64_t MaskEngine::live_span_upto(uint32_t state, uint64_t cap) {
-  Npda::Partition& p = npda_.partition(state);
-  uint64_t live = 0;
-  for (uint32_t j = 0; j < p.breaks.size() && live < cap; j++) {
-    if (npda_.any_class_matches(state, p.breaks[j]))
-      live += static_cast<uint64_t>(p.seg_end(j)) - p.breaks[j] + 1;
-  }
-  return live;
+  return std::min(npda_.accepted_span(state), cap);
 }
 
 uint64_t MaskEngine::set_span(uint32_t set_id) {

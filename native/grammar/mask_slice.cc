@@ -238,7 +238,8 @@ void MaskEngine::apply_skeleton(const Plan& pl, const Slice& s, uint32_t state, 
   const CodeSet* first = cut.empty() ? nullptr : &vocab_->slices().set(pl.first_set);
   std::vector<uint32_t> st(s.skel_parent.size());  // local: nested slices run inside this one
   // Below its first edges the skeleton follows rest-set characters. Past a key's known prefixes they usually
-  // reach a state that every rest-set character keeps (the string body): nodes below it take it without a step.
+  // reach a state that every rest-set character keeps (the string body): nodes below it take it without a
+  // step.
   uint32_t keeper = Npda::kDead, asked = Npda::kDead;
   for (size_t i = 0; i < st.size(); i++) {
     if (s.skel_parent[i] < 0) {

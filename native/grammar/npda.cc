@@ -54,6 +54,7 @@ uint32_t Npda::intern(std::vector<uint32_t>& v) {
   st.len = static_cast<uint32_t>(v.size());
   st.hash_next = head;
   st.partition = kNone;
+  st.class_set = kNone;
   const Grammar& g = *grammar_;
   bool any_always = false, any_depends = false;
   for (uint32_t node : v) {
@@ -174,8 +175,29 @@ uint32_t Npda::truncated(uint32_t stack, int frames) {
   return intern(one);
 }
 
-uint32_t Npda::truncated_state(uint32_t state, int max_frames) {
+// Memoised per stack node: a stack sits in many states (those a walk steps through).
+uint32_t Npda::cut_node(uint32_t stack, int max_frames) {
+  if (cut_memo_frames_ != max_frames) {
+    cut_memo_.clear();
+    cut_memo_frames_ = max_frames;
+  }
+  if (cut_memo_.size() <= stack) cut_memo_.resize(node_pos_.size() + 64, kUnset);
+  if (cut_memo_[stack] != kUnset) return cut_memo_[stack];
+  // Down to the first frame with more than its next element left (a frame about to end hands over to its
+  // parent at once).
   const Grammar& g = *grammar_;
+  int frames = 1;
+  for (uint32_t n = stack; frames < max_frames && n != kEmptyStack; n = node_parent_[n], frames++) {
+    const uint32_t pos = node_pos_[n];
+    const uint32_t next = g.class_at[pos] != Grammar::kNoClass ? g.after_class[pos] : pos + 1;
+    if (!g.is_end_of_alt(next)) break;
+  }
+  const uint32_t cut = truncated_node(stack, frames);  // may push nodes; cut_memo_ already covers `stack`
+  cut_memo_[stack] = cut;
+  return cut;
+}
+
+uint32_t Npda::truncated_state(uint32_t state, int max_frames) {
   std::vector<uint32_t> all;
   all.reserve(n_stacks(state));
   for (uint32_t i = 0; i < n_stacks(state); i++) {
@@ -184,15 +206,7 @@ uint32_t Npda::truncated_state(uint32_t state, int max_frames) {
       all.push_back(kEmptyStack);
       continue;
     }
-    // Down to the first frame with more than its next element left (a frame about to end
-    // hands over to its parent at once).
-    int frames = 1;
-    for (uint32_t n = s; frames < max_frames && n != kEmptyStack; n = node_parent_[n], frames++) {
-      const uint32_t pos = node_pos_[n];
-      const uint32_t next = g.class_at[pos] != Grammar::kNoClass ? g.after_class[pos] : pos + 1;
-      if (!g.is_end_of_alt(next)) break;
-    }
-    all.push_back(truncated_node(s, frames));
+    all.push_back(cut_node(s, max_frames));
   }
   return intern(all);
 }
@@ -303,20 +317,38 @@ bool Npda::matches_partial_slow(uint32_t state, PartialUtf8 partial) const {
 
 void Npda::build_partition(uint32_t state) {
   const Grammar& g = *grammar_;
-  std::vector<uint32_t>& breaks = break_buf_;
-  breaks.assign(1, 0u);
   // Many stacks often share a class (one per way to continue after a string): take each once.
   if (class_mark_.size() < g.classes.size()) class_mark_.resize(g.classes.size(), 0u);
   if (++class_epoch_ == 0) {
     std::fill(class_mark_.begin(), class_mark_.end(), 0u);
     class_epoch_ = 1;
   }
+  std::vector<uint32_t>& classes = class_buf_;
+  classes.clear();
   for (uint32_t i = 0; i < n_stacks(state); i++) {
     const uint32_t node = stacks(state)[i];
     if (node == kEmptyStack) continue;
     const uint32_t cls = g.class_at[node_pos_[node]];
     if (cls == Grammar::kNoClass || class_mark_[cls] == class_epoch_) continue;
     class_mark_[cls] = class_epoch_;
+    classes.push_back(cls);
+  }
+  std::sort(classes.begin(), classes.end());
+  const uint64_t h = hash_list(classes.data(), classes.size());
+  const uint32_t known = class_set_index_.find(h);
+  if (known != FlatMap64::kMissing) {
+    const ClassSet& cs = class_sets_[known];
+    if (cs.len == classes.size() &&
+        std::equal(classes.begin(), classes.end(), class_set_pool_.begin() + cs.off)) {
+      states_[state].partition = static_cast<uint32_t>(partitions_.size());
+      states_[state].class_set = known;
+      partitions_.add_like(partitions_[cs.partition]);
+      return;
+    }
+  }
+  std::vector<uint32_t>& breaks = break_buf_;
+  breaks.assign(1, 0u);
+  for (const uint32_t cls : classes) {
     for (const auto& [lo, hi] : g.classes[cls].accepts) {
       breaks.push_back(lo);
       if (hi != UINT32_MAX) breaks.push_back(hi + 1);
@@ -324,8 +356,44 @@ void Npda::build_partition(uint32_t state) {
   }
   std::sort(breaks.begin(), breaks.end());
   breaks.erase(std::unique(breaks.begin(), breaks.end()), breaks.end());
-  states_[state].partition = static_cast<uint32_t>(partitions_.size());
+  const auto partition = static_cast<uint32_t>(partitions_.size());
+  states_[state].partition = partition;
   partitions_.add(breaks.data(), static_cast<uint32_t>(breaks.size()));
+  if (known == FlatMap64::kMissing) {
+    uint64_t span = 0;
+    for (uint32_t j = 0; j < breaks.size(); j++) {
+      const uint64_t end = j + 1 < breaks.size() ? breaks[j + 1] : uint64_t{UINT32_MAX} + 1;
+      if (any_class_matches(state, breaks[j])) span += end - breaks[j];
+    }
+    states_[state].class_set = static_cast<uint32_t>(class_sets_.size());
+    class_set_index_.insert(h, states_[state].class_set);
+    class_sets_.push_back(ClassSet{static_cast<uint32_t>(class_set_pool_.size()),
+                                   static_cast<uint32_t>(classes.size()), partition, span});
+    class_set_pool_.insert(class_set_pool_.end(), classes.begin(), classes.end());
+  }
+}
+
+uint64_t Npda::accepted_span(uint32_t state) {
+  const Partition& p = partition(state);
+  const uint32_t cs = states_[state].class_set;
+  if (cs != kNone) return class_sets_[cs].span;
+  uint64_t span = 0;
+  for (uint32_t j = 0; j < p.breaks.size(); j++) {
+    if (any_class_matches(state, p.breaks[j])) span += uint64_t{p.seg_end(j)} - p.breaks[j] + 1;
+  }
+  return span;
+}
+
+Npda::Partition& Npda::PartitionStore::add_like(const Partition& model) {
+  Partition p;
+  p.breaks = model.breaks;
+  p.succ = Words{alloc(model.succ.n), model.succ.n};
+  std::fill(p.succ.begin(), p.succ.end(), kUnset);
+  std::copy(std::begin(model.ascii), std::end(model.ascii), std::begin(p.ascii));
+  if ((size_ & (kChunk - 1)) == 0) chunks_.push_back(std::make_unique<Partition[]>(kChunk));
+  Partition& at = (*this)[size_++];
+  at = p;
+  return at;
 }
 
 Npda::Partition& Npda::PartitionStore::add(const uint32_t* breaks, uint32_t n) {
@@ -401,6 +469,8 @@ uint32_t Npda::compute_step(uint32_t state, uint32_t seg) {
 size_t Npda::memory_bytes() const {
   size_t b = node_pos_.capacity() * 17 + node_index_.memory_bytes() + states_.capacity() * sizeof(State) +
              pool_.capacity() * 4 + state_index_.memory_bytes() + list_pool_.capacity() * 4;
+  b += cut_memo_.capacity() * 4 + class_set_index_.memory_bytes() +
+       class_sets_.capacity() * sizeof(ClassSet) + class_set_pool_.capacity() * 4;
   return b + partitions_.memory_bytes();
 }
 

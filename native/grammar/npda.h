@@ -101,6 +101,9 @@ class Npda {
   }
   // Does any class-topped stack match this code point? (No successor is computed.)
   bool any_class_matches(uint32_t state, uint32_t cp) const;
+  // How many code points some class-topped stack matches (no successor is computed; known per set of classes,
+  // so states that differ only below their tops answer at once).
+  uint64_t accepted_span(uint32_t state);
   bool matches_partial(uint32_t state, PartialUtf8 partial) const {
     if (state == kDead || partial.n_remain <= 0) return false;
     switch (states_[state].partial) {
@@ -137,6 +140,7 @@ class Npda {
     uint32_t off, len;
     uint32_t hash_next;  // next state with the same hash
     uint32_t partition;  // index into partitions_, or kNone
+    uint32_t class_set;  // index into class_sets_ once the partition is built (kNone: a set not recorded)
     bool accepting, token_tops, char_tops;
     bool exposed, truncated;  // see exposed() / is_truncated()
     PartialMode partial;      // what its class-topped stacks say to partial UTF-8 tests
@@ -175,6 +179,8 @@ class Npda {
     size_t size() const { return size_; }
     // A partition with these breaks, every successor unset.
     Partition& add(const uint32_t* breaks, uint32_t n);
+    // A partition with `model`'s breaks (shared, not copied), every successor unset.
+    Partition& add_like(const Partition& model);
     size_t memory_bytes() const { return chunks_.size() * kChunk * sizeof(Partition) + words_ * 4; }
 
    private:
@@ -200,10 +206,24 @@ class Npda {
   uint32_t epoch_ = 0;
   std::vector<uint32_t> class_mark_;  // build_partition(): class -> epoch it was taken in
   uint32_t class_epoch_ = 0;
+  // build_partition(): states with the same classes on top share their breaks (an object's keys under every
+  // context). Hash of the sorted class ids -> index into class_sets_ (the first set with that hash).
+  struct ClassSet {
+    uint32_t off, len, partition;  // ids at class_set_pool_[off, +len); a partition built from them
+    uint64_t span;                 // code points the classes accept together
+  };
+  FlatMap64 class_set_index_;
+  std::vector<ClassSet> class_sets_;
+  std::vector<uint32_t> class_set_pool_, class_buf_;
 
   uint32_t push(uint32_t parent, uint32_t pos);
   // The node of `stack`'s top `frames` frames (at most kMaxTruncatedFrames) over never_pos.
   uint32_t truncated_node(uint32_t stack, int frames);
+  // truncated_state(): a stack's cut node at most `max_frames` deep (memo: stack node -> cut node, or kUnset,
+  // for cut_memo_frames_).
+  uint32_t cut_node(uint32_t stack, int max_frames);
+  std::vector<uint32_t> cut_memo_;
+  int cut_memo_frames_ = 0;
   static constexpr int kMaxTruncatedFrames = 5;  // deeper cuts count as not truncated
   uint32_t closure(uint32_t node);
   uint32_t successor(uint32_t node);
