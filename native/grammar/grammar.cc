@@ -72,6 +72,7 @@ CharClass make_class(bool negated, bool any, std::vector<std::pair<uint32_t, uin
   }
   for (const auto& [lo, hi] : c.accepts) {
     for (uint64_t cp = lo; cp <= hi && cp < 128; cp++) c.ascii[cp >> 6] |= 1ull << (cp & 63);
+    c.span += static_cast<uint64_t>(hi) - lo + 1;
   }
   bool ascii_items = true;
   for (const auto& [lo, hi] : c.items) ascii_items = ascii_items && lo < 0x80 && hi < 0x80;

@@ -23,6 +23,7 @@ struct CharClass {
   // Sorted, disjoint, inclusive intervals of code points the class accepts (negation applied).
   std::vector<std::pair<uint32_t, uint32_t>> accepts;
   uint64_t ascii[2] = {0, 0};  // accepts, for code points < 128
+  uint64_t span = 0;           // how many code points it accepts
 
   bool matches(uint32_t cp) const {
     if (cp < 128) return (ascii[cp >> 6] >> (cp & 63)) & 1;

@@ -240,10 +240,7 @@ bool MaskEngine::has_broad_top(uint32_t state) const {
   for (uint32_t k = 0; k < npda_.n_stacks(state); k++) {
     const uint32_t s = npda_.stacks(state)[k];
     const uint32_t cls = s == Npda::kEmptyStack ? Grammar::kNoClass : g.class_at[npda_.stack_top(s)];
-    if (cls == Grammar::kNoClass) continue;
-    uint64_t span = 0;
-    for (const auto& [lo, hi] : g.classes[cls].accepts) span += static_cast<uint64_t>(hi) - lo + 1;
-    if (span >= kSliceMinSpan) return true;
+    if (cls != Grammar::kNoClass && g.classes[cls].span >= kSliceMinSpan) return true;
   }
   return false;
 }
@@ -272,16 +269,12 @@ uint32_t MaskEngine::split(uint32_t state) {
       // Only a stack topped by a broad class can loop on one.
       const uint32_t cls = s == Npda::kEmptyStack ? Grammar::kNoClass : g.class_at[npda_.stack_top(s)];
       bool is_broad = false;
-      if (cls != Grammar::kNoClass) {
-        uint64_t span = 0;
-        for (const auto& [lo, hi] : g.classes[cls].accepts) span += static_cast<uint64_t>(hi) - lo + 1;
-        if (span >= kSliceMinSpan) {
-          one.assign(1, s);
-          const uint32_t single = npda_.state_of(one);
-          if (group_span(single) > whole) {
-            broad.push_back(single);
-            is_broad = true;
-          }
+      if (cls != Grammar::kNoClass && g.classes[cls].span >= kSliceMinSpan) {
+        one.assign(1, s);
+        const uint32_t single = npda_.state_of(one);
+        if (group_span(single) > whole) {
+          broad.push_back(single);
+          is_broad = true;
         }
       }
       if (!is_broad) rest.push_back(s);
