@@ -2,6 +2,7 @@
 // of stack nodes and state sets, where std::unordered_map's node allocations dominate.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -98,6 +99,28 @@ class FlatMap64 {
       if (e.value != kMissing) insert(e.key, e.value);
     }
   }
+};
+
+// Map from small dense keys (parser state ids) to 32-bit values: one load per lookup, where FlatMap64 hashes.
+class DenseMap32 {
+ public:
+  static constexpr uint32_t kMissing = FlatMap64::kMissing;
+
+  uint32_t find(uint32_t key) const { return key < values_.size() ? values_[key] : kMissing; }
+
+  // Inserts key -> value unless present; returns the stored value.
+  uint32_t insert(uint32_t key, uint32_t value) {
+    if (key >= values_.size())
+      values_.resize(std::max<size_t>(size_t{key} + 1, values_.size() * 2), kMissing);
+    if (values_[key] == kMissing) values_[key] = value;
+    return values_[key];
+  }
+
+  void clear() { values_.clear(); }
+  size_t memory_bytes() const { return values_.capacity() * 4; }
+
+ private:
+  std::vector<uint32_t> values_;
 };
 
 }  // namespace toolwright::grammar

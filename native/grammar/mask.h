@@ -129,7 +129,7 @@ class MaskEngine {
   // bounded repetition is a chain as long as its bound).
   static constexpr uint32_t kMaxGroupLevels = 48;
   static constexpr uint32_t kChainLevels = 8;
-  FlatMap64 plan_of_;  // state -> index into plans_
+  DenseMap32 plan_of_;  // state -> index into plans_
   // group_plan(): state -> epoch it joined the group being explored (groups reach hundreds).
   std::vector<uint32_t> group_mark_;
   std::vector<uint32_t> group_level_;  // ... and how many characters from the state it joined at
@@ -176,7 +176,7 @@ class MaskEngine {
   std::vector<std::vector<uint64_t>> part_bufs_;  // decompose(): a mask buffer per nesting level
   uint32_t part_depth_ = 0;
   bool has_broad_top(uint32_t state) const;
-  FlatMap64 split_of_;  // state -> index into splits_ (begin of its parts), or kNoSplit
+  DenseMap32 split_of_;  // state -> index into splits_ (begin of its parts), or kNoSplit
   std::vector<uint32_t> split_pool_;
   static constexpr uint32_t kNoSplit = UINT32_MAX - 3;
   void enter(uint32_t node, uint32_t state, uint64_t* out);
@@ -190,7 +190,7 @@ class MaskEngine {
   // the slice's exits are stepped.
   bool try_self_loop(uint32_t node, uint32_t state, uint64_t* out);
   uint32_t self_loop_set(uint32_t state);
-  FlatMap64 self_loop_of_;  // state -> set id of the code points it loops on, or kNoLoop
+  DenseMap32 self_loop_of_;  // state -> set id of the code points it loops on, or kNoLoop
   static constexpr uint32_t kNoLoop = UINT32_MAX - 4;
   // Self-loop slices are taken below nodes with at least this many descendants (a digit's
   // subtree of two- and three-digit tokens is 111 nodes in a 128k vocabulary) ...
@@ -205,7 +205,7 @@ class MaskEngine {
   bool find_group(uint32_t state, Plan& pl);
   // find_group() on several stacks: each cut at most this many frames deep.
   static constexpr int kMaxCutFrames = 4;
-  FlatMap64 group_of_;  // state -> index into plans_ of its group plan (see group_only())
+  DenseMap32 group_of_;  // state -> index into plans_ of its group plan (see group_only())
   uint32_t broadest_class(uint32_t state, std::vector<std::pair<uint32_t, uint32_t>>& set);
   bool group_plan(uint32_t state, Plan& pl, uint64_t min_member_span = kSliceMinSpan);
   bool group_ranges(uint32_t state, const std::vector<std::pair<uint32_t, uint32_t>>& first,

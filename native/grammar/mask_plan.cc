@@ -54,18 +54,46 @@ uint64_t span_of(const Intervals& v) {
   return n;
 }
 
-// v minus [lo, hi].
-void subtract(Intervals& v, uint32_t lo, uint32_t hi) {
-  Intervals out;
-  for (const auto& [a, b] : v) {
-    if (b < lo || a > hi) {
-      out.emplace_back(a, b);
-      continue;
-    }
-    if (a < lo) out.emplace_back(a, lo - 1);
-    if (b > hi) out.emplace_back(hi + 1, b);
+// Appends [lo, hi] to sorted disjoint intervals, merged with the last one where they touch (the canonical
+// form sets are interned in).
+void append(Intervals& out, uint64_t lo, uint64_t hi) {
+  if (!out.empty() && uint64_t{out.back().second} + 1 == lo) {
+    out.back().second = static_cast<uint32_t>(hi);
+  } else {
+    out.emplace_back(static_cast<uint32_t>(lo), static_cast<uint32_t>(hi));
   }
-  v.swap(out);
+}
+
+// out = a minus b (sorted disjoint intervals): one pass over both.
+void difference(const Intervals& a, const Intervals& b, Intervals& out) {
+  out.clear();
+  size_t j = 0;
+  for (const auto& [lo, hi] : a) {
+    uint64_t cur = lo;
+    while (j < b.size() && b[j].second < cur) j++;
+    for (size_t k = j; cur <= hi; k++) {
+      if (k == b.size() || b[k].first > hi) {
+        append(out, cur, hi);
+        break;
+      }
+      if (b[k].first > cur) append(out, cur, b[k].first - 1);
+      cur = uint64_t{b[k].second} + 1;
+    }
+  }
+}
+
+// out = a and b (sorted disjoint intervals).
+void intersection(const Intervals& a, const Intervals& b, Intervals& out) {
+  out.clear();
+  for (size_t i = 0, j = 0; i < a.size() && j < b.size();) {
+    const uint32_t lo = std::max(a[i].first, b[j].first), hi = std::min(a[i].second, b[j].second);
+    if (lo <= hi) append(out, lo, hi);
+    if (a[i].second < b[j].second) {
+      i++;
+    } else {
+      j++;
+    }
+  }
 }
 
 }  // namespace
@@ -150,7 +178,7 @@ bool MaskEngine::group_plan(uint32_t state, Plan& pl, uint64_t min_member_span) 
   }
   if (span_of(first) < kSliceMinSpan) return false;
   Intervals set{{0, UINT32_MAX}};
-  Intervals drop;
+  Intervals drop, kept;
   uint32_t max_level = 1;
   bool looped = false;  // some character led back into the group
   for (size_t qi = 0; qi < group.size(); qi++) {
@@ -184,7 +212,10 @@ bool MaskEngine::group_plan(uint32_t state, Plan& pl, uint64_t min_member_span) 
         join(s);
       }
     }
-    for (const auto& [lo, hi] : drop) subtract(set, lo, hi);
+    if (!drop.empty()) {
+      difference(set, drop, kept);
+      set.swap(kept);
+    }
     if (span_of(set) < kSliceMinSpan) return false;
   }
   return group_ranges(state, first, set, pl);
@@ -197,25 +228,21 @@ bool MaskEngine::group_ranges(uint32_t state, const std::vector<std::pair<uint32
                               const std::vector<std::pair<uint32_t, uint32_t>>& set, Plan& pl) {
   // First characters outside the loop set are walked by range (so the slice's first set lies
   // inside its rest set, and a shared slice can serve it).
-  Intervals first_in = first_all;
-  {
-    Intervals outside = first_all;
-    for (const auto& [lo, hi] : set) subtract(outside, lo, hi);
-    for (const auto& [lo, hi] : outside) subtract(first_in, lo, hi);
-  }
+  Intervals first_in;
+  intersection(first_all, set, first_in);
   if (span_of(first_in) < kSliceMinSpan) return false;
   const Intervals& first = first_in;
   pl.usable = pl.group = true;
   pl.first_set = vocab_->slices().intern(first);
   pl.rest_set = vocab_->slices().intern(set);
   pl.max_chars = kUnbounded;
-  Intervals rest;
+  Intervals live, rest;
   Npda::Partition& p = npda_.partition(state);
   for (uint32_t j = 0; j < p.breaks.size(); j++) {
     if (npda_.successor_in(p, state, j) == Npda::kDead) continue;
-    rest.emplace_back(p.breaks[j], p.seg_end(j));
+    live.emplace_back(p.breaks[j], p.seg_end(j));
   }
-  for (const auto& [lo, hi] : first) subtract(rest, lo, hi);
+  difference(live, first, rest);
   pl.range_begin = static_cast<uint32_t>(ranges_pool_.size());
   pl.range_len = static_cast<uint32_t>(rest.size());
   ranges_pool_.insert(ranges_pool_.end(), rest.begin(), rest.end());
@@ -266,8 +293,9 @@ bool MaskEngine::find_group(uint32_t state, Plan& pl) {
       const Plan tp = group_only(t);
       // Only if the frames never finished: then the real state loops the same way.
       if (tp.group && tp.context_free) {
-        const auto first = vocab_->slices().set(tp.first_set).intervals;
-        const auto set = vocab_->slices().set(tp.rest_set).intervals;
+        // Interned sets are never moved or changed (group_ranges() may intern more).
+        const auto& first = vocab_->slices().set(tp.first_set).intervals;
+        const auto& set = vocab_->slices().set(tp.rest_set).intervals;
         if (group_ranges(state, first, set, pl)) return true;
       }
       // No group, found without the frames ever finishing: none over any context either.
