@@ -98,8 +98,8 @@ void intersection(const Intervals& a, const Intervals& b, Intervals& out) {
 
 }  // namespace
 
-// Code points the state accepts (with a live successor or not: no successor is computed),
-// counted up to kSliceMinSpan: callers only ask whether a slice could pay off.
+// Code points the state accepts (with a live successor or not: no successor is computed); callers only ask
+// whether a slice could pay off (at least kSliceMinSpan), which a memoised state answers at once.
 uint64_t MaskEngine::live_span(uint32_t state) {
   // Memoised: group exploration asks about the same dead-end states once per group member.
   if (state < broad_memo_.size() && (broad_memo_[state] & kSpanKnown))
