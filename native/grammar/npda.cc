@@ -360,11 +360,7 @@ void Npda::build_partition(uint32_t state) {
   states_[state].partition = partition;
   partitions_.add(breaks.data(), static_cast<uint32_t>(breaks.size()));
   if (known == FlatMap64::kMissing) {
-    uint64_t span = 0;
-    for (uint32_t j = 0; j < breaks.size(); j++) {
-      const uint64_t end = j + 1 < breaks.size() ? breaks[j + 1] : uint64_t{UINT32_MAX} + 1;
-      if (any_class_matches(state, breaks[j])) span += end - breaks[j];
-    }
+    const uint64_t span = live_segments_span(state);
     states_[state].class_set = static_cast<uint32_t>(class_sets_.size());
     class_set_index_.insert(h, states_[state].class_set);
     class_sets_.push_back(ClassSet{static_cast<uint32_t>(class_set_pool_.size()),
@@ -374,9 +370,13 @@ void Npda::build_partition(uint32_t state) {
 }
 
 uint64_t Npda::accepted_span(uint32_t state) {
-  const Partition& p = partition(state);
+  partition(state);  // records the state's class set
   const uint32_t cs = states_[state].class_set;
-  if (cs != kNone) return class_sets_[cs].span;
+  return cs != kNone ? class_sets_[cs].span : live_segments_span(state);
+}
+
+uint64_t Npda::live_segments_span(uint32_t state) {
+  const Partition& p = partition(state);
   uint64_t span = 0;
   for (uint32_t j = 0; j < p.breaks.size(); j++) {
     if (any_class_matches(state, p.breaks[j])) span += uint64_t{p.seg_end(j)} - p.breaks[j] + 1;

@@ -215,6 +215,7 @@ class Npda {
   FlatMap64 class_set_index_;
   std::vector<ClassSet> class_sets_;
   std::vector<uint32_t> class_set_pool_, class_buf_;
+  uint64_t live_segments_span(uint32_t state);  // accepted_span() counted over the state's segments
 
   uint32_t push(uint32_t parent, uint32_t pos);
   // The node of `stack`'s top `frames` frames (at most kMaxTruncatedFrames) over never_pos.
