@@ -6,20 +6,12 @@
 namespace toolwright::grammar {
 
 namespace {
-// MaskEngine's own per-matcher mask budget (mask.cc): what its cache can hold at most.
-constexpr size_t kMaskCacheCeiling = 64u << 20;
 // Plans, slices' scratch and maps an engine keeps beyond its masks.
 constexpr size_t kEngineOverhead = 16u << 10;
 std::atomic<uint64_t> g_warm_checkouts{0};
 }  // namespace
 
-size_t Engine::memory_bytes(size_t mask_words) const {
-  // Each mask computed (not served from the cache) was stored once: dense at most.
-  const MaskEngine::Stats& s = masks->stats();
-  const uint64_t stored = s.masks > s.cache_hits ? s.masks - s.cache_hits : 0;
-  const uint64_t mask_bytes = std::min<uint64_t>(stored * (mask_words * 8 + 64), kMaskCacheCeiling);
-  return npda->memory_bytes() + static_cast<size_t>(mask_bytes) + kEngineOverhead;
-}
+size_t Engine::memory_bytes() const { return npda->memory_bytes() + masks->memory_bytes() + kEngineOverhead; }
 
 std::shared_ptr<Warmup> start_warmup(const Grammar& grammar, const Vocab& vocab, Npda& npda,
                                      MaskEngine& masks) {
@@ -53,7 +45,7 @@ EnginePool::EnginePool(std::shared_ptr<const Grammar> grammar, std::shared_ptr<c
     : grammar_(std::move(grammar)), vocab_(std::move(vocab)) {
   // One engine for the first checkout; counted before its warm-up fills it.
   Engine e = fresh_engine();
-  idle_sizes_.push_back(e.memory_bytes(vocab_->n_words()));
+  idle_sizes_.push_back(e.memory_bytes());
   idle_bytes_ = idle_sizes_.back();
   e.warming = start_warmup(*grammar_, *vocab_, *e.npda, *e.masks);
   idle_.push_back(std::move(e));
@@ -83,7 +75,8 @@ Engine EnginePool::fresh_engine() const {
 
 void EnginePool::give_back(Engine engine) {
   if (!engine.npda || !engine.masks) return;
-  const size_t bytes = engine.memory_bytes(vocab_->n_words());
+  if (engine.warming) engine.warming->settle();  // an engine returned unused may still be warming up
+  const size_t bytes = engine.memory_bytes();
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (retired_ || idle_.size() >= kMaxIdle || bytes > max_engine_bytes) return;  // dropped on return

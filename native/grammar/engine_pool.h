@@ -37,8 +37,8 @@ struct Engine {
   // The background warm-up still working on npda and masks, or null; settled before they are
   // used (or freed).
   std::shared_ptr<Warmup> warming;
-  // Approximate heap bytes (automaton plus the masks it may have cached).
-  size_t memory_bytes(size_t mask_words) const;
+  // Approximate heap bytes (automaton plus the masks it has cached). Not while warming up.
+  size_t memory_bytes() const;
 
   Engine() = default;
   Engine(Engine&&) noexcept = default;

@@ -68,6 +68,12 @@ class FlatMap64 {
   }
   size_t size() const { return size_; }
   size_t memory_bytes() const { return table_.size() * sizeof(Entry); }
+  // Room for `n` entries without a rehash.
+  void reserve(size_t n) {
+    size_t want = table_.empty() ? 16 : table_.size();
+    while (n * 4 > want * 3) want *= 2;
+    if (want != table_.size()) rehash(want);
+  }
 
   static uint64_t mix(uint64_t x) {
     x ^= x >> 33;

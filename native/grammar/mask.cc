@@ -118,10 +118,16 @@ void MaskEngine::fill(uint32_t state, PartialUtf8 partial, uint64_t* out) {
     }
     return;
   }
+  // Truncated (the walk must note its exits) whether or not its stand-in is.
+  const bool truncated = npda_.is_truncated(state);
   state = within_horizon(state);
   if (const Cached* hit = cached(state)) {
     stats_.cache_hits++;
     const Cached& c = *hit;
+    if (part_depth_ > 0) {  // a part's exits are its whole's
+      exits_.insert(exits_.end(), exit_pool_.begin() + c.exit_begin,
+                    exit_pool_.begin() + c.exit_begin + c.exit_len);
+    }
     if (c.dense) {
       std::memcpy(out, c.data, words * 8);
     } else {
@@ -131,8 +137,22 @@ void MaskEngine::fill(uint32_t state, PartialUtf8 partial, uint64_t* out) {
     }
     return;
   }
+  if (truncated_masks_ && fill_via_truncated(state, out)) {
+    store(state, out, nullptr);
+    return;
+  }
+  // A part's exits stay listed for the whole it belongs to (decompose()); a mask asked for anew starts
+  // afresh.
+  if (part_depth_ == 0) exits_.clear();
+  const size_t exits_from = exits_.size();
+  if (npda_.exposed(state)) exits_.push_back(0);
+  const uint64_t visited_before = stats_.nodes_visited;
   compute_fresh(state, out);
-  store(state, out);
+  if (!truncated && !npda_.is_truncated(state)) {
+    store(state, out, nullptr);
+  } else if (keep_truncated(exits_from, stats_.nodes_visited - visited_before)) {
+    store(state, out, &exit_norm_);
+  }
 }
 
 void MaskEngine::preheat(const std::atomic<bool>* stop) {
@@ -158,10 +178,11 @@ void MaskEngine::preheat(const std::atomic<bool>* stop) {
     if (stopped()) break;
     if (s != Npda::kDead) fill(s, PartialUtf8{}, out.data());
   }
+  warm_positions(stop);
   stats_ = before;
 }
 
-void MaskEngine::store(uint32_t state, const uint64_t* bits) {
+void MaskEngine::store(uint32_t state, const uint64_t* bits, const std::vector<uint32_t>* exits) {
   const size_t words = vocab_->n_words();
   // Ids while few (found without counting the bits first), else the bitset.
   const size_t max_ids = words / kBitsetWordsPerId;
@@ -193,7 +214,10 @@ void MaskEngine::store(uint32_t state, const uint64_t* bits) {
   cache_bytes_ += stored_words * 8 + sizeof(Cached);
   if (cache_slot_.size() <= state) cache_slot_.resize(state + 1, -1);
   cache_slot_[state] = static_cast<int32_t>(cache_.size());
-  cache_.push_back(Cached{at, dense ? 0u : static_cast<uint32_t>(n), dense});
+  const auto exit_begin = static_cast<uint32_t>(exit_pool_.size());
+  if (exits != nullptr) exit_pool_.insert(exit_pool_.end(), exits->begin(), exits->end());
+  cache_.push_back(Cached{at, dense ? 0u : static_cast<uint32_t>(n), dense, exits != nullptr, exit_begin,
+                          static_cast<uint32_t>(exit_pool_.size() - exit_begin)});
 }
 
 uint64_t* MaskEngine::arena_alloc(size_t words) {
@@ -214,6 +238,8 @@ uint64_t* MaskEngine::arena_alloc(size_t words) {
 void MaskEngine::drop_masks() {
   cache_slot_.clear();
   cache_.clear();
+  exit_pool_.clear();
+  truncated_masks_ = false;
   cache_bytes_ = 0;
   arena_.clear();
   arena_free_ = nullptr;
@@ -226,6 +252,8 @@ bool MaskEngine::or_cached(uint32_t state, uint64_t* out) {
   stats_.masks++;
   stats_.cache_hits++;
   const Cached& c = *hit;
+  exits_.insert(exits_.end(), exit_pool_.begin() + c.exit_begin,
+                exit_pool_.begin() + c.exit_begin + c.exit_len);
   if (c.dense) {
     for (size_t w = 0, words = vocab_->n_words(); w < words; w++) out[w] |= c.data[w];
   } else {
@@ -353,6 +381,10 @@ void MaskEngine::partials_at(const Vocab::Node& n, uint32_t state, uint64_t* out
 
 // `node` was reached in `state`: take its own tokens, then queue (or slice) what lies below.
 void MaskEngine::enter(uint32_t node, uint32_t state, uint64_t* out) {
+  if (npda_.exposed(state)) {  // the rest of the token belongs to the context (only truncated states)
+    exits_.push_back(node);
+    return;
+  }
   state = within_horizon(state);
   const Vocab& v = *vocab_;
   const Vocab::Node& n = v.nodes()[node];

@@ -49,14 +49,22 @@ class MaskEngine {
   // plan work (group search over many stacks, e.g. an object's first key) is paid when the
   // grammar is compiled rather than in the first masks. Stats are left as they were. With
   // `stop`, it returns early once the flag is set (checked between two masks).
+  // Then explores the grammar's positions (every state reached from the initial one, once per truncated
+  // state: the same frames under another context are one position) and caches the mask of each position's
+  // truncated state, so that a state met later under a new context is masked from it (fill_via_truncated()).
   void preheat(const std::atomic<bool>* stop = nullptr);
   static constexpr int kPreheatDepth = 2;
   static constexpr size_t kPreheatStates = 8;
+  // Positions explored by preheat() at most.
+  static constexpr size_t kWarmPositions = 3000;
 
   struct Stats {
     uint64_t masks = 0, cache_hits = 0, nodes_visited = 0, slices_used = 0;
+    uint64_t truncated_hits = 0;  // masks made from a truncated state's (fill_via_truncated())
   };
   const Stats& stats() const { return stats_; }
+  // Heap bytes of the cached masks (those preheat() stored included).
+  size_t memory_bytes() const { return cache_bytes_ + exit_pool_.capacity() * sizeof(uint32_t); }
 
  private:
   Npda& npda_;
@@ -148,6 +156,8 @@ class MaskEngine {
     const uint64_t* data;  // bitset of n_words() words, or n int32 ids
     uint32_t n;
     bool dense;
+    bool truncated;  // a truncated state's mask, with its exits: exit_pool_[exit_begin, +exit_len)
+    uint32_t exit_begin, exit_len;
   };
   std::vector<int32_t> cache_slot_;  // state -> index into cache_, or -1
   std::vector<Cached> cache_;
@@ -169,6 +179,33 @@ class MaskEngine {
   bool or_cached(uint32_t state, uint64_t* out);
 
   void compute_fresh(uint32_t state, uint64_t* out);
+
+  // A truncated state's mask decides every token whose walk never finishes the cut frames. The prefix-tree
+  // nodes where a walk of a truncated state finished them (an exposed state: the rest of the token belongs to
+  // the context) are its exits, kept with its mask; a real state's mask is then its truncated state's mask
+  // and a walk of the real state below each exit (mask_context.cc). Node 0: exposed before any character.
+  std::vector<uint32_t> exits_;      // the exits met by the walks in progress (a part's are its whole's too)
+  std::vector<uint32_t> exit_pool_;  // cached masks' exits
+  std::vector<uint64_t> exit_bits_;  // fill_via_truncated(): the walks below the exits
+  std::vector<uint32_t> exit_path_;
+  bool truncated_masks_ = false;  // preheat() cached truncated states' masks
+  // Masks `state` from its truncated state's cached mask; false when that is not cached.
+  bool fill_via_truncated(uint32_t state, uint64_t* out);
+  void walk_exits(uint32_t state, const std::vector<uint32_t>& exits, uint64_t* out);
+  // preheat(), second part.
+  void warm_positions(const std::atomic<bool>* stop);
+  // Whether a truncated state's mask, just computed, can serve real states: exits_[from, end) sorted into
+  // exit_norm_, without nodes below another exit; none before any character, and few enough tree nodes below
+  // them next to the `walked` nodes the mask took (every token after a finished value, numbers and literals,
+  // costs a real state more than its own walk).
+  bool keep_truncated(size_t from, uint64_t walked);
+  std::vector<uint32_t> exit_norm_;
+  // Kept when the nodes below the exits are at most 1/kExitShare of those walked, and the walk took at least
+  // kMinTruncatedWalk nodes (a cheaper mask is as cheap for the real state: not worth its memory).
+  static constexpr uint64_t kExitShare = 8, kMinTruncatedWalk = 128;
+  // preheat() masks positions of at least this many stacks (one stack, a string's body or a number's digits,
+  // is masked cheaply by slices anyway).
+  static constexpr uint32_t kWarmMinStacks = 2;
   // A mask is the union of its stacks' masks: a state mixing stacks that each loop on a broad
   // class with many others is split so each part can use its own slice (and cache).
   bool decompose(uint32_t state, uint64_t* out);
@@ -233,7 +270,8 @@ class MaskEngine {
                                const std::vector<std::pair<uint32_t, uint32_t>>& b,
                                std::vector<uint32_t>& out);
   void token_tops_below(uint32_t state, uint32_t node, uint64_t* out);
-  void store(uint32_t state, const uint64_t* bits);
+  // `exits`: a truncated state's (normalised), else null.
+  void store(uint32_t state, const uint64_t* bits, const std::vector<uint32_t>* exits);
 };
 
 }  // namespace toolwright::grammar

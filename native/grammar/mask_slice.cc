@@ -43,6 +43,13 @@ bool MaskEngine::try_slice(uint32_t node, uint32_t state, uint64_t* out) {
   const std::vector<uint32_t> chain = chains_[now.chain];
   const uint32_t k = now.chain_done ? now.max_chars : kUnbounded;
   auto chain_at = [&](uint32_t d) { return chain[std::min<size_t>(d, chain.size() - 1)]; };
+  // A truncated state's chain may finish the cut frames: the tokens past that point are its exits, found by
+  // walking (enter()).
+  if (npda_.is_truncated(state)) {
+    for (const uint32_t st : chain) {
+      if (npda_.exposed(st)) return false;
+    }
+  }
   auto is_cut = [&](uint32_t n) {
     for (const auto& [b, e] : cut) {
       if (b <= n && n < e) return true;

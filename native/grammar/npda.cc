@@ -474,6 +474,20 @@ size_t Npda::memory_bytes() const {
   return b + partitions_.memory_bytes();
 }
 
+void Npda::reserve_growth() {
+  const size_t nodes = node_pos_.size() * 2, states = states_.size() * 2;
+  node_pos_.reserve(nodes);
+  node_parent_.reserve(nodes);
+  node_cut_depth_.reserve(nodes);
+  closure_of_.reserve(nodes);
+  succ_of_.reserve(nodes);
+  node_index_.reserve(nodes);
+  states_.reserve(states);
+  state_index_.reserve(states);
+  pool_.reserve(pool_.size() * 2);
+  list_pool_.reserve(list_pool_.size() * 2);
+}
+
 void Npda::compact(std::vector<uint32_t*> live) {
   // Copy out the live states as explicit stacks (bottom-first element lists).
   std::vector<std::vector<std::vector<uint32_t>>> saved;

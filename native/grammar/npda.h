@@ -127,6 +127,10 @@ class Npda {
   size_t n_states() const { return states_.size(); }
   size_t n_nodes() const { return node_pos_.size(); }
   size_t memory_bytes() const;
+  // Makes room in every table for as many states and stack nodes again as it holds: after a warm-up built
+  // thousands off the calling thread, the next growth (a copy or rehash of tables that big) is not the
+  // caller's.
+  void reserve_growth();
 
   // Drops every state and node except those reachable from `live` (whose ids are rewritten in
   // place); all memoised transitions are forgotten. Bounds memory in long generations.

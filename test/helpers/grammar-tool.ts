@@ -71,6 +71,8 @@ export interface DiffResult {
   invalid_both: number;
   walks: number;
   steps: number;
+  /** Our masks made from a warmed-up position's (a truncated state's cached mask and its exits). */
+  truncated_masks: number;
   divergences: Divergence[];
   validity_mismatches: { grammar: string; detail: string }[];
   notes: string[];

@@ -17,6 +17,8 @@ interface DiffCase {
   steps: number;
   extra?: string[];
   minGrammars: number;
+  /** With --await-warmup: at least this many masks must come from warmed-up positions. */
+  minTruncatedMasks?: number;
 }
 
 // llama.cpp's sampler takes 30-150 ms per mask on a 128k vocabulary: npm test walks a sample that
@@ -53,6 +55,31 @@ const CASES: DiffCase[] = [
     walks: 1,
     steps: 24,
     minGrammars: 8,
+  },
+  // Masks after the engine's warm-up: a position's truncated-state mask, cached, serves the same object under
+  // other contexts (a point as the origin, in an array, nested in a style), the rest walked from each exit.
+  // (A bounded string's class chain that finishes the cut frames must be walked: long-repetitions.)
+  {
+    name: "warmed-up positions / llama-bpe",
+    vocab: "llama-bpe",
+    paths: ["object-contexts", "exclusion-keys", "long-repetitions", "nested-rules"].map((f) =>
+      join(GBNF_FIXTURES, `${f}.gbnf`),
+    ),
+    walks: 1,
+    steps: 40,
+    extra: ["--await-warmup"],
+    minGrammars: 4,
+    minTruncatedMasks: 10,
+  },
+  {
+    name: "warmed-up positions / llama-spm",
+    vocab: "llama-spm",
+    paths: [GBNF_FIXTURES],
+    walks: 2,
+    steps: 40,
+    extra: ["--await-warmup"],
+    minGrammars: 10,
+    minTruncatedMasks: 1,
   },
   // Lazy grammars: nothing is masked until the trigger, then the text from the trigger on is fed;
   // branch walks follow the text past the trigger, then take random tokens.
@@ -145,6 +172,7 @@ describe("grammar engine vs llama.cpp: identical masks", () => {
     expect(result.validity_mismatches, stderr).toEqual([]);
     expect(result.grammars).toBeGreaterThanOrEqual(c.minGrammars);
     expect(result.steps).toBeGreaterThan(c.minGrammars * 10);
+    if (c.minTruncatedMasks !== undefined) expect(result.truncated_masks).toBeGreaterThanOrEqual(c.minTruncatedMasks);
     expect(code).toBe(0);
   });
 

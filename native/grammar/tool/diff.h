@@ -14,7 +14,8 @@ struct DiffOptions {
   double max_seconds = 0;  // stop starting new grammars after this long (0: no limit)
   std::string root = "root";
   bool verbose = false;
-  int branch_walks = 0;  // per text: walks that follow it for a random number of tokens, then go random
+  bool await_warmup = false;  // ours waits for its engine's warm-up before the first mask
+  int branch_walks = 0;       // per text: walks that follow it for a random number of tokens, then go random
   int rollbacks = 2;
   bool special_texts = false;  // tokenize texts with special tokens parsed (a model's real output)  // per
                                // walk: undo a random number of tokens and re-check the mask

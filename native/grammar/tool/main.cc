@@ -2,8 +2,9 @@
 //
 //   diff  --vocab V.gguf [--walks N] [--steps N] [--seed S] [--max-seconds S] [--root NAME]
 //         [--rollbacks N] [--branch-walks N] [--special-texts] [--trigger-pattern REGEX]... [--trigger-token
-//         ID]... [-v] PATH...
-//       Both engines walk the same token sequences; masks must match at every step.
+//         ID]... [--await-warmup] [-v] PATH...
+//       Both engines walk the same token sequences; masks must match at every step. --await-warmup: ours
+//       waits for its engine's warm-up first (its masks then come from the positions it cached).
 //   bench --vocab V.gguf [--no-reference] [--no-await-warmup] [--walk-steps N] [--texts N] [--max-seconds S]
 //         PATH...
 //       Per-mask, per-accept and compile times of both engines.
@@ -129,7 +130,7 @@ int main(int argc, char** argv) {
     else if (a == "--cache-bytes")
       k.max_bytes = strtoll(value().c_str(), nullptr, 10);
     else if (a == "--await-warmup")
-      k.await_warmup = true;
+      k.await_warmup = d.await_warmup = true;
     else if (a == "--texts")
       b.texts_per_case = atoi(value().c_str());
     else if (a == "--no-await-warmup")
