@@ -128,13 +128,7 @@ void MaskEngine::fill(uint32_t state, PartialUtf8 partial, uint64_t* out) {
       exits_.insert(exits_.end(), exit_pool_.begin() + c.exit_begin,
                     exit_pool_.begin() + c.exit_begin + c.exit_len);
     }
-    if (c.dense) {
-      std::memcpy(out, c.data, words * 8);
-    } else {
-      std::memset(out, 0, words * 8);
-      const auto* ids = reinterpret_cast<const int32_t*>(c.data);
-      for (uint32_t i = 0; i < c.n; i++) set_bit(out, ids[i]);
-    }
+    copy_cached(c, out);
     return;
   }
   if (truncated_masks_ && fill_via_truncated(state, out)) {
@@ -180,6 +174,17 @@ void MaskEngine::preheat(const std::atomic<bool>* stop) {
   }
   warm_positions(stop);
   stats_ = before;
+}
+
+void MaskEngine::copy_cached(const Cached& c, uint64_t* out) const {
+  const size_t words = vocab_->n_words();
+  if (c.dense) {
+    std::memcpy(out, c.data, words * 8);
+  } else {
+    std::memset(out, 0, words * 8);
+    const auto* ids = reinterpret_cast<const int32_t*>(c.data);
+    for (uint32_t i = 0; i < c.n; i++) set_bit(out, ids[i]);
+  }
 }
 
 void MaskEngine::store(uint32_t state, const uint64_t* bits, const std::vector<uint32_t>* exits) {

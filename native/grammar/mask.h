@@ -175,6 +175,7 @@ class MaskEngine {
   const Cached* cached(uint32_t state) const {
     return state < cache_slot_.size() && cache_slot_[state] >= 0 ? &cache_[cache_slot_[state]] : nullptr;
   }
+  void copy_cached(const Cached& c, uint64_t* out) const;  // writes the mask into `out`
   // ORs the cached mask of `state` into `out`; false when none is cached.
   bool or_cached(uint32_t state, uint64_t* out);
 
@@ -191,7 +192,7 @@ class MaskEngine {
   bool truncated_masks_ = false;  // preheat() cached truncated states' masks
   // Masks `state` from its truncated state's cached mask; false when that is not cached.
   bool fill_via_truncated(uint32_t state, uint64_t* out);
-  void walk_exits(uint32_t state, const std::vector<uint32_t>& exits, uint64_t* out);
+  void walk_exits(uint32_t state, const uint32_t* exits, uint32_t n_exits, uint64_t* out);
   // preheat(), second part.
   void warm_positions(const std::atomic<bool>* stop);
   // Whether a truncated state's mask, just computed, can serve real states: exits_[from, end) sorted into

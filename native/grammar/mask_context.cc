@@ -39,21 +39,10 @@ bool MaskEngine::fill_via_truncated(uint32_t state, uint64_t* out) {
   const Cached* hit = cached(within_horizon(t));
   if (hit == nullptr || !hit->truncated) return false;
   const Vocab& v = *vocab_;
-  const size_t words = v.n_words();
-  if (hit->dense) {
-    std::memcpy(out, hit->data, words * 8);
-  } else {
-    std::memset(out, 0, words * 8);
-    const auto* ids = reinterpret_cast<const int32_t*>(hit->data);
-    for (uint32_t i = 0; i < hit->n; i++) set_bit(out, ids[i]);
-  }
+  copy_cached(*hit, out);
   stats_.truncated_hits++;
-  if (hit->exit_len > 0) {
-    // Copied: the walks below may store masks (the pool grows).
-    const std::vector<uint32_t> exits(exit_pool_.begin() + hit->exit_begin,
-                                      exit_pool_.begin() + hit->exit_begin + hit->exit_len);
-    walk_exits(state, exits, out);
-  }
+  // Walks store no mask: the pool stays as it is.
+  if (hit->exit_len > 0) walk_exits(state, exit_pool_.data() + hit->exit_begin, hit->exit_len, out);
   // What the truncated state could not say: the end of the text, and tokens checked on their own.
   if (npda_.accepting(state)) {
     for (int32_t id : v.eog_tokens()) set_bit(out, id);
@@ -66,14 +55,15 @@ bool MaskEngine::fill_via_truncated(uint32_t state, uint64_t* out) {
 
 // The real state is stepped along each exit's path and walked below it, into a buffer of its own: a slice
 // there may take back bits it set itself (a cut child), which must not touch the truncated state's.
-void MaskEngine::walk_exits(uint32_t state, const std::vector<uint32_t>& exits, uint64_t* out) {
+void MaskEngine::walk_exits(uint32_t state, const uint32_t* exits, uint32_t n_exits, uint64_t* out) {
   const Vocab& v = *vocab_;
   const size_t words = v.n_words();
   exit_bits_.assign(words, 0);
   const auto& nodes = v.nodes();
   const auto& parents = v.node_parents();
   token_tops_seen_ = false;
-  for (const uint32_t node : exits) {
+  for (uint32_t e = 0; e < n_exits; e++) {
+    const uint32_t node = exits[e];
     exit_path_.clear();
     for (uint32_t n = node; n != 0; n = parents[n]) exit_path_.push_back(nodes[n].cp);
     uint32_t at = state;
