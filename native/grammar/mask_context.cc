@@ -109,7 +109,9 @@ void MaskEngine::warm_positions(const std::atomic<bool>* stop) {
     fill(t, PartialUtf8{}, out.data());
     truncated_masks_ = true;
   }
-  // The tables now hold thousands of states: their next growth (a copy, a rehash) happens here.
+  // The tables now hold thousands of states: their next growth (a copy, a rehash) happens here, unless the
+  // engine's user is waiting.
+  if (stopped()) return;
   npda_.reserve_growth();
   uniform_of_.reserve(uniform_of_.size() * 2);
 }
