@@ -6,6 +6,9 @@
 #ifdef __linux__
 #include <pthread.h>
 #include <sched.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #endif
 
 namespace toolwright::grammar {
@@ -43,6 +46,9 @@ class WarmupThread {
     // favours it): a batch thread waits for its turn, and the compiling thread finishes first.
     const sched_param none{};
     pthread_setschedparam(pthread_self(), SCHED_BATCH, &none);
+    // And a lower priority (per thread on Linux): a warm-up explores the grammar's positions for several ms
+    // while every core may be decoding the prompt, whose threads wait for each other; it takes what they leave.
+    setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 10);
 #endif
     for (;;) {
       std::shared_ptr<Warmup> w;
