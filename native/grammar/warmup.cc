@@ -47,7 +47,8 @@ class WarmupThread {
     const sched_param none{};
     pthread_setschedparam(pthread_self(), SCHED_BATCH, &none);
     // And a lower priority (per thread on Linux): a warm-up explores the grammar's positions for several ms
-    // while every core may be decoding the prompt, whose threads wait for each other; it takes what they leave.
+    // while every core may be decoding the prompt, whose threads wait for each other; it takes what they
+    // leave.
     setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 10);
 #endif
     for (;;) {

@@ -169,13 +169,14 @@ int run_bench(const LoadedVocab& lv, const std::string& vocab_name, const std::v
         rec.cached = after_stats.cache_hits > before.cache_hits;
         if (step_log) {
           fprintf(stderr,
-                  "STEP %s %zu %.1f us cpu=%.1f stacks=%u nodes=%llu slices=%llu built=%llu cached=%d via_position=%d "
+                  "STEP %s %zu %.1f us cpu=%.1f stacks=%u nodes=%llu slices=%llu built=%llu cached=%d "
+                  "via_position=%d "
                   "new_states=%zu new_stack_nodes=%zu hash=%016llx after=%s\n",
                   c.name.c_str(), step, dt, dt_cpu, rec.stacks, static_cast<unsigned long long>(rec.nodes),
                   static_cast<unsigned long long>(rec.slices), static_cast<unsigned long long>(rec.built),
                   rec.cached ? 1 : 0, after_stats.truncated_hits > before.truncated_hits ? 1 : 0,
-                  m->built_states() - states_before,
-                  m->built_stack_nodes() - nodes_before, static_cast<unsigned long long>(mask_hash(bits)),
+                  m->built_states() - states_before, m->built_stack_nodes() - nodes_before,
+                  static_cast<unsigned long long>(mask_hash(bits)),
                   json_str(seen.substr(seen.size() > 40 ? seen.size() - 40 : 0)).c_str());
         }
         slow.push_back(std::move(rec));
