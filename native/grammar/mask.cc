@@ -124,10 +124,7 @@ void MaskEngine::fill(uint32_t state, PartialUtf8 partial, uint64_t* out) {
   if (const Cached* hit = cached(state)) {
     stats_.cache_hits++;
     const Cached& c = *hit;
-    if (part_depth_ > 0) {  // a part's exits are its whole's
-      exits_.insert(exits_.end(), exit_pool_.begin() + c.exit_begin,
-                    exit_pool_.begin() + c.exit_begin + c.exit_len);
-    }
+    if (part_depth_ > 0) note_exits(c);  // a part's exits are its whole's
     copy_cached(c, out);
     return;
   }
@@ -257,8 +254,7 @@ bool MaskEngine::or_cached(uint32_t state, uint64_t* out) {
   stats_.masks++;
   stats_.cache_hits++;
   const Cached& c = *hit;
-  exits_.insert(exits_.end(), exit_pool_.begin() + c.exit_begin,
-                exit_pool_.begin() + c.exit_begin + c.exit_len);
+  note_exits(c);
   if (c.dense) {
     for (size_t w = 0, words = vocab_->n_words(); w < words; w++) out[w] |= c.data[w];
   } else {
@@ -350,19 +346,29 @@ void MaskEngine::compute_fresh(uint32_t state, uint64_t* out) {
   std::memset(out, 0, v.n_words() * 8);
   token_tops_seen_ = false;
   if (state == Npda::kDead) return;
-  if (npda_.accepting(state)) {
-    for (int32_t id : v.eog_tokens()) set_bit(out, id);
-  }
   const auto& root = v.nodes()[0];
   // Tokens with no complete code point (a lone lead byte) hang off the root.
   partials_at(root, state, out);
   if (npda_.has_token_tops(state)) token_tops_below(state, 0, out);
   work_.clear();
   if (!try_slice(0, state, out)) expand(0, state, out);
+  drain_work(out);
+  tokens_apart(state, out);
+}
+
+void MaskEngine::drain_work(uint64_t* out) {
   while (!work_.empty()) {
     const Item it = work_.back();
     work_.pop_back();
     expand(it.node, it.state, out);
+  }
+}
+
+// Tokens outside the prefix tree (the end of the text; tokens with a NUL, checked on their own).
+void MaskEngine::tokens_apart(uint32_t state, uint64_t* out) {
+  const Vocab& v = *vocab_;
+  if (npda_.accepting(state)) {
+    for (int32_t id : v.eog_tokens()) set_bit(out, id);
   }
   for (int32_t id : v.irregular_tokens()) {
     if (token_allowed(state, PartialUtf8{}, id)) set_bit(out, id);

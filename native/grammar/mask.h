@@ -180,6 +180,8 @@ class MaskEngine {
   bool or_cached(uint32_t state, uint64_t* out);
 
   void compute_fresh(uint32_t state, uint64_t* out);
+  void drain_work(uint64_t* out);                    // expands the queued walk items
+  void tokens_apart(uint32_t state, uint64_t* out);  // end-of-text and irregular tokens
 
   // A truncated state's mask decides every token whose walk never finishes the cut frames. The prefix-tree
   // nodes where a walk of a truncated state finished them (an exposed state: the rest of the token belongs to
@@ -189,7 +191,8 @@ class MaskEngine {
   std::vector<uint32_t> exit_pool_;  // cached masks' exits
   std::vector<uint64_t> exit_bits_;  // fill_via_truncated(): the walks below the exits
   std::vector<uint32_t> exit_path_;
-  bool truncated_masks_ = false;  // preheat() cached truncated states' masks
+  bool truncated_masks_ = false;     // preheat() cached truncated states' masks
+  void note_exits(const Cached& c);  // lists a cached part's exits as its whole's
   // Masks `state` from its truncated state's cached mask; false when that is not cached.
   bool fill_via_truncated(uint32_t state, uint64_t* out);
   void walk_exits(uint32_t state, const uint32_t* exits, uint32_t n_exits, uint64_t* out);

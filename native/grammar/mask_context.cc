@@ -8,10 +8,6 @@
 
 namespace toolwright::grammar {
 
-namespace {
-inline void set_bit(uint64_t* bits, int32_t id) { bits[id >> 6] |= 1ull << (id & 63); }
-}  // namespace
-
 bool MaskEngine::keep_truncated(size_t from, uint64_t walked) {
   exit_norm_.assign(exits_.begin() + static_cast<std::ptrdiff_t>(from), exits_.end());
   std::sort(exit_norm_.begin(), exit_norm_.end());
@@ -38,19 +34,17 @@ bool MaskEngine::fill_via_truncated(uint32_t state, uint64_t* out) {
   if (t == Npda::kDead || t == state) return false;
   const Cached* hit = cached(within_horizon(t));
   if (hit == nullptr || !hit->truncated) return false;
-  const Vocab& v = *vocab_;
   copy_cached(*hit, out);
   stats_.truncated_hits++;
   // Walks store no mask: the pool stays as it is.
   if (hit->exit_len > 0) walk_exits(state, exit_pool_.data() + hit->exit_begin, hit->exit_len, out);
-  // What the truncated state could not say: the end of the text, and tokens checked on their own.
-  if (npda_.accepting(state)) {
-    for (int32_t id : v.eog_tokens()) set_bit(out, id);
-  }
-  for (int32_t id : v.irregular_tokens()) {
-    if (token_allowed(state, PartialUtf8{}, id)) set_bit(out, id);
-  }
+  tokens_apart(state, out);  // what the truncated state could not say of them
   return true;
+}
+
+void MaskEngine::note_exits(const Cached& c) {
+  exits_.insert(exits_.end(), exit_pool_.begin() + c.exit_begin,
+                exit_pool_.begin() + c.exit_begin + c.exit_len);
 }
 
 // The real state is stepped along each exit's path and walked below it, into a buffer of its own: a slice
@@ -72,11 +66,7 @@ void MaskEngine::walk_exits(uint32_t state, const uint32_t* exits, uint32_t n_ex
     if (at == Npda::kDead) continue;
     work_.clear();
     enter(node, at, exit_bits_.data());
-    while (!work_.empty()) {
-      const Item it = work_.back();
-      work_.pop_back();
-      expand(it.node, it.state, exit_bits_.data());
-    }
+    drain_work(exit_bits_.data());
   }
   for (size_t w = 0; w < words; w++) out[w] |= exit_bits_[w];
 }
