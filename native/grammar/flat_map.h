@@ -123,6 +123,10 @@ class DenseMap32 {
   }
 
   void clear() { values_.clear(); }
+  // Room for keys below `keys` now, so that inserting them later grows nothing.
+  void grow_to(size_t keys) {
+    if (values_.size() < keys) values_.resize(keys, kMissing);
+  }
   size_t memory_bytes() const { return values_.capacity() * 4; }
 
  private:

@@ -128,7 +128,7 @@ void MaskEngine::fill(uint32_t state, PartialUtf8 partial, uint64_t* out) {
     copy_cached(c, out);
     return;
   }
-  if (truncated_masks_ && fill_via_truncated(state, out)) {
+  if (truncated_masks_ && fill_via_position(state, out)) {
     store(state, out, nullptr);
     return;
   }
@@ -142,7 +142,13 @@ void MaskEngine::fill(uint32_t state, PartialUtf8 partial, uint64_t* out) {
   if (!truncated && !npda_.is_truncated(state)) {
     store(state, out, nullptr);
   } else if (keep_truncated(exits_from, stats_.nodes_visited - visited_before)) {
-    store(state, out, &exit_norm_);
+    // A part's mask serves its whole (through its exits); a whole position's, real states: under a shared
+    // frame through the suffix tree of its exits, else by walking below them.
+    const bool shared = npda_.shared_cut(state);
+    const uint32_t suffixes = shared && part_depth_ == 0 ? build_suffixes() : kNoSuffixes;
+    if (shared ? part_depth_ > 0 || suffixes != kNoSuffixes : exits_walkable_) {
+      store(state, out, &exit_all_, suffixes, !shared && exits_walkable_);
+    }
   }
 }
 
@@ -184,7 +190,8 @@ void MaskEngine::copy_cached(const Cached& c, uint64_t* out) const {
   }
 }
 
-void MaskEngine::store(uint32_t state, const uint64_t* bits, const std::vector<uint32_t>* exits) {
+void MaskEngine::store(uint32_t state, const uint64_t* bits, const std::vector<uint32_t>* exits,
+                       uint32_t suffixes, bool walkable) {
   const size_t words = vocab_->n_words();
   // Ids while few (found without counting the bits first), else the bitset.
   const size_t max_ids = words / kBitsetWordsPerId;
@@ -219,7 +226,7 @@ void MaskEngine::store(uint32_t state, const uint64_t* bits, const std::vector<u
   const auto exit_begin = static_cast<uint32_t>(exit_pool_.size());
   if (exits != nullptr) exit_pool_.insert(exit_pool_.end(), exits->begin(), exits->end());
   cache_.push_back(Cached{at, dense ? 0u : static_cast<uint32_t>(n), dense, exits != nullptr, exit_begin,
-                          static_cast<uint32_t>(exit_pool_.size() - exit_begin)});
+                          static_cast<uint32_t>(exit_pool_.size() - exit_begin), suffixes, walkable});
 }
 
 uint64_t* MaskEngine::arena_alloc(size_t words) {
@@ -241,6 +248,12 @@ void MaskEngine::drop_masks() {
   cache_slot_.clear();
   cache_.clear();
   exit_pool_.clear();
+  suffixes_.clear();
+  suffix_nodes_.clear();
+  suffix_tokens_.clear();
+  suffix_partials_.clear();
+  suffix_exits_.clear();
+  suffix_index_.clear();
   truncated_masks_ = false;
   cache_bytes_ = 0;
   arena_.clear();
@@ -392,14 +405,21 @@ void MaskEngine::partials_at(const Vocab::Node& n, uint32_t state, uint64_t* out
 
 // `node` was reached in `state`: take its own tokens, then queue (or slice) what lies below.
 void MaskEngine::enter(uint32_t node, uint32_t state, uint64_t* out) {
-  if (npda_.exposed(state)) {  // the rest of the token belongs to the context (only truncated states)
-    exits_.push_back(node);
-    return;
-  }
-  state = within_horizon(state);
   const Vocab& v = *vocab_;
   const Vocab::Node& n = v.nodes()[node];
+  if (npda_.exposed(state)) {
+    // Some stacks finished the cut frames (only truncated states): the rest of a token belongs to the
+    // context.
+    exits_.push_back(node);
+    // A real state walks below the exits of stacks cut over contexts of their own. Under a shared frame, a
+    // token ending here is allowed in any context, and the other stacks go on.
+    if (!npda_.shared_cut(state)) return;
+    state = npda_.unexposed(state);
+    for (uint32_t i = n.tok_begin; i < n.tok_own_end; i++) set_bit(out, v.tokens()[i]);
+    if (state == Npda::kDead) return;
+  }
   for (uint32_t i = n.tok_begin; i < n.tok_own_end; i++) set_bit(out, v.tokens()[i]);
+  state = within_horizon(state);
   if (n.part_begin != n.part_own_end) partials_at(n, state, out);
   if (npda_.has_token_tops(state)) token_tops_below(state, node, out);
   if (node + 1 >= n.end) return;

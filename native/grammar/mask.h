@@ -60,11 +60,17 @@ class MaskEngine {
 
   struct Stats {
     uint64_t masks = 0, cache_hits = 0, nodes_visited = 0, slices_used = 0;
-    uint64_t truncated_hits = 0;  // masks made from a truncated state's (fill_via_truncated())
+    uint64_t truncated_hits = 0;  // masks made from a position's (fill_via_position())
+    uint64_t suffix_hits = 0;     // ... of which through the suffix tree of its exits
   };
   const Stats& stats() const { return stats_; }
   // Heap bytes of the cached masks (those preheat() stored included).
-  size_t memory_bytes() const { return cache_bytes_ + exit_pool_.capacity() * sizeof(uint32_t); }
+  size_t memory_bytes() const {
+    return cache_bytes_ + exit_pool_.capacity() * sizeof(uint32_t) +
+           suffix_nodes_.capacity() * sizeof(SuffixNode) + suffix_tokens_.capacity() * sizeof(int32_t) +
+           suffix_partials_.capacity() * sizeof(Vocab::PartialTail) +
+           suffix_exits_.capacity() * sizeof(uint32_t) + suffix_index_.memory_bytes();
+  }
 
  private:
   Npda& npda_;
@@ -156,9 +162,12 @@ class MaskEngine {
     const uint64_t* data;  // bitset of n_words() words, or n int32 ids
     uint32_t n;
     bool dense;
-    bool truncated;  // a truncated state's mask, with its exits: exit_pool_[exit_begin, +exit_len)
+    bool truncated;  // a position's mask, with its exits: exit_pool_[exit_begin, +exit_len)
     uint32_t exit_begin, exit_len;
+    uint32_t suffixes;  // a whole position's: index into suffixes_ of its exits' suffix tree, or kNoSuffixes
+    bool walk_exits;    // ... and whether a real state may walk below the exits instead
   };
+  static constexpr uint32_t kNoSuffixes = UINT32_MAX;
   std::vector<int32_t> cache_slot_;  // state -> index into cache_, or -1
   std::vector<Cached> cache_;
   size_t cache_bytes_ = 0;
@@ -183,30 +192,65 @@ class MaskEngine {
   void drain_work(uint64_t* out);                    // expands the queued walk items
   void tokens_apart(uint32_t state, uint64_t* out);  // end-of-text and irregular tokens
 
-  // A truncated state's mask decides every token whose walk never finishes the cut frames. The prefix-tree
-  // nodes where a walk of a truncated state finished them (an exposed state: the rest of the token belongs to
-  // the context) are its exits, kept with its mask; a real state's mask is then its truncated state's mask
-  // and a walk of the real state below each exit (mask_context.cc). Node 0: exposed before any character.
+  // Masks through positions: a state's stacks cut at the nearest frame they all stand on (Npda::position()),
+  // or each cut a few frames down (Npda::truncated_state()). A position's mask decides every token whose walk
+  // never finishes the cut frames, and every token that ends where they finish. The prefix-tree nodes where a
+  // walk of a position finished them (an exposed state: the rest of the token belongs to the context) are its
+  // exits; the walk goes on below them with the stacks that did not finish. A real state's mask is then its
+  // position's mask and the tokens the context takes past an exit: those whose rest its one context accepts,
+  // found in the exits' suffix tree (mask_suffix.cc), or, for stacks cut over contexts of their own, a walk
+  // of the real state below each outermost exit (mask_context.cc). Node 0: exposed before any character.
   std::vector<uint32_t> exits_;      // the exits met by the walks in progress (a part's are its whole's too)
   std::vector<uint32_t> exit_pool_;  // cached masks' exits
-  std::vector<uint64_t> exit_bits_;  // fill_via_truncated(): the walks below the exits
+  std::vector<uint64_t> exit_bits_;  // walk_exits(): the walks below the exits
   std::vector<uint32_t> exit_path_;
-  bool truncated_masks_ = false;     // preheat() cached truncated states' masks
+  bool truncated_masks_ = false;     // preheat() cached positions' masks
   void note_exits(const Cached& c);  // lists a cached part's exits as its whole's
-  // Masks `state` from its truncated state's cached mask; false when that is not cached.
-  bool fill_via_truncated(uint32_t state, uint64_t* out);
+  // Masks `state` from a position's cached mask; false when none serves.
+  bool fill_via_position(uint32_t state, uint64_t* out);
   void walk_exits(uint32_t state, const uint32_t* exits, uint32_t n_exits, uint64_t* out);
   // preheat(), second part.
   void warm_positions(const std::atomic<bool>* stop);
-  // Whether a truncated state's mask, just computed, can serve real states: exits_[from, end) sorted into
-  // exit_norm_, without nodes below another exit; none before any character, and few enough tree nodes below
-  // them next to the `walked` nodes the mask took (every token after a finished value, numbers and literals,
-  // costs a real state more than its own walk).
+  // After a warm-up built thousands of states off the calling thread: room in every table and memo for as
+  // many again, so that their next growth (a copy, a rehash, fresh pages) is not in a mask.
+  void reserve_growth();
+  // For a position's mask, just computed: exits_[from, end) sorted into exit_all_; whether it is worth
+  // keeping (no exit before any character, and a walk of at least kMinTruncatedWalk nodes: a cheaper mask is
+  // as cheap for the real state, not worth its memory); and whether real states may walk below the exits
+  // (exits_walkable_: the nodes below the outermost ones are at most 1/kExitShare of those walked; every
+  // token after a finished value, numbers and literals, costs a real state more than its own walk).
   bool keep_truncated(size_t from, uint64_t walked);
-  std::vector<uint32_t> exit_norm_;
-  // Kept when the nodes below the exits are at most 1/kExitShare of those walked, and the walk took at least
-  // kMinTruncatedWalk nodes (a cheaper mask is as cheap for the real state: not worth its memory).
-  static constexpr uint64_t kExitShare = 8, kMinTruncatedWalk = 128;
+  std::vector<uint32_t> exit_all_;
+  bool exits_walkable_ = false;
+  static constexpr uint64_t kMinTruncatedWalk = 128, kExitShare = 8;
+
+  // The exits' suffix tree: the rest of every token below an exit, after the exit's code points, in a
+  // prefix tree of its own (the same rest after many exits, a number's `,` or a string's `",`, is one node).
+  // The real state's context takes the rests it accepts: a walk of a few nodes, where walking below every
+  // exit (a thousand number tokens) costs more than the mask.
+  struct SuffixNode {
+    uint32_t cp, end;               // the code point into this node; one past its subtree (preorder)
+    uint32_t tok_begin, tok_end;    // suffix_tokens_: tokens whose rest ends here
+    uint32_t part_begin, part_end;  // suffix_partials_: ... ends here in a partial character
+  };
+  struct SuffixTree {
+    uint32_t begin, len;              // suffix_nodes_[begin, +len), the root first
+    uint32_t exits_begin, exits_len;  // the exits it was built for: suffix_exits_[exits_begin, +exits_len)
+  };
+  FlatMap64 suffix_index_;  // hash of a tree's exits -> index into suffixes_
+  std::vector<uint32_t> suffix_exits_;
+  std::vector<SuffixTree> suffixes_;
+  std::vector<SuffixNode> suffix_nodes_;
+  std::vector<int32_t> suffix_tokens_;
+  std::vector<Vocab::PartialTail> suffix_partials_;
+  // A suffix tree of more entries than this is not built (an exit near the root has most of the vocabulary
+  // below it: the real state is better masked by its own walk).
+  static constexpr size_t kMaxSuffixEntries = 4096;
+  // Builds the tree of exit_all_; kNoSuffixes when too big.
+  uint32_t build_suffixes();
+  // ORs the tokens whose rest `context` accepts; false (with `out` partly set) when a state with token tops
+  // is met (token elements are matched by id, not by a rest).
+  bool walk_suffixes(const SuffixTree& tree, uint32_t context, uint64_t* out);
   // preheat() masks positions of at least this many stacks (one stack, a string's body or a number's digits,
   // is masked cheaply by slices anyway).
   static constexpr uint32_t kWarmMinStacks = 2;
@@ -274,8 +318,10 @@ class MaskEngine {
                                const std::vector<std::pair<uint32_t, uint32_t>>& b,
                                std::vector<uint32_t>& out);
   void token_tops_below(uint32_t state, uint32_t node, uint64_t* out);
-  // `exits`: a truncated state's (normalised), else null.
-  void store(uint32_t state, const uint64_t* bits, const std::vector<uint32_t>* exits);
+  // `exits`: a position's (every one met, sorted), else null; `suffixes` their tree's index, `walkable`
+  // whether real states may walk below them.
+  void store(uint32_t state, const uint64_t* bits, const std::vector<uint32_t>* exits = nullptr,
+             uint32_t suffixes = kNoSuffixes, bool walkable = false);
 };
 
 }  // namespace toolwright::grammar

@@ -1,6 +1,6 @@
-// MaskEngine, part 4: masks through truncated states. A state's top frames decide most tokens alone (an
-// object's keys, whatever encloses the object), so a mask cached for its truncated state serves every context
-// it appears in; only the tokens that reach past the cut frames (the exits) are walked with the real state.
+// MaskEngine, part 4: masks through positions. A state's top frames decide most tokens alone (an object's
+// keys, a value, whatever encloses them), so a mask cached for its position serves every context it appears
+// in; only the tokens that reach past the cut frames (the exits) are the context's to take.
 #include <algorithm>
 #include <cstring>
 
@@ -9,36 +9,47 @@
 namespace toolwright::grammar {
 
 bool MaskEngine::keep_truncated(size_t from, uint64_t walked) {
-  exit_norm_.assign(exits_.begin() + static_cast<std::ptrdiff_t>(from), exits_.end());
-  std::sort(exit_norm_.begin(), exit_norm_.end());
-  exit_norm_.erase(std::unique(exit_norm_.begin(), exit_norm_.end()), exit_norm_.end());
-  if (!exit_norm_.empty() && exit_norm_[0] == 0) return false;
+  exit_all_.assign(exits_.begin() + static_cast<std::ptrdiff_t>(from), exits_.end());
+  std::sort(exit_all_.begin(), exit_all_.end());
+  exit_all_.erase(std::unique(exit_all_.begin(), exit_all_.end()), exit_all_.end());
+  exits_walkable_ = false;
+  if (walked < kMinTruncatedWalk || (!exit_all_.empty() && exit_all_[0] == 0)) return false;
   // Prefix-tree nodes are in preorder: a node's subtree is [node, end), so one below an exit follows it.
   const auto& nodes = vocab_->nodes();
   uint32_t covered_end = 0;
   uint64_t below = 0;
-  size_t kept = 0;
-  for (const uint32_t n : exit_norm_) {
+  for (const uint32_t n : exit_all_) {
     if (n < covered_end) continue;
-    exit_norm_[kept++] = n;
     covered_end = nodes[n].end;
     below += nodes[n].end - n;
   }
-  exit_norm_.resize(kept);
-  return walked >= kMinTruncatedWalk && below * kExitShare <= walked;
+  exits_walkable_ = below * kExitShare <= walked;
+  return true;
 }
 
-bool MaskEngine::fill_via_truncated(uint32_t state, uint64_t* out) {
+bool MaskEngine::fill_via_position(uint32_t state, uint64_t* out) {
   if (state == Npda::kDead || npda_.is_truncated(state)) return false;
-  const uint32_t t = npda_.truncated_state(state, kMaxCutFrames);
-  if (t == Npda::kDead || t == state) return false;
-  const Cached* hit = cached(within_horizon(t));
-  if (hit == nullptr || !hit->truncated) return false;
-  copy_cached(*hit, out);
+  uint32_t context = Npda::kDead;
+  const uint32_t t = npda_.position(state, context);
+  const Cached* hit = t == Npda::kDead ? nullptr : cached(within_horizon(t));
+  const uint32_t after =
+      hit != nullptr && hit->suffixes != kNoSuffixes ? npda_.context_state(context) : Npda::kDead;
+  if (after != Npda::kDead && !npda_.has_token_tops(after)) {
+    copy_cached(*hit, out);
+    if (!walk_suffixes(suffixes_[hit->suffixes], after, out)) return false;
+    stats_.suffix_hits++;
+  } else {
+    // The stacks cut a few frames down each, over contexts of their own: the real state walks below the
+    // exits.
+    const uint32_t cut = npda_.truncated_state(state, kMaxCutFrames);
+    hit = cut == Npda::kDead || cut == state ? nullptr : cached(within_horizon(cut));
+    if (hit == nullptr || !hit->walk_exits) return false;
+    copy_cached(*hit, out);
+    // Walks store no mask: the pool stays as it is.
+    if (hit->exit_len > 0) walk_exits(state, exit_pool_.data() + hit->exit_begin, hit->exit_len, out);
+  }
   stats_.truncated_hits++;
-  // Walks store no mask: the pool stays as it is.
-  if (hit->exit_len > 0) walk_exits(state, exit_pool_.data() + hit->exit_begin, hit->exit_len, out);
-  tokens_apart(state, out);  // what the truncated state could not say of them
+  tokens_apart(state, out);  // what the position could not say of them
   return true;
 }
 
@@ -47,8 +58,8 @@ void MaskEngine::note_exits(const Cached& c) {
                 exit_pool_.begin() + c.exit_begin + c.exit_len);
 }
 
-// The real state is stepped along each exit's path and walked below it, into a buffer of its own: a slice
-// there may take back bits it set itself (a cut child), which must not touch the truncated state's.
+// The real state is stepped along each outermost exit's path and walked below it, into a buffer of its own: a
+// slice there may take back bits it set itself (a cut child), which must not touch the position's.
 void MaskEngine::walk_exits(uint32_t state, const uint32_t* exits, uint32_t n_exits, uint64_t* out) {
   const Vocab& v = *vocab_;
   const size_t words = v.n_words();
@@ -56,8 +67,11 @@ void MaskEngine::walk_exits(uint32_t state, const uint32_t* exits, uint32_t n_ex
   const auto& nodes = v.nodes();
   const auto& parents = v.node_parents();
   token_tops_seen_ = false;
+  uint32_t covered_end = 0;
   for (uint32_t e = 0; e < n_exits; e++) {
     const uint32_t node = exits[e];
+    if (node < covered_end) continue;  // the walk below the exit above it takes it
+    covered_end = nodes[node].end;
     exit_path_.clear();
     for (uint32_t n = node; n != 0; n = parents[n]) exit_path_.push_back(nodes[n].cp);
     uint32_t at = state;
@@ -74,36 +88,70 @@ void MaskEngine::walk_exits(uint32_t state, const uint32_t* exits, uint32_t n_ex
 void MaskEngine::warm_positions(const std::atomic<bool>* stop) {
   auto stopped = [stop] { return stop != nullptr && stop->load(std::memory_order_acquire); };
   // Breadth first from the initial state, so that a warm-up cut short has the first positions; a state whose
-  // truncated state was met before is not followed (the same position under another context).
-  std::vector<uint32_t> queue{npda_.initial()}, positions;
-  std::vector<uint8_t> seen;
+  // position was met before is not followed (the same position under another context).
+  std::vector<uint32_t> queue{npda_.initial()};
+  std::vector<std::pair<uint32_t, uint32_t>>
+      positions;              // per state explored: its shared and its cut position
+  std::vector<uint8_t> seen;  // state -> met (as a position, or as a state without one)
+  auto first_time = [&seen](uint32_t s) {
+    if (seen.size() <= s) seen.resize(static_cast<size_t>(s) * 2 + 64, 0);
+    if (seen[s]) return false;
+    seen[s] = 1;
+    return true;
+  };
+  auto worth = [this](uint32_t t) {
+    return t != Npda::kDead && !npda_.exposed(t) && npda_.n_stacks(t) >= kWarmMinStacks;
+  };
   size_t explored = 0;
   for (size_t qi = 0; qi < queue.size() && explored < kWarmPositions && !stopped(); qi++) {
     const uint32_t s = queue[qi];
-    const uint32_t t = npda_.truncated_state(s, kMaxCutFrames);
-    if (t == Npda::kDead) continue;
-    if (seen.size() <= t) seen.resize(static_cast<size_t>(t) * 2 + 64, 0);
-    if (seen[t]) continue;
-    seen[t] = 1;
+    uint32_t context = Npda::kDead;
+    const uint32_t shared = npda_.position(s, context), cut = npda_.truncated_state(s, kMaxCutFrames);
+    const bool new_shared = shared != Npda::kDead && first_time(shared);
+    const bool new_cut = cut != Npda::kDead && first_time(cut);
+    if (!new_shared && !new_cut && (shared != Npda::kDead || cut != Npda::kDead || !first_time(s))) continue;
     explored++;
-    if (!npda_.exposed(t) && npda_.n_stacks(t) >= kWarmMinStacks) positions.push_back(t);
+    positions.emplace_back(new_shared && worth(shared) ? shared : Npda::kDead,
+                           new_cut && worth(cut) ? cut : Npda::kDead);
     Npda::Partition& p = npda_.partition(s);
     for (uint32_t j = 0; j < p.breaks.size(); j++) {
       const uint32_t n = npda_.successor_in(p, s, j);
       if (n != Npda::kDead && !npda_.has_token_tops(n)) queue.push_back(n);
     }
   }
+  // Shared positions first (their real states take a few suffixes); a cut position only for a state whose
+  // shared one cannot serve.
   std::vector<uint64_t> out(vocab_->n_words());
-  for (const uint32_t t : positions) {
+  for (const auto& [shared, cut] : positions) {
     if (stopped()) break;
-    fill(t, PartialUtf8{}, out.data());
+    if (shared == Npda::kDead) continue;
+    fill(shared, PartialUtf8{}, out.data());
+    truncated_masks_ = true;
+  }
+  for (const auto& [shared, cut] : positions) {
+    if (stopped()) break;
+    const Cached* c = shared == Npda::kDead ? nullptr : cached(within_horizon(shared));
+    if (cut == Npda::kDead || (c != nullptr && c->suffixes != kNoSuffixes)) continue;
+    fill(cut, PartialUtf8{}, out.data());
     truncated_masks_ = true;
   }
   // The tables now hold thousands of states: their next growth (a copy, a rehash) happens here, unless the
   // engine's user is waiting.
   if (stopped()) return;
+  reserve_growth();
+}
+
+void MaskEngine::reserve_growth() {
   npda_.reserve_growth();
   uniform_of_.reserve(uniform_of_.size() * 2);
+  const size_t states = npda_.n_states() * 2, nodes = npda_.n_nodes() * 2;
+  if (stand_in_of_.size() < states) stand_in_of_.resize(states, Npda::kUnset);
+  if (frames_move_.size() < nodes) frames_move_.resize(nodes, 0);
+  if (cache_slot_.size() < states) cache_slot_.resize(states, -1);
+  if (broad_memo_.size() < states) broad_memo_.resize(states, 0);
+  if (group_mark_.size() < states) group_mark_.resize(states, 0u);
+  if (group_level_.size() < states) group_level_.resize(states, 0u);
+  for (DenseMap32* memo : {&plan_of_, &group_of_, &split_of_, &self_loop_of_}) memo->grow_to(states);
 }
 
 }  // namespace toolwright::grammar

@@ -18,6 +18,7 @@ Npda::Npda(std::shared_ptr<const Grammar> grammar) : grammar_(std::move(grammar)
   node_pos_.push_back(kNone);  // node 0: the empty stack
   node_parent_.push_back(kNone);
   node_cut_depth_.push_back(kNoCut);
+  node_shared_cut_.push_back(0);
   closure_of_.push_back(kUnset);
   succ_of_.push_back(kUnset);
 }
@@ -33,6 +34,10 @@ uint32_t Npda::push(uint32_t parent, uint32_t pos) {
     node_cut_depth_.push_back(pos == grammar_->never_pos    ? 0
                               : below < kMaxTruncatedFrames ? below + 1
                                                             : kNoCut);
+    // The bottom of a position cut at a shared frame is a second never-matching node over the first.
+    node_shared_cut_.push_back(pos == grammar_->never_pos    ? parent != kEmptyStack
+                               : below < kMaxTruncatedFrames ? node_shared_cut_[parent]
+                                                             : 0);
     closure_of_.push_back(kUnset);
     succ_of_.push_back(kUnset);
   }
@@ -62,6 +67,7 @@ uint32_t Npda::intern(std::vector<uint32_t>& v) {
     if (node_cut_depth_[node] <= kMaxTruncatedFrames) {
       st.truncated = true;
       if (node_cut_depth_[node] == 0) st.exposed = true;
+      if (node_shared_cut_[node]) st.shared_cut = true;
     }
     if (node == kEmptyStack) {
       st.accepting = true;
@@ -158,7 +164,7 @@ uint32_t Npda::successor(uint32_t node) {
   return list;
 }
 
-uint32_t Npda::truncated_node(uint32_t stack, int frames) {
+uint32_t Npda::truncated_node(uint32_t stack, int frames, bool shared) {
   uint32_t pos[kMaxTruncatedFrames];
   int n_pos = 0;
   frames = std::min(frames, kMaxTruncatedFrames);
@@ -166,6 +172,7 @@ uint32_t Npda::truncated_node(uint32_t stack, int frames) {
     pos[n_pos++] = node_pos_[n];
   }
   uint32_t n = push(kEmptyStack, grammar_->never_pos);
+  if (shared) n = push(n, grammar_->never_pos);
   for (int i = n_pos; i-- > 0;) n = push(n, pos[i]);
   return n;
 }
@@ -195,6 +202,63 @@ uint32_t Npda::cut_node(uint32_t stack, int max_frames) {
   const uint32_t cut = truncated_node(stack, frames);  // may push nodes; cut_memo_ already covers `stack`
   cut_memo_[stack] = cut;
   return cut;
+}
+
+uint32_t Npda::position(uint32_t state, uint32_t& context) {
+  context = kDead;
+  if (state == kDead) return kDead;
+  const uint32_t* st = stacks(state);
+  const uint32_t n = n_stacks(state);
+  uint32_t first = kNone;
+  for (uint32_t i = 0; i < n && first == kNone; i++) {
+    if (st[i] != kEmptyStack) first = st[i];
+  }
+  if (first == kNone) return kDead;
+  // The nearest frame below the first stack's top that every other stack also stands on, within
+  // kMaxTruncatedFrames frames of each top.
+  auto depth_to = [&](uint32_t stack, uint32_t below) {
+    int d = 1;
+    for (uint32_t a = node_parent_[stack]; d <= kMaxTruncatedFrames; a = node_parent_[a], d++) {
+      if (a == below) return d;
+      if (a == kEmptyStack) break;
+    }
+    return 0;
+  };
+  uint32_t below = node_parent_[first];
+  for (int d = 1; d <= kMaxTruncatedFrames; d++) {
+    bool shared = true;
+    for (uint32_t i = 0; i < n && shared; i++) {
+      if (st[i] != kEmptyStack && depth_to(st[i], below) == 0) shared = false;
+    }
+    if (shared) break;
+    if (below == kEmptyStack || d == kMaxTruncatedFrames) return kDead;
+    below = node_parent_[below];
+  }
+  std::vector<uint32_t> cut;
+  cut.reserve(n);
+  for (uint32_t i = 0; i < n; i++) {
+    cut.push_back(st[i] == kEmptyStack ? kEmptyStack : truncated_node(st[i], depth_to(st[i], below), true));
+  }
+  context = below;
+  return intern(cut);
+}
+
+uint32_t Npda::context_state(uint32_t context) {
+  return context == kDead ? kDead : list_state(closure(context));
+}
+
+uint32_t Npda::unexposed(uint32_t state) {
+  if (!exposed(state)) return state;
+  if (unexposed_of_.size() <= state) unexposed_of_.resize(states_.size() + 64, kUnset);
+  if (unexposed_of_[state] != kUnset) return unexposed_of_[state];
+  std::vector<uint32_t> kept;
+  for (uint32_t i = 0; i < n_stacks(state); i++) {
+    const uint32_t s = stacks(state)[i];
+    if (node_cut_depth_[s] != 0) kept.push_back(s);
+  }
+  const uint32_t result = intern(kept);
+  unexposed_of_[state] = result;
+  return result;
 }
 
 uint32_t Npda::truncated_state(uint32_t state, int max_frames) {
@@ -467,9 +531,9 @@ uint32_t Npda::compute_step(uint32_t state, uint32_t seg) {
 }
 
 size_t Npda::memory_bytes() const {
-  size_t b = node_pos_.capacity() * 17 + node_index_.memory_bytes() + states_.capacity() * sizeof(State) +
+  size_t b = node_pos_.capacity() * 18 + node_index_.memory_bytes() + states_.capacity() * sizeof(State) +
              pool_.capacity() * 4 + state_index_.memory_bytes() + list_pool_.capacity() * 4;
-  b += cut_memo_.capacity() * 4 + class_set_index_.memory_bytes() +
+  b += (cut_memo_.capacity() + unexposed_of_.capacity()) * 4 + class_set_index_.memory_bytes() +
        class_sets_.capacity() * sizeof(ClassSet) + class_set_pool_.capacity() * 4;
   return b + partitions_.memory_bytes();
 }
@@ -479,6 +543,7 @@ void Npda::reserve_growth() {
   node_pos_.reserve(nodes);
   node_parent_.reserve(nodes);
   node_cut_depth_.reserve(nodes);
+  node_shared_cut_.reserve(nodes);
   closure_of_.reserve(nodes);
   succ_of_.reserve(nodes);
   node_index_.reserve(nodes);
@@ -486,6 +551,10 @@ void Npda::reserve_growth() {
   state_index_.reserve(states);
   pool_.reserve(pool_.size() * 2);
   list_pool_.reserve(list_pool_.size() * 2);
+  // Memos indexed by node or state grow by resizing: done here, their pages are touched off the caller too.
+  if (seen_epoch_.size() < nodes) seen_epoch_.resize(nodes, 0u);
+  if (cut_memo_.size() < nodes) cut_memo_.resize(nodes, kUnset);
+  if (unexposed_of_.size() < states) unexposed_of_.resize(states, kUnset);
 }
 
 void Npda::compact(std::vector<uint32_t*> live) {

@@ -82,7 +82,18 @@ class Npda {
   // Does the state hold a stack whose top is that bottom (the frames above it have finished),
   // or is it built over such a bottom?
   bool exposed(uint32_t state) const { return state != kDead && states_[state].exposed; }
+  // The state with the exposed stacks of `state` left out (kDead if only those), `state` when none is.
+  uint32_t unexposed(uint32_t state);
+  // The state's position: its stacks cut at the nearest frame they all stand on (at most
+  // kMaxTruncatedFrames below each top), over a bottom that matches nothing, so the same frames under any
+  // context are one state; kDead when there is no such frame. `context` is set to that frame's stack node:
+  // where the position's exposed stacks continue in this state (context_state()).
+  uint32_t position(uint32_t state, uint32_t& context);
+  // The state a stack node continues in once the frames above it have finished.
+  uint32_t context_state(uint32_t context);
   bool is_truncated(uint32_t state) const { return state != kDead && states_[state].truncated; }
+  // Is it built over a position's shared frame (position(), not truncated_state())?
+  bool shared_cut(uint32_t state) const { return state != kDead && states_[state].shared_cut; }
   // The state holding exactly these stacks (sorted and deduplicated in place); kDead if none.
   uint32_t state_of(std::vector<uint32_t>& stacks) { return intern(stacks); }
   // The state with every stack frame moved by `horizon` (a frame deep in a repetition stands in its item's
@@ -146,9 +157,9 @@ class Npda {
     uint32_t partition;  // index into partitions_, or kNone
     uint32_t class_set;  // index into class_sets_ once the partition is built (kNone: a set not recorded)
     bool accepting, token_tops, char_tops;
-    bool exposed, truncated;  // see exposed() / is_truncated()
-    PartialMode partial;      // what its class-topped stacks say to partial UTF-8 tests
-    bool partial_covers;      // a class-topped stack takes every code point from 0x80 to U+10FFFF
+    bool exposed, truncated, shared_cut;  // see exposed() / is_truncated() / shared_cut()
+    PartialMode partial;                  // what its class-topped stacks say to partial UTF-8 tests
+    bool partial_covers;                  // a class-topped stack takes every code point from 0x80 to U+10FFFF
   };
 
   std::shared_ptr<const Grammar> grammar_;
@@ -156,6 +167,8 @@ class Npda {
   // node -> frames above the never_pos bottom of a truncated stack (0: the bottom itself), kNoCut
   // when none (capped: stacks grow deep).
   std::vector<uint8_t> node_cut_depth_;
+  // node -> built over position()'s bottom (within kMaxTruncatedFrames of it)
+  std::vector<uint8_t> node_shared_cut_;
   static constexpr uint8_t kNoCut = 255;
   // Memoised stack lists (a closure, a successor): most are only ever merged into the state the
   // walk steps to, so they are kept as plain sorted lists, not interned as states. A list is
@@ -222,12 +235,14 @@ class Npda {
   uint64_t live_segments_span(uint32_t state);  // accepted_span() counted over the state's segments
 
   uint32_t push(uint32_t parent, uint32_t pos);
-  // The node of `stack`'s top `frames` frames (at most kMaxTruncatedFrames) over never_pos.
-  uint32_t truncated_node(uint32_t stack, int frames);
+  // The node of `stack`'s top `frames` frames (at most kMaxTruncatedFrames) over never_pos (`shared`: over a
+  // second never_pos node, position()'s).
+  uint32_t truncated_node(uint32_t stack, int frames, bool shared = false);
   // truncated_state(): a stack's cut node at most `max_frames` deep (memo: stack node -> cut node, or kUnset,
   // for cut_memo_frames_).
   uint32_t cut_node(uint32_t stack, int max_frames);
   std::vector<uint32_t> cut_memo_;
+  std::vector<uint32_t> unexposed_of_;  // state -> unexposed(state), or kUnset
   int cut_memo_frames_ = 0;
   static constexpr int kMaxTruncatedFrames = 5;  // deeper cuts count as not truncated
   uint32_t closure(uint32_t node);

@@ -73,6 +73,8 @@ export interface DiffResult {
   steps: number;
   /** Our masks made from a warmed-up position's (a truncated state's cached mask and its exits). */
   truncated_masks: number;
+  /** ... of which the context's tokens past the exits came from the exits' suffix tree. */
+  suffix_masks: number;
   divergences: Divergence[];
   validity_mismatches: { grammar: string; detail: string }[];
   notes: string[];
