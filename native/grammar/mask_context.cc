@@ -90,8 +90,8 @@ void MaskEngine::warm_positions(const std::atomic<bool>* stop) {
   // Breadth first from the initial state, so that a warm-up cut short has the first positions; a state whose
   // position was met before is not followed (the same position under another context).
   std::vector<uint32_t> queue{npda_.initial()};
-  std::vector<std::pair<uint32_t, uint32_t>>
-      positions;              // per state explored: its shared and its cut position
+  // Per state explored: its shared and its cut position (kDead where not new, or not worth a mask).
+  std::vector<std::pair<uint32_t, uint32_t>> positions;
   std::vector<uint8_t> seen;  // state -> met (as a position, or as a state without one)
   auto first_time = [&seen](uint32_t s) {
     if (seen.size() <= s) seen.resize(static_cast<size_t>(s) * 2 + 64, 0);
