@@ -14,8 +14,6 @@ constexpr size_t kCacheBudgetBytes = TOOLWRIGHT_GRAMMAR_MASK_CACHE_BUDGET;  // t
 constexpr size_t kCacheBudgetBytes = 64u << 20;
 #endif
 
-inline void set_bit(uint64_t* bits, int32_t id) { bits[id >> 6] |= 1ull << (id & 63); }
-
 }  // namespace
 
 MaskEngine::MaskEngine(Npda& npda, std::shared_ptr<const Vocab> vocab)
@@ -415,10 +413,9 @@ void MaskEngine::enter(uint32_t node, uint32_t state, uint64_t* out) {
     // token ending here is allowed in any context, and the other stacks go on.
     if (!npda_.shared_cut(state)) return;
     state = npda_.unexposed(state);
-    for (uint32_t i = n.tok_begin; i < n.tok_own_end; i++) set_bit(out, v.tokens()[i]);
-    if (state == Npda::kDead) return;
   }
   for (uint32_t i = n.tok_begin; i < n.tok_own_end; i++) set_bit(out, v.tokens()[i]);
+  if (state == Npda::kDead) return;
   state = within_horizon(state);
   if (n.part_begin != n.part_own_end) partials_at(n, state, out);
   if (npda_.has_token_tops(state)) token_tops_below(state, node, out);

@@ -29,6 +29,9 @@
 
 namespace toolwright::grammar {
 
+// Sets token `id`'s bit in a mask.
+inline void set_bit(uint64_t* bits, int32_t id) { bits[id >> 6] |= 1ull << (id & 63); }
+
 class MaskEngine {
  public:
   MaskEngine(Npda& npda, std::shared_ptr<const Vocab> vocab);

@@ -109,7 +109,9 @@ void MaskEngine::warm_positions(const std::atomic<bool>* stop) {
     const uint32_t shared = npda_.position(s, context), cut = npda_.truncated_state(s, kMaxCutFrames);
     const bool new_shared = shared != Npda::kDead && first_time(shared);
     const bool new_cut = cut != Npda::kDead && first_time(cut);
-    if (!new_shared && !new_cut && (shared != Npda::kDead || cut != Npda::kDead || !first_time(s))) continue;
+    // A state with no position at all is followed once.
+    const bool no_position = shared == Npda::kDead && cut == Npda::kDead;
+    if (!new_shared && !new_cut && !(no_position && first_time(s))) continue;
     explored++;
     positions.emplace_back(new_shared && worth(shared) ? shared : Npda::kDead,
                            new_cut && worth(cut) ? cut : Npda::kDead);

@@ -7,7 +7,6 @@ namespace toolwright::grammar {
 
 namespace {
 
-inline void set_bit(uint64_t* bits, int32_t id) { bits[id >> 6] |= 1ull << (id & 63); }
 inline void clear_bit(uint64_t* bits, int32_t id) { bits[id >> 6] &= ~(1ull << (id & 63)); }
 
 }  // namespace

@@ -11,8 +11,6 @@ namespace toolwright::grammar {
 
 namespace {
 
-inline void set_bit(uint64_t* bits, int32_t id) { bits[id >> 6] |= 1ull << (id & 63); }
-
 // A token's rest after an exit: code points at rest_pool[begin, +len), and its partial tail if any.
 struct Rest {
   uint32_t begin, len;
@@ -143,7 +141,7 @@ bool MaskEngine::walk_suffixes(const SuffixTree& tree, uint32_t context, uint64_
     }
   };
   take(nodes[0], context);
-  work_.clear();
+  work_.clear();  // the walk's queue, its nodes here the suffix tree's
   work_.push_back(Item{0, context});
   while (!work_.empty()) {
     const Item it = work_.back();
@@ -155,7 +153,7 @@ bool MaskEngine::walk_suffixes(const SuffixTree& tree, uint32_t context, uint64_
       if (next == Npda::kDead) continue;
       if (npda_.has_token_tops(next)) return false;
       take(nodes[c], next);
-      if (c + 1 < end && nodes[c].end - tree.begin > c + 1) work_.push_back(Item{c, next});
+      if (nodes[c].end - tree.begin > c + 1) work_.push_back(Item{c, next});  // it has children
     }
   }
   return true;
