@@ -103,6 +103,40 @@ std::string cycle_text(const std::vector<uint32_t>& cycle, const SymbolTable& na
   return s;
 }
 
+// Grammar::lone_ref: one `rule End` pair per rule that matches no empty text (a nullable rule's lone
+// reference could finish at once, and a position cut there would leave every token to the context); and
+// Grammar::rest_nullable.
+void add_cut_tables(Grammar& g, std::vector<uint8_t> nullable) {
+  // The loops add_repetition_loops() appended each have an empty alternative.
+  for (auto r = static_cast<uint32_t>(nullable.size()); r < g.rule_start.size(); r++) {
+    bool empty_alt = false;
+    for (const uint32_t a : g.alt_starts[r]) empty_alt = empty_alt || g.is_end_of_alt(a);
+    nullable.push_back(empty_alt ? 1 : 0);
+  }
+  g.lone_ref_begin = static_cast<uint32_t>(g.elems.size());
+  g.lone_ref.assign(g.rule_start.size(), Grammar::kNoPos);
+  for (uint32_t r = 0; r < g.rule_start.size(); r++) {
+    if (nullable[r]) continue;
+    g.lone_ref[r] = static_cast<uint32_t>(g.elems.size());
+    g.elems.push_back({ElemType::RuleRef, r});
+    g.elems.push_back({ElemType::End, 0});
+  }
+  // Backwards through each alternative: the rest is nullable while every reference in it is.
+  g.rest_nullable.assign(g.elems.size(), 0);
+  uint8_t rest = 1;
+  for (size_t p = g.elems.size(); p-- > 0;) {
+    const Elem& e = g.elems[p];
+    if (g.is_end_of_alt(static_cast<uint32_t>(p))) {
+      rest = 1;
+    } else if (e.type == ElemType::RuleRef) {
+      rest = rest && e.value < nullable.size() && nullable[e.value];
+    } else {
+      rest = 0;  // a class (each of its elements) or a token takes input
+    }
+    g.rest_nullable[p] = rest;
+  }
+}
+
 // Character classes of the grammar, each stored once: a hash of (negated, any, items) finds
 // an equal class already made (open addressing over class ids).
 class ClassInterner {
@@ -216,8 +250,9 @@ std::shared_ptr<const Grammar> Grammar::compile(std::string_view gbnf, std::stri
   // cycle through rules that only derive empty, and that grows the stack, would make it loop
   // forever, so reachable ones are rejected too.
   std::vector<uint32_t> cycle;
+  const std::vector<uint8_t> nullable = derives_empty(rules);
   if (find_left_cycle(rules, literally_empty(rules), std::vector<uint8_t>(rules.size(), 1), cycle) ||
-      find_growing_left_cycle(rules, derives_empty(rules), reachable_from(rules, root_id), cycle)) {
+      find_growing_left_cycle(rules, nullable, reachable_from(rules, root_id), cycle)) {
     return fail("left recursion: " + cycle_text(cycle, parsed.symbols), parsed.name(cycle[0]), UINT32_MAX);
   }
 
@@ -251,6 +286,7 @@ std::shared_ptr<const Grammar> Grammar::compile(std::string_view gbnf, std::stri
   }
   g->symbols = std::move(parsed.symbols);
   add_repetition_loops(*g);
+  add_cut_tables(*g, nullable);
 
   const size_t n = g->elems.size();
   g->class_at.assign(n, kNoClass);
@@ -291,7 +327,8 @@ std::shared_ptr<const Grammar> Grammar::compile(std::string_view gbnf, std::stri
 
 size_t Grammar::memory_bytes() const {
   size_t b = sizeof(Grammar) + elems.capacity() * sizeof(Elem) + rule_start.capacity() * 4 +
-             class_at.capacity() * 4 + after_class.capacity() * 4;
+             lone_ref.capacity() * 4 + rest_nullable.capacity() + class_at.capacity() * 4 +
+             after_class.capacity() * 4;
   b += alt_starts.memory_bytes() + symbols.memory_bytes();
   for (const CharClass& c : classes) {
     b += sizeof(CharClass) +

@@ -110,6 +110,14 @@ class Grammar {
   std::vector<CharClass> classes;
   uint32_t root_rule = 0;
   uint32_t never_pos = 0;  // a terminal no code point matches, in no rule
+  // Rule id -> a reference to that rule alone (`rule` then End), in no rule; kNoPos for a rule that matches
+  // the empty text. A frame cut below the rule it calls next stands there (Npda::cut_node), so frames that
+  // differ only in what follows that rule (the nth of an object's properties) cut to one position.
+  std::vector<uint32_t> lone_ref;
+  uint32_t lone_ref_begin = 0;  // the first of those positions
+  // Element -> whether the rest of its alternative from there (End included) can match the empty text.
+  std::vector<uint8_t> rest_nullable;
+  static constexpr uint32_t kNoPos = UINT32_MAX;
 
   static constexpr uint32_t kNoClass = UINT32_MAX;
 
@@ -119,6 +127,12 @@ class Grammar {
   bool is_end_of_alt(uint32_t pos) const {
     const ElemType t = elems[pos].type;
     return t == ElemType::End || t == ElemType::Alt;
+  }
+  // The lone reference standing for a frame at `pos` cut below the rule it calls there (kNoPos when `pos`
+  // calls no rule, is its alternative's last element, or calls a rule that matches the empty text).
+  uint32_t lone_ref_at(uint32_t pos) const {
+    if (elems[pos].type != ElemType::RuleRef || is_end_of_alt(pos + 1)) return kNoPos;
+    return elems[pos].value < lone_ref.size() ? lone_ref[elems[pos].value] : kNoPos;
   }
   bool is_token_elem(uint32_t pos) const {
     const ElemType t = elems[pos].type;

@@ -136,10 +136,12 @@ void MaskEngine::fill(uint32_t state, PartialUtf8 partial, uint64_t* out) {
   const size_t exits_from = exits_.size();
   if (npda_.exposed(state)) exits_.push_back(0);
   const uint64_t visited_before = stats_.nodes_visited;
+  const size_t states_before = npda_.n_states();
   compute_fresh(state, out);
   if (!truncated && !npda_.is_truncated(state)) {
     store(state, out, nullptr);
-  } else if (keep_truncated(exits_from, stats_.nodes_visited - visited_before)) {
+  } else if (keep_truncated(exits_from, stats_.nodes_visited - visited_before +
+                                            (npda_.n_states() - states_before) * kStateWork)) {
     // A part's mask serves its whole (through its exits); a whole position's, real states: under a shared
     // frame through the suffix tree of its exits, else by walking below them.
     const bool shared = npda_.shared_cut(state);
@@ -244,6 +246,7 @@ uint64_t* MaskEngine::arena_alloc(size_t words) {
 
 void MaskEngine::drop_masks() {
   cache_slot_.clear();
+  position_returns_.clear();
   cache_.clear();
   exit_pool_.clear();
   suffixes_.clear();

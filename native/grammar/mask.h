@@ -47,6 +47,9 @@ class MaskEngine {
   // Forget everything keyed by state ids (they are about to change).
   void clear_cache();
 
+  // The cut position standing for `state` in masks: its stacks cut a few frames down each (kDead if none).
+  uint32_t cut_position(uint32_t state) { return npda_.truncated_state(state, kMaxCutFrames); }
+
   // Computes and caches the masks of the first few states a generation meets (those up to
   // kPreheatDepth code points from the initial state, at most kPreheatStates), so that their
   // plan work (group search over many stacks, e.g. an object's first key) is paid when the
@@ -54,7 +57,7 @@ class MaskEngine {
   // `stop`, it returns early once the flag is set (checked between two masks).
   // Then explores the grammar's positions (every state reached from the initial one, once per truncated
   // state: the same frames under another context are one position) and caches the mask of each position's
-  // truncated state, so that a state met later under a new context is masked from it (fill_via_truncated()).
+  // truncated state, so that a state met later under a new context is masked from it (fill_via_position()).
   void preheat(const std::atomic<bool>* stop = nullptr);
   static constexpr int kPreheatDepth = 2;
   static constexpr size_t kPreheatStates = 8;
@@ -63,8 +66,9 @@ class MaskEngine {
 
   struct Stats {
     uint64_t masks = 0, cache_hits = 0, nodes_visited = 0, slices_used = 0;
-    uint64_t truncated_hits = 0;  // masks made from a position's (fill_via_position())
-    uint64_t suffix_hits = 0;     // ... of which through the suffix tree of its exits
+    uint64_t truncated_hits = 0;      // masks made from a position's (fill_via_position())
+    uint64_t suffix_hits = 0;         // ... of which through the suffix tree of its exits
+    uint64_t returned_positions = 0;  // cut positions masked when met again (mask_on_return())
   };
   const Stats& stats() const { return stats_; }
   // Heap bytes of the cached masks (those preheat() stored included).
@@ -211,6 +215,10 @@ class MaskEngine {
   void note_exits(const Cached& c);  // lists a cached part's exits as its whole's
   // Masks `state` from a position's cached mask; false when none serves.
   bool fill_via_position(uint32_t state, uint64_t* out);
+  const Cached* mask_on_return(uint32_t cut, uint64_t* scratch);
+  std::vector<uint8_t> position_returns_;  // cut position -> real states that missed it (capped at 2)
+  uint64_t work_floor_ = 0;  // keep_truncated()'s work at least (kReturnedWork in mask_on_return())
+  static constexpr uint64_t kReturnedWork = 1024;
   void walk_exits(uint32_t state, const uint32_t* exits, uint32_t n_exits, uint64_t* out);
   // preheat(), second part.
   void warm_positions(const std::atomic<bool>* stop);
@@ -218,14 +226,16 @@ class MaskEngine {
   // many again, so that their next growth (a copy, a rehash, fresh pages) is not in a mask.
   void reserve_growth();
   // For a position's mask, just computed: exits_[from, end) sorted into exit_all_; whether it is worth
-  // keeping (no exit before any character, and a walk of at least kMinTruncatedWalk nodes: a cheaper mask is
-  // as cheap for the real state, not worth its memory); and whether real states may walk below the exits
-  // (exits_walkable_: the nodes below the outermost ones are at most 1/kExitShare of those walked; every
-  // token after a finished value, numbers and literals, costs a real state more than its own walk).
-  bool keep_truncated(size_t from, uint64_t walked);
+  // keeping (no exit before any character, and work of at least kMinTruncatedWalk: a cheaper mask is as
+  // cheap for the real state, not worth its memory); and whether real states may walk below the exits
+  // (exits_walkable_: the nodes below the outermost ones are at most 1/kExitShare of the work; every token
+  // after a finished value, numbers and literals, costs a real state more than its own walk). The work is
+  // the prefix-tree nodes walked, and kStateWork per parser state built meanwhile: an object's next key
+  // under 37 stacks walks 123 nodes but builds 60 states, ten times the cost of its walk.
+  bool keep_truncated(size_t from, uint64_t work);
   std::vector<uint32_t> exit_all_;
   bool exits_walkable_ = false;
-  static constexpr uint64_t kMinTruncatedWalk = 128, kExitShare = 8;
+  static constexpr uint64_t kMinTruncatedWalk = 128, kExitShare = 8, kStateWork = 8;
 
   // The exits' suffix tree: the rest of every token below an exit, after the exit's code points, in a
   // prefix tree of its own (the same rest after many exits, a number's `,` or a string's `",`, is one node).

@@ -8,12 +8,13 @@
 
 namespace toolwright::grammar {
 
-bool MaskEngine::keep_truncated(size_t from, uint64_t walked) {
+bool MaskEngine::keep_truncated(size_t from, uint64_t work) {
+  work = std::max(work, work_floor_);
   exit_all_.assign(exits_.begin() + static_cast<std::ptrdiff_t>(from), exits_.end());
   std::sort(exit_all_.begin(), exit_all_.end());
   exit_all_.erase(std::unique(exit_all_.begin(), exit_all_.end()), exit_all_.end());
   exits_walkable_ = false;
-  if (walked < kMinTruncatedWalk || (!exit_all_.empty() && exit_all_[0] == 0)) return false;
+  if (work < kMinTruncatedWalk || (!exit_all_.empty() && exit_all_[0] == 0)) return false;
   // Prefix-tree nodes are in preorder: a node's subtree is [node, end), so one below an exit follows it.
   const auto& nodes = vocab_->nodes();
   uint32_t covered_end = 0;
@@ -23,7 +24,7 @@ bool MaskEngine::keep_truncated(size_t from, uint64_t walked) {
     covered_end = nodes[n].end;
     below += nodes[n].end - n;
   }
-  exits_walkable_ = below * kExitShare <= walked;
+  exits_walkable_ = below * kExitShare <= work;
   return true;
 }
 
@@ -42,7 +43,9 @@ bool MaskEngine::fill_via_position(uint32_t state, uint64_t* out) {
     // The stacks cut a few frames down each, over contexts of their own: the real state walks below the
     // exits.
     const uint32_t cut = npda_.truncated_state(state, kMaxCutFrames);
-    hit = cut == Npda::kDead || cut == state ? nullptr : cached(within_horizon(cut));
+    if (cut == Npda::kDead || cut == state) return false;
+    hit = cached(within_horizon(cut));
+    if (hit == nullptr) hit = mask_on_return(cut, out);
     if (hit == nullptr || !hit->walk_exits) return false;
     copy_cached(*hit, out);
     // Walks store no mask: the pool stays as it is.
@@ -51,6 +54,24 @@ bool MaskEngine::fill_via_position(uint32_t state, uint64_t* out) {
   stats_.truncated_hits++;
   tokens_apart(state, out);  // what the position could not say of them
   return true;
+}
+
+// A cut position the warm-up did not mask is masked when a second real state meets it (the nth key of an
+// object whose keys each add a frame of their own comes back n times; one met once is not worth its mask).
+const MaskEngine::Cached* MaskEngine::mask_on_return(uint32_t cut, uint64_t* scratch) {
+  if (part_depth_ > 0) return nullptr;  // a part's walk lists its exits for the whole: leave them be
+  if (position_returns_.size() <= cut) position_returns_.resize(static_cast<size_t>(cut) * 2 + 64, 0);
+  uint8_t& met = position_returns_[cut];
+  if (met++ != 1) {
+    met = std::min<uint8_t>(met, 2);
+    return nullptr;
+  }
+  // Worth keeping even if cheap for itself: the real states around it build states of their own.
+  work_floor_ = kReturnedWork;
+  fill(cut, PartialUtf8{}, scratch);
+  work_floor_ = 0;
+  stats_.returned_positions++;
+  return cached(within_horizon(cut));
 }
 
 void MaskEngine::note_exits(const Cached& c) {
@@ -150,6 +171,7 @@ void MaskEngine::reserve_growth() {
   if (stand_in_of_.size() < states) stand_in_of_.resize(states, Npda::kUnset);
   if (frames_move_.size() < nodes) frames_move_.resize(nodes, 0);
   if (cache_slot_.size() < states) cache_slot_.resize(states, -1);
+  if (position_returns_.size() < states) position_returns_.resize(states, 0);
   if (broad_memo_.size() < states) broad_memo_.resize(states, 0);
   if (group_mark_.size() < states) group_mark_.resize(states, 0u);
   if (group_level_.size() < states) group_level_.resize(states, 0u);

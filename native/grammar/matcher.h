@@ -68,6 +68,10 @@ class Matcher {
   // Parser states and stack nodes built so far (for profiling: a first visit builds them).
   size_t built_states() const { return npda().n_states(); }
   size_t built_stack_nodes() const { return npda().n_nodes(); }
+  // The parser state and the cut position masks use for it (ids, for tests: states under different contexts
+  // that mask alike share one position). cut_position() may build states: count them before it.
+  uint32_t state_id() const { return state_; }
+  uint32_t cut_position() { return state_ == Npda::kDead ? Npda::kDead : masks().cut_position(state_); }
 
  private:
   struct Snapshot {

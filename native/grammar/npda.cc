@@ -164,12 +164,16 @@ uint32_t Npda::successor(uint32_t node) {
   return list;
 }
 
-uint32_t Npda::truncated_node(uint32_t stack, int frames, bool shared) {
+uint32_t Npda::truncated_node(uint32_t stack, int frames, bool shared, bool lone_bottom) {
   uint32_t pos[kMaxTruncatedFrames];
   int n_pos = 0;
   frames = std::min(frames, kMaxTruncatedFrames);
   for (uint32_t n = stack; n != kEmptyStack && n_pos < frames; n = node_parent_[n]) {
     pos[n_pos++] = node_pos_[n];
+  }
+  if (lone_bottom && n_pos > 0) {
+    const uint32_t lone = grammar_->lone_ref_at(pos[n_pos - 1]);
+    if (lone != Grammar::kNoPos) pos[n_pos - 1] = lone;
   }
   uint32_t n = push(kEmptyStack, grammar_->never_pos);
   if (shared) n = push(n, grammar_->never_pos);
@@ -190,16 +194,20 @@ uint32_t Npda::cut_node(uint32_t stack, int max_frames) {
   }
   if (cut_memo_.size() <= stack) cut_memo_.resize(node_pos_.size() + 64, kUnset);
   if (cut_memo_[stack] != kUnset) return cut_memo_[stack];
-  // Down to the first frame with more than its next element left (a frame about to end hands over to its
-  // parent at once).
+  // Down to the first frame that cannot end right after its next element (a frame about to end, or that may
+  // end at once, hands over to its parent: whitespace after a newline).
   const Grammar& g = *grammar_;
   int frames = 1;
   for (uint32_t n = stack; frames < max_frames && n != kEmptyStack; n = node_parent_[n], frames++) {
     const uint32_t pos = node_pos_[n];
     const uint32_t next = g.class_at[pos] != Grammar::kNoClass ? g.after_class[pos] : pos + 1;
-    if (!g.is_end_of_alt(next)) break;
+    if (!g.rest_nullable[next]) break;
   }
-  const uint32_t cut = truncated_node(stack, frames);  // may push nodes; cut_memo_ already covers `stack`
+  // The deepest frame kept calls a rule and goes on after it: cut below that rule (Grammar::lone_ref), as
+  // what comes after it differs between contexts that mask alike (an object's next key after 1, 2, ...
+  // required ones, each count a rule of its own).
+  const uint32_t cut =
+      truncated_node(stack, frames, false, true);  // may push nodes; cut_memo_ covers `stack`
   cut_memo_[stack] = cut;
   return cut;
 }

@@ -236,8 +236,8 @@ class Npda {
 
   uint32_t push(uint32_t parent, uint32_t pos);
   // The node of `stack`'s top `frames` frames (at most kMaxTruncatedFrames) over never_pos (`shared`: over a
-  // second never_pos node, position()'s).
-  uint32_t truncated_node(uint32_t stack, int frames, bool shared = false);
+  // second never_pos node, position()'s; `lone_bottom`: the deepest frame cut below the rule it calls next).
+  uint32_t truncated_node(uint32_t stack, int frames, bool shared = false, bool lone_bottom = false);
   // truncated_state(): a stack's cut node at most `max_frames` deep (memo: stack node -> cut node, or kUnset,
   // for cut_memo_frames_).
   uint32_t cut_node(uint32_t stack, int max_frames);

@@ -33,7 +33,7 @@ class Follow {
         if (g.elems[p].type == ElemType::End) break;
       }
     }
-    for (uint32_t p = 0; p < g.elems.size(); p++) {
+    for (uint32_t p = 0; p < g.lone_ref_begin; p++) {  // lone references are in no rule
       if (g.elems[p].type == ElemType::RuleRef && g.elems[p].value < refs_.size())
         refs_[g.elems[p].value].push_back(p);
     }

@@ -75,6 +75,8 @@ export interface DiffResult {
   truncated_masks: number;
   /** ... of which the context's tokens past the exits came from the exits' suffix tree. */
   suffix_masks: number;
+  /** Cut positions the warm-up had not masked, masked when a second real state met them. */
+  returned_positions: number;
   divergences: Divergence[];
   validity_mismatches: { grammar: string; detail: string }[];
   notes: string[];
@@ -96,6 +98,9 @@ export interface TraceStep {
   cached: boolean;
   /** Parser states built while computing the mask. */
   new_states: number;
+  /** The parser state before this token, and the cut position masks use for it (null: none). */
+  state: number;
+  cut: number | null;
   active: boolean;
   accepting: boolean;
 }

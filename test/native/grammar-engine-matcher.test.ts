@@ -1,11 +1,11 @@
 // Matcher behaviour beyond masks: lazy activation (trigger token, word, pattern, end of
 // reasoning), end of generation, raw-byte input, and rollback — traced step by step over a real
 // vocabulary with toolwright-grammar-tool's `trace` mode.
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { type TraceResult, runGrammarTool, vocabPath } from "../helpers/grammar-tool.js";
+import { GBNF_FIXTURES, type TraceResult, runGrammarTool, vocabPath } from "../helpers/grammar-tool.js";
 
 const CALL_GRAMMAR = 'root ::= "{" [a-z]+ "}"\n';
 const dir = mkdtempSync(join(tmpdir(), "tw-gbnf-trace-"));
@@ -293,5 +293,28 @@ describe("grammar masks in a long bounded repetition", () => {
     // The last token is ` "`: its space is one character too many.
     expect(short.steps.slice(0, -1).every((s) => s.allowed && s.accepted)).toBe(true);
     expect(short.steps.at(-1)).toMatchObject({ piece: ' "', allowed: false, accepted: false });
+  });
+});
+
+// An object counting the required properties seen is a rule per count (test/fixtures/gbnf/counted-keys.gbnf):
+// after each comma the parser state is new, but its next key masks alike, and its stacks are cut below the
+// rule they call next (opt or req), so one position serves every count.
+describe("grammar positions of an object's next key", () => {
+  it("are one cut position whatever the count of properties before it", async () => {
+    const fixture = join(GBNF_FIXTURES, "counted-keys");
+    const r = await trace(readFileSync(`${fixture}.txt`, "utf8"), [], `${fixture}.gbnf`);
+    expect(r.steps.every((s) => s.allowed && s.accepted)).toBe(true);
+    // The steps right after `{"id": 1,` and `"name": "n",`: one and two required properties seen.
+    let text = "";
+    const afterComma = r.steps.filter((s) => {
+      const at = text.endsWith(",");
+      text += s.piece;
+      return at;
+    });
+    const [afterId, afterName] = afterComma;
+    expect(afterComma.length).toBeGreaterThanOrEqual(4);
+    expect(afterId!.state).not.toBe(afterName!.state);
+    expect(afterId!.cut).not.toBeNull();
+    expect(afterId!.cut).toBe(afterName!.cut);
   });
 });

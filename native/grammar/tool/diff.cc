@@ -98,7 +98,7 @@ int run_diff(const LoadedVocab& lv, const std::vector<GrammarCase>& cases, const
   size_t n_grammars = 0, n_walks = 0, n_steps = 0, n_invalid_both = 0;
   // Ours: masks made from a warmed-up position's (MaskEngine::fill_via_position), and of those, through the
   // suffix tree of its exits.
-  uint64_t n_truncated_masks = 0, n_suffix_masks = 0;
+  uint64_t n_truncated_masks = 0, n_suffix_masks = 0, n_returned_positions = 0;
   std::vector<std::string> divergences, validity, notes;
   std::vector<uint64_t> ours_bits(v.n_words()), ref_bits;
   CompileOptions copts;
@@ -270,6 +270,7 @@ int run_diff(const LoadedVocab& lv, const std::vector<GrammarCase>& cases, const
     if (adapter) llama_sampler_free(adapter);
     n_truncated_masks += m.stats().truncated_hits;
     n_suffix_masks += m.stats().suffix_hits;
+    n_returned_positions += m.stats().returned_positions;
     if (opt.verbose) fprintf(stderr, "ok %s\n", c.name.c_str());
   }
   auto join = [](const std::vector<std::string>& xs, bool quote) {
@@ -279,12 +280,12 @@ int run_diff(const LoadedVocab& lv, const std::vector<GrammarCase>& cases, const
   };
   printf(
       "{\"mode\":\"diff\",\"vocab_tokens\":%zu,\"grammars\":%zu,\"invalid_both\":%zu,\"walks\":%zu,\"steps\":"
-      "%zu,\"truncated_masks\":%llu,\"suffix_masks\":%llu,"
+      "%zu,\"truncated_masks\":%llu,\"suffix_masks\":%llu,\"returned_positions\":%llu,"
       "\"seconds\":%.2f,\"divergences\":%s,\"validity_mismatches\":%s,\"notes\":%s}\n",
       v.size(), n_grammars, n_invalid_both, n_walks, n_steps,
       static_cast<unsigned long long>(n_truncated_masks), static_cast<unsigned long long>(n_suffix_masks),
-      (now_us() - t_start) / 1e6, join(divergences, false).c_str(), join(validity, false).c_str(),
-      join(notes, true).c_str());
+      static_cast<unsigned long long>(n_returned_positions), (now_us() - t_start) / 1e6,
+      join(divergences, false).c_str(), join(validity, false).c_str(), join(notes, true).c_str());
   return divergences.empty() && validity.empty() ? 0 : 1;
 }
 

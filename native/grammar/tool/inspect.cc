@@ -71,6 +71,7 @@ int run_trace(const LoadedVocab& lv, const GrammarCase& c, const TraceOptions& o
     m.fill_mask(bits.data());
     const bool cached = m.stats().cache_hits > hits_before;
     const size_t new_states = m.built_states() - states_before;
+    const uint32_t state = m.state_id(), cut = m.cut_position();
     size_t n_allowed = 0;
     for (uint64_t w : bits) n_allowed += static_cast<size_t>(__builtin_popcountll(w));
     const llama_token t = toks[i];
@@ -80,7 +81,8 @@ int run_trace(const LoadedVocab& lv, const GrammarCase& c, const TraceOptions& o
     steps += "{\"token\":" + std::to_string(t) + ",\"piece\":" + json_str(v.piece(t)) +
              ",\"n_allowed\":" + std::to_string(n_allowed) + ",\"allowed\":" + (allowed ? "true" : "false") +
              ",\"accepted\":" + (accepted ? "true" : "false") + ",\"cached\":" + (cached ? "true" : "false") +
-             ",\"new_states\":" + std::to_string(new_states) +
+             ",\"new_states\":" + std::to_string(new_states) + ",\"state\":" + std::to_string(state) +
+             ",\"cut\":" + (cut == Npda::kDead ? std::string("null") : std::to_string(cut)) +
              ",\"active\":" + (m.is_active() ? "true" : "false") +
              ",\"accepting\":" + (m.is_accepting() ? "true" : "false") + "}";
   }
