@@ -109,7 +109,8 @@ void MaskEngine::walk_exits(uint32_t state, const uint32_t* exits, uint32_t n_ex
 void MaskEngine::warm_positions(const std::atomic<bool>* stop) {
   auto stopped = [stop] { return stop != nullptr && stop->load(std::memory_order_acquire); };
   // Breadth first from the initial state, so that a warm-up cut short has the first positions; a state whose
-  // position was met before is not followed (the same position under another context).
+  // position was met before is not followed (the same position under another context), but where that
+  // position finishes is (the rest of an object after a value met elsewhere).
   std::vector<uint32_t> queue{npda_.initial()};
   // Per state explored: its shared and its cut position (kDead where not new, or not worth a mask).
   std::vector<std::pair<uint32_t, uint32_t>> positions;
@@ -123,8 +124,16 @@ void MaskEngine::warm_positions(const std::atomic<bool>* stop) {
   auto worth = [this](uint32_t t) {
     return t != Npda::kDead && !npda_.exposed(t) && npda_.n_stacks(t) >= kWarmMinStacks;
   };
+  // Where known positions finish under contexts of their own: explored once the queue is done (a grammar
+  // whose positions exceed the budget keeps the breadth-first ones).
+  std::vector<uint32_t> later;
   size_t explored = 0;
-  for (size_t qi = 0; qi < queue.size() && explored < kWarmPositions && !stopped(); qi++) {
+  for (size_t qi = 0; explored < kWarmPositions && !stopped(); qi++) {
+    if (qi == queue.size()) {
+      if (later.empty()) break;
+      queue.insert(queue.end(), later.begin(), later.end());
+      later.clear();
+    }
     const uint32_t s = queue[qi];
     uint32_t context = Npda::kDead;
     const uint32_t shared = npda_.position(s, context), cut = npda_.truncated_state(s, kMaxCutFrames);
@@ -132,7 +141,13 @@ void MaskEngine::warm_positions(const std::atomic<bool>* stop) {
     const bool new_cut = cut != Npda::kDead && first_time(cut);
     // A state with no position at all is followed once.
     const bool no_position = shared == Npda::kDead && cut == Npda::kDead;
-    if (!new_shared && !new_cut && !(no_position && first_time(s))) continue;
+    if (!new_shared && !new_cut && !(no_position && first_time(s))) {
+      // Its position is known, not what follows it here: go on where the position's frames finish (after a
+      // value, the rest of its object), once per such state.
+      const uint32_t after = npda_.context_state(context);
+      if (after != Npda::kDead && !npda_.has_token_tops(after) && first_time(after)) later.push_back(after);
+      continue;
+    }
     explored++;
     positions.emplace_back(new_shared && worth(shared) ? shared : Npda::kDead,
                            new_cut && worth(cut) ? cut : Npda::kDead);

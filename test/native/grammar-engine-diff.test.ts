@@ -77,6 +77,19 @@ const CASES: DiffCase[] = [
     minTruncatedMasks: 10,
     minSuffixMasks: 30,
   },
+  // The warm-up explores each position once, and also where a known one finishes under another context: after a
+  // point's `"x": 0` (a number met before), the rest of that point, then of the object holding it. Along the
+  // fixture's texts: 130 masks from positions or more (114 when the warm-up stopped at known positions).
+  {
+    name: "warmed-up positions, texts only / llama-bpe",
+    vocab: "llama-bpe",
+    paths: [join(GBNF_FIXTURES, "object-contexts.gbnf")],
+    walks: 0,
+    steps: 40,
+    extra: ["--await-warmup"],
+    minGrammars: 1,
+    minTruncatedMasks: 130,
+  },
   // An object counting the required properties seen, in any order: each count is a rule of its own, but the
   // next key is cut below the rule it calls (opt or req), so one position serves every count, and whitespace
   // after a newline, which may end at once, is cut below its frame. Along the fixture's text: 15 masks from
