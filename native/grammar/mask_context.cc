@@ -42,7 +42,7 @@ bool MaskEngine::fill_via_position(uint32_t state, uint64_t* out) {
   } else {
     // The stacks cut a few frames down each, over contexts of their own: the real state walks below the
     // exits.
-    const uint32_t cut = npda_.truncated_state(state, kMaxCutFrames);
+    const uint32_t cut = cut_position(state);
     if (cut == Npda::kDead || cut == state) return false;
     hit = cached(within_horizon(cut));
     if (hit == nullptr) hit = mask_on_return(cut, out);
@@ -136,7 +136,7 @@ void MaskEngine::warm_positions(const std::atomic<bool>* stop) {
     }
     const uint32_t s = queue[qi];
     uint32_t context = Npda::kDead;
-    const uint32_t shared = npda_.position(s, context), cut = npda_.truncated_state(s, kMaxCutFrames);
+    const uint32_t shared = npda_.position(s, context), cut = cut_position(s);
     const bool new_shared = shared != Npda::kDead && first_time(shared);
     const bool new_cut = cut != Npda::kDead && first_time(cut);
     // A state with no position at all is followed once.

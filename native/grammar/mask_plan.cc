@@ -288,8 +288,7 @@ bool MaskEngine::find_group(uint32_t state, Plan& pl) {
     // same keys cut the same way wherever the object is.
     const int tries = n == 1 ? 3 : 1;
     for (int frames = 1; frames <= tries; frames++) {
-      const uint32_t t = n == 1 ? npda_.truncated(npda_.stacks(state)[0], frames)
-                                : npda_.truncated_state(state, kMaxCutFrames);
+      const uint32_t t = n == 1 ? npda_.truncated(npda_.stacks(state)[0], frames) : cut_position(state);
       const Plan tp = group_only(t);
       // Only if the frames never finished: then the real state loops the same way.
       if (tp.group && tp.context_free) {
