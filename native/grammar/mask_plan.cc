@@ -377,7 +377,11 @@ bool MaskEngine::extend_chain(uint32_t idx, uint32_t upto) {
     std::vector<uint32_t>& chain = chains_[pl.chain];
     const auto d = static_cast<uint32_t>(chain.size() - 1);
     const uint32_t cur = chain.back();
-    const uint32_t next = d == 0 ? pl.first_next : uniform_successor(cur, pl.rest_set);
+    uint32_t next = d == 0 ? pl.first_next : uniform_successor(cur, pl.rest_set);
+    // Deep in a bounded repetition, the state after one more character stands in its item's loop (as enter()
+    // does for every state a walk reaches): a `char{1,255}` body is then a loop after its first character,
+    // not a chain of a state per character up to the longest token.
+    if (next != kNotUniform) next = within_horizon(next);
     if (next == kNotUniform || (next != Npda::kDead && npda_.has_token_tops(next))) {
       pl.usable = false;
       break;

@@ -258,10 +258,10 @@ describe("grammar matcher", () => {
 describe("grammar masks in a long bounded repetition", () => {
   const text = `"${"the quick brown fox jumps over the lazy dog ".repeat(9)}"`;
   let files = 0;
-  async function traceGrammar(gbnf: string): Promise<TraceResult> {
+  async function traceGrammar(gbnf: string, input = text): Promise<TraceResult> {
     const file = join(dir, `bounded-${files++}.gbnf`);
     writeFileSync(file, gbnf);
-    return trace(text, [], file);
+    return trace(input, [], file);
   }
 
   it("are the unbounded string's masks, and computed about as often", async () => {
@@ -284,6 +284,22 @@ describe("grammar masks in a long bounded repetition", () => {
     // as `"the` in the mask before the string, which enter the chain within the walk.
     expect(built(unbounded)).toBeLessThan(20);
     expect(built(bounded)).toBeLessThanOrEqual(built(unbounded) + 3);
+  });
+
+  // A JSON string of `char{1,255}` (a schema's maxLength): the item is a rule (a character or an escape), so
+  // the mask plans a chain of the states after 1, 2, ... characters, as deep as the longest token. Each of
+  // those states stands in the item's loop too, so the chain loops after one character.
+  it("plan a JSON string's characters as a loop, with about the unbounded string's parser states", async () => {
+    const char = 'char ::= [^\\x00-\\x1F"\\\\] | "\\\\" (["/\\\\bfnrt] | "u" [0-9A-Fa-f]{4})\n';
+    const within = `"${"the quick brown fox jumps over the lazy dog ".repeat(2)}"`;
+    const bounded = await traceGrammar(`root ::= "\\"" char{1,255} "\\""\n${char}`, within);
+    const unbounded = await traceGrammar(`root ::= "\\"" char+ "\\""\n${char}`, within);
+    expect(bounded.steps.every((s) => s.allowed && s.accepted)).toBe(true);
+    expect(bounded.steps.map((s) => s.n_allowed)).toEqual(unbounded.steps.map((s) => s.n_allowed));
+    // The masks inside the string (after its quote): a chain of a state per character built 119 of them.
+    const inside = (r: TraceResult) => r.steps.slice(1).reduce((n, s) => n + s.new_states, 0);
+    expect(inside(unbounded)).toBeLessThan(12);
+    expect(inside(bounded)).toBeLessThanOrEqual(inside(unbounded) + 4);
   });
 
   it("meet the bound: no more characters once the repetition is full", async () => {
