@@ -38,8 +38,9 @@ bool MaskEngine::try_slice(uint32_t node, uint32_t state, uint64_t* out) {
   const uint32_t idx = plan_of_.find(state);
   const uint32_t deepest = std::max(s.max_depth, s.max_exit_depth);
   if (!extend_chain(idx, std::min(deepest, static_cast<uint32_t>(vocab_->max_token_cps())))) return false;
-  const Plan& now = plans_[idx];
+  const Plan& now = plans_[idx];  // read before the walks below, which may add plans
   const std::vector<uint32_t> chain = chains_[now.chain];
+  const uint32_t class_successor = now.first_next;
   const uint32_t k = now.chain_done ? now.max_chars : kUnbounded;
   auto chain_at = [&](uint32_t d) { return chain[std::min<size_t>(d, chain.size() - 1)]; };
   // A truncated state's chain may finish the cut frames: the tokens past that point are its exits, found by
@@ -102,8 +103,9 @@ bool MaskEngine::try_slice(uint32_t node, uint32_t state, uint64_t* out) {
     }
   }
   // Children of the node itself outside the class: the code points that do not lead to the
-  // class successor (those that do are exactly the class, covered above).
-  expand(node, state, out, chain_at(1));
+  // class successor (those that do are exactly the class, covered above). The real successor: the chain
+  // holds its stand-in where it lies deep in a bounded repetition.
+  expand(node, state, out, class_successor);
   return true;
 }
 

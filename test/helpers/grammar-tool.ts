@@ -98,6 +98,8 @@ export interface TraceStep {
   cached: boolean;
   /** Parser states built while computing the mask. */
   new_states: number;
+  /** Prefix-tree nodes the mask's walk stepped over (none for a cached mask). */
+  nodes: number;
   /** The parser state before this token, and the cut position masks use for it (null: none). */
   state: number;
   cut: number | null;

@@ -66,11 +66,12 @@ int run_trace(const LoadedVocab& lv, const GrammarCase& c, const TraceOptions& o
   }
   std::string steps = "[";
   for (size_t i = 0; i < toks.size(); i++) {
-    const uint64_t hits_before = m.stats().cache_hits;
+    const uint64_t hits_before = m.stats().cache_hits, nodes_before = m.stats().nodes_visited;
     const size_t states_before = m.built_states();
     m.fill_mask(bits.data());
     const bool cached = m.stats().cache_hits > hits_before;
     const size_t new_states = m.built_states() - states_before;
+    const uint64_t nodes = m.stats().nodes_visited - nodes_before;
     const uint32_t state = m.state_id(), cut = m.cut_position();
     size_t n_allowed = 0;
     for (uint64_t w : bits) n_allowed += static_cast<size_t>(__builtin_popcountll(w));
@@ -81,7 +82,8 @@ int run_trace(const LoadedVocab& lv, const GrammarCase& c, const TraceOptions& o
     steps += "{\"token\":" + std::to_string(t) + ",\"piece\":" + json_str(v.piece(t)) +
              ",\"n_allowed\":" + std::to_string(n_allowed) + ",\"allowed\":" + (allowed ? "true" : "false") +
              ",\"accepted\":" + (accepted ? "true" : "false") + ",\"cached\":" + (cached ? "true" : "false") +
-             ",\"new_states\":" + std::to_string(new_states) + ",\"state\":" + std::to_string(state) +
+             ",\"new_states\":" + std::to_string(new_states) + ",\"nodes\":" + std::to_string(nodes) +
+             ",\"state\":" + std::to_string(state) +
              ",\"cut\":" + (cut == Npda::kDead ? std::string("null") : std::to_string(cut)) +
              ",\"active\":" + (m.is_active() ? "true" : "false") +
              ",\"accepting\":" + (m.is_accepting() ? "true" : "false") + "}";
