@@ -31,7 +31,7 @@ const { values: opt } = parseArgs({
 });
 if (opt.help) {
   console.log(
-    `usage: npm run bench:chat -- [--model PATH] [--size bench|tiny] [--template NAME] [--max-tokens N] ` +
+    `usage: npm run bench:chat -- [--model PATH] [--size tiny|bench|1b|8b] [--template NAME] [--max-tokens N] ` +
       `[--reps N] [--threads N] [--modes LIST]`,
   );
   process.exit(0);
@@ -136,7 +136,8 @@ async function measurePair(extra, engine) {
 
 console.log(
   `model ${modelPath} (${model.vocabSize} tokens), template ${opt.template}, maxTokens ${maxTokens}, reps ` +
-    `${reps} (alternating with grammar off), threads ${opt.threads}`,
+    `${reps} (alternating with grammar off), threads ${opt.threads}, on ${model.placement.backend} ` +
+    `(${model.placement.gpuLayers} GPU layers)`,
 );
 console.log(
   `grammar engines: ${engines.join(", ")}; load average at start: ${loadavg()

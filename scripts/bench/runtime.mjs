@@ -17,21 +17,21 @@ import { promisify } from "node:util";
 import { benchModel, ROOT } from "./bench-model.mjs";
 import { benchFail, parseBenchArgs } from "./bench-args.mjs";
 
-const DRIVER = join(
-  ROOT,
-  "build",
-  process.platform === "win32" ? "Release/toolwright-llama-loop.exe" : "toolwright-llama-loop",
-);
+/** The reference driver: TOOLWRIGHT_LLAMA_LOOP names another build's (a GPU build's, scripts/gpu/). */
+const DRIVER =
+  process.env.TOOLWRIGHT_LLAMA_LOOP ??
+  join(ROOT, "build", process.platform === "win32" ? "Release/toolwright-llama-loop.exe" : "toolwright-llama-loop");
 const MODELS_DIR = join(process.env.TOOLWRIGHT_LLAMA_DIR ?? join(ROOT, "deps", "llama.cpp"), "models");
 
 const HELP = `usage: npm run bench:runtime -- [options]
 
-  --sizes LIST        models to run: tiny,bench (default both)
+  --sizes LIST        models to run, test-model presets: tiny, bench, 1b, 8b (default tiny,bench)
   --vocab NAME        tokenizer of the generated models (default qwen2: 152k tokens)
   --model PATH        benchmark this GGUF instead of generated models
   --sampling LIST     greedy,temp (default both; temp = temperature 0.8, top-k 40, top-p 0.95, seed 42)
   --threads N         CPU threads for both engines (default min(4, cores))
   --batch N           prompt batch size (default 512)
+  --gpu-layers N      layers offloaded to a GPU by both engines (default 0: the CPU alone)
   --prompt-tokens N   prompt length (default 256)
   --n-gen N           tokens to generate (default 64)
   --reps N            rounds per cell (one run of each engine, alternating), median reported (default 3)
@@ -46,6 +46,7 @@ const opt = parseBenchArgs("runtime", HELP, {
   sampling: { type: "string", default: "greedy,temp" },
   threads: { type: "string", default: String(Math.min(4, availableParallelism())) },
   batch: { type: "string", default: "512" },
+  "gpu-layers": { type: "string", default: "0" },
   "prompt-tokens": { type: "string", default: "256" },
   "n-gen": { type: "string", default: "64" },
   reps: { type: "string", default: "3" },
@@ -62,6 +63,7 @@ function positive(name) {
 
 const threads = positive("threads");
 const batch = positive("batch");
+const gpuLayers = /^\d+$/.test(opt["gpu-layers"]) ? Number(opt["gpu-layers"]) : fail("--gpu-layers must be an integer");
 const promptTokens = positive("prompt-tokens");
 const nGen = positive("n-gen");
 const reps = positive("reps");
@@ -119,6 +121,8 @@ async function runDriver(model, sampling, driverReps = reps) {
     String(threads),
     "--batch",
     String(batch),
+    "--gpu-layers",
+    String(gpuLayers),
     "--reps",
     String(driverReps),
     "--print-text",
@@ -171,7 +175,7 @@ async function openToolwright(model, sampling, promptIds) {
   let ctx;
   try {
     const t0 = performance.now();
-    m = await lib.loadModel(model.path, { gpuLayers: 0 });
+    m = await lib.loadModel(model.path, { gpuLayers });
     ctx = await m.createContext({
       contextSize: Math.ceil((promptIds.length + nGen + 1) / 256) * 256,
       threads,
@@ -360,7 +364,8 @@ const table = rows.map(({ model, sampling, ref, tw, promptPaired, genPaired }) =
 const widths = header.map((h, i) => Math.max(h.length, ...table.map((r) => r[i].length)));
 const line = (cells) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
 console.log(
-  `\nruntime: ${threads} threads, batch ${batch}, ${promptTokens} prompt tokens, ${nGen} generated, ` +
+  `\nruntime: ${threads} threads, batch ${batch}, ${gpuLayers} GPU layers, ${promptTokens} prompt tokens, ` +
+    `${nGen} generated, ` +
     `median of ${reps} rounds (the engines alternate)`,
 );
 console.log(line(header));

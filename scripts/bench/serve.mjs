@@ -40,7 +40,7 @@ import { benchModel, freePort, LLAMA_SERVER, plannedServers, startServer } from 
 const HELP = `usage: npm run bench:serve -- [options]
 
   --model PATH          benchmark this GGUF (it must have a chat template) instead of the bench model
-  --size NAME           generated model size: tiny or bench (default bench: ~0.5B, qwen2 vocabulary)
+  --size NAME           generated model size: tiny, bench, 1b or 8b (default bench: ~0.5B, qwen2 vocabulary)
   --template NAME       chat template of the generated model (default Qwen-Qwen2.5-7B-Instruct)
   --concurrency LIST    concurrency levels (default 1,4,8,16)
   --requests N          requests per level (default: 2 x the level, at least 8)
@@ -48,6 +48,7 @@ const HELP = `usage: npm run bench:serve -- [options]
   --parallel N          sequences per server (llama-server --parallel; default 16)
   --threads N           CPU threads of each server (default min(cores, 8), toolwright's default)
   --trials N            trials per level and server, alternating; the best is shown (default 3)
+  --gpu-layers N        layers each server offloads to a GPU (default: each server's own default)
   --build-llama-server  configure and build llama-server first
   --only NAME           run one server: toolwright or llama-server
 `;
@@ -62,6 +63,7 @@ const opt = parseBenchArgs("serve", HELP, {
   parallel: { type: "string", default: "16" },
   threads: { type: "string", default: String(Math.min(availableParallelism(), 8)) },
   trials: { type: "string", default: "3" },
+  "gpu-layers": { type: "string" },
   "build-llama-server": { type: "boolean", default: false },
   only: { type: "string" },
 });
@@ -77,6 +79,8 @@ const maxTokens = positive("max-tokens");
 const parallel = positive("parallel");
 const threads = positive("threads");
 const trials = positive("trials");
+const gpuLayers = opt["gpu-layers"];
+if (gpuLayers !== undefined && !/^\d+$/.test(gpuLayers)) fail(`--gpu-layers must be an integer, got "${gpuLayers}"`);
 /** Tokens of context per sequence, both servers. */
 const CONTEXT_PER_SEQUENCE = 4096;
 /** llama-server's default logical batch (its micro-batch is 512, as toolwright's). */
@@ -138,6 +142,7 @@ if (runToolwright) {
   const args = [cli, "serve", modelPath, "--port", String(port), "--max-tokens", String(Math.max(maxTokens, 4096))];
   args.push("--parallel", String(parallel), "--threads", String(threads), "--threads-batch", String(threads));
   args.push("--context-size", String(CONTEXT_PER_SEQUENCE), "--batch-size", String(BATCH), "--alias", "bench");
+  if (gpuLayers !== undefined) args.push("--gpu-layers", gpuLayers);
   servers.push({
     name: "toolwright",
     parallel,
@@ -167,6 +172,7 @@ if (runLlama) {
     "--jinja",
     "--no-webui",
   ];
+  if (gpuLayers !== undefined) args.push("--n-gpu-layers", gpuLayers);
   servers.push({
     name: "llama-server",
     parallel,

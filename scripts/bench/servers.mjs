@@ -9,7 +9,8 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const LLAMA_DIR = process.env.TOOLWRIGHT_LLAMA_DIR ?? join(ROOT, "deps", "llama.cpp");
 export const SERVER_BUILD = join(ROOT, ".cache", "llama-server", "build");
-export const LLAMA_SERVER = join(SERVER_BUILD, "bin", "llama-server");
+/** llama-server: TOOLWRIGHT_LLAMA_SERVER names another build's (a GPU build's, scripts/gpu/). */
+export const LLAMA_SERVER = process.env.TOOLWRIGHT_LLAMA_SERVER ?? join(SERVER_BUILD, "bin", "llama-server");
 
 /** Configures and builds llama-server from the same llama.cpp source into .cache/llama-server. */
 export function buildLlamaServer() {

@@ -167,7 +167,7 @@ describe("createTestModel", () => {
   });
 
   it.each([
-    [{ size: "huge" }, /size must be tiny or bench or dimensions, got "huge"/],
+    [{ size: "huge" }, /size must be tiny or bench or 1b or 8b or dimensions, got "huge"/],
     [
       { size: { embeddingLength: 64, layers: 2, heads: 5, kvHeads: 1, feedForwardLength: 128 } },
       /must split into 5 heads/,

@@ -66,6 +66,28 @@ export const TEST_MODEL_PRESETS = {
     tieOutput: true,
     weightType: "q8_0",
   },
+  /** Llama 3.2 1B's shape (tied output): GPU benchmarks. */
+  "1b": {
+    embeddingLength: 2048,
+    layers: 16,
+    heads: 32,
+    kvHeads: 8,
+    feedForwardLength: 8192,
+    contextLength: 32768,
+    tieOutput: true,
+    weightType: "q8_0",
+  },
+  /** Llama 3.1 8B's shape: GPU benchmarks (an 8.5 GB file with a 152k vocabulary). */
+  "8b": {
+    embeddingLength: 4096,
+    layers: 32,
+    heads: 32,
+    kvHeads: 8,
+    feedForwardLength: 14336,
+    contextLength: 32768,
+    tieOutput: false,
+    weightType: "q8_0",
+  },
 } as const satisfies Record<string, TestModelArch>;
 
 /** Progress of `createTestModel`: bytes written of the final file size. */
