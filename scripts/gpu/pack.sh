@@ -2,13 +2,14 @@
 # Gathers what the lent GPU machine needs into .gpu/ (git-ignored; the device tool carries it): that
 # machine has no Node.js and no registry, so Node's own binary, the compiled package (lib/), the
 # node_modules the tests and benchmarks import, the vocabularies and templates the tests read, and
-# the prebuilt binaries of one variant travel, compressed. The working tree that travels is capped
-# at 64 MiB, so each variant has its own call and archive.
+# the prebuilt binaries of one variant travel, compressed, in .gpu/: node.xz, common.tar.xz and one archive
+# per binary (VARIANT-addon, VARIANT-toolwright-llama-loop, VARIANT-llama-server). What one call carries is
+# capped at 64 MiB, so the archives travel over several calls to one machine (it keeps what they unpacked).
 #
 #   sh scripts/gpu/pack.sh cuda      after scripts/gpu/build-cuda.sh: build-cuda/
 #   sh scripts/gpu/pack.sh vulkan    after the Vulkan build (docs/gpu.md): build-vulkan/
 #
-# scripts/gpu/run.sh unpacks it there.
+# scripts/gpu/run.sh unpacks them there (the binaries into gpu-build/VARIANT/).
 set -eu
 cd "$(dirname "$0")/../.."
 VARIANT="${1:?usage: pack.sh cuda|vulkan}"
@@ -20,22 +21,35 @@ case "$VARIANT" in
 esac
 [ -f lib/index.js ] || { echo "pack.sh: lib/ is missing: npm run build:ts" >&2; exit 1; }
 [ -f "$BUILD/Release/toolwright.node" ] || { echo "pack.sh: $BUILD/Release/toolwright.node is missing" >&2; exit 1; }
-rm -rf .gpu && mkdir -p .gpu/stage/gpu-build/bin
+mkdir -p .gpu
 STAGE=.gpu/stage
-strip --strip-unneeded -o "$STAGE/gpu-build/toolwright.node" "$BUILD/Release/toolwright.node"
+rm -rf "$STAGE" .gpu/"$VARIANT"-*.tar.xz && mkdir -p "$STAGE/gpu-build/$VARIANT/bin"
+
+# One archive per binary: a CUDA build's three each hold the kernels (~22 MiB compressed).
+strip --strip-unneeded -o "$STAGE/gpu-build/$VARIANT/toolwright.node" "$BUILD/Release/toolwright.node"
+tar -cf - -C "$STAGE" "gpu-build/$VARIANT/toolwright.node" | xz -T0 -6 > ".gpu/$VARIANT-addon.tar.xz"
 for tool in toolwright-llama-loop bin/llama-server; do
-  if [ -f "$BUILD/$tool" ]; then strip -o "$STAGE/gpu-build/bin/$(basename "$tool")" "$BUILD/$tool"; fi
+  [ -f "$BUILD/$tool" ] || continue
+  name=$(basename "$tool")
+  strip -o "$STAGE/gpu-build/$VARIANT/bin/$name" "$BUILD/$tool"
+  tar -cf - -C "$STAGE" "gpu-build/$VARIANT/bin/$name" | xz -T0 -6 > ".gpu/$VARIANT-$name.tar.xz"
 done
-xz -T0 -6 -c "$(command -v node)" > .gpu/node.xz
-# The packages the tests and benchmarks import, with their dependencies (not the linters, the
-# compilers or the type definitions).
-MODULES=$(node scripts/gpu/module-closure.mjs vitest @huggingface/jinja ajv openai ai @ai-sdk/provider zod)
-MODELS=deps/llama.cpp/models
-tar -cf - lib package.json $MODULES "$MODELS/templates" "$MODELS"/ggml-vocab-qwen2.gguf \
-  "$MODELS"/ggml-vocab-llama-bpe.gguf "$MODELS"/ggml-vocab-llama-spm.gguf "$MODELS"/ggml-vocab-bert-bge.gguf \
-  -C "$STAGE" gpu-build | xz -T0 -6 > ".gpu/$VARIANT.tar.xz"
 rm -rf "$STAGE"
-du -ab .gpu | sort -n
-total=$(du -sb .gpu | cut -f1)
+
+[ -f .gpu/node.xz ] || xz -T0 -6 -c "$(command -v node)" > .gpu/node.xz
+# The compiled package, the packages the tests and benchmarks import with their dependencies (not the
+# linters, the compilers or the type definitions), and the vocabularies and templates the tests read.
+if [ ! -f .gpu/common.tar.xz ] || [ -n "$(find lib -newer .gpu/common.tar.xz -print -quit)" ]; then
+  MODULES=$(node scripts/gpu/module-closure.mjs vitest @huggingface/jinja ajv openai ai @ai-sdk/provider zod)
+  MODELS=deps/llama.cpp/models
+  # shellcheck disable=SC2086
+  VOCABS=$(for v in qwen2 llama-bpe llama-spm bert-bge; do ls "$MODELS/ggml-vocab-$v.gguf"*; done) # .inp/.out too
+  # shellcheck disable=SC2086
+  tar -cf - lib package.json $MODULES "$MODELS/templates" $VOCABS |
+    xz -T0 -6 > .gpu/common.tar.xz
+fi
 tracked=$(git ls-files -z | xargs -0 du -cb | tail -n 1 | cut -f1)
-echo "pack.sh: .gpu is $((total >> 20)) MiB; with the tracked tree $(((total + tracked) >> 20)) MiB of the 64 MiB"
+echo "pack.sh: MiB of each archive; every call also carries the tracked tree ($((tracked >> 20)) MiB), 64 MiB in all:"
+for f in .gpu/node.xz .gpu/common.tar.xz .gpu/"$VARIANT"-*.tar.xz; do
+  echo "  $f $(($(stat -c %s "$f") >> 20))"
+done
