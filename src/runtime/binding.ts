@@ -25,7 +25,7 @@ import type { NativeMediaPrompt, NativeProjectorClass } from "./binding-projecto
 import { ToolwrightError } from "../errors.js";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
   addonVariants,
@@ -459,7 +459,9 @@ export const PREFERRED_BUILD_MARKER = "toolwright.preferred";
 export function addonCandidates(root = PACKAGE_ROOT): string[] {
   const out: string[] = [];
   const explicit = process.env.TOOLWRIGHT_ADDON;
-  if (explicit) out.push(explicit);
+  // A relative path names a file from the working directory, as on a command line (require() would read it
+  // as a package name).
+  if (explicit) out.push(resolve(explicit));
   // Local builds: a clone's (build/Release, always listed for the error message), and an
   // installed package's source build (addon/, built in the user's cache and copied there).
   const locals = [join(root, "build", "Release")];

@@ -93,6 +93,19 @@ describe("candidate order", () => {
     expect(addonCandidates(root)).toEqual([installed, prebuilt(root, base), local(root)]);
   });
 
+  test("TOOLWRIGHT_ADDON comes first, a relative path read from the working directory", () => {
+    delete process.env.TOOLWRIGHT_VARIANT;
+    const root = packageRoot([base]);
+    process.env.TOOLWRIGHT_ADDON = join("some-build", "toolwright.node");
+    try {
+      expect(addonCandidates(root)[0]).toBe(join(process.cwd(), "some-build", "toolwright.node"));
+      process.env.TOOLWRIGHT_ADDON = join(root, "elsewhere.node");
+      expect(addonCandidates(root)).toEqual([join(root, "elsewhere.node"), prebuilt(root, base), local(root)]);
+    } finally {
+      delete process.env.TOOLWRIGHT_ADDON;
+    }
+  });
+
   test("TOOLWRIGHT_VARIANT puts its prebuild folder first (case-insensitive; cpu names the default one)", () => {
     delete process.env.TOOLWRIGHT_ADDON;
     const root = packageRoot([base, `${base}-cuda`, `${base}-vulkan`]);
