@@ -74,10 +74,14 @@ use() {
   {
     echo "== $1"
     ldd "$TOOLWRIGHT_ADDON" | grep -E "not found|cuda|cublas|vulkan"
-    node --input-type=module -e '
-      const { listDevices, loadedAddon } = await import(process.cwd() + "/lib/index.js");
-      console.log(JSON.stringify(loadedAddon()), JSON.stringify(listDevices()));'
   } >> "$OUT/env.txt" 2>&1
+  # The step runs only where the build finds a device of its backend: else it would measure the CPU.
+  VARIANT="$1" node --input-type=module -e '
+    const { listDevices, loadedAddon } = await import(process.cwd() + "/lib/index.js");
+    const devices = listDevices();
+    console.log(JSON.stringify(loadedAddon()), JSON.stringify(devices));
+    if (!devices.some((d) => d.backend.toLowerCase() === process.env.VARIANT)) process.exit(1);' \
+    >> "$OUT/env.txt" 2>&1 || { stamp "no $1 device found: its steps are skipped (env.txt says why)"; return 1; }
 }
 
 # ---- steps ------------------------------------------------------------------------------------------
@@ -93,7 +97,7 @@ models() {
 }
 
 tests() {
-  use "$1"
+  use "$1" || return 1
   files=$(setting TEST_FILES "$1" "test/native/runtime- test/native/cli-chat test/native/cli-serve \
     test/native/gguf-test-model test/e2e/")
   # shellcheck disable=SC2086
@@ -103,7 +107,7 @@ tests() {
 }
 
 bench() {
-  use "$1"
+  use "$1" || return 1
   timeout "$(setting RUNTIME_SECONDS "$1" 120)" node scripts/bench/runtime.mjs \
     --sizes "$(setting RUNTIME_SIZES "$1" "$RUNTIME_SIZES")" --sampling greedy --gpu-layers 999 --reps 3 \
     > "$OUT/runtime-$1.txt" 2>&1
