@@ -97,7 +97,8 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 async function open(extra, engine) {
   const session = new ChatSession(model, { context: { contextSize: 2048, threads: Number(opt.threads) } });
   const request = { messages, ...extra, template, maxTokens, ...(engine ? { grammarEngine: engine } : {}) };
-  await session.chat({ ...request, maxTokens: 1, sampling: { seed: 1 } });
+  // Primed with a whole request: one of a single token is refused where a required call has no room.
+  await session.chat({ ...request, sampling: { seed: 1 } });
   const runs = [];
   return {
     runs,

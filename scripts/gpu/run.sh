@@ -2,7 +2,8 @@
 # Runs on the lent GPU machine (the device tool), from the repository root, with some of .gpu/'s archives
 # carried (scripts/gpu/pack.sh). Unpacks each carried archive once (the machine keeps what earlier calls
 # unpacked and generated), then runs the steps named, each under its own time limit, so one that hangs leaves
-# time for the others. Logs and tables go to $OUT (at most 8 files come back).
+# time for the others. Logs and tables go to $OUT (at most 8 files come back); scripts/gpu/tables.mjs turns
+# them into docs/gpu.md's tables.
 #
 #   sh scripts/gpu/run.sh [STEP...]
 #     models        generate the benchmark models (1B and 8B shapes: the 8B one is a 9 GB file), in the

@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../helpers/test-models.js";
+import { gpuTables, machine, testSummary } from "../../scripts/gpu/tables.mjs";
 
 const read = (path: string) => readFileSync(join(REPO_ROOT, path), "utf8");
 
@@ -37,5 +38,87 @@ describe("scripts/gpu", () => {
     expect(workflow?.[1]).toBeDefined();
     expect(workflow?.[1]).toBe(docs?.[1]);
     expect(workflow![1]!.split(";")).toContain("90-real");
+  });
+});
+
+describe("scripts/gpu/tables.mjs: run.sh's output as docs/gpu.md's tables", () => {
+  // Real output of run.sh's steps (a dry run with the CPU build and tiny models: the formats are the same).
+  const tables = gpuTables(join(REPO_ROOT, "test", "fixtures", "gpu-out"));
+  const section = (name: string) => tables.split("\n### ").find((s) => s.startsWith(name)) ?? "";
+  const rows = (text: string) => text.split("\n").filter((l) => /^\| (?!---)/.test(l));
+
+  it("bench:runtime: the header and a row per model, toolwright beside llama.cpp", () => {
+    const [header, ...body] = rows(section("runtime (cpu)"));
+    expect(header).toMatch(/^\| model \| sampling \| prompt tok\/s llama\.cpp \| toolwright \| ratio/);
+    expect(body).toHaveLength(1);
+    expect(body[0]!.split("|").map((c) => c.trim())).toEqual(
+      expect.arrayContaining(["tiny (qwen2)", "greedy", "1744", "1649", "0.95"]),
+    );
+  });
+
+  it("bench:chat: every mode and engine, with the model size as a column", () => {
+    const body = rows(section("chat (cpu)")).slice(1);
+    expect(
+      body.map((r) =>
+        r
+          .split("|")
+          .slice(1, 4)
+          .map((c) => c.trim()),
+      ),
+    ).toEqual([
+      ["tiny", "auto", "llama"],
+      ["tiny", "auto", "toolwright"],
+      ["tiny", "required", "llama"],
+      ["tiny", "required", "toolwright"],
+      ["tiny", "json", "llama"],
+      ["tiny", "json", "toolwright"],
+    ]);
+    for (const r of body) expect(r.split("|").filter((c) => c.trim() !== "")).toHaveLength(10);
+  });
+
+  it("bench:serve: each level with both servers and the ratio, and the scaling from 1 to 8", () => {
+    const [header, ...body] = rows(section("serve (cpu)"));
+    expect(header).toContain("| toolwright req/s |");
+    expect(body.map((r) => r.split("|")[1]!.trim())).toEqual(["1", "8"]);
+    expect(body[0]).toContain("| 268.4 |");
+    expect(body[0]).toContain("| 290.5 |");
+    expect(body[0]).toMatch(/\| 0\.92 \| 0\.92 \|$/);
+    expect(section("serve (cpu)")).toContain("Concurrency 8 against 1: toolwright 1.68×, llama-server 1.68×");
+  });
+
+  it("tests: the counts, and each failed test named; a run cut off by its time limit says so", () => {
+    expect(section("test (cpu)")).toContain("23 passed, 0 failed, 0 skipped");
+    const failing = [
+      " FAIL  |native| test/native/runtime-tokenize.test.ts > vocabulary qwen2 > matches the test vectors",
+      " FAIL  |e2e| test/e2e/e2e-chat.test.ts > closes reasoning",
+      "Tests: 20 passed, 2 failed, 1 skipped",
+    ].join("\n");
+    expect(testSummary(failing)).toEqual({
+      finished: true,
+      passed: 20,
+      failed: 2,
+      skipped: 1,
+      failures: [
+        "test/native/runtime-tokenize.test.ts > vocabulary qwen2 > matches the test vectors",
+        "test/e2e/e2e-chat.test.ts > closes reasoning",
+      ],
+    });
+    expect(testSummary(" ✓ |native| a.test.ts (3 tests)\n   ✓ one\n").finished).toBe(false);
+  });
+
+  it("the machine: card and driver from nvidia-smi's CSV, the CUDA version, the date and the cores", () => {
+    const env = [
+      "Fri Dec  4 19:03:29 UTC 2026",
+      "name, driver_version, memory.total [MiB], clocks.max.sm [MHz]",
+      "NVIDIA H200, 580.159.04, 143771 MiB, 1980 MHz",
+      "| NVIDIA-SMI 580.159.04             Driver Version: 580.159.04     CUDA Version: 13.0     |",
+      "cores 16; LD_LIBRARY_PATH=/usr/local/nvidia/lib64",
+    ].join("\n");
+    expect(machine(env)).toEqual({
+      card: "NVIDIA H200, 580.159.04, 143771 MiB, 1980 MHz",
+      cuda: "13.0",
+      date: "Fri Dec  4 19:03:29 UTC 2026",
+      cores: "16",
+    });
   });
 });
