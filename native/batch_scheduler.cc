@@ -464,6 +464,11 @@ void BatchScheduler::Finish(Slot& slot, const std::string& reason, const std::st
                             const std::string& error) {
   RequestPtr request = std::move(slot.request);
   slot.request.reset();
+  const bool own_end =
+      request && code.empty() && (reason == "eog" || reason == "maxTokens" || reason == "contextFull");
+  slot.ended_id = own_end ? request->id : 0;
+  slot.ended_len = slot.tokens.size();
+  slot.ended_decoded = own_end ? std::max<int64_t>(0, request->window->sent.load() - 1) : 0;
   slot.pending.clear();
   slot.next = LLAMA_TOKEN_NULL;
   slot.forced.clear();

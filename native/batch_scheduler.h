@@ -121,6 +121,11 @@ class BatchScheduler {
   // (false, and nothing changed, when the model cannot drop part of a sequence); its tokens.
   void Clear(ContextState& state);
   bool Truncate(ContextState& state, size_t keep);
+  // Main thread: request `id` ended on its own (eog, maxTokens, a full context) before its reader, which took
+  // `taken` of its tokens and then stopped (a stop string, a break), cancelled it; its sequence drops the
+  // tokens the reader never took, unless another request has used it since. Waits for a round's tail, as
+  // Truncate does; only a reader that fell behind to the very end gets here.
+  bool TrimUntaken(ContextState& state, uint64_t id, int64_t taken);
   std::vector<llama_token> Tokens();
 
   // Context's thread, between rounds (the jobs of setLoras and of saved states). Whether no
@@ -159,6 +164,11 @@ class BatchScheduler {
     uint64_t last_used = 0;  // when it last took a request: ties go to the least recently used
     // Shifted positions its keys take at the next decode: until then its cache is no donor (CopyCache).
     bool shift_pending = false;
+    // The request that last ended here on its own, the cache's length then, and how many of its token events
+    // were decoded into it (all but the last, sampled and not decoded): TrimUntaken.
+    uint64_t ended_id = 0;
+    size_t ended_len = 0;
+    int64_t ended_decoded = 0;
   };
 
   // Context's thread: one round, then another is posted while any request can run.

@@ -180,6 +180,23 @@ bool BatchScheduler::Truncate(ContextState& state, size_t keep) {
   return true;
 }
 
+bool BatchScheduler::TrimUntaken(ContextState& state, uint64_t id, int64_t taken) {
+  std::lock_guard<std::mutex> slots_lock(slots_mutex_);
+  for (Slot& slot : slots_) {
+    if (slot.request || id == 0 || slot.ended_id != id || slot.tokens.size() != slot.ended_len) continue;
+    slot.ended_id = 0;
+    const int64_t drop = slot.ended_decoded - std::min(std::max<int64_t>(0, taken), slot.ended_decoded);
+    if (drop <= 0 || static_cast<size_t>(drop) > slot.tokens.size()) return true;
+    const size_t keep = slot.tokens.size() - static_cast<size_t>(drop);
+    if (!llama_memory_seq_rm(llama_get_memory(state.ctx), slot.seq, static_cast<llama_pos>(keep), -1))
+      return false;
+    slot.tokens.resize(keep);
+    CountTokens(state);
+    return true;
+  }
+  return false;
+}
+
 std::vector<llama_token> BatchScheduler::Tokens() {
   std::lock_guard<std::mutex> slots_lock(slots_mutex_);
   return slots_[0].tokens;

@@ -141,6 +141,7 @@ void Context::Init(Napi::Env env, Napi::Object exports) {
                                         InstanceMethod<&Context::Stats>("stats"),
                                         InstanceMethod<&Context::Submit>("submit"),
                                         InstanceMethod<&Context::CancelRequest>("cancelRequest"),
+                                        InstanceMethod<&Context::TrimUntaken>("trimUntaken"),
                                         InstanceMethod<&Context::Consumed>("consumed"),
                                         InstanceMethod<&Context::SetLoras>("setLoras"),
                                         InstanceMethod<&Context::SaveSequence>("saveSequence"),
@@ -403,6 +404,18 @@ Napi::Value Context::CancelRequest(const Napi::CallbackInfo& info) {
     state_->scheduler->Cancel(state_, id);
   }
   return env.Undefined();
+}
+
+// trimUntaken(id, taken): request `id` ended before its reader, which took `taken` of its tokens, cancelled
+// it: its sequence drops the rest. Returns whether it did (false: the sequence was used since, or cannot be
+// cut).
+Napi::Value Context::TrimUntaken(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  constexpr const char* kMethod = "Context.trimUntaken";
+  const auto id = static_cast<uint64_t>(args::Integer(info, 0, kMethod, "id", 0, INT64_C(1) << 52));
+  const int64_t taken = args::Integer(info, 1, kMethod, "taken", 0, INT64_C(1) << 52);
+  if (!state_) return Napi::Boolean::New(env, false);
+  return Napi::Boolean::New(env, state_->scheduler->TrimUntaken(*state_, id, taken));
 }
 
 // consumed(id, tokens): the reader of request `id` has taken `tokens` token events so far; a

@@ -125,6 +125,7 @@ class Context : public Napi::ObjectWrap<Context> {
   Napi::Value Stats(const Napi::CallbackInfo& info);
   Napi::Value Submit(const Napi::CallbackInfo& info);
   Napi::Value CancelRequest(const Napi::CallbackInfo& info);
+  Napi::Value TrimUntaken(const Napi::CallbackInfo& info);
   Napi::Value Consumed(const Napi::CallbackInfo& info);
   // In context_state.cc: adapters and saved sequence states, each a job on the context's thread.
   Napi::Value SetLoras(const Napi::CallbackInfo& info);

@@ -247,6 +247,8 @@ export interface NativeContext {
    * the prompt and the tokens its reader took ({@link NativeContext.consumed}).
    */
   cancelRequest(id: number): void;
+  /** Request `id` ended before its reader, which took `taken` tokens and stopped: drops the rest from its sequence. */
+  trimUntaken(id: number, taken: number): boolean;
   /**
    * The reader of request `id` has taken `tokens` token events so far. A request
    * runs at most `readAhead` tokens ahead of its reader, then pauses (its sequence left out of the

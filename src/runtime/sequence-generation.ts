@@ -50,6 +50,10 @@ class EventQueue {
   #tokens = 0;
   #wake: (() => void) | undefined;
   onToken: ((taken: number) => void) | undefined;
+  /** Token events taken so far. */
+  get taken(): number {
+    return this.#tokens;
+  }
   push(event: NativeSequenceEvent): void {
     this.#events.push(event);
     this.#wake?.();
@@ -164,8 +168,13 @@ export async function* runOnSequence(
     if (!ended && !ctx.disposed) {
       // Tokens drained here were never taken by the reader: the cache keeps only those it took.
       queue.onToken = undefined;
+      const taken = queue.taken;
       ctx.cancelRequest(id);
-      for (;;) if ((await queue.next()).type === "end") break;
+      let end: NativeSequenceEvent;
+      do end = await queue.next();
+      while (end.type !== "end");
+      // It had ended on its own before the cancel came (its reader was behind to the end): cut the same way.
+      if (end.reason !== undefined && end.reason !== "abort" && !ctx.disposed) ctx.trimUntaken(id, taken);
     }
   }
 }

@@ -85,6 +85,26 @@ describe("generate() on one sequence", () => {
     expect(follow.stats.promptTokensReused).toBe(cached.length - 1);
   });
 
+  test("a reader that falls behind to the end and then stops: the cache keeps only the tokens it took", async () => {
+    const prompt = model.tokenize(PROMPT);
+    // Fewer tokens than the read-ahead: the request runs to maxTokens while the reader holds its first token.
+    const generation = context.generate({
+      tokens: prompt,
+      maxTokens: 6,
+      sampling: { greedy: true },
+      reusePrefix: false,
+    });
+    const reader = generation[Symbol.asyncIterator]();
+    const first = await reader.next();
+    expect(first.done).toBe(false);
+    while (context.native.stats().requestsRunning > 0) await new Promise((r) => setTimeout(r, 5));
+    // Ended natively: all its tokens but the last are in the cache.
+    expect(context.native.tokens().length).toBe(prompt.length + 5);
+    await reader.return!(undefined); // the reader stops, as a stop string or a break does
+    expect(Array.from(context.cachedTokens())).toEqual([...prompt, first.value!.token]);
+    expect(context.size).toBe(prompt.length + 1);
+  });
+
   test("a consumer that breaks out leaves the context settled and usable", async () => {
     for await (const _ of context.generate({ prompt: PROMPT, maxTokens: 50, sampling: { greedy: true } })) break;
     const size = context.size;
