@@ -103,6 +103,10 @@ describe("generate() on one sequence", () => {
     await reader.return!(undefined); // the reader stops, as a stop string or a break does
     expect(Array.from(context.cachedTokens())).toEqual([...prompt, first.value!.token]);
     expect(context.size).toBe(prompt.length + 1);
+    // The native call behind it: a request that no sequence ended is left alone; bad arguments are named.
+    expect(context.native.trimUntaken(2 ** 40, 0)).toBe(false);
+    expect(() => context.native.trimUntaken(-1, 0)).toThrow(/Context\.trimUntaken.*id/);
+    expect(() => context.native.trimUntaken(1, "2" as unknown as number)).toThrow(/Context\.trimUntaken.*taken/);
   });
 
   test("a consumer that breaks out leaves the context settled and usable", async () => {
