@@ -6,7 +6,8 @@
  *   the loader prefers the CPU build, and keeps the Vulkan build (running on its CPU backend) only
  *   when nothing else loads; `gpu: "vulkan"` then fails naming why.
  * The Vulkan cases need a Vulkan build (TOOLWRIGHT_TEST_VULKAN_ADDON, or build-vulkan/ made as
- * docs/gpu.md says) and skip with a printed reason without one.
+ * docs/gpu.md says) and skip with a printed reason without one; so does the case of a real CUDA build
+ * (TOOLWRIGHT_TEST_CUDA_ADDON, or build-cuda/ from scripts/gpu/build-cuda.sh) on a machine without a driver.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -24,12 +25,17 @@ const LOCAL_BUILD = join(REPO_ROOT, "build", "Release", "toolwright.node");
 const VULKAN_BUILD =
   process.env.TOOLWRIGHT_TEST_VULKAN_ADDON ?? join(REPO_ROOT, "build-vulkan", "Release", "toolwright.node");
 const hasVulkanBuild = existsSync(VULKAN_BUILD);
+const CUDA_BUILD =
+  process.env.TOOLWRIGHT_TEST_CUDA_ADDON ?? join(REPO_ROOT, "build-cuda", "Release", "toolwright.node");
+const hasCudaBuild = existsSync(CUDA_BUILD) && !existsSync("/dev/nvidiactl");
 const hasCompiler = process.platform === "linux" && spawnSync("cc", ["--version"]).status === 0;
 const roots: string[] = [];
 let modelPath: string;
 
 if (!hasVulkanBuild)
   console.log(`addon-variants: Vulkan cases skipped: no Vulkan build at ${VULKAN_BUILD} (see docs/gpu.md)`);
+if (!hasCudaBuild)
+  console.log(`addon-variants: real CUDA build case skipped: no build at ${CUDA_BUILD}, or this machine has a driver`);
 if (!hasCompiler) console.log("addon-variants: the CUDA-variant case needs Linux and a C compiler (cc): skipped");
 
 beforeAll(async () => {
@@ -171,6 +177,25 @@ describe.skipIf(!hasCompiler)("a CUDA variant without the CUDA runtime", () => {
     expect(out.code).toBe("TOOLWRIGHT_NO_GPU");
     expect(out.message).toContain('"cuda"');
     expect(out.message).toContain("libcudart.so.12");
+  });
+});
+
+describe.skipIf(!hasCudaBuild)("a real CUDA build on a machine without an NVIDIA driver", () => {
+  test('does not load (no driver, no CUDA runtime) and is passed over; gpu: "cuda" names the library', () => {
+    const out = child(
+      `import { loadModel, loadedAddon } from ${lib("index.js")};
+       const e = await loadModel(${JSON.stringify(modelPath)}, { gpu: "cuda" }).catch((e) => e);
+       const a = loadedAddon();
+       console.log(JSON.stringify({ variant: a.variant, skipped: a.passedOver[0], code: e.code, message: e.message }));`,
+      { TOOLWRIGHT_ADDON: CUDA_BUILD },
+    );
+    expect(out.variant).toBe("cpu");
+    expect(out.skipped).toEqual({
+      path: CUDA_BUILD,
+      error: expect.stringMatching(/lib(cuda|cudart|cublas|cublasLt)\.so\.\d+: cannot open shared object file/),
+    });
+    expect(out.code).toBe("TOOLWRIGHT_NO_GPU");
+    expect(out.message).toContain(CUDA_BUILD);
   });
 });
 
