@@ -63,7 +63,8 @@ function positive(name) {
 
 const threads = positive("threads");
 const batch = positive("batch");
-const gpuLayers = /^\d+$/.test(opt["gpu-layers"]) ? Number(opt["gpu-layers"]) : fail("--gpu-layers must be an integer");
+if (!/^\d+$/.test(opt["gpu-layers"])) fail(`--gpu-layers must be an integer, got "${opt["gpu-layers"]}"`);
+const gpuLayers = Number(opt["gpu-layers"]);
 const promptTokens = positive("prompt-tokens");
 const nGen = positive("n-gen");
 const reps = positive("reps");

@@ -4,8 +4,9 @@
 // Left out: packages only type checking or CSS tooling needs (@types/*, lightningcss), which no test loads.
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
 
-const ROOT = join(dirname(new URL(import.meta.url).pathname), "..", "..");
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const SKIP = /^(@types\/|lightningcss)/;
 
 /** The folder `name` resolves to from `from`, as Node's resolver walks up node_modules folders. */
