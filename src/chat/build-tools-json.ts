@@ -247,10 +247,36 @@ export function buildJsonTools(ctx: BuildContext, f: ToolFormatAnalysis): PegId 
 /** Calls, comma separated, in `[...]` when the template wraps them in an array. */
 function wrapArray(ctx: BuildContext, f: ToolFormatAnalysis, call: PegId, more: (item: PegId) => PegId): PegId {
   const { p } = ctx;
+  // The parser reads past a malformed object among the calls (its text is content), as past an undeclared tool.
+  // Named by its own text, no declared tool's name, so the call is not one.
+  const malformed = (): PegId => p.tag(NODE.tool, p.capture(NODE.toolName, bracedText(ctx)));
+  const item = ctx.forGrammar ? call : p.lenient(p.choice(call, malformed()), call);
   // Calls are separated by commas (or only by newlines, as MiniMax writes them).
-  const list = p.seq(call, more(p.seq(p.space(), p.optional(p.literal(",")), p.space(), call)));
-  return f.toolsArrayWrapped ? p.seq(p.literal("["), p.space(), list, p.space(), p.literal("]")) : list;
+  const list = p.seq(item, more(p.seq(p.space(), p.optional(p.literal(",")), p.space(), item)));
+  const listed = p.seq(p.literal("["), p.space(), list, p.space(), p.literal("]"));
+  const written = f.toolsArrayWrapped ? listed : list;
+  // The parser reads the calls in a list or not, whichever the template writes.
+  return ctx.forGrammar
+    ? written
+    : p.lenient(f.toolsArrayWrapped ? p.choice(listed, list) : p.choice(list, listed), written);
 }
+
+/** For the parser: `{…}` with its braces balanced, whatever it holds (a malformed call). */
+function bracedText(ctx: BuildContext): PegId {
+  const { p } = ctx;
+  let rule = bracedRules.get(p);
+  if (rule === undefined) {
+    const name = ruleName(ctx, "braced-text");
+    rule = p.rule(name, () =>
+      p.seq(p.literal("{"), p.zeroOrMore(p.choice(p.chars("^{}", 1), p.ref(name))), p.literal("}")),
+    );
+    bracedRules.set(p, rule);
+  }
+  return rule;
+}
+
+/** The braced-text rule of each arena (the calls' list may be built twice: taught and rendered). */
+const bracedRules = new WeakMap<object, PegId>();
 
 /**
  * How a markerless call starts, through its tool name (`{"name": "get_weather"`), where the name

@@ -35,8 +35,12 @@ import { hasStringKeywords } from "./literal-schema.js";
 import { splitRawSchema } from "./raw-union.js";
 import { NODE } from "./tree-names.js";
 
-/** `, name=` or `)`: where the call goes on after a string argument (the quote really ended). */
+/**
+ * `, name=` or the call's `)`: where the call goes on after a string argument (the quote really ended).
+ * A `)` followed by another `)` or a quote is the string's own text (`mul_symbol='\,'))"`).
+ */
 function afterStringArgument(p: PegArena): PegId {
+  const callEnd = p.seq(p.literal(")"), p.not(p.choice(p.literal(")"), p.literal("'"), p.literal('"'))));
   const nextKeyword = p.seq(
     p.literal(","),
     p.space(),
@@ -45,7 +49,7 @@ function afterStringArgument(p: PegArena): PegId {
     p.space(),
     p.literal("="),
   );
-  return p.choice(p.literal(")"), nextKeyword, p.seq(p.literal(","), p.space(), p.literal(")")));
+  return p.choice(callEnd, nextKeyword, p.seq(p.literal(","), p.space(), p.literal(")")));
 }
 
 /**

@@ -53,6 +53,19 @@ function jsonValuePrefix(valuePrefix: string): string {
   return valuePrefix.replace(/string="true"/, 'string="false"');
 }
 
+/**
+ * For the parser: value markers that flag strings, read in either spelling where `both` (models flag a
+ * number as a string, or a string as JSON: `string="true">42`, `string="false">null` for a string).
+ */
+function valueMarker(ctx: BuildContext, prefix: string, both: boolean, options: { keepTrail?: boolean } = {}): PegId {
+  const { p } = ctx;
+  const stringFlag = prefix.replace(/string="false"/, 'string="true"');
+  if (ctx.forGrammar || !both || stringFlag === jsonValuePrefix(prefix)) return marker(p, prefix, options);
+  const other = prefix === stringFlag ? jsonValuePrefix(prefix) : stringFlag;
+  const written = marker(p, prefix, options);
+  return p.lenient(p.choice(written, marker(p, other, options)), written);
+}
+
 /** One tagged argument: name markers, value markers, the value. */
 function taggedArgument(
   ctx: BuildContext,
@@ -91,10 +104,12 @@ function taggedArgument(
     const prefix = jsonValuePrefix(a.valuePrefix);
     // Beside strings, a typed value is one only where the whole value reads as one ("null", "42").
     const whole = text === null || ctx.forGrammar ? value : guardedValue(ctx, typed, delimiters, value);
-    alternatives.push(p.seq(prefix !== "" ? marker(p, prefix) : p.eps(), whole));
+    alternatives.push(p.seq(prefix !== "" ? valueMarker(ctx, prefix, text === null) : p.eps(), whole));
   }
   if (text !== null) {
-    const raw = (ctx.forGrammar ? boundedRawString(p, text, delimiters) : null) ?? p.until(...delimiters);
+    const raw = ctx.forGrammar
+      ? (boundedRawString(p, text, delimiters) ?? p.until(...delimiters))
+      : p.lenient(stringText(ctx, t, toolIndex, delimiters), p.until(...delimiters));
     let value = p.capture(
       NODE.argString,
       p.schema(raw, text, { name: typed === null ? argName : `${argName}-text`, raw: true }),
@@ -107,7 +122,8 @@ function taggedArgument(
         : until;
       value = p.choice(p.seq(p.literal("<![CDATA["), p.capture(NODE.argString, inner), p.literal("]]>")), value);
     }
-    alternatives.push(p.seq(a.valuePrefix !== "" ? marker(p, a.valuePrefix, { keepTrail }) : p.eps(), value));
+    const prefix = a.valuePrefix !== "" ? valueMarker(ctx, a.valuePrefix, true, { keepTrail }) : p.eps();
+    alternatives.push(p.seq(prefix, value));
   }
   // A string value keeps its own trailing whitespace: the suffix takes only its learned whitespace.
   const close = suffixCore === "" ? p.eps() : marker(p, a.valueSuffix, { keepLead: text !== null });
@@ -119,7 +135,7 @@ function taggedArgument(
   if (text === null) {
     const prefix = jsonValuePrefix(a.valuePrefix);
     const typedRead = p.seq(
-      prefix !== "" ? marker(p, prefix) : p.eps(),
+      prefix !== "" ? valueMarker(ctx, prefix, true) : p.eps(),
       guardedValue(ctx, typed!, delimiters, typedValue(ctx, typed!, argName)),
     );
     read = p.choice(typedRead, lenientText(ctx, a.valuePrefix, delimiters));
@@ -127,6 +143,32 @@ function taggedArgument(
   // Whitespace the template does not write may come between the name and the value markers.
   if (a.valuePrefix.trim() !== "") read = p.seq(p.space(), read);
   return p.tag(NODE.toolArg, p.seq(open, p.lenient(p.optional(p.seq(read, close)), p.seq(value, close))));
+}
+
+/**
+ * For the parser: a string value up to the first closer that the format's markup follows (a declared
+ * argument, the call's closer, the end of the output), else up to the first closer: a value may hold
+ * the closer as text (a file that quotes the format's markup).
+ */
+function stringText(ctx: BuildContext, t: ToolsAnalysis, toolIndex: number, delimiters: string[]): PegId {
+  const { p } = ctx;
+  const first = p.until(...delimiters);
+  const a = t.arguments;
+  const tool = ctx.tools[toolIndex];
+  if (core(a.valueSuffix) === "" || core(a.namePrefix) === "" || tool === undefined) return first;
+  // Another argument, declared or not (an undeclared one is read too).
+  const nameEnd = (core(a.nameSuffix) || core(a.valuePrefix)).slice(0, 1);
+  const anyName = nameEnd === "" ? null : p.chars(`^${classEscape(nameEnd)}<>\n`, 1, 64);
+  const nextArgument =
+    anyName === null
+      ? schemaProperties(toolParameters(tool)).map(([key]) => p.seq(p.literal(core(a.namePrefix)), p.literal(key)))
+      : [p.seq(p.literal(core(a.namePrefix)), anyName, p.literal(nameEnd))];
+  const f = t.format;
+  const callEnds = [t.function.close, f.perCallEnd, f.sectionEnd].map(core).filter((c) => c !== "");
+  const closer = p.choice(...delimiters.map((d) => p.literal(d)));
+  const goesOn = p.seq(closer, p.space(), p.choice(...nextArgument, ...callEnds.map((c) => p.literal(c)), p.end()));
+  const text = p.seq(first, p.zeroOrMore(p.seq(p.not(goesOn), closer, first)));
+  return p.choice(p.seq(text, p.and(goesOn)), first);
 }
 
 /** A typed value only where the whole value reads as one (else it is text). */
@@ -140,7 +182,7 @@ function guardedValue(ctx: BuildContext, typed: JsonSchema, delimiters: string[]
 function lenientText(ctx: BuildContext, valuePrefix: string, stops: string[]): PegId {
   const { p } = ctx;
   const raw = p.capture(NODE.argString, p.until(...stops));
-  const prefix = valuePrefix !== "" ? marker(p, jsonValuePrefix(valuePrefix)) : p.eps();
+  const prefix = valuePrefix !== "" ? valueMarker(ctx, jsonValuePrefix(valuePrefix), true) : p.eps();
   return p.seq(prefix, raw);
 }
 
@@ -151,7 +193,8 @@ function lenientText(ctx: BuildContext, valuePrefix: string, stops: string[]): P
 function undeclaredArgument(ctx: BuildContext, t: ToolsAnalysis): PegId | null {
   const { p } = ctx;
   const a = t.arguments;
-  const nameEnd = core(a.nameSuffix);
+  // The name ends at its suffix, or where the value's markers begin (`name="k" string="true">`).
+  const nameEnd = core(a.nameSuffix) || core(a.valuePrefix);
   if (core(a.namePrefix) === "" || nameEnd === "") return null;
   const suffixCore = core(a.valueSuffix);
   const lead = a.valueSuffix.slice(0, a.valueSuffix.indexOf(suffixCore));
@@ -160,7 +203,8 @@ function undeclaredArgument(ctx: BuildContext, t: ToolsAnalysis): PegId | null {
   const stops = suffixCore !== "" && lead !== "" ? [lead + suffixCore, suffixCore] : [end];
   const name = p.capture(NODE.argName, p.chars(`^${classEscape(nameEnd[0]!)}<>\n`, 1, 64));
   const open = p.atomic(p.seq(marker(p, a.namePrefix), name, marker(p, a.nameSuffix, { keepTrail: true })));
-  const prefix = a.valuePrefix !== "" ? p.seq(p.space(), marker(p, a.valuePrefix, { keepTrail: true })) : p.eps();
+  const prefix =
+    a.valuePrefix !== "" ? p.seq(p.space(), valueMarker(ctx, a.valuePrefix, true, { keepTrail: true })) : p.eps();
   const json = p.capture(NODE.argJson, p.choice(p.json(), pythonValue(p)));
   const value = p.choice(guardedValue(ctx, {}, stops, json), p.capture(NODE.argString, p.until(...stops)));
   const close = suffixCore === "" ? p.eps() : marker(p, a.valueSuffix, { keepLead: true });

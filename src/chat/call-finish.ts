@@ -5,6 +5,7 @@
  * included), else it stays text. A call that fails the check is not a call: the mapper keeps its
  * text as content, as serving projects' parsers return malformed calls.
  */
+import { JsonNormalizer } from "./json-normalizer.js";
 
 /**
  * The arguments to emit for a finished call, or null when the call is malformed.
@@ -22,21 +23,63 @@ export function finishCallArguments(args: string, argNames: readonly string[], s
   let value = parseJson(args);
   let changed = false;
   if (typeof value === "string") {
-    // Arguments written as a JSON string holding the object.
-    value = parseJson(value);
+    // Arguments written as a JSON string holding the object; a string that holds none is the arguments as
+    // written (not JSON: the argument check reports it, as for any call whose arguments do not parse).
+    const inner = parseJson(value);
+    if (!isPlainObject(inner)) return value;
+    value = inner;
     changed = true;
   }
   if (!isPlainObject(value)) return null;
-  const properties = propertiesOf(schema);
-  for (const [key, v] of Object.entries(value)) {
-    if (typeof v !== "string") continue;
-    const typed = readAsDeclared(v, properties[key]);
-    if (typed !== undefined) {
-      value[key] = typed;
-      changed = true;
-    }
+  let object = value;
+  const unwrapped = soleWrappedArguments(object, schema);
+  if (unwrapped !== null) {
+    object = unwrapped;
+    changed = true;
   }
-  return changed ? JSON.stringify(value) : args;
+  if (readMembersAsDeclared(object, schema)) changed = true;
+  return changed ? JSON.stringify(object) : args;
+}
+
+/** Reads the text values of an object's members (nested ones too) as their schemas declare; true if any changed. */
+function readMembersAsDeclared(value: Record<string, unknown> | unknown[], schema: unknown): boolean {
+  let changed = false;
+  const properties = propertiesOf(schema);
+  const items = isPlainObject(schema) ? schema.items : undefined;
+  for (const [key, v] of Object.entries(value)) {
+    const memberSchema = Array.isArray(value) ? items : properties[key];
+    if (typeof v === "string") {
+      const typed = readAsDeclared(v, memberSchema);
+      if (typed === undefined) continue;
+      (value as Record<string, unknown>)[key] = typed;
+      changed = true;
+    } else if (v !== null && typeof v === "object" && readMembersAsDeclared(v as Record<string, unknown>, memberSchema))
+      changed = true;
+  }
+  return changed;
+}
+
+/**
+ * The arguments a model wrapped in one argument the schema does not declare (`{"arguments": {"city": …}}`,
+ * also as JSON or Python-literal text): its object, where every key of it is declared; else null.
+ */
+function soleWrappedArguments(value: Record<string, unknown>, schema: unknown): Record<string, unknown> | null {
+  const properties = propertiesOf(schema);
+  const keys = Object.keys(value);
+  if (keys.length !== 1 || Object.hasOwn(properties, keys[0]!) || Object.keys(properties).length === 0) return null;
+  const inner = value[keys[0]!];
+  const object = typeof inner === "string" ? parseLiteral(inner.trim()) : inner;
+  if (!isPlainObject(object) || Object.keys(object).length === 0) return null;
+  return Object.keys(object).every((k) => Object.hasOwn(properties, k)) ? object : null;
+}
+
+/** The JSON or Python literal `text` spells (`{'a': True}`), else `undefined`. */
+function parseLiteral(text: string): unknown {
+  const json = parseJson(text);
+  if (json !== undefined) return json;
+  const normalizer = new JsonNormalizer();
+  const written = normalizer.push(text) + normalizer.close();
+  return normalizer.failed || !normalizer.complete ? undefined : parseJson(written);
 }
 
 /** `undefined` where the text is not JSON. */
@@ -73,16 +116,33 @@ function declaredTypes(schema: unknown): Set<string> | null {
  */
 function readAsDeclared(text: string, schema: unknown): unknown {
   const types = declaredTypes(schema);
-  if (types === null || !(types.has("array") || types.has("object"))) return undefined;
+  if (types === null) return undefined;
+  if (!(types.has("array") || types.has("object"))) return scalarAsDeclared(text.trim(), types);
   // The text as it is, else as the body of a JSON string (the model escaped the JSON once more).
   const unescaped = parseJson(`"${text}"`);
   for (const candidate of typeof unescaped === "string" ? [text, unescaped] : [text]) {
-    const v = parseJson(candidate);
+    let v = parseLiteral(candidate.trim());
+    // A JSON string holding the value (`"{'key': 1}"`).
+    if (typeof v === "string") v = parseLiteral(v.trim());
     if (v === undefined) continue;
     const kind = Array.isArray(v) ? "array" : v === null ? "null" : typeof v;
     if (types.has(kind)) return v;
   }
   return undefined;
+}
+
+/**
+ * A text value of a parameter declared as numbers, booleans or null: the value it spells, with the
+ * whitespace around it (`<arg_value> 420 </arg_value>`) and leading zeros (`018956`) of a number left out.
+ */
+function scalarAsDeclared(text: string, types: Set<string>): unknown {
+  const v = /^[+-]?\d+$/.test(text) ? Number(text) : parseJson(text);
+  if (typeof v === "number") {
+    if (!Number.isFinite(v)) return undefined;
+    return types.has("number") || (types.has("integer") && Number.isInteger(v)) ? v : undefined;
+  }
+  const kind = v === null ? "null" : typeof v;
+  return types.has(kind) ? v : undefined;
 }
 
 /**

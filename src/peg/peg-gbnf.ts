@@ -183,7 +183,9 @@ class Emitter {
       if (values && values.length > 0 && values.every((v) => typeof v === "string"))
         return alt(...(values as string[]).map(lit));
     }
-    const n = this.arena.node(item);
+    // A parser-only reading of the text (lenient) is the grammar's text here.
+    const written = this.arena.node(item);
+    const n = written.type === "lenient" ? this.arena.node(written.grammar) : written;
     const text: RawText | null =
       n.type === "until"
         ? { kind: "until", delimiters: n.delimiters }

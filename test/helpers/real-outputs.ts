@@ -45,9 +45,9 @@ function paramsOf(template: string): ChatParams {
   return p;
 }
 
-/** The calls and content a row expects (ids are not compared). */
+/** The calls and content a row expects (ids are not compared); arguments that are not JSON as their text. */
 export interface Want {
-  calls: [string, object][];
+  calls: [string, object | string][];
   content: string | null;
 }
 
@@ -81,9 +81,17 @@ export const QWEN25 = "Qwen-Qwen2.5-7B-Instruct.jinja";
 /** A markerless JSON call, as Llama 3.2 writes one. */
 export const WEATHER = '{"name": "get_weather", "parameters": {"city": "Paris"}}';
 
+function jsonOrText(text: string): object | string {
+  try {
+    return JSON.parse(text) as object;
+  } catch {
+    return text;
+  }
+}
+
 function shape(m: AssistantMessage): Want {
   return {
-    calls: (m.tool_calls ?? []).map((c) => [c.function.name, JSON.parse(c.function.arguments) as object]),
+    calls: (m.tool_calls ?? []).map((c) => [c.function.name, jsonOrText(c.function.arguments)]),
     content: typeof m.content === "string" && m.content !== "" ? m.content : null,
   };
 }

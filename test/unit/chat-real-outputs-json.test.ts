@@ -114,8 +114,8 @@ const ROWS: RealOutputRow[] = [
   {
     name: "a fenced call whose arguments are not an object is content with its fence",
     template: LLAMA,
-    output: '```json\n{"name": "search", "parameters": "a"}\n```\nok',
-    want: { calls: [], content: '```json\n{"name": "search", "parameters": "a"}\n```\nok' },
+    output: '```json\n{"name": "search", "parameters": 5}\n```\nok',
+    want: { calls: [], content: '```json\n{"name": "search", "parameters": 5}\n```\nok' },
   },
   {
     name: "a code block, then a call: the code block's closing fence opens no fence of calls",

@@ -128,12 +128,12 @@ const ROWS: RealOutputRow[] = [
     template: KIMI,
     output:
       '<|tool_calls_section_begin|><|tool_call_begin|>functions.search:0<|tool_call_argument_begin|>{"q": "a"}' +
-      '<|tool_call_end|> <|tool_call_begin|>functions.search:1<|tool_call_argument_begin|>"b"<|tool_call_end|> ' +
+      "<|tool_call_end|> <|tool_call_begin|>functions.search:1<|tool_call_argument_begin|>[1]<|tool_call_end|> " +
       "<|tool_calls_section_end|>",
     want: {
       calls: [["search", { q: "a" }]],
       content:
-        '<|tool_call_begin|>functions.search:1<|tool_call_argument_begin|>"b"<|tool_call_end|> ' +
+        "<|tool_call_begin|>functions.search:1<|tool_call_argument_begin|>[1]<|tool_call_end|> " +
         "<|tool_calls_section_end|>",
     },
   },

@@ -160,7 +160,22 @@ function build(req: NormalizedRequest): DedicatedBuild {
         ),
       ),
     );
-    const one = p.seq(p.literal(CALL), p.choice(...calls), p.literal(CALL_END));
+    // The parser also reads a call whose `<|tool_call>` and `<tool_call|>` the output lacks (a serving stack
+    // that drops special tokens writes `call:NAME{…}`): its braces still close it.
+    const names = p.choice(...req.tools.map((t) => p.literal(t.function.name)));
+    const bareHead = p.seq(p.literal("call:"), names, p.literal("{"));
+    const opener = p.lenient(p.choice(p.literal(CALL), p.seq(p.and(bareHead), p.literal("call:"))), p.literal(CALL));
+    const closer = p.lenient(p.optional(p.literal(CALL_END)), p.literal(CALL_END));
+    const one = p.seq(opener, p.choice(...calls), closer);
+    /** Text up to `stops` or a bare call. */
+    const textUntil = (...stops: string[]): PegId =>
+      p.lenient(
+        p.seq(
+          p.until(...stops, "call:"),
+          p.zeroOrMore(p.seq(p.not(bareHead), p.literal("call:"), p.until(...stops, "call:"))),
+        ),
+        p.until(...stops),
+      );
     const section = p.rule(
       "tool-calls",
       p.tag(NODE.toolSection, p.seq(one, req.parallel ? p.zeroOrMore(p.seq(p.space(), one)) : p.eps())),
@@ -169,7 +184,8 @@ function build(req: NormalizedRequest): DedicatedBuild {
     // The model's end-of-turn marker after calls (the template writes it in history).
     const after = p.seq(p.space(), p.optional(p.literal(TURN_END)), p.space(), p.end());
     // Every call section is read, with the text between and after them (content).
-    const sections = sectionsThenText(p, section, ["<|tool_call>", TURN_END], req.readsParallel);
+    const between = p.capture(NODE.content, textUntil("<|tool_call>", TURN_END));
+    const sections = sectionsThenText(p, section, ["<|tool_call>", TURN_END], req.readsParallel, between);
     if (req.toolChoice === "required") {
       body = p.seq(p.optional(thought), p.space(), sections, after);
       grammarRoot = p.seq(
@@ -180,7 +196,7 @@ function build(req: NormalizedRequest): DedicatedBuild {
         after,
       );
     } else {
-      const content = p.capture(NODE.content, p.until(CHANNEL, CHANNEL_END, "<|tool_call>"));
+      const content = p.capture(NODE.content, textUntil(CHANNEL, CHANNEL_END, "<|tool_call>"));
       const message = p.seq(p.optional(thought), content);
       body = p.seq(message, p.zeroOrMore(p.seq(thought, content)), p.optional(sections), after);
     }

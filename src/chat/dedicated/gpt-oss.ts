@@ -15,9 +15,9 @@
  *    `browser.*`, `python`, `container.*`), and any call when the request uses no tools, is no
  *    call: the message's text is content (nothing the model wrote is lost; llama.cpp drops it).
  */
-import type { ChatMessage } from "../../types.js";
+import type { ChatMessage, JsonSchema } from "../../types.js";
 import { PegArena, type PegId } from "../../peg/index.js";
-import { toolParameters, jsonAnswerValue, sectionsBetween } from "../build-helpers.js";
+import { toolParameters, jsonAnswerValue } from "../build-helpers.js";
 import type { NormalizedRequest } from "../request.js";
 import { NODE } from "../tree-names.js";
 import { type DedicatedBuild, type DedicatedHandlerDef, dedicatedParser, sourceHas } from "./handler.js";
@@ -75,6 +75,13 @@ function unsolicited(p: PegArena): PegId {
   );
 }
 
+/** Whether `{}` is a call's whole arguments: the schema requires no argument. */
+function takesNoArguments(params: JsonSchema): boolean {
+  const required =
+    typeof params === "object" && params !== null ? (params as { required?: unknown }).required : undefined;
+  return !Array.isArray(required) || required.length === 0;
+}
+
 function build(req: NormalizedRequest): DedicatedBuild {
   const p = new PegArena();
   const channel = (name: string): PegId => p.literal(`<|channel|>${name}`);
@@ -119,12 +126,13 @@ function build(req: NormalizedRequest): DedicatedBuild {
             p.literal("<|message|>"),
           ),
         );
+        const params = toolParameters(t);
+        const args = p.capture(NODE.toolArgs, p.schema(p.json(), params, { name: `tool-${i}-args` }));
+        // The parser reads a message with no arguments at all as `{}` where the tool requires none.
+        const empty = takesNoArguments(params) ? p.and(p.seq(p.space(), p.literal("<|call|>"))) : null;
         return p.rule(
           `tool-${i}`,
-          p.tag(
-            NODE.tool,
-            p.seq(header, p.capture(NODE.toolArgs, p.schema(p.json(), toolParameters(t), { name: `tool-${i}-args` }))),
-          ),
+          p.tag(NODE.tool, p.seq(header, empty === null ? args : p.lenient(p.choice(args, empty), args))),
         );
       });
       const call = p.rule("tool-call", p.tag(NODE.toolSection, p.choice(...calls)), { trigger: true });
@@ -134,11 +142,13 @@ function build(req: NormalizedRequest): DedicatedBuild {
       // The parser also reads the end-of-call marker where the output still holds it.
       const withChannel = p.seq(anyChannel, call, p.optional(p.seq(p.space(), p.literal("<|call|>"))));
       // One call per message: each further call message is read, with the reasoning and preamble
-      // messages before it, then the answer (or a message to another recipient) after the last.
-      const callMessages = p.seq(
-        sectionsBetween(p, withChannel, p.seq(p.literal(START), earlier), req.readsParallel),
-        p.optional(p.choice(final, unsolicited(p))),
-      );
+      // messages before it, then the answer (or a message to another recipient) after the last. A
+      // message to another recipient after a call (a malformed call too) is content, and reading goes on:
+      // each message is tried as a call first, so a call streams as it is written.
+      const afterCall = req.readsParallel
+        ? p.choice(withChannel, analysis, preamble, final, unsolicited(p))
+        : p.choice(analysis, preamble, final, unsolicited(p));
+      const callMessages = p.seq(withChannel, p.zeroOrMore(p.seq(p.space(), p.literal(START), p.optional(afterCall))));
       // A call to a function the request does not declare is no call: unsolicited, as content.
       last =
         req.toolChoice === "required"

@@ -170,7 +170,8 @@ function build(req: NormalizedRequest): DedicatedBuild {
     );
     const section = p.rule(
       "tool-calls",
-      p.tag(NODE.toolSection, p.seq(p.literal(CALLS_START), list, p.literal(CALLS_END))),
+      // The parser reads whitespace after the opener (`<|tool_call_start|> [f()]`); the grammar writes none.
+      p.tag(NODE.toolSection, p.seq(p.literal(CALLS_START), p.lenient(p.space(), p.eps()), list, p.literal(CALLS_END))),
       { trigger: true },
     );
     // Every call section is read, with the text between and after them (content).

@@ -131,7 +131,11 @@ class ElementValues {
         this.ctx.forGrammar ? grammarString(p, schema, [close], `mm-string-${this.count++}`) : p.until(close),
       );
     if (type === "number" || type === "integer" || type === "boolean") {
-      const value = p.capture(NODE.argJson, argumentValue(this.ctx, schema, `mm-value-${this.count++}`));
+      const json = p.capture(NODE.argJson, argumentValue(this.ctx, schema, `mm-value-${this.count++}`));
+      // The parser reads a value that is not the JSON of its type (`018956`) as text (call-finish.ts reads it).
+      const value = this.ctx.forGrammar
+        ? json
+        : p.choice(p.seq(json, p.and(p.seq(p.space(), p.literal(close)))), p.capture(NODE.argString, p.until(close)));
       // A null array item renders as an empty <item> (null members are left out): no value reads as null.
       return close === `${NS}</item>` ? p.optional(value) : value;
     }

@@ -1,0 +1,114 @@
+// Real model outputs (test/helpers/real-outputs.ts) whose values and calls depart from the template: value
+// flags the other way round, values as text, arguments wrapped or written as a string, a malformed call among
+// calls, markup inside a string value, and calls whose special tokens a serving stack left out.
+import {
+  CODER,
+  DSV4,
+  GEMMA4,
+  GLM,
+  GPT_OSS,
+  LFM2,
+  describeRealOutputs,
+  type RealOutputRow,
+} from "../helpers/real-outputs.js";
+
+const HERMES = "NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use.jinja";
+const MINIMAX_M1 = "MiniMax-M1.jinja";
+const NEMOTRON = "NVIDIA-Nemotron-Nano-v2.jinja";
+const DSML = "<｜DSML｜";
+const DSML_END = "</｜DSML｜";
+const dsml = (args: string): string =>
+  `${DSML}tool_calls>\n${DSML}invoke name="get_weather">\n${args}${DSML_END}invoke>\n${DSML_END}tool_calls>`;
+const dsmlArg = (name: string, flag: string, value: string): string =>
+  `${DSML}parameter name="${name}" string="${flag}">${value}${DSML_END}parameter>\n`;
+
+const ROWS: RealOutputRow[] = [
+  {
+    name: "a value flagged as a string where the schema says integer is the number it spells",
+    template: DSV4,
+    output: dsml(dsmlArg("city", "true", "Paris") + dsmlArg("count", "true", "3")),
+    want: { calls: [["get_weather", { city: "Paris", count: 3 }]], content: null },
+  },
+  {
+    name: "a string value flagged as JSON that is no JSON string is the text",
+    template: DSV4,
+    output: dsml(dsmlArg("city", "false", "null")),
+    want: { calls: [["get_weather", { city: "null" }]], content: null },
+  },
+  {
+    name: "arguments wrapped in one undeclared argument are the arguments it holds",
+    template: DSV4,
+    output: dsml(dsmlArg("arguments", "false", '{"city": "Paris", "count": 2}')),
+    want: { calls: [["get_weather", { city: "Paris", count: 2 }]], content: null },
+  },
+  {
+    name: "a number written with spaces around it or leading zeros is the number",
+    template: GLM,
+    output:
+      "<tool_call>get_weather<arg_key>count</arg_key><arg_value> 042 </arg_value>" +
+      "<arg_key>todos</arg_key><arg_value>['a', 'b']</arg_value></tool_call>",
+    want: { calls: [["get_weather", { count: 42, todos: ["a", "b"] }]], content: null },
+  },
+  {
+    name: "a string value may hold the format's closing tag where no markup follows it",
+    template: CODER,
+    output:
+      "<tool_call>\n<function=search>\n<parameter=q>\nsay </parameter> then stop\n</parameter>\n</function>\n</tool_call>",
+    want: { calls: [["search", { q: "say </parameter> then stop" }]], content: null },
+  },
+  {
+    name: "arguments written as a string that holds no object: a call, its arguments that text",
+    template: HERMES,
+    output: '<tool_call>\n{"name": "search", "arguments": "weather in Paris"}\n</tool_call>',
+    want: { calls: [["search", "weather in Paris"]], content: null },
+  },
+  {
+    name: "a malformed object among the calls of a section is content; the calls around it are read",
+    template: MINIMAX_M1,
+    output:
+      '<tool_calls>\n{"name": "search", "arguments": {"q": "a"}}\n{not json}\n' +
+      '{"name": "submit", "arguments": {}}\n</tool_calls>',
+    want: {
+      calls: [
+        ["search", { q: "a" }],
+        ["submit", {}],
+      ],
+      content: "{not json}",
+    },
+  },
+  {
+    name: "one call object where the template writes a list of them",
+    template: NEMOTRON,
+    output: '</think><TOOLCALL>{"name": "search", "arguments": {"q": "a"}}</TOOLCALL>',
+    want: { calls: [["search", { q: "a" }]], content: null },
+  },
+  {
+    name: "Gemma 4: a call whose special tokens the output lacks (`call:NAME{…}`), after text",
+    template: GEMMA4,
+    output: 'Looking.\ncall:search{q:<|"|>weather<|"|>}',
+    want: { calls: [["search", { q: "weather" }]], content: "Looking." },
+  },
+  {
+    name: "GPT-OSS: a call message with no JSON arguments after a call is content, the call messages after it are read",
+    template: GPT_OSS,
+    output:
+      ' to=functions.search<|channel|>commentary json<|message|>{"q": "a"}<|call|><|start|>assistant' +
+      " to=functions.search<|channel|>commentary<|message|>not json<|call|><|start|>assistant" +
+      " to=functions.submit<|channel|>commentary json<|message|><|call|>",
+    want: {
+      calls: [
+        ["search", { q: "a" }],
+        ["submit", {}],
+      ],
+      content: "to=functions.search<|channel|>commentary<|message|>not json",
+    },
+  },
+  {
+    name: "LFM2: whitespace after the call opener, and a string holding `'))\"`",
+    template: LFM2,
+    output: "<|tool_call_start|> [search(q='run \"f(x='\\,'))\"')]<|tool_call_end|>",
+    want: { calls: [["search", { q: "run \"f(x='\\,'))\"" }]], content: null },
+  },
+];
+
+describeRealOutputs("real model outputs: values and calls that depart from the template", ROWS);
