@@ -204,8 +204,11 @@ function learnedSpace(p: PegArena, run: string): PegId {
  */
 function innerSpace(p: PegArena, run: string, before: string, after: string): PegId {
   const words = /\w$/.test(before) && /^\w/.test(after);
+  // Between two words the parser also reads the space left out, or written as a byte-level BPE glyph
+  // (`<functionname=`, `<function\u0120name=`: a detokenizer that drops or keeps them).
+  const wordSpace = p.choice(p.chars(" \\t\\r\\n", 1, 1), escapedSpace(p), p.chars("\u0120\u010a", 1, 1), p.eps());
   const parse = words
-    ? p.seq(p.choice(p.chars(" \\t\\r\\n", 1, 1), escapedSpace(p)), learnedSpace(p, run.slice(1)), readSpace(p))
+    ? p.seq(wordSpace, learnedSpace(p, run.slice(1)), readSpace(p))
     : p.seq(learnedSpace(p, run), readSpace(p));
   return p.lenient(parse, p.literal(run));
 }

@@ -161,8 +161,8 @@ function stringText(ctx: BuildContext, t: ToolsAnalysis, toolIndex: number, deli
   const anyName = nameEnd === "" ? null : p.chars(`^${classEscape(nameEnd)}<>\n`, 1, 64);
   const nextArgument =
     anyName === null
-      ? schemaProperties(toolParameters(tool)).map(([key]) => p.seq(p.literal(core(a.namePrefix)), p.literal(key)))
-      : [p.seq(p.literal(core(a.namePrefix)), anyName, p.literal(nameEnd))];
+      ? schemaProperties(toolParameters(tool)).map(([key]) => p.seq(marker(p, core(a.namePrefix)), p.literal(key)))
+      : [p.seq(marker(p, core(a.namePrefix)), anyName, p.literal(nameEnd))];
   const f = t.format;
   const callEnds = [t.function.close, f.perCallEnd, f.sectionEnd].map(core).filter((c) => c !== "");
   const closer = p.choice(...delimiters.map((d) => p.literal(d)));
@@ -494,7 +494,13 @@ export function callOpeners(t: ToolsAnalysis): string[] {
   const out = [toolTriggerWord(t)];
   if (skipped.has(f.sectionStart)) out.push(core(f.perCallStart));
   if (skipped.has(f.perCallStart)) out.push(core(t.function.namePrefix));
-  return [...new Set(out.filter((w) => w !== ""))];
+  return [...new Set(out.filter((w) => w !== "").flatMap(wordSpellings))];
+}
+
+/** An opener as written, and with a space between two words left out or written as BPE's glyph (see marker). */
+function wordSpellings(word: string): string[] {
+  if (!/\w \w/.test(word)) return [word];
+  return [word, word.replace(/(\w) (?=\w)/g, "$1"), word.replace(/(\w) (?=\w)/g, "$1\u0120")];
 }
 
 /** The word that starts a call section (section, per-call or function-name opener). */

@@ -15,6 +15,7 @@ import {
 const HERMES = "NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use.jinja";
 const MINIMAX_M1 = "MiniMax-M1.jinja";
 const NEMOTRON = "NVIDIA-Nemotron-Nano-v2.jinja";
+const MINICPM5 = "openbmb-MiniCPM5-1B.jinja";
 const DSML = "<｜DSML｜";
 const DSML_END = "</｜DSML｜";
 const dsml = (args: string): string =>
@@ -53,7 +54,8 @@ const ROWS: RealOutputRow[] = [
     name: "a string value may hold the format's closing tag where no markup follows it",
     template: CODER,
     output:
-      "<tool_call>\n<function=search>\n<parameter=q>\nsay </parameter> then stop\n</parameter>\n</function>\n</tool_call>",
+      "<tool_call>\n<function=search>\n<parameter=q>\nsay </parameter> then stop\n</parameter>\n" +
+      "</function>\n</tool_call>",
     want: { calls: [["search", { q: "say </parameter> then stop" }]], content: null },
   },
   {
@@ -102,6 +104,12 @@ const ROWS: RealOutputRow[] = [
       ],
       content: "to=functions.search<|channel|>commentary<|message|>not json",
     },
+  },
+  {
+    name: "a space inside a marker left out, or written as a byte-level BPE glyph",
+    template: MINICPM5,
+    output: '<functionname="search"><param\u0120name="q">a</param></function>',
+    want: { calls: [["search", { q: "a" }]], content: null },
   },
   {
     name: "LFM2: whitespace after the call opener, and a string holding `'))\"`",
