@@ -409,3 +409,16 @@ export function jsonAnswerValue(p: PegArena, schema: JsonSchema): PegId {
 export function maybeFenced(p: PegArena, value: PegId): PegId {
   return p.choice(p.seq(p.literal("```json"), p.space(), value, p.space(), p.literal("```")), value);
 }
+
+/** For the parser: `{"name": "NAME", "arguments": {...}}`, fields in any order, arguments also under "parameters". */
+export function jsonCallObject(p: PegArena, name: string): PegId {
+  const key = (k: string): PegId => p.seq(p.literal(JSON.stringify(k)), p.space(), p.literal(":"), p.space());
+  const nameField = p.seq(key("name"), p.literal('"'), p.capture(NODE.toolName, p.literal(name)), p.literal('"'));
+  const argsField = p.seq(p.choice(key("arguments"), key("parameters")), p.capture(NODE.toolArgs, p.json()));
+  const member = p.choice(nameField, argsField);
+  const sep = p.seq(p.space(), p.literal(","), p.space());
+  return p.tag(
+    NODE.tool,
+    p.seq(p.literal("{"), p.space(), member, p.repeat(p.seq(sep, member), 0, 1), p.space(), p.literal("}")),
+  );
+}

@@ -18,6 +18,7 @@ import {
   core,
   counterMarker,
   identifierEnd,
+  jsonCallObject,
   marker,
   moreCalls,
   ruleName,
@@ -459,7 +460,9 @@ function withParserOnlyCalls(ctx: BuildContext, t: ToolsAnalysis, choices: PegId
   if (ctx.forGrammar) return declared;
   const bare = bareCounterCall(ctx, t);
   const undeclared = p.rule(ruleName(ctx, "tool-undeclared"), callOf(ctx, t, null, { type: "object" }, choices.length));
-  return p.lenient(p.choice(...choices, ...(bare === null ? [] : [bare]), undeclared), declared);
+  // A call written as a JSON call object inside the call's markers (`<tool_call>{"name": "f", "arguments": {…}}`).
+  const json = t.format.perCallStart !== "" ? ctx.tools.map((tool) => jsonCallObject(p, tool.function.name)) : [];
+  return p.lenient(p.choice(...choices, ...json, ...(bare === null ? [] : [bare]), undeclared), declared);
 }
 
 /** Looks like a format marker (bracketed or piped), not a word that prose may contain. */
@@ -497,10 +500,19 @@ export function callOpeners(t: ToolsAnalysis): string[] {
   return [...new Set(out.filter((w) => w !== "").flatMap(wordSpellings))];
 }
 
-/** An opener as written, and with a space between two words left out or written as BPE's glyph (see marker). */
-function wordSpellings(word: string): string[] {
-  if (!/\w \w/.test(word)) return [word];
-  return [word, word.replace(/(\w) (?=\w)/g, "$1"), word.replace(/(\w) (?=\w)/g, "$1\u0120")];
+/**
+ * An opener as written, then as a model may write its inner whitespace otherwise (see marker): a space or
+ * newline for the other, or none; a space between two words also as BPE's glyph. The first is the opener.
+ *
+ * @example
+ * wordSpellings("Action:\n```json"); // ["Action:\n```json", "Action: ```json", "Action:```json"]
+ */
+export function wordSpellings(word: string): string[] {
+  if (!/\S\s+\S/.test(word)) return [word];
+  const inner = /(?<=\S)\s+(?=\S)/g;
+  const out = [word, word.replace(inner, " "), word.replace(inner, "\n"), word.replace(inner, "")];
+  if (/\w \w/.test(word)) out.push(word.replace(/(\w) (?=\w)/g, "$1\u0120"));
+  return [...new Set(out)];
 }
 
 /** The word that starts a call section (section, per-call or function-name opener). */

@@ -24,7 +24,7 @@ import {
 } from "./build-helpers.js";
 import { buildJsonTools, specialToken } from "./build-tools-json.js";
 import { buildPythonicTools, pythonicTriggerWord } from "./build-tools-pythonic.js";
-import { buildTaggedTools, callOpeners } from "./build-tools-tagged.js";
+import { buildTaggedTools, callOpeners, wordSpellings } from "./build-tools-tagged.js";
 import { fencedSection, textBeforeCalls, textBeforeMatch } from "./fenced-calls.js";
 import { nameHandle } from "./name-handle.js";
 import type { NormalizedRequest } from "./request.js";
@@ -254,7 +254,7 @@ function markerlessResume(ctx: BuildContext, a: TemplateAnalysis, section: PegId
  */
 function openersOf(a: TemplateAnalysis): string[] {
   const t = a.tools;
-  const only = (word: string): string[] => (word === "" ? [] : [word]);
+  const only = (word: string): string[] => (word === "" ? [] : wordSpellings(word));
   switch (t.format.mode) {
     case "JSON_NATIVE":
       return only(core(t.format.sectionStart) || core(t.format.perCallStart));

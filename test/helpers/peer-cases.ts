@@ -174,6 +174,15 @@ export interface PeerDifference {
   reason: string;
 }
 
+/** The same difference for several cases, as entries of a DIFFERENCES table. */
+export function peerDifferences(
+  ids: string[],
+  kind: PeerDifference["kind"],
+  reason: string,
+): Record<string, PeerDifference> {
+  return Object.fromEntries(ids.map((id) => [id, { kind, reason }]));
+}
+
 /**
  * The suite of one set of peer cases: every case passes, or is in `differences` with the reason (a
  * stale entry fails); whatever the verdict, every chunking gives the same message, and the deltas add up to it.

@@ -2,16 +2,13 @@
 // chat template of its family, through toolwright's own params and parser (test/helpers/peer-cases.ts). Every
 // case passes, or is in DIFFERENCES with the reason.
 import { fileURLToPath } from "node:url";
-import { describePeerCases, loadPeerCases, type PeerDifference } from "../helpers/peer-cases.js";
+import { describePeerCases, loadPeerCases, peerDifferences, type PeerDifference } from "../helpers/peer-cases.js";
 import { TEMPLATES_DIR } from "../helpers/analysis-oracle.js";
 
 const BY_DESIGN = "by design";
 const NOT_YET = "not read yet";
 
-/** The same difference for several cases. */
-function entries(ids: string[], kind: PeerDifference["kind"], reason: string): Record<string, PeerDifference> {
-  return Object.fromEntries(ids.map((id) => [id, { kind, reason }]));
-}
+const entries = peerDifferences;
 
 /**
  * Cases read differently from vLLM's test, by id. `by design`: toolwright's documented rule differs

@@ -16,6 +16,8 @@ const HERMES = "NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use.jinja";
 const MINIMAX_M1 = "MiniMax-M1.jinja";
 const NEMOTRON = "NVIDIA-Nemotron-Nano-v2.jinja";
 const MINICPM5 = "openbmb-MiniCPM5-1B.jinja";
+const COMMAND_R = "CohereForAI-c4ai-command-r-plus-tool_use.jinja";
+const LAGUNA = "poolside-Laguna-XS.2.jinja";
 const DSML = "<｜DSML｜";
 const DSML_END = "</｜DSML｜";
 const dsml = (args: string): string =>
@@ -109,6 +111,18 @@ const ROWS: RealOutputRow[] = [
     name: "a space inside a marker left out, or written as a byte-level BPE glyph",
     template: MINICPM5,
     output: '<functionname="search"><param\u0120name="q">a</param></function>',
+    want: { calls: [["search", { q: "a" }]], content: null },
+  },
+  {
+    name: "a section opener whose inner whitespace the model wrote otherwise (`Action: ```json` for a newline)",
+    template: COMMAND_R,
+    output: 'Sure.\nAction: ```json\n[{"tool_name": "search", "parameters": {"q": "a"}}]\n```',
+    want: { calls: [["search", { q: "a" }]], content: "Sure." },
+  },
+  {
+    name: "a JSON call object inside a tagged format's call markers",
+    template: LAGUNA,
+    output: '<tool_call>\n{"name": "search", "arguments": {"q": "a"}}\n</tool_call>',
     want: { calls: [["search", { q: "a" }]], content: null },
   },
   {

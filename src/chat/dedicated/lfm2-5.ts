@@ -9,6 +9,7 @@ import type { ChatMessage } from "../../types.js";
 import { PegArena, type PegId } from "../../peg/index.js";
 import {
   type BuildContext,
+  jsonCallObject,
   pythonTyped,
   pythonValue,
   schemaProperties,
@@ -29,19 +30,6 @@ const CALLS_START = "<|tool_call_start|>";
 const CALLS_END = "<|tool_call_end|>";
 const THINK = "<think>";
 const END_THINK = "</think>";
-
-/** For the parser: `{"name": "NAME", "arguments": {...}}`, fields in any order, arguments also under "parameters". */
-function jsonCallObject(p: PegArena, name: string): PegId {
-  const key = (k: string): PegId => p.seq(p.literal(JSON.stringify(k)), p.space(), p.literal(":"), p.space());
-  const nameField = p.seq(key("name"), p.literal('"'), p.capture(NODE.toolName, p.literal(name)), p.literal('"'));
-  const argsField = p.seq(p.choice(key("arguments"), key("parameters")), p.capture(NODE.toolArgs, p.json()));
-  const member = p.choice(nameField, argsField);
-  const sep = p.seq(p.space(), p.literal(","), p.space());
-  return p.tag(
-    NODE.tool,
-    p.seq(p.literal("{"), p.space(), member, p.repeat(p.seq(sep, member), 0, 1), p.space(), p.literal("}")),
-  );
-}
 
 /**
  * The grammar of one tool's keyword arguments (a rule, built once): in schema order, strings

@@ -145,6 +145,8 @@ function build(req: NormalizedRequest): DedicatedBuild {
         const head = p.atomic(
           p.seq(
             p.literal(" to="),
+            // A message to the user or to the model itself is no call, whatever it holds (as the trigger says).
+            p.not(p.choice(p.literal(`user${MESSAGE}`), p.literal(`self${MESSAGE}`))),
             p.until(MESSAGE),
             p.literal(`${MESSAGE}<atem:function_calls>`),
             p.space(),

@@ -1,0 +1,197 @@
+// Real model outputs from Ollama's tool-parser tests (test/fixtures/peer-outputs/README.md), each mapped to a
+// chat template of its family, through toolwright's own params and parser (test/helpers/peer-cases.ts). Every
+// case passes, or is in DIFFERENCES with the reason.
+import { fileURLToPath } from "node:url";
+import { describePeerCases, loadPeerCases, peerDifferences, type PeerDifference } from "../helpers/peer-cases.js";
+import { TEMPLATES_DIR } from "../helpers/analysis-oracle.js";
+
+const BY_DESIGN = "by design";
+const NOT_YET = "not read yet";
+const entries = peerDifferences;
+
+/**
+ * Cases read differently from Ollama's test, by id. `by design`: toolwright's documented rule differs
+ * (docs/reading-output.md); `not read yet`: an output shape the parser does not read yet.
+ */
+export const DIFFERENCES: Record<string, PeerDifference> = {
+  ...entries(
+    [
+      "ollama-qwen3coder-16",
+      "ollama-qwen3coder-17",
+      "ollama-qwen3coder-18",
+      "ollama-qwen3coder-19",
+      "ollama-qwen35-12",
+      "ollama-qwen35-13",
+      "ollama-qwen3-11",
+      "ollama-qwen3-12",
+      "ollama-qwen3-13",
+      "ollama-qwen3-14",
+      "ollama-qwen3-15",
+      "ollama-glm46-49",
+      "ollama-glm46-50",
+      "ollama-glimmer-29",
+    ],
+    BY_DESIGN,
+    "the text of a malformed or unfinished call is content with its markers; the peer strips them",
+  ),
+  ...entries(
+    ["ollama-qwen35-19", "ollama-deepseek3-45", "ollama-deepseek3-46", "ollama-deepseek3-52"],
+    BY_DESIGN,
+    "a malformed or unfinished call's text and the text around it stay content; the peer drops them",
+  ),
+  ...entries(
+    [
+      "ollama-glm46-17",
+      "ollama-glm46-19",
+      "ollama-deepseek3-15",
+      "ollama-deepseek3-28",
+      "ollama-intellect3-8",
+      "ollama-intellect3-11",
+      "ollama-intellect3-12",
+      "ollama-minimax_m2-11",
+      "ollama-apertus-6",
+    ],
+    BY_DESIGN,
+    "text on either side of a call is joined with a newline; the peer joins it as written",
+  ),
+  ...entries(
+    [
+      "ollama-deepseek3-7",
+      "ollama-deepseek3-12",
+      "ollama-deepseek3-19",
+      "ollama-deepseek3-20",
+      "ollama-deepseek3-24",
+      "ollama-deepseek3-27",
+      "ollama-deepseek3-51",
+      "ollama-cogito-7",
+    ],
+    BY_DESIGN,
+    "tool-output markers the model writes in its answer stay content as written; the peer strips them",
+  ),
+  ...entries(
+    [
+      "ollama-deepseek3-41",
+      "ollama-deepseek3-42",
+      "ollama-deepseek3-49",
+      "ollama-ministral-22",
+      "ollama-ministral-31",
+      "ollama-minimax_m2-14",
+      "ollama-minimax_m2-19",
+      "ollama-minimax_m2-27",
+      "ollama-gemma4-3",
+      "ollama-gemma4-4",
+      "ollama-gemma4-29",
+      "ollama-gemma4-38",
+    ],
+    BY_DESIGN,
+    "reasoning is read where the template puts it (before the answer, up to the first end marker); a reasoning block or channel elsewhere stays content",
+  ),
+  ...entries(
+    ["ollama-gemma4-34", "ollama-gemma4-35", "ollama-gemma4-37"],
+    BY_DESIGN,
+    "a closing or turn marker the model repeats after its calls stays content as written",
+  ),
+  ...entries(
+    ["ollama-cogito-22", "ollama-cogito-26", "ollama-intellect3-17", "ollama-glm46-51"],
+    BY_DESIGN,
+    "a finished call to a declared tool is read (an extra field, an argument name with no value, a missing section closer); the peer rejects it",
+  ),
+  ...entries(
+    ["ollama-apertus-13"],
+    BY_DESIGN,
+    "arguments written as a string that holds no object make a call with that text (the argument check reports it)",
+  ),
+  ...entries(
+    ["ollama-glm46-41"],
+    BY_DESIGN,
+    "an argument written twice makes the call malformed (its text is content); the peer keeps the last value",
+  ),
+  ...entries(
+    ["ollama-qwen3vl-40"],
+    BY_DESIGN,
+    "a JSON call without its arguments field is its text; the peer reads `{}`",
+  ),
+  ...entries(
+    ["ollama-laguna-7"],
+    BY_DESIGN,
+    "a call to a tool the request does not declare is content; the peer maps the name to a declared tool",
+  ),
+  ...entries(
+    ["ollama-minimax_m2-6", "ollama-minimax_m2-7", "ollama-minimax_m2-15", "ollama-minimax_m2-23"],
+    BY_DESIGN,
+    "a string parameter's value is the text as written (JSON in it, whitespace around it); the peer decodes or trims it",
+  ),
+  ...entries(
+    ["ollama-glimmer-20"],
+    BY_DESIGN,
+    "a message to the user is content whatever it holds (its header names no tool, as the call trigger says)",
+  ),
+  ...entries(
+    ["ollama-glm46-46", "ollama-glm46-47", "ollama-glm46-48", "ollama-minimax_m2-21", "ollama-minimax_m2-22"],
+    NOT_YET,
+    "a value or call whose closing tag is missing before the next argument or the call's end",
+  ),
+  ...entries(
+    [
+      "ollama-laguna-3",
+      "ollama-laguna-4",
+      "ollama-laguna-5",
+      "ollama-laguna-10",
+      "ollama-laguna-11",
+      "ollama-laguna-12",
+      "ollama-laguna-13",
+      "ollama-laguna-26",
+      "ollama-laguna-44",
+      "ollama-laguna-45",
+      "ollama-laguna-46",
+    ],
+    NOT_YET,
+    "a JSON call object without the format's markers, or in another wrapper (`<user>`), in a tagged format",
+  ),
+  ...entries(
+    [
+      "ollama-qwen3vl-19",
+      "ollama-glm46-33",
+      "ollama-cogito-27",
+      "ollama-gemma4-33",
+      "ollama-glimmer-8",
+      "ollama-glimmer-9",
+      "ollama-glimmer-10",
+      "ollama-glimmer-11",
+      "ollama-glimmer-13",
+      "ollama-glimmer-14",
+    ],
+    NOT_YET,
+    "a name or key the format's reader does not take: escaped quotes, spaces, `&`, stray markers inside it, a doubled namespace",
+  ),
+  ...entries(
+    ["ollama-glimmer-19", "ollama-glimmer-22", "ollama-glimmer-23", "ollama-glimmer-24", "ollama-glimmer-30"],
+    NOT_YET,
+    "a message whose recipient header is missing, or messages not separated by their end marker",
+  ),
+  ...entries(
+    [
+      "ollama-lfm2-62",
+      "ollama-minicpm5-7",
+      "ollama-gemma4-21",
+      "ollama-apertus-1",
+      "ollama-apertus-2",
+      "ollama-apertus-4",
+      "ollama-apertus-9",
+      "ollama-apertus-10",
+      "ollama-cohere-10",
+    ],
+    NOT_YET,
+    "a shape of another version of the format: a bare pythonic list, an `<arguments>` wrapper, mixed string quotes, reasoning or answer markers the template does not write",
+  ),
+};
+
+const cases = loadPeerCases(fileURLToPath(new URL("../fixtures/peer-outputs/ollama.jsonl", import.meta.url)));
+
+describePeerCases(
+  "Ollama's parser tests: real outputs through toolwright's params and parser",
+  cases,
+  613,
+  DIFFERENCES,
+  TEMPLATES_DIR,
+);
