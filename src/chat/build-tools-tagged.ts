@@ -143,7 +143,9 @@ function taggedArgument(
   }
   // Whitespace the template does not write may come between the name and the value markers.
   if (a.valuePrefix.trim() !== "") read = p.seq(p.space(), read);
-  return p.tag(NODE.toolArg, p.seq(open, p.lenient(p.optional(p.seq(read, close)), p.seq(value, close))));
+  const unclosed = unclosedValue(ctx, t);
+  const written = unclosed === null ? p.seq(read, close) : p.choice(p.seq(read, close), unclosed);
+  return p.tag(NODE.toolArg, p.seq(open, p.lenient(p.optional(written), p.seq(value, close))));
 }
 
 /**
@@ -170,6 +172,25 @@ function stringText(ctx: BuildContext, t: ToolsAnalysis, toolIndex: number, deli
   const goesOn = p.seq(closer, p.space(), p.choice(...nextArgument, ...callEnds.map((c) => p.literal(c)), p.end()));
   const text = p.seq(first, p.zeroOrMore(p.seq(p.not(goesOn), closer, first)));
   return p.choice(p.seq(text, p.and(goesOn)), first);
+}
+
+/**
+ * For the parser: a value whose closing tag the model left out, where no closing tag comes before the
+ * call's own closer (`<arg_value>Paris</tool_call>`): the text up to that closer or the next argument
+ * (call-finish.ts types it).
+ */
+function unclosedValue(ctx: BuildContext, t: ToolsAnalysis): PegId | null {
+  const { p } = ctx;
+  const a = t.arguments;
+  const suffix = core(a.valueSuffix);
+  const f = t.format;
+  const callEnds = [t.function.close, f.perCallEnd, f.sectionEnd].map(core).filter((c) => c !== "");
+  if (suffix === "" || callEnds.length === 0) return null;
+  // The next argument's opener ends it too (no closing tag comes before the call's closer either way).
+  const ends = [core(a.namePrefix), ...callEnds].filter((c) => c !== "");
+  const prefix = a.valuePrefix !== "" ? p.seq(p.space(), valueMarker(ctx, a.valuePrefix, true)) : p.eps();
+  const text = p.capture(NODE.argString, p.until(suffix, ...ends));
+  return p.seq(prefix, text, p.and(p.seq(p.space(), p.choice(...ends.map((c) => p.literal(c))))));
 }
 
 /** A typed value only where the whole value reads as one (else it is text). */

@@ -84,7 +84,8 @@ export const DIFFERENCES: Record<string, PeerDifference> = {
       "ollama-gemma4-38",
     ],
     BY_DESIGN,
-    "reasoning is read where the template puts it (before the answer, up to the first end marker); a reasoning block or channel elsewhere stays content",
+    "reasoning is read where the template puts it (before the answer, up to the first end marker); a reasoning " +
+      "block or channel elsewhere stays content",
   ),
   ...entries(
     ["ollama-gemma4-34", "ollama-gemma4-35", "ollama-gemma4-37"],
@@ -94,7 +95,8 @@ export const DIFFERENCES: Record<string, PeerDifference> = {
   ...entries(
     ["ollama-cogito-22", "ollama-cogito-26", "ollama-intellect3-17", "ollama-glm46-51"],
     BY_DESIGN,
-    "a finished call to a declared tool is read (an extra field, an argument name with no value, a missing section closer); the peer rejects it",
+    "a finished call to a declared tool is read (an extra field, an argument name with no value, a missing " +
+      "section closer); the peer rejects it",
   ),
   ...entries(
     ["ollama-apertus-13"],
@@ -119,7 +121,8 @@ export const DIFFERENCES: Record<string, PeerDifference> = {
   ...entries(
     ["ollama-minimax_m2-6", "ollama-minimax_m2-7", "ollama-minimax_m2-15", "ollama-minimax_m2-23"],
     BY_DESIGN,
-    "a string parameter's value is the text as written (JSON in it, whitespace around it); the peer decodes or trims it",
+    "a string parameter's value is the text as written (JSON in it, whitespace around it); the peer decodes or " +
+      "trims it",
   ),
   ...entries(
     ["ollama-glimmer-20"],
@@ -127,7 +130,7 @@ export const DIFFERENCES: Record<string, PeerDifference> = {
     "a message to the user is content whatever it holds (its header names no tool, as the call trigger says)",
   ),
   ...entries(
-    ["ollama-glm46-46", "ollama-glm46-47", "ollama-glm46-48", "ollama-minimax_m2-21", "ollama-minimax_m2-22"],
+    ["ollama-glm46-47", "ollama-minimax_m2-22"],
     NOT_YET,
     "a value or call whose closing tag is missing before the next argument or the call's end",
   ),
@@ -162,7 +165,8 @@ export const DIFFERENCES: Record<string, PeerDifference> = {
       "ollama-glimmer-14",
     ],
     NOT_YET,
-    "a name or key the format's reader does not take: escaped quotes, spaces, `&`, stray markers inside it, a doubled namespace",
+    "a name or key the format's reader does not take: escaped quotes, spaces, `&`, stray markers inside it, a " +
+      "doubled namespace",
   ),
   ...entries(
     ["ollama-glimmer-19", "ollama-glimmer-22", "ollama-glimmer-23", "ollama-glimmer-24", "ollama-glimmer-30"],
@@ -182,7 +186,8 @@ export const DIFFERENCES: Record<string, PeerDifference> = {
       "ollama-cohere-10",
     ],
     NOT_YET,
-    "a shape of another version of the format: a bare pythonic list, an `<arguments>` wrapper, mixed string quotes, reasoning or answer markers the template does not write",
+    "a shape of another version of the format: a bare pythonic list, an `<arguments>` wrapper, mixed string " +
+      "quotes, reasoning or answer markers the template does not write",
   ),
 };
 

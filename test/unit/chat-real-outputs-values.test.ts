@@ -126,6 +126,13 @@ const ROWS: RealOutputRow[] = [
     want: { calls: [["search", { q: "a" }]], content: null },
   },
   {
+    name: "values whose closing tags the model left out, none before the call's closer",
+    template: GLM,
+    output:
+      "<tool_call>get_weather<arg_key>city</arg_key><arg_value>Paris<arg_key>count</arg_key><arg_value>3</tool_call>",
+    want: { calls: [["get_weather", { city: "Paris", count: 3 }]], content: null },
+  },
+  {
     name: "LFM2: whitespace after the call opener, and a string holding `'))\"`",
     template: LFM2,
     output: "<|tool_call_start|> [search(q='run \"f(x='\\,'))\"')]<|tool_call_end|>",
