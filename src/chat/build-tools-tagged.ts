@@ -166,8 +166,7 @@ function stringText(ctx: BuildContext, t: ToolsAnalysis, toolIndex: number, deli
     anyName === null
       ? schemaProperties(toolParameters(tool)).map(([key]) => p.seq(marker(p, core(a.namePrefix)), p.literal(key)))
       : [p.seq(marker(p, core(a.namePrefix)), anyName, p.literal(nameEnd))];
-  const f = t.format;
-  const callEnds = [t.function.close, f.perCallEnd, f.sectionEnd].map(core).filter((c) => c !== "");
+  const callEnds = callEndMarkers(t);
   const closer = p.choice(...delimiters.map((d) => p.literal(d)));
   const goesOn = p.seq(closer, p.space(), p.choice(...nextArgument, ...callEnds.map((c) => p.literal(c)), p.end()));
   const text = p.seq(first, p.zeroOrMore(p.seq(p.not(goesOn), closer, first)));
@@ -183,14 +182,18 @@ function unclosedValue(ctx: BuildContext, t: ToolsAnalysis): PegId | null {
   const { p } = ctx;
   const a = t.arguments;
   const suffix = core(a.valueSuffix);
-  const f = t.format;
-  const callEnds = [t.function.close, f.perCallEnd, f.sectionEnd].map(core).filter((c) => c !== "");
+  const callEnds = callEndMarkers(t);
   if (suffix === "" || callEnds.length === 0) return null;
   // The next argument's opener ends it too (no closing tag comes before the call's closer either way).
   const ends = [core(a.namePrefix), ...callEnds].filter((c) => c !== "");
   const prefix = a.valuePrefix !== "" ? p.seq(p.space(), valueMarker(ctx, a.valuePrefix, true)) : p.eps();
   const text = p.capture(NODE.argString, p.until(suffix, ...ends));
   return p.seq(prefix, text, p.and(p.seq(p.space(), p.choice(...ends.map((c) => p.literal(c))))));
+}
+
+/** The markers that close a call or its section, as written without their whitespace. */
+function callEndMarkers(t: ToolsAnalysis): string[] {
+  return [t.function.close, t.format.perCallEnd, t.format.sectionEnd].map(core).filter((c) => c !== "");
 }
 
 /** A typed value only where the whole value reads as one (else it is text). */

@@ -81,6 +81,7 @@ export class ChatStreamParser {
           `(${this.spec.prefix.length}), got ${kept}`,
       );
     this.mapper = new MessageMapper(this.spec.mapping, newId, this.spec.prefix.length - kept);
+    this.mapper.readTextWith((from, to) => this.input.slice(from, to));
     const stopAt = this.spec.stopAt ?? [];
     if (!Array.isArray(stopAt) || stopAt.some((x) => typeof x !== "string"))
       throw new TypeError("ChatStreamParser: stopAt must be an array of strings");

@@ -118,6 +118,11 @@ export class MessageMapper {
     return this.ledger.cutCall;
   }
 
+  /** Reads the input between two offsets (see MessageOutput.readTextWith). */
+  readTextWith(textOf: (from: number, to: number) => string): void {
+    this.output.readTextWith(textOf);
+  }
+
   /** Appends raw text to the content (output the parser could not place). */
   appendContent(text: string, start: number): void {
     this.ledger.appendContent(text, start);
@@ -344,6 +349,7 @@ export class MessageMapper {
   private exit(n: PegTreeNode, input: PegTextSource): void {
     switch (n.name) {
       case NODE.toolSection:
+        this.output.callSpan(n.start + this.base, n.end + this.base);
         this.ledger.closeSection(input, n.end);
         return;
       case NODE.callEnd:
@@ -351,6 +357,7 @@ export class MessageMapper {
         if (n.end > n.start) this.ledger.readCallEnd(input, n.end);
         return;
       case NODE.tool:
+        this.output.callSpan(n.start + this.base, n.end + this.base);
         this.ledger.closeCall(input, n.end);
         return;
       // Names and ids are read whole: slicing every closing node would re-read each call's text.

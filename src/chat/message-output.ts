@@ -18,6 +18,10 @@ export class MessageOutput {
   private afterInlineReasoning = false;
   private pushes = 0;
   private lastTextEnd = -1;
+  private textOf: ((from: number, to: number) => string) | null = null;
+  /** Where the calls since the last content start and end (-1: none). */
+  private callStart = -1;
+  private callEnd = -1;
 
   /** Counts the pieces pushed (texts, held whitespace included, and calls): unchanged, nothing was produced. */
   get version(): number {
@@ -34,10 +38,21 @@ export class MessageOutput {
     return this.lastTextEnd;
   }
 
+  /** Reads the input between two offsets (the text around a call, to join the content as written). */
+  readTextWith(textOf: (from: number, to: number) => string): void {
+    this.textOf = textOf;
+  }
+
+  /** A call or call section spans input offsets `start` to `end` (see contentGap). */
+  callSpan(start: number, end: number): void {
+    this.callStart = this.callStart < 0 ? start : Math.min(this.callStart, start);
+    this.callEnd = Math.max(this.callEnd, end);
+  }
+
   /** Adds raw text at input offset `start` to the content (output the parser could not place). */
   appendContent(text: string, start: number): void {
     this.pushed(text, start);
-    const out = this.content.push(text, start);
+    const out = this.content.push(text, start, false, this.contentGap(start));
     if (out !== "") this.emitText("content", out);
   }
 
@@ -45,9 +60,25 @@ export class MessageOutput {
   captureContent(text: string, start: number, inline: boolean): void {
     this.pushed(text, start);
     // Content right after an inline reasoning block joins it as written, without a separator.
-    const out = this.content.push(text, start, this.afterInlineReasoning && !inline);
+    const out = this.content.push(text, start, this.afterInlineReasoning && !inline, this.contentGap(start));
     this.afterInlineReasoning = inline;
     if (out !== "") this.emitText("content", out);
+  }
+
+  /**
+   * What joins content at `start` to the content before it: across nothing but calls, the whitespace the
+   * model wrote around them (none where it wrote none, as serving projects return it); across anything else
+   * (another message or block, a reasoning block), a newline.
+   */
+  private contentGap(start: number): string {
+    const [from, to] = [this.callStart, this.callEnd];
+    this.callStart = -1;
+    this.callEnd = -1;
+    const end = this.content.end;
+    if (from < 0 || this.textOf === null || end < 0 || start <= end || from < end || to > start) return "\n";
+    const before = this.textOf(end, from);
+    const after = this.textOf(to, start);
+    return before.trim() === "" && after.trim() === "" ? before + after : "\n";
   }
 
   /** Adds a reasoning capture's text. */

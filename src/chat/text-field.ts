@@ -20,13 +20,18 @@ export class TextField {
     return this.started;
   }
 
+  /** Input offset after the last piece pushed (-1 before the first). */
+  get end(): number {
+    return this.lastEnd;
+  }
+
   /**
    * Adds text that starts at input offset `start`; returns what can be emitted now. A gap
-   * since the previous piece (separate blocks, e.g. two reasoning channels) becomes a newline,
-   * unless `joined` says the piece continues the previous one (text after inline reasoning).
+   * since the previous piece (separate blocks, e.g. two reasoning channels) becomes a newline, or
+   * `gap` where given, unless `joined` says the piece continues the previous one (text after inline reasoning).
    */
-  push(text: string, start: number, joined = false): string {
-    if (this.lastEnd >= 0 && start > this.lastEnd && this.started && !joined) this.held += "\n";
+  push(text: string, start: number, joined = false, gap = "\n"): string {
+    if (this.lastEnd >= 0 && start > this.lastEnd && this.started && !joined) this.held += gap;
     this.lastEnd = start + text.length;
     if (text === "") return "";
     let end = text.length;

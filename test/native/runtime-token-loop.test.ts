@@ -151,8 +151,9 @@ describe("the context's thread", () => {
     try {
       const first = await it.next();
       if (first.done) return; // ended at once (an end-of-generation token)
-      // The reader holds one token; the context's thread goes on to READ_AHEAD more, then waits.
-      await until(() => context.native.stats().requestsPaused === 1);
+      // The reader holds one token; the context's thread goes on to READ_AHEAD more, then waits. (Under
+      // load it may pause once at READ_AHEAD, before the first token's consumed() arrives, and go on after.)
+      await until(() => sampled() === READ_AHEAD + 1 && context.native.stats().requestsPaused === 1);
       expect(context.native.stats().requestsPaused).toBe(1);
       expect(sampled()).toBe(READ_AHEAD + 1);
       for (let i = 0; i < 4; i++) await it.next();

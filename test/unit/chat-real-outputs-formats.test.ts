@@ -30,7 +30,7 @@ const ROWS: RealOutputRow[] = [
         ["get_weather", { city: "Tokyo" }],
         ["search", { q: "UTC" }],
       ],
-      content: "Some text \nmore text \ndone",
+      content: "Some text  more text  done",
     },
   },
   {
@@ -44,7 +44,7 @@ const ROWS: RealOutputRow[] = [
         ["search", { q: "a" }],
         ["submit", {}],
       ],
-      content: "First \nthen <|tool_call_start|>[search(q=]<|tool_call_end|> last",
+      content: "First  then <|tool_call_start|>[search(q=]<|tool_call_end|> last",
     },
   },
   {
@@ -59,7 +59,7 @@ const ROWS: RealOutputRow[] = [
         ["search", { q: "x" }],
         ["submit", {}],
       ],
-      content: "A \nB \nC",
+      content: "A  B  C",
     },
   },
   {
@@ -71,7 +71,7 @@ const ROWS: RealOutputRow[] = [
         ["search", { q: "x" }],
         ["submit", {}],
       ],
-      content: "A \nB \nC",
+      content: "A  B  C",
     },
   },
   {
