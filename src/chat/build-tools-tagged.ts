@@ -466,7 +466,7 @@ export function buildTaggedTools(ctx: BuildContext, t: ToolsAnalysis): PegId {
     const list = p.seq(call, more(p.seq(p.space(), p.optional(p.literal(",")), p.space(), call)));
     // The parser reads a section its model left unclosed; the grammar writes the closer.
     const end = f.sectionEnd === "" ? p.eps() : p.lenient(mark(f.sectionEnd), marker(p, f.sectionEnd));
-    calls = p.seq(marker(p, f.sectionStart), p.space(), list, p.space(), end);
+    calls = p.seq(mark(f.sectionStart), p.space(), list, p.space(), end);
   }
   if (!ctx.forGrammar) ctx.fencedCalls = calls;
   return p.rule(ruleName(ctx, "tool-calls"), p.tag(NODE.toolSection, calls), {
@@ -496,14 +496,16 @@ function markerLike(text: string): boolean {
 
 /**
  * Markers a model may leave out because the next one still opens the call unambiguously: the
- * section opener when a per-call opener follows, the per-call opener when the function-name
- * opener is a marker; and every closer of a section or call (the last call of an output that
- * ends is closed by its end).
+ * section opener when a per-call opener follows (or, without one, a function-name opener that is a
+ * marker), the per-call opener when the function-name opener is a marker; and every closer of a
+ * section or call (the last call of an output that ends is closed by its end).
  */
 function skippableMarkers(t: ToolsAnalysis): string[] {
   const f = t.format;
   const out: string[] = [f.sectionEnd, f.perCallEnd];
-  if (f.sectionStart !== "" && markerLike(core(f.perCallStart))) out.push(f.sectionStart);
+  // The section opener, where a per-call opener follows it, or the function-name opener where there is none.
+  const next = f.perCallStart !== "" ? f.perCallStart : t.function.namePrefix;
+  if (f.sectionStart !== "" && markerLike(core(next))) out.push(f.sectionStart);
   if (f.perCallStart !== "" && markerLike(core(t.function.namePrefix))) out.push(f.perCallStart);
   return out.filter((m) => m !== "");
 }
@@ -519,7 +521,7 @@ export function callOpeners(t: ToolsAnalysis): string[] {
   const f = t.format;
   const skipped = new Set(skippableMarkers(t));
   const out = [toolTriggerWord(t)];
-  if (skipped.has(f.sectionStart)) out.push(core(f.perCallStart));
+  if (skipped.has(f.sectionStart)) out.push(core(f.perCallStart) || core(t.function.namePrefix));
   if (skipped.has(f.perCallStart)) out.push(core(t.function.namePrefix));
   return [...new Set(out.filter((w) => w !== "").flatMap(wordSpellings))];
 }

@@ -228,3 +228,39 @@ export function describePeerCases(
     });
   });
 }
+
+/**
+ * The suite of a set of peer cases not yet classified one by one: every chunking gives the whole parse and
+ * the deltas add up to it, and at least `read` cases read as the peer's tests assert (a drop names the cases).
+ */
+export function describePeerRatchet(
+  title: string,
+  cases: PeerCase[],
+  count: number,
+  read: number,
+  templatesDir: string,
+): void {
+  describe(title, () => {
+    it(`reads all ${count} cases`, () => {
+      expect(cases).toHaveLength(count);
+    });
+
+    it(`reads at least ${read} as the peer's tests assert`, () => {
+      const differ = cases.filter(
+        (c) => peerProblems(c, peerReplay(peerParams(c, templatesDir), [c.input]).message).length,
+      );
+      expect(count - differ.length, `read differently: ${differ.map((c) => c.id).join(" ")}`).toBeGreaterThanOrEqual(
+        read,
+      );
+    });
+
+    it.each(cases.map((c) => ({ label: `${c.id} (${c.family})`, c })))("$label: whole and in chunks alike", ({ c }) => {
+      const params = peerParams(c, templatesDir);
+      const whole = peerReplay(params, [c.input]);
+      expect(whole.sum).toEqual(whole.message);
+      const streamed = peerReplay(params, peerChunks(c.input, 7, 5));
+      expect(streamed.message).toEqual(whole.message);
+      expect(streamed.sum).toEqual(whole.message);
+    });
+  });
+}

@@ -45,6 +45,12 @@ const ROWS: RealOutputRow[] = [
     want: { calls: [["get_weather", { city: "Paris", count: 2 }]], content: null },
   },
   {
+    name: "a call without its section opener, after text: read from the call's own opener",
+    template: DSV4,
+    output: `Checking.\n${DSML}invoke name="search">\n${dsmlArg("q", "true", "a")}${DSML_END}invoke>\n`,
+    want: { calls: [["search", { q: "a" }]], content: "Checking." },
+  },
+  {
     name: "a number written with spaces around it or leading zeros is the number",
     template: GLM,
     output:

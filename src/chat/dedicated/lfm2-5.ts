@@ -147,6 +147,7 @@ function build(req: NormalizedRequest): DedicatedBuild {
       p.choice(...calls, ...req.tools.map((t) => jsonCallObject(p, t.function.name))),
       p.choice(...calls),
     );
+    const jsonCalls = p.choice(...req.tools.map((t) => jsonCallObject(p, t.function.name)));
     // The parser reads every call the model writes (the required grammar bounds them).
     const list = p.seq(
       p.literal("["),
@@ -158,8 +159,17 @@ function build(req: NormalizedRequest): DedicatedBuild {
     );
     const section = p.rule(
       "tool-calls",
-      // The parser reads whitespace after the opener (`<|tool_call_start|> [f()]`); the grammar writes none.
-      p.tag(NODE.toolSection, p.seq(p.literal(CALLS_START), p.lenient(p.space(), p.eps()), list, p.literal(CALLS_END))),
+      // The parser reads whitespace after the opener (`<|tool_call_start|> [f()]`), and one JSON call object
+      // without the list's brackets; the grammar writes the list.
+      p.tag(
+        NODE.toolSection,
+        p.seq(
+          p.literal(CALLS_START),
+          p.lenient(p.space(), p.eps()),
+          p.lenient(p.choice(list, p.seq(jsonCalls, p.space())), list),
+          p.literal(CALLS_END),
+        ),
+      ),
       { trigger: true },
     );
     // Every call section is read, with the text between and after them (content).

@@ -1,0 +1,19 @@
+// More real model outputs from SGLang's parser tests than ../shared/peer-parsers-dev holds
+// (test/fixtures/peer-outputs/README.md), each mapped to a chat template of its family, through toolwright's
+// own params and parser. Not yet classified case by case: every case parses the same whole and in chunks,
+// and the count read as SGLang's tests assert may only go up (raise READ when it does).
+import { fileURLToPath } from "node:url";
+import { describePeerRatchet, loadPeerCases } from "../helpers/peer-cases.js";
+import { TEMPLATES_DIR } from "../helpers/analysis-oracle.js";
+
+const READ = 653;
+
+const cases = loadPeerCases(fileURLToPath(new URL("../fixtures/peer-outputs/sglang.jsonl", import.meta.url)));
+
+describePeerRatchet(
+  "SGLang's other parser tests: real outputs through toolwright's params and parser",
+  cases,
+  834,
+  READ,
+  TEMPLATES_DIR,
+);
