@@ -161,6 +161,7 @@ export class CallLedger {
   /** A tool section closes at `localEnd`: text owed after a call that is not one is paid up to there. */
   closeSection(input: PegTextSource, localEnd: number): void {
     this.settlePending();
+    this.output.extendCallSpan(localEnd + this.base);
     this.payOwed(input, localEnd);
     this.owedFrom = -1;
     this.sectionStart = -1;
@@ -213,6 +214,7 @@ export class CallLedger {
   /** A call's closing marker was read, ending at `localEnd` (its text belongs to the call). */
   readCallEnd(input: PegTextSource, localEnd: number): void {
     this.callTextEnd = localEnd + this.base;
+    this.output.extendCallSpan(this.callTextEnd);
     if (this.call) this.call.closed = true;
     else if (this.pending !== null) {
       // The closer's text belongs to the call (content too, if the call is not one).
@@ -266,6 +268,7 @@ export class CallLedger {
   private settle(call: CallState, from: number, end: number, text: () => string): void {
     if (call.streamed !== null) {
       this.endStream(call, this.finishedArguments(call));
+      this.output.callSpan(from, end);
       return;
     }
     const args = this.finishedArguments(call);
@@ -281,6 +284,8 @@ export class CallLedger {
     call.args = args;
     call.id = this.idOf(call);
     call.committed = true;
+    // The content on either side of an emitted call joins as written (MessageOutput.contentGap).
+    this.output.callSpan(from, end);
     const index = this.committed++;
     if (this.sectionStart >= 0) this.sectionCalls++;
     this.output.pushToolDelta({

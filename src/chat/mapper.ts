@@ -349,7 +349,6 @@ export class MessageMapper {
   private exit(n: PegTreeNode, input: PegTextSource): void {
     switch (n.name) {
       case NODE.toolSection:
-        this.output.callSpan(n.start + this.base, n.end + this.base);
         this.ledger.closeSection(input, n.end);
         return;
       case NODE.callEnd:
@@ -357,7 +356,6 @@ export class MessageMapper {
         if (n.end > n.start) this.ledger.readCallEnd(input, n.end);
         return;
       case NODE.tool:
-        this.output.callSpan(n.start + this.base, n.end + this.base);
         this.ledger.closeCall(input, n.end);
         return;
       // Names and ids are read whole: slicing every closing node would re-read each call's text.

@@ -43,10 +43,15 @@ export class MessageOutput {
     this.textOf = textOf;
   }
 
-  /** A call or call section spans input offsets `start` to `end` (see contentGap). */
+  /** An emitted call's text spans input offsets `start` to `end` (see contentGap). */
   callSpan(start: number, end: number): void {
     this.callStart = this.callStart < 0 ? start : Math.min(this.callStart, start);
     this.callEnd = Math.max(this.callEnd, end);
+  }
+
+  /** A closer of the calls just emitted (their own or their section's) ends at `end`. */
+  extendCallSpan(end: number): void {
+    if (this.callStart >= 0) this.callEnd = Math.max(this.callEnd, end);
   }
 
   /** Adds raw text at input offset `start` to the content (output the parser could not place). */

@@ -119,11 +119,6 @@ export const DIFFERENCES: Record<string, PeerDifference> = {
     NOT_YET,
     "an element repeated inside an untyped object is read as two keys, not a list",
   ),
-  ...entries(
-    ["vllm-minimax_m3-5"],
-    NOT_YET,
-    "the text of an unfinished call after a finished one joins the content with a newline, not as written",
-  ),
   ...entries(["vllm-lfm2-13"], NOT_YET, "a Python set literal (`{'a', 'b'}`) is no value the pythonic reader knows"),
   ...entries(
     ["vllm-mistral-10"],

@@ -35,7 +35,7 @@ const ROWS: RealOutputRow[] = [
     name: "text, then a markerless JSON call, then text",
     template: LLAMA,
     output: 'Let me look. {"name": "search", "parameters": {"q": "x"}} Back soon.',
-    want: { calls: [["search", { q: "x" }]], content: "Let me look.  Back soon." },
+    want: { calls: [["search", { q: "x" }]], content: "Let me look. Back soon." },
   },
   {
     name: "JSON fields in any order, arguments under the other usual key",
