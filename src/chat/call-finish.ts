@@ -1,9 +1,10 @@
 /**
  * The last check of a call the model finished writing: its arguments must be one JSON object
- * (or a JSON string holding one) with no argument written twice; a value of a non-string
- * parameter that came as text is read as the JSON it spells where it does (escaped quotes
- * included), else it stays text. A call that fails the check is not a call: the mapper keeps its
- * text as content, as serving projects' parsers return malformed calls.
+ * (or a JSON string: holding one, it is that object; holding none, its text is the arguments, which
+ * the argument check then reports) with no argument written twice. A value of a parameter that came
+ * as text is read as the value it spells where the schema declares that type (JSON or Python-literal
+ * text, a number with spaces or leading zeros), else it stays text; arguments wrapped in one undeclared
+ * argument are unwrapped. A call that fails the check is not a call: the mapper keeps its text as content.
  */
 import { JsonNormalizer } from "./json-normalizer.js";
 
@@ -17,6 +18,7 @@ import { JsonNormalizer } from "./json-normalizer.js";
  * finishCallArguments('{"n":"[1, 2]"}', ["n"], { type: "object", properties: { n: { type: "array" } } });
  * // '{"n":[1,2]}'
  * finishCallArguments('{"a":1}', ["a", "a"], undefined); // null: an argument written twice
+ * finishCallArguments('"weather in Paris"', [], undefined); // 'weather in Paris': not JSON, reported later
  */
 export function finishCallArguments(args: string, argNames: readonly string[], schema: unknown): string | null {
   if (new Set(argNames).size !== argNames.length) return null;
