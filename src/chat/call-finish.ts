@@ -33,6 +33,7 @@ export function finishCallArguments(args: string, argNames: readonly string[], s
     changed = true;
   }
   if (!isPlainObject(value)) return null;
+  if (keepOverflowingNumbers(value, args)) changed = true;
   let object = value;
   const unwrapped = soleWrappedArguments(object, schema);
   if (unwrapped !== null) {
@@ -41,6 +42,53 @@ export function finishCallArguments(args: string, argNames: readonly string[], s
   }
   if (readMembersAsDeclared(object, schema)) changed = true;
   return changed ? JSON.stringify(object) : args;
+}
+
+/**
+ * A member whose value holds a number no double can hold (`1e999`, which JSON.parse makes Infinity and JSON
+ * null) keeps its text as written, as a string; true if any did. `text` is the object as JSON.
+ */
+function keepOverflowingNumbers(value: Record<string, unknown>, text: string): boolean {
+  const overflowing = Object.keys(value).filter((k) => holdsNonFinite(value[k]));
+  if (overflowing.length === 0) return false;
+  const spans = memberTexts(text);
+  for (const key of overflowing) value[key] = spans.get(key) ?? String(value[key]);
+  return true;
+}
+
+function holdsNonFinite(v: unknown): boolean {
+  if (typeof v === "number") return !Number.isFinite(v);
+  if (v !== null && typeof v === "object") return Object.values(v).some(holdsNonFinite);
+  return false;
+}
+
+/** The text of each top-level member's value of a JSON object's text, by key. */
+function memberTexts(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  let depth = 0;
+  let key: string | null = null;
+  let valueStart = -1;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === '"') {
+      const end = stringEnd(text, i);
+      if (depth === 1 && key === null && valueStart < 0) key = JSON.parse(text.slice(i, end + 1)) as string;
+      i = end;
+    } else if (c === "{" || c === "[") depth++;
+    else if (c === "}" || c === "]" || (c === "," && depth === 1)) {
+      if (depth === 1 && key !== null && valueStart >= 0) out.set(key, text.slice(valueStart, i).trim());
+      if (c === ",") [key, valueStart] = [null, -1];
+      else depth--;
+    } else if (c === ":" && depth === 1 && valueStart < 0) valueStart = i + 1;
+  }
+  return out;
+}
+
+/** The index of the quote closing the JSON string that opens at `start`. */
+function stringEnd(text: string, start: number): number {
+  let i = start + 1;
+  while (i < text.length && text[i] !== '"') i += text[i] === "\\" ? 2 : 1;
+  return i;
 }
 
 /** Reads the text values of an object's members (nested ones too) as their schemas declare; true if any changed. */
@@ -126,7 +174,7 @@ function readAsDeclared(text: string, schema: unknown): unknown {
     let v = parseLiteral(candidate.trim());
     // A JSON string holding the value (`"{'key': 1}"`).
     if (typeof v === "string") v = parseLiteral(v.trim());
-    if (v === undefined) continue;
+    if (v === undefined || holdsNonFinite(v)) continue;
     const kind = Array.isArray(v) ? "array" : v === null ? "null" : typeof v;
     if (types.has(kind)) return v;
   }

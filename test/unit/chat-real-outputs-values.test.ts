@@ -59,6 +59,12 @@ const ROWS: RealOutputRow[] = [
     want: { calls: [["get_weather", { count: 42, todos: ["a", "b"] }]], content: null },
   },
   {
+    name: "a number no double holds (`1e999`) keeps its text rather than becoming null",
+    template: GLM,
+    output: "<tool_call>get_weather<arg_key>count</arg_key><arg_value>1e999</arg_value></tool_call>",
+    want: { calls: [["get_weather", { count: "1e999" }]], content: null },
+  },
+  {
     name: "a string value may hold the format's closing tag where no markup follows it",
     template: CODER,
     output:
