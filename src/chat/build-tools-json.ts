@@ -264,19 +264,13 @@ function wrapArray(ctx: BuildContext, f: ToolFormatAnalysis, call: PegId, more: 
 /** For the parser: `{…}` with its braces balanced, whatever it holds (a malformed call). */
 function bracedText(ctx: BuildContext): PegId {
   const { p } = ctx;
-  let rule = bracedRules.get(p);
-  if (rule === undefined) {
-    const name = ruleName(ctx, "braced-text");
-    rule = p.rule(name, () =>
-      p.seq(p.literal("{"), p.zeroOrMore(p.choice(p.chars("^{}", 1), p.ref(name))), p.literal("}")),
-    );
-    bracedRules.set(p, rule);
-  }
-  return rule;
+  const name = ruleName(ctx, "braced-text");
+  // Built once per arena (the calls' list may be built twice: taught and rendered).
+  if (p.ruleNode(name) !== undefined) return p.ref(name);
+  return p.rule(name, () =>
+    p.seq(p.literal("{"), p.zeroOrMore(p.choice(p.chars("^{}", 1), p.ref(name))), p.literal("}")),
+  );
 }
-
-/** The braced-text rule of each arena (the calls' list may be built twice: taught and rendered). */
-const bracedRules = new WeakMap<object, PegId>();
 
 /**
  * How a markerless call starts, through its tool name (`{"name": "get_weather"`), where the name

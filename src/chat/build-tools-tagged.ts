@@ -160,7 +160,7 @@ function stringText(ctx: BuildContext, t: ToolsAnalysis, toolIndex: number, deli
   const tool = ctx.tools[toolIndex];
   if (core(a.valueSuffix) === "" || core(a.namePrefix) === "" || tool === undefined) return first;
   // Another argument, declared or not (an undeclared one is read too).
-  const nameEnd = (core(a.nameSuffix) || core(a.valuePrefix)).slice(0, 1);
+  const nameEnd = argumentNameEnd(a).slice(0, 1);
   const anyName = nameEnd === "" ? null : p.chars(`^${classEscape(nameEnd)}<>\n`, 1, 64);
   const nextArgument =
     anyName === null
@@ -191,6 +191,11 @@ function unclosedValue(ctx: BuildContext, t: ToolsAnalysis): PegId | null {
   return p.seq(prefix, text, p.and(p.seq(p.space(), p.choice(...ends.map((c) => p.literal(c))))));
 }
 
+/** Where an argument's name ends: its suffix, or where the value's markers begin (`name="k" string="true">`). */
+function argumentNameEnd(a: ToolsAnalysis["arguments"]): string {
+  return core(a.nameSuffix) || core(a.valuePrefix);
+}
+
 /** The markers that close a call or its section, as written without their whitespace. */
 function callEndMarkers(t: ToolsAnalysis): string[] {
   return [t.function.close, t.format.perCallEnd, t.format.sectionEnd].map(core).filter((c) => c !== "");
@@ -218,8 +223,7 @@ function lenientText(ctx: BuildContext, valuePrefix: string, stops: string[]): P
 function undeclaredArgument(ctx: BuildContext, t: ToolsAnalysis): PegId | null {
   const { p } = ctx;
   const a = t.arguments;
-  // The name ends at its suffix, or where the value's markers begin (`name="k" string="true">`).
-  const nameEnd = core(a.nameSuffix) || core(a.valuePrefix);
+  const nameEnd = argumentNameEnd(a);
   if (core(a.namePrefix) === "" || nameEnd === "") return null;
   const suffixCore = core(a.valueSuffix);
   const lead = a.valueSuffix.slice(0, a.valueSuffix.indexOf(suffixCore));
