@@ -204,13 +204,10 @@ export function buildJsonTools(ctx: BuildContext, f: ToolFormatAnalysis): PegId 
     // maxCalls bounds the calls.
     const inner = ctx.forGrammar && !f.toolsArrayWrapped ? (): PegId => p.eps() : more;
     const outer = ctx.forGrammar && f.toolsArrayWrapped ? (): PegId => p.eps() : more;
-    const one = p.seq(
-      marker(p, f.perCallStart),
-      p.space(),
-      wrapArray(ctx, f, call, inner),
-      p.space(),
-      marker(p, f.perCallEnd),
-    );
+    // For the parser the per-call closer is the call's text (a call that is not one leaves it as content).
+    const end =
+      ctx.forGrammar || f.perCallEnd === "" ? marker(p, f.perCallEnd) : p.tag(NODE.callEnd, marker(p, f.perCallEnd));
+    const one = p.seq(marker(p, f.perCallStart), p.space(), wrapArray(ctx, f, call, inner), p.space(), end);
     calls = p.seq(one, outer(p.seq(p.space(), one)));
   } else {
     calls = p.seq(

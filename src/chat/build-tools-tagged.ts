@@ -133,14 +133,15 @@ function taggedArgument(
   // The parser also reads a value that does not fit the schema (kept as text: `count=not a
   // number`), and a name the model gave no value (left out of the arguments).
   let read = value;
+  const flagged = flaggedJson(ctx, a.valuePrefix, delimiters);
   if (text === null) {
     const prefix = jsonValuePrefix(a.valuePrefix);
     const typedRead = p.seq(
       prefix !== "" ? valueMarker(ctx, prefix, true) : p.eps(),
       guardedValue(ctx, typed!, delimiters, typedValue(ctx, typed!, argName)),
     );
-    read = p.choice(typedRead, lenientText(ctx, a.valuePrefix, delimiters));
-  }
+    read = p.choice(typedRead, ...(flagged === null ? [] : [flagged]), lenientText(ctx, a.valuePrefix, delimiters));
+  } else if (flagged !== null && isUntyped(schema)) read = p.choice(flagged, value);
   // Whitespace the template does not write may come between the name and the value markers.
   if (a.valuePrefix.trim() !== "") read = p.seq(p.space(), read);
   const unclosed = unclosedValue(ctx, t);
@@ -151,24 +152,32 @@ function taggedArgument(
 /**
  * For the parser: a string value up to the first closer that the format's markup follows (a declared
  * argument, the call's closer, the end of the output), else up to the first closer: a value may hold
- * the closer as text (a file that quotes the format's markup).
+ * the closer as text (a file that quotes the format's markup). It ends at a declared argument's opener
+ * whose own value closes before markup (`<parameter=city>Paris<parameter=days>3</parameter></function>`: Paris).
  */
 function stringText(ctx: BuildContext, t: ToolsAnalysis, toolIndex: number, delimiters: string[]): PegId {
   const { p } = ctx;
-  const first = p.until(...delimiters);
   const a = t.arguments;
   const tool = ctx.tools[toolIndex];
-  if (core(a.valueSuffix) === "" || core(a.namePrefix) === "" || tool === undefined) return first;
-  // Another argument, declared or not (an undeclared one is read too).
+  if (core(a.valueSuffix) === "" || core(a.namePrefix) === "" || tool === undefined) return p.until(...delimiters);
   const nameEnd = argumentNameEnd(a).slice(0, 1);
+  const declared = schemaProperties(toolParameters(tool)).map(([key]) => key);
+  // Another argument, declared or not (an undeclared one is read too).
   const anyName = nameEnd === "" ? null : p.chars(`^${classEscape(nameEnd)}<>\n`, 1, 64);
   const nextArgument =
     anyName === null
-      ? schemaProperties(toolParameters(tool)).map(([key]) => p.seq(marker(p, core(a.namePrefix)), p.literal(key)))
+      ? declared.map((key) => p.seq(marker(p, core(a.namePrefix)), p.literal(key)))
       : [p.seq(marker(p, core(a.namePrefix)), anyName, p.literal(nameEnd))];
   const callEnds = callEndMarkers(t);
   const closer = p.choice(...delimiters.map((d) => p.literal(d)));
   const goesOn = p.seq(closer, p.space(), p.choice(...nextArgument, ...callEnds.map((c) => p.literal(c)), p.end()));
+  // A declared argument's opener ends the value where the model left its closing tag out: where that
+  // argument's own value closes before markup (else the opener is quoted text: a file of tool-call markup).
+  const openers = declared.map((key) => core(a.namePrefix) + key + nameEnd);
+  const opener = p.choice(...openers.map((o) => p.literal(o)));
+  const split = p.seq(opener, p.until(...delimiters), goesOn);
+  const piece = p.until(...delimiters, ...openers);
+  const first = openers.length === 0 ? piece : p.seq(piece, p.zeroOrMore(p.seq(p.not(split), opener, piece)));
   const text = p.seq(first, p.zeroOrMore(p.seq(p.not(goesOn), closer, first)));
   return p.choice(p.seq(text, p.and(goesOn)), first);
 }
@@ -187,7 +196,10 @@ function unclosedValue(ctx: BuildContext, t: ToolsAnalysis): PegId | null {
   // The next argument's opener ends it too (no closing tag comes before the call's closer either way).
   const ends = [core(a.namePrefix), ...callEnds].filter((c) => c !== "");
   const prefix = a.valuePrefix !== "" ? p.seq(p.space(), valueMarker(ctx, a.valuePrefix, true)) : p.eps();
-  const text = p.capture(NODE.argString, p.until(suffix, ...ends));
+  // The whitespace the template writes before a closing tag is not the value's (`\nParis\n<parameter=…`).
+  const lead = a.valueSuffix.slice(0, a.valueSuffix.indexOf(suffix));
+  const leadEnds = lead === "" ? [] : ends.map((c) => lead + c);
+  const text = p.capture(NODE.argString, p.until(suffix, ...leadEnds, ...ends));
   return p.seq(prefix, text, p.and(p.seq(p.space(), p.choice(...ends.map((c) => p.literal(c))))));
 }
 
@@ -206,6 +218,24 @@ function guardedValue(ctx: BuildContext, typed: JsonSchema, delimiters: string[]
   const { p } = ctx;
   const ends = delimiters.map((d) => (core(d) === "" ? p.literal(d) : p.seq(p.space(), p.literal(core(d)))));
   return p.seq(p.and(p.seq(typedRawValue(p, typed, p.choice(p.json(), pythonValue(p))), p.choice(...ends))), value);
+}
+
+/**
+ * For the parser, in formats whose value markers flag strings: a value flagged as JSON (`string="false"`)
+ * that reads whole as JSON is that JSON, where the schema declares no string (an integer written as an
+ * object stays the object the model wrote; an untyped `12345e-3` is a number).
+ */
+function flaggedJson(ctx: BuildContext, valuePrefix: string, delimiters: string[]): PegId | null {
+  const { p } = ctx;
+  if (ctx.forGrammar || !/string="(true|false)"/.test(valuePrefix)) return null;
+  const json = p.capture(NODE.argJson, p.json());
+  return p.seq(marker(p, jsonValuePrefix(valuePrefix)), guardedValue(ctx, {}, delimiters, json));
+}
+
+/** A schema that says nothing of its values' types. */
+function isUntyped(schema: JsonSchema): boolean {
+  if (typeof schema !== "object" || schema === null) return true;
+  return !["type", "enum", "const", "anyOf", "oneOf", "allOf", "$ref"].some((key) => key in schema);
 }
 
 /** For the parser: a value of a non-string parameter written as text, read up to its end. */
@@ -367,7 +397,7 @@ function callOf(ctx: BuildContext, t: ToolsAnalysis, name: string | null, schema
   if (fn.argsSeparator !== "") {
     const separator = p.seq(p.space(), marker(p, fn.argsSeparator));
     const skippable = name !== null && separatorSkippable(ctx, t);
-    openItems.push(skippable ? p.lenient(p.choice(separator, objectNext(ctx)), separator) : separator);
+    openItems.push(skippable ? p.lenient(p.choice(separator, argumentsNext(ctx, t)), separator) : separator);
   }
   const open = p.atomic(p.seq(...openItems));
   const items: PegId[] = [];
@@ -378,15 +408,29 @@ function callOf(ctx: BuildContext, t: ToolsAnalysis, name: string | null, schema
   else items.push(open);
   items.push(p.space(), argumentsOf(ctx, t, index, schema));
   if (pos === "POST_ARGS") items.push(p.space(), idSection(ctx, t, fn.close || t.format.perCallEnd));
-  if (fn.close !== "") items.push(p.space(), p.tag(NODE.callEnd, marker(p, fn.close)));
+  if (fn.close !== "") items.push(p.space(), p.tag(NODE.callEnd, callCloser(ctx, t)));
   const call = p.seq(...items);
   const selfClosed = ctx.forGrammar || name === null ? null : selfClosingCall(ctx, t, name);
   return p.tag(NODE.tool, selfClosed === null ? call : p.lenient(p.choice(selfClosed, call), call));
 }
 
 /**
+ * The marker closing a call; for the parser it may be left out right before the closer of the call's
+ * wrapper or section (`<parameter=x>1</parameter></tool_call>` without `</function>`).
+ */
+function callCloser(ctx: BuildContext, t: ToolsAnalysis): PegId {
+  const { p } = ctx;
+  const written = marker(p, t.function.close);
+  const outer = [t.format.perCallEnd, t.format.sectionEnd]
+    .map(core)
+    .filter((c) => c !== "" && c !== core(t.function.close));
+  if (ctx.forGrammar || outer.length === 0) return written;
+  return p.choice(written, p.and(p.seq(p.space(), p.choice(...outer.map((c) => p.literal(c))))));
+}
+
+/**
  * For the parser: whether a marker between a declared name and its arguments may be left out
- * (`NAME{…}` for `NAME<sep>{…}`): only after a marker that opens the call, so a tool's name in
+ * (`NAME{…}` or `NAME<arg_key>…` for `NAME<sep>…`): only after a marker that opens the call, so a tool's name in
  * prose never starts one.
  */
 function separatorSkippable(ctx: BuildContext, t: ToolsAnalysis): boolean {
@@ -394,9 +438,15 @@ function separatorSkippable(ctx: BuildContext, t: ToolsAnalysis): boolean {
   return !ctx.forGrammar && [f.sectionStart, f.perCallStart, t.function.namePrefix].some((m) => core(m) !== "");
 }
 
-/** Lookahead: a JSON object follows right here (no whitespace: `NAME{`). */
-function objectNext(ctx: BuildContext): PegId {
-  return ctx.p.and(ctx.p.literal("{"));
+/**
+ * Lookahead: the arguments follow right here, a JSON object (no whitespace: `NAME{`) or the first
+ * argument's marker (`NAME<arg_key>`).
+ */
+function argumentsNext(ctx: BuildContext, t: ToolsAnalysis): PegId {
+  const { p } = ctx;
+  const object = p.and(p.literal("{"));
+  const first = t.format.mode === "TAG_WITH_TAGGED" ? core(t.arguments.start || t.arguments.namePrefix) : "";
+  return first === "" ? object : p.choice(object, p.and(p.seq(p.space(), p.literal(first))));
 }
 
 /**
@@ -461,21 +511,30 @@ export function buildTaggedTools(ctx: BuildContext, t: ToolsAnalysis): PegId {
   const skip = ctx.forGrammar ? new Set<string>() : new Set(skippableMarkers(t));
   const mark = (m: string): PegId => (skip.has(m) ? p.optional(marker(p, m)) : marker(p, m));
   if (f.perCallStart !== "") {
-    // The per-call closer ends the call where the function has no closer of its own.
-    const perCallEnd = t.function.close === "" ? p.tag(NODE.callEnd, mark(f.perCallEnd)) : mark(f.perCallEnd);
+    // The per-call closer ends the call where the function has no closer of its own (for the parser
+    // also where the model left the function's closer out: callCloser).
+    const closes = t.function.close === "" || !ctx.forGrammar;
+    const perCallEnd = closes ? p.tag(NODE.callEnd, mark(f.perCallEnd)) : mark(f.perCallEnd);
     const one = p.seq(mark(f.perCallStart), p.space(), call, p.space(), f.perCallEnd !== "" ? perCallEnd : p.eps());
     calls = p.seq(one, more(p.seq(p.space(), one)));
-    if (f.sectionStart !== "") calls = p.seq(mark(f.sectionStart), p.space(), calls, p.space(), mark(f.sectionEnd));
+    if (f.sectionStart !== "")
+      calls = p.seq(mark(f.sectionStart), p.space(), calls, p.space(), sectionEnd(ctx, t, mark));
   } else {
     const list = p.seq(call, more(p.seq(p.space(), p.optional(p.literal(",")), p.space(), call)));
     // The parser reads a section its model left unclosed; the grammar writes the closer.
-    const end = f.sectionEnd === "" ? p.eps() : p.lenient(mark(f.sectionEnd), marker(p, f.sectionEnd));
+    const end = f.sectionEnd === "" ? p.eps() : p.lenient(sectionEnd(ctx, t, mark), marker(p, f.sectionEnd));
     calls = p.seq(mark(f.sectionStart), p.space(), list, p.space(), end);
   }
   if (!ctx.forGrammar) ctx.fencedCalls = calls;
   return p.rule(ruleName(ctx, "tool-calls"), p.tag(NODE.toolSection, calls), {
     trigger: ctx.toolTrigger ? triggerOf(t) : false,
   });
+}
+
+/** A section's closer; for the parser it also closes a last call whose own closer the model left out. */
+function sectionEnd(ctx: BuildContext, t: ToolsAnalysis, mark: (m: string) => PegId): PegId {
+  const end = mark(t.format.sectionEnd);
+  return ctx.forGrammar || t.function.close === "" ? end : ctx.p.tag(NODE.callEnd, end);
 }
 
 /**

@@ -349,8 +349,12 @@ export class CallLedger {
     const tools = this.mapping.toolParameters;
     // A call to a tool the request does not declare is not one (its text is content).
     const declared = call.name !== "" && (tools === undefined || Object.hasOwn(tools, call.name!));
-    const written = call.argsWritten || this.mapping.argumentsRequired !== true;
-    return finished && declared && written ? finishCallArguments(call.args, call.argNames, tools?.[call.name!]) : null;
+    const schema = tools?.[call.name!];
+    const required = this.mapping.argumentsRequired;
+    const written = call.argsWritten || required === undefined || required === false;
+    if (!written && required === "where-declared" && declared && requiresNothing(schema)) call.args = "{}";
+    else if (!written) return null;
+    return finished && declared ? finishCallArguments(call.args, call.argNames, schema) : null;
   }
 
   /** The text after a call that is not one, up to `localEnd`, is content too (see owedFrom). */
@@ -382,4 +386,11 @@ export class CallLedger {
     call.madeId ??= this.newId(this.committed);
     return call.madeId;
   }
+}
+
+/** A tool whose parameters require no argument (a call may leave its arguments out). */
+function requiresNothing(schema: unknown): boolean {
+  if (typeof schema !== "object" || schema === null) return true;
+  const required = (schema as { required?: unknown }).required;
+  return !Array.isArray(required) || required.length === 0;
 }

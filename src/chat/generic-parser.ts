@@ -272,6 +272,15 @@ function openersOf(a: TemplateAnalysis): string[] {
  * call the output stops before it is one the model did not finish. (A JSON argument object ends
  * with its own brace.)
  */
+/**
+ * JSON calls between the format's markers may leave out the arguments of a tool that requires none
+ * (`<tool_call>{"name": "now"}</tool_call>`); markerless ones must write them (JSON in prose is no call).
+ */
+function argumentsRequired(a: TemplateAnalysis): true | "where-declared" {
+  const f = a.tools.format;
+  return core(f.sectionStart) !== "" || core(f.perCallStart) !== "" ? "where-declared" : true;
+}
+
 function callsClose(a: TemplateAnalysis): boolean {
   if (a.tools.format.mode !== "TAG_WITH_TAGGED") return false;
   return core(a.tools.function.close) !== "" || core(a.tools.format.perCallEnd) !== "";
@@ -369,7 +378,7 @@ export function buildGenericParser(
       idAfterName,
       ignoreModelIds: false,
       callEndRequired: useTools && callsClose(a),
-      argumentsRequired: useTools && a.tools.format.mode === "JSON_NATIVE",
+      argumentsRequired: useTools && a.tools.format.mode === "JSON_NATIVE" && argumentsRequired(a),
     },
     format: "generic",
   };

@@ -112,9 +112,10 @@ export interface ChatMappingOptions {
   callEndRequired?: boolean;
   /**
    * Calls carry their arguments in a field of their own (JSON calls): a call written without
-   * it (`{"name": "f"}`) is malformed, and its text is content.
+   * it (`{"name": "f"}`) is malformed, and its text is content. `"where-declared"`: such a call
+   * is one with `{}` where its tool requires no argument (calls inside the format's markers).
    */
-  argumentsRequired?: boolean;
+  argumentsRequired?: boolean | "where-declared";
   /** Each tool's parameter schema, by name: finished calls' arguments are checked against it. */
   toolParameters?: Record<string, unknown>;
   /**

@@ -19,15 +19,16 @@ import { ChatTemplate } from "../../src/template/index.js";
 import type { AssistantMessage, ToolDefinition } from "../../src/types.js";
 import { TEMPLATES_DIR } from "./analysis-oracle.js";
 
-const tool = (name: string, properties: Record<string, object>): ToolDefinition => ({
+const tool = (name: string, properties: Record<string, object>, required: string[] = []): ToolDefinition => ({
   type: "function",
-  function: { name, parameters: { type: "object", properties } },
+  function: { name, parameters: { type: "object", properties, ...(required.length > 0 ? { required } : {}) } },
 });
-/** The tools every row's request declares. */
+/** The tools every row's request declares (`annotate`: an untyped argument it requires). */
 const TOOLS = [
   tool("get_weather", { city: { type: "string" }, count: { type: "integer" }, todos: { type: "array" } }),
   tool("search", { q: { type: "string" } }),
   tool("submit", {}),
+  tool("annotate", { body: {} }, ["body"]),
 ];
 
 const cache = new Map<string, ChatParams>();

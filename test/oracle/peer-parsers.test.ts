@@ -33,6 +33,12 @@ export const DIFFERENCES: Record<string, PeerDifference> = {
       "a finished call whose arguments are a string holding no object is a call with that text as its arguments " +
       "(the argument check reports it); this peer drops it, vLLM's parsers and SGLang's generic one return it",
   },
+  "sglang-gigachat3-404-156699": {
+    kind: BY_DESIGN,
+    reason:
+      "a JSON call without its arguments, between the format's markers, to a tool that requires none is a call " +
+      "with `{}`; this peer rejects it, SGLang's Qwen 2.5 parser and Ollama's return it",
+  },
   "sglang-gemma4-413-96c72c": {
     kind: BY_DESIGN,
     reason: "both calls are read; the text between the call blocks stays content, the peer drops ` more text `",

@@ -15,10 +15,52 @@ import {
   LFM2,
   MINIMAX,
   MINISTRAL,
+  QWEN25,
   type RealOutputRow,
 } from "../helpers/real-outputs.js";
 
+const MINIMAX_M2 = "MiniMax-M2.jinja";
+
 const ROWS: RealOutputRow[] = [
+  {
+    name: "a call's closer left out right before its wrapper's closer (`</function>` before `</tool_call>`)",
+    template: CODER,
+    output:
+      "Checking. <tool_call>\n<function=search>\n<parameter=q>\na\n</parameter>\n</tool_call>\n" +
+      "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis</tool_call>",
+    want: {
+      calls: [
+        ["search", { q: "a" }],
+        ["get_weather", { city: "Paris" }],
+      ],
+      content: "Checking.",
+    },
+  },
+  {
+    name: "a call's closer left out before the section's closer; a call cut before both is content",
+    template: MINIMAX_M2,
+    output:
+      '</think>\n<minimax:tool_call>\n<invoke name="search">\n<parameter name="q">a</parameter>\n</minimax:tool_call>\n' +
+      '<minimax:tool_call>\n<invoke name="search">\n<parameter name="q">b</parameter>\n',
+    want: {
+      calls: [["search", { q: "a" }]],
+      content: '<minimax:tool_call>\n<invoke name="search">\n<parameter name="q">b</parameter>',
+    },
+  },
+  {
+    name: "the marker between a call's name and its first argument left out",
+    template: HY3,
+    output:
+      "<tool_calls:opensource>\n<tool_call:opensource>search<arg_key:opensource>q</arg_key:opensource>" +
+      "<arg_value:opensource>a</arg_value:opensource></tool_call:opensource>\n</tool_calls:opensource>",
+    want: { calls: [["search", { q: "a" }]], content: null },
+  },
+  {
+    name: "a JSON call without arguments between markers, to a tool that requires none: a call with `{}`",
+    template: QWEN25,
+    output: '<tool_call>\n{"name": "submit"}\n</tool_call>\n<tool_call>\n{"name": "annotate"}\n</tool_call>',
+    want: { calls: [["submit", {}]], content: '<tool_call>\n{"name": "annotate"}\n</tool_call>' },
+  },
   {
     name: "one block per call, with text before, between and after the blocks (a format's own builder)",
     template: GEMMA4,

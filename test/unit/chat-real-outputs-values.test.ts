@@ -39,6 +39,27 @@ const ROWS: RealOutputRow[] = [
     want: { calls: [["get_weather", { city: "null" }]], content: null },
   },
   {
+    name: "a value flagged as JSON is that JSON where the schema declares no type, or a type it does not have",
+    template: DSV4,
+    output:
+      `${DSML}tool_calls>\n${DSML}invoke name="annotate">\n${dsmlArg("body", "false", "12345e-3")}` +
+      `${DSML_END}invoke>\n${DSML}invoke name="get_weather">\n${dsmlArg("count", "false", '{"a": 1}')}` +
+      `${DSML_END}invoke>\n${DSML_END}tool_calls>`,
+    want: {
+      calls: [
+        ["annotate", { body: 12.345 }],
+        ["get_weather", { count: { a: 1 } }],
+      ],
+      content: null,
+    },
+  },
+  {
+    name: "an untyped value flagged as a string is the text",
+    template: DSV4,
+    output: `${DSML}tool_calls>\n${DSML}invoke name="annotate">\n${dsmlArg("body", "true", "42")}${DSML_END}invoke>\n${DSML_END}tool_calls>`,
+    want: { calls: [["annotate", { body: "42" }]], content: null },
+  },
+  {
     name: "arguments wrapped in one undeclared argument are the arguments it holds",
     template: DSV4,
     output: dsml(dsmlArg("arguments", "false", '{"city": "Paris", "count": 2}')),
@@ -143,6 +164,22 @@ const ROWS: RealOutputRow[] = [
     output:
       "<tool_call>get_weather<arg_key>city</arg_key><arg_value>Paris<arg_key>count</arg_key><arg_value>3</tool_call>",
     want: { calls: [["get_weather", { city: "Paris", count: 3 }]], content: null },
+  },
+  {
+    name: "a value whose closing tag is left out ends at the next declared argument, whose own value closes",
+    template: CODER,
+    output:
+      "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n<parameter=count>\n3\n</parameter>\n" +
+      "</function>\n</tool_call>",
+    want: { calls: [["get_weather", { city: "Paris", count: 3 }]], content: null },
+  },
+  {
+    name: "a value quoting a declared argument's markup whose closer no markup follows keeps it as text",
+    template: CODER,
+    output:
+      '<tool_call>\n<function=search>\n<parameter=q>\ndoc = """\n<parameter=q>\nx\n</parameter>\n"""\n' +
+      "</parameter>\n</function>\n</tool_call>",
+    want: { calls: [["search", { q: 'doc = """\n<parameter=q>\nx\n</parameter>\n"""' }]], content: null },
   },
   {
     name: "LFM2: whitespace after the call opener, and a string holding `'))\"`",

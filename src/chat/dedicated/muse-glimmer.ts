@@ -94,13 +94,90 @@ function requiredGrammar(
   return p.seq(earlier, p.rule("g-tool-calls", p.tag(NODE.toolSection, list)));
 }
 
+/**
+ * For the parser: an argument the tool does not declare (kept: the argument check reports it), its
+ * value JSON where the whole value reads as JSON, else text.
+ */
+function undeclaredArg(p: PegArena): PegId {
+  const head = p.seq(
+    p.literal('<atem:parameter name="'),
+    p.capture(NODE.argName, p.chars('^"<>\n', 1, 64)),
+    p.literal('">'),
+  );
+  const json = p.seq(
+    p.and(p.seq(p.json(), p.space(), p.literal(PARAM_END))),
+    p.capture(NODE.argJson, p.json()),
+    p.space(),
+  );
+  const value = p.choice(json, p.capture(NODE.argString, p.until(PARAM_END)));
+  return p.tag(NODE.toolArg, p.seq(p.atomic(head), value, p.literal(PARAM_END)));
+}
+
+/**
+ * The invoked name: the tool's, for the parser also under its namespace where the name has none
+ * (`get_weather.get_weather`): the template teaches recipients as `NAMESPACE.*`, the namespace being
+ * the name up to its first dot, so a name without one is its own namespace.
+ */
+function invokedName(p: PegArena, name: string): PegId {
+  const own = p.capture(NODE.toolName, p.literal(name));
+  if (name.includes(".")) return own;
+  return p.seq(p.lenient(p.optional(p.literal(`${name}.`)), p.eps()), own);
+}
+
+/** One tool's call message as the parser reads it: any recipient header, arguments in any order. */
+function parsedCall(p: PegArena, ctx: BuildContext, t: ToolDefinition, i: number): PegId {
+  const args = schemaProperties(toolParameters(t)).map(([key, schema]) => {
+    const name = `tool-${i}-arg-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`;
+    const value = rawOrTyped(p, schema, {
+      text: () => p.capture(NODE.argString, p.until(PARAM_END)),
+      typed: (s) => p.capture(NODE.argJson, argumentValue(ctx, s, name)),
+      stops: [PARAM_END],
+      forGrammar: false,
+    });
+    const head = p.atomic(
+      p.seq(p.literal('<atem:parameter name="'), p.capture(NODE.argName, p.literal(key)), p.literal('">')),
+    );
+    return p.tag(NODE.toolArg, p.seq(head, value, p.literal(PARAM_END)));
+  });
+  // A message to the user or to the model itself is no call, whatever it holds (as the trigger says); one
+  // without a recipient header is a call where it holds one (the invoked name says which).
+  const recipient = p.seq(
+    p.literal(" to="),
+    p.not(p.choice(p.literal(`user${MESSAGE}`), p.literal(`self${MESSAGE}`))),
+    p.until(MESSAGE),
+  );
+  const head = p.atomic(
+    p.seq(
+      p.lenient(p.optional(recipient), recipient),
+      p.literal(`${MESSAGE}<atem:function_calls>`),
+      p.space(),
+      p.literal('<atem:invoke name="'),
+      invokedName(p, t.function.name),
+      p.literal('">'),
+    ),
+  );
+  const anyOrder = p.zeroOrMore(p.seq(p.space(), p.choice(...args, undeclaredArg(p))));
+  // The grammar (also the lazy one of tool_choice auto) writes them typed, in schema order.
+  const argList =
+    args.length === 0
+      ? p.lenient(anyOrder, p.eps())
+      : p.schema(anyOrder, toolParameters(t), {
+          name: `tool-${i}-args`,
+          grammar: p.seq(p.space(), typedArgs(p, ctx, t, i)),
+        });
+  const end = p.seq(p.space(), p.literal("</atem:invoke>"), p.space(), p.literal("</atem:function_calls>"));
+  return p.rule(`tool-${i}`, p.tag(NODE.tool, p.seq(head, argList, end)));
+}
+
 function build(req: NormalizedRequest): DedicatedBuild {
   const p = new PegArena();
   const useTools = req.tools.length > 0 && req.toolChoice !== "none" && req.jsonSchema === null;
+  // For the parser a message may end without its end marker, right at the next message's start.
+  const messageEnd = p.lenient(p.optional(p.literal(EOM)), p.literal(EOM));
   const analysis = p.seq(
     p.literal(` to=self${MESSAGE}`),
-    p.capture(NODE.reasoning, p.until(EOM)),
-    p.literal(EOM),
+    p.capture(NODE.reasoning, p.lenient(p.until(EOM, START), p.until(EOM))),
+    messageEnd,
     p.literal(START),
   );
   const earlier = p.zeroOrMore(analysis);
@@ -128,57 +205,7 @@ function build(req: NormalizedRequest): DedicatedBuild {
         toolTrigger: true,
         cdataStrings: false,
       };
-      const calls = req.tools.map((t, i) => {
-        const args = schemaProperties(toolParameters(t)).map(([key, schema]) => {
-          const name = `tool-${i}-arg-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`;
-          const value = rawOrTyped(p, schema, {
-            text: () => p.capture(NODE.argString, p.until(PARAM_END)),
-            typed: (s) => p.capture(NODE.argJson, argumentValue(ctx, s, name)),
-            stops: [PARAM_END],
-            forGrammar: false,
-          });
-          const head = p.atomic(
-            p.seq(p.literal('<atem:parameter name="'), p.capture(NODE.argName, p.literal(key)), p.literal('">')),
-          );
-          return p.tag(NODE.toolArg, p.seq(head, value, p.literal(PARAM_END)));
-        });
-        const head = p.atomic(
-          p.seq(
-            p.literal(" to="),
-            // A message to the user or to the model itself is no call, whatever it holds (as the trigger says).
-            p.not(p.choice(p.literal(`user${MESSAGE}`), p.literal(`self${MESSAGE}`))),
-            p.until(MESSAGE),
-            p.literal(`${MESSAGE}<atem:function_calls>`),
-            p.space(),
-            p.literal('<atem:invoke name="'),
-            p.capture(NODE.toolName, p.literal(t.function.name)),
-            p.literal('">'),
-          ),
-        );
-        const anyOrder = args.length === 0 ? p.eps() : p.zeroOrMore(p.seq(p.space(), p.choice(...args)));
-        // The grammar (also the lazy one of tool_choice auto) writes them typed, in schema order.
-        const argList =
-          args.length === 0
-            ? anyOrder
-            : p.schema(anyOrder, toolParameters(t), {
-                name: `tool-${i}-args`,
-                grammar: p.seq(p.space(), typedArgs(p, ctx, t, i)),
-              });
-        return p.rule(
-          `tool-${i}`,
-          p.tag(
-            NODE.tool,
-            p.seq(
-              head,
-              argList,
-              p.space(),
-              p.literal("</atem:invoke>"),
-              p.space(),
-              p.literal("</atem:function_calls>"),
-            ),
-          ),
-        );
-      });
+      const calls = req.tools.map((t, i) => parsedCall(p, ctx, t, i));
       if (req.toolChoice === "required")
         grammarBody = requiredGrammar(p, req, ctx, req.thinking ? earlier : p.eps(), ending);
       const call = p.choice(...calls);
@@ -193,7 +220,7 @@ function build(req: NormalizedRequest): DedicatedBuild {
         trigger: { pattern: CALL_TRIGGER },
       });
       // Every call message is read, with the reasoning and answer messages between and after them.
-      const next = p.seq(p.literal(EOM), p.literal(START));
+      const next = p.seq(messageEnd, p.literal(START));
       const between = p.seq(next, p.zeroOrMore(p.choice(analysis, p.seq(final, next))));
       const callMessages = p.seq(sectionsBetween(p, section, between, req.readsParallel), p.optional(final), ending);
       // An answer message may come first (under tool_choice "required" too: the grammar has its own).
