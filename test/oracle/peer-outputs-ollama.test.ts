@@ -115,11 +115,6 @@ export const DIFFERENCES: Record<string, PeerDifference> = {
     "a message to the user is content whatever it holds (its header names no tool, as the call trigger says)",
   ),
   ...entries(
-    ["ollama-glm46-47"],
-    NOT_YET,
-    "a value or call whose closing tag is missing before the next argument or the call's end",
-  ),
-  ...entries(
     [
       "ollama-laguna-3",
       "ollama-laguna-4",
@@ -139,7 +134,6 @@ export const DIFFERENCES: Record<string, PeerDifference> = {
   ...entries(
     [
       "ollama-qwen3vl-19",
-      "ollama-glm46-33",
       "ollama-cogito-27",
       "ollama-gemma4-33",
       "ollama-glimmer-8",
