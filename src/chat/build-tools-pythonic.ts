@@ -108,6 +108,20 @@ function keywordArgument(ctx: BuildContext, key: string, schema: JsonSchema, too
   return p.tag(NODE.toolArg, p.seq(head, p.space(), argumentValue(ctx, schema, ruleName(ctx, name))));
 }
 
+/**
+ * For the parser: a keyword argument the schema does not declare (kept: the argument check reports it), also
+ * one named after a Python keyword (`from=1`).
+ *
+ * @example
+ * p.choice(...declaredArguments, undeclaredKeywordArgument(p));
+ */
+export function undeclaredKeywordArgument(p: PegArena): PegId {
+  const name = p.seq(p.chars("A-Za-z_", 1, 1), p.chars("A-Za-z0-9_", 0, 63));
+  const head = p.atomic(p.seq(p.capture(NODE.argName, name), p.space(), p.literal("="), p.not(p.literal("="))));
+  const value = p.choice(lenientString(p, '"'), lenientString(p, "'"), p.capture(NODE.argJson, pythonValue(p)));
+  return p.tag(NODE.toolArg, p.seq(head, p.space(), value));
+}
+
 /** The keyword arguments of one call: any order for the parser, the schema's order for the grammar. */
 function keywordArguments(ctx: BuildContext, schema: JsonSchema, toolIndex: number): PegId {
   const { p } = ctx;
@@ -115,8 +129,8 @@ function keywordArguments(ctx: BuildContext, schema: JsonSchema, toolIndex: numb
   if (ctx.forGrammar)
     return orderedArguments(p, schema, (key, s) => keywordArgument(ctx, key, s, toolIndex), p.literal(", "));
   const props = schemaProperties(schema);
-  if (props.length === 0) return p.eps();
-  const one = p.choice(...props.map(([key, s]) => keywordArgument(ctx, key, s, toolIndex)));
+  const declared = props.map(([key, s]) => keywordArgument(ctx, key, s, toolIndex));
+  const one = p.choice(...declared, undeclaredKeywordArgument(p));
   // A trailing comma is valid Python.
   return p.optional(p.seq(one, p.zeroOrMore(p.seq(comma, one)), p.optional(p.seq(p.space(), p.literal(",")))));
 }

@@ -13,6 +13,7 @@ import {
 } from "../helpers/real-outputs.js";
 
 const HERMES = "NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use.jinja";
+const LFM25 = "LFM2.5-8B-A1B.jinja";
 const MINIMAX_M1 = "MiniMax-M1.jinja";
 const NEMOTRON = "NVIDIA-Nemotron-Nano-v2.jinja";
 const MINICPM5 = "openbmb-MiniCPM5-1B.jinja";
@@ -180,6 +181,24 @@ const ROWS: RealOutputRow[] = [
       '<tool_call>\n<function=search>\n<parameter=q>\ndoc = """\n<parameter=q>\nx\n</parameter>\n"""\n' +
       "</parameter>\n</function>\n</tool_call>",
     want: { calls: [["search", { q: 'doc = """\n<parameter=q>\nx\n</parameter>\n"""' }]], content: null },
+  },
+  {
+    name: "pythonic calls: an argument the tool does not declare is kept, also one named after a Python keyword",
+    template: LFM2,
+    output: "<|tool_call_start|>[search(q='a', from=1)]<|tool_call_end|>",
+    want: { calls: [["search", { q: "a", from: 1 }]], content: null },
+  },
+  {
+    name: "LFM2.5: an argument the tool does not declare is kept, also for a tool that declares none",
+    template: LFM25,
+    output: "<|tool_call_start|>[search(q='a', from=1), submit(x=None)]<|tool_call_end|>",
+    want: {
+      calls: [
+        ["search", { q: "a", from: 1 }],
+        ["submit", { x: null }],
+      ],
+      content: null,
+    },
   },
   {
     name: "LFM2: whitespace after the call opener, and a string holding `'))\"`",

@@ -20,7 +20,7 @@ import {
 import type { JsonSchema, ToolDefinition } from "../../types.js";
 import { grammarString, orderedArguments } from "./grammar-args.js";
 import type { NormalizedRequest } from "../request.js";
-import { lenientString } from "../build-tools-pythonic.js";
+import { lenientString, undeclaredKeywordArgument } from "../build-tools-pythonic.js";
 import { hasStringKeywords } from "../literal-schema.js";
 import { rawOrTyped } from "../raw-union.js";
 import { NODE } from "../tree-names.js";
@@ -128,16 +128,13 @@ function build(req: NormalizedRequest): DedicatedBuild {
           p.seq(p.atomic(p.seq(p.capture(NODE.argName, p.literal(key)), p.space(), p.literal("="))), p.space(), value),
         );
       });
-      const anyOrder =
-        args.length === 0
-          ? p.eps()
-          : p.optional(
-              p.seq(p.choice(...args), p.zeroOrMore(p.seq(p.space(), p.literal(","), p.space(), p.choice(...args)))),
-            );
+      // The parser also reads an argument the tool does not declare (the argument check reports it).
+      const one = p.choice(...args, undeclaredKeywordArgument(p));
+      const anyOrder = p.optional(p.seq(one, p.zeroOrMore(p.seq(p.space(), p.literal(","), p.space(), one))));
       // The grammar (also the lazy one of tool_choice auto) writes them typed, in schema order.
       const argList =
         args.length === 0
-          ? anyOrder
+          ? p.lenient(anyOrder, p.eps())
           : p.schema(anyOrder, toolParameters(t), { name: `tool-${i}-args`, grammar: typedArgs(p, req, t, i) });
       const head = p.atomic(p.seq(p.capture(NODE.toolName, p.literal(t.function.name)), p.literal("(")));
       return p.rule(`tool-${i}`, p.tag(NODE.tool, p.seq(head, p.space(), argList, p.space(), p.literal(")"))));
