@@ -5,7 +5,7 @@
 import type { PegArena, PegId } from "../peg/index.js";
 import type { JsonSchema, ToolDefinition } from "../types.js";
 import { PYTHON_LITERALS, literalValue } from "./literal-schema.js";
-import { inlineLocalRefs } from "./schema-refs.js";
+import { viewProperties } from "./parameter-view.js";
 import { NODE } from "./tree-names.js";
 
 /** What every builder gets: the arena and the request's tool settings. */
@@ -274,14 +274,12 @@ export function toolParameters(tool: ToolDefinition): JsonSchema {
 }
 
 /**
- * Properties of an object schema, in declaration order, each with the schema's local `$ref`s
- * inlined (an argument is typed by its own schema; see schema-refs.ts).
+ * Properties of a tool's parameters, in declaration order, each with the schema's local `$ref`s
+ * inlined (an argument is typed by its own schema; see schema-refs.ts), also where the parameters
+ * are a root `$ref`, `allOf` or union (parameter-view.ts).
  */
 export function schemaProperties(schema: JsonSchema): [string, JsonSchema][] {
-  if (typeof schema !== "object" || schema === null) return [];
-  const props = (schema as { properties?: unknown }).properties;
-  if (props === null || typeof props !== "object" || Array.isArray(props)) return [];
-  return Object.entries(props as Record<string, JsonSchema>).map(([k, s]) => [k, inlineLocalRefs(schema, s)]);
+  return viewProperties(schema);
 }
 
 /**

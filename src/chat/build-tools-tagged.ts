@@ -26,6 +26,7 @@ import {
   toolParameters,
 } from "./build-helpers.js";
 import { nameHandle } from "./name-handle.js";
+import { viewRequired } from "./parameter-view.js";
 import { splitRawSchema, typedRawValue } from "./raw-union.js";
 import { NODE } from "./tree-names.js";
 
@@ -296,7 +297,7 @@ function argumentsOf(ctx: BuildContext, t: ToolsAnalysis, toolIndex: number, sch
     if (props.length === 0) args = p.eps();
     else if (ctx.forGrammar) {
       // The grammar writes the schema's arguments in its order, each once, the required ones always.
-      const required = new Set(requiredOf(schema));
+      const required = new Set(viewRequired(schema));
       args = p.seq(
         ...props.map(([name, s]) => {
           const one = p.seq(
@@ -350,13 +351,8 @@ function isNumeric(schema: JsonSchema): boolean {
   return type === "integer" || type === "number";
 }
 
-function requiredOf(schema: JsonSchema): string[] {
-  const r = typeof schema === "object" && schema !== null ? (schema as { required?: unknown }).required : undefined;
-  return Array.isArray(r) ? r.filter((x): x is string => typeof x === "string") : [];
-}
-
 function hasRequired(schema: JsonSchema): boolean {
-  return requiredOf(schema).length > 0;
+  return viewRequired(schema).length > 0;
 }
 
 /**

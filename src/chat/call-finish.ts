@@ -6,7 +6,9 @@
  * text, a number with spaces or leading zeros), else it stays text; arguments wrapped in one undeclared
  * argument are unwrapped. A call that fails the check is not a call: the mapper keeps its text as content.
  */
+import type { JsonSchema } from "../types.js";
 import { JsonNormalizer } from "./json-normalizer.js";
+import { chosenBranch, viewProperties, viewRequired } from "./parameter-view.js";
 
 /**
  * The arguments to emit for a finished call, or null when the call is malformed.
@@ -40,7 +42,11 @@ export function finishCallArguments(args: string, argNames: readonly string[], s
     object = unwrapped;
     changed = true;
   }
-  if (readMembersAsDeclared(object, schema)) changed = true;
+  // Where the parameters are a union, the branch the arguments choose (their discriminator) types them.
+  const branch = schema === undefined ? null : chosenBranch(schema as JsonSchema, object);
+  const view = branch === null ? schema : { type: "object", properties: branchProperties(schema, branch) };
+  if (branch !== null && writeAsText(object, view)) changed = true;
+  if (readMembersAsDeclared(object, view)) changed = true;
   return changed ? JSON.stringify(object) : args;
 }
 
@@ -147,8 +153,29 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 
 function propertiesOf(schema: unknown): Record<string, unknown> {
   if (!isPlainObject(schema)) return {};
-  const props = schema.properties;
-  return isPlainObject(props) ? props : {};
+  return Object.fromEntries(viewProperties(schema as JsonSchema));
+}
+
+/** A chosen union branch's properties, with the root's `$ref`s inlined. */
+function branchProperties(root: unknown, branch: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(viewProperties(branch as JsonSchema, root as JsonSchema));
+}
+
+/**
+ * Numbers, booleans and null read where the chosen branch declares only a string (`7` for a text
+ * `value`): the text the model wrote; true if any changed.
+ */
+function writeAsText(object: Record<string, unknown>, view: unknown): boolean {
+  let changed = false;
+  const properties = isPlainObject(view) && isPlainObject(view.properties) ? view.properties : {};
+  for (const [key, v] of Object.entries(object)) {
+    const s = properties[key];
+    const onlyString = isPlainObject(s) && s.type === "string";
+    if (!onlyString || (v !== null && typeof v === "object") || typeof v === "string") continue;
+    object[key] = JSON.stringify(v);
+    changed = true;
+  }
+  return changed;
 }
 
 /** JSON types a property schema allows; null when it allows any (or strings). */
@@ -210,7 +237,7 @@ export function toolNameFromArguments(args: string, tools: Readonly<Record<strin
   const keys = Object.keys(value);
   const fitting = Object.entries(tools).filter(([, schema]) => {
     const declared = propertiesOf(schema);
-    const required = isPlainObject(schema) && Array.isArray(schema.required) ? schema.required : [];
+    const required = isPlainObject(schema) ? viewRequired(schema as JsonSchema) : [];
     return keys.every((k) => k in declared) && required.every((r) => keys.includes(r));
   });
   return fitting.length === 1 ? fitting[0]![0] : null;

@@ -5,11 +5,12 @@
  * never a call: its text, and the markers that close it, are content.
  */
 import type { PegTextSource } from "../peg/index.js";
-import type { ToolCall } from "../types.js";
+import type { JsonSchema, ToolCall } from "../types.js";
 import type { ArgumentWriter } from "./argument-writer.js";
 import { finishCallArguments, toolNameFromArguments } from "./call-finish.js";
 import { type CallState, newCallState } from "./call-state.js";
 import type { MessageOutput } from "./message-output.js";
+import { viewRequired } from "./parameter-view.js";
 import type { ChatMappingOptions } from "./types.js";
 
 /** A call whose text ended, waiting for the closing marker that follows it (see endCall). */
@@ -390,7 +391,5 @@ export class CallLedger {
 
 /** A tool whose parameters require no argument (a call may leave its arguments out). */
 function requiresNothing(schema: unknown): boolean {
-  if (typeof schema !== "object" || schema === null) return true;
-  const required = (schema as { required?: unknown }).required;
-  return !Array.isArray(required) || required.length === 0;
+  return typeof schema !== "object" || schema === null || viewRequired(schema as JsonSchema).length === 0;
 }

@@ -12,7 +12,14 @@ const MAX_DEPTH = 6;
 /** Keywords whose values are data, not schemas. */
 const DATA_KEYWORDS = new Set(["enum", "const", "default", "examples", "$defs", "definitions", "required"]);
 
-function resolve(root: unknown, ref: string): unknown {
+/**
+ * What a local `$ref` (`#/$defs/Name`, JSON-pointer escapes read) points to in `root`; undefined where
+ * it points to nothing.
+ *
+ * @example
+ * resolve({ $defs: { L: { type: "integer" } } }, "#/$defs/L"); // { type: "integer" }
+ */
+export function resolve(root: unknown, ref: string): unknown {
   if (ref === "#") return root;
   if (!ref.startsWith("#/")) return undefined;
   let at: unknown = root;

@@ -175,7 +175,6 @@ describe("malformed calls fall back to content, never throw", () => {
 
   it.each([
     "<|python_start|>[put(text=unquoted)]<|python_end|>",
-    "<|python_start|>[put(undeclared=1)]<|python_end|>",
     "<|python_start|>[put(n=1 flag=True)]<|python_end|>",
     "<|python_start|>[put(value={'a': (1)})]<|python_end|>",
     "<|python_start|>[put(text='x'",
@@ -190,6 +189,14 @@ describe("malformed calls fall back to content, never throw", () => {
       expect(parser.message(), `chunks of ${chunk}`).toEqual({ role: "assistant", content: output });
       expect(accumulateDeltas(deltas), `chunks of ${chunk}`).toEqual({ role: "assistant", content: output });
     }
+  });
+
+  it("an argument the tool does not declare is kept (the argument check reports it)", () => {
+    const message = parseChatOutput(wrapped, "<|python_start|>[put(undeclared=1)]<|python_end|>");
+    expect(message.content ?? null).toBeNull();
+    expect(message.tool_calls?.map((c) => [c.function.name, JSON.parse(c.function.arguments)])).toEqual([
+      ["put", { undeclared: 1 }],
+    ]);
   });
 
   it.each([["<|python_start|>[put(text='x') junk]<|python_end|>", { text: "x" }, "junk]<|python_end|>"]] as const)(

@@ -13,12 +13,12 @@ import {
   schemaProperties,
   toolParameters,
 } from "../build-helpers.js";
+import { viewRequired } from "../parameter-view.js";
 import { rawOrTyped } from "../raw-union.js";
 import { NODE } from "../tree-names.js";
 
 function requiredOf(schema: JsonSchema): Set<string> {
-  const r = typeof schema === "object" && schema !== null ? (schema as { required?: unknown }).required : undefined;
-  return new Set(Array.isArray(r) ? r.filter((x): x is string => typeof x === "string") : []);
+  return new Set(viewRequired(schema));
 }
 
 /**
