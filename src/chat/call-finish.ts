@@ -134,8 +134,11 @@ function parseLiteral(text: string): unknown {
   const json = parseJson(text);
   if (json !== undefined) return json;
   const normalizer = new JsonNormalizer();
-  const written = normalizer.push(text) + normalizer.close();
-  return normalizer.failed || !normalizer.complete ? undefined : parseJson(written);
+  const pushed = normalizer.push(text);
+  // A literal that does not end (`[1, 2`) spells nothing: the text stays as written.
+  const ends = normalizer.closedButForToken;
+  const written = pushed + normalizer.close();
+  return normalizer.failed || !ends || !normalizer.complete ? undefined : parseJson(written);
 }
 
 /** `undefined` where the text is not JSON. */
@@ -210,13 +213,16 @@ function readAsDeclared(text: string, schema: unknown): unknown {
 
 /**
  * A text value of a parameter declared as numbers, booleans or null: the value it spells, with the
- * whitespace around it (`<arg_value> 420 </arg_value>`) and leading zeros (`018956`) of a number left out.
+ * whitespace around it (`<arg_value> 420 </arg_value>`) and leading zeros (`018956`) of a number left out,
+ * and a boolean written as `1` or `0`.
  */
 function scalarAsDeclared(text: string, types: Set<string>): unknown {
   const v = /^[+-]?\d+$/.test(text) ? Number(text) : parseJson(text);
   if (typeof v === "number") {
     if (!Number.isFinite(v)) return undefined;
-    return types.has("number") || (types.has("integer") && Number.isInteger(v)) ? v : undefined;
+    if (types.has("number") || (types.has("integer") && Number.isInteger(v))) return v;
+    // A flag written as 1 or 0 where only a boolean is declared.
+    return types.has("boolean") && (text === "1" || text === "0") ? text === "1" : undefined;
   }
   const kind = v === null ? "null" : typeof v;
   return types.has(kind) ? v : undefined;

@@ -156,6 +156,14 @@ export class JsonNormalizer {
     return this.expect === Expect.Done && this.bare === "" && this.quote === "";
   }
 
+  /**
+   * True when what was read is one whole value but for a top-level number or literal that only the
+   * end of the input ends (`42`): no container or string is left open.
+   */
+  get closedButForToken(): boolean {
+    return this.complete || (this.stack.length === 0 && this.quote === "" && this.bare !== "");
+  }
+
   /** True when any non-whitespace input has been read. */
   get hasValue(): boolean {
     return this.started;

@@ -21,14 +21,18 @@ import { TEMPLATES_DIR } from "./analysis-oracle.js";
 
 const tool = (name: string, properties: Record<string, object>, required: string[] = []): ToolDefinition => ({
   type: "function",
-  function: { name, parameters: { type: "object", properties, ...(required.length > 0 ? { required } : {}) } },
+  function: {
+    name,
+    description: `The ${name} tool.`,
+    parameters: { type: "object", properties, ...(required.length > 0 ? { required } : {}) },
+  },
 });
 /** The tools every row's request declares (`annotate`: an untyped argument it requires). */
 const TOOLS = [
   tool("get_weather", { city: { type: "string" }, count: { type: "integer" }, todos: { type: "array" } }),
   tool("search", { q: { type: "string" } }),
   tool("submit", {}),
-  tool("annotate", { body: {} }, ["body"]),
+  tool("annotate", { body: {}, flag: { type: "boolean" } }, ["body"]),
 ];
 
 const cache = new Map<string, ChatParams>();

@@ -14,6 +14,8 @@ import {
 
 const HERMES = "NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use.jinja";
 const LFM25 = "LFM2.5-8B-A1B.jinja";
+const KIMI_K3 = "Kimi-K3.jinja";
+const GLIMMER = "muse-glimmer.jinja";
 const MINIMAX_M1 = "MiniMax-M1.jinja";
 const NEMOTRON = "NVIDIA-Nemotron-Nano-v2.jinja";
 const MINICPM5 = "openbmb-MiniCPM5-1B.jinja";
@@ -181,6 +183,40 @@ const ROWS: RealOutputRow[] = [
       '<tool_call>\n<function=search>\n<parameter=q>\ndoc = """\n<parameter=q>\nx\n</parameter>\n"""\n' +
       "</parameter>\n</function>\n</tool_call>",
     want: { calls: [["search", { q: 'doc = """\n<parameter=q>\nx\n</parameter>\n"""' }]], content: null },
+  },
+  {
+    name: "a boolean written as 1 or 0 is the boolean",
+    template: GLM,
+    output:
+      "<tool_call>annotate<arg_key>body</arg_key><arg_value>x</arg_value><arg_key>flag</arg_key><arg_value>1</arg_value>" +
+      "</tool_call><tool_call>annotate<arg_key>body</arg_key><arg_value>y</arg_value><arg_key>flag</arg_key>" +
+      "<arg_value>0</arg_value></tool_call>",
+    want: {
+      calls: [
+        ["annotate", { body: "x", flag: true }],
+        ["annotate", { body: "y", flag: false }],
+      ],
+      content: null,
+    },
+  },
+  {
+    name: "Kimi K3: an argument the tool does not declare, typed by its opener; a typed value that is no JSON is text",
+    template: KIMI_K3,
+    output:
+      '<|close|>think<|sep|><|open|>tools<|sep|><|open|>call tool="get_weather" index="1"<|sep|>' +
+      '<|open|>argument key="todos" type="array"<|sep|>[1, 2<|close|>argument<|sep|>' +
+      '<|open|>argument key="extra" type="object"<|sep|>{"a": 1}<|close|>argument<|sep|>' +
+      '<|open|>argument key="note" type="string"<|sep|>42<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>',
+    want: { calls: [["get_weather", { todos: "[1, 2", extra: { a: 1 }, note: "42" }]], content: null },
+  },
+  {
+    name: "Muse Glimmer: an argument the tool does not declare is kept, JSON where it reads as JSON",
+    template: GLIMMER,
+    output:
+      ' to=search<|message|><atem:function_calls>\n<atem:invoke name="search">\n' +
+      '<atem:parameter name="q">a</atem:parameter>\n<atem:parameter name="limit">3</atem:parameter>\n' +
+      "</atem:invoke>\n</atem:function_calls>",
+    want: { calls: [["search", { q: "a", limit: 3 }]], content: null },
   },
   {
     name: "pythonic calls: an argument the tool does not declare is kept, also one named after a Python keyword",

@@ -24,6 +24,7 @@ import { rawOrTyped } from "../raw-union.js";
 import { NODE } from "../tree-names.js";
 import type { ToolDefinition } from "../../types.js";
 import { taggedArgsRule } from "./grammar-args.js";
+import { lenientValue, textValue, undeclaredElement } from "./lenient-args.js";
 import {
   type DedicatedBuild,
   type DedicatedContext,
@@ -108,6 +109,17 @@ function requiredGrammar(p: PegArena, req: NormalizedRequest, parse: BuildContex
   );
 }
 
+/**
+ * For the parser: an argument the tool does not declare, typed by the type the model wrote in its
+ * opener (`type="string"`: text; else JSON where the whole value reads as JSON, else text).
+ */
+function undeclaredArgument(p: PegArena): PegId {
+  const end = close("argument");
+  const stringTyped = p.seq(p.literal(' type="string"'), p.until(SEP), p.literal(SEP), textValue(p, end));
+  const other = p.seq(p.until(SEP), p.literal(SEP), lenientValue(p, end));
+  return undeclaredElement(p, '<|open|>argument key="', '"', end, p.choice(stringTyped, other));
+}
+
 function build(req: NormalizedRequest, { generationPrompt }: DedicatedContext): DedicatedBuild {
   const p = new PegArena();
   const { prefix, state } = thinkPrefix(generationPrompt);
@@ -163,12 +175,14 @@ function build(req: NormalizedRequest, { generationPrompt }: DedicatedContext): 
       const calls = req.tools.map((t, i) => {
         const args = schemaProperties(toolParameters(t)).map(([key, schema]) => {
           const name = `tool-${i}-arg-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`;
-          const value = rawOrTyped(p, schema, {
-            text: () => p.capture(NODE.argString, p.until(close("argument"))),
+          const typed = rawOrTyped(p, schema, {
+            text: () => textValue(p, close("argument")),
             typed: (s) => p.capture(NODE.argJson, argumentValue(ctx, s, name)),
             stops: [close("argument")],
             forGrammar: false,
           });
+          // A value that is not what the schema types (`{not json` for an object) is kept as text.
+          const value = p.choice(typed, textValue(p, close("argument")));
           const head = p.atomic(
             p.seq(
               p.literal('<|open|>argument key="'),
@@ -189,11 +203,11 @@ function build(req: NormalizedRequest, { generationPrompt }: DedicatedContext): 
             p.literal(SEP),
           ),
         );
-        const anyOrder = args.length === 0 ? p.eps() : p.zeroOrMore(p.seq(p.space(), p.choice(...args)));
+        const anyOrder = p.zeroOrMore(p.seq(p.space(), p.choice(...args, undeclaredArgument(p))));
         // The grammar (also the lazy one of tool_choice auto) writes them typed, in schema order.
         const argList =
           args.length === 0
-            ? anyOrder
+            ? p.lenient(anyOrder, p.eps())
             : p.schema(anyOrder, toolParameters(t), {
                 name: `tool-${i}-args`,
                 grammar: p.seq(p.space(), typedArgs(p, ctx, t, i)),

@@ -26,6 +26,7 @@ import { NODE } from "../tree-names.js";
 import { type DedicatedBuild, type DedicatedHandlerDef, dedicatedParser, sourceHas } from "./handler.js";
 import type { ToolDefinition } from "../../types.js";
 import { taggedArgsRule } from "./grammar-args.js";
+import { undeclaredElement } from "./lenient-args.js";
 
 const START = "<|start|>assistant";
 const MESSAGE = "<|message|>";
@@ -95,25 +96,6 @@ function requiredGrammar(
 }
 
 /**
- * For the parser: an argument the tool does not declare (kept: the argument check reports it), its
- * value JSON where the whole value reads as JSON, else text.
- */
-function undeclaredArg(p: PegArena): PegId {
-  const head = p.seq(
-    p.literal('<atem:parameter name="'),
-    p.capture(NODE.argName, p.chars('^"<>\n', 1, 64)),
-    p.literal('">'),
-  );
-  const json = p.seq(
-    p.and(p.seq(p.json(), p.space(), p.literal(PARAM_END))),
-    p.capture(NODE.argJson, p.json()),
-    p.space(),
-  );
-  const value = p.choice(json, p.capture(NODE.argString, p.until(PARAM_END)));
-  return p.tag(NODE.toolArg, p.seq(p.atomic(head), value, p.literal(PARAM_END)));
-}
-
-/**
  * The invoked name: the tool's, for the parser also under its namespace where the name has none
  * (`get_weather.get_weather`): the template teaches recipients as `NAMESPACE.*`, the namespace being
  * the name up to its first dot, so a name without one is its own namespace.
@@ -156,7 +138,9 @@ function parsedCall(p: PegArena, ctx: BuildContext, t: ToolDefinition, i: number
       p.literal('">'),
     ),
   );
-  const anyOrder = p.zeroOrMore(p.seq(p.space(), p.choice(...args, undeclaredArg(p))));
+  const anyOrder = p.zeroOrMore(
+    p.seq(p.space(), p.choice(...args, undeclaredElement(p, '<atem:parameter name="', '">', PARAM_END))),
+  );
   // The grammar (also the lazy one of tool_choice auto) writes them typed, in schema order.
   const argList =
     args.length === 0

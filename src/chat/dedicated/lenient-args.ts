@@ -1,0 +1,48 @@
+/**
+ * For the parsers of formats that write each argument as an element with its name in the opener
+ * (`<atem:parameter name="k">…</atem:parameter>`, `<|open|>argument key="k" …<|sep|>…`): what the model
+ * writes beyond the schema. An argument the tool does not declare is kept (the argument check reports
+ * it); a value that is not what its schema types is kept as text.
+ */
+import type { PegArena, PegId } from "../../peg/index.js";
+import { NODE } from "../tree-names.js";
+
+/**
+ * A value up to `end`: JSON where the whole value reads as JSON, else its text.
+ *
+ * @example
+ * p.seq(head, lenientValue(p, "</atem:parameter>"), p.literal("</atem:parameter>"));
+ */
+export function lenientValue(p: PegArena, end: string): PegId {
+  const json = p.seq(p.and(p.seq(p.json(), p.space(), p.literal(end))), p.capture(NODE.argJson, p.json()), p.space());
+  return p.choice(json, textValue(p, end));
+}
+
+/**
+ * A value's text up to `end` (a string, or what a typed value that does not parse is kept as).
+ *
+ * @example
+ * p.choice(typedValue, textValue(p, "</atem:parameter>"));
+ */
+export function textValue(p: PegArena, end: string): PegId {
+  return p.capture(NODE.argString, p.until(end));
+}
+
+/**
+ * An argument element whose name the schema does not declare: `before` NAME `after`, then the value
+ * (`value`, else {@link lenientValue}), then `end`.
+ *
+ * @example
+ * undeclaredElement(p, '<atem:parameter name="', '">', "</atem:parameter>");
+ */
+export function undeclaredElement(
+  p: PegArena,
+  before: string,
+  after: PegId | string,
+  end: string,
+  value?: PegId,
+): PegId {
+  const tail = typeof after === "string" ? p.literal(after) : after;
+  const head = p.seq(p.literal(before), p.capture(NODE.argName, p.chars('^"<>\\n', 1, 64)), tail);
+  return p.tag(NODE.toolArg, p.seq(p.atomic(head), value ?? lenientValue(p, end), p.literal(end)));
+}
