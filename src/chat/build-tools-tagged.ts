@@ -368,8 +368,16 @@ function callOf(ctx: BuildContext, t: ToolsAnalysis, name: string | null, schema
   const digits = ctx.forGrammar ? 3 : null;
   const handle = t.callId.position === "NONE" ? nameHandle(fn) : null;
   let openItems: PegId[];
+  // For the parser whitespace may come between a name's marker and the name (`<｜tool▁sep｜>  f`).
+  const lead = ctx.forGrammar || core(fn.namePrefix) === "" ? p.eps() : p.space();
   if (handle === null)
-    openItems = [counterMarker(p, fn.namePrefix, digits), nameNode, nameEnd, counterMarker(p, fn.nameSuffix, digits)];
+    openItems = [
+      counterMarker(p, fn.namePrefix, digits),
+      lead,
+      nameNode,
+      nameEnd,
+      counterMarker(p, fn.nameSuffix, digits),
+    ];
   else {
     // The numbered name is the call's id (functions.NAME:0): the model's own id is kept. The
     // parser also reads it without the head before the name (NAME:0), when the counter follows.

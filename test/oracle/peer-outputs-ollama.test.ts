@@ -134,7 +134,6 @@ export const DIFFERENCES: Record<string, PeerDifference> = {
   ...entries(
     [
       "ollama-qwen3vl-19",
-      "ollama-cogito-27",
       "ollama-gemma4-33",
       "ollama-glimmer-8",
       "ollama-glimmer-9",
@@ -148,7 +147,6 @@ export const DIFFERENCES: Record<string, PeerDifference> = {
     [
       "ollama-lfm2-62",
       "ollama-minicpm5-7",
-      "ollama-gemma4-21",
       "ollama-apertus-1",
       "ollama-apertus-2",
       "ollama-apertus-4",
@@ -157,8 +155,8 @@ export const DIFFERENCES: Record<string, PeerDifference> = {
       "ollama-cohere-10",
     ],
     NOT_YET,
-    "a shape of another version of the format: a bare pythonic list, an `<arguments>` wrapper, mixed string " +
-      "quotes, reasoning or answer markers the template does not write",
+    "a shape of another version of the format: a bare pythonic list, an `<arguments>` wrapper, reasoning or " +
+      "answer markers the template does not write",
   ),
 };
 

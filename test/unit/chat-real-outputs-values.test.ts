@@ -15,6 +15,7 @@ import {
 const HERMES = "NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use.jinja";
 const LFM25 = "LFM2.5-8B-A1B.jinja";
 const KIMI_K3 = "Kimi-K3.jinja";
+const R1_DISTILL = "deepseek-ai-DeepSeek-R1-Distill-Qwen-32B.jinja";
 const GLIMMER = "muse-glimmer.jinja";
 const MINIMAX_M1 = "MiniMax-M1.jinja";
 const NEMOTRON = "NVIDIA-Nemotron-Nano-v2.jinja";
@@ -183,6 +184,20 @@ const ROWS: RealOutputRow[] = [
       '<tool_call>\n<function=search>\n<parameter=q>\ndoc = """\n<parameter=q>\nx\n</parameter>\n"""\n' +
       "</parameter>\n</function>\n</tool_call>",
     want: { calls: [["search", { q: 'doc = """\n<parameter=q>\nx\n</parameter>\n"""' }]], content: null },
+  },
+  {
+    name: "Gemma 4: a string argument written as a JSON string instead of the format's delimiters",
+    template: GEMMA4,
+    output: '<|tool_call>call:search{q:"raw \\"quoted\\""}<tool_call|>',
+    want: { calls: [["search", { q: 'raw "quoted"' }]], content: null },
+  },
+  {
+    name: "whitespace between a name's marker and the name",
+    template: R1_DISTILL,
+    output:
+      "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>  search  \n```json\n" +
+      '{"q": "a"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
+    want: { calls: [["search", { q: "a" }]], content: null },
   },
   {
     name: "a boolean written as 1 or 0 is the boolean",

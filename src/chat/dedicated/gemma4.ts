@@ -29,7 +29,14 @@ export const GEMMA4_DIALECT: ValueDialect = { stringDelimiter: STRING, bareKeys:
 /** Rules for a Gemma 4 value (object, array, delimited string, number, literal); returns the object rule. */
 function valueRules(p: PegArena): PegId {
   const ws = p.space();
-  const str = p.rule("gemma4-string", p.seq(p.literal(STRING), p.until(STRING), p.literal(STRING)));
+  const delimited = p.seq(p.literal(STRING), p.until(STRING), p.literal(STRING));
+  // For the parser also a JSON string (`q:"raw \"x\""`), as models write one now and then.
+  const json = p.seq(
+    p.literal('"'),
+    p.zeroOrMore(p.choice(p.chars('^"\\\\', 1), p.seq(p.literal("\\"), p.any()))),
+    p.literal('"'),
+  );
+  const str = p.rule("gemma4-string", p.lenient(p.choice(delimited, json), delimited));
   const number = p.rule(
     "gemma4-number",
     p.seq(
