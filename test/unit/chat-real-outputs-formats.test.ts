@@ -40,7 +40,8 @@ const ROWS: RealOutputRow[] = [
     name: "a call's closer left out before the section's closer; a call cut before both is content",
     template: MINIMAX_M2,
     output:
-      '</think>\n<minimax:tool_call>\n<invoke name="search">\n<parameter name="q">a</parameter>\n</minimax:tool_call>\n' +
+      '</think>\n<minimax:tool_call>\n<invoke name="search">\n<parameter name="q">a</parameter>\n' +
+      "</minimax:tool_call>\n" +
       '<minimax:tool_call>\n<invoke name="search">\n<parameter name="q">b</parameter>\n',
     want: {
       calls: [["search", { q: "a" }]],

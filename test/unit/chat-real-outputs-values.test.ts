@@ -60,7 +60,9 @@ const ROWS: RealOutputRow[] = [
   {
     name: "an untyped value flagged as a string is the text",
     template: DSV4,
-    output: `${DSML}tool_calls>\n${DSML}invoke name="annotate">\n${dsmlArg("body", "true", "42")}${DSML_END}invoke>\n${DSML_END}tool_calls>`,
+    output:
+      `${DSML}tool_calls>\n${DSML}invoke name="annotate">\n${dsmlArg("body", "true", "42")}` +
+      `${DSML_END}invoke>\n${DSML_END}tool_calls>`,
     want: { calls: [["annotate", { body: "42" }]], content: null },
   },
   {
@@ -203,7 +205,8 @@ const ROWS: RealOutputRow[] = [
     name: "a boolean written as 1 or 0 is the boolean",
     template: GLM,
     output:
-      "<tool_call>annotate<arg_key>body</arg_key><arg_value>x</arg_value><arg_key>flag</arg_key><arg_value>1</arg_value>" +
+      "<tool_call>annotate<arg_key>body</arg_key><arg_value>x</arg_value><arg_key>flag</arg_key>" +
+      "<arg_value>1</arg_value>" +
       "</tool_call><tool_call>annotate<arg_key>body</arg_key><arg_value>y</arg_value><arg_key>flag</arg_key>" +
       "<arg_value>0</arg_value></tool_call>",
     want: {
@@ -221,7 +224,8 @@ const ROWS: RealOutputRow[] = [
       '<|close|>think<|sep|><|open|>tools<|sep|><|open|>call tool="get_weather" index="1"<|sep|>' +
       '<|open|>argument key="todos" type="array"<|sep|>[1, 2<|close|>argument<|sep|>' +
       '<|open|>argument key="extra" type="object"<|sep|>{"a": 1}<|close|>argument<|sep|>' +
-      '<|open|>argument key="note" type="string"<|sep|>42<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>',
+      '<|open|>argument key="note" type="string"<|sep|>42<|close|>argument<|sep|>' +
+      "<|close|>call<|sep|><|close|>tools<|sep|>",
     want: { calls: [["get_weather", { todos: "[1, 2", extra: { a: 1 }, note: "42" }]], content: null },
   },
   {

@@ -110,7 +110,8 @@ describe("parsed calls typed by the parameter view", () => {
     return (message.tool_calls ?? []).map((c) => [c.function.name, JSON.parse(c.function.arguments)]);
   };
   const glm = (name: string, args: [string, string][]): string =>
-    `</think><tool_call>${name}${args.map(([k, v]) => `<arg_key>${k}</arg_key><arg_value>${v}</arg_value>`).join("")}</tool_call>`;
+    `</think><tool_call>${name}${args.map(([k, v]) => `<arg_key>${k}</arg_key><arg_value>${v}</arg_value>`).join("")}` +
+    "</tool_call>";
 
   it.each([
     {
