@@ -20,8 +20,34 @@ import {
 } from "../helpers/real-outputs.js";
 
 const MINIMAX_M2 = "MiniMax-M2.jinja";
+const GLIMMER = "muse-glimmer.jinja";
 
 const ROWS: RealOutputRow[] = [
+  {
+    name: "Muse Glimmer: messages apart by whitespace, a call message without its header",
+    template: GLIMMER,
+    output:
+      " to=self<|message|>thinking<|eom|>\n<|start|>assistant<|message|><atem:function_calls>\n" +
+      '<atem:invoke name="search.search">\n<atem:parameter name="q">a</atem:parameter>\n</atem:invoke>\n' +
+      "</atem:function_calls>",
+    want: { calls: [["search", { q: "a" }]], content: null },
+  },
+  {
+    name: "GPT-OSS: text without a channel header before a call message is content",
+    template: GPT_OSS,
+    output:
+      "I'll look. <|start|>assistant<|channel|>commentary to=functions.search<|constrain|>json<|message|>" +
+      '{"q": "a"}<|call|>',
+    want: { calls: [["search", { q: "a" }]], content: "I'll look." },
+  },
+  {
+    name: "MiniMax M3: a list argument written as JSON text rather than as elements",
+    template: MINIMAX,
+    output:
+      ']<]minimax[>[<tool_call>\n]<]minimax[>[<invoke name="get_weather">]<]minimax[>[<todos>["a", "b"]' +
+      "]<]minimax[>[</todos>]<]minimax[>[</invoke>\n]<]minimax[>[</tool_call>",
+    want: { calls: [["get_weather", { todos: ["a", "b"] }]], content: null },
+  },
   {
     name: "a call's closer left out right before its wrapper's closer (`</function>` before `</tool_call>`)",
     template: CODER,

@@ -96,7 +96,14 @@ function build(req: NormalizedRequest): DedicatedBuild {
     ),
   );
   const preamble = p.seq(channel("commentary"), p.literal("<|message|>"), text(NODE.content), p.literal(END));
-  const earlier = p.zeroOrMore(p.seq(p.choice(analysis, preamble), p.literal(START)));
+  // For the parser also text written without a channel header before the next message (`Let me check.<|start|>…`).
+  const headerless = p.seq(
+    p.not(p.choice(p.literal("<|channel|>"), p.literal(" to="))),
+    p.capture(NODE.content, p.until(START, END, "<|return|>", "<|call|>")),
+    p.optional(p.literal(END)),
+  );
+  const message = p.lenient(p.choice(analysis, preamble, headerless), p.choice(analysis, preamble));
+  const earlier = p.zeroOrMore(p.seq(message, p.literal(START)));
   const constraint = p.optional(p.seq(p.space(), p.optional(p.literal("<|constrain|>")), p.chars("A-Za-z0-9_\\-", 1)));
 
   let last: PegId;

@@ -110,7 +110,10 @@ class ElementValues {
           orderedArguments(p, schema, (key, s) => p.seq(p.space(), this.member(key, s)), p.eps()),
         );
       const members = props.map(([key, s]) => this.member(key, s));
-      return p.tag(NODE.argObject, p.zeroOrMore(p.seq(p.space(), p.choice(...members))));
+      return p.choice(
+        this.writtenAsText(),
+        p.tag(NODE.argObject, p.zeroOrMore(p.seq(p.space(), p.choice(...members)))),
+      );
     }
     if (type === "array") {
       const items =
@@ -118,10 +121,8 @@ class ElementValues {
           ? ((schema as { items?: unknown }).items as JsonSchema | undefined)
           : undefined;
       // An empty array renders as an empty element: read it as [] (the grammar sees items or nothing, as before).
-      return p.choice(
-        this.items((c) => this.of(items ?? {}, c)),
-        p.tag(NODE.argArray, this.empty(close)),
-      );
+      const elements = [this.items((c) => this.of(items ?? {}, c)), p.tag(NODE.argArray, this.empty(close))];
+      return this.ctx.forGrammar ? p.choice(...elements) : p.choice(this.writtenAsText(), ...elements);
     }
     // An object the schema does not detail: an empty element is {} rather than "".
     if (type === "object") return p.choice(p.tag(NODE.argObject, this.empty(close)), this.untyped());
@@ -154,6 +155,16 @@ class ElementValues {
       });
     }
     return this.untyped();
+  }
+
+  /**
+   * For the parser: an object or list written as text rather than as elements (`<payload>{"x": 1}`): the text,
+   * which call-finish.ts reads as the JSON it spells. Only where no element starts the value, so no tree
+   * node is taken back.
+   */
+  private writtenAsText(): PegId {
+    const p = this.p;
+    return p.seq(p.not(p.seq(p.space(), p.literal(NS))), p.capture(NODE.argString, p.until(NS)));
   }
 
   /** Nothing before the closing tag (a lookahead: the grammar sees an empty alternative). */

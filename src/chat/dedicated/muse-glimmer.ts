@@ -156,8 +156,9 @@ function parsedCall(p: PegArena, ctx: BuildContext, t: ToolDefinition, i: number
 function build(req: NormalizedRequest): DedicatedBuild {
   const p = new PegArena();
   const useTools = req.tools.length > 0 && req.toolChoice !== "none" && req.jsonSchema === null;
-  // For the parser a message may end without its end marker, right at the next message's start.
-  const messageEnd = p.lenient(p.optional(p.literal(EOM)), p.literal(EOM));
+  // For the parser a message may end without its end marker, right at the next message's start, and
+  // whitespace may follow its end marker.
+  const messageEnd = p.lenient(p.seq(p.optional(p.literal(EOM)), p.space()), p.literal(EOM));
   const analysis = p.seq(
     p.literal(` to=self${MESSAGE}`),
     p.capture(NODE.reasoning, p.lenient(p.until(EOM, START), p.until(EOM))),
