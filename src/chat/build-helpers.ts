@@ -388,6 +388,21 @@ export function pythonValue(p: PegArena): PegId {
 }
 
 /**
+ * For the parser: a Python tuple or set literal (`(1, 2)`, `{'a', 'b'}`), which no JSON spells: read as
+ * text, which call-finish.ts turns into a list where the schema declares one.
+ *
+ * @example
+ * p.choice(p.capture(NODE.argJson, pythonValue(p)), p.capture(NODE.argString, pythonSequence(p)));
+ */
+export function pythonSequence(p: PegArena): PegId {
+  const ws = p.space();
+  const value = pythonValue(p);
+  const items = p.seq(value, p.zeroOrMore(p.seq(ws, p.literal(","), ws, value)), ws, p.optional(p.literal(",")), ws);
+  const tuple = p.seq(p.literal("("), ws, p.optional(items), p.literal(")"));
+  return p.choice(tuple, p.seq(p.literal("{"), ws, items, p.literal("}")));
+}
+
+/**
  * The answer a JSON schema asks for (response_format): JSON matching `schema`, captured as the
  * message's content.
  *

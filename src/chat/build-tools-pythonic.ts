@@ -24,6 +24,7 @@ import {
   marker,
   mayBeString,
   moreCalls,
+  pythonSequence,
   pythonTyped,
   pythonValue,
   ruleName,
@@ -92,7 +93,7 @@ function argumentValue(ctx: BuildContext, schema: JsonSchema, name: string): Peg
     const strings = p.choice(strictString(p, '"', text, `${name}-dq`), strictString(p, "'", text, `${name}-sq`));
     return isOnlyString(schema) ? strings : p.choice(strings, typed(split.typed ?? schema));
   }
-  const literal = p.capture(NODE.argJson, pythonValue(p));
+  const literal = p.choice(p.capture(NODE.argJson, pythonValue(p)), p.capture(NODE.argString, pythonSequence(p)));
   return mayBeString(schema) ? p.choice(lenientString(p, '"'), lenientString(p, "'"), literal) : literal;
 }
 
@@ -118,7 +119,12 @@ function keywordArgument(ctx: BuildContext, key: string, schema: JsonSchema, too
 export function undeclaredKeywordArgument(p: PegArena): PegId {
   const name = p.seq(p.chars("A-Za-z_", 1, 1), p.chars("A-Za-z0-9_", 0, 63));
   const head = p.atomic(p.seq(p.capture(NODE.argName, name), p.space(), p.literal("="), p.not(p.literal("="))));
-  const value = p.choice(lenientString(p, '"'), lenientString(p, "'"), p.capture(NODE.argJson, pythonValue(p)));
+  const value = p.choice(
+    lenientString(p, '"'),
+    lenientString(p, "'"),
+    p.capture(NODE.argJson, pythonValue(p)),
+    p.capture(NODE.argString, pythonSequence(p)),
+  );
   return p.tag(NODE.toolArg, p.seq(head, p.space(), value));
 }
 

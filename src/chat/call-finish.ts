@@ -141,6 +141,34 @@ function parseLiteral(text: string): unknown {
   return normalizer.failed || !ends || !normalizer.complete ? undefined : parseJson(written);
 }
 
+/** The list a Python tuple or set literal spells (`(1, 2)`, `{'a', 'b'}`), else `undefined`. */
+function pythonSequenceAsList(text: string): unknown[] | undefined {
+  const t = text.trim();
+  const pair = t[0]! + t[t.length - 1]!;
+  if (t.length < 2 || (pair !== "()" && pair !== "{}")) return undefined;
+  const inner = t.slice(1, -1);
+  if (pair === "{}" && (inner.trim() === "" || topLevelColon(inner))) return undefined;
+  const v = parseLiteral(`[${inner}]`);
+  return Array.isArray(v) ? v : undefined;
+}
+
+/** Whether `text` holds a `:` outside brackets and quotes (a dict's member, not a set's item). */
+function topLevelColon(text: string): boolean {
+  let depth = 0;
+  let quote = "";
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quote !== "") {
+      if (c === "\\") i++;
+      else if (c === quote) quote = "";
+    } else if (c === '"' || c === "'") quote = c;
+    else if ("([{".includes(c)) depth++;
+    else if (")]}".includes(c)) depth--;
+    else if (c === ":" && depth === 0) return true;
+  }
+  return false;
+}
+
 /** `undefined` where the text is not JSON. */
 function parseJson(text: string): unknown {
   try {
@@ -202,6 +230,8 @@ function readAsDeclared(text: string, schema: unknown): unknown {
   const unescaped = parseJson(`"${text}"`);
   for (const candidate of typeof unescaped === "string" ? [text, unescaped] : [text]) {
     let v = parseLiteral(candidate.trim());
+    // A Python tuple or set (`(1, 2)`, `{'a', 'b'}`) where a list is declared: the list, in written order.
+    if (v === undefined && types.has("array")) v = pythonSequenceAsList(candidate);
     // A JSON string holding the value (`"{'key': 1}"`).
     if (typeof v === "string") v = parseLiteral(v.trim());
     if (v === undefined || holdsNonFinite(v)) continue;

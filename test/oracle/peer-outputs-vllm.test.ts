@@ -114,7 +114,6 @@ export const DIFFERENCES: Record<string, PeerDifference> = {
     NOT_YET,
     "an element repeated inside an untyped object is read as two keys, not a list",
   ),
-  ...entries(["vllm-lfm2-13"], NOT_YET, "a Python set literal (`{'a', 'b'}`) is no value the pythonic reader knows"),
   ...entries(
     ["vllm-mistral-10"],
     NOT_YET,

@@ -263,10 +263,10 @@ const ROWS: RealOutputRow[] = [
     want: { calls: [["get_weather", { city: null, count: 2 }]], content: "Done." },
   },
   {
-    name: "malformed arguments (a set literal) stay text, the same in any chunks",
+    name: "a set literal where a list is declared is the list, the same in any chunks",
     template: GLM,
     output: "<tool_call>get_weather\n<arg_key>todos</arg_key>\n<arg_value>{1, 2, 3}</arg_value>\n</tool_call>",
-    want: { calls: [["get_weather", { todos: "{1, 2, 3}" }]], content: null },
+    want: { calls: [["get_weather", { todos: [1, 2, 3] }]], content: null },
   },
   {
     name: "a numbered call id without the name: the one tool its arguments fit",

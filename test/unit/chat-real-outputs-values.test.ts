@@ -202,6 +202,26 @@ const ROWS: RealOutputRow[] = [
     want: { calls: [["search", { q: "a" }]], content: null },
   },
   {
+    name: "a Python tuple or set where the schema declares a list is the list, in written order",
+    template: LFM2,
+    output: "<|tool_call_start|>[get_weather(todos=('a', 'b')), get_weather(todos={'c', 'd'})]<|tool_call_end|>",
+    want: {
+      calls: [
+        ["get_weather", { todos: ["a", "b"] }],
+        ["get_weather", { todos: ["c", "d"] }],
+      ],
+      content: null,
+    },
+  },
+  {
+    name: "a tagged value written as a Python set is a list where declared, text elsewhere",
+    template: GLM,
+    output:
+      "<tool_call>get_weather<arg_key>todos</arg_key><arg_value>{'a', 'b'}</arg_value><arg_key>city</arg_key>" +
+      "<arg_value>{'a', 'b'}</arg_value></tool_call>",
+    want: { calls: [["get_weather", { todos: ["a", "b"], city: "{'a', 'b'}" }]], content: null },
+  },
+  {
     name: "a boolean written as 1 or 0 is the boolean",
     template: GLM,
     output:

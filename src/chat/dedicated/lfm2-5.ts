@@ -11,6 +11,7 @@ import {
   type BuildContext,
   jsonCallObject,
   pythonTyped,
+  pythonSequence,
   pythonValue,
   schemaProperties,
   toolParameters,
@@ -122,7 +123,12 @@ function build(req: NormalizedRequest): DedicatedBuild {
       const args = schemaProperties(toolParameters(t)).map(([key]) => {
         // Any string or literal: a value that does not fit the schema (None for a string) is kept
         // as written, and the argument check reports it.
-        const value = p.choice(lenientString(p, "'"), lenientString(p, '"'), p.capture(NODE.argJson, pythonValue(p)));
+        const value = p.choice(
+          lenientString(p, "'"),
+          lenientString(p, '"'),
+          p.capture(NODE.argJson, pythonValue(p)),
+          p.capture(NODE.argString, pythonSequence(p)),
+        );
         return p.tag(
           NODE.toolArg,
           p.seq(p.atomic(p.seq(p.capture(NODE.argName, p.literal(key)), p.space(), p.literal("="))), p.space(), value),
