@@ -236,7 +236,8 @@ function readAsDeclared(text: string, schema: unknown): unknown {
     if (typeof v === "string") v = parseLiteral(v.trim());
     if (v === undefined || holdsNonFinite(v)) continue;
     const kind = Array.isArray(v) ? "array" : v === null ? "null" : typeof v;
-    if (types.has(kind)) return v;
+    // `null` where no string is declared: no value, as for scalars.
+    if (types.has(kind) || v === null) return v;
   }
   return undefined;
 }
@@ -244,10 +245,14 @@ function readAsDeclared(text: string, schema: unknown): unknown {
 /**
  * A text value of a parameter declared as numbers, booleans or null: the value it spells, with the
  * whitespace around it (`<arg_value> 420 </arg_value>`) and leading zeros (`018956`) of a number left out,
- * and a boolean written as `1` or `0`.
+ * a boolean written as `1` or `0`, a value written as a JSON string (`"42"`), and `null` as null.
  */
-function scalarAsDeclared(text: string, types: Set<string>): unknown {
+function scalarAsDeclared(text: string, types: Set<string>, quoted = false): unknown {
   const v = /^[+-]?\d+$/.test(text) ? Number(text) : parseJson(text);
+  // A value written as a JSON string (`"42"`): the value it holds.
+  if (typeof v === "string" && !quoted) return scalarAsDeclared(v.trim(), types, true);
+  // `null` where no string is declared: no value (the argument check reports a type that allows none).
+  if (v === null) return quoted ? undefined : null;
   if (typeof v === "number") {
     if (!Number.isFinite(v)) return undefined;
     if (types.has("number") || (types.has("integer") && Number.isInteger(v))) return v;

@@ -222,6 +222,14 @@ const ROWS: RealOutputRow[] = [
     want: { calls: [["get_weather", { todos: ["a", "b"], city: "{'a', 'b'}" }]], content: null },
   },
   {
+    name: "a number written as a JSON string, and null where no string is declared",
+    template: GLM,
+    output:
+      '<tool_call>get_weather<arg_key>count</arg_key><arg_value>"42"</arg_value><arg_key>todos</arg_key>' +
+      "<arg_value>null</arg_value><arg_key>city</arg_key><arg_value>null</arg_value></tool_call>",
+    want: { calls: [["get_weather", { count: 42, todos: null, city: "null" }]], content: null },
+  },
+  {
     name: "a boolean written as 1 or 0 is the boolean",
     template: GLM,
     output:
