@@ -142,7 +142,7 @@ function taggedArgument(
       guardedValue(ctx, typed!, delimiters, typedValue(ctx, typed!, argName)),
     );
     read = p.choice(typedRead, ...(flagged === null ? [] : [flagged]), lenientText(ctx, a.valuePrefix, delimiters));
-  } else if (flagged !== null && isUntyped(schema)) read = p.choice(flagged, value);
+  } else if (isUntyped(schema)) read = p.choice(flagged ?? untypedJson(ctx, a.valuePrefix, delimiters), value);
   // Whitespace the template does not write may come between the name and the value markers.
   if (a.valuePrefix.trim() !== "") read = p.seq(p.space(), read);
   const unclosed = unclosedValue(ctx, t);
@@ -231,6 +231,17 @@ function flaggedJson(ctx: BuildContext, valuePrefix: string, delimiters: string[
   if (ctx.forGrammar || !/string="(true|false)"/.test(valuePrefix)) return null;
   const json = p.capture(NODE.argJson, p.json());
   return p.seq(marker(p, jsonValuePrefix(valuePrefix)), guardedValue(ctx, {}, delimiters, json));
+}
+
+/**
+ * For the parser: a value of a parameter whose schema gives no type, where the whole value reads as JSON
+ * (`{"ok": false}`, `null`, `7`): that JSON, as for an argument the schema does not declare; else text.
+ */
+function untypedJson(ctx: BuildContext, valuePrefix: string, delimiters: string[]): PegId {
+  const { p } = ctx;
+  const json = p.capture(NODE.argJson, p.choice(p.json(), pythonValue(p)));
+  const prefix = valuePrefix !== "" ? valueMarker(ctx, valuePrefix, true) : p.eps();
+  return p.seq(prefix, guardedValue(ctx, {}, delimiters, json));
 }
 
 /** A schema that says nothing of its values' types. */

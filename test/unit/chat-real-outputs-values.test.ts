@@ -222,6 +222,20 @@ const ROWS: RealOutputRow[] = [
     want: { calls: [["get_weather", { todos: ["a", "b"], city: "{'a', 'b'}" }]], content: null },
   },
   {
+    name: "a value of a parameter without a type is JSON where the whole value reads as JSON, else text",
+    template: GLM,
+    output:
+      '<tool_call>annotate<arg_key>body</arg_key><arg_value>{"ok": false}</arg_value></tool_call>' +
+      "<tool_call>annotate<arg_key>body</arg_key><arg_value>123_456</arg_value></tool_call>",
+    want: {
+      calls: [
+        ["annotate", { body: { ok: false } }],
+        ["annotate", { body: "123_456" }],
+      ],
+      content: null,
+    },
+  },
+  {
     name: "a number written as a JSON string, and null where no string is declared",
     template: GLM,
     output:
