@@ -24,7 +24,7 @@ import { rawOrTyped } from "../raw-union.js";
 import { NODE } from "../tree-names.js";
 import type { ToolDefinition } from "../../types.js";
 import { taggedArgsRule } from "./grammar-args.js";
-import { lenientValue, textValue, undeclaredElement } from "./lenient-args.js";
+import { argumentList, lenientValue, textValue, undeclaredElement } from "./lenient-args.js";
 import {
   type DedicatedBuild,
   type DedicatedContext,
@@ -205,13 +205,7 @@ function build(req: NormalizedRequest, { generationPrompt }: DedicatedContext): 
         );
         const anyOrder = p.zeroOrMore(p.seq(p.space(), p.choice(...args, undeclaredArgument(p))));
         // The grammar (also the lazy one of tool_choice auto) writes them typed, in schema order.
-        const argList =
-          args.length === 0
-            ? p.lenient(anyOrder, p.eps())
-            : p.schema(anyOrder, toolParameters(t), {
-                name: `tool-${i}-args`,
-                grammar: p.seq(p.space(), typedArgs(p, ctx, t, i)),
-              });
+        const argList = argumentList(p, anyOrder, t, i, () => typedArgs(p, ctx, t, i));
         return p.rule(`tool-${i}`, p.tag(NODE.tool, p.seq(head, argList, p.space(), p.literal(close("call")))));
       });
       if (req.toolChoice === "required") grammarBody = requiredGrammar(p, req, ctx, trailer);

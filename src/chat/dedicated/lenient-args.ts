@@ -5,6 +5,8 @@
  * it); a value that is not what its schema types is kept as text.
  */
 import type { PegArena, PegId } from "../../peg/index.js";
+import type { ToolDefinition } from "../../types.js";
+import { schemaProperties, toolParameters } from "../build-helpers.js";
 import { NODE } from "../tree-names.js";
 
 /**
@@ -45,4 +47,17 @@ export function undeclaredElement(
   const tail = typeof after === "string" ? p.literal(after) : after;
   const head = p.seq(p.literal(before), p.capture(NODE.argName, p.chars('^"<>\\n', 1, 64)), tail);
   return p.tag(NODE.toolArg, p.seq(p.atomic(head), value ?? lenientValue(p, end), p.literal(end)));
+}
+
+/**
+ * A tool's arguments: `read` for the parser (any order, what the model writes beyond the schema too),
+ * `typed()` for the grammar (the schema's arguments in order, typed), checked against the parameters.
+ *
+ * @example
+ * argumentList(p, p.zeroOrMore(p.seq(p.space(), p.choice(...args))), tool, 0, () => typedArgs(p, ctx, tool, 0));
+ */
+export function argumentList(p: PegArena, read: PegId, tool: ToolDefinition, index: number, typed: () => PegId): PegId {
+  const params = toolParameters(tool);
+  if (schemaProperties(params).length === 0) return p.lenient(read, p.eps());
+  return p.schema(read, params, { name: `tool-${index}-args`, grammar: p.seq(p.space(), typed()) });
 }

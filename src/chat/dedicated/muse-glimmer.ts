@@ -26,7 +26,7 @@ import { NODE } from "../tree-names.js";
 import { type DedicatedBuild, type DedicatedHandlerDef, dedicatedParser, sourceHas } from "./handler.js";
 import type { ToolDefinition } from "../../types.js";
 import { taggedArgsRule } from "./grammar-args.js";
-import { undeclaredElement } from "./lenient-args.js";
+import { argumentList, undeclaredElement } from "./lenient-args.js";
 
 const START = "<|start|>assistant";
 const MESSAGE = "<|message|>";
@@ -142,13 +142,7 @@ function parsedCall(p: PegArena, ctx: BuildContext, t: ToolDefinition, i: number
     p.seq(p.space(), p.choice(...args, undeclaredElement(p, '<atem:parameter name="', '">', PARAM_END))),
   );
   // The grammar (also the lazy one of tool_choice auto) writes them typed, in schema order.
-  const argList =
-    args.length === 0
-      ? p.lenient(anyOrder, p.eps())
-      : p.schema(anyOrder, toolParameters(t), {
-          name: `tool-${i}-args`,
-          grammar: p.seq(p.space(), typedArgs(p, ctx, t, i)),
-        });
+  const argList = argumentList(p, anyOrder, t, i, () => typedArgs(p, ctx, t, i));
   const end = p.seq(p.space(), p.literal("</atem:invoke>"), p.space(), p.literal("</atem:function_calls>"));
   return p.rule(`tool-${i}`, p.tag(NODE.tool, p.seq(head, argList, end)));
 }
