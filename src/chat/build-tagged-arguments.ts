@@ -1,0 +1,275 @@
+/**
+ * One argument of a tagged call (`<parameter=city>Paris</parameter>`, `<arg_key>k</arg_key><arg_value>v`): its
+ * name and value markers and its value, strings raw and other values JSON. The grammar writes the schema's
+ * types; the parser also reads what models write beyond the template (see docs/reading-output.md): value
+ * flags the other way round, values that are not their type, closing tags left out, undeclared arguments.
+ */
+import type { PegId } from "../peg/index.js";
+import type { JsonSchema } from "../types.js";
+import type { ToolsAnalysis } from "../analysis/index.js";
+import {
+  type BuildContext,
+  argumentValue,
+  boundedRawString,
+  classEscape,
+  pythonTyped,
+  pythonValue,
+  core,
+  marker,
+  ruleName,
+  schemaProperties,
+  toolParameters,
+} from "./build-helpers.js";
+import { splitRawSchema, typedRawValue } from "./raw-union.js";
+import { NODE } from "./tree-names.js";
+
+/** Value markers for a JSON-typed argument: a prefix flagging strings says "false" instead. */
+function jsonValuePrefix(valuePrefix: string): string {
+  return valuePrefix.replace(/string="true"/, 'string="false"');
+}
+
+/**
+ * For the parser: value markers that flag strings, read in either spelling where `both` (models flag a
+ * number as a string, or a string as JSON: `string="true">42`, `string="false">null` for a string).
+ */
+function valueMarker(ctx: BuildContext, prefix: string, both: boolean, options: { keepTrail?: boolean } = {}): PegId {
+  const { p } = ctx;
+  const stringFlag = prefix.replace(/string="false"/, 'string="true"');
+  if (ctx.forGrammar || !both || stringFlag === jsonValuePrefix(prefix)) return marker(p, prefix, options);
+  const other = prefix === stringFlag ? jsonValuePrefix(prefix) : stringFlag;
+  const written = marker(p, prefix, options);
+  return p.lenient(p.choice(written, marker(p, other, options)), written);
+}
+
+/** One tagged argument: name markers, value markers, the value. */
+export function taggedArgument(
+  ctx: BuildContext,
+  t: ToolsAnalysis,
+  toolIndex: number,
+  name: string,
+  schema: JsonSchema,
+): PegId {
+  const { p } = ctx;
+  const a = t.arguments;
+  // A string value keeps its own leading whitespace (indented code): the marker right before it
+  // takes only its learned whitespace.
+  const { text, typed } = splitRawSchema(schema);
+  const keepTrail = text !== null;
+  const open = p.atomic(
+    p.seq(
+      marker(p, a.namePrefix),
+      p.capture(NODE.argName, p.literal(name)),
+      marker(p, a.nameSuffix, { keepTrail: keepTrail && a.valuePrefix === "" }),
+    ),
+  );
+  const suffixCore = core(a.valueSuffix);
+  // The value ends at the suffix; a newline the template puts before it is not part of it.
+  const lead = a.valueSuffix.slice(0, a.valueSuffix.indexOf(suffixCore));
+  const stops =
+    suffixCore === ""
+      ? [core(a.namePrefix) || core(t.function.close) || core(t.format.perCallEnd) || "\n"]
+      : lead !== ""
+        ? [lead + suffixCore, suffixCore]
+        : [suffixCore];
+  const delimiters = stops.filter((s) => s !== "");
+  const argName = `tool-${toolIndex}-arg-${name}`;
+  const alternatives: PegId[] = [];
+  if (typed !== null) {
+    const value = typedValue(ctx, typed, argName);
+    const prefix = jsonValuePrefix(a.valuePrefix);
+    // Beside strings, a typed value is one only where the whole value reads as one ("null", "42").
+    const whole = text === null || ctx.forGrammar ? value : guardedValue(ctx, typed, delimiters, value);
+    alternatives.push(p.seq(prefix !== "" ? valueMarker(ctx, prefix, text === null) : p.eps(), whole));
+  }
+  if (text !== null) {
+    const raw = ctx.forGrammar
+      ? (boundedRawString(p, text, delimiters) ?? p.until(...delimiters))
+      : p.lenient(stringText(ctx, t, toolIndex, delimiters), p.until(...delimiters));
+    let value = p.capture(
+      NODE.argString,
+      p.schema(raw, text, { name: typed === null ? argName : `${argName}-text`, raw: true }),
+    );
+    if (ctx.cdataStrings) {
+      const until = p.until("]]>");
+      // The grammar copy: an enum's values, or at most maxLength characters.
+      const inner = ctx.forGrammar
+        ? p.schema(boundedRawString(p, text, ["]]>"]) ?? until, text, { name: `${argName}-cdata`, raw: true })
+        : until;
+      value = p.choice(p.seq(p.literal("<![CDATA["), p.capture(NODE.argString, inner), p.literal("]]>")), value);
+    }
+    const prefix = a.valuePrefix !== "" ? valueMarker(ctx, a.valuePrefix, true, { keepTrail }) : p.eps();
+    alternatives.push(p.seq(prefix, value));
+  }
+  // A string value keeps its own trailing whitespace: the suffix takes only its learned whitespace.
+  const close = suffixCore === "" ? p.eps() : marker(p, a.valueSuffix, { keepLead: text !== null });
+  const value = alternatives.length === 1 ? alternatives[0]! : p.choice(...alternatives);
+  if (ctx.forGrammar) return p.tag(NODE.toolArg, p.seq(open, value, close));
+  // The parser also reads a value that does not fit the schema (kept as text: `count=not a
+  // number`), and a name the model gave no value (left out of the arguments).
+  let read = value;
+  const flagged = flaggedJson(ctx, a.valuePrefix, delimiters);
+  if (text === null) {
+    const prefix = jsonValuePrefix(a.valuePrefix);
+    const typedRead = p.seq(
+      prefix !== "" ? valueMarker(ctx, prefix, true) : p.eps(),
+      guardedValue(ctx, typed!, delimiters, typedValue(ctx, typed!, argName)),
+    );
+    read = p.choice(typedRead, ...(flagged === null ? [] : [flagged]), lenientText(ctx, a.valuePrefix, delimiters));
+  } else if (isUntyped(schema)) read = p.choice(flagged ?? untypedJson(ctx, a.valuePrefix, delimiters), value);
+  // Whitespace the template does not write may come between the name and the value markers.
+  if (a.valuePrefix.trim() !== "") read = p.seq(p.space(), read);
+  const unclosed = unclosedValue(ctx, t);
+  const written = unclosed === null ? p.seq(read, close) : p.choice(p.seq(read, close), unclosed);
+  return p.tag(NODE.toolArg, p.seq(open, p.lenient(p.optional(written), p.seq(value, close))));
+}
+
+/**
+ * For the parser: a string value up to the first closer that the format's markup follows (a declared
+ * argument, the call's closer, the end of the output), else up to the first closer: a value may hold
+ * the closer as text (a file that quotes the format's markup). It ends at a declared argument's opener
+ * whose own value closes before markup (`<parameter=city>Paris<parameter=days>3</parameter></function>`: Paris).
+ */
+function stringText(ctx: BuildContext, t: ToolsAnalysis, toolIndex: number, delimiters: string[]): PegId {
+  const { p } = ctx;
+  const a = t.arguments;
+  const tool = ctx.tools[toolIndex];
+  if (core(a.valueSuffix) === "" || core(a.namePrefix) === "" || tool === undefined) return p.until(...delimiters);
+  const nameEnd = argumentNameEnd(a).slice(0, 1);
+  const declared = schemaProperties(toolParameters(tool)).map(([key]) => key);
+  // Another argument, declared or not (an undeclared one is read too).
+  const anyName = nameEnd === "" ? null : p.chars(`^${classEscape(nameEnd)}<>\n`, 1, 64);
+  const nextArgument =
+    anyName === null
+      ? declared.map((key) => p.seq(marker(p, core(a.namePrefix)), p.literal(key)))
+      : [p.seq(marker(p, core(a.namePrefix)), anyName, p.literal(nameEnd))];
+  const callEnds = callEndMarkers(t);
+  const closer = p.choice(...delimiters.map((d) => p.literal(d)));
+  const goesOn = p.seq(closer, p.space(), p.choice(...nextArgument, ...callEnds.map((c) => p.literal(c)), p.end()));
+  // A declared argument's opener ends the value where the model left its closing tag out: where that
+  // argument's own value closes before markup (else the opener is quoted text: a file of tool-call markup).
+  const openers = declared.map((key) => core(a.namePrefix) + key + nameEnd);
+  const opener = p.choice(...openers.map((o) => p.literal(o)));
+  const split = p.seq(opener, p.until(...delimiters), goesOn);
+  const piece = p.until(...delimiters, ...openers);
+  const first = openers.length === 0 ? piece : p.seq(piece, p.zeroOrMore(p.seq(p.not(split), opener, piece)));
+  const text = p.seq(first, p.zeroOrMore(p.seq(p.not(goesOn), closer, first)));
+  return p.choice(p.seq(text, p.and(goesOn)), first);
+}
+
+/**
+ * For the parser: a value whose closing tag the model left out, where no closing tag comes before the
+ * call's own closer (`<arg_value>Paris</tool_call>`): the text up to that closer or the next argument
+ * (call-finish.ts types it).
+ */
+function unclosedValue(ctx: BuildContext, t: ToolsAnalysis): PegId | null {
+  const { p } = ctx;
+  const a = t.arguments;
+  const suffix = core(a.valueSuffix);
+  const callEnds = callEndMarkers(t);
+  if (suffix === "" || callEnds.length === 0) return null;
+  // The next argument's opener ends it too (no closing tag comes before the call's closer either way).
+  const ends = [core(a.namePrefix), ...callEnds].filter((c) => c !== "");
+  const prefix = a.valuePrefix !== "" ? p.seq(p.space(), valueMarker(ctx, a.valuePrefix, true)) : p.eps();
+  // The whitespace the template writes before a closing tag is not the value's (`\nParis\n<parameter=…`).
+  const lead = a.valueSuffix.slice(0, a.valueSuffix.indexOf(suffix));
+  const leadEnds = lead === "" ? [] : ends.map((c) => lead + c);
+  const text = p.capture(NODE.argString, p.until(suffix, ...leadEnds, ...ends));
+  return p.seq(prefix, text, p.and(p.seq(p.space(), p.choice(...ends.map((c) => p.literal(c))))));
+}
+
+/** Where an argument's name ends: its suffix, or where the value's markers begin (`name="k" string="true">`). */
+function argumentNameEnd(a: ToolsAnalysis["arguments"]): string {
+  return core(a.nameSuffix) || core(a.valuePrefix);
+}
+
+/** The markers that close a call or its section, as written without their whitespace. */
+function callEndMarkers(t: ToolsAnalysis): string[] {
+  return [t.function.close, t.format.perCallEnd, t.format.sectionEnd].map(core).filter((c) => c !== "");
+}
+
+/** A typed value only where the whole value reads as one (else it is text). */
+function guardedValue(ctx: BuildContext, typed: JsonSchema, delimiters: string[], value: PegId): PegId {
+  const { p } = ctx;
+  const ends = delimiters.map((d) => (core(d) === "" ? p.literal(d) : p.seq(p.space(), p.literal(core(d)))));
+  return p.seq(p.and(p.seq(typedRawValue(p, typed, p.choice(p.json(), pythonValue(p))), p.choice(...ends))), value);
+}
+
+/**
+ * For the parser, in formats whose value markers flag strings: a value flagged as JSON (`string="false"`)
+ * that reads whole as JSON is that JSON, where the schema declares no string (an integer written as an
+ * object stays the object the model wrote; an untyped `12345e-3` is a number).
+ */
+function flaggedJson(ctx: BuildContext, valuePrefix: string, delimiters: string[]): PegId | null {
+  const { p } = ctx;
+  if (ctx.forGrammar || !/string="(true|false)"/.test(valuePrefix)) return null;
+  const json = p.capture(NODE.argJson, p.json());
+  return p.seq(marker(p, jsonValuePrefix(valuePrefix)), guardedValue(ctx, {}, delimiters, json));
+}
+
+/**
+ * For the parser: a value of a parameter whose schema gives no type, where the whole value reads as JSON
+ * (`{"ok": false}`, `null`, `7`): that JSON, as for an argument the schema does not declare; else text.
+ */
+function untypedJson(ctx: BuildContext, valuePrefix: string, delimiters: string[]): PegId {
+  const { p } = ctx;
+  const json = p.capture(NODE.argJson, p.choice(p.json(), pythonValue(p)));
+  const prefix = valuePrefix !== "" ? valueMarker(ctx, valuePrefix, true) : p.eps();
+  return p.seq(prefix, guardedValue(ctx, {}, delimiters, json));
+}
+
+/** A schema that says nothing of its values' types. */
+function isUntyped(schema: JsonSchema): boolean {
+  if (typeof schema !== "object" || schema === null) return true;
+  return !["type", "enum", "const", "anyOf", "oneOf", "allOf", "$ref"].some((key) => key in schema);
+}
+
+/** For the parser: a value of a non-string parameter written as text, read up to its end. */
+function lenientText(ctx: BuildContext, valuePrefix: string, stops: string[]): PegId {
+  const { p } = ctx;
+  const raw = p.capture(NODE.argString, p.until(...stops));
+  const prefix = valuePrefix !== "" ? valueMarker(ctx, jsonValuePrefix(valuePrefix), true) : p.eps();
+  return p.seq(prefix, raw);
+}
+
+/**
+ * For the parser: an argument the schema does not declare (kept: argument checks report it), its
+ * value JSON where the whole value reads as JSON, else text.
+ */
+export function undeclaredArgument(ctx: BuildContext, t: ToolsAnalysis): PegId | null {
+  const { p } = ctx;
+  const a = t.arguments;
+  const nameEnd = argumentNameEnd(a);
+  if (core(a.namePrefix) === "" || nameEnd === "") return null;
+  const suffixCore = core(a.valueSuffix);
+  const lead = a.valueSuffix.slice(0, a.valueSuffix.indexOf(suffixCore));
+  const end = suffixCore || core(a.namePrefix) || core(t.function.close) || core(t.format.perCallEnd) || "\n";
+  // The value ends at the suffix; a newline the template puts before it is not part of it.
+  const stops = suffixCore !== "" && lead !== "" ? [lead + suffixCore, suffixCore] : [end];
+  const name = p.capture(NODE.argName, p.chars(`^${classEscape(nameEnd[0]!)}<>\n`, 1, 64));
+  const open = p.atomic(p.seq(marker(p, a.namePrefix), name, marker(p, a.nameSuffix, { keepTrail: true })));
+  const prefix =
+    a.valuePrefix !== "" ? p.seq(p.space(), valueMarker(ctx, a.valuePrefix, true, { keepTrail: true })) : p.eps();
+  const json = p.capture(NODE.argJson, p.choice(p.json(), pythonValue(p)));
+  const value = p.choice(guardedValue(ctx, {}, stops, json), p.capture(NODE.argString, p.until(...stops)));
+  const close = suffixCore === "" ? p.eps() : marker(p, a.valueSuffix, { keepLead: true });
+  return p.tag(NODE.toolArg, p.seq(open, p.optional(p.seq(prefix, value, close))));
+}
+
+/** A value the format writes as JSON (or Python literals, where the template prints them with repr). */
+function typedValue(ctx: BuildContext, typed: JsonSchema, argName: string): PegId {
+  const { p } = ctx;
+  // Python literals only differ from JSON for booleans, None and containers: numbers keep their schema.
+  const python = ctx.pythonTaggedValues && !isNumeric(typed);
+  if (!python) return p.capture(NODE.argJson, argumentValue(ctx, typed, argName));
+  // The parser reads any literal; the grammar (also the lazy one of tool_choice auto) is typed.
+  const typedGrammar = pythonTyped(ctx, typed, ruleName(ctx, argName));
+  return p.capture(
+    NODE.argJson,
+    ctx.forGrammar ? typedGrammar : p.schema(pythonValue(p), typed, { name: argName, grammar: typedGrammar }),
+  );
+}
+
+function isNumeric(schema: JsonSchema): boolean {
+  const type = typeof schema === "object" && schema !== null ? (schema as { type?: unknown }).type : undefined;
+  return type === "integer" || type === "number";
+}
