@@ -29,12 +29,16 @@ function resolvedRoot(root: JsonSchema, schema: JsonSchema): JsonSchema {
   return isObj(at) && typeof at.$ref === "string" ? {} : at;
 }
 
-/** The types two `type` keywords both allow (a keyword left out allows all). */
+/**
+ * The types two `type` keywords both allow (a keyword left out allows all); where they allow none in
+ * common (a schema no value fits), the later one, so that every argument keeps a type to be read by.
+ */
 function intersectTypes(a: unknown, b: unknown): unknown {
   if (a === undefined) return b;
   if (b === undefined) return a;
   const as = Array.isArray(a) ? a : [a];
   const both = (Array.isArray(b) ? b : [b]).filter((t) => as.includes(t) || (t === "integer" && as.includes("number")));
+  if (both.length === 0) return b;
   return both.length === 1 ? both[0] : both;
 }
 

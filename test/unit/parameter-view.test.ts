@@ -70,6 +70,7 @@ describe("parameter view", () => {
     { allOf: [{ type: ["integer", "string"] }, { type: "integer" }], want: { type: "integer" } },
     { allOf: [{ type: "number" }, { type: "integer" }], want: { type: "integer" } },
     { allOf: [{ description: "n" }, { minimum: 1 }], want: { description: "n", minimum: 1 } },
+    { allOf: [{ type: "string" }, { type: "integer" }], want: { type: "integer" } },
   ])("merges allOf %#", ({ allOf, want }) => {
     expect(mergeAllOf({ allOf } as JsonSchema)).toEqual(want);
   });
