@@ -115,7 +115,7 @@ export function taggedArgument(
       guardedValue(ctx, typed!, delimiters, typedValue(ctx, typed!, argName)),
     );
     read = p.choice(typedRead, ...(flagged === null ? [] : [flagged]), lenientText(ctx, a.valuePrefix, delimiters));
-  } else if (isUntyped(schema)) read = p.choice(flagged ?? untypedJson(ctx, a.valuePrefix, delimiters), value);
+  } else if (flagged !== null && isUntyped(schema)) read = p.choice(flagged, value);
   // Whitespace the template does not write may come between the name and the value markers.
   if (a.valuePrefix.trim() !== "") read = p.seq(p.space(), read);
   const unclosed = unclosedValue(ctx, t);
@@ -149,7 +149,12 @@ function stringText(ctx: BuildContext, t: ToolsAnalysis, toolIndex: number, deli
   // argument's own value closes before markup (else the opener is quoted text: a file of tool-call markup).
   const openers = declared.map((key) => core(a.namePrefix) + key + nameEnd);
   const opener = p.choice(...openers.map((o) => p.literal(o)));
-  const split = p.seq(opener, p.until(...delimiters), goesOn);
+  // Not where the call writes that argument again (the quoted opener of an argument given later).
+  const split = p.choice(
+    ...openers.map((o) =>
+      p.seq(p.literal(o), p.not(p.seq(p.until(o, ...callEnds), p.literal(o))), p.until(...delimiters), goesOn),
+    ),
+  );
   const piece = p.until(...delimiters, ...openers);
   const first = openers.length === 0 ? piece : p.seq(piece, p.zeroOrMore(p.seq(p.not(split), opener, piece)));
   const text = p.seq(first, p.zeroOrMore(p.seq(p.not(goesOn), closer, first)));
@@ -204,17 +209,6 @@ function flaggedJson(ctx: BuildContext, valuePrefix: string, delimiters: string[
   if (ctx.forGrammar || !/string="(true|false)"/.test(valuePrefix)) return null;
   const json = p.capture(NODE.argJson, p.json());
   return p.seq(marker(p, jsonValuePrefix(valuePrefix)), guardedValue(ctx, {}, delimiters, json));
-}
-
-/**
- * For the parser: a value of a parameter whose schema gives no type, where the whole value reads as JSON
- * (`{"ok": false}`, `null`, `7`): that JSON, as for an argument the schema does not declare; else text.
- */
-function untypedJson(ctx: BuildContext, valuePrefix: string, delimiters: string[]): PegId {
-  const { p } = ctx;
-  const json = p.capture(NODE.argJson, p.choice(p.json(), pythonValue(p)));
-  const prefix = valuePrefix !== "" ? valueMarker(ctx, valuePrefix, true) : p.eps();
-  return p.seq(prefix, guardedValue(ctx, {}, delimiters, json));
 }
 
 /** A schema that says nothing of its values' types. */

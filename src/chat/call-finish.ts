@@ -8,7 +8,7 @@
  */
 import type { JsonSchema } from "../types.js";
 import { JsonNormalizer } from "./json-normalizer.js";
-import { chosenBranch, viewProperties, viewRequired } from "./parameter-view.js";
+import { chosenBranch, ownProperties, viewProperties, viewRequired } from "./parameter-view.js";
 
 /**
  * The arguments to emit for a finished call, or null when the call is malformed.
@@ -45,7 +45,8 @@ export function finishCallArguments(args: string, argNames: readonly string[], s
   // Where the parameters are a union, the branch the arguments choose (their discriminator) types them.
   const branch = schema === undefined ? null : chosenBranch(schema as JsonSchema, object);
   const view = branch === null ? schema : { type: "object", properties: branchProperties(schema, branch) };
-  if (branch !== null && writeAsText(object, view)) changed = true;
+  // Values written one by one (tagged, keyword arguments) were typed by the union's joined view.
+  if (branch !== null && argNames.length > 0 && writeAsText(object, view, args)) changed = true;
   if (readMembersAsDeclared(object, view)) changed = true;
   return changed ? JSON.stringify(object) : args;
 }
@@ -187,26 +188,27 @@ function propertiesOf(schema: unknown): Record<string, unknown> {
   return Object.fromEntries(viewProperties(schema as JsonSchema));
 }
 
-/** A chosen union branch's properties, with the root's `$ref`s inlined. */
+/** The properties declared beside a root union with a chosen branch's over them, the root's `$ref`s inlined. */
 function branchProperties(root: unknown, branch: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(viewProperties(branch as JsonSchema, root as JsonSchema));
+  const own = Object.fromEntries(ownProperties(root as JsonSchema));
+  return { ...own, ...Object.fromEntries(viewProperties(branch as JsonSchema, root as JsonSchema)) };
 }
 
 /**
- * Numbers, booleans and null read where the chosen branch declares only a string (`7` for a text
- * `value`): the text the model wrote; true if any changed.
+ * Numbers and booleans read where the chosen branch declares only a string (`7` for a text `value`):
+ * the text written (`text`: the arguments as JSON); true if any changed.
  */
-function writeAsText(object: Record<string, unknown>, view: unknown): boolean {
-  let changed = false;
+function writeAsText(object: Record<string, unknown>, view: unknown, text: string): boolean {
   const properties = isPlainObject(view) && isPlainObject(view.properties) ? view.properties : {};
-  for (const [key, v] of Object.entries(object)) {
+  const keys = Object.keys(object).filter((key) => {
     const s = properties[key];
-    const onlyString = isPlainObject(s) && s.type === "string";
-    if (!onlyString || (v !== null && typeof v === "object") || typeof v === "string") continue;
-    object[key] = JSON.stringify(v);
-    changed = true;
-  }
-  return changed;
+    const v = object[key];
+    return isPlainObject(s) && s.type === "string" && (typeof v === "number" || typeof v === "boolean");
+  });
+  if (keys.length === 0) return false;
+  const spans = memberTexts(text);
+  for (const key of keys) object[key] = spans.get(key) ?? JSON.stringify(object[key]);
+  return true;
 }
 
 /** JSON types a property schema allows; null when it allows any (or strings). */

@@ -36,8 +36,15 @@ function resolvedRoot(root: JsonSchema, schema: JsonSchema): JsonSchema {
 function intersectTypes(a: unknown, b: unknown): unknown {
   if (a === undefined) return b;
   if (b === undefined) return a;
-  const as = Array.isArray(a) ? a : [a];
-  const both = (Array.isArray(b) ? b : [b]).filter((t) => as.includes(t) || (t === "integer" && as.includes("number")));
+  // "number" allows integers too.
+  const allowed = (x: unknown): Set<unknown> => {
+    const set = new Set(Array.isArray(x) ? x : [x]);
+    if (set.has("number")) set.add("integer");
+    return set;
+  };
+  const bs = allowed(b);
+  let both = [...allowed(a)].filter((t) => bs.has(t));
+  if (both.includes("number")) both = both.filter((t) => t !== "integer");
   if (both.length === 0) return b;
   return both.length === 1 ? both[0] : both;
 }
@@ -49,12 +56,14 @@ function intersectTypes(a: unknown, b: unknown): unknown {
  * @example
  * mergeAllOf({ allOf: [{ type: ["integer", "string"] }, { type: "integer" }] }); // { type: "integer" }
  */
-export function mergeAllOf(schema: JsonSchema, root: JsonSchema = schema): JsonSchema {
+export function mergeAllOf(schema: JsonSchema, root: JsonSchema = schema, depth = MAX_HOPS): JsonSchema {
   if (!isObj(schema) || !Array.isArray(schema.allOf)) return schema;
   const { allOf, ...rest } = schema;
   let merged: Obj = { ...rest };
+  // A branch that refers back to a schema it is part of (`allOf: [{$ref: "#"}]`) is merged a few levels deep.
+  if (depth === 0) return merged as JsonSchema;
   for (const raw of allOf as JsonSchema[]) {
-    const branch = mergeAllOf(resolvedRoot(root, raw), root);
+    const branch = mergeAllOf(resolvedRoot(root, raw), root, depth - 1);
     if (!isObj(branch)) continue;
     const type = intersectTypes(merged.type, branch.type);
     const properties = { ...(isObj(merged.properties) ? merged.properties : {}) };
@@ -107,13 +116,14 @@ export function flatParameters(schema: JsonSchema): JsonSchema {
   const properties: Obj = isObj(root.properties) ? { ...root.properties } : {};
   for (const [key, list] of joined)
     if (!(key in properties)) properties[key] = list.length === 1 ? list[0] : { anyOf: list };
-  const required = [...joined.keys()].filter((k) => branches.every((b) => requiredOf(b).includes(k)));
+  const shared = [...joined.keys()].filter((k) => branches.every((b) => requiredOf(b).includes(k)));
+  const required = [...new Set([...requiredOf(root), ...shared])];
   const { oneOf: _oneOf, anyOf: _anyOf, ...rest } = root;
   return { ...rest, properties, ...(required.length > 0 ? { required } : {}) } as JsonSchema;
 }
 
 /**
- * The branch of a root union that arguments choose: the first whose fixed-value properties (`const`,
+ * The branch of a root union that arguments choose: the one branch whose fixed-value properties (`const`,
  * `enum`: the discriminator) all hold for the arguments, at least one of them given; else null.
  *
  * @example
@@ -123,19 +133,21 @@ export function flatParameters(schema: JsonSchema): JsonSchema {
 export function chosenBranch(schema: JsonSchema, args: Record<string, unknown>): Obj | null {
   const branches = rootBranches(schema);
   if (branches === null) return null;
-  for (const branch of branches) {
+  const matching = branches.filter((branch) => {
     const props = isObj(branch.properties) ? branch.properties : {};
     const fixed = Object.entries(props).filter(([, s]) => isObj(s) && ("const" in s || Array.isArray(s.enum)));
     const given = fixed.filter(([key]) => Object.hasOwn(args, key));
-    if (given.length === 0) continue;
-    const holds = given.every(([key, s]) => {
-      const o = s as Obj;
-      const v = JSON.stringify(args[key]);
-      return "const" in o ? JSON.stringify(o.const) === v : (o.enum as unknown[]).some((e) => JSON.stringify(e) === v);
-    });
-    if (holds) return branch;
-  }
-  return null;
+    return given.length > 0 && given.every(([key, s]) => allowsValue(s as Obj, args[key]));
+  });
+  // Only a discriminator that tells the branches apart chooses one.
+  return matching.length === 1 ? matching[0]! : null;
+}
+
+/** Whether a `const` or `enum` keyword allows `value`. */
+function allowsValue(schema: Obj, value: unknown): boolean {
+  const v = JSON.stringify(value);
+  if ("const" in schema) return JSON.stringify(schema.const) === v;
+  return (schema.enum as unknown[]).some((e) => JSON.stringify(e) === v);
 }
 
 /**
@@ -147,9 +159,26 @@ export function chosenBranch(schema: JsonSchema, args: Record<string, unknown>):
  * // [["n", { type: "integer" }]]
  */
 export function viewProperties(schema: JsonSchema, root: JsonSchema = schema): [string, JsonSchema][] {
-  const flat = flatParameters(schema);
-  if (!isObj(flat) || !isObj(flat.properties)) return [];
-  return Object.entries(flat.properties).map(([k, s]) => [k, mergeAllOf(inlineLocalRefs(root, s as JsonSchema), root)]);
+  return propertiesOf(flatParameters(schema), root);
+}
+
+/**
+ * The properties the parameters declare beside a root union (its branches' left out), as
+ * {@link viewProperties} gives them.
+ *
+ * @example
+ * ownProperties({ properties: { n: {} }, oneOf: [{ properties: { kind: { const: "a" } } }] }); // [["n", {}]]
+ */
+export function ownProperties(schema: JsonSchema): [string, JsonSchema][] {
+  return propertiesOf(mergeAllOf(resolvedRoot(schema, schema), schema), schema);
+}
+
+function propertiesOf(schema: JsonSchema, root: JsonSchema): [string, JsonSchema][] {
+  if (!isObj(schema) || !isObj(schema.properties)) return [];
+  return Object.entries(schema.properties).map(([k, s]) => [
+    k,
+    mergeAllOf(inlineLocalRefs(root, s as JsonSchema), root),
+  ]);
 }
 
 /**

@@ -222,15 +222,15 @@ const ROWS: RealOutputRow[] = [
     want: { calls: [["get_weather", { todos: ["a", "b"], city: "{'a', 'b'}" }]], content: null },
   },
   {
-    name: "a value of a parameter without a type is JSON where the whole value reads as JSON, else text",
+    name: "a value of a parameter without a type is its text, as the template writes it (JSON-looking too)",
     template: GLM,
     output:
       '<tool_call>annotate<arg_key>body</arg_key><arg_value>{"ok": false}</arg_value></tool_call>' +
-      "<tool_call>annotate<arg_key>body</arg_key><arg_value>123_456</arg_value></tool_call>",
+      "<tool_call>annotate<arg_key>body</arg_key><arg_value>1.10</arg_value></tool_call>",
     want: {
       calls: [
-        ["annotate", { body: { ok: false } }],
-        ["annotate", { body: "123_456" }],
+        ["annotate", { body: '{"ok": false}' }],
+        ["annotate", { body: "1.10" }],
       ],
       content: null,
     },

@@ -51,6 +51,18 @@ describe("parameter view", () => {
       keys: [],
       required: [],
     },
+    {
+      name: "an allOf that refers back to its root",
+      schema: { allOf: [{ $ref: "#" }], properties: { a: {} } },
+      keys: ["a"],
+      required: [],
+    },
+    {
+      name: "a root's own properties and required beside a union",
+      schema: { properties: { q: {} }, required: ["q"], oneOf: [{ properties: { m: {} }, required: ["m"] }] },
+      keys: ["q", "m"],
+      required: ["q", "m"],
+    },
   ])("$name", ({ schema, keys, required }) => {
     expect(viewProperties(schema as JsonSchema).map(([k]) => k)).toEqual(keys);
     expect(viewRequired(schema as JsonSchema)).toEqual(required);
@@ -71,6 +83,7 @@ describe("parameter view", () => {
     { allOf: [{ type: "number" }, { type: "integer" }], want: { type: "integer" } },
     { allOf: [{ description: "n" }, { minimum: 1 }], want: { description: "n", minimum: 1 } },
     { allOf: [{ type: "string" }, { type: "integer" }], want: { type: "integer" } },
+    { allOf: [{ type: "integer" }, { type: "number" }], want: { type: "integer" } },
   ])("merges allOf %#", ({ allOf, want }) => {
     expect(mergeAllOf({ allOf } as JsonSchema)).toEqual(want);
   });
@@ -87,6 +100,20 @@ describe("parameter view", () => {
   });
 });
 
+describe("a branch is chosen only where the discriminator tells the branches apart", () => {
+  it("an enum both branches share chooses none", () => {
+    const unit = { enum: ["c", "f"] };
+    const schema: JsonSchema = {
+      oneOf: [
+        { properties: { unit, kind: { const: "a" }, value: { type: "string" } } },
+        { properties: { unit, kind: { const: "b" }, value: { type: "integer" } } },
+      ],
+    };
+    expect(chosenBranch(schema, { unit: "c", value: 7 })).toBeNull();
+    expect(chosenBranch(schema, { unit: "c", kind: "b" })).not.toBeNull();
+  });
+});
+
 describe("parsed calls typed by the parameter view", () => {
   const tool = (name: string, parameters: JsonSchema): ToolDefinition => ({
     type: "function",
@@ -99,6 +126,7 @@ describe("parsed calls typed by the parameter view", () => {
       type: "object",
       properties: { n: { allOf: [{ type: ["integer", "string"] }, { type: "integer" }] } },
     }),
+    tool("mixed", { properties: { count: { type: "integer" } }, ...(TEXT_OR_COUNT as object) }),
   ];
   const parse = (template: string, output: string): [string, unknown][] => {
     const source = readFileSync(join(TEMPLATES_DIR, template), "utf8");
@@ -133,6 +161,20 @@ describe("parsed calls typed by the parameter view", () => {
     { output: glm("count", [["n", "7"]]), want: ["count", { n: 7 }] },
   ])("GLM: $output", ({ output, want }) => {
     expect(parse("GLM-4.7-Flash.jinja", output)).toEqual([want]);
+  });
+
+  it("a property declared beside the union is typed when a branch is chosen", () => {
+    const output = glm("mixed", [
+      ["kind", "text"],
+      ["count", "5"],
+      ["value", "1.50"],
+    ]);
+    expect(parse("GLM-4.7-Flash.jinja", output)).toEqual([["mixed", { kind: "text", count: 5, value: "1.50" }]]);
+  });
+
+  it("JSON calls keep the values the model wrote (null stays null)", () => {
+    const output = '<tool_call>\n{"name": "inspect", "arguments": {"kind": "text", "value": null}}\n</tool_call>';
+    expect(parse("Qwen-Qwen2.5-7B-Instruct.jinja", output)).toEqual([["inspect", { kind: "text", value: null }]]);
   });
 
   it("Qwen3-Coder: a root union's values typed by the branch", () => {

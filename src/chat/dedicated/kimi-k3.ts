@@ -181,8 +181,10 @@ function build(req: NormalizedRequest, { generationPrompt }: DedicatedContext): 
             stops: [close("argument")],
             forGrammar: false,
           });
-          // A value that is not what the schema types (`{not json` for an object) is kept as text.
-          const value = p.choice(typed, textValue(p, close("argument")));
+          // A value that is not what the schema types (`{not json` for an object) is kept as text; a lookahead
+          // decides first, so a stream never shows the typed reading it then takes back.
+          const end = close("argument");
+          const value = p.choice(p.seq(p.and(p.seq(typed, p.space(), p.literal(end))), typed), textValue(p, end));
           const head = p.atomic(
             p.seq(
               p.literal('<|open|>argument key="'),
