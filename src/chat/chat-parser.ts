@@ -165,7 +165,7 @@ export class ChatStreamParser {
       }
       // The output ended inside a structure (an unfinished call): its text is content, and the
       // rest is read again after it.
-      if (!this.restart()) break;
+      if (!this.restart(result)) break;
       const rest = this.input.slice(this.segmentStart);
       if (rest !== "") this.parseMore(this.engine.feed(rest));
     }
@@ -211,8 +211,9 @@ export class ChatStreamParser {
    * body, which reads content up to the next call. Returns false when nothing was open: then the
    * rest is content (frozen).
    */
-  private restart(): boolean {
+  private restart(failed?: PegParseResult): boolean {
     if (!this.mapper.closeStructures()) {
+      if (failed !== undefined) this.mapRecognised(failed);
       this.freeze();
       return false;
     }
@@ -253,6 +254,19 @@ export class ChatStreamParser {
       partial = best ?? partial;
     }
     if (partial.status !== "fail") this.mapper.apply(partial.nodeList, partial.source);
+  }
+
+  /**
+   * The output ended and its last parse failed with nothing open to restart from (a parse that stayed
+   * undecided until the end, as reasoning that may yet close does): what that parse recognised, read as a
+   * finished text, keeps its structure (a finished call before an unfinished one); the rest is content.
+   */
+  private mapRecognised(failed: PegParseResult): void {
+    const lowest = this.segmentStart === 0 ? this.spec.prefix.length : 0;
+    if (failed.end <= lowest) return;
+    const root = this.segmentStart === 0 ? this.spec.root : (this.spec.resumeRoot ?? this.spec.root);
+    const read = parsePeg(this.spec.arena, root, this.engine.text.slice(0, failed.end));
+    if (read.status === "success") this.mapper.apply(read.nodeList, read.source);
   }
 
   /** Stops structured parsing: open calls are closed, the unparsed rest becomes content. */

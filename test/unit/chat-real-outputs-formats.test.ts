@@ -75,6 +75,17 @@ const ROWS: RealOutputRow[] = [
     },
   },
   {
+    name: "reasoning the prompt opens, never closed: a finished call before an unfinished one is still a call",
+    template: GLM,
+    output:
+      "<tool_call>search<arg_key>q</arg_key><arg_value>a</arg_value></tool_call>\n" +
+      "<tool_call>get_weather<arg_key>city</arg_key><arg_value>Par",
+    want: {
+      calls: [["search", { q: "a" }]],
+      content: "<tool_call>get_weather<arg_key>city</arg_key><arg_value>Par",
+    },
+  },
+  {
     name: "the marker between a call's name and its first argument left out",
     template: HY3,
     output:
