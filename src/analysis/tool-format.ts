@@ -43,6 +43,7 @@ import { parsePythonLiteral } from "./python-literal.js";
 import type { VariantRenderer } from "./render.js";
 import { removeFirst } from "./tool-shapes.js";
 import type { ReasoningAnalysis, ToolsAnalysis } from "./types.js";
+import { isPlainObject } from "../validate/index.js";
 
 /** `{"needle"` or `: "needle"`: the needle is a JSON string in object context. */
 function inJsonContext(haystack: string, needle: string, quote: string): boolean {
@@ -67,10 +68,6 @@ function parseCallObject(text: string): Record<string, unknown> {
   }
   if (isPlainObject(parsed)) return parsed;
   throw new TemplateAnalysisError(`rendered tool call is not a JSON object: ${JSON.stringify(text.slice(0, 200))}`);
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === "object" && !Array.isArray(v);
 }
 
 /** JSON_NATIVE: field names, array wrapping and section markers from the parsed call. */

@@ -9,6 +9,7 @@
 import type { JsonSchema } from "../types.js";
 import { JsonNormalizer } from "./json-normalizer.js";
 import { chosenBranch, ownProperties, viewProperties, viewRequired } from "./parameter-view.js";
+import { isPlainObject } from "../validate/index.js";
 
 /**
  * The arguments to emit for a finished call, or null when the call is malformed.
@@ -177,10 +178,6 @@ function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === "object" && !Array.isArray(v);
 }
 
 function propertiesOf(schema: unknown): Record<string, unknown> {

@@ -9,6 +9,7 @@ import type { PegArena, PegId } from "../peg/index.js";
 import type { JsonSchema } from "../types.js";
 import { orderedArguments } from "./dedicated/grammar-args.js";
 import { boundedRawString, pythonValue } from "./build-helpers.js";
+import { isPlainObject as isObj } from "../validate/index.js";
 
 /** How a literal syntax writes values. */
 export interface LiteralDialect {
@@ -32,10 +33,6 @@ export interface LiteralDialect {
 }
 
 type Obj = Record<string, unknown>;
-
-function isObj(v: unknown): v is Obj {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
 
 /** A fixed value as the dialect writes it, or null for containers (left to `any`). */
 function literalOf(d: LiteralDialect, v: unknown): string[] | null {

@@ -7,12 +7,9 @@
  */
 import type { JsonSchema } from "../types.js";
 import { inlineLocalRefs, resolve } from "./schema-refs.js";
+import { isPlainObject as isObj } from "../validate/index.js";
 
 type Obj = Record<string, unknown>;
-
-function isObj(v: unknown): v is Obj {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
 
 /** How many `$ref`s in a row a schema's own reference is followed (a cycle stops there). */
 const MAX_HOPS = 8;
@@ -82,7 +79,7 @@ function requiredOf(schema: Obj): unknown[] {
 }
 
 /** The branches of a root union (`oneOf` or `anyOf`), each resolved and merged; null where there is none. */
-export function rootBranches(schema: JsonSchema): Obj[] | null {
+function rootBranches(schema: JsonSchema): Obj[] | null {
   const root = mergeAllOf(resolvedRoot(schema, schema), schema);
   if (!isObj(root)) return null;
   const list = Array.isArray(root.oneOf) ? root.oneOf : Array.isArray(root.anyOf) ? root.anyOf : null;

@@ -8,6 +8,7 @@
  */
 import type { PegArena, PegId } from "../peg/index.js";
 import type { JsonSchema } from "../types.js";
+import { isPlainObject as isObj } from "../validate/index.js";
 
 /** A schema split by how a tagged format writes its values. */
 export interface RawSplit {
@@ -18,10 +19,6 @@ export interface RawSplit {
 }
 
 type Obj = Record<string, unknown>;
-
-function isObj(v: unknown): v is Obj {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
 
 /** Unions of parts: none → null, one → itself, more → `{[key]: parts}`. */
 function union(key: "anyOf" | "oneOf", parts: (JsonSchema | null)[]): JsonSchema | null {

@@ -24,6 +24,17 @@ export function describe(value: unknown): string {
   }
 }
 
+/**
+ * Whether `value` is a plain object (not null, not an array): a JSON object, a schema, an options bag.
+ *
+ * @example
+ * isPlainObject({ type: "object" }); // true
+ * isPlainObject([1]); // false
+ */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
 export function checkObject(value: unknown, name: string): Record<string, unknown> {
   if (value === undefined) return {};
   if (typeof value !== "object" || value === null || Array.isArray(value)) {

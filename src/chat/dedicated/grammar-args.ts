@@ -17,10 +17,6 @@ import { viewRequired } from "../parameter-view.js";
 import { rawOrTyped } from "../raw-union.js";
 import { NODE } from "../tree-names.js";
 
-function requiredOf(schema: JsonSchema): Set<string> {
-  return new Set(viewRequired(schema));
-}
-
 /**
  * The object's arguments in schema order, `sep` between them: required ones always, optional
  * ones optional (with their separator). `order` "sorted": in key order instead.
@@ -40,7 +36,7 @@ export function orderedArguments(
   // Templates that print arguments with dictsort write them in key order.
   if (order === "sorted") props.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   if (props.length === 0) return p.eps();
-  const required = requiredOf(schema);
+  const required = new Set(viewRequired(schema));
   const items = props.map(([key, s]) => ({ node: arg(key, s), required: required.has(key) }));
   const tail = (from: number): PegId[] =>
     items.slice(from).map((it) => (it.required ? p.seq(sep, it.node) : p.optional(p.seq(sep, it.node))));

@@ -8,6 +8,7 @@
  * its relaxation).
  */
 import type { SchemaDocument, SchemaLocation } from "./schema-document.js";
+import { isPlainObject as isObject } from "../../validate/index.js";
 
 /** A schema holding for every instance that fails the negated one (exactly those when `exact`). */
 export interface Negation {
@@ -62,10 +63,6 @@ const MAX_REF_DEPTH = 6;
 
 const NEVER: Negation = { schema: false, exact: true };
 const LOOSE: Negation = { schema: true, exact: false };
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === "object" && !Array.isArray(v);
-}
 
 function mentionsRef(v: unknown): boolean {
   return JSON.stringify(v ?? null).includes('"$ref"');
