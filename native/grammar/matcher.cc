@@ -13,12 +13,13 @@ constexpr size_t kNpdaBudgetBytes = 256u << 20;
 #endif
 }  // namespace
 
-Matcher::Matcher(std::shared_ptr<const Grammar> grammar, std::shared_ptr<const Vocab> vocab, LazyOptions lazy)
+Matcher::Matcher(std::shared_ptr<const Grammar> grammar, std::shared_ptr<const Vocab> vocab, LazyOptions lazy,
+                 bool warm_up)
     : grammar_(std::move(grammar)), vocab_(std::move(vocab)), lazy_(std::move(lazy)), watcher_(lazy_) {
   npda_ = std::make_unique<Npda>(grammar_);
   masks_ = std::make_unique<MaskEngine>(*npda_, vocab_);
   // Its slices and first masks are computed off this thread, until the engine is first used.
-  warming_ = start_warmup(*grammar_, *vocab_, *npda_, *masks_);
+  if (warm_up) warming_ = start_warmup(*grammar_, *vocab_, *npda_, *masks_);
   reset();
 }
 

@@ -20,8 +20,10 @@ namespace toolwright::grammar {
 
 class Matcher {
  public:
-  // Throws std::regex_error if a trigger pattern is malformed.
-  Matcher(std::shared_ptr<const Grammar> grammar, std::shared_ptr<const Vocab> vocab, LazyOptions lazy = {});
+  // Throws std::regex_error if a trigger pattern is malformed. Without `warm_up` no first masks are computed
+  // off this thread (tools that count what each mask walks, the same on a busy machine as on a quiet one).
+  Matcher(std::shared_ptr<const Grammar> grammar, std::shared_ptr<const Vocab> vocab, LazyOptions lazy = {},
+          bool warm_up = true);
   // Takes its automaton and mask cache from `pool` (warm when an earlier matcher of the same
   // grammar gave them back) and gives them back when destroyed. `watcher` is built from `lazy`.
   Matcher(std::shared_ptr<EnginePool> pool, LazyOptions lazy, const TriggerWatcher& watcher);

@@ -38,7 +38,8 @@ int run_trace(const LoadedVocab& lv, const GrammarCase& c, const TraceOptions& o
     printf("{\"ok\":false,\"error\":%s}\n", json_str(err.to_string()).c_str());
     return 1;
   }
-  Matcher m(g, lv.engine_vocab, opt.lazy);
+  // No warm-up: it races the first masks on its own thread, and the trace counts what each mask builds.
+  Matcher m(g, lv.engine_vocab, opt.lazy, false);
   const Vocab& v = *lv.engine_vocab;
   std::vector<uint64_t> bits(v.n_words());
   std::vector<llama_token> toks;
