@@ -48,8 +48,11 @@ void EventSink::Close() {
 }
 
 void EventSink::SetReferenced(bool referenced) {
+  // referenced_ is the main thread's: a reader taking tokens as they come (the usual case, once per token)
+  // never waits for the context's thread, which holds mutex_ while it hands over the next event.
+  if (referenced_ == referenced) return;
   std::lock_guard<std::mutex> lock(mutex_);
-  if (!open_ || referenced_ == referenced) return;
+  if (!open_) return;
   referenced_ = referenced;
   if (referenced) {
     napi_ref_threadsafe_function(env_, tsfn_);
