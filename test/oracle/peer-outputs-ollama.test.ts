@@ -132,14 +132,7 @@ export const DIFFERENCES: Record<string, PeerDifference> = {
     "a JSON call object without the format's markers, or in another wrapper (`<user>`), in a tagged format",
   ),
   ...entries(
-    [
-      "ollama-qwen3vl-19",
-      "ollama-gemma4-33",
-      "ollama-glimmer-8",
-      "ollama-glimmer-9",
-      "ollama-glimmer-10",
-      "ollama-glimmer-11",
-    ],
+    ["ollama-qwen3vl-19", "ollama-glimmer-8", "ollama-glimmer-9", "ollama-glimmer-10", "ollama-glimmer-11"],
     NOT_YET,
     "a name or key the format's reader does not take: escaped quotes, spaces, `&`, stray markers inside it",
   ),

@@ -56,6 +56,13 @@ const KEYWORDS: KeywordCase[] = [
     outside: { k: "z" },
   },
   {
+    // Gemma 4's template writes such a key bare, as it writes every key.
+    name: "nested object enum under a key with spaces",
+    schema: { type: "object", properties: { "first pick": { enum: ["a", "b"] } }, required: ["first pick"] },
+    allowed: [{ "first pick": "b" }],
+    outside: { "first pick": "z" },
+  },
+  {
     name: "array items enum",
     schema: { type: "array", items: { enum: ["a", "b"] } },
     allowed: [["a", "b"]],

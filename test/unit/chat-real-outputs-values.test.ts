@@ -194,6 +194,16 @@ const ROWS: RealOutputRow[] = [
     want: { calls: [["search", { q: 'raw "quoted"' }]], content: null },
   },
   {
+    name: "Gemma 4: object keys written bare as the template writes them, spaces included",
+    template: GEMMA4,
+    output:
+      '<|tool_call>call:annotate{body:{Basic LLM Chain:{main:[{node:<|"|>Model<|"|>}]}, Chat Model:{}}}<tool_call|>',
+    want: {
+      calls: [["annotate", { body: { "Basic LLM Chain": { main: [{ node: "Model" }] }, "Chat Model": {} } }]],
+      content: null,
+    },
+  },
+  {
     name: "whitespace between a name's marker and the name",
     template: R1_DISTILL,
     output:

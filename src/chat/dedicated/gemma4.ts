@@ -20,6 +20,13 @@ const CHANNEL_END = "<channel|>";
 const CALL = "<|tool_call>call:";
 const CALL_END = "<tool_call|>";
 const STRING = '<|"|>';
+/**
+ * A key the template writes bare: it writes every key as it is (`Basic LLM Chain:{...}`), so the parser reads
+ * any text up to the colon; the grammar delimits only keys that a bare key could not hold.
+ */
+const BARE_KEY_CHARS = '^:{}\\[\\],"<>\n';
+const BARE_KEY = /^[^:{}[\],"<>\n\s](?:[^:{}[\],"<>\n]*[^:{}[\],"<>\n\s])?$/;
+const writtenKey = (key: string): string => (BARE_KEY.test(key) ? key : `${STRING}${key}${STRING}`);
 /** What the model writes after its calls: the turn goes to the tool's response. */
 const TURN_END = "<|tool_response>";
 
@@ -58,7 +65,7 @@ function valueRules(p: PegArena): PegId {
     ),
   );
   const value = p.ref("gemma4-value");
-  const key = p.choice(str, p.chars("A-Za-z0-9_\\-.$@", 1));
+  const key = p.choice(str, p.chars(BARE_KEY_CHARS, 1));
   const member = p.seq(key, ws, p.literal(":"), ws, value);
   const object = p.rule("gemma4-object", () =>
     p.seq(
@@ -85,7 +92,7 @@ const GEMMA4_LITERALS: LiteralDialect = {
   name: "gemma4",
   string: (p, schema, name) => quotedString(p, schema, STRING, STRING, name),
   stringLiterals: (v) => [`${STRING}${v}${STRING}`],
-  key: (p, key) => p.literal(/^[A-Za-z0-9_\-.$@]+$/.test(key) ? key : `${STRING}${key}${STRING}`),
+  key: (p, key) => p.literal(writtenKey(key)),
   any: (p) => p.ref("gemma4-value"),
   words: { null: ["null", "None"], true: ["true", "True"], false: ["false", "False"] },
   comma: ",",
@@ -102,7 +109,7 @@ function typedArgs(p: PegArena, tool: ToolDefinition, i: number): PegId {
   if (p.ruleNode(name) !== undefined) return p.ref(name);
   const arg = (key: string, schema: JsonSchema): PegId => {
     const value = literalValue(p, schema, GEMMA4_LITERALS, `tool-${i}-arg-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`);
-    return p.seq(p.literal(/^[A-Za-z0-9_\-.$@]+$/.test(key) ? key : `${STRING}${key}${STRING}`), p.literal(":"), value);
+    return p.seq(p.literal(writtenKey(key)), p.literal(":"), value);
   };
   return p.rule(
     name,
