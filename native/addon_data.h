@@ -9,7 +9,8 @@
 
 namespace toolwright {
 
-struct ContextRegistry;  // context.h
+struct ContextRegistry;     // context.h
+struct SequenceEventNames;  // sequence_events.cc
 
 struct AddonData {
   Napi::FunctionReference model_constructor;
@@ -21,6 +22,8 @@ struct AddonData {
   Napi::FunctionReference lora_constructor;
   // This environment's contexts, stopped when it is torn down (see ContextRegistry).
   std::shared_ptr<ContextRegistry> contexts;
+  // The property names of the events a request reports, made once (see sequence_events.cc).
+  std::shared_ptr<SequenceEventNames> event_names;
 };
 
 inline AddonData& GetAddonData(Napi::Env env) { return *env.GetInstanceData<AddonData>(); }

@@ -1,10 +1,58 @@
 #include "sequence_events.h"
 
+#include <array>
 #include <utility>
 
+#include "addon_data.h"
 #include "error_codes.h"
 
 namespace toolwright {
+
+// The names an event object is built from, as strings made once per environment: a name given as a C
+// string is looked up in the engine's string table on every use, and a request reports each token. Kept
+// in an array (this Node-API version references objects only).
+struct SequenceEventNames {
+  enum Name {
+    kType,
+    kStart,
+    kToken,
+    kEnd,
+    kSequence,
+    kReused,
+    kShifted,
+    kEvaluated,
+    kTokenId,
+    kBytes,
+    kEog,
+    kPasses,
+    kForced,
+    kDrafted,
+    kAccepted,
+    kDroppedForced,
+    kCode,
+    kMessage,
+    kReason,
+    kCount
+  };
+  Napi::ObjectReference texts;
+
+  static const SequenceEventNames& Of(Napi::Env env) {
+    AddonData& data = GetAddonData(env);
+    if (!data.event_names) {
+      static constexpr std::array<const char*, kCount> kTexts = {
+          "type",      "start",         "token", "end",     "sequence", "reused", "shifted",
+          "evaluated", "token",         "bytes", "eog",     "passes",   "forced", "drafted",
+          "accepted",  "droppedForced", "code",  "message", "reason"};
+      Napi::Array texts = Napi::Array::New(env, kCount);
+      for (uint32_t i = 0; i < kCount; i++) texts.Set(i, Napi::String::New(env, kTexts[i]));
+      auto names = std::make_shared<SequenceEventNames>();
+      names->texts = Napi::Persistent(texts.As<Napi::Object>());
+      data.event_names = std::move(names);
+    }
+    return *data.event_names;
+  }
+  Napi::Value operator[](Name n) const { return texts.Value().Get(static_cast<uint32_t>(n)); }
+};
 
 std::shared_ptr<EventSink> EventSink::Create(Napi::Env env, Napi::Function callback,
                                              std::shared_ptr<ReadWindow> window) {
@@ -86,37 +134,41 @@ void EventSink::CallJs(napi_env env, napi_value callback, void* context, void* d
 }
 
 void EventSink::Deliver(napi_env env, napi_value callback, const SequenceEvent& event) {
+  using N = SequenceEventNames;
   Napi::Env e(env);
   Napi::HandleScope scope(e);
+  const N& names = N::Of(e);
   Napi::Object out = Napi::Object::New(e);
+  auto set = [&](N::Name name, napi_value value) { out.Set(names[name], value); };
+  auto number = [&](N::Name name, double value) { set(name, Napi::Number::New(e, value)); };
   switch (event.kind) {
     case SequenceEvent::kStart:
-      out.Set("type", "start");
-      out.Set("sequence", event.sequence);
-      out.Set("reused", static_cast<double>(event.reused));
-      out.Set("shifted", static_cast<double>(event.shifted));
-      out.Set("evaluated", static_cast<double>(event.evaluated));
+      set(N::kType, names[N::kStart]);
+      number(N::kSequence, event.sequence);
+      number(N::kReused, static_cast<double>(event.reused));
+      number(N::kShifted, static_cast<double>(event.shifted));
+      number(N::kEvaluated, static_cast<double>(event.evaluated));
       break;
     case SequenceEvent::kToken:
-      out.Set("type", "token");
-      out.Set("token", event.token);
-      out.Set("bytes", Napi::Buffer<char>::Copy(e, event.piece.data(), event.piece.size()));
-      out.Set("eog", event.eog);
-      out.Set("passes", static_cast<double>(event.passes));
-      if (event.forced) out.Set("forced", true);
+      set(N::kType, names[N::kToken]);
+      number(N::kTokenId, event.token);
+      set(N::kBytes, Napi::Buffer<char>::Copy(e, event.piece.data(), event.piece.size()));
+      set(N::kEog, Napi::Boolean::New(e, event.eog));
+      number(N::kPasses, static_cast<double>(event.passes));
+      if (event.forced) set(N::kForced, Napi::Boolean::New(e, true));
       if (event.drafted > 0) {
-        out.Set("drafted", static_cast<double>(event.drafted));
-        out.Set("accepted", static_cast<double>(event.accepted));
+        number(N::kDrafted, static_cast<double>(event.drafted));
+        number(N::kAccepted, static_cast<double>(event.accepted));
       }
-      if (event.dropped_forced > 0) out.Set("droppedForced", static_cast<double>(event.dropped_forced));
+      if (event.dropped_forced > 0) number(N::kDroppedForced, static_cast<double>(event.dropped_forced));
       break;
     case SequenceEvent::kEnd:
-      out.Set("type", "end");
+      set(N::kType, names[N::kEnd]);
       if (event.reason.empty()) {
-        out.Set("code", event.code.empty() ? codes::kInternal : event.code);
-        out.Set("message", event.error);
+        set(N::kCode, Napi::String::New(e, event.code.empty() ? codes::kInternal : event.code));
+        set(N::kMessage, Napi::String::New(e, event.error));
       } else {
-        out.Set("reason", event.reason);
+        set(N::kReason, Napi::String::New(e, event.reason));
       }
       break;
   }
