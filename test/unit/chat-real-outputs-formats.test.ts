@@ -49,6 +49,15 @@ const ROWS: RealOutputRow[] = [
     want: { calls: [["get_weather", { todos: ["a", "b"] }]], content: null },
   },
   {
+    name: "MiniMax M3: a declared list whose items are elements named other than <item>",
+    template: MINIMAX,
+    output:
+      ']<]minimax[>[<tool_call>\n]<]minimax[>[<invoke name="get_weather">]<]minimax[>[<todos>]<]minimax[>[<item>a' +
+      "]<]minimax[>[</item>]<]minimax[>[<entry>b]<]minimax[>[</entry>]<]minimax[>[</todos>]<]minimax[>[</invoke>\n" +
+      "]<]minimax[>[</tool_call>",
+    want: { calls: [["get_weather", { todos: ["a", "b"] }]], content: null },
+  },
+  {
     name: "a call's closer left out right before its wrapper's closer (`</function>` before `</tool_call>`)",
     template: CODER,
     output:

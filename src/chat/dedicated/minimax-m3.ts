@@ -34,6 +34,9 @@ const CALLS_START = `${NS}<tool_call>`;
 const CALLS_END = `${NS}</tool_call>`;
 
 const ELEMENT_NAME = "A-Za-z0-9_\\-.:$@";
+/** The closer of an array item, and the start of any closer (an item element named otherwise). */
+const ITEM_CLOSE = `${NS}</item>`;
+const ANY_CLOSE = `${NS}</`;
 
 /** The schema's single type, or null. */
 function typeOf(schema: JsonSchema): string | null {
@@ -50,16 +53,21 @@ class ElementValues {
     private readonly ctx: BuildContext,
   ) {}
 
-  /** A list of `<item>` elements (an array). */
-  private items(item: (close: string) => PegId): PegId {
+  /**
+   * A list of `<item>` elements (an array). Where the schema declares the array, the parser also takes items
+   * under another element name (`<flags><element>b</element></flags>`): each element is one item, its value ending
+   * at the next closing tag.
+   */
+  private items(item: (close: string) => PegId, anyName = false): PegId {
     const p = this.p;
-    const close = `${NS}</item>`;
+    const open = anyName
+      ? p.seq(p.literal(`${NS}<`), p.chars(ELEMENT_NAME, 1), p.literal(">"))
+      : p.literal(`${NS}<item>`);
+    const close = anyName ? ANY_CLOSE : ITEM_CLOSE;
+    const closer = anyName ? p.seq(p.literal(ANY_CLOSE), p.chars(ELEMENT_NAME, 1), p.literal(">")) : p.literal(close);
     // Lookaheads keep tree nodes out until the parse is sure of them: a streamed mapping never takes output back.
-    const one = p.seq(
-      p.and(p.literal(`${NS}<item>`)),
-      p.tag(NODE.argItem, p.seq(p.literal(`${NS}<item>`), item(close), p.literal(close))),
-    );
-    return p.seq(p.and(p.literal(`${NS}<item>`)), p.tag(NODE.argArray, p.oneOrMore(p.seq(p.space(), one))));
+    const one = p.seq(p.and(open), p.tag(NODE.argItem, p.seq(open, item(close), closer)));
+    return p.seq(p.and(open), p.tag(NODE.argArray, p.oneOrMore(p.seq(p.space(), one))));
   }
 
   /**
@@ -121,8 +129,9 @@ class ElementValues {
           ? ((schema as { items?: unknown }).items as JsonSchema | undefined)
           : undefined;
       // An empty array renders as an empty element: read it as [] (the grammar sees items or nothing, as before).
-      const elements = [this.items((c) => this.of(items ?? {}, c)), p.tag(NODE.argArray, this.empty(close))];
-      return this.ctx.forGrammar ? p.choice(...elements) : p.choice(this.writtenAsText(), ...elements);
+      const anyName = !this.ctx.forGrammar;
+      const elements = [this.items((c) => this.of(items ?? {}, c), anyName), p.tag(NODE.argArray, this.empty(close))];
+      return anyName ? p.choice(this.writtenAsText(), ...elements) : p.choice(...elements);
     }
     // An object the schema does not detail: an empty element is {} rather than "".
     if (type === "object") return p.choice(p.tag(NODE.argObject, this.empty(close)), this.untyped());
@@ -138,7 +147,7 @@ class ElementValues {
         ? json
         : p.choice(p.seq(json, p.and(p.seq(p.space(), p.literal(close)))), p.capture(NODE.argString, p.until(close)));
       // A null array item renders as an empty <item> (null members are left out): no value reads as null.
-      return close === `${NS}</item>` ? p.optional(value) : value;
+      return close === ITEM_CLOSE || close === ANY_CLOSE ? p.optional(value) : value;
     }
     // Enums, consts, type lists, unions: strings as text, scalars as JSON, each part's keywords enforced.
     const split = splitRawSchema(schema);
