@@ -51,7 +51,6 @@ struct SequenceEventNames {
     }
     return *data.event_names;
   }
-  Napi::Value operator[](Name n) const { return texts.Value().Get(static_cast<uint32_t>(n)); }
 };
 
 std::shared_ptr<EventSink> EventSink::Create(Napi::Env env, Napi::Function callback,
@@ -137,20 +136,21 @@ void EventSink::Deliver(napi_env env, napi_value callback, const SequenceEvent& 
   using N = SequenceEventNames;
   Napi::Env e(env);
   Napi::HandleScope scope(e);
-  const N& names = N::Of(e);
+  const Napi::Object texts = N::Of(e).texts.Value();  // one handle for the event's names
+  auto name = [&](N::Name n) { return texts.Get(static_cast<uint32_t>(n)); };
   Napi::Object out = Napi::Object::New(e);
-  auto set = [&](N::Name name, napi_value value) { out.Set(names[name], value); };
-  auto number = [&](N::Name name, double value) { set(name, Napi::Number::New(e, value)); };
+  auto set = [&](N::Name n, napi_value value) { out.Set(name(n), value); };
+  auto number = [&](N::Name n, double value) { set(n, Napi::Number::New(e, value)); };
   switch (event.kind) {
     case SequenceEvent::kStart:
-      set(N::kType, names[N::kStart]);
+      set(N::kType, name(N::kStart));
       number(N::kSequence, event.sequence);
       number(N::kReused, static_cast<double>(event.reused));
       number(N::kShifted, static_cast<double>(event.shifted));
       number(N::kEvaluated, static_cast<double>(event.evaluated));
       break;
     case SequenceEvent::kToken:
-      set(N::kType, names[N::kToken]);
+      set(N::kType, name(N::kToken));
       number(N::kTokenId, event.token);
       set(N::kBytes, Napi::Buffer<char>::Copy(e, event.piece.data(), event.piece.size()));
       set(N::kEog, Napi::Boolean::New(e, event.eog));
@@ -163,7 +163,7 @@ void EventSink::Deliver(napi_env env, napi_value callback, const SequenceEvent& 
       if (event.dropped_forced > 0) number(N::kDroppedForced, static_cast<double>(event.dropped_forced));
       break;
     case SequenceEvent::kEnd:
-      set(N::kType, names[N::kEnd]);
+      set(N::kType, name(N::kEnd));
       if (event.reason.empty()) {
         set(N::kCode, Napi::String::New(e, event.code.empty() ? codes::kInternal : event.code));
         set(N::kMessage, Napi::String::New(e, event.error));
