@@ -4,10 +4,15 @@
  * llama-server writes it.
  */
 import { randomBytes } from "node:crypto";
-import type { ChatChunk, ChatResult, ChatUsage } from "../session/index.js";
+import type { ChatChunk, ChatResult, ChatTimings, ChatUsage } from "../session/index.js";
 import type { AssistantMessage } from "../types.js";
 import type { CompletionUsage } from "openai/resources/completions";
-import type { ReasoningChatCompletion, ReasoningChatCompletionChunk, ReasoningChatCompletionMessage } from "./types.js";
+import type {
+  CompletionTimings,
+  ReasoningChatCompletion,
+  ReasoningChatCompletionChunk,
+  ReasoningChatCompletionMessage,
+} from "./types.js";
 
 /** What every chunk and completion of one request repeats. */
 export interface CompletionMeta {
@@ -45,6 +50,34 @@ export function toCompletionUsage(u: ChatUsage): CompletionUsage {
       accepted_prediction_tokens: u.forcedTokens + u.acceptedDraftTokens,
       rejected_prediction_tokens: u.draftedTokens - u.acceptedDraftTokens + u.droppedForcedTokens,
     },
+  };
+}
+
+/** Milliseconds per item and items per second of `n` items in `ms` (0 when either is 0). */
+function rates(n: number, ms: number): [perItemMs: number, perSecond: number] {
+  return n > 0 && ms > 0 ? [ms / n, (n * 1000) / ms] : [0, 0];
+}
+
+/**
+ * toolwright's usage and timings → llama-server's `timings` (the rate of generation: every token generated over
+ * the time from the first token to the last, as llama-server counts it).
+ *
+ * @example
+ * toCompletionTimings(result.usage, result.timings).prompt_ms; // time to the first token
+ */
+export function toCompletionTimings(u: ChatUsage, t: ChatTimings): CompletionTimings {
+  const [promptPerToken, promptPerSecond] = rates(u.evaluatedPromptTokens, t.promptMs);
+  const [predictedPerToken, predictedPerSecond] = rates(u.completionTokens, t.generationMs);
+  return {
+    cache_n: u.cachedPromptTokens,
+    prompt_n: u.evaluatedPromptTokens,
+    prompt_ms: t.promptMs,
+    prompt_per_token_ms: promptPerToken,
+    prompt_per_second: promptPerSecond,
+    predicted_n: u.completionTokens,
+    predicted_ms: t.generationMs,
+    predicted_per_token_ms: predictedPerToken,
+    predicted_per_second: predictedPerSecond,
   };
 }
 
@@ -92,6 +125,7 @@ export function toChatCompletion(result: ChatResult, meta: CompletionMeta): Reas
       { index: 0, message: toMessage(result.message), finish_reason: finishOf(result.finishReason), logprobs: null },
     ],
     usage: toCompletionUsage(result.usage),
+    timings: toCompletionTimings(result.usage, result.timings),
   };
 }
 
@@ -150,8 +184,12 @@ export class ChunkMapper {
         },
       }));
     }
-    if (choice.finish_reason !== null)
-      return [this.#chunk([{ index: 0, delta, finish_reason: finishOf(choice.finish_reason), logprobs: null }])];
+    if (choice.finish_reason !== null) {
+      const last = this.#chunk([{ index: 0, delta, finish_reason: finishOf(choice.finish_reason), logprobs: null }]);
+      return [
+        chunk.usage && chunk.timings ? { ...last, timings: toCompletionTimings(chunk.usage, chunk.timings) } : last,
+      ];
+    }
     if (Object.keys(delta).length === 0) return [];
     return [this.#chunk([{ index: 0, delta, finish_reason: null, logprobs: null }])];
   }

@@ -27,16 +27,38 @@ export type {
 /** The assistant's message, with its reasoning as llama-server returns it. */
 export type ReasoningChatCompletionMessage = ChatCompletionMessage & { reasoning_content?: string };
 
-/** OpenAI's `ChatCompletion`, whose message may carry `reasoning_content`. */
+/**
+ * How long the request took, in llama-server's `timings` shape: the prompt tokens evaluated (`prompt_n`, after
+ * `cache_n` reused from the cache) and the time to the first token, then the tokens generated and the time from
+ * the first token to the last.
+ */
+export interface CompletionTimings {
+  cache_n: number;
+  prompt_n: number;
+  prompt_ms: number;
+  prompt_per_token_ms: number;
+  prompt_per_second: number;
+  predicted_n: number;
+  predicted_ms: number;
+  predicted_per_token_ms: number;
+  predicted_per_second: number;
+}
+
+/** OpenAI's `ChatCompletion`, whose message may carry `reasoning_content`, with llama-server's `timings`. */
 export type ReasoningChatCompletion = ChatCompletion & {
   choices: Array<ChatCompletion.Choice & { message: ReasoningChatCompletionMessage }>;
+  timings?: CompletionTimings;
 };
 
-/** OpenAI's `ChatCompletionChunk`, whose delta may carry `reasoning_content`. */
+/**
+ * OpenAI's `ChatCompletionChunk`, whose delta may carry `reasoning_content`; the chunk with the finish reason
+ * carries llama-server's `timings`.
+ */
 export type ReasoningChatCompletionChunk = ChatCompletionChunk & {
   choices: Array<
     ChatCompletionChunk.Choice & { delta: ChatCompletionChunk.Choice.Delta & { reasoning_content?: string } }
   >;
+  timings?: CompletionTimings;
 };
 
 /**

@@ -8,6 +8,7 @@ import { request } from "node:http";
 import { Ajv } from "ajv";
 import OpenAI, { APIUserAbortError, AuthenticationError, BadRequestError, NotFoundError } from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ReasoningChatCompletion } from "../../src/openai/index.js";
 import { createServer, type ToolwrightServer } from "../../src/server/index.js";
 import { loadModel, type ChatModel } from "../../src/session/index.js";
 import { ensureTestModel } from "../helpers/test-models.js";
@@ -79,13 +80,15 @@ describe("the openai client against createServer", () => {
     expect(one.id).toBe(server.modelId);
   });
 
-  it("creates a completion with OpenAI's fields and snake_case usage", async () => {
+  it("creates a completion with OpenAI's fields, snake_case usage and llama-server's timings", async () => {
+    const started = performance.now();
     const c = await client.chat.completions.create({
       model: server.modelId,
       messages: [user("Hi")],
       max_tokens: 12,
       seed: 1,
     });
+    const elapsed = performance.now() - started;
     expect(c.id).toMatch(/^chatcmpl-/);
     expect(c.object).toBe("chat.completion");
     expect(c.model).toBe(server.modelId);
@@ -96,6 +99,12 @@ describe("the openai client against createServer", () => {
     expect(c.usage!.completion_tokens).toBeGreaterThan(0);
     expect(c.usage!.completion_tokens).toBeLessThanOrEqual(12);
     expect(c.usage!.total_tokens).toBe(c.usage!.prompt_tokens + c.usage!.completion_tokens);
+    // llama-server's timings: the same counts as the usage, and times that add up to no more than the request.
+    const t = (c as ReasoningChatCompletion).timings!;
+    expect(t.predicted_n).toBe(c.usage!.completion_tokens);
+    expect(t.prompt_n + t.cache_n).toBe(c.usage!.prompt_tokens);
+    expect(t.prompt_ms).toBeGreaterThan(0);
+    expect(t.prompt_ms + t.predicted_ms).toBeLessThan(elapsed);
   });
 
   it("streams chunks with one id, the role first, and a last usage chunk", async () => {

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { ChatCompletionError, toChatCompletionError } from "../../src/openai/errors.js";
 import { toChatOptions } from "../../src/openai/request.js";
-import { ChunkMapper, toChatCompletion } from "../../src/openai/response.js";
+import { ChunkMapper, toChatCompletion, toCompletionTimings } from "../../src/openai/response.js";
 import type { ChatResult } from "../../src/session/index.js";
 
 const base = { model: "m", messages: [{ role: "user", content: "Hi" }] };
@@ -285,13 +285,25 @@ const result = (over: Partial<ChatResult>): ChatResult =>
       acceptedDraftTokens: 3,
       droppedForcedTokens: 2,
     },
-    timings: { promptMs: 1, generationMs: 1, firstTokenMs: 1, tokensPerSecond: 1 },
+    timings: { promptMs: 8, generationMs: 40, firstTokenMs: 9, tokensPerSecond: 25 },
     steps: [],
     messages: [],
     toolErrors: [],
     ...over,
   }) as ChatResult;
 const meta = { id: "chatcmpl-x", created: 1, model: "m" };
+/** `result({})`'s usage and timings as llama-server reports them. */
+const llamaServerTimings = {
+  cache_n: 3,
+  prompt_n: 2,
+  prompt_ms: 8,
+  prompt_per_token_ms: 4,
+  prompt_per_second: 250,
+  predicted_n: 2,
+  predicted_ms: 40,
+  predicted_per_token_ms: 20,
+  predicted_per_second: 50,
+};
 
 describe("OpenAI shapes of results", () => {
   it("a completion: content null beside tool calls, reasoning_content, snake_case usage", () => {
@@ -333,7 +345,17 @@ describe("OpenAI shapes of results", () => {
         prompt_tokens_details: { cached_tokens: 3 },
         completion_tokens_details: { accepted_prediction_tokens: 4, rejected_prediction_tokens: 3 },
       },
+      timings: llamaServerTimings,
     });
+  });
+
+  it("timings in llama-server's shape: rates of none are 0, not NaN or Infinity", () => {
+    const t = toCompletionTimings(
+      { ...result({}).usage, evaluatedPromptTokens: 0, completionTokens: 0 },
+      { promptMs: 0, generationMs: 0, firstTokenMs: 0, tokensPerSecond: 0 },
+    );
+    expect(Object.values(t).every((v) => v === 0 || v === 3)).toBe(true);
+    expect(t.cache_n).toBe(3);
   });
 
   it("chunks: the role first, deltas, the finish reason, the usage last", () => {
@@ -354,9 +376,15 @@ describe("OpenAI shapes of results", () => {
           },
         ],
       }),
-      ...m.map({ step: 0, choices: [{ index: 0, delta: {}, finish_reason: "stop" }], usage: result({}).usage }),
+      ...m.map({
+        step: 0,
+        choices: [{ index: 0, delta: {}, finish_reason: "stop" }],
+        usage: result({}).usage,
+        timings: result({}).timings,
+      }),
       ...m.finish(),
     ];
+    expect(out.map((c) => c.timings)).toEqual([undefined, undefined, llamaServerTimings, undefined]);
     expect(out.map((c) => c.choices[0]?.delta ?? null)).toEqual([
       { role: "assistant", content: "" },
       { content: "Hi", tool_calls: [{ index: 0, id: "a", type: "function", function: { name: "f", arguments: "" } }] },
