@@ -18,6 +18,7 @@ import { StopStringFilter } from "../runtime/stop-strings.js";
 import { randomCallId } from "./call-id.js";
 import { MessageMapper } from "./mapper.js";
 import { TrailingEndFilter } from "./trailing-end.js";
+import { NODE } from "./tree-names.js";
 import type { ChatDelta, ChatParams, ChatParseOptions, ChatParserSpec } from "./types.js";
 
 function specOf(source: ChatParserSpec | ChatParams, where: string): ChatParserSpec {
@@ -39,6 +40,24 @@ function checkOptions(options: ChatParseOptions, where: string): (index: number)
   if (gen !== undefined && typeof gen !== "function")
     throw new TypeError(`${where}: options.generateCallId must be a function, got ${typeof gen}`);
   return gen ?? randomCallId;
+}
+
+/**
+ * The parser reads the whole output as content (a request without tools on a format without reasoning): its
+ * root captures the rest of the input as content, after nothing but empty items.
+ *
+ * @example
+ * readsAllAsContent(generateChatParams(analysis, template, { messages }).parser); // true for Qwen 2.5
+ */
+export function readsAllAsContent(spec: ChatParserSpec): boolean {
+  const { arena } = spec;
+  let node = arena.node(spec.root);
+  if (node.type === "sequence") {
+    const items = node.items;
+    if (!items.slice(0, -1).every((i) => arena.node(i).type === "eps")) return false;
+    node = arena.node(items[items.length - 1]!);
+  }
+  return node.type === "capture" && node.name === NODE.content && arena.node(node.item).type === "rest";
 }
 
 /**
@@ -91,6 +110,9 @@ export class ChatStreamParser {
       throw new TypeError("ChatStreamParser: endTexts must be an array of strings");
     this.trailingEnd = endTexts.some((x) => x.trim() !== "") ? new TrailingEndFilter(endTexts) : null;
     if (this.spec.prefix !== "") this.consume(this.spec.prefix);
+    // Nothing to find in the output: each chunk is content as it comes, without a parse per chunk (the same
+    // message and deltas, test/unit/chat-content-only.test.ts).
+    if (readsAllAsContent(this.spec)) this.freeze();
   }
 
   /**
