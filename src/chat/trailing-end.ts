@@ -74,7 +74,9 @@ export class TrailingEndFilter {
 
 /** Length of the longest proper start of `text` that ends `buffer`. */
 function partialLength(buffer: string, text: string): number {
-  for (let n = Math.min(text.length - 1, buffer.length); n > 0; n--) if (buffer.endsWith(text.slice(0, n))) return n;
+  const last = buffer.charCodeAt(buffer.length - 1);
+  for (let n = Math.min(text.length - 1, buffer.length); n > 0; n--)
+    if (text.charCodeAt(n - 1) === last && buffer.endsWith(text.slice(0, n))) return n;
   return 0;
 }
 

@@ -59,9 +59,11 @@ export class StopStringFilter {
   /** Length of the longest suffix of `buffer` that is a proper prefix of a stop string. */
   #partialMatchLength(buffer: string): number {
     let best = 0;
+    const last = buffer.charCodeAt(buffer.length - 1);
     for (const stop of this.#stops) {
       for (let k = Math.min(stop.length - 1, buffer.length); k > best; k--) {
-        if (buffer.endsWith(stop.slice(0, k))) {
+        // Checked first: most starts of a stop string end in another character (no substring made per token).
+        if (stop.charCodeAt(k - 1) === last && buffer.endsWith(stop.slice(0, k))) {
           best = k;
           break;
         }
