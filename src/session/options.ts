@@ -44,6 +44,8 @@ export interface PlannedChat {
   contextOverflow: ContextOverflow | undefined;
   /** "chat" or "streamChat": the prefix of error messages. */
   where: string;
+  /** streamChat(): the deltas go out as they come (chat() reads the finished message alone). */
+  streaming: boolean;
   /** streamChat() with `streamCalls`: calls the grammar holds are streamed as they are written. */
   streamCalls: boolean;
 }
@@ -254,6 +256,7 @@ export function planChat(value: unknown, where: string, streaming = false): Plan
     allowBeyondTraining: o.allowBeyondTraining ?? false,
     contextOverflow: o.contextOverflow,
     where,
+    streaming,
     streamCalls: streaming && o.streamCalls === true,
   };
 }

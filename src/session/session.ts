@@ -262,6 +262,7 @@ export class ChatSession {
             outcome = next.value;
             break;
           }
+          if (!plan.streaming) continue;
           const delta = first ? { role: "assistant" as const, ...next.value } : next.value;
           first = false;
           yield {

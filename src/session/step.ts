@@ -274,7 +274,11 @@ async function* generate(
     const before = parser.text;
     const from = watch?.push(token, text) ?? null;
     if (from !== null) parser.streamCallsFrom(base + from);
-    if (text !== "") yield* parser.feed(text);
+    // chat() takes the finished message: its deltas are not handed up the chain of generators token by token.
+    if (text !== "") {
+      const deltas = parser.feed(text);
+      if (plan.streaming) yield* deltas;
+    }
     if (!turn.forced && turn.budget.step(before, parser.text)) {
       // Out of budget: stop here (leaving the loop ends the generation); the caller closes reasoning.
       turn.forced = true;
