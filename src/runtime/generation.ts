@@ -305,36 +305,36 @@ export class Generation implements AsyncIterable<GeneratedToken> {
    * The generation runs on one of the context's sequences, batched with any others running.
    * `held.end` ends it if the iterator is dropped unfinished (see `abandoned`).
    */
-  async *#run(held: { end?: () => void }): AsyncGenerator<GeneratedToken, void, undefined> {
+  #run(held: { end?: () => void }): AsyncGenerator<GeneratedToken, void, undefined> {
     const host = this.#host;
     const stats = this.stats;
-    host.acquire();
-    let released = false;
+    let released = true; // until acquired
     const release = () => {
       if (!released) host.release(stats);
       released = true;
     };
-    held.end = release;
-    let sampler: NativeSampler | undefined;
-    try {
-      sampler = this.#sampler ?? host.createSampler(this.#plan.sampling, this.#plan.grammar);
+    const samplerOf = () => {
+      host.acquire();
+      released = false;
+      held.end = release;
+      const sampler = this.#sampler ?? host.createSampler(this.#plan.sampling, this.#plan.grammar);
       this.#sampler = undefined;
-      const submitted = (cancel: () => void) => {
+      return sampler;
+    };
+    return runOnSequence(host, this.#plan, samplerOf, {
+      stats,
+      stop: (reason) => (this.stopReason = reason),
+      submitted: (cancel) => {
         held.end = () => {
           cancel();
           release();
         };
-      };
-      yield* runOnSequence(host, this.#plan, sampler, {
-        stats,
-        stop: (reason) => (this.stopReason = reason),
-        submitted,
-      });
-      if (this.stopReason === undefined && this.#plan.signal?.aborted) this.stopReason = "abort";
-    } finally {
-      abandoned.unregister(held);
-      sampler?.dispose();
-      release();
-    }
+      },
+      ended: (completed) => {
+        if (completed && this.stopReason === undefined && this.#plan.signal?.aborted) this.stopReason = "abort";
+        abandoned.unregister(held);
+        release();
+      },
+    });
   }
 }

@@ -30,6 +30,8 @@ export interface SequenceOutcome {
   stop(reason: StopReason): void;
   /** Called once the request is submitted, with what ends it (for a reader that goes away unfinished). */
   submitted(cancel: () => void): void;
+  /** Called once when the loop ends, however it ends; `completed`: it did not throw. */
+  ended(completed: boolean): void;
 }
 
 /**
@@ -71,110 +73,127 @@ class EventQueue {
   }
 }
 
-/** Runs one generation on a free sequence of the context; yields like Generation does. */
+/**
+ * Runs one generation on a free sequence of the context; yields like Generation does. `samplerOf` is called
+ * first (it takes the context, see GenerationHost.acquire); the sampler is disposed at the end, then
+ * `out.ended` runs (`completed` unless it threw). The Generation's iterator is this generator itself: no
+ * generator delegates to it per token.
+ */
 export async function* runOnSequence(
   host: GenerationHost,
   plan: SequencePlan,
-  sampler: NativeSampler,
+  samplerOf: () => NativeSampler,
   out: SequenceOutcome,
 ): AsyncGenerator<GeneratedToken, void, undefined> {
-  const ctx = host.native();
-  if (plan.signal?.aborted) return out.stop("abort");
-  const prompt = plan.tokens ?? (await host.tokenizePrompt(plan.prompt ?? "", plan.addSpecial));
-  if (prompt.length === 0) throw new RangeError("generate: the prompt is empty (no tokens)");
-  if (prompt.length > host.contextSize) {
-    throw new RangeError(
-      `generate: the prompt has ${prompt.length} tokens, more than the context size ${host.contextSize}`,
-    );
-  }
-  if (ctx.disposed) throw disposedError("Context is disposed");
-  out.stats.promptTokens = prompt.length;
-  const queue = new EventQueue();
-  const maxTokens = Number.isFinite(plan.maxTokens) ? plan.maxTokens : -1;
-  const options = {
-    maxTokens,
-    reusePrefix: plan.reusePrefix,
-    shift: plan.contextShift,
-    readAhead: READ_AHEAD,
-    ...(plan.media ? { media: plan.media.native } : {}),
-  };
-  const id = callNative(() => ctx.submit(sampler, prompt, options, (event) => queue.push(event)));
-  queue.onToken = (taken) => ctx.consumed(id, taken);
-  out.submitted(() => ctx.cancelRequest(id));
-  let ended = false;
-  const onAbort = () => ctx.cancelRequest(id);
-  plan.signal?.addEventListener("abort", onAbort, { once: true });
-  if (plan.signal?.aborted) onAbort(); // aborted while the prompt was tokenized
-  const decoder = new TextDecoder("utf-8");
-  const stops = new StopStringFilter(plan.stop);
-  let lastToken = -1;
+  let sampler: NativeSampler | undefined;
+  let threw = false;
   try {
-    for (;;) {
-      const event = await queue.next();
-      if (event.type === "start") {
-        out.stats.sequence = event.sequence;
-        out.stats.promptTokensReused = event.reused;
-        out.stats.promptTokensShifted = event.shifted;
-        out.stats.promptTokensEvaluated = event.evaluated;
-        continue;
-      }
-      if (event.type === "end") {
-        ended = true;
-        if (event.reason === undefined) {
-          if (ctx.disposed) throw disposedError("Context.generate: the context was disposed during the generation");
-          if (event.code === "ABORT_ERR") return out.stop("abort");
-          const code = event.code !== undefined && isErrorCode(event.code) ? event.code : "TOOLWRIGHT_INTERNAL";
-          // The addon's end event as the error it stands for: mapped like a thrown one (kept as the cause).
-          const native = Object.assign(new Error(`generate: ${event.message ?? "the sequence failed"}`), { code });
-          throw fromNativeError(native);
+    const active = samplerOf();
+    sampler = active;
+    const ctx = host.native();
+    if (plan.signal?.aborted) return out.stop("abort");
+    const prompt = plan.tokens ?? (await host.tokenizePrompt(plan.prompt ?? "", plan.addSpecial));
+    if (prompt.length === 0) throw new RangeError("generate: the prompt is empty (no tokens)");
+    if (prompt.length > host.contextSize) {
+      throw new RangeError(
+        `generate: the prompt has ${prompt.length} tokens, more than the context size ${host.contextSize}`,
+      );
+    }
+    if (ctx.disposed) throw disposedError("Context is disposed");
+    out.stats.promptTokens = prompt.length;
+    const queue = new EventQueue();
+    const maxTokens = Number.isFinite(plan.maxTokens) ? plan.maxTokens : -1;
+    const options = {
+      maxTokens,
+      reusePrefix: plan.reusePrefix,
+      shift: plan.contextShift,
+      readAhead: READ_AHEAD,
+      ...(plan.media ? { media: plan.media.native } : {}),
+    };
+    const id = callNative(() => ctx.submit(active, prompt, options, (event) => queue.push(event)));
+    queue.onToken = (taken) => ctx.consumed(id, taken);
+    out.submitted(() => ctx.cancelRequest(id));
+    let ended = false;
+    const onAbort = () => ctx.cancelRequest(id);
+    plan.signal?.addEventListener("abort", onAbort, { once: true });
+    if (plan.signal?.aborted) onAbort(); // aborted while the prompt was tokenized
+    const decoder = new TextDecoder("utf-8");
+    const stops = new StopStringFilter(plan.stop);
+    let lastToken = -1;
+    try {
+      for (;;) {
+        const event = await queue.next();
+        if (event.type === "start") {
+          out.stats.sequence = event.sequence;
+          out.stats.promptTokensReused = event.reused;
+          out.stats.promptTokensShifted = event.shifted;
+          out.stats.promptTokensEvaluated = event.evaluated;
+          continue;
         }
-        if (event.reason === "eog") return out.stop("eog");
-        // maxTokens, contextFull or abort after the last token: what was held back is released.
-        const rest = decoder.decode() + stops.flush();
-        out.stop(event.reason);
-        if (rest && event.reason !== "abort") yield { token: lastToken, text: rest };
-        return;
+        if (event.type === "end") {
+          ended = true;
+          if (event.reason === undefined) {
+            if (ctx.disposed) throw disposedError("Context.generate: the context was disposed during the generation");
+            if (event.code === "ABORT_ERR") return out.stop("abort");
+            const code = event.code !== undefined && isErrorCode(event.code) ? event.code : "TOOLWRIGHT_INTERNAL";
+            // The addon's end event as the error it stands for: mapped like a thrown one (kept as the cause).
+            const native = Object.assign(new Error(`generate: ${event.message ?? "the sequence failed"}`), { code });
+            throw fromNativeError(native);
+          }
+          if (event.reason === "eog") return out.stop("eog");
+          // maxTokens, contextFull or abort after the last token: what was held back is released.
+          const rest = decoder.decode() + stops.flush();
+          out.stop(event.reason);
+          if (rest && event.reason !== "abort") yield { token: lastToken, text: rest };
+          return;
+        }
+        // Tokens generated ahead of the reader before an abort or a dispose are not handed out.
+        if (plan.signal?.aborted) return out.stop("abort");
+        if (ctx.disposed) throw disposedError("Context.generate: the context was disposed during the generation");
+        out.stats.tokensGenerated++;
+        if (event.forced) out.stats.forcedTokens++;
+        if (event.drafted !== undefined) {
+          out.stats.draftedTokens = event.drafted;
+          out.stats.acceptedDraftTokens = event.accepted ?? 0;
+        }
+        if (event.droppedForced !== undefined) out.stats.droppedForcedTokens = event.droppedForced;
+        out.stats.forwardPasses = event.passes;
+        lastToken = event.token;
+        if (event.eog) {
+          const rest = decoder.decode() + stops.flush();
+          if (rest) yield { token: event.token, text: rest };
+          continue; // the end event follows
+        }
+        const last = out.stats.tokensGenerated >= plan.maxTokens;
+        const { text, stopped } = stops.push(decoder.decode(event.bytes, { stream: !last }));
+        if (stopped) {
+          out.stop("stop");
+          yield { token: event.token, text };
+          return;
+        }
+        yield { token: event.token, text: last ? text + stops.flush() : text };
       }
-      // Tokens generated ahead of the reader before an abort or a dispose are not handed out.
-      if (plan.signal?.aborted) return out.stop("abort");
-      if (ctx.disposed) throw disposedError("Context.generate: the context was disposed during the generation");
-      out.stats.tokensGenerated++;
-      if (event.forced) out.stats.forcedTokens++;
-      if (event.drafted !== undefined) {
-        out.stats.draftedTokens = event.drafted;
-        out.stats.acceptedDraftTokens = event.accepted ?? 0;
+    } finally {
+      plan.signal?.removeEventListener("abort", onAbort);
+      // Ended early (stop string, break, error): end the request, and wait until it has left its
+      // sequence, so the stats and the slot are settled when the loop returns.
+      if (!ended && !ctx.disposed) {
+        // Tokens drained here were never taken by the reader: the cache keeps only those it took.
+        queue.onToken = undefined;
+        const taken = queue.taken;
+        ctx.cancelRequest(id);
+        let end: NativeSequenceEvent;
+        do end = await queue.next();
+        while (end.type !== "end");
+        // It had ended on its own before the cancel came (its reader was behind to the end): cut the same way.
+        if (end.reason !== undefined && end.reason !== "abort" && !ctx.disposed) ctx.trimUntaken(id, taken);
       }
-      if (event.droppedForced !== undefined) out.stats.droppedForcedTokens = event.droppedForced;
-      out.stats.forwardPasses = event.passes;
-      lastToken = event.token;
-      if (event.eog) {
-        const rest = decoder.decode() + stops.flush();
-        if (rest) yield { token: event.token, text: rest };
-        continue; // the end event follows
-      }
-      const last = out.stats.tokensGenerated >= plan.maxTokens;
-      const { text, stopped } = stops.push(decoder.decode(event.bytes, { stream: !last }));
-      if (stopped) {
-        out.stop("stop");
-        yield { token: event.token, text };
-        return;
-      }
-      yield { token: event.token, text: last ? text + stops.flush() : text };
     }
+  } catch (e) {
+    threw = true;
+    throw e;
   } finally {
-    plan.signal?.removeEventListener("abort", onAbort);
-    // Ended early (stop string, break, error): end the request, and wait until it has left its
-    // sequence, so the stats and the slot are settled when the loop returns.
-    if (!ended && !ctx.disposed) {
-      // Tokens drained here were never taken by the reader: the cache keeps only those it took.
-      queue.onToken = undefined;
-      const taken = queue.taken;
-      ctx.cancelRequest(id);
-      let end: NativeSequenceEvent;
-      do end = await queue.next();
-      while (end.type !== "end");
-      // It had ended on its own before the cancel came (its reader was behind to the end): cut the same way.
-      if (end.reason !== undefined && end.reason !== "abort" && !ctx.disposed) ctx.trimUntaken(id, taken);
-    }
+    sampler?.dispose();
+    out.ended(!threw);
   }
 }
