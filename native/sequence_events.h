@@ -48,7 +48,8 @@ struct ReadWindow {
 // context's thread still wants to report, and a finalized one must not be called.
 class EventSink {
  public:
-  // Main thread. Calls `callback` with each event object; throws a Napi::Error on failure.
+  // Main thread. Calls `callback` with each event: a token as arguments (id, bytes, eog, passes, forced,
+  // drafted, accepted, dropped forced), start and end as objects. Throws a Napi::Error on failure.
   static std::shared_ptr<EventSink> Create(Napi::Env env, Napi::Function callback,
                                            std::shared_ptr<ReadWindow> window);
   // Any thread: queues the event without blocking (dropped once closed).

@@ -184,7 +184,7 @@ export interface NativeContextInfo {
   speculative: boolean;
 }
 
-/** What a submitted sequence reports, in order: one start, its tokens, one end. */
+/** What a submitted sequence reports, in order: one start, its tokens, one end (see {@link NativeSequenceListener}). */
 export type NativeSequenceEvent =
   /**
    * The request took slot `sequence`: `reused` prompt tokens were in its cache (`shifted` of them kept by a
@@ -193,8 +193,8 @@ export type NativeSequenceEvent =
   | { type: "start"; sequence: number; reused: number; shifted: number; evaluated: number }
   /**
    * `passes`: decode passes the request took part in so far; `forced`: appended without sampling (fast-forward);
-   * `drafted`/`accepted` (present once any): drafted tokens decoded for it so far, and those its picks agreed with;
-   * `droppedForced` (present once any): checked forced tokens decoded for it so far and dropped (see fastForward).
+   * `drafted`/`accepted`: drafted tokens decoded for it so far, and those its picks agreed with; `droppedForced`:
+   * checked forced tokens decoded for it so far and dropped (see fastForward).
    */
   | {
       type: "token";
@@ -202,13 +202,28 @@ export type NativeSequenceEvent =
       bytes: Uint8Array;
       eog: boolean;
       passes: number;
-      forced?: boolean;
-      drafted?: number;
-      accepted?: number;
-      droppedForced?: number;
+      forced: boolean;
+      drafted: number;
+      accepted: number;
+      droppedForced: number;
     }
   /** Ended with a stop reason ("eog", "maxTokens", "contextFull", "abort"), or failed with a code and message. */
   | { type: "end"; reason?: "eog" | "maxTokens" | "contextFull" | "abort"; code?: string; message?: string };
+
+/**
+ * Called with a request's events. The start and end come as event objects; a token (sent once per token, so
+ * its object is made in JS) comes as the fields of its event, in order: `sequenceEventOf` makes the object.
+ */
+export type NativeSequenceListener = (
+  event: NativeSequenceEvent | number,
+  bytes?: Uint8Array,
+  eog?: boolean,
+  passes?: number,
+  forced?: boolean,
+  drafted?: number,
+  accepted?: number,
+  droppedForced?: number,
+) => void;
 
 export interface NativeSubmitOptions {
   /** Most tokens to generate (-1 or absent: until the context is full; 0: evaluate the prompt only). */
@@ -240,7 +255,7 @@ export interface NativeContext {
     sampler: NativeSampler,
     tokens: NativeTokens,
     options: NativeSubmitOptions,
-    onEvent: (event: NativeSequenceEvent) => void,
+    onEvent: NativeSequenceListener,
   ): number;
   /**
    * That request ends with reason "abort"; the others go on (a paused one too). Its sequence keeps

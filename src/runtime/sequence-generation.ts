@@ -5,7 +5,7 @@
  * thread-safe function. This file turns those events into tokens, text, stop reasons and stats:
  * UTF-8-safe text, stop strings, abort.
  */
-import type { NativeSampler, NativeSequenceEvent } from "./binding.js";
+import type { NativeSampler, NativeSequenceEvent, NativeSequenceListener } from "./binding.js";
 import type { MediaPrompt } from "./projector.js";
 import type { GeneratedToken, GenerationHost, GenerationStats, StopReason } from "./generation.js";
 import { callNative, disposedError, fromNativeError, isErrorCode } from "./errors.js";
@@ -74,6 +74,29 @@ class EventQueue {
 }
 
 /**
+ * The event a {@link NativeSequenceListener} was called with: the start or end object as it is, a token's
+ * fields as its object (made here, one shape for every token).
+ *
+ * @example
+ * ctx.submit(sampler, tokens, {}, (...args) => events.push(sequenceEventOf(...args)));
+ */
+export function sequenceEventOf(...[first, ...token]: Parameters<NativeSequenceListener>): NativeSequenceEvent {
+  if (typeof first !== "number") return first;
+  const [bytes, eog, passes, forced, drafted, accepted, droppedForced] = token;
+  return {
+    type: "token",
+    token: first,
+    bytes: bytes ?? new Uint8Array(0),
+    eog: eog ?? false,
+    passes: passes ?? 0,
+    forced: forced ?? false,
+    drafted: drafted ?? 0,
+    accepted: accepted ?? 0,
+    droppedForced: droppedForced ?? 0,
+  };
+}
+
+/**
  * Runs one generation on a free sequence of the context; yields like Generation does. `samplerOf` is called
  * first (it takes the context, see GenerationHost.acquire); the sampler is disposed at the end, then
  * `out.ended` runs (`completed` unless it threw). The Generation's iterator is this generator itself: no
@@ -110,7 +133,7 @@ export async function* runOnSequence(
       readAhead: READ_AHEAD,
       ...(plan.media ? { media: plan.media.native } : {}),
     };
-    const id = callNative(() => ctx.submit(active, prompt, options, (event) => queue.push(event)));
+    const id = callNative(() => ctx.submit(active, prompt, options, (...args) => queue.push(sequenceEventOf(...args))));
     queue.onToken = (taken) => ctx.consumed(id, taken);
     out.submitted(() => ctx.cancelRequest(id));
     let ended = false;
@@ -152,11 +175,9 @@ export async function* runOnSequence(
         if (ctx.disposed) throw disposedError("Context.generate: the context was disposed during the generation");
         out.stats.tokensGenerated++;
         if (event.forced) out.stats.forcedTokens++;
-        if (event.drafted !== undefined) {
-          out.stats.draftedTokens = event.drafted;
-          out.stats.acceptedDraftTokens = event.accepted ?? 0;
-        }
-        if (event.droppedForced !== undefined) out.stats.droppedForcedTokens = event.droppedForced;
+        out.stats.draftedTokens = event.drafted;
+        out.stats.acceptedDraftTokens = event.accepted;
+        out.stats.droppedForcedTokens = event.droppedForced;
         out.stats.forwardPasses = event.passes;
         lastToken = event.token;
         if (event.eog) {

@@ -11,6 +11,7 @@ import {
   type NativeSampler,
   type NativeSequenceEvent,
 } from "../../src/runtime/binding.js";
+import { sequenceEventOf } from "../../src/runtime/sequence-generation.js";
 import { ensureTestModel } from "../helpers/test-models.js";
 
 let native: NativeBinding;
@@ -42,7 +43,8 @@ function generateEvents(
 ): Promise<NativeSequenceEvent[]> {
   return new Promise((resolve) => {
     const events: NativeSequenceEvent[] = [];
-    ctx.submit(s, Int32Array.from(tokens), { maxTokens }, (event) => {
+    ctx.submit(s, Int32Array.from(tokens), { maxTokens }, (...args) => {
+      const event = sequenceEventOf(...args);
       events.push(event);
       if (event.type === "end") resolve(events);
     });
