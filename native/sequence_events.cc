@@ -111,15 +111,26 @@ void EventSink::CallJs(napi_env env, napi_value callback, void* context, void* d
   std::unique_ptr<SequenceEvent> event(static_cast<SequenceEvent*>(data));
   if (env == nullptr || callback == nullptr) return;  // the environment is going away
   // A C callback: nothing may escape it (building the object throws while a worker terminates).
+  auto* sink = static_cast<EventSink*>(context);
   try {
-    Deliver(env, callback, *event);
+    sink->Deliver(env, callback, *event);
   } catch (...) {
   }
   // The generation waits for its reader now: nothing more comes until the reader takes a token
   // (and references the function again), so an idle reader does not keep the process alive. The
   // sink lives until Finalize, which runs after the last call.
-  auto* sink = static_cast<EventSink*>(context);
   if (event->kind == SequenceEvent::kToken && sink->window_->Full()) sink->SetReferenced(false);
+}
+
+napi_value EventSink::PieceValue(Napi::Env env, const std::string& piece) {
+  bool ascii = true;
+  for (const char c : piece) ascii = ascii && static_cast<unsigned char>(c) < 0x80;
+  // Bytes of a character the last piece left unfinished can only be its last bytes (>= 0x80): the reader's
+  // decoder may hold them, so what follows goes to it as bytes.
+  const bool as_text = ascii && !after_high_byte_;
+  if (!piece.empty()) after_high_byte_ = static_cast<unsigned char>(piece.back()) >= 0x80;
+  if (as_text) return Napi::String::New(env, piece);
+  return Napi::Buffer<char>::Copy(env, piece.data(), piece.size());
 }
 
 void EventSink::Deliver(napi_env env, napi_value callback, const SequenceEvent& event) {
@@ -131,7 +142,7 @@ void EventSink::Deliver(napi_env env, napi_value callback, const SequenceEvent& 
     // The event sent per token goes as arguments: the listener makes the object in JS, where its shape is
     // fixed (setting its properties from here took a tenth of the main thread's time per token).
     napi_value argv[] = {Napi::Number::New(e, event.token),
-                         Napi::Buffer<char>::Copy(e, event.piece.data(), event.piece.size()),
+                         PieceValue(e, event.piece),
                          Napi::Boolean::New(e, event.eog),
                          Napi::Number::New(e, static_cast<double>(event.passes)),
                          Napi::Boolean::New(e, event.forced),

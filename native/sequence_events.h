@@ -48,7 +48,7 @@ struct ReadWindow {
 // context's thread still wants to report, and a finalized one must not be called.
 class EventSink {
  public:
-  // Main thread. Calls `callback` with each event: a token as arguments (id, bytes, eog, passes, forced,
+  // Main thread. Calls `callback` with each event: a token as arguments (id, piece, eog, passes, forced,
   // drafted, accepted, dropped forced), start and end as objects. Throws a Napi::Error on failure.
   static std::shared_ptr<EventSink> Create(Napi::Env env, Napi::Function callback,
                                            std::shared_ptr<ReadWindow> window);
@@ -64,7 +64,10 @@ class EventSink {
 
  private:
   static void CallJs(napi_env env, napi_value callback, void* context, void* data);
-  static void Deliver(napi_env env, napi_value callback, const SequenceEvent& event);
+  void Deliver(napi_env env, napi_value callback, const SequenceEvent& event);
+  // A token's piece for JS: a string where it is ASCII and no bytes of an unfinished character come before
+  // it (most tokens: no buffer to allocate, nothing for the reader's decoder to do), else its bytes.
+  napi_value PieceValue(Napi::Env env, const std::string& piece);
   static void Finalize(napi_env env, void* data, void* hint);
   std::mutex mutex_;
   bool open_ = false;       // guarded by mutex_
@@ -73,6 +76,7 @@ class EventSink {
   napi_threadsafe_function tsfn_ = nullptr;
   std::shared_ptr<ReadWindow> window_;
   std::unique_ptr<SequenceEvent> last_;  // guarded by mutex_
+  bool after_high_byte_ = false;         // main thread only: the last piece ended in a byte >= 0x80
 };
 
 }  // namespace toolwright

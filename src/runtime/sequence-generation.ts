@@ -82,11 +82,11 @@ class EventQueue {
  */
 export function sequenceEventOf(...[first, ...token]: Parameters<NativeSequenceListener>): NativeSequenceEvent {
   if (typeof first !== "number") return first;
-  const [bytes, eog, passes, forced, drafted, accepted, droppedForced] = token;
+  const [piece, eog, passes, forced, drafted, accepted, droppedForced] = token;
   return {
     type: "token",
     token: first,
-    bytes: bytes ?? new Uint8Array(0),
+    piece: piece ?? "",
     eog: eog ?? false,
     passes: passes ?? 0,
     forced: forced ?? false,
@@ -186,7 +186,10 @@ export async function* runOnSequence(
           continue; // the end event follows
         }
         const last = out.stats.tokensGenerated >= plan.maxTokens;
-        const { text, stopped } = stops.push(decoder.decode(event.bytes, { stream: !last }));
+        const piece = event.piece;
+        // A text piece follows no bytes the decoder holds (see NativeSequenceEvent): it is the text as it is.
+        const decoded = typeof piece === "string" ? piece : decoder.decode(piece, { stream: !last });
+        const { text, stopped } = stops.push(decoded);
         if (stopped) {
           out.stop("stop");
           yield { token: event.token, text };

@@ -43,7 +43,8 @@ function generateEvents(
 ): Promise<NativeSequenceEvent[]> {
   return new Promise((resolve) => {
     const events: NativeSequenceEvent[] = [];
-    ctx.submit(s, Int32Array.from(tokens), { maxTokens }, (...args) => {
+    // No read-ahead limit: nothing here reports tokens taken (consumed), which a paused request waits for.
+    ctx.submit(s, Int32Array.from(tokens), { maxTokens, readAhead: 0 }, (...args) => {
       const event = sequenceEventOf(...args);
       events.push(event);
       if (event.type === "end") resolve(events);
@@ -201,10 +202,31 @@ test("a busy context refuses a second decode and a generation; a generation repo
   expect(events[0]).toEqual({ type: "start", sequence: 0, reused: 3, evaluated: 1, shifted: 0 });
   const tokens = events.filter((e) => e.type === "token");
   expect(tokens.length).toBeGreaterThanOrEqual(1);
-  expect(Buffer.isBuffer(tokens[0]!.bytes)).toBe(true);
+  expect(typeof tokens[0]!.piece === "string" || Buffer.isBuffer(tokens[0]!.piece)).toBe(true);
   expect(events.at(-1)).toMatchObject({ type: "end" });
   expect(context.truncate(1)).toBe(true);
   expect(context.size).toBe(1);
+});
+
+test("a token's piece is text only where no unfinished character comes before it: the text decodes the same", async () => {
+  context.clear();
+  // Random weights over a real vocabulary: pieces of every kind, multi-byte characters split across tokens too.
+  const events = await generateEvents(context, sampler, [1, 2, 3], 96);
+  const pieces = events.flatMap((e) => (e.type === "token" ? [e.piece] : []));
+  expect(pieces.some((p) => typeof p === "string")).toBe(true);
+  expect(pieces.some((p) => typeof p !== "string" && p.some((b) => b >= 0x80))).toBe(true);
+  const bytesOf = (p: string | Uint8Array) => (typeof p === "string" ? Buffer.from(p, "latin1") : p);
+  pieces.forEach((p, i) => {
+    if (typeof p !== "string") return;
+    expect(/^[\x00-\x7f]*$/.test(p), `piece ${i}`).toBe(true);
+    const before = i > 0 ? bytesOf(pieces[i - 1]!) : new Uint8Array(0);
+    expect(before.length === 0 || before[before.length - 1]! < 0x80, `piece ${i}`).toBe(true);
+  });
+  // The reader's way (text as it is, bytes through a streaming decoder) gives the text of all the bytes at once.
+  const decoder = new TextDecoder();
+  const streamed = pieces.map((p) => (typeof p === "string" ? p : decoder.decode(p, { stream: true }))).join("");
+  const whole = new TextDecoder().decode(Buffer.concat(pieces.map(bytesOf)));
+  expect(streamed + decoder.decode()).toBe(whole);
 });
 
 test("a sampler for another model is refused", async () => {
