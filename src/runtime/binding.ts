@@ -193,9 +193,10 @@ export type NativeSequenceEvent =
   | { type: "start"; sequence: number; reused: number; shifted: number; evaluated: number }
   /**
    * `piece`: the token's text where it is ASCII and follows no unfinished character, else its bytes (UTF-8, for
-   * a streaming decoder: a character may span tokens); `passes`: decode passes the request took part in so far; `forced`: appended without sampling (fast-forward);
-   * `drafted`/`accepted`: drafted tokens decoded for it so far, and those its picks agreed with; `droppedForced`:
-   * checked forced tokens decoded for it so far and dropped (see fastForward).
+   * a streaming decoder: a character may span tokens); `passes`: decode passes the request took part in so far;
+   * `forced`: appended without sampling (fast-forward); `drafted`/`accepted`: drafted tokens decoded for it so
+   * far, and those its picks agreed with; `droppedForced`: checked forced tokens decoded for it so far and dropped
+   * (see fastForward).
    */
   | {
       type: "token";

@@ -208,7 +208,7 @@ test("a busy context refuses a second decode and a generation; a generation repo
   expect(context.size).toBe(1);
 });
 
-test("a token's piece is text only where no unfinished character comes before it: the text decodes the same", async () => {
+test("a token's piece is text only where no unfinished character comes before it: the same text", async () => {
   context.clear();
   // Random weights over a real vocabulary: pieces of every kind, multi-byte characters split across tokens too.
   const events = await generateEvents(context, sampler, [1, 2, 3], 96);
