@@ -70,6 +70,11 @@ export class ReasoningBudget {
     return this.#state;
   }
 
+  /** Further tokens change nothing ("done" or "exhausted"): {@link step} need not be called. */
+  get settled(): boolean {
+    return this.#state === "done" || this.#state === "exhausted";
+  }
+
   /** Reasoning tokens counted so far. */
   get spent(): number {
     return this.#spent;
@@ -81,7 +86,7 @@ export class ReasoningBudget {
    * state is then "exhausted").
    */
   step(before: string, after: string): boolean {
-    if (this.#state === "done" || this.#state === "exhausted") return false;
+    if (this.settled) return false;
     this.#tokens++;
     const wasInside = this.#inside(before);
     if (!this.#inside(after)) return false;

@@ -271,7 +271,9 @@ async function* generate(
   for await (const { token, text } of generation) {
     turn.firstAt ??= performance.now();
     turn.generated.push(token);
-    const before = parser.text;
+    // The output's text is read only while the budget counts (it is a copy of the whole output each time).
+    const counts = !turn.forced && !turn.budget.settled;
+    const before = counts ? parser.text : "";
     const from = watch?.push(token, text) ?? null;
     if (from !== null) parser.streamCallsFrom(base + from);
     // chat() takes the finished message: its deltas are not handed up the chain of generators token by token.
@@ -279,7 +281,7 @@ async function* generate(
       const deltas = parser.feed(text);
       if (plan.streaming) yield* deltas;
     }
-    if (!turn.forced && turn.budget.step(before, parser.text)) {
+    if (counts && turn.budget.step(before, parser.text)) {
       // Out of budget: stop here (leaving the loop ends the generation); the caller closes reasoning.
       turn.forced = true;
       break;

@@ -15,6 +15,8 @@ function run(budget: number | undefined, markers: ReasoningMarkers, tokens: stri
     text += t;
     if (b.step(before, text)) exhaustedAt = i;
   });
+  // settled: the state can no longer change (the session stops reading the output for it).
+  expect(b.settled).toBe(b.state === "done" || b.state === "exhausted");
   return { exhaustedAt, state: b.state, spent: b.spent };
 }
 
@@ -152,6 +154,14 @@ describe("ReasoningBudget", () => {
 
   it.each(CASES)("$label", ({ budget, markers, tokens, want }) => {
     expect(run(budget, markers, [...tokens])).toEqual(want);
+  });
+
+  it("is settled at once without a limit, and after it ran out", () => {
+    expect(new ReasoningBudget(undefined, FORCED).settled).toBe(true);
+    const b = new ReasoningBudget(1, FORCED);
+    expect(b.settled).toBe(false);
+    expect(b.step("", "a")).toBe(true);
+    expect(b.settled).toBe(true);
   });
 
   it("does nothing after it ran out", () => {
