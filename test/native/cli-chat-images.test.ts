@@ -69,7 +69,7 @@ describe("toolwright chat with images", () => {
       /--projector: .*nonexistent\.gguf/,
     ],
   ])(
-    "%s exits %i naming it",
+    "%s exits with an error naming it",
     async (_name, argv, code, message) => {
       const args = argv.map((a) => (a === "MODEL" ? model : a === "P" ? projector : a));
       const r = await runCliProcess(args, "hi\n");
