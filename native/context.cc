@@ -18,6 +18,8 @@ namespace {
 
 // llama.cpp's own limit on sequences in one context (LLAMA_MAX_SEQ, internal to it).
 constexpr int64_t kMaxSequences = 256;
+// The most token events handed to JS in one call (Context.submit's groupTokens).
+constexpr int64_t kMaxTokenGroup = 64;
 
 const napi_type_tag kContextStateTag = {0x3f6b1c9e8d2a4705ULL, 0xb4e2917c5d0f3a68ULL};
 
@@ -339,11 +341,12 @@ std::vector<llama_token> MediaTokens(Napi::Env env, const Napi::Value& value, co
 
 }  // namespace
 
-// submit(sampler, tokens, {maxTokens?, media?, reusePrefix?, shift?, readAhead?}, onEvent) -> request id. A
-// generation on a free sequence (or queued until one is free): onEvent gets {type: "start", sequence, reused,
-// shifted, evaluated}, then {type: "token", token, bytes, eog} per token, then {type: "end", reason} or
-// {type: "end", code, message}, called from the context's thread through a thread-safe function (see
-// batch_scheduler.h).
+// submit(sampler, tokens, {maxTokens?, media?, reusePrefix?, shift?, readAhead?, groupTokens?}, onEvent) ->
+// request id. A generation on a free sequence (or queued until one is free): onEvent gets {type: "start",
+// sequence, reused, shifted, evaluated}, then each token as arguments (token, piece, eog, passes, ...), then
+// {type: "end", reason} or {type: "end", code, message}, called from the context's thread through a
+// thread-safe function (see batch_scheduler.h); after the first token, `groupTokens` tokens at a time
+// (sequence_events.h).
 Napi::Value Context::Submit(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   constexpr const char* kMethod = "Context.submit";
@@ -384,10 +387,19 @@ Napi::Value Context::Submit(const Napi::CallbackInfo& info) {
   request->shift = args::OptBool(options, "shift", false, kMethod);
   request->window->read_ahead =
       args::OptInt(options, "readAhead", request->window->read_ahead, 0, INT32_MAX, kMethod);
+  const int64_t group = args::OptInt(options, "groupTokens", 1, 1, kMaxTokenGroup, kMethod);
+  // A group larger than the read-ahead would pause the request for tokens still waiting in it.
+  if (request->window->read_ahead > 0 && group > request->window->read_ahead) {
+    args::ThrowRange(env, kMethod,
+                     "options.groupTokens (" + std::to_string(group) +
+                         ") must not exceed options.readAhead (" +
+                         std::to_string(request->window->read_ahead) + ")");
+  }
   if (info.Length() < 4 || !info[3].IsFunction())
     args::ThrowType(env, kMethod, "onEvent must be a function",
                     info.Length() > 3 ? info[3] : env.Undefined());
-  request->events = EventSink::Create(env, info[3].As<Napi::Function>(), request->window);
+  request->events =
+      EventSink::Create(env, info[3].As<Napi::Function>(), request->window, static_cast<size_t>(group));
   request->id = ++next_request_id_;
   request->sampler = std::move(sampler);
   const double id = static_cast<double>(request->id);

@@ -1,5 +1,6 @@
 #include "sequence_events.h"
 
+#include <algorithm>
 #include <array>
 #include <iterator>
 #include <utility>
@@ -44,10 +45,11 @@ struct SequenceEventNames {
 };
 
 std::shared_ptr<EventSink> EventSink::Create(Napi::Env env, Napi::Function callback,
-                                             std::shared_ptr<ReadWindow> window) {
+                                             std::shared_ptr<ReadWindow> window, size_t group) {
   auto sink = std::make_shared<EventSink>();
   sink->env_ = env;
   sink->window_ = std::move(window);
+  sink->group_ = std::max<size_t>(group, 1);
   // The finalizer owns one reference, so the sink outlives the thread-safe function.
   auto* keep = new std::shared_ptr<EventSink>(sink);
   napi_value name = Napi::String::New(env, "toolwright.sequence");
@@ -65,7 +67,19 @@ std::shared_ptr<EventSink> EventSink::Create(Napi::Env env, Napi::Function callb
 void EventSink::Send(SequenceEvent event) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!open_) return;
-  auto* data = new SequenceEvent(std::move(event));
+  const bool token = event.kind == SequenceEvent::kToken;
+  pending_.push_back(std::move(event));
+  // The first token goes at once (the reader times it); a later one waits until its group is full.
+  const bool first = token && !first_token_sent_;
+  if (token) first_token_sent_ = true;
+  if (token && !first && pending_.size() < group_) return;
+  SendPendingLocked();
+}
+
+void EventSink::SendPendingLocked() {
+  if (pending_.empty()) return;
+  auto* data = new Batch(std::move(pending_));
+  pending_.clear();
   if (napi_call_threadsafe_function(tsfn_, data, napi_tsfn_nonblocking) != napi_ok) delete data;
 }
 
@@ -77,10 +91,10 @@ void EventSink::Hold(SequenceEvent event) {
 void EventSink::Close() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!open_) return;
+  if (last_) pending_.push_back(std::move(*last_));  // the tokens still waiting, then the end
+  last_.reset();
+  SendPendingLocked();
   open_ = false;
-  if (last_ && napi_call_threadsafe_function(tsfn_, last_.get(), napi_tsfn_nonblocking) == napi_ok) {
-    last_.release();  // CallJs owns it now
-  }
   napi_release_threadsafe_function(tsfn_, napi_tsfn_release);
 }
 
@@ -108,18 +122,18 @@ void EventSink::Finalize(napi_env /*env*/, void* data, void* /*hint*/) {
 }
 
 void EventSink::CallJs(napi_env env, napi_value callback, void* context, void* data) {
-  std::unique_ptr<SequenceEvent> event(static_cast<SequenceEvent*>(data));
+  std::unique_ptr<Batch> batch(static_cast<Batch*>(data));
   if (env == nullptr || callback == nullptr) return;  // the environment is going away
   // A C callback: nothing may escape it (building the object throws while a worker terminates).
   auto* sink = static_cast<EventSink*>(context);
   try {
-    sink->Deliver(env, callback, *event);
+    for (const SequenceEvent& event : *batch) sink->Deliver(env, callback, event);
   } catch (...) {
   }
   // The generation waits for its reader now: nothing more comes until the reader takes a token
   // (and references the function again), so an idle reader does not keep the process alive. The
   // sink lives until Finalize, which runs after the last call.
-  if (event->kind == SequenceEvent::kToken && sink->window_->Full()) sink->SetReferenced(false);
+  if (batch->back().kind == SequenceEvent::kToken && sink->window_->Full()) sink->SetReferenced(false);
 }
 
 napi_value EventSink::PieceValue(Napi::Env env, const std::string& piece) {

@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "llama.h"
 
@@ -49,10 +50,12 @@ struct ReadWindow {
 class EventSink {
  public:
   // Main thread. Calls `callback` with each event: a token as arguments (id, piece, eog, passes, forced,
-  // drafted, accepted, dropped forced), start and end as objects. Throws a Napi::Error on failure.
+  // drafted, accepted, dropped forced), start and end as objects. After the first token, tokens are handed
+  // over `group` at a time (the main thread wakes once per group; at most the window's read-ahead, or the
+  // request would pause for tokens its reader has not been given). Throws a Napi::Error on failure.
   static std::shared_ptr<EventSink> Create(Napi::Env env, Napi::Function callback,
-                                           std::shared_ptr<ReadWindow> window);
-  // Any thread: queues the event without blocking (dropped once closed).
+                                           std::shared_ptr<ReadWindow> window, size_t group = 1);
+  // Any thread: queues the event without blocking (dropped once closed); a token may wait for its group.
   void Send(SequenceEvent event);
   // Any thread: keeps `event` to send as the last one, when Close() is called.
   void Hold(SequenceEvent event);
@@ -63,6 +66,10 @@ class EventSink {
   void SetReferenced(bool referenced);
 
  private:
+  // Events handed over in one call of the thread-safe function.
+  using Batch = std::vector<SequenceEvent>;
+  // Hands over the events waiting in pending_ (mutex_ held, open_ true).
+  void SendPendingLocked();
   static void CallJs(napi_env env, napi_value callback, void* context, void* data);
   void Deliver(napi_env env, napi_value callback, const SequenceEvent& event);
   // A token's piece for JS: a string where it is ASCII and no bytes of an unfinished character come before
@@ -76,7 +83,10 @@ class EventSink {
   napi_threadsafe_function tsfn_ = nullptr;
   std::shared_ptr<ReadWindow> window_;
   std::unique_ptr<SequenceEvent> last_;  // guarded by mutex_
-  bool after_high_byte_ = false;         // main thread only: the last piece ended in a byte >= 0x80
+  Batch pending_;                        // guarded by mutex_: tokens waiting for their group
+  size_t group_ = 1;
+  bool first_token_sent_ = false;  // guarded by mutex_
+  bool after_high_byte_ = false;   // main thread only: the last piece ended in a byte >= 0x80
 };
 
 }  // namespace toolwright

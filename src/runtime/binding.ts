@@ -239,6 +239,11 @@ export interface NativeSubmitOptions {
    * no limit).
    */
   readAhead?: number;
+  /**
+   * After the first token, token events are handed over this many at a time (default 1; at most `readAhead`
+   * and 64): the main thread wakes once per group.
+   */
+  groupTokens?: number;
   /** The images of `tokens` (which start with its tokens, placeholders included). */
   media?: NativeMediaPrompt;
 }

@@ -22,6 +22,7 @@ export interface SequencePlan {
   signal: AbortSignal | undefined;
   reusePrefix: boolean;
   contextShift: boolean;
+  deliverEvery: number;
 }
 
 /** Where the loop writes its outcome (the Generation's fields). */
@@ -131,6 +132,7 @@ export async function* runOnSequence(
       reusePrefix: plan.reusePrefix,
       shift: plan.contextShift,
       readAhead: READ_AHEAD,
+      ...(plan.deliverEvery > 1 ? { groupTokens: plan.deliverEvery } : {}),
       ...(plan.media ? { media: plan.media.native } : {}),
     };
     const id = callNative(() => ctx.submit(active, prompt, options, (...args) => queue.push(sequenceEventOf(...args))));

@@ -247,6 +247,12 @@ function startTurn(
   };
 }
 
+/**
+ * Tokens a generation read whole (chat(), not streamChat()) takes at a time (GenerateOptions.deliverEvery): a
+ * stop string is then seen up to this many tokens late, and the tokens after it are made for nothing.
+ */
+const WHOLE_READ_GROUP = 8;
+
 /** One generation into the turn's parser; stops early when the reasoning budget runs out. */
 async function* generate(
   turn: Turn,
@@ -262,6 +268,9 @@ async function* generate(
     ...(contextShift ? { contextShift } : {}),
     maxTokens,
     stop: turn.stop,
+    // A request read whole takes its tokens in groups (the JS thread wakes less often); not while a reasoning
+    // budget counts, which stops the generation at a token of its own.
+    ...(plan.streaming || !turn.budget.settled ? {} : { deliverEvery: WHOLE_READ_GROUP }),
     ...(plan.options.sampling ? { sampling: plan.options.sampling } : {}),
     ...(grammar ? { grammar } : {}),
     ...(plan.signal ? { signal: plan.signal } : {}),

@@ -186,6 +186,53 @@ describe("stop strings and ends", () => {
     expect(text).toBe(full.slice(0, full.indexOf(stop)));
   });
 
+  test.each([
+    { name: "to maxTokens", stop: undefined, reason: "maxTokens" },
+    { name: "cut by a stop string", stop: "STOP", reason: "stop" },
+    { name: "a break after 5 tokens", stop: undefined, reason: undefined, take: 5 },
+  ])("deliverEvery hands over the same tokens, ends and cache: $name", async ({ stop, reason, take }) => {
+    const sampling = { greedy: true };
+    const free = await collect(context.generate({ prompt: PROMPT, maxTokens: 30, sampling }));
+    // A stop string in the middle of the output: the tokens made after it in the same group are not kept.
+    const stopAt =
+      stop === undefined
+        ? undefined
+        : free
+            .slice(0, 13)
+            .reduce((t, c) => t + c.text, "")
+            .slice(-3);
+    const run = async (deliverEvery: number) => {
+      context.clear();
+      const g = context.generate({
+        prompt: PROMPT,
+        maxTokens: 30,
+        sampling,
+        deliverEvery,
+        ...(stopAt ? { stop: [stopAt] } : {}),
+      });
+      const tokens: GeneratedToken[] = [];
+      for await (const chunk of g) if (tokens.push(chunk) === take) break;
+      return { tokens, stopReason: g.stopReason, generated: g.stats.tokensGenerated, cache: context.cachedTokens() };
+    };
+    const one = await run(1);
+    const grouped = await run(8);
+    expect({ ...grouped, cache: [] }).toEqual({ ...one, cache: [] });
+    expect(one.stopReason).toBe(reason);
+    // The cache holds the prompt and the tokens taken, the last one once decoded (a generation that runs ahead
+    // has decoded it; one that stopped at it has not): never a token made after it.
+    const prompt = Array.from(model.tokenize(PROMPT));
+    for (const r of [one, grouped]) {
+      const taken = [...prompt, ...r.tokens.map((t) => t.token)];
+      expect([taken.length - 1, taken.length]).toContain(r.cache.length);
+      expect(Array.from(r.cache)).toEqual(taken.slice(0, r.cache.length));
+    }
+  });
+
+  test("deliverEvery is 1 to 16", () => {
+    for (const deliverEvery of [0, 17, 2.5])
+      expect(() => context.generate({ prompt: PROMPT, deliverEvery })).toThrow(/options\.deliverEvery/);
+  });
+
   test("maxTokens and a full context end the generation", async () => {
     const capped = context.generate({ prompt: PROMPT, maxTokens: 5 });
     expect((await collect(capped)).length).toBe(5);

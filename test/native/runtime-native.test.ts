@@ -10,6 +10,7 @@ import {
   type NativeModel,
   type NativeSampler,
   type NativeSequenceEvent,
+  type NativeSubmitOptions,
 } from "../../src/runtime/binding.js";
 import { sequenceEventOf } from "../../src/runtime/sequence-generation.js";
 import { ensureTestModel } from "../helpers/test-models.js";
@@ -34,22 +35,45 @@ afterAll(() => {
 
 const anyNative = () => native as unknown as Record<string, any>;
 
+/**
+ * Submits a generation and collects its events up to the end event, and how many events each call from the
+ * context's thread brought (the listener runs for each event of a call before any microtask).
+ */
+function generateEventCalls(
+  ctx: NativeContext,
+  s: NativeSampler,
+  tokens: number[],
+  options: NativeSubmitOptions,
+): Promise<{ events: NativeSequenceEvent[]; calls: number[] }> {
+  return new Promise((resolve) => {
+    const events: NativeSequenceEvent[] = [];
+    const calls: number[] = [];
+    let counting = false;
+    // No read-ahead limit: nothing here reports tokens taken (consumed), which a paused request waits for.
+    ctx.submit(s, Int32Array.from(tokens), { readAhead: 0, ...options }, (...args) => {
+      const event = sequenceEventOf(...args);
+      events.push(event);
+      if (!counting) {
+        counting = true;
+        const before = events.length - 1;
+        queueMicrotask(() => {
+          calls.push(events.length - before);
+          counting = false;
+          if (events.at(-1)!.type === "end") resolve({ events, calls });
+        });
+      }
+    });
+  });
+}
+
 /** Submits a generation and collects its events up to the end event. */
-function generateEvents(
+async function generateEvents(
   ctx: NativeContext,
   s: NativeSampler,
   tokens: number[],
   maxTokens: number,
 ): Promise<NativeSequenceEvent[]> {
-  return new Promise((resolve) => {
-    const events: NativeSequenceEvent[] = [];
-    // No read-ahead limit: nothing here reports tokens taken (consumed), which a paused request waits for.
-    ctx.submit(s, Int32Array.from(tokens), { maxTokens, readAhead: 0 }, (...args) => {
-      const event = sequenceEventOf(...args);
-      events.push(event);
-      if (event.type === "end") resolve(events);
-    });
-  });
+  return (await generateEventCalls(ctx, s, tokens, { maxTokens })).events;
 }
 
 test.each([
@@ -156,6 +180,18 @@ test.each([
     message: /onEvent must be a function/,
   },
   {
+    name: "submit with a token group over the read-ahead",
+    call: () => context.submit(sampler, [1], { readAhead: 4, groupTokens: 5 }, () => undefined),
+    error: RangeError,
+    message: /options\.groupTokens \(5\) must not exceed options\.readAhead \(4\)/,
+  },
+  {
+    name: "submit with a token group of 0",
+    call: () => context.submit(sampler, [1], { groupTokens: 0 }, () => undefined),
+    error: RangeError,
+    message: /groupTokens/,
+  },
+  {
     name: "decode with strings",
     call: () => (context as any).decode(["a"]),
     error: TypeError,
@@ -227,6 +263,24 @@ test("a token's piece is text only where no unfinished character comes before it
   const streamed = pieces.map((p) => (typeof p === "string" ? p : decoder.decode(p, { stream: true }))).join("");
   const whole = new TextDecoder().decode(Buffer.concat(pieces.map(bytesOf)));
   expect(streamed + decoder.decode()).toBe(whole);
+});
+
+test("after the first token, tokens come in groups of groupTokens, the rest with the end", async () => {
+  context.clear();
+  const single = await generateEventCalls(context, sampler, [1, 2, 3], { maxTokens: 11 });
+  context.clear();
+  const grouped = await generateEventCalls(context, sampler, [1, 2, 3], { maxTokens: 11, groupTokens: 4 });
+  // Where the calls end, counted in events: the start (1), the first token (2), two groups of 4 (6, 10), the last
+  // two tokens with the end (13). A main thread that wakes late takes several calls at once: never fewer ends.
+  const ends = grouped.calls.map((_, i) => grouped.calls.slice(0, i + 1).reduce((a, b) => a + b, 0));
+  expect(
+    ends.every((end) => [1, 2, 6, 10, 13].includes(end)),
+    `${grouped.calls}`,
+  ).toBe(true);
+  expect(ends.at(-1)).toBe(13);
+  const strip = (events: NativeSequenceEvent[]) =>
+    events.map((e) => (e.type === "token" ? { ...e, piece: Buffer.from(e.piece as string | Uint8Array) } : e));
+  expect(strip(grouped.events)).toEqual(strip(single.events));
 });
 
 test("a sampler for another model is refused", async () => {
