@@ -5,7 +5,7 @@
  * thread-safe function. This file turns those events into tokens, text, stop reasons and stats:
  * UTF-8-safe text, stop strings, abort.
  */
-import type { NativeSampler, NativeSequenceEvent, NativeSequenceListener } from "./binding.js";
+import type { NativeContext, NativeSampler, NativeSequenceEvent, NativeSequenceListener } from "./binding.js";
 import type { MediaPrompt } from "./projector.js";
 import type { GeneratedToken, GenerationHost, GenerationStats, StopReason } from "./generation.js";
 import { callNative, disposedError, fromNativeError, isErrorCode } from "./errors.js";
@@ -97,6 +97,79 @@ export function sequenceEventOf(...[first, ...token]: Parameters<NativeSequenceL
   };
 }
 
+/** A submitted request: its context, id and events. */
+interface Submitted {
+  ctx: NativeContext;
+  id: number;
+  queue: EventQueue;
+}
+
+/** Checks and tokenizes the prompt and submits the request (undefined: aborted before it was submitted). */
+async function submitRequest(
+  host: GenerationHost,
+  plan: SequencePlan,
+  sampler: NativeSampler,
+  out: SequenceOutcome,
+): Promise<Submitted | undefined> {
+  const ctx = host.native();
+  if (plan.signal?.aborted) return undefined;
+  const prompt = plan.tokens ?? (await host.tokenizePrompt(plan.prompt ?? "", plan.addSpecial));
+  if (prompt.length === 0) throw new RangeError("generate: the prompt is empty (no tokens)");
+  if (prompt.length > host.contextSize) {
+    throw new RangeError(
+      `generate: the prompt has ${prompt.length} tokens, more than the context size ${host.contextSize}`,
+    );
+  }
+  if (ctx.disposed) throw disposedError("Context is disposed");
+  out.stats.promptTokens = prompt.length;
+  const queue = new EventQueue();
+  const options = {
+    maxTokens: Number.isFinite(plan.maxTokens) ? plan.maxTokens : -1,
+    reusePrefix: plan.reusePrefix,
+    shift: plan.contextShift,
+    readAhead: READ_AHEAD,
+    ...(plan.deliverEvery > 1 ? { groupTokens: plan.deliverEvery } : {}),
+    ...(plan.media ? { media: plan.media.native } : {}),
+  };
+  const id = callNative(() => ctx.submit(sampler, prompt, options, (...args) => queue.push(sequenceEventOf(...args))));
+  queue.onToken = (taken) => ctx.consumed(id, taken);
+  out.submitted(() => ctx.cancelRequest(id));
+  return { ctx, id, queue };
+}
+
+/** The error a failed end event stands for, mapped like a thrown one (its code kept). */
+function failure(ctx: NativeContext, event: { code?: string; message?: string }): unknown {
+  if (ctx.disposed) return disposedError("Context.generate: the context was disposed during the generation");
+  const code = event.code !== undefined && isErrorCode(event.code) ? event.code : "TOOLWRIGHT_INTERNAL";
+  return fromNativeError(Object.assign(new Error(`generate: ${event.message ?? "the sequence failed"}`), { code }));
+}
+
+/** A token event's counts into the stats. */
+function countToken(stats: GenerationStats, event: NativeSequenceEvent & { type: "token" }): void {
+  stats.tokensGenerated++;
+  if (event.forced) stats.forcedTokens++;
+  stats.draftedTokens = event.drafted;
+  stats.acceptedDraftTokens = event.accepted;
+  stats.droppedForcedTokens = event.droppedForced;
+  stats.forwardPasses = event.passes;
+}
+
+/**
+ * Ended early (stop string, break, error): ends the request and waits until it has left its sequence, so the
+ * stats and the slot are settled when the loop returns. Tokens drained here were never taken by the reader: the
+ * cache keeps only those it took.
+ */
+async function endEarly({ ctx, id, queue }: Submitted): Promise<void> {
+  queue.onToken = undefined;
+  const taken = queue.taken;
+  ctx.cancelRequest(id);
+  let end: NativeSequenceEvent;
+  do end = await queue.next();
+  while (end.type !== "end");
+  // It had ended on its own before the cancel came (its reader was behind to the end): cut the same way.
+  if (end.reason !== undefined && end.reason !== "abort" && !ctx.disposed) ctx.trimUntaken(id, taken);
+}
+
 /**
  * Runs one generation on a free sequence of the context; yields like Generation does. `samplerOf` is called
  * first (it takes the context, see GenerationHost.acquire); the sampler is disposed at the end, then
@@ -112,34 +185,12 @@ export async function* runOnSequence(
   let sampler: NativeSampler | undefined;
   let threw = false;
   try {
-    const active = samplerOf();
-    sampler = active;
-    const ctx = host.native();
-    if (plan.signal?.aborted) return out.stop("abort");
-    const prompt = plan.tokens ?? (await host.tokenizePrompt(plan.prompt ?? "", plan.addSpecial));
-    if (prompt.length === 0) throw new RangeError("generate: the prompt is empty (no tokens)");
-    if (prompt.length > host.contextSize) {
-      throw new RangeError(
-        `generate: the prompt has ${prompt.length} tokens, more than the context size ${host.contextSize}`,
-      );
-    }
-    if (ctx.disposed) throw disposedError("Context is disposed");
-    out.stats.promptTokens = prompt.length;
-    const queue = new EventQueue();
-    const maxTokens = Number.isFinite(plan.maxTokens) ? plan.maxTokens : -1;
-    const options = {
-      maxTokens,
-      reusePrefix: plan.reusePrefix,
-      shift: plan.contextShift,
-      readAhead: READ_AHEAD,
-      ...(plan.deliverEvery > 1 ? { groupTokens: plan.deliverEvery } : {}),
-      ...(plan.media ? { media: plan.media.native } : {}),
-    };
-    const id = callNative(() => ctx.submit(active, prompt, options, (...args) => queue.push(sequenceEventOf(...args))));
-    queue.onToken = (taken) => ctx.consumed(id, taken);
-    out.submitted(() => ctx.cancelRequest(id));
+    sampler = samplerOf();
+    const request = await submitRequest(host, plan, sampler, out);
+    if (request === undefined) return out.stop("abort");
+    const { ctx, queue } = request;
     let ended = false;
-    const onAbort = () => ctx.cancelRequest(id);
+    const onAbort = () => ctx.cancelRequest(request.id);
     plan.signal?.addEventListener("abort", onAbort, { once: true });
     if (plan.signal?.aborted) onAbort(); // aborted while the prompt was tokenized
     const decoder = new TextDecoder("utf-8");
@@ -158,12 +209,8 @@ export async function* runOnSequence(
         if (event.type === "end") {
           ended = true;
           if (event.reason === undefined) {
-            if (ctx.disposed) throw disposedError("Context.generate: the context was disposed during the generation");
-            if (event.code === "ABORT_ERR") return out.stop("abort");
-            const code = event.code !== undefined && isErrorCode(event.code) ? event.code : "TOOLWRIGHT_INTERNAL";
-            // The addon's end event as the error it stands for: mapped like a thrown one (kept as the cause).
-            const native = Object.assign(new Error(`generate: ${event.message ?? "the sequence failed"}`), { code });
-            throw fromNativeError(native);
+            if (event.code === "ABORT_ERR" && !ctx.disposed) return out.stop("abort");
+            throw failure(ctx, event);
           }
           if (event.reason === "eog") return out.stop("eog");
           // maxTokens, contextFull or abort after the last token: what was held back is released.
@@ -175,12 +222,7 @@ export async function* runOnSequence(
         // Tokens generated ahead of the reader before an abort or a dispose are not handed out.
         if (plan.signal?.aborted) return out.stop("abort");
         if (ctx.disposed) throw disposedError("Context.generate: the context was disposed during the generation");
-        out.stats.tokensGenerated++;
-        if (event.forced) out.stats.forcedTokens++;
-        out.stats.draftedTokens = event.drafted;
-        out.stats.acceptedDraftTokens = event.accepted;
-        out.stats.droppedForcedTokens = event.droppedForced;
-        out.stats.forwardPasses = event.passes;
+        countToken(out.stats, event);
         lastToken = event.token;
         if (event.eog) {
           const rest = decoder.decode() + stops.flush();
@@ -201,19 +243,7 @@ export async function* runOnSequence(
       }
     } finally {
       plan.signal?.removeEventListener("abort", onAbort);
-      // Ended early (stop string, break, error): end the request, and wait until it has left its
-      // sequence, so the stats and the slot are settled when the loop returns.
-      if (!ended && !ctx.disposed) {
-        // Tokens drained here were never taken by the reader: the cache keeps only those it took.
-        queue.onToken = undefined;
-        const taken = queue.taken;
-        ctx.cancelRequest(id);
-        let end: NativeSequenceEvent;
-        do end = await queue.next();
-        while (end.type !== "end");
-        // It had ended on its own before the cancel came (its reader was behind to the end): cut the same way.
-        if (end.reason !== undefined && end.reason !== "abort" && !ctx.disposed) ctx.trimUntaken(id, taken);
-      }
+      if (!ended && !ctx.disposed) await endEarly(request);
     }
   } catch (e) {
     threw = true;
