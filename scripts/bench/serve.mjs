@@ -10,7 +10,9 @@
 // latency, with the tokens/s ratio toolwright / llama-server (1.00 = as fast as llama-server).
 //
 // Before the levels, each server answers --parallel requests at once (the warm-up, one on each
-// sequence), so the levels measure the steady state; the warm-up's mean latency is printed. A request
+// sequence), then 8 requests of --max-tokens one after another (toolwright's JS is compiled as it runs:
+// without this its first level ran ~5% slower in its first trial), so the levels measure the steady
+// state; the warm-up's mean latency is printed. A request
 // that lands on a sequence while another holds more of its prompt starts from a copy of that prefix
 // (native/batch_copy.cc); llama-server keeps prompts in a host-memory cache and restores from it.
 //
@@ -21,7 +23,9 @@
 //
 // The machine may be shared: another process that takes a core stalls every thread barrier of a
 // decode for a time slice, which swings a run by several times. So each level runs --trials
-// trials per server, alternating which server goes first, and each server's row is its best
+// trials per server, alternating which server goes first (the server that goes first in a trial ran
+// 2-4% faster than the one after it, either way round, in 8 alternating pairs at concurrency 1: an even
+// number of trials gives each server the first place equally often), and each server's row is its best
 // trial (the one least disturbed); the load average before and after is printed. "per trial" is the
 // median of each trial's ratio: a trial runs the two servers back to back, so a machine whose speed
 // drifts between trials moves both alike.
@@ -47,7 +51,7 @@ const HELP = `usage: npm run bench:serve -- [options]
   --max-tokens N        tokens per request (default 32; greedy decoding)
   --parallel N          sequences per server (llama-server --parallel; default 16)
   --threads N           CPU threads of each server (default min(cores, 8), toolwright's default)
-  --trials N            trials per level and server, alternating; the best is shown (default 3)
+  --trials N            trials per level and server, alternating; the best is shown (default 4)
   --gpu-layers N        layers each server offloads to a GPU (default: each server's own default)
   --build-llama-server  configure and build llama-server first
   --only NAME           run one server: toolwright or llama-server
@@ -62,7 +66,7 @@ const opt = parseBenchArgs("serve", HELP, {
   "max-tokens": { type: "string", default: "32" },
   parallel: { type: "string", default: "16" },
   threads: { type: "string", default: String(Math.min(availableParallelism(), 8)) },
-  trials: { type: "string", default: "3" },
+  trials: { type: "string", default: "4" },
   "gpu-layers": { type: "string" },
   "build-llama-server": { type: "boolean", default: false },
   only: { type: "string" },
@@ -197,7 +201,11 @@ try {
   // Every sequence warm (see the header): --parallel short requests at once, one on each sequence.
   for (const s of servers) {
     const w = await load(s.url, parallel, parallel, "warmup", 4);
-    console.log(`warm-up ${s.name}: ${parallel} requests of 4 tokens at once, mean ${w.mean.toFixed(0)} ms`);
+    const steady = await load(s.url, 1, 8, "steady");
+    console.log(
+      `warm-up ${s.name}: ${parallel} requests of 4 tokens at once, mean ${w.mean.toFixed(0)} ms; ` +
+        `8 of ${maxTokens} tokens one after another, mean ${steady.mean.toFixed(0)} ms`,
+    );
   }
   for (const level of levels) {
     const count = opt.requests ? positive("requests") : Math.max(8, 2 * level);
@@ -231,7 +239,9 @@ try {
     const ll = row["llama-server"];
     const ratio = tw && ll ? (tw.tps / ll.tps).toFixed(2) : "-";
     const sorted = [...trialRatios].sort((a, b) => a - b);
-    const perTrial = sorted.length > 0 ? sorted[Math.floor((sorted.length - 1) / 2)].toFixed(2) : "-";
+    // The median: of an even number, the mean of the middle two.
+    const middle = sorted.slice(Math.floor((sorted.length - 1) / 2), Math.floor(sorted.length / 2) + 1);
+    const perTrial = sorted.length > 0 ? (middle.reduce((a, b) => a + b, 0) / middle.length).toFixed(2) : "-";
     // Not the same work: the servers generated different numbers of tokens for the same requests.
     const differs = tw && ll && tw.tokens !== ll.tokens ? `, tokens differ: ${tw.tokens} vs ${ll.tokens}` : "";
     const cached = servers.map((s) => `${s.name} ${row[s.name].cached}`).join(", ");
