@@ -3,6 +3,7 @@
  * text (`</s>`, `<|endoftext|>`); it ends the output and is not content. Only a trailing one is
  * dropped: the same text anywhere else (an HTML `</s>` tag in prose) is the model's content.
  */
+import { partialEnd } from "../runtime/stop-strings.js";
 
 /**
  * End-of-sequence texts of the common tokenizer conventions, read wherever the model's own is
@@ -61,7 +62,7 @@ export class TrailingEndFilter {
       let at = -1;
       if (buffer.endsWith(text, trimmed)) at = trimmed - text.length;
       else {
-        const n = partialLength(buffer, text);
+        const n = partialEnd(buffer, text);
         if (n > 0) at = buffer.length - n;
       }
       if (at < 0) continue;
@@ -70,14 +71,6 @@ export class TrailingEndFilter {
     }
     return best;
   }
-}
-
-/** Length of the longest proper start of `text` that ends `buffer`. */
-function partialLength(buffer: string, text: string): number {
-  const last = buffer.charCodeAt(buffer.length - 1);
-  for (let n = Math.min(text.length - 1, buffer.length); n > 0; n--)
-    if (text.charCodeAt(n - 1) === last && buffer.endsWith(text.slice(0, n))) return n;
-  return 0;
 }
 
 function isSpace(c: number): boolean {

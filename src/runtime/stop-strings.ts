@@ -59,16 +59,23 @@ export class StopStringFilter {
   /** Length of the longest suffix of `buffer` that is a proper prefix of a stop string. */
   #partialMatchLength(buffer: string): number {
     let best = 0;
-    const last = buffer.charCodeAt(buffer.length - 1);
-    for (const stop of this.#stops) {
-      for (let k = Math.min(stop.length - 1, buffer.length); k > best; k--) {
-        // Checked first: most starts of a stop string end in another character (no substring made per token).
-        if (stop.charCodeAt(k - 1) === last && buffer.endsWith(stop.slice(0, k))) {
-          best = k;
-          break;
-        }
-      }
-    }
+    for (const stop of this.#stops) best = Math.max(best, partialEnd(buffer, stop));
     return best;
   }
+}
+
+/**
+ * Length of the longest proper start of `text` that ends `buffer` (0: none): what a stream must hold back
+ * while `text` may still follow.
+ *
+ * @example
+ * partialEnd("Done.</", "</s>"); // 2
+ */
+export function partialEnd(buffer: string, text: string): number {
+  const last = buffer.charCodeAt(buffer.length - 1);
+  for (let n = Math.min(text.length - 1, buffer.length); n > 0; n--) {
+    // Checked first: most starts of `text` end in another character (no substring made per token).
+    if (text.charCodeAt(n - 1) === last && buffer.endsWith(text.slice(0, n))) return n;
+  }
+  return 0;
 }
