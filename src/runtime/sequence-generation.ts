@@ -53,6 +53,9 @@ class EventQueue {
   #tokens = 0;
   #wake: (() => void) | undefined;
   onToken: ((taken: number) => void) | undefined;
+  /** The request's listener: each event into the queue (named parameters: no array made per token). */
+  readonly listener: NativeSequenceListener = (first, piece, eog, passes, forced, drafted, accepted, dropped) =>
+    this.push(sequenceEventOf(first, piece, eog, passes, forced, drafted, accepted, dropped));
   /** Token events taken so far. */
   get taken(): number {
     return this.#tokens;
@@ -81,20 +84,18 @@ class EventQueue {
  * @example
  * ctx.submit(sampler, tokens, {}, (...args) => events.push(sequenceEventOf(...args)));
  */
-export function sequenceEventOf(...[first, ...token]: Parameters<NativeSequenceListener>): NativeSequenceEvent {
+export function sequenceEventOf(
+  first: NativeSequenceEvent | number,
+  piece: string | Uint8Array = "",
+  eog = false,
+  passes = 0,
+  forced = false,
+  drafted = 0,
+  accepted = 0,
+  droppedForced = 0,
+): NativeSequenceEvent {
   if (typeof first !== "number") return first;
-  const [piece, eog, passes, forced, drafted, accepted, droppedForced] = token;
-  return {
-    type: "token",
-    token: first,
-    piece: piece ?? "",
-    eog: eog ?? false,
-    passes: passes ?? 0,
-    forced: forced ?? false,
-    drafted: drafted ?? 0,
-    accepted: accepted ?? 0,
-    droppedForced: droppedForced ?? 0,
-  };
+  return { type: "token", token: first, piece, eog, passes, forced, drafted, accepted, droppedForced };
 }
 
 /** A submitted request: its context, id and events. */
@@ -131,7 +132,7 @@ async function submitRequest(
     ...(plan.deliverEvery > 1 ? { groupTokens: plan.deliverEvery } : {}),
     ...(plan.media ? { media: plan.media.native } : {}),
   };
-  const id = callNative(() => ctx.submit(sampler, prompt, options, (...args) => queue.push(sequenceEventOf(...args))));
+  const id = callNative(() => ctx.submit(sampler, prompt, options, queue.listener));
   queue.onToken = (taken) => ctx.consumed(id, taken);
   out.submitted(() => ctx.cancelRequest(id));
   return { ctx, id, queue };
