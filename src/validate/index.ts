@@ -37,10 +37,8 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 
 export function checkObject(value: unknown, name: string): Record<string, unknown> {
   if (value === undefined) return {};
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new TypeError(`${name} must be an object, got ${describe(value)}`);
-  }
-  return value as Record<string, unknown>;
+  if (!isPlainObject(value)) throw new TypeError(`${name} must be an object, got ${describe(value)}`);
+  return value;
 }
 
 export function checkString(value: unknown, name: string): string {

@@ -24,8 +24,9 @@ const STRING = '<|"|>';
  * A key the template writes bare: it writes every key as it is (`Basic LLM Chain:{...}`), so the parser reads
  * any text up to the colon; the grammar delimits only keys that a bare key could not hold.
  */
-const BARE_KEY_CHARS = '^:{}\\[\\],"<>\n';
-const BARE_KEY = /^[^:{}[\],"<>\n\s](?:[^:{}[\],"<>\n]*[^:{}[\],"<>\n\s])?$/;
+const NOT_IN_BARE_KEY = ':{}\\[\\],"<>\n';
+const BARE_KEY_CHARS = `^${NOT_IN_BARE_KEY}`;
+const BARE_KEY = new RegExp(`^[^${NOT_IN_BARE_KEY}\\s](?:[^${NOT_IN_BARE_KEY}]*[^${NOT_IN_BARE_KEY}\\s])?$`);
 const writtenKey = (key: string): string => (BARE_KEY.test(key) ? key : `${STRING}${key}${STRING}`);
 /** What the model writes after its calls: the turn goes to the tool's response. */
 const TURN_END = "<|tool_response>";
