@@ -2,6 +2,8 @@
 
 // llama_context::get_sched(): llama.cpp's public API does not name the backends a context computes on.
 #include "llama-context.h"
+#include "panel_matmul.h"
+#include "reference_attention.h"
 #include "reference_sgemm.h"
 
 namespace toolwright {
@@ -24,12 +26,16 @@ void ReferenceKernels::Attach(llama_context* ctx, const ggml_threadpool* pool,
         reinterpret_cast<SetUseRef>(ggml_backend_reg_get_proc_address(reg, "ggml_backend_cpu_set_use_ref"));
     if (set != nullptr) backends_.emplace_back(backend, set);
   }
+  use_ref_ = !CanReferenceAttention() || MultipliesByPanels(llama_get_model(ctx));
 }
 
 void ReferenceKernels::Detach() {
-  if (choice_ == KernelChoice::kExact) DeclineTiled(false);
+  // The backends go with the context; the marks are process-wide, and a freed pool's address is reused.
+  if (!use_ref_ && choice_ != KernelChoice::kFast) MarkPools(ReferenceAttention, false);
+  if (choice_ == KernelChoice::kExact) MarkPools(DeclineTiledMatmul, false);
   backends_.clear();
   pools_.clear();
+  use_ref_ = true;
   choice_ = KernelChoice::kFast;
 }
 
@@ -37,16 +43,20 @@ void ReferenceKernels::Use(KernelChoice choice) {
   if (choice == choice_ || backends_.empty()) return;
   const bool reference = choice != KernelChoice::kFast;
   if (reference != (choice_ != KernelChoice::kFast)) {
-    for (const auto& [backend, set] : backends_) set(backend, reference);
+    if (use_ref_) {
+      for (const auto& [backend, set] : backends_) set(backend, reference);
+    } else {
+      MarkPools(ReferenceAttention, reference);
+    }
   }
   if ((choice == KernelChoice::kExact) != (choice_ == KernelChoice::kExact)) {
-    DeclineTiled(choice == KernelChoice::kExact);
+    MarkPools(DeclineTiledMatmul, choice == KernelChoice::kExact);
   }
   choice_ = choice;
 }
 
-void ReferenceKernels::DeclineTiled(bool decline) {
-  for (const ggml_threadpool* pool : pools_) DeclineTiledMatmul(pool, decline);
+void ReferenceKernels::MarkPools(void (*mark)(const ggml_threadpool*, bool), bool marked) {
+  for (const ggml_threadpool* pool : pools_) mark(pool, marked);
 }
 
 }  // namespace toolwright

@@ -4,13 +4,12 @@
 // cache without flash attention, or F16 weights), and checked fast-forward or speculative decoding would
 // flip near ties that step-by-step decoding does not. ggml's use_ref switch (reference_kernels.h) does
 // not reach that dispatch, so the addon is linked with --wrap=llamafile_sgemm (CMakeLists.txt) and the
-// tiled path is declined for reference-kernel decodes on the thread pools marked here: ggml then runs
+// tiled path is declined for decodes that check a run, on the thread pools marked here: ggml then runs
 // its dot product for each column, as for a lone one. Other batches of generated tokens (one token of
 // each of several sequences) keep the tiled path, which is a third faster there.
 #include "reference_sgemm.h"
 
-#include <array>
-#include <atomic>
+#include "pool_marks.h"
 
 #if defined(TOOLWRIGHT_WRAPS_SGEMM)
 #include <cstdint>
@@ -23,41 +22,7 @@
 namespace toolwright {
 namespace {
 
-// The pools marked: a fixed table read by every ggml worker in a matmul, so no lock. More marked pools
-// than slots (contexts checking runs at the same moment) count as an overflow, which declines for all.
-std::array<std::atomic<const ggml_threadpool*>, 64> g_marked{};
-std::atomic<int> g_marked_count{0};
-std::atomic<int> g_overflow{0};
-
-[[maybe_unused]] bool Declines(const ggml_threadpool* pool) {
-  if (g_marked_count.load(std::memory_order_acquire) == 0) return false;
-  if (g_overflow.load(std::memory_order_acquire) > 0) return true;
-  for (const auto& slot : g_marked) {
-    if (slot.load(std::memory_order_acquire) == pool) return true;
-  }
-  return false;
-}
-
-void Mark(const ggml_threadpool* pool) {
-  g_marked_count.fetch_add(1, std::memory_order_acq_rel);
-  for (auto& slot : g_marked) {
-    const ggml_threadpool* empty = nullptr;
-    if (slot.compare_exchange_strong(empty, pool, std::memory_order_acq_rel)) return;
-  }
-  g_overflow.fetch_add(1, std::memory_order_acq_rel);
-}
-
-void Unmark(const ggml_threadpool* pool) {
-  for (auto& slot : g_marked) {
-    const ggml_threadpool* expected = pool;
-    if (slot.compare_exchange_strong(expected, nullptr, std::memory_order_acq_rel)) {
-      g_marked_count.fetch_sub(1, std::memory_order_acq_rel);
-      return;
-    }
-  }
-  g_overflow.fetch_sub(1, std::memory_order_acq_rel);
-  g_marked_count.fetch_sub(1, std::memory_order_acq_rel);
-}
+PoolMarks g_declining;
 
 }  // namespace
 
@@ -70,12 +35,7 @@ bool CanDeclineTiledMatmul() {
 }
 
 void DeclineTiledMatmul(const ggml_threadpool* pool, bool decline) {
-  if (pool == nullptr || !CanDeclineTiledMatmul()) return;
-  if (decline) {
-    Mark(pool);
-  } else {
-    Unmark(pool);
-  }
+  if (CanDeclineTiledMatmul()) g_declining.Set(pool, decline);
 }
 
 }  // namespace toolwright
@@ -92,7 +52,7 @@ bool __real_llamafile_sgemm(const ggml_compute_params* params, int64_t m, int64_
 bool __wrap_llamafile_sgemm(const ggml_compute_params* params, int64_t m, int64_t n, int64_t k, const void* a,
                             int64_t lda, const void* b, int64_t ldb, void* c, int64_t ldc, int a_type,
                             int b_type, int c_type) {
-  if (params->use_ref && toolwright::Declines(params->threadpool)) return false;
+  if (toolwright::g_declining.Has(params->threadpool)) return false;
   return __real_llamafile_sgemm(params, m, n, k, a, lda, b, ldb, c, ldc, a_type, b_type, c_type);
 }
 

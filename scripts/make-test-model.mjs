@@ -25,7 +25,7 @@ vocabulary, optionally with a chat template. Run \`npm run build:ts\` first.
   --out FILE            output path (required)
   custom dimensions (override the preset):
   --embd N --layers N --heads N --kv-heads N --ff N --ctx N
-  --weight-type q8_0|f16|f32   matrix storage type (default q8_0)
+  --weight-type q8_0|iq4_xs|f16|f32  matrix storage type (default q8_0)
   --untied              write a separate output.weight instead of reusing token_embd
   --quiet               no progress output
   -h, --help            this help

@@ -7,7 +7,7 @@
 //   node scripts/bench/fast-forward-sweep.mjs [--vocab llama-spm] [--size tiny] [--templates a,b] [--prompts 3]
 //     [--modes false,true,checked,lookup,self] [--flash-attention auto|on|off]
 // Identity with step-by-step decoding depends on a token getting the same logits alone or in a batch: on the CPU,
-// batches of generated tokens run ggml's reference kernels for that (native/reference_kernels.h).
+// batches of generated tokens take ggml's reference attention for that (native/reference_kernels.h).
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";

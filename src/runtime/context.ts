@@ -55,9 +55,10 @@ export const CONTEXT_OPTION_KEYS: readonly string[] = [
  * own pick (sampled from the logits before it, as without drafts) agrees. The output is the same as
  * without drafts: at temperature 0, and draw for draw with a seeded sampler (for single-token drafts
  * this is rejection sampling's rule: a drafted token is kept with the model's probability for it). On the
- * CPU, batches of generated tokens run ggml's reference kernels, which give a token the same logits alone or
- * in a batch. Elsewhere (a GPU, some weight types' matrix kernels) logits computed in a batch of several tokens
- * can differ in their last bits from those of one token, which may flip a near tie of the top two.
+ * CPU, batches of generated tokens compute attention with ggml's reference kernel, which gives a token the
+ * same logits alone or in a batch. Elsewhere (a GPU, some weight types' matrix kernels) logits computed in a
+ * batch of several tokens can differ in their last bits from those of one token, which may flip a near tie of
+ * the top two.
  * Drafts the grammar refuses are cut before they cost a pass. Not for recurrent or hybrid models (a
  * rejected draft must leave the cache): there it does nothing.
  *
@@ -127,9 +128,9 @@ export interface ContextOptions {
    * cached, so a prompt that continues an earlier one reuses that prefix. Each sequence has its
    * own cache of `contextSize` tokens (the KV cache takes `sequences` times the memory), so a
    * generation gives the same tokens alone or batched with others, but for the last bits of batched
-   * evaluation: on the CPU, batches of generated tokens run ggml's reference kernels, which treat each
-   * token alike whatever the batch, but a batch that also holds another sequence's prompt keeps the fast
-   * kernels, and some weight types' matrix kernels differ between one row and several; either may flip a near
+   * evaluation: on the CPU, batches of generated tokens compute attention with ggml's reference kernel, which
+   * treats each token alike whatever the batch, but a batch that also holds another sequence's prompt keeps the
+   * fast one, and some weight types' matrix kernels differ between one row and several; either may flip a near
    * tie. `decode`, `clear`, `truncate` and `cachedTokens` are for single-sequence contexts only.
    *
    * @example
@@ -162,7 +163,7 @@ export interface ContextOptions {
    * Flash attention: true, false, or "auto" (the default: on where the backend supports it for the model,
    * which includes the CPU). On a GPU it saves memory and time on long prompts. llama.cpp's CPU flash
    * attention takes another path for one token once the cache reaches 512 cells, and another for a batch
-   * from 64 tokens; batches of generated tokens therefore run its reference kernels, which treat each token
+   * from 64 tokens; batches of generated tokens therefore take its reference kernel, which treats each token
    * alike, so checked fast-forward and speculative decoding (which decode several tokens at once) give what
    * step-by-step decoding gives. Off costs memory for the attention scores of a prompt batch
    * (`batchSize` × cached tokens × heads).

@@ -53,7 +53,7 @@ export interface SamplingOptions {
    * as the model's own pick agrees (its pick replaces the first one it does not), so the output is
    * that of sampling each token, at any temperature, in fewer passes where the model agrees. Exactly
    * so where the backend gives a token the same logits in a batch as alone: on the CPU, where batches of
-   * generated tokens run ggml's reference kernels (a GPU's batched kernels can flip a near tie).
+   * generated tokens take ggml's reference attention (a GPU's batched kernels can flip a near tie).
    * A request's first checked run has at most 4 tokens, and runs grow while the model agrees. Where it
    * writes the forced text its own way, the tokens decoded for nothing (`stats.droppedForcedTokens`)
    * are a debt that kept tokens pay back; while in debt, runs pause for as many picks (at most 16).

@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, rm, unlink } from "node:fs/promises";
+import { mkdtemp, open, readFile, rm, unlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -18,7 +18,7 @@ import {
   type GgufFileInfo,
 } from "../../src/runtime/gguf/index.js";
 import { createTestModel } from "../../src/runtime/gguf/test-model.js";
-import { decodeValues } from "../../src/runtime/gguf/codec.js";
+import { decodeValues, f16BitsToF32 } from "../../src/runtime/gguf/codec.js";
 import { REPO_ROOT, TEST_MODEL_CACHE, ensureTestModel, templatePath, vocabPath } from "../helpers/test-models.js";
 
 let dir: string;
@@ -166,6 +166,25 @@ describe("createTestModel", () => {
     expect(info.parameters).toBe(file.tensors.reduce((n, t) => n + t.elementCount, 0));
   });
 
+  it("writes IQ4_XS superblocks whose values have the matrices' spread", async () => {
+    const out = join(dir, "iq4.gguf");
+    const size = { embeddingLength: 256, layers: 1, heads: 4, kvHeads: 2, feedForwardLength: 512 };
+    await createTestModel({ vocabPath: spm, outPath: out, size: { ...size, weightType: "iq4_xs" } });
+    const file = await readGguf(out);
+    const down = file.tensors.find((t) => t.name === "blk.0.ffn_down.weight");
+    expect(down).toMatchObject({ shape: [512, 256], typeName: "iq4_xs", byteSize: 256 * 2 * 136 });
+    expect(ggufNumber(file.metadata, "general.file_type")).toBe(30);
+    // A superblock: f16 scale, the sub-block scales (33: the superblock's scale), 128 bytes of 4-bit levels.
+    const handle = await open(out, "r");
+    const block = Buffer.alloc(136);
+    await handle.read(block, 0, 136, down?.fileOffset ?? 0);
+    await handle.close();
+    expect([...block.subarray(2, 8)]).toEqual([0xaa, 0xaa, 0x11, 0x11, 0x11, 0x11]);
+    // Standard deviation 1/sqrt(512) over the levels' root mean square (67.4).
+    expect(f16BitsToF32(block.readUInt16LE(0)) * 67.4).toBeCloseTo(1 / Math.sqrt(512), 4);
+    expect(new Set(block.subarray(8)).size).toBeGreaterThan(50);
+  });
+
   it.each([
     [{ size: "huge" }, /size must be tiny or bench or 1b or 8b or dimensions, got "huge"/],
     [
@@ -177,6 +196,10 @@ describe("createTestModel", () => {
       /kvHeads 3 must divide heads 4/,
     ],
     [{ size: { embeddingLength: 48, layers: 2, heads: 4, kvHeads: 1, feedForwardLength: 128 } }, /multiples of 32/],
+    [
+      { size: { embeddingLength: 64, layers: 2, heads: 4, kvHeads: 1, feedForwardLength: 256, weightType: "iq4_xs" } },
+      /iq4_xs needs embeddingLength \(64\) and feedForwardLength \(256\) to be multiples of 256/,
+    ],
     [{ seed: -1 }, /seed must be an integer in \[0, 2\^32\), got -1/],
     [{ chatTemplate: 42 }, /chatTemplate must be template source text/],
     [{ vocabPath: "/nonexistent/vocab.gguf" }, /\/nonexistent\/vocab.gguf: no such file/],

@@ -195,7 +195,7 @@ describe.each(["llama-spm", "qwen2"])("%s", (vocab) => {
 // Past 512 cached cells llama.cpp's CPU flash attention takes another kernel for a lone token than for a run of
 // several, and llamafile's tiled matmul takes runs of two or more columns (here the attention without flash
 // attention) where a lone token gets ggml's dot product: each flips near ties of random weights. Runs of generated
-// tokens decode with ggml's reference kernels and without the tiled matmul (native/reference_kernels.h,
+// tokens decode with ggml's reference attention and without the tiled matmul (native/reference_kernels.h,
 // native/reference_sgemm.cc), so checked runs stay exact with flash attention on or off.
 describe.each(["llama-spm", "qwen2"])("%s, a long prompt", (vocab) => {
   let model: Model;

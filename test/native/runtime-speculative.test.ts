@@ -6,6 +6,9 @@
  * the same vocabulary agrees nowhere (every draft rejected, the output still the same); prompt lookup drafts
  * from repeated n-grams. Tiny random-weight models.
  */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import {
   type Context,
@@ -16,7 +19,8 @@ import {
   type SpeculativeOptions,
   ToolwrightError,
 } from "../../src/index.js";
-import { ensureTestModel } from "../helpers/test-models.js";
+import { createTestModel } from "../../src/runtime/gguf/test-model.js";
+import { ensureTestModel, vocabPath } from "../helpers/test-models.js";
 
 const CONTEXT = { contextSize: 512, threads: 1 } as const;
 // Repeats itself, so prompt lookup finds n-grams to draft from.
@@ -135,8 +139,8 @@ describe("speculative decoding", () => {
 
   // Past 512 cached cells llama.cpp's CPU flash attention splits the cache among threads for a lone token, and
   // not for a run of a few, so their logits differ in the last bits and near ties of random weights flip (this
-  // model and prompt: at token 57 of 120). Runs of generated tokens decode with ggml's reference kernels, which
-  // treat a lone token as a run's rows (native/reference_kernels.h): on or off, the same tokens.
+  // model and prompt: at token 57 of 120). Runs of generated tokens decode with ggml's reference attention, which
+  // treats a lone token as a run's rows (native/reference_kernels.h): on or off, the same tokens.
   test.each([true, false])(
     "flash attention %s, past 512 cached tokens: the same tokens with drafts as without",
     async (flashAttention) => {
@@ -154,6 +158,32 @@ describe("speculative decoding", () => {
       expect(on.stats.forwardPasses).toBeLessThan(off.stats.forwardPasses / 2);
     },
   );
+
+  // ggml multiplies IQ weights by a panel kernel for runs of 8 tokens or more (ggml-cpu/iqp.cpp, on AVX2) and by
+  // its dot product for fewer, which sum in another order, and only its reference switch turns the panels off. Such
+  // a model's generated tokens take that switch (native/panel_matmul.h), so drafted runs of up to 17 tokens give
+  // the tokens of decoding one at a time (without it, this model and prompt: not from token 140 of 200).
+  test("IQ4_XS weights: the same tokens with long drafts as without", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "toolwright-iq4-"));
+    try {
+      const outPath = join(dir, "iq4_xs.gguf");
+      const size = { embeddingLength: 256, layers: 2, heads: 4, kvHeads: 2, feedForwardLength: 512 } as const;
+      await createTestModel({ vocabPath: vocabPath("llama-spm"), size: { ...size, weightType: "iq4_xs" }, outPath });
+      await using iq = await loadModel(outPath);
+      const runs: Run[] = [];
+      for (const speculative of [undefined, { draft: iq, minProbability: 0, maxDraft: 16 }]) {
+        const options = { contextSize: 1024, threads: 2, poll: 0, ...(speculative ? { speculative } : {}) };
+        await using created = await iq.createContext(options);
+        runs.push(await run(created, { prompt: "one two three", maxTokens: 200 }));
+      }
+      const [off, on] = runs as [Run, Run];
+      expect(on.tokens).toEqual(off.tokens);
+      expect(on.stats.draftedTokens).toBeGreaterThan(150);
+      expect(on.stats.forwardPasses).toBeLessThan(off.stats.forwardPasses / 8);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 
   test("maxTokens and stop strings cut inside a drafted run", async () => {
     const speculative = await context({ draft: model, minProbability: 0 });

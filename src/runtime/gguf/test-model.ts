@@ -33,8 +33,11 @@ export interface TestModelArch {
   contextLength?: number;
   /** Reuse token_embd as the output projection (no output.weight), as small Qwen/Llama models do. Default true. */
   tieOutput?: boolean;
-  /** Storage type of the matrices (norms are always f32). Default "q8_0". */
-  weightType?: "q8_0" | "f16" | "f32";
+  /**
+   * Storage type of the matrices (norms are always f32). Default "q8_0". "iq4_xs" (superblocks of 256) needs
+   * embeddingLength and feedForwardLength to be multiples of 256.
+   */
+  weightType?: "q8_0" | "iq4_xs" | "f16" | "f32";
 }
 
 /**
@@ -126,8 +129,13 @@ export interface TestModelInfo {
   arch: Required<TestModelArch>;
 }
 
-const LLAMA_FTYPE = { f32: 0, f16: 1, q8_0: 7 } as const;
-const GGML_WEIGHT_TYPE = { f32: GgmlType.F32, f16: GgmlType.F16, q8_0: GgmlType.Q8_0 } as const;
+const LLAMA_FTYPE = { f32: 0, f16: 1, q8_0: 7, iq4_xs: 30 } as const;
+const GGML_WEIGHT_TYPE = {
+  f32: GgmlType.F32,
+  f16: GgmlType.F16,
+  q8_0: GgmlType.Q8_0,
+  iq4_xs: GgmlType.IQ4_XS,
+} as const;
 /** Elements generated per chunk: bounded memory whatever the model size. */
 const CHUNK_ELEMENTS = 1 << 20;
 
@@ -230,7 +238,13 @@ function resolveArch(size: NonNullable<CreateTestModelOptions["size"]>): Require
   if (arch.layers > 512) throw new RangeError(`createTestModel: layers must be at most 512, got ${arch.layers}`);
   if (!(arch.weightType in GGML_WEIGHT_TYPE)) {
     throw new RangeError(
-      `createTestModel: weightType must be q8_0, f16 or f32, got ${JSON.stringify(arch.weightType)}`,
+      `createTestModel: weightType must be q8_0, iq4_xs, f16 or f32, got ${JSON.stringify(arch.weightType)}`,
+    );
+  }
+  if (arch.weightType === "iq4_xs" && (arch.embeddingLength % 256 !== 0 || arch.feedForwardLength % 256 !== 0)) {
+    throw new RangeError(
+      `createTestModel: weightType iq4_xs needs embeddingLength (${arch.embeddingLength}) and ` +
+        `feedForwardLength (${arch.feedForwardLength}) to be multiples of 256`,
     );
   }
   return arch;
@@ -327,6 +341,8 @@ function* randomMatrix(
     const count = Math.min(rowsPerChunk, rows - row) * cols;
     if (type === GgmlType.Q8_0) {
       yield randomQ8_0Blocks(rng, count / 32, amplitude);
+    } else if (type === GgmlType.IQ4_XS) {
+      yield randomIq4XsBlocks(rng, count / 256, amplitude);
     } else {
       const values = new Float32Array(count);
       rng.fillUniform(values, amplitude);
@@ -350,6 +366,33 @@ function randomQ8_0Blocks(rng: Xoshiro128, blocks: number, amplitude: number): U
       out[at + 3 + i] = ((((r >>> 8) & 0xff) * 255) >>> 8) - 127;
       out[at + 4 + i] = ((((r >>> 16) & 0xff) * 255) >>> 8) - 127;
       out[at + 5 + i] = (((r >>> 24) * 255) >>> 8) - 127;
+    }
+  }
+  return out;
+}
+
+/** Root mean square of IQ4_NL's 16 levels (ggml's kvalues_iq4nl, -127 to 113). */
+const IQ4_LEVEL_RMS = 67.4;
+
+/**
+ * IQ4_XS superblocks of 256: an f16 scale, eight 6-bit sub-block scales all set to 33 (each sub-block then
+ * has the superblock's scale, as ggml decodes `d * (scale - 32)`), and 256 random 4-bit level indices.
+ */
+function randomIq4XsBlocks(rng: Xoshiro128, blocks: number, amplitude: number): Uint8Array {
+  const out = new Uint8Array(blocks * 136);
+  const scale = f32ToF16Bits(amplitude / Math.sqrt(3) / IQ4_LEVEL_RMS);
+  for (let b = 0, at = 0; b < blocks; b++, at += 136) {
+    out[at] = scale & 0xff;
+    out[at + 1] = scale >>> 8;
+    out[at + 2] = 0xaa; // the high 2 bits of each sub-block scale: 0b10
+    out[at + 3] = 0xaa;
+    out.fill(0x11, at + 4, at + 8); // the low 4 bits: 0b0001
+    for (let i = 0; i < 128; i += 4) {
+      const r = rng.nextU32();
+      out[at + 8 + i] = r & 0xff;
+      out[at + 9 + i] = (r >>> 8) & 0xff;
+      out[at + 10 + i] = (r >>> 16) & 0xff;
+      out[at + 11 + i] = r >>> 24;
     }
   }
   return out;
