@@ -66,7 +66,9 @@ bool has_anchor(std::string_view regex) {
 }  // namespace
 
 TriggerWatcher::Pattern TriggerWatcher::Compile(const std::string& source) {
-  Pattern p{source, std::regex(source)};
+  Pattern p;
+  p.source = source;
+  p.regex = std::regex(source);
   std::string_view middle(source);
   // With or without `^`: a search finds the leftmost match either way.
   if (middle.substr(0, kAnyPrefix.size()) == kAnyPrefix) {
@@ -89,7 +91,10 @@ TriggerWatcher::Pattern TriggerWatcher::Compile(const std::string& source) {
       middle.remove_prefix(lazy + kAnyLazy.size());
     }
   }
-  if (middle.empty() || has_anchor(middle)) return Pattern{source, std::move(p.regex)};
+  if (middle.empty() || has_anchor(middle)) {
+    p.guard.clear();  // not an anywhere pattern: the whole regex is searched
+    return p;
+  }
   if (middle.size() >= 2 && middle.front() == '(' && middle.back() == ')' && middle[1] != '?')
     p.literal = unescape_literal(middle.substr(1, middle.size() - 2));
   p.core = std::regex(std::string(middle));
