@@ -28,7 +28,7 @@
 // number of trials gives each server the first place equally often), and each server's row is its best
 // trial (the one least disturbed); the load average before and after is printed. "per trial" is the
 // median of each trial's ratio: a trial runs the two servers back to back, so a machine whose speed
-// drifts between trials moves both alike.
+// drifts between trials moves both alike; the range of those ratios is printed beside it.
 //
 // Needs `npm run build:ts`, the native addon, and llama-server, built into .cache/llama-server:
 //   cmake -S deps/llama.cpp -B .cache/llama-server/build -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF \
@@ -245,9 +245,11 @@ try {
     // Not the same work: the servers generated different numbers of tokens for the same requests.
     const differs = tw && ll && tw.tokens !== ll.tokens ? `, tokens differ: ${tw.tokens} vs ${ll.tokens}` : "";
     const cached = servers.map((s) => `${s.name} ${row[s.name].cached}`).join(", ");
+    // How far the trials spread: a ratio inside that range says nothing about which server is faster.
+    const spread = sorted.length > 1 ? `trials ${sorted[0].toFixed(2)}-${sorted.at(-1).toFixed(2)}; ` : "";
     console.log(
       `${String(level).padStart(4)} ${String(count).padStart(4)} | ${f(tw)} | ${f(ll)} | ${ratio}   ` +
-        `${perTrial.padStart(9)}   (load ` +
+        `${perTrial.padStart(9)}   (${spread}load ` +
         `${loadavg()[0].toFixed(2)}; cached prompt tokens: ${cached}${differs})`,
     );
   }
