@@ -316,6 +316,14 @@ export async function runServe(argv: readonly string[], io: ServeIo): Promise<nu
         ...(speculative.options ? { speculative: speculative.options } : {}),
       },
     });
+    // The context before the server listens: the first request does not wait for it, and one that does not fit
+    // fails here.
+    try {
+      await session.prepare();
+    } catch (e) {
+      io.stderr.write(`toolwright serve: cannot create the context: ${(e as Error).message}\n`);
+      return 1;
+    }
     const backend = {
       path: model.path,
       info: model.info,

@@ -184,6 +184,22 @@ export class ChatSession {
     });
   }
 
+  /**
+   * Creates the session's context now, after the requests before it: the first request then does not wait for
+   * it, and a context that does not fit (memory, `contextSize`) fails here rather than in a request, with the
+   * same error. Optional: the first request creates the context otherwise. `toolwright serve` calls it before it
+   * listens.
+   *
+   * @example
+   * import { ChatSession, loadModel } from "toolwright";
+   * const model = await loadModel("model.gguf");
+   * const session = new ChatSession(model, { context: { sequences: 4 } });
+   * await session.prepare();
+   */
+  async prepare(): Promise<void> {
+    await this.#turn(() => this.#contextFor({ contextSize: undefined, allowBeyondTraining: false }));
+  }
+
   /** Frees the session's context (the model stays loaded). */
   dispose(): void {
     const context = this.#context;

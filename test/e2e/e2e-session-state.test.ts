@@ -50,6 +50,21 @@ describe("ChatSession.save / restore", () => {
     restored.dispose();
   });
 
+  it("prepare() makes the context before any request: save then works; one that does not fit fails there", async () => {
+    const session = new ChatSession(model, OPTIONS);
+    await session.prepare();
+    const empty = await session.save(join(dir, "prepared.state"));
+    expect(empty.tokens).toHaveLength(0);
+    const r = await session.chat({ messages: first, maxTokens: 2, sampling: GREEDY });
+    expect(r.usage.promptTokens).toBeGreaterThan(0);
+    session.dispose();
+    const train = model.info.trainContextSize;
+    const tooLong = new ChatSession(model, { context: { contextSize: train * 2, threads: 1 } });
+    await expect(tooLong.prepare()).rejects.toThrow(/exceeds the model's training context/);
+    // The request gets the same error.
+    await expect(tooLong.chat({ messages: first, maxTokens: 1 })).rejects.toThrow(/exceeds the model's training/);
+  });
+
   it("save before any request is a RangeError; a damaged or foreign state is a SavedStateError", async () => {
     const session = new ChatSession(model, OPTIONS);
     await expect(session.save(join(dir, "none.state"))).rejects.toThrow(/no request has run/);

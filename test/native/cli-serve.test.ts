@@ -222,6 +222,14 @@ describe("toolwright serve", () => {
       const { child, out, exited } = start([model, "--port", "0", "--parallel", "1", "--threads", "1", ...extra]);
       try {
         const baseURL = await listening(out, exited);
+        const save = () =>
+          fetch(`${baseURL.replace(/\/v1$/, "")}/slots/0?action=save`, {
+            method: "POST",
+            body: JSON.stringify({ filename: "slot0.bin" }),
+          });
+        // The context is made before the server listens: a slot can be saved (empty) before any request.
+        const before = await save();
+        const saved = before.status === 200 ? ((await before.json()) as { n_saved: number }).n_saved : -1;
         const client = new OpenAI({ baseURL, apiKey: "none", maxRetries: 0 });
         const r = await client.chat.completions.create({
           messages: [{ role: "user", content: "hello" }],
@@ -229,11 +237,7 @@ describe("toolwright serve", () => {
           max_tokens: 12,
           temperature: 0,
         });
-        const slot = await fetch(`${baseURL.replace(/\/v1$/, "")}/slots/0?action=save`, {
-          method: "POST",
-          body: JSON.stringify({ filename: "slot0.bin" }),
-        });
-        return { text: r.choices[0]!.message.content, slot: slot.status };
+        return { text: r.choices[0]!.message.content, slot: (await save()).status, saved };
       } finally {
         child.kill("SIGTERM");
         await exited;
@@ -244,6 +248,7 @@ describe("toolwright serve", () => {
     expect(tuned.text).not.toBe(base.text);
     expect(base.slot).toBe(501);
     expect(tuned.slot).toBe(200);
+    expect(tuned.saved).toBe(0);
     const { out, exited } = start([model, "--port", "0", "--lora", join(dir, "absent.gguf")]);
     expect(await exited).toBe(1);
     expect(out.stderr).toMatch(/--lora: .*absent\.gguf/);
