@@ -65,6 +65,7 @@ ContextOptions ReadContextOptions(const Napi::Object& o, const ModelPtr& model) 
     c.flash_attention =
         flash.As<Napi::Boolean>().Value() ? LLAMA_FLASH_ATTN_TYPE_ENABLED : LLAMA_FLASH_ATTN_TYPE_DISABLED;
   }
+  c.warm_up = args::OptBool(o, "warmUp", false, kMethod);
   return c;
 }
 
@@ -188,7 +189,8 @@ Context::Context(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Context>(inf
   if (state_) external_.Set(info.Env(), EstimateNativeBytes(*state_));
 }
 
-// create(model, {contextSize, batchSize, ubatchSize, threads, threadsBatch, poll, sequences, flashAttention})
+// create(model, {contextSize, batchSize, ubatchSize, threads, threadsBatch, poll, sequences, flashAttention,
+//   warmUp})
 // -> Promise<Context>
 Napi::Value Context::Create(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();

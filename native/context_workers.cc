@@ -33,6 +33,22 @@ ggml_threadpool* NewThreadPool(int32_t threads, int32_t poll) {
   return ggml_threadpool_new(&params);
 }
 
+// One token through every layer, then an empty cache, as llama-server does at startup: the weights are paged
+// in (a mapped file) and the compute buffers touched here, not in the first request. Encoder-decoder models
+// are left alone (their decoder needs the encoder's output). Returns llama_decode's status.
+int32_t WarmUp(ContextState& state) {
+  const llama_model* model = state.model->model;
+  if (llama_model_has_encoder(model)) return 0;
+  const llama_vocab* vocab = llama_model_get_vocab(model);
+  llama_token token = llama_vocab_bos(vocab);
+  if (token == LLAMA_TOKEN_NULL) token = llama_vocab_eos(vocab);
+  if (token == LLAMA_TOKEN_NULL) token = 0;
+  const int32_t status = llama_decode(state.ctx, llama_batch_get_one(&token, 1));
+  llama_synchronize(state.ctx);
+  llama_memory_clear(llama_get_memory(state.ctx), true);
+  return status;
+}
+
 bool AttachThreadPools(ContextState& state, const ContextOptions& options) {
   state.pool = NewThreadPool(options.threads, options.poll);
   if (state.pool == nullptr) return false;
@@ -97,6 +113,15 @@ class CreateContextWorker : public ModelWorker<ContextOptions> {
       return;
     }
     state->reference_kernels.Attach(state->ctx, state->pool, state->pool_batch);
+    if (options_.warm_up) {
+      const int32_t status = WarmUp(*state);
+      if (status != 0) {
+        Fail(codes::kContextFailed, "Cannot create a context for \"" + model_->path +
+                                        "\": its warm-up decode failed (llama_decode returned " +
+                                        std::to_string(status) + ")");
+        return;
+      }
+    }
     if (!AttachDraft(*state)) return;
     state->thread = std::make_shared<SerialThread>();
     if (UsesRpc(*model_)) {

@@ -26,6 +26,7 @@ struct ContextOptions {
   int32_t sequences = 1;  // sequences of the BatchScheduler; > 1: separate caches, not unified
   SpeculativeOptions speculative;
   llama_flash_attn_type flash_attention = LLAMA_FLASH_ATTN_TYPE_AUTO;
+  bool warm_up = false;  // one token through the model at creation (context_workers.cc, WarmUp)
 };
 
 // Creates a llama_context, its CPU thread pools and its thread; resolves with a JS Context.

@@ -307,6 +307,7 @@ export async function runServe(argv: readonly string[], io: ServeIo): Promise<nu
       ...(args.contextOverflow !== undefined ? { contextOverflow: args.contextOverflow } : {}),
       context: {
         sequences: args.parallel,
+        warmUp: true,
         ...(args.contextSize !== undefined ? { contextSize: args.contextSize } : {}),
         ...(args.threads !== undefined ? { threads: args.threads } : {}),
         ...(args.threadsBatch !== undefined ? { threadsBatch: args.threadsBatch } : {}),

@@ -162,6 +162,8 @@ export interface NativeContextOptions {
   threadsBatch?: number;
   /** Busy-wait level of idle pool threads, 0 to 100 (ggml_threadpool_params.poll). */
   poll?: number;
+  /** Decode one token at creation and clear the cache (default false). */
+  warmUp?: boolean;
   /** Sequences, each generation on one (> 1: separate caches; decode/clear/truncate/tokens throw). */
   sequences?: number;
   /**

@@ -47,6 +47,7 @@ export const CONTEXT_OPTION_KEYS: readonly string[] = [
   "loras",
   "speculative",
   "flashAttention",
+  "warmUp",
 ];
 
 /**
@@ -119,6 +120,15 @@ export interface ContextOptions {
    * const context = await model.createContext({ threads: 2, poll: 0 });
    */
   poll?: number;
+  /**
+   * Decode one token through the model when the context is made, then empty its cache, as llama-server does at
+   * startup (default false): the weights are read in (a memory-mapped file) and the buffers touched then, so the
+   * first generation does not wait for it, and a context whose compute buffers cannot be had fails here.
+   *
+   * @example
+   * const context = await model.createContext({ sequences: 4, warmUp: true });
+   */
+  warmUp?: boolean;
   /**
    * Generations this context runs at once, 1 to 256 (default 1). With more than 1, each
    * {@link Context.generate} takes one of the context's sequences and all running ones are
@@ -264,6 +274,7 @@ export class Context {
       ...defined("sequences", sequences),
       ...defined("speculative", checkSpeculative(o.speculative, model)),
       ...defined("flashAttention", checkFlashAttention(o.flashAttention)),
+      ...defined("warmUp", optBoolean(o.warmUp, "createContext: options.warmUp")),
     };
     const loras = o.loras === undefined ? [] : checkLoras(o.loras, "createContext: options.loras", model);
     const native = await awaitNative(() => loadNative().Context.create(model.native, nativeOptions));
