@@ -152,6 +152,9 @@ class Engine {
   furthest = 0;
   /** Work counter: node evaluations, characters scanned and tree nodes copied into results (for checking linearity). */
   work = 0;
+  /** nextIndex's finds, for the text they were made in (which only grows). */
+  private readonly nextDelimiter = new Map<string, { from: number; at: number; length: number }>();
+  private delimiterText: PegText | null = null;
   private readonly refTarget: Int32Array;
 
   constructor(
@@ -368,10 +371,9 @@ class Engine {
   private until(delimiters: readonly string[], pos: number, resume: number | undefined): Outcome {
     const input = this.input;
     const from = resume ?? pos;
-    this.work += input.length - from;
     let found = -1;
     for (const d of delimiters) {
-      const i = input.indexOf(d, from);
+      const i = this.nextIndex(d, from);
       if (i >= 0 && (found < 0 || i < found)) found = i;
     }
     if (found >= 0) {
@@ -395,6 +397,30 @@ class Engine {
     }
     this.resumeOut = Math.max(pos, input.length - longest + 1);
     return { s: MORE, end, nodes: NO_NODES };
+  }
+
+  /**
+   * The first `d` at or after `from`. Text that stops at one delimiter and goes on (a `{` that opens no call)
+   * asks again for the others from further on: where each was found, or that it was not up to the text's
+   * length, is kept, so each character is scanned once per delimiter however many times text stops.
+   */
+  private nextIndex(d: string, from: number): number {
+    const input = this.input;
+    if (this.delimiterText !== input) {
+      this.nextDelimiter.clear();
+      this.delimiterText = input;
+    }
+    const seen = this.nextDelimiter.get(d);
+    let start = from;
+    if (seen !== undefined && from >= seen.from) {
+      if (seen.at >= from) return seen.at;
+      // Not in the text as it was: only what came since (and a delimiter across its old end) is new.
+      if (seen.at < 0) start = Math.max(from, seen.length - d.length + 1);
+    }
+    const at = input.indexOf(d, start);
+    this.work += Math.max(0, (at >= 0 ? at + d.length : input.length) - start);
+    this.nextDelimiter.set(d, { from, at, length: input.length });
+    return at;
   }
 
   private repeat(item: PegId, min: number, max: number | null, pos: number, resume: RepeatResume | undefined): Outcome {

@@ -276,6 +276,25 @@ describe("PEG streaming", () => {
     expect(large).toBeLessThan(small * 1.5);
   });
 
+  test("text that stops at many delimiters and goes on scans each character a bounded number of times", () => {
+    // Chat content that may hold a JSON call: text up to an opener or a `{`, a `{` that opens no call, and on.
+    const q = new PegArena();
+    const piece = q.until("<call>", "{");
+    const text = q.seq(piece, q.zeroOrMore(q.seq(q.not(q.literal('{"name"')), q.literal("{"), piece)));
+    const top = q.seq(q.capture("content", text), q.optional(q.seq(q.literal("<call>"), q.rest())), q.end());
+    const work = (n: number): number => {
+      const s = new PegStreamParser(q, top);
+      const input = "a {b} c ".repeat(n);
+      s.feed(input);
+      expect(s.finish().status).toBe("success");
+      return s.work / input.length;
+    };
+    const small = work(100);
+    const large = work(10000);
+    // Looking for the absent opener from each `{` to the end would make this about 100 times larger.
+    expect(large).toBeLessThan(small * 1.5);
+  });
+
   test("work stays linear with thousands of sibling nodes (calls in a repetition)", () => {
     // Completed repetitions are shared between snapshots, not copied into each one.
     const work = (calls: number): number => {
