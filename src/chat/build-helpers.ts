@@ -424,7 +424,7 @@ export function maybeFenced(p: PegArena, value: PegId): PegId {
 }
 
 /** For the parser: `{"name": "NAME", "arguments": {...}}`, fields in any order, arguments also under "parameters". */
-export function jsonCallObject(p: PegArena, name: string): PegId {
+export function jsonCallObject(p: PegArena, name: string, closesCall = false): PegId {
   const key = (k: string): PegId => p.seq(p.literal(JSON.stringify(k)), p.space(), p.literal(":"), p.space());
   const nameField = p.seq(key("name"), p.literal('"'), p.capture(NODE.toolName, p.literal(name)), p.literal('"'));
   const argsField = p.seq(p.choice(key("arguments"), key("parameters")), p.capture(NODE.toolArgs, p.json()));
@@ -432,6 +432,13 @@ export function jsonCallObject(p: PegArena, name: string): PegId {
   const sep = p.seq(p.space(), p.literal(","), p.space());
   return p.tag(
     NODE.tool,
-    p.seq(p.literal("{"), p.space(), member, p.repeat(p.seq(sep, member), 0, 1), p.space(), p.literal("}")),
+    p.seq(
+      p.literal("{"),
+      p.space(),
+      member,
+      p.repeat(p.seq(sep, member), 0, 1),
+      p.space(),
+      closesCall ? p.tag(NODE.callEnd, p.literal("}")) : p.literal("}"),
+    ),
   );
 }

@@ -17,6 +17,7 @@ import {
   core,
   grammarContext,
   jsonAnswerValue,
+  jsonCallObject,
   marker,
   maybeFenced,
   sectionsBetween,
@@ -223,13 +224,31 @@ function withTools(ctx: BuildContext, a: TemplateAnalysis, section: PegId): PegI
     return p.choice(callsOnly, p.seq(notCall, contentPrefix(p, a), text, blocks, calls, p.space(), p.end()));
   }
   // Text a model writes after its calls is content (Ling 3 does), up to the next call section
-  // (or a fence of calls).
+  // (or a fence of calls, or a JSON call written without the format's markers).
   const fenced = fencedSection(ctx, a.tools);
-  const sections = fenced === null ? section : p.choice(fenced, section);
-  const text = (): PegId => textBeforeCalls(p, openers, fenced);
+  const bare = bareJsonCalls(ctx, a);
+  const sections = p.choice(...[fenced, section, bare?.section].filter((s) => s != null));
+  const text = (): PegId => textBeforeCalls(p, openers, fenced, bare?.head);
   const callsThenText = sectionsThenText(p, sections, openers, ctx.readsParallel ?? ctx.parallel, text());
   const after = ctx.requireCalls ? callsThenText : p.choice(callsThenText, p.eps());
   return p.seq(p.optional(p.seq(contentPrefix(p, a), text())), after, p.space(), p.end());
+}
+
+/**
+ * A JSON call object (`{"name": "f", "arguments": {…}}`) written without the markers of a format whose calls
+ * have them, as models trained on other formats write it: a call where its first field names a declared tool
+ * (JSON in prose is no call). Parser only; null where the format's calls are JSON or Python already.
+ */
+function bareJsonCalls(ctx: BuildContext, a: TemplateAnalysis): { head: PegId; section: PegId } | null {
+  const { p } = ctx;
+  const mode = a.tools.format.mode;
+  if (ctx.forGrammar || (mode !== "TAG_WITH_JSON" && mode !== "TAG_WITH_TAGGED") || ctx.tools.length === 0) return null;
+  const names = ctx.tools.map((tool) => tool.function.name);
+  const nameKey = p.seq(p.literal("{"), p.space(), p.literal('"name"'), p.space(), p.literal(":"), p.space());
+  const head = p.seq(nameKey, p.choice(...names.map((name) => p.literal(JSON.stringify(name)))));
+  // Its closing brace closes it, where the format's calls close with a marker (callEndRequired).
+  const call = p.seq(p.and(head), p.choice(...names.map((name) => jsonCallObject(p, name, true))));
+  return { head, section: p.tag(NODE.toolSection, call) };
 }
 
 /**

@@ -115,21 +115,14 @@ export const DIFFERENCES: Record<string, PeerDifference> = {
     "a message to the user is content whatever it holds (its header names no tool, as the call trigger says)",
   ),
   ...entries(
-    [
-      "ollama-laguna-3",
-      "ollama-laguna-4",
-      "ollama-laguna-5",
-      "ollama-laguna-10",
-      "ollama-laguna-11",
-      "ollama-laguna-12",
-      "ollama-laguna-13",
-      "ollama-laguna-26",
-      "ollama-laguna-44",
-      "ollama-laguna-45",
-      "ollama-laguna-46",
-    ],
+    ["ollama-laguna-10", "ollama-laguna-11", "ollama-laguna-12", "ollama-laguna-13"],
     NOT_YET,
-    "a JSON call object without the format's markers, or in another wrapper (`<user>`), in a tagged format",
+    "a call in another wrapper (`<user>` for `<tool_call>`) in a tagged format",
+  ),
+  ...entries(
+    ["ollama-laguna-45"],
+    BY_DESIGN,
+    "a JSON object without the format's markers is a call only where its first field names a declared tool",
   ),
   ...entries(
     ["ollama-qwen3vl-19", "ollama-glimmer-8", "ollama-glimmer-9", "ollama-glimmer-10", "ollama-glimmer-11"],

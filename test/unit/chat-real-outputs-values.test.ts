@@ -165,6 +165,24 @@ const ROWS: RealOutputRow[] = [
     want: { calls: [["search", { q: "a" }]], content: null },
   },
   {
+    name: "a JSON call object without a tagged format's markers, text around it",
+    template: LAGUNA,
+    output: 'Let me check.\n{"name": "search", "arguments": {"q": "a"}}\nBack soon.',
+    want: { calls: [["search", { q: "a" }]], content: "Let me check.\n\nBack soon." },
+  },
+  {
+    name: "a JSON call object alone without a tagged format's markers (GLM's), after reasoning",
+    template: GLM,
+    output: 'Paris.</think>{"name":"get_weather","arguments":{"city":"Paris","count":3}}',
+    want: { calls: [["get_weather", { city: "Paris", count: 3 }]], content: null },
+  },
+  {
+    name: "JSON in prose whose first field names no declared tool stays content in a tagged format",
+    template: GLM,
+    output: '</think>The record: {"name": "Paris", "arguments": {"q": "a"}} and {"city": "Paris"}.',
+    want: { calls: [], content: 'The record: {"name": "Paris", "arguments": {"q": "a"}} and {"city": "Paris"}.' },
+  },
+  {
     name: "values whose closing tags the model left out, none before the call's closer",
     template: GLM,
     output:

@@ -300,6 +300,14 @@ describe("streaming work stays linear with many calls and many nested items", ()
       check: (calls: number, n: number) => expect(calls).toBe(n),
     },
     {
+      label: "GLM 4.7: text with n braces that open no call, then a JSON call without the format's markers",
+      name: "GLM-4.7-Flash.jinja",
+      output: (n: number) =>
+        `</think>${Array.from({ length: n }, (_, i) => `set {x${i}} = {"y": ${i}}; `).join("")}\n` +
+        '{"name": "get_weather", "arguments": {"city": "Paris"}}',
+      check: (calls: number) => expect(calls).toBe(1),
+    },
+    {
       label: "MiniMax M3: an array argument of n nested items",
       name: "MiniMax-M3.jinja",
       output: (n: number) =>
