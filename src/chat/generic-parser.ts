@@ -227,7 +227,7 @@ function withTools(ctx: BuildContext, a: TemplateAnalysis, section: PegId): PegI
   // (or a fence of calls, or a JSON call written without the format's markers).
   const fenced = fencedSection(ctx, a.tools);
   const bare = bareJsonCalls(ctx, a);
-  const sections = p.choice(...[fenced, section, bare?.section].filter((s) => s != null));
+  const sections = p.choice(...[fenced, section, bare?.section].filter((s): s is PegId => s != null));
   const text = (): PegId => textBeforeCalls(p, openers, fenced, bare?.head);
   const callsThenText = sectionsThenText(p, sections, openers, ctx.readsParallel ?? ctx.parallel, text());
   const after = ctx.requireCalls ? callsThenText : p.choice(callsThenText, p.eps());
