@@ -15,6 +15,7 @@
 #include "rpc.h"
 #include "rpc_keepalive.h"
 #include "vocab_ops.h"
+#include "warm_up.h"
 
 namespace toolwright {
 namespace {
@@ -31,22 +32,6 @@ ggml_threadpool* NewThreadPool(int32_t threads, int32_t poll) {
   ggml_threadpool_params params = ggml_threadpool_params_default(threads);
   params.poll = static_cast<uint32_t>(poll);
   return ggml_threadpool_new(&params);
-}
-
-// One token through every layer, then an empty cache, as llama-server does at startup: the weights are paged
-// in (a mapped file) and the compute buffers touched here, not in the first request. Encoder-decoder models
-// are left alone (their decoder needs the encoder's output). Returns llama_decode's status.
-int32_t WarmUp(ContextState& state) {
-  const llama_model* model = state.model->model;
-  if (llama_model_has_encoder(model)) return 0;
-  const llama_vocab* vocab = llama_model_get_vocab(model);
-  llama_token token = llama_vocab_bos(vocab);
-  if (token == LLAMA_TOKEN_NULL) token = llama_vocab_eos(vocab);
-  if (token == LLAMA_TOKEN_NULL) token = 0;
-  const int32_t status = llama_decode(state.ctx, llama_batch_get_one(&token, 1));
-  llama_synchronize(state.ctx);
-  llama_memory_clear(llama_get_memory(state.ctx), true);
-  return status;
 }
 
 bool AttachThreadPools(ContextState& state, const ContextOptions& options) {
@@ -113,16 +98,7 @@ class CreateContextWorker : public ModelWorker<ContextOptions> {
       return;
     }
     state->reference_kernels.Attach(state->ctx, state->pool, state->pool_batch);
-    if (options_.warm_up) {
-      const int32_t status = WarmUp(*state);
-      if (status != 0) {
-        Fail(codes::kContextFailed, "Cannot create a context for \"" + model_->path +
-                                        "\": its warm-up decode failed (llama_decode returned " +
-                                        std::to_string(status) + ")");
-        return;
-      }
-    }
-    if (!AttachDraft(*state)) return;
+    if (!AttachDraft(*state) || !WarmedUp(*state)) return;
     state->thread = std::make_shared<SerialThread>();
     if (UsesRpc(*model_)) {
       // A context may open its own connection to a server that holds none of the weights.
@@ -157,6 +133,22 @@ class CreateContextWorker : public ModelWorker<ContextOptions> {
     }
     state.draft->AttachThreadPools(state.pool, state.pool_batch);
     return true;
+  }
+
+  // The warm-up decodes (warm_up.h) of the context and its draft model, where asked; false when one failed.
+  bool WarmedUp(ContextState& state) {
+    if (!options_.warm_up) return true;
+    int32_t status = WarmUp(state.ctx);
+    const char* which = "its";
+    if (status == 0 && state.draft != nullptr) {
+      status = state.draft->WarmUp();
+      which = "its draft model's";
+    }
+    if (status == 0) return true;
+    Fail(codes::kContextFailed, "Cannot create a context for \"" + model_->path + "\": " + which +
+                                    " warm-up decode failed (llama_decode returned " +
+                                    std::to_string(status) + ")");
+    return false;
   }
 
   ContextPtr state_;

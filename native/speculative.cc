@@ -6,6 +6,7 @@
 
 #include "batch_add.h"
 #include "log_capture.h"
+#include "warm_up.h"
 
 #ifdef TOOLWRIGHT_HAS_GRAMMAR_ENGINE
 #include "llama_adapter.h"
@@ -132,6 +133,8 @@ DraftModel::~DraftModel() {
 void DraftModel::AttachThreadPools(ggml_threadpool* pool, ggml_threadpool* pool_batch) {
   llama_attach_threadpool(ctx_, pool, pool_batch);
 }
+
+int32_t DraftModel::WarmUp() { return toolwright::WarmUp(ctx_); }
 
 void DraftModel::Forget(llama_seq_id seq) {
   if (seq < 0 || static_cast<size_t>(seq) >= cached_.size()) return;

@@ -90,6 +90,8 @@ class DraftModel {
 
   // Runs on the target's CPU thread pools (used by one context at a time: the owner's thread).
   void AttachThreadPools(ggml_threadpool* pool, ggml_threadpool* pool_batch);
+  // The draft context's warm-up decode (warm_up.h); llama_decode's status.
+  int32_t WarmUp();
   // Each job's draft: the draft model's greedy continuation of its history on its sequence, at most its
   // `max_tokens`, each the most likely of the top candidates that its guard allows; it stops at an
   // end-of-generation token or where the draft model gives its pick less than `min_probability`. The jobs'

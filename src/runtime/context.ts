@@ -121,9 +121,10 @@ export interface ContextOptions {
    */
   poll?: number;
   /**
-   * Decode one token through the model when the context is made, then empty its cache, as llama-server does at
-   * startup (default false): the weights are read in (a memory-mapped file) and the buffers touched then, so the
-   * first generation does not wait for it, and a context whose compute buffers cannot be had fails here.
+   * Decode one token through the model (and through `speculative.draft`'s) when the context is made, then empty
+   * the cache, as llama-server does at startup (default false): the weights are read in (a memory-mapped file) and
+   * the buffers touched then, so the first generation does not wait for it, and a context whose compute buffers
+   * cannot be had fails here.
    *
    * @example
    * const context = await model.createContext({ sequences: 4, warmUp: true });

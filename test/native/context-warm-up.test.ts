@@ -1,5 +1,6 @@
-// createContext's warmUp: one token through the model at creation, as llama-server does at startup. It must leave
-// no trace: an empty cache and the same tokens as a context made without it, with one sequence or several.
+// createContext's warmUp: one token through the model (and its draft model) at creation, as llama-server does at
+// startup. It must leave no trace: an empty cache and the same tokens as a context made without it, with one
+// sequence or several, and with drafts.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type Context, loadModel, type Model } from "../../src/index.js";
 import { ensureTestModel } from "../helpers/test-models.js";
@@ -28,6 +29,18 @@ describe("createContext warmUp", () => {
       expect(expected.length).toBeGreaterThan(0);
       expect(await greedy(warm, prompt)).toEqual(expected);
     }
+  });
+
+  test("with a draft model (warmed up too): the tokens of a context without it, drafts taken", async () => {
+    const options = { contextSize: 256, threads: 2, poll: 0, speculative: { draft: model, minProbability: 0 } };
+    await using cold = await model.createContext(options);
+    await using warm = await model.createContext({ ...options, warmUp: true });
+    const expected = await greedy(cold, "Once upon a time");
+    const generation = warm.generate({ prompt: "Once upon a time", maxTokens: 12, sampling: { temperature: 0 } });
+    const tokens: number[] = [];
+    for await (const chunk of generation) tokens.push(chunk.token);
+    expect(tokens).toEqual(expected);
+    expect(generation.stats.acceptedDraftTokens).toBeGreaterThan(0);
   });
 
   test("warmUp must be a boolean", async () => {
