@@ -1,8 +1,8 @@
 #include "panel_matmul.h"
 
+#if defined(TOOLWRIGHT_HAS_PANELS)
 #include <set>
 
-#if defined(TOOLWRIGHT_HAS_PANELS)
 #include "ggml.h"
 #include "iqp.h"
 // llama_model::tensors_by_name: llama.cpp's public API does not name a model's tensor types.

@@ -14,7 +14,7 @@ class PoolMarks {
   // Whether `pool` is marked. More marked pools than slots (many contexts marking at the same moment)
   // count as an overflow, which answers yes for every pool: slower kernels, never wrong ones.
   bool Has(const ggml_threadpool* pool) const;
-  // Marks `pool` (or no longer does); each Mark is undone by one Unmark.
+  // Marks `pool` (or no longer does); each Set(pool, true) is undone by one Set(pool, false).
   void Set(const ggml_threadpool* pool, bool marked);
 
  private:
