@@ -22,6 +22,7 @@ import {
 } from "./build-helpers.js";
 import { splitRawSchema, typedRawValue } from "./raw-union.js";
 import { NODE } from "./tree-names.js";
+import { argRuleName } from "./rule-names.js";
 
 /** Value markers for a JSON-typed argument: a prefix flagging strings says "false" instead. */
 function jsonValuePrefix(valuePrefix: string): string {
@@ -72,7 +73,7 @@ export function taggedArgument(
         ? [lead + suffixCore, suffixCore]
         : [suffixCore];
   const delimiters = stops.filter((s) => s !== "");
-  const argName = `tool-${toolIndex}-arg-${name}`;
+  const argName = argRuleName(toolIndex, name);
   const alternatives: PegId[] = [];
   if (typed !== null) {
     const value = typedValue(ctx, typed, argName);

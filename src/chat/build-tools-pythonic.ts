@@ -35,6 +35,14 @@ import { orderedArguments } from "./dedicated/grammar-args.js";
 import { hasStringKeywords } from "./literal-schema.js";
 import { splitRawSchema } from "./raw-union.js";
 import { NODE } from "./tree-names.js";
+import { argRuleName } from "./rule-names.js";
+
+/**
+ * Characters of a Python identifier: ASCII letters, digits and "_", and any character past ASCII
+ * (Python takes letters of every script: `城市='北京'`).
+ */
+const IDENTIFIER_START = "A-Za-z_\u0080-\u{10ffff}";
+const IDENTIFIER_PART = "A-Za-z0-9_\u0080-\u{10ffff}";
 
 /**
  * `, name=` or the call's `)`: where the call goes on after a string argument (the quote really ended).
@@ -45,8 +53,8 @@ function afterStringArgument(p: PegArena): PegId {
   const nextKeyword = p.seq(
     p.literal(","),
     p.space(),
-    p.chars("A-Za-z_", 1, 1),
-    p.chars("A-Za-z0-9_", 0),
+    p.chars(IDENTIFIER_START, 1, 1),
+    p.chars(IDENTIFIER_PART, 0),
     p.space(),
     p.literal("="),
   );
@@ -104,7 +112,7 @@ function isOnlyString(schema: JsonSchema): boolean {
 /** `name=value`, one tagged argument. */
 function keywordArgument(ctx: BuildContext, key: string, schema: JsonSchema, toolIndex: number): PegId {
   const { p } = ctx;
-  const name = `tool-${toolIndex}-arg-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`;
+  const name = argRuleName(toolIndex, key);
   const head = p.atomic(p.seq(p.capture(NODE.argName, p.literal(key)), p.space(), p.literal("=")));
   return p.tag(NODE.toolArg, p.seq(head, p.space(), argumentValue(ctx, schema, ruleName(ctx, name))));
 }
@@ -117,7 +125,7 @@ function keywordArgument(ctx: BuildContext, key: string, schema: JsonSchema, too
  * p.choice(...declaredArguments, undeclaredKeywordArgument(p));
  */
 export function undeclaredKeywordArgument(p: PegArena): PegId {
-  const name = p.seq(p.chars("A-Za-z_", 1, 1), p.chars("A-Za-z0-9_", 0, 63));
+  const name = p.seq(p.chars(IDENTIFIER_START, 1, 1), p.chars(IDENTIFIER_PART, 0, 63));
   const head = p.atomic(p.seq(p.capture(NODE.argName, name), p.space(), p.literal("="), p.not(p.literal("="))));
   const value = p.choice(
     lenientString(p, '"'),

@@ -25,6 +25,7 @@ import { taggedArgument, undeclaredArgument } from "./build-tagged-arguments.js"
 import { nameHandle } from "./name-handle.js";
 import { viewRequired } from "./parameter-view.js";
 import { NODE } from "./tree-names.js";
+import { argRuleName } from "./rule-names.js";
 
 /** What the grammar copy lets an id be: word characters, as ids are (call_0, functions.f:1, a1b2c3d4e). */
 export const ID_CHARS = "A-Za-z0-9_\\-.:";
@@ -63,10 +64,7 @@ function argumentsOf(ctx: BuildContext, t: ToolsAnalysis, toolIndex: number, sch
         ...props.map(([name, s]) => {
           const one = p.seq(
             p.space(),
-            p.rule(
-              ruleName(ctx, `tool-${toolIndex}-arg-${name.replace(/[^A-Za-z0-9_-]/g, "_")}`),
-              taggedArgument(ctx, t, toolIndex, name, s),
-            ),
+            p.rule(ruleName(ctx, argRuleName(toolIndex, name)), taggedArgument(ctx, t, toolIndex, name, s)),
           );
           return required.has(name) ? one : p.optional(one);
         }),
@@ -74,12 +72,7 @@ function argumentsOf(ctx: BuildContext, t: ToolsAnalysis, toolIndex: number, sch
     } else {
       // Models write arguments in the order they choose: any order, each at most once in practice.
       const one = p.choice(
-        ...props.map(([name, s]) =>
-          p.rule(
-            `tool-${toolIndex}-arg-${name.replace(/[^A-Za-z0-9_-]/g, "_")}`,
-            taggedArgument(ctx, t, toolIndex, name, s),
-          ),
-        ),
+        ...props.map(([name, s]) => p.rule(argRuleName(toolIndex, name), taggedArgument(ctx, t, toolIndex, name, s))),
       );
       args = p.seq(one, p.repeat(p.seq(p.space(), one), 0, props.length - 1));
       if (!hasRequired(schema)) args = p.optional(args);
@@ -97,9 +90,7 @@ function argumentsOf(ctx: BuildContext, t: ToolsAnalysis, toolIndex: number, sch
  */
 function lenientArguments(ctx: BuildContext, t: ToolsAnalysis, toolIndex: number, schema: JsonSchema): PegId {
   const { p } = ctx;
-  const declared = schemaProperties(schema).map(([name]) =>
-    p.ref(`tool-${toolIndex}-arg-${name.replace(/[^A-Za-z0-9_-]/g, "_")}`),
-  );
+  const declared = schemaProperties(schema).map(([name]) => p.ref(argRuleName(toolIndex, name)));
   const undeclared = undeclaredArgument(ctx, t);
   const items = undeclared === null ? declared : [...declared, undeclared];
   const tagged = items.length === 0 ? p.eps() : p.zeroOrMore(p.seq(p.space(), p.choice(...items)));

@@ -10,6 +10,7 @@ import type { JsonSchema } from "../types.js";
 import { orderedArguments } from "./dedicated/grammar-args.js";
 import { boundedRawString, pythonValue } from "./build-helpers.js";
 import { isPlainObject as isObj } from "../validate/index.js";
+import { ruleNamePart } from "./rule-names.js";
 
 /** How a literal syntax writes values. */
 export interface LiteralDialect {
@@ -104,7 +105,7 @@ function objectValue(p: PegArena, schema: Obj, d: LiteralDialect, name: string):
       p.space(),
       p.literal(d.colon),
       p.space(),
-      literalValue(p, s, d, `${name}-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`),
+      literalValue(p, s, d, `${name}-${ruleNamePart(key)}`),
     );
   const sep = p.seq(p.space(), p.literal(d.comma), p.space());
   return p.seq(

@@ -4,6 +4,7 @@
 // arguments compared as parsed JSON, ids where the format carries them).
 import { describe, expect, it } from "vitest";
 import { parseChatOutput } from "../../src/chat/index.js";
+import type { ToolDefinition } from "../../src/types.js";
 import {
   KNOWN_FAILURES,
   NULL_NOT_EXPRESSIBLE,
@@ -21,9 +22,9 @@ import {
 
 const templates = toolTemplates();
 
-function roundTrip(t: TemplateCase, s: Scenario): { output: string; problems: string[] } {
-  const params = scenarioParams(t, s);
-  const g = generatedPart(t, s, params);
+function roundTrip(t: TemplateCase, s: Scenario, tools = TOOLS): { output: string; problems: string[] } {
+  const params = scenarioParams(t, s, { tools });
+  const g = generatedPart(t, s, params, tools);
   if ("error" in g) throw new Error(`the template cannot render the scenario: ${g.error}`);
   const got = parseChatOutput(params, g.output, { generateCallId: (i) => `generated${i}` });
   return { output: g.output, problems: messageDifferences(s.message, got, g.output) };
@@ -46,6 +47,42 @@ describe("round trip through every tool-calling template", () => {
 
   it.each(cases.filter((c) => !KNOWN_FAILURES[c.t.name]?.scenarios.includes(c.s.name)))("$label", ({ t, s }) => {
     const { output, problems } = roundTrip(t, s);
+    expect(problems, `output: ${JSON.stringify(output)}`).toEqual([]);
+  });
+});
+
+// Argument names with characters a grammar rule name cannot hold: each still gets a rule of its own
+// (replacing such characters made "城市" and "天気" one rule, and the request threw).
+const LOOKUP: ToolDefinition = {
+  type: "function",
+  function: {
+    name: "lookup",
+    description: "Look a record up",
+    parameters: {
+      type: "object",
+      properties: { 城市: { type: "string" }, 天気: { type: "string" }, user_id: { type: "string" } },
+      required: ["城市"],
+    },
+  },
+};
+const LOOKUP_CALL: Scenario = {
+  name: "argument names no rule name can hold",
+  message: {
+    role: "assistant",
+    content: "",
+    tool_calls: [
+      {
+        id: "call11223",
+        type: "function",
+        function: { name: "lookup", arguments: JSON.stringify({ 城市: "北京", 天気: "晴れ", user_id: "u1" }) },
+      },
+    ],
+  },
+};
+
+describe("argument names that are no rule name", () => {
+  it.each(templates.map((t) => ({ label: t.name, t })))("$label", ({ t }) => {
+    const { output, problems } = roundTrip(t, LOOKUP_CALL, [LOOKUP]);
     expect(problems, `output: ${JSON.stringify(output)}`).toEqual([]);
   });
 });

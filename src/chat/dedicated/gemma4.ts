@@ -14,6 +14,7 @@ import type { JsonSchema, ToolDefinition } from "../../types.js";
 import { toolParameters, jsonAnswerValue, maybeFenced, sectionsThenText } from "../build-helpers.js";
 import { orderedArguments } from "./grammar-args.js";
 import { type LiteralDialect, literalValue, quotedString } from "../literal-schema.js";
+import { argRuleName } from "../rule-names.js";
 
 const CHANNEL = "<|channel>";
 const CHANNEL_END = "<channel|>";
@@ -109,7 +110,7 @@ function typedArgs(p: PegArena, tool: ToolDefinition, i: number): PegId {
   const name = `g-tool-${i}-args`;
   if (p.ruleNode(name) !== undefined) return p.ref(name);
   const arg = (key: string, schema: JsonSchema): PegId => {
-    const value = literalValue(p, schema, GEMMA4_LITERALS, `tool-${i}-arg-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`);
+    const value = literalValue(p, schema, GEMMA4_LITERALS, argRuleName(i, key));
     return p.seq(p.literal(writtenKey(key)), p.literal(":"), value);
   };
   return p.rule(

@@ -16,6 +16,7 @@ import {
 import { viewRequired } from "../parameter-view.js";
 import { rawOrTyped } from "../raw-union.js";
 import { NODE } from "../tree-names.js";
+import { argRuleName } from "../rule-names.js";
 
 /**
  * The object's arguments in schema order, `sep` between them: required ones always, optional
@@ -83,7 +84,7 @@ export function taggedArgsRule(
   if (p.ruleNode(rule) !== undefined) return p.ref(rule);
   const ctx: BuildContext = { ...parse, forGrammar: true };
   const arg = (key: string, schema: JsonSchema): PegId => {
-    const name = `tool-${i}-arg-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`;
+    const name = argRuleName(i, key);
     const value = rawOrTyped(p, schema, {
       text: (s) => p.capture(NODE.argString, grammarString(p, s, [valueEnd], name)),
       typed: (s) => p.capture(NODE.argJson, argumentValue(ctx, s, name)),

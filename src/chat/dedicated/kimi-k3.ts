@@ -32,6 +32,7 @@ import {
   reasoningThenBody,
   sourceHas,
 } from "./handler.js";
+import { argRuleName } from "../rule-names.js";
 
 const SEP = "<|sep|>";
 const open = (name: string): string => `<|open|>${name}${SEP}`;
@@ -174,7 +175,7 @@ function build(req: NormalizedRequest, { generationPrompt }: DedicatedContext): 
       };
       const calls = req.tools.map((t, i) => {
         const args = schemaProperties(toolParameters(t)).map(([key, schema]) => {
-          const name = `tool-${i}-arg-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`;
+          const name = argRuleName(i, key);
           const typed = rawOrTyped(p, schema, {
             text: () => textValue(p, close("argument")),
             typed: (s) => p.capture(NODE.argJson, argumentValue(ctx, s, name)),

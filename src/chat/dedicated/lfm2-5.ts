@@ -26,6 +26,7 @@ import { hasStringKeywords } from "../literal-schema.js";
 import { rawOrTyped } from "../raw-union.js";
 import { NODE } from "../tree-names.js";
 import { type DedicatedBuild, type DedicatedHandlerDef, reasoningThenBody, sourceHas } from "./handler.js";
+import { argRuleName } from "../rule-names.js";
 
 const CALLS_START = "<|tool_call_start|>";
 const CALLS_END = "<|tool_call_end|>";
@@ -52,7 +53,7 @@ function typedArgs(p: PegArena, req: NormalizedRequest, t: ToolDefinition, i: nu
     forGrammar: true,
   };
   const arg = (key: string, schema: JsonSchema): PegId => {
-    const name = `tool-${i}-arg-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`;
+    const name = argRuleName(i, key);
     // Strings with keywords (enum, pattern, bounds) cannot hold the quote; others are read as the parser reads them.
     const text = (s: JsonSchema): PegId =>
       hasStringKeywords(s)

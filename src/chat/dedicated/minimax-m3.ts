@@ -26,6 +26,7 @@ import { constrainsValues, isScalarTyped, rawOrTyped, splitRawSchema } from "../
 import { NODE } from "../tree-names.js";
 import { grammarString, orderedArguments } from "./grammar-args.js";
 import { type DedicatedBuild, type DedicatedHandlerDef, reasoningThenBody, sourceHas } from "./handler.js";
+import { argRuleName } from "../rule-names.js";
 
 const NS = "]<]minimax[>[";
 const THINK_START = "<mm:think>";
@@ -263,7 +264,7 @@ function build(req: NormalizedRequest): DedicatedBuild {
     const grammarValues = new ElementValues(p, { ...ctx, forGrammar: true });
     const calls = req.tools.map((t, i) => {
       const args = schemaProperties(toolParameters(t)).map(([key, schema]) =>
-        p.rule(`tool-${i}-arg-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`, values.member(key, schema)),
+        p.rule(argRuleName(i, key), values.member(key, schema)),
       );
       const head = p.atomic(
         p.seq(p.literal(`${NS}<invoke name="`), p.capture(NODE.toolName, p.literal(t.function.name)), p.literal('">')),

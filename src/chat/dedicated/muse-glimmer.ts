@@ -27,6 +27,7 @@ import { type DedicatedBuild, type DedicatedHandlerDef, dedicatedParser, sourceH
 import type { ToolDefinition } from "../../types.js";
 import { taggedArgsRule } from "./grammar-args.js";
 import { argumentList, undeclaredElement } from "./lenient-args.js";
+import { argRuleName } from "../rule-names.js";
 
 const START = "<|start|>assistant";
 const MESSAGE = "<|message|>";
@@ -109,7 +110,7 @@ function invokedName(p: PegArena, name: string): PegId {
 /** One tool's call message as the parser reads it: any recipient header, arguments in any order. */
 function parsedCall(p: PegArena, ctx: BuildContext, t: ToolDefinition, i: number): PegId {
   const args = schemaProperties(toolParameters(t)).map(([key, schema]) => {
-    const name = `tool-${i}-arg-${key.replace(/[^A-Za-z0-9_-]/g, "_")}`;
+    const name = argRuleName(i, key);
     const value = rawOrTyped(p, schema, {
       text: () => p.capture(NODE.argString, p.until(PARAM_END)),
       typed: (s) => p.capture(NODE.argJson, argumentValue(ctx, s, name)),
