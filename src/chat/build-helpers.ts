@@ -244,6 +244,21 @@ export function marker(p: PegArena, text: string, options: { keepTrail?: boolean
 }
 
 /**
+ * For the parser: the marker after a declared name (`written`), also with its `>` left out where the
+ * template writes an XML-style tag's `>` and then a newline: `<parameter=path\n/etc/hosts` for
+ * `<parameter=path>\n/etc/hosts`, as models writing such tags do. The newline still ends the name.
+ *
+ * @example
+ * nameSuffix(p, "<parameter=", ">\n", marker(p, ">\n")); // also reads "\n" alone
+ */
+export function nameSuffix(p: PegArena, prefix: string, suffix: string, written: PegId): PegId {
+  const c = core(suffix);
+  const trail = suffix.slice(suffix.indexOf(c) + c.length);
+  if (c !== ">" || !trail.startsWith("\n") || !core(prefix).startsWith("<")) return written;
+  return p.lenient(p.choice(written, p.literal(trail)), written);
+}
+
+/**
  * A marker inside which runs of digits match any number: call counters baked into markers by
  * the analysis probes (`functions.NAME:0`, `index="1"`) then match the second call too.
  */

@@ -16,6 +16,7 @@ import {
   pythonValue,
   core,
   marker,
+  nameSuffix,
   ruleName,
   schemaProperties,
   toolParameters,
@@ -56,11 +57,12 @@ export function taggedArgument(
   // takes only its learned whitespace.
   const { text, typed } = splitRawSchema(schema);
   const keepTrail = text !== null;
+  const suffix = marker(p, a.nameSuffix, { keepTrail: keepTrail && a.valuePrefix === "" });
   const open = p.atomic(
     p.seq(
       marker(p, a.namePrefix),
       p.capture(NODE.argName, p.literal(name)),
-      marker(p, a.nameSuffix, { keepTrail: keepTrail && a.valuePrefix === "" }),
+      ctx.forGrammar ? suffix : nameSuffix(p, a.namePrefix, a.nameSuffix, suffix),
     ),
   );
   const suffixCore = core(a.valueSuffix);

@@ -17,6 +17,7 @@ import {
   jsonCallObject,
   marker,
   moreCalls,
+  nameSuffix,
   ruleName,
   schemaProperties,
   toolParameters,
@@ -117,13 +118,14 @@ function callOf(ctx: BuildContext, t: ToolsAnalysis, name: string | null, schema
   let openItems: PegId[];
   // For the parser whitespace may come between a name's marker and the name (`<｜tool▁sep｜>  f`).
   const lead = ctx.forGrammar || core(fn.namePrefix) === "" ? p.eps() : p.space();
+  const suffix = counterMarker(p, fn.nameSuffix, digits);
   if (handle === null)
     openItems = [
       counterMarker(p, fn.namePrefix, digits),
       lead,
       nameNode,
       nameEnd,
-      counterMarker(p, fn.nameSuffix, digits),
+      ctx.forGrammar || name === null ? suffix : nameSuffix(p, fn.namePrefix, fn.nameSuffix, suffix),
     ];
   else {
     // The numbered name is the call's id (functions.NAME:0): the model's own id is kept. The

@@ -327,6 +327,29 @@ const ROWS: RealOutputRow[] = [
     output: '<minimax:tool_call>\n<invoke name="search">\n<parameter name="q">x</parameter>\n</invoke>',
     want: { calls: [["search", { q: "x" }]], content: null },
   },
+  {
+    name: "XML-style name tags whose `>` the model left out, a newline ending the name",
+    template: CODER,
+    output:
+      "<tool_call><function=search\n<parameter=q\na>b\n</parameter>\n</function></tool_call>\n" +
+      "<tool_call><function=get_weather>\n<parameter=city\nParis</parameter></function></tool_call>",
+    want: {
+      calls: [
+        ["search", { q: "a>b" }],
+        ["get_weather", { city: "Paris" }],
+      ],
+      content: null,
+    },
+  },
+  {
+    name: "a name tag without its `>` is no call where the name only begins a longer word",
+    template: CODER,
+    output: "<tool_call><function=searching\n<parameter=q\na\n</parameter>\n</function></tool_call>",
+    want: {
+      calls: [],
+      content: "<tool_call><function=searching\n<parameter=q\na\n</parameter>\n</function></tool_call>",
+    },
+  },
 ];
 
 describeRealOutputs("real model outputs: each format's calls, tagged values and call ids", ROWS);
