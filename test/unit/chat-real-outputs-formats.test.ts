@@ -350,6 +350,26 @@ const ROWS: RealOutputRow[] = [
       content: "<tool_call><function=searching\n<parameter=q\na\n</parameter>\n</function></tool_call>",
     },
   },
+  {
+    name: "Kimi K3: arguments as one JSON object in a json block, as the template writes string arguments",
+    template: "Kimi-K3.jinja",
+    output:
+      '<|close|>think<|sep|><|open|>tools<|sep|><|open|>call tool="get_weather" index="1"<|sep|>' +
+      '<|open|>json type="object"<|sep|>{"city": "Tokyo"}<|close|>json<|sep|><|close|>call<|sep|><|close|>tools<|sep|>',
+    want: { calls: [["get_weather", { city: "Tokyo" }]], content: null },
+  },
+  {
+    name: "Kimi K3: a call naming no declared tool is content, the call after it is read",
+    template: "Kimi-K3.jinja",
+    output:
+      '<|close|>think<|sep|><|open|>tools<|sep|><|open|>call index="1"<|sep|><|close|>call<|sep|>' +
+      '<|open|>call tool="search" index="2"<|sep|><|open|>argument key="q" type="string"<|sep|>a' +
+      "<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>",
+    want: {
+      calls: [["search", { q: "a" }]],
+      content: '<|open|>tools<|sep|><|open|>call index="1"<|sep|><|close|>call<|sep|>',
+    },
+  },
 ];
 
 describeRealOutputs("real model outputs: each format's calls, tagged values and call ids", ROWS);

@@ -121,6 +121,24 @@ function undeclaredArgument(p: PegArena): PegId {
   return undeclaredElement(p, '<|open|>argument key="', '"', end, p.choice(stringTyped, other));
 }
 
+/**
+ * For the parser: the arguments as one JSON object in a json block, as the template writes arguments
+ * given as a string (`<|open|>json type="object"<|sep|>{"city": "Tokyo"}<|close|>json<|sep|>`).
+ */
+function jsonBlockArguments(p: PegArena): PegId {
+  const open = p.seq(p.space(), p.literal("<|open|>json"), p.until(SEP), p.literal(SEP), p.space());
+  return p.seq(open, p.capture(NODE.toolArgs, p.json()), p.space(), p.literal(close("json")));
+}
+
+/**
+ * For the parser: a call of no declared tool (another name, or none: `<|open|>call index="1"<|sep|>`). Its text is
+ * content, and the calls around it are still read.
+ */
+function unreadCall(p: PegArena): PegId {
+  const head = p.seq(p.literal("<|open|>call"), p.capture(NODE.toolName, p.until(SEP)), p.literal(SEP));
+  return p.tag(NODE.tool, p.seq(head, p.until(close("call")), p.literal(close("call"))));
+}
+
 function build(req: NormalizedRequest, { generationPrompt }: DedicatedContext): DedicatedBuild {
   const p = new PegArena();
   const { prefix, state } = thinkPrefix(generationPrompt);
@@ -209,10 +227,12 @@ function build(req: NormalizedRequest, { generationPrompt }: DedicatedContext): 
         const anyOrder = p.zeroOrMore(p.seq(p.space(), p.choice(...args, undeclaredArgument(p))));
         // The grammar (also the lazy one of tool_choice auto) writes them typed, in schema order.
         const argList = argumentList(p, anyOrder, t, i, () => typedArgs(p, ctx, t, i));
-        return p.rule(`tool-${i}`, p.tag(NODE.tool, p.seq(head, argList, p.space(), p.literal(close("call")))));
+        const written = p.lenient(p.choice(jsonBlockArguments(p), argList), argList);
+        return p.rule(`tool-${i}`, p.tag(NODE.tool, p.seq(head, written, p.space(), p.literal(close("call")))));
       });
       if (req.toolChoice === "required") grammarBody = requiredGrammar(p, req, ctx, trailer);
-      const call = p.choice(...calls);
+      const declared = p.choice(...calls);
+      const call = p.lenient(p.choice(declared, unreadCall(p)), declared);
       const list = p.seq(call, req.parallel ? p.zeroOrMore(p.seq(p.space(), call)) : p.eps());
       // The grammar's section takes the end of the message with it (a lazy grammar covers only
       // the section); the parser reads it after the last section.
