@@ -44,22 +44,28 @@ export function fencedSection(ctx: BuildContext, t: ToolsAnalysis): PegId | null
 
 /**
  * Content up to the first of `stops`, a fence of calls (`fenced`) or a `{` where `braceCall` (a call
- * that starts with a brace) matches. A fence that holds anything else is text up to its closing fence
- * (which therefore never opens a fence of calls), unless a stop comes first. Text runs from brace to
+ * that starts with a brace; `[` for `callStart` "[") matches. A fence that holds anything else is text up to its
+ * closing fence (which therefore never opens a fence of calls), unless a stop comes first. Text runs from brace to
  * brace, so `braceCall` is tried only where one is.
  *
  * @example
  * const text = textBeforeCalls(p, ["<tool_call>"], fenced);
  */
-export function textBeforeCalls(p: PegArena, stops: readonly string[], fenced: PegId | null, braceCall?: PegId): PegId {
+export function textBeforeCalls(
+  p: PegArena,
+  stops: readonly string[],
+  fenced: PegId | null,
+  braceCall?: PegId,
+  callStart = "{",
+): PegId {
   if (fenced === null && braceCall === undefined) return p.capture(NODE.content, p.until(...stops));
-  const piece = p.until(...stops, ...(fenced === null ? [] : [FENCE]), ...(braceCall === undefined ? [] : ["{"]));
+  const piece = p.until(...stops, ...(fenced === null ? [] : [FENCE]), ...(braceCall === undefined ? [] : [callStart]));
   const steps: PegId[] = [];
   if (fenced !== null) {
     const inBlock = p.until(...stops, FENCE);
     steps.push(p.seq(p.not(fenced), p.literal(FENCE), inBlock, p.optional(p.literal(FENCE))));
   }
-  if (braceCall !== undefined) steps.push(p.seq(p.not(braceCall), p.literal("{")));
+  if (braceCall !== undefined) steps.push(p.seq(p.not(braceCall), p.literal(callStart)));
   return p.capture(NODE.content, p.seq(piece, p.zeroOrMore(p.seq(p.choice(...steps), piece))));
 }
 

@@ -131,7 +131,6 @@ export const DIFFERENCES: Record<string, PeerDifference> = {
   ),
   ...entries(
     [
-      "ollama-lfm2-62",
       "ollama-minicpm5-7",
       "ollama-apertus-1",
       "ollama-apertus-2",
@@ -141,7 +140,7 @@ export const DIFFERENCES: Record<string, PeerDifference> = {
       "ollama-cohere-10",
     ],
     NOT_YET,
-    "a shape of another version of the format: a bare pythonic list, an `<arguments>` wrapper, reasoning or " +
+    "a shape of another version of the format: an `<arguments>` wrapper, reasoning or " +
       "answer markers the template does not write",
   ),
 };

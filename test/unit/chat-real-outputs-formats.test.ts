@@ -370,6 +370,24 @@ const ROWS: RealOutputRow[] = [
       content: '<|open|>tools<|sep|><|open|>call index="1"<|sep|><|close|>call<|sep|>',
     },
   },
+  {
+    name: "LFM2: a list of calls without its markers, text around it",
+    template: LFM2,
+    output: "Checking. [search(q='a'), get_weather(city=\"Paris\")] Back soon.",
+    want: {
+      calls: [
+        ["search", { q: "a" }],
+        ["get_weather", { city: "Paris" }],
+      ],
+      content: "Checking.  Back soon.",
+    },
+  },
+  {
+    name: "LFM2: a list in prose whose first item calls no declared tool is content",
+    template: LFM2,
+    output: "Use [print(x=1), search(q='a')] or [1, 2].",
+    want: { calls: [], content: "Use [print(x=1), search(q='a')] or [1, 2]." },
+  },
 ];
 
 describeRealOutputs("real model outputs: each format's calls, tagged values and call ids", ROWS);

@@ -27,6 +27,7 @@ import { rawOrTyped } from "../raw-union.js";
 import { NODE } from "../tree-names.js";
 import { type DedicatedBuild, type DedicatedHandlerDef, reasoningThenBody, sourceHas } from "./handler.js";
 import { argRuleName } from "../rule-names.js";
+import { textBeforeCalls } from "../fenced-calls.js";
 
 const CALLS_START = "<|tool_call_start|>";
 const CALLS_END = "<|tool_call_end|>";
@@ -117,6 +118,7 @@ function build(req: NormalizedRequest): DedicatedBuild {
   );
   let body: PegId;
   let grammarBody: PegId | undefined;
+  const content = (): PegId => p.capture(NODE.content, p.until(CALLS_START));
   if (req.jsonSchema !== null) {
     body = p.seq(p.space(), jsonAnswerValue(p, req.jsonSchema), p.space(), p.end());
   } else if (useTools) {
@@ -176,14 +178,26 @@ function build(req: NormalizedRequest): DedicatedBuild {
       ),
       { trigger: true },
     );
-    // Every call section is read, with the text between and after them (content).
-    const sections = sectionsThenText(p, section, [CALLS_START], req.readsParallel);
-    body = p.seq(
-      p.capture(NODE.content, p.until(CALLS_START)),
-      req.toolChoice === "required" ? sections : p.optional(sections),
+    // The parser also reads the list without its markers where its first call names a declared tool
+    // (`[get_weather(city='Paris')]`, as models write it); a list in prose is no call.
+    const bareHead = p.seq(
+      p.literal("["),
       p.space(),
-      p.end(),
+      p.choice(...req.tools.map((t) => p.literal(t.function.name))),
+      p.space(),
+      p.literal("("),
     );
+    const bare = p.tag(NODE.toolSection, p.seq(p.and(bareHead), list));
+    const text = (): PegId => p.lenient(textBeforeCalls(p, [CALLS_START], null, bareHead, "["), content());
+    // Every call section is read, with the text between and after them (content).
+    const sections = sectionsThenText(
+      p,
+      p.lenient(p.choice(section, bare), section),
+      [CALLS_START],
+      req.readsParallel,
+      text(),
+    );
+    body = p.seq(text(), req.toolChoice === "required" ? sections : p.optional(sections), p.space(), p.end());
     if (req.toolChoice === "required") grammarBody = requiredGrammar(p, req);
   } else {
     body = p.capture(NODE.content, p.rest());
