@@ -56,6 +56,11 @@ export interface BuildContext {
    * when it holds only calls (the section's calls without its tag; see fenced-calls.ts).
    */
   fencedCalls?: PegId;
+  /**
+   * Set by a format whose calls are a Python list inside markers, for the parser: the list alone, as models
+   * also write it without the markers (see generic-parser.ts).
+   */
+  bareCalls?: PegId;
 }
 
 /** Most parallel calls per turn a grammar allows unless the request says otherwise. */

@@ -193,6 +193,8 @@ export function buildPythonicTools(ctx: BuildContext, t: ToolsAnalysis): PegId {
   } else {
     section = wrap(f.sectionStart, f.sectionEnd, list(more));
   }
+  if (!ctx.forGrammar && pythonicTriggerWord(t) !== "" && f.perCallStart === "" && f.toolsArrayWrapped)
+    ctx.bareCalls = list(more);
   // In a code fence, bare calls may also come as one list or not.
   if (!ctx.forGrammar)
     ctx.fencedCalls = pythonicTriggerWord(t) !== "" ? section : p.choice(list(more), list(more, !f.toolsArrayWrapped));

@@ -211,3 +211,30 @@ describe("ToolACE: the template cannot render values, but the model's own calls 
     expect(matchGbnf(params.grammar!, fromTrigger(output, params.grammarTriggers)!).ok).toBe(true);
   });
 });
+
+describe("a list of calls written without the markers the template puts around it", () => {
+  const marked = readable.filter((t) => t.analysis.tools.format.sectionStart.trim() !== "");
+  it("covers every template whose list sits in markers", () => {
+    expect(marked.map((t) => t.name).sort()).toEqual([
+      "LFM2.5-8B-A1B.jinja",
+      "functools.jinja",
+      "python-start.jinja",
+      "tool-call-start.jinja",
+    ]);
+  });
+
+  it.each(marked.map((t) => ({ label: t.name, t })))("$label", ({ t }) => {
+    const params = paramsFor(t);
+    const calls = (output: string) =>
+      parseChatOutput(params, output).tool_calls?.map((c) => [c.function.name, JSON.parse(c.function.arguments)]);
+    const msg = parseChatOutput(params, "Sure. [get_weather(city='Paris', days=3)] Done.");
+    expect(msg.content).toBe("Sure.  Done.");
+    expect(calls("Sure. [get_weather(city='Paris', days=3)] Done.")).toEqual([
+      ["get_weather", { city: "Paris", days: 3 }],
+    ]);
+    // A list in prose whose first item calls no declared tool stays content.
+    const prose = "Try [print(x=1), get_weather(city='Paris')].";
+    expect(parseChatOutput(params, prose)).toMatchObject({ content: prose });
+    expect(calls(prose)).toBeUndefined();
+  });
+});
