@@ -168,9 +168,15 @@ describe("malformed calls fall back to content, never throw", () => {
   it.each([
     "<|python_start|>[unknown_tool(x=1)]<|python_end|>",
     "<|python_start|>put(text='x')<|python_end|>",
-    "[put(text='x')]",
+    "[unknown_tool(x=1), put(text='x')]",
   ])("not a call of a declared tool in the format: all content: %s", (output) => {
     expect(parseChatOutput(wrapped, output)).toEqual({ role: "assistant", content: output });
+  });
+
+  it("the list of calls without its markers is read, as models write it (docs/reading-output.md)", () => {
+    const msg = parseChatOutput(wrapped, "[put(text='x')]", ids);
+    expect(msg.content).toBeNull();
+    expect(msg.tool_calls?.map((c) => [c.function.name, c.function.arguments])).toEqual([["put", '{"text":"x"}']]);
   });
 
   it.each([
