@@ -150,7 +150,8 @@ function callOf(ctx: BuildContext, t: ToolsAnalysis, name: string | null, schema
   if (fn.argsSeparator !== "") {
     const separator = p.seq(p.space(), marker(p, fn.argsSeparator));
     const skippable = name !== null && separatorSkippable(ctx, t);
-    openItems.push(skippable ? p.lenient(p.choice(separator, argumentsNext(ctx, t)), separator) : separator);
+    const next = argumentsNext(ctx, t, hasRequired(schema) ? "" : fn.close);
+    openItems.push(skippable ? p.lenient(p.choice(separator, next), separator) : separator);
   }
   const open = p.atomic(p.seq(...openItems));
   const items: PegId[] = [];
@@ -193,13 +194,14 @@ function separatorSkippable(ctx: BuildContext, t: ToolsAnalysis): boolean {
 
 /**
  * Lookahead: the arguments follow right here, a JSON object (no whitespace: `NAME{`) or the first
- * argument's marker (`NAME<arg_key>`).
+ * argument's marker (`NAME<arg_key>`), or the call's `closer` (a call without arguments, `NAME</tool_call>`;
+ * "" where the tool requires arguments).
  */
-function argumentsNext(ctx: BuildContext, t: ToolsAnalysis): PegId {
+function argumentsNext(ctx: BuildContext, t: ToolsAnalysis, closer: string): PegId {
   const { p } = ctx;
-  const object = p.and(p.literal("{"));
   const first = t.format.mode === "TAG_WITH_TAGGED" ? core(t.arguments.start || t.arguments.namePrefix) : "";
-  return first === "" ? object : p.choice(object, p.and(p.seq(p.space(), p.literal(first))));
+  const next = [first, core(closer)].filter((m) => m !== "").map((m) => p.and(p.seq(p.space(), p.literal(m))));
+  return p.choice(p.and(p.literal("{")), ...next);
 }
 
 /**

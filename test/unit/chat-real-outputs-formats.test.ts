@@ -388,6 +388,21 @@ const ROWS: RealOutputRow[] = [
     output: "Use [print(x=1), search(q='a')] or [1, 2].",
     want: { calls: [], content: "Use [print(x=1), search(q='a')] or [1, 2]." },
   },
+  {
+    name: "a call of a tool that requires no argument: its name, then the call's closer, no separator",
+    template: HY3,
+    output: "<tool_calls:opensource><tool_call:opensource>submit</tool_call:opensource></tool_calls:opensource>",
+    want: { calls: [["submit", {}]], content: null },
+  },
+  {
+    name: "a tool that requires an argument: its name then the call's closer is no call",
+    template: HY3,
+    output: "<tool_calls:opensource><tool_call:opensource>annotate</tool_call:opensource></tool_calls:opensource>",
+    want: {
+      calls: [],
+      content: "<tool_calls:opensource><tool_call:opensource>annotate</tool_call:opensource></tool_calls:opensource>",
+    },
+  },
 ];
 
 describeRealOutputs("real model outputs: each format's calls, tagged values and call ids", ROWS);
