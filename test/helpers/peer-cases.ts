@@ -9,6 +9,7 @@ import {
   accumulateDeltas,
   analyzeChatTemplate,
   generateChatParams,
+  ToolSchemaError,
   type ChatParams,
 } from "../../src/chat/index.js";
 import { ChatTemplate } from "../../src/template/index.js";
@@ -233,6 +234,19 @@ export function describePeerCases(
  * The suite of a set of peer cases not yet classified one by one: every chunking gives the whole parse and
  * the deltas add up to it, and at least `read` cases read as the peer's tests assert (a drop names the cases).
  */
+/**
+ * A case's params, or null where the request is refused for a tool schema no JSON Schema validator takes
+ * (a peer's test declaring `"type": "str"`): refused with the documented error class, anything else throws.
+ */
+function refusedOrParams(c: PeerCase, templatesDir: string): ChatParams | null {
+  try {
+    return peerParams(c, templatesDir);
+  } catch (e) {
+    if (e instanceof ToolSchemaError) return null;
+    throw e;
+  }
+}
+
 export function describePeerRatchet(
   title: string,
   cases: PeerCase[],
@@ -246,16 +260,18 @@ export function describePeerRatchet(
     });
 
     it(`reads at least ${read} as the peer's tests assert`, () => {
-      const differ = cases.filter(
-        (c) => peerProblems(c, peerReplay(peerParams(c, templatesDir), [c.input]).message).length,
-      );
+      const differ = cases.filter((c) => {
+        const params = refusedOrParams(c, templatesDir);
+        return params === null || peerProblems(c, peerReplay(params, [c.input]).message).length > 0;
+      });
       expect(count - differ.length, `read differently: ${differ.map((c) => c.id).join(" ")}`).toBeGreaterThanOrEqual(
         read,
       );
     });
 
     it.each(cases.map((c) => ({ label: `${c.id} (${c.family})`, c })))("$label: whole and in chunks alike", ({ c }) => {
-      const params = peerParams(c, templatesDir);
+      const params = refusedOrParams(c, templatesDir);
+      if (params === null) return;
       const whole = peerReplay(params, [c.input]);
       expect(whole.sum).toEqual(whole.message);
       const streamed = peerReplay(params, peerChunks(c.input, 7, 5));
