@@ -403,6 +403,23 @@ const ROWS: RealOutputRow[] = [
       content: "<tool_calls:opensource><tool_call:opensource>annotate</tool_call:opensource></tool_calls:opensource>",
     },
   },
+  {
+    name: "GPT-OSS: messages with whitespace between the format's tokens, the answer ending with <|return|>",
+    template: GPT_OSS,
+    output:
+      "\n<|channel|>analysis\n<|message|>Need the weather.\n<|end|>\n<|start|>assistant<|channel|>commentary " +
+      'to=functions.get_weather\n<|constrain|>json\n<|message|>  {"city": "Paris"}\n<|call|>\n' +
+      "<|channel|>final\n<|message|>It is sunny.\n<|return|>",
+    want: { calls: [["get_weather", { city: "Paris" }]], content: "It is sunny." },
+  },
+  {
+    name: "GPT-OSS: a message without its <|end|>, the next without its <|start|>assistant, a constrained answer",
+    template: GPT_OSS,
+    output:
+      "<|channel|>analysis<|message|>Think.<|start|>assistant<|channel|>analysis<|message|>More.<|end|>" +
+      '<|channel|>final <|constrain|>json<|message|>{"a": 1}<|return|>',
+    want: { calls: [], content: '{"a": 1}' },
+  },
 ];
 
 describeRealOutputs("real model outputs: each format's calls, tagged values and call ids", ROWS);

@@ -140,17 +140,16 @@ function requiredSection(p: PegArena, req: NormalizedRequest): PegId {
 function build(req: NormalizedRequest): DedicatedBuild {
   const p = new PegArena();
   const useTools = req.tools.length > 0 && req.toolChoice !== "none" && req.jsonSchema === null;
+  // For the parser a thought also ends where the answer opens a channel of its own (`<|channel>response\n`).
+  const answerChannel = p.seq(p.literal(CHANNEL), p.not(p.literal("thought")), p.chars("a-z_", 1, 32), p.space());
+  const thoughtEnd = p.lenient(p.choice(p.literal(CHANNEL_END), answerChannel), p.literal(CHANNEL_END));
+  const thoughtText = p.lenient(p.until(CHANNEL_END, CHANNEL), p.until(CHANNEL_END));
   // Empty channels other than a thought one are skipped.
   const thought = p.seq(
     p.zeroOrMore(p.seq(p.literal(CHANNEL), p.not(p.literal("thought")), p.optional(p.literal(CHANNEL_END)))),
     p.tag(
       NODE.reasoningBlock,
-      p.seq(
-        p.literal(`${CHANNEL}thought`),
-        p.space(),
-        p.capture(NODE.reasoning, p.until(CHANNEL_END)),
-        p.literal(CHANNEL_END),
-      ),
+      p.seq(p.literal(`${CHANNEL}thought`), p.space(), p.capture(NODE.reasoning, thoughtText), thoughtEnd),
     ),
   );
   const start = p.optional(p.literal("<|turn>model\n"));

@@ -85,17 +85,24 @@ function takesNoArguments(params: JsonSchema): boolean {
 function build(req: NormalizedRequest): DedicatedBuild {
   const p = new PegArena();
   const channel = (name: string): PegId => p.literal(`<|channel|>${name}`);
-  const text = (capture: string): PegId => p.capture(capture, p.until(END, "<|return|>", "<|call|>"));
+  // For the parser: whitespace between the format's tokens (as pipelines that decode them as text write it), a
+  // message read up to the next message's header where its `<|end|>` is left out, and that header without its
+  // `<|start|>assistant` before the next channel.
+  const gap = p.lenient(p.space(), p.eps());
+  const text = (capture: string): PegId =>
+    p.capture(
+      capture,
+      p.lenient(p.until(END, START, "<|return|>", "<|call|>"), p.until(END, "<|return|>", "<|call|>")),
+    );
+  const end = p.lenient(p.optional(p.seq(gap, p.literal(END))), p.literal(END));
+  const next = p.lenient(p.seq(gap, p.choice(p.literal(START), p.and(p.literal("<|channel|>")))), p.literal(START));
   // Models sometimes put a stray commentary channel (and recipient) before the real one.
   const stray = p.optional(p.seq(channel("commentary"), p.optional(p.literal(" to=assistant"))));
   const analysis = p.seq(
     stray,
-    p.tag(
-      NODE.reasoningBlock,
-      p.seq(channel("analysis"), p.literal("<|message|>"), text(NODE.reasoning), p.literal(END)),
-    ),
+    p.tag(NODE.reasoningBlock, p.seq(channel("analysis"), gap, p.literal("<|message|>"), text(NODE.reasoning), end)),
   );
-  const preamble = p.seq(channel("commentary"), p.literal("<|message|>"), text(NODE.content), p.literal(END));
+  const preamble = p.seq(channel("commentary"), gap, p.literal("<|message|>"), text(NODE.content), end);
   // For the parser also text written without a channel header before the next message (`Let me check.<|start|>…`).
   const headerless = p.seq(
     p.not(p.choice(p.literal("<|channel|>"), p.literal(" to="))),
@@ -103,7 +110,7 @@ function build(req: NormalizedRequest): DedicatedBuild {
     p.optional(p.literal(END)),
   );
   const message = p.lenient(p.choice(analysis, preamble, headerless), p.choice(analysis, preamble));
-  const earlier = p.zeroOrMore(p.seq(message, p.literal(START)));
+  const earlier = p.zeroOrMore(p.seq(message, next));
   const constraint = p.optional(p.seq(p.space(), p.optional(p.literal("<|constrain|>")), p.chars("A-Za-z0-9_\\-", 1)));
 
   let last: PegId;
@@ -113,7 +120,17 @@ function build(req: NormalizedRequest): DedicatedBuild {
     const answer = jsonAnswerValue(p, req.jsonSchema);
     last = p.seq(stray, channel("final"), constraint, p.literal("<|message|>"), p.space(), answer, p.space());
   } else {
-    const final = p.seq(stray, channel("final"), p.literal("<|message|>"), text(NODE.content));
+    // The parser also reads a constraint in the answer's header, and the answer's end marker.
+    const finalEnd = p.lenient(p.optional(p.seq(gap, p.choice(p.literal("<|return|>"), p.literal(END)))), p.eps());
+    const final = p.seq(
+      stray,
+      channel("final"),
+      p.lenient(constraint, p.eps()),
+      gap,
+      p.literal("<|message|>"),
+      text(NODE.content),
+      finalEnd,
+    );
     if (useTools) {
       const calls = req.tools.map((t, i) => {
         // The recipient goes in the role header (" to=...<|channel|>commentary") or after the channel.
@@ -130,11 +147,12 @@ function build(req: NormalizedRequest): DedicatedBuild {
               p.seq(p.literal("<|channel|>"), p.choice(p.literal("commentary"), p.literal("analysis")), constraint),
               constraint,
             ),
+            gap,
             p.literal("<|message|>"),
           ),
         );
         const params = toolParameters(t);
-        const args = p.capture(NODE.toolArgs, p.schema(p.json(), params, { name: `tool-${i}-args` }));
+        const args = p.seq(gap, p.capture(NODE.toolArgs, p.schema(p.json(), params, { name: `tool-${i}-args` })));
         // The parser reads a message with no arguments at all as `{}` where the tool requires none.
         const empty = takesNoArguments(params) ? p.and(p.seq(p.space(), p.literal("<|call|>"))) : null;
         return p.rule(
@@ -155,7 +173,7 @@ function build(req: NormalizedRequest): DedicatedBuild {
       const afterCall = req.readsParallel
         ? p.choice(withChannel, analysis, preamble, final, unsolicited(p))
         : p.choice(analysis, preamble, final, unsolicited(p));
-      const callMessages = p.seq(withChannel, p.zeroOrMore(p.seq(p.space(), p.literal(START), p.optional(afterCall))));
+      const callMessages = p.seq(withChannel, p.zeroOrMore(p.seq(p.space(), next, p.optional(afterCall))));
       // A call to a function the request does not declare is no call: unsolicited, as content.
       last =
         req.toolChoice === "required"
@@ -166,7 +184,9 @@ function build(req: NormalizedRequest): DedicatedBuild {
       last = p.choice(final, unsolicited(p));
     }
   }
-  const body = p.seq(earlier, last, p.space(), p.end());
+  // Whitespace before the first message, not the space that opens a recipient (" to=").
+  const lead = p.lenient(p.optional(p.seq(p.space(), p.not(p.literal("to=")))), p.eps());
+  const body = p.seq(lead, earlier, last, p.space(), p.end());
   const root = p.seq(p.literal(START), body);
   const built = dedicatedParser("gpt-oss", p, req, {
     root,

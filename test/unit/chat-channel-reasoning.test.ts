@@ -1,0 +1,56 @@
+// Reasoning read from channel formats whose models write their messages otherwise than the template
+// renders them: the thought still goes to reasoning and the answer to content, whole and streamed.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { analyzeChatTemplate, ChatStreamParser, generateChatParams, parseChatOutput } from "../../src/chat/index.js";
+import { ChatTemplate } from "../../src/template/index.js";
+import { TEMPLATES_DIR } from "../helpers/analysis-oracle.js";
+
+function paramsOf(name: string, enableThinking: boolean) {
+  const source = readFileSync(join(TEMPLATES_DIR, name), "utf8");
+  const template = new ChatTemplate(source, { compat: "auto" });
+  return generateChatParams(analyzeChatTemplate(source, { template }), template, {
+    messages: [{ role: "user", content: "hi" }],
+    enableThinking,
+  });
+}
+
+const ROWS = [
+  {
+    name: "Gemma 4: the answer opens a channel of its own instead of closing the thought",
+    template: "google-gemma-4-31B-it.jinja",
+    output: "<|channel>thought\nThe user said hi.\n<|channel>response\nHello! How can I help?",
+    reasoning: /^The user said hi\.$/,
+    content: "Hello! How can I help?",
+  },
+  {
+    name: "GPT-OSS: an analysis message left without <|end|> before the answer's header",
+    template: "openai-gpt-oss-120b.jinja",
+    output: "<|channel|>analysis<|message|>Step by step.<|start|>assistant<|channel|>final<|message|>42<|return|>",
+    reasoning: /^Step by step\.$/,
+    content: "42",
+  },
+  {
+    name: "GPT-OSS: newlines between the tokens of two analysis messages and the answer",
+    template: "openai-gpt-oss-120b.jinja",
+    output:
+      "<|channel|>analysis\n<|message|>First.\n<|end|>\n<|channel|>analysis\n<|message|>Second.\n<|end|>\n" +
+      "<|channel|>final\n<|message|>Result.\n<|return|>",
+    reasoning: /^First\.\s+Second\.$/,
+    content: "Result.",
+  },
+];
+
+describe("channel formats: reasoning and answer as models write them", () => {
+  it.each(ROWS)("$name", ({ template, output, reasoning, content }) => {
+    const params = paramsOf(template, true);
+    const whole = parseChatOutput(params, output);
+    expect(whole.content).toBe(content);
+    expect(whole.reasoning_content).toMatch(reasoning);
+    const s = new ChatStreamParser(params);
+    for (let i = 0; i < output.length; i += 3) s.feed(output.slice(i, i + 3));
+    s.finish();
+    expect(s.message()).toEqual(whole);
+  });
+});
