@@ -57,10 +57,18 @@ export interface BuildContext {
    */
   fencedCalls?: PegId;
   /**
-   * Set by a format whose calls are a Python list inside markers, for the parser: the list alone, as models
-   * also write it without the markers (see generic-parser.ts).
+   * Set by a format whose calls sit inside markers, for the parser: the calls as models also write them
+   * without the markers (a Python or JSON list, a JSON call object), where `head` matches (a declared tool's
+   * name first), at one of the characters `starts` (see generic-parser.ts).
    */
-  bareCalls?: PegId;
+  bareCalls?: BareCalls;
+}
+
+/** Calls written without the markers of their format: see {@link BuildContext.bareCalls}. */
+export interface BareCalls {
+  calls: PegId;
+  head: PegId;
+  starts: readonly string[];
 }
 
 /** Most parallel calls per turn a grammar allows unless the request says otherwise. */

@@ -168,6 +168,14 @@ export function specialToken(ctx: BuildContext): PegId {
   );
 }
 
+/** `{"name": "NAME"`, a declared tool's name, alone or first in a list: how JSON calls start. */
+function jsonCallsHead(ctx: BuildContext): PegId {
+  const { p } = ctx;
+  const names = p.choice(...ctx.tools.map((t) => p.literal(JSON.stringify(t.function.name))));
+  const object = p.seq(p.literal("{"), p.space(), p.literal('"name"'), p.space(), p.literal(":"), p.space(), names);
+  return p.choice(object, p.seq(p.literal("["), p.space(), object));
+}
+
 /**
  * The tool-call part for JSON_NATIVE formats: a trigger rule (it starts the lazy grammar) whose
  * trigger is the section / per-call marker, or for markerless formats a pattern on how the
@@ -217,6 +225,12 @@ export function buildJsonTools(ctx: BuildContext, f: ToolFormatAnalysis): PegId 
       p.space(),
       marker(p, f.sectionEnd),
     );
+    // For the parser also the calls without their section's markers, as models write them (`[{"name": …}]`).
+    if (!ctx.forGrammar && f.sectionStart.trim() !== "") {
+      const list = p.seq(call, more(p.seq(p.space(), p.literal(","), p.space(), call)));
+      const bare = p.choice(p.seq(p.literal("["), p.space(), list, p.space(), p.literal("]")), call);
+      ctx.bareCalls = { calls: bare, head: jsonCallsHead(ctx), starts: ["{", "["] };
+    }
   }
   const taught = f.taughtListStart ?? "";
   if (taught !== "") {

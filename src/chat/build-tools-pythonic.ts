@@ -194,12 +194,19 @@ export function buildPythonicTools(ctx: BuildContext, t: ToolsAnalysis): PegId {
     section = wrap(f.sectionStart, f.sectionEnd, list(more));
   }
   if (!ctx.forGrammar && pythonicTriggerWord(t) !== "" && f.perCallStart === "" && f.toolsArrayWrapped)
-    ctx.bareCalls = list(more);
+    ctx.bareCalls = { calls: list(more), head: pythonicListHead(ctx), starts: ["["] };
   // In a code fence, bare calls may also come as one list or not.
   if (!ctx.forGrammar)
     ctx.fencedCalls = pythonicTriggerWord(t) !== "" ? section : p.choice(list(more), list(more, !f.toolsArrayWrapped));
   const trigger = ctx.toolTrigger ? pythonicTrigger(ctx, t) : false;
   return p.rule(ruleName(ctx, "tool-calls"), p.tag(NODE.toolSection, section), { trigger });
+}
+
+/** `[NAME(`, a declared tool's name first: how a list of calls starts. */
+function pythonicListHead(ctx: BuildContext): PegId {
+  const { p } = ctx;
+  const name = p.choice(...ctx.tools.map((tool) => p.literal(tool.function.name)));
+  return p.seq(p.literal("["), p.space(), name, p.space(), p.literal("("));
 }
 
 /**

@@ -44,7 +44,7 @@ export function fencedSection(ctx: BuildContext, t: ToolsAnalysis): PegId | null
 
 /**
  * Content up to the first of `stops`, a fence of calls (`fenced`) or a `{` where `braceCall` (a call
- * that starts with a brace; `[` for `callStart` "[") matches. A fence that holds anything else is text up to its
+ * that starts with a brace; at each of `callStarts` where given) matches. A fence that holds anything else is text up to its
  * closing fence (which therefore never opens a fence of calls), unless a stop comes first. Text runs from brace to
  * brace, so `braceCall` is tried only where one is.
  *
@@ -56,16 +56,21 @@ export function textBeforeCalls(
   stops: readonly string[],
   fenced: PegId | null,
   braceCall?: PegId,
-  callStart = "{",
+  callStarts: readonly string[] = ["{"],
 ): PegId {
   if (fenced === null && braceCall === undefined) return p.capture(NODE.content, p.until(...stops));
-  const piece = p.until(...stops, ...(fenced === null ? [] : [FENCE]), ...(braceCall === undefined ? [] : [callStart]));
+  const piece = p.until(...stops, ...(fenced === null ? [] : [FENCE]), ...(braceCall === undefined ? [] : callStarts));
   const steps: PegId[] = [];
   if (fenced !== null) {
     const inBlock = p.until(...stops, FENCE);
     steps.push(p.seq(p.not(fenced), p.literal(FENCE), inBlock, p.optional(p.literal(FENCE))));
   }
-  if (braceCall !== undefined) steps.push(p.seq(p.not(braceCall), p.literal(callStart)));
+  if (braceCall !== undefined) {
+    // A stop that begins with a call's first character (`[TOOL_CALLS]` and `[`) still ends the text.
+    const atStop = stops.filter((s) => callStarts.some((c) => s.startsWith(c))).map((s) => p.literal(s));
+    const notStop = atStop.length === 0 ? p.eps() : p.not(p.choice(...atStop));
+    steps.push(p.seq(notStop, p.not(braceCall), p.choice(...callStarts.map((c) => p.literal(c)))));
+  }
   return p.capture(NODE.content, p.seq(piece, p.zeroOrMore(p.seq(p.choice(...steps), piece))));
 }
 

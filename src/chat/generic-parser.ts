@@ -226,9 +226,9 @@ function withTools(ctx: BuildContext, a: TemplateAnalysis, section: PegId): PegI
   // Text a model writes after its calls is content (Ling 3 does), up to the next call section
   // (or a fence of calls, or a JSON call written without the format's markers).
   const fenced = fencedSection(ctx, a.tools);
-  const bare = bareJsonCalls(ctx, a) ?? barePythonicCalls(ctx);
+  const bare = bareJsonCalls(ctx, a) ?? bareMarkedCalls(ctx);
   const sections = p.choice(...[fenced, section, bare?.section].filter((s): s is PegId => s != null));
-  const text = (): PegId => textBeforeCalls(p, openers, fenced, bare?.head, bare?.start);
+  const text = (): PegId => textBeforeCalls(p, openers, fenced, bare?.head, bare?.starts);
   const callsThenText = sectionsThenText(p, sections, openers, ctx.readsParallel ?? ctx.parallel, text());
   const after = ctx.requireCalls ? callsThenText : p.choice(callsThenText, p.eps());
   return p.seq(p.optional(p.seq(contentPrefix(p, a), text())), after, p.space(), p.end());
@@ -248,27 +248,30 @@ function bareJsonCalls(ctx: BuildContext, a: TemplateAnalysis): MarkerlessCalls 
   const head = p.seq(nameKey, p.choice(...names.map((name) => p.literal(JSON.stringify(name)))));
   // Its closing brace closes it, where the format's calls close with a marker (callEndRequired).
   const call = p.seq(p.and(head), p.choice(...names.map((name) => jsonCallObject(p, name, true))));
-  return { head, section: p.tag(NODE.toolSection, call), start: "{" };
+  return { head, section: p.tag(NODE.toolSection, call), starts: ["{"] };
 }
 
-/** Calls written without the format's markers: where they start (`head`, at the character `start`), and them. */
+/** Calls written without the format's markers: where they start (`head`, at one of `starts`), and them. */
 interface MarkerlessCalls {
   head: PegId;
   section: PegId;
-  start: string;
+  starts: readonly string[];
 }
 
 /**
- * A Python list of calls (`[get_weather(city='Paris')]`) written without the markers the format puts around it:
- * calls where the list's first call names a declared tool (a list in prose is no call). Parser only; null where
- * the format's builder reads no such list (`BuildContext.bareCalls`).
+ * The calls of a format whose calls sit in markers, written without them (`[get_weather(city='Paris')]`,
+ * `[{"name": "get_weather", …}]`): calls where the first names a declared tool (a list or object in prose is no
+ * call). Parser only; null where the format's builder reads no such calls (`BuildContext.bareCalls`).
  */
-function barePythonicCalls(ctx: BuildContext): MarkerlessCalls | null {
+function bareMarkedCalls(ctx: BuildContext): MarkerlessCalls | null {
+  const bare = ctx.bareCalls;
+  if (ctx.forGrammar || bare === undefined || ctx.tools.length === 0) return null;
   const { p } = ctx;
-  if (ctx.forGrammar || ctx.bareCalls === undefined || ctx.tools.length === 0) return null;
-  const name = p.choice(...ctx.tools.map((tool) => p.literal(tool.function.name)));
-  const head = p.seq(p.literal("["), p.space(), name, p.space(), p.literal("("));
-  return { head, section: p.tag(NODE.toolSection, p.seq(p.and(head), ctx.bareCalls)), start: "[" };
+  return {
+    head: bare.head,
+    section: p.tag(NODE.toolSection, p.seq(p.and(bare.head), bare.calls)),
+    starts: bare.starts,
+  };
 }
 
 /**

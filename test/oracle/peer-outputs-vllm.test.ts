@@ -114,11 +114,6 @@ export const DIFFERENCES: Record<string, PeerDifference> = {
     NOT_YET,
     "an element repeated inside an untyped object is read as two keys, not a list",
   ),
-  ...entries(
-    ["vllm-mistral-10"],
-    NOT_YET,
-    "text between the call marker and the call list (`[TOOL_CALLS] junk [...]`)",
-  ),
   ...entries(["vllm-gemma4-32"], NOT_YET, "a call opener the template never writes (`<call>` for `<|tool_call>call:`)"),
 };
 

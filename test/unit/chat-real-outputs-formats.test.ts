@@ -420,6 +420,30 @@ const ROWS: RealOutputRow[] = [
       '<|channel|>final <|constrain|>json<|message|>{"a": 1}<|return|>',
     want: { calls: [], content: '{"a": 1}' },
   },
+  {
+    name: "Mistral Nemo: the list of JSON calls without its [TOOL_CALLS] marker, text before it",
+    template: "mistralai-Mistral-Nemo-Instruct-2407.jinja",
+    output: 'Sure. [{"name": "search", "arguments": {"q": "a"}}, {"name": "get_weather", "arguments": {"city": "P"}}]',
+    want: {
+      calls: [
+        ["search", { q: "a" }],
+        ["get_weather", { city: "P" }],
+      ],
+      content: "Sure.",
+    },
+  },
+  {
+    name: "Mistral Nemo: one JSON call object without its marker; a list in prose naming no tool is content",
+    template: "mistralai-Mistral-Nemo-Instruct-2407.jinja",
+    output: 'Use [{"name": "x"}] here. {"name": "search", "arguments": {"q": "a"}}',
+    want: { calls: [["search", { q: "a" }]], content: 'Use [{"name": "x"}] here.' },
+  },
+  {
+    name: "Mistral Nemo: the marker still opens its list where text before it holds a bracket",
+    template: "mistralai-Mistral-Nemo-Instruct-2407.jinja",
+    output: 'See [1]. [TOOL_CALLS][{"name": "search", "arguments": {"q": "a"}}]',
+    want: { calls: [["search", { q: "a" }]], content: "See [1]." },
+  },
 ];
 
 describeRealOutputs("real model outputs: each format's calls, tagged values and call ids", ROWS);

@@ -188,7 +188,7 @@ function build(req: NormalizedRequest): DedicatedBuild {
       p.literal("("),
     );
     const bare = p.tag(NODE.toolSection, p.seq(p.and(bareHead), list));
-    const text = (): PegId => p.lenient(textBeforeCalls(p, [CALLS_START], null, bareHead, "["), content());
+    const text = (): PegId => p.lenient(textBeforeCalls(p, [CALLS_START], null, bareHead, ["["]), content());
     // Every call section is read, with the text between and after them (content).
     const sections = sectionsThenText(
       p,
