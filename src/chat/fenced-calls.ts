@@ -43,10 +43,10 @@ export function fencedSection(ctx: BuildContext, t: ToolsAnalysis): PegId | null
 }
 
 /**
- * Content up to the first of `stops`, a fence of calls (`fenced`) or a `{` where `braceCall` (a call
- * that starts with a brace; at each of `callStarts` where given) matches. A fence that holds anything else is text up to its
- * closing fence (which therefore never opens a fence of calls), unless a stop comes first. Text runs from brace to
- * brace, so `braceCall` is tried only where one is.
+ * Content up to the first of `stops`, a fence of calls (`fenced`) or a `{` where `braceCall` (a call that
+ * starts with a brace; with `callStarts`, at each of those characters) matches. A fence that holds anything else
+ * is text up to its closing fence (which therefore never opens a fence of calls), unless a stop comes first. Text
+ * runs from brace to brace, so `braceCall` is tried only where one is.
  *
  * @example
  * const text = textBeforeCalls(p, ["<tool_call>"], fenced);
