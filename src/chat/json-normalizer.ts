@@ -141,6 +141,8 @@ export class JsonNormalizer {
   private started = false;
   /** A bare object key being read (its opening quote was emitted). */
   private bareKey = false;
+  /** Whitespace read in a bare key, held until a character after it says it is inside the key, not before `:`. */
+  private bareKeySpace = "";
   /** End of the previous piece that may be the start of the dialect's string delimiter. */
   private held = "";
 
@@ -196,9 +198,14 @@ export class JsonNormalizer {
       if (this.bareKey) {
         if (c === ":") {
           this.bareKey = false;
+          this.bareKeySpace = "";
           this.expect = Expect.Value;
           out += '":';
-        } else out += escapeChar(c);
+        } else if (/\s/.test(c)) this.bareKeySpace += c;
+        else {
+          out += [...this.bareKeySpace].map(escapeChar).join("") + escapeChar(c);
+          this.bareKeySpace = "";
+        }
         continue;
       }
       if (this.quote === delim && delim !== "") {
@@ -233,6 +240,7 @@ export class JsonNormalizer {
     this.held = "";
     if (this.bareKey) {
       this.bareKey = false;
+      this.bareKeySpace = "";
       out += '"';
       this.expect = Expect.Colon;
     }

@@ -13,6 +13,9 @@ const CASES: { text: string; json: unknown }[] = [
     json: { items: ["x", { y: 1 }], meta: { k: [1, 2], z: null }, flag: true },
   },
   { text: '{<|"|>quoted key<|"|>:<|"|><|"|>}', json: { "quoted key": "" } },
+  // Whitespace around a bare key is not part of it; inside it, it is (the template writes `Basic LLM Chain:`).
+  { text: '{ x : 1 , y :<|"|>z<|"|> }', json: { x: 1, y: "z" } },
+  { text: "{Basic LLM Chain :{a b:1}}", json: { "Basic LLM Chain": { "a b": 1 } } },
 ];
 
 function normalize(pieces: string[]): string {
