@@ -106,7 +106,7 @@ function analyzeRenders(
     tools.format.sectionEnd = channels.channelEnd;
   const assistantStart = detectAssistantStart(renderer, reasoning);
   const userStart = detectUserStart(renderer);
-  const assistantEnd = detectAssistantEnd(renderer, content);
+  const assistantEnd = detectAssistantEnd(renderer, content, userStart);
   const preservedTokens = collectPreservedTokens(reasoning, content, tools);
 
   const analysis: TemplateAnalysis = decodeStrings({

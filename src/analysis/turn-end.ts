@@ -13,9 +13,23 @@ import type { VariantRenderer } from "./render.js";
 import { segmentizeMarkers } from "./segments.js";
 import type { ContentAnalysis } from "./types.js";
 
-/** The first marker after an assistant turn's content that is not the content's own closer, or "". */
-export function detectAssistantEnd(renderer: VariantRenderer, content: ContentAnalysis): string {
-  const text = renderer.render({ messages: [USER_TURN, ASSISTANT_TURN] });
+/**
+ * The first marker after an assistant turn's content that is not the content's own closer, or "". A template
+ * that closes the turn only when another message follows (Apertus's `<|assistant_end|>` before the next
+ * `<|user_start|>`) shows it before the next user turn (`userStart`).
+ */
+export function detectAssistantEnd(renderer: VariantRenderer, content: ContentAnalysis, userStart = ""): string {
+  const last = markerAfterContent(renderer.render({ messages: [USER_TURN, ASSISTANT_TURN] }), content);
+  const next = trimWhitespace(userStart);
+  if (last !== "" || next === "") return last;
+  const text = renderer.render({ messages: [USER_TURN, ASSISTANT_TURN, USER_TURN] });
+  const at = text === null ? -1 : text.lastIndexOf(next);
+  if (text === null || at < 0) return "";
+  const found = markerAfterContent(text.slice(0, at), content);
+  return next.startsWith(found) ? "" : found;
+}
+
+function markerAfterContent(text: string | null, content: ContentAnalysis): string {
   if (text === null) return "";
   const at = text.lastIndexOf(ASSISTANT_MSG);
   if (at < 0) return "";

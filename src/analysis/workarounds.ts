@@ -177,6 +177,19 @@ export const WORKAROUNDS: readonly Workaround[] = [
     },
   },
   {
+    // Apertus renders reasoning only from content "blocks" of type "thoughts", a message shape the probes do not
+    // send, between the inner markers its models write (`<|inner_prefix|>…<|inner_suffix|>answer`).
+    name: "Apertus",
+    features: ["{%- set inner_token = '<|inner_prefix|>' -%}", "{%- set outer_token = '<|inner_suffix|>' -%}"],
+    when: (_s, a) => a.reasoning.mode === "NONE",
+    apply: (a) => {
+      a.reasoning.mode = "TAG_BASED";
+      a.reasoning.start = "<|inner_prefix|>";
+      a.reasoning.end = "<|inner_suffix|>";
+      a.preservedTokens.push("<|inner_prefix|>", "<|inner_suffix|>");
+    },
+  },
+  {
     name: "Bailing V3",
     features: ["Bailing V3 chat template"],
     apply: (a) => {

@@ -5,6 +5,9 @@
 //  - TAUGHT_IN_PROSE: the template renders no tool call, and its tools prompt teaches the call
 //    syntax in words; toolwright reads it, llama.cpp finds no format. No rendering can show it:
 //    test/unit/analysis-taught-section.test.ts parses the taught syntax instead.
+//  - UNPROBED_REASONING: the template writes reasoning only for a message shape the probes do not send; a
+//    workaround row (src/analysis/workarounds.ts) sets its markers, which peers' tests read as reasoning;
+//    test/unit/analysis-workaround-evidence.test.ts renders that shape and finds them.
 // LENIENT_TEMPLATES is not a list of differences: it names the templates whose ordinary
 // conversations raise under Python Jinja2 (transformers) semantics and only render with
 // llama.cpp's relaxations (src/template/compat.ts). analyzeTemplate renders them in
@@ -82,6 +85,17 @@ export const TAUGHT_IN_PROSE: Record<string, Difference> = {
       "<|tool_call|> followed by a JSON list of tools used. llama.cpp's analysis finds no format (NONE) and builds " +
       "no parser; toolwright reads the marker and the list from the prose (JSON_NATIVE, section <|tool_call|>, " +
       "calls in a list) and preserves <|tool_call|> as a token.",
+  },
+};
+
+export const UNPROBED_REASONING: Record<string, Difference> = {
+  "Apertus-8B-Instruct.jinja": {
+    fields: ["preservedTokens", "reasoning.end", "reasoning.mode", "reasoning.start"],
+    reason:
+      "The template renders reasoning only from assistant content given as blocks of type 'thoughts', between " +
+      "<|inner_prefix|> and <|inner_suffix|>; no probe sends that shape, so the diff finds no reasoning (llama.cpp: " +
+      "NONE). Its models write the markers (SGLang's and Ollama's Apertus tests read them as reasoning); a " +
+      "workaround row sets them.",
   },
 };
 

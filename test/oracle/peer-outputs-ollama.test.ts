@@ -130,15 +130,7 @@ export const DIFFERENCES: Record<string, PeerDifference> = {
     "a name or key the format's reader does not take: escaped quotes, spaces, `&`, stray markers inside it",
   ),
   ...entries(
-    [
-      "ollama-minicpm5-7",
-      "ollama-apertus-1",
-      "ollama-apertus-2",
-      "ollama-apertus-4",
-      "ollama-apertus-9",
-      "ollama-apertus-10",
-      "ollama-cohere-10",
-    ],
+    ["ollama-minicpm5-7", "ollama-apertus-1", "ollama-cohere-10"],
     NOT_YET,
     "a shape of another version of the format: an `<arguments>` wrapper, reasoning or " +
       "answer markers the template does not write",
