@@ -68,10 +68,6 @@ export const DIFFERENCES: Record<string, PeerDifference> = {
       "ollama-minimax_m2-14",
       "ollama-minimax_m2-19",
       "ollama-minimax_m2-27",
-      "ollama-gemma4-3",
-      "ollama-gemma4-4",
-      "ollama-gemma4-29",
-      "ollama-gemma4-38",
     ],
     BY_DESIGN,
     "reasoning is read where the template puts it (before the answer, up to the first end marker); a reasoning " +

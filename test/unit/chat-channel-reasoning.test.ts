@@ -25,6 +25,20 @@ const ROWS = [
     content: "Hello! How can I help?",
   },
   {
+    name: "Gemma 4: channels without the thought name, one after another, then the answer",
+    template: "google-gemma-4-31B-it.jinja",
+    output: "<|channel>first idea<channel|><|channel>second idea<channel|>Final answer.",
+    reasoning: /^first idea\s+second idea$/,
+    content: "Final answer.",
+  },
+  {
+    name: "Gemma 4: a channel the output never closes is reasoning; a stray opener before a thought is skipped",
+    template: "google-gemma-4-31B-it.jinja",
+    output: "<|channel><|channel>thought\nStill thinking",
+    reasoning: /^Still thinking$/,
+    content: "",
+  },
+  {
     name: "GPT-OSS: an analysis message left without <|end|> before the answer's header",
     template: "openai-gpt-oss-120b.jinja",
     output: "<|channel|>analysis<|message|>Step by step.<|start|>assistant<|channel|>final<|message|>42<|return|>",

@@ -144,13 +144,13 @@ function build(req: NormalizedRequest): DedicatedBuild {
   const answerChannel = p.seq(p.literal(CHANNEL), p.not(p.literal("thought")), p.chars("a-z_", 1, 32), p.space());
   const thoughtEnd = p.lenient(p.choice(p.literal(CHANNEL_END), answerChannel), p.literal(CHANNEL_END));
   const thoughtText = p.lenient(p.until(CHANNEL_END, CHANNEL), p.until(CHANNEL_END));
-  // Empty channels other than a thought one are skipped.
+  // For the parser any channel the model opens is a thought (`<|channel>Let me see<channel|>`: models leave the
+  // name out); empty ones, and an opener right before another, are skipped.
+  const named = p.seq(p.literal(`${CHANNEL}thought`), p.space());
+  const head = p.lenient(p.choice(named, p.seq(p.literal(CHANNEL), p.not(p.literal("thought")))), named);
   const thought = p.seq(
-    p.zeroOrMore(p.seq(p.literal(CHANNEL), p.not(p.literal("thought")), p.optional(p.literal(CHANNEL_END)))),
-    p.tag(
-      NODE.reasoningBlock,
-      p.seq(p.literal(`${CHANNEL}thought`), p.space(), p.capture(NODE.reasoning, thoughtText), thoughtEnd),
-    ),
+    p.zeroOrMore(p.seq(p.literal(CHANNEL), p.space(), p.choice(p.literal(CHANNEL_END), p.and(p.literal(CHANNEL))))),
+    p.tag(NODE.reasoningBlock, p.seq(head, p.capture(NODE.reasoning, thoughtText), thoughtEnd)),
   );
   const start = p.optional(p.literal("<|turn>model\n"));
   let body: PegId;
