@@ -380,7 +380,9 @@ export function buildGenericParser(
     else if (a.tools.format.mode === "PYTHONIC") lazyGrammarRoot = toolSection(grammarContext(ctx, req.maxCalls), a);
   } else body = contentOnly(p, a);
   const reasoning = reasoningBlock(p, a, useTools && req.jsonSchema === null ? openersOf(a) : []);
-  const root = reasoning === null ? body : p.seq(reasoning, body);
+  // For the parser a model may write a reasoning block of its own after one the prompt closed (thinking off):
+  // it is reasoning too.
+  const root = reasoning === null ? body : p.seq(reasoning, p.lenient(reasoning, p.eps()), body);
   // A request that does not think gets at most an empty reasoning block in its strict grammar (the
   // parser still reads any).
   const strictBody = grammarBody ?? (req.jsonSchema !== null ? body : undefined);

@@ -35,6 +35,12 @@ export const DIFFERENCES: Record<string, PeerDifference> = {
     "the text of a malformed or unfinished call is content with its markers; the peer strips them",
   ),
   ...entries(
+    ["ollama-qwen3vl-2", "ollama-qwen3vl-5"],
+    BY_DESIGN,
+    "a reasoning block the model writes though the prompt turned thinking off is reasoning (SGLang's reasoning " +
+      "parsers read it so); the peer's non-thinking parser leaves it in content",
+  ),
+  ...entries(
     ["ollama-qwen35-19", "ollama-deepseek3-45", "ollama-deepseek3-46", "ollama-deepseek3-52"],
     BY_DESIGN,
     "a malformed or unfinished call's text and the text around it stay content; the peer drops them",

@@ -1,5 +1,5 @@
-// Reasoning read from channel formats whose models write their messages otherwise than the template
-// renders them: the thought still goes to reasoning and the answer to content, whole and streamed.
+// Reasoning written otherwise than the template renders it (channel formats' messages, a block after the
+// prompt closed reasoning): the thought still goes to reasoning and the answer to content, whole and streamed.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -16,7 +16,14 @@ function paramsOf(name: string, enableThinking: boolean) {
   });
 }
 
-const ROWS = [
+const ROWS: {
+  name: string;
+  template: string;
+  output: string;
+  reasoning: RegExp;
+  content: string;
+  thinking?: boolean;
+}[] = [
   {
     name: "Gemma 4: the answer opens a channel of its own instead of closing the thought",
     template: "google-gemma-4-31B-it.jinja",
@@ -39,6 +46,14 @@ const ROWS = [
     content: "",
   },
   {
+    name: "Qwen3 with thinking off: a reasoning block the model writes anyway after the prompt's closed one",
+    template: "Qwen-Qwen3-0.6B.jinja",
+    output: "<think>Quick check.</think>The answer.",
+    reasoning: /^Quick check\.$/,
+    content: "The answer.",
+    thinking: false,
+  },
+  {
     name: "GPT-OSS: an analysis message left without <|end|> before the answer's header",
     template: "openai-gpt-oss-120b.jinja",
     output: "<|channel|>analysis<|message|>Step by step.<|start|>assistant<|channel|>final<|message|>42<|return|>",
@@ -57,8 +72,8 @@ const ROWS = [
 ];
 
 describe("channel formats: reasoning and answer as models write them", () => {
-  it.each(ROWS)("$name", ({ template, output, reasoning, content }) => {
-    const params = paramsOf(template, true);
+  it.each(ROWS)("$name", ({ template, output, reasoning, content, thinking }) => {
+    const params = paramsOf(template, thinking ?? true);
     const whole = parseChatOutput(params, output);
     expect(whole.content).toBe(content);
     expect(whole.reasoning_content).toMatch(reasoning);
