@@ -54,6 +54,13 @@ const ROWS: {
     thinking: false,
   },
   {
+    name: "Muse Glimmer: only reasoning messages, the first header without its space, no answer yet",
+    template: "muse-glimmer.jinja",
+    output: "to=self<|message|>first<|eom|><|start|>assistant to=self<|message|>second<|eom|>",
+    reasoning: /^first\s+second$/,
+    content: "",
+  },
+  {
     name: "GPT-OSS: an analysis message left without <|end|> before the answer's header",
     template: "openai-gpt-oss-120b.jinja",
     output: "<|channel|>analysis<|message|>Step by step.<|start|>assistant<|channel|>final<|message|>42<|return|>",

@@ -125,7 +125,7 @@ function parsedCall(p: PegArena, ctx: BuildContext, t: ToolDefinition, i: number
   // A message to the user or to the model itself is no call, whatever it holds (as the trigger says); one
   // without a recipient header is a call where it holds one (the invoked name says which).
   const recipient = p.seq(
-    p.literal(" to="),
+    to(p),
     p.not(p.choice(p.literal(`user${MESSAGE}`), p.literal(`self${MESSAGE}`))),
     p.until(MESSAGE),
   );
@@ -148,6 +148,11 @@ function parsedCall(p: PegArena, ctx: BuildContext, t: ToolDefinition, i: number
   return p.rule(`tool-${i}`, p.tag(NODE.tool, p.seq(head, argList, end)));
 }
 
+/** ` to=`, a recipient; for the parser also without its space (the first header, right after the prompt). */
+function to(p: PegArena): PegId {
+  return p.lenient(p.seq(p.optional(p.literal(" ")), p.literal("to=")), p.literal(" to="));
+}
+
 function build(req: NormalizedRequest): DedicatedBuild {
   const p = new PegArena();
   const useTools = req.tools.length > 0 && req.toolChoice !== "none" && req.jsonSchema === null;
@@ -155,10 +160,17 @@ function build(req: NormalizedRequest): DedicatedBuild {
   // whitespace may follow its end marker.
   const messageEnd = p.lenient(p.seq(p.optional(p.literal(EOM)), p.space()), p.literal(EOM));
   const analysis = p.seq(
-    p.literal(` to=self${MESSAGE}`),
+    p.seq(to(p), p.literal(`self${MESSAGE}`)),
     p.capture(NODE.reasoning, p.lenient(p.until(EOM, START), p.until(EOM))),
     messageEnd,
     p.literal(START),
+  );
+  // For the parser the output may end with a reasoning message (`to=self<|message|>…<|eom|>`, no answer yet).
+  const lastThought = p.seq(
+    to(p),
+    p.literal(`self${MESSAGE}`),
+    p.capture(NODE.reasoning, p.until(EOM, EOT, START)),
+    p.optional(p.choice(p.literal(EOM), p.literal(EOT))),
   );
   const earlier = p.zeroOrMore(analysis);
   const ending = p.seq(p.space(), p.optional(p.choice(p.literal(EOT), p.literal(EOM))), p.space(), p.end());
@@ -166,10 +178,10 @@ function build(req: NormalizedRequest): DedicatedBuild {
   let grammarBody: PegId | undefined;
   if (req.jsonSchema !== null) {
     const answer = jsonAnswerValue(p, req.jsonSchema);
-    last = p.seq(p.optional(p.literal(" to=user")), p.literal(MESSAGE), p.space(), answer, ending);
+    last = p.seq(p.optional(p.seq(to(p), p.literal("user"))), p.literal(MESSAGE), p.space(), answer, ending);
   } else {
     const final = p.seq(
-      p.optional(p.literal(" to=user")),
+      p.optional(p.seq(to(p), p.literal("user"))),
       p.literal(MESSAGE),
       p.capture(NODE.content, p.until(EOT, EOM)),
     );
@@ -213,7 +225,7 @@ function build(req: NormalizedRequest): DedicatedBuild {
       last = p.seq(final, ending);
     }
   }
-  const body = p.seq(earlier, last);
+  const body = p.seq(earlier, p.lenient(p.choice(last, p.seq(lastThought, ending)), last));
   const root = p.seq(p.literal(START), body);
   const built = dedicatedParser("muse-glimmer", p, req, {
     root,
