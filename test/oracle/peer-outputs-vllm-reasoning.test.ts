@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { describePeerRatchet, loadPeerCases } from "../helpers/peer-cases.js";
 import { TEMPLATES_DIR } from "../helpers/analysis-oracle.js";
 
-const READ = 132;
+const READ = 134;
 
 const cases = loadPeerCases(fileURLToPath(new URL("../fixtures/peer-outputs/vllm-reasoning.jsonl", import.meta.url)));
 

@@ -7,12 +7,13 @@ import { analyzeChatTemplate, ChatStreamParser, generateChatParams, parseChatOut
 import { ChatTemplate } from "../../src/template/index.js";
 import { TEMPLATES_DIR } from "../helpers/analysis-oracle.js";
 
-function paramsOf(name: string, enableThinking: boolean) {
+function paramsOf(name: string, enableThinking: boolean, extraContext?: Record<string, unknown>) {
   const source = readFileSync(join(TEMPLATES_DIR, name), "utf8");
   const template = new ChatTemplate(source, { compat: "auto" });
   return generateChatParams(analyzeChatTemplate(source, { template }), template, {
     messages: [{ role: "user", content: "hi" }],
     enableThinking,
+    ...(extraContext !== undefined ? { extraContext } : {}),
   });
 }
 
@@ -23,6 +24,7 @@ const ROWS: {
   reasoning: RegExp;
   content: string;
   thinking?: boolean;
+  extraContext?: Record<string, unknown>;
 }[] = [
   {
     name: "Gemma 4: the answer opens a channel of its own instead of closing the thought",
@@ -61,6 +63,21 @@ const ROWS: {
     content: "",
   },
   {
+    name: "MiniMax M3 with thinking_mode enabled: the prompt opens <mm:think>, the output closes it",
+    template: "MiniMax-M3.jinja",
+    output: "plan</mm:think>answer",
+    reasoning: /^plan$/,
+    content: "answer",
+    extraContext: { thinking_mode: "enabled" },
+  },
+  {
+    name: "Ministral 3: a newline before the [THINK] block",
+    template: "mistralai-Ministral-3-14B-Reasoning-2512.jinja",
+    output: "\n[THINK]Plan it.[/THINK]\nThe rest.",
+    reasoning: /^Plan it\.$/,
+    content: "The rest.",
+  },
+  {
     name: "GPT-OSS: an analysis message left without <|end|> before the answer's header",
     template: "openai-gpt-oss-120b.jinja",
     output: "<|channel|>analysis<|message|>Step by step.<|start|>assistant<|channel|>final<|message|>42<|return|>",
@@ -79,8 +96,8 @@ const ROWS: {
 ];
 
 describe("channel formats: reasoning and answer as models write them", () => {
-  it.each(ROWS)("$name", ({ template, output, reasoning, content, thinking }) => {
-    const params = paramsOf(template, thinking ?? true);
+  it.each(ROWS)("$name", ({ template, output, reasoning, content, thinking, extraContext }) => {
+    const params = paramsOf(template, thinking ?? true, extraContext);
     const whole = parseChatOutput(params, output);
     expect(whole.content).toBe(content);
     expect(whole.reasoning_content).toMatch(reasoning);

@@ -25,7 +25,14 @@ import type { NormalizedRequest } from "../request.js";
 import { constrainsValues, isScalarTyped, rawOrTyped, splitRawSchema } from "../raw-union.js";
 import { NODE } from "../tree-names.js";
 import { grammarString, orderedArguments } from "./grammar-args.js";
-import { type DedicatedBuild, type DedicatedHandlerDef, reasoningThenBody, sourceHas } from "./handler.js";
+import {
+  type DedicatedBuild,
+  type DedicatedContext,
+  type DedicatedHandlerDef,
+  reasoningThenBody,
+  sourceHas,
+} from "./handler.js";
+import type { ReasoningPrefixState } from "../prompt.js";
 import { argRuleName } from "../rule-names.js";
 
 const NS = "]<]minimax[>[";
@@ -230,7 +237,18 @@ function requiredGrammar(p: PegArena, req: NormalizedRequest, values: ElementVal
   );
 }
 
-function build(req: NormalizedRequest): DedicatedBuild {
+/**
+ * Where the generation prompt leaves reasoning: opened (`thinking_mode` "enabled" ends it with <mm:think>), closed
+ * ("disabled" ends it with </mm:think>), or not (the model decides).
+ */
+function thinkPrefix(generationPrompt: string): { prefix: string; state: ReasoningPrefixState } {
+  const end = generationPrompt.trimEnd();
+  if (end.endsWith(THINK_START)) return { prefix: THINK_START, state: "open" };
+  if (end.endsWith(THINK_END)) return { prefix: THINK_END, state: "closed" };
+  return { prefix: "", state: "none" };
+}
+
+function build(req: NormalizedRequest, { generationPrompt }: DedicatedContext): DedicatedBuild {
   const p = new PegArena();
   const useTools = req.tools.length > 0 && req.toolChoice !== "none" && req.jsonSchema === null;
   const reasoning = p.optional(
@@ -310,8 +328,7 @@ function build(req: NormalizedRequest): DedicatedBuild {
   });
   return {
     built,
-    prefix: "",
-    state: "none",
+    ...thinkPrefix(generationPrompt),
     preservedTokens: [NS, "<tool_call>", "</tool_call>", THINK_START, THINK_END],
   };
 }

@@ -18,10 +18,12 @@ const ARGS = "[ARGS]";
 
 function build(req: NormalizedRequest): DedicatedBuild {
   const p = new PegArena();
+  // For the parser whitespace may come before the block (`\n[THINK]…`).
+  const lead = p.lenient(p.space(), p.eps());
   const reasoning = p.optional(
     p.tag(
       NODE.reasoningBlock,
-      p.seq(p.literal(THINK), p.capture(NODE.reasoning, p.until(END_THINK)), p.literal(END_THINK)),
+      p.seq(lead, p.literal(THINK), p.capture(NODE.reasoning, p.until(END_THINK)), p.literal(END_THINK)),
     ),
   );
   const useTools = req.tools.length > 0 && req.toolChoice !== "none" && req.jsonSchema === null;
