@@ -29,11 +29,15 @@ export interface Workaround {
   overrides?: readonly string[];
 }
 
-function setThinkTags(a: TemplateAnalysis): void {
+function setReasoningTags(a: TemplateAnalysis, start: string, end: string): void {
   a.reasoning.mode = "TAG_BASED";
-  a.reasoning.start = "<think>";
-  a.reasoning.end = "</think>";
-  a.preservedTokens.push("<think>", "</think>");
+  a.reasoning.start = start;
+  a.reasoning.end = end;
+  a.preservedTokens.push(start, end);
+}
+
+function setThinkTags(a: TemplateAnalysis): void {
+  setReasoningTags(a, "<think>", "</think>");
 }
 
 export const WORKAROUNDS: readonly Workaround[] = [
@@ -182,12 +186,7 @@ export const WORKAROUNDS: readonly Workaround[] = [
     name: "Apertus",
     features: ["{%- set inner_token = '<|inner_prefix|>' -%}", "{%- set outer_token = '<|inner_suffix|>' -%}"],
     when: (_s, a) => a.reasoning.mode === "NONE",
-    apply: (a) => {
-      a.reasoning.mode = "TAG_BASED";
-      a.reasoning.start = "<|inner_prefix|>";
-      a.reasoning.end = "<|inner_suffix|>";
-      a.preservedTokens.push("<|inner_prefix|>", "<|inner_suffix|>");
-    },
+    apply: (a) => setReasoningTags(a, "<|inner_prefix|>", "<|inner_suffix|>"),
   },
   {
     name: "Bailing V3",
