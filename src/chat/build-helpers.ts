@@ -272,6 +272,19 @@ export function nameSuffix(p: PegArena, prefix: string, suffix: string, written:
 }
 
 /**
+ * For the parser: a marker that opens or closes an XML attribute value with `"` (`<invoke name="`, `">`), also
+ * with `'` (`<invoke name='f'>`), as XML allows and models write now and then. `written` is the marker as built.
+ *
+ * @example
+ * eitherQuote(p, '<invoke name="', marker(p, '<invoke name="')); // also reads <invoke name='
+ */
+export function eitherQuote(p: PegArena, text: string, written: PegId, build = (t: string) => marker(p, t)): PegId {
+  const c = core(text);
+  if (!c.endsWith('="') && !c.startsWith('"')) return written;
+  return p.lenient(p.choice(written, build(text.replaceAll('"', "'"))), written);
+}
+
+/**
  * A marker inside which runs of digits match any number: call counters baked into markers by
  * the analysis probes (`functions.NAME:0`, `index="1"`) then match the second call too.
  */

@@ -15,6 +15,7 @@ import {
   pythonTyped,
   pythonValue,
   core,
+  eitherQuote,
   marker,
   nameSuffix,
   ruleName,
@@ -57,12 +58,21 @@ export function taggedArgument(
   // takes only its learned whitespace.
   const { text, typed } = splitRawSchema(schema);
   const keepTrail = text !== null;
-  const suffix = marker(p, a.nameSuffix, { keepTrail: keepTrail && a.valuePrefix === "" });
+  const suffixOptions = { keepTrail: keepTrail && a.valuePrefix === "" };
+  const suffix = marker(p, a.nameSuffix, suffixOptions);
+  const prefix = marker(p, a.namePrefix);
   const open = p.atomic(
     p.seq(
-      marker(p, a.namePrefix),
+      ctx.forGrammar ? prefix : eitherQuote(p, a.namePrefix, prefix),
       p.capture(NODE.argName, p.literal(name)),
-      ctx.forGrammar ? suffix : nameSuffix(p, a.namePrefix, a.nameSuffix, suffix),
+      ctx.forGrammar
+        ? suffix
+        : nameSuffix(
+            p,
+            a.namePrefix,
+            a.nameSuffix,
+            eitherQuote(p, a.nameSuffix, suffix, (t) => marker(p, t, suffixOptions)),
+          ),
     ),
   );
   const suffixCore = core(a.valueSuffix);
@@ -82,7 +92,9 @@ export function taggedArgument(
     const prefix = jsonValuePrefix(a.valuePrefix);
     // Beside strings, a typed value is one only where the whole value reads as one ("null", "42").
     const whole = text === null || ctx.forGrammar ? value : guardedValue(ctx, typed, delimiters, value);
-    alternatives.push(p.seq(prefix !== "" ? valueMarker(ctx, prefix, text === null) : p.eps(), whole));
+    const marked = prefix !== "" ? valueMarker(ctx, prefix, text === null) : p.eps();
+    const opened = ctx.forGrammar ? marked : eitherQuote(p, prefix, marked, (t) => valueMarker(ctx, t, text === null));
+    alternatives.push(p.seq(opened, whole));
   }
   if (text !== null) {
     const raw = ctx.forGrammar
@@ -100,7 +112,10 @@ export function taggedArgument(
         : until;
       value = p.choice(p.seq(p.literal("<![CDATA["), p.capture(NODE.argString, inner), p.literal("]]>")), value);
     }
-    const prefix = a.valuePrefix !== "" ? valueMarker(ctx, a.valuePrefix, true, { keepTrail }) : p.eps();
+    const written = a.valuePrefix !== "" ? valueMarker(ctx, a.valuePrefix, true, { keepTrail }) : p.eps();
+    const prefix = ctx.forGrammar
+      ? written
+      : eitherQuote(p, a.valuePrefix, written, (t) => valueMarker(ctx, t, true, { keepTrail }));
     alternatives.push(p.seq(prefix, value));
   }
   // A string value keeps its own trailing whitespace: the suffix takes only its learned whitespace.
@@ -113,10 +128,11 @@ export function taggedArgument(
   const flagged = flaggedJson(ctx, a.valuePrefix, delimiters);
   if (text === null) {
     const prefix = jsonValuePrefix(a.valuePrefix);
-    const typedRead = p.seq(
-      prefix !== "" ? valueMarker(ctx, prefix, true) : p.eps(),
-      guardedValue(ctx, typed!, delimiters, typedValue(ctx, typed!, argName)),
-    );
+    const marked =
+      prefix !== ""
+        ? eitherQuote(p, prefix, valueMarker(ctx, prefix, true), (m) => valueMarker(ctx, m, true))
+        : p.eps();
+    const typedRead = p.seq(marked, guardedValue(ctx, typed!, delimiters, typedValue(ctx, typed!, argName)));
     read = p.choice(typedRead, ...(flagged === null ? [] : [flagged]), lenientText(ctx, a.valuePrefix, delimiters));
   } else if (flagged !== null && isUntyped(schema)) read = p.choice(flagged, value);
   // Whitespace the template does not write may come between the name and the value markers.
@@ -139,12 +155,20 @@ function stringText(ctx: BuildContext, t: ToolsAnalysis, toolIndex: number, deli
   if (core(a.valueSuffix) === "" || core(a.namePrefix) === "" || tool === undefined) return p.until(...delimiters);
   const nameEnd = argumentNameEnd(a).slice(0, 1);
   const declared = schemaProperties(toolParameters(tool)).map(([key]) => key);
-  // Another argument, declared or not (an undeclared one is read too).
-  const anyName = nameEnd === "" ? null : p.chars(`^${classEscape(nameEnd)}<>\n`, 1, 64);
+  // Another argument, declared or not (an undeclared one is read too), its name quoted either way where it is an
+  // attribute value (see eitherQuote).
+  const pre = core(a.namePrefix);
+  const quotes: [string, string][] =
+    pre.endsWith('="') && nameEnd === '"'
+      ? [
+          [pre, nameEnd],
+          [`${pre.slice(0, -1)}'`, "'"],
+        ]
+      : [[pre, nameEnd]];
   const nextArgument =
-    anyName === null
-      ? declared.map((key) => p.seq(marker(p, core(a.namePrefix)), p.literal(key)))
-      : [p.seq(marker(p, core(a.namePrefix)), anyName, p.literal(nameEnd))];
+    nameEnd === ""
+      ? declared.map((key) => p.seq(marker(p, pre), p.literal(key)))
+      : quotes.map(([open, end]) => p.seq(marker(p, open), p.chars(`^${classEscape(end)}<>\n`, 1, 64), p.literal(end)));
   const callEnds = callEndMarkers(t);
   const closer = p.choice(...delimiters.map((d) => p.literal(d)));
   const goesOn = p.seq(closer, p.space(), p.choice(...nextArgument, ...callEnds.map((c) => p.literal(c)), p.end()));

@@ -15,6 +15,7 @@ import {
   counterMarker,
   identifierEnd,
   jsonCallObject,
+  eitherQuote,
   marker,
   moreCalls,
   nameSuffix,
@@ -119,13 +120,18 @@ function callOf(ctx: BuildContext, t: ToolsAnalysis, name: string | null, schema
   // For the parser whitespace may come between a name's marker and the name (`<｜tool▁sep｜>  f`).
   const lead = ctx.forGrammar || core(fn.namePrefix) === "" ? p.eps() : p.space();
   const suffix = counterMarker(p, fn.nameSuffix, digits);
+  const prefix = counterMarker(p, fn.namePrefix, digits);
+  const quoted = (text: string, written: PegId): PegId =>
+    ctx.forGrammar || name === null ? written : eitherQuote(p, text, written, (t) => counterMarker(p, t, digits));
   if (handle === null)
     openItems = [
-      counterMarker(p, fn.namePrefix, digits),
+      quoted(fn.namePrefix, prefix),
       lead,
       nameNode,
       nameEnd,
-      ctx.forGrammar || name === null ? suffix : nameSuffix(p, fn.namePrefix, fn.nameSuffix, suffix),
+      ctx.forGrammar || name === null
+        ? suffix
+        : nameSuffix(p, fn.namePrefix, fn.nameSuffix, quoted(fn.nameSuffix, suffix)),
     ];
   else {
     // The numbered name is the call's id (functions.NAME:0): the model's own id is kept. The

@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { describePeerRatchet, loadPeerCases } from "../helpers/peer-cases.js";
 import { TEMPLATES_DIR } from "../helpers/analysis-oracle.js";
 
-const READ = 60;
+const READ = 61;
 
 const cases = loadPeerCases(fileURLToPath(new URL("../fixtures/peer-outputs/mlx-lm.jsonl", import.meta.url)));
 

@@ -444,6 +444,14 @@ const ROWS: RealOutputRow[] = [
     output: 'See [1]. [TOOL_CALLS][{"name": "search", "arguments": {"q": "a"}}]',
     want: { calls: [["search", { q: "a" }]], content: "See [1]." },
   },
+  {
+    name: "XML attribute values quoted with ' rather than the template's \"",
+    template: MINIMAX_M2,
+    output:
+      "</think>\n\n<minimax:tool_call>\n<invoke name='get_weather'>\n<parameter name='city'>Paris</parameter>\n" +
+      "<parameter name='count'>3</parameter>\n</invoke>\n</minimax:tool_call>",
+    want: { calls: [["get_weather", { city: "Paris", count: 3 }]], content: null },
+  },
 ];
 
 describeRealOutputs("real model outputs: each format's calls, tagged values and call ids", ROWS);
