@@ -14,7 +14,7 @@
  *    required ones always, strings with escaped quotes, other values typed by the schema.
  */
 import type { PegArena, PegId } from "../peg/index.js";
-import type { JsonSchema } from "../types.js";
+import type { JsonSchema, ToolDefinition } from "../types.js";
 import type { ToolsAnalysis } from "../analysis/index.js";
 import {
   type BuildContext,
@@ -194,7 +194,7 @@ export function buildPythonicTools(ctx: BuildContext, t: ToolsAnalysis): PegId {
     section = wrap(f.sectionStart, f.sectionEnd, list(more));
   }
   if (!ctx.forGrammar && pythonicTriggerWord(t) !== "" && f.perCallStart === "" && f.toolsArrayWrapped)
-    ctx.bareCalls = { calls: list(more), head: pythonicListHead(ctx), starts: ["["] };
+    ctx.bareCalls = { calls: list(more), head: pythonicListHead(p, ctx.tools), starts: ["["] };
   // In a code fence, bare calls may also come as one list or not.
   if (!ctx.forGrammar)
     ctx.fencedCalls = pythonicTriggerWord(t) !== "" ? section : p.choice(list(more), list(more, !f.toolsArrayWrapped));
@@ -202,10 +202,14 @@ export function buildPythonicTools(ctx: BuildContext, t: ToolsAnalysis): PegId {
   return p.rule(ruleName(ctx, "tool-calls"), p.tag(NODE.toolSection, section), { trigger });
 }
 
-/** `[NAME(`, a declared tool's name first: how a list of calls starts. */
-function pythonicListHead(ctx: BuildContext): PegId {
-  const { p } = ctx;
-  const name = p.choice(...ctx.tools.map((tool) => p.literal(tool.function.name)));
+/**
+ * `[NAME(`, a declared tool's name first: how a list of calls starts where no marker opens it.
+ *
+ * @example
+ * pythonicListHead(p, tools); // matches "[get_weather(" and "[ get_weather ("
+ */
+export function pythonicListHead(p: PegArena, tools: readonly ToolDefinition[]): PegId {
+  const name = p.choice(...tools.map((tool) => p.literal(tool.function.name)));
   return p.seq(p.literal("["), p.space(), name, p.space(), p.literal("("));
 }
 

@@ -21,7 +21,7 @@ import {
 import type { JsonSchema, ToolDefinition } from "../../types.js";
 import { grammarString, orderedArguments } from "./grammar-args.js";
 import type { NormalizedRequest } from "../request.js";
-import { lenientString, undeclaredKeywordArgument } from "../build-tools-pythonic.js";
+import { lenientString, pythonicListHead, undeclaredKeywordArgument } from "../build-tools-pythonic.js";
 import { hasStringKeywords } from "../literal-schema.js";
 import { rawOrTyped } from "../raw-union.js";
 import { NODE } from "../tree-names.js";
@@ -180,13 +180,7 @@ function build(req: NormalizedRequest): DedicatedBuild {
     );
     // The parser also reads the list without its markers where its first call names a declared tool
     // (`[get_weather(city='Paris')]`, as models write it); a list in prose is no call.
-    const bareHead = p.seq(
-      p.literal("["),
-      p.space(),
-      p.choice(...req.tools.map((t) => p.literal(t.function.name))),
-      p.space(),
-      p.literal("("),
-    );
+    const bareHead = pythonicListHead(p, req.tools);
     const bare = p.tag(NODE.toolSection, p.seq(p.and(bareHead), list));
     const text = (): PegId => p.lenient(textBeforeCalls(p, [CALLS_START], null, bareHead, ["["]), content());
     // Every call section is read, with the text between and after them (content).
