@@ -2,6 +2,7 @@
  * Small building blocks shared by the chat parser builders: markers that tolerate the
  * whitespace around them, JSON / Python-literal values, tool schemas.
  */
+import { withoutOpenApiNullable } from "../grammar/schema/openapi-nullable.js";
 import type { PegArena, PegId } from "../peg/index.js";
 import type { JsonSchema, ToolDefinition } from "../types.js";
 import { PYTHON_LITERALS, literalValue } from "./literal-schema.js";
@@ -308,10 +309,16 @@ export function identifierEnd(p: PegArena): PegId {
   return p.not(p.chars("A-Za-z0-9_.\\-", 1, 1));
 }
 
-/** The arguments schema of a tool (an empty object schema when it declares none). */
+/**
+ * The arguments schema of a tool as the grammar and the parser read it: an empty object schema when
+ * it declares none, OpenAPI's `nullable: true` as a `null` type (openapi-nullable.ts). The template
+ * renders the tool as given.
+ */
 export function toolParameters(tool: ToolDefinition): JsonSchema {
   const params = tool.function.parameters;
-  return params === undefined || params === null ? { type: "object", properties: {} } : params;
+  if (params === undefined || params === null) return { type: "object", properties: {} };
+  // Not kept by object: a schema changed between requests is read as it is now (the walk is cheap).
+  return withoutOpenApiNullable(params);
 }
 
 /**

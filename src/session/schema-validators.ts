@@ -9,6 +9,7 @@ import { Ajv, type ValidateFunction } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { contentKey } from "../grammar/content-key.js";
 import { LruCache } from "../grammar/lru-cache.js";
+import { withoutOpenApiNullable } from "../grammar/schema/openapi-nullable.js";
 import type { JsonSchema } from "../types.js";
 
 // Formats are the grammar's job; unknown keywords are allowed (schemas come from everywhere).
@@ -29,7 +30,8 @@ const byObject = new WeakMap<object, Compiled>();
 
 function compile(schema: Exclude<JsonSchema, boolean>): Compiled {
   // A caller's `$id` would clash on the shared instance when seen twice: compile a copy without it.
-  const { $id: _id, $schema, ...rest } = schema as Record<string, unknown>;
+  // OpenAPI's `nullable` as a type, as the grammar reads it (ajv refuses one beside no `type`).
+  const { $id: _id, $schema, ...rest } = withoutOpenApiNullable(schema) as Record<string, unknown>;
   const instance = typeof $schema === "string" && /2020-12|2019-09/.test($schema) ? ajv2020 : ajv;
   try {
     return { validate: instance.compile(rest), release: () => instance.removeSchema(rest) };

@@ -40,6 +40,7 @@ import {
 import { integerExpr, numberExpr, stringExpr } from "./schema-scalars.js";
 import { checkPatternBudget } from "./schema-budget.js";
 import { NOTHING, firstNothing, isNothing, nothingBecause, nothingCause } from "./string-language.js";
+import { withoutOpenApiNullable } from "./openapi-nullable.js";
 
 /** Options of {@link jsonSchemaToGbnf} (and of the converter behind it). */
 export interface SchemaToGbnfOptions {
@@ -146,10 +147,10 @@ export class SchemaConverter {
         `convert(schema): schema must be an object or a boolean, got ${schema === null ? "null" : typeof schema}`,
       );
     }
-    this.doc = new SchemaDocument(schema);
-    this.docCount++;
     let e: GbnfExpr;
     try {
+      this.doc = new SchemaDocument(withoutOpenApiNullable(schema));
+      this.docCount++;
       e = this.ruleFor([this.doc.root], name);
     } catch (err) {
       // A safety net under the depth bound of visit(): no stack overflow leaves as a RangeError.
