@@ -93,6 +93,13 @@ const ROWS: {
     reasoning: /^First\.\s+Second\.$/,
     content: "Result.",
   },
+  {
+    name: "GPT-OSS: an analysis header without <|message|>, then an answer without a channel",
+    template: "openai-gpt-oss-120b.jinja",
+    output: "<|channel|>analysis I must refuse.<|end|><|start|>assistant<|message|>I can't help with that.<|end|>",
+    reasoning: /^I must refuse\.$/,
+    content: "I can't help with that.",
+  },
 ];
 
 describe("channel formats: reasoning and answer as models write them", () => {

@@ -421,6 +421,20 @@ const ROWS: RealOutputRow[] = [
     want: { calls: [], content: '{"a": 1}' },
   },
   {
+    name: "GPT-OSS: headers whose <|message|> is left out, a call after them",
+    template: GPT_OSS,
+    output:
+      "<|channel|>analysis I must check.<|end|><|start|>assistant<|channel|>commentary to=functions.get_weather " +
+      '<|constrain|>json<|message|>{"city": "Oslo"}<|call|><|channel|>final It is cold.<|return|>',
+    want: { calls: [["get_weather", { city: "Oslo" }]], content: "It is cold." },
+  },
+  {
+    name: "GPT-OSS: an answer written without a channel",
+    template: GPT_OSS,
+    output: "<|message|>Hello, Müller 👋.<|end|>",
+    want: { calls: [], content: "Hello, Müller 👋." },
+  },
+  {
     name: "Mistral Nemo: the list of JSON calls without its [TOOL_CALLS] marker, text before it",
     template: "mistralai-Mistral-Nemo-Instruct-2407.jinja",
     output: 'Sure. [{"name": "search", "arguments": {"q": "a"}}, {"name": "get_weather", "arguments": {"city": "P"}}]',

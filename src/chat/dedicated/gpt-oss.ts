@@ -98,14 +98,20 @@ function build(req: NormalizedRequest): DedicatedBuild {
   const next = p.lenient(p.seq(gap, p.choice(p.literal(START), p.and(p.literal("<|channel|>")))), p.literal(START));
   // Models sometimes put a stray commentary channel (and recipient) before the real one.
   const stray = p.optional(p.seq(channel("commentary"), p.optional(p.literal(" to=assistant"))));
+  // For the parser also a header whose `<|message|>` is left out (`<|channel|>analysis I must refuse<|end|>`): the
+  // text after the space (not a recipient's ` to=`).
+  const unopened = p.seq(p.literal(" "), p.not(p.literal("to=")));
+  const opened = p.lenient(p.choice(p.seq(gap, p.literal("<|message|>")), unopened), p.literal("<|message|>"));
   const analysis = p.seq(
     stray,
-    p.tag(NODE.reasoningBlock, p.seq(channel("analysis"), gap, p.literal("<|message|>"), text(NODE.reasoning), end)),
+    p.tag(NODE.reasoningBlock, p.seq(channel("analysis"), opened, text(NODE.reasoning), end)),
   );
   const preamble = p.seq(channel("commentary"), gap, p.literal("<|message|>"), text(NODE.content), end);
   // For the parser also text written without a channel header before the next message (`Let me check.<|start|>…`).
+  // Or a message without a channel (`<|message|>Hello<|end|>`).
   const headerless = p.seq(
     p.not(p.choice(p.literal("<|channel|>"), p.literal(" to="))),
+    p.optional(p.literal("<|message|>")),
     p.capture(NODE.content, p.until(START, END, "<|return|>", "<|call|>")),
     p.optional(p.literal(END)),
   );
@@ -122,15 +128,13 @@ function build(req: NormalizedRequest): DedicatedBuild {
   } else {
     // The parser also reads a constraint in the answer's header, and the answer's end marker.
     const finalEnd = p.lenient(p.optional(p.seq(gap, p.choice(p.literal("<|return|>"), p.literal(END)))), p.eps());
-    const final = p.seq(
+    const header = p.seq(
       stray,
       channel("final"),
-      p.lenient(constraint, p.eps()),
-      gap,
-      p.literal("<|message|>"),
-      text(NODE.content),
-      finalEnd,
+      p.lenient(p.choice(p.seq(constraint, gap, p.literal("<|message|>")), unopened), p.literal("<|message|>")),
     );
+    // The parser also reads an answer without a channel (`<|message|>Hello<|end|>`).
+    const final = p.seq(p.lenient(p.choice(header, p.literal("<|message|>")), header), text(NODE.content), finalEnd);
     if (useTools) {
       const calls = req.tools.map((t, i) => {
         // The recipient goes in the role header (" to=...<|channel|>commentary") or after the channel.
