@@ -345,18 +345,21 @@ export function mayBeString(schema: JsonSchema): boolean {
   return true;
 }
 
-/** A quoted object key: `"key"`, or also `'key'` for Python literals. */
+/**
+ * A quoted object key: `"key"`, or also `'key'` for Python literals (the parser reads both in every
+ * format: models write a JSON call as a Python dict, `{'name': 'f', 'parameters': {'on': True}}`).
+ */
 export function quotedKey(ctx: BuildContext, key: string): PegId {
   const { p } = ctx;
   const json = p.literal(JSON.stringify(key));
-  return ctx.pythonValues ? p.choice(json, p.literal(`'${key.replace(/'/g, "\\'")}'`)) : json;
+  return ctx.pythonValues || !ctx.forGrammar ? p.choice(json, p.literal(`'${key.replace(/'/g, "\\'")}'`)) : json;
 }
 
-/** A quoted literal string value (a function name), either quote style for Python literals. */
+/** A quoted literal string value (a function name), either quote style for Python literals (and the parser). */
 export function quotedName(ctx: BuildContext, name: string, capture: (inner: PegId) => PegId): PegId {
   const { p } = ctx;
   const dq = p.seq(p.literal('"'), capture(p.literal(name)), p.literal('"'));
-  if (!ctx.pythonValues) return dq;
+  if (!ctx.pythonValues && ctx.forGrammar) return dq;
   return p.choice(dq, p.seq(p.literal("'"), capture(p.literal(name)), p.literal("'")));
 }
 

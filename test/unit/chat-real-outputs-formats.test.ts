@@ -13,6 +13,7 @@ import {
   HY3,
   KIMI,
   LFM2,
+  LLAMA,
   MINIMAX,
   MINISTRAL,
   QWEN25,
@@ -419,6 +420,18 @@ const ROWS: RealOutputRow[] = [
       "<|channel|>analysis<|message|>Think.<|start|>assistant<|channel|>analysis<|message|>More.<|end|>" +
       '<|channel|>final <|constrain|>json<|message|>{"a": 1}<|return|>',
     want: { calls: [], content: '{"a": 1}' },
+  },
+  {
+    name: "Llama 3.2: a markerless JSON call written as a Python dict (single quotes, True, None)",
+    template: LLAMA,
+    output: "{'name': 'annotate', 'parameters': {'body': None, 'flag': True}}",
+    want: { calls: [["annotate", { body: null, flag: true }]], content: null },
+  },
+  {
+    name: "Qwen 2.5: a call between its markers written as a Python dict, text before it",
+    template: QWEN25,
+    output: "Let me check.\n<tool_call>\n{'name': 'get_weather', 'arguments': {'city': 'Paris'}}\n</tool_call>",
+    want: { calls: [["get_weather", { city: "Paris" }]], content: "Let me check." },
   },
   {
     name: "GPT-OSS: headers whose <|message|> is left out, a call after them",
