@@ -276,7 +276,13 @@ export function buildTaggedTools(ctx: BuildContext, t: ToolsAnalysis): PegId {
     // also where the model left the function's closer out: callCloser).
     const closes = t.function.close === "" || !ctx.forGrammar;
     const perCallEnd = closes ? p.tag(NODE.callEnd, mark(f.perCallEnd)) : mark(f.perCallEnd);
-    const one = p.seq(mark(f.perCallStart), p.space(), call, p.space(), f.perCallEnd !== "" ? perCallEnd : p.eps());
+    const one = p.seq(
+      perCallOpener(ctx, t, mark),
+      p.space(),
+      call,
+      p.space(),
+      f.perCallEnd !== "" ? perCallEnd : p.eps(),
+    );
     calls = p.seq(one, more(p.seq(p.space(), one)));
     if (f.sectionStart !== "")
       calls = p.seq(mark(f.sectionStart), p.space(), calls, p.space(), sectionEnd(ctx, t, mark));
@@ -290,6 +296,20 @@ export function buildTaggedTools(ctx: BuildContext, t: ToolsAnalysis): PegId {
   return p.rule(ruleName(ctx, "tool-calls"), p.tag(NODE.toolSection, calls), {
     trigger: ctx.toolTrigger ? triggerOf(t) : false,
   });
+}
+
+/**
+ * A call's own opener. For the parser it may be left out inside a section, right before a declared tool's name
+ * (`<｜tool▁calls▁begin｜>get_weather<｜tool▁sep｜>{…}`): the section's opener already says calls follow.
+ */
+function perCallOpener(ctx: BuildContext, t: ToolsAnalysis, mark: (m: string) => PegId): PegId {
+  const { p } = ctx;
+  const f = t.format;
+  const written = mark(f.perCallStart);
+  if (ctx.forGrammar || core(f.sectionStart) === "" || ctx.tools.length === 0) return written;
+  const prefix = t.function.namePrefix !== "" ? marker(p, t.function.namePrefix) : p.eps();
+  const name = p.choice(...ctx.tools.map((tool) => p.literal(tool.function.name)));
+  return p.choice(written, p.and(p.seq(prefix, name, identifierEnd(p))));
 }
 
 /** A section's closer; for the parser it also closes a last call whose own closer the model left out. */

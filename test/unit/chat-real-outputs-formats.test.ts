@@ -22,6 +22,7 @@ import {
 
 const MINIMAX_M2 = "MiniMax-M2.jinja";
 const GLIMMER = "muse-glimmer.jinja";
+const DSV31 = "deepseek-ai-DeepSeek-V3.1.jinja";
 
 const ROWS: RealOutputRow[] = [
   {
@@ -420,6 +421,26 @@ const ROWS: RealOutputRow[] = [
       "<|channel|>analysis<|message|>Think.<|start|>assistant<|channel|>analysis<|message|>More.<|end|>" +
       '<|channel|>final <|constrain|>json<|message|>{"a": 1}<|return|>',
     want: { calls: [], content: '{"a": 1}' },
+  },
+  {
+    name: "DeepSeek V3.1: calls without their own opener inside the section, a declared name first",
+    template: DSV31,
+    output:
+      '<｜tool▁calls▁begin｜>get_weather<｜tool▁sep｜>{"city": "Paris"}<｜tool▁call▁end｜>' +
+      'search<｜tool▁sep｜>{"q": "a"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
+    want: {
+      calls: [
+        ["get_weather", { city: "Paris" }],
+        ["search", { q: "a" }],
+      ],
+      content: null,
+    },
+  },
+  {
+    name: "DeepSeek V3.1: without its opener, a name no tool has starts no call",
+    template: DSV31,
+    output: "<｜tool▁calls▁begin｜>unknown<｜tool▁sep｜>{}<｜tool▁calls▁end｜>",
+    want: { calls: [], content: "<｜tool▁calls▁begin｜>unknown<｜tool▁sep｜>{}<｜tool▁calls▁end｜>" },
   },
   {
     name: "Llama 3.2: a markerless JSON call written as a Python dict (single quotes, True, None)",
