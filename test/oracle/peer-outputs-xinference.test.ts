@@ -1,6 +1,7 @@
-// Real model outputs from Xinference's tool- and reasoning-parser tests (test/fixtures/peer-outputs/README.md), each mapped to a chat template of its
-// family, through toolwright's own params and parser. Not classified case by case: every case parses the same
-// whole and in chunks, and the count read as the peer's tests assert may only go up (raise READ).
+// Real model outputs from Xinference's tool- and reasoning-parser tests (test/fixtures/peer-outputs/README.md), each
+// mapped to a chat template of its family, through toolwright's own params and parser. Not classified case by case:
+// every case parses the same whole and in chunks, and the count read as the peer's tests assert may only go up (raise
+// READ).
 import { fileURLToPath } from "node:url";
 import { describePeerRatchet, loadPeerCases } from "../helpers/peer-cases.js";
 import { TEMPLATES_DIR } from "../helpers/analysis-oracle.js";
