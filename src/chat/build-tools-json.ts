@@ -12,6 +12,7 @@ import {
   argumentValue,
   marker,
   moreCalls,
+  pythonValue,
   quotedKey,
   quotedName,
   ruleName,
@@ -121,7 +122,11 @@ function callOf(ctx: BuildContext, f: ToolFormatAnalysis, name: string, schema: 
     const all = [nameField, argsField, ...idFields].sort((a, b) => order(a.key) - order(b.key));
     body = fields(ctx, all);
     // The parser reads the fields in any order, the arguments also under the other usual key.
-    if (!ctx.forGrammar) body = p.lenient(anyOrder(ctx, nameField.node, [argsField, ...idFields], argsKey, args), body);
+    if (!ctx.forGrammar)
+      body = p.lenient(
+        anyOrder(ctx, { key: leaf(nameKey), node: nameField.node }, [argsField, ...idFields], argsKey, args),
+        body,
+      );
   }
   // Models trained on OpenAI data sometimes add the wrapper's "type": "function".
   const typeField = f.openaiWrapperTrigger
@@ -137,23 +142,38 @@ function callOf(ctx: BuildContext, f: ToolFormatAnalysis, name: string, schema: 
 const ARGUMENT_KEYS = ["arguments", "parameters"];
 
 /**
- * For the parser: the call's fields in any order (each once in practice), the arguments under either usual key.
- * The name is required: a JSON object without it is not a call, and its text stays content.
+ * For the parser: the call's fields in any order (each once in practice), the arguments under either usual key,
+ * and other fields with a scalar value that a model adds (`"id": "call_1"`, `"type": "function"`), read and
+ * dropped. The name is required: a JSON object without it is not a call, and its text stays content.
  */
 function anyOrder(
   ctx: BuildContext,
-  name: PegId,
+  name: { key: string; node: PegId },
   parts: { key: string; node: PegId }[],
   argsKey: string,
   args: PegId,
 ): PegId {
   const { p } = ctx;
   const aliases = ARGUMENT_KEYS.filter((k) => k !== argsKey).map((k) => p.seq(keyColon(ctx, k), args));
-  const other = p.choice(...parts.map((x) => x.node), ...aliases);
+  const known = [name.key, ...ARGUMENT_KEYS, ...parts.map((x) => x.key)].map((k) => quotedKey(ctx, k));
+  const quote = (): PegId => p.choice(p.literal('"'), p.literal("'"));
+  const extra = p.seq(
+    p.not(p.choice(...known)),
+    quote(),
+    p.chars("A-Za-z0-9_\\-.", 1, 64),
+    quote(),
+    p.space(),
+    p.literal(":"),
+    p.space(),
+    // A scalar only: an object or list under another key may be the arguments misnamed, which are not dropped.
+    p.not(p.choice(p.literal("{"), p.literal("["))),
+    p.choice(p.json(), pythonValue(p)),
+  );
+  const other = p.choice(...parts.map((x) => x.node), ...aliases, extra);
   const sep = p.seq(p.space(), p.literal(","), p.space());
-  const max = parts.length + aliases.length;
-  const member = p.choice(name, other);
-  return p.seq(p.repeat(p.seq(other, sep), 0, max), name, p.repeat(p.seq(sep, member), 0, max));
+  const max = parts.length + aliases.length + 2;
+  const member = p.choice(name.node, other);
+  return p.seq(p.repeat(p.seq(other, sep), 0, max), name.node, p.repeat(p.seq(sep, member), 0, max));
 }
 
 /**

@@ -24,7 +24,7 @@ import {
   renderContinuation,
   renderPrompt,
 } from "./prompt.js";
-import { normalizeRequest } from "./request.js";
+import { type NormalizedRequest, normalizeRequest } from "./request.js";
 import { templateJsonStyle } from "./template-json-style.js";
 import { templateSpace } from "./template-space.js";
 import { endTextsOf, turnEndStops } from "./turn-end.js";
@@ -120,6 +120,7 @@ export function generateChatParams(
   const mapping: ChatMappingOptions = {
     ...built.mapping,
     ...(req.reasoningInline ? { reasoningInline: true } : {}),
+    ...reasoningInContent(built, req),
     // Finished calls' arguments are checked against the schemas (call-finish.ts).
     toolParameters: Object.fromEntries(req.tools.map((t) => [t.function.name, toolParameters(t)])),
   };
@@ -150,4 +151,18 @@ export function generateChatParams(
     reasoningEnd: built.reasoningEnd === null ? null : core(built.reasoningEnd),
     reasoningStart: built.reasoningEnd === null || !built.reasoningStart ? null : core(built.reasoningStart),
   };
+}
+
+/**
+ * Where the model may open reasoning again after content (models that interleave thinking with the answer):
+ * the generic formats' reasoning markers, for a request that thinks and answers in text. Not for inline
+ * reasoning (the markers stay content) or a JSON answer.
+ */
+function reasoningInContent(
+  built: BuiltParser,
+  req: NormalizedRequest,
+): Pick<ChatMappingOptions, "reasoningInContent"> {
+  const { reasoningStart: start, reasoningEnd: end } = built;
+  if (built.format !== "generic" || !req.thinking || req.reasoningInline || req.jsonSchema !== null) return {};
+  return start && end ? { reasoningInContent: { start, end } } : {};
 }

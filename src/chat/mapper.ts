@@ -16,6 +16,7 @@ import type { AssistantMessage } from "../types.js";
 import { ArgumentWriter } from "./argument-writer.js";
 import { CallLedger } from "./call-ledger.js";
 import { MessageOutput } from "./message-output.js";
+import { ReasoningInContent } from "./reasoning-in-content.js";
 import { NODE } from "./tree-names.js";
 import type { ChatDelta, ChatMappingOptions } from "./types.js";
 
@@ -61,7 +62,7 @@ function inlineBlockStarted(block: PegTreeNode, input: PegTextSource): boolean {
  */
 export class MessageMapper {
   private readonly levels: Level[] = [];
-  private readonly output = new MessageOutput();
+  private readonly output: MessageOutput;
   private readonly args: ArgumentWriter;
   private readonly ledger: CallLedger;
   /** Offset of the current parse segment in the input (a parse restarted after unparsable text). */
@@ -85,6 +86,8 @@ export class MessageMapper {
     newId: (index: number) => string,
     private readonly prefixLength = 0,
   ) {
+    const split = mapping.reasoningInContent;
+    this.output = new MessageOutput(split ? new ReasoningInContent(split.start, split.end) : null);
     this.args = new ArgumentWriter(mapping);
     this.ledger = new CallLedger(mapping, newId, prefixLength, this.args, this.output);
   }

@@ -4,11 +4,15 @@
  * join one delta, so a stream sends few.
  */
 import type { AssistantMessage, ToolCall } from "../types.js";
+import type { ReasoningInContent, SplitPiece } from "./reasoning-in-content.js";
 import { TextField } from "./text-field.js";
 import type { ChatDelta, ToolCallDelta } from "./types.js";
 
 /** The mapped message's texts and pending deltas. */
 export class MessageOutput {
+  /** @param split Splits content text at reasoning markers (reasoning-in-content.ts), or null. */
+  constructor(private readonly split: ReasoningInContent | null = null) {}
+
   private readonly content = new TextField();
   private readonly reasoning = new TextField();
   private contentText = "";
@@ -16,6 +20,8 @@ export class MessageOutput {
   private deltas: ChatDelta[] = [];
   /** The last content text came from an inline reasoning block. */
   private afterInlineReasoning = false;
+  /** The last text split from content was reasoning: the content after it joins the content before. */
+  private afterSplitReasoning = false;
   private pushes = 0;
   private lastTextEnd = -1;
   private textOf: ((from: number, to: number) => string) | null = null;
@@ -57,16 +63,44 @@ export class MessageOutput {
   /** Adds raw text at input offset `start` to the content (output the parser could not place). */
   appendContent(text: string, start: number): void {
     this.pushed(text, start);
-    const out = this.content.push(text, start, false, this.contentGap(start));
-    if (out !== "") this.emitText("content", out);
+    this.placeContent(text, start, false);
   }
 
   /** Adds a content capture's text; `inline`: it is an inline reasoning block, markers included. */
   captureContent(text: string, start: number, inline: boolean): void {
     this.pushed(text, start);
     // Content right after an inline reasoning block joins it as written, without a separator.
-    const out = this.content.push(text, start, this.afterInlineReasoning && !inline, this.contentGap(start));
+    this.placeContent(text, start, this.afterInlineReasoning && !inline, inline);
     this.afterInlineReasoning = inline;
+  }
+
+  /** Content text, split at reasoning markers where the model opens reasoning after content. */
+  private placeContent(text: string, start: number, joined: boolean, inline = false): void {
+    if (this.split === null || inline) {
+      this.pushContent(text, start, joined);
+      return;
+    }
+    for (const piece of this.split.feed(text, start)) this.placePiece(piece, joined);
+  }
+
+  private placePiece(piece: SplitPiece, joined: boolean): void {
+    if (piece.field === "reasoning") {
+      const out = this.reasoning.push(piece.text, piece.start);
+      if (out !== "") this.emitText("reasoning_content", out);
+      this.afterSplitReasoning = true;
+      return;
+    }
+    this.pushContent(piece.text, piece.start, joined || this.afterSplitReasoning);
+    this.afterSplitReasoning = false;
+  }
+
+  /** Places held split text (a marker's start that went no further) before output of another kind. */
+  private flushSplit(): void {
+    if (this.split !== null) for (const piece of this.split.flush()) this.placePiece(piece, false);
+  }
+
+  private pushContent(text: string, start: number, joined: boolean): void {
+    const out = this.content.push(text, start, joined, this.contentGap(start));
     if (out !== "") this.emitText("content", out);
   }
 
@@ -88,6 +122,7 @@ export class MessageOutput {
 
   /** Adds a reasoning capture's text. */
   captureReasoning(text: string, start: number): void {
+    this.flushSplit();
     this.pushed(text, start);
     const out = this.reasoning.push(text, start);
     if (out !== "") this.emitText("reasoning_content", out);
@@ -95,6 +130,7 @@ export class MessageOutput {
 
   /** Emits a call, or more of one (arguments only), joining the last delta where it can. */
   pushToolDelta(d: ToolCallDelta): void {
+    this.flushSplit();
     this.pushes++;
     const last = this.deltas[this.deltas.length - 1];
     const prev = last?.tool_calls?.[last.tool_calls.length - 1];
@@ -108,6 +144,7 @@ export class MessageOutput {
 
   /** The texts end: trailing whitespace held back is dropped. */
   finish(): void {
+    this.flushSplit();
     this.content.finish();
     this.reasoning.finish();
   }

@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { describePeerRatchet, loadPeerCases } from "../helpers/peer-cases.js";
 import { TEMPLATES_DIR } from "../helpers/analysis-oracle.js";
 
-const READ = 156;
+const READ = 161;
 
 const cases = loadPeerCases(fileURLToPath(new URL("../fixtures/peer-outputs/sglang-reasoning.jsonl", import.meta.url)));
 

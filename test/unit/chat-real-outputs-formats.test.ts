@@ -443,6 +443,20 @@ const ROWS: RealOutputRow[] = [
     want: { calls: [], content: "<｜tool▁calls▁begin｜>unknown<｜tool▁sep｜>{}<｜tool▁calls▁end｜>" },
   },
   {
+    name: "Qwen 2.5: a JSON call with fields of its own beside the name and arguments (an id, a type)",
+    template: QWEN25,
+    output:
+      '<tool_call>\n{"name": "get_weather", "arguments": {"city": "NYC"}, "id": "call_123", "type": "function"}' +
+      "\n</tool_call>",
+    want: { calls: [["get_weather", { city: "NYC" }]], content: null },
+  },
+  {
+    name: "Qwen 2.5: an object under a key of its own is no field to drop (the arguments misnamed)",
+    template: QWEN25,
+    output: '<tool_call>\n{"name": "search", "args": {"q": "a"}}\n</tool_call>',
+    want: { calls: [], content: '<tool_call>\n{"name": "search", "args": {"q": "a"}}\n</tool_call>' },
+  },
+  {
     name: "Llama 3.2: a markerless JSON call written as a Python dict (single quotes, True, None)",
     template: LLAMA,
     output: "{'name': 'annotate', 'parameters': {'body': None, 'flag': True}}",
