@@ -1,4 +1,4 @@
-// Real model outputs from LLaMA-Factory's and ms-swift's tool-extraction tests
+// Real model outputs from LLaMA-Factory's, ms-swift's and Qwen-Agent's tool-extraction tests
 // (test/fixtures/peer-outputs/README.md), each mapped to a chat template of its family, through toolwright's own
 // params and parser. Not classified case by case: every case parses the same whole and in chunks, and the count read
 // as the peer's tests assert may only go up (raise READ).
@@ -6,16 +6,14 @@ import { fileURLToPath } from "node:url";
 import { describePeerRatchet, loadPeerCases } from "../helpers/peer-cases.js";
 import { TEMPLATES_DIR } from "../helpers/analysis-oracle.js";
 
-const READ = 22;
+const READ = 25;
 
-const cases = loadPeerCases(
-  fileURLToPath(new URL("../fixtures/peer-outputs/llamafactory-msswift.jsonl", import.meta.url)),
-);
+const cases = loadPeerCases(fileURLToPath(new URL("../fixtures/peer-outputs/agent-frameworks.jsonl", import.meta.url)));
 
 describePeerRatchet(
-  "LLaMA-Factory's and ms-swift's tool-extraction tests: real outputs through toolwright's params and parser",
+  "LLaMA-Factory's, ms-swift's and Qwen-Agent's tool-extraction tests: real outputs through toolwright's params and parser",
   cases,
-  22,
+  25,
   READ,
   TEMPLATES_DIR,
 );
