@@ -11,7 +11,7 @@ const READ = 25;
 const cases = loadPeerCases(fileURLToPath(new URL("../fixtures/peer-outputs/agent-frameworks.jsonl", import.meta.url)));
 
 describePeerRatchet(
-  "LLaMA-Factory's, ms-swift's and Qwen-Agent's tool-extraction tests: real outputs through toolwright's params and parser",
+  "LLaMA-Factory's, ms-swift's and Qwen-Agent's tool-extraction tests: real outputs through toolwright's parser",
   cases,
   25,
   READ,
