@@ -155,14 +155,14 @@ export function generateChatParams(
 
 /**
  * Where the model may open reasoning again after content (models that interleave thinking with the answer):
- * the generic formats' reasoning markers, for a request that thinks and answers in text. Not for inline
- * reasoning (the markers stay content) or a JSON answer.
+ * the format's reasoning markers where it has both (not channels: their parsers read every message), for a
+ * request that thinks and answers in text. Not for inline reasoning (the markers stay content) or a JSON answer.
  */
 function reasoningInContent(
   built: BuiltParser,
   req: NormalizedRequest,
 ): Pick<ChatMappingOptions, "reasoningInContent"> {
   const { reasoningStart: start, reasoningEnd: end } = built;
-  if (built.format !== "generic" || !req.thinking || req.reasoningInline || req.jsonSchema !== null) return {};
+  if (!req.thinking || req.reasoningInline || req.jsonSchema !== null) return {};
   return start && end ? { reasoningInContent: { start, end } } : {};
 }

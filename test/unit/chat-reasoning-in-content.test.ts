@@ -1,7 +1,6 @@
 // Reasoning a model opens after content (models that interleave thinking with their answer): the splitter on
 // its own, fed in every chunking, and whole outputs through the generic formats' parsers, whole and streamed.
-// A request that does not think, inline reasoning (reasoningFormat "none") and the dedicated formats keep the
-// text as content.
+// A request that does not think and inline reasoning (reasoningFormat "none") keep the text as content.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -132,6 +131,14 @@ const ROWS: {
     output: "First.</think>\n\nSome content. <think>Second thought</think> The end.",
     content: "Some content.  The end.",
     reasoning: "First.\nSecond thought",
+  },
+  {
+    name: "Ministral 3 (its own parser): [THINK] blocks between the answer's pieces, then a call",
+    template: "mistralai-Ministral-3-14B-Reasoning-2512.jinja",
+    output: "Hello.[THINK]Hmm.[/THINK]More.[THINK]Check it.[/THINK][TOOL_CALLS]get_weather[ARGS]{}",
+    content: "Hello.More.",
+    reasoning: "Hmm.\nCheck it.",
+    calls: ["get_weather"],
   },
   {
     name: "thinking off: the markers are the answer's text",
