@@ -26,6 +26,31 @@ const DSV31 = "deepseek-ai-DeepSeek-V3.1.jinja";
 
 const ROWS: RealOutputRow[] = [
   {
+    name: "Muse Glimmer: the next message's header without its <|start|>assistant, after a reasoning message",
+    template: GLIMMER,
+    output:
+      ' to=self<|message|>Check it.<|eom|> to=search<|message|><atem:function_calls>\n<atem:invoke name="search">\n' +
+      '<atem:parameter name="q">a</atem:parameter>\n</atem:invoke>\n</atem:function_calls><|eot|>',
+    want: { calls: [["search", { q: "a" }]], content: null },
+  },
+  {
+    name: "Gemma 4: call text without special tokens inside a word or quoted in prose is no call",
+    template: GEMMA4,
+    output: 'To recall:search{q:<|"|>x<|"|>} write "call:search{q:<|"|>y<|"|>}" and then call:search{q:<|"|>z<|"|>}',
+    want: {
+      calls: [["search", { q: "z" }]],
+      content: 'To recall:search{q:<|"|>x<|"|>} write "call:search{q:<|"|>y<|"|>}" and then',
+    },
+  },
+  {
+    name: "Muse Glimmer: a call block without its message's header",
+    template: GLIMMER,
+    output:
+      '<atem:function_calls>\n<atem:invoke name="search">\n<atem:parameter name="q">b</atem:parameter>\n' +
+      "</atem:invoke>\n</atem:function_calls>",
+    want: { calls: [["search", { q: "b" }]], content: null },
+  },
+  {
     name: "Muse Glimmer: messages apart by whitespace, a call message without its header",
     template: GLIMMER,
     output:

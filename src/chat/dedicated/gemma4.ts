@@ -19,6 +19,8 @@ import { argRuleName } from "../rule-names.js";
 const CHANNEL = "<|channel>";
 const CHANNEL_END = "<channel|>";
 const CALL = "<|tool_call>call:";
+/** What a call written without its special tokens may follow in the output (besides its start). */
+const BARE_CALL_AFTER = [" ", "\n", "\t", "\r", ".", "!", "?", ",", ";", ":", ")", "]", "}", ">", "*"];
 const CALL_END = "<tool_call|>";
 const STRING = '<|"|>';
 /**
@@ -182,15 +184,20 @@ function build(req: NormalizedRequest): DedicatedBuild {
     const opener = p.lenient(p.choice(p.literal(CALL), p.seq(p.and(bareHead), p.literal("call:"))), p.literal(CALL));
     const closer = p.lenient(p.optional(p.literal(CALL_END)), p.literal(CALL_END));
     const one = p.seq(opener, p.choice(...calls), closer);
+    // A bare call starts the output or follows a space or punctuation: `recall:f{` or a quoted `"call:f{…}"` in
+    // prose is text.
+    const before = p.choice(...BARE_CALL_AFTER.map((c) => p.literal(c)));
+    const bareStops = BARE_CALL_AFTER.map((c) => `${c}call:`);
     /** Text up to `stops` or a bare call. */
-    const textUntil = (...stops: string[]): PegId =>
-      p.lenient(
-        p.seq(
-          p.until(...stops, "call:"),
-          p.zeroOrMore(p.seq(p.not(bareHead), p.literal("call:"), p.until(...stops, "call:"))),
-        ),
-        p.until(...stops),
+    const textUntil = (...stops: string[]): PegId => {
+      const piece = p.until(...stops, ...bareStops);
+      const text = p.seq(
+        piece,
+        p.zeroOrMore(p.seq(before, p.not(bareHead), piece)),
+        p.optional(p.seq(before, p.and(bareHead))),
       );
+      return p.lenient(p.choice(p.and(bareHead), text), p.until(...stops));
+    };
     const section = p.rule(
       "tool-calls",
       p.tag(NODE.toolSection, p.seq(one, req.parallel ? p.zeroOrMore(p.seq(p.space(), one)) : p.eps())),

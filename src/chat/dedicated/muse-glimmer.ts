@@ -129,10 +129,12 @@ function parsedCall(p: PegArena, ctx: BuildContext, t: ToolDefinition, i: number
     p.not(p.choice(p.literal(`user${MESSAGE}`), p.literal(`self${MESSAGE}`))),
     p.until(MESSAGE),
   );
+  // For the parser also a block without its message's header (`<atem:function_calls>` at the start of a message).
   const head = p.atomic(
     p.seq(
       p.lenient(p.optional(recipient), recipient),
-      p.literal(`${MESSAGE}<atem:function_calls>`),
+      p.lenient(p.optional(p.literal(MESSAGE)), p.literal(MESSAGE)),
+      p.literal("<atem:function_calls>"),
       p.space(),
       p.literal('<atem:invoke name="'),
       invokedName(p, t.function.name),
@@ -146,6 +148,11 @@ function parsedCall(p: PegArena, ctx: BuildContext, t: ToolDefinition, i: number
   const argList = argumentList(p, anyOrder, t, i, () => typedArgs(p, ctx, t, i));
   const end = p.seq(p.space(), p.literal("</atem:invoke>"), p.space(), p.literal("</atem:function_calls>"));
   return p.rule(`tool-${i}`, p.tag(NODE.tool, p.seq(head, argList, end)));
+}
+
+/** `<|start|>assistant` before the next message; for the parser also left out before its recipient (` to=…`). */
+function nextHeader(p: PegArena): PegId {
+  return p.lenient(p.choice(p.literal(START), p.and(to(p))), p.literal(START));
 }
 
 /** ` to=`, a recipient; for the parser also without its space (the first header, right after the prompt). */
@@ -163,7 +170,7 @@ function build(req: NormalizedRequest): DedicatedBuild {
     p.seq(to(p), p.literal(`self${MESSAGE}`)),
     p.capture(NODE.reasoning, p.lenient(p.until(EOM, START), p.until(EOM))),
     messageEnd,
-    p.literal(START),
+    nextHeader(p),
   );
   // For the parser the output may end with a reasoning message (`to=self<|message|>…<|eom|>`, no answer yet).
   const lastThought = p.seq(
@@ -212,7 +219,7 @@ function build(req: NormalizedRequest): DedicatedBuild {
         trigger: { pattern: CALL_TRIGGER },
       });
       // Every call message is read, with the reasoning and answer messages between and after them.
-      const next = p.seq(messageEnd, p.literal(START));
+      const next = p.seq(messageEnd, nextHeader(p));
       const between = p.seq(next, p.zeroOrMore(p.choice(analysis, p.seq(final, next))));
       const callMessages = p.seq(sectionsBetween(p, section, between, req.readsParallel), p.optional(final), ending);
       // An answer message may come first (under tool_choice "required" too: the grammar has its own).
