@@ -260,7 +260,9 @@ export function marker(p: PegArena, text: string, options: { keepTrail?: boolean
 /**
  * For the parser: the marker after a declared name (`written`), also with its `>` left out where the
  * template writes an XML-style tag's `>` and then a newline: `<parameter=path\n/etc/hosts` for
- * `<parameter=path>\n/etc/hosts`, as models writing such tags do. The newline still ends the name.
+ * `<parameter=path>\n/etc/hosts`, as models writing such tags do (the newline still ends the name); and
+ * without the Markdown fence a template opens JSON arguments with (`f\n{…}` for `f\n```json\n{…}```),
+ * right before the arguments.
  *
  * @example
  * nameSuffix(p, "<parameter=", ">\n", marker(p, ">\n")); // also reads "\n" alone
@@ -268,6 +270,10 @@ export function marker(p: PegArena, text: string, options: { keepTrail?: boolean
 export function nameSuffix(p: PegArena, prefix: string, suffix: string, written: PegId): PegId {
   const c = core(suffix);
   const trail = suffix.slice(suffix.indexOf(c) + c.length);
+  if (c.startsWith("```")) {
+    const args = p.seq(p.space(), p.and(p.choice(p.literal("{"), p.literal("["))));
+    return p.lenient(p.choice(written, args), written);
+  }
   if (c !== ">" || !trail.startsWith("\n") || !core(prefix).startsWith("<")) return written;
   return p.lenient(p.choice(written, p.literal(trail)), written);
 }

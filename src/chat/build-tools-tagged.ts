@@ -367,7 +367,9 @@ export function callOpeners(t: ToolsAnalysis): string[] {
   const out = [toolTriggerWord(t)];
   if (skipped.has(f.sectionStart)) out.push(core(f.perCallStart) || core(t.function.namePrefix));
   if (skipped.has(f.perCallStart)) out.push(core(t.function.namePrefix));
-  return [...new Set(out.filter((w) => w !== "").flatMap(wordSpellings))];
+  // An opener ending in an attribute's `="` also opens calls with `='` (eitherQuote reads the call).
+  const quoted = out.filter((w) => w.endsWith('="')).map((w) => `${w.slice(0, -1)}'`);
+  return [...new Set([...out, ...quoted].filter((w) => w !== "").flatMap(wordSpellings))];
 }
 
 /**

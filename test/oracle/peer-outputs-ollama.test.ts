@@ -82,10 +82,17 @@ export const DIFFERENCES: Record<string, PeerDifference> = {
     "a closing or turn marker the model repeats after its calls stays content as written",
   ),
   ...entries(
-    ["ollama-cogito-22", "ollama-cogito-24", "ollama-cogito-26", "ollama-intellect3-17", "ollama-glm46-51"],
+    [
+      "ollama-cogito-22",
+      "ollama-cogito-23",
+      "ollama-cogito-24",
+      "ollama-cogito-26",
+      "ollama-intellect3-17",
+      "ollama-glm46-51",
+    ],
     BY_DESIGN,
     "a finished call to a declared tool is read (an extra field, an argument name with no value, a call or " +
-      "section closer left out); the peer rejects it",
+      "section closer or the arguments' fence left out); the peer rejects it",
   ),
   ...entries(
     ["ollama-apertus-13"],

@@ -43,6 +43,32 @@ const ROWS: RealOutputRow[] = [
     },
   },
   {
+    name: "DeepSeek R1: JSON arguments without the template's Markdown fence",
+    template: "llama-cpp-deepseek-r1.jinja",
+    output:
+      '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>search\n{"q": "a"}<｜tool▁call▁end｜>' +
+      '<｜tool▁call▁begin｜>function<｜tool▁sep｜>search\n```json\n{"q": "b"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
+    want: {
+      calls: [
+        ["search", { q: "a" }],
+        ["search", { q: "b" }],
+      ],
+      content: null,
+    },
+  },
+  {
+    name: "MiniCPM5: a call whose attributes are quoted with ' and no other marker opens it",
+    template: "openbmb-MiniCPM5-1B.jinja",
+    output: "Sure. <function name='search'><param name='q'>d</param></function>",
+    want: { calls: [["search", { q: "d" }]], content: "Sure." },
+  },
+  {
+    name: "Devstral: whitespace around the name after [TOOL_CALLS]",
+    template: DEVSTRAL,
+    output: 'Sure. [TOOL_CALLS] search [ARGS]{"q": "c"}',
+    want: { calls: [["search", { q: "c" }]], content: "Sure." },
+  },
+  {
     name: "Muse Glimmer: a call block without its message's header",
     template: GLIMMER,
     output:

@@ -33,6 +33,7 @@ function build(req: NormalizedRequest): DedicatedBuild {
     const answer = p.rule("response-format", jsonAnswerValue(p, req.jsonSchema));
     body = p.seq(p.space(), maybeFenced(p, answer), p.space(), p.end());
   } else if (useTools) {
+    const gap = p.lenient(p.space(), p.eps());
     const calls = req.tools.map((t, i) =>
       p.rule(
         `tool-${i}`,
@@ -40,14 +41,16 @@ function build(req: NormalizedRequest): DedicatedBuild {
           NODE.tool,
           p.seq(
             p.atomic(p.seq(p.capture(NODE.toolName, p.literal(t.function.name)), identifierEnd(p))),
-            // The parser also reads the arguments right after the name, without [ARGS] (`name{…}`).
+            // The parser also reads the arguments right after the name, without [ARGS] (`name{…}`), and
+            // whitespace around the name (`[TOOL_CALLS] name [ARGS]{…}`).
+            gap,
             p.lenient(p.choice(p.literal(ARGS), p.and(p.literal("{"))), p.literal(ARGS)),
             p.capture(NODE.toolArgs, p.schema(p.json(), toolParameters(t), { name: `tool-${i}-args` })),
           ),
         ),
       ),
     );
-    const one = p.seq(p.literal(CALLS), p.choice(...calls));
+    const one = p.seq(p.literal(CALLS), gap, p.choice(...calls));
     const section = p.rule(
       "tool-calls",
       p.tag(NODE.toolSection, p.seq(one, req.parallel ? p.zeroOrMore(p.seq(p.space(), one)) : p.eps())),
