@@ -13,7 +13,6 @@ import {
   HY3,
   KIMI,
   LFM2,
-  LLAMA,
   MINIMAX,
   MINISTRAL,
   QWEN25,
@@ -22,60 +21,8 @@ import {
 
 const MINIMAX_M2 = "MiniMax-M2.jinja";
 const GLIMMER = "muse-glimmer.jinja";
-const DSV31 = "deepseek-ai-DeepSeek-V3.1.jinja";
 
 const ROWS: RealOutputRow[] = [
-  {
-    name: "Muse Glimmer: the next message's header without its <|start|>assistant, after a reasoning message",
-    template: GLIMMER,
-    output:
-      ' to=self<|message|>Check it.<|eom|> to=search<|message|><atem:function_calls>\n<atem:invoke name="search">\n' +
-      '<atem:parameter name="q">a</atem:parameter>\n</atem:invoke>\n</atem:function_calls><|eot|>',
-    want: { calls: [["search", { q: "a" }]], content: null },
-  },
-  {
-    name: "Gemma 4: call text without special tokens inside a word or quoted in prose is no call",
-    template: GEMMA4,
-    output: 'To recall:search{q:<|"|>x<|"|>} write "call:search{q:<|"|>y<|"|>}" and then call:search{q:<|"|>z<|"|>}',
-    want: {
-      calls: [["search", { q: "z" }]],
-      content: 'To recall:search{q:<|"|>x<|"|>} write "call:search{q:<|"|>y<|"|>}" and then',
-    },
-  },
-  {
-    name: "DeepSeek R1: JSON arguments without the template's Markdown fence",
-    template: "llama-cpp-deepseek-r1.jinja",
-    output:
-      '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>search\n{"q": "a"}<｜tool▁call▁end｜>' +
-      '<｜tool▁call▁begin｜>function<｜tool▁sep｜>search\n```json\n{"q": "b"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
-    want: {
-      calls: [
-        ["search", { q: "a" }],
-        ["search", { q: "b" }],
-      ],
-      content: null,
-    },
-  },
-  {
-    name: "MiniCPM5: a call whose attributes are quoted with ' and no other marker opens it",
-    template: "openbmb-MiniCPM5-1B.jinja",
-    output: "Sure. <function name='search'><param name='q'>d</param></function>",
-    want: { calls: [["search", { q: "d" }]], content: "Sure." },
-  },
-  {
-    name: "Devstral: whitespace around the name after [TOOL_CALLS]",
-    template: DEVSTRAL,
-    output: 'Sure. [TOOL_CALLS] search [ARGS]{"q": "c"}',
-    want: { calls: [["search", { q: "c" }]], content: "Sure." },
-  },
-  {
-    name: "Muse Glimmer: a call block without its message's header",
-    template: GLIMMER,
-    output:
-      '<atem:function_calls>\n<atem:invoke name="search">\n<atem:parameter name="q">b</atem:parameter>\n' +
-      "</atem:invoke>\n</atem:function_calls>",
-    want: { calls: [["search", { q: "b" }]], content: null },
-  },
   {
     name: "Muse Glimmer: messages apart by whitespace, a call message without its header",
     template: GLIMMER,
@@ -472,66 +419,6 @@ const ROWS: RealOutputRow[] = [
       "<|channel|>analysis<|message|>Think.<|start|>assistant<|channel|>analysis<|message|>More.<|end|>" +
       '<|channel|>final <|constrain|>json<|message|>{"a": 1}<|return|>',
     want: { calls: [], content: '{"a": 1}' },
-  },
-  {
-    name: "DeepSeek V3.1: calls without their own opener inside the section, a declared name first",
-    template: DSV31,
-    output:
-      '<｜tool▁calls▁begin｜>get_weather<｜tool▁sep｜>{"city": "Paris"}<｜tool▁call▁end｜>' +
-      'search<｜tool▁sep｜>{"q": "a"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
-    want: {
-      calls: [
-        ["get_weather", { city: "Paris" }],
-        ["search", { q: "a" }],
-      ],
-      content: null,
-    },
-  },
-  {
-    name: "DeepSeek V3.1: without its opener, a name no tool has starts no call",
-    template: DSV31,
-    output: "<｜tool▁calls▁begin｜>unknown<｜tool▁sep｜>{}<｜tool▁calls▁end｜>",
-    want: { calls: [], content: "<｜tool▁calls▁begin｜>unknown<｜tool▁sep｜>{}<｜tool▁calls▁end｜>" },
-  },
-  {
-    name: "Qwen 2.5: a JSON call with fields of its own beside the name and arguments (an id, a type)",
-    template: QWEN25,
-    output:
-      '<tool_call>\n{"name": "get_weather", "arguments": {"city": "NYC"}, "id": "call_123", "type": "function"}' +
-      "\n</tool_call>",
-    want: { calls: [["get_weather", { city: "NYC" }]], content: null },
-  },
-  {
-    name: "Qwen 2.5: an object under a key of its own is no field to drop (the arguments misnamed)",
-    template: QWEN25,
-    output: '<tool_call>\n{"name": "search", "args": {"q": "a"}}\n</tool_call>',
-    want: { calls: [], content: '<tool_call>\n{"name": "search", "args": {"q": "a"}}\n</tool_call>' },
-  },
-  {
-    name: "Llama 3.2: a markerless JSON call written as a Python dict (single quotes, True, None)",
-    template: LLAMA,
-    output: "{'name': 'annotate', 'parameters': {'body': None, 'flag': True}}",
-    want: { calls: [["annotate", { body: null, flag: true }]], content: null },
-  },
-  {
-    name: "Qwen 2.5: a call between its markers written as a Python dict, text before it",
-    template: QWEN25,
-    output: "Let me check.\n<tool_call>\n{'name': 'get_weather', 'arguments': {'city': 'Paris'}}\n</tool_call>",
-    want: { calls: [["get_weather", { city: "Paris" }]], content: "Let me check." },
-  },
-  {
-    name: "GPT-OSS: headers whose <|message|> is left out, a call after them",
-    template: GPT_OSS,
-    output:
-      "<|channel|>analysis I must check.<|end|><|start|>assistant<|channel|>commentary to=functions.get_weather " +
-      '<|constrain|>json<|message|>{"city": "Oslo"}<|call|><|channel|>final It is cold.<|return|>',
-    want: { calls: [["get_weather", { city: "Oslo" }]], content: "It is cold." },
-  },
-  {
-    name: "GPT-OSS: an answer written without a channel",
-    template: GPT_OSS,
-    output: "<|message|>Hello, Müller 👋.<|end|>",
-    want: { calls: [], content: "Hello, Müller 👋." },
   },
   {
     name: "Mistral Nemo: the list of JSON calls without its [TOOL_CALLS] marker, text before it",
