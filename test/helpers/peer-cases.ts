@@ -3,6 +3,7 @@
 // through toolwright's own params and parser, and judging only what the peer's test asserts.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import {
   ChatStreamParser,
@@ -14,6 +15,13 @@ import {
 } from "../../src/chat/index.js";
 import { ChatTemplate } from "../../src/template/index.js";
 import type { AssistantMessage, ToolDefinition } from "../../src/types.js";
+import { TEMPLATES_DIR } from "./analysis-oracle.js";
+
+/** A ratchet set's size and the floor of cases read as the peer asserts. */
+export interface RatchetCounts {
+  count: number;
+  read: number;
+}
 
 export interface PeerCall {
   name: string | null;
@@ -231,10 +239,6 @@ export function describePeerCases(
 }
 
 /**
- * The suite of a set of peer cases not yet classified one by one: every chunking gives the whole parse and
- * the deltas add up to it, and at least `read` cases read as the peer's tests assert (a drop names the cases).
- */
-/**
  * A case's params, or null where the request is refused for a tool schema no JSON Schema validator takes
  * (a peer's test declaring `"type": "str"`): refused with the documented error class, anything else throws.
  */
@@ -247,14 +251,16 @@ function refusedOrParams(c: PeerCase, templatesDir: string): ChatParams | null {
   }
 }
 
-export function describePeerRatchet(
-  title: string,
-  cases: PeerCase[],
-  count: number,
-  read: number,
-  templatesDir: string,
-): void {
-  describe(title, () => {
+/**
+ * The suite of a set of peer cases not yet classified one by one (`test/fixtures/peer-outputs/FIXTURE.jsonl`):
+ * it holds `count` cases, every chunking gives the whole parse and the deltas add up to it, and at least `read`
+ * cases read as the peer's tests assert (a drop names the cases). `read` may only go up, unless a reading that
+ * peers split on lowers it; the test file then says which case and why.
+ */
+export function describePeerRatchet(fixture: string, source: string, { count, read }: RatchetCounts): void {
+  const cases = loadPeerCases(fileURLToPath(new URL(`../fixtures/peer-outputs/${fixture}.jsonl`, import.meta.url)));
+  const templatesDir = TEMPLATES_DIR;
+  describe(`${source}: real outputs through toolwright's params and parser`, () => {
     it(`reads all ${count} cases`, () => {
       expect(cases).toHaveLength(count);
     });

@@ -1,19 +1,9 @@
 // Real model outputs from LLaMA-Factory's, ms-swift's and Qwen-Agent's tool-extraction tests
 // (test/fixtures/peer-outputs/README.md), each mapped to a chat template of its family, through toolwright's own
-// params and parser. Not classified case by case: every case parses the same whole and in chunks, and the count read
-// as the peer's tests assert may only go up (raise READ).
-import { fileURLToPath } from "node:url";
-import { describePeerRatchet, loadPeerCases } from "../helpers/peer-cases.js";
-import { TEMPLATES_DIR } from "../helpers/analysis-oracle.js";
+// params and parser: a ratchet (see describePeerRatchet).
+import { describePeerRatchet } from "../helpers/peer-cases.js";
 
-const READ = 25;
-
-const cases = loadPeerCases(fileURLToPath(new URL("../fixtures/peer-outputs/agent-frameworks.jsonl", import.meta.url)));
-
-describePeerRatchet(
-  "LLaMA-Factory's, ms-swift's and Qwen-Agent's tool-extraction tests: real outputs through toolwright's parser",
-  cases,
-  25,
-  READ,
-  TEMPLATES_DIR,
-);
+describePeerRatchet("agent-frameworks", "LLaMA-Factory's, ms-swift's and Qwen-Agent's tool-extraction tests", {
+  count: 25,
+  read: 25,
+});

@@ -1,19 +1,6 @@
 // Real model outputs from LocalAI's function-call and reasoning parser tests (test/fixtures/peer-outputs/README.md),
-// each mapped to a chat template of its family, through toolwright's own params and parser. Not classified case by
-// case: every case parses the same whole and in chunks, and the count read as the peer's tests assert may only go up
-// (raise READ).
-import { fileURLToPath } from "node:url";
-import { describePeerRatchet, loadPeerCases } from "../helpers/peer-cases.js";
-import { TEMPLATES_DIR } from "../helpers/analysis-oracle.js";
+// each mapped to a chat template of its family, through toolwright's own params and parser: a ratchet (see
+// describePeerRatchet).
+import { describePeerRatchet } from "../helpers/peer-cases.js";
 
-const READ = 103;
-
-const cases = loadPeerCases(fileURLToPath(new URL("../fixtures/peer-outputs/localai.jsonl", import.meta.url)));
-
-describePeerRatchet(
-  "LocalAI's function-call and reasoning parser tests: real outputs through toolwright's params and parser",
-  cases,
-  106,
-  READ,
-  TEMPLATES_DIR,
-);
+describePeerRatchet("localai", "LocalAI's function-call and reasoning parser tests", { count: 106, read: 103 });

@@ -1,19 +1,6 @@
 // Real model outputs from Ollama's older generic tool parser tests (`tools/`) (test/fixtures/peer-outputs/README.md),
-// each mapped to a chat template of its family, through toolwright's own params and parser. Not classified case by
-// case: every case parses the same whole and in chunks, and the count read as the peer's tests assert may only go up
-// (raise READ).
-import { fileURLToPath } from "node:url";
-import { describePeerRatchet, loadPeerCases } from "../helpers/peer-cases.js";
-import { TEMPLATES_DIR } from "../helpers/analysis-oracle.js";
+// each mapped to a chat template of its family, through toolwright's own params and parser: a ratchet (see
+// describePeerRatchet).
+import { describePeerRatchet } from "../helpers/peer-cases.js";
 
-const READ = 32;
-
-const cases = loadPeerCases(fileURLToPath(new URL("../fixtures/peer-outputs/ollama-tools.jsonl", import.meta.url)));
-
-describePeerRatchet(
-  "Ollama's older generic tool parser tests (`tools/`): real outputs through toolwright's params and parser",
-  cases,
-  57,
-  READ,
-  TEMPLATES_DIR,
-);
+describePeerRatchet("ollama-tools", "Ollama's older generic tool parser tests (`tools/`)", { count: 57, read: 32 });

@@ -1,21 +1,6 @@
 // Real model outputs from OpenVINO Model Server's output-parser tests (test/fixtures/peer-outputs/README.md), each
-// mapped to a chat template of its family, through toolwright's own params and parser. Not classified case by case:
-// every case parses the same whole and in chunks, and the count read as the peer's tests assert may only go up (raise
-// READ).
-import { fileURLToPath } from "node:url";
-import { describePeerRatchet, loadPeerCases } from "../helpers/peer-cases.js";
-import { TEMPLATES_DIR } from "../helpers/analysis-oracle.js";
+// mapped to a chat template of its family, through toolwright's own params and parser: a ratchet (see
+// describePeerRatchet).
+import { describePeerRatchet } from "../helpers/peer-cases.js";
 
-const READ = 254;
-
-const cases = loadPeerCases(
-  fileURLToPath(new URL("../fixtures/peer-outputs/openvino-model-server.jsonl", import.meta.url)),
-);
-
-describePeerRatchet(
-  "OpenVINO Model Server's output-parser tests: real outputs through toolwright's params and parser",
-  cases,
-  302,
-  READ,
-  TEMPLATES_DIR,
-);
+describePeerRatchet("openvino-model-server", "OpenVINO Model Server's output-parser tests", { count: 302, read: 254 });

@@ -1,19 +1,5 @@
-// Real model outputs from SGLang's reasoning-parser tests (test/fixtures/peer-outputs/README.md),
-// each mapped to a chat template of its family, through toolwright's own params and parser. Not classified case
-// by case: every case parses the same whole and in chunks, and the count read as the peer's tests assert may only
-// go up (raise READ).
-import { fileURLToPath } from "node:url";
-import { describePeerRatchet, loadPeerCases } from "../helpers/peer-cases.js";
-import { TEMPLATES_DIR } from "../helpers/analysis-oracle.js";
+// Real model outputs from SGLang's reasoning-parser tests (test/fixtures/peer-outputs/README.md), each mapped to a
+// chat template of its family, through toolwright's own params and parser: a ratchet (see describePeerRatchet).
+import { describePeerRatchet } from "../helpers/peer-cases.js";
 
-const READ = 161;
-
-const cases = loadPeerCases(fileURLToPath(new URL("../fixtures/peer-outputs/sglang-reasoning.jsonl", import.meta.url)));
-
-describePeerRatchet(
-  "SGLang's reasoning-parser tests: real outputs through toolwright's params and parser",
-  cases,
-  188,
-  READ,
-  TEMPLATES_DIR,
-);
+describePeerRatchet("sglang-reasoning", "SGLang's reasoning-parser tests", { count: 188, read: 161 });

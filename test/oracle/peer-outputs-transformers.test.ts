@@ -1,18 +1,5 @@
 // Real model outputs from transformers' response-parsing tests (test/fixtures/peer-outputs/README.md), each mapped to
-// a chat template of its family, through toolwright's own params and parser. Not classified case by case: every case
-// parses the same whole and in chunks, and the count read as the peer's tests assert may only go up (raise READ).
-import { fileURLToPath } from "node:url";
-import { describePeerRatchet, loadPeerCases } from "../helpers/peer-cases.js";
-import { TEMPLATES_DIR } from "../helpers/analysis-oracle.js";
+// a chat template of its family, through toolwright's own params and parser: a ratchet (see describePeerRatchet).
+import { describePeerRatchet } from "../helpers/peer-cases.js";
 
-const READ = 28;
-
-const cases = loadPeerCases(fileURLToPath(new URL("../fixtures/peer-outputs/transformers.jsonl", import.meta.url)));
-
-describePeerRatchet(
-  "transformers' response-parsing tests: real outputs through toolwright's params and parser",
-  cases,
-  28,
-  READ,
-  TEMPLATES_DIR,
-);
+describePeerRatchet("transformers", "transformers' response-parsing tests", { count: 28, read: 28 });

@@ -1,19 +1,6 @@
-// Real model outputs from vllm-mlx's tool and reasoning parser tests (test/fixtures/peer-outputs/README.md),
-// each mapped to a chat template of its family, through toolwright's own params and parser. Not classified case
-// by case: every case parses the same whole and in chunks, and the count read as the peer's tests assert may only
-// go up (raise READ).
-import { fileURLToPath } from "node:url";
-import { describePeerRatchet, loadPeerCases } from "../helpers/peer-cases.js";
-import { TEMPLATES_DIR } from "../helpers/analysis-oracle.js";
+// Real model outputs from vllm-mlx's tool and reasoning parser tests (test/fixtures/peer-outputs/README.md), each
+// mapped to a chat template of its family, through toolwright's own params and parser: a ratchet (see
+// describePeerRatchet).
+import { describePeerRatchet } from "../helpers/peer-cases.js";
 
-const READ = 150;
-
-const cases = loadPeerCases(fileURLToPath(new URL("../fixtures/peer-outputs/vllm-mlx.jsonl", import.meta.url)));
-
-describePeerRatchet(
-  "vllm-mlx's tool and reasoning parser tests: real outputs through toolwright's params and parser",
-  cases,
-  155,
-  READ,
-  TEMPLATES_DIR,
-);
+describePeerRatchet("vllm-mlx", "vllm-mlx's tool and reasoning parser tests", { count: 155, read: 150 });

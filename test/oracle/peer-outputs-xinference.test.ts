@@ -1,19 +1,6 @@
 // Real model outputs from Xinference's tool- and reasoning-parser tests (test/fixtures/peer-outputs/README.md), each
-// mapped to a chat template of its family, through toolwright's own params and parser. Not classified case by case:
-// every case parses the same whole and in chunks, and the count read as the peer's tests assert may only go up (raise
-// READ).
-import { fileURLToPath } from "node:url";
-import { describePeerRatchet, loadPeerCases } from "../helpers/peer-cases.js";
-import { TEMPLATES_DIR } from "../helpers/analysis-oracle.js";
+// mapped to a chat template of its family, through toolwright's own params and parser: a ratchet (see
+// describePeerRatchet).
+import { describePeerRatchet } from "../helpers/peer-cases.js";
 
-const READ = 89;
-
-const cases = loadPeerCases(fileURLToPath(new URL("../fixtures/peer-outputs/xinference.jsonl", import.meta.url)));
-
-describePeerRatchet(
-  "Xinference's tool- and reasoning-parser tests: real outputs through toolwright's params and parser",
-  cases,
-  97,
-  READ,
-  TEMPLATES_DIR,
-);
+describePeerRatchet("xinference", "Xinference's tool- and reasoning-parser tests", { count: 97, read: 89 });
