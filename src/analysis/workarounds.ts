@@ -142,10 +142,14 @@ export const WORKAROUNDS: readonly Workaround[] = [
     },
   },
   {
+    // Solar Open thinks in a message of its own (`<|think|>…<|end|>`), then opens the answer's
+    // message (`<|begin|>assistant<|content|>…`); the renderings show reasoning only for history.
     name: "Solar Open",
     features: ["<|begin|>assistant<|think|><|end|>"],
     apply: (a) => {
       a.assistantStart = "<|begin|>assistant";
+      a.reasoning = { mode: "TAG_BASED", start: "<|think|>", end: "<|end|><|begin|>assistant" };
+      a.preservedTokens.push("<|think|>", "<|begin|>");
     },
   },
   {

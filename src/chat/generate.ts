@@ -120,7 +120,7 @@ export function generateChatParams(
   const mapping: ChatMappingOptions = {
     ...built.mapping,
     ...(req.reasoningInline ? { reasoningInline: true } : {}),
-    ...reasoningInContent(built, req),
+    ...reasoningInContent(built, req, analysis),
     // Finished calls' arguments are checked against the schemas (call-finish.ts).
     toolParameters: Object.fromEntries(req.tools.map((t) => [t.function.name, toolParameters(t)])),
   };
@@ -161,8 +161,10 @@ export function generateChatParams(
 function reasoningInContent(
   built: BuiltParser,
   req: NormalizedRequest,
+  analysis: TemplateAnalysis,
 ): Pick<ChatMappingOptions, "reasoningInContent"> {
   const { reasoningStart: start, reasoningEnd: end } = built;
   if (!req.thinking || req.reasoningInline || req.jsonSchema !== null) return {};
-  return start && end ? { reasoningInContent: { start, end } } : {};
+  const resume = analysis.content.mode === "PLAIN" ? "" : analysis.content.start;
+  return start && end ? { reasoningInContent: { start, end, resume } } : {};
 }

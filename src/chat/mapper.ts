@@ -87,7 +87,7 @@ export class MessageMapper {
     private readonly prefixLength = 0,
   ) {
     const split = mapping.reasoningInContent;
-    this.output = new MessageOutput(split ? new ReasoningInContent(split.start, split.end) : null);
+    this.output = new MessageOutput(split ? new ReasoningInContent(split.start, split.end, split.resume) : null);
     this.args = new ArgumentWriter(mapping);
     this.ledger = new CallLedger(mapping, newId, prefixLength, this.args, this.output);
   }

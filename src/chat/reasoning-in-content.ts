@@ -4,7 +4,8 @@
  * reasoning block only before the content; this splits the content text it reads at the format's reasoning
  * markers, as it streams: text inside a block is reasoning, a block the output leaves open reasoning to the end,
  * the markers themselves neither. A marker split across chunks is held back until it is whole or cannot be, so
- * every chunking splits alike.
+ * every chunking splits alike. Where the format wraps its content (Solar Open's `<|content|>`), the content
+ * opener right after a block's end is a marker too.
  */
 
 /** A piece of content text: its field, its text, and its input offset. */
@@ -32,12 +33,16 @@ function partialMarkerAtEnd(text: string, marker: string): number {
  */
 export class ReasoningInContent {
   private inReasoning = false;
+  /** A block just ended: the content opener (`resume`) may follow. */
+  private afterBlock = false;
   private held = "";
   private heldStart = -1;
 
+  /** `resume`: the format's content opener, skipped where it follows a block's end ("" for none). */
   constructor(
     private readonly start: string,
     private readonly end: string,
+    private readonly resume = "",
   ) {}
 
   /** The pieces of `text` (at input offset `start`) that can be placed now. */
@@ -50,21 +55,38 @@ export class ReasoningInContent {
     this.held = "";
     let pos = 0;
     for (;;) {
+      if (this.afterBlock) {
+        const rest = buf.slice(pos);
+        if (rest.startsWith(this.resume)) {
+          pos += this.resume.length;
+          this.afterBlock = false;
+        } else if (this.resume.startsWith(rest)) {
+          this.hold(buf, pos, bufStart);
+          return out;
+        } else {
+          this.afterBlock = false;
+        }
+      }
       const marker = this.inReasoning ? this.end : this.start;
       const at = buf.indexOf(marker, pos);
       if (at < 0) break;
       this.piece(out, buf.slice(pos, at), bufStart + pos);
       pos = at + marker.length;
       this.inReasoning = !this.inReasoning;
+      this.afterBlock = !this.inReasoning && this.resume !== "";
     }
     const marker = this.inReasoning ? this.end : this.start;
     const keep = partialMarkerAtEnd(buf.slice(pos), marker);
     this.piece(out, buf.slice(pos, buf.length - keep), bufStart + pos);
-    if (keep > 0) {
-      this.held = buf.slice(buf.length - keep);
-      this.heldStart = bufStart + buf.length - keep;
-    }
+    this.hold(buf, buf.length - keep, bufStart);
     return out;
+  }
+
+  /** Holds `buf` from `from` on (nothing where it ends there) until the next text says what it is. */
+  private hold(buf: string, from: number, bufStart: number): void {
+    if (from >= buf.length) return;
+    this.held = buf.slice(from);
+    this.heldStart = bufStart + from;
   }
 
   /** Whether the text read last is inside a reasoning block. */
@@ -77,6 +99,7 @@ export class ReasoningInContent {
     const out: SplitPiece[] = [];
     this.piece(out, this.held, this.heldStart);
     this.held = "";
+    this.afterBlock = false;
     return out;
   }
 

@@ -107,9 +107,10 @@ export interface ChatMappingOptions {
   reasoningInline?: boolean;
   /**
    * Reasoning blocks the model opens after content are reasoning (reasoning-in-content.ts): the content text is
-   * split at these markers. Absent: content is content.
+   * split at these markers (and `resume`, the content opener, dropped right after a block's end). Absent: content
+   * is content.
    */
-  reasoningInContent?: { start: string; end: string };
+  reasoningInContent?: { start: string; end: string; resume: string };
   /**
    * Calls end with a closing marker (a `call-end` node): a call whose text stops before it is
    * one the model did not finish, and is content.

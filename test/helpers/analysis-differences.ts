@@ -51,12 +51,17 @@ export const IMPROVEMENTS: Record<string, Difference> = {
       "tools.callId.suffix",
       "tools.function.namePrefix",
       "preservedTokens",
+      "reasoning.mode",
+      "reasoning.start",
+      "reasoning.end",
     ],
     reason:
       "Solar writes the call id before the function name. llama.cpp's call-id phase finds the function name " +
       "in the tool declarations of the system prompt, gives up, and leaves the probe id 'call00001' inside the " +
       "function-name prefix, so a parser built from it only accepts calls whose id is literally call00001. " +
-      "toolwright only looks for the name inside the call, detects PRE_FUNC_NAME and takes the id out of the prefix.",
+      "toolwright only looks for the name inside the call, detects PRE_FUNC_NAME and takes the id out of the prefix. " +
+      "Solar thinks in a message of its own (<|think|>…<|end|>) before the answer's <|begin|>assistant; llama.cpp " +
+      "finds no reasoning (the renderings show it only in history) and stops live generation at that <|begin|>.",
   },
   "meetkai-functionary-medium-v3.2.jinja": {
     fields: [

@@ -1,6 +1,6 @@
 // What a template writes only for shapes the plain probes do not show: a turn's end marker written only
-// when another message follows, and reasoning rendered only from content blocks (Apertus). The analysis
-// must still find them, and the parser read what models write with them.
+// when another message follows, reasoning rendered only from content blocks (Apertus) or as a message of
+// its own (Solar Open). The analysis must still find them, and the parser read what models write with them.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -61,5 +61,63 @@ describe("Apertus: reasoning rendered only from content blocks of type thoughts"
       reasoning_content: "plan",
       content: "answer",
     });
+  });
+});
+
+describe("Solar Open: reasoning rendered as a message of its own, before the answer's", () => {
+  const { template, analysis } = load("upstage-Solar-Open-100B.jinja");
+  const weather = {
+    type: "function" as const,
+    function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } } } },
+  };
+  const request = (extra: Record<string, unknown> = {}) =>
+    generateChatParams(analysis, template, { messages: [{ role: "user", content: "hi" }], tools: [weather], ...extra });
+
+  it("the template writes the markers the analysis sets around such a message", () => {
+    const messages = [
+      { role: "user", content: "hi" },
+      { role: "assistant", reasoning: "plan", content: "ok" },
+    ];
+    const rendered = template.renderRaw({ messages, add_generation_prompt: false });
+    expect(analysis.reasoning).toMatchObject({
+      mode: "TAG_BASED",
+      start: "<|think|>",
+      end: "<|end|><|begin|>assistant",
+    });
+    expect(rendered).toContain(`${analysis.reasoning.start}plan${analysis.reasoning.end}<|content|>ok`);
+  });
+
+  it("generation does not stop at the answer's <|begin|>", () => {
+    expect(request().additionalStops).not.toContain("<|begin|>");
+  });
+
+  it.each([
+    ["reasoning, then the answer", "<|think|>plan<|end|><|begin|>assistant<|content|>It is sunny.<|end|>", {}],
+    ["the answer alone", "<|content|>It is sunny.<|end|>", {}],
+    [
+      "an answer after reasoning the prompt closed (low effort)",
+      "<|content|>It is sunny.<|end|>",
+      { extraContext: { reasoning_effort: "low" } },
+    ],
+  ])("reads %s", (_label, output, extra) => {
+    const message = parseChatOutput(request(extra), output);
+    expect(message.content).toBe("It is sunny.");
+    expect(message.reasoning_content ?? null).toBe(output.startsWith("<|think|>") ? "plan" : null);
+  });
+
+  it("reads reasoning, then a call with its id", () => {
+    const output =
+      "<|think|>plan<|end|><|begin|>assistant<|tool_calls|><|tool_call:begin|>a1b2c3d4e5<|tool_call:name|>" +
+      'get_weather<|tool_call:args|>{"city": "Seoul"}<|tool_call:end|><|calls|>';
+    expect(parseChatOutput(request(), output)).toMatchObject({
+      reasoning_content: "plan",
+      tool_calls: [{ id: "a1b2c3d4e5", function: { name: "get_weather", arguments: '{"city":"Seoul"}' } }],
+    });
+  });
+
+  it("reasoning opened after content drops the answer's content opener too", () => {
+    const params = generateChatParams(analysis, template, { messages: [{ role: "user", content: "hi" }] });
+    const message = parseChatOutput(params, "Text <|think|>more<|end|><|begin|>assistant<|content|> More");
+    expect(message).toMatchObject({ content: "Text  More", reasoning_content: "more" });
   });
 });

@@ -16,8 +16,8 @@ import { ChatTemplate } from "../../src/template/index.js";
 import { TEMPLATES_DIR } from "../helpers/analysis-oracle.js";
 
 /** The pieces of `text` fed in chunks of `size`, joined per field in order. */
-function split(text: string, size: number): [string, string][] {
-  const s = new ReasoningInContent("<think>", "</think>");
+function split(text: string, size: number, resume = ""): [string, string][] {
+  const s = new ReasoningInContent("<think>", "</think>", resume);
   const pieces: SplitPiece[] = [];
   for (let i = 0; i < text.length; i += size) pieces.push(...s.feed(text.slice(i, i + size), i));
   pieces.push(...s.flush());
@@ -30,7 +30,7 @@ function split(text: string, size: number): [string, string][] {
   return out;
 }
 
-const SPLITS: { text: string; want: [string, string][] }[] = [
+const SPLITS: { text: string; want: [string, string][]; resume?: string }[] = [
   { text: "plain text", want: [["content", "plain text"]] },
   {
     text: "Text <think>hm</think> More",
@@ -55,11 +55,38 @@ const SPLITS: { text: string; want: [string, string][] }[] = [
       ["reasoning", "a</thi"],
     ],
   },
+  {
+    text: "Text <think>hm</think><c> More <c>",
+    resume: "<c>",
+    want: [
+      ["content", "Text "],
+      ["reasoning", "hm"],
+      ["content", " More <c>"],
+    ],
+  },
+  {
+    text: "Text <think>hm</think><x> More",
+    resume: "<c>",
+    want: [
+      ["content", "Text "],
+      ["reasoning", "hm"],
+      ["content", "<x> More"],
+    ],
+  },
+  {
+    text: "Text <think>hm</think><c",
+    resume: "<c>",
+    want: [
+      ["content", "Text "],
+      ["reasoning", "hm"],
+      ["content", "<c"],
+    ],
+  },
 ];
 
 describe("ReasoningInContent: the same split in every chunking", () => {
-  it.each(SPLITS)("$text", ({ text, want }) => {
-    for (const size of [1, 2, 3, 5, text.length]) expect(split(text, size), `chunks of ${size}`).toEqual(want);
+  it.each(SPLITS)("$text", ({ text, want, resume }) => {
+    for (const size of [1, 2, 3, 5, text.length]) expect(split(text, size, resume), `chunks of ${size}`).toEqual(want);
   });
 
   it("keeps the offsets of each piece", () => {
