@@ -177,10 +177,12 @@ export function buildPythonicTools(ctx: BuildContext, t: ToolsAnalysis): PegId {
     const calls = p.seq(call, inner(p.seq(p.space(), p.literal(","), p.space(), call)));
     return wrapped ? p.seq(p.literal("["), p.space(), calls, p.space(), p.literal("]")) : calls;
   };
+  // The parser reads a wrapper its model left unclosed (`<|tool_call_start|>[f(a=1)]` at the end); the grammar
+  // writes the closer.
+  const closer = (close: string): PegId =>
+    core(close) === "" ? p.eps() : p.lenient(p.optional(marker(p, close)), marker(p, close));
   const wrap = (open: string, close: string, body: PegId): PegId =>
-    core(open) === ""
-      ? body
-      : p.seq(marker(p, open), p.space(), body, p.space(), core(close) !== "" ? marker(p, close) : p.eps());
+    core(open) === "" ? body : p.seq(marker(p, open), p.space(), body, p.space(), closer(close));
   let section: PegId;
   if (f.perCallStart !== "") {
     // Each call in its own wrapper: the grammar copy bounds the wrappers, not the list.

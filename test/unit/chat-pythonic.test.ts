@@ -238,3 +238,34 @@ describe("a list of calls written without the markers the template puts around i
     expect(calls(prose)).toBeUndefined();
   });
 });
+
+describe("a list of calls whose section closer the model left out", () => {
+  const closed = readable.filter((t) => t.analysis.tools.format.sectionEnd.trim() !== "");
+  it("covers every template whose list has a closing marker", () => {
+    expect(closed.map((t) => t.name).sort()).toEqual([
+      "LFM2.5-8B-A1B.jinja",
+      "python-start.jinja",
+      "tool-call-start.jinja",
+    ]);
+  });
+
+  it.each(closed.map((t) => ({ label: t.name, t })))("$label", ({ t }) => {
+    const params = paramsFor(t);
+    const open = t.analysis.tools.format.sectionStart;
+    for (const [tail, content] of [
+      ["", null],
+      [" Done.", "Done."],
+    ] as const) {
+      const output = `${open}[get_weather(city='Paris', days=3)]${tail}`;
+      const msg = parseChatOutput(params, output, CALL_IDS);
+      expect(msg.content, output).toBe(content);
+      expect(msg.tool_calls?.map((c) => [c.function.name, JSON.parse(c.function.arguments)])).toEqual([
+        ["get_weather", { city: "Paris", days: 3 }],
+      ]);
+      const { parser } = streamInChunks(params, output, 17, 3);
+      expect(parser.message()).toEqual(msg);
+    }
+    // A call the output cuts before its list closes is not one.
+    expect(parseChatOutput(params, `${open}[get_weather(city='Paris')`).tool_calls).toBeUndefined();
+  });
+});
