@@ -223,6 +223,10 @@ export class JsonNormalizer {
         }
         out += this.endBare();
         if (this.broken) break;
+        if (this.quote !== "") {
+          i--; // the bare text opened a string without its delimiter: `c` is read inside it
+          continue;
+        }
       }
       out += this.structural(c);
     }
@@ -311,7 +315,14 @@ export class JsonNormalizer {
 
   private endBare(): string {
     const json = bareToJson(this.bare);
+    const text = this.bare;
     this.bare = "";
+    if (json === null && this.dialect !== null && /^[A-Za-z]/.test(text)) {
+      // A dialect string whose opening delimiter was left out (`weather in Tokyo<|"|>`): it runs to the delimiter.
+      this.quote = this.dialect.stringDelimiter;
+      this.stringIsKey = false;
+      return this.valueStart() + '"' + [...text].map(escapeChar).join("");
+    }
     if (json === null) return this.fail();
     const out = this.valueStart() + json;
     this.afterValue();

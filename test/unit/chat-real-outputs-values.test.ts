@@ -212,6 +212,23 @@ const ROWS: RealOutputRow[] = [
     want: { calls: [["search", { q: 'raw "quoted"' }]], content: null },
   },
   {
+    name: "Gemma 4: a string whose opening delimiter is left out, in an object and a list, beside other values",
+    template: GEMMA4,
+    output:
+      '<|tool_call>call:annotate{body:{city:Paris, France<|"|>,tags:[<|"|>a<|"|>,b<|"|>],n:5},' +
+      "flag:true}<tool_call|>",
+    want: {
+      calls: [["annotate", { body: { city: "Paris, France", tags: ["a", "b"], n: 5 }, flag: true }]],
+      content: null,
+    },
+  },
+  {
+    name: "Gemma 4: a bare word no delimiter closes is no value, and the call its text",
+    template: GEMMA4,
+    output: "<|tool_call>call:search{q:weather}<tool_call|>",
+    want: { calls: [], content: "<|tool_call>call:search{q:weather}<tool_call|>" },
+  },
+  {
     name: "Gemma 4: object keys written bare as the template writes them, spaces included",
     template: GEMMA4,
     output:

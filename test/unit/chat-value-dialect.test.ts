@@ -16,6 +16,8 @@ const CASES: { text: string; json: unknown }[] = [
   // Whitespace around a bare key is not part of it; inside it, it is (the template writes `Basic LLM Chain:`).
   { text: '{ x : 1 , y :<|"|>z<|"|> }', json: { x: 1, y: "z" } },
   { text: "{Basic LLM Chain :{a b:1}}", json: { "Basic LLM Chain": { "a b": 1 } } },
+  // A string whose opening delimiter was left out runs from its first letter to the delimiter.
+  { text: '{q:weather in Tokyo<|"|>,n:5,b:[x<|"|>,true]}', json: { q: "weather in Tokyo", n: 5, b: ["x", true] } },
 ];
 
 function normalize(pieces: string[]): string {

@@ -87,7 +87,12 @@ function valueRules(p: PegArena): PegId {
       p.literal("]"),
     ),
   );
-  p.rule("gemma4-value", p.choice(str, object, array, number, literal));
+  // For the parser also, when no value reads, a string whose opening delimiter the model left out
+  // (`query:weather in Tokyo<|"|>`), as SGLang's tests read it: text from a letter to the closing delimiter, with
+  // no structure in it (no key, bracket or quote).
+  const unopened = p.seq(p.chars("A-Za-z", 1, 1), p.chars('^<{}\\[\\]":\n\r', 0), p.literal(STRING));
+  const values = [str, object, array, number, literal];
+  p.rule("gemma4-value", p.lenient(p.choice(...values, unopened), p.choice(...values)));
   return object;
 }
 
