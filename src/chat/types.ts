@@ -110,7 +110,7 @@ export interface ChatMappingOptions {
    * split at these markers (and `resume`, the content opener, dropped right after a block's end). Absent: content
    * is content.
    */
-  reasoningInContent?: { start: string; end: string; resume: string };
+  reasoningInContent?: { start: string; end: string; resume?: string };
   /**
    * Calls end with a closing marker (a `call-end` node): a call whose text stops before it is
    * one the model did not finish, and is content.

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { analyzeChatTemplate, generateChatParams, parseChatOutput } from "../../src/chat/index.js";
 import { ChatTemplate } from "../../src/template/index.js";
 import { TEMPLATES_DIR } from "../helpers/analysis-oracle.js";
+import { streamInChunks } from "../helpers/chunked-stream.js";
 
 function load(name: string) {
   const source = readFileSync(join(TEMPLATES_DIR, name), "utf8");
@@ -109,10 +110,12 @@ describe("Solar Open: reasoning rendered as a message of its own, before the ans
     const output =
       "<|think|>plan<|end|><|begin|>assistant<|tool_calls|><|tool_call:begin|>a1b2c3d4e5<|tool_call:name|>" +
       'get_weather<|tool_call:args|>{"city": "Seoul"}<|tool_call:end|><|calls|>';
-    expect(parseChatOutput(request(), output)).toMatchObject({
+    const whole = parseChatOutput(request(), output);
+    expect(whole).toMatchObject({
       reasoning_content: "plan",
       tool_calls: [{ id: "a1b2c3d4e5", function: { name: "get_weather", arguments: '{"city":"Seoul"}' } }],
     });
+    for (const seed of [1, 2, 3]) expect(streamInChunks(request(), output, seed, 4).parser.message()).toEqual(whole);
   });
 
   it("reasoning opened after content drops the answer's content opener too", () => {
