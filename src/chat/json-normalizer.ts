@@ -103,7 +103,8 @@ function bareToJson(token: string): string | null {
 /**
  * A non-JSON value syntax the normalizer also reads: strings between a multi-character
  * delimiter with no escapes inside (Gemma 4 writes `<|"|>Paris<|"|>`), and object keys written
- * bare (`{city:<|"|>Paris<|"|>}`).
+ * bare (`{city:<|"|>Paris<|"|>}`). A value that starts with a letter and is no literal is such a
+ * string whose opening delimiter was left out: it runs to the delimiter (`{q:weather in Tokyo<|"|>}`).
  *
  * @example
  * import type { ValueDialect } from "toolwright/chat";
