@@ -318,9 +318,9 @@ export class JsonNormalizer {
     const json = bareToJson(this.bare);
     const text = this.bare;
     this.bare = "";
-    if (json === null && this.dialect !== null && /^[A-Za-z]/.test(text)) {
+    if (json === null && (this.dialect?.stringDelimiter ?? "") !== "" && /^[A-Za-z]/.test(text)) {
       // A dialect string whose opening delimiter was left out (`weather in Tokyo<|"|>`): it runs to the delimiter.
-      this.quote = this.dialect.stringDelimiter;
+      this.quote = this.dialect!.stringDelimiter;
       this.stringIsKey = false;
       return this.valueStart() + '"' + [...text].map(escapeChar).join("");
     }

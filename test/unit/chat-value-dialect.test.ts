@@ -46,3 +46,12 @@ describe("Gemma 4 value dialect", () => {
     expect(n.failed).toBe(true);
   });
 });
+
+describe("a dialect of bare keys alone", () => {
+  it("reads no bare word as a string: without a delimiter a word that is no literal fails", () => {
+    const n = new JsonNormalizer({ stringDelimiter: "", bareKeys: true });
+    expect(n.push("{a:1,b:")).toBe('{"a":1,"b":');
+    expect(n.push("word,c:2}")).toBe("");
+    expect(n.failed).toBe(true);
+  });
+});
