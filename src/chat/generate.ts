@@ -16,6 +16,7 @@ import { ChatTemplate } from "../template/index.js";
 import { core, toolParameters } from "./build-helpers.js";
 import { dedicatedHandler } from "./dedicated/index.js";
 import { type BuiltParser, buildGenericParser } from "./generic-parser.js";
+import { prepareMessages } from "./messages.js";
 import { grammarFields, planGrammar } from "./grammar-plan.js";
 import {
   type ReasoningPrefixState,
@@ -75,7 +76,7 @@ export function generateChatParams(
   const req = normalizeRequest(request, template.caps);
   const handler = dedicatedHandler(analysis.dedicatedHandler);
 
-  const messages = handler?.adaptMessages ? handler.adaptMessages(request.messages) : request.messages;
+  const messages = prepareMessages(analysis, request.messages);
   const continued =
     req.continuation === null
       ? null

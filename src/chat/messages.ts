@@ -1,7 +1,9 @@
 /**
  * Messages as a template renders them: dedicated formats keep reasoning in their own places
  * (GPT-OSS's `thinking`, Ministral's thinking block), so history must be adapted the same way
- * the prompt of a request is.
+ * the prompt of a request is. An assistant's `reasoning_content` is also given as `reasoning`, vLLM's
+ * name for it, which some templates read alone (Solar Open) and the others read first, falling back
+ * to `reasoning_content`.
  */
 import type { TemplateAnalysis } from "../analysis/index.js";
 import type { ChatMessage } from "../types.js";
@@ -19,5 +21,12 @@ export function prepareMessages(analysis: TemplateAnalysis, messages: ChatMessag
       `prepareMessages: messages must be an array, got ${messages === null ? "null" : typeof messages}`,
     );
   const handler = dedicatedHandler(analysis.dedicatedHandler);
-  return handler?.adaptMessages ? handler.adaptMessages(messages) : messages;
+  const named = messages.map(withReasoningName);
+  return handler?.adaptMessages ? handler.adaptMessages(named) : named;
+}
+
+/** An assistant message with its reasoning under both names (unchanged when it has none, or both). */
+function withReasoningName(m: ChatMessage): ChatMessage {
+  if (m.role !== "assistant" || typeof m.reasoning_content !== "string" || "reasoning" in m) return m;
+  return { ...m, reasoning: m.reasoning_content } as ChatMessage;
 }

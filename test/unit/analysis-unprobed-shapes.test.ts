@@ -118,6 +118,19 @@ describe("Solar Open: reasoning rendered as a message of its own, before the ans
     for (const seed of [1, 2, 3]) expect(streamInChunks(request(), output, seed, 4).parser.message()).toEqual(whole);
   });
 
+  it("renders an earlier turn's reasoning_content in history, as the template renders `reasoning`", () => {
+    const call = { id: "a1b2c3d4e5", type: "function" as const, function: { name: "get_weather", arguments: "{}" } };
+    const { prompt } = generateChatParams(analysis, template, {
+      tools: [weather],
+      messages: [
+        { role: "user", content: "hi" },
+        { role: "assistant", content: null, reasoning_content: "plan", tool_calls: [call] },
+        { role: "tool", tool_call_id: call.id, content: "sunny" },
+      ],
+    });
+    expect(prompt).toContain("<|begin|>assistant<|think|>plan<|end|><|begin|>assistant<|tool_calls|>");
+  });
+
   it("reasoning opened after content drops the answer's content opener too", () => {
     const params = generateChatParams(analysis, template, { messages: [{ role: "user", content: "hi" }] });
     const message = parseChatOutput(params, "Text <|think|>more<|end|><|begin|>assistant<|content|> More");
