@@ -568,6 +568,18 @@ describe("errors and relaxations", () => {
     }
   });
 
+  test.each([
+    ["str", 'unknown type "str" (JSON Schema spells it "string")'],
+    ["int", 'unknown type "int" (JSON Schema spells it "integer")'],
+    ["float", 'unknown type "float" (JSON Schema spells it "number")'],
+    ["Boolean", 'unknown type "Boolean" (JSON Schema spells it "boolean")'],
+    ["strnig", 'unknown type "strnig"'],
+  ])("a type named %j says how JSON Schema spells it", (type, message) => {
+    const convert = () => jsonSchemaToGbnf({ type: "object", properties: { a: { type } } });
+    expect(convert).toThrow(SchemaError);
+    expect(convert).toThrow(message.endsWith(")") ? message : new RegExp(`${message}$`));
+  });
+
   test("relaxations are reported with their pointer, or thrown in strict mode", () => {
     const schema = {
       type: "object",

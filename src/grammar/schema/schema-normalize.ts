@@ -17,6 +17,21 @@ export type TypeName = "null" | "boolean" | "object" | "array" | "number" | "int
 
 export const ALL_TYPES: readonly TypeName[] = ["null", "boolean", "object", "array", "number", "integer", "string"];
 
+/** Type names of programming languages that tools declare by mistake, and the JSON Schema name (for the error). */
+const JSON_SPELLING: Readonly<Record<string, TypeName>> = {
+  str: "string",
+  int: "integer",
+  uint: "integer",
+  long: "integer",
+  float: "number",
+  double: "number",
+  bool: "boolean",
+  dict: "object",
+  list: "array",
+  tuple: "array",
+  none: "null",
+};
+
 /** A numeric bound. */
 export interface Bound {
   value: number;
@@ -225,7 +240,10 @@ export function mergeInto(ctx: NormalizeContext, n: Norm, loc: SchemaLocation): 
     const types = Array.isArray(o.type) ? o.type : [o.type];
     for (const t of types) {
       if (typeof t !== "string" || !(ALL_TYPES as readonly string[]).includes(t)) {
-        throw new SchemaError(loc.pointer, "type", `unknown type ${JSON.stringify(t)}`);
+        const lower = typeof t === "string" ? t.toLowerCase() : "";
+        const spelled = (ALL_TYPES as readonly string[]).includes(lower) ? lower : JSON_SPELLING[lower];
+        const hint = spelled === undefined ? "" : ` (JSON Schema spells it "${spelled}")`;
+        throw new SchemaError(loc.pointer, "type", `unknown type ${JSON.stringify(t)}${hint}`);
       }
     }
     intersectTypes(n, types as TypeName[]);
