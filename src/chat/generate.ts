@@ -17,6 +17,7 @@ import { core, toolParameters } from "./build-helpers.js";
 import { dedicatedHandler } from "./dedicated/index.js";
 import { type BuiltParser, buildGenericParser } from "./generic-parser.js";
 import { prepareMessages } from "./messages.js";
+import { withThinkingEffort } from "./thinking-effort.js";
 import { grammarFields, planGrammar } from "./grammar-plan.js";
 import {
   type ReasoningPrefixState,
@@ -75,6 +76,8 @@ export function generateChatParams(
   if (!(template instanceof ChatTemplate)) throw new TypeError("generateChatParams: template must be a ChatTemplate");
   const req = normalizeRequest(request, template.caps);
   const handler = dedicatedHandler(analysis.dedicatedHandler);
+  const markers = handler?.reasoning ? { mode: "TAG_BASED" as const, ...handler.reasoning } : analysis.reasoning;
+  request = withThinkingEffort(template, markers, request);
 
   const messages = prepareMessages(analysis, request.messages);
   const continued =

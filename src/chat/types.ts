@@ -22,7 +22,10 @@ export interface ChatRequest {
   maxToolCalls?: number;
   /** `json_schema` constrains the answer to JSON matching the schema. */
   responseFormat?: ResponseFormat;
-  /** Sets the template's `enable_thinking` when given. */
+  /**
+   * Sets the template's `enable_thinking` when given. A template that reads `reasoning_effort` instead (Tencent Hy3,
+   * Solar Open) gets the effort its prompt turns thinking on or off with, unless `extraContext` sets one.
+   */
   enableThinking?: boolean;
   /** Extra template variables (e.g. `reasoning_effort`). */
   extraContext?: Record<string, unknown>;
