@@ -16,7 +16,7 @@ import { ChatCompletionError } from "../openai/index.js";
 
 /** Options of the provider's own, under `providerOptions.toolwright`. */
 export interface ToolwrightProviderOptions {
-  /** Sets the template's `enable_thinking` (or the `reasoning_effort` that does the same, see ChatRequest). */
+  /** Sets the template's `enable_thinking` (or the variable that does the same, see ChatRequest). */
   enableThinking?: boolean;
   /** Most tokens of reasoning (see `ChatOptions.reasoningBudget`). */
   reasoningBudget?: number;

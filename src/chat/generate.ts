@@ -17,7 +17,7 @@ import { core, toolParameters } from "./build-helpers.js";
 import { dedicatedHandler } from "./dedicated/index.js";
 import { type BuiltParser, buildGenericParser } from "./generic-parser.js";
 import { prepareMessages } from "./messages.js";
-import { withThinkingEffort } from "./thinking-effort.js";
+import { withThinkingSwitch } from "./thinking-switch.js";
 import { grammarFields, planGrammar } from "./grammar-plan.js";
 import {
   type ReasoningPrefixState,
@@ -76,8 +76,7 @@ export function generateChatParams(
   if (!(template instanceof ChatTemplate)) throw new TypeError("generateChatParams: template must be a ChatTemplate");
   const req = normalizeRequest(request, template.caps);
   const handler = dedicatedHandler(analysis.dedicatedHandler);
-  const markers = handler?.reasoning ? { mode: "TAG_BASED" as const, ...handler.reasoning } : analysis.reasoning;
-  request = withThinkingEffort(template, markers, request);
+  request = withThinkingSwitch(template, analysis, request);
 
   const messages = prepareMessages(analysis, request.messages);
   const continued =

@@ -23,8 +23,9 @@ export interface ChatRequest {
   /** `json_schema` constrains the answer to JSON matching the schema. */
   responseFormat?: ResponseFormat;
   /**
-   * Sets the template's `enable_thinking` when given. A template that reads `reasoning_effort` instead (Tencent Hy3,
-   * Solar Open) gets the effort its prompt turns thinking on or off with, unless `extraContext` sets one.
+   * Sets the template's `enable_thinking` when given. A template that switches thinking with another variable instead
+   * (`reasoning_effort` for Tencent Hy3 and Solar Open, `thinking` for Kimi K3) gets the value its prompt turns
+   * thinking on or off with, unless `extraContext` sets that variable.
    */
   enableThinking?: boolean;
   /** Extra template variables (e.g. `reasoning_effort`). */

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import type { TemplateAnalysis } from "../../src/analysis/index.js";
 import { analyzeChatTemplate, generateChatParams } from "../../src/chat/index.js";
 import { prepareMessages } from "../../src/chat/messages.js";
+import { withThinkingSwitch } from "../../src/chat/thinking-switch.js";
 import { ChatTemplate } from "../../src/template/index.js";
 import type { AssistantMessage, ChatMessage, ToolDefinition } from "../../src/types.js";
 import type { ChatParams, ChatRequest } from "../../src/chat/index.js";
@@ -324,15 +325,12 @@ export function generatedPart(
   tools: ToolDefinition[] = TOOLS,
 ): { output: string } | { error: string } {
   const messages = prepareMessages(t.analysis, [USER, s.message]);
+  // The template variables the request's params were rendered with (enableThinking may set one, thinking-switch.ts).
+  const request = { messages, enableThinking: s.enableThinking, extraContext: extraContext(t, s) };
+  const context = withThinkingSwitch(t.template, t.analysis, request).extraContext;
   let full: string;
   try {
-    full = t.template.render({
-      messages,
-      tools,
-      addGenerationPrompt: false,
-      enableThinking: s.enableThinking,
-      extraContext: extraContext(t, s),
-    });
+    full = t.template.render({ ...request, tools, addGenerationPrompt: false, extraContext: context });
   } catch (e) {
     return { error: (e as Error).message };
   }

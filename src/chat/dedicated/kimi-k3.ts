@@ -79,7 +79,13 @@ function typedArgs(p: PegArena, parse: BuildContext, t: ToolDefinition, i: numbe
 }
 
 /** The grammar of tool_choice "required": the tools section alone, arguments in schema order, bounded. */
-function requiredGrammar(p: PegArena, req: NormalizedRequest, parse: BuildContext, trailer: PegId): PegId {
+function requiredGrammar(
+  p: PegArena,
+  req: NormalizedRequest,
+  parse: BuildContext,
+  trailer: PegId,
+  responseOpen: boolean,
+): PegId {
   const calls = req.tools.map((t, i) => {
     // ...and the call's index.
     const index = p.optional(p.seq(p.literal(' index="'), p.chars("0-9", 1, 3), p.literal('"')));
@@ -97,8 +103,10 @@ function requiredGrammar(p: PegArena, req: NormalizedRequest, parse: BuildContex
   });
   const call = p.choice(...calls);
   const list = p.seq(call, req.parallel ? p.repeat(p.seq(p.space(), call), 0, req.maxCalls - 1) : p.eps());
-  // The template writes an empty response before the tools.
-  const emptyResponse = p.optional(p.seq(p.literal(RESP_START), p.literal(RESP_END)));
+  // The template writes an empty response before the tools (a prompt that does not think opens it already).
+  const emptyResponse = p.optional(
+    responseOpen ? p.literal(RESP_END) : p.seq(p.literal(RESP_START), p.literal(RESP_END)),
+  );
   return p.seq(
     p.space(),
     emptyResponse,
@@ -230,7 +238,8 @@ function build(req: NormalizedRequest, { generationPrompt }: DedicatedContext): 
         const written = p.lenient(p.choice(jsonBlockArguments(p), argList), argList);
         return p.rule(`tool-${i}`, p.tag(NODE.tool, p.seq(head, written, p.space(), p.literal(close("call")))));
       });
-      if (req.toolChoice === "required") grammarBody = requiredGrammar(p, req, ctx, trailer);
+      if (req.toolChoice === "required")
+        grammarBody = requiredGrammar(p, req, ctx, trailer, generationPrompt.trimEnd().endsWith(RESP_START));
       const declared = p.choice(...calls);
       const call = p.lenient(p.choice(declared, unreadCall(p)), declared);
       const list = p.seq(call, req.parallel ? p.zeroOrMore(p.seq(p.space(), call)) : p.eps());
@@ -271,5 +280,7 @@ export const kimiK3: DedicatedHandlerDef = {
   name: "kimi-k3",
   handles: ["kimi-k3"],
   detect: (s) => (sourceHas(s, "<|open|>", "<|close|>", "<|end_of_msg|>") ? "kimi-k3" : null),
+  // The analysis diffs only `<|sep|>` … `<|close|>` out of the think block's tags.
+  reasoning: { start: THINK_START, end: THINK_END },
   build,
 };

@@ -1,6 +1,7 @@
-// enableThinking on templates that read reasoning_effort and no enable_thinking: the template is asked which effort
-// does what the request wants (thinking-effort.ts); templates that read enable_thinking, a request that sets its own
-// effort, and templates whose prompt no effort changes, render as before.
+// enableThinking on templates that read no enable_thinking but another variable that switches thinking
+// (reasoning_effort, Kimi K3's thinking): the template is asked which does what the request wants (thinking-switch.ts);
+// templates that read enable_thinking, a request that sets such a variable itself, and templates whose prompt none
+// changes, render as before.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -19,13 +20,15 @@ function params(name: string, request: Record<string, unknown>) {
   return generateChatParams(analysis, template, { messages: [{ role: "user", content: "hi" }], ...request });
 }
 
-describe("enableThinking through reasoning_effort", () => {
+describe("enableThinking through another variable that switches thinking", () => {
   it.each([
     // Hy3 thinks only when asked for an effort; Solar Open and Command A Reasoning stop at a low one or none.
     ["tencent-Hy3.jinja", true, "<｜hy_Assistant:opensource｜><think:opensource>"],
     ["tencent-Hy3.jinja", false, "<think:opensource></think:opensource>"],
     ["upstage-Solar-Open-100B.jinja", false, "<|begin|>assistant<|think|><|end|><|begin|>assistant"],
     ["Cohere2MoE.jinja", false, "<|START_THINKING|><|END_THINKING|>"],
+    // Kimi K3 opens its response block instead of the think block.
+    ["Kimi-K3.jinja", false, '<|open|>message role="assistant"<|sep|><|open|>response<|sep|>'],
   ])("%s, enableThinking %s: the prompt ends %j", (name, enableThinking, end) => {
     const p = params(name, { enableThinking });
     expect(p.generationPrompt.endsWith(end)).toBe(true);
@@ -44,6 +47,14 @@ describe("enableThinking through reasoning_effort", () => {
     expect(params("upstage-Solar-Open-100B.jinja", { enableThinking: true }).generationPrompt).toBe(
       "<|begin|>assistant",
     );
+  });
+
+  it("Kimi K3 asked not to think reads its answer and calls", () => {
+    const p = params("Kimi-K3.jinja", { enableThinking: false });
+    expect(parseChatOutput(p, "It is sunny.<|close|>response<|sep|>")).toEqual({
+      role: "assistant",
+      content: "It is sunny.",
+    });
   });
 
   it("an effort the request sets wins", () => {
