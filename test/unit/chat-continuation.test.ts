@@ -53,6 +53,11 @@ const CONTINUATIONS = [
   { template: "mistralai-Ministral-3-14B-Reasoning-2512", promptEnd: "[THINK]I'm", close: "[/THINK]" },
   { template: "google-gemma-4-31B-it", promptEnd: "<|channel>thought\nI'm", close: "<channel|>" },
   {
+    template: "Kimi-K3",
+    promptEnd: "<|open|>think<|sep|>I'm",
+    close: "<|close|>think<|sep|><|open|>response<|sep|>",
+  },
+  {
     template: "openai-gpt-oss-120b",
     promptEnd: "<|channel|>analysis<|message|>I'm",
     close: "<|end|><|start|>assistant<|channel|>final<|message|>",
@@ -83,6 +88,14 @@ describe("continueFinalMessage", () => {
     const msg = parseAll(params, "world!");
     expect(msg.content).toBe("Hello, world!");
     expect(msg.reasoning_content).toBe("I'm thinking");
+  });
+
+  it("Kimi K3: continued content sits in the response block the template writes", () => {
+    const { template: tpl, analysis } = load("Kimi-K3");
+    const messages: ChatMessage[] = [user, { role: "assistant", content: "Hello, ", reasoning_content: "I'm" }];
+    const params = generateChatParams(analysis, tpl, { messages, continueFinalMessage: "content" });
+    expect(params.prompt.endsWith("I'm<|close|>think<|sep|><|open|>response<|sep|>Hello, ")).toBe(true);
+    expect(parseAll(params, "world!<|close|>response<|sep|>")).toMatchObject({ content: "Hello, world!" });
   });
 
   it("addGenerationPrompt: false after an assistant message continues it (transformers' convention)", () => {

@@ -282,5 +282,6 @@ export const kimiK3: DedicatedHandlerDef = {
   detect: (s) => (sourceHas(s, "<|open|>", "<|close|>", "<|end_of_msg|>") ? "kimi-k3" : null),
   // The analysis diffs only `<|sep|>` … `<|close|>` out of the think block's tags.
   reasoning: { start: THINK_START, end: THINK_END },
+  contentStart: RESP_START,
   build,
 };
