@@ -88,7 +88,9 @@ export function generateChatParams(
           messages,
           req.continuation,
           handler?.reasoning ?? analysis.reasoning,
-          handler?.contentStart,
+          // Continued content is written after the format's content opener (Command's `<|START_TEXT|>`); a dedicated
+          // parser names its own.
+          handler?.contentStart ?? (handler?.build || analysis.content.mode === "PLAIN" ? "" : analysis.content.start),
         );
   const { prompt, generationPrompt } = continued ?? renderPrompt(template, request, messages, req.addGenerationPrompt);
   // Parsers are built for the generation prompt the model would have continued without prefill.

@@ -90,12 +90,22 @@ describe("continueFinalMessage", () => {
     expect(msg.reasoning_content).toBe("I'm thinking");
   });
 
-  it("Kimi K3: continued content sits in the response block the template writes", () => {
-    const { template: tpl, analysis } = load("Kimi-K3");
+  it.each([
+    ["Kimi-K3", "I'm<|close|>think<|sep|><|open|>response<|sep|>Hello, ", "<|close|>response<|sep|>"],
+    ["Cohere2MoE", "I'm<|END_THINKING|><|START_TEXT|>Hello, ", "<|END_TEXT|>"],
+    [
+      "CohereForAI-c4ai-command-r7b-12-2024-tool_use",
+      "I'm<|END_THINKING|><|START_RESPONSE|>Hello, ",
+      "<|END_RESPONSE|>",
+    ],
+    ["upstage-Solar-Open-100B", "I'm<|end|><|begin|>assistant<|content|>Hello, ", "<|end|>"],
+    ["ibm-granite-granite-3.3-2B-Instruct", "I'm</think><response>Hello, ", "</response>"],
+  ])("%s: continued content goes on after the format's content opener", (name, promptEnd, close) => {
+    const { template: tpl, analysis } = load(name);
     const messages: ChatMessage[] = [user, { role: "assistant", content: "Hello, ", reasoning_content: "I'm" }];
     const params = generateChatParams(analysis, tpl, { messages, continueFinalMessage: "content" });
-    expect(params.prompt.endsWith("I'm<|close|>think<|sep|><|open|>response<|sep|>Hello, ")).toBe(true);
-    expect(parseAll(params, "world!<|close|>response<|sep|>")).toMatchObject({ content: "Hello, world!" });
+    expect(params.prompt.endsWith(promptEnd)).toBe(true);
+    expect(parseAll(params, `world!${close}`)).toMatchObject({ content: "Hello, world!", reasoning_content: "I'm" });
   });
 
   it("addGenerationPrompt: false after an assistant message continues it (transformers' convention)", () => {
