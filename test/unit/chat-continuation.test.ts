@@ -53,6 +53,11 @@ const CONTINUATIONS = [
   { template: "mistralai-Ministral-3-14B-Reasoning-2512", promptEnd: "[THINK]I'm", close: "[/THINK]" },
   { template: "google-gemma-4-31B-it", promptEnd: "<|channel>thought\nI'm", close: "<channel|>" },
   {
+    template: "muse-glimmer",
+    promptEnd: "<|start|>assistant to=self<|message|>I'm",
+    close: "<|eom|><|start|>assistant to=user<|message|>",
+  },
+  {
     template: "Kimi-K3",
     promptEnd: "<|open|>think<|sep|>I'm",
     close: "<|close|>think<|sep|><|open|>response<|sep|>",
@@ -100,6 +105,7 @@ describe("continueFinalMessage", () => {
     ],
     ["upstage-Solar-Open-100B", "I'm<|end|><|begin|>assistant<|content|>Hello, ", "<|end|>"],
     ["ibm-granite-granite-3.3-2B-Instruct", "I'm</think><response>Hello, ", "</response>"],
+    ["muse-glimmer", "I'm<|eom|><|start|>assistant to=user<|message|>Hello, ", "<|eot|>"],
   ])("%s: continued content goes on after the format's content opener", (name, promptEnd, close) => {
     const { template: tpl, analysis } = load(name);
     const messages: ChatMessage[] = [user, { role: "assistant", content: "Hello, ", reasoning_content: "I'm" }];

@@ -260,5 +260,8 @@ export const museGlimmer: DedicatedHandlerDef = {
   name: "muse-glimmer",
   handles: ["muse-glimmer"],
   detect: (s) => (sourceHas(s, "<atem:function_calls>", "<|eom|>") ? "muse-glimmer" : null),
+  // A continued message: its reasoning to itself, then its answer to the user, each in a message of its own.
+  reasoning: { start: " to=self<|message|>", end: "<|eom|><|start|>assistant" },
+  contentStart: " to=user<|message|>",
   build,
 };
