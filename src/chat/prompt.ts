@@ -128,7 +128,9 @@ export function renderContinuation(
       reasoningWritten = true;
     }
   }
-  if (continuation === "content") generation += contentStart + textOf(final.content);
+  // The content opener, unless the reasoning's closer wrote it already (GPT-OSS's ends in the answer's header).
+  const opens = contentStart !== "" && !generation.endsWith(contentStart) ? contentStart : "";
+  if (continuation === "content") generation += opens + textOf(final.content);
   const continued = generation.slice(continuedFrom);
   const state: ReasoningPrefixState = !reasoningWritten ? "none" : continuation === "reasoning" ? "open" : "closed";
   return {

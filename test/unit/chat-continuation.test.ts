@@ -106,12 +106,21 @@ describe("continueFinalMessage", () => {
     ["upstage-Solar-Open-100B", "I'm<|end|><|begin|>assistant<|content|>Hello, ", "<|end|>"],
     ["ibm-granite-granite-3.3-2B-Instruct", "I'm</think><response>Hello, ", "</response>"],
     ["muse-glimmer", "I'm<|eom|><|start|>assistant to=user<|message|>Hello, ", "<|eot|>"],
+    ["openai-gpt-oss-120b", "I'm<|end|><|start|>assistant<|channel|>final<|message|>Hello, ", "<|return|>"],
   ])("%s: continued content goes on after the format's content opener", (name, promptEnd, close) => {
     const { template: tpl, analysis } = load(name);
     const messages: ChatMessage[] = [user, { role: "assistant", content: "Hello, ", reasoning_content: "I'm" }];
     const params = generateChatParams(analysis, tpl, { messages, continueFinalMessage: "content" });
     expect(params.prompt.endsWith(promptEnd)).toBe(true);
     expect(parseAll(params, `world!${close}`)).toMatchObject({ content: "Hello, world!", reasoning_content: "I'm" });
+  });
+
+  it("GPT-OSS: continued content without reasoning goes on in the answer's channel", () => {
+    const { template: tpl, analysis } = load("openai-gpt-oss-120b");
+    const messages: ChatMessage[] = [user, { role: "assistant", content: "Hello, " }];
+    const params = generateChatParams(analysis, tpl, { messages, continueFinalMessage: "content" });
+    expect(params.prompt.endsWith("<|start|>assistant<|channel|>final<|message|>Hello, ")).toBe(true);
+    expect(parseAll(params, "world!<|return|>")).toEqual({ role: "assistant", content: "Hello, world!" });
   });
 
   it("addGenerationPrompt: false after an assistant message continues it (transformers' convention)", () => {

@@ -222,6 +222,7 @@ export const gptOss: DedicatedHandlerDef = {
   handles: ["gpt-oss"],
   detect: (s) => (sourceHas(s, "<|channel|>") ? "gpt-oss" : null),
   reasoning: { start: "<|channel|>analysis<|message|>", end: `${END}${START}<|channel|>final<|message|>` },
+  contentStart: "<|channel|>final<|message|>",
   adaptMessages,
   build,
 };
