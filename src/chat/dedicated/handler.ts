@@ -58,8 +58,9 @@ export interface DedicatedHandlerDef {
   probeMessages?<M extends object>(messages: readonly M[]): M[];
   /**
    * The markers the format writes around reasoning, as the template renders them (e.g.
-   * `[THINK]` … `[/THINK]`), where the analysis has none: a continued message's reasoning is
-   * written between them.
+   * `[THINK]` … `[/THINK]`), where the analysis has none or only part of them (Kimi K3's `<|sep|>` …
+   * `<|close|>`): a continued message's reasoning is written between them, and `enableThinking` reads
+   * a prompt's reasoning with them (thinking-switch.ts).
    */
   readonly reasoning?: { start: string; end: string };
   /** What the format writes before a turn's content (Functionary v3.2's recipient line `all\n`). */
