@@ -64,7 +64,10 @@ const CHAT_OPTIONS: OptionTable = {
   "max-tokens": { type: "string", value: "N", help: `most tokens per answer (default ${DEFAULT_MAX_TOKENS})` },
   temperature: { type: "string", value: "T", help: "sampling temperature (0 = greedy)" },
   seed: { type: "string", value: "N", help: "sampling seed, for repeatable answers" },
-  "no-thinking": { type: "boolean", help: "ask the template not to reason (enable_thinking=false)" },
+  "no-thinking": {
+    type: "boolean",
+    help: "ask the template not to reason (enable_thinking=false, or the variable it switches with)",
+  },
   gpu: { type: "string", value: "MODE", help: "auto (default: the build's GPUs if any), cuda, metal, vulkan or off" },
   "gpu-layers": { type: "string", value: "N", help: "layers to offload to the GPU (default: all)" },
   ...FLASH_ATTENTION_OPTION,
