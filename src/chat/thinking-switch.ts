@@ -8,7 +8,7 @@
 import type { ReasoningAnalysis, TemplateAnalysis } from "../analysis/index.js";
 import { type ChatTemplate, TemplateError, TemplateRuntimeError } from "../template/index.js";
 import { dedicatedHandler } from "./dedicated/index.js";
-import { type ReasoningPrefixState, reasoningPrefix } from "./prompt.js";
+import { type ReasoningPrefixState, reasoningPrefix, renderPrompt } from "./prompt.js";
 import type { ChatRequest } from "./types.js";
 
 /** Template variables other than `enable_thinking` that switch thinking, tried in this order. */
@@ -75,10 +75,7 @@ function searchSwitch(
 /** Where the generation prompt leaves reasoning with this context; null when the template refuses it. */
 function stateWith(template: ChatTemplate, reasoning: ReasoningAnalysis, extraContext: Record<string, unknown>) {
   try {
-    const without = template.render({ messages: PROBE, extraContext, addGenerationPrompt: false });
-    const prompt = template.render({ messages: PROBE, extraContext, addGenerationPrompt: true });
-    if (!prompt.startsWith(without)) return null;
-    return reasoningPrefix(prompt.slice(without.length), reasoning).state;
+    return reasoningPrefix(renderPrompt(template, { messages: PROBE, extraContext }).generationPrompt, reasoning).state;
   } catch (e) {
     // A value the template rejects (Hy3 raises on one it does not know).
     if (e instanceof TemplateError || e instanceof TemplateRuntimeError) return null;
