@@ -318,9 +318,10 @@ export class JsonNormalizer {
     const json = bareToJson(this.bare);
     const text = this.bare;
     this.bare = "";
-    if (json === null && (this.dialect?.stringDelimiter ?? "") !== "" && /^[A-Za-z]/.test(text)) {
+    const delim = this.dialect?.stringDelimiter ?? "";
+    if (json === null && delim !== "" && /^[A-Za-z]/.test(text)) {
       // A dialect string whose opening delimiter was left out (`weather in Tokyo<|"|>`): it runs to the delimiter.
-      this.quote = this.dialect!.stringDelimiter;
+      this.quote = delim;
       this.stringIsKey = false;
       return this.valueStart() + '"' + [...text].map(escapeChar).join("");
     }
