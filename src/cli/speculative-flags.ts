@@ -7,7 +7,7 @@
  * const flags = speculativeFlagsOf({ lookup: true, "draft-max": "12" }); // { lookup: true, draftMax: 12 }
  */
 import { ModelLoadError } from "../runtime/errors.js";
-import type { SpeculativeOptions } from "../runtime/context.js";
+import type { SpeculativeOptions } from "../runtime/context-options.js";
 import type { Model } from "../runtime/model.js";
 import { loadModel } from "../session/index.js";
 import { type OptionTable, type ParsedArgs, parseNumberOption, stringValue, UsageError } from "./args.js";

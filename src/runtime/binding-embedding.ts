@@ -1,7 +1,7 @@
 /**
  * The addon's embedding context and memory measurement (native/embedding.cc, native/memory_usage.cc).
  */
-import type { NativeModel } from "./binding.js";
+import type { NativeModel } from "./binding-types.js";
 
 /** Bytes llama.cpp allocated, summed over devices. */
 export interface NativeMemoryUsage {

@@ -2,7 +2,7 @@
  * The addon's projector classes (native/projector.h): an image projector loaded for a model, and
  * a prompt tokenized with images in it.
  */
-import type { NativeModel } from "./binding.js";
+import type { NativeModel } from "./binding-types.js";
 
 export interface NativeProjectorInfo {
   path: string;

@@ -2,7 +2,8 @@
  * Compute devices: which the build offers ({@link listDevices}) and how `loadModel({ gpu })`
  * chooses among them.
  */
-import { loadNative, type NativeDevice } from "./binding.js";
+import { loadNative } from "./binding.js";
+import type { NativeDevice } from "./binding-types.js";
 import { describe } from "../validate/index.js";
 
 /**

@@ -4,7 +4,8 @@
  * asks for others); calls on it run one after another, each on a worker thread.
  */
 import { defaultThreads } from "./cpu-threads.js";
-import { loadNative, type NativeModel } from "./binding.js";
+import { loadNative } from "./binding.js";
+import type { NativeModel } from "./binding-types.js";
 import type { NativeEmbeddingContext } from "./binding-embedding.js";
 import { AbortError, ContextOverflowError, awaitNative, disposedError, errorCode, fromNativeError } from "./errors.js";
 import { checkKeys, checkObject, describe, optBoolean, optInteger, optSignal } from "../validate/index.js";

@@ -5,8 +5,9 @@
  * loop that turns its events into text is in sequence-generation.ts.
  */
 import { MediaPrompt, mediaTokensFault } from "./projector.js";
-import type { NativeContext, NativeGrammarSpec, NativeSampler, NativeSamplerOptions } from "./binding.js";
-import type { Context, ContextOptions } from "./context.js";
+import type { NativeContext, NativeGrammarSpec, NativeSampler, NativeSamplerOptions } from "./binding-types.js";
+import type { Context } from "./context.js";
+import type { ContextOptions } from "./context-options.js";
 import { type GrammarOptions, type SamplingOptions, toNativeGrammar, toNativeSampling } from "./sampling.js";
 import { READ_AHEAD, runOnSequence } from "./sequence-generation.js";
 import {

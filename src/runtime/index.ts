@@ -7,7 +7,8 @@
  * await using context = await model.createContext();
  * console.log(await context.generate({ prompt: "Hello", maxTokens: 16 }).text());
  */
-export { Model, TokenAttribute } from "./model.js";
+export { Model } from "./model.js";
+export { TokenAttribute } from "./model-types.js";
 export type { LoadModelOptions } from "./load-model.js";
 export type {
   TokenizeOptions,
@@ -16,11 +17,12 @@ export type {
   TokenKind,
   ModelInfo,
   Vocabulary,
-} from "./model.js";
+} from "./model-types.js";
 export { listDevices } from "./devices.js";
 export type { DeviceInfo, GpuOption, ModelPlacement } from "./devices.js";
 export { Context } from "./context.js";
-export type { ContextOptions, ContextStats, SpeculativeOptions } from "./context.js";
+export type { ContextStats } from "./context.js";
+export type { ContextOptions, SpeculativeOptions } from "./context-options.js";
 export type { StateOptions, SavedStateInfo } from "./saved-state.js";
 export { LoraAdapter } from "./lora.js";
 export type { LoraSpec } from "./lora.js";

@@ -3,7 +3,8 @@
  * projector), greets RPC servers, loads the weights on a worker thread with progress and abort,
  * and turns a failure into a {@link ModelLoadError} that says why.
  */
-import { loadedAddon, loadNative, type NativeModel } from "./binding.js";
+import { loadedAddon, loadNative } from "./binding.js";
+import type { NativeModel } from "./binding-types.js";
 import { checkRpcServers, greetRpcServer } from "./rpc.js";
 import { ToolwrightError } from "../errors.js";
 import { AbortError, ModelLoadError, errorCode } from "./errors.js";

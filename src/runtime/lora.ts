@@ -3,7 +3,8 @@
  * scale (llama.cpp's adapter GGUF format, as convert_lora_to_gguf.py writes it).
  */
 import { resolve } from "node:path";
-import { type NativeLoraAdapter, loadNative } from "./binding.js";
+import { loadNative } from "./binding.js";
+import type { NativeLoraAdapter } from "./binding-types.js";
 import { LoraError, disposedError, errorCode } from "./errors.js";
 import type { Model } from "./model.js";
 import { checkKeys, checkObject, describe, optNumber } from "../validate/index.js";

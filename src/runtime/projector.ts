@@ -3,7 +3,7 @@
  * a model, and prompts tokenized with images in them. A model loaded with `projector` reads
  * images; its contexts evaluate a {@link MediaPrompt}'s images where the prompt has them.
  */
-import type { NativeModel } from "./binding.js";
+import type { NativeModel } from "./binding-types.js";
 import type { NativeMediaPrompt, NativeProjector } from "./binding-projector.js";
 import { ToolwrightError } from "../errors.js";
 import { loadNative } from "./binding.js";

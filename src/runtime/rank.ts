@@ -5,7 +5,7 @@
  * "rank" (`embedding.ts`), so a model that both embeds and ranks keeps two contexts.
  */
 import { defaultThreads } from "./cpu-threads.js";
-import type { NativeModel } from "./binding.js";
+import type { NativeModel } from "./binding-types.js";
 import { Embedder, type PlannedEmbed } from "./embedding.js";
 import { ContextOverflowError, NotARerankerError } from "./errors.js";
 import { readGguf } from "./gguf/reader.js";

@@ -2,7 +2,7 @@
  * Sampling and grammar options of `Context.generate`, validated and turned into the native
  * sampler's configuration.
  */
-import type { NativeGrammarSpec, NativeSamplerOptions } from "./binding.js";
+import type { NativeGrammarSpec, NativeSamplerOptions } from "./binding-types.js";
 import {
   checkKeys,
   checkObject,

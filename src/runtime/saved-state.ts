@@ -9,7 +9,7 @@
 import { createHash } from "node:crypto";
 import { open, readFile, rename, unlink, writeFile } from "node:fs/promises";
 import { SavedStateError, errorCode } from "./errors.js";
-import type { NativeContext } from "./binding.js";
+import type { NativeContext } from "./binding-types.js";
 import { awaitNative } from "./errors.js";
 import type { Model } from "./model.js";
 import { checkKeys, checkObject, describe, optInteger } from "../validate/index.js";

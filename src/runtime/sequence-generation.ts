@@ -5,7 +5,7 @@
  * thread-safe function. This file turns those events into tokens, text, stop reasons and stats:
  * UTF-8-safe text, stop strings, abort.
  */
-import type { NativeContext, NativeSampler, NativeSequenceEvent, NativeSequenceListener } from "./binding.js";
+import type { NativeContext, NativeSampler, NativeSequenceEvent, NativeSequenceListener } from "./binding-types.js";
 import type { MediaPrompt } from "./projector.js";
 import type { GeneratedToken, GenerationHost, GenerationStats, StopReason } from "./generation.js";
 import { callNative, disposedError, fromNativeError, isErrorCode } from "./errors.js";

@@ -2,7 +2,7 @@
  * The model an app loads: the runtime's {@link Model} with chat requests on top. The runtime
  * knows nothing of chat; this layer composes the two.
  */
-import type { NativeModel } from "../runtime/binding.js";
+import type { NativeModel } from "../runtime/binding-types.js";
 import { Model } from "../runtime/model.js";
 import { loadModelAs, type LoadModelOptions } from "../runtime/load-model.js";
 import { ChatSession, type ChatStream } from "./session.js";

@@ -6,7 +6,7 @@ import { checkMessageList } from "../chat/message-check.js";
 import { SHARED_REQUEST_OPTIONS } from "../chat/request-options.js";
 import { parametersJsonSchema } from "../chat/tool-schema.js";
 import type { ChatRequest } from "../chat/types.js";
-import { CONTEXT_OPTION_KEYS, type ContextOptions } from "../runtime/context.js";
+import { CONTEXT_OPTION_KEYS, type ContextOptions } from "../runtime/context-options.js";
 import { SAMPLING_KEYS, type SamplingOptions } from "../runtime/sampling.js";
 import {
   type OptionRow,

@@ -4,7 +4,7 @@
  */
 import type { ErrorObject } from "ajv";
 import type { ToolwrightError } from "../errors.js";
-import type { ContextOptions } from "../runtime/context.js";
+import type { ContextOptions } from "../runtime/context-options.js";
 import type { SamplingOptions } from "../runtime/sampling.js";
 import type { AssistantMessage, FunctionDefinition, JsonSchema, ToolMessage } from "../types.js";
 import type { StandardSchemaLike } from "../chat/tool-schema.js";

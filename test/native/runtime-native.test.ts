@@ -3,15 +3,15 @@
  * TypeError/RangeError naming the method and argument, never a crash.
  */
 import { afterAll, beforeAll, expect, test } from "vitest";
-import {
-  loadNative,
-  type NativeBinding,
-  type NativeContext,
-  type NativeModel,
-  type NativeSampler,
-  type NativeSequenceEvent,
-  type NativeSubmitOptions,
-} from "../../src/runtime/binding.js";
+import { loadNative } from "../../src/runtime/binding.js";
+import type {
+  NativeBinding,
+  NativeContext,
+  NativeModel,
+  NativeSampler,
+  NativeSequenceEvent,
+  NativeSubmitOptions,
+} from "../../src/runtime/binding-types.js";
 import { sequenceEventOf } from "../../src/runtime/sequence-generation.js";
 import { ensureTestModel } from "../helpers/test-models.js";
 
