@@ -12,8 +12,10 @@
  */
 export { PegArena } from "./peg-arena.js";
 export type { PegId, PegNode, RuleOptions, SchemaNodeOptions, TriggerSpec } from "./peg-nodes.js";
-export { PegLeftRecursionError, PegStreamParser, findPegNodes, parsePeg, pegText } from "./peg-parser.js";
-export type { PegNodeList, PegParseResult, PegStatus, PegTreeNode } from "./peg-parser.js";
+export { PegLeftRecursionError, PegStreamParser, parsePeg } from "./peg-parser.js";
+export { findPegNodes, pegText } from "./peg-result.js";
+export type { PegParseResult, PegStatus } from "./peg-result.js";
+export type { PegNodeList, PegTreeNode } from "./peg-tree.js";
 export type { PegTextSource } from "./peg-text.js";
 export { pegToGbnf } from "./peg-gbnf.js";
 export type { GrammarTrigger, PegGbnf, PegGbnfOptions } from "./peg-gbnf.js";

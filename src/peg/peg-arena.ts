@@ -6,7 +6,8 @@ import { type CodeRange, RegexSyntaxError, contentKey, parseRegex } from "../gra
 import type { JsonSchema } from "../types.js";
 import { type PegGbnf, type PegGbnfOptions, pegToGbnf } from "./peg-gbnf.js";
 import type { PegId, PegNode, RuleOptions, SchemaNodeOptions, TriggerSpec } from "./peg-nodes.js";
-import { type PegParseResult, parsePeg } from "./peg-parser.js";
+import { parsePeg } from "./peg-parser.js";
+import type { PegParseResult } from "./peg-result.js";
 
 /**
  * An arena of PEG nodes.

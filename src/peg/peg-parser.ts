@@ -26,34 +26,12 @@ import {
   NO_NODES,
   TreeNode,
   concatNodes,
-  nodeArray,
   prefixOf,
   pushNodes,
   type PegNodeList,
   type PegTreeNode,
 } from "./peg-tree.js";
-
-export type { PegNodeList, PegTreeNode } from "./peg-tree.js";
-
-/** `success`: the whole input matched; `need-more`: a prefix of a possible match; `fail`: no match. */
-export type PegStatus = "success" | "need-more" | "fail";
-
-/** The result of a parse. */
-export interface PegParseResult {
-  readonly status: PegStatus;
-  /** How far the input was recognised. */
-  readonly end: number;
-  /** Top-level tree nodes (tags and captures), in input order. */
-  readonly nodes: readonly PegTreeNode[];
-  /** The same without building an array (what streaming consumers should read). */
-  readonly nodeList: PegNodeList;
-  /** The text parsed (built on first access from a stream: prefer `source` for slices). */
-  readonly input: string;
-  /** The text parsed, for slicing without building the whole string (`source.slice(start, end)`). */
-  readonly source: PegTextSource;
-  /** On failure: the furthest offset any terminal reached before failing. */
-  readonly failAt: number;
-}
+import { type PegParseResult, type PegStatus, StreamResult, TextPrefix } from "./peg-result.js";
 
 const FAIL = 0;
 const OK = 1;
@@ -91,46 +69,6 @@ export class PegLeftRecursionError extends Error {
   constructor(rule: string, pos: number) {
     super(`PEG rule ${JSON.stringify(rule)} is left-recursive (re-entered at offset ${pos})`);
     this.name = "PegLeftRecursionError";
-  }
-}
-
-/** A view of the first `length` code units of a buffer that only grows (a stable snapshot). */
-class TextPrefix implements PegTextSource {
-  constructor(
-    private readonly text: PegText,
-    readonly length: number,
-  ) {}
-
-  slice(start: number, end: number = this.length): string {
-    return this.text.slice(start, Math.min(end, this.length));
-  }
-
-  toString(): string {
-    return this.slice(0);
-  }
-}
-
-/** A parse result over a prefix of a growing text: `input` is built only if read. */
-class StreamResult implements PegParseResult {
-  private built: string | null = null;
-  private array: readonly PegTreeNode[] | null = null;
-
-  constructor(
-    readonly status: PegStatus,
-    readonly end: number,
-    readonly nodeList: PegNodeList,
-    readonly failAt: number,
-    readonly source: TextPrefix,
-  ) {}
-
-  get nodes(): readonly PegTreeNode[] {
-    this.array ??= nodeArray(this.nodeList);
-    return this.array;
-  }
-
-  get input(): string {
-    this.built ??= this.source.toString();
-    return this.built;
   }
 }
 
@@ -543,32 +481,4 @@ export class PegStreamParser {
     this.engine.final = true;
     return this.engine.parse();
   }
-}
-
-/**
- * The text of a tree node.
- *
- * @example
- * pegText(result, result.nodes[0]!); // "Hello "
- */
-export function pegText(result: PegParseResult, node: PegTreeNode): string {
-  return result.source.slice(node.start, node.end);
-}
-
-/**
- * All nodes named `name` in a (sub)tree, depth first.
- *
- * @example
- * findPegNodes(result.nodes, "tool_name").map((n) => pegText(result, n));
- */
-export function findPegNodes(nodes: readonly PegTreeNode[], name: string): PegTreeNode[] {
-  const out: PegTreeNode[] = [];
-  const walk = (list: readonly PegTreeNode[]): void => {
-    for (const n of list) {
-      if (n.name === name) out.push(n);
-      walk(n.children);
-    }
-  };
-  walk(nodes);
-  return out;
 }
