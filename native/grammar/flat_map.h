@@ -133,4 +133,11 @@ class DenseMap32 {
   std::vector<uint32_t> values_;
 };
 
+// A hash of a list of ids (a FlatMap64 key for interned lists): order and length count.
+inline uint64_t hash_list(const uint32_t* v, size_t n) {
+  uint64_t h = 0x9E3779B97F4A7C15ULL ^ n;
+  for (size_t i = 0; i < n; i++) h = FlatMap64::mix(h ^ (v[i] + 0x632BE59BD9B4E019ULL * (i + 1)));
+  return h;
+}
+
 }  // namespace toolwright::grammar
