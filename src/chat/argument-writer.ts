@@ -5,6 +5,7 @@
  * objects and arrays. What the model left open is closed when the call's text ends; an argument
  * named without a value is taken back.
  */
+import { unescapeName } from "./name-escapes.js";
 import type { PegTextSource, PegTreeNode } from "../peg/index.js";
 import type { CallState } from "./call-state.js";
 import { JsonNormalizer, escapeJsonStringContent } from "./json-normalizer.js";
@@ -72,7 +73,7 @@ export class ArgumentWriter {
         return;
       case NODE.argName:
         // Names are read whole when they close: slicing every closing node would re-read the text.
-        if (call) this.writeName(call, input.slice(n.start, n.end).trim());
+        if (call) this.writeName(call, this.nameOf(input.slice(n.start, n.end).trim()));
         return;
       case NODE.argString:
       case NODE.argPyString:
@@ -138,6 +139,11 @@ export class ArgumentWriter {
       call.args += py.open();
     }
     call.args += this.value.py?.push(text) ?? "";
+  }
+
+  /** A name as the model meant it (a format's escapes read back). */
+  private nameOf(text: string): string {
+    return this.mapping.nameEscapes ? unescapeName(text, this.mapping.nameEscapes) : text;
   }
 
   /** An argument's name (or a nested object's member name) closed: its key is written. */

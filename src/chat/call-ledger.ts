@@ -4,6 +4,7 @@
  * arguments hold is emitted, as one delta; a call that was not finished, or is malformed, is
  * never a call: its text, and the markers that close it, are content.
  */
+import { unescapeName } from "./name-escapes.js";
 import type { PegTextSource } from "../peg/index.js";
 import type { JsonSchema, ToolCall } from "../types.js";
 import type { ArgumentWriter } from "./argument-writer.js";
@@ -181,7 +182,8 @@ export class CallLedger {
   nameCall(text: string): void {
     const call = this.call;
     if (!call || call.name !== null) return;
-    call.name = text.trim();
+    const name = text.trim();
+    call.name = this.mapping.nameEscapes ? unescapeName(name, this.mapping.nameEscapes) : name;
     call.index = this.calls.length;
     this.calls.push(call);
     if (this.streams(call)) this.startStream(call);

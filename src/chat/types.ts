@@ -3,6 +3,7 @@
  * derives from it (prompt, parser, grammar, triggers), and what parsing yields (an OpenAI
  * assistant message, or streamed deltas of one).
  */
+import type { NameEscapes } from "./name-escapes.js";
 import type { PegArena, PegId } from "../peg/index.js";
 import type { ChatMessage, ResponseFormat, ToolChoice, ToolDefinition } from "../types.js";
 import type { ValueDialect } from "./json-normalizer.js";
@@ -104,6 +105,11 @@ export interface ChatMappingOptions {
   ignoreModelIds: boolean;
   /** Arguments use a non-JSON string / key syntax (read by the JSON normalizer). */
   valueDialect?: ValueDialect;
+  /**
+   * Tool and argument names are written with these escapes (Kimi K3 writes them as XML attribute values:
+   * `&amp;`, `&quot;`): the mapper reads them back (name-escapes.ts). Absent: names are read as written.
+   */
+  nameEscapes?: NameEscapes;
   /**
    * Reasoning blocks are content, markers included (reasoningFormat "none"): the mapper reads a
    * `reasoning-block` node as content text.

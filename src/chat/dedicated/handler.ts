@@ -140,6 +140,8 @@ export interface ReasoningThenBodyParts {
   reasoningStart: string;
   reasoningEnd: string;
   useTools: boolean;
+  /** Mapping options beyond the defaults. */
+  mapping?: Partial<ChatMappingOptions>;
 }
 
 /**
@@ -171,5 +173,6 @@ export function reasoningThenBody(
     reasoningEnd: parts.reasoningEnd,
     reasoningStart: parts.reasoningStart,
     useTools: parts.useTools,
+    ...(parts.mapping ? { mapping: parts.mapping } : {}),
   });
 }

@@ -7,7 +7,8 @@
  *       <|open|>argument key="city" type="string"<|sep|>Paris<|close|>argument<|sep|>
  *     <|close|>call<|sep|>
  *   <|close|>tools<|sep|><|close|>message<|sep|><|end_of_msg|>
- * String arguments are raw text, others JSON. The prompt opens the think block.
+ * String arguments are raw text, others JSON; attribute values (tool and argument names) are escaped (`&amp;`,
+ * `&quot;`). The prompt opens the think block.
  */
 import { PegArena, type PegId } from "../../peg/index.js";
 import {
@@ -33,6 +34,7 @@ import {
   sourceHas,
 } from "./handler.js";
 import { argRuleName } from "../rule-names.js";
+import { ATTRIBUTE_ESCAPES, escapeName } from "../name-escapes.js";
 
 const SEP = "<|sep|>";
 const open = (name: string): string => `<|open|>${name}${SEP}`;
@@ -68,7 +70,7 @@ function typedArgs(p: PegArena, parse: BuildContext, t: ToolDefinition, i: numbe
     );
     return p.seq(
       p.literal('<|open|>argument key="'),
-      p.capture(NODE.argName, p.literal(key)),
+      p.capture(NODE.argName, p.literal(escapeName(key, ATTRIBUTE_ESCAPES))),
       p.literal('"'),
       type,
       p.literal(SEP),
@@ -91,7 +93,7 @@ function requiredGrammar(
     const index = p.optional(p.seq(p.literal(' index="'), p.chars("0-9", 1, 3), p.literal('"')));
     const head = p.seq(
       p.literal('<|open|>call tool="'),
-      p.capture(NODE.toolName, p.literal(t.function.name)),
+      p.capture(NODE.toolName, p.literal(escapeName(t.function.name, ATTRIBUTE_ESCAPES))),
       p.literal('"'),
       index,
       p.literal(SEP),
@@ -215,7 +217,7 @@ function build(req: NormalizedRequest, { generationPrompt }: DedicatedContext): 
           const head = p.atomic(
             p.seq(
               p.literal('<|open|>argument key="'),
-              p.capture(NODE.argName, p.literal(key)),
+              p.capture(NODE.argName, p.literal(escapeName(key, ATTRIBUTE_ESCAPES))),
               p.literal('"'),
               p.until(SEP),
               p.literal(SEP),
@@ -226,7 +228,7 @@ function build(req: NormalizedRequest, { generationPrompt }: DedicatedContext): 
         const head = p.atomic(
           p.seq(
             p.literal('<|open|>call tool="'),
-            p.capture(NODE.toolName, p.literal(t.function.name)),
+            p.capture(NODE.toolName, p.literal(escapeName(t.function.name, ATTRIBUTE_ESCAPES))),
             p.literal('"'),
             p.until(SEP),
             p.literal(SEP),
@@ -271,6 +273,8 @@ function build(req: NormalizedRequest, { generationPrompt }: DedicatedContext): 
     reasoningEnd: THINK_END,
     reasoningStart: THINK_START,
     useTools,
+    // Tool and argument names are attribute values, which the template escapes.
+    mapping: { nameEscapes: ATTRIBUTE_ESCAPES },
   });
   return { built, prefix, state, preservedTokens: ["<|open|>", "<|close|>", SEP, EOM] };
 }
