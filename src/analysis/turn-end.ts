@@ -25,8 +25,21 @@ export function detectAssistantEnd(renderer: VariantRenderer, content: ContentAn
   const text = renderer.render({ messages: [USER_TURN, ASSISTANT_TURN, USER_TURN] });
   const at = text === null ? -1 : text.lastIndexOf(next);
   if (text === null || at < 0) return "";
-  const found = markerAfterContent(text.slice(0, at), content);
+  const found = markerAfterContent(text.slice(0, at), content) || bareMarkerBefore(text.slice(0, at));
   return next.startsWith(found) ? "" : found;
+}
+
+/**
+ * A turn end no bracket pair delimits (MiniMax's `[e~[`): the text between the assistant's content and the next
+ * user turn, where it holds no bracketed marker and is one short word of punctuation and letters (no whitespace,
+ * not only letters and digits).
+ */
+function bareMarkerBefore(text: string): string {
+  const at = text.lastIndexOf(ASSISTANT_MSG);
+  if (at < 0) return "";
+  const tail = trimWhitespace(text.slice(at + ASSISTANT_MSG.length));
+  const bare = segmentizeMarkers(tail).every((seg) => seg.type === "text");
+  return bare && tail.length <= 24 && /^\S+$/.test(tail) && /[^\p{L}\p{N}_]/u.test(tail) ? tail : "";
 }
 
 function markerAfterContent(text: string | null, content: ContentAnalysis): string {

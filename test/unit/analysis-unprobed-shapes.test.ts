@@ -17,17 +17,24 @@ function load(name: string) {
 
 describe("a turn's end marker written only before the next message", () => {
   it.each([
-    ["Apertus-8B-Instruct.jinja", "<|assistant_end|>"],
-    ["tencent-Hy3.jinja", "<｜hy_eos:opensource｜>"],
-  ])("%s: %s", (name, end) => {
+    ["Apertus-8B-Instruct.jinja", "<|assistant_end|>", ""],
+    ["tencent-Hy3.jinja", "<｜hy_eos:opensource｜>", ""],
+    // No bracket pair delimits it: the marker segmenter sees `[e~[\n]~b]` as one. M2's prompt opens reasoning.
+    ["MiniMax-M2.jinja", "[e~[", "</think>\n\n"],
+    ["MiniMax-M3.jinja", "[e~[", ""],
+  ])("%s: %s", (name, end, lead) => {
     const { template, analysis } = load(name);
     expect(analysis.assistantEnd).toBe(end);
     const params = generateChatParams(analysis, template, { messages: [{ role: "user", content: "hi" }] });
-    expect(parseChatOutput(params, `Hello.${end}`).content).toBe("Hello.");
+    expect(parseChatOutput(params, `${lead}Hello.${end}`).content).toBe("Hello.");
   });
 
   it("ChatML still finds its own end marker after the content", () => {
     expect(load("Qwen-Qwen2.5-7B-Instruct.jinja").analysis.assistantEnd).toBe("<|im_end|>");
+  });
+
+  it("text between turns that is no marker is no turn end (RWKV World's blank lines before `User:`)", () => {
+    expect(load("llama-cpp-rwkv-world.jinja").analysis.assistantEnd).toBe("");
   });
 });
 
