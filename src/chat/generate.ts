@@ -14,7 +14,7 @@
 import type { TemplateAnalysis } from "../analysis/index.js";
 import { ChatTemplate } from "../template/index.js";
 import { core, toolParameters } from "./build-helpers.js";
-import { dedicatedHandler } from "./dedicated/index.js";
+import { dedicatedHandler, formatReasoning } from "./dedicated/index.js";
 import { type BuiltParser, buildGenericParser } from "./generic-parser.js";
 import { prepareMessages } from "./messages.js";
 import { withThinkingSwitch } from "./thinking-switch.js";
@@ -87,7 +87,7 @@ export function generateChatParams(
           request,
           messages,
           req.continuation,
-          handler?.reasoning ?? analysis.reasoning,
+          formatReasoning(analysis),
           // Continued content is written after the format's content opener (Command's `<|START_TEXT|>`); a dedicated
           // parser names its own.
           handler?.contentStart ?? (handler?.build || analysis.content.mode === "PLAIN" ? "" : analysis.content.start),

@@ -7,7 +7,7 @@
  */
 import type { ReasoningAnalysis, TemplateAnalysis } from "../analysis/index.js";
 import { type ChatTemplate, TemplateError, TemplateRuntimeError } from "../template/index.js";
-import { dedicatedHandler } from "./dedicated/index.js";
+import { formatReasoning } from "./dedicated/index.js";
 import { type ReasoningPrefixState, reasoningPrefix, renderPrompt } from "./prompt.js";
 import type { ChatRequest } from "./types.js";
 
@@ -31,8 +31,7 @@ const found = new WeakMap<ChatTemplate, Map<string, Switch | null>>();
  * // { reasoning_effort: "high" }
  */
 export function withThinkingSwitch(template: ChatTemplate, analysis: TemplateAnalysis, req: ChatRequest): ChatRequest {
-  const handler = dedicatedHandler(analysis.dedicatedHandler);
-  const reasoning = handler?.reasoning ? { mode: "TAG_BASED" as const, ...handler.reasoning } : analysis.reasoning;
+  const reasoning = formatReasoning(analysis);
   const wanted = req.enableThinking;
   const extra = req.extraContext ?? {};
   if (wanted === undefined || template.caps.supportsEnableThinking || reasoning.mode === "NONE") return req;

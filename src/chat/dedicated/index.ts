@@ -11,6 +11,7 @@ import { gemma4 } from "./gemma4.js";
 import { gigachatV3 } from "./gigachat-v3.js";
 import { gptOss } from "./gpt-oss.js";
 import type { DedicatedHandler, DedicatedHandlerDef } from "./handler.js";
+import type { ReasoningAnalysis, TemplateAnalysis } from "../../analysis/index.js";
 import { kimiK2 } from "./kimi-k2.js";
 import { kimiK3 } from "./kimi-k3.js";
 import { lfm25 } from "./lfm2-5.js";
@@ -87,4 +88,16 @@ export function dedicatedFormat(family: DedicatedHandler | null): DedicatedHandl
 export function dedicatedHandler(family: DedicatedHandler | null): DedicatedHandlerDef | null {
   const format = dedicatedFormat(family);
   return format === null || format.generic !== undefined ? null : format;
+}
+
+/**
+ * The reasoning markers of the format that reads this analysis: a dedicated handler's own (the analysis may
+ * diff out only part of them), else the analysis'.
+ *
+ * @example
+ * formatReasoning(kimiK3Analysis).start; // "<|open|>think<|sep|>"
+ */
+export function formatReasoning(analysis: TemplateAnalysis): ReasoningAnalysis {
+  const handler = dedicatedHandler(analysis.dedicatedHandler);
+  return handler?.reasoning ? { mode: "TAG_BASED", ...handler.reasoning } : analysis.reasoning;
 }
