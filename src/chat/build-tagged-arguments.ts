@@ -135,6 +135,7 @@ export function taggedArgument(
     const typedRead = p.seq(marked, guardedValue(ctx, typed!, delimiters, typedValue(ctx, typed!, argName)));
     read = p.choice(typedRead, ...(flagged === null ? [] : [flagged]), lenientText(ctx, a.valuePrefix, delimiters));
   } else if (flagged !== null && isUntyped(schema)) read = p.choice(flagged, value);
+  else if (flagged !== null) read = p.choice(flaggedJsonString(ctx, a.valuePrefix, delimiters), value);
   // Whitespace the template does not write may come between the name and the value markers.
   if (a.valuePrefix.trim() !== "") read = p.seq(p.space(), read);
   const unclosed = unclosedValue(ctx, t);
@@ -236,6 +237,16 @@ function flaggedJson(ctx: BuildContext, valuePrefix: string, delimiters: string[
   if (ctx.forGrammar || !/string="(true|false)"/.test(valuePrefix)) return null;
   const json = p.capture(NODE.argJson, p.json());
   return p.seq(marker(p, jsonValuePrefix(valuePrefix)), guardedValue(ctx, {}, delimiters, json));
+}
+
+/**
+ * For the parser, where the schema declares a string: a value flagged as JSON (`string="false"`) that reads whole
+ * as a JSON string (`"celsius"`) is that string; other JSON (`null`, `42`) stays the text.
+ */
+function flaggedJsonString(ctx: BuildContext, valuePrefix: string, delimiters: string[]): PegId {
+  const { p } = ctx;
+  const json = p.capture(NODE.argJson, p.json());
+  return p.seq(marker(p, jsonValuePrefix(valuePrefix)), p.and(p.literal('"')), guardedValue(ctx, {}, delimiters, json));
 }
 
 /** A schema that says nothing of its values' types. */

@@ -43,6 +43,18 @@ const ROWS: RealOutputRow[] = [
     want: { calls: [["get_weather", { city: "null" }]], content: null },
   },
   {
+    name: "a string value flagged as JSON that is a JSON string is that string (exo's DeepSeek V3.2 test)",
+    template: DSV4,
+    output: dsml(dsmlArg("city", "false", '"Paris \\"15e\\""')),
+    want: { calls: [["get_weather", { city: 'Paris "15e"' }]], content: null },
+  },
+  {
+    name: "a string value flagged as JSON that is JSON strings and text is the text",
+    template: DSV4,
+    output: dsml(dsmlArg("city", "false", '"Paris" or "Lyon"')),
+    want: { calls: [["get_weather", { city: '"Paris" or "Lyon"' }]], content: null },
+  },
+  {
     name: "a value flagged as JSON is that JSON where the schema declares no type, or a type it does not have",
     template: DSV4,
     output:
