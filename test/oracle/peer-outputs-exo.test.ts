@@ -1,0 +1,6 @@
+// Real model outputs from exo's tool- and reasoning-parser tests (test/fixtures/peer-outputs/README.md), each
+// mapped to a chat template of its family, through toolwright's own params and parser: a ratchet (see
+// describePeerRatchet).
+import { describePeerRatchet } from "../helpers/peer-cases.js";
+
+describePeerRatchet("exo", "exo's tool- and reasoning-parser tests", { count: 61, read: 56 });
