@@ -5,6 +5,7 @@
  */
 import type { NativeEmbeddingContextClass, NativeMeasureContextMemory } from "./binding-embedding.js";
 import type { NativeMediaPrompt, NativeProjectorClass } from "./binding-projector.js";
+import type { SpecialTokens } from "./model-types.js";
 
 /** Options of `Model.load` (validated and defaulted by the TypeScript layer). */
 export interface NativeLoadOptions {
@@ -50,28 +51,8 @@ export interface NativeDevice {
   memoryTotal: number;
 }
 
-/** Special token ids (-1 when the vocabulary has none) and the BOS/EOS/SEP insertion flags. */
-export interface NativeSpecialTokens {
-  bos: number;
-  eos: number;
-  eot: number;
-  sep: number;
-  nl: number;
-  pad: number;
-  mask: number;
-  fimPre: number;
-  fimSuf: number;
-  fimMid: number;
-  fimPad: number;
-  fimRep: number;
-  fimSep: number;
-  decoderStart: number;
-  addBos: boolean;
-  addEos: boolean;
-  addSep: boolean;
-  /** Every end-of-generation token. */
-  eog: number[];
-}
+/** Special token ids and insertion flags, as the addon returns them: the public shape, {@link SpecialTokens}. */
+export type NativeSpecialTokens = SpecialTokens;
 
 export interface NativeTokenizeOptions {
   addSpecial?: boolean;
