@@ -12,15 +12,10 @@ import { TemplateAnalysisError } from "../analysis/errors.js";
 import { GgufError, readGgufMetadata } from "../runtime/gguf/index.js";
 import { TemplateError, TemplateRuntimeError, TemplateSyntaxError } from "../template/index.js";
 import { formatAnalysisTable } from "./analysis-table.js";
-import { formatOptions, type OptionTable, parseCommandArgs, UsageError } from "./args.js";
+import { type CliIo, commandArgs, formatOptions, type OptionTable, parseCommandArgs, UsageError } from "./args.js";
 import { resolveModelArg } from "./model-arg.js";
 
 /** Where a command writes. */
-export interface CliIo {
-  stdout: { write(text: string): unknown };
-  stderr: { write(text: string): unknown };
-}
-
 const ANALYZE_OPTIONS: OptionTable = {
   json: { type: "boolean", help: "print the full analysis as JSON instead of a table" },
 };
@@ -89,23 +84,15 @@ async function loadTemplate(path: string): Promise<TemplateSource> {
 
 /** Runs the command; resolves to the process exit code (0 ok, 1 failure, 2 usage error). */
 export async function runAnalyze(argv: readonly string[], io: CliIo): Promise<number> {
-  let json: boolean;
-  let arg: string;
-  try {
+  const args = commandArgs("analyze", ANALYZE_USAGE, io, () => {
     const { values, positionals } = parseCommandArgs(argv, ANALYZE_OPTIONS);
-    if (values.help) {
-      io.stdout.write(ANALYZE_USAGE);
-      return 0;
-    }
+    if (values.help) return "help";
     if (positionals.length !== 1)
       throw new UsageError(`expected one model or template path, got ${positionals.length}`);
-    json = values.json === true;
-    arg = positionals[0]!;
-  } catch (e) {
-    if (!(e instanceof UsageError)) throw e;
-    io.stderr.write(`toolwright analyze: ${e.message}\n\n${ANALYZE_USAGE}`);
-    return 2;
-  }
+    return { json: values.json === true, arg: positionals[0]! };
+  });
+  if (typeof args === "number") return args;
+  const { json, arg } = args;
   const path = await resolveModelArg(arg, { command: "analyze", usage: ANALYZE_USAGE }, io);
   if (typeof path === "number") return path;
   try {

@@ -29,6 +29,33 @@ export class UsageError extends Error {
   override name = "UsageError";
 }
 
+/** Where a command writes: its output and its messages. */
+export interface CliIo {
+  stdout: { write(text: string): unknown };
+  stderr: { write(text: string): unknown };
+}
+
+/**
+ * A command's arguments from `parse`, or the exit code it ends with first: 0 after printing its usage for
+ * `--help` (`parse` returns "help"), 2 after printing a {@link UsageError} with the usage. Other errors throw.
+ *
+ * @example
+ * const args = commandArgs("inspect", INSPECT_USAGE, io, () => parseInspectArgs(argv));
+ * if (typeof args === "number") return args;
+ */
+export function commandArgs<T>(command: string, usage: string, io: CliIo, parse: () => T | "help"): T | number {
+  try {
+    const parsed = parse();
+    if (parsed !== "help") return parsed;
+    io.stdout.write(usage);
+    return 0;
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    io.stderr.write(`toolwright ${command}: ${e.message}\n\n${usage}`);
+    return 2;
+  }
+}
+
 /** What was given: each string option's value (a list for `multiple` ones), each flag as true. */
 export interface ParsedArgs {
   values: Record<string, string | string[] | boolean | undefined>;

@@ -15,8 +15,9 @@ import { ModelDownloadError } from "../runtime/hub/errors.js";
 import { MediaError } from "../runtime/projector.js";
 import type { ChatMessage, ResponseFormat, ToolChoice, ToolDefinition, UserMessage } from "../types.js";
 import type { SamplingOptions } from "../runtime/sampling.js";
-import type { CliIo } from "./analyze.js";
 import {
+  type CliIo,
+  commandArgs,
   formatOptions,
   type OptionTable,
   parseCommandArgs,
@@ -215,19 +216,8 @@ async function readInputs(args: ChatArgs): Promise<ChatInputs> {
  * process.exitCode = await runChat(["model.gguf", "--system", "Be brief."], process);
  */
 export async function runChat(argv: readonly string[], io: ChatIo): Promise<number> {
-  let args: ChatArgs;
-  try {
-    const parsed = parseChatArgs(argv);
-    if (parsed === "help") {
-      io.stdout.write(CHAT_USAGE);
-      return 0;
-    }
-    args = parsed;
-  } catch (e) {
-    if (!(e instanceof UsageError)) throw e;
-    io.stderr.write(`toolwright chat: ${e.message}\n\n${CHAT_USAGE}`);
-    return 2;
-  }
+  const args = commandArgs("chat", CHAT_USAGE, io, () => parseChatArgs(argv));
+  if (typeof args === "number") return args;
 
   let inputs: ChatInputs;
   try {

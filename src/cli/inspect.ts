@@ -9,8 +9,7 @@
  */
 import { formatMemory } from "./memory-summary.js";
 import { GgufError, readGguf } from "../runtime/gguf/index.js";
-import type { CliIo } from "./analyze.js";
-import { formatOptions, type OptionTable, parseCommandArgs, UsageError } from "./args.js";
+import { type CliIo, commandArgs, formatOptions, type OptionTable, parseCommandArgs, UsageError } from "./args.js";
 import { resolveModelArg } from "./model-arg.js";
 import { formatBytes } from "./progress.js";
 import { type ModelSummary, summarizeGguf } from "./model-summary.js";
@@ -43,26 +42,18 @@ const TEMPLATE_PREVIEW_WIDTH = 100;
  * process.exitCode = await runInspect(["model.gguf"], process);
  */
 export async function runInspect(argv: readonly string[], io: CliIo): Promise<number> {
-  let json: boolean;
-  let template: boolean;
-  let arg: string;
-  try {
+  const args = commandArgs("inspect", INSPECT_USAGE, io, () => {
     const { values, positionals } = parseCommandArgs(argv, INSPECT_OPTIONS);
-    if (values.help) {
-      io.stdout.write(INSPECT_USAGE);
-      return 0;
-    }
+    if (values.help) return "help";
     if (positionals.length !== 1) throw new UsageError(`expected one model path, got ${positionals.length}`);
-    json = values.json === true;
-    template = values.template === true;
+    const json = values.json === true;
+    const template = values.template === true;
     if (json && template)
       throw new UsageError("--json and --template cannot be combined (--json includes the template)");
-    arg = positionals[0]!;
-  } catch (e) {
-    if (!(e instanceof UsageError)) throw e;
-    io.stderr.write(`toolwright inspect: ${e.message}\n\n${INSPECT_USAGE}`);
-    return 2;
-  }
+    return { json, template, arg: positionals[0]! };
+  });
+  if (typeof args === "number") return args;
+  const { json, template, arg } = args;
   const path = await resolveModelArg(arg, { command: "inspect", usage: INSPECT_USAGE }, io);
   if (typeof path === "number") return path;
   let summary: ModelSummary;

@@ -9,7 +9,8 @@
 import { readFileSync, realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { closestName } from "../validate/index.js";
-import { ANALYZE_USAGE, runAnalyze, type CliIo } from "./analyze.js";
+import { ANALYZE_USAGE, runAnalyze } from "./analyze.js";
+import type { CliIo } from "./args.js";
 import { INSPECT_USAGE, runInspect } from "./inspect.js";
 import { CHAT_USAGE, runChat } from "./chat.js";
 import { PULL_USAGE, runPull } from "./pull.js";

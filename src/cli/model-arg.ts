@@ -9,7 +9,7 @@
  * if (typeof path === "number") return path; // the exit code
  */
 import { type DownloadProgress, isHfModelRef, ModelDownloadError, pullModel } from "../runtime/hub/index.js";
-import type { CliIo } from "./analyze.js";
+import type { CliIo } from "./args.js";
 import { createProgressReporter, formatBytes, type ProgressStream } from "./progress.js";
 
 /** Which command asks, for its messages. */

@@ -7,8 +7,15 @@
  */
 import { AbortError } from "../runtime/errors.js";
 import { ModelDownloadError, pullModel, type DownloadProgress, type PulledModel } from "../runtime/hub/index.js";
-import type { CliIo } from "./analyze.js";
-import { formatOptions, type OptionTable, type ParsedArgs, parseCommandArgs, stringValue, UsageError } from "./args.js";
+import {
+  type CliIo,
+  commandArgs,
+  formatOptions,
+  type OptionTable,
+  parseCommandArgs,
+  stringValue,
+  UsageError,
+} from "./args.js";
 import { createProgressReporter, formatBytes, type ProgressStream } from "./progress.js";
 
 const PULL_OPTIONS: OptionTable = {
@@ -54,27 +61,19 @@ checksum mismatch), 2 usage error, 130 interrupted.
  * process.exitCode = await runPull(["hf:Qwen/Qwen3-4B-GGUF:Q4_K_M"], process);
  */
 export async function runPull(argv: readonly string[], io: CliIo): Promise<number> {
-  let ref: string;
-  let values: ParsedArgs["values"];
-  try {
-    const parsed = parseCommandArgs(argv, PULL_OPTIONS);
-    values = parsed.values;
-    if (values.help) {
-      io.stdout.write(PULL_USAGE);
-      return 0;
-    }
-    if (parsed.positionals.length !== 1)
-      throw new UsageError(`expected one model reference, got ${parsed.positionals.length}`);
-    ref = parsed.positionals[0]!;
+  const args = commandArgs("pull", PULL_USAGE, io, () => {
+    const { values, positionals } = parseCommandArgs(argv, PULL_OPTIONS);
+    if (values.help) return "help";
+    if (positionals.length !== 1) throw new UsageError(`expected one model reference, got ${positionals.length}`);
+    const ref = positionals[0]!;
     if (!ref.startsWith("hf:"))
       throw new UsageError(
         `${JSON.stringify(ref)} is not a model reference: write hf:OWNER/REPO/FILE.gguf or hf:OWNER/REPO:QUANT`,
       );
-  } catch (e) {
-    if (!(e instanceof UsageError)) throw e;
-    io.stderr.write(`toolwright pull: ${e.message}\n\n${PULL_USAGE}`);
-    return 2;
-  }
+    return { ref, values };
+  });
+  if (typeof args === "number") return args;
+  const { ref, values } = args;
 
   const controller = new AbortController();
   const onInterrupt = () => controller.abort();

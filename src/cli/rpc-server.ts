@@ -8,8 +8,15 @@
  */
 import { ToolwrightError } from "../errors.js";
 import { serveRpc } from "../runtime/rpc.js";
-import type { CliIo } from "./analyze.js";
-import { formatOptions, type OptionTable, parseCommandArgs, stringValue, UsageError } from "./args.js";
+import {
+  type CliIo,
+  commandArgs,
+  formatOptions,
+  type OptionTable,
+  parseCommandArgs,
+  stringValue,
+  UsageError,
+} from "./args.js";
 
 const RPC_SERVER_OPTIONS: OptionTable = {
   host: { type: "string", value: "H", help: "address to listen on (default 127.0.0.1)" },
@@ -41,23 +48,14 @@ itself, 2 usage error.
  * process.exitCode = await runRpcServer(["--host", "127.0.0.1", "--port", "50052"], process);
  */
 export async function runRpcServer(argv: readonly string[], io: CliIo): Promise<number> {
-  const usage = (message: string) => {
-    io.stderr.write(`toolwright rpc-server: ${message}\n\n${RPC_SERVER_USAGE}`);
-    return 2;
-  };
-  let parsed: ReturnType<typeof parseCommandArgs>;
-  try {
-    parsed = parseCommandArgs(argv, RPC_SERVER_OPTIONS);
-  } catch (err) {
-    if (!(err instanceof UsageError)) throw err;
-    return usage(err.message);
-  }
-  const { values, positionals } = parsed;
-  if (values.help) {
-    io.stdout.write(RPC_SERVER_USAGE);
-    return 0;
-  }
-  if (positionals.length > 0) return usage(`takes no positional arguments, got ${JSON.stringify(positionals[0])}`);
+  const values = commandArgs("rpc-server", RPC_SERVER_USAGE, io, () => {
+    const args = parseCommandArgs(argv, RPC_SERVER_OPTIONS);
+    if (args.values.help) return "help";
+    if (args.positionals.length > 0)
+      throw new UsageError(`takes no positional arguments, got ${JSON.stringify(args.positionals[0])}`);
+    return args.values;
+  });
+  if (typeof values === "number") return values;
   // Ranges (the port's, the threads') are serveRpc's to check; here only that each is a number.
   const number = (name: string): number | undefined | null => {
     const text = stringValue(values, name);

@@ -12,8 +12,9 @@ import { ModelLoadError } from "../runtime/errors.js";
 import { ChatSession, DEFAULT_MAX_TOKENS, loadModel } from "../session/index.js";
 import { corsOrigins } from "../server/cors.js";
 import { createServer } from "../server/index.js";
-import type { CliIo } from "./analyze.js";
 import {
+  type CliIo,
+  commandArgs,
   formatOptions,
   type OptionTable,
   parseCommandArgs,
@@ -242,19 +243,8 @@ function stopRequested(stop: AbortSignal | undefined, again: () => void): Promis
  * process.exitCode = await runServe(["model.gguf", "--port", "8080"], process);
  */
 export async function runServe(argv: readonly string[], io: ServeIo): Promise<number> {
-  let args: Exclude<ReturnType<typeof parseServeArgs>, "help">;
-  try {
-    const parsed = parseServeArgs(argv);
-    if (parsed === "help") {
-      io.stdout.write(SERVE_USAGE);
-      return 0;
-    }
-    args = parsed;
-  } catch (e) {
-    if (!(e instanceof UsageError)) throw e;
-    io.stderr.write(`toolwright serve: ${e.message}\n\n${SERVE_USAGE}`);
-    return 2;
-  }
+  const args = commandArgs("serve", SERVE_USAGE, io, () => parseServeArgs(argv));
+  if (typeof args === "number") return args;
   const portError = await portProblem(args.host, args.port);
   if (portError) {
     io.stderr.write(`toolwright serve: cannot listen on ${args.host}:${args.port}: ${portError.message}\n`);
