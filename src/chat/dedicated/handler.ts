@@ -6,6 +6,7 @@ import type { TemplateAnalysis } from "../../analysis/index.js";
 import type { ChatTemplate } from "../../template/index.js";
 import type { ChatMessage } from "../../types.js";
 import type { PegArena, PegId } from "../../peg/index.js";
+import type { BuildContext } from "../build-helpers.js";
 import type { BuiltParser } from "../generic-parser.js";
 import type { ChatMappingOptions } from "../types.js";
 import type { ReasoningPrefixState } from "../prompt.js";
@@ -175,4 +176,32 @@ export function reasoningThenBody(
     useTools: parts.useTools,
     ...(parts.mapping ? { mapping: parts.mapping } : {}),
   });
+}
+
+/**
+ * The build context of a dedicated format's calls: the request's tools, at least one call (the handler reads
+ * calls only where a call is due), JSON values (no Python literals, no CDATA), a trigger rule; `overrides` for the
+ * rest (a grammar copy, Python-literal tagged values).
+ *
+ * @example
+ * const ctx = dedicatedBuildContext(p, req);
+ * const grammarCtx = dedicatedBuildContext(p, req, { forGrammar: true, toolTrigger: false });
+ */
+export function dedicatedBuildContext(
+  p: PegArena,
+  req: NormalizedRequest,
+  overrides: Partial<Omit<BuildContext, "p" | "tools">> = {},
+): BuildContext {
+  return {
+    p,
+    tools: req.tools,
+    requireCalls: true,
+    parallel: req.parallel,
+    readsParallel: req.readsParallel,
+    pythonValues: false,
+    pythonTaggedValues: false,
+    toolTrigger: true,
+    cdataStrings: false,
+    ...overrides,
+  };
 }

@@ -30,6 +30,7 @@ import {
   type DedicatedBuild,
   type DedicatedContext,
   type DedicatedHandlerDef,
+  dedicatedBuildContext,
   reasoningThenBody,
   sourceHas,
 } from "./handler.js";
@@ -190,17 +191,7 @@ function build(req: NormalizedRequest, { generationPrompt }: DedicatedContext): 
       p.optional(p.literal(RESP_END)),
     );
     if (useTools) {
-      const ctx: BuildContext = {
-        p,
-        tools: req.tools,
-        requireCalls: true,
-        parallel: req.parallel,
-        readsParallel: req.readsParallel,
-        pythonValues: false,
-        pythonTaggedValues: false,
-        toolTrigger: true,
-        cdataStrings: false,
-      };
+      const ctx = dedicatedBuildContext(p, req);
       const calls = req.tools.map((t, i) => {
         const args = schemaProperties(toolParameters(t)).map(([key, schema]) => {
           const name = argRuleName(i, key);

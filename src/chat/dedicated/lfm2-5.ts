@@ -8,7 +8,6 @@
 import type { ChatMessage } from "../../types.js";
 import { PegArena, type PegId } from "../../peg/index.js";
 import {
-  type BuildContext,
   jsonCallObject,
   pythonTyped,
   pythonSequence,
@@ -25,7 +24,13 @@ import { lenientString, pythonicListHead, undeclaredKeywordArgument } from "../b
 import { hasStringKeywords } from "../literal-schema.js";
 import { rawOrTyped } from "../raw-union.js";
 import { NODE } from "../tree-names.js";
-import { type DedicatedBuild, type DedicatedHandlerDef, reasoningThenBody, sourceHas } from "./handler.js";
+import {
+  type DedicatedBuild,
+  type DedicatedHandlerDef,
+  dedicatedBuildContext,
+  reasoningThenBody,
+  sourceHas,
+} from "./handler.js";
 import { argRuleName } from "../rule-names.js";
 import { textBeforeCalls } from "../fenced-calls.js";
 
@@ -41,18 +46,7 @@ const END_THINK = "</think>";
 function typedArgs(p: PegArena, req: NormalizedRequest, t: ToolDefinition, i: number): PegId {
   const rule = `g-tool-${i}-args`;
   if (p.ruleNode(rule) !== undefined) return p.ref(rule);
-  const ctx: BuildContext = {
-    p,
-    tools: req.tools,
-    requireCalls: true,
-    parallel: req.parallel,
-    readsParallel: req.readsParallel,
-    pythonValues: false,
-    pythonTaggedValues: true,
-    toolTrigger: false,
-    cdataStrings: false,
-    forGrammar: true,
-  };
+  const ctx = dedicatedBuildContext(p, req, { pythonTaggedValues: true, toolTrigger: false, forGrammar: true });
   const arg = (key: string, schema: JsonSchema): PegId => {
     const name = argRuleName(i, key);
     // Strings with keywords (enum, pattern, bounds) cannot hold the quote; others are read as the parser reads them.

@@ -29,6 +29,7 @@ import {
   type DedicatedBuild,
   type DedicatedContext,
   type DedicatedHandlerDef,
+  dedicatedBuildContext,
   reasoningThenBody,
   sourceHas,
 } from "./handler.js";
@@ -266,17 +267,7 @@ function build(req: NormalizedRequest, { generationPrompt }: DedicatedContext): 
     const answer = jsonAnswerValue(p, req.jsonSchema);
     body = p.seq(p.space(), maybeFenced(p, answer), p.space(), p.end());
   } else if (useTools) {
-    const ctx: BuildContext = {
-      p,
-      tools: req.tools,
-      requireCalls: true,
-      parallel: req.parallel,
-      readsParallel: req.readsParallel,
-      pythonValues: false,
-      pythonTaggedValues: false,
-      toolTrigger: true,
-      cdataStrings: false,
-    };
+    const ctx = dedicatedBuildContext(p, req);
     const values = new ElementValues(p, ctx);
     // The grammar's values (also the lazy grammar of tool_choice auto): typed and bounded.
     const grammarValues = new ElementValues(p, { ...ctx, forGrammar: true });

@@ -23,7 +23,13 @@ import {
 import type { NormalizedRequest } from "../request.js";
 import { rawOrTyped } from "../raw-union.js";
 import { NODE } from "../tree-names.js";
-import { type DedicatedBuild, type DedicatedHandlerDef, dedicatedParser, sourceHas } from "./handler.js";
+import {
+  type DedicatedBuild,
+  type DedicatedHandlerDef,
+  dedicatedBuildContext,
+  dedicatedParser,
+  sourceHas,
+} from "./handler.js";
 import type { ToolDefinition } from "../../types.js";
 import { taggedArgsRule } from "./grammar-args.js";
 import { argumentList, undeclaredElement } from "./lenient-args.js";
@@ -193,17 +199,7 @@ function build(req: NormalizedRequest): DedicatedBuild {
       p.capture(NODE.content, p.until(EOT, EOM)),
     );
     if (useTools) {
-      const ctx: BuildContext = {
-        p,
-        tools: req.tools,
-        requireCalls: true,
-        parallel: req.parallel,
-        readsParallel: req.readsParallel,
-        pythonValues: false,
-        pythonTaggedValues: false,
-        toolTrigger: true,
-        cdataStrings: false,
-      };
+      const ctx = dedicatedBuildContext(p, req);
       const calls = req.tools.map((t, i) => parsedCall(p, ctx, t, i));
       if (req.toolChoice === "required")
         grammarBody = requiredGrammar(p, req, ctx, req.thinking ? earlier : p.eps(), ending);
