@@ -1,0 +1,5 @@
+// Real model outputs from rtp-llm's tool-parser tests (test/fixtures/peer-outputs/README.md), each mapped to a chat
+// template of its family, through toolwright's own params and parser: a ratchet (see describePeerRatchet).
+import { describePeerRatchet } from "../helpers/peer-cases.js";
+
+describePeerRatchet("rtp-llm", "rtp-llm's tool-parser tests", { count: 89, read: 86 });
