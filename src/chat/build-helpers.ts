@@ -201,6 +201,17 @@ function readSpace(p: PegArena): PegId {
   return p.zeroOrMore(p.choice(p.chars(" \\t\\r\\n", 1), escapedSpace(p)));
 }
 
+/**
+ * For the parser: whitespace around a name inside its markers (`<arg_key>\ncity\n</arg_key>`), newlines
+ * included; the grammar writes none.
+ *
+ * @example
+ * p.seq(marker(p, "<arg_key>"), spaceAroundName(p), p.literal("city"), spaceAroundName(p));
+ */
+export function spaceAroundName(p: PegArena): PegId {
+  return p.lenient(readSpace(p), p.eps());
+}
+
 /** A whitespace escape sequence written literally: a backslash, then `n`, `r` or `t`. */
 function escapedSpace(p: PegArena): PegId {
   return p.seq(p.literal("\\"), p.chars("nrt", 1, 1));

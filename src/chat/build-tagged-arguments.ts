@@ -17,6 +17,7 @@ import {
   core,
   eitherQuote,
   marker,
+  spaceAroundName,
   nameSuffix,
   ruleName,
   schemaProperties,
@@ -64,6 +65,7 @@ export function taggedArgument(
   const open = p.atomic(
     p.seq(
       ctx.forGrammar ? prefix : eitherQuote(p, a.namePrefix, prefix),
+      spaceAroundName(p),
       p.capture(NODE.argName, p.literal(name)),
       ctx.forGrammar
         ? suffix
@@ -168,8 +170,16 @@ function stringText(ctx: BuildContext, t: ToolsAnalysis, toolIndex: number, deli
       : [[pre, nameEnd]];
   const nextArgument =
     nameEnd === ""
-      ? declared.map((key) => p.seq(marker(p, pre), p.literal(key)))
-      : quotes.map(([open, end]) => p.seq(marker(p, open), p.chars(`^${classEscape(end)}<>\n`, 1, 64), p.literal(end)));
+      ? declared.map((key) => p.seq(marker(p, pre), spaceAroundName(p), p.literal(key)))
+      : quotes.map(([open, end]) =>
+          p.seq(
+            marker(p, open),
+            spaceAroundName(p),
+            p.chars(`^${classEscape(end)}<>\n`, 1, 64),
+            spaceAroundName(p),
+            p.literal(end),
+          ),
+        );
   const callEnds = callEndMarkers(t);
   const closer = p.choice(...delimiters.map((d) => p.literal(d)));
   const goesOn = p.seq(closer, p.space(), p.choice(...nextArgument, ...callEnds.map((c) => p.literal(c)), p.end()));
@@ -278,7 +288,9 @@ export function undeclaredArgument(ctx: BuildContext, t: ToolsAnalysis): PegId |
   // The value ends at the suffix; a newline the template puts before it is not part of it.
   const stops = suffixCore !== "" && lead !== "" ? [lead + suffixCore, suffixCore] : [end];
   const name = p.capture(NODE.argName, p.chars(`^${classEscape(nameEnd[0]!)}<>\n`, 1, 64));
-  const open = p.atomic(p.seq(marker(p, a.namePrefix), name, marker(p, a.nameSuffix, { keepTrail: true })));
+  const open = p.atomic(
+    p.seq(marker(p, a.namePrefix), spaceAroundName(p), name, marker(p, a.nameSuffix, { keepTrail: true })),
+  );
   const prefix =
     a.valuePrefix !== "" ? p.seq(p.space(), valueMarker(ctx, a.valuePrefix, true, { keepTrail: true })) : p.eps();
   const json = p.capture(NODE.argJson, p.choice(p.json(), pythonValue(p)));

@@ -36,6 +36,8 @@ const CASES = [
     outputs: [
       "<tool_call>get_weather\n\n<arg_key>city</arg_key>\n\n<arg_value>Paris</arg_value>\n\n</tool_call>",
       "<tool_call>get_weather <arg_key>city</arg_key> <arg_value>Paris</arg_value> </tool_call>",
+      // Whitespace inside the name's tags, newlines included.
+      "<tool_call>get_weather\n<arg_key>\n city\n</arg_key>\n<arg_value>Paris</arg_value>\n</tool_call>",
       // The whitespace written as escape sequences (a backslash and a letter).
       "<tool_call>get_weather\\n<arg_key>city</arg_key>\\n<arg_value>Paris</arg_value>\\r\\n\\t</tool_call>",
     ],

@@ -259,6 +259,14 @@ const ROWS: RealOutputRow[] = [
     want: { calls: [["search", { q: "a" }]], content: null },
   },
   {
+    name: "whitespace and newlines around argument names inside their tags; a value keeps its own",
+    template: GLM,
+    output:
+      "<tool_call>get_weather<arg_key>\n\tcity\r\n</arg_key><arg_value> Paris </arg_value>" +
+      "<arg_key>\ncount\n</arg_key><arg_value>3</arg_value></tool_call>",
+    want: { calls: [["get_weather", { city: " Paris ", count: 3 }]], content: null },
+  },
+  {
     name: "a Python tuple or set where the schema declares a list is the list, in written order",
     template: LFM2,
     output: "<|tool_call_start|>[get_weather(todos=('a', 'b')), get_weather(todos={'c', 'd'})]<|tool_call_end|>",
