@@ -212,6 +212,20 @@ export function spaceAroundName(p: PegArena): PegId {
   return p.lenient(readSpace(p), p.eps());
 }
 
+/**
+ * A marker's text between whitespace; for the parser an attribute's `=` and the `>` after a quoted value also
+ * with whitespace around them (`<param name = 'k' >` for `<param name="k">`), as XML allows. The grammar
+ * writes it as learned.
+ */
+function markupWord(p: PegArena, word: string): PegId {
+  const pieces = word.split(/(?<=\w)(?==["'])|(?<==)(?=["'])|(?<=["'])(?=\/?>)/);
+  if (pieces.length === 1) return p.literal(word);
+  const loose = p.seq(
+    ...pieces.flatMap((piece, i) => (i === 0 ? [p.literal(piece)] : [readSpace(p), p.literal(piece)])),
+  );
+  return p.lenient(loose, p.literal(word));
+}
+
 /** A whitespace escape sequence written literally: a backslash, then `n`, `r` or `t`. */
 function escapedSpace(p: PegArena): PegId {
   return p.seq(p.literal("\\"), p.chars("nrt", 1, 1));
@@ -261,7 +275,7 @@ export function marker(p: PegArena, text: string, options: { keepTrail?: boolean
   else items.push(lead !== "" ? flexibleSpace(p, lead) : p.lenient(readSpace(p), p.eps()));
   const parts = c.split(/([ \t\r\n]+)/);
   parts.forEach((part, i) => {
-    if (i % 2 === 0) items.push(p.literal(part));
+    if (i % 2 === 0) items.push(markupWord(p, part));
     else items.push(innerSpace(p, part, parts[i - 1]!, parts[i + 1]!));
   });
   if (trail !== "") items.push(options.keepTrail ? learnedSpace(p, trail) : flexibleSpace(p, trail));
@@ -429,8 +443,11 @@ export function pythonValue(p: PegArena): PegId {
       "py-number",
       p.seq(
         p.optional(p.chars("\\-+", 1, 1)),
-        p.chars("0-9", 1),
-        p.optional(p.seq(p.literal("."), p.chars("0-9", 0))),
+        // `1`, `1.`, `1.5`, and `.5` as Python writes it.
+        p.choice(
+          p.seq(p.chars("0-9", 1), p.optional(p.seq(p.literal("."), p.chars("0-9", 0)))),
+          p.seq(p.literal("."), p.chars("0-9", 1)),
+        ),
         p.optional(p.seq(p.chars("eE", 1, 1), p.optional(p.chars("\\-+", 1, 1)), p.chars("0-9", 1))),
       ),
     );

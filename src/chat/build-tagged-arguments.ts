@@ -4,7 +4,7 @@
  * types; the parser also reads what models write beyond the template (see docs/reading-output.md): value
  * flags the other way round, values that are not their type, closing tags left out, undeclared arguments.
  */
-import type { PegId } from "../peg/index.js";
+import type { PegArena, PegId } from "../peg/index.js";
 import type { JsonSchema } from "../types.js";
 import type { ToolsAnalysis } from "../analysis/index.js";
 import {
@@ -112,7 +112,7 @@ export function taggedArgument(
       const inner = ctx.forGrammar
         ? p.schema(boundedRawString(p, text, ["]]>"]) ?? until, text, { name: `${argName}-cdata`, raw: true })
         : until;
-      value = p.choice(p.seq(p.literal("<![CDATA["), p.capture(NODE.argString, inner), p.literal("]]>")), value);
+      value = p.choice(cdataString(p, inner), value);
     }
     const written = a.valuePrefix !== "" ? valueMarker(ctx, a.valuePrefix, true, { keepTrail }) : p.eps();
     const prefix = ctx.forGrammar
@@ -294,7 +294,10 @@ export function undeclaredArgument(ctx: BuildContext, t: ToolsAnalysis): PegId |
   const prefix =
     a.valuePrefix !== "" ? p.seq(p.space(), valueMarker(ctx, a.valuePrefix, true, { keepTrail: true })) : p.eps();
   const json = p.capture(NODE.argJson, p.choice(p.json(), pythonValue(p)));
-  const value = p.choice(guardedValue(ctx, {}, stops, json), p.capture(NODE.argString, p.until(...stops)));
+  const text = p.capture(NODE.argString, p.until(...stops));
+  // A format that wraps strings in CDATA (see BuildContext.cdataStrings) may wrap an undeclared one too.
+  const cdata = ctx.cdataStrings ? [cdataString(p, p.until("]]>"))] : [];
+  const value = p.choice(guardedValue(ctx, {}, stops, json), ...cdata, text);
   const close = suffixCore === "" ? p.eps() : marker(p, a.valueSuffix, { keepLead: true });
   return p.tag(NODE.toolArg, p.seq(open, p.optional(p.seq(prefix, value, close))));
 }
@@ -316,4 +319,9 @@ function typedValue(ctx: BuildContext, typed: JsonSchema, argName: string): PegI
 function isNumeric(schema: JsonSchema): boolean {
   const type = typeof schema === "object" && schema !== null ? (schema as { type?: unknown }).type : undefined;
   return type === "integer" || type === "number";
+}
+
+/** A string value in a CDATA block (`<![CDATA[a < b]]>`): the text inside. */
+function cdataString(p: PegArena, inner: PegId): PegId {
+  return p.seq(p.literal("<![CDATA["), p.capture(NODE.argString, inner), p.literal("]]>"));
 }

@@ -113,6 +113,7 @@ export function generateChatParams(
       pythonTaggedValues: tagged && rendersPythonLiterals(template),
       jsonContainers: jsonContainersOf(tagged, template),
       deferredGrammar: state === "open",
+      promptClosedReasoning: state === "closed",
     });
   }
   if (continued !== null) {

@@ -75,7 +75,7 @@ export interface BuiltParser {
  * With tools, a call may also end reasoning: models go from reasoning straight to a call without
  * its end marker (Qwen3.5, DeepSeek V4, Kimi K2 Thinking do), so reasoning stops at a call opener.
  */
-function reasoningBlock(p: PegArena, a: TemplateAnalysis, callOpeners: string[]): PegId | null {
+function reasoningBlock(p: PegArena, a: TemplateAnalysis, callOpeners: string[], promptClosed: boolean): PegId | null {
   const { mode, start, end } = a.reasoning;
   if (mode === "NONE" || core(end) === "") return null;
   const text = p.capture(
@@ -84,12 +84,21 @@ function reasoningBlock(p: PegArena, a: TemplateAnalysis, callOpeners: string[])
   );
   // A call ends reasoning only when no end marker follows: a call-like text in reasoning that
   // the model closes later is part of the reasoning (Reka writes one).
+  // Where the prompt closed reasoning (a request that does not think), a marker the model writes is its text.
+  const ended = promptClosed ? marker(p, end) : endedOnce(p, end);
   const close =
-    callOpeners.length === 0
-      ? marker(p, end)
-      : p.choice(marker(p, end), p.and(p.choice(...callOpeners.map((w) => p.literal(w)))));
+    callOpeners.length === 0 ? ended : p.choice(ended, p.and(p.choice(...callOpeners.map((w) => p.literal(w)))));
   const block = core(start) !== "" ? p.seq(p.space(), marker(p, start), text, close) : p.seq(text, close);
   return p.optional(p.tag(NODE.reasoningBlock, block));
+}
+
+/**
+ * The reasoning's end marker; for the parser also written again at once (`…</think></think>answer`): the block
+ * ends once, the repeat is not content, as SGLang's and rtp-llm's tests read it. The grammar writes it once.
+ */
+function endedOnce(p: PegArena, end: string): PegId {
+  const once = marker(p, end);
+  return p.lenient(p.seq(once, p.zeroOrMore(p.literal(core(end)))), once);
 }
 
 /**
@@ -334,6 +343,11 @@ export interface GenericOptions {
   pythonTaggedValues?: boolean;
   /** The prompt opens reasoning: a strict grammar will start at the reasoning end. */
   deferredGrammar?: boolean;
+  /**
+   * The generation prompt closes reasoning (a request that does not think): an end marker the model writes
+   * after it is its text, as vLLM's and Ollama's tests read it.
+   */
+  promptClosedReasoning?: boolean;
   /** Tagged string values may come in a CDATA block (XML-style formats that say so). */
   cdataStrings?: boolean;
   /** Tagged objects and arrays are JSON even where scalars are Python literals (see value-syntax.ts). */
@@ -379,7 +393,8 @@ export function buildGenericParser(
     if (ctx.requireCalls) grammarBody = callsFirst(p, toolSection(grammarContext(ctx, req.maxCalls), a));
     else if (a.tools.format.mode === "PYTHONIC") lazyGrammarRoot = toolSection(grammarContext(ctx, req.maxCalls), a);
   } else body = contentOnly(p, a);
-  const reasoning = reasoningBlock(p, a, useTools && req.jsonSchema === null ? openersOf(a) : []);
+  const openers = useTools && req.jsonSchema === null ? openersOf(a) : [];
+  const reasoning = reasoningBlock(p, a, openers, options.promptClosedReasoning ?? false);
   // For the parser a model may write a reasoning block of its own after one the prompt closed (thinking off):
   // it is reasoning too.
   const root = reasoning === null ? body : p.seq(reasoning, p.lenient(reasoning, p.eps()), body);

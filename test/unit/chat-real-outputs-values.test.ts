@@ -267,6 +267,30 @@ const ROWS: RealOutputRow[] = [
     want: { calls: [["get_weather", { city: " Paris ", count: 3 }]], content: null },
   },
   {
+    name: "MiniCPM5: an undeclared argument's string in a CDATA block is the text inside",
+    template: MINICPM5,
+    output: '<function name="get_weather"><param name="note"><![CDATA[a < b]]></param></function>',
+    want: { calls: [["get_weather", { note: "a < b" }]], content: null },
+  },
+  {
+    name: "MiniCPM5: whitespace around an attribute's = and before a tag's >, either quote",
+    template: MINICPM5,
+    output: "<function name=\"get_weather\"><param name = 'city' >Paris</param></function>",
+    want: { calls: [["get_weather", { city: "Paris" }]], content: null },
+  },
+  {
+    name: "LFM2.5: a Python float without its leading digit, and a trailing comma in the arguments",
+    template: LFM25,
+    output: "<|tool_call_start|>[annotate(body=-.5, flag=True,)]<|tool_call_end|>",
+    want: { calls: [["annotate", { body: -0.5, flag: true }]], content: null },
+  },
+  {
+    name: "Gemma 4: a call without its argument braces right before its closer has no arguments",
+    template: GEMMA4,
+    output: "<|tool_call>call:submit<tool_call|>",
+    want: { calls: [["submit", {}]], content: null },
+  },
+  {
     name: "a Python tuple or set where the schema declares a list is the list, in written order",
     template: LFM2,
     output: "<|tool_call_start|>[get_weather(todos=('a', 'b')), get_weather(todos={'c', 'd'})]<|tool_call_end|>",

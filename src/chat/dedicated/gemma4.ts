@@ -167,21 +167,19 @@ function build(req: NormalizedRequest): DedicatedBuild {
     body = p.seq(p.optional(thought), p.space(), maybeFenced(p, answer), p.space(), p.end());
   } else if (useTools) {
     const object = valueRules(p);
-    const calls = req.tools.map((t, i) =>
-      p.rule(
-        `tool-${i}`,
-        p.tag(
-          NODE.tool,
-          p.seq(
-            p.atomic(p.seq(p.capture(NODE.toolName, p.literal(t.function.name)), p.and(p.literal("{")))),
-            p.capture(
-              NODE.toolArgs,
-              p.schema(object, toolParameters(t), { name: `tool-${i}-args`, grammar: typedArgs(p, t, i) }),
-            ),
-          ),
+    const calls = req.tools.map((t, i) => {
+      const name = p.capture(NODE.toolName, p.literal(t.function.name));
+      const withArgs = p.seq(
+        p.atomic(p.seq(name, p.and(p.literal("{")))),
+        p.capture(
+          NODE.toolArgs,
+          p.schema(object, toolParameters(t), { name: `tool-${i}-args`, grammar: typedArgs(p, t, i) }),
         ),
-      ),
-    );
+      );
+      // For the parser also a call without its argument object right before its closer (`call:now<tool_call|>`).
+      const bare = p.atomic(p.seq(name, p.and(p.literal(CALL_END))));
+      return p.rule(`tool-${i}`, p.tag(NODE.tool, p.lenient(p.choice(withArgs, bare), withArgs)));
+    });
     // The parser also reads a call whose `<|tool_call>` and `<tool_call|>` the output lacks (a serving stack
     // that drops special tokens writes `call:NAME{…}`): its braces still close it.
     const names = p.choice(...req.tools.map((t) => p.literal(t.function.name)));

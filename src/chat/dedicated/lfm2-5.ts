@@ -133,7 +133,14 @@ function build(req: NormalizedRequest): DedicatedBuild {
       });
       // The parser also reads an argument the tool does not declare (the argument check reports it).
       const one = p.choice(...args, undeclaredKeywordArgument(p));
-      const anyOrder = p.optional(p.seq(one, p.zeroOrMore(p.seq(p.space(), p.literal(","), p.space(), one))));
+      // A trailing comma is valid Python (`f(x='a',)`).
+      const anyOrder = p.optional(
+        p.seq(
+          one,
+          p.zeroOrMore(p.seq(p.space(), p.literal(","), p.space(), one)),
+          p.optional(p.seq(p.space(), p.literal(","))),
+        ),
+      );
       // The grammar (also the lazy one of tool_choice auto) writes them typed, in schema order.
       const argList =
         args.length === 0

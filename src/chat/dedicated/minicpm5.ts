@@ -47,6 +47,7 @@ function build(req: NormalizedRequest, { generationPrompt, analysis, template }:
     jsonContainers: jsonContainersOf(true, template),
     cdataStrings: true,
     deferredGrammar: state === "open",
+    promptClosedReasoning: state === "closed",
   });
   return {
     built: { ...built, format: "minicpm5" },

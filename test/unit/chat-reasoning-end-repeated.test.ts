@@ -1,0 +1,71 @@
+// A reasoning end marker the model writes twice in a row closes its block once: the repeat is not content (as
+// SGLang's and rtp-llm's tests read it). Where the prompt closed reasoning itself (a request that does not think),
+// a marker the model writes is its text (as vLLM's and Ollama's tests read it). Whole and in every chunking.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import {
+  ChatStreamParser,
+  accumulateDeltas,
+  analyzeChatTemplate,
+  generateChatParams,
+  parseChatOutput,
+} from "../../src/chat/index.js";
+import { ChatTemplate } from "../../src/template/index.js";
+import { TEMPLATES_DIR } from "../helpers/analysis-oracle.js";
+
+const CASES = [
+  {
+    name: "the model opens and closes reasoning, then writes its end again",
+    template: "Qwen-Qwen3-0.6B.jinja",
+    enableThinking: true,
+    output: "<think>Plan it.</think></think>Paris.",
+    want: { reasoning: "Plan it.", content: "Paris." },
+  },
+  {
+    name: "the prompt opens reasoning, the model closes it twice",
+    template: "deepseek-ai-DeepSeek-V4.jinja",
+    enableThinking: true,
+    output: "Plan it.</think></think>Paris.",
+    want: { reasoning: "Plan it.", content: "Paris." },
+  },
+  {
+    name: "an end marker after whitespace is text",
+    template: "Qwen-Qwen3-0.6B.jinja",
+    enableThinking: true,
+    output: "<think>Plan it.</think>\nThe </think> tag ends it.",
+    want: { reasoning: "Plan it.", content: "The </think> tag ends it." },
+  },
+  {
+    name: "the prompt closed reasoning: the model's end marker is its text",
+    template: "Qwen3.5-4B.jinja",
+    enableThinking: false,
+    output: "</think>Paris.",
+    want: { reasoning: undefined, content: "</think>Paris." },
+  },
+];
+
+function paramsOf(template: string, enableThinking: boolean) {
+  const source = readFileSync(join(TEMPLATES_DIR, template), "utf8");
+  const t = new ChatTemplate(source, { compat: "auto" });
+  return generateChatParams(analyzeChatTemplate(source, { template: t }), t, {
+    messages: [{ role: "user", content: "Where?" }],
+    enableThinking,
+  });
+}
+
+describe("a reasoning end written again", () => {
+  it.each(CASES)("$name", ({ template, enableThinking, output, want }) => {
+    const params = paramsOf(template, enableThinking);
+    const whole = parseChatOutput(params, output);
+    expect({ reasoning: whole.reasoning_content, content: whole.content }).toEqual(want);
+    for (let size = 1; size <= 6; size++) {
+      const s = new ChatStreamParser(params);
+      const deltas = [];
+      for (let i = 0; i < output.length; i += size) deltas.push(...s.feed(output.slice(i, i + size)));
+      deltas.push(...s.finish());
+      expect(s.message(), `chunks of ${size}`).toEqual(whole);
+      expect(accumulateDeltas(deltas), `deltas, chunks of ${size}`).toEqual(whole);
+    }
+  });
+});
