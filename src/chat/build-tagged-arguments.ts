@@ -295,8 +295,10 @@ export function undeclaredArgument(ctx: BuildContext, t: ToolsAnalysis): PegId |
     a.valuePrefix !== "" ? p.seq(p.space(), valueMarker(ctx, a.valuePrefix, true, { keepTrail: true })) : p.eps();
   const json = p.capture(NODE.argJson, p.choice(p.json(), pythonValue(p)));
   const text = p.capture(NODE.argString, p.until(...stops));
-  // A format that wraps strings in CDATA (see BuildContext.cdataStrings) may wrap an undeclared one too.
-  const cdata = ctx.cdataStrings ? [cdataString(p, p.until("]]>"))] : [];
+  // A format that wraps strings in CDATA (see BuildContext.cdataStrings) may wrap an undeclared one too: a
+  // block the value's closer follows (else the value is text that holds `]]>`).
+  const closed = p.and(p.seq(p.space(), p.literal(suffixCore)));
+  const cdata = ctx.cdataStrings && suffixCore !== "" ? [p.seq(cdataString(p, p.until("]]>")), closed)] : [];
   const value = p.choice(guardedValue(ctx, {}, stops, json), ...cdata, text);
   const close = suffixCore === "" ? p.eps() : marker(p, a.valueSuffix, { keepLead: true });
   return p.tag(NODE.toolArg, p.seq(open, p.optional(p.seq(prefix, value, close))));

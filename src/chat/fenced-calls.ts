@@ -88,6 +88,10 @@ export function textBeforeMatch(p: PegArena, stops: readonly PegId[], fenced: Pe
   };
   if (fenced === null) return p.capture(NODE.content, p.zeroOrMore(char([])));
   const inFence = char([p.literal(FENCE)]);
-  const codeBlock = p.seq(p.not(fenced), p.literal(FENCE), p.zeroOrMore(inFence), p.optional(p.literal(FENCE)));
+  // A closed code block that is no fence of calls is text whole: a call inside it is code (a call next to
+  // other code); an unclosed one ends where a call starts.
+  const closed = p.seq(p.literal(FENCE), p.zeroOrMore(p.seq(p.not(p.literal(FENCE)), p.any())), p.literal(FENCE));
+  const open = p.seq(p.literal(FENCE), p.zeroOrMore(inFence), p.optional(p.literal(FENCE)));
+  const codeBlock = p.seq(p.not(fenced), p.choice(closed, open));
   return p.capture(NODE.content, p.zeroOrMore(p.choice(codeBlock, inFence)));
 }

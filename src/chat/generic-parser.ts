@@ -229,8 +229,10 @@ function withTools(ctx: BuildContext, a: TemplateAnalysis, section: PegId): PegI
       ctx.callHead === undefined ? null : p.choice(p.seq(specialToken(ctx), p.space(), ctx.callHead), ctx.callHead);
     const text = textBeforeMatch(p, announced === null ? [] : [announced], fenced);
     const blocks = fenced === null ? p.eps() : p.zeroOrMore(p.seq(fenced, text));
-    const calls = announced === null ? p.eps() : p.optional(p.seq(p.and(announced), section));
-    return p.choice(callsOnly, p.seq(notCall, contentPrefix(p, a), text, blocks, calls, p.space(), p.end()));
+    const more = announced === null ? p.eps() : moreMarkerlessCalls(ctx, announced, section, p.seq(text, blocks));
+    const calls = announced === null ? p.eps() : p.optional(p.seq(p.and(announced), section, more));
+    const callsFirst = p.seq(p.space(), section, more, p.space(), p.end());
+    return p.choice(callsFirst, p.seq(notCall, contentPrefix(p, a), text, blocks, calls, p.space(), p.end()));
   }
   // Text a model writes after its calls is content (Ling 3 does), up to the next call section
   // (or a fence of calls, or a JSON call written without the format's markers).
@@ -296,7 +298,19 @@ function markerlessResume(ctx: BuildContext, a: TemplateAnalysis, section: PegId
   const fenced = fencedSection(ctx, a.tools);
   const text = textBeforeMatch(p, [opens], fenced);
   const blocks = fenced === null ? p.eps() : p.zeroOrMore(p.seq(fenced, text));
-  return p.seq(text, blocks, p.optional(p.seq(p.and(opens), section)), p.space(), p.end());
+  const more = moreMarkerlessCalls(ctx, opens, section, p.seq(text, blocks));
+  return p.seq(text, blocks, p.optional(p.seq(p.and(opens), section, more)), p.space(), p.end());
+}
+
+/**
+ * After markerless calls, for the parser the next ones that `announced` starts, with text between them (`{…} Also
+ * need: {…}`, as LocalAI's, Ollama's and smolagents' tests read it), unless the request reads one call; the grammar
+ * writes one section.
+ */
+function moreMarkerlessCalls(ctx: BuildContext, announced: PegId, section: PegId, text: PegId): PegId {
+  const { p } = ctx;
+  if (!(ctx.readsParallel ?? ctx.parallel)) return p.eps();
+  return p.lenient(p.zeroOrMore(p.seq(text, p.and(announced), section)), p.eps());
 }
 
 /**

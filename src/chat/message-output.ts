@@ -115,8 +115,10 @@ export class MessageOutput {
     this.callEnd = -1;
     const end = this.content.end;
     if (from < 0 || this.textOf === null || end < 0 || start <= end || from < end || to > start) return "\n";
-    const before = this.textOf(end, from);
-    const after = this.textOf(to, start);
+    // A call read with the whitespace around it (markerless JSON calls) was written with that whitespace too.
+    const call = this.textOf(from, to);
+    const before = this.textOf(end, from) + call.slice(0, call.length - call.trimStart().length);
+    const after = call.slice(call.trimEnd().length) + this.textOf(to, start);
     return before.trim() === "" && after.trim() === "" ? before + after : "\n";
   }
 

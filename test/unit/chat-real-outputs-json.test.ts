@@ -35,7 +35,34 @@ const ROWS: RealOutputRow[] = [
     name: "text, then a markerless JSON call, then text",
     template: LLAMA,
     output: 'Let me look. {"name": "search", "parameters": {"q": "x"}} Back soon.',
-    want: { calls: [["search", { q: "x" }]], content: "Let me look. Back soon." },
+    // The text joins with the whitespace written on both sides of the call, as across marked calls.
+    want: { calls: [["search", { q: "x" }]], content: "Let me look.  Back soon." },
+  },
+  {
+    name: "markerless JSON calls with text between them: every call, the text content",
+    template: LLAMA,
+    output:
+      'Getting it. {"name": "search", "parameters": {"q": "x"}} Also: {"name": "search", "parameters": {"q": "y"}} ' +
+      "Done.",
+    want: {
+      calls: [
+        ["search", { q: "x" }],
+        ["search", { q: "y" }],
+      ],
+      content: "Getting it.  Also:  Done.",
+    },
+  },
+  {
+    name: "a markerless JSON call first, then text and another call",
+    template: LLAMA,
+    output: '{"name": "search", "parameters": {"q": "x"}} then {"name": "search", "parameters": {"q": "y"}}',
+    want: {
+      calls: [
+        ["search", { q: "x" }],
+        ["search", { q: "y" }],
+      ],
+      content: "then",
+    },
   },
   {
     name: "JSON fields in any order, arguments under the other usual key",
