@@ -3,4 +3,4 @@
 // describePeerRatchet).
 import { describePeerRatchet } from "../helpers/peer-cases.js";
 
-describePeerRatchet("localai", "LocalAI's function-call and reasoning parser tests", { count: 106, read: 103 });
+describePeerRatchet("localai", "LocalAI's function-call and reasoning parser tests", { count: 106, read: 104 });

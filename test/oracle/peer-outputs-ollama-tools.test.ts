@@ -3,4 +3,4 @@
 // describePeerRatchet).
 import { describePeerRatchet } from "../helpers/peer-cases.js";
 
-describePeerRatchet("ollama-tools", "Ollama's older generic tool parser tests (`tools/`)", { count: 57, read: 32 });
+describePeerRatchet("ollama-tools", "Ollama's older generic tool parser tests (`tools/`)", { count: 57, read: 33 });

@@ -3,4 +3,4 @@
 // describePeerRatchet).
 import { describePeerRatchet } from "../helpers/peer-cases.js";
 
-describePeerRatchet("xinference", "Xinference's tool- and reasoning-parser tests", { count: 97, read: 89 });
+describePeerRatchet("xinference", "Xinference's tool- and reasoning-parser tests", { count: 97, read: 90 });
