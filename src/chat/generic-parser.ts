@@ -82,10 +82,10 @@ function reasoningBlock(p: PegArena, a: TemplateAnalysis, callOpeners: string[],
     NODE.reasoning,
     callOpeners.length === 0 ? p.until(core(end)) : reasoningText(p, core(end), callOpeners),
   );
-  // A call ends reasoning only when no end marker follows: a call-like text in reasoning that
-  // the model closes later is part of the reasoning (Reka writes one).
   // Where the prompt closed reasoning (a request that does not think), a marker the model writes is its text.
   const ended = promptClosed ? marker(p, end) : endedOnce(p, end);
+  // A call ends reasoning only when no end marker follows: a call-like text in reasoning that
+  // the model closes later is part of the reasoning (Reka writes one).
   const close =
     callOpeners.length === 0 ? ended : p.choice(ended, p.and(p.choice(...callOpeners.map((w) => p.literal(w)))));
   const block = core(start) !== "" ? p.seq(p.space(), marker(p, start), text, close) : p.seq(text, close);
@@ -231,8 +231,8 @@ function withTools(ctx: BuildContext, a: TemplateAnalysis, section: PegId): PegI
     const blocks = fenced === null ? p.eps() : p.zeroOrMore(p.seq(fenced, text));
     const more = announced === null ? p.eps() : moreMarkerlessCalls(ctx, announced, section, p.seq(text, blocks));
     const calls = announced === null ? p.eps() : p.optional(p.seq(p.and(announced), section, more));
-    const callsFirst = p.seq(p.space(), section, more, p.space(), p.end());
-    return p.choice(callsFirst, p.seq(notCall, contentPrefix(p, a), text, blocks, calls, p.space(), p.end()));
+    const leadingCalls = p.seq(p.space(), section, more, p.space(), p.end());
+    return p.choice(leadingCalls, p.seq(notCall, contentPrefix(p, a), text, blocks, calls, p.space(), p.end()));
   }
   // Text a model writes after its calls is content (Ling 3 does), up to the next call section
   // (or a fence of calls, or a JSON call written without the format's markers).
