@@ -285,6 +285,18 @@ const ROWS: RealOutputRow[] = [
     want: { calls: [["annotate", { body: -0.5, flag: true }]], content: null },
   },
   {
+    name: "LFM2.5: calls between the wrapper's markers without the list's brackets",
+    template: LFM25,
+    output: "<|tool_call_start|>search(q='a'), annotate(body=1)<|tool_call_end|>",
+    want: {
+      calls: [
+        ["search", { q: "a" }],
+        ["annotate", { body: 1 }],
+      ],
+      content: null,
+    },
+  },
+  {
     name: "Gemma 4: a call without its argument braces right before its closer has no arguments",
     template: GEMMA4,
     output: "<|tool_call>call:submit<tool_call|>",

@@ -164,6 +164,8 @@ function build(req: NormalizedRequest): DedicatedBuild {
       p.space(),
       p.literal("]"),
     );
+    // For the parser also calls without the list's brackets (`<|tool_call_start|>f(a=1)<|tool_call_end|>`).
+    const unbracketed = p.seq(call, p.zeroOrMore(p.seq(p.space(), p.literal(","), p.space(), call)), p.space());
     const section = p.rule(
       "tool-calls",
       // The parser reads whitespace after the opener (`<|tool_call_start|> [f()]`), and one JSON call object
@@ -173,7 +175,7 @@ function build(req: NormalizedRequest): DedicatedBuild {
         p.seq(
           p.literal(CALLS_START),
           p.lenient(p.space(), p.eps()),
-          p.lenient(p.choice(list, p.seq(jsonCalls, p.space())), list),
+          p.lenient(p.choice(list, p.seq(jsonCalls, p.space()), unbracketed), list),
           // The parser reads a section its model left unclosed (`…(a=1)]` at the end); the grammar writes it.
           p.lenient(p.optional(p.literal(CALLS_END)), p.literal(CALLS_END)),
         ),
