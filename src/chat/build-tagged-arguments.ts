@@ -297,8 +297,10 @@ export function undeclaredArgument(ctx: BuildContext, t: ToolsAnalysis): PegId |
   const text = p.capture(NODE.argString, p.until(...stops));
   // A format that wraps strings in CDATA (see BuildContext.cdataStrings) may wrap an undeclared one too: a
   // block the value's closer follows (else the value is text that holds `]]>`).
-  const closed = p.and(p.seq(p.space(), p.literal(suffixCore)));
-  const cdata = ctx.cdataStrings && suffixCore !== "" ? [p.seq(cdataString(p, p.until("]]>")), closed)] : [];
+  const cdata =
+    ctx.cdataStrings && suffixCore !== ""
+      ? [p.seq(cdataString(p, p.until("]]>")), p.and(p.seq(p.space(), p.literal(suffixCore))))]
+      : [];
   const value = p.choice(guardedValue(ctx, {}, stops, json), ...cdata, text);
   const close = suffixCore === "" ? p.eps() : marker(p, a.valueSuffix, { keepLead: true });
   return p.tag(NODE.toolArg, p.seq(open, p.optional(p.seq(prefix, value, close))));
