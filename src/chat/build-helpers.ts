@@ -299,8 +299,13 @@ export function nameSuffix(p: PegArena, prefix: string, suffix: string, written:
     const args = p.seq(p.space(), p.and(p.choice(p.literal("{"), p.literal("["))));
     return p.lenient(p.choice(written, args), written);
   }
-  if (c !== ">" || !trail.startsWith("\n") || !core(prefix).startsWith("<")) return written;
-  return p.lenient(p.choice(written, p.literal(trail)), written);
+  if (c !== ">" || !core(prefix).startsWith("<")) return written;
+  // The quote of a tag written as an attribute (see tagAsAttribute).
+  const attribute = /^<[A-Za-z_][\w.:-]*=$/.test(core(prefix))
+    ? p.lenient(p.choice(written, p.seq(p.chars(`"'`, 1, 1), written)), written)
+    : written;
+  if (!trail.startsWith("\n")) return attribute;
+  return p.lenient(p.choice(attribute, p.literal(trail)), written);
 }
 
 /**
@@ -314,6 +319,25 @@ export function eitherQuote(p: PegArena, text: string, written: PegId, build = (
   const c = core(text);
   if (!c.endsWith('="') && !c.startsWith('"')) return written;
   return p.lenient(p.choice(written, build(text.replaceAll('"', "'"))), written);
+}
+
+/**
+ * For the parser: a name marker that is a tag and an `=` (`<function=`), also written as an XML attribute of that
+ * tag (`<function name="f">`, `<function = f>`), as models that saw both spellings write now and then;
+ * `nameSuffix` reads the quote before the `>`. `written` is the marker as built.
+ *
+ * @example
+ * tagAsAttribute(p, "<function=", marker(p, "<function=")); // also reads <function name="
+ */
+export function tagAsAttribute(p: PegArena, text: string, written: PegId): PegId {
+  const c = core(text);
+  const tag = /^<[A-Za-z_][\w.:-]*(?==$)/.exec(c)?.[0];
+  if (tag === undefined) return written;
+  const attribute = p.optional(p.seq(p.chars(" \\t\\r\\n", 1), p.literal("name")));
+  const quote = p.optional(p.chars(`"'`, 1, 1));
+  const lead = text.slice(0, text.indexOf(c));
+  const loose = p.seq(marker(p, lead + tag), attribute, readSpace(p), p.literal("="), readSpace(p), quote);
+  return p.lenient(p.choice(written, loose), written);
 }
 
 /**

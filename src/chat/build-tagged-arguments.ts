@@ -18,6 +18,7 @@ import {
   eitherQuote,
   marker,
   spaceAroundName,
+  tagAsAttribute,
   nameSuffix,
   ruleName,
   schemaProperties,
@@ -64,7 +65,7 @@ export function taggedArgument(
   const prefix = marker(p, a.namePrefix);
   const open = p.atomic(
     p.seq(
-      ctx.forGrammar ? prefix : eitherQuote(p, a.namePrefix, prefix),
+      ctx.forGrammar ? prefix : tagAsAttribute(p, a.namePrefix, eitherQuote(p, a.namePrefix, prefix)),
       spaceAroundName(p),
       p.capture(NODE.argName, p.literal(name)),
       ctx.forGrammar
@@ -173,7 +174,7 @@ function stringText(ctx: BuildContext, t: ToolsAnalysis, toolIndex: number, deli
       ? declared.map((key) => p.seq(marker(p, pre), spaceAroundName(p), p.literal(key)))
       : quotes.map(([open, end]) =>
           p.seq(
-            marker(p, open),
+            ctx.forGrammar ? marker(p, open) : tagAsAttribute(p, open, marker(p, open)),
             spaceAroundName(p),
             p.chars(`^${classEscape(end)}<>\n`, 1, 64),
             spaceAroundName(p),

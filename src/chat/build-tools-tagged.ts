@@ -19,6 +19,7 @@ import {
   marker,
   moreCalls,
   nameSuffix,
+  tagAsAttribute,
   ruleName,
   schemaProperties,
   toolParameters,
@@ -125,7 +126,7 @@ function callOf(ctx: BuildContext, t: ToolsAnalysis, name: string | null, schema
     ctx.forGrammar || name === null ? written : eitherQuote(p, text, written, (t) => counterMarker(p, t, digits));
   if (handle === null)
     openItems = [
-      quoted(fn.namePrefix, prefix),
+      ctx.forGrammar || name === null ? prefix : tagAsAttribute(p, fn.namePrefix, quoted(fn.namePrefix, prefix)),
       lead,
       nameNode,
       nameEnd,

@@ -279,6 +279,23 @@ const ROWS: RealOutputRow[] = [
     want: { calls: [["get_weather", { city: "Paris" }]], content: null },
   },
   {
+    name: "Qwen3 Coder: a `<function=` or `<parameter=` tag written as an attribute, either quote (vLLM's tests)",
+    template: CODER,
+    output:
+      "<tool_call>\n<function name=\"get_weather\">\n<parameter name = 'city' >\nParis\n</parameter>\n" +
+      "<parameter = count>\n3\n</parameter>\n</function>\n</tool_call>",
+    want: { calls: [["get_weather", { city: "Paris", count: 3 }]], content: null },
+  },
+  {
+    name: "Qwen3 Coder: a name never given as an attribute of a tag the template does not write (`<fn name=`)",
+    template: CODER,
+    output: '<tool_call>\n<fn name="get_weather">\n<parameter=city>\nParis\n</parameter>\n</fn>\n</tool_call>',
+    want: {
+      calls: [],
+      content: '<tool_call>\n<fn name="get_weather">\n<parameter=city>\nParis\n</parameter>\n</fn>\n</tool_call>',
+    },
+  },
+  {
     name: "LFM2.5: a Python float without its leading digit, and a trailing comma in the arguments",
     template: LFM25,
     output: "<|tool_call_start|>[annotate(body=-.5, flag=True,)]<|tool_call_end|>",
