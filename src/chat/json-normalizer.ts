@@ -41,6 +41,8 @@ const LITERALS: Record<string, string> = {
   True: "true",
   False: "false",
   None: "null",
+  // Only a format that reads it gives it (Gemma 4's parser).
+  none: "null",
 };
 
 function escapeChar(c: string): string {

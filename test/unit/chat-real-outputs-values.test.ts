@@ -314,6 +314,12 @@ const ROWS: RealOutputRow[] = [
     },
   },
   {
+    name: "Gemma 4: `none` written for null, as `None` and `null` are (LM Studio's tests)",
+    template: GEMMA4,
+    output: '<|tool_call>call:get_weather{city:<|"|>Paris<|"|>,days:[1,none,None,null]}<tool_call|>',
+    want: { calls: [["get_weather", { city: "Paris", days: [1, null, null, null] }]], content: null },
+  },
+  {
     name: "Gemma 4: a call without its argument braces right before its closer has no arguments",
     template: GEMMA4,
     output: "<|tool_call>call:submit<tool_call|>",

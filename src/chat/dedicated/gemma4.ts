@@ -3,7 +3,7 @@
  *   <|channel>thought\nREASONING<channel|>CONTENT<|tool_call>call:NAME{key:VALUE,...}<tool_call|>
  * Argument objects have bare keys and strings between <|"|> delimiters with nothing escaped
  * inside (`{city:<|"|>Paris<|"|>,days:3}`); numbers, booleans and null are written as in JSON
- * (null also as None). The mapper reads them through the normalizer's Gemma dialect.
+ * (null also as None, or none for the parser). The mapper reads them through the normalizer's Gemma dialect.
  */
 import { PegArena, type PegId } from "../../peg/index.js";
 import type { ValueDialect } from "../json-normalizer.js";
@@ -57,17 +57,16 @@ function valueRules(p: PegArena): PegId {
       p.optional(p.seq(p.chars("eE", 1, 1), p.optional(p.chars("+\\-", 1, 1)), p.chars("0-9", 1))),
     ),
   );
-  const literal = p.rule(
-    "gemma4-literal",
-    p.choice(
-      p.literal("true"),
-      p.literal("false"),
-      p.literal("null"),
-      p.literal("True"),
-      p.literal("False"),
-      p.literal("None"),
-    ),
+  const written = p.choice(
+    p.literal("true"),
+    p.literal("false"),
+    p.literal("null"),
+    p.literal("True"),
+    p.literal("False"),
+    p.literal("None"),
   );
+  // For the parser also `none` (LM Studio's tests read it as null); the grammar writes JSON's and Python's words.
+  const literal = p.rule("gemma4-literal", p.lenient(p.choice(written, p.literal("none")), written));
   const value = p.ref("gemma4-value");
   const key = p.choice(str, p.chars(BARE_KEY_CHARS, 1));
   const member = p.seq(key, ws, p.literal(":"), ws, value);
