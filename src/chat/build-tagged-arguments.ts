@@ -148,9 +148,10 @@ export function taggedArgument(
 
 /**
  * For the parser: a string value up to the first closer that the format's markup follows (a declared
- * argument, the call's closer, the end of the output), else up to the first closer: a value may hold
- * the closer as text (a file that quotes the format's markup). It ends at a declared argument's opener
- * whose own value closes before markup (`<parameter=city>Paris<parameter=days>3</parameter></function>`: Paris).
+ * argument, an undeclared one that markup follows in turn, the call's closer, the end of the output), else up to
+ * the first closer: a value may hold the closer as text (a file that quotes the format's markup), and a whole call
+ * quoted in it is text (see quotedCalls). It ends at a declared argument's opener whose own value closes before
+ * markup (`<parameter=city>Paris<parameter=days>3</parameter></function>`: Paris).
  */
 function stringText(ctx: BuildContext, t: ToolsAnalysis, toolIndex: number, delimiters: string[]): PegId {
   const { p } = ctx;
@@ -159,31 +160,9 @@ function stringText(ctx: BuildContext, t: ToolsAnalysis, toolIndex: number, deli
   if (core(a.valueSuffix) === "" || core(a.namePrefix) === "" || tool === undefined) return p.until(...delimiters);
   const nameEnd = argumentNameEnd(a).slice(0, 1);
   const declared = schemaProperties(toolParameters(tool)).map(([key]) => key);
-  // Another argument, declared or not (an undeclared one is read too), its name quoted either way where it is an
-  // attribute value (see eitherQuote).
-  const pre = core(a.namePrefix);
-  const quotes: [string, string][] =
-    pre.endsWith('="') && nameEnd === '"'
-      ? [
-          [pre, nameEnd],
-          [`${pre.slice(0, -1)}'`, "'"],
-        ]
-      : [[pre, nameEnd]];
-  const nextArgument =
-    nameEnd === ""
-      ? declared.map((key) => p.seq(marker(p, pre), spaceAroundName(p), p.literal(key)))
-      : quotes.map(([open, end]) =>
-          p.seq(
-            ctx.forGrammar ? marker(p, open) : tagAsAttribute(p, open, marker(p, open)),
-            spaceAroundName(p),
-            p.chars(`^${classEscape(end)}<>\n`, 1, 64),
-            spaceAroundName(p),
-            p.literal(end),
-          ),
-        );
   const callEnds = callEndMarkers(t);
   const closer = p.choice(...delimiters.map((d) => p.literal(d)));
-  const goesOn = p.seq(closer, p.space(), p.choice(...nextArgument, ...callEnds.map((c) => p.literal(c)), p.end()));
+  const goesOn = p.seq(closer, p.space(), p.choice(nextArgument(ctx, t, declared, delimiters), p.end()));
   // A declared argument's opener ends the value where the model left its closing tag out: where that
   // argument's own value closes before markup (else the opener is quoted text: a file of tool-call markup).
   const openers = declared.map((key) => core(a.namePrefix) + key + nameEnd);
@@ -194,10 +173,93 @@ function stringText(ctx: BuildContext, t: ToolsAnalysis, toolIndex: number, deli
       p.seq(p.literal(o), p.not(p.seq(p.until(o, ...callEnds), p.literal(o))), p.until(...delimiters), goesOn),
     ),
   );
-  const piece = p.until(...delimiters, ...openers);
-  const first = openers.length === 0 ? piece : p.seq(piece, p.zeroOrMore(p.seq(p.not(split), opener, piece)));
-  const text = p.seq(first, p.zeroOrMore(p.seq(p.not(goesOn), closer, first)));
+  const spanOf = (quoted: QuotedCalls | null): PegId => {
+    const piece = p.until(...delimiters, ...openers, ...(quoted?.opens ?? []));
+    const steps = [
+      ...(quoted === null ? [] : [quoted.call]),
+      ...(openers.length === 0 ? [] : [p.seq(p.not(split), opener)]),
+      ...(quoted?.opens ?? []).map((o) => p.literal(o)),
+    ];
+    return steps.length === 0 ? piece : p.seq(piece, p.zeroOrMore(p.seq(p.choice(...steps), piece)));
+  };
+  const first = spanOf(null);
+  // Up to a closer that markup follows, a quoted call read whole; else (say a quoted call that does not close
+  // before the call's own closers) up to the first closer.
+  const quoted = quotedCalls(ctx, t);
+  const span = quoted === null ? first : spanOf(quoted);
+  const text = p.seq(span, p.zeroOrMore(p.seq(p.not(goesOn), closer, span)));
   return p.choice(p.seq(text, p.and(goesOn)), first);
+}
+
+/** A call quoted in a string value (see quotedCalls): the whole call, and the openers it starts with. */
+interface QuotedCalls {
+  call: PegId;
+  opens: string[];
+}
+
+/**
+ * What may follow a string value's closer where the value ends there: a declared argument's opener (its name
+ * quoted either way where it is an attribute value, see eitherQuote), the call's closers, or an undeclared
+ * argument whose own value closes before one of those or another opener (else it is text the value quotes:
+ * `<parameter=new_string>` in a file of markup).
+ */
+function nextArgument(ctx: BuildContext, t: ToolsAnalysis, declared: string[], delimiters: string[]): PegId {
+  const { p } = ctx;
+  const a = t.arguments;
+  const nameEnd = argumentNameEnd(a).slice(0, 1);
+  const pre = core(a.namePrefix);
+  const ends = callEndMarkers(t).map((c) => p.literal(c));
+  if (nameEnd === "") {
+    return p.choice(...declared.map((key) => p.seq(marker(p, pre), spaceAroundName(p), p.literal(key))), ...ends);
+  }
+  const quotes: [string, string][] =
+    pre.endsWith('="') && nameEnd === '"'
+      ? [
+          [pre, nameEnd],
+          [`${pre.slice(0, -1)}'`, "'"],
+        ]
+      : [[pre, nameEnd]];
+  const named = (name: PegId): PegId[] =>
+    quotes.map(([open, end]) =>
+      p.seq(
+        ctx.forGrammar ? marker(p, open) : tagAsAttribute(p, open, marker(p, open)),
+        spaceAroundName(p),
+        name,
+        spaceAroundName(p),
+        p.literal(end),
+      ),
+    );
+  const declaredOpener = declared.flatMap((key) => named(p.literal(key)));
+  const anyOpener = named(p.chars(`^${classEscape(nameEnd)}<>\n`, 1, 64));
+  const closer = p.choice(...delimiters.map((d) => p.literal(d)));
+  const undeclared = anyOpener.map((o) =>
+    p.seq(o, p.until(...delimiters), closer, p.space(), p.choice(...anyOpener, ...ends, p.end())),
+  );
+  return p.choice(...declaredOpener, ...undeclared, ...ends);
+}
+
+/**
+ * For the parser: a whole call quoted in a string value (a file that holds tool-call markup), read as text: the
+ * section's or call's opener, the function's name marker, up to that opener's closer. Null where the format has
+ * no such pair.
+ */
+function quotedCalls(ctx: BuildContext, t: ToolsAnalysis): QuotedCalls | null {
+  const { p } = ctx;
+  const f = t.format;
+  const name = core(t.function.namePrefix);
+  const pairs = [
+    [f.sectionStart, f.sectionEnd],
+    [f.perCallStart, f.perCallEnd],
+  ]
+    .map(([open, close]) => [core(open!), core(close!)] as const)
+    .filter(([open, close]) => open !== "" && close !== "" && open !== name);
+  if (name === "" || pairs.length === 0) return null;
+  const call = p.choice(
+    ...pairs.map(([open, close]) =>
+      p.seq(p.literal(open), p.space(), p.literal(name), p.until(close), p.literal(close)),
+    ),
+  );
+  return { call, opens: [...new Set(pairs.map(([open]) => open))] };
 }
 
 /**

@@ -50,13 +50,24 @@ function idSection(ctx: BuildContext, t: ToolsAnalysis, after: string): PegId {
   return p.seq(p.optional(p.seq(pre, id)), suffix !== "" ? p.optional(marker(p, suffix)) : p.eps());
 }
 
-/** The arguments of one function: a JSON object, or tagged arguments in any order. */
-function argumentsOf(ctx: BuildContext, t: ToolsAnalysis, toolIndex: number, schema: JsonSchema): PegId {
+/**
+ * The arguments of one function: a JSON object, or tagged arguments in any order; `declared`: a function the
+ * request declares (else any arguments of an undeclared one, see callOf).
+ */
+function argumentsOf(
+  ctx: BuildContext,
+  t: ToolsAnalysis,
+  toolIndex: number,
+  schema: JsonSchema,
+  declared: boolean,
+): PegId {
   const { p } = ctx;
   const a = t.arguments;
   let args: PegId;
   if (t.format.mode === "TAG_WITH_JSON") {
     args = p.capture(NODE.toolArgs, argumentValue(ctx, schema, `tool-${toolIndex}-args`));
+    const empty = ctx.forGrammar || !declared || hasRequired(schema) ? null : noArguments(ctx, t);
+    if (empty !== null) args = p.lenient(p.choice(args, empty), args);
   } else {
     const props = schemaProperties(schema);
     if (props.length === 0) args = p.eps();
@@ -99,6 +110,18 @@ function lenientArguments(ctx: BuildContext, t: ToolsAnalysis, toolIndex: number
   const tagged = items.length === 0 ? p.eps() : p.zeroOrMore(p.seq(p.space(), p.choice(...items)));
   const json = p.seq(p.and(p.literal("{")), p.capture(NODE.toolArgs, p.json()));
   return p.choice(json, tagged);
+}
+
+/**
+ * For the parser: JSON arguments left out of a call to a tool that requires none, right before the marker that
+ * ends them or the call (`get_time<｜tool▁sep｜><｜tool▁call▁end｜>`): `{}`, as for a call written without arguments.
+ * Null where nothing ends them.
+ */
+function noArguments(ctx: BuildContext, t: ToolsAnalysis): PegId | null {
+  const { p } = ctx;
+  const ends = [t.arguments.end, t.function.close, t.format.perCallEnd, t.format.sectionEnd].map(core);
+  const end = ends.find((c) => c !== "");
+  return end === undefined ? null : p.and(p.seq(p.space(), p.literal(end)));
 }
 
 function hasRequired(schema: JsonSchema): boolean {
@@ -167,7 +190,7 @@ function callOf(ctx: BuildContext, t: ToolsAnalysis, name: string | null, schema
   if (pos === "PRE_FUNC_NAME") items.push(idSection(ctx, t, fn.namePrefix), open);
   else if (pos === "BETWEEN_FUNC_AND_ARGS") items.push(open, idSection(ctx, t, argsStart));
   else items.push(open);
-  items.push(p.space(), argumentsOf(ctx, t, index, schema));
+  items.push(p.space(), argumentsOf(ctx, t, index, schema, name !== null));
   if (pos === "POST_ARGS") items.push(p.space(), idSection(ctx, t, fn.close || t.format.perCallEnd));
   if (fn.close !== "") items.push(p.space(), p.tag(NODE.callEnd, callCloser(ctx, t)));
   const call = p.seq(...items);

@@ -105,11 +105,6 @@ export const DIFFERENCES: Record<string, PeerDifference> = {
     "a valid call written over several lines is read; the peer's parser misses it",
   ),
   ...entries(
-    ["vllm-qwen3_coder-21-3a13cd", "vllm-qwen3_coder-23-964c67", "vllm-qwen3_coder-24-b64b9e"],
-    NOT_YET,
-    "a string value holding the format's own closing tag followed by its markup ends there",
-  ),
-  ...entries(
     ["vllm-minimax_m3-1"],
     NOT_YET,
     "an element repeated inside an untyped object is read as two keys, not a list",

@@ -277,6 +277,20 @@ const ROWS: RealOutputRow[] = [
     want: { calls: [["search", { q: "x" }]], content: null },
   },
   {
+    name: "GPT-OSS: a preamble that ends the turn with `<|return|>` is the content",
+    template: GPT_OSS,
+    output: "<|channel|>analysis<|message|>Plan<|start|>assistant<|channel|>commentary<|message|>Answer<|return|>",
+    want: { calls: [], content: "Answer" },
+  },
+  {
+    name: "GPT-OSS: reasoning after a preamble, the turn's last message, ended by `<|return|>`",
+    template: GPT_OSS,
+    output:
+      "<|channel|>analysis<|message|>First<|start|>assistant<|channel|>commentary<|message|>Working." +
+      "<|start|>assistant<|channel|>analysis<|message|>More<|return|>",
+    want: { calls: [], content: "Working." },
+  },
+  {
     name: "LFM2: Python None for a string parameter, text after the calls",
     template: LFM2,
     output: "<|tool_call_start|>[get_weather(city=None, count=2)]<|tool_call_end|>Done.",

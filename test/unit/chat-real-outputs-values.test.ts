@@ -7,6 +7,7 @@ import {
   GEMMA4,
   GLM,
   GPT_OSS,
+  KIMI,
   LFM2,
   describeRealOutputs,
   type RealOutputRow,
@@ -293,6 +294,66 @@ const ROWS: RealOutputRow[] = [
     want: {
       calls: [],
       content: '<tool_call>\n<fn name="get_weather">\n<parameter=city>\nParis\n</parameter>\n</fn>\n</tool_call>',
+    },
+  },
+  {
+    name: "Qwen3 Coder: a string value that quotes a whole call (a file of markup) holds it; the call goes on after",
+    template: CODER,
+    output:
+      "<tool_call>\n<function=get_weather>\n<parameter=city>\ndoc = '''\n<tool_call>\n<function=get_weather>\n" +
+      "<parameter=city>\nLyon\n</parameter>\n<parameter=count>\n1\n</parameter>\n</function>\n</tool_call>\n'''\n" +
+      "</parameter>\n<parameter=count>\n2\n</parameter>\n</function>\n</tool_call>",
+    want: {
+      calls: [
+        [
+          "get_weather",
+          {
+            city:
+              "doc = '''\n<tool_call>\n<function=get_weather>\n<parameter=city>\nLyon\n</parameter>\n" +
+              "<parameter=count>\n1\n</parameter>\n</function>\n</tool_call>\n'''",
+            count: 2,
+          },
+        ],
+      ],
+      content: null,
+    },
+  },
+  {
+    name: "Qwen3 Coder: an undeclared argument's markup inside a string value that text follows is the value's",
+    template: CODER,
+    output:
+      "<tool_call>\n<function=get_weather>\n<parameter=city>\nT = '''\n</parameter>\n<parameter=other>\nx\n" +
+      "</parameter>\n'''\n</parameter>\n</function>\n</tool_call>",
+    want: {
+      calls: [["get_weather", { city: "T = '''\n</parameter>\n<parameter=other>\nx\n</parameter>\n'''" }]],
+      content: null,
+    },
+  },
+  {
+    name: "Qwen3 Coder: an undeclared argument after a string value, markup after it, is an argument",
+    template: CODER,
+    output:
+      "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n<parameter=other>\nx\n" +
+      "</parameter>\n<parameter=count>\n2\n</parameter>\n</function>\n</tool_call>",
+    want: { calls: [["get_weather", { city: "Paris", other: "x", count: 2 }]], content: null },
+  },
+  {
+    name: "DeepSeek V3.1: JSON arguments left out of a call to a tool that requires none are {}",
+    template: "deepseek-ai-DeepSeek-V3.1.jinja",
+    output: "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>submit<｜tool▁sep｜> <｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+    want: { calls: [["submit", {}]], content: null },
+  },
+  {
+    name: "Kimi K2: JSON arguments left out of a call to a tool that requires some: the text stays",
+    template: KIMI,
+    output:
+      "<|tool_calls_section_begin|><|tool_call_begin|>functions.annotate:0<|tool_call_argument_begin|>" +
+      "<|tool_call_end|><|tool_calls_section_end|>",
+    want: {
+      calls: [],
+      content:
+        "<|tool_calls_section_begin|><|tool_call_begin|>functions.annotate:0<|tool_call_argument_begin|>" +
+        "<|tool_call_end|><|tool_calls_section_end|>",
     },
   },
   {

@@ -94,7 +94,8 @@ function build(req: NormalizedRequest): DedicatedBuild {
       capture,
       p.lenient(p.until(END, START, "<|return|>", "<|call|>"), p.until(END, "<|return|>", "<|call|>")),
     );
-  const end = p.lenient(p.optional(p.seq(gap, p.literal(END))), p.literal(END));
+  // For the parser also `<|return|>`, the turn's end, where a message other than the answer is the last.
+  const end = p.lenient(p.optional(p.seq(gap, p.choice(p.literal(END), p.literal("<|return|>")))), p.literal(END));
   const next = p.lenient(p.seq(gap, p.choice(p.literal(START), p.and(p.literal("<|channel|>")))), p.literal(START));
   // Models sometimes put a stray commentary channel (and recipient) before the real one.
   const stray = p.optional(p.seq(channel("commentary"), p.optional(p.literal(" to=assistant"))));
@@ -190,7 +191,8 @@ function build(req: NormalizedRequest): DedicatedBuild {
   }
   // Whitespace before the first message, not the space that opens a recipient (" to=").
   const lead = p.lenient(p.optional(p.seq(p.space(), p.not(p.literal("to=")))), p.eps());
-  const body = p.seq(lead, earlier, last, p.space(), p.end());
+  // For the parser the output may also end with a message other than the answer (a preamble, reasoning).
+  const body = p.seq(lead, earlier, p.lenient(p.choice(last, message), last), p.space(), p.end());
   const root = p.seq(p.literal(START), body);
   const built = dedicatedParser("gpt-oss", p, req, {
     root,
