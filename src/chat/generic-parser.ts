@@ -86,8 +86,11 @@ function reasoningBlock(p: PegArena, a: TemplateAnalysis, callOpeners: string[],
   const ended = promptClosed ? marker(p, end) : endedOnce(p, end);
   // A call ends reasoning only when no end marker follows: a call-like text in reasoning that
   // the model closes later is part of the reasoning (Reka writes one).
-  const close =
+  const closed =
     callOpeners.length === 0 ? ended : p.choice(ended, p.and(p.choice(...callOpeners.map((w) => p.literal(w)))));
+  // For the parser the end of the output ends it too: text there that could have begun the end marker (`…</thi`)
+  // is reasoning.
+  const close = p.lenient(p.choice(closed, p.end()), closed);
   const block = core(start) !== "" ? p.seq(p.space(), marker(p, start), text, close) : p.seq(text, close);
   return p.optional(p.tag(NODE.reasoningBlock, block));
 }

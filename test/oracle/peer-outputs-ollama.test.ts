@@ -71,7 +71,7 @@ export const DIFFERENCES: Record<string, PeerDifference> = {
     "tool-output markers the model writes in its answer stay content as written; the peer strips them",
   ),
   ...entries(
-    ["ollama-deepseek3-41", "ollama-deepseek3-42", "ollama-deepseek3-49", "ollama-ministral-22"],
+    ["ollama-deepseek3-41", "ollama-deepseek3-42", "ollama-ministral-22"],
     BY_DESIGN,
     "reasoning is read where the template puts it (before the answer, up to the first end marker) and as a " +
       "block opened after content; a nested block, or text the peer reads around such a block otherwise, stays content",

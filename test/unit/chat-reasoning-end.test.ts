@@ -1,6 +1,8 @@
-// A reasoning end marker the model writes twice in a row closes its block once: the repeat is not content (as
-// SGLang's and rtp-llm's tests read it). Where the prompt closed reasoning itself (a request that does not think),
-// a marker the model writes is its text (as vLLM's and Ollama's tests read it). Whole and in every chunking.
+// The end of reasoning as models write it. A reasoning end marker the model writes twice in a row closes its block
+// once: the repeat is not content (as SGLang's and rtp-llm's tests read it). Where the prompt closed reasoning itself
+// (a request that does not think), a marker the model writes is its text (as vLLM's and Ollama's tests read it). An
+// output that ends inside reasoning, even partway through what could have been its end marker, leaves all of it
+// reasoning (as mlx-openai-server's tests read it). Whole and in every chunking.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -43,6 +45,20 @@ const CASES = [
     output: "</think>Paris.",
     want: { reasoning: undefined, content: "</think>Paris." },
   },
+  {
+    name: "the output ends partway through the end marker: reasoning",
+    template: "Qwen-Qwen3-0.6B.jinja",
+    enableThinking: true,
+    output: "<think>Plan it.</thi",
+    want: { reasoning: "Plan it.</thi", content: "" },
+  },
+  {
+    name: "the prompt opens reasoning, the output ends on a `<`",
+    template: "Qwen3.5-4B.jinja",
+    enableThinking: true,
+    output: "Plan it. a <",
+    want: { reasoning: "Plan it. a <", content: "" },
+  },
 ];
 
 function paramsOf(template: string, enableThinking: boolean) {
@@ -54,7 +70,7 @@ function paramsOf(template: string, enableThinking: boolean) {
   });
 }
 
-describe("a reasoning end written again", () => {
+describe("the end of reasoning as models write it", () => {
   it.each(CASES)("$name", ({ template, enableThinking, output, want }) => {
     const params = paramsOf(template, enableThinking);
     const whole = parseChatOutput(params, output);
