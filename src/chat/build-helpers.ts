@@ -456,10 +456,15 @@ export function pythonValue(p: PegArena): PegId {
   if (existing !== undefined) return p.ref("py-value");
   return p.rule("py-value", () => {
     const ws = p.space();
+    // A quote that anything but what may follow a string follows is the string's text (`"He said "hi" to me"`,
+    // `'it's'`), as models that leave it unescaped mean it (the normalizer reads it so too).
+    const closes = p.seq(ws, p.choice(p.chars(",:}\\])<", 1, 1), p.end()));
     const str = (q: string): PegId =>
       p.seq(
         p.literal(q),
-        p.zeroOrMore(p.choice(p.chars(`^${q}\\\\`, 1), p.seq(p.literal("\\"), p.any()))),
+        p.zeroOrMore(
+          p.choice(p.chars(`^${q}\\\\`, 1), p.seq(p.literal("\\"), p.any()), p.seq(p.literal(q), p.not(closes))),
+        ),
         p.literal(q),
       );
     const string = p.rule("py-string", p.choice(str('"'), str("'")));

@@ -30,6 +30,8 @@ const enum Expect {
 }
 
 const BARE = /[A-Za-z0-9_+\-.]/;
+/** What may follow a quoted string (after whitespace): a quote before anything else is the string's text. */
+const STRING_FOLLOWERS = ",:}])<";
 const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 const HEX = /^[0-9a-fA-F]+$/;
 
@@ -148,6 +150,11 @@ export class JsonNormalizer {
   private bareKeySpace = "";
   /** End of the previous piece that may be the start of the dialect's string delimiter. */
   private held = "";
+  /**
+   * A quote that may close the string, and whitespace after it: held until a character after them says whether
+   * they close it (one that may follow a string: `,` `:` `}` `]` `)` `<`) or are its text (`"He said "hi" to me"`).
+   */
+  private maybeClosed = "";
 
   constructor(private readonly dialect: ValueDialect | null = null) {}
 
@@ -215,6 +222,19 @@ export class JsonNormalizer {
         out += escapeChar(c);
         continue;
       }
+      if (this.maybeClosed !== "") {
+        if (/\s/.test(c)) {
+          this.maybeClosed += c;
+          continue;
+        }
+        const closes = STRING_FOLLOWERS.includes(c);
+        out += closes ? this.closeString() : [...this.maybeClosed].map(escapeChar).join("");
+        this.maybeClosed = "";
+        if (!closes) {
+          out += this.stringChar(c);
+          continue;
+        }
+      }
       if (this.quote !== "") {
         out += this.stringChar(c);
         continue;
@@ -245,6 +265,8 @@ export class JsonNormalizer {
     let out = "";
     if (this.held !== "" && this.quote !== "") out += escapeJsonStringContent(this.held);
     this.held = "";
+    if (this.maybeClosed !== "") out += this.closeString();
+    this.maybeClosed = "";
     if (this.bareKey) {
       this.bareKey = false;
       this.bareKeySpace = "";
@@ -412,16 +434,22 @@ export class JsonNormalizer {
   private stringChar(c: string): string {
     if (this.escape !== "") return this.escapeChar(c);
     if (c === this.quote) {
-      this.quote = "";
-      if (this.stringIsKey) this.expect = Expect.Colon;
-      else this.afterValue();
-      return '"';
+      this.maybeClosed = c;
+      return "";
     }
     if (c === "\\") {
       this.escape = "\\";
       return "";
     }
     return escapeChar(c);
+  }
+
+  /** The quote read last closes the string. */
+  private closeString(): string {
+    this.quote = "";
+    if (this.stringIsKey) this.expect = Expect.Colon;
+    else this.afterValue();
+    return '"';
   }
 
   /** Escape sequences: JSON's are kept, Python's (\\' \\xNN) are translated. */

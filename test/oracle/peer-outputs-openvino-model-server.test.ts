@@ -6,6 +6,7 @@
 // 252: LFM2 calls between the wrapper's markers without the list's brackets
 // (`<|tool_call_start|>f(a=1)<|tool_call_end|>`) are read, as mlx-swift-lm's tests read them; ovm-lfm2-26 expects
 // no call.
+// 254: quotes inside a string that no string's follower follows are its text (`'it's the wonderful day'`).
 import { describePeerRatchet } from "../helpers/peer-cases.js";
 
-describePeerRatchet("openvino-model-server", "OpenVINO Model Server's output-parser tests", { count: 302, read: 252 });
+describePeerRatchet("openvino-model-server", "OpenVINO Model Server's output-parser tests", { count: 302, read: 254 });

@@ -41,6 +41,15 @@ const CASES: [label: string, input: string, json: string][] = [
   ["an escaped double quote does not end the string", `{"s": "a\\"b"}`, '{"s":"a\\"b"}'],
   ["an escaped backslash before the quote does", `{"s": "a\\\\", "t": 1}`, '{"s":"a\\\\","t":1}'],
   ["braces inside a string are not structure", `{"s": "{[}]"}`, '{"s":"{[}]"}'],
+  // quotes the model left unescaped: text where no string's follower (`,:}])<`) comes after them
+  [
+    "an unescaped double quote inside a string is text",
+    `{"s": "He said "hi" to me", "n": 1}`,
+    '{"s":"He said \\"hi\\" to me","n":1}',
+  ],
+  ["an unescaped single quote inside a single-quoted string is text", "{'s': 'it's mine'}", '{"s":"it\'s mine"}'],
+  ["a closing quote before whitespace, then a follower, closes", `{"s": "a" , "t": "b"\n}`, '{"s":"a","t":"b"}'],
+  ["a quote that ends the input closes the string", `"a"`, '"a"'],
   // brace auto-closing
   ["truncated inside a string: the quote and braces close", `{"a": {"b": "Par`, '{"a":{"b":"Par"}}'],
   ["truncated inside an array of objects", `{"a": [1, {"b": 2`, '{"a":[1,{"b":2}]}'],

@@ -9,6 +9,7 @@ import {
   GPT_OSS,
   KIMI,
   LFM2,
+  QWEN25,
   describeRealOutputs,
   type RealOutputRow,
 } from "../helpers/real-outputs.js";
@@ -355,6 +356,19 @@ const ROWS: RealOutputRow[] = [
         "<|tool_calls_section_begin|><|tool_call_begin|>functions.annotate:0<|tool_call_argument_begin|>" +
         "<|tool_call_end|><|tool_calls_section_end|>",
     },
+  },
+  {
+    name: "JSON arguments with quotes the model left unescaped inside a string: the quotes are the string's text",
+    template: QWEN25,
+    output:
+      '<tool_call>\n{"name": "get_weather", "arguments": {"city": "He said "Paris" twice", "count": 2}}\n</tool_call>',
+    want: { calls: [["get_weather", { city: 'He said "Paris" twice', count: 2 }]], content: null },
+  },
+  {
+    name: "LFM2.5: apostrophes the model left unescaped inside a single-quoted string (OpenVINO's tests)",
+    template: LFM25,
+    output: "<|tool_call_start|>[search(q='it's the day, isn't it')]<|tool_call_end|>",
+    want: { calls: [["search", { q: "it's the day, isn't it" }]], content: null },
   },
   {
     name: "LFM2.5: a Python float without its leading digit, and a trailing comma in the arguments",
