@@ -5,6 +5,7 @@
 import { withoutOpenApiNullable } from "../grammar/schema/openapi-nullable.js";
 import type { PegArena, PegId } from "../peg/index.js";
 import type { JsonSchema, ToolDefinition } from "../types.js";
+import { STRING_FOLLOWERS } from "./json-normalizer.js";
 import { PYTHON_LITERALS, literalValue } from "./literal-schema.js";
 import { viewProperties } from "./parameter-view.js";
 import { NODE } from "./tree-names.js";
@@ -301,9 +302,10 @@ export function nameSuffix(p: PegArena, prefix: string, suffix: string, written:
   }
   if (c !== ">" || !core(prefix).startsWith("<")) return written;
   // The quote of a tag written as an attribute (see tagAsAttribute).
-  const attribute = /^<[A-Za-z_][\w.:-]*=$/.test(core(prefix))
-    ? p.lenient(p.choice(written, p.seq(p.chars(`"'`, 1, 1), written)), written)
-    : written;
+  const attribute =
+    tagBeforeEquals(prefix) !== undefined
+      ? p.lenient(p.choice(written, p.seq(p.chars(`"'`, 1, 1), written)), written)
+      : written;
   if (!trail.startsWith("\n")) return attribute;
   return p.lenient(p.choice(attribute, p.literal(trail)), written);
 }
@@ -321,6 +323,11 @@ export function eitherQuote(p: PegArena, text: string, written: PegId, build = (
   return p.lenient(p.choice(written, build(text.replaceAll('"', "'"))), written);
 }
 
+/** The tag of a name marker that is a tag and an `=` (`<function` of `<function=`), else undefined. */
+function tagBeforeEquals(text: string): string | undefined {
+  return /^<[A-Za-z_][\w.:-]*(?==$)/.exec(core(text))?.[0];
+}
+
 /**
  * For the parser: a name marker that is a tag and an `=` (`<function=`), also written as an XML attribute of that
  * tag (`<function name="f">`, `<function = f>`), as models that saw both spellings write now and then;
@@ -331,7 +338,7 @@ export function eitherQuote(p: PegArena, text: string, written: PegId, build = (
  */
 export function tagAsAttribute(p: PegArena, text: string, written: PegId): PegId {
   const c = core(text);
-  const tag = /^<[A-Za-z_][\w.:-]*(?==$)/.exec(c)?.[0];
+  const tag = tagBeforeEquals(text);
   if (tag === undefined) return written;
   const attribute = p.optional(p.seq(p.chars(" \\t\\r\\n", 1), p.literal("name")));
   const quote = p.optional(p.chars(`"'`, 1, 1));
@@ -458,7 +465,8 @@ export function pythonValue(p: PegArena): PegId {
     const ws = p.space();
     // A quote that anything but what may follow a string follows is the string's text (`"He said "hi" to me"`,
     // `'it's'`), as models that leave it unescaped mean it (the normalizer reads it so too).
-    const closes = p.seq(ws, p.choice(p.chars(",:}\\])<", 1, 1), p.end()));
+    const follower = p.chars([...STRING_FOLLOWERS].map(classEscape).join(""), 1, 1);
+    const closes = p.seq(ws, p.choice(follower, p.end()));
     const str = (q: string): PegId =>
       p.seq(
         p.literal(q),

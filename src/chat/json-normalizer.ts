@@ -30,8 +30,11 @@ const enum Expect {
 }
 
 const BARE = /[A-Za-z0-9_+\-.]/;
-/** What may follow a quoted string (after whitespace): a quote before anything else is the string's text. */
-const STRING_FOLLOWERS = ",:}])<";
+/**
+ * What may follow a quoted string (after whitespace): a quote before anything else is the string's text. The
+ * parser's Python-literal strings (build-helpers.ts, pythonValue) read quotes by the same characters.
+ */
+export const STRING_FOLLOWERS = ",:}])<";
 const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 const HEX = /^[0-9a-fA-F]+$/;
 
