@@ -5,7 +5,8 @@
  * markers, as it streams: text inside a block is reasoning, a block the output leaves open reasoning to the end,
  * the markers themselves neither. A marker split across chunks is held back until it is whole or cannot be, so
  * every chunking splits alike. Where the format wraps its content (Solar Open's `<|content|>`), the content
- * opener right after a block's end is a marker too.
+ * opener right after a block's end is a marker too. A start marker quoted as inline code (`` `<think>` ``, a model
+ * explaining the format) is text.
  */
 
 /** A piece of content text: its field, its text, and its input offset. */
@@ -37,6 +38,9 @@ export class ReasoningInContent {
   private afterBlock = false;
   private held = "";
   private heldStart = -1;
+  /** The last character placed, and the input offset after it: what comes before text that follows on. */
+  private lastChar = "";
+  private lastEnd = -1;
 
   /** `resume`: the format's content opener, skipped where it follows a block's end ("" for none). */
   constructor(
@@ -70,8 +74,16 @@ export class ReasoningInContent {
       const marker = this.inReasoning ? this.end : this.start;
       const at = buf.indexOf(marker, pos);
       if (at < 0) break;
-      this.piece(out, buf.slice(pos, at), bufStart + pos);
+      const quoted = this.inReasoning ? false : this.quotedAt(buf, at, bufStart);
+      if (quoted === null) {
+        // A backtick before the start marker: the character after it says whether it is inline code.
+        this.piece(out, buf.slice(pos, at), bufStart + pos);
+        this.hold(buf, at, bufStart);
+        return out;
+      }
+      this.piece(out, buf.slice(pos, quoted ? at + marker.length : at), bufStart + pos);
       pos = at + marker.length;
+      if (quoted) continue;
       this.inReasoning = !this.inReasoning;
       this.afterBlock = !this.inReasoning && this.resume !== "";
     }
@@ -80,6 +92,14 @@ export class ReasoningInContent {
     this.piece(out, buf.slice(pos, buf.length - keep), bufStart + pos);
     this.hold(buf, buf.length - keep, bufStart);
     return out;
+  }
+
+  /** Whether the start marker at `at` is quoted as inline code (between backticks); null: not known yet. */
+  private quotedAt(buf: string, at: number, bufStart: number): boolean | null {
+    const before = at > 0 ? buf[at - 1] : this.lastEnd === bufStart ? this.lastChar : "";
+    if (before !== "`") return false;
+    const after = at + this.start.length;
+    return after < buf.length ? buf[after] === "`" : null;
   }
 
   /** Holds `buf` from `from` on (nothing where it ends there) until the next text says what it is. */
@@ -104,6 +124,9 @@ export class ReasoningInContent {
   }
 
   private piece(out: SplitPiece[], text: string, start: number): void {
-    if (text !== "") out.push({ field: this.inReasoning ? "reasoning" : "content", text, start });
+    if (text === "") return;
+    out.push({ field: this.inReasoning ? "reasoning" : "content", text, start });
+    this.lastChar = text[text.length - 1] ?? "";
+    this.lastEnd = start + text.length;
   }
 }

@@ -59,6 +59,18 @@ const ROWS: RealOutputRow[] = [
     want: { calls: [["search", { q: "c" }]], content: "Sure." },
   },
   {
+    name: "Devstral: a later call without its [TOOL_CALLS], a declared name and [ARGS] right after the call before",
+    template: DEVSTRAL,
+    output: '[TOOL_CALLS]search[ARGS]{"q": "a"}search[ARGS]{"q": "b"} searching[ARGS] is text',
+    want: {
+      calls: [
+        ["search", { q: "a" }],
+        ["search", { q: "b" }],
+      ],
+      content: "searching[ARGS] is text",
+    },
+  },
+  {
     name: "Muse Glimmer: a call block without its message's header",
     template: GLIMMER,
     output:

@@ -73,6 +73,23 @@ const SPLITS: { text: string; want: [string, string][]; resume?: string }[] = [
       ["content", "<x> More"],
     ],
   },
+  { text: "Literal `<think>` and `</think>` here.", want: [["content", "Literal `<think>` and `</think>` here."]] },
+  {
+    text: "Say `<think>` then <think>hm`</think>`x",
+    want: [
+      ["content", "Say `<think>` then "],
+      ["reasoning", "hm`"],
+      ["content", "`x"],
+    ],
+  },
+  {
+    text: "Code `<think>hm</think>",
+    want: [
+      ["content", "Code `"],
+      ["reasoning", "hm"],
+    ],
+  },
+  { text: "End `<think>", want: [["content", "End `<think>"]] },
   {
     text: "Text <think>hm</think><c",
     resume: "<c>",

@@ -51,9 +51,13 @@ function build(req: NormalizedRequest): DedicatedBuild {
       ),
     );
     const one = p.seq(p.literal(CALLS), gap, p.choice(...calls));
+    // For the parser a later call may leave its [TOOL_CALLS] out where a declared name and [ARGS] follow the
+    // call before it (`[TOOL_CALLS]a[ARGS]{…}b[ARGS]{…}`, as mlx-lm's tests read it): [ARGS] only follows a name.
+    const named = p.choice(...req.tools.map((t) => p.seq(p.literal(t.function.name), gap, p.literal(ARGS))));
+    const later = p.lenient(p.choice(one, p.seq(p.and(named), p.choice(...calls))), one);
     const section = p.rule(
       "tool-calls",
-      p.tag(NODE.toolSection, p.seq(one, req.parallel ? p.zeroOrMore(p.seq(p.space(), one)) : p.eps())),
+      p.tag(NODE.toolSection, p.seq(one, req.parallel ? p.zeroOrMore(p.seq(p.space(), later)) : p.eps())),
       { trigger: true },
     );
     // Every call section is read, with the text between and after them (content).
