@@ -54,7 +54,8 @@ export class ArgumentWriter {
     if (!call) return;
     if (name === NODE.argObject || name === NODE.argArray) {
       call.awaitingValue = false;
-      call.nested.push({ kind: name === NODE.argObject ? "object" : "array", members: 0 });
+      const kind = name === NODE.argObject ? "object" : "array";
+      call.nested.push({ kind, members: 0, start: call.args.length, names: new Set(), repeated: false });
     } else if (name === NODE.argItem) this.openItem(call);
   }
 
@@ -154,6 +155,8 @@ export class ArgumentWriter {
       if (call.awaitingValue) call.args += "null";
       call.args += `${top.members === 0 ? "{" : ","}${JSON.stringify(name)}:`;
       top.members++;
+      if (top.names.has(name)) top.repeated = true;
+      top.names.add(name);
     } else {
       // An argument named without a value (the model went on to the next one) is left out.
       if (call.awaitingValue && call.keyStart >= 0) dropDanglingKey(call);
@@ -209,7 +212,57 @@ export class ArgumentWriter {
     call.awaitingValue = false;
     const [open, close] = frame.kind === "object" ? ["{", "}"] : ["[", "]"];
     call.args += frame.members === 0 ? open + close : close;
+    // A member element written again is a list of its values (as XML reads repeated elements): none is lost. Not
+    // where the arguments already went out as written (a streamed call).
+    if (frame.repeated && call.streamed === null) {
+      try {
+        call.args = call.args.slice(0, frame.start) + repeatedAsLists(call.args.slice(frame.start));
+      } catch {
+        // Text that is no JSON object stays as written (the argument check reports it).
+      }
+    }
   }
+}
+
+/**
+ * A compact JSON object written with a key more than once, with each such key's values in a list, in the order
+ * written (`{"tag":"a","n":1,"tag":"b"}` is `{"tag":["a","b"],"n":1}`).
+ */
+export function repeatedAsLists(objectText: string): string {
+  const grouped = new Map<string, unknown[]>();
+  for (const [key, value] of topLevelMembers(objectText)) {
+    const values = grouped.get(key);
+    if (values) values.push(value);
+    else grouped.set(key, [value]);
+  }
+  // fromEntries: a key such as "__proto__" stays a member.
+  return JSON.stringify(Object.fromEntries([...grouped].map(([k, v]) => [k, v.length === 1 ? v[0] : v])));
+}
+
+/** The members of a compact JSON object's text, duplicates kept (JSON.parse keeps only the last). */
+function topLevelMembers(objectText: string): [string, unknown][] {
+  const members: [string, unknown][] = [];
+  let depth = 0;
+  let inString = false;
+  let from = 1;
+  for (let i = 0; i < objectText.length; i++) {
+    const c = objectText[i];
+    if (inString) {
+      if (c === "\\") i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === "{" || c === "[") depth++;
+    else if (c === "}" || c === "]") depth--;
+    if (!inString && ((c === "," && depth === 1) || depth === 0)) {
+      const member = objectText.slice(from, i);
+      from = i + 1;
+      if (member === "") continue;
+      const wrapped = JSON.parse(`{${member}}`) as Record<string, unknown>;
+      const key = Object.keys(wrapped)[0]!;
+      members.push([key, wrapped[key]]);
+    }
+  }
+  return members;
 }
 
 /** Takes back the key of a tagged argument that got no value. */

@@ -44,6 +44,11 @@ export interface CallState {
 export interface NestedFrame {
   kind: "object" | "array";
   members: number;
+  /** Where its text starts in the call's arguments. */
+  start: number;
+  /** An object's member names so far, and whether one came again (`<tag>a</tag><tag>b</tag>`). */
+  names: Set<string>;
+  repeated: boolean;
 }
 
 /** A call whose text starts at input offset `start`, nothing of it read yet. */

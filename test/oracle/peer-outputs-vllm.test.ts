@@ -104,11 +104,6 @@ export const DIFFERENCES: Record<string, PeerDifference> = {
     BY_DESIGN,
     "a valid call written over several lines is read; the peer's parser misses it",
   ),
-  ...entries(
-    ["vllm-minimax_m3-1"],
-    NOT_YET,
-    "an element repeated inside an untyped object is read as two keys, not a list",
-  ),
   ...entries(["vllm-gemma4-32"], NOT_YET, "a call opener the template never writes (`<call>` for `<|tool_call>call:`)"),
 };
 

@@ -78,6 +78,17 @@ describe("MiniMax M3 nested-element arguments", () => {
     expect(matchGbnf(params.grammar!, output).ok).toBe(true);
   });
 
+  it("a member element written again in an untyped object is a list of its values, none lost", () => {
+    const params = generateChatParams(minimax.analysis, minimax.template, { messages: [USER], tools: TOOLS });
+    const el = (k: string, v: string) => `${NS}<${k}>${v}${NS}</${k}>`;
+    const meta = el("meta", el("tag", "a") + el("n", "1") + el("tag", el("k", "b") + el("k", "c")) + el("tag", "d"));
+    const output = `</mm:think>${NS}<tool_call>\n${NS}<invoke name="record">${meta}${NS}</invoke>\n${NS}</tool_call>`;
+    const want = { meta: { tag: ["a", { k: ["b", "c"] }, "d"], n: 1 } };
+    for (const msg of [parseChatOutput(params, output, ids), streamed(params, output)]) {
+      expect(JSON.parse(msg.tool_calls![0]!.function.arguments)).toEqual(want);
+    }
+  });
+
   it("a call cut off inside nested elements is no call; while it streams it shows valid JSON so far", () => {
     const params = generateChatParams(minimax.analysis, minimax.template, { messages: [USER], tools: [TYPED] });
     const head = `</mm:think>${NS}<tool_call>\n${NS}<invoke name="plan">`;
