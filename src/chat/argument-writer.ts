@@ -10,6 +10,7 @@ import type { PegTextSource, PegTreeNode } from "../peg/index.js";
 import type { CallState } from "./call-state.js";
 import { JsonNormalizer, escapeJsonStringContent } from "./json-normalizer.js";
 import { PythonStringContent } from "./python-string.js";
+import { repeatedAsLists } from "./repeated-members.js";
 import { NODE } from "./tree-names.js";
 import type { ChatMappingOptions } from "./types.js";
 
@@ -222,47 +223,6 @@ export class ArgumentWriter {
       }
     }
   }
-}
-
-/**
- * A compact JSON object written with a key more than once, with each such key's values in a list, in the order
- * written (`{"tag":"a","n":1,"tag":"b"}` is `{"tag":["a","b"],"n":1}`).
- */
-export function repeatedAsLists(objectText: string): string {
-  const grouped = new Map<string, unknown[]>();
-  for (const [key, value] of topLevelMembers(objectText)) {
-    const values = grouped.get(key);
-    if (values) values.push(value);
-    else grouped.set(key, [value]);
-  }
-  // fromEntries: a key such as "__proto__" stays a member.
-  return JSON.stringify(Object.fromEntries([...grouped].map(([k, v]) => [k, v.length === 1 ? v[0] : v])));
-}
-
-/** The members of a compact JSON object's text, duplicates kept (JSON.parse keeps only the last). */
-function topLevelMembers(objectText: string): [string, unknown][] {
-  const members: [string, unknown][] = [];
-  let depth = 0;
-  let inString = false;
-  let from = 1;
-  for (let i = 0; i < objectText.length; i++) {
-    const c = objectText[i];
-    if (inString) {
-      if (c === "\\") i++;
-      else if (c === '"') inString = false;
-    } else if (c === '"') inString = true;
-    else if (c === "{" || c === "[") depth++;
-    else if (c === "}" || c === "]") depth--;
-    if (!inString && ((c === "," && depth === 1) || depth === 0)) {
-      const member = objectText.slice(from, i);
-      from = i + 1;
-      if (member === "") continue;
-      const wrapped = JSON.parse(`{${member}}`) as Record<string, unknown>;
-      const key = Object.keys(wrapped)[0]!;
-      members.push([key, wrapped[key]]);
-    }
-  }
-  return members;
 }
 
 /** Takes back the key of a tagged argument that got no value. */

@@ -1,13 +1,15 @@
 /**
  * The last check of a call the model finished writing: its arguments must be one JSON object
  * (or a JSON string: holding one, it is that object; holding none, its text is the arguments, which
- * the argument check then reports) with no argument written twice. A value of a parameter that came
+ * the argument check then reports) with no argument written twice (but for one whose schema declares a list:
+ * its values are the list's items). A value of a parameter that came
  * as text is read as the value it spells where the schema declares that type (JSON or Python-literal
  * text, a number with spaces or leading zeros), else it stays text; arguments wrapped in one undeclared
  * argument are unwrapped. A call that fails the check is not a call: the mapper keeps its text as content.
  */
 import type { JsonSchema } from "../types.js";
 import { JsonNormalizer } from "./json-normalizer.js";
+import { jsonMembers, repeatedAsLists } from "./repeated-members.js";
 import { chosenBranch, ownProperties, viewProperties, viewRequired } from "./parameter-view.js";
 import { isPlainObject } from "../validate/index.js";
 
@@ -24,9 +26,14 @@ import { isPlainObject } from "../validate/index.js";
  * finishCallArguments('"weather in Paris"', [], undefined); // 'weather in Paris': not JSON, reported later
  */
 export function finishCallArguments(args: string, argNames: readonly string[], schema: unknown): string | null {
-  if (new Set(argNames).size !== argNames.length) return null;
-  let value = parseJson(args);
   let changed = false;
+  if (new Set(argNames).size !== argNames.length) {
+    const listed = repeatedListArguments(args, argNames, schema);
+    if (listed === null) return null;
+    args = listed;
+    changed = true;
+  }
+  let value = parseJson(args);
   if (typeof value === "string") {
     // Arguments written as a JSON string holding the object; a string that holds none is the arguments as
     // written (not JSON: the argument check reports it, as for any call whose arguments do not parse).
@@ -70,33 +77,28 @@ function holdsNonFinite(v: unknown): boolean {
   return false;
 }
 
-/** The text of each top-level member's value of a JSON object's text, by key. */
-function memberTexts(text: string): Map<string, string> {
-  const out = new Map<string, string>();
-  let depth = 0;
-  let key: string | null = null;
-  let valueStart = -1;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (c === '"') {
-      const end = stringEnd(text, i);
-      if (depth === 1 && key === null && valueStart < 0) key = JSON.parse(text.slice(i, end + 1)) as string;
-      i = end;
-    } else if (c === "{" || c === "[") depth++;
-    else if (c === "}" || c === "]" || (c === "," && depth === 1)) {
-      if (depth === 1 && key !== null && valueStart >= 0) out.set(key, text.slice(valueStart, i).trim());
-      if (c === ",") [key, valueStart] = [null, -1];
-      else depth--;
-    } else if (c === ":" && depth === 1 && valueStart < 0) valueStart = i + 1;
+/**
+ * Arguments with a tagged argument written more than once, where the schema declares each such argument a list:
+ * the values written, in order, as its items (a value that spells a list adds its items). Null where a repeated
+ * argument is no list (which value the model meant is unknown: the call is not read).
+ */
+function repeatedListArguments(args: string, argNames: readonly string[], schema: unknown): string | null {
+  const properties = propertiesOf(schema);
+  const repeated = new Set(argNames.filter((name, i) => argNames.indexOf(name) !== i));
+  if (![...repeated].every((name) => declaredTypes(properties[name])?.has("array") === true)) return null;
+  try {
+    return repeatedAsLists(args, (key, value) => {
+      const listed = typeof value === "string" ? readAsDeclared(value, properties[key]) : value;
+      return Array.isArray(listed) ? listed : [value];
+    });
+  } catch {
+    return null;
   }
-  return out;
 }
 
-/** The index of the quote closing the JSON string that opens at `start`. */
-function stringEnd(text: string, start: number): number {
-  let i = start + 1;
-  while (i < text.length && text[i] !== '"') i += text[i] === "\\" ? 2 : 1;
-  return i;
+/** The text of each top-level member's value of a JSON object's text, by key. */
+function memberTexts(text: string): Map<string, string> {
+  return new Map(jsonMembers(text));
 }
 
 /** Reads the text values of an object's members (nested ones too) as their schemas declare; true if any changed. */

@@ -33,6 +33,22 @@ const dsmlArg = (name: string, flag: string, value: string): string =>
 
 const ROWS: RealOutputRow[] = [
   {
+    name: "an argument declared a list, written again: its values are the list's items (a list value adds its items)",
+    template: GLM,
+    output:
+      "<tool_call>get_weather<arg_key>todos</arg_key><arg_value>a</arg_value><arg_key>city</arg_key>" +
+      '<arg_value>Paris</arg_value><arg_key>todos</arg_key><arg_value>["b", "c"]</arg_value></tool_call>',
+    want: { calls: [["get_weather", { todos: ["a", "b", "c"], city: "Paris" }]], content: null },
+  },
+  {
+    name: "Qwen3 Coder: a list argument written in three tags",
+    template: CODER,
+    output:
+      "<tool_call>\n<function=get_weather>\n<parameter=todos>\nx\n</parameter>\n<parameter=todos>\ny\n</parameter>\n" +
+      "<parameter=todos>\nz\n</parameter>\n</function>\n</tool_call>",
+    want: { calls: [["get_weather", { todos: ["x", "y", "z"] }]], content: null },
+  },
+  {
     name: "a value flagged as a string where the schema says integer is the number it spells",
     template: DSV4,
     output: dsml(dsmlArg("city", "true", "Paris") + dsmlArg("count", "true", "3")),

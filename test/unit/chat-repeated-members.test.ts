@@ -1,7 +1,7 @@
 // A member written again in an object that nested elements spell (MiniMax M3's `<tag>a</tag><tag>b</tag>`): its
 // values become a list in the order written, so none is lost; strings holding JSON punctuation stay whole.
 import { describe, expect, it } from "vitest";
-import { repeatedAsLists } from "../../src/chat/argument-writer.js";
+import { repeatedAsLists } from "../../src/chat/repeated-members.js";
 
 const CASES: { text: string; want: unknown }[] = [
   { text: '{"tag":"a","n":1,"tag":"b"}', want: { tag: ["a", "b"], n: 1 } },
