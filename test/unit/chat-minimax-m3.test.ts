@@ -89,6 +89,38 @@ describe("MiniMax M3 nested-element arguments", () => {
     }
   });
 
+  it("a list of objects whose one item is written without its <item> wrapper is that item", () => {
+    const order: ToolDefinition = {
+      type: "function",
+      function: {
+        name: "order",
+        parameters: {
+          type: "object",
+          properties: {
+            lines: {
+              type: "array",
+              items: { type: "object", properties: { sku: { type: "string" }, qty: { type: "integer" } } },
+            },
+          },
+        },
+      },
+    };
+    const params = generateChatParams(minimax.analysis, minimax.template, { messages: [USER], tools: [order] });
+    const el = (k: string, v: string) => `${NS}<${k}>${v}${NS}</${k}>`;
+    const call = (body: string) =>
+      `</mm:think>${NS}<tool_call>\n${NS}<invoke name="order">${body}${NS}</invoke>\n${NS}</tool_call>`;
+    const rows: [string, unknown][] = [
+      [el("lines", el("sku", "a-1") + el("qty", "2")), { lines: [{ sku: "a-1", qty: 2 }] }],
+      // Items under another element name are still items (the first element is no member of an item).
+      [el("lines", el("line", el("sku", "b")) + el("line", el("qty", "3"))), { lines: [{ sku: "b" }, { qty: 3 }] }],
+    ];
+    for (const [body, want] of rows) {
+      for (const msg of [parseChatOutput(params, call(body), ids), streamed(params, call(body))]) {
+        expect(JSON.parse(msg.tool_calls![0]!.function.arguments)).toEqual(want);
+      }
+    }
+  });
+
   it("a call cut off inside nested elements is no call; while it streams it shows valid JSON so far", () => {
     const params = generateChatParams(minimax.analysis, minimax.template, { messages: [USER], tools: [TYPED] });
     const head = `</mm:think>${NS}<tool_call>\n${NS}<invoke name="plan">`;

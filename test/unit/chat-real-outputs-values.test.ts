@@ -486,6 +486,15 @@ const ROWS: RealOutputRow[] = [
     want: { calls: [["get_weather", { todos: "[1, 2", extra: { a: 1 }, note: "42" }]], content: null },
   },
   {
+    name: "Kimi K3: an undeclared argument's key holding `<`, `>` or a newline, which the template leaves unescaped",
+    template: KIMI_K3,
+    output:
+      '<|close|>think<|sep|><|open|>tools<|sep|><|open|>call tool="get_weather" index="1"<|sep|>' +
+      '<|open|>argument key="a<b>\nc" type="string"<|sep|>New "York"<|close|>argument<|sep|>' +
+      "<|close|>call<|sep|><|close|>tools<|sep|>",
+    want: { calls: [["get_weather", { "a<b>\nc": 'New "York"' }]], content: null },
+  },
+  {
     name: "Muse Glimmer: an argument the tool does not declare is kept, JSON where it reads as JSON",
     template: GLIMMER,
     output:

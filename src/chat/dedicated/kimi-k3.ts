@@ -129,7 +129,8 @@ function undeclaredArgument(p: PegArena): PegId {
   const end = close("argument");
   const stringTyped = p.seq(p.literal(' type="string"'), p.until(SEP), p.literal(SEP), textValue(p, end));
   const other = p.seq(p.until(SEP), p.literal(SEP), lenientValue(p, end));
-  return undeclaredElement(p, '<|open|>argument key="', '"', end, p.choice(stringTyped, other));
+  // The template escapes only `&` and `"` in a key: `<`, `>` and newlines are the name's own.
+  return undeclaredElement(p, '<|open|>argument key="', '"', end, p.choice(stringTyped, other), '^"');
 }
 
 /**

@@ -32,7 +32,8 @@ export function textValue(p: PegArena, end: string): PegId {
 
 /**
  * An argument element whose name the schema does not declare: `before` NAME `after`, then the value
- * (`value`, else {@link lenientValue}), then `end`.
+ * (`value`, else {@link lenientValue}), then `end`. The name is up to 64 of `nameChars` (a character class;
+ * by default no quote, angle bracket or newline; a format that quotes names may allow all but the quote).
  *
  * @example
  * undeclaredElement(p, '<atem:parameter name="', '">', "</atem:parameter>");
@@ -43,9 +44,10 @@ export function undeclaredElement(
   after: PegId | string,
   end: string,
   value?: PegId,
+  nameChars = '^"<>\\n',
 ): PegId {
   const tail = typeof after === "string" ? p.literal(after) : after;
-  const head = p.seq(p.literal(before), p.capture(NODE.argName, p.chars('^"<>\\n', 1, 64)), tail);
+  const head = p.seq(p.literal(before), p.capture(NODE.argName, p.chars(nameChars, 1, 64)), tail);
   return p.tag(NODE.toolArg, p.seq(p.atomic(head), value ?? lenientValue(p, end), p.literal(end)));
 }
 

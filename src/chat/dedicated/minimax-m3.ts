@@ -140,7 +140,8 @@ class ElementValues {
       // An empty array renders as an empty element: read it as [] (the grammar sees items or nothing, as before).
       const anyName = !this.ctx.forGrammar;
       const elements = [this.items((c) => this.of(items ?? {}, c), anyName), p.tag(NODE.argArray, this.empty(close))];
-      return anyName ? p.choice(this.writtenAsText(), ...elements) : p.choice(...elements);
+      if (!anyName) return p.choice(...elements);
+      return p.choice(this.writtenAsText(), ...this.unwrappedItem(items, close), ...elements);
     }
     // An object the schema does not detail: an empty element is {} rather than "".
     if (type === "object") return p.choice(p.tag(NODE.argObject, this.empty(close)), this.untyped());
@@ -173,6 +174,20 @@ class ElementValues {
       });
     }
     return this.untyped();
+  }
+
+  /**
+   * For the parser: the one object of a list of objects written without its `<item>` wrapper (`<items><sku>a</sku>
+   * <qty>2</qty></items>`), where the first element is a member the items declare; else none. A lookahead reads it to
+   * the list's closer first, so a stream never shows a list it takes back.
+   */
+  private unwrappedItem(items: JsonSchema | undefined, close: string): PegId[] {
+    const p = this.p;
+    const names = items === undefined || typeOf(items) !== "object" ? [] : schemaProperties(items).map(([k]) => k);
+    if (names.length === 0) return [];
+    const first = p.seq(p.space(), p.literal(`${NS}<`), p.choice(...names.map((n) => p.literal(`${n}>`))));
+    const list = p.tag(NODE.argArray, p.tag(NODE.argItem, this.of(items!, close)));
+    return [p.seq(p.and(first), p.and(p.seq(list, p.space(), p.literal(close))), list)];
   }
 
   /**
