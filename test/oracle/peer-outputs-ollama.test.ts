@@ -160,7 +160,7 @@ const cases = loadPeerCases(fileURLToPath(new URL("../fixtures/peer-outputs/olla
 describePeerCases(
   "Ollama's parser tests: real outputs through toolwright's params and parser",
   cases,
-  613,
+  631,
   DIFFERENCES,
   TEMPLATES_DIR,
 );
