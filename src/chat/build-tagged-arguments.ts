@@ -245,14 +245,8 @@ function nextArgument(ctx: BuildContext, t: ToolsAnalysis, declared: string[], d
  */
 function quotedCalls(ctx: BuildContext, t: ToolsAnalysis): QuotedCalls | null {
   const { p } = ctx;
-  const f = t.format;
   const name = core(t.function.namePrefix);
-  const pairs = [
-    [f.sectionStart, f.sectionEnd],
-    [f.perCallStart, f.perCallEnd],
-  ]
-    .map(([open, close]) => [core(open!), core(close!)] as const)
-    .filter(([open, close]) => open !== "" && close !== "" && open !== name);
+  const pairs = callMarkerPairs(t);
   if (name === "" || pairs.length === 0) return null;
   const call = p.choice(
     ...pairs.map(([open, close]) =>
@@ -260,6 +254,18 @@ function quotedCalls(ctx: BuildContext, t: ToolsAnalysis): QuotedCalls | null {
     ),
   );
   return { call, opens: [...new Set(pairs.map(([open]) => open))] };
+}
+
+/** The format's section and per-call openers with their closers (trimmed), where both are written. */
+function callMarkerPairs(t: ToolsAnalysis): (readonly [string, string])[] {
+  const f = t.format;
+  const name = core(t.function.namePrefix);
+  return [
+    [f.sectionStart, f.sectionEnd],
+    [f.perCallStart, f.perCallEnd],
+  ]
+    .map(([open, close]) => [core(open!), core(close!)] as const)
+    .filter(([open, close]) => open !== "" && close !== "" && open !== name);
 }
 
 /**
@@ -279,7 +285,13 @@ function unclosedValue(ctx: BuildContext, t: ToolsAnalysis): PegId | null {
   // The whitespace the template writes before a closing tag is not the value's (`\nParis\n<parameter=…`).
   const lead = a.valueSuffix.slice(0, a.valueSuffix.indexOf(suffix));
   const leadEnds = lead === "" ? [] : ends.map((c) => lead + c);
-  const text = p.capture(NODE.argString, p.until(suffix, ...leadEnds, ...ends));
+  // A section's or call's opener quoted in the value (`` `<tool_call>…</tool_call>` ``) pairs with the closer after
+  // it: that closer is the quote's, not the call's (an output cut off there leaves the call unfinished).
+  const pairs = callMarkerPairs(t);
+  const piece = p.until(suffix, ...leadEnds, ...ends, ...pairs.map(([open]) => open));
+  const quotes = pairs.map(([open, close]) => p.seq(p.literal(open), p.until(close), p.literal(close)));
+  const read = quotes.length === 0 ? piece : p.seq(piece, p.zeroOrMore(p.seq(p.choice(...quotes), piece)));
+  const text = p.capture(NODE.argString, read);
   return p.seq(prefix, text, p.and(p.seq(p.space(), p.choice(...ends.map((c) => p.literal(c))))));
 }
 

@@ -2,6 +2,7 @@
 // unfinished and malformed calls, broken JSON, calls to undeclared tools and names that only look like calls.
 import {
   describeRealOutputs,
+  CODER,
   DEVSTRAL,
   GLM,
   GPT_OSS,
@@ -13,6 +14,22 @@ import {
 } from "../helpers/real-outputs.js";
 
 const ROWS: RealOutputRow[] = [
+  {
+    name: "an unclosed value cut off right after a call it quotes (`<tool_call>…</tool_call>`): the call is unfinished",
+    template: CODER,
+    output: "<tool_call>\n<function=get_weather>\n<parameter=city>\nUse `<tool_call>...</tool_call>",
+    want: {
+      calls: [],
+      content: "<tool_call>\n<function=get_weather>\n<parameter=city>\nUse `<tool_call>...</tool_call>",
+    },
+  },
+  {
+    name: "an unclosed value that quotes a call, then the call's own closer: the call, the quote in its value",
+    template: CODER,
+    output:
+      "<tool_call>\n<function=get_weather>\n<parameter=city>\nUse `<tool_call>...</tool_call>` here\n</tool_call>",
+    want: { calls: [["get_weather", { city: "Use `<tool_call>...</tool_call>` here" }]], content: null },
+  },
   {
     name: "a broken call without markers, then a valid one: the broken text is content, the call is read",
     template: LLAMA,
