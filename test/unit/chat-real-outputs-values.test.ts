@@ -495,6 +495,26 @@ const ROWS: RealOutputRow[] = [
     want: { calls: [["get_weather", { "a<b>\nc": 'New "York"' }]], content: null },
   },
   {
+    name: "Kimi K3: a parameter its schema does not type, read by the type its opener names",
+    template: KIMI_K3,
+    output:
+      '<|close|>think<|sep|><|open|>tools<|sep|><|open|>call tool="annotate" index="1"<|sep|>' +
+      '<|open|>argument key="body" type="null"<|sep|>null<|close|>argument<|sep|><|close|>call<|sep|>' +
+      '<|open|>call tool="annotate" index="2"<|sep|>' +
+      '<|open|>argument key="body" type="string"<|sep|>42<|close|>argument<|sep|><|close|>call<|sep|>' +
+      '<|open|>call tool="annotate" index="3"<|sep|>' +
+      '<|open|>argument key="body" type="object"<|sep|>{"a": [1]}<|close|>argument<|sep|><|close|>call<|sep|>' +
+      "<|close|>tools<|sep|>",
+    want: {
+      calls: [
+        ["annotate", { body: null }],
+        ["annotate", { body: "42" }],
+        ["annotate", { body: { a: [1] } }],
+      ],
+      content: null,
+    },
+  },
+  {
     name: "Muse Glimmer: an argument the tool does not declare is kept, JSON where it reads as JSON",
     template: GLIMMER,
     output:

@@ -123,14 +123,25 @@ function requiredGrammar(
 
 /**
  * For the parser: an argument the tool does not declare, typed by the type the model wrote in its
- * opener (`type="string"`: text; else JSON where the whole value reads as JSON, else text).
+ * opener (see typedByOpener).
  */
 function undeclaredArgument(p: PegArena): PegId {
+  // The template escapes only `&` and `"` in a key: `<`, `>` and newlines are the name's own.
+  return undeclaredElement(p, '<|open|>argument key="', '"', close("argument"), typedByOpener(p), '^"');
+}
+
+/** After an argument's key: its value as the opener's type says (`type="string"`: text; else JSON, else text). */
+function typedByOpener(p: PegArena): PegId {
   const end = close("argument");
   const stringTyped = p.seq(p.literal(' type="string"'), p.until(SEP), p.literal(SEP), textValue(p, end));
   const other = p.seq(p.until(SEP), p.literal(SEP), lenientValue(p, end));
-  // The template escapes only `&` and `"` in a key: `<`, `>` and newlines are the name's own.
-  return undeclaredElement(p, '<|open|>argument key="', '"', end, p.choice(stringTyped, other), '^"');
+  return p.choice(stringTyped, other);
+}
+
+/** A schema that says nothing of its value's type (`{}`, a description only). */
+function untypedSchema(schema: unknown): boolean {
+  if (typeof schema !== "object" || schema === null) return true;
+  return !["type", "enum", "const", "anyOf", "oneOf", "allOf", "$ref", "not"].some((key) => key in schema);
 }
 
 /**
@@ -206,15 +217,16 @@ function build(req: NormalizedRequest, { generationPrompt }: DedicatedContext): 
           // decides first, so a stream never shows the typed reading it then takes back.
           const end = close("argument");
           const value = p.choice(p.seq(p.and(p.seq(typed, p.space(), p.literal(end))), typed), textValue(p, end));
-          const head = p.atomic(
-            p.seq(
-              p.literal('<|open|>argument key="'),
-              p.capture(NODE.argName, p.literal(escapeName(key, ATTRIBUTE_ESCAPES))),
-              p.literal('"'),
-              p.until(SEP),
-              p.literal(SEP),
-            ),
+          const named = p.seq(
+            p.literal('<|open|>argument key="'),
+            p.capture(NODE.argName, p.literal(escapeName(key, ATTRIBUTE_ESCAPES))),
+            p.literal('"'),
           );
+          // A parameter its schema does not type is read by the type its opener names, as for an undeclared one.
+          if (untypedSchema(schema)) {
+            return p.tag(NODE.toolArg, p.seq(p.atomic(named), typedByOpener(p), p.literal(close("argument"))));
+          }
+          const head = p.atomic(p.seq(named, p.until(SEP), p.literal(SEP)));
           return p.tag(NODE.toolArg, p.seq(head, value, p.literal(close("argument"))));
         });
         const head = p.atomic(
