@@ -219,6 +219,31 @@ export function spaceAroundName(p: PegArena): PegId {
  * writes it as learned.
  */
 function markupWord(p: PegArena, word: string): PegId {
+  // For the parser SentencePiece's space glyph also as models and detokenizers spell it otherwise (see glyphSpellings).
+  if (word.includes(SPACE_GLYPH)) {
+    const written = attributeWord(p, word);
+    return p.lenient(p.choice(written, ...glyphSpellings(word).map((w) => attributeWord(p, w))), written);
+  }
+  return attributeWord(p, word);
+}
+
+/** SentencePiece's space glyph, which DeepSeek's special tokens hold (`<｜tool▁calls▁begin｜>`). */
+export const SPACE_GLYPH = "\u2581";
+
+/**
+ * A marker word holding SentencePiece's space glyph, spelled as models write it without that token (llama.cpp's
+ * DeepSeek R1 reader takes the same): with `_`, a space or an escaped `\_` for each glyph.
+ *
+ * @example
+ * glyphSpellings("<｜tool▁calls▁begin｜>");
+ * // ["<｜tool_calls_begin｜>", "<｜tool calls begin｜>", "<｜tool\\_calls\\_begin｜>"]
+ */
+export function glyphSpellings(word: string): string[] {
+  return ["_", " ", "\\_"].map((s) => word.replaceAll(SPACE_GLYPH, s));
+}
+
+/** A marker word; an XML-style attribute in it (`name="`) also with whitespace around its `=` and before `>`. */
+function attributeWord(p: PegArena, word: string): PegId {
   const pieces = word.split(/(?<=\w)(?==["'])|(?<==)(?=["'])|(?<=["'])(?=\/?>)/);
   if (pieces.length === 1) return p.literal(word);
   const loose = p.seq(

@@ -16,6 +16,8 @@ import {
   identifierEnd,
   jsonCallObject,
   eitherQuote,
+  glyphSpellings,
+  SPACE_GLYPH,
   marker,
   moreCalls,
   nameSuffix,
@@ -398,12 +400,14 @@ export function callOpeners(t: ToolsAnalysis): string[] {
 
 /**
  * An opener as written, then as a model may write its inner whitespace otherwise (see marker): a space or
- * newline for the other, or none; a space between two words also as BPE's glyph. The first is the opener.
+ * newline for the other, or none; a space between two words also as BPE's glyph; SentencePiece's glyph as models
+ * spell it otherwise (glyphSpellings). The first is the opener.
  *
  * @example
  * wordSpellings("Action:\n```json"); // ["Action:\n```json", "Action: ```json", "Action:```json"]
  */
 export function wordSpellings(word: string): string[] {
+  if (word.includes(SPACE_GLYPH)) return [word, ...glyphSpellings(word)];
   if (!/\S\s+\S/.test(word)) return [word];
   const inner = /(?<=\S)\s+(?=\S)/g;
   const out = [word, word.replace(inner, " "), word.replace(inner, "\n"), word.replace(inner, "")];

@@ -16,6 +16,22 @@ const DSV31 = "deepseek-ai-DeepSeek-V3.1.jinja";
 
 const ROWS: RealOutputRow[] = [
   {
+    name: "DeepSeek: the section opener with SentencePiece's space glyph written as `_`, a space or `\\_`",
+    template: DSV31,
+    output:
+      'Hi <｜tool_calls_begin｜><｜tool▁call▁begin｜>search<｜tool▁sep｜>{"q": "a"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>' +
+      '\n<｜tool calls begin｜><｜tool▁call▁begin｜>search<｜tool▁sep｜>{"q": "b"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>' +
+      '\n<｜tool\\_calls\\_begin｜><｜tool▁call▁begin｜>search<｜tool▁sep｜>{"q": "c"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
+    want: {
+      calls: [
+        ["search", { q: "a" }],
+        ["search", { q: "b" }],
+        ["search", { q: "c" }],
+      ],
+      content: "Hi",
+    },
+  },
+  {
     name: "Muse Glimmer: the next message's header without its <|start|>assistant, after a reasoning message",
     template: GLIMMER,
     output:
