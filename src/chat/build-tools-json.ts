@@ -135,7 +135,18 @@ function callOf(ctx: BuildContext, f: ToolFormatAnalysis, name: string, schema: 
       )
     : p.eps();
   const braces = (inside: PegId) => p.seq(p.literal("{"), p.space("tight"), inside, p.space("tight"), p.literal("}"));
-  return p.tag(NODE.tool, braces(p.seq(typeField, body)));
+  const call = p.tag(NODE.tool, braces(p.seq(typeField, body)));
+  if (ctx.forGrammar) return call;
+  // For the parser also in doubled braces (`{{"name": …}}`, a closing brace or more left over or left out), as
+  // models copy a prompt that prints its call example with a template engine's escaped braces.
+  const doubled = p.seq(
+    p.literal("{"),
+    p.space(),
+    p.and(p.literal("{")),
+    call,
+    p.zeroOrMore(p.seq(p.space(), p.literal("}"))),
+  );
+  return p.lenient(p.choice(call, doubled), call);
 }
 
 /** Keys models use for a call's arguments. */

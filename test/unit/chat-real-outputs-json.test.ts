@@ -13,6 +13,20 @@ import {
 
 const ROWS: RealOutputRow[] = [
   {
+    name: "a call object in doubled braces, a closing brace left out or left over (models copy `{{…}}` from a prompt)",
+    template: QWEN25,
+    output:
+      'Sure.\n<tool_call>\n{{"name": "search", "arguments": {"q": "a"}}\n</tool_call>\n' +
+      '<tool_call>\n{{"name": "search", "arguments": {"q": "b"}}}}\n</tool_call>',
+    want: {
+      calls: [
+        ["search", { q: "a" }],
+        ["search", { q: "b" }],
+      ],
+      content: "Sure.",
+    },
+  },
+  {
     name: "a special token before markerless JSON calls, `;` between them",
     template: LLAMA,
     output:
