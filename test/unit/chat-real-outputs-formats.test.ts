@@ -24,6 +24,20 @@ const GLIMMER = "muse-glimmer.jinja";
 
 const ROWS: RealOutputRow[] = [
   {
+    name: "GPT-OSS: a call message ended with <|end|> as other messages are, then the answer",
+    template: GPT_OSS,
+    output:
+      "<|channel|>analysis<|message|>plan<|end|><|start|>assistant to=functions.search<|channel|>commentary" +
+      '<|message|>{"q":"a"}<|end|><|start|>assistant<|channel|>final<|message|>done<|end|>',
+    want: { calls: [["search", { q: "a" }]], content: "done" },
+  },
+  {
+    name: "Ministral 3: a newline between [ARGS] and the arguments",
+    template: MINISTRAL,
+    output: '[TOOL_CALLS]search[ARGS]\n{"q": "a"}',
+    want: { calls: [["search", { q: "a" }]], content: null },
+  },
+  {
     name: "Muse Glimmer: messages apart by whitespace, a call message without its header",
     template: GLIMMER,
     output:

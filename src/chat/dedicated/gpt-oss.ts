@@ -169,8 +169,10 @@ function build(req: NormalizedRequest): DedicatedBuild {
       const anyChannel = p.optional(
         p.seq(p.literal("<|channel|>"), p.choice(p.literal("commentary"), p.literal("analysis"))),
       );
-      // The parser also reads the end-of-call marker where the output still holds it.
-      const withChannel = p.seq(anyChannel, call, p.optional(p.seq(p.space(), p.literal("<|call|>"))));
+      // The parser also reads the end-of-call marker where the output still holds it, and a call message that
+      // ends as other messages do, with <|end|> (then the next message is read).
+      const callEnd = p.lenient(p.choice(p.literal("<|call|>"), p.literal(END)), p.literal("<|call|>"));
+      const withChannel = p.seq(anyChannel, call, p.optional(p.seq(p.space(), callEnd)));
       // One call per message: each further call message is read, with the reasoning and preamble
       // messages before it, then the answer (or a message to another recipient) after the last. A
       // message to another recipient after a call (a malformed call too) is content, and reading goes on:

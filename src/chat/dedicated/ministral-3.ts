@@ -42,9 +42,10 @@ function build(req: NormalizedRequest): DedicatedBuild {
           p.seq(
             p.atomic(p.seq(p.capture(NODE.toolName, p.literal(t.function.name)), identifierEnd(p))),
             // The parser also reads the arguments right after the name, without [ARGS] (`name{…}`), and
-            // whitespace around the name (`[TOOL_CALLS] name [ARGS]{…}`).
+            // whitespace around the name and before the arguments (`[TOOL_CALLS] name [ARGS]\n{…}`).
             gap,
             p.lenient(p.choice(p.literal(ARGS), p.and(p.literal("{"))), p.literal(ARGS)),
+            gap,
             p.capture(NODE.toolArgs, p.schema(p.json(), toolParameters(t), { name: `tool-${i}-args` })),
           ),
         ),
