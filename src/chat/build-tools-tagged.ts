@@ -149,11 +149,15 @@ function callOf(ctx: BuildContext, t: ToolsAnalysis, name: string | null, schema
   const prefix = counterMarker(p, fn.namePrefix, digits);
   const quoted = (text: string, written: PegId): PegId =>
     ctx.forGrammar || name === null ? written : eitherQuote(p, text, written, (t) => counterMarker(p, t, digits));
+  // For the parser a declared name may come in OpenAI's `functions.` namespace (`<function=functions.f>`), as models
+  // that also learned GPT-OSS's or Kimi's call headers write it.
+  const namespaced =
+    ctx.forGrammar || name === null ? nameNode : p.choice(nameNode, p.seq(p.literal("functions."), nameNode));
   if (handle === null)
     openItems = [
       ctx.forGrammar || name === null ? prefix : tagAsAttribute(p, fn.namePrefix, quoted(fn.namePrefix, prefix)),
       lead,
-      nameNode,
+      namespaced,
       nameEnd,
       ctx.forGrammar || name === null
         ? suffix

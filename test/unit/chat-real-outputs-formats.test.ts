@@ -24,6 +24,17 @@ const GLIMMER = "muse-glimmer.jinja";
 
 const ROWS: RealOutputRow[] = [
   {
+    name: "a declared name in OpenAI's `functions.` namespace; an undeclared one stays content",
+    template: GLM,
+    output:
+      "<tool_call>functions.search<arg_key>q</arg_key><arg_value>a</arg_value></tool_call>" +
+      "<tool_call>functions.lookup<arg_key>q</arg_key><arg_value>b</arg_value></tool_call>",
+    want: {
+      calls: [["search", { q: "a" }]],
+      content: "<tool_call>functions.lookup<arg_key>q</arg_key><arg_value>b</arg_value></tool_call>",
+    },
+  },
+  {
     name: "GPT-OSS: a call message ended with <|end|> as other messages are, then the answer",
     template: GPT_OSS,
     output:
