@@ -173,12 +173,16 @@ function stringText(ctx: BuildContext, t: ToolsAnalysis, toolIndex: number, deli
       p.seq(p.literal(o), p.not(p.seq(p.until(o, ...callEnds), p.literal(o))), p.until(...delimiters), goesOn),
     ),
   );
+  // A call's closer that another call follows ends the text (closersThenCall); any other is the value's text.
+  const nextCall = closersThenCall(ctx, t);
+  const ends = nextCall === null ? [] : callEnds;
   const spanOf = (quoted: QuotedCalls | null): PegId => {
-    const piece = p.until(...delimiters, ...openers, ...(quoted?.opens ?? []));
+    const piece = p.until(...delimiters, ...openers, ...(quoted?.opens ?? []), ...ends);
     const steps = [
       ...(quoted === null ? [] : [quoted.call]),
       ...(openers.length === 0 ? [] : [p.seq(p.not(split), opener)]),
       ...(quoted?.opens ?? []).map((o) => p.literal(o)),
+      ...(nextCall === null ? [] : [p.seq(p.not(nextCall), p.choice(...ends.map((e) => p.literal(e))))]),
     ];
     return steps.length === 0 ? piece : p.seq(piece, p.zeroOrMore(p.seq(p.choice(...steps), piece)));
   };
@@ -293,6 +297,21 @@ function unclosedValue(ctx: BuildContext, t: ToolsAnalysis): PegId | null {
   const read = quotes.length === 0 ? piece : p.seq(piece, p.zeroOrMore(p.seq(p.choice(...quotes), piece)));
   const text = p.capture(NODE.argString, read);
   return p.seq(prefix, text, p.and(p.seq(p.space(), p.choice(...ends.map((c) => p.literal(c))))));
+}
+
+/**
+ * For the parser: the call's closers with another call opening right after them (`</function>\n</tool_call>\n
+ * <tool_call>`): a string value whose own closer the model left out (as Nemotron 3 writes it) ends there, not at a
+ * closer of the next call's. Null where the format has no such markers.
+ */
+function closersThenCall(ctx: BuildContext, t: ToolsAnalysis): PegId | null {
+  const { p } = ctx;
+  const f = t.format;
+  const ends = callEndMarkers(t).map((c) => p.literal(c));
+  const openers = [f.sectionStart, f.perCallStart, t.function.namePrefix].map(core).filter((c) => c !== "");
+  if (ends.length === 0 || openers.length === 0) return null;
+  const closers = p.seq(p.choice(...ends), p.zeroOrMore(p.seq(p.space(), p.choice(...ends))));
+  return p.seq(closers, p.space(), p.choice(...openers.map((o) => p.literal(o))));
 }
 
 /** Where an argument's name ends: its suffix, or where the value's markers begin (`name="k" string="true">`). */

@@ -33,6 +33,20 @@ const dsmlArg = (name: string, flag: string, value: string): string =>
 
 const ROWS: RealOutputRow[] = [
   {
+    name: "a value whose closer is left out before the call's closers, another call right after (as Nemotron 3 writes)",
+    template: CODER,
+    output:
+      "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</function>\n</tool_call>\n" +
+      "<tool_call>\n<function=search>\n<parameter=q>\nx\n</parameter>\n</function>\n</tool_call>",
+    want: {
+      calls: [
+        ["get_weather", { city: "Paris" }],
+        ["search", { q: "x" }],
+      ],
+      content: null,
+    },
+  },
+  {
     name: "an argument declared a list, written again: its values are the list's items (a list value adds its items)",
     template: GLM,
     output:
