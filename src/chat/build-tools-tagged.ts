@@ -196,12 +196,15 @@ function callOf(ctx: BuildContext, t: ToolsAnalysis, name: string | null, schema
   if (pos === "PRE_FUNC_NAME") items.push(idSection(ctx, t, fn.namePrefix), open);
   else if (pos === "BETWEEN_FUNC_AND_ARGS") items.push(open, idSection(ctx, t, argsStart));
   else items.push(open);
-  items.push(p.space(), argumentsOf(ctx, t, index, schema, name !== null));
+  const args = argumentsOf(ctx, t, index, schema, name !== null);
+  items.push(p.space(), args);
   if (pos === "POST_ARGS") items.push(p.space(), idSection(ctx, t, fn.close || t.format.perCallEnd));
   if (fn.close !== "") items.push(p.space(), p.tag(NODE.callEnd, callCloser(ctx, t)));
   const call = p.seq(...items);
   const selfClosed = ctx.forGrammar || name === null ? null : selfClosingCall(ctx, t, name);
-  return p.tag(NODE.tool, selfClosed === null ? call : p.lenient(p.choice(selfClosed, call), call));
+  const tagNamed = ctx.forGrammar || name === null || handle !== null ? null : nameTagCall(ctx, t, name, args);
+  const variants = [selfClosed, call, tagNamed].filter((v): v is PegId => v !== null);
+  return p.tag(NODE.tool, variants.length === 1 ? call : p.lenient(p.choice(...variants), call));
 }
 
 /**
@@ -284,6 +287,22 @@ function selfClosingCall(ctx: BuildContext, t: ToolsAnalysis, name: string): Peg
       p.tag(NODE.callEnd, p.literal(closed)),
     ),
   );
+}
+
+/**
+ * For the parser: a call whose function-name tag is the declared name itself (`<web_search>` for
+ * `<function=web_search>`), closed by the function's closer or by that name's (`</web_search>`), as Nemotron 3 writes
+ * it; only where the template writes the name after a tag and `=`, and only after the call's opener (the name alone
+ * is no opener, so text never reaches it). Null elsewhere.
+ */
+function nameTagCall(ctx: BuildContext, t: ToolsAnalysis, name: string, args: PegId): PegId | null {
+  const { p } = ctx;
+  const fn = t.function;
+  if (!/^<[A-Za-z_][\w-]*=$/.test(core(fn.namePrefix)) || fn.close === "" || fn.argsSeparator !== "") return null;
+  if (t.callId.position !== "NONE") return null;
+  const open = p.atomic(p.seq(p.literal("<"), p.capture(NODE.toolName, p.literal(name)), p.literal(">")));
+  const close = p.choice(callCloser(ctx, t), p.literal(`</${name}>`));
+  return p.seq(open, p.space(), args, p.space(), p.tag(NODE.callEnd, close));
 }
 
 /** The tool-call part for tag-based formats (a trigger rule starting the lazy grammar). */

@@ -24,6 +24,20 @@ const GLIMMER = "muse-glimmer.jinja";
 
 const ROWS: RealOutputRow[] = [
   {
+    name: "a call whose function tag is the declared name itself (`<search>`), as Nemotron 3 writes it; prose is text",
+    template: CODER,
+    output:
+      "I will look.\n<tool_call>\n<search>\n<parameter=q>a</parameter>\n</search>\n" +
+      "<tool_call>\n<search>\n<parameter=q>\nb\n</parameter>\n</function>\n</tool_call>\nThe <search> tag is text.",
+    want: {
+      calls: [
+        ["search", { q: "a" }],
+        ["search", { q: "b" }],
+      ],
+      content: "I will look.\n\nThe <search> tag is text.",
+    },
+  },
+  {
     name: "a declared name in OpenAI's `functions.` namespace; an undeclared one stays content",
     template: GLM,
     output:
