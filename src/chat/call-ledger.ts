@@ -35,6 +35,8 @@ export class CallLedger {
   private pending: PendingCall | null = null;
   /** Start of the tool section being read (-1 outside one) and how many of its calls were emitted. */
   private sectionStart = -1;
+  /** Inside calls read without their format's markers (NODE.unmarkedCalls). */
+  unmarked = false;
   private sectionCalls = 0;
   /** Where the last call's text ended (its node or its closer), absolute; -1 before any. */
   private callTextEnd = -1;
@@ -176,6 +178,7 @@ export class CallLedger {
     if (this.call) this.dropCall(this.call);
     this.call = newCallState(this.callStart(nodeStart));
     this.call.held = nodeStart >= this.streamFrom;
+    this.call.unmarked = this.unmarked;
   }
 
   /** The open call's name was read: the call takes its place among the calls. */
@@ -353,7 +356,8 @@ export class CallLedger {
     // A call to a tool the request does not declare is not one (its text is content).
     const declared = call.name !== "" && (tools === undefined || Object.hasOwn(tools, call.name!));
     const schema = tools?.[call.name!];
-    const required = this.mapping.argumentsRequired;
+    // A JSON call read without the format's markers must write its arguments (JSON in prose is no call).
+    const required = call.unmarked && this.mapping.argumentsRequired ? true : this.mapping.argumentsRequired;
     const written = call.argsWritten || required === undefined || required === false;
     if (!written && required === "where-declared" && declared && requiresNothing(schema)) call.args = "{}";
     else if (!written) return null;

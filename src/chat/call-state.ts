@@ -32,6 +32,8 @@ export interface CallState {
   json: JsonNormalizer | null;
   /** The call's arguments field was written (see ChatMappingOptions.argumentsRequired). */
   argsWritten: boolean;
+  /** The call was read without its format's markers (its arguments field must be written). */
+  unmarked: boolean;
   /** Number of tagged arguments started. */
   tagged: number;
   /** A tagged argument's name was written and its value has not started. */
@@ -69,6 +71,7 @@ export function newCallState(start: number): CallState {
     json: null,
     tagged: 0,
     argsWritten: false,
+    unmarked: false,
     awaitingValue: false,
     nested: [],
   };

@@ -283,7 +283,7 @@ function bareMarkedCalls(ctx: BuildContext): MarkerlessCalls | null {
   const { p } = ctx;
   return {
     head: bare.head,
-    section: p.tag(NODE.toolSection, p.seq(p.and(bare.head), bare.calls)),
+    section: p.tag(NODE.toolSection, p.seq(p.and(bare.head), p.tag(NODE.unmarkedCalls, bare.calls))),
     starts: bare.starts,
   };
 }

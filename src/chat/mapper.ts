@@ -329,6 +329,7 @@ export class MessageMapper {
     if (n.kind !== "tag") return;
     if (n.name === NODE.toolSection) this.ledger.openSection(n.start + this.base);
     else if (n.name === NODE.tool) this.ledger.startCall(n.start + this.base);
+    else if (n.name === NODE.unmarkedCalls) this.ledger.unmarked = true;
     else this.args.enter(n.name, this.ledger.current);
   }
 
@@ -353,6 +354,9 @@ export class MessageMapper {
     switch (n.name) {
       case NODE.toolSection:
         this.ledger.closeSection(input, n.end);
+        return;
+      case NODE.unmarkedCalls:
+        this.ledger.unmarked = false;
         return;
       case NODE.callEnd:
         // An empty match is a closer the parse let the model leave out: the call is not closed.

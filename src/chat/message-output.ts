@@ -114,6 +114,9 @@ export class MessageOutput {
     this.callStart = -1;
     this.callEnd = -1;
     const end = this.content.end;
+    // Only whitespace the parse passed over between the two (a rejected call's trailing space): that whitespace.
+    if (from < 0 && this.textOf !== null && end >= 0 && start > end && this.textOf(end, start).trim() === "")
+      return this.textOf(end, start);
     if (from < 0 || this.textOf === null || end < 0 || start <= end || from < end || to > start) return "\n";
     // A call read with the whitespace around it (markerless JSON calls) was written with that whitespace too.
     const call = this.textOf(from, to);

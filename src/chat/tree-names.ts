@@ -43,4 +43,6 @@ export const NODE = {
   argArray: "arg-array",
   /** Tag: one item of an `arg-array`, holding its value. */
   argItem: "arg-item",
+  /** Tag: calls read without their format's markers (`[{"name": …}]`): JSON in them must write its arguments. */
+  unmarkedCalls: "unmarked-calls",
 } as const;

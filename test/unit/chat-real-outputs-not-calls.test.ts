@@ -15,6 +15,12 @@ import {
 
 const ROWS: RealOutputRow[] = [
   {
+    name: "a JSON call without its arguments, read without the format's markers, is prose; between them it is a call",
+    template: "MiniMax-M1.jinja",
+    output: 'Example: {"name": "submit"} here.\n<tool_calls>\n{"name": "submit"}\n</tool_calls>',
+    want: { calls: [["submit", {}]], content: 'Example: {"name": "submit"} here.' },
+  },
+  {
     name: "an unclosed value cut off right after a call it quotes (`<tool_call>…</tool_call>`): the call is unfinished",
     template: CODER,
     output: "<tool_call>\n<function=get_weather>\n<parameter=city>\nUse `<tool_call>...</tool_call>",
@@ -109,10 +115,10 @@ const ROWS: RealOutputRow[] = [
     },
   },
   {
-    name: "a call section whose only call is malformed: its closer is content too",
+    name: "a call section whose only call is malformed: its closer is content too, the text after it as written",
     template: QWEN,
     output: '<tool_call>\n{"name": "search", "arguments": [1]}\n</tool_call> later',
-    want: { calls: [], content: '<tool_call>\n{"name": "search", "arguments": [1]}\n</tool_call>\nlater' },
+    want: { calls: [], content: '<tool_call>\n{"name": "search", "arguments": [1]}\n</tool_call> later' },
   },
   {
     name: "a call id with its name but neither its head nor its counter is its text",
