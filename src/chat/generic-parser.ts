@@ -78,12 +78,18 @@ export interface BuiltParser {
 function reasoningBlock(p: PegArena, a: TemplateAnalysis, callOpeners: string[], promptClosed: boolean): PegId | null {
   const { mode, start, end } = a.reasoning;
   if (mode === "NONE" || core(end) === "") return null;
+  // An end marker that holds the next message's header (Solar Open's `<|end|><|begin|>assistant`): for the parser
+  // also without that header, as models write it (`<|think|>…<|end|><|content|>…`).
+  const header = core(a.assistantStart);
+  const bare = header !== "" && core(end).endsWith(header) ? core(end).slice(0, -header.length).trim() : "";
+  const ends = [core(end), ...(bare !== "" ? [bare] : [])];
   const text = p.capture(
     NODE.reasoning,
-    callOpeners.length === 0 ? p.until(core(end)) : reasoningText(p, core(end), callOpeners),
+    callOpeners.length === 0 ? p.until(...ends) : reasoningText(p, ends, callOpeners),
   );
   // Where the prompt closed reasoning (a request that does not think), a marker the model writes is its text.
-  const ended = promptClosed ? marker(p, end) : endedOnce(p, end);
+  const written = promptClosed ? marker(p, end) : endedOnce(p, end);
+  const ended = bare === "" ? written : p.lenient(p.choice(written, p.literal(bare)), written);
   // A call ends reasoning only when no end marker follows: a call-like text in reasoning that
   // the model closes later is part of the reasoning (Reka writes one).
   const closed =
@@ -116,12 +122,12 @@ function emptyReasoningBlock(p: PegArena, a: TemplateAnalysis): PegId | null {
   return p.optional(p.seq(p.space(), marker(p, start), p.space(), marker(p, end)));
 }
 
-/** Reasoning up to its end marker, or up to a call opener after which no end marker comes. */
-function reasoningText(p: PegArena, end: string, openers: string[]): PegId {
+/** Reasoning up to its end marker (any of `ends`), or up to a call opener after which no end marker comes. */
+function reasoningText(p: PegArena, ends: string[], openers: string[]): PegId {
   const opener = p.choice(...openers.map((w) => p.literal(w)));
-  const closedLater = p.seq(p.until(end), p.literal(end));
+  const closedLater = p.seq(p.until(...ends), p.choice(...ends.map((e) => p.literal(e))));
   // Text up to the next end marker or opener; an opener the model closes reasoning after is text.
-  const piece = p.until(end, ...openers);
+  const piece = p.until(...ends, ...openers);
   return p.seq(piece, p.zeroOrMore(p.seq(p.and(opener), p.and(closedLater), opener, piece)));
 }
 
@@ -210,7 +216,10 @@ function withTools(ctx: BuildContext, a: TemplateAnalysis, section: PegId): PegI
       );
     }
     const wrapped = p.seq(marker(p, start), p.capture(NODE.content, p.until(...stops)), p.optional(marker(p, end)));
-    const text = p.choice(wrapped, plain);
+    // Calls after the content's end may come in a message of their own, under the role header written again
+    // (Solar Open's `…<|end|><|begin|>assistant<|tool_calls|>…`).
+    const again = core(a.assistantStart) !== "" ? p.optional(p.seq(p.space(), marker(p, a.assistantStart))) : p.eps();
+    const text = p.seq(p.choice(wrapped, plain), again);
     // Every call section is read, with the (wrapped or plain) text between and after them.
     const sections = sectionsBetween(p, section, text, ctx.readsParallel ?? ctx.parallel);
     return p.seq(p.optional(text), p.space(), ctx.requireCalls ? sections : p.optional(sections), p.space(), p.end());

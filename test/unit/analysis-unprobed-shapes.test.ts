@@ -102,6 +102,7 @@ describe("Solar Open: reasoning rendered as a message of its own, before the ans
   it.each([
     ["reasoning, then the answer", "<|think|>plan<|end|><|begin|>assistant<|content|>It is sunny.<|end|>", {}],
     ["the answer alone", "<|content|>It is sunny.<|end|>", {}],
+    ["reasoning whose end leaves out the answer's header", "<|think|>plan<|end|><|content|>It is sunny.<|end|>", {}],
     [
       "an answer after reasoning the prompt closed (low effort)",
       "<|content|>It is sunny.<|end|>",
@@ -122,6 +123,15 @@ describe("Solar Open: reasoning rendered as a message of its own, before the ans
       reasoning_content: "plan",
       tool_calls: [{ id: "a1b2c3d4e5", function: { name: "get_weather", arguments: '{"city":"Seoul"}' } }],
     });
+    for (const seed of [1, 2, 3]) expect(streamInChunks(request(), output, seed, 4).parser.message()).toEqual(whole);
+  });
+
+  it("reads an answer, then a call in a message of its own under the role header written again", () => {
+    const output =
+      "Let me check.<|end|><|begin|>assistant<|tool_calls|><|tool_call:begin|>a1b2c3d4e5<|tool_call:name|>" +
+      'get_weather<|tool_call:args|>{"city": "Seoul"}<|tool_call:end|><|calls|>';
+    const whole = parseChatOutput(request(), output);
+    expect(whole).toMatchObject({ content: "Let me check.", tool_calls: [{ function: { name: "get_weather" } }] });
     for (const seed of [1, 2, 3]) expect(streamInChunks(request(), output, seed, 4).parser.message()).toEqual(whole);
   });
 
