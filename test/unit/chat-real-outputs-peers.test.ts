@@ -16,6 +16,21 @@ const DSV31 = "deepseek-ai-DeepSeek-V3.1.jinja";
 
 const ROWS: RealOutputRow[] = [
   {
+    name: "Muse Glimmer: a block holding several invokes, each a call",
+    template: GLIMMER,
+    output:
+      ' to=search<|message|><atem:function_calls>\n<atem:invoke name="search">\n<atem:parameter name="q">a' +
+      '</atem:parameter>\n</atem:invoke>\n<atem:invoke name="search">\n<atem:parameter name="q">b</atem:parameter>\n' +
+      "</atem:invoke>\n</atem:function_calls><|eot|>",
+    want: {
+      calls: [
+        ["search", { q: "a" }],
+        ["search", { q: "b" }],
+      ],
+      content: null,
+    },
+  },
+  {
     name: "DeepSeek: the section opener with SentencePiece's space glyph written as `_`, a space or `\\_`",
     template: DSV31,
     output:

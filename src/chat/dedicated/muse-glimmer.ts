@@ -113,8 +113,11 @@ function invokedName(p: PegArena, name: string): PegId {
   return p.seq(p.lenient(p.optional(p.literal(`${name}.`)), p.eps()), own);
 }
 
-/** One tool's call message as the parser reads it: any recipient header, arguments in any order. */
-function parsedCall(p: PegArena, ctx: BuildContext, t: ToolDefinition, i: number): PegId {
+/**
+ * One tool's call message as the parser reads it: any recipient header, arguments in any order (`call`); and, for
+ * the parser, the same tool's invoke written after another in the same block (`more`).
+ */
+function parsedCall(p: PegArena, ctx: BuildContext, t: ToolDefinition, i: number): { call: PegId; more: PegId } {
   const args = schemaProperties(toolParameters(t)).map(([key, schema]) => {
     const name = argRuleName(i, key);
     const value = rawOrTyped(p, schema, {
@@ -135,6 +138,7 @@ function parsedCall(p: PegArena, ctx: BuildContext, t: ToolDefinition, i: number
     p.not(p.choice(p.literal(`user${MESSAGE}`), p.literal(`self${MESSAGE}`))),
     p.until(MESSAGE),
   );
+  const invoke = p.seq(p.literal('<atem:invoke name="'), invokedName(p, t.function.name), p.literal('">'));
   // For the parser also a block without its message's header (`<atem:function_calls>` at the start of a message).
   const head = p.atomic(
     p.seq(
@@ -142,9 +146,7 @@ function parsedCall(p: PegArena, ctx: BuildContext, t: ToolDefinition, i: number
       p.lenient(p.optional(p.literal(MESSAGE)), p.literal(MESSAGE)),
       p.literal("<atem:function_calls>"),
       p.space(),
-      p.literal('<atem:invoke name="'),
-      invokedName(p, t.function.name),
-      p.literal('">'),
+      invoke,
     ),
   );
   const anyOrder = p.zeroOrMore(
@@ -152,8 +154,16 @@ function parsedCall(p: PegArena, ctx: BuildContext, t: ToolDefinition, i: number
   );
   // The grammar (also the lazy one of tool_choice auto) writes them typed, in schema order.
   const argList = argumentList(p, anyOrder, t, i, () => typedArgs(p, ctx, t, i));
-  const end = p.seq(p.space(), p.literal("</atem:invoke>"), p.space(), p.literal("</atem:function_calls>"));
-  return p.rule(`tool-${i}`, p.tag(NODE.tool, p.seq(head, argList, end)));
+  const closeInvoke = p.seq(p.space(), p.literal("</atem:invoke>"));
+  const closeBlock = p.seq(p.space(), p.literal("</atem:function_calls>"));
+  // For the parser a block may hold several invokes (each a call), as models that learned such blocks write
+  // them: an invoke's closer then ends its call, the block's closer comes after the last.
+  const blockGoesOn = p.choice(closeBlock, p.and(p.seq(p.space(), p.literal('<atem:invoke name="'))));
+  const end = p.lenient(p.seq(closeInvoke, blockGoesOn), p.seq(closeInvoke, closeBlock));
+  return {
+    call: p.rule(`tool-${i}`, p.tag(NODE.tool, p.seq(head, argList, end))),
+    more: p.rule(`tool-${i}-more`, p.tag(NODE.tool, p.seq(p.atomic(invoke), argList, closeInvoke, blockGoesOn))),
+  };
 }
 
 /** `<|start|>assistant` before the next message; for the parser also left out before its recipient (` to=…`). */
@@ -200,10 +210,11 @@ function build(req: NormalizedRequest): DedicatedBuild {
     );
     if (useTools) {
       const ctx = dedicatedBuildContext(p, req);
-      const calls = req.tools.map((t, i) => parsedCall(p, ctx, t, i));
+      const parsed = req.tools.map((t, i) => parsedCall(p, ctx, t, i));
       if (req.toolChoice === "required")
         grammarBody = requiredGrammar(p, req, ctx, req.thinking ? earlier : p.eps(), ending);
-      const call = p.choice(...calls);
+      const call = p.choice(...parsed.map((c) => c.call));
+      const block = p.seq(call, p.zeroOrMore(p.seq(p.space(), p.choice(...parsed.map((c) => c.more)))));
       const list = p.seq(
         call,
         req.parallel ? p.zeroOrMore(p.seq(p.literal(EOM), p.literal(START), call)) : p.eps(),
@@ -211,7 +222,7 @@ function build(req: NormalizedRequest): DedicatedBuild {
       );
       // The grammar's section runs to the end of the turn (a lazy grammar covers only the
       // section); the parser reads one call message per section, and what follows it below.
-      const section = p.rule("tool-calls", p.tag(NODE.toolSection, p.lenient(call, list)), {
+      const section = p.rule("tool-calls", p.tag(NODE.toolSection, p.lenient(block, list)), {
         trigger: { pattern: CALL_TRIGGER },
       });
       // Every call message is read, with the reasoning and answer messages between and after them.
