@@ -3,4 +3,4 @@
 // chat template of its family, through toolwright's own params and parser: a ratchet (see describePeerRatchet).
 import { describePeerRatchet } from "../helpers/peer-cases.js";
 
-describePeerRatchet("sweep-more", "a second marker sweep's parser tests", { count: 115, read: 81 });
+describePeerRatchet("sweep-more", "a second marker sweep's parser tests", { count: 115, read: 87 });

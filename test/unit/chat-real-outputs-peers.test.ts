@@ -13,8 +13,23 @@ import {
 
 const GLIMMER = "muse-glimmer.jinja";
 const DSV31 = "deepseek-ai-DeepSeek-V3.1.jinja";
+const MUSE_BLOCK =
+  '<atem:function_calls>\n<atem:invoke name="search">\n<atem:parameter name="q">a</atem:parameter>\n</atem:invoke>\n' +
+  "</atem:function_calls>";
 
 const ROWS: RealOutputRow[] = [
+  {
+    name: "Muse Glimmer: an answer without its header holding a call block (the text around it content)",
+    template: GLIMMER,
+    output: `Checking. ${MUSE_BLOCK} done.<|eot|>`,
+    want: { calls: [["search", { q: "a" }]], content: "Checking.  done." },
+  },
+  {
+    name: "Muse Glimmer: a call block in a message to the user is an example, content",
+    template: GLIMMER,
+    output: ` to=user<|message|>Example: ${MUSE_BLOCK}<|eot|>`,
+    want: { calls: [], content: `Example: ${MUSE_BLOCK}` },
+  },
   {
     name: "Muse Glimmer: a block holding several invokes, each a call",
     template: GLIMMER,

@@ -39,6 +39,7 @@ const START = "<|start|>assistant";
 const MESSAGE = "<|message|>";
 const EOM = "<|eom|>";
 const EOT = "<|eot|>";
+const BLOCK = "<atem:function_calls>";
 const PARAM_END = "</atem:parameter>";
 /** A recipient header naming neither the model itself nor the user starts a call. */
 const CALL_TRIGGER =
@@ -231,10 +232,19 @@ function build(req: NormalizedRequest): DedicatedBuild {
       const callMessages = p.seq(sectionsBetween(p, section, between, req.readsParallel), p.optional(final), ending);
       // An answer message may come first (under tool_choice "required" too: the grammar has its own).
       const answerThenCalls = p.seq(final, next, callMessages);
+      // For the parser an answer written without its header may hold call blocks (`Checking. <atem:function_calls>…`),
+      // as tt-metal's and mlxcel's tests read them: each a call (one with parallel calls off), the text around them
+      // content, a block that is no call content too. A block in a message to the user is an example: content.
+      const piece = p.capture(NODE.content, p.seq(p.optional(p.literal(BLOCK)), p.until(EOT, EOM, BLOCK)));
+      const blocks = req.readsParallel
+        ? p.zeroOrMore(p.choice(section, piece))
+        : p.seq(p.optional(piece), p.optional(section), p.zeroOrMore(piece));
+      const headerless = p.seq(p.not(to(p)), p.optional(p.literal(MESSAGE)), blocks, ending);
+      const answer = p.lenient(p.choice(p.seq(final, ending), headerless), p.seq(final, ending));
       last =
         req.toolChoice === "required"
           ? p.choice(callMessages, answerThenCalls)
-          : p.choice(callMessages, answerThenCalls, p.seq(final, ending));
+          : p.choice(callMessages, answerThenCalls, answer);
     } else {
       last = p.seq(final, ending);
     }
