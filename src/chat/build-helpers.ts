@@ -184,9 +184,16 @@ export {
   nameSuffix,
   eitherQuote,
   tagAsAttribute,
+  tagBeforeEquals,
   counterMarker,
   identifierEnd,
 } from "./build-markers.js";
+
+/** A schema that says nothing of its values' types (`{}`, a description only). */
+export function isUntyped(schema: unknown): boolean {
+  if (typeof schema !== "object" || schema === null) return true;
+  return !["type", "enum", "const", "anyOf", "oneOf", "allOf", "$ref"].some((key) => key in schema);
+}
 
 /**
  * The arguments schema of a tool as the grammar and the parser read it: an empty object schema when

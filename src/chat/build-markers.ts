@@ -178,7 +178,7 @@ export function eitherQuote(p: PegArena, text: string, written: PegId, build = (
 }
 
 /** The tag of a name marker that is a tag and an `=` (`<function` of `<function=`), else undefined. */
-function tagBeforeEquals(text: string): string | undefined {
+export function tagBeforeEquals(text: string): string | undefined {
   return /^<[A-Za-z_][\w.:-]*(?==$)/.exec(core(text))?.[0];
 }
 

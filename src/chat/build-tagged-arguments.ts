@@ -16,6 +16,7 @@ import {
   pythonValue,
   core,
   eitherQuote,
+  isUntyped,
   marker,
   spaceAroundName,
   tagAsAttribute,
@@ -351,12 +352,6 @@ function flaggedJsonString(ctx: BuildContext, valuePrefix: string, delimiters: s
   const { p } = ctx;
   const json = p.capture(NODE.argJson, p.json());
   return p.seq(marker(p, jsonValuePrefix(valuePrefix)), p.and(p.literal('"')), guardedValue(ctx, {}, delimiters, json));
-}
-
-/** A schema that says nothing of its values' types. */
-function isUntyped(schema: JsonSchema): boolean {
-  if (typeof schema !== "object" || schema === null) return true;
-  return !["type", "enum", "const", "anyOf", "oneOf", "allOf", "$ref"].some((key) => key in schema);
 }
 
 /** For the parser: a value of a non-string parameter written as text, read up to its end. */

@@ -22,6 +22,7 @@ import {
   moreCalls,
   nameSuffix,
   tagAsAttribute,
+  tagBeforeEquals,
   ruleName,
   schemaProperties,
   toolParameters,
@@ -298,7 +299,7 @@ function selfClosingCall(ctx: BuildContext, t: ToolsAnalysis, name: string): Peg
 function nameTagCall(ctx: BuildContext, t: ToolsAnalysis, name: string, args: PegId): PegId | null {
   const { p } = ctx;
   const fn = t.function;
-  if (!/^<[A-Za-z_][\w-]*=$/.test(core(fn.namePrefix)) || fn.close === "" || fn.argsSeparator !== "") return null;
+  if (tagBeforeEquals(fn.namePrefix) === undefined || fn.close === "" || fn.argsSeparator !== "") return null;
   if (t.callId.position !== "NONE") return null;
   const open = p.atomic(p.seq(p.literal("<"), p.capture(NODE.toolName, p.literal(name)), p.literal(">")));
   const close = p.choice(callCloser(ctx, t), p.literal(`</${name}>`));

@@ -13,6 +13,7 @@
 import { PegArena, type PegId } from "../../peg/index.js";
 import {
   argumentValue,
+  isUntyped,
   schemaProperties,
   toolParameters,
   type BuildContext,
@@ -138,12 +139,6 @@ function typedByOpener(p: PegArena): PegId {
   return p.choice(stringTyped, other);
 }
 
-/** A schema that says nothing of its value's type (`{}`, a description only). */
-function untypedSchema(schema: unknown): boolean {
-  if (typeof schema !== "object" || schema === null) return true;
-  return !["type", "enum", "const", "anyOf", "oneOf", "allOf", "$ref", "not"].some((key) => key in schema);
-}
-
 /**
  * For the parser: the arguments as one JSON object in a json block, as the template writes arguments
  * given as a string (`<|open|>json type="object"<|sep|>{"city": "Tokyo"}<|close|>json<|sep|>`).
@@ -223,7 +218,7 @@ function build(req: NormalizedRequest, { generationPrompt }: DedicatedContext): 
             p.literal('"'),
           );
           // A parameter its schema does not type is read by the type its opener names, as for an undeclared one.
-          if (untypedSchema(schema)) {
+          if (isUntyped(schema)) {
             return p.tag(NODE.toolArg, p.seq(p.atomic(named), typedByOpener(p), p.literal(close("argument"))));
           }
           const head = p.atomic(p.seq(named, p.until(SEP), p.literal(SEP)));
