@@ -59,6 +59,11 @@ export interface BuildContext {
    */
   fencedCalls?: PegId;
   /**
+   * Set by a format whose calls open with a marker, for the parser: its calls (without the section's tag), which
+   * quoted as inline code or in a code fence are an example, not calls (see fenced-calls.ts).
+   */
+  quotedCalls?: PegId;
+  /**
    * Set by a format whose calls sit inside markers, for the parser: the calls as models also write them
    * without the markers (a Python or JSON list, a JSON call object), where `head` matches (a declared tool's
    * name first), at one of the characters `starts` (see generic-parser.ts).

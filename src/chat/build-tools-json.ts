@@ -269,8 +269,8 @@ export function buildJsonTools(ctx: BuildContext, f: ToolFormatAnalysis): PegId 
     const list = p.seq(p.literal(taught), p.space(), wrapArray(ctx, { ...f, toolsArrayWrapped: true }, call, more));
     calls = p.choice(list, calls);
   }
-  // In a code fence, marked calls come as the template writes them.
-  if (!ctx.forGrammar) ctx.fencedCalls ??= calls;
+  // Marked calls quoted as code are an example (markerless ones in a fence are calls, set above).
+  if (!ctx.forGrammar && ctx.fencedCalls === undefined) ctx.quotedCalls = calls;
   const start = f.sectionStart || f.perCallStart;
   // The marker as the template writes it (its whitespace may vary in the output, the trigger
   // word is the rendered one, as llama.cpp's).

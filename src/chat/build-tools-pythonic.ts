@@ -197,9 +197,9 @@ export function buildPythonicTools(ctx: BuildContext, t: ToolsAnalysis): PegId {
   }
   if (!ctx.forGrammar && pythonicTriggerWord(t) !== "" && f.perCallStart === "" && f.toolsArrayWrapped)
     ctx.bareCalls = { calls: list(more), head: pythonicListHead(p, ctx.tools), starts: ["["] };
-  // In a code fence, bare calls may also come as one list or not.
-  if (!ctx.forGrammar)
-    ctx.fencedCalls = pythonicTriggerWord(t) !== "" ? section : p.choice(list(more), list(more, !f.toolsArrayWrapped));
+  // In a code fence, bare calls may also come as one list or not; marked ones quoted as code are an example.
+  if (!ctx.forGrammar && pythonicTriggerWord(t) !== "") ctx.quotedCalls = section;
+  else if (!ctx.forGrammar) ctx.fencedCalls = p.choice(list(more), list(more, !f.toolsArrayWrapped));
   const trigger = ctx.toolTrigger ? pythonicTrigger(ctx, t) : false;
   return p.rule(ruleName(ctx, "tool-calls"), p.tag(NODE.toolSection, section), { trigger });
 }

@@ -342,7 +342,7 @@ export function buildTaggedTools(ctx: BuildContext, t: ToolsAnalysis): PegId {
     const end = f.sectionEnd === "" ? p.eps() : p.lenient(sectionEnd(ctx, t, mark), marker(p, f.sectionEnd));
     calls = p.seq(mark(f.sectionStart), p.space(), list, p.space(), end);
   }
-  if (!ctx.forGrammar) ctx.fencedCalls = calls;
+  if (!ctx.forGrammar) ctx.quotedCalls = calls;
   return p.rule(ruleName(ctx, "tool-calls"), p.tag(NODE.toolSection, calls), {
     trigger: ctx.toolTrigger ? triggerOf(t) : false,
   });

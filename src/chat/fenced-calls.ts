@@ -1,10 +1,12 @@
 /**
- * Calls inside a Markdown code fence, for the parser only: models write their calls as a fenced
- * block ("```json\n[{...}]\n```"), most of all those that learned the format from a prompt's
- * examples. A fence is read as calls only when all it holds is calls of the format (the calls its
- * builder sets as `BuildContext.fencedCalls`); any other fence stays content as written. The fence's
- * markup belongs to the call section: it is not content when its calls are read (the mapper makes
- * it content with a call that is not one), and the text around it stays content.
+ * Calls and Markdown code, for the parser only. Models write markerless calls as a fenced block
+ * ("```json\n[{...}]\n```"), most of all those that learned the format from a prompt's examples: a fence
+ * is read as calls only when all it holds is calls of the format (the calls its builder sets as
+ * `BuildContext.fencedCalls`); any other fence stays content as written. The fence's markup belongs to the
+ * call section: it is not content when its calls are read (the mapper makes it content with a call that is
+ * not one), and the text around it stays content. Calls with their format's markers quoted as inline code
+ * (`` `<tool_call>…</tool_call>` ``) or in a code fence are an example the model shows: text
+ * (`BuildContext.quotedCalls`), as SGLang's and gLLM's tests read them.
  */
 import type { PegArena, PegId } from "../peg/index.js";
 import type { ToolsAnalysis } from "../analysis/index.js";
@@ -14,9 +16,12 @@ import { NODE } from "./tree-names.js";
 /** The Markdown code fence. */
 export const FENCE = "```";
 
+/** Markdown's other code fence. */
+const TILDES = "~~~";
+
 /** The fence's opening line: the backticks, a language word if any (`json`, `xml`, `python`), whitespace. */
-function fenceOpen(p: PegArena): PegId {
-  return p.seq(p.literal(FENCE), p.chars("A-Za-z0-9_+\\-", 0, 32), p.space());
+function fenceOpen(p: PegArena, fence = FENCE): PegId {
+  return p.seq(p.literal(fence), p.chars("A-Za-z0-9_+\\-", 0, 32), p.space());
 }
 
 /** The template writes a fence in its own call markers (the fence is then the format's, not a wrapper). */
@@ -43,27 +48,56 @@ export function fencedSection(ctx: BuildContext, t: ToolsAnalysis): PegId | null
 }
 
 /**
- * Content up to the first of `stops`, a fence of calls (`fenced`) or a `{` where `braceCall` (a call that
- * starts with a brace; with `callStarts`, at each of those characters) matches. A fence that holds anything else
- * is text up to its closing fence (which therefore never opens a fence of calls), unless a stop comes first. Text
- * runs from brace to brace, so `braceCall` is tried only where one is.
+ * Calls with their markers quoted as inline code or in a code fence (whose closing fence may be left out at
+ * the end of the output), as text: null where the format sets no quoted calls or writes a fence itself.
  *
  * @example
- * const text = textBeforeCalls(p, ["<tool_call>"], fenced);
+ * const quoted = quotedCalls(ctx, analysis.tools); // "`<tool_call>…</tool_call>`" is text
  */
-export function textBeforeCalls(
-  p: PegArena,
-  stops: readonly string[],
-  fenced: PegId | null,
-  braceCall?: PegId,
-  callStarts: readonly string[] = ["{"],
-): PegId {
-  if (fenced === null && braceCall === undefined) return p.capture(NODE.content, p.until(...stops));
-  const piece = p.until(...stops, ...(fenced === null ? [] : [FENCE]), ...(braceCall === undefined ? [] : callStarts));
+export function quotedCalls(ctx: BuildContext, t: ToolsAnalysis): PegId | null {
+  const { p } = ctx;
+  const calls = ctx.quotedCalls;
+  if (ctx.forGrammar || calls === undefined || fenceInMarkers(t)) return null;
+  const inFence = (fence: string): PegId =>
+    p.seq(fenceOpen(p, fence), calls, p.space(), p.choice(p.literal(fence), p.end()));
+  // Atomic: until its closer says it is quoted, the text stops before it (a stream shows none of it yet).
+  return p.atomic(p.choice(p.seq(p.literal("`"), calls, p.literal("`")), inFence(FENCE), inFence(TILDES)));
+}
+
+/** What text holds besides plain characters: see {@link textBeforeCalls}. */
+export interface TextPieces {
+  /** A fence of calls (a call section), or null. */
+  fenced: PegId | null;
+  /** Calls quoted as code ({@link quotedCalls}), or null. */
+  quoted?: PegId | null;
+  /** A call that starts with one of `callStarts` (default `{`) without the format's markers. */
+  braceCall?: PegId;
+  callStarts?: readonly string[];
+}
+
+/**
+ * Content up to the first of `stops`, a fence of calls (`fenced`) or a `{` where `braceCall` (a call that
+ * starts with a brace; with `callStarts`, at each of those characters) matches. A fence that holds anything else
+ * is text up to its closing fence (which therefore never opens a fence of calls), unless a stop comes first, and
+ * so are calls quoted as code (`quoted`). Text runs from brace to brace, so `braceCall` is tried only where one is.
+ *
+ * @example
+ * const text = textBeforeCalls(p, ["<tool_call>"], { fenced, quoted });
+ */
+export function textBeforeCalls(p: PegArena, stops: readonly string[], pieces: TextPieces): PegId {
+  const { fenced, braceCall, callStarts = ["{"] } = pieces;
+  const quoted = pieces.quoted ?? null;
+  const code = fenced !== null || quoted !== null;
+  if (!code && braceCall === undefined) return p.capture(NODE.content, p.until(...stops));
+  const codeStops = quoted !== null ? ["`", TILDES] : fenced !== null ? [FENCE] : [];
+  const piece = p.until(...stops, ...codeStops, ...(braceCall === undefined ? [] : callStarts));
   const steps: PegId[] = [];
-  if (fenced !== null) {
-    const inBlock = p.until(...stops, FENCE);
-    steps.push(p.seq(p.not(fenced), p.literal(FENCE), inBlock, p.optional(p.literal(FENCE))));
+  if (quoted !== null) steps.push(quoted);
+  if (code) {
+    const block = (fence: string): PegId =>
+      p.seq(p.literal(fence), p.until(...stops, fence), p.optional(p.literal(fence)));
+    steps.push(p.seq(fenced === null ? p.eps() : p.not(fenced), block(FENCE)));
+    if (quoted !== null) steps.push(block(TILDES), p.literal("`"));
   }
   if (braceCall !== undefined) {
     // A stop that begins with a call's first character (`[TOOL_CALLS]` and `[`) still ends the text.

@@ -26,7 +26,7 @@ import {
 import { buildJsonTools, specialToken } from "./build-tools-json.js";
 import { buildPythonicTools, pythonicTriggerWord } from "./build-tools-pythonic.js";
 import { buildTaggedTools, callOpeners, wordSpellings } from "./build-tools-tagged.js";
-import { fencedSection, textBeforeCalls, textBeforeMatch } from "./fenced-calls.js";
+import { fencedSection, quotedCalls, textBeforeCalls, textBeforeMatch } from "./fenced-calls.js";
 import { nameHandle } from "./name-handle.js";
 import type { NormalizedRequest } from "./request.js";
 import { NODE } from "./tree-names.js";
@@ -251,7 +251,9 @@ function withTools(ctx: BuildContext, a: TemplateAnalysis, section: PegId): PegI
   const fenced = fencedSection(ctx, a.tools);
   const bare = bareJsonCalls(ctx, a) ?? bareMarkedCalls(ctx);
   const sections = p.choice(...[fenced, section, bare?.section].filter((s): s is PegId => s != null));
-  const text = (): PegId => textBeforeCalls(p, openers, fenced, bare?.head, bare?.starts);
+  const quoted = quotedCalls(ctx, a.tools);
+  const text = (): PegId =>
+    textBeforeCalls(p, openers, { fenced, quoted, braceCall: bare?.head, callStarts: bare?.starts });
   const callsThenText = sectionsThenText(p, sections, openers, ctx.readsParallel ?? ctx.parallel, text());
   const after = ctx.requireCalls ? callsThenText : p.choice(callsThenText, p.eps());
   return p.seq(p.optional(p.seq(contentPrefix(p, a), text())), after, p.space(), p.end());

@@ -165,10 +165,52 @@ const ROWS: RealOutputRow[] = [
     want: { calls: [["get_weather", { city: "Paris" }]], content: "```python\nx = 1\n```" },
   },
   {
-    name: "marked calls inside a fence, text around it",
+    name: "marked calls inside a fence are an example the model shows: text",
     template: QWEN25,
     output: 'Sure.\n```xml\n<tool_call>\n{"name": "search", "arguments": {"q": "a"}}\n</tool_call>\n```\nWait for it.',
-    want: { calls: [["search", { q: "a" }]], content: "Sure.\n\nWait for it." },
+    want: {
+      calls: [],
+      content:
+        'Sure.\n```xml\n<tool_call>\n{"name": "search", "arguments": {"q": "a"}}\n</tool_call>\n```\nWait for it.',
+    },
+  },
+  {
+    name: "marked calls quoted as inline code are text",
+    template: QWEN25,
+    output: 'Write `<tool_call>{"name": "search", "arguments": {"q": "a"}}</tool_call>` to search.',
+    want: {
+      calls: [],
+      content: 'Write `<tool_call>{"name": "search", "arguments": {"q": "a"}}</tool_call>` to search.',
+    },
+  },
+  {
+    name: "a quoted call, then the call itself: only the second is a call",
+    template: QWEN25,
+    output:
+      'Like `<tool_call>{"name": "search", "arguments": {"q": "a"}}</tool_call>`:\n' +
+      '<tool_call>{"name": "search", "arguments": {"q": "b"}}</tool_call>',
+    want: {
+      calls: [["search", { q: "b" }]],
+      content: 'Like `<tool_call>{"name": "search", "arguments": {"q": "a"}}</tool_call>`:',
+    },
+  },
+  {
+    name: "a fence left open at the end around marked calls is text",
+    template: QWEN25,
+    output: '~~~\n<tool_call>{"name": "search", "arguments": {"q": "a"}}</tool_call>',
+    want: { calls: [], content: '~~~\n<tool_call>{"name": "search", "arguments": {"q": "a"}}</tool_call>' },
+  },
+  {
+    name: "a lone backtick before a call, one inside its arguments: the call",
+    template: QWEN25,
+    output: 'it`s <tool_call>{"name": "search", "arguments": {"q": "a`b"}}</tool_call>',
+    want: { calls: [["search", { q: "a`b" }]], content: "it`s" },
+  },
+  {
+    name: "a markerless call in a fence, where the format marks its calls, stays content",
+    template: QWEN25,
+    output: '```json\n{"name": "search", "arguments": {"q": "a"}}\n```',
+    want: { calls: [], content: '```json\n{"name": "search", "arguments": {"q": "a"}}\n```' },
   },
   {
     name: "a code block before marked calls keeps both its fences as content",
@@ -177,10 +219,15 @@ const ROWS: RealOutputRow[] = [
     want: { calls: [["search", { q: "a" }]], content: 'See:\n```\n{"a": 1}\n```' },
   },
   {
-    name: "tagged calls inside a fence",
+    name: "tagged calls inside a fence are text, the call after it a call",
     template: GLM46,
-    output: "On it.\n```\n<tool_call>search\n<arg_key>q</arg_key>\n<arg_value>a</arg_value>\n</tool_call>\n```",
-    want: { calls: [["search", { q: "a" }]], content: "On it." },
+    output:
+      "On it.\n```\n<tool_call>search\n<arg_key>q</arg_key>\n<arg_value>a</arg_value>\n</tool_call>\n```\n" +
+      "<tool_call>search\n<arg_key>q</arg_key>\n<arg_value>b</arg_value>\n</tool_call>",
+    want: {
+      calls: [["search", { q: "b" }]],
+      content: "On it.\n```\n<tool_call>search\n<arg_key>q</arg_key>\n<arg_value>a</arg_value>\n</tool_call>\n```",
+    },
   },
   {
     name: "markerless JSON calls as one list where the template writes one object",

@@ -186,7 +186,8 @@ function build(req: NormalizedRequest): DedicatedBuild {
     // (`[get_weather(city='Paris')]`, as models write it); a list in prose is no call.
     const bareHead = pythonicListHead(p, req.tools);
     const bare = p.tag(NODE.toolSection, p.seq(p.and(bareHead), list));
-    const text = (): PegId => p.lenient(textBeforeCalls(p, [CALLS_START], null, bareHead, ["["]), content());
+    const text = (): PegId =>
+      p.lenient(textBeforeCalls(p, [CALLS_START], { fenced: null, braceCall: bareHead, callStarts: ["["] }), content());
     // Every call section is read, with the text between and after them (content).
     const sections = sectionsThenText(
       p,
