@@ -3,7 +3,7 @@
  */
 import type { ReasoningAnalysis } from "../analysis/index.js";
 import type { ChatTemplate } from "../template/index.js";
-import type { ChatMessage } from "../types.js";
+import type { ChatMessage, ToolDefinition } from "../types.js";
 import { textOf } from "./request.js";
 import type { ChatRequest } from "./types.js";
 
@@ -29,7 +29,7 @@ export function renderPrompt(
 ): RenderedPrompt {
   const input = {
     messages,
-    tools: request.tools && request.tools.length > 0 ? request.tools : undefined,
+    tools: request.tools && request.tools.length > 0 ? request.tools.map(describedTool) : undefined,
     enableThinking: request.enableThinking,
     extraContext: request.extraContext,
   };
@@ -40,6 +40,15 @@ export function renderPrompt(
   const n = Math.min(prompt.length, without.length);
   while (i < n && prompt.charCodeAt(i) === without.charCodeAt(i)) i++;
   return { prompt, generationPrompt: prompt.slice(i) };
+}
+
+/**
+ * The tool as templates get it: a description the request leaves out is "", as llama.cpp's server passes tools
+ * (templates that write `description | tojson` fail on an undefined one, as Python's Jinja2 does).
+ */
+function describedTool(tool: ToolDefinition): ToolDefinition {
+  const fn = tool.function;
+  return fn.description === undefined ? { ...tool, function: { ...fn, description: "" } } : tool;
 }
 
 /** Where the prompt leaves reasoning: not started by it, opened (forced open), or opened and closed. */

@@ -223,6 +223,20 @@ describe("tool_choice and grammar modes", () => {
   });
 });
 
+describe("tools as templates get them", () => {
+  const bare = { type: "function" as const, function: { name: "lookup", parameters: { type: "object" } } };
+  it("a tool without a description renders where the template writes `description | tojson`", () => {
+    const { template } = load("muse-glimmer.jinja");
+    expect(() => template.render({ messages: [USER], tools: [bare], addGenerationPrompt: true })).toThrow(/Undefined/);
+    const { prompt } = params("muse-glimmer.jinja", { tools: [bare] });
+    expect(prompt).toContain('{"name": "lookup", "description": ""');
+  });
+  it("a description the request gives is rendered as given", () => {
+    const described = { ...bare, function: { ...bare.function, description: "Looks it up." } };
+    expect(params("muse-glimmer.jinja", { tools: [described] }).prompt).toContain('"description": "Looks it up."');
+  });
+});
+
 describe("forced-open reasoning", () => {
   const NEMOTRON = "NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.jinja";
   it("the prompt ends inside reasoning: the output starts as reasoning, a strict grammar waits for its end", () => {

@@ -179,6 +179,33 @@ const ROWS: RealOutputRow[] = [
     want: { calls: [["get_weather", { city: "Oslo" }]], content: "It is cold." },
   },
   {
+    name: "GPT-OSS: a space after each special token, as tokenizers that prefix a word's space decode it",
+    template: GPT_OSS,
+    output:
+      "<|channel|> analysis<|message|> Two cities.<|end|><|start|> assistant to=functions.get_weather<|channel|> " +
+      'commentary <|constrain|>  json<|message|> {"city": "Tokyo"}<|end|><|start|> assistant to=functions.get_weather' +
+      '<|channel|> commentary <|constrain|> json<|message|> {"city": "Osaka"}',
+    want: {
+      calls: [
+        ["get_weather", { city: "Tokyo" }],
+        ["get_weather", { city: "Osaka" }],
+      ],
+      content: null,
+    },
+  },
+  {
+    name: "GPT-OSS: spaced tokens before the answer",
+    template: GPT_OSS,
+    output: "<|channel|> analysis<|message|> Think.<|end|><|start|> assistant<|channel|> final<|message|> Answer.",
+    want: { calls: [], content: "Answer." },
+  },
+  {
+    name: "GPT-OSS: reasoning whose end and next header's start are left out before the answer's channel",
+    template: GPT_OSS,
+    output: "<|channel|>analysis<|message|>think<|channel|>final<|message|>answer",
+    want: { calls: [], content: "answer" },
+  },
+  {
     name: "GPT-OSS: an answer written without a channel",
     template: GPT_OSS,
     output: "<|message|>Hello, Müller 👋.<|end|>",

@@ -84,19 +84,25 @@ function takesNoArguments(params: JsonSchema): boolean {
 
 function build(req: NormalizedRequest): DedicatedBuild {
   const p = new PegArena();
-  const channel = (name: string): PegId => p.literal(`<|channel|>${name}`);
-  // For the parser: whitespace between the format's tokens (as pipelines that decode them as text write it), a
-  // message read up to the next message's header where its `<|end|>` is left out, and that header without its
-  // `<|start|>assistant` before the next channel.
+  // For the parser: whitespace between the format's tokens (as pipelines that decode them as text write it, also
+  // after each special token: `<|channel|> analysis`, `<|start|> assistant`, as tokenizers that prefix a word's
+  // space decode it), a message read up to the next message's header where its `<|end|>` is left out, and that
+  // header without its `<|start|>assistant` before the next channel.
   const gap = p.lenient(p.space(), p.eps());
+  const channel = (...names: string[]): PegId =>
+    p.seq(p.literal("<|channel|>"), gap, p.choice(...names.map((name) => p.literal(name))));
+  const start = p.seq(p.literal("<|start|>"), gap, p.literal("assistant"));
   const text = (capture: string): PegId =>
     p.capture(
       capture,
-      p.lenient(p.until(END, START, "<|return|>", "<|call|>"), p.until(END, "<|return|>", "<|call|>")),
+      p.lenient(
+        p.until(END, "<|start|>", "<|return|>", "<|call|>", "<|channel|>"),
+        p.until(END, "<|return|>", "<|call|>"),
+      ),
     );
   // For the parser also `<|return|>`, the turn's end, where a message other than the answer is the last.
   const end = p.lenient(p.optional(p.seq(gap, p.choice(p.literal(END), p.literal("<|return|>")))), p.literal(END));
-  const next = p.lenient(p.seq(gap, p.choice(p.literal(START), p.and(p.literal("<|channel|>")))), p.literal(START));
+  const next = p.lenient(p.seq(gap, p.choice(start, p.and(p.literal("<|channel|>")))), p.literal(START));
   // Models sometimes put a stray commentary channel (and recipient) before the real one.
   const stray = p.optional(p.seq(channel("commentary"), p.optional(p.literal(" to=assistant"))));
   // For the parser also a header whose `<|message|>` is left out (`<|channel|>analysis I must refuse<|end|>`): the
@@ -118,7 +124,9 @@ function build(req: NormalizedRequest): DedicatedBuild {
   );
   const message = p.lenient(p.choice(analysis, preamble, headerless), p.choice(analysis, preamble));
   const earlier = p.zeroOrMore(p.seq(message, next));
-  const constraint = p.optional(p.seq(p.space(), p.optional(p.literal("<|constrain|>")), p.chars("A-Za-z0-9_\\-", 1)));
+  const constraint = p.optional(
+    p.seq(p.space(), p.optional(p.seq(p.literal("<|constrain|>"), gap)), p.chars("A-Za-z0-9_\\-", 1)),
+  );
 
   let last: PegId;
   let grammarBody: PegId | undefined;
@@ -148,10 +156,7 @@ function build(req: NormalizedRequest): DedicatedBuild {
           p.seq(
             recipient,
             p.capture(NODE.toolName, p.literal(t.function.name)),
-            p.choice(
-              p.seq(p.literal("<|channel|>"), p.choice(p.literal("commentary"), p.literal("analysis")), constraint),
-              constraint,
-            ),
+            p.choice(p.seq(channel("commentary", "analysis"), constraint), constraint),
             gap,
             p.literal("<|message|>"),
           ),
@@ -166,9 +171,7 @@ function build(req: NormalizedRequest): DedicatedBuild {
         );
       });
       const call = p.rule("tool-call", p.tag(NODE.toolSection, p.choice(...calls)), { trigger: true });
-      const anyChannel = p.optional(
-        p.seq(p.literal("<|channel|>"), p.choice(p.literal("commentary"), p.literal("analysis"))),
-      );
+      const anyChannel = p.optional(channel("commentary", "analysis"));
       // The parser also reads the end-of-call marker where the output still holds it, and a call message that
       // ends as other messages do, with <|end|> (then the next message is read).
       const callEnd = p.lenient(p.choice(p.literal("<|call|>"), p.literal(END)), p.literal("<|call|>"));
