@@ -16,6 +16,7 @@ import { PegStreamParser, parsePeg, type PegParseResult } from "../peg/index.js"
 import type { AssistantMessage } from "../types.js";
 import { StopStringFilter } from "../runtime/stop-strings.js";
 import { randomCallId } from "./call-id.js";
+import { opensCodeQuote } from "./fenced-calls.js";
 import { MessageMapper } from "./mapper.js";
 import { TrailingEndFilter } from "./trailing-end.js";
 import { NODE } from "./tree-names.js";
@@ -219,8 +220,8 @@ export class ChatStreamParser {
         if (!this.mapper.apply(result.nodeList, result.source)) this.freeze();
         return;
       }
-      this.mapPartial(result);
-      if (!this.restart()) return;
+      const held = this.mapPartial(result);
+      if (!this.restart(undefined, held)) return;
       const rest = this.input.slice(this.segmentStart);
       if (rest === "") return;
       result = this.engine.feed(rest);
@@ -230,16 +231,19 @@ export class ChatStreamParser {
   /**
    * Closes what the failed parse left open. Where that was a call (or a call section), its text
    * is content and a new segment starts one character past its start: a parse of the format's
-   * body, which reads content up to the next call. Returns false when nothing was open: then the
-   * rest is content (frozen).
+   * body, which reads content up to the next call. So too where the parse failed inside text it held
+   * back undecided (`held`, its input offset: calls quoted as code, fenced-calls.ts): that text was no
+   * quote. Returns false when nothing was open: then the rest is content (frozen).
    */
-  private restart(failed?: PegParseResult): boolean {
+  private restart(failed?: PegParseResult, held = -1): boolean {
     if (!this.mapper.closeStructures()) {
       if (failed !== undefined) this.mapRecognised(failed);
-      this.freeze();
-      return false;
+      if (held < 0 || held < this.mapper.cut) {
+        this.freeze();
+        return false;
+      }
     }
-    const from = this.mapper.cut;
+    const from = Math.max(this.mapper.cut, this.spec.prefix.length);
     if (from >= this.input.length) return false;
     this.mapper.appendContent(this.input.slice(from, from + 1), from);
     this.segmentStart = from + 1;
@@ -251,9 +255,9 @@ export class ChatStreamParser {
   /**
    * The parse failed: map what the partial parse up to the failure recognised. (The partial
    * parse of that prefix is what a stream chunked there would have produced, so this does not
-   * depend on the chunking.)
+   * depend on the chunking.) Returns where text the parse held back undecided starts, or -1.
    */
-  private mapPartial(failed: PegParseResult): void {
+  private mapPartial(failed: PegParseResult): number {
     const input = this.engine.text;
     const lowest = this.segmentStart === 0 ? this.spec.prefix.length : 0;
     const at = Math.min(Math.max(failed.failAt, lowest), input.length);
@@ -275,7 +279,11 @@ export class ChatStreamParser {
       }
       partial = best ?? partial;
     }
-    if (partial.status !== "fail") this.mapper.apply(partial.nodeList, partial.source);
+    if (partial.status === "fail") return -1;
+    this.mapper.apply(partial.nodeList, partial.source);
+    // A code quote the parse still held back undecided where it failed (its tree ends before the failure).
+    const held = partial.status === "need-more" && partial.end < at ? partial.end : -1;
+    return held >= 0 && opensCodeQuote(input.slice(held, at)) ? this.segmentStart + held : -1;
   }
 
   /**

@@ -64,6 +64,11 @@ export function quotedCalls(ctx: BuildContext, t: ToolsAnalysis): PegId | null {
   return p.atomic(p.choice(p.seq(p.literal("`"), calls, p.literal("`")), inFence(FENCE), inFence(TILDES)));
 }
 
+/** Whether `text` starts as calls quoted as code do ({@link quotedCalls}): with a backtick or a `~~~` fence. */
+export function opensCodeQuote(text: string): boolean {
+  return text.startsWith("`") || text.startsWith(TILDES);
+}
+
 /** What text holds besides plain characters: see {@link textBeforeCalls}. */
 export interface TextPieces {
   /** A fence of calls (a call section), or null. */

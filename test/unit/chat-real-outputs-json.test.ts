@@ -1,6 +1,7 @@
 // Real model outputs (test/helpers/real-outputs.ts): JSON calls with or without markers around them, lists
 // of calls, text around calls, and calls in ``` fences (and fences that hold no call).
 import {
+  CODER,
   describeRealOutputs,
   GLM46,
   LFM2,
@@ -205,6 +206,14 @@ const ROWS: RealOutputRow[] = [
     template: QWEN25,
     output: 'it`s <tool_call>{"name": "search", "arguments": {"q": "a`b"}}</tool_call>',
     want: { calls: [["search", { q: "a`b" }]], content: "it`s" },
+  },
+  {
+    name: "markers quoted as inline code that are no call, then a call: the call is read",
+    template: CODER,
+    output:
+      "Markers (`<function=...>`, `<tool_call>`) explained.\n" +
+      "<tool_call>\n<function=search>\n<parameter=q>\na\n</parameter>\n</function>\n</tool_call>",
+    want: { calls: [["search", { q: "a" }]], content: "Markers (`<function=...>`, `<tool_call>`) explained." },
   },
   {
     name: "a markerless call in a fence, where the format marks its calls, stays content",
