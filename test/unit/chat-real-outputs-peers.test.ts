@@ -25,6 +25,27 @@ const ROWS: RealOutputRow[] = [
     want: { calls: [["search", { q: "a" }]], content: "Checking.  done." },
   },
   {
+    name: "Muse Glimmer: a block whose closer the output leaves out at its end is a call",
+    template: GLIMMER,
+    output:
+      '<atem:function_calls>\n<atem:invoke name="search">\n<atem:parameter name="q">a</atem:parameter>\n</atem:invoke>',
+    want: { calls: [["search", { q: "a" }]], content: null },
+  },
+  {
+    name: "Muse Glimmer: names in single quotes or none",
+    template: GLIMMER,
+    output:
+      " to=search<|message|><atem:function_calls>\n<atem:invoke name='search'>\n<atem:parameter name=q>a" +
+      "</atem:parameter>\n</atem:invoke>\n</atem:function_calls><|eot|>",
+    want: { calls: [["search", { q: "a" }]], content: null },
+  },
+  {
+    name: "Muse Glimmer: an answer that goes on after an end marker and a bare header leaks no markup",
+    template: GLIMMER,
+    output: "Oslo.<|eom|>assistant to=user<|message|>And it is cold.<|eot|>",
+    want: { calls: [], content: "Oslo.\nAnd it is cold." },
+  },
+  {
     name: "Muse Glimmer: a call block in a message to the user is an example, content",
     template: GLIMMER,
     output: ` to=user<|message|>Example: ${MUSE_BLOCK}<|eot|>`,

@@ -114,6 +114,17 @@ function invokedName(p: PegArena, name: string): PegId {
   return p.seq(p.lenient(p.optional(p.literal(`${name}.`)), p.eps()), own);
 }
 
+/** `value` in an attribute's double quotes; for the parser also in single quotes or none, as models write it. */
+function quoted(p: PegArena, value: PegId): PegId {
+  const written = p.seq(p.literal('"'), value, p.literal('"'));
+  return p.lenient(p.choice(written, p.seq(p.literal("'"), value, p.literal("'")), value), written);
+}
+
+/** An attribute's value `text`, captured as `capture`, quoted as {@link quoted} reads it. */
+function attribute(p: PegArena, capture: string, text: string): PegId {
+  return quoted(p, p.capture(capture, p.literal(text)));
+}
+
 /**
  * One tool's call message as the parser reads it: any recipient header, arguments in any order (`call`); and, for
  * the parser, the same tool's invoke written after another in the same block (`more`).
@@ -127,9 +138,7 @@ function parsedCall(p: PegArena, ctx: BuildContext, t: ToolDefinition, i: number
       stops: [PARAM_END],
       forGrammar: false,
     });
-    const head = p.atomic(
-      p.seq(p.literal('<atem:parameter name="'), p.capture(NODE.argName, p.literal(key)), p.literal('">')),
-    );
+    const head = p.atomic(p.seq(p.literal("<atem:parameter name="), attribute(p, NODE.argName, key), p.literal(">")));
     return p.tag(NODE.toolArg, p.seq(head, value, p.literal(PARAM_END)));
   });
   // A message to the user or to the model itself is no call, whatever it holds (as the trigger says); one
@@ -139,7 +148,7 @@ function parsedCall(p: PegArena, ctx: BuildContext, t: ToolDefinition, i: number
     p.not(p.choice(p.literal(`user${MESSAGE}`), p.literal(`self${MESSAGE}`))),
     p.until(MESSAGE),
   );
-  const invoke = p.seq(p.literal('<atem:invoke name="'), invokedName(p, t.function.name), p.literal('">'));
+  const invoke = p.seq(p.literal("<atem:invoke name="), quoted(p, invokedName(p, t.function.name)), p.literal(">"));
   // For the parser also a block without its message's header (`<atem:function_calls>` at the start of a message).
   const head = p.atomic(
     p.seq(
@@ -159,7 +168,12 @@ function parsedCall(p: PegArena, ctx: BuildContext, t: ToolDefinition, i: number
   const closeBlock = p.seq(p.space(), p.literal("</atem:function_calls>"));
   // For the parser a block may hold several invokes (each a call), as models that learned such blocks write
   // them: an invoke's closer then ends its call, the block's closer comes after the last.
-  const blockGoesOn = p.choice(closeBlock, p.and(p.seq(p.space(), p.literal('<atem:invoke name="'))));
+  // The block's closer may also be left out at the end of the output (the call is whole).
+  const blockGoesOn = p.choice(
+    closeBlock,
+    p.and(p.seq(p.space(), p.literal("<atem:invoke name="))),
+    p.seq(p.space(), p.end()),
+  );
   const end = p.lenient(p.seq(closeInvoke, blockGoesOn), p.seq(closeInvoke, closeBlock));
   return {
     call: p.rule(`tool-${i}`, p.tag(NODE.tool, p.seq(head, argList, end))),
@@ -167,9 +181,13 @@ function parsedCall(p: PegArena, ctx: BuildContext, t: ToolDefinition, i: number
   };
 }
 
-/** `<|start|>assistant` before the next message; for the parser also left out before its recipient (` to=…`). */
+/**
+ * `<|start|>assistant` before the next message; for the parser also left out before its recipient (` to=…`), or
+ * `assistant` without its `<|start|>` (as Muse Glimmer's leaked headers read).
+ */
 function nextHeader(p: PegArena): PegId {
-  return p.lenient(p.choice(p.literal(START), p.and(to(p))), p.literal(START));
+  const bare = p.seq(p.literal("assistant"), p.and(to(p)));
+  return p.lenient(p.choice(p.literal(START), bare, p.and(to(p))), p.literal(START));
 }
 
 /** ` to=`, a recipient; for the parser also without its space (the first header, right after the prompt). */
@@ -209,6 +227,10 @@ function build(req: NormalizedRequest): DedicatedBuild {
       p.literal(MESSAGE),
       p.capture(NODE.content, p.until(EOT, EOM)),
     );
+    // For the parser the answer may go on in further messages to the user (`Oslo.<|eom|><|start|>assistant
+    // to=user<|message|>And it is cold.`, also after `<|eot|>` or with a bare `assistant` header), as Muse
+    // Glimmer's leaked headers read: one answer.
+    const later = p.zeroOrMore(p.seq(p.choice(p.literal(EOM), p.literal(EOT)), p.space(), nextHeader(p), final));
     if (useTools) {
       const ctx = dedicatedBuildContext(p, req);
       const parsed = req.tools.map((t, i) => parsedCall(p, ctx, t, i));
@@ -239,14 +261,15 @@ function build(req: NormalizedRequest): DedicatedBuild {
       const blocks = req.readsParallel
         ? p.zeroOrMore(p.choice(section, piece))
         : p.seq(p.optional(piece), p.optional(section), p.zeroOrMore(piece));
-      const headerless = p.seq(p.not(to(p)), p.optional(p.literal(MESSAGE)), blocks, ending);
-      const answer = p.lenient(p.choice(p.seq(final, ending), headerless), p.seq(final, ending));
+      const headerless = p.seq(p.not(to(p)), p.optional(p.literal(MESSAGE)), blocks, later, ending);
+      const answer = p.lenient(p.choice(p.seq(final, later, ending), headerless), p.seq(final, ending));
       last =
         req.toolChoice === "required"
           ? p.choice(callMessages, answerThenCalls)
           : p.choice(callMessages, answerThenCalls, answer);
     } else {
-      last = p.seq(final, ending);
+      const headerless = p.seq(p.not(to(p)), p.capture(NODE.content, p.until(EOT, EOM)));
+      last = p.lenient(p.seq(p.choice(final, headerless), later, ending), p.seq(final, ending));
     }
   }
   const body = p.seq(earlier, p.lenient(p.choice(last, p.seq(lastThought, ending)), last));
