@@ -121,12 +121,13 @@ function callOf(ctx: BuildContext, f: ToolFormatAnalysis, name: string, schema: 
   } else {
     const all = [nameField, argsField, ...idFields].sort((a, b) => order(a.key) - order(b.key));
     body = fields(ctx, all);
-    // The parser reads the fields in any order, the arguments also under the other usual key.
-    if (!ctx.forGrammar)
-      body = p.lenient(
-        anyOrder(ctx, { key: leaf(nameKey), node: nameField.node }, [argsField, ...idFields], argsKey, args),
-        body,
-      );
+    // The parser reads the fields in any order, the name also under the usual key ("name" where the template
+    // writes "tool_name"), the arguments also under the other usual key.
+    if (!ctx.forGrammar) {
+      const usual = leaf(nameKey) === NAME_KEY ? [] : [p.seq(keyColon(ctx, NAME_KEY), nameValue)];
+      const name = { keys: [leaf(nameKey), NAME_KEY], node: p.choice(nameField.node, ...usual) };
+      body = p.lenient(anyOrder(ctx, name, [argsField, ...idFields], argsKey, args), body);
+    }
   }
   // Models trained on OpenAI data sometimes add the wrapper's "type": "function".
   const typeField = f.openaiWrapperTrigger
@@ -151,6 +152,8 @@ function callOf(ctx: BuildContext, f: ToolFormatAnalysis, name: string, schema: 
 
 /** Keys models use for a call's arguments. */
 const ARGUMENT_KEYS = ["arguments", "parameters"];
+/** The key models use for a call's name. */
+const NAME_KEY = "name";
 
 /**
  * For the parser: the call's fields in any order (each once in practice), the arguments under either usual key,
@@ -159,14 +162,14 @@ const ARGUMENT_KEYS = ["arguments", "parameters"];
  */
 function anyOrder(
   ctx: BuildContext,
-  name: { key: string; node: PegId },
+  name: { keys: string[]; node: PegId },
   parts: { key: string; node: PegId }[],
   argsKey: string,
   args: PegId,
 ): PegId {
   const { p } = ctx;
   const aliases = ARGUMENT_KEYS.filter((k) => k !== argsKey).map((k) => p.seq(keyColon(ctx, k), args));
-  const known = [name.key, ...ARGUMENT_KEYS, ...parts.map((x) => x.key)].map((k) => quotedKey(ctx, k));
+  const known = [...name.keys, ...ARGUMENT_KEYS, ...parts.map((x) => x.key)].map((k) => quotedKey(ctx, k));
   const quote = (): PegId => p.choice(p.literal('"'), p.literal("'"));
   const extra = p.seq(
     p.not(p.choice(...known)),

@@ -216,6 +216,12 @@ const ROWS: RealOutputRow[] = [
     want: { calls: [["search", { q: "a" }]], content: "Markers (`<function=...>`, `<tool_call>`) explained." },
   },
   {
+    name: "a call under the usual keys where the template writes others (Command R7B's tool_name, parameters)",
+    template: "CohereForAI-c4ai-command-r7b-12-2024-tool_use.jinja",
+    output: '<|START_ACTION|>{"name": "search", "arguments": {"q": "a"}}<|END_ACTION|>',
+    want: { calls: [["search", { q: "a" }]], content: null },
+  },
+  {
     name: "a markerless call in a fence, where the format marks its calls, stays content",
     template: QWEN25,
     output: '```json\n{"name": "search", "arguments": {"q": "a"}}\n```',
