@@ -20,6 +20,7 @@ import {
 } from "./build-helpers.js";
 import { ID_CHARS, MAX_ID } from "./build-tools-tagged.js";
 import { NODE } from "./tree-names.js";
+import { inFence } from "./fenced-calls.js";
 
 /** `"key" : ` */
 function keyColon(ctx: BuildContext, key: string): PegId {
@@ -150,6 +151,11 @@ function callOf(ctx: BuildContext, f: ToolFormatAnalysis, name: string, schema: 
   return p.lenient(p.choice(call, doubled), call);
 }
 
+/** For the parser also `calls` in a Markdown fence inside the format's markers (`<tool_call>\n```json\n{…}\n````). */
+function fencedInside(ctx: BuildContext, calls: PegId): PegId {
+  return ctx.forGrammar ? calls : ctx.p.lenient(ctx.p.choice(calls, inFence(ctx.p, calls)), calls);
+}
+
 /** Keys models use for a call's arguments. */
 const ARGUMENT_KEYS = ["arguments", "parameters"];
 /** The key models use for a call's name. */
@@ -249,13 +255,19 @@ export function buildJsonTools(ctx: BuildContext, f: ToolFormatAnalysis): PegId 
     // For the parser the per-call closer is the call's text (a call that is not one leaves it as content).
     const end =
       ctx.forGrammar || f.perCallEnd === "" ? marker(p, f.perCallEnd) : p.tag(NODE.callEnd, marker(p, f.perCallEnd));
-    const one = p.seq(marker(p, f.perCallStart), p.space(), wrapArray(ctx, f, call, inner), p.space(), end);
+    const one = p.seq(
+      marker(p, f.perCallStart),
+      p.space(),
+      fencedInside(ctx, wrapArray(ctx, f, call, inner)),
+      p.space(),
+      end,
+    );
     calls = p.seq(one, outer(p.seq(p.space(), one)));
   } else {
     calls = p.seq(
       marker(p, f.sectionStart),
       p.space(),
-      wrapArray(ctx, f, call, more),
+      fencedInside(ctx, wrapArray(ctx, f, call, more)),
       p.space(),
       marker(p, f.sectionEnd),
     );

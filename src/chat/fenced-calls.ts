@@ -33,6 +33,16 @@ function fenceInMarkers(t: ToolsAnalysis): boolean {
 }
 
 /**
+ * `inner` in a Markdown code fence (a language word allowed), whose closing fence may be left out at the end.
+ *
+ * @example
+ * const fenced = inFence(p, call); // "```json\n{…}\n```"
+ */
+export function inFence(p: PegArena, inner: PegId): PegId {
+  return p.seq(fenceOpen(p), inner, p.space(), p.choice(p.literal(FENCE), p.end()));
+}
+
+/**
  * A whole fence that holds only calls, as a call section; null where the format sets no fenced
  * calls, or writes a fence itself. The closing fence may be left out at the end of the output
  * (the model stopped right after its calls). Built once per parser: its nodes are shared.

@@ -222,6 +222,12 @@ const ROWS: RealOutputRow[] = [
     want: { calls: [["search", { q: "a" }]], content: null },
   },
   {
+    name: "a call in a fence inside its markers",
+    template: QWEN25,
+    output: '<tool_call>\n```json\n{"name": "search", "arguments": {"q": "a"}}\n```\n</tool_call>',
+    want: { calls: [["search", { q: "a" }]], content: null },
+  },
+  {
     name: "a markerless call in a fence, where the format marks its calls, stays content",
     template: QWEN25,
     output: '```json\n{"name": "search", "arguments": {"q": "a"}}\n```',

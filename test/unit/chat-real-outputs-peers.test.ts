@@ -227,6 +227,14 @@ const ROWS: RealOutputRow[] = [
     want: { calls: [], content: "answer" },
   },
   {
+    name: "GPT-OSS: reasoning ended with a call's <|call|>, then a call and the answer",
+    template: GPT_OSS,
+    output:
+      "<|channel|>analysis<|message|>Inspect.<|call|><|channel|>commentary to=functions.search<|message|>" +
+      '{"q": "a"}<|call|><|channel|>final<|message|>Done.<|end|>',
+    want: { calls: [["search", { q: "a" }]], content: "Done." },
+  },
+  {
     name: "GPT-OSS: an answer written without a channel",
     template: GPT_OSS,
     output: "<|message|>Hello, Müller 👋.<|end|>",

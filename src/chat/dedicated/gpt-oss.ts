@@ -100,8 +100,10 @@ function build(req: NormalizedRequest): DedicatedBuild {
         p.until(END, "<|return|>", "<|call|>"),
       ),
     );
-  // For the parser also `<|return|>`, the turn's end, where a message other than the answer is the last.
-  const end = p.lenient(p.optional(p.seq(gap, p.choice(p.literal(END), p.literal("<|return|>")))), p.literal(END));
+  // For the parser also `<|return|>`, the turn's end, where a message other than the answer is the last, and
+  // `<|call|>`, a call's end, where a model ends another message with it.
+  const ends = p.choice(p.literal(END), p.literal("<|return|>"), p.literal("<|call|>"));
+  const end = p.lenient(p.optional(p.seq(gap, ends)), p.literal(END));
   const next = p.lenient(p.seq(gap, p.choice(start, p.and(p.literal("<|channel|>")))), p.literal(START));
   // Models sometimes put a stray commentary channel (and recipient) before the real one.
   const stray = p.optional(p.seq(channel("commentary"), p.optional(p.literal(" to=assistant"))));
