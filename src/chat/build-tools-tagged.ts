@@ -204,7 +204,8 @@ function callOf(ctx: BuildContext, t: ToolsAnalysis, name: string | null, schema
   const call = p.seq(...items);
   const selfClosed = ctx.forGrammar || name === null ? null : selfClosingCall(ctx, t, name);
   const tagNamed = ctx.forGrammar || name === null || handle !== null ? null : nameTagCall(ctx, t, name, args);
-  const variants = [selfClosed, call, tagNamed].filter((v): v is PegId => v !== null);
+  const bareNamed = ctx.forGrammar || name === null || handle !== null ? null : bareNameCall(ctx, t, name, args);
+  const variants = [selfClosed, call, tagNamed, bareNamed].filter((v): v is PegId => v !== null);
   return p.tag(NODE.tool, variants.length === 1 ? call : p.lenient(p.choice(...variants), call));
 }
 
@@ -304,6 +305,23 @@ function nameTagCall(ctx: BuildContext, t: ToolsAnalysis, name: string, args: Pe
   const open = p.atomic(p.seq(p.literal("<"), p.capture(NODE.toolName, p.literal(name)), p.literal(">")));
   const close = p.choice(callCloser(ctx, t), p.literal(`</${name}>`));
   return p.seq(open, p.space(), args, p.space(), p.tag(NODE.callEnd, close));
+}
+
+/**
+ * For the parser: a call whose function tag is left out, the declared name alone on its line before the arguments
+ * (`<tool_call>\nfile_info\n<parameter=path>…` for `<function=file_info>`), as Qwen 3.6 writes it and vMLX's tests read
+ * it; with the same conditions as {@link nameTagCall}, and only where an argument's tag follows the name.
+ */
+function bareNameCall(ctx: BuildContext, t: ToolsAnalysis, name: string, args: PegId): PegId | null {
+  const { p } = ctx;
+  const fn = t.function;
+  const argTag = core(t.arguments.namePrefix);
+  if (tagBeforeEquals(fn.namePrefix) === undefined || fn.close === "" || fn.argsSeparator !== "") return null;
+  if (t.callId.position !== "NONE" || t.format.mode !== "TAG_WITH_TAGGED" || argTag === "") return null;
+  const open = p.atomic(
+    p.seq(p.capture(NODE.toolName, p.literal(name)), p.chars(" \t\r\n", 1, 8), p.and(p.literal(argTag))),
+  );
+  return p.seq(open, args, p.space(), p.tag(NODE.callEnd, callCloser(ctx, t)));
 }
 
 /** The tool-call part for tag-based formats (a trigger rule starting the lazy grammar). */

@@ -24,6 +24,17 @@ const GLIMMER = "muse-glimmer.jinja";
 
 const ROWS: RealOutputRow[] = [
   {
+    name: "a call whose function tag is left out, the declared name alone on its line (Qwen 3.6); prose is text",
+    template: CODER,
+    output:
+      "I will look.\n<tool_call>\nsearch\n<parameter=q>\na\n</parameter>\n</function>\n</tool_call>\n" +
+      "Then search\n<parameter=q>b</parameter> stays text.",
+    want: {
+      calls: [["search", { q: "a" }]],
+      content: "I will look.\n\nThen search\n<parameter=q>b</parameter> stays text.",
+    },
+  },
+  {
     name: "a call whose function tag is the declared name itself (`<search>`), as Nemotron 3 writes it; prose is text",
     template: CODER,
     output:
