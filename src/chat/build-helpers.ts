@@ -192,6 +192,7 @@ export {
   tagBeforeEquals,
   counterMarker,
   identifierEnd,
+  withoutSpecialTokens,
 } from "./build-markers.js";
 
 /** A schema that says nothing of its values' types (`{}`, a description only). */

@@ -56,6 +56,22 @@ function markupWord(p: PegArena, word: string): PegId {
   return attributeWord(p, word);
 }
 
+/**
+ * The words of a marker without its special tokens (`function call` for
+ * `<|message_sep|>\n\nfunction call<|role_sep|>`), as stacks that decode without special tokens leave it; "" where
+ * no word of three letters or more remains, or no special token was taken out.
+ *
+ * @example
+ * withoutSpecialTokens("<|message_sep|>\n\nfunction call<|role_sep|>\n"); // "function call"
+ */
+export function withoutSpecialTokens(text: string): string {
+  const words = text
+    .replace(/<[|｜][^<>]{1,40}?[|｜]>/g, " ")
+    .trim()
+    .replace(/\s+/g, " ");
+  return words !== text.trim() && /[A-Za-z]{3}/.test(words) && !/[<>]/.test(words) ? words : "";
+}
+
 /** SentencePiece's space glyph, which DeepSeek's special tokens hold (`<｜tool▁calls▁begin｜>`). */
 export const SPACE_GLYPH = "\u2581";
 

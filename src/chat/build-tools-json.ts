@@ -17,6 +17,7 @@ import {
   quotedName,
   ruleName,
   toolParameters,
+  withoutSpecialTokens,
 } from "./build-helpers.js";
 import { ID_CHARS, MAX_ID } from "./build-tools-tagged.js";
 import { NODE } from "./tree-names.js";
@@ -156,6 +157,20 @@ function fencedInside(ctx: BuildContext, calls: PegId): PegId {
   return ctx.forGrammar ? calls : ctx.p.lenient(ctx.p.choice(calls, inFence(ctx.p, calls)), calls);
 }
 
+/**
+ * The section's opener; for the parser also its words without its special tokens (`function call{…}` for
+ * `<|message_sep|>\n\nfunction call<|role_sep|>\n{…}`), as stacks that decode without special tokens leave it.
+ */
+function sectionOpener(ctx: BuildContext, opener: string): PegId {
+  const { p } = ctx;
+  const written = marker(p, opener);
+  const words = withoutSpecialTokens(opener);
+  if (ctx.forGrammar || words === "") return written;
+  // Only right before the calls' JSON: while the written opener is still arriving its words must not match.
+  const json = p.and(p.seq(p.space(), p.choice(p.literal("{"), p.literal("["))));
+  return p.lenient(p.choice(written, p.seq(marker(p, words), json)), written);
+}
+
 /** Keys models use for a call's arguments. */
 const ARGUMENT_KEYS = ["arguments", "parameters"];
 /** The key models use for a call's name. */
@@ -265,7 +280,7 @@ export function buildJsonTools(ctx: BuildContext, f: ToolFormatAnalysis): PegId 
     calls = p.seq(one, outer(p.seq(p.space(), one)));
   } else {
     calls = p.seq(
-      marker(p, f.sectionStart),
+      sectionOpener(ctx, f.sectionStart),
       p.space(),
       fencedInside(ctx, wrapArray(ctx, f, call, more)),
       p.space(),

@@ -22,6 +22,7 @@ import {
   maybeFenced,
   sectionsBetween,
   sectionsThenText,
+  withoutSpecialTokens,
 } from "./build-helpers.js";
 import { buildJsonTools, specialToken } from "./build-tools-json.js";
 import { buildPythonicTools, pythonicTriggerWord } from "./build-tools-pythonic.js";
@@ -335,8 +336,12 @@ function openersOf(a: TemplateAnalysis): string[] {
   const t = a.tools;
   const only = (word: string): string[] => (word === "" ? [] : wordSpellings(word));
   switch (t.format.mode) {
-    case "JSON_NATIVE":
-      return only(core(t.format.sectionStart) || core(t.format.perCallStart));
+    case "JSON_NATIVE": {
+      const opener = core(t.format.sectionStart) || core(t.format.perCallStart);
+      // Also the opener's words without its special tokens (see sectionOpener in build-tools-json.ts).
+      const words = core(t.format.sectionStart) === "" ? "" : withoutSpecialTokens(t.format.sectionStart);
+      return [...only(opener), ...only(words)];
+    }
     case "PYTHONIC":
       return only(pythonicTriggerWord(t));
     case "TAG_WITH_JSON":

@@ -65,6 +65,15 @@ const SPACE_RANGES = [
  * @example
  * p.rule("e", () => p.seq(p.ref("e"), p.literal("+"))); // parsing it throws PegLeftRecursionError
  */
+
+/** The first offset from `from` up to `before` where the rest of `input` begins one of `delimiters`, or -1. */
+function partialDelimiter(delimiters: readonly string[], input: PegText, from: number, before: number): number {
+  for (let i = from; i < before; i++) {
+    const tail = input.slice(i);
+    if (delimiters.some((d) => d.length > tail.length && d.startsWith(tail))) return i;
+  }
+  return -1;
+}
 export class PegLeftRecursionError extends Error {
   constructor(rule: string, pos: number) {
     super(`PEG rule ${JSON.stringify(rule)} is left-recursive (re-entered at offset ${pos})`);
@@ -314,7 +323,18 @@ class Engine {
       const i = this.nextIndex(d, from);
       if (i >= 0 && (found < 0 || i < found)) found = i;
     }
+    const longest = Math.max(...delimiters.map((d) => d.length));
     if (found >= 0) {
+      // A longer delimiter may be arriving from before the one found (`<|sep|>\n\nfunction call<` before
+      // `function call`): the text stops there until it is known.
+      const starting = this.final
+        ? -1
+        : partialDelimiter(delimiters, input, Math.max(from, input.length - longest + 1), found);
+      if (starting >= 0) {
+        this.eof = true;
+        this.resumeOut = Math.max(pos, input.length - longest + 1);
+        return { s: MORE, end: starting, nodes: NO_NODES };
+      }
       this.resumeOut = undefined;
       return { s: OK, end: found, nodes: NO_NODES };
     }
@@ -324,7 +344,6 @@ class Engine {
       return { s: OK, end: input.length, nodes: NO_NODES };
     }
     // A delimiter may be starting at the very end: stop the text before it.
-    const longest = Math.max(...delimiters.map((d) => d.length));
     let end = input.length;
     for (let i = Math.max(from, input.length - longest + 1); i < input.length; i++) {
       const tail = input.slice(i);

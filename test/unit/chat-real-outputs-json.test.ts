@@ -228,6 +228,18 @@ const ROWS: RealOutputRow[] = [
     want: { calls: [["search", { q: "a" }]], content: null },
   },
   {
+    name: "a call opener's words without its special tokens (GigaChat 3, decoded without special tokens)",
+    template: "GigaChat3-10B-A1.8B.jinja",
+    output: 'Let me check. function call{"name": "search", "arguments": {"q": "a"}}',
+    want: { calls: [["search", { q: "a" }]], content: "Let me check." },
+  },
+  {
+    name: "the opener's words in prose before no call are text",
+    template: "GigaChat3-10B-A1.8B.jinja",
+    output: "This function call is done.",
+    want: { calls: [], content: "This function call is done." },
+  },
+  {
     name: "a markerless call in a fence, where the format marks its calls, stays content",
     template: QWEN25,
     output: '```json\n{"name": "search", "arguments": {"q": "a"}}\n```',

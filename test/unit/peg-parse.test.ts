@@ -276,6 +276,17 @@ describe("PEG streaming", () => {
     expect(large).toBeLessThan(small * 1.5);
   });
 
+  test("text stops before a longer delimiter still arriving that holds a shorter one found in it", () => {
+    const q = new PegArena();
+    const top = q.seq(q.capture("t", q.until("<|sep|>call<|role|>", "call")), q.rest());
+    const text = (r: PegParseResult): string[] => findPegNodes(r.nodes, "t").map((n) => r.source.slice(n.start, n.end));
+    const partial = parsePeg(q, top, "hi <|sep|>call<", { partial: true });
+    expect([partial.status, text(partial)]).toEqual(["need-more", ["hi "]]);
+    expect(text(parsePeg(q, top, "hi <|sep|>call<|role|>"))).toEqual(["hi "]);
+    // Whole, the shorter delimiter found inside a longer one that never came ends the text.
+    expect(text(parsePeg(q, top, "hi <|sep|>call<x"))).toEqual(["hi <|sep|>"]);
+  });
+
   test("text that stops at many delimiters and goes on scans each character a bounded number of times", () => {
     // Chat content that may hold a JSON call: text up to an opener or a `{`, a `{` that opens no call, and on.
     const q = new PegArena();
