@@ -183,7 +183,12 @@ function build(req: NormalizedRequest): DedicatedBuild {
     // that drops special tokens writes `call:NAME{…}`): its braces still close it.
     const names = p.choice(...req.tools.map((t) => p.literal(t.function.name)));
     const bareHead = p.seq(p.literal("call:"), names, p.literal("{"));
-    const opener = p.lenient(p.choice(p.literal(CALL), p.seq(p.and(bareHead), p.literal("call:"))), p.literal(CALL));
+    // Also `<|tool_call>:NAME{…}`, the `call` left out (as Ollama's users report Gemma 4 writing it).
+    const uncalled = p.seq(p.literal("<|tool_call>:"), p.and(p.seq(names, p.literal("{"))));
+    const opener = p.lenient(
+      p.choice(p.literal(CALL), uncalled, p.seq(p.and(bareHead), p.literal("call:"))),
+      p.literal(CALL),
+    );
     const closer = p.lenient(p.optional(p.literal(CALL_END)), p.literal(CALL_END));
     const one = p.seq(opener, p.choice(...calls), closer);
     // A bare call starts the output or follows a space or punctuation: `recall:f{` or a quoted `"call:f{…}"` in

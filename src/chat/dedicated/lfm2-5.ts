@@ -176,8 +176,9 @@ function build(req: NormalizedRequest): DedicatedBuild {
           p.literal(CALLS_START),
           p.lenient(p.space(), p.eps()),
           p.lenient(p.choice(list, p.seq(jsonCalls, p.space()), unbracketed), list),
-          // The parser reads a section its model left unclosed (`…(a=1)]` at the end); the grammar writes it.
-          p.lenient(p.optional(p.literal(CALLS_END)), p.literal(CALLS_END)),
+          // The parser reads a section its model left unclosed (`…(a=1)]` at the end), and whitespace before its
+          // closer (`…] <|tool_call_end|>`); the grammar writes the closer right after the list.
+          p.lenient(p.optional(p.seq(p.space(), p.literal(CALLS_END))), p.literal(CALLS_END)),
         ),
       ),
       { trigger: true },
