@@ -144,17 +144,12 @@ export class MessageMapper {
     // Markers read after a call that is not one are its text: the content goes on from there.
     if (owedFrom >= 0 && owedFrom < this.cutAt) this.cutAt = owedFrom;
     // An open section's text after its last call (past the space that separates calls) was no
-    // call's, nor any text's: it is content, and reading goes on past it as after a broken call
-    // (`<tool_call>good</tool_call><tool_call>broken</tool_call><tool_call>good</tool_call>`).
-    let tail = false;
+    // call's, nor any text's: it is content.
     if (tailFrom >= this.base) {
       const after = this.pastSpace(Math.max(tailFrom, this.output.textEnd));
-      if (after < this.cutAt) {
-        this.cutAt = after;
-        tail = true;
-      }
+      if (after < this.cutAt) this.cutAt = after;
     }
-    if (textFrom < 0) return tail;
+    if (textFrom < 0) return false;
     this.cutAt = textFrom;
     return true;
   }
