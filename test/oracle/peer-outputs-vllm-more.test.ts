@@ -2,4 +2,4 @@
 // chat template of its family, through toolwright's own params and parser: a ratchet (see describePeerRatchet).
 import { describePeerRatchet } from "../helpers/peer-cases.js";
 
-describePeerRatchet("vllm-more", "vLLM's other tool-parser tests", { count: 165, read: 134 });
+describePeerRatchet("vllm-more", "vLLM's other tool-parser tests", { count: 165, read: 137 });
