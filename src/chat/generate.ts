@@ -126,6 +126,7 @@ export function generateChatParams(
   const mapping: ChatMappingOptions = {
     ...built.mapping,
     ...(req.reasoningInline ? { reasoningInline: true } : {}),
+    ...(req.readsParallel ? {} : { readsOneCall: true }),
     ...reasoningInContent(built, req, analysis),
     // Finished calls' arguments are checked against the schemas (call-finish.ts).
     toolParameters: Object.fromEntries(req.tools.map((t) => [t.function.name, toolParameters(t)])),

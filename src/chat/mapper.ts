@@ -144,12 +144,17 @@ export class MessageMapper {
     // Markers read after a call that is not one are its text: the content goes on from there.
     if (owedFrom >= 0 && owedFrom < this.cutAt) this.cutAt = owedFrom;
     // An open section's text after its last call (past the space that separates calls) was no
-    // call's, nor any text's: it is content.
+    // call's, nor any text's: it is content, and where the request reads more calls, reading goes on
+    // past it as after a broken call (`<tool_call>…</tool_call><tool_call>broken</tool_call><tool_call>…`).
+    let tail = false;
     if (tailFrom >= this.base) {
       const after = this.pastSpace(Math.max(tailFrom, this.output.textEnd));
-      if (after < this.cutAt) this.cutAt = after;
+      if (after < this.cutAt) {
+        this.cutAt = after;
+        tail = this.mapping.readsOneCall !== true;
+      }
     }
-    if (textFrom < 0) return false;
+    if (textFrom < 0) return tail;
     this.cutAt = textFrom;
     return true;
   }

@@ -132,6 +132,11 @@ export interface ChatMappingOptions {
    * is one with `{}` where its tool requires no argument (calls inside the format's markers).
    */
   argumentsRequired?: boolean | "where-declared";
+  /**
+   * The request reads one call (parallel calls off): after a call, a section's further text is content and no
+   * reading goes on past it (see MessageMapper.closeStructures).
+   */
+  readsOneCall?: boolean;
   /** Each tool's parameter schema, by name: finished calls' arguments are checked against it. */
   toolParameters?: Record<string, unknown>;
   /**

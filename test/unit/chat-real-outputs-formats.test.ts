@@ -24,6 +24,36 @@ const GLIMMER = "muse-glimmer.jinja";
 
 const ROWS: RealOutputRow[] = [
   {
+    name: "a broken call between two calls: both calls, the broken one's text content",
+    template: CODER,
+    output:
+      "<tool_call>\n<function=search>\n<parameter=q>a</parameter>\n</function>\n</tool_call>\n" +
+      "<tool_call>\nno function tag here\n</tool_call>\n" +
+      "<tool_call>\n<function=search>\n<parameter=q>b</parameter>\n</function>\n</tool_call>",
+    want: {
+      calls: [
+        ["search", { q: "a" }],
+        ["search", { q: "b" }],
+      ],
+      content: "<tool_call>\nno function tag here\n</tool_call>",
+    },
+  },
+  {
+    name: "GLM: a call without its name between two calls",
+    template: GLM46,
+    output:
+      "<tool_call>search\n<arg_key>q</arg_key>\n<arg_value>a</arg_value>\n</tool_call>\n" +
+      "<tool_call>\n<arg_key>q</arg_key>\n<arg_value>x</arg_value>\n</tool_call>\n" +
+      "<tool_call>search\n<arg_key>q</arg_key>\n<arg_value>b</arg_value>\n</tool_call>",
+    want: {
+      calls: [
+        ["search", { q: "a" }],
+        ["search", { q: "b" }],
+      ],
+      content: "<tool_call>\n<arg_key>q</arg_key>\n<arg_value>x</arg_value>\n</tool_call>",
+    },
+  },
+  {
     name: "LFM2.5: whitespace before the section's closer",
     template: LFM2,
     output: '<|tool_call_start|>[search(q="a")] <|tool_call_end|>',
