@@ -21,7 +21,7 @@
 import { rangesContain } from "../grammar/internal.js";
 import type { PegArena } from "./peg-arena.js";
 import type { PegId, PegNode } from "./peg-nodes.js";
-import { PegText, type PegTextSource } from "./peg-text.js";
+import { PegText, partialDelimiter, type PegTextSource } from "./peg-text.js";
 import {
   NO_NODES,
   TreeNode,
@@ -66,14 +66,6 @@ const SPACE_RANGES = [
  * p.rule("e", () => p.seq(p.ref("e"), p.literal("+"))); // parsing it throws PegLeftRecursionError
  */
 
-/** The first offset from `from` up to `before` where the rest of `input` begins one of `delimiters`, or -1. */
-function partialDelimiter(delimiters: readonly string[], input: PegText, from: number, before: number): number {
-  for (let i = from; i < before; i++) {
-    const tail = input.slice(i);
-    if (delimiters.some((d) => d.length > tail.length && d.startsWith(tail))) return i;
-  }
-  return -1;
-}
 export class PegLeftRecursionError extends Error {
   constructor(rule: string, pos: number) {
     super(`PEG rule ${JSON.stringify(rule)} is left-recursive (re-entered at offset ${pos})`);

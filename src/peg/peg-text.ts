@@ -140,3 +140,19 @@ export class PegText implements PegTextSource {
     return parts.join("");
   }
 }
+
+/**
+ * The first offset from `from` up to `before` where the rest of `input` begins one of `delimiters` (a delimiter
+ * still arriving at the end of streamed text), or -1.
+ *
+ * @example
+ * // `input` holds "hi <|sep|>call<" (15 characters): the longer delimiter may be arriving from offset 3.
+ * partialDelimiter(["<|sep|>call<|role|>", "call"], input, 0, 10); // 3
+ */
+export function partialDelimiter(delimiters: readonly string[], input: PegText, from: number, before: number): number {
+  for (let i = from; i < before; i++) {
+    const tail = input.slice(i);
+    if (delimiters.some((d) => d.length > tail.length && d.startsWith(tail))) return i;
+  }
+  return -1;
+}
