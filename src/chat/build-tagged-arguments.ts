@@ -117,9 +117,13 @@ export function taggedArgument(
       value = p.choice(cdataString(p, inner), value);
     }
     const written = a.valuePrefix !== "" ? valueMarker(ctx, a.valuePrefix, true, { keepTrail }) : p.eps();
-    const prefix = ctx.forGrammar
+    let prefix = ctx.forGrammar
       ? written
       : eitherQuote(p, a.valuePrefix, written, (t) => valueMarker(ctx, t, true, { keepTrail }));
+    // For the parser also a value whose opening tag is left out where its closing tag ends it
+    // (`<arg_key>q</arg_key>text</arg_value>`, as llama.cpp's users report GLM writing it).
+    if (!ctx.forGrammar && core(a.valuePrefix).startsWith("<") && suffixCore.startsWith("</"))
+      prefix = p.lenient(p.choice(prefix, p.not(p.seq(p.space(), p.literal(core(a.valuePrefix).slice(0, 2))))), prefix);
     alternatives.push(p.seq(prefix, value));
   }
   // A string value keeps its own trailing whitespace: the suffix takes only its learned whitespace.

@@ -54,6 +54,12 @@ const ROWS: RealOutputRow[] = [
     },
   },
   {
+    name: "GLM: a string value whose opening tag is left out, its closing tag written",
+    template: GLM,
+    output: "<tool_call>search<arg_key>q</arg_key>how many days left</arg_value></tool_call>",
+    want: { calls: [["search", { q: "how many days left" }]], content: null },
+  },
+  {
     name: "LFM2.5: whitespace before the section's closer",
     template: LFM2,
     output: '<|tool_call_start|>[search(q="a")] <|tool_call_end|>',
