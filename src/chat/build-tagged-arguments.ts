@@ -122,8 +122,11 @@ export function taggedArgument(
       : eitherQuote(p, a.valuePrefix, written, (t) => valueMarker(ctx, t, true, { keepTrail }));
     // For the parser also a value whose opening tag is left out where its closing tag ends it
     // (`<arg_key>q</arg_key>text</arg_value>`, as llama.cpp's users report GLM writing it).
-    if (!ctx.forGrammar && core(a.valuePrefix).startsWith("<") && suffixCore.startsWith("</"))
-      prefix = p.lenient(p.choice(prefix, p.not(p.seq(p.space(), p.literal(core(a.valuePrefix).slice(0, 2))))), prefix);
+    const opener = core(a.valuePrefix);
+    if (!ctx.forGrammar && opener.startsWith("<") && suffixCore.startsWith("</")) {
+      const leftOut = p.not(p.seq(p.space(), p.literal(opener.slice(0, 2))));
+      prefix = p.lenient(p.choice(prefix, leftOut), prefix);
+    }
     alternatives.push(p.seq(prefix, value));
   }
   // A string value keeps its own trailing whitespace: the suffix takes only its learned whitespace.

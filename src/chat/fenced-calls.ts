@@ -33,13 +33,14 @@ function fenceInMarkers(t: ToolsAnalysis): boolean {
 }
 
 /**
- * `inner` in a Markdown code fence (a language word allowed), whose closing fence may be left out at the end.
+ * `inner` in a Markdown code fence (a language word allowed; `fence`: ``` or ~~~), whose closing fence may be left out
+ * at the end.
  *
  * @example
  * const fenced = inFence(p, call); // "```json\n{…}\n```"
  */
-export function inFence(p: PegArena, inner: PegId): PegId {
-  return p.seq(fenceOpen(p), inner, p.space(), p.choice(p.literal(FENCE), p.end()));
+export function inFence(p: PegArena, inner: PegId, fence = FENCE): PegId {
+  return p.seq(fenceOpen(p, fence), inner, p.space(), p.choice(p.literal(fence), p.end()));
 }
 
 /**
@@ -53,8 +54,7 @@ export function inFence(p: PegArena, inner: PegId): PegId {
 export function fencedSection(ctx: BuildContext, t: ToolsAnalysis): PegId | null {
   const { p } = ctx;
   if (ctx.forGrammar || ctx.fencedCalls === undefined || fenceInMarkers(t)) return null;
-  const close = p.choice(p.literal(FENCE), p.end());
-  return p.tag(NODE.toolSection, p.seq(fenceOpen(p), ctx.fencedCalls, p.space(), close));
+  return p.tag(NODE.toolSection, inFence(p, ctx.fencedCalls));
 }
 
 /**
@@ -68,10 +68,9 @@ export function quotedCalls(ctx: BuildContext, t: ToolsAnalysis): PegId | null {
   const { p } = ctx;
   const calls = ctx.quotedCalls;
   if (ctx.forGrammar || calls === undefined || fenceInMarkers(t)) return null;
-  const inFence = (fence: string): PegId =>
-    p.seq(fenceOpen(p, fence), calls, p.space(), p.choice(p.literal(fence), p.end()));
   // Atomic: until its closer says it is quoted, the text stops before it (a stream shows none of it yet).
-  return p.atomic(p.choice(p.seq(p.literal("`"), calls, p.literal("`")), inFence(FENCE), inFence(TILDES)));
+  const inline = p.seq(p.literal("`"), calls, p.literal("`"));
+  return p.atomic(p.choice(inline, inFence(p, calls), inFence(p, calls, TILDES)));
 }
 
 /** Whether `text` starts as calls quoted as code do ({@link quotedCalls}): with a backtick or a `~~~` fence. */

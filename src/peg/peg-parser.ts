@@ -65,7 +65,6 @@ const SPACE_RANGES = [
  * @example
  * p.rule("e", () => p.seq(p.ref("e"), p.literal("+"))); // parsing it throws PegLeftRecursionError
  */
-
 export class PegLeftRecursionError extends Error {
   constructor(rule: string, pos: number) {
     super(`PEG rule ${JSON.stringify(rule)} is left-recursive (re-entered at offset ${pos})`);
@@ -315,37 +314,24 @@ class Engine {
       const i = this.nextIndex(d, from);
       if (i >= 0 && (found < 0 || i < found)) found = i;
     }
-    const longest = Math.max(...delimiters.map((d) => d.length));
-    if (found >= 0) {
-      // A longer delimiter may be arriving from before the one found (`<|sep|>\n\nfunction call<` before
-      // `function call`): the text stops there until it is known.
-      const starting = this.final
-        ? -1
-        : partialDelimiter(delimiters, input, Math.max(from, input.length - longest + 1), found);
-      if (starting >= 0) {
-        this.eof = true;
-        this.resumeOut = Math.max(pos, input.length - longest + 1);
-        return { s: MORE, end: starting, nodes: NO_NODES };
-      }
+    if (this.final) {
+      this.resumeOut = undefined;
+      if (found < 0) this.eof = true;
+      return { s: OK, end: found >= 0 ? found : input.length, nodes: NO_NODES };
+    }
+    // Streamed text stops before a delimiter that may be arriving at the very end, also one that begins before the
+    // delimiter found (`<|sep|>\n\nfunction call<` before `function call`), until it is known.
+    let longest = 0;
+    for (const d of delimiters) if (d.length > longest) longest = d.length;
+    const tail = Math.max(pos, input.length - longest + 1);
+    const starting = partialDelimiter(delimiters, input, Math.max(from, tail), found >= 0 ? found : input.length);
+    if (found >= 0 && starting < 0) {
       this.resumeOut = undefined;
       return { s: OK, end: found, nodes: NO_NODES };
     }
     this.eof = true;
-    if (this.final) {
-      this.resumeOut = undefined;
-      return { s: OK, end: input.length, nodes: NO_NODES };
-    }
-    // A delimiter may be starting at the very end: stop the text before it.
-    let end = input.length;
-    for (let i = Math.max(from, input.length - longest + 1); i < input.length; i++) {
-      const tail = input.slice(i);
-      if (delimiters.some((d) => d.startsWith(tail))) {
-        end = i;
-        break;
-      }
-    }
-    this.resumeOut = Math.max(pos, input.length - longest + 1);
-    return { s: MORE, end, nodes: NO_NODES };
+    this.resumeOut = tail;
+    return { s: MORE, end: starting >= 0 ? starting : input.length, nodes: NO_NODES };
   }
 
   /**
