@@ -76,6 +76,11 @@ export interface BareCalls {
   calls: PegId;
   head: PegId;
   starts: readonly string[];
+  /**
+   * Read only as the whole output (after reasoning): a format whose every call has its own marker, where peers
+   * keep a call-shaped object in prose as text but read a model's output that is nothing but the call.
+   */
+  wholeOutput?: boolean;
 }
 
 /** Most parallel calls per turn a grammar allows unless the request says otherwise. */
@@ -393,4 +398,18 @@ export function jsonCallObject(p: PegArena, name: string, closesCall = false): P
       closesCall ? p.tag(NODE.callEnd, p.literal("}")) : p.literal("}"),
     ),
   );
+}
+
+/**
+ * Reasoning up to its end marker (any of `ends`), or up to a call opener after which no end marker comes: models
+ * go from reasoning straight to a call without its end marker; an opener the model closes reasoning after is text.
+ *
+ * @example
+ * p.capture(NODE.reasoning, reasoningText(p, ["</think>"], ["<tool_call>"]));
+ */
+export function reasoningText(p: PegArena, ends: string[], openers: string[]): PegId {
+  const opener = p.choice(...openers.map((w) => p.literal(w)));
+  const closedLater = p.seq(p.until(...ends), p.choice(...ends.map((e) => p.literal(e))));
+  const piece = p.until(...ends, ...openers);
+  return p.seq(piece, p.zeroOrMore(p.seq(p.and(opener), p.and(closedLater), opener, piece)));
 }

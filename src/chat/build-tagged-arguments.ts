@@ -36,7 +36,9 @@ function jsonValuePrefix(valuePrefix: string): string {
 
 /**
  * For the parser: value markers that flag strings, read in either spelling where `both` (models flag a
- * number as a string, or a string as JSON: `string="true">42`, `string="false">null` for a string).
+ * number as a string, or a string as JSON: `string="true">42`, `string="false">null` for a string), or without
+ * the flag (`<｜DSML｜parameter name="k">v`: the value is then what the schema types it, as avalan, SGLang and
+ * agent-tool-parser read it).
  */
 function valueMarker(ctx: BuildContext, prefix: string, both: boolean, options: { keepTrail?: boolean } = {}): PegId {
   const { p } = ctx;
@@ -44,7 +46,9 @@ function valueMarker(ctx: BuildContext, prefix: string, both: boolean, options: 
   if (ctx.forGrammar || !both || stringFlag === jsonValuePrefix(prefix)) return marker(p, prefix, options);
   const other = prefix === stringFlag ? jsonValuePrefix(prefix) : stringFlag;
   const written = marker(p, prefix, options);
-  return p.lenient(p.choice(written, marker(p, other, options)), written);
+  const unflagged = prefix.replace(/\s*string="(?:true|false)"/, "");
+  const withoutFlag = unflagged.trim() === "" ? [] : [marker(p, unflagged, options)];
+  return p.lenient(p.choice(written, marker(p, other, options), ...withoutFlag), written);
 }
 
 /** One tagged argument: name markers, value markers, the value. */

@@ -8,6 +8,7 @@ import type { PegId } from "../peg/index.js";
 import type { JsonSchema } from "../types.js";
 import type { ToolFormatAnalysis } from "../analysis/index.js";
 import {
+  type BareCalls,
   type BuildContext,
   argumentValue,
   marker,
@@ -223,6 +224,14 @@ export function specialToken(ctx: BuildContext): PegId {
   );
 }
 
+/** JSON calls written without their format's markers: one call object, or a list of them. */
+function bareJson(ctx: BuildContext, call: PegId, more: (item: PegId) => PegId): BareCalls {
+  const { p } = ctx;
+  const list = p.seq(call, more(p.seq(p.space(), p.literal(","), p.space(), call)));
+  const bare = p.choice(p.seq(p.literal("["), p.space(), list, p.space(), p.literal("]")), call);
+  return { calls: bare, head: jsonCallsHead(ctx), starts: ["{", "["] };
+}
+
 /** `{"name": "NAME"`, a declared tool's name, alone or first in a list: how JSON calls start. */
 function jsonCallsHead(ctx: BuildContext): PegId {
   const { p } = ctx;
@@ -278,6 +287,9 @@ export function buildJsonTools(ctx: BuildContext, f: ToolFormatAnalysis): PegId 
       end,
     );
     calls = p.seq(one, outer(p.seq(p.space(), one)));
+    // For the parser also an output that is nothing but the calls, their markers left out (Ollama reads it).
+    if (!ctx.forGrammar && f.perCallStart.trim() !== "")
+      ctx.bareCalls = { ...bareJson(ctx, call, more), wholeOutput: true };
   } else {
     calls = p.seq(
       sectionOpener(ctx, f.sectionStart),
@@ -287,11 +299,7 @@ export function buildJsonTools(ctx: BuildContext, f: ToolFormatAnalysis): PegId 
       marker(p, f.sectionEnd),
     );
     // For the parser also the calls without their section's markers, as models write them (`[{"name": …}]`).
-    if (!ctx.forGrammar && f.sectionStart.trim() !== "") {
-      const list = p.seq(call, more(p.seq(p.space(), p.literal(","), p.space(), call)));
-      const bare = p.choice(p.seq(p.literal("["), p.space(), list, p.space(), p.literal("]")), call);
-      ctx.bareCalls = { calls: bare, head: jsonCallsHead(ctx), starts: ["{", "["] };
-    }
+    if (!ctx.forGrammar && f.sectionStart.trim() !== "") ctx.bareCalls = bareJson(ctx, call, more);
   }
   const taught = f.taughtListStart ?? "";
   if (taught !== "") {

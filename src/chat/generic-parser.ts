@@ -20,6 +20,7 @@ import {
   jsonCallObject,
   marker,
   maybeFenced,
+  reasoningText,
   sectionsBetween,
   sectionsThenText,
   withoutSpecialTokens,
@@ -121,15 +122,6 @@ function emptyReasoningBlock(p: PegArena, a: TemplateAnalysis): PegId | null {
   const { mode, start, end } = a.reasoning;
   if (mode === "NONE" || core(end) === "" || core(start) === "") return null;
   return p.optional(p.seq(p.space(), marker(p, start), p.space(), marker(p, end)));
-}
-
-/** Reasoning up to its end marker (any of `ends`), or up to a call opener after which no end marker comes. */
-function reasoningText(p: PegArena, ends: string[], openers: string[]): PegId {
-  const opener = p.choice(...openers.map((w) => p.literal(w)));
-  const closedLater = p.seq(p.until(...ends), p.choice(...ends.map((e) => p.literal(e))));
-  // Text up to the next end marker or opener; an opener the model closes reasoning after is text.
-  const piece = p.until(...ends, ...openers);
-  return p.seq(piece, p.zeroOrMore(p.seq(p.and(opener), p.and(closedLater), opener, piece)));
 }
 
 /** `"```json" value "```"` or the bare value, as content (inside the content wrapper, if any). */
@@ -257,7 +249,21 @@ function withTools(ctx: BuildContext, a: TemplateAnalysis, section: PegId): PegI
     textBeforeCalls(p, openers, { fenced, quoted, braceCall: bare?.head, callStarts: bare?.starts });
   const callsThenText = sectionsThenText(p, sections, openers, ctx.readsParallel ?? ctx.parallel, text());
   const after = ctx.requireCalls ? callsThenText : p.choice(callsThenText, p.eps());
-  return p.seq(p.optional(p.seq(contentPrefix(p, a), text())), after, p.space(), p.end());
+  const body = p.seq(p.optional(p.seq(contentPrefix(p, a), text())), after, p.space(), p.end());
+  const whole = wholeBareCalls(ctx);
+  // Atomic: until the output ends, the calls may yet be followed by text that makes them none (a stream shows none).
+  return whole === null ? body : p.choice(p.atomic(p.seq(p.space(), whole, p.space(), p.end())), body);
+}
+
+/**
+ * The calls of a format that marks each call, written as the whole output without their markers (Ollama reads
+ * them so). Parser only; null where the format's builder reads no such calls or reads them anywhere.
+ */
+function wholeBareCalls(ctx: BuildContext): PegId | null {
+  const bare = ctx.bareCalls;
+  if (ctx.forGrammar || bare?.wholeOutput !== true || ctx.tools.length === 0) return null;
+  const { p } = ctx;
+  return p.tag(NODE.toolSection, p.seq(p.and(bare.head), p.tag(NODE.unmarkedCalls, bare.calls)));
 }
 
 /**
@@ -291,7 +297,7 @@ interface MarkerlessCalls {
  */
 function bareMarkedCalls(ctx: BuildContext): MarkerlessCalls | null {
   const bare = ctx.bareCalls;
-  if (ctx.forGrammar || bare === undefined || ctx.tools.length === 0) return null;
+  if (ctx.forGrammar || bare === undefined || bare.wholeOutput === true || ctx.tools.length === 0) return null;
   const { p } = ctx;
   return {
     head: bare.head,

@@ -3,4 +3,4 @@
 // params and parser: a ratchet (see describePeerRatchet).
 import { describePeerRatchet } from "../helpers/peer-cases.js";
 
-describePeerRatchet("middleware-omlx", "the AI SDK tool-call middleware's and oMLX's tests", { count: 70, read: 57 });
+describePeerRatchet("middleware-omlx", "the AI SDK tool-call middleware's and oMLX's tests", { count: 70, read: 58 });

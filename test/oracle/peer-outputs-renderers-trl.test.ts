@@ -3,4 +3,4 @@
 // (see describePeerRatchet).
 import { describePeerRatchet } from "../helpers/peer-cases.js";
 
-describePeerRatchet("renderers-trl", "PrimeIntellect renderers' and TRL's parsing tests", { count: 234, read: 185 });
+describePeerRatchet("renderers-trl", "PrimeIntellect renderers' and TRL's parsing tests", { count: 234, read: 186 });

@@ -267,12 +267,6 @@ const ROWS: RealOutputRow[] = [
     },
   },
   {
-    name: "Gemma 4: a bare word no delimiter closes is no value, and the call its text",
-    template: GEMMA4,
-    output: "<|tool_call>call:search{q:weather}<tool_call|>",
-    want: { calls: [], content: "<|tool_call>call:search{q:weather}<tool_call|>" },
-  },
-  {
     name: "Gemma 4: object keys written bare as the template writes them, spaces included",
     template: GEMMA4,
     output:

@@ -11,10 +11,11 @@ import type { NormalizedRequest } from "../request.js";
 import { NODE } from "../tree-names.js";
 import { type DedicatedBuild, type DedicatedHandlerDef, dedicatedParser, sourceHas } from "./handler.js";
 import type { JsonSchema, ToolDefinition } from "../../types.js";
-import { toolParameters, jsonAnswerValue, maybeFenced, sectionsThenText } from "../build-helpers.js";
+import { toolParameters, jsonAnswerValue, maybeFenced, reasoningText, sectionsThenText } from "../build-helpers.js";
 import { orderedArguments } from "./grammar-args.js";
 import { type LiteralDialect, literalValue, quotedString } from "../literal-schema.js";
 import { argRuleName } from "../rule-names.js";
+import { type Gemma4Markers, repairedArguments } from "./gemma4-repair.js";
 
 const CHANNEL = "<|channel>";
 const CHANNEL_END = "<channel|>";
@@ -33,6 +34,9 @@ const BARE_KEY = new RegExp(`^[^${NOT_IN_BARE_KEY}\\s](?:[^${NOT_IN_BARE_KEY}]*[
 const writtenKey = (key: string): string => (BARE_KEY.test(key) ? key : `${STRING}${key}${STRING}`);
 /** What the model writes after its calls: the turn goes to the tool's response. */
 const TURN_END = "<|tool_response>";
+
+/** What a repaired argument object is read between (gemma4-repair.ts). */
+const MARKERS: Gemma4Markers = { string: STRING, callEnd: CALL_END, bareKeyChars: BARE_KEY_CHARS };
 
 /** How the mapper reads Gemma 4 argument objects. */
 export const GEMMA4_DIALECT: ValueDialect = { stringDelimiter: STRING, bareKeys: true };
@@ -146,10 +150,13 @@ function requiredSection(p: PegArena, req: NormalizedRequest): PegId {
 function build(req: NormalizedRequest): DedicatedBuild {
   const p = new PegArena();
   const useTools = req.tools.length > 0 && req.toolChoice !== "none" && req.jsonSchema === null;
-  // For the parser a thought also ends where the answer opens a channel of its own (`<|channel>response\n`).
+  // For the parser a thought also ends where the answer opens a channel of its own (`<|channel>response\n`), and,
+  // with tools, at a call after which the thought is never closed (a model goes from thinking straight to a call).
   const answerChannel = p.seq(p.literal(CHANNEL), p.not(p.literal("thought")), p.chars("a-z_", 1, 32), p.space());
-  const thoughtEnd = p.lenient(p.choice(p.literal(CHANNEL_END), answerChannel), p.literal(CHANNEL_END));
-  const thoughtText = p.lenient(p.until(CHANNEL_END, CHANNEL), p.until(CHANNEL_END));
+  const callStarts = useTools ? [p.and(p.literal("<|tool_call>"))] : [];
+  const thoughtEnd = p.lenient(p.choice(p.literal(CHANNEL_END), answerChannel, ...callStarts), p.literal(CHANNEL_END));
+  const read = useTools ? reasoningText(p, [CHANNEL_END, CHANNEL], ["<|tool_call>"]) : p.until(CHANNEL_END, CHANNEL);
+  const thoughtText = p.lenient(read, p.until(CHANNEL_END));
   // For the parser any channel the model opens is a thought (`<|channel>Let me see<channel|>`: models leave the
   // name out); empty ones, and an opener right before another, are skipped.
   const named = p.seq(p.literal(`${CHANNEL}thought`), p.space());
@@ -166,6 +173,7 @@ function build(req: NormalizedRequest): DedicatedBuild {
     body = p.seq(p.optional(thought), p.space(), maybeFenced(p, answer), p.space(), p.end());
   } else if (useTools) {
     const object = valueRules(p);
+    const value = p.ref("gemma4-value");
     const calls = req.tools.map((t, i) => {
       const name = p.capture(NODE.toolName, p.literal(t.function.name));
       const withArgs = p.seq(
@@ -175,9 +183,14 @@ function build(req: NormalizedRequest): DedicatedBuild {
           p.schema(object, toolParameters(t), { name: `tool-${i}-args`, grammar: typedArgs(p, t, i) }),
         ),
       );
-      // For the parser also a call without its argument object right before its closer (`call:now<tool_call|>`).
+      // For the parser also an argument object written wrongly, repaired (gemma4-repair.ts), and a call without
+      // its argument object right before its closer (`call:now<tool_call|>`).
+      const repaired = p.seq(
+        p.atomic(p.seq(name, p.and(p.chars("{(", 1, 1)))),
+        repairedArguments(p, t, value, MARKERS),
+      );
       const bare = p.atomic(p.seq(name, p.and(p.literal(CALL_END))));
-      return p.rule(`tool-${i}`, p.tag(NODE.tool, p.lenient(p.choice(withArgs, bare), withArgs)));
+      return p.rule(`tool-${i}`, p.tag(NODE.tool, p.lenient(p.choice(withArgs, repaired, bare), withArgs)));
     });
     // The parser also reads a call whose `<|tool_call>` and `<tool_call|>` the output lacks (a serving stack
     // that drops special tokens writes `call:NAME{…}`): its braces still close it.

@@ -116,6 +116,17 @@ function build(req: NormalizedRequest): DedicatedBuild {
     p.tag(NODE.reasoningBlock, p.seq(channel("analysis"), opened, text(NODE.reasoning), end)),
   );
   const preamble = p.seq(channel("commentary"), gap, p.literal("<|message|>"), text(NODE.content), end);
+  // For the parser also a commentary header with text but no `<|message|>` and no recipient
+  // (`<|channel|>commentary... The user asks…<|end|>`, gpt-oss-20b in a llama.cpp issue): no preamble the model
+  // finished, so its text is kept as reasoning, out of the answer.
+  const headerText = p.until(END, "<|start|>", "<|return|>", "<|call|>", "<|channel|>", "<|message|>");
+  const unopenedPreamble = p.seq(
+    channel("commentary"),
+    p.not(p.choice(p.seq(gap, p.literal("<|message|>")), p.seq(p.space(), p.literal("to=")))),
+    p.tag(NODE.reasoningBlock, p.capture(NODE.reasoning, headerText)),
+    p.not(p.literal("<|message|>")),
+    end,
+  );
   // For the parser also text written without a channel header before the next message (`Let me check.<|start|>…`).
   // Or a message without a channel (`<|message|>Hello<|end|>`).
   const headerless = p.seq(
@@ -124,7 +135,7 @@ function build(req: NormalizedRequest): DedicatedBuild {
     p.capture(NODE.content, p.until(START, END, "<|return|>", "<|call|>")),
     p.optional(p.literal(END)),
   );
-  const message = p.lenient(p.choice(analysis, preamble, headerless), p.choice(analysis, preamble));
+  const message = p.lenient(p.choice(analysis, preamble, unopenedPreamble, headerless), p.choice(analysis, preamble));
   const earlier = p.zeroOrMore(p.seq(message, next));
   const constraint = p.optional(
     p.seq(p.space(), p.optional(p.seq(p.literal("<|constrain|>"), gap)), p.chars("A-Za-z0-9_\\-", 1)),

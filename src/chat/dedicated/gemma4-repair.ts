@@ -1,0 +1,78 @@
+/**
+ * Gemma 4 argument objects the model wrote wrongly, read for the parser member by member as the serving projects
+ * repair them (Ollama, LM Studio, oMLX, vLLM, Dynamo): round brackets for the braces (`call:f(k:<|"|>v<|"|>)`),
+ * a string whose closing delimiter is left out (`k:<|"|>ls}`: it ends where the next argument or the call's end
+ * begins), a value in single quotes with a stray delimiter after it (`k:'v'<|"|>`), a stray delimiter before a
+ * key, an empty value (`k:,`) and a string argument's value written bare (`k: Tokyo`, only where the tool's schema
+ * lets that argument be a string, as Ollama gates it). Only a call whose `<tool_call|>` is written reads so: the
+ * object's end is where the call ends.
+ */
+import type { PegArena, PegId } from "../../peg/index.js";
+import type { ToolDefinition } from "../../types.js";
+import { mayBeString, schemaProperties, toolParameters } from "../build-helpers.js";
+import { NODE } from "../tree-names.js";
+
+/** The markers the repaired object sits between. */
+export interface Gemma4Markers {
+  /** The string delimiter (`<|"|>`). */
+  string: string;
+  /** The call's closer (`<tool_call|>`). */
+  callEnd: string;
+  /** The characters of a key written bare (a character class). */
+  bareKeyChars: string;
+}
+
+/**
+ * The repaired reading of one tool's argument object: tagged arguments (`tool-arg` nodes), `value` being the
+ * format's own value rule, read where a well-formed value stands.
+ *
+ * @example
+ * p.seq(name, repairedArguments(p, tool, p.ref("gemma4-value"), markers));
+ */
+export function repairedArguments(p: PegArena, tool: ToolDefinition, value: PegId, m: Gemma4Markers): PegId {
+  const ws = p.space();
+  const declared = schemaProperties(toolParameters(tool));
+  const strayDelimiter = p.optional(p.literal(m.string));
+  const delimitedKey = p.seq(p.literal(m.string), p.until(m.string), p.literal(m.string));
+  const bareKey = p.chars(m.bareKeyChars, 1);
+  const memberAt = (key: PegId): PegId => p.seq(ws, p.literal(","), ws, strayDelimiter, key, ws, p.literal(":"));
+  // The object's closing bracket may be left out only after a value whose own end was repaired (a string left
+  // open, a bare one), as Ollama repairs it; an object left open after well-formed values is no call.
+  const close = p.chars("})", 1, 1);
+  const closedEnd = p.seq(ws, close, ws, p.and(p.literal(m.callEnd)));
+  const openEnd = p.seq(ws, p.optional(close), ws, p.and(p.literal(m.callEnd)));
+  // A well-formed value ends where any key follows; repaired text only where a declared one does (`, k:` in
+  // prose is text), or any where the tool declares none.
+  const afterValue = p.choice(memberAt(p.choice(delimitedKey, bareKey)), closedEnd);
+  const declaredKey = declared.length > 0 ? p.choice(...declared.map(([k]) => p.literal(k))) : bareKey;
+  const textUntil = (end: PegId): PegId => p.capture(NODE.argString, p.zeroOrMore(p.seq(p.not(end), p.any())));
+  const textEnd = p.choice(memberAt(declaredKey), openEnd);
+
+  const wellFormed = p.seq(ws, p.capture(NODE.argJson, value), p.and(afterValue));
+  const quote = p.literal("'");
+  const singleQuoted = p.seq(ws, quote, p.capture(NODE.argString, p.chars("^'", 0)), quote, strayDelimiter);
+  // An unclosed string's text holds no delimiter (one there would have closed it).
+  const unclosed = p.seq(ws, p.literal(m.string), textUntil(p.choice(textEnd, p.literal(m.string))));
+  const repairedValue = p.choice(wellFormed, p.seq(singleQuoted, p.and(afterValue)), unclosed);
+  // A bare value keeps line breaks after the colon (a document written bare starts with them); spaces are layout.
+  // One that starts with the delimiter is a string, read above.
+  const bare = p.seq(p.chars(" \\t", 0), p.not(p.literal(m.string)), textUntil(textEnd));
+  const withBare = p.choice(repairedValue, bare);
+  const member = (key: PegId, val: PegId): PegId =>
+    p.tag(NODE.toolArg, p.seq(p.atomic(p.seq(strayDelimiter, key, ws, p.literal(":"))), val));
+  const members = declared.map(([k, schema]) =>
+    member(p.capture(NODE.argName, p.literal(k)), mayBeString(schema) ? withBare : repairedValue),
+  );
+  // An undeclared argument has no schema to say it is no string.
+  const undeclared = p.seq(
+    declared.length > 0 ? p.not(p.seq(declaredKey, ws, p.literal(":"))) : p.eps(),
+    p.choice(
+      p.seq(p.literal(m.string), p.capture(NODE.argName, p.until(m.string)), p.literal(m.string)),
+      p.capture(NODE.argName, bareKey),
+    ),
+  );
+  members.push(member(undeclared, withBare));
+  const one = p.choice(...members);
+  const list = p.seq(one, p.zeroOrMore(p.seq(ws, p.literal(","), ws, one)), openEnd);
+  return p.seq(p.chars("{(", 1, 1), ws, p.choice(list, closedEnd));
+}

@@ -1,0 +1,154 @@
+// Real model outputs (test/helpers/real-outputs.ts) whose calls the model wrote wrongly and the serving projects
+// repair: Gemma 4 argument objects, a thought that runs into a call, a GPT-OSS header without its message, a DSML
+// parameter without its `string` flag, and an output that is nothing but a call written without its markers.
+import { describeRealOutputs, DSV4, GEMMA4, GPT_OSS, QWEN25, type RealOutputRow } from "../helpers/real-outputs.js";
+
+const ROWS: RealOutputRow[] = [
+  {
+    name: "Gemma 4: round brackets for the argument object's braces",
+    template: GEMMA4,
+    output: '<|tool_call>call:search(q:<|"|>ls -a<|"|>)<tool_call|>',
+    want: { calls: [["search", { q: "ls -a" }]], content: null },
+  },
+  {
+    name: "Gemma 4: a string left open before the object's end",
+    template: GEMMA4,
+    output: '<|tool_call>call:search{q:<|"|>ls}<tool_call|>',
+    want: { calls: [["search", { q: "ls" }]], content: null },
+  },
+  {
+    name: "Gemma 4: strings left open end where the next declared argument starts",
+    template: GEMMA4,
+    output: '<|tool_call>call:get_weather{city:<|"|>Paris, France,count:<|"|>3}<tool_call|>',
+    want: { calls: [["get_weather", { city: "Paris, France", count: 3 }]], content: null },
+  },
+  {
+    name: "Gemma 4: a value in single quotes with a stray delimiter after it",
+    template: GEMMA4,
+    output: "<|tool_call>call:search{q:':\\s*\\w+'<|\"|>}<tool_call|>",
+    want: { calls: [["search", { q: ":\\s*\\w+" }]], content: null },
+  },
+  {
+    name: "Gemma 4: a stray delimiter before a key",
+    template: GEMMA4,
+    output: '<|tool_call>call:annotate{<|"|>body:true}<tool_call|>',
+    want: { calls: [["annotate", { body: true }]], content: null },
+  },
+  {
+    name: "Gemma 4: a string argument written bare is its text (the space after the colon is layout)",
+    template: GEMMA4,
+    output: "<|tool_call>call:search{q: weather in Tokyo}<tool_call|>",
+    want: { calls: [["search", { q: "weather in Tokyo" }]], content: null },
+  },
+  {
+    name: "Gemma 4: a bare document runs to the call's end, its braces left out, its line breaks kept",
+    template: GEMMA4,
+    output: "<|tool_call>call:search{q:\n\n# Notes\n\nSee `a, b: c`.<tool_call|>",
+    want: { calls: [["search", { q: "\n\n# Notes\n\nSee `a, b: c`." }]], content: null },
+  },
+  {
+    name: "Gemma 4: empty values are empty strings",
+    template: GEMMA4,
+    output: "<|tool_call>call:get_weather{city:,count:2}<tool_call|>",
+    want: { calls: [["get_weather", { city: "", count: 2 }]], content: null },
+  },
+  {
+    name: "Gemma 4: an argument the tool does not declare, written bare, is kept",
+    template: GEMMA4,
+    output: '<|tool_call>call:search{q:<|"|>x<|"|>, broken:}<tool_call|>',
+    want: { calls: [["search", { q: "x", broken: "" }]], content: null },
+  },
+  {
+    name: "Gemma 4: a tool that declares no argument: strings left open end at the next key",
+    template: GEMMA4,
+    output: '<|tool_call>call:submit{flag:<|"|>true,n:<|"|>1}<tool_call|>',
+    want: { calls: [["submit", { flag: "true", n: "1" }]], content: null },
+  },
+  {
+    name: "Gemma 4: a bare value of an argument whose schema is no string is no call",
+    template: GEMMA4,
+    output: "<|tool_call>call:get_weather{count:three}<tool_call|>",
+    want: { calls: [], content: "<|tool_call>call:get_weather{count:three}<tool_call|>" },
+  },
+  {
+    name: "Gemma 4: an object left open after well-formed values is no call",
+    template: GEMMA4,
+    output: '<|tool_call>call:search{q:<|"|>x<|"|><tool_call|>',
+    want: { calls: [], content: '<|tool_call>call:search{q:<|"|>x<|"|><tool_call|>' },
+  },
+  {
+    name: "Gemma 4: a comma before the object's end is no call",
+    template: GEMMA4,
+    output: "<|tool_call>call:get_weather{count:1,}<tool_call|>",
+    want: { calls: [], content: "<|tool_call>call:get_weather{count:1,}<tool_call|>" },
+  },
+  {
+    name: "Gemma 4: a repair needs the call's closer: an output that ends first is no call",
+    template: GEMMA4,
+    output: '<|tool_call>call:search{q:<|"|>ls}',
+    want: { calls: [], content: '<|tool_call>call:search{q:<|"|>ls}' },
+  },
+  {
+    name: "Gemma 4: a thought that goes into a call and is never closed ends at the call",
+    template: GEMMA4,
+    output: '<|channel>thought\nLet me look.<|tool_call>call:search{q:<|"|>a<|"|>}<tool_call|><|tool_response>',
+    want: { calls: [["search", { q: "a" }]], content: null },
+  },
+  {
+    name: "Gemma 4: a call inside a thought the model closes after it is reasoning",
+    template: GEMMA4,
+    output: '<|channel>thought\nMaybe <|tool_call>call:search{q:<|"|>a<|"|>}<tool_call|> no.<channel|>Answer',
+    want: { calls: [], content: "Answer" },
+  },
+  {
+    name: "GPT-OSS: a commentary header with text and no message is reasoning, the answer after it content",
+    template: GPT_OSS,
+    output:
+      "<|channel|>commentary... The user asks. No call needed.<|end|>" +
+      "<|start|>assistant<|channel|>final<|message|>No, they lost.",
+    want: { calls: [], content: "No, they lost." },
+  },
+  {
+    name: "GPT-OSS: a call after a commentary header without its message",
+    template: GPT_OSS,
+    output:
+      "<|channel|>commentary 2? Ask or act.<|end|><|start|>assistant<|channel|>commentary to=functions.search" +
+      '<|constrain|>json<|message|>{"q":"a"}',
+    want: { calls: [["search", { q: "a" }]], content: null },
+  },
+  {
+    name: "DSML: parameters without their `string` flag are what the schema types them",
+    template: DSV4,
+    output:
+      '<｜DSML｜tool_calls>\n<｜DSML｜invoke name="get_weather">\n' +
+      '<｜DSML｜parameter name="city">Berlin, Germany</｜DSML｜parameter>\n' +
+      '<｜DSML｜parameter name="count">10</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜tool_calls>',
+    want: { calls: [["get_weather", { city: "Berlin, Germany", count: 10 }]], content: null },
+  },
+  {
+    name: "a per-call-marked JSON format: an output that is nothing but a call, its markers left out",
+    template: QWEN25,
+    output: '{"name": "search", "arguments": {"q": "17 * 23"}}',
+    want: { calls: [["search", { q: "17 * 23" }]], content: null },
+  },
+  {
+    name: "a per-call-marked JSON format: a list of calls as the whole output, their markers left out",
+    template: QWEN25,
+    output: '[{"name": "search", "arguments": {"q": "a"}}, {"name": "search", "arguments": {"q": "b"}}]',
+    want: {
+      calls: [
+        ["search", { q: "a" }],
+        ["search", { q: "b" }],
+      ],
+      content: null,
+    },
+  },
+  {
+    name: "a per-call-marked JSON format: a call-shaped object with text around it stays text",
+    template: QWEN25,
+    output: 'Sure: {"name": "search", "arguments": {"q": "a"}} done.',
+    want: { calls: [], content: 'Sure: {"name": "search", "arguments": {"q": "a"}} done.' },
+  },
+];
+
+describeRealOutputs("real model outputs: calls written wrongly, repaired", ROWS);
