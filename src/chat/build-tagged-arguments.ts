@@ -51,6 +51,18 @@ function valueMarker(ctx: BuildContext, prefix: string, both: boolean, options: 
   return p.lenient(p.choice(written, marker(p, other, options), ...withoutFlag), written);
 }
 
+/**
+ * For the parser: the opener of an argument's name, or none where the name's own closing tag follows the name
+ * (`<tool_call>fkey</arg_key><arg_value>…`, GLM 4.7 in a vLLM issue: the `<arg_key>` left out).
+ */
+function nameOpener(ctx: BuildContext, a: ToolsAnalysis["arguments"], name: string, written: PegId): PegId {
+  const { p } = ctx;
+  const opener = core(a.namePrefix);
+  const closer = core(a.nameSuffix);
+  if (!opener.startsWith("<") || !closer.startsWith("</")) return written;
+  return p.lenient(p.choice(written, p.and(p.seq(p.literal(name), p.literal(closer)))), written);
+}
+
 /** One tagged argument: name markers, value markers, the value. */
 export function taggedArgument(
   ctx: BuildContext,
@@ -70,7 +82,9 @@ export function taggedArgument(
   const prefix = marker(p, a.namePrefix);
   const open = p.atomic(
     p.seq(
-      ctx.forGrammar ? prefix : tagAsAttribute(p, a.namePrefix, eitherQuote(p, a.namePrefix, prefix)),
+      ctx.forGrammar
+        ? prefix
+        : nameOpener(ctx, a, name, tagAsAttribute(p, a.namePrefix, eitherQuote(p, a.namePrefix, prefix))),
       spaceAroundName(p),
       p.capture(NODE.argName, p.literal(name)),
       ctx.forGrammar

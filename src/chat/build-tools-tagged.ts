@@ -132,6 +132,21 @@ function hasRequired(schema: JsonSchema): boolean {
 }
 
 /**
+ * Where a name written right before its arguments ends: no identifier character follows; for the parser also a
+ * declared argument's name and its closing tag (`fkey</arg_key>…`: the first argument's opener left out, see
+ * build-tagged-arguments.ts nameOpener).
+ */
+function nameEndOf(ctx: BuildContext, t: ToolsAnalysis, schema: JsonSchema): PegId {
+  const { p } = ctx;
+  const closer = core(t.arguments.nameSuffix);
+  const keys = schemaProperties(schema).map(([k]) => k);
+  if (ctx.forGrammar || !core(t.arguments.namePrefix).startsWith("<") || !closer.startsWith("</") || keys.length === 0)
+    return identifierEnd(p);
+  const argument = p.and(p.seq(p.choice(...keys.map((k) => p.literal(k))), p.literal(closer)));
+  return p.lenient(p.choice(identifierEnd(p), argument), identifierEnd(p));
+}
+
+/**
  * One call of one function; `name` null: for the parser, a call of a function the request does
  * not declare (any identifier, any arguments), so reading goes on after it (the mapper keeps its
  * text as content).
@@ -140,7 +155,7 @@ function callOf(ctx: BuildContext, t: ToolsAnalysis, name: string | null, schema
   const { p } = ctx;
   const fn = t.function;
   const nameNode = p.capture(NODE.toolName, name === null ? p.chars("A-Za-z0-9_.\\-", 1, null) : p.literal(name));
-  const nameEnd = fn.nameSuffix.trim() === "" ? identifierEnd(p) : p.eps();
+  const nameEnd = fn.nameSuffix.trim() === "" ? nameEndOf(ctx, t, schema) : p.eps();
   const digits = ctx.forGrammar ? 3 : null;
   const handle = t.callId.position === "NONE" ? nameHandle(fn) : null;
   let openItems: PegId[];

@@ -1,7 +1,16 @@
 // Real model outputs (test/helpers/real-outputs.ts) whose calls the model wrote wrongly and the serving projects
-// repair: Gemma 4 argument objects, a thought that runs into a call, a GPT-OSS header without its message, a DSML
-// parameter without its `string` flag, and an output that is nothing but a call written without its markers.
-import { describeRealOutputs, DSV4, GEMMA4, GPT_OSS, QWEN25, type RealOutputRow } from "../helpers/real-outputs.js";
+// repair: Gemma 4 argument objects, a thought that runs into a call, a GPT-OSS header without its message, GLM's
+// `<arg_key>` left out, a DSML parameter without its `string` flag, and an output that is nothing but a call written
+// without its markers.
+import {
+  describeRealOutputs,
+  DSV4,
+  GEMMA4,
+  GLM,
+  GPT_OSS,
+  QWEN25,
+  type RealOutputRow,
+} from "../helpers/real-outputs.js";
 
 const ROWS: RealOutputRow[] = [
   {
@@ -115,6 +124,18 @@ const ROWS: RealOutputRow[] = [
       "<|channel|>commentary 2? Ask or act.<|end|><|start|>assistant<|channel|>commentary to=functions.search" +
       '<|constrain|>json<|message|>{"q":"a"}',
     want: { calls: [["search", { q: "a" }]], content: null },
+  },
+  {
+    name: "GLM: the first argument's `<arg_key>` left out, its name right after the tool's",
+    template: GLM,
+    output: "<tool_call>searchq</arg_key><arg_value>echo test</arg_value></tool_call>",
+    want: { calls: [["search", { q: "echo test" }]], content: null },
+  },
+  {
+    name: "GLM: a tool's name run into text that names no argument is no call",
+    template: GLM,
+    output: "<tool_call>searchx</arg_key><arg_value>a</arg_value></tool_call>",
+    want: { calls: [], content: "<tool_call>searchx</arg_key><arg_value>a</arg_value></tool_call>" },
   },
   {
     name: "DSML: parameters without their `string` flag are what the schema types them",
