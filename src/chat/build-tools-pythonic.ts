@@ -66,9 +66,13 @@ function afterStringArgument(p: PegArena): PegId {
  * them); an unescaped quote is text unless the call goes on after it.
  */
 export function lenientString(p: PegArena, quote: string): PegId {
-  const closing = p.seq(p.literal(quote), p.space(), afterStringArgument(p));
-  const char = p.choice(p.seq(p.literal("\\"), p.any()), p.seq(p.not(closing), p.chars("^\\\\", 1, 1)));
-  return p.seq(p.literal(quote), p.capture(NODE.argPyString, p.zeroOrMore(char)), p.literal(quote));
+  const quoted = (q: string): PegId => {
+    const closing = p.seq(p.literal(q), p.space(), afterStringArgument(p));
+    const char = p.choice(p.seq(p.literal("\\"), p.any()), p.seq(p.not(closing), p.chars("^\\\\", 1, 1)));
+    return p.seq(p.literal(q), p.capture(NODE.argPyString, p.zeroOrMore(char)), p.literal(q));
+  };
+  // Also Python's triple-quoted string (`'''it's [x]'''`), first: its quotes are no empty string.
+  return p.choice(quoted(quote.repeat(3)), quoted(quote));
 }
 
 /**

@@ -432,7 +432,9 @@ export function buildGenericParser(
     if (ctx.requireCalls) grammarBody = callsFirst(p, toolSection(grammarContext(ctx, req.maxCalls), a));
     else if (a.tools.format.mode === "PYTHONIC") lazyGrammarRoot = toolSection(grammarContext(ctx, req.maxCalls), a);
   } else body = contentOnly(p, a);
-  const openers = useTools && req.jsonSchema === null ? openersOf(a) : [];
+  // Reasoning that runs into a call opener ends there, tools or not: the markup after it is a call or content,
+  // never hidden reasoning (TensorRT-LLM reads Nemotron 3 so).
+  const openers = req.jsonSchema === null ? openersOf(a) : [];
   const reasoning = reasoningBlock(p, a, openers, options.promptClosedReasoning ?? false);
   // For the parser a model may write a reasoning block of its own after one the prompt closed (thinking off):
   // it is reasoning too.

@@ -2,4 +2,4 @@
 // chat template of its family, through toolwright's own params and parser: a ratchet (see describePeerRatchet).
 import { describePeerRatchet } from "../helpers/peer-cases.js";
 
-describePeerRatchet("sglang-reasoning", "SGLang's reasoning-parser tests", { count: 188, read: 164 });
+describePeerRatchet("sglang-reasoning", "SGLang's reasoning-parser tests", { count: 188, read: 175 });

@@ -1,13 +1,14 @@
 // Real model outputs (test/helpers/real-outputs.ts) whose calls the model wrote wrongly and the serving projects
 // repair: Gemma 4 argument objects, a thought that runs into a call, a GPT-OSS header without its message, GLM's
-// `<arg_key>` left out, a DSML parameter without its `string` flag, and an output that is nothing but a call written
-// without its markers.
+// `<arg_key>` left out, a DSML parameter without its `string` flag, GPT-OSS text around calls, Python triple-quoted
+// strings, and an output that is nothing but a call written without its markers.
 import {
   describeRealOutputs,
   DSV4,
   GEMMA4,
   GLM,
   GPT_OSS,
+  LFM2,
   QWEN25,
   type RealOutputRow,
 } from "../helpers/real-outputs.js";
@@ -124,6 +125,29 @@ const ROWS: RealOutputRow[] = [
       "<|channel|>commentary 2? Ask or act.<|end|><|start|>assistant<|channel|>commentary to=functions.search" +
       '<|constrain|>json<|message|>{"q":"a"}',
     want: { calls: [["search", { q: "a" }]], content: null },
+  },
+  {
+    name: "GPT-OSS: text before the first call's header and after its `<|call|>` is content",
+    template: GPT_OSS,
+    output:
+      "Let me search.\n<|channel|>commentary to=functions.search<|constrain|>json<|message|>" +
+      '{"q":"rust"}<|call|>\nHere are the results.',
+    want: { calls: [["search", { q: "rust" }]], content: "Let me search.\n\nHere are the results." },
+  },
+  {
+    name: "pythonic: Python's triple-quoted strings, quotes and brackets inside",
+    template: LFM2,
+    output:
+      '<|tool_call_start|>[search(q=\'\'\'it\'s ] here\nnext\'\'\'), search(q="""say "x" ["""), ' +
+      "search(q='')]<|tool_call_end|>",
+    want: {
+      calls: [
+        ["search", { q: "it's ] here\nnext" }],
+        ["search", { q: 'say "x" [' }],
+        ["search", { q: "" }],
+      ],
+      content: null,
+    },
   },
   {
     name: "GLM: the first argument's `<arg_key>` left out, its name right after the tool's",

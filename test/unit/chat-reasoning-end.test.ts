@@ -2,7 +2,8 @@
 // once: the repeat is not content (as SGLang's and rtp-llm's tests read it). Where the prompt closed reasoning itself
 // (a request that does not think), a marker the model writes is its text (as vLLM's and Ollama's tests read it). An
 // output that ends inside reasoning, even partway through what could have been its end marker, leaves all of it
-// reasoning (as mlx-openai-server's tests read it). Whole and in every chunking.
+// reasoning (as mlx-openai-server's tests read it); one that runs into a call opener and never closes ends there,
+// tools or not (as TensorRT-LLM's tests read Nemotron 3). Whole and in every chunking.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -51,6 +52,23 @@ const CASES = [
     enableThinking: true,
     output: "<think>Plan it.</thi",
     want: { reasoning: "Plan it.</thi", content: "" },
+  },
+  {
+    name: "reasoning never closed ends at a call opener, tools or not: the markup is content",
+    template: "NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.jinja",
+    enableThinking: true,
+    output: "I need weather<tool_call><function=get_weather><parameter=city>NYC</parameter></function></tool_call>",
+    want: {
+      reasoning: "I need weather",
+      content: "<tool_call><function=get_weather><parameter=city>NYC</parameter></function></tool_call>",
+    },
+  },
+  {
+    name: "a call opener the model closes reasoning after is reasoning",
+    template: "Qwen3.5-4B.jinja",
+    enableThinking: true,
+    output: "Maybe <tool_call> here.</think>Paris.",
+    want: { reasoning: "Maybe <tool_call> here.", content: "Paris." },
   },
   {
     name: "the prompt opens reasoning, the output ends on a `<`",

@@ -127,12 +127,14 @@ function build(req: NormalizedRequest): DedicatedBuild {
     p.not(p.literal("<|message|>")),
     end,
   );
-  // For the parser also text written without a channel header before the next message (`Let me check.<|start|>…`).
+  // For the parser also text written without a channel header before the next message (`Let me check.<|start|>…`,
+  // or its header alone: `Let me check.\n<|channel|>commentary to=…`).
   // Or a message without a channel (`<|message|>Hello<|end|>`).
+  const textUntilHeader = p.until(START, END, "<|return|>", "<|call|>", "<|channel|>");
   const headerless = p.seq(
     p.not(p.choice(p.literal("<|channel|>"), p.literal(" to="))),
     p.optional(p.literal("<|message|>")),
-    p.capture(NODE.content, p.until(START, END, "<|return|>", "<|call|>")),
+    p.capture(NODE.content, textUntilHeader),
     p.optional(p.literal(END)),
   );
   const message = p.lenient(p.choice(analysis, preamble, unopenedPreamble, headerless), p.choice(analysis, preamble));
@@ -196,7 +198,9 @@ function build(req: NormalizedRequest): DedicatedBuild {
       const afterCall = req.readsParallel
         ? p.choice(withChannel, analysis, preamble, final, unsolicited(p))
         : p.choice(analysis, preamble, final, unsolicited(p));
-      const callMessages = p.seq(withChannel, p.zeroOrMore(p.seq(p.space(), next, p.optional(afterCall))));
+      // For the parser also text after the last call written without a header (`…<|call|>\nHere are…`): content.
+      const trailing = p.lenient(p.optional(p.seq(p.space(), p.capture(NODE.content, textUntilHeader))), p.eps());
+      const callMessages = p.seq(withChannel, p.zeroOrMore(p.seq(p.space(), next, p.optional(afterCall))), trailing);
       // A call to a function the request does not declare is no call: unsolicited, as content.
       last =
         req.toolChoice === "required"
