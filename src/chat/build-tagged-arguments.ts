@@ -165,6 +165,7 @@ export function taggedArgument(
     read = p.choice(typedRead, ...(flagged === null ? [] : [flagged]), lenientText(ctx, a.valuePrefix, delimiters));
   } else if (flagged !== null && isUntyped(schema)) read = p.choice(flagged, value);
   else if (flagged !== null) read = p.choice(flaggedJsonString(ctx, a.valuePrefix, delimiters), value);
+  else if (isUntyped(schema)) read = p.choice(untypedJson(ctx, a.valuePrefix, delimiters), value);
   // Whitespace the template does not write may come between the name and the value markers.
   if (a.valuePrefix.trim() !== "") read = p.seq(p.space(), read);
   const unclosed = unclosedValue(ctx, t);
@@ -377,6 +378,24 @@ function flaggedJsonString(ctx: BuildContext, valuePrefix: string, delimiters: s
   const { p } = ctx;
   const json = p.capture(NODE.argJson, p.json());
   return p.seq(marker(p, jsonValuePrefix(valuePrefix)), p.and(p.literal('"')), guardedValue(ctx, {}, delimiters, json));
+}
+
+/**
+ * For the parser, where the schema says nothing of the value's type: the value as JSON (or a Python literal:
+ * `None`, `True`) where the whole value reads as one, as an undeclared argument's is read (SGLang, vllm-rust and
+ * NanoEngine read it so); other text stays the text (`beijing`, `123_456`), and so does a number JSON would not
+ * print back as written (`1.10`, `1e3`, `2.0`: a version or a code keeps its text).
+ */
+function untypedJson(ctx: BuildContext, valuePrefix: string, delimiters: string[]): PegId {
+  const { p } = ctx;
+  const prefix = valuePrefix !== "" ? valueMarker(ctx, valuePrefix, true) : p.eps();
+  const integer = p.choice(p.literal("0"), p.seq(p.chars("1-9", 1, 1), p.chars("0-9", 0)));
+  // Digits that end in one other than 0: runs of zeros, each closed by another digit.
+  const run = p.seq(p.chars("0", 0), p.chars("1-9", 1, 1));
+  const fraction = p.optional(p.seq(p.literal("."), run, p.zeroOrMore(run)));
+  const number = p.seq(p.optional(p.literal("-")), integer, fraction, p.not(p.chars("0-9.eE", 1, 1)));
+  const other = p.seq(p.not(p.chars("\\-+.0-9", 1, 1)), p.choice(p.json(), pythonValue(p)));
+  return p.seq(prefix, guardedValue(ctx, {}, delimiters, p.capture(NODE.argJson, p.choice(number, other))));
 }
 
 /** For the parser: a value of a non-string parameter written as text, read up to its end. */

@@ -127,6 +127,14 @@ const ROWS: RealOutputRow[] = [
     want: { calls: [["search", { q: "a" }]], content: null },
   },
   {
+    name: "GPT-OSS: a commentary message with a constraint but no recipient is a preamble: content",
+    template: GPT_OSS,
+    output:
+      "<|channel|>analysis<|message|>Send it.<|end|><|start|>assistant<|channel|>commentary<|constrain|>json" +
+      "<|message|><send><id>1</id></send>",
+    want: { calls: [], content: "<send><id>1</id></send>" },
+  },
+  {
     name: "GPT-OSS: text before the first call's header and after its `<|call|>` is content",
     template: GPT_OSS,
     output:

@@ -445,15 +445,21 @@ const ROWS: RealOutputRow[] = [
     want: { calls: [["get_weather", { todos: ["a", "b"], city: "{'a', 'b'}" }]], content: null },
   },
   {
-    name: "a value of a parameter without a type is its text, as the template writes it (JSON-looking too)",
+    name: "a value of a parameter without a type: JSON where it reads whole as JSON, else (and `1.10`) its text",
     template: GLM,
     output:
       '<tool_call>annotate<arg_key>body</arg_key><arg_value>{"ok": false}</arg_value></tool_call>' +
-      "<tool_call>annotate<arg_key>body</arg_key><arg_value>1.10</arg_value></tool_call>",
+      "<tool_call>annotate<arg_key>body</arg_key><arg_value>1.10</arg_value></tool_call>" +
+      "<tool_call>annotate<arg_key>body</arg_key><arg_value>None</arg_value></tool_call>" +
+      "<tool_call>annotate<arg_key>body</arg_key><arg_value>-0.5</arg_value></tool_call>" +
+      "<tool_call>annotate<arg_key>body</arg_key><arg_value>123_456 apples</arg_value></tool_call>",
     want: {
       calls: [
-        ["annotate", { body: '{"ok": false}' }],
+        ["annotate", { body: { ok: false } }],
         ["annotate", { body: "1.10" }],
+        ["annotate", { body: null }],
+        ["annotate", { body: -0.5 }],
+        ["annotate", { body: "123_456 apples" }],
       ],
       content: null,
     },

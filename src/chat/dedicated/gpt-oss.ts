@@ -111,11 +111,14 @@ function build(req: NormalizedRequest): DedicatedBuild {
   // text after the space (not a recipient's ` to=`).
   const unopened = p.seq(p.literal(" "), p.not(p.literal("to=")));
   const opened = p.lenient(p.choice(p.seq(gap, p.literal("<|message|>")), unopened), p.literal("<|message|>"));
+  const constraintBeforeMessage = p.optional(p.seq(gap, p.literal("<|constrain|>"), gap, p.chars("A-Za-z0-9_\\-", 1)));
   const analysis = p.seq(
     stray,
     p.tag(NODE.reasoningBlock, p.seq(channel("analysis"), opened, text(NODE.reasoning), end)),
   );
-  const preamble = p.seq(channel("commentary"), gap, p.literal("<|message|>"), text(NODE.content), end);
+  // For the parser also a preamble header with a constraint (`<|channel|>commentary<|constrain|>json<|message|>`).
+  const preambleHead = p.lenient(p.seq(constraintBeforeMessage, gap), gap);
+  const preamble = p.seq(channel("commentary"), preambleHead, p.literal("<|message|>"), text(NODE.content), end);
   // For the parser also a commentary header with text but no `<|message|>` and no recipient
   // (`<|channel|>commentary... The user asks…<|end|>`, gpt-oss-20b in a llama.cpp issue): no preamble the model
   // finished, so its text is kept as reasoning, out of the answer.
@@ -123,8 +126,8 @@ function build(req: NormalizedRequest): DedicatedBuild {
   const unopenedPreamble = p.seq(
     channel("commentary"),
     p.not(p.choice(p.seq(gap, p.literal("<|message|>")), p.seq(p.space(), p.literal("to=")))),
+    p.and(p.seq(headerText, p.not(p.literal("<|message|>")))),
     p.tag(NODE.reasoningBlock, p.capture(NODE.reasoning, headerText)),
-    p.not(p.literal("<|message|>")),
     end,
   );
   // For the parser also text written without a channel header before the next message (`Let me check.<|start|>…`,
