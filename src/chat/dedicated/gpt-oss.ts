@@ -111,13 +111,15 @@ function build(req: NormalizedRequest): DedicatedBuild {
   // text after the space (not a recipient's ` to=`).
   const unopened = p.seq(p.literal(" "), p.not(p.literal("to=")));
   const opened = p.lenient(p.choice(p.seq(gap, p.literal("<|message|>")), unopened), p.literal("<|message|>"));
-  const constraintBeforeMessage = p.optional(p.seq(gap, p.literal("<|constrain|>"), gap, p.chars("A-Za-z0-9_\\-", 1)));
+  const constraint = p.optional(
+    p.seq(p.space(), p.optional(p.seq(p.literal("<|constrain|>"), gap)), p.chars("A-Za-z0-9_\\-", 1)),
+  );
   const analysis = p.seq(
     stray,
     p.tag(NODE.reasoningBlock, p.seq(channel("analysis"), opened, text(NODE.reasoning), end)),
   );
   // For the parser also a preamble header with a constraint (`<|channel|>commentary<|constrain|>json<|message|>`).
-  const preambleHead = p.lenient(p.seq(constraintBeforeMessage, gap), gap);
+  const preambleHead = p.lenient(p.seq(constraint, gap), gap);
   const preamble = p.seq(channel("commentary"), preambleHead, p.literal("<|message|>"), text(NODE.content), end);
   // For the parser also a commentary header with text but no `<|message|>` and no recipient
   // (`<|channel|>commentary... The user asks…<|end|>`, gpt-oss-20b in a llama.cpp issue): no preamble the model
@@ -142,9 +144,6 @@ function build(req: NormalizedRequest): DedicatedBuild {
   );
   const message = p.lenient(p.choice(analysis, preamble, unopenedPreamble, headerless), p.choice(analysis, preamble));
   const earlier = p.zeroOrMore(p.seq(message, next));
-  const constraint = p.optional(
-    p.seq(p.space(), p.optional(p.seq(p.literal("<|constrain|>"), gap)), p.chars("A-Za-z0-9_\\-", 1)),
-  );
 
   let last: PegId;
   let grammarBody: PegId | undefined;
