@@ -64,6 +64,13 @@ const CASES = [
     },
   },
   {
+    name: "a Gemma 4 thought that runs into a call and never closes ends there, tools or not",
+    template: "google-gemma-4-31B-it.jinja",
+    enableThinking: true,
+    output: '<|channel>thought\nLet me look.<|tool_call>call:search{q:<|"|>a<|"|>}<tool_call|>',
+    want: { reasoning: "Let me look.", content: '<|tool_call>call:search{q:<|"|>a<|"|>}<tool_call|>' },
+  },
+  {
     name: "a call opener the model closes reasoning after is reasoning",
     template: "Qwen3.5-4B.jinja",
     enableThinking: true,

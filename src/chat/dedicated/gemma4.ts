@@ -150,12 +150,14 @@ function requiredSection(p: PegArena, req: NormalizedRequest): PegId {
 function build(req: NormalizedRequest): DedicatedBuild {
   const p = new PegArena();
   const useTools = req.tools.length > 0 && req.toolChoice !== "none" && req.jsonSchema === null;
-  // For the parser a thought also ends where the answer opens a channel of its own (`<|channel>response\n`), and,
-  // with tools, at a call after which the thought is never closed (a model goes from thinking straight to a call).
+  // For the parser a thought also ends where the answer opens a channel of its own (`<|channel>response\n`), and at
+  // a call after which the thought is never closed, tools or not, as the generic parser's reasoning does (a model goes
+  // from thinking straight to a call: the markup is then a call or content, never hidden reasoning).
   const answerChannel = p.seq(p.literal(CHANNEL), p.not(p.literal("thought")), p.chars("a-z_", 1, 32), p.space());
-  const callStarts = useTools ? [p.and(p.literal("<|tool_call>"))] : [];
+  const endsAtCall = req.jsonSchema === null;
+  const callStarts = endsAtCall ? [p.and(p.literal("<|tool_call>"))] : [];
   const thoughtEnd = p.lenient(p.choice(p.literal(CHANNEL_END), answerChannel, ...callStarts), p.literal(CHANNEL_END));
-  const read = useTools ? reasoningText(p, [CHANNEL_END, CHANNEL], ["<|tool_call>"]) : p.until(CHANNEL_END, CHANNEL);
+  const read = endsAtCall ? reasoningText(p, [CHANNEL_END, CHANNEL], ["<|tool_call>"]) : p.until(CHANNEL_END, CHANNEL);
   const thoughtText = p.lenient(read, p.until(CHANNEL_END));
   // For the parser any channel the model opens is a thought (`<|channel>Let me see<channel|>`: models leave the
   // name out); empty ones, and an opener right before another, are skipped.
