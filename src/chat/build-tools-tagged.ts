@@ -183,16 +183,16 @@ function callOf(ctx: BuildContext, t: ToolsAnalysis, name: string | null, schema
     // The numbered name is the call's id (functions.NAME:0): the model's own id is kept. The
     // parser also reads it without the head before the name (NAME:0), when the counter follows.
     const head = counterMarker(p, handle.before, digits);
+    const counter = counterMarker(p, handle.after, digits);
     const optionalHead = !ctx.forGrammar && !/\d/.test(handle.before) && /\d/.test(handle.after);
-    const id = p.tag(
-      NODE.toolId,
-      p.seq(
-        optionalHead ? p.lenient(p.optional(head), head) : head,
-        nameNode,
-        nameEnd,
-        counterMarker(p, handle.after, digits),
-      ),
-    );
+    const headed = optionalHead
+      ? p.lenient(p.choice(p.seq(head, nameNode), nameNode), p.seq(head, nameNode))
+      : p.seq(head, nameNode);
+    const numbered = p.tag(NODE.toolId, p.seq(headed, nameEnd, counter));
+    // A declared name written alone where the id goes (NAME, neither head nor counter) is a call of it too; it is
+    // no id (two such calls would share it), so the call gets a fresh one.
+    const alone = p.seq(nameNode, nameEnd);
+    const id = optionalHead && name !== null ? p.lenient(p.choice(numbered, alone), numbered) : numbered;
     openItems = [
       counterMarker(p, fn.namePrefix.slice(0, fn.namePrefix.length - handle.before.length), digits),
       id,

@@ -434,6 +434,22 @@ const ROWS: RealOutputRow[] = [
     ids: ["search:0", "functions.search:1"],
   },
   {
+    name: "a declared name alone where the numbered id goes: calls, each with a fresh id (the name is no id)",
+    template: KIMI,
+    output:
+      'Reading.<|tool_calls_section_begin|> <|tool_call_begin|> search <|tool_call_argument_begin|> {"q": "a"} ' +
+      '<|tool_call_end|> <|tool_call_begin|> search <|tool_call_argument_begin|> {"q": "b"} <|tool_call_end|> ' +
+      "<|tool_calls_section_end|>",
+    want: {
+      calls: [
+        ["search", { q: "a" }],
+        ["search", { q: "b" }],
+      ],
+      content: "Reading.",
+    },
+    ids: ["c0", "c1"],
+  },
+  {
     name: "a section the output ends without its closer, after the call's own closer",
     template: "MiniMax-M2.jinja",
     output: '<minimax:tool_call>\n<invoke name="search">\n<parameter name="q">x</parameter>\n</invoke>',

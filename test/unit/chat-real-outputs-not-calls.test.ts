@@ -121,15 +121,15 @@ const ROWS: RealOutputRow[] = [
     want: { calls: [], content: '<tool_call>\n{"name": "search", "arguments": [1]}\n</tool_call> later' },
   },
   {
-    name: "a call id with its name but neither its head nor its counter is its text",
+    name: "an undeclared name alone where the numbered id goes (neither head nor counter) is its text",
     template: KIMI,
     output:
-      '<|tool_calls_section_begin|><|tool_call_begin|>search<|tool_call_argument_begin|>{"q": "a"}<|tool_call_end|>' +
+      '<|tool_calls_section_begin|><|tool_call_begin|>lookup<|tool_call_argument_begin|>{"q": "a"}<|tool_call_end|>' +
       "<|tool_calls_section_end|>",
     want: {
       calls: [],
       content:
-        '<|tool_calls_section_begin|><|tool_call_begin|>search<|tool_call_argument_begin|>{"q": "a"}<|tool_call_end|>' +
+        '<|tool_calls_section_begin|><|tool_call_begin|>lookup<|tool_call_argument_begin|>{"q": "a"}<|tool_call_end|>' +
         "<|tool_calls_section_end|>",
     },
   },
