@@ -106,8 +106,8 @@ export class MessageOutput {
 
   /**
    * What joins content at `start` to the content before it: across nothing but calls, the whitespace the
-   * model wrote around them (none where it wrote none, as serving projects return it); across anything else
-   * (another message or block, a reasoning block), a newline.
+   * model wrote around them; across anything else (another message or block, a reasoning block) nothing: the
+   * pieces join as written, as serving projects return them (none of their tests adds a separator there).
    */
   private contentGap(start: number): string {
     const [from, to] = [this.callStart, this.callEnd];
@@ -117,12 +117,12 @@ export class MessageOutput {
     // Only whitespace the parse passed over between the two (a rejected call's trailing space): that whitespace.
     if (from < 0 && this.textOf !== null && end >= 0 && start > end && this.textOf(end, start).trim() === "")
       return this.textOf(end, start);
-    if (from < 0 || this.textOf === null || end < 0 || start <= end || from < end || to > start) return "\n";
+    if (from < 0 || this.textOf === null || end < 0 || start <= end || from < end || to > start) return "";
     // A call read with the whitespace around it (markerless JSON calls) was written with that whitespace too.
     const call = this.textOf(from, to);
     const before = this.textOf(end, from) + call.slice(0, call.length - call.trimStart().length);
     const after = call.slice(call.trimEnd().length) + this.textOf(to, start);
-    return before.trim() === "" && after.trim() === "" ? before + after : "\n";
+    return before.trim() === "" && after.trim() === "" ? before + after : "";
   }
 
   /** Adds a reasoning capture's text. */

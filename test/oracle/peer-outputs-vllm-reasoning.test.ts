@@ -2,4 +2,4 @@
 // template of its family, through toolwright's own params and parser: a ratchet (see describePeerRatchet).
 import { describePeerRatchet } from "../helpers/peer-cases.js";
 
-describePeerRatchet("vllm-reasoning", "vLLM's reasoning-parser tests", { count: 163, read: 134 });
+describePeerRatchet("vllm-reasoning", "vLLM's reasoning-parser tests", { count: 163, read: 135 });

@@ -2,4 +2,4 @@
 // of its family, through toolwright's own params and parser: a ratchet (see describePeerRatchet).
 import { describePeerRatchet } from "../helpers/peer-cases.js";
 
-describePeerRatchet("vmlx", "vMLX's, NanoEngine's and lqh's parser tests", { count: 161, read: 123 });
+describePeerRatchet("vmlx", "vMLX's, NanoEngine's and lqh's parser tests", { count: 161, read: 126 });

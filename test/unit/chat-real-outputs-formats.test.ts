@@ -299,7 +299,7 @@ const ROWS: RealOutputRow[] = [
         ["search", { q: "x" }],
         ["submit", {}],
       ],
-      content: "A \nB\nC",
+      content: "A BC",
     },
   },
   {
@@ -314,7 +314,7 @@ const ROWS: RealOutputRow[] = [
         ["search", { q: "x" }],
         ["submit", {}],
       ],
-      content: "B\nC",
+      content: "BC",
     },
   },
   {

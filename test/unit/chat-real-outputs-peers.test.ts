@@ -43,7 +43,7 @@ const ROWS: RealOutputRow[] = [
     name: "Muse Glimmer: an answer that goes on after an end marker and a bare header leaks no markup",
     template: GLIMMER,
     output: "Oslo.<|eom|>assistant to=user<|message|>And it is cold.<|eot|>",
-    want: { calls: [], content: "Oslo.\nAnd it is cold." },
+    want: { calls: [], content: "Oslo.And it is cold." },
   },
   {
     name: "Muse Glimmer: a call block in a message to the user is an example, content",

@@ -140,7 +140,7 @@ const ROWS: RealOutputRow[] = [
     output:
       "Let me search.\n<|channel|>commentary to=functions.search<|constrain|>json<|message|>" +
       '{"q":"rust"}<|call|>\nHere are the results.',
-    want: { calls: [["search", { q: "rust" }]], content: "Let me search.\n\nHere are the results." },
+    want: { calls: [["search", { q: "rust" }]], content: "Let me search.\nHere are the results." },
   },
   {
     name: "pythonic: Python's triple-quoted strings, quotes and brackets inside",
