@@ -72,6 +72,18 @@ const ROWS: RealOutputRow[] = [
     want: { calls: [["search", { q: "a" }]], content: null },
   },
   {
+    name: "Gemma 4: whitespace between a call's name and its argument object, and inside it",
+    template: GEMMA4,
+    output: '<|tool_call>call:search\n{\n  q:<|"|>a<|"|>\n}<tool_call|>',
+    want: { calls: [["search", { q: "a" }]], content: null },
+  },
+  {
+    name: "Gemma 4: a thought whose opener is misspelled is text up to its end marker, the call after it is read",
+    template: GEMMA4,
+    output: '<|channel|>thought\nI need it.\n<channel|>\n<|tool_call>call:search{q:<|"|>a<|"|>}<tool_call|>',
+    want: { calls: [["search", { q: "a" }]], content: "<|channel|>thought\nI need it.\n<channel|>" },
+  },
+  {
     name: "a call whose function tag is left out, the declared name alone on its line (Qwen 3.6); prose is text",
     template: CODER,
     output:

@@ -176,10 +176,12 @@ function build(req: NormalizedRequest): DedicatedBuild {
   } else if (useTools) {
     const object = valueRules(p);
     const value = p.ref("gemma4-value");
+    // For the parser whitespace may come between the name and its argument object (`call:f\n{\n  k:…\n}`).
+    const gap = p.lenient(p.space(), p.eps());
     const calls = req.tools.map((t, i) => {
       const name = p.capture(NODE.toolName, p.literal(t.function.name));
       const withArgs = p.seq(
-        p.atomic(p.seq(name, p.and(p.literal("{")))),
+        p.atomic(p.seq(name, gap, p.and(p.literal("{")))),
         p.capture(
           NODE.toolArgs,
           p.schema(object, toolParameters(t), { name: `tool-${i}-args`, grammar: typedArgs(p, t, i) }),
@@ -188,7 +190,7 @@ function build(req: NormalizedRequest): DedicatedBuild {
       // For the parser also an argument object written wrongly, repaired (gemma4-repair.ts), and a call without
       // its argument object right before its closer (`call:now<tool_call|>`).
       const repaired = p.seq(
-        p.atomic(p.seq(name, p.and(p.chars("{(", 1, 1)))),
+        p.atomic(p.seq(name, gap, p.and(p.chars("{(", 1, 1)))),
         repairedArguments(p, t, value, MARKERS),
       );
       const bare = p.atomic(p.seq(name, p.and(p.literal(CALL_END))));
@@ -242,7 +244,11 @@ function build(req: NormalizedRequest): DedicatedBuild {
     } else {
       const content = p.capture(NODE.content, textUntil(CHANNEL, CHANNEL_END, "<|tool_call>"));
       const message = p.seq(p.optional(thought), content);
-      body = p.seq(message, p.zeroOrMore(p.seq(thought, content)), p.optional(sections), after);
+      // For the parser a thought's end with no thought open (its opener misspelled: `<|channel|>thought…<channel|>`)
+      // is text, and reading goes on to the calls after it.
+      const stray = p.capture(NODE.content, p.literal(CHANNEL_END));
+      const next = p.lenient(p.choice(thought, stray), thought);
+      body = p.seq(message, p.zeroOrMore(p.seq(next, content)), p.optional(sections), after);
     }
   } else {
     // A trailing empty thought block or a stray channel end may follow the content.
