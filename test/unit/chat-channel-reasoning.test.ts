@@ -48,6 +48,20 @@ const ROWS: {
     content: "",
   },
   {
+    name: "Gemma 4: an empty channel between two pieces of the answer is skipped, the pieces join as written",
+    template: "google-gemma-4-31B-it.jinja",
+    output: "before<|channel><channel|>after",
+    reasoning: /^$/,
+    content: "beforeafter",
+  },
+  {
+    name: "Gemma 4: a thought cut off inside its end marker is thought, the marker's start with it",
+    template: "google-gemma-4-31B-it.jinja",
+    output: "<|channel>thought\nlots of reasoning<chann",
+    reasoning: /^lots of reasoning<chann$/,
+    content: "",
+  },
+  {
     name: "Qwen3 with thinking off: a reasoning block the model writes anyway after the prompt's closed one",
     template: "Qwen-Qwen3-0.6B.jinja",
     output: "<think>Quick check.</think>The answer.",
@@ -107,7 +121,7 @@ describe("channel formats: reasoning and answer as models write them", () => {
     const params = paramsOf(template, thinking ?? true, extraContext);
     const whole = parseChatOutput(params, output);
     expect(whole.content).toBe(content);
-    expect(whole.reasoning_content).toMatch(reasoning);
+    expect(whole.reasoning_content ?? "").toMatch(reasoning);
     const s = new ChatStreamParser(params);
     for (let i = 0; i < output.length; i += 3) s.feed(output.slice(i, i + 3));
     s.finish();

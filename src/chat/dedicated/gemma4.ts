@@ -156,15 +156,31 @@ function build(req: NormalizedRequest): DedicatedBuild {
   const answerChannel = p.seq(p.literal(CHANNEL), p.not(p.literal("thought")), p.chars("a-z_", 1, 32), p.space());
   const endsAtCall = req.jsonSchema === null;
   const callStarts = endsAtCall ? [p.and(p.literal("<|tool_call>"))] : [];
-  const thoughtEnd = p.lenient(p.choice(p.literal(CHANNEL_END), answerChannel, ...callStarts), p.literal(CHANNEL_END));
+  // For the parser the end of the output ends a thought too: text there that could have begun its end marker
+  // (`…<chann`) is thought, as the generic parser's reasoning reads it.
+  const thoughtEnd = p.lenient(
+    p.choice(p.literal(CHANNEL_END), answerChannel, ...callStarts, p.end()),
+    p.literal(CHANNEL_END),
+  );
   const read = endsAtCall ? reasoningText(p, [CHANNEL_END, CHANNEL], ["<|tool_call>"]) : p.until(CHANNEL_END, CHANNEL);
   const thoughtText = p.lenient(read, p.until(CHANNEL_END));
   // For the parser any channel the model opens is a thought (`<|channel>Let me see<channel|>`: models leave the
   // name out); empty ones, and an opener right before another, are skipped.
   const named = p.seq(p.literal(`${CHANNEL}thought`), p.space());
   const head = p.lenient(p.choice(named, p.seq(p.literal(CHANNEL), p.not(p.literal("thought")))), named);
+  const skipped = p.zeroOrMore(
+    p.seq(p.literal(CHANNEL), p.space(), p.choice(p.literal(CHANNEL_END), p.and(p.literal(CHANNEL)))),
+  );
+  // For the parser an empty channel is skipped only before another channel: a last one is an empty thought.
+  const skippedBeforeAnother = p.zeroOrMore(
+    p.seq(
+      p.literal(CHANNEL),
+      p.space(),
+      p.choice(p.seq(p.literal(CHANNEL_END), p.and(p.seq(p.space(), p.literal(CHANNEL)))), p.and(p.literal(CHANNEL))),
+    ),
+  );
   const thought = p.seq(
-    p.zeroOrMore(p.seq(p.literal(CHANNEL), p.space(), p.choice(p.literal(CHANNEL_END), p.and(p.literal(CHANNEL))))),
+    p.lenient(skippedBeforeAnother, skipped),
     p.tag(NODE.reasoningBlock, p.seq(head, p.capture(NODE.reasoning, thoughtText), thoughtEnd)),
   );
   const start = p.optional(p.literal("<|turn>model\n"));
