@@ -386,7 +386,7 @@ function flaggedJsonString(ctx: BuildContext, valuePrefix: string, delimiters: s
  * NanoEngine read it so); other text stays the text (`beijing`, `123_456`), and so does a number JSON would not
  * print back as written (`1.10`, `1e3`, `2.0`: a version or a code keeps its text).
  */
-function untypedJson(ctx: BuildContext, valuePrefix: string, delimiters: string[]): PegId {
+export function untypedJson(ctx: BuildContext, valuePrefix: string, delimiters: string[]): PegId {
   const { p } = ctx;
   const prefix = valuePrefix !== "" ? valueMarker(ctx, valuePrefix, true) : p.eps();
   const integer = p.choice(p.literal("0"), p.seq(p.chars("1-9", 1, 1), p.chars("0-9", 0)));

@@ -465,6 +465,38 @@ const ROWS: RealOutputRow[] = [
     },
   },
   {
+    name: "Muse Glimmer: a value of a parameter without a type is JSON where it reads whole as JSON, else its text",
+    template: GLIMMER,
+    output:
+      ' to=annotate<|message|><atem:function_calls>\n<atem:invoke name="annotate">\n' +
+      '<atem:parameter name="body">null</atem:parameter>\n</atem:invoke>\n<atem:invoke name="annotate">\n' +
+      '<atem:parameter name="body">[60,30]</atem:parameter>\n</atem:invoke>\n<atem:invoke name="annotate">\n' +
+      '<atem:parameter name="body">1.10</atem:parameter>\n</atem:invoke>\n</atem:function_calls>',
+    want: {
+      calls: [
+        ["annotate", { body: null }],
+        ["annotate", { body: [60, 30] }],
+        ["annotate", { body: "1.10" }],
+      ],
+      content: null,
+    },
+  },
+  {
+    name: "MiniMax M3: a value of a parameter without a type is a number, boolean or null where it reads as one",
+    template: "MiniMax-M3.jinja",
+    output:
+      ']<]minimax[>[<tool_call>\n]<]minimax[>[<invoke name="annotate">]<]minimax[>[<body>null]<]minimax[>[</body>' +
+      ']<]minimax[>[</invoke>\n]<]minimax[>[<invoke name="annotate">]<]minimax[>[<body>nullish]<]minimax[>[</body>' +
+      "]<]minimax[>[</invoke>\n]<]minimax[>[</tool_call>",
+    want: {
+      calls: [
+        ["annotate", { body: null }],
+        ["annotate", { body: "nullish" }],
+      ],
+      content: null,
+    },
+  },
+  {
     name: "a number written as a JSON string, and null where no string is declared",
     template: GLM,
     output:

@@ -80,7 +80,8 @@ class ElementValues {
   }
 
   /**
-   * The value of any type: items, named elements, or text (a number or literal when it reads as one, else a string).
+   * The value of any type: items, named elements, or text (a number, boolean or null when it reads as one, else a
+   * string).
    */
   untyped(): PegId {
     const p = this.p;
@@ -101,6 +102,7 @@ class ElementValues {
       const scalar = p.choice(
         p.literal("true"),
         p.literal("false"),
+        p.literal("null"),
         p.seq(p.optional(p.literal("-")), p.chars("0-9", 1), p.optional(p.seq(p.literal("."), p.chars("0-9", 1)))),
       );
       const text = p.choice(

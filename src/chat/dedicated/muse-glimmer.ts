@@ -14,6 +14,7 @@
 import { PegArena, type PegId } from "../../peg/index.js";
 import {
   argumentValue,
+  isUntyped,
   schemaProperties,
   toolParameters,
   type BuildContext,
@@ -21,6 +22,7 @@ import {
   sectionsBetween,
 } from "../build-helpers.js";
 import type { NormalizedRequest } from "../request.js";
+import { untypedJson } from "../build-tagged-arguments.js";
 import { rawOrTyped } from "../raw-union.js";
 import { NODE } from "../tree-names.js";
 import {
@@ -132,12 +134,17 @@ function attribute(p: PegArena, capture: string, text: string): PegId {
 function parsedCall(p: PegArena, ctx: BuildContext, t: ToolDefinition, i: number): { call: PegId; more: PegId } {
   const args = schemaProperties(toolParameters(t)).map(([key, schema]) => {
     const name = argRuleName(i, key);
-    const value = rawOrTyped(p, schema, {
-      text: () => p.capture(NODE.argString, p.until(PARAM_END)),
-      typed: (s) => p.capture(NODE.argJson, argumentValue(ctx, s, name)),
-      stops: [PARAM_END],
-      forGrammar: false,
-    });
+    const text = (): PegId => p.capture(NODE.argString, p.until(PARAM_END));
+    // A value the schema gives no type is its JSON where it reads whole as JSON (the template writes JSON for any
+    // value but a string), as in the generic tagged formats.
+    const value = isUntyped(schema)
+      ? p.choice(untypedJson(ctx, "", [PARAM_END]), text())
+      : rawOrTyped(p, schema, {
+          text,
+          typed: (s) => p.capture(NODE.argJson, argumentValue(ctx, s, name)),
+          stops: [PARAM_END],
+          forGrammar: false,
+        });
     const head = p.atomic(p.seq(p.literal("<atem:parameter name="), attribute(p, NODE.argName, key), p.literal(">")));
     return p.tag(NODE.toolArg, p.seq(head, value, p.literal(PARAM_END)));
   });
