@@ -410,7 +410,7 @@ function lenientText(ctx: BuildContext, valuePrefix: string, stops: string[]): P
  * For the parser: an argument the schema does not declare (kept: argument checks report it), its
  * value JSON where the whole value reads as JSON, else text.
  */
-export function undeclaredArgument(ctx: BuildContext, t: ToolsAnalysis): PegId | null {
+export function undeclaredArgument(ctx: BuildContext, t: ToolsAnalysis, schema: JsonSchema = {}): PegId | null {
   const { p } = ctx;
   const a = t.arguments;
   const nameEnd = argumentNameEnd(a);
@@ -434,9 +434,21 @@ export function undeclaredArgument(ctx: BuildContext, t: ToolsAnalysis): PegId |
     ctx.cdataStrings && suffixCore !== ""
       ? [p.seq(cdataString(p, p.until("]]>")), p.and(p.seq(p.space(), p.literal(suffixCore))))]
       : [];
-  const value = p.choice(guardedValue(ctx, {}, stops, json), ...cdata, text);
+  // Where the schema types every other argument as a string (`additionalProperties: {type: "string"}`), a value is
+  // its text (`42`, `null` stay strings).
+  const value = stringsOnly(schema)
+    ? p.choice(...cdata, text)
+    : p.choice(guardedValue(ctx, {}, stops, json), ...cdata, text);
   const close = suffixCore === "" ? p.eps() : marker(p, a.valueSuffix, { keepLead: true });
   return p.tag(NODE.toolArg, p.seq(open, p.optional(p.seq(prefix, value, close))));
+}
+
+/** Whether `schema` gives the arguments it does not name the type string and no other. */
+function stringsOnly(schema: JsonSchema): boolean {
+  const extra = (schema as { additionalProperties?: unknown }).additionalProperties;
+  if (extra === null || typeof extra !== "object" || Array.isArray(extra)) return false;
+  const type = (extra as { type?: unknown }).type;
+  return type === "string" || (Array.isArray(type) && type.length === 1 && type[0] === "string");
 }
 
 /** A value the format writes as JSON (or Python literals, where the template prints them with repr). */

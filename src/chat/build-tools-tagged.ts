@@ -108,7 +108,7 @@ function argumentsOf(
 function lenientArguments(ctx: BuildContext, t: ToolsAnalysis, toolIndex: number, schema: JsonSchema): PegId {
   const { p } = ctx;
   const declared = schemaProperties(schema).map(([name]) => p.ref(argRuleName(toolIndex, name)));
-  const undeclared = undeclaredArgument(ctx, t);
+  const undeclared = undeclaredArgument(ctx, t, schema);
   const items = undeclared === null ? declared : [...declared, undeclared];
   const tagged = items.length === 0 ? p.eps() : p.zeroOrMore(p.seq(p.space(), p.choice(...items)));
   const json = p.seq(p.and(p.literal("{")), p.capture(NODE.toolArgs, p.json()));
