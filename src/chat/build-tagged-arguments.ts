@@ -410,7 +410,7 @@ function lenientText(ctx: BuildContext, valuePrefix: string, stops: string[]): P
  * For the parser: an argument the schema does not declare (kept: argument checks report it), its
  * value JSON where the whole value reads as JSON, else text.
  */
-export function undeclaredArgument(ctx: BuildContext, t: ToolsAnalysis, schema: JsonSchema = {}): PegId | null {
+export function undeclaredArgument(ctx: BuildContext, t: ToolsAnalysis, schema: JsonSchema): PegId | null {
   const { p } = ctx;
   const a = t.arguments;
   const nameEnd = argumentNameEnd(a);

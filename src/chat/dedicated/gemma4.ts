@@ -168,19 +168,18 @@ function build(req: NormalizedRequest): DedicatedBuild {
   // name out); empty ones, and an opener right before another, are skipped.
   const named = p.seq(p.literal(`${CHANNEL}thought`), p.space());
   const head = p.lenient(p.choice(named, p.seq(p.literal(CHANNEL), p.not(p.literal("thought")))), named);
-  const skipped = p.zeroOrMore(
-    p.seq(p.literal(CHANNEL), p.space(), p.choice(p.literal(CHANNEL_END), p.and(p.literal(CHANNEL)))),
-  );
+  /** Empty channels, and openers right before another, skipped; an empty one only where `afterEmpty` follows. */
+  const skipped = (afterEmpty: PegId): PegId =>
+    p.zeroOrMore(
+      p.seq(
+        p.literal(CHANNEL),
+        p.space(),
+        p.choice(p.seq(p.literal(CHANNEL_END), afterEmpty), p.and(p.literal(CHANNEL))),
+      ),
+    );
   // For the parser an empty channel is skipped only before another channel: a last one is an empty thought.
-  const skippedBeforeAnother = p.zeroOrMore(
-    p.seq(
-      p.literal(CHANNEL),
-      p.space(),
-      p.choice(p.seq(p.literal(CHANNEL_END), p.and(p.seq(p.space(), p.literal(CHANNEL)))), p.and(p.literal(CHANNEL))),
-    ),
-  );
   const thought = p.seq(
-    p.lenient(skippedBeforeAnother, skipped),
+    p.lenient(skipped(p.and(p.seq(p.space(), p.literal(CHANNEL)))), skipped(p.eps())),
     p.tag(NODE.reasoningBlock, p.seq(head, p.capture(NODE.reasoning, thoughtText), thoughtEnd)),
   );
   const start = p.optional(p.literal("<|turn>model\n"));
