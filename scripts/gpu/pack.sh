@@ -4,7 +4,8 @@
 # node_modules the tests and benchmarks import, the vocabularies and templates the tests read, and
 # the prebuilt binaries of one variant travel, compressed, in .gpu/: node.xz, common.tar.xz and one archive
 # per binary (VARIANT-addon, VARIANT-toolwright-llama-loop, VARIANT-llama-server). What one call carries is
-# capped at 64 MiB, so the archives travel over several calls to one machine (it keeps what they unpacked).
+# capped at 64 MiB with the tracked tree, so the archives travel over three calls to one machine (it keeps what
+# they unpacked).
 #
 #   sh scripts/gpu/pack.sh cuda      after scripts/gpu/build-cuda.sh: build-cuda/
 #   sh scripts/gpu/pack.sh vulkan    after the Vulkan build (docs/gpu.md): build-vulkan/
@@ -19,7 +20,8 @@ case "$VARIANT" in
   cpu) BUILD=build ;; # a dry run of the scripts on this machine
   *) echo "pack.sh: the variant must be cuda, vulkan or cpu, got '$VARIANT'" >&2; exit 2 ;;
 esac
-[ -f lib/index.js ] || { echo "pack.sh: lib/ is missing: npm run build:ts" >&2; exit 1; }
+# lib/ compiled from this tree's src/: run.sh marks it current there (the checkout there is newer than it).
+node node_modules/typescript/bin/tsc -p tsconfig.build.json
 [ -f "$BUILD/Release/toolwright.node" ] || { echo "pack.sh: $BUILD/Release/toolwright.node is missing" >&2; exit 1; }
 mkdir -p .gpu
 STAGE=.gpu/stage
@@ -57,16 +59,17 @@ echo "pack.sh: MiB of each archive; every call also carries the tracked tree ($(
 for f in .gpu/node.xz .gpu/common.tar.xz .gpu/"$VARIANT"-*.tar.xz; do
   echo "  $f $(($(stat -c %s "$f") >> 20))"
 done
-# The two calls docs/gpu.md plans, with what is packed so far: each must stay within 64 MiB.
-CALL1=".gpu/node.xz .gpu/common.tar.xz .gpu/cuda-addon.tar.xz"
-CALL2=".gpu/cuda-toolwright-llama-loop.tar.xz .gpu/cuda-llama-server.tar.xz .gpu/vulkan-addon.tar.xz"
-CALL2="$CALL2 .gpu/vulkan-toolwright-llama-loop.tar.xz .gl"
-for call in 1 2; do
+# The three calls docs/gpu.md plans, with what is packed so far: each must stay within 64 MiB (the tracked tree
+# grows with the test fixtures: keep some room).
+CALL1=".gpu/node.xz .gpu/common.tar.xz .gpu/vulkan-addon.tar.xz .gl"
+CALL2=".gpu/cuda-addon.tar.xz .gpu/cuda-toolwright-llama-loop.tar.xz"
+CALL3=".gpu/cuda-llama-server.tar.xz .gpu/vulkan-toolwright-llama-loop.tar.xz"
+for call in 1 2 3; do
   eval "paths=\$CALL$call"
   # shellcheck disable=SC2154,SC2086
   bytes=$(du -cb $paths 2>/dev/null | tail -n 1 | cut -f1)
   total=$((bytes + tracked))
   verdict=fits
-  [ "$total" -le $((64 << 20)) ] || verdict="OVER THE LIMIT: move an archive to the other call"
+  [ "$total" -le $((64 << 20)) ] || verdict="OVER THE LIMIT: move an archive to another call"
   echo "pack.sh: call $call carries $((total >> 20)) MiB with the tracked tree ($verdict): $paths"
 done

@@ -9,9 +9,11 @@
 #     models        generate the benchmark models (1B and 8B shapes: the 8B one is a 9 GB file), in the
 #                   background while the steps after it run
 #     test-cuda     the native and e2e tests that load models, every layer on the GPU (loadModel's default)
-#     bench-cuda    bench:runtime, bench:chat (1B and 8B shapes), bench:serve, each against llama.cpp built
-#                   from the same source with the same backend
-#     test-vulkan, bench-vulkan   the same on the Vulkan build (carry .gl too: the loader's packages)
+#     runtime-cuda  bench:runtime against llama.cpp's own loop built from the same source with the same backend
+#     chat-cuda     bench:chat (1B and 8B shapes): grammar on vs off, our engine and llama.cpp's
+#     serve-cuda    bench:serve against llama-server built from the same source with the same backend
+#     bench-cuda    the three benchmarks one after another
+#     test-vulkan, runtime-vulkan, ...   the same on the Vulkan build (carry .gl too: the loader's packages)
 #
 # Sizes and limits: GPU_RUNTIME_SIZES, GPU_CHAT_SIZES, GPU_SERVE_SIZE, GPU_TEST_FILES, GPU_*_SECONDS; each also
 # per variant (GPU_CHAT_SIZES_vulkan=1b). A dry run on a CPU machine: `sh scripts/gpu/pack.sh cpu`, then
@@ -45,6 +47,9 @@ for archive in .gpu/*.tar.xz; do
   [ -f "$marker" ] || { unxz "$archive" | tar -xf - && touch "$marker"; }
 done
 export PATH="/tmp/gpu-node:$PATH"
+# lib/ was compiled from this tree's src/ (pack.sh compiles it first), but the checkout here is newer than the
+# unpacked files: without this the tests would take lib/ for stale and look for a TypeScript compiler.
+[ -d lib ] && find lib -type f -exec touch {} +
 stamp "unpacked: $(ls gpu-build/.unpacked | tr '\n' ' ')"
 
 # ---- the machine ------------------------------------------------------------------------------------
@@ -61,7 +66,9 @@ export LD_LIBRARY_PATH="$libdirs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 } >> "$OUT/env.txt" 2>&1
 
 # Points the tests and benchmarks at one variant's build, and reports what it finds.
+USED=""
 use() {
+  [ "$USED" = "$1" ] && return 0
   export TOOLWRIGHT_ADDON="$PWD/gpu-build/$1/toolwright.node"
   export TOOLWRIGHT_LLAMA_LOOP="$PWD/gpu-build/$1/bin/toolwright-llama-loop"
   export TOOLWRIGHT_LLAMA_SERVER="$PWD/gpu-build/$1/bin/llama-server"
@@ -83,6 +90,7 @@ use() {
     console.log(JSON.stringify(loadedAddon()), JSON.stringify(devices));
     if (!devices.some((d) => d.backend.toLowerCase() === process.env.VARIANT)) process.exit(1);' \
     >> "$OUT/env.txt" 2>&1 || { stamp "no $1 device found: its steps are skipped (env.txt says why)"; return 1; }
+  USED="$1"
 }
 
 # ---- steps ------------------------------------------------------------------------------------------
@@ -107,34 +115,41 @@ tests() {
   stamp "test-$1 rc=$?"
 }
 
-bench() {
+runtime() {
   use "$1" || return 1
   timeout "$(setting RUNTIME_SECONDS "$1" 120)" node scripts/bench/runtime.mjs \
     --sizes "$(setting RUNTIME_SIZES "$1" "$RUNTIME_SIZES")" --sampling greedy --gpu-layers 999 --reps 3 \
     > "$OUT/runtime-$1.txt" 2>&1
   stamp "bench:runtime $1 rc=$?"
+}
+
+chat() {
+  use "$1" || return 1
   for size in $(setting CHAT_SIZES "$1" "$CHAT_SIZES"); do
     timeout "$(setting CHAT_SECONDS "$1" 80)" node scripts/bench/chat.mjs --size "$size" --reps 3 --threads 4 \
       >> "$OUT/chat-$1.txt" 2>&1
     stamp "bench:chat $1 $size rc=$?"
   done
-  if [ -x "$TOOLWRIGHT_LLAMA_SERVER" ]; then
-    timeout "$(setting SERVE_SECONDS "$1" 130)" node scripts/bench/serve.mjs --size "$SERVE_SIZE" --gpu-layers 999 \
-      --trials 2 > "$OUT/serve-$1.txt" 2>&1
-    stamp "bench:serve $1 rc=$?"
-  fi
+}
+
+serve() {
+  use "$1" || return 1
+  [ -x "$TOOLWRIGHT_LLAMA_SERVER" ] || { stamp "serve-$1: no llama-server carried (gpu-build/$1/bin)"; return 1; }
+  timeout "$(setting SERVE_SECONDS "$1" 130)" node scripts/bench/serve.mjs --size "$SERVE_SIZE" --gpu-layers 999 \
+    --trials 2 > "$OUT/serve-$1.txt" 2>&1
+  stamp "bench:serve $1 rc=$?"
 }
 
 MODELS_PID=""
+# The benchmarks need the models: wait for the background generation first.
+models_ready() { if [ -n "$MODELS_PID" ]; then wait "$MODELS_PID"; MODELS_PID=""; fi; }
 for step in "$@"; do
   case "$step" in
     models) models & MODELS_PID=$! ;;
     test-*) tests "${step#test-}" ;;
-    bench-*)
-      if [ -n "$MODELS_PID" ]; then wait "$MODELS_PID"; MODELS_PID=""; fi
-      bench "${step#bench-}"
-      ;;
-    *) echo "run.sh: unknown step '$step' (models, test-VARIANT, bench-VARIANT)" >&2; exit 2 ;;
+    runtime-* | chat-* | serve-*) models_ready; "${step%%-*}" "${step#*-}" ;;
+    bench-*) models_ready; for b in runtime chat serve; do "$b" "${step#bench-}"; done ;;
+    *) echo "run.sh: unknown step '$step' (models, test-V, runtime-V, chat-V, serve-V, bench-V)" >&2; exit 2 ;;
   esac
 done
 if [ -n "$MODELS_PID" ]; then wait "$MODELS_PID"; fi

@@ -15,4 +15,4 @@ export declare function chatTables(
   text: string,
 ): { size: string; setup: string; header: string[] | undefined; rows: string[][] }[];
 export declare function serveRows(text: string): { rows: string[][]; scaling: string[] };
-export declare function gpuTables(dir: string): string;
+export declare function gpuTables(...dirs: string[]): string;

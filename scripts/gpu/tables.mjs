@@ -3,7 +3,7 @@
 // into the Markdown tables of docs/gpu.md: the machine, each variant's test counts and failures, and the
 // benchmarks with toolwright beside llama.cpp.
 //
-//   node scripts/gpu/tables.mjs DIR > tables.md
+//   node scripts/gpu/tables.mjs DIR... > tables.md    (one DIR per call: the files each call brought back)
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -86,18 +86,27 @@ export function serveRows(text) {
   return { rows, scaling };
 }
 
-/** The Markdown section for one results folder. */
-export function gpuTables(dir) {
-  const read = (name) => (existsSync(join(dir, name)) ? readFileSync(join(dir, name), "utf8") : undefined);
+/**
+ * The Markdown section for the results folders of one session's calls (each call's $OUT): every call writes its
+ * own env.txt, the other files come from the call that ran their step (a later folder's copy wins).
+ */
+export function gpuTables(...dirs) {
+  const found = new Map();
+  for (const dir of dirs) for (const file of readdirSync(dir)) found.set(file, join(dir, file));
+  const read = (name) => (found.has(name) ? readFileSync(found.get(name), "utf8") : undefined);
   const out = [];
-  const env = read("env.txt");
+  const env = dirs
+    .map((dir) => join(dir, "env.txt"))
+    .filter((path) => existsSync(path))
+    .map((path) => readFileSync(path, "utf8"))
+    .join("\n");
   if (env) {
     const m = machine(env);
     out.push(
       `Machine: ${m.card ?? "(no nvidia-smi)"}, CUDA ${m.cuda ?? "?"}, ${m.cores ?? "?"} cores; ${m.date ?? ""}`,
     );
   }
-  const files = readdirSync(dir).sort();
+  const files = [...found.keys()].sort();
   for (const file of files) {
     const variant = file.match(/^(test|runtime|chat|serve)-(\w+)\.txt$/);
     if (!variant) continue;
@@ -134,10 +143,10 @@ export function gpuTables(dir) {
 }
 
 if (process.argv[1] && pathToFileURL(process.argv[1]).href === import.meta.url) {
-  const dir = process.argv[2];
-  if (!dir || !existsSync(dir)) {
-    process.stderr.write("usage: node scripts/gpu/tables.mjs DIR (the files run.sh wrote to $OUT)\n");
+  const dirs = process.argv.slice(2);
+  if (dirs.length === 0 || !dirs.every((dir) => existsSync(dir))) {
+    process.stderr.write("usage: node scripts/gpu/tables.mjs DIR... (each call's files that run.sh wrote to $OUT)\n");
     process.exit(2);
   }
-  process.stdout.write(gpuTables(dir));
+  process.stdout.write(gpuTables(...dirs));
 }

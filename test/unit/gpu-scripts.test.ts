@@ -1,6 +1,7 @@
 // The GPU machine's scripts (scripts/gpu/) and the CUDA architectures the docs and the prebuild workflow name.
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../helpers/test-models.js";
@@ -104,6 +105,22 @@ describe("scripts/gpu/tables.mjs: run.sh's output as docs/gpu.md's tables", () =
       ],
     });
     expect(testSummary(" ✓ |native| a.test.ts (3 tests)\n   ✓ one\n").finished).toBe(false);
+  });
+
+  it("one section from the folders of several calls, each with its own env.txt", () => {
+    const fixture = join(REPO_ROOT, "test", "fixtures", "gpu-out");
+    const calls = [mkdtempSync(join(tmpdir(), "gpu-call1-")), mkdtempSync(join(tmpdir(), "gpu-call2-"))];
+    try {
+      for (const file of readdirSync(fixture)) {
+        const into = file === "env.txt" || file.startsWith("test-") ? [calls[0]!] : [calls[1]!];
+        if (file === "env.txt") into.push(calls[1]!);
+        for (const dir of into) copyFileSync(join(fixture, file), join(dir, file));
+      }
+      expect(gpuTables(...calls)).toBe(tables);
+      expect(gpuTables(calls[1]!)).not.toContain("### test (cpu)");
+    } finally {
+      for (const dir of calls) rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("the machine: card and driver from nvidia-smi's CSV, the CUDA version, the date and the cores", () => {
