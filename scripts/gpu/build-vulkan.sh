@@ -7,6 +7,11 @@
 set -eu
 cd "$(dirname "$0")/../.."
 TOOLS=.cache/vulkan-tools
+if [ -z "$(find /usr/lib /usr/lib64 -name libvulkan.so -print -quit 2>/dev/null)" ] || [ ! -d /usr/include/spirv ]; then
+  echo "build-vulkan.sh: the Vulkan loader's development files or SPIR-V's headers are missing:" \
+    "apt-get install libvulkan-dev spirv-headers" >&2
+  exit 1
+fi
 [ -x "$TOOLS/glslc" ] || sh scripts/vulkan-tools.sh "$TOOLS"
 TOOLWRIGHT_VULKAN=1 TOOLWRIGHT_PORTABLE=1 TOOLWRIGHT_VULKAN_GLSLC="$(pwd)/$TOOLS/glslc" \
   TOOLWRIGHT_VULKAN_INCLUDE_DIR="$(pwd)/$TOOLS/root/usr/include" \

@@ -32,6 +32,7 @@ import { nameHandle } from "./name-handle.js";
 import { viewRequired } from "./parameter-view.js";
 import { NODE } from "./tree-names.js";
 import { argRuleName } from "./rule-names.js";
+import { withoutNamespaceToo } from "./tag-namespace.js";
 
 /** What the grammar copy lets an id be: word characters, as ids are (call_0, functions.f:1, a1b2c3d4e). */
 export const ID_CHARS = "A-Za-z0-9_\\-.:";
@@ -89,7 +90,9 @@ function argumentsOf(
     } else {
       // Models write arguments in the order they choose: any order, each at most once in practice.
       const one = p.choice(
-        ...props.map(([name, s]) => p.rule(argRuleName(toolIndex, name), taggedArgument(ctx, t, toolIndex, name, s))),
+        ...props.map(([name, s]) =>
+          p.rule(ruleName(ctx, argRuleName(toolIndex, name)), taggedArgument(ctx, t, toolIndex, name, s)),
+        ),
       );
       args = p.seq(one, p.repeat(p.seq(p.space(), one), 0, props.length - 1));
       if (!hasRequired(schema)) args = p.optional(args);
@@ -107,7 +110,7 @@ function argumentsOf(
  */
 function lenientArguments(ctx: BuildContext, t: ToolsAnalysis, toolIndex: number, schema: JsonSchema): PegId {
   const { p } = ctx;
-  const declared = schemaProperties(schema).map(([name]) => p.ref(argRuleName(toolIndex, name)));
+  const declared = schemaProperties(schema).map(([name]) => p.ref(ruleName(ctx, argRuleName(toolIndex, name))));
   const undeclared = undeclaredArgument(ctx, t, schema);
   const items = undeclared === null ? declared : [...declared, undeclared];
   const tagged = items.length === 0 ? p.eps() : p.zeroOrMore(p.seq(p.space(), p.choice(...items)));
@@ -343,10 +346,11 @@ function bareNameCall(ctx: BuildContext, t: ToolsAnalysis, name: string, args: P
 export function buildTaggedTools(ctx: BuildContext, t: ToolsAnalysis): PegId {
   const { p } = ctx;
   const f = t.format;
-  const choices = ctx.tools.map((tool, i) =>
-    p.rule(ruleName(ctx, `tool-${i}`), callOf(ctx, t, tool.function.name, toolParameters(tool), i)),
-  );
-  const call = withParserOnlyCalls(ctx, t, choices);
+  const declaredCalls = (c: BuildContext, format: ToolsAnalysis): PegId[] =>
+    c.tools.map((tool, i) =>
+      p.rule(ruleName(c, `tool-${i}`), callOf(c, format, tool.function.name, toolParameters(tool), i)),
+    );
+  const call = withoutNamespaceToo(ctx, t, withParserOnlyCalls(ctx, t, declaredCalls(ctx, t)), declaredCalls);
   const more = (item: PegId): PegId => moreCalls(ctx, item);
   let calls: PegId;
   // The parser reads calls whose models skip a marker another marker still makes clear (Qwen3-Coder

@@ -3,4 +3,4 @@
 // through toolwright's own params and parser: a ratchet (see describePeerRatchet).
 import { describePeerRatchet } from "../helpers/peer-cases.js";
 
-describePeerRatchet("agent-sdks", "agent SDKs' parser tests", { count: 43, read: 31 });
+describePeerRatchet("agent-sdks", "agent SDKs' parser tests", { count: 43, read: 33 });

@@ -179,6 +179,46 @@ const ROWS: RealOutputRow[] = [
     want: { calls: [["get_weather", { city: "Berlin, Germany", count: 10 }]], content: null },
   },
   {
+    name: "DSML: the namespace left out of every tag inside the section (OpenHands' real completions)",
+    template: DSV4,
+    output:
+      'Checking.\n\n<｜DSML｜tool_calls>\n<invoke name="get_weather">\n' +
+      '<parameter name="city" string="true">Berlin</parameter>\n' +
+      '<parameter name="count" string="false">3</parameter>\n' +
+      '</invoke>\n<invoke name="search">\n<parameter name="q" string="true">a <b></parameter>\n</invoke>\n' +
+      "</｜DSML｜tool_calls>",
+    want: {
+      calls: [
+        ["get_weather", { city: "Berlin", count: 3 }],
+        ["search", { q: "a <b>" }],
+      ],
+      content: "Checking.",
+    },
+  },
+  {
+    name: "DSML: a call mixing tags with and without the namespace is text (SGLang's tests)",
+    template: DSV4,
+    output:
+      '<｜DSML｜tool_calls>\n<｜DSML｜invoke name="search">\n<parameter name="q" string="true">a</｜DSML｜parameter>\n' +
+      "</｜DSML｜invoke>\n</｜DSML｜tool_calls>",
+    want: {
+      calls: [],
+      content:
+        '<｜DSML｜tool_calls>\n<｜DSML｜invoke name="search">\n<parameter name="q" string="true">a</｜DSML｜parameter>\n' +
+        "</｜DSML｜invoke>\n</｜DSML｜tool_calls>",
+    },
+  },
+  {
+    name: "DSML: without the namespace, an undeclared tool's call is text",
+    template: DSV4,
+    output: '<｜DSML｜tool_calls>\n<invoke name="shell">\n<parameter name="q" string="true">a</parameter>\n</invoke>',
+    want: {
+      calls: [],
+      content:
+        '<｜DSML｜tool_calls>\n<invoke name="shell">\n<parameter name="q" string="true">a</parameter>\n</invoke>',
+    },
+  },
+  {
     name: "a per-call-marked JSON format: an output that is nothing but a call, its markers left out",
     template: QWEN25,
     output: '{"name": "search", "arguments": {"q": "17 * 23"}}',
