@@ -61,9 +61,9 @@ for f in .gpu/node.xz .gpu/common.tar.xz .gpu/"$VARIANT"-*.tar.xz; do
 done
 # The three calls docs/gpu.md plans, with what is packed so far: each must stay within 64 MiB (the tracked tree
 # grows with the test fixtures: keep some room).
-CALL1=".gpu/node.xz .gpu/common.tar.xz .gpu/vulkan-addon.tar.xz .gl"
+CALL1=".gpu/node.xz .gpu/common.tar.xz"
 CALL2=".gpu/cuda-addon.tar.xz .gpu/cuda-toolwright-llama-loop.tar.xz"
-CALL3=".gpu/cuda-llama-server.tar.xz .gpu/vulkan-toolwright-llama-loop.tar.xz"
+CALL3=".gpu/cuda-llama-server.tar.xz .gpu/vulkan-addon.tar.xz .gpu/vulkan-toolwright-llama-loop.tar.xz .gl"
 for call in 1 2 3; do
   eval "paths=\$CALL$call"
   # shellcheck disable=SC2154,SC2086
