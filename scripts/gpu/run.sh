@@ -72,7 +72,8 @@ use() {
   export TOOLWRIGHT_ADDON="$PWD/gpu-build/$1/toolwright.node"
   export TOOLWRIGHT_LLAMA_LOOP="$PWD/gpu-build/$1/bin/toolwright-llama-loop"
   export TOOLWRIGHT_LLAMA_SERVER="$PWD/gpu-build/$1/bin/llama-server"
-  if [ "$1" = vulkan ] && [ ! -f gpu-build/.unpacked/gl ]; then
+  # The Vulkan loader's packages, once they are carried (.gl).
+  if [ "$1" = vulkan ] && [ ! -f gpu-build/.unpacked/gl ] && ls .gl/*.deb > /dev/null 2>&1; then
     for f in .gl/*.deb; do dpkg -x "$f" /; done
     ldconfig && touch gpu-build/.unpacked/gl
   fi
