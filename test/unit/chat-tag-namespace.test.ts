@@ -25,8 +25,9 @@ describe("tag namespaces", () => {
     ["moonshotai-Kimi-K2.jinja", ""],
     ["GLM-4.7-Flash.jinja", ""],
   ])("%s: %j", (template, namespace) => {
-    expect(tagNamespace(toolsOf(template))).toBe(namespace);
-    expect(withoutInnerNamespace(toolsOf(template)) === null).toBe(namespace === "");
+    const tools = toolsOf(template);
+    expect(tagNamespace(tools)).toBe(namespace);
+    expect(withoutInnerNamespace(tools) === null).toBe(namespace === "");
   });
 
   it("an XML namespace (`ns:`) is one; the section's own tags keep it, every inner tag loses it", () => {
